@@ -1,0 +1,338 @@
+//! The typed model of every SimRob XML message (seed 000 §2–§5).
+//!
+//! Units and frames, stated once for the whole project:
+//! - lengths in metres, masses in kilograms, time in seconds, angles in radians;
+//! - a right-handed world frame with **Z up**; gravity acts along Z (default −9.8 m/s²);
+//! - `Rotation_X/Y/Z` are **extrinsic X-Y-Z Euler angles** (roll about the world X axis first,
+//!   then pitch about world Y, then yaw about world Z), i.e. `R = Rz(z) · Ry(y) · Rx(x)`.
+//!   This is the convention of ODE's `dRFromEulerAngles` family that the seed used and is used
+//!   for both directions (decode a pose, encode a pose) everywhere in simrob.
+//!
+//! Numbers are carried as `f64` on the wire; identifiers as `u32` (entity, body, joint,
+//! material ids are non-negative integers in every seed example).
+
+/// A 3-vector as it appears in `*_X`, `*_Y`, `*_Z` children.
+pub type Vec3 = [f64; 3];
+
+/// One decoded request: the unit a datagram is split into and executed in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// `<Message><Agent_Message Command=…>`.
+    Agent(AgentRequest),
+    /// `<Message><Simulation_Message><Control_Request Command=…>`.
+    Control {
+        request: ControlRequest,
+        /// `<Response>true|false</Response>` inside the request; `None` = not given (the
+        /// server's `defaultresponserequest` applies).
+        response: Option<bool>,
+    },
+    /// `<Message><Simulation_Message><Entity_Request Command=…>`.
+    Entity {
+        request: EntityRequest,
+        response: Option<bool>,
+    },
+}
+
+/// Agent type of `Register_Agent`'s `Agent_Type` attribute. Unknown names are kept so that a
+/// server with an extra agent type (an extension) can accept them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum AgentType {
+    RobotController,
+    Gui,
+    Other(String),
+}
+
+impl AgentType {
+    /// The wire name (`RobotController`, `GUI`, or the custom name).
+    pub fn as_str(&self) -> &str {
+        match self {
+            AgentType::RobotController => "RobotController",
+            AgentType::Gui => "GUI",
+            AgentType::Other(s) => s,
+        }
+    }
+
+    /// Parses a wire name; never fails (unknown names become [`AgentType::Other`]).
+    pub fn parse(s: &str) -> AgentType {
+        match s {
+            "RobotController" => AgentType::RobotController,
+            "GUI" => AgentType::Gui,
+            other => AgentType::Other(other.to_string()),
+        }
+    }
+}
+
+/// `<Agent_Message>` requests (seed 000 §2.1, §2.2, §2.10).
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentRequest {
+    RegisterAgent {
+        agent_type: AgentType,
+        port: u16,
+        ip: String,
+        sync: bool,
+        /// Broadcast interval in simulated seconds; −1 = never.
+        broadcast: f64,
+        key: String,
+    },
+    InfoRequest {
+        requester: String,
+        requested: String,
+    },
+    Synchronize {
+        key: String,
+        iteration: u64,
+    },
+}
+
+/// A material of `Register_Materials_Interactions`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    pub id: u32,
+    pub name: String,
+}
+
+/// A material-pair interaction of `Register_Materials_Interactions` (ODE semantics, see SPEC S8).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interaction {
+    pub material_1: u32,
+    pub material_2: u32,
+    pub hardness: f64,
+    pub bounciness: f64,
+    pub slip1: f64,
+    pub slip2: f64,
+    pub friction: f64,
+}
+
+/// Shape of a body (`<Body Type=…>`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    Sphere { radius: f64 },
+    Box { size: Vec3 },
+    Cylinder { radius: f64, length: f64 },
+    /// A wheel: drawn as a cylinder, collides as a sphere of `radius`, never with other wheels.
+    WheelCylinder { radius: f64, length: f64 },
+}
+
+impl Shape {
+    /// The wire name of the `Type` attribute.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Shape::Sphere { .. } => "Sphere",
+            Shape::Box { .. } => "Box",
+            Shape::Cylinder { .. } => "Cylinder",
+            Shape::WheelCylinder { .. } => "WheelCylinder",
+        }
+    }
+}
+
+/// A `<Body>` inside `<Structure>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodySpec {
+    pub id: u32,
+    pub shape: Shape,
+    /// `None` = not given (the server's `defaultbodymaterial` applies).
+    pub material: Option<u32>,
+    /// kg; −1 = infinite (static). `None` = not given (`defaultbodymass`).
+    pub mass: Option<f64>,
+    pub position: Vec3,
+    /// Euler angles, see the module docs.
+    pub rotation: Vec3,
+}
+
+/// A `<Joint>` inside `<Structure>`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JointSpec {
+    Fixed {
+        id: u32,
+        body_1: u32,
+        body_2: u32,
+    },
+    /// ODE Hinge2: axis 1 is the suspension/steering axis held by a spring made from
+    /// `hardness`/`bounciness`; axis 2 is the wheel axis driven by the motor.
+    Wheel {
+        id: u32,
+        body_1: u32,
+        body_2: u32,
+        axis_1: Vec3,
+        axis_2: Vec3,
+        /// `None` = not given (`defaultwheeljointhardness`).
+        hardness: Option<f64>,
+        bounciness: Option<f64>,
+        maximum_torque: Option<f64>,
+    },
+}
+
+impl JointSpec {
+    pub fn id(&self) -> u32 {
+        match self {
+            JointSpec::Fixed { id, .. } | JointSpec::Wheel { id, .. } => *id,
+        }
+    }
+    pub fn bodies(&self) -> (u32, u32) {
+        match self {
+            JointSpec::Fixed { body_1, body_2, .. } | JointSpec::Wheel { body_1, body_2, .. } => {
+                (*body_1, *body_2)
+            }
+        }
+    }
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            JointSpec::Fixed { .. } => "FixedJoint",
+            JointSpec::Wheel { .. } => "WheelJoint",
+        }
+    }
+}
+
+/// The payload of `Create_Entity` (`Type` attribute + `<Data>`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EntitySpec {
+    Robot {
+        entity_id: u32,
+        bodies: Vec<BodySpec>,
+        joints: Vec<JointSpec>,
+        /// `<Motors><Motor_id>` = WheelJoint ids.
+        motors: Vec<u32>,
+        reference_body: u32,
+    },
+    /// A field: bodies only. `joints` is decoded so that the world can reject a field that
+    /// has any (the protocol does not judge entity rules).
+    Field {
+        entity_id: u32,
+        bodies: Vec<BodySpec>,
+        joints: Vec<JointSpec>,
+    },
+    /// A ball: one sphere given inline in `<Data>`.
+    Ball {
+        entity_id: u32,
+        material: Option<u32>,
+        mass: Option<f64>,
+        position: Vec3,
+        rotation: Vec3,
+        radius: f64,
+    },
+}
+
+impl EntitySpec {
+    pub fn entity_id(&self) -> u32 {
+        match self {
+            EntitySpec::Robot { entity_id, .. }
+            | EntitySpec::Field { entity_id, .. }
+            | EntitySpec::Ball { entity_id, .. } => *entity_id,
+        }
+    }
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            EntitySpec::Robot { .. } => "Robot",
+            EntitySpec::Field { .. } => "Field",
+            EntitySpec::Ball { .. } => "Ball",
+        }
+    }
+}
+
+/// `<Control_Request>` commands (seed 000 §2.3–§2.19).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ControlRequest {
+    RegisterMaterialsInteractions {
+        materials: Vec<Material>,
+        interactions: Vec<Interaction>,
+    },
+    CreateEntity(EntitySpec),
+    InitializeSimulation,
+    SetStepMode(bool),
+    MakeStep,
+    SetAutoAdjustMode(bool),
+    SetSyncMode(bool),
+    SetSyncWait(f64),
+    SetTimestep(f64),
+    SetWorldGravity(f64),
+    SetWorldHardness(f64),
+    SetWorldBounciness(f64),
+    Save(String),
+    Load(String),
+    SetFastMode(bool),
+    SetStepsPerIteration(u32),
+}
+
+/// One `<Motor>` of `Robot_Motor_Control`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MotorCommand {
+    pub wheel_joint_id: u32,
+    /// Target angular velocity, rad/s.
+    pub value: f64,
+}
+
+/// `<Entity_Request>` commands (seed 000 §3).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EntityRequest {
+    SetEntityPosition { entity_id: u32, position: Vec3 },
+    RobotMotorControl { entity_id: u32, motors: Vec<MotorCommand> },
+}
+
+impl EntityRequest {
+    pub fn entity_id(&self) -> u32 {
+        match self {
+            EntityRequest::SetEntityPosition { entity_id, .. }
+            | EntityRequest::RobotMotorControl { entity_id, .. } => *entity_id,
+        }
+    }
+}
+
+/// `<Response>` (seed 000 §2.1, §2.2, §4).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Response {
+    /// Plain text: confirmations (`Sucessfully added agent with key …`) and errors.
+    Text(String),
+    /// The answer to `Info_Request`.
+    AgentInformation { key: String, port: u16, ip: String },
+}
+
+/// One body in a broadcast's `<DrawData>`. simrob adds `<Entity_id>` so bodies are
+/// attributable to their entity (SPEC S19).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodyState {
+    pub entity_id: u32,
+    pub id: u32,
+    pub shape: Shape,
+    pub material: u32,
+    pub mass: f64,
+    pub position: Vec3,
+    pub rotation: Vec3,
+    pub linear_velocity: Vec3,
+    pub angular_velocity: Vec3,
+}
+
+/// Kind of an `<Entities_Info>` entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntityInfoKind {
+    /// `<Robot_Entity>`.
+    Robot,
+    /// `<Ball_Entity>` (the seed gives no example; simrob uses the robot entry's layout).
+    Ball,
+}
+
+/// One `<Entities_Info>` entry: the pose of a robot's reference body or of a ball.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityInfo {
+    pub kind: EntityInfoKind,
+    pub entity_id: u32,
+    pub position: Vec3,
+    pub rotation: Vec3,
+}
+
+/// `<Broadcast>` (seed 000 §5).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Broadcast {
+    pub iteration: u64,
+    /// Set when a broadcast was split over several datagrams (simrob extension):
+    /// `<Part>index</Part><Parts>count</Parts>`, index from 1.
+    pub part: Option<(u32, u32)>,
+    pub bodies: Vec<BodyState>,
+    pub entities: Vec<EntityInfo>,
+}
+
+/// Anything the server sends to an agent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerMessage {
+    Response(Response),
+    Broadcast(Broadcast),
+}
