@@ -1,1 +1,329 @@
-//! simrob-physics
+//! # simrob-physics
+//!
+//! The generic physics interface of simrob (seed 000 §7.1) and its rapier3d backend.
+//!
+//! The world crate talks only to [`PhysicsBackend`]: it adds bodies and joints described by
+//! plain data ([`BodyDesc`], [`JointDesc`]), sets motor targets, steps, reads body states and
+//! casts rays. The engine is replaceable: implement the trait for another engine and the world
+//! does not change. [`RapierBackend`] is the implementation shipped with simrob.
+//!
+//! ## Units, frames and conventions
+//! SI units, a right-handed frame with **Z up**, gravity along Z. Orientations cross this API as
+//! unit quaternions `[x, y, z, w]`; [`euler_to_quat`] / [`quat_to_euler`] convert from/to the
+//! protocol's Euler angles (`R = Rz·Ry·Rx`, extrinsic X then Y then Z).
+//!
+//! Cylinders (and wheel cylinders) are aligned with their body's **local Z axis**, as in ODE:
+//! the seed's SumBot wheels are rotated by π/2 about X so that their axis lies along Y.
+//!
+//! ## Mapping ODE's contact and joint parameters
+//! The seed was written against ODE and describes contacts and joints with ODE's parameters.
+//! This crate maps them as follows (see [`mapping`] for the formulas and their tests):
+//!
+//! * **ERP/CFM → spring.** ODE's error-reduction parameter `ERP` and constraint-force mixing
+//!   `CFM` at step `h` are a spring–damper with stiffness `k = ERP / (h·CFM)` and damping
+//!   `c = (1 − ERP) / CFM` per unit of effective mass. rapier describes constraint softness by a
+//!   natural frequency `ω = √k` and damping ratio `ζ = c / (2ω)`; with these, rapier's own ERP
+//!   `hω / (hω + 2ζ)` equals ODE's exactly. World Hardness/Bounciness (global CFM/ERP) set the
+//!   softness of every joint's locked axes; a WheelJoint's Hardness/Bounciness set its
+//!   suspension spring along axis 1.
+//! * **Contacts.** rapier has one contact softness for the whole world, so it is taken from the
+//!   *default* interaction; the per-pair Hardness/Bounciness of
+//!   `Register_Materials_Interactions` set the pair's **restitution** to the coefficient of
+//!   restitution of that pair's spring, `e = exp(−πζ/√(1−ζ²))` (0 when `ζ ≥ 1`), and the pair's
+//!   Friction is its Coulomb coefficient, both applied per contact through rapier's contact
+//!   modification hook. Contact CFM is scaled by [`mapping::CONTACT_CFM_SCALE`] = 0.01: taken
+//!   literally, the seed's Hardness 0.15 is a 400 N/m spring that lets the ball sink through the
+//!   floor (measured with ODE on the seed's scene); scaled, the seed's scene is stable.
+//! * **Slip.** ODE's force-dependent slip (`v_slip = slip · F_tangent`) is approximated by a
+//!   reduction of the pair's friction coefficient, `μ_eff = μ / (1 + s)` with
+//!   `s = 10 · SLIP_SCALE · (slip1 + slip2) / 2` and `SLIP_SCALE` = 0.1 (the seed's Slip 0.1 lowers
+//!   μ by 9 %). The approximation keeps the ordering "more slip ⇒ more sliding" without a
+//!   velocity-level model; see [`mapping::slip_friction`].
+//! * **WheelJoint = ODE Hinge2.** Axis 2 is the wheel axis: a velocity motor with at most
+//!   `Maximum_Torque`; positive targets follow ODE's sign (the rate is body 1's angular velocity
+//!   minus body 2's about axis 2, so on the seed's SumBot a positive speed drives it towards −X).
+//!   Axis 1 is held by the suspension spring (translation along it) and the wheel cannot steer
+//!   (rotation about axis 1 and the third axis locked — SimRob has no steering command).
+//! * **WheelCylinder** collides as a sphere of the wheel's radius (inertia of the cylinder) and
+//!   never with another WheelCylinder. Bodies joined by a joint never collide with each other.
+//! * **Fast mode** solves with one solver iteration and the simplified friction model instead of
+//!   four iterations with Coulomb friction.
+
+pub mod mapping;
+mod rapier_backend;
+
+pub use rapier_backend::RapierBackend;
+
+/// A 3-vector in f64.
+pub type Vec3 = [f64; 3];
+/// A unit quaternion `[x, y, z, w]`.
+pub type Quat = [f64; 4];
+
+/// Index of a body inside a backend (dense, in order of creation).
+pub type BodyId = u32;
+/// Index of a joint inside a backend (dense, in order of creation).
+pub type JointId = u32;
+
+/// The collision/inertia shape of a body.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum ShapeDesc {
+    Sphere {
+        radius: f64,
+    },
+    /// Full side lengths.
+    Box {
+        size: Vec3,
+    },
+    /// Along the body's local Z axis.
+    Cylinder {
+        radius: f64,
+        length: f64,
+    },
+    /// Collides as a sphere of `radius`, never with other wheels; inertia of the cylinder.
+    WheelCylinder {
+        radius: f64,
+        length: f64,
+    },
+}
+
+/// Everything needed to create one rigid body.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BodyDesc {
+    pub shape: ShapeDesc,
+    /// kg; any negative value (the protocol's −1) makes the body static (infinite mass).
+    pub mass: f64,
+    /// Material id used to pick the interaction of a colliding pair.
+    pub material: u32,
+    pub position: Vec3,
+    pub orientation: Quat,
+}
+
+/// A joint between two bodies of the same backend.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum JointDesc {
+    /// Keeps the bodies' relative pose as it is when the joint is created.
+    Fixed { body_1: BodyId, body_2: BodyId },
+    /// ODE Hinge2 (see the crate docs). Axes in world coordinates at creation time; the anchor
+    /// is body 2's centre (the wheel).
+    Wheel {
+        body_1: BodyId,
+        body_2: BodyId,
+        axis_1: Vec3,
+        axis_2: Vec3,
+        hardness: f64,
+        bounciness: f64,
+        max_torque: f64,
+    },
+}
+
+/// Parameters of a material pair (seed 000 §2.3, ODE semantics).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Interaction {
+    pub hardness: f64,
+    pub bounciness: f64,
+    pub slip1: f64,
+    pub slip2: f64,
+    pub friction: f64,
+}
+
+/// World-wide simulation parameters.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StepParams {
+    /// Seconds per physics step.
+    pub timestep: f64,
+    /// m/s² along Z (−9.8 pulls down).
+    pub gravity: f64,
+    /// Global CFM (ODE), applied to joints.
+    pub world_hardness: f64,
+    /// Global ERP (ODE), applied to joints.
+    pub world_bounciness: f64,
+    /// Faster, less exact solver.
+    pub fast_mode: bool,
+    /// The interaction used for a pair of materials that has none registered.
+    pub default_interaction: Interaction,
+}
+
+impl Default for StepParams {
+    fn default() -> Self {
+        StepParams {
+            timestep: 0.01,
+            gravity: -9.8,
+            world_hardness: 1e-5,
+            world_bounciness: 0.2,
+            fast_mode: false,
+            default_interaction: Interaction {
+                hardness: 0.15,
+                bounciness: 0.6,
+                slip1: 0.1,
+                slip2: 0.1,
+                friction: 1.0,
+            },
+        }
+    }
+}
+
+/// Kinematic state of a body.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BodyState {
+    pub position: Vec3,
+    pub orientation: Quat,
+    pub linear_velocity: Vec3,
+    pub angular_velocity: Vec3,
+}
+
+/// The first body a ray meets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RayHit {
+    pub body: BodyId,
+    /// Distance from the ray origin along the (normalised) direction, metres.
+    pub distance: f64,
+    /// Outward surface normal at the hit point.
+    pub normal: Vec3,
+}
+
+/// What a backend can refuse.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PhysicsError {
+    #[error("no body with index {0}")]
+    NoSuchBody(BodyId),
+    #[error("no joint with index {0}")]
+    NoSuchJoint(JointId),
+    #[error("joint {0} is not a wheel joint and has no motor")]
+    NotAWheelJoint(JointId),
+    #[error("invalid value: {0}")]
+    Invalid(String),
+    #[error("corrupt physics state: {0}")]
+    CorruptState(String),
+}
+
+/// The generic physics interface (seed 000 §7.1). One implementation per engine.
+pub trait PhysicsBackend {
+    /// Adds a rigid body; returns its index.
+    fn add_body(&mut self, desc: &BodyDesc) -> Result<BodyId, PhysicsError>;
+    /// Adds a joint between two existing bodies; returns its index.
+    fn add_joint(&mut self, desc: &JointDesc) -> Result<JointId, PhysicsError>;
+    /// Removes every body and joint added after the first `bodies` bodies and `joints` joints
+    /// (used to undo a partially created entity).
+    fn truncate(&mut self, bodies: usize, joints: usize);
+    /// Number of bodies.
+    fn body_count(&self) -> usize;
+    /// Number of joints.
+    fn joint_count(&self) -> usize;
+    /// Replaces the per-material-pair interactions (unordered pairs).
+    fn set_interactions(&mut self, pairs: &[((u32, u32), Interaction)]);
+    /// Sets the world parameters.
+    fn set_params(&mut self, params: &StepParams) -> Result<(), PhysicsError>;
+    /// The world parameters.
+    fn params(&self) -> StepParams;
+    /// Sets a wheel joint's motor target angular velocity (rad/s, ODE sign).
+    fn set_motor_velocity(&mut self, joint: JointId, velocity: f64) -> Result<(), PhysicsError>;
+    /// The motor target of a wheel joint.
+    fn motor_velocity(&self, joint: JointId) -> Result<f64, PhysicsError>;
+    /// Advances the world by one timestep.
+    fn step(&mut self);
+    /// Kinematic state of a body.
+    fn body_state(&self, body: BodyId) -> Result<BodyState, PhysicsError>;
+    /// Teleports a body (pose and velocities).
+    fn set_body_state(&mut self, body: BodyId, state: &BodyState) -> Result<(), PhysicsError>;
+    /// Casts a ray; `direction` need not be normalised. Bodies in `exclude` are ignored.
+    /// Scene queries see the world as of the last [`PhysicsBackend::step`].
+    fn cast_ray(
+        &self,
+        origin: Vec3,
+        direction: Vec3,
+        max_distance: f64,
+        exclude: &[BodyId],
+    ) -> Option<RayHit>;
+    /// The complete engine state (bodies, joints, contacts, solver warm starts, parameters,
+    /// interactions), such that `import_state` on any backend of the same kind continues the
+    /// simulation exactly.
+    fn export_state(&self) -> Vec<u8>;
+    /// Replaces the whole state with one from [`PhysicsBackend::export_state`]. On error the
+    /// backend is unchanged.
+    fn import_state(&mut self, bytes: &[u8]) -> Result<(), PhysicsError>;
+}
+
+/// Converts Euler angles (radians, `R = Rz(z)·Ry(y)·Rx(x)`) to a unit quaternion.
+pub fn euler_to_quat(e: Vec3) -> Quat {
+    let (sx, cx) = (e[0] * 0.5).sin_cos();
+    let (sy, cy) = (e[1] * 0.5).sin_cos();
+    let (sz, cz) = (e[2] * 0.5).sin_cos();
+    // q = qz * qy * qx
+    [
+        sx * cy * cz - cx * sy * sz,
+        cx * sy * cz + sx * cy * sz,
+        cx * cy * sz - sx * sy * cz,
+        cx * cy * cz + sx * sy * sz,
+    ]
+}
+
+/// Converts a unit quaternion to Euler angles (inverse of [`euler_to_quat`]); `y` in
+/// [−π/2, π/2].
+pub fn quat_to_euler(q: Quat) -> Vec3 {
+    let [x, y, z, w] = q;
+    let m20 = 2.0 * (x * z - w * y);
+    let m21 = 2.0 * (y * z + w * x);
+    let m22 = 1.0 - 2.0 * (x * x + y * y);
+    let m10 = 2.0 * (x * y + w * z);
+    let m00 = 1.0 - 2.0 * (y * y + z * z);
+    let pitch = (-m20).clamp(-1.0, 1.0).asin();
+    if m20.abs() > 0.999_999 {
+        // Gimbal lock: put all yaw into z.
+        let m01 = 2.0 * (x * y - w * z);
+        let m11 = 1.0 - 2.0 * (x * x + z * z);
+        return [0.0, pitch, (-m01).atan2(m11)];
+    }
+    [m21.atan2(m22), pitch, m10.atan2(m00)]
+}
+
+/// Rotates vector `v` by unit quaternion `q`.
+pub fn rotate(q: Quat, v: Vec3) -> Vec3 {
+    let [x, y, z, w] = q;
+    // t = 2 * cross(q.xyz, v)
+    let t = [
+        2.0 * (y * v[2] - z * v[1]),
+        2.0 * (z * v[0] - x * v[2]),
+        2.0 * (x * v[1] - y * v[0]),
+    ];
+    [
+        v[0] + w * t[0] + (y * t[2] - z * t[1]),
+        v[1] + w * t[1] + (z * t[0] - x * t[2]),
+        v[2] + w * t[2] + (x * t[1] - y * t[0]),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: Vec3, b: Vec3) -> bool {
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9)
+    }
+
+    #[test]
+    fn euler_round_trip() {
+        for e in [
+            [0.0, 0.0, 0.0],
+            [1.570796, 0.0, 0.0],
+            [0.3, -0.4, 2.9],
+            [-1.28877, -1.38333, 2.94624],
+        ] {
+            assert!(close(quat_to_euler(euler_to_quat(e)), e), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn euler_convention_is_extrinsic_xyz() {
+        // Rx(90°) then Rz(90°): the body's Z axis goes to world −Y by Rx, Rz keeps −Y ... rotated
+        // to +X.
+        let q = euler_to_quat([
+            std::f64::consts::FRAC_PI_2,
+            0.0,
+            std::f64::consts::FRAC_PI_2,
+        ]);
+        assert!(close(rotate(q, [0.0, 0.0, 1.0]), [1.0, 0.0, 0.0]));
+        // Rx alone takes Z to −Y (ODE cylinders of the SumBot wheels lie along Y).
+        let q = euler_to_quat([std::f64::consts::FRAC_PI_2, 0.0, 0.0]);
+        assert!(close(rotate(q, [0.0, 0.0, 1.0]), [0.0, -1.0, 0.0]));
+    }
+}

@@ -1,0 +1,107 @@
+//! From ODE's parameters (ERP, CFM, slip) to spring coefficients, restitution and friction.
+//!
+//! ODE's soft constraint at step `h` with error-reduction `ERP` and constraint-force mixing
+//! `CFM` behaves as a spring of stiffness `k = ERP/(h·CFM)` and damping `c = (1−ERP)/CFM` per
+//! unit of effective mass (ODE user guide, "How to use ERP and CFM"). With `ω = √k` and
+//! `ζ = c/(2ω)`, the error reduction of an implicit spring solver `hω/(hω + 2ζ)` is exactly
+//! `ERP`, so the pair (ω, ζ) reproduces ODE's behaviour in rapier's soft-constraint solver.
+
+/// Contact CFM (Hardness) is multiplied by this before the spring is built (see SPEC S8:
+/// the seed's values taken literally let the ball sink through the floor).
+pub const CONTACT_CFM_SCALE: f64 = 0.01;
+/// Slip values are multiplied by this (SPEC S8) before [`slip_friction`].
+pub const SLIP_SCALE: f64 = 0.1;
+
+/// Smallest CFM used, to keep the spring finite.
+const MIN_CFM: f64 = 1e-12;
+
+/// A spring as natural angular frequency ω (rad/s) and damping ratio ζ.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spring {
+    pub omega: f64,
+    pub zeta: f64,
+}
+
+impl Spring {
+    /// Natural frequency in Hz (what rapier's `SpringCoefficients` take).
+    pub fn frequency_hz(&self) -> f64 {
+        self.omega / std::f64::consts::TAU
+    }
+
+    /// ODE's ERP of this spring at step `h`.
+    pub fn erp(&self, h: f64) -> f64 {
+        h * self.omega / (h * self.omega + 2.0 * self.zeta)
+    }
+
+    /// The coefficient of restitution of a mass on this spring–damper (0 when overdamped).
+    pub fn restitution(&self) -> f64 {
+        if self.zeta >= 1.0 {
+            0.0
+        } else {
+            (-std::f64::consts::PI * self.zeta / (1.0 - self.zeta * self.zeta).sqrt()).exp()
+        }
+    }
+}
+
+/// The spring of an ODE soft constraint with `erp` (0..1) and `cfm` (> 0) at step `h`, per unit
+/// effective mass. `erp` is clamped to [0.001, 0.999] and `cfm` to ≥ 1e-12.
+pub fn ode_spring(erp: f64, cfm: f64, h: f64) -> Spring {
+    let erp = erp.clamp(0.001, 0.999);
+    let cfm = cfm.max(MIN_CFM);
+    let k = erp / (h * cfm);
+    let c = (1.0 - erp) / cfm;
+    let omega = k.sqrt();
+    Spring {
+        omega,
+        zeta: c / (2.0 * omega),
+    }
+}
+
+/// The contact spring of an interaction (Hardness = CFM scaled by [`CONTACT_CFM_SCALE`],
+/// Bounciness = ERP).
+pub fn contact_spring(hardness: f64, bounciness: f64, h: f64) -> Spring {
+    ode_spring(bounciness, hardness * CONTACT_CFM_SCALE, h)
+}
+
+/// Friction coefficient after the slip approximation: `μ / (1 + 10·SLIP_SCALE·(s1+s2)/2)`.
+pub fn slip_friction(friction: f64, slip1: f64, slip2: f64) -> f64 {
+    let s = 10.0 * SLIP_SCALE * 0.5 * (slip1.max(0.0) + slip2.max(0.0));
+    friction.max(0.0) / (1.0 + s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spring_reproduces_ode_erp() {
+        for (erp, cfm, h) in [(0.2, 1e-5, 0.01), (0.6, 0.0015, 0.01), (0.9, 0.001, 0.02)] {
+            let s = ode_spring(erp, cfm, h);
+            assert!((s.erp(h) - erp).abs() < 1e-12, "{erp} {cfm} {h}");
+        }
+    }
+
+    #[test]
+    fn seed_interaction_is_a_stiff_bouncy_contact() {
+        // Wood–wood of the seed: Hardness 0.15, Bounciness 0.6 at dt 0.01.
+        let s = contact_spring(0.15, 0.6, 0.01);
+        assert!((s.omega - 200.0).abs() < 1e-9);
+        assert!((s.zeta - 2.0 / 3.0).abs() < 1e-9);
+        let e = s.restitution();
+        assert!(e > 0.03 && e < 0.1, "{e}");
+    }
+
+    #[test]
+    fn smaller_hardness_is_stiffer() {
+        let soft = contact_spring(0.5, 0.6, 0.01);
+        let hard = contact_spring(0.05, 0.6, 0.01);
+        assert!(hard.omega > soft.omega);
+    }
+
+    #[test]
+    fn slip_lowers_friction_monotonically() {
+        assert_eq!(slip_friction(1.0, 0.0, 0.0), 1.0);
+        assert!(slip_friction(1.0, 0.1, 0.1) < 1.0);
+        assert!(slip_friction(1.0, 0.5, 0.5) < slip_friction(1.0, 0.1, 0.1));
+    }
+}

@@ -1,0 +1,613 @@
+//! [`PhysicsBackend`] on rapier3d.
+
+use std::collections::HashMap;
+
+use rapier3d::parry::mass_properties::MassProperties;
+use rapier3d::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::mapping::{contact_spring, ode_spring, slip_friction};
+use crate::{
+    BodyDesc, BodyId, BodyState, Interaction, JointDesc, JointId, PhysicsBackend, PhysicsError,
+    RayHit, ShapeDesc, StepParams, Vec3,
+};
+
+/// Collision group of ordinary bodies.
+const GROUP_BODY: Group = Group::GROUP_1;
+/// Collision group of wheel cylinders (never collide with each other).
+const GROUP_WHEEL: Group = Group::GROUP_2;
+/// Damping gain of the wheel velocity motors (N·m·s/rad): large enough that the motor behaves
+/// as ODE's velocity constraint, bounded by the joint's maximum torque.
+const MOTOR_GAIN: f32 = 1.0e4;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct BodyEntry {
+    handle: RigidBodyHandle,
+    desc: BodyDesc,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct JointEntry {
+    handle: ImpulseJointHandle,
+    desc: JointDesc,
+    motor_target: f64,
+}
+
+/// Everything that is saved by `export_state`.
+#[derive(Serialize, Deserialize)]
+struct State {
+    world: PhysicsWorld,
+    bodies: Vec<BodyEntry>,
+    joints: Vec<JointEntry>,
+    params: StepParams,
+    interactions: Vec<((u32, u32), Interaction)>,
+}
+
+/// Friction and restitution of a material pair, precomputed for the contact hook.
+#[derive(Debug, Clone, Copy)]
+struct PairCoefficients {
+    friction: f32,
+    restitution: f32,
+}
+
+impl PairCoefficients {
+    fn of(i: &Interaction, h: f64) -> Self {
+        PairCoefficients {
+            friction: slip_friction(i.friction, i.slip1, i.slip2) as f32,
+            restitution: contact_spring(i.hardness, i.bounciness, h).restitution() as f32,
+        }
+    }
+}
+
+/// Applies per-material-pair friction and restitution to every contact.
+struct MaterialHooks {
+    pairs: HashMap<(u32, u32), PairCoefficients>,
+    default: PairCoefficients,
+}
+
+fn pair_key(a: u32, b: u32) -> (u32, u32) {
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+fn material_of(c: &Collider) -> u32 {
+    (c.user_data & 0xffff_ffff) as u32
+}
+
+fn body_of(c: &Collider) -> BodyId {
+    ((c.user_data >> 32) & 0xffff_ffff) as u32
+}
+
+impl PhysicsHooks for MaterialHooks {
+    fn modify_solver_contacts(&self, context: &mut ContactModificationContext) {
+        let (Some(c1), Some(c2)) = (
+            context.colliders.get(context.collider1),
+            context.colliders.get(context.collider2),
+        ) else {
+            return;
+        };
+        let key = pair_key(material_of(c1), material_of(c2));
+        let coeffs = self.pairs.get(&key).copied().unwrap_or(self.default);
+        if let Some(m) = context.rigid_mut() {
+            *m.friction = coeffs.friction;
+            *m.restitution = coeffs.restitution;
+        }
+    }
+}
+
+/// The rapier3d implementation of [`PhysicsBackend`].
+pub struct RapierBackend {
+    state: State,
+    hooks: MaterialHooks,
+}
+
+impl Default for RapierBackend {
+    fn default() -> Self {
+        Self::new(StepParams::default())
+    }
+}
+
+fn v3(v: Vec3) -> Vector {
+    Vector::new(v[0] as f32, v[1] as f32, v[2] as f32)
+}
+
+fn from_v3(v: Vector) -> Vec3 {
+    [v.x as f64, v.y as f64, v.z as f64]
+}
+
+fn finite(values: &[f64]) -> bool {
+    values.iter().all(|v| v.is_finite())
+}
+
+fn pose_of(position: Vec3, q: crate::Quat) -> Result<Pose, PhysicsError> {
+    if !finite(&position) || !finite(&q) {
+        return Err(PhysicsError::Invalid("non-finite pose".into()));
+    }
+    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    if n < 1e-9 {
+        return Err(PhysicsError::Invalid("zero quaternion".into()));
+    }
+    let rot = Rotation::from_xyzw(
+        (q[0] / n) as f32,
+        (q[1] / n) as f32,
+        (q[2] / n) as f32,
+        (q[3] / n) as f32,
+    );
+    Ok(Pose::from_parts(v3(position), rot))
+}
+
+fn positive(name: &str, v: f64) -> Result<f32, PhysicsError> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v as f32)
+    } else {
+        Err(PhysicsError::Invalid(format!(
+            "{name} must be a positive number, got {v}"
+        )))
+    }
+}
+
+/// The rapier collider of a body description (shape, mass, groups), without material data.
+fn collider_for(desc: &BodyDesc) -> Result<ColliderBuilder, PhysicsError> {
+    // Cylinders lie along the body's local Z; rapier's lie along local Y: rotate by +90° about X.
+    let y_to_z = Vector::new(std::f32::consts::FRAC_PI_2, 0.0, 0.0);
+    let builder = match desc.shape {
+        ShapeDesc::Sphere { radius } => ColliderBuilder::ball(positive("Radius", radius)?),
+        ShapeDesc::Box { size } => ColliderBuilder::cuboid(
+            positive("Size_X", size[0])? * 0.5,
+            positive("Size_Y", size[1])? * 0.5,
+            positive("Size_Z", size[2])? * 0.5,
+        ),
+        ShapeDesc::Cylinder { radius, length } => ColliderBuilder::cylinder(
+            positive("Length", length)? * 0.5,
+            positive("Radius", radius)?,
+        )
+        .rotation(y_to_z),
+        ShapeDesc::WheelCylinder { radius, length } => {
+            let r = positive("Radius", radius)?;
+            let hh = positive("Length", length)? * 0.5;
+            let b = ColliderBuilder::ball(r).collision_groups(InteractionGroups::new(
+                GROUP_WHEEL,
+                Group::ALL.difference(GROUP_WHEEL),
+                InteractionTestMode::And,
+            ));
+            if desc.mass > 0.0 {
+                let mut mp = MassProperties::from_cylinder(1.0, hh, r);
+                mp.set_mass(desc.mass as f32, true);
+                return Ok(b.mass_properties(mp.transform_by(&Pose::rotation(y_to_z))));
+            }
+            return Ok(b);
+        }
+    };
+    let builder = builder.collision_groups(InteractionGroups::new(
+        GROUP_BODY,
+        Group::ALL,
+        InteractionTestMode::And,
+    ));
+    Ok(if desc.mass > 0.0 {
+        builder.mass(desc.mass as f32)
+    } else {
+        builder
+    })
+}
+
+/// Joint frame of a wheel joint in world coordinates: X = wheel axis (axis 2), Y = suspension
+/// axis (axis 1 made orthogonal to axis 2), Z = X × Y; origin at the wheel's centre.
+fn wheel_frame(anchor: Vector, axis_1: Vec3, axis_2: Vec3) -> Result<Pose, PhysicsError> {
+    let a2 = v3(axis_2);
+    let a1 = v3(axis_1);
+    if !finite(&axis_1) || !finite(&axis_2) || a2.length() < 1e-6 || a1.length() < 1e-6 {
+        return Err(PhysicsError::Invalid(
+            "wheel joint axes must be non-zero vectors".into(),
+        ));
+    }
+    let x = a2.normalize();
+    let y = a1 - x * a1.dot(x);
+    if y.length() < 1e-3 * a1.length() {
+        return Err(PhysicsError::Invalid(
+            "wheel joint axis 1 and axis 2 must not be parallel".into(),
+        ));
+    }
+    let y = y.normalize();
+    let z = x.cross(y);
+    let rot = Rotation::from_mat3(&rapier3d::glamx::Mat3::from_cols(x, y, z));
+    Ok(Pose::from_parts(anchor, rot))
+}
+
+impl RapierBackend {
+    /// An empty world with the given parameters.
+    pub fn new(params: StepParams) -> Self {
+        let mut state = State {
+            world: PhysicsWorld::new(),
+            bodies: Vec::new(),
+            joints: Vec::new(),
+            params,
+            interactions: Vec::new(),
+        };
+        state.world.integration_parameters.contact_recycling = true;
+        let hooks = MaterialHooks {
+            pairs: HashMap::new(),
+            default: PairCoefficients::of(&params.default_interaction, params.timestep),
+        };
+        let mut backend = RapierBackend { state, hooks };
+        backend.apply_params();
+        backend
+    }
+
+    fn rebuild_hooks(&mut self) {
+        let h = self.state.params.timestep;
+        self.hooks.default = PairCoefficients::of(&self.state.params.default_interaction, h);
+        self.hooks.pairs = self
+            .state
+            .interactions
+            .iter()
+            .map(|((a, b), i)| (pair_key(*a, *b), PairCoefficients::of(i, h)))
+            .collect();
+    }
+
+    /// Pushes `params` into rapier: timestep, gravity, solver, softness of contacts and joints.
+    fn apply_params(&mut self) {
+        let p = self.state.params;
+        let w = &mut self.state.world;
+        w.gravity = Vector::new(0.0, 0.0, p.gravity as f32);
+        let ip = &mut w.integration_parameters;
+        ip.dt = p.timestep as f32;
+        let contact = contact_spring(
+            p.default_interaction.hardness,
+            p.default_interaction.bounciness,
+            p.timestep,
+        );
+        let soft =
+            SpringCoefficients::new(contact.frequency_hz() as f32, contact.zeta.max(0.0) as f32);
+        ip.contact_softness = soft;
+        ip.static_contact_softness = soft;
+        if p.fast_mode {
+            ip.num_solver_iterations = 1;
+            ip.friction_model = FrictionModel::Simplified;
+        } else {
+            ip.num_solver_iterations = 4;
+            ip.friction_model = FrictionModel::Coulomb;
+        }
+        let joint_spring = ode_spring(p.world_bounciness, p.world_hardness, p.timestep);
+        let joint_soft =
+            SpringCoefficients::new(joint_spring.frequency_hz() as f32, joint_spring.zeta as f32);
+        for entry in &self.state.joints {
+            if let Some(j) = w.impulse_joints.get_mut(entry.handle, false) {
+                j.data.softness = joint_soft;
+                if let JointDesc::Wheel {
+                    hardness,
+                    bounciness,
+                    ..
+                } = entry.desc
+                {
+                    let (k, c) = suspension(hardness, bounciness, p.timestep);
+                    j.data.set_motor_position(JointAxis::LinY, 0.0, k, c);
+                }
+            }
+        }
+        self.rebuild_hooks();
+    }
+
+    fn body(&self, id: BodyId) -> Result<&BodyEntry, PhysicsError> {
+        self.state
+            .bodies
+            .get(id as usize)
+            .ok_or(PhysicsError::NoSuchBody(id))
+    }
+
+    fn joint_softness(&self) -> SpringCoefficients<f32> {
+        let p = self.state.params;
+        let s = ode_spring(p.world_bounciness, p.world_hardness, p.timestep);
+        SpringCoefficients::new(s.frequency_hz() as f32, s.zeta as f32)
+    }
+}
+
+/// Stiffness (N/m) and damping (N·s/m) of a wheel joint's suspension from ODE's suspension
+/// ERP (Bounciness) and CFM (Hardness).
+fn suspension(hardness: f64, bounciness: f64, h: f64) -> (f32, f32) {
+    let erp = bounciness.clamp(0.001, 0.999);
+    let cfm = hardness.max(1e-12);
+    ((erp / (h * cfm)) as f32, ((1.0 - erp) / cfm) as f32)
+}
+
+impl PhysicsBackend for RapierBackend {
+    fn add_body(&mut self, desc: &BodyDesc) -> Result<BodyId, PhysicsError> {
+        if !desc.mass.is_finite() || desc.mass == 0.0 {
+            return Err(PhysicsError::Invalid(format!(
+                "Mass must be positive or -1 (static), got {}",
+                desc.mass
+            )));
+        }
+        let pose = pose_of(desc.position, desc.orientation)?;
+        let id = self.state.bodies.len() as BodyId;
+        let collider = collider_for(desc)?
+            .user_data(((id as u128) << 32) | desc.material as u128)
+            .active_hooks(ActiveHooks::MODIFY_SOLVER_CONTACTS);
+        let rb = if desc.mass > 0.0 {
+            RigidBodyBuilder::dynamic()
+        } else {
+            RigidBodyBuilder::fixed()
+        }
+        .pose(pose);
+        let (handle, _) = self.state.world.insert(rb, collider);
+        self.state.bodies.push(BodyEntry {
+            handle,
+            desc: *desc,
+        });
+        Ok(id)
+    }
+
+    fn add_joint(&mut self, desc: &JointDesc) -> Result<JointId, PhysicsError> {
+        let (b1, b2) = match desc {
+            JointDesc::Fixed { body_1, body_2 } | JointDesc::Wheel { body_1, body_2, .. } => {
+                (*body_1, *body_2)
+            }
+        };
+        if b1 == b2 {
+            return Err(PhysicsError::Invalid(
+                "a joint must connect two different bodies".into(),
+            ));
+        }
+        let (h1, h2) = (self.body(b1)?.handle, self.body(b2)?.handle);
+        let bodies = &self.state.world.bodies;
+        let (Some(r1), Some(r2)) = (bodies.get(h1), bodies.get(h2)) else {
+            return Err(PhysicsError::NoSuchBody(b1));
+        };
+        let (p1, p2) = (*r1.position(), *r2.position());
+        let softness = self.joint_softness();
+        let joint = match *desc {
+            JointDesc::Fixed { .. } => GenericJointBuilder::new(JointAxesMask::LOCKED_FIXED_AXES)
+                .local_frame1(p1.inv_mul(&p2))
+                .local_frame2(Pose::IDENTITY)
+                .contacts_enabled(false)
+                .softness(softness)
+                .build(),
+            JointDesc::Wheel {
+                axis_1,
+                axis_2,
+                hardness,
+                bounciness,
+                max_torque,
+                ..
+            } => {
+                let torque = if max_torque.is_finite() && max_torque >= 0.0 {
+                    max_torque as f32
+                } else {
+                    return Err(PhysicsError::Invalid(format!(
+                        "Maximum_Torque must be a non-negative number, got {max_torque}"
+                    )));
+                };
+                if !hardness.is_finite() || !bounciness.is_finite() {
+                    return Err(PhysicsError::Invalid(
+                        "wheel joint Hardness and Bounciness must be finite".into(),
+                    ));
+                }
+                let frame = wheel_frame(p2.translation, axis_1, axis_2)?;
+                let (k, c) = suspension(hardness, bounciness, self.state.params.timestep);
+                GenericJointBuilder::new(
+                    JointAxesMask::LIN_X
+                        | JointAxesMask::LIN_Z
+                        | JointAxesMask::ANG_Y
+                        | JointAxesMask::ANG_Z,
+                )
+                .local_frame1(p1.inv_mul(&frame))
+                .local_frame2(p2.inv_mul(&frame))
+                .contacts_enabled(false)
+                .softness(softness)
+                .motor_model(JointAxis::AngX, MotorModel::ForceBased)
+                .motor_velocity(JointAxis::AngX, 0.0, MOTOR_GAIN)
+                .motor_max_force(JointAxis::AngX, torque)
+                .motor_model(JointAxis::LinY, MotorModel::ForceBased)
+                .motor_position(JointAxis::LinY, 0.0, k, c)
+                .build()
+            }
+        };
+        let handle = self.state.world.insert_impulse_joint(h1, h2, joint);
+        let id = self.state.joints.len() as JointId;
+        self.state.joints.push(JointEntry {
+            handle,
+            desc: *desc,
+            motor_target: 0.0,
+        });
+        Ok(id)
+    }
+
+    fn truncate(&mut self, bodies: usize, joints: usize) {
+        while self.state.joints.len() > joints {
+            if let Some(j) = self.state.joints.pop() {
+                self.state.world.remove_impulse_joint(j.handle);
+            }
+        }
+        while self.state.bodies.len() > bodies {
+            if let Some(b) = self.state.bodies.pop() {
+                self.state.world.remove_body(b.handle);
+            }
+        }
+    }
+
+    fn body_count(&self) -> usize {
+        self.state.bodies.len()
+    }
+
+    fn joint_count(&self) -> usize {
+        self.state.joints.len()
+    }
+
+    fn set_interactions(&mut self, pairs: &[((u32, u32), Interaction)]) {
+        let mut merged: Vec<((u32, u32), Interaction)> = Vec::new();
+        for ((a, b), i) in pairs {
+            let key = pair_key(*a, *b);
+            match merged.iter_mut().find(|(k, _)| *k == key) {
+                Some(slot) => slot.1 = *i,
+                None => merged.push((key, *i)),
+            }
+        }
+        self.state.interactions = merged;
+        self.rebuild_hooks();
+    }
+
+    fn set_params(&mut self, params: &StepParams) -> Result<(), PhysicsError> {
+        let i = &params.default_interaction;
+        if !(params.timestep.is_finite() && params.timestep > 0.0) {
+            return Err(PhysicsError::Invalid(format!(
+                "timestep must be a positive number of seconds, got {}",
+                params.timestep
+            )));
+        }
+        if !finite(&[
+            params.gravity,
+            params.world_hardness,
+            params.world_bounciness,
+            i.hardness,
+            i.bounciness,
+            i.slip1,
+            i.slip2,
+            i.friction,
+        ]) {
+            return Err(PhysicsError::Invalid(
+                "world parameters must be finite".into(),
+            ));
+        }
+        self.state.params = *params;
+        self.apply_params();
+        Ok(())
+    }
+
+    fn params(&self) -> StepParams {
+        self.state.params
+    }
+
+    fn set_motor_velocity(&mut self, joint: JointId, velocity: f64) -> Result<(), PhysicsError> {
+        if !velocity.is_finite() {
+            return Err(PhysicsError::Invalid(format!(
+                "motor velocity must be finite, got {velocity}"
+            )));
+        }
+        let entry = self
+            .state
+            .joints
+            .get_mut(joint as usize)
+            .ok_or(PhysicsError::NoSuchJoint(joint))?;
+        if !matches!(entry.desc, JointDesc::Wheel { .. }) {
+            return Err(PhysicsError::NotAWheelJoint(joint));
+        }
+        entry.motor_target = velocity;
+        if let Some(j) = self.state.world.impulse_joints.get_mut(entry.handle, true) {
+            // ODE's rate is body 1's angular velocity minus body 2's; rapier's is body 2's
+            // minus body 1's.
+            j.data
+                .set_motor_velocity(JointAxis::AngX, -(velocity as f32), MOTOR_GAIN);
+        }
+        Ok(())
+    }
+
+    fn motor_velocity(&self, joint: JointId) -> Result<f64, PhysicsError> {
+        let entry = self
+            .state
+            .joints
+            .get(joint as usize)
+            .ok_or(PhysicsError::NoSuchJoint(joint))?;
+        match entry.desc {
+            JointDesc::Wheel { .. } => Ok(entry.motor_target),
+            JointDesc::Fixed { .. } => Err(PhysicsError::NotAWheelJoint(joint)),
+        }
+    }
+
+    fn step(&mut self) {
+        self.state.world.step_with_events(&self.hooks, &());
+    }
+
+    fn body_state(&self, body: BodyId) -> Result<BodyState, PhysicsError> {
+        let entry = self.body(body)?;
+        let rb = self
+            .state
+            .world
+            .bodies
+            .get(entry.handle)
+            .ok_or(PhysicsError::NoSuchBody(body))?;
+        let p = rb.position();
+        let q = p.rotation;
+        Ok(BodyState {
+            position: from_v3(p.translation),
+            orientation: [q.x as f64, q.y as f64, q.z as f64, q.w as f64],
+            linear_velocity: from_v3(rb.linvel()),
+            angular_velocity: from_v3(rb.angvel()),
+        })
+    }
+
+    fn set_body_state(&mut self, body: BodyId, state: &BodyState) -> Result<(), PhysicsError> {
+        let pose = pose_of(state.position, state.orientation)?;
+        if !finite(&state.linear_velocity) || !finite(&state.angular_velocity) {
+            return Err(PhysicsError::Invalid("non-finite velocity".into()));
+        }
+        let handle = self.body(body)?.handle;
+        let rb = self
+            .state
+            .world
+            .bodies
+            .get_mut(handle)
+            .ok_or(PhysicsError::NoSuchBody(body))?;
+        rb.set_position(pose, true);
+        if rb.is_dynamic() {
+            rb.set_linvel(v3(state.linear_velocity), true);
+            rb.set_angvel(v3(state.angular_velocity), true);
+        }
+        Ok(())
+    }
+
+    fn cast_ray(
+        &self,
+        origin: Vec3,
+        direction: Vec3,
+        max_distance: f64,
+        exclude: &[BodyId],
+    ) -> Option<RayHit> {
+        let dir = v3(direction);
+        if !finite(&origin) || !finite(&direction) || dir.length() < 1e-12 {
+            return None;
+        }
+        let ray = Ray::new(v3(origin), dir.normalize());
+        let predicate = |_h: ColliderHandle, c: &Collider| !exclude.contains(&body_of(c));
+        let filter = QueryFilter::default().predicate(&predicate);
+        let (handle, hit) =
+            self.state
+                .world
+                .cast_ray_and_get_normal(&ray, max_distance as f32, true, filter)?;
+        let collider = self.state.world.colliders.get(handle)?;
+        Some(RayHit {
+            body: body_of(collider),
+            distance: hit.time_of_impact as f64,
+            normal: from_v3(hit.normal),
+        })
+    }
+
+    fn export_state(&self) -> Vec<u8> {
+        // Serialising plain in-memory data cannot fail; an empty vector would be refused by
+        // `import_state`.
+        bincode::serialize(&self.state).unwrap_or_default()
+    }
+
+    fn import_state(&mut self, bytes: &[u8]) -> Result<(), PhysicsError> {
+        let state: State =
+            bincode::deserialize(bytes).map_err(|e| PhysicsError::CorruptState(e.to_string()))?;
+        for b in &state.bodies {
+            if state.world.bodies.get(b.handle).is_none() {
+                return Err(PhysicsError::CorruptState(
+                    "a body of the table is missing from the engine".into(),
+                ));
+            }
+        }
+        for j in &state.joints {
+            if state.world.impulse_joints.get(j.handle).is_none() {
+                return Err(PhysicsError::CorruptState(
+                    "a joint of the table is missing from the engine".into(),
+                ));
+            }
+        }
+        self.state = state;
+        self.rebuild_hooks();
+        Ok(())
+    }
+}
