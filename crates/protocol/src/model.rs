@@ -106,11 +106,21 @@ pub struct Interaction {
 /// Shape of a body (`<Body Type=…>`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
-    Sphere { radius: f64 },
-    Box { size: Vec3 },
-    Cylinder { radius: f64, length: f64 },
+    Sphere {
+        radius: f64,
+    },
+    Box {
+        size: Vec3,
+    },
+    Cylinder {
+        radius: f64,
+        length: f64,
+    },
     /// A wheel: drawn as a cylinder, collides as a sphere of `radius`, never with other wheels.
-    WheelCylinder { radius: f64, length: f64 },
+    WheelCylinder {
+        radius: f64,
+        length: f64,
+    },
 }
 
 impl Shape {
@@ -264,8 +274,14 @@ pub struct MotorCommand {
 /// `<Entity_Request>` commands (seed 000 §3).
 #[derive(Debug, Clone, PartialEq)]
 pub enum EntityRequest {
-    SetEntityPosition { entity_id: u32, position: Vec3 },
-    RobotMotorControl { entity_id: u32, motors: Vec<MotorCommand> },
+    SetEntityPosition {
+        entity_id: u32,
+        position: Vec3,
+    },
+    RobotMotorControl {
+        entity_id: u32,
+        motors: Vec<MotorCommand>,
+    },
 }
 
 impl EntityRequest {

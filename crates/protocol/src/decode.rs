@@ -1,0 +1,735 @@
+//! Decoding: datagrams → [`Request`]s, server datagrams → [`ServerMessage`]s, and the
+//! element-level decoders other crates reuse (entity specs, bodies, joints, materials).
+//!
+//! See the crate documentation for the leniencies.
+
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::keys::CommandKeys;
+use crate::model::*;
+use crate::tree::{parse_elements_bytes, parse_partial, utf8, Element};
+
+pub(crate) const POSITION: [&str; 3] = ["Position_X", "Position_Y", "Position_Z"];
+pub(crate) const ROTATION: [&str; 3] = ["Rotation_X", "Rotation_Y", "Rotation_Z"];
+pub(crate) const AXIS_1: [&str; 3] = ["Axis_1_X", "Axis_1_Y", "Axis_1_Z"];
+pub(crate) const AXIS_2: [&str; 3] = ["Axis_2_X", "Axis_2_Y", "Axis_2_Z"];
+pub(crate) const SIZE: [&str; 3] = ["Size_X", "Size_Y", "Size_Z"];
+pub(crate) const LINEAR_VELOCITY: [&str; 3] = [
+    "Linear_Velocity_X",
+    "Linear_Velocity_Y",
+    "Linear_Velocity_Z",
+];
+pub(crate) const ANGULAR_VELOCITY: [&str; 3] = [
+    "Angular_Velocity_X",
+    "Angular_Velocity_Y",
+    "Angular_Velocity_Z",
+];
+pub(crate) const POS: [&str; 3] = ["pos_x", "pos_y", "pos_z"];
+pub(crate) const ROT: [&str; 3] = ["rot_x", "rot_y", "rot_z"];
+
+const AGENT_MESSAGE: &str = "Agent_Message";
+const SIMULATION_MESSAGE: &str = "Simulation_Message";
+const CONTROL_REQUEST: &str = "Control_Request";
+const ENTITY_REQUEST: &str = "Entity_Request";
+
+/// Decodes one datagram into its requests, one entry per request, in document order.
+///
+/// - A datagram may hold several roots; each `<Message>` may hold `<Agent_Message>`s and
+///   `<Simulation_Message>`s, each of those one or more `<Control_Request>` /
+///   `<Entity_Request>`. Each request gives one entry, `Ok` or `Err`: a bad request does not
+///   spoil its neighbours.
+/// - If the XML breaks part-way, the requests that were complete before the break are
+///   returned `Ok`, followed by one `Err` for the rest (a [`DecodeErrorKind::Syntax`] error
+///   with byte offset, line and column).
+/// - Non-UTF-8 bytes, an empty datagram and text that is not XML give a single `Err`.
+/// - A `<Message>` or `<Simulation_Message>` that holds no request, an unknown root and an
+///   unknown child of `<Message>` / `<Simulation_Message>` each give an `Err` entry.
+/// - A bare `<Agent_Message>`, `<Simulation_Message>`, `<Control_Request>` or
+///   `<Entity_Request>` root is accepted as if it were inside a `<Message>` (the seed shows
+///   its `Create_Entity` examples that way).
+///
+/// The returned vector is never empty.
+pub fn decode_datagram(data: &[u8], keys: &CommandKeys) -> Vec<Result<Request, DecodeError>> {
+    let text = match utf8(data) {
+        Ok(t) => t,
+        Err(e) => return vec![Err(e)],
+    };
+    let partial = parse_partial(text);
+    let mut out = Vec::new();
+    let n = partial.roots.len();
+    for (i, root) in partial.roots.iter().enumerate() {
+        let open = if i + 1 == n { partial.open } else { 0 };
+        let segment = root_segment(root, i + 1);
+        walk(root, open, &[segment], keys, &mut out);
+    }
+    if let Some(mut e) = partial.error {
+        if partial.open > 0 {
+            if let (Some(root), Some(first)) =
+                (partial.roots.last(), e.path_segments_mut().first_mut())
+            {
+                *first = root_segment(root, n);
+            }
+        }
+        out.push(Err(e));
+    }
+    if out.is_empty() {
+        out.push(Err(DecodeError::new(
+            DecodeErrorKind::Empty,
+            "empty datagram: no XML element found",
+        )));
+    }
+    out
+}
+
+fn root_segment(root: &Element, index: usize) -> String {
+    match root.name.as_str() {
+        AGENT_MESSAGE | CONTROL_REQUEST | ENTITY_REQUEST => request_segment(root),
+        _ => format!("{}[{index}]", root.name),
+    }
+}
+
+/// `Control_Request[Create_Entity]`, or just the name when there is no `Command`.
+fn request_segment(el: &Element) -> String {
+    match el.attr("Command") {
+        Some(c) => format!("{}[{}]", el.name, c.trim()),
+        None => el.name.clone(),
+    }
+}
+
+fn wrap(mut e: DecodeError, path: &[String]) -> DecodeError {
+    for seg in path.iter().rev() {
+        e = e.within(seg.clone());
+    }
+    e
+}
+
+/// Walks a container (`Message`, `Simulation_Message`) or request element. `open` > 0
+/// means the element is incomplete (the input broke inside it, `open` levels deep).
+/// `path` ends with this element's own segment.
+fn walk(
+    el: &Element,
+    open: usize,
+    path: &[String],
+    keys: &CommandKeys,
+    out: &mut Vec<Result<Request, DecodeError>>,
+) {
+    match el.name.as_str() {
+        "Message" | SIMULATION_MESSAGE => {
+            let allowed: &[&str] = if el.name == "Message" {
+                &[AGENT_MESSAGE, SIMULATION_MESSAGE]
+            } else {
+                &[CONTROL_REQUEST, ENTITY_REQUEST]
+            };
+            let before = out.len();
+            let last = el.children.len().saturating_sub(1);
+            for (j, child) in el.children.iter().enumerate() {
+                let child_open = if open > 0 && j == last { open - 1 } else { 0 };
+                if !allowed.contains(&child.name.as_str()) {
+                    if child_open == 0 {
+                        out.push(Err(wrap(
+                            DecodeError::new(
+                                DecodeErrorKind::UnexpectedElement,
+                                format!(
+                                    "unexpected element <{}> in <{}> (expected <{}>)",
+                                    child.name,
+                                    el.name,
+                                    allowed.join("> or <")
+                                ),
+                            ),
+                            path,
+                        )));
+                    }
+                    continue;
+                }
+                let segment = if child.name == SIMULATION_MESSAGE {
+                    child.name.clone()
+                } else {
+                    request_segment(child)
+                };
+                let mut child_path = path.to_vec();
+                child_path.push(segment);
+                walk(child, child_open, &child_path, keys, out);
+            }
+            if open == 0 && out.len() == before {
+                out.push(Err(wrap(
+                    DecodeError::new(
+                        DecodeErrorKind::MissingElement,
+                        format!(
+                            "<{}> holds no request (expected <{}>)",
+                            el.name,
+                            allowed.join("> or <")
+                        ),
+                    ),
+                    path,
+                )));
+            }
+        }
+        AGENT_MESSAGE | CONTROL_REQUEST | ENTITY_REQUEST => {
+            if open == 0 {
+                let parents = &path[..path.len().saturating_sub(1)];
+                out.push(decode_request_element(el, keys).map_err(|e| wrap(e, parents)));
+            }
+        }
+        other => {
+            if open == 0 {
+                let parents = &path[..path.len().saturating_sub(1)];
+                out.push(Err(wrap(
+                    DecodeError::new(
+                        DecodeErrorKind::UnexpectedElement,
+                        format!(
+                            "unexpected root element <{other}> (expected <Message>, or a bare <Agent_Message>, <Simulation_Message>, <Control_Request> or <Entity_Request>)"
+                        ),
+                    ),
+                    parents,
+                )));
+            }
+        }
+    }
+}
+
+/// Decodes one request element: an `<Agent_Message>`, `<Control_Request>` or
+/// `<Entity_Request>`, or a `<Message>` / `<Simulation_Message>` holding exactly one
+/// request. Error paths start with the request's own segment
+/// (`Control_Request[Create_Entity]/Data/…`).
+pub fn decode_request_element(el: &Element, keys: &CommandKeys) -> Result<Request, DecodeError> {
+    let seg = request_segment(el);
+    match el.name.as_str() {
+        AGENT_MESSAGE => decode_agent(el, keys).map_err(|e| e.within(seg)),
+        CONTROL_REQUEST => decode_control(el, keys).map_err(|e| e.within(seg)),
+        ENTITY_REQUEST => decode_entity_request(el, keys).map_err(|e| e.within(seg)),
+        "Message" | SIMULATION_MESSAGE => {
+            let mut out = Vec::new();
+            walk(el, 0, std::slice::from_ref(&el.name), keys, &mut out);
+            let n = out.len();
+            match (out.pop(), n) {
+                (Some(only), 1) => only,
+                _ => Err(DecodeError::new(
+                    DecodeErrorKind::UnexpectedElement,
+                    format!("expected exactly one request, found {n}"),
+                )
+                .within(el.name.clone())),
+            }
+        }
+        other => Err(DecodeError::new(
+            DecodeErrorKind::UnexpectedElement,
+            format!(
+                "<{other}> is not a request (expected <Agent_Message>, <Control_Request> or <Entity_Request>)"
+            ),
+        )),
+    }
+}
+
+fn unknown_command(cmd: &str, kind: &str, known: &[&str], keys: &CommandKeys) -> DecodeError {
+    let mut message = format!(
+        "unknown command {:?} in {kind} (known: {})",
+        cmd,
+        known.join(", ")
+    );
+    let elsewhere = if keys.agent_commands().contains(&cmd) {
+        Some(AGENT_MESSAGE)
+    } else if keys.control_commands().contains(&cmd) {
+        Some(CONTROL_REQUEST)
+    } else if keys.entity_commands().contains(&cmd) {
+        Some(ENTITY_REQUEST)
+    } else {
+        None
+    };
+    if let Some(other) = elsewhere {
+        message.push_str(&format!("; {cmd} is a command of <{other}>"));
+    }
+    DecodeError::new(DecodeErrorKind::UnknownCommand, message)
+}
+
+fn decode_agent(el: &Element, keys: &CommandKeys) -> Result<Request, DecodeError> {
+    let cmd = el.required_attr("Command")?;
+    let request = if cmd == keys.register_agent {
+        AgentRequest::RegisterAgent {
+            agent_type: AgentType::parse(el.required_attr("Agent_Type")?),
+            port: el.child_u16("Port")?,
+            ip: el.child_string("IP")?,
+            sync: el.child_bool("Sync")?,
+            broadcast: el.child_f64("Broadcast")?,
+            key: el.child_string("Key")?,
+        }
+    } else if cmd == keys.info_request {
+        AgentRequest::InfoRequest {
+            requester: el.child_string("Requester")?,
+            requested: el.child_string("Requested")?,
+        }
+    } else if cmd == keys.synchronize {
+        AgentRequest::Synchronize {
+            key: el.child_string("Key")?,
+            iteration: el.child_u64("Iteration")?,
+        }
+    } else {
+        return Err(unknown_command(
+            cmd,
+            AGENT_MESSAGE,
+            &keys.agent_commands(),
+            keys,
+        ));
+    };
+    Ok(Request::Agent(request))
+}
+
+fn decode_control(el: &Element, keys: &CommandKeys) -> Result<Request, DecodeError> {
+    let cmd = el.required_attr("Command")?;
+    let k = keys;
+    let request = if cmd == k.register_materials_interactions {
+        let (materials, interactions) = decode_materials_element(el)?;
+        ControlRequest::RegisterMaterialsInteractions {
+            materials,
+            interactions,
+        }
+    } else if cmd == k.create_entity {
+        ControlRequest::CreateEntity(decode_entity_spec_element(el)?)
+    } else if cmd == k.initialize_simulation {
+        ControlRequest::InitializeSimulation
+    } else if cmd == k.set_step_mode {
+        ControlRequest::SetStepMode(el.child_bool("Step_Mode")?)
+    } else if cmd == k.make_step {
+        ControlRequest::MakeStep
+    } else if cmd == k.set_auto_adjust_mode {
+        ControlRequest::SetAutoAdjustMode(el.child_bool("AutoAdjust_Mode")?)
+    } else if cmd == k.set_sync_mode {
+        ControlRequest::SetSyncMode(el.child_bool("Sync_Mode")?)
+    } else if cmd == k.set_sync_wait {
+        ControlRequest::SetSyncWait(el.child_f64("Sync_Wait")?)
+    } else if cmd == k.set_timestep {
+        ControlRequest::SetTimestep(el.child_f64("Timestep")?)
+    } else if cmd == k.set_world_gravity {
+        ControlRequest::SetWorldGravity(el.child_f64("Gravity")?)
+    } else if cmd == k.set_world_hardness {
+        ControlRequest::SetWorldHardness(el.child_f64("Hardness")?)
+    } else if cmd == k.set_world_bounciness {
+        ControlRequest::SetWorldBounciness(el.child_f64("Bounciness")?)
+    } else if cmd == k.save {
+        ControlRequest::Save(el.child_string("File")?)
+    } else if cmd == k.load {
+        ControlRequest::Load(el.child_string("File")?)
+    } else if cmd == k.set_fast_mode {
+        ControlRequest::SetFastMode(el.child_bool("Fast_Mode")?)
+    } else if cmd == k.set_steps_per_iteration {
+        let steps = el.child_u32("Steps_Per_Iteration")?;
+        if steps == 0 {
+            return Err(DecodeError::invalid(
+                "Steps_Per_Iteration: must be at least 1, found \"0\"",
+            ));
+        }
+        ControlRequest::SetStepsPerIteration(steps)
+    } else {
+        return Err(unknown_command(
+            cmd,
+            CONTROL_REQUEST,
+            &keys.control_commands(),
+            keys,
+        ));
+    };
+    let response = el.opt_child_bool("Response")?;
+    Ok(Request::Control { request, response })
+}
+
+fn decode_entity_request(el: &Element, keys: &CommandKeys) -> Result<Request, DecodeError> {
+    let cmd = el.required_attr("Command")?;
+    let request = if cmd == keys.set_entity_position {
+        EntityRequest::SetEntityPosition {
+            entity_id: entity_id(el)?,
+            position: el.child_vec3(POSITION)?,
+        }
+    } else if cmd == keys.robot_motor_control {
+        let entity_id = entity_id(el)?;
+        let motors_el = el.required_child("Motors")?;
+        let mut motors = Vec::new();
+        for (i, child) in motors_el.children.iter().enumerate() {
+            if child.name != "Motor" {
+                return Err(unexpected_child(child, "Motors", "Motor").within("Motors"));
+            }
+            let index = i + 1;
+            let motor = (|| {
+                Ok(MotorCommand {
+                    wheel_joint_id: child.child_u32("Wheel_Joint_Id")?,
+                    value: child.child_f64("Value")?,
+                })
+            })()
+            .map_err(|e: DecodeError| e.within(format!("Motor[{index}]")).within("Motors"))?;
+            motors.push(motor);
+        }
+        EntityRequest::RobotMotorControl { entity_id, motors }
+    } else {
+        return Err(unknown_command(
+            cmd,
+            ENTITY_REQUEST,
+            &keys.entity_commands(),
+            keys,
+        ));
+    };
+    let response = el.opt_child_bool("Response")?;
+    Ok(Request::Entity { request, response })
+}
+
+fn unexpected_child(child: &Element, parent: &str, expected: &str) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::UnexpectedElement,
+        format!(
+            "unexpected element <{}> in <{parent}> (expected <{expected}>)",
+            child.name
+        ),
+    )
+}
+
+/// `Entity_id` (as in `Create_Entity`) or `Entity_Id` (as in entity requests and
+/// broadcasts): either spelling is accepted everywhere.
+fn entity_id(el: &Element) -> Result<u32, DecodeError> {
+    match el.child("Entity_id").or_else(|| el.child("Entity_Id")) {
+        Some(c) => c.text_u32(),
+        None => Err(DecodeError::new(
+            DecodeErrorKind::MissingElement,
+            "missing required child <Entity_id>",
+        )),
+    }
+}
+
+/// Decodes the materials and interactions of a `Register_Materials_Interactions` element
+/// (the `Command` attribute is not checked). Children other than `<Material>`,
+/// `<Interaction>` and `<Response>` are an error.
+pub fn decode_materials_element(
+    el: &Element,
+) -> Result<(Vec<Material>, Vec<Interaction>), DecodeError> {
+    let mut materials = Vec::new();
+    let mut interactions = Vec::new();
+    for child in &el.children {
+        match child.name.as_str() {
+            "Material" => {
+                let seg = format!("Material[{}]", materials.len() + 1);
+                let m = (|| {
+                    Ok(Material {
+                        id: child.child_u32("Material_Id")?,
+                        name: child.child_string("Material_Name")?,
+                    })
+                })()
+                .map_err(|e: DecodeError| e.within(seg))?;
+                materials.push(m);
+            }
+            "Interaction" => {
+                let seg = format!("Interaction[{}]", interactions.len() + 1);
+                let i = (|| {
+                    Ok(Interaction {
+                        material_1: child.child_u32("Material_1")?,
+                        material_2: child.child_u32("Material_2")?,
+                        hardness: child.child_f64("Hardness")?,
+                        bounciness: child.child_f64("Bounciness")?,
+                        slip1: child.child_f64("Slip1")?,
+                        slip2: child.child_f64("Slip2")?,
+                        friction: child.child_f64("Friction")?,
+                    })
+                })()
+                .map_err(|e: DecodeError| e.within(seg))?;
+                interactions.push(i);
+            }
+            "Response" => {}
+            _ => {
+                return Err(unexpected_child(
+                    child,
+                    &el.name,
+                    "Material> or <Interaction",
+                ))
+            }
+        }
+    }
+    Ok((materials, interactions))
+}
+
+/// Decodes a `<Control_Request Command="Create_Entity" Type="…">` element (the `Command`
+/// attribute is not checked, so save files can embed the element whatever the configured
+/// key). Error paths start below the element (`Data/Structure/Body[3] (Body_id 2): …`).
+pub fn decode_entity_spec_element(el: &Element) -> Result<EntitySpec, DecodeError> {
+    let ty = el.required_attr("Type")?;
+    let data = el.required_child("Data")?;
+    let spec =
+        match ty {
+            "Robot" => (|| {
+                let entity_id = entity_id(data)?;
+                let (bodies, joints) = decode_structure(data)?;
+                let motors_el = data.required_child("Motors")?;
+                let mut motors = Vec::new();
+                for (i, child) in motors_el.children.iter().enumerate() {
+                    if child.name != "Motor_id" {
+                        return Err(unexpected_child(child, "Motors", "Motor_id").within("Motors"));
+                    }
+                    let id = child
+                        .text_u32()
+                        .map_err(|e| e.within(format!("Motor_id[{}]", i + 1)).within("Motors"))?;
+                    motors.push(id);
+                }
+                Ok(EntitySpec::Robot {
+                    entity_id,
+                    bodies,
+                    joints,
+                    motors,
+                    reference_body: data.child_u32("Reference_Body")?,
+                })
+            })(),
+            "Field" => (|| {
+                let entity_id = entity_id(data)?;
+                let (bodies, joints) = decode_structure(data)?;
+                Ok(EntitySpec::Field {
+                    entity_id,
+                    bodies,
+                    joints,
+                })
+            })(),
+            "Ball" => (|| {
+                Ok(EntitySpec::Ball {
+                    entity_id: entity_id(data)?,
+                    material: data.opt_child_u32("Material")?,
+                    mass: data.opt_child_f64("Mass")?,
+                    position: data.child_vec3(POSITION)?,
+                    rotation: data.child_vec3(ROTATION)?,
+                    radius: data.child_f64("Radius")?,
+                })
+            })(),
+            other => return Err(DecodeError::new(
+                DecodeErrorKind::UnknownType,
+                format!(
+                    "unknown entity type {other:?} in attribute Type (known: Robot, Field, Ball)"
+                ),
+            )),
+        };
+    spec.map_err(|e| e.within("Data"))
+}
+
+fn decode_structure(data: &Element) -> Result<(Vec<BodySpec>, Vec<JointSpec>), DecodeError> {
+    let structure = data.required_child("Structure")?;
+    let mut bodies = Vec::new();
+    let mut joints = Vec::new();
+    for child in &structure.children {
+        match child.name.as_str() {
+            "Body" => {
+                let seg = indexed_segment(child, bodies.len() + 1, "Body_id");
+                bodies.push(
+                    decode_body_element(child).map_err(|e| e.within(seg).within("Structure"))?,
+                );
+            }
+            "Joint" => {
+                let seg = indexed_segment(child, joints.len() + 1, "Joint_id");
+                joints.push(
+                    decode_joint_element(child).map_err(|e| e.within(seg).within("Structure"))?,
+                );
+            }
+            _ => {
+                return Err(
+                    unexpected_child(child, "Structure", "Body> or <Joint").within("Structure")
+                )
+            }
+        }
+    }
+    Ok((bodies, joints))
+}
+
+/// `Body[3] (Body_id 2)`, or `Body[3]` when the id cannot be read.
+fn indexed_segment(el: &Element, index: usize, id_name: &str) -> String {
+    match el.child(id_name).map(Element::text_u32) {
+        Some(Ok(id)) => format!("{}[{index}] ({id_name} {id})", el.name),
+        _ => format!("{}[{index}]", el.name),
+    }
+}
+
+fn decode_shape(el: &Element) -> Result<Shape, DecodeError> {
+    let ty = el.required_attr("Type")?;
+    Ok(match ty {
+        "Sphere" => Shape::Sphere {
+            radius: el.child_f64("Radius")?,
+        },
+        "Box" => Shape::Box {
+            size: el.child_vec3(SIZE)?,
+        },
+        "Cylinder" => Shape::Cylinder {
+            radius: el.child_f64("Radius")?,
+            length: el.child_f64("Length")?,
+        },
+        "WheelCylinder" => Shape::WheelCylinder {
+            radius: el.child_f64("Radius")?,
+            length: el.child_f64("Length")?,
+        },
+        other => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnknownType,
+                format!(
+                    "unknown body type {other:?} in attribute Type (known: Sphere, Box, Cylinder, WheelCylinder)"
+                ),
+            ))
+        }
+    })
+}
+
+/// Decodes one `<Body Type="…">` of a `<Structure>`.
+pub fn decode_body_element(el: &Element) -> Result<BodySpec, DecodeError> {
+    let shape = decode_shape(el)?;
+    Ok(BodySpec {
+        id: el.child_u32("Body_id")?,
+        shape,
+        material: el.opt_child_u32("Material")?,
+        mass: el.opt_child_f64("Mass")?,
+        position: el.child_vec3(POSITION)?,
+        rotation: el.child_vec3(ROTATION)?,
+    })
+}
+
+/// Decodes one `<Joint Type="FixedJoint|WheelJoint">` of a `<Structure>`.
+pub fn decode_joint_element(el: &Element) -> Result<JointSpec, DecodeError> {
+    let ty = el.required_attr("Type")?;
+    match ty {
+        "FixedJoint" => Ok(JointSpec::Fixed {
+            id: el.child_u32("Joint_id")?,
+            body_1: el.child_u32("Body_1")?,
+            body_2: el.child_u32("Body_2")?,
+        }),
+        "WheelJoint" => Ok(JointSpec::Wheel {
+            id: el.child_u32("Joint_id")?,
+            body_1: el.child_u32("Body_1")?,
+            body_2: el.child_u32("Body_2")?,
+            axis_1: el.child_vec3(AXIS_1)?,
+            axis_2: el.child_vec3(AXIS_2)?,
+            hardness: el.opt_child_f64("Hardness")?,
+            bounciness: el.opt_child_f64("Bounciness")?,
+            maximum_torque: el.opt_child_f64("Maximum_Torque")?,
+        }),
+        other => Err(DecodeError::new(
+            DecodeErrorKind::UnknownType,
+            format!(
+                "unknown joint type {other:?} in attribute Type (known: FixedJoint, WheelJoint)"
+            ),
+        )),
+    }
+}
+
+// ----- server → agent ----------------------------------------------------------------------
+
+/// Decodes what the server sends to an agent: one `<Response>` or one `<Broadcast>` root.
+pub fn decode_server_message(data: &[u8]) -> Result<ServerMessage, DecodeError> {
+    let roots = parse_elements_bytes(data)?;
+    let [root] = roots.as_slice() else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnexpectedElement,
+            format!(
+                "expected one root element (<Response> or <Broadcast>), found {}",
+                roots.len()
+            ),
+        ));
+    };
+    match root.name.as_str() {
+        "Response" => decode_response_element(root).map(ServerMessage::Response),
+        "Broadcast" => decode_broadcast_element(root).map(ServerMessage::Broadcast),
+        other => Err(DecodeError::new(
+            DecodeErrorKind::UnexpectedElement,
+            format!("unexpected root element <{other}> (expected <Response> or <Broadcast>)"),
+        )),
+    }
+}
+
+/// Decodes a `<Response>` element: [`Response::AgentInformation`] when it holds an
+/// `<Agent_Information>`, otherwise [`Response::Text`] with its trimmed text.
+pub fn decode_response_element(el: &Element) -> Result<Response, DecodeError> {
+    match el.child("Agent_Information") {
+        Some(info) => Ok(Response::AgentInformation {
+            key: info.child_string("Key")?,
+            port: info.child_u16("Port")?,
+            ip: info.child_string("IP")?,
+        })
+        .map_err(|e: DecodeError| e.within("Agent_Information").within("Response")),
+        None => Ok(Response::Text(el.text_string())),
+    }
+}
+
+/// Decodes a `<Broadcast>` element.
+///
+/// Lenient where a client should be: `<DrawData>` and `<Entities_Info>` may be absent
+/// (empty); a body without `<Entity_id>` belongs to entity 0 (the seed's own example has
+/// none); unknown children, including unknown `<Entities_Info>` entries, are ignored so
+/// that servers can add data without breaking clients. `<Part>` and `<Parts>` come
+/// together, with 1 ≤ Part ≤ Parts.
+pub fn decode_broadcast_element(el: &Element) -> Result<Broadcast, DecodeError> {
+    let inner = || -> Result<Broadcast, DecodeError> {
+        let iteration = el.child_u64("Iteration")?;
+        let part = match (el.opt_child_u32("Part")?, el.opt_child_u32("Parts")?) {
+            (None, None) => None,
+            (Some(p), Some(n)) if p >= 1 && p <= n => Some((p, n)),
+            (Some(p), Some(n)) => {
+                return Err(DecodeError::invalid(format!(
+                    "Part: must be between 1 and Parts ({n}), found {p}"
+                )))
+            }
+            _ => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::MissingElement,
+                    "<Part> and <Parts> must be given together",
+                ))
+            }
+        };
+        let mut bodies = Vec::new();
+        if let Some(draw) = el.child("DrawData") {
+            for (i, body) in draw.children("Body").enumerate() {
+                let seg = indexed_segment(body, i + 1, "Body_id");
+                bodies.push(
+                    decode_body_state_element(body)
+                        .map_err(|e| e.within(seg).within("DrawData"))?,
+                );
+            }
+        }
+        let mut entities = Vec::new();
+        if let Some(info) = el.child("Entities_Info") {
+            for (i, entry) in info.children.iter().enumerate() {
+                let kind = match entry.name.as_str() {
+                    "Robot_Entity" => EntityInfoKind::Robot,
+                    "Ball_Entity" => EntityInfoKind::Ball,
+                    _ => continue,
+                };
+                let decoded = (|| {
+                    Ok(EntityInfo {
+                        kind,
+                        entity_id: entity_id(entry)?,
+                        position: entry
+                            .required_child("Position")?
+                            .child_vec3(POS)
+                            .map_err(|e| e.within("Position"))?,
+                        rotation: entry
+                            .required_child("Rotation")?
+                            .child_vec3(ROT)
+                            .map_err(|e| e.within("Rotation"))?,
+                    })
+                })()
+                .map_err(|e: DecodeError| {
+                    e.within(format!("{}[{}]", entry.name, i + 1))
+                        .within("Entities_Info")
+                })?;
+                entities.push(decoded);
+            }
+        }
+        Ok(Broadcast {
+            iteration,
+            part,
+            bodies,
+            entities,
+        })
+    };
+    inner().map_err(|e| e.within("Broadcast"))
+}
+
+/// Decodes one `<Body>` of a broadcast's `<DrawData>`.
+pub fn decode_body_state_element(el: &Element) -> Result<BodyState, DecodeError> {
+    let shape = decode_shape(el)?;
+    let entity_id = match el.child("Entity_id").or_else(|| el.child("Entity_Id")) {
+        Some(c) => c.text_u32()?,
+        None => 0,
+    };
+    Ok(BodyState {
+        entity_id,
+        id: el.child_u32("Body_id")?,
+        shape,
+        material: el.child_u32("Material")?,
+        mass: el.child_f64("Mass")?,
+        position: el.child_vec3(POSITION)?,
+        rotation: el.child_vec3(ROTATION)?,
+        linear_velocity: el.child_vec3(LINEAR_VELOCITY)?,
+        angular_velocity: el.child_vec3(ANGULAR_VELOCITY)?,
+    })
+}

@@ -1,0 +1,426 @@
+//! Encoding: [`Request`]s, [`Response`]s and [`Broadcast`]s → XML.
+//!
+//! Requests and responses are built as [`Element`] trees (so other crates can embed the
+//! same elements in their own files) and written compactly; broadcasts, which are large
+//! and sent every iteration, are written directly into a `String`.
+//!
+//! Numbers are written with Rust's `Display` for `f64`, the shortest text that parses back
+//! to the same value, so every number round-trips exactly. Text and attribute values are
+//! escaped.
+
+use std::fmt::Write as _;
+
+use crate::decode::{
+    ANGULAR_VELOCITY, AXIS_1, AXIS_2, LINEAR_VELOCITY, POS, POSITION, ROT, ROTATION, SIZE,
+};
+use crate::keys::CommandKeys;
+use crate::model::*;
+use crate::tree::{escape_text_into, write_leaf, Element};
+
+/// `<Message>…</Message>` holding `req` (an `<Agent_Message>`, or a
+/// `<Simulation_Message>` with one `<Control_Request>` / `<Entity_Request>`), compact.
+pub fn encode_request(req: &Request, keys: &CommandKeys) -> String {
+    message_element(req, keys).to_xml()
+}
+
+/// Several `<Message>` roots, one per request, for one datagram.
+pub fn encode_requests(reqs: &[Request], keys: &CommandKeys) -> String {
+    let mut out = String::new();
+    for req in reqs {
+        message_element(req, keys).write_xml(&mut out);
+    }
+    out
+}
+
+/// A `Create_Entity` request for `spec` in its `<Message>` envelope (no `<Response>`).
+pub fn encode_entity_spec(spec: &EntitySpec, keys: &CommandKeys) -> String {
+    wrap_in_message(entity_spec_element(spec, keys), false).to_xml()
+}
+
+/// The `<Message>` element for `req`.
+pub fn message_element(req: &Request, keys: &CommandKeys) -> Element {
+    let agent = matches!(req, Request::Agent(_));
+    wrap_in_message(request_element(req, keys), agent)
+}
+
+fn wrap_in_message(request: Element, agent: bool) -> Element {
+    let inner = if agent {
+        request
+    } else {
+        Element::new("Simulation_Message").with_child(request)
+    };
+    Element::new("Message").with_child(inner)
+}
+
+fn command(name: &str, command: &str) -> Element {
+    Element::new(name).with_attr("Command", command)
+}
+
+fn vec3(el: &mut Element, names: [&str; 3], v: Vec3) {
+    el.push_vec3(names, v);
+}
+
+fn with_response(mut el: Element, response: Option<bool>) -> Element {
+    if let Some(r) = response {
+        el.push(Element::leaf("Response", r));
+    }
+    el
+}
+
+/// The request element itself: `<Agent_Message>`, `<Control_Request>` or
+/// `<Entity_Request>`, with `<Response>` last when given.
+pub fn request_element(req: &Request, keys: &CommandKeys) -> Element {
+    match req {
+        Request::Agent(a) => agent_element(a, keys),
+        Request::Control { request, response } => {
+            with_response(control_element(request, keys), *response)
+        }
+        Request::Entity { request, response } => {
+            with_response(entity_request_element(request, keys), *response)
+        }
+    }
+}
+
+fn agent_element(a: &AgentRequest, keys: &CommandKeys) -> Element {
+    match a {
+        AgentRequest::RegisterAgent {
+            agent_type,
+            port,
+            ip,
+            sync,
+            broadcast,
+            key,
+        } => command("Agent_Message", &keys.register_agent)
+            .with_attr("Agent_Type", agent_type.as_str())
+            .with_child(Element::leaf("Port", port))
+            .with_child(Element::leaf("IP", ip))
+            .with_child(Element::leaf("Sync", sync))
+            .with_child(Element::leaf("Broadcast", broadcast))
+            .with_child(Element::leaf("Key", key)),
+        AgentRequest::InfoRequest {
+            requester,
+            requested,
+        } => command("Agent_Message", &keys.info_request)
+            .with_child(Element::leaf("Requester", requester))
+            .with_child(Element::leaf("Requested", requested)),
+        AgentRequest::Synchronize { key, iteration } => command("Agent_Message", &keys.synchronize)
+            .with_child(Element::leaf("Key", key))
+            .with_child(Element::leaf("Iteration", iteration)),
+    }
+}
+
+fn control_element(c: &ControlRequest, keys: &CommandKeys) -> Element {
+    let k = keys;
+    let simple = |cmd: &str, child: &str, value: String| {
+        command("Control_Request", cmd).with_child(Element::leaf(child, value))
+    };
+    match c {
+        ControlRequest::RegisterMaterialsInteractions {
+            materials,
+            interactions,
+        } => materials_element(materials, interactions, keys),
+        ControlRequest::CreateEntity(spec) => entity_spec_element(spec, keys),
+        ControlRequest::InitializeSimulation => {
+            command("Control_Request", &k.initialize_simulation)
+        }
+        ControlRequest::SetStepMode(v) => simple(&k.set_step_mode, "Step_Mode", v.to_string()),
+        ControlRequest::MakeStep => command("Control_Request", &k.make_step),
+        ControlRequest::SetAutoAdjustMode(v) => {
+            simple(&k.set_auto_adjust_mode, "AutoAdjust_Mode", v.to_string())
+        }
+        ControlRequest::SetSyncMode(v) => simple(&k.set_sync_mode, "Sync_Mode", v.to_string()),
+        ControlRequest::SetSyncWait(v) => simple(&k.set_sync_wait, "Sync_Wait", v.to_string()),
+        ControlRequest::SetTimestep(v) => simple(&k.set_timestep, "Timestep", v.to_string()),
+        ControlRequest::SetWorldGravity(v) => {
+            simple(&k.set_world_gravity, "Gravity", v.to_string())
+        }
+        ControlRequest::SetWorldHardness(v) => {
+            simple(&k.set_world_hardness, "Hardness", v.to_string())
+        }
+        ControlRequest::SetWorldBounciness(v) => {
+            simple(&k.set_world_bounciness, "Bounciness", v.to_string())
+        }
+        ControlRequest::Save(f) => simple(&k.save, "File", f.clone()),
+        ControlRequest::Load(f) => simple(&k.load, "File", f.clone()),
+        ControlRequest::SetFastMode(v) => simple(&k.set_fast_mode, "Fast_Mode", v.to_string()),
+        ControlRequest::SetStepsPerIteration(v) => simple(
+            &k.set_steps_per_iteration,
+            "Steps_Per_Iteration",
+            v.to_string(),
+        ),
+    }
+}
+
+fn entity_request_element(e: &EntityRequest, keys: &CommandKeys) -> Element {
+    match e {
+        EntityRequest::SetEntityPosition {
+            entity_id,
+            position,
+        } => {
+            let mut el = command("Entity_Request", &keys.set_entity_position)
+                .with_child(Element::leaf("Entity_Id", entity_id));
+            vec3(&mut el, POSITION, *position);
+            el
+        }
+        EntityRequest::RobotMotorControl { entity_id, motors } => {
+            command("Entity_Request", &keys.robot_motor_control)
+                .with_child(Element::leaf("Entity_Id", entity_id))
+                .with_child(Element::new("Motors").with_children(motors.iter().map(|m| {
+                    Element::new("Motor")
+                        .with_child(Element::leaf("Wheel_Joint_Id", m.wheel_joint_id))
+                        .with_child(Element::leaf("Value", m.value))
+                })))
+        }
+    }
+}
+
+/// `<Control_Request Command="Register_Materials_Interactions">` with every `<Material>`
+/// then every `<Interaction>`.
+pub fn materials_element(
+    materials: &[Material],
+    interactions: &[Interaction],
+    keys: &CommandKeys,
+) -> Element {
+    let mut el = command("Control_Request", &keys.register_materials_interactions);
+    for m in materials {
+        el.push(
+            Element::new("Material")
+                .with_child(Element::leaf("Material_Id", m.id))
+                .with_child(Element::leaf("Material_Name", &m.name)),
+        );
+    }
+    for i in interactions {
+        el.push(
+            Element::new("Interaction")
+                .with_child(Element::leaf("Material_1", i.material_1))
+                .with_child(Element::leaf("Material_2", i.material_2))
+                .with_child(Element::leaf("Hardness", i.hardness))
+                .with_child(Element::leaf("Bounciness", i.bounciness))
+                .with_child(Element::leaf("Slip1", i.slip1))
+                .with_child(Element::leaf("Slip2", i.slip2))
+                .with_child(Element::leaf("Friction", i.friction)),
+        );
+    }
+    el
+}
+
+/// `<Control_Request Command="Create_Entity" Type="…"><Data>…</Data></Control_Request>`
+/// in the layout of seed 000 §2.4 (bodies, then joints, inside `<Structure>`).
+pub fn entity_spec_element(spec: &EntitySpec, keys: &CommandKeys) -> Element {
+    let mut data = Element::new("Data").with_child(Element::leaf("Entity_id", spec.entity_id()));
+    match spec {
+        EntitySpec::Robot {
+            bodies,
+            joints,
+            motors,
+            reference_body,
+            ..
+        } => {
+            data.push(structure_element(bodies, joints));
+            data.push(
+                Element::new("Motors")
+                    .with_children(motors.iter().map(|m| Element::leaf("Motor_id", m))),
+            );
+            data.push(Element::leaf("Reference_Body", reference_body));
+        }
+        EntitySpec::Field { bodies, joints, .. } => {
+            data.push(structure_element(bodies, joints));
+        }
+        EntitySpec::Ball {
+            material,
+            mass,
+            position,
+            rotation,
+            radius,
+            ..
+        } => {
+            if let Some(m) = material {
+                data.push(Element::leaf("Material", m));
+            }
+            if let Some(m) = mass {
+                data.push(Element::leaf("Mass", m));
+            }
+            vec3(&mut data, POSITION, *position);
+            vec3(&mut data, ROTATION, *rotation);
+            data.push(Element::leaf("Radius", radius));
+        }
+    }
+    command("Control_Request", &keys.create_entity)
+        .with_attr("Type", spec.type_name())
+        .with_child(data)
+}
+
+fn structure_element(bodies: &[BodySpec], joints: &[JointSpec]) -> Element {
+    Element::new("Structure")
+        .with_children(bodies.iter().map(body_element))
+        .with_children(joints.iter().map(joint_element))
+}
+
+/// One `<Body Type="…">` of a `<Structure>` (seed 000 §2.4 order: id, material, mass,
+/// position, rotation, dimensions).
+pub fn body_element(b: &BodySpec) -> Element {
+    let mut el = Element::new("Body")
+        .with_attr("Type", b.shape.type_name())
+        .with_child(Element::leaf("Body_id", b.id));
+    if let Some(m) = b.material {
+        el.push(Element::leaf("Material", m));
+    }
+    if let Some(m) = b.mass {
+        el.push(Element::leaf("Mass", m));
+    }
+    vec3(&mut el, POSITION, b.position);
+    vec3(&mut el, ROTATION, b.rotation);
+    match &b.shape {
+        Shape::Sphere { radius } => el.push(Element::leaf("Radius", radius)),
+        Shape::Box { size } => vec3(&mut el, SIZE, *size),
+        Shape::Cylinder { radius, length } | Shape::WheelCylinder { radius, length } => {
+            el.push(Element::leaf("Radius", radius));
+            el.push(Element::leaf("Length", length));
+        }
+    }
+    el
+}
+
+/// One `<Joint Type="…">` of a `<Structure>`.
+pub fn joint_element(j: &JointSpec) -> Element {
+    let (id, (b1, b2)) = (j.id(), j.bodies());
+    let mut el = Element::new("Joint")
+        .with_attr("Type", j.type_name())
+        .with_child(Element::leaf("Joint_id", id))
+        .with_child(Element::leaf("Body_1", b1))
+        .with_child(Element::leaf("Body_2", b2));
+    if let JointSpec::Wheel {
+        axis_1,
+        axis_2,
+        hardness,
+        bounciness,
+        maximum_torque,
+        ..
+    } = j
+    {
+        vec3(&mut el, AXIS_1, *axis_1);
+        vec3(&mut el, AXIS_2, *axis_2);
+        for (name, v) in [
+            ("Hardness", hardness),
+            ("Bounciness", bounciness),
+            ("Maximum_Torque", maximum_torque),
+        ] {
+            if let Some(v) = v {
+                el.push(Element::leaf(name, v));
+            }
+        }
+    }
+    el
+}
+
+// ----- server → agent ----------------------------------------------------------------------
+
+/// `<Response>text</Response>` for [`Response::Text`] (text escaped), or
+/// `<Response><Agent_Information><Key/><Port/><IP/></Agent_Information></Response>`
+/// (seed 000 §2.2).
+pub fn encode_response(r: &Response) -> String {
+    match r {
+        Response::Text(t) => {
+            let mut out = String::with_capacity(t.len() + 21);
+            out.push_str("<Response>");
+            escape_text_into(t, &mut out);
+            out.push_str("</Response>");
+            out
+        }
+        Response::AgentInformation { .. } => response_element(r).to_xml(),
+    }
+}
+
+/// The `<Response>` element of [`encode_response`].
+pub fn response_element(r: &Response) -> Element {
+    match r {
+        Response::Text(t) => Element::new("Response").with_text(t.clone()),
+        Response::AgentInformation { key, port, ip } => Element::new("Response").with_child(
+            Element::new("Agent_Information")
+                .with_child(Element::leaf("Key", key))
+                .with_child(Element::leaf("Port", port))
+                .with_child(Element::leaf("IP", ip)),
+        ),
+    }
+}
+
+/// A response or a broadcast.
+pub fn encode_server_message(m: &ServerMessage) -> String {
+    match m {
+        ServerMessage::Response(r) => encode_response(r),
+        ServerMessage::Broadcast(b) => encode_broadcast(b),
+    }
+}
+
+/// The `<Broadcast>` of seed 000 §5, compact. See [`encode_broadcast_into`].
+pub fn encode_broadcast(b: &Broadcast) -> String {
+    let mut out = String::with_capacity(128 + b.bodies.len() * 900 + b.entities.len() * 250);
+    encode_broadcast_into(b, &mut out);
+    out
+}
+
+fn write_vec3(out: &mut String, names: [&str; 3], v: Vec3) {
+    for (name, value) in names.iter().zip(v) {
+        write_leaf(out, name, value);
+    }
+}
+
+/// Appends the `<Broadcast>` to `out`, without building a tree:
+///
+/// ```text
+/// <Broadcast><Iteration>i</Iteration>[<Part>p</Part><Parts>n</Parts>]
+///   <DrawData><Body Type="…"><Entity_id/><Body_id/><Material/><Mass/>dimensions
+///     <Position_X/Y/Z/><Rotation_X/Y/Z/><Linear_Velocity_X/Y/Z/><Angular_Velocity_X/Y/Z/>
+///   </Body>…</DrawData>
+///   <Entities_Info><Robot_Entity|Ball_Entity><Entity_Id/>
+///     <Position><pos_x/><pos_y/><pos_z/></Position><Rotation><rot_x/>…</Rotation>
+///   </…>…</Entities_Info></Broadcast>
+/// ```
+///
+/// (written without the whitespace shown). Dimensions as in the seed's broadcast: `Radius`
+/// for spheres, `Size_X/Y/Z` for boxes, `Length` then `Radius` for cylinders and wheels.
+pub fn encode_broadcast_into(b: &Broadcast, out: &mut String) {
+    out.push_str("<Broadcast>");
+    write_leaf(out, "Iteration", b.iteration);
+    if let Some((part, parts)) = b.part {
+        write_leaf(out, "Part", part);
+        write_leaf(out, "Parts", parts);
+    }
+    out.push_str("<DrawData>");
+    for body in &b.bodies {
+        // Writing to a String cannot fail.
+        let _ = write!(out, "<Body Type=\"{}\">", body.shape.type_name());
+        write_leaf(out, "Entity_id", body.entity_id);
+        write_leaf(out, "Body_id", body.id);
+        write_leaf(out, "Material", body.material);
+        write_leaf(out, "Mass", body.mass);
+        match &body.shape {
+            Shape::Sphere { radius } => write_leaf(out, "Radius", radius),
+            Shape::Box { size } => write_vec3(out, SIZE, *size),
+            Shape::Cylinder { radius, length } | Shape::WheelCylinder { radius, length } => {
+                write_leaf(out, "Length", length);
+                write_leaf(out, "Radius", radius);
+            }
+        }
+        write_vec3(out, POSITION, body.position);
+        write_vec3(out, ROTATION, body.rotation);
+        write_vec3(out, LINEAR_VELOCITY, body.linear_velocity);
+        write_vec3(out, ANGULAR_VELOCITY, body.angular_velocity);
+        out.push_str("</Body>");
+    }
+    out.push_str("</DrawData><Entities_Info>");
+    for e in &b.entities {
+        let tag = match e.kind {
+            EntityInfoKind::Robot => "Robot_Entity",
+            EntityInfoKind::Ball => "Ball_Entity",
+        };
+        let _ = write!(out, "<{tag}>");
+        write_leaf(out, "Entity_Id", e.entity_id);
+        out.push_str("<Position>");
+        write_vec3(out, POS, e.position);
+        out.push_str("</Position><Rotation>");
+        write_vec3(out, ROT, e.rotation);
+        let _ = write!(out, "</Rotation></{tag}>");
+    }
+    out.push_str("</Entities_Info></Broadcast>");
+}
