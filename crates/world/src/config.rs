@@ -1,0 +1,63 @@
+//! The world's defaults (seed 000 §6, the keys that concern the simulation itself).
+
+use simrob_physics::Interaction;
+
+/// Defaults applied by the world when a request leaves a value out, and its initial
+/// parameters. Every field has a built-in default so no configuration file is needed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorldConfig {
+    /// `defaultresponserequest`: confirm a command when the request does not say.
+    pub default_response_request: bool,
+    /// `defaultstepsize`: seconds per physics step.
+    pub default_step_size: f64,
+    /// `syncwait`: seconds the server waits for synchronous agents.
+    pub sync_wait: f64,
+    /// `defaultphysicsworldbounciness`: global ERP (joints).
+    pub default_world_bounciness: f64,
+    /// `defaultphysicsworldhardness`: global CFM (joints).
+    pub default_world_hardness: f64,
+    /// `default*interaction`: the interaction of a material pair with none registered.
+    pub default_interaction: Interaction,
+    /// `defaultgravity`: m/s² along Z.
+    pub default_gravity: f64,
+    /// `defaultwheeljointhardness`.
+    pub default_wheel_joint_hardness: f64,
+    /// `defaultwheeljointbounciness`.
+    pub default_wheel_joint_bounciness: f64,
+    /// `defaultwheeljointmaxtorque`: N·m.
+    pub default_wheel_joint_max_torque: f64,
+    /// `defaultbodymaterial`: material of a body that names none. This material id is always
+    /// accepted, registered or not.
+    pub default_body_material: u32,
+    /// `defaultbodymass`: kg, for a body that gives no mass.
+    pub default_body_mass: f64,
+    /// `contactpointsammount`: accepted for compatibility; rapier keeps at most four contact
+    /// points per contact manifold whatever the value.
+    pub contact_points_amount: u32,
+}
+
+impl Default for WorldConfig {
+    fn default() -> Self {
+        WorldConfig {
+            default_response_request: false,
+            default_step_size: 0.01,
+            sync_wait: 0.1,
+            default_world_bounciness: 0.2,
+            default_world_hardness: 1e-5,
+            default_interaction: Interaction {
+                hardness: 0.15,
+                bounciness: 0.6,
+                slip1: 0.1,
+                slip2: 0.1,
+                friction: 1.0,
+            },
+            default_gravity: -9.8,
+            default_wheel_joint_hardness: 0.001,
+            default_wheel_joint_bounciness: 0.9,
+            default_wheel_joint_max_torque: 10.0,
+            default_body_material: 0,
+            default_body_mass: 1.0,
+            contact_points_amount: 4,
+        }
+    }
+}
