@@ -325,8 +325,11 @@ impl PhysicsBackend for RapierBackend {
         let collider = collider_for(desc)?
             .user_data(((id as u128) << 32) | desc.material as u128)
             .active_hooks(ActiveHooks::MODIFY_SOLVER_CONTACTS);
+        // Bodies never sleep: rapier's sleep thresholds are tuned for human-sized objects and
+        // would freeze a slowly rolling 3 cm ball; ODE (the seed's engine) does not auto-disable
+        // bodies by default either.
         let rb = if desc.mass > 0.0 {
-            RigidBodyBuilder::dynamic()
+            RigidBodyBuilder::dynamic().can_sleep(false)
         } else {
             RigidBodyBuilder::fixed()
         }

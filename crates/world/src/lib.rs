@@ -105,6 +105,9 @@ pub struct World<P: PhysicsBackend + Default = RapierBackend> {
     config: WorldConfig,
     physics: P,
     entities: BTreeMap<u32, Entity>,
+    /// Entity ids in order of creation (the order their bodies were added to the engine, which
+    /// a save file must reproduce).
+    creation_order: Vec<u32>,
     materials: BTreeMap<u32, String>,
     /// Registered interactions keyed by the unordered material pair (min, max).
     interactions: BTreeMap<(u32, u32), Interaction>,
@@ -150,6 +153,7 @@ impl<P: PhysicsBackend + Default> World<P> {
             config,
             physics,
             entities: BTreeMap::new(),
+            creation_order: Vec::new(),
             materials: BTreeMap::new(),
             interactions: BTreeMap::new(),
             modes,
@@ -396,6 +400,7 @@ impl<P: PhysicsBackend + Default> World<P> {
         match entity::build(&mut self.physics, spec, plan) {
             Ok(entity) => {
                 self.entities.insert(id, entity);
+                self.creation_order.push(id);
                 Ok(())
             }
             Err(e) => {
@@ -590,6 +595,43 @@ impl<P: PhysicsBackend + Default> World<P> {
         let e = self.entities.get(&entity)?;
         let b = e.bodies.iter().find(|b| b.body_id == body_id)?;
         self.physics.body_state(b.handle).ok()
+    }
+
+    /// Sets the linear and angular velocity of every body of an entity (a rigid push: all
+    /// bodies get the same velocities). Not a SimRob command: a convenience for scenario set-up
+    /// and tests (kick a ball, launch a robot). Fields cannot be pushed.
+    pub fn set_entity_velocity(
+        &mut self,
+        id: u32,
+        linear: [f64; 3],
+        angular: [f64; 3],
+    ) -> Result<(), WorldError> {
+        let e = self
+            .entities
+            .get(&id)
+            .ok_or(WorldError::UnknownEntity(id))?;
+        if matches!(e.kind, EntityKind::Field) {
+            return invalid(format!("entity {id} is a Field and cannot move"));
+        }
+        if !linear.iter().chain(angular.iter()).all(|v| v.is_finite()) {
+            return invalid("velocities must be finite numbers");
+        }
+        let mut states = Vec::with_capacity(e.bodies.len());
+        for b in &e.bodies {
+            let mut s = self
+                .physics
+                .body_state(b.handle)
+                .map_err(|e| WorldError::Invalid(e.to_string()))?;
+            s.linear_velocity = linear;
+            s.angular_velocity = angular;
+            states.push((b.handle, s));
+        }
+        for (h, s) in states {
+            self.physics
+                .set_body_state(h, &s)
+                .map_err(|e| WorldError::Invalid(e.to_string()))?;
+        }
+        Ok(())
     }
 
     /// Motor target of a robot's wheel joint.

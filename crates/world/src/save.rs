@@ -6,7 +6,7 @@
 //!     World_Bounciness, Fast_Mode, Steps_Per_Iteration, Step_Mode, Pending_Steps,
 //!     AutoAdjust_Mode, Sync_Mode, Sync_Wait, Initialized, Default_Interaction </Parameters>
 //!   <Control_Request Command="Register_Materials_Interactions"> … </Control_Request>
-//!   <Entities> one Create_Entity Control_Request per entity, as created </Entities>
+//!   <Entities> one Create_Entity Control_Request per entity, in order of creation </Entities>
 //!   <State> <Body Entity_Id Body_id> pose (quaternion) and velocities </Body>
 //!           <Motor Entity_Id Wheel_Joint_Id>target</Motor> </State>
 //!   <Physics_State Encoding="hex"> the engine's complete state </Physics_State>
@@ -113,7 +113,10 @@ impl<P: PhysicsBackend + Default> World<P> {
 
         let mut entities = Element::new("Entities");
         let mut state = Element::new("State");
-        for (id, e) in &self.entities {
+        for id in &self.creation_order {
+            let Some(e) = self.entities.get(id) else {
+                continue;
+            };
             entities.push(entity_spec_element(&e.spec, &keys));
             for b in &e.bodies {
                 let Ok(s) = self.physics.body_state(b.handle) else {
