@@ -444,56 +444,57 @@ pub fn decode_materials_element(
 pub fn decode_entity_spec_element(el: &Element) -> Result<EntitySpec, DecodeError> {
     let ty = el.required_attr("Type")?;
     let data = el.required_child("Data")?;
-    let spec =
-        match ty {
-            "Robot" => (|| {
-                let entity_id = entity_id(data)?;
-                let (bodies, joints) = decode_structure(data)?;
-                let motors_el = data.required_child("Motors")?;
-                let mut motors = Vec::new();
-                for (i, child) in motors_el.children.iter().enumerate() {
-                    if child.name != "Motor_id" {
-                        return Err(unexpected_child(child, "Motors", "Motor_id").within("Motors"));
-                    }
-                    let id = child
-                        .text_u32()
-                        .map_err(|e| e.within(format!("Motor_id[{}]", i + 1)).within("Motors"))?;
-                    motors.push(id);
+    let spec = match ty {
+        "Robot" => (|| {
+            let entity_id = entity_id(data)?;
+            let (bodies, joints) = decode_structure(data)?;
+            let motors_el = data.required_child("Motors")?;
+            let mut motors = Vec::new();
+            for (i, child) in motors_el.children.iter().enumerate() {
+                if child.name != "Motor_id" {
+                    return Err(unexpected_child(child, "Motors", "Motor_id").within("Motors"));
                 }
-                Ok(EntitySpec::Robot {
-                    entity_id,
-                    bodies,
-                    joints,
-                    motors,
-                    reference_body: data.child_u32("Reference_Body")?,
-                })
-            })(),
-            "Field" => (|| {
-                let entity_id = entity_id(data)?;
-                let (bodies, joints) = decode_structure(data)?;
-                Ok(EntitySpec::Field {
-                    entity_id,
-                    bodies,
-                    joints,
-                })
-            })(),
-            "Ball" => (|| {
-                Ok(EntitySpec::Ball {
-                    entity_id: entity_id(data)?,
-                    material: data.opt_child_u32("Material")?,
-                    mass: data.opt_child_f64("Mass")?,
-                    position: data.child_vec3(POSITION)?,
-                    rotation: data.child_vec3(ROTATION)?,
-                    radius: data.child_f64("Radius")?,
-                })
-            })(),
-            other => return Err(DecodeError::new(
+                let id = child
+                    .text_u32()
+                    .map_err(|e| e.within(format!("Motor_id[{}]", i + 1)).within("Motors"))?;
+                motors.push(id);
+            }
+            Ok(EntitySpec::Robot {
+                entity_id,
+                bodies,
+                joints,
+                motors,
+                reference_body: data.child_u32("Reference_Body")?,
+            })
+        })(),
+        "Field" => (|| {
+            let entity_id = entity_id(data)?;
+            let (bodies, joints) = decode_structure(data)?;
+            Ok(EntitySpec::Field {
+                entity_id,
+                bodies,
+                joints,
+            })
+        })(),
+        "Ball" => (|| {
+            Ok(EntitySpec::Ball {
+                entity_id: entity_id(data)?,
+                material: data.opt_child_u32("Material")?,
+                mass: data.opt_child_f64("Mass")?,
+                position: data.child_vec3(POSITION)?,
+                rotation: data.child_vec3(ROTATION)?,
+                radius: data.child_f64("Radius")?,
+            })
+        })(),
+        other => {
+            return Err(DecodeError::new(
                 DecodeErrorKind::UnknownType,
                 format!(
                     "unknown entity type {other:?} in attribute Type (known: Robot, Field, Ball)"
                 ),
-            )),
-        };
+            ))
+        }
+    };
     spec.map_err(|e| e.within("Data"))
 }
 

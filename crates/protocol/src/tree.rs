@@ -437,8 +437,14 @@ pub fn escape_attr_into(text: &str, out: &mut String) {
 
 /// Writes `<name>` `value` `</name>` with `Display` (no escaping: for numbers).
 pub(crate) fn write_leaf<T: fmt::Display>(out: &mut String, name: &str, value: T) {
+    out.push('<');
+    out.push_str(name);
+    out.push('>');
     // Writing to a String cannot fail.
-    let _ = write!(out, "<{name}>{value}</{name}>");
+    let _ = write!(out, "{value}");
+    out.push_str("</");
+    out.push_str(name);
+    out.push('>');
 }
 
 /// Result of [`parse_partial`]: the elements read before any error.
@@ -556,7 +562,14 @@ pub(crate) fn parse_partial(xml: &str) -> Partial {
             Event::Text(t) => {
                 let text = match t.unescape() {
                     Ok(s) => s,
-                    Err(e) => break Some((e.to_string(), at)),
+                    Err(e) => {
+                        let place = stack
+                            .last()
+                            .map_or("outside any element".to_string(), |el| {
+                                format!("in <{}>", el.name)
+                            });
+                        break Some((format!("bad text {place} (escape & as &amp;): {e}"), at));
+                    }
                 };
                 match stack.last_mut() {
                     Some(top) => top.text.push_str(&text),
