@@ -645,6 +645,39 @@ impl<P: PhysicsBackend + Default> World<P> {
     }
 }
 
+/// A copy of an entity's creation request with another id, moved by `offset` (metres). Handy
+/// for populating a scene with many copies of one robot.
+pub fn moved_copy(spec: &EntitySpec, entity_id: u32, offset: [f64; 3]) -> EntitySpec {
+    let shift = |p: [f64; 3]| [p[0] + offset[0], p[1] + offset[1], p[2] + offset[2]];
+    let mut copy = spec.clone();
+    match &mut copy {
+        EntitySpec::Robot {
+            entity_id: id,
+            bodies,
+            ..
+        }
+        | EntitySpec::Field {
+            entity_id: id,
+            bodies,
+            ..
+        } => {
+            *id = entity_id;
+            for b in bodies {
+                b.position = shift(b.position);
+            }
+        }
+        EntitySpec::Ball {
+            entity_id: id,
+            position,
+            ..
+        } => {
+            *id = entity_id;
+            *position = shift(*position);
+        }
+    }
+    copy
+}
+
 fn unit_interval(name: &str, v: f64) -> Result<(), WorldError> {
     if v.is_finite() && (0.0..=1.0).contains(&v) {
         Ok(())
