@@ -1,0 +1,163 @@
+//! `simrob run`: a scenario headless.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use simrob_protocol::{
+    decode_datagram, CommandKeys, ControlRequest, EntityRequest, EntitySpec, MotorCommand,
+};
+use simrob_world::{Applied, World, WorldConfig};
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Scenario file (SimRob XML messages).
+    #[arg(default_value = "scenarios/soccer.xml")]
+    pub scenario: PathBuf,
+    /// Iterations to run.
+    #[arg(long, default_value_t = 1000)]
+    iterations: u64,
+    /// Print the poses every N iterations (0 = only at the end).
+    #[arg(long, default_value_t = 100)]
+    every: u64,
+    /// Wheel speeds to set on a robot before running: ENTITY:JOINT=RAD_S[,JOINT=RAD_S…],
+    /// e.g. `--motors 3:0=3,1=3`. May be repeated.
+    #[arg(long = "motors", value_name = "SPEC")]
+    motors: Vec<String>,
+    /// Timestep in seconds (default: the scenario's, else 0.01).
+    #[arg(long)]
+    timestep: Option<f64>,
+}
+
+/// Applies every request of a scenario file to `world`. Save/Load paths are relative to the
+/// scenario's folder.
+pub fn load_scenario(world: &mut World, path: &Path) -> Result<()> {
+    let bytes =
+        std::fs::read(path).with_context(|| format!("cannot read scenario {}", path.display()))?;
+    let keys = CommandKeys::default();
+    let base = path.parent().unwrap_or(Path::new("."));
+    for (n, request) in decode_datagram(&bytes, &keys).into_iter().enumerate() {
+        let request = request.with_context(|| format!("{}: request {}", path.display(), n + 1))?;
+        match world
+            .apply(&request)
+            .with_context(|| format!("{}: request {}", path.display(), n + 1))?
+        {
+            Applied::Done(_) => {}
+            Applied::Save(file) => {
+                let target = base.join(file);
+                std::fs::write(&target, world.save_xml())
+                    .with_context(|| format!("cannot save to {}", target.display()))?;
+            }
+            Applied::Load(file) => {
+                let source = base.join(file);
+                let xml = std::fs::read_to_string(&source)
+                    .with_context(|| format!("cannot read {}", source.display()))?;
+                world.load_xml(&xml)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn parse_motors(spec: &str) -> Result<EntityRequest> {
+    let Some((entity, rest)) = spec.split_once(':') else {
+        bail!("--motors {spec:?}: expected ENTITY:JOINT=RAD_S[,JOINT=RAD_S…], e.g. 3:0=3,1=3");
+    };
+    let entity_id: u32 = entity
+        .trim()
+        .parse()
+        .with_context(|| format!("--motors {spec:?}: {entity:?} is not an entity id"))?;
+    let mut motors = Vec::new();
+    for pair in rest.split(',') {
+        let Some((joint, value)) = pair.split_once('=') else {
+            bail!("--motors {spec:?}: {pair:?} is not JOINT=RAD_S");
+        };
+        motors.push(MotorCommand {
+            wheel_joint_id: joint
+                .trim()
+                .parse()
+                .with_context(|| format!("--motors {spec:?}: {joint:?} is not a joint id"))?,
+            value: value
+                .trim()
+                .parse()
+                .with_context(|| format!("--motors {spec:?}: {value:?} is not a number"))?,
+        });
+    }
+    Ok(EntityRequest::RobotMotorControl { entity_id, motors })
+}
+
+fn print_poses(world: &World) {
+    for id in world.entity_ids() {
+        let Some(spec) = world.entity_spec(id) else {
+            continue;
+        };
+        if matches!(spec, EntitySpec::Field { .. }) {
+            continue;
+        }
+        if let Some((p, r)) = world.entity_pose(id) {
+            println!(
+                "  {:<5} {:>3}  pos ({:>8.4}, {:>8.4}, {:>8.4})  rot ({:>7.4}, {:>7.4}, {:>7.4})",
+                spec.type_name(),
+                id,
+                p[0],
+                p[1],
+                p[2],
+                r[0],
+                r[1],
+                r[2]
+            );
+        }
+    }
+}
+
+pub fn run(args: RunArgs) -> Result<()> {
+    let mut world = World::new(WorldConfig::default());
+    load_scenario(&mut world, &args.scenario)?;
+    if let Some(t) = args.timestep {
+        world.apply_control(&ControlRequest::SetTimestep(t))?;
+    }
+    for m in &args.motors {
+        world.apply_entity(&parse_motors(m)?)?;
+    }
+    if !world.modes().initialized {
+        world.apply_control(&ControlRequest::InitializeSimulation)?;
+    }
+    if world.modes().step_mode {
+        world.apply_control(&ControlRequest::SetStepMode(false))?;
+    }
+    println!(
+        "{}: {} entities, timestep {} s",
+        args.scenario.display(),
+        world.entity_ids().count(),
+        world.params().timestep
+    );
+    let start = Instant::now();
+    for _ in 0..args.iterations {
+        world.advance();
+        if args.every > 0 && world.iteration() % args.every == 0 {
+            println!(
+                "iteration {} (t = {:.2} s)",
+                world.iteration(),
+                world.sim_time()
+            );
+            print_poses(&world);
+        }
+    }
+    let wall = start.elapsed().as_secs_f64();
+    if args.every == 0 || world.iteration() % args.every != 0 {
+        println!(
+            "iteration {} (t = {:.2} s)",
+            world.iteration(),
+            world.sim_time()
+        );
+        print_poses(&world);
+    }
+    println!(
+        "{} iterations in {:.3} s wall ({:.0} iterations/s, {:.0}× real time)",
+        args.iterations,
+        wall,
+        args.iterations as f64 / wall.max(1e-9),
+        world.sim_time() / wall.max(1e-9)
+    );
+    Ok(())
+}

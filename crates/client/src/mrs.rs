@@ -1,0 +1,1 @@
+//! Mobile Robot Simulator client (seed 001).

@@ -1,0 +1,1 @@
+//! SimRob UDP client (seed 000).

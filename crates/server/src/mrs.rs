@@ -1,0 +1,1 @@
+//! The Mobile Robot Simulator TCP server (seed 001).

@@ -1,0 +1,1 @@
+//! The SimRob UDP server (seed 000).

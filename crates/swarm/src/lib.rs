@@ -1,0 +1,1 @@
+//! simrob-swarm: many robots at high abstraction on the 2D world (ECS, events, navigation, scripts).
