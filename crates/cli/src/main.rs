@@ -2,6 +2,7 @@
 
 mod mrs;
 mod run;
+mod serve;
 mod swarm;
 
 use anyhow::Result;
@@ -23,6 +24,10 @@ enum Command {
     /// A scenario is a file of SimRob XML messages (seed 000), applied in order; the
     /// simulation is initialized if the file does not do it.
     Run(run::RunArgs),
+    /// Serve the 3D world to SimRob agents over UDP (seed 000).
+    ///
+    /// Prints `listening on udp://IP:PORT` when ready; Ctrl-C stops it.
+    Serve(serve::ServeArgs),
     /// The Mobile Robot Simulator: Nomad-200 robots in a 2D map, driven over TCP (seed 001).
     Mrs(mrs::MrsArgs),
     /// Many robots at high abstraction on the 2D world (seed 002).
@@ -34,6 +39,7 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Mrs(args) => mrs::run(args),
         Command::Swarm(cmd) => swarm::run(cmd),
     }

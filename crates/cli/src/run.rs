@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use simrob_protocol::{
-    decode_datagram, CommandKeys, ControlRequest, EntityRequest, EntitySpec, MotorCommand,
+    decode_datagram, CommandKeys, ControlRequest, EntityRequest, EntitySpec, MotorCommand, Request,
 };
 use simrob_world::{Applied, World, WorldConfig};
 
@@ -29,15 +29,22 @@ pub struct RunArgs {
     timestep: Option<f64>,
 }
 
+/// Reads and decodes every request of a scenario file (SimRob XML messages).
+pub fn read_requests(path: &Path) -> Result<Vec<Request>> {
+    let bytes =
+        std::fs::read(path).with_context(|| format!("cannot read scenario {}", path.display()))?;
+    decode_datagram(&bytes, &CommandKeys::default())
+        .into_iter()
+        .enumerate()
+        .map(|(n, r)| r.with_context(|| format!("{}: request {}", path.display(), n + 1)))
+        .collect()
+}
+
 /// Applies every request of a scenario file to `world`. Save/Load paths are relative to the
 /// scenario's folder.
 pub fn load_scenario(world: &mut World, path: &Path) -> Result<()> {
-    let bytes =
-        std::fs::read(path).with_context(|| format!("cannot read scenario {}", path.display()))?;
-    let keys = CommandKeys::default();
     let base = path.parent().unwrap_or(Path::new("."));
-    for (n, request) in decode_datagram(&bytes, &keys).into_iter().enumerate() {
-        let request = request.with_context(|| format!("{}: request {}", path.display(), n + 1))?;
+    for (n, request) in read_requests(path)?.into_iter().enumerate() {
         match world
             .apply(&request)
             .with_context(|| format!("{}: request {}", path.display(), n + 1))?

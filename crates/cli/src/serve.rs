@@ -1,0 +1,109 @@
+//! `simrob serve`: the SimRob UDP server.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use simrob_server::simrob::{all_keys, DirStore, ServerConfig, SimServer, UdpServer};
+
+/// Arguments of `simrob serve`.
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// Configuration file: the legacy `Configuration.data` (`key value` lines) or TOML (a name
+    /// ending in `.toml`) with the same keys. See `--list-config`.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Address to listen on (default: the configuration's, 127.0.0.1).
+    #[arg(long, value_name = "IP")]
+    pub bind: Option<IpAddr>,
+    /// UDP port (default: the configuration's, 5005; 0 picks a free port).
+    #[arg(long, value_name = "N")]
+    pub port: Option<u16>,
+    /// Scenario to create at start: a file of SimRob XML messages applied in order.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
+    /// Simulated seconds per wall second in asynchronous mode (0 = as fast as possible;
+    /// configuration key `realtimefactor`).
+    #[arg(long, value_name = "F")]
+    pub real_time_factor: Option<f64>,
+    /// Directory Save and Load are confined to (configuration key `savedirectory`).
+    #[arg(long, value_name = "DIR")]
+    pub save_dir: Option<PathBuf>,
+    /// Print every configuration key with its default, and exit.
+    #[arg(long)]
+    pub list_config: bool,
+}
+
+/// Builds the server configuration from a file and flags.
+pub fn config_from(args: &ServeArgs) -> Result<ServerConfig> {
+    let mut config = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read configuration {}", path.display()))?;
+            ServerConfig::from_text(&path.display().to_string(), &text)
+                .map_err(anyhow::Error::msg)?
+        }
+        None => ServerConfig::default(),
+    };
+    if let Some(ip) = args.bind {
+        config.receiver_ip = ip;
+    }
+    if let Some(port) = args.port {
+        config.receiver_port = port;
+    }
+    if let Some(f) = args.real_time_factor {
+        config
+            .set("realtimefactor", &f.to_string())
+            .map_err(anyhow::Error::msg)?;
+    }
+    if let Some(dir) = &args.save_dir {
+        config.save_directory = dir.clone();
+    }
+    Ok(config)
+}
+
+/// Binds a server for `config`, with the scenario applied.
+pub fn build(config: ServerConfig, scenario: Option<&std::path::Path>) -> Result<UdpServer> {
+    let store = DirStore::new(&config.save_directory).map_err(anyhow::Error::msg)?;
+    let mut core = SimServer::new(config, Box::new(store));
+    if let Some(path) = scenario {
+        let requests = crate::run::read_requests(path)?;
+        core.apply_local(&requests)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    }
+    let c = core.config().clone();
+    UdpServer::bind(core).with_context(|| {
+        format!(
+            "cannot listen on udp://{}:{}",
+            c.receiver_ip, c.receiver_port
+        )
+    })
+}
+
+pub fn run(args: ServeArgs) -> Result<()> {
+    if args.list_config {
+        for (key, default) in all_keys() {
+            println!("{key} {default}");
+        }
+        return Ok(());
+    }
+    let config = config_from(&args)?;
+    let mut server = build(config, args.scenario.as_deref())?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
+        .context("cannot install the Ctrl-C handler")?;
+    println!("listening on udp://{}", server.local_addr()?);
+    server.run(&stop)?;
+    let s = server.core().stats();
+    println!(
+        "stopped at iteration {}: {} datagrams in, {} out, {} errors answered",
+        server.core().world().iteration(),
+        s.datagrams_in,
+        s.datagrams_out,
+        s.errors
+    );
+    Ok(())
+}

@@ -1,0 +1,346 @@
+//! Server configuration: every key of seed 000 §6, plus simrob's own, with built-in defaults.
+//!
+//! Two file forms carry the same keys:
+//!
+//! * the legacy `Configuration.data`: one `key value` per line (`key=value` and `key: value`
+//!   are accepted too), `#` starts a comment, blank lines are ignored;
+//! * TOML: a flat table of the same keys (`communicationreceiverport = 5005`).
+//!
+//! Keys are case-insensitive. An unknown key, a value of the wrong type or a value out of range
+//! is an error naming the line. No file is needed: every key has a default.
+//!
+//! | key | default | meaning |
+//! |---|---|---|
+//! | `communicationreceiverport` | 5005 | UDP port the server listens on (0 = any free port) |
+//! | `communicationreceiverip` | 127.0.0.1 | address the server listens on (loopback by default) |
+//! | `simulationengineip` | 127.0.0.1 | accepted, unused (SimRob's internal module link) |
+//! | `simulationengineport` | 5006 | accepted, unused |
+//! | `maximumdatagramsize` | 65000 | largest datagram sent or accepted, bytes (1024–65507); larger broadcasts are split |
+//! | `contactpointsammount` | 4 | accepted; rapier keeps at most 4 points per contact manifold |
+//! | `defaultresponserequest` | false | confirm every command unless the request says `<Response>` |
+//! | `defaultstepsize` | 0.01 | timestep, s |
+//! | `syncwait` | 0.1 | longest wait for synchronous agents, s |
+//! | `defaultphysicsworldbounciness` | 0.2 | global ERP |
+//! | `defaultphysicsworldhardness` | 0.00001 | global CFM |
+//! | `defaulthardnessinteraction` | 0.15 | contact Hardness of unregistered material pairs |
+//! | `defaultbouncinessinteraction` | 0.6 | contact Bounciness of unregistered pairs |
+//! | `defaultslip1interaction` | 0.1 | Slip1 of unregistered pairs |
+//! | `defaultslip2interaction` | 0.1 | Slip2 of unregistered pairs |
+//! | `defaultfrictioninteraction` | 1 | friction of unregistered pairs |
+//! | `defaultgravity` | -9.8 | m/s² along Z |
+//! | `defaultwheeljointhardness` | 0.001 | WheelJoint Hardness when not given |
+//! | `defaultwheeljointbounciness` | 0.9 | WheelJoint Bounciness when not given |
+//! | `defaultwheeljointmaxtorque` | 10 | WheelJoint Maximum_Torque when not given, N·m |
+//! | `defaultbodymaterial` | 0 | material of a body that names none |
+//! | `defaultbodymass` | 1 | mass of a body that gives none, kg |
+//! | `command…key` | seed names | every command's name (see `simrob_protocol::config_keys`) |
+//! | `realtimefactor` | 0 | simrob: simulated seconds per wall second in asynchronous mode; 0 = as fast as possible |
+//! | `savedirectory` | `.` | simrob: Save/Load files live here; paths that leave it are refused |
+//! | `allowforeignagentip` | false | simrob: let an agent register an IP other than the one it sends from |
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use simrob_protocol::{config_keys, CommandKeys};
+use simrob_world::WorldConfig;
+
+/// Smallest accepted `maximumdatagramsize`.
+pub const MIN_DATAGRAM_SIZE: usize = 1024;
+/// Largest UDP payload over IPv4.
+pub const MAX_DATAGRAM_SIZE: usize = 65507;
+
+/// Everything the SimRob server is configured with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerConfig {
+    pub receiver_ip: IpAddr,
+    pub receiver_port: u16,
+    pub simulation_engine_ip: IpAddr,
+    pub simulation_engine_port: u16,
+    pub maximum_datagram_size: usize,
+    pub world: WorldConfig,
+    pub keys: CommandKeys,
+    /// Simulated seconds per wall second in asynchronous mode (0 = as fast as possible).
+    pub real_time_factor: f64,
+    pub save_directory: PathBuf,
+    pub allow_foreign_agent_ip: bool,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            receiver_ip: IpAddr::from([127, 0, 0, 1]),
+            receiver_port: 5005,
+            simulation_engine_ip: IpAddr::from([127, 0, 0, 1]),
+            simulation_engine_port: 5006,
+            maximum_datagram_size: 65000,
+            world: WorldConfig::default(),
+            keys: CommandKeys::default(),
+            real_time_factor: 0.0,
+            save_directory: PathBuf::from("."),
+            allow_foreign_agent_ip: false,
+        }
+    }
+}
+
+/// Every key this configuration understands, with its default as text.
+pub fn all_keys() -> Vec<(String, String)> {
+    let mut keys: Vec<(String, String)> = [
+        ("communicationreceiverport", "5005"),
+        ("communicationreceiverip", "127.0.0.1"),
+        ("simulationengineip", "127.0.0.1"),
+        ("simulationengineport", "5006"),
+        ("maximumdatagramsize", "65000"),
+        ("contactpointsammount", "4"),
+        ("defaultresponserequest", "false"),
+        ("defaultstepsize", "0.01"),
+        ("syncwait", "0.1"),
+        ("defaultphysicsworldbounciness", "0.2"),
+        ("defaultphysicsworldhardness", "0.00001"),
+        ("defaulthardnessinteraction", "0.15"),
+        ("defaultbouncinessinteraction", "0.6"),
+        ("defaultslip1interaction", "0.1"),
+        ("defaultslip2interaction", "0.1"),
+        ("defaultfrictioninteraction", "1"),
+        ("defaultgravity", "-9.8"),
+        ("defaultwheeljointhardness", "0.001"),
+        ("defaultwheeljointbounciness", "0.9"),
+        ("defaultwheeljointmaxtorque", "10"),
+        ("defaultbodymaterial", "0"),
+        ("defaultbodymass", "1"),
+        ("realtimefactor", "0"),
+        ("savedirectory", "."),
+        ("allowforeignagentip", "false"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    keys.extend(
+        config_keys()
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string())),
+    );
+    keys
+}
+
+fn number(key: &str, value: &str) -> Result<f64, String> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| format!("{key}: expected a finite number, found {value:?}"))
+}
+
+fn unit(key: &str, value: &str) -> Result<f64, String> {
+    let v = number(key, value)?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{key}: must be between 0 and 1, found {v}"))
+    }
+}
+
+fn non_negative(key: &str, value: &str) -> Result<f64, String> {
+    let v = number(key, value)?;
+    if v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("{key}: must not be negative, found {v}"))
+    }
+}
+
+fn boolean(key: &str, value: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" => Ok(false),
+        _ => Err(format!("{key}: expected true or false, found {value:?}")),
+    }
+}
+
+fn integer<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
+    value
+        .trim()
+        .parse::<T>()
+        .map_err(|_| format!("{key}: expected a whole number in range, found {value:?}"))
+}
+
+impl ServerConfig {
+    /// Sets one key from its text value.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let k = key.trim().to_ascii_lowercase();
+        let w = &mut self.world;
+        match k.as_str() {
+            "communicationreceiverport" => self.receiver_port = integer(&k, value)?,
+            "communicationreceiverip" => {
+                self.receiver_ip = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("{k}: {value:?} is not an IP address"))?
+            }
+            "simulationengineip" => {
+                self.simulation_engine_ip = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("{k}: {value:?} is not an IP address"))?
+            }
+            "simulationengineport" => self.simulation_engine_port = integer(&k, value)?,
+            "maximumdatagramsize" => {
+                let n: usize = integer(&k, value)?;
+                if !(MIN_DATAGRAM_SIZE..=MAX_DATAGRAM_SIZE).contains(&n) {
+                    return Err(format!(
+                        "{k}: must be between {MIN_DATAGRAM_SIZE} and {MAX_DATAGRAM_SIZE} bytes, found {n}"
+                    ));
+                }
+                self.maximum_datagram_size = n;
+            }
+            "contactpointsammount" => w.contact_points_amount = integer(&k, value)?,
+            "defaultresponserequest" => w.default_response_request = boolean(&k, value)?,
+            "defaultstepsize" => {
+                let v = number(&k, value)?;
+                if !(v > 0.0 && v <= simrob_world::MAX_TIMESTEP) {
+                    return Err(format!(
+                        "{k}: must be in (0, {}] seconds, found {v}",
+                        simrob_world::MAX_TIMESTEP
+                    ));
+                }
+                w.default_step_size = v;
+            }
+            "syncwait" => w.sync_wait = non_negative(&k, value)?,
+            "defaultphysicsworldbounciness" => w.default_world_bounciness = unit(&k, value)?,
+            "defaultphysicsworldhardness" => w.default_world_hardness = unit(&k, value)?,
+            "defaulthardnessinteraction" => w.default_interaction.hardness = unit(&k, value)?,
+            "defaultbouncinessinteraction" => w.default_interaction.bounciness = unit(&k, value)?,
+            "defaultslip1interaction" => w.default_interaction.slip1 = non_negative(&k, value)?,
+            "defaultslip2interaction" => w.default_interaction.slip2 = non_negative(&k, value)?,
+            "defaultfrictioninteraction" => {
+                w.default_interaction.friction = non_negative(&k, value)?
+            }
+            "defaultgravity" => w.default_gravity = number(&k, value)?,
+            "defaultwheeljointhardness" => w.default_wheel_joint_hardness = unit(&k, value)?,
+            "defaultwheeljointbounciness" => w.default_wheel_joint_bounciness = unit(&k, value)?,
+            "defaultwheeljointmaxtorque" => {
+                w.default_wheel_joint_max_torque = non_negative(&k, value)?
+            }
+            "defaultbodymaterial" => w.default_body_material = integer(&k, value)?,
+            "defaultbodymass" => {
+                let v = number(&k, value)?;
+                if v <= 0.0 {
+                    return Err(format!("{k}: must be a positive mass in kg, found {v}"));
+                }
+                w.default_body_mass = v;
+            }
+            "realtimefactor" => self.real_time_factor = non_negative(&k, value)?,
+            "savedirectory" => {
+                let v = value.trim();
+                if v.is_empty() {
+                    return Err(format!("{k}: needs a directory"));
+                }
+                self.save_directory = PathBuf::from(v);
+            }
+            "allowforeignagentip" => self.allow_foreign_agent_ip = boolean(&k, value)?,
+            other => {
+                if !self.keys.set(other, value.trim()) {
+                    return Err(format!(
+                        "unknown configuration key {key:?} (run `simrob serve --list-config` for the keys)"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads a configuration file: TOML when the name ends in `.toml`, the legacy
+    /// `Configuration.data` form otherwise.
+    pub fn from_text(name: &str, text: &str) -> Result<ServerConfig, String> {
+        let mut c = ServerConfig::default();
+        if name.ends_with(".toml") {
+            let table: toml::Table = text
+                .parse()
+                .map_err(|e: toml::de::Error| format!("{name}: {e}"))?;
+            for (key, value) in &table {
+                let text = match value {
+                    toml::Value::String(s) => s.clone(),
+                    toml::Value::Integer(i) => i.to_string(),
+                    toml::Value::Float(f) => f.to_string(),
+                    toml::Value::Boolean(b) => b.to_string(),
+                    other => {
+                        return Err(format!(
+                            "{name}: {key}: expected a string, number or boolean, found a {}",
+                            other.type_str()
+                        ))
+                    }
+                };
+                c.set(key, &text).map_err(|e| format!("{name}: {e}"))?;
+            }
+        } else {
+            for (n, line) in text.lines().enumerate() {
+                let line = line.split('#').next().unwrap_or("").trim();
+                if line.is_empty() {
+                    continue;
+                }
+                let (key, value) = line
+                    .split_once(['=', ':'])
+                    .or_else(|| line.split_once(char::is_whitespace))
+                    .ok_or_else(|| {
+                        format!("{name}:{}: expected `key value`, found {line:?}", n + 1)
+                    })?;
+                c.set(key.trim(), value.trim())
+                    .map_err(|e| format!("{name}:{}: {e}", n + 1))?;
+            }
+        }
+        c.keys
+            .validate()
+            .map_err(|e| format!("{name}: command keys: {e}"))?;
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legacy_and_toml_forms_agree() {
+        let legacy = "# SimRob\ncommunicationreceiverport 6000\nmaximumdatagramsize=2048\n\
+                      defaultresponserequest: true\ncommandcreateentitykey Make_Thing\n\
+                      syncwait 0.5\nrealtimefactor 1\n";
+        let toml = "communicationreceiverport = 6000\nmaximumdatagramsize = 2048\n\
+                    defaultresponserequest = true\ncommandcreateentitykey = \"Make_Thing\"\n\
+                    syncwait = 0.5\nrealtimefactor = 1\n";
+        let a = ServerConfig::from_text("Configuration.data", legacy).unwrap();
+        let b = ServerConfig::from_text("simrob.toml", toml).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.receiver_port, 6000);
+        assert_eq!(a.maximum_datagram_size, 2048);
+        assert!(a.world.default_response_request);
+        assert_eq!(a.keys.create_entity, "Make_Thing");
+        assert_eq!(a.world.sync_wait, 0.5);
+    }
+
+    #[test]
+    fn every_documented_key_is_accepted_with_its_default() {
+        let mut c = ServerConfig::default();
+        for (k, v) in all_keys() {
+            c.set(&k, &v).unwrap_or_else(|e| panic!("{k}: {e}"));
+        }
+        assert_eq!(c, ServerConfig::default());
+    }
+
+    #[test]
+    fn bad_values_name_the_line() {
+        for (text, word) in [
+            ("nosuchkey 1", "unknown configuration key"),
+            ("syncwait -1", "syncwait"),
+            ("maximumdatagramsize 10", "maximumdatagramsize"),
+            ("defaultgravity NaN", "defaultgravity"),
+            ("communicationreceiverip banana", "IP address"),
+            ("justakey", "expected `key value`"),
+        ] {
+            let e = ServerConfig::from_text("c.data", text).unwrap_err();
+            assert!(e.contains(word) && e.contains("c.data:1"), "{e}");
+        }
+        let e =
+            ServerConfig::from_text("c.data", "commandcreateentitykey Make_Step\n").unwrap_err();
+        assert!(e.contains("command keys"), "{e}");
+    }
+}
