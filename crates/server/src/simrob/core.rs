@@ -59,8 +59,9 @@ pub struct SimServer {
     outbox: VecDeque<Transmit>,
     /// When the next iteration may run in paced (real-time factor or auto-adjust) mode.
     next_due: Option<Instant>,
-    /// In synchronous mode, after a broadcast: the iteration agents must confirm and the time
-    /// the server stops waiting.
+    /// In synchronous mode, after a broadcast: the iteration agents must confirm and when it
+    /// was broadcast (the server waits until then + Sync_Wait, read at each check so that a
+    /// new Sync_Wait applies to the current wait too).
     sync_deadline: Option<(u64, Instant)>,
     auto: Option<AutoWindow>,
     stats: Stats,
@@ -397,9 +398,10 @@ impl SimServer {
         if !self.world.can_advance() {
             return None;
         }
-        if let Some((iteration, deadline)) = self.sync_deadline {
+        if let Some((iteration, broadcast_at)) = self.sync_deadline {
             if self.world.modes().sync_mode && !self.sync_satisfied(iteration) {
-                return Some(deadline);
+                let wait = Duration::from_secs_f64(self.world.modes().sync_wait.clamp(0.0, 1e9));
+                return Some(broadcast_at + wait);
             }
         }
         Some(self.next_due.unwrap_or(now))
@@ -552,8 +554,7 @@ impl SimServer {
             }
         }
         if sync_mode && !self.sync_satisfied(iteration) {
-            let wait = Duration::from_secs_f64(self.world.modes().sync_wait.max(0.0));
-            self.sync_deadline = Some((iteration, now + wait));
+            self.sync_deadline = Some((iteration, now));
         } else {
             self.sync_deadline = None;
         }
