@@ -10,6 +10,8 @@ use std::collections::{BTreeMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
+#[cfg(test)]
+use simrob_protocol::ServerMessage;
 use simrob_protocol::{
     decode_datagram, encode_broadcast, encode_response, AgentRequest, Broadcast, ControlRequest,
     Request, Response,
@@ -572,29 +574,95 @@ pub fn split_broadcast(b: &Broadcast, max: usize) -> Vec<Vec<u8>> {
     let items = b.bodies.len() + b.entities.len();
     let mut n = whole.len().div_ceil(max).max(2);
     loop {
-        let n_parts = n.min(items.max(1));
-        let per = items.div_ceil(n_parts);
+        let per = items.div_ceil(n.min(items.max(1))).max(1);
+        let n_parts = items.div_ceil(per).max(1);
         let mut parts = Vec::with_capacity(n_parts);
         let mut fits = true;
         for p in 0..n_parts {
             let (lo, hi) = (p * per, ((p + 1) * per).min(items));
-            let bodies_hi = hi.min(b.bodies.len());
-            let bodies_lo = lo.min(b.bodies.len());
-            let ent_lo = lo.saturating_sub(b.bodies.len());
-            let ent_hi = hi.saturating_sub(b.bodies.len());
+            let nb = b.bodies.len();
             let part = Broadcast {
                 iteration: b.iteration,
                 part: Some((p as u32 + 1, n_parts as u32)),
-                bodies: b.bodies[bodies_lo..bodies_hi].to_vec(),
-                entities: b.entities[ent_lo..ent_hi].to_vec(),
+                bodies: b.bodies[lo.min(nb)..hi.min(nb)].to_vec(),
+                entities: b.entities[lo.saturating_sub(nb)..hi.saturating_sub(nb)].to_vec(),
             };
             let text = encode_broadcast(&part);
             fits &= text.len() <= max;
             parts.push(text.into_bytes());
         }
-        if fits || n_parts >= items {
+        if fits || per == 1 {
             return parts;
         }
-        n = n_parts + 1;
+        n += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simrob_protocol::{decode_server_message, BodyState, EntityInfo, EntityInfoKind, Shape};
+
+    fn sample(bodies: usize, entities: usize) -> Broadcast {
+        Broadcast {
+            iteration: 7,
+            part: None,
+            bodies: (0..bodies)
+                .map(|i| BodyState {
+                    entity_id: 1,
+                    id: i as u32,
+                    shape: Shape::Box {
+                        size: [0.1, 0.2, 0.3],
+                    },
+                    material: 0,
+                    mass: 1.5,
+                    position: [i as f64 * 0.123456789, 1.0, 2.0],
+                    rotation: [0.1, 0.2, 0.3],
+                    linear_velocity: [0.0; 3],
+                    angular_velocity: [0.0; 3],
+                })
+                .collect(),
+            entities: (0..entities)
+                .map(|i| EntityInfo {
+                    kind: EntityInfoKind::Robot,
+                    entity_id: i as u32,
+                    position: [1.0; 3],
+                    rotation: [0.0; 3],
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn split_parts_fit_and_reassemble() {
+        for (bodies, entities, max) in [
+            (17, 2, 1024),
+            (3, 1, 1024),
+            (200, 50, 4096),
+            (1, 0, 1024),
+            (0, 3, 1024),
+        ] {
+            let b = sample(bodies, entities);
+            let parts = split_broadcast(&b, max);
+            let mut whole = Broadcast {
+                iteration: 7,
+                ..Broadcast::default()
+            };
+            let n = parts.len() as u32;
+            for (i, p) in parts.iter().enumerate() {
+                assert!(p.len() <= max || n == 1 || bodies + entities == n as usize);
+                let ServerMessage::Broadcast(d) = decode_server_message(p).unwrap() else {
+                    panic!("not a broadcast");
+                };
+                assert_eq!(d.iteration, 7);
+                if n > 1 {
+                    assert_eq!(d.part, Some((i as u32 + 1, n)));
+                }
+                whole.bodies.extend(d.bodies);
+                whole.entities.extend(d.entities);
+            }
+            assert_eq!(whole.bodies, b.bodies);
+            assert_eq!(whole.entities, b.entities);
+        }
     }
 }
