@@ -1,0 +1,619 @@
+//! The drone swarm: HMR Sim's swarm example, step by step, for any number of drones.
+//!
+//! * **Map:** an empty 583 × 413 page; for more than 200 drones both sides grow by
+//!   `s = √(N / 200)` so the start grid and the target rings keep fitting.
+//! * **Drones:** 5 × 5 squares on a grid from (20, 20), 20 apart, 29 per row (`29·s` beyond
+//!   200 drones). They start landed (still) and take off on the first frame.
+//! * **Targets:** points on rings of radius 25, 50, 75, … around (280, 200) (scaled by `s`);
+//!   on each ring a point every 15 units of x, at the ring's upper and lower y, duplicates
+//!   removed (7, 13, 20, 27, 33, 40, 47, 53 points on the first eight rings); rings are
+//!   added until there are as many points as drones. Each target, in order, goes to the
+//!   nearest drone without one (ties: lowest id).
+//! * **Controller** (every frame, after movement and collision): a flying drone within 5 of
+//!   its target reports success and hovers. Otherwise its velocity per axis is the
+//!   distance to the target capped at ±2.5 per frame, times `1 + U[0,1)`; then avoidance
+//!   tries 13 headings (the velocity turned by 0°, ±15°, … ±90°), counts for each the
+//!   neighbours (3 × 3 grid cells) that the predicted 5 × 5 box, grown by a 1-unit margin,
+//!   would overlap, takes the heading with the fewest (first in that order on ties) and
+//!   divides the velocity by `1 + overlaps + U[0,1)`. A hovering drone corrects toward its
+//!   target at no more than ±0.2 per axis and frame.
+//! * **Collisions:** the collision system's event stops both drones; they have crashed.
+//! * **Disturbance** every 0.125 s: each hovering drone, with probability 0.4, is pushed by
+//!   `U[0, 0.1)` per frame along x or y, random sign.
+//! * **End:** when every drone has reported (arrived or crashed), if the run is set to end
+//!   when its work is done; otherwise at the duration.
+//!
+//! Random draws use [`crate::rng::hash_u01`] keyed by (seed, drone, frame), so a drone's
+//! draws do not depend on the others.
+
+use crate::ecs::{EntityId, Pose, Proximity, Velocity, World};
+use crate::event::{Event, Payload, Tag};
+use crate::geom::Shape;
+use crate::rng::hash_u01;
+use crate::sim::{Ctx, System};
+
+/// What a drone is doing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DroneState {
+    /// On its way (or still on the ground before the first frame).
+    #[default]
+    Flying,
+    /// At its target, holding position.
+    Hovering,
+    /// Stopped by a collision.
+    Crashed,
+    /// No target was left for it.
+    Idle,
+}
+
+/// The drone component: its target and state.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Drone {
+    pub target: (f64, f64),
+    pub state: DroneState,
+    /// Whether it has reported (arrived or crashed).
+    pub reported: bool,
+}
+
+/// Parameters of the swarm (defaults: HMR Sim's example).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwarmParams {
+    pub drones: usize,
+    /// Side of a drone's square.
+    pub size: f64,
+    /// Beams of the 12-beam (or other) proximity sensor on each drone; 0 = none.
+    pub proximity_beams: u16,
+    /// Range of the proximity sensor.
+    pub proximity_range: f64,
+}
+
+impl Default for SwarmParams {
+    fn default() -> Self {
+        SwarmParams {
+            drones: 200,
+            size: 5.0,
+            proximity_beams: 0,
+            proximity_range: 15.0,
+        }
+    }
+}
+
+const BASE_W: f64 = 583.0;
+const BASE_H: f64 = 413.0;
+const MAX_SPEED: f64 = 2.5;
+const HOVER_SPEED: f64 = 0.2;
+const ARRIVE: f64 = 5.0;
+const MARGIN: f64 = 1.0;
+const DISTURB_PERIOD: f64 = 0.125;
+const DISTURB_P: f64 = 0.4;
+const DISTURB_MAX: f64 = 0.1;
+const STREAM_CTRL: u64 = 1;
+const STREAM_DISTURB: u64 = 2;
+
+/// The layout for `n` drones: map size, start points and target points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    pub width: f64,
+    pub height: f64,
+    pub starts: Vec<(f64, f64)>,
+    pub targets: Vec<(f64, f64)>,
+}
+
+/// The map scale for `n` drones (1 up to 200 drones).
+pub fn scale(n: usize) -> f64 {
+    (n as f64 / 200.0).sqrt().max(1.0)
+}
+
+/// Target points on rings around `(cx, cy)` until there are at least `count`.
+pub fn ring_targets(cx: f64, cy: f64, count: usize) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(count + 64);
+    let mut ring = 1;
+    while out.len() < count {
+        let r = 25.0 * ring as f64;
+        let mut k = 0;
+        loop {
+            let ox = -r + 15.0 * k as f64;
+            if ox > r {
+                break;
+            }
+            let h = (r * r - ox * ox).max(0.0).sqrt();
+            out.push((cx + ox, cy - h));
+            if h > 0.0 {
+                out.push((cx + ox, cy + h));
+            }
+            k += 1;
+        }
+        ring += 1;
+    }
+    out
+}
+
+/// The layout of HMR Sim's example for `n` drones.
+pub fn layout(n: usize) -> Layout {
+    let s = scale(n);
+    let per_row = if n <= 200 {
+        29
+    } else {
+        (29.0 * s).round() as usize
+    };
+    let starts = (0..n)
+        .map(|i| {
+            (
+                20.0 + 20.0 * (i % per_row) as f64,
+                20.0 + 20.0 * (i / per_row) as f64,
+            )
+        })
+        .collect();
+    Layout {
+        width: BASE_W * s,
+        height: BASE_H * s,
+        starts,
+        targets: ring_targets(280.0 * s, 200.0 * s, n),
+    }
+}
+
+/// A 2-d tree over points with deletion, for "nearest point not yet taken".
+struct KdTree {
+    pts: Vec<(f64, f64, u32)>,
+    alive: Vec<bool>,
+    count: Vec<u32>,
+    pos_of: Vec<usize>,
+}
+
+impl KdTree {
+    fn new(points: &[(f64, f64)]) -> Self {
+        let mut pts: Vec<(f64, f64, u32)> = points
+            .iter()
+            .enumerate()
+            .map(|(i, &(x, y))| (x, y, i as u32))
+            .collect();
+        let n = pts.len();
+        Self::build(&mut pts, 0);
+        let mut pos_of = vec![0; n];
+        for (p, q) in pts.iter().enumerate() {
+            pos_of[q.2 as usize] = p;
+        }
+        let mut count = vec![0; n];
+        Self::fill(&mut count, 0, n);
+        KdTree {
+            pts,
+            alive: vec![true; n],
+            count,
+            pos_of,
+        }
+    }
+
+    fn build(pts: &mut [(f64, f64, u32)], depth: usize) {
+        if pts.len() <= 1 {
+            return;
+        }
+        let mid = pts.len() / 2;
+        if depth % 2 == 0 {
+            pts.select_nth_unstable_by(mid, |a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+        } else {
+            pts.select_nth_unstable_by(mid, |a, b| a.1.total_cmp(&b.1).then(a.2.cmp(&b.2)));
+        }
+        let (l, r) = pts.split_at_mut(mid);
+        Self::build(l, depth + 1);
+        Self::build(&mut r[1..], depth + 1);
+    }
+
+    fn fill(count: &mut [u32], lo: usize, hi: usize) {
+        if lo >= hi {
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        count[mid] = (hi - lo) as u32;
+        Self::fill(count, lo, mid);
+        Self::fill(count, mid + 1, hi);
+    }
+
+    fn remove(&mut self, id: u32) {
+        let p = self.pos_of[id as usize];
+        if !self.alive[p] {
+            return;
+        }
+        self.alive[p] = false;
+        let (mut lo, mut hi) = (0, self.pts.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            self.count[mid] -= 1;
+            if p == mid {
+                break;
+            } else if p < mid {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+    }
+
+    fn nearest(&self, x: f64, y: f64) -> Option<u32> {
+        let mut best: Option<(f64, u32)> = None;
+        self.search(0, self.pts.len(), 0, x, y, &mut best);
+        best.map(|b| b.1)
+    }
+
+    fn search(
+        &self,
+        lo: usize,
+        hi: usize,
+        depth: usize,
+        x: f64,
+        y: f64,
+        best: &mut Option<(f64, u32)>,
+    ) {
+        if lo >= hi {
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        if self.count[mid] == 0 {
+            return;
+        }
+        let (px, py, id) = self.pts[mid];
+        if self.alive[mid] {
+            let d = (px - x) * (px - x) + (py - y) * (py - y);
+            if best.is_none_or(|(bd, bid)| d < bd || (d == bd && id < bid)) {
+                *best = Some((d, id));
+            }
+        }
+        let diff = if depth % 2 == 0 { x - px } else { y - py };
+        let (first, second) = if diff < 0.0 {
+            ((lo, mid), (mid + 1, hi))
+        } else {
+            ((mid + 1, hi), (lo, mid))
+        };
+        self.search(first.0, first.1, depth + 1, x, y, best);
+        if best.is_none_or(|(bd, _)| diff * diff <= bd) {
+            self.search(second.0, second.1, depth + 1, x, y, best);
+        }
+    }
+}
+
+/// For each start point, the index of its target: each target in order goes to the
+/// nearest start point without one (ties: lowest index).
+pub fn assign_targets(starts: &[(f64, f64)], targets: &[(f64, f64)]) -> Vec<Option<usize>> {
+    let mut tree = KdTree::new(starts);
+    let mut out = vec![None; starts.len()];
+    for (t, &(x, y)) in targets.iter().enumerate() {
+        let Some(d) = tree.nearest(x, y) else { break };
+        out[d as usize] = Some(t);
+        tree.remove(d);
+    }
+    out
+}
+
+/// Creates the drones of HMR Sim's swarm example in `world` (which should be sized with
+/// [`layout`]'s width and height). Returns their ids.
+pub fn populate(world: &mut World, params: &SwarmParams) -> Vec<EntityId> {
+    let lay = layout(params.drones);
+    let assignment = assign_targets(&lay.starts, &lay.targets);
+    let half = params.size * 0.5;
+    let mut ids = Vec::with_capacity(params.drones);
+    for (i, &(x, y)) in lay.starts.iter().enumerate() {
+        let e = world.spawn("drone");
+        world.pose.insert(e, Pose { x, y, theta: 0.0 });
+        world.vel.insert(e, Velocity::default());
+        world.set_collider(e, Shape::Box { hw: half, hh: half });
+        world.stop_on_collision.insert(e, ());
+        let (target, state) = match assignment[i] {
+            Some(t) => (lay.targets[t], DroneState::Flying),
+            None => ((x, y), DroneState::Idle),
+        };
+        world.drone.insert(
+            e,
+            Drone {
+                target,
+                state,
+                reported: state == DroneState::Idle,
+            },
+        );
+        if params.proximity_beams > 0 {
+            world.proximity.insert(
+                e,
+                Proximity::new(params.proximity_beams, params.proximity_range),
+            );
+        }
+        ids.push(e);
+    }
+    ids
+}
+
+/// The drones' controller, their reaction to collisions and the periodic disturbance.
+#[derive(Debug)]
+pub struct DroneController {
+    headings: [(f64, f64); 13],
+    half: f64,
+    near: Vec<(f64, f64)>,
+    reported: usize,
+    total: usize,
+    kill_sent: bool,
+    ticks: u64,
+}
+
+impl DroneController {
+    /// The tag of the disturbance's periodic event.
+    pub const DISTURBANCE: Tag = Tag::fixed("Disturbance");
+
+    /// A controller for drones of side `size`.
+    pub fn new(size: f64) -> Self {
+        let mut headings = [(1.0, 0.0); 13];
+        for (k, h) in headings.iter_mut().enumerate() {
+            let step = k.div_ceil(2) as f64;
+            let sign = if k % 2 == 1 { 1.0 } else { -1.0 };
+            let a = (sign * step * 15.0).to_radians();
+            *h = (a.cos(), a.sin());
+        }
+        DroneController {
+            headings,
+            half: size * 0.5,
+            near: Vec::new(),
+            reported: 0,
+            total: 0,
+            kill_sent: false,
+            ticks: 0,
+        }
+    }
+
+    fn report(&mut self, ctx: &mut Ctx, e: EntityId, arrived: bool) {
+        self.reported += 1;
+        if arrived {
+            ctx.stats.arrived += 1;
+            ctx.stats.tasks_done += 1;
+            ctx.events.emit(Event::about(Tag::ARRIVED, e));
+        } else {
+            ctx.stats.crashed += 1;
+        }
+        if self.reported >= self.total && ctx.config.end_when_done && !self.kill_sent {
+            self.kill_sent = true;
+            ctx.log(None, "every drone has reported");
+            ctx.events.emit(Event::global(Tag::KILL_SWITCH));
+        }
+    }
+}
+
+impl System for DroneController {
+    fn name(&self) -> &str {
+        "drones"
+    }
+
+    fn fixed_rate(&self) -> bool {
+        true
+    }
+
+    fn start(&mut self, ctx: &mut Ctx) {
+        self.total = ctx.world.drone.len();
+        self.reported = ctx.world.drone.iter().filter(|(_, d)| d.reported).count();
+        ctx.events
+            .schedule(DISTURB_PERIOD, Event::global(Self::DISTURBANCE));
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) {
+        let fps = ctx.config.fps;
+        let seed = ctx.config.seed;
+        let frame = ctx.frame;
+        let mut arrivals = Vec::new();
+        {
+            let w = &mut ctx.world;
+            let grid = &w.res.grid;
+            let (drones, dp) = w.drone.raw_mut();
+            let (poses, pp) = w.pose.raw();
+            let (vels, vp) = w.vel.raw_mut();
+            let n = drones.len().min(poses.len()).min(vels.len());
+            let reach = self.half + MARGIN + self.half;
+            for i in 0..n {
+                if !(dp[i] && pp[i] && vp[i]) {
+                    continue;
+                }
+                let d = &mut drones[i];
+                let p = poses[i];
+                let (dx, dy) = (d.target.0 - p.x, d.target.1 - p.y);
+                match d.state {
+                    DroneState::Crashed | DroneState::Idle => continue,
+                    DroneState::Hovering => {
+                        vels[i] = Velocity {
+                            x: dx.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
+                            y: dy.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
+                            w: 0.0,
+                        };
+                        continue;
+                    }
+                    DroneState::Flying => {}
+                }
+                if dx.hypot(dy) < ARRIVE {
+                    d.state = DroneState::Hovering;
+                    d.reported = true;
+                    arrivals.push(EntityId(i as u32));
+                    vels[i] = Velocity {
+                        x: dx.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
+                        y: dy.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
+                        w: 0.0,
+                    };
+                    continue;
+                }
+                let u1 = hash_u01(seed, STREAM_CTRL, i as u64, frame * 3);
+                let u2 = hash_u01(seed, STREAM_CTRL, i as u64, frame * 3 + 1);
+                let u3 = hash_u01(seed, STREAM_CTRL, i as u64, frame * 3 + 2);
+                let vx = dx.clamp(-MAX_SPEED, MAX_SPEED) * (1.0 + u1);
+                let vy = dy.clamp(-MAX_SPEED, MAX_SPEED) * (1.0 + u2);
+                // Neighbours that any heading could reach.
+                let speed = vx.hypot(vy);
+                let lim = reach + speed;
+                self.near.clear();
+                let near = &mut self.near;
+                grid.for_each_near(p.x, p.y, grid.cell_size(), |m| {
+                    if grid.ids[m] as usize != i {
+                        let (ox, oy) = (grid.xs[m] - p.x, grid.ys[m] - p.y);
+                        if ox.abs() < lim && oy.abs() < lim {
+                            near.push((ox, oy));
+                        }
+                    }
+                });
+                let (mut best_v, mut best_n) = ((vx, vy), usize::MAX);
+                if self.near.is_empty() {
+                    best_n = 0;
+                } else {
+                    for &(c, s) in &self.headings {
+                        let (hx, hy) = (vx * c - vy * s, vx * s + vy * c);
+                        let count = self
+                            .near
+                            .iter()
+                            .filter(|&&(ox, oy)| (ox - hx).abs() < reach && (oy - hy).abs() < reach)
+                            .count();
+                        if count < best_n {
+                            best_n = count;
+                            best_v = (hx, hy);
+                            if count == 0 {
+                                break;
+                            }
+                        }
+                    }
+                }
+                let div = 1.0 + best_n as f64 + u3;
+                vels[i] = Velocity {
+                    x: best_v.0 / div * fps,
+                    y: best_v.1 / div * fps,
+                    w: 0.0,
+                };
+            }
+        }
+        for e in arrivals {
+            self.report(ctx, e, true);
+        }
+    }
+
+    fn wants(&self, event: &Event) -> bool {
+        (event.tag == Tag::COLLISION && event.entity.is_none()) || event.tag == Self::DISTURBANCE
+    }
+
+    fn react(&mut self, event: &Event, ctx: &mut Ctx) {
+        if event.tag == Self::DISTURBANCE {
+            self.ticks += 1;
+            let fps = ctx.config.fps;
+            let seed = ctx.config.seed;
+            let w = &mut ctx.world;
+            for (e, d) in w.drone.iter() {
+                if d.state != DroneState::Hovering {
+                    continue;
+                }
+                let id = e.0 as u64;
+                let c = self.ticks * 4;
+                if hash_u01(seed, STREAM_DISTURB, id, c) >= DISTURB_P {
+                    continue;
+                }
+                let along_x = hash_u01(seed, STREAM_DISTURB, id, c + 1) < 0.5;
+                let mut push = hash_u01(seed, STREAM_DISTURB, id, c + 2) * DISTURB_MAX * fps;
+                if hash_u01(seed, STREAM_DISTURB, id, c + 3) < 0.5 {
+                    push = -push;
+                }
+                if let Some(v) = w.vel.get_mut(e) {
+                    if along_x {
+                        v.x += push;
+                    } else {
+                        v.y += push;
+                    }
+                }
+            }
+            ctx.events
+                .after(DISTURB_PERIOD, Event::global(Self::DISTURBANCE));
+            return;
+        }
+        let Payload::Pair(a, b) = event.payload else {
+            return;
+        };
+        for e in [a, b] {
+            let Some(d) = ctx.world.drone.get_mut(e) else {
+                continue;
+            };
+            if d.state == DroneState::Crashed {
+                continue;
+            }
+            d.state = DroneState::Crashed;
+            let first = !d.reported;
+            d.reported = true;
+            if let Some(v) = ctx.world.vel.get_mut(e) {
+                *v = Velocity::default();
+            }
+            if first {
+                self.report(ctx, e, false);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rings_match_the_example() {
+        let counts: Vec<usize> = (1..=8).map(ring_count).collect();
+        assert_eq!(counts, vec![7, 13, 20, 27, 33, 40, 47, 53]);
+        assert_eq!(ring_targets(280.0, 200.0, 200).len(), 240);
+        assert_eq!(ring_targets(280.0, 200.0, 7).len(), 7);
+    }
+
+    fn ring_count(ring: usize) -> usize {
+        let r = 25.0 * ring as f64;
+        let mut n = 0;
+        let mut k = 0;
+        loop {
+            let ox = -r + 15.0 * k as f64;
+            if ox > r {
+                break;
+            }
+            n += if (r * r - ox * ox).max(0.0).sqrt() > 0.0 {
+                2
+            } else {
+                1
+            };
+            k += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn targets_go_to_the_nearest_free_drone() {
+        let starts = [(0.0, 0.0), (10.0, 0.0), (20.0, 0.0)];
+        let targets = [(9.0, 0.0), (8.0, 0.0), (100.0, 0.0), (0.0, 0.0)];
+        assert_eq!(
+            assign_targets(&starts, &targets),
+            vec![Some(1), Some(0), Some(2)]
+        );
+        // Same answer as a brute-force search on a bigger set.
+        let lay = layout(500);
+        let fast = assign_targets(&lay.starts, &lay.targets);
+        let mut taken = vec![false; lay.starts.len()];
+        let mut slow = vec![None; lay.starts.len()];
+        for (t, &(x, y)) in lay.targets.iter().enumerate() {
+            let mut best: Option<(f64, usize)> = None;
+            for (i, &(sx, sy)) in lay.starts.iter().enumerate() {
+                if taken[i] {
+                    continue;
+                }
+                let d = (sx - x).powi(2) + (sy - y).powi(2);
+                if best.is_none_or(|(bd, _)| d < bd) {
+                    best = Some((d, i));
+                }
+            }
+            let Some((_, i)) = best else { break };
+            taken[i] = true;
+            slow[i] = Some(t);
+        }
+        assert_eq!(fast, slow);
+    }
+
+    #[test]
+    fn layout_grows_with_the_swarm() {
+        let small = layout(200);
+        assert_eq!((small.width, small.height), (583.0, 413.0));
+        let big = layout(100_000);
+        let max_x = big.starts.iter().map(|p| p.0).fold(0.0, f64::max);
+        let max_y = big.starts.iter().map(|p| p.1).fold(0.0, f64::max);
+        assert!(max_x < big.width && max_y < big.height);
+        assert!(big
+            .targets
+            .iter()
+            .all(|&(x, y)| (0.0..=big.width).contains(&x) && (0.0..=big.height).contains(&y)));
+    }
+}

@@ -1,0 +1,502 @@
+//! Entities and components: a struct-of-arrays store.
+//!
+//! An entity is an index ([`EntityId`]); entity 0 is the world entity that carries the
+//! world-level components (the map, the navigation graph). Every component type has a
+//! [`Column`]: a dense `Vec` indexed by entity plus a presence flag, so a system's hot loop
+//! walks contiguous memory in entity order, and adding or removing a component at run time
+//! (a failing sensor, a path handed to a robot) is a flag flip — no archetype moves, no
+//! allocation, and iteration order is always entity order, which keeps runs deterministic.
+//! Ids are never reused within a run.
+//!
+//! The built-in components are fields of [`World`] so systems borrow disjoint columns at
+//! once (`world.pose` mutably while reading `world.vel`); components defined outside this
+//! crate live in typed columns reached through [`World::custom`] / [`World::custom_mut`].
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::drones::Drone;
+use crate::geom::Shape;
+use crate::grid::{SpatialGrid, StaticIndex};
+use crate::nav::NavMap;
+use crate::script::Script;
+
+/// An entity: an index into every component column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
+pub struct EntityId(pub u32);
+
+impl EntityId {
+    /// The world entity, holder of the world-level components.
+    pub const WORLD: EntityId = EntityId(0);
+
+    /// The index of this entity in the columns.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for EntityId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// One component type for every entity: dense values plus presence flags.
+#[derive(Clone, Debug, Default)]
+pub struct Column<T> {
+    data: Vec<T>,
+    present: Vec<bool>,
+    count: usize,
+}
+
+impl<T: Default> Column<T> {
+    fn ensure(&mut self, i: usize) {
+        if i >= self.data.len() {
+            self.data.resize_with(i + 1, T::default);
+            self.present.resize(i + 1, false);
+        }
+    }
+
+    /// Adds (or replaces) the component of `e`; returns the one it replaced.
+    pub fn insert(&mut self, e: EntityId, value: T) -> Option<T> {
+        let i = e.index();
+        self.ensure(i);
+        let old = std::mem::replace(&mut self.data[i], value);
+        if self.present[i] {
+            Some(old)
+        } else {
+            self.present[i] = true;
+            self.count += 1;
+            None
+        }
+    }
+
+    /// Removes the component of `e`.
+    pub fn remove(&mut self, e: EntityId) -> Option<T> {
+        let i = e.index();
+        if self.has(e) {
+            self.present[i] = false;
+            self.count -= 1;
+            Some(std::mem::take(&mut self.data[i]))
+        } else {
+            None
+        }
+    }
+}
+
+impl<T> Column<T> {
+    /// Whether `e` has this component.
+    #[inline]
+    pub fn has(&self, e: EntityId) -> bool {
+        self.present.get(e.index()).copied().unwrap_or(false)
+    }
+
+    /// The component of `e`.
+    #[inline]
+    pub fn get(&self, e: EntityId) -> Option<&T> {
+        let i = e.index();
+        if self.has(e) {
+            self.data.get(i)
+        } else {
+            None
+        }
+    }
+
+    /// The component of `e`, mutably.
+    #[inline]
+    pub fn get_mut(&mut self, e: EntityId) -> Option<&mut T> {
+        let i = e.index();
+        if self.has(e) {
+            self.data.get_mut(i)
+        } else {
+            None
+        }
+    }
+
+    /// How many entities have this component.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether no entity has this component.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// `(entity, component)` in entity order.
+    pub fn iter(&self) -> impl Iterator<Item = (EntityId, &T)> + '_ {
+        self.data
+            .iter()
+            .zip(&self.present)
+            .enumerate()
+            .filter(|(_, (_, p))| **p)
+            .map(|(i, (v, _))| (EntityId(i as u32), v))
+    }
+
+    /// `(entity, component)` in entity order, mutably.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (EntityId, &mut T)> + '_ {
+        self.data
+            .iter_mut()
+            .zip(&self.present)
+            .enumerate()
+            .filter(|(_, (_, p))| **p)
+            .map(|(i, (v, _))| (EntityId(i as u32), v))
+    }
+
+    /// The entities that have this component, in order.
+    pub fn ids(&self) -> Vec<EntityId> {
+        self.iter().map(|(e, _)| e).collect()
+    }
+
+    /// The raw columns for hot loops: values and presence flags (same length; may be shorter
+    /// than the number of entities).
+    #[inline]
+    pub fn raw(&self) -> (&[T], &[bool]) {
+        (&self.data, &self.present)
+    }
+
+    /// The raw columns, values mutable.
+    #[inline]
+    pub fn raw_mut(&mut self) -> (&mut [T], &[bool]) {
+        (&mut self.data, &self.present)
+    }
+}
+
+/// Position and heading (radians) of an entity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Pose {
+    pub x: f64,
+    pub y: f64,
+    pub theta: f64,
+}
+
+/// Velocity in map units per second and angular velocity in rad/s. Systems other than
+/// movement set this; only the movement system writes [`Pose`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Velocity {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+}
+
+impl Velocity {
+    /// Whether the entity is moving.
+    #[inline]
+    pub fn is_moving(&self) -> bool {
+        self.x != 0.0 || self.y != 0.0 || self.w != 0.0
+    }
+}
+
+/// A proximity (sonar-like) sensor: `beams` rays spread evenly around the robot starting at
+/// its heading, each reading the distance from the robot's centre to the first collider
+/// hit, or `range` when nothing is within range.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Proximity {
+    pub beams: u16,
+    pub range: f64,
+    /// Read every `period` frames (1 = every frame).
+    pub period: u32,
+    pub readings: Vec<f64>,
+    /// How many times the readings were refreshed.
+    pub updates: u64,
+}
+
+impl Proximity {
+    /// A sensor with `beams` beams of `range`, read every frame.
+    pub fn new(beams: u16, range: f64) -> Self {
+        Proximity {
+            beams,
+            range,
+            period: 1,
+            readings: vec![range; beams as usize],
+            updates: 0,
+        }
+    }
+}
+
+/// A claw that grabs items within `range` (at most `capacity` at a time).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Claw {
+    pub range: f64,
+    pub capacity: u32,
+    /// Seconds a grab or a drop takes.
+    pub duration: f64,
+    pub held: Vec<EntityId>,
+}
+
+/// Something a claw can carry. While carried, movement keeps it on its carrier.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Item {
+    pub carried_by: Option<EntityId>,
+}
+
+/// A battery: drains at `idle_drain` per second plus `move_drain` per map unit travelled.
+/// At zero the robot stops for good and a `BatteryEmpty` error is raised.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Battery {
+    pub capacity: f64,
+    pub charge: f64,
+    pub idle_drain: f64,
+    pub move_drain: f64,
+    pub empty: bool,
+}
+
+/// A route being followed: waypoints, the next one, the cruise speed (units/s).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Path {
+    pub points: Vec<(f64, f64)>,
+    pub next: usize,
+    pub speed: f64,
+}
+
+/// What makes a robot navigate: its cruise speed in map units per second.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Navigator {
+    pub speed: f64,
+}
+
+/// World-level components (on entity 0 in the seed's terms): the map and the shared indexes.
+#[derive(Debug, Default)]
+pub struct Resources {
+    /// Map width and height; positions are clamped to `[0, width] × [0, height]`.
+    pub width: f64,
+    pub height: f64,
+    /// The shared navigation graph.
+    pub nav: NavMap,
+    /// Moving and small entities, rebuilt by the movement system every frame.
+    pub grid: SpatialGrid,
+    /// Large static colliders (walls), rebuilt when they change.
+    pub statics: StaticIndex,
+    /// Set when a static collider was added or removed.
+    pub statics_dirty: bool,
+}
+
+/// All entities and their components.
+#[derive(Default)]
+pub struct World {
+    alive: Vec<bool>,
+    kind_names: Vec<String>,
+    names: HashMap<String, EntityId>,
+    /// Entity type (index into [`World::kind_name`]).
+    pub kind: Column<u16>,
+    /// Entity name (POIs, items, named robots).
+    pub name: Column<String>,
+    pub pose: Column<Pose>,
+    pub vel: Column<Velocity>,
+    pub collider: Column<Shape>,
+    pub proximity: Column<Proximity>,
+    pub claw: Column<Claw>,
+    pub item: Column<Item>,
+    pub battery: Column<Battery>,
+    pub path: Column<Path>,
+    pub navigator: Column<Navigator>,
+    pub script: Column<Script>,
+    pub drone: Column<Drone>,
+    /// Marks a point of interest.
+    pub poi: Column<()>,
+    /// Entities that stop when they collide.
+    pub stop_on_collision: Column<()>,
+    custom: HashMap<TypeId, Box<dyn Any>>,
+    /// World-level components.
+    pub res: Resources,
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("entities", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl World {
+    /// A world of `width × height` map units holding only the world entity.
+    pub fn new(width: f64, height: f64) -> Self {
+        let mut w = World::default();
+        w.res.width = width;
+        w.res.height = height;
+        w.spawn("world");
+        w
+    }
+
+    /// Creates an entity of type `kind`.
+    pub fn spawn(&mut self, kind: &str) -> EntityId {
+        let e = EntityId(self.alive.len() as u32);
+        self.alive.push(true);
+        let k = self.intern_kind(kind);
+        self.kind.insert(e, k);
+        e
+    }
+
+    /// The index of a type name, added if new.
+    pub fn intern_kind(&mut self, kind: &str) -> u16 {
+        match self.kind_names.iter().position(|k| k == kind) {
+            Some(i) => i as u16,
+            None => {
+                self.kind_names.push(kind.to_string());
+                (self.kind_names.len() - 1) as u16
+            }
+        }
+    }
+
+    /// Type names, indexed by the values of [`World::kind`].
+    pub fn kind_names(&self) -> &[String] {
+        &self.kind_names
+    }
+
+    /// The type name of `e`.
+    pub fn kind_name(&self, e: EntityId) -> &str {
+        self.kind
+            .get(e)
+            .and_then(|k| self.kind_names.get(*k as usize))
+            .map(String::as_str)
+            .unwrap_or("")
+    }
+
+    /// Number of entity ids handed out (dead ones included).
+    pub fn len(&self) -> usize {
+        self.alive.len()
+    }
+
+    /// Whether the world has no entity at all (not even the world entity).
+    pub fn is_empty(&self) -> bool {
+        self.alive.is_empty()
+    }
+
+    /// Whether `e` exists.
+    pub fn is_alive(&self, e: EntityId) -> bool {
+        self.alive.get(e.index()).copied().unwrap_or(false)
+    }
+
+    /// Living entities in order.
+    pub fn entities(&self) -> impl Iterator<Item = EntityId> + '_ {
+        self.alive
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| **a)
+            .map(|(i, _)| EntityId(i as u32))
+    }
+
+    /// Gives `e` a unique name; fails if another entity has it.
+    pub fn set_name(&mut self, e: EntityId, name: &str) -> Result<(), String> {
+        if let Some(other) = self.names.get(name) {
+            if *other != e {
+                return Err(format!(
+                    "the name {name:?} is already used by entity {other}"
+                ));
+            }
+        }
+        if let Some(old) = self.name.insert(e, name.to_string()) {
+            self.names.remove(&old);
+        }
+        self.names.insert(name.to_string(), e);
+        Ok(())
+    }
+
+    /// The entity called `name`.
+    pub fn find(&self, name: &str) -> Option<EntityId> {
+        self.names.get(name).copied()
+    }
+
+    /// A display name: the entity's name if it has one, else its id.
+    pub fn label(&self, e: EntityId) -> String {
+        match self.name.get(e) {
+            Some(n) => n.clone(),
+            None => e.to_string(),
+        }
+    }
+
+    /// Adds a collider; static ones (entities without velocity) are indexed for the next frame.
+    pub fn set_collider(&mut self, e: EntityId, shape: Shape) {
+        self.collider.insert(e, shape);
+        if !self.vel.has(e) {
+            self.res.statics_dirty = true;
+        }
+    }
+
+    /// Removes every component of `e` and retires its id.
+    pub fn despawn(&mut self, e: EntityId) {
+        if !self.is_alive(e) || e == EntityId::WORLD {
+            return;
+        }
+        self.alive[e.index()] = false;
+        if let Some(n) = self.name.remove(e) {
+            self.names.remove(&n);
+        }
+        if self.collider.remove(e).is_some() && !self.vel.has(e) {
+            self.res.statics_dirty = true;
+        }
+        self.kind.remove(e);
+        self.pose.remove(e);
+        self.vel.remove(e);
+        self.proximity.remove(e);
+        self.claw.remove(e);
+        self.item.remove(e);
+        self.battery.remove(e);
+        self.path.remove(e);
+        self.navigator.remove(e);
+        self.script.remove(e);
+        self.drone.remove(e);
+        self.poi.remove(e);
+        self.stop_on_collision.remove(e);
+        // Custom columns keep their values; `custom` readers check liveness when it matters.
+    }
+
+    /// The column of a component type defined outside this crate.
+    pub fn custom<T: Default + 'static>(&self) -> Option<&Column<T>> {
+        self.custom
+            .get(&TypeId::of::<T>())
+            .and_then(|b| b.downcast_ref::<Column<T>>())
+    }
+
+    /// The column of a component type defined outside this crate, created on first use.
+    pub fn custom_mut<T: Default + 'static>(&mut self) -> &mut Column<T> {
+        let entry = self
+            .custom
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Box::new(Column::<T>::default()));
+        match entry.downcast_mut::<Column<T>>() {
+            Some(c) => c,
+            None => unreachable!("custom columns are keyed by their own type id"),
+        }
+    }
+
+    /// Number of robots: entities that can move (have a velocity).
+    pub fn robot_count(&self) -> usize {
+        self.vel.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_come_and_go() {
+        let mut w = World::new(100.0, 100.0);
+        let a = w.spawn("robot");
+        let b = w.spawn("robot");
+        w.pose.insert(a, Pose::default());
+        w.proximity.insert(b, Proximity::new(4, 10.0));
+        assert!(w.pose.has(a) && !w.pose.has(b));
+        assert_eq!(w.proximity.ids(), vec![b]);
+        assert!(w.proximity.remove(b).is_some());
+        assert!(w.proximity.is_empty());
+        w.set_name(a, "alpha").unwrap();
+        assert!(w.set_name(b, "alpha").is_err());
+        assert_eq!(w.find("alpha"), Some(a));
+        #[derive(Default, Debug, PartialEq)]
+        struct Temperature(f64);
+        w.custom_mut::<Temperature>().insert(a, Temperature(21.0));
+        assert_eq!(
+            w.custom::<Temperature>().and_then(|c| c.get(a)),
+            Some(&Temperature(21.0))
+        );
+        w.despawn(a);
+        assert!(!w.is_alive(a) && w.find("alpha").is_none());
+        assert_eq!(w.entities().count(), 2);
+    }
+}

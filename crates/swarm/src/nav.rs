@@ -1,0 +1,586 @@
+//! Navigation: the shared map of safe paths, A* routes over it, the path-following system
+//! and the `Go` instruction.
+//!
+//! Points of interest (POIs) and map-paths (polylines drawn as edges in draw.io) form an
+//! undirected graph. Points closer than `merge_radius` are merged into one "super-point".
+//! A robot may leave the graph by at most `max_off_path` map units: a route starts at the
+//! graph point nearest to the robot and ends at the goal POI (or at the graph point nearest
+//! to a goal coordinate, then the coordinate). When `extend` is on, the off-graph legs of
+//! every route found are added to the shared map, so the map grows as robots explore.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use crate::ecs::{EntityId, Path, World};
+use crate::event::{Event, Tag};
+use crate::sim::{Ctx, InstructionDef, Outcome, System};
+
+/// A goal for a route.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Goal {
+    /// A named point of interest.
+    Poi(String),
+    /// A map coordinate.
+    Point(f64, f64),
+}
+
+impl Goal {
+    /// Reads `POI` or `X,Y` (also `X Y` given as two arguments).
+    pub fn parse(args: &[String]) -> Result<Goal, String> {
+        let joined = args.join(",");
+        let parts: Vec<&str> = joined
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        if parts.len() == 2 {
+            if let (Ok(x), Ok(y)) = (parts[0].parse::<f64>(), parts[1].parse::<f64>()) {
+                if x.is_finite() && y.is_finite() {
+                    return Ok(Goal::Point(x, y));
+                }
+            }
+        }
+        match args {
+            [name] => Ok(Goal::Poi(name.clone())),
+            _ => Err(format!(
+                "expected a POI name or X,Y coordinates, found {:?}",
+                args.join(" ")
+            )),
+        }
+    }
+}
+
+const COST_SCALE: f64 = 1000.0;
+
+/// The shared navigation graph (a world-level component).
+#[derive(Clone, Debug)]
+pub struct NavMap {
+    /// Points closer than this are one node.
+    pub merge_radius: f64,
+    /// How far a robot may be from the graph at either end of a route.
+    pub max_off_path: f64,
+    /// Whether routes found are added to the map.
+    pub extend: bool,
+    nodes: Vec<(f64, f64)>,
+    adj: Vec<Vec<(u32, u64)>>,
+    pois: BTreeMap<String, u32>,
+    buckets: HashMap<(i64, i64), Vec<u32>>,
+    bucket: f64,
+    cache: HashMap<(u32, u32), Option<Arc<Vec<u32>>>>,
+}
+
+impl Default for NavMap {
+    fn default() -> Self {
+        NavMap::new(5.0, 50.0)
+    }
+}
+
+impl NavMap {
+    /// An empty map.
+    pub fn new(merge_radius: f64, max_off_path: f64) -> Self {
+        let merge_radius = merge_radius.max(0.0);
+        let max_off_path = max_off_path.max(0.0);
+        NavMap {
+            merge_radius,
+            max_off_path,
+            extend: true,
+            nodes: Vec::new(),
+            adj: Vec::new(),
+            pois: BTreeMap::new(),
+            buckets: HashMap::new(),
+            bucket: merge_radius.max(max_off_path).max(1.0),
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The graph's points.
+    pub fn nodes(&self) -> &[(f64, f64)] {
+        &self.nodes
+    }
+
+    /// Edges `(a, b)`: one-way edges as they go, two-way edges once with `a < b`.
+    pub fn edges(&self) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for (a, list) in self.adj.iter().enumerate() {
+            let a = a as u32;
+            for &(b, _) in list {
+                if a < b || !self.has_edge(b, a) {
+                    out.push((a, b));
+                }
+            }
+        }
+        out
+    }
+
+    /// POIs and their nodes.
+    pub fn pois(&self) -> &BTreeMap<String, u32> {
+        &self.pois
+    }
+
+    /// The position of a POI.
+    pub fn poi(&self, name: &str) -> Option<(f64, f64)> {
+        self.pois.get(name).map(|&n| self.nodes[n as usize])
+    }
+
+    fn key(&self, x: f64, y: f64) -> (i64, i64) {
+        (
+            (x / self.bucket).floor() as i64,
+            (y / self.bucket).floor() as i64,
+        )
+    }
+
+    /// The node nearest to `(x, y)` within `radius` (ties: lowest id).
+    pub fn nearest(&self, x: f64, y: f64, radius: f64) -> Option<u32> {
+        let (kx, ky) = self.key(x, y);
+        let reach = (radius / self.bucket).ceil() as i64;
+        let mut best: Option<(f64, u32)> = None;
+        for bx in kx - reach..=kx + reach {
+            for by in ky - reach..=ky + reach {
+                let Some(list) = self.buckets.get(&(bx, by)) else {
+                    continue;
+                };
+                for &n in list {
+                    let (nx, ny) = self.nodes[n as usize];
+                    let d = (nx - x).hypot(ny - y);
+                    if d <= radius && best.is_none_or(|(bd, bn)| d < bd || (d == bd && n < bn)) {
+                        best = Some((d, n));
+                    }
+                }
+            }
+        }
+        best.map(|(_, n)| n)
+    }
+
+    /// The node at `(x, y)`: an existing one within `merge_radius`, or a new one.
+    pub fn add_point(&mut self, x: f64, y: f64) -> u32 {
+        if let Some(n) = self.nearest(x, y, self.merge_radius) {
+            return n;
+        }
+        let n = self.nodes.len() as u32;
+        self.nodes.push((x, y));
+        self.adj.push(Vec::new());
+        let k = self.key(x, y);
+        self.buckets.entry(k).or_default().push(n);
+        n
+    }
+
+    /// Connects two nodes (both ways).
+    pub fn connect(&mut self, a: u32, b: u32) {
+        self.connect_oneway(a, b);
+        self.connect_oneway(b, a);
+    }
+
+    /// Connects `a` to `b` (one way: a robot may go from `a` to `b` only).
+    pub fn connect_oneway(&mut self, a: u32, b: u32) {
+        if a == b || self.adj[a as usize].iter().any(|&(n, _)| n == b) {
+            return;
+        }
+        let (ax, ay) = self.nodes[a as usize];
+        let (bx, by) = self.nodes[b as usize];
+        let cost = ((ax - bx).hypot(ay - by) * COST_SCALE).ceil() as u64;
+        self.adj[a as usize].push((b, cost));
+        self.cache.clear();
+    }
+
+    fn has_edge(&self, a: u32, b: u32) -> bool {
+        self.adj[a as usize].iter().any(|&(n, _)| n == b)
+    }
+
+    /// Adds a one-way map-path: each consecutive pair an edge from the first to the second.
+    pub fn add_oneway_polyline(&mut self, points: &[(f64, f64)]) {
+        let ids: Vec<u32> = points.iter().map(|&(x, y)| self.add_point(x, y)).collect();
+        for w in ids.windows(2) {
+            self.connect_oneway(w[0], w[1]);
+        }
+    }
+
+    /// Where a route from `(x, y)` starts: if the robot stands on a one-way edge, that
+    /// edge's head (robots keep to the lane's direction); else the nearest node.
+    fn start_node(&self, x: f64, y: f64) -> Option<u32> {
+        let (kx, ky) = self.key(x, y);
+        let reach = (self.max_off_path / self.bucket).ceil() as i64;
+        let mut best: Option<(f64, u32, u32)> = None;
+        let tol = self.merge_radius.max(1e-6);
+        for bx in kx - reach..=kx + reach {
+            for by in ky - reach..=ky + reach {
+                for &a in self.buckets.get(&(bx, by)).into_iter().flatten() {
+                    let (ax, ay) = self.nodes[a as usize];
+                    for &(b, _) in &self.adj[a as usize] {
+                        if self.has_edge(b, a) {
+                            continue;
+                        }
+                        let (bx2, by2) = self.nodes[b as usize];
+                        let d = point_segment(x, y, ax, ay, bx2, by2);
+                        if d <= tol
+                            && best
+                                .is_none_or(|(bd, ba, bb)| d < bd || (d == bd && (a, b) < (ba, bb)))
+                        {
+                            best = Some((d, a, b));
+                        }
+                    }
+                }
+            }
+        }
+        match best {
+            Some((_, _, b)) => Some(b),
+            None => self.nearest(x, y, self.max_off_path),
+        }
+    }
+
+    /// Adds a map-path: a polyline of points, each consecutive pair an edge.
+    pub fn add_polyline(&mut self, points: &[(f64, f64)]) {
+        let ids: Vec<u32> = points.iter().map(|&(x, y)| self.add_point(x, y)).collect();
+        for w in ids.windows(2) {
+            self.connect(w[0], w[1]);
+        }
+    }
+
+    /// Adds a POI (merged with a nearby graph point if there is one).
+    pub fn add_poi(&mut self, name: &str, x: f64, y: f64) {
+        let n = self.add_point(x, y);
+        self.pois.insert(name.to_string(), n);
+    }
+
+    /// Connects every POI that has no edge to the nearest other node within `max_off_path`.
+    pub fn connect_isolated_pois(&mut self) {
+        let pois: Vec<u32> = self.pois.values().copied().collect();
+        for n in pois {
+            if !self.adj[n as usize].is_empty() {
+                continue;
+            }
+            let (x, y) = self.nodes[n as usize];
+            let (kx, ky) = self.key(x, y);
+            let reach = (self.max_off_path / self.bucket).ceil() as i64;
+            let mut best: Option<(f64, u32)> = None;
+            for bx in kx - reach..=kx + reach {
+                for by in ky - reach..=ky + reach {
+                    for &m in self.buckets.get(&(bx, by)).into_iter().flatten() {
+                        if m == n {
+                            continue;
+                        }
+                        let (mx, my) = self.nodes[m as usize];
+                        let d = (mx - x).hypot(my - y);
+                        if d <= self.max_off_path
+                            && best.is_none_or(|(bd, bm)| d < bd || (d == bd && m < bm))
+                        {
+                            best = Some((d, m));
+                        }
+                    }
+                }
+            }
+            if let Some((_, m)) = best {
+                self.connect(n, m);
+            }
+        }
+    }
+
+    fn astar(&mut self, start: u32, goal: u32) -> Option<Arc<Vec<u32>>> {
+        if let Some(hit) = self.cache.get(&(start, goal)) {
+            return hit.clone();
+        }
+        let (gx, gy) = self.nodes[goal as usize];
+        let nodes = &self.nodes;
+        let adj = &self.adj;
+        let found = pathfinding::directed::astar::astar(
+            &start,
+            |&n| adj[n as usize].iter().copied(),
+            |&n| {
+                let (x, y) = nodes[n as usize];
+                ((x - gx).hypot(y - gy) * COST_SCALE).floor() as u64
+            },
+            |&n| n == goal,
+        )
+        .map(|(path, _)| Arc::new(path));
+        self.cache.insert((start, goal), found.clone());
+        found
+    }
+
+    /// A route from `(x, y)` to `goal`: the waypoints to follow, or why there is none.
+    pub fn route(&mut self, x: f64, y: f64, goal: &Goal) -> Result<Vec<(f64, f64)>, String> {
+        let Some(start) = self.start_node(x, y) else {
+            return Err(format!(
+                "no map point within {} of ({x:.1}, {y:.1})",
+                self.max_off_path
+            ));
+        };
+        let (end, last) = match goal {
+            Goal::Poi(name) => match self.pois.get(name) {
+                Some(&n) => (n, None),
+                None => return Err(format!("there is no POI called {name:?}")),
+            },
+            Goal::Point(gx, gy) => match self.nearest(*gx, *gy, self.max_off_path) {
+                Some(n) => (n, Some((*gx, *gy))),
+                None => {
+                    return Err(format!(
+                        "no map point within {} of the goal ({gx:.1}, {gy:.1})",
+                        self.max_off_path
+                    ))
+                }
+            },
+        };
+        let Some(nodes) = self.astar(start, end) else {
+            let what = match goal {
+                Goal::Poi(n) => n.clone(),
+                Goal::Point(gx, gy) => format!("({gx:.1}, {gy:.1})"),
+            };
+            return Err(format!("no map-path leads from ({x:.1}, {y:.1}) to {what}"));
+        };
+        let mut points: Vec<(f64, f64)> = nodes.iter().map(|&n| self.nodes[n as usize]).collect();
+        if let Some(p) = last {
+            if points
+                .last()
+                .is_none_or(|q| (q.0 - p.0).hypot(q.1 - p.1) > 1e-9)
+            {
+                points.push(p);
+            }
+        }
+        if self.extend {
+            let (sx, sy) = self.nodes[start as usize];
+            if (sx - x).hypot(sy - y) > self.merge_radius {
+                let n = self.add_point(x, y);
+                self.connect(n, start);
+            }
+            if let Some((gx, gy)) = last {
+                let (ex, ey) = self.nodes[end as usize];
+                if (ex - gx).hypot(ey - gy) > self.merge_radius {
+                    let n = self.add_point(gx, gy);
+                    self.connect(end, n);
+                }
+            }
+        }
+        // Drop leading points the robot is already on.
+        while points.len() > 1 && (points[0].0 - x).hypot(points[0].1 - y) < 1e-9 {
+            points.remove(0);
+        }
+        Ok(points)
+    }
+}
+
+fn point_segment(px: f64, py: f64, ax: f64, ay: f64, bx: f64, by: f64) -> f64 {
+    let (dx, dy) = (bx - ax, by - ay);
+    let len2 = dx * dx + dy * dy;
+    let t = if len2 > 0.0 {
+        (((px - ax) * dx + (py - ay) * dy) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (px - ax - t * dx).hypot(py - ay - t * dy)
+}
+
+/// Default cruise speed for robots without a [`crate::Navigator`] (map units per second).
+pub const DEFAULT_SPEED: f64 = 30.0;
+
+/// Starts a route for `e` to `goal`: gives it a [`Path`], or explains why not.
+pub fn start_route(world: &mut World, e: EntityId, goal: &Goal) -> Result<(), String> {
+    let Some(p) = world.pose.get(e).copied() else {
+        return Err(format!("{} has no position", world.label(e)));
+    };
+    let points = world.res.nav.route(p.x, p.y, goal)?;
+    let speed = world
+        .navigator
+        .get(e)
+        .map(|n| n.speed)
+        .unwrap_or(DEFAULT_SPEED);
+    world.path.insert(
+        e,
+        Path {
+            points,
+            next: 0,
+            speed,
+        },
+    );
+    Ok(())
+}
+
+fn go(ctx: &mut Ctx, e: EntityId, args: &[String]) -> Outcome {
+    let goal = match Goal::parse(args) {
+        Ok(g) => g,
+        Err(m) => return Outcome::Failed(Tag::INSTRUCTION_FAILED, m),
+    };
+    match start_route(&mut ctx.world, e, &goal) {
+        Ok(()) => Outcome::Blocked(vec![Tag::END_OF_PATH]),
+        Err(m) => Outcome::Failed(Tag::UNREACHABLE, format!("{}: {m}", ctx.world.label(e))),
+    }
+}
+
+fn check_go(world: &World, args: &[String]) -> Result<(), String> {
+    match Goal::parse(args)? {
+        Goal::Poi(name) if world.res.nav.poi(&name).is_none() => {
+            let known: Vec<&str> = world.res.nav.pois().keys().map(String::as_str).collect();
+            Err(format!(
+                "there is no POI called {name:?} (POIs: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The path system: steers every entity with a [`Path`] along its waypoints at the path's
+/// speed (by setting its velocity; movement moves it). At the last waypoint it removes the
+/// path, stops the robot and raises `EndOfPath`. Also offers the `Go` instruction.
+#[derive(Debug, Default)]
+pub struct PathSystem;
+
+impl System for PathSystem {
+    fn name(&self) -> &str {
+        "path"
+    }
+
+    fn fixed_rate(&self) -> bool {
+        true
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) {
+        let dt = ctx.dt;
+        let w = &mut ctx.world;
+        let mut done = Vec::new();
+        for (e, path) in w.path.iter_mut() {
+            let Some(p) = w.pose.get(e) else { continue };
+            let mut v = (0.0, 0.0);
+            loop {
+                let Some(&(tx, ty)) = path.points.get(path.next) else {
+                    done.push(e);
+                    break;
+                };
+                let (dx, dy) = (tx - p.x, ty - p.y);
+                let d = dx.hypot(dy);
+                if d < 1e-6 {
+                    path.next += 1;
+                    continue;
+                }
+                let step = path.speed * dt;
+                if d <= step {
+                    v = (dx / dt, dy / dt);
+                    path.next += 1;
+                } else {
+                    v = (dx / d * path.speed, dy / d * path.speed);
+                }
+                break;
+            }
+            if let Some(vel) = w.vel.get_mut(e) {
+                vel.x = v.0;
+                vel.y = v.1;
+                vel.w = 0.0;
+                if v != (0.0, 0.0) {
+                    let heading = v.1.atan2(v.0);
+                    vel.w = crate::geom::wrap_angle(heading - p.theta) / dt;
+                }
+            }
+        }
+        for e in done {
+            w.path.remove(e);
+            if let Some(v) = w.vel.get_mut(e) {
+                *v = Default::default();
+            }
+            ctx.events.emit(Event::about(Tag::END_OF_PATH, e));
+        }
+    }
+
+    fn instructions(&self) -> Vec<(String, InstructionDef)> {
+        vec![(
+            "Go".into(),
+            InstructionDef {
+                usage: "Go POI | Go X,Y",
+                min_args: 1,
+                max_args: 2,
+                run: Arc::new(go),
+                check: Some(check_go),
+            },
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hand-checked map: A(0,0) – B(10,0) – C(20,0) is 20 long; the other way round,
+    /// A – (0,5) – (20,5) – (20,30) – C, is 5 + 20 + 25 + 30 = 80. "island" has no path.
+    fn map() -> NavMap {
+        let mut m = NavMap::new(1.0, 8.0);
+        m.add_polyline(&[(0.0, 0.0), (10.0, 0.0), (20.0, 0.0)]);
+        m.add_polyline(&[
+            (0.0, 0.0),
+            (0.0, 5.0),
+            (20.0, 5.0),
+            (20.0, 30.0),
+            (20.0, 0.0),
+        ]);
+        m.add_poi("a", 0.0, 0.0);
+        m.add_poi("c", 20.0, 0.0);
+        m.add_poi("island", 100.0, 100.0);
+        m.extend = false;
+        m
+    }
+
+    #[test]
+    fn shortest_route_on_a_hand_checked_map() {
+        let mut m = map();
+        let r = m.route(0.0, 0.0, &Goal::Poi("c".into())).unwrap();
+        assert_eq!(r, vec![(10.0, 0.0), (20.0, 0.0)]);
+        // Cut B–C: now A, D, (20,5), C is the shortest (5 + 20 + 5 = 30) rather than via (20,30).
+        let mut m2 = NavMap::new(1.0, 8.0);
+        m2.add_polyline(&[(0.0, 0.0), (10.0, 0.0)]);
+        m2.add_polyline(&[(0.0, 0.0), (0.0, 5.0), (20.0, 5.0), (20.0, 0.0)]);
+        m2.add_polyline(&[(0.0, 5.0), (0.0, 30.0), (20.0, 30.0), (20.0, 5.0)]);
+        m2.add_poi("c", 20.0, 0.0);
+        let r = m2.route(0.0, 0.0, &Goal::Poi("c".into())).unwrap();
+        assert_eq!(r, vec![(0.0, 5.0), (20.0, 5.0), (20.0, 0.0)]);
+    }
+
+    #[test]
+    fn nearby_points_merge() {
+        let mut m = NavMap::new(2.0, 8.0);
+        m.add_polyline(&[(0.0, 0.0), (10.0, 0.0)]);
+        m.add_polyline(&[(10.5, 0.5), (10.0, 20.0)]);
+        assert_eq!(m.nodes().len(), 3, "(10.5, 0.5) merges into (10, 0)");
+        let r = m.route(0.0, 0.0, &Goal::Point(10.0, 20.0)).unwrap();
+        assert_eq!(r, vec![(10.0, 0.0), (10.0, 20.0)]);
+    }
+
+    #[test]
+    fn unreachable_goals_are_reported() {
+        let mut m = map();
+        let e = m.route(0.0, 0.0, &Goal::Poi("island".into())).unwrap_err();
+        assert!(e.contains("no map-path"), "{e}");
+        let e = m.route(500.0, 500.0, &Goal::Poi("c".into())).unwrap_err();
+        assert!(e.contains("no map point within"), "{e}");
+        let e = m.route(0.0, 0.0, &Goal::Poi("nowhere".into())).unwrap_err();
+        assert!(e.contains("no POI"), "{e}");
+    }
+
+    #[test]
+    fn one_way_lanes_are_followed() {
+        let mut m = NavMap::new(1.0, 60.0);
+        m.extend = false;
+        // A one-way loop: (0,0) → (100,0) → (100,100) → (0,100) → (0,0).
+        m.add_oneway_polyline(&[
+            (0.0, 0.0),
+            (100.0, 0.0),
+            (100.0, 100.0),
+            (0.0, 100.0),
+            (0.0, 0.0),
+        ]);
+        m.add_poi("corner", 0.0, 100.0);
+        // From (10, 0), on the first lane, the way to (0, 100) goes all the way round.
+        let r = m.route(10.0, 0.0, &Goal::Poi("corner".into())).unwrap();
+        assert_eq!(r, vec![(100.0, 0.0), (100.0, 100.0), (0.0, 100.0)]);
+    }
+
+    #[test]
+    fn routes_extend_the_shared_map() {
+        let mut m = map();
+        m.extend = true;
+        let before = m.nodes().len();
+        // Start 6 units off the graph, go to a coordinate 7 units off it.
+        m.route(6.0, -6.0, &Goal::Point(27.0, 0.0)).unwrap();
+        assert_eq!(m.nodes().len(), before + 2);
+        // The new points are now part of the map: (27, 0) is a graph point.
+        assert!(m.nearest(27.0, 0.0, 0.1).is_some());
+    }
+}

@@ -1,0 +1,944 @@
+//! Scenario files: a TOML or JSON description of a run, with an optional draw.io map.
+//!
+//! ```toml
+//! name = "hospital"
+//! map = "hospital.drawio"     # relative to this file (optional)
+//! fps = 10                    # also `FPS`
+//! duration = 600              # simulated seconds
+//! seed = 7
+//! end_when_done = true        # kill switch once every script / drone is done
+//!
+//! [world]                     # world-level components (also `simulationComponents`)
+//! width = 800                 # default: the map's page, or the generator's
+//! height = 500
+//! cell_size = 20              # spatial grid
+//! collision = true
+//! stop_on_collision = true    # every robot stops when it collides
+//! snapshot_period = 0.1       # Seer
+//! default_handler = ["Abort"] # for script errors without a handler
+//! nav = { merge_radius = 8, max_off_path = 60, extend = true }
+//! paths = [[[20, 50], [180, 50]]]      # extra map-paths (polylines)
+//! pois = { dock = [20, 50] }           # extra POIs
+//! walls = [[0, 0, 800, 10]]            # extra walls: x, y, width, height
+//!
+//! [generator]                 # optional: generated robots and map
+//! kind = "drone-swarm"        # or "warehouse"
+//! robots = 200
+//!
+//! [[entities]]                # extra entities (also `extraEntities`)
+//! type = "robot"
+//! name = "r1"
+//! position = [20, 50]
+//! size = [10, 10]             # or radius = 5
+//! components = { Claw = { range = 20 }, Script = ["Go dock"] }
+//! ```
+//!
+//! # Map shapes
+//! In a draw.io map, a shape's `type` annotation decides what it becomes:
+//! `robot` (or `drone`) — a moving robot (pose at the shape's centre, a box collider, or a
+//! disc for ellipses, a velocity, a navigator); `poi` — a point of interest named by its
+//! `name` annotation or label; `item` — something a claw can carry (named likewise);
+//! `wall` — a static obstacle; `ignore` — nothing. Any other type makes a plain entity of
+//! that type at the shape's centre. Shapes without annotations are walls, except text.
+//! Annotations `component_NAME` add components, their value in JSON (HMR Sim's style):
+//! `component_Script='["Go storage", "Grab medicine", "Go room1", "Drop"]'`.
+//! Edges are map-paths.
+//!
+//! # Components
+//! | name | value |
+//! |---|---|
+//! | `Velocity` | `[vx, vy]` or `{}` — makes an entity a mover |
+//! | `Collider` | `{ box = [w, h] }` or `{ radius = r }` |
+//! | `Navigator` | speed (number) or `{ speed = s }` |
+//! | `Proximity` | `{ beams = 12, range = 60, period = 1 }` |
+//! | `Claw` | `{ range = 20, capacity = 1, duration = 0.5 }` or `[range, capacity]` |
+//! | `Battery` | `{ capacity = 100, charge = 100, idle_drain = 0.01, move_drain = 0.01 }` |
+//! | `Item` | `{}` |
+//! | `StopOnCollision` | `true` / `false` |
+//! | `Script` | `["Go a", …]` or `{ instructions = […], handlers = { Unreachable = […] }, default_handler = […] }` |
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::drawio::{self, DrawioMap, MapShape};
+use crate::drones::{self, DroneController, SwarmParams};
+use crate::ecs::{Battery, Claw, EntityId, Item, Navigator, Pose, Proximity, Velocity, World};
+use crate::geom::Shape;
+use crate::nav::{NavMap, DEFAULT_SPEED};
+use crate::script::{Instr, Script, ScriptSystem};
+use crate::sim::{SimConfig, Simulation};
+use crate::systems::{
+    BatterySystem, ClawSystem, CollisionSystem, MovementSystem, ProximitySystem, StopOnCollision,
+};
+use crate::warehouse::{self, WarehouseParams};
+
+/// A scenario error: what is wrong and where.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ScenarioError(pub String);
+
+fn err<T>(msg: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError(msg.into()))
+}
+
+/// Navigation settings of the world.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NavSpec {
+    #[serde(default = "d_merge")]
+    pub merge_radius: f64,
+    #[serde(default = "d_off")]
+    pub max_off_path: f64,
+    #[serde(default = "d_true")]
+    pub extend: bool,
+}
+
+fn d_merge() -> f64 {
+    8.0
+}
+fn d_off() -> f64 {
+    60.0
+}
+fn d_true() -> bool {
+    true
+}
+fn d_cell() -> f64 {
+    20.0
+}
+fn d_period() -> f64 {
+    0.1
+}
+
+impl Default for NavSpec {
+    fn default() -> Self {
+        NavSpec {
+            merge_radius: d_merge(),
+            max_off_path: d_off(),
+            extend: true,
+        }
+    }
+}
+
+/// World-level components.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorldSpec {
+    pub width: Option<f64>,
+    pub height: Option<f64>,
+    #[serde(default = "d_cell")]
+    pub cell_size: f64,
+    #[serde(default = "d_true")]
+    pub collision: bool,
+    #[serde(default = "d_true")]
+    pub stop_on_collision: bool,
+    #[serde(default = "d_period")]
+    pub snapshot_period: f64,
+    #[serde(default)]
+    pub default_handler: Option<Vec<String>>,
+    #[serde(default)]
+    pub nav: NavSpec,
+    #[serde(default)]
+    pub paths: Vec<Vec<[f64; 2]>>,
+    #[serde(default)]
+    pub pois: BTreeMap<String, [f64; 2]>,
+    #[serde(default)]
+    pub walls: Vec<[f64; 4]>,
+}
+
+impl Default for WorldSpec {
+    fn default() -> Self {
+        WorldSpec {
+            width: None,
+            height: None,
+            cell_size: d_cell(),
+            collision: true,
+            stop_on_collision: true,
+            snapshot_period: d_period(),
+            default_handler: None,
+            nav: NavSpec::default(),
+            paths: Vec::new(),
+            pois: BTreeMap::new(),
+            walls: Vec::new(),
+        }
+    }
+}
+
+/// An entity declared in the scenario file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntitySpec {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub name: Option<String>,
+    pub position: [f64; 2],
+    #[serde(default)]
+    pub heading: f64,
+    pub size: Option<[f64; 2]>,
+    pub radius: Option<f64>,
+    #[serde(default)]
+    pub components: BTreeMap<String, Value>,
+}
+
+/// Generated content.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum GeneratorSpec {
+    /// HMR Sim's drone swarm (see [`crate::drones`]).
+    DroneSwarm {
+        #[serde(default = "d_drones")]
+        robots: usize,
+        #[serde(default)]
+        proximity_beams: u16,
+        #[serde(default = "d_prox_range")]
+        proximity_range: f64,
+    },
+    /// The warehouse (see [`crate::warehouse`]).
+    Warehouse {
+        #[serde(default = "d_wh")]
+        robots: usize,
+        #[serde(default = "d_wh_beams")]
+        proximity_beams: u16,
+    },
+}
+
+fn d_drones() -> usize {
+    200
+}
+fn d_prox_range() -> f64 {
+    15.0
+}
+fn d_wh() -> usize {
+    10_000
+}
+fn d_wh_beams() -> u16 {
+    8
+}
+
+/// The scenario file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub name: Option<String>,
+    pub map: Option<String>,
+    #[serde(alias = "FPS")]
+    pub fps: Option<f64>,
+    pub duration: Option<f64>,
+    pub seed: Option<u64>,
+    pub end_when_done: Option<bool>,
+    #[serde(default, alias = "simulationComponents")]
+    pub world: WorldSpec,
+    pub generator: Option<GeneratorSpec>,
+    #[serde(default, alias = "extraEntities")]
+    pub entities: Vec<EntitySpec>,
+}
+
+/// Command-line overrides of a scenario.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub duration: Option<f64>,
+    pub seed: Option<u64>,
+    /// Number of robots (generated scenarios only).
+    pub robots: Option<usize>,
+    /// Run the whole duration even when the work is done.
+    pub full_duration: bool,
+    /// Proximity beams on generated robots (0 = none).
+    pub proximity_beams: Option<u16>,
+}
+
+/// A loaded scenario, ready to build runs from.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub file: ScenarioFile,
+    /// Where it came from (for messages).
+    pub origin: String,
+    pub map: Option<DrawioMap>,
+    pub map_path: Option<PathBuf>,
+}
+
+impl Scenario {
+    /// Loads a `.toml` or `.json` scenario file (and its map).
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ScenarioError(format!("cannot read {}: {e}", path.display())))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let origin = path.display().to_string();
+        let file: ScenarioFile = match path.extension().and_then(|e| e.to_str()) {
+            Some("json") => {
+                serde_json::from_str(&text).map_err(|e| ScenarioError(format!("{origin}: {e}")))?
+            }
+            Some("toml") => {
+                toml::from_str(&text).map_err(|e| ScenarioError(format!("{origin}: {e}")))?
+            }
+            _ => return err(format!("{origin}: a scenario is a .toml or a .json file")),
+        };
+        Self::with_file(file, base, origin)
+    }
+
+    /// A scenario from TOML text; `base` is the folder its map path is relative to.
+    pub fn from_toml_str(text: &str, base: &Path) -> Result<Scenario, ScenarioError> {
+        let file: ScenarioFile =
+            toml::from_str(text).map_err(|e| ScenarioError(format!("scenario: {e}")))?;
+        Self::with_file(file, base, "scenario".into())
+    }
+
+    /// A scenario from JSON text; `base` is the folder its map path is relative to.
+    pub fn from_json_str(text: &str, base: &Path) -> Result<Scenario, ScenarioError> {
+        let file: ScenarioFile =
+            serde_json::from_str(text).map_err(|e| ScenarioError(format!("scenario: {e}")))?;
+        Self::with_file(file, base, "scenario".into())
+    }
+
+    fn with_file(
+        file: ScenarioFile,
+        base: &Path,
+        origin: String,
+    ) -> Result<Scenario, ScenarioError> {
+        let (map, map_path) = match &file.map {
+            Some(m) => {
+                let p = base.join(m);
+                let text = std::fs::read_to_string(&p).map_err(|e| {
+                    ScenarioError(format!(
+                        "{origin}: cannot read the map {}: {e}",
+                        p.display()
+                    ))
+                })?;
+                let map = drawio::parse(&text)
+                    .map_err(|e| ScenarioError(format!("map {}: {e}", p.display())))?;
+                (Some(map), Some(p))
+            }
+            None => (None, None),
+        };
+        if let Some(fps) = file.fps {
+            if !(fps.is_finite() && fps > 0.0) {
+                return err(format!(
+                    "{origin}: fps must be a positive number, found {fps}"
+                ));
+            }
+        }
+        if let Some(d) = file.duration {
+            if !(d.is_finite() && d >= 0.0) {
+                return err(format!(
+                    "{origin}: duration must be a non-negative number, found {d}"
+                ));
+            }
+        }
+        Ok(Scenario {
+            file,
+            origin,
+            map,
+            map_path,
+        })
+    }
+
+    /// The scenario's name.
+    pub fn name(&self) -> String {
+        self.file
+            .name
+            .clone()
+            .unwrap_or_else(|| self.origin.clone())
+    }
+
+    /// Whether `--robots` applies (the robots are generated).
+    pub fn robots_configurable(&self) -> bool {
+        self.file.generator.is_some()
+    }
+
+    /// Builds a run.
+    pub fn build(&self, ov: &Overrides) -> Result<Simulation, ScenarioError> {
+        let f = &self.file;
+        let origin = &self.origin;
+        let mut generator = f.generator.clone();
+        if let Some(n) = ov.robots {
+            match &mut generator {
+                Some(GeneratorSpec::DroneSwarm { robots, .. })
+                | Some(GeneratorSpec::Warehouse { robots, .. }) => *robots = n,
+                None => {
+                    return err(format!(
+                        "{origin}: this scenario's robots are fixed (drawn in its map or listed in \
+                         it); --robots works with generated scenarios (drone swarm, warehouse)"
+                    ))
+                }
+            }
+        }
+        if let Some(b) = ov.proximity_beams {
+            match &mut generator {
+                Some(GeneratorSpec::DroneSwarm {
+                    proximity_beams, ..
+                })
+                | Some(GeneratorSpec::Warehouse {
+                    proximity_beams, ..
+                }) => *proximity_beams = b,
+                None => return err(format!(
+                    "{origin}: --proximity works with generated scenarios (drone swarm, warehouse)"
+                )),
+            }
+        }
+        // World size: explicit, else generator, else map, else 1000 × 1000.
+        let (mut width, mut height) = match &self.map {
+            Some(m) => (m.width, m.height),
+            None => (1000.0, 1000.0),
+        };
+        match &generator {
+            Some(GeneratorSpec::DroneSwarm { robots, .. }) => {
+                let lay = drones::layout(*robots);
+                width = width.max(lay.width);
+                height = height.max(lay.height);
+            }
+            Some(GeneratorSpec::Warehouse { robots, .. }) => {
+                let (w, h) = warehouse::size(*robots);
+                width = width.max(w);
+                height = height.max(h);
+            }
+            None => {}
+        }
+        if let Some(w) = f.world.width {
+            width = w;
+        }
+        if let Some(h) = f.world.height {
+            height = h;
+        }
+        if !(width.is_finite() && width > 0.0 && height.is_finite() && height > 0.0) {
+            return err(format!(
+                "{origin}: the world's width and height must be positive"
+            ));
+        }
+        let mut world = World::new(width, height);
+        let nav = &f.world.nav;
+        world.res.nav = NavMap::new(nav.merge_radius, nav.max_off_path);
+        world.res.nav.extend = nav.extend;
+        let stop = f.world.stop_on_collision;
+
+        if let Some(map) = &self.map {
+            let mp = self
+                .map_path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            for shape in &map.shapes {
+                add_shape(&mut world, shape, stop).map_err(|e| {
+                    ScenarioError(format!("map {mp}: shape id={:?}: {e}", shape.id))
+                })?;
+            }
+            for p in &map.paths {
+                if p.oneway {
+                    world.res.nav.add_oneway_polyline(&p.points);
+                } else {
+                    world.res.nav.add_polyline(&p.points);
+                }
+            }
+        }
+        for (k, p) in f.world.paths.iter().enumerate() {
+            if p.len() < 2 {
+                return err(format!(
+                    "{origin}: world.paths[{k}] needs at least two points"
+                ));
+            }
+            let pts: Vec<(f64, f64)> = p.iter().map(|q| (q[0], q[1])).collect();
+            world.res.nav.add_polyline(&pts);
+        }
+        for (name, p) in &f.world.pois {
+            add_poi(&mut world, name, p[0], p[1])
+                .map_err(|e| ScenarioError(format!("{origin}: world.pois.{name}: {e}")))?;
+        }
+        for w in &f.world.walls {
+            add_wall(&mut world, w[0], w[1], w[2], w[3]);
+        }
+        let mut drone_size = None;
+        match &generator {
+            Some(GeneratorSpec::DroneSwarm {
+                robots,
+                proximity_beams,
+                proximity_range,
+            }) => {
+                let params = SwarmParams {
+                    drones: *robots,
+                    proximity_beams: *proximity_beams,
+                    proximity_range: *proximity_range,
+                    ..SwarmParams::default()
+                };
+                drone_size = Some(params.size);
+                drones::populate(&mut world, &params);
+            }
+            Some(GeneratorSpec::Warehouse {
+                robots,
+                proximity_beams,
+            }) => {
+                warehouse::populate(
+                    &mut world,
+                    &WarehouseParams {
+                        robots: *robots,
+                        proximity_beams: *proximity_beams,
+                        seed: ov.seed.or(f.seed).unwrap_or(0),
+                    },
+                )
+                .map_err(|e| ScenarioError(format!("{origin}: warehouse: {e}")))?;
+            }
+            None => {}
+        }
+        for (k, spec) in f.entities.iter().enumerate() {
+            let where_ = match &spec.name {
+                Some(n) => format!("{origin}: entities[{k}] ({n})"),
+                None => format!("{origin}: entities[{k}]"),
+            };
+            add_entity(&mut world, spec, stop)
+                .map_err(|e| ScenarioError(format!("{where_}: {e}")))?;
+        }
+        world.res.nav.connect_isolated_pois();
+
+        let config = SimConfig {
+            fps: f.fps.unwrap_or(24.0),
+            duration: ov.duration.or(f.duration),
+            seed: ov.seed.or(f.seed).unwrap_or(0),
+            cell_size: f.world.cell_size,
+            end_when_done: f.end_when_done.unwrap_or(true) && !ov.full_duration,
+        };
+        if !(config.cell_size.is_finite() && config.cell_size > 0.0) {
+            return err(format!("{origin}: world.cell_size must be positive"));
+        }
+        let mut sim = Simulation::new(world, config);
+        sim.name = self.name();
+        let mut scripts = ScriptSystem::new();
+        if let Some(h) = &f.world.default_handler {
+            let parsed: Result<Vec<Instr>, String> = h.iter().map(|l| Instr::parse(l)).collect();
+            scripts = scripts.with_default_handler(
+                parsed
+                    .map_err(|e| ScenarioError(format!("{origin}: world.default_handler: {e}")))?,
+            );
+        }
+        sim.add_system(Box::new(scripts));
+        sim.add_system(Box::new(crate::nav::PathSystem));
+        sim.add_system(Box::new(BatterySystem));
+        sim.add_system(Box::new(MovementSystem));
+        if f.world.collision {
+            sim.add_system(Box::new(CollisionSystem::default()));
+            sim.add_system(Box::new(StopOnCollision));
+        }
+        sim.add_system(Box::new(ProximitySystem::default()));
+        if let Some(size) = drone_size {
+            sim.add_system(Box::new(DroneController::new(size)));
+        }
+        sim.add_system(Box::new(ClawSystem));
+        if let Some(h) = &f.world.default_handler {
+            check_lines(&sim, h)
+                .map_err(|e| ScenarioError(format!("{origin}: world.default_handler: {e}")))?;
+        }
+        validate_scripts(&sim).map_err(|e| ScenarioError(format!("{origin}: {e}")))?;
+        Ok(sim)
+    }
+}
+
+fn check_lines(sim: &Simulation, lines: &[String]) -> Result<(), String> {
+    let s = Script::new(lines)?;
+    s.validate(sim.instructions())
+}
+
+/// Checks every script of the world against the simulation's instructions.
+pub fn validate_scripts(sim: &Simulation) -> Result<(), String> {
+    let w = sim.world();
+    for (e, s) in w.script.iter() {
+        let who = w.label(e);
+        s.validate(sim.instructions())
+            .map_err(|m| format!("entity {who}: {m}"))?;
+        for ins in s.all_instructions() {
+            if let Some(check) = sim.instructions().get(&ins.name).and_then(|d| d.check) {
+                check(w, &ins.args).map_err(|m| format!("entity {who}: {ins}: {m}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn add_wall(world: &mut World, x: f64, y: f64, w: f64, h: f64) -> EntityId {
+    let e = world.spawn("wall");
+    world.pose.insert(
+        e,
+        Pose {
+            x: x + w * 0.5,
+            y: y + h * 0.5,
+            theta: 0.0,
+        },
+    );
+    world.set_collider(
+        e,
+        Shape::Box {
+            hw: w * 0.5,
+            hh: h * 0.5,
+        },
+    );
+    e
+}
+
+fn add_poi(world: &mut World, name: &str, x: f64, y: f64) -> Result<EntityId, String> {
+    let e = world.spawn("poi");
+    world.pose.insert(e, Pose { x, y, theta: 0.0 });
+    world.poi.insert(e, ());
+    world.set_name(e, name)?;
+    world.res.nav.add_poi(name, x, y);
+    Ok(e)
+}
+
+fn add_shape(world: &mut World, s: &MapShape, stop: bool) -> Result<(), String> {
+    if s.is_text() && !s.annotated {
+        return Ok(());
+    }
+    let kind = s
+        .attrs
+        .get("type")
+        .map(|t| t.trim().to_ascii_lowercase())
+        .unwrap_or_else(|| "wall".into());
+    let name = s
+        .attrs
+        .get("name")
+        .cloned()
+        .or_else(|| (!s.label.trim().is_empty()).then(|| strip_html(&s.label)));
+    let (cx, cy) = s.centre();
+    let e = match kind.as_str() {
+        "ignore" => return Ok(()),
+        "wall" => {
+            add_wall(world, s.x, s.y, s.width, s.height);
+            return Ok(());
+        }
+        "poi" => {
+            let Some(n) = name else {
+                return Err("a POI needs a name (a `name` annotation or a label)".into());
+            };
+            add_poi(world, &n, cx, cy)?
+        }
+        _ => {
+            let e = world.spawn(&kind);
+            world.pose.insert(
+                e,
+                Pose {
+                    x: cx,
+                    y: cy,
+                    theta: 0.0,
+                },
+            );
+            if let Some(n) = &name {
+                world.set_name(e, n)?;
+            }
+            match kind.as_str() {
+                "robot" | "drone" => {
+                    let shape = if s.is_ellipse() {
+                        Shape::Circle {
+                            r: s.width.min(s.height) * 0.5,
+                        }
+                    } else {
+                        Shape::Box {
+                            hw: s.width * 0.5,
+                            hh: s.height * 0.5,
+                        }
+                    };
+                    make_robot(world, e, shape, stop);
+                }
+                "item" => {
+                    world.item.insert(e, Item::default());
+                }
+                _ => {}
+            }
+            e
+        }
+    };
+    for (k, v) in &s.attrs {
+        if let Some(comp) = k.strip_prefix("component_") {
+            let value: Value = serde_json::from_str(v)
+                .map_err(|err| format!("{k}: the value must be JSON ({err}), found {v:?}"))?;
+            add_component(world, e, comp, &value).map_err(|m| format!("{k}: {m}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn strip_html(s: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in s.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.trim().to_string()
+}
+
+fn make_robot(world: &mut World, e: EntityId, shape: Shape, stop: bool) {
+    world.vel.insert(e, Velocity::default());
+    world.set_collider(e, shape);
+    world.navigator.insert(
+        e,
+        Navigator {
+            speed: DEFAULT_SPEED,
+        },
+    );
+    if stop {
+        world.stop_on_collision.insert(e, ());
+    }
+}
+
+fn add_entity(world: &mut World, spec: &EntitySpec, stop: bool) -> Result<(), String> {
+    let [x, y] = spec.position;
+    if !(x.is_finite() && y.is_finite() && spec.heading.is_finite()) {
+        return Err("position and heading must be finite numbers".into());
+    }
+    let kind = spec.kind.trim().to_ascii_lowercase();
+    match kind.as_str() {
+        "wall" => {
+            let [w, h] = spec.size.unwrap_or([10.0, 10.0]);
+            add_wall(world, x - w * 0.5, y - h * 0.5, w, h);
+            return Ok(());
+        }
+        "poi" => {
+            let Some(n) = &spec.name else {
+                return Err("a POI needs a name".into());
+            };
+            add_poi(world, n, x, y)?;
+            return Ok(());
+        }
+        _ => {}
+    }
+    let e = world.spawn(&kind);
+    world.pose.insert(
+        e,
+        Pose {
+            x,
+            y,
+            theta: spec.heading,
+        },
+    );
+    if let Some(n) = &spec.name {
+        world.set_name(e, n)?;
+    }
+    let shape = match (spec.radius, spec.size) {
+        (Some(r), _) if r > 0.0 => Shape::Circle { r },
+        (_, Some([w, h])) if w > 0.0 && h > 0.0 => Shape::Box {
+            hw: w * 0.5,
+            hh: h * 0.5,
+        },
+        (None, None) => Shape::Circle { r: 5.0 },
+        _ => return Err("radius and size must be positive".into()),
+    };
+    match kind.as_str() {
+        "robot" | "drone" => make_robot(world, e, shape, stop),
+        "item" => {
+            world.item.insert(e, Item::default());
+        }
+        _ => {}
+    }
+    for (name, v) in &spec.components {
+        add_component(world, e, name, v).map_err(|m| format!("components.{name}: {m}"))?;
+    }
+    Ok(())
+}
+
+const COMPONENTS: &str =
+    "Velocity, Collider, Navigator, Proximity, Claw, Battery, Item, StopOnCollision, Script";
+
+fn field(v: &Value, k: &str, default: f64) -> Result<f64, String> {
+    match v.get(k) {
+        None => Ok(default),
+        Some(x) => match x.as_f64() {
+            Some(n) if n.is_finite() => Ok(n),
+            _ => Err(format!("{k} must be a number, found {x}")),
+        },
+    }
+}
+
+fn check_keys(v: &Value, allowed: &[&str]) -> Result<(), String> {
+    if let Some(o) = v.as_object() {
+        for k in o.keys() {
+            if !allowed.contains(&k.as_str()) {
+                return Err(format!(
+                    "unknown field {k:?} (expected: {})",
+                    allowed.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    } else {
+        Err(format!("expected a table/object, found {v}"))
+    }
+}
+
+fn strings(v: &Value, what: &str) -> Result<Vec<String>, String> {
+    let Some(a) = v.as_array() else {
+        return Err(format!("{what} must be a list of strings"));
+    };
+    a.iter()
+        .map(|x| {
+            x.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| format!("{what}: {x} is not a string"))
+        })
+        .collect()
+}
+
+/// Adds the component `name` with the value `v` (scenario syntax) to `e`.
+pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> Result<(), String> {
+    match name {
+        "Velocity" => {
+            let vel = match v.as_array() {
+                Some(a) if a.len() == 2 => Velocity {
+                    x: a[0].as_f64().ok_or("vx must be a number")?,
+                    y: a[1].as_f64().ok_or("vy must be a number")?,
+                    w: 0.0,
+                },
+                _ => {
+                    check_keys(v, &[])?;
+                    Velocity::default()
+                }
+            };
+            world.vel.insert(e, vel);
+            if world.collider.has(e) {
+                world.res.statics_dirty = true;
+            }
+        }
+        "Collider" | "Collidable" => {
+            check_keys(v, &["box", "radius"])?;
+            let shape = if let Some(r) = v.get("radius") {
+                match r.as_f64() {
+                    Some(r) if r > 0.0 && r.is_finite() => Shape::Circle { r },
+                    _ => return Err(format!("radius must be a positive number, found {r}")),
+                }
+            } else if let Some(b) = v.get("box") {
+                match b.as_array().map(|a| {
+                    (
+                        a.len(),
+                        a.first().and_then(Value::as_f64),
+                        a.get(1).and_then(Value::as_f64),
+                    )
+                }) {
+                    Some((2, Some(w), Some(h))) if w > 0.0 && h > 0.0 => Shape::Box {
+                        hw: w * 0.5,
+                        hh: h * 0.5,
+                    },
+                    _ => return Err(format!("box must be [width, height], found {b}")),
+                }
+            } else {
+                return Err("give box = [w, h] or radius = r".into());
+            };
+            world.set_collider(e, shape);
+        }
+        "Navigator" | "Speed" => {
+            let speed = match v.as_f64() {
+                Some(s) => s,
+                None => {
+                    check_keys(v, &["speed"])?;
+                    field(v, "speed", DEFAULT_SPEED)?
+                }
+            };
+            if !(speed.is_finite() && speed > 0.0) {
+                return Err(format!("speed must be positive, found {speed}"));
+            }
+            world.navigator.insert(e, Navigator { speed });
+        }
+        "Proximity" => {
+            check_keys(v, &["beams", "range", "period"])?;
+            let beams = field(v, "beams", 12.0)?;
+            let range = field(v, "range", 50.0)?;
+            let period = field(v, "period", 1.0)?;
+            if !(1.0..=360.0).contains(&beams) || beams.fract() != 0.0 {
+                return Err(format!(
+                    "beams must be a whole number from 1 to 360, found {beams}"
+                ));
+            }
+            if range <= 0.0 || period < 1.0 || period.fract() != 0.0 {
+                return Err("range must be positive and period a whole number ≥ 1".into());
+            }
+            let mut p = Proximity::new(beams as u16, range);
+            p.period = period as u32;
+            world.proximity.insert(e, p);
+        }
+        "Claw" => {
+            let (range, capacity, duration) = match v.as_array() {
+                Some(a) => (
+                    a.first()
+                        .and_then(Value::as_f64)
+                        .ok_or("Claw: [range, capacity]")?,
+                    a.get(1).and_then(Value::as_f64).unwrap_or(1.0),
+                    0.5,
+                ),
+                None => {
+                    check_keys(v, &["range", "capacity", "duration"])?;
+                    (
+                        field(v, "range", 20.0)?,
+                        field(v, "capacity", 1.0)?,
+                        field(v, "duration", 0.5)?,
+                    )
+                }
+            };
+            if range < 0.0 || capacity < 0.0 || duration < 0.0 || capacity.fract() != 0.0 {
+                return Err("range and duration must be ≥ 0, capacity a whole number ≥ 0".into());
+            }
+            world.claw.insert(
+                e,
+                Claw {
+                    range,
+                    capacity: capacity as u32,
+                    duration,
+                    held: Vec::new(),
+                },
+            );
+        }
+        "Battery" => {
+            check_keys(v, &["capacity", "charge", "idle_drain", "move_drain"])?;
+            let capacity = field(v, "capacity", 100.0)?;
+            let b = Battery {
+                capacity,
+                charge: field(v, "charge", capacity)?,
+                idle_drain: field(v, "idle_drain", 0.01)?,
+                move_drain: field(v, "move_drain", 0.01)?,
+                empty: false,
+            };
+            if b.capacity <= 0.0 || b.charge < 0.0 || b.idle_drain < 0.0 || b.move_drain < 0.0 {
+                return Err("capacity must be positive; charge and drains ≥ 0".into());
+            }
+            world.battery.insert(e, b);
+        }
+        "Item" => {
+            world.item.insert(e, Item::default());
+        }
+        "StopOnCollision" => match v.as_bool() {
+            Some(true) => {
+                world.stop_on_collision.insert(e, ());
+            }
+            Some(false) => {
+                world.stop_on_collision.remove(e);
+            }
+            None => return Err(format!("expected true or false, found {v}")),
+        },
+        "Script" => {
+            let script = if v.is_array() {
+                Script::new(&strings(v, "Script")?)?
+            } else {
+                check_keys(v, &["instructions", "handlers", "default_handler"])?;
+                let lines = match v.get("instructions") {
+                    Some(i) => strings(i, "instructions")?,
+                    None => return Err("a Script needs instructions".into()),
+                };
+                let mut s = Script::new(&lines)?;
+                if let Some(h) = v.get("handlers") {
+                    let Some(o) = h.as_object() else {
+                        return Err("handlers must map error tags to instruction lists".into());
+                    };
+                    for (tag, lines) in o {
+                        s = s.with_handler(tag, &strings(lines, &format!("handlers.{tag}"))?)?;
+                    }
+                }
+                if let Some(d) = v.get("default_handler") {
+                    s = s.with_default_handler(&strings(d, "default_handler")?)?;
+                }
+                s
+            };
+            world.script.insert(e, script);
+        }
+        other => {
+            return Err(format!("unknown component {other:?} (known: {COMPONENTS})"));
+        }
+    }
+    Ok(())
+}

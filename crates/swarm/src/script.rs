@@ -1,0 +1,542 @@
+//! Scripts: per-robot instruction lists run by the script (control) system.
+//!
+//! A script is a list of instructions such as `Go storage`, `Grab medicine`, `Drop`,
+//! `Wait 2`. Its state is **READY** (it runs its next instruction at once), **BLOCKED**
+//! (an instruction started something and the script waits for events with given tags about
+//! its robot — `Go` waits for `EndOfPath`, `Grab` for `Grabbed`, `Wait` for `Wakeup`) or
+//! **DONE**. Instructions are an open set: every system registers its own
+//! ([`crate::System::instructions`]); the script system only knows the built-ins below.
+//!
+//! Errors — an instruction that fails at once, or an error event about the robot while its
+//! script runs (`Unreachable`, `Collision`, `BatteryEmpty`, …) — run a handler: the
+//! script's handler for that error tag, else its default handler, else the system's default
+//! (`Abort`). A handler is itself a list of instructions; it ends with the script resuming
+//! *after* the failed instruction, unless it says `Retry` (resume *at* it) or `Abort`.
+//! An error inside a handler aborts the script.
+//!
+//! Built-ins: `Wait SECONDS` (or `Wait MIN MAX`, a random time between), `WaitFor TAG` (block until an event `TAG` about this robot),
+//! `Emit TAG` (raise an event `TAG` about this robot), `Log TEXT…`, `Loop` (start again
+//! from the top), and in handlers `Retry`, `Skip`, `Abort`.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use crate::ecs::EntityId;
+use crate::event::{Event, Payload, Tag};
+use crate::sim::{Ctx, InstructionDef, InstructionSet, Outcome, Summary, System};
+
+/// One instruction: a name and its arguments, as written.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Instr {
+    pub name: String,
+    pub args: Vec<String>,
+}
+
+impl Instr {
+    /// Reads `Name arg arg…` (whitespace-separated).
+    pub fn parse(line: &str) -> Result<Instr, String> {
+        let mut words = line.split_whitespace();
+        let Some(name) = words.next() else {
+            return Err("empty instruction".into());
+        };
+        Ok(Instr {
+            name: name.to_string(),
+            args: words.map(str::to_string).collect(),
+        })
+    }
+}
+
+impl std::fmt::Display for Instr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)?;
+        for a in &self.args {
+            write!(f, " {a}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A script's state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ScriptState {
+    #[default]
+    Ready,
+    Blocked,
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Resume {
+    #[default]
+    Skip,
+    Retry,
+}
+
+/// The script component.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Script {
+    pub instructions: Vec<Instr>,
+    /// Index of the instruction running (or next to run).
+    pub pc: usize,
+    pub state: ScriptState,
+    /// Tags of the events the script waits for.
+    pub waiting: Vec<Tag>,
+    /// Error tag → handler.
+    pub handlers: BTreeMap<String, Vec<Instr>>,
+    /// Handler for errors without their own.
+    pub default_handler: Option<Vec<Instr>>,
+    /// Whether an `Abort` ended it.
+    pub failed: bool,
+    /// The last error seen.
+    pub last_error: Option<String>,
+    in_handler: bool,
+    queue: VecDeque<Instr>,
+    resume: Resume,
+    blocked_in_handler: bool,
+    wake_token: u64,
+}
+
+fn parse_lines(lines: &[String]) -> Result<Vec<Instr>, String> {
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| Instr::parse(l).map_err(|e| format!("instruction {}: {e}", i + 1)))
+        .collect()
+}
+
+impl Script {
+    /// A script from its instruction lines.
+    pub fn new<S: AsRef<str>>(lines: &[S]) -> Result<Script, String> {
+        let lines: Vec<String> = lines.iter().map(|l| l.as_ref().to_string()).collect();
+        Ok(Script {
+            instructions: parse_lines(&lines)?,
+            ..Script::default()
+        })
+    }
+
+    /// Adds a handler for errors tagged `tag`.
+    pub fn with_handler<S: AsRef<str>>(mut self, tag: &str, lines: &[S]) -> Result<Self, String> {
+        let lines: Vec<String> = lines.iter().map(|l| l.as_ref().to_string()).collect();
+        let h = parse_lines(&lines).map_err(|e| format!("handler {tag:?}: {e}"))?;
+        self.handlers.insert(tag.to_string(), h);
+        Ok(self)
+    }
+
+    /// Sets the handler for errors without their own.
+    pub fn with_default_handler<S: AsRef<str>>(mut self, lines: &[S]) -> Result<Self, String> {
+        let lines: Vec<String> = lines.iter().map(|l| l.as_ref().to_string()).collect();
+        self.default_handler =
+            Some(parse_lines(&lines).map_err(|e| format!("default handler: {e}"))?);
+        Ok(self)
+    }
+
+    /// Checks every instruction (main list and handlers) against the known ones.
+    pub fn validate(&self, set: &InstructionSet) -> Result<(), String> {
+        let check = |where_: &str, i: usize, ins: &Instr| -> Result<(), String> {
+            let Some(def) = set.get(&ins.name) else {
+                let known: Vec<&str> = set.keys().map(String::as_str).collect();
+                return Err(format!(
+                    "{where_} instruction {} ({ins}): unknown instruction {:?} (known: {})",
+                    i + 1,
+                    ins.name,
+                    known.join(", ")
+                ));
+            };
+            if ins.args.len() < def.min_args || ins.args.len() > def.max_args {
+                return Err(format!(
+                    "{where_} instruction {} ({ins}): wrong number of arguments; usage: {}",
+                    i + 1,
+                    def.usage
+                ));
+            }
+            Ok(())
+        };
+        for (i, ins) in self.instructions.iter().enumerate() {
+            check("script", i, ins)?;
+        }
+        for (tag, h) in &self.handlers {
+            for (i, ins) in h.iter().enumerate() {
+                check(&format!("handler {tag:?}"), i, ins)?;
+            }
+        }
+        if let Some(h) = &self.default_handler {
+            for (i, ins) in h.iter().enumerate() {
+                check("default handler", i, ins)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every instruction of the script and its handlers (for load-time checks).
+    pub fn all_instructions(&self) -> impl Iterator<Item = &Instr> {
+        self.instructions
+            .iter()
+            .chain(self.handlers.values().flatten())
+            .chain(self.default_handler.iter().flatten())
+    }
+}
+
+fn no_run() -> crate::sim::InstructionFn {
+    Arc::new(|_: &mut Ctx, _: EntityId, _: &[String]| Outcome::Ready)
+}
+
+fn def(usage: &'static str, min_args: usize, max_args: usize) -> InstructionDef {
+    InstructionDef {
+        usage,
+        min_args,
+        max_args,
+        run: no_run(),
+        check: None,
+    }
+}
+
+fn seconds(args: &[String]) -> Result<(f64, f64), String> {
+    let mut v = Vec::new();
+    for a in args {
+        match a.parse::<f64>() {
+            Ok(s) if s.is_finite() && s >= 0.0 => v.push(s),
+            _ => return Err(format!("Wait: {a:?} is not a number of seconds")),
+        }
+    }
+    match v.as_slice() {
+        [s] => Ok((*s, *s)),
+        [a, b] if a <= b => Ok((*a, *b)),
+        [a, b] => Err(format!("Wait: the least ({a}) is more than the most ({b})")),
+        _ => Err("Wait: give SECONDS or MIN MAX".into()),
+    }
+}
+
+fn wait(ctx: &mut Ctx, e: EntityId, args: &[String]) -> Outcome {
+    let secs = match seconds(args) {
+        Ok((a, b)) if a == b => a,
+        Ok((a, b)) => a + (b - a) * ctx.rng.next_f64(),
+        Err(m) => return Outcome::Failed(Tag::INSTRUCTION_FAILED, m),
+    };
+    let token = match ctx.world.script.get_mut(e) {
+        Some(s) => {
+            s.wake_token += 1;
+            s.wake_token
+        }
+        None => 0,
+    };
+    ctx.events.after(
+        secs,
+        Event {
+            tag: Tag::WAKEUP,
+            entity: Some(e),
+            error: false,
+            payload: Payload::Value(token as f64),
+        },
+    );
+    Outcome::Blocked(vec![Tag::WAKEUP])
+}
+
+/// The built-in instructions (control flow included, so scripts validate against one set).
+pub fn builtin_instructions() -> InstructionSet {
+    let mut set = InstructionSet::new();
+    set.insert(
+        "Wait".into(),
+        InstructionDef {
+            usage: "Wait SECONDS | Wait MIN MAX (a random time between)",
+            min_args: 1,
+            max_args: 2,
+            run: Arc::new(wait),
+            check: Some(|_, args| seconds(args).map(|_| ())),
+        },
+    );
+    set.insert(
+        "WaitFor".into(),
+        InstructionDef {
+            usage: "WaitFor TAG",
+            min_args: 1,
+            max_args: 1,
+            run: Arc::new(|_, _, args| Outcome::Blocked(vec![Tag::new(args[0].clone())])),
+            check: None,
+        },
+    );
+    set.insert(
+        "Emit".into(),
+        InstructionDef {
+            usage: "Emit TAG",
+            min_args: 1,
+            max_args: 1,
+            run: Arc::new(|ctx, e, args| {
+                ctx.events.emit(Event::about(Tag::new(args[0].clone()), e));
+                Outcome::Ready
+            }),
+            check: None,
+        },
+    );
+    set.insert(
+        "Log".into(),
+        InstructionDef {
+            usage: "Log TEXT…",
+            min_args: 0,
+            max_args: usize::MAX,
+            run: Arc::new(|ctx, e, args| {
+                ctx.log(Some(e), args.join(" "));
+                Outcome::Ready
+            }),
+            check: None,
+        },
+    );
+    set.insert("Loop".into(), def("Loop", 0, 0));
+    set.insert("Retry".into(), def("Retry", 0, 0));
+    set.insert("Skip".into(), def("Skip", 0, 0));
+    set.insert("Abort".into(), def("Abort", 0, 0));
+    set
+}
+
+/// The script (control) system: runs READY scripts each frame and reacts to the events
+/// their robots wait for and to error events about them.
+#[derive(Default)]
+pub struct ScriptSystem {
+    set: Arc<InstructionSet>,
+    default_handler: Vec<Instr>,
+    kill_sent: bool,
+}
+
+impl ScriptSystem {
+    /// A script system whose default error handler is `Abort`.
+    pub fn new() -> Self {
+        ScriptSystem {
+            set: Arc::new(builtin_instructions()),
+            default_handler: vec![Instr {
+                name: "Abort".into(),
+                args: vec![],
+            }],
+            kill_sent: false,
+        }
+    }
+
+    /// Replaces the handler used when a script has neither a handler for an error nor a
+    /// default handler of its own.
+    pub fn with_default_handler(mut self, handler: Vec<Instr>) -> Self {
+        self.default_handler = handler;
+        self
+    }
+
+    fn abort(ctx: &mut Ctx, e: EntityId, why: &str) {
+        if let Some(s) = ctx.world.script.get_mut(e) {
+            s.state = ScriptState::Done;
+            s.failed = true;
+            s.waiting.clear();
+            s.queue.clear();
+            s.in_handler = false;
+        }
+        ctx.stats.scripts_failed += 1;
+        let text = format!("{}: script aborted: {why}", ctx.world.label(e));
+        ctx.log(Some(e), text.clone());
+        ctx.events.emit(Event::error(Tag::SCRIPT_FAILED, e, text));
+    }
+
+    fn on_error(&self, ctx: &mut Ctx, e: EntityId, tag: &Tag, message: &str) {
+        let label = ctx.world.label(e);
+        let Some(s) = ctx.world.script.get_mut(e) else {
+            return;
+        };
+        if s.state == ScriptState::Done {
+            return;
+        }
+        s.last_error = Some(format!("{tag}: {message}"));
+        if s.in_handler {
+            ctx.log(
+                Some(e),
+                format!("{label}: {tag} inside an error handler: {message}"),
+            );
+            Self::abort(ctx, e, &format!("{tag} inside an error handler"));
+            return;
+        }
+        let handler = s
+            .handlers
+            .get(tag.as_str())
+            .or(s.default_handler.as_ref())
+            .cloned()
+            .unwrap_or_else(|| self.default_handler.clone());
+        s.waiting.clear();
+        s.queue = handler.into();
+        s.in_handler = true;
+        s.resume = Resume::Skip;
+        s.state = ScriptState::Ready;
+        ctx.log(Some(e), format!("{label}: {tag}: {message}"));
+    }
+
+    /// Runs `e`'s script while it is READY (at most a bounded number of instructions per
+    /// call, so a loop of instant instructions cannot stall the run).
+    fn execute(&self, ctx: &mut Ctx, e: EntityId) {
+        for _ in 0..256 {
+            let Some(s) = ctx.world.script.get_mut(e) else {
+                return;
+            };
+            if s.state != ScriptState::Ready {
+                return;
+            }
+            let from_handler;
+            let ins = if s.in_handler {
+                match s.queue.pop_front() {
+                    Some(i) => {
+                        from_handler = true;
+                        i
+                    }
+                    None => {
+                        s.in_handler = false;
+                        if s.resume == Resume::Skip {
+                            s.pc += 1;
+                        }
+                        continue;
+                    }
+                }
+            } else if let Some(i) = s.instructions.get(s.pc) {
+                from_handler = false;
+                i.clone()
+            } else {
+                s.state = ScriptState::Done;
+                ctx.stats.scripts_done += 1;
+                ctx.events.emit(Event::about(Tag::SCRIPT_DONE, e));
+                return;
+            };
+            match ins.name.as_str() {
+                "Retry" => {
+                    s.resume = Resume::Retry;
+                    continue;
+                }
+                "Skip" => {
+                    s.resume = Resume::Skip;
+                    continue;
+                }
+                "Abort" => {
+                    let why = s
+                        .last_error
+                        .clone()
+                        .unwrap_or_else(|| "Abort instruction".to_string());
+                    Self::abort(ctx, e, &why);
+                    return;
+                }
+                "Loop" => {
+                    if from_handler {
+                        s.queue.clear();
+                        s.in_handler = false;
+                    }
+                    s.pc = 0;
+                    continue;
+                }
+                _ => {}
+            }
+            let Some(def) = self.set.get(&ins.name) else {
+                let text = format!("unknown instruction {:?}", ins.name);
+                self.on_error(ctx, e, &Tag::INSTRUCTION_FAILED, &text);
+                continue;
+            };
+            match (def.run)(ctx, e, &ins.args) {
+                Outcome::Ready => {
+                    if !from_handler {
+                        if let Some(s) = ctx.world.script.get_mut(e) {
+                            s.pc += 1;
+                        }
+                    }
+                }
+                Outcome::Blocked(tags) => {
+                    if let Some(s) = ctx.world.script.get_mut(e) {
+                        if tags.is_empty() {
+                            if !from_handler {
+                                s.pc += 1;
+                            }
+                        } else {
+                            s.state = ScriptState::Blocked;
+                            s.waiting = tags;
+                            s.blocked_in_handler = from_handler;
+                        }
+                    }
+                }
+                Outcome::Failed(tag, message) => {
+                    ctx.stats.errors += 1;
+                    self.on_error(ctx, e, &tag, &message);
+                }
+            }
+        }
+    }
+}
+
+impl System for ScriptSystem {
+    fn name(&self) -> &str {
+        "script"
+    }
+
+    fn fixed_rate(&self) -> bool {
+        true
+    }
+
+    fn accept_instructions(&mut self, set: Arc<InstructionSet>) {
+        self.set = set;
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) {
+        let mut all_done = true;
+        let ids = ctx.world.script.ids();
+        for e in &ids {
+            if ctx
+                .world
+                .script
+                .get(*e)
+                .is_some_and(|s| s.state == ScriptState::Ready)
+            {
+                self.execute(ctx, *e);
+            }
+            if ctx
+                .world
+                .script
+                .get(*e)
+                .is_some_and(|s| s.state != ScriptState::Done)
+            {
+                all_done = false;
+            }
+        }
+        if all_done && !ids.is_empty() && ctx.config.end_when_done && !self.kill_sent {
+            self.kill_sent = true;
+            ctx.log(None, "every script is done");
+            ctx.events.emit(Event::global(Tag::KILL_SWITCH));
+        }
+    }
+
+    fn wants(&self, event: &Event) -> bool {
+        event.entity.is_some()
+    }
+
+    fn react(&mut self, event: &Event, ctx: &mut Ctx) {
+        let Some(e) = event.entity else { return };
+        let Some(s) = ctx.world.script.get_mut(e) else {
+            return;
+        };
+        if s.state == ScriptState::Done {
+            return;
+        }
+        if event.error {
+            let message = event.message().unwrap_or("").to_string();
+            self.on_error(ctx, e, &event.tag, &message);
+            self.execute(ctx, e);
+            return;
+        }
+        if s.state != ScriptState::Blocked {
+            return;
+        }
+        if event.tag == Tag::WAKEUP {
+            if let Payload::Value(v) = event.payload {
+                if v != s.wake_token as f64 {
+                    return; // a Wait that an error interrupted
+                }
+            }
+        }
+        if let Some(k) = s.waiting.iter().position(|t| *t == event.tag) {
+            s.waiting.remove(k);
+            if s.waiting.is_empty() {
+                s.state = ScriptState::Ready;
+                if !s.blocked_in_handler {
+                    s.pc += 1;
+                }
+                self.execute(ctx, e);
+            }
+        }
+    }
+
+    fn finish(&mut self, _ctx: &mut Ctx, _summary: &Summary) {}
+}

@@ -1,0 +1,437 @@
+//! The simulation: fixed-rate systems at `fps`, reactive systems fed by the event queue,
+//! and the rules that end a run.
+//!
+//! One frame at time `t = frame / fps`:
+//! 1. every event due at or before `t` is handled, in `(time, sequence)` order, by each
+//!    system that [`System::wants`] it (a `KillSwitch` ends the run there);
+//! 2. every fixed-rate system runs once, in the order it was added.
+//!
+//! Events raised during step 2 at time `t` are handled at the start of the next frame,
+//! before time moves on. The run ends when `duration` seconds are simulated or a
+//! `KillSwitch` event is handled.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::ecs::{EntityId, World};
+use crate::event::{Event, EventQueue, Tag};
+use crate::rng::Rng;
+
+/// Run-wide settings.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// Frames (fixed-rate system runs) per simulated second.
+    pub fps: f64,
+    /// Simulated seconds to run; `None` runs until a `KillSwitch`.
+    pub duration: Option<f64>,
+    /// The run's seed: the same scenario and seed give the same run, bit for bit.
+    pub seed: u64,
+    /// Side of the spatial grid's cells (map units).
+    pub cell_size: f64,
+    /// Raise a `KillSwitch` when all the work is done (every script finished, every drone
+    /// reported).
+    pub end_when_done: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            fps: 24.0,
+            duration: Some(60.0),
+            seed: 0,
+            cell_size: 20.0,
+            end_when_done: true,
+        }
+    }
+}
+
+/// Counters every run keeps.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Stats {
+    /// Events handled.
+    pub events: u64,
+    /// Collisions: contacts that began.
+    pub collisions: u64,
+    /// Units of work finished (deliveries dropped, drones arrived).
+    pub tasks_done: u64,
+    /// Scripts that ran to their end.
+    pub scripts_done: u64,
+    /// Scripts aborted by an error handler.
+    pub scripts_failed: u64,
+    /// Error events raised.
+    pub errors: u64,
+    /// Drones at their target.
+    pub arrived: u64,
+    /// Drones stopped by a collision.
+    pub crashed: u64,
+    /// Wall seconds spent on each simulated second (filled by the clock system).
+    pub clock: Vec<f64>,
+}
+
+/// What a system hands back to the scheduler and to other systems: the world, the event
+/// queue, counters, the clock and a sequential random generator.
+pub struct Ctx {
+    pub world: World,
+    pub events: EventQueue,
+    pub stats: Stats,
+    /// A sequential generator for systems that draw in a fixed order.
+    pub rng: Rng,
+    pub config: SimConfig,
+    /// The current frame number.
+    pub frame: u64,
+    /// The current simulated time in seconds.
+    pub time: f64,
+    /// Seconds per frame (`1 / fps`).
+    pub dt: f64,
+    /// Log lines waiting for the recorders.
+    pub logs: Vec<LogLine>,
+}
+
+impl Ctx {
+    /// Adds a line to the run's log.
+    pub fn log(&mut self, entity: Option<EntityId>, text: impl Into<String>) {
+        self.logs.push(LogLine {
+            t: self.events.now(),
+            entity: entity.map(|e| e.0),
+            text: text.into(),
+        });
+    }
+}
+
+/// One line of the run's log.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LogLine {
+    pub t: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entity: Option<u32>,
+    pub text: String,
+}
+
+/// What an instruction did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Done at once; the script goes on.
+    Ready,
+    /// Started; the script waits for an event with each of these tags about its entity.
+    Blocked(Vec<Tag>),
+    /// Failed with this error tag and explanation; the script's handler runs.
+    Failed(Tag, String),
+}
+
+/// The code of an instruction: runs it for `entity` with the given arguments.
+pub type InstructionFn = Arc<dyn Fn(&mut Ctx, EntityId, &[String]) -> Outcome + Send + Sync>;
+
+/// A load-time check of an instruction's arguments against the built world.
+pub type InstructionCheck = fn(&World, &[String]) -> Result<(), String>;
+
+/// An instruction a system offers to scripts.
+#[derive(Clone)]
+pub struct InstructionDef {
+    /// E.g. `Go POI | Go X,Y`.
+    pub usage: &'static str,
+    pub min_args: usize,
+    pub max_args: usize,
+    pub run: InstructionFn,
+    /// Extra validation once the world is built (e.g. that a POI exists).
+    pub check: Option<InstructionCheck>,
+}
+
+/// Instructions by name (an open set: every system may add its own).
+pub type InstructionSet = BTreeMap<String, InstructionDef>;
+
+/// A system: fixed-rate, reactive, or both. Every method has a default, so a system
+/// implements only what it does.
+pub trait System {
+    /// A short name (for logs).
+    fn name(&self) -> &str;
+
+    /// Whether [`System::run`] runs every frame.
+    fn fixed_rate(&self) -> bool {
+        false
+    }
+
+    /// Once per frame, at `ctx.time`.
+    fn run(&mut self, _ctx: &mut Ctx) {}
+
+    /// Whether this system reacts to `event`.
+    fn wants(&self, _event: &Event) -> bool {
+        false
+    }
+
+    /// Handles an event this system wants.
+    fn react(&mut self, _event: &Event, _ctx: &mut Ctx) {}
+
+    /// Instructions this system adds to scripts.
+    fn instructions(&self) -> Vec<(String, InstructionDef)> {
+        Vec::new()
+    }
+
+    /// Receives every registered instruction before the run starts.
+    fn accept_instructions(&mut self, _set: Arc<InstructionSet>) {}
+
+    /// Before the first frame (e.g. to schedule periodic events).
+    fn start(&mut self, _ctx: &mut Ctx) {}
+
+    /// After the last frame.
+    fn finish(&mut self, _ctx: &mut Ctx, _summary: &Summary) {}
+}
+
+/// The end-of-run figures.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    pub scenario: String,
+    pub seed: u64,
+    pub fps: f64,
+    pub frames: u64,
+    pub simulated_seconds: f64,
+    /// Filled by the shell that measured it (the core has no clock).
+    pub wall_seconds: f64,
+    pub wall_per_simulated_second: f64,
+    pub robots: usize,
+    pub entities: usize,
+    pub events: u64,
+    pub collisions: u64,
+    pub tasks_done: u64,
+    pub scripts_done: u64,
+    pub scripts_failed: u64,
+    pub errors: u64,
+    pub arrived: u64,
+    pub crashed: u64,
+    /// Whether a kill switch ended the run (else the duration did).
+    pub killed: bool,
+}
+
+/// A runnable simulation.
+pub struct Simulation {
+    pub ctx: Ctx,
+    systems: Vec<Box<dyn System>>,
+    instructions: InstructionSet,
+    started: bool,
+    finished: bool,
+    killed: bool,
+    total_frames: Option<u64>,
+    /// The scenario's name (for summaries and recordings).
+    pub name: String,
+}
+
+impl Simulation {
+    /// A simulation of `world`.
+    pub fn new(world: World, config: SimConfig) -> Self {
+        let fps = if config.fps.is_finite() && config.fps > 0.0 {
+            config.fps
+        } else {
+            24.0
+        };
+        let total_frames = config.duration.map(|d| {
+            let f = d.max(0.0) * fps;
+            if (f - f.round()).abs() < 1e-9 {
+                f.round() as u64
+            } else {
+                f.ceil() as u64
+            }
+        });
+        Simulation {
+            ctx: Ctx {
+                world,
+                events: EventQueue::default(),
+                stats: Stats::default(),
+                rng: Rng::new(config.seed),
+                config: SimConfig { fps, ..config },
+                frame: 0,
+                time: 0.0,
+                dt: 1.0 / fps,
+                logs: Vec::new(),
+            },
+            systems: Vec::new(),
+            instructions: crate::script::builtin_instructions(),
+            started: false,
+            finished: false,
+            killed: false,
+            total_frames,
+            name: String::new(),
+        }
+    }
+
+    /// Adds a system; fixed-rate systems run in the order they are added. Its instructions
+    /// become available to scripts.
+    pub fn add_system(&mut self, system: Box<dyn System>) {
+        for (name, def) in system.instructions() {
+            self.instructions.insert(name, def);
+        }
+        self.systems.push(system);
+    }
+
+    /// The instructions scripts may use.
+    pub fn instructions(&self) -> &InstructionSet {
+        &self.instructions
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        &self.ctx.world
+    }
+
+    /// The world, mutably (between frames).
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.ctx.world
+    }
+
+    /// Schedules an event from outside (e.g. a kill switch at a given time).
+    pub fn schedule(&mut self, time: f64, event: Event) {
+        self.ctx.events.schedule(time, event);
+    }
+
+    /// Current simulated time.
+    pub fn time(&self) -> f64 {
+        self.ctx.time
+    }
+
+    /// Frames run so far.
+    pub fn frame(&self) -> u64 {
+        self.ctx.frame
+    }
+
+    /// Whether the run has ended.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The planned number of frames (`None` without a duration).
+    pub fn total_frames(&self) -> Option<u64> {
+        self.total_frames
+    }
+
+    /// Prepares the run (called by the first [`Simulation::step`] if not called before).
+    pub fn start(&mut self) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        let set = Arc::new(self.instructions.clone());
+        let cell = self.ctx.config.cell_size;
+        let ctx = &mut self.ctx;
+        let mut statics = std::mem::take(&mut ctx.world.res.statics);
+        statics.rebuild(&ctx.world, cell);
+        ctx.world.res.statics = statics;
+        ctx.world.res.statics_dirty = false;
+        let mut grid = std::mem::take(&mut ctx.world.res.grid);
+        grid.rebuild(&ctx.world, cell);
+        ctx.world.res.grid = grid;
+        for s in &mut self.systems {
+            s.accept_instructions(set.clone());
+            s.start(ctx);
+        }
+    }
+
+    fn dispatch_due(&mut self, t: f64) -> bool {
+        while let Some((_, event)) = self.ctx.events.pop_due(t) {
+            self.ctx.stats.events += 1;
+            if event.error {
+                self.ctx.stats.errors += 1;
+            }
+            for s in &mut self.systems {
+                if s.wants(&event) {
+                    s.react(&event, &mut self.ctx);
+                }
+            }
+            if event.tag == Tag::KILL_SWITCH {
+                self.killed = true;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Runs one frame. Returns `false` once the run has ended.
+    pub fn step(&mut self) -> bool {
+        if !self.started {
+            self.start();
+        }
+        if self.finished {
+            return false;
+        }
+        let fps = self.ctx.config.fps;
+        if let Some(total) = self.total_frames {
+            if self.ctx.frame >= total {
+                // Events due before the end still happen.
+                let end = total as f64 / fps;
+                while self.ctx.events.peek_time().is_some_and(|t| t < end) {
+                    if self.dispatch_due(end) {
+                        break;
+                    }
+                }
+                self.ctx.time = end;
+                self.finished = true;
+                return false;
+            }
+        }
+        let t = self.ctx.frame as f64 / fps;
+        if self.dispatch_due(t) {
+            self.finished = true;
+            return false;
+        }
+        self.ctx.time = t;
+        self.ctx.events.set_now(t);
+        for s in &mut self.systems {
+            if s.fixed_rate() {
+                s.run(&mut self.ctx);
+            }
+        }
+        self.ctx.frame += 1;
+        self.ctx.time = self.ctx.frame as f64 / fps;
+        true
+    }
+
+    /// Runs frames until simulated time reaches `t` or the run ends.
+    pub fn run_until(&mut self, t: f64) {
+        while !self.finished && (self.ctx.frame as f64) / self.ctx.config.fps < t {
+            if !self.step() {
+                break;
+            }
+        }
+    }
+
+    /// Runs to the end and returns the summary (wall time left at zero).
+    pub fn run(&mut self) -> Summary {
+        while self.step() {}
+        self.finish(0.0)
+    }
+
+    /// Ends the run: systems finish (recorders write their last line) with the summary.
+    pub fn finish(&mut self, wall_seconds: f64) -> Summary {
+        self.finished = true;
+        let summary = self.summary(wall_seconds);
+        for s in &mut self.systems {
+            s.finish(&mut self.ctx, &summary);
+        }
+        summary
+    }
+
+    /// The figures so far.
+    pub fn summary(&self, wall_seconds: f64) -> Summary {
+        let st = &self.ctx.stats;
+        let sim = self.ctx.frame as f64 / self.ctx.config.fps;
+        Summary {
+            scenario: self.name.clone(),
+            seed: self.ctx.config.seed,
+            fps: self.ctx.config.fps,
+            frames: self.ctx.frame,
+            simulated_seconds: sim,
+            wall_seconds,
+            wall_per_simulated_second: if sim > 0.0 { wall_seconds / sim } else { 0.0 },
+            robots: self.ctx.world.robot_count(),
+            entities: self.ctx.world.entities().count(),
+            events: st.events,
+            collisions: st.collisions,
+            tasks_done: st.tasks_done,
+            scripts_done: st.scripts_done,
+            scripts_failed: st.scripts_failed,
+            errors: st.errors,
+            arrived: st.arrived,
+            crashed: st.crashed,
+            killed: self.killed,
+        }
+    }
+}

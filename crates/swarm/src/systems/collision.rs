@@ -1,0 +1,137 @@
+use crate::ecs::EntityId;
+use crate::event::{Event, Payload, Tag};
+use crate::geom::overlaps;
+use crate::sim::{Ctx, System};
+
+/// Collision: every moving collider is tested against the colliders in the grid cells
+/// around it and against nearby walls. A `Collision` event naming both entities (smaller
+/// id first) is raised when a contact begins; a contact is remembered while the two
+/// still overlap, so it is reported once, however long it lasts.
+#[derive(Debug, Default)]
+pub struct CollisionSystem {
+    contacts: Vec<(u32, u32)>,
+    now: Vec<(u32, u32)>,
+    statics: Vec<u32>,
+}
+
+impl CollisionSystem {
+    /// The pairs in contact after the last frame.
+    pub fn contacts(&self) -> &[(u32, u32)] {
+        &self.contacts
+    }
+}
+
+impl System for CollisionSystem {
+    fn name(&self) -> &str {
+        "collision"
+    }
+
+    fn fixed_rate(&self) -> bool {
+        true
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) {
+        let w = &ctx.world;
+        let grid = &w.res.grid;
+        let (vels, vp) = w.vel.raw();
+        self.now.clear();
+        for k in 0..grid.ids.len() {
+            let i = grid.ids[k] as usize;
+            if !(vp.get(i).copied().unwrap_or(false) && vels[i].is_moving()) {
+                continue;
+            }
+            let (x, y, s) = (grid.xs[k], grid.ys[k], grid.shapes[k]);
+            let (hw, hh) = s.half_extents();
+            let reach = hw.max(hh) + grid.max_extent;
+            let now = &mut self.now;
+            grid.for_each_near(x, y, reach, |m| {
+                let j = grid.ids[m] as usize;
+                if j != i && overlaps(s, x, y, grid.shapes[m], grid.xs[m], grid.ys[m]) {
+                    now.push((i.min(j) as u32, i.max(j) as u32));
+                }
+            });
+            if !w.res.statics.is_empty() {
+                w.res.statics.near(x, y, reach, &mut self.statics);
+                for &si in &self.statics {
+                    let (e, sx, sy, ss) = w.res.statics.items[si as usize];
+                    if e.index() != i && overlaps(s, x, y, ss, sx, sy) {
+                        now.push((i.min(e.index()) as u32, i.max(e.index()) as u32));
+                    }
+                }
+            }
+        }
+        // Contacts that still overlap stay contacts even if neither moved this frame.
+        for &(a, b) in &self.contacts {
+            let (ea, eb) = (EntityId(a), EntityId(b));
+            if let (Some(pa), Some(sa), Some(pb), Some(sb)) = (
+                w.pose.get(ea),
+                w.collider.get(ea),
+                w.pose.get(eb),
+                w.collider.get(eb),
+            ) {
+                if overlaps(*sa, pa.x, pa.y, *sb, pb.x, pb.y) {
+                    self.now.push((a, b));
+                }
+            }
+        }
+        self.now.sort_unstable();
+        self.now.dedup();
+        // New contacts: in `now` but not in `contacts` (both sorted).
+        let mut j = 0;
+        for &pair in &self.now {
+            while j < self.contacts.len() && self.contacts[j] < pair {
+                j += 1;
+            }
+            if j < self.contacts.len() && self.contacts[j] == pair {
+                continue;
+            }
+            ctx.stats.collisions += 1;
+            ctx.events.emit(Event {
+                tag: Tag::COLLISION,
+                entity: None,
+                error: false,
+                payload: Payload::Pair(EntityId(pair.0), EntityId(pair.1)),
+            });
+        }
+        std::mem::swap(&mut self.contacts, &mut self.now);
+    }
+}
+
+/// The stop-on-collision reaction: an entity marked `stop_on_collision` that takes part in
+/// a collision stops (velocity zero, path dropped); if it runs a script, the script gets a
+/// `Collision` error naming the other entity.
+#[derive(Debug, Default)]
+pub struct StopOnCollision;
+
+impl System for StopOnCollision {
+    fn name(&self) -> &str {
+        "stop-on-collision"
+    }
+
+    fn wants(&self, event: &Event) -> bool {
+        event.tag == Tag::COLLISION && event.entity.is_none()
+    }
+
+    fn react(&mut self, event: &Event, ctx: &mut Ctx) {
+        let Payload::Pair(a, b) = event.payload else {
+            return;
+        };
+        for (me, other) in [(a, b), (b, a)] {
+            if !ctx.world.stop_on_collision.has(me) {
+                continue;
+            }
+            if let Some(v) = ctx.world.vel.get_mut(me) {
+                *v = Default::default();
+            }
+            ctx.world.path.remove(me);
+            if ctx.world.script.has(me) {
+                let text = format!(
+                    "{} collided with {}",
+                    ctx.world.label(me),
+                    ctx.world.label(other)
+                );
+                ctx.events.emit(Event::error(Tag::COLLISION, me, text));
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+use crate::ecs::Pose;
+use crate::geom::wrap_angle;
+use crate::sim::{Ctx, System};
+
+/// Movement: the only system that writes poses. Integrates velocities over one frame,
+/// keeps every entity inside the map, carries grabbed items along with their carrier, then
+/// rebuilds the spatial grid (and the static index when walls changed) for the systems that
+/// run after it.
+#[derive(Debug, Default)]
+pub struct MovementSystem;
+
+impl System for MovementSystem {
+    fn name(&self) -> &str {
+        "movement"
+    }
+
+    fn fixed_rate(&self) -> bool {
+        true
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) {
+        let dt = ctx.dt;
+        let w = &mut ctx.world;
+        let (width, height) = (w.res.width, w.res.height);
+        {
+            let (vels, vp) = w.vel.raw();
+            let (shapes, sp) = w.collider.raw();
+            let (poses, pp) = w.pose.raw_mut();
+            let n = poses.len().min(vels.len());
+            for i in 0..n {
+                if !(pp[i] && vp[i]) {
+                    continue;
+                }
+                let v = vels[i];
+                if v.x == 0.0 && v.y == 0.0 && v.w == 0.0 {
+                    continue;
+                }
+                let (hw, hh) = if sp.get(i).copied().unwrap_or(false) {
+                    shapes[i].half_extents()
+                } else {
+                    (0.0, 0.0)
+                };
+                let p = &mut poses[i];
+                p.x = (p.x + v.x * dt).clamp(hw.min(width * 0.5), (width - hw).max(width * 0.5));
+                p.y = (p.y + v.y * dt).clamp(hh.min(height * 0.5), (height - hh).max(height * 0.5));
+                if v.w != 0.0 {
+                    p.theta = wrap_angle(p.theta + v.w * dt);
+                }
+            }
+        }
+        if !w.item.is_empty() {
+            let carried: Vec<_> = w
+                .item
+                .iter()
+                .filter_map(|(e, it)| it.carried_by.map(|c| (e, c)))
+                .collect();
+            for (e, carrier) in carried {
+                if let Some(p) = w.pose.get(carrier).copied() {
+                    w.pose.insert(e, Pose { ..p });
+                }
+            }
+        }
+        let cell = ctx.config.cell_size;
+        if w.res.statics_dirty {
+            let mut statics = std::mem::take(&mut w.res.statics);
+            statics.rebuild(w, cell);
+            w.res.statics = statics;
+            w.res.statics_dirty = false;
+        }
+        let mut grid = std::mem::take(&mut w.res.grid);
+        grid.rebuild(w, cell);
+        w.res.grid = grid;
+    }
+}
