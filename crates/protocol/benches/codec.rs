@@ -78,6 +78,25 @@ fn benches(c: &mut Criterion) {
         })
     });
     g.finish();
+
+    // A broadcast of the soccer scene's size (17 bodies, 2 entities), as agents receive it.
+    let small = Broadcast {
+        bodies: broadcast.bodies[..17].to_vec(),
+        entities: broadcast.entities[..2].to_vec(),
+        ..broadcast.clone()
+    };
+    let small_xml = encode_broadcast(&small);
+    let big_xml = out.clone();
+    let mut g = c.benchmark_group("decode_broadcast");
+    g.throughput(Throughput::Bytes(small_xml.len() as u64));
+    g.bench_function("decode_broadcast_17_bodies", |b| {
+        b.iter(|| decode_server_message(black_box(small_xml.as_bytes())))
+    });
+    g.throughput(Throughput::Bytes(big_xml.len() as u64));
+    g.bench_function("decode_broadcast_1000_bodies", |b| {
+        b.iter(|| decode_server_message(black_box(big_xml.as_bytes())))
+    });
+    g.finish();
 }
 
 criterion_group!(codec, benches);

@@ -607,6 +607,15 @@ pub fn decode_joint_element(el: &Element) -> Result<JointSpec, DecodeError> {
 
 /// Decodes what the server sends to an agent: one `<Response>` or one `<Broadcast>` root.
 pub fn decode_server_message(data: &[u8]) -> Result<ServerMessage, DecodeError> {
+    // Broadcasts arrive every iteration: try the streaming decoder first. It gives the same
+    // value as the tree decoder below, or declines.
+    if let Ok(text) = std::str::from_utf8(data) {
+        if let Some(b) =
+            crate::fast::decode_broadcast(text.strip_prefix('\u{feff}').unwrap_or(text))
+        {
+            return Ok(ServerMessage::Broadcast(b));
+        }
+    }
     let roots = parse_elements_bytes(data)?;
     let [root] = roots.as_slice() else {
         return Err(DecodeError::new(

@@ -133,6 +133,7 @@
 //! Clients that ignore `<Part>` still read each datagram as a valid (partial) broadcast.
 
 pub mod error;
+mod fast;
 pub mod keys;
 pub mod model;
 pub mod tree;

@@ -403,3 +403,48 @@ proptest! {
         let _ = decode_server_message(s.as_bytes());
     }
 }
+
+/// The tree decoder's verdict on a server message, for comparison with
+/// `decode_server_message` (which tries a streaming broadcast decoder first).
+fn tree_decode(data: &[u8]) -> Result<ServerMessage, DecodeError> {
+    let roots = simrob_protocol::tree::parse_elements_bytes(data)?;
+    match roots.as_slice() {
+        [root] if root.name == "Broadcast" => {
+            decode_broadcast_element(root).map(ServerMessage::Broadcast)
+        }
+        [root] if root.name == "Response" => {
+            decode_response_element(root).map(ServerMessage::Response)
+        }
+        _ => Err(DecodeError::invalid("not one Broadcast or Response root")),
+    }
+}
+
+proptest! {
+    #[test]
+    fn streaming_and_tree_broadcast_decoders_agree(
+        b in broadcast(),
+        cut_at in 0.0..1.0f64,
+        cut_len in 0usize..40,
+        dup_at in 0.0..1.0f64,
+        mode in 0u8..4,
+    ) {
+        let xml = encode_broadcast(&b);
+        let mut bytes = xml.clone().into_bytes();
+        let at = ((bytes.len() as f64) * cut_at) as usize;
+        match mode {
+            0 => {}
+            1 => { let end = (at + cut_len).min(bytes.len()); bytes.drain(at..end); }
+            2 => { let dup: Vec<u8> = bytes[at..(at + cut_len).min(bytes.len())].to_vec(); let pos = ((bytes.len() as f64) * dup_at) as usize; bytes.splice(pos..pos, dup); }
+            _ => { if at < bytes.len() { bytes[at] = b' '; } }
+        }
+        let tree = tree_decode(&bytes);
+        let fast = decode_server_message(&bytes);
+        match tree {
+            Ok(v) => prop_assert_eq!(fast.ok(), Some(v)),
+            Err(_) => prop_assert!(fast.is_err(), "accepted what the tree decoder refuses: {:?}", String::from_utf8_lossy(&bytes)),
+        }
+        if mode == 0 {
+            prop_assert_eq!(decode_server_message(xml.as_bytes()).ok(), Some(ServerMessage::Broadcast(b)));
+        }
+    }
+}
