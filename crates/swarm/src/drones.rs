@@ -29,6 +29,7 @@
 use crate::ecs::{EntityId, Pose, Proximity, Velocity, World};
 use crate::event::{Event, Payload, Tag};
 use crate::geom::Shape;
+use crate::grid::SpatialGrid;
 use crate::rng::hash_u01;
 use crate::sim::{Ctx, System};
 
@@ -157,6 +158,8 @@ struct KdTree {
     pts: Vec<(f64, f64, u32)>,
     alive: Vec<bool>,
     count: Vec<u32>,
+    /// Bounding box of each subtree's points, indexed by the subtree's middle.
+    bbox: Vec<[f64; 4]>,
     pos_of: Vec<usize>,
 }
 
@@ -175,12 +178,48 @@ impl KdTree {
         }
         let mut count = vec![0; n];
         Self::fill(&mut count, 0, n);
+        let mut bbox = vec![[0.0; 4]; n];
+        Self::boxes(&pts, &mut bbox, 0, n);
         KdTree {
             pts,
             alive: vec![true; n],
             count,
+            bbox,
             pos_of,
         }
+    }
+
+    fn boxes(pts: &[(f64, f64, u32)], bbox: &mut [[f64; 4]], lo: usize, hi: usize) -> [f64; 4] {
+        if lo >= hi {
+            return [
+                f64::INFINITY,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NEG_INFINITY,
+            ];
+        }
+        let mid = (lo + hi) / 2;
+        let l = Self::boxes(pts, bbox, lo, mid);
+        let r = Self::boxes(pts, bbox, mid + 1, hi);
+        let (x, y, _) = pts[mid];
+        let b = [
+            l[0].min(r[0]).min(x),
+            l[1].min(r[1]).min(y),
+            l[2].max(r[2]).max(x),
+            l[3].max(r[3]).max(y),
+        ];
+        bbox[mid] = b;
+        b
+    }
+
+    fn box_dist2(&self, lo: usize, hi: usize, x: f64, y: f64) -> f64 {
+        if lo >= hi {
+            return f64::INFINITY;
+        }
+        let b = self.bbox[(lo + hi) / 2];
+        let dx = (b[0] - x).max(0.0).max(x - b[2]);
+        let dy = (b[1] - y).max(0.0).max(y - b[3]);
+        dx * dx + dy * dy
     }
 
     fn build(pts: &mut [(f64, f64, u32)], depth: usize) {
@@ -230,25 +269,22 @@ impl KdTree {
 
     fn nearest(&self, x: f64, y: f64) -> Option<u32> {
         let mut best: Option<(f64, u32)> = None;
-        self.search(0, self.pts.len(), 0, x, y, &mut best);
+        self.search(0, self.pts.len(), x, y, &mut best);
         best.map(|b| b.1)
     }
 
-    fn search(
-        &self,
-        lo: usize,
-        hi: usize,
-        depth: usize,
-        x: f64,
-        y: f64,
-        best: &mut Option<(f64, u32)>,
-    ) {
+    fn search(&self, lo: usize, hi: usize, x: f64, y: f64, best: &mut Option<(f64, u32)>) {
         if lo >= hi {
             return;
         }
         let mid = (lo + hi) / 2;
         if self.count[mid] == 0 {
             return;
+        }
+        if let Some((bd, _)) = *best {
+            if self.box_dist2(lo, hi, x, y) > bd {
+                return;
+            }
         }
         let (px, py, id) = self.pts[mid];
         if self.alive[mid] {
@@ -257,16 +293,14 @@ impl KdTree {
                 *best = Some((d, id));
             }
         }
-        let diff = if depth % 2 == 0 { x - px } else { y - py };
-        let (first, second) = if diff < 0.0 {
-            ((lo, mid), (mid + 1, hi))
-        } else {
-            ((mid + 1, hi), (lo, mid))
-        };
-        self.search(first.0, first.1, depth + 1, x, y, best);
-        if best.is_none_or(|(bd, _)| diff * diff <= bd) {
-            self.search(second.0, second.1, depth + 1, x, y, best);
-        }
+        let (l, r) = ((lo, mid), (mid + 1, hi));
+        let (dl, dr) = (
+            self.box_dist2(l.0, l.1, x, y),
+            self.box_dist2(r.0, r.1, x, y),
+        );
+        let (first, second) = if dl <= dr { (l, r) } else { (r, l) };
+        self.search(first.0, first.1, x, y, best);
+        self.search(second.0, second.1, x, y, best);
     }
 }
 
@@ -324,7 +358,7 @@ pub fn populate(world: &mut World, params: &SwarmParams) -> Vec<EntityId> {
 pub struct DroneController {
     headings: [(f64, f64); 13],
     half: f64,
-    near: Vec<(f64, f64)>,
+    threads: usize,
     reported: usize,
     total: usize,
     kill_sent: bool,
@@ -347,12 +381,21 @@ impl DroneController {
         DroneController {
             headings,
             half: size * 0.5,
-            near: Vec::new(),
+            threads: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+                .min(8),
             reported: 0,
             total: 0,
             kill_sent: false,
             ticks: 0,
         }
+    }
+
+    /// Uses at most `threads` threads (the results do not depend on it).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
     }
 
     fn report(&mut self, ctx: &mut Ctx, e: EntityId, arrived: bool) {
@@ -369,6 +412,111 @@ impl DroneController {
             ctx.log(None, "every drone has reported");
             ctx.events.emit(Event::global(Tag::KILL_SWITCH));
         }
+    }
+}
+
+/// Below this many drones the controller runs on one thread.
+const PARALLEL_MIN: usize = 4096;
+
+/// What one frame of the controller reads.
+struct Step<'a> {
+    fps: f64,
+    seed: u64,
+    frame: u64,
+    headings: &'a [(f64, f64); 13],
+    half: f64,
+    grid: &'a SpatialGrid,
+    poses: &'a [Pose],
+    pp: &'a [bool],
+}
+
+impl Step<'_> {
+    /// Controls drones `first..first + drones.len()`; returns those that arrived.
+    fn control(
+        &self,
+        first: usize,
+        drones: &mut [Drone],
+        dp: &[bool],
+        vels: &mut [Velocity],
+        vp: &[bool],
+    ) -> Vec<EntityId> {
+        let (fps, seed, frame, grid) = (self.fps, self.seed, self.frame, self.grid);
+        let reach = self.half + MARGIN + self.half;
+        let mut near: Vec<(f64, f64)> = Vec::new();
+        let mut arrivals = Vec::new();
+        for k in 0..drones.len() {
+            let i = first + k;
+            if !(dp[k] && vp[k] && self.pp.get(i).copied().unwrap_or(false)) {
+                continue;
+            }
+            let d = &mut drones[k];
+            let p = self.poses[i];
+            let (dx, dy) = (d.target.0 - p.x, d.target.1 - p.y);
+            match d.state {
+                DroneState::Crashed | DroneState::Idle => continue,
+                DroneState::Hovering => {
+                    vels[k] = Velocity {
+                        x: dx.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
+                        y: dy.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
+                        w: 0.0,
+                    };
+                    continue;
+                }
+                DroneState::Flying => {}
+            }
+            if dx * dx + dy * dy < ARRIVE * ARRIVE {
+                d.state = DroneState::Hovering;
+                d.reported = true;
+                arrivals.push(EntityId(i as u32));
+                vels[k] = Velocity {
+                    x: dx.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
+                    y: dy.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
+                    w: 0.0,
+                };
+                continue;
+            }
+            let u1 = hash_u01(seed, STREAM_CTRL, i as u64, frame * 3);
+            let u2 = hash_u01(seed, STREAM_CTRL, i as u64, frame * 3 + 1);
+            let u3 = hash_u01(seed, STREAM_CTRL, i as u64, frame * 3 + 2);
+            let vx = dx.clamp(-MAX_SPEED, MAX_SPEED) * (1.0 + u1);
+            let vy = dy.clamp(-MAX_SPEED, MAX_SPEED) * (1.0 + u2);
+            // Neighbours (3 × 3 cells) that some heading could reach.
+            let lim = reach + (vx * vx + vy * vy).sqrt();
+            near.clear();
+            grid.for_each_near(p.x, p.y, grid.cell_size(), |m| {
+                if grid.ids[m] as usize != i {
+                    let (ox, oy) = (grid.xs[m] - p.x, grid.ys[m] - p.y);
+                    if ox.abs() < lim && oy.abs() < lim {
+                        near.push((ox, oy));
+                    }
+                }
+            });
+            let (mut best_v, mut best_n) = ((vx, vy), 0usize);
+            if !near.is_empty() {
+                best_n = usize::MAX;
+                for &(c, s) in self.headings {
+                    let (hx, hy) = (vx * c - vy * s, vx * s + vy * c);
+                    let count = near
+                        .iter()
+                        .filter(|&&(ox, oy)| (ox - hx).abs() < reach && (oy - hy).abs() < reach)
+                        .count();
+                    if count < best_n {
+                        best_n = count;
+                        best_v = (hx, hy);
+                        if count == 0 {
+                            break;
+                        }
+                    }
+                }
+            }
+            let div = 1.0 + best_n as f64 + u3;
+            vels[k] = Velocity {
+                x: best_v.0 / div * fps,
+                y: best_v.1 / div * fps,
+                w: 0.0,
+            };
+        }
+        arrivals
     }
 }
 
@@ -392,91 +540,49 @@ impl System for DroneController {
         let fps = ctx.config.fps;
         let seed = ctx.config.seed;
         let frame = ctx.frame;
-        let mut arrivals = Vec::new();
-        {
+        let headings = self.headings;
+        let half = self.half;
+        let threads = self.threads;
+        let arrivals: Vec<EntityId> = {
             let w = &mut ctx.world;
             let grid = &w.res.grid;
             let (drones, dp) = w.drone.raw_mut();
             let (poses, pp) = w.pose.raw();
             let (vels, vp) = w.vel.raw_mut();
             let n = drones.len().min(poses.len()).min(vels.len());
-            let reach = self.half + MARGIN + self.half;
-            for i in 0..n {
-                if !(dp[i] && pp[i] && vp[i]) {
-                    continue;
-                }
-                let d = &mut drones[i];
-                let p = poses[i];
-                let (dx, dy) = (d.target.0 - p.x, d.target.1 - p.y);
-                match d.state {
-                    DroneState::Crashed | DroneState::Idle => continue,
-                    DroneState::Hovering => {
-                        vels[i] = Velocity {
-                            x: dx.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
-                            y: dy.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
-                            w: 0.0,
-                        };
-                        continue;
-                    }
-                    DroneState::Flying => {}
-                }
-                if dx.hypot(dy) < ARRIVE {
-                    d.state = DroneState::Hovering;
-                    d.reported = true;
-                    arrivals.push(EntityId(i as u32));
-                    vels[i] = Velocity {
-                        x: dx.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
-                        y: dy.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
-                        w: 0.0,
-                    };
-                    continue;
-                }
-                let u1 = hash_u01(seed, STREAM_CTRL, i as u64, frame * 3);
-                let u2 = hash_u01(seed, STREAM_CTRL, i as u64, frame * 3 + 1);
-                let u3 = hash_u01(seed, STREAM_CTRL, i as u64, frame * 3 + 2);
-                let vx = dx.clamp(-MAX_SPEED, MAX_SPEED) * (1.0 + u1);
-                let vy = dy.clamp(-MAX_SPEED, MAX_SPEED) * (1.0 + u2);
-                // Neighbours that any heading could reach.
-                let speed = vx.hypot(vy);
-                let lim = reach + speed;
-                self.near.clear();
-                let near = &mut self.near;
-                grid.for_each_near(p.x, p.y, grid.cell_size(), |m| {
-                    if grid.ids[m] as usize != i {
-                        let (ox, oy) = (grid.xs[m] - p.x, grid.ys[m] - p.y);
-                        if ox.abs() < lim && oy.abs() < lim {
-                            near.push((ox, oy));
-                        }
-                    }
-                });
-                let (mut best_v, mut best_n) = ((vx, vy), usize::MAX);
-                if self.near.is_empty() {
-                    best_n = 0;
-                } else {
-                    for &(c, s) in &self.headings {
-                        let (hx, hy) = (vx * c - vy * s, vx * s + vy * c);
-                        let count = self
-                            .near
-                            .iter()
-                            .filter(|&&(ox, oy)| (ox - hx).abs() < reach && (oy - hy).abs() < reach)
-                            .count();
-                        if count < best_n {
-                            best_n = count;
-                            best_v = (hx, hy);
-                            if count == 0 {
-                                break;
-                            }
-                        }
-                    }
-                }
-                let div = 1.0 + best_n as f64 + u3;
-                vels[i] = Velocity {
-                    x: best_v.0 / div * fps,
-                    y: best_v.1 / div * fps,
-                    w: 0.0,
-                };
+            let (drones, dp, vels, vp) = (&mut drones[..n], &dp[..n], &mut vels[..n], &vp[..n]);
+            let step = Step {
+                fps,
+                seed,
+                frame,
+                headings: &headings,
+                half,
+                grid,
+                poses,
+                pp,
+            };
+            if threads <= 1 || n < PARALLEL_MIN {
+                step.control(0, drones, dp, vels, vp)
+            } else {
+                let chunk = n.div_ceil(threads);
+                let step = &step;
+                std::thread::scope(|scope| {
+                    let handles: Vec<_> = drones
+                        .chunks_mut(chunk)
+                        .zip(vels.chunks_mut(chunk))
+                        .zip(dp.chunks(chunk).zip(vp.chunks(chunk)))
+                        .enumerate()
+                        .map(|(c, ((d, v), (dpc, vpc)))| {
+                            scope.spawn(move || step.control(c * chunk, d, dpc, v, vpc))
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .flat_map(|h| h.join().unwrap_or_default())
+                        .collect()
+                })
             }
-        }
+        };
         for e in arrivals {
             self.report(ctx, e, true);
         }

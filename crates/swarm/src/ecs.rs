@@ -252,10 +252,13 @@ pub struct Path {
     pub speed: f64,
 }
 
-/// What makes a robot navigate: its cruise speed in map units per second.
+/// What makes a robot navigate: its cruise speed in map units per second and, when
+/// `keep_clear` is positive, the gap it keeps to robots ahead in its lane that face its way (it slows down from `keep_clear + 10` and stops at `keep_clear`) — meant
+/// for one-way lanes; on two-way paths two robots face to face would wait for each other.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Navigator {
     pub speed: f64,
+    pub keep_clear: f64,
 }
 
 /// World-level components (on entity 0 in the seed's terms): the map and the shared indexes.
@@ -299,7 +302,7 @@ pub struct World {
     pub poi: Column<()>,
     /// Entities that stop when they collide.
     pub stop_on_collision: Column<()>,
-    custom: HashMap<TypeId, Box<dyn Any>>,
+    custom: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     /// World-level components.
     pub res: Resources,
 }
@@ -446,14 +449,14 @@ impl World {
     }
 
     /// The column of a component type defined outside this crate.
-    pub fn custom<T: Default + 'static>(&self) -> Option<&Column<T>> {
+    pub fn custom<T: Default + Send + Sync + 'static>(&self) -> Option<&Column<T>> {
         self.custom
             .get(&TypeId::of::<T>())
             .and_then(|b| b.downcast_ref::<Column<T>>())
     }
 
     /// The column of a component type defined outside this crate, created on first use.
-    pub fn custom_mut<T: Default + 'static>(&mut self) -> &mut Column<T> {
+    pub fn custom_mut<T: Default + Send + Sync + 'static>(&mut self) -> &mut Column<T> {
         let entry = self
             .custom
             .entry(TypeId::of::<T>())

@@ -33,7 +33,7 @@ impl Shape {
     #[inline]
     pub fn bounding_radius(&self) -> f64 {
         match *self {
-            Shape::Box { hw, hh } => hw.hypot(hh),
+            Shape::Box { hw, hh } => (hw * hw + hh * hh).sqrt(),
             Shape::Circle { r } => r,
         }
     }

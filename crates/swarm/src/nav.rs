@@ -52,6 +52,9 @@ impl Goal {
 
 const COST_SCALE: f64 = 1000.0;
 
+/// A cached A* result: the nodes and the cost.
+type Route = (Arc<Vec<u32>>, u64);
+
 /// The shared navigation graph (a world-level component).
 #[derive(Clone, Debug)]
 pub struct NavMap {
@@ -66,7 +69,7 @@ pub struct NavMap {
     pois: BTreeMap<String, u32>,
     buckets: HashMap<(i64, i64), Vec<u32>>,
     bucket: f64,
-    cache: HashMap<(u32, u32), Option<Arc<Vec<u32>>>>,
+    cache: HashMap<(u32, u32), Option<Route>>,
 }
 
 impl Default for NavMap {
@@ -194,9 +197,10 @@ impl NavMap {
         }
     }
 
-    /// Where a route from `(x, y)` starts: if the robot stands on a one-way edge, that
-    /// edge's head (robots keep to the lane's direction); else the nearest node.
-    fn start_node(&self, x: f64, y: f64) -> Option<u32> {
+    /// Where a route from `(x, y)` may start. On a one-way edge: its head (robots keep to
+    /// the lane's direction). On a two-way edge: either end (the route picks the shorter).
+    /// Elsewhere: the nearest node within `max_off_path`.
+    fn start_candidates(&self, x: f64, y: f64) -> Vec<u32> {
         let (kx, ky) = self.key(x, y);
         let reach = (self.max_off_path / self.bucket).ceil() as i64;
         let mut best: Option<(f64, u32, u32)> = None;
@@ -206,9 +210,6 @@ impl NavMap {
                 for &a in self.buckets.get(&(bx, by)).into_iter().flatten() {
                     let (ax, ay) = self.nodes[a as usize];
                     for &(b, _) in &self.adj[a as usize] {
-                        if self.has_edge(b, a) {
-                            continue;
-                        }
                         let (bx2, by2) = self.nodes[b as usize];
                         let d = point_segment(x, y, ax, ay, bx2, by2);
                         if d <= tol
@@ -221,10 +222,21 @@ impl NavMap {
                 }
             }
         }
-        match best {
-            Some((_, _, b)) => Some(b),
-            None => self.nearest(x, y, self.max_off_path),
+        let mut out = Vec::new();
+        if let Some((_, a, b)) = best {
+            if self.has_edge(b, a) {
+                out.push(a.min(b));
+                out.push(a.max(b));
+            } else {
+                out.push(b);
+            }
         }
+        if let Some(n) = self.nearest(x, y, self.max_off_path) {
+            if !out.contains(&n) && out.len() != 1 {
+                out.push(n);
+            }
+        }
+        out
     }
 
     /// Adds a map-path: a polyline of points, each consecutive pair an edge.
@@ -274,7 +286,7 @@ impl NavMap {
         }
     }
 
-    fn astar(&mut self, start: u32, goal: u32) -> Option<Arc<Vec<u32>>> {
+    fn astar(&mut self, start: u32, goal: u32) -> Option<Route> {
         if let Some(hit) = self.cache.get(&(start, goal)) {
             return hit.clone();
         }
@@ -290,19 +302,20 @@ impl NavMap {
             },
             |&n| n == goal,
         )
-        .map(|(path, _)| Arc::new(path));
+        .map(|(path, cost)| (Arc::new(path), cost));
         self.cache.insert((start, goal), found.clone());
         found
     }
 
     /// A route from `(x, y)` to `goal`: the waypoints to follow, or why there is none.
     pub fn route(&mut self, x: f64, y: f64, goal: &Goal) -> Result<Vec<(f64, f64)>, String> {
-        let Some(start) = self.start_node(x, y) else {
+        let starts = self.start_candidates(x, y);
+        if starts.is_empty() {
             return Err(format!(
                 "no map point within {} of ({x:.1}, {y:.1})",
                 self.max_off_path
             ));
-        };
+        }
         let (end, last) = match goal {
             Goal::Poi(name) => match self.pois.get(name) {
                 Some(&n) => (n, None),
@@ -318,7 +331,18 @@ impl NavMap {
                 }
             },
         };
-        let Some(nodes) = self.astar(start, end) else {
+        let mut found: Option<(u64, u32, Arc<Vec<u32>>)> = None;
+        for &s in &starts {
+            let Some((nodes, cost)) = self.astar(s, end) else {
+                continue;
+            };
+            let (sx, sy) = self.nodes[s as usize];
+            let total = cost + ((sx - x).hypot(sy - y) * COST_SCALE).ceil() as u64;
+            if found.as_ref().is_none_or(|(c, _, _)| total < *c) {
+                found = Some((total, s, nodes));
+            }
+        }
+        let Some((_, start, nodes)) = found else {
             let what = match goal {
                 Goal::Poi(n) => n.clone(),
                 Goal::Point(gx, gy) => format!("({gx:.1}, {gy:.1})"),
@@ -420,6 +444,44 @@ fn check_go(world: &World, args: &[String]) -> Result<(), String> {
     }
 }
 
+/// How much of its speed a robot heading `h` may use given the robots ahead of it in its
+/// lane: 1 when the way is clear, down to 0 at a gap of `keep`. Robots crossing the lane
+/// (heading more than 60° away from `h`) are not waited for, so two robots never wait for
+/// each other at a crossing.
+fn clearance_factor(w: &World, e: EntityId, p: &crate::ecs::Pose, h: (f64, f64), keep: f64) -> f64 {
+    let grid = &w.res.grid;
+    let own = w
+        .collider
+        .get(e)
+        .map(|s| s.bounding_radius())
+        .unwrap_or(0.0);
+    let slow = keep + 10.0;
+    let mut factor: f64 = 1.0;
+    grid.for_each_near(p.x, p.y, slow + own + grid.max_extent, |m| {
+        let other = EntityId(grid.ids[m]);
+        if other == e {
+            return;
+        }
+        if !w.vel.has(other) {
+            return;
+        }
+        let (rx, ry) = (grid.xs[m] - p.x, grid.ys[m] - p.y);
+        let ahead = rx * h.0 + ry * h.1;
+        let side = -rx * h.1 + ry * h.0;
+        let r = grid.shapes[m].bounding_radius();
+        if ahead <= 0.0 || side.abs() >= own + r {
+            return;
+        }
+        let theta = w.pose.get(other).map(|q| q.theta).unwrap_or(0.0);
+        if theta.cos() * h.0 + theta.sin() * h.1 < 0.5 {
+            return;
+        }
+        let gap = ahead - own - r;
+        factor = factor.min(((gap - keep) / (slow - keep)).clamp(0.0, 1.0));
+    });
+    factor
+}
+
 /// The path system: steers every entity with a [`Path`] along its waypoints at the path's
 /// speed (by setting its velocity; movement moves it). At the last waypoint it removes the
 /// path, stops the robot and raises `EndOfPath`. Also offers the `Go` instruction.
@@ -439,8 +501,11 @@ impl System for PathSystem {
         let dt = ctx.dt;
         let w = &mut ctx.world;
         let mut done = Vec::new();
-        for (e, path) in w.path.iter_mut() {
-            let Some(p) = w.pose.get(e) else { continue };
+        let mut paths = std::mem::take(&mut w.path);
+        for (e, path) in paths.iter_mut() {
+            let Some(p) = w.pose.get(e).copied() else {
+                continue;
+            };
             let mut v = (0.0, 0.0);
             loop {
                 let Some(&(tx, ty)) = path.points.get(path.next) else {
@@ -448,17 +513,23 @@ impl System for PathSystem {
                     break;
                 };
                 let (dx, dy) = (tx - p.x, ty - p.y);
-                let d = dx.hypot(dy);
+                let d = (dx * dx + dy * dy).sqrt();
                 if d < 1e-6 {
                     path.next += 1;
                     continue;
                 }
-                let step = path.speed * dt;
+                let mut speed = path.speed;
+                if let Some(nav) = w.navigator.get(e) {
+                    if nav.keep_clear > 0.0 {
+                        speed *= clearance_factor(w, e, &p, (dx / d, dy / d), nav.keep_clear);
+                    }
+                }
+                let step = speed * dt;
                 if d <= step {
                     v = (dx / dt, dy / dt);
                     path.next += 1;
                 } else {
-                    v = (dx / d * path.speed, dy / d * path.speed);
+                    v = (dx / d * speed, dy / d * speed);
                 }
                 break;
             }
@@ -472,6 +543,7 @@ impl System for PathSystem {
                 }
             }
         }
+        w.path = paths;
         for e in done {
             w.path.remove(e);
             if let Some(v) = w.vel.get_mut(e) {

@@ -49,7 +49,7 @@
 //! |---|---|
 //! | `Velocity` | `[vx, vy]` or `{}` — makes an entity a mover |
 //! | `Collider` | `{ box = [w, h] }` or `{ radius = r }` |
-//! | `Navigator` | speed (number) or `{ speed = s }` |
+//! | `Navigator` | speed (number) or `{ speed = s, keep_clear = gap }` |
 //! | `Proximity` | `{ beams = 12, range = 60, period = 1 }` |
 //! | `Claw` | `{ range = 20, capacity = 1, duration = 0.5 }` or `[range, capacity]` |
 //! | `Battery` | `{ capacity = 100, charge = 100, idle_drain = 0.01, move_drain = 0.01 }` |
@@ -371,9 +371,11 @@ impl Scenario {
                 | Some(GeneratorSpec::Warehouse {
                     proximity_beams, ..
                 }) => *proximity_beams = b,
-                None => return err(format!(
+                None => {
+                    return err(format!(
                     "{origin}: --proximity works with generated scenarios (drone swarm, warehouse)"
-                )),
+                ))
+                }
             }
         }
         // World size: explicit, else generator, else map, else 1000 × 1000.
@@ -673,6 +675,7 @@ fn make_robot(world: &mut World, e: EntityId, shape: Shape, stop: bool) {
         e,
         Navigator {
             speed: DEFAULT_SPEED,
+            keep_clear: 0.0,
         },
     );
     if stop {
@@ -824,17 +827,22 @@ pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> R
             world.set_collider(e, shape);
         }
         "Navigator" | "Speed" => {
-            let speed = match v.as_f64() {
-                Some(s) => s,
+            let (speed, keep_clear) = match v.as_f64() {
+                Some(s) => (s, 0.0),
                 None => {
-                    check_keys(v, &["speed"])?;
-                    field(v, "speed", DEFAULT_SPEED)?
+                    check_keys(v, &["speed", "keep_clear"])?;
+                    (
+                        field(v, "speed", DEFAULT_SPEED)?,
+                        field(v, "keep_clear", 0.0)?,
+                    )
                 }
             };
-            if !(speed.is_finite() && speed > 0.0) {
-                return Err(format!("speed must be positive, found {speed}"));
+            if !(speed.is_finite() && speed > 0.0) || keep_clear < 0.0 {
+                return Err(format!(
+                    "speed must be positive and keep_clear ≥ 0, found {speed} and {keep_clear}"
+                ));
             }
-            world.navigator.insert(e, Navigator { speed });
+            world.navigator.insert(e, Navigator { speed, keep_clear });
         }
         "Proximity" => {
             check_keys(v, &["beams", "range", "period"])?;

@@ -12,7 +12,9 @@
 //! script's handler for that error tag, else its default handler, else the system's default
 //! (`Abort`). A handler is itself a list of instructions; it ends with the script resuming
 //! *after* the failed instruction, unless it says `Retry` (resume *at* it) or `Abort`.
-//! An error inside a handler aborts the script.
+//! An error event that arrives while a handler runs (a second collision while waiting)
+//! starts the handler for that error afresh; an instruction of a handler that itself fails
+//! aborts the script.
 //!
 //! Built-ins: `Wait SECONDS` (or `Wait MIN MAX`, a random time between), `WaitFor TAG` (block until an event `TAG` about this robot),
 //! `Emit TAG` (raise an event `TAG` about this robot), `Log TEXT…`, `Loop` (start again
@@ -330,7 +332,9 @@ impl ScriptSystem {
         ctx.events.emit(Event::error(Tag::SCRIPT_FAILED, e, text));
     }
 
-    fn on_error(&self, ctx: &mut Ctx, e: EntityId, tag: &Tag, message: &str) {
+    /// Starts the handler for an error. `raised_now` is true when an instruction of the
+    /// script itself failed (as opposed to an error event arriving while it waits).
+    fn on_error(&self, ctx: &mut Ctx, e: EntityId, tag: &Tag, message: &str, raised_now: bool) {
         let label = ctx.world.label(e);
         let Some(s) = ctx.world.script.get_mut(e) else {
             return;
@@ -339,7 +343,7 @@ impl ScriptSystem {
             return;
         }
         s.last_error = Some(format!("{tag}: {message}"));
-        if s.in_handler {
+        if s.in_handler && raised_now {
             ctx.log(
                 Some(e),
                 format!("{label}: {tag} inside an error handler: {message}"),
@@ -424,7 +428,7 @@ impl ScriptSystem {
             }
             let Some(def) = self.set.get(&ins.name) else {
                 let text = format!("unknown instruction {:?}", ins.name);
-                self.on_error(ctx, e, &Tag::INSTRUCTION_FAILED, &text);
+                self.on_error(ctx, e, &Tag::INSTRUCTION_FAILED, &text, true);
                 continue;
             };
             match (def.run)(ctx, e, &ins.args) {
@@ -450,7 +454,7 @@ impl ScriptSystem {
                 }
                 Outcome::Failed(tag, message) => {
                     ctx.stats.errors += 1;
-                    self.on_error(ctx, e, &tag, &message);
+                    self.on_error(ctx, e, &tag, &message, true);
                 }
             }
         }
@@ -512,7 +516,7 @@ impl System for ScriptSystem {
         }
         if event.error {
             let message = event.message().unwrap_or("").to_string();
-            self.on_error(ctx, e, &event.tag, &message);
+            self.on_error(ctx, e, &event.tag, &message, false);
             self.execute(ctx, e);
             return;
         }

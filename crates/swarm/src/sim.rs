@@ -216,6 +216,19 @@ pub struct Simulation {
     pub name: String,
 }
 
+impl std::fmt::Debug for Simulation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulation")
+            .field("name", &self.name)
+            .field("frame", &self.ctx.frame)
+            .field(
+                "systems",
+                &self.systems.iter().map(|s| s.name()).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
 impl Simulation {
     /// A simulation of `world`.
     pub fn new(world: World, config: SimConfig) -> Self {

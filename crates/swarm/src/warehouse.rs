@@ -1,17 +1,25 @@
 //! The warehouse: thousands of robots moving totes between shelves and packing stations.
 //!
 //! The floor is a grid of shelf blocks between one-way aisles (vertical aisles alternate
-//! up and down, cross aisles alternate left and right, like a Manhattan street grid), so
-//! robots on a lane all go the same way. Each vertical aisle segment has a shelf POI at
-//! its middle (`s{column}_{row}`); packing stations (`dock{column}`) are the top
-//! crossings. Every robot carries its own tote (`tote{n}`, starting on a random shelf) and
-//! loops: go to the shelf, grab the tote, go to a random station, drop it (a task done),
-//! grab it again, bring it back, drop it (another task), and again. A robot that collides
-//! stops; its script's `Collision` handler waits a random 0.5–1.5 s and retries the
-//! instruction (routes are re-planned from where it stands).
+//! up and down, cross aisles alternate left and right, like a Manhattan street grid, the
+//! outermost lanes making a loop so every point can be reached), so robots on a lane all go
+//! the same way. Each vertical aisle segment has a shelf POI at
+//! its middle (`s{column}_{row}`); packing stations (`dock{column}_{row}`) are the crossings
+//! of every fourth aisle. Every robot works in a zone around where it starts: it carries
+//! its own tote (`tote{n}`, starting on a shelf of the zone) and loops: go to the shelf,
+//! grab the tote, go to a station near it, drop it (a task done),
+//! grab it again, bring it back, drop it (another task), and again.
 //!
-//! Robots start eight to an aisle segment, 10 units apart, each with a proximity sensor,
-//! a claw and a battery.
+//! Robots keep their distance to the robot ahead in their lane (the navigator's
+//! `keep_clear`), so they queue rather than collide in a lane. At crossings they do not
+//! negotiate: collisions there are detected and counted, but these robots do not stop on
+//! collision (the intersections are taken as managed, as in a high-abstraction warehouse
+//! model). A `Collision` handler (wait 0.5–1.5 s, retry) is in their scripts for runs that
+//! turn stopping on.
+//!
+//! Robots keep their distance to the robot ahead on their lane and yield at crossings to
+//! robots coming from their right. They start four to an aisle segment, 25 units apart,
+//! each with a proximity sensor, a claw and a battery.
 
 use crate::ecs::{Battery, Claw, EntityId, Item, Navigator, Pose, Proximity, Velocity, World};
 use crate::geom::Shape;
@@ -29,17 +37,22 @@ pub struct WarehouseParams {
 const AISLE_DX: f64 = 40.0;
 const AISLE_DY: f64 = 100.0;
 const MARGIN: f64 = 20.0;
-const PER_SEGMENT: usize = 8;
+const PER_SEGMENT: usize = 4;
 const SPEED: f64 = 20.0;
 const RADIUS: f64 = 3.0;
 
+/// Vertical aisles and cross aisles: both even, so that the alternating one-way lanes have
+/// a perimeter that is a directed cycle and every point can reach every other.
 fn grid(robots: usize) -> (usize, usize) {
     let segments = robots.div_ceil(PER_SEGMENT).max(1);
-    // About as many columns as 2.5 × rows, for a roughly square floor.
-    let mut rows = ((segments as f64 / 2.5).sqrt().ceil() as usize).max(1);
-    let cols = segments.div_ceil(rows).max(2);
-    rows = segments.div_ceil(cols).max(1);
-    (cols, rows + 1)
+    // About 2.5 columns per row of segments, for a roughly square floor.
+    let rows = ((segments as f64 / 2.5).sqrt().ceil() as usize).max(1);
+    let mut cols = segments.div_ceil(rows).max(2);
+    cols += cols % 2;
+    let mut cross = segments.div_ceil(cols) + 1;
+    cross = cross.max(2);
+    cross += cross % 2;
+    (cols, cross)
 }
 
 /// Floor size for `robots` robots.
@@ -77,7 +90,7 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
     }
     for j in 0..rows {
         let mut pts: Vec<(f64, f64)> = (0..cols).map(|i| (x(i), y(j))).collect();
-        if j % 2 == 1 {
+        if j % 2 == 0 {
             pts.reverse();
         }
         nav.add_oneway_polyline(&pts);
@@ -102,22 +115,25 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
             shelves.push((name, px, py));
         }
     }
+    // Packing stations at the crossings of every fourth aisle.
     let mut docks = Vec::new();
-    for i in 0..cols {
-        let name = format!("dock{i}");
-        let e = world.spawn("poi");
-        world.pose.insert(
-            e,
-            Pose {
-                x: x(i),
-                y: y(0),
-                theta: 0.0,
-            },
-        );
-        world.poi.insert(e, ());
-        world.set_name(e, &name)?;
-        world.res.nav.add_poi(&name, x(i), y(0));
-        docks.push(name);
+    for i in (0..cols).step_by(4) {
+        for j in 0..rows {
+            let name = format!("dock{i}_{j}");
+            let e = world.spawn("poi");
+            world.pose.insert(
+                e,
+                Pose {
+                    x: x(i),
+                    y: y(j),
+                    theta: 0.0,
+                },
+            );
+            world.poi.insert(e, ());
+            world.set_name(e, &name)?;
+            world.res.nav.add_poi(&name, x(i), y(j));
+            docks.push((name, i, j));
+        }
     }
     // Shelf blocks between the aisles.
     for i in 0..cols - 1 {
@@ -134,8 +150,8 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
             world.set_collider(
                 e,
                 Shape::Box {
-                    hw: AISLE_DX * 0.5 - 6.0,
-                    hh: AISLE_DY * 0.5 - 6.0,
+                    hw: AISLE_DX * 0.5 - 8.0,
+                    hh: AISLE_DY * 0.5 - 8.0,
                 },
             );
         }
@@ -152,7 +168,7 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
             e,
             Pose {
                 x: x(i),
-                y: y(j) + 15.0 + 10.0 * k as f64,
+                y: y(j) + 12.5 + 25.0 * k as f64,
                 theta: if down {
                     std::f64::consts::FRAC_PI_2
                 } else {
@@ -162,8 +178,13 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
         );
         world.vel.insert(e, Velocity::default());
         world.set_collider(e, Shape::Circle { r: RADIUS });
-        world.navigator.insert(e, Navigator { speed: SPEED });
-        world.stop_on_collision.insert(e, ());
+        world.navigator.insert(
+            e,
+            Navigator {
+                speed: SPEED,
+                keep_clear: 3.0,
+            },
+        );
         world.set_name(e, &format!("bot{n}"))?;
         if p.proximity_beams > 0 {
             world
@@ -189,8 +210,24 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
                 empty: false,
             },
         );
-        let (shelf, sx, sy) = shelves[rng.below(shelves.len() as u64) as usize].clone();
-        let dock = &docks[rng.below(docks.len() as u64) as usize];
+        // A shelf in the robot's zone (a few aisles around where it starts) and a station
+        // near that shelf.
+        let pick = |rng: &mut Rng, centre: usize, spread: usize, n: usize| {
+            let lo = centre.saturating_sub(spread);
+            let hi = (centre + spread).min(n - 1);
+            lo + rng.below((hi - lo + 1) as u64) as usize
+        };
+        let si = pick(&mut rng, i, 3, cols);
+        let sj = pick(&mut rng, j, 2, rows - 1);
+        let (shelf, sx, sy) = shelves[si * (rows - 1) + sj].clone();
+        let near: Vec<&(String, usize, usize)> = docks
+            .iter()
+            .filter(|(_, di, dj)| di.abs_diff(si) <= 4 && dj.abs_diff(sj) <= 1)
+            .collect();
+        let dock = match near.is_empty() {
+            false => &near[rng.below(near.len() as u64) as usize].0,
+            true => &docks[rng.below(docks.len() as u64) as usize].0,
+        };
         let tote = world.spawn("item");
         world.pose.insert(
             tote,
@@ -213,7 +250,8 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
             "Drop".to_string(),
             "Loop".to_string(),
         ])?
-        .with_handler("Collision", &["Wait 0.5 1.5", "Retry"])?;
+        .with_handler("Collision", &["Wait 0.5 1.5", "Retry"])?
+        .with_handler("DropFailed", &["Skip"])?;
         world.script.insert(e, script);
         ids.push(e);
     }

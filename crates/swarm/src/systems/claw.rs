@@ -32,6 +32,10 @@ fn grab(ctx: &mut Ctx, e: EntityId, args: &[String]) -> Outcome {
     let Some(item) = w.find(name).filter(|i| w.item.has(*i)) else {
         return fail(format!("there is no item called {name:?}"));
     };
+    if claw.held.contains(&item) {
+        // Already held (a grab retried after an interruption): done.
+        return Outcome::Ready;
+    }
     if claw.held.len() as u32 >= claw.capacity {
         return fail(format!("{}'s claw is full", w.label(e)));
     }

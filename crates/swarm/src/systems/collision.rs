@@ -1,4 +1,4 @@
-use crate::ecs::EntityId;
+use crate::ecs::{EntityId, World};
 use crate::event::{Event, Payload, Tag};
 use crate::geom::overlaps;
 use crate::sim::{Ctx, System};
@@ -7,14 +7,75 @@ use crate::sim::{Ctx, System};
 /// around it and against nearby walls. A `Collision` event naming both entities (smaller
 /// id first) is raised when a contact begins; a contact is remembered while the two
 /// still overlap, so it is reported once, however long it lasts.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct CollisionSystem {
     contacts: Vec<(u32, u32)>,
     now: Vec<(u32, u32)>,
     statics: Vec<u32>,
+    threads: usize,
+}
+
+impl Default for CollisionSystem {
+    fn default() -> Self {
+        CollisionSystem {
+            contacts: Vec::new(),
+            now: Vec::new(),
+            statics: Vec::new(),
+            threads: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+                .min(8),
+        }
+    }
+}
+
+/// Below this many colliders one thread does all.
+const PARALLEL_MIN: usize = 4096;
+
+/// Contacts of the moving colliders in grid slots `range` (pairs, smaller id first).
+fn detect(
+    w: &World,
+    range: std::ops::Range<usize>,
+    now: &mut Vec<(u32, u32)>,
+    statics: &mut Vec<u32>,
+) {
+    let grid = &w.res.grid;
+    let (vels, vp) = w.vel.raw();
+    for k in range {
+        let i = grid.ids[k] as usize;
+        if !(vp.get(i).copied().unwrap_or(false) && vels[i].is_moving()) {
+            continue;
+        }
+        let (x, y, s) = (grid.xs[k], grid.ys[k], grid.shapes[k]);
+        let (hw, hh) = s.half_extents();
+        let reach = hw.max(hh) + grid.max_extent;
+        grid.for_each_near(x, y, reach, |m| {
+            let j = grid.ids[m] as usize;
+            if j != i && overlaps(s, x, y, grid.shapes[m], grid.xs[m], grid.ys[m]) {
+                now.push((i.min(j) as u32, i.max(j) as u32));
+            }
+        });
+        if !w.res.statics.is_empty() {
+            w.res.statics.near(x, y, reach, statics);
+            for &si in statics.iter() {
+                let (e, sx, sy, ss) = w.res.statics.items[si as usize];
+                if e.index() != i && overlaps(s, x, y, ss, sx, sy) {
+                    now.push((i.min(e.index()) as u32, i.max(e.index()) as u32));
+                }
+            }
+        }
+    }
 }
 
 impl CollisionSystem {
+    /// Uses at most `threads` threads (the results do not depend on it).
+    pub fn with_threads(threads: usize) -> Self {
+        CollisionSystem {
+            threads: threads.max(1),
+            ..CollisionSystem::default()
+        }
+    }
+
     /// The pairs in contact after the last frame.
     pub fn contacts(&self) -> &[(u32, u32)] {
         &self.contacts
@@ -32,32 +93,30 @@ impl System for CollisionSystem {
 
     fn run(&mut self, ctx: &mut Ctx) {
         let w = &ctx.world;
-        let grid = &w.res.grid;
-        let (vels, vp) = w.vel.raw();
+        let n = w.res.grid.ids.len();
         self.now.clear();
-        for k in 0..grid.ids.len() {
-            let i = grid.ids[k] as usize;
-            if !(vp.get(i).copied().unwrap_or(false) && vels[i].is_moving()) {
-                continue;
-            }
-            let (x, y, s) = (grid.xs[k], grid.ys[k], grid.shapes[k]);
-            let (hw, hh) = s.half_extents();
-            let reach = hw.max(hh) + grid.max_extent;
-            let now = &mut self.now;
-            grid.for_each_near(x, y, reach, |m| {
-                let j = grid.ids[m] as usize;
-                if j != i && overlaps(s, x, y, grid.shapes[m], grid.xs[m], grid.ys[m]) {
-                    now.push((i.min(j) as u32, i.max(j) as u32));
-                }
+        if self.threads <= 1 || n < PARALLEL_MIN {
+            detect(w, 0..n, &mut self.now, &mut self.statics);
+        } else {
+            let chunk = n.div_ceil(self.threads);
+            let parts: Vec<Vec<(u32, u32)>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..self.threads)
+                    .map(|c| {
+                        let range = (c * chunk).min(n)..((c + 1) * chunk).min(n);
+                        scope.spawn(move || {
+                            let mut out = Vec::new();
+                            detect(w, range, &mut out, &mut Vec::new());
+                            out
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_default())
+                    .collect()
             });
-            if !w.res.statics.is_empty() {
-                w.res.statics.near(x, y, reach, &mut self.statics);
-                for &si in &self.statics {
-                    let (e, sx, sy, ss) = w.res.statics.items[si as usize];
-                    if e.index() != i && overlaps(s, x, y, ss, sx, sy) {
-                        now.push((i.min(e.index()) as u32, i.max(e.index()) as u32));
-                    }
-                }
+            for p in parts {
+                self.now.extend(p);
             }
         }
         // Contacts that still overlap stay contacts even if neither moved this frame.
