@@ -1,11 +1,212 @@
 //! `simrob mrs`: the Mobile Robot Simulator server.
 
-use anyhow::{bail, Result};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use simrob_server::mrs::flat::{Map, Pose};
+use simrob_server::mrs::{
+    write_atomically, ClientId, DirMapFiles, MrsConfig, MrsCore, MrsServer, ShellOptions,
+    EXAMPLE_MAP,
+};
 
 /// Arguments of `simrob mrs`.
+///
+/// Serves Nomad-200 robots (radius 10 in, 16 sonars, 20 bumpers) on a 2D map over TCP: every
+/// connection gets its own robot and speaks the Mobile Robot Simulator's text protocol, one
+/// message per line (`V+100-300`, `A`, `S00`, `B`, `R`, `P`, `Mtext`; `#HELP` lists simrob's
+/// extensions: `#SONARS`, `#BUMPERS`, `#PLACE x y a`, `#LOAD file`, `#MERGE file`,
+/// `#RECT x1 y1 x2 y2`, `#STEP n`, `#SNAPSHOT file`). Units: inches, degrees, y down,
+/// positive turn = clockwise.
 #[derive(clap::Args)]
-pub struct MrsArgs {}
+pub struct MrsArgs {
+    /// The map: a vector file (`width height`, then `x1 y1 x2 y2` per rectangle) or a BMP
+    /// (black = obstacle). Default: the seed's 300×300 example, built in.
+    #[arg(long, value_name = "FILE")]
+    map: Option<PathBuf>,
+    /// Vector maps to merge onto the map, in order. May be repeated.
+    #[arg(long, value_name = "FILE")]
+    merge: Vec<PathBuf>,
+    /// Where robots start: `x,y,angle` (inches, degrees clockwise from +x). A robot whose
+    /// start is taken goes to the nearest free spot. Default: the map's centre, angle 0.
+    #[arg(long, value_name = "X,Y,ANGLE", value_parser = parse_pose)]
+    start: Option<Pose>,
+    /// TCP port (0 = any free port).
+    #[arg(long, default_value_t = simrob_client::mrs::DEFAULT_PORT)]
+    port: u16,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: String,
+    /// Time factor: simulated seconds per second (1 = real time, 0 = as fast as possible).
+    #[arg(long, default_value_t = 1.0)]
+    speed: f64,
+    /// Stepped mode: time advances only when a client sends `#STEP n` (for tests and
+    /// reproducible runs).
+    #[arg(long)]
+    stepped: bool,
+    /// Simulation step in seconds.
+    #[arg(long, default_value_t = 0.01)]
+    timestep: f64,
+    /// Directory for the files named by `#LOAD`, `#MERGE` and `#SNAPSHOT` (names may not leave
+    /// it). Default: the map's directory (or the current one).
+    #[arg(long, value_name = "DIR")]
+    map_dir: Option<PathBuf>,
+    /// Write a PNG picture of the map, a robot at the start with its sonar rays, and exit.
+    /// With --snapshot-every, serve and rewrite the picture periodically instead.
+    #[arg(long, value_name = "FILE.png")]
+    snapshot: Option<PathBuf>,
+    /// Serve, and rewrite the --snapshot picture every this many seconds.
+    #[arg(long, value_name = "SECONDS", requires = "snapshot")]
+    snapshot_every: Option<f64>,
+    /// Pixels per inch of the pictures.
+    #[arg(long, default_value_t = 2)]
+    scale: u32,
+}
 
-pub fn run(_args: MrsArgs) -> Result<()> {
-    bail!("simrob mrs is not available in this build")
+fn parse_pose(s: &str) -> Result<Pose, String> {
+    let v: Vec<f64> = s
+        .split(',')
+        .map(|p| p.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("{s:?}: expected X,Y,ANGLE, e.g. 150,130,90"))?;
+    match v[..] {
+        [x, y, a] if x.is_finite() && y.is_finite() && a.is_finite() => Ok(Pose::new(x, y, a)),
+        _ => Err(format!("{s:?}: expected three finite numbers X,Y,ANGLE")),
+    }
+}
+
+fn read_map(path: &Path) -> Result<Map> {
+    let bytes =
+        std::fs::read(path).with_context(|| format!("cannot read map {}", path.display()))?;
+    Map::from_bytes(&bytes).with_context(|| format!("map {}", path.display()))
+}
+
+/// Builds the core from the arguments: map, merges, start.
+fn build_core(args: &MrsArgs) -> Result<MrsCore> {
+    let mut map = match &args.map {
+        Some(p) => read_map(p)?,
+        None => Map::parse_vector(EXAMPLE_MAP).context("the built-in example map")?,
+    };
+    for m in &args.merge {
+        map.merge(&read_map(m)?)
+            .with_context(|| format!("cannot merge {}", m.display()))?;
+    }
+    if !(args.timestep > 0.0 && args.timestep <= 1.0) {
+        bail!("--timestep {}: must be in (0, 1] seconds", args.timestep);
+    }
+    if !args.speed.is_finite() || args.speed < 0.0 {
+        bail!(
+            "--speed {}: must be 0 (as fast as possible) or positive",
+            args.speed
+        );
+    }
+    let core = MrsCore::new(
+        map,
+        MrsConfig {
+            start: args.start,
+            stepped: args.stepped,
+            timestep: args.timestep,
+            snapshot_scale: args.scale,
+        },
+    );
+    if core.free_start().is_none() {
+        let s = core.start_pose();
+        bail!(
+            "no room for a robot (radius 10 in) at or near the start ({}, {}): choose another --start",
+            s.x,
+            s.y
+        );
+    }
+    Ok(core)
+}
+
+pub fn run(args: MrsArgs) -> Result<()> {
+    let mut core = build_core(&args)?;
+    if let (Some(path), None) = (&args.snapshot, args.snapshot_every) {
+        // One picture: a robot at the start, then exit.
+        let preview = ClientId(0);
+        core.connect(preview).map_err(anyhow::Error::msg)?;
+        let png = core.snapshot_png().map_err(anyhow::Error::msg)?;
+        write_atomically(path, &png).map_err(anyhow::Error::msg)?;
+        let r = core
+            .robot_of(preview)
+            .and_then(|id| core.world().robot(id))
+            .map(|r| r.pose)
+            .unwrap_or_default();
+        println!(
+            "wrote {} ({} × {} in map, robot at ({:.1}, {:.1}, {:.1}°))",
+            path.display(),
+            core.world().map().width(),
+            core.world().map().height(),
+            r.x,
+            r.y,
+            r.heading_deg
+        );
+        return Ok(());
+    }
+    let dir = match (&args.map_dir, &args.map) {
+        (Some(d), _) => d.clone(),
+        (None, Some(m)) => m
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from(".")),
+        (None, None) => PathBuf::from("."),
+    };
+    let files = DirMapFiles::new(&dir).map_err(anyhow::Error::msg)?;
+    let snapshot = match (&args.snapshot, args.snapshot_every) {
+        (Some(p), Some(every)) if every > 0.0 && every.is_finite() => {
+            Some((p.clone(), Duration::from_secs_f64(every)))
+        }
+        (Some(_), Some(every)) => {
+            bail!("--snapshot-every {every}: must be a positive number of seconds")
+        }
+        _ => None,
+    };
+    let options = ShellOptions {
+        speed: args.speed,
+        snapshot,
+        print_log: true,
+    };
+    let map_desc = format!(
+        "{} × {} in map, {} rectangles{}",
+        core.world().map().width(),
+        core.world().map().height(),
+        core.world().map().rects().len(),
+        if core.world().map().bitmap().is_some() {
+            " + bitmap"
+        } else {
+            ""
+        }
+    );
+    let server = MrsServer::bind(
+        (args.bind.as_str(), args.port),
+        core,
+        Box::new(files),
+        options,
+    )
+    .with_context(|| format!("cannot listen on {}:{}", args.bind, args.port))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
+        .context("cannot install the Ctrl-C handler")?;
+    println!("listening on tcp://{}", server.local_addr()?);
+    println!(
+        "{map_desc}; {}; map directory {}",
+        if args.stepped {
+            "stepped (#STEP n advances time)".to_string()
+        } else {
+            format!("time factor {}", args.speed)
+        },
+        dir.display()
+    );
+    let core = server.run(&stop)?;
+    let (requests, errors) = core.counts();
+    println!(
+        "stopped at t = {:.2} s: {requests} requests, {errors} errors answered",
+        core.world().time()
+    );
+    Ok(())
 }

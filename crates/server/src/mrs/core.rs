@@ -1,0 +1,348 @@
+//! The Mobile Robot Simulator's sans-IO core: one robot per client on a shared
+//! [`simrob_flat::World`], request lines in, reply lines out. Files (maps, snapshots) go
+//! through a [`MapFiles`] the shell provides.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use simrob_flat::{Map, Pose, Rect, RobotId, RobotModel, Vec2, Velocity, World};
+
+use super::protocol::{
+    bumper_rel_reply, error_reply, parse_request, pos_reply, sonar_reply, strip_line, Request, HELP,
+};
+use super::render;
+
+/// A connection's id, handed out by the shell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ClientId(pub u64);
+
+/// Largest map file read by `#LOAD` / `#MERGE` (bytes).
+pub const MAX_MAP_FILE: u64 = 256 * 1024 * 1024;
+
+/// Where `#LOAD`, `#MERGE` and `#SNAPSHOT` files live.
+pub trait MapFiles {
+    /// The bytes of the file `name`.
+    fn read(&mut self, name: &str) -> Result<Vec<u8>, String>;
+    /// Writes `bytes` to `name` atomically; returns where it went.
+    fn write(&mut self, name: &str, bytes: &[u8]) -> Result<PathBuf, String>;
+}
+
+/// A [`MapFiles`] that refuses every file (for servers without a map directory).
+#[derive(Debug, Default)]
+pub struct NoFiles;
+
+impl MapFiles for NoFiles {
+    fn read(&mut self, name: &str) -> Result<Vec<u8>, String> {
+        Err(format!(
+            "cannot read {name:?}: this server has no map directory"
+        ))
+    }
+    fn write(&mut self, name: &str, _: &[u8]) -> Result<PathBuf, String> {
+        Err(format!(
+            "cannot write {name:?}: this server has no map directory"
+        ))
+    }
+}
+
+/// How the core runs.
+#[derive(Clone, Debug)]
+pub struct MrsConfig {
+    /// Where new robots go (the nearest free spot to it); default: the map's centre,
+    /// heading 0.
+    pub start: Option<Pose>,
+    /// Time advances only with `#STEP n`.
+    pub stepped: bool,
+    /// The fixed step in seconds.
+    pub timestep: f64,
+    /// Pixels per inch of `#SNAPSHOT` pictures.
+    pub snapshot_scale: u32,
+}
+
+impl Default for MrsConfig {
+    fn default() -> Self {
+        MrsConfig {
+            start: None,
+            stepped: false,
+            timestep: simrob_flat::DEFAULT_TIMESTEP,
+            snapshot_scale: 2,
+        }
+    }
+}
+
+/// The simulator: a world, its clients' robots, what they asked the server to show.
+#[derive(Debug)]
+pub struct MrsCore {
+    world: World,
+    config: MrsConfig,
+    robots: BTreeMap<ClientId, RobotId>,
+    messages: BTreeMap<RobotId, String>,
+    log: Vec<String>,
+    requests: u64,
+    errors: u64,
+}
+
+/// How far from the start a new robot may be put when the start is taken (inches).
+const PLACE_SEARCH: f64 = 400.0;
+
+impl MrsCore {
+    /// A simulator on `map`.
+    pub fn new(map: Map, config: MrsConfig) -> Self {
+        let mut world = World::new(map);
+        world.set_timestep(config.timestep);
+        MrsCore {
+            world,
+            config,
+            robots: BTreeMap::new(),
+            messages: BTreeMap::new(),
+            log: Vec::new(),
+            requests: 0,
+            errors: 0,
+        }
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &MrsConfig {
+        &self.config
+    }
+
+    /// The robot of a client.
+    pub fn robot_of(&self, client: ClientId) -> Option<RobotId> {
+        self.robots.get(&client).copied()
+    }
+
+    /// The last `M` text of each robot.
+    pub fn messages(&self) -> &BTreeMap<RobotId, String> {
+        &self.messages
+    }
+
+    /// Requests handled and errors answered so far.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.requests, self.errors)
+    }
+
+    /// Log lines (messages shown, robots added and removed) since the last call.
+    pub fn drain_log(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.log)
+    }
+
+    /// The pose new robots start from.
+    pub fn start_pose(&self) -> Pose {
+        self.config.start.unwrap_or_else(|| {
+            let m = self.world.map();
+            Pose::new(m.width() / 2.0, m.height() / 2.0, 0.0)
+        })
+    }
+
+    /// A new client: it gets a robot at the start pose or the nearest free spot.
+    pub fn connect(&mut self, client: ClientId) -> Result<RobotId, String> {
+        if let Some(&id) = self.robots.get(&client) {
+            return Ok(id);
+        }
+        let start = self.start_pose();
+        let model = RobotModel::NOMAD_200;
+        let spot = self
+            .world
+            .find_free_spot(start.position(), model.radius, PLACE_SEARCH)
+            .ok_or_else(|| {
+                format!(
+                    "no free place for a robot within {PLACE_SEARCH} in of ({}, {})",
+                    start.x, start.y
+                )
+            })?;
+        let id = self
+            .world
+            .add_robot(model, Pose::new(spot.x, spot.y, start.heading_deg))
+            .map_err(|e| e.to_string())?;
+        self.robots.insert(client, id);
+        self.log.push(format!(
+            "robot {} connected at ({:.1}, {:.1}, {:.1}°)",
+            id.0, spot.x, spot.y, start.heading_deg
+        ));
+        Ok(id)
+    }
+
+    /// A client left: its robot is removed.
+    pub fn disconnect(&mut self, client: ClientId) {
+        if let Some(id) = self.robots.remove(&client) {
+            self.world.remove_robot(id);
+            self.messages.remove(&id);
+            self.log.push(format!("robot {} disconnected", id.0));
+        }
+    }
+
+    /// Advances one fixed step.
+    pub fn step(&mut self) {
+        self.world.step();
+    }
+
+    /// Handles one request line from `client`; returns the reply line (without terminator),
+    /// or `None` for a blank line.
+    pub fn handle_line(
+        &mut self,
+        client: ClientId,
+        line: &str,
+        files: &mut dyn MapFiles,
+    ) -> Option<String> {
+        let line = strip_line(line)?;
+        self.requests += 1;
+        let reply = match parse_request(line) {
+            Ok(req) => self.handle(client, req, files),
+            Err(e) => Err(e.0),
+        };
+        Some(reply.unwrap_or_else(|e| {
+            self.errors += 1;
+            error_reply(&e)
+        }))
+    }
+
+    fn handle(
+        &mut self,
+        client: ClientId,
+        req: Request,
+        files: &mut dyn MapFiles,
+    ) -> Result<String, String> {
+        let id = self
+            .robots
+            .get(&client)
+            .copied()
+            .ok_or("this connection has no robot")?;
+        let robot = self
+            .world
+            .robot(id)
+            .ok_or("this connection's robot is gone")?;
+        match req {
+            Request::SetVel {
+                forward_tenths,
+                turn_tenths,
+            } => {
+                let v = Velocity::new(
+                    f64::from(forward_tenths) / 10.0,
+                    f64::from(turn_tenths) / 10.0,
+                );
+                self.world.set_velocity(id, v);
+                Ok("V".into())
+            }
+            Request::Stop => {
+                self.world.set_velocity(id, Velocity::ZERO);
+                Ok("A".into())
+            }
+            Request::Sonar(i) => {
+                let r = self.world.sonar(id, i).ok_or("no such sonar")?;
+                Ok(sonar_reply(i, r))
+            }
+            Request::Bumper => Ok(if robot.bumpers != 0 { "B1" } else { "B0" }.into()),
+            Request::BumperRel => Ok(bumper_rel_reply(
+                (robot.bumpers != 0).then(|| robot.bumpers.trailing_zeros() as usize),
+            )),
+            Request::Pos => Ok(pos_reply(
+                robot.pose.x,
+                robot.pose.y,
+                robot.pose.heading_deg,
+            )),
+            Request::Message(text) => {
+                self.log.push(format!("robot {}: {text}", id.0));
+                self.messages.insert(id, text);
+                Ok("M".into())
+            }
+            Request::Sonars => {
+                let all = self.world.sonars(id).ok_or("no sonars")?;
+                let mut s = String::from("#SONARS");
+                for r in all {
+                    s.push_str(&format!(" {}", r.round() as i64));
+                }
+                Ok(s)
+            }
+            Request::Bumpers => {
+                let n = robot.model.bumper_count;
+                let bits: String = (0..n)
+                    .map(|i| {
+                        if robot.bumpers >> i & 1 == 1 {
+                            '1'
+                        } else {
+                            '0'
+                        }
+                    })
+                    .collect();
+                Ok(format!("#BUMPERS {bits}"))
+            }
+            Request::Place { x, y, heading } => {
+                self.world
+                    .place_robot(id, Pose::new(x, y, heading))
+                    .map_err(|e| e.to_string())?;
+                Ok("#PLACE".into())
+            }
+            Request::Load(name) => {
+                let map = read_map(files, &name)?;
+                self.world.set_map(map);
+                self.log.push(format!("map {name} loaded"));
+                Ok("#LOAD".into())
+            }
+            Request::Merge(name) => {
+                let map = read_map(files, &name)?;
+                self.world
+                    .merge_map(&map)
+                    .map_err(|e| format!("{name}: {e}"))?;
+                self.log.push(format!("map {name} merged"));
+                Ok("#MERGE".into())
+            }
+            Request::Rect([x1, y1, x2, y2]) => {
+                let other = Map::from_rects(
+                    self.world.map().width(),
+                    self.world.map().height(),
+                    vec![Rect::new(x1, y1, x2, y2)],
+                )
+                .map_err(|e| e.to_string())?;
+                self.world.merge_map(&other).map_err(|e| e.to_string())?;
+                Ok("#RECT".into())
+            }
+            Request::Step(n) => {
+                if !self.config.stepped {
+                    return Err(
+                        "#STEP only works on a stepped server (simrob mrs --stepped); this one runs in real time"
+                            .into(),
+                    );
+                }
+                for _ in 0..n {
+                    self.world.step();
+                }
+                Ok(format!("#STEP {:.2}", self.world.time()))
+            }
+            Request::Snapshot(name) => {
+                let png = self.snapshot_png()?;
+                files.write(&name, &png)?;
+                Ok("#SNAPSHOT".into())
+            }
+            Request::Help => Ok(HELP.into()),
+        }
+    }
+
+    /// A PNG picture of the world (map, robots, sonar rays, closed bumpers).
+    pub fn snapshot_png(&self) -> Result<Vec<u8>, String> {
+        render::png(&self.world, self.config.snapshot_scale)
+    }
+
+    /// Places a robot for tests and the command line (see [`World::place_robot`]).
+    pub fn place(&mut self, client: ClientId, pose: Pose) -> Result<(), String> {
+        let id = self.robot_of(client).ok_or("no robot for this client")?;
+        self.world.place_robot(id, pose).map_err(|e| e.to_string())
+    }
+
+    /// Where a new robot would go now, if anywhere.
+    pub fn free_start(&self) -> Option<Vec2> {
+        self.world.find_free_spot(
+            self.start_pose().position(),
+            RobotModel::NOMAD_200.radius,
+            PLACE_SEARCH,
+        )
+    }
+}
+
+fn read_map(files: &mut dyn MapFiles, name: &str) -> Result<Map, String> {
+    let bytes = files.read(name)?;
+    Map::from_bytes(&bytes).map_err(|e| format!("{name}: {e}"))
+}

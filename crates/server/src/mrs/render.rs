@@ -1,0 +1,144 @@
+//! Pictures of a 2D world: map in black on white, robots in blue with a heading mark, sonar
+//! rays in green (to what they hit, or to the end of their range), closed bumpers in red.
+
+use image::{ImageFormat, Rgb, RgbImage};
+use simrob_flat::{Vec2, World};
+
+/// The largest picture side in pixels; the scale is lowered to fit.
+pub const MAX_SIDE: u32 = 4096;
+
+const WHITE: Rgb<u8> = Rgb([255, 255, 255]);
+const BLACK: Rgb<u8> = Rgb([0, 0, 0]);
+const BODY: Rgb<u8> = Rgb([120, 160, 230]);
+const RIM: Rgb<u8> = Rgb([20, 50, 140]);
+const RAY: Rgb<u8> = Rgb([40, 170, 60]);
+const BUMP: Rgb<u8> = Rgb([230, 30, 30]);
+
+/// Draws the world at `scale` pixels per inch (lowered so no side exceeds [`MAX_SIDE`]).
+pub fn draw(world: &World, scale: u32) -> RgbImage {
+    let map = world.map();
+    let side = map.width().max(map.height()).ceil().max(1.0) as u32;
+    let scale = scale.clamp(1, (MAX_SIDE / side).max(1));
+    let s = f64::from(scale);
+    let (w, h) = (
+        (map.width() * s).ceil() as u32,
+        (map.height() * s).ceil() as u32,
+    );
+    let mut img = RgbImage::from_pixel(w.max(1), h.max(1), WHITE);
+    if let Some(b) = map.bitmap() {
+        for y in 0..b.height() {
+            for x in 0..b.width() {
+                if b.get(x, y) {
+                    fill_rect(
+                        &mut img,
+                        f64::from(x) * s,
+                        f64::from(y) * s,
+                        f64::from(x + 1) * s,
+                        f64::from(y + 1) * s,
+                        BLACK,
+                    );
+                }
+            }
+        }
+    }
+    for r in map.rects() {
+        // A 1 in wall stays visible: at least one pixel wide.
+        fill_rect(
+            &mut img,
+            r.x1 * s,
+            r.y1 * s,
+            (r.x2 * s).max(r.x1 * s + 1.0),
+            (r.y2 * s).max(r.y1 * s + 1.0),
+            BLACK,
+        );
+    }
+    for (id, robot) in world.robots() {
+        let m = robot.model;
+        let c = robot.pose.position();
+        for i in 0..m.sonar_count {
+            let heading = m.sonar_heading(robot.pose.heading_deg, i);
+            let reach = world
+                .cast_from(id, heading, m.radius + m.sonar_max)
+                .unwrap_or(m.radius + m.sonar_max);
+            let dir = Vec2::from_heading_deg(heading);
+            line(&mut img, c + dir * m.radius, c + dir * reach, s, RAY);
+        }
+        disc(&mut img, c, m.radius, s, BODY);
+        circle(&mut img, c, m.radius, s, RIM);
+        line(
+            &mut img,
+            c,
+            c + Vec2::from_heading_deg(robot.pose.heading_deg) * m.radius,
+            s,
+            RIM,
+        );
+        for b in 0..m.bumper_count {
+            if robot.bumpers >> b & 1 == 1 {
+                let a = robot.pose.heading_deg + b as f64 * m.bumper_spacing_deg();
+                disc(
+                    &mut img,
+                    c + Vec2::from_heading_deg(a) * (m.radius - 1.5),
+                    1.8,
+                    s,
+                    BUMP,
+                );
+            }
+        }
+    }
+    img
+}
+
+/// The picture as PNG bytes.
+pub fn png(world: &World, scale: u32) -> Result<Vec<u8>, String> {
+    let img = draw(world, scale);
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, ImageFormat::Png)
+        .map_err(|e| format!("cannot encode the picture: {e}"))?;
+    Ok(out.into_inner())
+}
+
+fn put(img: &mut RgbImage, x: i64, y: i64, c: Rgb<u8>) {
+    if x >= 0 && y >= 0 && (x as u32) < img.width() && (y as u32) < img.height() {
+        img.put_pixel(x as u32, y as u32, c);
+    }
+}
+
+fn fill_rect(img: &mut RgbImage, x1: f64, y1: f64, x2: f64, y2: f64, c: Rgb<u8>) {
+    let (w, h) = (f64::from(img.width()), f64::from(img.height()));
+    let (x1, x2) = (x1.max(0.0).round() as u32, x2.min(w).round() as u32);
+    let (y1, y2) = (y1.max(0.0).round() as u32, y2.min(h).round() as u32);
+    for y in y1..y2 {
+        for x in x1..x2 {
+            img.put_pixel(x, y, c);
+        }
+    }
+}
+
+fn line(img: &mut RgbImage, a: Vec2, b: Vec2, s: f64, c: Rgb<u8>) {
+    let (a, b) = (a * s, b * s);
+    let n = (b - a).length().ceil().max(1.0) as usize;
+    for k in 0..=n {
+        let p = a + (b - a) * (k as f64 / n as f64);
+        put(img, p.x.floor() as i64, p.y.floor() as i64, c);
+    }
+}
+
+fn disc(img: &mut RgbImage, centre: Vec2, r: f64, s: f64, c: Rgb<u8>) {
+    let (cx, cy, rr) = (centre.x * s, centre.y * s, r * s);
+    for y in (cy - rr).floor() as i64..=(cy + rr).ceil() as i64 {
+        for x in (cx - rr).floor() as i64..=(cx + rr).ceil() as i64 {
+            let (dx, dy) = (x as f64 + 0.5 - cx, y as f64 + 0.5 - cy);
+            if dx * dx + dy * dy <= rr * rr {
+                put(img, x, y, c);
+            }
+        }
+    }
+}
+
+fn circle(img: &mut RgbImage, centre: Vec2, r: f64, s: f64, c: Rgb<u8>) {
+    let n = ((2.0 * std::f64::consts::PI * r * s).ceil() as usize).max(16);
+    for k in 0..n {
+        let p = (centre + Vec2::from_heading_deg(k as f64 * 360.0 / n as f64) * r) * s;
+        put(img, p.x.floor() as i64, p.y.floor() as i64, c);
+    }
+}
