@@ -1,5 +1,6 @@
 //! `simrob`: the multi-robot simulator's command-line entry point.
 
+mod demo;
 mod mrs;
 mod run;
 mod serve;
@@ -28,6 +29,9 @@ enum Command {
     ///
     /// Prints `listening on udp://IP:PORT` when ready; Ctrl-C stops it.
     Serve(serve::ServeArgs),
+    /// The demonstration agent: starts a server (or uses --server), creates the seed's SumBot,
+    /// field and ball, and drives the robot from the arrow keys or a timed script.
+    Demo(demo::DemoArgs),
     /// The Mobile Robot Simulator: Nomad-200 robots in a 2D map, driven over TCP (seed 001).
     Mrs(mrs::MrsArgs),
     /// Many robots at high abstraction on the 2D world (seed 002).
@@ -40,6 +44,7 @@ fn main() -> Result<()> {
     match cli.command {
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Demo(args) => demo::run(args),
         Command::Mrs(args) => mrs::run(args),
         Command::Swarm(cmd) => swarm::run(cmd),
     }

@@ -1,0 +1,354 @@
+//! `simrob demo`: the demonstration agent (seed 000 §1.3.3). It starts a server (or connects
+//! to one), creates the seed's SumBot, soccer field and ball, and drives the robot from the
+//! keyboard or from a timed script of wheel speeds, printing its pose.
+
+use std::io::{IsTerminal, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use simrob_client::simrob::{Agent, AgentOptions, ClientError};
+use simrob_protocol::{
+    Broadcast, ControlRequest, EntityInfoKind, EntityRequest, MotorCommand, ServerMessage,
+};
+use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
+
+/// The built-in scenario: the seed's materials, field, SumBot and ball.
+const SCENARIO: [(&str, &str); 4] = [
+    (
+        "materials",
+        include_str!("../../../scenarios/materials.xml"),
+    ),
+    ("field", include_str!("../../../scenarios/field.xml")),
+    ("SumBot", include_str!("../../../scenarios/sumbot.xml")),
+    ("ball", include_str!("../../../scenarios/ball.xml")),
+];
+const ROBOT: u32 = 3;
+const BALL: u32 = 8;
+
+/// The script used when there is no keyboard and no `--script`: forward, spin, back, stop.
+const BUILT_IN_SCRIPT: &str = "# seconds  left(rad/s)  right(rad/s)\n\
+                               0    5   5\n\
+                               2    4  -4\n\
+                               3.5 -5  -5\n\
+                               4.5  0   0\n\
+                               5    0   0\n";
+
+/// Arguments of `simrob demo`.
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    /// Connect to this running server instead of starting one (e.g. 127.0.0.1:5005).
+    #[arg(long, value_name = "IP:PORT")]
+    pub server: Option<SocketAddr>,
+    /// Drive from a script instead of the keyboard: lines `SECONDS LEFT RIGHT` (wall-clock
+    /// seconds from the start, wheel speeds in rad/s); `#` starts a comment. The demo ends at
+    /// the last line's time.
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// Wheel speed for the arrow keys, rad/s.
+    #[arg(long, default_value_t = 6.0)]
+    pub speed: f64,
+    /// Seconds between printed poses.
+    #[arg(long, default_value_t = 0.5)]
+    pub every: f64,
+}
+
+fn motors(left: f64, right: f64) -> EntityRequest {
+    EntityRequest::RobotMotorControl {
+        entity_id: ROBOT,
+        motors: vec![
+            MotorCommand {
+                wheel_joint_id: 0,
+                value: left,
+            },
+            MotorCommand {
+                wheel_joint_id: 1,
+                value: right,
+            },
+        ],
+    }
+}
+
+/// Parses a script: `(seconds, left, right)` sorted by time.
+fn parse_script(text: &str) -> Result<Vec<(f64, f64, f64)>> {
+    let mut steps = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let values: Vec<f64> = line
+            .split_whitespace()
+            .map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite()))
+            .collect::<Option<_>>()
+            .with_context(|| format!("script line {}: {line:?} is not three numbers", n + 1))?;
+        let [t, l, r] = values[..] else {
+            bail!(
+                "script line {}: expected `SECONDS LEFT RIGHT`, found {line:?}",
+                n + 1
+            );
+        };
+        if t < 0.0 {
+            bail!("script line {}: time must not be negative", n + 1);
+        }
+        steps.push((t, l, r));
+    }
+    if steps.is_empty() {
+        bail!("the script has no steps");
+    }
+    steps.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(steps)
+}
+
+fn pose_line(b: &Broadcast, t: f64) -> String {
+    let find = |kind, id| {
+        b.entities
+            .iter()
+            .find(|e| e.kind == kind && e.entity_id == id)
+    };
+    let mut s = format!("t {t:6.2} s  iteration {:>6}", b.iteration);
+    if let Some(r) = find(EntityInfoKind::Robot, ROBOT) {
+        s.push_str(&format!(
+            "  robot ({:7.3}, {:7.3}, {:6.3}) yaw {:7.1}°",
+            r.position[0],
+            r.position[1],
+            r.position[2],
+            r.rotation[2].to_degrees()
+        ));
+    }
+    if let Some(ball) = find(EntityInfoKind::Ball, BALL) {
+        s.push_str(&format!(
+            "  ball ({:7.3}, {:7.3}, {:6.3})",
+            ball.position[0], ball.position[1], ball.position[2]
+        ));
+    }
+    s
+}
+
+/// Starts a server in this process on a free loopback port, pacing at real time.
+fn start_server() -> Result<(SocketAddr, Arc<AtomicBool>, std::thread::JoinHandle<()>)> {
+    let dir = std::env::temp_dir().join(format!("simrob-demo-{}", std::process::id()));
+    let config = ServerConfig {
+        receiver_port: 0,
+        real_time_factor: 1.0,
+        save_directory: dir.clone(),
+        ..ServerConfig::default()
+    };
+    let store = DirStore::new(&dir).map_err(anyhow::Error::msg)?;
+    let mut server = UdpServer::bind(SimServer::new(config, Box::new(store)))?;
+    let addr = server.local_addr()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let handle = std::thread::spawn(move || {
+        if let Err(e) = server.run(&flag) {
+            eprintln!("server stopped: {e}");
+        }
+    });
+    Ok((addr, stop, handle))
+}
+
+/// Creates the scene; entities that already exist (a server started with the scenario) are
+/// fine.
+fn create_scene(agent: &mut Agent) -> Result<()> {
+    for (name, xml) in SCENARIO {
+        // Ask for a confirmation so that errors and successes both come back.
+        let xml = xml.replace("<Data>", "<Response>true</Response><Data>");
+        let xml = if name == "materials" {
+            xml.replace(
+                "<Control_Request Command=\"Register_Materials_Interactions\">",
+                "<Control_Request Command=\"Register_Materials_Interactions\"><Response>true</Response>",
+            )
+        } else {
+            xml
+        };
+        agent.send_raw(xml.as_bytes())?;
+        match wait_text(agent)? {
+            Ok(_) => {}
+            Err(e) if e.contains("already exists") => {
+                println!("{name}: already in the world")
+            }
+            Err(e) => bail!("creating the {name}: {e}"),
+        }
+    }
+    Ok(())
+}
+
+/// The next text response: `Ok(confirmation)` or `Err(error text)`.
+fn wait_text(agent: &mut Agent) -> Result<std::result::Result<String, String>> {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline {
+        if let Some(ServerMessage::Response(simrob_protocol::Response::Text(t))) =
+            agent.recv(Duration::from_millis(200))?
+        {
+            return Ok(match t.strip_prefix("Error: ") {
+                Some(e) => Err(e.to_string()),
+                None => Ok(t),
+            });
+        }
+    }
+    bail!("the server did not answer within 3 s")
+}
+
+pub fn run(args: DemoArgs) -> Result<()> {
+    let (server, local) = match args.server {
+        Some(addr) => (addr, None),
+        None => {
+            let (addr, stop, handle) = start_server()?;
+            println!("listening on udp://{addr}");
+            (addr, Some((stop, handle)))
+        }
+    };
+    let result = drive(server, &args);
+    if let Some((stop, handle)) = local {
+        stop.store(true, Ordering::Relaxed);
+        let _ = handle.join();
+    }
+    result
+}
+
+fn drive(server: SocketAddr, args: &DemoArgs) -> Result<()> {
+    let mut agent = Agent::connect(server)?;
+    agent
+        .register(
+            "demo",
+            AgentOptions {
+                broadcast: 0.05,
+                ..AgentOptions::default()
+            },
+        )
+        .map_err(|e| match e {
+            ClientError::Timeout(_) => anyhow::anyhow!("no SimRob server answers at {server}"),
+            e => e.into(),
+        })?;
+    create_scene(&mut agent)?;
+    // Simulated time tracks wall time (seed 000 §2.8), whatever server this is.
+    agent.control(ControlRequest::SetAutoAdjustMode(true), false)?;
+    agent.control(ControlRequest::SetStepMode(false), false)?;
+    agent.control(ControlRequest::InitializeSimulation, false)?;
+    let interactive = args.script.is_none() && std::io::stdin().is_terminal();
+    if interactive {
+        keyboard(&mut agent, args)
+    } else {
+        let text = match &args.script {
+            Some(path) => std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read script {}", path.display()))?,
+            None => BUILT_IN_SCRIPT.to_string(),
+        };
+        scripted(&mut agent, &parse_script(&text)?, args.every)
+    }
+}
+
+fn scripted(agent: &mut Agent, script: &[(f64, f64, f64)], every: f64) -> Result<()> {
+    let start = Instant::now();
+    let end = script.last().map(|s| s.0).unwrap_or(0.0);
+    let mut next_step = 0;
+    let mut next_print = 0.0;
+    loop {
+        let t = start.elapsed().as_secs_f64();
+        while next_step < script.len() && script[next_step].0 <= t {
+            let (_, l, r) = script[next_step];
+            agent.entity(motors(l, r), false)?;
+            println!("t {t:6.2} s  wheels {l:+.1} {r:+.1} rad/s");
+            next_step += 1;
+        }
+        if let Some(b) = agent.next_broadcast(Duration::from_millis(100))? {
+            if t >= next_print {
+                println!("{}", pose_line(&b, t));
+                next_print = t + every;
+            }
+        }
+        if t >= end {
+            break;
+        }
+    }
+    agent.entity(motors(0.0, 0.0), false)?;
+    Ok(())
+}
+
+/// Leaves raw mode when dropped, whatever happens.
+struct RawMode;
+
+impl RawMode {
+    fn on() -> Result<RawMode> {
+        crossterm::terminal::enable_raw_mode().context("cannot read the keyboard")?;
+        Ok(RawMode)
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        let _ = crossterm::terminal::disable_raw_mode();
+    }
+}
+
+fn keyboard(agent: &mut Agent, args: &DemoArgs) -> Result<()> {
+    use crossterm::event::{poll, read, Event, KeyCode, KeyEventKind, KeyModifiers};
+    println!("Arrow keys drive the SumBot (↑ forward, ↓ back, ← → turn), space stops, q quits.");
+    let _raw = RawMode::on()?;
+    let start = Instant::now();
+    let mut next_print = 0.0;
+    let s = args.speed;
+    loop {
+        while poll(Duration::ZERO)? {
+            if let Event::Key(k) = read()? {
+                if k.kind == KeyEventKind::Release {
+                    continue;
+                }
+                let wheels = match k.code {
+                    KeyCode::Up => Some((s, s)),
+                    KeyCode::Down => Some((-s, -s)),
+                    KeyCode::Left => Some((-s * 0.5, s * 0.5)),
+                    KeyCode::Right => Some((s * 0.5, -s * 0.5)),
+                    KeyCode::Char(' ') => Some((0.0, 0.0)),
+                    KeyCode::Char('q') | KeyCode::Esc => {
+                        agent.entity(motors(0.0, 0.0), false)?;
+                        print!("\r\n");
+                        return Ok(());
+                    }
+                    KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => {
+                        agent.entity(motors(0.0, 0.0), false)?;
+                        print!("\r\n");
+                        return Ok(());
+                    }
+                    _ => None,
+                };
+                if let Some((l, r)) = wheels {
+                    agent.entity(motors(l, r), false)?;
+                    print!("wheels {l:+.1} {r:+.1} rad/s\r\n");
+                }
+            }
+        }
+        let t = start.elapsed().as_secs_f64();
+        if let Some(b) = agent.next_broadcast(Duration::from_millis(30))? {
+            if t >= next_print {
+                print!("{}\r\n", pose_line(&b, t));
+                let _ = std::io::stdout().flush();
+                next_print = t + args.every;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_parse_and_errors_say_the_line() {
+        let s = parse_script(BUILT_IN_SCRIPT).unwrap();
+        assert_eq!(s[0], (0.0, 5.0, 5.0));
+        assert_eq!(s.len(), 5);
+        assert!(parse_script("1 2")
+            .unwrap_err()
+            .to_string()
+            .contains("line 1"));
+        assert!(parse_script("0 1 1\n1 x 2")
+            .unwrap_err()
+            .to_string()
+            .contains("line 2"));
+        assert!(parse_script("# nothing").is_err());
+    }
+}

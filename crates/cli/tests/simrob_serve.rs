@@ -1,0 +1,145 @@
+//! `simrob serve` and `simrob demo` as a user runs them.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::UdpSocket;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn simrob() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_simrob"))
+}
+
+fn repo(rel: &str) -> String {
+    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn serve_listens_answers_and_stops_on_ctrl_c() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-serve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("Configuration.data");
+    std::fs::write(
+        &config,
+        "# legacy form\ncommunicationreceiverip 127.0.0.1\nsyncwait 0.3\n",
+    )
+    .unwrap();
+    let mut child = simrob()
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--scenario",
+            &repo("scenarios/soccer.xml"),
+        ])
+        .arg("--config")
+        .arg(&config)
+        .arg("--save-dir")
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on udp://")
+        .unwrap_or_else(|| panic!("first line: {line:?}"))
+        .to_string();
+    let agent = UdpSocket::bind("127.0.0.1:0").unwrap();
+    agent
+        .set_read_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
+    let port = agent.local_addr().unwrap().port();
+    let register = format!(
+        "<Message><Agent_Message Command=\"Register_Agent\" Agent_Type=\"GUI\"><Port>{port}</Port><IP>127.0.0.1</IP><Sync>false</Sync><Broadcast>-1</Broadcast><Key>cli</Key></Agent_Message></Message>"
+    );
+    agent.send_to(register.as_bytes(), &addr).unwrap();
+    let mut buf = [0u8; 2048];
+    let (n, _) = agent.recv_from(&mut buf).unwrap();
+    assert_eq!(
+        std::str::from_utf8(&buf[..n]).unwrap(),
+        format!("<Response>Sucessfully added agent with key cli, port {port} and ip 127.0.0.1</Response>")
+    );
+    // The scenario is there: moving the SumBot (entity 3) works, entity 4 does not exist.
+    agent
+        .send_to(b"<Message><Simulation_Message><Entity_Request Command=\"Set_Entity_Position\"><Entity_Id>4</Entity_Id><Position_X>0</Position_X><Position_Y>0</Position_Y><Position_Z>0</Position_Z></Entity_Request></Simulation_Message></Message>", &addr)
+        .unwrap();
+    let (n, _) = agent.recv_from(&mut buf).unwrap();
+    assert!(std::str::from_utf8(&buf[..n])
+        .unwrap()
+        .contains("entity 4 does not exist"));
+    // Ctrl-C: a clean stop with a summary.
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    assert!(rest.contains("stopped at iteration 0"), "{rest}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn serve_refuses_a_bad_configuration() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-badconf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("simrob.toml");
+    std::fs::write(&config, "maximumdatagramsize = 12\n").unwrap();
+    let out = simrob()
+        .args(["serve", "--port", "0", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("maximumdatagramsize"));
+    let out = simrob().args(["serve", "--list-config"]).output().unwrap();
+    let keys = String::from_utf8_lossy(&out.stdout);
+    for key in [
+        "communicationreceiverport 5005",
+        "maximumdatagramsize",
+        "commandcreateentitykey Create_Entity",
+        "realtimefactor 0",
+    ] {
+        assert!(keys.contains(key), "{key} missing from --list-config");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn demo_drives_the_sumbot_from_a_script() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("drive.txt");
+    let mut f = std::fs::File::create(&script).unwrap();
+    writeln!(f, "# t left right\n0 6 6\n1.5 0 0").unwrap();
+    let out = simrob()
+        .args(["demo", "--every", "0.5", "--script"])
+        .arg(&script)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.starts_with("listening on udp://127.0.0.1:"), "{text}");
+    let xs: Vec<f64> = text
+        .lines()
+        .filter_map(|l| l.split("robot (").nth(1))
+        .filter_map(|rest| rest.split(',').next())
+        .filter_map(|x| x.trim().parse().ok())
+        .collect();
+    assert!(xs.len() >= 2, "{text}");
+    // Positive wheel speeds drive the SumBot towards −X.
+    assert!(
+        xs[xs.len() - 1] < xs[0] - 0.02,
+        "robot did not move: {xs:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
