@@ -666,3 +666,129 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod timing_tests {
+    //! The core driven with made-up instants: pacing, lockstep and auto-adjust without
+    //! sockets or sleeping.
+    use super::*;
+    use crate::simrob::files::DirStore;
+
+    fn server(tweak: impl FnOnce(&mut ServerConfig)) -> SimServer {
+        let dir = std::env::temp_dir().join(format!("simrob-core-timing-{}", std::process::id()));
+        let mut config = ServerConfig::default();
+        tweak(&mut config);
+        let mut s = SimServer::new(config, Box::new(DirStore::new(dir).unwrap()));
+        for file in ["materials.xml", "ball.xml"] {
+            let path = format!("{}/../../scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
+            let requests: Vec<Request> =
+                decode_datagram(&std::fs::read(path).unwrap(), &s.config.keys.clone())
+                    .into_iter()
+                    .map(|r| r.unwrap())
+                    .collect();
+            s.apply_local(&requests).unwrap();
+        }
+        s
+    }
+
+    fn agent(port: u16) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], port))
+    }
+
+    fn send(s: &mut SimServer, from: SocketAddr, xml: &str, now: Instant) {
+        s.handle_datagram(from, xml.as_bytes(), now);
+        while s.poll_transmit().is_some() {}
+    }
+
+    fn register(s: &mut SimServer, port: u16, sync: bool, now: Instant) {
+        let xml = format!(
+            "<Message><Agent_Message Command=\"Register_Agent\" Agent_Type=\"RobotController\"><Port>{port}</Port><IP>127.0.0.1</IP><Sync>{sync}</Sync><Broadcast>0</Broadcast><Key>a{port}</Key></Agent_Message></Message>"
+        );
+        send(s, agent(port), &xml, now);
+    }
+
+    const INIT: &str = "<Message><Simulation_Message><Control_Request Command=\"Initialize_Simulation\"/></Simulation_Message></Message>";
+
+    #[test]
+    fn nothing_runs_before_initialize() {
+        let mut s = server(|_| {});
+        let t0 = Instant::now();
+        assert_eq!(s.poll_timeout(t0), None);
+        assert!(!s.handle_timeout(t0));
+        send(&mut s, agent(9000), INIT, t0);
+        assert_eq!(s.poll_timeout(t0), Some(t0));
+        assert!(s.handle_timeout(t0));
+    }
+
+    #[test]
+    fn real_time_factor_paces_iterations() {
+        let mut s = server(|c| c.real_time_factor = 2.0);
+        let t0 = Instant::now();
+        send(&mut s, agent(9000), INIT, t0);
+        assert!(s.handle_timeout(t0));
+        // dt 0.01 s at twice real time: the next iteration is due 5 ms later.
+        let due = s.poll_timeout(t0).unwrap();
+        assert_eq!(due - t0, Duration::from_millis(5));
+        assert!(!s.handle_timeout(t0 + Duration::from_millis(4)));
+        assert!(s.handle_timeout(due));
+    }
+
+    #[test]
+    fn lockstep_waits_for_every_synchronous_agent_or_sync_wait() {
+        let mut s = server(|c| c.world.sync_wait = 0.5);
+        let t0 = Instant::now();
+        register(&mut s, 9001, true, t0);
+        register(&mut s, 9002, true, t0);
+        send(&mut s, agent(9001), "<Message><Simulation_Message><Control_Request Command=\"Set_Sync_Mode\"><Sync_Mode>true</Sync_Mode></Control_Request></Simulation_Message></Message>", t0);
+        send(&mut s, agent(9001), INIT, t0);
+        assert!(s.handle_timeout(t0));
+        let sent: Vec<_> = std::iter::from_fn(|| s.poll_transmit())
+            .map(|t| t.to)
+            .collect();
+        assert_eq!(sent, vec![agent(9001), agent(9002)]);
+        // Waiting: due at the Sync_Wait deadline.
+        assert_eq!(s.poll_timeout(t0), Some(t0 + Duration::from_millis(500)));
+        assert!(!s.handle_timeout(t0 + Duration::from_millis(100)));
+        let sync = |k: u16| {
+            format!("<Message><Agent_Message Command=\"Synchronize\"><Key>a{k}</Key><Iteration>1</Iteration></Agent_Message></Message>")
+        };
+        send(&mut s, agent(9001), &sync(9001), t0);
+        assert!(
+            !s.handle_timeout(t0 + Duration::from_millis(100)),
+            "one agent still missing"
+        );
+        send(&mut s, agent(9002), &sync(9002), t0);
+        let t1 = t0 + Duration::from_millis(101);
+        assert_eq!(
+            s.poll_timeout(t1),
+            Some(t1),
+            "all synchronized: go on at once"
+        );
+        assert!(s.handle_timeout(t1));
+        // Nobody answers iteration 2: the server goes on at the deadline.
+        while s.poll_transmit().is_some() {}
+        assert!(!s.handle_timeout(t1 + Duration::from_millis(499)));
+        assert!(s.handle_timeout(t1 + Duration::from_millis(500)));
+        assert_eq!(s.world().iteration(), 3);
+    }
+
+    #[test]
+    fn auto_adjust_adds_steps_when_behind_real_time() {
+        let mut s = server(|_| {});
+        let t0 = Instant::now();
+        send(&mut s, agent(9000), INIT, t0);
+        send(&mut s, agent(9000), "<Message><Simulation_Message><Control_Request Command=\"Set_AutoAdjust_Mode\"><AutoAdjust_Mode>true</AutoAdjust_Mode></Control_Request></Simulation_Message></Message>", t0);
+        // A slow machine: an iteration can only run every 30 ms of wall time, for 10 ms of
+        // simulated time.
+        let mut now = t0;
+        for _ in 0..200 {
+            now += Duration::from_millis(30);
+            s.handle_timeout(now);
+        }
+        assert!(
+            s.world().modes().steps_per_iteration >= 2,
+            "{:?}",
+            s.world().modes()
+        );
+    }
+}
