@@ -29,8 +29,9 @@ pub struct MrsArgs {
     /// Vector maps to merge onto the map, in order. May be repeated.
     #[arg(long, value_name = "FILE")]
     merge: Vec<PathBuf>,
-    /// Where robots start: `x,y,angle` (inches, degrees clockwise from +x). A robot whose
-    /// start is taken goes to the nearest free spot. Default: the map's centre, angle 0.
+    /// Where robots start: `x,y,angle` (inches, degrees clockwise from +x); it must be free.
+    /// A robot whose start is taken by another robot goes to the nearest free spot.
+    /// Default: the map's centre (or the nearest free spot), angle 0.
     #[arg(long, value_name = "X,Y,ANGLE", value_parser = parse_pose)]
     start: Option<Pose>,
     /// TCP port (0 = any free port).
@@ -111,10 +112,21 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
             snapshot_scale: args.scale,
         },
     );
-    if core.free_start().is_none() {
-        let s = core.start_pose();
+    let s = core.start_pose();
+    let radius = simrob_server::mrs::flat::RobotModel::NOMAD_200.radius;
+    if args.start.is_some() && !core.world().is_free(s.position(), radius, None) {
         bail!(
-            "no room for a robot (radius 10 in) at or near the start ({}, {}): choose another --start",
+            "--start {},{},{}: a robot (radius {radius} in) there would overlap a wall or leave the {} × {} in map; choose a free spot",
+            s.x,
+            s.y,
+            s.heading_deg,
+            core.world().map().width(),
+            core.world().map().height()
+        );
+    }
+    if core.free_start().is_none() {
+        bail!(
+            "no room for a robot (radius {radius} in) at or near ({}, {}): choose a --start",
             s.x,
             s.y
         );

@@ -1,0 +1,125 @@
+//! `simrob mrs` as a user runs it: serve on a free port, answer a client, write snapshots.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+fn simrob() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_simrob"))
+}
+
+fn repo(rel: &str) -> String {
+    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn ask(reader: &mut BufReader<TcpStream>, line: &str) -> String {
+    reader
+        .get_mut()
+        .write_all(format!("{line}\n").as_bytes())
+        .expect("write");
+    let mut reply = String::new();
+    reader.read_line(&mut reply).expect("reply");
+    reply.trim_end().to_string()
+}
+
+#[test]
+fn mrs_serves_the_seed_protocol_on_a_free_port() {
+    let mut child = Server(
+        simrob()
+            .args(["mrs", "--port", "0", "--stepped", "--start", "150,130,0"])
+            .args(["--map", &repo("maps/example.txt")])
+            .args(["--merge", &repo("maps/box.txt")])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn simrob mrs"),
+    );
+    let mut out = BufReader::new(child.0.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("first line");
+    let addr = line
+        .trim()
+        .strip_prefix("listening on tcp://")
+        .unwrap_or_else(|| panic!("first line: {line:?}"))
+        .to_string();
+    let stream = TcpStream::connect(&addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    let mut c = BufReader::new(stream);
+    assert_eq!(ask(&mut c, "P"), "P015000130000000");
+    assert_eq!(ask(&mut c, "S12"), "S12017");
+    assert_eq!(ask(&mut c, "MHello world!"), "M");
+    assert_eq!(ask(&mut c, "V+100+000"), "V");
+    assert_eq!(ask(&mut c, "#STEP 100"), "#STEP 1.00");
+    assert_eq!(ask(&mut c, "P"), "P016000130000000");
+    assert!(ask(&mut c, "Vxx").starts_with("E "));
+    // The box merged from maps/box.txt (230 30 260 60) is seen from below.
+    assert_eq!(ask(&mut c, "#PLACE 245 80 270"), "#PLACE");
+    assert_eq!(ask(&mut c, "S00"), "S00010");
+    // The server prints what robots show.
+    let mut seen = String::new();
+    for _ in 0..10 {
+        seen.clear();
+        out.read_line(&mut seen).expect("log line");
+        if seen.contains("Hello world!") {
+            break;
+        }
+    }
+    assert!(seen.contains("Hello world!"), "{seen:?}");
+}
+
+#[test]
+fn mrs_snapshot_writes_a_png_and_refuses_bad_arguments() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-mrs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    for map in ["maps/example.txt", "maps/arena.bmp"] {
+        let png = dir.join("shot.png");
+        let _ = std::fs::remove_file(&png);
+        let out = simrob()
+            .args(["mrs", "--map", &repo(map), "--snapshot"])
+            .arg(&png)
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bytes = std::fs::read(&png).expect("png written");
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    }
+    for bad in [
+        vec!["mrs", "--start", "1,2"],
+        vec!["mrs", "--start", "5,5,0", "--snapshot", "x.png"],
+        vec!["mrs", "--map", "/no/such/map.txt"],
+        vec!["mrs", "--speed", "-1"],
+    ] {
+        let out = simrob().args(&bad).current_dir(&dir).output().expect("run");
+        assert!(!out.status.success(), "{bad:?} should fail");
+        assert!(!out.stderr.is_empty(), "{bad:?}: no explanation");
+    }
+    let help = simrob().args(["mrs", "--help"]).output().expect("help");
+    let text = String::from_utf8_lossy(&help.stdout);
+    for flag in [
+        "--map",
+        "--merge",
+        "--start",
+        "--port",
+        "--speed",
+        "--stepped",
+        "--snapshot",
+    ] {
+        assert!(text.contains(flag), "--help lacks {flag}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
