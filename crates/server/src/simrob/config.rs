@@ -327,6 +327,20 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_example_files_are_the_defaults() {
+        for name in ["Configuration.data", "simrob.toml"] {
+            let path = format!("{}/../../config/{name}", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read_to_string(&path).unwrap();
+            let c = ServerConfig::from_text(name, &text).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(c, ServerConfig::default(), "{name}");
+            // Every key is in the file.
+            for (key, _) in all_keys() {
+                assert!(text.contains(&key), "{name} lacks {key}");
+            }
+        }
+    }
+
+    #[test]
     fn bad_values_name_the_line() {
         for (text, word) in [
             ("nosuchkey 1", "unknown configuration key"),
