@@ -3,6 +3,7 @@
 mod demo;
 mod mrs;
 mod run;
+mod send;
 mod serve;
 mod swarm;
 
@@ -32,6 +33,8 @@ enum Command {
     /// The demonstration agent: starts a server (or uses --server), creates the seed's SumBot,
     /// field and ball, and drives the robot from the arrow keys or a timed script.
     Demo(demo::DemoArgs),
+    /// The commander: send any SimRob command to a server and print the responses.
+    Send(send::SendArgs),
     /// The Mobile Robot Simulator: Nomad-200 robots in a 2D map, driven over TCP (seed 001).
     Mrs(mrs::MrsArgs),
     /// Many robots at high abstraction on the 2D world (seed 002).
@@ -45,6 +48,7 @@ fn main() -> Result<()> {
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Send(args) => send::run(args),
         Command::Mrs(args) => mrs::run(args),
         Command::Swarm(cmd) => swarm::run(cmd),
     }
