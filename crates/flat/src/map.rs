@@ -176,7 +176,8 @@ struct Cell {
 }
 
 /// Side of a bitmap tile in pixels: a tile's 64 pixels are one `u64`.
-const TILE: i64 = 8;
+const TILE: i64 = 1 << TILE_BITS;
+const TILE_BITS: i64 = 3;
 
 /// The bitmap rearranged for ray marching: one `u64` per 8 × 8 tile (bit `8 y + x`), and
 /// per tile its clearance — the Chebyshev distance in tiles to the nearest tile holding an
@@ -772,7 +773,8 @@ fn cast_pixels(ix: &PixelIndex, ray: &Ray, limit: f64) -> Option<f64> {
     let mut py = (o.y as i64).min(h - 1);
     let mut t = 0.0;
     loop {
-        let (tx, ty) = (px / TILE, py / TILE);
+        // px, py ≥ 0 here: shifts and masks are floor division and remainder.
+        let (tx, ty) = (px >> TILE_BITS, py >> TILE_BITS);
         let tile = (ty * ix.tiles_x + tx) as usize;
         let bits = ix.tile_bits[tile];
         if bits != 0 {
@@ -788,7 +790,7 @@ fn cast_pixels(ix: &PixelIndex, ray: &Ray, limit: f64) -> Option<f64> {
                 _ => f64::INFINITY,
             };
             loop {
-                if bits >> ((py % TILE) * TILE + px % TILE) & 1 == 1 {
+                if bits >> (((py & (TILE - 1)) << TILE_BITS) | (px & (TILE - 1))) & 1 == 1 {
                     return Some(t);
                 }
                 if t_max_x < t_max_y {
@@ -803,7 +805,7 @@ fn cast_pixels(ix: &PixelIndex, ray: &Ray, limit: f64) -> Option<f64> {
                 if t > limit {
                     return None;
                 }
-                if px / TILE != tx || py / TILE != ty || px < 0 || py < 0 {
+                if px < 0 || py < 0 || px >> TILE_BITS != tx || py >> TILE_BITS != ty {
                     break;
                 }
             }
