@@ -1,16 +1,19 @@
-//! The TCP shell around [`MrsCore`]: an acceptor thread, one thread per connection reading
-//! lines, and one simulation thread that owns the core (no locks around the world), steps it
-//! in real time (times a speed factor) or on `#STEP`, answers requests and writes snapshots.
+//! The TCP shell around [`MrsCore`]: **one thread owns the core and every socket** (no locks
+//! around the world). It waits on the sockets (mio: epoll/kqueue) until a request arrives or
+//! the next step is due, answers requests in arrival order, steps the world in real time
+//! (times a speed factor) or on `#STEP`, and writes snapshots.
 
-use std::collections::HashMap;
-use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::collections::BTreeMap;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use mio::net::{TcpListener, TcpStream};
+use mio::{Events, Interest, Poll, Token};
 
 use super::core::{ClientId, MapFiles, MrsCore, MAX_MAP_FILE};
 use super::protocol::{error_reply, MAX_LINE};
@@ -98,10 +101,20 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Stri
     })
 }
 
-enum Event {
-    Connect(ClientId, Sender<Option<String>>),
-    Line(ClientId, String),
-    Disconnect(ClientId),
+/// Replies waiting for a client that does not read: past this the connection is closed.
+const MAX_PENDING_OUTPUT: usize = 1 << 20;
+
+const LISTENER: Token = Token(usize::MAX);
+
+/// One client connection.
+struct Conn {
+    stream: TcpStream,
+    client: ClientId,
+    input: Vec<u8>,
+    output: Vec<u8>,
+    /// Skipping the rest of an over-long line.
+    discarding: bool,
+    writable_interest: bool,
 }
 
 /// The Mobile Robot Simulator server: a bound TCP listener and the core it serves.
@@ -112,7 +125,7 @@ pub struct MrsServer {
     options: ShellOptions,
 }
 
-/// A server running on its own threads (see [`MrsServer::spawn`]).
+/// A server running on its own thread (see [`MrsServer::spawn`]).
 pub struct MrsHandle {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
@@ -125,7 +138,8 @@ impl MrsHandle {
         self.addr
     }
 
-    /// Stops the server, closes every connection, and returns the core as it ended.
+    /// Stops the server, closes every connection, and returns the core as it ended (the
+    /// robots of the connections still open are in it).
     pub fn stop(mut self) -> io::Result<MrsCore> {
         self.stop.store(true, Ordering::Relaxed);
         match self.thread.take() {
@@ -154,9 +168,10 @@ impl MrsServer {
         files: Box<dyn MapFiles + Send>,
         options: ShellOptions,
     ) -> io::Result<Self> {
-        let listener = TcpListener::bind(addr)?;
+        let std_listener = std::net::TcpListener::bind(addr)?;
+        std_listener.set_nonblocking(true)?;
         Ok(MrsServer {
-            listener,
+            listener: TcpListener::from_std(std_listener),
             core,
             files,
             options,
@@ -173,7 +188,7 @@ impl MrsServer {
         &self.core
     }
 
-    /// Runs on background threads until [`MrsHandle::stop`].
+    /// Runs on a background thread until [`MrsHandle::stop`].
     pub fn spawn(self) -> io::Result<MrsHandle> {
         let addr = self.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -188,285 +203,273 @@ impl MrsServer {
         })
     }
 
-    /// Serves until `stop` is set; returns the core.
+    /// Serves until `stop` is set (checked at least every 50 ms); closes the connections and
+    /// returns the core (the robots of the connections still open are in it).
     pub fn run(self, stop: &AtomicBool) -> io::Result<MrsCore> {
         let MrsServer {
-            listener,
+            mut listener,
             mut core,
             mut files,
             options,
         } = self;
-        listener.set_nonblocking(true)?;
-        let (tx, rx) = mpsc::channel::<Event>();
-        let streams: Arc<Mutex<HashMap<ClientId, TcpStream>>> = Arc::default();
-        let done = Arc::new(AtomicBool::new(false));
-        let acceptor = {
-            let (tx, streams, done) = (tx.clone(), streams.clone(), done.clone());
-            std::thread::Builder::new()
-                .name("mrs-accept".into())
-                .spawn(move || accept_loop(listener, tx, streams, done))?
+        let mut poll = Poll::new()?;
+        poll.registry()
+            .register(&mut listener, LISTENER, Interest::READABLE)?;
+        let mut events = Events::with_capacity(256);
+        let mut conns: BTreeMap<usize, Conn> = BTreeMap::new();
+        let mut next_id = 0usize;
+        let stepped = core.config().stepped;
+        let fast = options.speed <= 0.0 || !options.speed.is_finite();
+        let period = if fast {
+            Duration::ZERO
+        } else {
+            Duration::from_secs_f64((core.config().timestep / options.speed).clamp(1e-6, 3600.0))
         };
-        drop(tx);
-        let result = sim_loop(&mut core, files.as_mut(), &options, &rx, stop);
-        done.store(true, Ordering::Relaxed);
-        if let Ok(map) = streams.lock() {
-            for s in map.values() {
-                let _ = s.shutdown(std::net::Shutdown::Both);
+        let mut next_step = Instant::now() + period;
+        let mut next_snapshot = Instant::now();
+        while !stop.load(Ordering::Relaxed) {
+            let timeout = if stepped {
+                Duration::from_millis(50)
+            } else if fast {
+                Duration::ZERO
+            } else {
+                next_step
+                    .saturating_duration_since(Instant::now())
+                    .min(Duration::from_millis(50))
+            };
+            match poll.poll(&mut events, Some(timeout)) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
             }
-        }
-        let _ = acceptor.join();
-        result.map(|()| core)
-    }
-}
-
-fn accept_loop(
-    listener: TcpListener,
-    tx: Sender<Event>,
-    streams: Arc<Mutex<HashMap<ClientId, TcpStream>>>,
-    done: Arc<AtomicBool>,
-) {
-    let mut next = 0u64;
-    let mut workers: Vec<JoinHandle<()>> = Vec::new();
-    while !done.load(Ordering::Relaxed) {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                let id = ClientId(next);
-                next += 1;
-                let _ = stream.set_nonblocking(false);
-                let _ = stream.set_nodelay(true);
-                if let Ok(clone) = stream.try_clone() {
-                    if let Ok(mut m) = streams.lock() {
-                        m.insert(id, clone);
+            for event in events.iter() {
+                if event.token() == LISTENER {
+                    accept_all(&listener, &poll, &mut conns, &mut next_id, &mut core);
+                    continue;
+                }
+                let key = event.token().0;
+                let Some(conn) = conns.get_mut(&key) else {
+                    continue;
+                };
+                let mut open = true;
+                if event.is_readable() || event.is_read_closed() || event.is_error() {
+                    open = read_and_answer(conn, &mut core, files.as_mut());
+                }
+                if open {
+                    open = flush(conn, &poll, key);
+                }
+                if !open {
+                    if let Some(mut c) = conns.remove(&key) {
+                        let _ = poll.registry().deregister(&mut c.stream);
+                        core.disconnect(c.client);
                     }
                 }
-                let (tx, streams) = (tx.clone(), streams.clone());
-                if let Ok(h) = std::thread::Builder::new()
-                    .name(format!("mrs-conn-{}", id.0))
-                    .spawn(move || {
-                        serve_connection(id, stream, &tx);
-                        let _ = tx.send(Event::Disconnect(id));
-                        if let Ok(mut m) = streams.lock() {
-                            m.remove(&id);
+            }
+            if !stepped {
+                if fast {
+                    core.step();
+                } else {
+                    let now = Instant::now();
+                    let mut behind = 0;
+                    while now >= next_step {
+                        core.step();
+                        next_step += period;
+                        behind += 1;
+                        if behind > 1000 {
+                            // Far behind (the machine is overloaded): let simulated time slip.
+                            next_step = now + period;
+                            break;
                         }
-                    })
+                    }
+                }
+            }
+            if options.print_log {
+                for l in core.drain_log() {
+                    println!("{l}");
+                }
+            } else {
+                core.drain_log();
+            }
+            if let Some((path, every)) = &options.snapshot {
+                if Instant::now() >= next_snapshot {
+                    next_snapshot = Instant::now() + *every;
+                    match core.snapshot_png() {
+                        Ok(png) => {
+                            if let Err(e) = write_atomically(path, &png) {
+                                eprintln!("{e}");
+                            }
+                        }
+                        Err(e) => eprintln!("{e}"),
+                    }
+                }
+            }
+        }
+        for (_, mut c) in std::mem::take(&mut conns) {
+            let _ = poll.registry().deregister(&mut c.stream);
+            let _ = c.stream.shutdown(std::net::Shutdown::Both);
+        }
+        Ok(core)
+    }
+}
+
+fn accept_all(
+    listener: &TcpListener,
+    poll: &Poll,
+    conns: &mut BTreeMap<usize, Conn>,
+    next_id: &mut usize,
+    core: &mut MrsCore,
+) {
+    loop {
+        match listener.accept() {
+            Ok((mut stream, _)) => {
+                let key = *next_id;
+                *next_id += 1;
+                let client = ClientId(key as u64);
+                let _ = stream.set_nodelay(true);
+                if let Err(e) = core.connect(client) {
+                    // Refused (no room): say why, then close.
+                    let _ = stream.write_all(format!("{}\n", error_reply(&e)).as_bytes());
+                    continue;
+                }
+                if poll
+                    .registry()
+                    .register(&mut stream, Token(key), Interest::READABLE)
+                    .is_err()
                 {
-                    workers.push(h);
+                    core.disconnect(client);
+                    continue;
                 }
-                workers.retain(|h| !h.is_finished());
+                conns.insert(
+                    key,
+                    Conn {
+                        stream,
+                        client,
+                        input: Vec::new(),
+                        output: Vec::new(),
+                        discarding: false,
+                        writable_interest: false,
+                    },
+                );
             }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(5)),
-        }
-    }
-    if let Ok(m) = streams.lock() {
-        for s in m.values() {
-            let _ = s.shutdown(std::net::Shutdown::Both);
-        }
-    }
-    for h in workers {
-        let _ = h.join();
-    }
-}
-
-/// What one read of a request line gave.
-enum ReadLine {
-    Line(Vec<u8>),
-    TooLong,
-    Eof,
-}
-
-fn read_line(reader: &mut impl BufRead) -> io::Result<ReadLine> {
-    let mut buf = Vec::new();
-    let n = reader
-        .by_ref()
-        .take(MAX_LINE as u64 + 2)
-        .read_until(b'\n', &mut buf)?;
-    if n == 0 {
-        return Ok(ReadLine::Eof);
-    }
-    if buf.last() == Some(&b'\n') || buf.len() <= MAX_LINE + 1 {
-        if buf.len() > MAX_LINE + 2 {
-            return Ok(ReadLine::TooLong);
-        }
-        return Ok(ReadLine::Line(buf));
-    }
-    // Too long: skip to the end of the line.
-    loop {
-        buf.clear();
-        let n = reader
-            .by_ref()
-            .take(64 * 1024)
-            .read_until(b'\n', &mut buf)?;
-        if n == 0 || buf.last() == Some(&b'\n') {
-            return Ok(ReadLine::TooLong);
-        }
-    }
-}
-
-fn serve_connection(id: ClientId, stream: TcpStream, tx: &Sender<Event>) {
-    let Ok(mut writer) = stream.try_clone() else {
-        return;
-    };
-    let _ = writer.set_write_timeout(Some(Duration::from_secs(10)));
-    let (reply_tx, reply_rx) = mpsc::channel::<Option<String>>();
-    if tx.send(Event::Connect(id, reply_tx)).is_err() {
-        return;
-    }
-    // The connect answer: None = accepted, Some(error) = refused.
-    match reply_rx.recv() {
-        Ok(None) => {}
-        Ok(Some(refusal)) => {
-            let _ = writer.write_all(format!("{refusal}\n").as_bytes());
-            return;
-        }
-        Err(_) => return,
-    }
-    let mut reader = BufReader::new(stream);
-    loop {
-        let line = match read_line(&mut reader) {
-            Ok(ReadLine::Line(bytes)) => bytes,
-            Ok(ReadLine::TooLong) => {
-                let e = error_reply(&format!("line too long (at most {MAX_LINE} bytes)"));
-                if writer.write_all(format!("{e}\n").as_bytes()).is_err() {
-                    return;
-                }
-                continue;
-            }
-            Ok(ReadLine::Eof) | Err(_) => return,
-        };
-        let text = match String::from_utf8(line) {
-            Ok(t) => t,
-            Err(_) => {
-                let e = error_reply(&"not UTF-8 text");
-                if writer.write_all(format!("{e}\n").as_bytes()).is_err() {
-                    return;
-                }
-                continue;
-            }
-        };
-        if tx.send(Event::Line(id, text)).is_err() {
-            return;
-        }
-        match reply_rx.recv() {
-            Ok(Some(reply)) => {
-                let mut out = reply.into_bytes();
-                out.push(b'\n');
-                if writer.write_all(&out).is_err() {
-                    return;
-                }
-            }
-            Ok(None) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            // A connection that failed before we took it: go on with the next.
             Err(_) => return,
         }
     }
 }
 
-fn sim_loop(
-    core: &mut MrsCore,
-    files: &mut dyn MapFiles,
-    options: &ShellOptions,
-    rx: &Receiver<Event>,
-    stop: &AtomicBool,
-) -> io::Result<()> {
-    let stepped = core.config().stepped;
-    let fast = options.speed <= 0.0 || !options.speed.is_finite();
-    let period = if fast {
-        Duration::ZERO
-    } else {
-        Duration::from_secs_f64((core.config().timestep / options.speed).clamp(1e-6, 3600.0))
-    };
-    let mut replies: HashMap<ClientId, Sender<Option<String>>> = HashMap::new();
-    let mut next_step = Instant::now() + period;
-    let mut next_snapshot = Instant::now();
-    while !stop.load(Ordering::Relaxed) {
-        let timeout = if stepped {
-            Duration::from_millis(50)
-        } else if fast {
-            Duration::ZERO
-        } else {
-            next_step
-                .saturating_duration_since(Instant::now())
-                .min(Duration::from_millis(50))
-        };
-        let first = if timeout.is_zero() {
-            rx.try_recv().map_err(|e| match e {
-                mpsc::TryRecvError::Empty => RecvTimeoutError::Timeout,
-                mpsc::TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-            })
-        } else {
-            rx.recv_timeout(timeout)
-        };
-        let mut event = match first {
-            Ok(ev) => Some(ev),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => break,
-        };
-        // Handle everything that is waiting, then step.
-        while let Some(ev) = event.take() {
-            match ev {
-                Event::Connect(id, reply) => {
-                    let answer = match core.connect(id) {
-                        Ok(_) => {
-                            replies.insert(id, reply.clone());
-                            None
-                        }
-                        Err(e) => Some(error_reply(&e)),
-                    };
-                    let _ = reply.send(answer);
-                }
-                Event::Line(id, line) => {
-                    let answer = core.handle_line(id, &line, files);
-                    if let Some(r) = replies.get(&id) {
-                        let _ = r.send(answer);
-                    }
-                }
-                Event::Disconnect(id) => {
-                    replies.remove(&id);
-                    core.disconnect(id);
+/// Reads what the client sent and answers every complete line. Returns false when the
+/// connection is over.
+fn read_and_answer(conn: &mut Conn, core: &mut MrsCore, files: &mut dyn MapFiles) -> bool {
+    let mut buf = [0u8; 8192];
+    let mut open = true;
+    loop {
+        match conn.stream.read(&mut buf) {
+            Ok(0) => {
+                open = false;
+                break;
+            }
+            Ok(n) => {
+                take_input(conn, &buf[..n], core, files);
+                if conn.output.len() > MAX_PENDING_OUTPUT {
+                    return false;
                 }
             }
-            event = rx.try_recv().ok();
-        }
-        if !stepped {
-            if fast {
-                core.step();
-            } else {
-                let now = Instant::now();
-                let mut behind = 0;
-                while now >= next_step {
-                    core.step();
-                    next_step += period;
-                    behind += 1;
-                    if behind > 1000 {
-                        // Far behind (the machine is overloaded): let simulated time slip.
-                        next_step = now + period;
-                        break;
-                    }
-                }
-            }
-        }
-        if options.print_log {
-            for l in core.drain_log() {
-                println!("{l}");
-            }
-        } else {
-            core.drain_log();
-        }
-        if let Some((path, every)) = &options.snapshot {
-            if Instant::now() >= next_snapshot {
-                next_snapshot = Instant::now() + *every;
-                match core.snapshot_png() {
-                    Ok(png) => {
-                        if let Err(e) = write_atomically(path, &png) {
-                            eprintln!("{e}");
-                        }
-                    }
-                    Err(e) => eprintln!("{e}"),
-                }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => {
+                open = false;
+                break;
             }
         }
     }
-    Ok(())
+    if !open {
+        // Answer what came before the end, if the client still listens.
+        let _ = conn.stream.write_all(&conn.output);
+    }
+    open
+}
+
+fn take_input(conn: &mut Conn, mut bytes: &[u8], core: &mut MrsCore, files: &mut dyn MapFiles) {
+    while !bytes.is_empty() {
+        let newline = bytes.iter().position(|&b| b == b'\n');
+        let (chunk, rest, complete) = match newline {
+            Some(i) => (&bytes[..=i], &bytes[i + 1..], true),
+            None => (bytes, &[][..], false),
+        };
+        bytes = rest;
+        if conn.discarding {
+            if complete {
+                conn.discarding = false;
+            }
+            continue;
+        }
+        conn.input.extend_from_slice(chunk);
+        if !complete {
+            if conn.input.len() > MAX_LINE + 2 {
+                conn.input.clear();
+                conn.discarding = true;
+                push_line(
+                    &mut conn.output,
+                    &error_reply(&format!("line too long (at most {MAX_LINE} bytes)")),
+                );
+            }
+            continue;
+        }
+        let line = std::mem::take(&mut conn.input);
+        if line.len() > MAX_LINE + 2 {
+            push_line(
+                &mut conn.output,
+                &error_reply(&format!("line too long (at most {MAX_LINE} bytes)")),
+            );
+            continue;
+        }
+        match std::str::from_utf8(&line) {
+            Ok(text) => {
+                if let Some(reply) = core.handle_line(conn.client, text, files) {
+                    push_line(&mut conn.output, &reply);
+                }
+            }
+            Err(_) => push_line(&mut conn.output, &error_reply(&"not UTF-8 text")),
+        }
+    }
+}
+
+fn push_line(out: &mut Vec<u8>, line: &str) {
+    out.extend_from_slice(line.as_bytes());
+    out.push(b'\n');
+}
+
+/// Writes pending replies; asks to be told when the socket can take more. Returns false
+/// when the connection is over.
+fn flush(conn: &mut Conn, poll: &Poll, key: usize) -> bool {
+    while !conn.output.is_empty() {
+        match conn.stream.write(&conn.output) {
+            Ok(0) => return false,
+            Ok(n) => {
+                conn.output.drain(..n);
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return false,
+        }
+    }
+    let want_writable = !conn.output.is_empty();
+    if want_writable != conn.writable_interest {
+        let interest = if want_writable {
+            Interest::READABLE | Interest::WRITABLE
+        } else {
+            Interest::READABLE
+        };
+        if poll
+            .registry()
+            .reregister(&mut conn.stream, Token(key), interest)
+            .is_err()
+        {
+            return false;
+        }
+        conn.writable_interest = want_writable;
+    }
+    true
 }
