@@ -1,14 +1,297 @@
-//! `simrob swarm`: many robots at high abstraction.
+//! `simrob swarm`: many robots at high abstraction (the `simrob-swarm` crate's shell).
 
-use anyhow::{bail, Result};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use simrob_swarm::scenario::{Overrides, Scenario};
+use simrob_swarm::seer::{Consumer, JsonLinesRecorder, Seer};
+use simrob_swarm::systems::ClockSystem;
+use simrob_swarm::{Simulation, Summary};
 
 /// Subcommands of `simrob swarm`.
 #[derive(clap::Subcommand)]
 pub enum SwarmCommand {
-    /// Run a swarm scenario.
-    Run,
+    /// Run a swarm scenario (TOML or JSON) headless, with a progress bar and a summary.
+    ///
+    /// Bundled: scenarios/swarm/hospital.toml, scenarios/swarm/drone-swarm.toml,
+    /// scenarios/swarm/warehouse.toml.
+    Run(RunArgs),
+    /// Measure wall seconds per simulated second of the drone swarm at several sizes.
+    Bench(BenchArgs),
 }
 
-pub fn run(_cmd: SwarmCommand) -> Result<()> {
-    bail!("simrob swarm is not available in this build")
+/// Arguments of `simrob swarm run`.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Scenario file (.toml or .json).
+    pub scenario: PathBuf,
+    /// Simulated seconds to run (default: the scenario's `duration`).
+    #[arg(long, value_name = "S")]
+    duration: Option<f64>,
+    /// Seed of the run (default: the scenario's `seed`, else 0).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Number of robots (generated scenarios only: drone swarm, warehouse).
+    #[arg(long, value_name = "N")]
+    robots: Option<usize>,
+    /// Proximity beams on every generated robot (0 = no sensor).
+    #[arg(long, value_name = "BEAMS")]
+    proximity: Option<u16>,
+    /// Run the whole duration even when every task is done.
+    #[arg(long)]
+    full_duration: bool,
+    /// Record snapshots, logs and the clock trace to FILE (JSON lines,
+    /// format `simrob-swarm-recording` version 1; readable while written).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Arguments of `simrob swarm bench`.
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Swarm sizes to measure (comma-separated).
+    #[arg(long, value_delimiter = ',', default_values_t = [200usize, 10_000, 100_000])]
+    robots: Vec<usize>,
+    /// Simulated seconds per measurement.
+    #[arg(long, default_value_t = 10.0, value_name = "S")]
+    duration: f64,
+    /// Proximity beams on every drone (0 = no sensor).
+    #[arg(long, default_value_t = 0, value_name = "BEAMS")]
+    proximity: u16,
+    /// Seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object per size.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(cmd: SwarmCommand) -> Result<()> {
+    match cmd {
+        SwarmCommand::Run(args) => run_scenario(args),
+        SwarmCommand::Bench(args) => bench(args),
+    }
+}
+
+fn check_duration(d: Option<f64>) -> Result<()> {
+    if let Some(d) = d {
+        if !(d.is_finite() && d >= 0.0) {
+            bail!("--duration must be a non-negative number of seconds, found {d}");
+        }
+    }
+    Ok(())
+}
+
+fn wall_clock() -> Box<dyn FnMut() -> f64> {
+    let start = Instant::now();
+    Box::new(move || start.elapsed().as_secs_f64())
+}
+
+fn run_scenario(args: RunArgs) -> Result<()> {
+    check_duration(args.duration)?;
+    let scenario = Scenario::load(&args.scenario)?;
+    let overrides = Overrides {
+        duration: args.duration,
+        seed: args.seed,
+        robots: args.robots,
+        full_duration: args.full_duration,
+        proximity_beams: args.proximity,
+    };
+    let mut sim = scenario.build(&overrides)?;
+    if sim.total_frames().is_none() {
+        bail!(
+            "{}: no duration: give one in the scenario or with --duration",
+            args.scenario.display()
+        );
+    }
+    sim.add_system(Box::new(ClockSystem::new(wall_clock())));
+    if let Some(path) = &args.record {
+        let file = File::create(path)
+            .with_context(|| format!("cannot create the recording {}", path.display()))?;
+        let recorder: Box<dyn Consumer> = Box::new(JsonLinesRecorder::new(BufWriter::new(file)));
+        let period = scenario.file.world.snapshot_period;
+        sim.add_system(Box::new(Seer::new(
+            &sim.name.clone(),
+            period,
+            vec![recorder],
+        )));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // Ctrl-C ends the run early with a summary; ignore failure (a handler already set).
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    }
+    let (summary, interrupted) = drive(&mut sim, args.quiet, &stop);
+    report(
+        &summary,
+        &sim,
+        args.json,
+        interrupted,
+        args.record.as_deref(),
+    );
+    Ok(())
+}
+
+fn drive(sim: &mut Simulation, quiet: bool, stop: &AtomicBool) -> (Summary, bool) {
+    let total = sim.total_frames().unwrap_or(0);
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} {msg} [{bar:40}] {percent:>3}% simulated, {elapsed} wall, eta {eta}",
+        ) {
+            b.set_style(style.progress_chars("=> "));
+        }
+        b
+    };
+    let start = Instant::now();
+    let mut interrupted = false;
+    let fps = sim.ctx.config.fps;
+    while sim.step() {
+        let f = sim.frame();
+        if f % 8 == 0 {
+            bar.set_position(f);
+            bar.set_message(format!("t = {:.1} s", f as f64 / fps));
+            if stop.load(Ordering::Relaxed) {
+                interrupted = true;
+                break;
+            }
+        }
+    }
+    let wall = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    (sim.finish(wall), interrupted)
+}
+
+fn report(s: &Summary, sim: &Simulation, json: bool, interrupted: bool, record: Option<&Path>) {
+    let realtime = if s.wall_seconds > 0.0 {
+        s.simulated_seconds / s.wall_seconds
+    } else {
+        f64::INFINITY
+    };
+    let ended_by = if interrupted {
+        "interrupted"
+    } else if s.killed {
+        "kill switch"
+    } else {
+        "duration"
+    };
+    if json {
+        let mut v = serde_json::to_value(s).unwrap_or_default();
+        if let Some(o) = v.as_object_mut() {
+            o.insert("times_real_time".into(), serde_json::json!(realtime));
+            o.insert("ended_by".into(), serde_json::json!(ended_by));
+            o.insert(
+                "wall_per_simulated_second_trace".into(),
+                serde_json::json!(sim.ctx.stats.clock),
+            );
+            if let Some(r) = record {
+                o.insert("record".into(), serde_json::json!(r.display().to_string()));
+            }
+        }
+        println!("{v}");
+        return;
+    }
+    println!("{} (seed {})", s.scenario, s.seed);
+    println!(
+        "  simulated        {:.2} s ({} frames at {} fps), ended by {ended_by}",
+        s.simulated_seconds, s.frames, s.fps
+    );
+    println!(
+        "  wall             {:.3} s: {:.6} wall s per simulated s ({:.0}× real time)",
+        s.wall_seconds, s.wall_per_simulated_second, realtime
+    );
+    println!("  robots           {} ({} entities)", s.robots, s.entities);
+    println!("  events           {}", s.events);
+    println!("  collisions       {}", s.collisions);
+    println!("  tasks done       {}", s.tasks_done);
+    if s.scripts_done + s.scripts_failed > 0 || sim.world().script.len() > 0 {
+        println!(
+            "  scripts          {} done, {} aborted, {} running; {} errors",
+            s.scripts_done,
+            s.scripts_failed,
+            sim.world().script.len() as u64 - s.scripts_done - s.scripts_failed,
+            s.errors
+        );
+    }
+    if !sim.world().drone.is_empty() {
+        println!(
+            "  drones           {} arrived, {} crashed, {} still flying",
+            s.arrived,
+            s.crashed,
+            sim.world().drone.len() as u64 - s.arrived - s.crashed
+        );
+    }
+    if let Some(r) = record {
+        println!("  recording        {}", r.display());
+    }
+}
+
+fn bench(args: BenchArgs) -> Result<()> {
+    if !(args.duration.is_finite() && args.duration > 0.0) {
+        bail!("--duration must be a positive number of seconds");
+    }
+    let text = format!(
+        "name = \"drone swarm\"\nfps = 24\nduration = {}\nseed = {}\n\
+         [generator]\nkind = \"drone-swarm\"\nproximity_beams = {}\n",
+        args.duration, args.seed, args.proximity
+    );
+    let scenario = Scenario::from_toml_str(&text, Path::new("."))?;
+    if !args.json {
+        println!(
+            "drone swarm, {} simulated s each, proximity beams: {}",
+            args.duration, args.proximity
+        );
+        println!(
+            "{:>9}  {:>12}  {:>12}  {:>14}  {:>9}  {:>8}  {:>8}",
+            "drones", "build s", "wall s", "wall s/sim s", "× real", "arrived", "crashed"
+        );
+    }
+    for &n in &args.robots {
+        let t0 = Instant::now();
+        let mut sim = scenario.build(&Overrides {
+            robots: Some(n),
+            full_duration: true,
+            ..Overrides::default()
+        })?;
+        let build = t0.elapsed().as_secs_f64();
+        let start = Instant::now();
+        while sim.step() {}
+        let wall = start.elapsed().as_secs_f64();
+        let s = sim.finish(wall);
+        if args.json {
+            let mut v = serde_json::to_value(&s).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.insert("build_seconds".into(), serde_json::json!(build));
+                o.insert("proximity_beams".into(), serde_json::json!(args.proximity));
+            }
+            println!("{v}");
+        } else {
+            println!(
+                "{:>9}  {:>12.3}  {:>12.3}  {:>14.6}  {:>9.1}  {:>8}  {:>8}",
+                n,
+                build,
+                wall,
+                s.wall_per_simulated_second,
+                s.simulated_seconds / wall.max(1e-12),
+                s.arrived,
+                s.crashed
+            );
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,116 @@
+//! `simrob swarm`: the command line end to end.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn simrob() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_simrob"))
+}
+
+fn scenario(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/swarm")
+        .join(name)
+}
+
+#[test]
+fn hospital_runs_and_prints_one_json_summary() {
+    let out = simrob()
+        .args(["swarm", "run", "--json", "--quiet"])
+        .arg(scenario("hospital.toml"))
+        .output()
+        .expect("simrob runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON object");
+    assert_eq!(v["robots"], 3);
+    assert_eq!(v["tasks_done"], 3);
+    assert_eq!(v["ended_by"], "kill switch");
+    for key in [
+        "simulated_seconds",
+        "wall_seconds",
+        "wall_per_simulated_second",
+        "events",
+        "collisions",
+    ] {
+        assert!(v.get(key).is_some(), "{key} missing in {v}");
+    }
+}
+
+#[test]
+fn drone_swarm_with_robots_seed_duration_and_a_recording() {
+    let dir = std::env::temp_dir().join(format!("simrob-swarm-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rec = dir.join("run.jsonl");
+    let out = simrob()
+        .args([
+            "swarm",
+            "run",
+            "--quiet",
+            "--robots",
+            "50",
+            "--duration",
+            "2",
+            "--seed",
+            "9",
+        ])
+        .arg(scenario("drone-swarm.toml"))
+        .arg("--record")
+        .arg(&rec)
+        .output()
+        .expect("simrob runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "drone swarm (seed 9)",
+        "simulated        2.00 s",
+        "wall s per simulated s",
+        "robots           50",
+        "collisions",
+        "tasks done",
+        "drones",
+    ] {
+        assert!(text.contains(needle), "{needle:?} not in\n{text}");
+    }
+    let rec_text = std::fs::read_to_string(&rec).unwrap();
+    let first: serde_json::Value = serde_json::from_str(rec_text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["format"], "simrob-swarm-recording");
+    assert_eq!(first["version"], 1);
+    let snaps = rec_text
+        .lines()
+        .filter(|l| l.contains("\"type\":\"snapshot\""))
+        .count();
+    assert!(snaps >= 20, "a snapshot every 0.1 s: {snaps}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let out = simrob()
+        .args(["swarm", "run", "--robots", "10"])
+        .arg(scenario("hospital.toml"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--robots"), "{err}");
+    let out = simrob()
+        .args(["swarm", "run", "no/such/scenario.toml"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/scenario.toml"));
+    let help = simrob().args(["swarm", "run", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for flag in ["--duration", "--seed", "--robots", "--record", "--json"] {
+        assert!(help.contains(flag), "{flag} not in --help");
+    }
+}
