@@ -275,6 +275,10 @@ pub struct Resources {
     pub statics: StaticIndex,
     /// Set when a static collider was added or removed.
     pub statics_dirty: bool,
+    /// A static obstacle map from the 2D engine (`simrob-flat`: vector text or BMP): robots
+    /// collide with it (as their inscribed disc) and proximity beams stop at it. Contacts
+    /// with it name the world entity (0).
+    pub obstacles: Option<std::sync::Arc<simrob_flat::Map>>,
 }
 
 /// All entities and their components.

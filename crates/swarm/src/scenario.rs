@@ -20,6 +20,7 @@
 //! paths = [[[20, 50], [180, 50]]]      # extra map-paths (polylines)
 //! pois = { dock = [20, 50] }           # extra POIs
 //! walls = [[0, 0, 800, 10]]            # extra walls: x, y, width, height
+//! obstacles = "maze.txt"               # a 2D-engine obstacle map (vector text or BMP)
 //!
 //! [generator]                 # optional: generated robots and map
 //! kind = "drone-swarm"        # or "warehouse"
@@ -59,6 +60,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -146,6 +148,10 @@ pub struct WorldSpec {
     pub pois: BTreeMap<String, [f64; 2]>,
     #[serde(default)]
     pub walls: Vec<[f64; 4]>,
+    /// A static obstacle map for the 2D engine: vector text (`width height`, then one
+    /// rectangle `x1 y1 x2 y2` per line) or a BMP (black pixels are obstacles), relative to
+    /// the scenario file.
+    pub obstacles: Option<String>,
 }
 
 impl Default for WorldSpec {
@@ -162,6 +168,7 @@ impl Default for WorldSpec {
             paths: Vec::new(),
             pois: BTreeMap::new(),
             walls: Vec::new(),
+            obstacles: None,
         }
     }
 }
@@ -256,6 +263,8 @@ pub struct Scenario {
     pub origin: String,
     pub map: Option<DrawioMap>,
     pub map_path: Option<PathBuf>,
+    /// The obstacle map (`world.obstacles`).
+    pub obstacles: Option<Arc<simrob_flat::Map>>,
 }
 
 impl Scenario {
@@ -325,11 +334,27 @@ impl Scenario {
                 ));
             }
         }
+        let obstacles = match &file.world.obstacles {
+            Some(o) => {
+                let p = base.join(o);
+                let bytes = std::fs::read(&p).map_err(|e| {
+                    ScenarioError(format!(
+                        "{origin}: cannot read the obstacle map {}: {e}",
+                        p.display()
+                    ))
+                })?;
+                let m = simrob_flat::Map::from_bytes(&bytes)
+                    .map_err(|e| ScenarioError(format!("obstacle map {}: {e}", p.display())))?;
+                Some(Arc::new(m))
+            }
+            None => None,
+        };
         Ok(Scenario {
             file,
             origin,
             map,
             map_path,
+            obstacles,
         })
     }
 
@@ -379,9 +404,10 @@ impl Scenario {
             }
         }
         // World size: explicit, else generator, else map, else 1000 × 1000.
-        let (mut width, mut height) = match &self.map {
-            Some(m) => (m.width, m.height),
-            None => (1000.0, 1000.0),
+        let (mut width, mut height) = match (&self.map, &self.obstacles) {
+            (Some(m), _) => (m.width, m.height),
+            (None, Some(o)) => (o.width(), o.height()),
+            (None, None) => (1000.0, 1000.0),
         };
         match &generator {
             Some(GeneratorSpec::DroneSwarm { robots, .. }) => {
@@ -408,6 +434,7 @@ impl Scenario {
             ));
         }
         let mut world = World::new(width, height);
+        world.res.obstacles = self.obstacles.clone();
         let nav = &f.world.nav;
         world.res.nav = NavMap::new(nav.merge_radius, nav.max_off_path);
         world.res.nav.extend = nav.extend;

@@ -11,7 +11,8 @@
 //!   "version":1,"scenario":…,"seed":…,"fps":…,"snapshot_period":…,"width":…,"height":…,
 //!   "kinds":["world","wall","drone",…],"walls":[[x,y,hw,hh],…],
 //!   "pois":[{"name":…,"x":…,"y":…}],"paths":[[x1,y1,x2,y2],…]}` — the static world
-//!   (walls as centre and half extents; map-path edges as segments);
+//!   (walls — including the rectangles of a vector obstacle map — as centre and half
+//!   extents; map-path edges as segments);
 //! * `"snapshot"`: `{"type":"snapshot","frame":…,"t":…,"entities":[[id,kind,x,y,theta,
 //!   state],…]}` — every entity with a position that is not a wall; `kind` indexes the
 //!   header's `kinds`; `state` is a short string (`""`, `"flying"`, `"hovering"`,
@@ -107,7 +108,7 @@ pub trait Consumer {
 
 /// The header for `world`.
 pub fn header(world: &World, scenario: &str, seed: u64, fps: f64, period: f64) -> Header {
-    let walls = world
+    let mut walls: Vec<[f64; 4]> = world
         .res
         .statics
         .items
@@ -117,6 +118,16 @@ pub fn header(world: &World, scenario: &str, seed: u64, fps: f64, period: f64) -
             [x, y, hw, hh]
         })
         .collect();
+    if let Some(map) = &world.res.obstacles {
+        walls.extend(map.rects().iter().map(|r| {
+            [
+                (r.x1 + r.x2) * 0.5,
+                (r.y1 + r.y2) * 0.5,
+                (r.x2 - r.x1) * 0.5,
+                (r.y2 - r.y1) * 0.5,
+            ]
+        }));
+    }
     let nav = &world.res.nav;
     let pois = nav
         .pois()

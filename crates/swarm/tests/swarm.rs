@@ -535,3 +535,42 @@ fn the_warehouse_and_the_swarm_scenarios_run() {
         .unwrap();
     assert_eq!(sim.run().robots, 60);
 }
+
+#[test]
+fn obstacle_maps_of_the_2d_engine_block_robots_and_beams() {
+    let dir = std::env::temp_dir().join(format!("simrob-swarm-obstacles-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("wall.txt"), "300 300\n200 0 220 300\n").unwrap();
+    let text = r#"
+        fps = 10
+        duration = 10
+        [world]
+        obstacles = "wall.txt"
+        [[entities]]
+        type = "robot"
+        name = "r"
+        position = [100, 150]
+        radius = 5
+        components = { Velocity = [50, 0], Proximity = { beams = 4, range = 150 } }
+    "#;
+    let sc = Scenario::from_toml_str(text, &dir).unwrap();
+    let mut sim = sc.build(&Overrides::default()).unwrap();
+    assert_eq!(
+        sim.world().res.width,
+        300.0,
+        "the world takes the map's size"
+    );
+    sim.run_until(0.1);
+    let r = sim.world().find("r").unwrap();
+    let reading = sim.world().proximity.get(r).unwrap().readings[0];
+    let x = sim.world().pose.get(r).unwrap().x;
+    assert!(
+        (reading - (200.0 - x)).abs() < 1e-9,
+        "beam 0 sees the wall: {reading} at x = {x}"
+    );
+    let s = sim.run();
+    assert_eq!(s.collisions, 1, "one contact with the map");
+    let x = sim.world().pose.get(r).unwrap().x;
+    assert!(x > 195.0 && x <= 200.0, "stopped at the wall: x = {x}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

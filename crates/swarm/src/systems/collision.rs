@@ -4,7 +4,8 @@ use crate::geom::overlaps;
 use crate::sim::{Ctx, System};
 
 /// Collision: every moving collider is tested against the colliders in the grid cells
-/// around it and against nearby walls. A `Collision` event naming both entities (smaller
+/// around it, against nearby walls, and against the obstacle map (as its inscribed disc;
+/// such a contact names the world entity, 0). A `Collision` event naming both entities (smaller
 /// id first) is raised when a contact begins; a contact is remembered while the two
 /// still overlap, so it is reported once, however long it lasts.
 #[derive(Debug)]
@@ -55,6 +56,11 @@ fn detect(
                 now.push((i.min(j) as u32, i.max(j) as u32));
             }
         });
+        if let Some(map) = &w.res.obstacles {
+            if map.disc_overlaps(simrob_flat::Vec2::new(x, y), hw.min(hh)) {
+                now.push((0, i as u32));
+            }
+        }
         if !w.res.statics.is_empty() {
             w.res.statics.near(x, y, reach, statics);
             for &si in statics.iter() {
@@ -122,6 +128,17 @@ impl System for CollisionSystem {
         // Contacts that still overlap stay contacts even if neither moved this frame.
         for &(a, b) in &self.contacts {
             let (ea, eb) = (EntityId(a), EntityId(b));
+            if ea == EntityId::WORLD {
+                if let (Some(map), Some(p), Some(s)) =
+                    (&w.res.obstacles, w.pose.get(eb), w.collider.get(eb))
+                {
+                    let (hw, hh) = s.half_extents();
+                    if map.disc_overlaps(simrob_flat::Vec2::new(p.x, p.y), hw.min(hh)) {
+                        self.now.push((a, b));
+                    }
+                }
+                continue;
+            }
             if let (Some(pa), Some(sa), Some(pb), Some(sb)) = (
                 w.pose.get(ea),
                 w.collider.get(ea),

@@ -7,8 +7,8 @@ use crate::sim::{Ctx, System};
 
 /// Proximity sensors: for every entity with a [`crate::Proximity`] component and a pose,
 /// every `period` frames, each beam reads the distance from the robot's centre to the first
-/// collider it meets (other robots from the spatial grid, walls from the static index), or
-/// the sensor's range when nothing is that close. Beam `i` points at `heading + i·2π/beams`.
+/// collider it meets (other robots from the spatial grid, walls from the static index, the
+/// obstacle map of the 2D engine), or the sensor's range when nothing is that close. Beam `i` points at `heading + i·2π/beams`.
 ///
 /// Only the beams that can meet a neighbour are cast exactly: a beam is skipped when it
 /// points away from the neighbour or its line misses the neighbour's bounding disc.
@@ -59,6 +59,7 @@ fn sense(
     pp: &[bool],
     grid: &SpatialGrid,
     statics: &StaticIndex,
+    obstacles: Option<&simrob_flat::Map>,
     frame: u64,
 ) {
     let mut sc = Scratch {
@@ -134,6 +135,17 @@ fn sense(
                 }
             }
         });
+        if let Some(map) = obstacles {
+            let origin = simrob_flat::Vec2::new(p.x, p.y);
+            for (b, &(ux, uy)) in dirs.iter().enumerate() {
+                let ray = simrob_flat::Ray::new(origin, simrob_flat::Vec2::new(ux, uy));
+                if let Some(t) = map.cast_ray(&ray, readings[b]) {
+                    if t < readings[b] {
+                        readings[b] = t;
+                    }
+                }
+            }
+        }
         if !statics.is_empty() {
             statics.near(p.x, p.y, range, &mut sc.statics);
             for &si in &sc.statics {
@@ -170,6 +182,7 @@ impl System for ProximitySystem {
         }
         let grid = &w.res.grid;
         let statics = &w.res.statics;
+        let obstacles = w.res.obstacles.as_deref();
         let (poses, pp) = w.pose.raw();
         let count = w.proximity.len();
         let (sensors, sp) = w.proximity.raw_mut();
@@ -179,7 +192,7 @@ impl System for ProximitySystem {
             1
         };
         if threads <= 1 {
-            sense(0, sensors, sp, poses, pp, grid, statics, frame);
+            sense(0, sensors, sp, poses, pp, grid, statics, obstacles, frame);
             return;
         }
         let chunk = sensors.len().div_ceil(threads);
@@ -188,7 +201,17 @@ impl System for ProximitySystem {
                 sensors.chunks_mut(chunk).zip(sp.chunks(chunk)).enumerate()
             {
                 scope.spawn(move || {
-                    sense(c * chunk, s_chunk, p_chunk, poses, pp, grid, statics, frame)
+                    sense(
+                        c * chunk,
+                        s_chunk,
+                        p_chunk,
+                        poses,
+                        pp,
+                        grid,
+                        statics,
+                        obstacles,
+                        frame,
+                    )
                 });
             }
         });
