@@ -634,7 +634,7 @@ impl Map {
     /// Fraction `s ∈ [0, 1]` of the straight motion `from → from + d` that a disc of radius
     /// `r` can make before it touches an obstacle or the border (1 = free). A disc already in
     /// contact is stopped only by motion that takes it deeper (see
-    /// [`sweep_disc_rect`](crate::geom::sweep_disc_rect)).
+    /// [`sweep_disc_rect`]).
     pub fn sweep_disc(&self, from: Vec2, d: Vec2, r: f64) -> f64 {
         let mut s: f64 = 1.0;
         // The border: the centre must stay in [r, size - r].

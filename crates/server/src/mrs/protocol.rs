@@ -34,7 +34,19 @@
 //! - **`R` with several bumpers closed**: the lowest-numbered closed bumper; **with none**:
 //!   `R-1`.
 //! - **`S` readings** are rounded to the nearest inch.
-//! - **`M` text** is everything after the `M` (may be empty, may contain spaces).
+//! - **`M` text** is everything after the `M` (may be empty, may contain spaces); the server
+//!   prints it with the robot's number.
+//! - **`V` and `A`** are answered at once: the robot has no acceleration limit, so it is at
+//!   the requested speed from the next step on.
+//! - **Collisions.** A robot that would touch a wall, the map border or another robot stops
+//!   there (no sliding) and keeps its commanded velocity: it stays pressed against the
+//!   obstacle, with the touching bumpers closed, until told otherwise. Turning on the spot
+//!   and backing off are always possible.
+//! - **Several clients.** Each connection gets its own robot at the start pose, or the
+//!   nearest free spot to it (within 400 in); a connection that finds no room gets an error
+//!   line and is closed. Robots see each other with their sonars and feel each other with
+//!   their bumpers. A client that disconnects removes its robot. Requests are answered in the
+//!   order they arrive.
 //!
 //! # simrob extensions
 //!
