@@ -483,16 +483,18 @@ impl Map {
         if !self.contains(o) || !o.is_finite() {
             return Some(0.0);
         }
-        let border_t = |pos: f64, dv: f64, size: f64| {
+        let inv = ray.inv();
+        let border_t = |pos: f64, dv: f64, inv: f64, size: f64| {
             if dv > 0.0 {
-                (size - pos) / dv
+                (size - pos) * inv
             } else if dv < 0.0 {
-                -pos / dv
+                -pos * inv
             } else {
                 f64::INFINITY
             }
         };
-        let t_border = border_t(o.x, d.x, self.width).min(border_t(o.y, d.y, self.height));
+        let t_border =
+            border_t(o.x, d.x, inv.x, self.width).min(border_t(o.y, d.y, inv.y, self.height));
         let limit = max_dist.min(t_border);
         let mut best = if self.rects.is_empty() {
             f64::INFINITY
@@ -518,11 +520,12 @@ impl Map {
     fn cast_rects(&self, ray: &Ray, limit: f64) -> f64 {
         let o = ray.origin;
         let d = ray.dir;
+        let inv = ray.inv();
         let g = &self.grid;
         let mut cx = ((o.x * g.inv_cell) as usize).min(g.cols - 1);
         let mut cy = ((o.y * g.inv_cell) as usize).min(g.rows - 1);
-        let (step_x, mut t_max_x, t_delta_x) = dda_axis(o.x, d.x, cx, g.cell);
-        let (step_y, mut t_max_y, t_delta_y) = dda_axis(o.y, d.y, cy, g.cell);
+        let (step_x, mut t_max_x, t_delta_x) = dda_axis(o.x, d.x, inv.x, cx, g.cell);
+        let (step_y, mut t_max_y, t_delta_y) = dda_axis(o.y, d.y, inv.y, cy, g.cell);
         let mut best = f64::INFINITY;
         loop {
             let i = cy * g.cols + cx;
@@ -555,8 +558,8 @@ impl Map {
                 if cx >= g.cols || cy >= g.rows {
                     break;
                 }
-                (_, t_max_x, _) = dda_axis(o.x, d.x, cx, g.cell);
-                (_, t_max_y, _) = dda_axis(o.y, d.y, cy, g.cell);
+                (_, t_max_x, _) = dda_axis(o.x, d.x, inv.x, cx, g.cell);
+                (_, t_max_y, _) = dda_axis(o.y, d.y, inv.y, cy, g.cell);
                 continue;
             }
             let t_exit = t_max_x.min(t_max_y);
@@ -894,11 +897,12 @@ fn chebyshev_clearance(cols: usize, rows: usize, occupied: impl Fn(usize) -> boo
 
 /// DDA set-up along one axis: step, distance to the first cell boundary, distance between
 /// boundaries.
-fn dda_axis(pos: f64, dv: f64, cell_index: usize, cell: f64) -> (isize, f64, f64) {
+/// `inv` is `1 / dv`.
+fn dda_axis(pos: f64, dv: f64, inv: f64, cell_index: usize, cell: f64) -> (isize, f64, f64) {
     if dv > 0.0 {
-        (1, ((cell_index + 1) as f64 * cell - pos) / dv, cell / dv)
+        (1, ((cell_index + 1) as f64 * cell - pos) * inv, cell * inv)
     } else if dv < 0.0 {
-        (-1, (cell_index as f64 * cell - pos) / dv, -cell / dv)
+        (-1, (cell_index as f64 * cell - pos) * inv, -cell * inv)
     } else {
         (0, f64::INFINITY, f64::INFINITY)
     }
