@@ -31,6 +31,13 @@ pub struct ServeArgs {
     /// Directory Save and Load are confined to (configuration key `savedirectory`).
     #[arg(long, value_name = "DIR")]
     pub save_dir: Option<PathBuf>,
+    /// Serve the web viewer too (on --http-port, default 8080).
+    #[arg(long)]
+    pub gui: bool,
+    /// Port of the web viewer (implies --gui; 0 picks a free port). It listens on the same
+    /// address as the server.
+    #[arg(long, value_name = "N")]
+    pub http_port: Option<u16>,
     /// Print every configuration key with its default, and exit.
     #[arg(long)]
     pub list_config: bool,
@@ -95,7 +102,15 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let flag = stop.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
         .context("cannot install the Ctrl-C handler")?;
-    println!("listening on udp://{}", server.local_addr()?);
+    let addr = server.local_addr()?;
+    println!("listening on udp://{addr}");
+    let _viewer = if args.gui || args.http_port.is_some() {
+        let viewer = start_viewer(&mut server, args.http_port.unwrap_or(8080))?;
+        println!("viewer on http://{}", viewer.addr());
+        Some(viewer)
+    } else {
+        None
+    };
     server.run(&stop)?;
     let s = server.core().stats();
     println!(
@@ -106,4 +121,30 @@ pub fn run(args: ServeArgs) -> Result<()> {
         s.errors
     );
     Ok(())
+}
+
+/// Starts the web viewer for `server`: frames from its loop, commands through a GUI agent.
+pub fn start_viewer(server: &mut UdpServer, port: u16) -> Result<simrob_viewer::Viewer> {
+    let addr = server.local_addr()?;
+    let responses = simrob_viewer::responses_channel();
+    let bridge = simrob_viewer::SimRobBridge::connect(
+        addr,
+        "viewer",
+        responses.clone(),
+        Some(server.control()),
+    )
+    .context("cannot register the viewer agent")?;
+    let viewer = simrob_viewer::Viewer::start(
+        std::net::SocketAddr::new(addr.ip(), port),
+        bridge,
+        responses,
+        &format!("udp://{addr}"),
+        "live",
+    )
+    .with_context(|| format!("cannot serve the viewer on port {port}"))?;
+    server.add_observer(
+        std::time::Duration::from_millis(33),
+        simrob_viewer::observer(viewer.publisher()),
+    );
+    Ok(viewer)
 }

@@ -12,4 +12,4 @@ pub use agents::{Agent, BroadcastFilter, FilterRegistry, FullState, PosesOnly};
 pub use config::{all_keys, ServerConfig, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE};
 pub use core::{split_broadcast, SimServer, Stats, Transmit, ERROR_PREFIX};
 pub use files::{DirStore, SaveStore, MAX_SAVE_FILE};
-pub use udp::UdpServer;
+pub use udp::{LoopControl, Observer, UdpServer};

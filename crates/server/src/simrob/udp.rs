@@ -10,11 +10,26 @@ use super::core::SimServer;
 /// Longest blocking wait, so that a stop request is seen promptly.
 const MAX_WAIT: Duration = Duration::from_millis(50);
 
+/// Something that watches the simulation from inside the server loop (a viewer, a
+/// recorder): called at most every `every` of wall time, and after every iteration when
+/// `every` is zero. It must be quick: it runs on the simulation's thread.
+pub type Observer = Box<dyn FnMut(&SimServer) + Send>;
+
+/// Requests to the running loop from other threads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoopControl {
+    /// Simulated seconds per wall second in asynchronous mode (0 = as fast as possible).
+    RealTimeFactor(f64),
+}
+
 /// A bound SimRob server.
 pub struct UdpServer {
     socket: UdpSocket,
     core: SimServer,
     buf: Vec<u8>,
+    observers: Vec<(Duration, Option<Instant>, Observer)>,
+    control_rx: std::sync::mpsc::Receiver<LoopControl>,
+    control_tx: std::sync::mpsc::Sender<LoopControl>,
 }
 
 impl UdpServer {
@@ -23,11 +38,42 @@ impl UdpServer {
     pub fn bind(core: SimServer) -> io::Result<UdpServer> {
         let c = core.config();
         let socket = UdpSocket::bind(SocketAddr::new(c.receiver_ip, c.receiver_port))?;
+        let (control_tx, control_rx) = std::sync::mpsc::channel();
         Ok(UdpServer {
             socket,
             core,
             buf: vec![0u8; 65536],
+            observers: Vec::new(),
+            control_rx,
+            control_tx,
         })
+    }
+
+    /// Adds an observer called at most every `every` of wall time (zero: after every
+    /// iteration).
+    pub fn add_observer(&mut self, every: Duration, observer: Observer) {
+        self.observers.push((every, None, observer));
+    }
+
+    /// A handle other threads use to steer the running loop.
+    pub fn control(&self) -> std::sync::mpsc::Sender<LoopControl> {
+        self.control_tx.clone()
+    }
+
+    fn observe(&mut self, now: Instant, iterated: bool) {
+        for (every, last, observer) in &mut self.observers {
+            let due = match last {
+                None => true,
+                Some(t) if every.is_zero() => {
+                    iterated || now.saturating_duration_since(*t) >= MAX_WAIT
+                }
+                Some(t) => now.saturating_duration_since(*t) >= *every,
+            };
+            if due {
+                *last = Some(now);
+                observer(&self.core);
+            }
+        }
     }
 
     /// The address agents send to.
@@ -94,9 +140,18 @@ impl UdpServer {
     /// Serves until `stop` becomes true.
     pub fn run(&mut self, stop: &AtomicBool) -> io::Result<()> {
         while !stop.load(Ordering::Relaxed) {
+            while let Ok(c) = self.control_rx.try_recv() {
+                match c {
+                    LoopControl::RealTimeFactor(f) => self.core.set_real_time_factor(f),
+                }
+            }
             self.drain()?;
             let now = Instant::now();
-            if self.core.handle_timeout(now) {
+            let iterated = self.core.handle_timeout(now);
+            if !self.observers.is_empty() {
+                self.observe(now, iterated);
+            }
+            if iterated {
                 self.flush();
                 continue;
             }

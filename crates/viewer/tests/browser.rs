@@ -1,0 +1,330 @@
+//! The viewer in a real browser (headless Chromium): the page shows the world where the
+//! world says it is, and follows it.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use simrob_client::simrob::{Agent, AgentOptions};
+use simrob_protocol::{
+    decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
+};
+use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
+use simrob_viewer::{observer, responses_channel, SimRobBridge, Viewer};
+
+struct Live {
+    udp: SocketAddr,
+    viewer: Viewer,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    dir: PathBuf,
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn live(tag: &str) -> Live {
+    let dir = std::env::temp_dir().join(format!("simrob-viewer-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = ServerConfig {
+        receiver_port: 0,
+        real_time_factor: 1.0,
+        save_directory: dir.clone(),
+        ..ServerConfig::default()
+    };
+    let mut core = SimServer::new(config, Box::new(DirStore::new(&dir).unwrap()));
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
+    let requests: Vec<Request> =
+        decode_datagram(&std::fs::read(path).unwrap(), &CommandKeys::default())
+            .into_iter()
+            .map(|r| r.unwrap())
+            .collect();
+    core.apply_local(&requests).unwrap();
+    let mut server = UdpServer::bind(core).unwrap();
+    let udp = server.local_addr().unwrap();
+    let responses = responses_channel();
+    let bridge =
+        SimRobBridge::connect(udp, "viewer", responses.clone(), Some(server.control())).unwrap();
+    let viewer = Viewer::start(
+        "127.0.0.1:0".parse().unwrap(),
+        bridge,
+        responses,
+        "test",
+        "live",
+    )
+    .unwrap();
+    server.add_observer(Duration::from_millis(20), observer(viewer.publisher()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let thread = std::thread::spawn(move || server.run(&flag).unwrap());
+    Live {
+        udp,
+        viewer,
+        stop,
+        thread: Some(thread),
+        dir,
+    }
+}
+
+fn chromium() -> PathBuf {
+    for c in [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ] {
+        if Path::new(c).exists() {
+            return PathBuf::from(c);
+        }
+    }
+    panic!("the browser tests need Chromium (apt-get install -y chromium); .ci/run installs it");
+}
+
+/// Loads `url` in headless Chromium and returns the screenshot's pixels (RGBA, w × h).
+fn screenshot(url: &str, out: &Path, w: u32, h: u32) -> image::RgbaImage {
+    let profile = out.with_extension("profile");
+    let status = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--use-angle=swiftshader",
+            "--enable-unsafe-swiftshader",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--virtual-time-budget=3000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--window-size={w},{h}"))
+        .arg(format!("--screenshot={}", out.display()))
+        .arg(url)
+        .output()
+        .expect("run chromium");
+    assert!(
+        status.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&profile);
+    // Keep the last screenshot of each name for a person to look at.
+    if let Some(name) = out.file_name() {
+        let _ = std::fs::copy(
+            out,
+            std::env::temp_dir().join(format!("simrob-viewer-{}", name.to_string_lossy())),
+        );
+    }
+    image::open(out).expect("screenshot").to_rgba8()
+}
+
+/// Pixels close to the SumBot's orange.
+fn orange_pixels(img: &image::RgbaImage) -> Vec<(u32, u32)> {
+    img.enumerate_pixels()
+        .filter(|(_, _, p)| p[0] > 200 && (100..190).contains(&p[1]) && p[2] < 80)
+        .map(|(x, y, _)| (x, y))
+        .collect()
+}
+
+fn centroid(points: &[(u32, u32)]) -> (f64, f64) {
+    let n = points.len() as f64;
+    (
+        points.iter().map(|p| p.0 as f64).sum::<f64>() / n,
+        points.iter().map(|p| p.1 as f64).sum::<f64>() / n,
+    )
+}
+
+#[test]
+fn the_page_draws_the_robot_where_the_world_says_and_follows_it() {
+    let live = live("top");
+    let mut agent = Agent::connect(live.udp).unwrap();
+    agent
+        .register(
+            "observer",
+            AgentOptions {
+                broadcast: -1.0,
+                ..AgentOptions::default()
+            },
+        )
+        .unwrap();
+    agent
+        .request(
+            Request::Control {
+                request: ControlRequest::InitializeSimulation,
+                response: None,
+            },
+            Duration::from_secs(2),
+        )
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1200)); // the robot lands
+    agent
+        .request(
+            Request::Control {
+                request: ControlRequest::SetStepMode(true),
+                response: None,
+            },
+            Duration::from_secs(2),
+        )
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+
+    // Top view, 200 px per metre, centred on the origin: world (x, y) → (400 + 200x, 300 − 200y).
+    let (w, h) = (800u32, 600u32);
+    let url = format!(
+        "http://{}/?view=top&scale=200&cx=0&cy=0&labels=0&panel=0",
+        live.viewer.addr()
+    );
+    let shot = live.dir.join("before.png");
+    let img = screenshot(&url, &shot, w, h);
+    // Not blank: the field, the walls, the robot and the ball are all there.
+    let distinct: std::collections::HashSet<[u8; 4]> = img.pixels().map(|p| p.0).collect();
+    assert!(
+        distinct.len() > 5,
+        "the page looks blank ({} colours)",
+        distinct.len()
+    );
+    // The robot where the world says it is.
+    let world_before = pose(&mut agent);
+    let orange = orange_pixels(&img);
+    assert!(
+        orange.len() > 50,
+        "robot not drawn ({} orange pixels)",
+        orange.len()
+    );
+    let (px, py) = centroid(&orange);
+    let (ex, ey) = (
+        400.0 + 200.0 * world_before[0],
+        300.0 - 200.0 * world_before[1],
+    );
+    assert!(
+        (px - ex).abs() < 6.0 && (py - ey).abs() < 6.0,
+        "robot drawn at ({px:.1}, {py:.1}), world says ({ex:.1}, {ey:.1})"
+    );
+
+    // Drive it: both wheels +6 rad/s for a second of simulated time (towards −X).
+    agent
+        .entity(
+            EntityRequest::RobotMotorControl {
+                entity_id: 3,
+                motors: vec![
+                    MotorCommand {
+                        wheel_joint_id: 0,
+                        value: 6.0,
+                    },
+                    MotorCommand {
+                        wheel_joint_id: 1,
+                        value: 6.0,
+                    },
+                ],
+            },
+            false,
+        )
+        .unwrap();
+    agent
+        .control(ControlRequest::SetStepMode(false), false)
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    agent
+        .control(ControlRequest::SetStepMode(true), false)
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    let world_after = pose(&mut agent);
+    assert!(
+        world_after[0] < world_before[0] - 0.05,
+        "the robot did not move in the world"
+    );
+    let img = screenshot(&url, &live.dir.join("after.png"), w, h);
+    let (qx, qy) = centroid(&orange_pixels(&img));
+    let (fx, fy) = (
+        400.0 + 200.0 * world_after[0],
+        300.0 - 200.0 * world_after[1],
+    );
+    assert!(
+        (qx - fx).abs() < 6.0 && (qy - fy).abs() < 6.0,
+        "moved robot drawn at ({qx:.1}, {qy:.1}), world says ({fx:.1}, {fy:.1})"
+    );
+    assert!(
+        qx < px - 10.0,
+        "the robot did not move on screen: {px:.1} → {qx:.1}"
+    );
+}
+
+#[test]
+fn the_3d_view_is_not_blank_and_the_viewer_is_a_gui_agent() {
+    let live = live("3d");
+    let mut agent = Agent::connect(live.udp).unwrap();
+    agent
+        .register(
+            "asker",
+            AgentOptions {
+                broadcast: -1.0,
+                ..AgentOptions::default()
+            },
+        )
+        .unwrap();
+    // The viewer registered itself as a GUI agent.
+    let (key, _, ip) = agent.info("viewer").unwrap();
+    assert_eq!((key.as_str(), ip.as_str()), ("viewer", "127.0.0.1"));
+    let url = format!("http://{}/", live.viewer.addr());
+    let img = screenshot(&url, &live.dir.join("3d.png"), 800, 600);
+    // The 3D canvas covers the left of the window: many colours there means the scene was drawn.
+    let mut colours = std::collections::HashSet::new();
+    for y in (0..600).step_by(3) {
+        for x in (0..480).step_by(3) {
+            colours.insert(img.get_pixel(x, y).0);
+        }
+    }
+    assert!(
+        colours.len() > 20,
+        "the 3D view looks blank ({} colours)",
+        colours.len()
+    );
+    assert!(
+        !orange_pixels(&img).is_empty(),
+        "the SumBot is not in the 3D view"
+    );
+}
+
+/// The SumBot's reported position, from a broadcast.
+fn pose(agent: &mut Agent) -> [f64; 3] {
+    agent
+        .register(
+            "observer",
+            AgentOptions {
+                broadcast: 0.0,
+                ..AgentOptions::default()
+            },
+        )
+        .unwrap();
+    agent.control(ControlRequest::MakeStep, false).unwrap();
+    let b = agent
+        .next_broadcast(Duration::from_secs(3))
+        .unwrap()
+        .expect("a broadcast");
+    agent
+        .register(
+            "observer",
+            AgentOptions {
+                broadcast: -1.0,
+                ..AgentOptions::default()
+            },
+        )
+        .unwrap();
+    b.entities
+        .iter()
+        .find(|e| e.entity_id == 3)
+        .unwrap()
+        .position
+}

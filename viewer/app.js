@@ -1,0 +1,389 @@
+// simrob viewer: draws the frames streamed on /ws, in 3D (WebGL) or top-down (canvas 2D),
+// and sends the controls' commands back. Plain JavaScript, no dependencies.
+'use strict';
+
+const params = new URLSearchParams(location.search);
+const $ = (id) => document.getElementById(id);
+const glCanvas = $('gl');
+const flatCanvas = $('flat');
+const labels = $('labels');
+
+const state = {
+  frame: null,          // latest frame
+  frames: 0,            // frames received
+  drawn: 0,             // frames drawn
+  view: params.get('view') === 'top' ? 'top' : '3d',
+  selected: null,       // entity id
+  replay: null,         // {count, index, playing, speed} in replay mode
+  cam: { target: [0, 0, 0.05], dist: 3.2, yaw: -0.9, pitch: 0.75 },
+  top: { cx: 0, cy: 0, scale: 0 }, // scale = pixels per metre (0 = fit)
+  fitted: false,
+};
+window.simrob = state; // for tests and the curious
+
+if (params.has('scale')) state.top.scale = parseFloat(params.get('scale'));
+if (params.has('cx')) state.top.cx = parseFloat(params.get('cx'));
+if (params.has('cy')) state.top.cy = parseFloat(params.get('cy'));
+if (params.has('scale')) state.fitted = true;
+const hideLabels = params.get('labels') === '0';
+// ?panel=0 hides the side panel (kiosk displays, screenshots).
+if (params.get('panel') === '0') $('side').style.display = 'none';
+
+// ---------------------------------------------------------------- colours
+function colourOf(body, kind) {
+  if (state.selected === body.e) return [1.0, 0.85, 0.2];
+  if (kind === 'Ball') return [0.9, 0.2, 0.2];
+  if (kind === 'Robot') return body.shape === 'WheelCylinder' ? [0.15, 0.15, 0.18] : [1.0, 0.55, 0.1];
+  // Field: the floor darker than the walls.
+  if (body.shape === 'Box' && body.dims[2] < Math.min(body.dims[0], body.dims[1]) * 0.2) return [0.22, 0.45, 0.28];
+  return [0.75, 0.78, 0.8];
+}
+const css = (c) => `rgb(${Math.round(c[0] * 255)},${Math.round(c[1] * 255)},${Math.round(c[2] * 255)})`;
+
+// ---------------------------------------------------------------- maths (column-major 4x4)
+function rotation(r) { // R = Rz(z) Ry(y) Rx(x), 3x3 row-major
+  const [cx, sx, cy, sy, cz, sz] = [Math.cos(r[0]), Math.sin(r[0]), Math.cos(r[1]), Math.sin(r[1]), Math.cos(r[2]), Math.sin(r[2])];
+  return [
+    cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx,
+    sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx,
+    -sy, cy * sx, cy * cx,
+  ];
+}
+function model(p, r, s) {
+  const R = rotation(r);
+  return [
+    R[0] * s[0], R[3] * s[0], R[6] * s[0], 0,
+    R[1] * s[1], R[4] * s[1], R[7] * s[1], 0,
+    R[2] * s[2], R[5] * s[2], R[8] * s[2], 0,
+    p[0], p[1], p[2], 1,
+  ];
+}
+function mul(a, b) {
+  const o = new Array(16);
+  for (let c = 0; c < 4; c++) for (let r = 0; r < 4; r++) {
+    let v = 0;
+    for (let k = 0; k < 4; k++) v += a[k * 4 + r] * b[c * 4 + k];
+    o[c * 4 + r] = v;
+  }
+  return o;
+}
+function perspective(fovy, aspect, near, far) {
+  const f = 1 / Math.tan(fovy / 2), nf = 1 / (near - far);
+  return [f / aspect, 0, 0, 0, 0, f, 0, 0, 0, 0, (far + near) * nf, -1, 0, 0, 2 * far * near * nf, 0];
+}
+function lookAt(eye, t, up) {
+  const sub = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+  const norm = (a) => { const l = Math.hypot(a[0], a[1], a[2]) || 1; return [a[0] / l, a[1] / l, a[2] / l]; };
+  const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+  const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+  const z = norm(sub(eye, t)), x = norm(cross(up, z)), y = cross(z, x);
+  return [x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0, -dot(x, eye), -dot(y, eye), -dot(z, eye), 1];
+}
+function eye() {
+  const c = state.cam;
+  return [
+    c.target[0] + c.dist * Math.cos(c.pitch) * Math.cos(c.yaw),
+    c.target[1] + c.dist * Math.cos(c.pitch) * Math.sin(c.yaw),
+    c.target[2] + c.dist * Math.sin(c.pitch),
+  ];
+}
+function viewProjection(w, h) {
+  return mul(perspective(0.8, w / Math.max(h, 1), 0.01, 200), lookAt(eye(), state.cam.target, [0, 0, 1]));
+}
+function project(vp, p, w, h) { // world → CSS pixels, or null behind the camera
+  const x = vp[0] * p[0] + vp[4] * p[1] + vp[8] * p[2] + vp[12];
+  const y = vp[1] * p[0] + vp[5] * p[1] + vp[9] * p[2] + vp[13];
+  const ww = vp[3] * p[0] + vp[7] * p[1] + vp[11] * p[2] + vp[15];
+  if (ww <= 0) return null;
+  return [(x / ww * 0.5 + 0.5) * w, (1 - (y / ww * 0.5 + 0.5)) * h];
+}
+
+// ---------------------------------------------------------------- WebGL
+const gl = glCanvas.getContext('webgl', { antialias: true, preserveDrawingBuffer: true });
+let meshes = null, prog = null;
+function mesh(positions, normals) {
+  const buf = (data) => { const b = gl.createBuffer(); gl.bindBuffer(gl.ARRAY_BUFFER, b); gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(data), gl.STATIC_DRAW); return b; };
+  return { pos: buf(positions), nor: buf(normals), count: positions.length / 3 };
+}
+function cubeMesh() {
+  const p = [], n = [];
+  const faces = [[0, 1], [0, -1], [1, 1], [1, -1], [2, 1], [2, -1]];
+  for (const [axis, sign] of faces) {
+    const u = (axis + 1) % 3, v = (axis + 2) % 3;
+    const corner = (a, b) => { const c = [0, 0, 0]; c[axis] = 0.5 * sign; c[u] = a * 0.5; c[v] = b * 0.5; return c; };
+    const quad = sign > 0 ? [[-1, -1], [1, -1], [1, 1], [-1, -1], [1, 1], [-1, 1]] : [[-1, -1], [1, 1], [1, -1], [-1, -1], [-1, 1], [1, 1]];
+    for (const [a, b] of quad) { p.push(...corner(a, b)); const nn = [0, 0, 0]; nn[axis] = sign; n.push(...nn); }
+  }
+  return mesh(p, n);
+}
+function sphereMesh(rings = 12, segs = 18) {
+  const p = [], n = [];
+  const pt = (i, j) => { const th = Math.PI * i / rings, ph = 2 * Math.PI * j / segs; return [Math.sin(th) * Math.cos(ph), Math.sin(th) * Math.sin(ph), Math.cos(th)]; };
+  for (let i = 0; i < rings; i++) for (let j = 0; j < segs; j++) {
+    const a = pt(i, j), b = pt(i + 1, j), c = pt(i + 1, j + 1), d = pt(i, j + 1);
+    for (const q of [a, b, c, a, c, d]) { p.push(...q); n.push(...q); }
+  }
+  return mesh(p, n);
+}
+function cylinderMesh(segs = 20) { // radius 1, along Z from -0.5 to 0.5
+  const p = [], n = [];
+  for (let j = 0; j < segs; j++) {
+    const a0 = 2 * Math.PI * j / segs, a1 = 2 * Math.PI * (j + 1) / segs;
+    const [c0, s0, c1, s1] = [Math.cos(a0), Math.sin(a0), Math.cos(a1), Math.sin(a1)];
+    for (const [x, y, z] of [[c0, s0, -0.5], [c1, s1, -0.5], [c1, s1, 0.5], [c0, s0, -0.5], [c1, s1, 0.5], [c0, s0, 0.5]]) { p.push(x, y, z); n.push(x, y, 0); }
+    for (const z of [0.5, -0.5]) {
+      const tri = z > 0 ? [[0, 0], [c0, s0], [c1, s1]] : [[0, 0], [c1, s1], [c0, s0]];
+      for (const [x, y] of tri) { p.push(x, y, z); n.push(0, 0, Math.sign(z)); }
+    }
+  }
+  return mesh(p, n);
+}
+function initGl() {
+  if (!gl) return false;
+  const vs = `attribute vec3 a_pos; attribute vec3 a_nor; uniform mat4 u_vp; uniform mat4 u_model; varying vec3 v_nor;
+    void main(){ v_nor = mat3(u_model[0].xyz, u_model[1].xyz, u_model[2].xyz) * a_nor; gl_Position = u_vp * u_model * vec4(a_pos, 1.0); }`;
+  const fs = `precision mediump float; varying vec3 v_nor; uniform vec3 u_colour;
+    void main(){ vec3 n = normalize(v_nor); float l = 0.35 + 0.65 * max(dot(n, normalize(vec3(0.4, 0.3, 1.0))), 0.0); gl_FragColor = vec4(u_colour * l, 1.0); }`;
+  const sh = (type, src) => { const s = gl.createShader(type); gl.shaderSource(s, src); gl.compileShader(s); return s; };
+  prog = gl.createProgram();
+  gl.attachShader(prog, sh(gl.VERTEX_SHADER, vs));
+  gl.attachShader(prog, sh(gl.FRAGMENT_SHADER, fs));
+  gl.linkProgram(prog);
+  if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) return false;
+  meshes = { Box: cubeMesh(), Sphere: sphereMesh(), Cylinder: cylinderMesh() };
+  meshes.WheelCylinder = meshes.Cylinder;
+  return true;
+}
+const glReady = initGl();
+
+function kindOf(frame) {
+  const kinds = new Map();
+  for (const e of frame.entities) kinds.set(e.id, e.kind);
+  return kinds;
+}
+function scaleOf(b) {
+  if (b.shape === 'Box') return b.dims;
+  if (b.shape === 'Sphere') return [b.dims[0], b.dims[0], b.dims[0]];
+  return [b.dims[0], b.dims[0], b.dims[1]];
+}
+
+function draw3d(frame, w, h) {
+  const dpr = window.devicePixelRatio || 1;
+  glCanvas.width = Math.round(w * dpr); glCanvas.height = Math.round(h * dpr);
+  gl.viewport(0, 0, glCanvas.width, glCanvas.height);
+  gl.clearColor(0.11, 0.13, 0.15, 1);
+  gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+  gl.enable(gl.DEPTH_TEST);
+  gl.useProgram(prog);
+  const vp = viewProjection(w, h);
+  gl.uniformMatrix4fv(gl.getUniformLocation(prog, 'u_vp'), false, new Float32Array(vp));
+  const uModel = gl.getUniformLocation(prog, 'u_model'), uColour = gl.getUniformLocation(prog, 'u_colour');
+  const aPos = gl.getAttribLocation(prog, 'a_pos'), aNor = gl.getAttribLocation(prog, 'a_nor');
+  const kinds = kindOf(frame);
+  for (const b of frame.bodies) {
+    const m = meshes[b.shape];
+    if (!m) continue;
+    gl.bindBuffer(gl.ARRAY_BUFFER, m.pos); gl.enableVertexAttribArray(aPos); gl.vertexAttribPointer(aPos, 3, gl.FLOAT, false, 0, 0);
+    gl.bindBuffer(gl.ARRAY_BUFFER, m.nor); gl.enableVertexAttribArray(aNor); gl.vertexAttribPointer(aNor, 3, gl.FLOAT, false, 0, 0);
+    gl.uniformMatrix4fv(uModel, false, new Float32Array(model(b.p, b.r, scaleOf(b))));
+    gl.uniform3fv(uColour, colourOf(b, kinds.get(b.e)));
+    gl.drawArrays(gl.TRIANGLES, 0, m.count);
+  }
+  return (p) => project(vp, p, w, h);
+}
+
+// ---------------------------------------------------------------- top view (canvas 2D)
+const ctx = flatCanvas.getContext('2d');
+function fitTop(frame, w, h) {
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const b of frame.bodies) {
+    const s = scaleOf(b), r = Math.max(s[0], s[1], s[2]) * 0.5;
+    x0 = Math.min(x0, b.p[0] - r); x1 = Math.max(x1, b.p[0] + r);
+    y0 = Math.min(y0, b.p[1] - r); y1 = Math.max(y1, b.p[1] + r);
+  }
+  if (!isFinite(x0)) return;
+  state.top.cx = (x0 + x1) / 2; state.top.cy = (y0 + y1) / 2;
+  state.top.scale = 0.92 * Math.min(w / Math.max(x1 - x0, 0.1), h / Math.max(y1 - y0, 0.1));
+  const c = state.cam; c.target = [state.top.cx, state.top.cy, 0.05];
+  c.dist = 1.3 * Math.max(x1 - x0, y1 - y0, 0.5);
+}
+function drawTop(frame, w, h) {
+  const dpr = window.devicePixelRatio || 1;
+  flatCanvas.width = Math.round(w * dpr); flatCanvas.height = Math.round(h * dpr);
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.fillStyle = '#1c2126'; ctx.fillRect(0, 0, w, h);
+  const t = state.top;
+  const px = (p) => [w / 2 + (p[0] - t.cx) * t.scale, h / 2 - (p[1] - t.cy) * t.scale];
+  const kinds = kindOf(frame);
+  // Lowest first, so that robots and balls are drawn over the floor.
+  const order = frame.bodies.slice().sort((a, b) => (a.p[2] + scaleOf(a)[2] / 2) - (b.p[2] + scaleOf(b)[2] / 2));
+  for (const b of order) {
+    const R = rotation(b.r);
+    ctx.fillStyle = css(colourOf(b, kinds.get(b.e)));
+    ctx.strokeStyle = 'rgba(0,0,0,0.5)';
+    const [cx, cy] = px(b.p);
+    if (b.shape === 'Sphere') {
+      ctx.beginPath(); ctx.arc(cx, cy, Math.max(b.dims[0] * t.scale, 1.5), 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+      continue;
+    }
+    // The footprint: the body's box (cylinders: radius × radius × length) projected on XY.
+    const s = scaleOf(b), half = [s[0] / 2, s[1] / 2, s[2] / 2];
+    const pts = [];
+    for (const sx of [-1, 1]) for (const sy of [-1, 1]) for (const sz of [-1, 1]) {
+      const l = [sx * half[0], sy * half[1], sz * half[2]];
+      pts.push([b.p[0] + R[0] * l[0] + R[1] * l[1] + R[2] * l[2], b.p[1] + R[3] * l[0] + R[4] * l[1] + R[5] * l[2]]);
+    }
+    const hull = convexHull(pts).map(px);
+    ctx.beginPath(); hull.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y))); ctx.closePath(); ctx.fill(); ctx.stroke();
+  }
+  return (p) => px(p);
+}
+function convexHull(points) {
+  const p = points.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  const lower = [], upper = [];
+  for (const q of p) { while (lower.length >= 2 && cross(lower[lower.length - 2], lower[lower.length - 1], q) <= 0) lower.pop(); lower.push(q); }
+  for (const q of p.reverse()) { while (upper.length >= 2 && cross(upper[upper.length - 2], upper[upper.length - 1], q) <= 0) upper.pop(); upper.push(q); }
+  return lower.slice(0, -1).concat(upper.slice(0, -1));
+}
+
+// ---------------------------------------------------------------- drawing loop
+let toScreen = null;
+function render() {
+  requestAnimationFrame(render);
+  const frame = state.frame;
+  if (!frame || frame === state.lastDrawn) return;
+  state.lastDrawn = frame;
+  const w = glCanvas.parentElement.clientWidth, h = glCanvas.parentElement.clientHeight;
+  if (!state.fitted && frame.bodies.length) { fitTop(frame, w, h); state.fitted = true; }
+  const top = state.view === 'top' || !glReady;
+  glCanvas.style.display = top ? 'none' : 'block';
+  flatCanvas.style.display = top ? 'block' : 'none';
+  toScreen = top ? drawTop(frame, w, h) : draw3d(frame, w, h);
+  state.drawn++;
+  drawLabels(frame);
+  updateInfo(frame);
+  $('status').textContent = `iteration ${frame.iteration} · t = ${frame.time.toFixed(2)} s · ` +
+    (!frame.initialized ? 'not initialized' : frame.paused ? 'paused' : 'running') +
+    ` · ${frame.bodies.length} bodies` + (state.replay ? ` · frame ${state.replay.index + 1}/${state.replay.count}` : '');
+}
+function drawLabels(frame) {
+  if (hideLabels) { labels.textContent = ''; return; }
+  const html = [];
+  for (const e of frame.entities) {
+    let p = e.p;
+    if (!p) { // a field: label its first body
+      const b = frame.bodies.find((x) => x.e === e.id);
+      if (!b) continue;
+      p = b.p;
+    }
+    const s = toScreen([p[0], p[1], p[2] + 0.06]);
+    if (!s) continue;
+    html.push(`<div class="label" style="left:${s[0]}px;top:${s[1]}px">${e.kind} ${e.id}</div>`);
+  }
+  labels.innerHTML = html.join('');
+}
+function updateInfo(frame) {
+  if (state.selected === null) return;
+  const e = frame.entities.find((x) => x.id === state.selected);
+  if (!e) { $('info').textContent = `entity ${state.selected} is gone`; return; }
+  const f = (v) => v.map((x) => x.toFixed(3)).join(', ');
+  const lines = [`${e.kind} ${e.id}`];
+  if (e.p) lines.push(`position (${f(e.p)})`, `rotation (${f(e.r)})`);
+  for (const b of frame.bodies.filter((x) => x.e === e.id).slice(0, 6)) {
+    lines.push(`body ${b.id} ${b.shape}`, `  p (${f(b.p)})`, `  v (${f(b.v)})`, `  ω (${f(b.w)})`);
+  }
+  $('info').textContent = lines.join('\n');
+}
+
+// ---------------------------------------------------------------- input
+let drag = null;
+function stageEvent(ev) { const r = glCanvas.parentElement.getBoundingClientRect(); return [ev.clientX - r.left, ev.clientY - r.top]; }
+glCanvas.parentElement.addEventListener('mousedown', (ev) => { drag = { at: stageEvent(ev), moved: false, shift: ev.shiftKey }; });
+window.addEventListener('mouseup', (ev) => {
+  if (drag && !drag.moved) pick(stageEvent(ev));
+  drag = null;
+});
+window.addEventListener('mousemove', (ev) => {
+  if (!drag) return;
+  const p = stageEvent(ev), dx = p[0] - drag.at[0], dy = p[1] - drag.at[1];
+  if (Math.abs(dx) + Math.abs(dy) > 2) drag.moved = true;
+  drag.at = p;
+  const c = state.cam;
+  if (state.view === 'top') { state.top.cx -= dx / state.top.scale; state.top.cy += dy / state.top.scale; }
+  else if (drag.shift) {
+    const k = c.dist * 0.0015;
+    c.target[0] += (-dx * Math.sin(c.yaw) - dy * Math.cos(c.yaw)) * k * -1;
+    c.target[1] += (dx * Math.cos(c.yaw) - dy * Math.sin(c.yaw)) * k * -1;
+  } else { c.yaw -= dx * 0.008; c.pitch = Math.min(1.55, Math.max(0.05, c.pitch + dy * 0.008)); }
+  state.lastDrawn = null;
+});
+glCanvas.parentElement.addEventListener('wheel', (ev) => {
+  ev.preventDefault();
+  const k = Math.exp(ev.deltaY * 0.001);
+  if (state.view === 'top') state.top.scale /= k; else state.cam.dist *= k;
+  state.lastDrawn = null;
+}, { passive: false });
+function pick(at) {
+  const frame = state.frame;
+  if (!frame || !toScreen) return;
+  const kinds = kindOf(frame);
+  let best = null, bestD = 25;
+  for (const b of frame.bodies) {
+    if (kinds.get(b.e) === 'Field') continue;
+    const s = toScreen(b.p);
+    if (!s) continue;
+    const d = Math.hypot(s[0] - at[0], s[1] - at[1]);
+    if (d < bestD) { bestD = d; best = b.e; }
+  }
+  state.selected = best;
+  if (best === null) $('info').textContent = 'click an entity';
+  state.lastDrawn = null;
+}
+
+// ---------------------------------------------------------------- connection and controls
+let ws = null;
+function log(text) {
+  const div = document.createElement('div');
+  div.textContent = text;
+  if (text.startsWith('Error')) div.className = 'err';
+  const l = $('log');
+  l.insertBefore(div, l.firstChild);
+  while (l.childNodes.length > 200) l.removeChild(l.lastChild);
+}
+function send(cmd) {
+  if (ws && ws.readyState === 1) ws.send(JSON.stringify(cmd));
+}
+function connect() {
+  ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`);
+  ws.onmessage = (ev) => {
+    const msg = JSON.parse(ev.data);
+    if (msg.type === 'frame') {
+      state.frame = msg; state.frames++;
+      if (msg.replay) { state.replay = msg.replay; const s = $('seek'); s.max = msg.replay.count - 1; if (!s.matches(':active')) s.value = msg.replay.index; }
+    } else if (msg.type === 'response') log(msg.text);
+    else if (msg.type === 'hello') {
+      $('source').textContent = msg.server || '';
+      if (msg.mode === 'replay') { $('replay').style.display = 'block'; $('sim').style.display = 'none'; }
+    }
+  };
+  ws.onclose = () => { $('status').textContent = 'disconnected, retrying…'; setTimeout(connect, 1000); };
+}
+const num = (id) => parseFloat($(id).value);
+$('initialize').onclick = () => send({ cmd: 'initialize' });
+$('play').onclick = () => send({ cmd: 'play' });
+$('pause').onclick = () => send({ cmd: 'pause' });
+$('step').onclick = () => send({ cmd: 'step' });
+$('set-rtf').onclick = () => send({ cmd: 'rtf', value: num('rtf') });
+$('set-timestep').onclick = () => send({ cmd: 'timestep', value: num('timestep') });
+$('set-gravity').onclick = () => send({ cmd: 'gravity', value: num('gravity') });
+$('r-play').onclick = () => send({ cmd: 'play' });
+$('r-pause').onclick = () => send({ cmd: 'pause' });
+$('set-speed').onclick = () => send({ cmd: 'speed', value: num('r-speed') });
+$('seek').oninput = () => send({ cmd: 'seek', value: parseInt($('seek').value, 10) });
+$('view-3d').onclick = () => { state.view = '3d'; state.lastDrawn = null; };
+$('view-top').onclick = () => { state.view = 'top'; state.lastDrawn = null; };
+$('fit').onclick = () => { state.fitted = false; state.lastDrawn = null; };
+window.addEventListener('resize', () => { state.lastDrawn = null; });
+connect();
+requestAnimationFrame(render);
