@@ -2,6 +2,7 @@
 
 mod demo;
 mod mrs;
+mod replay;
 mod run;
 mod send;
 mod serve;
@@ -35,6 +36,8 @@ enum Command {
     Demo(demo::DemoArgs),
     /// The commander: send any SimRob command to a server and print the responses.
     Send(send::SendArgs),
+    /// Replay a recording (`simrob serve --record`) in the viewer, or export it.
+    Replay(replay::ReplayArgs),
     /// The Mobile Robot Simulator: Nomad-200 robots in a 2D map, driven over TCP (seed 001).
     Mrs(mrs::MrsArgs),
     /// Many robots at high abstraction on the 2D world (seed 002).
@@ -48,6 +51,7 @@ fn main() -> Result<()> {
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Replay(args) => replay::run(args),
         Command::Send(args) => send::run(args),
         Command::Mrs(args) => mrs::run(args),
         Command::Swarm(cmd) => swarm::run(cmd),
