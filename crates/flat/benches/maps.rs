@@ -81,3 +81,30 @@ pub fn rays_for(map: &Map, n: usize) -> Vec<Ray> {
     }
     rays
 }
+
+/// 2000×2000 px of rooms: walls 3 px thick every 200 px with a 40 px door in each wall
+/// segment, and a 2 px border — a typical indoor bitmap.
+pub fn rooms_bitmap() -> Map {
+    let mut bm = Bitmap::new(2000, 2000);
+    for i in 0..2000u32 {
+        for k in 0..2 {
+            bm.set(i, k, true);
+            bm.set(i, 1999 - k, true);
+            bm.set(k, i, true);
+            bm.set(1999 - k, i, true);
+        }
+    }
+    for wall in (200..2000u32).step_by(200) {
+        for i in 0..2000u32 {
+            let door = (i % 200) >= 80 && (i % 200) < 120;
+            if door {
+                continue;
+            }
+            for t in 0..3 {
+                bm.set(i, wall + t, true);
+                bm.set(wall + t, i, true);
+            }
+        }
+    }
+    Map::from_bitmap(bm).expect("map")
+}

@@ -5,8 +5,9 @@
 //! cargo run --release -p simrob-flat --example raybench
 //! ```
 //!
-//! Maps: 1000 × 1000 in with 200 rectangles (5–60 in a side) and a 2000 × 2000 bitmap with
-//! 600 round blobs and 150 wall segments. Rays: 120 in (a Nomad-200 sonar: radius 10 in +
+//! Maps: 1000 × 1000 in with 200 rectangles (5–60 in a side), a 2000 × 2000 bitmap with 600
+//! round blobs and 150 wall segments (cluttered: 16% black), and a 2000 × 2000 bitmap of
+//! 200 in rooms with doors (indoor). Rays: 120 in (a Nomad-200 sonar: radius 10 in +
 //! 110 in range) from random free points, either in random directions or as 16-ray sonar
 //! rings. "cpu" divides by the thread's CPU time (Linux), "wall" by elapsed time — they differ
 //! when the machine is shared.
@@ -17,7 +18,7 @@ mod maps;
 
 use std::time::Instant;
 
-use maps::{bitmap_map, rays_for, vector_map};
+use maps::{bitmap_map, rays_for, rooms_bitmap, vector_map};
 use simrob_flat::{Map, Ray};
 
 fn cpu_seconds() -> Option<f64> {
@@ -54,6 +55,7 @@ fn main() {
     for (name, map) in [
         ("vector 1000x1000, 200 rectangles", vector_map()),
         ("bitmap 2000x2000", bitmap_map()),
+        ("bitmap 2000x2000 rooms", rooms_bitmap()),
     ] {
         let random = rays_for(&map, 400_000);
         let rings: Vec<Ray> = random[..25_000]
