@@ -202,6 +202,9 @@ pub struct Proximity {
     pub readings: Vec<f64>,
     /// How many times the readings were refreshed.
     pub updates: u64,
+    /// What the readings were computed for: frame, pose and range (the proximity system
+    /// reuses them when nothing within range changed).
+    pub(crate) valid: Option<(u64, Pose, f64)>,
 }
 
 impl Proximity {
@@ -213,6 +216,7 @@ impl Proximity {
             period: 1,
             readings: vec![range; beams as usize],
             updates: 0,
+            valid: None,
         }
     }
 }

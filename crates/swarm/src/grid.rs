@@ -24,6 +24,8 @@ pub struct SpatialGrid {
     pub ys: Vec<f64>,
     /// Shapes, same order as `ids`.
     pub shapes: Vec<Shape>,
+    /// Bounding radii, same order as `ids`.
+    pub radii: Vec<f64>,
     /// The largest half extent of any entity in the grid.
     pub max_extent: f64,
     scratch: Vec<u32>,
@@ -69,6 +71,11 @@ impl SpatialGrid {
         let c0 = cy * self.cols + cx0;
         let c1 = cy * self.cols + cx1;
         self.start[c0] as usize..self.start[c1 + 1] as usize
+    }
+
+    /// Where each cell's entries start in `ids` (one more entry than cells).
+    pub fn starts(&self) -> &[u32] {
+        &self.start
     }
 
     /// Rebuilds the grid from the world: every entity with a pose and a collider, except
@@ -123,6 +130,8 @@ impl SpatialGrid {
         self.ys.resize(m, 0.0);
         self.shapes.clear();
         self.shapes.resize(m, Shape::default());
+        self.radii.clear();
+        self.radii.resize(m, 0.0);
         for k in 0..m {
             let c = self.scratch[k] as usize;
             let slot = fill[c] as usize;
@@ -132,6 +141,7 @@ impl SpatialGrid {
             self.xs[slot] = poses[i].x;
             self.ys[slot] = poses[i].y;
             self.shapes[slot] = shapes[i];
+            self.radii[slot] = shapes[i].bounding_radius();
         }
         self.ids = ids;
     }

@@ -574,3 +574,28 @@ fn obstacle_maps_of_the_2d_engine_block_robots_and_beams() {
     assert!(x > 195.0 && x <= 200.0, "stopped at the wall: x = {x}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn reused_sensor_readings_equal_fresh_ones() {
+    // Late in a swarm run many drones have crashed and stand still: their sensors keep
+    // their readings. Read everything afresh from the same poses and compare.
+    let mut sim = swarm(400, 8.0);
+    sim.run();
+    let before: Vec<(u32, Vec<f64>)> = sim
+        .world()
+        .proximity
+        .iter()
+        .map(|(e, p)| (e.0, p.readings.clone()))
+        .collect();
+    let world = std::mem::take(sim.world_mut());
+    let mut fresh = Simulation::new(world, SimConfig::default());
+    fresh.add_system(Box::new(ProximitySystem::with_threads(1)));
+    fresh.step();
+    let after: Vec<(u32, Vec<f64>)> = fresh
+        .world()
+        .proximity
+        .iter()
+        .map(|(e, p)| (e.0, p.readings.clone()))
+        .collect();
+    assert_eq!(before, after);
+}

@@ -1,33 +1,51 @@
 use std::f64::consts::TAU;
+use std::sync::Arc;
 
-use crate::ecs::{EntityId, Pose, Proximity};
-use crate::geom::ray_cast;
+use crate::ecs::{EntityId, Pose, Proximity, World};
+use crate::geom::{ray_cast, Shape};
 use crate::grid::{SpatialGrid, StaticIndex};
 use crate::sim::{Ctx, System};
 
 /// Proximity sensors: for every entity with a [`crate::Proximity`] component and a pose,
 /// every `period` frames, each beam reads the distance from the robot's centre to the first
 /// collider it meets (other robots from the spatial grid, walls from the static index, the
-/// obstacle map of the 2D engine), or the sensor's range when nothing is that close. Beam `i` points at `heading + i·2π/beams`.
+/// obstacle map of the 2D engine), or the sensor's range when nothing is that close. Beam
+/// `i` points at `heading + i·2π/beams`.
 ///
-/// Only the beams that can meet a neighbour are cast exactly: a beam is skipped when it
-/// points away from the neighbour or its line misses the neighbour's bounding disc.
-/// Sensors are independent, so large swarms are read on several threads (the readings do
-/// not depend on how many). Removing the component stops the readings; adding it back
-/// restarts them.
+/// Only the beams that can meet a neighbour are cast exactly: those within the angle its
+/// bounding disc covers as seen from the robot. A
+/// sensor whose robot did not move and around which nothing moved since its last reading
+/// keeps that reading (it would read the same). Sensors are independent, so large swarms
+/// are read on several threads (the readings do not depend on how many). Removing the
+/// component stops the readings; adding it back restarts them.
 #[derive(Debug)]
 pub struct ProximitySystem {
     threads: usize,
+    prev: Option<Seen>,
+    dirty: Vec<bool>,
+}
+
+/// The grid as the last frame's readings saw it.
+#[derive(Debug, Default)]
+struct Seen {
+    ids: Vec<u32>,
+    starts: Vec<u32>,
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+    shapes: Vec<Shape>,
+    statics: Vec<(EntityId, f64, f64, Shape)>,
+    obstacles: Option<Arc<simrob_flat::Map>>,
+    max_extent: f64,
 }
 
 impl Default for ProximitySystem {
     fn default() -> Self {
-        ProximitySystem {
-            threads: std::thread::available_parallelism()
+        Self::with_threads(
+            std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1)
                 .min(8),
-        }
+        )
     }
 }
 
@@ -36,7 +54,53 @@ impl ProximitySystem {
     pub fn with_threads(threads: usize) -> Self {
         ProximitySystem {
             threads: threads.max(1),
+            prev: None,
+            dirty: Vec::new(),
         }
+    }
+
+    /// Marks the grid cells where something changed since the last frame (an entity came,
+    /// went, moved or changed shape). Returns `false` when everything must be read afresh
+    /// (first frame, another grid, walls or obstacle map changed).
+    fn mark(&mut self, w: &World) -> bool {
+        let g = &w.res.grid;
+        let prev = self.prev.get_or_insert_with(Seen::default);
+        let same_obstacles = match (&prev.obstacles, &w.res.obstacles) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        let starts = g.starts();
+        let same = prev.starts.len() == starts.len()
+            && prev.max_extent == g.max_extent
+            && prev.statics == w.res.statics.items
+            && same_obstacles;
+        if same {
+            let (cols, rows) = g.dims();
+            self.dirty.clear();
+            self.dirty.resize(cols * rows, false);
+            for c in 0..cols * rows {
+                let now = starts[c] as usize..starts[c + 1] as usize;
+                let before = prev.starts[c] as usize..prev.starts[c + 1] as usize;
+                self.dirty[c] = now.len() != before.len()
+                    || now.zip(before).any(|(k, j)| {
+                        g.ids[k] != prev.ids[j]
+                            || g.xs[k] != prev.xs[j]
+                            || g.ys[k] != prev.ys[j]
+                            || g.shapes[k] != prev.shapes[j]
+                    });
+            }
+        }
+        prev.ids.clone_from(&g.ids);
+        prev.starts.clear();
+        prev.starts.extend_from_slice(starts);
+        prev.xs.clone_from(&g.xs);
+        prev.ys.clone_from(&g.ys);
+        prev.shapes.clone_from(&g.shapes);
+        prev.statics.clone_from(&w.res.statics.items);
+        prev.obstacles = w.res.obstacles.clone();
+        prev.max_extent = g.max_extent;
+        same
     }
 }
 
@@ -50,113 +114,146 @@ struct Scratch {
     base_beams: u16,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn sense(
-    first: usize,
-    sensors: &mut [Proximity],
-    present: &[bool],
-    poses: &[Pose],
-    pp: &[bool],
-    grid: &SpatialGrid,
-    statics: &StaticIndex,
-    obstacles: Option<&simrob_flat::Map>,
+/// What every sensor of a frame reads from.
+struct Scene<'a> {
+    poses: &'a [Pose],
+    pp: &'a [bool],
+    grid: &'a SpatialGrid,
+    statics: &'a StaticIndex,
+    obstacles: Option<&'a simrob_flat::Map>,
+    /// Cells where something changed, or `None` when everything must be read afresh.
+    dirty: Option<&'a [bool]>,
     frame: u64,
-) {
-    let mut sc = Scratch {
-        statics: Vec::new(),
-        dirs: Vec::new(),
-        base: Vec::new(),
-        base_beams: 0,
-    };
-    for (k, s) in sensors.iter_mut().enumerate() {
-        let i = first + k;
-        if !(present[k] && pp.get(i).copied().unwrap_or(false)) {
-            continue;
-        }
-        if s.beams == 0 || (s.period > 1 && frame % s.period as u64 != 0) {
-            continue;
-        }
-        let beams = s.beams as usize;
-        let range = s.range;
-        let p = poses[i];
-        s.readings.clear();
-        s.readings.resize(beams, range);
-        s.updates += 1;
-        if sc.base_beams != s.beams {
+}
+
+impl Scene<'_> {
+    /// Whether nothing changed in the cells a sensor at `p` with this reach looks at.
+    fn quiet(&self, p: &Pose, reach: f64) -> bool {
+        let Some(dirty) = self.dirty else {
+            return false;
+        };
+        let (cols, _) = self.grid.dims();
+        let (cx0, cx1, cy0, cy1) = self.grid.cells_around(p.x, p.y, reach);
+        (cy0..=cy1).all(|cy| (cx0..=cx1).all(|cx| !dirty[cy * cols + cx]))
+    }
+
+    fn sense(&self, first: usize, sensors: &mut [Proximity], present: &[bool]) {
+        let grid = self.grid;
+        let mut sc = Scratch {
+            statics: Vec::new(),
+            dirs: Vec::new(),
+            base: Vec::new(),
+            base_beams: 0,
+        };
+        for (k, s) in sensors.iter_mut().enumerate() {
+            let i = first + k;
+            if !(present[k] && self.pp.get(i).copied().unwrap_or(false)) {
+                continue;
+            }
+            let period = s.period.max(1) as u64;
+            if s.beams == 0 || self.frame % period != 0 {
+                continue;
+            }
+            let beams = s.beams as usize;
+            let range = s.range;
+            let p = self.poses[i];
+            s.updates += 1;
+            let window = range + grid.max_extent;
+            // (Changes are tracked frame to frame, so only sensors read every frame reuse.)
+            if period == 1
+                && s.readings.len() == beams
+                && self.frame >= period
+                && s.valid == Some((self.frame - period, p, range))
+                && self.quiet(&p, window)
+            {
+                s.valid = Some((self.frame, p, range));
+                continue;
+            }
+            s.valid = Some((self.frame, p, range));
+            s.readings.clear();
+            s.readings.resize(beams, range);
+            if sc.base_beams != s.beams {
+                let step = TAU / beams as f64;
+                sc.base = (0..beams)
+                    .map(|b| {
+                        let (si, c) = (step * b as f64).sin_cos();
+                        (c, si)
+                    })
+                    .collect();
+                sc.base_beams = s.beams;
+            }
+            sc.dirs.clear();
+            if p.theta == 0.0 {
+                sc.dirs.extend_from_slice(&sc.base);
+            } else {
+                let (st, ct) = p.theta.sin_cos();
+                sc.dirs.extend(
+                    sc.base
+                        .iter()
+                        .map(|&(c, si)| (c * ct - si * st, si * ct + c * st)),
+                );
+            }
+            let readings = &mut s.readings;
+            let dirs = &sc.dirs;
             let step = TAU / beams as f64;
-            sc.base = (0..beams)
-                .map(|b| {
-                    let (si, c) = (step * b as f64).sin_cos();
-                    (c, si)
-                })
-                .collect();
-            sc.base_beams = s.beams;
-        }
-        sc.dirs.clear();
-        if p.theta == 0.0 {
-            sc.dirs.extend_from_slice(&sc.base);
-        } else {
-            let (st, ct) = p.theta.sin_cos();
-            sc.dirs.extend(
-                sc.base
-                    .iter()
-                    .map(|&(c, si)| (c * ct - si * st, si * ct + c * st)),
-            );
-        }
-        let readings = &mut s.readings;
-        let dirs = &sc.dirs;
-        grid.for_each_near(p.x, p.y, range + grid.max_extent, |m| {
-            if grid.ids[m] as usize == i {
-                return;
-            }
-            let (cx, cy, shape) = (grid.xs[m], grid.ys[m], grid.shapes[m]);
-            let (dx, dy) = (cx - p.x, cy - p.y);
-            let bound = shape.bounding_radius();
-            let reach = range + bound;
-            let d2 = dx * dx + dy * dy;
-            if d2 >= reach * reach {
-                return;
-            }
-            let inside = d2 <= bound * bound;
-            for (b, &(ux, uy)) in dirs.iter().enumerate() {
-                // Beams pointing away from the neighbour, or whose line misses its bounding
-                // disc, cannot hit it.
-                if !inside {
-                    let along = dx * ux + dy * uy;
-                    let across = dx * uy - dy * ux;
-                    if along <= 0.0 || across * across >= bound * bound {
-                        continue;
-                    }
+            grid.for_each_near(p.x, p.y, window, |m| {
+                if grid.ids[m] as usize == i {
+                    return;
                 }
-                if let Some(t) = ray_cast(p.x, p.y, ux, uy, shape, cx, cy) {
-                    if t < readings[b] {
-                        readings[b] = t;
-                    }
+                let (dx, dy) = (grid.xs[m] - p.x, grid.ys[m] - p.y);
+                let bound = grid.radii[m];
+                let reach = range + bound;
+                let d2 = dx * dx + dy * dy;
+                if d2 >= reach * reach {
+                    return;
                 }
-            }
-        });
-        if let Some(map) = obstacles {
-            let origin = simrob_flat::Vec2::new(p.x, p.y);
-            for (b, &(ux, uy)) in dirs.iter().enumerate() {
-                let ray = simrob_flat::Ray::new(origin, simrob_flat::Vec2::new(ux, uy));
-                if let Some(t) = map.cast_ray(&ray, readings[b]) {
-                    if t < readings[b] {
-                        readings[b] = t;
-                    }
-                }
-            }
-        }
-        if !statics.is_empty() {
-            statics.near(p.x, p.y, range, &mut sc.statics);
-            for &si in &sc.statics {
-                let (e, cx, cy, shape) = statics.items[si as usize];
-                if e == EntityId(i as u32) {
-                    continue;
-                }
-                for (b, &(ux, uy)) in dirs.iter().enumerate() {
+                let (cx, cy, shape) = (grid.xs[m], grid.ys[m], grid.shapes[m]);
+                // The beams that can meet the neighbour's bounding disc: all of them from
+                // inside it, else those within its angular half-width of its bearing.
+                let (k0, k1) = if d2 <= bound * bound {
+                    (0, beams as i64 - 1)
+                } else {
+                    let d = d2.sqrt();
+                    let rel = dy.atan2(dx) - p.theta;
+                    let half = (bound / d).asin() + 1e-9;
+                    (
+                        ((rel - half) / step).ceil() as i64,
+                        ((rel + half) / step).floor() as i64,
+                    )
+                };
+                for k in k0..=k1.min(k0 + beams as i64 - 1) {
+                    let b = k.rem_euclid(beams as i64) as usize;
+                    let (ux, uy) = dirs[b];
                     if let Some(t) = ray_cast(p.x, p.y, ux, uy, shape, cx, cy) {
                         if t < readings[b] {
                             readings[b] = t;
+                        }
+                    }
+                }
+            });
+            if let Some(map) = self.obstacles {
+                let origin = simrob_flat::Vec2::new(p.x, p.y);
+                for (b, &(ux, uy)) in dirs.iter().enumerate() {
+                    let ray = simrob_flat::Ray::new(origin, simrob_flat::Vec2::new(ux, uy));
+                    if let Some(t) = map.cast_ray(&ray, readings[b]) {
+                        if t < readings[b] {
+                            readings[b] = t;
+                        }
+                    }
+                }
+            }
+            if !self.statics.is_empty() {
+                self.statics.near(p.x, p.y, range, &mut sc.statics);
+                for &si in &sc.statics {
+                    let (e, cx, cy, shape) = self.statics.items[si as usize];
+                    if e == EntityId(i as u32) {
+                        continue;
+                    }
+                    for (b, &(ux, uy)) in dirs.iter().enumerate() {
+                        if let Some(t) = ray_cast(p.x, p.y, ux, uy, shape, cx, cy) {
+                            if t < readings[b] {
+                                readings[b] = t;
+                            }
                         }
                     }
                 }
@@ -176,15 +273,23 @@ impl System for ProximitySystem {
 
     fn run(&mut self, ctx: &mut Ctx) {
         let frame = ctx.frame;
-        let w = &mut ctx.world;
-        if w.proximity.is_empty() {
+        if ctx.world.proximity.is_empty() {
+            self.prev = None;
             return;
         }
-        let grid = &w.res.grid;
-        let statics = &w.res.statics;
-        let obstacles = w.res.obstacles.as_deref();
+        let quiet_possible = self.mark(&ctx.world);
+        let w = &mut ctx.world;
         let (poses, pp) = w.pose.raw();
         let count = w.proximity.len();
+        let scene = Scene {
+            poses,
+            pp,
+            grid: &w.res.grid,
+            statics: &w.res.statics,
+            obstacles: w.res.obstacles.as_deref(),
+            dirty: quiet_possible.then_some(self.dirty.as_slice()),
+            frame,
+        };
         let (sensors, sp) = w.proximity.raw_mut();
         let threads = if count >= PARALLEL_MIN {
             self.threads
@@ -192,27 +297,16 @@ impl System for ProximitySystem {
             1
         };
         if threads <= 1 {
-            sense(0, sensors, sp, poses, pp, grid, statics, obstacles, frame);
+            scene.sense(0, sensors, sp);
             return;
         }
         let chunk = sensors.len().div_ceil(threads);
+        let scene = &scene;
         std::thread::scope(|scope| {
             for (c, (s_chunk, p_chunk)) in
                 sensors.chunks_mut(chunk).zip(sp.chunks(chunk)).enumerate()
             {
-                scope.spawn(move || {
-                    sense(
-                        c * chunk,
-                        s_chunk,
-                        p_chunk,
-                        poses,
-                        pp,
-                        grid,
-                        statics,
-                        obstacles,
-                        frame,
-                    )
-                });
+                scope.spawn(move || scene.sense(c * chunk, s_chunk, p_chunk));
             }
         });
     }
