@@ -219,7 +219,7 @@ fn report(s: &Summary, sim: &Simulation, json: bool, interrupted: bool, record: 
     println!("  events           {}", s.events);
     println!("  collisions       {}", s.collisions);
     println!("  tasks done       {}", s.tasks_done);
-    if s.scripts_done + s.scripts_failed > 0 || sim.world().script.len() > 0 {
+    if s.scripts_done + s.scripts_failed > 0 || !sim.world().script.is_empty() {
         println!(
             "  scripts          {} done, {} aborted, {} running; {} errors",
             s.scripts_done,
