@@ -26,6 +26,7 @@ if (params.has('cx')) state.top.cx = parseFloat(params.get('cx'));
 if (params.has('cy')) state.top.cy = parseFloat(params.get('cy'));
 if (params.has('scale')) state.fitted = true;
 const hideLabels = params.get('labels') === '0';
+const bench = params.get('bench') === '1';
 // ?panel=0 hides the side panel (kiosk displays, screenshots).
 if (params.get('panel') === '0') $('side').style.display = 'none';
 
@@ -116,7 +117,7 @@ function cubeMesh() {
   }
   return mesh(p, n);
 }
-function sphereMesh(rings = 12, segs = 18) {
+function sphereMesh(rings = 10, segs = 14) {
   const p = [], n = [];
   const pt = (i, j) => { const th = Math.PI * i / rings, ph = 2 * Math.PI * j / segs; return [Math.sin(th) * Math.cos(ph), Math.sin(th) * Math.sin(ph), Math.cos(th)]; };
   for (let i = 0; i < rings; i++) for (let j = 0; j < segs; j++) {
@@ -125,7 +126,7 @@ function sphereMesh(rings = 12, segs = 18) {
   }
   return mesh(p, n);
 }
-function cylinderMesh(segs = 20) { // radius 1, along Z from -0.5 to 0.5
+function cylinderMesh(segs = 14) { // radius 1, along Z from -0.5 to 0.5
   const p = [], n = [];
   for (let j = 0; j < segs; j++) {
     const a0 = 2 * Math.PI * j / segs, a1 = 2 * Math.PI * (j + 1) / segs;
@@ -252,7 +253,8 @@ let toScreen = null;
 function render() {
   requestAnimationFrame(render);
   const frame = state.frame;
-  if (!frame || frame === state.lastDrawn) return;
+  // ?bench=1 redraws every animation frame, to measure how fast the page can draw.
+  if (!frame || (frame === state.lastDrawn && !bench)) return;
   state.lastDrawn = frame;
   const w = glCanvas.parentElement.clientWidth, h = glCanvas.parentElement.clientHeight;
   if (!state.fitted && frame.bodies.length) { fitTop(frame, w, h); state.fitted = true; }
@@ -270,7 +272,10 @@ function render() {
 function drawLabels(frame) {
   if (hideLabels) { labels.textContent = ''; return; }
   const html = [];
+  // Crowded scenes: label only the selected entity (hundreds of labels are unreadable and slow).
+  const crowded = frame.entities.length > 40;
   for (const e of frame.entities) {
+    if (crowded && e.id !== state.selected) continue;
     let p = e.p;
     if (!p) { // a field: label its first body
       const b = frame.bodies.find((x) => x.e === e.id);
@@ -387,3 +392,13 @@ $('fit').onclick = () => { state.fitted = false; state.lastDrawn = null; };
 window.addEventListener('resize', () => { state.lastDrawn = null; });
 connect();
 requestAnimationFrame(render);
+// ?bench=1: after 3 s, count the draws of the next 5 s and report the rate to the server.
+if (bench) {
+  setTimeout(() => {
+    const d0 = state.drawn, t0 = performance.now();
+    setTimeout(() => {
+      const fps = (state.drawn - d0) / ((performance.now() - t0) / 1000);
+      send({ cmd: 'report', fps, bodies: state.frame ? state.frame.bodies.length : 0 });
+    }, 5000);
+  }, 3000);
+}

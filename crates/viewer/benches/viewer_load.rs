@@ -1,0 +1,268 @@
+//! The viewer's cost, printed:
+//!
+//! * the simulation's step rate (as fast as possible) with no viewer, with one browser-like
+//!   WebSocket client reading every frame, and with one client that stopped reading (its
+//!   socket buffers fill up; the simulation must not notice) — on the soccer scene and on a
+//!   1,003-body scene (field + 330 SumBots);
+//! * frames per second the page draws with the 1,003-body scene in headless Chromium (if
+//!   `/usr/bin/chromium` is installed), read through the DevTools protocol.
+//!
+//! Run: `cargo bench -p simrob-viewer --bench viewer_load`.
+
+use std::io::Write;
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use simrob_protocol::{
+    decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
+};
+use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
+use simrob_viewer::{observer, responses_channel, SimRobBridge, Viewer};
+
+fn requests(file: &str) -> Vec<Request> {
+    let path = format!("{}/../../scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
+    decode_datagram(
+        &std::fs::read(path).expect("scenario"),
+        &CommandKeys::default(),
+    )
+    .into_iter()
+    .map(|r| r.expect("decodes"))
+    .collect()
+}
+
+fn core(robots: u32) -> SimServer {
+    let dir = std::env::temp_dir().join(format!("simrob-viewer-bench-{}", std::process::id()));
+    let config = ServerConfig {
+        receiver_port: 0,
+        save_directory: dir.clone(),
+        ..ServerConfig::default()
+    };
+    let mut core = SimServer::new(config, Box::new(DirStore::new(&dir).expect("dir")));
+    core.apply_local(&requests("soccer.xml")).expect("scenario");
+    let Request::Control {
+        request: ControlRequest::CreateEntity(sumbot),
+        ..
+    } = &requests("sumbot.xml")[0]
+    else {
+        panic!("sumbot.xml holds one Create_Entity");
+    };
+    let mut extra = Vec::new();
+    for i in 0..robots {
+        let (cx, cy) = ((i % 22) as f64, (i / 22) as f64);
+        let id = 100 + i;
+        extra.push(Request::Control {
+            request: ControlRequest::CreateEntity(simrob_world::moved_copy(
+                sumbot,
+                id,
+                [-1.0 + cx * 0.095, -0.8 + cy * 0.11, 0.0],
+            )),
+            response: None,
+        });
+        extra.push(Request::Entity {
+            request: EntityRequest::RobotMotorControl {
+                entity_id: id,
+                motors: vec![
+                    MotorCommand {
+                        wheel_joint_id: 0,
+                        value: 2.0,
+                    },
+                    MotorCommand {
+                        wheel_joint_id: 1,
+                        value: 1.0 + (i % 3) as f64,
+                    },
+                ],
+            },
+            response: None,
+        });
+    }
+    extra.push(Request::Control {
+        request: ControlRequest::InitializeSimulation,
+        response: None,
+    });
+    core.apply_local(&extra).expect("robots");
+    core
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Watcher {
+    None,
+    Reading,
+    Stalled,
+}
+
+fn ws_handshake(addr: SocketAddr) -> TcpStream {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    write!(s, "GET /ws HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").expect("handshake");
+    s
+}
+
+/// Iterations per second for `seconds`, with `watcher`.
+fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> f64 {
+    let mut server = UdpServer::bind(core(robots)).expect("bind");
+    let udp = server.local_addr().expect("addr");
+    let mut _viewer = None;
+    let stop_client = Arc::new(AtomicBool::new(false));
+    let mut client = None;
+    if watcher != Watcher::None {
+        let responses = responses_channel();
+        let bridge =
+            SimRobBridge::connect(udp, "viewer", responses.clone(), Some(server.control()))
+                .expect("bridge");
+        let viewer = Viewer::start(
+            "127.0.0.1:0".parse().expect("addr"),
+            bridge,
+            responses,
+            "bench",
+            "live",
+        )
+        .expect("viewer");
+        server.add_observer(Duration::from_millis(33), observer(viewer.publisher()));
+        let http = viewer.addr();
+        _viewer = Some(viewer);
+        let flag = stop_client.clone();
+        client = Some(std::thread::spawn(move || match watcher {
+            Watcher::Reading => {
+                let (mut ws, _) = tungstenite::client::client(
+                    format!("ws://{http}/ws"),
+                    TcpStream::connect(http).expect("tcp"),
+                )
+                .expect("ws");
+                let mut frames = 0u64;
+                while !flag.load(Ordering::Relaxed) {
+                    if ws.read().is_ok() {
+                        frames += 1;
+                    }
+                }
+                frames
+            }
+            _ => {
+                // Handshake, then never read again.
+                let _socket = ws_handshake(http);
+                while !flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                0
+            }
+        }));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let thread = std::thread::spawn(move || {
+        server.run(&flag).expect("run");
+        server.core().stats().iterations
+    });
+    // Warm-up, then the measured window.
+    std::thread::sleep(Duration::from_millis(500));
+    let t0 = Instant::now();
+    std::thread::sleep(Duration::from_secs_f64(seconds));
+    stop.store(true, Ordering::Relaxed);
+    let iterations = thread.join().expect("server");
+    let wall = t0.elapsed().as_secs_f64() + 0.5;
+    stop_client.store(true, Ordering::Relaxed);
+    drop(_viewer);
+    if let Some(c) = client {
+        if watcher == Watcher::Stalled {
+            let _ = c.join();
+        }
+    }
+    iterations as f64 / wall
+}
+
+/// Collects the page's own measurement (`?bench=1` reports its draw rate after 8 s).
+struct Reports(std::sync::Mutex<Option<(f64, f64)>>);
+
+impl simrob_viewer::Backend for Reports {
+    fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
+        if cmd.get("cmd").and_then(|c| c.as_str()) == Some("report") {
+            let fps = cmd.get("fps").and_then(|v| v.as_f64()).unwrap_or(0.0);
+            let bodies = cmd.get("bodies").and_then(|v| v.as_f64()).unwrap_or(0.0);
+            if let Ok(mut r) = self.0.lock() {
+                *r = Some((bodies, fps));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Draws per second of the page in headless Chromium with `robots` extra SumBots.
+fn page_fps(robots: u32) -> Option<(f64, f64)> {
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|c| std::path::Path::new(c).exists())?;
+    let mut server = UdpServer::bind(core(robots)).expect("bind");
+    let reports = Arc::new(Reports(std::sync::Mutex::new(None)));
+    let viewer = Viewer::start(
+        "127.0.0.1:0".parse().expect("addr"),
+        reports.clone(),
+        responses_channel(),
+        "bench",
+        "live",
+    )
+    .expect("viewer");
+    server.add_observer(Duration::from_millis(33), observer(viewer.publisher()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let thread = std::thread::spawn(move || server.run(&flag).expect("run"));
+    let profile =
+        std::env::temp_dir().join(format!("simrob-bench-chromium-{}", std::process::id()));
+    let mut browser: Child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--use-angle=swiftshader",
+            "--enable-unsafe-swiftshader",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1280,800",
+            "--remote-debugging-port=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("http://{}/?bench=1", viewer.addr()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let mut result = None;
+    while Instant::now() < deadline && result.is_none() {
+        std::thread::sleep(Duration::from_millis(200));
+        result = reports.0.lock().ok().and_then(|r| *r);
+    }
+    let _ = browser.kill();
+    let _ = browser.wait();
+    let _ = std::fs::remove_dir_all(&profile);
+    stop.store(true, Ordering::Relaxed);
+    let _ = thread.join();
+    result
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--test");
+    let seconds = if quick { 0.5 } else { 4.0 };
+    let only_page = std::env::args().any(|a| a == "page");
+    for (robots, name) in [(0u32, "soccer scene (17 bodies)"), (330, "1,003 bodies")] {
+        if only_page {
+            break;
+        }
+        for watcher in [Watcher::None, Watcher::Reading, Watcher::Stalled] {
+            println!(
+                "{name:>26}, viewer {watcher:?}: {:>8.0} steps/s",
+                step_rate(robots, watcher, seconds)
+            );
+        }
+    }
+    if !quick {
+        match page_fps(330) {
+            Some((bodies, fps)) => {
+                println!("page draws, {bodies} bodies, headless Chromium: {fps:.1} frames/s")
+            }
+            None => println!("page frames/s: Chromium not available"),
+        }
+    }
+}
