@@ -54,6 +54,13 @@ pub struct DemoArgs {
     /// Seconds between printed poses.
     #[arg(long, default_value_t = 0.5)]
     pub every: f64,
+    /// Port of the web viewer of the built-in server (default 8080, or a free port if that is
+    /// taken; 0 = a free port).
+    #[arg(long, value_name = "N")]
+    pub http_port: Option<u16>,
+    /// Do not start the web viewer.
+    #[arg(long)]
+    pub no_gui: bool,
 }
 
 fn motors(left: f64, right: f64) -> EntityRequest {
@@ -128,8 +135,16 @@ fn pose_line(b: &Broadcast, t: f64) -> String {
     s
 }
 
-/// Starts a server in this process on a free loopback port, pacing at real time.
-fn start_server() -> Result<(SocketAddr, Arc<AtomicBool>, std::thread::JoinHandle<()>)> {
+type Running = (
+    SocketAddr,
+    Arc<AtomicBool>,
+    std::thread::JoinHandle<()>,
+    Option<simrob_viewer::Viewer>,
+);
+
+/// Starts a server in this process on a free loopback port, pacing at real time, with the
+/// web viewer unless `--no-gui`.
+fn start_server(args: &DemoArgs) -> Result<Running> {
     let dir = std::env::temp_dir().join(format!("simrob-demo-{}", std::process::id()));
     let config = ServerConfig {
         receiver_port: 0,
@@ -140,6 +155,19 @@ fn start_server() -> Result<(SocketAddr, Arc<AtomicBool>, std::thread::JoinHandl
     let store = DirStore::new(&dir).map_err(anyhow::Error::msg)?;
     let mut server = UdpServer::bind(SimServer::new(config, Box::new(store)))?;
     let addr = server.local_addr()?;
+    let viewer = if args.no_gui {
+        None
+    } else {
+        let port = args.http_port.unwrap_or(8080);
+        let started = crate::serve::start_viewer(&mut server, port).or_else(|e| {
+            if args.http_port.is_none() {
+                crate::serve::start_viewer(&mut server, 0)
+            } else {
+                Err(e)
+            }
+        })?;
+        Some(started)
+    };
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let handle = std::thread::spawn(move || {
@@ -147,7 +175,7 @@ fn start_server() -> Result<(SocketAddr, Arc<AtomicBool>, std::thread::JoinHandl
             eprintln!("server stopped: {e}");
         }
     });
-    Ok((addr, stop, handle))
+    Ok((addr, stop, handle, viewer))
 }
 
 /// Creates the scene; entities that already exist (a server started with the scenario) are
@@ -196,13 +224,16 @@ pub fn run(args: DemoArgs) -> Result<()> {
     let (server, local) = match args.server {
         Some(addr) => (addr, None),
         None => {
-            let (addr, stop, handle) = start_server()?;
+            let (addr, stop, handle, viewer) = start_server(&args)?;
             println!("listening on udp://{addr}");
-            (addr, Some((stop, handle)))
+            if let Some(v) = &viewer {
+                println!("viewer on http://{}", v.addr());
+            }
+            (addr, Some((stop, handle, viewer)))
         }
     };
     let result = drive(server, &args);
-    if let Some((stop, handle)) = local {
+    if let Some((stop, handle, _viewer)) = local {
         stop.store(true, Ordering::Relaxed);
         let _ = handle.join();
     }
