@@ -21,6 +21,7 @@
 //! `{"cmd":"motors","entity":3,"values":[[0,3],[1,-3]]}`.
 
 mod frame;
+pub mod record;
 
 use std::net::{SocketAddr, TcpListener, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
