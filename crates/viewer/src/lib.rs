@@ -22,6 +22,7 @@
 
 mod frame;
 pub mod record;
+pub mod replay;
 
 use std::net::{SocketAddr, TcpListener, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};

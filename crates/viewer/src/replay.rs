@@ -1,0 +1,410 @@
+//! Replaying a [`Recording`] in the viewer.
+//!
+//! A player thread publishes the recording's frames to the viewer at the pace of the recorded
+//! simulated time (each frame's `time`) multiplied by the speed; when it falls behind it skips
+//! to the frame that is due. The page's replay controls are the commands of the
+//! [`Backend`] (`{"cmd":"play"}`, `{"cmd":"pause"}`, `{"cmd":"seek","value":INDEX}` with a
+//! frame index, `{"cmd":"speed","value":F}` with F > 0); a program uses the
+//! [`ReplayHandle`] instead. Every frame message carries
+//! `"replay":{"count":N,"index":I,"playing":B,"speed":F}` so the page can show where it is.
+//!
+//! The player stops on the last frame (paused); Play from there starts again at frame 0.
+//! Frames whose time goes backwards (a re-initialized simulation) follow at once.
+//!
+//! ```no_run
+//! # fn main() -> std::io::Result<()> {
+//! use simrob_viewer::record::Recording;
+//! let recording = Recording::open(std::path::Path::new("run.simrec"))?;
+//! let (viewer, player) =
+//!     simrob_viewer::replay::serve_replay(recording, "127.0.0.1:8080".parse().unwrap(), "run")?;
+//! println!("viewer on http://{}", viewer.addr());
+//! player.play();
+//! # Ok(())
+//! # }
+//! ```
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::sync::watch;
+
+use crate::record::Recording;
+use crate::{responses_channel, Backend, Frame, Viewer};
+
+/// The longest wait between two frames, whatever the recorded times say.
+const LONGEST_GAP: f64 = 3600.0;
+/// The fastest and slowest speeds accepted.
+const SPEEDS: (f64, f64) = (1e-3, 1e4);
+
+/// Where the player is.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ReplayStatus {
+    /// Frames in the recording.
+    pub count: usize,
+    /// The frame shown, 0-based.
+    pub index: usize,
+    pub playing: bool,
+    /// Recorded simulated seconds per wall second.
+    pub speed: f64,
+}
+
+struct State {
+    index: usize,
+    playing: bool,
+    speed: f64,
+    /// When the frame at `index` was due.
+    shown_at: Instant,
+    stop: bool,
+}
+
+struct Shared {
+    frames: Vec<Frame>,
+    state: Mutex<State>,
+    wake: Condvar,
+    out: OnceLock<watch::Sender<Arc<String>>>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The state stays consistent whatever panicked while holding it.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn status(&self, st: &State) -> ReplayStatus {
+        ReplayStatus {
+            count: self.frames.len(),
+            index: st.index,
+            playing: st.playing,
+            speed: st.speed,
+        }
+    }
+
+    /// Publishes the current frame with the player's status.
+    fn publish(&self, st: &State) {
+        let (Some(out), Some(frame)) = (self.out.get(), self.frames.get(st.index)) else {
+            return;
+        };
+        let (Ok(json), Ok(status)) = (
+            serde_json::to_string(frame),
+            serde_json::to_string(&self.status(st)),
+        ) else {
+            return;
+        };
+        let mut text = String::with_capacity(json.len() + status.len() + 32);
+        text.push_str("{\"type\":\"frame\",\"replay\":");
+        text.push_str(&status);
+        text.push(',');
+        text.push_str(&json[1..]);
+        out.send_replace(Arc::new(text));
+    }
+
+    /// Wall time from frame `i` to frame `i + 1` at `speed`.
+    fn gap(&self, i: usize, speed: f64) -> Duration {
+        let (Some(a), Some(b)) = (self.frames.get(i), self.frames.get(i + 1)) else {
+            return Duration::ZERO;
+        };
+        let secs = ((b.time - a.time) / speed).clamp(0.0, LONGEST_GAP);
+        Duration::try_from_secs_f64(secs).unwrap_or(Duration::ZERO)
+    }
+
+    fn changed(&self, st: &State) {
+        self.publish(st);
+        self.wake.notify_all();
+    }
+
+    fn play(&self) {
+        let mut st = self.lock();
+        if st.index + 1 >= self.frames.len() {
+            st.index = 0;
+        }
+        st.playing = true;
+        st.shown_at = Instant::now();
+        self.changed(&st);
+    }
+
+    fn pause(&self) {
+        let mut st = self.lock();
+        st.playing = false;
+        self.changed(&st);
+    }
+
+    fn seek(&self, index: usize) {
+        let mut st = self.lock();
+        st.index = index.min(self.frames.len().saturating_sub(1));
+        st.shown_at = Instant::now();
+        self.changed(&st);
+    }
+
+    fn set_speed(&self, speed: f64) -> Result<(), String> {
+        if !speed.is_finite() || speed <= 0.0 {
+            return Err("the speed must be a number greater than 0".into());
+        }
+        let mut st = self.lock();
+        st.speed = speed.clamp(SPEEDS.0, SPEEDS.1);
+        st.shown_at = Instant::now();
+        self.changed(&st);
+        Ok(())
+    }
+
+    /// The player thread: advances while playing, sleeps otherwise.
+    fn run(&self) {
+        let mut st = self.lock();
+        loop {
+            if st.stop {
+                return;
+            }
+            if !st.playing {
+                st = self.wake.wait(st).unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+            if st.index + 1 >= self.frames.len() {
+                st.playing = false;
+                self.publish(&st);
+                continue;
+            }
+            let now = Instant::now();
+            let due = st.shown_at + self.gap(st.index, st.speed);
+            if due > now {
+                st = self
+                    .wake
+                    .wait_timeout(st, due - now)
+                    .map(|(g, _)| g)
+                    .unwrap_or_else(|p| p.into_inner().0);
+                continue;
+            }
+            // Every frame that is due; only the last is shown.
+            let (mut index, mut at) = (st.index + 1, due);
+            while index + 1 < self.frames.len() {
+                let next = at + self.gap(index, st.speed);
+                if next > now {
+                    break;
+                }
+                index += 1;
+                at = next;
+            }
+            st.index = index;
+            st.shown_at = if now.saturating_duration_since(at) > Duration::from_secs(1) {
+                now
+            } else {
+                at
+            };
+            self.publish(&st);
+        }
+    }
+}
+
+/// Controls a replay; dropping it stops the player thread (the viewer keeps serving the last
+/// frame until it is dropped too).
+pub struct ReplayHandle {
+    shared: Arc<Shared>,
+}
+
+impl ReplayHandle {
+    /// A player of `recording`, paused at frame 0 at speed 1. It publishes nothing until
+    /// [`ReplayHandle::attach`].
+    pub fn new(recording: Recording) -> ReplayHandle {
+        ReplayHandle {
+            shared: Arc::new(Shared {
+                frames: recording.frames,
+                state: Mutex::new(State {
+                    index: 0,
+                    playing: false,
+                    speed: 1.0,
+                    shown_at: Instant::now(),
+                    stop: false,
+                }),
+                wake: Condvar::new(),
+                out: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The commands of the page (give it to [`Viewer::start`]).
+    pub fn backend(&self) -> Arc<dyn Backend> {
+        Arc::new(ReplayBackend {
+            shared: self.shared.clone(),
+        })
+    }
+
+    /// Starts publishing into `publisher` (see [`Viewer::publisher`]): the current frame at
+    /// once, then the player thread. Only the first call has an effect.
+    pub fn attach(&self, publisher: watch::Sender<Arc<String>>) -> std::io::Result<()> {
+        if self.shared.out.set(publisher).is_err() {
+            return Ok(());
+        }
+        self.shared.publish(&self.shared.lock());
+        let shared = self.shared.clone();
+        std::thread::Builder::new()
+            .name("replay".into())
+            .spawn(move || shared.run())?;
+        Ok(())
+    }
+
+    pub fn status(&self) -> ReplayStatus {
+        self.shared.status(&self.shared.lock())
+    }
+
+    /// The frame shown.
+    pub fn frame(&self) -> Option<Frame> {
+        let index = self.shared.lock().index;
+        self.shared.frames.get(index).cloned()
+    }
+
+    /// Plays from the current frame (from frame 0 when on the last one).
+    pub fn play(&self) {
+        self.shared.play();
+    }
+
+    pub fn pause(&self) {
+        self.shared.pause();
+    }
+
+    /// Shows frame `index` (clamped to the last frame); a playing replay goes on from there.
+    /// The frame is published before this returns.
+    pub fn seek(&self, index: usize) {
+        self.shared.seek(index);
+    }
+
+    /// Recorded seconds per wall second; must be finite and greater than 0.
+    pub fn set_speed(&self, speed: f64) -> Result<(), String> {
+        self.shared.set_speed(speed)
+    }
+}
+
+impl Drop for ReplayHandle {
+    fn drop(&mut self) {
+        self.shared.lock().stop = true;
+        self.shared.wake.notify_all();
+    }
+}
+
+/// The page's replay controls.
+struct ReplayBackend {
+    shared: Arc<Shared>,
+}
+
+impl Backend for ReplayBackend {
+    fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
+        let name = cmd
+            .get("cmd")
+            .and_then(|c| c.as_str())
+            .ok_or("a command needs \"cmd\"")?;
+        match name {
+            "play" => self.shared.play(),
+            "pause" => self.shared.pause(),
+            "seek" => {
+                let index = cmd
+                    .get("value")
+                    .and_then(|v| v.as_u64())
+                    .ok_or("seek needs \"value\": a frame index (0, 1, …)")?;
+                self.shared
+                    .seek(usize::try_from(index).unwrap_or(usize::MAX));
+            }
+            "speed" => {
+                let speed = cmd
+                    .get("value")
+                    .and_then(|v| v.as_f64())
+                    .ok_or("speed needs \"value\": a number greater than 0")?;
+                self.shared.set_speed(speed)?;
+            }
+            other => return Err(format!("{other:?} is not available in a replay")),
+        }
+        Ok(())
+    }
+}
+
+/// Serves the viewer over `recording` on `bind` (port 0 picks a free one), titled `name`, in
+/// replay mode, paused at frame 0: call [`ReplayHandle::play`] to start. Refuses a recording
+/// without frames.
+pub fn serve_replay(
+    recording: Recording,
+    bind: SocketAddr,
+    name: &str,
+) -> std::io::Result<(Viewer, ReplayHandle)> {
+    if recording.frames.is_empty() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the recording has no frames",
+        ));
+    }
+    let handle = ReplayHandle::new(recording);
+    let viewer = Viewer::start(bind, handle.backend(), responses_channel(), name, "replay")?;
+    handle.attach(viewer.publisher())?;
+    Ok((viewer, handle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Header;
+
+    fn recording(n: u64, dt: f64) -> Recording {
+        Recording {
+            header: Header::now("test"),
+            frames: (0..n)
+                .map(|i| Frame {
+                    iteration: i,
+                    time: i as f64 * dt,
+                    ..Frame::default()
+                })
+                .collect(),
+        }
+    }
+
+    fn last_message(rx: &watch::Receiver<Arc<String>>) -> serde_json::Value {
+        serde_json::from_str(rx.borrow().as_str()).unwrap()
+    }
+
+    #[test]
+    fn plays_at_the_recorded_pace_and_stops_on_the_last_frame() {
+        let handle = ReplayHandle::new(recording(21, 0.01));
+        let (tx, rx) = watch::channel(Arc::new(String::new()));
+        handle.attach(tx).unwrap();
+        let m = last_message(&rx);
+        assert_eq!(m["type"], "frame");
+        assert_eq!(m["iteration"], 0);
+        assert_eq!(m["replay"]["count"], 21);
+        assert_eq!(m["replay"]["playing"], false);
+        // 0.2 simulated seconds at speed 4: 50 ms.
+        handle.set_speed(4.0).unwrap();
+        let started = Instant::now();
+        handle.play();
+        while handle.status().playing {
+            assert!(started.elapsed() < Duration::from_secs(5), "never ended");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(started.elapsed() >= Duration::from_millis(45));
+        assert_eq!(handle.status().index, 20);
+        let m = last_message(&rx);
+        assert_eq!(
+            (m["iteration"].as_u64(), m["replay"]["playing"].as_bool()),
+            (Some(20), Some(false))
+        );
+    }
+
+    #[test]
+    fn the_page_commands_seek_pause_and_refuse_others() {
+        let handle = ReplayHandle::new(recording(10, 1.0));
+        let (tx, rx) = watch::channel(Arc::new(String::new()));
+        handle.attach(tx).unwrap();
+        let backend = handle.backend();
+        let cmd = |s: &str| backend.command(&serde_json::from_str(s).unwrap());
+        cmd(r#"{"cmd":"seek","value":7}"#).unwrap();
+        assert_eq!(last_message(&rx)["iteration"], 7);
+        cmd(r#"{"cmd":"seek","value":70}"#).unwrap();
+        assert_eq!(handle.status().index, 9);
+        cmd(r#"{"cmd":"play"}"#).unwrap();
+        assert_eq!(handle.status().index, 0, "play on the last frame restarts");
+        cmd(r#"{"cmd":"pause"}"#).unwrap();
+        assert!(!handle.status().playing);
+        cmd(r#"{"cmd":"speed","value":2.5}"#).unwrap();
+        assert_eq!(last_message(&rx)["replay"]["speed"], 2.5);
+        assert!(cmd(r#"{"cmd":"speed","value":0}"#).is_err());
+        assert!(cmd(r#"{"cmd":"seek","value":-1}"#).is_err());
+        assert!(cmd(r#"{"cmd":"initialize"}"#)
+            .unwrap_err()
+            .contains("not available in a replay"));
+    }
+}
