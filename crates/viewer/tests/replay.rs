@@ -1,0 +1,278 @@
+//! Record a live run, read it back, export it, and replay it in a real browser (headless
+//! Chromium): the page draws the robot where the recorded frame says.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use simrob_client::simrob::{Agent, AgentOptions};
+use simrob_protocol::{
+    decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
+};
+use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
+use simrob_viewer::record::{recorder, Recording, FORMAT, VERSION};
+use simrob_viewer::replay::serve_replay;
+use simrob_viewer::Frame;
+
+/// Runs the soccer scenario at real time with a recorder, drives the SumBot, stops.
+fn record_a_run(dir: &Path) -> PathBuf {
+    let file = dir.join("run.simrec");
+    let config = ServerConfig {
+        receiver_port: 0,
+        real_time_factor: 1.0,
+        save_directory: dir.to_path_buf(),
+        ..ServerConfig::default()
+    };
+    let mut core = SimServer::new(config, Box::new(DirStore::new(dir).unwrap()));
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
+    let requests: Vec<Request> =
+        decode_datagram(&std::fs::read(path).unwrap(), &CommandKeys::default())
+            .into_iter()
+            .map(|r| r.unwrap())
+            .collect();
+    core.apply_local(&requests).unwrap();
+    let mut server = UdpServer::bind(core).unwrap();
+    let udp = server.local_addr().unwrap();
+    server.add_observer(
+        Duration::ZERO,
+        recorder(&file, &format!("udp://{udp}")).unwrap(),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let thread = std::thread::spawn(move || server.run(&flag).unwrap());
+
+    let mut agent = Agent::connect(udp).unwrap();
+    agent
+        .register(
+            "driver",
+            AgentOptions {
+                broadcast: -1.0,
+                ..AgentOptions::default()
+            },
+        )
+        .unwrap();
+    agent
+        .request(
+            Request::Control {
+                request: ControlRequest::InitializeSimulation,
+                response: None,
+            },
+            Duration::from_secs(2),
+        )
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500)); // the robot lands
+                                                    // Both wheels +6 rad/s: towards −X.
+    agent
+        .entity(
+            EntityRequest::RobotMotorControl {
+                entity_id: 3,
+                motors: vec![
+                    MotorCommand {
+                        wheel_joint_id: 0,
+                        value: 6.0,
+                    },
+                    MotorCommand {
+                        wheel_joint_id: 1,
+                        value: 6.0,
+                    },
+                ],
+            },
+            false,
+        )
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // The file can be read while it is written.
+    let partial = Recording::open(&file).unwrap();
+    assert!(partial.frames.len() > 10, "{} frames", partial.frames.len());
+    stop.store(true, Ordering::Relaxed);
+    thread.join().unwrap();
+    file
+}
+
+fn robot(frame: &Frame) -> [f64; 3] {
+    frame
+        .entities
+        .iter()
+        .find(|e| e.id == 3 && e.kind == "Robot")
+        .and_then(|e| e.p)
+        .expect("the SumBot's pose")
+}
+
+fn chromium() -> PathBuf {
+    for c in [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ] {
+        if Path::new(c).exists() {
+            return PathBuf::from(c);
+        }
+    }
+    panic!("the browser tests need Chromium (apt-get install -y chromium); .ci/run installs it");
+}
+
+/// Loads `url` in headless Chromium and returns the screenshot's pixels (RGBA, w × h).
+fn screenshot(url: &str, out: &Path, w: u32, h: u32) -> image::RgbaImage {
+    let profile = out.with_extension("profile");
+    let status = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--use-angle=swiftshader",
+            "--enable-unsafe-swiftshader",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--virtual-time-budget=3000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--window-size={w},{h}"))
+        .arg(format!("--screenshot={}", out.display()))
+        .arg(url)
+        .output()
+        .expect("run chromium");
+    assert!(
+        status.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&profile);
+    if let Some(name) = out.file_name() {
+        let _ = std::fs::copy(
+            out,
+            std::env::temp_dir().join(format!("simrob-replay-{}", name.to_string_lossy())),
+        );
+    }
+    image::open(out).expect("screenshot").to_rgba8()
+}
+
+/// The centroid of the pixels close to the SumBot's orange.
+fn robot_on_screen(img: &image::RgbaImage) -> (f64, f64) {
+    let points: Vec<(u32, u32)> = img
+        .enumerate_pixels()
+        .filter(|(_, _, p)| p[0] > 200 && (100..190).contains(&p[1]) && p[2] < 80)
+        .map(|(x, y, _)| (x, y))
+        .collect();
+    assert!(
+        points.len() > 50,
+        "robot not drawn ({} orange pixels)",
+        points.len()
+    );
+    let n = points.len() as f64;
+    (
+        points.iter().map(|p| p.0 as f64).sum::<f64>() / n,
+        points.iter().map(|p| p.1 as f64).sum::<f64>() / n,
+    )
+}
+
+#[test]
+fn a_recorded_run_reads_back_exports_and_replays_in_the_browser() {
+    let dir = std::env::temp_dir().join(format!("simrob-replay-e2e-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = record_a_run(&dir);
+
+    // The file: a header, then one line per iteration.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["format"], FORMAT);
+    assert_eq!(header["version"], VERSION);
+    assert!(header["source"].as_str().unwrap().starts_with("udp://"));
+    assert!(header["started_unix_ms"].as_u64().unwrap() > 0);
+    let recording = Recording::open(&file).unwrap();
+    assert_eq!(recording.frames.len(), text.lines().count() - 1);
+    assert!(
+        recording.frames.len() > 50,
+        "{} frames",
+        recording.frames.len()
+    );
+    for pair in recording.frames.windows(2) {
+        assert_eq!(
+            pair[1].iteration,
+            pair[0].iteration + 1,
+            "one line per iteration"
+        );
+        assert!(pair[1].time > pair[0].time || pair[0].bodies.is_empty());
+    }
+    // The robot moved (towards −X).
+    let last = recording.frames.len() - 1;
+    let early = recording
+        .frames
+        .iter()
+        .position(|f| f.time >= 0.3)
+        .expect("a frame after 0.3 s");
+    let (a, b) = (
+        robot(&recording.frames[early]),
+        robot(&recording.frames[last]),
+    );
+    assert!(b[0] < a[0] - 0.05, "the robot did not move: {a:?} → {b:?}");
+
+    // The CSV: a header row, one row per frame and robot or ball.
+    let mut csv = Vec::new();
+    recording.export_csv(&mut csv).unwrap();
+    let csv = String::from_utf8(csv).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        rows[0],
+        "time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z"
+    );
+    let posed: usize = recording
+        .frames
+        .iter()
+        .map(|f| {
+            f.entities
+                .iter()
+                .filter(|e| e.p.is_some() && e.kind != "Field")
+                .count()
+        })
+        .sum();
+    assert_eq!(rows.len() - 1, posed);
+    let last_robot_row = rows
+        .iter()
+        .rev()
+        .find(|r| r.split(',').nth(2) == Some("3"))
+        .unwrap();
+    let cols: Vec<&str> = last_robot_row.split(',').collect();
+    assert_eq!(cols[3], "Robot");
+    assert_eq!(cols[1], recording.frames[last].iteration.to_string());
+    assert!((cols[4].parse::<f64>().unwrap() - b[0]).abs() < 1e-9);
+
+    // The replay in the browser: top view, 200 px per metre, centred on the origin.
+    let frames = recording.frames.clone();
+    let (viewer, player) =
+        serve_replay(recording, "127.0.0.1:0".parse().unwrap(), "test replay").unwrap();
+    player.play();
+    player.pause();
+    let url = format!(
+        "http://{}/?view=top&scale=200&cx=0&cy=0&labels=0&panel=0",
+        viewer.addr()
+    );
+    let mut drawn = Vec::new();
+    for (index, name) in [(early, "early.png"), (last, "last.png")] {
+        player.seek(index);
+        let status = player.status();
+        assert_eq!((status.index, status.playing), (index, false));
+        let img = screenshot(&url, &dir.join(name), 800, 600);
+        let (px, py) = robot_on_screen(&img);
+        let p = robot(&frames[index]);
+        let (ex, ey) = (400.0 + 200.0 * p[0], 300.0 - 200.0 * p[1]);
+        assert!(
+            (px - ex).abs() < 6.0 && (py - ey).abs() < 6.0,
+            "frame {index}: robot drawn at ({px:.1}, {py:.1}), the recording says ({ex:.1}, {ey:.1})"
+        );
+        drawn.push(px);
+    }
+    assert!(
+        drawn[1] < drawn[0] - 10.0,
+        "the robot did not move on screen: {drawn:?}"
+    );
+    drop(player);
+    drop(viewer);
+    let _ = std::fs::remove_dir_all(&dir);
+}
