@@ -19,6 +19,11 @@
 //! `{"cmd":"initialize"|"play"|"pause"|"step"}`, `{"cmd":"timestep","value":0.01}`,
 //! `{"cmd":"gravity","value":-9.8}`, `{"cmd":"rtf","value":1}`,
 //! `{"cmd":"motors","entity":3,"values":[[0,3],[1,-3]]}`.
+//!
+//! Recordings: [`record`] writes every iteration of a server to a file and reads it back;
+//! [`replay`] serves the viewer over one (hello `"mode":"replay"`; frames carry
+//! `"replay":{"count","index","playing","speed"}`; the page sends `play`, `pause`,
+//! `{"cmd":"seek","value":INDEX}` and `{"cmd":"speed","value":F}`).
 
 mod frame;
 pub mod record;
