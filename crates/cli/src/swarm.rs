@@ -13,6 +13,7 @@ use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_swarm::seer::{Consumer, JsonLinesRecorder, Seer};
 use simrob_swarm::systems::ClockSystem;
 use simrob_swarm::{Simulation, Summary};
+use simrob_viewer::{Frame, FrameBody, FrameEntity};
 
 /// Subcommands of `simrob swarm`.
 #[derive(clap::Subcommand)]
@@ -46,16 +47,30 @@ pub struct RunArgs {
     /// Run the whole duration even when every task is done.
     #[arg(long)]
     full_duration: bool,
-    /// Record snapshots, logs and the clock trace to FILE (JSON lines,
-    /// format `simrob-swarm-recording` version 1; readable while written).
+    /// Record snapshots, logs and the clock trace to FILE (JSON lines, readable while
+    /// written; see --record-format).
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// Format of --record: `swarm` (simrob-swarm-recording v1: snapshots, logs, clock
+    /// trace, summary) or `viewer` (simrob-recording v1, which `simrob` viewer replays:
+    /// every robot a box on the floor, 1 map unit = 1 cm).
+    #[arg(long, value_name = "FORMAT", default_value = "swarm")]
+    record_format: RecordFormat,
     /// Print the summary as one JSON object.
     #[arg(long)]
     json: bool,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+}
+
+/// Recording formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RecordFormat {
+    /// simrob-swarm-recording v1.
+    Swarm,
+    /// simrob-recording v1 (the viewer's replay format).
+    Viewer,
 }
 
 /// Arguments of `simrob swarm bench`.
@@ -120,7 +135,11 @@ fn run_scenario(args: RunArgs) -> Result<()> {
     if let Some(path) = &args.record {
         let file = File::create(path)
             .with_context(|| format!("cannot create the recording {}", path.display()))?;
-        let recorder: Box<dyn Consumer> = Box::new(JsonLinesRecorder::new(BufWriter::new(file)));
+        let out = BufWriter::new(file);
+        let recorder: Box<dyn Consumer> = match args.record_format {
+            RecordFormat::Swarm => Box::new(JsonLinesRecorder::new(out)),
+            RecordFormat::Viewer => Box::new(ViewerRecorder::new(out)),
+        };
         let period = scenario.file.world.snapshot_period;
         sim.add_system(Box::new(Seer::new(
             &sim.name.clone(),
@@ -294,4 +313,110 @@ fn bench(args: BenchArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Writes snapshots in the viewer's recording format (`simrob-recording` v1): each frame
+/// holds every wall (one `Field` entity of boxes) and every robot or item (a `Robot`
+/// entity with one box body). The 2D map becomes the floor: x stays, y is mirrored (the
+/// viewer's Y points away from the screen's top), 1 map unit = 1 cm.
+struct ViewerRecorder<W: std::io::Write> {
+    out: W,
+    walls: Vec<[f64; 4]>,
+    fps: f64,
+}
+
+/// Metres per map unit in viewer recordings.
+const VIEWER_SCALE: f64 = 0.01;
+/// Height of the boxes, map units.
+const VIEWER_HEIGHT: f64 = 5.0;
+
+impl<W: std::io::Write> ViewerRecorder<W> {
+    fn new(out: W) -> Self {
+        ViewerRecorder {
+            out,
+            walls: Vec::new(),
+            fps: 24.0,
+        }
+    }
+
+    fn line(&mut self, json: Result<String, serde_json::Error>) -> Result<(), String> {
+        let mut text = json.map_err(|e| e.to_string())?;
+        text.push('\n');
+        self.out
+            .write_all(text.as_bytes())
+            .and_then(|_| self.out.flush())
+            .map_err(|e| format!("cannot write the recording: {e}"))
+    }
+}
+
+fn viewer_box(e: u32, id: u32, x: f64, y: f64, theta: f64, half: [f64; 2]) -> FrameBody {
+    let s = VIEWER_SCALE;
+    FrameBody {
+        e,
+        id,
+        shape: "Box".into(),
+        dims: [
+            (2.0 * half[0]).max(1.0) * s,
+            (2.0 * half[1]).max(1.0) * s,
+            VIEWER_HEIGHT * s,
+        ],
+        material: 0,
+        mass: 1.0,
+        p: [x * s, -y * s, VIEWER_HEIGHT * 0.5 * s],
+        r: [0.0, 0.0, -theta],
+        v: [0.0; 3],
+        w: [0.0; 3],
+    }
+}
+
+impl<W: std::io::Write> Consumer for ViewerRecorder<W> {
+    fn header(&mut self, h: &simrob_swarm::seer::Header) -> Result<(), String> {
+        self.walls = h.walls.clone();
+        self.fps = h.fps;
+        let header = simrob_viewer::record::Header::now(&format!("simrob swarm: {}", h.scenario));
+        self.line(serde_json::to_string(&header))
+    }
+
+    fn snapshot(&mut self, snap: &simrob_swarm::seer::Snapshot) -> Result<(), String> {
+        let mut bodies = Vec::with_capacity(self.walls.len() + snap.entities.len());
+        let mut entities = Vec::with_capacity(snap.entities.len() + 1);
+        if !self.walls.is_empty() {
+            for (k, w) in self.walls.iter().enumerate() {
+                let mut b = viewer_box(0, k as u32, w[0], w[1], 0.0, [w[2], w[3]]);
+                b.mass = -1.0;
+                bodies.push(b);
+            }
+            entities.push(FrameEntity {
+                id: 0,
+                kind: "Field".into(),
+                p: None,
+                r: None,
+            });
+        }
+        for en in &snap.entities {
+            let b = viewer_box(en.id, 0, en.x, en.y, en.theta, en.half);
+            entities.push(FrameEntity {
+                id: en.id,
+                kind: "Robot".into(),
+                p: Some(b.p),
+                r: Some(b.r),
+            });
+            bodies.push(b);
+        }
+        let frame = Frame {
+            iteration: snap.frame,
+            time: snap.t,
+            initialized: true,
+            paused: false,
+            sync: false,
+            auto_adjust: false,
+            timestep: 1.0 / self.fps,
+            gravity: 0.0,
+            steps_per_iteration: 1,
+            real_time_factor: 0.0,
+            bodies,
+            entities,
+        };
+        self.line(serde_json::to_string(&frame))
+    }
 }

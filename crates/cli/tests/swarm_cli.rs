@@ -114,3 +114,37 @@ fn bad_input_is_a_clear_error() {
         assert!(help.contains(flag), "{flag} not in --help");
     }
 }
+
+#[test]
+fn viewer_format_recordings_replay_in_the_viewer() {
+    let dir = std::env::temp_dir().join(format!("simrob-swarm-viewer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rec = dir.join("hospital.jsonl");
+    let out = simrob()
+        .args([
+            "swarm",
+            "run",
+            "--quiet",
+            "--duration",
+            "3",
+            "--record-format",
+            "viewer",
+        ])
+        .arg(scenario("hospital.toml"))
+        .arg("--record")
+        .arg(&rec)
+        .output()
+        .expect("simrob runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&rec).unwrap();
+    let r = simrob_viewer::record::Recording::parse(&text).expect("the viewer reads it");
+    assert!(r.frames.len() >= 10, "{} frames", r.frames.len());
+    let f = &r.frames[0];
+    assert!(f.entities.iter().any(|e| e.kind == "Field"), "walls");
+    assert!(f.entities.iter().filter(|e| e.kind == "Robot").count() >= 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -76,6 +76,8 @@ pub struct EntitySnap {
     pub y: f64,
     pub theta: f64,
     pub state: &'static str,
+    /// Half extents of its collider (zero without one).
+    pub half: [f64; 2],
 }
 
 /// The simulation at one instant.
@@ -202,6 +204,14 @@ pub fn snapshot(world: &World, frame: u64, t: f64, out: &mut Snapshot) {
             y: p.y,
             theta: p.theta,
             state,
+            half: world
+                .collider
+                .get(e)
+                .map(|c| {
+                    let (hw, hh) = c.half_extents();
+                    [hw, hh]
+                })
+                .unwrap_or([0.0, 0.0]),
         });
     }
 }
