@@ -38,6 +38,10 @@ pub struct ServeArgs {
     /// address as the server.
     #[arg(long, value_name = "N")]
     pub http_port: Option<u16>,
+    /// Record every iteration to FILE (created or truncated): the simrob-recording format,
+    /// JSON lines, readable while being written; play it with `simrob replay FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     /// Print every configuration key with its default, and exit.
     #[arg(long)]
     pub list_config: bool,
@@ -111,6 +115,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
     } else {
         None
     };
+    if let Some(path) = &args.record {
+        let recorder = simrob_viewer::record::recorder(path, &format!("udp://{addr}"))
+            .with_context(|| format!("cannot record to {}", path.display()))?;
+        server.add_observer(std::time::Duration::ZERO, recorder);
+        println!("recording to {}", path.display());
+    }
     server.run(&stop)?;
     let s = server.core().stats();
     println!(

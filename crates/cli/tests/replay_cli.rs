@@ -1,0 +1,173 @@
+//! `simrob serve --record` then `simrob replay --export csv` and `simrob replay` as a user
+//! runs them.
+
+use std::io::{BufRead, BufReader};
+use std::net::UdpSocket;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn simrob() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_simrob"))
+}
+
+fn repo(rel: &str) -> String {
+    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn send(agent: &UdpSocket, addr: &str, xml: &str) {
+    agent.send_to(xml.as_bytes(), addr).unwrap();
+}
+
+#[test]
+fn a_recorded_serve_exports_to_csv_and_replays() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-replay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("run.simrec");
+    let mut child = simrob()
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--real-time-factor",
+            "1",
+            "--scenario",
+            &repo("scenarios/soccer.xml"),
+        ])
+        .arg("--save-dir")
+        .arg(&dir)
+        .arg("--record")
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on udp://")
+        .unwrap_or_else(|| panic!("first line: {line:?}"))
+        .to_string();
+    // Initialize, then drive the SumBot (entity 3) with both wheels at +6 rad/s.
+    let agent = UdpSocket::bind("127.0.0.1:0").unwrap();
+    send(
+        &agent,
+        &addr,
+        "<Message><Simulation_Message><Control_Request Command=\"Initialize_Simulation\"></Control_Request></Simulation_Message></Message>",
+    );
+    std::thread::sleep(Duration::from_millis(400));
+    send(
+        &agent,
+        &addr,
+        "<Message><Simulation_Message><Entity_Request Command=\"Robot_Motor_Control\"><Entity_Id>3</Entity_Id><Motors><Motor><Wheel_Joint_Id>0</Wheel_Joint_Id><Value>6</Value></Motor><Motor><Wheel_Joint_Id>1</Wheel_Joint_Id><Value>6</Value></Motor></Motors></Entity_Request></Simulation_Message></Message>",
+    );
+    std::thread::sleep(Duration::from_millis(1200));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    assert!(rest.contains("recording to"), "{rest}");
+
+    // Export to standard output.
+    let export = simrob()
+        .args(["replay", "--export", "csv"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let csv = String::from_utf8_lossy(&export.stdout);
+    assert!(
+        export.status.success(),
+        "{}",
+        String::from_utf8_lossy(&export.stderr)
+    );
+    let mut rows = csv.lines();
+    assert_eq!(
+        rows.next(),
+        Some("time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z")
+    );
+    let robot: Vec<(f64, u64, f64)> = rows
+        .map(|r| r.split(',').collect::<Vec<_>>())
+        .filter(|c| c[2] == "3")
+        .map(|c| {
+            assert_eq!(c.len(), 10, "{c:?}");
+            assert_eq!(c[3], "Robot");
+            (
+                c[0].parse().unwrap(),
+                c[1].parse().unwrap(),
+                c[4].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert!(robot.len() > 20, "{} robot rows", robot.len());
+    assert!(robot.windows(2).all(|w| w[1].1 > w[0].1 && w[1].0 > w[0].0));
+    let (first, last) = (robot[0].2, robot[robot.len() - 1].2);
+    assert!(
+        last < first - 0.02,
+        "the robot did not move: {first} → {last}"
+    );
+    assert!(csv.contains(",Ball,"), "the ball is exported too");
+
+    // Export to a file: the same text.
+    let out_file = dir.join("poses.csv");
+    let status = simrob()
+        .arg("replay")
+        .arg(&file)
+        .args(["--export", "csv", "--output"])
+        .arg(&out_file)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), csv);
+
+    // The viewer over the recording, stopped with Ctrl-C.
+    let mut replay = simrob()
+        .arg("replay")
+        .arg(&file)
+        .args(["--http-port", "0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(replay.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let http = line
+        .trim()
+        .strip_prefix("viewer on http://")
+        .unwrap_or_else(|| panic!("first line: {line:?}"))
+        .to_string();
+    let mut stream = std::net::TcpStream::connect(&http).unwrap();
+    std::io::Write::write_all(
+        &mut stream,
+        b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .unwrap();
+    let mut page = String::new();
+    std::io::Read::read_to_string(&mut stream, &mut page).unwrap();
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    let status = Command::new("kill")
+        .args(["-INT", &replay.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(replay.wait().unwrap().success());
+
+    // Not a recording: a clear error.
+    let bad = simrob()
+        .args(["replay", "--export", "csv"])
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("not a simrob recording"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
