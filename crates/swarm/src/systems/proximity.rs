@@ -300,13 +300,22 @@ impl System for ProximitySystem {
             scene.sense(0, sensors, sp);
             return;
         }
-        let chunk = sensors.len().div_ceil(threads);
+        // Many small chunks dealt round-robin: crowded and empty regions of the map are
+        // spread evenly over the threads.
+        let chunk = sensors.len().div_ceil(threads * 16).max(256);
+        let mut work: Vec<Vec<(usize, &mut [Proximity], &[bool])>> =
+            (0..threads).map(|_| Vec::new()).collect();
+        for (c, (s_chunk, p_chunk)) in sensors.chunks_mut(chunk).zip(sp.chunks(chunk)).enumerate() {
+            work[c % threads].push((c * chunk, s_chunk, p_chunk));
+        }
         let scene = &scene;
         std::thread::scope(|scope| {
-            for (c, (s_chunk, p_chunk)) in
-                sensors.chunks_mut(chunk).zip(sp.chunks(chunk)).enumerate()
-            {
-                scope.spawn(move || scene.sense(c * chunk, s_chunk, p_chunk));
+            for list in work {
+                scope.spawn(move || {
+                    for (first, s_chunk, p_chunk) in list {
+                        scene.sense(first, s_chunk, p_chunk);
+                    }
+                });
             }
         });
     }
