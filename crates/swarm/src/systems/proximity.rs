@@ -104,6 +104,9 @@ impl ProximitySystem {
     }
 }
 
+/// A run of sensors for one thread: index of the first, the sensors, their presence flags.
+type Share<'a> = (usize, &'a mut [Proximity], &'a [bool]);
+
 /// Below this many sensors one thread does all.
 const PARALLEL_MIN: usize = 4096;
 
@@ -303,8 +306,7 @@ impl System for ProximitySystem {
         // Many small chunks dealt round-robin: crowded and empty regions of the map are
         // spread evenly over the threads.
         let chunk = sensors.len().div_ceil(threads * 16).max(256);
-        let mut work: Vec<Vec<(usize, &mut [Proximity], &[bool])>> =
-            (0..threads).map(|_| Vec::new()).collect();
+        let mut work: Vec<Vec<Share>> = (0..threads).map(|_| Vec::new()).collect();
         for (c, (s_chunk, p_chunk)) in sensors.chunks_mut(chunk).zip(sp.chunks(chunk)).enumerate() {
             work[c % threads].push((c * chunk, s_chunk, p_chunk));
         }
