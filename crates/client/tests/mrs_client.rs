@@ -7,6 +7,7 @@ use simrob_server::mrs::flat::{Map, Pose};
 use simrob_server::mrs::{
     MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP,
 };
+use std::time::Duration;
 
 fn serve(map: Map, start: Pose) -> MrsHandle {
     let core = MrsCore::new(
@@ -77,6 +78,9 @@ fn the_seed_calls() {
     ));
     assert_eq!(robot.get_pos().expect("P"), (150.0, 130.0, 90.0));
     robot.disconnect().expect("disconnect");
+    // The server sees the close on its next poll (at most 50 ms); stopping it before then
+    // would leave the robot in place.
+    std::thread::sleep(Duration::from_millis(1000));
     let core = h.stop().expect("stop");
     assert_eq!(core.messages().len(), 0, "the robot left with its message");
 }
