@@ -1,8 +1,9 @@
 //! Record a live run, read it back, export it, and replay it in a real browser (headless
 //! Chromium): the page draws the robot where the recorded frame says.
 
+mod headless;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +16,8 @@ use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
 use simrob_viewer::record::{recorder, Recording, FORMAT, VERSION};
 use simrob_viewer::replay::serve_replay;
 use simrob_viewer::Frame;
+
+use headless::{centroid, orange_pixels, screenshot};
 
 /// Runs the soccer scenario at real time with a recorder, drives the SumBot, stops.
 fn record_a_run(dir: &Path) -> PathBuf {
@@ -100,75 +103,15 @@ fn robot(frame: &Frame) -> [f64; 3] {
         .expect("the SumBot's pose")
 }
 
-fn chromium() -> PathBuf {
-    for c in [
-        "/usr/bin/chromium",
-        "/usr/bin/chromium-browser",
-        "/usr/bin/google-chrome",
-    ] {
-        if Path::new(c).exists() {
-            return PathBuf::from(c);
-        }
-    }
-    panic!("the browser tests need Chromium (apt-get install -y chromium); .ci/run installs it");
-}
-
-/// Loads `url` in headless Chromium and returns the screenshot's pixels (RGBA, w × h).
-fn screenshot(url: &str, out: &Path, w: u32, h: u32) -> image::RgbaImage {
-    let profile = out.with_extension("profile");
-    let status = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--use-angle=swiftshader",
-            "--enable-unsafe-swiftshader",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--virtual-time-budget=3000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--window-size={w},{h}"))
-        .arg(format!("--screenshot={}", out.display()))
-        .arg(url)
-        .output()
-        .expect("run chromium");
-    assert!(
-        status.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-    let _ = std::fs::remove_dir_all(&profile);
-    if let Some(name) = out.file_name() {
-        let _ = std::fs::copy(
-            out,
-            std::env::temp_dir().join(format!("simrob-replay-{}", name.to_string_lossy())),
-        );
-    }
-    image::open(out).expect("screenshot").to_rgba8()
-}
-
 /// The centroid of the pixels close to the SumBot's orange.
 fn robot_on_screen(img: &image::RgbaImage) -> (f64, f64) {
-    let points: Vec<(u32, u32)> = img
-        .enumerate_pixels()
-        .filter(|(_, _, p)| p[0] > 200 && (100..190).contains(&p[1]) && p[2] < 80)
-        .map(|(x, y, _)| (x, y))
-        .collect();
+    let points = orange_pixels(img);
     assert!(
         points.len() > 50,
         "robot not drawn ({} orange pixels)",
         points.len()
     );
-    let n = points.len() as f64;
-    (
-        points.iter().map(|p| p.0 as f64).sum::<f64>() / n,
-        points.iter().map(|p| p.1 as f64).sum::<f64>() / n,
-    )
+    centroid(&points)
 }
 
 #[test]
