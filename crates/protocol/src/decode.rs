@@ -3,6 +3,7 @@
 //!
 //! See the crate documentation for the leniencies.
 
+use crate::commands::{decode_payload, Family};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::keys::CommandKeys;
 use crate::model::*;
@@ -26,10 +27,10 @@ pub(crate) const ANGULAR_VELOCITY: [&str; 3] = [
 pub(crate) const POS: [&str; 3] = ["pos_x", "pos_y", "pos_z"];
 pub(crate) const ROT: [&str; 3] = ["rot_x", "rot_y", "rot_z"];
 
-const AGENT_MESSAGE: &str = "Agent_Message";
+const AGENT_MESSAGE: &str = Family::Agent.element();
 const SIMULATION_MESSAGE: &str = "Simulation_Message";
-const CONTROL_REQUEST: &str = "Control_Request";
-const ENTITY_REQUEST: &str = "Entity_Request";
+const CONTROL_REQUEST: &str = Family::Control.element();
+const ENTITY_REQUEST: &str = Family::Entity.element();
 
 /// Decodes one datagram into its requests, one entry per request, in document order.
 ///
@@ -193,9 +194,9 @@ fn walk(
 pub fn decode_request_element(el: &Element, keys: &CommandKeys) -> Result<Request, DecodeError> {
     let seg = request_segment(el);
     match el.name.as_str() {
-        AGENT_MESSAGE => decode_agent(el, keys).map_err(|e| e.within(seg)),
-        CONTROL_REQUEST => decode_control(el, keys).map_err(|e| e.within(seg)),
-        ENTITY_REQUEST => decode_entity_request(el, keys).map_err(|e| e.within(seg)),
+        AGENT_MESSAGE => decode_command(el, Family::Agent, keys).map_err(|e| e.within(seg)),
+        CONTROL_REQUEST => decode_command(el, Family::Control, keys).map_err(|e| e.within(seg)),
+        ENTITY_REQUEST => decode_command(el, Family::Entity, keys).map_err(|e| e.within(seg)),
         "Message" | SIMULATION_MESSAGE => {
             let mut out = Vec::new();
             walk(el, 0, std::slice::from_ref(&el.name), keys, &mut out);
@@ -218,155 +219,35 @@ pub fn decode_request_element(el: &Element, keys: &CommandKeys) -> Result<Reques
     }
 }
 
-fn unknown_command(cmd: &str, kind: &str, known: &[&str], keys: &CommandKeys) -> DecodeError {
-    let mut message = format!(
-        "unknown command {:?} in {kind} (known: {})",
-        cmd,
-        known.join(", ")
-    );
-    let elsewhere = if keys.agent_commands().contains(&cmd) {
-        Some(AGENT_MESSAGE)
-    } else if keys.control_commands().contains(&cmd) {
-        Some(CONTROL_REQUEST)
-    } else if keys.entity_commands().contains(&cmd) {
-        Some(ENTITY_REQUEST)
-    } else {
-        None
-    };
-    if let Some(other) = elsewhere {
-        message.push_str(&format!("; {cmd} is a command of <{other}>"));
-    }
-    DecodeError::new(DecodeErrorKind::UnknownCommand, message)
-}
-
-fn decode_agent(el: &Element, keys: &CommandKeys) -> Result<Request, DecodeError> {
+/// Decodes the request element `el` of `family`: its `Command` attribute names the
+/// command (under `keys`), the command table says how to read the rest.
+fn decode_command(
+    el: &Element,
+    family: Family,
+    keys: &CommandKeys,
+) -> Result<Request, DecodeError> {
     let cmd = el.required_attr("Command")?;
-    let request = if cmd == keys.register_agent {
-        AgentRequest::RegisterAgent {
-            agent_type: AgentType::parse(el.required_attr("Agent_Type")?),
-            port: el.child_u16("Port")?,
-            ip: el.child_string("IP")?,
-            sync: el.child_bool("Sync")?,
-            broadcast: el.child_f64("Broadcast")?,
-            key: el.child_string("Key")?,
-        }
-    } else if cmd == keys.info_request {
-        AgentRequest::InfoRequest {
-            requester: el.child_string("Requester")?,
-            requested: el.child_string("Requested")?,
-        }
-    } else if cmd == keys.synchronize {
-        AgentRequest::Synchronize {
-            key: el.child_string("Key")?,
-            iteration: el.child_u64("Iteration")?,
-        }
-    } else {
-        return Err(unknown_command(
-            cmd,
-            AGENT_MESSAGE,
-            &keys.agent_commands(),
-            keys,
-        ));
-    };
-    Ok(Request::Agent(request))
-}
-
-fn decode_control(el: &Element, keys: &CommandKeys) -> Result<Request, DecodeError> {
-    let cmd = el.required_attr("Command")?;
-    let k = keys;
-    let request = if cmd == k.register_materials_interactions {
-        let (materials, interactions) = decode_materials_element(el)?;
-        ControlRequest::RegisterMaterialsInteractions {
-            materials,
-            interactions,
-        }
-    } else if cmd == k.create_entity {
-        ControlRequest::CreateEntity(decode_entity_spec_element(el)?)
-    } else if cmd == k.initialize_simulation {
-        ControlRequest::InitializeSimulation
-    } else if cmd == k.set_step_mode {
-        ControlRequest::SetStepMode(el.child_bool("Step_Mode")?)
-    } else if cmd == k.make_step {
-        ControlRequest::MakeStep
-    } else if cmd == k.set_auto_adjust_mode {
-        ControlRequest::SetAutoAdjustMode(el.child_bool("AutoAdjust_Mode")?)
-    } else if cmd == k.set_sync_mode {
-        ControlRequest::SetSyncMode(el.child_bool("Sync_Mode")?)
-    } else if cmd == k.set_sync_wait {
-        ControlRequest::SetSyncWait(el.child_f64("Sync_Wait")?)
-    } else if cmd == k.set_timestep {
-        ControlRequest::SetTimestep(el.child_f64("Timestep")?)
-    } else if cmd == k.set_world_gravity {
-        ControlRequest::SetWorldGravity(el.child_f64("Gravity")?)
-    } else if cmd == k.set_world_hardness {
-        ControlRequest::SetWorldHardness(el.child_f64("Hardness")?)
-    } else if cmd == k.set_world_bounciness {
-        ControlRequest::SetWorldBounciness(el.child_f64("Bounciness")?)
-    } else if cmd == k.save {
-        ControlRequest::Save(el.child_string("File")?)
-    } else if cmd == k.load {
-        ControlRequest::Load(el.child_string("File")?)
-    } else if cmd == k.set_fast_mode {
-        ControlRequest::SetFastMode(el.child_bool("Fast_Mode")?)
-    } else if cmd == k.set_steps_per_iteration {
-        let steps = el.child_u32("Steps_Per_Iteration")?;
-        if steps == 0 {
-            return Err(DecodeError::invalid(
-                "Steps_Per_Iteration: must be at least 1, found \"0\"",
-            ));
-        }
-        ControlRequest::SetStepsPerIteration(steps)
-    } else {
-        return Err(unknown_command(
-            cmd,
-            CONTROL_REQUEST,
-            &keys.control_commands(),
-            keys,
-        ));
-    };
-    let response = el.opt_child_bool("Response")?;
-    Ok(Request::Control { request, response })
-}
-
-fn decode_entity_request(el: &Element, keys: &CommandKeys) -> Result<Request, DecodeError> {
-    let cmd = el.required_attr("Command")?;
-    let request = if cmd == keys.set_entity_position {
-        EntityRequest::SetEntityPosition {
-            entity_id: entity_id(el)?,
-            position: el.child_vec3(POSITION)?,
-        }
-    } else if cmd == keys.robot_motor_control {
-        let entity_id = entity_id(el)?;
-        let motors_el = el.required_child("Motors")?;
-        let mut motors = Vec::new();
-        for (i, child) in motors_el.children.iter().enumerate() {
-            if child.name != "Motor" {
-                return Err(unexpected_child(child, "Motors", "Motor").within("Motors"));
+    match keys.lookup(cmd) {
+        Some(command) if command.family() == family => decode_payload(command, el),
+        other => {
+            let mut message = format!(
+                "unknown command {:?} in {} (known: {})",
+                cmd,
+                family.element(),
+                keys.names_in(family).join(", ")
+            );
+            if let Some(command) = other {
+                message.push_str(&format!(
+                    "; {cmd} is a command of <{}>",
+                    command.family().element()
+                ));
             }
-            let index = i + 1;
-            let motor = (|| {
-                Ok(MotorCommand {
-                    wheel_joint_id: child.child_u32("Wheel_Joint_Id")?,
-                    value: child.child_f64("Value")?,
-                })
-            })()
-            .map_err(|e: DecodeError| e.within(format!("Motor[{index}]")).within("Motors"))?;
-            motors.push(motor);
+            Err(DecodeError::new(DecodeErrorKind::UnknownCommand, message))
         }
-        EntityRequest::RobotMotorControl { entity_id, motors }
-    } else {
-        return Err(unknown_command(
-            cmd,
-            ENTITY_REQUEST,
-            &keys.entity_commands(),
-            keys,
-        ));
-    };
-    let response = el.opt_child_bool("Response")?;
-    Ok(Request::Entity { request, response })
+    }
 }
 
-fn unexpected_child(child: &Element, parent: &str, expected: &str) -> DecodeError {
+pub(crate) fn unexpected_child(child: &Element, parent: &str, expected: &str) -> DecodeError {
     DecodeError::new(
         DecodeErrorKind::UnexpectedElement,
         format!(
@@ -378,7 +259,7 @@ fn unexpected_child(child: &Element, parent: &str, expected: &str) -> DecodeErro
 
 /// `Entity_id` (as in `Create_Entity`) or `Entity_Id` (as in entity requests and
 /// broadcasts): either spelling is accepted everywhere.
-fn entity_id(el: &Element) -> Result<u32, DecodeError> {
+pub(crate) fn entity_id(el: &Element) -> Result<u32, DecodeError> {
     match el.child("Entity_id").or_else(|| el.child("Entity_Id")) {
         Some(c) => c.text_u32(),
         None => Err(DecodeError::new(

@@ -10,6 +10,7 @@
 
 use std::fmt::Write as _;
 
+use crate::commands::{encode_payload, Command};
 use crate::decode::{
     ANGULAR_VELOCITY, AXIS_1, AXIS_2, LINEAR_VELOCITY, POS, POSITION, ROT, ROTATION, SIZE,
 };
@@ -70,108 +71,7 @@ fn with_response(mut el: Element, response: Option<bool>) -> Element {
 /// The request element itself: `<Agent_Message>`, `<Control_Request>` or
 /// `<Entity_Request>`, with `<Response>` last when given.
 pub fn request_element(req: &Request, keys: &CommandKeys) -> Element {
-    match req {
-        Request::Agent(a) => agent_element(a, keys),
-        Request::Control { request, response } => {
-            with_response(control_element(request, keys), *response)
-        }
-        Request::Entity { request, response } => {
-            with_response(entity_request_element(request, keys), *response)
-        }
-    }
-}
-
-fn agent_element(a: &AgentRequest, keys: &CommandKeys) -> Element {
-    match a {
-        AgentRequest::RegisterAgent {
-            agent_type,
-            port,
-            ip,
-            sync,
-            broadcast,
-            key,
-        } => command("Agent_Message", &keys.register_agent)
-            .with_attr("Agent_Type", agent_type.as_str())
-            .with_child(Element::leaf("Port", port))
-            .with_child(Element::leaf("IP", ip))
-            .with_child(Element::leaf("Sync", sync))
-            .with_child(Element::leaf("Broadcast", broadcast))
-            .with_child(Element::leaf("Key", key)),
-        AgentRequest::InfoRequest {
-            requester,
-            requested,
-        } => command("Agent_Message", &keys.info_request)
-            .with_child(Element::leaf("Requester", requester))
-            .with_child(Element::leaf("Requested", requested)),
-        AgentRequest::Synchronize { key, iteration } => command("Agent_Message", &keys.synchronize)
-            .with_child(Element::leaf("Key", key))
-            .with_child(Element::leaf("Iteration", iteration)),
-    }
-}
-
-fn control_element(c: &ControlRequest, keys: &CommandKeys) -> Element {
-    let k = keys;
-    let simple = |cmd: &str, child: &str, value: String| {
-        command("Control_Request", cmd).with_child(Element::leaf(child, value))
-    };
-    match c {
-        ControlRequest::RegisterMaterialsInteractions {
-            materials,
-            interactions,
-        } => materials_element(materials, interactions, keys),
-        ControlRequest::CreateEntity(spec) => entity_spec_element(spec, keys),
-        ControlRequest::InitializeSimulation => {
-            command("Control_Request", &k.initialize_simulation)
-        }
-        ControlRequest::SetStepMode(v) => simple(&k.set_step_mode, "Step_Mode", v.to_string()),
-        ControlRequest::MakeStep => command("Control_Request", &k.make_step),
-        ControlRequest::SetAutoAdjustMode(v) => {
-            simple(&k.set_auto_adjust_mode, "AutoAdjust_Mode", v.to_string())
-        }
-        ControlRequest::SetSyncMode(v) => simple(&k.set_sync_mode, "Sync_Mode", v.to_string()),
-        ControlRequest::SetSyncWait(v) => simple(&k.set_sync_wait, "Sync_Wait", v.to_string()),
-        ControlRequest::SetTimestep(v) => simple(&k.set_timestep, "Timestep", v.to_string()),
-        ControlRequest::SetWorldGravity(v) => {
-            simple(&k.set_world_gravity, "Gravity", v.to_string())
-        }
-        ControlRequest::SetWorldHardness(v) => {
-            simple(&k.set_world_hardness, "Hardness", v.to_string())
-        }
-        ControlRequest::SetWorldBounciness(v) => {
-            simple(&k.set_world_bounciness, "Bounciness", v.to_string())
-        }
-        ControlRequest::Save(f) => simple(&k.save, "File", f.clone()),
-        ControlRequest::Load(f) => simple(&k.load, "File", f.clone()),
-        ControlRequest::SetFastMode(v) => simple(&k.set_fast_mode, "Fast_Mode", v.to_string()),
-        ControlRequest::SetStepsPerIteration(v) => simple(
-            &k.set_steps_per_iteration,
-            "Steps_Per_Iteration",
-            v.to_string(),
-        ),
-    }
-}
-
-fn entity_request_element(e: &EntityRequest, keys: &CommandKeys) -> Element {
-    match e {
-        EntityRequest::SetEntityPosition {
-            entity_id,
-            position,
-        } => {
-            let mut el = command("Entity_Request", &keys.set_entity_position)
-                .with_child(Element::leaf("Entity_Id", entity_id));
-            vec3(&mut el, POSITION, *position);
-            el
-        }
-        EntityRequest::RobotMotorControl { entity_id, motors } => {
-            command("Entity_Request", &keys.robot_motor_control)
-                .with_child(Element::leaf("Entity_Id", entity_id))
-                .with_child(Element::new("Motors").with_children(motors.iter().map(|m| {
-                    Element::new("Motor")
-                        .with_child(Element::leaf("Wheel_Joint_Id", m.wheel_joint_id))
-                        .with_child(Element::leaf("Value", m.value))
-                })))
-        }
-    }
+    with_response(encode_payload(req, keys), req.response())
 }
 
 /// `<Control_Request Command="Register_Materials_Interactions">` with every `<Material>`
@@ -181,7 +81,10 @@ pub fn materials_element(
     interactions: &[Interaction],
     keys: &CommandKeys,
 ) -> Element {
-    let mut el = command("Control_Request", &keys.register_materials_interactions);
+    let mut el = command(
+        "Control_Request",
+        &keys[Command::RegisterMaterialsInteractions],
+    );
     for m in materials {
         el.push(
             Element::new("Material")
@@ -245,7 +148,7 @@ pub fn entity_spec_element(spec: &EntitySpec, keys: &CommandKeys) -> Element {
             data.push(Element::leaf("Radius", radius));
         }
     }
-    command("Control_Request", &keys.create_entity)
+    command("Control_Request", &keys[Command::CreateEntity])
         .with_attr("Type", spec.type_name())
         .with_child(data)
 }

@@ -7,7 +7,7 @@
 //! datagram from an agent into its [`Request`]s; [`encode_request`] does the reverse for
 //! clients; [`encode_response`] / [`encode_broadcast`] write what the server sends and
 //! [`decode_server_message`] reads it on the agent side. [`CommandKeys`] holds the
-//! configurable command names (seed 000 §6). The [`tree`] module is the small XML element
+//! configurable command names (seed 000 §6) of the [`commands`] table. The [`tree`] module is the small XML element
 //! tree everything is built on, public so that other crates read and write their own XML
 //! (save files, scenarios) with the same rules and error messages.
 //!
@@ -132,6 +132,7 @@
 //! (i from 1 to n) and a share of the bodies and entity entries ([`Broadcast::part`]).
 //! Clients that ignore `<Part>` still read each datagram as a valid (partial) broadcast.
 
+pub mod commands;
 pub mod error;
 mod fast;
 pub mod keys;
@@ -141,6 +142,7 @@ pub mod tree;
 mod decode;
 mod encode;
 
+pub use commands::{Command, Family};
 pub use decode::{
     decode_body_element, decode_body_state_element, decode_broadcast_element, decode_datagram,
     decode_entity_spec_element, decode_joint_element, decode_materials_element,
@@ -152,51 +154,5 @@ pub use encode::{
     materials_element, message_element, request_element, response_element,
 };
 pub use error::{DecodeError, DecodeErrorKind, Position};
-pub use keys::{config_keys, CommandKeys};
+pub use keys::{config_keys, CommandKeys, KeysError};
 pub use model::*;
-
-impl Request {
-    /// The command name of this request under `keys` (what its `Command` attribute says).
-    pub fn command<'k>(&self, keys: &'k CommandKeys) -> &'k str {
-        match self {
-            Request::Agent(a) => match a {
-                AgentRequest::RegisterAgent { .. } => &keys.register_agent,
-                AgentRequest::InfoRequest { .. } => &keys.info_request,
-                AgentRequest::Synchronize { .. } => &keys.synchronize,
-            },
-            Request::Control { request, .. } => match request {
-                ControlRequest::RegisterMaterialsInteractions { .. } => {
-                    &keys.register_materials_interactions
-                }
-                ControlRequest::CreateEntity(_) => &keys.create_entity,
-                ControlRequest::InitializeSimulation => &keys.initialize_simulation,
-                ControlRequest::SetStepMode(_) => &keys.set_step_mode,
-                ControlRequest::MakeStep => &keys.make_step,
-                ControlRequest::SetAutoAdjustMode(_) => &keys.set_auto_adjust_mode,
-                ControlRequest::SetSyncMode(_) => &keys.set_sync_mode,
-                ControlRequest::SetSyncWait(_) => &keys.set_sync_wait,
-                ControlRequest::SetTimestep(_) => &keys.set_timestep,
-                ControlRequest::SetWorldGravity(_) => &keys.set_world_gravity,
-                ControlRequest::SetWorldHardness(_) => &keys.set_world_hardness,
-                ControlRequest::SetWorldBounciness(_) => &keys.set_world_bounciness,
-                ControlRequest::Save(_) => &keys.save,
-                ControlRequest::Load(_) => &keys.load,
-                ControlRequest::SetFastMode(_) => &keys.set_fast_mode,
-                ControlRequest::SetStepsPerIteration(_) => &keys.set_steps_per_iteration,
-            },
-            Request::Entity { request, .. } => match request {
-                EntityRequest::SetEntityPosition { .. } => &keys.set_entity_position,
-                EntityRequest::RobotMotorControl { .. } => &keys.robot_motor_control,
-            },
-        }
-    }
-
-    /// The `<Response>` flag of a control or entity request (`None` for agent requests and
-    /// when not given).
-    pub fn response(&self) -> Option<bool> {
-        match self {
-            Request::Agent(_) => None,
-            Request::Control { response, .. } | Request::Entity { response, .. } => *response,
-        }
-    }
-}

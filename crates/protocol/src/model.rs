@@ -14,24 +14,7 @@
 /// A 3-vector as it appears in `*_X`, `*_Y`, `*_Z` children.
 pub type Vec3 = [f64; 3];
 
-/// One decoded request: the unit a datagram is split into and executed in order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Request {
-    /// `<Message><Agent_Message Command=…>`.
-    Agent(AgentRequest),
-    /// `<Message><Simulation_Message><Control_Request Command=…>`.
-    Control {
-        request: ControlRequest,
-        /// `<Response>true|false</Response>` inside the request; `None` = not given (the
-        /// server's `defaultresponserequest` applies).
-        response: Option<bool>,
-    },
-    /// `<Message><Simulation_Message><Entity_Request Command=…>`.
-    Entity {
-        request: EntityRequest,
-        response: Option<bool>,
-    },
-}
+pub use crate::commands::{AgentRequest, ControlRequest, EntityRequest, Request};
 
 /// Agent type of `Register_Agent`'s `Agent_Type` attribute. Unknown names are kept so that a
 /// server with an extra agent type (an extension) can accept them.
@@ -60,28 +43,6 @@ impl AgentType {
             other => AgentType::Other(other.to_string()),
         }
     }
-}
-
-/// `<Agent_Message>` requests (seed 000 §2.1, §2.2, §2.10).
-#[derive(Debug, Clone, PartialEq)]
-pub enum AgentRequest {
-    RegisterAgent {
-        agent_type: AgentType,
-        port: u16,
-        ip: String,
-        sync: bool,
-        /// Broadcast interval in simulated seconds; −1 = never.
-        broadcast: f64,
-        key: String,
-    },
-    InfoRequest {
-        requester: String,
-        requested: String,
-    },
-    Synchronize {
-        key: String,
-        iteration: u64,
-    },
 }
 
 /// A material of `Register_Materials_Interactions`.
@@ -239,58 +200,12 @@ impl EntitySpec {
     }
 }
 
-/// `<Control_Request>` commands (seed 000 §2.3–§2.19).
-#[derive(Debug, Clone, PartialEq)]
-pub enum ControlRequest {
-    RegisterMaterialsInteractions {
-        materials: Vec<Material>,
-        interactions: Vec<Interaction>,
-    },
-    CreateEntity(EntitySpec),
-    InitializeSimulation,
-    SetStepMode(bool),
-    MakeStep,
-    SetAutoAdjustMode(bool),
-    SetSyncMode(bool),
-    SetSyncWait(f64),
-    SetTimestep(f64),
-    SetWorldGravity(f64),
-    SetWorldHardness(f64),
-    SetWorldBounciness(f64),
-    Save(String),
-    Load(String),
-    SetFastMode(bool),
-    SetStepsPerIteration(u32),
-}
-
 /// One `<Motor>` of `Robot_Motor_Control`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MotorCommand {
     pub wheel_joint_id: u32,
     /// Target angular velocity, rad/s.
     pub value: f64,
-}
-
-/// `<Entity_Request>` commands (seed 000 §3).
-#[derive(Debug, Clone, PartialEq)]
-pub enum EntityRequest {
-    SetEntityPosition {
-        entity_id: u32,
-        position: Vec3,
-    },
-    RobotMotorControl {
-        entity_id: u32,
-        motors: Vec<MotorCommand>,
-    },
-}
-
-impl EntityRequest {
-    pub fn entity_id(&self) -> u32 {
-        match self {
-            EntityRequest::SetEntityPosition { entity_id, .. }
-            | EntityRequest::RobotMotorControl { entity_id, .. } => *entity_id,
-        }
-    }
 }
 
 /// `<Response>` (seed 000 §2.1, §2.2, §4).

@@ -390,14 +390,15 @@ impl SendCommand {
             SendCommand::RegisterMaterials { file } => read_only(
                 file,
                 cx.keys,
-                &cx.keys.register_materials_interactions,
+                &cx.keys[simrob_protocol::Command::RegisterMaterialsInteractions],
                 |r| matches!(r, C::RegisterMaterialsInteractions { .. }),
             ),
-            SendCommand::CreateEntity { file } => {
-                read_only(file, cx.keys, &cx.keys.create_entity, |r| {
-                    matches!(r, C::CreateEntity(_))
-                })
-            }
+            SendCommand::CreateEntity { file } => read_only(
+                file,
+                cx.keys,
+                &cx.keys[simrob_protocol::Command::CreateEntity],
+                |r| matches!(r, C::CreateEntity(_)),
+            ),
             SendCommand::Initialize => one(C::InitializeSimulation),
             SendCommand::StepMode { mode } => one(C::SetStepMode(mode.on())),
             SendCommand::Pause => one(C::SetStepMode(true)),

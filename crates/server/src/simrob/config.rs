@@ -313,7 +313,10 @@ mod tests {
         assert_eq!(a.receiver_port, 6000);
         assert_eq!(a.maximum_datagram_size, 2048);
         assert!(a.world.default_response_request);
-        assert_eq!(a.keys.create_entity, "Make_Thing");
+        assert_eq!(
+            &a.keys[simrob_protocol::Command::CreateEntity],
+            "Make_Thing"
+        );
         assert_eq!(a.world.sync_wait, 0.5);
     }
 
