@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use simrob_server::mrs::flat::{Map, Pose};
-use simrob_server::mrs::{
+use simrob_mrs::flat::{Map, Pose};
+use simrob_mrs::{
     write_atomically, ClientId, DirMapFiles, MrsConfig, MrsCore, MrsServer, ShellOptions,
     EXAMPLE_MAP,
 };
@@ -35,7 +35,7 @@ pub struct MrsArgs {
     #[arg(long, value_name = "X,Y,ANGLE", value_parser = parse_pose)]
     start: Option<Pose>,
     /// TCP port (0 = any free port).
-    #[arg(long, default_value_t = simrob_client::mrs::DEFAULT_PORT)]
+    #[arg(long, default_value_t = simrob_mrs::DEFAULT_PORT)]
     port: u16,
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
@@ -113,7 +113,7 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
         },
     );
     let s = core.start_pose();
-    let radius = simrob_server::mrs::flat::RobotModel::NOMAD_200.radius;
+    let radius = simrob_mrs::flat::RobotModel::NOMAD_200.radius;
     if args.start.is_some() && !core.world().is_free(s.position(), radius, None) {
         bail!(
             "--start {},{},{}: a robot (radius {radius} in) there would overlap a wall or leave the {} × {} in map; choose a free spot",

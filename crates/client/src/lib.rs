@@ -1,8 +1,6 @@
 //! # simrob-client
 //!
-//! Client libraries for programs that drive simrob: [`simrob`] speaks the SimRob XML protocol
-//! over UDP (seed 000); [`mrs`] speaks the Mobile Robot Simulator text protocol over TCP
-//! (seed 001).
+//! Client library for programs that drive simrob: [`simrob`] speaks the SimRob XML protocol
+//! over UDP. The Mobile Robot Simulator's client lives with its server in `simrob-mrs`.
 
-pub mod mrs;
 pub mod simrob;

@@ -1,7 +1,6 @@
 //! # simrob-server
 //!
-//! The network shells around simrob's sans-IO cores: the SimRob UDP server ([`simrob`]) and
-//! the Mobile Robot Simulator TCP server ([`mrs`]).
+//! The network shells around simrob's sans-IO cores: the SimRob UDP server ([`simrob`]). The
+//! Mobile Robot Simulator has its own crate, `simrob-mrs`.
 
-pub mod mrs;
 pub mod simrob;

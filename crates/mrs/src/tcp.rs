@@ -15,9 +15,8 @@ use std::time::{Duration, Instant};
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 
-use super::core::{ClientId, MapFiles, MrsCore, MAX_MAP_FILE};
-use super::protocol::{error_reply, MAX_LINE};
-use crate::simrob::DirStore;
+use crate::core::{ClientId, MapFiles, MrsCore, MAX_MAP_FILE};
+use crate::protocol::{error_reply, MAX_LINE};
 
 /// How the shell runs the core.
 #[derive(Clone, Debug)]
@@ -41,60 +40,115 @@ impl Default for ShellOptions {
     }
 }
 
-/// [`MapFiles`] on a directory: names are confined to it (see [`DirStore::resolve`]).
+/// [`MapFiles`] on one directory. A name is a plain file name in it: no directories, no
+/// leading dot, no control characters, at most [`MAX_FILE_NAME`] bytes; a symbolic link that
+/// leads out of the directory is refused. Errors name the file, never the directory's path.
 #[derive(Debug, Clone)]
 pub struct DirMapFiles {
-    store: DirStore,
+    dir: PathBuf,
 }
+
+/// The longest map or snapshot file name, in bytes.
+pub const MAX_FILE_NAME: usize = 255;
 
 static TEMP: AtomicU64 = AtomicU64::new(0);
 
+/// The prefix of the temporary files [`write_atomically`] creates (removed at start by
+/// [`DirMapFiles::new`] when a crash left them behind).
+const TEMP_PREFIX: &str = ".simrob-tmp-";
+
 impl DirMapFiles {
-    /// Files under `dir`.
+    /// Files under `dir` (created if missing). Temporary files left by an earlier run that
+    /// was killed while writing are removed.
     pub fn new(dir: impl Into<PathBuf>) -> Result<Self, String> {
-        Ok(DirMapFiles {
-            store: DirStore::new(dir)?,
-        })
-    }
-}
-
-impl MapFiles for DirMapFiles {
-    fn read(&mut self, name: &str) -> Result<Vec<u8>, String> {
-        let path = self.store.resolve(name)?;
-        let meta =
-            std::fs::metadata(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        if !meta.is_file() || meta.len() > MAX_MAP_FILE {
-            return Err(format!(
-                "cannot read {}: not a file of at most {MAX_MAP_FILE} bytes",
-                path.display()
-            ));
+        let dir = dir.into();
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create the map directory {}: {e}", dir.display()))?;
+        let dir = dir
+            .canonicalize()
+            .map_err(|e| format!("cannot open the map directory {}: {e}", dir.display()))?;
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for entry in entries.flatten() {
+                if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
         }
-        std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        Ok(DirMapFiles { dir })
     }
 
-    fn write(&mut self, name: &str, bytes: &[u8]) -> Result<PathBuf, String> {
-        let path = self.store.resolve(name)?;
-        write_atomically(&path, bytes)?;
+    /// The path of the file `name`, if `name` is a plain file name that stays inside.
+    pub fn resolve(&self, name: &str) -> Result<PathBuf, String> {
+        check_file_name(name)?;
+        let path = self.dir.join(name);
+        if let Ok(real) = path.canonicalize() {
+            if !real.starts_with(&self.dir) {
+                return Err(format!("{name:?} leads out of the map directory"));
+            }
+        }
         Ok(path)
     }
 }
 
-/// Writes a file through a temporary file and a rename.
+/// Why `name` is not a plain file name for the map directory.
+pub fn check_file_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("a file name is needed".into());
+    }
+    if name.len() > MAX_FILE_NAME {
+        return Err(format!(
+            "file name too long ({} bytes, at most {MAX_FILE_NAME})",
+            name.len()
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err("a file name may not contain control characters".into());
+    }
+    if name.contains(['/', '\\']) || name.starts_with('.') {
+        return Err(format!(
+            "{name:?} is not a plain file name in the map directory (no '/', no leading '.')"
+        ));
+    }
+    Ok(())
+}
+
+impl MapFiles for DirMapFiles {
+    fn read(&mut self, name: &str) -> Result<Vec<u8>, String> {
+        let path = self.resolve(name)?;
+        let meta = std::fs::metadata(&path).map_err(|e| format!("cannot read {name}: {e}"))?;
+        if !meta.is_file() || meta.len() > MAX_MAP_FILE {
+            return Err(format!(
+                "cannot read {name}: not a file of at most {MAX_MAP_FILE} bytes"
+            ));
+        }
+        std::fs::read(&path).map_err(|e| format!("cannot read {name}: {e}"))
+    }
+
+    fn write(&mut self, name: &str, bytes: &[u8]) -> Result<PathBuf, String> {
+        let path = self.resolve(name)?;
+        write_atomically(&path, bytes).map_err(|_| format!("cannot write {name}"))?;
+        Ok(path)
+    }
+}
+
+/// Writes a file through a temporary file in the same directory, flushed to disk, and a
+/// rename: readers see the old file or the new one, never a part.
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(std::path::Path::new("."));
-    let name = path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "snapshot".into());
     let temp = dir.join(format!(
-        ".{name}.tmp-{}-{}",
+        "{TEMP_PREFIX}{}-{}",
         std::process::id(),
         TEMP.fetch_add(1, Ordering::Relaxed)
     ));
-    let result = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
+    let result = (|| {
+        let mut f = std::fs::File::create(&temp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
     result.map_err(|e| {
         let _ = std::fs::remove_file(&temp);
         format!("cannot write {}: {e}", path.display())
@@ -296,10 +350,10 @@ impl MrsServer {
                     match core.snapshot_png() {
                         Ok(png) => {
                             if let Err(e) = write_atomically(path, &png) {
-                                eprintln!("{e}");
+                                tracing::warn!("snapshot: {e}");
                             }
                         }
-                        Err(e) => eprintln!("{e}"),
+                        Err(e) => tracing::warn!("snapshot: {e}"),
                     }
                 }
             }

@@ -7,10 +7,11 @@ use std::path::PathBuf;
 
 use simrob_flat::{Map, Pose, Rect, RobotId, RobotModel, Vec2, Velocity, World};
 
-use super::protocol::{
-    bumper_rel_reply, error_reply, parse_request, pos_reply, sonar_reply, strip_line, Request, HELP,
+use crate::protocol::{
+    bumper_rel_reply, bumpers_reply, error_reply, parse_request, pos_reply, sonar_reply,
+    sonars_reply, step_reply, strip_line, Request, HELP,
 };
-use super::render;
+use crate::render;
 
 /// A connection's id, handed out by the shell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -251,25 +252,9 @@ impl MrsCore {
             }
             Request::Sonars => {
                 let all = self.world.sonars(id).ok_or("no sonars")?;
-                let mut s = String::from("#SONARS");
-                for r in all {
-                    s.push_str(&format!(" {}", r.round() as i64));
-                }
-                Ok(s)
+                Ok(sonars_reply(&all))
             }
-            Request::Bumpers => {
-                let n = robot.model.bumper_count;
-                let bits: String = (0..n)
-                    .map(|i| {
-                        if robot.bumpers >> i & 1 == 1 {
-                            '1'
-                        } else {
-                            '0'
-                        }
-                    })
-                    .collect();
-                Ok(format!("#BUMPERS {bits}"))
-            }
+            Request::Bumpers => Ok(bumpers_reply(robot.bumpers, robot.model.bumper_count)),
             Request::Place { x, y, heading } => {
                 self.world
                     .place_robot(id, Pose::new(x, y, heading))
@@ -310,7 +295,7 @@ impl MrsCore {
                 for _ in 0..n {
                     self.world.step();
                 }
-                Ok(format!("#STEP {:.2}", self.world.time()))
+                Ok(step_reply(self.world.time()))
             }
             Request::Snapshot(name) => {
                 let png = self.snapshot_png()?;

@@ -1,10 +1,10 @@
 //! A robot that wanders a Mobile Robot Simulator map without touching the walls: obstacle
-//! avoidance on the 16 sonars (see `simrob_client::mrs::wander`).
+//! avoidance on the 16 sonars (see `simrob_mrs::wander`).
 //!
 //! ```sh
 //! cargo run --release -- mrs --map maps/example.txt            # terminal 1
-//! cargo run --release -p simrob-client --example mrs_wander    # terminal 2
-//! cargo run --release -p simrob-client --example mrs_wander -- 127.0.0.1:7020 120
+//! cargo run --release -p simrob-mrs --example mrs_wander    # terminal 2
+//! cargo run --release -p simrob-mrs --example mrs_wander -- 127.0.0.1:7020 120
 //! ```
 //!
 //! Arguments: server address (default `127.0.0.1:7020`), seconds to run (default 60). Against
@@ -12,8 +12,8 @@
 
 use std::time::{Duration, Instant};
 
-use simrob_client::mrs::wander::Wander;
-use simrob_client::mrs::{MrsClient, MrsError};
+use simrob_mrs::wander::Wander;
+use simrob_mrs::{MrsClient, MrsError};
 
 fn main() -> Result<(), MrsError> {
     let args: Vec<String> = std::env::args().skip(1).collect();

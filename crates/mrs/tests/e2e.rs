@@ -6,8 +6,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use simrob_server::mrs::flat::{Map, Pose};
-use simrob_server::mrs::{
+use simrob_mrs::flat::{Map, Pose};
+use simrob_mrs::{
     DirMapFiles, MapFiles, MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions,
     EXAMPLE_MAP,
 };
@@ -369,7 +369,7 @@ fn real_time_mode_moves_robots_and_refuses_step() {
 
 #[test]
 fn the_core_without_sockets() {
-    use simrob_server::mrs::ClientId;
+    use simrob_mrs::ClientId;
     let mut core = MrsCore::new(example(), MrsConfig::default());
     let a = ClientId(1);
     core.connect(a).expect("room");

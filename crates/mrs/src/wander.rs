@@ -3,7 +3,7 @@
 //! turns on the spot towards the more open side when it is very close. It never needs the
 //! bumpers — they are its alarm.
 
-use super::SONARS;
+use crate::SONARS;
 
 /// Tuning of [`Wander`].
 #[derive(Clone, Copy, Debug, PartialEq)]

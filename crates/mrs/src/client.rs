@@ -1,14 +1,14 @@
-//! Mobile Robot Simulator client (seed 001): the component a robot controller uses to talk
-//! to `simrob mrs`, with the seed's calls — [`MrsClient::connect`], [`disconnect`],
+//! The Mobile Robot Simulator client: the component a robot controller uses to talk to
+//! `simrob mrs`, with the seed's calls — [`MrsClient::connect`], [`disconnect`],
 //! [`show_message`], [`set_vel`], [`stop`], [`get_sonar`], [`get_bumper`],
 //! [`get_bumper_rel`], [`get_pos`] — plus simrob's extensions ([`get_sonars`],
 //! [`get_bumpers`], [`place`], [`step`], …).
 //!
-//! One request line, one reply line (see `simrob_server::mrs::protocol`). Units: inches,
+//! One request line, one reply line, written and read with [`crate::protocol`]. Units: inches,
 //! degrees, seconds; a positive turn rate turns right (clockwise); y grows downwards.
 //!
 //! ```no_run
-//! use simrob_client::mrs::MrsClient;
+//! use simrob_mrs::MrsClient;
 //!
 //! let mut robot = MrsClient::connect("localhost:7020")?;
 //! robot.show_message("Hello world!")?;
@@ -20,7 +20,7 @@
 //! let (x, y, a) = robot.get_pos()?;
 //! robot.stop()?;
 //! robot.disconnect()?;
-//! # Ok::<(), simrob_client::mrs::MrsError>(())
+//! # Ok::<(), simrob_mrs::MrsError>(())
 //! ```
 //!
 //! [`disconnect`]: MrsClient::disconnect
@@ -36,11 +36,15 @@
 //! [`place`]: MrsClient::place
 //! [`step`]: MrsClient::step
 
-pub mod wander;
-
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::time::Duration;
+
+use crate::protocol::{
+    parse_bumper_rel_reply, parse_bumper_reply, parse_bumpers_reply, parse_error_reply,
+    parse_pos_reply, parse_sonar_reply, parse_sonars_reply, parse_step_reply, plain_reply,
+    set_vel_request, Request,
+};
 
 /// The port `simrob mrs` listens on by default.
 pub const DEFAULT_PORT: u16 = 7020;
@@ -144,7 +148,7 @@ impl MrsClient {
             return Err(MrsError::Closed);
         }
         let reply = reply.trim_end_matches(['\n', '\r']).to_string();
-        if let Some(message) = reply.strip_prefix("E ") {
+        if let Some(message) = parse_error_reply(&reply) {
             return Err(MrsError::Refused {
                 request: line.to_string(),
                 message: message.to_string(),
@@ -153,37 +157,43 @@ impl MrsClient {
         Ok(reply)
     }
 
-    fn expect(&mut self, line: &str, want: &str) -> Result<(), MrsError> {
-        let reply = self.request(line)?;
-        if reply == want {
-            Ok(())
-        } else {
-            Err(MrsError::BadReply {
-                request: line.into(),
-                reply,
-            })
-        }
+    /// Sends `req` and reads the reply with `read`; a reply of another shape is
+    /// [`MrsError::BadReply`].
+    fn ask<T>(
+        &mut self,
+        req: &Request,
+        read: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<T, MrsError> {
+        let line = req.to_string();
+        let reply = self.request(&line)?;
+        read(&reply).ok_or(MrsError::BadReply {
+            request: line,
+            reply,
+        })
+    }
+
+    /// Sends a request whose reply carries no data (`V`, `A`, `M`, `#PLACE`, …).
+    fn expect(&mut self, req: &Request) -> Result<(), MrsError> {
+        let want = plain_reply(req);
+        self.ask(req, |r| (Some(r) == want).then_some(()))
     }
 
     /// Shows `text` on the server (`Mtext`).
     pub fn show_message(&mut self, text: &str) -> Result<(), MrsError> {
-        self.expect(&format!("M{text}"), "M")
+        self.expect(&Request::Message(text.into()))
     }
 
     /// Sets the forward speed (in/s, negative = backwards) and turn rate (deg/s, positive =
     /// right). Values are rounded to tenths and limited to ±99.9, what the protocol carries.
     pub fn set_vel(&mut self, forward: f64, turn: f64) -> Result<(), MrsError> {
-        if !(forward.is_finite() && turn.is_finite()) {
-            return Err(MrsError::BadArgument(
-                "velocities must be finite numbers".into(),
-            ));
-        }
-        self.expect(&vel_message(forward, turn), "V")
+        let req = set_vel_request(forward, turn)
+            .ok_or_else(|| MrsError::BadArgument("velocities must be finite numbers".into()))?;
+        self.expect(&req)
     }
 
     /// Stops the robot (`A`).
     pub fn stop(&mut self) -> Result<(), MrsError> {
-        self.expect("A", "A")
+        self.expect(&Request::Stop)
     }
 
     /// Sonar `i` (0–15): inches from the robot's surface to the obstacle, 5–110.
@@ -193,146 +203,41 @@ impl MrsClient {
                 "no sonar {i}: sonars are 0 … 15"
             )));
         }
-        let req = format!("S{i:02}");
-        let reply = self.request(&req)?;
-        reply
-            .strip_prefix(&req)
-            .filter(|p| p.len() == 3)
-            .and_then(|p| p.parse().ok())
-            .ok_or(MrsError::BadReply {
-                request: req,
-                reply,
-            })
+        self.ask(&Request::Sonar(i), |r| parse_sonar_reply(i, r))
     }
 
     /// Whether any bumper is closed (`B`).
     pub fn get_bumper(&mut self) -> Result<bool, MrsError> {
-        match self.request("B")?.as_str() {
-            "B0" => Ok(false),
-            "B1" => Ok(true),
-            other => Err(MrsError::BadReply {
-                request: "B".into(),
-                reply: other.into(),
-            }),
-        }
+        self.ask(&Request::Bumper, parse_bumper_reply)
     }
 
     /// The closed bumper (`R`): `Some(0…19)`, or `None` when none is.
     pub fn get_bumper_rel(&mut self) -> Result<Option<usize>, MrsError> {
-        let reply = self.request("R")?;
-        match reply.strip_prefix('R') {
-            Some("-1") => Ok(None),
-            Some(d) if d.len() == 2 => d.parse().map(Some).map_err(|_| MrsError::BadReply {
-                request: "R".into(),
-                reply: reply.clone(),
-            }),
-            _ => Err(MrsError::BadReply {
-                request: "R".into(),
-                reply,
-            }),
-        }
+        self.ask(&Request::BumperRel, parse_bumper_rel_reply)
     }
 
     /// Odometry (`P`): x, y (inches) and heading (degrees), to a tenth.
     pub fn get_pos(&mut self) -> Result<(f64, f64, f64), MrsError> {
-        let reply = self.request("P")?;
-        parse_pos(&reply).ok_or(MrsError::BadReply {
-            request: "P".into(),
-            reply,
-        })
+        self.ask(&Request::Pos, parse_pos_reply)
     }
 
     /// All 16 sonars in one request (`#SONARS`, a simrob extension).
     pub fn get_sonars(&mut self) -> Result<[u32; SONARS], MrsError> {
-        let reply = self.request("#SONARS")?;
-        let bad = || MrsError::BadReply {
-            request: "#SONARS".into(),
-            reply: reply.clone(),
-        };
-        let rest = reply.strip_prefix("#SONARS").ok_or_else(bad)?;
-        let mut out = [0u32; SONARS];
-        let mut n = 0;
-        for (slot, word) in out.iter_mut().zip(rest.split_whitespace()) {
-            *slot = word.parse().map_err(|_| bad())?;
-            n += 1;
-        }
-        if n == SONARS {
-            Ok(out)
-        } else {
-            Err(bad())
-        }
+        self.ask(&Request::Sonars, parse_sonars_reply)
     }
 
     /// All 20 bumpers (`#BUMPERS`, a simrob extension): `true` = closed.
     pub fn get_bumpers(&mut self) -> Result<[bool; BUMPERS], MrsError> {
-        let reply = self.request("#BUMPERS")?;
-        let bits = reply.strip_prefix("#BUMPERS ").unwrap_or("");
-        if bits.len() != BUMPERS || !bits.bytes().all(|b| b == b'0' || b == b'1') {
-            return Err(MrsError::BadReply {
-                request: "#BUMPERS".into(),
-                reply,
-            });
-        }
-        let mut out = [false; BUMPERS];
-        for (slot, b) in out.iter_mut().zip(bits.bytes()) {
-            *slot = b == b'1';
-        }
-        Ok(out)
+        self.ask(&Request::Bumpers, parse_bumpers_reply)
     }
 
     /// Moves this robot to (x, y) facing `heading` degrees (`#PLACE`, a simrob extension).
     pub fn place(&mut self, x: f64, y: f64, heading: f64) -> Result<(), MrsError> {
-        self.expect(&format!("#PLACE {x} {y} {heading}"), "#PLACE")
+        self.expect(&Request::Place { x, y, heading })
     }
 
     /// On a stepped server, advances `n` steps (`#STEP`); returns the simulated time.
     pub fn step(&mut self, n: u32) -> Result<f64, MrsError> {
-        let req = format!("#STEP {n}");
-        let reply = self.request(&req)?;
-        reply
-            .strip_prefix("#STEP ")
-            .and_then(|t| t.parse().ok())
-            .ok_or(MrsError::BadReply {
-                request: req,
-                reply,
-            })
-    }
-}
-
-/// The `Vsaaasggg` message for these velocities (rounded to tenths, limited to ±99.9).
-pub fn vel_message(forward: f64, turn: f64) -> String {
-    let field = |v: f64| {
-        let t = (v * 10.0).round().clamp(-999.0, 999.0) as i32;
-        format!("{}{:03}", if t < 0 { '-' } else { '+' }, t.abs())
-    };
-    format!("V{}{}", field(forward), field(turn))
-}
-
-/// Reads a `P` reply: x, y, heading.
-pub fn parse_pos(reply: &str) -> Option<(f64, f64, f64)> {
-    let body = reply.strip_prefix('P')?;
-    if body.len() != 15 || !body.is_ascii() {
-        return None;
-    }
-    let field = |s: &str| s.parse::<i64>().ok().map(|v| v as f64 / 10.0);
-    Some((
-        field(&body[..5])?,
-        field(&body[5..10])?,
-        field(&body[10..])?,
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn messages() {
-        assert_eq!(vel_message(10.0, -30.0), "V+100-300");
-        assert_eq!(vel_message(-0.04, 500.0), "V+000+999");
-        assert_eq!(vel_message(-2.55, 0.0), "V-026+000");
-        assert_eq!(parse_pos("P015000130000900"), Some((150.0, 130.0, 90.0)));
-        assert_eq!(parse_pos("P-001200100359 9"), None);
-        assert_eq!(parse_pos("P-00120010003599"), Some((-1.2, 10.0, 359.9)));
+        self.ask(&Request::Step(n), parse_step_reply)
     }
 }

@@ -3,14 +3,14 @@
 //! `V…` requests back to back and waiting for every reply.
 //!
 //! ```sh
-//! cargo run --release -p simrob-client --example mrs_bench
+//! cargo run --release -p simrob-mrs --example mrs_bench
 //! ```
 
 use std::time::Instant;
 
-use simrob_client::mrs::{MrsClient, MrsError};
-use simrob_server::mrs::flat::Map;
-use simrob_server::mrs::{MrsConfig, MrsCore, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP};
+use simrob_mrs::flat::Map;
+use simrob_mrs::{MrsClient, MrsError};
+use simrob_mrs::{MrsConfig, MrsCore, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let map = Map::parse_vector(EXAMPLE_MAP)?;

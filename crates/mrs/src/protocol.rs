@@ -325,6 +325,180 @@ pub fn pos_reply(x: f64, y: f64, heading_deg: f64) -> String {
     format!("P{}{}{}", pos_field(x), pos_field(y), pos_field(a / 10.0))
 }
 
+// ---------------------------------------------------------------------------------------------
+// The client's side: requests written, replies read. Each writer above has its reader here, and
+// the tests check that the two agree.
+
+impl fmt::Display for Request {
+    /// The request line (without terminator) that [`parse_request`] reads back as `self`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let field = |t: i32| format!("{}{:03}", if t < 0 { '-' } else { '+' }, t.unsigned_abs());
+        match self {
+            Request::SetVel {
+                forward_tenths,
+                turn_tenths,
+            } => write!(f, "V{}{}", field(*forward_tenths), field(*turn_tenths)),
+            Request::Stop => f.write_str("A"),
+            Request::Sonar(i) => write!(f, "S{i:02}"),
+            Request::Bumper => f.write_str("B"),
+            Request::BumperRel => f.write_str("R"),
+            Request::Pos => f.write_str("P"),
+            Request::Message(text) => write!(f, "M{text}"),
+            Request::Sonars => f.write_str("#SONARS"),
+            Request::Bumpers => f.write_str("#BUMPERS"),
+            Request::Place { x, y, heading } => write!(f, "#PLACE {x} {y} {heading}"),
+            Request::Load(name) => write!(f, "#LOAD {name}"),
+            Request::Merge(name) => write!(f, "#MERGE {name}"),
+            Request::Rect([x1, y1, x2, y2]) => write!(f, "#RECT {x1} {y1} {x2} {y2}"),
+            Request::Step(n) => write!(f, "#STEP {n}"),
+            Request::Snapshot(name) => write!(f, "#SNAPSHOT {name}"),
+            Request::Help => f.write_str("#HELP"),
+        }
+    }
+}
+
+/// The largest speed or turn rate a `V` message carries (±99.9).
+pub const MAX_VEL: f64 = 99.9;
+
+/// The `V` request for these velocities (in/s, deg/s), rounded to tenths and limited to
+/// ±[`MAX_VEL`]; `None` unless both are finite.
+pub fn set_vel_request(forward: f64, turn: f64) -> Option<Request> {
+    let tenths = |v: f64| (v * 10.0).round().clamp(-999.0, 999.0) as i32;
+    (forward.is_finite() && turn.is_finite()).then(|| Request::SetVel {
+        forward_tenths: tenths(forward),
+        turn_tenths: tenths(turn),
+    })
+}
+
+/// Reads an `Sxxppp` reply to `Sxx`: the reading in inches.
+pub fn parse_sonar_reply(i: usize, reply: &str) -> Option<u32> {
+    let p = reply.strip_prefix(&format!("S{i:02}"))?;
+    (p.len() == 3 && p.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| p.parse().ok())
+        .flatten()
+}
+
+/// Reads a `B0`/`B1` reply.
+pub fn parse_bumper_reply(reply: &str) -> Option<bool> {
+    match reply {
+        "B0" => Some(false),
+        "B1" => Some(true),
+        _ => None,
+    }
+}
+
+/// Reads an `Rxx` / `R-1` reply: `Some(bumper)` or `None`; the outer `None` = not a reply.
+pub fn parse_bumper_rel_reply(reply: &str) -> Option<Option<usize>> {
+    match reply.strip_prefix('R')? {
+        "-1" => Some(None),
+        d if d.len() == 2 && d.bytes().all(|b| b.is_ascii_digit()) => d.parse().ok().map(Some),
+        _ => None,
+    }
+}
+
+/// Reads a `P` reply: x, y, heading.
+pub fn parse_pos_reply(reply: &str) -> Option<(f64, f64, f64)> {
+    let body = reply.strip_prefix('P')?;
+    if body.len() != 15 || !body.is_ascii() {
+        return None;
+    }
+    let field = |s: &str| {
+        let digits = s.strip_prefix('-').unwrap_or(s);
+        if !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        s.parse::<i64>().ok().map(|v| v as f64 / 10.0)
+    };
+    Some((
+        field(&body[..5])?,
+        field(&body[5..10])?,
+        field(&body[10..])?,
+    ))
+}
+
+/// `#SONARS p0 … p15`.
+pub fn sonars_reply(readings: &[f64]) -> String {
+    let mut s = String::from("#SONARS");
+    for r in readings {
+        let r = if r.is_finite() { r.round() as i64 } else { 0 };
+        s.push_str(&format!(" {r}"));
+    }
+    s
+}
+
+/// Reads a `#SONARS` reply of exactly `N` readings.
+pub fn parse_sonars_reply<const N: usize>(reply: &str) -> Option<[u32; N]> {
+    let rest = reply.strip_prefix("#SONARS")?;
+    let mut out = [0u32; N];
+    let mut words = rest.split_whitespace();
+    for slot in out.iter_mut() {
+        *slot = words.next()?.parse().ok()?;
+    }
+    words.next().is_none().then_some(out)
+}
+
+/// `#BUMPERS b0b1…` for `count` bumpers of the bit set `bits` (at most 64).
+pub fn bumpers_reply(bits: u64, count: usize) -> String {
+    let bits: String = (0..count)
+        .map(|i| {
+            if i < 64 && bits >> i & 1 == 1 {
+                '1'
+            } else {
+                '0'
+            }
+        })
+        .collect();
+    format!("#BUMPERS {bits}")
+}
+
+/// Reads a `#BUMPERS` reply of exactly `N` bumpers: `true` = closed.
+pub fn parse_bumpers_reply<const N: usize>(reply: &str) -> Option<[bool; N]> {
+    let bits = reply.strip_prefix("#BUMPERS ")?;
+    if bits.len() != N || !bits.bytes().all(|b| b == b'0' || b == b'1') {
+        return None;
+    }
+    let mut out = [false; N];
+    for (slot, b) in out.iter_mut().zip(bits.bytes()) {
+        *slot = b == b'1';
+    }
+    Some(out)
+}
+
+/// `#STEP t`: the simulated time after the steps.
+pub fn step_reply(time: f64) -> String {
+    format!("#STEP {time:.2}")
+}
+
+/// Reads a `#STEP t` reply.
+pub fn parse_step_reply(reply: &str) -> Option<f64> {
+    reply
+        .strip_prefix("#STEP ")?
+        .parse()
+        .ok()
+        .filter(|t: &f64| t.is_finite())
+}
+
+/// The message of an error reply (`E …`), if `reply` is one.
+pub fn parse_error_reply(reply: &str) -> Option<&str> {
+    reply.strip_prefix(ERROR_PREFIX)
+}
+
+/// The reply a request gets when all went well and it carries no data (`V`, `A`, `M`,
+/// `#PLACE`, …); `None` for requests whose reply carries data.
+pub fn plain_reply(req: &Request) -> Option<&'static str> {
+    Some(match req {
+        Request::SetVel { .. } => "V",
+        Request::Stop => "A",
+        Request::Message(_) => "M",
+        Request::Place { .. } => "#PLACE",
+        Request::Load(_) => "#LOAD",
+        Request::Merge(_) => "#MERGE",
+        Request::Rect(_) => "#RECT",
+        Request::Snapshot(_) => "#SNAPSHOT",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,5 +572,86 @@ mod tests {
         assert_eq!(strip_line("A\r\n"), Some("A"));
         assert_eq!(strip_line("\r\n"), None);
         assert_eq!(error_reply(&"bad\nthing"), "E badthing");
+    }
+
+    #[test]
+    fn requests_written_are_read_back() {
+        for req in [
+            Request::SetVel {
+                forward_tenths: 100,
+                turn_tenths: -300,
+            },
+            Request::SetVel {
+                forward_tenths: -999,
+                turn_tenths: 0,
+            },
+            Request::Stop,
+            Request::Sonar(0),
+            Request::Sonar(15),
+            Request::Bumper,
+            Request::BumperRel,
+            Request::Pos,
+            Request::Message("Hello world!".into()),
+            Request::Message(String::new()),
+            Request::Sonars,
+            Request::Bumpers,
+            Request::Place {
+                x: 150.5,
+                y: -2.0,
+                heading: 90.0,
+            },
+            Request::Load("a.txt".into()),
+            Request::Merge("b.txt".into()),
+            Request::Rect([1.0, 2.0, 3.5, 4.0]),
+            Request::Step(7),
+            Request::Snapshot("s.png".into()),
+            Request::Help,
+        ] {
+            assert_eq!(parse_request(&req.to_string()), Ok(req.clone()), "{req}");
+        }
+        assert_eq!(
+            set_vel_request(10.0, -30.0).map(|r| r.to_string()),
+            Some("V+100-300".into())
+        );
+        assert_eq!(
+            set_vel_request(-0.04, 500.0).map(|r| r.to_string()),
+            Some("V+000+999".into())
+        );
+        assert_eq!(
+            set_vel_request(-2.55, 0.0).map(|r| r.to_string()),
+            Some("V-026+000".into())
+        );
+        assert_eq!(set_vel_request(f64::NAN, 0.0), None);
+    }
+
+    #[test]
+    fn replies_written_are_read_back() {
+        assert_eq!(parse_sonar_reply(3, &sonar_reply(3, 5.0)), Some(5));
+        assert_eq!(parse_sonar_reply(4, &sonar_reply(3, 5.0)), None);
+        assert_eq!(
+            parse_bumper_rel_reply(&bumper_rel_reply(Some(7))),
+            Some(Some(7))
+        );
+        assert_eq!(parse_bumper_rel_reply(&bumper_rel_reply(None)), Some(None));
+        assert_eq!(parse_bumper_rel_reply("R7"), None);
+        assert_eq!(parse_bumper_reply("B1"), Some(true));
+        assert_eq!(
+            parse_pos_reply(&pos_reply(150.0, 130.0, 90.0)),
+            Some((150.0, 130.0, 90.0))
+        );
+        assert_eq!(
+            parse_pos_reply(&pos_reply(-1.2, 10.0, 359.9)),
+            Some((-1.2, 10.0, 359.9))
+        );
+        assert_eq!(parse_pos_reply("P-001200100359 9"), None);
+        assert_eq!(parse_pos_reply("P+00120010003599"), None);
+        let r: Vec<f64> = (0..16).map(f64::from).collect();
+        let got: Option<[u32; 16]> = parse_sonars_reply(&sonars_reply(&r));
+        assert_eq!(got.map(|a| a[15]), Some(15));
+        assert_eq!(parse_sonars_reply::<16>(&sonars_reply(&r[..15])), None);
+        let b: Option<[bool; 20]> = parse_bumpers_reply(&bumpers_reply(0b101, 20));
+        assert_eq!(b.map(|a| (a[0], a[1], a[2])), Some((true, false, true)));
+        assert_eq!(parse_step_reply(&step_reply(1.5)), Some(1.5));
+        assert_eq!(parse_error_reply(&error_reply(&"no")), Some("no"));
     }
 }

@@ -1,12 +1,10 @@
 //! The Mobile Robot Simulator client against a real server on 127.0.0.1: every call of the
 //! seed, errors, several clients, and the wandering controller for minutes of simulated time.
 
-use simrob_client::mrs::wander::Wander;
-use simrob_client::mrs::{MrsClient, MrsError};
-use simrob_server::mrs::flat::{Map, Pose};
-use simrob_server::mrs::{
-    MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP,
-};
+use simrob_mrs::flat::{Map, Pose};
+use simrob_mrs::wander::Wander;
+use simrob_mrs::{MrsClient, MrsError};
+use simrob_mrs::{MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP};
 use std::time::Duration;
 
 fn serve(map: Map, start: Pose) -> MrsHandle {
