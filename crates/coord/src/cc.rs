@@ -1,0 +1,1021 @@
+//! The Control Center (id 0): one view of every robot whatever its kind, allocation by the
+//! operator, by a centralised policy or by Contract Net (switchable at any time), abort and
+//! clear, and the three logs — tasks sent, robot status, task states — stamped with the
+//! Time Server's time.
+//!
+//! Sans-IO: feed it envelopes ([`ControlCenter::handle`]) and operator requests, call
+//! [`ControlCenter::handle_timeout`] with the local clock, and take out what it sends
+//! ([`ControlCenter::poll_transmit`]) and logs ([`ControlCenter::poll_log`]).
+//!
+//! Every task state a robot reports is relayed to every robot (so each robot's Synchronize
+//! Tasks module sees the tasks of all the others). A robot that leaves hands its unfinished
+//! tasks back to allocation. A task nobody bid on is logged and announced again every
+//! `reannounce_period` seconds while the policy is Contract Net; under a centralised policy
+//! it waits for an idle robot.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use thiserror::Error;
+
+use crate::alloc::{greedy, hungarian, Idle};
+use crate::cnp::{Auctioneer, CnpConfig, CnpOut, CostModel, Euclidean};
+use crate::model::{
+    AuctionId, RobotId, RobotInfo, RobotStatus, TaskId, TaskSpec, TaskState, CONTROL_CENTER,
+};
+use crate::sync::find_cycle;
+use crate::time::{ClockView, Stamp};
+use crate::wire::{class_set, validate, Envelope, Msg, OperatorCommand, Policy};
+
+/// Default seconds between re-announcements of unallocated tasks (`reannounce_period`).
+pub const DEFAULT_REANNOUNCE_PERIOD: f64 = 1.0;
+/// Default most auctions open at once (`max_open_auctions`).
+pub const DEFAULT_MAX_OPEN_AUCTIONS: usize = 10_000;
+/// Default most tasks tracked at once (`max_tasks`).
+pub const DEFAULT_MAX_TASKS: usize = 1_000_000;
+/// Default most robots (`max_robots`).
+pub const DEFAULT_MAX_ROBOTS: usize = 100_000;
+
+/// Control Center settings (every one a documented key of `simrob coord serve`).
+#[derive(Clone, Debug)]
+pub struct CcConfig {
+    pub policy: Policy,
+    pub cnp: CnpConfig,
+    pub reannounce_period: f64,
+    pub max_open_auctions: usize,
+    pub max_tasks: usize,
+    pub max_robots: usize,
+}
+
+impl Default for CcConfig {
+    fn default() -> Self {
+        CcConfig {
+            policy: Policy::Cnp,
+            cnp: CnpConfig::default(),
+            reannounce_period: DEFAULT_REANNOUNCE_PERIOD,
+            max_open_auctions: DEFAULT_MAX_OPEN_AUCTIONS,
+            max_tasks: DEFAULT_MAX_TASKS,
+            max_robots: DEFAULT_MAX_ROBOTS,
+        }
+    }
+}
+
+/// Which of the three logs a line belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LogKind {
+    /// Tasks sent, announced, awarded, unallocated, aborted, cleared.
+    Tasks,
+    /// Every robot status received.
+    Status,
+    /// Every new task and every state change, with the robot it belongs to.
+    States,
+}
+
+impl LogKind {
+    /// The log's file name.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            LogKind::Tasks => "tasks.log",
+            LogKind::Status => "status.log",
+            LogKind::States => "states.log",
+        }
+    }
+}
+
+/// One log line (tab-separated fields; the first is the common time).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogLine {
+    pub kind: LogKind,
+    pub time: Stamp,
+    pub text: String,
+}
+
+impl std::fmt::Display for LogLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}\t{}", self.time, self.text)
+    }
+}
+
+/// A robot as the Control Center sees it.
+#[derive(Clone, Debug)]
+pub struct RobotEntry {
+    pub info: RobotInfo,
+    pub status: Option<RobotStatus>,
+    pub present: bool,
+    /// Tasks allocated to it and not final.
+    pub assigned: usize,
+}
+
+/// Where a task is in allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Allocation {
+    /// Waiting for a robot (centralised policy, or an auction nobody won).
+    Waiting,
+    /// Being auctioned.
+    Auction(AuctionId),
+    /// Held by a robot.
+    Robot(RobotId),
+}
+
+/// A task as the Control Center sees it.
+#[derive(Clone, Debug)]
+pub struct TaskEntry {
+    pub spec: TaskSpec,
+    pub allocation: Allocation,
+    /// The latest state its robot reported (`None` before any).
+    pub state: Option<TaskState>,
+    /// Abort requested while it was not yet with a robot.
+    pub abort_pending: bool,
+}
+
+/// Why the Control Center refused a request (nothing changed).
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum CcError {
+    #[error("there is no robot {0}")]
+    UnknownRobot(RobotId),
+    #[error("robot {0} has left")]
+    RobotGone(RobotId),
+    #[error("robot id {0} is already in use")]
+    RobotIdTaken(RobotId),
+    #[error("there is no task {0}")]
+    UnknownTask(TaskId),
+    #[error("task id {0} is already in use")]
+    TaskIdTaken(TaskId),
+    #[error("task {task}: its preconditions close a cycle ({})", cycle.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" → "))]
+    Cycle { task: TaskId, cycle: Vec<TaskId> },
+    #[error("task {0} is not final yet: abort it first")]
+    NotFinal(TaskId),
+    #[error("task {0} is already final")]
+    AlreadyFinal(TaskId),
+    #[error("robot {robot} cannot run {class} tasks")]
+    NotCapable { robot: RobotId, class: &'static str },
+    #[error("too many {what} (limit {limit}, key {key})")]
+    Limit {
+        what: &'static str,
+        limit: usize,
+        key: &'static str,
+    },
+    #[error("invalid: {0}")]
+    Invalid(String),
+    #[error("{0} messages are not for the Control Center")]
+    NotForMe(&'static str),
+}
+
+/// The Control Center.
+pub struct ControlCenter {
+    config: CcConfig,
+    clock: ClockView,
+    robots: BTreeMap<RobotId, RobotEntry>,
+    tasks: BTreeMap<TaskId, TaskEntry>,
+    next_task: TaskId,
+    auctions: Auctioneer,
+    by_auction: HashMap<AuctionId, TaskId>,
+    /// Tasks waiting for allocation, in order of arrival.
+    waiting: VecDeque<TaskId>,
+    cost: Box<dyn CostModel + Send>,
+    next_reannounce: f64,
+    /// Something changed that a centralised round could use.
+    dirty: bool,
+    out: VecDeque<Envelope>,
+    logs: VecDeque<LogLine>,
+    /// Operators that asked to follow the logs.
+    followers: Vec<RobotId>,
+    now_local: f64,
+}
+
+impl std::fmt::Debug for ControlCenter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ControlCenter")
+            .field("policy", &self.config.policy)
+            .field("robots", &self.robots.len())
+            .field("tasks", &self.tasks.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ControlCenter {
+    /// A Control Center with `config`, costs by straight-line distance.
+    pub fn new(config: CcConfig) -> Self {
+        let auctions = Auctioneer::new(CONTROL_CENTER, config.cnp);
+        ControlCenter {
+            config,
+            clock: ClockView::default(),
+            robots: BTreeMap::new(),
+            tasks: BTreeMap::new(),
+            next_task: 1,
+            auctions,
+            by_auction: HashMap::new(),
+            waiting: VecDeque::new(),
+            cost: Box::new(Euclidean),
+            next_reannounce: 0.0,
+            dirty: false,
+            out: VecDeque::new(),
+            logs: VecDeque::new(),
+            followers: Vec::new(),
+            now_local: 0.0,
+        }
+    }
+
+    /// Uses another cost model for centralised allocation.
+    pub fn set_cost_model(&mut self, model: Box<dyn CostModel + Send>) {
+        self.cost = model;
+    }
+
+    /// The common time now.
+    pub fn now(&self) -> Stamp {
+        self.clock.now(self.now_local)
+    }
+
+    fn t(&self) -> f64 {
+        self.now().time
+    }
+
+    fn log(&mut self, kind: LogKind, text: String) {
+        let line = LogLine {
+            kind,
+            time: self.now(),
+            text,
+        };
+        if kind != LogKind::Status {
+            for &f in &self.followers {
+                self.out.push_back(Envelope {
+                    from: CONTROL_CENTER,
+                    to: Some(f),
+                    msg: Msg::Report {
+                        text: format!("{}\t{}", kind.file_name(), line),
+                    },
+                });
+            }
+        }
+        tracing::debug!(target: "simrob_coord::cc", log = kind.file_name(), "{line}");
+        self.logs.push_back(line);
+    }
+
+    fn send(&mut self, to: Option<RobotId>, msg: Msg) {
+        self.out.push_back(Envelope {
+            from: CONTROL_CENTER,
+            to,
+            msg,
+        });
+    }
+
+    /// The current allocation policy.
+    pub fn policy(&self) -> Policy {
+        self.config.policy
+    }
+
+    /// The robots, by id.
+    pub fn robots(&self) -> &BTreeMap<RobotId, RobotEntry> {
+        &self.robots
+    }
+
+    /// The tracked tasks, by id.
+    pub fn tasks(&self) -> &BTreeMap<TaskId, TaskEntry> {
+        &self.tasks
+    }
+
+    /// Tasks waiting for a robot.
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Auction counters.
+    pub fn cnp_stats(&self) -> crate::cnp::CnpStats {
+        self.auctions.stats
+    }
+
+    /// Hears the Time Server (in-process shells call this directly).
+    pub fn hear_clock(&mut self, seq: u64, time: f64, local: f64) {
+        self.now_local = local;
+        self.clock.hear(seq, time, local);
+    }
+
+    /// Handles one message from the network, at local time `local`.
+    pub fn handle(&mut self, env: Envelope, local: f64) -> Result<(), CcError> {
+        self.now_local = local;
+        validate(&env.msg).map_err(CcError::Invalid)?;
+        let from = env.from;
+        match env.msg {
+            Msg::Hello { info } => self.join(info),
+            Msg::Bye { robot } => {
+                if robot != from {
+                    return Err(CcError::Invalid(format!(
+                        "robot {from} cannot say goodbye for robot {robot}"
+                    )));
+                }
+                self.leave(robot);
+                Ok(())
+            }
+            Msg::Clock { seq, time } => {
+                self.clock.hear(seq, time, local);
+                Ok(())
+            }
+            Msg::Status { status } => {
+                let robot = status.robot;
+                self.check_sender(from, robot)?;
+                let text = status_line(&status);
+                if let Some(r) = self.robots.get_mut(&robot) {
+                    r.status = Some(status);
+                }
+                self.dirty = true;
+                self.log(LogKind::Status, text);
+                Ok(())
+            }
+            Msg::TaskState {
+                robot,
+                task,
+                state,
+                time,
+                synced,
+            } => {
+                self.check_sender(from, robot)?;
+                self.task_state(robot, task, state);
+                self.send(
+                    None,
+                    Msg::TaskState {
+                        robot,
+                        task,
+                        state,
+                        time,
+                        synced,
+                    },
+                );
+                Ok(())
+            }
+            Msg::Bid {
+                auction,
+                robot,
+                cost,
+            } => {
+                self.check_sender(from, robot)?;
+                let now = self.t();
+                self.auctions.on_bid(auction, robot, cost, now);
+                self.pump_auctions();
+                Ok(())
+            }
+            Msg::Accept { auction, robot } => {
+                self.check_sender(from, robot)?;
+                let now = self.t();
+                self.auctions.on_accept(auction, robot, now);
+                self.pump_auctions();
+                Ok(())
+            }
+            Msg::Decline {
+                auction,
+                robot,
+                reason,
+            } => {
+                self.check_sender(from, robot)?;
+                self.log(
+                    LogKind::Tasks,
+                    format!("declined\trobot={robot}\tauction={auction}\t{reason}"),
+                );
+                let now = self.t();
+                self.auctions.on_decline(auction, robot, now);
+                self.pump_auctions();
+                Ok(())
+            }
+            Msg::Operator { command } => {
+                let answer = self.operator(from, command);
+                let text = match answer {
+                    Ok(text) => text,
+                    Err(e) => format!("error: {e}"),
+                };
+                self.send(Some(from), Msg::Report { text });
+                Ok(())
+            }
+            other => Err(CcError::NotForMe(other.name())),
+        }
+    }
+
+    fn check_sender(&self, from: RobotId, robot: RobotId) -> Result<(), CcError> {
+        if from != robot {
+            return Err(CcError::Invalid(format!(
+                "robot {from} cannot speak for robot {robot}"
+            )));
+        }
+        match self.robots.get(&robot) {
+            None => Err(CcError::UnknownRobot(robot)),
+            Some(r) if !r.present => Err(CcError::RobotGone(robot)),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// A robot joins (or comes back with the same id).
+    pub fn join(&mut self, info: RobotInfo) -> Result<(), CcError> {
+        let id = info.robot;
+        if id == CONTROL_CENTER {
+            return Err(CcError::Invalid("robot ids start at 1".into()));
+        }
+        match self.robots.get(&id) {
+            Some(r) if r.present => return Err(CcError::RobotIdTaken(id)),
+            None if self.robots.len() >= self.config.max_robots => {
+                return Err(CcError::Limit {
+                    what: "robots",
+                    limit: self.config.max_robots,
+                    key: "max_robots",
+                })
+            }
+            _ => {}
+        }
+        self.log(
+            LogKind::Tasks,
+            format!(
+                "joined\trobot={id}\t{} {} in {} ({})",
+                info.kind,
+                info.name,
+                info.world,
+                info.capabilities
+                    .iter()
+                    .map(|c| c.name())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        );
+        self.robots.insert(
+            id,
+            RobotEntry {
+                info,
+                status: None,
+                present: true,
+                assigned: 0,
+            },
+        );
+        self.send(Some(id), Msg::Welcome { robot: id });
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// A robot leaves (said goodbye, or its connection closed): its bids are dropped and its
+    /// unfinished tasks go back to allocation.
+    pub fn leave(&mut self, robot: RobotId) {
+        let Some(r) = self.robots.get_mut(&robot) else {
+            return;
+        };
+        if !r.present {
+            return;
+        }
+        r.present = false;
+        r.assigned = 0;
+        let now = self.t();
+        self.auctions.robot_left(robot, now);
+        let mut back = Vec::new();
+        for (id, t) in self.tasks.iter_mut() {
+            if t.allocation == Allocation::Robot(robot) && !t.state.is_some_and(TaskState::is_final)
+            {
+                t.allocation = Allocation::Waiting;
+                t.state = None;
+                back.push(*id);
+            }
+        }
+        self.log(
+            LogKind::Tasks,
+            format!(
+                "left\trobot={robot}\t{} tasks back to allocation",
+                back.len()
+            ),
+        );
+        for id in back {
+            self.waiting.push_back(id);
+        }
+        self.dirty = true;
+        self.pump_auctions();
+    }
+
+    fn task_state(&mut self, robot: RobotId, task: TaskId, state: TaskState) {
+        let Some(t) = self.tasks.get_mut(&task) else {
+            self.log(
+                LogKind::States,
+                format!("robot={robot}\ttask={task}\t?→{state}\t(unknown task)"),
+            );
+            return;
+        };
+        if t.allocation != Allocation::Robot(robot) {
+            self.log(
+                LogKind::States,
+                format!("robot={robot}\ttask={task}\t→{state}\t(not its task)"),
+            );
+            return;
+        }
+        let old = t.state.replace(state);
+        if old == Some(state) {
+            return;
+        }
+        let became_final = state.is_final() && !old.is_some_and(TaskState::is_final);
+        let old_text = old.map(|s| s.to_string()).unwrap_or_else(|| "new".into());
+        if became_final {
+            if let Some(r) = self.robots.get_mut(&robot) {
+                r.assigned = r.assigned.saturating_sub(1);
+            }
+            self.dirty = true;
+        }
+        self.log(
+            LogKind::States,
+            format!("robot={robot}\ttask={task}\t{old_text}→{state}"),
+        );
+    }
+
+    fn fits(&self, task: &TaskSpec, robot: RobotId) -> Result<(), CcError> {
+        let r = self
+            .robots
+            .get(&robot)
+            .ok_or(CcError::UnknownRobot(robot))?;
+        if !r.present {
+            return Err(CcError::RobotGone(robot));
+        }
+        if !class_set(&r.info.capabilities)[task.class().index()] {
+            return Err(CcError::NotCapable {
+                robot,
+                class: task.class().name(),
+            });
+        }
+        if let Some(w) = &task.world {
+            if *w != r.info.world {
+                return Err(CcError::Invalid(format!(
+                    "task is for world {w}, robot {robot} is in {}",
+                    r.info.world
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Registers a new task (id 0: the Control Center chooses one).
+    fn admit(&mut self, mut spec: TaskSpec) -> Result<TaskId, CcError> {
+        if self.tasks.len() >= self.config.max_tasks {
+            return Err(CcError::Limit {
+                what: "tasks",
+                limit: self.config.max_tasks,
+                key: "max_tasks",
+            });
+        }
+        crate::wire::validate(&Msg::Task { task: spec.clone() }).map_err(CcError::Invalid)?;
+        if spec.id == 0 {
+            while self.tasks.contains_key(&self.next_task) {
+                self.next_task += 1;
+            }
+            spec.id = self.next_task;
+        } else if self.tasks.contains_key(&spec.id) {
+            return Err(CcError::TaskIdTaken(spec.id));
+        }
+        let tasks = &self.tasks;
+        if let Some(cycle) = find_cycle(spec.id, &spec.after, |t| {
+            tasks.get(&t).map(|e| e.spec.after.as_slice())
+        }) {
+            return Err(CcError::Cycle {
+                task: spec.id,
+                cycle,
+            });
+        }
+        let id = spec.id;
+        self.next_task = self.next_task.max(id + 1);
+        self.tasks.insert(
+            id,
+            TaskEntry {
+                spec,
+                allocation: Allocation::Waiting,
+                state: None,
+                abort_pending: false,
+            },
+        );
+        Ok(id)
+    }
+
+    fn give(&mut self, id: TaskId, robot: RobotId, how: &str) {
+        let Some(t) = self.tasks.get_mut(&id) else {
+            return;
+        };
+        t.allocation = Allocation::Robot(robot);
+        let spec = t.spec.clone();
+        let abort = t.abort_pending;
+        if let Some(r) = self.robots.get_mut(&robot) {
+            r.assigned += 1;
+        }
+        if how != "won" {
+            self.send(Some(robot), Msg::Task { task: spec.clone() });
+        }
+        self.log(
+            LogKind::Tasks,
+            format!("{how}\trobot={robot}\ttask={id}\t{}", describe(&spec)),
+        );
+        if abort {
+            self.send(Some(robot), Msg::Abort { task: id });
+        }
+    }
+
+    /// Sends a task straight to `robot` (centralised, the operator's choice).
+    pub fn send_task(&mut self, robot: RobotId, spec: TaskSpec) -> Result<TaskId, CcError> {
+        self.fits(&spec, robot)?;
+        let id = self.admit(spec)?;
+        self.give(id, robot, "sent");
+        Ok(id)
+    }
+
+    /// Announces a task for negotiation, whatever the policy.
+    pub fn announce(&mut self, spec: TaskSpec) -> Result<TaskId, CcError> {
+        if self.auctions.open_count() >= self.config.max_open_auctions {
+            return Err(CcError::Limit {
+                what: "open auctions",
+                limit: self.config.max_open_auctions,
+                key: "max_open_auctions",
+            });
+        }
+        let id = self.admit(spec)?;
+        self.start_auction(id);
+        self.pump_auctions();
+        Ok(id)
+    }
+
+    /// Hands a task to the current policy.
+    pub fn submit(&mut self, spec: TaskSpec) -> Result<TaskId, CcError> {
+        let id = self.admit(spec)?;
+        self.log(
+            LogKind::Tasks,
+            format!("submitted\ttask={id}\t{}", describe(&self.tasks[&id].spec)),
+        );
+        self.waiting.push_back(id);
+        self.dirty = true;
+        if self.config.policy == Policy::Cnp {
+            self.announce_waiting();
+        }
+        Ok(id)
+    }
+
+    fn start_auction(&mut self, id: TaskId) {
+        let Some(t) = self.tasks.get(&id) else { return };
+        let spec = t.spec.clone();
+        let robots: Vec<RobotId> = self
+            .robots
+            .iter()
+            .filter(|(_, r)| r.present)
+            .map(|(&id, _)| id)
+            .collect();
+        let now = self.t();
+        let auction = self.auctions.announce(spec.clone(), robots, now);
+        if let Some(t) = self.tasks.get_mut(&id) {
+            t.allocation = Allocation::Auction(auction);
+        }
+        self.by_auction.insert(auction, id);
+        self.log(
+            LogKind::Tasks,
+            format!(
+                "announced\tauction={auction}\ttask={id}\t{}",
+                describe(&spec)
+            ),
+        );
+    }
+
+    fn announce_waiting(&mut self) {
+        while self.auctions.open_count() < self.config.max_open_auctions {
+            let Some(id) = self.waiting.pop_front() else {
+                break;
+            };
+            if self
+                .tasks
+                .get(&id)
+                .is_some_and(|t| t.allocation == Allocation::Waiting)
+            {
+                self.start_auction(id);
+            }
+        }
+        self.pump_auctions();
+    }
+
+    fn pump_auctions(&mut self) {
+        let outs: Vec<CnpOut> = self.auctions.drain().collect();
+        for o in outs {
+            match o {
+                CnpOut::Send { to, msg } => {
+                    if let Msg::Award {
+                        auction, winner, ..
+                    } = &msg
+                    {
+                        let (auction, winner) = (*auction, *winner);
+                        self.log(
+                            LogKind::Tasks,
+                            format!("awarded\tauction={auction}\trobot={winner}"),
+                        );
+                    }
+                    self.send(to, msg);
+                }
+                CnpOut::Allocated {
+                    auction,
+                    task,
+                    robot,
+                    cost,
+                } => {
+                    self.by_auction.remove(&auction);
+                    self.log(
+                        LogKind::Tasks,
+                        format!("accepted\tauction={auction}\trobot={robot}\tcost={cost:.3}"),
+                    );
+                    self.give(task, robot, "won");
+                }
+                CnpOut::Unallocated {
+                    auction,
+                    task,
+                    bids,
+                } => {
+                    self.by_auction.remove(&auction);
+                    self.log(LogKind::Tasks, format!("unallocated\tauction={auction}\ttask={}\t{bids} answers, no robot took it", task.id));
+                    if let Some(t) = self.tasks.get_mut(&task.id) {
+                        if t.abort_pending {
+                            t.state = Some(TaskState::Aborted);
+                            t.allocation = Allocation::Waiting;
+                            continue;
+                        }
+                        t.allocation = Allocation::Waiting;
+                        self.waiting.push_back(task.id);
+                    }
+                }
+                CnpOut::Note(text) => self.log(LogKind::Tasks, format!("note\t{text}")),
+            }
+        }
+    }
+
+    /// Aborts a task wherever it is.
+    pub fn abort(&mut self, task: TaskId) -> Result<(), CcError> {
+        let t = self
+            .tasks
+            .get_mut(&task)
+            .ok_or(CcError::UnknownTask(task))?;
+        if t.state.is_some_and(TaskState::is_final) {
+            return Err(CcError::AlreadyFinal(task));
+        }
+        let alloc = t.allocation;
+        match alloc {
+            Allocation::Robot(r) => {
+                self.send(Some(r), Msg::Abort { task });
+            }
+            Allocation::Auction(_) => t.abort_pending = true,
+            Allocation::Waiting => {
+                t.state = Some(TaskState::Aborted);
+                self.waiting.retain(|&w| w != task);
+                self.log(
+                    LogKind::States,
+                    format!("robot=0\ttask={task}\tnew→ABORTED\t(never allocated)"),
+                );
+            }
+        }
+        self.log(LogKind::Tasks, format!("abort\ttask={task}"));
+        Ok(())
+    }
+
+    /// Clears a final task: the Control Center and its robot stop tracking it.
+    pub fn clear(&mut self, task: TaskId) -> Result<(), CcError> {
+        let t = self.tasks.get(&task).ok_or(CcError::UnknownTask(task))?;
+        let blocked = matches!(t.state, Some(TaskState::Blocked { .. }));
+        if !t.state.is_some_and(TaskState::is_final) && !blocked {
+            return Err(CcError::NotFinal(task));
+        }
+        if let Allocation::Robot(r) = t.allocation {
+            if blocked {
+                self.send(Some(r), Msg::Abort { task });
+            }
+            self.send(Some(r), Msg::Clear { task });
+        }
+        self.tasks.remove(&task);
+        self.log(LogKind::Tasks, format!("clear\ttask={task}"));
+        Ok(())
+    }
+
+    /// Switches the allocation policy; nothing restarts. Waiting tasks follow the new one.
+    pub fn set_policy(&mut self, policy: Policy) {
+        if self.config.policy != policy {
+            self.log(
+                LogKind::Tasks,
+                format!("mode\t{}→{}", self.config.policy.name(), policy.name()),
+            );
+        }
+        self.config.policy = policy;
+        self.dirty = true;
+        if policy == Policy::Cnp {
+            self.announce_waiting();
+        }
+    }
+
+    /// Runs what is due at local time `local`: auction deadlines, re-announcements,
+    /// centralised allocation rounds.
+    pub fn handle_timeout(&mut self, local: f64) {
+        self.now_local = local;
+        let now = self.t();
+        self.auctions.handle_timeout(now);
+        self.pump_auctions();
+        match self.config.policy {
+            Policy::Cnp => {
+                if !self.waiting.is_empty() && now >= self.next_reannounce {
+                    self.next_reannounce = now + self.config.reannounce_period;
+                    self.announce_waiting();
+                }
+            }
+            Policy::Hungarian | Policy::Greedy => {
+                if self.dirty {
+                    self.dirty = false;
+                    self.centralised_round();
+                }
+            }
+        }
+    }
+
+    /// When [`ControlCenter::handle_timeout`] next has work (common time), if known.
+    pub fn poll_timeout(&mut self) -> Option<f64> {
+        let mut next = self.auctions.poll_timeout();
+        if self.config.policy == Policy::Cnp && !self.waiting.is_empty() {
+            next = Some(next.map_or(self.next_reannounce, |n| n.min(self.next_reannounce)));
+        }
+        next
+    }
+
+    fn centralised_round(&mut self) {
+        self.waiting.retain(|id| {
+            self.tasks
+                .get(id)
+                .is_some_and(|t| t.allocation == Allocation::Waiting)
+        });
+        if self.waiting.is_empty() {
+            return;
+        }
+        let idle: Vec<Idle> = self
+            .robots
+            .iter()
+            .filter(|(_, r)| r.present && r.assigned == 0)
+            .filter_map(|(&id, r)| {
+                r.status.as_ref().map(|s| Idle {
+                    robot: id,
+                    at: (s.x, s.y),
+                })
+            })
+            .collect();
+        if idle.is_empty() {
+            return;
+        }
+        let specs: Vec<&TaskSpec> = self
+            .waiting
+            .iter()
+            .filter_map(|id| self.tasks.get(id))
+            .map(|t| &t.spec)
+            .collect();
+        let fits = |t: &TaskSpec, r: RobotId| self.fits(t, r).is_ok();
+        let pairs = match self.config.policy {
+            Policy::Hungarian => hungarian(&specs, &idle, self.cost.as_ref(), fits),
+            _ => greedy(&specs, &idle, self.cost.as_ref(), fits),
+        };
+        let how = self.config.policy.name();
+        for (task, robot) in pairs {
+            self.waiting.retain(|&w| w != task);
+            self.give(task, robot, how);
+        }
+    }
+
+    fn operator(&mut self, from: RobotId, command: OperatorCommand) -> Result<String, CcError> {
+        match command {
+            OperatorCommand::Send { robot, task } => self
+                .send_task(robot, task)
+                .map(|id| format!("task {id} sent to robot {robot}")),
+            OperatorCommand::Submit { task } => self
+                .submit(task)
+                .map(|id| format!("task {id} submitted ({})", self.config.policy.name())),
+            OperatorCommand::Announce { task } => {
+                self.announce(task).map(|id| format!("task {id} announced"))
+            }
+            OperatorCommand::Abort { task } => self
+                .abort(task)
+                .map(|()| format!("abort of task {task} sent")),
+            OperatorCommand::Clear { task } => {
+                self.clear(task).map(|()| format!("task {task} cleared"))
+            }
+            OperatorCommand::Mode { policy } => {
+                self.set_policy(policy);
+                Ok(format!("allocation policy: {}", policy.name()))
+            }
+            OperatorCommand::Robots => Ok(self.robots_table()),
+            OperatorCommand::Tasks => Ok(self.tasks_table()),
+            OperatorCommand::Follow => {
+                if !self.followers.contains(&from) {
+                    self.followers.push(from);
+                }
+                Ok("following the tasks and task-state logs".into())
+            }
+        }
+    }
+
+    /// Stops sending log lines to an operator (its connection closed).
+    pub fn unfollow(&mut self, operator: RobotId) {
+        self.followers.retain(|&f| f != operator);
+    }
+
+    /// The robots as a table (the operator's "list robots").
+    pub fn robots_table(&self) -> String {
+        let mut s = String::from(
+            "id\tname\tkind\tworld\tx\ty\theading\tmovement\tperception\tpan_tilt\tqueued\tstatus",
+        );
+        for (id, r) in &self.robots {
+            let st = r.status.as_ref();
+            let f = |v: Option<f64>| v.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
+            let t = |v: Option<TaskId>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+            s.push_str(&format!(
+                "\n{id}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                r.info.name,
+                r.info.kind,
+                r.info.world,
+                f(st.map(|s| s.x)),
+                f(st.map(|s| s.y)),
+                f(st.map(|s| s.heading)),
+                t(st.and_then(|s| s.running.movement)),
+                t(st.and_then(|s| s.running.perception)),
+                t(st.and_then(|s| s.running.pan_tilt)),
+                st.map(|s| s.queued).unwrap_or(0),
+                if !r.present {
+                    "left"
+                } else if st.is_some_and(|s| !s.ok) {
+                    "error"
+                } else {
+                    "ok"
+                },
+            ));
+        }
+        s
+    }
+
+    /// The tasks as a table (the operator's "list tasks").
+    pub fn tasks_table(&self) -> String {
+        let mut s = String::from("task\trobot\tstate\tafter\twhat");
+        for (id, t) in &self.tasks {
+            let robot = match t.allocation {
+                Allocation::Robot(r) => r.to_string(),
+                Allocation::Auction(a) => format!("auction {a}"),
+                Allocation::Waiting => "waiting".into(),
+            };
+            let state = t.state.map(|s| s.to_string()).unwrap_or_else(|| "-".into());
+            let after = t
+                .spec
+                .after
+                .iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+                .join(",");
+            s.push_str(&format!(
+                "\n{id}\t{robot}\t{state}\t{after}\t{}",
+                describe(&t.spec)
+            ));
+        }
+        s
+    }
+
+    /// The next message to send.
+    pub fn poll_transmit(&mut self) -> Option<Envelope> {
+        self.out.pop_front()
+    }
+
+    /// The next log line.
+    pub fn poll_log(&mut self) -> Option<LogLine> {
+        self.logs.pop_front()
+    }
+
+    /// Stops keeping log lines (a run that does not want them): they are dropped as made.
+    pub fn drop_logs(&mut self) {
+        self.logs.clear();
+    }
+}
+
+fn status_line(s: &RobotStatus) -> String {
+    let t = |v: Option<TaskId>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+    format!(
+        "robot={}\tx={:.3}\ty={:.3}\theading={:.3}\tspeed={:.3}\tbattery={}\tmovement={}\tperception={}\tpan_tilt={}\tqueued={}\t{}",
+        s.robot, s.x, s.y, s.heading, s.speed,
+        s.battery.map(|b| format!("{b:.2}")).unwrap_or_else(|| "-".into()),
+        t(s.running.movement), t(s.running.perception), t(s.running.pan_tilt), s.queued,
+        if s.ok { "ok".to_string() } else { format!("error: {}", s.error.as_deref().unwrap_or("")) },
+    )
+}
+
+/// A short description of a task for logs and tables.
+pub fn describe(spec: &TaskSpec) -> String {
+    use crate::model::TaskKind;
+    let mut s = match &spec.kind {
+        TaskKind::Goto { x, y } => format!("goto {x} {y}"),
+        TaskKind::Path { points } => format!(
+            "path {}",
+            points
+                .iter()
+                .map(|p| format!("{},{}", p[0], p[1]))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        TaskKind::Perceive { seconds } => format!("perceive {seconds}"),
+        TaskKind::PanTilt { pan, tilt, seconds } => format!("pan_tilt {pan} {tilt} {seconds}"),
+    };
+    if !spec.after.is_empty() {
+        s.push_str(&format!(
+            " after {}",
+            spec.after
+                .iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        ));
+    }
+    if let Some(w) = &spec.world {
+        s.push_str(&format!(" in {w}"));
+    }
+    s
+}

@@ -1,0 +1,561 @@
+//! Contract Net: the auctioneer (the Control Center's CNP Manager) and the bidder (each
+//! robot's CNP Manager module).
+//!
+//! Phases: **announce** (the task and a bid deadline on the Time Server's clock) →
+//! **bids** (each robot's marginal cost, or a refusal) → **award** to the lowest bid
+//! (ties to the lower robot id) with an answer deadline → **accept** or **decline**. A
+//! decline, or no answer by the deadline, awards the next-best bid; an auction nobody
+//! bids on — or every bidder declines — ends as *unallocated* and the task goes back to
+//! the Control Center, which logs it and announces it again later. Bids after the bid
+//! deadline are ignored (the auction may also close early, once every invited robot has
+//! answered). An accept after its deadline is answered with `cancel`: the robot drops the
+//! task. A robot that leaves mid-auction loses its bid; if it held the award, the award
+//! moves on.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap};
+
+use crate::model::{AuctionId, RobotId, TaskClass, TaskId, TaskSpec};
+use crate::task_manager::TaskManager;
+use crate::wire::Msg;
+
+/// Default time robots have to bid (`bid_window`, seconds).
+pub const DEFAULT_BID_WINDOW: f64 = 0.5;
+/// Default time the winner has to accept (`accept_window`, seconds).
+pub const DEFAULT_ACCEPT_WINDOW: f64 = 0.5;
+
+/// Auction timing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CnpConfig {
+    pub bid_window: f64,
+    pub accept_window: f64,
+}
+
+impl Default for CnpConfig {
+    fn default() -> Self {
+        CnpConfig {
+            bid_window: DEFAULT_BID_WINDOW,
+            accept_window: DEFAULT_ACCEPT_WINDOW,
+        }
+    }
+}
+
+/// What the auctioneer wants done.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CnpOut {
+    /// A message to one robot (`Some`) or to every robot (`None`).
+    Send { to: Option<RobotId>, msg: Msg },
+    /// The winner accepted: the task is now its.
+    Allocated {
+        auction: AuctionId,
+        task: TaskId,
+        robot: RobotId,
+        cost: f64,
+    },
+    /// Nobody bid, or every bidder declined: the task is back with the caller.
+    Unallocated {
+        auction: AuctionId,
+        task: TaskSpec,
+        bids: usize,
+    },
+    /// Something worth a log line (late bids, late accepts, bids from strangers).
+    Note(String),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Due(f64);
+impl PartialEq for Due {
+    fn eq(&self, o: &Self) -> bool {
+        self.0.total_cmp(&o.0) == Ordering::Equal
+    }
+}
+impl Eq for Due {}
+impl PartialOrd for Due {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Due {
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
+/// A set of small robot ids.
+#[derive(Clone, Debug, Default)]
+struct IdSet(Vec<u64>);
+impl IdSet {
+    fn insert(&mut self, id: RobotId) -> bool {
+        let (w, b) = ((id / 64) as usize, id % 64);
+        if w >= self.0.len() {
+            self.0.resize(w + 1, 0);
+        }
+        let had = self.0[w] >> b & 1 == 1;
+        self.0[w] |= 1 << b;
+        !had
+    }
+    fn remove(&mut self, id: RobotId) -> bool {
+        let (w, b) = ((id / 64) as usize, id % 64);
+        match self.0.get_mut(w) {
+            Some(x) if *x >> b & 1 == 1 => {
+                *x &= !(1 << b);
+                true
+            }
+            _ => false,
+        }
+    }
+    fn contains(&self, id: RobotId) -> bool {
+        self.0
+            .get((id / 64) as usize)
+            .is_some_and(|x| x >> (id % 64) & 1 == 1)
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Phase {
+    Bidding,
+    Awarded { robot: RobotId, cost: f64 },
+}
+
+#[derive(Clone, Debug)]
+struct Auction {
+    task: TaskSpec,
+    deadline: f64,
+    invited: IdSet,
+    waiting: usize,
+    answered: IdSet,
+    /// (cost, robot) of every bid still in play.
+    bids: Vec<(f64, RobotId)>,
+    phase: Phase,
+}
+
+/// The auctioneer: runs any number of auctions at once.
+#[derive(Clone, Debug)]
+pub struct Auctioneer {
+    config: CnpConfig,
+    me: RobotId,
+    next: AuctionId,
+    open: HashMap<AuctionId, Auction>,
+    /// (deadline, auction): the earliest first; stale entries are skipped.
+    timers: BinaryHeap<Reverse<(Due, AuctionId)>>,
+    /// Auctions that ended with an award, for recognising late accepts.
+    closed: HashMap<AuctionId, (TaskId, RobotId)>,
+    out: Vec<CnpOut>,
+    /// Counters.
+    pub stats: CnpStats,
+}
+
+/// What the auctions did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CnpStats {
+    pub announced: u64,
+    pub bids: u64,
+    pub refusals: u64,
+    pub late_bids: u64,
+    pub awards: u64,
+    pub declines: u64,
+    pub allocated: u64,
+    pub unallocated: u64,
+}
+
+impl Auctioneer {
+    /// An auctioneer with id `me` (0 for the Control Center).
+    pub fn new(me: RobotId, config: CnpConfig) -> Self {
+        Auctioneer {
+            config,
+            me,
+            next: 1,
+            open: HashMap::new(),
+            timers: BinaryHeap::new(),
+            closed: HashMap::new(),
+            out: Vec::new(),
+            stats: CnpStats::default(),
+        }
+    }
+
+    /// The timing in use.
+    pub fn config(&self) -> CnpConfig {
+        self.config
+    }
+
+    /// Changes the timing of later auctions.
+    pub fn set_config(&mut self, config: CnpConfig) {
+        self.config = config;
+    }
+
+    /// Announces `task` to `robots` (those present now) at time `now`. Returns the auction id.
+    pub fn announce(
+        &mut self,
+        task: TaskSpec,
+        robots: impl IntoIterator<Item = RobotId>,
+        now: f64,
+    ) -> AuctionId {
+        let id = self.next;
+        self.next += 1;
+        let mut invited = IdSet::default();
+        let mut waiting = 0;
+        for r in robots {
+            if invited.insert(r) {
+                waiting += 1;
+            }
+        }
+        let deadline = now + self.config.bid_window;
+        self.out.push(CnpOut::Send {
+            to: None,
+            msg: Msg::Announce {
+                auction: id,
+                task: task.clone(),
+                deadline,
+            },
+        });
+        self.stats.announced += 1;
+        self.open.insert(
+            id,
+            Auction {
+                task,
+                deadline,
+                invited,
+                waiting,
+                answered: IdSet::default(),
+                bids: Vec::new(),
+                phase: Phase::Bidding,
+            },
+        );
+        self.timers.push(Reverse((Due(deadline), id)));
+        if waiting == 0 {
+            self.close_bidding(id, now);
+        }
+        id
+    }
+
+    /// A bid (or refusal, `cost: None`) from `robot`.
+    pub fn on_bid(&mut self, auction: AuctionId, robot: RobotId, cost: Option<f64>, now: f64) {
+        let Some(a) = self.open.get_mut(&auction) else {
+            self.stats.late_bids += 1;
+            return;
+        };
+        if !matches!(a.phase, Phase::Bidding) || now > a.deadline {
+            self.stats.late_bids += 1;
+            return;
+        }
+        if !a.invited.contains(robot) || !a.answered.insert(robot) {
+            self.out.push(CnpOut::Note(format!(
+                "auction {auction}: ignored a bid from robot {robot} (not invited, or bid twice)"
+            )));
+            return;
+        }
+        a.waiting -= 1;
+        match cost {
+            Some(c) if c.is_finite() && c >= 0.0 => {
+                a.bids.push((c, robot));
+                self.stats.bids += 1;
+            }
+            _ => self.stats.refusals += 1,
+        }
+        if a.waiting == 0 {
+            self.close_bidding(auction, now);
+        }
+    }
+
+    fn best(bids: &[(f64, RobotId)]) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (i, &(c, r)) in bids.iter().enumerate() {
+            if best.is_none_or(|b| {
+                let (bc, br) = bids[b];
+                c.total_cmp(&bc).then(r.cmp(&br)) == Ordering::Less
+            }) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    /// Awards to the best remaining bid, or gives the task back.
+    fn close_bidding(&mut self, auction: AuctionId, now: f64) {
+        let Some(a) = self.open.get_mut(&auction) else {
+            return;
+        };
+        match Self::best(&a.bids) {
+            Some(i) => {
+                let (cost, robot) = a.bids.swap_remove(i);
+                let deadline = now + self.config.accept_window;
+                a.deadline = deadline;
+                a.phase = Phase::Awarded { robot, cost };
+                self.stats.awards += 1;
+                self.out.push(CnpOut::Send {
+                    to: Some(robot),
+                    msg: Msg::Award {
+                        auction,
+                        task: a.task.clone(),
+                        winner: robot,
+                        deadline,
+                    },
+                });
+                self.timers.push(Reverse((Due(deadline), auction)));
+            }
+            None => {
+                let Some(a) = self.open.remove(&auction) else {
+                    return;
+                };
+                self.stats.unallocated += 1;
+                let bids = a.answered.0.iter().map(|w| w.count_ones() as usize).sum();
+                self.out.push(CnpOut::Unallocated {
+                    auction,
+                    task: a.task,
+                    bids,
+                });
+            }
+        }
+    }
+
+    /// `robot` accepted the award of `auction`.
+    pub fn on_accept(&mut self, auction: AuctionId, robot: RobotId, now: f64) {
+        let on_time = self.open.get(&auction).is_some_and(|a| {
+            matches!(a.phase, Phase::Awarded { robot: r, .. } if r == robot) && now <= a.deadline
+        });
+        if on_time {
+            if let Some(a) = self.open.remove(&auction) {
+                let Phase::Awarded { cost, .. } = a.phase else {
+                    return;
+                };
+                self.stats.allocated += 1;
+                self.closed.insert(auction, (a.task.id, robot));
+                self.out.push(CnpOut::Allocated {
+                    auction,
+                    task: a.task.id,
+                    robot,
+                    cost,
+                });
+            }
+            return;
+        }
+        // Too late, or never awarded to it: the robot must drop the task.
+        let task = self
+            .open
+            .get(&auction)
+            .map(|a| a.task.id)
+            .or_else(|| self.closed.get(&auction).map(|c| c.0));
+        if let Some(task) = task {
+            self.out.push(CnpOut::Note(format!(
+                "auction {auction}: accept from robot {robot} came too late; cancelled"
+            )));
+            self.out.push(CnpOut::Send {
+                to: Some(robot),
+                msg: Msg::Cancel { auction, task },
+            });
+        }
+    }
+
+    /// `robot` declined the award of `auction`: the next-best bid gets it.
+    pub fn on_decline(&mut self, auction: AuctionId, robot: RobotId, now: f64) {
+        let awarded = self
+            .open
+            .get(&auction)
+            .is_some_and(|a| matches!(a.phase, Phase::Awarded { robot: r, .. } if r == robot));
+        if awarded {
+            self.stats.declines += 1;
+            self.close_bidding(auction, now);
+        }
+    }
+
+    /// `robot` left: its bids are dropped, and an award it held moves on.
+    pub fn robot_left(&mut self, robot: RobotId, now: f64) {
+        let mut ids: Vec<AuctionId> = self.open.keys().copied().collect();
+        ids.sort_unstable();
+        for id in ids {
+            let Some(a) = self.open.get_mut(&id) else {
+                continue;
+            };
+            a.bids.retain(|&(_, r)| r != robot);
+            match a.phase {
+                Phase::Bidding => {
+                    if a.invited.remove(robot) && !a.answered.contains(robot) {
+                        a.waiting -= 1;
+                        if a.waiting == 0 {
+                            self.close_bidding(id, now);
+                        }
+                    }
+                }
+                Phase::Awarded { robot: r, .. } if r == robot => self.close_bidding(id, now),
+                Phase::Awarded { .. } => {}
+            }
+        }
+    }
+
+    /// Closes whatever is due at `now`: bidding ends at its deadline, a silent winner
+    /// counts as a decline.
+    pub fn handle_timeout(&mut self, now: f64) {
+        while let Some(&Reverse((Due(t), id))) = self.timers.peek() {
+            if t > now {
+                break;
+            }
+            self.timers.pop();
+            let Some(a) = self.open.get(&id) else {
+                continue;
+            };
+            if a.deadline.total_cmp(&t) != Ordering::Equal {
+                continue; // a later deadline replaced this one
+            }
+            if let Phase::Awarded { robot, .. } = a.phase {
+                self.out.push(CnpOut::Note(format!(
+                    "auction {id}: robot {robot} did not answer its award in time"
+                )));
+                self.stats.declines += 1;
+            }
+            self.close_bidding(id, now);
+        }
+    }
+
+    /// When [`Auctioneer::handle_timeout`] next has something to do.
+    pub fn poll_timeout(&mut self) -> Option<f64> {
+        while let Some(&Reverse((Due(t), id))) = self.timers.peek() {
+            match self.open.get(&id) {
+                Some(a) if a.deadline.total_cmp(&t) == Ordering::Equal => return Some(t),
+                _ => {
+                    self.timers.pop();
+                }
+            }
+        }
+        None
+    }
+
+    /// Takes what the auctions produced since the last call.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, CnpOut> {
+        self.out.drain(..)
+    }
+
+    /// Auctions not yet decided.
+    pub fn open_count(&self) -> usize {
+        self.open.len()
+    }
+
+    /// The sender id of this auctioneer's messages.
+    pub fn id(&self) -> RobotId {
+        self.me
+    }
+}
+
+/// How far a robot has to drive between two points (metres), or `None` if it cannot.
+pub trait CostModel {
+    fn distance(&self, from: (f64, f64), to: (f64, f64)) -> Option<f64>;
+}
+
+/// Straight-line distance.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Euclidean;
+
+impl CostModel for Euclidean {
+    fn distance(&self, from: (f64, f64), to: (f64, f64)) -> Option<f64> {
+        Some((to.0 - from.0).hypot(to.1 - from.1))
+    }
+}
+
+/// The default largest number of tasks a robot holds before it stops bidding (`max_queue`).
+pub const DEFAULT_MAX_QUEUE: usize = 3;
+
+/// A robot's CNP Manager: bids its marginal cost and answers awards.
+#[derive(Clone, Debug)]
+pub struct Bidder {
+    pub robot: RobotId,
+    /// Tasks held (not final) beyond which the robot refuses to bid and declines awards.
+    pub max_queue: usize,
+    /// A robot that is leaving declines every award.
+    pub leaving: bool,
+}
+
+impl Bidder {
+    /// A bidder for `robot`.
+    pub fn new(robot: RobotId) -> Self {
+        Bidder {
+            robot,
+            max_queue: DEFAULT_MAX_QUEUE,
+            leaving: false,
+        }
+    }
+
+    /// The marginal cost for this robot, at `here`, to add `task` to what it holds: for a
+    /// movement task the extra distance from where its queue ends to the task's first point
+    /// plus the task's own length (metres); for perception and pan-tilt the seconds its
+    /// class is already booked plus the task's own (seconds). `None`: it refuses.
+    pub fn cost(
+        &self,
+        task: &TaskSpec,
+        tm: &TaskManager,
+        here: (f64, f64),
+        model: &dyn CostModel,
+    ) -> Option<f64> {
+        if self.leaving || tm.refusal(task).is_some() || tm.outstanding() >= self.max_queue {
+            return None;
+        }
+        match task.class() {
+            TaskClass::Movement => {
+                let (end, _) = tm.plan_end(here);
+                let first = task.kind.first_point()?;
+                let approach = model.distance(end, first)?;
+                let mut own = 0.0;
+                if let crate::model::TaskKind::Path { points } = &task.kind {
+                    for w in points.windows(2) {
+                        own += model.distance((w[0][0], w[0][1]), (w[1][0], w[1][1]))?;
+                    }
+                }
+                Some(approach + own)
+            }
+            class => {
+                let booked: f64 = tm
+                    .queue()
+                    .filter(|h| h.spec.class() == class)
+                    .map(|h| seconds(&h.spec))
+                    .sum();
+                Some(booked + seconds(task))
+            }
+        }
+    }
+
+    /// The answer to an announcement.
+    pub fn on_announce(
+        &self,
+        auction: AuctionId,
+        task: &TaskSpec,
+        tm: &TaskManager,
+        here: (f64, f64),
+        model: &dyn CostModel,
+    ) -> Msg {
+        Msg::Bid {
+            auction,
+            robot: self.robot,
+            cost: self.cost(task, tm, here, model),
+        }
+    }
+
+    /// The answer to an award: accept (then submit the task to the Task Manager) or decline.
+    pub fn on_award(&self, auction: AuctionId, task: &TaskSpec, tm: &TaskManager) -> Msg {
+        let reason = if self.leaving {
+            Some("leaving".to_string())
+        } else if let Some(code) = tm.refusal(task) {
+            Some(format!("cannot take it ({code:?})"))
+        } else if tm.outstanding() >= self.max_queue {
+            Some(format!("queue full ({} tasks)", tm.outstanding()))
+        } else {
+            None
+        };
+        match reason {
+            None => Msg::Accept {
+                auction,
+                robot: self.robot,
+            },
+            Some(reason) => Msg::Decline {
+                auction,
+                robot: self.robot,
+                reason,
+            },
+        }
+    }
+}
+
+fn seconds(task: &TaskSpec) -> f64 {
+    match task.kind {
+        crate::model::TaskKind::Perceive { seconds }
+        | crate::model::TaskKind::PanTilt { seconds, .. } => seconds,
+        _ => 0.0,
+    }
+}

@@ -1,0 +1,387 @@
+//! The things coordination talks about: robots, tasks, task states, robot status.
+//!
+//! Ids: the Control Center is robot id 0 ([`CONTROL_CENTER`]); robots are numbered from 1.
+//! Task ids are issued by the Control Center and are unique across the whole system, so a
+//! precondition can name a task of any robot. Positions are in metres in the frame of the
+//! world the robot lives in (SimRob's 3D world; the Mobile Robot Simulator's map, converted
+//! from inches by its agent; a swarm map, one map unit = one metre).
+
+use serde::{Deserialize, Serialize};
+
+/// A participant: 0 is the Control Center, robots are 1, 2, 3, …
+pub type RobotId = u32;
+/// A task, unique across the system.
+pub type TaskId = u64;
+/// A Contract Net auction.
+pub type AuctionId = u64;
+
+/// The Control Center's id.
+pub const CONTROL_CENTER: RobotId = 0;
+
+/// The three classes of task that run in parallel on a robot, one of each at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskClass {
+    Movement,
+    Perception,
+    PanTilt,
+}
+
+impl TaskClass {
+    /// Every class, in slot order.
+    pub const ALL: [TaskClass; 3] = [
+        TaskClass::Movement,
+        TaskClass::Perception,
+        TaskClass::PanTilt,
+    ];
+
+    /// The class's slot (0, 1, 2).
+    pub fn index(self) -> usize {
+        match self {
+            TaskClass::Movement => 0,
+            TaskClass::Perception => 1,
+            TaskClass::PanTilt => 2,
+        }
+    }
+
+    /// The name used on the wire and in logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskClass::Movement => "movement",
+            TaskClass::Perception => "perception",
+            TaskClass::PanTilt => "pan_tilt",
+        }
+    }
+}
+
+/// What a task asks for. The class follows from the kind.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum TaskKind {
+    /// Drive to a point (movement).
+    Goto { x: f64, y: f64 },
+    /// Drive through a list of points in order (movement); each point is one basic task.
+    Path { points: Vec<[f64; 2]> },
+    /// Look around for `seconds` (perception).
+    Perceive { seconds: f64 },
+    /// Point the pan-tilt unit (radians) and hold it for `seconds` (pan-tilt).
+    PanTilt { pan: f64, tilt: f64, seconds: f64 },
+}
+
+impl TaskKind {
+    /// The class this kind belongs to.
+    pub fn class(&self) -> TaskClass {
+        match self {
+            TaskKind::Goto { .. } | TaskKind::Path { .. } => TaskClass::Movement,
+            TaskKind::Perceive { .. } => TaskClass::Perception,
+            TaskKind::PanTilt { .. } => TaskClass::PanTilt,
+        }
+    }
+
+    /// The basic tasks this task is made of, in order.
+    pub fn basic_tasks(&self) -> Vec<BasicKind> {
+        match self {
+            TaskKind::Goto { x, y } => vec![BasicKind::GoTo { x: *x, y: *y }],
+            TaskKind::Path { points } => points
+                .iter()
+                .map(|p| BasicKind::GoTo { x: p[0], y: p[1] })
+                .collect(),
+            TaskKind::Perceive { seconds } => vec![BasicKind::Perceive { seconds: *seconds }],
+            TaskKind::PanTilt { pan, tilt, seconds } => vec![BasicKind::PanTilt {
+                pan: *pan,
+                tilt: *tilt,
+                seconds: *seconds,
+            }],
+        }
+    }
+
+    /// How many basic tasks this task has.
+    pub fn basic_count(&self) -> usize {
+        match self {
+            TaskKind::Path { points } => points.len(),
+            _ => 1,
+        }
+    }
+
+    /// The basic task at `index`.
+    pub fn basic(&self, index: usize) -> Option<BasicKind> {
+        match self {
+            TaskKind::Path { points } => points
+                .get(index)
+                .map(|p| BasicKind::GoTo { x: p[0], y: p[1] }),
+            _ if index == 0 => self.basic_tasks().into_iter().next(),
+            _ => None,
+        }
+    }
+
+    /// The first point a movement task goes to.
+    pub fn first_point(&self) -> Option<(f64, f64)> {
+        match self {
+            TaskKind::Goto { x, y } => Some((*x, *y)),
+            TaskKind::Path { points } => points.first().map(|p| (p[0], p[1])),
+            _ => None,
+        }
+    }
+
+    /// The last point a movement task leaves the robot at.
+    pub fn last_point(&self) -> Option<(f64, f64)> {
+        match self {
+            TaskKind::Goto { x, y } => Some((*x, *y)),
+            TaskKind::Path { points } => points.last().map(|p| (p[0], p[1])),
+            _ => None,
+        }
+    }
+
+    /// Straight-line length of a movement task from its first point to its last.
+    pub fn own_length(&self) -> f64 {
+        match self {
+            TaskKind::Path { points } => points
+                .windows(2)
+                .map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1]))
+                .sum(),
+            _ => 0.0,
+        }
+    }
+
+    /// Checks the numbers: finite, non-negative durations, at least one point.
+    pub fn validate(&self, max_points: usize) -> Result<(), String> {
+        let finite = |name: &str, v: f64| {
+            if v.is_finite() {
+                Ok(())
+            } else {
+                Err(format!("{name} must be a finite number, found {v}"))
+            }
+        };
+        let duration = |v: f64| {
+            finite("seconds", v)?;
+            if v < 0.0 {
+                Err(format!("seconds must not be negative, found {v}"))
+            } else {
+                Ok(())
+            }
+        };
+        match self {
+            TaskKind::Goto { x, y } => {
+                finite("x", *x)?;
+                finite("y", *y)
+            }
+            TaskKind::Path { points } => {
+                if points.is_empty() {
+                    return Err("a path needs at least one point".into());
+                }
+                if points.len() > max_points {
+                    return Err(format!(
+                        "a path has at most {max_points} points (max_path_points), found {}",
+                        points.len()
+                    ));
+                }
+                for p in points {
+                    finite("x", p[0])?;
+                    finite("y", p[1])?;
+                }
+                Ok(())
+            }
+            TaskKind::Perceive { seconds } => duration(*seconds),
+            TaskKind::PanTilt { pan, tilt, seconds } => {
+                finite("pan", *pan)?;
+                finite("tilt", *tilt)?;
+                duration(*seconds)
+            }
+        }
+    }
+}
+
+/// One step of a task as the robot's lower layer runs it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BasicKind {
+    GoTo { x: f64, y: f64 },
+    Perceive { seconds: f64 },
+    PanTilt { pan: f64, tilt: f64, seconds: f64 },
+}
+
+/// A task as the Control Center sends or announces it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskSpec {
+    pub id: TaskId,
+    pub kind: TaskKind,
+    /// Preconditions: tasks (of any robot) that must be ENDED before this one runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<TaskId>,
+    /// Only robots in this world may take it (e.g. `"mrs"`, `"simrob"`, `"swarm"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world: Option<String>,
+}
+
+impl TaskSpec {
+    /// A task without preconditions or world restriction.
+    pub fn new(id: TaskId, kind: TaskKind) -> Self {
+        TaskSpec {
+            id,
+            kind,
+            after: Vec::new(),
+            world: None,
+        }
+    }
+
+    /// The task's class.
+    pub fn class(&self) -> TaskClass {
+        self.kind.class()
+    }
+}
+
+/// Why a task failed. Numeric codes are stable (they appear in logs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailCode {
+    /// 1: the robot has no capability for the task's class.
+    NotCapable,
+    /// 2: the task's preconditions form a cycle.
+    Cycle,
+    /// 3: the robot cannot reach the goal.
+    Unreachable,
+    /// 4: the robot's lower layer reported an error while running it.
+    Execution,
+    /// 5: the robot left the system while holding the task.
+    RobotLeft,
+    /// 6: a task with the same id is already on the robot.
+    DuplicateId,
+    /// 7: the task is in another world than the robot.
+    WrongWorld,
+}
+
+impl FailCode {
+    /// The stable number of this code.
+    pub fn code(self) -> u16 {
+        match self {
+            FailCode::NotCapable => 1,
+            FailCode::Cycle => 2,
+            FailCode::Unreachable => 3,
+            FailCode::Execution => 4,
+            FailCode::RobotLeft => 5,
+            FailCode::DuplicateId => 6,
+            FailCode::WrongWorld => 7,
+        }
+    }
+}
+
+/// The state of a task, reported upward on every change.
+///
+/// ```text
+/// QUEUED ──(preconditions ENDED, class free)──► RUNNING ──(all basic tasks done)──► ENDED
+///   │  ╲──(a precondition ABORTED/FAILED)──► BLOCKED(by)             │
+///   │                                           │                   └──(error)──► FAILED(code)
+///   ├──(abort)──► ABORTED ◄──(abort)─────────────┴── RUNNING
+///   └──(refused: class, cycle, world)──► FAILED(code)
+/// ```
+/// ENDED, ABORTED and FAILED are final; the Control Center's *clear* removes them from
+/// tracking. BLOCKED stays until the operator aborts or clears the task: nothing cascades.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "state")]
+pub enum TaskState {
+    Queued,
+    Running,
+    Ended,
+    Aborted,
+    Failed {
+        code: FailCode,
+    },
+    /// Queued, but a precondition (`by`, or a task it waits on) was aborted or failed.
+    Blocked {
+        by: TaskId,
+    },
+}
+
+impl TaskState {
+    /// Whether no further change will come (ENDED, ABORTED, FAILED).
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            TaskState::Ended | TaskState::Aborted | TaskState::Failed { .. }
+        )
+    }
+
+    /// Whether a task waiting on this one can never run (ABORTED, FAILED, BLOCKED).
+    pub fn dooms_dependents(self) -> bool {
+        matches!(
+            self,
+            TaskState::Aborted | TaskState::Failed { .. } | TaskState::Blocked { .. }
+        )
+    }
+}
+
+impl std::fmt::Display for TaskState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TaskState::Queued => write!(f, "QUEUED"),
+            TaskState::Running => write!(f, "RUNNING"),
+            TaskState::Ended => write!(f, "ENDED"),
+            TaskState::Aborted => write!(f, "ABORTED"),
+            TaskState::Failed { code } => write!(f, "FAILED({}:{code:?})", code.code()),
+            TaskState::Blocked { by } => write!(f, "BLOCKED(by {by})"),
+        }
+    }
+}
+
+/// Which tasks a robot is running, one per class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Running {
+    pub movement: Option<TaskId>,
+    pub perception: Option<TaskId>,
+    pub pan_tilt: Option<TaskId>,
+}
+
+impl Running {
+    /// The task running in `class`.
+    pub fn get(&self, class: TaskClass) -> Option<TaskId> {
+        match class {
+            TaskClass::Movement => self.movement,
+            TaskClass::Perception => self.perception,
+            TaskClass::PanTilt => self.pan_tilt,
+        }
+    }
+}
+
+/// The standard robot status: every robot, whatever its kind, reports this structure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotStatus {
+    pub robot: RobotId,
+    /// Time Server time (s) when the status was taken.
+    pub time: f64,
+    /// False while the robot has not yet heard the Time Server (`time` is then local).
+    pub synced: bool,
+    /// Metres, in the frame of the robot's world.
+    pub x: f64,
+    pub y: f64,
+    /// Radians, counter-clockwise from +x.
+    pub heading: f64,
+    /// m/s.
+    pub speed: f64,
+    /// 0..1, or absent when the robot has no battery model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub battery: Option<f64>,
+    pub running: Running,
+    /// Tasks held and not yet final (queued, blocked, running).
+    pub queued: u32,
+    pub ok: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What a robot says about itself when it joins.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotInfo {
+    pub robot: RobotId,
+    pub name: String,
+    /// `sumbot`, `nomad`, `swarm`, …
+    pub kind: String,
+    /// The world the robot lives in: `simrob`, `mrs`, `swarm`, …
+    pub world: String,
+    /// The task classes it can run.
+    pub capabilities: Vec<TaskClass>,
+    /// Cruise speed, m/s (for cost estimates).
+    pub speed: f64,
+}

@@ -1,0 +1,765 @@
+//! The General Robot Interface (GRI): every message between the Control Center, the Time
+//! Server and the robots, and its one wire format.
+//!
+//! # Wire format (`simrob-gri`, version 1)
+//!
+//! A stream of UTF-8 lines, one message per line, each line one JSON object ended by `\n`:
+//!
+//! ```text
+//! {"from":0,"to":3,"msg":{"kind":"task","task":{"id":7,"kind":{"goto":{"x":1.5,"y":-2.0}}}}}
+//! {"from":3,"msg":{"kind":"task_state","robot":3,"task":7,"state":{"state":"running"},"time":12.4,"synced":true}}
+//! {"from":0,"msg":{"kind":"announce","auction":4,"task":{"id":8,"kind":{"perceive":{"seconds":2.0}}},"deadline":13.0}}
+//! ```
+//!
+//! * `from`: the sender's id (0 = Control Center); `to`: the receiver's id, or absent for
+//!   everyone (a broadcast).
+//! * `msg.kind` names the message; its fields follow. Unknown fields are refused.
+//! * Times are seconds on the Time Server's clock (simulated time); positions are metres.
+//! * A line longer than the limit (`max_message_bytes`, 65,536 by default) is refused
+//!   without being read whole; a stream that ends in the middle of a line is reported as
+//!   truncated. Every error says what was wrong and where, and decoding never panics.
+//!
+//! | kind | from → to | fields |
+//! |---|---|---|
+//! | `hello` | robot → CC | `info`: id, name, kind, world, capabilities, speed |
+//! | `bye` | robot → CC | `robot` |
+//! | `welcome` | CC → robot | `robot` (the join was accepted) |
+//! | `refused` | CC → anyone | `reason` (a request was refused, nothing changed) |
+//! | `clock` | Time Server → all | `seq`, `time` |
+//! | `task` | CC → robot | `task` (centralised allocation) |
+//! | `task_state` | robot → CC → all | `robot`, `task`, `state`, `time`, `synced` |
+//! | `status` | robot → CC | the standard robot status |
+//! | `announce` | CC → all | `auction`, `task`, `deadline` (for bids) |
+//! | `bid` | robot → CC | `auction`, `robot`, `cost` (absent = refuse) |
+//! | `award` | CC → robot | `auction`, `task`, `winner`, `deadline` (for the answer) |
+//! | `accept` / `decline` | robot → CC | `auction`, `robot` (`decline`: `reason`) |
+//! | `cancel` | CC → robot | `auction`, `task` (an accept came too late: drop the task) |
+//! | `abort` / `clear` | CC → robot | `task` |
+//! | `operator` | operator → CC | `command` (see [`OperatorCommand`]) |
+//! | `report` | CC → operator | `text` (one line of a log, or an answer) |
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::model::{
+    AuctionId, RobotId, RobotInfo, RobotStatus, TaskClass, TaskId, TaskSpec, TaskState,
+};
+
+/// The default longest line (`max_message_bytes`).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 65_536;
+/// The most points a path task may have (`max_path_points`).
+pub const MAX_PATH_POINTS: usize = 4096;
+
+/// One GRI message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Msg {
+    Hello {
+        info: RobotInfo,
+    },
+    Bye {
+        robot: RobotId,
+    },
+    Welcome {
+        robot: RobotId,
+    },
+    Refused {
+        reason: String,
+    },
+    Clock {
+        seq: u64,
+        time: f64,
+    },
+    Task {
+        task: TaskSpec,
+    },
+    TaskState {
+        robot: RobotId,
+        task: TaskId,
+        state: TaskState,
+        time: f64,
+        synced: bool,
+    },
+    Status {
+        status: RobotStatus,
+    },
+    Announce {
+        auction: AuctionId,
+        task: TaskSpec,
+        deadline: f64,
+    },
+    Bid {
+        auction: AuctionId,
+        robot: RobotId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost: Option<f64>,
+    },
+    Award {
+        auction: AuctionId,
+        task: TaskSpec,
+        winner: RobotId,
+        deadline: f64,
+    },
+    Accept {
+        auction: AuctionId,
+        robot: RobotId,
+    },
+    Decline {
+        auction: AuctionId,
+        robot: RobotId,
+        reason: String,
+    },
+    Cancel {
+        auction: AuctionId,
+        task: TaskId,
+    },
+    Abort {
+        task: TaskId,
+    },
+    Clear {
+        task: TaskId,
+    },
+    Operator {
+        command: OperatorCommand,
+    },
+    Report {
+        text: String,
+    },
+}
+
+impl Msg {
+    /// The message's name on the wire.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Msg::Hello { .. } => "hello",
+            Msg::Bye { .. } => "bye",
+            Msg::Welcome { .. } => "welcome",
+            Msg::Refused { .. } => "refused",
+            Msg::Clock { .. } => "clock",
+            Msg::Task { .. } => "task",
+            Msg::TaskState { .. } => "task_state",
+            Msg::Status { .. } => "status",
+            Msg::Announce { .. } => "announce",
+            Msg::Bid { .. } => "bid",
+            Msg::Award { .. } => "award",
+            Msg::Accept { .. } => "accept",
+            Msg::Decline { .. } => "decline",
+            Msg::Cancel { .. } => "cancel",
+            Msg::Abort { .. } => "abort",
+            Msg::Clear { .. } => "clear",
+            Msg::Operator { .. } => "operator",
+            Msg::Report { .. } => "report",
+        }
+    }
+}
+
+/// How tasks are allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// Contract Net: announce, bids, award, accept.
+    Cnp,
+    /// Centralised: optimal assignment of waiting tasks to idle robots (Hungarian).
+    Hungarian,
+    /// Centralised: each waiting task to the nearest idle robot.
+    Greedy,
+}
+
+impl Policy {
+    /// The policy's name on the command line and in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Cnp => "cnp",
+            Policy::Hungarian => "hungarian",
+            Policy::Greedy => "greedy",
+        }
+    }
+}
+
+impl std::str::FromStr for Policy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "cnp" | "contract-net" => Ok(Policy::Cnp),
+            "hungarian" => Ok(Policy::Hungarian),
+            "greedy" | "nearest" => Ok(Policy::Greedy),
+            other => Err(format!(
+                "unknown allocation policy {other:?} (expected cnp, hungarian or greedy)"
+            )),
+        }
+    }
+}
+
+/// What an operator may ask of the Control Center.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum OperatorCommand {
+    /// Send a task straight to a robot (centralised). `id` 0 lets the CC choose the id.
+    Send {
+        robot: RobotId,
+        task: TaskSpec,
+    },
+    /// Hand a task to the current allocation policy (`id` 0: the CC chooses).
+    Submit {
+        task: TaskSpec,
+    },
+    /// Announce a task for negotiation whatever the policy.
+    Announce {
+        task: TaskSpec,
+    },
+    Abort {
+        task: TaskId,
+    },
+    Clear {
+        task: TaskId,
+    },
+    Mode {
+        policy: Policy,
+    },
+    /// List the robots and their status.
+    Robots,
+    /// List the tasks and their states.
+    Tasks,
+    /// Send every log line to this operator as `report` messages from now on.
+    Follow,
+}
+
+/// A message with its sender and receiver.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Envelope {
+    pub from: RobotId,
+    /// `None`: everyone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<RobotId>,
+    pub msg: Msg,
+}
+
+/// What is wrong with a line of the wire format.
+#[derive(Debug, Error, PartialEq)]
+pub enum CodecError {
+    #[error("message {line}: longer than {limit} bytes (max_message_bytes)")]
+    TooLong { line: u64, limit: usize },
+    #[error("message {line}: not UTF-8 text")]
+    NotUtf8 { line: u64 },
+    #[error("message {line}: empty line")]
+    Empty { line: u64 },
+    #[error(
+        "message {line}: cut off (the stream ended {bytes} bytes into it, without its end of line)"
+    )]
+    Truncated { line: u64, bytes: usize },
+    #[error("message {line}: {what} (at column {column})")]
+    Malformed {
+        line: u64,
+        column: usize,
+        what: String,
+    },
+    #[error("message {line} ({kind}): {what}")]
+    Invalid {
+        line: u64,
+        kind: &'static str,
+        what: String,
+    },
+}
+
+/// Encodes one message as a line (with its `\n`).
+pub fn encode(env: &Envelope) -> String {
+    // Serialising these types cannot fail: no maps with non-string keys, no custom
+    // serialisers. Non-finite numbers are refused before they are sent (`validate`).
+    let mut s = serde_json::to_string(env).unwrap_or_else(|e| {
+        format!("{{\"from\":{},\"msg\":{{\"kind\":\"refused\",\"reason\":\"unencodable message: {e}\"}}}}", env.from)
+    });
+    s.push('\n');
+    s
+}
+
+/// Decodes one line (without or with its `\n`); `line` numbers the message in errors.
+pub fn decode(bytes: &[u8], line: u64) -> Result<Envelope, CodecError> {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).map_err(|_| CodecError::NotUtf8 { line })?;
+    if text.trim().is_empty() {
+        return Err(CodecError::Empty { line });
+    }
+    let env: Envelope = serde_json::from_str(text).map_err(|e| {
+        let what = e.to_string();
+        // serde_json appends " at line L column C"; keep the explanation only.
+        let what = match what.rfind(" at line ") {
+            Some(i) => what[..i].to_string(),
+            None => what,
+        };
+        let what = if e.is_eof() {
+            format!("incomplete JSON ({what})")
+        } else {
+            what
+        };
+        CodecError::Malformed {
+            line,
+            column: e.column(),
+            what,
+        }
+    })?;
+    validate(&env.msg).map_err(|what| CodecError::Invalid {
+        line,
+        kind: env.msg.name(),
+        what,
+    })?;
+    Ok(env)
+}
+
+fn finite(name: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(format!("{name} must be a finite number"))
+    }
+}
+
+fn check_task(task: &TaskSpec) -> Result<(), String> {
+    task.kind.validate(MAX_PATH_POINTS)?;
+    if task.after.contains(&task.id) && task.id != 0 {
+        return Err(format!("task {} cannot be its own precondition", task.id));
+    }
+    Ok(())
+}
+
+/// Checks what JSON cannot: finite numbers, sensible ranges, robot ids.
+pub fn validate(msg: &Msg) -> Result<(), String> {
+    match msg {
+        Msg::Hello { info } => {
+            if info.robot == 0 {
+                return Err("robot ids start at 1 (0 is the Control Center)".into());
+            }
+            finite("speed", info.speed)?;
+            if info.speed < 0.0 {
+                return Err("speed must not be negative".into());
+            }
+            let mut seen = [false; 3];
+            for c in &info.capabilities {
+                if std::mem::replace(&mut seen[c.index()], true) {
+                    return Err(format!("capability {} listed twice", c.name()));
+                }
+            }
+            Ok(())
+        }
+        Msg::Clock { time, .. } => finite("time", *time),
+        Msg::Task { task } => check_task(task),
+        Msg::TaskState { time, .. } => finite("time", *time),
+        Msg::Status { status } => {
+            for (n, v) in [
+                ("time", status.time),
+                ("x", status.x),
+                ("y", status.y),
+                ("heading", status.heading),
+                ("speed", status.speed),
+            ] {
+                finite(n, v)?;
+            }
+            if let Some(b) = status.battery {
+                if !(0.0..=1.0).contains(&b) {
+                    return Err(format!("battery is a fraction 0..1, found {b}"));
+                }
+            }
+            Ok(())
+        }
+        Msg::Announce { task, deadline, .. } => {
+            finite("deadline", *deadline)?;
+            check_task(task)
+        }
+        Msg::Bid { cost, .. } => match cost {
+            Some(c) if !c.is_finite() || *c < 0.0 => {
+                Err(format!("cost must be a finite number ≥ 0, found {c}"))
+            }
+            _ => Ok(()),
+        },
+        Msg::Award { deadline, task, .. } => {
+            finite("deadline", *deadline)?;
+            check_task(task)
+        }
+        Msg::Operator {
+            command:
+                OperatorCommand::Send { task, .. }
+                | OperatorCommand::Submit { task }
+                | OperatorCommand::Announce { task },
+        } => check_task(task),
+        _ => Ok(()),
+    }
+}
+
+/// Splits a byte stream into messages: feed bytes as they arrive, take messages out.
+#[derive(Debug)]
+pub struct FrameDecoder {
+    buf: Vec<u8>,
+    limit: usize,
+    line: u64,
+    /// Skipping the rest of an over-long line.
+    discarding: bool,
+}
+
+impl Default for FrameDecoder {
+    fn default() -> Self {
+        Self::new(DEFAULT_MAX_MESSAGE_BYTES)
+    }
+}
+
+impl FrameDecoder {
+    /// A decoder refusing lines longer than `limit` bytes.
+    pub fn new(limit: usize) -> Self {
+        FrameDecoder {
+            buf: Vec::new(),
+            limit: limit.max(16),
+            line: 0,
+            discarding: false,
+        }
+    }
+
+    /// Appends bytes received.
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// The next complete message, an error for a bad line (the stream goes on after it), or
+    /// `None` when more bytes are needed.
+    pub fn next_message(&mut self) -> Option<Result<Envelope, CodecError>> {
+        loop {
+            match self.buf.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    let rest = self.buf.split_off(i + 1);
+                    let line = std::mem::replace(&mut self.buf, rest);
+                    self.line += 1;
+                    if std::mem::take(&mut self.discarding) {
+                        continue;
+                    }
+                    if line.len() > self.limit + 1 {
+                        return Some(Err(CodecError::TooLong {
+                            line: self.line,
+                            limit: self.limit,
+                        }));
+                    }
+                    if line.iter().all(|b| b.is_ascii_whitespace()) {
+                        continue; // blank lines between messages are allowed
+                    }
+                    return Some(decode(&line, self.line));
+                }
+                None => {
+                    if self.buf.len() > self.limit && !self.discarding {
+                        self.buf.clear();
+                        self.discarding = true;
+                        return Some(Err(CodecError::TooLong {
+                            line: self.line + 1,
+                            limit: self.limit,
+                        }));
+                    }
+                    if self.discarding {
+                        self.buf.clear();
+                    }
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// At the end of the stream: an error if a message was cut off.
+    pub fn finish(&mut self) -> Result<(), CodecError> {
+        let pending = std::mem::take(&mut self.buf);
+        if pending.iter().all(|b| b.is_ascii_whitespace()) || self.discarding {
+            Ok(())
+        } else {
+            Err(CodecError::Truncated {
+                line: self.line + 1,
+                bytes: pending.len(),
+            })
+        }
+    }
+}
+
+/// The classes a robot can run, as a small set.
+pub fn class_set(classes: &[TaskClass]) -> [bool; 3] {
+    let mut s = [false; 3];
+    for c in classes {
+        s[c.index()] = true;
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{FailCode, Running, TaskKind};
+
+    fn every_message() -> Vec<Msg> {
+        let task = TaskSpec {
+            id: 7,
+            kind: TaskKind::Path {
+                points: vec![[1.5, -2.0], [0.1, 1e-3]],
+            },
+            after: vec![3, 4],
+            world: Some("mrs".into()),
+        };
+        vec![
+            Msg::Hello {
+                info: RobotInfo {
+                    robot: 3,
+                    name: "nomad \"one\"".into(),
+                    kind: "nomad".into(),
+                    world: "mrs".into(),
+                    capabilities: vec![TaskClass::Movement, TaskClass::PanTilt],
+                    speed: 0.5,
+                },
+            },
+            Msg::Bye { robot: 3 },
+            Msg::Welcome { robot: 3 },
+            Msg::Refused {
+                reason: "ünïcode\nand a newline".into(),
+            },
+            Msg::Clock {
+                seq: u64::MAX,
+                time: 0.1 + 0.2,
+            },
+            Msg::Task { task: task.clone() },
+            Msg::TaskState {
+                robot: 3,
+                task: 7,
+                state: TaskState::Failed {
+                    code: FailCode::Cycle,
+                },
+                time: 1.0,
+                synced: false,
+            },
+            Msg::TaskState {
+                robot: 3,
+                task: 7,
+                state: TaskState::Blocked { by: 2 },
+                time: 1.0,
+                synced: true,
+            },
+            Msg::Status {
+                status: RobotStatus {
+                    robot: 3,
+                    time: 2.5,
+                    synced: true,
+                    x: 1.0,
+                    y: -1.0,
+                    heading: 3.25,
+                    speed: 0.2,
+                    battery: Some(0.75),
+                    running: Running {
+                        movement: Some(7),
+                        perception: None,
+                        pan_tilt: Some(9),
+                    },
+                    queued: 4,
+                    ok: false,
+                    error: Some("bumper".into()),
+                },
+            },
+            Msg::Announce {
+                auction: 1,
+                task: TaskSpec::new(8, TaskKind::Perceive { seconds: 2.0 }),
+                deadline: 3.0,
+            },
+            Msg::Bid {
+                auction: 1,
+                robot: 3,
+                cost: Some(12.25),
+            },
+            Msg::Bid {
+                auction: 1,
+                robot: 4,
+                cost: None,
+            },
+            Msg::Award {
+                auction: 1,
+                task: TaskSpec::new(
+                    8,
+                    TaskKind::PanTilt {
+                        pan: 0.5,
+                        tilt: -0.1,
+                        seconds: 1.0,
+                    },
+                ),
+                winner: 3,
+                deadline: 3.5,
+            },
+            Msg::Accept {
+                auction: 1,
+                robot: 3,
+            },
+            Msg::Decline {
+                auction: 1,
+                robot: 3,
+                reason: "queue full".into(),
+            },
+            Msg::Cancel {
+                auction: 1,
+                task: 8,
+            },
+            Msg::Abort { task: 7 },
+            Msg::Clear { task: 7 },
+            Msg::Operator {
+                command: OperatorCommand::Send { robot: 3, task },
+            },
+            Msg::Operator {
+                command: OperatorCommand::Mode {
+                    policy: Policy::Hungarian,
+                },
+            },
+            Msg::Operator {
+                command: OperatorCommand::Robots,
+            },
+            Msg::Report {
+                text: "a\tb".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn every_message_survives_a_round_trip_in_one_line() {
+        let mut stream = Vec::new();
+        let all = every_message();
+        for (i, msg) in all.iter().enumerate() {
+            let env = Envelope {
+                from: i as u32,
+                to: if i % 2 == 0 { None } else { Some(3) },
+                msg: msg.clone(),
+            };
+            let line = encode(&env);
+            assert_eq!(line.matches('\n').count(), 1, "one line: {line}");
+            assert_eq!(decode(line.as_bytes(), 1), Ok(env.clone()));
+            stream.extend_from_slice(line.as_bytes());
+        }
+        // The same through the stream decoder, fed in awkward pieces.
+        let mut dec = FrameDecoder::default();
+        let mut got = Vec::new();
+        for chunk in stream.chunks(7) {
+            dec.push(chunk);
+            while let Some(m) = dec.next_message() {
+                got.push(m.unwrap().msg);
+            }
+        }
+        assert_eq!(got, all);
+        assert_eq!(dec.finish(), Ok(()));
+    }
+
+    fn err(text: &str) -> String {
+        decode(text.as_bytes(), 4).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn malformed_messages_get_a_clear_error() {
+        assert_eq!(err("hello"), "message 4: expected value (at column 1)");
+        assert_eq!(err("   "), "message 4: empty line");
+        assert_eq!(
+            err(r#"{"from":1,"msg":{"kind":"teleport"}}"#),
+            "message 4: unknown variant `teleport`, expected one of `hello`, `bye`, `welcome`, `refused`, `clock`, `task`, `task_state`, `status`, `announce`, `bid`, `award`, `accept`, `decline`, `cancel`, `abort`, `clear`, `operator`, `report` (at column 34)"
+        );
+        assert!(err(r#"{"from":1,"msg":{"kind":"bye"}}"#).contains("missing field `robot`"));
+        assert!(
+            err(r#"{"from":1,"msg":{"kind":"bye","robot":1,"extra":2}}"#)
+                .contains("unknown field `extra`")
+        );
+        assert!(err(r#"{"from":-1,"msg":{"kind":"bye","robot":1}}"#)
+            .contains("invalid value: integer `-1`"));
+        assert_eq!(
+            err(r#"{"from":1,"msg":{"kind":"bid","auction":1,"robot":1,"cost":-3}}"#),
+            "message 4 (bid): cost must be a finite number ≥ 0, found -3"
+        );
+        assert_eq!(
+            err(
+                r#"{"from":1,"msg":{"kind":"task","task":{"id":5,"kind":{"path":{"points":[]}}}}}"#
+            ),
+            "message 4 (task): a path needs at least one point"
+        );
+        assert_eq!(
+            err(
+                r#"{"from":1,"msg":{"kind":"task","task":{"id":5,"kind":{"goto":{"x":1,"y":2}},"after":[5]}}}"#
+            ),
+            "message 4 (task): task 5 cannot be its own precondition"
+        );
+        assert_eq!(
+            err(
+                r#"{"from":1,"msg":{"kind":"hello","info":{"robot":0,"name":"a","kind":"b","world":"c","capabilities":[],"speed":1}}}"#
+            ),
+            "message 4 (hello): robot ids start at 1 (0 is the Control Center)"
+        );
+        assert_eq!(
+            err(
+                r#"{"from":1,"msg":{"kind":"task","task":{"id":5,"kind":{"perceive":{"seconds":1e999}}}}}"#
+            ),
+            "message 4: number out of range (at column 81)"
+        );
+        assert_eq!(
+            decode(b"\xff\xfe{}", 2),
+            Err(CodecError::NotUtf8 { line: 2 })
+        );
+    }
+
+    #[test]
+    fn truncated_messages_are_reported_and_the_stream_goes_on() {
+        let line = encode(&Envelope {
+            from: 0,
+            to: Some(2),
+            msg: Msg::Abort { task: 9 },
+        });
+        let cut = &line[..line.len() / 2];
+        assert!(
+            err(cut).starts_with("message 4: incomplete JSON (EOF while parsing"),
+            "{}",
+            err(cut)
+        );
+        // A stream cut in the middle of its last message.
+        let mut dec = FrameDecoder::default();
+        dec.push(line.as_bytes());
+        dec.push(cut.as_bytes());
+        assert!(dec.next_message().unwrap().is_ok());
+        assert!(dec.next_message().is_none(), "waits for the rest");
+        assert_eq!(
+            dec.finish(),
+            Err(CodecError::Truncated {
+                line: 2,
+                bytes: cut.len()
+            })
+        );
+        // A bad line in the middle: an error for it, then the next message as usual.
+        let mut dec = FrameDecoder::default();
+        dec.push(b"{\"from\":1\n\n");
+        dec.push(line.as_bytes());
+        assert!(matches!(
+            dec.next_message(),
+            Some(Err(CodecError::Malformed { line: 1, .. }))
+        ));
+        assert_eq!(
+            dec.next_message().unwrap().unwrap().msg,
+            Msg::Abort { task: 9 }
+        );
+    }
+
+    #[test]
+    fn over_long_lines_are_refused_without_being_buffered() {
+        let mut dec = FrameDecoder::new(64);
+        dec.push(&[b'x'; 50]);
+        assert!(dec.next_message().is_none());
+        dec.push(&[b'x'; 50]);
+        assert_eq!(
+            dec.next_message(),
+            Some(Err(CodecError::TooLong { line: 1, limit: 64 }))
+        );
+        dec.push(&[b'y'; 1000]);
+        assert!(
+            dec.next_message().is_none(),
+            "the rest of the line is skipped"
+        );
+        dec.push(b"yyy\n");
+        let line = encode(&Envelope {
+            from: 0,
+            to: None,
+            msg: Msg::Clear { task: 1 },
+        });
+        dec.push(line.as_bytes());
+        assert_eq!(
+            dec.next_message().unwrap().unwrap().msg,
+            Msg::Clear { task: 1 }
+        );
+        assert_eq!(dec.finish(), Ok(()));
+    }
+}
