@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use simrob_viewer::record::Recording;
+use simrob_viewer::record::{RecordingReader, Writer};
 
 /// What `--export` writes.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -16,12 +16,17 @@ pub enum Export {
     /// Each robot's and ball's pose over time:
     /// `time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z` (metres, radians, simulated s).
     Csv,
+    /// The recording again in the compact format (`simrob-recording` version 2): converts a
+    /// JSON-lines or swarm recording; needs --output.
+    Simrec,
 }
 
 /// Arguments of `simrob replay`.
 #[derive(clap::Args)]
 pub struct ReplayArgs {
-    /// The recording (written by `simrob serve --record FILE`; it may still be being written).
+    /// The recording: `simrob serve --record FILE` (compact or the older JSON lines) or
+    /// `simrob swarm run --record FILE`. A recording still being written is followed: the
+    /// replay waits on its last frame for the next ones.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Port of the viewer (0 picks a free port).
@@ -42,20 +47,28 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> Result<()> {
-    let recording = Recording::open(&args.file)
+    let mut recording = RecordingReader::open(&args.file)
         .with_context(|| format!("cannot read the recording {}", args.file.display()))?;
-    if let Some(Export::Csv) = args.export {
-        return export_csv(&recording, args.output.as_ref());
+    match args.export {
+        Some(Export::Csv) => return export_csv(&mut recording, args.output.as_ref()),
+        Some(Export::Simrec) => return convert(&mut recording, args.output.as_ref()),
+        None => {}
     }
-    let first = recording.frames.first().map(|f| (f.iteration, f.time));
-    let last = recording.frames.last().map(|f| (f.iteration, f.time));
+    let count = recording.len();
+    let ends = if count > 0 {
+        let a = recording.frame(0)?;
+        let b = recording.frame(count - 1)?;
+        Some(((a.iteration, a.time), (b.iteration, b.time)))
+    } else {
+        None
+    };
     let name = format!(
         "replay of {} ({})",
         args.file.display(),
-        recording.header.source
+        recording.header().source
     );
-    let count = recording.frames.len();
-    let (viewer, player) = simrob_viewer::replay::serve_replay(
+    let following = !recording.is_finished();
+    let (viewer, player) = simrob_viewer::replay::serve_file(
         recording,
         SocketAddr::new(args.bind, args.http_port),
         &name,
@@ -67,8 +80,11 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
         .context("cannot install the Ctrl-C handler")?;
     println!("viewer on http://{}", viewer.addr());
-    if let (Some((i0, t0)), Some((i1, t1))) = (first, last) {
+    if let Some(((i0, t0), (i1, t1))) = ends {
         println!("{count} frames: iterations {i0}–{i1}, simulated time {t0:.3}–{t1:.3} s");
+    }
+    if following {
+        println!("following: the recording is still being written");
     }
     player.play();
     while !stop.load(Ordering::Relaxed) {
@@ -77,7 +93,20 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     Ok(())
 }
 
-fn export_csv(recording: &Recording, output: Option<&PathBuf>) -> Result<()> {
+fn convert(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<()> {
+    let Some(path) = output else {
+        anyhow::bail!("--export simrec needs --output FILE");
+    };
+    let source = recording.header().source.clone();
+    let mut writer = Writer::create(path, &source)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    recording
+        .for_each(|f| writer.write_frame(f))
+        .and_then(|()| writer.finish())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn export_csv(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<()> {
     match output {
         Some(path) => {
             let file = std::fs::File::create(path)

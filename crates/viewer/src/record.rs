@@ -1,55 +1,96 @@
-//! Recordings of a run: every broadcast iteration of a SimRob server, to a file.
+//! Recordings of a run: every iteration of a SimRob server, to a file, and the reader that
+//! replays, exports and plots them.
 //!
-//! # Format (`simrob-recording`, version 1)
+//! # Format (`simrob-recording`, version 2: compact)
 //!
-//! A recording is a text file of [JSON lines](https://jsonlines.org/) (UTF-8, one JSON object
-//! per line, each line ended by `\n`):
+//! * **Line 1, the header** (JSON, ended by `\n`):
+//!   `{"format":"simrob-recording","version":2,"source":"udp://127.0.0.1:5005","started_unix_ms":1700000000000}`
+//!   — `format` is always `simrob-recording`; `version` the layout (readers refuse versions
+//!   they do not know); `source` what was recorded; `started_unix_ms` the wall-clock start.
+//! * **Then blocks**, each a fixed 32-byte block header followed by its payload (all numbers
+//!   little-endian): magic `SRB2`, `u32` payload bytes, `u32` frames in the block, `u32`
+//!   payload bytes once inflated, `u64` iteration and `f64` simulated time of its first frame.
+//!   The payload is a zlib (deflate) stream. The block headers are the **frame index**: a
+//!   reader hops from header to header without inflating anything, so opening and seeking a
+//!   long recording is instant. A block holds at most [`BLOCK_FRAMES`] frames and the recorder
+//!   closes one at least every [`FLUSH_EVERY`], so a reader following the file lags by that
+//!   much at most.
+//! * **A last block with magic `SRE2`** (no payload, `frames` = frames in the file) marks a
+//!   finished recording; a file without it is still being written (or its writer died), and
+//!   `simrob replay` follows it.
 //!
-//! * **Line 1, the header**:
-//!   `{"format":"simrob-recording","version":1,"source":"udp://127.0.0.1:5005","started_unix_ms":1700000000000}`
-//!   — `format` is always `simrob-recording`; `version` is the version of this layout
-//!   (readers refuse versions they do not know); `source` says what was recorded (the
-//!   server's address); `started_unix_ms` is the wall-clock start, in milliseconds since the
-//!   Unix epoch.
-//! * **Every further line, one iteration**: a [`Frame`] — what the viewer draws — with the
-//!   iteration number (`iteration`), the simulated time in seconds (`time`), the server's
-//!   modes, every body (`bodies`: entity `e`, body `id`, `shape`, `dims`, position `p` in
-//!   metres, Euler rotation `r` in radians with R = Rz·Ry·Rx, velocities `v` and `w`) and every
-//!   entity (`entities`: `id`, `kind` = `Robot`/`Ball`/`Field`, reported pose `p`/`r`, `null`
-//!   for fields).
+//! Inside a block, frames are written one after the other, each against the previous one in
+//! the same block (the first against nothing, so each block decodes on its own): the
+//! iteration, time and server modes; the list of bodies (entity, id, shape, dimensions,
+//! material, mass) and of entities (id, kind, whether it has a pose) only when it changed —
+//! so the field's static boxes are written once per block; then a bit per body and per posed
+//! entity telling whether it moved, and for each that did, its position, Euler rotation and
+//! (bodies) linear and angular velocity as 32-bit floats (about 7 significant digits: a
+//! micrometre on a 10 m field). A body at rest costs one bit per frame.
 //!
-//! The file is append-only: the recorder writes the header when it starts and then appends
-//! one complete line per iteration, each in a single write, so another process can read the
-//! file while it is being written. A reader of such a file may see a last line cut short:
-//! [`Recording::parse`] ignores an unterminated last line that is not valid JSON; any other
-//! bad line is an error naming its line number.
+//! # Version 1 (JSON lines), still read
 //!
-//! ```text
-//! {"format":"simrob-recording","version":1,"source":"udp://127.0.0.1:5005","started_unix_ms":1718000000000}
-//! {"iteration":0,"time":0.0,"initialized":false,…,"bodies":[],"entities":[]}
-//! {"iteration":1,"time":0.01,"initialized":true,…,"bodies":[{"e":3,"id":0,…}],"entities":[…]}
-//! ```
+//! Line 1 is the same header with `"version":1`; every further line is one [`Frame`] as JSON
+//! (the frame the viewer draws: `iteration`, `time`, the modes, `bodies` with entity `e`,
+//! `id`, `shape`, `dims`, position `p` in metres, Euler rotation `r` in radians with
+//! R = Rz·Ry·Rx, velocities `v` and `w`; `entities` with `id`, `kind`, pose `p`/`r`). A last
+//! line cut short (a file being written) is left out; any other bad line is an error naming
+//! its line number.
+//!
+//! # Swarm recordings, read as they are
+//!
+//! A `simrob-swarm-recording` (written by `simrob swarm run --record`) reads as frames too:
+//! its walls become one `Field` entity of boxes, every snapshot entity a `Robot` with one box
+//! body ([`SWARM_ROBOT_SIZE`] map units wide); 1 map unit = 1 cm, the map's y mirrored.
 
 use std::fs::File;
-use std::io::Write;
-use std::path::Path;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
+use flate2::read::ZlibDecoder;
+use flate2::write::ZlibEncoder;
+use flate2::Compression;
 use serde::{Deserialize, Serialize};
 use simrob_server::simrob::{Observer, SimServer};
 
-use crate::Frame;
+use crate::{Frame, FrameBody, FrameEntity};
 
 /// The `format` of the header line.
 pub const FORMAT: &str = "simrob-recording";
-/// The version of the layout this crate writes and reads.
-pub const VERSION: u32 = 1;
+/// The version this crate writes (compact blocks).
+pub const VERSION: u32 = 2;
+/// The JSON-lines version, still read (and written by [`Header::now`] users that write one
+/// JSON line per frame).
+pub const VERSION_JSON_LINES: u32 = 1;
+/// The `format` of a swarm recording, which the reader also accepts.
+pub const SWARM_FORMAT: &str = "simrob-swarm-recording";
+/// Frames per block at most.
+pub const BLOCK_FRAMES: usize = 256;
+/// The recorder closes a block at least this often, so a follower sees recent frames.
+pub const FLUSH_EVERY: Duration = Duration::from_millis(500);
+/// Width of a swarm robot drawn in a replay, map units.
+pub const SWARM_ROBOT_SIZE: f64 = 20.0;
+
+const BLOCK_MAGIC: [u8; 4] = *b"SRB2";
+const END_MAGIC: [u8; 4] = *b"SRE2";
+const BLOCK_HEADER: usize = 32;
+/// Largest block payload (compressed or not) a reader accepts: a corrupt length is refused
+/// rather than allocated.
+const MAX_BLOCK_BYTES: u32 = 256 << 20;
+/// Longest header line a reader accepts.
+const MAX_HEADER_BYTES: u64 = 64 << 20;
+/// Metres per map unit when a swarm recording is read.
+const SWARM_SCALE: f64 = 0.01;
+/// Height of swarm boxes, map units.
+const SWARM_HEIGHT: f64 = 5.0;
 
 /// The first line of a recording.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Header {
     /// Always [`FORMAT`].
     pub format: String,
-    /// [`VERSION`].
+    /// [`VERSION`] or [`VERSION_JSON_LINES`].
     pub version: u32,
     /// What was recorded (for `simrob serve`, `udp://IP:PORT`).
     pub source: String,
@@ -58,59 +99,1006 @@ pub struct Header {
 }
 
 impl Header {
-    /// A header for a recording starting now.
+    /// A header for a JSON-lines (version 1) recording starting now, for writers that append
+    /// one [`Frame`] per line themselves.
     pub fn now(source: &str) -> Header {
+        Header::starting_now(source, VERSION_JSON_LINES)
+    }
+
+    fn starting_now(source: &str, version: u32) -> Header {
         let started_unix_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
             .unwrap_or(0);
         Header {
             format: FORMAT.to_string(),
-            version: VERSION,
+            version,
             source: source.to_string(),
             started_unix_ms,
         }
     }
 }
 
+fn invalid(message: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, message)
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+/// What the previous frame of the block left, as stored.
+#[derive(Default)]
+struct Previous {
+    bodies: Vec<FrameBody>,
+    motion: Vec<[f32; 12]>,
+    entities: Vec<FrameEntity>,
+    poses: Vec<Option<[f32; 6]>>,
+}
+
+fn f32s<const N: usize>(parts: &[&[f64; 3]]) -> [f32; N] {
+    let mut out = [0f32; N];
+    for (k, v) in parts.iter().flat_map(|p| p.iter()).enumerate().take(N) {
+        out[k] = *v as f32;
+    }
+    out
+}
+
+fn motion_of(b: &FrameBody) -> [f32; 12] {
+    f32s(&[&b.p, &b.r, &b.v, &b.w])
+}
+
+fn pose_of(e: &FrameEntity) -> Option<[f32; 6]> {
+    match (&e.p, &e.r) {
+        (Some(p), Some(r)) => Some(f32s(&[p, r])),
+        _ => None,
+    }
+}
+
+fn same_body(a: &FrameBody, b: &FrameBody) -> bool {
+    a.e == b.e
+        && a.id == b.id
+        && a.shape == b.shape
+        && a.dims == b.dims
+        && a.material == b.material
+        && a.mass.to_bits() == b.mass.to_bits()
+}
+
+fn same_entity(a: &FrameEntity, b: &FrameEntity) -> bool {
+    a.id == b.id && a.kind == b.kind && pose_of(a).is_some() == pose_of(b).is_some()
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    let bytes = &s.as_bytes()[..s.len().min(255)];
+    out.push(bytes.len() as u8);
+    out.extend_from_slice(bytes);
+}
+
+fn put_mask(out: &mut Vec<u8>, bits: &[bool]) {
+    for chunk in bits.chunks(8) {
+        let mut byte = 0u8;
+        for (k, &b) in chunk.iter().enumerate() {
+            byte |= u8::from(b) << k;
+        }
+        out.push(byte);
+    }
+}
+
+/// Appends `frame`, encoded against `prev`, to `out`, and makes it the new `prev`.
+fn encode_frame(out: &mut Vec<u8>, frame: &Frame, prev: &mut Previous) {
+    out.extend_from_slice(&frame.iteration.to_le_bytes());
+    out.extend_from_slice(&frame.time.to_le_bytes());
+    out.push(
+        u8::from(frame.initialized)
+            | u8::from(frame.paused) << 1
+            | u8::from(frame.sync) << 2
+            | u8::from(frame.auto_adjust) << 3,
+    );
+    out.extend_from_slice(&frame.timestep.to_le_bytes());
+    out.extend_from_slice(&frame.gravity.to_le_bytes());
+    out.extend_from_slice(&frame.steps_per_iteration.to_le_bytes());
+    out.extend_from_slice(&frame.real_time_factor.to_le_bytes());
+    let bodies_same = prev.bodies.len() == frame.bodies.len()
+        && prev
+            .bodies
+            .iter()
+            .zip(&frame.bodies)
+            .all(|(a, b)| same_body(a, b));
+    let entities_same = prev.entities.len() == frame.entities.len()
+        && prev
+            .entities
+            .iter()
+            .zip(&frame.entities)
+            .all(|(a, b)| same_entity(a, b));
+    out.push(u8::from(!bodies_same) | u8::from(!entities_same) << 1);
+    if !bodies_same {
+        out.extend_from_slice(&(frame.bodies.len() as u32).to_le_bytes());
+        for b in &frame.bodies {
+            out.extend_from_slice(&b.e.to_le_bytes());
+            out.extend_from_slice(&b.id.to_le_bytes());
+            put_str(out, &b.shape);
+            for d in b.dims {
+                out.extend_from_slice(&d.to_le_bytes());
+            }
+            out.extend_from_slice(&b.material.to_le_bytes());
+            out.extend_from_slice(&b.mass.to_le_bytes());
+        }
+        prev.bodies = frame.bodies.clone();
+        prev.motion.clear();
+    }
+    let motion: Vec<[f32; 12]> = frame.bodies.iter().map(motion_of).collect();
+    let moved: Vec<bool> = motion
+        .iter()
+        .enumerate()
+        .map(|(k, m)| prev.motion.get(k) != Some(m))
+        .collect();
+    put_mask(out, &moved);
+    for (m, _) in motion.iter().zip(&moved).filter(|(_, &c)| c) {
+        for v in m {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    prev.motion = motion;
+    if !entities_same {
+        out.extend_from_slice(&(frame.entities.len() as u32).to_le_bytes());
+        for e in &frame.entities {
+            out.extend_from_slice(&e.id.to_le_bytes());
+            put_str(out, &e.kind);
+            out.push(u8::from(pose_of(e).is_some()));
+        }
+        prev.entities = frame.entities.clone();
+        prev.poses.clear();
+    }
+    let poses: Vec<Option<[f32; 6]>> = frame.entities.iter().map(pose_of).collect();
+    let posed: Vec<usize> = (0..poses.len()).filter(|&k| poses[k].is_some()).collect();
+    let changed: Vec<bool> = posed
+        .iter()
+        .map(|&k| prev.poses.get(k).copied().flatten() != poses[k])
+        .collect();
+    put_mask(out, &changed);
+    for (&k, _) in posed.iter().zip(&changed).filter(|(_, &c)| c) {
+        for v in poses[k].unwrap_or_default() {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    prev.poses = poses;
+}
+
+/// Writes a version-2 recording: [`Writer::write_frame`] per iteration; blocks are closed
+/// every [`BLOCK_FRAMES`] frames or by [`Writer::flush`]; [`Writer::finish`] (or dropping the
+/// writer) closes the last block and marks the file finished.
+pub struct Writer<W: Write> {
+    out: W,
+    payload: Vec<u8>,
+    frames_in_block: u32,
+    first: (u64, f64),
+    last: (u64, f64),
+    total: u64,
+    prev: Previous,
+    finished: bool,
+}
+
+impl Writer<File> {
+    /// Creates (or truncates) `path` and writes the header.
+    pub fn create(path: &Path, source: &str) -> std::io::Result<Writer<File>> {
+        Writer::new(File::create(path)?, source)
+    }
+}
+
+impl<W: Write> Writer<W> {
+    /// Writes the header of a recording of `source` to `out`.
+    pub fn new(mut out: W, source: &str) -> std::io::Result<Writer<W>> {
+        let header = serde_json::to_string(&Header::starting_now(source, VERSION))
+            .map_err(std::io::Error::other)?;
+        out.write_all(format!("{header}\n").as_bytes())?;
+        out.flush()?;
+        Ok(Writer {
+            out,
+            payload: Vec::new(),
+            frames_in_block: 0,
+            first: (0, 0.0),
+            last: (0, 0.0),
+            total: 0,
+            prev: Previous::default(),
+            finished: false,
+        })
+    }
+
+    /// Appends one frame (written out when its block closes).
+    pub fn write_frame(&mut self, frame: &Frame) -> std::io::Result<()> {
+        if self.frames_in_block == 0 {
+            self.first = (frame.iteration, frame.time);
+        }
+        self.last = (frame.iteration, frame.time);
+        encode_frame(&mut self.payload, frame, &mut self.prev);
+        self.frames_in_block += 1;
+        self.total += 1;
+        if self.frames_in_block as usize >= BLOCK_FRAMES {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Frames written so far.
+    pub fn frames(&self) -> u64 {
+        self.total
+    }
+
+    /// Closes the current block (if it has frames) and flushes it to the file.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        if self.frames_in_block == 0 {
+            return self.out.flush();
+        }
+        let mut z = ZlibEncoder::new(
+            Vec::with_capacity(self.payload.len() / 4),
+            Compression::new(6),
+        );
+        z.write_all(&self.payload)?;
+        let data = z.finish()?;
+        let mut block = Vec::with_capacity(BLOCK_HEADER + data.len());
+        let raw = u32::try_from(self.payload.len()).map_err(std::io::Error::other)?;
+        let len = u32::try_from(data.len()).map_err(std::io::Error::other)?;
+        block_header(
+            &mut block,
+            BLOCK_MAGIC,
+            len,
+            self.frames_in_block,
+            raw,
+            self.first,
+        );
+        block.extend_from_slice(&data);
+        // One write per block: a reader sees whole blocks or a cut last one.
+        self.out.write_all(&block)?;
+        self.out.flush()?;
+        self.payload.clear();
+        self.frames_in_block = 0;
+        self.prev = Previous::default();
+        Ok(())
+    }
+
+    /// Closes the last block and marks the recording finished.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.end()
+    }
+
+    fn end(&mut self) -> std::io::Result<()> {
+        if self.finished {
+            return Ok(());
+        }
+        self.flush()?;
+        self.finished = true;
+        let mut block = Vec::with_capacity(BLOCK_HEADER);
+        let total = u32::try_from(self.total).unwrap_or(u32::MAX);
+        block_header(&mut block, END_MAGIC, 0, total, 0, self.last);
+        self.out.write_all(&block)?;
+        self.out.flush()
+    }
+}
+
+impl<W: Write> Drop for Writer<W> {
+    fn drop(&mut self) {
+        if let Err(e) = self.end() {
+            tracing::error!("recording not closed: {e}");
+        }
+    }
+}
+
+fn block_header(
+    out: &mut Vec<u8>,
+    magic: [u8; 4],
+    len: u32,
+    frames: u32,
+    raw: u32,
+    first: (u64, f64),
+) {
+    out.extend_from_slice(&magic);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&frames.to_le_bytes());
+    out.extend_from_slice(&raw.to_le_bytes());
+    out.extend_from_slice(&first.0.to_le_bytes());
+    out.extend_from_slice(&first.1.to_le_bytes());
+}
+
 /// Starts a recording at `path` (created, or truncated) and returns the observer that appends
 /// the server's frame after every iteration. Register it to run after every iteration:
 /// `server.add_observer(Duration::ZERO, recorder(path, "udp://…")?)`.
 ///
-/// A line is written only when the iteration number changed since the last line (the first
-/// call always writes). A write error is reported once on stderr and ends the recording; the
-/// simulation goes on.
+/// A frame is written only when the iteration number changed since the last one (the first
+/// call always writes). Blocks reach the file every [`BLOCK_FRAMES`] frames and at least every
+/// [`FLUSH_EVERY`]; dropping the observer finishes the file. A write error is logged once and
+/// ends the recording; the simulation goes on.
 pub fn recorder(path: &Path, source: &str) -> std::io::Result<Observer> {
-    let mut file = File::create(path)?;
-    let header = serde_json::to_string(&Header::now(source)).map_err(std::io::Error::other)?;
-    file.write_all(format!("{header}\n").as_bytes())?;
-    file.flush()?;
+    let mut writer = Some(Writer::create(path, source)?);
     let shown = path.display().to_string();
-    let mut file = Some(file);
     let mut last: Option<u64> = None;
+    let mut flushed = Instant::now();
     Ok(Box::new(move |server: &SimServer| {
-        let Some(f) = file.as_mut() else { return };
+        let Some(w) = writer.as_mut() else { return };
         let iteration = server.world().iteration();
         if last == Some(iteration) {
             return;
         }
         last = Some(iteration);
-        let written = serde_json::to_string(&Frame::of(server))
-            .map_err(std::io::Error::other)
-            .and_then(|mut line| {
-                line.push('\n');
-                // One write per line: a reader never sees half of two lines.
-                f.write_all(line.as_bytes())?;
-                f.flush()
-            });
+        let mut written = w.write_frame(&Frame::of(server));
+        if written.is_ok() && flushed.elapsed() >= FLUSH_EVERY {
+            flushed = Instant::now();
+            written = w.flush();
+        }
         if let Err(e) = written {
-            eprintln!("recording to {shown} stopped at iteration {iteration}: {e}");
-            file = None;
+            tracing::error!("recording to {shown} stopped at iteration {iteration}: {e}");
+            writer = None;
         }
     }))
 }
 
-/// A recording read back.
+// ---------------------------------------------------------------------------------------
+// Reading
+
+/// A little-endian cursor over a block's payload.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> std::io::Result<&'a [u8]> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let Some(end) = end else {
+            return Err(invalid(format!("the block ends early (byte {})", self.at)));
+        };
+        let s = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+    fn array<const N: usize>(&mut self) -> std::io::Result<[u8; N]> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+    fn u8(&mut self) -> std::io::Result<u8> {
+        Ok(self.array::<1>()?[0])
+    }
+    fn u32(&mut self) -> std::io::Result<u32> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+    fn u64(&mut self) -> std::io::Result<u64> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+    fn f64(&mut self) -> std::io::Result<f64> {
+        Ok(f64::from_le_bytes(self.array()?))
+    }
+    fn f32(&mut self) -> std::io::Result<f64> {
+        Ok(f64::from(f32::from_le_bytes(self.array()?)))
+    }
+    fn v3(&mut self) -> std::io::Result<[f64; 3]> {
+        Ok([self.f32()?, self.f32()?, self.f32()?])
+    }
+    fn str(&mut self) -> std::io::Result<String> {
+        let n = self.u8()? as usize;
+        String::from_utf8(self.take(n)?.to_vec()).map_err(|e| invalid(e.to_string()))
+    }
+    fn mask(&mut self, n: usize) -> std::io::Result<Vec<bool>> {
+        let bytes = self.take(n.div_ceil(8))?;
+        Ok((0..n).map(|k| bytes[k / 8] >> (k % 8) & 1 == 1).collect())
+    }
+    /// A count that cannot exceed what is left of the block (one byte per item at least).
+    fn count(&mut self) -> std::io::Result<usize> {
+        let n = self.u32()? as usize;
+        if n > self.bytes.len() - self.at {
+            return Err(invalid(format!("a count of {n} is larger than the block")));
+        }
+        Ok(n)
+    }
+}
+
+/// Decodes the frames of one block payload.
+fn decode_block(payload: &[u8], frames: u32) -> std::io::Result<Vec<Frame>> {
+    let mut c = Cursor {
+        bytes: payload,
+        at: 0,
+    };
+    let mut out: Vec<Frame> = Vec::with_capacity(frames as usize);
+    for _ in 0..frames {
+        let mut f = Frame {
+            iteration: c.u64()?,
+            time: c.f64()?,
+            ..Frame::default()
+        };
+        let flags = c.u8()?;
+        f.initialized = flags & 1 != 0;
+        f.paused = flags & 2 != 0;
+        f.sync = flags & 4 != 0;
+        f.auto_adjust = flags & 8 != 0;
+        f.timestep = c.f64()?;
+        f.gravity = c.f64()?;
+        f.steps_per_iteration = c.u32()?;
+        f.real_time_factor = c.f64()?;
+        let layout = c.u8()?;
+        let prev = out.last();
+        f.bodies = if layout & 1 != 0 {
+            let n = c.count()?;
+            let mut bodies = Vec::with_capacity(n);
+            for _ in 0..n {
+                bodies.push(FrameBody {
+                    e: c.u32()?,
+                    id: c.u32()?,
+                    shape: c.str()?,
+                    dims: [c.f64()?, c.f64()?, c.f64()?],
+                    material: c.u32()?,
+                    mass: c.f64()?,
+                    p: [0.0; 3],
+                    r: [0.0; 3],
+                    v: [0.0; 3],
+                    w: [0.0; 3],
+                });
+            }
+            bodies
+        } else {
+            prev.map(|p| p.bodies.clone())
+                .ok_or_else(|| invalid("the first frame of a block has no bodies list".into()))?
+        };
+        let moved = c.mask(f.bodies.len())?;
+        for (b, _) in f.bodies.iter_mut().zip(&moved).filter(|(_, &m)| m) {
+            b.p = c.v3()?;
+            b.r = c.v3()?;
+            b.v = c.v3()?;
+            b.w = c.v3()?;
+        }
+        f.entities = if layout & 2 != 0 {
+            let n = c.count()?;
+            let mut entities = Vec::with_capacity(n);
+            for _ in 0..n {
+                let id = c.u32()?;
+                let kind = c.str()?;
+                let posed = c.u8()? != 0;
+                entities.push(FrameEntity {
+                    id,
+                    kind,
+                    p: posed.then_some([0.0; 3]),
+                    r: posed.then_some([0.0; 3]),
+                });
+            }
+            entities
+        } else {
+            prev.map(|p| p.entities.clone())
+                .ok_or_else(|| invalid("the first frame of a block has no entity list".into()))?
+        };
+        let posed = f.entities.iter().filter(|e| e.p.is_some()).count();
+        let changed = c.mask(posed)?;
+        for (e, _) in f
+            .entities
+            .iter_mut()
+            .filter(|e| e.p.is_some())
+            .zip(&changed)
+            .filter(|(_, &m)| m)
+        {
+            e.p = Some(c.v3()?);
+            e.r = Some(c.v3()?);
+        }
+        out.push(f);
+    }
+    if c.at != payload.len() {
+        return Err(invalid(format!(
+            "{} bytes left over after the block's frames",
+            payload.len() - c.at
+        )));
+    }
+    Ok(out)
+}
+
+/// What kind of file a reader reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `simrob-recording` version 1 (JSON lines).
+    JsonLines,
+    /// `simrob-recording` version 2 (compact blocks).
+    Compact,
+    /// `simrob-swarm-recording` version 1.
+    Swarm,
+}
+
+/// A swarm recording's static world, as viewer bodies.
+#[derive(Debug, Clone, Default)]
+struct SwarmStatic {
+    walls: Vec<FrameBody>,
+    fps: f64,
+}
+
+/// Where one unit of frames (a line, or a block) sits in the file.
+#[derive(Debug, Clone, Copy)]
+struct Unit {
+    offset: u64,
+    len: u32,
+    /// Inflated payload bytes (blocks).
+    raw: u32,
+    /// Frames in the unit.
+    frames: u32,
+    /// Index of its first frame.
+    first_frame: usize,
+    /// Line number (lines).
+    line: u64,
+}
+
+fn check_header(value: &serde_json::Value) -> Result<(Header, Kind), String> {
+    let format = value.get("format").and_then(|f| f.as_str());
+    let version = value.get("version").and_then(|v| v.as_u64());
+    match (format, version) {
+        (Some(FORMAT), Some(v)) if v == u64::from(VERSION) || v == u64::from(VERSION_JSON_LINES) => {
+            let header: Header = serde_json::from_value(value.clone())
+                .map_err(|e| format!("line 1: bad header: {e}"))?;
+            let kind = if v == u64::from(VERSION) { Kind::Compact } else { Kind::JsonLines };
+            Ok((header, kind))
+        }
+        (Some(SWARM_FORMAT), Some(1)) => {
+            let scenario = value.get("scenario").and_then(|s| s.as_str()).unwrap_or("?");
+            let seed = value.get("seed").and_then(|s| s.as_u64()).unwrap_or(0);
+            Ok((
+                Header {
+                    format: SWARM_FORMAT.into(),
+                    version: 1,
+                    source: format!("simrob swarm: {scenario} (seed {seed})"),
+                    started_unix_ms: 0,
+                },
+                Kind::Swarm,
+            ))
+        }
+        (Some(f @ (FORMAT | SWARM_FORMAT)), Some(v)) => Err(format!(
+            "line 1: {f} version {v} is not supported (this simrob reads {FORMAT} versions {VERSION_JSON_LINES} and {VERSION}, {SWARM_FORMAT} version 1)"
+        )),
+        (Some(FORMAT | SWARM_FORMAT), None) => Err("line 1: the header has no version number".into()),
+        (f, _) => Err(format!(
+            "line 1: not a simrob recording (format {}, expected \"{FORMAT}\" or \"{SWARM_FORMAT}\")",
+            f.map_or("missing".to_string(), |f| format!("{f:?}"))
+        )),
+    }
+}
+
+fn swarm_box(e: u32, id: u32, x: f64, y: f64, theta: f64, size: [f64; 2]) -> FrameBody {
+    let s = SWARM_SCALE;
+    FrameBody {
+        e,
+        id,
+        shape: "Box".into(),
+        dims: [size[0].max(1.0) * s, size[1].max(1.0) * s, SWARM_HEIGHT * s],
+        material: 0,
+        mass: 1.0,
+        p: [x * s, -y * s, SWARM_HEIGHT * 0.5 * s],
+        r: [0.0, 0.0, -theta],
+        v: [0.0; 3],
+        w: [0.0; 3],
+    }
+}
+
+fn swarm_static(value: &serde_json::Value) -> SwarmStatic {
+    let walls = value
+        .get("walls")
+        .and_then(|w| w.as_array())
+        .map(|walls| {
+            walls
+                .iter()
+                .filter_map(|w| serde_json::from_value::<[f64; 4]>(w.clone()).ok())
+                .enumerate()
+                .map(|(k, w)| {
+                    let mut b = swarm_box(0, k as u32, w[0], w[1], 0.0, [2.0 * w[2], 2.0 * w[3]]);
+                    b.mass = -1.0;
+                    b
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let fps = value.get("fps").and_then(|f| f.as_f64()).unwrap_or(24.0);
+    SwarmStatic { walls, fps }
+}
+
+/// One snapshot line of a swarm recording as a frame.
+fn swarm_frame(line: &str, world: &SwarmStatic) -> Result<Frame, String> {
+    #[derive(Deserialize)]
+    struct Snap {
+        frame: u64,
+        t: f64,
+        entities: Vec<(u32, u32, f64, f64, f64, String)>,
+    }
+    let snap: Snap = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let mut bodies = world.walls.clone();
+    let mut entities = Vec::with_capacity(snap.entities.len() + 1);
+    if !world.walls.is_empty() {
+        entities.push(FrameEntity {
+            id: 0,
+            kind: "Field".into(),
+            p: None,
+            r: None,
+        });
+    }
+    for (id, _kind, x, y, theta, _state) in snap.entities {
+        let b = swarm_box(id, 0, x, y, theta, [SWARM_ROBOT_SIZE; 2]);
+        entities.push(FrameEntity {
+            id,
+            kind: "Robot".into(),
+            p: Some(b.p),
+            r: Some(b.r),
+        });
+        bodies.push(b);
+    }
+    Ok(Frame {
+        iteration: snap.frame,
+        time: snap.t,
+        initialized: true,
+        timestep: 1.0 / world.fps.max(1e-9),
+        steps_per_iteration: 1,
+        bodies,
+        entities,
+        ..Frame::default()
+    })
+}
+
+/// A recording file read on demand: opening it reads only its index (block headers, or line
+/// positions), frames are decoded when asked for, and [`RecordingReader::refresh`] picks up
+/// what a writer appended since. Reads every [`Kind`].
+pub struct RecordingReader {
+    path: PathBuf,
+    file: File,
+    header: Header,
+    kind: Kind,
+    swarm: SwarmStatic,
+    units: Vec<Unit>,
+    frames: usize,
+    /// Bytes of the file indexed so far (whole units only).
+    scanned: u64,
+    /// Lines read so far (line formats).
+    lines: u64,
+    /// The last unit is an unterminated line that parsed (the writer may still be on it).
+    tentative: bool,
+    finished: bool,
+    cache: Option<(usize, Vec<Frame>)>,
+}
+
+impl std::fmt::Debug for RecordingReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordingReader")
+            .field("path", &self.path)
+            .field("kind", &self.kind)
+            .field("frames", &self.frames)
+            .finish()
+    }
+}
+
+impl RecordingReader {
+    /// Opens `path`, checks its header and indexes every complete frame.
+    pub fn open(path: &Path) -> std::io::Result<RecordingReader> {
+        let file = File::open(path)?;
+        let mut reader = BufReader::new(&file).take(MAX_HEADER_BYTES);
+        let mut first = Vec::new();
+        reader.read_until(b'\n', &mut first)?;
+        let named = |e: String| invalid(format!("{}: {e}", path.display()));
+        if first.is_empty() {
+            return Err(named("empty file: not a simrob recording".into()));
+        }
+        let value: serde_json::Value = serde_json::from_slice(&first).map_err(|e| {
+            named(format!(
+                "line 1: not a simrob recording (the header is not JSON: {e})"
+            ))
+        })?;
+        let (header, kind) = check_header(&value).map_err(named)?;
+        let swarm = if kind == Kind::Swarm {
+            swarm_static(&value)
+        } else {
+            SwarmStatic::default()
+        };
+        let mut r = RecordingReader {
+            path: path.to_path_buf(),
+            file,
+            header,
+            kind,
+            swarm,
+            units: Vec::new(),
+            frames: 0,
+            scanned: first.len() as u64,
+            lines: 1,
+            tentative: false,
+            finished: false,
+            cache: None,
+        };
+        r.refresh()?;
+        Ok(r)
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Frames indexed so far.
+    pub fn len(&self) -> usize {
+        self.frames
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.frames == 0
+    }
+
+    /// Whether the writer marked the file finished (compact and swarm recordings; a
+    /// JSON-lines file never says so).
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Indexes what was appended since the last call; returns how many frames it added.
+    pub fn refresh(&mut self) -> std::io::Result<usize> {
+        let before = self.frames;
+        if self.tentative {
+            if let Some(u) = self.units.pop() {
+                self.frames -= u.frames as usize;
+                self.scanned = u.offset;
+                if self
+                    .cache
+                    .as_ref()
+                    .is_some_and(|(k, _)| *k == self.units.len())
+                {
+                    self.cache = None;
+                }
+            }
+            self.tentative = false;
+        }
+        match self.kind {
+            Kind::Compact => self.scan_blocks()?,
+            Kind::JsonLines | Kind::Swarm => self.scan_lines()?,
+        }
+        Ok(self.frames.saturating_sub(before))
+    }
+
+    fn scan_blocks(&mut self) -> std::io::Result<()> {
+        let size = self.file.metadata()?.len();
+        let mut reader = BufReader::new(&self.file);
+        reader.seek(SeekFrom::Start(self.scanned))?;
+        let mut at = self.scanned;
+        while !self.finished && at + BLOCK_HEADER as u64 <= size {
+            let mut h = [0u8; BLOCK_HEADER];
+            reader.read_exact(&mut h)?;
+            let word = |k: usize| u32::from_le_bytes([h[k], h[k + 1], h[k + 2], h[k + 3]]);
+            let (magic, len, frames, raw) = ([h[0], h[1], h[2], h[3]], word(4), word(8), word(12));
+            if magic == END_MAGIC {
+                self.finished = true;
+                at += BLOCK_HEADER as u64;
+                break;
+            }
+            if magic != BLOCK_MAGIC || len > MAX_BLOCK_BYTES || raw > MAX_BLOCK_BYTES {
+                return Err(invalid(format!(
+                    "{}: byte {at}: not a recording block (the file is damaged)",
+                    self.path.display()
+                )));
+            }
+            let end = at + BLOCK_HEADER as u64 + u64::from(len);
+            if end > size {
+                break; // still being written
+            }
+            self.units.push(Unit {
+                offset: at,
+                len,
+                raw,
+                frames,
+                first_frame: self.frames,
+                line: 0,
+            });
+            self.frames += frames as usize;
+            reader.seek_relative(i64::from(len))?;
+            at = end;
+        }
+        self.scanned = at;
+        Ok(())
+    }
+
+    fn scan_lines(&mut self) -> std::io::Result<()> {
+        let file = self.file.try_clone()?;
+        let mut reader = BufReader::with_capacity(1 << 20, file);
+        reader.seek(SeekFrom::Start(self.scanned))?;
+        let mut at = self.scanned;
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = reader.read_until(b'\n', &mut line)?;
+            if n == 0 {
+                break;
+            }
+            let complete = line.ends_with(b"\n");
+            let text = line.trim_ascii();
+            let is_frame = match self.kind {
+                Kind::Swarm => {
+                    if text.starts_with(b"{\"type\":\"end\"") && complete {
+                        self.finished = true;
+                    }
+                    text.starts_with(b"{\"type\":\"snapshot\"")
+                }
+                _ => !text.is_empty(),
+            };
+            if !complete {
+                // A last line being written: counted only if it is already whole.
+                if is_frame && self.decode_line(text).is_ok() {
+                    self.push_line(at, n, self.lines + 1);
+                    self.tentative = true;
+                }
+                break;
+            }
+            self.lines += 1;
+            if is_frame {
+                self.push_line(at, n, self.lines);
+            }
+            at += n as u64;
+        }
+        // A tentative line is read again by the next refresh.
+        self.scanned = at;
+        Ok(())
+    }
+
+    fn push_line(&mut self, offset: u64, len: usize, line: u64) {
+        self.units.push(Unit {
+            offset,
+            len: u32::try_from(len).unwrap_or(u32::MAX),
+            raw: 0,
+            frames: 1,
+            first_frame: self.frames,
+            line,
+        });
+        self.frames += 1;
+    }
+
+    fn decode_line(&self, text: &[u8]) -> Result<Frame, String> {
+        match self.kind {
+            Kind::Swarm => {
+                let s = std::str::from_utf8(text).map_err(|e| e.to_string())?;
+                swarm_frame(s, &self.swarm)
+            }
+            _ => serde_json::from_slice::<Frame>(text).map_err(|e| e.to_string()),
+        }
+    }
+
+    fn read_unit(&self, u: &Unit) -> std::io::Result<Vec<Frame>> {
+        let mut f = &self.file;
+        let body = if self.kind == Kind::Compact {
+            BLOCK_HEADER as u64
+        } else {
+            0
+        };
+        f.seek(SeekFrom::Start(u.offset + body))?;
+        let mut bytes = vec![0u8; u.len as usize];
+        f.read_exact(&mut bytes)?;
+        let place = |e: String| {
+            if self.kind == Kind::Compact {
+                invalid(format!(
+                    "{}: block at byte {}: {e}",
+                    self.path.display(),
+                    u.offset
+                ))
+            } else {
+                invalid(format!(
+                    "{}: line {}: bad frame: {e}",
+                    self.path.display(),
+                    u.line
+                ))
+            }
+        };
+        if self.kind != Kind::Compact {
+            return self
+                .decode_line(bytes.trim_ascii())
+                .map(|f| vec![f])
+                .map_err(place);
+        }
+        let mut payload = Vec::with_capacity(u.raw as usize);
+        ZlibDecoder::new(&bytes[..])
+            .take(u64::from(u.raw) + 1)
+            .read_to_end(&mut payload)
+            .map_err(|e| place(format!("cannot inflate: {e}")))?;
+        if payload.len() != u.raw as usize {
+            return Err(place(format!(
+                "{} bytes inflated, the block header says {}",
+                payload.len(),
+                u.raw
+            )));
+        }
+        decode_block(&payload, u.frames).map_err(|e| place(e.to_string()))
+    }
+
+    /// Frame `index` (0-based), decoded from the file (the last unit read is kept).
+    pub fn frame(&mut self, index: usize) -> std::io::Result<Frame> {
+        if index >= self.frames {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("frame {index}: the recording has {} frames", self.frames),
+            ));
+        }
+        let k = self
+            .units
+            .partition_point(|u| u.first_frame + u.frames as usize <= index);
+        if self.cache.as_ref().map(|(c, _)| *c) != Some(k) {
+            let unit = self.units[k];
+            self.cache = Some((k, self.read_unit(&unit)?));
+        }
+        let (_, frames) = self.cache.as_ref().expect("just filled");
+        let unit = &self.units[k];
+        frames
+            .get(index - unit.first_frame)
+            .cloned()
+            .ok_or_else(|| invalid(format!("frame {index} is missing from its block")))
+    }
+
+    /// Calls `f` with every frame in order, decoding each unit once.
+    pub fn for_each(
+        &mut self,
+        mut f: impl FnMut(&Frame) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        for k in 0..self.units.len() {
+            let unit = self.units[k];
+            for frame in &self.read_unit(&unit)? {
+                f(frame)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every frame in memory.
+    pub fn read_all(&mut self) -> std::io::Result<Recording> {
+        let mut frames = Vec::with_capacity(self.frames);
+        self.for_each(|f| {
+            frames.push(f.clone());
+            Ok(())
+        })?;
+        Ok(Recording {
+            header: self.header.clone(),
+            frames,
+        })
+    }
+
+    /// Writes the CSV of [`Recording::export_csv`], frame by frame.
+    pub fn export_csv(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        writeln!(out, "{CSV_HEADER}")?;
+        self.for_each(|f| csv_rows(f, out))
+    }
+}
+
+const CSV_HEADER: &str = "time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z";
+
+/// Shortest text that reads back as `v`: a value stored as a 32-bit float prints as one.
+fn num(v: f64) -> String {
+    let short = v as f32;
+    if f64::from(short) == v {
+        format!("{short}")
+    } else {
+        format!("{v}")
+    }
+}
+
+fn csv_rows(frame: &Frame, out: &mut impl Write) -> std::io::Result<()> {
+    for e in &frame.entities {
+        let (Some(p), Some(r)) = (e.p, e.r) else {
+            continue;
+        };
+        if e.kind == "Field" {
+            continue;
+        }
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{}",
+            frame.time,
+            frame.iteration,
+            e.id,
+            e.kind,
+            num(p[0]),
+            num(p[1]),
+            num(p[2]),
+            num(r[0]),
+            num(r[1]),
+            num(r[2])
+        )?;
+    }
+    Ok(())
+}
+
+/// A recording read back whole.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {
     pub header: Header,
@@ -118,21 +1106,16 @@ pub struct Recording {
     pub frames: Vec<Frame>,
 }
 
-fn invalid(message: String) -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::InvalidData, message)
-}
-
 impl Recording {
-    /// Reads the recording at `path` (see [`Recording::parse`]).
+    /// Reads every frame of the recording at `path`, whatever its [`Kind`].
     pub fn open(path: &Path) -> std::io::Result<Recording> {
-        let text = std::fs::read_to_string(path)?;
-        Recording::parse(&text).map_err(|e| invalid(format!("{}: {e}", path.display())))
+        RecordingReader::open(path)?.read_all()
     }
 
-    /// Parses a recording. Refuses a file that is not a `simrob-recording` of a known version;
-    /// accepts an unterminated, unparsable last line (a file being written) by leaving it out;
-    /// reports any other bad line with its number (the header is line 1). Blank lines are
-    /// skipped.
+    /// Parses a JSON-lines (version 1) recording held in memory. Refuses a file that is not a
+    /// `simrob-recording`; accepts an unterminated, unparsable last line (a file being
+    /// written) by leaving it out; reports any other bad line with its number (the header is
+    /// line 1). Blank lines are skipped.
     pub fn parse(text: &str) -> std::io::Result<Recording> {
         let mut lines = text.split_inclusive('\n').enumerate().peekable();
         let Some((_, first)) = lines.next() else {
@@ -143,24 +1126,13 @@ impl Recording {
                 "line 1: not a simrob recording (the header is not JSON: {e})"
             ))
         })?;
-        let format = value.get("format").and_then(|f| f.as_str());
-        if format != Some(FORMAT) {
+        let (header, kind) = check_header(&value).map_err(invalid)?;
+        if kind != Kind::JsonLines {
             return Err(invalid(format!(
-                "line 1: not a simrob recording (format {}, expected \"{FORMAT}\")",
-                format.map_or("missing".to_string(), |f| format!("{f:?}"))
+                "line 1: a {} recording is read from its file (Recording::open), not from text",
+                header.format
             )));
         }
-        match value.get("version").and_then(|v| v.as_u64()) {
-            Some(v) if v == u64::from(VERSION) => {}
-            Some(v) => {
-                return Err(invalid(format!(
-                    "line 1: recording format version {v} is not supported (this simrob reads version {VERSION})"
-                )))
-            }
-            None => return Err(invalid("line 1: the header has no version number".into())),
-        }
-        let header: Header = serde_json::from_value(value)
-            .map_err(|e| invalid(format!("line 1: bad header: {e}")))?;
         let mut frames = Vec::new();
         while let Some((i, line)) = lines.next() {
             let body = line.trim();
@@ -182,21 +1154,9 @@ impl Recording {
     /// entity with a pose (fields have none and are left out). Positions in metres, Euler
     /// angles in radians, time in simulated seconds.
     pub fn export_csv(&self, out: &mut impl Write) -> std::io::Result<()> {
-        writeln!(out, "time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z")?;
+        writeln!(out, "{CSV_HEADER}")?;
         for frame in &self.frames {
-            for e in &frame.entities {
-                let (Some(p), Some(r)) = (e.p, e.r) else {
-                    continue;
-                };
-                if e.kind == "Field" {
-                    continue;
-                }
-                writeln!(
-                    out,
-                    "{},{},{},{},{},{},{},{},{},{}",
-                    frame.time, frame.iteration, e.id, e.kind, p[0], p[1], p[2], r[0], r[1], r[2]
-                )?;
-            }
+            csv_rows(frame, out)?;
         }
         Ok(())
     }
@@ -205,12 +1165,56 @@ impl Recording {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::FrameEntity;
 
+    /// A scratch directory removed on drop.
+    struct Scratch(PathBuf);
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let dir =
+                std::env::temp_dir().join(format!("simrob-record-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            Scratch(dir)
+        }
+        fn file(&self, name: &str) -> PathBuf {
+            self.0.join(name)
+        }
+    }
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn body(e: u32, id: u32, p: [f64; 3]) -> FrameBody {
+        FrameBody {
+            e,
+            id,
+            shape: "Box".into(),
+            dims: [0.1, 0.2, 0.3],
+            material: 1,
+            mass: if e == 1 { -1.0 } else { 0.3 },
+            p,
+            r: [0.0, 0.0, 0.5],
+            v: [0.25, 0.0, 0.0],
+            w: [0.0; 3],
+        }
+    }
+
+    /// The soccer field's shape: 13 static boxes and a robot moving along X (values exact
+    /// in 32-bit floats, so a round trip compares equal).
     fn frame(iteration: u64, x: f64) -> Frame {
+        let mut bodies: Vec<FrameBody> =
+            (0..13).map(|k| body(1, k, [k as f64, 0.0, 0.0])).collect();
+        bodies.push(body(3, 0, [x, 0.5, 0.25]));
         Frame {
             iteration,
             time: iteration as f64 * 0.01,
+            initialized: true,
+            timestep: 0.01,
+            gravity: -9.8,
+            steps_per_iteration: 1,
+            bodies,
             entities: vec![
                 FrameEntity {
                     id: 1,
@@ -221,7 +1225,7 @@ mod tests {
                 FrameEntity {
                     id: 3,
                     kind: "Robot".into(),
-                    p: Some([x, 0.5, 0.02]),
+                    p: Some([x, 0.5, 0.25]),
                     r: Some([0.0, 0.0, 1.5]),
                 },
             ],
@@ -229,7 +1233,11 @@ mod tests {
         }
     }
 
-    fn text(frames: &[Frame]) -> String {
+    fn frames(n: u64) -> Vec<Frame> {
+        (0..n).map(|i| frame(i, (i / 3) as f64 * 0.125)).collect()
+    }
+
+    fn v1_text(frames: &[Frame]) -> String {
         let mut s = serde_json::to_string(&Header::now("test")).unwrap();
         s.push('\n');
         for f in frames {
@@ -239,76 +1247,238 @@ mod tests {
         s
     }
 
+    fn write_v2(path: &Path, frames: &[Frame]) {
+        let mut w = Writer::create(path, "test").unwrap();
+        for f in frames {
+            w.write_frame(f).unwrap();
+        }
+        w.finish().unwrap();
+    }
+
     #[test]
-    fn round_trip() {
-        let frames = vec![frame(0, 0.0), frame(1, 0.1), frame(2, 0.25)];
-        let r = Recording::parse(&text(&frames)).unwrap();
+    fn compact_round_trip_is_exact_and_small() {
+        let dir = Scratch::new("round");
+        let path = dir.file("run.simrec");
+        let all = frames(1000);
+        write_v2(&path, &all);
+        let r = Recording::open(&path).unwrap();
         assert_eq!(r.header.format, FORMAT);
         assert_eq!(r.header.version, VERSION);
         assert_eq!(r.header.source, "test");
-        assert!(r.header.started_unix_ms > 0);
-        assert_eq!(r.frames, frames);
+        assert_eq!(r.frames, all);
+        let v2 = std::fs::metadata(&path).unwrap().len() as usize;
+        let v1 = v1_text(&all).len();
+        assert!(v2 * 50 < v1, "compact {v2} bytes, JSON lines {v1} bytes");
+        let mut reader = RecordingReader::open(&path).unwrap();
+        assert_eq!(reader.kind(), Kind::Compact);
+        assert!(reader.is_finished());
+        assert_eq!(reader.len(), 1000);
+        // Seeking: any frame, in any order.
+        for i in [999, 0, 500, 255, 256, 257] {
+            assert_eq!(reader.frame(i).unwrap(), all[i]);
+        }
+        assert!(reader.frame(1000).is_err());
     }
 
     #[test]
-    fn a_truncated_last_line_is_left_out() {
-        let mut t = text(&[frame(0, 0.0), frame(1, 0.1)]);
-        let partial = serde_json::to_string(&frame(2, 0.2)).unwrap();
-        t.push_str(&partial[..partial.len() / 2]);
-        let r = Recording::parse(&t).unwrap();
-        assert_eq!(r.frames.len(), 2);
-        // A complete last line without its newline counts.
-        let mut t = text(&[frame(0, 0.0)]);
-        t.push_str(&partial);
-        assert_eq!(Recording::parse(&t).unwrap().frames.len(), 2);
+    fn layout_changes_inside_a_block_are_kept() {
+        let dir = Scratch::new("layout");
+        let path = dir.file("run.simrec");
+        let mut all = frames(10);
+        all[4].bodies.pop();
+        all[4].entities.pop();
+        all[7].entities[1].p = None;
+        all[7].entities[1].r = None;
+        write_v2(&path, &all);
+        assert_eq!(Recording::open(&path).unwrap().frames, all);
     }
 
     #[test]
-    fn a_bad_line_is_reported_with_its_number() {
-        let t = text(&[frame(0, 0.0), frame(1, 0.1)]).replacen("{\"iteration\":1", "{oops", 1);
-        let e = Recording::parse(&t).unwrap_err().to_string();
-        assert!(e.starts_with("line 3: bad frame"), "{e}");
-        // A cut line followed by others is not "being written".
-        let mut t = text(&[frame(0, 0.0)]);
-        t.push_str("{\"iteration\":1,\n");
-        t.push_str(&serde_json::to_string(&frame(2, 0.0)).unwrap());
-        let e = Recording::parse(&t).unwrap_err().to_string();
-        assert!(e.starts_with("line 3:"), "{e}");
-    }
-
-    #[test]
-    fn a_wrong_format_or_version_is_refused() {
-        let t = text(&[frame(0, 0.0)]).replacen("\"version\":1", "\"version\":2", 1);
-        let e = Recording::parse(&t).unwrap_err().to_string();
+    fn a_file_being_written_is_followed() {
+        let dir = Scratch::new("follow");
+        let path = dir.file("run.simrec");
+        let all = frames(600);
+        let mut w = Writer::create(&path, "live").unwrap();
+        for f in &all[..300] {
+            w.write_frame(f).unwrap();
+        }
+        // One full block went out; 44 frames wait in the next.
+        let mut reader = RecordingReader::open(&path).unwrap();
+        assert_eq!(reader.len(), BLOCK_FRAMES);
+        assert!(!reader.is_finished());
+        w.flush().unwrap();
+        assert_eq!(reader.refresh().unwrap(), 300 - BLOCK_FRAMES);
+        assert_eq!(reader.frame(299).unwrap(), all[299]);
+        // Half a block on disk is not read until it is whole.
+        for f in &all[300..] {
+            w.write_frame(f).unwrap();
+        }
+        w.flush().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let cut = dir.file("cut.simrec");
+        std::fs::write(&cut, &bytes[..bytes.len() - 10]).unwrap();
+        let mut partial = RecordingReader::open(&cut).unwrap();
         assert!(
-            e.contains("version 2 is not supported") && e.contains("reads version 1"),
-            "{e}"
+            partial.len() < 600 && partial.len() >= 300,
+            "{}",
+            partial.len()
         );
-        let e = Recording::parse("{\"format\":\"other\",\"version\":1}\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("not a simrob recording"), "{e}");
-        let e = Recording::parse("time,x,y\n1,2,3\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("not a simrob recording"), "{e}");
-        assert!(Recording::parse("").is_err());
+        assert_eq!(
+            partial.frame(partial.len() - 1).unwrap(),
+            all[partial.len() - 1]
+        );
+        w.finish().unwrap();
+        assert_eq!(reader.refresh().unwrap(), 300);
+        assert!(reader.is_finished());
+        assert_eq!(reader.frame(599).unwrap(), all[599]);
+    }
+
+    #[test]
+    fn damage_is_an_error_not_a_crash() {
+        let dir = Scratch::new("damage");
+        let path = dir.file("run.simrec");
+        write_v2(&path, &frames(300));
+        let good = std::fs::read(&path).unwrap();
+        let header_len = good.iter().position(|&b| b == b'\n').unwrap() + 1;
+        // A bad magic.
+        let mut bad = good.clone();
+        bad[header_len] = b'X';
+        std::fs::write(&path, &bad).unwrap();
+        let e = RecordingReader::open(&path).unwrap_err().to_string();
+        assert!(e.contains("not a recording block"), "{e}");
+        // A damaged payload: the index opens, the block is refused.
+        let mut bad = good.clone();
+        for b in &mut bad[header_len + BLOCK_HEADER + 10..header_len + BLOCK_HEADER + 40] {
+            *b ^= 0x5a;
+        }
+        std::fs::write(&path, &bad).unwrap();
+        let mut r = RecordingReader::open(&path).unwrap();
+        let e = r.frame(0).unwrap_err().to_string();
+        assert!(e.contains("block at byte"), "{e}");
+        assert!(Recording::open(&path).is_err());
+        // A huge length.
+        let mut bad = good;
+        bad[header_len + 4..header_len + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+        std::fs::write(&path, &bad).unwrap();
+        assert!(RecordingReader::open(&path).is_err());
+    }
+
+    #[test]
+    fn json_lines_recordings_are_still_read() {
+        let dir = Scratch::new("v1");
+        let path = dir.file("old.simrec");
+        let all = frames(5);
+        std::fs::write(&path, v1_text(&all)).unwrap();
+        let mut r = RecordingReader::open(&path).unwrap();
+        assert_eq!(r.kind(), Kind::JsonLines);
+        assert_eq!(r.read_all().unwrap().frames, all);
+        assert_eq!(r.frame(3).unwrap(), all[3]);
+        // A last line being written is left out, then read once whole.
+        let partial = serde_json::to_string(&frame(5, 0.0)).unwrap();
+        let mut text = v1_text(&all);
+        text.push_str(&partial[..partial.len() / 2]);
+        std::fs::write(&path, &text).unwrap();
+        let mut r = RecordingReader::open(&path).unwrap();
+        assert_eq!(r.len(), 5);
+        text.push_str(&partial[partial.len() / 2..]);
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(r.refresh().unwrap(), 1, "a whole last line counts");
+        text.push('\n');
+        text.push_str(&serde_json::to_string(&frame(6, 0.0)).unwrap());
+        text.push('\n');
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(r.refresh().unwrap(), 1);
+        assert_eq!(r.len(), 7);
+        assert_eq!(r.frame(6).unwrap().iteration, 6);
+        // A bad line is named by its number.
+        let text = v1_text(&all).replacen("{\"iteration\":1,", "{oops", 1);
+        std::fs::write(&path, &text).unwrap();
+        let e = Recording::open(&path).unwrap_err().to_string();
+        assert!(e.contains("line 3: bad frame"), "{e}");
+        let e = Recording::parse(&text).unwrap_err().to_string();
+        assert!(e.starts_with("line 3: bad frame"), "{e}");
+    }
+
+    #[test]
+    fn wrong_formats_and_versions_are_refused() {
+        let dir = Scratch::new("formats");
+        let path = dir.file("x");
+        for (text, expected) in [
+            (
+                "{\"format\":\"simrob-recording\",\"version\":3}\n",
+                "version 3 is not supported",
+            ),
+            (
+                "{\"format\":\"other\",\"version\":1}\n",
+                "not a simrob recording",
+            ),
+            ("time,x,y\n1,2,3\n", "not a simrob recording"),
+            ("", "empty file"),
+            ("{\"format\":\"simrob-recording\"}\n", "no version"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let e = RecordingReader::open(&path).unwrap_err().to_string();
+            assert!(e.contains(expected), "{text:?}: {e}");
+            if !text.is_empty() {
+                let e = Recording::parse(text).unwrap_err().to_string();
+                assert!(e.contains(expected), "{text:?}: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn swarm_recordings_read_as_frames() {
+        let dir = Scratch::new("swarm");
+        let path = dir.file("swarm.jsonl");
+        let text = concat!(
+            "{\"type\":\"header\",\"format\":\"simrob-swarm-recording\",\"version\":1,\"scenario\":\"hospital\",\"seed\":7,\"fps\":10.0,\"walls\":[[50,0,50,2]],\"kinds\":[\"robot\"]}\n",
+            "{\"type\":\"snapshot\",\"frame\":0,\"t\":0,\"entities\":[[4,0,100,200,0,\"\"],[5,0,10,20,1.5,\"done\"]]}\n",
+            "{\"type\":\"log\",\"t\":0.5,\"entity\":4,\"text\":\"{\\\"type\\\":\\\"snapshot\\\"\"}\n",
+            "{\"type\":\"snapshot\",\"frame\":10,\"t\":1,\"entities\":[[4,0,110,200,0,\"\"]]}\n",
+            "{\"type\":\"end\",\"summary\":{}}\n",
+        );
+        std::fs::write(&path, text).unwrap();
+        let mut r = RecordingReader::open(&path).unwrap();
+        assert_eq!(r.kind(), Kind::Swarm);
+        assert!(r.is_finished());
+        assert_eq!(r.header().source, "simrob swarm: hospital (seed 7)");
+        assert_eq!(r.len(), 2);
+        let f = r.frame(1).unwrap();
+        assert_eq!((f.iteration, f.time), (10, 1.0));
+        assert_eq!(f.entities[0].kind, "Field");
+        assert_eq!(f.bodies.len(), 2, "one wall, one robot");
+        let robot = f.entities.iter().find(|e| e.id == 4).unwrap();
+        assert_eq!(robot.p.unwrap()[..2], [1.1, -2.0]);
+        assert_eq!(r.frame(0).unwrap().entities.len(), 3);
     }
 
     #[test]
     fn csv_has_one_row_per_frame_and_posed_entity() {
-        let r = Recording::parse(&text(&[frame(0, 0.0), frame(1, -0.5)])).unwrap();
+        let dir = Scratch::new("csv");
+        let path = dir.file("run.simrec");
+        let mut all = frames(2);
+        all[1].entities[1].p = Some([-0.5, 0.5, 0.25]);
+        write_v2(&path, &all);
         let mut out = Vec::new();
-        r.export_csv(&mut out).unwrap();
+        RecordingReader::open(&path)
+            .unwrap()
+            .export_csv(&mut out)
+            .unwrap();
         let csv = String::from_utf8(out).unwrap();
         let rows: Vec<&str> = csv.lines().collect();
         assert_eq!(
             rows,
             [
                 "time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z",
-                "0,0,3,Robot,0,0.5,0.02,0,0,1.5",
-                "0.01,1,3,Robot,-0.5,0.5,0.02,0,0,1.5",
+                "0,0,3,Robot,0,0.5,0.25,0,0,1.5",
+                "0.01,1,3,Robot,-0.5,0.5,0.25,0,0,1.5",
             ]
         );
+        let mut again = Vec::new();
+        Recording::open(&path)
+            .unwrap()
+            .export_csv(&mut again)
+            .unwrap();
+        assert_eq!(String::from_utf8(again).unwrap(), csv);
     }
 }

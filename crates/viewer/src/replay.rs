@@ -9,7 +9,9 @@
 //! `"replay":{"count":N,"index":I,"playing":B,"speed":F}` so the page can show where it is.
 //!
 //! The player stops on the last frame (paused); Play from there starts again at frame 0.
-//! Frames whose time goes backwards (a re-initialized simulation) follow at once.
+//! Frames whose time goes backwards (a re-initialized simulation) follow at once. A player
+//! that follows its file (a recording still being written, [`serve_file`]) waits on the last
+//! frame for the next ones instead, checking the file every [`FOLLOW_POLL`].
 //!
 //! ```no_run
 //! # fn main() -> std::io::Result<()> {
@@ -30,13 +32,66 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use tokio::sync::watch;
 
-use crate::record::Recording;
+use crate::record::{Recording, RecordingReader};
 use crate::{responses_channel, Backend, Frame, Viewer};
 
 /// The longest wait between two frames, whatever the recorded times say.
 const LONGEST_GAP: f64 = 3600.0;
 /// The fastest and slowest speeds accepted.
 const SPEEDS: (f64, f64) = (1e-3, 1e4);
+/// How often a following player looks for new frames.
+pub const FOLLOW_POLL: Duration = Duration::from_millis(250);
+
+/// The frames a player shows: a recording in memory, or a file read on demand.
+pub trait FrameSource: Send + 'static {
+    /// Frames available now.
+    fn count(&self) -> usize;
+    /// Frame `index`, or `None` if it cannot be read.
+    fn frame(&mut self, index: usize) -> Option<Frame>;
+    /// Simulated time of frame `index`.
+    fn time(&mut self, index: usize) -> Option<f64> {
+        self.frame(index).map(|f| f.time)
+    }
+    /// Looks for frames appended since; true if any came.
+    fn refresh(&mut self) -> bool {
+        false
+    }
+    /// True when no more frames will come.
+    fn finished(&self) -> bool {
+        true
+    }
+}
+
+impl FrameSource for Vec<Frame> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn frame(&mut self, index: usize) -> Option<Frame> {
+        self.get(index).cloned()
+    }
+    fn time(&mut self, index: usize) -> Option<f64> {
+        self.get(index).map(|f| f.time)
+    }
+}
+
+impl FrameSource for RecordingReader {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn frame(&mut self, index: usize) -> Option<Frame> {
+        RecordingReader::frame(self, index)
+            .map_err(|e| tracing::warn!("replay: {e}"))
+            .ok()
+    }
+    fn refresh(&mut self) -> bool {
+        RecordingReader::refresh(self)
+            .map_err(|e| tracing::warn!("replay: {e}"))
+            .is_ok_and(|n| n > 0)
+    }
+    fn finished(&self) -> bool {
+        self.is_finished()
+    }
+}
 
 /// Where the player is.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -60,7 +115,8 @@ struct State {
 }
 
 struct Shared {
-    frames: Vec<Frame>,
+    frames: Mutex<Box<dyn FrameSource>>,
+    follow: bool,
     state: Mutex<State>,
     wake: Condvar,
     out: OnceLock<watch::Sender<Arc<String>>>,
@@ -72,9 +128,18 @@ impl Shared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The frames (always locked after the state).
+    fn source(&self) -> MutexGuard<'_, Box<dyn FrameSource>> {
+        self.frames.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn count(&self) -> usize {
+        self.source().count()
+    }
+
     fn status(&self, st: &State) -> ReplayStatus {
         ReplayStatus {
-            count: self.frames.len(),
+            count: self.count(),
             index: st.index,
             playing: st.playing,
             speed: st.speed,
@@ -83,11 +148,14 @@ impl Shared {
 
     /// Publishes the current frame with the player's status.
     fn publish(&self, st: &State) {
-        let (Some(out), Some(frame)) = (self.out.get(), self.frames.get(st.index)) else {
+        let Some(out) = self.out.get() else {
+            return;
+        };
+        let Some(frame) = self.source().frame(st.index) else {
             return;
         };
         let (Ok(json), Ok(status)) = (
-            serde_json::to_string(frame),
+            serde_json::to_string(&frame),
             serde_json::to_string(&self.status(st)),
         ) else {
             return;
@@ -102,10 +170,11 @@ impl Shared {
 
     /// Wall time from frame `i` to frame `i + 1` at `speed`.
     fn gap(&self, i: usize, speed: f64) -> Duration {
-        let (Some(a), Some(b)) = (self.frames.get(i), self.frames.get(i + 1)) else {
+        let mut source = self.source();
+        let (Some(a), Some(b)) = (source.time(i), source.time(i + 1)) else {
             return Duration::ZERO;
         };
-        let secs = ((b.time - a.time) / speed).clamp(0.0, LONGEST_GAP);
+        let secs = ((b - a) / speed).clamp(0.0, LONGEST_GAP);
         Duration::try_from_secs_f64(secs).unwrap_or(Duration::ZERO)
     }
 
@@ -116,7 +185,7 @@ impl Shared {
 
     fn play(&self) {
         let mut st = self.lock();
-        if st.index + 1 >= self.frames.len() {
+        if st.index + 1 >= self.count() && !self.follow {
             st.index = 0;
         }
         st.playing = true;
@@ -132,7 +201,7 @@ impl Shared {
 
     fn seek(&self, index: usize) {
         let mut st = self.lock();
-        st.index = index.min(self.frames.len().saturating_sub(1));
+        st.index = index.min(self.count().saturating_sub(1));
         st.shown_at = Instant::now();
         self.changed(&st);
     }
@@ -155,11 +224,28 @@ impl Shared {
             if st.stop {
                 return;
             }
+            if self.follow && (!st.playing || st.index + 1 >= self.count()) {
+                // Waiting for the writer: look at the file now and then.
+                let grew = self.source().refresh();
+                if grew {
+                    self.publish(&st);
+                    continue;
+                }
+                st = self
+                    .wake
+                    .wait_timeout(st, FOLLOW_POLL)
+                    .map(|(g, _)| g)
+                    .unwrap_or_else(|p| p.into_inner().0);
+                if st.playing {
+                    st.shown_at = Instant::now();
+                }
+                continue;
+            }
             if !st.playing {
                 st = self.wake.wait(st).unwrap_or_else(|p| p.into_inner());
                 continue;
             }
-            if st.index + 1 >= self.frames.len() {
+            if st.index + 1 >= self.count() {
                 st.playing = false;
                 self.publish(&st);
                 continue;
@@ -176,7 +262,8 @@ impl Shared {
             }
             // Every frame that is due; only the last is shown.
             let (mut index, mut at) = (st.index + 1, due);
-            while index + 1 < self.frames.len() {
+            let count = self.count();
+            while index + 1 < count {
                 let next = at + self.gap(index, st.speed);
                 if next > now {
                     break;
@@ -205,9 +292,16 @@ impl ReplayHandle {
     /// A player of `recording`, paused at frame 0 at speed 1. It publishes nothing until
     /// [`ReplayHandle::attach`].
     pub fn new(recording: Recording) -> ReplayHandle {
+        ReplayHandle::from_source(Box::new(recording.frames), false)
+    }
+
+    /// A player of any [`FrameSource`]; with `follow`, it waits on the last frame for more
+    /// (a file still being written) rather than stopping.
+    pub fn from_source(source: Box<dyn FrameSource>, follow: bool) -> ReplayHandle {
         ReplayHandle {
             shared: Arc::new(Shared {
-                frames: recording.frames,
+                frames: Mutex::new(source),
+                follow,
                 state: Mutex::new(State {
                     index: 0,
                     playing: false,
@@ -249,7 +343,7 @@ impl ReplayHandle {
     /// The frame shown.
     pub fn frame(&self) -> Option<Frame> {
         let index = self.shared.lock().index;
-        self.shared.frames.get(index).cloned()
+        self.shared.source().frame(index)
     }
 
     /// Plays from the current frame (from frame 0 when on the last one).
@@ -329,7 +423,36 @@ pub fn serve_replay(
             "the recording has no frames",
         ));
     }
-    let handle = ReplayHandle::new(recording);
+    serve(ReplayHandle::new(recording), bind, name)
+}
+
+/// Serves the viewer over a recording file read on demand (see [`RecordingReader`]: any
+/// length opens at once). A file its writer has not finished is followed: the player waits on
+/// the last frame for the next ones. Refuses a finished recording without frames.
+pub fn serve_file(
+    reader: RecordingReader,
+    bind: SocketAddr,
+    name: &str,
+) -> std::io::Result<(Viewer, ReplayHandle)> {
+    if reader.is_empty() && reader.is_finished() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the recording has no frames",
+        ));
+    }
+    let follow = !reader.is_finished();
+    serve(
+        ReplayHandle::from_source(Box::new(reader), follow),
+        bind,
+        name,
+    )
+}
+
+fn serve(
+    handle: ReplayHandle,
+    bind: SocketAddr,
+    name: &str,
+) -> std::io::Result<(Viewer, ReplayHandle)> {
     let viewer = Viewer::start(bind, handle.backend(), responses_channel(), name, "replay")?;
     handle.attach(viewer.publisher())?;
     Ok((viewer, handle))

@@ -13,7 +13,7 @@ use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
 };
 use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
-use simrob_viewer::record::{recorder, Recording, FORMAT, VERSION};
+use simrob_viewer::record::{recorder, Recording, RecordingReader, FORMAT, VERSION};
 use simrob_viewer::replay::serve_replay;
 use simrob_viewer::Frame;
 
@@ -121,15 +121,18 @@ fn a_recorded_run_reads_back_exports_and_replays_in_the_browser() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = record_a_run(&dir);
 
-    // The file: a header, then one line per iteration.
-    let text = std::fs::read_to_string(&file).unwrap();
-    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    // The file: a JSON header line, then compact blocks, finished when the server stopped.
+    let bytes = std::fs::read(&file).unwrap();
+    let first = bytes.split(|&b| b == b'\n').next().unwrap();
+    let header: serde_json::Value = serde_json::from_slice(first).unwrap();
     assert_eq!(header["format"], FORMAT);
     assert_eq!(header["version"], VERSION);
     assert!(header["source"].as_str().unwrap().starts_with("udp://"));
     assert!(header["started_unix_ms"].as_u64().unwrap() > 0);
+    let reader = RecordingReader::open(&file).unwrap();
+    assert!(reader.is_finished());
     let recording = Recording::open(&file).unwrap();
-    assert_eq!(recording.frames.len(), text.lines().count() - 1);
+    assert_eq!(recording.frames.len(), reader.len());
     assert!(
         recording.frames.len() > 50,
         "{} frames",
@@ -184,7 +187,7 @@ fn a_recorded_run_reads_back_exports_and_replays_in_the_browser() {
     let cols: Vec<&str> = last_robot_row.split(',').collect();
     assert_eq!(cols[3], "Robot");
     assert_eq!(cols[1], recording.frames[last].iteration.to_string());
-    assert!((cols[4].parse::<f64>().unwrap() - b[0]).abs() < 1e-9);
+    assert!((cols[4].parse::<f64>().unwrap() - b[0]).abs() < 1e-6);
 
     // The replay in the browser: top view, 200 px per metre, centred on the origin.
     let frames = recording.frames.clone();
