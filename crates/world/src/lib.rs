@@ -37,11 +37,13 @@
 
 mod config;
 mod entity;
+mod humanoid;
 mod save;
 
 use std::collections::BTreeMap;
 
 pub use config::WorldConfig;
+pub use humanoid::HumanoidSpec;
 use simrob_physics::{euler_to_quat, quat_to_euler, BodyState, StepParams};
 pub use simrob_physics::{PhysicsBackend, RapierBackend};
 pub use simrob_protocol as protocol;
@@ -115,6 +117,8 @@ pub struct World<P: PhysicsBackend + Default = RapierBackend> {
     iteration: u64,
     sim_time: f64,
     pending_steps: u64,
+    /// Humanoid robots and rolling resistance (`humanoid.rs`).
+    soccer: humanoid::Soccer,
 }
 
 impl World<RapierBackend> {
@@ -160,6 +164,7 @@ impl<P: PhysicsBackend + Default> World<P> {
             iteration: 0,
             sim_time: 0.0,
             pending_steps: 0,
+            soccer: humanoid::Soccer::default(),
         }
     }
 
@@ -391,7 +396,7 @@ impl<P: PhysicsBackend + Default> World<P> {
 
     fn create_entity(&mut self, spec: &EntitySpec) -> Result<(), WorldError> {
         let id = spec.entity_id();
-        if self.entities.contains_key(&id) {
+        if self.entities.contains_key(&id) || self.humanoid(id).is_some() {
             return Err(WorldError::DuplicateEntity(id));
         }
         let plan = entity::plan(spec, &self.config, &|m| self.material_known(m))?;
@@ -413,6 +418,9 @@ impl<P: PhysicsBackend + Default> World<P> {
     /// Applies an `Entity_Request` (seed 000 §3); returns the confirmation text.
     pub fn apply_entity(&mut self, request: &EntityRequest) -> Result<String, WorldError> {
         let id = request.entity_id();
+        if self.humanoid(id).is_some() {
+            return self.apply_humanoid_request(request);
+        }
         let entity = self
             .entities
             .get(&id)
@@ -528,7 +536,11 @@ impl<P: PhysicsBackend + Default> World<P> {
         }
         let dt = self.physics.params().timestep;
         for _ in 0..self.modes.steps_per_iteration {
+            self.soccer
+                .before_step(&mut self.physics, &self.entities, dt);
             self.physics.step();
+            self.soccer
+                .after_step(&mut self.physics, &self.entities, dt);
             self.sim_time += dt;
         }
         self.iteration += 1;
@@ -575,6 +587,8 @@ impl<P: PhysicsBackend + Default> World<P> {
                 });
             }
         }
+        self.soccer
+            .snapshot_into(&self.physics, &mut out.bodies, &mut out.entities);
         out
     }
 
@@ -592,7 +606,9 @@ impl<P: PhysicsBackend + Default> World<P> {
 
     /// Full kinematic state of one body of an entity.
     pub fn body_state(&self, entity: u32, body_id: u32) -> Option<BodyState> {
-        let e = self.entities.get(&entity)?;
+        let Some(e) = self.entities.get(&entity) else {
+            return self.humanoid_body_state(entity, body_id);
+        };
         let b = e.bodies.iter().find(|b| b.body_id == body_id)?;
         self.physics.body_state(b.handle).ok()
     }

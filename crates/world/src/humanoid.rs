@@ -1,0 +1,591 @@
+//! Humanoid robots in the 3D world, and the ball's rolling resistance.
+//!
+//! A humanoid (`simrob_soccer::Humanoid`) is moved by its timed actions, not by forces: every
+//! physics step the world advances each humanoid's motion and places its six body boxes (trunk,
+//! head, arms, feet) where the motion puts them. The boxes are static bodies for the engine —
+//! moved by the world, never pushed — so the ball collides with them like with any wall: a
+//! walking robot pushes the ball, a diving keeper's body and stretched arm stop what they cover
+//! and nothing else. Robots do not overlap each other or the field's upright cylinders (goal
+//! posts, landmark poles): a step that would is stopped where it is.
+//!
+//! A kick strikes at its strike moment: a ball within the kicking foot's reach
+//! (`Humanoid::kick_reaches`: in front of the toe by at most the table's reach, near the foot's
+//! axis, on the floor) leaves along the robot's heading at the table's kick speed, rolling;
+//! any other ball is not touched.
+//!
+//! **Rolling resistance.** rapier has no rolling friction, so a ball rolling on a flat floor
+//! would never stop. The world adds it: after every physics step, a ball resting on a body
+//! (a ray down from its centre meets something within its radius + 3 mm) whose material pair
+//! with the ball has a rolling-resistance coefficient `C` loses `C·|g|·dt` of its horizontal
+//! speed, its spin scaled alike, down to rest — a constant deceleration, the classic model of a
+//! ball on carpet. On the KidSize carpet (`C` = 0.06) a ball kicked at 1.12 m/s rolls 1.05 m.
+
+use std::collections::BTreeMap;
+
+use simrob_physics::{euler_to_quat, BodyDesc, BodyId, BodyState, PhysicsBackend, ShapeDesc};
+use simrob_protocol::{EntityInfo, EntityInfoKind, Shape};
+use simrob_soccer::camera::{RobotView, SceneView};
+use simrob_soccer::humanoid::{PARTS, PART_SIZES};
+use simrob_soccer::{
+    Action, Humanoid, HumanoidEvent, KidSizeField, MotionNoise, MotionTable, Pose2, Profile,
+    SimRng, Team,
+};
+
+use crate::entity::{Entity, EntityKind};
+use crate::WorldError;
+
+/// How to create a humanoid (the `Create_Entity Type="Humanoid"` payload).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HumanoidSpec {
+    pub entity_id: u32,
+    pub team: Team,
+    /// Where it stands (m) and its heading (rad, counter-clockwise from +X).
+    pub pose: Pose2,
+    /// Motion noise and falls: `paper` or `ideal`.
+    pub profile: String,
+    /// Seed of its noise stream; `None` = its entity id.
+    pub seed: Option<u64>,
+    /// Material of its bodies; `None` = the KidSize humanoid material when registered, else
+    /// the default body material.
+    pub material: Option<u32>,
+}
+
+/// One humanoid entity: its motion state and its engine bodies.
+#[derive(Debug, Clone)]
+pub(crate) struct HumanoidEntity {
+    pub spec: HumanoidSpec,
+    pub model: Humanoid,
+    pub noise: MotionNoise,
+    pub parts: [BodyId; 6],
+    pub material: u32,
+}
+
+/// Everything the world keeps for humanoid soccer: humanoids, the motion table and the
+/// rolling resistance of material pairs.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Soccer {
+    pub humanoids: BTreeMap<u32, HumanoidEntity>,
+    pub table: MotionTable,
+    /// Rolling-resistance coefficient per unordered material pair.
+    pub rolling: BTreeMap<(u32, u32), f64>,
+    /// Material of each engine body (index = body id), refreshed when bodies are added.
+    materials: Vec<u32>,
+}
+
+fn part_state(p: &simrob_soccer::humanoid::PartPose) -> BodyState {
+    BodyState {
+        position: p.position,
+        orientation: euler_to_quat(p.rotation),
+        linear_velocity: [0.0; 3],
+        angular_velocity: [0.0; 3],
+    }
+}
+
+fn pair(a: u32, b: u32) -> (u32, u32) {
+    (a.min(b), a.max(b))
+}
+
+impl Soccer {
+    /// Validates a humanoid; nothing is changed.
+    pub fn check(spec: &HumanoidSpec) -> Result<Profile, WorldError> {
+        let eid = spec.entity_id;
+        let p = spec.pose;
+        if !(p.x.is_finite() && p.y.is_finite() && p.heading.is_finite()) {
+            return Err(WorldError::Invalid(format!(
+                "Create_Entity Humanoid {eid}: position and heading must be finite numbers"
+            )));
+        }
+        Profile::named(&spec.profile).ok_or_else(|| {
+            WorldError::Invalid(format!(
+                "Create_Entity Humanoid {eid}: unknown profile \"{}\" (profiles: paper, ideal)",
+                spec.profile
+            ))
+        })
+    }
+
+    /// Adds the humanoid's bodies to the engine; on error the caller truncates the engine.
+    pub fn build<P: PhysicsBackend>(
+        &mut self,
+        physics: &mut P,
+        spec: &HumanoidSpec,
+        profile: Profile,
+        material: u32,
+    ) -> Result<(), WorldError> {
+        let rng = SimRng::for_stream(spec.seed.unwrap_or(spec.entity_id as u64), 0x4855_4d41);
+        let model = Humanoid::new(spec.entity_id, spec.team, spec.pose, rng);
+        let poses = model.part_poses(&self.table);
+        let mut parts = [0; 6];
+        for (i, pose) in poses.iter().enumerate() {
+            let desc = BodyDesc {
+                shape: ShapeDesc::Box {
+                    size: PART_SIZES[i],
+                },
+                mass: -1.0,
+                material,
+                position: pose.position,
+                orientation: euler_to_quat(pose.rotation),
+            };
+            parts[i] = physics.add_body(&desc).map_err(|e| {
+                WorldError::Invalid(format!(
+                    "Create_Entity Humanoid {}: {} {e}",
+                    spec.entity_id, PARTS[i]
+                ))
+            })?;
+        }
+        self.humanoids.insert(
+            spec.entity_id,
+            HumanoidEntity {
+                spec: spec.clone(),
+                model,
+                noise: profile.motion,
+                parts,
+                material,
+            },
+        );
+        Ok(())
+    }
+
+    /// Asks humanoid `id` for an action; the confirmation text.
+    pub fn request(&mut self, id: u32, action: Action) -> Result<String, WorldError> {
+        let h = self
+            .humanoids
+            .get_mut(&id)
+            .ok_or(WorldError::UnknownEntity(id))?;
+        let text = action.to_string();
+        match h.model.request(action, &self.table) {
+            Ok(Some(seq)) => Ok(format!("robot {id}: {text} is action {seq}")),
+            Ok(None) => Ok(format!("robot {id}: {text} is already running")),
+            Err(e) => Err(WorldError::NotNow(format!("robot {id}: {e}"))),
+        }
+    }
+
+    /// Upright cylinders of the fields (posts, poles) as discs (x, y, radius).
+    fn obstacles(entities: &BTreeMap<u32, Entity>, physics: &impl PhysicsBackend) -> Vec<[f64; 3]> {
+        let mut out = Vec::new();
+        for e in entities.values() {
+            if !matches!(e.kind, EntityKind::Field) {
+                continue;
+            }
+            for b in &e.bodies {
+                if let Shape::Cylinder { radius, .. } = b.shape {
+                    if let Ok(s) = physics.body_state(b.handle) {
+                        // Upright: the body's Z axis stays vertical.
+                        let z = simrob_physics::rotate(s.orientation, [0.0, 0.0, 1.0]);
+                        if z[2] > 0.99 {
+                            out.push([s.position[0], s.position[1], radius]);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Before a physics step of `dt` s: advance every humanoid, strike balls, place the bodies.
+    pub fn before_step<P: PhysicsBackend>(
+        &mut self,
+        physics: &mut P,
+        entities: &BTreeMap<u32, Entity>,
+        dt: f64,
+    ) {
+        if self.humanoids.is_empty() {
+            return;
+        }
+        let obstacles = Self::obstacles(entities, physics);
+        let ids: Vec<u32> = self.humanoids.keys().copied().collect();
+        let radius = self.table.body_radius;
+        for id in ids {
+            let others: Vec<[f64; 2]> = self
+                .humanoids
+                .iter()
+                .filter(|(k, _)| **k != id)
+                .map(|(_, h)| {
+                    let p = h.model.pose();
+                    [p.x, p.y]
+                })
+                .collect();
+            let Some(h) = self.humanoids.get_mut(&id) else {
+                continue;
+            };
+            let now = h.model.pose();
+            let blocked = |p: Pose2| {
+                let hits = |cx: f64, cy: f64, r: f64| {
+                    let limit = radius + r;
+                    let d_new = (p.x - cx).hypot(p.y - cy);
+                    let d_now = (now.x - cx).hypot(now.y - cy);
+                    d_new < limit && d_new < d_now
+                };
+                others.iter().any(|o| hits(o[0], o[1], radius))
+                    || obstacles.iter().any(|o| hits(o[0], o[1], o[2]))
+            };
+            let events = h.model.advance(dt, &self.table, &h.noise, &blocked);
+            for e in events {
+                if let HumanoidEvent::Strike {
+                    side,
+                    speed,
+                    heading,
+                } = e
+                {
+                    for ent in entities.values() {
+                        let (EntityKind::Ball, Some(body)) = (&ent.kind, ent.bodies.first()) else {
+                            continue;
+                        };
+                        let Shape::Sphere { radius: r } = body.shape else {
+                            continue;
+                        };
+                        let Ok(mut s) = physics.body_state(body.handle) else {
+                            continue;
+                        };
+                        if h.model.kick_reaches(side, s.position, r, &self.table) {
+                            let (sn, cs) = heading.sin_cos();
+                            let v = [speed * cs, speed * sn, 0.0];
+                            s.linear_velocity = v;
+                            s.angular_velocity = [-v[1] / r, v[0] / r, 0.0];
+                            let _ = physics.set_body_state(body.handle, &s);
+                        }
+                    }
+                }
+            }
+            let poses = h.model.part_poses(&self.table);
+            for (i, p) in poses.iter().enumerate() {
+                let _ = physics.set_body_state(h.parts[i], &part_state(p));
+            }
+        }
+    }
+
+    fn refresh_materials<P: PhysicsBackend>(
+        &mut self,
+        physics: &P,
+        entities: &BTreeMap<u32, Entity>,
+    ) {
+        if self.materials.len() == physics.body_count() {
+            return;
+        }
+        self.materials = vec![u32::MAX; physics.body_count()];
+        for e in entities.values() {
+            for b in &e.bodies {
+                if let Some(m) = self.materials.get_mut(b.handle as usize) {
+                    *m = b.material;
+                }
+            }
+        }
+        for h in self.humanoids.values() {
+            for p in h.parts {
+                if let Some(m) = self.materials.get_mut(p as usize) {
+                    *m = h.material;
+                }
+            }
+        }
+    }
+
+    /// After a physics step of `dt` s: rolling resistance on every ball resting on something.
+    pub fn after_step<P: PhysicsBackend>(
+        &mut self,
+        physics: &mut P,
+        entities: &BTreeMap<u32, Entity>,
+        dt: f64,
+    ) {
+        if self.rolling.is_empty() {
+            return;
+        }
+        self.refresh_materials(physics, entities);
+        let g = physics.params().gravity.abs();
+        for e in entities.values() {
+            let (EntityKind::Ball, Some(body)) = (&e.kind, e.bodies.first()) else {
+                continue;
+            };
+            let Shape::Sphere { radius } = body.shape else {
+                continue;
+            };
+            let Ok(mut s) = physics.body_state(body.handle) else {
+                continue;
+            };
+            let Some(hit) =
+                physics.cast_ray(s.position, [0.0, 0.0, -1.0], radius + 0.003, &[body.handle])
+            else {
+                continue;
+            };
+            let other = self
+                .materials
+                .get(hit.body as usize)
+                .copied()
+                .unwrap_or(u32::MAX);
+            let Some(&c) = self.rolling.get(&pair(body.material, other)) else {
+                continue;
+            };
+            let [vx, vy, _] = s.linear_velocity;
+            let speed = vx.hypot(vy);
+            if speed == 0.0 {
+                continue;
+            }
+            let k = (speed - c * g * dt).max(0.0) / speed;
+            s.linear_velocity[0] *= k;
+            s.linear_velocity[1] *= k;
+            s.angular_velocity[0] *= k;
+            s.angular_velocity[1] *= k;
+            let _ = physics.set_body_state(body.handle, &s);
+        }
+    }
+
+    /// Appends the humanoids' bodies and poses to a broadcast's lists.
+    pub fn snapshot_into<P: PhysicsBackend>(
+        &self,
+        physics: &P,
+        bodies: &mut Vec<simrob_protocol::BodyState>,
+        entities: &mut Vec<EntityInfo>,
+    ) {
+        for (id, h) in &self.humanoids {
+            for (i, handle) in h.parts.iter().enumerate() {
+                let Ok(s) = physics.body_state(*handle) else {
+                    continue;
+                };
+                bodies.push(simrob_protocol::BodyState {
+                    entity_id: *id,
+                    id: i as u32,
+                    shape: Shape::Box {
+                        size: PART_SIZES[i],
+                    },
+                    material: h.material,
+                    mass: -1.0,
+                    position: s.position,
+                    rotation: simrob_physics::quat_to_euler(s.orientation),
+                    linear_velocity: s.linear_velocity,
+                    angular_velocity: s.angular_velocity,
+                });
+            }
+            let p = h.model.pose();
+            entities.push(EntityInfo {
+                kind: EntityInfoKind::Robot,
+                entity_id: *id,
+                position: [p.x, p.y, 0.0],
+                rotation: [0.0, 0.0, p.heading],
+            });
+        }
+    }
+
+    /// The scene as the humanoids' cameras see it.
+    pub fn scene_view<P: PhysicsBackend>(
+        &self,
+        physics: &P,
+        entities: &BTreeMap<u32, Entity>,
+        time: f64,
+        field: &KidSizeField,
+    ) -> SceneView {
+        let balls = entities
+            .values()
+            .filter(|e| matches!(e.kind, EntityKind::Ball))
+            .filter_map(|e| e.bodies.first())
+            .filter_map(|b| physics.body_state(b.handle).ok())
+            .map(|s| s.position)
+            .collect();
+        let robots = self
+            .humanoids
+            .values()
+            .map(|h| RobotView {
+                id: h.spec.entity_id,
+                team: h.model.team,
+                pose: h.model.pose(),
+                head: h.model.head(),
+                posture: h.model.posture(),
+                camera_ready: h.model.camera().is_some(),
+            })
+            .collect();
+        SceneView {
+            time,
+            field: field.clone(),
+            balls,
+            robots,
+        }
+    }
+}
+
+/// The rolling-resistance pair key (unordered).
+pub(crate) fn rolling_key(a: u32, b: u32) -> (u32, u32) {
+    pair(a, b)
+}
+
+impl<P: PhysicsBackend + Default> crate::World<P> {
+    /// Creates a humanoid robot (the `Create_Entity Type="Humanoid"` request). Refused — and
+    /// nothing changed — when the id is taken or a value is invalid.
+    pub fn create_humanoid(&mut self, spec: &HumanoidSpec) -> Result<(), WorldError> {
+        let id = spec.entity_id;
+        if self.entities.contains_key(&id) || self.soccer.humanoids.contains_key(&id) {
+            return Err(WorldError::DuplicateEntity(id));
+        }
+        let profile = Soccer::check(spec)?;
+        let material = match spec.material {
+            Some(m) if self.material_known(m) => m,
+            Some(m) => {
+                return Err(WorldError::Invalid(format!(
+                    "Create_Entity Humanoid {id}: material {m} is not registered (send Register_Materials_Interactions first)"
+                )))
+            }
+            None if self.material_known(simrob_soccer::field::material::HUMANOID) => {
+                simrob_soccer::field::material::HUMANOID
+            }
+            None => self.config.default_body_material,
+        };
+        let (bodies, joints) = (self.physics.body_count(), self.physics.joint_count());
+        if let Err(e) = self
+            .soccer
+            .build(&mut self.physics, spec, profile, material)
+        {
+            self.physics.truncate(bodies, joints);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Asks humanoid `id` for an action by FutRob's name and parameters (the
+    /// `Humanoid_Action` request); returns the confirmation. Refused, changing nothing, for an
+    /// unknown robot, action or parameter, a value out of range, or a robot that is down.
+    pub fn humanoid_action(
+        &mut self,
+        id: u32,
+        name: &str,
+        params: &[(String, String)],
+    ) -> Result<String, WorldError> {
+        if !self.soccer.humanoids.contains_key(&id) {
+            return Err(match self.entities.get(&id) {
+                Some(e) => WorldError::Invalid(format!(
+                    "entity {id} is a {}, not a Humanoid",
+                    e.spec.type_name()
+                )),
+                None => WorldError::UnknownEntity(id),
+            });
+        }
+        let action = Action::parse(name, params)
+            .map_err(|e| WorldError::Invalid(format!("robot {id}: {e}")))?;
+        self.soccer.request(id, action)
+    }
+
+    /// A humanoid's motion state (pose, head, posture, actions).
+    pub fn humanoid(&self, id: u32) -> Option<&Humanoid> {
+        self.soccer.humanoids.get(&id).map(|h| &h.model)
+    }
+
+    /// Ids of the humanoids, ascending.
+    pub fn humanoid_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.soccer.humanoids.keys().copied()
+    }
+
+    /// Puts humanoid `id` at `pose`, standing, head level, its action cancelled.
+    pub fn place_humanoid(&mut self, id: u32, pose: Pose2) -> Result<(), WorldError> {
+        if !(pose.x.is_finite() && pose.y.is_finite() && pose.heading.is_finite()) {
+            return Err(WorldError::Invalid(
+                "a humanoid's position and heading must be finite numbers".into(),
+            ));
+        }
+        let table = self.soccer.table.clone();
+        let h = self
+            .soccer
+            .humanoids
+            .get_mut(&id)
+            .ok_or(WorldError::UnknownEntity(id))?;
+        h.model.place(pose);
+        for (i, p) in h.model.part_poses(&table).iter().enumerate() {
+            let _ = self.physics.set_body_state(h.parts[i], &part_state(p));
+        }
+        Ok(())
+    }
+
+    /// The durations and distances of the humanoids' motions.
+    pub fn motion_table(&self) -> &MotionTable {
+        &self.soccer.table
+    }
+
+    /// Replaces the motion table (durations, step lengths, kick) for every humanoid.
+    pub fn set_motion_table(&mut self, table: MotionTable) {
+        self.soccer.table = table;
+    }
+
+    /// Sets the rolling-resistance coefficient (deceleration = `c`·|g|) of a ball of material
+    /// `a` resting on material `b` (or the reverse); 0 removes it.
+    pub fn set_rolling_resistance(&mut self, a: u32, b: u32, c: f64) -> Result<(), WorldError> {
+        if !(c.is_finite() && c >= 0.0) {
+            return Err(WorldError::Invalid(format!(
+                "rolling resistance must be a non-negative number, got {c}"
+            )));
+        }
+        if c == 0.0 {
+            self.soccer.rolling.remove(&rolling_key(a, b));
+        } else {
+            self.soccer.rolling.insert(rolling_key(a, b), c);
+        }
+        Ok(())
+    }
+
+    /// The scene as the humanoids' cameras see it, on `field`
+    /// (see `simrob_soccer::camera::look`).
+    pub fn scene_view(&self, field: &KidSizeField) -> SceneView {
+        self.soccer
+            .scene_view(&self.physics, &self.entities, self.sim_time, field)
+    }
+}
+
+impl<P: PhysicsBackend + Default> crate::World<P> {
+    /// A SimRob entity request addressed to a humanoid.
+    pub(crate) fn apply_humanoid_request(
+        &mut self,
+        request: &simrob_protocol::EntityRequest,
+    ) -> Result<String, WorldError> {
+        use simrob_protocol::EntityRequest as E;
+        let id = request.entity_id();
+        match request {
+            E::SetEntityPosition { position, .. } => {
+                let heading = self
+                    .humanoid(id)
+                    .map(|h| h.pose().heading)
+                    .ok_or(WorldError::UnknownEntity(id))?;
+                if !position.iter().all(|v| v.is_finite()) {
+                    return Err(WorldError::Invalid(
+                        "Set_Entity_Position: position must be finite numbers".into(),
+                    ));
+                }
+                self.place_humanoid(
+                    id,
+                    Pose2 {
+                        x: position[0],
+                        y: position[1],
+                        heading,
+                    },
+                )?;
+                Ok(format!(
+                    "Humanoid {id} placed at ({}, {})",
+                    position[0], position[1]
+                ))
+            }
+            E::RobotMotorControl { .. } => Err(WorldError::Invalid(format!(
+                "Robot_Motor_Control: entity {id} is a Humanoid; it has no wheel motors (use Humanoid_Action)"
+            ))),
+        }
+    }
+}
+
+impl crate::World<crate::RapierBackend> {
+    /// A KidSize scene ready to run: the materials, the field and the ball on the centre spot
+    /// (`simrob_soccer::KidSizeField::scene_requests`, the content of
+    /// `scenarios/soccer/kidsize.xml`), the carpet's rolling resistance for the ball, and the
+    /// simulation initialized. Add humanoids with [`World::create_humanoid`](crate::World::create_humanoid).
+    pub fn kidsize(config: crate::WorldConfig, field: &KidSizeField) -> Result<Self, WorldError> {
+        use simrob_soccer::field::{material, CARPET_ROLLING_RESISTANCE};
+        let mut world = crate::World::new(config);
+        for r in field.scene_requests() {
+            world.apply_control(&r)?;
+        }
+        for surface in [material::CARPET, material::LINE] {
+            world.set_rolling_resistance(material::BALL, surface, CARPET_ROLLING_RESISTANCE)?;
+        }
+        world.apply_control(&simrob_protocol::ControlRequest::InitializeSimulation)?;
+        Ok(world)
+    }
+}
+
+impl<P: PhysicsBackend + Default> crate::World<P> {
+    /// State of body `part` (index into `simrob_soccer::humanoid::PARTS`) of humanoid `id`.
+    pub(crate) fn humanoid_body_state(&self, id: u32, part: u32) -> Option<BodyState> {
+        let h = self.soccer.humanoids.get(&id)?;
+        let handle = *h.parts.get(part as usize)?;
+        self.physics.body_state(handle).ok()
+    }
+}

@@ -1,0 +1,193 @@
+//! Humanoids on the KidSize field, in-process: actions move the body, kicks roll the ball
+//! 100–110 cm only when it is within reach, saves stop what the keeper's body covers.
+
+use simrob_soccer::field::BALL_ENTITY;
+use simrob_soccer::{ActionStatus, KidSizeField, Pose2, Team};
+use simrob_world::{HumanoidSpec, World, WorldConfig};
+
+fn scene() -> World {
+    World::kidsize(WorldConfig::default(), &KidSizeField::default()).unwrap()
+}
+
+fn humanoid(w: &mut World, id: u32, team: Team, x: f64, y: f64, heading: f64) {
+    w.create_humanoid(&HumanoidSpec {
+        entity_id: id,
+        team,
+        pose: Pose2 { x, y, heading },
+        profile: "ideal".into(),
+        seed: None,
+        material: None,
+    })
+    .unwrap();
+}
+
+fn act(w: &mut World, id: u32, name: &str, params: &[(&str, &str)]) -> String {
+    let p: Vec<(String, String)> = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    w.humanoid_action(id, name, &p).unwrap()
+}
+
+fn run_until_idle(w: &mut World, id: u32, max_s: f64) {
+    let n = (max_s / w.iteration_seconds()) as usize;
+    for _ in 0..n {
+        w.advance();
+        let h = w.humanoid(id).unwrap();
+        if h.action_state().map(|s| s.status) != Some(ActionStatus::Running) && h.is_idle() {
+            return;
+        }
+    }
+    panic!("robot {id} still busy after {max_s} s");
+}
+
+fn ball(w: &World) -> [f64; 3] {
+    w.body_state(BALL_ENTITY, 0).unwrap().position
+}
+
+fn run(w: &mut World, seconds: f64) {
+    let n = (seconds / w.iteration_seconds()).round() as usize;
+    for _ in 0..n {
+        w.advance();
+    }
+}
+
+#[test]
+fn walk_turn_and_lateral_steps_move_the_body() {
+    let mut w = scene();
+    humanoid(&mut w, 20, Team::Cyan, -2.0, 1.0, 0.0);
+    act(&mut w, 20, "walk", &[("distance", "30")]);
+    run_until_idle(&mut w, 20, 5.0);
+    let p = w.humanoid(20).unwrap().pose();
+    assert!(
+        (p.x - -1.7).abs() < 1e-6 && (p.y - 1.0).abs() < 1e-6,
+        "{p:?}"
+    );
+    act(&mut w, 20, "walk", &[("distance", "7")]);
+    run_until_idle(&mut w, 20, 5.0);
+    let p = w.humanoid(20).unwrap().pose();
+    assert!((p.x - -1.64).abs() < 1e-6, "walk 7 moves 6 cm: {p:?}");
+    act(&mut w, 20, "turn", &[("angle", "45")]);
+    run_until_idle(&mut w, 20, 5.0);
+    let p = w.humanoid(20).unwrap().pose();
+    assert!((p.heading.to_degrees() + 40.0).abs() < 1e-6, "{p:?}");
+    act(&mut w, 20, "walkLeft", &[("distance", "8")]);
+    run_until_idle(&mut w, 20, 5.0);
+    let q = w.humanoid(20).unwrap().pose();
+    let moved = (q.x - p.x).hypot(q.y - p.y);
+    assert!((moved - 0.08).abs() < 1e-6, "{q:?}");
+    // The trunk body follows the model.
+    let trunk = w.body_state(20, 0).unwrap().position;
+    assert!((trunk[0] - q.x).abs() < 1e-4 && (trunk[1] - q.y).abs() < 1e-4);
+}
+
+#[test]
+fn a_kick_rolls_a_ball_in_reach_100_to_110_cm_and_misses_one_out_of_reach() {
+    let mut w = scene();
+    // Ball on the centre spot; the right foot (y − 4 cm) 2 cm behind it.
+    humanoid(&mut w, 20, Team::Cyan, -0.14, 0.04, 0.0);
+    run(&mut w, 0.5);
+    let start = ball(&w);
+    act(&mut w, 20, "kickRight", &[]);
+    run(&mut w, 6.0);
+    let end = ball(&w);
+    let rolled = (end[0] - start[0]).hypot(end[1] - start[1]);
+    assert!((1.0..=1.10).contains(&rolled), "rolled {rolled} m");
+    let v = w.body_state(BALL_ENTITY, 0).unwrap().linear_velocity;
+    assert!(v[0].hypot(v[1]) < 1e-3, "the ball stops: {v:?}");
+
+    // Out of reach: 15 cm between toe and ball.
+    let mut w = scene();
+    humanoid(&mut w, 20, Team::Cyan, -0.27, 0.04, 0.0);
+    run(&mut w, 0.5);
+    let start = ball(&w);
+    act(&mut w, 20, "kickRight", &[]);
+    run(&mut w, 3.0);
+    let end = ball(&w);
+    let moved = (end[0] - start[0]).hypot(end[1] - start[1]);
+    assert!(moved < 1e-3, "the ball moved {moved} m");
+}
+
+/// Rolls the ball from 1.3 m in front of a keeper, `offset` m to its side (+ = its left), and
+/// says whether it crossed the keeper's line.
+fn shot_passes(save: Option<&str>, offset: f64) -> bool {
+    let mut w = scene();
+    // Keeper on its goal line region facing +X; ball 1.3 m ahead rolling towards it.
+    humanoid(&mut w, 30, Team::Cyan, -4.2, 0.0, 0.0);
+    w.apply_entity(&simrob_protocol::EntityRequest::SetEntityPosition {
+        entity_id: BALL_ENTITY,
+        position: [-2.9, offset, 0.05],
+    })
+    .unwrap();
+    run(&mut w, 0.2);
+    let v = 2.0;
+    w.set_entity_velocity(BALL_ENTITY, [-v, 0.0, 0.0], [0.0, -v / 0.05, 0.0])
+        .unwrap();
+    if let Some(s) = save {
+        act(&mut w, 30, s, &[]);
+    }
+    run(&mut w, 2.0);
+    ball(&w)[0] < -4.2 - 0.1
+}
+
+#[test]
+fn a_save_covers_its_side_and_only_that() {
+    // Standing: the body covers about its own width.
+    assert!(!shot_passes(None, 0.0));
+    assert!(shot_passes(None, 0.25));
+    // Diving to its right (−Y) stops a ball 25 cm to the right but not one 25 cm to the left.
+    assert!(!shot_passes(Some("saveRight"), -0.25));
+    assert!(shot_passes(Some("saveRight"), 0.25));
+    assert!(!shot_passes(Some("saveLeft"), 0.30));
+    // Beyond the stretched arm.
+    assert!(shot_passes(Some("saveLeft"), 0.55));
+}
+
+#[test]
+fn robots_do_not_walk_through_each_other_or_posts() {
+    let mut w = scene();
+    humanoid(&mut w, 20, Team::Cyan, 0.0, 2.0, 0.0);
+    humanoid(&mut w, 21, Team::Magenta, 0.5, 2.0, std::f64::consts::PI);
+    act(&mut w, 20, "walk", &[("distance", "60")]);
+    run_until_idle(&mut w, 20, 10.0);
+    let a = w.humanoid(20).unwrap().pose();
+    let b = w.humanoid(21).unwrap().pose();
+    assert!((a.x - b.x).hypot(a.y - b.y) >= 0.2 - 1e-9, "{a:?} {b:?}");
+    assert!(a.x > 0.2, "it walked until it met the other robot: {a:?}");
+    // A goal post at (4.5, 0.95).
+    humanoid(&mut w, 22, Team::Cyan, 4.0, 0.95, 0.0);
+    act(&mut w, 22, "walk", &[("distance", "100")]);
+    run_until_idle(&mut w, 22, 10.0);
+    let c = w.humanoid(22).unwrap().pose();
+    assert!(4.5 - c.x >= 0.15 - 1e-9, "{c:?}");
+}
+
+#[test]
+fn bad_actions_are_refused_and_change_nothing() {
+    let mut w = scene();
+    humanoid(&mut w, 20, Team::Cyan, 0.0, 1.0, 0.0);
+    let before = format!("{:?}", w.humanoid(20));
+    for (name, params) in [
+        ("jump", vec![]),
+        ("turnHeadVertically", vec![("angle", "10")]),
+        ("turnHeadHorizontally", vec![("angle", "61")]),
+        ("walk", vec![("distance", "-1")]),
+        ("walk", vec![("speed", "3")]),
+        ("frontGetUp", vec![]),
+    ] {
+        let p: Vec<(String, String)> = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert!(
+            w.humanoid_action(20, name, &p).is_err(),
+            "{name} {params:?}"
+        );
+    }
+    assert!(
+        w.humanoid_action(2, "walk", &[]).is_err(),
+        "the ball is not a humanoid"
+    );
+    assert!(w.humanoid_action(99, "walk", &[]).is_err());
+    assert_eq!(before, format!("{:?}", w.humanoid(20)));
+}
