@@ -1,0 +1,763 @@
+//! The action handler and the composite actions.
+//!
+//! **Segments and equilibrium points.** The body executes *segments*: basic actions that go
+//! from one equilibrium pose to the next and cannot be interrupted — one long step
+//! (`walk distance=12`), one mini step (`walk distance=2`), one lateral step
+//! (`walkRight distance=4`), one elementary turn (`turn angle=20` or less), a kick, a dive,
+//! a get-up. The handler sends one segment at a time and waits until the body reports it
+//! finished ([`BodyStatus::finished`]); that moment is the equilibrium point where a new
+//! action may take over. A basic action from the rules is split into segments the FutRob
+//! way: `walk distance=30` = 2 long + 3 mini steps, never farther than asked. Head
+//! commands (`turnHeadHorizontally`, `turnHeadVertically`) are targets for the neck, do not
+//! disturb the balance and are sent at any time.
+//!
+//! **Same action.** A request equal (name and parameter) to the running action is ignored;
+//! another request waits for the next equilibrium point, the latest one winning.
+//!
+//! **Composite actions** are state machines that read the world model at every step:
+//! `find…` sweeps the head to both sides and down (`findBall` also turns in place 120°
+//! after a fruitless sweep and sweeps again, so it covers every direction); `lookAtBall`
+//! keeps the ball centred; `followBall` turns toward the ball when it is off to the side,
+//! walks with long steps while far and mini/lateral steps when close, until the ball is in
+//! front of a foot; `kickBall`/`passBall`/`clearBall` approach, choose the direction (the
+//! FutRob rule for `kickBall`, see [`shot_angle`]), turn onto it in steps of
+//! `THRESHOLD_ANGLE_KICK`, re-approach, and kick with the foot the ball is in front of;
+//! `save` side-steps while there is time, waits until the ball is close and dives to its
+//! side, or stands still when the ball will hit its body; `relocate` side-steps back to the
+//! goal centre.
+
+use std::collections::VecDeque;
+
+use crate::config::BrainParams;
+use crate::msg::Role;
+use crate::names::{Action, ActionKind, ObjectKind};
+use crate::trajectory::Vec2;
+use crate::world::WorldModel;
+
+/// Which way the robot fell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fall {
+    /// Face down: `frontGetUp`.
+    Front,
+    /// On its back: `backGetUp`.
+    Back,
+}
+
+/// What the brain needs to know about its body.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BodyStatus {
+    /// Head pan, degrees, positive right.
+    pub head_pan_deg: f64,
+    /// Head tilt, degrees, 0 level, negative down.
+    pub head_tilt_deg: f64,
+    /// How many body commands (segments) the body has finished or abandoned since start.
+    pub finished: u64,
+    /// The robot is on the floor.
+    pub fallen: Option<Fall>,
+}
+
+/// A command for the body: a basic action with the FutRob name and parameter.
+pub type Command = Action;
+
+/// What one step of the handler produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HandlerOutput {
+    /// Commands for the body and the head, in order.
+    pub commands: Vec<Command>,
+    /// The action that started at this step (to announce and log).
+    pub started: Option<Action>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KickTarget {
+    Goal,
+    Partner,
+    Clear,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Search {
+    target: ObjectKind,
+    idx: usize,
+    reached: Option<u64>,
+    commanded: Option<u64>,
+    turn_left: f64,
+}
+
+const BALL_SWEEP: [(f64, f64); 7] = [
+    (0.0, -45.0),
+    (-50.0, -40.0),
+    (50.0, -40.0),
+    (50.0, -15.0),
+    (0.0, -15.0),
+    (-50.0, -15.0),
+    (0.0, -60.0),
+];
+const FAR_SWEEP: [(f64, f64); 6] = [
+    (0.0, -10.0),
+    (-60.0, -10.0),
+    (60.0, -10.0),
+    (60.0, 0.0),
+    (0.0, 0.0),
+    (-60.0, 0.0),
+];
+
+impl Search {
+    fn new(target: ObjectKind) -> Search {
+        Search {
+            target,
+            idx: 0,
+            reached: None,
+            commanded: None,
+            turn_left: 0.0,
+        }
+    }
+
+    fn poses(&self) -> &'static [(f64, f64)] {
+        if self.target == ObjectKind::Ball {
+            &BALL_SWEEP
+        } else {
+            &FAR_SWEEP
+        }
+    }
+
+    /// Returns (head target, body segment, finished: Some(found)).
+    fn step(&mut self, c: &mut Ctx) -> (Option<(f64, f64)>, Option<Action>, Option<bool>) {
+        if c.wm.in_sight(self.target) {
+            return (None, None, Some(true));
+        }
+        if c.busy {
+            return (None, None, None);
+        }
+        if self.turn_left.abs() > 0.5 {
+            let a = self
+                .turn_left
+                .clamp(-c.p.motion.turn_step_deg, c.p.motion.turn_step_deg);
+            self.turn_left -= a;
+            return (None, Some(Action::with(ActionKind::Turn, a.round())), None);
+        }
+        let poses = self.poses();
+        if self.idx >= poses.len() {
+            c.wm.set_searched(self.target);
+            if self.target == ObjectKind::Ball {
+                self.idx = 0;
+                self.turn_left = 120.0;
+                return self.step(c);
+            }
+            return (None, None, Some(false));
+        }
+        let (pan, tilt) = poses[self.idx];
+        let at = (c.status.head_pan_deg - pan).abs() < 3.0
+            && (c.status.head_tilt_deg - tilt).abs() < 3.0;
+        let since = self.commanded.get_or_insert(c.now);
+        let stuck = c.now.saturating_sub(*since) > 1500;
+        if at || stuck {
+            let r = *self.reached.get_or_insert(c.now);
+            if c.now.saturating_sub(r) >= c.p.search_dwell_ms {
+                self.idx += 1;
+                self.reached = None;
+                self.commanded = None;
+                return self.step(c);
+            }
+        }
+        (Some((pan, tilt)), None, None)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Machine {
+    Segments(VecDeque<Action>),
+    Hold(Option<Action>),
+    HeadHold(f64, f64),
+    Find(Search),
+    LookAtBall,
+    Follow,
+    Kick {
+        target: KickTarget,
+        remaining: Option<f64>,
+        search: Option<Search>,
+        kicking: bool,
+    },
+    Save {
+        diving: bool,
+    },
+    Relocate,
+}
+
+struct Ctx<'a> {
+    now: u64,
+    wm: &'a mut WorldModel,
+    status: &'a BodyStatus,
+    busy: bool,
+    p: BrainParams,
+}
+
+/// One step of a machine: head target, body segment, finished.
+type Step = (Option<(f64, f64)>, Option<Action>, bool);
+
+/// The FutRob kick-direction rule. `goal` and `keeper` are bearings (degrees, positive
+/// right) of the opponent goal centre and of its keeper. With the keeper at least
+/// `cover` degrees from the goal centre the centre is open: shoot at it. Otherwise shoot
+/// `turn` degrees toward the post farther from the keeper.
+pub fn shot_angle(goal: f64, keeper: Option<f64>, cover: f64, turn: f64) -> f64 {
+    match keeper {
+        Some(k) if (goal - k).abs() < cover => {
+            if k < goal {
+                goal + turn
+            } else {
+                goal - turn
+            }
+        }
+        _ => goal,
+    }
+}
+
+/// The head angles (pan, tilt) that centre a point of the robot frame in the image.
+pub fn head_towards(p: Vec2, params: &BrainParams) -> (f64, f64) {
+    let d = p.norm().max(1.0);
+    let pan = p.bearing_deg().clamp(-60.0, 60.0);
+    let tilt = (-(params.camera_height_cm / d).atan().to_degrees()
+        - params.camera_pitch_offset_deg)
+        .clamp(-60.0, 0.0);
+    (pan.round(), tilt.round())
+}
+
+/// The next segment that brings the ball in front of a foot, or `None` when it is there.
+/// Far away: turn toward the ball if it is more than 15° off, else one long step. Close:
+/// lateral steps to line a foot up with it, then long or mini steps, never passing it.
+pub fn approach_step(wm: &WorldModel) -> Option<Action> {
+    let p = wm.position(ObjectKind::Ball)?;
+    if wm.ball_is_mine() {
+        return None;
+    }
+    let pr = wm.params();
+    let m = pr.motion;
+    let d = p.norm();
+    let bearing = p.bearing_deg();
+    let turn = |a: f64| {
+        Action::with(
+            ActionKind::Turn,
+            a.clamp(-m.turn_step_deg, m.turn_step_deg).round(),
+        )
+    };
+    if d > 40.0 && bearing.abs() > 15.0 {
+        return Some(turn(bearing));
+    }
+    if d > 40.0 {
+        let target_y = pr.foot_front_cm + pr.possession_ahead_cm / 2.0;
+        let go = (p.y - target_y).min(m.step_cm);
+        return Some(if go >= m.step_cm {
+            Action::with(ActionKind::Walk, m.step_cm)
+        } else {
+            Action::with(ActionKind::Walk, m.mini_step_cm)
+        });
+    }
+    if p.y < pr.foot_front_cm - 1.0 || bearing.abs() > 60.0 {
+        // Beside or behind the feet: face it first.
+        return Some(turn(if bearing.abs() < 1.0 {
+            m.turn_step_deg
+        } else {
+            bearing
+        }));
+    }
+    let foot = if p.x >= 0.0 {
+        pr.foot_offset_cm
+    } else {
+        -pr.foot_offset_cm
+    };
+    let dx = p.x - foot;
+    if dx.abs() >= m.lateral_step_cm.min(pr.possession_side_cm) {
+        let kind = if dx > 0.0 {
+            ActionKind::WalkRight
+        } else {
+            ActionKind::WalkLeft
+        };
+        return Some(Action::with(kind, m.lateral_step_cm));
+    }
+    let dy = p.y - (pr.foot_front_cm + pr.possession_ahead_cm / 2.0);
+    if dy >= m.step_cm {
+        Some(Action::with(ActionKind::Walk, m.step_cm))
+    } else if dy >= m.mini_step_cm {
+        Some(Action::with(ActionKind::Walk, m.mini_step_cm))
+    } else {
+        // Inside the zone but for a fraction of a mini step: one lateral step toward the foot.
+        let kind = if dx > 0.0 {
+            ActionKind::WalkRight
+        } else {
+            ActionKind::WalkLeft
+        };
+        Some(Action::with(kind, m.lateral_step_cm))
+    }
+}
+
+/// Splits a basic action into body segments (FutRob's walk decomposition: long steps, then
+/// mini steps, never farther than asked).
+pub fn segments(a: Action, m: &crate::config::MotionTable) -> VecDeque<Action> {
+    let mut v = VecDeque::new();
+    match a.kind {
+        ActionKind::Walk => match a.param {
+            None => v.push_back(Action::with(ActionKind::Walk, m.step_cm)),
+            Some(d) => {
+                let long = (d / m.step_cm + 1e-9).floor();
+                let mini = ((d - long * m.step_cm) / m.mini_step_cm + 1e-9).floor();
+                for _ in 0..long as u32 {
+                    v.push_back(Action::with(ActionKind::Walk, m.step_cm));
+                }
+                for _ in 0..mini as u32 {
+                    v.push_back(Action::with(ActionKind::Walk, m.mini_step_cm));
+                }
+            }
+        },
+        ActionKind::WalkRight | ActionKind::WalkLeft => {
+            let n = a
+                .param
+                .map_or(1.0, |d| (d / m.lateral_step_cm + 1e-9).floor());
+            for _ in 0..n as u32 {
+                v.push_back(Action::with(a.kind, m.lateral_step_cm));
+            }
+        }
+        ActionKind::Turn => {
+            let mut left = a.param.unwrap_or(m.turn_step_deg);
+            while left.abs() >= 0.5 {
+                let s = left.clamp(-m.turn_step_deg, m.turn_step_deg);
+                v.push_back(Action::with(ActionKind::Turn, s));
+                left -= s;
+            }
+        }
+        _ => v.push_back(a),
+    }
+    v
+}
+
+impl Machine {
+    fn new(a: Action, p: &BrainParams) -> Machine {
+        match a.kind {
+            ActionKind::None | ActionKind::InitialPosition => Machine::Hold(Some(a)),
+            ActionKind::TurnHeadHorizontally => Machine::HeadHold(a.param.unwrap_or(0.0), f64::NAN),
+            ActionKind::TurnHeadVertically => Machine::HeadHold(f64::NAN, a.param.unwrap_or(0.0)),
+            k if k.is_basic() => Machine::Segments(segments(a, &p.motion)),
+            ActionKind::LookAtBall => Machine::LookAtBall,
+            ActionKind::FollowBall => Machine::Follow,
+            ActionKind::KickBall | ActionKind::PassBall | ActionKind::ClearBall => Machine::Kick {
+                target: match a.kind {
+                    ActionKind::KickBall => KickTarget::Goal,
+                    ActionKind::PassBall => KickTarget::Partner,
+                    _ => KickTarget::Clear,
+                },
+                remaining: None,
+                search: None,
+                kicking: false,
+            },
+            ActionKind::Save => Machine::Save { diving: false },
+            ActionKind::Relocate => Machine::Relocate,
+            k => match k.search_target() {
+                Some(t) => Machine::Find(Search::new(t)),
+                None => Machine::Hold(None),
+            },
+        }
+    }
+
+    /// Whether this machine leaves the head free (for `autoLookAtBall`).
+    fn head_free(&self) -> bool {
+        match self {
+            Machine::Find(_) | Machine::HeadHold(..) | Machine::LookAtBall => false,
+            Machine::Kick { search, .. } => search.is_none(),
+            _ => true,
+        }
+    }
+
+    fn step(&mut self, c: &mut Ctx) -> Step {
+        let track = |c: &Ctx| {
+            c.wm.position(ObjectKind::Ball)
+                .map(|p| head_towards(p, &c.p))
+        };
+        match self {
+            Machine::Segments(q) => {
+                if c.busy {
+                    return (None, None, false);
+                }
+                match q.pop_front() {
+                    Some(s) => (None, Some(s), false),
+                    None => (None, None, true),
+                }
+            }
+            Machine::Hold(a) => {
+                if c.busy {
+                    return (None, None, false);
+                }
+                (None, a.take(), false)
+            }
+            Machine::HeadHold(pan, tilt) => {
+                let pan = if pan.is_nan() {
+                    c.status.head_pan_deg
+                } else {
+                    *pan
+                };
+                let tilt = if tilt.is_nan() {
+                    c.status.head_tilt_deg
+                } else {
+                    *tilt
+                };
+                (Some((pan, tilt)), None, false)
+            }
+            Machine::Find(s) => {
+                let (head, body, fin) = s.step(c);
+                (head, body, fin.is_some())
+            }
+            Machine::LookAtBall => (track(c), None, false),
+            Machine::Follow => {
+                if c.busy {
+                    return (track(c), None, false);
+                }
+                match approach_step(c.wm) {
+                    Some(a) => (track(c), Some(a), false),
+                    None => (track(c), None, true),
+                }
+            }
+            Machine::Kick {
+                target,
+                remaining,
+                search,
+                kicking,
+            } => {
+                if *kicking {
+                    return (None, None, !c.busy);
+                }
+                if let Some(s) = search {
+                    let (head, body, fin) = s.step(c);
+                    match fin {
+                        None => return (head, body, false),
+                        Some(_) => *search = None,
+                    }
+                }
+                if c.busy {
+                    return (track(c), None, false);
+                }
+                if c.wm.position(ObjectKind::Ball).is_none() {
+                    return (None, None, true);
+                }
+                if let Some(a) = approach_step(c.wm) {
+                    return (track(c), Some(a), false);
+                }
+                if remaining.is_none() {
+                    let goal = c.wm.position(ObjectKind::OppGoal);
+                    let aim = match *target {
+                        KickTarget::Goal => goal.map(|g| {
+                            let keeper =
+                                c.wm.object(ObjectKind::Opponent)
+                                    .all
+                                    .iter()
+                                    .filter(|_| c.wm.last_pos_valid(ObjectKind::Opponent))
+                                    .min_by(|a, b| a.minus(g).norm().total_cmp(&b.minus(g).norm()))
+                                    .map(|k| k.bearing_deg());
+                            shot_angle(
+                                g.bearing_deg(),
+                                keeper,
+                                c.p.kick_cover_deg,
+                                c.p.kick_turn_deg,
+                            )
+                        }),
+                        KickTarget::Partner => {
+                            c.wm.position(ObjectKind::Partner).map(|q| q.bearing_deg())
+                        }
+                        KickTarget::Clear => Some(match c.wm.position(ObjectKind::MyGoal) {
+                            Some(g) if g.bearing_deg().abs() < 60.0 => {
+                                if g.bearing_deg() >= 0.0 {
+                                    -90.0
+                                } else {
+                                    90.0
+                                }
+                            }
+                            _ => 0.0,
+                        }),
+                    };
+                    match aim {
+                        Some(a) => {
+                            tracing::debug!(target: "futrob::action", robot = c.wm.comm.id(), shot = a, "shot direction");
+                            *remaining = Some(a)
+                        }
+                        None => {
+                            let t = if *target == KickTarget::Goal {
+                                ObjectKind::OppGoal
+                            } else {
+                                ObjectKind::Partner
+                            };
+                            if c.wm.object(t).searched {
+                                // Searched from here without finding it: kick straight ahead.
+                                *remaining = Some(0.0);
+                            } else {
+                                *search = Some(Search::new(t));
+                                return self.step(c);
+                            }
+                        }
+                    }
+                }
+                let r = remaining.unwrap_or(0.0);
+                if r.abs() >= c.p.kick_turn_deg / 2.0 {
+                    let a = r.clamp(-c.p.kick_turn_deg, c.p.kick_turn_deg).round();
+                    *remaining = Some(r - a);
+                    return (track(c), Some(Action::with(ActionKind::Turn, a)), false);
+                }
+                let right = c.wm.possession_foot().unwrap_or(true);
+                *kicking = true;
+                let kind = if right {
+                    ActionKind::KickRight
+                } else {
+                    ActionKind::KickLeft
+                };
+                (track(c), Some(Action::new(kind)), false)
+            }
+            Machine::Save { diving } => {
+                if *diving {
+                    return (None, None, !c.busy);
+                }
+                let head = track(c);
+                if c.busy || c.wm.role() != Role::Goalkeeper {
+                    return (head, None, false);
+                }
+                let Some((x_c, t_c, steps, _)) = c.wm.save_plan() else {
+                    return (head, None, false);
+                };
+                let p = c.p;
+                if steps == 0 && x_c.abs() <= p.standing_coverage_cm / 2.0 {
+                    // The ball will hit the body: stand still.
+                    return (head, None, false);
+                }
+                let right = x_c > 0.0;
+                if steps > 0 && t_c > (p.motion.lateral_step_ms + p.motion.save_ms) as f64 {
+                    let kind = if right {
+                        ActionKind::WalkRight
+                    } else {
+                        ActionKind::WalkLeft
+                    };
+                    return (
+                        head,
+                        Some(Action::with(kind, p.motion.lateral_step_cm)),
+                        false,
+                    );
+                }
+                if t_c <= (p.motion.save_ms + p.save_time_threshold_ms) as f64 || steps > 0 {
+                    *diving = true;
+                    let kind = if right {
+                        ActionKind::SaveRight
+                    } else {
+                        ActionKind::SaveLeft
+                    };
+                    return (head, Some(Action::new(kind)), false);
+                }
+                (head, None, false)
+            }
+            Machine::Relocate => {
+                if c.busy {
+                    return (None, None, false);
+                }
+                let (Some(dx), _) = c.wm.gk_offsets(c.now) else {
+                    return (None, None, true);
+                };
+                let step = c.p.motion.lateral_step_cm;
+                if dx.abs() < step {
+                    return (None, None, true);
+                }
+                // Right of the centre: step left, and the other way.
+                let kind = if dx > 0.0 {
+                    ActionKind::WalkLeft
+                } else {
+                    ActionKind::WalkRight
+                };
+                (None, Some(Action::with(kind, step)), false)
+            }
+        }
+    }
+}
+
+/// The action handler: runs one action at a time, segment by segment.
+#[derive(Debug, Clone)]
+pub struct ActionHandler {
+    current: Option<(Action, Machine)>,
+    pending: Option<Action>,
+    issued: u64,
+    in_flight: Option<(Action, u64)>,
+    head: Option<(f64, f64, u64)>,
+    getting_up: bool,
+}
+
+impl Default for ActionHandler {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ActionHandler {
+    /// An idle handler.
+    pub fn new() -> ActionHandler {
+        ActionHandler {
+            current: None,
+            pending: None,
+            issued: 0,
+            in_flight: None,
+            head: None,
+            getting_up: false,
+        }
+    }
+
+    /// The running action.
+    pub fn current(&self) -> Option<Action> {
+        self.current.as_ref().map(|(a, _)| *a)
+    }
+
+    /// The action waiting for the next equilibrium point.
+    pub fn pending(&self) -> Option<Action> {
+        self.pending
+    }
+
+    /// Body segments sent so far.
+    pub fn issued(&self) -> u64 {
+        self.issued
+    }
+
+    /// The segment the body is executing, if any.
+    pub fn in_flight(&self) -> Option<Action> {
+        self.in_flight.map(|(a, _)| a)
+    }
+
+    /// Asks for `a`. Ignored if it is the running action; otherwise it replaces whatever
+    /// was waiting and starts at the next equilibrium point.
+    pub fn request(&mut self, a: Action) {
+        if self.current.as_ref().is_some_and(|(c, _)| c.same_as(&a)) {
+            self.pending = None;
+            return;
+        }
+        self.pending = Some(a);
+    }
+
+    fn apply_motion(seg: Action, wm: &mut WorldModel) {
+        let d = seg.param.unwrap_or(0.0);
+        match seg.kind {
+            ActionKind::Walk => wm.robot_moved(Vec2::new(0.0, d), 0.0),
+            ActionKind::WalkRight => {
+                wm.robot_moved(Vec2::new(d, 0.0), 0.0);
+                wm.keeper_stepped(d);
+            }
+            ActionKind::WalkLeft => {
+                wm.robot_moved(Vec2::new(-d, 0.0), 0.0);
+                wm.keeper_stepped(-d);
+            }
+            ActionKind::Turn => wm.robot_moved(Vec2::default(), d),
+            ActionKind::KickRight | ActionKind::KickLeft => wm.kicked(),
+            ActionKind::FrontGetUp
+            | ActionKind::BackGetUp
+            | ActionKind::SaveLeft
+            | ActionKind::SaveRight => wm.robot_moved(Vec2::default(), 0.0),
+            _ => {}
+        }
+    }
+
+    /// One step at `now_ms`: notes finished segments, switches actions at equilibrium
+    /// points, runs the current action, and appends commands to `out`.
+    pub fn step(
+        &mut self,
+        now_ms: u64,
+        wm: &mut WorldModel,
+        status: &BodyStatus,
+        out: &mut HandlerOutput,
+    ) {
+        let p = *wm.params();
+        let mut busy = false;
+        if let Some((seg, at)) = self.in_flight {
+            if status.finished >= self.issued || now_ms.saturating_sub(at) > p.segment_timeout_ms {
+                self.in_flight = None;
+                Self::apply_motion(seg, wm);
+            } else {
+                busy = true;
+            }
+        }
+        if let Some(fall) = status.fallen {
+            if p.auto_get_up && !busy && !self.getting_up {
+                let kind = match fall {
+                    Fall::Front => ActionKind::FrontGetUp,
+                    Fall::Back => ActionKind::BackGetUp,
+                };
+                self.current = None;
+                self.getting_up = true;
+                self.emit_body(Action::new(kind), now_ms, out);
+            }
+            return;
+        }
+        if !busy {
+            self.getting_up = false;
+        }
+        if !busy {
+            if let Some(a) = self.pending.take() {
+                tracing::debug!(target: "futrob::action", robot = wm.comm.id(), action = %a, "Execute");
+                self.current = Some((a, Machine::new(a, &p)));
+                out.started = Some(a);
+            }
+        }
+        let mut head_free = true;
+        if let Some((_, m)) = &mut self.current {
+            let mut c = Ctx {
+                now: now_ms,
+                wm,
+                status,
+                busy,
+                p,
+            };
+            let (head, body, done) = m.step(&mut c);
+            head_free = m.head_free();
+            if let Some((pan, tilt)) = head {
+                self.emit_head(pan, tilt, now_ms, out);
+            }
+            if let Some(b) = body {
+                if !busy {
+                    self.emit_body(b, now_ms, out);
+                }
+            }
+            if done {
+                self.current = None;
+            }
+        }
+        if p.auto_look_at_ball && head_free {
+            if let Some(pos) = wm.position(ObjectKind::Ball) {
+                let (pan, tilt) = head_towards(pos, &p);
+                self.emit_head(pan, tilt, now_ms, out);
+            }
+        }
+    }
+
+    fn emit_body(&mut self, a: Action, now_ms: u64, out: &mut HandlerOutput) {
+        self.issued += 1;
+        self.in_flight = Some((a, now_ms));
+        out.commands.push(a);
+    }
+
+    fn emit_head(&mut self, pan: f64, tilt: f64, now_ms: u64, out: &mut HandlerOutput) {
+        let (pan, tilt) = (pan.clamp(-60.0, 60.0), tilt.clamp(-60.0, 0.0));
+        let resend = match self.head {
+            Some((p0, t0, at)) => {
+                (p0 - pan).abs() >= 2.0
+                    || (t0 - tilt).abs() >= 2.0
+                    || now_ms.saturating_sub(at) >= 1000
+            }
+            None => true,
+        };
+        if !resend {
+            return;
+        }
+        let (p0, t0) = self.head.map_or((f64::NAN, f64::NAN), |(p, t, _)| (p, t));
+        if (p0 - pan).abs() >= 0.5
+            || p0.is_nan()
+            || now_ms.saturating_sub(self.head.map_or(0, |h| h.2)) >= 1000
+        {
+            out.commands
+                .push(Action::with(ActionKind::TurnHeadHorizontally, pan));
+        }
+        if (t0 - tilt).abs() >= 0.5
+            || t0.is_nan()
+            || now_ms.saturating_sub(self.head.map_or(0, |h| h.2)) >= 1000
+        {
+            out.commands
+                .push(Action::with(ActionKind::TurnHeadVertically, tilt));
+        }
+        self.head = Some((pan, tilt, now_ms));
+    }
+}

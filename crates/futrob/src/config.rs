@@ -1,0 +1,525 @@
+//! `ini.config`: one robot's configuration, FutRob's `key=value` file with `[section]`
+//! headers and `#` comments, plus the simulator address and every tunable of the brain.
+//!
+//! ```text
+//! [robot_profile]
+//! id=1
+//! #roleEnum: [1=goalkeeper, 2=field_player]
+//! role=1
+//! logEnabled=1
+//! logfile=futrob.log
+//! logAction=1
+//! logMotors=0
+//! logVision=1
+//! logComm=1
+//! logRules=0
+//! visionStubEnabled=0
+//! visionStubSrc=objSampleData.input
+//! rules=rules.xml
+//! autoLookAtBall=0
+//! ```
+//!
+//! Every key FutRob's file has is accepted (`MAX_RPM_SERVO` and `MAX_VEL_SERVO` too:
+//! stored, unused in simulation). Keys may sit in any section; section names only organise
+//! the file. An unknown key, a key given twice, a bad value or a missing `rules` is refused
+//! with the file and line. The other keys, their defaults and units are in [`KEYS`].
+
+use crate::msg::{CommParams, Role};
+use crate::trajectory::TrajectoryParams;
+
+/// A config that cannot be loaded: file, line, what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct ConfigError {
+    /// File name as given.
+    pub file: String,
+    /// 1-based line (0: the file as a whole).
+    pub line: u32,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Motion quanta the brain plans with (cm, degrees, ms).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MotionTable {
+    /// Long forward step (`STEP_DISTANCE`).
+    pub step_cm: f64,
+    /// Mini forward step (`MINI_STEP_DISTANCE`).
+    pub mini_step_cm: f64,
+    /// One lateral step (`RIGHT_STEP_DISTANCE` / `LEFT_STEP_DISTANCE`).
+    pub lateral_step_cm: f64,
+    /// One elementary turn in place.
+    pub turn_step_deg: f64,
+    /// Time of one lateral step (`LATERAL_STEP_TIMING_MS`).
+    pub lateral_step_ms: u64,
+    /// Time from starting a dive to full extension (`SAVE_TIMING_MS`).
+    pub save_ms: u64,
+}
+
+/// Every tunable of the brain. Defaults are FutRob's values where it gives them, otherwise
+/// the documented choices of [`crate`] (see "Decisions").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BrainParams {
+    /// Consecutive vision cycles before an object changes between seen and not seen.
+    pub hysteresis: u32,
+    /// Vision cycle, ms (`VISION_LATENCY_MS`).
+    pub vision_period_ms: u64,
+    /// Ball trajectory model.
+    pub trajectory: TrajectoryParams,
+    /// Samples older than this restart the ball trajectory, ms.
+    pub trajectory_timeout_ms: u64,
+    /// Team link.
+    pub comm: CommParams,
+    /// Lateral distance of each foot's axis from the robot centre, cm.
+    pub foot_offset_cm: f64,
+    /// Distance of the toes ahead of the robot centre, cm.
+    pub foot_front_cm: f64,
+    /// `ballIsMine`: ball centre at most this far ahead of the toes, cm.
+    pub possession_ahead_cm: f64,
+    /// `ballIsMine`: ball centre within this of a foot's axis, cm.
+    pub possession_side_cm: f64,
+    /// `partnerInRange` / `opponentInRange`: how far a kick sends the ball, cm.
+    pub kick_range_cm: f64,
+    /// `goalInRange`: the farthest goal the robot shoots at, cm.
+    pub shot_range_cm: f64,
+    /// `gkNeedsRelocate` thresholds along the goal line (`GK_X_DIFF_THRESHOLD_MIN/MAX`).
+    pub gk_x_min_cm: f64,
+    /// See `gk_x_min_cm`.
+    pub gk_x_max_cm: f64,
+    /// Thresholds out from the goal line (`GK_Y_DIFF_THRESHOLD_MIN/MAX`).
+    pub gk_y_min_cm: f64,
+    /// See `gk_y_min_cm`.
+    pub gk_y_max_cm: f64,
+    /// A teammate this close to our goal centre is taken for our keeper, cm.
+    pub keeper_id_distance_cm: f64,
+    /// Goal width, post to post (`GK_GOAL_WIDTH`), cm.
+    pub goal_width_cm: f64,
+    /// Width the keeper covers standing still (`GK_STANDING_STILL_COVERAGE`), cm.
+    pub standing_coverage_cm: f64,
+    /// Reach of a dive beyond the standing coverage (`SAVE_DISTANCE`), cm.
+    pub save_distance_cm: f64,
+    /// Tolerance of `gkNeedsStartSaving` (`GK_SAVE_TIME_THRESHOLD_MS`).
+    pub save_time_threshold_ms: u64,
+    /// Kick-direction rule: keeper this close (in angle) to the goal centre covers it
+    /// (`THRESHOLD_DIFF_ANGLE_OPP_GK_GOAL`), degrees.
+    pub kick_cover_deg: f64,
+    /// Kick-direction rule: turn step toward the far post (`THRESHOLD_ANGLE_KICK`), degrees.
+    pub kick_turn_deg: f64,
+    /// Motion quanta.
+    pub motion: MotionTable,
+    /// Camera height above the floor, cm.
+    pub camera_height_cm: f64,
+    /// Camera pitch below the commanded head tilt, degrees.
+    pub camera_pitch_offset_deg: f64,
+    /// How long a search holds each head position, ms.
+    pub search_dwell_ms: u64,
+    /// A body command not reported finished after this long counts as finished, ms.
+    pub segment_timeout_ms: u64,
+    /// Period of the status reports (ball in sight, distances), ms.
+    pub report_period_ms: u64,
+    /// Least interval between two keeper-position reports, ms.
+    pub gk_pos_period_ms: u64,
+    /// Stand up automatically when the body reports a fall.
+    pub auto_get_up: bool,
+    /// Run `lookAtBall` on the head whenever the current action leaves it free.
+    pub auto_look_at_ball: bool,
+}
+
+impl Default for BrainParams {
+    fn default() -> Self {
+        BrainParams {
+            hysteresis: 2,
+            vision_period_ms: 250,
+            trajectory: TrajectoryParams::default(),
+            trajectory_timeout_ms: 1000,
+            comm: CommParams::default(),
+            foot_offset_cm: 4.0,
+            foot_front_cm: 6.0,
+            possession_ahead_cm: 12.0,
+            possession_side_cm: 6.0,
+            kick_range_cm: 110.0,
+            shot_range_cm: 200.0,
+            gk_x_min_cm: 10.0,
+            gk_x_max_cm: 40.0,
+            gk_y_min_cm: 40.0,
+            gk_y_max_cm: 80.0,
+            keeper_id_distance_cm: 60.0,
+            goal_width_cm: 180.0,
+            standing_coverage_cm: 20.0,
+            save_distance_cm: 25.0,
+            save_time_threshold_ms: 200,
+            kick_cover_deg: 10.0,
+            kick_turn_deg: 15.0,
+            motion: MotionTable {
+                step_cm: 12.0,
+                mini_step_cm: 2.0,
+                lateral_step_cm: 4.0,
+                turn_step_deg: 20.0,
+                lateral_step_ms: 600,
+                save_ms: 400,
+            },
+            camera_height_cm: 36.0,
+            camera_pitch_offset_deg: -6.0,
+            search_dwell_ms: 500,
+            segment_timeout_ms: 8000,
+            report_period_ms: 1000,
+            gk_pos_period_ms: 1000,
+            auto_get_up: true,
+            auto_look_at_ball: false,
+        }
+    }
+}
+
+/// One robot's configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IniConfig {
+    /// Robot id (1–254).
+    pub id: i32,
+    /// Initial role.
+    pub role: Role,
+    /// Write a log file at all.
+    pub log_enabled: bool,
+    /// Log file path.
+    pub logfile: String,
+    /// Log the action handler.
+    pub log_action: bool,
+    /// Log the motor commands.
+    pub log_motors: bool,
+    /// Log vision.
+    pub log_vision: bool,
+    /// Log team messages.
+    pub log_comm: bool,
+    /// Log the rule handler.
+    pub log_rules: bool,
+    /// Read observations from the vision stub file instead of the simulator's camera.
+    pub vision_stub_enabled: bool,
+    /// The vision stub file.
+    pub vision_stub_src: String,
+    /// The rules file (mandatory).
+    pub rules: String,
+    /// `MAX_RPM_SERVO` (kept, unused in simulation).
+    pub max_rpm_servo: Option<f64>,
+    /// `MAX_VEL_SERVO` (kept, unused in simulation).
+    pub max_vel_servo: Option<f64>,
+    /// The simulator, `IP:PORT` (overridden by `--server`).
+    pub server: Option<String>,
+    /// UDP port of the team messages.
+    pub comm_port: u16,
+    /// Where team messages are sent: a broadcast address for a LAN, or `127.0.0.1` for
+    /// robots on one machine.
+    pub comm_address: String,
+    /// Every tunable of the brain.
+    pub params: BrainParams,
+}
+
+/// Default UDP port of the team messages.
+pub const DEFAULT_COMM_PORT: u16 = 10020;
+
+/// Every key that is not FutRob's robot profile: name, unit, default, meaning.
+pub const KEYS: &[(&str, &str, &str, &str)] = &[
+    ("server", "IP:PORT", "(none)", "the simulator (simrob serve); --server overrides it"),
+    ("commPort", "port", "10020", "UDP port of the team messages"),
+    ("commAddress", "IPv4", "127.255.255.255", "where team messages go: 255.255.255.255 on a LAN; the loopback broadcast 127.255.255.255 for robots on one machine"),
+    ("COMM_TTL", "ms", "10000", "teammate data older than this is dropped"),
+    ("partnerPassWindow", "ms", "10000", "partnerPass holds this long after a teammate's pass"),
+    ("visibilityHysteresis", "cycles", "2", "vision cycles before an object changes between seen and not seen"),
+    ("VISION_LATENCY_MS", "ms", "250", "vision cycle (the vision stub plays one scene per cycle)"),
+    ("trajectoryEpsilon", "cm", "10", "a ball sample farther than this from the fitted line is an outlier"),
+    ("trajectorySamples", "count", "32", "ball samples kept in the fit"),
+    ("trajectoryTimeoutMs", "ms", "1000", "a ball unseen this long restarts its trajectory"),
+    ("ballStillSpeed", "cm/s", "5", "below this the ball counts as still"),
+    ("footOffset", "cm", "4", "each foot's axis from the robot centre"),
+    ("footFront", "cm", "6", "toes ahead of the robot centre"),
+    ("possessionAhead", "cm", "12", "ballIsMine: ball centre at most this far ahead of the toes"),
+    ("possessionSide", "cm", "6", "ballIsMine: ball centre within this of a foot's axis"),
+    ("kickRange", "cm", "110", "partnerInRange / opponentInRange"),
+    ("shotRange", "cm", "200", "goalInRange: the farthest goal the robot shoots at"),
+    ("GK_X_DIFF_THRESHOLD_MIN", "cm", "10", "keeper relocation: least offset along the goal line"),
+    ("GK_X_DIFF_THRESHOLD_MAX", "cm", "40", "keeper relocation: larger offsets are vision errors"),
+    ("GK_Y_DIFF_THRESHOLD_MIN", "cm", "40", "keeper position report: least distance out from the goal line"),
+    ("GK_Y_DIFF_THRESHOLD_MAX", "cm", "80", "keeper position report: larger distances are vision errors"),
+    ("keeperIdDistance", "cm", "60", "a teammate this close to our goal centre is our keeper"),
+    ("GK_GOAL_WIDTH", "cm", "180", "goal width, post to post"),
+    ("GK_STANDING_STILL_COVERAGE", "cm", "20", "width the keeper covers standing"),
+    ("SAVE_DISTANCE", "cm", "25", "reach of a dive beyond the standing coverage"),
+    ("GK_SAVE_TIME_THRESHOLD_MS", "ms", "200", "gkNeedsStartSaving tolerance"),
+    ("THRESHOLD_DIFF_ANGLE_OPP_GK_GOAL", "deg", "10", "kickBall: keeper this close to the goal centre covers it"),
+    ("THRESHOLD_ANGLE_KICK", "deg", "15", "kickBall: turn step toward the far post"),
+    ("STEP_DISTANCE", "cm", "12", "long step"),
+    ("MINI_STEP_DISTANCE", "cm", "2", "mini step"),
+    ("RIGHT_STEP_DISTANCE", "cm", "4", "lateral step (both sides)"),
+    ("LEFT_STEP_DISTANCE", "cm", "4", "lateral step (both sides)"),
+    ("turnStep", "deg", "20", "elementary turn in place"),
+    ("LATERAL_STEP_TIMING_MS", "ms", "600", "one lateral step"),
+    ("SAVE_TIMING_MS", "ms", "400", "dive to full extension"),
+    ("cameraHeight", "cm", "36", "camera above the floor"),
+    ("cameraPitchOffset", "deg", "-6", "camera axis relative to the commanded head tilt"),
+    ("searchDwellMs", "ms", "500", "a search holds each head position this long"),
+    ("segmentTimeoutMs", "ms", "8000", "a body command not reported finished after this long counts as finished"),
+    ("reportPeriodMs", "ms", "1000", "period of the status messages"),
+    ("gkPosPeriodMs", "ms", "1000", "least interval between keeper-position messages"),
+    ("autoGetUp", "0/1", "1", "stand up automatically when the body reports a fall"),
+];
+
+impl IniConfig {
+    /// Parses `ini.config` text; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<IniConfig, ConfigError> {
+        let mut c = IniConfig {
+            id: 0,
+            role: Role::FieldPlayer,
+            log_enabled: false,
+            logfile: "futrob.log".into(),
+            log_action: false,
+            log_motors: false,
+            log_vision: false,
+            log_comm: false,
+            log_rules: false,
+            vision_stub_enabled: false,
+            vision_stub_src: String::new(),
+            rules: String::new(),
+            max_rpm_servo: None,
+            max_vel_servo: None,
+            server: None,
+            comm_port: DEFAULT_COMM_PORT,
+            comm_address: "127.255.255.255".into(),
+            params: BrainParams::default(),
+        };
+        let mut seen: Vec<(String, u32)> = Vec::new();
+        let mut have_id = false;
+        for (i, raw) in text.lines().enumerate() {
+            let line_no = i as u32 + 1;
+            let err = |message: String| ConfigError {
+                file: file.into(),
+                line: line_no,
+                message,
+            };
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+                continue;
+            }
+            if line.starts_with('[') {
+                if !line.ends_with(']') || line.len() < 3 {
+                    return Err(err(format!("malformed section header {line:?}")));
+                }
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                return Err(err(format!("expected key=value, found {line:?}")));
+            };
+            let (key, value) = (key.trim(), value.trim());
+            if let Some((_, first)) = seen.iter().find(|(k, _)| k == key) {
+                return Err(err(format!("{key} given twice (first on line {first})")));
+            }
+            seen.push((key.to_string(), line_no));
+            let flag = || match value {
+                "0" => Ok(false),
+                "1" => Ok(true),
+                _ => Err(err(format!("{key} must be 0 or 1, not {value:?}"))),
+            };
+            let num = |min: f64, max: f64| -> Result<f64, ConfigError> {
+                let v: f64 = value
+                    .parse()
+                    .ok()
+                    .filter(|v: &f64| v.is_finite())
+                    .ok_or_else(|| err(format!("{key} must be a number, not {value:?}")))?;
+                if v < min || v > max {
+                    return Err(err(format!("{key}={v} is out of range [{min}, {max}]")));
+                }
+                Ok(v)
+            };
+            let ms = |min: f64, max: f64| num(min, max).map(|v| v as u64);
+            let p = &mut c.params;
+            match key {
+                "id" => {
+                    let v = num(1.0, 254.0)?;
+                    if v.fract() != 0.0 {
+                        return Err(err(format!("id must be an integer, not {value:?}")));
+                    }
+                    c.id = v as i32;
+                    have_id = true;
+                }
+                "role" => {
+                    c.role = match value {
+                        "1" | "goalkeeper" => Role::Goalkeeper,
+                        "2" | "field_player" => Role::FieldPlayer,
+                        _ => {
+                            return Err(err(format!(
+                                "role must be 1 (goalkeeper) or 2 (field_player), not {value:?}"
+                            )))
+                        }
+                    }
+                }
+                "logEnabled" => c.log_enabled = flag()?,
+                "logfile" => c.logfile = value.into(),
+                "logAction" => c.log_action = flag()?,
+                "logMotors" => c.log_motors = flag()?,
+                "logVision" => c.log_vision = flag()?,
+                "logComm" => c.log_comm = flag()?,
+                "logRules" => c.log_rules = flag()?,
+                "visionStubEnabled" => c.vision_stub_enabled = flag()?,
+                "visionStubSrc" => c.vision_stub_src = value.into(),
+                "rules" => {
+                    if value.is_empty() {
+                        return Err(err("rules must name the rules file".into()));
+                    }
+                    c.rules = value.into()
+                }
+                "autoLookAtBall" => p.auto_look_at_ball = flag()?,
+                "MAX_RPM_SERVO" => c.max_rpm_servo = Some(num(0.0, 1e6)?),
+                "MAX_VEL_SERVO" => c.max_vel_servo = Some(num(0.0, 1e6)?),
+                "server" => {
+                    if value.parse::<std::net::SocketAddr>().is_err() {
+                        return Err(err(format!("server must be IP:PORT, not {value:?}")));
+                    }
+                    c.server = Some(value.into())
+                }
+                "commPort" => c.comm_port = num(1.0, 65535.0)? as u16,
+                "commAddress" => {
+                    if value.parse::<std::net::Ipv4Addr>().is_err() {
+                        return Err(err(format!(
+                            "commAddress must be an IPv4 address, not {value:?}"
+                        )));
+                    }
+                    c.comm_address = value.into()
+                }
+                "COMM_TTL" => p.comm.ttl_ms = ms(1.0, 3.6e6)?,
+                "partnerPassWindow" => p.comm.pass_window_ms = ms(0.0, 3.6e6)?,
+                "visibilityHysteresis" => p.hysteresis = num(1.0, 100.0)? as u32,
+                "VISION_LATENCY_MS" => p.vision_period_ms = ms(1.0, 10_000.0)?,
+                "trajectoryEpsilon" => p.trajectory.epsilon_cm = num(0.1, 1000.0)?,
+                "trajectorySamples" => p.trajectory.max_samples = num(3.0, 10_000.0)? as usize,
+                "trajectoryTimeoutMs" => p.trajectory_timeout_ms = ms(1.0, 3.6e6)?,
+                "ballStillSpeed" => p.trajectory.min_speed_cm_s = num(0.0, 1000.0)?,
+                "footOffset" => p.foot_offset_cm = num(0.0, 50.0)?,
+                "footFront" => p.foot_front_cm = num(0.0, 50.0)?,
+                "possessionAhead" => p.possession_ahead_cm = num(0.0, 100.0)?,
+                "possessionSide" => p.possession_side_cm = num(0.0, 100.0)?,
+                "kickRange" => p.kick_range_cm = num(0.0, 2000.0)?,
+                "shotRange" => p.shot_range_cm = num(0.0, 2000.0)?,
+                "GK_X_DIFF_THRESHOLD_MIN" => p.gk_x_min_cm = num(0.0, 1000.0)?,
+                "GK_X_DIFF_THRESHOLD_MAX" => p.gk_x_max_cm = num(0.0, 1000.0)?,
+                "GK_Y_DIFF_THRESHOLD_MIN" => p.gk_y_min_cm = num(0.0, 1000.0)?,
+                "GK_Y_DIFF_THRESHOLD_MAX" => p.gk_y_max_cm = num(0.0, 1000.0)?,
+                "keeperIdDistance" => p.keeper_id_distance_cm = num(0.0, 1000.0)?,
+                "GK_GOAL_WIDTH" => p.goal_width_cm = num(1.0, 1000.0)?,
+                "GK_STANDING_STILL_COVERAGE" => p.standing_coverage_cm = num(0.0, 200.0)?,
+                "SAVE_DISTANCE" => p.save_distance_cm = num(0.0, 200.0)?,
+                "GK_SAVE_TIME_THRESHOLD_MS" => p.save_time_threshold_ms = ms(0.0, 10_000.0)?,
+                "THRESHOLD_DIFF_ANGLE_OPP_GK_GOAL" => p.kick_cover_deg = num(0.0, 90.0)?,
+                "THRESHOLD_ANGLE_KICK" => p.kick_turn_deg = num(1.0, 90.0)?,
+                "STEP_DISTANCE" => p.motion.step_cm = num(1.0, 100.0)?,
+                "MINI_STEP_DISTANCE" => p.motion.mini_step_cm = num(0.5, 100.0)?,
+                "RIGHT_STEP_DISTANCE" | "LEFT_STEP_DISTANCE" => {
+                    p.motion.lateral_step_cm = num(0.5, 100.0)?
+                }
+                "turnStep" => p.motion.turn_step_deg = num(1.0, 180.0)?,
+                "LATERAL_STEP_TIMING_MS" => p.motion.lateral_step_ms = ms(1.0, 60_000.0)?,
+                "SAVE_TIMING_MS" => p.motion.save_ms = ms(1.0, 60_000.0)?,
+                "cameraHeight" => p.camera_height_cm = num(1.0, 500.0)?,
+                "cameraPitchOffset" => p.camera_pitch_offset_deg = num(-45.0, 45.0)?,
+                "searchDwellMs" => p.search_dwell_ms = ms(0.0, 60_000.0)?,
+                "segmentTimeoutMs" => p.segment_timeout_ms = ms(100.0, 600_000.0)?,
+                "reportPeriodMs" => p.report_period_ms = ms(10.0, 3.6e6)?,
+                "gkPosPeriodMs" => p.gk_pos_period_ms = ms(10.0, 3.6e6)?,
+                "autoGetUp" => p.auto_get_up = flag()?,
+                _ => return Err(err(format!("unknown key {key:?}"))),
+            }
+        }
+        let whole = |message: &str| ConfigError {
+            file: file.into(),
+            line: 0,
+            message: message.into(),
+        };
+        if !have_id {
+            return Err(whole("missing id (1-254)"));
+        }
+        if c.rules.is_empty() {
+            return Err(whole("missing rules (the rules file is mandatory)"));
+        }
+        if c.params.gk_x_min_cm > c.params.gk_x_max_cm
+            || c.params.gk_y_min_cm > c.params.gk_y_max_cm
+        {
+            return Err(whole(
+                "GK_*_DIFF_THRESHOLD_MIN must not exceed the matching MAX",
+            ));
+        }
+        Ok(c)
+    }
+}
+
+/// The vision stub: FutRob's deterministic fake camera (`scene, object, angle_deg,
+/// distance_cm` per line). One scene per vision cycle, scenes numbered from 1; a scene with
+/// no lines repeats the previous one; after the last scene the last one stays.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VisionStub {
+    scenes: Vec<(u32, Vec<crate::world::Sighting>)>,
+}
+
+impl VisionStub {
+    /// Parses a stub file; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<VisionStub, ConfigError> {
+        let mut scenes: Vec<(u32, Vec<crate::world::Sighting>)> = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let err = |message: String| ConfigError {
+                file: file.into(),
+                line: i as u32 + 1,
+                message,
+            };
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let f: Vec<&str> = line.split(',').map(str::trim).collect();
+            if f.len() != 4 {
+                return Err(err(format!(
+                    "expected `scene, object, angle, distance`, found {line:?}"
+                )));
+            }
+            let scene: u32 = f[0]
+                .parse()
+                .ok()
+                .filter(|s| *s >= 1)
+                .ok_or_else(|| err(format!("scene must be a number from 1, not {:?}", f[0])))?;
+            let object = crate::ObjectKind::from_token(f[1])
+                .ok_or_else(|| err(format!("unknown object {:?}", f[1])))?;
+            let num = |s: &str, what: &str| {
+                s.parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .ok_or_else(|| err(format!("{what} must be a number, not {s:?}")))
+            };
+            let angle = num(f[2], "angle")?;
+            let distance = num(f[3], "distance")?;
+            if !(-180.0..=180.0).contains(&angle) || distance < 0.0 {
+                return Err(err(format!(
+                    "angle {angle} or distance {distance} out of range"
+                )));
+            }
+            match scenes.last_mut() {
+                Some((s, v)) if *s == scene => {
+                    v.push(crate::world::Sighting::new(object, angle, distance))
+                }
+                Some((s, _)) if *s > scene => {
+                    return Err(err(format!(
+                        "scene {scene} after scene {s}: scenes must not go back"
+                    )))
+                }
+                _ => scenes.push((
+                    scene,
+                    vec![crate::world::Sighting::new(object, angle, distance)],
+                )),
+            }
+        }
+        Ok(VisionStub { scenes })
+    }
+
+    /// The objects seen in vision cycle `cycle` (1-based).
+    pub fn scene(&self, cycle: u32) -> &[crate::world::Sighting] {
+        self.scenes
+            .iter()
+            .rev()
+            .find(|(s, _)| *s <= cycle)
+            .map(|(_, v)| v.as_slice())
+            .unwrap_or(&[])
+    }
+}

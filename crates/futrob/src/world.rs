@@ -1,0 +1,441 @@
+//! The world model: what the robot knows about the objects around it, in its own frame, and
+//! the values of the 36 predicates.
+//!
+//! Positions are centimetres in the robot frame: the robot's centre projected on the floor
+//! is the origin, `x` is lateral (positive to the right), `y` is forward. A camera reading
+//! (angle in degrees from straight ahead, positive right; distance in cm) becomes
+//! `x = d·sin a`, `y = d·cos a`.
+
+use crate::config::BrainParams;
+use crate::msg::{CommParams, Role, TeamComm};
+use crate::names::{Family, ObjectKind, Predicate};
+use crate::rules::PredicateSet;
+use crate::trajectory::{Trajectory, Vec2};
+
+/// One object the camera reports: which, at what angle (degrees from the body's forward
+/// direction, positive to the right) and distance (cm from the robot centre on the floor).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sighting {
+    /// What was seen.
+    pub object: ObjectKind,
+    /// Bearing, degrees, positive to the right of the body's forward direction.
+    pub angle_deg: f64,
+    /// Distance on the floor, cm.
+    pub distance_cm: f64,
+}
+
+impl Sighting {
+    /// A sighting.
+    pub fn new(object: ObjectKind, angle_deg: f64, distance_cm: f64) -> Sighting {
+        Sighting {
+            object,
+            angle_deg,
+            distance_cm,
+        }
+    }
+    /// Robot-frame position.
+    pub fn position(&self) -> Vec2 {
+        Vec2::from_polar(self.angle_deg, self.distance_cm)
+    }
+}
+
+/// What the model knows about one kind of object.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ObjectState {
+    /// Seen, after hysteresis.
+    pub visible: bool,
+    streak: u32,
+    /// Where it was last seen (nearest of its kind), dead-reckoned through the robot's own
+    /// moves.
+    pub last_pos: Option<Vec2>,
+    /// Every object of this kind in the latest frame that saw one (dead-reckoned).
+    pub all: Vec<Vec2>,
+    /// When it was last seen, ms.
+    pub last_seen_ms: Option<u64>,
+    seen_since_move: bool,
+    /// Searched for from the current position.
+    pub searched: bool,
+}
+
+/// The world model of one robot.
+#[derive(Debug, Clone)]
+pub struct WorldModel {
+    params: BrainParams,
+    objects: [ObjectState; 9],
+    /// The ball trajectory model.
+    pub trajectory: Trajectory,
+    /// The team link: teammate table, discovery, outgoing messages.
+    pub comm: TeamComm,
+    ball_mine_since: Option<u64>,
+    last_ball_mine: bool,
+    gk_x: Option<(f64, u64)>,
+    gk_y: Option<(f64, u64)>,
+    kicked: bool,
+    frames: u64,
+}
+
+impl WorldModel {
+    /// The model of robot `id` playing `role`.
+    pub fn new(id: i32, role: Role, params: BrainParams) -> WorldModel {
+        WorldModel {
+            params,
+            objects: Default::default(),
+            trajectory: Trajectory::new(params.trajectory),
+            comm: TeamComm::new(id, role, params.comm),
+            ball_mine_since: None,
+            last_ball_mine: false,
+            gk_x: None,
+            gk_y: None,
+            kicked: false,
+            frames: 0,
+        }
+    }
+
+    /// Parameters.
+    pub fn params(&self) -> &BrainParams {
+        &self.params
+    }
+
+    /// Comm parameters.
+    pub fn comm_params(&self) -> CommParams {
+        self.params.comm
+    }
+
+    /// This robot's role.
+    pub fn role(&self) -> Role {
+        self.comm.role()
+    }
+
+    /// One object's state.
+    pub fn object(&self, k: ObjectKind) -> &ObjectState {
+        &self.objects[k.index()]
+    }
+
+    /// Vision frames handled.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Hands in one vision cycle: every object seen in it (an object not listed is not
+    /// seen). Several sightings of a kind are allowed (teammates, opponents, posts).
+    pub fn observe(&mut self, now_ms: u64, frame: &[Sighting]) {
+        self.frames += 1;
+        let n = self.params.hysteresis.max(1);
+        for kind in ObjectKind::ALL {
+            let st = &mut self.objects[kind.index()];
+            let mut nearest: Option<Vec2> = None;
+            let mut any = false;
+            for s in frame.iter().filter(|s| s.object == kind) {
+                if !s.distance_cm.is_finite() || !s.angle_deg.is_finite() || s.distance_cm < 0.0 {
+                    continue;
+                }
+                let p = s.position();
+                if !any {
+                    st.all.clear();
+                }
+                any = true;
+                st.all.push(p);
+                if nearest.is_none_or(|q| p.norm() < q.norm()) {
+                    nearest = Some(p);
+                }
+            }
+            if any != st.visible {
+                st.streak += 1;
+                if st.streak >= n {
+                    st.visible = any;
+                    st.streak = 0;
+                }
+            } else {
+                st.streak = 0;
+            }
+            if let Some(p) = nearest {
+                st.last_pos = Some(p);
+                st.last_seen_ms = Some(now_ms);
+                if st.visible {
+                    st.seen_since_move = true;
+                    if kind == ObjectKind::Ball {
+                        self.kicked = false;
+                    }
+                }
+            }
+            if kind == ObjectKind::Ball {
+                if let Some(p) = nearest {
+                    if self.trajectory.last_time().is_some_and(|t| {
+                        now_ms.saturating_sub(t) > self.params.trajectory_timeout_ms
+                    }) {
+                        self.trajectory.clear();
+                    }
+                    self.trajectory.add(now_ms, p);
+                }
+            }
+        }
+        let mine = self.ball_is_mine();
+        if mine && !self.last_ball_mine {
+            self.ball_mine_since = Some(now_ms);
+        }
+        self.last_ball_mine = mine;
+        tracing::trace!(target: "futrob::vision", robot = self.comm.id(), objects = frame.len(), "frame");
+    }
+
+    /// The robot moved: forward/lateral by `delta` (cm, robot frame before the move), then
+    /// turned right by `turn_deg`. Positions are dead-reckoned; every `…LastPosValid` of an
+    /// object not in sight and every `…Searched` becomes false.
+    pub fn robot_moved(&mut self, delta: Vec2, turn_deg: f64) {
+        let (s, c) = (-turn_deg).to_radians().sin_cos();
+        let tf = |p: Vec2| {
+            let q = p.minus(delta);
+            Vec2::new(q.x * c + q.y * s, -q.x * s + q.y * c)
+        };
+        for st in &mut self.objects {
+            st.last_pos = st.last_pos.map(tf);
+            for p in &mut st.all {
+                *p = tf(*p);
+            }
+            st.seen_since_move = st.visible && st.seen_since_move;
+            st.searched = false;
+        }
+        self.trajectory.shift_frame(delta, turn_deg);
+    }
+
+    /// The robot kicked: the ball is expected to leave, so its last position is no longer
+    /// valid until it is seen again.
+    pub fn kicked(&mut self) {
+        self.kicked = true;
+        self.objects[ObjectKind::Ball.index()].seen_since_move = false;
+        self.trajectory.clear();
+    }
+
+    /// Marks `k` as searched for from here.
+    pub fn set_searched(&mut self, k: ObjectKind) {
+        self.objects[k.index()].searched = true;
+    }
+
+    /// The keeper's offset along the goal line reported by a field player (keeper only).
+    pub fn set_gk_offset_x(&mut self, cm: f64, now_ms: u64) {
+        self.gk_x = Some((cm, now_ms));
+    }
+
+    /// The keeper's distance out from the goal line reported by a field player.
+    pub fn set_gk_offset_y(&mut self, cm: f64, now_ms: u64) {
+        self.gk_y = Some((cm, now_ms));
+    }
+
+    /// The keeper's offsets (x along the goal line, + to its right; y out from the line),
+    /// while younger than the TTL.
+    pub fn gk_offsets(&self, now_ms: u64) -> (Option<f64>, Option<f64>) {
+        let ttl = self.params.comm.ttl_ms;
+        let f = |v: Option<(f64, u64)>| {
+            v.filter(|(_, t)| now_ms.saturating_sub(*t) <= ttl)
+                .map(|(v, _)| v)
+        };
+        (f(self.gk_x), f(self.gk_y))
+    }
+
+    /// The keeper moved `dx` cm along the goal line (+ right): dead-reckon its offset.
+    pub fn keeper_stepped(&mut self, dx: f64) {
+        if let Some((v, t)) = self.gk_x {
+            self.gk_x = Some((v + dx, t));
+        }
+    }
+
+    /// `…InSight`.
+    pub fn in_sight(&self, k: ObjectKind) -> bool {
+        self.objects[k.index()].visible
+    }
+
+    /// `…LastPosValid`.
+    pub fn last_pos_valid(&self, k: ObjectKind) -> bool {
+        let st = &self.objects[k.index()];
+        if k == ObjectKind::Ball {
+            if self.kicked {
+                return st.visible;
+            }
+            if !st.visible && self.trajectory.is_moving() {
+                return false;
+            }
+        }
+        st.visible || st.seen_since_move
+    }
+
+    /// The last known position of `k`, if it is still valid.
+    pub fn position(&self, k: ObjectKind) -> Option<Vec2> {
+        if self.last_pos_valid(k) {
+            self.objects[k.index()].last_pos
+        } else {
+            None
+        }
+    }
+
+    /// Which foot the ball is in front of: `Some(true)` right, `Some(false)` left, when it
+    /// is in the possession zone.
+    pub fn possession_foot(&self) -> Option<bool> {
+        let p = self.position(ObjectKind::Ball)?;
+        let pr = &self.params;
+        let ahead = p.y - pr.foot_front_cm;
+        if !(-1.0..=pr.possession_ahead_cm).contains(&ahead) {
+            return None;
+        }
+        if (p.x - pr.foot_offset_cm).abs() <= pr.possession_side_cm && p.x >= 0.0 {
+            Some(true)
+        } else if (p.x + pr.foot_offset_cm).abs() <= pr.possession_side_cm {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// `ballIsMine`.
+    pub fn ball_is_mine(&self) -> bool {
+        self.possession_foot().is_some()
+    }
+
+    /// `ballIsGettingCloser`: the fitted ball motion reduces its range, faster than the still
+    /// threshold, and the ball was seen within the trajectory timeout.
+    pub fn ball_is_getting_closer(&self, now_ms: u64) -> bool {
+        let t = &self.trajectory;
+        let (Some(line), Some(p), Some(last)) = (t.line(), t.position(), t.last_time()) else {
+            return false;
+        };
+        t.len() >= 3
+            && now_ms.saturating_sub(last) <= self.params.trajectory_timeout_ms
+            && t.is_moving()
+            && line.dir.dot(p) < 0.0
+    }
+
+    fn in_range(&self, k: ObjectKind, range: f64) -> bool {
+        self.position(k).is_some_and(|p| p.norm() <= range)
+    }
+
+    /// `gkNeedsRelocate`: keeper only; the reported offset along the goal line within
+    /// `[GK_X_DIFF_THRESHOLD_MIN, GK_X_DIFF_THRESHOLD_MAX]` (inclusive).
+    pub fn gk_needs_relocate(&self, now_ms: u64) -> bool {
+        if self.role() != Role::Goalkeeper {
+            return false;
+        }
+        let (x, _) = self.gk_offsets(now_ms);
+        x.is_some_and(|x| x.abs() >= self.params.gk_x_min_cm && x.abs() <= self.params.gk_x_max_cm)
+    }
+
+    /// The keeper's save plan for the current ball trajectory: (crossing point x relative to
+    /// the keeper, cm; time to crossing, ms; lateral steps needed; keeper time, ms). `None`
+    /// when the ball does not cross the keeper's line inside the goal.
+    pub fn save_plan(&self) -> Option<(f64, f64, u32, f64)> {
+        let (x_c, t_c) = self.trajectory.crossing(0.0)?;
+        let p = &self.params;
+        // The keeper stands near the goal centre: a crossing beyond the posts is wide.
+        if x_c.abs() > p.goal_width_cm / 2.0 + p.save_distance_cm {
+            return None;
+        }
+        let need = (x_c.abs() - p.standing_coverage_cm / 2.0).max(0.0);
+        if need == 0.0 {
+            return Some((x_c, t_c, 0, 0.0));
+        }
+        let steps = ((need - p.save_distance_cm).max(0.0) / p.motion.lateral_step_cm).ceil() as u32;
+        let t_keeper = steps as f64 * p.motion.lateral_step_ms as f64 + p.motion.save_ms as f64;
+        Some((x_c, t_c, steps, t_keeper))
+    }
+
+    /// `gkNeedsStartSaving`: keeper only; the ball will cross its line inside the goal,
+    /// outside what it covers standing, and the time left minus the time the keeper needs
+    /// is within `GK_SAVE_TIME_THRESHOLD_MS`.
+    pub fn gk_needs_start_saving(&self) -> bool {
+        if self.role() != Role::Goalkeeper {
+            return false;
+        }
+        match self.save_plan() {
+            Some((_, t_c, _, t_keeper)) if t_keeper > 0.0 => {
+                t_c - t_keeper <= self.params.save_time_threshold_ms as f64
+            }
+            _ => false,
+        }
+    }
+
+    /// `partnerPass`: a fresh teammate reported `passBall` within the pass window, and this
+    /// robot has not had the ball since.
+    pub fn partner_pass(&self, now_ms: u64) -> bool {
+        match self.comm.recent_pass(now_ms) {
+            Some(t) => self.ball_mine_since.is_none_or(|m| m < t),
+            None => false,
+        }
+    }
+
+    /// The value of every predicate at `now_ms`.
+    pub fn predicates(&self, now_ms: u64) -> PredicateSet {
+        let mut s = PredicateSet::default();
+        for k in ObjectKind::ALL {
+            s.set(Predicate::of(k, Family::InSight), self.in_sight(k));
+            s.set(
+                Predicate::of(k, Family::LastPosValid),
+                self.last_pos_valid(k),
+            );
+            s.set(
+                Predicate::of(k, Family::Searched),
+                self.objects[k.index()].searched,
+            );
+        }
+        let mine = self.ball_is_mine();
+        let p = &self.params;
+        s.set(Predicate::BALL_IS_MINE, mine);
+        s.set(
+            Predicate::BALL_IS_OURS,
+            mine || self.comm.teammate_has_ball(now_ms),
+        );
+        s.set(
+            Predicate::BALL_IS_GETTING_CLOSER,
+            self.ball_is_getting_closer(now_ms),
+        );
+        s.set(
+            Predicate::PARTNER_IN_RANGE,
+            self.in_range(ObjectKind::Partner, p.kick_range_cm),
+        );
+        s.set(
+            Predicate::OPPONENT_IN_RANGE,
+            self.in_range(ObjectKind::Opponent, p.kick_range_cm),
+        );
+        s.set(
+            Predicate::GOAL_IN_RANGE,
+            self.in_range(ObjectKind::OppGoal, p.shot_range_cm),
+        );
+        s.set(Predicate::PARTNER_PASS, self.partner_pass(now_ms));
+        s.set(Predicate::GK_NEEDS_RELOCATE, self.gk_needs_relocate(now_ms));
+        s.set(
+            Predicate::GK_NEEDS_START_SAVING,
+            self.gk_needs_start_saving(),
+        );
+        s
+    }
+
+    /// A field player's report of its keeper's position: when it sees its own goal and a
+    /// teammate within `keeperIdDistance` of the goal centre, the teammate's offset in the
+    /// goal frame (x along the goal line, + to the right of a keeper facing the field; y out
+    /// from the goal line), each `None` outside its `[MIN, MAX]` window.
+    pub fn keeper_report(&self) -> Option<(Option<i32>, Option<i32>)> {
+        if self.role() != Role::FieldPlayer || !self.in_sight(ObjectKind::MyGoal) {
+            return None;
+        }
+        let g = self.objects[ObjectKind::MyGoal.index()].last_pos?;
+        let p = &self.params;
+        let k = self.objects[ObjectKind::Partner.index()]
+            .all
+            .iter()
+            .copied()
+            .filter(|k| k.minus(g).norm() <= p.keeper_id_distance_cm)
+            .min_by(|a, b| a.minus(g).norm().total_cmp(&b.minus(g).norm()))?;
+        let gn = g.norm();
+        if gn < 1e-6 {
+            return None;
+        }
+        let d = g.scale(1.0 / gn); // toward the goal
+        let right = Vec2::new(d.y, -d.x); // the field player's right, across that direction
+        let off = k.minus(g);
+        // A keeper facing the field faces the field player: its right is our left.
+        let x = -off.dot(right);
+        let y = -off.dot(d);
+        let win =
+            |v: f64, lo: f64, hi: f64| (v.abs() >= lo && v.abs() <= hi).then(|| v.round() as i32);
+        Some((
+            win(x, p.gk_x_min_cm, p.gk_x_max_cm),
+            win(y, p.gk_y_min_cm, p.gk_y_max_cm),
+        ))
+    }
+}

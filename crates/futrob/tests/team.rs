@@ -1,0 +1,256 @@
+//! Team messages: codec, filtering, discovery, ASK_ROLE, TTL and the simulated radio.
+
+use simrob_futrob::msg::{CommParams, Received};
+use simrob_futrob::rules::RuleSet;
+use simrob_futrob::{
+    ActionKind, BodyStatus, Brain, BrainParams, Message, Param, Role, SimRadio, TeamComm, BROADCAST,
+};
+
+#[test]
+fn the_message_is_sixteen_little_endian_bytes() {
+    let m = Message::new(2, 3, Param::ActionTaken, 19);
+    let b = m.encode();
+    assert_eq!(b, [2, 0, 0, 0, 3, 0, 0, 0, 20, 0, 0, 0, 19, 0, 0, 0]);
+    assert_eq!(Message::decode(&b), Ok(m));
+    assert_eq!(
+        m.to_string(),
+        "src 2 -> dest 3: COMM_PARAM_ACTION_TAKEN = 19 (kickBall)"
+    );
+    let neg = Message::new(1, BROADCAST, Param::GkPosX, -20);
+    assert_eq!(Message::decode(&neg.encode()), Ok(neg));
+    for p in Param::ALL {
+        assert_eq!(Param::from_code(p.code()), Some(*p));
+        assert_eq!(Param::parse(p.name()), Some(*p));
+    }
+    assert_eq!(Param::parse("ask_role"), Some(Param::AskRole));
+    assert_eq!(Param::parse("20"), Some(Param::ActionTaken));
+}
+
+#[test]
+fn garbage_is_dropped_and_counted() {
+    let mut c = TeamComm::new(1, Role::Goalkeeper, CommParams::default());
+    let mut bad = Message::new(2, 255, Param::Role, 2).encode();
+    bad[8] = 99;
+    let inputs: [&[u8]; 5] = [&[], &[1, 2, 3], &[0; 17], &bad, &[0xff; 16]];
+    for i in inputs {
+        assert!(matches!(c.handle_datagram(i, 0), Received::Dropped(_)));
+    }
+    let s = c.stats();
+    assert_eq!(
+        (s.received, s.bad_length, s.unknown_param, s.accepted),
+        (5, 3, 2, 0)
+    );
+    assert_eq!(c.members().count(), 0, "garbage changes nothing");
+    assert!(c.poll_transmit().is_none());
+}
+
+#[test]
+fn addressing_own_and_other_robots_messages() {
+    let mut c = TeamComm::new(1, Role::FieldPlayer, CommParams::default());
+    assert!(matches!(
+        c.handle_message(Message::new(1, 255, Param::Role, 2), 0),
+        Received::Own(_)
+    ));
+    assert!(matches!(
+        c.handle_message(Message::new(2, 3, Param::Role, 2), 0),
+        Received::NotForMe(_)
+    ));
+    assert!(matches!(
+        c.handle_message(Message::new(2, 1, Param::Role, 2), 0),
+        Received::Accepted(_)
+    ));
+    let s = c.stats();
+    assert_eq!((s.own, s.not_for_me, s.accepted), (1, 1, 1));
+}
+
+#[test]
+fn discovery_asks_an_unknown_sender_its_role_and_the_answer_is_directed() {
+    let p = CommParams::default();
+    let mut a = TeamComm::new(1, Role::Goalkeeper, p);
+    let mut b = TeamComm::new(3, Role::FieldPlayer, p);
+    // b's announcement was lost; its next message is a ball report.
+    a.handle_message(Message::new(3, BROADCAST, Param::BallDistance, 162), 100);
+    assert_eq!(a.member(3).unwrap().ball_distance, Some(162));
+    assert_eq!(a.member(3).unwrap().role, None);
+    let ask = a.poll_transmit().unwrap();
+    assert_eq!(ask, Message::new(1, 3, Param::AskRole, 0));
+    assert!(a.poll_transmit().is_none(), "asked once");
+    b.handle_message(ask, 120);
+    let reply = b.poll_transmit().unwrap();
+    assert_eq!(
+        reply,
+        Message::new(3, 1, Param::Role, Role::FieldPlayer.code())
+    );
+    a.handle_message(reply, 140);
+    assert_eq!(a.member(3).unwrap().role, Some(Role::FieldPlayer));
+    // b learnt about a from the question: it asks too (the question carries no role).
+    assert_eq!(
+        b.poll_transmit(),
+        Some(Message::new(3, 1, Param::AskRole, 0))
+    );
+    // A sender that announces itself is not asked.
+    let mut c = TeamComm::new(4, Role::FieldPlayer, p);
+    c.handle_message(Message::new(1, BROADCAST, Param::Start, 1), 0);
+    assert!(c.poll_transmit().is_none());
+    assert_eq!(c.keeper_id(0), Some(1));
+}
+
+#[test]
+fn teammates_expire_after_the_ttl_of_handed_in_time() {
+    let mut c = TeamComm::new(
+        1,
+        Role::FieldPlayer,
+        CommParams {
+            ttl_ms: 10_000,
+            pass_window_ms: 10_000,
+        },
+    );
+    c.handle_message(Message::new(2, BROADCAST, Param::Role, 2), 1_000);
+    c.handle_message(Message::new(3, BROADCAST, Param::Role, 1), 5_000);
+    c.expire(11_000);
+    assert_eq!(c.members().count(), 2, "exactly at the TTL: still fresh");
+    c.expire(11_001);
+    let ids: Vec<i32> = c.members().map(|t| t.id).collect();
+    assert_eq!(ids, vec![3]);
+    c.handle_message(Message::new(3, BROADCAST, Param::BallInSight, 1), 14_000);
+    c.expire(24_000);
+    assert_eq!(c.members().count(), 1, "refreshed by any message");
+    c.handle_message(Message::new(3, BROADCAST, Param::Leave, 0), 24_500);
+    assert_eq!(c.members().count(), 0, "leaving removes it at once");
+}
+
+fn brain(id: i32, role: Role) -> Brain {
+    let rules = RuleSet::parse(
+        "<RuleSet><Rule><def><not><value term=\"ballInSight\"/></not></def><action name=\"none\"/></Rule></RuleSet>",
+        "idle.xml",
+    )
+    .unwrap();
+    Brain::new(id, role, rules, BrainParams::default())
+}
+
+/// Runs brains on a simulated radio for `ms` of simulated time, 50 ms per cycle.
+fn run(brains: &mut [Brain], radio: &mut SimRadio, from: u64, ms: u64) {
+    let body = BodyStatus {
+        finished: u64::MAX,
+        ..Default::default()
+    };
+    let mut now = from;
+    while now < from + ms {
+        for (to, m) in radio.deliver(now) {
+            if let Some(b) = brains.iter_mut().find(|b| b.world().comm.id() == to) {
+                b.handle_message(now, m);
+            }
+        }
+        for b in brains.iter_mut() {
+            let out = b.step(now, &body).messages.clone();
+            for m in out {
+                radio.send(m, now);
+            }
+        }
+        now += 50;
+    }
+}
+
+#[test]
+fn brains_discover_each_other_over_the_simulated_radio() {
+    let mut brains = vec![
+        brain(1, Role::Goalkeeper),
+        brain(2, Role::FieldPlayer),
+        brain(3, Role::FieldPlayer),
+    ];
+    for b in &mut brains {
+        b.start();
+    }
+    let mut radio = SimRadio::new(&[1, 2, 3], 0.0, 30, 10, 7);
+    run(&mut brains, &mut radio, 0, 500);
+    for b in &brains {
+        let mut known: Vec<(i32, Option<Role>)> =
+            b.world().comm.members().map(|t| (t.id, t.role)).collect();
+        known.sort();
+        let me = b.world().comm.id();
+        let want: Vec<(i32, Option<Role>)> = [
+            (1, Some(Role::Goalkeeper)),
+            (2, Some(Role::FieldPlayer)),
+            (3, Some(Role::FieldPlayer)),
+        ]
+        .into_iter()
+        .filter(|(i, _)| *i != me)
+        .collect();
+        assert_eq!(known, want, "robot {me}");
+        // The action decided at start was announced.
+        let first = b.world().comm.members().next().unwrap();
+        assert_eq!(first.action_taken, Some(ActionKind::None));
+    }
+}
+
+#[test]
+fn a_lost_announcement_is_recovered_by_the_next_message() {
+    let mut brains = vec![brain(1, Role::Goalkeeper), brain(3, Role::FieldPlayer)];
+    // Robot 1 starts deaf: robot 3's announcement never reaches it.
+    brains[1].start();
+    let out = brains[1].step(0, &BodyStatus::default()).messages.clone();
+    assert!(out.iter().any(|m| m.param == Param::Start));
+    assert!(brains[0].world().comm.member(3).is_none());
+    brains[0].start();
+    let mut radio = SimRadio::new(&[1, 3], 0.0, 20, 0, 1);
+    // The next status report from 3 (every second) makes 1 ask for its role.
+    run(&mut brains, &mut radio, 50, 1500);
+    assert_eq!(
+        brains[0].world().comm.member(3).unwrap().role,
+        Some(Role::FieldPlayer)
+    );
+    assert!(brains[1].world().comm.stats().accepted > 0);
+}
+
+#[test]
+fn a_lossy_radio_still_converges_and_is_deterministic() {
+    let go = || {
+        let mut brains = vec![brain(1, Role::Goalkeeper), brain(2, Role::FieldPlayer)];
+        for b in &mut brains {
+            b.start();
+        }
+        let mut radio = SimRadio::new(&[1, 2], 0.5, 40, 40, 99);
+        run(&mut brains, &mut radio, 0, 8000);
+        (
+            radio.lost(),
+            radio.delivered(),
+            brains[0].world().comm.member(2).and_then(|t| t.role),
+            brains[1].world().comm.member(1).and_then(|t| t.role),
+        )
+    };
+    let a = go();
+    assert!(a.0 > 0, "some copies were lost");
+    assert_eq!(
+        (a.2, a.3),
+        (Some(Role::FieldPlayer), Some(Role::Goalkeeper))
+    );
+    assert_eq!(a, go(), "same seed, same run");
+}
+
+#[test]
+fn the_keeper_relocates_on_a_field_players_report() {
+    let rules = RuleSet::parse(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/soccer/rules/relocation_keeper.xml"
+        ))
+        .unwrap(),
+        "relocation_keeper.xml",
+    )
+    .unwrap();
+    let mut keeper = Brain::new(1, Role::Goalkeeper, rules, BrainParams::default());
+    keeper.handle_message(0, Message::new(2, 1, Param::GkPosX, 20));
+    let out = keeper.step(10, &BodyStatus::default());
+    assert_eq!(out.rule, Some(0));
+    assert_eq!(
+        out.commands
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>(),
+        ["walkLeft distance=4"]
+    );
+    // Field players ignore keeper reports.
+    let mut fp = brain(3, Role::FieldPlayer);
+    fp.handle_message(0, Message::new(2, BROADCAST, Param::GkPosX, 20));
+    assert_eq!(fp.world().gk_offsets(10), (None, None));
+}
