@@ -26,7 +26,7 @@ fn main() -> Result<(), MrsError> {
     let seconds: f64 = free.next().and_then(|s| s.parse().ok()).unwrap_or(60.0);
     let mut robot = MrsClient::connect(&addr)?;
     robot.show_message("wandering")?;
-    let ctl = Wander::default();
+    let mut ctl = Wander::default();
     let start = Instant::now();
     let mut sim_time = 0.0;
     let mut bumps = 0;

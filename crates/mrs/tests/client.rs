@@ -107,7 +107,7 @@ fn clients_get_their_own_robots() {
 fn wander_without_touching(map: Map, start: Pose, minutes: u32) -> f64 {
     let h = serve(map, start);
     let mut robot = MrsClient::connect(&h.addr().to_string()).expect("connect");
-    let ctl = Wander::default();
+    let mut ctl = Wander::default();
     let mut travelled = 0.0;
     let (mut x, mut y, _) = robot.get_pos().expect("P");
     for _ in 0..minutes * 600 {
