@@ -57,7 +57,13 @@ pub struct MrsConfig {
     pub timestep: f64,
     /// Pixels per inch of `#SNAPSHOT` pictures.
     pub snapshot_scale: u32,
+    /// Most robots (connections) at a time; past it a new connection is refused at once,
+    /// without searching the map for room (`--max-clients`).
+    pub max_clients: usize,
 }
+
+/// Default of [`MrsConfig::max_clients`].
+pub const DEFAULT_MAX_CLIENTS: usize = 64;
 
 impl Default for MrsConfig {
     fn default() -> Self {
@@ -66,6 +72,7 @@ impl Default for MrsConfig {
             stepped: false,
             timestep: simrob_flat::DEFAULT_TIMESTEP,
             snapshot_scale: 2,
+            max_clients: DEFAULT_MAX_CLIENTS,
         }
     }
 }
@@ -144,20 +151,25 @@ impl MrsCore {
         if let Some(&id) = self.robots.get(&client) {
             return Ok(id);
         }
+        if self.robots.len() >= self.config.max_clients {
+            return Err(format!(
+                "the server is full ({} robots, the most it takes)",
+                self.config.max_clients
+            ));
+        }
         let start = self.start_pose();
-        let model = RobotModel::NOMAD_200;
-        let spot = self
-            .world
-            .find_free_spot(start.position(), model.radius, PLACE_SEARCH)
-            .ok_or_else(|| {
-                format!(
-                    "no free place for a robot within {PLACE_SEARCH} in of ({}, {})",
-                    start.x, start.y
-                )
-            })?;
+        let spot = self.free_start().ok_or_else(|| {
+            format!(
+                "no free place for a robot within {PLACE_SEARCH} in of ({}, {})",
+                start.x, start.y
+            )
+        })?;
         let id = self
             .world
-            .add_robot(model, Pose::new(spot.x, spot.y, start.heading_deg))
+            .add_robot(
+                RobotModel::NOMAD_200,
+                Pose::new(spot.x, spot.y, start.heading_deg),
+            )
             .map_err(|e| e.to_string())?;
         self.robots.insert(client, id);
         self.log.push(format!(
@@ -246,7 +258,8 @@ impl MrsCore {
                 robot.pose.heading_deg,
             )),
             Request::Message(text) => {
-                self.log.push(format!("robot {}: {text}", id.0));
+                self.log
+                    .push(format!("robot {}: {}", id.0, printable(&text)));
                 self.messages.insert(id, text);
                 Ok("M".into())
             }
@@ -276,6 +289,14 @@ impl MrsCore {
                 Ok("#MERGE".into())
             }
             Request::Rect([x1, y1, x2, y2]) => {
+                let (w, h) = (self.world.map().width(), self.world.map().height());
+                if ![x1, x2].iter().all(|x| (0.0..=w).contains(x))
+                    || ![y1, y2].iter().all(|y| (0.0..=h).contains(y))
+                {
+                    return Err(format!(
+                        "#RECT {x1} {y1} {x2} {y2} is not inside the {w} × {h} in map"
+                    ));
+                }
                 let other = Map::from_rects(
                     self.world.map().width(),
                     self.world.map().height(),
@@ -317,14 +338,48 @@ impl MrsCore {
         self.world.place_robot(id, pose).map_err(|e| e.to_string())
     }
 
-    /// Where a new robot would go now, if anywhere.
+    /// Where a new robot would go now, if anywhere: the start, else the nearest free spot
+    /// (rings 1 in apart up to three robot radii), else the nearest on a coarser search
+    /// (half a radius apart, up to 400 in). A full map costs a bounded search.
     pub fn free_start(&self) -> Option<Vec2> {
-        self.world.find_free_spot(
-            self.start_pose().position(),
-            RobotModel::NOMAD_200.radius,
-            PLACE_SEARCH,
-        )
+        let near = self.start_pose().position();
+        let r = RobotModel::NOMAD_200.radius;
+        self.world
+            .find_free_spot(near, r, 3.0 * r)
+            .or_else(|| coarse_free_spot(&self.world, near, r, PLACE_SEARCH))
     }
+}
+
+/// The free spot nearest to `near` on rings `radius / 2` apart, points at most `radius / 2`
+/// apart on each ring.
+fn coarse_free_spot(world: &World, near: Vec2, radius: f64, max_dist: f64) -> Option<Vec2> {
+    let step = (radius / 2.0).max(0.5);
+    let mut ring = step;
+    while ring <= max_dist {
+        let n = ((2.0 * std::f64::consts::PI * ring / step).ceil() as usize).max(8);
+        for k in 0..n {
+            let p = near + Vec2::from_heading_deg(k as f64 * 360.0 / n as f64) * ring;
+            if world.is_free(p, radius, None) {
+                return Some(p);
+            }
+        }
+        ring += step;
+    }
+    None
+}
+
+/// `text` with control characters (terminal escapes, bells, …) written as escapes, fit for
+/// a terminal or a log.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn read_map(files: &mut dyn MapFiles, name: &str) -> Result<Map, String> {

@@ -41,8 +41,13 @@ mod tcp;
 pub mod wander;
 
 pub use self::client::{MrsClient, MrsError, BUMPERS, DEFAULT_PORT, SONARS};
-pub use self::core::{ClientId, MapFiles, MrsConfig, MrsCore, NoFiles, MAX_MAP_FILE};
-pub use self::tcp::{write_atomically, DirMapFiles, MrsHandle, MrsServer, ShellOptions};
+pub use self::core::{
+    printable, ClientId, MapFiles, MrsConfig, MrsCore, NoFiles, DEFAULT_MAX_CLIENTS, MAX_MAP_FILE,
+};
+pub use self::tcp::{
+    check_file_name, write_atomically, DirMapFiles, MrsHandle, MrsServer, ShellOptions,
+    DEFAULT_IDLE_TIMEOUT, MAX_FILE_NAME,
+};
 /// The 2D engine the simulator runs on.
 pub use simrob_flat as flat;
 

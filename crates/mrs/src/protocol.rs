@@ -35,7 +35,7 @@
 //!   `R-1`.
 //! - **`S` readings** are rounded to the nearest inch.
 //! - **`M` text** is everything after the `M` (may be empty, may contain spaces); the server
-//!   prints it with the robot's number.
+//!   prints it with the robot's number, control characters written as escapes (`\u{1b}`).
 //! - **`V` and `A`** are answered at once: the robot has no acceleration limit, so it is at
 //!   the requested speed from the next step on.
 //! - **Collisions.** A robot that would touch a wall, the map border or another robot stops
@@ -43,8 +43,11 @@
 //!   obstacle, with the touching bumpers closed, until told otherwise. Turning on the spot
 //!   and backing off are always possible.
 //! - **Several clients.** Each connection gets its own robot at the start pose, or the
-//!   nearest free spot to it (within 400 in); a connection that finds no room gets an error
-//!   line and is closed. Robots see each other with their sonars and feel each other with
+//!   nearest free spot to it (within 400 in); a connection that finds no room, or arrives
+//!   when the server already has its most robots (`--max-clients`, 64), gets an error line
+//!   and is closed. A connection that sends nothing for `--idle-timeout` seconds (600) gets
+//!   `E closing: …` and is closed; one that hangs up before the server took it gets no
+//!   robot. Robots see each other with their sonars and feel each other with
 //!   their bumpers. A client that disconnects removes its robot. Requests are answered in the
 //!   order they arrive.
 //!
@@ -57,9 +60,9 @@
 //! | `#SONARS` | all 16 sonars | `#SONARS p0 p1 … p15` (inches) |
 //! | `#BUMPERS` | all 20 bumpers | `#BUMPERS b0b1…b19` (`0`/`1` each) |
 //! | `#PLACE x y a` | move this robot (inches, degrees) | `#PLACE` |
-//! | `#LOAD file` | replace the map (file in the map directory) | `#LOAD` |
+//! | `#LOAD file` | replace the map (a plain file name in the map directory) | `#LOAD` |
 //! | `#MERGE file` | merge a vector map onto the map | `#MERGE` |
-//! | `#RECT x1 y1 x2 y2` | add one rectangle | `#RECT` |
+//! | `#RECT x1 y1 x2 y2` | add one rectangle (inside the map) | `#RECT` |
 //! | `#STEP n` | stepped mode: advance n steps (1–100000) | `#STEP t` (simulated seconds) |
 //! | `#SNAPSHOT file` | write a PNG of the world (map directory) | `#SNAPSHOT` |
 //! | `#HELP` | list the messages | `#HELP …` |

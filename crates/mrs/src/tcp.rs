@@ -28,7 +28,13 @@ pub struct ShellOptions {
     pub snapshot: Option<(PathBuf, Duration)>,
     /// Print log lines (connections, `M` messages) on standard output.
     pub print_log: bool,
+    /// A connection that sends nothing for this long is closed (its robot removed); `None`
+    /// keeps silent clients forever (`--idle-timeout`).
+    pub idle_timeout: Option<Duration>,
 }
+
+/// Default of [`ShellOptions::idle_timeout`]: ten minutes.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl Default for ShellOptions {
     fn default() -> Self {
@@ -36,6 +42,7 @@ impl Default for ShellOptions {
             speed: 1.0,
             snapshot: None,
             print_log: false,
+            idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
         }
     }
 }
@@ -169,6 +176,8 @@ struct Conn {
     /// Skipping the rest of an over-long line.
     discarding: bool,
     writable_interest: bool,
+    /// When the client last sent something.
+    last_input: Instant,
 }
 
 /// The Mobile Robot Simulator server: a bound TCP listener and the core it serves.
@@ -281,6 +290,9 @@ impl MrsServer {
         };
         let mut next_step = Instant::now() + period;
         let mut next_snapshot = Instant::now();
+        let mut next_idle_sweep = Instant::now();
+        // Connections may be waiting that the last accept could not take (out of descriptors).
+        let mut accept_pending = false;
         while !stop.load(Ordering::Relaxed) {
             let timeout = if stepped {
                 Duration::from_millis(50)
@@ -296,9 +308,13 @@ impl MrsServer {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
+            if accept_pending {
+                accept_pending = !accept_all(&listener, &poll, &mut conns, &mut next_id, &mut core);
+            }
             for event in events.iter() {
                 if event.token() == LISTENER {
-                    accept_all(&listener, &poll, &mut conns, &mut next_id, &mut core);
+                    accept_pending =
+                        !accept_all(&listener, &poll, &mut conns, &mut next_id, &mut core);
                     continue;
                 }
                 let key = event.token().0;
@@ -317,6 +333,14 @@ impl MrsServer {
                         let _ = poll.registry().deregister(&mut c.stream);
                         core.disconnect(c.client);
                     }
+                }
+            }
+            if let Some(idle) = options.idle_timeout {
+                let now = Instant::now();
+                if now >= next_idle_sweep {
+                    next_idle_sweep =
+                        now + (idle / 4).clamp(Duration::from_millis(1), Duration::from_secs(1));
+                    close_idle(&mut conns, &poll, &mut core, now, idle);
                 }
             }
             if !stepped {
@@ -366,22 +390,32 @@ impl MrsServer {
     }
 }
 
+/// Accepts every waiting connection. Returns false when some may still be waiting (the
+/// process is out of descriptors): the caller tries again on its next turn.
 fn accept_all(
     listener: &TcpListener,
     poll: &Poll,
     conns: &mut BTreeMap<usize, Conn>,
     next_id: &mut usize,
     core: &mut MrsCore,
-) {
+) -> bool {
     loop {
         match listener.accept() {
             Ok((mut stream, _)) => {
+                // A client that already hung up gets no robot (connect-and-close floods
+                // would fill the map with robots nobody drives).
+                let mut probe = [0u8; 1];
+                match stream.peek(&mut probe) {
+                    Ok(0) => continue,
+                    Err(e) if e.kind() != io::ErrorKind::WouldBlock => continue,
+                    _ => {}
+                }
                 let key = *next_id;
                 *next_id += 1;
                 let client = ClientId(key as u64);
                 let _ = stream.set_nodelay(true);
                 if let Err(e) = core.connect(client) {
-                    // Refused (no room): say why, then close.
+                    // Refused (full, or no room): say why, then close.
                     let _ = stream.write_all(format!("{}\n", error_reply(&e)).as_bytes());
                     continue;
                 }
@@ -402,13 +436,46 @@ fn accept_all(
                         output: Vec::new(),
                         discarding: false,
                         writable_interest: false,
+                        last_input: Instant::now(),
                     },
                 );
             }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if e.raw_os_error() == Some(24) || e.raw_os_error() == Some(23) => {
+                // EMFILE / ENFILE: no descriptor for it now.
+                tracing::warn!("cannot accept a connection: {e}");
+                return false;
+            }
             // A connection that failed before we took it: go on with the next.
-            Err(_) => return,
+            Err(_) => continue,
+        }
+    }
+}
+
+/// Closes the connections that sent nothing for `idle`, telling them why.
+fn close_idle(
+    conns: &mut BTreeMap<usize, Conn>,
+    poll: &Poll,
+    core: &mut MrsCore,
+    now: Instant,
+    idle: Duration,
+) {
+    let idle_keys: Vec<usize> = conns
+        .iter()
+        .filter(|(_, c)| now.saturating_duration_since(c.last_input) >= idle)
+        .map(|(&k, _)| k)
+        .collect();
+    for key in idle_keys {
+        if let Some(mut c) = conns.remove(&key) {
+            let line = error_reply(&format!(
+                "closing: nothing received for {} s",
+                idle.as_secs_f64()
+            ));
+            let _ = c.stream.write_all(format!("{line}\n").as_bytes());
+            let _ = poll.registry().deregister(&mut c.stream);
+            let _ = c.stream.shutdown(std::net::Shutdown::Both);
+            core.disconnect(c.client);
         }
     }
 }
@@ -425,6 +492,7 @@ fn read_and_answer(conn: &mut Conn, core: &mut MrsCore, files: &mut dyn MapFiles
                 break;
             }
             Ok(n) => {
+                conn.last_input = Instant::now();
                 take_input(conn, &buf[..n], core, files);
                 if conn.output.len() > MAX_PENDING_OUTPUT {
                     return false;
