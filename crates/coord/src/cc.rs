@@ -171,6 +171,11 @@ pub struct ControlCenter {
     by_auction: HashMap<AuctionId, TaskId>,
     /// Tasks waiting for allocation, in order of arrival.
     waiting: VecDeque<TaskId>,
+    /// Tasks whose auction found no taker, to announce again.
+    retry: VecDeque<TaskId>,
+    /// Tasks that became final, and robots that joined, since the last re-announcement:
+    /// room that may have opened for the tasks in `retry`.
+    freed: usize,
     cost: Box<dyn CostModel + Send>,
     next_reannounce: f64,
     /// Something changed that a centralised round could use.
@@ -205,6 +210,8 @@ impl ControlCenter {
             auctions,
             by_auction: HashMap::new(),
             waiting: VecDeque::new(),
+            retry: VecDeque::new(),
+            freed: 0,
             cost: Box::new(Euclidean),
             next_reannounce: 0.0,
             dirty: false,
@@ -273,9 +280,9 @@ impl ControlCenter {
         &self.tasks
     }
 
-    /// Tasks waiting for a robot.
+    /// Tasks waiting for a robot (never announced, or announced without a taker).
     pub fn waiting(&self) -> usize {
-        self.waiting.len()
+        self.waiting.len() + self.retry.len()
     }
 
     /// Auction counters.
@@ -507,6 +514,7 @@ impl ControlCenter {
                 r.assigned = r.assigned.saturating_sub(1);
             }
             self.dirty = true;
+            self.freed += 1;
         }
         self.log(
             LogKind::States,
@@ -724,11 +732,17 @@ impl ControlCenter {
                             continue;
                         }
                         t.allocation = Allocation::Waiting;
-                        self.waiting.push_back(task.id);
+                        self.retry.push_back(task.id);
                     }
                 }
                 CnpOut::Note(text) => self.log(LogKind::Tasks, format!("note\t{text}")),
             }
+        }
+        if self.config.policy == Policy::Cnp
+            && !self.waiting.is_empty()
+            && self.auctions.open_count() < self.config.max_open_auctions
+        {
+            self.announce_waiting();
         }
     }
 
@@ -750,6 +764,7 @@ impl ControlCenter {
             Allocation::Waiting => {
                 t.state = Some(TaskState::Aborted);
                 self.waiting.retain(|&w| w != task);
+                self.retry.retain(|&w| w != task);
                 self.log(
                     LogKind::States,
                     format!("robot=0\ttask={task}\tnew→ABORTED\t(never allocated)"),
@@ -788,6 +803,8 @@ impl ControlCenter {
         }
         self.config.policy = policy;
         self.dirty = true;
+        let again: Vec<TaskId> = self.retry.drain(..).collect();
+        self.waiting.extend(again);
         if policy == Policy::Cnp {
             self.announce_waiting();
         }
@@ -802,8 +819,15 @@ impl ControlCenter {
         self.pump_auctions();
         match self.config.policy {
             Policy::Cnp => {
-                if !self.waiting.is_empty() && now >= self.next_reannounce {
+                if !self.retry.is_empty() && (self.freed > 0 || now >= self.next_reannounce) {
+                    // As many as there may be room for (at least one per period).
+                    let n = self.freed.max(1).min(self.retry.len());
+                    self.freed = 0;
                     self.next_reannounce = now + self.config.reannounce_period;
+                    let again: Vec<TaskId> = self.retry.drain(..n).collect();
+                    self.waiting.extend(again);
+                }
+                if !self.waiting.is_empty() {
                     self.announce_waiting();
                 }
             }
@@ -819,7 +843,7 @@ impl ControlCenter {
     /// When [`ControlCenter::handle_timeout`] next has work (common time), if known.
     pub fn poll_timeout(&mut self) -> Option<f64> {
         let mut next = self.auctions.poll_timeout();
-        if self.config.policy == Policy::Cnp && !self.waiting.is_empty() {
+        if self.config.policy == Policy::Cnp && !self.retry.is_empty() {
             next = Some(next.map_or(self.next_reannounce, |n| n.min(self.next_reannounce)));
         }
         next

@@ -31,8 +31,10 @@
 pub mod alloc;
 pub mod cc;
 pub mod cnp;
+pub mod compare;
 pub mod model;
 pub mod robot;
+pub mod swarm;
 pub mod sync;
 pub mod task_manager;
 pub mod time;

@@ -1,0 +1,251 @@
+//! Comparing allocation policies on a swarm scenario: the same tasks, robots and seed under
+//! Contract Net, the Hungarian assignment and greedy nearest, with the figures a
+//! researcher compares — makespan, travel, throughput, messages, idle time — and their
+//! spread over seeds.
+//!
+//! The scenario's own scripts are removed: its robots only do what the Control Center
+//! allocates. The task list is a pick-up → drop-off [`TaskKind::Path`] per task, between
+//! points of interest of the scenario's map, drawn from the seed: from shelves (`s…`) to
+//! packing stations (`dock…`) in the warehouse, from the storage room and the pharmacy to
+//! the rooms in the hospital; any other map uses POIs whose names start with
+//! `pick`/`storage`/`pharmacy`/`shelf` and `drop`/`dock`/`room`/`ward` (every POI when it
+//! has none). All tasks are released at time 0; a run ends when every task is final, or at
+//! `max_time`. Robots do not keep their distance to the robot ahead (a robot left idle in
+//! a lane would otherwise block it for good); collisions are counted by the swarm as usual.
+
+use serde::Serialize;
+use simrob_swarm::rng::Rng;
+use simrob_swarm::scenario::{Overrides, Scenario};
+
+use crate::model::{TaskKind, TaskSpec};
+use crate::swarm::{CoordReport, CoordSystem, SwarmCoordConfig};
+use crate::wire::Policy;
+
+/// One run of a comparison.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    pub policy: Policy,
+    pub seed: u64,
+    /// Robots (generated scenarios only).
+    pub robots: Option<usize>,
+    /// Tasks to allocate.
+    pub tasks: usize,
+    /// Simulated seconds after which an unfinished run stops.
+    pub max_time: f64,
+}
+
+/// Pick-up and drop-off points of a map.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sites {
+    pub pickups: Vec<(String, (f64, f64))>,
+    pub drops: Vec<(String, (f64, f64))>,
+}
+
+fn is_shelf(name: &str) -> bool {
+    let mut parts = name.strip_prefix('s').unwrap_or("").split('_');
+    matches!((parts.next(), parts.next(), parts.next()), (Some(a), Some(b), None)
+        if !a.is_empty() && !b.is_empty() && a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// The pick-up and drop-off POIs of a built world (see the module docs).
+pub fn sites(world: &simrob_swarm::World) -> Sites {
+    let nav = &world.res.nav;
+    let all: Vec<(String, (f64, f64))> = nav
+        .pois()
+        .keys()
+        .filter_map(|n| nav.poi(n).map(|p| (n.clone(), p)))
+        .collect();
+    let pick = |n: &str| {
+        is_shelf(n)
+            || ["pick", "storage", "pharmacy", "shelf"]
+                .iter()
+                .any(|p| n.starts_with(p))
+    };
+    let drop = |n: &str| {
+        ["drop", "dock", "room", "ward"]
+            .iter()
+            .any(|p| n.starts_with(p))
+    };
+    let mut pickups: Vec<_> = all.iter().filter(|(n, _)| pick(n)).cloned().collect();
+    let mut drops: Vec<_> = all.iter().filter(|(n, _)| drop(n)).cloned().collect();
+    if pickups.is_empty() || drops.is_empty() {
+        pickups = all.clone();
+        drops = all;
+    }
+    Sites { pickups, drops }
+}
+
+/// `count` pick-up → drop-off tasks drawn from `seed`.
+pub fn task_list(sites: &Sites, count: usize, seed: u64) -> Result<Vec<(f64, TaskSpec)>, String> {
+    if sites.pickups.is_empty() || sites.drops.is_empty() {
+        return Err("the map has no points of interest to make tasks from".into());
+    }
+    let mut rng = Rng::new(seed ^ 0x434f_4f52_4454_534b);
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (_, a) = &sites.pickups[rng.below(sites.pickups.len() as u64) as usize];
+        let mut b = sites.drops[rng.below(sites.drops.len() as u64) as usize].1;
+        if b == *a && sites.drops.len() > 1 {
+            b = sites.drops[rng.below(sites.drops.len() as u64) as usize].1;
+        }
+        out.push((
+            0.0,
+            TaskSpec::new(
+                0,
+                TaskKind::Path {
+                    points: vec![[a.0, a.1], [b.0, b.1]],
+                },
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+/// Runs `scenario` once under `spec` and returns what the coordination did.
+pub fn run_one(scenario: &Scenario, spec: &RunSpec) -> Result<CoordReport, String> {
+    let generated = scenario.robots_configurable();
+    if spec.robots.is_some() && !generated {
+        return Err(format!(
+            "{}: the number of robots is set by its map",
+            scenario.name()
+        ));
+    }
+    let ov = Overrides {
+        duration: Some(spec.max_time),
+        seed: Some(spec.seed),
+        robots: spec.robots,
+        full_duration: false,
+        proximity_beams: generated.then_some(0),
+        ..Overrides::default()
+    };
+    let mut sim = scenario.build(&ov).map_err(|e| e.to_string())?;
+    let world = sim.world_mut();
+    for e in world.script.ids() {
+        world.script.remove(e);
+    }
+    // A robot with nothing to do stays where its last task left it, possibly in a lane:
+    // robots do not queue behind one another here, or a parked robot would block its
+    // lane for good.
+    for e in world.navigator.ids() {
+        if let Some(n) = world.navigator.get_mut(e) {
+            n.keep_clear = 0.0;
+        }
+    }
+    let tasks = task_list(&sites(sim.world()), spec.tasks, spec.seed)?;
+    let mut config = SwarmCoordConfig::default();
+    config.cc.policy = spec.policy;
+    let system = CoordSystem::local(config).with_tasks(tasks);
+    let report = system.report();
+    sim.add_system(Box::new(system));
+    sim.run();
+    let r = report.borrow().clone();
+    Ok(r)
+}
+
+/// Mean, standard deviation, minimum and maximum of a figure over seeds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Spread {
+    pub mean: f64,
+    pub sd: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    /// The spread of `values` (sample standard deviation).
+    pub fn of(values: &[f64]) -> Spread {
+        if values.is_empty() {
+            return Spread::default();
+        }
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let var = if values.len() > 1 {
+            values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        Spread {
+            mean,
+            sd: var.sqrt(),
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+/// One policy's figures over every seed.
+#[derive(Clone, Debug, Serialize)]
+pub struct PolicyRow {
+    pub policy: &'static str,
+    pub runs: usize,
+    /// Runs in which every task was final before `max_time`.
+    pub completed: usize,
+    pub makespan_s: Spread,
+    pub travel_m: Spread,
+    pub tasks_per_hour: Spread,
+    pub messages: Spread,
+    pub idle_s: Spread,
+    pub tasks_ended: Spread,
+    pub tasks_failed: Spread,
+}
+
+impl PolicyRow {
+    /// Sums up the runs of one policy.
+    pub fn from_runs(policy: Policy, runs: &[CoordReport]) -> PolicyRow {
+        let f =
+            |g: &dyn Fn(&CoordReport) -> f64| Spread::of(&runs.iter().map(g).collect::<Vec<_>>());
+        PolicyRow {
+            policy: policy.name(),
+            runs: runs.len(),
+            completed: runs.iter().filter(|r| r.makespan.is_some()).count(),
+            makespan_s: f(&|r| r.makespan.unwrap_or(r.time)),
+            travel_m: f(&|r| r.travel),
+            tasks_per_hour: f(&|r| r.tasks_per_hour()),
+            messages: f(&|r| r.messages as f64),
+            idle_s: f(&|r| r.idle),
+            tasks_ended: f(&|r| r.ended as f64),
+            tasks_failed: f(&|r| (r.failed + r.aborted) as f64),
+        }
+    }
+}
+
+/// The comparison table as Markdown: mean ± standard deviation over seeds.
+pub fn table(rows: &[PolicyRow]) -> String {
+    let mut s = String::from(
+        "| policy | runs done | makespan (s) | travel (m) | tasks/h | messages | idle (robot·s) | failed |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    let pm = |x: Spread, d: usize| format!("{:.d$} ± {:.d$}", x.mean, x.sd, d = d);
+    for r in rows {
+        s.push_str(&format!(
+            "| {} | {}/{} | {} | {} | {} | {} | {} | {} |\n",
+            r.policy,
+            r.completed,
+            r.runs,
+            pm(r.makespan_s, 1),
+            pm(r.travel_m, 0),
+            pm(r.tasks_per_hour, 0),
+            pm(r.messages, 0),
+            pm(r.idle_s, 0),
+            pm(r.tasks_failed, 1),
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shelves_are_recognised() {
+        assert!(is_shelf("s12_3"));
+        assert!(!is_shelf("storage") && !is_shelf("s1") && !is_shelf("s1_2_3") && !is_shelf("s_2"));
+    }
+
+    #[test]
+    fn spread_of_a_few_values() {
+        let s = Spread::of(&[1.0, 2.0, 3.0]);
+        assert_eq!((s.mean, s.sd, s.min, s.max), (2.0, 1.0, 1.0, 3.0));
+        assert_eq!(Spread::of(&[]), Spread::default());
+    }
+}

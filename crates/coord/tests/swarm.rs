@@ -1,0 +1,112 @@
+//! The coordination core running as a system of swarm simulations.
+
+use std::path::PathBuf;
+
+use simrob_coord::compare::{run_one, RunSpec};
+use simrob_coord::model::{TaskKind, TaskSpec, TaskState};
+use simrob_coord::swarm::{CoordSystem, SwarmCoordConfig};
+use simrob_coord::wire::Policy;
+use simrob_swarm::scenario::{Overrides, Scenario};
+
+fn scenario(name: &str) -> Scenario {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/swarm")
+        .join(name);
+    Scenario::load(&path).expect("bundled scenario")
+}
+
+#[test]
+fn every_policy_completes_the_hospital_deliveries_deterministically() {
+    let hospital = scenario("hospital.toml");
+    for policy in [Policy::Cnp, Policy::Hungarian, Policy::Greedy] {
+        let spec = RunSpec {
+            policy,
+            seed: 3,
+            robots: None,
+            tasks: 9,
+            max_time: 3600.0,
+        };
+        let a = run_one(&hospital, &spec).unwrap();
+        assert_eq!(a.robots, 3);
+        assert_eq!((a.tasks, a.ended, a.failed), (9, 9, 0), "{policy:?}: {a:?}");
+        let makespan = a.makespan.expect("done");
+        assert!(makespan > 10.0 && makespan < 3600.0, "{makespan}");
+        assert!(a.travel > 100.0 && a.messages > 9 * 3);
+        let b = run_one(&hospital, &spec).unwrap();
+        assert_eq!(
+            (b.makespan, b.travel, b.messages, b.idle),
+            (a.makespan, a.travel, a.messages, a.idle),
+            "same seed, same run"
+        );
+    }
+}
+
+#[test]
+fn the_warehouse_is_served_by_contract_net() {
+    let warehouse = scenario("warehouse.toml");
+    let spec = RunSpec {
+        policy: Policy::Cnp,
+        seed: 1,
+        robots: Some(16),
+        tasks: 40,
+        max_time: 3600.0,
+    };
+    let r = run_one(&warehouse, &spec).unwrap();
+    assert_eq!(r.robots, 16);
+    assert_eq!(r.ended, 40, "{r:?}");
+    assert_eq!(
+        r.cnp.allocated, 40,
+        "every task won in an auction: {:?}",
+        r.cnp
+    );
+}
+
+#[test]
+fn preconditions_hold_inside_the_swarm() {
+    let text = r#"
+        name = "corridor"
+        fps = 10
+        duration = 120
+        [world]
+        width = 200
+        height = 100
+        paths = [[[10, 50], [100, 50], [190, 50]]]
+        [[entities]]
+        type = "robot"
+        name = "a"
+        position = [10, 50]
+        components = { Navigator = { speed = 20 } }
+        [[entities]]
+        type = "robot"
+        name = "b"
+        position = [190, 50]
+        components = { Navigator = { speed = 20 } }
+    "#;
+    let sc = Scenario::from_toml_str(text, std::path::Path::new(".")).unwrap();
+    let mut sim = sc.build(&Overrides::default()).unwrap();
+    let config = SwarmCoordConfig {
+        keep_logs: true,
+        ..SwarmCoordConfig::default()
+    };
+    let mut first = TaskSpec::new(1, TaskKind::Goto { x: 100.0, y: 50.0 });
+    first.world = Some("swarm".into());
+    let mut second = TaskSpec::new(2, TaskKind::Perceive { seconds: 1.0 });
+    second.after = vec![1];
+    let system = CoordSystem::local(config).with_tasks(vec![(0.0, second), (0.5, first)]);
+    let report = system.report();
+    let logs = system.logs();
+    sim.add_system(Box::new(system));
+    sim.run();
+    let r = report.borrow();
+    assert_eq!(r.ended, 2, "{r:?}");
+    let logs = logs.borrow();
+    let line = |needle: &str| {
+        logs.iter()
+            .position(|l| l.text.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?} in {logs:#?}"))
+    };
+    let ended1 = line(&format!("task=1\tRUNNING→{}", TaskState::Ended));
+    let ran2 = line("task=2\tQUEUED→RUNNING");
+    assert!(ended1 < ran2, "task 2 ran only after task 1 ended");
+    assert!(logs[ended1].time.synced && logs[ended1].time.time > 4.0);
+}
