@@ -37,6 +37,8 @@
 //! | `commandsetstepsperiterationkey` | `Set_Steps_Per_Iteration` | §2.19 |
 //! | `commandsetentitypositionkey` | `Set_Entity_Position` | §3.1 |
 //! | `commandrobotcontrolkey` | `Robot_Motor_Control` | §3.2 |
+//! | `commandsetrollingresistancekey` (*simrob*) | `Set_Rolling_Resistance` | [humanoid soccer](crate::humanoid) |
+//! | `commandhumanoidactionkey` (*simrob*) | `Humanoid_Action` | [humanoid soccer](crate::humanoid) |
 
 use crate::decode::{decode_entity_spec_element, decode_materials_element, entity_id, POSITION};
 use crate::encode::{entity_spec_element, materials_element};
@@ -132,6 +134,8 @@ command_table! {
     SetStepsPerIteration, Control, "commandsetstepsperiterationkey", "Set_Steps_Per_Iteration";
     SetEntityPosition, Entity, "commandsetentitypositionkey", "Set_Entity_Position";
     RobotMotorControl, Entity, "commandrobotcontrolkey", "Robot_Motor_Control";
+    SetRollingResistance, Control, "commandsetrollingresistancekey", "Set_Rolling_Resistance";
+    HumanoidAction, Entity, "commandhumanoidactionkey", "Humanoid_Action";
 }
 
 /// One decoded request: the unit a datagram is split into and executed in order.
@@ -197,6 +201,13 @@ pub enum ControlRequest {
     Load(String),
     SetFastMode(bool),
     SetStepsPerIteration(u32),
+    /// Rolling resistance of a ball of one material resting on another (simrob extension, see
+    /// [`crate::humanoid`]): deceleration = `coefficient`·|g|.
+    SetRollingResistance {
+        material_1: u32,
+        material_2: u32,
+        coefficient: f64,
+    },
 }
 
 /// `<Entity_Request>` commands (seed 000 §3).
@@ -210,13 +221,22 @@ pub enum EntityRequest {
         entity_id: u32,
         motors: Vec<MotorCommand>,
     },
+    /// One of a humanoid's actions by FutRob's name and parameters (simrob extension, see
+    /// [`crate::humanoid`]): `<Action name="walk" distance="30"/>`.
+    HumanoidAction {
+        entity_id: u32,
+        name: String,
+        /// The `<Action>`'s other attributes, in order.
+        params: Vec<(String, String)>,
+    },
 }
 
 impl EntityRequest {
     pub fn entity_id(&self) -> u32 {
         match self {
             EntityRequest::SetEntityPosition { entity_id, .. }
-            | EntityRequest::RobotMotorControl { entity_id, .. } => *entity_id,
+            | EntityRequest::RobotMotorControl { entity_id, .. }
+            | EntityRequest::HumanoidAction { entity_id, .. } => *entity_id,
         }
     }
 }
@@ -249,10 +269,12 @@ impl Request {
                 ControlRequest::Load(_) => Command::Load,
                 ControlRequest::SetFastMode(_) => Command::SetFastMode,
                 ControlRequest::SetStepsPerIteration(_) => Command::SetStepsPerIteration,
+                ControlRequest::SetRollingResistance { .. } => Command::SetRollingResistance,
             },
             Request::Entity { request, .. } => match request {
                 EntityRequest::SetEntityPosition { .. } => Command::SetEntityPosition,
                 EntityRequest::RobotMotorControl { .. } => Command::RobotMotorControl,
+                EntityRequest::HumanoidAction { .. } => Command::HumanoidAction,
             },
         }
     }
@@ -370,6 +392,30 @@ pub(crate) fn decode_payload(cmd: Command, el: &Element) -> Result<Request, Deco
             }
             entity(EntityRequest::RobotMotorControl { entity_id, motors })
         }
+        Command::SetRollingResistance => control(ControlRequest::SetRollingResistance {
+            material_1: el.child_u32("Material_1")?,
+            material_2: el.child_u32("Material_2")?,
+            coefficient: el.child_f64("Coefficient")?,
+        }),
+        Command::HumanoidAction => {
+            let entity_id = entity_id(el)?;
+            let action = el.required_child("Action")?;
+            let name = action
+                .required_attr("name")
+                .map_err(|e| e.within("Action"))?
+                .to_string();
+            let params = action
+                .attrs
+                .iter()
+                .filter(|(k, _)| k != "name")
+                .cloned()
+                .collect();
+            entity(EntityRequest::HumanoidAction {
+                entity_id,
+                name,
+                params,
+            })
+        }
     }
 }
 
@@ -425,6 +471,14 @@ pub(crate) fn encode_payload(req: &Request, keys: &CommandKeys) -> Element {
             ControlRequest::Load(f) => leaf("File", f),
             ControlRequest::SetFastMode(v) => leaf("Fast_Mode", v),
             ControlRequest::SetStepsPerIteration(v) => leaf("Steps_Per_Iteration", v),
+            ControlRequest::SetRollingResistance {
+                material_1,
+                material_2,
+                coefficient,
+            } => el()
+                .with_child(Element::leaf("Material_1", material_1))
+                .with_child(Element::leaf("Material_2", material_2))
+                .with_child(Element::leaf("Coefficient", coefficient)),
         },
         Request::Entity { request, .. } => match request {
             EntityRequest::SetEntityPosition {
@@ -442,6 +496,18 @@ pub(crate) fn encode_payload(req: &Request, keys: &CommandKeys) -> Element {
                         .with_child(Element::leaf("Wheel_Joint_Id", m.wheel_joint_id))
                         .with_child(Element::leaf("Value", m.value))
                 }))),
+            EntityRequest::HumanoidAction {
+                entity_id,
+                name,
+                params,
+            } => {
+                let mut action = Element::new("Action").with_attr("name", name);
+                for (k, v) in params {
+                    action = action.with_attr(k, v);
+                }
+                el().with_child(Element::leaf("Entity_Id", entity_id))
+                    .with_child(action)
+            }
         },
     }
 }
@@ -456,7 +522,7 @@ mod tests {
             assert_eq!(c.index(), i);
             assert_eq!(CONFIG_KEYS[i], (c.config_key(), c.default_name()));
         }
-        assert_eq!(Command::COUNT, 21);
+        assert_eq!(Command::COUNT, 23);
         let count = |f| Command::ALL.iter().filter(|c| c.family() == f).count();
         assert_eq!(
             (
@@ -464,7 +530,7 @@ mod tests {
                 count(Family::Control),
                 count(Family::Entity)
             ),
-            (3, 16, 2)
+            (3, 17, 3)
         );
     }
 }

@@ -367,11 +367,22 @@ pub fn decode_entity_spec_element(el: &Element) -> Result<EntitySpec, DecodeErro
                 radius: data.child_f64("Radius")?,
             })
         })(),
+        "Humanoid" => (|| {
+            Ok(EntitySpec::Humanoid {
+                entity_id: entity_id(data)?,
+                team: data.child_string("Team")?,
+                position: [data.child_f64("Position_X")?, data.child_f64("Position_Y")?],
+                heading: data.opt_child_f64("Heading")?.unwrap_or(0.0),
+                profile: data.child("Profile").map(|p| p.text().to_string()),
+                seed: data.opt_child_u64("Seed")?,
+                material: data.opt_child_u32("Material")?,
+            })
+        })(),
         other => {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnknownType,
                 format!(
-                    "unknown entity type {other:?} in attribute Type (known: Robot, Field, Ball)"
+                    "unknown entity type {other:?} in attribute Type (known: Robot, Field, Ball, Humanoid)"
                 ),
             ))
         }

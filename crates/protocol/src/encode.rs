@@ -147,6 +147,29 @@ pub fn entity_spec_element(spec: &EntitySpec, keys: &CommandKeys) -> Element {
             vec3(&mut data, ROTATION, *rotation);
             data.push(Element::leaf("Radius", radius));
         }
+        EntitySpec::Humanoid {
+            team,
+            position,
+            heading,
+            profile,
+            seed,
+            material,
+            ..
+        } => {
+            data.push(Element::leaf("Team", team));
+            data.push(Element::leaf("Position_X", position[0]));
+            data.push(Element::leaf("Position_Y", position[1]));
+            data.push(Element::leaf("Heading", heading));
+            if let Some(p) = profile {
+                data.push(Element::leaf("Profile", p));
+            }
+            if let Some(s) = seed {
+                data.push(Element::leaf("Seed", s));
+            }
+            if let Some(m) = material {
+                data.push(Element::leaf("Material", m));
+            }
+        }
     }
     command("Control_Request", &keys[Command::CreateEntity])
         .with_attr("Type", spec.type_name())

@@ -135,6 +135,7 @@
 pub mod commands;
 pub mod error;
 mod fast;
+pub mod humanoid;
 pub mod keys;
 pub mod model;
 pub mod tree;

@@ -181,6 +181,23 @@ pub enum EntitySpec {
         rotation: Vec3,
         radius: f64,
     },
+    /// A humanoid robot of the KidSize soccer field (simrob extension, see [`crate::humanoid`]):
+    /// moved by timed actions (`Humanoid_Action`), not by motors.
+    Humanoid {
+        entity_id: u32,
+        /// `cyan` or `magenta` (the world judges it).
+        team: String,
+        /// x, y on the floor (m).
+        position: [f64; 2],
+        /// Radians, counter-clockwise from +X.
+        heading: f64,
+        /// Motion noise profile (`paper`, `ideal`); `None` = `paper`.
+        profile: Option<String>,
+        /// Seed of its noise; `None` = its entity id.
+        seed: Option<u64>,
+        /// Material of its bodies; `None` = the world's choice.
+        material: Option<u32>,
+    },
 }
 
 impl EntitySpec {
@@ -188,7 +205,8 @@ impl EntitySpec {
         match self {
             EntitySpec::Robot { entity_id, .. }
             | EntitySpec::Field { entity_id, .. }
-            | EntitySpec::Ball { entity_id, .. } => *entity_id,
+            | EntitySpec::Ball { entity_id, .. }
+            | EntitySpec::Humanoid { entity_id, .. } => *entity_id,
         }
     }
     pub fn type_name(&self) -> &'static str {
@@ -196,6 +214,7 @@ impl EntitySpec {
             EntitySpec::Robot { .. } => "Robot",
             EntitySpec::Field { .. } => "Field",
             EntitySpec::Ball { .. } => "Ball",
+            EntitySpec::Humanoid { .. } => "Humanoid",
         }
     }
 }

@@ -173,7 +173,10 @@ fn unknown_command() {
         ),
         "{s}"
     );
-    assert!(s.contains("Set_Steps_Per_Iteration)"), "{s}");
+    assert!(
+        s.contains("Set_Steps_Per_Iteration, Set_Rolling_Resistance)"),
+        "{s}"
+    );
 
     // A command sent in the wrong kind of request says where it belongs.
     let e = single_err(&sim(r#"<Control_Request Command="Robot_Motor_Control"/>"#));
@@ -302,7 +305,7 @@ fn unknown_types() {
     ));
     assert!(
         e.to_string().ends_with(
-            "Control_Request[Create_Entity]: unknown entity type \"Tree\" in attribute Type (known: Robot, Field, Ball)"
+            "Control_Request[Create_Entity]: unknown entity type \"Tree\" in attribute Type (known: Robot, Field, Ball, Humanoid)"
         ),
         "{e}"
     );

@@ -32,6 +32,11 @@ pub(crate) enum EntityKind {
     },
     Field,
     Ball,
+    /// A humanoid robot: six part bodies placed by its motion model every step
+    /// (`humanoid.rs`, which creates it); the trunk is its reference body.
+    Humanoid {
+        reference: BodyId,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -122,6 +127,11 @@ pub(crate) fn plan(
 ) -> Result<Plan, WorldError> {
     let eid = spec.entity_id();
     let (bodies, joints): (Vec<BodySpec>, &[JointSpec]) = match spec {
+        EntitySpec::Humanoid { .. } => {
+            return invalid(format!(
+                "Create_Entity Humanoid {eid}: humanoids are built by the world's humanoid module"
+            ))
+        }
         EntitySpec::Robot { bodies, joints, .. } => (bodies.clone(), joints),
         EntitySpec::Field { bodies, joints, .. } => {
             if !joints.is_empty() {
@@ -350,6 +360,9 @@ pub(crate) fn build<P: PhysicsBackend>(
         }
         EntitySpec::Field { .. } => EntityKind::Field,
         EntitySpec::Ball { .. } => EntityKind::Ball,
+        EntitySpec::Humanoid { .. } => EntityKind::Humanoid {
+            reference: bodies.first().map(|b| b.handle).unwrap_or_default(),
+        },
     };
     Ok(Entity {
         spec: spec.clone(),

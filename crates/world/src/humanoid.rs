@@ -23,7 +23,7 @@
 use std::collections::BTreeMap;
 
 use simrob_physics::{euler_to_quat, BodyDesc, BodyId, BodyState, PhysicsBackend, ShapeDesc};
-use simrob_protocol::{EntityInfo, EntityInfoKind, Shape};
+use simrob_protocol::{EntitySpec, Shape};
 use simrob_soccer::camera::{RobotView, SceneView};
 use simrob_soccer::humanoid::{PARTS, PART_SIZES};
 use simrob_soccer::{
@@ -31,7 +31,7 @@ use simrob_soccer::{
     SimRng, Team,
 };
 
-use crate::entity::{Entity, EntityKind};
+use crate::entity::{Entity, EntityBody, EntityKind};
 use crate::WorldError;
 
 /// How to create a humanoid (the `Create_Entity Type="Humanoid"` payload).
@@ -50,6 +50,58 @@ pub struct HumanoidSpec {
     pub material: Option<u32>,
 }
 
+impl HumanoidSpec {
+    /// The `Create_Entity` payload of this humanoid.
+    pub fn to_wire(&self) -> EntitySpec {
+        EntitySpec::Humanoid {
+            entity_id: self.entity_id,
+            team: self.team.as_str().to_string(),
+            position: [self.pose.x, self.pose.y],
+            heading: self.pose.heading,
+            profile: Some(self.profile.clone()),
+            seed: self.seed,
+            material: self.material,
+        }
+    }
+
+    /// Reads a `Create_Entity Type="Humanoid"` payload.
+    pub fn from_wire(spec: &EntitySpec) -> Result<HumanoidSpec, WorldError> {
+        let EntitySpec::Humanoid {
+            entity_id,
+            team,
+            position,
+            heading,
+            profile,
+            seed,
+            material,
+        } = spec
+        else {
+            return Err(WorldError::Invalid(format!(
+                "entity {} is a {}, not a Humanoid",
+                spec.entity_id(),
+                spec.type_name()
+            )));
+        };
+        let team = Team::parse(team).ok_or_else(|| {
+            WorldError::Invalid(format!(
+                "Create_Entity Humanoid {entity_id}: Team must be cyan or magenta, got \"{team}\""
+            ))
+        })?;
+        Ok(HumanoidSpec {
+            entity_id: *entity_id,
+            team,
+            pose: Pose2 {
+                x: position[0],
+                y: position[1],
+                heading: *heading,
+            },
+            profile: profile.clone().unwrap_or_else(|| "paper".to_string()),
+            seed: *seed,
+            material: *material,
+        })
+    }
+}
+
 /// One humanoid entity: its motion state and its engine bodies.
 #[derive(Debug, Clone)]
 pub(crate) struct HumanoidEntity {
@@ -57,7 +109,6 @@ pub(crate) struct HumanoidEntity {
     pub model: Humanoid,
     pub noise: MotionNoise,
     pub parts: [BodyId; 6],
-    pub material: u32,
 }
 
 /// Everything the world keeps for humanoid soccer: humanoids, the motion table and the
@@ -103,18 +154,20 @@ impl Soccer {
         })
     }
 
-    /// Adds the humanoid's bodies to the engine; on error the caller truncates the engine.
+    /// Adds the humanoid's bodies to the engine and its motion model to the table; returns
+    /// the bodies. On error the caller truncates the engine.
     pub fn build<P: PhysicsBackend>(
         &mut self,
         physics: &mut P,
         spec: &HumanoidSpec,
         profile: Profile,
         material: u32,
-    ) -> Result<(), WorldError> {
+    ) -> Result<Vec<EntityBody>, WorldError> {
         let rng = SimRng::for_stream(spec.seed.unwrap_or(spec.entity_id as u64), 0x4855_4d41);
         let model = Humanoid::new(spec.entity_id, spec.team, spec.pose, rng);
         let poses = model.part_poses(&self.table);
         let mut parts = [0; 6];
+        let mut bodies = Vec::with_capacity(6);
         for (i, pose) in poses.iter().enumerate() {
             let desc = BodyDesc {
                 shape: ShapeDesc::Box {
@@ -131,6 +184,15 @@ impl Soccer {
                     spec.entity_id, PARTS[i]
                 ))
             })?;
+            bodies.push(EntityBody {
+                body_id: i as u32,
+                handle: parts[i],
+                shape: Shape::Box {
+                    size: PART_SIZES[i],
+                },
+                material,
+                mass: -1.0,
+            });
         }
         self.humanoids.insert(
             spec.entity_id,
@@ -139,10 +201,9 @@ impl Soccer {
                 model,
                 noise: profile.motion,
                 parts,
-                material,
             },
         );
-        Ok(())
+        Ok(bodies)
     }
 
     /// Asks humanoid `id` for an action; the confirmation text.
@@ -269,13 +330,6 @@ impl Soccer {
                 }
             }
         }
-        for h in self.humanoids.values() {
-            for p in h.parts {
-                if let Some(m) = self.materials.get_mut(p as usize) {
-                    *m = h.material;
-                }
-            }
-        }
     }
 
     /// After a physics step of `dt` s: rolling resistance on every ball resting on something.
@@ -327,42 +381,6 @@ impl Soccer {
         }
     }
 
-    /// Appends the humanoids' bodies and poses to a broadcast's lists.
-    pub fn snapshot_into<P: PhysicsBackend>(
-        &self,
-        physics: &P,
-        bodies: &mut Vec<simrob_protocol::BodyState>,
-        entities: &mut Vec<EntityInfo>,
-    ) {
-        for (id, h) in &self.humanoids {
-            for (i, handle) in h.parts.iter().enumerate() {
-                let Ok(s) = physics.body_state(*handle) else {
-                    continue;
-                };
-                bodies.push(simrob_protocol::BodyState {
-                    entity_id: *id,
-                    id: i as u32,
-                    shape: Shape::Box {
-                        size: PART_SIZES[i],
-                    },
-                    material: h.material,
-                    mass: -1.0,
-                    position: s.position,
-                    rotation: simrob_physics::quat_to_euler(s.orientation),
-                    linear_velocity: s.linear_velocity,
-                    angular_velocity: s.angular_velocity,
-                });
-            }
-            let p = h.model.pose();
-            entities.push(EntityInfo {
-                kind: EntityInfoKind::Robot,
-                entity_id: *id,
-                position: [p.x, p.y, 0.0],
-                rotation: [0.0, 0.0, p.heading],
-            });
-        }
-    }
-
     /// The scene as the humanoids' cameras see it.
     pub fn scene_view<P: PhysicsBackend>(
         &self,
@@ -405,14 +423,20 @@ pub(crate) fn rolling_key(a: u32, b: u32) -> (u32, u32) {
 }
 
 impl<P: PhysicsBackend + Default> crate::World<P> {
-    /// Creates a humanoid robot (the `Create_Entity Type="Humanoid"` request). Refused — and
+    /// Creates a humanoid robot (what `Create_Entity Type="Humanoid"` does). Refused — and
     /// nothing changed — when the id is taken or a value is invalid.
     pub fn create_humanoid(&mut self, spec: &HumanoidSpec) -> Result<(), WorldError> {
+        self.apply_control(&simrob_protocol::ControlRequest::CreateEntity(
+            spec.to_wire(),
+        ))
+        .map(|_| ())
+    }
+
+    /// `Create_Entity` of a humanoid: validate, build its bodies, record it.
+    pub(crate) fn create_humanoid_entity(&mut self, wire: &EntitySpec) -> Result<(), WorldError> {
+        let spec = HumanoidSpec::from_wire(wire)?;
         let id = spec.entity_id;
-        if self.entities.contains_key(&id) || self.soccer.humanoids.contains_key(&id) {
-            return Err(WorldError::DuplicateEntity(id));
-        }
-        let profile = Soccer::check(spec)?;
+        let profile = Soccer::check(&spec)?;
         let material = match spec.material {
             Some(m) if self.material_known(m) => m,
             Some(m) => {
@@ -426,14 +450,28 @@ impl<P: PhysicsBackend + Default> crate::World<P> {
             None => self.config.default_body_material,
         };
         let (bodies, joints) = (self.physics.body_count(), self.physics.joint_count());
-        if let Err(e) = self
+        match self
             .soccer
-            .build(&mut self.physics, spec, profile, material)
+            .build(&mut self.physics, &spec, profile, material)
         {
-            self.physics.truncate(bodies, joints);
-            return Err(e);
+            Ok(parts) => {
+                let reference = parts[0].handle;
+                self.entities.insert(
+                    id,
+                    Entity {
+                        spec: wire.clone(),
+                        kind: EntityKind::Humanoid { reference },
+                        bodies: parts,
+                    },
+                );
+                self.creation_order.push(id);
+                Ok(())
+            }
+            Err(e) => {
+                self.physics.truncate(bodies, joints);
+                Err(e)
+            }
         }
-        Ok(())
     }
 
     /// Asks humanoid `id` for an action by FutRob's name and parameters (the
@@ -448,7 +486,7 @@ impl<P: PhysicsBackend + Default> crate::World<P> {
         if !self.soccer.humanoids.contains_key(&id) {
             return Err(match self.entities.get(&id) {
                 Some(e) => WorldError::Invalid(format!(
-                    "entity {id} is a {}, not a Humanoid",
+                    "Humanoid_Action: entity {id} is a {}, not a Humanoid",
                     e.spec.type_name()
                 )),
                 None => WorldError::UnknownEntity(id),
@@ -555,6 +593,7 @@ impl<P: PhysicsBackend + Default> crate::World<P> {
                     position[0], position[1]
                 ))
             }
+            E::HumanoidAction { name, params, .. } => self.humanoid_action(id, name, params),
             E::RobotMotorControl { .. } => Err(WorldError::Invalid(format!(
                 "Robot_Motor_Control: entity {id} is a Humanoid; it has no wheel motors (use Humanoid_Action)"
             ))),
@@ -578,14 +617,5 @@ impl crate::World<crate::RapierBackend> {
         }
         world.apply_control(&simrob_protocol::ControlRequest::InitializeSimulation)?;
         Ok(world)
-    }
-}
-
-impl<P: PhysicsBackend + Default> crate::World<P> {
-    /// State of body `part` (index into `simrob_soccer::humanoid::PARTS`) of humanoid `id`.
-    pub(crate) fn humanoid_body_state(&self, id: u32, part: u32) -> Option<BodyState> {
-        let h = self.soccer.humanoids.get(&id)?;
-        let handle = *h.parts.get(part as usize)?;
-        self.physics.body_state(handle).ok()
     }
 }

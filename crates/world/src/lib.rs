@@ -44,6 +44,9 @@ use std::collections::BTreeMap;
 
 pub use config::WorldConfig;
 pub use humanoid::HumanoidSpec;
+pub use save::{
+    default_save_key, set_default_save_key, EngineState, LoadLimits, LoadOptions, SaveKey,
+};
 use simrob_physics::{euler_to_quat, quat_to_euler, BodyState, StepParams};
 pub use simrob_physics::{PhysicsBackend, RapierBackend};
 pub use simrob_protocol as protocol;
@@ -314,6 +317,23 @@ impl<P: PhysicsBackend + Default> World<P> {
                 self.modes.steps_per_iteration = *n;
                 done(format!("Steps per iteration set to {n}"))
             }
+            C::SetRollingResistance {
+                material_1,
+                material_2,
+                coefficient,
+            } => {
+                for m in [*material_1, *material_2] {
+                    if !self.material_known(m) {
+                        return invalid(format!(
+                            "Set_Rolling_Resistance: material {m} is not registered (send Register_Materials_Interactions first)"
+                        ));
+                    }
+                }
+                self.set_rolling_resistance(*material_1, *material_2, *coefficient)?;
+                done(format!(
+                    "Rolling resistance of materials {material_1} and {material_2} set to {coefficient}"
+                ))
+            }
             C::Save(path) => {
                 if path.trim().is_empty() {
                     return invalid("Save needs a file name in <File>");
@@ -396,8 +416,11 @@ impl<P: PhysicsBackend + Default> World<P> {
 
     fn create_entity(&mut self, spec: &EntitySpec) -> Result<(), WorldError> {
         let id = spec.entity_id();
-        if self.entities.contains_key(&id) || self.humanoid(id).is_some() {
+        if self.entities.contains_key(&id) {
             return Err(WorldError::DuplicateEntity(id));
+        }
+        if let EntitySpec::Humanoid { .. } = spec {
+            return self.create_humanoid_entity(spec);
         }
         let plan = entity::plan(spec, &self.config, &|m| self.material_known(m))?;
         let (bodies_before, joints_before) =
@@ -436,7 +459,9 @@ impl<P: PhysicsBackend + Default> World<P> {
                             "Set_Entity_Position: entity {id} is a Field; only robots and balls can be moved"
                         ))
                     }
-                    EntityKind::Robot { reference, .. } => *reference,
+                    EntityKind::Robot { reference, .. } | EntityKind::Humanoid { reference } => {
+                        *reference
+                    }
                     EntityKind::Ball => entity.bodies[0].handle,
                 };
                 let anchor_pos = self
@@ -479,6 +504,10 @@ impl<P: PhysicsBackend + Default> World<P> {
                     position[0], position[1], position[2]
                 ))
             }
+            EntityRequest::HumanoidAction { .. } => invalid(format!(
+                "Humanoid_Action: entity {id} is a {}, not a Humanoid",
+                entity.spec.type_name()
+            )),
             EntityRequest::RobotMotorControl { motors, .. } => {
                 let EntityKind::Robot {
                     motors: robot_motors,
@@ -574,7 +603,9 @@ impl<P: PhysicsBackend + Default> World<P> {
                 });
             }
             let (kind, body) = match &e.kind {
-                EntityKind::Robot { reference, .. } => (EntityInfoKind::Robot, *reference),
+                EntityKind::Robot { reference, .. } | EntityKind::Humanoid { reference } => {
+                    (EntityInfoKind::Robot, *reference)
+                }
                 EntityKind::Ball => (EntityInfoKind::Ball, e.bodies[0].handle),
                 EntityKind::Field => continue,
             };
@@ -587,8 +618,6 @@ impl<P: PhysicsBackend + Default> World<P> {
                 });
             }
         }
-        self.soccer
-            .snapshot_into(&self.physics, &mut out.bodies, &mut out.entities);
         out
     }
 
@@ -597,7 +626,7 @@ impl<P: PhysicsBackend + Default> World<P> {
     pub fn entity_pose(&self, id: u32) -> Option<([f64; 3], [f64; 3])> {
         let e = self.entities.get(&id)?;
         let handle = match &e.kind {
-            EntityKind::Robot { reference, .. } => *reference,
+            EntityKind::Robot { reference, .. } | EntityKind::Humanoid { reference } => *reference,
             _ => e.bodies.first()?.handle,
         };
         let s = self.physics.body_state(handle).ok()?;
@@ -606,9 +635,7 @@ impl<P: PhysicsBackend + Default> World<P> {
 
     /// Full kinematic state of one body of an entity.
     pub fn body_state(&self, entity: u32, body_id: u32) -> Option<BodyState> {
-        let Some(e) = self.entities.get(&entity) else {
-            return self.humanoid_body_state(entity, body_id);
-        };
+        let e = self.entities.get(&entity)?;
         let b = e.bodies.iter().find(|b| b.body_id == body_id)?;
         self.physics.body_state(b.handle).ok()
     }
@@ -689,6 +716,14 @@ pub fn moved_copy(spec: &EntitySpec, entity_id: u32, offset: [f64; 3]) -> Entity
         } => {
             *id = entity_id;
             *position = shift(*position);
+        }
+        EntitySpec::Humanoid {
+            entity_id: id,
+            position,
+            ..
+        } => {
+            *id = entity_id;
+            *position = [position[0] + offset[0], position[1] + offset[1]];
         }
     }
     copy

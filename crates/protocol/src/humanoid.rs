@@ -1,0 +1,327 @@
+#![doc = include_str!("humanoid.md")]
+//!
+//! ## In Rust
+//!
+//! The requests are [`EntitySpec::Humanoid`](crate::EntitySpec::Humanoid),
+//! [`EntityRequest::HumanoidAction`](crate::EntityRequest::HumanoidAction) and
+//! [`ControlRequest::SetRollingResistance`](crate::ControlRequest::SetRollingResistance),
+//! decoded and encoded like every other request. A brain's broadcast is a [`BrainBroadcast`]:
+//! [`encode_brain_broadcast`] writes it, [`decode_brain_broadcast`] reads it.
+//!
+//! ```
+//! use simrob_protocol::humanoid::*;
+//!
+//! let b = BrainBroadcast {
+//!     iteration: 812,
+//!     state: HumanoidState {
+//!         entity_id: 21,
+//!         time: 8.12,
+//!         head_pan: 0.0,
+//!         head_tilt: -20.0,
+//!         posture: "standing".into(),
+//!         action: Some(ActionReport {
+//!             seq: 4,
+//!             status: "running".into(),
+//!             name: "walk".into(),
+//!             params: vec![("distance".into(), "30".into())],
+//!         }),
+//!     },
+//!     camera: Some(CameraMessage {
+//!         time: 8.0,
+//!         objects: vec![ObjectSeen { kind: "BALL".into(), angle: 11.31, distance: 101.98 }],
+//!     }),
+//! };
+//! let xml = encode_brain_broadcast(&b);
+//! assert_eq!(decode_brain_broadcast(xml.as_bytes()).unwrap(), b);
+//! ```
+
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::tree::{parse_elements_bytes, Element};
+
+/// The state of the running (or last) action of a humanoid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionReport {
+    /// The request's sequence number for this robot (from 1).
+    pub seq: u64,
+    /// `running`, `done`, `interrupted` or `fell`.
+    pub status: String,
+    /// FutRob's action name.
+    pub name: String,
+    /// Its parameters, as `<Action>` attributes.
+    pub params: Vec<(String, String)>,
+}
+
+/// A humanoid's proprioception.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HumanoidState {
+    pub entity_id: u32,
+    /// Simulated seconds.
+    pub time: f64,
+    /// Degrees, positive right.
+    pub head_pan: f64,
+    /// Degrees, negative down.
+    pub head_tilt: f64,
+    /// `standing`, `fallenFront`, `fallenBack`, `savingRight` or `savingLeft`.
+    pub posture: String,
+    /// `None` before its first action.
+    pub action: Option<ActionReport>,
+}
+
+/// One object the camera recognised.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjectSeen {
+    /// `BALL`, `PARTNER`, `OPPONENT`, `MY_GOAL`, `OPP_GOAL`, `MY_LATERAL_POST`,
+    /// `OPP_LATERAL_POST`, `RIGHT_LANDMARK` or `LEFT_LANDMARK`.
+    pub kind: String,
+    /// Degrees from the robot's heading, positive right.
+    pub angle: f64,
+    /// Centimetres on the floor from the robot's centre.
+    pub distance: f64,
+}
+
+/// One camera frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CameraMessage {
+    /// Simulated seconds when it was taken.
+    pub time: f64,
+    pub objects: Vec<ObjectSeen>,
+}
+
+/// What a `Humanoid_Brain` agent receives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrainBroadcast {
+    pub iteration: u64,
+    pub state: HumanoidState,
+    /// Present when the camera has a new frame.
+    pub camera: Option<CameraMessage>,
+}
+
+/// The `<Broadcast>` of a brain.
+pub fn brain_broadcast_element(b: &BrainBroadcast) -> Element {
+    let s = &b.state;
+    let mut state = Element::new("Humanoid_State")
+        .with_child(Element::leaf("Entity_Id", s.entity_id))
+        .with_child(Element::leaf("Time", s.time))
+        .with_child(Element::leaf("Head_Pan", s.head_pan))
+        .with_child(Element::leaf("Head_Tilt", s.head_tilt))
+        .with_child(Element::leaf("Posture", &s.posture));
+    if let Some(a) = &s.action {
+        let mut el = Element::new("Action")
+            .with_attr("Seq", a.seq.to_string())
+            .with_attr("Status", a.status.clone())
+            .with_attr("name", a.name.clone());
+        for (k, v) in &a.params {
+            el = el.with_attr(k.clone(), v.clone());
+        }
+        state = state.with_child(el);
+    }
+    let mut out = Element::new("Broadcast")
+        .with_child(Element::leaf("Iteration", b.iteration))
+        .with_child(state);
+    if let Some(c) = &b.camera {
+        out = out.with_child(
+            Element::new("Camera")
+                .with_child(Element::leaf("Time", c.time))
+                .with_children(c.objects.iter().map(|o| {
+                    Element::new("Object")
+                        .with_attr("Type", o.kind.clone())
+                        .with_attr("Angle", o.angle.to_string())
+                        .with_attr("Distance", o.distance.to_string())
+                })),
+        );
+    }
+    out
+}
+
+/// Writes a brain's broadcast.
+pub fn encode_brain_broadcast(b: &BrainBroadcast) -> String {
+    brain_broadcast_element(b).to_xml()
+}
+
+fn attr_f64(el: &Element, name: &str) -> Result<f64, DecodeError> {
+    let v = el.required_attr(name)?;
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(DecodeError::invalid(format!(
+            "attribute {name}: expected a finite number, found {v:?}"
+        ))),
+    }
+}
+
+/// Reads a brain's broadcast (one datagram). Errors say what is wrong and where.
+pub fn decode_brain_broadcast(data: &[u8]) -> Result<BrainBroadcast, DecodeError> {
+    let roots = parse_elements_bytes(data)?;
+    let [root] = roots.as_slice() else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnexpectedElement,
+            format!(
+                "expected one <Broadcast>, found {} root elements",
+                roots.len()
+            ),
+        ));
+    };
+    if root.name != "Broadcast" {
+        return Err(DecodeError::new(
+            DecodeErrorKind::UnexpectedElement,
+            format!(
+                "unexpected root element <{}> (expected <Broadcast>)",
+                root.name
+            ),
+        ));
+    }
+    let iteration = root
+        .child_u64("Iteration")
+        .map_err(|e| e.within("Broadcast"))?;
+    let st = root
+        .required_child("Humanoid_State")
+        .map_err(|e| e.within("Broadcast"))?;
+    let state = (|| {
+        let action = match st.child("Action") {
+            None => None,
+            Some(a) => Some(
+                (|| {
+                    let seq = a.required_attr("Seq")?;
+                    Ok(ActionReport {
+                        seq: seq.parse().map_err(|_| {
+                            DecodeError::invalid(format!(
+                                "attribute Seq: expected an integer, found {seq:?}"
+                            ))
+                        })?,
+                        status: a.required_attr("Status")?.to_string(),
+                        name: a.required_attr("name")?.to_string(),
+                        params: a
+                            .attrs
+                            .iter()
+                            .filter(|(k, _)| !matches!(k.as_str(), "Seq" | "Status" | "name"))
+                            .cloned()
+                            .collect(),
+                    })
+                })()
+                .map_err(|e: DecodeError| e.within("Action"))?,
+            ),
+        };
+        Ok(HumanoidState {
+            entity_id: st.child_u32("Entity_Id")?,
+            time: st.child_f64("Time")?,
+            head_pan: st.child_f64("Head_Pan")?,
+            head_tilt: st.child_f64("Head_Tilt")?,
+            posture: st.child_string("Posture")?,
+            action,
+        })
+    })()
+    .map_err(|e: DecodeError| e.within("Humanoid_State").within("Broadcast"))?;
+    let camera = match root.child("Camera") {
+        None => None,
+        Some(c) => Some(
+            (|| {
+                let mut objects = Vec::new();
+                for (i, o) in c.children("Object").enumerate() {
+                    objects.push(
+                        (|| {
+                            Ok(ObjectSeen {
+                                kind: o.required_attr("Type")?.to_string(),
+                                angle: attr_f64(o, "Angle")?,
+                                distance: attr_f64(o, "Distance")?,
+                            })
+                        })()
+                        .map_err(|e: DecodeError| e.within(format!("Object[{}]", i + 1)))?,
+                    );
+                }
+                Ok(CameraMessage {
+                    time: c.child_f64("Time")?,
+                    objects,
+                })
+            })()
+            .map_err(|e: DecodeError| e.within("Camera").within("Broadcast"))?,
+        ),
+    };
+    Ok(BrainBroadcast {
+        iteration,
+        state,
+        camera,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{decode_datagram, encode_request, CommandKeys, EntityRequest, Request};
+
+    #[test]
+    fn the_documented_datagrams_decode() {
+        let keys = CommandKeys::default();
+        let doc = include_str!("humanoid.md");
+        // Every <Message> example of the documentation decodes.
+        let mut found = 0;
+        for block in doc.split("```xml").skip(1) {
+            let xml = block.split("```").next().unwrap_or("");
+            if !xml.trim_start().starts_with("<Message>") {
+                continue;
+            }
+            for r in decode_datagram(xml.as_bytes(), &keys) {
+                let r = r.unwrap_or_else(|e| panic!("{e}\n{xml}"));
+                // And round-trips.
+                let again = encode_request(&r, &keys);
+                let back: Vec<_> = decode_datagram(again.as_bytes(), &keys)
+                    .into_iter()
+                    .map(|x| x.unwrap())
+                    .collect();
+                assert_eq!(back, vec![r]);
+                found += 1;
+            }
+        }
+        assert!(found >= 3, "{found}");
+        // The table's one-line actions.
+        for line in doc.lines().filter(|l| l.contains("`<Action name=")) {
+            for part in line.split('`').filter(|p| p.starts_with("<Action")) {
+                let xml = format!(
+                    "<Message><Simulation_Message><Entity_Request Command=\"Humanoid_Action\"><Entity_Id>21</Entity_Id>{part}</Entity_Request></Simulation_Message></Message>"
+                );
+                let r = decode_datagram(xml.as_bytes(), &keys).remove(0).unwrap();
+                let Request::Entity {
+                    request: EntityRequest::HumanoidAction { name, .. },
+                    ..
+                } = r
+                else {
+                    panic!("{part}")
+                };
+                assert!(part.contains(&format!("name=\"{name}\"")));
+            }
+        }
+    }
+
+    #[test]
+    fn the_documented_broadcast_decodes() {
+        let doc = include_str!("humanoid.md");
+        let block = doc
+            .split("```xml")
+            .skip(1)
+            .map(|b| b.split("```").next().unwrap_or(""))
+            .find(|b| b.trim_start().starts_with("<Broadcast>"))
+            .expect("a broadcast example");
+        let b = decode_brain_broadcast(block.as_bytes()).unwrap();
+        assert_eq!(b.state.entity_id, 21);
+        let a = b.state.action.as_ref().unwrap();
+        assert_eq!((a.seq, a.name.as_str()), (4, "walk"));
+        assert_eq!(a.params, vec![("distance".to_string(), "30".to_string())]);
+        let c = b.camera.as_ref().unwrap();
+        assert_eq!(c.objects.len(), 3);
+        assert_eq!(c.objects[0].kind, "BALL");
+        assert_eq!(
+            decode_brain_broadcast(encode_brain_broadcast(&b).as_bytes()).unwrap(),
+            b
+        );
+    }
+
+    #[test]
+    fn bad_broadcasts_say_where() {
+        let e =
+            decode_brain_broadcast(b"<Broadcast><Iteration>1</Iteration></Broadcast>").unwrap_err();
+        assert!(e.to_string().contains("Humanoid_State"), "{e}");
+        let e = decode_brain_broadcast(
+            b"<Broadcast><Iteration>1</Iteration><Humanoid_State><Entity_Id>1</Entity_Id><Time>0</Time><Head_Pan>0</Head_Pan><Head_Tilt>0</Head_Tilt><Posture>standing</Posture></Humanoid_State><Camera><Time>0</Time><Object Type=\"BALL\" Angle=\"NaN\" Distance=\"1\"/></Camera></Broadcast>",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("Angle"), "{e}");
+    }
+}
