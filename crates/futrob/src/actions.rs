@@ -3,11 +3,12 @@
 //! **Segments and equilibrium points.** The body executes *segments*: basic actions that go
 //! from one equilibrium pose to the next and cannot be interrupted — one long step
 //! (`walk distance=12`), one mini step (`walk distance=2`), one lateral step
-//! (`walkRight distance=4`), one elementary turn (`turn angle=20` or less), a kick, a dive,
+//! (`walkRight distance=4`), one elementary turn (`turn angle=20`), a kick, a dive,
 //! a get-up. The handler sends one segment at a time and waits until the body reports it
 //! finished ([`BodyStatus::finished`]); that moment is the equilibrium point where a new
 //! action may take over. A basic action from the rules is split into segments the FutRob
-//! way: `walk distance=30` = 2 long + 3 mini steps, never farther than asked. Head
+//! way: `walk distance=30` = 2 long + 3 mini steps, `turn angle=-50` = 2 left turns, never
+//! farther than asked. Head
 //! commands (`turnHeadHorizontally`, `turnHeadVertically`) are targets for the neck, do not
 //! disturb the balance and are sent at any time.
 //!
@@ -20,8 +21,9 @@
 //! keeps the ball centred; `followBall` turns toward the ball when it is off to the side,
 //! walks with long steps while far and mini/lateral steps when close, until the ball is in
 //! front of a foot; `kickBall`/`passBall`/`clearBall` approach, choose the direction (the
-//! FutRob rule for `kickBall`, see [`shot_angle`]), turn onto it in steps of
-//! `THRESHOLD_ANGLE_KICK`, re-approach, and kick with the foot the ball is in front of;
+//! FutRob rule for `kickBall`, see [`shot_angle`]), turn onto it in elementary turns while
+//! it is at least half a turn off, re-approach, and kick with the foot the ball is in front
+//! of;
 //! `save` side-steps while there is time, waits until the ball is close and dives to its
 //! side, or stands still when the ball will hit its body; `relocate` side-steps back to the
 //! goal centre.
@@ -129,12 +131,10 @@ impl Search {
         if c.busy {
             return (None, None, None);
         }
-        if self.turn_left.abs() > 0.5 {
-            let a = self
-                .turn_left
-                .clamp(-c.p.motion.turn_step_deg, c.p.motion.turn_step_deg);
+        if self.turn_left.abs() >= c.p.motion.turn_step_deg {
+            let a = c.p.motion.turn_step_deg.copysign(self.turn_left);
             self.turn_left -= a;
-            return (None, Some(Action::with(ActionKind::Turn, a.round())), None);
+            return (None, Some(Action::with(ActionKind::Turn, a)), None);
         }
         let poses = self.poses();
         if self.idx >= poses.len() {
@@ -234,12 +234,7 @@ pub fn approach_step(wm: &WorldModel) -> Option<Action> {
     let m = pr.motion;
     let d = p.norm();
     let bearing = p.bearing_deg();
-    let turn = |a: f64| {
-        Action::with(
-            ActionKind::Turn,
-            a.clamp(-m.turn_step_deg, m.turn_step_deg).round(),
-        )
-    };
+    let turn = |a: f64| Action::with(ActionKind::Turn, m.turn_step_deg.copysign(a));
     if d > 40.0 && bearing.abs() > 15.0 {
         return Some(turn(bearing));
     }
@@ -317,11 +312,10 @@ pub fn segments(a: Action, m: &crate::config::MotionTable) -> VecDeque<Action> {
             }
         }
         ActionKind::Turn => {
-            let mut left = a.param.unwrap_or(m.turn_step_deg);
-            while left.abs() >= 0.5 {
-                let s = left.clamp(-m.turn_step_deg, m.turn_step_deg);
-                v.push_back(Action::with(ActionKind::Turn, s));
-                left -= s;
+            let a = a.param.unwrap_or(m.turn_step_deg);
+            let n = (a.abs() / m.turn_step_deg + 1e-9).floor() as u32;
+            for _ in 0..n {
+                v.push_back(Action::with(ActionKind::Turn, m.turn_step_deg.copysign(a)));
             }
         }
         _ => v.push_back(a),
@@ -493,8 +487,9 @@ impl Machine {
                     }
                 }
                 let r = remaining.unwrap_or(0.0);
-                if r.abs() >= c.p.kick_turn_deg / 2.0 {
-                    let a = r.clamp(-c.p.kick_turn_deg, c.p.kick_turn_deg).round();
+                let q = c.p.motion.turn_step_deg;
+                if r.abs() >= q / 2.0 {
+                    let a = q.copysign(r);
                     *remaining = Some(r - a);
                     return (track(c), Some(Action::with(ActionKind::Turn, a)), false);
                 }

@@ -97,8 +97,10 @@
 //! - **Trajectory:** orthogonal least squares (see [`trajectory`]); ε = 10 cm; after a change
 //!   the fit restarts from the two marked samples; samples older than 1 s restart it.
 //! - **Walking.** Three quanta: long step 12 cm and mini step 2 cm (`walk`, and the
-//!   approaches), lateral step 4 cm; elementary turn 20°. `THRESHOLD_ANGLE_KICK` (15°) is the
-//!   aiming turn of the kick, not an elementary turn, so there is no conflict.
+//!   approaches), lateral step 4 cm; elementary turn 20°, and every turn is made of whole
+//!   elementary turns (never more than asked), as the simulated humanoid does.
+//!   `THRESHOLD_ANGLE_KICK` (15°) is the offset of a post shot from the goal centre; the
+//!   kicker lines up with elementary turns while the shot is at least 10° off its heading.
 //! - **Falls:** the simulator knows when the robot is down ([`BodyStatus::fallen`]), so the
 //!   handler stands it up automatically (`autoGetUp`, default on).
 //! - **`autoLookAtBall`:** whenever the current action leaves the head free (not a search,

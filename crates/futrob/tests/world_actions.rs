@@ -517,7 +517,7 @@ fn walking_is_long_then_mini_steps_never_farther_than_asked() {
         .iter()
         .map(|a| a.to_string())
         .collect();
-    assert_eq!(t, ["turn angle=-20", "turn angle=-20", "turn angle=-10"]);
+    assert_eq!(t, ["turn angle=-20", "turn angle=-20"]);
     let l = segments(Action::with(ActionKind::WalkLeft, 10.0), &m);
     assert_eq!(l.len(), 2);
 }
