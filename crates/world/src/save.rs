@@ -9,18 +9,35 @@
 //!   <Entities> one Create_Entity Control_Request per entity, in order of creation </Entities>
 //!   <State> <Body Entity_Id Body_id> pose (quaternion) and velocities </Body>
 //!           <Motor Entity_Id Wheel_Joint_Id>target</Motor> </State>
-//!   <Physics_State Encoding="hex"> the engine's complete state </Physics_State>
+//!   <Physics_State Encoding="hex" Seal="…"> the engine's complete state </Physics_State>
 //! </SimRob_Simulation>
 //! ```
 //!
-//! Everything above `Physics_State` is readable and editable. When `Physics_State` is present
-//! (always, in files simrob writes) the engine resumes from it exactly, contact warm-starts
-//! included, so a loaded run continues bit for bit like one that never stopped. Without it
-//! (a hand-written file) the bodies are placed from `State`. Numbers are written in Rust's
+//! Everything above `Physics_State` is readable and editable. Numbers are written in Rust's
 //! shortest round-trip form, so f64 values survive the text exactly.
 //!
-//! Loading builds a complete new world first and replaces the running one only on success: a
-//! corrupt or truncated file is refused with the reason and the running world is untouched.
+//! # The engine state is trusted only when this server wrote it
+//!
+//! `Physics_State` is the physics engine's own serialization: fed crafted bytes, the engine
+//! may panic or allocate without bound on a later step. So it carries a `Seal`, an
+//! HMAC-SHA256 under a [`SaveKey`] over the whole file up to the element and the state itself.
+//! A file whose seal verifies under the loading world's key resumes from the engine state
+//! exactly, contact warm-starts included: a loaded run continues bit for bit like one that
+//! never stopped. Any other file — hand-written, edited, written by another installation,
+//! sealed with another key, or with a damaged state — is rebuilt from its readable part:
+//! entities from `Entities`, bodies placed from `State` ([`EngineState::Rebuilt`] says why).
+//!
+//! The key is the one given to [`set_default_save_key`] (the server passes its configured or
+//! per-installation key at start), else one drawn at random for this process: files then
+//! resume exactly within one run of the server.
+//!
+//! # Limits
+//!
+//! A file may hold at most [`LoadLimits::max_entities`] entities and
+//! [`LoadLimits::max_bodies`] bodies; parameters, positions and velocities must be finite and
+//! within [`LoadLimits`]' ranges. Loading builds a complete new world first and replaces the
+//! running one only on success: a corrupt, truncated or oversized file is refused with the
+//! reason and the running world is untouched.
 
 use simrob_physics::{BodyState, PhysicsBackend};
 use simrob_protocol::tree::{parse_elements, Element};
@@ -29,10 +46,163 @@ use simrob_protocol::{
     CommandKeys, ControlRequest, Interaction as WireInteraction, Material,
 };
 
-use crate::{EntityKind, World, WorldError};
+use std::sync::OnceLock;
+
+use sha2::{Digest, Sha256};
+
+use crate::{protocol, EntityKind, World, WorldError};
+
+/// A secret key that seals the engine state of save files (see the module docs).
+#[derive(Clone, PartialEq, Eq)]
+pub struct SaveKey([u8; 32]);
+
+impl std::fmt::Debug for SaveKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SaveKey(…)")
+    }
+}
+
+impl SaveKey {
+    /// A key from 32 secret bytes (e.g. read from the OS's random source).
+    pub fn from_bytes(bytes: [u8; 32]) -> SaveKey {
+        SaveKey(bytes)
+    }
+
+    /// A key derived from a configured secret phrase.
+    pub fn from_secret(secret: &str) -> SaveKey {
+        let mut h = Sha256::new();
+        h.update(b"simrob save key v1\0");
+        h.update(secret.as_bytes());
+        SaveKey(h.finalize().into())
+    }
+
+    /// A key drawn at random for this process (from the standard library's hash seed, which
+    /// the OS provides).
+    fn random_for_this_process() -> SaveKey {
+        use std::hash::{BuildHasher, Hasher};
+        let mut out = [0u8; 32];
+        for (i, chunk) in out.chunks_mut(8).enumerate() {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u64(i as u64);
+            chunk.copy_from_slice(&h.finish().to_le_bytes());
+        }
+        SaveKey::from_secret(&hex(&out))
+    }
+
+    /// HMAC-SHA256 of `parts` under this key.
+    fn seal(&self, parts: &[&[u8]]) -> [u8; 32] {
+        const BLOCK: usize = 64;
+        let mut ipad = [0x36u8; BLOCK];
+        let mut opad = [0x5cu8; BLOCK];
+        for (i, k) in self.0.iter().enumerate() {
+            ipad[i] ^= k;
+            opad[i] ^= k;
+        }
+        let mut inner = Sha256::new();
+        inner.update(ipad);
+        for p in parts {
+            inner.update(p);
+        }
+        let mut outer = Sha256::new();
+        outer.update(opad);
+        outer.update(inner.finalize());
+        outer.finalize().into()
+    }
+}
+
+static DEFAULT_KEY: OnceLock<SaveKey> = OnceLock::new();
+
+/// Sets the key [`World::save_xml`] and [`World::load_xml`] use, once, before the first save
+/// or load (the server's configured or per-installation key). Returns the key in use when
+/// one was already set.
+pub fn set_default_save_key(key: SaveKey) -> Result<(), SaveKey> {
+    DEFAULT_KEY.set(key)
+}
+
+/// The key [`World::save_xml`] and [`World::load_xml`] use.
+pub fn default_save_key() -> &'static SaveKey {
+    DEFAULT_KEY.get_or_init(SaveKey::random_for_this_process)
+}
+
+/// Bounds on what a save file may hold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadLimits {
+    /// Most entities in a file (`maxentities`).
+    pub max_entities: usize,
+    /// Most rigid bodies in a file (`maxbodies`).
+    pub max_bodies: usize,
+    /// Largest |coordinate| of a body position, metres (`maxposition`).
+    pub max_position: f64,
+    /// Largest |speed| of a body, m/s or rad/s (`maxvelocity`).
+    pub max_velocity: f64,
+    /// Largest |gravity|, m/s² (`maxgravity`).
+    pub max_gravity: f64,
+    /// Allowed timestep, seconds (`mintimestep`, `maxtimestep`).
+    pub timestep: (f64, f64),
+    /// Most steps per iteration (`maxstepsperiteration`).
+    pub max_steps_per_iteration: u32,
+}
+
+/// Default of [`LoadLimits::max_entities`].
+pub const DEFAULT_MAX_ENTITIES: usize = 500;
+/// Default of [`LoadLimits::max_bodies`].
+pub const DEFAULT_MAX_BODIES: usize = 2000;
+
+impl Default for LoadLimits {
+    fn default() -> Self {
+        LoadLimits {
+            max_entities: DEFAULT_MAX_ENTITIES,
+            max_bodies: DEFAULT_MAX_BODIES,
+            max_position: 1e4,
+            max_velocity: 1e4,
+            max_gravity: 1000.0,
+            timestep: (1e-5, 0.1),
+            max_steps_per_iteration: 1000,
+        }
+    }
+}
+
+/// How a load treated the file's engine state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineState {
+    /// Sealed by this key: the engine resumed from it exactly.
+    Resumed,
+    /// Rebuilt from the readable part; the text says why the engine state was not used.
+    Rebuilt(String),
+}
+
+/// How [`World::load_xml_with`] loads.
+#[derive(Clone, Debug)]
+pub struct LoadOptions<'k> {
+    /// The key the engine state must be sealed with to be used; `None` never uses it.
+    pub key: Option<&'k SaveKey>,
+    /// Bounds on the file's contents.
+    pub limits: LoadLimits,
+}
+
+impl Default for LoadOptions<'static> {
+    fn default() -> Self {
+        LoadOptions {
+            key: Some(default_save_key()),
+            limits: LoadLimits::default(),
+        }
+    }
+}
+
+fn check_range(what: &str, v: f64, max_abs: f64) -> Result<(), WorldError> {
+    if v.is_finite() && v.abs() <= max_abs {
+        Ok(())
+    } else {
+        Err(load_err(format!(
+            "{what} {v} is out of range (at most {max_abs} in size)"
+        )))
+    }
+}
 
 /// Version of the save format written by this build.
 pub const SAVE_VERSION: u32 = 1;
+
+const STATE_TAG: &str = "<Physics_State";
 
 fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -69,8 +239,14 @@ fn load_err(e: impl std::fmt::Display) -> WorldError {
 }
 
 impl<P: PhysicsBackend + Default> World<P> {
-    /// The whole simulation as an XML document (see the module docs of `save`).
+    /// The whole simulation as an XML document (see the module docs of `save`), sealed with
+    /// the default key.
     pub fn save_xml(&self) -> String {
+        self.save_xml_sealed(default_save_key())
+    }
+
+    /// The whole simulation as an XML document, its engine state sealed with `key`.
+    pub fn save_xml_sealed(&self, key: &SaveKey) -> String {
         let keys = CommandKeys::default();
         let p = self.physics.params();
         let mut params = Element::new("Parameters");
@@ -160,6 +336,10 @@ impl<P: PhysicsBackend + Default> World<P> {
                 }
             }
         }
+        // The readable part is written first; the seal covers it byte for byte, then the
+        // engine state.
+        let blob = self.physics.export_state();
+        let placeholder = "0".repeat(64);
         let root = Element::new("SimRob_Simulation")
             .with_attr("Version", SAVE_VERSION.to_string())
             .with_child(params)
@@ -169,23 +349,46 @@ impl<P: PhysicsBackend + Default> World<P> {
             .with_child(
                 Element::new("Physics_State")
                     .with_attr("Encoding", "hex")
-                    .with_text(hex(&self.physics.export_state())),
+                    .with_attr("Seal", placeholder.clone())
+                    .with_text(hex(&blob)),
             );
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         out.push_str(&root.to_xml_pretty());
         out.push('\n');
+        if let Some(at) = out.find(STATE_TAG) {
+            let seal = hex(&key.seal(&[&out.as_bytes()[..at], &blob]));
+            if let Some(p) = out[at..].find(&placeholder) {
+                out.replace_range(at + p..at + p + placeholder.len(), &seal);
+            }
+        }
         out
     }
 
-    /// Replaces the simulation with the one in `xml` (written by [`World::save_xml`]). On error
-    /// nothing changes.
+    /// Replaces the simulation with the one in `xml`, with the default key and limits (see
+    /// [`World::load_xml_with`]). On error nothing changes.
     pub fn load_xml(&mut self, xml: &str) -> Result<(), WorldError> {
-        let loaded = Self::from_save(self.config.clone(), xml)?;
-        *self = loaded;
-        Ok(())
+        self.load_xml_with(xml, &LoadOptions::default()).map(|_| ())
     }
 
-    fn from_save(config: crate::WorldConfig, xml: &str) -> Result<Self, WorldError> {
+    /// Replaces the simulation with the one in `xml`: the engine resumes from the file's
+    /// engine state when `options.key` seals it, else the world is rebuilt from the readable
+    /// part (see the module docs). On error nothing changes.
+    pub fn load_xml_with(
+        &mut self,
+        xml: &str,
+        options: &LoadOptions<'_>,
+    ) -> Result<EngineState, WorldError> {
+        let (loaded, engine) = Self::from_save(self.config.clone(), xml, options)?;
+        *self = loaded;
+        Ok(engine)
+    }
+
+    fn from_save(
+        config: crate::WorldConfig,
+        xml: &str,
+        options: &LoadOptions<'_>,
+    ) -> Result<(Self, EngineState), WorldError> {
+        let limits = &options.limits;
         let roots = parse_elements(xml).map_err(load_err)?;
         let root = match roots.as_slice() {
             [r] if r.name == "SimRob_Simulation" => r,
@@ -204,6 +407,15 @@ impl<P: PhysicsBackend + Default> World<P> {
             }
             None => return Err(load_err("the Version attribute is missing")),
         }
+        if let Some(entities) = root.child("Entities") {
+            if entities.children.len() > limits.max_entities {
+                return Err(load_err(format!(
+                    "the file has {} entities, more than the {} allowed (maxentities)",
+                    entities.children.len(),
+                    limits.max_entities
+                )));
+            }
+        }
         let mut world = World::<P>::with_backend(config);
         let params = root.required_child("Parameters").map_err(load_err)?;
         let mut p = world.physics.params();
@@ -221,8 +433,30 @@ impl<P: PhysicsBackend + Default> World<P> {
                 friction: d.child_f64("Friction").map_err(load_err)?,
             };
         }
+        check_range("Gravity", p.gravity, limits.max_gravity)?;
+        if !(p.timestep.is_finite()
+            && p.timestep >= limits.timestep.0
+            && p.timestep <= limits.timestep.1)
+        {
+            return Err(load_err(format!(
+                "Timestep {} is outside {} … {} s",
+                p.timestep, limits.timestep.0, limits.timestep.1
+            )));
+        }
+        for (what, v) in [
+            ("World_Hardness", p.world_hardness),
+            ("World_Bounciness", p.world_bounciness),
+        ] {
+            check_range(what, v, 1e9)?;
+        }
         world.physics.set_params(&p).map_err(load_err)?;
         let steps = params.child_u32("Steps_Per_Iteration").map_err(load_err)?;
+        if steps > limits.max_steps_per_iteration {
+            return Err(load_err(format!(
+                "Steps_Per_Iteration {steps} is more than the {} allowed (maxstepsperiteration)",
+                limits.max_steps_per_iteration
+            )));
+        }
         world
             .apply_control(&ControlRequest::SetStepsPerIteration(steps))
             .map_err(load_err)?;
@@ -241,6 +475,9 @@ impl<P: PhysicsBackend + Default> World<P> {
             .unwrap_or(0);
         world.iteration = params.child_u64("Iteration").map_err(load_err)?;
         world.sim_time = params.child_f64("Simulated_Time").map_err(load_err)?;
+        if !(world.sim_time.is_finite() && world.sim_time >= 0.0) {
+            return Err(load_err("Simulated_Time must be a finite number ≥ 0"));
+        }
 
         if let Some(m) = root.children("Control_Request").next() {
             let (materials, interactions) = decode_materials_element(m).map_err(load_err)?;
@@ -254,13 +491,25 @@ impl<P: PhysicsBackend + Default> World<P> {
         if let Some(entities) = root.child("Entities") {
             for el in &entities.children {
                 let spec = decode_entity_spec_element(el).map_err(load_err)?;
+                let bodies = match &spec {
+                    protocol::EntitySpec::Robot { bodies, .. }
+                    | protocol::EntitySpec::Field { bodies, .. } => bodies.len(),
+                    protocol::EntitySpec::Ball { .. } => 1,
+                    protocol::EntitySpec::Humanoid { .. } => simrob_soccer::humanoid::PARTS.len(),
+                };
+                if world.physics.body_count() + bodies > limits.max_bodies {
+                    return Err(load_err(format!(
+                        "the file has more than the {} bodies allowed (maxbodies)",
+                        limits.max_bodies
+                    )));
+                }
                 world.create_entity(&spec).map_err(load_err)?;
             }
         }
 
-        match root.child("Physics_State") {
-            Some(ps) => {
-                let bytes = unhex(ps.text()).map_err(load_err)?;
+        let engine = match trusted_engine_state(xml, root, options.key) {
+            Ok(bytes) => {
+                // Sealed by this key: the engine wrote it, for exactly these entities.
                 let (bodies, joints) = (world.physics.body_count(), world.physics.joint_count());
                 world.physics.import_state(&bytes).map_err(load_err)?;
                 if world.physics.body_count() != bodies || world.physics.joint_count() != joints {
@@ -268,14 +517,22 @@ impl<P: PhysicsBackend + Default> World<P> {
                         "Physics_State does not match the entities of the file",
                     ));
                 }
+                EngineState::Resumed
             }
-            None => world.restore_state(root.child("State"))?,
-        }
-        Ok(world)
+            Err(why) => {
+                world.restore_state(root.child("State"), limits)?;
+                EngineState::Rebuilt(why)
+            }
+        };
+        Ok((world, engine))
     }
 
     /// Places bodies and sets motors from a `<State>` element (files without Physics_State).
-    fn restore_state(&mut self, state: Option<&Element>) -> Result<(), WorldError> {
+    fn restore_state(
+        &mut self,
+        state: Option<&Element>,
+        limits: &LoadLimits,
+    ) -> Result<(), WorldError> {
         let Some(state) = state else {
             return Ok(());
         };
@@ -327,6 +584,15 @@ impl<P: PhysicsBackend + Default> World<P> {
                             ])
                             .map_err(load_err)?,
                     };
+                    for v in s.position {
+                        check_range("State: a position", v, limits.max_position)?;
+                    }
+                    for v in s.linear_velocity.iter().chain(&s.angular_velocity) {
+                        check_range("State: a velocity", *v, limits.max_velocity)?;
+                    }
+                    for v in s.orientation {
+                        check_range("State: a quaternion component", v, 1.0 + 1e-6)?;
+                    }
                     self.physics.set_body_state(handle, &s).map_err(load_err)?;
                 }
                 "Motor" => {
@@ -346,6 +612,42 @@ impl<P: PhysicsBackend + Default> World<P> {
         }
         Ok(())
     }
+}
+
+/// The file's engine state, if it is sealed with `key`; else why not.
+fn trusted_engine_state(
+    xml: &str,
+    root: &Element,
+    key: Option<&SaveKey>,
+) -> Result<Vec<u8>, String> {
+    let Some(ps) = root.child("Physics_State") else {
+        return Err("the file has no engine state".into());
+    };
+    let Some(key) = key else {
+        return Err("engine states are not trusted here".into());
+    };
+    // The seal covers the text up to the one Physics_State element, which must come last.
+    let at = match xml.match_indices(STATE_TAG).collect::<Vec<_>>()[..] {
+        [(at, _)] => at,
+        _ => return Err("the file must have exactly one Physics_State".into()),
+    };
+    if root.children.last().map(|c| c.name.as_str()) != Some("Physics_State") {
+        return Err("Physics_State must be the last element".into());
+    }
+    let seal = ps
+        .attr("Seal")
+        .ok_or("the engine state is not sealed")?
+        .trim();
+    let bytes = unhex(ps.text())?;
+    let want = hex(&key.seal(&[&xml.as_bytes()[..at], &bytes]));
+    if !constant_time_eq(want.as_bytes(), seal.as_bytes()) {
+        return Err("the engine state was not sealed by this server's key".into());
+    }
+    Ok(bytes)
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 #[cfg(test)]

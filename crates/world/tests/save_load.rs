@@ -4,7 +4,9 @@ mod common;
 
 use common::*;
 use simrob_protocol::ControlRequest;
-use simrob_world::{Applied, World, WorldConfig, WorldError};
+use simrob_world::{
+    Applied, EngineState, LoadLimits, LoadOptions, SaveKey, World, WorldConfig, WorldError,
+};
 
 fn busy_soccer() -> World {
     let mut w = world_with(&["soccer.xml"]);
@@ -94,27 +96,12 @@ fn corrupt_or_truncated_files_are_refused_and_change_nothing() {
     run(&mut w, 50);
     let good = w.save_xml();
     let before = w.save_xml();
-    let corrupted_hex = {
-        let start = good.find("<Physics_State").unwrap();
-        let mut s = good.clone();
-        s.replace_range(start + 40..start + 60, "zzzzzzzzzzzzzzzzzzzz");
-        s
-    };
-    let short_state = {
-        let start = good.find("<Physics_State").unwrap();
-        let end = good.find("</Physics_State>").unwrap();
-        let mut s = good.clone();
-        s.replace_range(start + 200..end - 200, "");
-        s
-    };
     for bad in [
         good[..good.len() / 2].to_string(),
         "not xml at all".to_string(),
         "<Something_Else/>".to_string(),
         good.replace("Version=\"1\"", "Version=\"99\""),
         good.replace("<Timestep>", "<Timestep>abc"),
-        corrupted_hex,
-        short_state,
         String::new(),
     ] {
         let err = w.load_xml(&bad).unwrap_err();
@@ -148,4 +135,181 @@ fn a_file_without_physics_state_places_the_bodies() {
         }
     }
     assert_eq!(loaded.motor_target(3, 1), Some(2.5));
+}
+
+/// The byte range of the hex digits of the engine state in a saved file.
+fn blob_range(xml: &str) -> std::ops::Range<usize> {
+    let tag = xml.find("<Physics_State").unwrap();
+    let start = tag + xml[tag..].find('>').unwrap() + 1;
+    let end = xml.find("</Physics_State>").unwrap();
+    start..end
+}
+
+#[test]
+fn a_damaged_engine_state_is_not_used_the_world_is_rebuilt_from_the_readable_part() {
+    let mut w = busy_soccer();
+    run(&mut w, 50);
+    let good = w.save_xml();
+    let r = blob_range(&good);
+    let corrupted_hex = {
+        let mut s = good.clone();
+        s.replace_range(r.start + 40..r.start + 60, "zzzzzzzzzzzzzzzzzzzz");
+        s
+    };
+    let short_state = {
+        let mut s = good.clone();
+        s.replace_range(r.start + 200..r.end - 200, "");
+        s
+    };
+    let flipped = {
+        let mut s = good.clone();
+        let i = r.start + (r.end - r.start) / 2;
+        let c = if &s[i..=i] == "0" { "1" } else { "0" };
+        s.replace_range(i..=i, c);
+        s
+    };
+    for bad in [corrupted_hex, short_state, flipped] {
+        let mut loaded = World::new(WorldConfig::default());
+        let engine = loaded
+            .load_xml_with(&bad, &LoadOptions::default())
+            .expect("rebuilt from the readable part");
+        assert!(matches!(engine, EngineState::Rebuilt(_)), "{engine:?}");
+        assert_eq!(loaded.iteration(), w.iteration());
+        assert_eq!(loaded.entity_ids().collect::<Vec<_>>(), vec![3, 7, 8]);
+        run(&mut loaded, 20);
+    }
+    // The untouched file resumes the engine exactly.
+    let mut loaded = World::new(WorldConfig::default());
+    assert_eq!(
+        loaded.load_xml_with(&good, &LoadOptions::default()),
+        Ok(EngineState::Resumed)
+    );
+}
+
+#[test]
+fn an_engine_state_sealed_by_another_key_or_edited_around_is_not_used() {
+    let mut w = busy_soccer();
+    run(&mut w, 30);
+    let mine = SaveKey::from_secret("this installation");
+    let theirs = SaveKey::from_secret("another installation");
+    let xml = w.save_xml_sealed(&theirs);
+    let mut loaded = World::new(WorldConfig::default());
+    let opts = LoadOptions {
+        key: Some(&mine),
+        limits: LoadLimits::default(),
+    };
+    assert!(matches!(
+        loaded.load_xml_with(&xml, &opts),
+        Ok(EngineState::Rebuilt(_))
+    ));
+    // Sealed by mine: resumed.
+    let xml = w.save_xml_sealed(&mine);
+    assert_eq!(loaded.load_xml_with(&xml, &opts), Ok(EngineState::Resumed));
+    // The readable part edited (gravity changed): the seal no longer holds.
+    let g = xml.find("<Gravity>").unwrap() + "<Gravity>".len();
+    let mut edited = xml.clone();
+    edited.replace_range(g..g + xml[g..].find('<').unwrap(), "-5");
+    assert!(matches!(
+        loaded.load_xml_with(&edited, &opts),
+        Ok(EngineState::Rebuilt(_))
+    ));
+    // A second, unsealed Physics_State after the sealed one is refused as a seal.
+    let appended = xml.replace(
+        "</SimRob_Simulation>",
+        "<Physics_State Encoding=\"hex\">00</Physics_State></SimRob_Simulation>",
+    );
+    assert!(matches!(
+        loaded.load_xml_with(&appended, &opts),
+        Ok(EngineState::Rebuilt(_)) | Err(_)
+    ));
+    // With no key, engine states are never used.
+    let none = LoadOptions {
+        key: None,
+        limits: LoadLimits::default(),
+    };
+    assert!(matches!(
+        loaded.load_xml_with(&xml, &none),
+        Ok(EngineState::Rebuilt(_))
+    ));
+}
+
+#[test]
+fn byte_mutations_of_the_engine_state_never_reach_the_engine() {
+    // Mutated engine states once made the engine panic on the next step. Unsealed, they are
+    // never read: every mutation loads from the readable part and steps on.
+    let mut w = busy_soccer();
+    run(&mut w, 40);
+    let good = w.save_xml();
+    let r = blob_range(&good);
+    let digits = "0123456789abcdef";
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..60 {
+        let mut bad = good.clone().into_bytes();
+        for _ in 0..4 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let i = r.start + (state >> 33) as usize % (r.end - r.start);
+            if bad[i].is_ascii_hexdigit() {
+                bad[i] = digits.as_bytes()[(state >> 20) as usize % 16];
+            }
+        }
+        let bad = String::from_utf8(bad).unwrap();
+        if bad == good {
+            continue;
+        }
+        let mut loaded = World::new(WorldConfig::default());
+        let engine = loaded.load_xml_with(&bad, &LoadOptions::default()).unwrap();
+        assert!(matches!(engine, EngineState::Rebuilt(_)));
+        run(&mut loaded, 3);
+    }
+}
+
+#[test]
+fn files_past_the_limits_are_refused_before_anything_is_built() {
+    let mut w = busy_soccer();
+    let before = w.save_xml();
+    let xml = w.save_xml();
+    // 20,000 entities: refused by count, before decoding any.
+    let crowd = xml.replacen(
+        "<Entities>",
+        &format!("<Entities>{}", "<Control_Request/>".repeat(20_000)),
+        1,
+    );
+    let err = w.load_xml(&crowd).unwrap_err().to_string();
+    assert!(err.contains("maxentities"), "{err}");
+    let small = LoadOptions {
+        limits: LoadLimits {
+            max_bodies: 3,
+            ..LoadLimits::default()
+        },
+        ..LoadOptions::default()
+    };
+    let err = w.load_xml_with(&xml, &small).unwrap_err().to_string();
+    assert!(err.contains("maxbodies"), "{err}");
+    let timestep = xml.replacen("<Timestep>0.01<", "<Timestep>10<", 1);
+    assert_ne!(timestep, xml);
+    assert!(w
+        .load_xml(&timestep)
+        .unwrap_err()
+        .to_string()
+        .contains("Timestep"));
+    let gravity = xml.replacen("<Gravity>", "<Gravity>1e30", 1);
+    assert!(w
+        .load_xml(&gravity)
+        .unwrap_err()
+        .to_string()
+        .contains("Gravity"));
+    let far = {
+        let state = xml.find("<State>").unwrap();
+        let at = state + xml[state..].find("<Position_X>").unwrap() + "<Position_X>".len();
+        let mut s = xml.clone();
+        s.insert_str(at, "1e308");
+        let end = at + 5 + s[at + 5..].find('<').unwrap();
+        s.replace_range(at + 5..end, "");
+        s
+    };
+    let err = w.load_xml(&far).unwrap_err().to_string();
+    assert!(err.contains("out of range"), "{err}");
+    assert_eq!(w.save_xml(), before, "a refused file changed the world");
 }
