@@ -358,10 +358,18 @@ impl KidSizeField {
     }
 
     /// The requests of the bundled scenario `scenarios/soccer/kidsize.xml`: materials, the
-    /// field (entity [`FIELD_ENTITY`]) and the ball on the centre spot (entity [`BALL_ENTITY`]).
+    /// ball's rolling resistance on carpet and paint, the field (entity [`FIELD_ENTITY`]) and
+    /// the ball on the centre spot (entity [`BALL_ENTITY`]).
     pub fn scene_requests(&self) -> Vec<ControlRequest> {
+        let rolling = |surface| ControlRequest::SetRollingResistance {
+            material_1: material::BALL,
+            material_2: surface,
+            coefficient: CARPET_ROLLING_RESISTANCE,
+        };
         vec![
             self.materials_request(),
+            rolling(material::CARPET),
+            rolling(material::LINE),
             ControlRequest::CreateEntity(self.field_entity(FIELD_ENTITY)),
             ControlRequest::CreateEntity(self.ball_entity(BALL_ENTITY, 0.0, 0.0)),
         ]

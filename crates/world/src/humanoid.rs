@@ -602,18 +602,14 @@ impl<P: PhysicsBackend + Default> crate::World<P> {
 }
 
 impl crate::World<crate::RapierBackend> {
-    /// A KidSize scene ready to run: the materials, the field and the ball on the centre spot
+    /// A KidSize scene ready to run: the materials, the carpet's rolling resistance for the
+    /// ball, the field and the ball on the centre spot
     /// (`simrob_soccer::KidSizeField::scene_requests`, the content of
-    /// `scenarios/soccer/kidsize.xml`), the carpet's rolling resistance for the ball, and the
-    /// simulation initialized. Add humanoids with [`World::create_humanoid`](crate::World::create_humanoid).
+    /// `scenarios/soccer/kidsize.xml`), and the simulation initialized. Add humanoids with [`World::create_humanoid`](crate::World::create_humanoid).
     pub fn kidsize(config: crate::WorldConfig, field: &KidSizeField) -> Result<Self, WorldError> {
-        use simrob_soccer::field::{material, CARPET_ROLLING_RESISTANCE};
         let mut world = crate::World::new(config);
         for r in field.scene_requests() {
             world.apply_control(&r)?;
-        }
-        for surface in [material::CARPET, material::LINE] {
-            world.set_rolling_resistance(material::BALL, surface, CARPET_ROLLING_RESISTANCE)?;
         }
         world.apply_control(&simrob_protocol::ControlRequest::InitializeSimulation)?;
         Ok(world)

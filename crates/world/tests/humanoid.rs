@@ -191,3 +191,32 @@ fn bad_actions_are_refused_and_change_nothing() {
     assert!(w.humanoid_action(99, "walk", &[]).is_err());
     assert_eq!(before, format!("{:?}", w.humanoid(20)));
 }
+
+#[test]
+fn the_bundled_kidsize_scenario_is_the_rust_scene() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer/");
+    let keys = simrob_protocol::CommandKeys::default();
+    let xml = std::fs::read(format!("{root}kidsize.xml")).unwrap();
+    let from_file: Vec<simrob_protocol::ControlRequest> =
+        simrob_protocol::decode_datagram(&xml, &keys)
+            .into_iter()
+            .map(|r| match r.unwrap() {
+                simrob_protocol::Request::Control { request, .. } => request,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+    assert_eq!(from_file, KidSizeField::default().scene_requests());
+    // And the teams load on it: six humanoids, three a side.
+    let mut w = scene();
+    let teams = std::fs::read(format!("{root}teams-3v3.xml")).unwrap();
+    for r in simrob_protocol::decode_datagram(&teams, &keys) {
+        w.apply(&r.unwrap()).unwrap();
+    }
+    let ids: Vec<u32> = w.humanoid_ids().collect();
+    assert_eq!(ids, vec![21, 22, 23, 31, 32, 33]);
+    let cyan = ids
+        .iter()
+        .filter(|i| w.humanoid(**i).unwrap().team == Team::Cyan)
+        .count();
+    assert_eq!(cyan, 3);
+}
