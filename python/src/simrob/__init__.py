@@ -1,0 +1,30 @@
+"""simrob for Python: SimRob agents over UDP, Mobile Robot Simulator robots over TCP, and
+``simrob`` processes started on free ports.
+
+>>> from simrob import Agent, MrsClient, server
+"""
+
+from . import protocol, server
+from .agent import Agent, NotRegistered, ServerError, SimRobError, Timeout
+from .mrs import MrsClient, MrsError
+from .protocol import AgentInformation, Body, Broadcast, EntityInfo, ProtocolError, Response
+
+__all__ = [
+    "Agent",
+    "AgentInformation",
+    "Body",
+    "Broadcast",
+    "EntityInfo",
+    "MrsClient",
+    "MrsError",
+    "NotRegistered",
+    "ProtocolError",
+    "Response",
+    "ServerError",
+    "SimRobError",
+    "Timeout",
+    "protocol",
+    "server",
+]
+
+__version__ = "0.1.0"

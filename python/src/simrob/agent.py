@@ -1,0 +1,338 @@
+"""A SimRob agent over UDP: register, send every request of the SimRob manual, receive
+responses and whole broadcasts, run in lockstep with the server."""
+
+from __future__ import annotations
+
+import collections
+import ipaddress
+import socket
+import time
+from pathlib import Path
+from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Tuple, Union
+
+from . import protocol as p
+from .protocol import AgentInformation, Broadcast, Response, ServerMessage
+
+DEFAULT_TIMEOUT = 2.0
+"""Seconds :class:`Agent` waits for an answer unless told otherwise."""
+
+Address = Tuple[str, int]
+
+
+class SimRobError(Exception):
+    """Base of the errors this package raises."""
+
+
+class ServerError(SimRobError):
+    """The server refused a request; the message is the server's own text (after
+    ``Error: ``), which says what was wrong and where."""
+
+
+class Timeout(SimRobError, TimeoutError):
+    """No answer within the time given."""
+
+
+class NotRegistered(SimRobError):
+    """The call needs a registered agent: call :meth:`Agent.register` first."""
+
+
+def _parse_address(server: Union[str, Address]) -> Address:
+    if isinstance(server, str):
+        host, _, port = server.rpartition(":")
+        return (host or "127.0.0.1", int(port))
+    return (server[0], int(server[1]))
+
+
+class Agent:
+    """One agent: a UDP socket talking to one SimRob server.
+
+    ``server`` is ``("127.0.0.1", 5005)`` or ``"127.0.0.1:5005"``. Every request method takes
+    ``confirm``: ``True`` (the default) asks the server for a confirmation, waits for it and
+    returns its text, raising :class:`ServerError` with the server's message on an error;
+    ``False`` sends and returns at once (what a controller does every iteration).
+    """
+
+    def __init__(self, server: Union[str, Address], timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.server: Address = _parse_address(server)
+        self.timeout = timeout
+        family, _, _, _, addr = socket.getaddrinfo(self.server[0], self.server[1], 0, socket.SOCK_DGRAM)[0]
+        self._server_addr: Address = (str(addr[0]), int(addr[1]))
+        self._sock = socket.socket(family, socket.SOCK_DGRAM)
+        if ipaddress.ip_address(self._server_addr[0]).is_loopback:
+            self._sock.bind((self._server_addr[0], 0))
+        else:
+            self._sock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", 0))
+        self.key: Optional[str] = None
+        self._pending: Deque[ServerMessage] = collections.deque()
+        self._assembly: Dict[int, List[Broadcast]] = {}
+        #: The newest whole broadcast received.
+        self.last_broadcast: Optional[Broadcast] = None
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._sock.close()
+
+    def __enter__(self) -> "Agent":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @property
+    def local_address(self) -> Address:
+        host, port = self._sock.getsockname()[:2]
+        if host in ("0.0.0.0", "::"):
+            probe = socket.socket(self._sock.family, socket.SOCK_DGRAM)
+            try:
+                probe.connect(self._server_addr)
+                host = probe.getsockname()[0]
+            finally:
+                probe.close()
+        return (host, port)
+
+    def send_raw(self, xml: Union[str, bytes]) -> None:
+        """Sends any XML as one datagram (even several ``<Message>`` roots)."""
+        data = xml.encode() if isinstance(xml, str) else xml
+        self._sock.sendto(data, self._server_addr)
+
+    def send_file(self, path: Union[str, Path], timeout: Optional[float] = None) -> List[str]:
+        """Sends every ``<Message>`` of a scenario file one by one, asking for a confirmation
+        of each; returns the confirmations (raises :class:`ServerError` at the first error)."""
+        import xml.etree.ElementTree as ET
+
+        text = Path(path).read_text()
+        # A file may hold several roots: wrap them to parse, then send each.
+        body = text.split("?>", 1)[1] if text.lstrip().startswith("<?xml") else text
+        root = ET.fromstring(f"<Messages>{body}</Messages>")
+        answers = []
+        for message in root.findall("Message"):
+            request = message.find("Simulation_Message/*")
+            if request is not None and request.find("Response") is None:
+                ET.SubElement(request, "Response").text = "true"
+            self.send_raw(ET.tostring(message))
+            if request is not None:
+                answers.append(self._wait_response(timeout))
+        return answers
+
+    def _recv_direct(self, timeout: float) -> Optional[ServerMessage]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self._sock.settimeout(left)
+            try:
+                data, sender = self._sock.recvfrom(65536)
+            except socket.timeout:
+                return None
+            if (sender[0], sender[1]) != self._server_addr:
+                continue  # not from our server
+            message = p.decode_server_message(data)
+            if isinstance(message, Broadcast):
+                whole = self._assemble(message)
+                if whole is None:
+                    continue
+                self.last_broadcast = whole
+                return whole
+            return message
+
+    def _assemble(self, b: Broadcast) -> Optional[Broadcast]:
+        if b.part is None or b.parts is None:
+            return b
+        pieces = self._assembly.setdefault(b.iteration, [])
+        pieces.append(b)
+        # An incomplete older broadcast is dropped when a newer one starts.
+        for it in [i for i in self._assembly if i < b.iteration]:
+            del self._assembly[it]
+        if len({x.part for x in pieces}) == b.parts:
+            del self._assembly[b.iteration]
+            return p.merge_parts(pieces)
+        return None
+
+    def recv(self, timeout: Optional[float] = None) -> Optional[ServerMessage]:
+        """The next message (a response, agent information or a whole broadcast), or
+        ``None`` after ``timeout`` seconds."""
+        if self._pending:
+            return self._pending.popleft()
+        return self._recv_direct(self.timeout if timeout is None else timeout)
+
+    def next_broadcast(self, timeout: Optional[float] = None) -> Broadcast:
+        """The next whole broadcast; responses meanwhile are kept for :meth:`recv`. Raises
+        :class:`Timeout` when none comes in time."""
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        kept: List[ServerMessage] = []
+        try:
+            while True:
+                m = self._recv_direct(deadline - time.monotonic())
+                if m is None:
+                    raise Timeout(f"no broadcast from {self.server} within {limit} s")
+                if isinstance(m, Broadcast):
+                    return m
+                kept.append(m)
+        finally:
+            self._pending.extend(kept)
+
+    def _wait_response(self, timeout: Optional[float], accept: Callable[[str], bool] = lambda t: True) -> str:
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        kept: List[ServerMessage] = []
+        try:
+            while True:
+                m = self._recv_direct(deadline - time.monotonic())
+                if m is None:
+                    raise Timeout(f"no answer from {self.server} within {limit} s")
+                if isinstance(m, Response):
+                    if m.is_error:
+                        raise ServerError(m.text[len(p.ERROR_PREFIX):])
+                    if accept(m.text):
+                        return m.text
+                kept.append(m)
+        finally:
+            self._pending.extend(kept)
+
+    def _request(self, xml: str, confirm: bool, timeout: Optional[float] = None) -> Optional[str]:
+        self.send_raw(xml)
+        return self._wait_response(timeout) if confirm else None
+
+    # -- agent messages ------------------------------------------------------------------
+
+    def register(
+        self, key: str, agent_type: str = "RobotController", sync: bool = False,
+        broadcast: float = 0.0, timeout: Optional[float] = None,
+    ) -> str:
+        """``Register_Agent`` under ``key`` with this socket's address; waits for the
+        confirmation. ``broadcast``: seconds between broadcasts (0 = every iteration, -1 =
+        never). ``agent_type``: ``RobotController``, ``GUI``, ``PosesOnly`` or another the
+        server knows."""
+        host, port = self.local_address
+        self.send_raw(p.register_agent(key, port, host, agent_type, sync, broadcast))
+        text = self._wait_response(timeout, lambda t: f"key {key}," in t)
+        self.key = key
+        return text
+
+    def info(self, requested: str, timeout: Optional[float] = None) -> AgentInformation:
+        """``Info_Request``: where agent ``requested`` is."""
+        if self.key is None:
+            raise NotRegistered("register before asking for other agents")
+        self.send_raw(p.info_request(self.key, requested))
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        while True:
+            m = self._recv_direct(deadline - time.monotonic())
+            if m is None:
+                raise Timeout(f"no answer to Info_Request within {limit} s")
+            if isinstance(m, AgentInformation):
+                return m
+            if isinstance(m, Response) and m.is_error:
+                raise ServerError(m.text[len(p.ERROR_PREFIX):])
+            self._pending.append(m)
+
+    def synchronize(self, iteration: int) -> None:
+        """``Synchronize``: this agent finished ``iteration``."""
+        if self.key is None:
+            raise NotRegistered("register before synchronizing")
+        self.send_raw(p.synchronize(self.key, iteration))
+
+    def lockstep(
+        self, act: Callable[[Broadcast, "Agent"], bool], timeout: float = 5.0,
+        max_iterations: Optional[int] = None,
+    ) -> int:
+        """Waits for each broadcast, calls ``act(broadcast, agent)``, then synchronizes with
+        its iteration; stops when ``act`` returns false (or after ``max_iterations``).
+        Returns the last iteration handled."""
+        last = 0
+        count = 0
+        while True:
+            b = self.next_broadcast(timeout)
+            go_on = act(b, self)
+            self.synchronize(b.iteration)
+            last = max(last, b.iteration)
+            count += 1
+            if not go_on or (max_iterations is not None and count >= max_iterations):
+                return last
+
+    # -- control requests ------------------------------------------------------------------
+
+    def register_materials(
+        self, materials: List[Tuple[int, str]], interactions: List[Mapping[str, float]],
+        confirm: bool = True,
+    ) -> Optional[str]:
+        return self._request(p.materials_interactions(materials, interactions, confirm), confirm)
+
+    def create_entity(self, xml: str, confirm: bool = True) -> Optional[str]:
+        """``Create_Entity`` from its ``<Control_Request>`` (or whole ``<Message>``) XML."""
+        if "<Message" not in xml:
+            xml = f"<Message><Simulation_Message>{xml}</Simulation_Message></Message>"
+        if confirm and "<Response>" not in xml:
+            xml = xml.replace("</Control_Request>", "<Response>true</Response></Control_Request>", 1)
+        return self._request(xml, confirm)
+
+    def initialize(self, confirm: bool = True) -> Optional[str]:
+        """``Initialize_Simulation``."""
+        return self._request(p.control_request("Initialize_Simulation", confirm=confirm), confirm)
+
+    def make_step(self, confirm: bool = True) -> Optional[str]:
+        """``Make_Step``: one iteration in step mode."""
+        return self._request(p.control_request("Make_Step", confirm=confirm), confirm)
+
+    def _simple(self, method: str, value: Any, confirm: bool) -> Optional[str]:
+        return self._request(p.simple_control(method, value, confirm), confirm)
+
+    def set_step_mode(self, on: bool, confirm: bool = True) -> Optional[str]:
+        return self._simple("set_step_mode", bool(on), confirm)
+
+    def set_autoadjust_mode(self, on: bool, confirm: bool = True) -> Optional[str]:
+        return self._simple("set_autoadjust_mode", bool(on), confirm)
+
+    def set_sync_mode(self, on: bool, confirm: bool = True) -> Optional[str]:
+        return self._simple("set_sync_mode", bool(on), confirm)
+
+    def set_sync_wait(self, seconds: float, confirm: bool = True) -> Optional[str]:
+        return self._simple("set_sync_wait", float(seconds), confirm)
+
+    def set_timestep(self, seconds: float, confirm: bool = True) -> Optional[str]:
+        return self._simple("set_timestep", float(seconds), confirm)
+
+    def set_world_gravity(self, gravity: float, confirm: bool = True) -> Optional[str]:
+        """Gravity along Z, m/s² (negative pulls down)."""
+        return self._simple("set_world_gravity", float(gravity), confirm)
+
+    def set_world_hardness(self, hardness: float, confirm: bool = True) -> Optional[str]:
+        return self._simple("set_world_hardness", float(hardness), confirm)
+
+    def set_world_bounciness(self, bounciness: float, confirm: bool = True) -> Optional[str]:
+        return self._simple("set_world_bounciness", float(bounciness), confirm)
+
+    def save(self, file: str, confirm: bool = True) -> Optional[str]:
+        """``Save`` into the server's save directory."""
+        return self._simple("save", file, confirm)
+
+    def load(self, file: str, confirm: bool = True) -> Optional[str]:
+        return self._simple("load", file, confirm)
+
+    def set_fast_mode(self, on: bool, confirm: bool = True) -> Optional[str]:
+        return self._simple("set_fast_mode", bool(on), confirm)
+
+    def set_steps_per_iteration(self, steps: int, confirm: bool = True) -> Optional[str]:
+        return self._simple("set_steps_per_iteration", int(steps), confirm)
+
+    def set_rolling_resistance(
+        self, material_1: int, material_2: int, coefficient: float, confirm: bool = True
+    ) -> Optional[str]:
+        return self._request(p.rolling_resistance(material_1, material_2, coefficient, confirm), confirm)
+
+    # -- entity requests ---------------------------------------------------------------------
+
+    def motors(self, entity_id: int, speeds: Mapping[int, float], confirm: bool = True) -> Optional[str]:
+        """``Robot_Motor_Control``: ``{wheel joint id: rad/s}``."""
+        return self._request(p.motors(entity_id, {j: float(v) for j, v in speeds.items()}, confirm), confirm)
+
+    def set_entity_position(
+        self, entity_id: int, x: float, y: float, z: float, confirm: bool = True
+    ) -> Optional[str]:
+        return self._request(p.set_entity_position(entity_id, (float(x), float(y), float(z)), confirm), confirm)
+
+    def humanoid_action(self, entity_id: int, name: str, confirm: bool = True, **params: Any) -> Optional[str]:
+        return self._request(p.humanoid_action(entity_id, name, params, confirm), confirm)

@@ -1,0 +1,103 @@
+"""A SimRob agent against a real `simrob serve`."""
+
+from pathlib import Path
+
+import pytest
+
+from simrob import Agent, ServerError, Timeout
+from simrob.server import Process
+
+
+def test_register_info_and_confirmations(sim: Process) -> None:
+    with Agent(sim.address) as agent:
+        text = agent.register("py")
+        assert "key py," in text
+        info = agent.info("py")
+        assert (info.key, info.port) == ("py", agent.local_address[1])
+        assert agent.set_timestep(0.02) == "Set_Timestep: Timestep set to 0.02"
+        assert agent.motors(3, {0: 1.0, 1: 1.0}) == "Robot_Motor_Control: Motors of robot 3 set"
+        with pytest.raises(ServerError) as e:
+            agent.info("nobody")
+        assert "nobody" in str(e.value)
+
+
+def test_errors_carry_the_servers_text(sim: Process) -> None:
+    with Agent(sim.address) as agent:
+        agent.register("err")
+        with pytest.raises(ServerError) as e:
+            agent.set_timestep(-1.0)
+        assert "Timestep" in str(e.value)
+        with pytest.raises(ServerError) as e:
+            agent.motors(99, {0: 1.0})
+        assert str(e.value) == "Robot_Motor_Control: entity 99 does not exist"
+
+
+def test_lockstep_drives_the_sumbot(sim: Process) -> None:
+    with Agent(sim.address) as agent:
+        agent.register("driver", sync=True)
+        agent.set_sync_mode(True)
+        agent.initialize()
+        seen = []
+
+        def act(b, a):  # type: ignore[no-untyped-def]
+            seen.append(b.iteration)
+            if len(seen) == 50:  # landed: drive towards -X
+                a.motors(3, {0: 6.0, 1: 6.0}, confirm=False)
+            return len(seen) < 300
+
+        first = agent.next_broadcast(5.0)
+        start = first.entity(3).position
+        agent.synchronize(first.iteration)
+        agent.lockstep(act)
+        # Lockstep: one broadcast per iteration, none skipped.
+        assert seen == list(range(seen[0], seen[0] + 300))
+        end = agent.last_broadcast.entity(3).position  # type: ignore[union-attr]
+        assert end[0] < start[0] - 0.05, (start, end)
+        ball = agent.last_broadcast.entity(8)  # type: ignore[union-attr]
+        assert ball.kind == "Ball"
+        try:
+            import numpy as np
+        except ImportError:
+            return
+        arr = agent.last_broadcast.entity_array()  # type: ignore[union-attr]
+        assert arr.shape[1] == 7 and np.isclose(arr[arr[:, 0] == 3][0, 1], end[0])
+
+
+def test_step_mode_advances_one_iteration_per_make_step(sim: Process) -> None:
+    with Agent(sim.address) as agent:
+        agent.register("stepper")
+        agent.initialize()
+        agent.set_step_mode(True)
+        agent.make_step()
+        before = agent.next_broadcast(5.0).iteration
+        for _ in range(3):
+            agent.make_step()
+        iterations = set()
+        while True:
+            b = agent.next_broadcast(5.0)
+            iterations.add(b.iteration)
+            if b.iteration >= before + 3:
+                break
+        assert max(iterations) == before + 3
+        with pytest.raises(Timeout):
+            agent.next_broadcast(0.3)  # paused: nothing more
+
+
+def test_save_and_load_stay_in_the_save_directory(sim: Process, tmp_path: Path) -> None:
+    with Agent(sim.address) as agent:
+        agent.register("saver")
+        agent.initialize()
+        assert agent.save("state.xml")
+        assert (tmp_path / "state.xml").exists()
+        assert agent.load("state.xml")
+        with pytest.raises(ServerError):
+            agent.save("../outside.xml")
+        assert not (tmp_path.parent / "outside.xml").exists()
+
+
+def test_a_scenario_file_is_sent_message_by_message(sim: Process, repo: Path) -> None:
+    with Agent(sim.address) as agent:
+        agent.register("loader")
+        with pytest.raises(ServerError) as e:
+            agent.send_file(repo / "scenarios" / "sumbot.xml")  # entity 3 exists already
+        assert "3" in str(e.value)
