@@ -35,6 +35,7 @@
 //! [`World::apply_control`] / [`World::apply_entity`]; the physics engine is any
 //! [`PhysicsBackend`].
 
+pub mod brain;
 mod config;
 mod entity;
 mod humanoid;
