@@ -203,6 +203,8 @@ pub struct IniConfig {
     pub max_vel_servo: Option<f64>,
     /// The simulator, `IP:PORT` (overridden by `--server`).
     pub server: Option<String>,
+    /// The simulator's entity id of this robot's humanoid (default: `id`).
+    pub entity_id: Option<u32>,
     /// UDP port of the team messages.
     pub comm_port: u16,
     /// Where team messages are sent: a broadcast address for a LAN, or `127.0.0.1` for
@@ -218,6 +220,7 @@ pub const DEFAULT_COMM_PORT: u16 = 10020;
 /// Every key that is not FutRob's robot profile: name, unit, default, meaning.
 pub const KEYS: &[(&str, &str, &str, &str)] = &[
     ("server", "IP:PORT", "(none)", "the simulator (simrob serve); --server overrides it"),
+    ("entityId", "id", "id", "the simulator's entity id of this robot's humanoid"),
     ("commPort", "port", "10020", "UDP port of the team messages"),
     ("commAddress", "IPv4", "127.255.255.255", "where team messages go: 255.255.255.255 on a LAN; the loopback broadcast 127.255.255.255 for robots on one machine"),
     ("COMM_TTL", "ms", "10000", "teammate data older than this is dropped"),
@@ -280,6 +283,7 @@ impl IniConfig {
             max_rpm_servo: None,
             max_vel_servo: None,
             server: None,
+            entity_id: None,
             comm_port: DEFAULT_COMM_PORT,
             comm_address: "127.255.255.255".into(),
             params: BrainParams::default(),
@@ -373,6 +377,7 @@ impl IniConfig {
                     }
                     c.server = Some(value.into())
                 }
+                "entityId" => c.entity_id = Some(num(1.0, 4.0e9)? as u32),
                 "commPort" => c.comm_port = num(1.0, 65535.0)? as u16,
                 "commAddress" => {
                     if value.parse::<std::net::Ipv4Addr>().is_err() {
