@@ -24,16 +24,19 @@
 //!   `c = (1 − ERP) / CFM` per unit of effective mass. rapier describes constraint softness by a
 //!   natural frequency `ω = √k` and damping ratio `ζ = c / (2ω)`; with these, rapier's own ERP
 //!   `hω / (hω + 2ζ)` equals ODE's exactly. World Hardness/Bounciness (global CFM/ERP) set the
-//!   softness of every joint's locked axes; a WheelJoint's Hardness/Bounciness set its
-//!   suspension spring along axis 1.
-//! * **Contacts.** rapier has one contact softness for the whole world, so it is taken from the
-//!   *default* interaction; the per-pair Hardness/Bounciness of
-//!   `Register_Materials_Interactions` set the pair's **restitution** to the coefficient of
-//!   restitution of that pair's spring, `e = exp(−πζ/√(1−ζ²))` (0 when `ζ ≥ 1`), and the pair's
-//!   Friction is its Coulomb coefficient, both applied per contact through rapier's contact
-//!   modification hook. Contact CFM is scaled by [`mapping::CONTACT_CFM_SCALE`] = 0.01: taken
+//!   softness of every joint's locked axes.
+//! * **Contacts.** Each material pair's Hardness and Bounciness make the pair's spring as
+//!   above, with Hardness (CFM) scaled by [`mapping::CONTACT_CFM_SCALE`] = 0.01: taken
 //!   literally, the seed's Hardness 0.15 is a 400 N/m spring that lets the ball sink through the
-//!   floor (measured with ODE on the seed's scene); scaled, the seed's scene is stable.
+//!   floor (measured with ODE on the seed's scene). ODE's CFM is absolute, so with the scale
+//!   the seed's pairs are springs of 40–160 kN/m: a SumBot wheel carrying 7 N sinks 0.1 mm.
+//!   The solver therefore holds contacts nearly rigid (error reduction 0.91 per step, almost no
+//!   force mixing); the pair's spring gives its **restitution**, the coefficient of restitution
+//!   of that damped spring, `e = exp(−πζ/√(1−ζ²))` (0 when `ζ ≥ 1`), and the pair's Friction is
+//!   its Coulomb coefficient, both applied per contact through rapier's contact modification
+//!   hook. The solver's soft contacts of earlier versions (one mass-normalised spring for the
+//!   whole world) let the SumBot sink 1.7 mm and, worse, left a residual sinking velocity after
+//!   every step that the friction pass turned into creep: an idle SumBot turned 21° a minute.
 //! * **Slip.** ODE's force-dependent slip (`v_slip = slip · F_tangent`) is approximated by a
 //!   reduction of the pair's friction coefficient, `μ_eff = μ / (1 + s)` with
 //!   `s = 10 · SLIP_SCALE · (slip1 + slip2) / 2` and `SLIP_SCALE` = 0.1 (the seed's Slip 0.1 lowers
@@ -42,12 +45,23 @@
 //! * **WheelJoint = ODE Hinge2.** Axis 2 is the wheel axis: a velocity motor with at most
 //!   `Maximum_Torque`; positive targets follow ODE's sign (the rate is body 1's angular velocity
 //!   minus body 2's about axis 2, so on the seed's SumBot a positive speed drives it towards −X).
-//!   Axis 1 is held by the suspension spring (translation along it) and the wheel cannot steer
-//!   (rotation about axis 1 and the third axis locked — SimRob has no steering command).
+//!   The wheel cannot steer (rotation about axis 1 and the third axis locked — SimRob has no
+//!   steering command), and the suspension along axis 1 is held as rigidly as the other locked
+//!   axes: the joint's Hardness/Bounciness are checked and saved but not simulated. The seed's
+//!   suspension (CFM 0.001, ERP 0.9) is a 90 kN/m spring that deflects 0.1 mm under a SumBot;
+//!   solved as a spring motor it left a residual fore-aft velocity every step that made an idle
+//!   SumBot turn.
 //! * **WheelCylinder** collides as a sphere of the wheel's radius (inertia of the cylinder) and
 //!   never with another WheelCylinder. Bodies joined by a joint never collide with each other.
-//! * **Fast mode** solves with one solver iteration and the simplified friction model instead of
-//!   four iterations with Coulomb friction.
+//! * **Fast mode** solves each step in two substeps instead of four (both with rapier's
+//!   simplified friction: one friction constraint per contact patch plus a twist constraint).
+//! * **Rest.** A body whose speed stays below 1 mm/s and 0.01 rad/s for 2 s, together with
+//!   everything it touches or is jointed to, is put to rest (rapier's sleeping) until something
+//!   touches it, one of its motors is set or it is moved; ODE's solver holds such bodies still by
+//!   itself, rapier's iterative one leaves them creeping by a few millimetres a minute.
+//! * **Precision.** rapier computes in `f32`. Values cross this API as `f64` holding exactly
+//!   the engine's `f32` values, so the shortest text that reads back to one is that of the
+//!   `f32` (what the protocol crate prints).
 
 pub mod mapping;
 mod rapier_backend;

@@ -19,6 +19,20 @@ const GROUP_WHEEL: Group = Group::GROUP_2;
 /// Damping gain of the wheel velocity motors (N·m·s/rad): large enough that the motor behaves
 /// as ODE's velocity constraint, bounded by the joint's maximum torque.
 const MOTOR_GAIN: f32 = 1.0e4;
+/// `h·ω` of the solver's contact constraint: an error reduction of 0.91 per step with almost no
+/// constraint-force mixing (see [`rigid_contact`]).
+const RIGID_CONTACT_H_OMEGA: f64 = 20.0;
+/// A body whose speed stays below this (m/s) ...
+const SLEEP_LINEAR: f32 = 0.001;
+/// ... and whose rotation rate stays below this (rad/s) ...
+const SLEEP_ANGULAR: f32 = 0.01;
+/// ... for this long (s), together with every body it touches or is jointed to, is at rest:
+/// the engine stops moving it until something touches it, a joint's motor changes or it is
+/// moved. Far below anything a robot or a rolling ball does (1 mm/s, 0.6°/s).
+const SLEEP_AFTER: f32 = 2.0;
+/// Solver substeps per step in the default and in the fast mode.
+const SUBSTEPS: usize = 4;
+const FAST_SUBSTEPS: usize = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct BodyEntry {
@@ -254,37 +268,15 @@ impl RapierBackend {
         w.gravity = Vector::new(0.0, 0.0, p.gravity as f32);
         let ip = &mut w.integration_parameters;
         ip.dt = p.timestep as f32;
-        let contact = contact_spring(
-            p.default_interaction.hardness,
-            p.default_interaction.bounciness,
-            p.timestep,
-        );
-        let soft =
-            SpringCoefficients::new(contact.frequency_hz() as f32, contact.zeta.max(0.0) as f32);
+        let soft = rigid_contact(p.timestep);
         ip.contact_softness = soft;
         ip.static_contact_softness = soft;
-        if p.fast_mode {
-            ip.num_solver_iterations = 1;
-            ip.friction_model = FrictionModel::Simplified;
-        } else {
-            ip.num_solver_iterations = 4;
-            ip.friction_model = FrictionModel::Coulomb;
-        }
-        let joint_spring = ode_spring(p.world_bounciness, p.world_hardness, p.timestep);
-        let joint_soft =
-            SpringCoefficients::new(joint_spring.frequency_hz() as f32, joint_spring.zeta as f32);
+        ip.num_solver_iterations = if p.fast_mode { FAST_SUBSTEPS } else { SUBSTEPS };
+        ip.friction_model = FrictionModel::Simplified;
+        let joint_soft = joint_softness(&p);
         for entry in &self.state.joints {
             if let Some(j) = w.impulse_joints.get_mut(entry.handle, false) {
                 j.data.softness = joint_soft;
-                if let JointDesc::Wheel {
-                    hardness,
-                    bounciness,
-                    ..
-                } = entry.desc
-                {
-                    let (k, c) = suspension(hardness, bounciness, p.timestep);
-                    j.data.set_motor_position(JointAxis::LinY, 0.0, k, c);
-                }
             }
         }
         self.rebuild_hooks();
@@ -296,20 +288,21 @@ impl RapierBackend {
             .get(id as usize)
             .ok_or(PhysicsError::NoSuchBody(id))
     }
-
-    fn joint_softness(&self) -> SpringCoefficients<f32> {
-        let p = self.state.params;
-        let s = ode_spring(p.world_bounciness, p.world_hardness, p.timestep);
-        SpringCoefficients::new(s.frequency_hz() as f32, s.zeta as f32)
-    }
 }
 
-/// Stiffness (N/m) and damping (N·s/m) of a wheel joint's suspension from ODE's suspension
-/// ERP (Bounciness) and CFM (Hardness).
-fn suspension(hardness: f64, bounciness: f64, h: f64) -> (f32, f32) {
-    let erp = bounciness.clamp(0.001, 0.999);
-    let cfm = hardness.max(1e-12);
-    ((erp / (h * cfm)) as f32, ((1.0 - erp) / cfm) as f32)
+/// Softness of every joint's locked axes: the world's Hardness/Bounciness (ODE's global CFM/ERP).
+fn joint_softness(p: &StepParams) -> SpringCoefficients<f32> {
+    let s = ode_spring(p.world_bounciness, p.world_hardness, p.timestep);
+    SpringCoefficients::new(s.frequency_hz() as f32, s.zeta as f32)
+}
+
+/// The solver's own contact softness: nearly rigid (error reduction 0.91 per step, almost no
+/// constraint-force mixing). A soft contact under a steady load keeps a residual sinking
+/// velocity after every step that the next step's position correction undoes; the friction
+/// pass sees that velocity, and a robot at rest on it creeps and turns.
+fn rigid_contact(h: f64) -> SpringCoefficients<f32> {
+    let omega = RIGID_CONTACT_H_OMEGA / h;
+    SpringCoefficients::new((omega / std::f64::consts::TAU) as f32, 1.0)
 }
 
 impl PhysicsBackend for RapierBackend {
@@ -325,16 +318,20 @@ impl PhysicsBackend for RapierBackend {
         let collider = collider_for(desc)?
             .user_data(((id as u128) << 32) | desc.material as u128)
             .active_hooks(ActiveHooks::MODIFY_SOLVER_CONTACTS);
-        // Bodies never sleep: rapier's sleep thresholds are tuned for human-sized objects and
-        // would freeze a slowly rolling 3 cm ball; ODE (the seed's engine) does not auto-disable
-        // bodies by default either.
         let rb = if desc.mass > 0.0 {
-            RigidBodyBuilder::dynamic().can_sleep(false)
+            RigidBodyBuilder::dynamic()
         } else {
             RigidBodyBuilder::fixed()
         }
         .pose(pose);
         let (handle, _) = self.state.world.insert(rb, collider);
+        if let Some(rb) = self.state.world.bodies.get_mut(handle) {
+            // rapier's default thresholds (5 cm/s, 0.5 rad/s) would freeze a slowly rolling ball.
+            let a = rb.activation_mut();
+            a.normalized_linear_threshold = SLEEP_LINEAR;
+            a.angular_threshold = SLEEP_ANGULAR;
+            a.time_until_sleep = SLEEP_AFTER;
+        }
         self.state.bodies.push(BodyEntry {
             handle,
             desc: *desc,
@@ -359,7 +356,7 @@ impl PhysicsBackend for RapierBackend {
             return Err(PhysicsError::NoSuchBody(b1));
         };
         let (p1, p2) = (*r1.position(), *r2.position());
-        let softness = self.joint_softness();
+        let softness = joint_softness(&self.state.params);
         let joint = match *desc {
             JointDesc::Fixed { .. } => GenericJointBuilder::new(JointAxesMask::LOCKED_FIXED_AXES)
                 .local_frame1(p1.inv_mul(&p2))
@@ -388,9 +385,10 @@ impl PhysicsBackend for RapierBackend {
                     ));
                 }
                 let frame = wheel_frame(p2.translation, axis_1, axis_2)?;
-                let (k, c) = suspension(hardness, bounciness, self.state.params.timestep);
+                // The suspension along axis 1 is held rigidly (see the crate docs).
                 GenericJointBuilder::new(
                     JointAxesMask::LIN_X
+                        | JointAxesMask::LIN_Y
                         | JointAxesMask::LIN_Z
                         | JointAxesMask::ANG_Y
                         | JointAxesMask::ANG_Z,
@@ -402,8 +400,6 @@ impl PhysicsBackend for RapierBackend {
                 .motor_model(JointAxis::AngX, MotorModel::ForceBased)
                 .motor_velocity(JointAxis::AngX, 0.0, MOTOR_GAIN)
                 .motor_max_force(JointAxis::AngX, torque)
-                .motor_model(JointAxis::LinY, MotorModel::ForceBased)
-                .motor_position(JointAxis::LinY, 0.0, k, c)
                 .build()
             }
         };
