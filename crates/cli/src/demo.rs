@@ -14,7 +14,7 @@ use simrob_client::simrob::{Agent, AgentOptions, ClientError};
 use simrob_protocol::{
     Broadcast, ControlRequest, EntityInfoKind, EntityRequest, MotorCommand, ServerMessage,
 };
-use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
+use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 
 /// The built-in scenario: the seed's materials, field, SumBot and ball.
 const SCENARIO: [(&str, &str); 4] = [
@@ -152,8 +152,8 @@ fn start_server(args: &DemoArgs) -> Result<Running> {
         save_directory: dir.clone(),
         ..ServerConfig::default()
     };
-    let store = DirStore::new(&dir).map_err(anyhow::Error::msg)?;
-    let mut server = UdpServer::bind(SimServer::new(config, Box::new(store)))?;
+    let store = DirStore::new(&dir)?;
+    let mut server = UdpServer::bind(Session::new(config), Box::new(store))?;
     let addr = server.local_addr()?;
     let viewer = if args.no_gui {
         None

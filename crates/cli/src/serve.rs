@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use simrob_server::simrob::{all_keys, DirStore, ServerConfig, SimServer, UdpServer};
+use simrob_protocol::{ControlRequest, Request};
+use simrob_server::simrob::{all_keys, DirStore, ServerConfig, Session, UdpServer};
 
 /// Arguments of `simrob serve`.
 #[derive(clap::Args)]
@@ -21,11 +22,17 @@ pub struct ServeArgs {
     /// UDP port (default: the configuration's, 5005; 0 picks a free port).
     #[arg(long, value_name = "N")]
     pub port: Option<u16>,
-    /// Scenario to create at start: a file of SimRob XML messages applied in order.
+    /// Scenario to create at start: a file of SimRob XML messages applied in order. The
+    /// simulation then starts (Initialize_Simulation) unless --no-start is given.
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
+    /// With --scenario: create the scenario but wait for an agent's Initialize_Simulation.
+    #[arg(long, requires = "scenario")]
+    pub no_start: bool,
     /// Simulated seconds per wall second in asynchronous mode (0 = as fast as possible;
-    /// configuration key `realtimefactor`).
+    /// configuration key `realtimefactor`). With the viewer and neither this flag nor the
+    /// key, the server paces at real time (1). As fast as possible, the simulation only runs
+    /// while an agent is registered or the viewer or a recording watches.
     #[arg(long, value_name = "F")]
     pub real_time_factor: Option<f64>,
     /// Directory Save and Load are confined to (configuration key `savedirectory`).
@@ -75,22 +82,34 @@ pub fn config_from(args: &ServeArgs) -> Result<ServerConfig> {
     Ok(config)
 }
 
-/// Binds a server for `config`, with the scenario applied.
-pub fn build(config: ServerConfig, scenario: Option<&std::path::Path>) -> Result<UdpServer> {
-    let store = DirStore::new(&config.save_directory).map_err(anyhow::Error::msg)?;
-    let mut core = SimServer::new(config, Box::new(store));
-    if let Some(path) = scenario {
-        let requests = crate::run::read_requests(path)?;
-        core.apply_local(&requests)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    }
-    let c = core.config().clone();
-    UdpServer::bind(core).with_context(|| {
+/// Binds a server for `config`, with the scenario applied (and started unless `start` is
+/// false).
+pub fn build(
+    config: ServerConfig,
+    scenario: Option<&std::path::Path>,
+    start: bool,
+) -> Result<UdpServer> {
+    let store = DirStore::new(&config.save_directory)?;
+    let c = config.clone();
+    let mut server = UdpServer::bind(Session::new(config), Box::new(store)).with_context(|| {
         format!(
             "cannot listen on udp://{}:{}",
             c.receiver_ip, c.receiver_port
         )
-    })
+    })?;
+    if let Some(path) = scenario {
+        let mut requests = crate::run::read_requests(path)?;
+        if start {
+            requests.push(Request::Control {
+                request: ControlRequest::InitializeSimulation,
+                response: Some(false),
+            });
+        }
+        server
+            .apply_local(&requests)
+            .with_context(|| format!("scenario {}", path.display()))?;
+    }
+    Ok(server)
 }
 
 pub fn run(args: ServeArgs) -> Result<()> {
@@ -100,15 +119,20 @@ pub fn run(args: ServeArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let config = config_from(&args)?;
-    let mut server = build(config, args.scenario.as_deref())?;
+    let mut config = config_from(&args)?;
+    let gui = args.gui || args.http_port.is_some();
+    if gui && args.real_time_factor.is_none() && config.real_time_factor == 0.0 {
+        config.real_time_factor = 1.0;
+        println!("pacing at real time for the viewer (--real-time-factor 0: as fast as possible)");
+    }
+    let mut server = build(config, args.scenario.as_deref(), !args.no_start)?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
         .context("cannot install the Ctrl-C handler")?;
     let addr = server.local_addr()?;
     println!("listening on udp://{addr}");
-    let _viewer = if args.gui || args.http_port.is_some() {
+    let _viewer = if gui {
         let viewer = start_viewer(&mut server, args.http_port.unwrap_or(8080))?;
         println!("viewer on http://{}", viewer.addr());
         Some(viewer)
@@ -118,14 +142,14 @@ pub fn run(args: ServeArgs) -> Result<()> {
     if let Some(path) = &args.record {
         let recorder = simrob_viewer::record::recorder(path, &format!("udp://{addr}"))
             .with_context(|| format!("cannot record to {}", path.display()))?;
-        server.add_observer(std::time::Duration::ZERO, recorder);
+        server.add_observer(recorder);
         println!("recording to {}", path.display());
     }
     server.run(&stop)?;
-    let s = server.core().stats();
+    let s = server.session().stats();
     println!(
         "stopped at iteration {}: {} datagrams in, {} out, {} errors answered",
-        server.core().world().iteration(),
+        server.session().world().iteration(),
         s.datagrams_in,
         s.datagrams_out,
         s.errors
@@ -133,28 +157,18 @@ pub fn run(args: ServeArgs) -> Result<()> {
     Ok(())
 }
 
-/// Starts the web viewer for `server`: frames from its loop, commands through a GUI agent.
+/// Starts the web viewer for `server`: frames from the session's snapshots, the page's
+/// commands as local commands into the session.
 pub fn start_viewer(server: &mut UdpServer, port: u16) -> Result<simrob_viewer::Viewer> {
     let addr = server.local_addr()?;
-    let responses = simrob_viewer::responses_channel();
-    let bridge = simrob_viewer::SimRobBridge::connect(
-        addr,
-        "viewer",
-        responses.clone(),
-        Some(server.control()),
-    )
-    .context("cannot register the viewer agent")?;
     let viewer = simrob_viewer::Viewer::start(
         std::net::SocketAddr::new(addr.ip(), port),
-        bridge,
-        responses,
+        simrob_viewer::SessionBridge::new(server.commands()),
+        simrob_viewer::responses_channel(),
         &format!("udp://{addr}"),
         "live",
     )
     .with_context(|| format!("cannot serve the viewer on port {port}"))?;
-    server.add_observer(
-        std::time::Duration::from_millis(33),
-        simrob_viewer::observer(viewer.publisher()),
-    );
+    server.add_observer(simrob_viewer::observer(&viewer));
     Ok(viewer)
 }

@@ -10,7 +10,7 @@ use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
+use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 
 /// A server in a thread, with its own save directory.
 struct Server {
@@ -31,7 +31,7 @@ impl Server {
             ..ServerConfig::default()
         };
         let store = DirStore::new(&save_dir).expect("save dir");
-        let mut server = UdpServer::bind(SimServer::new(config, Box::new(store))).expect("bind");
+        let mut server = UdpServer::bind(Session::new(config), Box::new(store)).expect("bind");
         let addr = server.local_addr().expect("address");
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();

@@ -18,7 +18,7 @@ use simrob_protocol::{
     decode_datagram, encode_request, CommandKeys, ControlRequest, EntityRequest, MotorCommand,
     Request,
 };
-use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
+use simrob_server::simrob::{DirStore, LocalCommand, ServerConfig, Session, UdpServer};
 
 fn soccer_requests() -> Vec<Request> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
@@ -29,26 +29,33 @@ fn soccer_requests() -> Vec<Request> {
         .collect()
 }
 
-fn core() -> SimServer {
-    let dir = std::env::temp_dir().join(format!("simrob-bench-{}", std::process::id()));
+fn save_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("simrob-bench-{}", std::process::id()))
+}
+
+fn core() -> Session {
     let config = ServerConfig {
         receiver_port: 0,
-        save_directory: dir.clone(),
+        save_directory: save_dir(),
         ..ServerConfig::default()
     };
-    let mut core = SimServer::new(config, Box::new(DirStore::new(&dir).expect("dir")));
-    core.apply_local(&soccer_requests()).expect("scenario");
+    let mut core = Session::new(config);
+    for r in soccer_requests() {
+        core.handle_command(LocalCommand::Request(r), Instant::now())
+            .expect("scenario");
+    }
     core
 }
 
 fn lockstep(agents: usize, seconds: f64) -> f64 {
-    let mut server = UdpServer::bind(core()).expect("bind");
+    let store = DirStore::new(save_dir()).expect("dir");
+    let mut server = UdpServer::bind(core(), Box::new(store)).expect("bind");
     let addr: SocketAddr = server.local_addr().expect("addr");
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let thread = std::thread::spawn(move || {
         server.run(&flag).expect("serve");
-        server.core().world().iteration()
+        server.session().world().iteration()
     });
     let mut clients = Vec::new();
     for i in 0..agents {

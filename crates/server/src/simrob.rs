@@ -1,15 +1,29 @@
-//! The SimRob server (seed 000): agents over UDP, lockstep, broadcasts, Save/Load.
+//! The SimRob server (seed 000): the UDP and file shell around a
+//! [`simrob_session::Session`].
 //!
-//! [`SimServer`] is the sans-IO core; [`UdpServer`] the socket loop around it.
+//! [`UdpServer`] owns the socket, the session and the [`SaveStore`]; it feeds the session
+//! datagrams, local commands and the time, sends what it hands back, answers its file
+//! requests and fans each iteration's snapshot out to the observers.
 
-mod agents;
-mod config;
-mod core;
 mod files;
 mod udp;
 
-pub use agents::{Agent, BroadcastFilter, FilterRegistry, FullState, PosesOnly};
-pub use config::{all_keys, ServerConfig, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE};
-pub use core::{split_broadcast, SimServer, Stats, Transmit, ERROR_PREFIX};
-pub use files::{DirStore, SaveStore, MAX_SAVE_FILE};
-pub use udp::{LoopControl, Observer, UdpServer};
+pub use files::{DirStore, FileError, SaveStore, MAX_SAVE_FILE};
+pub use simrob_session::{
+    all_keys, split_broadcast, Agent, AgentFilter, AgentInfo, BroadcastFilter, Event,
+    FilterRegistry, FullState, LocalCommand, Observation, Observer, PosesOnly, ServerConfig,
+    Session, SessionError, Snapshot, Stats, Transmit, View, ERROR_PREFIX, MAX_DATAGRAM_SIZE,
+    MIN_DATAGRAM_SIZE,
+};
+pub use udp::UdpServer;
+
+/// Why the server could not start or apply its scenario.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("request {request}: {source}")]
+    Scenario {
+        request: usize,
+        #[source]
+        source: SessionError,
+    },
+}

@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
 };
-use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
-use simrob_viewer::{observer, responses_channel, SimRobBridge, Viewer};
+use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
+use simrob_viewer::{observer, responses_channel, SessionBridge, Viewer};
 
 fn requests(file: &str) -> Vec<Request> {
     let path = format!("{}/../../scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -33,14 +33,18 @@ fn requests(file: &str) -> Vec<Request> {
     .collect()
 }
 
-fn core(robots: u32) -> SimServer {
+fn core(robots: u32) -> UdpServer {
     let dir = std::env::temp_dir().join(format!("simrob-viewer-bench-{}", std::process::id()));
     let config = ServerConfig {
         receiver_port: 0,
         save_directory: dir.clone(),
         ..ServerConfig::default()
     };
-    let mut core = SimServer::new(config, Box::new(DirStore::new(&dir).expect("dir")));
+    let mut core = UdpServer::bind(
+        Session::new(config),
+        Box::new(DirStore::new(&dir).expect("dir")),
+    )
+    .expect("bind");
     core.apply_local(&requests("soccer.xml")).expect("scenario");
     let Request::Control {
         request: ControlRequest::CreateEntity(sumbot),
@@ -101,16 +105,13 @@ fn ws_handshake(addr: SocketAddr) -> TcpStream {
 
 /// Iterations per second for `seconds`, with `watcher`.
 fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> f64 {
-    let mut server = UdpServer::bind(core(robots)).expect("bind");
-    let udp = server.local_addr().expect("addr");
+    let mut server = core(robots);
     let mut _viewer = None;
     let stop_client = Arc::new(AtomicBool::new(false));
     let mut client = None;
     if watcher != Watcher::None {
         let responses = responses_channel();
-        let bridge =
-            SimRobBridge::connect(udp, "viewer", responses.clone(), Some(server.control()))
-                .expect("bridge");
+        let bridge = SessionBridge::new(server.commands());
         let viewer = Viewer::start(
             "127.0.0.1:0".parse().expect("addr"),
             bridge,
@@ -119,7 +120,7 @@ fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> f64 {
             "live",
         )
         .expect("viewer");
-        server.add_observer(Duration::from_millis(33), observer(viewer.publisher()));
+        server.add_observer(observer(&viewer));
         let http = viewer.addr();
         _viewer = Some(viewer);
         let flag = stop_client.clone();
@@ -152,7 +153,7 @@ fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> f64 {
     let flag = stop.clone();
     let thread = std::thread::spawn(move || {
         server.run(&flag).expect("run");
-        server.core().stats().iterations
+        server.session().stats().iterations
     });
     // Warm-up, then the measured window.
     std::thread::sleep(Duration::from_millis(500));
@@ -192,7 +193,7 @@ fn page_fps(robots: u32) -> Option<(f64, f64)> {
     let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
         .into_iter()
         .find(|c| std::path::Path::new(c).exists())?;
-    let mut server = UdpServer::bind(core(robots)).expect("bind");
+    let mut server = core(robots);
     let reports = Arc::new(Reports(std::sync::Mutex::new(None)));
     let viewer = Viewer::start(
         "127.0.0.1:0".parse().expect("addr"),
@@ -202,7 +203,7 @@ fn page_fps(robots: u32) -> Option<(f64, f64)> {
         "live",
     )
     .expect("viewer");
-    server.add_observer(Duration::from_millis(33), observer(viewer.publisher()));
+    server.add_observer(observer(&viewer));
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let thread = std::thread::spawn(move || server.run(&flag).expect("run"));

@@ -15,7 +15,7 @@ use std::time::Instant;
 use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
 };
-use simrob_server::simrob::{DirStore, ServerConfig, SimServer};
+use simrob_session::{LocalCommand, ServerConfig, Session};
 use simrob_viewer::record::{Header, RecordingReader, Writer};
 use simrob_viewer::Frame;
 
@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         save_directory: dir.clone(),
         ..ServerConfig::default()
     };
-    let mut core = SimServer::new(config, Box::new(DirStore::new(&dir)?));
+    let mut core = Session::new(config);
     let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
     let mut requests = decode_datagram(&std::fs::read(scenario)?, &CommandKeys::default())
         .into_iter()
@@ -57,7 +57,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         response: None,
     });
-    core.apply_local(&requests)?;
+    for r in requests {
+        core.handle_command(LocalCommand::Request(r), Instant::now())?;
+    }
 
     let v1_path = dir.join("v1.simrec");
     let v2_path = dir.join("v2.simrec");
@@ -70,7 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if !core.handle_timeout(Instant::now()) {
             continue;
         }
-        let frame = Frame::of(&core);
+        let frame = Frame::of(&core.snapshot());
         writeln!(v1, "{}", serde_json::to_string(&frame)?)?;
         v2.write_frame(&frame)?;
         done += 1;
@@ -79,7 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     drop(v1);
     v2.finish()?;
     let wall = started.elapsed().as_secs_f64();
-    let last = Frame::of(&core);
+    let last = Frame::of(&core.snapshot());
     let robot = last.entities.iter().find(|e| e.id == 3).and_then(|e| e.p);
     println!(
         "{iterations} iterations ({:.1} simulated s) in {wall:.1} s wall; the SumBot ended at {robot:?}",

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use simrob_protocol::Shape;
-use simrob_server::simrob::SimServer;
+use simrob_session::Snapshot;
 
 /// One body: entity, id, shape and its dimensions, pose and velocities.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,13 +66,10 @@ fn shape_fields(s: &Shape) -> (&'static str, [f64; 3]) {
 }
 
 impl Frame {
-    /// The frame of a running server.
-    pub fn of(server: &SimServer) -> Frame {
-        let world = server.world();
-        let snapshot = world.snapshot();
-        let params = world.params();
-        let modes = world.modes();
+    /// The frame of a session snapshot.
+    pub fn of(snapshot: &Snapshot) -> Frame {
         let bodies = snapshot
+            .broadcast
             .bodies
             .iter()
             .map(|b| {
@@ -91,14 +88,15 @@ impl Frame {
                 }
             })
             .collect();
-        let entities = world
-            .entity_ids()
-            .map(|id| {
-                let kind = world
-                    .entity_spec(id)
-                    .map(|s| s.type_name())
-                    .unwrap_or("Unknown");
-                let info = snapshot.entities.iter().find(|e| e.entity_id == id);
+        let entities = snapshot
+            .kinds
+            .iter()
+            .map(|&(id, kind)| {
+                let info = snapshot
+                    .broadcast
+                    .entities
+                    .iter()
+                    .find(|e| e.entity_id == id);
                 FrameEntity {
                     id,
                     kind: kind.to_string(),
@@ -107,17 +105,18 @@ impl Frame {
                 }
             })
             .collect();
+        let modes = &snapshot.modes;
         Frame {
-            iteration: world.iteration(),
-            time: world.sim_time(),
+            iteration: snapshot.iteration,
+            time: snapshot.time,
             initialized: modes.initialized,
             paused: modes.step_mode,
             sync: modes.sync_mode,
             auto_adjust: modes.auto_adjust,
-            timestep: params.timestep,
-            gravity: params.gravity,
+            timestep: modes.timestep,
+            gravity: modes.gravity,
             steps_per_iteration: modes.steps_per_iteration,
-            real_time_factor: server.config().real_time_factor,
+            real_time_factor: modes.real_time_factor,
             bodies,
             entities,
         }

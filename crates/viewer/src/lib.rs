@@ -8,11 +8,13 @@
 //!   simulation only replaces the latest frame; each browser connection sends the newest frame
 //!   when it is ready for one, so a slow or stalled browser skips frames and never slows the
 //!   simulation.
-//! * **Commands** from the page (Initialize, Play, Pause, Step, timestep, gravity, motors) go to
-//!   the SimRob server as ordinary SimRob XML over UDP from a registered `GUI` agent (key
-//!   `viewer`), so the viewer appears to `Info_Request` and sees every confirmation and its
-//!   own errors, which the page lists. The real-time factor, which has no SimRob command, goes
-//!   to the server loop directly.
+//!   Live, the frames are made from the session's own snapshot of each iteration (the one its
+//!   broadcasts are cut from): [`observer`] only passes the shared `Arc` on; turning it into
+//!   JSON happens on the viewer's thread, at most [`FRAME_RATE`] times a second, and only
+//!   while a page is connected.
+//! * **Commands** from the page (Initialize, Play, Pause, Step, timestep, gravity, motors,
+//!   real-time factor) enter the session as typed local commands ([`SessionBridge`]); the page
+//!   lists every confirmation agents receive and the answers to its own commands.
 //!
 //! Protocol of the WebSocket (JSON text messages): server → page `{"type":"frame", …Frame}`,
 //! `{"type":"response","text":…}`, `{"type":"hello","server":…}`; page → server
@@ -29,8 +31,9 @@ mod frame;
 pub mod record;
 pub mod replay;
 
-use std::net::{SocketAddr, TcpListener, UdpSocket};
+use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -40,11 +43,8 @@ use axum::http::header;
 use axum::response::{Html, IntoResponse};
 use axum::routing::get;
 use axum::Router;
-use simrob_protocol::{
-    decode_server_message, encode_request, AgentRequest, AgentType, CommandKeys, ControlRequest,
-    EntityRequest, MotorCommand, Request, Response, ServerMessage,
-};
-use simrob_server::simrob::{LoopControl, Observer, SimServer};
+use simrob_protocol::{ControlRequest, EntityRequest, MotorCommand, Request};
+use simrob_session::{LocalCommand, Observation, Observer, Snapshot};
 use tokio::sync::{broadcast, watch};
 
 pub use frame::{Frame, FrameBody, FrameEntity};
@@ -68,10 +68,14 @@ struct AppState {
     hello: Arc<String>,
 }
 
+/// Most frames a second made from live snapshots.
+pub const FRAME_RATE: u32 = 30;
+
 /// A running viewer.
 pub struct Viewer {
     addr: SocketAddr,
     frames: watch::Sender<Arc<String>>,
+    snapshots: watch::Sender<Option<Arc<Snapshot>>>,
     responses: broadcast::Sender<String>,
     stop: Arc<AtomicBool>,
 }
@@ -91,6 +95,8 @@ impl Viewer {
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let (frames_tx, frames_rx) = watch::channel(Arc::new(String::new()));
+        let (snapshots_tx, snapshots_rx) = watch::channel(None);
+        let publisher = frames_tx.clone();
         let state = AppState {
             frames: frames_rx,
             responses: responses.clone(),
@@ -111,6 +117,7 @@ impl Viewer {
                     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
                         return;
                     };
+                    tokio::spawn(make_frames(snapshots_rx, publisher));
                     let app = Router::new()
                         .route("/", get(index))
                         .route("/app.js", get(app_js))
@@ -129,6 +136,7 @@ impl Viewer {
         Ok(Viewer {
             addr,
             frames: frames_tx,
+            snapshots: snapshots_tx,
             responses,
             stop,
         })
@@ -184,14 +192,48 @@ pub fn publish_into(sender: &watch::Sender<Arc<String>>, frame: &Frame) {
     }
 }
 
-/// An observer for [`simrob_server::simrob::UdpServer::add_observer`] that publishes the
-/// server's world to the viewer. The frame is built on the simulation thread (a snapshot) and
-/// serialised there too; at 30 frames a second this is a small share of a step's time.
-pub fn observer(sender: watch::Sender<Arc<String>>) -> Observer {
-    Box::new(move |server: &SimServer| {
-        // Nobody watching: skip the work.
-        if sender.receiver_count() > 1 {
-            publish_into(&sender, &Frame::of(server));
+/// Turns the newest snapshot into the newest frame, at most [`FRAME_RATE`] times a second and
+/// only while a page is connected (the watch's own receiver is the one always there).
+async fn make_frames(
+    mut snapshots: watch::Receiver<Option<Arc<Snapshot>>>,
+    frames: watch::Sender<Arc<String>>,
+) {
+    let period = Duration::from_secs(1) / FRAME_RATE;
+    let mut pending = false;
+    loop {
+        if !pending && snapshots.changed().await.is_err() {
+            return;
+        }
+        if frames.receiver_count() <= 1 {
+            // Nobody watching: remember there is news and wait for a page or the next one.
+            pending = true;
+            tokio::select! {
+                r = snapshots.changed() => if r.is_err() { return },
+                _ = tokio::time::sleep(period) => {}
+            }
+            continue;
+        }
+        pending = false;
+        let snapshot = snapshots.borrow_and_update().clone();
+        if let Some(s) = snapshot {
+            publish_into(&frames, &Frame::of(&s));
+        }
+        tokio::time::sleep(period).await;
+    }
+}
+
+/// The observer that shows a server's session in `viewer` (add it with
+/// `UdpServer::add_observer`): snapshots are handed over as they are (an `Arc`), responses
+/// go to the response panel. Nothing is computed on the simulation's thread.
+pub fn observer(viewer: &Viewer) -> Observer {
+    let snapshots = viewer.snapshots.clone();
+    let responses = viewer.responses.clone();
+    Box::new(move |o: &Observation| match o {
+        Observation::Iterated(s) | Observation::Changed(s) => {
+            snapshots.send_replace(Some(s.clone()));
+        }
+        Observation::Response(text) => {
+            let _ = responses.send(text.clone());
         }
     })
 }
@@ -266,78 +308,25 @@ async fn session(mut socket: WebSocket, state: AppState) {
     }
 }
 
-/// The page's commands sent to a SimRob server as a registered GUI agent over UDP.
-pub struct SimRobBridge {
-    socket: UdpSocket,
-    server: SocketAddr,
-    keys: CommandKeys,
-    control: Mutex<Option<std::sync::mpsc::Sender<LoopControl>>>,
-    stop: Arc<AtomicBool>,
+/// The page's commands as typed local commands into a running session (through
+/// `UdpServer::commands`). Refusals come back as responses through the [`observer`].
+pub struct SessionBridge {
+    commands: Mutex<Sender<LocalCommand>>,
 }
 
-impl SimRobBridge {
-    /// Registers `key` as a `GUI` agent (Broadcast −1: frames come in-process) at `server` and
-    /// forwards every response it receives to `responses`.
-    pub fn connect(
-        server: SocketAddr,
-        key: &str,
-        responses: broadcast::Sender<String>,
-        control: Option<std::sync::mpsc::Sender<LoopControl>>,
-    ) -> std::io::Result<Arc<SimRobBridge>> {
-        let socket = UdpSocket::bind(SocketAddr::new(server.ip(), 0))?;
-        let me = socket.local_addr()?;
-        let register = Request::Agent(AgentRequest::RegisterAgent {
-            agent_type: AgentType::Gui,
-            port: me.port(),
-            ip: me.ip().to_string(),
-            sync: false,
-            broadcast: -1.0,
-            key: key.to_string(),
-        });
-        let keys = CommandKeys::default();
-        socket.send_to(encode_request(&register, &keys).as_bytes(), server)?;
-        socket.set_read_timeout(Some(Duration::from_millis(200)))?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let reader = socket.try_clone()?;
-        let flag = stop.clone();
-        std::thread::Builder::new()
-            .name("viewer-agent".into())
-            .spawn(move || {
-                let mut buf = vec![0u8; 65536];
-                while !flag.load(Ordering::Relaxed) {
-                    if let Ok((n, _)) = reader.recv_from(&mut buf) {
-                        if let Ok(ServerMessage::Response(r)) = decode_server_message(&buf[..n]) {
-                            let text = match r {
-                                Response::Text(t) => t,
-                                Response::AgentInformation { key, port, ip } => {
-                                    format!("Agent {key}: {ip}:{port}")
-                                }
-                            };
-                            let _ = responses.send(text);
-                        }
-                    }
-                }
-            })?;
-        Ok(Arc::new(SimRobBridge {
-            socket,
-            server,
-            keys,
-            control: Mutex::new(control),
-            stop,
-        }))
+impl SessionBridge {
+    pub fn new(commands: Sender<LocalCommand>) -> Arc<SessionBridge> {
+        Arc::new(SessionBridge {
+            commands: Mutex::new(commands),
+        })
     }
 
-    fn send(&self, request: Request) -> Result<(), String> {
-        self.socket
-            .send_to(encode_request(&request, &self.keys).as_bytes(), self.server)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
-    }
-}
-
-impl Drop for SimRobBridge {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+    fn send(&self, command: LocalCommand) -> Result<(), String> {
+        self.commands
+            .lock()
+            .map_err(|_| "viewer state poisoned".to_string())?
+            .send(command)
+            .map_err(|_| "the server has stopped".to_string())
     }
 }
 
@@ -348,7 +337,7 @@ fn number(cmd: &serde_json::Value, name: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("{name} must be a finite number"))
 }
 
-impl Backend for SimRobBridge {
+impl Backend for SessionBridge {
     fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
         let name = cmd
             .get("cmd")
@@ -370,15 +359,7 @@ impl Backend for SimRobBridge {
                 if v < 0.0 {
                     return Err("the real-time factor must not be negative".into());
                 }
-                let guard = self.control.lock().map_err(|_| "viewer state poisoned")?;
-                return match guard.as_ref() {
-                    Some(tx) => tx
-                        .send(LoopControl::RealTimeFactor(v))
-                        .map_err(|_| "the server loop has stopped".to_string()),
-                    None => {
-                        Err("this server's real-time factor cannot be changed from here".into())
-                    }
-                };
+                return self.send(LocalCommand::SetRealTimeFactor(v));
             }
             "motors" => {
                 let entity = cmd
@@ -418,6 +399,6 @@ impl Backend for SimRobBridge {
             }
             other => return Err(format!("unknown command {other:?}")),
         };
-        self.send(request)
+        self.send(LocalCommand::Request(request))
     }
 }

@@ -52,7 +52,9 @@ use flate2::read::ZlibDecoder;
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
 use serde::{Deserialize, Serialize};
-use simrob_server::simrob::{Observer, SimServer};
+use std::sync::Arc;
+
+use simrob_session::{Observation, Observer, Snapshot};
 
 use crate::{Frame, FrameBody, FrameEntity};
 
@@ -398,36 +400,79 @@ fn block_header(
     out.extend_from_slice(&first.1.to_le_bytes());
 }
 
-/// Starts a recording at `path` (created, or truncated) and returns the observer that appends
-/// the server's frame after every iteration. Register it to run after every iteration:
-/// `server.add_observer(Duration::ZERO, recorder(path, "udp://…")?)`.
+/// Starts a recording at `path` (created, or truncated) and returns the observer that
+/// records every iteration: add it with `UdpServer::add_observer`. The observer only hands
+/// each iteration's snapshot (the session's shared `Arc`) to a writer thread of its own, so
+/// the file work never runs on the simulation's thread; it never drops an iteration.
 ///
 /// A frame is written only when the iteration number changed since the last one (the first
-/// call always writes). Blocks reach the file every [`BLOCK_FRAMES`] frames and at least every
-/// [`FLUSH_EVERY`]; dropping the observer finishes the file. A write error is logged once and
-/// ends the recording; the simulation goes on.
+/// snapshot always writes). Blocks reach the file every [`BLOCK_FRAMES`] frames and at least
+/// every [`FLUSH_EVERY`]; dropping the observer finishes the file (it waits for the writer).
+/// A write error is logged once and ends the recording; the simulation goes on.
 pub fn recorder(path: &Path, source: &str) -> std::io::Result<Observer> {
-    let mut writer = Some(Writer::create(path, source)?);
+    let writer = Writer::create(path, source)?;
     let shown = path.display().to_string();
+    let (tx, rx) = std::sync::mpsc::channel::<Arc<Snapshot>>();
+    let thread = std::thread::Builder::new()
+        .name("recorder".into())
+        .spawn(move || write_snapshots(writer, rx, &shown))?;
+    let mut feed = RecorderFeed {
+        tx: Some(tx),
+        thread: Some(thread),
+    };
+    Ok(Box::new(move |o: &Observation| {
+        if let Observation::Iterated(s) | Observation::Changed(s) = o {
+            feed.send(s.clone());
+        }
+    }))
+}
+
+/// The observer's end of the writer thread: closing it finishes the file.
+struct RecorderFeed {
+    tx: Option<std::sync::mpsc::Sender<Arc<Snapshot>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl RecorderFeed {
+    fn send(&mut self, s: Arc<Snapshot>) {
+        if let Some(tx) = &self.tx {
+            if tx.send(s).is_err() {
+                self.tx = None;
+            }
+        }
+    }
+}
+
+impl Drop for RecorderFeed {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn write_snapshots(mut w: Writer<File>, rx: std::sync::mpsc::Receiver<Arc<Snapshot>>, shown: &str) {
     let mut last: Option<u64> = None;
     let mut flushed = Instant::now();
-    Ok(Box::new(move |server: &SimServer| {
-        let Some(w) = writer.as_mut() else { return };
-        let iteration = server.world().iteration();
-        if last == Some(iteration) {
-            return;
+    while let Ok(s) = rx.recv() {
+        if last == Some(s.iteration) {
+            continue;
         }
-        last = Some(iteration);
-        let mut written = w.write_frame(&Frame::of(server));
+        last = Some(s.iteration);
+        let mut written = w.write_frame(&Frame::of(&s));
         if written.is_ok() && flushed.elapsed() >= FLUSH_EVERY {
             flushed = Instant::now();
             written = w.flush();
         }
         if let Err(e) = written {
-            tracing::error!("recording to {shown} stopped at iteration {iteration}: {e}");
-            writer = None;
+            tracing::error!(
+                "recording to {shown} stopped at iteration {}: {e}",
+                s.iteration
+            );
+            return;
         }
-    }))
+    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ use simrob_client::simrob::{Agent, AgentOptions};
 use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
 };
-use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
-use simrob_viewer::{observer, responses_channel, SimRobBridge, Viewer};
+use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
+use simrob_viewer::{observer, responses_channel, SessionBridge, Viewer};
 
 use headless::{centroid, orange_pixels, screenshot};
 
@@ -46,19 +46,18 @@ fn live(tag: &str) -> Live {
         save_directory: dir.clone(),
         ..ServerConfig::default()
     };
-    let mut core = SimServer::new(config, Box::new(DirStore::new(&dir).unwrap()));
+    let mut server =
+        UdpServer::bind(Session::new(config), Box::new(DirStore::new(&dir).unwrap())).unwrap();
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
     let requests: Vec<Request> =
         decode_datagram(&std::fs::read(path).unwrap(), &CommandKeys::default())
             .into_iter()
             .map(|r| r.unwrap())
             .collect();
-    core.apply_local(&requests).unwrap();
-    let mut server = UdpServer::bind(core).unwrap();
+    server.apply_local(&requests).unwrap();
     let udp = server.local_addr().unwrap();
     let responses = responses_channel();
-    let bridge =
-        SimRobBridge::connect(udp, "viewer", responses.clone(), Some(server.control())).unwrap();
+    let bridge = SessionBridge::new(server.commands());
     let viewer = Viewer::start(
         "127.0.0.1:0".parse().unwrap(),
         bridge,
@@ -67,7 +66,7 @@ fn live(tag: &str) -> Live {
         "live",
     )
     .unwrap();
-    server.add_observer(Duration::from_millis(20), observer(viewer.publisher()));
+    server.add_observer(observer(&viewer));
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let thread = std::thread::spawn(move || server.run(&flag).unwrap());
@@ -196,7 +195,7 @@ fn the_page_draws_the_robot_where_the_world_says_and_follows_it() {
 }
 
 #[test]
-fn the_3d_view_is_not_blank_and_the_viewer_is_a_gui_agent() {
+fn the_3d_view_is_not_blank_and_the_viewer_is_no_network_agent() {
     let live = live("3d");
     let mut agent = Agent::connect(live.udp).unwrap();
     agent
@@ -208,9 +207,8 @@ fn the_3d_view_is_not_blank_and_the_viewer_is_a_gui_agent() {
             },
         )
         .unwrap();
-    // The viewer registered itself as a GUI agent.
-    let (key, _, ip) = agent.info("viewer").unwrap();
-    assert_eq!((key.as_str(), ip.as_str()), ("viewer", "127.0.0.1"));
+    // The viewer's commands enter the session in process: it is not a network agent.
+    assert!(agent.info("viewer").is_err());
     let url = format!("http://{}/", live.viewer.addr());
     let img = screenshot(&url, &live.dir.join("3d.png"), 800, 600);
     // The 3D canvas covers the left of the window: many colours there means the scene was drawn.

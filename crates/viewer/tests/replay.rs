@@ -12,7 +12,7 @@ use simrob_client::simrob::{Agent, AgentOptions};
 use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
 };
-use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
+use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 use simrob_viewer::record::{recorder, Recording, RecordingReader, FORMAT, VERSION};
 use simrob_viewer::replay::serve_replay;
 use simrob_viewer::Frame;
@@ -28,20 +28,17 @@ fn record_a_run(dir: &Path) -> PathBuf {
         save_directory: dir.to_path_buf(),
         ..ServerConfig::default()
     };
-    let mut core = SimServer::new(config, Box::new(DirStore::new(dir).unwrap()));
+    let mut server =
+        UdpServer::bind(Session::new(config), Box::new(DirStore::new(dir).unwrap())).unwrap();
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
     let requests: Vec<Request> =
         decode_datagram(&std::fs::read(path).unwrap(), &CommandKeys::default())
             .into_iter()
             .map(|r| r.unwrap())
             .collect();
-    core.apply_local(&requests).unwrap();
-    let mut server = UdpServer::bind(core).unwrap();
+    server.apply_local(&requests).unwrap();
     let udp = server.local_addr().unwrap();
-    server.add_observer(
-        Duration::ZERO,
-        recorder(&file, &format!("udp://{udp}")).unwrap(),
-    );
+    server.add_observer(recorder(&file, &format!("udp://{udp}")).unwrap());
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let thread = std::thread::spawn(move || server.run(&flag).unwrap());

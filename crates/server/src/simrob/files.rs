@@ -7,12 +7,37 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Largest save file Load reads (bytes).
 pub const MAX_SAVE_FILE: u64 = 512 * 1024 * 1024;
 
+/// Why a save file could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// The name is not acceptable (outside the directory, empty, NUL…).
+    #[error("{0}")]
+    Name(String),
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot load {path}: {problem}")]
+    Content { path: PathBuf, problem: String },
+}
+
+fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> FileError + 'a {
+    move |source| FileError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
 /// Where the server's Save and Load go. The shell provides it; tests may too.
 pub trait SaveStore: Send {
     /// Writes `contents` under `name`, atomically (readers see the old file or the new one).
-    fn save(&mut self, name: &str, contents: &str) -> Result<PathBuf, String>;
+    fn save(&mut self, name: &str, contents: &str) -> Result<PathBuf, FileError>;
     /// Reads the file `name`.
-    fn load(&mut self, name: &str) -> Result<String, String>;
+    fn load(&mut self, name: &str) -> Result<String, FileError>;
 }
 
 /// A [`SaveStore`] on a directory of the file system. A name is resolved inside the directory;
@@ -26,13 +51,12 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl DirStore {
     /// A store on `dir` (created if missing).
-    pub fn new(dir: impl Into<PathBuf>) -> Result<DirStore, String> {
+    pub fn new(dir: impl Into<PathBuf>) -> Result<DirStore, FileError> {
         let dir = dir.into();
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create save directory {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(io("create the save directory", &dir))?;
         let dir = dir
             .canonicalize()
-            .map_err(|e| format!("cannot open save directory {}: {e}", dir.display()))?;
+            .map_err(io("open the save directory", &dir))?;
         Ok(DirStore { dir })
     }
 
@@ -42,19 +66,21 @@ impl DirStore {
     }
 
     /// The path `name` stands for, if it stays inside the directory.
-    pub fn resolve(&self, name: &str) -> Result<PathBuf, String> {
+    pub fn resolve(&self, name: &str) -> Result<PathBuf, FileError> {
         let refuse = || {
-            format!(
+            FileError::Name(format!(
                 "file {name:?} is outside the save directory {} (use a name inside it, e.g. \"run1.xml\")",
                 self.dir.display()
-            )
+            ))
         };
         let trimmed = name.trim();
         if trimmed.is_empty() {
-            return Err("a file name is needed".into());
+            return Err(FileError::Name("a file name is needed".into()));
         }
         if trimmed.contains('\0') {
-            return Err(format!("file {name:?} contains a NUL character"));
+            return Err(FileError::Name(format!(
+                "file {name:?} contains a NUL character"
+            )));
         }
         let path = Path::new(trimmed);
         let relative: PathBuf = if path.is_absolute() {
@@ -73,9 +99,9 @@ impl DirStore {
             }
         }
         if clean.as_os_str().is_empty() {
-            return Err(format!(
+            return Err(FileError::Name(format!(
                 "{name:?} names the save directory itself, not a file"
-            ));
+            )));
         }
         let full = self.dir.join(&clean);
         // Symbolic links may not lead out: the existing part of the path must stay inside.
@@ -95,11 +121,10 @@ impl DirStore {
 }
 
 impl SaveStore for DirStore {
-    fn save(&mut self, name: &str, contents: &str) -> Result<PathBuf, String> {
+    fn save(&mut self, name: &str, contents: &str) -> Result<PathBuf, FileError> {
         let path = self.resolve(name)?;
         let parent = path.parent().unwrap_or(&self.dir).to_path_buf();
-        std::fs::create_dir_all(&parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        std::fs::create_dir_all(&parent).map_err(io("create", &parent))?;
         let file_name = path
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
@@ -117,29 +142,29 @@ impl SaveStore for DirStore {
         };
         write().map_err(|e| {
             let _ = std::fs::remove_file(&temp);
-            format!("cannot save to {}: {e}", path.display())
+            io("save to", &path)(e)
         })?;
         Ok(path)
     }
 
-    fn load(&mut self, name: &str) -> Result<String, String> {
+    fn load(&mut self, name: &str) -> Result<String, FileError> {
         let path = self.resolve(name)?;
-        let meta =
-            std::fs::metadata(&path).map_err(|e| format!("cannot load {}: {e}", path.display()))?;
+        let content = |problem: String| FileError::Content {
+            path: path.clone(),
+            problem,
+        };
+        let meta = std::fs::metadata(&path).map_err(io("load", &path))?;
         if !meta.is_file() {
-            return Err(format!("cannot load {}: not a file", path.display()));
+            return Err(content("not a file".into()));
         }
         if meta.len() > MAX_SAVE_FILE {
-            return Err(format!(
-                "cannot load {}: {} bytes is larger than the {MAX_SAVE_FILE}-byte limit",
-                path.display(),
+            return Err(content(format!(
+                "{} bytes is larger than the {MAX_SAVE_FILE}-byte limit",
                 meta.len()
-            ));
+            )));
         }
-        let bytes =
-            std::fs::read(&path).map_err(|e| format!("cannot load {}: {e}", path.display()))?;
-        String::from_utf8(bytes)
-            .map_err(|_| format!("cannot load {}: the file is not UTF-8 text", path.display()))
+        let bytes = std::fs::read(&path).map_err(io("load", &path))?;
+        String::from_utf8(bytes).map_err(|_| content("the file is not UTF-8 text".into()))
     }
 }
 
@@ -211,6 +236,7 @@ mod tests {
         assert!(store
             .load("missing.xml")
             .unwrap_err()
+            .to_string()
             .contains("missing.xml"));
         let _ = std::fs::remove_dir_all(&d);
     }

@@ -1,79 +1,61 @@
-//! The UDP loop around [`SimServer`]: one thread owns the socket and the world.
+//! The UDP loop around a [`Session`]: one thread owns the socket, the session and the file
+//! store; snapshots fan out to observers (the viewer, a recorder) once per iteration.
 
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::{Duration, Instant};
 
-use super::core::SimServer;
+use simrob_protocol::Request;
+use simrob_session::{Event, FileResult, LocalCommand, LogLevel, Observation, Observer, Session};
 
-/// Longest blocking wait, so that a stop request is seen promptly.
+use super::files::SaveStore;
+use super::ServerError;
+
+/// Longest blocking wait, so that a stop request and local commands are seen promptly.
 const MAX_WAIT: Duration = Duration::from_millis(50);
-
-/// Something that watches the simulation from inside the server loop (a viewer, a
-/// recorder): called at most every `every` of wall time, and after every iteration when
-/// `every` is zero. It must be quick: it runs on the simulation's thread.
-pub type Observer = Box<dyn FnMut(&SimServer) + Send>;
-
-/// Requests to the running loop from other threads.
-#[derive(Debug, Clone, PartialEq)]
-pub enum LoopControl {
-    /// Simulated seconds per wall second in asynchronous mode (0 = as fast as possible).
-    RealTimeFactor(f64),
-}
 
 /// A bound SimRob server.
 pub struct UdpServer {
     socket: UdpSocket,
-    core: SimServer,
+    session: Session,
+    store: Box<dyn SaveStore>,
     buf: Vec<u8>,
-    observers: Vec<(Duration, Option<Instant>, Observer)>,
-    control_rx: std::sync::mpsc::Receiver<LoopControl>,
-    control_tx: std::sync::mpsc::Sender<LoopControl>,
+    observers: Vec<Observer>,
+    commands_rx: Receiver<LocalCommand>,
+    commands_tx: Sender<LocalCommand>,
 }
 
 impl UdpServer {
-    /// Binds `core`'s configured address (`communicationreceiverip:communicationreceiverport`;
-    /// port 0 picks a free one).
-    pub fn bind(core: SimServer) -> io::Result<UdpServer> {
-        let c = core.config();
+    /// Binds `session`'s configured address (`communicationreceiverip:communicationreceiverport`;
+    /// port 0 picks a free one); Save and Load go to `store`.
+    pub fn bind(session: Session, store: Box<dyn SaveStore>) -> io::Result<UdpServer> {
+        let c = session.config();
         let socket = UdpSocket::bind(SocketAddr::new(c.receiver_ip, c.receiver_port))?;
-        let (control_tx, control_rx) = std::sync::mpsc::channel();
+        let (commands_tx, commands_rx) = channel();
         Ok(UdpServer {
             socket,
-            core,
+            session,
+            store,
             buf: vec![0u8; 65536],
             observers: Vec::new(),
-            control_rx,
-            control_tx,
+            commands_rx,
+            commands_tx,
         })
     }
 
-    /// Adds an observer called at most every `every` of wall time (zero: after every
-    /// iteration).
-    pub fn add_observer(&mut self, every: Duration, observer: Observer) {
-        self.observers.push((every, None, observer));
+    /// Adds an observer. It first receives the world as it is now.
+    pub fn add_observer(&mut self, observer: Observer) {
+        self.observers.push(observer);
+        self.session.set_observed(true);
+        self.process_events();
     }
 
-    /// A handle other threads use to steer the running loop.
-    pub fn control(&self) -> std::sync::mpsc::Sender<LoopControl> {
-        self.control_tx.clone()
-    }
-
-    fn observe(&mut self, now: Instant, iterated: bool) {
-        for (every, last, observer) in &mut self.observers {
-            let due = match last {
-                None => true,
-                Some(t) if every.is_zero() => {
-                    iterated || now.saturating_duration_since(*t) >= MAX_WAIT
-                }
-                Some(t) => now.saturating_duration_since(*t) >= *every,
-            };
-            if due {
-                *last = Some(now);
-                observer(&self.core);
-            }
-        }
+    /// A handle other threads use to send local commands (the viewer's buttons) to the
+    /// running loop.
+    pub fn commands(&self) -> Sender<LocalCommand> {
+        self.commands_tx.clone()
     }
 
     /// The address agents send to.
@@ -81,17 +63,124 @@ impl UdpServer {
         self.socket.local_addr()
     }
 
-    pub fn core(&self) -> &SimServer {
-        &self.core
+    pub fn session(&self) -> &Session {
+        &self.session
     }
-    pub fn core_mut(&mut self) -> &mut SimServer {
-        &mut self.core
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    /// Applies requests as local commands (a scenario given at start), Save and Load
+    /// included; stops at the first refused one.
+    pub fn apply_local(&mut self, requests: &[Request]) -> Result<(), ServerError> {
+        for (n, r) in requests.iter().enumerate() {
+            let now = Instant::now();
+            let result = self
+                .session
+                .handle_command(LocalCommand::Request(r.clone()), now)
+                .and_then(|()| self.serve_files(now));
+            result.map_err(|source| ServerError::Scenario {
+                request: n + 1,
+                source,
+            })?;
+        }
+        self.process_events();
+        Ok(())
+    }
+
+    /// Answers the file operations the session asked for; returns the first failure of a
+    /// local command. Other events stay queued.
+    fn serve_files(&mut self, now: Instant) -> Result<(), simrob_session::SessionError> {
+        let mut kept = Vec::new();
+        let mut outcome = Ok(());
+        while let Some(event) = self.session.poll_event() {
+            let (ticket, result) = match event {
+                Event::SaveWanted {
+                    ticket,
+                    path,
+                    contents,
+                } => (ticket, self.save(&path, &contents)),
+                Event::LoadWanted { ticket, path } => (ticket, self.load(&path)),
+                other => {
+                    kept.push(other);
+                    continue;
+                }
+            };
+            let r = self.session.handle_file_result(ticket, result, now);
+            if outcome.is_ok() {
+                outcome = r;
+            }
+        }
+        for event in kept {
+            self.dispatch(event);
+        }
+        outcome
+    }
+
+    fn save(&mut self, path: &str, contents: &str) -> FileResult {
+        match self.store.save(path, contents) {
+            Ok(written) => FileResult::Saved(written.display().to_string()),
+            Err(e) => FileResult::Failed(e.to_string()),
+        }
+    }
+
+    fn load(&mut self, path: &str) -> FileResult {
+        match self.store.load(path) {
+            Ok(xml) => FileResult::Loaded(xml),
+            Err(e) => FileResult::Failed(e.to_string()),
+        }
+    }
+
+    /// Hands one event to whoever it is for.
+    fn dispatch(&mut self, event: Event) {
+        let observation = match event {
+            Event::Iterated(s) => Observation::Iterated(s),
+            Event::Changed(s) => Observation::Changed(s),
+            Event::Response(text) => Observation::Response(text),
+            Event::Log { level, message } => {
+                match level {
+                    LogLevel::Info => tracing::info!(target: "simrob::session", "{message}"),
+                    LogLevel::Warn => tracing::warn!(target: "simrob::session", "{message}"),
+                }
+                return;
+            }
+            Event::SaveWanted {
+                ticket,
+                path,
+                contents,
+            } => {
+                let result = self.save(&path, &contents);
+                let _ = self
+                    .session
+                    .handle_file_result(ticket, result, Instant::now());
+                return;
+            }
+            Event::LoadWanted { ticket, path } => {
+                let result = self.load(&path);
+                let _ = self
+                    .session
+                    .handle_file_result(ticket, result, Instant::now());
+                return;
+            }
+        };
+        for observer in &mut self.observers {
+            observer(&observation);
+        }
+    }
+
+    fn process_events(&mut self) {
+        while let Some(event) = self.session.poll_event() {
+            self.dispatch(event);
+        }
     }
 
     fn flush(&mut self) {
-        while let Some(t) = self.core.poll_transmit() {
+        self.process_events();
+        while let Some(t) = self.session.poll_transmit() {
             // A failed send (an agent that went away) must not stop the server.
-            let _ = self.socket.send_to(&t.payload, t.to);
+            if let Err(e) = self.socket.send_to(&t.payload, t.to) {
+                tracing::debug!("send to {} failed: {e}", t.to);
+            }
         }
     }
 
@@ -102,7 +191,7 @@ impl UdpServer {
             match self.socket.recv_from(&mut self.buf) {
                 Ok((n, from)) => {
                     let now = Instant::now();
-                    self.core.handle_datagram(from, &self.buf[..n], now);
+                    self.session.handle_datagram(from, &self.buf[..n], now);
                     self.flush();
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
@@ -120,7 +209,7 @@ impl UdpServer {
             .set_read_timeout(Some(timeout.max(Duration::from_micros(10))))?;
         match self.socket.recv_from(&mut self.buf) {
             Ok((n, from)) => {
-                self.core
+                self.session
                     .handle_datagram(from, &self.buf[..n], Instant::now());
                 self.flush();
                 Ok(())
@@ -140,22 +229,19 @@ impl UdpServer {
     /// Serves until `stop` becomes true.
     pub fn run(&mut self, stop: &AtomicBool) -> io::Result<()> {
         while !stop.load(Ordering::Relaxed) {
-            while let Ok(c) = self.control_rx.try_recv() {
-                match c {
-                    LoopControl::RealTimeFactor(f) => self.core.set_real_time_factor(f),
-                }
+            while let Ok(command) = self.commands_rx.try_recv() {
+                // Refusals reach the page as responses; nothing else to do with them here.
+                let _ = self.session.handle_command(command, Instant::now());
+                self.flush();
             }
             self.drain()?;
             let now = Instant::now();
-            let iterated = self.core.handle_timeout(now);
-            if !self.observers.is_empty() {
-                self.observe(now, iterated);
-            }
+            let iterated = self.session.handle_timeout(now);
             if iterated {
                 self.flush();
                 continue;
             }
-            let wait = match self.core.poll_timeout(now) {
+            let wait = match self.session.poll_timeout(now) {
                 Some(at) => at.saturating_duration_since(now).min(MAX_WAIT),
                 None => MAX_WAIT,
             };

@@ -9,7 +9,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use simrob_protocol::{decode_datagram, decode_server_message, CommandKeys, ServerMessage};
-use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
+use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 
 pub struct TestServer {
     pub addr: SocketAddr,
@@ -44,16 +44,15 @@ impl TestServer {
         };
         tweak(&mut config);
         let store = DirStore::new(&save_dir).expect("save dir");
-        let mut core = SimServer::new(config, Box::new(store));
+        let mut server = UdpServer::bind(Session::new(config), Box::new(store)).expect("bind");
         for s in scenarios {
             let bytes = std::fs::read(repo_file(&format!("scenarios/{s}"))).expect("scenario");
             let requests: Vec<_> = decode_datagram(&bytes, &CommandKeys::default())
                 .into_iter()
                 .map(|r| r.expect("decodes"))
                 .collect();
-            core.apply_local(&requests).expect("applies");
+            server.apply_local(&requests).expect("applies");
         }
-        let mut server = UdpServer::bind(core).expect("bind");
         let addr = server.local_addr().expect("addr");
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();

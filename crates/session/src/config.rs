@@ -37,6 +37,7 @@
 //! | `realtimefactor` | 0 | simrob: simulated seconds per wall second in asynchronous mode; 0 = as fast as possible |
 //! | `savedirectory` | `.` | simrob: Save/Load files live here; paths that leave it are refused |
 //! | `allowforeignagentip` | false | simrob: let an agent register an IP other than the one it sends from |
+//! | `randomseed` | 0 | simrob: seeds every per-agent random draw (agent filters); same seed, same run |
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -63,6 +64,8 @@ pub struct ServerConfig {
     pub real_time_factor: f64,
     pub save_directory: PathBuf,
     pub allow_foreign_agent_ip: bool,
+    /// `randomseed`: every agent's random seed derives from it and the agent's key.
+    pub random_seed: u64,
 }
 
 impl Default for ServerConfig {
@@ -78,6 +81,7 @@ impl Default for ServerConfig {
             real_time_factor: 0.0,
             save_directory: PathBuf::from("."),
             allow_foreign_agent_ip: false,
+            random_seed: 0,
         }
     }
 }
@@ -110,6 +114,7 @@ pub fn all_keys() -> Vec<(String, String)> {
         ("realtimefactor", "0"),
         ("savedirectory", "."),
         ("allowforeignagentip", "false"),
+        ("randomseed", "0"),
     ]
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -238,6 +243,7 @@ impl ServerConfig {
                 self.save_directory = PathBuf::from(v);
             }
             "allowforeignagentip" => self.allow_foreign_agent_ip = boolean(&k, value)?,
+            "randomseed" => self.random_seed = integer(&k, value)?,
             other => {
                 if !self.keys.set(other, value.trim()) {
                     return Err(format!(
@@ -331,10 +337,14 @@ mod tests {
 
     #[test]
     fn the_shipped_example_files_are_the_defaults() {
-        for name in ["Configuration.data", "simrob.toml"] {
-            let path = format!("{}/../../config/{name}", env!("CARGO_MANIFEST_DIR"));
-            let text = std::fs::read_to_string(&path).unwrap();
-            let c = ServerConfig::from_text(name, &text).unwrap_or_else(|e| panic!("{e}"));
+        for (name, text) in [
+            (
+                "Configuration.data",
+                include_str!("../../../config/Configuration.data"),
+            ),
+            ("simrob.toml", include_str!("../../../config/simrob.toml")),
+        ] {
+            let c = ServerConfig::from_text(name, text).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(c, ServerConfig::default(), "{name}");
             // Every key is in the file.
             for (key, _) in all_keys() {

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The core crates do no I/O: no sockets, files, threads or clocks (see ARCHITECTURE.md,
+# "Invariants of absence"). Shells (crates/server, crates/mrs, crates/viewer, crates/cli)
+# do. This check reads each core crate's non-test source (a file up to its first
+# `#[cfg(test)]`) and fails on any use of those, except the exceptions listed below.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CORE="protocol physics world session flat swarm soccer futrob coord"
+# Sockets, files, threads, clocks (reading the wall clock; `Instant` values handed in are fine).
+PATTERN='UdpSocket|TcpStream|TcpListener|UnixStream|std::fs|fs::(read|write|File|create|remove|rename|metadata|OpenOptions)|File::(open|create)|OpenOptions|std::thread|thread::(spawn|scope|sleep)|Instant::now|SystemTime::now|std::process|tokio|mio::|std::io::stdin|std::io::stdout'
+# Documented exceptions, as `path:pattern` (a line of that file matching the pattern):
+# - the swarm splits proximity, collision and drone-control work over scoped threads; each
+#   thread writes only its own robots, so results do not depend on the thread count;
+# - the swarm's scenario loader reads the scenario file and the map files it names.
+EXCEPTIONS=(
+  'crates/swarm/src/systems/proximity.rs:std::thread::(scope|available_parallelism)'
+  'crates/swarm/src/systems/collision.rs:std::thread::(scope|available_parallelism)'
+  'crates/swarm/src/drones.rs:std::thread::(scope|available_parallelism)'
+  'crates/swarm/src/scenario.rs:std::fs::read'
+)
+
+found=0
+for crate in $CORE; do
+  [ -d "crates/$crate/src" ] || continue
+  while IFS= read -r -d '' file; do
+    while IFS= read -r hit; do
+      line="${hit#*:}"
+      excused=0
+      for ex in "${EXCEPTIONS[@]}"; do
+        if [ "${ex%%:*}" = "$file" ] && grep -Eq "${ex#*:}" <<<"$line"; then
+          excused=1
+        fi
+      done
+      if [ "$excused" = 0 ]; then
+        echo "$file:$hit"
+        found=1
+      fi
+    done < <(awk '/#\[cfg\(test\)\]/ { exit } { sub(/\/\/.*/, ""); print FNR ": " $0 }' "$file" | grep -E "$PATTERN" || true)
+  done < <(find "crates/$crate/src" -name '*.rs' -print0)
+done
+
+if [ "$found" != 0 ]; then
+  echo "core crates must do no I/O (sockets, files, threads, clocks): move it to a shell, or document an exception in .ci/core-io.sh" >&2
+  exit 1
+fi
+echo "core crates: no sockets, files, threads or clocks (outside the documented exceptions)"

@@ -1,0 +1,235 @@
+//! Agents and the filters that shape what each agent type receives (seed 000 §1.4, §7.4).
+//!
+//! Every agent type has one filter in the [`FilterRegistry`]. Two kinds:
+//!
+//! * a [`BroadcastFilter`] is stateless and shared by every agent of its type: the session
+//!   runs it once per iteration and encodes the result once, whatever the number of agents
+//!   (`RobotController` and `GUI` get the whole state, `PosesOnly` the robots' and balls'
+//!   poses);
+//! * an [`AgentFilter`] is made for each agent when it registers ([`FilterRegistry::register_per_agent`]):
+//!   it keeps its own state between iterations, gets a deterministic per-agent random seed
+//!   ([`AgentInfo::seed`]), sees the whole [`Snapshot`] and the agent's registration, and may
+//!   emit its own broadcast body ([`View::Body`]) instead of a `<Broadcast>`.
+//!
+//! ```
+//! use std::borrow::Cow;
+//! use simrob_protocol::Broadcast;
+//! use simrob_session::{AgentFilter, AgentInfo, BroadcastFilter, FilterRegistry, Snapshot, View};
+//!
+//! /// Robots' and balls' poses only: no per-body draw data (much smaller datagrams).
+//! struct Poses;
+//! impl BroadcastFilter for Poses {
+//!     fn filter<'a>(&self, s: &'a Snapshot) -> Option<Cow<'a, Broadcast>> {
+//!         Some(Cow::Owned(Broadcast { bodies: Vec::new(), ..s.broadcast.clone() }))
+//!     }
+//! }
+//!
+//! /// Every tenth iteration, a count of what it saw, as its own XML body.
+//! struct Counter { seen: u64 }
+//! impl AgentFilter for Counter {
+//!     fn view(&mut self, s: &Snapshot, _agent: &AgentInfo) -> Option<View> {
+//!         self.seen += 1;
+//!         (s.iteration % 10 == 0).then(|| View::Body(format!("<Count>{}</Count>", self.seen)))
+//!     }
+//! }
+//!
+//! let mut filters = FilterRegistry::standard();
+//! filters.register("Poses", Poses);
+//! filters.register_per_agent("Counter", |_agent: &AgentInfo| Counter { seen: 0 });
+//! assert!(filters.contains("Poses") && filters.contains("Counter"));
+//! ```
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use simrob_protocol::{AgentType, Broadcast};
+
+use crate::snapshot::Snapshot;
+
+/// Decides what of the world an agent type receives: hide data, change units… Shared by
+/// every agent of the type; `None` sends nothing this time.
+pub trait BroadcastFilter: Send + Sync {
+    fn filter<'a>(&self, snapshot: &'a Snapshot) -> Option<Cow<'a, Broadcast>>;
+}
+
+/// What a per-agent filter sends this iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub enum View {
+    /// A broadcast, encoded and split over datagrams like any other.
+    Broadcast(Broadcast),
+    /// A body of the filter's own making (XML text), sent as one datagram. A body larger than
+    /// `maximumdatagramsize` is not sent (and logged).
+    Body(String),
+}
+
+/// A filter made for one agent: it keeps state between iterations (noise, a camera's
+/// memory…). It runs on the simulation's thread once per iteration the agent is due a
+/// broadcast, in the order agents registered.
+pub trait AgentFilter: Send {
+    fn view(&mut self, snapshot: &Snapshot, agent: &AgentInfo) -> Option<View>;
+}
+
+/// What a per-agent filter knows of its agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentInfo {
+    pub key: String,
+    pub agent_type: String,
+    /// Where its datagrams go.
+    pub addr: SocketAddr,
+    pub sync: bool,
+    /// Broadcast interval in simulated seconds; negative = never.
+    pub broadcast_interval: f64,
+    /// A random seed for this agent: a pure function of the session's `randomseed` and the
+    /// agent's key, so the same run gives every agent the same draws whatever the order or
+    /// time at which agents register.
+    pub seed: u64,
+}
+
+/// The whole state, unchanged (RobotController, GUI).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FullState;
+
+impl BroadcastFilter for FullState {
+    fn filter<'a>(&self, snapshot: &'a Snapshot) -> Option<Cow<'a, Broadcast>> {
+        Some(Cow::Borrowed(&snapshot.broadcast))
+    }
+}
+
+/// Only `Entities_Info` (robot and ball poses), no `DrawData`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PosesOnly;
+
+impl BroadcastFilter for PosesOnly {
+    fn filter<'a>(&self, snapshot: &'a Snapshot) -> Option<Cow<'a, Broadcast>> {
+        let b = &snapshot.broadcast;
+        Some(Cow::Owned(Broadcast {
+            iteration: b.iteration,
+            part: b.part,
+            bodies: Vec::new(),
+            entities: b.entities.clone(),
+        }))
+    }
+}
+
+type MakeFilter = dyn Fn(&AgentInfo) -> Box<dyn AgentFilter> + Send + Sync;
+
+/// One agent type's filter.
+#[derive(Clone)]
+pub enum Filter {
+    Shared(Arc<dyn BroadcastFilter>),
+    PerAgent(Arc<MakeFilter>),
+}
+
+/// Agent type name → filter.
+#[derive(Clone)]
+pub struct FilterRegistry {
+    filters: BTreeMap<String, Filter>,
+}
+
+impl FilterRegistry {
+    /// `RobotController` and `GUI` (full state) and `PosesOnly`.
+    pub fn standard() -> Self {
+        let mut r = FilterRegistry {
+            filters: BTreeMap::new(),
+        };
+        r.register(AgentType::RobotController.as_str(), FullState);
+        r.register(AgentType::Gui.as_str(), FullState);
+        r.register("PosesOnly", PosesOnly);
+        r
+    }
+
+    /// Adds (or replaces) an agent type with a shared filter.
+    pub fn register(&mut self, agent_type: &str, filter: impl BroadcastFilter + 'static) {
+        self.filters
+            .insert(agent_type.to_string(), Filter::Shared(Arc::new(filter)));
+    }
+
+    /// Adds (or replaces) an agent type whose agents each get their own filter, made by
+    /// `make` when the agent registers (again when it registers again).
+    pub fn register_per_agent<F, M>(&mut self, agent_type: &str, make: M)
+    where
+        F: AgentFilter + 'static,
+        M: Fn(&AgentInfo) -> F + Send + Sync + 'static,
+    {
+        let make: Arc<MakeFilter> = Arc::new(move |a| Box::new(make(a)));
+        self.filters
+            .insert(agent_type.to_string(), Filter::PerAgent(make));
+    }
+
+    /// The filter of an agent type.
+    pub fn get(&self, agent_type: &str) -> Option<&Filter> {
+        self.filters.get(agent_type)
+    }
+
+    /// Whether `agent_type` is known.
+    pub fn contains(&self, agent_type: &str) -> bool {
+        self.filters.contains_key(agent_type)
+    }
+
+    /// Known agent type names.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.filters.keys().map(String::as_str)
+    }
+}
+
+/// A registered agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Agent {
+    pub key: String,
+    pub agent_type: String,
+    /// Where broadcasts and confirmations go (the registered IP and port).
+    pub addr: SocketAddr,
+    pub sync: bool,
+    /// Broadcast interval in simulated seconds; negative = never.
+    pub broadcast_interval: f64,
+    /// Simulated time of its next broadcast.
+    pub next_broadcast: f64,
+    /// Highest iteration it has synchronized with.
+    pub synced: u64,
+    /// The iteration it was last sent in synchronous mode and must synchronize with.
+    pub awaited: Option<u64>,
+    /// Its random seed (see [`AgentInfo::seed`]).
+    pub seed: u64,
+}
+
+impl Agent {
+    /// What a per-agent filter sees of this agent.
+    pub fn info(&self) -> AgentInfo {
+        AgentInfo {
+            key: self.key.clone(),
+            agent_type: self.agent_type.clone(),
+            addr: self.addr,
+            sync: self.sync,
+            broadcast_interval: self.broadcast_interval,
+            seed: self.seed,
+        }
+    }
+}
+
+/// The seed of the agent `key` in a session seeded with `session_seed`: FNV-1a of the key
+/// mixed with the session seed by SplitMix64.
+pub fn agent_seed(session_seed: u64, key: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.as_bytes() {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    let mut z = (session_seed ^ h).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_seeds_depend_on_key_and_session_only() {
+        assert_eq!(agent_seed(1, "a"), agent_seed(1, "a"));
+        assert_ne!(agent_seed(1, "a"), agent_seed(1, "b"));
+        assert_ne!(agent_seed(1, "a"), agent_seed(2, "a"));
+    }
+}

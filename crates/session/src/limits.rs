@@ -1,0 +1,486 @@
+//! What the session allows a sender: who may change the world, how much work one datagram
+//! may cause, how large the world may grow, which values are in range, and how much the
+//! server may send to an address that has not shown it asked (anti-amplification).
+//!
+//! Every limit is a configuration key (see [`Limits::set`] and the README's "Security and
+//! limits"):
+//!
+//! | key | default | meaning |
+//! |---|---|---|
+//! | `worldaccess` | `local-or-agents` | who may change the world (create, move, step, save, load…): `everyone`; `agents` (registered agents, from the address they registered from); `local-or-agents` (those, and any sender on this machine's loopback); `secret` (agents whose key starts with `worldsecret` then `:`) |
+//! | `worldsecret` | (none) | the shared secret of `worldaccess = secret` |
+//! | `maxrequestsperdatagram` | 64 | requests one datagram may carry; more and none of them runs |
+//! | `maxfilerequestsperdatagram` | 1 | Save and Load requests one datagram may carry |
+//! | `maxstepsperiteration` | 1000 | largest `Set_Steps_Per_Iteration` |
+//! | `maxentities` | 500 | most entities in the world (Create_Entity and Load) |
+//! | `maxbodies` | 2000 | most rigid bodies in the world (Create_Entity and Load) |
+//! | `maxposition` | 10000 | largest \|coordinate\| of a position, m |
+//! | `maxvelocity` | 10000 | largest \|component\| of a velocity or motor target |
+//! | `maxgravity` | 1000 | largest \|gravity\|, m/s² |
+//! | `mintimestep`, `maxtimestep` | 0.00001, 0.1 | allowed timestep, s |
+//! | `amplificationfactor` | 3 | bytes sent to an unproven address, per byte received from it |
+//! | `trustloopback` | true | addresses on the loopback interface count as proven |
+//! | `trustedagentips` | (none) | IPs whose addresses count as proven (comma-separated; `all` for any) |
+//! | `receivebuffer` | 8388608 | socket receive buffer asked of the OS, bytes |
+//! | `savedirectorybytes` | 268435456 | most bytes of save files in the save directory |
+//! | `savedirectoryfiles` | 1000 | most save files in the save directory |
+//!
+//! **Proven addresses.** A UDP source address can be forged, so the server treats an address
+//! as having asked for what it is sent only when it is on loopback (forging it takes root on
+//! this machine) or listed in `trustedagentips`. To any other address it sends at most
+//! `amplificationfactor` times the bytes that address sent it: a forged registration or a
+//! registration naming another port gets almost nothing, whatever it asks for. Remote agents
+//! that receive broadcasts belong in `trustedagentips`.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+
+use simrob_protocol::{ControlRequest, EntityRequest, EntitySpec, Request};
+use simrob_world::{LoadLimits, World};
+
+/// Who may change the world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorldAccess {
+    /// Any sender.
+    Everyone,
+    /// Registered agents, from the address they registered from.
+    Agents,
+    /// Registered agents, and any sender on loopback (this machine's users).
+    LocalOrAgents,
+    /// Registered agents whose key starts with the shared secret and `:`.
+    Secret,
+}
+
+impl WorldAccess {
+    fn parse(text: &str) -> Option<WorldAccess> {
+        Some(match text.trim().to_ascii_lowercase().as_str() {
+            "everyone" => WorldAccess::Everyone,
+            "agents" => WorldAccess::Agents,
+            "local-or-agents" => WorldAccess::LocalOrAgents,
+            "secret" => WorldAccess::Secret,
+            _ => return None,
+        })
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            WorldAccess::Everyone => "everyone",
+            WorldAccess::Agents => "agents",
+            WorldAccess::LocalOrAgents => "local-or-agents",
+            WorldAccess::Secret => "secret",
+        }
+    }
+}
+
+/// Which IPs count as proven besides loopback.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Trusted {
+    /// None.
+    None,
+    /// These.
+    Ips(Vec<IpAddr>),
+    /// Every address (a closed network).
+    All,
+}
+
+/// The session's limits (see the module docs for the keys).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    pub world_access: WorldAccess,
+    pub world_secret: Option<String>,
+    pub max_requests_per_datagram: usize,
+    pub max_file_requests_per_datagram: usize,
+    pub max_steps_per_iteration: u32,
+    pub max_entities: usize,
+    pub max_bodies: usize,
+    pub max_position: f64,
+    pub max_velocity: f64,
+    pub max_gravity: f64,
+    pub min_timestep: f64,
+    pub max_timestep: f64,
+    pub amplification_factor: f64,
+    pub trust_loopback: bool,
+    pub trusted: Trusted,
+    pub receive_buffer: usize,
+    pub save_directory_bytes: u64,
+    pub save_directory_files: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        let load = LoadLimits::default();
+        Limits {
+            world_access: WorldAccess::LocalOrAgents,
+            world_secret: None,
+            max_requests_per_datagram: 64,
+            max_file_requests_per_datagram: 1,
+            max_steps_per_iteration: load.max_steps_per_iteration,
+            max_entities: load.max_entities,
+            max_bodies: load.max_bodies,
+            max_position: load.max_position,
+            max_velocity: load.max_velocity,
+            max_gravity: load.max_gravity,
+            min_timestep: load.timestep.0,
+            max_timestep: load.timestep.1,
+            amplification_factor: 3.0,
+            trust_loopback: true,
+            trusted: Trusted::None,
+            receive_buffer: 8 << 20,
+            save_directory_bytes: 256 << 20,
+            save_directory_files: 1000,
+        }
+    }
+}
+
+fn positive(key: &str, value: &str) -> Result<f64, String> {
+    match value.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("{key}: expected a positive number, found {value:?}")),
+    }
+}
+
+fn count<T: std::str::FromStr + PartialOrd + From<u8>>(key: &str, value: &str) -> Result<T, String> {
+    match value.trim().parse::<T>() {
+        Ok(v) if v >= T::from(1) => Ok(v),
+        _ => Err(format!("{key}: expected a whole number ≥ 1, found {value:?}")),
+    }
+}
+
+impl Limits {
+    /// Every key with its default, as text.
+    pub fn keys() -> Vec<(&'static str, String)> {
+        let d = Limits::default();
+        vec![
+            ("worldaccess", d.world_access.as_str().into()),
+            ("worldsecret", String::new()),
+            ("maxrequestsperdatagram", d.max_requests_per_datagram.to_string()),
+            ("maxfilerequestsperdatagram", d.max_file_requests_per_datagram.to_string()),
+            ("maxstepsperiteration", d.max_steps_per_iteration.to_string()),
+            ("maxentities", d.max_entities.to_string()),
+            ("maxbodies", d.max_bodies.to_string()),
+            ("maxposition", d.max_position.to_string()),
+            ("maxvelocity", d.max_velocity.to_string()),
+            ("maxgravity", d.max_gravity.to_string()),
+            ("mintimestep", d.min_timestep.to_string()),
+            ("maxtimestep", d.max_timestep.to_string()),
+            ("amplificationfactor", d.amplification_factor.to_string()),
+            ("trustloopback", d.trust_loopback.to_string()),
+            ("trustedagentips", String::new()),
+            ("receivebuffer", d.receive_buffer.to_string()),
+            ("savedirectorybytes", d.save_directory_bytes.to_string()),
+            ("savedirectoryfiles", d.save_directory_files.to_string()),
+        ]
+    }
+
+    /// Sets `key` (lower case) from its text; `None` when `key` is not a limit.
+    pub fn set(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
+        let result = (|| -> Result<(), String> {
+            match key {
+                "worldaccess" => {
+                    self.world_access = WorldAccess::parse(value).ok_or_else(|| {
+                        format!(
+                            "{key}: expected everyone, agents, local-or-agents or secret, found {value:?}"
+                        )
+                    })?
+                }
+                "worldsecret" => {
+                    let v = value.trim();
+                    if v.is_empty() || v.contains(':') {
+                        return Err(format!("{key}: a non-empty secret without ':'"));
+                    }
+                    self.world_secret = Some(v.to_string());
+                }
+                "maxrequestsperdatagram" => self.max_requests_per_datagram = count(key, value)?,
+                "maxfilerequestsperdatagram" => {
+                    self.max_file_requests_per_datagram = count(key, value)?
+                }
+                "maxstepsperiteration" => {
+                    let n: u32 = count(key, value)?;
+                    if n > simrob_world::MAX_STEPS_PER_ITERATION {
+                        return Err(format!(
+                            "{key}: at most {}, found {n}",
+                            simrob_world::MAX_STEPS_PER_ITERATION
+                        ));
+                    }
+                    self.max_steps_per_iteration = n;
+                }
+                "maxentities" => self.max_entities = count(key, value)?,
+                "maxbodies" => self.max_bodies = count(key, value)?,
+                "maxposition" => self.max_position = positive(key, value)?,
+                "maxvelocity" => self.max_velocity = positive(key, value)?,
+                "maxgravity" => self.max_gravity = positive(key, value)?,
+                "mintimestep" => self.min_timestep = positive(key, value)?,
+                "maxtimestep" => {
+                    let v = positive(key, value)?;
+                    if v > simrob_world::MAX_TIMESTEP {
+                        return Err(format!(
+                            "{key}: at most {} s, found {v}",
+                            simrob_world::MAX_TIMESTEP
+                        ));
+                    }
+                    self.max_timestep = v;
+                }
+                "amplificationfactor" => self.amplification_factor = positive(key, value)?,
+                "trustloopback" => {
+                    self.trust_loopback = match value.trim().to_ascii_lowercase().as_str() {
+                        "true" | "1" | "yes" | "on" => true,
+                        "false" | "0" | "no" | "off" => false,
+                        _ => return Err(format!("{key}: expected true or false, found {value:?}")),
+                    }
+                }
+                "trustedagentips" => {
+                    let v = value.trim();
+                    self.trusted = if v.eq_ignore_ascii_case("all") {
+                        Trusted::All
+                    } else if v.is_empty() {
+                        Trusted::None
+                    } else {
+                        Trusted::Ips(
+                            v.split(',')
+                                .map(|ip| {
+                                    ip.trim()
+                                        .parse()
+                                        .map_err(|_| format!("{key}: {ip:?} is not an IP address"))
+                                })
+                                .collect::<Result<_, _>>()?,
+                        )
+                    }
+                }
+                "receivebuffer" => self.receive_buffer = count(key, value)?,
+                "savedirectorybytes" => self.save_directory_bytes = count(key, value)?,
+                "savedirectoryfiles" => self.save_directory_files = count(key, value)?,
+                _ => return Err(String::new()),
+            }
+            Ok(())
+        })();
+        match result {
+            Err(e) if e.is_empty() => None,
+            other => Some(other),
+        }
+    }
+
+    /// The bounds a Load applies to a save file.
+    pub fn load_limits(&self) -> LoadLimits {
+        LoadLimits {
+            max_entities: self.max_entities,
+            max_bodies: self.max_bodies,
+            max_position: self.max_position,
+            max_velocity: self.max_velocity,
+            max_gravity: self.max_gravity,
+            timestep: (self.min_timestep, self.max_timestep),
+            max_steps_per_iteration: self.max_steps_per_iteration,
+        }
+    }
+
+    /// Whether datagrams from `addr` show it asked for what it is sent (see the module docs).
+    pub fn proven(&self, addr: SocketAddr) -> bool {
+        (self.trust_loopback && addr.ip().is_loopback())
+            || match &self.trusted {
+                Trusted::None => false,
+                Trusted::All => true,
+                Trusted::Ips(ips) => ips.contains(&addr.ip()),
+            }
+    }
+
+    /// Why `request` may not run in a world like `world` under these limits, if so: values
+    /// out of range, a world grown past its entity or body limit.
+    pub fn check(&self, request: &Request, world: &World) -> Result<(), String> {
+        let pos = |what: &str, v: &[f64]| -> Result<(), String> {
+            match v.iter().find(|x| !(x.is_finite() && x.abs() <= self.max_position)) {
+                Some(x) => Err(format!(
+                    "{what} {x} is out of range (|{what}| ≤ {} m, configuration key maxposition)",
+                    self.max_position
+                )),
+                None => Ok(()),
+            }
+        };
+        let vel = |what: &str, v: &[f64]| -> Result<(), String> {
+            match v.iter().find(|x| !(x.is_finite() && x.abs() <= self.max_velocity)) {
+                Some(x) => Err(format!(
+                    "{what} {x} is out of range (at most {} in size, configuration key maxvelocity)",
+                    self.max_velocity
+                )),
+                None => Ok(()),
+            }
+        };
+        match request {
+            Request::Control { request, .. } => match request {
+                ControlRequest::SetWorldGravity(g) => {
+                    if !(g.is_finite() && g.abs() <= self.max_gravity) {
+                        return Err(format!(
+                            "Gravity {g} is out of range (|Gravity| ≤ {} m/s², configuration key maxgravity)",
+                            self.max_gravity
+                        ));
+                    }
+                }
+                ControlRequest::SetTimestep(t) => {
+                    if !(t.is_finite() && *t >= self.min_timestep && *t <= self.max_timestep) {
+                        return Err(format!(
+                            "Timestep {t} is out of range ({} … {} s, configuration keys mintimestep and maxtimestep)",
+                            self.min_timestep, self.max_timestep
+                        ));
+                    }
+                }
+                ControlRequest::SetStepsPerIteration(n) => {
+                    if *n > self.max_steps_per_iteration {
+                        return Err(format!(
+                            "Steps_Per_Iteration {n} is more than {} (configuration key maxstepsperiteration)",
+                            self.max_steps_per_iteration
+                        ));
+                    }
+                }
+                ControlRequest::CreateEntity(spec) => {
+                    if world.entity_ids().count() >= self.max_entities {
+                        return Err(format!(
+                            "the world already has {} entities, the most allowed (configuration key maxentities)",
+                            self.max_entities
+                        ));
+                    }
+                    let (bodies, positions): (usize, Vec<f64>) = match spec {
+                        EntitySpec::Robot { bodies, .. } | EntitySpec::Field { bodies, .. } => (
+                            bodies.len(),
+                            bodies.iter().flat_map(|b| b.position).collect(),
+                        ),
+                        EntitySpec::Ball { position, .. } => (1, position.to_vec()),
+                        EntitySpec::Humanoid { position, .. } => {
+                            (simrob_soccer_parts(), position.to_vec())
+                        }
+                    };
+                    pos("Position", &positions)?;
+                    let have = simrob_world::PhysicsBackend::body_count(world.physics());
+                    if have + bodies > self.max_bodies {
+                        return Err(format!(
+                            "the world would have {} bodies, more than {} (configuration key maxbodies)",
+                            have + bodies,
+                            self.max_bodies
+                        ));
+                    }
+                }
+                _ => {}
+            },
+            Request::Entity { request, .. } => match request {
+                EntityRequest::SetEntityPosition { position, .. } => pos("Position", position)?,
+                EntityRequest::RobotMotorControl { motors, .. } => {
+                    let v: Vec<f64> = motors.iter().map(|m| m.value).collect();
+                    vel("Value", &v)?;
+                }
+                _ => {}
+            },
+            Request::Agent(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Whether `from` may change the world, given whether it is the registering address of
+    /// a registered agent (`agent_key`).
+    pub fn may_change_world(&self, from: SocketAddr, agent_key: Option<&str>) -> Result<(), String> {
+        let ok = match self.world_access {
+            WorldAccess::Everyone => true,
+            WorldAccess::Agents => agent_key.is_some(),
+            WorldAccess::LocalOrAgents => agent_key.is_some() || from.ip().is_loopback(),
+            WorldAccess::Secret => match (agent_key, &self.world_secret) {
+                (Some(k), Some(s)) => k
+                    .strip_prefix(s.as_str())
+                    .is_some_and(|rest| rest.starts_with(':')),
+                _ => false,
+            },
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "{from} may not change the world (configuration key worldaccess = {}): register as an agent from this address first",
+                self.world_access.as_str()
+            ))
+        }
+    }
+}
+
+fn simrob_soccer_parts() -> usize {
+    // A humanoid is a handful of boxes; counted generously.
+    8
+}
+
+/// Bytes received from and sent to each address, for the anti-amplification rule.
+#[derive(Debug, Default)]
+pub struct Amplification {
+    ledger: HashMap<SocketAddr, (u64, u64)>,
+    /// Datagrams not sent because their address had no credit left.
+    pub withheld: u64,
+}
+
+/// Most addresses the ledger remembers; past it, it starts over (every unproven address then
+/// has less credit, never more).
+const LEDGER_SIZE: usize = 65_536;
+
+impl Amplification {
+    /// `bytes` arrived from `from`.
+    pub fn received(&mut self, from: SocketAddr, bytes: usize) {
+        if self.ledger.len() >= LEDGER_SIZE && !self.ledger.contains_key(&from) {
+            self.ledger.clear();
+        }
+        self.ledger.entry(from).or_default().0 += bytes as u64;
+    }
+
+    /// Whether `bytes` may go to `to` now (and books them if so).
+    pub fn may_send(&mut self, limits: &Limits, to: SocketAddr, bytes: usize) -> bool {
+        if limits.proven(to) {
+            return true;
+        }
+        let (received, sent) = self.ledger.get(&to).copied().unwrap_or((0, 0));
+        let allowed = (received as f64 * limits.amplification_factor) as u64;
+        if sent + bytes as u64 <= allowed {
+            self.ledger.entry(to).or_default().1 += bytes as u64;
+            true
+        } else {
+            self.withheld += 1;
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_parse_and_refuse_bad_values() {
+        let mut l = Limits::default();
+        assert_eq!(l.set("maxentities", "10"), Some(Ok(())));
+        assert_eq!(l.max_entities, 10);
+        assert!(matches!(l.set("maxentities", "0"), Some(Err(_))));
+        assert!(matches!(l.set("worldaccess", "nobody"), Some(Err(_))));
+        assert_eq!(l.set("worldaccess", "agents"), Some(Ok(())));
+        assert_eq!(l.set("trustedagentips", "10.0.0.2, 10.0.0.3"), Some(Ok(())));
+        assert!(l.proven("10.0.0.3:7".parse().unwrap()));
+        assert!(!l.proven("10.0.0.4:7".parse().unwrap()));
+        assert!(matches!(l.set("maxtimestep", "11"), Some(Err(_))));
+        assert_eq!(l.set("communicationreceiverport", "1"), None);
+        for (k, v) in Limits::keys() {
+            if !v.is_empty() {
+                assert_eq!(Limits::default().clone().set(k, &v), Some(Ok(())), "{k}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_unproven_address_gets_at_most_three_times_what_it_sent() {
+        let limits = Limits::default();
+        let mut a = Amplification::default();
+        let victim: SocketAddr = "192.0.2.7:4000".parse().unwrap();
+        a.received(victim, 324);
+        let mut sent = 0;
+        for _ in 0..100 {
+            if a.may_send(&limits, victim, 500) {
+                sent += 500;
+            }
+        }
+        assert!(sent <= 3 * 324, "{sent}");
+        assert_eq!(a.withheld, 99);
+        // Loopback is proven: no limit.
+        let local: SocketAddr = "127.0.0.1:4000".parse().unwrap();
+        assert!((0..100).all(|_| a.may_send(&limits, local, 60_000)));
+        // An address that never sent anything gets nothing.
+        assert!(!a.may_send(&limits, "192.0.2.8:1".parse().unwrap(), 1));
+    }
+}

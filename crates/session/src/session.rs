@@ -1,0 +1,1401 @@
+//! The SimRob session as a sans-IO state machine.
+//!
+//! [`Session`] owns the [`World`], the agents, lockstep, pacing and auto-adjust. The shell
+//! feeds it datagrams ([`Session::handle_datagram`]), local commands
+//! ([`Session::handle_command`]), the time ([`Session::handle_timeout`]) and the outcome of
+//! file work it asked for ([`Session::handle_file_result`]); it asks when it next needs the
+//! time ([`Session::poll_timeout`]), sends what [`Session::poll_transmit`] hands back and acts
+//! on [`Session::poll_event`]. No sockets, files, threads or clock inside: tests drive it
+//! with any `Instant`s they like.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use simrob_protocol::{
+    decode_datagram, encode_broadcast, encode_response, AgentRequest, Broadcast, ControlRequest,
+    DecodeError, Request, Response,
+};
+use simrob_world::{Applied, World, WorldError};
+
+use crate::agents::{agent_seed, Agent, AgentFilter, Filter, FilterRegistry, View};
+use crate::config::ServerConfig;
+use crate::snapshot::{Snapshot, SnapshotModes};
+
+/// A datagram to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transmit {
+    pub to: SocketAddr,
+    pub payload: Vec<u8>,
+}
+
+/// Counters for monitoring and benchmarks.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    pub datagrams_in: u64,
+    pub datagrams_out: u64,
+    pub requests: u64,
+    pub errors: u64,
+    pub iterations: u64,
+    pub broadcasts: u64,
+    /// Snapshots built (at most one per iteration, plus one per change seen while paused).
+    pub snapshots: u64,
+}
+
+/// Identifies one file operation the session asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileTicket(u64);
+
+/// How important a [`Event::Log`] line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogLevel {
+    Info,
+    Warn,
+}
+
+/// What the session tells its shell, besides datagrams.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// An iteration ran: the world after it. One snapshot per iteration, shared by the
+    /// broadcasts, the viewer and recorders. Emitted only while [`Session::set_observed`] is on.
+    Iterated(Arc<Snapshot>),
+    /// The world changed while it is not advancing (before `Initialize_Simulation`, paused):
+    /// the world now. Only while observed.
+    Changed(Arc<Snapshot>),
+    /// Write `contents` to the save file `path`, then call [`Session::handle_file_result`]
+    /// with the written file's name. Nothing else runs until then.
+    SaveWanted {
+        ticket: FileTicket,
+        path: String,
+        contents: String,
+    },
+    /// Read the save file `path`, then call [`Session::handle_file_result`] with its
+    /// contents. Nothing else runs until then.
+    LoadWanted { ticket: FileTicket, path: String },
+    /// A response text for local observers: every confirmation agents receive, and the
+    /// answer or error of a local command. Only while observed.
+    Response(String),
+    /// A line for the operator's log.
+    Log { level: LogLevel, message: String },
+}
+
+/// A command from the process itself (the viewer, the command line), not from the network.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LocalCommand {
+    /// A control or entity request, applied as if an agent had sent it; confirmations go to
+    /// every agent and to local observers.
+    Request(Request),
+    /// Simulated seconds per wall second in asynchronous mode (0 = as fast as possible).
+    SetRealTimeFactor(f64),
+}
+
+/// Why a local command or a file operation failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SessionError {
+    /// The world refused the request (it is unchanged).
+    #[error("{command}: {source}")]
+    Refused {
+        command: String,
+        #[source]
+        source: WorldError,
+    },
+    /// A save file could not be written or read.
+    #[error("{command}: {message}")]
+    File { command: String, message: String },
+    /// Agent messages come over the network.
+    #[error("{0}: agent messages come from agents over the network, not from local commands")]
+    AgentMessage(String),
+    #[error("the real-time factor must be a finite number >= 0, got {0}")]
+    RealTimeFactor(f64),
+    /// A file result for no pending file operation.
+    #[error("no file operation is waiting for this result")]
+    NoSuchTicket,
+}
+
+/// The answer to a file operation (see [`Event::SaveWanted`], [`Event::LoadWanted`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileResult {
+    /// The save file was written; the name to report (the resolved path).
+    Saved(String),
+    /// The save file's contents.
+    Loaded(String),
+    /// It failed; the reason.
+    Failed(String),
+}
+
+/// Who sent a request: an agent (or any UDP peer) or the process itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Peer(SocketAddr),
+    Local,
+}
+
+impl Origin {
+    fn addr(self) -> Option<SocketAddr> {
+        match self {
+            Origin::Peer(a) => Some(a),
+            Origin::Local => None,
+        }
+    }
+}
+
+/// Auto-adjust bookkeeping: a window of wall time and simulated time.
+#[derive(Debug, Clone)]
+struct AutoWindow {
+    started: Instant,
+    sim_start: f64,
+    busy: Duration,
+}
+
+/// A file operation under way.
+#[derive(Debug, Clone)]
+struct FileWait {
+    ticket: FileTicket,
+    origin: Origin,
+    command: String,
+    confirm: bool,
+    path: String,
+    load: bool,
+}
+
+/// The session flags the world does not act on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Flags {
+    sync_mode: bool,
+    sync_wait: f64,
+    auto_adjust: bool,
+}
+
+/// The prefix of every error response.
+pub const ERROR_PREFIX: &str = "Error: ";
+
+fn error_text(message: impl std::fmt::Display) -> String {
+    format!("{ERROR_PREFIX}{message}")
+}
+
+/// The SimRob session.
+pub struct Session {
+    config: ServerConfig,
+    world: World,
+    agents: Vec<Agent>,
+    /// Per-agent filters, by agent key.
+    views: BTreeMap<String, Box<dyn AgentFilter>>,
+    filters: FilterRegistry,
+    outbox: VecDeque<Transmit>,
+    events: VecDeque<Event>,
+    /// When the next iteration may run in paced (real-time factor or auto-adjust) mode.
+    next_due: Option<Instant>,
+    /// In synchronous mode, after a broadcast: the iteration agents must confirm and when it
+    /// was broadcast (the session waits until then + Sync_Wait, read at each check so that a
+    /// new Sync_Wait applies to the current wait too).
+    sync_deadline: Option<(u64, Instant)>,
+    auto: Option<AutoWindow>,
+    /// The start of the last iteration, until the next call that tells the time: how long
+    /// the shell was busy with it (auto-adjust's measure of load).
+    busy_since: Option<Instant>,
+    stats: Stats,
+    observed: bool,
+    /// The world changed since the last snapshot handed out.
+    dirty: bool,
+    waiting: Option<FileWait>,
+    queued: VecDeque<(Origin, Result<Request, DecodeError>)>,
+    next_ticket: u64,
+}
+
+impl Session {
+    /// A session with an empty world.
+    pub fn new(config: ServerConfig) -> Self {
+        let world = World::new(config.world.clone());
+        Session {
+            config,
+            world,
+            agents: Vec::new(),
+            views: BTreeMap::new(),
+            filters: FilterRegistry::standard(),
+            outbox: VecDeque::new(),
+            events: VecDeque::new(),
+            next_due: None,
+            sync_deadline: None,
+            auto: None,
+            busy_since: None,
+            stats: Stats::default(),
+            observed: false,
+            dirty: true,
+            waiting: None,
+            queued: VecDeque::new(),
+            next_ticket: 0,
+        }
+    }
+
+    /// The agent types and their filters (register new ones here).
+    pub fn filters_mut(&mut self) -> &mut FilterRegistry {
+        &mut self.filters
+    }
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+    pub fn agents(&self) -> &[Agent] {
+        &self.agents
+    }
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+    /// Simulated seconds per wall second the session paces at now (auto-adjust: 1).
+    pub fn pace(&self) -> f64 {
+        if self.flags().auto_adjust {
+            1.0
+        } else {
+            self.config.real_time_factor
+        }
+    }
+
+    fn flags(&self) -> Flags {
+        let m = self.world.modes();
+        Flags {
+            sync_mode: m.sync_mode,
+            sync_wait: m.sync_wait,
+            auto_adjust: m.auto_adjust,
+        }
+    }
+
+    /// Whether anyone reads [`Event::Iterated`], [`Event::Changed`] and [`Event::Response`]
+    /// (a viewer, a recorder). Off, the session builds no snapshot nobody receives. Turning it
+    /// on emits a [`Event::Changed`] with the world now.
+    pub fn set_observed(&mut self, observed: bool) {
+        self.observed = observed;
+        if observed {
+            self.dirty = true;
+            self.emit_changed(true);
+        }
+    }
+
+    /// The modes a snapshot carries.
+    pub fn modes(&self) -> SnapshotModes {
+        let m = self.world.modes();
+        let p = self.world.params();
+        let f = self.flags();
+        SnapshotModes {
+            initialized: m.initialized,
+            step_mode: m.step_mode,
+            sync_mode: f.sync_mode,
+            auto_adjust: f.auto_adjust,
+            timestep: p.timestep,
+            gravity: p.gravity,
+            steps_per_iteration: m.steps_per_iteration,
+            real_time_factor: self.config.real_time_factor,
+        }
+    }
+
+    /// The world now, as a snapshot (built on each call).
+    pub fn snapshot(&mut self) -> Arc<Snapshot> {
+        self.stats.snapshots += 1;
+        Arc::new(Snapshot::of(&self.world, self.modes()))
+    }
+
+    /// The next datagram to send.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        let t = self.outbox.pop_front();
+        if t.is_some() {
+            self.stats.datagrams_out += 1;
+        }
+        t
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    fn log(&mut self, level: LogLevel, message: String) {
+        self.events.push_back(Event::Log { level, message });
+    }
+
+    fn respond_locally(&mut self, text: String) {
+        if self.observed {
+            self.events.push_back(Event::Response(text));
+        }
+    }
+
+    fn send_text(&mut self, to: SocketAddr, text: String) {
+        self.outbox.push_back(Transmit {
+            to,
+            payload: encode_response(&Response::Text(text)).into_bytes(),
+        });
+    }
+
+    fn send_error(&mut self, to: Origin, message: impl std::fmt::Display) {
+        self.stats.errors += 1;
+        let text = error_text(message);
+        match to {
+            Origin::Peer(addr) => self.send_text(addr, text),
+            Origin::Local => self.respond_locally(text),
+        }
+    }
+
+    /// Sends `text` to every agent, and to `from` if it is not one (an unregistered
+    /// commander still sees its confirmations); local observers see it too.
+    fn confirm(&mut self, from: Option<SocketAddr>, text: String) {
+        let payload = encode_response(&Response::Text(text.clone())).into_bytes();
+        let mut sent_to_sender = false;
+        for a in &self.agents {
+            sent_to_sender |= Some(a.addr) == from;
+            self.outbox.push_back(Transmit {
+                to: a.addr,
+                payload: payload.clone(),
+            });
+        }
+        if let (Some(from), false) = (from, sent_to_sender) {
+            self.outbox.push_back(Transmit { to: from, payload });
+        }
+        self.respond_locally(text);
+    }
+
+    /// Notes the time after an iteration's work (see `busy_since`).
+    fn tell_time(&mut self, now: Instant) {
+        if let Some(started) = self.busy_since.take() {
+            if let Some(w) = self.auto.as_mut() {
+                w.busy += now.saturating_duration_since(started);
+            }
+        }
+    }
+
+    /// Handles one datagram from `from`: every request in it, in order.
+    pub fn handle_datagram(&mut self, from: SocketAddr, data: &[u8], now: Instant) {
+        self.tell_time(now);
+        self.stats.datagrams_in += 1;
+        if data.len() > self.config.maximum_datagram_size {
+            self.send_error(
+                Origin::Peer(from),
+                format!(
+                    "datagram of {} bytes is larger than maximumdatagramsize ({} bytes); nothing in it was executed",
+                    data.len(),
+                    self.config.maximum_datagram_size
+                ),
+            );
+            return;
+        }
+        for result in decode_datagram(data, &self.config.keys) {
+            self.stats.requests += 1;
+            self.queued.push_back((Origin::Peer(from), result));
+        }
+        self.run_queue(now);
+    }
+
+    /// Handles a command from the process itself. A request the world refuses is returned
+    /// as an error (and shown to local observers); a Save or Load completes later, through
+    /// [`Event::SaveWanted`] / [`Event::LoadWanted`] and [`Session::handle_file_result`].
+    pub fn handle_command(
+        &mut self,
+        command: LocalCommand,
+        now: Instant,
+    ) -> Result<(), SessionError> {
+        self.tell_time(now);
+        match command {
+            LocalCommand::SetRealTimeFactor(f) => {
+                if !(f.is_finite() && f >= 0.0) {
+                    let e = SessionError::RealTimeFactor(f);
+                    self.send_error(Origin::Local, &e);
+                    return Err(e);
+                }
+                self.config.real_time_factor = f;
+                self.next_due = None;
+                self.dirty = true;
+                self.emit_changed(false);
+                Ok(())
+            }
+            LocalCommand::Request(request) => {
+                if let Request::Agent(_) = request {
+                    let e =
+                        SessionError::AgentMessage(request.command(&self.config.keys).to_string());
+                    self.send_error(Origin::Local, &e);
+                    return Err(e);
+                }
+                self.stats.requests += 1;
+                if self.waiting.is_some() {
+                    self.queued.push_back((Origin::Local, Ok(request)));
+                    return Ok(());
+                }
+                let outcome = self.handle_world_request(Origin::Local, &request, now);
+                self.run_queue(now);
+                outcome
+            }
+        }
+    }
+
+    /// Runs queued requests until the queue is empty or a file operation must be waited for.
+    fn run_queue(&mut self, now: Instant) {
+        while self.waiting.is_none() {
+            let Some((origin, result)) = self.queued.pop_front() else {
+                break;
+            };
+            match result {
+                Err(e) => self.send_error(origin, e),
+                Ok(Request::Agent(a)) => match origin {
+                    Origin::Peer(from) => self.handle_agent(from, a),
+                    Origin::Local => {}
+                },
+                Ok(request) => {
+                    let _ = self.handle_world_request(origin, &request, now);
+                }
+            }
+        }
+        self.emit_changed(false);
+    }
+
+    fn handle_world_request(
+        &mut self,
+        origin: Origin,
+        request: &Request,
+        now: Instant,
+    ) -> Result<(), SessionError> {
+        let command = request.command(&self.config.keys).to_string();
+        let confirm = request
+            .response()
+            .unwrap_or(self.config.world.default_response_request);
+        let sync_before = self.flags().sync_mode;
+        let outcome = match self.world.apply(request) {
+            Ok(Applied::Done(text)) => {
+                self.dirty = true;
+                if confirm {
+                    self.confirm(origin.addr(), format!("{command}: {text}"));
+                }
+                Ok(())
+            }
+            Ok(Applied::Save(path)) => {
+                let contents = self.world.save_xml();
+                let ticket = self.wait_for_file(origin, &command, confirm, &path, false);
+                self.events.push_back(Event::SaveWanted {
+                    ticket,
+                    path,
+                    contents,
+                });
+                Ok(())
+            }
+            Ok(Applied::Load(path)) => {
+                let ticket = self.wait_for_file(origin, &command, confirm, &path, true);
+                self.events.push_back(Event::LoadWanted { ticket, path });
+                Ok(())
+            }
+            Err(source) => {
+                let e = SessionError::Refused { command, source };
+                self.send_error(origin, &e);
+                Err(e)
+            }
+        };
+        if sync_before && !self.flags().sync_mode {
+            self.sync_deadline = None;
+        }
+        if matches!(
+            request,
+            Request::Control {
+                request: ControlRequest::SetAutoAdjustMode(_) | ControlRequest::SetTimestep(_),
+                ..
+            }
+        ) {
+            self.auto = None;
+            self.next_due = Some(now);
+        }
+        outcome
+    }
+
+    fn wait_for_file(
+        &mut self,
+        origin: Origin,
+        command: &str,
+        confirm: bool,
+        path: &str,
+        load: bool,
+    ) -> FileTicket {
+        self.next_ticket += 1;
+        let ticket = FileTicket(self.next_ticket);
+        self.waiting = Some(FileWait {
+            ticket,
+            origin,
+            command: command.to_string(),
+            confirm,
+            path: path.to_string(),
+            load,
+        });
+        ticket
+    }
+
+    /// The outcome of the file operation `ticket` asked for. Requests that arrived meanwhile
+    /// run now. For a local command, a failure is also returned.
+    pub fn handle_file_result(
+        &mut self,
+        ticket: FileTicket,
+        result: FileResult,
+        now: Instant,
+    ) -> Result<(), SessionError> {
+        self.tell_time(now);
+        let wait = match self.waiting.take() {
+            Some(w) if w.ticket == ticket => w,
+            other => {
+                self.waiting = other;
+                return Err(SessionError::NoSuchTicket);
+            }
+        };
+        let outcome = match (wait.load, result) {
+            (false, FileResult::Saved(written)) => {
+                if wait.confirm {
+                    self.confirm(
+                        wait.origin.addr(),
+                        format!("{}: simulation saved to {written}", wait.command),
+                    );
+                }
+                Ok(())
+            }
+            (true, FileResult::Loaded(xml)) => match self.world.load_xml(&xml) {
+                Ok(()) => {
+                    self.after_load();
+                    if wait.confirm {
+                        self.confirm(
+                            wait.origin.addr(),
+                            format!(
+                                "{}: simulation loaded from {} at iteration {}",
+                                wait.command,
+                                wait.path,
+                                self.world.iteration()
+                            ),
+                        );
+                    }
+                    Ok(())
+                }
+                Err(source) => Err(SessionError::Refused {
+                    command: wait.command.clone(),
+                    source,
+                }),
+            },
+            (_, FileResult::Failed(message)) => Err(SessionError::File {
+                command: wait.command.clone(),
+                message,
+            }),
+            (load, other) => Err(SessionError::File {
+                command: wait.command.clone(),
+                message: format!(
+                    "the file store answered {other:?} to a {}",
+                    if load { "load" } else { "save" }
+                ),
+            }),
+        };
+        if let Err(e) = &outcome {
+            self.send_error(wait.origin, e);
+        }
+        self.run_queue(now);
+        if wait.origin == Origin::Local {
+            outcome
+        } else {
+            Ok(())
+        }
+    }
+
+    fn after_load(&mut self) {
+        // Timers restart from the loaded simulated time.
+        let t = self.world.sim_time();
+        for a in &mut self.agents {
+            a.next_broadcast = t;
+            a.awaited = None;
+            a.synced = a.synced.min(self.world.iteration());
+        }
+        self.sync_deadline = None;
+        self.next_due = None;
+        self.auto = None;
+        self.dirty = true;
+    }
+
+    /// Emits [`Event::Changed`] when observed, something changed and no iteration is coming
+    /// to show it (or `force`).
+    fn emit_changed(&mut self, force: bool) {
+        if !self.observed || !self.dirty {
+            return;
+        }
+        if !force && self.world.can_advance() && self.waiting.is_none() {
+            return;
+        }
+        self.dirty = false;
+        let snapshot = self.snapshot();
+        self.events.push_back(Event::Changed(snapshot));
+    }
+
+    fn handle_agent(&mut self, from: SocketAddr, request: AgentRequest) {
+        let origin = Origin::Peer(from);
+        match request {
+            AgentRequest::RegisterAgent {
+                agent_type,
+                port,
+                ip,
+                sync,
+                broadcast,
+                key,
+            } => {
+                let type_name = agent_type.as_str().to_string();
+                if !self.filters.contains(&type_name) {
+                    let known: Vec<&str> = self.filters.names().collect();
+                    let known = known.join(", ");
+                    return self.send_error(
+                        origin,
+                        format!(
+                            "Register_Agent: unknown agent type {type_name:?} (known: {known})"
+                        ),
+                    );
+                }
+                let Ok(ip_addr) = ip.trim().parse::<IpAddr>() else {
+                    return self.send_error(
+                        origin,
+                        format!("Register_Agent: IP {ip:?} is not an IP address"),
+                    );
+                };
+                if !self.config.allow_foreign_agent_ip && ip_addr != from.ip() {
+                    return self.send_error(
+                        origin,
+                        format!(
+                            "Register_Agent: agent {key:?} registers IP {ip_addr} but sends from {}; an agent may only register its own address (configuration key allowforeignagentip)",
+                            from.ip()
+                        ),
+                    );
+                }
+                if port == 0 {
+                    return self.send_error(origin, "Register_Agent: Port 0 is not a port");
+                }
+                if !(broadcast == -1.0 || broadcast >= 0.0) {
+                    return self.send_error(
+                        origin,
+                        format!(
+                            "Register_Agent: Broadcast must be -1 (never) or a number of seconds >= 0, got {broadcast}"
+                        ),
+                    );
+                }
+                if key.trim().is_empty() {
+                    return self.send_error(origin, "Register_Agent: Key must not be empty");
+                }
+                let agent = Agent {
+                    key: key.clone(),
+                    agent_type: type_name,
+                    addr: SocketAddr::new(ip_addr, port),
+                    sync,
+                    broadcast_interval: broadcast,
+                    next_broadcast: self.world.sim_time(),
+                    synced: self.world.iteration(),
+                    awaited: None,
+                    seed: agent_seed(self.config.random_seed, &key),
+                };
+                match self.filters.get(&agent.agent_type) {
+                    Some(Filter::PerAgent(make)) => {
+                        let view = make(&agent.info());
+                        self.views.insert(key.clone(), view);
+                    }
+                    _ => {
+                        self.views.remove(&key);
+                    }
+                }
+                self.log(
+                    LogLevel::Info,
+                    format!(
+                        "agent {key:?} ({}) registered at {} (sync {sync}, broadcast {broadcast})",
+                        agent.agent_type, agent.addr
+                    ),
+                );
+                match self.agents.iter_mut().find(|a| a.key == key) {
+                    Some(existing) => *existing = agent,
+                    None => self.agents.push(agent),
+                }
+                self.confirm(
+                    None,
+                    format!("Sucessfully added agent with key {key}, port {port} and ip {ip}"),
+                );
+            }
+            AgentRequest::InfoRequest {
+                requester,
+                requested,
+            } => {
+                let Some(to) = self
+                    .agents
+                    .iter()
+                    .find(|a| a.key == requester)
+                    .map(|a| a.addr)
+                else {
+                    return self.send_error(
+                        origin,
+                        format!("Info_Request: requester {requester:?} is not a registered agent"),
+                    );
+                };
+                let Some(info) = self.agents.iter().find(|a| a.key == requested) else {
+                    return self.send_error(
+                        origin,
+                        format!("Info_Request: agent {requested:?} is not registered"),
+                    );
+                };
+                let response = Response::AgentInformation {
+                    key: info.key.clone(),
+                    port: info.addr.port(),
+                    ip: info.addr.ip().to_string(),
+                };
+                self.outbox.push_back(Transmit {
+                    to,
+                    payload: encode_response(&response).into_bytes(),
+                });
+            }
+            AgentRequest::Synchronize { key, iteration } => {
+                let current = self.world.iteration();
+                let Some(agent) = self.agents.iter_mut().find(|a| a.key == key) else {
+                    return self.send_error(
+                        origin,
+                        format!("Synchronize: agent {key:?} is not registered"),
+                    );
+                };
+                if iteration > current {
+                    return self.send_error(
+                        origin,
+                        format!(
+                            "Synchronize: iteration {iteration} has not happened yet (the simulation is at iteration {current})"
+                        ),
+                    );
+                }
+                agent.synced = agent.synced.max(iteration);
+            }
+        }
+    }
+
+    /// Whether every agent the last synchronous broadcast went to has confirmed it.
+    fn sync_satisfied(&self, iteration: u64) -> bool {
+        self.agents
+            .iter()
+            .all(|a| a.awaited != Some(iteration) || a.synced >= iteration)
+    }
+
+    /// When the next iteration may run, if one can (initialized, not paused, no file
+    /// operation under way).
+    fn iteration_due(&self, now: Instant) -> Option<Instant> {
+        if !self.world.can_advance() || self.waiting.is_some() || self.nobody_listens() {
+            return None;
+        }
+        let flags = self.flags();
+        if let Some((iteration, broadcast_at)) = self.sync_deadline {
+            if flags.sync_mode && !self.sync_satisfied(iteration) {
+                let wait = Duration::from_secs_f64(flags.sync_wait.clamp(0.0, 1e9));
+                return Some(broadcast_at + wait);
+            }
+        }
+        Some(self.next_due.unwrap_or(now))
+    }
+
+    /// Running as fast as possible (no pacing, not in step mode) with no agent registered
+    /// and no observer: iterations would only heat the machine, so none run until someone
+    /// registers, observes, or a pace is set.
+    fn nobody_listens(&self) -> bool {
+        self.pace() == 0.0
+            && !self.world.modes().step_mode
+            && self.agents.is_empty()
+            && !self.observed
+    }
+
+    /// When [`Session::handle_timeout`] should next be called; `None` = nothing to do until a
+    /// datagram, a command or a file result arrives.
+    pub fn poll_timeout(&self, now: Instant) -> Option<Instant> {
+        self.iteration_due(now)
+    }
+
+    /// Runs the next iteration if it is due at `now` (then broadcasts it). Returns whether an
+    /// iteration ran.
+    pub fn handle_timeout(&mut self, now: Instant) -> bool {
+        self.tell_time(now);
+        match self.iteration_due(now) {
+            Some(due) if due <= now => {}
+            _ => return false,
+        }
+        if !self.world.advance() {
+            return false;
+        }
+        self.stats.iterations += 1;
+        self.dirty = true;
+        let pace = self.pace();
+        self.next_due = if pace > 0.0 {
+            let period = Duration::from_secs_f64(self.world.iteration_seconds() / pace);
+            let base = self.next_due.unwrap_or(now);
+            // Falling more than a second behind: restart the schedule instead of bursting.
+            let next = base + period;
+            Some(if next + Duration::from_secs(1) < now {
+                now
+            } else {
+                next
+            })
+        } else {
+            None
+        };
+        self.broadcast_iteration(now);
+        if self.flags().auto_adjust {
+            self.auto_adjust(now);
+            self.busy_since = Some(now);
+        }
+        true
+    }
+
+    /// Auto-adjust (seed 000 §2.8): simulated time tracks wall time. Iterations are paced at
+    /// real time; once a second, if the simulation fell behind, each iteration takes one more
+    /// physics step (fewer broadcasts per simulated second); if the shell spent less than half
+    /// of the wall time on iterations (from an iteration's start to the next call that tells
+    /// the time), one step fewer.
+    fn auto_adjust(&mut self, now: Instant) {
+        let sim = self.world.sim_time();
+        let window = self.auto.get_or_insert(AutoWindow {
+            started: now,
+            sim_start: sim,
+            busy: Duration::ZERO,
+        });
+        let wall = now.saturating_duration_since(window.started).as_secs_f64();
+        if wall < 1.0 {
+            return;
+        }
+        let achieved = (sim - window.sim_start) / wall;
+        let busy_share = window.busy.as_secs_f64() / wall;
+        let steps = self.world.modes().steps_per_iteration;
+        let new_steps = if achieved < 0.95 {
+            steps.saturating_add(1).min(1000)
+        } else if busy_share < 0.5 && steps > 1 {
+            steps - 1
+        } else {
+            steps
+        };
+        if new_steps != steps {
+            let _ = self
+                .world
+                .apply_control(&ControlRequest::SetStepsPerIteration(new_steps));
+        }
+        self.auto = Some(AutoWindow {
+            started: now,
+            sim_start: sim,
+            busy: Duration::ZERO,
+        });
+    }
+
+    fn broadcast_iteration(&mut self, now: Instant) {
+        let iteration = self.world.iteration();
+        let sim_time = self.world.sim_time();
+        let sync_mode = self.flags().sync_mode;
+        let eps = 1e-9;
+        let mut recipients: Vec<usize> = Vec::new();
+        for (i, a) in self.agents.iter_mut().enumerate() {
+            let due = if sync_mode && a.sync {
+                true
+            } else if a.broadcast_interval < 0.0 {
+                false
+            } else if sim_time + eps >= a.next_broadcast {
+                a.next_broadcast = if a.broadcast_interval == 0.0 {
+                    sim_time
+                } else {
+                    let mut next = a.next_broadcast + a.broadcast_interval;
+                    if next <= sim_time + eps {
+                        next = sim_time + a.broadcast_interval;
+                    }
+                    next
+                };
+                true
+            } else {
+                false
+            };
+            if due {
+                recipients.push(i);
+                if sync_mode && a.sync {
+                    a.awaited = Some(iteration);
+                }
+            }
+        }
+        if recipients.is_empty() && !self.observed {
+            return;
+        }
+        let snapshot = self.snapshot();
+        self.dirty = false;
+        let max = self.config.maximum_datagram_size;
+        let mut encoded: BTreeMap<&str, Vec<Vec<u8>>> = BTreeMap::new();
+        for i in recipients {
+            let agent = &self.agents[i];
+            let to = agent.addr;
+            let parts: Vec<Vec<u8>> = match self.filters.get(&agent.agent_type) {
+                Some(Filter::Shared(filter)) => {
+                    if !encoded.contains_key(agent.agent_type.as_str()) {
+                        let parts = match filter.filter(&snapshot) {
+                            Some(b) => split_broadcast(&b, max),
+                            None => Vec::new(),
+                        };
+                        encoded.insert(agent.agent_type.as_str(), parts);
+                    }
+                    encoded[agent.agent_type.as_str()].clone()
+                }
+                Some(Filter::PerAgent(_)) => match self.views.get_mut(&agent.key) {
+                    Some(view) => match view.view(&snapshot, &agent.info()) {
+                        Some(View::Broadcast(b)) => split_broadcast(&b, max),
+                        Some(View::Body(text)) if text.len() <= max => vec![text.into_bytes()],
+                        Some(View::Body(text)) => {
+                            self.events.push_back(Event::Log {
+                                level: LogLevel::Warn,
+                                message: format!(
+                                    "the {} filter of agent {:?} made a body of {} bytes, more than maximumdatagramsize ({max}); not sent",
+                                    agent.agent_type,
+                                    agent.key,
+                                    text.len()
+                                ),
+                            });
+                            Vec::new()
+                        }
+                        None => Vec::new(),
+                    },
+                    None => Vec::new(),
+                },
+                None => Vec::new(),
+            };
+            if !parts.is_empty() {
+                self.stats.broadcasts += 1;
+            }
+            for payload in parts {
+                self.outbox.push_back(Transmit { to, payload });
+            }
+        }
+        if sync_mode && !self.sync_satisfied(iteration) {
+            self.sync_deadline = Some((iteration, now));
+        } else {
+            self.sync_deadline = None;
+        }
+        if self.observed {
+            self.events.push_back(Event::Iterated(snapshot));
+        }
+    }
+}
+
+/// Encodes `b` in as few datagrams of at most `max` bytes as it takes. One datagram carries
+/// the broadcast as is; several carry `<Part>i</Part><Parts>n</Parts>` and share the bodies
+/// and entity entries in order. A single body too large for `max` still goes, alone.
+pub fn split_broadcast(b: &Broadcast, max: usize) -> Vec<Vec<u8>> {
+    let whole = encode_broadcast(b);
+    if whole.len() <= max {
+        return vec![whole.into_bytes()];
+    }
+    let items = b.bodies.len() + b.entities.len();
+    let mut n = whole.len().div_ceil(max).max(2);
+    loop {
+        let per = items.div_ceil(n.min(items.max(1))).max(1);
+        let n_parts = items.div_ceil(per).max(1);
+        let mut parts = Vec::with_capacity(n_parts);
+        let mut fits = true;
+        for p in 0..n_parts {
+            let (lo, hi) = (p * per, ((p + 1) * per).min(items));
+            let nb = b.bodies.len();
+            let part = Broadcast {
+                iteration: b.iteration,
+                part: Some((p as u32 + 1, n_parts as u32)),
+                bodies: b.bodies[lo.min(nb)..hi.min(nb)].to_vec(),
+                entities: b.entities[lo.saturating_sub(nb)..hi.saturating_sub(nb)].to_vec(),
+            };
+            let text = encode_broadcast(&part);
+            fits &= text.len() <= max;
+            parts.push(text.into_bytes());
+        }
+        if fits || per == 1 {
+            return parts;
+        }
+        n += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simrob_protocol::{
+        decode_server_message, BodyState, EntityInfo, EntityInfoKind, ServerMessage, Shape,
+    };
+
+    fn sample(bodies: usize, entities: usize) -> Broadcast {
+        Broadcast {
+            iteration: 7,
+            part: None,
+            bodies: (0..bodies)
+                .map(|i| BodyState {
+                    entity_id: 1,
+                    id: i as u32,
+                    shape: Shape::Box {
+                        size: [0.1, 0.2, 0.3],
+                    },
+                    material: 0,
+                    mass: 1.5,
+                    position: [i as f64 * 0.123456789, 1.0, 2.0],
+                    rotation: [0.1, 0.2, 0.3],
+                    linear_velocity: [0.0; 3],
+                    angular_velocity: [0.0; 3],
+                })
+                .collect(),
+            entities: (0..entities)
+                .map(|i| EntityInfo {
+                    kind: EntityInfoKind::Robot,
+                    entity_id: i as u32,
+                    position: [1.0; 3],
+                    rotation: [0.0; 3],
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn split_parts_fit_and_reassemble() {
+        for (bodies, entities, max) in [
+            (17, 2, 1024),
+            (3, 1, 1024),
+            (200, 50, 4096),
+            (1, 0, 1024),
+            (0, 3, 1024),
+        ] {
+            let b = sample(bodies, entities);
+            let parts = split_broadcast(&b, max);
+            let mut whole = Broadcast {
+                iteration: 7,
+                ..Broadcast::default()
+            };
+            let n = parts.len() as u32;
+            for (i, p) in parts.iter().enumerate() {
+                assert!(p.len() <= max || n == 1 || bodies + entities == n as usize);
+                let ServerMessage::Broadcast(d) = decode_server_message(p).unwrap() else {
+                    panic!("not a broadcast");
+                };
+                assert_eq!(d.iteration, 7);
+                if n > 1 {
+                    assert_eq!(d.part, Some((i as u32 + 1, n)));
+                }
+                whole.bodies.extend(d.bodies);
+                whole.entities.extend(d.entities);
+            }
+            assert_eq!(whole.bodies, b.bodies);
+            assert_eq!(whole.entities, b.entities);
+        }
+    }
+}
+
+#[cfg(test)]
+mod timing_tests {
+    //! The core driven with made-up instants: pacing, lockstep and auto-adjust without
+    //! sockets or sleeping.
+    use super::*;
+
+    /// The scenario files as text, compiled in (tests do no file I/O either).
+    const MATERIALS: &str = include_str!("../../../scenarios/materials.xml");
+    const BALL: &str = include_str!("../../../scenarios/ball.xml");
+
+    fn server(tweak: impl FnOnce(&mut ServerConfig)) -> Session {
+        let mut config = ServerConfig::default();
+        tweak(&mut config);
+        let mut s = Session::new(config);
+        let t0 = Instant::now();
+        for file in [MATERIALS, BALL] {
+            for r in decode_datagram(file.as_bytes(), &s.config.keys.clone()) {
+                s.handle_command(LocalCommand::Request(r.unwrap()), t0)
+                    .unwrap();
+            }
+        }
+        s
+    }
+
+    fn agent(port: u16) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], port))
+    }
+
+    fn send(s: &mut Session, from: SocketAddr, xml: &str, now: Instant) {
+        s.handle_datagram(from, xml.as_bytes(), now);
+        while s.poll_transmit().is_some() {}
+    }
+
+    fn register(s: &mut Session, port: u16, sync: bool, now: Instant) {
+        let xml = format!(
+            "<Message><Agent_Message Command=\"Register_Agent\" Agent_Type=\"RobotController\"><Port>{port}</Port><IP>127.0.0.1</IP><Sync>{sync}</Sync><Broadcast>0</Broadcast><Key>a{port}</Key></Agent_Message></Message>"
+        );
+        send(s, agent(port), &xml, now);
+    }
+
+    const INIT: &str = "<Message><Simulation_Message><Control_Request Command=\"Initialize_Simulation\"/></Simulation_Message></Message>";
+
+    #[test]
+    fn nothing_runs_before_initialize() {
+        let mut s = server(|_| {});
+        let t0 = Instant::now();
+        register(&mut s, 9000, false, t0);
+        assert_eq!(s.poll_timeout(t0), None);
+        assert!(!s.handle_timeout(t0));
+        send(&mut s, agent(9000), INIT, t0);
+        assert_eq!(s.poll_timeout(t0), Some(t0));
+        assert!(s.handle_timeout(t0));
+    }
+
+    #[test]
+    fn nobody_listening_runs_nothing_as_fast_as_possible() {
+        let mut s = server(|_| {});
+        let t0 = Instant::now();
+        s.handle_command(
+            LocalCommand::Request(Request::Control {
+                request: ControlRequest::InitializeSimulation,
+                response: None,
+            }),
+            t0,
+        )
+        .unwrap();
+        assert_eq!(s.poll_timeout(t0), None, "no agent, no observer, no pace");
+        assert!(!s.handle_timeout(t0));
+        s.set_observed(true);
+        assert_eq!(s.poll_timeout(t0), Some(t0));
+        s.set_observed(false);
+        register(&mut s, 9000, false, t0);
+        assert!(s.handle_timeout(t0), "an agent is there");
+        let mut paced = server(|c| c.real_time_factor = 1.0);
+        send(&mut paced, agent(9000), INIT, t0);
+        assert!(paced.handle_timeout(t0), "paced runs stay cheap: they run");
+    }
+
+    #[test]
+    fn real_time_factor_paces_iterations() {
+        let mut s = server(|c| c.real_time_factor = 2.0);
+        let t0 = Instant::now();
+        send(&mut s, agent(9000), INIT, t0);
+        assert!(s.handle_timeout(t0));
+        // dt 0.01 s at twice real time: the next iteration is due 5 ms later.
+        let due = s.poll_timeout(t0).unwrap();
+        assert_eq!(due - t0, Duration::from_millis(5));
+        assert!(!s.handle_timeout(t0 + Duration::from_millis(4)));
+        assert!(s.handle_timeout(due));
+    }
+
+    #[test]
+    fn lockstep_waits_for_every_synchronous_agent_or_sync_wait() {
+        let mut s = server(|c| c.world.sync_wait = 0.5);
+        let t0 = Instant::now();
+        register(&mut s, 9001, true, t0);
+        register(&mut s, 9002, true, t0);
+        send(&mut s, agent(9001), "<Message><Simulation_Message><Control_Request Command=\"Set_Sync_Mode\"><Sync_Mode>true</Sync_Mode></Control_Request></Simulation_Message></Message>", t0);
+        send(&mut s, agent(9001), INIT, t0);
+        assert!(s.handle_timeout(t0));
+        let sent: Vec<_> = std::iter::from_fn(|| s.poll_transmit())
+            .map(|t| t.to)
+            .collect();
+        assert_eq!(sent, vec![agent(9001), agent(9002)]);
+        // Waiting: due at the Sync_Wait deadline.
+        assert_eq!(s.poll_timeout(t0), Some(t0 + Duration::from_millis(500)));
+        assert!(!s.handle_timeout(t0 + Duration::from_millis(100)));
+        let sync = |k: u16| {
+            format!("<Message><Agent_Message Command=\"Synchronize\"><Key>a{k}</Key><Iteration>1</Iteration></Agent_Message></Message>")
+        };
+        send(&mut s, agent(9001), &sync(9001), t0);
+        assert!(
+            !s.handle_timeout(t0 + Duration::from_millis(100)),
+            "one agent still missing"
+        );
+        send(&mut s, agent(9002), &sync(9002), t0);
+        let t1 = t0 + Duration::from_millis(101);
+        assert_eq!(
+            s.poll_timeout(t1),
+            Some(t1),
+            "all synchronized: go on at once"
+        );
+        assert!(s.handle_timeout(t1));
+        // Nobody answers iteration 2: the server goes on at the deadline.
+        while s.poll_transmit().is_some() {}
+        assert!(!s.handle_timeout(t1 + Duration::from_millis(499)));
+        assert!(s.handle_timeout(t1 + Duration::from_millis(500)));
+        assert_eq!(s.world().iteration(), 3);
+    }
+
+    #[test]
+    fn auto_adjust_adds_steps_when_behind_real_time() {
+        let mut s = server(|_| {});
+        let t0 = Instant::now();
+        send(&mut s, agent(9000), INIT, t0);
+        send(&mut s, agent(9000), "<Message><Simulation_Message><Control_Request Command=\"Set_AutoAdjust_Mode\"><AutoAdjust_Mode>true</AutoAdjust_Mode></Control_Request></Simulation_Message></Message>", t0);
+        // A slow machine: an iteration can only run every 30 ms of wall time, for 10 ms of
+        // simulated time.
+        let mut now = t0;
+        for _ in 0..200 {
+            now += Duration::from_millis(30);
+            s.handle_timeout(now);
+        }
+        assert!(
+            s.world().modes().steps_per_iteration >= 2,
+            "{:?}",
+            s.world().modes()
+        );
+    }
+
+    fn datagram(requests: &str) -> String {
+        format!("<Message><Simulation_Message>{requests}</Simulation_Message></Message>")
+    }
+
+    fn texts(s: &mut Session) -> Vec<(SocketAddr, String)> {
+        std::iter::from_fn(|| s.poll_transmit())
+            .filter_map(|t| match decode_server_message(&t.payload) {
+                Ok(ServerMessage::Response(Response::Text(text))) => Some((t.to, text)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    use simrob_protocol::{decode_server_message, ServerMessage};
+
+    #[test]
+    fn save_and_load_wait_for_the_shell_and_keep_the_order_of_requests() {
+        let mut s = server(|_| {});
+        let t0 = Instant::now();
+        let me = agent(9100);
+        s.handle_datagram(
+            me,
+            datagram(
+                "<Control_Request Command=\"Save\"><File>a.xml</File><Response>true</Response></Control_Request>\
+                 <Control_Request Command=\"Set_World_Gravity\"><Gravity>-1</Gravity><Response>true</Response></Control_Request>",
+            )
+            .as_bytes(),
+            t0,
+        );
+        // The gravity waits behind the save: nothing answered, nothing changed yet.
+        assert!(texts(&mut s).is_empty());
+        assert_eq!(s.world().params().gravity, -9.8);
+        let (ticket, saved) = match s.poll_event() {
+            Some(Event::SaveWanted {
+                ticket,
+                path,
+                contents,
+            }) => {
+                assert_eq!(path, "a.xml");
+                (ticket, contents)
+            }
+            other => panic!("expected SaveWanted, got {other:?}"),
+        };
+        assert_eq!(
+            s.poll_timeout(t0),
+            None,
+            "no iteration while a file is pending"
+        );
+        assert_eq!(
+            s.handle_file_result(FileTicket(999), FileResult::Saved("x".into()), t0),
+            Err(SessionError::NoSuchTicket)
+        );
+        s.handle_file_result(ticket, FileResult::Saved("/d/a.xml".into()), t0)
+            .unwrap();
+        let answered: Vec<String> = texts(&mut s).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(
+            answered,
+            vec![
+                "Save: simulation saved to /d/a.xml".to_string(),
+                "Set_World_Gravity: Gravity set to -1".to_string()
+            ]
+        );
+        assert_eq!(s.world().params().gravity, -1.0);
+        // Loading the file brings the old gravity back; a failed load changes nothing.
+        s.handle_datagram(
+            me,
+            datagram("<Control_Request Command=\"Load\"><File>a.xml</File><Response>true</Response></Control_Request>").as_bytes(),
+            t0,
+        );
+        let Some(Event::LoadWanted { ticket, .. }) = s.poll_event() else {
+            panic!("expected LoadWanted");
+        };
+        s.handle_file_result(ticket, FileResult::Failed("no such file".into()), t0)
+            .unwrap();
+        assert_eq!(
+            texts(&mut s),
+            vec![(me, "Error: Load: no such file".to_string())]
+        );
+        assert_eq!(s.world().params().gravity, -1.0);
+        s.handle_datagram(
+            me,
+            datagram("<Control_Request Command=\"Load\"><File>a.xml</File></Control_Request>")
+                .as_bytes(),
+            t0,
+        );
+        let Some(Event::LoadWanted { ticket, .. }) = s.poll_event() else {
+            panic!("expected LoadWanted");
+        };
+        s.handle_file_result(ticket, FileResult::Loaded(saved), t0)
+            .unwrap();
+        assert_eq!(s.world().params().gravity, -9.8);
+    }
+
+    #[test]
+    fn one_snapshot_per_iteration_whatever_the_observers_and_agent_types() {
+        let mut s = server(|_| {});
+        let t0 = Instant::now();
+        for (port, kind) in [
+            (9201, "RobotController"),
+            (9202, "GUI"),
+            (9203, "PosesOnly"),
+        ] {
+            let xml = format!(
+                "<Message><Agent_Message Command=\"Register_Agent\" Agent_Type=\"{kind}\"><Port>{port}</Port><IP>127.0.0.1</IP><Sync>false</Sync><Broadcast>0</Broadcast><Key>a{port}</Key></Agent_Message></Message>"
+            );
+            send(&mut s, agent(port), &xml, t0);
+        }
+        s.set_observed(true);
+        send(&mut s, agent(9201), INIT, t0);
+        while s.poll_event().is_some() {}
+        let before = s.stats().snapshots;
+        assert!(s.handle_timeout(t0));
+        assert_eq!(s.stats().snapshots, before + 1);
+        let sent: Vec<Transmit> = std::iter::from_fn(|| s.poll_transmit()).collect();
+        assert_eq!(sent.len(), 3);
+        assert!(
+            sent[2].payload.len() < sent[0].payload.len(),
+            "PosesOnly is smaller"
+        );
+        let iterated: Vec<Arc<Snapshot>> = std::iter::from_fn(|| s.poll_event())
+            .filter_map(|e| match e {
+                Event::Iterated(snap) => Some(snap),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(iterated.len(), 1);
+        assert_eq!(iterated[0].iteration, 1);
+        assert_eq!(
+            iterated[0].kinds.iter().map(|k| k.1).collect::<Vec<_>>(),
+            vec!["Ball"]
+        );
+    }
+
+    #[test]
+    fn per_agent_filters_keep_state_see_the_registration_and_get_stable_seeds() {
+        use crate::agents::{AgentFilter, AgentInfo, View};
+        struct Counter {
+            seen: u64,
+        }
+        impl AgentFilter for Counter {
+            fn view(&mut self, snapshot: &Snapshot, agent: &AgentInfo) -> Option<View> {
+                self.seen += 1;
+                Some(View::Body(format!(
+                    "<Seen key=\"{}\" seed=\"{}\" iteration=\"{}\">{}</Seen>",
+                    agent.key, agent.seed, snapshot.iteration, self.seen
+                )))
+            }
+        }
+        let run = |order: [u16; 2]| {
+            let mut s = server(|c| c.random_seed = 7);
+            s.filters_mut()
+                .register_per_agent("Counting", |_: &AgentInfo| Counter { seen: 0 });
+            let t0 = Instant::now();
+            for port in order {
+                let xml = format!(
+                    "<Message><Agent_Message Command=\"Register_Agent\" Agent_Type=\"Counting\"><Port>{port}</Port><IP>127.0.0.1</IP><Sync>false</Sync><Broadcast>0</Broadcast><Key>a{port}</Key></Agent_Message></Message>"
+                );
+                send(&mut s, agent(port), &xml, t0);
+            }
+            send(&mut s, agent(order[0]), INIT, t0);
+            assert!(s.handle_timeout(t0));
+            assert!(s.handle_timeout(t0));
+            let mut bodies: Vec<(SocketAddr, String)> = std::iter::from_fn(|| s.poll_transmit())
+                .map(|t| (t.to, String::from_utf8(t.payload).unwrap()))
+                .collect();
+            bodies.sort();
+            bodies
+        };
+        let a = run([9301, 9302]);
+        assert_eq!(a, run([9302, 9301]), "seeds do not depend on the order");
+        assert_eq!(a.len(), 4);
+        let seed = agent_seed(7, "a9301");
+        assert_eq!(
+            a[1].1,
+            format!("<Seen key=\"a9301\" seed=\"{seed}\" iteration=\"2\">2</Seen>")
+        );
+    }
+}

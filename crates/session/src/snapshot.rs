@@ -1,0 +1,69 @@
+//! [`Snapshot`]: the world at one moment, computed once and shared by every consumer.
+
+use simrob_protocol::Broadcast;
+use simrob_world::World;
+
+/// The session's modes and parameters at the moment of a snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnapshotModes {
+    /// `Initialize_Simulation` received.
+    pub initialized: bool,
+    /// Step mode (paused, advancing on `Make_Step`).
+    pub step_mode: bool,
+    pub sync_mode: bool,
+    pub auto_adjust: bool,
+    /// Seconds per physics step.
+    pub timestep: f64,
+    /// m/s² along Z.
+    pub gravity: f64,
+    pub steps_per_iteration: u32,
+    /// Simulated seconds per wall second the session paces at in asynchronous mode (0 = as
+    /// fast as possible; auto-adjust paces at 1 whatever this says).
+    pub real_time_factor: f64,
+}
+
+/// The world at one moment: what broadcasts are cut from, what the viewer draws and what a
+/// recording stores. The session builds one per iteration (only when someone will read it)
+/// and hands it out in an `Arc`, so broadcasts, the viewer and recorders share it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub iteration: u64,
+    /// Simulated seconds.
+    pub time: f64,
+    /// Every body and every robot's and ball's pose (seed 000 §5), before agent filters.
+    pub broadcast: Broadcast,
+    /// Every entity's id and type name (`Robot`, `Field`, `Ball`…), ascending by id.
+    pub kinds: Vec<(u32, &'static str)>,
+    pub modes: SnapshotModes,
+}
+
+impl Snapshot {
+    pub(crate) fn of(world: &World, modes: SnapshotModes) -> Snapshot {
+        Snapshot {
+            iteration: world.iteration(),
+            time: world.sim_time(),
+            broadcast: world.snapshot(),
+            kinds: world
+                .entity_ids()
+                .filter_map(|id| world.entity_spec(id).map(|s| (id, s.type_name())))
+                .collect(),
+            modes,
+        }
+    }
+}
+
+/// What a shell tells the session's observers (a viewer, a recorder): the observable part
+/// of the session's events.
+#[derive(Debug, Clone)]
+pub enum Observation {
+    /// An iteration ran: the world after it (the session's one snapshot of it).
+    Iterated(std::sync::Arc<Snapshot>),
+    /// The world changed while not advancing (paused, not initialized), or observing began.
+    Changed(std::sync::Arc<Snapshot>),
+    /// A confirmation, or the answer to a local command.
+    Response(String),
+}
+
+/// Something that watches a session from its shell's loop. It runs on the simulation's
+/// thread and must be quick: hand the `Arc` to another thread.
+pub type Observer = Box<dyn FnMut(&Observation) + Send>;
