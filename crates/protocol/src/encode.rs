@@ -4,9 +4,9 @@
 //! same elements in their own files) and written compactly; broadcasts, which are large
 //! and sent every iteration, are written directly into a `String`.
 //!
-//! Numbers are written with Rust's `Display` for `f64`, the shortest text that parses back
-//! to the same value, so every number round-trips exactly. Text and attribute values are
-//! escaped.
+//! Real numbers are written by [`real`]: the shortest text that reads back to the value at
+//! the precision it really has (the physics engine computes in `f32`), so every number
+//! round-trips exactly and none carries float noise. Text and attribute values are escaped.
 
 use std::fmt::Write as _;
 
@@ -97,11 +97,11 @@ pub fn materials_element(
             Element::new("Interaction")
                 .with_child(Element::leaf("Material_1", i.material_1))
                 .with_child(Element::leaf("Material_2", i.material_2))
-                .with_child(Element::leaf("Hardness", i.hardness))
-                .with_child(Element::leaf("Bounciness", i.bounciness))
-                .with_child(Element::leaf("Slip1", i.slip1))
-                .with_child(Element::leaf("Slip2", i.slip2))
-                .with_child(Element::leaf("Friction", i.friction)),
+                .with_child(Element::leaf("Hardness", real(i.hardness)))
+                .with_child(Element::leaf("Bounciness", real(i.bounciness)))
+                .with_child(Element::leaf("Slip1", real(i.slip1)))
+                .with_child(Element::leaf("Slip2", real(i.slip2)))
+                .with_child(Element::leaf("Friction", real(i.friction))),
         );
     }
     el
@@ -141,11 +141,11 @@ pub fn entity_spec_element(spec: &EntitySpec, keys: &CommandKeys) -> Element {
                 data.push(Element::leaf("Material", m));
             }
             if let Some(m) = mass {
-                data.push(Element::leaf("Mass", m));
+                data.push(Element::leaf("Mass", real(*m)));
             }
             vec3(&mut data, POSITION, *position);
             vec3(&mut data, ROTATION, *rotation);
-            data.push(Element::leaf("Radius", radius));
+            data.push(Element::leaf("Radius", real(*radius)));
         }
         EntitySpec::Humanoid {
             team,
@@ -157,9 +157,9 @@ pub fn entity_spec_element(spec: &EntitySpec, keys: &CommandKeys) -> Element {
             ..
         } => {
             data.push(Element::leaf("Team", team));
-            data.push(Element::leaf("Position_X", position[0]));
-            data.push(Element::leaf("Position_Y", position[1]));
-            data.push(Element::leaf("Heading", heading));
+            data.push(Element::leaf("Position_X", real(position[0])));
+            data.push(Element::leaf("Position_Y", real(position[1])));
+            data.push(Element::leaf("Heading", real(*heading)));
             if let Some(p) = profile {
                 data.push(Element::leaf("Profile", p));
             }
@@ -192,16 +192,16 @@ pub fn body_element(b: &BodySpec) -> Element {
         el.push(Element::leaf("Material", m));
     }
     if let Some(m) = b.mass {
-        el.push(Element::leaf("Mass", m));
+        el.push(Element::leaf("Mass", real(m)));
     }
     vec3(&mut el, POSITION, b.position);
     vec3(&mut el, ROTATION, b.rotation);
     match &b.shape {
-        Shape::Sphere { radius } => el.push(Element::leaf("Radius", radius)),
+        Shape::Sphere { radius } => el.push(Element::leaf("Radius", real(*radius))),
         Shape::Box { size } => vec3(&mut el, SIZE, *size),
         Shape::Cylinder { radius, length } | Shape::WheelCylinder { radius, length } => {
-            el.push(Element::leaf("Radius", radius));
-            el.push(Element::leaf("Length", length));
+            el.push(Element::leaf("Radius", real(*radius)));
+            el.push(Element::leaf("Length", real(*length)));
         }
     }
     el
@@ -232,7 +232,7 @@ pub fn joint_element(j: &JointSpec) -> Element {
             ("Maximum_Torque", maximum_torque),
         ] {
             if let Some(v) = v {
-                el.push(Element::leaf(name, v));
+                el.push(Element::leaf(name, real(*v)));
             }
         }
     }
@@ -287,7 +287,55 @@ pub fn encode_broadcast(b: &Broadcast) -> String {
 
 fn write_vec3(out: &mut String, names: [&str; 3], v: Vec3) {
     for (name, value) in names.iter().zip(v) {
-        write_leaf(out, name, value);
+        write_leaf(out, name, real(value));
+    }
+}
+
+/// A real number for printing (see [`real`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Real(pub f64);
+
+/// `v` as the shortest text that reads back to it at the precision it really has: when `v`
+/// is exactly an `f32` (every value the physics engine computes is), the shortest text whose
+/// `f32` reading is `v`; otherwise the shortest text whose `f64` reading is `v`. Plain or
+/// exponent notation, whichever is shorter: `-0.1` for the engine's −0.1 (not
+/// `-0.10000000149011612`), `4.229089e-20` rather than twenty zeros. Every number simrob
+/// prints — broadcasts, files, CSV — goes through this.
+///
+/// ```
+/// use simrob_protocol::real;
+/// assert_eq!(real(-0.1f32 as f64).to_string(), "-0.1");
+/// assert_eq!(real(0.1).to_string(), "0.1");
+/// assert_eq!(real(3.0).to_string(), "3");
+/// assert_eq!(real(4.229089e-20f32 as f64).to_string(), "4.229089e-20");
+/// assert_eq!("-0.1".parse::<f32>().unwrap() as f64, -0.1f32 as f64);
+/// ```
+pub fn real(v: f64) -> Real {
+    Real(v)
+}
+
+impl std::fmt::Display for Real {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = self.0;
+        // Both forms are the shortest round-tripping digits (Rust's float formatting).
+        let single = v.is_finite() && (v as f32) as f64 == v;
+        let plain = if single {
+            format!("{}", v as f32)
+        } else {
+            format!("{v}")
+        };
+        // Exponent notation is shorter only for very small or very large magnitudes.
+        if plain.len() > 8 {
+            let exp = if single {
+                format!("{:e}", v as f32)
+            } else {
+                format!("{v:e}")
+            };
+            if exp.len() < plain.len() {
+                return f.write_str(&exp);
+            }
+        }
+        f.write_str(&plain)
     }
 }
 
@@ -319,13 +367,13 @@ pub fn encode_broadcast_into(b: &Broadcast, out: &mut String) {
         write_leaf(out, "Entity_id", body.entity_id);
         write_leaf(out, "Body_id", body.id);
         write_leaf(out, "Material", body.material);
-        write_leaf(out, "Mass", body.mass);
+        write_leaf(out, "Mass", real(body.mass));
         match &body.shape {
-            Shape::Sphere { radius } => write_leaf(out, "Radius", radius),
+            Shape::Sphere { radius } => write_leaf(out, "Radius", real(*radius)),
             Shape::Box { size } => write_vec3(out, SIZE, *size),
             Shape::Cylinder { radius, length } | Shape::WheelCylinder { radius, length } => {
-                write_leaf(out, "Length", length);
-                write_leaf(out, "Radius", radius);
+                write_leaf(out, "Length", real(*length));
+                write_leaf(out, "Radius", real(*radius));
             }
         }
         write_vec3(out, POSITION, body.position);

@@ -152,7 +152,7 @@ pub use decode::{
 pub use encode::{
     body_element, encode_broadcast, encode_broadcast_into, encode_entity_spec, encode_request,
     encode_requests, encode_response, encode_server_message, entity_spec_element, joint_element,
-    materials_element, message_element, request_element, response_element,
+    materials_element, message_element, real, request_element, response_element, Real,
 };
 pub use error::{DecodeError, DecodeErrorKind, Position};
 pub use keys::{config_keys, CommandKeys, KeysError};

@@ -154,10 +154,10 @@ impl Element {
         self.children.push(child);
     }
 
-    /// Appends `<X>x</X><Y>y</Y><Z>z</Z>` children.
+    /// Appends `<X>x</X><Y>y</Y><Z>z</Z>` children, written by [`crate::real`].
     pub fn push_vec3(&mut self, names: [&str; 3], v: [f64; 3]) {
         for (name, value) in names.iter().zip(v) {
-            self.children.push(Element::leaf(*name, value));
+            self.children.push(Element::leaf(*name, crate::real(value)));
         }
     }
 
