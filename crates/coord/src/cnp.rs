@@ -81,6 +81,26 @@ impl Ord for Due {
     }
 }
 
+/// Hashes auction ids (sequential integers) with one multiplication.
+#[derive(Clone, Copy, Debug, Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (n ^ self.0).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+type IdMap<V> = HashMap<AuctionId, V, std::hash::BuildHasherDefault<IdHasher>>;
+
 /// A set of small robot ids.
 #[derive(Clone, Debug, Default)]
 struct IdSet(Vec<u64>);
@@ -135,11 +155,11 @@ pub struct Auctioneer {
     config: CnpConfig,
     me: RobotId,
     next: AuctionId,
-    open: HashMap<AuctionId, Auction>,
+    open: IdMap<Auction>,
     /// (deadline, auction): the earliest first; stale entries are skipped.
     timers: BinaryHeap<Reverse<(Due, AuctionId)>>,
     /// Auctions that ended with an award, for recognising late accepts.
-    closed: HashMap<AuctionId, (TaskId, RobotId)>,
+    closed: IdMap<(TaskId, RobotId)>,
     out: Vec<CnpOut>,
     /// Counters.
     pub stats: CnpStats,
@@ -165,9 +185,9 @@ impl Auctioneer {
             config,
             me,
             next: 1,
-            open: HashMap::new(),
+            open: IdMap::default(),
             timers: BinaryHeap::new(),
-            closed: HashMap::new(),
+            closed: IdMap::default(),
             out: Vec::new(),
             stats: CnpStats::default(),
         }
