@@ -36,7 +36,7 @@
 //! ```
 
 use crate::error::{DecodeError, DecodeErrorKind};
-use crate::tree::{parse_elements_bytes, Element};
+use crate::tree::{escape_attr_into, escape_text_into, parse_elements_bytes, Element};
 
 /// The state of the running (or last) action of a humanoid.
 #[derive(Debug, Clone, PartialEq)]
@@ -133,9 +133,50 @@ pub fn brain_broadcast_element(b: &BrainBroadcast) -> Element {
     out
 }
 
-/// Writes a brain's broadcast.
+/// Writes a brain's broadcast (the same XML as [`brain_broadcast_element`], written directly:
+/// it goes out every iteration to every brain).
 pub fn encode_brain_broadcast(b: &BrainBroadcast) -> String {
-    brain_broadcast_element(b).to_xml()
+    use std::fmt::Write;
+    let mut out = String::with_capacity(512);
+    let s = &b.state;
+    let _ = write!(
+        out,
+        "<Broadcast><Iteration>{}</Iteration><Humanoid_State><Entity_Id>{}</Entity_Id><Time>{}</Time><Head_Pan>{}</Head_Pan><Head_Tilt>{}</Head_Tilt><Posture>",
+        b.iteration, s.entity_id, s.time, s.head_pan, s.head_tilt
+    );
+    escape_text_into(&s.posture, &mut out);
+    out.push_str("</Posture>");
+    if let Some(a) = &s.action {
+        let _ = write!(out, "<Action Seq=\"{}\" Status=\"", a.seq);
+        escape_attr_into(&a.status, &mut out);
+        out.push_str("\" name=\"");
+        escape_attr_into(&a.name, &mut out);
+        out.push('"');
+        for (k, v) in &a.params {
+            out.push(' ');
+            out.push_str(k);
+            out.push_str("=\"");
+            escape_attr_into(v, &mut out);
+            out.push('"');
+        }
+        out.push_str("/>");
+    }
+    out.push_str("</Humanoid_State>");
+    if let Some(c) = &b.camera {
+        let _ = write!(out, "<Camera><Time>{}</Time>", c.time);
+        for o in &c.objects {
+            out.push_str("<Object Type=\"");
+            escape_attr_into(&o.kind, &mut out);
+            let _ = write!(
+                out,
+                "\" Angle=\"{}\" Distance=\"{}\"/>",
+                o.angle, o.distance
+            );
+        }
+        out.push_str("</Camera>");
+    }
+    out.push_str("</Broadcast>");
+    out
 }
 
 fn attr_f64(el: &Element, name: &str) -> Result<f64, DecodeError> {

@@ -109,6 +109,8 @@ pub(crate) struct HumanoidEntity {
     pub model: Humanoid,
     pub noise: MotionNoise,
     pub parts: [BodyId; 6],
+    /// Where the parts were last put (unchanged poses are not sent to the engine again).
+    pub placed: Option<[simrob_soccer::humanoid::PartPose; 6]>,
 }
 
 /// Everything the world keeps for humanoid soccer: humanoids, the motion table and the
@@ -201,6 +203,7 @@ impl Soccer {
                 model,
                 noise: profile.motion,
                 parts,
+                placed: None,
             },
         );
         Ok(bodies)
@@ -308,8 +311,13 @@ impl Soccer {
                 }
             }
             let poses = h.model.part_poses(&self.table);
-            for (i, p) in poses.iter().enumerate() {
-                let _ = physics.set_body_state(h.parts[i], &part_state(p));
+            if h.placed.as_ref() != Some(&poses) {
+                for (i, p) in poses.iter().enumerate() {
+                    if h.placed.as_ref().map(|q| &q[i]) != Some(p) {
+                        let _ = physics.set_body_state(h.parts[i], &part_state(p));
+                    }
+                }
+                h.placed = Some(poses);
             }
         }
     }
@@ -521,9 +529,11 @@ impl<P: PhysicsBackend + Default> crate::World<P> {
             .get_mut(&id)
             .ok_or(WorldError::UnknownEntity(id))?;
         h.model.place(pose);
-        for (i, p) in h.model.part_poses(&table).iter().enumerate() {
+        let poses = h.model.part_poses(&table);
+        for (i, p) in poses.iter().enumerate() {
             let _ = self.physics.set_body_state(h.parts[i], &part_state(p));
         }
+        h.placed = Some(poses);
         Ok(())
     }
 
