@@ -1,7 +1,9 @@
 //! `simrob`: the multi-robot simulator's command-line entry point.
 
+mod batch;
 mod demo;
 mod mrs;
+mod plot;
 mod replay;
 mod run;
 mod send;
@@ -43,6 +45,19 @@ enum Command {
     /// Many robots at high abstraction on the 2D world (seed 002).
     #[command(subcommand)]
     Swarm(swarm::SwarmCommand),
+    /// Parameter sweeps: run any simrob subcommand that prints a JSON summary over scenarios ×
+    /// seeds × a parameter grid, in parallel here or as a Slurm job array; one CSV and one
+    /// JSON-lines row per run.
+    Batch(batch::BatchArgs),
+    /// Figures for papers (PNG or SVG): trajectories over the field or map, recorded
+    /// quantities over time, a sweep's metric against a parameter with its spread over seeds.
+    #[command(subcommand)]
+    Plot(plot::PlotCommand),
+    /// Print a shell completion script: `simrob completions bash > ~/.local/share/bash-completion/completions/simrob`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
 }
 
 fn main() -> Result<()> {
@@ -55,5 +70,12 @@ fn main() -> Result<()> {
         Command::Send(args) => send::run(args),
         Command::Mrs(args) => mrs::run(args),
         Command::Swarm(cmd) => swarm::run(cmd),
+        Command::Batch(args) => batch::run(args),
+        Command::Plot(cmd) => plot::run(cmd),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "simrob", &mut std::io::stdout());
+            Ok(())
+        }
     }
 }

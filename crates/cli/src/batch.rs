@@ -1,0 +1,1055 @@
+//! `simrob batch`: parameter sweeps. A sweep file (TOML) names a `simrob` subcommand that
+//! prints a JSON summary, the scenarios, seeds and parameter grid to run it over and the
+//! summary fields to keep; runs go in parallel on this machine, or as a Slurm job array.
+//!
+//! Results, one row per run: `DIR/results.jsonl` (appended as runs finish, which is what makes
+//! an interrupted sweep resumable) and `DIR/results.csv`, both sorted by run number when the
+//! sweep ends. With Slurm, each array task writes `DIR/parts/chunk-K.jsonl` and
+//! `simrob batch collect DIR` merges them.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// `simrob batch`.
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct BatchArgs {
+    #[command(subcommand)]
+    command: Option<BatchCommand>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(clap::Subcommand)]
+enum BatchCommand {
+    /// Merge the results of a sweep's Slurm array tasks (DIR/parts/*.jsonl) into
+    /// DIR/results.jsonl and DIR/results.csv.
+    Collect {
+        /// The sweep's output directory.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The sweep file (TOML): `command`, `scenarios`, `seeds`, `[parameters]`, `metrics`.
+    #[arg(value_name = "SWEEP")]
+    sweep: Option<PathBuf>,
+    /// Output directory (default: results/NAME, NAME being the sweep's `name` or file stem).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Runs at the same time (default: the number of cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
+    /// Run again the runs that failed last time (finished runs are otherwise skipped).
+    #[arg(long)]
+    retry_failed: bool,
+    /// List the runs and their command lines without running them.
+    #[arg(long)]
+    dry_run: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+    /// Write a Slurm job-array script (DIR/sweep.sbatch) instead of running: one array task
+    /// per chunk of runs. Submit it with `sbatch`, then `simrob batch collect DIR`.
+    #[arg(long)]
+    slurm: bool,
+    /// Runs per array task (--slurm).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    chunk_size: usize,
+    /// Array tasks running at once, Slurm's `--array=…%N` (--slurm; default: no limit).
+    #[arg(long, value_name = "N")]
+    max_parallel: Option<usize>,
+    /// Slurm partition (--slurm).
+    #[arg(long, value_name = "NAME")]
+    partition: Option<String>,
+    /// Time limit of each array task, Slurm's format, e.g. 00:30:00 (--slurm).
+    #[arg(long, value_name = "TIME")]
+    time: Option<String>,
+    /// Memory of each array task, e.g. 2G (--slurm).
+    #[arg(long, value_name = "SIZE")]
+    mem: Option<String>,
+    /// CPUs of each array task; its runs share them (--slurm).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    cpus_per_task: usize,
+    /// The simrob binary the array tasks run, on a filesystem the nodes share (--slurm;
+    /// default: this one).
+    #[arg(long, value_name = "PATH")]
+    simrob: Option<PathBuf>,
+    /// Run only chunk K of --chunk-size runs, into DIR/parts/chunk-K.jsonl (what an array
+    /// task does).
+    #[arg(long, value_name = "K")]
+    chunk: Option<usize>,
+}
+
+/// Seeds: a list, or `{ from = 1, count = 8 }`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Seeds {
+    List(Vec<u64>),
+    Range { from: u64, count: u64 },
+}
+
+/// The sweep file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SweepFile {
+    name: Option<String>,
+    /// The simrob subcommand and its arguments, with `{scenario}`, `{seed}`, `{run}`, `{out}`
+    /// and `{PARAMETER}` placeholders.
+    command: Vec<String>,
+    #[serde(default)]
+    scenarios: Vec<String>,
+    seeds: Option<Seeds>,
+    #[serde(default)]
+    parameters: BTreeMap<String, Vec<toml::Value>>,
+    /// Summary fields to keep (dotted paths into the JSON); default: every top-level number,
+    /// string and boolean.
+    #[serde(default)]
+    metrics: Vec<String>,
+    /// Seconds a run may take before it is stopped and recorded as `timeout`.
+    timeout: Option<f64>,
+}
+
+/// One run of the sweep.
+#[derive(Debug, Clone, PartialEq)]
+struct Run {
+    index: usize,
+    scenario: Option<String>,
+    seed: Option<u64>,
+    params: Vec<(String, Value)>,
+    args: Vec<String>,
+}
+
+/// A sweep expanded into runs.
+struct Sweep {
+    name: String,
+    runs: Vec<Run>,
+    metrics: Vec<String>,
+    params: Vec<String>,
+    timeout: Option<Duration>,
+}
+
+fn toml_to_json(v: &toml::Value) -> Result<Value> {
+    Ok(match v {
+        toml::Value::String(s) => json!(s),
+        toml::Value::Integer(i) => json!(i),
+        toml::Value::Float(f) => json!(f),
+        toml::Value::Boolean(b) => json!(b),
+        other => bail!(
+            "parameter values must be numbers, strings or booleans, found {}",
+            other.type_str()
+        ),
+    })
+}
+
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Replaces `{name}` placeholders; an unknown one is an error.
+fn fill(arg: &str, values: &HashMap<&str, String>) -> Result<String> {
+    let mut out = String::new();
+    let mut rest = arg;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let Some(close) = rest[open..].find('}') else {
+            bail!("command argument {arg:?}: an unclosed {{");
+        };
+        let name = &rest[open + 1..open + close];
+        let Some(v) = values.get(name) else {
+            let mut known: Vec<&str> = values.keys().copied().collect();
+            known.sort_unstable();
+            bail!(
+                "command argument {arg:?}: no value for {{{name}}} (known: {})",
+                known.join(", ")
+            );
+        };
+        out.push_str(v);
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+impl Sweep {
+    fn load(path: &Path, out: &Path) -> Result<Sweep> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the sweep file {}", path.display()))?;
+        Sweep::parse(&text, path, out).with_context(|| format!("sweep file {}", path.display()))
+    }
+
+    fn parse(text: &str, path: &Path, out: &Path) -> Result<Sweep> {
+        let file: SweepFile = toml::from_str(text)?;
+        if file.command.is_empty() {
+            bail!("`command` is empty: give a simrob subcommand, e.g. [\"swarm\", \"run\", \"{{scenario}}\", \"--json\"]");
+        }
+        let seeds: Vec<Option<u64>> = match file.seeds {
+            None => vec![None],
+            Some(Seeds::List(v)) if v.is_empty() => bail!("`seeds` is empty"),
+            Some(Seeds::List(v)) => v.into_iter().map(Some).collect(),
+            Some(Seeds::Range { from, count }) => {
+                if count == 0 || count > 1_000_000 {
+                    bail!("`seeds.count` must be 1 to 1,000,000, found {count}");
+                }
+                (from..from.saturating_add(count)).map(Some).collect()
+            }
+        };
+        let scenarios: Vec<Option<String>> = if file.scenarios.is_empty() {
+            vec![None]
+        } else {
+            file.scenarios.into_iter().map(Some).collect()
+        };
+        let mut grid: Vec<Vec<(String, Value)>> = vec![Vec::new()];
+        for (name, values) in &file.parameters {
+            if ["scenario", "seed", "run", "out"].contains(&name.as_str()) {
+                bail!("parameter {name:?}: the name is taken by a built-in placeholder");
+            }
+            if values.is_empty() {
+                bail!("parameter {name:?} has no values");
+            }
+            let values: Vec<Value> = values
+                .iter()
+                .map(toml_to_json)
+                .collect::<Result<_>>()
+                .with_context(|| format!("parameter {name:?}"))?;
+            grid = grid
+                .into_iter()
+                .flat_map(|combo| {
+                    values.iter().map(move |v| {
+                        let mut c = combo.clone();
+                        c.push((name.clone(), v.clone()));
+                        c
+                    })
+                })
+                .collect();
+        }
+        let params: Vec<String> = file.parameters.keys().cloned().collect();
+        for m in &file.metrics {
+            if params.contains(m) || COLUMNS.contains(&m.as_str()) {
+                bail!("metric {m:?} has the name of a parameter or a result column");
+            }
+        }
+        let total = scenarios.len() * grid.len() * seeds.len();
+        if total > 1_000_000 {
+            bail!("{total} runs: a sweep has at most 1,000,000");
+        }
+        let mut runs = Vec::with_capacity(total);
+        for scenario in &scenarios {
+            for combo in &grid {
+                for seed in &seeds {
+                    let index = runs.len();
+                    let mut values: HashMap<&str, String> = HashMap::new();
+                    values.insert("run", index.to_string());
+                    values.insert("out", out.display().to_string());
+                    if let Some(s) = scenario {
+                        values.insert("scenario", s.clone());
+                    }
+                    if let Some(s) = seed {
+                        values.insert("seed", s.to_string());
+                    }
+                    for (k, v) in combo {
+                        values.insert(k, plain(v));
+                    }
+                    let args = file
+                        .command
+                        .iter()
+                        .map(|a| fill(a, &values))
+                        .collect::<Result<Vec<_>>>()?;
+                    runs.push(Run {
+                        index,
+                        scenario: scenario.clone(),
+                        seed: *seed,
+                        params: combo.clone(),
+                        args,
+                    });
+                }
+            }
+        }
+        let timeout = match file.timeout {
+            Some(t) if !(t.is_finite() && t > 0.0) => {
+                bail!("`timeout` must be a number of seconds greater than 0, found {t}")
+            }
+            Some(t) => Some(Duration::from_secs_f64(t.min(1e9))),
+            None => None,
+        };
+        let name = file.name.unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "sweep".into())
+        });
+        Ok(Sweep {
+            name,
+            runs,
+            metrics: file.metrics,
+            params,
+            timeout,
+        })
+    }
+}
+
+/// The result columns after parameters and metrics.
+const COLUMNS: [&str; 7] = [
+    "run",
+    "scenario",
+    "seed",
+    "wall_s",
+    "status",
+    "exit_code",
+    "error",
+];
+
+/// Follows a dotted path into a JSON value.
+fn lookup<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(v, |v, k| match v {
+        Value::Object(o) => o.get(k),
+        Value::Array(a) => k.parse::<usize>().ok().and_then(|i| a.get(i)),
+        _ => None,
+    })
+}
+
+/// The last line of `stdout` that is a JSON object.
+fn summary_of(stdout: &str) -> Option<Map<String, Value>> {
+    stdout
+        .lines()
+        .rev()
+        .filter(|l| l.trim_start().starts_with('{'))
+        .find_map(|l| match serde_json::from_str::<Value>(l.trim()) {
+            Ok(Value::Object(o)) => Some(o),
+            _ => None,
+        })
+}
+
+/// How a run ended.
+struct Outcome {
+    status: &'static str,
+    exit_code: Option<i32>,
+    stdout: String,
+    error: Option<String>,
+    wall: f64,
+}
+
+fn last_line(text: &str) -> Option<String> {
+    text.lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| l.chars().take(300).collect())
+}
+
+/// Runs `simrob ARGS`, stopping it after `timeout`; `None` if the sweep was interrupted.
+fn execute(
+    exe: &Path,
+    args: &[String],
+    timeout: Option<Duration>,
+    stop: &AtomicBool,
+) -> Option<Outcome> {
+    let started = Instant::now();
+    let child = Command::new(exe)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            return Some(Outcome {
+                status: "failed",
+                exit_code: None,
+                stdout: String::new(),
+                error: Some(format!("cannot start {}: {e}", exe.display())),
+                wall: 0.0,
+            })
+        }
+    };
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut p) = pipe {
+                let mut bytes = Vec::new();
+                let _ = p.read_to_end(&mut bytes);
+                text = String::from_utf8_lossy(&bytes).into_owned();
+            }
+            text
+        })
+    };
+    let out = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if stop.load(Ordering::Relaxed) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        if timeout.is_some_and(|t| started.elapsed() > t) {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait().ok();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let wall = started.elapsed().as_secs_f64();
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    let exit_code = status.and_then(|s| s.code());
+    let (status, error) = if timed_out {
+        ("timeout", Some(format!("stopped after {:.1} s", wall)))
+    } else if exit_code != Some(0) {
+        (
+            "failed",
+            last_line(&stderr).or_else(|| Some(format!("exit status {exit_code:?}"))),
+        )
+    } else if summary_of(&stdout).is_none() {
+        ("failed", Some("no JSON summary on standard output".into()))
+    } else {
+        ("ok", None)
+    };
+    Some(Outcome {
+        status,
+        exit_code,
+        stdout,
+        error,
+        wall,
+    })
+}
+
+/// The result row of `run`.
+fn row(run: &Run, outcome: &Outcome, metrics: &[String]) -> Map<String, Value> {
+    let mut r = Map::new();
+    r.insert("run".into(), json!(run.index));
+    r.insert("scenario".into(), json!(run.scenario));
+    r.insert("seed".into(), json!(run.seed));
+    for (k, v) in &run.params {
+        r.insert(k.clone(), v.clone());
+    }
+    let summary = summary_of(&outcome.stdout);
+    if let Some(s) = &summary {
+        if metrics.is_empty() {
+            for (k, v) in s {
+                if matches!(v, Value::Number(_) | Value::String(_) | Value::Bool(_))
+                    && !r.contains_key(k)
+                    && !COLUMNS.contains(&k.as_str())
+                {
+                    r.insert(k.clone(), v.clone());
+                }
+            }
+        } else {
+            let whole = Value::Object(s.clone());
+            for m in metrics {
+                r.insert(m.clone(), lookup(&whole, m).cloned().unwrap_or(Value::Null));
+            }
+        }
+    } else {
+        for m in metrics {
+            r.insert(m.clone(), Value::Null);
+        }
+    }
+    r.insert(
+        "wall_s".into(),
+        json!((outcome.wall * 1000.0).round() / 1000.0),
+    );
+    r.insert("status".into(), json!(outcome.status));
+    r.insert("exit_code".into(), json!(outcome.exit_code));
+    r.insert("error".into(), json!(outcome.error));
+    r
+}
+
+/// Whether a recorded row is the result of `run` of this sweep.
+fn matches(row: &Map<String, Value>, run: &Run) -> bool {
+    row.get("scenario") == Some(&json!(run.scenario))
+        && row.get("seed") == Some(&json!(run.seed))
+        && run.params.iter().all(|(k, v)| row.get(k) == Some(v))
+}
+
+/// Rows of a JSON-lines file, by run number (a cut last line is ignored).
+fn read_rows(path: &Path, rows: &mut BTreeMap<usize, Map<String, Value>>) -> Result<()> {
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+        let Ok(Value::Object(o)) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some(run) = o.get("run").and_then(Value::as_u64) else {
+            continue;
+        };
+        let run = run as usize;
+        // A success is never replaced by a failure.
+        let keep_old = rows
+            .get(&run)
+            .is_some_and(|old| old.get("status") == Some(&json!("ok")))
+            && o.get("status") != Some(&json!("ok"));
+        if !keep_old {
+            rows.insert(run, o);
+        }
+    }
+    Ok(())
+}
+
+fn csv_field(v: Option<&Value>) -> String {
+    let text = v.map(plain).unwrap_or_default();
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
+
+/// Writes `path` through a temporary file and a rename.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The column order of a sweep's results, kept in DIR/sweep.json for `collect`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Layout {
+    name: String,
+    runs: usize,
+    params: Vec<String>,
+    metrics: Vec<String>,
+}
+
+impl Layout {
+    fn of(sweep: &Sweep) -> Layout {
+        Layout {
+            name: sweep.name.clone(),
+            runs: sweep.runs.len(),
+            params: sweep.params.clone(),
+            metrics: sweep.metrics.clone(),
+        }
+    }
+
+    fn read(dir: &Path) -> Layout {
+        std::fs::read_to_string(dir.join("sweep.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+}
+
+/// Writes DIR/results.jsonl and DIR/results.csv from `rows`, sorted by run. Columns: run,
+/// scenario and seed (when the sweep has them), the parameters, the metrics (the listed ones,
+/// or every field seen), wall_s, status, exit_code, error.
+fn write_results(
+    dir: &Path,
+    rows: &BTreeMap<usize, Map<String, Value>>,
+    layout: &Layout,
+) -> Result<()> {
+    let mut jsonl = String::new();
+    let mut columns: Vec<String> = vec!["run".into()];
+    for c in ["scenario", "seed"] {
+        if rows
+            .values()
+            .any(|r| r.get(c).is_some_and(|v| !v.is_null()))
+        {
+            columns.push(c.into());
+        }
+    }
+    columns.extend(layout.params.iter().cloned());
+    columns.extend(layout.metrics.iter().cloned());
+    let mut extra: Vec<String> = Vec::new();
+    for r in rows.values() {
+        jsonl.push_str(&Value::Object(r.clone()).to_string());
+        jsonl.push('\n');
+        for k in r.keys() {
+            if !columns.contains(k) && !extra.contains(k) && !COLUMNS.contains(&k.as_str()) {
+                extra.push(k.clone());
+            }
+        }
+    }
+    extra.sort();
+    columns.extend(extra);
+    columns.extend(COLUMNS[3..].iter().map(|s| s.to_string()));
+    let mut csv = columns.join(",");
+    csv.push('\n');
+    for r in rows.values() {
+        let fields: Vec<String> = columns.iter().map(|c| csv_field(r.get(c))).collect();
+        csv.push_str(&fields.join(","));
+        csv.push('\n');
+    }
+    write_atomic(&dir.join("results.jsonl"), jsonl.as_bytes())?;
+    write_atomic(&dir.join("results.csv"), csv.as_bytes())
+}
+
+/// Quotes for a POSIX shell.
+fn sh(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn absolute(p: &Path) -> Result<PathBuf> {
+    std::path::absolute(p).with_context(|| format!("cannot resolve {}", p.display()))
+}
+
+pub fn run(args: BatchArgs) -> Result<()> {
+    match args.command {
+        Some(BatchCommand::Collect { dir }) => collect(&dir),
+        None => run_sweep(args.run),
+    }
+}
+
+fn collect(dir: &Path) -> Result<()> {
+    let mut rows = BTreeMap::new();
+    read_rows(&dir.join("results.jsonl"), &mut rows)?;
+    let parts = dir.join("parts");
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&parts) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect(),
+        Err(e) => {
+            return Err(e).with_context(|| format!("no array-task results in {}", parts.display()))
+        }
+    };
+    files.sort();
+    for f in &files {
+        read_rows(f, &mut rows)?;
+    }
+    let layout = Layout::read(dir);
+    write_results(dir, &rows, &layout)?;
+    let ok = rows
+        .values()
+        .filter(|r| r.get("status") == Some(&json!("ok")))
+        .count();
+    let expected = (layout.runs > 0).then_some(layout.runs);
+    println!(
+        "{} rows from {} files: {ok} ok, {} failed",
+        rows.len(),
+        files.len(),
+        rows.len() - ok
+    );
+    if let Some(n) = expected {
+        let missing: Vec<String> = (0..n)
+            .filter(|i| !rows.contains_key(i))
+            .map(|i| i.to_string())
+            .collect();
+        if !missing.is_empty() {
+            println!(
+                "{} of {n} runs have no result yet: {}",
+                missing.len(),
+                missing
+                    .iter()
+                    .take(20)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+    }
+    println!("results: {}", dir.join("results.csv").display());
+    Ok(())
+}
+
+fn run_sweep(args: RunArgs) -> Result<()> {
+    let Some(sweep_path) = &args.sweep else {
+        bail!("give a sweep file: simrob batch SWEEP.toml (see simrob batch --help)");
+    };
+    // The output directory may only be known after the name; read the file twice is fine.
+    let probe = Sweep::load(sweep_path, Path::new("DIR"))?;
+    let dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("results").join(&probe.name));
+    let sweep = Sweep::load(sweep_path, &dir)?;
+    if args.chunk_size == 0 {
+        bail!("--chunk-size must be at least 1");
+    }
+    if args.dry_run {
+        for r in &sweep.runs {
+            println!("{:>5}  simrob {}", r.index, r.args.join(" "));
+        }
+        println!("{} runs", sweep.runs.len());
+        return Ok(());
+    }
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let layout = Layout::of(&sweep);
+    write_atomic(
+        &dir.join("sweep.json"),
+        serde_json::to_string_pretty(&layout)?.as_bytes(),
+    )?;
+    if args.slurm {
+        return write_slurm(&args, sweep_path, &dir, &sweep);
+    }
+    let (runs, results): (Vec<&Run>, PathBuf) = match args.chunk {
+        Some(k) => {
+            let from = k.saturating_mul(args.chunk_size);
+            if from >= sweep.runs.len() {
+                bail!("--chunk {k}: the sweep has {} runs", sweep.runs.len());
+            }
+            let to = (from + args.chunk_size).min(sweep.runs.len());
+            let parts = dir.join("parts");
+            std::fs::create_dir_all(&parts)
+                .with_context(|| format!("cannot create {}", parts.display()))?;
+            (
+                sweep.runs[from..to].iter().collect(),
+                parts.join(format!("chunk-{k}.jsonl")),
+            )
+        }
+        None => (sweep.runs.iter().collect(), dir.join("results.jsonl")),
+    };
+    let mut rows = BTreeMap::new();
+    read_rows(&results, &mut rows)?;
+    for (i, r) in &rows {
+        if let Some(run) = sweep.runs.get(*i) {
+            if !matches(r, run) {
+                bail!(
+                    "{} holds results of another sweep (run {i} differs): give another --out",
+                    results.display()
+                );
+            }
+        }
+    }
+    let in_scope = runs.len();
+    let pending: Vec<&Run> = runs
+        .into_iter()
+        .filter(|r| match rows.get(&r.index) {
+            None => true,
+            Some(row) => args.retry_failed && row.get("status") != Some(&json!("ok")),
+        })
+        .collect();
+    let skipped = in_scope - pending.len();
+    let exe = std::env::current_exe().context("cannot find the simrob binary")?;
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    if !args.quiet && args.chunk.is_none() {
+        eprintln!(
+            "{}: {} runs, {} to do ({skipped} already done), {jobs} at a time; results in {}",
+            sweep.name,
+            sweep.runs.len(),
+            pending.len(),
+            dir.display()
+        );
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    }
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        let b =
+            ProgressBar::with_draw_target(Some(pending.len() as u64), ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template(
+            "[{bar:40}] {pos}/{len} runs, {msg} {elapsed} elapsed, eta {eta}",
+        ) {
+            b.set_style(style.progress_chars("=> "));
+        }
+        b
+    };
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&results)
+        .with_context(|| format!("cannot write {}", results.display()))?;
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<Map<String, Value>>();
+    let mut failed = 0usize;
+    std::thread::scope(|scope| -> Result<()> {
+        for _ in 0..jobs.min(pending.len()) {
+            let tx = tx.clone();
+            let (next, pending, stop, exe, sweep) = (&next, &pending, &stop, &exe, &sweep);
+            scope.spawn(move || loop {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let Some(run) = pending.get(next.fetch_add(1, Ordering::SeqCst)) else {
+                    return;
+                };
+                let Some(outcome) = execute(exe, &run.args, sweep.timeout, stop) else {
+                    return;
+                };
+                if tx.send(row(run, &outcome, &sweep.metrics)).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(tx);
+        for r in rx {
+            if r.get("status") != Some(&json!("ok")) {
+                failed += 1;
+            }
+            let mut line = Value::Object(r.clone()).to_string();
+            line.push('\n');
+            log.write_all(line.as_bytes())
+                .and_then(|()| log.flush())
+                .with_context(|| format!("cannot write {}", results.display()))?;
+            if let Some(i) = r.get("run").and_then(Value::as_u64) {
+                rows.insert(i as usize, r);
+            }
+            bar.set_message(if failed > 0 {
+                format!("{failed} failed,")
+            } else {
+                String::new()
+            });
+            bar.inc(1);
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    if args.chunk.is_none() {
+        write_results(&dir, &rows, &layout)?;
+    }
+    let interrupted = stop.load(Ordering::Relaxed);
+    let done = rows.len();
+    println!(
+        "{}: {done} of {} runs done, {failed} failed this time{}",
+        sweep.name,
+        sweep.runs.len(),
+        if interrupted {
+            " (interrupted: run the same command again to resume)"
+        } else {
+            ""
+        }
+    );
+    if args.chunk.is_none() {
+        println!("results: {}", dir.join("results.csv").display());
+    }
+    Ok(())
+}
+
+fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> Result<()> {
+    let chunks = sweep.runs.len().div_ceil(args.chunk_size);
+    if chunks == 0 {
+        bail!("the sweep has no runs");
+    }
+    let exe = match &args.simrob {
+        Some(p) => absolute(p)?,
+        None => std::env::current_exe().context("cannot find the simrob binary")?,
+    };
+    let dir_abs = absolute(dir)?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let logs = dir_abs.join("slurm");
+    std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
+    let mut array = format!("0-{}", chunks - 1);
+    if let Some(n) = args.max_parallel {
+        if n == 0 {
+            bail!("--max-parallel must be at least 1");
+        }
+        array.push_str(&format!("%{n}"));
+    }
+    let mut s = String::from("#!/bin/bash\n");
+    s.push_str(&format!(
+        "# {}: {} runs in {chunks} array tasks of up to {} runs.\n",
+        sweep.name,
+        sweep.runs.len(),
+        args.chunk_size
+    ));
+    s.push_str(&format!(
+        "# Submit: sbatch {}\n",
+        dir_abs.join("sweep.sbatch").display()
+    ));
+    s.push_str(&format!(
+        "# Then:   simrob batch collect {}\n",
+        dir_abs.display()
+    ));
+    s.push_str(&format!(
+        "#SBATCH --job-name=simrob-{}\n",
+        sweep.name.replace(char::is_whitespace, "-")
+    ));
+    s.push_str(&format!("#SBATCH --array={array}\n"));
+    s.push_str(&format!("#SBATCH --output={}/%A_%a.out\n", logs.display()));
+    s.push_str(&format!("#SBATCH --chdir={}\n", cwd.display()));
+    s.push_str("#SBATCH --ntasks=1\n");
+    s.push_str(&format!(
+        "#SBATCH --cpus-per-task={}\n",
+        args.cpus_per_task.max(1)
+    ));
+    for (key, value) in [
+        ("partition", &args.partition),
+        ("time", &args.time),
+        ("mem", &args.mem),
+    ] {
+        if let Some(v) = value {
+            if v.contains(char::is_whitespace) || v.is_empty() {
+                bail!("--{key} {v:?}: no spaces allowed");
+            }
+            s.push_str(&format!("#SBATCH --{key}={v}\n"));
+        }
+    }
+    s.push_str("set -euo pipefail\n");
+    s.push_str(&format!(
+        "exec {} batch {} --out {} --chunk \"$SLURM_ARRAY_TASK_ID\" --chunk-size {} --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\" --quiet{}\n",
+        sh(&exe.display().to_string()),
+        sh(&absolute(sweep_path)?.display().to_string()),
+        sh(&dir_abs.display().to_string()),
+        args.chunk_size,
+        if args.retry_failed { " --retry-failed" } else { "" }
+    ));
+    let script = dir_abs.join("sweep.sbatch");
+    write_atomic(&script, s.as_bytes())?;
+    println!(
+        "{}: {} runs in {chunks} array tasks; submit with:\n  sbatch {}\nthen merge with:\n  simrob batch collect {}",
+        sweep.name,
+        sweep.runs.len(),
+        script.display(),
+        dir_abs.display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SWEEP: &str = r#"
+name = "demo"
+command = ["swarm", "run", "{scenario}", "--seed", "{seed}", "--robots", "{robots}", "--out={out}/{run}.jsonl"]
+scenarios = ["a.toml", "b.toml"]
+seeds = { from = 1, count = 3 }
+metrics = ["tasks_done", "stats.events"]
+timeout = 60
+[parameters]
+robots = [10, 20]
+"#;
+
+    #[test]
+    fn a_sweep_expands_to_scenarios_times_grid_times_seeds() {
+        let s = Sweep::parse(SWEEP, Path::new("x.toml"), Path::new("res")).unwrap();
+        assert_eq!(s.name, "demo");
+        assert_eq!(s.runs.len(), 2 * 2 * 3);
+        assert_eq!(
+            s.runs[0].args,
+            [
+                "swarm",
+                "run",
+                "a.toml",
+                "--seed",
+                "1",
+                "--robots",
+                "10",
+                "--out=res/0.jsonl"
+            ]
+        );
+        assert_eq!(s.runs[4].args[6], "20");
+        assert_eq!(s.runs[4].seed, Some(2));
+        assert_eq!(s.runs[11].scenario.as_deref(), Some("b.toml"));
+        assert_eq!(s.timeout, Some(Duration::from_secs(60)));
+        assert_eq!(s.params, ["robots"]);
+    }
+
+    #[test]
+    fn bad_sweeps_are_refused_with_the_reason() {
+        let cases = [
+            (SWEEP.replace("{robots}", "{speed}"), "no value for {speed}"),
+            (SWEEP.replace("count = 3", "count = 0"), "seeds.count"),
+            (
+                SWEEP.replace("robots = [10, 20]", "robots = []"),
+                "no values",
+            ),
+            (SWEEP.replace("robots = [10, 20]", "seed = [1]"), "built-in"),
+            (SWEEP.replace("timeout = 60", "timeout = -1"), "timeout"),
+            (
+                SWEEP.replace("timeout = 60", "timout = 60"),
+                "unknown field",
+            ),
+            (
+                SWEEP.replace("\"tasks_done\"", "\"robots\""),
+                "name of a parameter",
+            ),
+        ];
+        for (text, expected) in cases {
+            let e = match Sweep::parse(&text, Path::new("x.toml"), Path::new("r")) {
+                Ok(_) => panic!("accepted: {text}"),
+                Err(e) => format!("{e:#}"),
+            };
+            assert!(e.contains(expected), "{expected:?} not in {e}");
+        }
+    }
+
+    #[test]
+    fn rows_keep_parameters_metrics_and_status() {
+        let s = Sweep::parse(SWEEP, Path::new("x.toml"), Path::new("res")).unwrap();
+        let outcome = Outcome {
+            status: "ok",
+            exit_code: Some(0),
+            stdout: "progress\n{\"tasks_done\":4,\"stats\":{\"events\":9},\"wall\":1}\n".into(),
+            error: None,
+            wall: 1.23456,
+        };
+        let r = row(&s.runs[3], &outcome, &s.metrics);
+        let v = Value::Object(r.clone());
+        assert_eq!(v["robots"], 20);
+        assert_eq!(v["seed"], 1);
+        assert_eq!(v["tasks_done"], 4);
+        assert_eq!(v["stats.events"], 9);
+        assert_eq!(v["wall_s"], 1.235);
+        assert!(v.get("wall").is_none(), "only the listed metrics");
+        assert!(matches(&r, &s.runs[3]));
+        assert!(!matches(&r, &s.runs[4]));
+        // Every scalar when no metric is listed.
+        let all = row(&s.runs[0], &outcome, &[]);
+        assert_eq!(all["wall"], 1);
+        assert!(all.get("stats").is_none());
+    }
+
+    #[test]
+    fn results_merge_sort_and_quote() {
+        let dir = std::env::temp_dir().join(format!("simrob-batch-unit-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("parts")).unwrap();
+        std::fs::write(
+            dir.join("parts/chunk-1.jsonl"),
+            "{\"run\":1,\"scenario\":\"a\",\"seed\":2,\"x\":1,\"wall_s\":0.5,\"status\":\"failed\",\"exit_code\":1,\"error\":\"bad, \\\"very\\\"\"}\n{\"run\":1,\"scenario\":\"a\",\"seed\":2,\"x\":3,\"wall_s\":0.5,\"status\":\"ok\",\"exit_code\":0,\"error\":null}\n{\"run\":1,\"status\":\"fail",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("parts/chunk-0.jsonl"),
+            "{\"run\":0,\"scenario\":\"a\",\"seed\":1,\"x\":2,\"wall_s\":0.5,\"status\":\"failed\",\"exit_code\":1,\"error\":\"bad, \\\"very\\\"\"}\n",
+        )
+        .unwrap();
+        collect(&dir).unwrap();
+        let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+        assert_eq!(
+            csv,
+            "run,scenario,seed,x,wall_s,status,exit_code,error\n\
+             0,a,1,2,0.5,failed,1,\"bad, \"\"very\"\"\"\n\
+             1,a,2,3,0.5,ok,0,\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("results.jsonl"))
+                .unwrap()
+                .lines()
+                .count(),
+            2
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

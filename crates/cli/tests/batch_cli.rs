@@ -1,0 +1,306 @@
+//! `simrob batch`, `simrob plot` and `simrob completions` as a user runs them: a real sweep
+//! of `simrob swarm run`, a failing run, an interrupted sweep resumed, Slurm chunks merged,
+//! figures written.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn simrob() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_simrob"));
+    c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    c
+}
+
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("simrob-batch-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Two scenarios (one missing) × two seeds × two durations: 8 runs, 4 of them failing.
+fn write_sweep(dir: &Path) -> PathBuf {
+    let path = dir.join("sweep.toml");
+    std::fs::write(
+        &path,
+        r#"
+name = "test"
+command = ["swarm", "run", "{scenario}", "--seed", "{seed}", "--duration", "{duration}", "--json", "--quiet"]
+scenarios = ["scenarios/swarm/hospital.toml", "scenarios/swarm/missing.toml"]
+seeds = [1, 2]
+metrics = ["tasks_done", "collisions", "robots"]
+[parameters]
+duration = [5, 60]
+"#,
+    )
+    .unwrap();
+    path
+}
+
+/// The CSV without its wall-time column.
+fn without_wall(csv: &str) -> Vec<String> {
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    let i = rows[0].iter().position(|c| *c == "wall_s").expect("wall_s");
+    rows.iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.remove(i);
+            r.join(",")
+        })
+        .collect()
+}
+
+#[test]
+fn a_sweep_runs_records_failures_resumes_and_merges_chunks() {
+    let dir = scratch("sweep");
+    let sweep = write_sweep(&dir);
+    let out = dir.join("out");
+    let printed = ok(simrob()
+        .arg("batch")
+        .arg(&sweep)
+        .arg("--out")
+        .arg(&out)
+        .args(["--jobs", "2", "--quiet"])
+        .output()
+        .unwrap());
+    assert!(printed.contains("8 of 8 runs done, 4 failed"), "{printed}");
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        rows[0],
+        "run,scenario,seed,duration,tasks_done,collisions,robots,wall_s,status,exit_code,error"
+    );
+    assert_eq!(rows.len(), 9);
+    let hospital: Vec<&str> = rows[1..]
+        .iter()
+        .copied()
+        .filter(|r| r.contains("hospital"))
+        .collect();
+    assert_eq!(hospital.len(), 4);
+    for r in &hospital {
+        let c: Vec<&str> = r.split(',').collect();
+        assert_eq!((c[6], c[8], c[9]), ("3", "ok", "0"), "{r}");
+    }
+    // The 60 s runs finish the hospital's three deliveries; 5 s are not enough.
+    assert!(hospital.iter().any(|r| r.contains(",1,60,3,")), "{csv}");
+    let missing: Vec<&str> = rows[1..]
+        .iter()
+        .copied()
+        .filter(|r| r.contains("missing"))
+        .collect();
+    assert_eq!(missing.len(), 4);
+    assert!(missing.iter().all(|r| r.contains(",failed,1,")), "{csv}");
+    assert!(
+        missing[0].contains("missing.toml"),
+        "the error says why: {}",
+        missing[0]
+    );
+    let jsonl = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (first["run"].as_u64(), first["seed"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(first["duration"], 5);
+
+    // Interrupted after three runs: the same command does only the rest.
+    let kept: String = jsonl.lines().take(3).map(|l| format!("{l}\n")).collect();
+    std::fs::write(out.join("results.jsonl"), kept).unwrap();
+    let err = simrob()
+        .arg("batch")
+        .arg(&sweep)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(err.status.success());
+    let stderr = String::from_utf8_lossy(&err.stderr);
+    assert!(
+        stderr.contains("8 runs, 5 to do (3 already done)"),
+        "{stderr}"
+    );
+    let again = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert_eq!(without_wall(&again), without_wall(&csv));
+    // Failed runs are tried again only when asked.
+    let err = simrob()
+        .arg("batch")
+        .arg(&sweep)
+        .arg("--out")
+        .arg(&out)
+        .arg("--retry-failed")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&err.stderr).contains("4 to do (4 already done)"));
+
+    // The same sweep as Slurm array tasks of 3 runs, run by hand, then merged.
+    let cluster = dir.join("cluster");
+    let printed = ok(simrob()
+        .arg("batch")
+        .arg(&sweep)
+        .arg("--out")
+        .arg(&cluster)
+        .args([
+            "--slurm",
+            "--chunk-size",
+            "3",
+            "--max-parallel",
+            "2",
+            "--partition",
+            "short",
+            "--time",
+            "00:05:00",
+            "--mem",
+            "1G",
+        ])
+        .output()
+        .unwrap());
+    assert!(printed.contains("8 runs in 3 array tasks"), "{printed}");
+    let script = std::fs::read_to_string(cluster.join("sweep.sbatch")).unwrap();
+    for line in [
+        "#SBATCH --array=0-2%2",
+        "#SBATCH --partition=short",
+        "#SBATCH --time=00:05:00",
+        "#SBATCH --mem=1G",
+        "--chunk \"$SLURM_ARRAY_TASK_ID\" --chunk-size 3",
+    ] {
+        assert!(script.contains(line), "{line} not in\n{script}");
+    }
+    for k in 0..3 {
+        ok(simrob()
+            .arg("batch")
+            .arg(&sweep)
+            .arg("--out")
+            .arg(&cluster)
+            .args(["--chunk", &k.to_string(), "--chunk-size", "3", "--quiet"])
+            .output()
+            .unwrap());
+        let printed = ok(simrob()
+            .args(["batch", "collect"])
+            .arg(&cluster)
+            .output()
+            .unwrap());
+        if k < 2 {
+            assert!(printed.contains("runs have no result yet"), "{printed}");
+        }
+    }
+    let merged = std::fs::read_to_string(cluster.join("results.csv")).unwrap();
+    assert_eq!(without_wall(&merged), without_wall(&csv));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_sweeps_change_nothing() {
+    let dir = scratch("bad");
+    let sweep = dir.join("bad.toml");
+    std::fs::write(&sweep, "command = [\"swarm\", \"run\", \"{scenery}\"]\n").unwrap();
+    let out = simrob()
+        .arg("batch")
+        .arg(&sweep)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("no value for {scenery}"), "{e}");
+    assert!(!dir.join("out").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn figures_are_written_as_png_and_svg() {
+    let dir = scratch("plot");
+    let csv = dir.join("results.csv");
+    std::fs::write(
+        &csv,
+        "run,seed,robots,crashed,wall_s,status,exit_code,error\n\
+         0,1,10,1,0.1,ok,0,\n1,2,10,3,0.1,ok,0,\n2,1,20,4,0.1,ok,0,\n3,2,20,8,0.1,ok,0,\n\
+         4,3,20,,0.1,failed,1,boom\n",
+    )
+    .unwrap();
+    let png = dir.join("crashes.png");
+    ok(simrob()
+        .args(["plot", "batch"])
+        .arg(&csv)
+        .args(["--x", "robots", "--y", "crashed", "--size", "800x600", "-o"])
+        .arg(&png)
+        .output()
+        .unwrap());
+    let img = image::open(&png).unwrap();
+    assert_eq!((img.width(), img.height()), (800, 600));
+    let svg = dir.join("crashes.svg");
+    ok(simrob()
+        .args(["plot", "batch"])
+        .arg(&csv)
+        .args([
+            "--x",
+            "robots",
+            "--y",
+            "crashed",
+            "--y-label",
+            "crashed drones",
+            "-o",
+        ])
+        .arg(&svg)
+        .output()
+        .unwrap());
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<svg") && text.contains("crashed drones") && text.contains("mean ± sd")
+    );
+
+    // A swarm recording: trajectories over its walls.
+    let rec = dir.join("hospital.jsonl");
+    ok(simrob()
+        .args([
+            "swarm",
+            "run",
+            "scenarios/swarm/hospital.toml",
+            "--duration",
+            "20",
+            "--quiet",
+            "--record",
+        ])
+        .arg(&rec)
+        .output()
+        .unwrap());
+    let traj = dir.join("traj.svg");
+    ok(simrob()
+        .args(["plot", "trajectory"])
+        .arg(&rec)
+        .arg("-o")
+        .arg(&traj)
+        .output()
+        .unwrap());
+    let text = std::fs::read_to_string(&traj).unwrap();
+    assert!(
+        text.contains("x (m)") && text.contains("robot"),
+        "labels and legend"
+    );
+    let bad = simrob()
+        .args(["plot", "series"])
+        .arg(&rec)
+        .args(["-s", "3.altitude", "-o"])
+        .arg(dir.join("x.png"))
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("ENTITY.QUANTITY"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn completions_for_bash_know_the_subcommands() {
+    let text = ok(simrob().args(["completions", "bash"]).output().unwrap());
+    assert!(text.contains("simrob") && text.contains("batch") && text.contains("plot"));
+}
