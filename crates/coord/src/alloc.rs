@@ -119,6 +119,13 @@ mod tests {
     use super::*;
     use crate::cnp::Euclidean;
 
+    fn idle(robot: RobotId, x: f64) -> Idle {
+        Idle {
+            robot,
+            at: (x, 0.0),
+        }
+    }
+
     fn goto(id: TaskId, x: f64) -> TaskSpec {
         TaskSpec::new(id, TaskKind::Goto { x, y: 0.0 })
     }
@@ -130,16 +137,7 @@ mod tests {
         // sends the robot at 10 to x=4 (6 m) and the robot at 0 to x=-6 (6 m): 12 m.
         let tasks = [goto(1, 4.0), goto(2, -6.0)];
         let refs: Vec<&TaskSpec> = tasks.iter().collect();
-        let robots = [
-            Idle {
-                robot: 1,
-                at: (0.0, 0.0),
-            },
-            Idle {
-                robot: 2,
-                at: (10.0, 0.0),
-            },
-        ];
+        let robots = [idle(1, 0.0), idle(2, 10.0)];
         assert_eq!(
             greedy(&refs, &robots, &Euclidean, |_, _| true),
             [(1, 1), (2, 2)]
@@ -154,20 +152,7 @@ mod tests {
     fn more_robots_than_tasks_and_infeasible_pairs() {
         let tasks = [goto(1, 5.0)];
         let refs: Vec<&TaskSpec> = tasks.iter().collect();
-        let robots = [
-            Idle {
-                robot: 1,
-                at: (4.0, 0.0),
-            },
-            Idle {
-                robot: 2,
-                at: (5.0, 0.0),
-            },
-            Idle {
-                robot: 3,
-                at: (100.0, 0.0),
-            },
-        ];
+        let robots = [idle(1, 4.0), idle(2, 5.0), idle(3, 100.0)];
         assert_eq!(
             hungarian(&refs, &robots, &Euclidean, |_, r| r != 2),
             [(1, 1)]

@@ -327,25 +327,12 @@ impl ControlCenter {
                 self.log(LogKind::Status, text);
                 Ok(())
             }
-            Msg::TaskState {
-                robot,
-                task,
-                state,
-                time,
-                synced,
+            msg @ Msg::TaskState {
+                robot, task, state, ..
             } => {
                 self.check_sender(from, robot)?;
                 self.task_state(robot, task, state);
-                self.send(
-                    None,
-                    Msg::TaskState {
-                        robot,
-                        task,
-                        state,
-                        time,
-                        synced,
-                    },
-                );
+                self.send(None, msg);
                 Ok(())
             }
             Msg::Bid {
