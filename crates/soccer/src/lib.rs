@@ -10,6 +10,13 @@
 //! physics step and moves their bodies; the server's camera agents call [`camera::look`].
 //! It is not a robot brain either: the FutRob team (`simrob-futrob`) decides which actions to
 //! ask for.
+//!
+//! **Running a scene in-process** (no server, thousands of trials): `simrob_world::World::kidsize`
+//! builds the field and ball, `World::create_humanoid` adds robots, `World::humanoid_action`
+//! asks for actions, `World::advance` steps, and `simrob_world::brain::BrainView` gives each
+//! robot's camera frames — see the `simrob_world::brain` docs for a complete example.
+//! Over the network the same robots are `Create_Entity Type="Humanoid"` and `Humanoid_Action`
+//! requests, and a `Humanoid_Brain` agent receives the camera (`simrob_protocol::humanoid`).
 
 pub mod action;
 pub mod camera;
