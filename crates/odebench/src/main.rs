@@ -1,0 +1,466 @@
+//! `simrob-odebench`: simrob's physics side by side with ODE 0.16, the engine of the SimRob
+//! simulator, on the same scene — the SimRob materials and 13-box soccer field, the ball and
+//! N SumBots on a grid driving in circles (wheel targets 3 and 5 rad/s), dt 0.01 s, one
+//! thread each. For N = 1, 6, 22 and 100 the engines run in alternating blocks in one process
+//! and the tool prints steps per second, the ratios, and what each engine did: robots flipped,
+//! non-finite states, where the ball rests; then a single SumBot's resting height and tilt, its
+//! drift over an idle minute and its straight-line speed against ω·r.
+//!
+//! ODE is loaded at run time from Debian's `libode` (`apt-get install libode-dev`); without it
+//! the tool says so and exits successfully. Build it optimised:
+//! `cargo run --release -p simrob-odebench`.
+
+mod ode;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use ode::{Api, OdeScene, Stepper};
+use simrob_physics::rotate;
+use simrob_protocol::{
+    decode_datagram, CommandKeys, ControlRequest, EntityRequest, EntitySpec, Interaction,
+    MotorCommand, Request,
+};
+use simrob_world::{moved_copy, World, WorldConfig};
+
+const HELP: &str = "\
+simrob-odebench — simrob's physics against ODE (the engine of the SimRob simulator)
+
+Runs the same scene in both engines (the SimRob soccer field and materials, the ball, N SumBots
+driving in circles, dt 0.01 s, one thread each), alternating the engines in blocks, and prints
+steps per second, the speed ratios and plausibility figures. Needs ODE's shared library
+(Debian/Ubuntu: apt-get install libode-dev); without it, it prints why and exits.
+
+USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--scenarios DIR] [--exact-100]
+
+  --scale F        multiply the number of timed steps (default 1; 0.1 for a quick look)
+  --sizes LIST     robot counts (default 1,6,22,100)
+  --scenarios DIR  where materials.xml, field.xml, ball.xml and sumbot.xml are
+                   (default: the repository's scenarios/)
+  --exact-100      also time ODE's exact stepper (dWorldStep) at 100 robots (very slow)
+";
+
+const SUMBOT_WHEEL_RADIUS: f64 = 0.023;
+/// Blocks per engine: engines alternate this many times within one measurement.
+const ROUNDS: u32 = 5;
+
+struct Options {
+    scale: f64,
+    sizes: Vec<u32>,
+    scenarios: PathBuf,
+    exact_100: bool,
+}
+
+fn options() -> Result<Option<Options>> {
+    let mut o = Options {
+        scale: 1.0,
+        sizes: vec![1, 6, 22, 100],
+        scenarios: Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios"),
+        exact_100: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| args.next().with_context(|| format!("{name} needs a value"));
+        match a.as_str() {
+            "-h" | "--help" => {
+                print!("{HELP}");
+                return Ok(None);
+            }
+            "--scale" => {
+                o.scale = value("--scale")?.parse().context("--scale: a number")?;
+                if !(o.scale > 0.0 && o.scale.is_finite()) {
+                    bail!("--scale must be a positive number");
+                }
+            }
+            "--sizes" => {
+                o.sizes = value("--sizes")?
+                    .split(',')
+                    .map(|s| s.trim().parse::<u32>())
+                    .collect::<Result<_, _>>()
+                    .context("--sizes: robot counts separated by commas")?;
+                if o.sizes.iter().any(|&n| n == 0 || n > 400) {
+                    bail!("--sizes: each count between 1 and 400");
+                }
+            }
+            "--scenarios" => o.scenarios = PathBuf::from(value("--scenarios")?),
+            "--exact-100" => o.exact_100 = true,
+            other => bail!("unknown argument {other:?} (see --help)"),
+        }
+    }
+    Ok(Some(o))
+}
+
+/// The scene's ingredients, decoded once from the scenario files.
+struct Scene {
+    materials: Vec<Request>,
+    interactions: Vec<Interaction>,
+    field: EntitySpec,
+    ball: EntitySpec,
+    sumbot: EntitySpec,
+}
+
+fn requests(dir: &Path, file: &str) -> Result<Vec<Request>> {
+    let path = dir.join(file);
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    decode_datagram(&bytes, &CommandKeys::default())
+        .into_iter()
+        .map(|r| r.with_context(|| format!("decoding {}", path.display())))
+        .collect()
+}
+
+fn entity(dir: &Path, file: &str) -> Result<EntitySpec> {
+    match requests(dir, file)?.into_iter().next() {
+        Some(Request::Control {
+            request: ControlRequest::CreateEntity(spec),
+            ..
+        }) => Ok(spec),
+        _ => bail!("{file} does not start with a Create_Entity"),
+    }
+}
+
+impl Scene {
+    fn load(dir: &Path) -> Result<Scene> {
+        let materials = requests(dir, "materials.xml")?;
+        let interactions = materials
+            .iter()
+            .filter_map(|r| match r {
+                Request::Control {
+                    request: ControlRequest::RegisterMaterialsInteractions { interactions, .. },
+                    ..
+                } => Some(interactions.clone()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        Ok(Scene {
+            materials,
+            interactions,
+            field: entity(dir, "field.xml")?,
+            ball: entity(dir, "ball.xml")?,
+            sumbot: entity(dir, "sumbot.xml")?,
+        })
+    }
+
+    /// Robot `i` of `n`: entity id and where it starts (a grid around the field's centre).
+    fn placement(n: u32, i: u32) -> (u32, [f64; 3]) {
+        let columns = (n as f64).sqrt().ceil() as u32;
+        let spacing = if n > 10 { 0.15 } else { 0.4 };
+        let (cx, cy) = ((i % columns) as f64, (i / columns) as f64);
+        let half = (columns - 1) as f64 / 2.0;
+        (
+            100 + i,
+            [(cx - half) * spacing, (cy - half) * spacing + 0.1, 0.0],
+        )
+    }
+
+    fn robots(&self, n: u32) -> Vec<EntitySpec> {
+        (0..n)
+            .map(|i| {
+                let (id, offset) = Scene::placement(n, i);
+                moved_copy(&self.sumbot, id, offset)
+            })
+            .collect()
+    }
+
+    fn simrob(&self, n: u32, fast: bool, ball: bool, wheels: (f64, f64)) -> Result<World> {
+        let mut w = World::new(WorldConfig::default());
+        for r in &self.materials {
+            w.apply(r).context("materials")?;
+        }
+        let mut specs = vec![self.field.clone()];
+        if ball {
+            specs.push(self.ball.clone());
+        }
+        specs.extend(self.robots(n));
+        for s in specs {
+            w.apply_control(&ControlRequest::CreateEntity(s))
+                .context("creating an entity")?;
+        }
+        if fast {
+            w.apply_control(&ControlRequest::SetFastMode(true))?;
+        }
+        for i in 0..n {
+            w.apply_entity(&EntityRequest::RobotMotorControl {
+                entity_id: 100 + i,
+                motors: vec![
+                    MotorCommand {
+                        wheel_joint_id: 0,
+                        value: wheels.0,
+                    },
+                    MotorCommand {
+                        wheel_joint_id: 1,
+                        value: wheels.1,
+                    },
+                ],
+            })?;
+        }
+        w.apply_control(&ControlRequest::InitializeSimulation)?;
+        Ok(w)
+    }
+
+    fn ode(
+        &self,
+        api: &'static Api,
+        n: u32,
+        stepper: Stepper,
+        ball: bool,
+        wheels: (f64, f64),
+    ) -> OdeScene {
+        let d = simrob_physics::StepParams::default().default_interaction;
+        let default_pair = Interaction {
+            material_1: 0,
+            material_2: 0,
+            hardness: d.hardness,
+            bounciness: d.bounciness,
+            slip1: d.slip1,
+            slip2: d.slip2,
+            friction: d.friction,
+        };
+        let mut s = OdeScene::new(api, stepper, &self.interactions, default_pair);
+        s.add(&self.field);
+        if ball {
+            s.add(&self.ball);
+        }
+        for r in self.robots(n) {
+            s.add(&r);
+        }
+        for i in 0..n {
+            s.set_motor(100 + i, 0, wheels.0);
+            s.set_motor(100 + i, 1, wheels.1);
+        }
+        s
+    }
+}
+
+/// An engine under test, behind one interface.
+enum Engine {
+    Simrob(Box<World>),
+    Ode(OdeScene),
+}
+
+/// Position, orientation `[x, y, z, w]` and velocity of a body.
+type Pose = ([f64; 3], [f64; 4], [f64; 3]);
+
+impl Engine {
+    fn step(&mut self) {
+        match self {
+            Engine::Simrob(w) => {
+                w.advance();
+            }
+            Engine::Ode(s) => s.step(),
+        }
+    }
+
+    fn pose(&self, entity: u32, body: u32) -> Option<Pose> {
+        match self {
+            Engine::Simrob(w) => w
+                .body_state(entity, body)
+                .map(|s| (s.position, s.orientation, s.linear_velocity)),
+            Engine::Ode(s) => s
+                .state(entity, body)
+                .map(|s| (s.position, s.orientation, s.linear_velocity)),
+        }
+    }
+}
+
+fn tilt_degrees(q: [f64; 4]) -> f64 {
+    rotate(q, [0.0, 0.0, 1.0])[2]
+        .clamp(-1.0, 1.0)
+        .acos()
+        .to_degrees()
+}
+
+fn yaw(q: [f64; 4]) -> f64 {
+    simrob_physics::quat_to_euler(q)[2]
+}
+
+fn wrap(a: f64) -> f64 {
+    (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
+}
+
+/// What a timed run left behind.
+struct Outcome {
+    steps_per_second: f64,
+    flipped: u32,
+    non_finite: u32,
+    ball_z: f64,
+}
+
+fn outcome(e: &Engine, n: u32, steps: u64, time: Duration) -> Outcome {
+    let mut flipped = 0;
+    let mut non_finite = 0;
+    for i in 0..n {
+        match e.pose(100 + i, 0) {
+            Some((p, q, _)) if p.iter().chain(&q).all(|v| v.is_finite()) => {
+                if tilt_degrees(q) > 60.0 {
+                    flipped += 1;
+                }
+            }
+            _ => non_finite += 1,
+        }
+    }
+    Outcome {
+        steps_per_second: steps as f64 / time.as_secs_f64(),
+        flipped,
+        non_finite,
+        ball_z: e.pose(8, 0).map_or(f64::NAN, |p| p.0[2]),
+    }
+}
+
+const ENGINES: [&str; 4] = [
+    "ODE dWorldStep",
+    "ODE QuickStep (20 it.)",
+    "simrob default",
+    "simrob fast",
+];
+
+fn build(
+    scene: &Scene,
+    api: &'static Api,
+    which: usize,
+    n: u32,
+    ball: bool,
+    wheels: (f64, f64),
+) -> Result<Engine> {
+    Ok(match which {
+        0 => Engine::Ode(scene.ode(api, n, Stepper::Step, ball, wheels)),
+        1 => Engine::Ode(scene.ode(api, n, Stepper::Quick(20), ball, wheels)),
+        2 => Engine::Simrob(Box::new(scene.simrob(n, false, ball, wheels)?)),
+        _ => Engine::Simrob(Box::new(scene.simrob(n, true, ball, wheels)?)),
+    })
+}
+
+fn timed_steps(n: u32, scale: f64) -> u64 {
+    let base: u64 = match n {
+        0..=1 => 20_000,
+        2..=6 => 5_000,
+        7..=22 => 2_000,
+        _ => 1_000,
+    };
+    ((base as f64 * scale) as u64).max(ROUNDS as u64)
+}
+
+fn speed_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+    println!("## Steps per second (wheels 3 and 5 rad/s, dt 0.01 s, one thread each)\n");
+    println!(
+        "| SumBots | steps | {} | simrob default / ODE step | simrob default / ODE quick | simrob fast / ODE quick |",
+        ENGINES.join(" | ")
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for &n in &o.sizes {
+        let steps = timed_steps(n, o.scale);
+        let block = (steps / ROUNDS as u64).max(1);
+        let active: Vec<usize> = (0..4)
+            .filter(|&k| k != 0 || n < 100 || o.exact_100)
+            .collect();
+        let mut engines = Vec::new();
+        for &k in &active {
+            let mut e = build(scene, api, k, n, true, (3.0, 5.0))?;
+            // Landing and settling are not timed.
+            for _ in 0..100 {
+                e.step();
+            }
+            engines.push((k, e, Duration::ZERO));
+        }
+        for _ in 0..ROUNDS {
+            for (_, e, t) in engines.iter_mut() {
+                let start = Instant::now();
+                for _ in 0..block {
+                    e.step();
+                }
+                *t += start.elapsed();
+            }
+        }
+        let mut cells = vec![String::from("—"); 4];
+        let mut rate = [f64::NAN; 4];
+        for (k, e, t) in &engines {
+            let out = outcome(e, n, block * ROUNDS as u64, *t);
+            rate[*k] = out.steps_per_second;
+            cells[*k] = format!(
+                "{:.0} (flips {}, NaN {}, ball z {:.3})",
+                out.steps_per_second, out.flipped, out.non_finite, out.ball_z
+            );
+        }
+        let ratio = |a: f64, b: f64| {
+            if a.is_finite() && b.is_finite() {
+                format!("{:.2}×", a / b)
+            } else {
+                "—".into()
+            }
+        };
+        println!(
+            "| {n} | {} | {} | {} | {} | {} |",
+            block * ROUNDS as u64,
+            cells.join(" | "),
+            ratio(rate[2], rate[0]),
+            ratio(rate[2], rate[1]),
+            ratio(rate[3], rate[1]),
+        );
+    }
+    Ok(())
+}
+
+fn single_robot_table(scene: &Scene, api: &'static Api) -> Result<()> {
+    println!("\n## One SumBot on the field\n");
+    println!("| engine | resting chassis z (m) | tilt (°) | idle 60 s: turn (°) | idle 60 s: drift (mm) | straight 3 rad/s: speed / ω·r | straight 5 s: yaw (°) |");
+    println!("|---|---|---|---|---|---|---|");
+    let robot = 100;
+    for (k, name) in ENGINES.iter().enumerate() {
+        // Idle: settle 5 s (it lands balanced over its axle, then tips onto its skid), then a minute.
+        let mut e = build(scene, api, k, 1, false, (0.0, 0.0))?;
+        for _ in 0..500 {
+            e.step();
+        }
+        let (p0, q0, _) = e.pose(robot, 0).context("chassis")?;
+        for _ in 0..6000 {
+            e.step();
+        }
+        let (p1, q1, _) = e.pose(robot, 0).context("chassis")?;
+        let drift = ((p1[0] - p0[0]).powi(2) + (p1[1] - p0[1]).powi(2)).sqrt();
+        let turn = wrap(yaw(q1) - yaw(q0)).to_degrees();
+        // Straight: both wheels 3 rad/s from rest, 1 s to accelerate, then 5 s.
+        let mut s = build(scene, api, k, 1, false, (3.0, 3.0))?;
+        for _ in 0..600 {
+            s.step();
+        }
+        let (a, qa, _) = s.pose(robot, 0).context("chassis")?;
+        for _ in 0..500 {
+            s.step();
+        }
+        let (b, qb, _) = s.pose(robot, 0).context("chassis")?;
+        let speed = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt() / 5.0;
+        println!(
+            "| {name} | {:.4} | {:.1} | {:.3} | {:.2} | {:.3} | {:.2} |",
+            p0[2],
+            tilt_degrees(q0),
+            turn,
+            drift * 1e3,
+            speed / (3.0 * SUMBOT_WHEEL_RADIUS),
+            wrap(yaw(qb) - yaw(qa)).to_degrees(),
+        );
+    }
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let Some(o) = options()? else {
+        return Ok(());
+    };
+    let api = match Api::load() {
+        Ok(api) => api,
+        Err(why) => {
+            println!("simrob-odebench: skipped: {why}");
+            return Ok(());
+        }
+    };
+    if cfg!(debug_assertions) {
+        println!(
+            "(a debug build: timings mean little; use cargo run --release -p simrob-odebench)\n"
+        );
+    }
+    let scene = Scene::load(&o.scenarios)?;
+    speed_table(&scene, api, &o)?;
+    single_robot_table(&scene, api)?;
+    Ok(())
+}
