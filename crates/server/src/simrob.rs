@@ -8,7 +8,7 @@
 mod files;
 mod udp;
 
-pub use files::{DirStore, FileError, SaveStore, MAX_SAVE_FILE};
+pub use files::{DirStore, FileError, Quota, SaveStore, MAX_SAVE_FILE};
 pub use simrob_session::{
     all_keys, split_broadcast, Agent, AgentFilter, AgentInfo, BroadcastFilter, Event,
     FilterRegistry, FullState, LocalCommand, Observation, Observer, PosesOnly, ServerConfig,

@@ -1,11 +1,24 @@
-//! Save/Load files, confined to one directory, written atomically.
+//! Save/Load files: plain names in one directory, written atomically, within a quota.
+//!
+//! A name is a plain file name (`run1.xml`): no directories, no leading dot, no control
+//! characters, at most [`MAX_NAME`] bytes. The directory holds at most
+//! [`Quota::max_files`] save files and [`Quota::max_bytes`] bytes (configuration keys
+//! `savedirectoryfiles`, `savedirectorybytes`); a Save past either is refused. Temporary files
+//! a killed server left behind are removed when the store opens. Messages name the file, never
+//! the directory's absolute path.
 
 use std::io::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Largest save file Load reads (bytes).
-pub const MAX_SAVE_FILE: u64 = 512 * 1024 * 1024;
+pub const MAX_SAVE_FILE: u64 = 64 * 1024 * 1024;
+
+/// Longest file name, bytes.
+pub const MAX_NAME: usize = 255;
+
+/// The prefix of temporary files (a Save in progress).
+const TEMP_PREFIX: &str = ".simrob-tmp-";
 
 /// Why a save file could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -13,51 +26,84 @@ pub enum FileError {
     /// The name is not acceptable (outside the directory, empty, NUL…).
     #[error("{0}")]
     Name(String),
-    #[error("cannot {action} {path}: {source}")]
+    #[error("cannot {action} {name}: {source}")]
     Io {
         action: &'static str,
-        path: PathBuf,
+        name: String,
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot load {path}: {problem}")]
-    Content { path: PathBuf, problem: String },
+    #[error("cannot load {name}: {problem}")]
+    Content { name: String, problem: String },
+    /// The directory's quota would be exceeded.
+    #[error("cannot save {name}: {problem}")]
+    Quota { name: String, problem: String },
 }
 
-fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> FileError + 'a {
+fn io<'a>(action: &'static str, name: &'a str) -> impl FnOnce(std::io::Error) -> FileError + 'a {
     move |source| FileError::Io {
         action,
-        path: path.to_path_buf(),
+        name: name.to_string(),
         source,
     }
 }
 
 /// Where the server's Save and Load go. The shell provides it; tests may too.
 pub trait SaveStore: Send {
-    /// Writes `contents` under `name`, atomically (readers see the old file or the new one).
+    /// Writes `contents` under `name`, atomically (readers see the old file or the new one);
+    /// returns the name written, relative to the store.
     fn save(&mut self, name: &str, contents: &str) -> Result<PathBuf, FileError>;
     /// Reads the file `name`.
     fn load(&mut self, name: &str) -> Result<String, FileError>;
 }
 
-/// A [`SaveStore`] on a directory of the file system. A name is resolved inside the directory;
-/// names that leave it (`..`, absolute paths elsewhere, symbolic links pointing out) are refused.
+/// How much a save directory may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    /// Most bytes of files in the directory (`savedirectorybytes`).
+    pub max_bytes: u64,
+    /// Most files in the directory (`savedirectoryfiles`).
+    pub max_files: usize,
+}
+
+impl Default for Quota {
+    fn default() -> Self {
+        Quota {
+            max_bytes: 256 << 20,
+            max_files: 1000,
+        }
+    }
+}
+
+/// A [`SaveStore`] on a directory of the file system (see the module docs).
 #[derive(Debug, Clone)]
 pub struct DirStore {
     dir: PathBuf,
+    quota: Quota,
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl DirStore {
-    /// A store on `dir` (created if missing).
+    /// A store on `dir` (created if missing) with the default [`Quota`].
     pub fn new(dir: impl Into<PathBuf>) -> Result<DirStore, FileError> {
+        Self::with_quota(dir, Quota::default())
+    }
+
+    /// A store on `dir` (created if missing) holding at most `quota`. Temporary files left
+    /// by a server that was killed during a Save are removed.
+    pub fn with_quota(dir: impl Into<PathBuf>, quota: Quota) -> Result<DirStore, FileError> {
         let dir = dir.into();
-        std::fs::create_dir_all(&dir).map_err(io("create the save directory", &dir))?;
+        let shown = dir.display().to_string();
+        std::fs::create_dir_all(&dir).map_err(io("create the save directory", &shown))?;
         let dir = dir
             .canonicalize()
-            .map_err(io("open the save directory", &dir))?;
-        Ok(DirStore { dir })
+            .map_err(io("open the save directory", &shown))?;
+        let removed = remove_stale_temps(&dir);
+        if removed > 0 {
+            tracing::info!("removed {removed} temporary files left by an interrupted Save");
+        }
+        Ok(DirStore { dir, quota })
     }
 
     /// The directory, canonical.
@@ -65,72 +111,112 @@ impl DirStore {
         &self.dir
     }
 
-    /// The path `name` stands for, if it stays inside the directory.
+    /// The path `name` stands for, if it is a plain file name (see the module docs).
     pub fn resolve(&self, name: &str) -> Result<PathBuf, FileError> {
-        let refuse = || {
-            FileError::Name(format!(
-                "file {name:?} is outside the save directory {} (use a name inside it, e.g. \"run1.xml\")",
-                self.dir.display()
-            ))
-        };
         let trimmed = name.trim();
         if trimmed.is_empty() {
             return Err(FileError::Name("a file name is needed".into()));
         }
-        if trimmed.contains('\0') {
+        if trimmed.chars().any(char::is_control) {
             return Err(FileError::Name(format!(
-                "file {name:?} contains a NUL character"
+                "file {name:?} contains control characters"
             )));
         }
-        let path = Path::new(trimmed);
-        let relative: PathBuf = if path.is_absolute() {
-            path.strip_prefix(&self.dir)
-                .map_err(|_| refuse())?
-                .to_path_buf()
-        } else {
-            path.to_path_buf()
-        };
-        let mut clean = PathBuf::new();
-        for c in relative.components() {
-            match c {
-                Component::Normal(part) => clean.push(part),
-                Component::CurDir => {}
-                _ => return Err(refuse()),
-            }
-        }
-        if clean.as_os_str().is_empty() {
+        if trimmed.len() > MAX_NAME {
             return Err(FileError::Name(format!(
-                "{name:?} names the save directory itself, not a file"
+                "file name of {} bytes is longer than {MAX_NAME}",
+                trimmed.len()
             )));
         }
-        let full = self.dir.join(&clean);
-        // Symbolic links may not lead out: the existing part of the path must stay inside.
-        let mut existing = full.clone();
-        while !existing.exists() {
-            if !existing.pop() {
-                break;
-            }
+        if trimmed.contains(['/', '\\']) || trimmed.starts_with('.') {
+            return Err(FileError::Name(format!(
+                "file {name:?} is outside the save directory: use a plain name in it, e.g. \"run1.xml\""
+            )));
         }
-        if let Ok(real) = existing.canonicalize() {
+        let full = self.dir.join(trimmed);
+        // A symbolic link may not lead out.
+        if let Ok(real) = full.canonicalize() {
             if !real.starts_with(&self.dir) {
-                return Err(refuse());
+                return Err(FileError::Name(format!(
+                    "file {name:?} leads outside the save directory"
+                )));
             }
         }
         Ok(full)
     }
+
+    /// Files and bytes in the directory, not counting `except`.
+    fn usage(&self, except: &Path) -> (usize, u64) {
+        let mut files = 0;
+        let mut bytes = 0;
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for e in entries.flatten() {
+                if e.path() == except {
+                    continue;
+                }
+                if let Ok(m) = e.metadata() {
+                    if m.is_file() {
+                        files += 1;
+                        bytes += m.len();
+                    }
+                }
+            }
+        }
+        (files, bytes)
+    }
+}
+
+/// Removes the temporary files of interrupted Saves in `dir`; returns how many.
+fn remove_stale_temps(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        // Also the names older servers used: `.NAME.tmp-PID-N`.
+        let old_form = name.starts_with('.')
+            && name.rsplit_once(".tmp-").is_some_and(|(_, n)| {
+                n.split('-')
+                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            });
+        if (name.starts_with(TEMP_PREFIX) || old_form)
+            && e.file_type().is_ok_and(|t| t.is_file())
+            && std::fs::remove_file(e.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 impl SaveStore for DirStore {
     fn save(&mut self, name: &str, contents: &str) -> Result<PathBuf, FileError> {
         let path = self.resolve(name)?;
-        let parent = path.parent().unwrap_or(&self.dir).to_path_buf();
-        std::fs::create_dir_all(&parent).map_err(io("create", &parent))?;
-        let file_name = path
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "save".into());
-        let temp = parent.join(format!(
-            ".{file_name}.tmp-{}-{}",
+        let name = name.trim();
+        let (files, bytes) = self.usage(&path);
+        let new_bytes = contents.len() as u64;
+        if files + 1 > self.quota.max_files {
+            return Err(FileError::Quota {
+                name: name.into(),
+                problem: format!(
+                    "the save directory already holds {files} files, the most allowed (configuration key savedirectoryfiles)"
+                ),
+            });
+        }
+        if bytes + new_bytes > self.quota.max_bytes {
+            return Err(FileError::Quota {
+                name: name.into(),
+                problem: format!(
+                    "the save directory would hold {} bytes, more than {} (configuration key savedirectorybytes)",
+                    bytes + new_bytes,
+                    self.quota.max_bytes
+                ),
+            });
+        }
+        let temp = self.dir.join(format!(
+            "{TEMP_PREFIX}{}-{}",
             std::process::id(),
             TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
@@ -142,18 +228,19 @@ impl SaveStore for DirStore {
         };
         write().map_err(|e| {
             let _ = std::fs::remove_file(&temp);
-            io("save to", &path)(e)
+            io("save to", name)(e)
         })?;
-        Ok(path)
+        Ok(PathBuf::from(name))
     }
 
     fn load(&mut self, name: &str) -> Result<String, FileError> {
         let path = self.resolve(name)?;
+        let name = name.trim();
         let content = |problem: String| FileError::Content {
-            path: path.clone(),
+            name: name.into(),
             problem,
         };
-        let meta = std::fs::metadata(&path).map_err(io("load", &path))?;
+        let meta = std::fs::metadata(&path).map_err(io("load", name))?;
         if !meta.is_file() {
             return Err(content("not a file".into()));
         }
@@ -163,7 +250,7 @@ impl SaveStore for DirStore {
                 meta.len()
             )));
         }
-        let bytes = std::fs::read(&path).map_err(io("load", &path))?;
+        let bytes = std::fs::read(&path).map_err(io("load", name))?;
         String::from_utf8(bytes).map_err(|_| content("the file is not UTF-8 text".into()))
     }
 }
@@ -179,29 +266,86 @@ mod tests {
     }
 
     #[test]
-    fn names_stay_inside_the_directory() {
+    fn names_are_plain_file_names_in_the_directory() {
         let d = temp_dir("resolve");
         let store = DirStore::new(&d).unwrap();
         let root = store.dir().to_path_buf();
         assert_eq!(store.resolve("a.xml").unwrap(), root.join("a.xml"));
-        assert_eq!(
-            store.resolve("./runs/a.xml").unwrap(),
-            root.join("runs/a.xml")
-        );
-        assert_eq!(
-            store.resolve(root.join("b.xml").to_str().unwrap()).unwrap(),
-            root.join("b.xml")
-        );
+        assert_eq!(store.resolve(" a.xml ").unwrap(), root.join("a.xml"));
         for bad in [
             "../a.xml",
             "runs/../../a.xml",
+            "./runs/a.xml",
             "/etc/passwd",
+            root.join("b.xml").to_str().unwrap(),
             "",
             ".",
+            ".hidden",
+            "a\u{1b}[2J.xml",
             "/home/current_user/simulation.xml",
         ] {
-            assert!(store.resolve(bad).is_err(), "{bad}");
+            let e = store.resolve(bad).unwrap_err().to_string();
+            // The directory is never revealed (unless the name given holds it).
+            let root = root.to_str().unwrap();
+            assert!(bad.contains(root) || !e.contains(root), "{bad}: {e}");
         }
+        assert!(store.resolve(&"x".repeat(300)).is_err());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_name_cannot_make_directories() {
+        // Once, one name created a thousand nested directories.
+        let d = temp_dir("nested");
+        let mut store = DirStore::new(&d).unwrap();
+        let deep = "a/".repeat(1000) + "x.xml";
+        assert!(store.save(&deep, "x").is_err());
+        assert!(!store.dir().join("a").exists());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn saves_past_the_quota_are_refused_and_write_nothing() {
+        let d = temp_dir("quota");
+        let mut store = DirStore::with_quota(
+            &d,
+            Quota {
+                max_bytes: 1000,
+                max_files: 3,
+            },
+        )
+        .unwrap();
+        for i in 0..3 {
+            store.save(&format!("s{i}.xml"), &"x".repeat(157)).unwrap();
+        }
+        // Replacing a file counts its new size, not both.
+        store.save("s0.xml", &"y".repeat(300)).unwrap();
+        let e = store.save("s3.xml", "x").unwrap_err().to_string();
+        assert!(e.contains("savedirectoryfiles"), "{e}");
+        let e = store
+            .save("s1.xml", &"z".repeat(900))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("savedirectorybytes"), "{e}");
+        assert_eq!(store.load("s1.xml").unwrap(), "x".repeat(157));
+        assert_eq!(std::fs::read_dir(store.dir()).unwrap().count(), 3);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn temporary_files_of_an_interrupted_save_are_removed_at_start() {
+        let d = temp_dir("stale");
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(".simrob-tmp-123-4"), "half a save").unwrap();
+        std::fs::write(d.join(".run.xml.tmp-99-7"), "half a save").unwrap();
+        std::fs::write(d.join("keep.xml"), "a save").unwrap();
+        let store = DirStore::new(&d).unwrap();
+        let mut names: Vec<_> = std::fs::read_dir(store.dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["keep.xml"]);
         let _ = std::fs::remove_dir_all(&d);
     }
 
@@ -215,6 +359,9 @@ mod tests {
         {
             std::os::unix::fs::symlink(&outside, store.dir().join("out")).unwrap();
             assert!(store.resolve("out/x.xml").is_err());
+            std::fs::write(outside.join("x.xml"), "secret").unwrap();
+            std::os::unix::fs::symlink(outside.join("x.xml"), store.dir().join("x.xml")).unwrap();
+            assert!(store.resolve("x.xml").is_err());
         }
         let _ = std::fs::remove_dir_all(&d);
         let _ = std::fs::remove_dir_all(&outside);
@@ -225,7 +372,10 @@ mod tests {
         let d = temp_dir("save");
         let mut store = DirStore::new(&d).unwrap();
         store.save("run.xml", "first").unwrap();
-        store.save("run.xml", "second").unwrap();
+        assert_eq!(
+            store.save("run.xml", "second").unwrap(),
+            PathBuf::from("run.xml")
+        );
         assert_eq!(store.load("run.xml").unwrap(), "second");
         // No temporary files are left behind.
         let names: Vec<_> = std::fs::read_dir(store.dir())
