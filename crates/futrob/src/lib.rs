@@ -23,7 +23,8 @@
 //! - [`msg`]: the 16-byte team message, the param table, the teammate table with TTL,
 //!   discovery and `ASK_ROLE`, the simulated radio.
 //! - [`config`]: `ini.config` and the vision stub file. [`log`]: FutRob's log line.
-//! - [`brain`]: all of the above for one robot.
+//! - [`brain`]: all of the above for one robot. [`body`]: the link to a body that runs one
+//!   action at a time (the simulated humanoid).
 //!
 //! # Stepping a brain in-process
 //! ```
@@ -114,6 +115,7 @@
 //! - **Vision stub:** after its last scene the last scene stays; object tokens ignore case.
 
 pub mod actions;
+pub mod body;
 pub mod brain;
 pub mod config;
 pub mod log;
