@@ -53,7 +53,7 @@
 //!   SumBot turn.
 //! * **WheelCylinder** collides as a sphere of the wheel's radius (inertia of the cylinder) and
 //!   never with another WheelCylinder. Bodies joined by a joint never collide with each other.
-//! * **Fast mode** solves each step in two substeps instead of four (both with rapier's
+//! * **Fast mode** solves each step in two substeps instead of three (both with rapier's
 //!   simplified friction: one friction constraint per contact patch plus a twist constraint).
 //! * **Rest.** A body whose speed stays below 1 mm/s and 0.01 rad/s for 2 s, together with
 //!   everything it touches or is jointed to, is put to rest (rapier's sleeping) until something

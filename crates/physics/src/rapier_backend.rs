@@ -31,7 +31,7 @@ const SLEEP_ANGULAR: f32 = 0.01;
 /// moved. Far below anything a robot or a rolling ball does (1 mm/s, 0.6°/s).
 const SLEEP_AFTER: f32 = 2.0;
 /// Solver substeps per step in the default and in the fast mode.
-const SUBSTEPS: usize = 4;
+const SUBSTEPS: usize = 3;
 const FAST_SUBSTEPS: usize = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
