@@ -1,10 +1,10 @@
-"""simrob for Python: SimRob agents over UDP, Mobile Robot Simulator robots over TCP, and
-``simrob`` processes started on free ports.
+"""simrob for Python: SimRob agents over UDP, Mobile Robot Simulator robots over TCP, FutRob
+team messages (codec, spy, sender), and ``simrob`` processes started on free ports.
 
 >>> from simrob import Agent, MrsClient, server
 """
 
-from . import protocol, server
+from . import protocol, server, soccer
 from .agent import Agent, NotRegistered, ServerError, SimRobError, Timeout
 from .mrs import MrsClient, MrsError
 from .protocol import AgentInformation, Body, Broadcast, EntityInfo, ProtocolError, Response
@@ -25,6 +25,7 @@ __all__ = [
     "Timeout",
     "protocol",
     "server",
+    "soccer",
 ]
 
 __version__ = "0.1.0"
