@@ -33,6 +33,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..ServerConfig::default()
     };
     let mut core = Session::new(config);
+    // Recording is observing: without an observer or an agent the session would not run.
+    core.set_observed(true);
     let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
     let mut requests = decode_datagram(&std::fs::read(scenario)?, &CommandKeys::default())
         .into_iter()
@@ -70,6 +72,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut done = 0;
     while done < iterations {
         if !core.handle_timeout(Instant::now()) {
+            if core.poll_timeout(Instant::now()).is_none() {
+                return Err(format!("the simulation stopped after {done} iterations").into());
+            }
             continue;
         }
         let frame = Frame::of(&core.snapshot());
