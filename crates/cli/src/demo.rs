@@ -40,6 +40,10 @@ const BUILT_IN_SCRIPT: &str = "# seconds  left(rad/s)  right(rad/s)\n\
 /// Arguments of `simrob demo`.
 #[derive(clap::Args)]
 pub struct DemoArgs {
+    /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
+    /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.
+    #[arg(long, value_name = "FILTER")]
+    pub log: Option<String>,
     /// Connect to this running server instead of starting one (e.g. 127.0.0.1:5005).
     #[arg(long, value_name = "IP:PORT")]
     pub server: Option<SocketAddr>,
@@ -221,6 +225,7 @@ fn wait_text(agent: &mut Agent) -> Result<std::result::Result<String, String>> {
 }
 
 pub fn run(args: DemoArgs) -> Result<()> {
+    crate::serve::init_logging(args.log.as_deref())?;
     let (server, local) = match args.server {
         Some(addr) => (addr, None),
         None => {

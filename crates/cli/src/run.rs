@@ -11,6 +11,10 @@ use simrob_world::{Applied, World, WorldConfig};
 
 #[derive(clap::Args)]
 pub struct RunArgs {
+    /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
+    /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.
+    #[arg(long, value_name = "FILTER")]
+    pub log: Option<String>,
     /// Scenario file (SimRob XML messages).
     #[arg(default_value = "scenarios/soccer.xml")]
     pub scenario: PathBuf,
@@ -118,6 +122,7 @@ fn print_poses(world: &World) {
 }
 
 pub fn run(args: RunArgs) -> Result<()> {
+    crate::serve::init_logging(args.log.as_deref())?;
     let mut world = World::new(WorldConfig::default());
     load_scenario(&mut world, &args.scenario)?;
     if let Some(t) = args.timestep {

@@ -12,6 +12,10 @@ use simrob_server::simrob::{all_keys, DirStore, ServerConfig, Session, UdpServer
 /// Arguments of `simrob serve`.
 #[derive(clap::Args)]
 pub struct ServeArgs {
+    /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
+    /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.
+    #[arg(long, value_name = "FILTER")]
+    pub log: Option<String>,
     /// Configuration file: the legacy `Configuration.data` (`key value` lines) or TOML (a name
     /// ending in `.toml`) with the same keys. See `--list-config`.
     #[arg(long, value_name = "FILE")]
@@ -52,6 +56,24 @@ pub struct ServeArgs {
     /// Print every configuration key with its default, and exit.
     #[arg(long)]
     pub list_config: bool,
+}
+
+/// Sends the libraries' `tracing` logs to standard error, filtered by `filter` (`--log`),
+/// else by `RUST_LOG`, else at `warn`.
+pub fn init_logging(filter: Option<&str>) -> Result<()> {
+    let text = match filter {
+        Some(f) => f.to_string(),
+        None => std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
+    };
+    let filter = tracing_subscriber::EnvFilter::try_new(&text).with_context(|| {
+        format!("--log {text:?} is not a log filter (try `info` or `simrob=debug`)")
+    })?;
+    // A second subscriber (a test calling twice) keeps the first.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+    Ok(())
 }
 
 /// Builds the server configuration from a file and flags.
@@ -113,6 +135,7 @@ pub fn build(
 }
 
 pub fn run(args: ServeArgs) -> Result<()> {
+    crate::serve::init_logging(args.log.as_deref())?;
     if args.list_config {
         for (key, default) in all_keys() {
             println!("{key} {default}");

@@ -6,12 +6,8 @@ use simrob_physics::Interaction;
 /// parameters. Every field has a built-in default so no configuration file is needed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorldConfig {
-    /// `defaultresponserequest`: confirm a command when the request does not say.
-    pub default_response_request: bool,
     /// `defaultstepsize`: seconds per physics step.
     pub default_step_size: f64,
-    /// `syncwait`: seconds the server waits for synchronous agents.
-    pub sync_wait: f64,
     /// `defaultphysicsworldbounciness`: global ERP (joints).
     pub default_world_bounciness: f64,
     /// `defaultphysicsworldhardness`: global CFM (joints).
@@ -39,9 +35,7 @@ pub struct WorldConfig {
 impl Default for WorldConfig {
     fn default() -> Self {
         WorldConfig {
-            default_response_request: false,
             default_step_size: 0.01,
-            sync_wait: 0.1,
             default_world_bounciness: 0.2,
             default_world_hardness: 1e-5,
             default_interaction: Interaction {

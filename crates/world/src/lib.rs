@@ -46,7 +46,8 @@ use std::collections::BTreeMap;
 pub use config::WorldConfig;
 pub use humanoid::HumanoidSpec;
 pub use save::{
-    default_save_key, set_default_save_key, EngineState, LoadLimits, LoadOptions, SaveKey,
+    default_save_key, session_flags_of, set_default_save_key, EngineState, LoadLimits, LoadOptions,
+    SaveKey, SessionFlags,
 };
 use simrob_physics::{euler_to_quat, quat_to_euler, BodyState, StepParams};
 pub use simrob_physics::{PhysicsBackend, RapierBackend};
@@ -78,6 +79,8 @@ pub enum WorldError {
     Load(String),
     #[error("agent messages are handled by the server, not by the world")]
     AgentMessage,
+    #[error("sync mode, sync wait and auto-adjust are the session's settings, not the world's")]
+    SessionCommand,
 }
 
 fn invalid<T>(msg: impl Into<String>) -> Result<T, WorldError> {
@@ -100,9 +103,6 @@ pub enum Applied {
 pub struct Modes {
     pub initialized: bool,
     pub step_mode: bool,
-    pub auto_adjust: bool,
-    pub sync_mode: bool,
-    pub sync_wait: f64,
     pub steps_per_iteration: u32,
 }
 
@@ -152,9 +152,6 @@ impl<P: PhysicsBackend + Default> World<P> {
         let modes = Modes {
             initialized: false,
             step_mode: false,
-            auto_adjust: false,
-            sync_mode: false,
-            sync_wait: config.sync_wait,
             steps_per_iteration: 1,
         };
         World {
@@ -262,22 +259,8 @@ impl<P: PhysicsBackend + Default> World<P> {
                 self.pending_steps += 1;
                 done("Step granted".into())
             }
-            C::SetAutoAdjustMode(on) => {
-                self.modes.auto_adjust = *on;
-                done(format!("Auto-adjust mode set to {on}"))
-            }
-            C::SetSyncMode(on) => {
-                self.modes.sync_mode = *on;
-                done(format!("Sync mode set to {on}"))
-            }
-            C::SetSyncWait(s) => {
-                if !(s.is_finite() && *s >= 0.0) {
-                    return invalid(format!(
-                        "Sync_Wait must be a non-negative number of seconds, got {s}"
-                    ));
-                }
-                self.modes.sync_wait = *s;
-                done(format!("Sync wait set to {s}"))
+            C::SetAutoAdjustMode(_) | C::SetSyncMode(_) | C::SetSyncWait(_) => {
+                Err(WorldError::SessionCommand)
             }
             C::SetTimestep(t) => {
                 if !(t.is_finite() && *t > 0.0 && *t <= MAX_TIMESTEP) {

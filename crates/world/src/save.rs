@@ -238,6 +238,53 @@ fn load_err(e: impl std::fmt::Display) -> WorldError {
     WorldError::Load(e.to_string())
 }
 
+/// The session's flags a save file carries next to the world (`AutoAdjust_Mode`,
+/// `Sync_Mode`, `Sync_Wait` in `<Parameters>`). The world keeps none of them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SessionFlags {
+    pub auto_adjust: bool,
+    pub sync_mode: bool,
+    /// Seconds; finite and ≥ 0.
+    pub sync_wait: f64,
+}
+
+impl Default for SessionFlags {
+    /// Off, off, and the seed's `syncwait` default (0.1 s).
+    fn default() -> Self {
+        SessionFlags {
+            auto_adjust: false,
+            sync_mode: false,
+            sync_wait: 0.1,
+        }
+    }
+}
+
+fn session_flags_in(params: &Element) -> Result<SessionFlags, WorldError> {
+    let sync_wait = params.child_f64("Sync_Wait").map_err(load_err)?;
+    if !(sync_wait.is_finite() && sync_wait >= 0.0) {
+        return Err(load_err(format!(
+            "Sync_Wait must be a non-negative number of seconds, got {sync_wait}"
+        )));
+    }
+    Ok(SessionFlags {
+        auto_adjust: params.child_bool("AutoAdjust_Mode").map_err(load_err)?,
+        sync_mode: params.child_bool("Sync_Mode").map_err(load_err)?,
+        sync_wait,
+    })
+}
+
+/// The session flags of a save file (read without loading it).
+pub fn session_flags_of(xml: &str) -> Result<SessionFlags, WorldError> {
+    let roots = parse_elements(xml).map_err(load_err)?;
+    let params = roots
+        .iter()
+        .find(|r| r.name == "SimRob_Simulation")
+        .ok_or_else(|| load_err("not a simrob save file (expected one <SimRob_Simulation> root)"))?
+        .required_child("Parameters")
+        .map_err(load_err)?;
+    session_flags_in(params)
+}
+
 impl<P: PhysicsBackend + Default> World<P> {
     /// The whole simulation as an XML document (see the module docs of `save`), sealed with
     /// the default key.
@@ -245,8 +292,16 @@ impl<P: PhysicsBackend + Default> World<P> {
         self.save_xml_sealed(default_save_key())
     }
 
-    /// The whole simulation as an XML document, its engine state sealed with `key`.
+    /// The whole simulation as an XML document, its engine state sealed with `key`; the
+    /// session flags are written as their defaults (see [`World::save_xml_with_flags`]).
     pub fn save_xml_sealed(&self, key: &SaveKey) -> String {
+        self.save_xml_with_flags(key, &SessionFlags::default())
+    }
+
+    /// The whole simulation as an XML document, its engine state sealed with `key`, with the
+    /// session's `flags` in its parameters (the world does not act on them; the session reads
+    /// them back with [`session_flags_of`]).
+    pub fn save_xml_with_flags(&self, key: &SaveKey, flags: &SessionFlags) -> String {
         let keys = CommandKeys::default();
         let p = self.physics.params();
         let mut params = Element::new("Parameters");
@@ -263,9 +318,9 @@ impl<P: PhysicsBackend + Default> World<P> {
         ));
         params.push(Element::leaf("Step_Mode", self.modes.step_mode));
         params.push(Element::leaf("Pending_Steps", self.pending_steps));
-        params.push(Element::leaf("AutoAdjust_Mode", self.modes.auto_adjust));
-        params.push(Element::leaf("Sync_Mode", self.modes.sync_mode));
-        params.push(Element::leaf("Sync_Wait", self.modes.sync_wait));
+        params.push(Element::leaf("AutoAdjust_Mode", flags.auto_adjust));
+        params.push(Element::leaf("Sync_Mode", flags.sync_mode));
+        params.push(Element::leaf("Sync_Wait", flags.sync_wait));
         params.push(Element::leaf("Initialized", self.modes.initialized));
         let d = p.default_interaction;
         params.push(
@@ -460,14 +515,8 @@ impl<P: PhysicsBackend + Default> World<P> {
         world
             .apply_control(&ControlRequest::SetStepsPerIteration(steps))
             .map_err(load_err)?;
-        world
-            .apply_control(&ControlRequest::SetSyncWait(
-                params.child_f64("Sync_Wait").map_err(load_err)?,
-            ))
-            .map_err(load_err)?;
+        session_flags_in(params)?;
         world.modes.step_mode = params.child_bool("Step_Mode").map_err(load_err)?;
-        world.modes.auto_adjust = params.child_bool("AutoAdjust_Mode").map_err(load_err)?;
-        world.modes.sync_mode = params.child_bool("Sync_Mode").map_err(load_err)?;
         world.modes.initialized = params.child_bool("Initialized").map_err(load_err)?;
         world.pending_steps = params
             .opt_child_u64("Pending_Steps")

@@ -350,7 +350,6 @@ fn bad_control_requests() -> Vec<(C, &'static str)> {
             }),
             "Radius",
         ),
-        (C::SetSyncWait(-1.0), "Sync_Wait"),
         (C::SetTimestep(0.0), "Timestep"),
         (C::SetTimestep(f64::NAN), "Timestep"),
         (C::SetTimestep(100.0), "Timestep"),
@@ -523,21 +522,23 @@ fn gravity_and_modes_take_effect() {
     );
     for (req, check) in [
         (C::SetFastMode(true), 0),
-        (C::SetSyncMode(true), 1),
-        (C::SetAutoAdjustMode(true), 2),
-        (C::SetSyncWait(0.5), 3),
         (C::SetWorldHardness(0.3), 4),
         (C::SetWorldBounciness(0.7), 5),
     ] {
         assert!(matches!(w.apply_control(&req).unwrap(), Applied::Done(_)));
         match check {
             0 => assert!(w.params().fast_mode),
-            1 => assert!(w.modes().sync_mode),
-            2 => assert!(w.modes().auto_adjust),
-            3 => assert_eq!(w.modes().sync_wait, 0.5),
             4 => assert_eq!(w.params().world_hardness, 0.3),
             _ => assert_eq!(w.params().world_bounciness, 0.7),
         }
+    }
+    // Sync mode, Sync_Wait and auto-adjust are the session's: the world refuses them.
+    for req in [
+        C::SetSyncMode(true),
+        C::SetAutoAdjustMode(true),
+        C::SetSyncWait(0.5),
+    ] {
+        assert_eq!(w.apply_control(&req), Err(WorldError::SessionCommand));
     }
 }
 

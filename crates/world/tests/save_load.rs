@@ -5,7 +5,8 @@ mod common;
 use common::*;
 use simrob_protocol::ControlRequest;
 use simrob_world::{
-    Applied, EngineState, LoadLimits, LoadOptions, SaveKey, World, WorldConfig, WorldError,
+    default_save_key, session_flags_of, Applied, EngineState, LoadLimits, LoadOptions, SaveKey,
+    SessionFlags, World, WorldConfig, WorldError,
 };
 
 fn busy_soccer() -> World {
@@ -70,17 +71,21 @@ fn saved_file_keeps_parameters_and_modes() {
         ControlRequest::SetFastMode(true),
         ControlRequest::SetStepsPerIteration(3),
         ControlRequest::SetStepMode(true),
-        ControlRequest::SetSyncMode(true),
-        ControlRequest::SetSyncWait(0.25),
-        ControlRequest::SetAutoAdjustMode(true),
         ControlRequest::SetWorldHardness(0.01),
         ControlRequest::SetWorldBounciness(0.5),
         ControlRequest::MakeStep,
     ] {
         w.apply_control(&c).unwrap();
     }
+    let flags = SessionFlags {
+        auto_adjust: true,
+        sync_mode: true,
+        sync_wait: 0.25,
+    };
+    let xml = w.save_xml_with_flags(default_save_key(), &flags);
+    assert_eq!(session_flags_of(&xml), Ok(flags));
     let mut loaded = World::new(WorldConfig::default());
-    loaded.load_xml(&w.save_xml()).unwrap();
+    loaded.load_xml(&xml).unwrap();
     assert_eq!(loaded.params(), w.params());
     assert_eq!(loaded.modes(), w.modes());
     assert_eq!(loaded.materials().count(), 2);
