@@ -1,0 +1,311 @@
+//! An in-process KidSize scene: the 3D world with its humanoids and ball, a FutRob brain per
+//! robot that has one, each robot's head camera, and a simulated team radio per team —
+//! stepped together with simulated time, no sockets.
+//!
+//! Each iteration: the world advances one physics iteration (10 ms); every robot's camera
+//! view is computed from the world (`simrob_world::BrainView`, the same code the server's
+//! `Humanoid_Brain` filter runs); every brain observes its camera frames, receives the team
+//! messages due, and, every [`ArenaParams::brain_period_ms`], steps; its body requests go to
+//! the world through a [`BodyLink`] exactly as a networked player's go over UDP.
+
+use simrob_futrob::body::BodyLink;
+use simrob_futrob::{Brain, BrainParams, Role, RuleSet, SimRadio};
+use simrob_protocol::{EntityRequest, Vec3};
+use simrob_soccer::field::BALL_ENTITY;
+use simrob_soccer::{KidSizeField, Pose2, Posture, Profile, Team};
+use simrob_world::brain::BrainView;
+use simrob_world::{HumanoidSpec, RapierBackend, World, WorldConfig};
+
+use crate::link::{body_report, request_of, sightings};
+use crate::TrialError;
+
+/// How the arena runs its brains and radios.
+#[derive(Debug, Clone)]
+pub struct ArenaParams {
+    /// Motion noise, falls and camera: `paper` or `ideal`.
+    pub profile: Profile,
+    /// Seed of every random stream of the run (motion noise, camera, radio).
+    pub seed: u64,
+    /// A brain steps every this many simulated ms (camera frames and messages are taken in
+    /// every iteration).
+    pub brain_period_ms: u64,
+    /// Team radio: probability that a message copy is lost.
+    pub radio_loss: f64,
+    /// Team radio: latency, ms.
+    pub radio_latency_ms: u64,
+}
+
+impl ArenaParams {
+    /// The `profile` run with `seed`: brains at 25 Hz, a loss-free radio with 20 ms latency.
+    pub fn new(profile: Profile, seed: u64) -> Self {
+        ArenaParams {
+            profile,
+            seed,
+            brain_period_ms: 40,
+            radio_loss: 0.0,
+            radio_latency_ms: 20,
+        }
+    }
+}
+
+/// A robot to put on the field.
+#[derive(Debug, Clone)]
+pub struct PlayerSpec {
+    /// Its entity id (also its FutRob robot id).
+    pub entity: u32,
+    pub team: Team,
+    pub role: Role,
+    /// Where it stands (m) and its heading (rad, counter-clockwise from +X).
+    pub pose: Pose2,
+    /// Its behaviour rules; `None` for a robot without a brain (it stands where it is put).
+    pub rules: Option<RuleSet>,
+}
+
+/// One robot of the arena.
+#[derive(Debug, Clone)]
+pub struct Player {
+    pub entity: u32,
+    pub team: Team,
+    pub role: Role,
+    brain: Option<Brain>,
+    view: BrainView,
+    link: BodyLink,
+    /// Actions started by its brain, by name.
+    pub started: Vec<(u64, String)>,
+    /// Times it went down.
+    pub falls: u32,
+    down: bool,
+}
+
+impl Player {
+    /// Its brain, if it has one.
+    pub fn brain(&self) -> Option<&Brain> {
+        self.brain.as_ref()
+    }
+    /// Requests its body refused.
+    pub fn refused(&self) -> u64 {
+        self.link.refused_count()
+    }
+}
+
+/// See the module documentation.
+pub struct Arena {
+    world: World<RapierBackend>,
+    field: KidSizeField,
+    params: ArenaParams,
+    players: Vec<Player>,
+    radios: Vec<(Team, SimRadio)>,
+    next_brain_ms: u64,
+    /// Team messages put on the air.
+    pub messages_sent: u64,
+}
+
+impl Arena {
+    /// The KidSize field with its ball on the centre spot and no robots.
+    pub fn new(params: ArenaParams) -> Result<Arena, TrialError> {
+        let field = KidSizeField::default();
+        let world = World::kidsize(WorldConfig::default(), &field)?;
+        Ok(Arena {
+            world,
+            field,
+            params,
+            players: Vec::new(),
+            radios: Vec::new(),
+            next_brain_ms: 0,
+            messages_sent: 0,
+        })
+    }
+
+    /// Adds the robots (call once, before the first step).
+    pub fn add_players(&mut self, specs: Vec<PlayerSpec>) -> Result<(), TrialError> {
+        for s in specs {
+            self.world.create_humanoid(&HumanoidSpec {
+                entity_id: s.entity,
+                team: s.team,
+                pose: s.pose,
+                profile: self.params.profile.name.clone(),
+                seed: Some(mix(self.params.seed, s.entity as u64)),
+                material: None,
+            })?;
+            let brain = s.rules.map(|rules| {
+                let mut b = Brain::new(s.entity as i32, s.role, rules, BrainParams::default());
+                b.start();
+                b
+            });
+            self.players.push(Player {
+                entity: s.entity,
+                team: s.team,
+                role: s.role,
+                brain,
+                view: BrainView::new(
+                    s.entity,
+                    self.params.profile.camera.clone(),
+                    mix(self.params.seed, 1000 + s.entity as u64),
+                ),
+                link: BodyLink::default(),
+                started: Vec::new(),
+                falls: 0,
+                down: false,
+            });
+        }
+        for team in [Team::Cyan, Team::Magenta] {
+            let ids: Vec<i32> = self
+                .players
+                .iter()
+                .filter(|p| p.team == team && p.brain.is_some())
+                .map(|p| p.entity as i32)
+                .collect();
+            if !ids.is_empty() {
+                let radio = SimRadio::new(
+                    &ids,
+                    self.params.radio_loss,
+                    self.params.radio_latency_ms,
+                    0,
+                    mix(self.params.seed, 7 + team as u64),
+                );
+                self.radios.push((team, radio));
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts the ball at `(x, y)` on the floor with velocity `(vx, vy)` m/s.
+    pub fn place_ball(&mut self, x: f64, y: f64, vx: f64, vy: f64) -> Result<(), TrialError> {
+        let position: Vec3 = [x, y, self.field.ball_radius];
+        self.world.apply_entity(&EntityRequest::SetEntityPosition {
+            entity_id: BALL_ENTITY,
+            position,
+        })?;
+        let r = self.field.ball_radius;
+        // Rolling without slipping: spin about the axis perpendicular to the motion.
+        self.world
+            .set_entity_velocity(BALL_ENTITY, [vx, vy, 0.0], [-vy / r, vx / r, 0.0])?;
+        Ok(())
+    }
+
+    /// Puts robot `entity` at `pose`, standing, its action cancelled.
+    pub fn place_robot(&mut self, entity: u32, pose: Pose2) -> Result<(), TrialError> {
+        self.world.place_humanoid(entity, pose)?;
+        Ok(())
+    }
+
+    /// The ball's centre (m).
+    pub fn ball(&self) -> [f64; 3] {
+        self.world
+            .entity_pose(BALL_ENTITY)
+            .map(|(p, _)| p)
+            .unwrap_or([0.0; 3])
+    }
+
+    /// A robot's pose on the floor.
+    pub fn robot_pose(&self, entity: u32) -> Option<Pose2> {
+        self.world.humanoid(entity).map(|h| h.pose())
+    }
+
+    /// The robots.
+    pub fn players(&self) -> &[Player] {
+        &self.players
+    }
+
+    /// The field's dimensions.
+    pub fn field(&self) -> &KidSizeField {
+        &self.field
+    }
+
+    /// The world (read-only), for judges and recorders.
+    pub fn world(&self) -> &World<RapierBackend> {
+        &self.world
+    }
+
+    /// Simulated time, ms.
+    pub fn now_ms(&self) -> u64 {
+        (self.world.sim_time() * 1000.0).round() as u64
+    }
+
+    /// One iteration of the world, the cameras, the radios and (when due) the brains.
+    pub fn step(&mut self) -> Result<(), TrialError> {
+        if !self.world.advance() {
+            return Err(TrialError::Stalled);
+        }
+        let now = self.now_ms();
+        let iteration = self.world.iteration();
+        let snap = self.world.soccer_snapshot();
+        for p in &mut self.players {
+            let Some(b) = p.view.view(iteration, &snap) else {
+                continue;
+            };
+            let report = body_report(&b);
+            let down = report.fallen.is_some();
+            if down && !p.down {
+                p.falls += 1;
+            }
+            p.down = down;
+            p.link.report(now, &report);
+            if let (Some(brain), Some(frame)) = (p.brain.as_mut(), sightings(&b)) {
+                brain.observe(now, &frame);
+            }
+        }
+        for (team, radio) in &mut self.radios {
+            for (to, m) in radio.deliver(now) {
+                if let Some(brain) = self
+                    .players
+                    .iter_mut()
+                    .find(|p| p.team == *team && p.entity as i32 == to)
+                    .and_then(|p| p.brain.as_mut())
+                {
+                    brain.handle_message(now, m);
+                }
+            }
+        }
+        let think = now >= self.next_brain_ms;
+        if think {
+            self.next_brain_ms = now + self.params.brain_period_ms;
+        }
+        for p in &mut self.players {
+            let Some(brain) = p.brain.as_mut() else {
+                continue;
+            };
+            if think {
+                let out = brain.step(now, &p.link.status());
+                p.link.command(&out.commands);
+                if let Some(a) = &out.started {
+                    p.started.push((now, a.kind.name().to_string()));
+                }
+                if let Some((_, radio)) = self.radios.iter_mut().find(|(t, _)| *t == p.team) {
+                    for m in &out.messages {
+                        radio.send(*m, now);
+                        self.messages_sent += 1;
+                    }
+                }
+            }
+            while let Some(a) = p.link.poll_request(now) {
+                let (name, params) = request_of(&a);
+                match self.world.humanoid_action(p.entity, name, &params) {
+                    Ok(_) => break,
+                    Err(e) => {
+                        tracing::debug!(target: "trials", robot = p.entity, action = %a, error = %e, "refused");
+                        p.link.refused();
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether robot `entity` is standing (not down, not diving).
+    pub fn standing(&self, entity: u32) -> bool {
+        self.world
+            .humanoid(entity)
+            .is_some_and(|h| h.posture() == Posture::Standing)
+    }
+}
+
+/// A seed for stream `k` of a run seeded `seed` (SplitMix64 finaliser).
+pub fn mix(seed: u64, k: u64) -> u64 {
+    let mut z = seed
+        .wrapping_add(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(k.wrapping_mul(0xBF58_476D_1CE4_E5B9));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

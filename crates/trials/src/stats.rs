@@ -1,0 +1,90 @@
+//! Success rates and their 95 % intervals.
+
+use serde::Serialize;
+
+use crate::cases::{Case, TrialResult};
+
+/// A success rate with its 95 % Wilson score interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rate {
+    pub successes: u32,
+    pub trials: u32,
+    pub rate: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Rate {
+    /// `successes` out of `trials` (an empty rate is 0 with the interval [0, 1]).
+    pub fn new(successes: u32, trials: u32) -> Rate {
+        if trials == 0 {
+            return Rate {
+                successes,
+                trials,
+                rate: 0.0,
+                low: 0.0,
+                high: 1.0,
+            };
+        }
+        let z = 1.959_963_984_540_054_f64;
+        let n = f64::from(trials);
+        let p = f64::from(successes) / n;
+        let d = 1.0 + z * z / n;
+        let centre = (p + z * z / (2.0 * n)) / d;
+        let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / d;
+        Rate {
+            successes,
+            trials,
+            rate: p,
+            low: (centre - half).max(0.0),
+            high: (centre + half).min(1.0),
+        }
+    }
+}
+
+/// A case's totals: the simulated rate beside the report's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Totals {
+    pub case: Case,
+    pub simulated: Rate,
+    /// FutRob's real robots, when the report gives a rate.
+    pub paper: Option<Rate>,
+    /// Outcomes and how many trials ended so.
+    pub outcomes: Vec<(String, u32)>,
+}
+
+/// The totals of `results` (all of one case).
+pub fn totals(case: Case, results: &[TrialResult]) -> Totals {
+    let ok = results.iter().filter(|r| r.success).count() as u32;
+    let mut outcomes: Vec<(String, u32)> = Vec::new();
+    for r in results {
+        match outcomes.iter_mut().find(|(o, _)| *o == r.outcome) {
+            Some((_, n)) => *n += 1,
+            None => outcomes.push((r.outcome.clone(), 1)),
+        }
+    }
+    Totals {
+        case,
+        simulated: Rate::new(ok, results.len() as u32),
+        paper: case.paper().map(|(s, n)| Rate::new(s, n)),
+        outcomes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval_matches_the_textbook_values() {
+        // 15 of 30: 0.5 with [0.332, 0.668].
+        let r = Rate::new(15, 30);
+        assert!(
+            (r.low - 0.3315).abs() < 1e-3 && (r.high - 0.6685).abs() < 1e-3,
+            "{r:?}"
+        );
+        let all = Rate::new(8, 8);
+        assert_eq!(all.high, 1.0);
+        assert!((all.low - 0.6756).abs() < 1e-3, "{all:?}");
+    }
+}

@@ -1,0 +1,84 @@
+//! The case studies run for real: outcomes come from the world, the same seed gives the same
+//! trials.
+
+use simrob_futrob::Role;
+use simrob_soccer::{Pose2, Profile, Team};
+use simrob_trials::{run_trial, Arena, ArenaParams, Case, PlayerSpec};
+
+#[test]
+fn the_same_seed_gives_the_same_trials() {
+    let p = Profile::paper();
+    for case in [Case::PenaltyKick, Case::PenaltySave, Case::Pass] {
+        let a = run_trial(case, 1, 42, &p).unwrap();
+        let b = run_trial(case, 1, 42, &p).unwrap();
+        assert_eq!(a, b, "{}", case.name());
+    }
+    let a = run_trial(Case::PenaltySave, 0, 1, &p).unwrap();
+    let b = run_trial(Case::PenaltySave, 0, 2, &p).unwrap();
+    assert_ne!(
+        a.placement, b.placement,
+        "another seed places things elsewhere"
+    );
+}
+
+#[test]
+fn with_ideal_robots_the_keeper_decides_as_the_report_says() {
+    let p = Profile::ideal();
+    // Trial i runs scenario i+1: offsets 5, 20, 30, 50 cm.
+    let stays = run_trial(Case::Relocation, 0, 3, &p).unwrap();
+    assert!(stays.success && stays.outcome == "stayed", "{stays:?}");
+    let moves = run_trial(Case::Relocation, 1, 3, &p).unwrap();
+    assert!(
+        moves.success && moves.outcome == "moved to the centre",
+        "{moves:?}"
+    );
+    let too_far = run_trial(Case::Relocation, 3, 3, &p).unwrap();
+    assert!(
+        too_far.success && too_far.outcome == "stayed",
+        "{too_far:?}"
+    );
+}
+
+#[test]
+fn with_ideal_robots_a_ball_straight_at_the_keeper_is_saved_and_a_pass_is_received() {
+    let p = Profile::ideal();
+    let save = run_trial(Case::PenaltySave, 0, 5, &p).unwrap();
+    assert_eq!(save.outcome, "saved", "{save:?}");
+    let pass = run_trial(Case::Pass, 0, 5, &p).unwrap();
+    assert_eq!(pass.outcome, "received", "{pass:?}");
+}
+
+/// A ball rolled at a standing keeper's body stops there; the same ball rolled wide of it
+/// crosses the goal line: the physics decides, not a script.
+#[test]
+fn the_keepers_body_stops_what_it_covers_and_nothing_else() {
+    let goal_x = 4.5;
+    let run = |ball_y: f64| -> bool {
+        let mut a = Arena::new(ArenaParams::new(Profile::ideal(), 1)).unwrap();
+        a.add_players(vec![PlayerSpec {
+            entity: 4,
+            team: Team::Magenta,
+            role: Role::Goalkeeper,
+            pose: Pose2 {
+                x: goal_x - 0.30,
+                y: 0.0,
+                heading: std::f64::consts::PI,
+            },
+            rules: None,
+        }])
+        .unwrap();
+        a.place_ball(goal_x - 1.6, ball_y, 1.6, 0.0).unwrap();
+        for _ in 0..400 {
+            a.step().unwrap();
+            if a.ball()[0] > goal_x + 0.05 {
+                return true;
+            }
+        }
+        false
+    };
+    assert!(
+        !run(0.0),
+        "a ball straight at the keeper is stopped by its body"
+    );
+    assert!(run(0.5), "a ball 50 cm to the side goes in");
+}
