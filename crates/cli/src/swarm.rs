@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use simrob_swarm::drones::Avoidance;
 use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_swarm::seer::{Consumer, JsonLinesRecorder, Seer};
 use simrob_swarm::systems::ClockSystem;
@@ -23,7 +24,8 @@ pub enum SwarmCommand {
     /// Bundled: scenarios/swarm/hospital.toml, scenarios/swarm/drone-swarm.toml,
     /// scenarios/swarm/warehouse.toml.
     Run(RunArgs),
-    /// Measure wall seconds per simulated second of the drone swarm at several sizes.
+    /// Benchmark the drone swarm at several sizes: what it did (arrived, crashed, when all
+    /// had arrived) and how fast (wall seconds per simulated second).
     Bench(BenchArgs),
 }
 
@@ -44,6 +46,10 @@ pub struct RunArgs {
     /// Proximity beams on every generated robot (0 = no sensor).
     #[arg(long, value_name = "BEAMS")]
     proximity: Option<u16>,
+    /// How the drones of the drone swarm avoid each other: `orca` (reciprocal velocity
+    /// obstacles, the default) or `hmr` (HMR Sim's heuristic, as HMR Sim runs it).
+    #[arg(long, value_name = "MODEL")]
+    avoidance: Option<Avoidance>,
     /// Run the whole duration even when every task is done.
     #[arg(long)]
     full_duration: bool,
@@ -79,9 +85,13 @@ pub struct BenchArgs {
     /// Swarm sizes to measure (comma-separated).
     #[arg(long, value_delimiter = ',', default_values_t = [200usize, 10_000, 100_000])]
     robots: Vec<usize>,
-    /// Simulated seconds per measurement.
+    /// Simulated seconds per measurement, at most (a run also ends when every drone has
+    /// arrived or crashed).
     #[arg(long, default_value_t = 10.0, value_name = "S")]
     duration: f64,
+    /// Avoidance models to measure (comma-separated): `orca`, `hmr` (HMR Sim's heuristic).
+    #[arg(long, value_delimiter = ',', default_value = "orca,hmr", value_name = "MODELS")]
+    avoidance: Vec<Avoidance>,
     /// Proximity beams on every drone (0 = no sensor).
     #[arg(long, default_value_t = 0, value_name = "BEAMS")]
     proximity: u16,
@@ -123,6 +133,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         robots: args.robots,
         full_duration: args.full_duration,
         proximity_beams: args.proximity,
+        avoidance: args.avoidance,
     };
     let mut sim = scenario.build(&overrides)?;
     if sim.total_frames().is_none() {
@@ -205,7 +216,7 @@ fn report(s: &Summary, sim: &Simulation, json: bool, interrupted: bool, record: 
     let ended_by = if interrupted {
         "interrupted"
     } else if s.killed {
-        "kill switch"
+        "all work done"
     } else {
         "duration"
     };
@@ -214,6 +225,10 @@ fn report(s: &Summary, sim: &Simulation, json: bool, interrupted: bool, record: 
         if let Some(o) = v.as_object_mut() {
             o.insert("times_real_time".into(), serde_json::json!(realtime));
             o.insert("ended_by".into(), serde_json::json!(ended_by));
+            o.insert(
+                "error_list".into(),
+                serde_json::to_value(&sim.ctx.stats.error_list).unwrap_or_default(),
+            );
             o.insert(
                 "wall_per_simulated_second_trace".into(),
                 serde_json::json!(sim.ctx.stats.clock),
@@ -227,7 +242,7 @@ fn report(s: &Summary, sim: &Simulation, json: bool, interrupted: bool, record: 
     }
     println!("{} (seed {})", s.scenario, s.seed);
     println!(
-        "  simulated        {:.2} s ({} frames at {} fps), ended by {ended_by}",
+        "  simulated        {:.2} s ({} frames at {} fps), ended: {ended_by}",
         s.simulated_seconds, s.frames, s.fps
     );
     println!(
@@ -247,12 +262,26 @@ fn report(s: &Summary, sim: &Simulation, json: bool, interrupted: bool, record: 
             s.errors
         );
     }
-    if !sim.world().drone.is_empty() {
+    let listed = &sim.ctx.stats.error_list;
+    for e in listed {
+        println!(
+            "    error at {:7.2} s  {:<12} {}: {}",
+            e.t, e.entity, e.tag, e.message
+        );
+    }
+    if (listed.len() as u64) < s.errors {
+        println!("    … and {} more errors", s.errors - listed.len() as u64);
+    }
+    let drones = sim
+        .world()
+        .custom::<simrob_swarm::drones::Drone>()
+        .map_or(0, |c| c.len());
+    if drones > 0 {
         println!(
             "  drones           {} arrived, {} crashed, {} still flying",
             s.arrived,
             s.crashed,
-            sim.world().drone.len() as u64 - s.arrived - s.crashed
+            drones as u64 - s.arrived - s.crashed
         );
     }
     if let Some(r) = record {
@@ -272,44 +301,63 @@ fn bench(args: BenchArgs) -> Result<()> {
     let scenario = Scenario::from_toml_str(&text, Path::new("."))?;
     if !args.json {
         println!(
-            "drone swarm, {} simulated s each, proximity beams: {}",
+            "drone swarm, at most {} simulated s each (a run ends when every drone has arrived \
+             or crashed), proximity beams: {}",
             args.duration, args.proximity
         );
         println!(
-            "{:>9}  {:>12}  {:>12}  {:>14}  {:>9}  {:>8}  {:>8}",
-            "drones", "build s", "wall s", "wall s/sim s", "× real", "arrived", "crashed"
+            "{:>9}  {:>9}  {:>8}  {:>8}  {:>7}  {:>13}  {:>9}  {:>13}  {:>7}",
+            "drones",
+            "avoidance",
+            "arrived",
+            "crashed",
+            "flying",
+            "all in at s",
+            "wall s",
+            "wall s/sim s",
+            "× real"
         );
     }
     for &n in &args.robots {
-        let t0 = Instant::now();
-        let mut sim = scenario.build(&Overrides {
-            robots: Some(n),
-            full_duration: true,
-            ..Overrides::default()
-        })?;
-        let build = t0.elapsed().as_secs_f64();
-        let start = Instant::now();
-        while sim.step() {}
-        let wall = start.elapsed().as_secs_f64();
-        let s = sim.finish(wall);
-        if args.json {
-            let mut v = serde_json::to_value(&s).unwrap_or_default();
-            if let Some(o) = v.as_object_mut() {
-                o.insert("build_seconds".into(), serde_json::json!(build));
-                o.insert("proximity_beams".into(), serde_json::json!(args.proximity));
+        for &avoidance in &args.avoidance {
+            let t0 = Instant::now();
+            let mut sim = scenario.build(&Overrides {
+                robots: Some(n),
+                avoidance: Some(avoidance),
+                ..Overrides::default()
+            })?;
+            let build = t0.elapsed().as_secs_f64();
+            let start = Instant::now();
+            while sim.step() {}
+            let wall = start.elapsed().as_secs_f64();
+            let s = sim.finish(wall);
+            let flying = n as u64 - s.arrived - s.crashed;
+            // When every drone had arrived (none crashed, none still flying).
+            let all_in = (flying == 0 && s.crashed == 0).then_some(s.simulated_seconds);
+            if args.json {
+                let mut v = serde_json::to_value(&s).unwrap_or_default();
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("avoidance".into(), serde_json::json!(avoidance.name()));
+                    o.insert("still_flying".into(), serde_json::json!(flying));
+                    o.insert("all_arrived_at".into(), serde_json::json!(all_in));
+                    o.insert("build_seconds".into(), serde_json::json!(build));
+                    o.insert("proximity_beams".into(), serde_json::json!(args.proximity));
+                }
+                println!("{v}");
+            } else {
+                println!(
+                    "{:>9}  {:>9}  {:>8}  {:>8}  {:>7}  {:>13}  {:>9.2}  {:>13.4}  {:>7.2}",
+                    n,
+                    avoidance.name(),
+                    s.arrived,
+                    s.crashed,
+                    flying,
+                    all_in.map_or("-".to_string(), |t| format!("{t:.1}")),
+                    wall,
+                    s.wall_per_simulated_second,
+                    s.simulated_seconds / wall.max(1e-12),
+                );
             }
-            println!("{v}");
-        } else {
-            println!(
-                "{:>9}  {:>12.3}  {:>12.3}  {:>14.6}  {:>9.1}  {:>8}  {:>8}",
-                n,
-                build,
-                wall,
-                s.wall_per_simulated_second,
-                s.simulated_seconds / wall.max(1e-12),
-                s.arrived,
-                s.crashed
-            );
         }
     }
     Ok(())

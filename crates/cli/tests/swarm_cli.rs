@@ -29,7 +29,7 @@ fn hospital_runs_and_prints_one_json_summary() {
     let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON object");
     assert_eq!(v["robots"], 3);
     assert_eq!(v["tasks_done"], 3);
-    assert_eq!(v["ended_by"], "kill switch");
+    assert_eq!(v["ended_by"], "all work done");
     for key in [
         "simulated_seconds",
         "wall_seconds",

@@ -1,9 +1,11 @@
-//! Small 2D geometry: vectors, axis-aligned rectangles, and the exact queries the engine
-//! needs (ray against a box, moving disc against a box or a disc, closest points).
+//! Small 2D geometry: vectors, axis-aligned rectangles, collision shapes (boxes and discs
+//! that do not rotate), and the exact queries simrob's 2D engines need (ray against a box
+//! or a disc, overlap of two shapes, moving disc against a box or a disc, closest points).
+//! The Mobile Robot Simulator and the swarm layer both use it.
 //!
-//! Frame: x to the right, y **down** (image coordinates), lengths in inches. An angle `a`
-//! (degrees) points along `(cos a, sin a)`, so increasing angles turn **clockwise** on the
-//! screen.
+//! Frame: x to the right, y **down** (image coordinates); lengths in the caller's unit
+//! (inches for the Mobile Robot Simulator, map units for the swarm). An angle `a` points
+//! along `(cos a, sin a)`, so increasing angles turn **clockwise** on the screen.
 
 use std::ops::{Add, Mul, Neg, Sub};
 
@@ -161,6 +163,17 @@ impl Ray {
         }
     }
 
+    /// A ray from `origin` along `dir`, which must already be a unit vector (no
+    /// normalisation: for hot loops that reuse precomputed directions).
+    #[inline]
+    pub fn unit(origin: Vec2, dir: Vec2) -> Self {
+        Ray {
+            origin,
+            dir,
+            inv: Vec2::new(1.0 / dir.x, 1.0 / dir.y),
+        }
+    }
+
     /// A ray from `origin` along a heading in degrees.
     pub fn from_heading(origin: Vec2, heading_deg: f64) -> Self {
         Ray::new(origin, Vec2::from_heading_deg(heading_deg))
@@ -220,6 +233,99 @@ impl Ray {
             return None;
         }
         Some((-b - disc.sqrt()).max(0.0))
+    }
+}
+
+/// `a` (radians) wrapped into `(-π, π]`.
+#[inline]
+pub fn wrap_angle(a: f64) -> f64 {
+    let mut a = a % std::f64::consts::TAU;
+    if a > std::f64::consts::PI {
+        a -= std::f64::consts::TAU;
+    } else if a <= -std::f64::consts::PI {
+        a += std::f64::consts::TAU;
+    }
+    a
+}
+
+/// A collision shape centred on its body's position; boxes are axis-aligned and do not
+/// rotate with the body.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    /// An axis-aligned box given by its half width and half height.
+    Box { hw: f64, hh: f64 },
+    /// A disc of radius `r`.
+    Circle { r: f64 },
+}
+
+impl Default for Shape {
+    fn default() -> Self {
+        Shape::Circle { r: 1.0 }
+    }
+}
+
+impl Shape {
+    /// Half extents of the shape's bounding box.
+    #[inline]
+    pub fn half_extents(&self) -> (f64, f64) {
+        match *self {
+            Shape::Box { hw, hh } => (hw, hh),
+            Shape::Circle { r } => (r, r),
+        }
+    }
+
+    /// Radius of the smallest disc that holds the shape.
+    #[inline]
+    pub fn bounding_radius(&self) -> f64 {
+        match *self {
+            Shape::Box { hw, hh } => (hw * hw + hh * hh).sqrt(),
+            Shape::Circle { r } => r,
+        }
+    }
+
+    /// The shape placed at `centre`, as a rectangle (its bounding box).
+    #[inline]
+    pub fn bounds(&self, centre: Vec2) -> Rect {
+        let (hw, hh) = self.half_extents();
+        Rect::new(centre.x - hw, centre.y - hh, centre.x + hw, centre.y + hh)
+    }
+}
+
+/// Whether two shapes at `(ax, ay)` and `(bx, by)` overlap (touching is not overlapping).
+#[inline]
+pub fn overlaps(a: Shape, ax: f64, ay: f64, b: Shape, bx: f64, by: f64) -> bool {
+    let dx = bx - ax;
+    let dy = by - ay;
+    match (a, b) {
+        (Shape::Box { hw: w1, hh: h1 }, Shape::Box { hw: w2, hh: h2 }) => {
+            dx.abs() < w1 + w2 && dy.abs() < h1 + h2
+        }
+        (Shape::Circle { r: r1 }, Shape::Circle { r: r2 }) => {
+            let r = r1 + r2;
+            dx * dx + dy * dy < r * r
+        }
+        (Shape::Box { hw, hh }, Shape::Circle { r }) => circle_box(dx, dy, r, hw, hh),
+        (Shape::Circle { r }, Shape::Box { hw, hh }) => circle_box(-dx, -dy, r, hw, hh),
+    }
+}
+
+/// A circle of radius `r` at `(dx, dy)` relative to a box's centre.
+#[inline]
+fn circle_box(dx: f64, dy: f64, r: f64, hw: f64, hh: f64) -> bool {
+    let qx = (dx.abs() - hw).max(0.0);
+    let qy = (dy.abs() - hh).max(0.0);
+    qx * qx + qy * qy < r * r
+}
+
+/// Distance along the unit ray `(ox, oy) + t (dx, dy)`, `t >= 0`, to `shape` at `(cx, cy)`,
+/// or `None` if the ray misses it. A ray starting inside the shape hits at `t = 0`.
+#[inline]
+pub fn ray_cast(ox: f64, oy: f64, dx: f64, dy: f64, shape: Shape, cx: f64, cy: f64) -> Option<f64> {
+    let ray = Ray::unit(Vec2::new(ox, oy), Vec2::new(dx, dy));
+    let centre = Vec2::new(cx, cy);
+    match shape {
+        Shape::Box { .. } => ray.hit_rect(&shape.bounds(centre)),
+        Shape::Circle { r } => ray.hit_disc(centre, r),
     }
 }
 
@@ -386,6 +492,25 @@ mod tests {
             (travelled - (20.0 * 2f64.sqrt() - 10.0)).abs() < 1e-9,
             "{travelled}"
         );
+    }
+
+    #[test]
+    fn shapes_overlap_and_rays_hit_them() {
+        let b = Shape::Box { hw: 2.5, hh: 2.5 };
+        assert!(overlaps(b, 0.0, 0.0, b, 4.9, 0.0));
+        assert!(!overlaps(b, 0.0, 0.0, b, 5.0, 0.0));
+        let c = Shape::Circle { r: 1.0 };
+        assert!(overlaps(c, 0.0, 0.0, b, 3.4, 0.0));
+        assert!(!overlaps(c, 0.0, 0.0, b, 3.6, 0.0));
+        assert!(!overlaps(b, 0.0, 0.0, c, 3.3, 3.3));
+        let unit = Shape::Box { hw: 1.0, hh: 1.0 };
+        assert_eq!(ray_cast(0.0, 0.0, 1.0, 0.0, unit, 5.0, 0.0), Some(4.0));
+        assert_eq!(ray_cast(0.0, 0.0, -1.0, 0.0, unit, 5.0, 0.0), None);
+        let t = ray_cast(0.0, 0.0, 0.0, 1.0, c, 0.0, 10.0).unwrap_or(-1.0);
+        assert!((t - 9.0).abs() < 1e-12);
+        assert_eq!(ray_cast(0.0, 0.0, 1.0, 0.0, c, 0.0, 10.0), None);
+        assert_eq!(ray_cast(5.0, 0.0, 1.0, 0.0, unit, 5.0, 0.0), Some(0.0));
+        assert!((wrap_angle(3.0 * std::f64::consts::PI) - std::f64::consts::PI).abs() < 1e-12);
     }
 
     #[test]

@@ -10,13 +10,30 @@
 //!   added until there are as many points as drones. Each target, in order, goes to the
 //!   nearest drone without one (ties: lowest id).
 //! * **Controller** (every frame, after movement and collision): a flying drone within 5 of
-//!   its target reports success and hovers. Otherwise its velocity per axis is the
-//!   distance to the target capped at ±2.5 per frame, times `1 + U[0,1)`; then avoidance
-//!   tries 13 headings (the velocity turned by 0°, ±15°, … ±90°), counts for each the
-//!   neighbours (3 × 3 grid cells) that the predicted 5 × 5 box, grown by a 1-unit margin,
-//!   would overlap, takes the heading with the fewest (first in that order on ties) and
-//!   divides the velocity by `1 + overlaps + U[0,1)`. A hovering drone corrects toward its
-//!   target at no more than ±0.2 per axis and frame.
+//!   its target reports success and hovers; a hovering drone corrects toward its target at
+//!   no more than ±0.2 per axis and frame. A flying drone's velocity comes from one of two
+//!   avoidance models ([`Avoidance`]):
+//!   * [`Avoidance::Orca`] (the default): optimal reciprocal collision avoidance
+//!     ([`crate::orca`]). The preferred velocity is the distance to the target capped at
+//!     ±2.5 per axis and frame (±0.2 when hovering); each drone is a disc of radius
+//!     `size·√2/2 + 0.1` (the disc around its square), sees its 6 nearest neighbours within
+//!     20 units and avoids them over a horizon of 24 frames. Flying and hovering drones both
+//!     avoid: half the avoidance each between equals, ¾ for a flying drone towards a
+//!     hovering one (so drones at their targets are pushed aside only a little), all of it
+//!     towards crashed or idle drones and other colliders. Then a safety step keeps every
+//!     pair apart whatever ORCA chose in a crowd: a drone moves towards a neighbour by at
+//!     most half of the gap between their discs (all of it towards one that does not move).
+//!   * [`Avoidance::Hmr`]: HMR Sim's heuristic, step by step. The velocity per axis is the
+//!     distance to the target capped at ±2.5 per frame, times `1 + U[0,1)`; avoidance tries
+//!     13 headings (the velocity turned by 0°, ±15°, … ±90°, never backwards), counts for
+//!     each the neighbours (3 × 3 grid cells) that the predicted 5 × 5 box, grown by a
+//!     1-unit margin, would overlap, takes the heading with the fewest (first in that order
+//!     on ties) and divides the velocity by `1 + overlaps + U[0,1)`. About half of a
+//!     200-drone swarm crashes with it. HMR Sim's own example hardly ever reports a crash,
+//!     but only because of a bug in HMR Sim: its collision events are answered to requests
+//!     that are already stale, so a crash is seldom marked; with that bug (and its
+//!     avoidance counting the drone itself) removed, HMR Sim crashes about as often as this
+//!     model does.
 //! * **Collisions:** the collision system's event stops both drones; they have crashed.
 //! * **Disturbance** every 0.125 s: each hovering drone, with probability 0.4, is pushed by
 //!   `U[0, 0.1)` per frame along x or y, random sign.
@@ -24,12 +41,15 @@
 //!   when its work is done; otherwise at the duration.
 //!
 //! Random draws use [`crate::rng::hash_u01`] keyed by (seed, drone, frame), so a drone's
-//! draws do not depend on the others.
+//! draws do not depend on the others. Both models read only the state at the start of the
+//! frame (poses, last velocities, which drones fly), so a run is the same whatever the
+//! number of threads.
 
 use crate::ecs::{EntityId, Pose, Proximity, Velocity, World};
 use crate::event::{Event, Payload, Tag};
 use crate::geom::Shape;
 use crate::grid::SpatialGrid;
+use crate::orca;
 use crate::rng::hash_u01;
 use crate::sim::{Ctx, System};
 
@@ -56,10 +76,47 @@ pub struct Drone {
     pub reported: bool,
 }
 
-/// Parameters of the swarm (defaults: HMR Sim's example).
+/// How flying drones avoid each other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Avoidance {
+    /// Optimal reciprocal collision avoidance ([`crate::orca`]).
+    #[default]
+    Orca,
+    /// HMR Sim's heuristic: 13 headings, fewest predicted overlaps, slowed by a random
+    /// divisor.
+    Hmr,
+}
+
+impl Avoidance {
+    /// The name used in scenario files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Avoidance::Orca => "orca",
+            Avoidance::Hmr => "hmr",
+        }
+    }
+}
+
+impl std::str::FromStr for Avoidance {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "orca" => Ok(Avoidance::Orca),
+            "hmr" => Ok(Avoidance::Hmr),
+            _ => Err(format!(
+                "unknown avoidance {s:?}: \"orca\" (reciprocal velocity obstacles) or \"hmr\" (HMR Sim's heuristic)"
+            )),
+        }
+    }
+}
+
+/// Parameters of the swarm (defaults: HMR Sim's example, ORCA avoidance).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwarmParams {
     pub drones: usize,
+    /// How flying drones avoid each other.
+    pub avoidance: Avoidance,
     /// Side of a drone's square.
     pub size: f64,
     /// Beams of the 12-beam (or other) proximity sensor on each drone; 0 = none.
@@ -72,6 +129,7 @@ impl Default for SwarmParams {
     fn default() -> Self {
         SwarmParams {
             drones: 200,
+            avoidance: Avoidance::Orca,
             size: 5.0,
             proximity_beams: 0,
             proximity_range: 15.0,
@@ -88,6 +146,12 @@ const MARGIN: f64 = 1.0;
 const DISTURB_PERIOD: f64 = 0.125;
 const DISTURB_P: f64 = 0.4;
 const DISTURB_MAX: f64 = 0.1;
+/// ORCA: horizon (frames), neighbours considered, how far they are looked for, and the
+/// margin added to the disc around a drone's square.
+const ORCA_TAU: f64 = 24.0;
+const ORCA_NEIGHBOURS: usize = 6;
+const ORCA_RANGE: f64 = 20.0;
+const ORCA_MARGIN: f64 = 0.1;
 const STREAM_CTRL: u64 = 1;
 const STREAM_DISTURB: u64 = 2;
 
@@ -334,7 +398,7 @@ pub fn populate(world: &mut World, params: &SwarmParams) -> Vec<EntityId> {
             Some(t) => (lay.targets[t], DroneState::Flying),
             None => ((x, y), DroneState::Idle),
         };
-        world.drone.insert(
+        world.custom_mut::<Drone>().insert(
             e,
             Drone {
                 target,
@@ -358,6 +422,7 @@ pub fn populate(world: &mut World, params: &SwarmParams) -> Vec<EntityId> {
 pub struct DroneController {
     headings: [(f64, f64); 13],
     half: f64,
+    avoidance: Avoidance,
     threads: usize,
     reported: usize,
     total: usize,
@@ -381,6 +446,7 @@ impl DroneController {
         DroneController {
             headings,
             half: size * 0.5,
+            avoidance: Avoidance::default(),
             threads: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1)
@@ -396,6 +462,17 @@ impl DroneController {
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
+    }
+
+    /// Flying drones avoid each other with `avoidance`.
+    pub fn with_avoidance(mut self, avoidance: Avoidance) -> Self {
+        self.avoidance = avoidance;
+        self
+    }
+
+    /// The avoidance model in use.
+    pub fn avoidance(&self) -> Avoidance {
+        self.avoidance
     }
 
     fn report(&mut self, ctx: &mut Ctx, e: EntityId, arrived: bool) {
@@ -428,6 +505,11 @@ struct Step<'a> {
     grid: &'a SpatialGrid,
     poses: &'a [Pose],
     pp: &'a [bool],
+    avoidance: Avoidance,
+    /// ORCA: every entity's velocity at the start of the frame (per frame) and what it is
+    /// (`MODE_*`).
+    last_vel: &'a [(f64, f64)],
+    mode: &'a [u8],
 }
 
 impl Step<'_> {
@@ -443,6 +525,8 @@ impl Step<'_> {
         let (fps, seed, frame, grid) = (self.fps, self.seed, self.frame, self.grid);
         let reach = self.half + MARGIN + self.half;
         let mut near: Vec<(f64, f64)> = Vec::new();
+        let mut orca_near = OrcaScratch::default();
+        let mut scratch = orca::Scratch::default();
         let mut arrivals = Vec::new();
         for k in 0..drones.len() {
             let i = first + k;
@@ -455,11 +539,7 @@ impl Step<'_> {
             match d.state {
                 DroneState::Crashed | DroneState::Idle => continue,
                 DroneState::Hovering => {
-                    vels[k] = Velocity {
-                        x: dx.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
-                        y: dy.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
-                        w: 0.0,
-                    };
+                    vels[k] = self.hover(i, p, (dx, dy), &mut orca_near, &mut scratch);
                     continue;
                 }
                 DroneState::Flying => {}
@@ -468,9 +548,18 @@ impl Step<'_> {
                 d.state = DroneState::Hovering;
                 d.reported = true;
                 arrivals.push(EntityId(i as u32));
+                vels[k] = self.hover(i, p, (dx, dy), &mut orca_near, &mut scratch);
+                continue;
+            }
+            if self.avoidance == Avoidance::Orca {
+                let preferred = (
+                    dx.clamp(-MAX_SPEED, MAX_SPEED),
+                    dy.clamp(-MAX_SPEED, MAX_SPEED),
+                );
+                let v = self.orca(i, p, MODE_FLYING, preferred, &mut orca_near, &mut scratch);
                 vels[k] = Velocity {
-                    x: dx.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
-                    y: dy.clamp(-HOVER_SPEED, HOVER_SPEED) * fps,
+                    x: v.0 * fps,
+                    y: v.1 * fps,
                     w: 0.0,
                 };
                 continue;
@@ -518,6 +607,179 @@ impl Step<'_> {
         }
         arrivals
     }
+
+    /// A hovering drone's velocity: a slow correction towards its target; with ORCA it
+    /// still makes way for others.
+    fn hover(
+        &self,
+        i: usize,
+        p: Pose,
+        to_target: (f64, f64),
+        near: &mut OrcaScratch,
+        scratch: &mut orca::Scratch,
+    ) -> Velocity {
+        let preferred = (
+            to_target.0.clamp(-HOVER_SPEED, HOVER_SPEED),
+            to_target.1.clamp(-HOVER_SPEED, HOVER_SPEED),
+        );
+        let v = if self.avoidance == Avoidance::Orca {
+            self.orca(i, p, MODE_HOVERING, preferred, near, scratch)
+        } else {
+            preferred
+        };
+        Velocity {
+            x: v.0 * self.fps,
+            y: v.1 * self.fps,
+            w: 0.0,
+        }
+    }
+
+    /// ORCA's velocity (per frame) for drone `i` at `p`, in `mode` ([`MODE_FLYING`] or
+    /// [`MODE_HOVERING`]), that would rather fly at `preferred`; then the safety step.
+    fn orca(
+        &self,
+        i: usize,
+        p: Pose,
+        mode: u8,
+        preferred: (f64, f64),
+        work: &mut OrcaScratch,
+        scratch: &mut orca::Scratch,
+    ) -> (f64, f64) {
+        let OrcaScratch {
+            near,
+            limits,
+            neighbours,
+        } = work;
+        let grid = self.grid;
+        let radius = self.half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
+        let max_speed = MAX_SPEED * std::f64::consts::SQRT_2;
+        near.clear();
+        grid.for_each_near(p.x, p.y, ORCA_RANGE, |m| {
+            let j = grid.ids[m];
+            if j as usize != i {
+                let d2 = (grid.xs[m] - p.x).powi(2) + (grid.ys[m] - p.y).powi(2);
+                if d2 < ORCA_RANGE * ORCA_RANGE {
+                    near.push((d2, j, m));
+                }
+            }
+        });
+        let radius_of = |j: usize, m: usize| {
+            if self.mode.get(j).copied().unwrap_or(MODE_STILL) == MODE_STILL {
+                grid.radii[m] + ORCA_MARGIN
+            } else {
+                radius
+            }
+        };
+        // The safety step's limits, from every neighbour that one frame could bring into
+        // contact (before the list is cut down to the nearest few).
+        let reach = 2.0 * radius + 2.0 * max_speed + self.half;
+        limits.clear();
+        let mut any_flying = false;
+        for &(d2, j, m) in near.iter() {
+            if d2 < reach * reach && d2 > 0.0 {
+                let j = j as usize;
+                let d = d2.sqrt();
+                let u = ((grid.xs[m] - p.x) / d, (grid.ys[m] - p.y) / d);
+                let gap = d - radius - radius_of(j, m);
+                let other = self.mode.get(j).copied().unwrap_or(MODE_STILL);
+                any_flying |= other == MODE_FLYING;
+                limits.push((u, if other == MODE_STILL { gap } else { 0.5 * gap }));
+            }
+        }
+        // A hovering drone with no flying one near: the safety step alone keeps it clear.
+        if mode == MODE_HOVERING
+            && !any_flying
+            && !near
+                .iter()
+                .any(|&(_, j, _)| self.mode.get(j as usize) == Some(&MODE_FLYING))
+        {
+            return safety_step(preferred, limits);
+        }
+        // The nearest few, ties by id: the same set whatever the order of the grid scan.
+        let by_distance =
+            |a: &(f64, u32, usize), b: &(f64, u32, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+        if near.len() > ORCA_NEIGHBOURS {
+            near.select_nth_unstable_by(ORCA_NEIGHBOURS, by_distance);
+            near.truncate(ORCA_NEIGHBOURS);
+        }
+        near.sort_unstable_by(by_distance);
+        neighbours.clear();
+        neighbours.extend(near.iter().map(|&(_, j, m)| {
+            let j = j as usize;
+            let other = self.mode.get(j).copied().unwrap_or(MODE_STILL);
+            orca::Neighbour {
+                pos: (grid.xs[m], grid.ys[m]),
+                vel: self.last_vel.get(j).copied().unwrap_or((0.0, 0.0)),
+                radius: radius_of(j, m),
+                responsibility: responsibility(mode, other),
+            }
+        }));
+        let agent = orca::Agent {
+            pos: (p.x, p.y),
+            vel: self.last_vel.get(i).copied().unwrap_or((0.0, 0.0)),
+            radius,
+            max_speed,
+        };
+        let v = orca::velocity(&agent, preferred, neighbours, ORCA_TAU, 1.0, scratch);
+        safety_step(v, limits)
+    }
+}
+
+/// Per-thread working space of the ORCA controller.
+#[derive(Default)]
+struct OrcaScratch {
+    /// Drones around: squared distance, id, grid slot.
+    near: Vec<(f64, u32, usize)>,
+    /// The safety step's limits.
+    limits: Vec<((f64, f64), f64)>,
+    neighbours: Vec<orca::Neighbour>,
+}
+
+/// What a drone is, for the others' avoidance.
+const MODE_STILL: u8 = 0;
+const MODE_FLYING: u8 = 1;
+const MODE_HOVERING: u8 = 2;
+
+/// The share of the avoidance a drone in `mode` takes towards one in `other`: all of it
+/// towards what does not avoid; half between equals; a flying drone takes ¾ towards a
+/// hovering one, so drones at their targets are pushed aside only a little.
+fn responsibility(mode: u8, other: u8) -> f64 {
+    match (mode, other) {
+        (_, MODE_STILL) => 1.0,
+        (MODE_FLYING, MODE_HOVERING) => 0.75,
+        (MODE_HOVERING, MODE_FLYING) => 0.25,
+        _ => 0.5,
+    }
+}
+
+/// The safety step: ORCA is local and, in a crowd with no free velocity left, only
+/// minimizes how much it trespasses. Each limit `(u, b)` says "move at most `b` along the
+/// unit vector `u` towards that neighbour" (half the gap between the two discs, all of it
+/// towards one that does not move); as both of a pair keep to it, no pair can come closer
+/// than the sum of their radii. The velocity is projected onto the limits a few times and
+/// then scaled down until it keeps every one.
+fn safety_step(mut v: (f64, f64), limits: &[((f64, f64), f64)]) -> (f64, f64) {
+    for _ in 0..4 {
+        let mut ok = true;
+        for &(u, b) in limits {
+            let over = v.0 * u.0 + v.1 * u.1 - b.max(0.0);
+            if over > 1e-12 {
+                v = (v.0 - over * u.0, v.1 - over * u.1);
+                ok = false;
+            }
+        }
+        if ok {
+            return v;
+        }
+    }
+    let mut t: f64 = 1.0;
+    for &(u, b) in limits {
+        let along = v.0 * u.0 + v.1 * u.1;
+        if along > b.max(0.0) {
+            t = t.min(b.max(0.0) / along);
+        }
+    }
+    (v.0 * t, v.1 * t)
 }
 
 impl System for DroneController {
@@ -530,8 +792,9 @@ impl System for DroneController {
     }
 
     fn start(&mut self, ctx: &mut Ctx) {
-        self.total = ctx.world.drone.len();
-        self.reported = ctx.world.drone.iter().filter(|(_, d)| d.reported).count();
+        let drones = ctx.world.custom_mut::<Drone>();
+        self.total = drones.len();
+        self.reported = drones.iter().filter(|(_, d)| d.reported).count();
         ctx.events
             .schedule(DISTURB_PERIOD, Event::global(Self::DISTURBANCE));
     }
@@ -543,10 +806,41 @@ impl System for DroneController {
         let headings = self.headings;
         let half = self.half;
         let threads = self.threads;
-        let arrivals: Vec<EntityId> = {
-            let w = &mut ctx.world;
+        let avoidance = self.avoidance;
+        let (last_vel, mode) = if avoidance == Avoidance::Orca {
+            let w = &ctx.world;
+            let (vels, vp) = w.vel.raw();
+            let last: Vec<(f64, f64)> = vels
+                .iter()
+                .zip(vp)
+                .map(|(v, &p)| {
+                    if p {
+                        (v.x / fps, v.y / fps)
+                    } else {
+                        (0.0, 0.0)
+                    }
+                })
+                .collect();
+            let (drones, dp) = match w.custom::<Drone>() {
+                Some(c) => c.raw(),
+                None => (&[][..], &[][..]),
+            };
+            let mode: Vec<u8> = drones
+                .iter()
+                .zip(dp)
+                .map(|(d, &p)| match d.state {
+                    DroneState::Flying if p => MODE_FLYING,
+                    DroneState::Hovering if p => MODE_HOVERING,
+                    _ => MODE_STILL,
+                })
+                .collect();
+            (last, mode)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let arrivals: Vec<EntityId> = ctx.world.with_custom::<Drone, _>(|drones, w| {
             let grid = &w.res.grid;
-            let (drones, dp) = w.drone.raw_mut();
+            let (drones, dp) = drones.raw_mut();
             let (poses, pp) = w.pose.raw();
             let (vels, vp) = w.vel.raw_mut();
             let n = drones.len().min(poses.len()).min(vels.len());
@@ -560,6 +854,9 @@ impl System for DroneController {
                 grid,
                 poses,
                 pp,
+                avoidance,
+                last_vel: &last_vel,
+                mode: &mode,
             };
             if threads <= 1 || n < PARALLEL_MIN {
                 step.control(0, drones, dp, vels, vp)
@@ -582,7 +879,7 @@ impl System for DroneController {
                         .collect()
                 })
             }
-        };
+        });
         for e in arrivals {
             self.report(ctx, e, true);
         }
@@ -597,29 +894,31 @@ impl System for DroneController {
             self.ticks += 1;
             let fps = ctx.config.fps;
             let seed = ctx.config.seed;
-            let w = &mut ctx.world;
-            for (e, d) in w.drone.iter() {
-                if d.state != DroneState::Hovering {
-                    continue;
-                }
-                let id = e.0 as u64;
-                let c = self.ticks * 4;
-                if hash_u01(seed, STREAM_DISTURB, id, c) >= DISTURB_P {
-                    continue;
-                }
-                let along_x = hash_u01(seed, STREAM_DISTURB, id, c + 1) < 0.5;
-                let mut push = hash_u01(seed, STREAM_DISTURB, id, c + 2) * DISTURB_MAX * fps;
-                if hash_u01(seed, STREAM_DISTURB, id, c + 3) < 0.5 {
-                    push = -push;
-                }
-                if let Some(v) = w.vel.get_mut(e) {
-                    if along_x {
-                        v.x += push;
-                    } else {
-                        v.y += push;
+            let ticks = self.ticks;
+            ctx.world.with_custom::<Drone, _>(|drones, w| {
+                for (e, d) in drones.iter() {
+                    if d.state != DroneState::Hovering {
+                        continue;
+                    }
+                    let id = e.0 as u64;
+                    let c = ticks * 4;
+                    if hash_u01(seed, STREAM_DISTURB, id, c) >= DISTURB_P {
+                        continue;
+                    }
+                    let along_x = hash_u01(seed, STREAM_DISTURB, id, c + 1) < 0.5;
+                    let mut push = hash_u01(seed, STREAM_DISTURB, id, c + 2) * DISTURB_MAX * fps;
+                    if hash_u01(seed, STREAM_DISTURB, id, c + 3) < 0.5 {
+                        push = -push;
+                    }
+                    if let Some(v) = w.vel.get_mut(e) {
+                        if along_x {
+                            v.x += push;
+                        } else {
+                            v.y += push;
+                        }
                     }
                 }
-            }
+            });
             ctx.events
                 .after(DISTURB_PERIOD, Event::global(Self::DISTURBANCE));
             return;
@@ -628,7 +927,7 @@ impl System for DroneController {
             return;
         };
         for e in [a, b] {
-            let Some(d) = ctx.world.drone.get_mut(e) else {
+            let Some(d) = ctx.world.custom_mut::<Drone>().get_mut(e) else {
                 continue;
             };
             if d.state == DroneState::Crashed {

@@ -9,15 +9,16 @@
 //! Ids are never reused within a run.
 //!
 //! The built-in components are fields of [`World`] so systems borrow disjoint columns at
-//! once (`world.pose` mutably while reading `world.vel`); components defined outside this
-//! crate live in typed columns reached through [`World::custom`] / [`World::custom_mut`].
+//! once (`world.pose` mutably while reading `world.vel`); every other component — the
+//! drone swarm's [`crate::drones::Drone`] as much as one defined in another crate — lives
+//! in a typed column reached through [`World::custom`] / [`World::custom_mut`], or
+//! [`World::with_custom`] to use it beside the built-in columns.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::drones::Drone;
 use crate::geom::Shape;
 use crate::grid::{SpatialGrid, StaticIndex};
 use crate::nav::NavMap;
@@ -165,6 +166,25 @@ impl<T> Column<T> {
     }
 }
 
+/// A column of any component type, as the world keeps the ones that are not built in.
+trait AnyColumn: Any + Send + Sync {
+    fn remove_entity(&mut self, e: EntityId);
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<T: Default + Send + Sync + 'static> AnyColumn for Column<T> {
+    fn remove_entity(&mut self, e: EntityId) {
+        self.remove(e);
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
 /// Position and heading (radians) of an entity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Pose {
@@ -305,12 +325,11 @@ pub struct World {
     pub path: Column<Path>,
     pub navigator: Column<Navigator>,
     pub script: Column<Script>,
-    pub drone: Column<Drone>,
     /// Marks a point of interest.
     pub poi: Column<()>,
     /// Entities that stop when they collide.
     pub stop_on_collision: Column<()>,
-    custom: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    custom: HashMap<TypeId, Box<dyn AnyColumn>>,
     /// World-level components.
     pub res: Resources,
 }
@@ -450,29 +469,42 @@ impl World {
         self.path.remove(e);
         self.navigator.remove(e);
         self.script.remove(e);
-        self.drone.remove(e);
         self.poi.remove(e);
         self.stop_on_collision.remove(e);
-        // Custom columns keep their values; `custom` readers check liveness when it matters.
+        for column in self.custom.values_mut() {
+            column.remove_entity(e);
+        }
     }
 
-    /// The column of a component type defined outside this crate.
+    /// The column of a component type that is not built in (`None` until first used).
     pub fn custom<T: Default + Send + Sync + 'static>(&self) -> Option<&Column<T>> {
         self.custom
             .get(&TypeId::of::<T>())
-            .and_then(|b| b.downcast_ref::<Column<T>>())
+            .and_then(|b| b.as_any().downcast_ref::<Column<T>>())
     }
 
-    /// The column of a component type defined outside this crate, created on first use.
+    /// The column of a component type that is not built in, created on first use.
     pub fn custom_mut<T: Default + Send + Sync + 'static>(&mut self) -> &mut Column<T> {
         let entry = self
             .custom
             .entry(TypeId::of::<T>())
             .or_insert_with(|| Box::new(Column::<T>::default()));
-        match entry.downcast_mut::<Column<T>>() {
+        match entry.as_any_mut().downcast_mut::<Column<T>>() {
             Some(c) => c,
             None => unreachable!("custom columns are keyed by their own type id"),
         }
+    }
+
+    /// Runs `f` with the column of `T` and the rest of the world borrowed at once (the
+    /// column is out of the world meanwhile: `f` sees it only through its first argument).
+    pub fn with_custom<T: Default + Send + Sync + 'static, R>(
+        &mut self,
+        f: impl FnOnce(&mut Column<T>, &mut World) -> R,
+    ) -> R {
+        let mut column = std::mem::take(self.custom_mut::<T>());
+        let out = f(&mut column, self);
+        *self.custom_mut::<T>() = column;
+        out
     }
 
     /// Number of robots: entities that can move (have a velocity).
@@ -506,8 +538,13 @@ mod tests {
             w.custom::<Temperature>().and_then(|c| c.get(a)),
             Some(&Temperature(21.0))
         );
+        w.with_custom::<Temperature, _>(|t, w| {
+            t.insert(b, Temperature(w.len() as f64));
+        });
+        assert_eq!(w.custom::<Temperature>().map(Column::len), Some(2));
         w.despawn(a);
         assert!(!w.is_alive(a) && w.find("alpha").is_none());
+        assert!(!w.custom::<Temperature>().is_some_and(|c| c.has(a)));
         assert_eq!(w.entities().count(), 2);
     }
 }

@@ -87,16 +87,28 @@ pub struct Event {
     pub entity: Option<EntityId>,
     /// Error events trigger script error handlers.
     pub error: bool,
+    /// An observer's own event (a snapshot tick, the wall clock): delivered like any other
+    /// but not counted in the run's figures, so observing a run does not change them.
+    pub observation: bool,
     pub payload: Payload,
 }
 
 impl Event {
+    /// An observer's event with no entity (not counted in the run's figures).
+    pub fn observation(tag: Tag) -> Self {
+        Event {
+            observation: true,
+            ..Event::global(tag)
+        }
+    }
+
     /// An event with no entity.
     pub fn global(tag: Tag) -> Self {
         Event {
             tag,
             entity: None,
             error: false,
+            observation: false,
             payload: Payload::None,
         }
     }
@@ -107,6 +119,7 @@ impl Event {
             tag,
             entity: Some(entity),
             error: false,
+            observation: false,
             payload: Payload::None,
         }
     }
@@ -117,6 +130,7 @@ impl Event {
             tag,
             entity: Some(entity),
             error: true,
+            observation: false,
             payload: Payload::Text(message.into()),
         }
     }

@@ -46,9 +46,12 @@ pub mod drawio;
 pub mod drones;
 pub mod ecs;
 pub mod event;
-pub mod geom;
+/// 2D geometry: the 2D engine's ([`simrob_flat::geom`]), shared with the Mobile Robot
+/// Simulator.
+pub use simrob_flat::geom;
 pub mod grid;
 pub mod nav;
+pub mod orca;
 pub mod rng;
 pub mod scenario;
 pub mod script;
@@ -62,4 +65,6 @@ pub use ecs::{
 };
 pub use event::{Event, EventQueue, Payload, Tag};
 pub use geom::Shape;
-pub use sim::{Ctx, InstructionDef, Outcome, SimConfig, Simulation, Stats, Summary, System};
+pub use sim::{
+    Ctx, ErrorRecord, InstructionDef, Outcome, SimConfig, Simulation, Stats, Summary, System,
+};

@@ -201,6 +201,9 @@ pub enum GeneratorSpec {
         proximity_beams: u16,
         #[serde(default = "d_prox_range")]
         proximity_range: f64,
+        /// `"orca"` (default) or `"hmr"` (HMR Sim's heuristic).
+        #[serde(default)]
+        avoidance: drones::Avoidance,
     },
     /// The warehouse (see [`crate::warehouse`]).
     Warehouse {
@@ -253,6 +256,8 @@ pub struct Overrides {
     pub full_duration: bool,
     /// Proximity beams on generated robots (0 = none).
     pub proximity_beams: Option<u16>,
+    /// How the drones of a generated drone swarm avoid each other.
+    pub avoidance: Option<drones::Avoidance>,
 }
 
 /// A loaded scenario, ready to build runs from.
@@ -403,6 +408,11 @@ impl Scenario {
                 }
             }
         }
+        if ov.avoidance.is_some() && !matches!(generator, Some(GeneratorSpec::DroneSwarm { .. })) {
+            return err(format!(
+                "{origin}: --avoidance works with the generated drone swarm (kind = \"drone-swarm\")"
+            ));
+        }
         // World size: explicit, else generator, else map, else 1000 × 1000.
         let (mut width, mut height) = match (&self.map, &self.obstacles) {
             (Some(m), _) => (m.width, m.height),
@@ -481,14 +491,16 @@ impl Scenario {
                 robots,
                 proximity_beams,
                 proximity_range,
+                avoidance,
             }) => {
                 let params = SwarmParams {
                     drones: *robots,
                     proximity_beams: *proximity_beams,
                     proximity_range: *proximity_range,
+                    avoidance: ov.avoidance.unwrap_or(*avoidance),
                     ..SwarmParams::default()
                 };
-                drone_size = Some(params.size);
+                drone_size = Some((params.size, params.avoidance));
                 drones::populate(&mut world, &params);
             }
             Some(GeneratorSpec::Warehouse {
@@ -546,8 +558,10 @@ impl Scenario {
             sim.add_system(Box::new(StopOnCollision));
         }
         sim.add_system(Box::new(ProximitySystem::default()));
-        if let Some(size) = drone_size {
-            sim.add_system(Box::new(DroneController::new(size)));
+        if let Some((size, avoidance)) = drone_size {
+            sim.add_system(Box::new(
+                DroneController::new(size).with_avoidance(avoidance),
+            ));
         }
         sim.add_system(Box::new(ClawSystem));
         if let Some(h) = &f.world.default_handler {

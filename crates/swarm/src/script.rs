@@ -227,6 +227,7 @@ fn wait(ctx: &mut Ctx, e: EntityId, args: &[String]) -> Outcome {
             tag: Tag::WAKEUP,
             entity: Some(e),
             error: false,
+            observation: false,
             payload: Payload::Value(token as f64),
         },
     );
@@ -453,7 +454,9 @@ impl ScriptSystem {
                     }
                 }
                 Outcome::Failed(tag, message) => {
-                    ctx.stats.errors += 1;
+                    let who = ctx.world.label(e);
+                    let now = ctx.time;
+                    ctx.stats.record_error(now, who, tag.as_str(), &message);
                     self.on_error(ctx, e, &tag, &message, true);
                 }
             }

@@ -176,7 +176,10 @@ pub fn snapshot(world: &World, frame: u64, t: f64, out: &mut Snapshot) {
         if static_obstacle || world.poi.has(e) {
             continue;
         }
-        let state = if let Some(d) = world.drone.get(e) {
+        let state = if let Some(d) = world
+            .custom::<crate::drones::Drone>()
+            .and_then(|c| c.get(e))
+        {
             match d.state {
                 DroneState::Flying => "flying",
                 DroneState::Hovering => "hovering",
@@ -301,7 +304,7 @@ impl System for Seer {
             self.period,
         );
         self.each(|c| c.header(&h));
-        ctx.events.schedule(0.0, Event::global(Self::TICK));
+        ctx.events.schedule(0.0, Event::observation(Self::TICK));
     }
 
     fn wants(&self, event: &Event) -> bool {
@@ -318,7 +321,8 @@ impl System for Seer {
             return;
         }
         self.take(ctx);
-        ctx.events.after(self.period, Event::global(Self::TICK));
+        ctx.events
+            .after(self.period, Event::observation(Self::TICK));
     }
 
     fn finish(&mut self, ctx: &mut Ctx, summary: &Summary) {

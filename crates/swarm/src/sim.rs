@@ -47,10 +47,25 @@ impl Default for SimConfig {
     }
 }
 
+/// How many errors [`Stats::error_list`] keeps.
+pub const ERROR_LIST_MAX: usize = 100;
+
+/// One error event of a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ErrorRecord {
+    /// Simulated seconds.
+    pub t: f64,
+    /// The entity's name, or `#id`.
+    pub entity: String,
+    pub tag: String,
+    pub message: String,
+}
+
 /// Counters every run keeps.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Stats {
-    /// Events handled.
+    /// Events handled, observers' own (snapshot ticks, the wall clock) not counted:
+    /// observing a run does not change its figures.
     pub events: u64,
     /// Collisions: contacts that began.
     pub collisions: u64,
@@ -62,12 +77,30 @@ pub struct Stats {
     pub scripts_failed: u64,
     /// Error events raised.
     pub errors: u64,
+    /// The first [`ERROR_LIST_MAX`] of them: time, entity, what went wrong.
+    pub error_list: Vec<ErrorRecord>,
     /// Drones at their target.
     pub arrived: u64,
     /// Drones stopped by a collision.
     pub crashed: u64,
     /// Wall seconds spent on each simulated second (filled by the clock system).
     pub clock: Vec<f64>,
+}
+
+impl Stats {
+    /// Counts an error and keeps it in [`Stats::error_list`] (the first
+    /// [`ERROR_LIST_MAX`]).
+    pub fn record_error(&mut self, t: f64, entity: String, tag: &str, message: &str) {
+        self.errors += 1;
+        if self.error_list.len() < ERROR_LIST_MAX {
+            self.error_list.push(ErrorRecord {
+                t,
+                entity,
+                tag: tag.to_string(),
+                message: message.to_string(),
+            });
+        }
+    }
 }
 
 /// What a system hands back to the scheduler and to other systems: the world, the event
@@ -339,10 +372,21 @@ impl Simulation {
     }
 
     fn dispatch_due(&mut self, t: f64) -> bool {
-        while let Some((_, event)) = self.ctx.events.pop_due(t) {
-            self.ctx.stats.events += 1;
+        while let Some((when, event)) = self.ctx.events.pop_due(t) {
+            if !event.observation {
+                self.ctx.stats.events += 1;
+            }
             if event.error {
-                self.ctx.stats.errors += 1;
+                let entity = event
+                    .entity
+                    .map(|e| self.ctx.world.label(e))
+                    .unwrap_or_default();
+                self.ctx.stats.record_error(
+                    when,
+                    entity,
+                    event.tag.as_str(),
+                    event.message().unwrap_or_default(),
+                );
             }
             for s in &mut self.systems {
                 if s.wants(&event) {

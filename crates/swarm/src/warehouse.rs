@@ -17,9 +17,9 @@
 //! model). A `Collision` handler (wait 0.5–1.5 s, retry) is in their scripts for runs that
 //! turn stopping on.
 //!
-//! Robots keep their distance to the robot ahead on their lane and yield at crossings to
-//! robots coming from their right. They start four to an aisle segment, 25 units apart,
-//! each with a proximity sensor, a claw and a battery.
+//! They start four to an aisle segment, 25 units apart, each with a proximity sensor, a
+//! claw and a battery. The summary's `collisions` counts the contacts at crossings; no
+//! robot crashes (none stops on collision).
 
 use crate::ecs::{Battery, Claw, EntityId, Item, Navigator, Pose, Proximity, Velocity, World};
 use crate::geom::Shape;

@@ -27,7 +27,7 @@ impl System for ClockSystem {
     fn start(&mut self, ctx: &mut Ctx) {
         self.last = (self.now)();
         ctx.events
-            .schedule(1.0, Event::global(Tag::fixed("ClockTick")));
+            .schedule(1.0, Event::observation(Tag::fixed("ClockTick")));
     }
 
     fn wants(&self, event: &Event) -> bool {
@@ -43,10 +43,11 @@ impl System for ClockSystem {
             tag: Self::TAG,
             entity: None,
             error: false,
+            observation: true,
             payload: Payload::Value(spent),
         });
         ctx.events
-            .after(1.0, Event::global(Tag::fixed("ClockTick")));
+            .after(1.0, Event::observation(Tag::fixed("ClockTick")));
     }
 
     fn finish(&mut self, _ctx: &mut Ctx, _summary: &Summary) {}

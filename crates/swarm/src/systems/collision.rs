@@ -166,6 +166,7 @@ impl System for CollisionSystem {
                 tag: Tag::COLLISION,
                 entity: None,
                 error: false,
+                observation: false,
                 payload: Payload::Pair(EntityId(pair.0), EntityId(pair.1)),
             });
         }
