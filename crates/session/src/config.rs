@@ -38,51 +38,13 @@
 //! | `savedirectory` | `.` | simrob: Save/Load files live here; paths that leave it are refused |
 //! | `allowforeignagentip` | false | simrob: let an agent register an IP other than the one it sends from |
 //! | `randomseed` | 0 | simrob: seeds every per-agent random draw (agent filters); same seed, same run |
+//! | `worldaccess`, `max…`, `trust…`, … | see [`crate::Limits`] | simrob: who may change the world; limits on work, size and values; anti-amplification |
 
 use std::net::IpAddr;
 use std::path::PathBuf;
 
-use simrob_protocol::{config_keys, CommandKeys, KeysError};
+use simrob_protocol::{config_keys, CommandKeys};
 use simrob_world::WorldConfig;
-
-/// Why a configuration key, value or file is refused.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ConfigError {
-    /// A value of the wrong type or out of range.
-    #[error("{key}: {problem}")]
-    Value { key: String, problem: String },
-    #[error("unknown configuration key {0:?} (run `simrob serve --list-config` for the keys)")]
-    UnknownKey(String),
-    #[error("{file}:{line}: expected `key value`, found {text:?}")]
-    Syntax {
-        file: String,
-        line: usize,
-        text: String,
-    },
-    #[error("{file}: {message}")]
-    Toml { file: String, message: String },
-    /// An error in a file, at a line of the legacy form.
-    #[error("{file}{}: {source}", line.map(|l| format!(":{l}")).unwrap_or_default())]
-    In {
-        file: String,
-        line: Option<usize>,
-        #[source]
-        source: Box<ConfigError>,
-    },
-    #[error("{file}: command keys: {source}")]
-    Keys {
-        file: String,
-        #[source]
-        source: KeysError,
-    },
-}
-
-fn bad(key: &str, problem: String) -> ConfigError {
-    ConfigError::Value {
-        key: key.to_string(),
-        problem,
-    }
-}
 
 /// Smallest accepted `maximumdatagramsize`.
 pub const MIN_DATAGRAM_SIZE: usize = 1024;
@@ -99,16 +61,15 @@ pub struct ServerConfig {
     pub maximum_datagram_size: usize,
     pub world: WorldConfig,
     pub keys: CommandKeys,
-    /// `defaultresponserequest`: confirm a command when the request does not say.
-    pub default_response_request: bool,
-    /// `syncwait`: seconds the session waits for synchronous agents.
-    pub sync_wait: f64,
     /// Simulated seconds per wall second in asynchronous mode (0 = as fast as possible).
     pub real_time_factor: f64,
     pub save_directory: PathBuf,
     pub allow_foreign_agent_ip: bool,
     /// `randomseed`: every agent's random seed derives from it and the agent's key.
     pub random_seed: u64,
+    /// Who may change the world, and the limits on work, size and values (their keys are
+    /// listed in [`crate::Limits`]).
+    pub limits: crate::Limits,
 }
 
 impl Default for ServerConfig {
@@ -121,12 +82,11 @@ impl Default for ServerConfig {
             maximum_datagram_size: 65000,
             world: WorldConfig::default(),
             keys: CommandKeys::default(),
-            default_response_request: false,
-            sync_wait: 0.1,
             real_time_factor: 0.0,
             save_directory: PathBuf::from("."),
             allow_foreign_agent_ip: false,
             random_seed: 0,
+            limits: crate::Limits::default(),
         }
     }
 }
@@ -165,6 +125,11 @@ pub fn all_keys() -> Vec<(String, String)> {
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
     keys.extend(
+        crate::Limits::keys()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v)),
+    );
+    keys.extend(
         config_keys()
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string())),
@@ -172,53 +137,51 @@ pub fn all_keys() -> Vec<(String, String)> {
     keys
 }
 
-fn number(key: &str, value: &str) -> Result<f64, ConfigError> {
+fn number(key: &str, value: &str) -> Result<f64, String> {
     value
         .trim()
         .parse::<f64>()
         .ok()
         .filter(|v| v.is_finite())
-        .ok_or_else(|| bad(key, format!("expected a finite number, found {value:?}")))
+        .ok_or_else(|| format!("{key}: expected a finite number, found {value:?}"))
 }
 
-fn unit(key: &str, value: &str) -> Result<f64, ConfigError> {
+fn unit(key: &str, value: &str) -> Result<f64, String> {
     let v = number(key, value)?;
     if (0.0..=1.0).contains(&v) {
         Ok(v)
     } else {
-        Err(bad(key, format!("must be between 0 and 1, found {v}")))
+        Err(format!("{key}: must be between 0 and 1, found {v}"))
     }
 }
 
-fn non_negative(key: &str, value: &str) -> Result<f64, ConfigError> {
+fn non_negative(key: &str, value: &str) -> Result<f64, String> {
     let v = number(key, value)?;
     if v >= 0.0 {
         Ok(v)
     } else {
-        Err(bad(key, format!("must not be negative, found {v}")))
+        Err(format!("{key}: must not be negative, found {v}"))
     }
 }
 
-fn boolean(key: &str, value: &str) -> Result<bool, ConfigError> {
+fn boolean(key: &str, value: &str) -> Result<bool, String> {
     match value.trim().to_ascii_lowercase().as_str() {
         "true" | "1" | "yes" | "on" => Ok(true),
         "false" | "0" | "no" | "off" => Ok(false),
-        _ => Err(bad(key, format!("expected true or false, found {value:?}"))),
+        _ => Err(format!("{key}: expected true or false, found {value:?}")),
     }
 }
 
-fn integer<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, ConfigError> {
-    value.trim().parse::<T>().map_err(|_| {
-        bad(
-            key,
-            format!("expected a whole number in range, found {value:?}"),
-        )
-    })
+fn integer<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
+    value
+        .trim()
+        .parse::<T>()
+        .map_err(|_| format!("{key}: expected a whole number in range, found {value:?}"))
 }
 
 impl ServerConfig {
     /// Sets one key from its text value.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         let k = key.trim().to_ascii_lowercase();
         let w = &mut self.world;
         match k.as_str() {
@@ -227,41 +190,37 @@ impl ServerConfig {
                 self.receiver_ip = value
                     .trim()
                     .parse()
-                    .map_err(|_| bad(&k, format!("{value:?} is not an IP address")))?
+                    .map_err(|_| format!("{k}: {value:?} is not an IP address"))?
             }
             "simulationengineip" => {
                 self.simulation_engine_ip = value
                     .trim()
                     .parse()
-                    .map_err(|_| bad(&k, format!("{value:?} is not an IP address")))?
+                    .map_err(|_| format!("{k}: {value:?} is not an IP address"))?
             }
             "simulationengineport" => self.simulation_engine_port = integer(&k, value)?,
             "maximumdatagramsize" => {
                 let n: usize = integer(&k, value)?;
                 if !(MIN_DATAGRAM_SIZE..=MAX_DATAGRAM_SIZE).contains(&n) {
-                    return Err(bad(
-                        &k,
-                        format!("must be between {MIN_DATAGRAM_SIZE} and {MAX_DATAGRAM_SIZE} bytes, found {n}"),
+                    return Err(format!(
+                        "{k}: must be between {MIN_DATAGRAM_SIZE} and {MAX_DATAGRAM_SIZE} bytes, found {n}"
                     ));
                 }
                 self.maximum_datagram_size = n;
             }
             "contactpointsammount" => w.contact_points_amount = integer(&k, value)?,
-            "defaultresponserequest" => self.default_response_request = boolean(&k, value)?,
+            "defaultresponserequest" => w.default_response_request = boolean(&k, value)?,
             "defaultstepsize" => {
                 let v = number(&k, value)?;
                 if !(v > 0.0 && v <= simrob_world::MAX_TIMESTEP) {
-                    return Err(bad(
-                        &k,
-                        format!(
-                            "must be in (0, {}] seconds, found {v}",
-                            simrob_world::MAX_TIMESTEP
-                        ),
+                    return Err(format!(
+                        "{k}: must be in (0, {}] seconds, found {v}",
+                        simrob_world::MAX_TIMESTEP
                     ));
                 }
                 w.default_step_size = v;
             }
-            "syncwait" => self.sync_wait = non_negative(&k, value)?,
+            "syncwait" => w.sync_wait = non_negative(&k, value)?,
             "defaultphysicsworldbounciness" => w.default_world_bounciness = unit(&k, value)?,
             "defaultphysicsworldhardness" => w.default_world_hardness = unit(&k, value)?,
             "defaulthardnessinteraction" => w.default_interaction.hardness = unit(&k, value)?,
@@ -281,7 +240,7 @@ impl ServerConfig {
             "defaultbodymass" => {
                 let v = number(&k, value)?;
                 if v <= 0.0 {
-                    return Err(bad(&k, format!("must be a positive mass in kg, found {v}")));
+                    return Err(format!("{k}: must be a positive mass in kg, found {v}"));
                 }
                 w.default_body_mass = v;
             }
@@ -289,15 +248,20 @@ impl ServerConfig {
             "savedirectory" => {
                 let v = value.trim();
                 if v.is_empty() {
-                    return Err(bad(&k, "needs a directory".into()));
+                    return Err(format!("{k}: needs a directory"));
                 }
                 self.save_directory = PathBuf::from(v);
             }
             "allowforeignagentip" => self.allow_foreign_agent_ip = boolean(&k, value)?,
             "randomseed" => self.random_seed = integer(&k, value)?,
             other => {
+                if let Some(result) = self.limits.set(other, value) {
+                    return result.map_err(|problem| format!("{other}: {problem}"));
+                }
                 if !self.keys.set(other, value.trim()) {
-                    return Err(ConfigError::UnknownKey(key.to_string()));
+                    return Err(format!(
+                        "unknown configuration key {key:?} (run `simrob serve --list-config` for the keys)"
+                    ));
                 }
             }
         }
@@ -306,15 +270,12 @@ impl ServerConfig {
 
     /// Reads a configuration file: TOML when the name ends in `.toml`, the legacy
     /// `Configuration.data` form otherwise.
-    pub fn from_text(name: &str, text: &str) -> Result<ServerConfig, ConfigError> {
+    pub fn from_text(name: &str, text: &str) -> Result<ServerConfig, String> {
         let mut c = ServerConfig::default();
         if name.ends_with(".toml") {
-            let table: toml::Table =
-                text.parse()
-                    .map_err(|e: toml::de::Error| ConfigError::Toml {
-                        file: name.to_string(),
-                        message: e.to_string(),
-                    })?;
+            let table: toml::Table = text
+                .parse()
+                .map_err(|e: toml::de::Error| format!("{name}: {e}"))?;
             for (key, value) in &table {
                 let text = match value {
                     toml::Value::String(s) => s.clone(),
@@ -322,24 +283,13 @@ impl ServerConfig {
                     toml::Value::Float(f) => f.to_string(),
                     toml::Value::Boolean(b) => b.to_string(),
                     other => {
-                        return Err(ConfigError::In {
-                            file: name.to_string(),
-                            line: None,
-                            source: Box::new(bad(
-                                key,
-                                format!(
-                                    "expected a string, number or boolean, found a {}",
-                                    other.type_str()
-                                ),
-                            )),
-                        })
+                        return Err(format!(
+                            "{name}: {key}: expected a string, number or boolean, found a {}",
+                            other.type_str()
+                        ))
                     }
                 };
-                c.set(key, &text).map_err(|e| ConfigError::In {
-                    file: name.to_string(),
-                    line: None,
-                    source: Box::new(e),
-                })?;
+                c.set(key, &text).map_err(|e| format!("{name}: {e}"))?;
             }
         } else {
             for (n, line) in text.lines().enumerate() {
@@ -350,23 +300,16 @@ impl ServerConfig {
                 let (key, value) = line
                     .split_once(['=', ':'])
                     .or_else(|| line.split_once(char::is_whitespace))
-                    .ok_or_else(|| ConfigError::Syntax {
-                        file: name.to_string(),
-                        line: n + 1,
-                        text: line.to_string(),
+                    .ok_or_else(|| {
+                        format!("{name}:{}: expected `key value`, found {line:?}", n + 1)
                     })?;
                 c.set(key.trim(), value.trim())
-                    .map_err(|e| ConfigError::In {
-                        file: name.to_string(),
-                        line: Some(n + 1),
-                        source: Box::new(e),
-                    })?;
+                    .map_err(|e| format!("{name}:{}: {e}", n + 1))?;
             }
         }
-        c.keys.validate().map_err(|source| ConfigError::Keys {
-            file: name.to_string(),
-            source,
-        })?;
+        c.keys
+            .validate()
+            .map_err(|e| format!("{name}: command keys: {e}"))?;
         Ok(c)
     }
 }
@@ -388,12 +331,12 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.receiver_port, 6000);
         assert_eq!(a.maximum_datagram_size, 2048);
-        assert!(a.default_response_request);
+        assert!(a.world.default_response_request);
         assert_eq!(
             &a.keys[simrob_protocol::Command::CreateEntity],
             "Make_Thing"
         );
-        assert_eq!(a.sync_wait, 0.5);
+        assert_eq!(a.world.sync_wait, 0.5);
     }
 
     #[test]
@@ -433,14 +376,11 @@ mod tests {
             ("communicationreceiverip banana", "IP address"),
             ("justakey", "expected `key value`"),
         ] {
-            let e = ServerConfig::from_text("c.data", text)
-                .unwrap_err()
-                .to_string();
+            let e = ServerConfig::from_text("c.data", text).unwrap_err();
             assert!(e.contains(word) && e.contains("c.data:1"), "{e}");
         }
-        let e = ServerConfig::from_text("c.data", "commandcreateentitykey Make_Step\n")
-            .unwrap_err()
-            .to_string();
+        let e =
+            ServerConfig::from_text("c.data", "commandcreateentitykey Make_Step\n").unwrap_err();
         assert!(e.contains("command keys"), "{e}");
     }
 }

@@ -11,13 +11,14 @@
 //! | `worldsecret` | (none) | the shared secret of `worldaccess = secret` |
 //! | `maxrequestsperdatagram` | 64 | requests one datagram may carry; more and none of them runs |
 //! | `maxfilerequestsperdatagram` | 1 | Save and Load requests one datagram may carry |
+//! | `maxconfirmationfanout` | 64 | a confirmation goes to every agent while there are at most this many; beyond, to its sender only |
 //! | `maxstepsperiteration` | 1000 | largest `Set_Steps_Per_Iteration` |
-//! | `maxentities` | 500 | most entities in the world (Create_Entity and Load) |
-//! | `maxbodies` | 2000 | most rigid bodies in the world (Create_Entity and Load) |
+//! | `maxentities` | 250 | most entities in the world (Create_Entity and Load) |
+//! | `maxbodies` | 1000 | most rigid bodies in the world (Create_Entity and Load) |
 //! | `maxposition` | 10000 | largest \|coordinate\| of a position, m |
 //! | `maxvelocity` | 10000 | largest \|component\| of a velocity or motor target |
 //! | `maxgravity` | 1000 | largest \|gravity\|, m/s² |
-//! | `mintimestep`, `maxtimestep` | 0.00001, 0.1 | allowed timestep, s |
+//! | `mintimestep`, `maxtimestep` | 0.00001, 1 | allowed timestep, s (the manual's example sets 0.3; 10 once sent a robot 40 km underground) |
 //! | `amplificationfactor` | 3 | bytes sent to an unproven address, per byte received from it |
 //! | `trustloopback` | true | addresses on the loopback interface count as proven |
 //! | `trustedagentips` | (none) | IPs whose addresses count as proven (comma-separated; `all` for any) |
@@ -90,6 +91,7 @@ pub struct Limits {
     pub world_secret: Option<String>,
     pub max_requests_per_datagram: usize,
     pub max_file_requests_per_datagram: usize,
+    pub max_confirmation_fanout: usize,
     pub max_steps_per_iteration: u32,
     pub max_entities: usize,
     pub max_bodies: usize,
@@ -110,18 +112,21 @@ impl Default for Limits {
     fn default() -> Self {
         let load = LoadLimits::default();
         Limits {
+            // A server on a laptop: a few hundred bodies in contact are what it steps in real
+            // time; 300 robots dropped on one spot once took 1.2 GB and 7 s a step.
             world_access: WorldAccess::LocalOrAgents,
             world_secret: None,
             max_requests_per_datagram: 64,
             max_file_requests_per_datagram: 1,
+            max_confirmation_fanout: 64,
             max_steps_per_iteration: load.max_steps_per_iteration,
-            max_entities: load.max_entities,
-            max_bodies: load.max_bodies,
+            max_entities: 250,
+            max_bodies: 1000,
             max_position: load.max_position,
             max_velocity: load.max_velocity,
             max_gravity: load.max_gravity,
-            min_timestep: load.timestep.0,
-            max_timestep: load.timestep.1,
+            min_timestep: 1e-5,
+            max_timestep: 1.0,
             amplification_factor: 3.0,
             trust_loopback: true,
             trusted: Trusted::None,
@@ -132,17 +137,17 @@ impl Default for Limits {
     }
 }
 
-fn positive(key: &str, value: &str) -> Result<f64, String> {
+fn positive(value: &str) -> Result<f64, String> {
     match value.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("{key}: expected a positive number, found {value:?}")),
+        _ => Err(format!("expected a positive number, found {value:?}")),
     }
 }
 
-fn count<T: std::str::FromStr + PartialOrd + From<u8>>(key: &str, value: &str) -> Result<T, String> {
+fn count<T: std::str::FromStr + PartialOrd + From<u8>>(value: &str) -> Result<T, String> {
     match value.trim().parse::<T>() {
         Ok(v) if v >= T::from(1) => Ok(v),
-        _ => Err(format!("{key}: expected a whole number ≥ 1, found {value:?}")),
+        _ => Err(format!("expected a whole number ≥ 1, found {value:?}")),
     }
 }
 
@@ -153,9 +158,22 @@ impl Limits {
         vec![
             ("worldaccess", d.world_access.as_str().into()),
             ("worldsecret", String::new()),
-            ("maxrequestsperdatagram", d.max_requests_per_datagram.to_string()),
-            ("maxfilerequestsperdatagram", d.max_file_requests_per_datagram.to_string()),
-            ("maxstepsperiteration", d.max_steps_per_iteration.to_string()),
+            (
+                "maxrequestsperdatagram",
+                d.max_requests_per_datagram.to_string(),
+            ),
+            (
+                "maxfilerequestsperdatagram",
+                d.max_file_requests_per_datagram.to_string(),
+            ),
+            (
+                "maxconfirmationfanout",
+                d.max_confirmation_fanout.to_string(),
+            ),
+            (
+                "maxstepsperiteration",
+                d.max_steps_per_iteration.to_string(),
+            ),
             ("maxentities", d.max_entities.to_string()),
             ("maxbodies", d.max_bodies.to_string()),
             ("maxposition", d.max_position.to_string()),
@@ -179,53 +197,57 @@ impl Limits {
                 "worldaccess" => {
                     self.world_access = WorldAccess::parse(value).ok_or_else(|| {
                         format!(
-                            "{key}: expected everyone, agents, local-or-agents or secret, found {value:?}"
+                            "expected everyone, agents, local-or-agents or secret, found {value:?}"
                         )
                     })?
                 }
                 "worldsecret" => {
                     let v = value.trim();
-                    if v.is_empty() || v.contains(':') {
-                        return Err(format!("{key}: a non-empty secret without ':'"));
+                    if v.contains(':') {
+                        return Err("a secret without ':'".into());
                     }
-                    self.world_secret = Some(v.to_string());
+                    self.world_secret = (!v.is_empty()).then(|| v.to_string());
                 }
-                "maxrequestsperdatagram" => self.max_requests_per_datagram = count(key, value)?,
-                "maxfilerequestsperdatagram" => {
-                    self.max_file_requests_per_datagram = count(key, value)?
+                "maxrequestsperdatagram" => self.max_requests_per_datagram = count(value)?,
+                "maxfilerequestsperdatagram" => self.max_file_requests_per_datagram = count(value)?,
+                "maxconfirmationfanout" => {
+                    self.max_confirmation_fanout = value
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("expected a whole number, found {value:?}"))?
                 }
                 "maxstepsperiteration" => {
-                    let n: u32 = count(key, value)?;
+                    let n: u32 = count(value)?;
                     if n > simrob_world::MAX_STEPS_PER_ITERATION {
                         return Err(format!(
-                            "{key}: at most {}, found {n}",
+                            "at most {}, found {n}",
                             simrob_world::MAX_STEPS_PER_ITERATION
                         ));
                     }
                     self.max_steps_per_iteration = n;
                 }
-                "maxentities" => self.max_entities = count(key, value)?,
-                "maxbodies" => self.max_bodies = count(key, value)?,
-                "maxposition" => self.max_position = positive(key, value)?,
-                "maxvelocity" => self.max_velocity = positive(key, value)?,
-                "maxgravity" => self.max_gravity = positive(key, value)?,
-                "mintimestep" => self.min_timestep = positive(key, value)?,
+                "maxentities" => self.max_entities = count(value)?,
+                "maxbodies" => self.max_bodies = count(value)?,
+                "maxposition" => self.max_position = positive(value)?,
+                "maxvelocity" => self.max_velocity = positive(value)?,
+                "maxgravity" => self.max_gravity = positive(value)?,
+                "mintimestep" => self.min_timestep = positive(value)?,
                 "maxtimestep" => {
-                    let v = positive(key, value)?;
+                    let v = positive(value)?;
                     if v > simrob_world::MAX_TIMESTEP {
                         return Err(format!(
-                            "{key}: at most {} s, found {v}",
+                            "at most {} s, found {v}",
                             simrob_world::MAX_TIMESTEP
                         ));
                     }
                     self.max_timestep = v;
                 }
-                "amplificationfactor" => self.amplification_factor = positive(key, value)?,
+                "amplificationfactor" => self.amplification_factor = positive(value)?,
                 "trustloopback" => {
                     self.trust_loopback = match value.trim().to_ascii_lowercase().as_str() {
                         "true" | "1" | "yes" | "on" => true,
                         "false" | "0" | "no" | "off" => false,
-                        _ => return Err(format!("{key}: expected true or false, found {value:?}")),
+                        _ => return Err(format!("expected true or false, found {value:?}")),
                     }
                 }
                 "trustedagentips" => {
@@ -240,15 +262,15 @@ impl Limits {
                                 .map(|ip| {
                                     ip.trim()
                                         .parse()
-                                        .map_err(|_| format!("{key}: {ip:?} is not an IP address"))
+                                        .map_err(|_| format!("{ip:?} is not an IP address"))
                                 })
                                 .collect::<Result<_, _>>()?,
                         )
                     }
                 }
-                "receivebuffer" => self.receive_buffer = count(key, value)?,
-                "savedirectorybytes" => self.save_directory_bytes = count(key, value)?,
-                "savedirectoryfiles" => self.save_directory_files = count(key, value)?,
+                "receivebuffer" => self.receive_buffer = count(value)?,
+                "savedirectorybytes" => self.save_directory_bytes = count(value)?,
+                "savedirectoryfiles" => self.save_directory_files = count(value)?,
                 _ => return Err(String::new()),
             }
             Ok(())
@@ -286,7 +308,10 @@ impl Limits {
     /// out of range, a world grown past its entity or body limit.
     pub fn check(&self, request: &Request, world: &World) -> Result<(), String> {
         let pos = |what: &str, v: &[f64]| -> Result<(), String> {
-            match v.iter().find(|x| !(x.is_finite() && x.abs() <= self.max_position)) {
+            match v
+                .iter()
+                .find(|x| !(x.is_finite() && x.abs() <= self.max_position))
+            {
                 Some(x) => Err(format!(
                     "{what} {x} is out of range (|{what}| ≤ {} m, configuration key maxposition)",
                     self.max_position
@@ -305,29 +330,27 @@ impl Limits {
         };
         match request {
             Request::Control { request, .. } => match request {
-                ControlRequest::SetWorldGravity(g) => {
-                    if !(g.is_finite() && g.abs() <= self.max_gravity) {
-                        return Err(format!(
-                            "Gravity {g} is out of range (|Gravity| ≤ {} m/s², configuration key maxgravity)",
-                            self.max_gravity
-                        ));
-                    }
+                ControlRequest::SetWorldGravity(g)
+                    if !(g.is_finite() && g.abs() <= self.max_gravity) =>
+                {
+                    return Err(format!(
+                        "Gravity {g} is out of range (|Gravity| ≤ {} m/s², configuration key maxgravity)",
+                        self.max_gravity
+                    ));
                 }
-                ControlRequest::SetTimestep(t) => {
-                    if !(t.is_finite() && *t >= self.min_timestep && *t <= self.max_timestep) {
-                        return Err(format!(
-                            "Timestep {t} is out of range ({} … {} s, configuration keys mintimestep and maxtimestep)",
-                            self.min_timestep, self.max_timestep
-                        ));
-                    }
+                ControlRequest::SetTimestep(t)
+                    if !(t.is_finite() && *t >= self.min_timestep && *t <= self.max_timestep) =>
+                {
+                    return Err(format!(
+                        "Timestep {t} is out of range ({} … {} s, configuration keys mintimestep and maxtimestep)",
+                        self.min_timestep, self.max_timestep
+                    ));
                 }
-                ControlRequest::SetStepsPerIteration(n) => {
-                    if *n > self.max_steps_per_iteration {
-                        return Err(format!(
-                            "Steps_Per_Iteration {n} is more than {} (configuration key maxstepsperiteration)",
-                            self.max_steps_per_iteration
-                        ));
-                    }
+                ControlRequest::SetStepsPerIteration(n) if *n > self.max_steps_per_iteration => {
+                    return Err(format!(
+                        "Steps_Per_Iteration {n} is more than {} (configuration key maxstepsperiteration)",
+                        self.max_steps_per_iteration
+                    ));
                 }
                 ControlRequest::CreateEntity(spec) => {
                     if world.entity_ids().count() >= self.max_entities {
@@ -373,7 +396,11 @@ impl Limits {
 
     /// Whether `from` may change the world, given whether it is the registering address of
     /// a registered agent (`agent_key`).
-    pub fn may_change_world(&self, from: SocketAddr, agent_key: Option<&str>) -> Result<(), String> {
+    pub fn may_change_world(
+        &self,
+        from: SocketAddr,
+        agent_key: Option<&str>,
+    ) -> Result<(), String> {
         let ok = match self.world_access {
             WorldAccess::Everyone => true,
             WorldAccess::Agents => agent_key.is_some(),
@@ -396,8 +423,8 @@ impl Limits {
     }
 }
 
+/// Bodies a humanoid is made of, counted generously.
 fn simrob_soccer_parts() -> usize {
-    // A humanoid is a handful of boxes; counted generously.
     8
 }
 

@@ -15,12 +15,13 @@ use std::time::{Duration, Instant};
 
 use simrob_protocol::{
     decode_datagram, encode_broadcast, encode_response, AgentRequest, Broadcast, ControlRequest,
-    DecodeError, Request, Response,
+    DecodeError, DecodeErrorKind, Request, Response,
 };
-use simrob_world::{default_save_key, session_flags_of, Applied, SessionFlags, World, WorldError};
+use simrob_world::{default_save_key, Applied, LoadOptions, World, WorldError};
 
 use crate::agents::{agent_seed, Agent, AgentFilter, Filter, FilterRegistry, View};
 use crate::config::ServerConfig;
+use crate::limits::Amplification;
 use crate::snapshot::{Snapshot, SnapshotModes};
 
 /// A datagram to send.
@@ -111,6 +112,9 @@ pub enum SessionError {
     /// A file result for no pending file operation.
     #[error("no file operation is waiting for this result")]
     NoSuchTicket,
+    /// The sender may not do this, or the request is past a limit (see [`crate::Limits`]).
+    #[error("{command}: {reason}")]
+    NotAllowed { command: String, reason: String },
 }
 
 /// The answer to a file operation (see [`Event::SaveWanted`], [`Event::LoadWanted`]).
@@ -159,6 +163,14 @@ struct FileWait {
     load: bool,
 }
 
+/// The session flags the world does not act on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Flags {
+    sync_mode: bool,
+    sync_wait: f64,
+    auto_adjust: bool,
+}
+
 /// The prefix of every error response.
 pub const ERROR_PREFIX: &str = "Error: ";
 
@@ -170,8 +182,6 @@ fn error_text(message: impl std::fmt::Display) -> String {
 pub struct Session {
     config: ServerConfig,
     world: World,
-    /// Sync mode, Sync_Wait and auto-adjust: the session's, saved with the world.
-    flags: SessionFlags,
     agents: Vec<Agent>,
     /// Per-agent filters, by agent key.
     views: BTreeMap<String, Box<dyn AgentFilter>>,
@@ -195,20 +205,23 @@ pub struct Session {
     waiting: Option<FileWait>,
     queued: VecDeque<(Origin, Result<Request, DecodeError>)>,
     next_ticket: u64,
+    /// Bytes from and to each address (anti-amplification).
+    amplification: Amplification,
+    /// The address each agent key was registered from: only it may use the key.
+    owners: BTreeMap<String, SocketAddr>,
+    /// The key registered from each address.
+    owner_keys: BTreeMap<SocketAddr, String>,
+    /// Entities already reported as gone non-finite.
+    non_finite: std::collections::BTreeSet<u32>,
 }
 
 impl Session {
     /// A session with an empty world.
     pub fn new(config: ServerConfig) -> Self {
         let world = World::new(config.world.clone());
-        let flags = SessionFlags {
-            sync_wait: config.sync_wait,
-            ..SessionFlags::default()
-        };
         Session {
             config,
             world,
-            flags,
             agents: Vec::new(),
             views: BTreeMap::new(),
             filters: FilterRegistry::standard(),
@@ -224,6 +237,10 @@ impl Session {
             waiting: None,
             queued: VecDeque::new(),
             next_ticket: 0,
+            amplification: Amplification::default(),
+            owners: BTreeMap::new(),
+            owner_keys: BTreeMap::new(),
+            non_finite: std::collections::BTreeSet::new(),
         }
     }
 
@@ -252,13 +269,13 @@ impl Session {
         }
     }
 
-    fn flags(&self) -> SessionFlags {
-        self.flags
-    }
-
-    /// Sync mode, Sync_Wait and auto-adjust now.
-    pub fn session_flags(&self) -> SessionFlags {
-        self.flags
+    fn flags(&self) -> Flags {
+        let m = self.world.modes();
+        Flags {
+            sync_mode: m.sync_mode,
+            sync_wait: m.sync_wait,
+            auto_adjust: m.auto_adjust,
+        }
     }
 
     /// Whether anyone reads [`Event::Iterated`], [`Event::Changed`] and [`Event::Response`]
@@ -292,16 +309,73 @@ impl Session {
     /// The world now, as a snapshot (built on each call).
     pub fn snapshot(&mut self) -> Arc<Snapshot> {
         self.stats.snapshots += 1;
-        Arc::new(Snapshot::of(&self.world, self.modes()))
+        let mut snapshot = Snapshot::of(&self.world, self.modes());
+        self.contain_non_finite(&mut snapshot);
+        Arc::new(snapshot)
+    }
+
+    /// A body whose state is no longer finite (the physics diverged) is never handed on:
+    /// it is left out of the snapshot, its entity is reported once and its velocities are
+    /// set to zero.
+    fn contain_non_finite(&mut self, snapshot: &mut Snapshot) {
+        let finite = |v: &[f64; 3]| v.iter().all(|x| x.is_finite());
+        let b = &mut snapshot.broadcast;
+        let mut bad: Vec<u32> = b
+            .bodies
+            .iter()
+            .filter(|s| {
+                !(finite(&s.position)
+                    && finite(&s.rotation)
+                    && finite(&s.linear_velocity)
+                    && finite(&s.angular_velocity))
+            })
+            .map(|s| s.entity_id)
+            .chain(
+                b.entities
+                    .iter()
+                    .filter(|e| !(finite(&e.position) && finite(&e.rotation)))
+                    .map(|e| e.entity_id),
+            )
+            .collect();
+        if bad.is_empty() {
+            return;
+        }
+        bad.sort_unstable();
+        bad.dedup();
+        b.bodies.retain(|s| !bad.contains(&s.entity_id));
+        b.entities.retain(|e| !bad.contains(&e.entity_id));
+        for id in bad {
+            let _ = self.world.set_entity_velocity(id, [0.0; 3], [0.0; 3]);
+            if self.non_finite.insert(id) {
+                self.log(
+                    LogLevel::Warn,
+                    format!(
+                        "entity {id}: the physics gave it a non-finite position or velocity at iteration {}; it is stopped and left out of broadcasts",
+                        self.world.iteration()
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Datagrams not sent because their address has not proven it asked for them (see
+    /// [`crate::Limits::proven`]).
+    pub fn withheld(&self) -> u64 {
+        self.amplification.withheld
     }
 
     /// The next datagram to send.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        let t = self.outbox.pop_front();
-        if t.is_some() {
-            self.stats.datagrams_out += 1;
+        while let Some(t) = self.outbox.pop_front() {
+            if self
+                .amplification
+                .may_send(&self.config.limits, t.to, t.payload.len())
+            {
+                self.stats.datagrams_out += 1;
+                return Some(t);
+            }
         }
-        t
+        None
     }
 
     /// The next event.
@@ -340,7 +414,11 @@ impl Session {
     fn confirm(&mut self, from: Option<SocketAddr>, text: String) {
         let payload = encode_response(&Response::Text(text.clone())).into_bytes();
         let mut sent_to_sender = false;
+        let fan_out = self.agents.len() <= self.config.limits.max_confirmation_fanout;
         for a in &self.agents {
+            if !fan_out && Some(a.addr) != from {
+                continue;
+            }
             sent_to_sender |= Some(a.addr) == from;
             self.outbox.push_back(Transmit {
                 to: a.addr,
@@ -366,6 +444,7 @@ impl Session {
     pub fn handle_datagram(&mut self, from: SocketAddr, data: &[u8], now: Instant) {
         self.tell_time(now);
         self.stats.datagrams_in += 1;
+        self.amplification.received(from, data.len());
         if data.len() > self.config.maximum_datagram_size {
             self.send_error(
                 Origin::Peer(from),
@@ -377,7 +456,13 @@ impl Session {
             );
             return;
         }
-        for result in decode_datagram(data, &self.config.keys) {
+        let results = decode_datagram(data, &self.config.keys);
+        if let Some(reason) = self.refuse_datagram(&results) {
+            self.stats.requests += results.len() as u64;
+            self.send_error(Origin::Peer(from), reason);
+            return;
+        }
+        for result in results {
             self.stats.requests += 1;
             self.queued.push_back((Origin::Peer(from), result));
         }
@@ -425,6 +510,57 @@ impl Session {
         }
     }
 
+    /// Why none of a datagram's requests may run, if so: it is not well-formed XML (then even
+    /// the requests before the break would be a partial execution), or it carries more work
+    /// than one datagram may (`maxrequestsperdatagram`, `maxfilerequestsperdatagram`).
+    fn refuse_datagram(&self, results: &[Result<Request, DecodeError>]) -> Option<String> {
+        let limits = &self.config.limits;
+        if let Some(Err(e)) = results
+            .iter()
+            .find(|r| matches!(r, Err(e) if e.kind() == DecodeErrorKind::Syntax))
+        {
+            return Some(format!(
+                "{e}; the datagram is not well-formed XML, so nothing in it was executed"
+            ));
+        }
+        if results.len() > limits.max_requests_per_datagram {
+            return Some(format!(
+                "the datagram carries {} requests, more than {} (configuration key maxrequestsperdatagram); nothing in it was executed",
+                results.len(),
+                limits.max_requests_per_datagram
+            ));
+        }
+        let files = results
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r,
+                    Ok(Request::Control {
+                        request: ControlRequest::Save(_) | ControlRequest::Load(_),
+                        ..
+                    })
+                )
+            })
+            .count();
+        if files > limits.max_file_requests_per_datagram {
+            return Some(format!(
+                "the datagram carries {files} Save or Load requests, more than {} (configuration key maxfilerequestsperdatagram); nothing in it was executed",
+                limits.max_file_requests_per_datagram
+            ));
+        }
+        None
+    }
+
+    /// Whether `request` from `origin` may run: who may change the world (peers only), and
+    /// the limits on values and sizes (everyone).
+    fn admit(&self, origin: Origin, request: &Request) -> Result<(), String> {
+        if let Origin::Peer(from) = origin {
+            let key = self.owner_keys.get(&from).map(String::as_str);
+            self.config.limits.may_change_world(from, key)?;
+        }
+        self.config.limits.check(request, &self.world)
+    }
+
     /// Runs queued requests until the queue is empty or a file operation must be waited for.
     fn run_queue(&mut self, now: Instant) {
         while self.waiting.is_none() {
@@ -452,11 +588,16 @@ impl Session {
         now: Instant,
     ) -> Result<(), SessionError> {
         let command = request.command(&self.config.keys).to_string();
+        if let Err(reason) = self.admit(origin, request) {
+            let e = SessionError::NotAllowed { command, reason };
+            self.send_error(origin, &e);
+            return Err(e);
+        }
         let confirm = request
             .response()
-            .unwrap_or(self.config.default_response_request);
+            .unwrap_or(self.config.world.default_response_request);
         let sync_before = self.flags().sync_mode;
-        let outcome = match self.apply(request) {
+        let outcome = match self.world.apply(request) {
             Ok(Applied::Done(text)) => {
                 self.dirty = true;
                 if confirm {
@@ -465,9 +606,7 @@ impl Session {
                 Ok(())
             }
             Ok(Applied::Save(path)) => {
-                let contents = self
-                    .world
-                    .save_xml_with_flags(default_save_key(), &self.flags);
+                let contents = self.world.save_xml();
                 let ticket = self.wait_for_file(origin, &command, confirm, &path, false);
                 self.events.push_back(Event::SaveWanted {
                     ticket,
@@ -501,35 +640,6 @@ impl Session {
             self.next_due = Some(now);
         }
         outcome
-    }
-
-    /// Applies a control or entity request: the session's own settings here, the rest in
-    /// the world.
-    fn apply(&mut self, request: &Request) -> Result<Applied, WorldError> {
-        let done = |text: String| Ok(Applied::Done(text));
-        match request {
-            Request::Control { request, .. } => match request {
-                ControlRequest::SetSyncMode(on) => {
-                    self.flags.sync_mode = *on;
-                    done(format!("Sync mode set to {on}"))
-                }
-                ControlRequest::SetAutoAdjustMode(on) => {
-                    self.flags.auto_adjust = *on;
-                    done(format!("Auto-adjust mode set to {on}"))
-                }
-                ControlRequest::SetSyncWait(s) => {
-                    if !(s.is_finite() && *s >= 0.0) {
-                        return Err(WorldError::Invalid(format!(
-                            "Sync_Wait must be a non-negative number of seconds, got {s}"
-                        )));
-                    }
-                    self.flags.sync_wait = *s;
-                    done(format!("Sync wait set to {s}"))
-                }
-                _ => self.world.apply_control(request),
-            },
-            _ => self.world.apply(request),
-        }
     }
 
     fn wait_for_file(
@@ -579,11 +689,18 @@ impl Session {
                 }
                 Ok(())
             }
-            (true, FileResult::Loaded(xml)) => match session_flags_of(&xml)
-                .and_then(|flags| self.world.load_xml(&xml).map(|()| flags))
+            (true, FileResult::Loaded(xml)) => match self
+                .world
+                .load_xml_with(
+                    &xml,
+                    &LoadOptions {
+                        key: Some(default_save_key()),
+                        limits: self.config.limits.load_limits(),
+                    },
+                )
+                .map(|_| ())
             {
-                Ok(flags) => {
-                    self.flags = flags;
+                Ok(()) => {
                     self.after_load();
                     if wait.confirm {
                         self.confirm(
@@ -705,6 +822,14 @@ impl Session {
                 if key.trim().is_empty() {
                     return self.send_error(origin, "Register_Agent: Key must not be empty");
                 }
+                if self.owners.get(&key).is_some_and(|owner| *owner != from) {
+                    return self.send_error(
+                        origin,
+                        format!(
+                            "Register_Agent: key {key:?} is registered from another address; only that address may register it again"
+                        ),
+                    );
+                }
                 let agent = Agent {
                     key: key.clone(),
                     agent_type: type_name,
@@ -736,8 +861,10 @@ impl Session {
                     Some(existing) => *existing = agent,
                     None => self.agents.push(agent),
                 }
+                self.owners.insert(key.clone(), from);
+                self.owner_keys.insert(from, key.clone());
                 self.confirm(
-                    None,
+                    Some(from),
                     format!("Sucessfully added agent with key {key}, port {port} and ip {ip}"),
                 );
             }
@@ -773,6 +900,14 @@ impl Session {
                 });
             }
             AgentRequest::Synchronize { key, iteration } => {
+                if self.owners.get(&key).is_some_and(|owner| *owner != from) {
+                    return self.send_error(
+                        origin,
+                        format!(
+                            "Synchronize: agent {key:?} is registered from another address; only that address may synchronize it"
+                        ),
+                    );
+                }
                 let current = self.world.iteration();
                 let Some(agent) = self.agents.iter_mut().find(|a| a.key == key) else {
                     return self.send_error(
@@ -1197,7 +1332,7 @@ mod timing_tests {
 
     #[test]
     fn lockstep_waits_for_every_synchronous_agent_or_sync_wait() {
-        let mut s = server(|c| c.sync_wait = 0.5);
+        let mut s = server(|c| c.world.sync_wait = 0.5);
         let t0 = Instant::now();
         register(&mut s, 9001, true, t0);
         register(&mut s, 9002, true, t0);
@@ -1430,53 +1565,5 @@ mod timing_tests {
             a[1].1,
             format!("<Seen key=\"a9301\" seed=\"{seed}\" iteration=\"2\">2</Seen>")
         );
-    }
-
-    #[test]
-    fn sync_and_auto_adjust_are_the_sessions_and_travel_in_save_files() {
-        let mut s = server(|_| {});
-        let t0 = Instant::now();
-        let control = |request| {
-            LocalCommand::Request(Request::Control {
-                request,
-                response: None,
-            })
-        };
-        for c in [
-            ControlRequest::SetSyncMode(true),
-            ControlRequest::SetSyncWait(0.25),
-            ControlRequest::SetAutoAdjustMode(true),
-        ] {
-            s.handle_command(control(c), t0).unwrap();
-        }
-        let refused = s.handle_command(control(ControlRequest::SetSyncWait(-1.0)), t0);
-        assert!(
-            matches!(&refused, Err(SessionError::Refused { command, .. }) if command == "Set_Sync_Wait"),
-            "{refused:?}"
-        );
-        let flags = s.session_flags();
-        assert!(flags.sync_mode && flags.auto_adjust && flags.sync_wait == 0.25);
-        s.handle_command(control(ControlRequest::Save("f.xml".into())), t0)
-            .unwrap();
-        let Some(Event::SaveWanted {
-            ticket, contents, ..
-        }) = s.poll_event()
-        else {
-            panic!("expected SaveWanted");
-        };
-        s.handle_file_result(ticket, FileResult::Saved("f.xml".into()), t0)
-            .unwrap();
-        let mut fresh = server(|_| {});
-        assert_eq!(fresh.session_flags(), SessionFlags::default());
-        fresh
-            .handle_command(control(ControlRequest::Load("f.xml".into())), t0)
-            .unwrap();
-        let Some(Event::LoadWanted { ticket, .. }) = fresh.poll_event() else {
-            panic!("expected LoadWanted");
-        };
-        fresh
-            .handle_file_result(ticket, FileResult::Loaded(contents), t0)
-            .unwrap();
-        assert_eq!(fresh.session_flags(), flags);
     }
 }
