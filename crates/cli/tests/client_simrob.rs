@@ -1,4 +1,7 @@
-//! The SimRob client against a real server on loopback.
+//! The SimRob client (`simrob-client`) against a real server on loopback. It lives here,
+//! beside the command-line tests, because this crate already depends on both: a
+//! dev-dependency of the client on the server would give the client's examples a different
+//! feature set from the main build and make them rebuild the whole tree.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -8,7 +11,7 @@ use simrob_client::simrob::{Agent, AgentOptions, ClientError};
 use simrob_protocol::{
     decode_datagram, AgentType, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
 };
-use simrob_server::simrob::{DirStore, ServerConfig, SimServer, UdpServer};
+use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 
 struct Running {
     addr: std::net::SocketAddr,
@@ -33,15 +36,15 @@ fn serve(tag: &str, max_datagram: usize) -> Running {
         save_directory: dir.clone(),
         ..ServerConfig::default()
     };
-    let mut core = SimServer::new(config, Box::new(DirStore::new(&dir).unwrap()));
+    let mut server =
+        UdpServer::bind(Session::new(config), Box::new(DirStore::new(&dir).unwrap())).unwrap();
     let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
     let requests: Vec<Request> =
         decode_datagram(&std::fs::read(scenario).unwrap(), &CommandKeys::default())
             .into_iter()
             .map(|r| r.unwrap())
             .collect();
-    core.apply_local(&requests).unwrap();
-    let mut server = UdpServer::bind(core).unwrap();
+    server.apply_local(&requests).unwrap();
     let addr = server.local_addr().unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
@@ -152,4 +155,40 @@ fn lockstep_with_split_broadcasts() {
         "every iteration, in order, none skipped"
     );
     assert!(seen[59].1 < seen[0].1, "the robot drove towards -X");
+}
+
+/// The `simrob_drive` example, compiled into this test so that what it does is checked.
+#[allow(dead_code)]
+#[path = "../../client/examples/simrob_drive.rs"]
+mod simrob_drive;
+
+#[test]
+fn the_drive_example_reaches_the_ball_on_a_server_already_running() {
+    let server = serve("drive", 65000);
+    // Let the server run past iteration 300 on its own first.
+    let mut watcher = Agent::connect(server.addr).unwrap();
+    watcher
+        .register(
+            "watcher",
+            AgentOptions {
+                broadcast: 0.0,
+                ..AgentOptions::default()
+            },
+        )
+        .unwrap();
+    watcher
+        .control(ControlRequest::InitializeSimulation, false)
+        .unwrap();
+    loop {
+        let b = watcher
+            .next_broadcast(Duration::from_secs(30))
+            .unwrap()
+            .expect("the server broadcasts");
+        if b.iteration > 300 {
+            break;
+        }
+    }
+    let end = simrob_drive::drive(server.addr, 6000, false).unwrap();
+    assert!(end.reached, "{end:?}");
+    assert!(end.iterations > 50, "it drove: {end:?}");
 }
