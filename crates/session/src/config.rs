@@ -43,8 +43,47 @@
 use std::net::IpAddr;
 use std::path::PathBuf;
 
-use simrob_protocol::{config_keys, CommandKeys};
+use simrob_protocol::{config_keys, CommandKeys, KeysError};
 use simrob_world::WorldConfig;
+
+/// Why a configuration key, value or file is refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// A value of the wrong type or out of range.
+    #[error("{key}: {problem}")]
+    Value { key: String, problem: String },
+    #[error("unknown configuration key {0:?} (run `simrob serve --list-config` for the keys)")]
+    UnknownKey(String),
+    #[error("{file}:{line}: expected `key value`, found {text:?}")]
+    Syntax {
+        file: String,
+        line: usize,
+        text: String,
+    },
+    #[error("{file}: {message}")]
+    Toml { file: String, message: String },
+    /// An error in a file, at a line of the legacy form.
+    #[error("{file}{}: {source}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    In {
+        file: String,
+        line: Option<usize>,
+        #[source]
+        source: Box<ConfigError>,
+    },
+    #[error("{file}: command keys: {source}")]
+    Keys {
+        file: String,
+        #[source]
+        source: KeysError,
+    },
+}
+
+fn bad(key: &str, problem: String) -> ConfigError {
+    ConfigError::Value {
+        key: key.to_string(),
+        problem,
+    }
+}
 
 /// Smallest accepted `maximumdatagramsize`.
 pub const MIN_DATAGRAM_SIZE: usize = 1024;
@@ -61,6 +100,10 @@ pub struct ServerConfig {
     pub maximum_datagram_size: usize,
     pub world: WorldConfig,
     pub keys: CommandKeys,
+    /// `defaultresponserequest`: confirm a command when the request does not say.
+    pub default_response_request: bool,
+    /// `syncwait`: seconds the session waits for synchronous agents.
+    pub sync_wait: f64,
     /// Simulated seconds per wall second in asynchronous mode (0 = as fast as possible).
     pub real_time_factor: f64,
     pub save_directory: PathBuf,
@@ -82,6 +125,8 @@ impl Default for ServerConfig {
             maximum_datagram_size: 65000,
             world: WorldConfig::default(),
             keys: CommandKeys::default(),
+            default_response_request: false,
+            sync_wait: 0.1,
             real_time_factor: 0.0,
             save_directory: PathBuf::from("."),
             allow_foreign_agent_ip: false,
@@ -137,51 +182,53 @@ pub fn all_keys() -> Vec<(String, String)> {
     keys
 }
 
-fn number(key: &str, value: &str) -> Result<f64, String> {
+fn number(key: &str, value: &str) -> Result<f64, ConfigError> {
     value
         .trim()
         .parse::<f64>()
         .ok()
         .filter(|v| v.is_finite())
-        .ok_or_else(|| format!("{key}: expected a finite number, found {value:?}"))
+        .ok_or_else(|| bad(key, format!("expected a finite number, found {value:?}")))
 }
 
-fn unit(key: &str, value: &str) -> Result<f64, String> {
+fn unit(key: &str, value: &str) -> Result<f64, ConfigError> {
     let v = number(key, value)?;
     if (0.0..=1.0).contains(&v) {
         Ok(v)
     } else {
-        Err(format!("{key}: must be between 0 and 1, found {v}"))
+        Err(bad(key, format!("must be between 0 and 1, found {v}")))
     }
 }
 
-fn non_negative(key: &str, value: &str) -> Result<f64, String> {
+fn non_negative(key: &str, value: &str) -> Result<f64, ConfigError> {
     let v = number(key, value)?;
     if v >= 0.0 {
         Ok(v)
     } else {
-        Err(format!("{key}: must not be negative, found {v}"))
+        Err(bad(key, format!("must not be negative, found {v}")))
     }
 }
 
-fn boolean(key: &str, value: &str) -> Result<bool, String> {
+fn boolean(key: &str, value: &str) -> Result<bool, ConfigError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "true" | "1" | "yes" | "on" => Ok(true),
         "false" | "0" | "no" | "off" => Ok(false),
-        _ => Err(format!("{key}: expected true or false, found {value:?}")),
+        _ => Err(bad(key, format!("expected true or false, found {value:?}"))),
     }
 }
 
-fn integer<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
-    value
-        .trim()
-        .parse::<T>()
-        .map_err(|_| format!("{key}: expected a whole number in range, found {value:?}"))
+fn integer<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, ConfigError> {
+    value.trim().parse::<T>().map_err(|_| {
+        bad(
+            key,
+            format!("expected a whole number in range, found {value:?}"),
+        )
+    })
 }
 
 impl ServerConfig {
     /// Sets one key from its text value.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
         let k = key.trim().to_ascii_lowercase();
         let w = &mut self.world;
         match k.as_str() {
@@ -190,37 +237,41 @@ impl ServerConfig {
                 self.receiver_ip = value
                     .trim()
                     .parse()
-                    .map_err(|_| format!("{k}: {value:?} is not an IP address"))?
+                    .map_err(|_| bad(&k, format!("{value:?} is not an IP address")))?
             }
             "simulationengineip" => {
                 self.simulation_engine_ip = value
                     .trim()
                     .parse()
-                    .map_err(|_| format!("{k}: {value:?} is not an IP address"))?
+                    .map_err(|_| bad(&k, format!("{value:?} is not an IP address")))?
             }
             "simulationengineport" => self.simulation_engine_port = integer(&k, value)?,
             "maximumdatagramsize" => {
                 let n: usize = integer(&k, value)?;
                 if !(MIN_DATAGRAM_SIZE..=MAX_DATAGRAM_SIZE).contains(&n) {
-                    return Err(format!(
-                        "{k}: must be between {MIN_DATAGRAM_SIZE} and {MAX_DATAGRAM_SIZE} bytes, found {n}"
+                    return Err(bad(
+                        &k,
+                        format!("must be between {MIN_DATAGRAM_SIZE} and {MAX_DATAGRAM_SIZE} bytes, found {n}"),
                     ));
                 }
                 self.maximum_datagram_size = n;
             }
             "contactpointsammount" => w.contact_points_amount = integer(&k, value)?,
-            "defaultresponserequest" => w.default_response_request = boolean(&k, value)?,
+            "defaultresponserequest" => self.default_response_request = boolean(&k, value)?,
             "defaultstepsize" => {
                 let v = number(&k, value)?;
                 if !(v > 0.0 && v <= simrob_world::MAX_TIMESTEP) {
-                    return Err(format!(
-                        "{k}: must be in (0, {}] seconds, found {v}",
-                        simrob_world::MAX_TIMESTEP
+                    return Err(bad(
+                        &k,
+                        format!(
+                            "must be in (0, {}] seconds, found {v}",
+                            simrob_world::MAX_TIMESTEP
+                        ),
                     ));
                 }
                 w.default_step_size = v;
             }
-            "syncwait" => w.sync_wait = non_negative(&k, value)?,
+            "syncwait" => self.sync_wait = non_negative(&k, value)?,
             "defaultphysicsworldbounciness" => w.default_world_bounciness = unit(&k, value)?,
             "defaultphysicsworldhardness" => w.default_world_hardness = unit(&k, value)?,
             "defaulthardnessinteraction" => w.default_interaction.hardness = unit(&k, value)?,
@@ -240,7 +291,7 @@ impl ServerConfig {
             "defaultbodymass" => {
                 let v = number(&k, value)?;
                 if v <= 0.0 {
-                    return Err(format!("{k}: must be a positive mass in kg, found {v}"));
+                    return Err(bad(&k, format!("must be a positive mass in kg, found {v}")));
                 }
                 w.default_body_mass = v;
             }
@@ -248,7 +299,7 @@ impl ServerConfig {
             "savedirectory" => {
                 let v = value.trim();
                 if v.is_empty() {
-                    return Err(format!("{k}: needs a directory"));
+                    return Err(bad(&k, "needs a directory".into()));
                 }
                 self.save_directory = PathBuf::from(v);
             }
@@ -256,12 +307,10 @@ impl ServerConfig {
             "randomseed" => self.random_seed = integer(&k, value)?,
             other => {
                 if let Some(result) = self.limits.set(other, value) {
-                    return result.map_err(|problem| format!("{other}: {problem}"));
+                    return result.map_err(|problem| bad(other, problem));
                 }
                 if !self.keys.set(other, value.trim()) {
-                    return Err(format!(
-                        "unknown configuration key {key:?} (run `simrob serve --list-config` for the keys)"
-                    ));
+                    return Err(ConfigError::UnknownKey(key.to_string()));
                 }
             }
         }
@@ -270,12 +319,15 @@ impl ServerConfig {
 
     /// Reads a configuration file: TOML when the name ends in `.toml`, the legacy
     /// `Configuration.data` form otherwise.
-    pub fn from_text(name: &str, text: &str) -> Result<ServerConfig, String> {
+    pub fn from_text(name: &str, text: &str) -> Result<ServerConfig, ConfigError> {
         let mut c = ServerConfig::default();
         if name.ends_with(".toml") {
-            let table: toml::Table = text
-                .parse()
-                .map_err(|e: toml::de::Error| format!("{name}: {e}"))?;
+            let table: toml::Table =
+                text.parse()
+                    .map_err(|e: toml::de::Error| ConfigError::Toml {
+                        file: name.to_string(),
+                        message: e.to_string(),
+                    })?;
             for (key, value) in &table {
                 let text = match value {
                     toml::Value::String(s) => s.clone(),
@@ -283,13 +335,24 @@ impl ServerConfig {
                     toml::Value::Float(f) => f.to_string(),
                     toml::Value::Boolean(b) => b.to_string(),
                     other => {
-                        return Err(format!(
-                            "{name}: {key}: expected a string, number or boolean, found a {}",
-                            other.type_str()
-                        ))
+                        return Err(ConfigError::In {
+                            file: name.to_string(),
+                            line: None,
+                            source: Box::new(bad(
+                                key,
+                                format!(
+                                    "expected a string, number or boolean, found a {}",
+                                    other.type_str()
+                                ),
+                            )),
+                        })
                     }
                 };
-                c.set(key, &text).map_err(|e| format!("{name}: {e}"))?;
+                c.set(key, &text).map_err(|e| ConfigError::In {
+                    file: name.to_string(),
+                    line: None,
+                    source: Box::new(e),
+                })?;
             }
         } else {
             for (n, line) in text.lines().enumerate() {
@@ -300,16 +363,23 @@ impl ServerConfig {
                 let (key, value) = line
                     .split_once(['=', ':'])
                     .or_else(|| line.split_once(char::is_whitespace))
-                    .ok_or_else(|| {
-                        format!("{name}:{}: expected `key value`, found {line:?}", n + 1)
+                    .ok_or_else(|| ConfigError::Syntax {
+                        file: name.to_string(),
+                        line: n + 1,
+                        text: line.to_string(),
                     })?;
                 c.set(key.trim(), value.trim())
-                    .map_err(|e| format!("{name}:{}: {e}", n + 1))?;
+                    .map_err(|e| ConfigError::In {
+                        file: name.to_string(),
+                        line: Some(n + 1),
+                        source: Box::new(e),
+                    })?;
             }
         }
-        c.keys
-            .validate()
-            .map_err(|e| format!("{name}: command keys: {e}"))?;
+        c.keys.validate().map_err(|source| ConfigError::Keys {
+            file: name.to_string(),
+            source,
+        })?;
         Ok(c)
     }
 }
@@ -331,12 +401,12 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.receiver_port, 6000);
         assert_eq!(a.maximum_datagram_size, 2048);
-        assert!(a.world.default_response_request);
+        assert!(a.default_response_request);
         assert_eq!(
             &a.keys[simrob_protocol::Command::CreateEntity],
             "Make_Thing"
         );
-        assert_eq!(a.world.sync_wait, 0.5);
+        assert_eq!(a.sync_wait, 0.5);
     }
 
     #[test]
@@ -376,11 +446,14 @@ mod tests {
             ("communicationreceiverip banana", "IP address"),
             ("justakey", "expected `key value`"),
         ] {
-            let e = ServerConfig::from_text("c.data", text).unwrap_err();
+            let e = ServerConfig::from_text("c.data", text)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(word) && e.contains("c.data:1"), "{e}");
         }
-        let e =
-            ServerConfig::from_text("c.data", "commandcreateentitykey Make_Step\n").unwrap_err();
+        let e = ServerConfig::from_text("c.data", "commandcreateentitykey Make_Step\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("command keys"), "{e}");
     }
 }

@@ -45,7 +45,7 @@ pub use agents::{
     agent_seed, Agent, AgentFilter, AgentInfo, BroadcastFilter, Filter, FilterRegistry, FullState,
     PosesOnly, View,
 };
-pub use config::{all_keys, ServerConfig, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE};
+pub use config::{all_keys, ConfigError, ServerConfig, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE};
 pub use limits::{Amplification, Limits, Trusted, WorldAccess};
 pub use session::{
     split_broadcast, Event, FileResult, FileTicket, LocalCommand, LogLevel, Session, SessionError,

@@ -17,7 +17,9 @@ use simrob_protocol::{
     decode_datagram, encode_broadcast, encode_response, AgentRequest, Broadcast, ControlRequest,
     DecodeError, DecodeErrorKind, Request, Response,
 };
-use simrob_world::{default_save_key, Applied, LoadOptions, World, WorldError};
+use simrob_world::{
+    default_save_key, session_flags_of, Applied, LoadOptions, SessionFlags, World, WorldError,
+};
 
 use crate::agents::{agent_seed, Agent, AgentFilter, Filter, FilterRegistry, View};
 use crate::config::ServerConfig;
@@ -163,14 +165,6 @@ struct FileWait {
     load: bool,
 }
 
-/// The session flags the world does not act on.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Flags {
-    sync_mode: bool,
-    sync_wait: f64,
-    auto_adjust: bool,
-}
-
 /// The prefix of every error response.
 pub const ERROR_PREFIX: &str = "Error: ";
 
@@ -182,6 +176,8 @@ fn error_text(message: impl std::fmt::Display) -> String {
 pub struct Session {
     config: ServerConfig,
     world: World,
+    /// Sync mode, Sync_Wait and auto-adjust: the session's, saved with the world.
+    flags: SessionFlags,
     agents: Vec<Agent>,
     /// Per-agent filters, by agent key.
     views: BTreeMap<String, Box<dyn AgentFilter>>,
@@ -219,9 +215,14 @@ impl Session {
     /// A session with an empty world.
     pub fn new(config: ServerConfig) -> Self {
         let world = World::new(config.world.clone());
+        let flags = SessionFlags {
+            sync_wait: config.sync_wait,
+            ..SessionFlags::default()
+        };
         Session {
             config,
             world,
+            flags,
             agents: Vec::new(),
             views: BTreeMap::new(),
             filters: FilterRegistry::standard(),
@@ -269,13 +270,13 @@ impl Session {
         }
     }
 
-    fn flags(&self) -> Flags {
-        let m = self.world.modes();
-        Flags {
-            sync_mode: m.sync_mode,
-            sync_wait: m.sync_wait,
-            auto_adjust: m.auto_adjust,
-        }
+    fn flags(&self) -> SessionFlags {
+        self.flags
+    }
+
+    /// Sync mode, Sync_Wait and auto-adjust now.
+    pub fn session_flags(&self) -> SessionFlags {
+        self.flags
     }
 
     /// Whether anyone reads [`Event::Iterated`], [`Event::Changed`] and [`Event::Response`]
@@ -595,9 +596,9 @@ impl Session {
         }
         let confirm = request
             .response()
-            .unwrap_or(self.config.world.default_response_request);
+            .unwrap_or(self.config.default_response_request);
         let sync_before = self.flags().sync_mode;
-        let outcome = match self.world.apply(request) {
+        let outcome = match self.apply(request) {
             Ok(Applied::Done(text)) => {
                 self.dirty = true;
                 if confirm {
@@ -606,7 +607,9 @@ impl Session {
                 Ok(())
             }
             Ok(Applied::Save(path)) => {
-                let contents = self.world.save_xml();
+                let contents = self
+                    .world
+                    .save_xml_with_flags(default_save_key(), &self.flags);
                 let ticket = self.wait_for_file(origin, &command, confirm, &path, false);
                 self.events.push_back(Event::SaveWanted {
                     ticket,
@@ -640,6 +643,35 @@ impl Session {
             self.next_due = Some(now);
         }
         outcome
+    }
+
+    /// Applies a control or entity request: the session's own settings here, the rest in
+    /// the world.
+    fn apply(&mut self, request: &Request) -> Result<Applied, WorldError> {
+        let done = |text: String| Ok(Applied::Done(text));
+        match request {
+            Request::Control { request, .. } => match request {
+                ControlRequest::SetSyncMode(on) => {
+                    self.flags.sync_mode = *on;
+                    done(format!("Sync mode set to {on}"))
+                }
+                ControlRequest::SetAutoAdjustMode(on) => {
+                    self.flags.auto_adjust = *on;
+                    done(format!("Auto-adjust mode set to {on}"))
+                }
+                ControlRequest::SetSyncWait(s) => {
+                    if !(s.is_finite() && *s >= 0.0) {
+                        return Err(WorldError::Invalid(format!(
+                            "Sync_Wait must be a non-negative number of seconds, got {s}"
+                        )));
+                    }
+                    self.flags.sync_wait = *s;
+                    done(format!("Sync wait set to {s}"))
+                }
+                _ => self.world.apply_control(request),
+            },
+            _ => self.world.apply(request),
+        }
     }
 
     fn wait_for_file(
@@ -689,18 +721,19 @@ impl Session {
                 }
                 Ok(())
             }
-            (true, FileResult::Loaded(xml)) => match self
-                .world
-                .load_xml_with(
-                    &xml,
-                    &LoadOptions {
-                        key: Some(default_save_key()),
-                        limits: self.config.limits.load_limits(),
-                    },
-                )
-                .map(|_| ())
-            {
-                Ok(()) => {
+            (true, FileResult::Loaded(xml)) => match session_flags_of(&xml).and_then(|flags| {
+                self.world
+                    .load_xml_with(
+                        &xml,
+                        &LoadOptions {
+                            key: Some(default_save_key()),
+                            limits: self.config.limits.load_limits(),
+                        },
+                    )
+                    .map(|_| flags)
+            }) {
+                Ok(flags) => {
+                    self.flags = flags;
                     self.after_load();
                     if wait.confirm {
                         self.confirm(
@@ -1332,7 +1365,7 @@ mod timing_tests {
 
     #[test]
     fn lockstep_waits_for_every_synchronous_agent_or_sync_wait() {
-        let mut s = server(|c| c.world.sync_wait = 0.5);
+        let mut s = server(|c| c.sync_wait = 0.5);
         let t0 = Instant::now();
         register(&mut s, 9001, true, t0);
         register(&mut s, 9002, true, t0);
@@ -1565,5 +1598,53 @@ mod timing_tests {
             a[1].1,
             format!("<Seen key=\"a9301\" seed=\"{seed}\" iteration=\"2\">2</Seen>")
         );
+    }
+
+    #[test]
+    fn sync_and_auto_adjust_are_the_sessions_and_travel_in_save_files() {
+        let mut s = server(|_| {});
+        let t0 = Instant::now();
+        let control = |request| {
+            LocalCommand::Request(Request::Control {
+                request,
+                response: None,
+            })
+        };
+        for c in [
+            ControlRequest::SetSyncMode(true),
+            ControlRequest::SetSyncWait(0.25),
+            ControlRequest::SetAutoAdjustMode(true),
+        ] {
+            s.handle_command(control(c), t0).unwrap();
+        }
+        let refused = s.handle_command(control(ControlRequest::SetSyncWait(-1.0)), t0);
+        assert!(
+            matches!(&refused, Err(SessionError::Refused { command, .. }) if command == "Set_Sync_Wait"),
+            "{refused:?}"
+        );
+        let flags = s.session_flags();
+        assert!(flags.sync_mode && flags.auto_adjust && flags.sync_wait == 0.25);
+        s.handle_command(control(ControlRequest::Save("f.xml".into())), t0)
+            .unwrap();
+        let Some(Event::SaveWanted {
+            ticket, contents, ..
+        }) = s.poll_event()
+        else {
+            panic!("expected SaveWanted");
+        };
+        s.handle_file_result(ticket, FileResult::Saved("f.xml".into()), t0)
+            .unwrap();
+        let mut fresh = server(|_| {});
+        assert_eq!(fresh.session_flags(), SessionFlags::default());
+        fresh
+            .handle_command(control(ControlRequest::Load("f.xml".into())), t0)
+            .unwrap();
+        let Some(Event::LoadWanted { ticket, .. }) = fresh.poll_event() else {
+            panic!("expected LoadWanted");
+        };
+        fresh
+            .handle_file_result(ticket, FileResult::Loaded(contents), t0)
+            .unwrap();
+        assert_eq!(fresh.session_flags(), flags);
     }
 }
