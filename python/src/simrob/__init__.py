@@ -1,10 +1,11 @@
 """simrob for Python: SimRob agents over UDP, Mobile Robot Simulator robots over TCP, FutRob
-team messages (codec, spy, sender), and ``simrob`` processes started on free ports.
+team messages (codec, spy, sender), robots and operators of ``simrob coord`` (the General
+Robot Interface), and ``simrob`` processes started on free ports.
 
 >>> from simrob import Agent, MrsClient, server
 """
 
-from . import protocol, server, soccer
+from . import coord, protocol, server, soccer
 from .agent import Agent, NotRegistered, ServerError, SimRobError, Timeout
 from .mrs import MrsClient, MrsError
 from .protocol import AgentInformation, Body, Broadcast, EntityInfo, ProtocolError, Response
@@ -23,6 +24,7 @@ __all__ = [
     "ServerError",
     "SimRobError",
     "Timeout",
+    "coord",
     "protocol",
     "server",
     "soccer",

@@ -1,0 +1,51 @@
+"""Robots and an operator on the GRI against a real `simrob coord serve`."""
+
+import subprocess
+from typing import Iterator
+
+import pytest
+
+from simrob import server
+from simrob.coord import CoordError, Operator, Robot
+
+
+@pytest.fixture
+def cc() -> Iterator[server.Process]:
+    binary = server.find_binary()
+    if subprocess.run([binary, "coord", "--help"], capture_output=True).returncode != 0:
+        pytest.skip("this simrob has no coord subcommand")
+    with server.Process(["coord", "serve", "--port", "0", "--bid-window", "0.2"]) as p:
+        yield p
+
+
+def test_a_task_sent_to_a_robot_runs_to_the_end(cc: server.Process) -> None:
+    with Robot(cc.address, 3, capabilities=["movement"]) as robot, Operator(cc.address) as op:
+        robot.hello()
+        assert "python" in op.report("robots")
+        op.command("follow")
+        op.send_task(3, {"goto": {"x": 1.5, "y": -2.0}}, task_id=7)
+        assert robot.next_task() == {"id": 7, "kind": {"goto": {"x": 1.5, "y": -2.0}}}
+        robot.task_state(7, "running", 0.1)
+        robot.task_state(7, "ended", 0.5)
+        op.wait_for(["report"], lambda m: "task=7" in m["text"] and "RUNNING→ENDED" in m["text"])
+
+
+def test_contract_net_awards_the_only_bidder(cc: server.Process) -> None:
+    with Robot(cc.address, 5, capabilities=["perception"]) as robot, Operator(cc.address) as op:
+        robot.hello()
+        op.command("follow")
+        op.announce({"perceive": {"seconds": 2.0}}, task_id=9)
+        announce = robot.wait_for(["announce"])
+        assert announce["task"]["id"] == 9
+        robot.bid(announce["auction"], 1.25)
+        award = robot.wait_for(["award"])
+        assert (award["winner"], award["task"]["id"]) == (5, 9)
+        robot.accept(award["auction"])
+        op.wait_for(["report"], lambda m: "won" in m["text"] and "robot=5" in m["text"] and "task=9" in m["text"])
+
+
+def test_a_robot_with_an_operators_id_is_refused(cc: server.Process) -> None:
+    with Robot(cc.address, 0x40000001) as robot:
+        with pytest.raises(CoordError) as e:
+            robot.hello()
+        assert "own id" in str(e.value)
