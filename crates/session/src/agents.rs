@@ -129,7 +129,8 @@ pub struct FilterRegistry {
 }
 
 impl FilterRegistry {
-    /// `RobotController` and `GUI` (full state) and `PosesOnly`.
+    /// `RobotController` and `GUI` (full state), `PosesOnly`, and the humanoid brains'
+    /// cameras `Humanoid_Brain` and `Humanoid_Brain_Ideal` ([`crate::humanoid`]).
     pub fn standard() -> Self {
         let mut r = FilterRegistry {
             filters: BTreeMap::new(),
@@ -137,6 +138,7 @@ impl FilterRegistry {
         r.register(AgentType::RobotController.as_str(), FullState);
         r.register(AgentType::Gui.as_str(), FullState);
         r.register("PosesOnly", PosesOnly);
+        crate::humanoid::register(&mut r);
         r
     }
 

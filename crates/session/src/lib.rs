@@ -37,6 +37,7 @@
 
 mod agents;
 mod config;
+pub mod humanoid;
 mod limits;
 mod session;
 mod snapshot;

@@ -35,10 +35,14 @@ pub struct Snapshot {
     /// Every entity's id and type name (`Robot`, `Field`, `Ball`…), ascending by id.
     pub kinds: Vec<(u32, &'static str)>,
     pub modes: SnapshotModes,
+    /// The humanoids (pose, head, posture, action) and balls, for the humanoids' cameras and
+    /// the viewer; empty when the world has no humanoid.
+    pub soccer: simrob_world::brain::SoccerSnapshot,
 }
 
 impl Snapshot {
-    pub(crate) fn of(world: &World, modes: SnapshotModes) -> Snapshot {
+    /// The snapshot of `world` now, with the session's `modes`.
+    pub fn of(world: &World, modes: SnapshotModes) -> Snapshot {
         Snapshot {
             iteration: world.iteration(),
             time: world.sim_time(),
@@ -48,6 +52,11 @@ impl Snapshot {
                 .filter_map(|id| world.entity_spec(id).map(|s| (id, s.type_name())))
                 .collect(),
             modes,
+            soccer: if world.humanoid_ids().next().is_some() {
+                world.soccer_snapshot()
+            } else {
+                Default::default()
+            },
         }
     }
 }

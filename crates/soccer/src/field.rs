@@ -18,8 +18,9 @@
 //! | landmark poles | Ø 0.20 m, 0.45 m tall, on the halfway line 0.40 m outside each touch line | RoboCup Humanoid rules of FutRob's time (FutRob names them, gives no place) |
 //! | ball | Ø 0.10 m, 0.10 kg | derived from FutRob's vision facts (150 px minimum blob, ≈ 200 cm ball range, 280 px focal length); FutRob gives no size |
 //!
-//! The lines are flat boxes whose top is flush with the carpet (z = 0): the viewer draws them,
-//! the ball rolls over them as over the carpet.
+//! The lines are flat boxes whose top lies [`PAINT_DEPTH`] (1 cm) below the carpet's surface:
+//! the ball and the robots never touch them (a box at the surface, or within the engine's contact prediction distance of it, would catch a rolling ball on its edges),
+//! and the viewer draws them on the carpet.
 
 use simrob_protocol::{BodySpec, ControlRequest, EntitySpec, Interaction, Material, Shape};
 
@@ -27,7 +28,7 @@ use simrob_protocol::{BodySpec, ControlRequest, EntitySpec, Interaction, Materia
 pub mod material {
     /// The green carpet.
     pub const CARPET: u32 = 10;
-    /// White line paint (flush with the carpet).
+    /// White line paint (just under the carpet's surface, drawn on it).
     pub const LINE: u32 = 11;
     /// Goal posts, crossbars, nets and landmark poles.
     pub const POST: u32 = 12;
@@ -133,6 +134,9 @@ impl Default for KidSizeField {
         }
     }
 }
+
+/// How far below the carpet's surface the painted lines' top lies (m).
+pub const PAINT_DEPTH: f64 = 0.01;
 
 /// Rolling-resistance coefficient of the KidSize ball on the carpet (deceleration = C·g).
 /// With the kick speed of [`crate::MotionTable::kick_speed`] the ball rolls
@@ -270,7 +274,11 @@ impl KidSizeField {
                     size: [len + self.line_width, self.line_width, paint_t],
                 },
                 LINE,
-                [(x1 + x2) / 2.0, (y1 + y2) / 2.0, -paint_t / 2.0],
+                [
+                    (x1 + x2) / 2.0,
+                    (y1 + y2) / 2.0,
+                    -paint_t / 2.0 - PAINT_DEPTH,
+                ],
                 [0.0, 0.0, dy.atan2(dx)],
             );
         }
