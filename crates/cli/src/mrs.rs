@@ -64,6 +64,12 @@ pub struct MrsArgs {
     /// Pixels per inch of the pictures.
     #[arg(long, default_value_t = 2)]
     scale: u32,
+    /// Most robots (connections) at a time; a connection past it is refused at once.
+    #[arg(long, default_value_t = simrob_mrs::DEFAULT_MAX_CLIENTS)]
+    max_clients: usize,
+    /// Close a connection that sends nothing for this many seconds (0 = never).
+    #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
+    idle_timeout: f64,
 }
 
 fn parse_pose(s: &str) -> Result<Pose, String> {
@@ -110,6 +116,7 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
             stepped: args.stepped,
             timestep: args.timestep,
             snapshot_scale: args.scale,
+            max_clients: args.max_clients,
         },
     );
     let s = core.start_pose();
@@ -181,6 +188,9 @@ pub fn run(args: MrsArgs) -> Result<()> {
         speed: args.speed,
         snapshot,
         print_log: true,
+        idle_timeout: (args.idle_timeout > 0.0)
+            .then(|| Duration::try_from_secs_f64(args.idle_timeout).ok())
+            .flatten(),
     };
     let map_desc = format!(
         "{} × {} in map, {} rectangles{}",
