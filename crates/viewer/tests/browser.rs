@@ -101,7 +101,7 @@ fn the_page_draws_the_robot_where_the_world_says_and_follows_it() {
             Duration::from_secs(2),
         )
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1200)); // the robot lands
+    run_iterations(&mut agent, 120); // the robot lands
     agent
         .request(
             Request::Control {
@@ -111,7 +111,6 @@ fn the_page_draws_the_robot_where_the_world_says_and_follows_it() {
             Duration::from_secs(2),
         )
         .unwrap();
-    std::thread::sleep(Duration::from_millis(100));
 
     // Top view, 200 px per metre, centred on the origin: world (x, y) → (400 + 200x, 300 − 200y).
     let (w, h) = (800u32, 600u32);
@@ -168,11 +167,10 @@ fn the_page_draws_the_robot_where_the_world_says_and_follows_it() {
     agent
         .control(ControlRequest::SetStepMode(false), false)
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    run_iterations(&mut agent, 150);
     agent
         .control(ControlRequest::SetStepMode(true), false)
         .unwrap();
-    std::thread::sleep(Duration::from_millis(150));
     let world_after = pose(&mut agent);
     assert!(
         world_after[0] < world_before[0] - 0.05,
@@ -227,6 +225,25 @@ fn the_3d_view_is_not_blank_and_the_viewer_is_no_network_agent() {
         !orange_pixels(&img).is_empty(),
         "the SumBot is not in the 3D view"
     );
+}
+
+/// Waits (on broadcasts, not the clock) until `n` more iterations have run.
+fn run_iterations(agent: &mut Agent, n: u64) {
+    let options = |broadcast| AgentOptions {
+        broadcast,
+        ..AgentOptions::default()
+    };
+    agent.register("observer", options(0.0)).unwrap();
+    let next = |agent: &mut Agent| {
+        agent
+            .next_broadcast(Duration::from_secs(10))
+            .unwrap()
+            .expect("a broadcast")
+            .iteration
+    };
+    let first = next(agent);
+    while next(agent) < first + n {}
+    agent.register("observer", options(-1.0)).unwrap();
 }
 
 /// The SumBot's reported position, from a broadcast.

@@ -62,8 +62,8 @@ fn record_a_run(dir: &Path) -> PathBuf {
             Duration::from_secs(2),
         )
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500)); // the robot lands
-                                                    // Both wheels +6 rad/s: towards −X.
+    // The robot lands, then both wheels +6 rad/s: towards −X.
+    run_iterations(&mut agent, 50);
     agent
         .entity(
             EntityRequest::RobotMotorControl {
@@ -82,13 +82,32 @@ fn record_a_run(dir: &Path) -> PathBuf {
             false,
         )
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    run_iterations(&mut agent, 150);
     // The file can be read while it is written.
     let partial = Recording::open(&file).unwrap();
     assert!(partial.frames.len() > 10, "{} frames", partial.frames.len());
     stop.store(true, Ordering::Relaxed);
     thread.join().unwrap();
     file
+}
+
+/// Waits (on broadcasts, not the clock) until `n` more iterations have run.
+fn run_iterations(agent: &mut Agent, n: u64) {
+    let options = |broadcast| AgentOptions {
+        broadcast,
+        ..AgentOptions::default()
+    };
+    agent.register("driver", options(0.0)).unwrap();
+    let next = |agent: &mut Agent| {
+        agent
+            .next_broadcast(Duration::from_secs(10))
+            .unwrap()
+            .expect("a broadcast")
+            .iteration
+    };
+    let first = next(agent);
+    while next(agent) < first + n {}
+    agent.register("driver", options(-1.0)).unwrap();
 }
 
 fn robot(frame: &Frame) -> [f64; 3] {
