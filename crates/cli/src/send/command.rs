@@ -176,6 +176,54 @@ pub enum SendCommand {
         #[arg(value_name = "JOINT=VALUE", required = true, value_parser = motor)]
         motors: Vec<MotorCommand>,
     },
+    /// Create_Entity Type="Humanoid": a FutRob humanoid robot on the KidSize field.
+    ///
+    /// Example: `humanoid --entity 21 --team cyan -- -0.3 0 0` puts a cyan robot 30 cm
+    /// behind the centre spot, facing the magenta goal (+X). Load scenarios/soccer/kidsize.xml
+    /// first (`scenario`).
+    Humanoid {
+        /// Entity id of the new robot.
+        #[arg(long, value_name = "ID")]
+        entity: u32,
+        /// Team: cyan (defends the goal at -X) or magenta (the goal at +X).
+        #[arg(long, value_name = "cyan|magenta")]
+        team: String,
+        /// X on the field, metres.
+        #[arg(value_name = "X", value_parser = finite, allow_negative_numbers = true)]
+        x: f64,
+        /// Y on the field, metres.
+        #[arg(value_name = "Y", value_parser = finite, allow_negative_numbers = true)]
+        y: f64,
+        /// Heading, radians counter-clockwise from +X.
+        #[arg(value_name = "HEADING", value_parser = finite, allow_negative_numbers = true,
+              default_value = "0")]
+        heading: f64,
+        /// Motion noise and falls: paper (FutRob's robots) or ideal (exact, no falls).
+        #[arg(long, value_name = "PROFILE", default_value = "paper")]
+        profile: String,
+        /// Seed of the robot's noise (default: its entity id).
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
+    },
+    /// Humanoid_Action: one of a humanoid's actions, by FutRob's name and parameters.
+    ///
+    /// Examples: `action --entity 21 walk distance=30` (2 steps of 12 cm and 3 of 2 cm),
+    /// `action --entity 21 turn angle=-40` (two 20° turns to the left),
+    /// `action --entity 21 turnHeadVertically angle=-30`, `action --entity 21 kickRight`.
+    /// Units are centimetres and degrees; angles are positive to the right. Actions: none,
+    /// initialPosition, walk, walkRight, walkLeft, turn, turnHeadVertically,
+    /// turnHeadHorizontally, kickRight, kickLeft, saveRight, saveLeft, frontGetUp, backGetUp.
+    Action {
+        /// Humanoid entity id.
+        #[arg(long, value_name = "ID")]
+        entity: u32,
+        /// The action's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// Its parameters.
+        #[arg(value_name = "PARAM=VALUE", value_parser = action_param)]
+        params: Vec<(String, String)>,
+    },
     /// Register_Agent (§2.1): register an agent.
     ///
     /// Without --port it registers this commander's own address under KEY, and the
@@ -265,6 +313,16 @@ fn broadcast_interval(s: &str) -> Result<f64, String> {
         Err(format!(
             "must be -1 (never) or a number of seconds >= 0, found {v}"
         ))
+    }
+}
+
+/// `PARAM=VALUE`: an action parameter (the server judges the name and the value).
+fn action_param(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!(
+            "expected PARAM=VALUE (e.g. distance=30 or angle=-20), found {s:?}"
+        )),
     }
 }
 
@@ -430,6 +488,32 @@ impl SendCommand {
                     motors: motors.clone(),
                 })])
             }
+            SendCommand::Humanoid {
+                entity: id,
+                team,
+                x,
+                y,
+                heading,
+                profile,
+                seed,
+            } => one(C::CreateEntity(simrob_protocol::EntitySpec::Humanoid {
+                entity_id: *id,
+                team: team.clone(),
+                position: [*x, *y],
+                heading: *heading,
+                profile: Some(profile.clone()),
+                seed: *seed,
+                material: None,
+            })),
+            SendCommand::Action {
+                entity: id,
+                name,
+                params,
+            } => Ok(vec![entity(EntityRequest::HumanoidAction {
+                entity_id: *id,
+                name: name.clone(),
+                params: params.clone(),
+            })]),
             SendCommand::Register {
                 key,
                 agent_type,
