@@ -15,7 +15,7 @@ pub use simrob_session::{
     Session, SessionError, Snapshot, Stats, Transmit, View, ERROR_PREFIX, MAX_DATAGRAM_SIZE,
     MIN_DATAGRAM_SIZE,
 };
-pub use udp::UdpServer;
+pub use udp::{set_receive_buffer, UdpServer, DEFAULT_RECEIVE_BUFFER};
 
 /// Why the server could not start or apply its scenario.
 #[derive(Debug, thiserror::Error)]

@@ -55,6 +55,8 @@ pub trait SaveStore: Send {
     fn save(&mut self, name: &str, contents: &str) -> Result<PathBuf, FileError>;
     /// Reads the file `name`.
     fn load(&mut self, name: &str) -> Result<String, FileError>;
+    /// Limits what the store may hold from now on (stores without a quota ignore it).
+    fn set_quota(&mut self, _quota: Quota) {}
 }
 
 /// How much a save directory may hold.
@@ -192,6 +194,10 @@ fn remove_stale_temps(dir: &Path) -> usize {
 }
 
 impl SaveStore for DirStore {
+    fn set_quota(&mut self, quota: Quota) {
+        self.quota = quota;
+    }
+
     fn save(&mut self, name: &str, contents: &str) -> Result<PathBuf, FileError> {
         let path = self.resolve(name)?;
         let name = name.trim();
