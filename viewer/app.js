@@ -27,12 +27,28 @@ if (params.has('cy')) state.top.cy = parseFloat(params.get('cy'));
 if (params.has('scale')) state.fitted = true;
 const hideLabels = params.get('labels') === '0';
 const bench = params.get('bench') === '1';
+// Humanoids: ?fov=1 (or the f key) draws each robot's camera field of view on the floor.
+state.fov = params.get('fov') === '1';
+window.addEventListener('keydown', (ev) => {
+  if (ev.key === 'f' && !(ev.target instanceof HTMLInputElement)) { state.fov = !state.fov; state.lastDrawn = null; }
+});
 // ?panel=0 hides the side panel (kiosk displays, screenshots).
 if (params.get('panel') === '0') $('side').style.display = 'none';
 
 // ---------------------------------------------------------------- colours
+const HUMANOID_TEAMS = { 14: [0.1, 0.8, 0.9], 15: [0.9, 0.2, 0.8] };
+const KIDSIZE_MATERIALS = { 10: [0.2, 0.5, 0.25], 11: [0.95, 0.95, 0.95], 12: [0.95, 0.85, 0.25], 13: [1.0, 0.5, 0.1] };
+const PAINT = 11; // the KidSize field's line paint lies 1 cm under the carpet: drawn on it
+const lifted = (b, kinds) => (b.material === PAINT && kinds.get(b.e) === 'Field' ? [b.p[0], b.p[1], b.p[2] + 0.0115] : b.p);
 function colourOf(body, kind) {
   if (state.selected === body.e) return [1.0, 0.85, 0.2];
+  // Humanoid soccer (scenarios/soccer/kidsize.xml): the team colour is the robots' material
+  // (14 cyan, 15 magenta), worn on the arms and feet; field materials carpet, paint, posts, ball.
+  if (kind === 'Humanoid') {
+    const team = HUMANOID_TEAMS[body.material] || [0.6, 0.6, 0.6];
+    return body.id === 0 ? [0.22, 0.22, 0.25] : body.id === 1 ? [0.55, 0.55, 0.6] : team;
+  }
+  if ((kind === 'Field' || kind === 'Ball') && KIDSIZE_MATERIALS[body.material]) return KIDSIZE_MATERIALS[body.material];
   if (kind === 'Ball') return [0.9, 0.2, 0.2];
   if (kind === 'Robot') return body.shape === 'WheelCylinder' ? [0.15, 0.15, 0.18] : [1.0, 0.55, 0.1];
   // Field: the floor darker than the walls.
@@ -186,7 +202,7 @@ function draw3d(frame, w, h) {
     if (!m) continue;
     gl.bindBuffer(gl.ARRAY_BUFFER, m.pos); gl.enableVertexAttribArray(aPos); gl.vertexAttribPointer(aPos, 3, gl.FLOAT, false, 0, 0);
     gl.bindBuffer(gl.ARRAY_BUFFER, m.nor); gl.enableVertexAttribArray(aNor); gl.vertexAttribPointer(aNor, 3, gl.FLOAT, false, 0, 0);
-    gl.uniformMatrix4fv(uModel, false, new Float32Array(model(b.p, b.r, scaleOf(b))));
+    gl.uniformMatrix4fv(uModel, false, new Float32Array(model(lifted(b, kinds), b.r, scaleOf(b))));
     gl.uniform3fv(uColour, colourOf(b, kinds.get(b.e)));
     gl.drawArrays(gl.TRIANGLES, 0, m.count);
   }
@@ -217,7 +233,7 @@ function drawTop(frame, w, h) {
   const px = (p) => [w / 2 + (p[0] - t.cx) * t.scale, h / 2 - (p[1] - t.cy) * t.scale];
   const kinds = kindOf(frame);
   // Lowest first, so that robots and balls are drawn over the floor.
-  const order = frame.bodies.slice().sort((a, b) => (a.p[2] + scaleOf(a)[2] / 2) - (b.p[2] + scaleOf(b)[2] / 2));
+  const order = frame.bodies.slice().sort((a, b) => (lifted(a, kinds)[2] + scaleOf(a)[2] / 2) - (lifted(b, kinds)[2] + scaleOf(b)[2] / 2));
   for (const b of order) {
     const R = rotation(b.r);
     ctx.fillStyle = css(colourOf(b, kinds.get(b.e)));
@@ -286,7 +302,35 @@ function drawLabels(frame) {
     if (!s) continue;
     html.push(`<div class="label" style="left:${s[0]}px;top:${s[1]}px">${e.kind} ${e.id}</div>`);
   }
+  html.push(humanoidMarks(frame));
   labels.innerHTML = html.join('');
+}
+// Each humanoid's heading (white) and head direction (its team colour), and with state.fov its
+// camera's field of view (75.3° wide, drawn 2 m long on the floor), as lines over either view.
+function humanoidMarks(frame) {
+  const lines = [];
+  const seg = (a, b, colour, width) => {
+    const p = toScreen(a), q = toScreen(b);
+    if (p && q) lines.push(`<line x1="${p[0]}" y1="${p[1]}" x2="${q[0]}" y2="${q[1]}" stroke="${colour}" stroke-width="${width}"/>`);
+  };
+  for (const e of frame.entities) {
+    if (e.kind !== 'Humanoid') continue;
+    const trunk = frame.bodies.find((b) => b.e === e.id && b.id === 0);
+    const head = frame.bodies.find((b) => b.e === e.id && b.id === 1);
+    if (!trunk || !head) continue;
+    const at = [trunk.p[0], trunk.p[1], 0.005];
+    const heading = trunk.r[2], look = head.r[2];
+    const ahead = (a, d) => [at[0] + d * Math.cos(a), at[1] + d * Math.sin(a), 0.005];
+    const team = css(HUMANOID_TEAMS[head.material] || [0.8, 0.8, 0.8]);
+    seg(at, ahead(heading, 0.2), 'white', 2);
+    seg(at, ahead(look, 0.35), team, 2);
+    if (state.fov) {
+      const half = 75.3 / 2 * Math.PI / 180;
+      const l = ahead(look + half, 2), r = ahead(look - half, 2);
+      seg(at, l, team, 1); seg(at, r, team, 1); seg(l, r, team, 1);
+    }
+  }
+  return lines.length ? `<svg width="100%" height="100%" style="position:absolute;left:0;top:0;overflow:visible">${lines.join('')}</svg>` : '';
 }
 function updateInfo(frame) {
   if (state.selected === null) return;
