@@ -34,8 +34,11 @@ pub mod material {
     pub const POST: u32 = 12;
     /// The ball.
     pub const BALL: u32 = 13;
-    /// The humanoids' bodies.
-    pub const HUMANOID: u32 = 14;
+    /// The cyan team's humanoids' bodies (the team's colour is a material: the viewer draws
+    /// it).
+    pub const HUMANOID_CYAN: u32 = 14;
+    /// The magenta team's humanoids' bodies.
+    pub const HUMANOID_MAGENTA: u32 = 15;
 }
 
 /// The field's entity id in the KidSize scene.
@@ -71,6 +74,13 @@ impl Team {
         match self {
             Team::Cyan => Team::Magenta,
             Team::Magenta => Team::Cyan,
+        }
+    }
+    /// The material of this team's humanoids in the KidSize scene.
+    pub fn material(self) -> u32 {
+        match self {
+            Team::Cyan => material::HUMANOID_CYAN,
+            Team::Magenta => material::HUMANOID_MAGENTA,
         }
     }
     /// −1 for cyan (own goal at −X), +1 for magenta.
@@ -223,7 +233,8 @@ impl KidSizeField {
                 m(LINE, "Line paint"),
                 m(POST, "Goal post"),
                 m(BALL, "KidSize ball"),
-                m(HUMANOID, "Humanoid"),
+                m(HUMANOID_CYAN, "Humanoid, cyan team"),
+                m(HUMANOID_MAGENTA, "Humanoid, magenta team"),
             ],
             interactions: vec![
                 // The ball on carpet and paint: no bounce, enough grip to roll.
@@ -231,7 +242,8 @@ impl KidSizeField {
                 i(BALL, LINE, 0.05, 0.9, 0.8),
                 // Posts and robots: a stiff, somewhat lively knock.
                 i(BALL, POST, 0.02, 0.4, 0.3),
-                i(BALL, HUMANOID, 0.02, 0.5, 0.5),
+                i(BALL, HUMANOID_CYAN, 0.02, 0.5, 0.5),
+                i(BALL, HUMANOID_MAGENTA, 0.02, 0.5, 0.5),
             ],
         }
     }

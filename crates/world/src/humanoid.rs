@@ -45,8 +45,8 @@ pub struct HumanoidSpec {
     pub profile: String,
     /// Seed of its noise stream; `None` = its entity id.
     pub seed: Option<u64>,
-    /// Material of its bodies; `None` = the KidSize humanoid material when registered, else
-    /// the default body material.
+    /// Material of its bodies; `None` = its team's KidSize material (14 cyan, 15 magenta)
+    /// when registered, else the default body material.
     pub material: Option<u32>,
 }
 
@@ -452,9 +452,7 @@ impl<P: PhysicsBackend + Default> crate::World<P> {
                     "Create_Entity Humanoid {id}: material {m} is not registered (send Register_Materials_Interactions first)"
                 )))
             }
-            None if self.material_known(simrob_soccer::field::material::HUMANOID) => {
-                simrob_soccer::field::material::HUMANOID
-            }
+            None if self.material_known(spec.team.material()) => spec.team.material(),
             None => self.config.default_body_material,
         };
         let (bodies, joints) = (self.physics.body_count(), self.physics.joint_count());
