@@ -88,6 +88,10 @@ impl Player {
     }
 }
 
+/// Something that watches the world after every iteration (a recorder, a viewer). It must
+/// not change what it watches: observing a run never changes it.
+pub type Observer = Box<dyn FnMut(&World<RapierBackend>)>;
+
 /// See the module documentation.
 pub struct Arena {
     world: World<RapierBackend>,
@@ -96,6 +100,7 @@ pub struct Arena {
     players: Vec<Player>,
     radios: Vec<(Team, SimRadio)>,
     next_brain_ms: u64,
+    observer: Option<Observer>,
     /// Team messages put on the air.
     pub messages_sent: u64,
 }
@@ -112,8 +117,14 @@ impl Arena {
             players: Vec::new(),
             radios: Vec::new(),
             next_brain_ms: 0,
+            observer: None,
             messages_sent: 0,
         })
+    }
+
+    /// Calls `observer` with the world after every iteration from now on.
+    pub fn observe(&mut self, observer: Observer) {
+        self.observer = Some(observer);
     }
 
     /// Adds the robots (call once, before the first step).
@@ -226,6 +237,9 @@ impl Arena {
     pub fn step(&mut self) -> Result<(), TrialError> {
         if !self.world.advance() {
             return Err(TrialError::Stalled);
+        }
+        if let Some(o) = self.observer.as_mut() {
+            o(&self.world);
         }
         let now = self.now_ms();
         let iteration = self.world.iteration();

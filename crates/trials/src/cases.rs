@@ -12,13 +12,13 @@
 //! | `penalty-save` | keeper 30 cm out with the penalty-save rules; the ball rolled from 160 cm: straight at it, 20 cm to its left, diagonally left → right | the ball did not cross the goal line between the posts, and it stopped or turned back at the keeper's body |
 //! | `discovery` | keeper and two field players with the team rules, placed for a kick-off | within 30 s every robot knows both teammates and their roles |
 //! | `relocation` | keeper 30 cm out at offset X ∈ {5, 20, 30, 50, −5, −20, −30, −50} cm; a field player 180 cm out, facing its goal | the keeper moved exactly when 10 < abs(X) < 40 cm, towards the centre |
-//! | `pass` | passer 10 cm behind the ball, receiver 80 cm from the passer, 45° to its left, facing the ball | the receiver controls the ball: at rest at its feet |
+//! | `pass` | passer's toes 10 cm from the ball, receiver 80 cm from the passer, 45° to its left, facing the ball | the receiver controls the ball: at rest at its feet |
 
 use serde::Serialize;
 use simrob_futrob::{Role, RuleSet};
 use simrob_soccer::{Pose2, Profile, SimRng, Team};
 
-use crate::arena::{mix, Arena, ArenaParams, PlayerSpec};
+use crate::arena::{mix, Arena, ArenaParams, Observer, PlayerSpec};
 use crate::TrialError;
 
 /// The FutRob case studies.
@@ -163,10 +163,24 @@ pub fn run_trial(
     seed: u64,
     profile: &Profile,
 ) -> Result<TrialResult, TrialError> {
+    run_trial_observed(case, trial, seed, profile, None)
+}
+
+/// [`run_trial`], with `observer` seeing the world after every iteration (a recorder).
+pub fn run_trial_observed(
+    case: Case,
+    trial: u32,
+    seed: u64,
+    profile: &Profile,
+    observer: Option<Observer>,
+) -> Result<TrialResult, TrialError> {
     let tseed = mix(seed, trial as u64);
     let scenario = trial % case.scenarios() + 1;
     let mut hand = Hand(SimRng::for_stream(tseed, 99));
     let mut arena = Arena::new(ArenaParams::new(profile.clone(), tseed))?;
+    if let Some(o) = observer {
+        arena.observe(o);
+    }
     let mut r = TrialResult {
         case,
         trial,
@@ -534,9 +548,10 @@ fn relocation(arena: &mut Arena, hand: &mut Hand, r: &mut TrialResult) -> Result
 }
 
 fn pass(arena: &mut Arena, hand: &mut Hand, r: &mut TrialResult) -> Result<(), TrialError> {
-    let passer = hand.pose(-0.10, 0.0, 0.0);
+    // 10 cm from the passer's toes (7 cm ahead of its centre) to the ball's surface.
+    let passer = hand.pose(-(0.07 + 0.10 + 0.05), 0.0, 0.0);
     let bearing = PI / 4.0;
-    let (rx, ry) = (-0.10 + 0.80 * bearing.cos(), 0.80 * bearing.sin());
+    let (rx, ry) = (passer.x + 0.80 * bearing.cos(), 0.80 * bearing.sin());
     let receiver = hand.pose(rx, ry, (0.0 - ry).atan2(0.0 - rx));
     arena.add_players(vec![
         PlayerSpec {
@@ -558,8 +573,8 @@ fn pass(arena: &mut Arena, hand: &mut Hand, r: &mut TrialResult) -> Result<(), T
     arena.place_ball(ball.0, ball.1, 0.0, 0.0)?;
     r.placement = vec![
         (
-            "passer_to_ball_cm".into(),
-            cm((ball.0 - passer.x).hypot(ball.1 - passer.y)),
+            "passer_toes_to_ball_cm".into(),
+            cm((ball.0 - passer.x).hypot(ball.1 - passer.y) - 0.07 - 0.05),
         ),
         (
             "receiver_to_passer_cm".into(),

@@ -23,10 +23,11 @@
 pub mod arena;
 pub mod cases;
 pub mod link;
+pub mod matchplay;
 pub mod stats;
 
-pub use arena::{Arena, ArenaParams, PlayerSpec};
-pub use cases::{run_trial, Case, TrialResult};
+pub use arena::{Arena, ArenaParams, Observer, PlayerSpec};
+pub use cases::{run_trial, run_trial_observed, Case, TrialResult};
 
 /// Why a trial could not run.
 #[derive(Debug, thiserror::Error)]

@@ -82,3 +82,32 @@ fn the_keepers_body_stops_what_it_covers_and_nothing_else() {
     );
     assert!(run(0.5), "a ball 50 cm to the side goes in");
 }
+
+#[test]
+fn a_one_minute_match_is_played_and_scored_from_the_world() {
+    use simrob_trials::matchplay::{play, MatchParams};
+    let p = MatchParams {
+        profile: Profile::paper(),
+        seed: 1,
+        duration_s: 60.0,
+    };
+    let seen = std::rc::Rc::new(std::cell::Cell::new(0u64));
+    let counter = seen.clone();
+    let s = play(&p, Some(Box::new(move |_| counter.set(counter.get() + 1)))).unwrap();
+    assert_eq!(seen.get(), 6000, "one iteration every 10 ms");
+    assert_eq!(s.events.first().map(|e| e.1.as_str()), Some("kick-off"));
+    let goals: u32 = s.goals.iter().sum();
+    let kickoffs = s.events.iter().filter(|e| e.1 == "kick-off").count() as u32;
+    assert_eq!(
+        kickoffs,
+        goals + 1,
+        "every goal is followed by a kick-off: {s:?}"
+    );
+    assert!(
+        s.possession_s.iter().sum::<f64>() > 0.0,
+        "someone reached the ball: {s:?}"
+    );
+    assert!(s.messages > 0);
+    let again = play(&p, None).unwrap();
+    assert_eq!(s, again, "the same seed plays the same match");
+}

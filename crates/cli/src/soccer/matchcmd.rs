@@ -1,0 +1,129 @@
+//! `simrob soccer match`: a 3-vs-3 FutRob match in-process, judged from the world.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use simrob_session::{Snapshot, SnapshotModes};
+use simrob_soccer::Profile;
+use simrob_trials::matchplay::{play, MatchParams, MatchSummary};
+use simrob_viewer::record::Writer;
+use simrob_viewer::Frame;
+
+#[derive(Args)]
+pub struct MatchArgs {
+    /// Seed of the match: the same seed plays the same match.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Simulated minutes of play.
+    #[arg(long, default_value_t = 10.0)]
+    pub duration: f64,
+    /// `paper` (FutRob's measured camera errors, motion noise and falls) or `ideal`.
+    #[arg(long, default_value = "paper")]
+    pub profile: String,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Record the match (25 frames per simulated second) for `simrob replay FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+}
+
+pub fn run(a: MatchArgs) -> Result<()> {
+    let Some(profile) = Profile::named(&a.profile) else {
+        bail!("unknown profile {:?}: choose paper or ideal", a.profile);
+    };
+    if !(a.duration.is_finite() && a.duration > 0.0 && a.duration <= 24.0 * 60.0) {
+        bail!("--duration must be between 0 and 1440 simulated minutes");
+    }
+    let params = MatchParams {
+        profile,
+        seed: a.seed,
+        duration_s: a.duration * 60.0,
+    };
+    let mut recording = None;
+    let observer = match &a.record {
+        Some(path) => {
+            let writer = Writer::create(path, "simrob soccer match")
+                .with_context(|| format!("cannot create the recording {}", path.display()))?;
+            let state = Rc::new(RefCell::new((writer, None::<std::io::Error>)));
+            recording = Some(state.clone());
+            let mut n = 0u64;
+            let modes = SnapshotModes {
+                initialized: true,
+                step_mode: false,
+                sync_mode: false,
+                auto_adjust: false,
+                timestep: 0.01,
+                gravity: -9.81,
+                steps_per_iteration: 1,
+                real_time_factor: 0.0,
+            };
+            Some(Box::new(move |w: &simrob_world::World| {
+                n += 1;
+                if n % 4 != 0 {
+                    return;
+                }
+                let mut st = state.borrow_mut();
+                if st.1.is_none() {
+                    let frame = Frame::of(&Snapshot::of(w, modes.clone()));
+                    if let Err(e) = st.0.write_frame(&frame) {
+                        st.1 = Some(e);
+                    }
+                }
+            }) as simrob_trials::Observer)
+        }
+        None => None,
+    };
+    let summary = play(&params, observer)?;
+    if let Some(state) = recording {
+        if let Ok(cell) = Rc::try_unwrap(state) {
+            let (writer, err) = cell.into_inner();
+            if let Some(e) = err {
+                bail!("the recording failed: {e}");
+            }
+            writer.finish().context("cannot finish the recording")?;
+        }
+    }
+    let text = if a.json {
+        format!("{}\n", serde_json::to_string(&summary)?)
+    } else {
+        report(&summary)
+    };
+    let mut out = std::io::stdout().lock();
+    match std::io::Write::write_all(&mut out, text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
+}
+
+fn report(s: &MatchSummary) -> String {
+    use std::fmt::Write;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "FutRob 3 v 3 — profile {}, seed {}, {:.1} simulated minutes",
+        s.profile,
+        s.seed,
+        s.duration_s / 60.0
+    );
+    let _ = writeln!(t, "             cyan  magenta");
+    let _ = writeln!(t, "goals       {:>5}  {:>7}", s.goals[0], s.goals[1]);
+    let _ = writeln!(t, "shots       {:>5}  {:>7}", s.shots[0], s.shots[1]);
+    let total = (s.possession_s[0] + s.possession_s[1]).max(1e-9);
+    let _ = writeln!(
+        t,
+        "possession  {:>4.0}%  {:>6.0}%",
+        100.0 * s.possession_s[0] / total,
+        100.0 * s.possession_s[1] / total
+    );
+    let _ = writeln!(t, "passes      {:>5}  {:>7}", s.passes[0], s.passes[1]);
+    let _ = writeln!(t, "falls       {:>5}  {:>7}", s.falls[0], s.falls[1]);
+    let _ = writeln!(t, "balls out: {}, team messages: {}", s.outs, s.messages);
+    for (time, what) in s.events.iter().filter(|e| e.1.starts_with("goal")) {
+        let _ = writeln!(t, "  {:>6.1} s  {what}", time);
+    }
+    t
+}

@@ -1,0 +1,192 @@
+//! A 3-vs-3 FutRob match: two teams of a keeper and two field players on the KidSize field,
+//! with a referee that sees only the world.
+//!
+//! Cyan (robots 3, 4, 5; 3 keeps goal) defends the goal at −X, magenta (6, 7, 8; 6 keeps
+//! goal) the goal at +X. The referee restarts from kick-off positions after a goal (the ball
+//! wholly over the goal line between the posts), puts the ball back 30 cm inside the field
+//! where it left it (over a touch line, or over a goal line outside the goal), and counts:
+//! goals; shots (a strike — the ball going from under 0.2 m/s to over 0.5 m/s — towards the
+//! opponents' goal line, credited to the nearest robot's team); possession (time the nearest
+//! standing robot within 30 cm of the ball belongs to each team); passes (`passBall` actions
+//! started); falls.
+
+use serde::Serialize;
+use simrob_futrob::{Role, RuleSet};
+use simrob_soccer::{Pose2, Profile, Team};
+
+use crate::arena::{Arena, ArenaParams, Observer, PlayerSpec};
+use crate::TrialError;
+
+/// How a match is played.
+#[derive(Debug, Clone)]
+pub struct MatchParams {
+    pub profile: Profile,
+    pub seed: u64,
+    /// Simulated seconds of play.
+    pub duration_s: f64,
+}
+
+/// What happened in a match. Per-team figures are `[cyan, magenta]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct MatchSummary {
+    pub seed: u64,
+    pub profile: String,
+    pub duration_s: f64,
+    pub goals: [u32; 2],
+    pub shots: [u32; 2],
+    /// Seconds each team had the ball.
+    pub possession_s: [f64; 2],
+    pub passes: [u32; 2],
+    pub falls: [u32; 2],
+    /// Balls put back after leaving the field.
+    pub outs: u32,
+    /// Team messages put on the air.
+    pub messages: u64,
+    /// `(simulated s, what)`, in order.
+    pub events: Vec<(f64, String)>,
+}
+
+fn team_index(t: Team) -> usize {
+    match t {
+        Team::Cyan => 0,
+        Team::Magenta => 1,
+    }
+}
+
+/// Kick-off positions: `(entity, team, role, pose)`.
+fn line_up(half_length: f64) -> Vec<(u32, Team, Role, Pose2)> {
+    let mut v = Vec::new();
+    for (team, first, side) in [(Team::Cyan, 3, -1.0), (Team::Magenta, 6, 1.0)] {
+        let facing = if side < 0.0 {
+            0.0
+        } else {
+            std::f64::consts::PI
+        };
+        let at = |x: f64, y: f64| Pose2 {
+            x: side * x,
+            y,
+            heading: facing,
+        };
+        v.push((first, team, Role::Goalkeeper, at(half_length - 0.30, 0.0)));
+        v.push((first + 1, team, Role::FieldPlayer, at(1.0, 0.8)));
+        v.push((first + 2, team, Role::FieldPlayer, at(1.0, -0.8)));
+    }
+    v
+}
+
+fn rules(xml: &str, name: &str) -> Result<RuleSet, TrialError> {
+    RuleSet::parse(xml, name).map_err(|e| TrialError::Rules(e.to_string()))
+}
+
+/// Plays a match; `observer` sees the world after every iteration (a recorder, a viewer).
+pub fn play(p: &MatchParams, observer: Option<Observer>) -> Result<MatchSummary, TrialError> {
+    let mut arena = Arena::new(ArenaParams::new(p.profile.clone(), p.seed))?;
+    if let Some(o) = observer {
+        arena.observe(o);
+    }
+    let f = arena.field().clone();
+    let (hl, hw) = (f.length / 2.0, f.width / 2.0);
+    let keeper = include_str!("../../../scenarios/soccer/rules/goalkeeper.xml");
+    let player = include_str!("../../../scenarios/soccer/rules/field_player.xml");
+    let lineup = line_up(hl);
+    let mut specs = Vec::new();
+    for (entity, team, role, pose) in &lineup {
+        let r = match role {
+            Role::Goalkeeper => rules(keeper, "goalkeeper.xml")?,
+            Role::FieldPlayer => rules(player, "field_player.xml")?,
+        };
+        specs.push(PlayerSpec {
+            entity: *entity,
+            team: *team,
+            role: *role,
+            pose: *pose,
+            rules: Some(r),
+        });
+    }
+    arena.add_players(specs)?;
+    arena.place_ball(0.0, 0.0, 0.0, 0.0)?;
+    let mut s = MatchSummary {
+        seed: p.seed,
+        profile: p.profile.name.clone(),
+        duration_s: p.duration_s,
+        ..MatchSummary::default()
+    };
+    s.events.push((0.0, "kick-off".into()));
+    let end_ms = (p.duration_s * 1000.0).round() as u64;
+    let mut prev = arena.ball();
+    let mut slow = true;
+    let mut passes_seen = vec![0usize; arena.players().len()];
+    while arena.now_ms() < end_ms {
+        arena.step()?;
+        let t = arena.now_ms() as f64 / 1000.0;
+        let b = arena.ball();
+        let (vx, vy) = ((b[0] - prev[0]) / 0.01, (b[1] - prev[1]) / 0.01);
+        let speed = vx.hypot(vy);
+        prev = b;
+        // Who is nearest the ball.
+        let nearest = arena
+            .players()
+            .iter()
+            .filter_map(|pl| {
+                arena
+                    .robot_pose(pl.entity)
+                    .map(|q| ((q.x - b[0]).hypot(q.y - b[1]), pl.entity, pl.team))
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((d, entity, team)) = nearest {
+            if d < 0.30 && arena.standing(entity) {
+                s.possession_s[team_index(team)] += 0.01;
+            }
+            if slow && speed > 0.5 {
+                let towards = if team == Team::Cyan {
+                    vx > 0.0
+                } else {
+                    vx < 0.0
+                };
+                if towards {
+                    s.shots[team_index(team)] += 1;
+                }
+            }
+        }
+        if speed < 0.2 {
+            slow = true;
+        } else if speed > 0.5 {
+            slow = false;
+        }
+        for (i, pl) in arena.players().iter().enumerate() {
+            let n = pl.started.iter().filter(|(_, a)| a == "passBall").count();
+            if n > passes_seen[i] {
+                s.passes[team_index(pl.team)] += (n - passes_seen[i]) as u32;
+                passes_seen[i] = n;
+            }
+        }
+        let over_goal_line = b[0].abs() > hl + f.ball_radius;
+        if over_goal_line && b[1].abs() < f.goal_width / 2.0 {
+            let scorer = if b[0] > 0.0 {
+                Team::Cyan
+            } else {
+                Team::Magenta
+            };
+            s.goals[team_index(scorer)] += 1;
+            s.events.push((t, format!("goal {}", scorer.as_str())));
+            for (entity, _, _, pose) in &lineup {
+                arena.place_robot(*entity, *pose)?;
+            }
+            arena.place_ball(0.0, 0.0, 0.0, 0.0)?;
+            prev = arena.ball();
+            s.events.push((t, "kick-off".into()));
+        } else if over_goal_line || b[1].abs() > hw + f.ball_radius {
+            let x = b[0].clamp(-(hl - 0.30), hl - 0.30);
+            let y = b[1].clamp(-(hw - 0.30), hw - 0.30);
+            arena.place_ball(x, y, 0.0, 0.0)?;
+            prev = arena.ball();
+            s.outs += 1;
+            s.events.push((t, "ball out: put back".into()));
+        }
+    }
+    for pl in arena.players() {
+        s.falls[team_index(pl.team)] += pl.falls;
+    }
+    s.messages = arena.messages_sent;
+    Ok(s)
+}
