@@ -28,6 +28,7 @@
 //! `{"cmd":"seek","value":INDEX}` and `{"cmd":"speed","value":F}`).
 
 mod frame;
+pub mod guard;
 pub mod record;
 pub mod replay;
 
@@ -48,6 +49,7 @@ use simrob_session::{LocalCommand, Observation, Observer, Snapshot};
 use tokio::sync::{broadcast, watch};
 
 pub use frame::{Frame, FrameBody, FrameEntity};
+pub use guard::Guard;
 
 /// The page.
 pub const INDEX_HTML: &str = include_str!("../../../viewer/index.html");
@@ -58,6 +60,8 @@ pub const APP_JS: &str = include_str!("../../../viewer/app.js");
 pub trait Backend: Send + Sync + 'static {
     /// Handles a command from the page; returns an error text to show.
     fn command(&self, cmd: &serde_json::Value) -> Result<(), String>;
+    /// A page connected (after its hello was sent). A replay starts playing on the first.
+    fn connected(&self) {}
 }
 
 #[derive(Clone)]
@@ -66,6 +70,7 @@ struct AppState {
     responses: broadcast::Sender<String>,
     backend: Arc<dyn Backend>,
     hello: Arc<String>,
+    guard: Guard,
 }
 
 /// Most frames a second made from live snapshots.
@@ -91,6 +96,18 @@ impl Viewer {
         hello: &str,
         mode: &str,
     ) -> std::io::Result<Viewer> {
+        Self::start_guarded(bind, backend, responses, hello, mode, Guard::default())
+    }
+
+    /// [`Viewer::start`] with other limits than the [`Guard`]'s defaults.
+    pub fn start_guarded(
+        bind: SocketAddr,
+        backend: Arc<dyn Backend>,
+        responses: broadcast::Sender<String>,
+        hello: &str,
+        mode: &str,
+        guard: Guard,
+    ) -> std::io::Result<Viewer> {
         let listener = TcpListener::bind(bind)?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
@@ -104,6 +121,7 @@ impl Viewer {
             hello: Arc::new(
                 serde_json::json!({"type": "hello", "server": hello, "mode": mode}).to_string(),
             ),
+            guard,
         };
         let stop = Arc::new(AtomicBool::new(false));
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -115,6 +133,9 @@ impl Viewer {
             .spawn(move || {
                 runtime.block_on(async move {
                     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                        return;
+                    };
+                    let Ok(listener) = guard::GuardedListener::new(listener, guard) else {
                         return;
                     };
                     tokio::spawn(make_frames(snapshots_rx, publisher));
@@ -249,8 +270,23 @@ async fn app_js() -> impl IntoResponse {
     )
 }
 
-async fn ws(upgrade: WebSocketUpgrade, State(state): State<AppState>) -> impl IntoResponse {
-    upgrade.on_upgrade(move |socket| session(socket, state))
+async fn ws(
+    upgrade: WebSocketUpgrade,
+    headers: axum::http::HeaderMap,
+    State(state): State<AppState>,
+) -> axum::response::Response {
+    if !guard::origin_allowed(&headers) {
+        return (
+            axum::http::StatusCode::FORBIDDEN,
+            "the viewer only talks to its own page",
+        )
+            .into_response();
+    }
+    let max = state.guard.max_message;
+    upgrade
+        .max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |socket| session(socket, state))
 }
 
 async fn session(mut socket: WebSocket, state: AppState) {
@@ -263,10 +299,28 @@ async fn session(mut socket: WebSocket, state: AppState) {
     {
         return;
     }
+    state.backend.connected();
     // The current frame at once, then each new one.
     frames.mark_changed();
+    let guard = state.guard;
+    let mut budget =
+        guard::CommandBudget::new(guard.commands_per_second, std::time::Instant::now());
+    // A ping every third of the idle timeout; a page silent (not even a pong) for the whole
+    // timeout is gone.
+    let mut pings = tokio::time::interval(guard.idle_timeout / 3);
+    pings.tick().await;
+    let mut last_heard = tokio::time::Instant::now();
     loop {
         tokio::select! {
+            _ = pings.tick() => {
+                if last_heard.elapsed() >= guard.idle_timeout {
+                    let _ = socket.send(Message::Close(None)).await;
+                    return;
+                }
+                if socket.send(Message::Ping(Vec::new().into())).await.is_err() {
+                    return;
+                }
+            }
             changed = frames.changed() => {
                 if changed.is_err() {
                     return;
@@ -291,11 +345,20 @@ async fn session(mut socket: WebSocket, state: AppState) {
                 }
             }
             incoming = socket.recv() => {
+                // Errors include a message over the size limit: the connection ends.
                 let Some(Ok(msg)) = incoming else { return };
+                last_heard = tokio::time::Instant::now();
                 if let Message::Text(t) = msg {
-                    let outcome = serde_json::from_str::<serde_json::Value>(t.as_str())
-                        .map_err(|e| format!("bad command: {e}"))
-                        .and_then(|cmd| state.backend.command(&cmd));
+                    let outcome = if budget.take(std::time::Instant::now()) {
+                        serde_json::from_str::<serde_json::Value>(t.as_str())
+                            .map_err(|e| format!("bad command: {e}"))
+                            .and_then(|cmd| state.backend.command(&cmd))
+                    } else {
+                        Err(format!(
+                            "command dropped: more than {} commands a second from this page",
+                            guard.commands_per_second
+                        ))
+                    };
                     if let Err(e) = outcome {
                         let msg = serde_json::json!({"type": "response", "text": format!("Error: {e}")}).to_string();
                         if socket.send(Message::Text(msg.into())).await.is_err() {

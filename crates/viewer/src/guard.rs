@@ -1,0 +1,215 @@
+//! What the viewer's HTTP server accepts: pages of its own origin only, request heads within
+//! a time, WebSocket messages within a size, connections that answer pings, and a bounded
+//! rate of page commands (a command past it is refused, and the page told).
+//!
+//! Any web page the user visits can open a WebSocket to `127.0.0.1`: the browser sends that
+//! page's `Origin`, and the viewer refuses every origin but its own (`http://HOST` of the
+//! request). Programs that are not browsers send no `Origin` and are let in.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use axum::http::HeaderMap;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+
+/// The viewer's limits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Guard {
+    /// Time a connection has to send its first request head; then it is closed.
+    pub header_timeout: Duration,
+    /// A WebSocket that answers no ping for this long is closed.
+    pub idle_timeout: Duration,
+    /// Largest WebSocket message from a page, bytes.
+    pub max_message: usize,
+    /// Page commands a second per connection (bursts of twice as many pass).
+    pub commands_per_second: f64,
+    /// Connections waiting for their request head at a time; more are closed at once.
+    pub max_pending: usize,
+}
+
+impl Default for Guard {
+    fn default() -> Self {
+        Guard {
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_message: 64 << 10,
+            commands_per_second: 100.0,
+            max_pending: 256,
+        }
+    }
+}
+
+/// Whether a WebSocket upgrade with these headers comes from the viewer's own page (or from
+/// a program that is not a browser).
+pub fn origin_allowed(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get("origin") else {
+        return true;
+    };
+    let (Ok(origin), Some(Ok(host))) = (origin.to_str(), headers.get("host").map(|h| h.to_str()))
+    else {
+        return false;
+    };
+    let origin = origin.trim().to_ascii_lowercase();
+    let host = host.trim().to_ascii_lowercase();
+    origin == format!("http://{host}") || origin == format!("https://{host}")
+}
+
+/// A token bucket: how many page commands may pass now.
+#[derive(Debug, Clone)]
+pub struct CommandBudget {
+    rate: f64,
+    tokens: f64,
+    at: Instant,
+}
+
+impl CommandBudget {
+    /// Full, `rate` a second, bursts of `2 × rate`.
+    pub fn new(rate: f64, now: Instant) -> Self {
+        CommandBudget {
+            rate,
+            tokens: 2.0 * rate,
+            at: now,
+        }
+    }
+
+    /// Whether one more command may pass at `now` (and takes it).
+    pub fn take(&mut self, now: Instant) -> bool {
+        let dt = now.saturating_duration_since(self.at).as_secs_f64();
+        self.at = now;
+        self.tokens = (self.tokens + dt * self.rate).min(2.0 * self.rate);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// A listener that hands a connection to the HTTP server only once its request head has
+/// arrived (within [`Guard::header_timeout`]); slow or silent connections are closed.
+pub struct GuardedListener {
+    incoming: mpsc::Receiver<(TcpStream, SocketAddr)>,
+    addr: SocketAddr,
+}
+
+impl GuardedListener {
+    /// Starts accepting on `listener` (on the current tokio runtime).
+    pub fn new(listener: TcpListener, guard: Guard) -> std::io::Result<Self> {
+        let addr = listener.local_addr()?;
+        let (tx, incoming) = mpsc::channel(guard.max_pending.max(1));
+        let pending = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        tokio::spawn(async move {
+            loop {
+                let (stream, peer) = match listener.accept().await {
+                    Ok(c) => c,
+                    Err(e) => {
+                        tracing::debug!("viewer: accept failed: {e}");
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        continue;
+                    }
+                };
+                use std::sync::atomic::Ordering;
+                if pending.load(Ordering::Relaxed) >= guard.max_pending {
+                    drop(stream);
+                    continue;
+                }
+                pending.fetch_add(1, Ordering::Relaxed);
+                let tx = tx.clone();
+                let pending = pending.clone();
+                tokio::spawn(async move {
+                    let ready =
+                        tokio::time::timeout(guard.header_timeout, head_arrived(&stream)).await;
+                    pending.fetch_sub(1, Ordering::Relaxed);
+                    if matches!(ready, Ok(true)) {
+                        let _ = tx.send((stream, peer)).await;
+                    }
+                });
+            }
+        });
+        Ok(GuardedListener { incoming, addr })
+    }
+}
+
+/// Waits until the stream holds a whole request head (`\r\n\r\n`) or 16 KiB; false when the
+/// peer closed or sent nothing usable.
+async fn head_arrived(stream: &TcpStream) -> bool {
+    let mut buf = vec![0u8; 16 << 10];
+    loop {
+        if stream.readable().await.is_err() {
+            return false;
+        }
+        match stream.peek(&mut buf).await {
+            Ok(0) => return false,
+            Ok(n) if n == buf.len() => return true,
+            Ok(n) if buf[..n].windows(4).any(|w| w == b"\r\n\r\n") => return true,
+            Ok(_) => {
+                // Not yet: wait for more bytes (peek does not consume, so wait a little).
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            Err(_) => return false,
+        }
+    }
+}
+
+impl axum::serve::Listener for GuardedListener {
+    type Io = TcpStream;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            if let Some(c) = self.incoming.recv().await {
+                return c;
+            }
+            // The accepting task ended (runtime shutting down): wait to be dropped.
+            std::future::pending::<()>().await;
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        Ok(self.addr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(origin: Option<&str>, host: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert("host", host.parse().unwrap());
+        if let Some(o) = origin {
+            h.insert("origin", o.parse().unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn only_the_viewers_own_origin_is_let_in() {
+        assert!(origin_allowed(&headers(
+            Some("http://127.0.0.1:8080"),
+            "127.0.0.1:8080"
+        )));
+        assert!(origin_allowed(&headers(None, "127.0.0.1:8080")));
+        assert!(!origin_allowed(&headers(
+            Some("http://evil.example"),
+            "127.0.0.1:8080"
+        )));
+        assert!(!origin_allowed(&headers(Some("null"), "127.0.0.1:8080")));
+        assert!(!origin_allowed(&headers(
+            Some("http://127.0.0.1:9999"),
+            "127.0.0.1:8080"
+        )));
+    }
+
+    #[test]
+    fn commands_past_the_rate_are_refused_then_pass_again() {
+        let t0 = Instant::now();
+        let mut b = CommandBudget::new(10.0, t0);
+        let passed = (0..100).filter(|_| b.take(t0)).count();
+        assert_eq!(passed, 20);
+        assert!(!b.take(t0));
+        assert!(b.take(t0 + Duration::from_millis(150)));
+    }
+}

@@ -1,0 +1,197 @@
+//! The viewer's HTTP server against hostile pages and clients, over real TCP on 127.0.0.1:
+//! foreign origins, silent connections, oversized messages, command floods. Each waits on the
+//! server's answer or its closing the connection (a generous timeout only guards failures).
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use simrob_viewer::{responses_channel, Backend, Guard, Viewer};
+
+#[derive(Default)]
+struct Counting {
+    commands: AtomicUsize,
+}
+
+impl Backend for Counting {
+    fn command(&self, _cmd: &serde_json::Value) -> Result<(), String> {
+        self.commands.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+fn start(guard: Guard) -> (Viewer, Arc<Counting>) {
+    let backend = Arc::new(Counting::default());
+    let viewer = Viewer::start_guarded(
+        "127.0.0.1:0".parse().unwrap(),
+        backend.clone(),
+        responses_channel(),
+        "test",
+        "live",
+        guard,
+    )
+    .expect("viewer");
+    (viewer, backend)
+}
+
+fn connect(addr: SocketAddr) -> TcpStream {
+    let s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s
+}
+
+/// Sends a WebSocket upgrade with `origin`; returns the status line.
+fn upgrade(s: &mut TcpStream, addr: SocketAddr, origin: Option<&str>) -> String {
+    let origin = origin
+        .map(|o| format!("Origin: {o}\r\n"))
+        .unwrap_or_default();
+    write!(
+        s,
+        "GET /ws HTTP/1.1\r\nHost: {addr}\r\n{origin}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    .unwrap();
+    // Read the response head.
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if s.read(&mut byte).unwrap_or(0) == 0 {
+            break;
+        }
+        head.push(byte[0]);
+    }
+    String::from_utf8_lossy(&head)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// A masked client text frame.
+fn frame(payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0x81u8];
+    let n = payload.len();
+    if n < 126 {
+        f.push(0x80 | n as u8);
+    } else if n < 65536 {
+        f.push(0x80 | 126);
+        f.extend_from_slice(&(n as u16).to_be_bytes());
+    } else {
+        f.push(0x80 | 127);
+        f.extend_from_slice(&(n as u64).to_be_bytes());
+    }
+    let mask = [1u8, 2, 3, 4];
+    f.extend_from_slice(&mask);
+    f.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    f
+}
+
+/// Reads one server frame: (opcode, payload); `None` at the end of the stream.
+fn read_frame(s: &mut TcpStream) -> Option<(u8, Vec<u8>)> {
+    let mut h = [0u8; 2];
+    s.read_exact(&mut h).ok()?;
+    let mut n = u64::from(h[1] & 0x7f);
+    if n == 126 {
+        let mut b = [0u8; 2];
+        s.read_exact(&mut b).ok()?;
+        n = u64::from(u16::from_be_bytes(b));
+    } else if n == 127 {
+        let mut b = [0u8; 8];
+        s.read_exact(&mut b).ok()?;
+        n = u64::from_be_bytes(b);
+    }
+    let mut p = vec![0u8; n as usize];
+    s.read_exact(&mut p).ok()?;
+    Some((h[0] & 0x0f, p))
+}
+
+#[test]
+fn a_page_of_another_origin_cannot_open_the_websocket() {
+    let (viewer, backend) = start(Guard::default());
+    for origin in ["http://evil.example", "null"] {
+        let mut s = connect(viewer.addr());
+        let status = upgrade(&mut s, viewer.addr(), Some(origin));
+        assert!(status.contains("403"), "{origin}: {status}");
+        // Nothing it sends reaches the simulator.
+        let _ = s.write_all(&frame(br#"{"cmd":"play"}"#));
+    }
+    let mut s = connect(viewer.addr());
+    let own = format!("http://{}", viewer.addr());
+    assert!(upgrade(&mut s, viewer.addr(), Some(&own)).contains("101"));
+    let mut s = connect(viewer.addr());
+    assert!(upgrade(&mut s, viewer.addr(), None).contains("101"));
+    assert_eq!(backend.commands.load(Ordering::Relaxed), 0);
+}
+
+#[test]
+fn a_connection_that_sends_no_request_head_is_closed() {
+    let (viewer, _) = start(Guard {
+        header_timeout: Duration::from_millis(100),
+        ..Guard::default()
+    });
+    let mut silent = connect(viewer.addr());
+    silent.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap(); // never finished
+    let mut rest = Vec::new();
+    // Waits for the server to close it (a reset, as it never read what was sent): no answer.
+    match silent.read_to_end(&mut rest) {
+        Ok(n) => assert_eq!(n, 0, "{}", String::from_utf8_lossy(&rest)),
+        Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}"),
+    }
+    // A complete request still gets the page.
+    let mut s = connect(viewer.addr());
+    write!(
+        s,
+        "GET / HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        viewer.addr()
+    )
+    .unwrap();
+    let mut page = String::new();
+    s.read_to_string(&mut page).unwrap();
+    assert!(page.starts_with("HTTP/1.1 200"), "{page:.80}");
+}
+
+#[test]
+fn an_oversized_message_ends_the_connection_and_is_not_applied() {
+    let (viewer, backend) = start(Guard {
+        max_message: 1024,
+        ..Guard::default()
+    });
+    let mut s = connect(viewer.addr());
+    assert!(upgrade(&mut s, viewer.addr(), None).contains("101"));
+    let mut big = br#"{"cmd":"play","pad":""#.to_vec();
+    big.extend(std::iter::repeat_n(b'x', 16 << 10));
+    big.extend_from_slice(br#""}"#);
+    let _ = s.write_all(&frame(&big));
+    // The server closes: a close frame or the end of the stream, never a response to it.
+    loop {
+        match read_frame(&mut s) {
+            None | Some((0x8, _)) => break,
+            Some((_, p)) => assert!(!String::from_utf8_lossy(&p).contains("\"response\"")),
+        }
+    }
+    assert_eq!(backend.commands.load(Ordering::Relaxed), 0);
+}
+
+#[test]
+fn commands_past_the_rate_are_refused_and_the_page_is_told() {
+    let (viewer, backend) = start(Guard {
+        commands_per_second: 1.0,
+        ..Guard::default()
+    });
+    let mut s = connect(viewer.addr());
+    assert!(upgrade(&mut s, viewer.addr(), None).contains("101"));
+    for _ in 0..10 {
+        s.write_all(&frame(br#"{"cmd":"step"}"#)).unwrap();
+    }
+    let applied = |b: &Counting| b.commands.load(Ordering::Relaxed);
+    let mut dropped = 0;
+    while applied(&backend) + dropped < 10 {
+        let (op, p) = read_frame(&mut s).expect("a frame");
+        if op == 1 && String::from_utf8_lossy(&p).contains("command dropped") {
+            dropped += 1;
+        }
+    }
+    assert!(applied(&backend) <= 3, "{} applied", applied(&backend));
+    assert_eq!(applied(&backend) + dropped, 10);
+}
