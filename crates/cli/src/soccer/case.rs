@@ -3,12 +3,12 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use simrob_soccer::Profile;
 use simrob_trials::stats::{totals, Rate, Totals};
-use simrob_trials::{run_trial, Case, TrialResult};
+use simrob_trials::{run_trial, run_trial_observed, Case, TrialResult};
 
 #[derive(Args)]
 pub struct CaseArgs {
@@ -27,6 +27,10 @@ pub struct CaseArgs {
     /// Print one JSON object (every trial and the totals) instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Write a recording of every trial into this directory (`<case>-<trial>.rec`), for
+    /// `simrob replay`.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<std::path::PathBuf>,
     /// Worker threads (default: the machine's cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -45,7 +49,18 @@ pub fn run(a: CaseArgs) -> Result<()> {
     if a.trials == 0 {
         bail!("--trials must be at least 1");
     }
-    let results = run_all(case, a.trials, a.seed, &profile, a.threads)?;
+    if let Some(dir) = &a.record {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the directory {}", dir.display()))?;
+    }
+    let results = run_all(
+        case,
+        a.trials,
+        a.seed,
+        &profile,
+        a.threads,
+        a.record.as_deref(),
+    )?;
     let t = totals(case, &results);
     let mut out = std::io::stdout().lock();
     if a.json {
@@ -69,6 +84,7 @@ fn run_all(
     seed: u64,
     profile: &Profile,
     threads: Option<usize>,
+    record: Option<&std::path::Path>,
 ) -> Result<Vec<TrialResult>> {
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -90,7 +106,17 @@ fn run_all(
                 if i >= trials {
                     break;
                 }
-                match run_trial(case, i, seed, profile) {
+                let run = || -> Result<TrialResult> {
+                    let Some(dir) = record else {
+                        return Ok(run_trial(case, i, seed, profile)?);
+                    };
+                    let path = dir.join(format!("{}-{i}.rec", case.name()));
+                    let rec = super::matchcmd::Recording::create(&path, "simrob soccer case")?;
+                    let r = run_trial_observed(case, i, seed, profile, Some(rec.observer()))?;
+                    rec.finish()?;
+                    Ok(r)
+                };
+                match run() {
                     Ok(r) => {
                         if let Ok(mut v) = results.lock() {
                             v.push(r);

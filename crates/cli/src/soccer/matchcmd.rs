@@ -1,7 +1,7 @@
 //! `simrob soccer match`: a 3-vs-3 FutRob match in-process, judged from the world.
 
 use std::cell::RefCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use anyhow::{bail, Context, Result};
@@ -43,49 +43,13 @@ pub fn run(a: MatchArgs) -> Result<()> {
         seed: a.seed,
         duration_s: a.duration * 60.0,
     };
-    let mut recording = None;
-    let observer = match &a.record {
-        Some(path) => {
-            let writer = Writer::create(path, "simrob soccer match")
-                .with_context(|| format!("cannot create the recording {}", path.display()))?;
-            let state = Rc::new(RefCell::new((writer, None::<std::io::Error>)));
-            recording = Some(state.clone());
-            let mut n = 0u64;
-            let modes = SnapshotModes {
-                initialized: true,
-                step_mode: false,
-                sync_mode: false,
-                auto_adjust: false,
-                timestep: 0.01,
-                gravity: -9.81,
-                steps_per_iteration: 1,
-                real_time_factor: 0.0,
-            };
-            Some(Box::new(move |w: &simrob_world::World| {
-                n += 1;
-                if n % 4 != 0 {
-                    return;
-                }
-                let mut st = state.borrow_mut();
-                if st.1.is_none() {
-                    let frame = Frame::of(&Snapshot::of(w, modes.clone()));
-                    if let Err(e) = st.0.write_frame(&frame) {
-                        st.1 = Some(e);
-                    }
-                }
-            }) as simrob_trials::Observer)
-        }
+    let recording = match &a.record {
+        Some(path) => Some(Recording::create(path, "simrob soccer match")?),
         None => None,
     };
-    let summary = play(&params, observer)?;
-    if let Some(state) = recording {
-        if let Ok(cell) = Rc::try_unwrap(state) {
-            let (writer, err) = cell.into_inner();
-            if let Some(e) = err {
-                bail!("the recording failed: {e}");
-            }
-            writer.finish().context("cannot finish the recording")?;
-        }
+    let summary = play(&params, recording.as_ref().map(Recording::observer))?;
+    if let Some(r) = recording {
+        r.finish()?;
     }
     let text = if a.json {
         format!("{}\n", serde_json::to_string(&summary)?)
@@ -96,6 +60,63 @@ pub fn run(a: MatchArgs) -> Result<()> {
     match std::io::Write::write_all(&mut out, text.as_bytes()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => Ok(r?),
+    }
+}
+
+/// A recording of an in-process run (25 frames per simulated second) for `simrob replay`.
+pub(super) struct Recording {
+    state: Rc<RefCell<(Writer<std::fs::File>, Option<std::io::Error>)>>,
+}
+
+impl Recording {
+    /// Creates the recording file.
+    pub(super) fn create(path: &Path, source: &str) -> Result<Recording> {
+        let writer = Writer::create(path, source)
+            .with_context(|| format!("cannot create the recording {}", path.display()))?;
+        Ok(Recording {
+            state: Rc::new(RefCell::new((writer, None))),
+        })
+    }
+
+    /// The observer that writes every fourth iteration (10 ms each) as a frame.
+    pub(super) fn observer(&self) -> simrob_trials::Observer {
+        let state = self.state.clone();
+        let mut n = 0u64;
+        let modes = SnapshotModes {
+            initialized: true,
+            step_mode: false,
+            sync_mode: false,
+            auto_adjust: false,
+            timestep: 0.01,
+            gravity: -9.81,
+            steps_per_iteration: 1,
+            real_time_factor: 0.0,
+        };
+        Box::new(move |w: &simrob_world::World| {
+            n += 1;
+            if n % 4 != 0 {
+                return;
+            }
+            let mut st = state.borrow_mut();
+            if st.1.is_none() {
+                let frame = Frame::of(&Snapshot::of(w, modes.clone()));
+                if let Err(e) = st.0.write_frame(&frame) {
+                    st.1 = Some(e);
+                }
+            }
+        })
+    }
+
+    /// Ends the recording (once the run, and so its observer, is over).
+    pub(super) fn finish(self) -> Result<()> {
+        let Ok(cell) = Rc::try_unwrap(self.state) else {
+            bail!("the recording is still being written");
+        };
+        let (writer, err) = cell.into_inner();
+        if let Some(e) = err {
+            bail!("the recording failed: {e}");
+        }
+        writer.finish().context("cannot finish the recording")
     }
 }
 
