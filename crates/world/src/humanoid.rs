@@ -623,3 +623,25 @@ impl crate::World<crate::RapierBackend> {
         Ok(world)
     }
 }
+
+impl<P: PhysicsBackend + Default> crate::World<P> {
+    /// Writes each humanoid's current place and heading into its creation request, so that a
+    /// save file rebuilds it where it stands (a running action, the head's angles and the
+    /// noise stream start afresh after a load).
+    pub(crate) fn record_humanoid_poses(&mut self) {
+        for (id, h) in &self.soccer.humanoids {
+            let pose = h.model.pose();
+            if let Some(Entity {
+                spec:
+                    EntitySpec::Humanoid {
+                        position, heading, ..
+                    },
+                ..
+            }) = self.entities.get_mut(id)
+            {
+                *position = [pose.x, pose.y];
+                *heading = pose.heading;
+            }
+        }
+    }
+}

@@ -557,6 +557,7 @@ impl<P: PhysicsBackend + Default> World<P> {
             self.sim_time += dt;
         }
         self.iteration += 1;
+        self.record_humanoid_poses();
         true
     }
 

@@ -220,3 +220,22 @@ fn the_bundled_kidsize_scenario_is_the_rust_scene() {
         .count();
     assert_eq!(cyan, 3);
 }
+
+#[test]
+fn a_saved_scene_reloads_with_the_robots_where_they_stood() {
+    let mut w = scene();
+    humanoid(&mut w, 20, Team::Magenta, 1.0, -1.0, 0.5);
+    act(&mut w, 20, "walk", &[("distance", "24")]);
+    run_until_idle(&mut w, 20, 5.0);
+    let before = w.humanoid(20).unwrap().pose();
+    let xml = w.save_xml();
+    let mut loaded = World::new(WorldConfig::default());
+    loaded.load_xml(&xml).unwrap();
+    let after = loaded.humanoid(20).unwrap().pose();
+    assert!((after.x - before.x).abs() < 1e-9 && (after.y - before.y).abs() < 1e-9);
+    assert!((after.heading - before.heading).abs() < 1e-9);
+    assert_eq!(loaded.humanoid(20).unwrap().team, Team::Magenta);
+    // And it keeps working.
+    act(&mut loaded, 20, "turn", &[("angle", "20")]);
+    run_until_idle(&mut loaded, 20, 5.0);
+}
