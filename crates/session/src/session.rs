@@ -410,8 +410,9 @@ impl Session {
         }
     }
 
-    /// Sends `text` to every agent, and to `from` if it is not one (an unregistered
-    /// commander still sees its confirmations); local observers see it too.
+    /// Sends `text` to every agent (at most `maxconfirmationfanout`, else to `from` alone),
+    /// and to `from` if it is not one (an unregistered commander still sees its
+    /// confirmations); local observers see it too when it answers them or a registered agent.
     fn confirm(&mut self, from: Option<SocketAddr>, text: String) {
         let payload = encode_response(&Response::Text(text.clone())).into_bytes();
         let mut sent_to_sender = false;
@@ -429,7 +430,11 @@ impl Session {
         if let (Some(from), false) = (from, sent_to_sender) {
             self.outbox.push_back(Transmit { to: from, payload });
         }
-        self.respond_locally(text);
+        // Local observers (the viewer's response panel) see the confirmations of local
+        // commands and of registered agents, not what any sender can make the server say.
+        if from.is_none_or(|a| self.owner_keys.contains_key(&a)) {
+            self.respond_locally(text);
+        }
     }
 
     /// Notes the time after an iteration's work (see `busy_since`).

@@ -329,3 +329,34 @@ fn the_world_cannot_grow_past_its_entity_and_body_limits() {
         simrob_world::PhysicsBackend::body_count(s.world().physics()) <= config.limits.max_bodies
     );
 }
+
+#[test]
+fn an_unregistered_sender_cannot_write_in_the_viewers_response_panel() {
+    let mut s = session();
+    s.set_observed(true);
+    while s.poll_event().is_some() {}
+    let responses = |s: &mut Session| -> Vec<String> {
+        std::iter::from_fn(|| s.poll_event())
+            .filter_map(|e| match e {
+                simrob_session::Event::Response(t) => Some(t),
+                _ => None,
+            })
+            .collect()
+    };
+    let set = control("<Control_Request Command=\"Set_World_Gravity\"><Gravity>-2</Gravity><Response>true</Response></Control_Request>");
+    let local = addr("127.0.0.1:7300");
+    s.handle_datagram(local, set.as_bytes(), Instant::now());
+    assert_eq!(gravity(&s), -2.0, "a local sender may change the world");
+    assert!(
+        responses(&mut s).is_empty(),
+        "an unregistered sender reached the panel"
+    );
+    s.handle_datagram(
+        local,
+        register("panel", "127.0.0.1", 7300, -1.0).as_bytes(),
+        Instant::now(),
+    );
+    s.handle_datagram(local, set.as_bytes(), Instant::now());
+    let shown = responses(&mut s);
+    assert!(shown.iter().any(|t| t.contains("Gravity")), "{shown:?}");
+}
