@@ -441,6 +441,11 @@ impl IniConfig {
         if c.rules.is_empty() {
             return Err(whole("missing rules (the rules file is mandatory)"));
         }
+        if c.vision_stub_enabled && c.vision_stub_src.is_empty() {
+            return Err(whole(
+                "visionStubEnabled=1 needs visionStubSrc (the stub file)",
+            ));
+        }
         if c.params.gk_x_min_cm > c.params.gk_x_max_cm
             || c.params.gk_y_min_cm > c.params.gk_y_max_cm
         {

@@ -367,6 +367,10 @@ fn bad_configs_are_refused_with_file_and_line() {
         ),
         ("id=1\n", "ini.config:0: missing rules"),
         ("rules=r.xml\n", "ini.config:0: missing id"),
+        (
+            "id=1\nrules=r.xml\nvisionStubEnabled=1\n",
+            "ini.config:0: visionStubEnabled=1 needs visionStubSrc",
+        ),
     ];
     for (text, want) in cases {
         let got = IniConfig::parse(text, "ini.config")
