@@ -323,8 +323,12 @@ fn lookup<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
     })
 }
 
-/// The last line of `stdout` that is a JSON object.
+/// The JSON summary on `stdout`: the whole output if it is one JSON object (pretty-printed or
+/// not), else its last line that is one.
 fn summary_of(stdout: &str) -> Option<Map<String, Value>> {
+    if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(stdout.trim()) {
+        return Some(o);
+    }
     stdout
         .lines()
         .rev()
@@ -1015,6 +1019,21 @@ robots = [10, 20]
         assert!(v.get("wall").is_none(), "only the listed metrics");
         assert!(matches(&r, &s.runs[3]));
         assert!(!matches(&r, &s.runs[4]));
+        // A pretty-printed summary, and arrays indexed in paths.
+        let pretty = Outcome {
+            stdout: "{\n  \"policies\": [\n    {\"makespan\": {\"mean\": 2.5}}\n  ]\n}\n".into(),
+            ..outcome
+        };
+        let v = Value::Object(row(
+            &s.runs[0],
+            &pretty,
+            &["policies.0.makespan.mean".into()],
+        ));
+        assert_eq!(v["policies.0.makespan.mean"], 2.5);
+        let outcome = Outcome {
+            stdout: "progress\n{\"tasks_done\":4,\"stats\":{\"events\":9},\"wall\":1}\n".into(),
+            ..pretty
+        };
         // Every scalar when no metric is listed.
         let all = row(&s.runs[0], &outcome, &[]);
         assert_eq!(all["wall"], 1);

@@ -588,6 +588,18 @@ fn draw_to(figure: &Figure, out: &Path, size: (u32, u32)) -> Result<()> {
     Ok(())
 }
 
+/// Line colours: strong, distinct, readable in print.
+const COLORS: [(u8, u8, u8); 8] = [
+    (31, 119, 180),
+    (214, 39, 40),
+    (44, 160, 44),
+    (255, 127, 14),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (23, 190, 207),
+];
+
 /// A tick label: at most four decimals, no trailing zeros (`50`, `0.25`, `-1.5`).
 fn tick_label(v: f64) -> String {
     let text = format!("{v:.4}");
@@ -731,7 +743,8 @@ where
     }
     let width = px(4.0) as u32;
     for (k, line) in figure.lines.iter().enumerate() {
-        let color = Palette99::pick(k).to_rgba();
+        let (r, g, b) = COLORS[k % COLORS.len()];
+        let color = RGBColor(r, g, b).to_rgba();
         let style = color.stroke_width(width);
         chart
             .draw_series(LineSeries::new(line.points.iter().copied(), style))
