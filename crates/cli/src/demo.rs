@@ -1,6 +1,6 @@
-//! `simrob demo`: the demonstration agent (seed 000 §1.3.3). It starts a server (or connects
-//! to one), creates the seed's SumBot, soccer field and ball, and drives the robot from the
-//! keyboard or from a timed script of wheel speeds, printing its pose.
+//! `simrob demo`: the demonstration agent (as in the SimRob manual). It starts a server (or
+//! connects to one), creates the SumBot, the soccer field and the ball, and drives the robot
+//! from the keyboard or from a timed script of wheel speeds, printing its pose.
 
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
@@ -16,7 +16,7 @@ use simrob_protocol::{
 };
 use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 
-/// The built-in scenario: the seed's materials, field, SumBot and ball.
+/// The built-in scenario: the SimRob manual's materials, field, SumBot and ball.
 const SCENARIO: [(&str, &str); 4] = [
     (
         "materials",
@@ -30,7 +30,7 @@ const ROBOT: u32 = 3;
 const BALL: u32 = 8;
 
 /// The script used when there is no keyboard and no `--script`: forward, spin, back, stop.
-const BUILT_IN_SCRIPT: &str = "# seconds  left(rad/s)  right(rad/s)\n\
+const BUILT_IN_SCRIPT: &str = "# at(s)  left(rad/s)  right(rad/s)\n\
                                0    5   5\n\
                                2    4  -4\n\
                                3.5 -5  -5\n\
@@ -47,9 +47,10 @@ pub struct DemoArgs {
     /// Connect to this running server instead of starting one (e.g. 127.0.0.1:5005).
     #[arg(long, value_name = "IP:PORT")]
     pub server: Option<SocketAddr>,
-    /// Drive from a script instead of the keyboard: lines `SECONDS LEFT RIGHT` (wall-clock
-    /// seconds from the start, wheel speeds in rad/s); `#` starts a comment. The demo ends at
-    /// the last line's time.
+    /// Drive from a script instead of the keyboard: lines `AT LEFT RIGHT`: from AT seconds
+    /// after the start (absolute times, increasing line by line), drive the wheels at LEFT
+    /// and RIGHT rad/s; `#` starts a comment. The last line ends the demo at its time, so
+    /// it must stop the wheels (`AT 0 0`). Example: `0 5 5` / `2 4 -4` / `3 0 0`.
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
     /// Wheel speed for the arrow keys, rad/s.
@@ -83,7 +84,7 @@ fn motors(left: f64, right: f64) -> EntityRequest {
     }
 }
 
-/// Parses a script: `(seconds, left, right)` sorted by time.
+/// Parses a script: `(at seconds, left, right)`, times increasing, the last line stopping.
 fn parse_script(text: &str) -> Result<Vec<(f64, f64, f64)>> {
     let mut steps = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -98,19 +99,34 @@ fn parse_script(text: &str) -> Result<Vec<(f64, f64, f64)>> {
             .with_context(|| format!("script line {}: {line:?} is not three numbers", n + 1))?;
         let [t, l, r] = values[..] else {
             bail!(
-                "script line {}: expected `SECONDS LEFT RIGHT`, found {line:?}",
+                "script line {}: expected `AT LEFT RIGHT` (seconds since the start, rad/s, \
+                 rad/s), found {line:?}",
                 n + 1
             );
         };
         if t < 0.0 {
             bail!("script line {}: time must not be negative", n + 1);
         }
+        if let Some(&(prev, _, _)) = steps.last() {
+            if t <= prev {
+                bail!(
+                    "script line {}: {t} s is not after the previous line's {prev} s: times \
+                     are seconds since the start (not durations), increasing line by line",
+                    n + 1
+                );
+            }
+        }
         steps.push((t, l, r));
     }
-    if steps.is_empty() {
+    let Some(&(end, l, r)) = steps.last() else {
         bail!("the script has no steps");
+    };
+    if l != 0.0 || r != 0.0 {
+        bail!(
+            "script: the last line ends the demo at {end} s, so its speeds ({l}, {r}) would \
+             never be driven: end with a line `AT 0 0`"
+        );
     }
-    steps.sort_by(|a, b| a.0.total_cmp(&b.0));
     Ok(steps)
 }
 
@@ -162,15 +178,7 @@ fn start_server(args: &DemoArgs) -> Result<Running> {
     let viewer = if args.no_gui {
         None
     } else {
-        let port = args.http_port.unwrap_or(8080);
-        let started = crate::serve::start_viewer(&mut server, port).or_else(|e| {
-            if args.http_port.is_none() {
-                crate::serve::start_viewer(&mut server, 0)
-            } else {
-                Err(e)
-            }
-        })?;
-        Some(started)
+        Some(crate::serve::start_viewer_on(&mut server, args.http_port)?)
     };
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
@@ -260,7 +268,7 @@ fn drive(server: SocketAddr, args: &DemoArgs) -> Result<()> {
             e => e.into(),
         })?;
     create_scene(&mut agent)?;
-    // Simulated time tracks wall time (seed 000 §2.8), whatever server this is.
+    // Simulated time tracks wall time (auto-adjust mode), whatever server this is.
     agent.control(ControlRequest::SetAutoAdjustMode(true), false)?;
     agent.control(ControlRequest::SetStepMode(false), false)?;
     agent.control(ControlRequest::InitializeSimulation, false)?;
@@ -386,5 +394,13 @@ mod tests {
             .to_string()
             .contains("line 2"));
         assert!(parse_script("# nothing").is_err());
+        // Durations instead of times, or lines out of order: refused, naming the line.
+        let m = parse_script("2 5 5\n1 4 -4\n3 0 0")
+            .unwrap_err()
+            .to_string();
+        assert!(m.contains("line 2") && m.contains("since the start"), "{m}");
+        // A last line that would drive: its speeds would never be used.
+        let m = parse_script("0 5 5\n4 3 3").unwrap_err().to_string();
+        assert!(m.contains("AT 0 0"), "{m}");
     }
 }

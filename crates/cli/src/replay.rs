@@ -119,10 +119,12 @@ fn export_csv(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Resu
         }
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            recording
-                .export_csv(&mut out)
-                .and_then(|()| out.flush())
-                .context("cannot write the CSV")
+            crate::run::ignore_broken_pipe(
+                recording
+                    .export_csv(&mut out)
+                    .and_then(|()| out.flush())
+                    .context("cannot write the CSV"),
+            )
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `simrob run`: a scenario headless.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -97,7 +98,7 @@ fn parse_motors(spec: &str) -> Result<EntityRequest> {
     Ok(EntityRequest::RobotMotorControl { entity_id, motors })
 }
 
-fn print_poses(world: &World) {
+fn print_poses(out: &mut impl Write, world: &World) -> std::io::Result<()> {
     for id in world.entity_ids() {
         let Some(spec) = world.entity_spec(id) else {
             continue;
@@ -106,7 +107,8 @@ fn print_poses(world: &World) {
             continue;
         }
         if let Some((p, r)) = world.entity_pose(id) {
-            println!(
+            writeln!(
+                out,
                 "  {:<5} {:>3}  pos ({:>8.4}, {:>8.4}, {:>8.4})  rot ({:>7.4}, {:>7.4}, {:>7.4})",
                 spec.type_name(),
                 id,
@@ -116,12 +118,34 @@ fn print_poses(world: &World) {
                 r[0],
                 r[1],
                 r[2]
-            );
+            )?;
         }
     }
+    Ok(())
 }
 
 pub fn run(args: RunArgs) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    ignore_broken_pipe(simulate(args, &mut out))
+}
+
+/// Output piped into a reader that stopped early (`| head`, `| less` quit) is not an error:
+/// the command just ends, as Unix tools do.
+pub(crate) fn ignore_broken_pipe(result: Result<()>) -> Result<()> {
+    match result {
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
+}
+
+fn simulate(args: RunArgs, out: &mut impl Write) -> Result<()> {
     crate::serve::init_logging(args.log.as_deref())?;
     let mut world = World::new(WorldConfig::default());
     load_scenario(&mut world, &args.scenario)?;
@@ -137,39 +161,43 @@ pub fn run(args: RunArgs) -> Result<()> {
     if world.modes().step_mode {
         world.apply_control(&ControlRequest::SetStepMode(false))?;
     }
-    println!(
+    writeln!(
+        out,
         "{}: {} entities, timestep {} s",
         args.scenario.display(),
         world.entity_ids().count(),
         world.params().timestep
-    );
+    )?;
     let start = Instant::now();
     for _ in 0..args.iterations {
         world.advance();
         if args.every > 0 && world.iteration() % args.every == 0 {
-            println!(
+            writeln!(
+                out,
                 "iteration {} (t = {:.2} s)",
                 world.iteration(),
                 world.sim_time()
-            );
-            print_poses(&world);
+            )?;
+            print_poses(out, &world)?;
         }
     }
     let wall = start.elapsed().as_secs_f64();
     if args.every == 0 || world.iteration() % args.every != 0 {
-        println!(
+        writeln!(
+            out,
             "iteration {} (t = {:.2} s)",
             world.iteration(),
             world.sim_time()
-        );
-        print_poses(&world);
+        )?;
+        print_poses(out, &world)?;
     }
-    println!(
+    writeln!(
+        out,
         "{} iterations in {:.3} s wall ({:.0} iterations/s, {:.0}× real time)",
         args.iterations,
         wall,
         args.iterations as f64 / wall.max(1e-9),
         world.sim_time() / wall.max(1e-9)
-    );
+    )?;
     Ok(())
 }

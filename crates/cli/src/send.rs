@@ -1,6 +1,6 @@
-//! `simrob send`: the commander (the seed's "SimRob Commander", seed 000 §8; SPEC S22).
+//! `simrob send`: the commander (like the SimRob simulator's "SimRob Commander").
 //!
-//! Every command of seed 000 §2–§3 from the command line, with typed arguments
+//! Every command of the SimRob manual from the command line, with typed arguments
 //! ([`command::SendCommand`]); `--raw FILE` sends XML as it is; `--interactive` is a prompt
 //! with Initialize / Play / Pause / Step and a live log of the server's responses
 //! ([`prompt`]). How answers are matched to requests is in [`session`].
@@ -74,8 +74,9 @@ pub struct SendArgs {
     #[arg(long, value_name = "FILE", global = true)]
     pub config: Option<PathBuf>,
     /// Send FILE's bytes as one datagram, as they are (`-` = stdin), and print every
-    /// response that comes back within --timeout (errors on stderr; exit 1 if any error,
-    /// 2 if nothing came back).
+    /// response that comes back within --timeout (errors on stderr; exit 1 if any error).
+    /// A request without <Response>true</Response> gets no confirmation: then no error
+    /// within --timeout is success; otherwise exit 2 if nothing came back.
     #[arg(long, value_name = "FILE", conflicts_with = "interactive")]
     pub raw: Option<PathBuf>,
     /// A prompt: one command per line (`init`, `play`, `pause`, `step`, `timestep 0.02`,
@@ -201,8 +202,21 @@ fn expected_answers(datagram: &[u8], keys: &CommandKeys) -> Option<usize> {
     (n > 0).then_some(n)
 }
 
+/// Whether the server will answer `datagram` even when all is well: some request asks for
+/// a confirmation (`<Response>true</Response>`), is an agent message, or is malformed (an
+/// error is always answered).
+fn answer_requested(datagram: &[u8], keys: &CommandKeys) -> bool {
+    decode_datagram(datagram, keys)
+        .into_iter()
+        .any(|r| match r {
+            Err(_) | Ok(Request::Agent(_)) => true,
+            Ok(req) => req.response() == Some(true),
+        })
+}
+
 /// Sends `datagram` as it is and prints every response within the timeout (sooner when the
-/// number of answers is known and all came).
+/// number of answers is known and all came). A datagram that asks for no confirmation
+/// succeeds when no error comes back within the timeout.
 fn raw(session: &mut Session, datagram: &[u8]) -> Result<i32> {
     if datagram.is_empty() {
         bail!("nothing to send: the raw input is empty");
@@ -226,12 +240,23 @@ fn raw(session: &mut Session, datagram: &[u8]) -> Result<i32> {
         let Some(message) = session.recv(left)? else {
             break;
         };
+        if matches!(message, ServerMessage::Broadcast(_)) {
+            continue; // the prompt's own broadcasts are not answers
+        }
         received += 1;
         errors += usize::from(describe(&message).1);
         show(&message);
     }
     Ok(if errors > 0 {
         EXIT_REFUSED
+    } else if received == 0 && !answer_requested(datagram, session.keys()) {
+        println!(
+            "sent to udp://{}; no error came back within {} s (the server confirms only \
+             requests with <Response>true</Response>)",
+            session.server(),
+            session.timeout().as_secs_f64()
+        );
+        0
     } else if received == 0 {
         eprintln!(
             "no response from udp://{} within {} s",

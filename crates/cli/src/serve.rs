@@ -113,12 +113,21 @@ pub fn build(
 ) -> Result<UdpServer> {
     let store = DirStore::new(&config.save_directory)?;
     let c = config.clone();
-    let mut server = UdpServer::bind(Session::new(config), Box::new(store)).with_context(|| {
-        format!(
-            "cannot listen on udp://{}:{}",
-            c.receiver_ip, c.receiver_port
-        )
-    })?;
+    let mut server = match UdpServer::bind(Session::new(config), Box::new(store)) {
+        Ok(s) => s,
+        Err(e) => {
+            let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+                " (the port is taken, perhaps by another simrob server: stop it, choose \
+                 another --port, or --port 0 for a free one)"
+            } else {
+                ""
+            };
+            return Err(anyhow::Error::new(e).context(format!(
+                "cannot listen on udp://{}:{}{hint}",
+                c.receiver_ip, c.receiver_port
+            )));
+        }
+    };
     if let Some(path) = scenario {
         let mut requests = crate::run::read_requests(path)?;
         if start {
@@ -156,7 +165,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let addr = server.local_addr()?;
     println!("listening on udp://{addr}");
     let _viewer = if gui {
-        let viewer = start_viewer(&mut server, args.http_port.unwrap_or(8080))?;
+        let viewer = start_viewer_on(&mut server, args.http_port)?;
         println!("viewer on http://{}", viewer.addr());
         Some(viewer)
     } else {
@@ -178,6 +187,25 @@ pub fn run(args: ServeArgs) -> Result<()> {
         s.errors
     );
     Ok(())
+}
+
+/// The viewer's port when none is given.
+pub const DEFAULT_HTTP_PORT: u16 = 8080;
+
+/// Starts the web viewer on `port`, or when none is given on 8080 and, if that is taken, on
+/// a free port (saying so on stderr).
+pub fn start_viewer_on(server: &mut UdpServer, port: Option<u16>) -> Result<simrob_viewer::Viewer> {
+    match port {
+        Some(p) => start_viewer(server, p).map_err(|e| {
+            e.context(format!(
+                "--http-port {p}: is the port taken? --http-port 0 picks a free one"
+            ))
+        }),
+        None => start_viewer(server, DEFAULT_HTTP_PORT).or_else(|_| {
+            eprintln!("port {DEFAULT_HTTP_PORT} is taken: the viewer takes a free port");
+            start_viewer(server, 0)
+        }),
+    }
 }
 
 /// Starts the web viewer for `server`: frames from the session's snapshots, the page's

@@ -90,7 +90,12 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 10.0, value_name = "S")]
     duration: f64,
     /// Avoidance models to measure (comma-separated): `orca`, `hmr` (HMR Sim's heuristic).
-    #[arg(long, value_delimiter = ',', default_value = "orca,hmr", value_name = "MODELS")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "orca,hmr",
+        value_name = "MODELS"
+    )]
     avoidance: Vec<Avoidance>,
     /// Proximity beams on every drone (0 = no sensor).
     #[arg(long, default_value_t = 0, value_name = "BEAMS")]

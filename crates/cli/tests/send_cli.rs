@@ -303,6 +303,31 @@ fn send_raw_prints_what_comes_back() {
 }
 
 #[test]
+fn send_raw_without_a_response_request_is_sent_and_succeeds() {
+    // The SimRob manual's Set_Timestep example asks for no confirmation: the server applies
+    // it silently; silence (no error) is success.
+    let server = Server::start("raw-silent");
+    let file = server.save_dir.join("timestep.xml");
+    std::fs::write(
+        &file,
+        "<Message><Simulation_Message><Control_Request Command=\"Set_Timestep\">\
+         <Timestep>0.025</Timestep></Control_Request></Simulation_Message></Message>",
+    )
+    .unwrap();
+    let out = server.send(&["--timeout", "1", "--raw", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("no error came back"),
+        "{}",
+        text(&out.stdout)
+    );
+    // It was applied: the saved simulation has the new timestep.
+    server.ok(&["save", "after.xml"]);
+    let saved = std::fs::read_to_string(server.save_dir.join("after.xml")).unwrap();
+    assert!(saved.contains("0.025"), "{saved}");
+}
+
+#[test]
 fn send_register_and_info() {
     let server = Server::start("info");
     let out = server.ok(&["--register", "boss", "info", "boss"]);
@@ -315,9 +340,14 @@ fn send_register_and_info() {
         lines[1].starts_with("Agent_Information: key boss, ip 127.0.0.1, port "),
         "{out}"
     );
-    let out = server.send(&["--register", "boss", "info", "nobody"]);
+    // (A key stays bound to the address that registered it: another commander takes another.)
+    let out = server.send(&["--register", "chief", "info", "nobody"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("\"nobody\" is not registered"));
+    assert!(
+        text(&out.stderr).contains("\"nobody\" is not registered"),
+        "{}",
+        text(&out.stderr)
+    );
     // Info needs a registered requester: refused locally.
     let out = server.send(&["info", "boss"]);
     assert_eq!(out.status.code(), Some(1));

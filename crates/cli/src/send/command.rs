@@ -1,4 +1,4 @@
-//! The commander's commands: one subcommand per SimRob command of seed 000 §2–§3, with typed
+//! The commander's commands: one subcommand per command of the SimRob manual, with typed
 //! arguments, and the requests each one sends.
 //!
 //! Every value is checked here, before anything is sent: numbers must be finite, counts and
@@ -33,7 +33,7 @@ impl Switch {
     }
 }
 
-/// The communication mode of `sync-mode` (the seed's commander says Synchronic/Asynchronic).
+/// The communication mode of `sync-mode` (the SimRob Commander says Synchronic/Asynchronic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SyncSwitch {
     /// Synchronous: the server waits for every synchronous agent's Synchronize.
@@ -48,7 +48,7 @@ pub enum SyncSwitch {
 /// for its confirmation or error.
 #[derive(Debug, Clone, Subcommand)]
 pub enum SendCommand {
-    /// Register_Materials_Interactions (§2.3): the materials and interactions of a file.
+    /// Register_Materials_Interactions: the materials and interactions of a file.
     ///
     /// FILE holds one or more Register_Materials_Interactions requests, with or without the
     /// `<Message><Simulation_Message>` envelope, e.g. scenarios/materials.xml.
@@ -57,7 +57,7 @@ pub enum SendCommand {
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },
-    /// Create_Entity (§2.4): a robot, field or ball described in a file.
+    /// Create_Entity: a robot, field or ball described in a file.
     ///
     /// FILE holds one or more Create_Entity requests, with or without the
     /// `<Message><Simulation_Message>` envelope, e.g. scenarios/sumbot.xml. The materials
@@ -67,10 +67,10 @@ pub enum SendCommand {
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },
-    /// Initialize_Simulation (§2.5): simulated time starts to advance.
+    /// Initialize_Simulation: simulated time starts to advance.
     #[command(visible_alias = "init")]
     Initialize,
-    /// Set_Step_Mode (§2.6): on = paused, advancing one iteration per `step`; off = running.
+    /// Set_Step_Mode: on = paused, advancing one iteration per `step`; off = running.
     StepMode {
         #[arg(value_name = "on|off")]
         mode: Switch,
@@ -79,53 +79,53 @@ pub enum SendCommand {
     Pause,
     /// Play: Set_Step_Mode false (the simulation runs on its own again).
     Play,
-    /// Make_Step (§2.7): advance one iteration while paused.
+    /// Make_Step: advance one iteration while paused.
     Step {
         /// Number of Make_Step requests to send, one after the other, each confirmed.
         #[arg(long, short = 'n', value_name = "N", default_value_t = 1,
               value_parser = clap::value_parser!(u32).range(1..))]
         count: u32,
     },
-    /// Set_AutoAdjust_Mode (§2.8): keep simulated time in step with wall-clock time.
+    /// Set_AutoAdjust_Mode: keep simulated time in step with wall-clock time.
     AutoAdjust {
         #[arg(value_name = "on|off")]
         mode: Switch,
     },
-    /// Set_Sync_Mode (§2.9): synchronous (lockstep with synchronous agents) or not.
+    /// Set_Sync_Mode: synchronous (lockstep with synchronous agents) or not.
     SyncMode {
         #[arg(value_name = "on|off")]
         mode: SyncSwitch,
     },
-    /// Set_Sync_Wait (§2.11): how long the server waits for synchronous agents each iteration.
+    /// Set_Sync_Wait: how long the server waits for synchronous agents each iteration.
     SyncWait {
         /// Seconds (≥ 0).
         #[arg(value_name = "SECONDS", value_parser = non_negative)]
         seconds: f64,
     },
-    /// Set_Timestep (§2.12): simulated seconds per physics step (0.010–0.070 recommended).
+    /// Set_Timestep: simulated seconds per physics step (0.010–0.070 recommended).
     #[command(visible_alias = "timestep")]
     SetTimestep {
         /// Seconds (> 0).
         #[arg(value_name = "SECONDS", value_parser = positive)]
         seconds: f64,
     },
-    /// Set_World_Gravity (§2.13): gravity along Z, m/s² (the default is -9.8).
+    /// Set_World_Gravity: gravity along Z, m/s² (the default is -9.8).
     Gravity {
         /// m/s² along Z; negative pulls down.
         #[arg(value_name = "M_S2", value_parser = finite, allow_negative_numbers = true)]
         value: f64,
     },
-    /// Set_World_Hardness (§2.14): the global contact softness (ODE CFM, 0..1).
+    /// Set_World_Hardness: the global contact softness (ODE CFM, 0..1).
     WorldHardness {
         #[arg(value_name = "V", value_parser = finite, allow_negative_numbers = true)]
         value: f64,
     },
-    /// Set_World_Bounciness (§2.15): the global error correction (ODE ERP, 0..1).
+    /// Set_World_Bounciness: the global error correction (ODE ERP, 0..1).
     WorldBounciness {
         #[arg(value_name = "V", value_parser = finite, allow_negative_numbers = true)]
         value: f64,
     },
-    /// Save (§2.16): the whole simulation to a file on the server.
+    /// Save: the whole simulation to a file on the server.
     ///
     /// The name is resolved by the server, inside its save directory (`simrob serve
     /// --save-dir`), e.g. `run1.xml`.
@@ -133,23 +133,23 @@ pub enum SendCommand {
         #[arg(value_name = "FILE")]
         file: String,
     },
-    /// Load (§2.17): a simulation saved with `save`, from the server's save directory.
+    /// Load: a simulation saved with `save`, from the server's save directory.
     Load {
         #[arg(value_name = "FILE")]
         file: String,
     },
-    /// Set_Fast_Mode (§2.18): a faster, less exact solver.
+    /// Set_Fast_Mode: a faster, less exact solver.
     FastMode {
         #[arg(value_name = "on|off")]
         mode: Switch,
     },
-    /// Set_Steps_Per_Iteration (§2.19): physics steps per iteration (agents see one).
+    /// Set_Steps_Per_Iteration: physics steps per iteration (agents see one).
     StepsPerIteration {
         /// Steps (≥ 1).
         #[arg(value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         steps: u32,
     },
-    /// Set_Entity_Position (§3.1): move a robot or ball rigidly to X Y Z (metres).
+    /// Set_Entity_Position: move a robot or ball rigidly to X Y Z (metres).
     SetPosition {
         /// Entity id.
         #[arg(long, value_name = "ID")]
@@ -164,7 +164,7 @@ pub enum SendCommand {
         #[arg(value_name = "Z", value_parser = finite, allow_negative_numbers = true)]
         z: f64,
     },
-    /// Robot_Motor_Control (§3.2): target wheel speeds of a robot.
+    /// Robot_Motor_Control: target wheel speeds of a robot.
     ///
     /// Example: `motors --entity 3 0=3 1=-5` sets wheel joint 0 to 3 rad/s and wheel joint
     /// 1 to -5 rad/s.
@@ -224,7 +224,7 @@ pub enum SendCommand {
         #[arg(value_name = "PARAM=VALUE", value_parser = action_param)]
         params: Vec<(String, String)>,
     },
-    /// Register_Agent (§2.1): register an agent.
+    /// Register_Agent: register an agent.
     ///
     /// Without --port it registers this commander's own address under KEY, and the
     /// confirmation comes back. With --ip/--port it registers another program's address;
@@ -252,14 +252,14 @@ pub enum SendCommand {
         #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
         port: Option<u16>,
     },
-    /// Info_Request (§2.2): where agent KEY is. Needs --register (the answer goes to the
+    /// Info_Request: where agent KEY is. Needs --register (the answer goes to the
     /// registered requester).
     Info {
         /// Key of the agent asked about.
         #[arg(value_name = "KEY")]
         key: String,
     },
-    /// Synchronize (§2.10): tell the server an agent finished an iteration.
+    /// Synchronize: tell the server an agent finished an iteration.
     ///
     /// The protocol confirms nothing here: the commander waits --timeout for an error and
     /// reports the request as sent when none comes.

@@ -1,6 +1,6 @@
 //! The commander's conversation with a server: send one request, wait for its answer.
 //!
-//! How an answer is recognised (seed 000 §2, SPEC S4, S18):
+//! How an answer is recognised (as the SimRob manual describes responses):
 //! - an error (`<Response>Error: …</Response>`) is sent to the sender only, so any error
 //!   that arrives while waiting is the answer;
 //! - a confirmation reads `Command: text` and goes to every registered agent and to an
