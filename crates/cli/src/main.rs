@@ -8,6 +8,7 @@ mod replay;
 mod run;
 mod send;
 mod serve;
+mod soccer;
 mod swarm;
 
 use anyhow::Result;
@@ -45,6 +46,9 @@ enum Command {
     /// Many robots at high abstraction on the 2D world (seed 002).
     #[command(subcommand)]
     Swarm(swarm::SwarmCommand),
+    /// The FutRob humanoid soccer team: players, a whole team, the message spy and sender.
+    #[command(subcommand)]
+    Soccer(soccer::SoccerCommand),
     /// Parameter sweeps: run any simrob subcommand that prints a JSON summary over scenarios ×
     /// seeds × a parameter grid, in parallel here or as a Slurm job array; one CSV and one
     /// JSON-lines row per run.
@@ -70,6 +74,7 @@ fn main() -> Result<()> {
         Command::Send(args) => send::run(args),
         Command::Mrs(args) => mrs::run(args),
         Command::Swarm(cmd) => swarm::run(cmd),
+        Command::Soccer(cmd) => soccer::run(cmd),
         Command::Batch(args) => batch::run(args),
         Command::Plot(cmd) => plot::run(cmd),
         Command::Completions { shell } => {

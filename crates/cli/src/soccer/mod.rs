@@ -1,0 +1,74 @@
+//! `simrob soccer`: the FutRob robot-soccer team as networked agents, and its message tools.
+
+/// Prints a line on standard output, ignoring a closed pipe (a player keeps playing when
+/// whoever read its output has gone).
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+mod body;
+mod case;
+mod logfmt;
+mod matchcmd;
+mod net;
+mod player;
+mod send_msg;
+mod sim;
+mod spy;
+mod team;
+
+use anyhow::Result;
+use clap::Subcommand;
+
+/// The FutRob humanoid soccer team.
+#[derive(Subcommand)]
+pub enum SoccerCommand {
+    /// Run one FutRob robot: its rules, world model, actions and team messages.
+    ///
+    /// Reads the robot's ini.config (id, role, rules file, log switches, vision stub,
+    /// autoLookAtBall, and the tunables listed in the README), announces itself to the team
+    /// and plays until Ctrl-C or --duration. Team events (teammates joining, their roles,
+    /// teammates expiring) are printed on standard output.
+    Player(player::PlayerArgs),
+    /// Start a whole team: one `simrob soccer player` process per robot of a team file.
+    ///
+    /// The team file lists one ini.config per line (paths relative to the team file; `#`
+    /// starts a comment). Each robot's output is printed with its id in front.
+    Team(team::TeamArgs),
+    /// The message spy: print every team message, or only those one robot would accept.
+    ///
+    /// With --id 255 (the default) every message is printed; with another id the spy
+    /// behaves like that robot and reports the messages it would reject.
+    Spy(spy::SpyArgs),
+    /// Send one team message from flags, or use the FutRob sender's interactive prompt.
+    SendMsg(send_msg::SendMsgArgs),
+    /// Rerun one of FutRob's case studies in simulation: penalty-kick, penalty-save,
+    /// discovery, relocation or pass.
+    ///
+    /// Each trial sets the scene up as FutRob's report describes it (with a person's placement
+    /// error drawn from the seed), runs the FutRob brains on the simulated humanoids and judges
+    /// the outcome from the physics. Prints one row per trial and the success rate with its
+    /// 95 % interval beside the rate FutRob's real robots reached.
+    Case(case::CaseArgs),
+    /// Play a 3-vs-3 FutRob match in simulation (keeper and two field players a side).
+    ///
+    /// Kick-off, goals (the ball wholly over the goal line between the posts), restarts and
+    /// balls put back after leaving the field are refereed from the world. Prints the score,
+    /// shots, possession, passes and falls; --record writes a recording for `simrob replay`.
+    Match(matchcmd::MatchArgs),
+}
+
+/// Runs a `simrob soccer` subcommand.
+pub fn run(cmd: SoccerCommand) -> Result<()> {
+    match cmd {
+        SoccerCommand::Player(a) => player::run(a),
+        SoccerCommand::Team(a) => team::run(a),
+        SoccerCommand::Spy(a) => spy::run(a),
+        SoccerCommand::SendMsg(a) => send_msg::run(a),
+        SoccerCommand::Case(a) => case::run(a),
+        SoccerCommand::Match(a) => matchcmd::run(a),
+    }
+}

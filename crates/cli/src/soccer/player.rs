@@ -1,0 +1,299 @@
+//! `simrob soccer player`: one FutRob robot as a networked agent.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use simrob_futrob::msg::Received;
+use simrob_futrob::rules::RuleSet;
+use simrob_futrob::{BodyStatus, Brain, IniConfig, Role, Sighting, VisionStub};
+
+use super::body::DryBody;
+use super::net;
+use super::sim::SimLink;
+
+#[derive(Args)]
+pub struct PlayerArgs {
+    /// The robot's ini.config.
+    #[arg(long)]
+    config: PathBuf,
+    /// The simulator (`simrob serve`), IP:PORT; overrides the config's `server`.
+    #[arg(long)]
+    server: Option<String>,
+    /// Stop after this many seconds (default: run until Ctrl-C).
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Team-message UDP port; overrides the config's `commPort`.
+    #[arg(long)]
+    comm_port: Option<u16>,
+    /// Print every team message sent and received.
+    #[arg(long)]
+    verbose: bool,
+}
+
+/// Reads a file named by a config, relative to the config's directory.
+pub fn beside(config: &Path, name: &str) -> PathBuf {
+    let p = Path::new(name);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        config.parent().unwrap_or(Path::new(".")).join(p)
+    }
+}
+
+pub fn load(config: &Path) -> Result<(IniConfig, RuleSet)> {
+    let text = std::fs::read_to_string(config)
+        .with_context(|| format!("cannot read {}", config.display()))?;
+    let cfg = IniConfig::parse(&text, &config.display().to_string())?;
+    let rules_path = beside(config, &cfg.rules);
+    let rules_text = std::fs::read_to_string(&rules_path)
+        .with_context(|| format!("cannot read the rules file {}", rules_path.display()))?;
+    let rules = RuleSet::parse(&rules_text, &rules_path.display().to_string())?;
+    for w in rules.case_warnings() {
+        eprintln!(
+            "warning: {}:{}: {:?} taken as {}",
+            rules_path.display(),
+            w.line,
+            w.written,
+            w.canonical
+        );
+    }
+    Ok((cfg, rules))
+}
+
+/// Where a player's senses come from and where its actions go.
+enum Senses {
+    /// The vision stub file and a body without physics, on the wall clock.
+    Stub {
+        stub: VisionStub,
+        body: DryBody,
+        t0: Instant,
+        cycle: u32,
+        next_frame: u64,
+        period: u64,
+    },
+    /// A humanoid of `simrob serve`, on simulated time.
+    Sim { link: SimLink, now: u64 },
+}
+
+impl Senses {
+    /// Waits for the next moment worth a brain step; returns its time and any camera frame.
+    fn next(&mut self, wait: Duration) -> Result<Option<(u64, Option<Vec<Sighting>>)>> {
+        match self {
+            Senses::Stub {
+                stub,
+                t0,
+                cycle,
+                next_frame,
+                period,
+                ..
+            } => {
+                let now = t0.elapsed().as_millis() as u64;
+                if now >= *next_frame {
+                    let frame = stub.scene(*cycle).to_vec();
+                    *cycle += 1;
+                    *next_frame = now + *period;
+                    Ok(Some((now, Some(frame))))
+                } else {
+                    Ok(Some((now, None)))
+                }
+            }
+            Senses::Sim { link, now } => match link.poll(wait)? {
+                Some(u) => {
+                    *now = u.now_ms;
+                    Ok(Some((u.now_ms, u.frame)))
+                }
+                None => Ok(None),
+            },
+        }
+    }
+
+    fn status(&mut self, now: u64) -> BodyStatus {
+        match self {
+            Senses::Stub { body, .. } => body.status(now),
+            Senses::Sim { link, .. } => link.status(),
+        }
+    }
+
+    fn command(&mut self, now: u64, cmds: &[simrob_futrob::Action]) -> Result<()> {
+        match self {
+            Senses::Stub { body, .. } => {
+                body.command(now, cmds);
+                Ok(())
+            }
+            Senses::Sim { link, .. } => link.command(cmds),
+        }
+    }
+
+    fn now(&self) -> u64 {
+        match self {
+            Senses::Stub { t0, .. } => t0.elapsed().as_millis() as u64,
+            Senses::Sim { now, .. } => *now,
+        }
+    }
+}
+
+pub fn run(args: PlayerArgs) -> Result<()> {
+    let (mut cfg, rules) = load(&args.config)?;
+    if let Some(p) = args.comm_port {
+        cfg.comm_port = p;
+    }
+    if let Some(s) = &args.server {
+        cfg.server = Some(s.clone());
+    }
+    super::logfmt::install(&cfg, &beside(&args.config, &cfg.logfile))?;
+    let id = cfg.id;
+    let mut senses = if cfg.vision_stub_enabled {
+        let p = beside(&args.config, &cfg.vision_stub_src);
+        let text = std::fs::read_to_string(&p)
+            .with_context(|| format!("cannot read the vision stub {}", p.display()))?;
+        Senses::Stub {
+            stub: VisionStub::parse(&text, &p.display().to_string())?,
+            body: DryBody::new(),
+            t0: Instant::now(),
+            cycle: 1,
+            next_frame: 0,
+            period: cfg.params.vision_period_ms,
+        }
+    } else {
+        let Some(server) = &cfg.server else {
+            bail!("robot {id}: no simulator (--server or server=) and no vision stub (visionStubEnabled=1): nothing to see");
+        };
+        let addr: std::net::SocketAddr = server
+            .parse()
+            .with_context(|| format!("--server must be IP:PORT, not {server:?}"))?;
+        let entity = cfg.entity_id.unwrap_or(id as u32);
+        let link = SimLink::connect(addr, entity, &format!("futrob{id}"))?;
+        say!("robot {id}: brain of humanoid {entity} on the simulator at {addr}");
+        Senses::Sim { link, now: 0 }
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let sock = net::team_socket(cfg.comm_port)?;
+    sock.set_nonblocking(true)?;
+    let dest = net::destination(&cfg.comm_address, cfg.comm_port)?;
+    let mut brain = Brain::from_config(&cfg, rules);
+    say!(
+        "robot {id} ({}) playing; team messages on udp port {} to {}",
+        cfg.role.name(),
+        cfg.comm_port,
+        dest.ip()
+    );
+    let wall = Instant::now();
+    let end = args.duration.map(|s| Duration::from_secs_f64(s.max(0.0)));
+    let mut buf = [0u8; 2048];
+    let mut known: BTreeMap<i32, Option<Role>> = BTreeMap::new();
+    let stub_mode = matches!(senses, Senses::Stub { .. });
+    brain.start();
+    loop {
+        if stop.load(Ordering::Relaxed) || end.is_some_and(|e| wall.elapsed() >= e) {
+            break;
+        }
+        let Some((now, frame)) = senses.next(Duration::from_millis(20))? else {
+            // No news from the simulator: still listen to the team.
+            drain(&sock, &mut buf, &mut brain, senses.now(), id, args.verbose);
+            continue;
+        };
+        drain(&sock, &mut buf, &mut brain, now, id, args.verbose);
+        if let Some(frame) = frame {
+            brain.observe(now, &frame);
+        }
+        let status = senses.status(now);
+        let out = brain.step(now, &status);
+        if let Some(a) = out.started {
+            say!("robot {id}: action {a}");
+        }
+        senses.command(now, &out.commands)?;
+        for m in &out.messages {
+            if args.verbose {
+                say!("robot {id}: sent {m}");
+            }
+            if let Err(e) = sock.send_to(&m.encode(), dest) {
+                say!("robot {id}: cannot send ({e}); playing on");
+            }
+        }
+        report_team(id, &brain, &mut known);
+        if stub_mode {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    if let Senses::Sim { link, .. } = &senses {
+        say!(
+            "robot {id}: the simulator refused {} requests",
+            link.refused()
+        );
+    }
+    brain.leave();
+    let now = senses.now();
+    let status = senses.status(now);
+    let out = brain.step(now, &status);
+    for m in &out.messages {
+        let _ = sock.send_to(&m.encode(), dest);
+    }
+    let s = brain.world().comm.stats();
+    say!(
+        "robot {id} stopped: {} cycles, messages received {} accepted {} dropped {} (bad length {}, unknown param {}), sent {}",
+        brain.cycles(),
+        s.received,
+        s.accepted,
+        s.bad_length + s.unknown_param,
+        s.bad_length,
+        s.unknown_param,
+        s.sent
+    );
+    Ok(())
+}
+
+/// Hands every waiting team datagram to the brain.
+fn drain(
+    sock: &std::net::UdpSocket,
+    buf: &mut [u8],
+    brain: &mut Brain,
+    now: u64,
+    id: i32,
+    verbose: bool,
+) {
+    while let Ok((n, _)) = sock.recv_from(buf) {
+        match brain.handle_datagram(now, &buf[..n]) {
+            Received::Accepted(m) if verbose => say!("robot {id}: received {m}"),
+            Received::Dropped(e) => say!("robot {id}: dropped a datagram: {e}"),
+            _ => {}
+        }
+    }
+}
+
+/// Prints team changes: a teammate joined, its role became known, it left or expired.
+fn report_team(id: i32, brain: &Brain, known: &mut BTreeMap<i32, Option<Role>>) {
+    let now: BTreeMap<i32, Option<Role>> = brain
+        .world()
+        .comm
+        .members()
+        .map(|t| (t.id, t.role))
+        .collect();
+    for (tid, role) in &now {
+        match known.get(tid) {
+            None => say!(
+                "robot {id}: teammate {tid} joined{}",
+                role.map(|r| format!(" as {}", r.name()))
+                    .unwrap_or_default()
+            ),
+            Some(old) if old != role => {
+                if let Some(r) = role {
+                    say!("robot {id}: teammate {tid} is {}", r.name());
+                }
+            }
+            _ => {}
+        }
+    }
+    for tid in known.keys() {
+        if !now.contains_key(tid) {
+            say!("robot {id}: teammate {tid} gone (left or silent longer than COMM_TTL)");
+        }
+    }
+    *known = now;
+}

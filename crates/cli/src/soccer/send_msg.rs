@@ -1,0 +1,111 @@
+//! `simrob soccer send-msg`: the FutRob message sender.
+
+use std::io::{BufRead, Write};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use simrob_futrob::config::DEFAULT_COMM_PORT;
+use simrob_futrob::{Message, Param};
+
+use super::net;
+
+#[derive(Args)]
+pub struct SendMsgArgs {
+    /// Sender id.
+    #[arg(long)]
+    src: Option<i32>,
+    /// Destination id (255 = every robot).
+    #[arg(long, default_value_t = 255)]
+    dest: i32,
+    /// Param: a code (20) or a name (ACTION_TAKEN, COMM_PARAM_ACTION_TAKEN).
+    #[arg(long)]
+    param: Option<String>,
+    /// Value.
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    value: i32,
+    /// Where to send: 127.255.255.255 reaches every robot on this machine,
+    /// 255.255.255.255 every robot on the LAN.
+    #[arg(long, default_value = "127.255.255.255")]
+    to: String,
+    /// Team-message UDP port.
+    #[arg(long, default_value_t = DEFAULT_COMM_PORT)]
+    port: u16,
+    /// The interactive prompt: `msg` asks for the four fields, `q` quits.
+    #[arg(long, short)]
+    interactive: bool,
+}
+
+fn param(s: &str) -> Result<Param> {
+    Param::parse(s).with_context(|| {
+        let names: Vec<String> = Param::ALL
+            .iter()
+            .map(|p| format!("{} {}", p.code(), p.name()))
+            .collect();
+        format!("unknown param {s:?}; the params are: {}", names.join(", "))
+    })
+}
+
+pub fn run(args: SendMsgArgs) -> Result<()> {
+    let dest = net::destination(&args.to, args.port)?;
+    let sock = std::net::UdpSocket::bind("0.0.0.0:0").context("cannot open a UDP socket")?;
+    sock.set_broadcast(true)?;
+    let send = |m: Message| -> Result<()> {
+        sock.send_to(&m.encode(), dest)
+            .with_context(|| format!("cannot send to {dest}"))?;
+        println!("MSG SENT [bytes = 16] [destIP = {}] {m}", dest.ip());
+        Ok(())
+    };
+    if !args.interactive {
+        let (Some(src), Some(p)) = (args.src, args.param.as_deref()) else {
+            bail!("give --src and --param (and --dest, --value), or --interactive");
+        };
+        return send(Message::new(src, args.dest, param(p)?, args.value));
+    }
+    println!("CommSender!");
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut ask = |prompt: &str| -> Result<Option<String>> {
+        print!("{prompt}");
+        std::io::stdout().flush()?;
+        Ok(lines.next().transpose()?.map(|l| l.trim().to_string()))
+    };
+    loop {
+        let Some(action) = ask("action (msg|q) > ")? else {
+            break;
+        };
+        match action.as_str() {
+            "q" => break,
+            "msg" => {}
+            "" => continue,
+            other => {
+                println!("unknown action {other:?}: msg or q");
+                continue;
+            }
+        }
+        let mut fields = Vec::new();
+        for prompt in [
+            "action > int msg src > ",
+            "action > int msg dest > ",
+            "action > int msg param > ",
+            "action > int param value > ",
+        ] {
+            let Some(v) = ask(prompt)? else {
+                println!("Program is unloading....");
+                return Ok(());
+            };
+            fields.push(v);
+        }
+        let ints: Result<Vec<i32>, _> = [&fields[0], &fields[1], &fields[3]]
+            .iter()
+            .map(|s| s.parse::<i32>())
+            .collect();
+        match (ints, param(&fields[2])) {
+            (Ok(v), Ok(p)) => send(Message::new(v[0], v[1], p, v[2]))?,
+            (Err(e), _) => println!("not sent: {e}"),
+            (_, Err(e)) => println!("not sent: {e}"),
+        }
+        println!();
+    }
+    println!("Program is unloading....");
+    Ok(())
+}

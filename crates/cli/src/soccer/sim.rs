@@ -1,0 +1,190 @@
+//! The link to the simulator: a `Humanoid_Brain` agent of `simrob serve` that receives its
+//! humanoid's proprioception and camera frames and asks for its basic actions.
+//!
+//! The humanoid runs one action at a time (a new one takes over at the next equilibrium
+//! point); the brain sends one body segment at a time and head targets in between, so the
+//! link sends the next action only when the previous one is reported `done`,
+//! `interrupted` or `fell` (or refused), and keeps only the newest head target.
+
+use std::net::{SocketAddr, UdpSocket};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use simrob_futrob::body::{BodyLink, BodyReport};
+use simrob_futrob::{Action, BodyStatus, Fall, ObjectKind, Sighting};
+use simrob_protocol::humanoid::{decode_brain_broadcast, BrainBroadcast, CameraMessage};
+
+/// What one message from the simulator brought.
+pub struct Update {
+    /// Simulated time, ms.
+    pub now_ms: u64,
+    /// A camera frame, when the camera took one.
+    pub frame: Option<Vec<Sighting>>,
+}
+
+pub struct SimLink {
+    sock: UdpSocket,
+    server: SocketAddr,
+    entity: u32,
+    link: BodyLink,
+    now_ms: u64,
+    buf: Vec<u8>,
+}
+
+fn action_xml(entity: u32, a: &Action) -> String {
+    let mut attrs = format!("name=\"{}\"", a.kind.name());
+    if let (Some(v), Some(spec)) = (a.param, a.kind.params().first()) {
+        attrs.push_str(&format!(" {}=\"{}\"", spec.name, v));
+    }
+    format!(
+        "<Message><Simulation_Message><Entity_Request Command=\"Humanoid_Action\"><Entity_Id>{entity}</Entity_Id><Action {attrs}/></Entity_Request></Simulation_Message></Message>"
+    )
+}
+
+impl SimLink {
+    /// Registers as the brain of humanoid `entity` and waits for the confirmation.
+    pub fn connect(server: SocketAddr, entity: u32, key: &str) -> Result<SimLink> {
+        let bind = if server.ip().is_loopback() {
+            "127.0.0.1:0"
+        } else {
+            "0.0.0.0:0"
+        };
+        let sock = UdpSocket::bind(bind).context("cannot open the simulator socket")?;
+        let local = sock.local_addr()?;
+        let ip = if server.ip().is_loopback() {
+            "127.0.0.1".to_string()
+        } else {
+            // The address the server can reach us at: the one our route to it uses.
+            let probe = UdpSocket::bind("0.0.0.0:0")?;
+            probe.connect(server)?;
+            probe.local_addr()?.ip().to_string()
+        };
+        let reg = format!(
+            "<Message><Agent_Message Command=\"Register_Agent\" Agent_Type=\"Humanoid_Brain\"><Port>{}</Port><IP>{ip}</IP><Sync>false</Sync><Broadcast>0</Broadcast><Key>{key}</Key><Entity_Id>{entity}</Entity_Id></Agent_Message></Message>",
+            local.port()
+        );
+        let mut link = SimLink {
+            sock,
+            server,
+            entity,
+            link: BodyLink::default(),
+            now_ms: 0,
+            buf: vec![0u8; 65_536],
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        link.sock.send_to(reg.as_bytes(), server)?;
+        while Instant::now() < deadline {
+            link.sock
+                .set_read_timeout(Some(Duration::from_millis(500)))?;
+            let Ok((n, from)) = link.sock.recv_from(&mut link.buf) else {
+                link.sock.send_to(reg.as_bytes(), server)?;
+                continue;
+            };
+            if from != server {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&link.buf[..n]).into_owned();
+            if text.contains("<Broadcast>") {
+                return Ok(link);
+            }
+            if text.contains("Error") {
+                bail!(
+                    "the simulator at {server} refused the brain of entity {entity}: {}",
+                    text.trim()
+                );
+            }
+        }
+        bail!("no answer from the simulator at {server} within 10 s")
+    }
+
+    /// The body's latest status.
+    pub fn status(&self) -> BodyStatus {
+        self.link.status()
+    }
+
+    /// Requests the simulator refused.
+    pub fn refused(&self) -> u64 {
+        self.link.refused_count()
+    }
+
+    /// Queues the brain's commands and sends what the body is free for.
+    pub fn command(&mut self, cmds: &[Action]) -> Result<()> {
+        self.link.command(cmds);
+        self.pump()
+    }
+
+    fn pump(&mut self) -> Result<()> {
+        if let Some(a) = self.link.poll_request(self.now_ms) {
+            tracing::debug!(target: "futrob::motors", entity = self.entity, action = %a, "request");
+            self.sock
+                .send_to(action_xml(self.entity, &a).as_bytes(), self.server)?;
+        }
+        Ok(())
+    }
+
+    /// Waits up to `timeout` for the next message from the simulator.
+    pub fn poll(&mut self, timeout: Duration) -> Result<Option<Update>> {
+        self.sock
+            .set_read_timeout(Some(timeout.max(Duration::from_millis(1))))?;
+        let n = match self.sock.recv_from(&mut self.buf) {
+            Ok((n, from)) if from == self.server => n,
+            Ok(_) => return Ok(None),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Ok(None)
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let data = &self.buf[..n];
+        let update = match decode_brain_broadcast(data) {
+            Ok(b) => {
+                self.now_ms = (b.state.time * 1000.0).round().max(0.0) as u64;
+                self.link.report(self.now_ms, &report(&b));
+                Some(Update {
+                    now_ms: self.now_ms,
+                    frame: b.camera.as_ref().map(frame),
+                })
+            }
+            Err(_) => {
+                let text = String::from_utf8_lossy(data);
+                if text.contains("Error") {
+                    tracing::debug!(target: "futrob::motors", entity = self.entity, response = %text.trim(), "refused");
+                    // A refused request will never run: the next one may go.
+                    self.link.refused();
+                }
+                None
+            }
+        };
+        self.pump()?;
+        Ok(update)
+    }
+}
+
+/// The body report in a brain broadcast.
+pub fn report(b: &BrainBroadcast) -> BodyReport {
+    let s = &b.state;
+    BodyReport {
+        head_pan_deg: s.head_pan,
+        head_tilt_deg: s.head_tilt,
+        fallen: match s.posture.as_str() {
+            "fallenFront" => Some(Fall::Front),
+            "fallenBack" => Some(Fall::Back),
+            _ => None,
+        },
+        action: s.action.as_ref().map(|a| (a.seq, a.status == "running")),
+    }
+}
+
+/// A camera frame as the brain's sightings (unknown object types are skipped).
+pub fn frame(c: &CameraMessage) -> Vec<Sighting> {
+    c.objects
+        .iter()
+        .filter_map(|o| {
+            ObjectKind::from_token(&o.kind).map(|k| Sighting::new(k, o.angle, o.distance))
+        })
+        .collect()
+}

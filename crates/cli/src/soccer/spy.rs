@@ -1,0 +1,110 @@
+//! `simrob soccer spy`: the FutRob message receiver.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::{bail, Result};
+use clap::Args;
+use simrob_futrob::config::DEFAULT_COMM_PORT;
+use simrob_futrob::msg::{CommParams, DecodeError, Received};
+use simrob_futrob::{Message, Role, TeamComm, BROADCAST};
+
+use super::net;
+
+#[derive(Args)]
+pub struct SpyArgs {
+    /// Receive as this robot id; 255 receives every message.
+    #[arg(long, default_value_t = 255)]
+    id: i32,
+    /// Role of the robot emulated (1 goalkeeper, 2 field player).
+    #[arg(long, default_value_t = 2)]
+    role: i32,
+    /// Team-message UDP port.
+    #[arg(long, default_value_t = DEFAULT_COMM_PORT)]
+    port: u16,
+    /// Exit after this many datagrams.
+    #[arg(long)]
+    count: Option<u64>,
+}
+
+pub fn run(args: SpyArgs) -> Result<()> {
+    let Some(role) = Role::from_code(args.role) else {
+        bail!(
+            "--role must be 1 (goalkeeper) or 2 (field player), not {}",
+            args.role
+        );
+    };
+    if !(1..=255).contains(&args.id) {
+        bail!("--id must be 1-254, or 255 for every message");
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let sock = net::team_socket(args.port)?;
+    // As robot 255 every message is for us; otherwise filter like that robot.
+    let mut comm = TeamComm::new(args.id, role, CommParams::default());
+    say!(
+        "spy as robot {} ({}){} listening on udp port {}",
+        args.id,
+        role.name(),
+        if args.id == BROADCAST {
+            ": every message"
+        } else {
+            ""
+        },
+        args.port
+    );
+    let mut buf = [0u8; 2048];
+    let mut n_msg = 0u64;
+    let (mut accepted, mut rejected) = (0u64, 0u64);
+    let mut dropped: Vec<DecodeError> = Vec::new();
+    let t0 = std::time::Instant::now();
+    while !stop.load(Ordering::Relaxed) && args.count.is_none_or(|c| n_msg < c) {
+        let Ok((n, _)) = sock.recv_from(&mut buf) else {
+            continue;
+        };
+        n_msg += 1;
+        let now = t0.elapsed().as_millis() as u64;
+        let line = if args.id == BROADCAST {
+            // Robot 255 accepts everything that decodes.
+            match Message::decode(&buf[..n]) {
+                Ok(m) => {
+                    accepted += 1;
+                    format!("[msg={n_msg}] {m}")
+                }
+                Err(e) => {
+                    dropped.push(e);
+                    format!("-----| [msg={n_msg}] DROPPED |----- {e}")
+                }
+            }
+        } else {
+            match comm.handle_datagram(&buf[..n], now) {
+                Received::Accepted(m) => {
+                    accepted += 1;
+                    format!("[msg={n_msg}] {m}")
+                }
+                Received::Own(m) | Received::NotForMe(m) => {
+                    rejected += 1;
+                    format!("-----| [msg={n_msg}] MSG REJECTED |----- {m}")
+                }
+                Received::Dropped(e) => {
+                    dropped.push(e);
+                    format!("-----| [msg={n_msg}] DROPPED |----- {e}")
+                }
+            }
+        };
+        // Answering questions would change the team: the spy only listens.
+        while comm.poll_transmit().is_some() {}
+        say!("{line}");
+    }
+    let bad_length = dropped
+        .iter()
+        .filter(|e| matches!(e, DecodeError::WrongLength(_)))
+        .count();
+    say!(
+        "spy: {n_msg} datagrams, {accepted} accepted, {rejected} rejected, {} dropped ({bad_length} bad length, {} unknown param)",
+        dropped.len(),
+        dropped.len() - bad_length
+    );
+    Ok(())
+}

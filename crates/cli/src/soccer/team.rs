@@ -1,0 +1,102 @@
+//! `simrob soccer team`: one player process per robot of a team file.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+
+use super::player::{beside, load};
+
+#[derive(Args)]
+pub struct TeamArgs {
+    /// The team file: one ini.config per line.
+    #[arg(long)]
+    file: PathBuf,
+    /// The simulator, IP:PORT, for every robot.
+    #[arg(long)]
+    server: Option<String>,
+    /// Stop after this many seconds.
+    #[arg(long)]
+    duration: Option<f64>,
+}
+
+pub fn run(args: TeamArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read the team file {}", args.file.display()))?;
+    let mut configs = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let path = beside(&args.file, line);
+        // Check every robot before starting any.
+        let (cfg, _) = load(&path).with_context(|| format!("{}:{}", args.file.display(), i + 1))?;
+        if configs.iter().any(|(_, id)| *id == cfg.id) {
+            bail!(
+                "{}:{}: robot id {} appears twice",
+                args.file.display(),
+                i + 1,
+                cfg.id
+            );
+        }
+        configs.push((path, cfg.id));
+    }
+    if configs.is_empty() {
+        bail!("{}: no robots", args.file.display());
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let exe = std::env::current_exe().context("cannot find the simrob executable")?;
+    let mut children = Vec::new();
+    let mut readers = Vec::new();
+    for (path, id) in &configs {
+        let mut cmd = Command::new(&exe);
+        cmd.args(["soccer", "player", "--config"]).arg(path);
+        if let Some(s) = &args.server {
+            cmd.args(["--server", s]);
+        }
+        if let Some(d) = args.duration {
+            cmd.args(["--duration", &d.to_string()]);
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("cannot start robot {id}"))?;
+        let out = child.stdout.take().context("no output pipe")?;
+        let id = *id;
+        readers.push(std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                say!("[{id}] {line}");
+            }
+        }));
+        children.push(child);
+    }
+    say!("team of {} robots started", children.len());
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            for c in &mut children {
+                let _ = c.kill();
+            }
+        }
+        let mut running = 0;
+        for c in &mut children {
+            if c.try_wait()?.is_none() {
+                running += 1;
+            }
+        }
+        if running == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    for r in readers {
+        let _ = r.join();
+    }
+    Ok(())
+}
