@@ -1,6 +1,6 @@
 //! Criterion benchmarks: one simulated second of the drone swarm at several sizes, with and
-//! without 12-beam proximity sensors, and of the warehouse. (`simrob swarm bench` and the
-//! `drone_swarm` example print wall seconds per simulated second for longer runs.)
+//! without 12-beam proximity sensors, and of the warehouse. (`simrob swarm bench` prints what
+//! longer runs did and their wall seconds per simulated second, for both avoidance models.)
 
 use std::path::Path;
 
