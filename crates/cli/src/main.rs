@@ -27,23 +27,25 @@ struct Cli {
 enum Command {
     /// Run a scenario headless and print the robots' and balls' poses.
     ///
-    /// A scenario is a file of SimRob XML messages (seed 000), applied in order; the
+    /// A scenario is a file of SimRob XML messages (as in the SimRob manual), applied in order; the
     /// simulation is initialized if the file does not do it.
     Run(run::RunArgs),
-    /// Serve the 3D world to SimRob agents over UDP (seed 000).
+    /// Serve the 3D world to SimRob agents over UDP (the SimRob manual's protocol).
     ///
     /// Prints `listening on udp://IP:PORT` when ready; Ctrl-C stops it.
     Serve(serve::ServeArgs),
-    /// The demonstration agent: starts a server (or uses --server), creates the seed's SumBot,
-    /// field and ball, and drives the robot from the arrow keys or a timed script.
+    /// The demonstration agent: starts a server (or uses --server), creates the SumBot, the
+    /// soccer field and the ball, and drives the robot from the arrow keys or a timed script.
     Demo(demo::DemoArgs),
     /// The commander: send any SimRob command to a server and print the responses.
     Send(send::SendArgs),
     /// Replay a recording (`simrob serve --record`) in the viewer, or export it.
     Replay(replay::ReplayArgs),
-    /// The Mobile Robot Simulator: Nomad-200 robots in a 2D map, driven over TCP (seed 001).
+    /// The Mobile Robot Simulator: Nomad-200 robots in a 2D map, driven over TCP with its
+    /// text protocol.
     Mrs(mrs::MrsArgs),
-    /// Many robots at high abstraction on the 2D world (seed 002).
+    /// Many robots at high abstraction on the 2D world: HMR Sim's model (scripts, drones,
+    /// a warehouse) for tens of thousands of robots.
     #[command(subcommand)]
     Swarm(swarm::SwarmCommand),
     /// The FutRob humanoid soccer team: players, a whole team, the message spy and sender.

@@ -23,7 +23,7 @@ use simrob_mrs::{
 #[derive(clap::Args)]
 pub struct MrsArgs {
     /// The map: a vector file (`width height`, then `x1 y1 x2 y2` per rectangle) or a BMP
-    /// (black = obstacle). Default: the seed's 300×300 example, built in.
+    /// (black = obstacle). Default: the Mobile Robot Simulator's 300×300 example, built in.
     #[arg(long, value_name = "FILE")]
     map: Option<PathBuf>,
     /// Vector maps to merge onto the map, in order. May be repeated.
