@@ -134,6 +134,19 @@ fn part_state(p: &simrob_soccer::humanoid::PartPose) -> BodyState {
     }
 }
 
+/// Every ball's sphere and its radius.
+fn balls(entities: &BTreeMap<u32, Entity>) -> impl Iterator<Item = (&EntityBody, f64)> {
+    entities
+        .values()
+        .filter_map(|e| match (&e.kind, e.bodies.first()) {
+            (EntityKind::Ball, Some(b)) => match b.shape {
+                Shape::Sphere { radius } => Some((b, radius)),
+                _ => None,
+            },
+            _ => None,
+        })
+}
+
 fn pair(a: u32, b: u32) -> (u32, u32) {
     (a.min(b), a.max(b))
 }
@@ -290,13 +303,7 @@ impl Soccer {
                     heading,
                 } = e
                 {
-                    for ent in entities.values() {
-                        let (EntityKind::Ball, Some(body)) = (&ent.kind, ent.bodies.first()) else {
-                            continue;
-                        };
-                        let Shape::Sphere { radius: r } = body.shape else {
-                            continue;
-                        };
+                    for (body, r) in balls(entities) {
                         let Ok(mut s) = physics.body_state(body.handle) else {
                             continue;
                         };
@@ -352,13 +359,7 @@ impl Soccer {
         }
         self.refresh_materials(physics, entities);
         let g = physics.params().gravity.abs();
-        for e in entities.values() {
-            let (EntityKind::Ball, Some(body)) = (&e.kind, e.bodies.first()) else {
-                continue;
-            };
-            let Shape::Sphere { radius } = body.shape else {
-                continue;
-            };
+        for (body, radius) in balls(entities) {
             let Ok(mut s) = physics.body_state(body.handle) else {
                 continue;
             };
@@ -397,11 +398,8 @@ impl Soccer {
         time: f64,
         field: &KidSizeField,
     ) -> SceneView {
-        let balls = entities
-            .values()
-            .filter(|e| matches!(e.kind, EntityKind::Ball))
-            .filter_map(|e| e.bodies.first())
-            .filter_map(|b| physics.body_state(b.handle).ok())
+        let balls = balls(entities)
+            .filter_map(|(b, _)| physics.body_state(b.handle).ok())
             .map(|s| s.position)
             .collect();
         let robots = self
