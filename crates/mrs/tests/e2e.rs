@@ -1,49 +1,18 @@
 //! The Mobile Robot Simulator over real TCP sockets on 127.0.0.1: every seed exchange with its
 //! exact reply, bumpers and walls, several clients, malformed input, extensions.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{SocketAddr, TcpStream};
+mod common;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+use common::Conn;
 
 use simrob_mrs::flat::{Map, Pose};
 use simrob_mrs::{
     DirMapFiles, MapFiles, MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions,
     EXAMPLE_MAP,
 };
-
-struct Conn {
-    reader: BufReader<TcpStream>,
-    writer: TcpStream,
-}
-
-impl Conn {
-    fn open(addr: SocketAddr) -> Conn {
-        let s = TcpStream::connect(addr).expect("connect");
-        s.set_read_timeout(Some(Duration::from_secs(10)))
-            .expect("timeout");
-        Conn {
-            writer: s.try_clone().expect("clone"),
-            reader: BufReader::new(s),
-        }
-    }
-
-    fn send_raw(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).expect("write");
-    }
-
-    fn read(&mut self) -> String {
-        let mut l = String::new();
-        self.reader.read_line(&mut l).expect("reply");
-        assert!(l.ends_with('\n'), "reply not a full line: {l:?}");
-        l.trim_end_matches('\n').to_string()
-    }
-
-    fn ask(&mut self, line: &str) -> String {
-        self.send_raw(format!("{line}\n").as_bytes());
-        self.read()
-    }
-}
 
 fn serve(map: Map, start: Pose, stepped: bool, files: Box<dyn MapFiles + Send>) -> MrsHandle {
     let core = MrsCore::new(

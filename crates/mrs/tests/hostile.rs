@@ -1,9 +1,13 @@
 //! The Mobile Robot Simulator against hostile and careless clients on 127.0.0.1: hang-ups,
 //! silent clients, huge rectangles, control characters, connection floods.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{BufRead, Read};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
+
+use common::Conn;
 
 use simrob_mrs::flat::{Map, Pose};
 use simrob_mrs::{MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP};
@@ -21,32 +25,6 @@ fn stepped() -> MrsConfig {
         start: Some(Pose::new(150.0, 130.0, 0.0)),
         stepped: true,
         ..MrsConfig::default()
-    }
-}
-
-struct Conn {
-    reader: BufReader<TcpStream>,
-    writer: TcpStream,
-}
-
-impl Conn {
-    fn open(addr: SocketAddr) -> Conn {
-        let s = TcpStream::connect(addr).expect("connect");
-        s.set_read_timeout(Some(Duration::from_secs(20)))
-            .expect("timeout");
-        Conn {
-            writer: s.try_clone().expect("clone"),
-            reader: BufReader::new(s),
-        }
-    }
-
-    fn ask(&mut self, line: &str) -> String {
-        self.writer
-            .write_all(format!("{line}\n").as_bytes())
-            .expect("write");
-        let mut l = String::new();
-        self.reader.read_line(&mut l).expect("reply");
-        l.trim_end_matches('\n').to_string()
     }
 }
 
