@@ -281,9 +281,13 @@ function render() {
   state.drawn++;
   drawLabels(frame);
   updateInfo(frame);
-  $('status').textContent = `iteration ${frame.iteration} · t = ${frame.time.toFixed(2)} s · ` +
-    (!frame.initialized ? 'not initialized' : frame.paused ? 'paused' : 'running') +
-    ` · ${frame.bodies.length} bodies` + (state.replay ? ` · frame ${state.replay.index + 1}/${state.replay.count}` : '');
+  const r = state.replay;
+  $('status').textContent = r
+    ? `replay · ${replayWord(r)} · t = ${frame.time.toFixed(2)} s · iteration ${frame.iteration} · ` +
+      `${frame.bodies.length} bodies · frame ${r.index + 1}/${r.count}`
+    : `iteration ${frame.iteration} · t = ${frame.time.toFixed(2)} s · ` +
+      (!frame.initialized ? 'not initialized' : frame.paused ? 'paused' : 'running') +
+      ` · ${frame.bodies.length} bodies`;
 }
 function drawLabels(frame) {
   if (hideLabels) { labels.textContent = ''; return; }
@@ -409,14 +413,49 @@ function connect() {
     const msg = JSON.parse(ev.data);
     if (msg.type === 'frame') {
       state.frame = msg; state.frames++;
-      if (msg.replay) { state.replay = msg.replay; const s = $('seek'); s.max = msg.replay.count - 1; if (!s.matches(':active')) s.value = msg.replay.index; }
+      if (msg.replay) showReplay(msg.replay, msg.time);
     } else if (msg.type === 'response') log(msg.text);
     else if (msg.type === 'hello') {
       $('source').textContent = msg.server || '';
-      if (msg.mode === 'replay') { $('replay').style.display = 'block'; $('sim').style.display = 'none'; }
+      // Only now does the page know what it shows: a replay or a live simulation.
+      const replay = msg.mode === 'replay';
+      $('replay').style.display = replay ? 'block' : 'none';
+      $('sim').style.display = replay ? 'none' : 'block';
+      $('mode').textContent = replay ? 'REPLAY' : 'LIVE';
+      $('mode').className = replay ? 'replay' : 'live';
+      document.body.dataset.mode = replay ? 'replay' : 'live';
+      document.title = `simrob ${replay ? 'replay' : 'viewer'}${msg.server ? ': ' + msg.server : ''}`;
     }
   };
   ws.onclose = () => { $('status').textContent = 'disconnected, retrying…'; setTimeout(connect, 1000); };
+}
+/** @param {{playing: boolean, waiting?: boolean, ended?: boolean}} r */
+function replayWord(r) {
+  return r.ended ? 'ended' : r.waiting ? 'waiting for a viewer' : r.playing ? 'playing' : 'paused';
+}
+const seconds = (t) => `${t.toFixed(2)} s`;
+/**
+ * The replay panel: play state, the slider in simulated seconds and the real speed.
+ * @param {{count: number, index: number, playing: boolean, speed: number, waiting?: boolean,
+ *          ended?: boolean, start?: number, end?: number}} r
+ * @param {number} time simulated time of the frame shown
+ */
+function showReplay(r, time) {
+  state.replay = r;
+  const word = replayWord(r);
+  $('r-state').textContent = word;
+  $('r-state').className = r.ended ? 'ended' : r.playing ? 'playing' : '';
+  document.body.dataset.replay = word;
+  const start = r.start ?? 0, end = r.end ?? time;
+  $('r-time').textContent = `t = ${seconds(time)} of ${seconds(end)}`;
+  $('r-start').textContent = seconds(start);
+  $('r-end').textContent = seconds(end);
+  const s = $('seek');
+  s.max = String(Math.max(r.count - 1, 0));
+  s.title = `simulated time ${seconds(time)}`;
+  if (!s.matches(':active')) s.value = String(r.index);
+  const box = $('r-speed');
+  if (document.activeElement !== box) { box.value = String(r.speed); box.setAttribute('value', String(r.speed)); }
 }
 const num = (id) => parseFloat($(id).value);
 $('initialize').onclick = () => send({ cmd: 'initialize' });

@@ -6,7 +6,14 @@
 //! [`Backend`] (`{"cmd":"play"}`, `{"cmd":"pause"}`, `{"cmd":"seek","value":INDEX}` with a
 //! frame index, `{"cmd":"speed","value":F}` with F > 0); a program uses the
 //! [`ReplayHandle`] instead. Every frame message carries
-//! `"replay":{"count":N,"index":I,"playing":B,"speed":F}` so the page can show where it is.
+//! `"replay":{"count":N,"index":I,"playing":B,"speed":F,"waiting":B,"ended":B,"start":S,"end":S}`
+//! so the page can show where it is.
+//!
+//! A replay served to browsers ([`serve_replay`], [`serve_file`]) holds its first frame until
+//! a page connects: Play before that only arms it (`"waiting":true`), so nobody misses the
+//! start. The status also names the simulated times of the first and last frames
+//! (`"start"`, `"end"`) for the page's time slider, and `"ended"` once a finished recording
+//! has played to its last frame.
 //!
 //! The player stops on the last frame (paused); Play from there starts again at frame 0.
 //! Frames whose time goes backwards (a re-initialized simulation) follow at once. A player
@@ -103,6 +110,14 @@ pub struct ReplayStatus {
     pub playing: bool,
     /// Recorded simulated seconds per wall second.
     pub speed: f64,
+    /// Playing, but held on the current frame until a page connects.
+    pub waiting: bool,
+    /// Stopped on the last frame of a recording that will not grow.
+    pub ended: bool,
+    /// Simulated time of the first frame, s.
+    pub start: f64,
+    /// Simulated time of the last frame, s.
+    pub end: f64,
 }
 
 struct State {
@@ -112,6 +127,8 @@ struct State {
     /// When the frame at `index` was due.
     shown_at: Instant,
     stop: bool,
+    /// A page is (or has been) connected; until then playing holds the current frame.
+    watched: bool,
 }
 
 struct Shared {
@@ -120,6 +137,8 @@ struct Shared {
     state: Mutex<State>,
     wake: Condvar,
     out: OnceLock<watch::Sender<Arc<String>>>,
+    /// (frame count, first time, last time), refreshed when the count changes.
+    ends: Mutex<(usize, f64, f64)>,
 }
 
 impl Shared {
@@ -138,11 +157,36 @@ impl Shared {
     }
 
     fn status(&self, st: &State) -> ReplayStatus {
+        let (count, start, end, finished) = {
+            let mut source = self.source();
+            let count = source.count();
+            let mut ends = self.ends.lock().unwrap_or_else(|p| p.into_inner());
+            if ends.0 != count && count > 0 {
+                let start = source.time(0).unwrap_or(0.0);
+                let end = source.time(count - 1).unwrap_or(start);
+                *ends = (count, start, end);
+            }
+            (count, ends.1, ends.2, source.finished())
+        };
         ReplayStatus {
-            count: self.count(),
+            count,
             index: st.index,
             playing: st.playing,
             speed: st.speed,
+            waiting: st.playing && !st.watched,
+            ended: !st.playing && finished && st.index + 1 >= count,
+            start,
+            end,
+        }
+    }
+
+    /// A page connected: a replay waiting for one starts now.
+    fn connected(&self) {
+        let mut st = self.lock();
+        if !st.watched {
+            st.watched = true;
+            st.shown_at = Instant::now();
+            self.changed(&st);
         }
     }
 
@@ -224,7 +268,7 @@ impl Shared {
             if st.stop {
                 return;
             }
-            if self.follow && (!st.playing || st.index + 1 >= self.count()) {
+            if self.follow && (!st.playing || !st.watched || st.index + 1 >= self.count()) {
                 // Waiting for the writer: look at the file now and then.
                 let grew = self.source().refresh();
                 if grew {
@@ -241,7 +285,7 @@ impl Shared {
                 }
                 continue;
             }
-            if !st.playing {
+            if !st.playing || !st.watched {
                 st = self.wake.wait(st).unwrap_or_else(|p| p.into_inner());
                 continue;
             }
@@ -308,9 +352,11 @@ impl ReplayHandle {
                     speed: 1.0,
                     shown_at: Instant::now(),
                     stop: false,
+                    watched: true,
                 }),
                 wake: Condvar::new(),
                 out: OnceLock::new(),
+                ends: Mutex::new((0, 0.0, 0.0)),
             }),
         }
     }
@@ -338,6 +384,12 @@ impl ReplayHandle {
 
     pub fn status(&self) -> ReplayStatus {
         self.shared.status(&self.shared.lock())
+    }
+
+    /// Holds playback on the current frame until a page connects (see [`Backend::connected`]);
+    /// [`serve_replay`] and [`serve_file`] do this for their players.
+    pub fn wait_for_page(&self) {
+        self.shared.lock().watched = false;
     }
 
     /// The frame shown.
@@ -380,6 +432,10 @@ struct ReplayBackend {
 }
 
 impl Backend for ReplayBackend {
+    fn connected(&self) {
+        self.shared.connected();
+    }
+
     fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
         let name = cmd
             .get("cmd")
@@ -410,7 +466,8 @@ impl Backend for ReplayBackend {
 }
 
 /// Serves the viewer over `recording` on `bind` (port 0 picks a free one), titled `name`, in
-/// replay mode, paused at frame 0: call [`ReplayHandle::play`] to start. Refuses a recording
+/// replay mode, paused at frame 0: call [`ReplayHandle::play`] to start (playback begins when
+/// the first page connects). Refuses a recording
 /// without frames.
 pub fn serve_replay(
     recording: Recording,
@@ -453,6 +510,7 @@ fn serve(
     bind: SocketAddr,
     name: &str,
 ) -> std::io::Result<(Viewer, ReplayHandle)> {
+    handle.wait_for_page();
     let viewer = Viewer::start(bind, handle.backend(), responses_channel(), name, "replay")?;
     handle.attach(viewer.publisher())?;
     Ok((viewer, handle))

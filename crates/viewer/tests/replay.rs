@@ -13,11 +13,11 @@ use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
 };
 use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
-use simrob_viewer::record::{recorder, Recording, RecordingReader, FORMAT, VERSION};
+use simrob_viewer::record::{recorder, Header, Recording, RecordingReader, FORMAT, VERSION};
 use simrob_viewer::replay::serve_replay;
-use simrob_viewer::Frame;
+use simrob_viewer::{Frame, FrameBody, FrameEntity};
 
-use headless::{centroid, orange_pixels, screenshot};
+use headless::{centroid, orange_pixels, screenshot, Page};
 
 /// Runs the soccer scenario at real time with a recorder, drives the SumBot, stops.
 fn record_a_run(dir: &Path) -> PathBuf {
@@ -234,6 +234,110 @@ fn a_recorded_run_reads_back_exports_and_replays_in_the_browser() {
         drawn[1] < drawn[0] - 10.0,
         "the robot did not move on screen: {drawn:?}"
     );
+    drop(player);
+    drop(viewer);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A ball rolling along X for `n` frames of `dt` simulated seconds.
+fn rolling_ball(n: u64, dt: f64) -> Recording {
+    let frames = (0..n)
+        .map(|i| {
+            let p = [i as f64 * 0.001, 0.0, 0.02];
+            Frame {
+                iteration: i,
+                time: i as f64 * dt,
+                initialized: true,
+                timestep: dt,
+                bodies: vec![FrameBody {
+                    e: 1,
+                    id: 0,
+                    shape: "Sphere".into(),
+                    dims: [0.02, 0.0, 0.0],
+                    material: 0,
+                    mass: 0.05,
+                    p,
+                    r: [0.0; 3],
+                    v: [0.0; 3],
+                    w: [0.0; 3],
+                }],
+                entities: vec![FrameEntity {
+                    id: 1,
+                    kind: "Ball".into(),
+                    p: Some(p),
+                    r: Some([0.0; 3]),
+                }],
+                ..Frame::default()
+            }
+        })
+        .collect();
+    Recording {
+        header: Header::now("test"),
+        frames,
+    }
+}
+
+#[test]
+fn the_replay_page_says_replay_shows_the_real_speed_and_starts_when_a_browser_connects() {
+    let dir = std::env::temp_dir().join(format!("simrob-replay-page-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // 100 simulated seconds: at speed 2.5, 40 s of playing, longer than the page takes to load.
+    let (viewer, player) = serve_replay(
+        rolling_ball(2001, 0.05),
+        "127.0.0.1:0".parse().unwrap(),
+        "rolling ball",
+    )
+    .unwrap();
+    player.set_speed(2.5).unwrap();
+    player.play();
+    // No page yet: armed, held on the first frame.
+    let status = player.status();
+    assert!(status.playing && status.waiting, "{status:?}");
+    assert_eq!(status.index, 0);
+    assert_eq!((status.start, status.end), (0.0, 100.0));
+
+    let url = format!("http://{}/", viewer.addr());
+    let mut page = Page::open(&url, &dir.join("profile"), 800, 600);
+    let describe = "document.getElementById('status').textContent";
+    page.wait_for("document.body.dataset.replay === 'playing'", describe);
+    // The page connected: the player runs.
+    assert!(!player.status().waiting);
+    assert_eq!(page.eval("document.body.dataset.mode"), "replay");
+    assert_eq!(page.text("mode"), "REPLAY");
+    assert_eq!(
+        page.eval("getComputedStyle(document.getElementById('sim')).display"),
+        "none"
+    );
+    assert_eq!(page.text("r-state"), "playing");
+    assert!(page.text("status").starts_with("replay · playing · t = "));
+    assert_eq!(page.eval("document.getElementById('r-speed').value"), "2.5");
+    assert_eq!(page.text("r-start"), "0.00 s");
+    assert_eq!(page.text("r-end"), "100.00 s");
+    assert!(page.text("r-time").ends_with(" of 100.00 s"));
+
+    // Paused at 20 s.
+    player.pause();
+    player.seek(400);
+    page.wait_for(
+        "document.body.dataset.replay === 'paused' && simrob.frame.iteration === 400",
+        describe,
+    );
+    assert_eq!(page.text("r-time"), "t = 20.00 s of 100.00 s");
+    page.wait_for("simrob.lastDrawn === simrob.frame", describe);
+    assert!(page
+        .text("status")
+        .starts_with("replay · paused · t = 20.00 s"));
+    assert_eq!(page.eval("document.getElementById('seek').value"), "400");
+
+    // Played to the end.
+    player.seek(1998);
+    player.play();
+    page.wait_for("document.body.dataset.replay === 'ended'", describe);
+    assert!(player.status().ended);
+    assert_eq!(page.text("r-state"), "ended");
+    assert!(page.text("r-time").starts_with("t = 100.00 s"));
+    drop(page);
     drop(player);
     drop(viewer);
     let _ = std::fs::remove_dir_all(&dir);
