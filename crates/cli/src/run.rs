@@ -32,6 +32,11 @@ pub struct RunArgs {
     /// Timestep in seconds (default: the scenario's, else 0.01).
     #[arg(long)]
     timestep: Option<f64>,
+    /// Print only a JSON summary at the end (for `simrob batch`): scenario, iterations,
+    /// simulated and wall seconds, and each robot's and ball's final pose under
+    /// `entities.ID` (`x`, `y`, `z` in m; `roll`, `pitch`, `yaw` in rad).
+    #[arg(long)]
+    json: bool,
 }
 
 /// Reads and decodes every request of a scenario file (SimRob XML messages).
@@ -145,8 +150,11 @@ pub(crate) fn ignore_broken_pipe(result: Result<()>) -> Result<()> {
     }
 }
 
-fn simulate(args: RunArgs, out: &mut impl Write) -> Result<()> {
+fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
     crate::serve::init_logging(args.log.as_deref())?;
+    // With --json the running text goes nowhere and one JSON object is printed at the end.
+    let mut sink = std::io::sink();
+    let mut out: &mut dyn Write = if args.json { &mut sink } else { &mut *json_out };
     let mut world = World::new(WorldConfig::default());
     load_scenario(&mut world, &args.scenario)?;
     if let Some(t) = args.timestep {
@@ -178,7 +186,7 @@ fn simulate(args: RunArgs, out: &mut impl Write) -> Result<()> {
                 world.iteration(),
                 world.sim_time()
             )?;
-            print_poses(out, &world)?;
+            print_poses(&mut out, &world)?;
         }
     }
     let wall = start.elapsed().as_secs_f64();
@@ -189,7 +197,7 @@ fn simulate(args: RunArgs, out: &mut impl Write) -> Result<()> {
             world.iteration(),
             world.sim_time()
         )?;
-        print_poses(out, &world)?;
+        print_poses(&mut out, &world)?;
     }
     writeln!(
         out,
@@ -199,5 +207,29 @@ fn simulate(args: RunArgs, out: &mut impl Write) -> Result<()> {
         args.iterations as f64 / wall.max(1e-9),
         world.sim_time() / wall.max(1e-9)
     )?;
+    if args.json {
+        let mut entities = serde_json::Map::new();
+        for id in world.entity_ids() {
+            let (Some(spec), Some((p, r))) = (world.entity_spec(id), world.entity_pose(id)) else {
+                continue;
+            };
+            if matches!(spec, EntitySpec::Field { .. }) {
+                continue;
+            }
+            entities.insert(
+                id.to_string(),
+                serde_json::json!({"kind": spec.type_name(), "x": p[0], "y": p[1], "z": p[2],
+                    "roll": r[0], "pitch": r[1], "yaw": r[2]}),
+            );
+        }
+        let summary = serde_json::json!({
+            "scenario": args.scenario.display().to_string(),
+            "iterations": args.iterations,
+            "simulated_seconds": world.sim_time(),
+            "wall_seconds": wall,
+            "entities": entities,
+        });
+        writeln!(json_out, "{summary}")?;
+    }
     Ok(())
 }

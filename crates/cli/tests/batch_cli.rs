@@ -304,3 +304,51 @@ fn completions_for_bash_know_the_subcommands() {
     let text = ok(simrob().args(["completions", "bash"]).output().unwrap());
     assert!(text.contains("simrob") && text.contains("batch") && text.contains("plot"));
 }
+
+#[test]
+fn a_3d_scenario_sweeps_through_simrob_run_json() {
+    let dir = scratch("3d");
+    let sweep = dir.join("wheels.toml");
+    std::fs::write(
+        &sweep,
+        r#"
+command = ["run", "scenarios/soccer.xml", "--iterations", "50", "--motors", "3:0=6,1={right}", "--json"]
+metrics = ["entities.3.x", "entities.8.x", "iterations"]
+[parameters]
+right = [2.0, 6.0]
+"#,
+    )
+    .unwrap();
+    ok(simrob()
+        .arg("batch")
+        .arg(&sweep)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .arg("--quiet")
+        .output()
+        .unwrap());
+    let csv = std::fs::read_to_string(dir.join("out/results.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        rows[0],
+        [
+            "run",
+            "right",
+            "entities.3.x",
+            "entities.8.x",
+            "iterations",
+            "wall_s",
+            "status",
+            "exit_code",
+            "error"
+        ]
+    );
+    for r in &rows[1..] {
+        assert_eq!((r[4], r[6]), ("50", "ok"), "{csv}");
+        assert!(
+            r[2].parse::<f64>().is_ok() && r[3].parse::<f64>().is_ok(),
+            "{csv}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
