@@ -144,9 +144,9 @@ pub struct LoadLimits {
 }
 
 /// Default of [`LoadLimits::max_entities`].
-pub const DEFAULT_MAX_ENTITIES: usize = 500;
+pub const DEFAULT_MAX_ENTITIES: usize = 250;
 /// Default of [`LoadLimits::max_bodies`].
-pub const DEFAULT_MAX_BODIES: usize = 2000;
+pub const DEFAULT_MAX_BODIES: usize = 1000;
 
 impl Default for LoadLimits {
     fn default() -> Self {
@@ -156,7 +156,7 @@ impl Default for LoadLimits {
             max_position: 1e4,
             max_velocity: 1e4,
             max_gravity: 1000.0,
-            timestep: (1e-5, 0.1),
+            timestep: (1e-5, 1.0),
             max_steps_per_iteration: 1000,
         }
     }
