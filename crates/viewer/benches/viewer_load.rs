@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use simrob_client::simrob::{Agent, AgentOptions};
 use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
 };
@@ -35,11 +36,15 @@ fn requests(file: &str) -> Vec<Request> {
 
 fn core(robots: u32) -> UdpServer {
     let dir = std::env::temp_dir().join(format!("simrob-viewer-bench-{}", std::process::id()));
-    let config = ServerConfig {
+    let mut config = ServerConfig {
         receiver_port: 0,
         save_directory: dir.clone(),
         ..ServerConfig::default()
     };
+    // The crowded scene is larger than the default world limits.
+    for (key, value) in [("maxentities", "1000"), ("maxbodies", "5000")] {
+        config.set(key, value).expect("limit");
+    }
     let mut core = UdpServer::bind(
         Session::new(config),
         Box::new(DirStore::new(&dir).expect("dir")),
@@ -149,12 +154,24 @@ fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> f64 {
             }
         }));
     }
+    let udp = server.local_addr().expect("addr");
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let thread = std::thread::spawn(move || {
         server.run(&flag).expect("run");
         server.session().stats().iterations
     });
+    // An agent that takes no broadcasts: without anyone there, an unpaced server idles.
+    let mut agent = Agent::connect(udp).expect("agent");
+    agent
+        .register(
+            "silent",
+            AgentOptions {
+                broadcast: -1.0,
+                ..AgentOptions::default()
+            },
+        )
+        .expect("register");
     // Warm-up, then the measured window.
     std::thread::sleep(Duration::from_millis(500));
     let t0 = Instant::now();
