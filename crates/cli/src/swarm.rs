@@ -376,6 +376,18 @@ struct ViewerRecorder<W: std::io::Write> {
     out: W,
     walls: Vec<[f64; 4]>,
     fps: f64,
+    /// The world's kind names (robot, drone, item, …), by kind index.
+    kinds: Vec<String>,
+}
+
+/// The viewer's name of a world kind: `item` → `Item`; an unnamed kind is a `Robot`.
+fn viewer_kind(kinds: &[String], kind: u16) -> String {
+    let name = kinds.get(usize::from(kind)).map_or("", String::as_str);
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => "Robot".into(),
+    }
 }
 
 /// Metres per map unit in viewer recordings.
@@ -389,6 +401,7 @@ impl<W: std::io::Write> ViewerRecorder<W> {
             out,
             walls: Vec::new(),
             fps: 24.0,
+            kinds: Vec::new(),
         }
     }
 
@@ -426,6 +439,7 @@ impl<W: std::io::Write> Consumer for ViewerRecorder<W> {
     fn header(&mut self, h: &simrob_swarm::seer::Header) -> Result<(), String> {
         self.walls = h.walls.clone();
         self.fps = h.fps;
+        self.kinds = h.kinds.clone();
         let header = simrob_viewer::record::Header::now(&format!("simrob swarm: {}", h.scenario));
         self.line(serde_json::to_string(&header))
     }
@@ -450,7 +464,7 @@ impl<W: std::io::Write> Consumer for ViewerRecorder<W> {
             let b = viewer_box(en.id, 0, en.x, en.y, en.theta, en.half);
             entities.push(FrameEntity {
                 id: en.id,
-                kind: "Robot".into(),
+                kind: viewer_kind(&self.kinds, en.kind),
                 p: Some(b.p),
                 r: Some(b.r),
             });

@@ -145,6 +145,8 @@ fn viewer_format_recordings_replay_in_the_viewer() {
     assert!(r.frames.len() >= 10, "{} frames", r.frames.len());
     let f = &r.frames[0];
     assert!(f.entities.iter().any(|e| e.kind == "Field"), "walls");
-    assert!(f.entities.iter().filter(|e| e.kind == "Robot").count() >= 3);
+    // Kinds named from the world: the hospital's three robots and its three medicine items.
+    assert_eq!(f.entities.iter().filter(|e| e.kind == "Robot").count(), 3);
+    assert_eq!(f.entities.iter().filter(|e| e.kind == "Item").count(), 3);
     let _ = std::fs::remove_dir_all(&dir);
 }
