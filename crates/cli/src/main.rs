@@ -67,6 +67,7 @@ enum Command {
 }
 
 fn main() -> Result<()> {
+    run::quiet_broken_pipe();
     let cli = Cli::parse();
     match cli.command {
         Command::Run(args) => run::run(args),

@@ -134,6 +134,25 @@ pub fn run(args: RunArgs) -> Result<()> {
     ignore_broken_pipe(simulate(args, &mut out))
 }
 
+/// `simrob … | head`: printing to a pipe whose reader has stopped fails; `println!` then
+/// panics. Every command ends quietly (status 0) instead, as Unix tools do. (SIGPIPE stays
+/// ignored: the servers must survive clients that close their sockets.)
+pub fn quiet_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info)
+    }));
+}
+
 /// Output piped into a reader that stopped early (`| head`, `| less` quit) is not an error:
 /// the command just ends, as Unix tools do.
 pub(crate) fn ignore_broken_pipe(result: Result<()>) -> Result<()> {

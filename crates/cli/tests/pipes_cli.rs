@@ -63,3 +63,19 @@ fn serve_gui_takes_a_free_port_when_8080_is_busy() {
     let viewer = viewer.expect("the viewer started");
     assert!(!viewer.ends_with(":8080"), "{viewer}");
 }
+
+#[test]
+fn any_listing_into_a_closed_pipe_ends_quietly() {
+    // The reader is gone before simrob prints its first line: every write fails.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simrob"))
+        .args(["serve", "--list-config"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simrob runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("simrob ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
