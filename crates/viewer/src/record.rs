@@ -578,8 +578,8 @@ fn decode_block(payload: &[u8], frames: u32) -> std::io::Result<Vec<Frame>> {
             }
             bodies
         } else {
-            prev.map(|p| p.bodies.clone())
-                .ok_or_else(|| invalid("the first frame of a block has no bodies list".into()))?
+            // The first frame of a block compares with an empty world.
+            prev.map(|p| p.bodies.clone()).unwrap_or_default()
         };
         let moved = c.mask(f.bodies.len())?;
         for (b, _) in f.bodies.iter_mut().zip(&moved).filter(|(_, &m)| m) {
@@ -604,8 +604,7 @@ fn decode_block(payload: &[u8], frames: u32) -> std::io::Result<Vec<Frame>> {
             }
             entities
         } else {
-            prev.map(|p| p.entities.clone())
-                .ok_or_else(|| invalid("the first frame of a block has no entity list".into()))?
+            prev.map(|p| p.entities.clone()).unwrap_or_default()
         };
         let posed = f.entities.iter().filter(|e| e.p.is_some()).count();
         let changed = c.mask(posed)?;
@@ -1109,6 +1108,9 @@ const CSV_HEADER: &str = "time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z";
 
 /// Shortest text that reads back as `v`: a value stored as a 32-bit float prints as one.
 fn num(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into(); // also -0
+    }
     let short = v as f32;
     if f64::from(short) == v {
         format!("{short}")
@@ -1323,6 +1325,21 @@ mod tests {
             assert_eq!(reader.frame(i).unwrap(), all[i]);
         }
         assert!(reader.frame(1000).is_err());
+    }
+
+    #[test]
+    fn an_empty_world_round_trips() {
+        let dir = Scratch::new("empty");
+        let path = dir.file("empty.simrec");
+        let mut all: Vec<Frame> = (0..3)
+            .map(|i| Frame {
+                iteration: i,
+                ..Frame::default()
+            })
+            .collect();
+        all.extend(frames(3));
+        write_v2(&path, &all);
+        assert_eq!(Recording::open(&path).unwrap().frames, all);
     }
 
     #[test]

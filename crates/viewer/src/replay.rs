@@ -566,6 +566,57 @@ mod tests {
     }
 
     #[test]
+    fn a_file_being_written_is_followed_to_its_newest_frame() {
+        use crate::record::{RecordingReader, Writer};
+        let dir = std::env::temp_dir().join(format!("simrob-follow-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("live.simrec");
+        let frame = |i: u64| Frame {
+            iteration: i,
+            time: i as f64 * 0.001,
+            ..Frame::default()
+        };
+        let mut writer = Writer::create(&path, "live").unwrap();
+        for i in 0..5 {
+            writer.write_frame(&frame(i)).unwrap();
+        }
+        writer.flush().unwrap();
+        let reader = RecordingReader::open(&path).unwrap();
+        assert!(!reader.is_finished());
+        let handle = ReplayHandle::from_source(Box::new(reader), true);
+        let (tx, _rx) = watch::channel(Arc::new(String::new()));
+        handle.attach(tx).unwrap();
+        handle.play();
+        for i in 5..40 {
+            writer.write_frame(&frame(i)).unwrap();
+        }
+        writer.flush().unwrap();
+        // The player picks the new frames up and plays on to the newest.
+        let started = Instant::now();
+        while handle.status().index < 39 {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "stuck at {:?}",
+                handle.status()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let s = handle.status();
+        assert_eq!((s.count, s.playing), (40, true), "still following");
+        let mut check = RecordingReader::open(&path).unwrap();
+        assert_eq!(
+            check
+                .frame(39)
+                .map(|f| f.iteration)
+                .map_err(|e| e.to_string()),
+            Ok(39)
+        );
+        assert_eq!(handle.frame().map(|f| f.iteration), Some(39));
+        drop(handle);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn the_page_commands_seek_pause_and_refuse_others() {
         let handle = ReplayHandle::new(recording(10, 1.0));
         let (tx, rx) = watch::channel(Arc::new(String::new()));
