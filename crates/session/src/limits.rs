@@ -25,6 +25,7 @@
 //! | `receivebuffer` | 8388608 | socket receive buffer asked of the OS, bytes |
 //! | `savedirectorybytes` | 268435456 | most bytes of save files in the save directory |
 //! | `savedirectoryfiles` | 1000 | most save files in the save directory |
+//! | `savekey` | (none: a random key per run) | secret that seals the engine state in save files: files sealed with it resume exactly in any run that has it; any other file is rebuilt from its readable part |
 //!
 //! **Proven addresses.** A UDP source address can be forged, so the server treats an address
 //! as having asked for what it is sent only when it is on loopback (forging it takes root on
@@ -106,6 +107,7 @@ pub struct Limits {
     pub receive_buffer: usize,
     pub save_directory_bytes: u64,
     pub save_directory_files: usize,
+    pub save_key: Option<String>,
 }
 
 impl Default for Limits {
@@ -133,6 +135,7 @@ impl Default for Limits {
             receive_buffer: 8 << 20,
             save_directory_bytes: 256 << 20,
             save_directory_files: 1000,
+            save_key: None,
         }
     }
 }
@@ -187,6 +190,7 @@ impl Limits {
             ("receivebuffer", d.receive_buffer.to_string()),
             ("savedirectorybytes", d.save_directory_bytes.to_string()),
             ("savedirectoryfiles", d.save_directory_files.to_string()),
+            ("savekey", String::new()),
         ]
     }
 
@@ -271,6 +275,10 @@ impl Limits {
                 "receivebuffer" => self.receive_buffer = count(value)?,
                 "savedirectorybytes" => self.save_directory_bytes = count(value)?,
                 "savedirectoryfiles" => self.save_directory_files = count(value)?,
+                "savekey" => {
+                    let v = value.trim();
+                    self.save_key = (!v.is_empty()).then(|| v.to_string());
+                }
                 _ => return Err(String::new()),
             }
             Ok(())

@@ -214,6 +214,10 @@ pub struct Session {
 impl Session {
     /// A session with an empty world.
     pub fn new(config: ServerConfig) -> Self {
+        if let Some(secret) = &config.limits.save_key {
+            // The first key set in a process stays: one server per process.
+            let _ = simrob_world::set_default_save_key(simrob_world::SaveKey::from_secret(secret));
+        }
         let world = World::new(config.world.clone());
         let flags = SessionFlags {
             sync_wait: config.sync_wait,

@@ -360,3 +360,14 @@ fn an_unregistered_sender_cannot_write_in_the_viewers_response_panel() {
     let shown = responses(&mut s);
     assert!(shown.iter().any(|t| t.contains("Gravity")), "{shown:?}");
 }
+
+#[test]
+fn a_configured_save_key_seals_save_files() {
+    let mut config = ServerConfig::default();
+    config.set("savekey", "our lab's secret").unwrap();
+    let _session = Session::new(config);
+    assert_eq!(
+        simrob_world::default_save_key(),
+        &simrob_world::SaveKey::from_secret("our lab's secret")
+    );
+}
