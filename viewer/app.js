@@ -14,6 +14,7 @@ const state = {
   drawn: 0,             // frames drawn
   view: params.get('view') === 'top' ? 'top' : '3d',
   selected: null,       // entity id
+  hover: null,          // entity id under the cursor
   replay: null,         // {count, index, playing, speed} in replay mode
   cam: { target: [0, 0, 0.05], dist: 3.2, yaw: -0.9, pitch: 0.75 },
   top: { cx: 0, cy: 0, scale: 0 }, // scale = pixels per metre (0 = fit)
@@ -51,6 +52,10 @@ function colourOf(body, kind) {
   if ((kind === 'Field' || kind === 'Ball') && KIDSIZE_MATERIALS[body.material]) return KIDSIZE_MATERIALS[body.material];
   if (kind === 'Ball') return [0.9, 0.2, 0.2];
   if (kind === 'Robot') return body.shape === 'WheelCylinder' ? [0.15, 0.15, 0.18] : [1.0, 0.55, 0.1];
+  if (kind === 'Item') return [0.2, 0.75, 0.7];
+  if (kind === 'Drone') return [0.35, 0.55, 1.0];
+  if (kind === 'Humanoid') return [0.8, 0.45, 0.9];
+  if (kind && kind !== 'Field') return [0.95, 0.75, 0.3];
   // Field: the floor darker than the walls.
   if (body.shape === 'Box' && body.dims[2] < Math.min(body.dims[0], body.dims[1]) * 0.2) return [0.22, 0.45, 0.28];
   return [0.75, 0.78, 0.8];
@@ -231,6 +236,8 @@ function drawTop(frame, w, h) {
   ctx.fillStyle = '#1c2126'; ctx.fillRect(0, 0, w, h);
   const t = state.top;
   const px = (p) => [w / 2 + (p[0] - t.cx) * t.scale, h / 2 - (p[1] - t.cy) * t.scale];
+  const step = gridStep(t.scale);
+  drawGrid(w, h, step, px);
   const kinds = kindOf(frame);
   // Lowest first, so that robots and balls are drawn over the floor.
   const order = frame.bodies.slice().sort((a, b) => (lifted(a, kinds)[2] + scaleOf(a)[2] / 2) - (lifted(b, kinds)[2] + scaleOf(b)[2] / 2));
@@ -253,7 +260,41 @@ function drawTop(frame, w, h) {
     const hull = convexHull(pts).map(px);
     ctx.beginPath(); hull.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y))); ctx.closePath(); ctx.fill(); ctx.stroke();
   }
+  drawScaleBar(h, step);
   return (p) => px(p);
+}
+/** The grid's spacing in metres: 1, 2 or 5 × 10^k, at least 60 px apart. @param {number} scale px/m */
+function gridStep(scale) {
+  const raw = 60 / Math.max(scale, 1e-9), k = Math.pow(10, Math.floor(Math.log10(raw)));
+  for (const m of [1, 2, 5, 10]) if (m * k >= raw) return m * k;
+  return 10 * k;
+}
+function drawGrid(w, h, step, px) {
+  const t = state.top;
+  const x0 = t.cx - w / 2 / t.scale, x1 = t.cx + w / 2 / t.scale;
+  const y0 = t.cy - h / 2 / t.scale, y1 = t.cy + h / 2 / t.scale;
+  ctx.lineWidth = 1;
+  for (let x = Math.ceil(x0 / step) * step; x <= x1; x += step) {
+    const sx = Math.round(px([x, 0])[0]) + 0.5;
+    ctx.strokeStyle = Math.abs(x) < step / 2 ? 'rgba(255,255,255,0.22)' : 'rgba(255,255,255,0.07)';
+    ctx.beginPath(); ctx.moveTo(sx, 0); ctx.lineTo(sx, h); ctx.stroke();
+  }
+  for (let y = Math.ceil(y0 / step) * step; y <= y1; y += step) {
+    const sy = Math.round(px([0, y])[1]) + 0.5;
+    ctx.strokeStyle = Math.abs(y) < step / 2 ? 'rgba(255,255,255,0.22)' : 'rgba(255,255,255,0.07)';
+    ctx.beginPath(); ctx.moveTo(0, sy); ctx.lineTo(w, sy); ctx.stroke();
+  }
+}
+const metres = (m) => (m >= 1 ? `${+m.toPrecision(3)} m` : m >= 0.01 ? `${+(m * 100).toPrecision(3)} cm` : `${+(m * 1000).toPrecision(3)} mm`);
+/** A bar one grid step long, bottom left. */
+function drawScaleBar(h, step) {
+  const len = step * state.top.scale, x = 14, y = h - 16;
+  ctx.strokeStyle = '#fff'; ctx.lineWidth = 2;
+  ctx.beginPath(); ctx.moveTo(x, y - 5); ctx.lineTo(x, y); ctx.lineTo(x + len, y); ctx.lineTo(x + len, y - 5); ctx.stroke();
+  ctx.fillStyle = '#fff'; ctx.font = '11px system-ui, sans-serif'; ctx.textAlign = 'center';
+  ctx.fillText(`${metres(step)} (grid)`, x + len / 2, y - 6);
+  ctx.textAlign = 'start';
+  state.scaleBar = { metres: step, px: len };
 }
 function convexHull(points) {
   const p = points.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -289,13 +330,23 @@ function render() {
       (!frame.initialized ? 'not initialized' : frame.paused ? 'paused' : 'running') +
       ` · ${frame.bodies.length} bodies`;
 }
+const measure = document.createElement('canvas').getContext('2d');
+/**
+ * Entity labels that never overlap: the selected and hovered entity first, then robots and
+ * balls, items, and fields last; a label that fits nowhere near its entity is left out (hover
+ * shows it). Crowded scenes label only the selected and hovered entities.
+ */
 function drawLabels(frame) {
   if (hideLabels) { labels.textContent = ''; return; }
-  const html = [];
-  // Crowded scenes: label only the selected entity (hundreds of labels are unreadable and slow).
   const crowded = frame.entities.length > 40;
-  for (const e of frame.entities) {
-    if (crowded && e.id !== state.selected) continue;
+  const rank = (e) => (e.id === state.selected || e.id === state.hover ? 0 : e.kind === 'Field' ? 3 : e.kind === 'Item' ? 2 : 1);
+  const chosen = frame.entities.filter((e) => !crowded || e.id === state.selected || e.id === state.hover)
+    .sort((a, b) => rank(a) - rank(b) || a.id - b.id);
+  measure.font = '11px system-ui, sans-serif';
+  /** @type {number[][]} */
+  const placed = [];
+  const html = [];
+  for (const e of chosen) {
     let p = e.p;
     if (!p) { // a field: label its first body
       const b = frame.bodies.find((x) => x.e === e.id);
@@ -304,7 +355,14 @@ function drawLabels(frame) {
     }
     const s = toScreen([p[0], p[1], p[2] + 0.06]);
     if (!s) continue;
-    html.push(`<div class="label" style="left:${s[0]}px;top:${s[1]}px">${e.kind} ${e.id}</div>`);
+    const text = `${e.kind} ${e.id}`;
+    const w = Math.ceil(measure.measureText(text).width) + 12, h = 19;
+    // Above the entity, below it, right of it, left of it.
+    const spots = [[s[0] - w / 2, s[1] - h], [s[0] - w / 2, s[1] + 6], [s[0] + 8, s[1] - h / 2], [s[0] - w - 8, s[1] - h / 2]];
+    const spot = spots.find(([x, y]) => !placed.some((r) => x < r[2] && x + w > r[0] && y < r[3] && y + h > r[1]));
+    if (!spot) continue;
+    placed.push([spot[0], spot[1], spot[0] + w, spot[1] + h]);
+    html.push(`<div class="label" data-entity="${e.id}" style="left:${spot[0]}px;top:${spot[1]}px">${text}</div>`);
   }
   html.push(humanoidMarks(frame));
   labels.innerHTML = html.join('');
@@ -377,22 +435,70 @@ glCanvas.parentElement.addEventListener('wheel', (ev) => {
   if (state.view === 'top') state.top.scale /= k; else state.cam.dist *= k;
   state.lastDrawn = null;
 }, { passive: false });
-function pick(at) {
+/** The body's box corners in the world (cylinders: radius × radius × length). */
+function corners(b) {
+  const R = rotation(b.r), s = scaleOf(b), out = [];
+  for (const sx of [-0.5, 0.5]) for (const sy of [-0.5, 0.5]) for (const sz of [-0.5, 0.5]) {
+    const l = [sx * s[0], sy * s[1], sz * s[2]];
+    out.push([b.p[0] + R[0] * l[0] + R[1] * l[1] + R[2] * l[2], b.p[1] + R[3] * l[0] + R[4] * l[1] + R[5] * l[2], b.p[2] + R[6] * l[0] + R[7] * l[1] + R[8] * l[2]]);
+  }
+  return out;
+}
+function inside(poly, q) {
+  let c = false;
+  for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+    const [xi, yi] = poly[i], [xj, yj] = poly[j];
+    if ((yi > q[1]) !== (yj > q[1]) && q[0] < ((xj - xi) * (q[1] - yi)) / (yj - yi) + xi) c = !c;
+  }
+  return c;
+}
+/**
+ * The entity whose drawn shape is under `at` (CSS px): a sphere's disc, any other body's
+ * outline as drawn; the highest (top view) or nearest (3D) wins. Fields are not picked.
+ * @returns {number|null}
+ */
+function entityAt(at) {
   const frame = state.frame;
-  if (!frame || !toScreen) return;
-  const kinds = kindOf(frame);
-  let best = null, bestD = 25;
+  if (!frame || !toScreen) return null;
+  const kinds = kindOf(frame), top = state.view === 'top' || !glReady, e = eye();
+  let best = null, bestKey = Infinity;
   for (const b of frame.bodies) {
     if (kinds.get(b.e) === 'Field') continue;
-    const s = toScreen(b.p);
-    if (!s) continue;
-    const d = Math.hypot(s[0] - at[0], s[1] - at[1]);
-    if (d < bestD) { bestD = d; best = b.e; }
+    let hit;
+    if (b.shape === 'Sphere' && top) {
+      const c = toScreen(b.p);
+      hit = c && Math.hypot(c[0] - at[0], c[1] - at[1]) <= Math.max(b.dims[0] * state.top.scale, 3);
+    } else {
+      const pts = corners(b).map((q) => toScreen(q));
+      hit = pts.every((q) => q) && inside(convexHull(pts), at);
+    }
+    if (!hit) continue;
+    const key = top ? -(b.p[2] + scaleOf(b)[2] / 2) : Math.hypot(b.p[0] - e[0], b.p[1] - e[1], b.p[2] - e[2]);
+    if (key < bestKey) { bestKey = key; best = b.e; }
   }
+  return best;
+}
+function pick(at) {
+  const best = entityAt(at);
   state.selected = best;
   if (best === null) $('info').textContent = 'click an entity';
   state.lastDrawn = null;
 }
+// Hover: the entity under the cursor gets its label (dense scenes), and the top view shows the
+// cursor's world coordinates.
+glCanvas.parentElement.addEventListener('mousemove', (ev) => {
+  if (drag) return;
+  const at = stageEvent(ev);
+  const hover = entityAt(at);
+  if (hover !== state.hover) { state.hover = hover; state.lastDrawn = null; }
+  const coords = $('coords');
+  if (state.view === 'top' || !glReady) {
+    const w = glCanvas.parentElement.clientWidth, h = glCanvas.parentElement.clientHeight, t = state.top;
+    const x = t.cx + (at[0] - w / 2) / t.scale, y = t.cy - (at[1] - h / 2) / t.scale;
+    coords.textContent = `x ${x.toFixed(3)} m · y ${y.toFixed(3)} m`;
+    coords.style.display = 'block';
+  } else coords.style.display = 'none';
+});
 
 // ---------------------------------------------------------------- connection and controls
 let ws = null;

@@ -16,7 +16,7 @@ use simrob_protocol::{
 use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 use simrob_viewer::{observer, responses_channel, SessionBridge, Viewer};
 
-use headless::{centroid, orange_pixels, screenshot};
+use headless::{centroid, orange_pixels, screenshot, Page};
 
 struct Live {
     udp: SocketAddr,
@@ -276,4 +276,153 @@ fn pose(agent: &mut Agent) -> [f64; 3] {
         .find(|e| e.entity_id == 3)
         .unwrap()
         .position
+}
+
+/// Initializes the soccer world and lets it run a few iterations.
+fn initialized(live: &Live) -> Agent {
+    let mut agent = Agent::connect(live.udp).unwrap();
+    agent
+        .register(
+            "starter",
+            AgentOptions {
+                broadcast: -1.0,
+                ..AgentOptions::default()
+            },
+        )
+        .unwrap();
+    agent
+        .control(ControlRequest::InitializeSimulation, false)
+        .unwrap();
+    run_iterations(&mut agent, 5);
+    agent
+}
+
+/// Where the page drew each label: (text, left, top, right, bottom) in CSS px.
+fn label_boxes(page: &mut Page) -> Vec<(String, f64, f64, f64, f64)> {
+    let v = page.eval(
+        "[...document.querySelectorAll('.label')].map((l) => { const r = l.getBoundingClientRect(); \
+         return [l.textContent, r.left, r.top, r.right, r.bottom]; })",
+    );
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let n = |i: usize| l[i].as_f64().unwrap();
+            (l[0].as_str().unwrap().to_string(), n(1), n(2), n(3), n(4))
+        })
+        .collect()
+}
+
+#[test]
+fn labels_do_not_overlap_in_the_default_soccer_view() {
+    let live = live("labels");
+    let _agent = initialized(&live);
+    let url = format!("http://{}/", live.viewer.addr());
+    let mut page = Page::open(&url, &live.dir.join("profile"), 1280, 800);
+    page.wait_for(
+        "simrob.drawn > 0 && simrob.frame.bodies.length > 0 && document.querySelectorAll('.label').length > 0",
+        "document.getElementById('status').textContent",
+    );
+    let boxes = label_boxes(&mut page);
+    let names: Vec<&str> = boxes.iter().map(|b| b.0.as_str()).collect();
+    assert!(
+        names.contains(&"Robot 3"),
+        "the SumBot is not labelled: {names:?}"
+    );
+    assert!(
+        names.iter().any(|n| n.starts_with("Ball")),
+        "the ball is not labelled: {names:?}"
+    );
+    for (i, a) in boxes.iter().enumerate() {
+        for b in &boxes[i + 1..] {
+            let overlap = a.1 < b.3 && b.1 < a.3 && a.2 < b.4 && b.2 < a.4;
+            assert!(!overlap, "{a:?} overlaps {b:?}");
+        }
+    }
+}
+
+#[test]
+fn the_top_view_has_a_scale_grid_and_coordinates_and_picks_by_shape() {
+    let live = live("topview");
+    let _agent = initialized(&live);
+    // 200 px per metre, centred on the origin, no side panel.
+    let url = format!(
+        "http://{}/?view=top&scale=200&cx=0&cy=0&panel=0",
+        live.viewer.addr()
+    );
+    let mut page = Page::open(&url, &live.dir.join("profile"), 800, 600);
+    let describe = "document.getElementById('status').textContent";
+    page.wait_for(
+        "simrob.drawn > 0 && simrob.scaleBar !== undefined",
+        describe,
+    );
+    assert_eq!(
+        page.eval("[simrob.scaleBar.metres, simrob.scaleBar.px]"),
+        serde_json::json!([0.5, 100])
+    );
+    // 200 px right of and 100 px above the stage's centre.
+    page.eval(
+        "(() => { const r = document.getElementById('stage').getBoundingClientRect(); \
+           document.getElementById('stage').dispatchEvent(new MouseEvent('mousemove', \
+           {clientX: r.left + r.width / 2 + 200, clientY: r.top + r.height / 2 - 100, bubbles: true})); })()",
+    );
+    // Within a pixel (the stage's centre may fall between two).
+    let coords = page.text("coords");
+    let xy: Vec<f64> = coords
+        .split(['x', 'y', 'm', '·', ' '])
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    assert!(
+        xy.len() == 2 && (xy[0] - 1.0).abs() < 0.005 && (xy[1] - 0.5).abs() < 0.005,
+        "the cursor at (1.0, 0.5) m reads {coords:?}"
+    );
+    drop(page);
+
+    // Zoomed on the SumBot (1000 px per metre): a click on its body far from its centre picks
+    // it; a click on the floor picks nothing.
+    let mut page = Page::open(
+        &format!("http://{}/?view=top&scale=1000&panel=0", live.viewer.addr()),
+        &live.dir.join("profile2"),
+        800,
+        600,
+    );
+    page.wait_for(
+        "simrob.drawn > 0 && simrob.frame.bodies.length > 0",
+        describe,
+    );
+    page.eval(
+        "(() => { const e = simrob.frame.entities.find((x) => x.id === 3); \
+           simrob.top.cx = e.p[0]; simrob.top.cy = e.p[1]; simrob.lastDrawn = null; })()",
+    );
+    // Drawn centred on the robot before looking where its body is.
+    page.wait_for(
+        "simrob.lastDrawn === simrob.frame && Math.abs(toScreen([simrob.top.cx, simrob.top.cy, 0])[0] - document.getElementById('stage').clientWidth / 2) < 1",
+        describe,
+    );
+    let at = page.eval(
+        "(() => { const body = simrob.frame.bodies.filter((b) => b.e === 3 && b.shape === 'Box') \
+             .sort((a, b) => b.dims[0] * b.dims[1] - a.dims[0] * a.dims[1])[0]; \
+           const c = toScreen(body.p); \
+           const v = convexHull(corners(body).map((q) => toScreen(q)))[0]; \
+           return [c[0] + 0.8 * (v[0] - c[0]), c[1] + 0.8 * (v[1] - c[1]), Math.hypot(v[0] - c[0], v[1] - c[1])]; })()",
+    );
+    let (x, y, reach) = (
+        at[0].as_f64().unwrap(),
+        at[1].as_f64().unwrap(),
+        at[2].as_f64().unwrap(),
+    );
+    assert!(
+        0.8 * reach > 25.0,
+        "the click is only {:.0} px from the centre",
+        0.8 * reach
+    );
+    let click = |page: &mut Page, x: f64, y: f64| {
+        page.eval(&format!(
+            "(() => {{ const o = {{clientX: {x}, clientY: {y}, bubbles: true}}; \
+               document.getElementById('stage').dispatchEvent(new MouseEvent('mousedown', o)); \
+               window.dispatchEvent(new MouseEvent('mouseup', o)); return simrob.selected; }})()"
+        ))
+    };
+    assert_eq!(click(&mut page, x, y), serde_json::json!(3));
+    assert_eq!(click(&mut page, 5.0, 5.0), serde_json::Value::Null);
 }
