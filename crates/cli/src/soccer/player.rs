@@ -33,6 +33,10 @@ pub struct PlayerArgs {
     /// Print every team message sent and received.
     #[arg(long)]
     verbose: bool,
+    /// On the simulator, see through an exact camera instead of FutRob's (4 Hz, its
+    /// calibration's distance errors, drop-outs).
+    #[arg(long)]
+    ideal_camera: bool,
 }
 
 /// Reads a file named by a config, relative to the config's directory.
@@ -167,7 +171,12 @@ pub fn run(args: PlayerArgs) -> Result<()> {
             .parse()
             .with_context(|| format!("--server must be IP:PORT, not {server:?}"))?;
         let entity = cfg.entity_id.unwrap_or(id as u32);
-        let link = SimLink::connect(addr, entity, &format!("futrob{id}"))?;
+        let agent_type = if args.ideal_camera {
+            "Humanoid_Brain_Ideal"
+        } else {
+            "Humanoid_Brain"
+        };
+        let link = SimLink::connect(addr, entity, agent_type)?;
         say!("robot {id}: brain of humanoid {entity} on the simulator at {addr}");
         Senses::Sim { link, now: 0 }
     };

@@ -42,8 +42,9 @@ fn action_xml(entity: u32, a: &Action) -> String {
 }
 
 impl SimLink {
-    /// Registers as the brain of humanoid `entity` and waits for the confirmation.
-    pub fn connect(server: SocketAddr, entity: u32, key: &str) -> Result<SimLink> {
+    /// Registers as the brain (`Humanoid_Brain`: FutRob's camera; `Humanoid_Brain_Ideal`: an
+    /// exact one) of humanoid `entity` and waits for its first broadcast.
+    pub fn connect(server: SocketAddr, entity: u32, agent_type: &str) -> Result<SimLink> {
         let bind = if server.ip().is_loopback() {
             "127.0.0.1:0"
         } else {
@@ -59,8 +60,9 @@ impl SimLink {
             probe.connect(server)?;
             probe.local_addr()?.ip().to_string()
         };
+        // The server's brain agents are keyed by their humanoid's entity id.
         let reg = format!(
-            "<Message><Agent_Message Command=\"Register_Agent\" Agent_Type=\"Humanoid_Brain\"><Port>{}</Port><IP>{ip}</IP><Sync>false</Sync><Broadcast>0</Broadcast><Key>{key}</Key><Entity_Id>{entity}</Entity_Id></Agent_Message></Message>",
+            "<Message><Agent_Message Command=\"Register_Agent\" Agent_Type=\"{agent_type}\"><Port>{}</Port><IP>{ip}</IP><Sync>false</Sync><Broadcast>0</Broadcast><Key>{entity}</Key></Agent_Message></Message>",
             local.port()
         );
         let mut link = SimLink {
