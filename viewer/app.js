@@ -122,7 +122,9 @@ function project(vp, p, w, h) { // world → CSS pixels, or null behind the came
 
 // ---------------------------------------------------------------- WebGL
 const gl = glCanvas.getContext('webgl', { antialias: true, preserveDrawingBuffer: true });
-let meshes = null, prog = null;
+/** @type {Record<string, {pos: WebGLBuffer, nor: WebGLBuffer, count: number}>|null} */
+let meshes = null;
+let prog = null;
 function mesh(positions, normals) {
   const buf = (data) => { const b = gl.createBuffer(); gl.bindBuffer(gl.ARRAY_BUFFER, b); gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(data), gl.STATIC_DRAW); return b; };
   return { pos: buf(positions), nor: buf(normals), count: positions.length / 3 };
@@ -160,20 +162,31 @@ function cylinderMesh(segs = 14) { // radius 1, along Z from -0.5 to 0.5
   }
   return mesh(p, n);
 }
+// Instanced drawing: one draw call per shape, each body an instance with its model matrix
+// and colour (ANGLE_instanced_arrays, in every WebGL 1 implementation that matters).
+const instancing = gl && gl.getExtension('ANGLE_instanced_arrays');
+/** Floats per instance: a 4×4 model matrix and an RGB colour. */
+const PER_INSTANCE = 19;
+let instanceBuffer = null, instanceData = new Float32Array(PER_INSTANCE * 64);
 function initGl() {
-  if (!gl) return false;
-  const vs = `attribute vec3 a_pos; attribute vec3 a_nor; uniform mat4 u_vp; uniform mat4 u_model; varying vec3 v_nor;
-    void main(){ v_nor = mat3(u_model[0].xyz, u_model[1].xyz, u_model[2].xyz) * a_nor; gl_Position = u_vp * u_model * vec4(a_pos, 1.0); }`;
-  const fs = `precision mediump float; varying vec3 v_nor; uniform vec3 u_colour;
-    void main(){ vec3 n = normalize(v_nor); float l = 0.35 + 0.65 * max(dot(n, normalize(vec3(0.4, 0.3, 1.0))), 0.0); gl_FragColor = vec4(u_colour * l, 1.0); }`;
+  if (!gl || !instancing) return false;
+  const vs = `attribute vec3 a_pos; attribute vec3 a_nor;
+    attribute vec4 a_m0; attribute vec4 a_m1; attribute vec4 a_m2; attribute vec4 a_m3; attribute vec3 a_col;
+    uniform mat4 u_vp; varying vec3 v_nor; varying vec3 v_col;
+    void main(){ mat4 m = mat4(a_m0, a_m1, a_m2, a_m3); v_nor = mat3(a_m0.xyz, a_m1.xyz, a_m2.xyz) * a_nor; v_col = a_col;
+      gl_Position = u_vp * m * vec4(a_pos, 1.0); }`;
+  const fs = `precision mediump float; varying vec3 v_nor; varying vec3 v_col;
+    void main(){ vec3 n = normalize(v_nor); float l = 0.35 + 0.65 * max(dot(n, normalize(vec3(0.4, 0.3, 1.0))), 0.0); gl_FragColor = vec4(v_col * l, 1.0); }`;
   const sh = (type, src) => { const s = gl.createShader(type); gl.shaderSource(s, src); gl.compileShader(s); return s; };
   prog = gl.createProgram();
   gl.attachShader(prog, sh(gl.VERTEX_SHADER, vs));
   gl.attachShader(prog, sh(gl.FRAGMENT_SHADER, fs));
   gl.linkProgram(prog);
   if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) return false;
-  meshes = { Box: cubeMesh(), Sphere: sphereMesh(), Cylinder: cylinderMesh() };
-  meshes.WheelCylinder = meshes.Cylinder;
+  // Far or small bodies (a few pixels across) use the coarse meshes.
+  meshes = { Box: cubeMesh(), Sphere: sphereMesh(), Cylinder: cylinderMesh(), SphereFar: sphereMesh(4, 6), CylinderFar: cylinderMesh(6) };
+  meshes.BoxFar = meshes.Box;
+  instanceBuffer = gl.createBuffer();
   return true;
 }
 const glReady = initGl();
@@ -189,9 +202,16 @@ function scaleOf(b) {
   return [b.dims[0], b.dims[0], b.dims[1]];
 }
 
+/** Writes body `b`'s model matrix and colour at instance `i` of `out`. */
+function writeInstance(out, i, b, colour) {
+  const m = model(b.p, b.r, scaleOf(b)), o = i * PER_INSTANCE;
+  for (let k = 0; k < 16; k++) out[o + k] = m[k];
+  out[o + 16] = colour[0]; out[o + 17] = colour[1]; out[o + 18] = colour[2];
+}
 function draw3d(frame, w, h) {
   const dpr = window.devicePixelRatio || 1;
-  glCanvas.width = Math.round(w * dpr); glCanvas.height = Math.round(h * dpr);
+  const cw = Math.round(w * dpr), ch = Math.round(h * dpr);
+  if (glCanvas.width !== cw || glCanvas.height !== ch) { glCanvas.width = cw; glCanvas.height = ch; }
   gl.viewport(0, 0, glCanvas.width, glCanvas.height);
   gl.clearColor(0.11, 0.13, 0.15, 1);
   gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
@@ -199,17 +219,45 @@ function draw3d(frame, w, h) {
   gl.useProgram(prog);
   const vp = viewProjection(w, h);
   gl.uniformMatrix4fv(gl.getUniformLocation(prog, 'u_vp'), false, new Float32Array(vp));
-  const uModel = gl.getUniformLocation(prog, 'u_model'), uColour = gl.getUniformLocation(prog, 'u_colour');
   const aPos = gl.getAttribLocation(prog, 'a_pos'), aNor = gl.getAttribLocation(prog, 'a_nor');
+  const aM = [0, 1, 2, 3].map((k) => gl.getAttribLocation(prog, `a_m${k}`)), aCol = gl.getAttribLocation(prog, 'a_col');
   const kinds = kindOf(frame);
+  // The bodies of each mesh, in one buffer of instances.
+  /** @type {Map<string, any[]>} */
+  const groups = new Map();
+  const ey = eye(), pxPerRadian = h / 2 / Math.tan(0.4);
   for (const b of frame.bodies) {
-    const m = meshes[b.shape];
-    if (!m) continue;
+    let name = b.shape === 'WheelCylinder' ? 'Cylinder' : b.shape;
+    if (!meshes[name]) continue;
+    const s = scaleOf(b), size = Math.max(s[0], s[1], s[2]);
+    const dist = Math.hypot(b.p[0] - ey[0], b.p[1] - ey[1], b.p[2] - ey[2]);
+    if ((size / Math.max(dist, 1e-6)) * pxPerRadian < 24) name += 'Far';
+    if (!groups.has(name)) groups.set(name, []);
+    groups.get(name).push(b);
+  }
+  if (instanceData.length < frame.bodies.length * PER_INSTANCE) instanceData = new Float32Array(frame.bodies.length * PER_INSTANCE * 2);
+  let n = 0;
+  const ranges = [];
+  for (const [name, bodies] of groups) {
+    ranges.push([meshes[name], n, bodies.length]);
+    for (const b of bodies) writeInstance(instanceData, n++, b, colourOf(b, kinds.get(b.e)));
+  }
+  gl.bindBuffer(gl.ARRAY_BUFFER, instanceBuffer);
+  gl.bufferData(gl.ARRAY_BUFFER, instanceData.subarray(0, n * PER_INSTANCE), gl.DYNAMIC_DRAW);
+  const stride = PER_INSTANCE * 4;
+  for (const [m, first, count] of ranges) {
     gl.bindBuffer(gl.ARRAY_BUFFER, m.pos); gl.enableVertexAttribArray(aPos); gl.vertexAttribPointer(aPos, 3, gl.FLOAT, false, 0, 0);
     gl.bindBuffer(gl.ARRAY_BUFFER, m.nor); gl.enableVertexAttribArray(aNor); gl.vertexAttribPointer(aNor, 3, gl.FLOAT, false, 0, 0);
-    gl.uniformMatrix4fv(uModel, false, new Float32Array(model(lifted(b, kinds), b.r, scaleOf(b))));
-    gl.uniform3fv(uColour, colourOf(b, kinds.get(b.e)));
-    gl.drawArrays(gl.TRIANGLES, 0, m.count);
+    gl.bindBuffer(gl.ARRAY_BUFFER, instanceBuffer);
+    for (let k = 0; k < 4; k++) {
+      gl.enableVertexAttribArray(aM[k]);
+      gl.vertexAttribPointer(aM[k], 4, gl.FLOAT, false, stride, (first * PER_INSTANCE + k * 4) * 4);
+      instancing.vertexAttribDivisorANGLE(aM[k], 1);
+    }
+    gl.enableVertexAttribArray(aCol);
+    gl.vertexAttribPointer(aCol, 3, gl.FLOAT, false, stride, (first * PER_INSTANCE + 16) * 4);
+    instancing.vertexAttribDivisorANGLE(aCol, 1);
+    instancing.drawArraysInstancedANGLE(gl.TRIANGLES, 0, m.count, count);
   }
   return (p) => project(vp, p, w, h);
 }
