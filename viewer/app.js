@@ -534,11 +534,19 @@ function pick(at) {
 }
 // Hover: the entity under the cursor gets its label (dense scenes), and the top view shows the
 // cursor's world coordinates.
+// Picking under the cursor runs at most once per animation frame, however fast the mouse moves.
+let hoverAt = null;
+function hoverPick() {
+  const at = hoverAt;
+  hoverAt = null;
+  const hover = entityAt(at);
+  if (hover !== state.hover) { state.hover = hover; state.lastDrawn = null; }
+}
 glCanvas.parentElement.addEventListener('mousemove', (ev) => {
   if (drag) return;
   const at = stageEvent(ev);
-  const hover = entityAt(at);
-  if (hover !== state.hover) { state.hover = hover; state.lastDrawn = null; }
+  if (hoverAt === null) requestAnimationFrame(hoverPick);
+  hoverAt = at;
   const coords = $('coords');
   if (state.view === 'top' || !glReady) {
     const w = glCanvas.parentElement.clientWidth, h = glCanvas.parentElement.clientHeight, t = state.top;
