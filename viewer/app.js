@@ -203,8 +203,8 @@ function scaleOf(b) {
 }
 
 /** Writes body `b`'s model matrix and colour at instance `i` of `out`. */
-function writeInstance(out, i, b, colour) {
-  const m = model(b.p, b.r, scaleOf(b)), o = i * PER_INSTANCE;
+function writeInstance(out, i, b, kinds) {
+  const m = model(lifted(b, kinds), b.r, scaleOf(b)), o = i * PER_INSTANCE, colour = colourOf(b, kinds.get(b.e));
   for (let k = 0; k < 16; k++) out[o + k] = m[k];
   out[o + 16] = colour[0]; out[o + 17] = colour[1]; out[o + 18] = colour[2];
 }
@@ -240,7 +240,7 @@ function draw3d(frame, w, h) {
   const ranges = [];
   for (const [name, bodies] of groups) {
     ranges.push([meshes[name], n, bodies.length]);
-    for (const b of bodies) writeInstance(instanceData, n++, b, colourOf(b, kinds.get(b.e)));
+    for (const b of bodies) writeInstance(instanceData, n++, b, kinds);
   }
   gl.bindBuffer(gl.ARRAY_BUFFER, instanceBuffer);
   gl.bufferData(gl.ARRAY_BUFFER, instanceData.subarray(0, n * PER_INSTANCE), gl.DYNAMIC_DRAW);
@@ -279,7 +279,8 @@ function fitTop(frame, w, h) {
 }
 function drawTop(frame, w, h) {
   const dpr = window.devicePixelRatio || 1;
-  flatCanvas.width = Math.round(w * dpr); flatCanvas.height = Math.round(h * dpr);
+  const cw = Math.round(w * dpr), ch = Math.round(h * dpr);
+  if (flatCanvas.width !== cw || flatCanvas.height !== ch) { flatCanvas.width = cw; flatCanvas.height = ch; }
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.fillStyle = '#1c2126'; ctx.fillRect(0, 0, w, h);
   const t = state.top;
