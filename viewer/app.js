@@ -209,6 +209,31 @@ function writeInstance(out, i, b, kinds) {
   out[o + 16] = colour[0]; out[o + 17] = colour[1]; out[o + 18] = colour[2];
 }
 function draw3d(frame, w, h) {
+  const vp = viewProjection(w, h), ey = eye(), pxPerRadian = h / 2 / Math.tan(0.4);
+  drawGl(frame, w, h, vp, (b, size) => (size / Math.max(Math.hypot(b.p[0] - ey[0], b.p[1] - ey[1], b.p[2] - ey[2]), 1e-6)) * pxPerRadian);
+  return (p) => project(vp, p, w, h);
+}
+/**
+ * The top view through WebGL: an orthographic camera looking down (higher bodies in front),
+ * with the grid and scale bar on the canvas above it.
+ */
+function drawTopGl(frame, w, h) {
+  const t = state.top, sx = 2 * t.scale / w, sy = 2 * t.scale / h;
+  const vp = [sx, 0, 0, 0, 0, sy, 0, 0, 0, 0, -0.01, 0, -t.cx * sx, -t.cy * sy, 0, 1];
+  drawGl(frame, w, h, vp, (b, size) => size * t.scale);
+  const dpr = window.devicePixelRatio || 1;
+  const cw = Math.round(w * dpr), ch = Math.round(h * dpr);
+  if (flatCanvas.width !== cw || flatCanvas.height !== ch) { flatCanvas.width = cw; flatCanvas.height = ch; }
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, w, h);
+  const px = (p) => [w / 2 + (p[0] - t.cx) * t.scale, h / 2 - (p[1] - t.cy) * t.scale];
+  const step = gridStep(t.scale);
+  drawGrid(w, h, step, px);
+  drawScaleBar(h, step);
+  return px;
+}
+/** Draws every body with the view-projection `vp`; `sizePx(body, size)` says how big it looks. */
+function drawGl(frame, w, h, vp, sizePx) {
   const dpr = window.devicePixelRatio || 1;
   const cw = Math.round(w * dpr), ch = Math.round(h * dpr);
   if (glCanvas.width !== cw || glCanvas.height !== ch) { glCanvas.width = cw; glCanvas.height = ch; }
@@ -217,7 +242,6 @@ function draw3d(frame, w, h) {
   gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
   gl.enable(gl.DEPTH_TEST);
   gl.useProgram(prog);
-  const vp = viewProjection(w, h);
   gl.uniformMatrix4fv(gl.getUniformLocation(prog, 'u_vp'), false, new Float32Array(vp));
   const aPos = gl.getAttribLocation(prog, 'a_pos'), aNor = gl.getAttribLocation(prog, 'a_nor');
   const aM = [0, 1, 2, 3].map((k) => gl.getAttribLocation(prog, `a_m${k}`)), aCol = gl.getAttribLocation(prog, 'a_col');
@@ -225,13 +249,11 @@ function draw3d(frame, w, h) {
   // The bodies of each mesh, in one buffer of instances.
   /** @type {Map<string, any[]>} */
   const groups = new Map();
-  const ey = eye(), pxPerRadian = h / 2 / Math.tan(0.4);
   for (const b of frame.bodies) {
     let name = b.shape === 'WheelCylinder' ? 'Cylinder' : b.shape;
     if (!meshes[name]) continue;
     const s = scaleOf(b), size = Math.max(s[0], s[1], s[2]);
-    const dist = Math.hypot(b.p[0] - ey[0], b.p[1] - ey[1], b.p[2] - ey[2]);
-    if ((size / Math.max(dist, 1e-6)) * pxPerRadian < 24) name += 'Far';
+    if (sizePx(b, size) < 24) name += 'Far';
     if (!groups.has(name)) groups.set(name, []);
     groups.get(name).push(b);
   }
@@ -259,7 +281,6 @@ function draw3d(frame, w, h) {
     instancing.vertexAttribDivisorANGLE(aCol, 1);
     instancing.drawArraysInstancedANGLE(gl.TRIANGLES, 0, m.count, count);
   }
-  return (p) => project(vp, p, w, h);
 }
 
 // ---------------------------------------------------------------- top view (canvas 2D)
@@ -364,10 +385,11 @@ function render() {
   state.lastDrawn = frame;
   const w = glCanvas.parentElement.clientWidth, h = glCanvas.parentElement.clientHeight;
   if (!state.fitted && frame.bodies.length) { fitTop(frame, w, h); state.fitted = true; }
+  // Without WebGL the top view falls back to the canvas alone.
   const top = state.view === 'top' || !glReady;
-  glCanvas.style.display = top ? 'none' : 'block';
+  glCanvas.style.display = glReady ? 'block' : 'none';
   flatCanvas.style.display = top ? 'block' : 'none';
-  toScreen = top ? drawTop(frame, w, h) : draw3d(frame, w, h);
+  toScreen = !glReady ? drawTop(frame, w, h) : top ? drawTopGl(frame, w, h) : draw3d(frame, w, h);
   state.drawn++;
   drawLabels(frame);
   updateInfo(frame);
