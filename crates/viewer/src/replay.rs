@@ -617,6 +617,30 @@ mod tests {
     }
 
     #[test]
+    fn a_served_replay_waits_for_a_page_and_reports_its_ends() {
+        let handle = ReplayHandle::new(recording(3, 0.5));
+        handle.wait_for_page();
+        let (tx, rx) = watch::channel(Arc::new(String::new()));
+        handle.attach(tx).unwrap();
+        handle.play();
+        let status = handle.status();
+        assert!(
+            status.playing && status.waiting && !status.ended,
+            "{status:?}"
+        );
+        assert_eq!((status.index, status.start, status.end), (0, 0.0, 1.0));
+        assert_eq!(last_message(&rx)["replay"]["waiting"], true);
+        handle.backend().connected();
+        assert!(!handle.status().waiting);
+        assert_eq!(last_message(&rx)["replay"]["waiting"], false);
+        handle.pause();
+        handle.seek(2);
+        let status = handle.status();
+        assert!(status.ended && !status.playing, "{status:?}");
+        assert_eq!(last_message(&rx)["replay"]["ended"], true);
+    }
+
+    #[test]
     fn the_page_commands_seek_pause_and_refuse_others() {
         let handle = ReplayHandle::new(recording(10, 1.0));
         let (tx, rx) = watch::channel(Arc::new(String::new()));
