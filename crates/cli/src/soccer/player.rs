@@ -21,7 +21,8 @@ pub struct PlayerArgs {
     /// The robot's ini.config.
     #[arg(long)]
     config: PathBuf,
-    /// The simulator (`simrob serve`), IP:PORT; overrides the config's `server`.
+    /// The simulator (`simrob serve`), IP:PORT: play its humanoid `entityId` (overrides the
+    /// config's `server` and its vision stub).
     #[arg(long)]
     server: Option<String>,
     /// Stop after this many seconds (default: run until Ctrl-C).
@@ -151,7 +152,8 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     }
     super::logfmt::install(&cfg, &beside(&args.config, &cfg.logfile))?;
     let id = cfg.id;
-    let mut senses = if cfg.vision_stub_enabled {
+    // --server on the command line means the simulator, even if the config enables the stub.
+    let mut senses = if cfg.vision_stub_enabled && args.server.is_none() {
         let p = beside(&args.config, &cfg.vision_stub_src);
         let text = std::fs::read_to_string(&p)
             .with_context(|| format!("cannot read the vision stub {}", p.display()))?;
