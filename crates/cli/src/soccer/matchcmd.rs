@@ -29,6 +29,59 @@ pub struct MatchArgs {
     /// Record the match (25 frames per simulated second) for `simrob replay FILE`.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Watch the match live in the web viewer (prints its address); the match is then played
+    /// at --real-time-factor.
+    #[arg(long)]
+    pub gui: bool,
+    /// The viewer's HTTP port with --gui (0 = any free port).
+    #[arg(long, default_value_t = 0)]
+    pub http_port: u16,
+    /// With --gui: simulated seconds per wall second.
+    #[arg(long, default_value_t = 1.0)]
+    pub real_time_factor: f64,
+}
+
+/// The page only watches a match: its brains play it.
+struct WatchOnly;
+
+impl simrob_viewer::Backend for WatchOnly {
+    fn command(&self, _cmd: &serde_json::Value) -> Result<(), String> {
+        Err("this match is played by its FutRob brains: the page only watches".into())
+    }
+}
+
+/// The modes a recorded or viewed in-process world is shown with.
+fn shown_modes() -> SnapshotModes {
+    SnapshotModes {
+        initialized: true,
+        step_mode: false,
+        sync_mode: false,
+        auto_adjust: false,
+        timestep: 0.01,
+        gravity: -9.81,
+        steps_per_iteration: 1,
+        real_time_factor: 0.0,
+    }
+}
+
+/// Shows the world live in a viewer, paced at `factor` simulated seconds per wall second.
+fn live_view(viewer: &simrob_viewer::Viewer, factor: f64) -> simrob_trials::Observer {
+    let frames = viewer.publisher();
+    let start = std::time::Instant::now();
+    let mut modes = shown_modes();
+    modes.real_time_factor = factor;
+    let mut n = 0u64;
+    Box::new(move |w: &simrob_world::World| {
+        n += 1;
+        let due = start + std::time::Duration::from_secs_f64(w.sim_time() / factor);
+        let now = std::time::Instant::now();
+        if due > now {
+            std::thread::sleep(due - now);
+        }
+        if n % 3 == 0 {
+            simrob_viewer::publish_into(&frames, &Frame::of(&Snapshot::of(w, modes.clone())));
+        }
+    })
 }
 
 pub fn run(a: MatchArgs) -> Result<()> {
@@ -47,7 +100,41 @@ pub fn run(a: MatchArgs) -> Result<()> {
         Some(path) => Some(Recording::create(path, "simrob soccer match")?),
         None => None,
     };
-    let summary = play(&params, recording.as_ref().map(Recording::observer))?;
+    if a.gui && !(a.real_time_factor.is_finite() && a.real_time_factor > 0.0) {
+        bail!("--real-time-factor must be a positive number");
+    }
+    let viewer = if a.gui {
+        let bind = std::net::SocketAddr::from(([127, 0, 0, 1], a.http_port));
+        let v = simrob_viewer::Viewer::start(
+            bind,
+            std::sync::Arc::new(WatchOnly),
+            simrob_viewer::responses_channel(),
+            "simrob soccer match",
+            "live",
+        )
+        .with_context(|| format!("cannot start the viewer on {bind} (try --http-port 0)"))?;
+        println!("viewer on http://{}", v.addr());
+        Some(v)
+    } else {
+        None
+    };
+    let mut observers: Vec<simrob_trials::Observer> = Vec::new();
+    if let Some(r) = &recording {
+        observers.push(r.observer());
+    }
+    if let Some(v) = &viewer {
+        observers.push(live_view(v, a.real_time_factor));
+    }
+    let observer: Option<simrob_trials::Observer> = if observers.is_empty() {
+        None
+    } else {
+        Some(Box::new(move |w: &simrob_world::World| {
+            for o in observers.iter_mut() {
+                o(w);
+            }
+        }))
+    };
+    let summary = play(&params, observer)?;
     if let Some(r) = recording {
         r.finish()?;
     }
@@ -82,16 +169,7 @@ impl Recording {
     pub(super) fn observer(&self) -> simrob_trials::Observer {
         let state = self.state.clone();
         let mut n = 0u64;
-        let modes = SnapshotModes {
-            initialized: true,
-            step_mode: false,
-            sync_mode: false,
-            auto_adjust: false,
-            timestep: 0.01,
-            gravity: -9.81,
-            steps_per_iteration: 1,
-            real_time_factor: 0.0,
-        };
+        let modes = shown_modes();
         Box::new(move |w: &simrob_world::World| {
             n += 1;
             if n % 4 != 0 {
