@@ -1,6 +1,7 @@
 //! `simrob`: the multi-robot simulator's command-line entry point.
 
 mod batch;
+mod coord;
 mod demo;
 mod mrs;
 mod plot;
@@ -48,6 +49,9 @@ enum Command {
     /// a warehouse) for tens of thousands of robots.
     #[command(subcommand)]
     Swarm(swarm::SwarmCommand),
+    /// Coordination of robot teams: Control Center, Time Server, robot agents, Contract Net.
+    #[command(subcommand)]
+    Coord(coord::CoordCommand),
     /// The FutRob humanoid soccer team: players, a whole team, the message spy and sender.
     #[command(subcommand)]
     Soccer(soccer::SoccerCommand),
@@ -77,6 +81,7 @@ fn main() -> Result<()> {
         Command::Send(args) => send::run(args),
         Command::Mrs(args) => mrs::run(args),
         Command::Swarm(cmd) => swarm::run(cmd),
+        Command::Coord(cmd) => coord::run(cmd),
         Command::Soccer(cmd) => soccer::run(cmd),
         Command::Batch(args) => batch::run(args),
         Command::Plot(cmd) => plot::run(cmd),

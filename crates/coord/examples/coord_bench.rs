@@ -206,6 +206,7 @@ fn warehouse(robots: usize, tasks: usize) {
         robots: Some(robots),
         tasks,
         max_time: 3600.0,
+        batteries: false,
     };
     let start = Instant::now();
     let r = run_one(&scenario, &spec).expect("runs");

@@ -242,7 +242,7 @@ impl ControlCenter {
             time: self.now(),
             text,
         };
-        if kind != LogKind::Status {
+        {
             for &f in &self.followers {
                 self.out.push_back(Envelope {
                     from: CONTROL_CENTER,
@@ -904,7 +904,7 @@ impl ControlCenter {
                 if !self.followers.contains(&from) {
                     self.followers.push(from);
                 }
-                Ok("following the tasks and task-state logs".into())
+                Ok("following the logs".into())
             }
         }
     }

@@ -10,7 +10,8 @@
 //! the rooms in the hospital; any other map uses POIs whose names start with
 //! `pick`/`storage`/`pharmacy`/`shelf` and `drop`/`dock`/`room`/`ward` (every POI when it
 //! has none). All tasks are released at time 0; a run ends when every task is final, or at
-//! `max_time`. Robots do not keep their distance to the robot ahead (a robot left idle in
+//! `max_time`. Batteries are set aside unless asked for (a robot running flat would end
+//! the comparison for reasons other than allocation). Robots do not keep their distance to the robot ahead (a robot left idle in
 //! a lane would otherwise block it for good); collisions are counted by the swarm as usual.
 
 use serde::Serialize;
@@ -32,6 +33,8 @@ pub struct RunSpec {
     pub tasks: usize,
     /// Simulated seconds after which an unfinished run stops.
     pub max_time: f64,
+    /// Keep the robots' batteries (a robot running flat leaves; its tasks go to others).
+    pub batteries: bool,
 }
 
 /// Pick-up and drop-off points of a map.
@@ -129,6 +132,11 @@ pub fn run_one(scenario: &Scenario, spec: &RunSpec) -> Result<CoordReport, Strin
     for e in world.navigator.ids() {
         if let Some(n) = world.navigator.get_mut(e) {
             n.keep_clear = 0.0;
+        }
+    }
+    if !spec.batteries {
+        for e in world.battery.ids() {
+            world.battery.remove(e);
         }
     }
     let tasks = task_list(&sites(sim.world()), spec.tasks, spec.seed)?;

@@ -7,7 +7,8 @@
 //! graph), perceive and pan-tilt (held for their seconds). The Time Server publishes the
 //! simulation's clock. A route cut short (a collision stopped the robot) is tried again
 //! after a short random wait, drawn from the run's seed; a robot whose battery empties says
-//! goodbye, and the Control Center hands its tasks to others.
+//! goodbye, and the Control Center hands its unfinished tasks (the running one included) to
+//! the others.
 //!
 //! The Control Center is either in the same simulation ([`Link::Local`]) or elsewhere on
 //! the network ([`Link::Remote`]: the shell carries the envelopes), so one networked
@@ -488,9 +489,9 @@ impl System for CoordSystem {
                 self.basic_done(i, m.task, Ok(()), now);
             }
         } else if event.tag == Tag::BATTERY_EMPTY && !self.bots[i].gone {
-            if let Some(m) = self.bots[i].moving.take() {
-                self.basic_done(i, m.task, Err(FailCode::Execution), now);
-            }
+            // The robot stops where it is and leaves; the Control Center hands what it
+            // held, the task it was running included, to the others.
+            self.bots[i].moving = None;
             let b = &mut self.bots[i];
             b.gone = true;
             let bye = b.agent.bye();

@@ -25,6 +25,7 @@ fn every_policy_completes_the_hospital_deliveries_deterministically() {
             robots: None,
             tasks: 9,
             max_time: 3600.0,
+            batteries: false,
         };
         let a = run_one(&hospital, &spec).unwrap();
         assert_eq!(a.robots, 3);
@@ -50,6 +51,7 @@ fn the_warehouse_is_served_by_contract_net() {
         robots: Some(16),
         tasks: 40,
         max_time: 3600.0,
+        batteries: false,
     };
     let r = run_one(&warehouse, &spec).unwrap();
     assert_eq!(r.robots, 16);

@@ -1,0 +1,388 @@
+//! `simrob coord robot`: a robot agent program. Its upper layer is simrob-coord's robot
+//! abstraction layer (Task Manager, Synchronize Tasks, CNP bidder) talking to a networked
+//! Control Center; its lower layer drives one robot — a SumBot on a SimRob server (over
+//! simrob-client's UDP `Agent`) or a Nomad on a Mobile Robot Simulator (over its TCP
+//! client) — turning basic tasks into wheel commands and reporting the standard status.
+
+use std::f64::consts::{PI, TAU};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::mpsc::{self, TryRecvError};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use simrob_client::simrob::{Agent, AgentOptions};
+use simrob_coord::cnp::Euclidean;
+use simrob_coord::model::{BasicKind, FailCode, RobotInfo, TaskClass, TaskId};
+use simrob_coord::robot::{Command, Pose, RobotAgent};
+use simrob_coord::sync::TaskBoard;
+use simrob_coord::wire::{Msg, DEFAULT_MAX_MESSAGE_BYTES};
+use simrob_mrs::MrsClient;
+use simrob_protocol::{ControlRequest, EntityInfoKind, EntityRequest, MotorCommand};
+
+use super::net::{spawn_reader, write_env, Incoming};
+
+/// Arguments of `simrob coord robot`.
+#[derive(clap::Args)]
+pub struct RobotArgs {
+    /// The Control Center (`simrob coord serve`).
+    #[arg(long, default_value = "127.0.0.1:7030")]
+    cc: String,
+    /// This robot's id (1 or more; unique among the Control Center's robots).
+    #[arg(long)]
+    id: u32,
+    /// A name for lists and logs (default: the kind and the id).
+    #[arg(long)]
+    name: Option<String>,
+    /// Drive a SumBot on this SimRob server (`simrob serve`), e.g. 127.0.0.1:5005.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        conflicts_with = "mrs",
+        required_unless_present = "mrs"
+    )]
+    simrob: Option<String>,
+    /// The SumBot's entity id on the SimRob server.
+    #[arg(long, default_value_t = 3)]
+    entity: u32,
+    /// Send Initialize_Simulation to the SimRob server first (a fresh server).
+    #[arg(long)]
+    initialize: bool,
+    /// Drive a Nomad on this Mobile Robot Simulator (`simrob mrs`), e.g. 127.0.0.1:7020.
+    #[arg(long, value_name = "ADDR")]
+    mrs: Option<String>,
+    /// Seconds between status reports.
+    #[arg(long, default_value_t = 0.5)]
+    status_period: f64,
+    /// Tasks held before the robot stops bidding.
+    #[arg(long, default_value_t = 3)]
+    max_queue: usize,
+    /// Distance (metres) at which a point counts as reached (default 0.05 for a SumBot,
+    /// 0.1 for a Nomad).
+    #[arg(long)]
+    tolerance: Option<f64>,
+}
+
+/// A robot's body: where it is, and drive towards a point.
+trait Body {
+    /// The pose in metres and radians in the body's world frame.
+    fn sense(&mut self) -> Result<Pose>;
+    /// One control step towards `target` (or stop with `None`).
+    fn drive(&mut self, pose: Pose, target: Option<(f64, f64)>) -> Result<()>;
+    fn world(&self) -> &'static str;
+    fn kind(&self) -> &'static str;
+}
+
+fn wrap(a: f64) -> f64 {
+    (a + PI).rem_euclid(TAU) - PI
+}
+
+/// A SumBot on a SimRob server: pose from broadcasts, wheel speeds by request.
+struct SumBot {
+    agent: Agent,
+    entity: u32,
+    last: Option<Pose>,
+}
+
+impl SumBot {
+    fn connect(addr: &str, entity: u32, id: u32, initialize: bool) -> Result<SumBot> {
+        let server: SocketAddr = addr
+            .to_socket_addrs()?
+            .next()
+            .context("no address for the SimRob server")?;
+        let mut agent = Agent::connect(server)?;
+        agent
+            .register(
+                &format!("coord-robot-{id}"),
+                AgentOptions {
+                    broadcast: 0.05,
+                    ..AgentOptions::default()
+                },
+            )
+            .context("registering with the SimRob server")?;
+        if initialize {
+            agent.control(ControlRequest::InitializeSimulation, false)?;
+        }
+        Ok(SumBot {
+            agent,
+            entity,
+            last: None,
+        })
+    }
+
+    fn motors(&self, l: f64, r: f64) -> EntityRequest {
+        EntityRequest::RobotMotorControl {
+            entity_id: self.entity,
+            motors: vec![
+                MotorCommand {
+                    wheel_joint_id: 0,
+                    value: l,
+                },
+                MotorCommand {
+                    wheel_joint_id: 1,
+                    value: r,
+                },
+            ],
+        }
+    }
+}
+
+impl Body for SumBot {
+    fn sense(&mut self) -> Result<Pose> {
+        // The newest broadcast that arrived; wait a little for the first. (A zero time-out
+        // would not read at all: 1 ms drains what is waiting.)
+        let drain = Duration::from_millis(1);
+        let mut wait = if self.last.is_none() {
+            Duration::from_millis(500)
+        } else {
+            drain
+        };
+        while let Some(b) = self.agent.next_broadcast(wait)? {
+            wait = drain;
+            if let Some(e) = b
+                .entities
+                .iter()
+                .find(|e| e.kind == EntityInfoKind::Robot && e.entity_id == self.entity)
+            {
+                // The SumBot drives towards −X of its body for positive wheel speeds.
+                let heading = wrap(e.rotation[2] + PI);
+                self.last = Some(Pose {
+                    x: e.position[0],
+                    y: e.position[1],
+                    heading,
+                    speed: 0.0,
+                });
+            }
+        }
+        self.last
+            .context("no broadcast shows the SumBot (is the simulation initialized and running?)")
+    }
+
+    fn drive(&mut self, pose: Pose, target: Option<(f64, f64)>) -> Result<()> {
+        let (l, r) = match target {
+            None => (0.0, 0.0),
+            Some((x, y)) => {
+                let error = wrap((y - pose.y).atan2(x - pose.x) - pose.heading);
+                let turn = if error.abs() > 2.5 {
+                    3.0
+                } else {
+                    (-3.0 * error).clamp(-3.0, 3.0)
+                };
+                let ahead =
+                    6.0 * error.cos().max(0.0) * ((x - pose.x).hypot(y - pose.y) / 0.1).min(1.0);
+                (ahead + turn, ahead - turn)
+            }
+        };
+        let m = self.motors(l, r);
+        self.agent.entity(m, false)?;
+        Ok(())
+    }
+
+    fn world(&self) -> &'static str {
+        "simrob"
+    }
+
+    fn kind(&self) -> &'static str {
+        "sumbot"
+    }
+}
+
+const INCH: f64 = 0.0254;
+
+/// A Nomad on a Mobile Robot Simulator: inches and degrees on the wire, metres and radians
+/// here (map frame, y down; heading grows turning right).
+struct Nomad {
+    client: MrsClient,
+}
+
+impl Body for Nomad {
+    fn sense(&mut self) -> Result<Pose> {
+        let (x, y, h) = self.client.get_pos()?;
+        Ok(Pose {
+            x: x * INCH,
+            y: y * INCH,
+            heading: wrap(h.to_radians()),
+            speed: 0.0,
+        })
+    }
+
+    fn drive(&mut self, pose: Pose, target: Option<(f64, f64)>) -> Result<()> {
+        match target {
+            None => self.client.stop()?,
+            Some((x, y)) => {
+                let error = wrap((y - pose.y).atan2(x - pose.x) - pose.heading);
+                let turn = (error.to_degrees() * 2.0).clamp(-60.0, 60.0);
+                let dist = (x - pose.x).hypot(y - pose.y) / INCH;
+                let ahead = (dist * 2.0).min(20.0) * error.cos().max(0.0);
+                self.client.set_vel(ahead, turn)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn world(&self) -> &'static str {
+        "mrs"
+    }
+
+    fn kind(&self) -> &'static str {
+        "nomad"
+    }
+}
+
+pub fn run(args: RobotArgs) -> Result<()> {
+    if args.id == 0 {
+        bail!("--id: robot ids start at 1 (0 is the Control Center)");
+    }
+    if !(args.status_period.is_finite() && args.status_period > 0.0) {
+        bail!("--status-period must be a positive number of seconds");
+    }
+    let mut body: Box<dyn Body> = match (&args.simrob, &args.mrs) {
+        (Some(addr), _) => Box::new(SumBot::connect(
+            addr,
+            args.entity,
+            args.id,
+            args.initialize,
+        )?),
+        (None, Some(addr)) => Box::new(Nomad {
+            client: MrsClient::connect(addr)
+                .with_context(|| format!("connecting to the Mobile Robot Simulator at {addr}"))?,
+        }),
+        (None, None) => bail!("say which robot to drive: --simrob ADDR or --mrs ADDR"),
+    };
+    let tolerance = args
+        .tolerance
+        .unwrap_or(if body.world() == "mrs" { 0.1 } else { 0.05 });
+    let stream = TcpStream::connect(&args.cc)
+        .with_context(|| format!("connecting to the Control Center at {}", args.cc))?;
+    stream.set_nodelay(true)?;
+    let mut writer = stream.try_clone()?;
+    let (tx, rx) = mpsc::channel();
+    spawn_reader(0, stream, DEFAULT_MAX_MESSAGE_BYTES, tx)?;
+    let info = RobotInfo {
+        robot: args.id,
+        name: args
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{}{}", body.kind(), args.id)),
+        kind: body.kind().into(),
+        world: body.world().into(),
+        capabilities: TaskClass::ALL.to_vec(),
+        speed: if body.world() == "mrs" {
+            20.0 * INCH
+        } else {
+            0.2
+        },
+    };
+    let mut agent = RobotAgent::new(info);
+    agent.bidder.max_queue = args.max_queue;
+    let mut board = TaskBoard::default();
+    write_env(&mut writer, &agent.hello())?;
+    println!(
+        "robot {} ({}) connected to the Control Center at {}",
+        args.id,
+        body.kind(),
+        args.cc
+    );
+    let start = Instant::now();
+    let mut goal: Option<(TaskId, (f64, f64))> = None;
+    let mut timed: [Option<(TaskId, f64)>; 2] = [None; 2];
+    let mut next_status = 0.0;
+    let mut report_now = true;
+    let mut last_pose: Option<(Pose, f64)> = None;
+    loop {
+        let local = start.elapsed().as_secs_f64();
+        let pose = {
+            let mut p = body.sense()?;
+            if let Some((l, t)) = last_pose {
+                if local > t {
+                    p.speed = (p.x - l.x).hypot(p.y - l.y) / (local - t);
+                }
+            }
+            last_pose = Some((p, local));
+            p
+        };
+        // Messages from the Control Center.
+        loop {
+            match rx.try_recv() {
+                Ok(Incoming::Message(_, env)) => {
+                    if let Msg::Refused { reason } = &env.msg {
+                        eprintln!("the Control Center refused: {reason}");
+                        if !agent.welcomed {
+                            bail!("the Control Center did not take this robot: {reason}");
+                        }
+                    }
+                    agent.handle(&env, local, pose, &mut board, &Euclidean);
+                }
+                Ok(Incoming::Bad(_, e)) => eprintln!("bad message from the Control Center: {e}"),
+                Ok(Incoming::Closed(_)) | Err(TryRecvError::Disconnected) => {
+                    body.drive(pose, None)?;
+                    println!("the Control Center closed the connection");
+                    return Ok(());
+                }
+                Ok(_) => {}
+                Err(TryRecvError::Empty) => break,
+            }
+        }
+        // The lower layer: reached points, finished timed tasks.
+        if let Some((task, (x, y))) = goal {
+            if (x - pose.x).hypot(y - pose.y) <= tolerance {
+                goal = None;
+                body.drive(pose, None)?;
+                report_now = true;
+                let _ = agent.basic_done(task, Ok(()), local, &mut board);
+            }
+        }
+        for slot in &mut timed {
+            if let Some((task, end)) = *slot {
+                if local >= end {
+                    *slot = None;
+                    report_now = true;
+                    let _ = agent.basic_done(task, Ok(()), local, &mut board);
+                }
+            }
+        }
+        agent.tick(local, &mut board);
+        while let Some(cmd) = agent.poll_command() {
+            report_now = true;
+            match cmd {
+                Command::Start {
+                    task,
+                    basic: BasicKind::GoTo { x, y },
+                    ..
+                } => goal = Some((task, (x, y))),
+                Command::Start {
+                    task,
+                    basic: BasicKind::Perceive { seconds },
+                    ..
+                } => timed[0] = Some((task, local + seconds)),
+                Command::Start {
+                    task,
+                    basic: BasicKind::PanTilt { seconds, .. },
+                    ..
+                } => timed[1] = Some((task, local + seconds)),
+                Command::Stop { task, class } => match class {
+                    TaskClass::Movement if goal.is_some_and(|g| g.0 == task) => goal = None,
+                    TaskClass::Perception => timed[0] = None,
+                    TaskClass::PanTilt => timed[1] = None,
+                    _ => {}
+                },
+            }
+        }
+        if let Err(e) = body.drive(pose, goal.map(|g| g.1)) {
+            if let Some((task, _)) = goal.take() {
+                let _ = agent.basic_done(task, Err(FailCode::Execution), local, &mut board);
+            }
+            eprintln!("robot {}: {e}", args.id);
+        }
+        if report_now || local >= next_status {
+            report_now = false;
+            next_status = local + args.status_period;
+            let s = agent.status(local, pose, None, None);
+            write_env(&mut writer, &s)?;
+        }
+        while let Some(env) = agent.poll_transmit() {
+            write_env(&mut writer, &env)?;
+        }
+        // The control period; messages are read at the next step.
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

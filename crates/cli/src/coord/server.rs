@@ -1,0 +1,568 @@
+//! `simrob coord serve` and `simrob coord cc`: the networked Control Center and Time Server.
+//!
+//! One thread owns the Control Center; a thread per connection reads GRI lines, one accepts
+//! connections, and (for `cc`) one reads the operator's menu. The Time Server publishes
+//! the seconds since the Control Center started.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufWriter, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use simrob_coord::cc::{CcConfig, ControlCenter, LogKind, LogLine};
+use simrob_coord::cnp::CnpConfig;
+use simrob_coord::model::{RobotId, TaskKind, TaskSpec};
+use simrob_coord::time::TimeServer;
+use simrob_coord::wire::{Envelope, Msg, OperatorCommand, Policy, DEFAULT_MAX_MESSAGE_BYTES};
+
+use super::net::{spawn_reader, write_env, Incoming};
+
+/// Operators are addressed as this plus their connection number.
+pub const OPERATOR_BASE: RobotId = 0x4000_0000;
+/// The Time Server's id on the wire.
+pub const TIME_SERVER: RobotId = u32::MAX;
+
+/// Arguments of `simrob coord serve` (and `cc`).
+#[derive(clap::Args, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+    /// TCP port (0: any free port; the address is printed).
+    #[arg(long, default_value_t = 7030)]
+    port: u16,
+    /// Allocation policy at start: cnp, hungarian or greedy (the operator may switch).
+    #[arg(long, default_value = "cnp")]
+    policy: Policy,
+    /// Write the three logs (tasks.log, status.log, states.log) in this folder.
+    #[arg(long, value_name = "DIR")]
+    log_dir: Option<PathBuf>,
+    /// Seconds between Time Server publications (clock_period).
+    #[arg(long, default_value_t = 0.1)]
+    clock_period: f64,
+    /// Seconds robots have to bid (bid_window).
+    #[arg(long, default_value_t = 0.5)]
+    bid_window: f64,
+    /// Seconds a winner has to accept (accept_window).
+    #[arg(long, default_value_t = 0.5)]
+    accept_window: f64,
+    /// Seconds between announcements of tasks nobody took (reannounce_period).
+    #[arg(long, default_value_t = 1.0)]
+    reannounce_period: f64,
+    /// Most connections at once (max_connections); more are refused.
+    #[arg(long, default_value_t = 256)]
+    max_connections: usize,
+    /// Longest GRI line in bytes (max_message_bytes).
+    #[arg(long, default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
+    max_message_bytes: usize,
+    /// Most robots (max_robots).
+    #[arg(long, default_value_t = 100_000)]
+    max_robots: usize,
+    /// Most tasks tracked (max_tasks).
+    #[arg(long, default_value_t = 1_000_000)]
+    max_tasks: usize,
+    /// Most auctions open at once (max_open_auctions).
+    #[arg(long, default_value_t = 64)]
+    max_open_auctions: usize,
+}
+
+impl ServeArgs {
+    /// `cc` writes its logs to `coord-logs/` unless told otherwise.
+    pub fn with_default_logs(mut self) -> Self {
+        if self.log_dir.is_none() {
+            self.log_dir = Some(PathBuf::from("coord-logs"));
+        }
+        self
+    }
+
+    fn config(&self) -> Result<CcConfig> {
+        for (name, v) in [
+            ("--clock-period", self.clock_period),
+            ("--bid-window", self.bid_window),
+            ("--accept-window", self.accept_window),
+            ("--reannounce-period", self.reannounce_period),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                bail!("{name} must be a positive number of seconds");
+            }
+        }
+        if self.max_open_auctions == 0 || self.max_connections == 0 {
+            bail!("--max-open-auctions and --max-connections must be at least 1");
+        }
+        Ok(CcConfig {
+            policy: self.policy,
+            cnp: CnpConfig {
+                bid_window: self.bid_window,
+                accept_window: self.accept_window,
+            },
+            reannounce_period: self.reannounce_period,
+            max_open_auctions: self.max_open_auctions,
+            max_tasks: self.max_tasks,
+            max_robots: self.max_robots,
+        })
+    }
+}
+
+struct Conn {
+    stream: TcpStream,
+    robots: Vec<RobotId>,
+}
+
+struct Logs {
+    files: HashMap<LogKind, BufWriter<File>>,
+}
+
+impl Logs {
+    fn open(dir: Option<&PathBuf>) -> Result<Logs> {
+        let mut files = HashMap::new();
+        if let Some(dir) = dir {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            for (kind, header) in [
+                (LogKind::Tasks, "# time\tevent\tdetails (tasks sent, announced, awarded, unallocated, aborted, cleared)"),
+                (LogKind::Status, "# time\trobot\tx\ty\theading\tspeed\tbattery\tmovement\tperception\tpan_tilt\tqueued\tstatus"),
+                (LogKind::States, "# time\trobot\ttask\told→new state"),
+            ] {
+                let path = dir.join(kind.file_name());
+                let mut f = BufWriter::new(File::create(&path).with_context(|| format!("creating {}", path.display()))?);
+                writeln!(f, "{header}")?;
+                f.flush()?;
+                files.insert(kind, f);
+            }
+        }
+        Ok(Logs { files })
+    }
+
+    fn write(&mut self, line: &LogLine, echo: bool) {
+        if let Some(f) = self.files.get_mut(&line.kind) {
+            if let Err(e) = writeln!(f, "{line}") {
+                tracing::warn!("cannot write {}: {e}", line.kind.file_name());
+            }
+        }
+        if echo && line.kind != LogKind::Status {
+            println!("{}\t{line}", line.kind.file_name().trim_end_matches(".log"));
+        }
+    }
+
+    fn flush(&mut self) {
+        for f in self.files.values_mut() {
+            let _ = f.flush();
+        }
+    }
+}
+
+/// Runs the Control Center until Ctrl-C (or `quit` in the menu).
+pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
+    let config = args.config()?;
+    let mut logs = Logs::open(args.log_dir.as_ref())?;
+    let listener = TcpListener::bind(SocketAddr::new(args.bind, args.port))
+        .with_context(|| format!("cannot listen on {}:{}", args.bind, args.port))?;
+    let addr = listener.local_addr()?;
+    println!("listening on tcp://{addr}");
+    if let Some(d) = &args.log_dir {
+        println!("logs in {}", d.display());
+    }
+    if menu {
+        println!("{}", MENU_HELP);
+    }
+    std::io::stdout().flush()?;
+    let (tx, rx) = mpsc::channel::<Incoming>();
+    let accept_tx = tx.clone();
+    std::thread::Builder::new()
+        .name("gri-accept".into())
+        .spawn(move || {
+            for s in listener.incoming().flatten() {
+                if accept_tx.send(Incoming::Accepted(s)).is_err() {
+                    break;
+                }
+            }
+        })?;
+    if menu {
+        let line_tx = tx.clone();
+        std::thread::Builder::new()
+            .name("menu".into())
+            .spawn(move || {
+                let stdin = std::io::stdin();
+                for line in stdin.lock().lines() {
+                    let Ok(line) = line else { break };
+                    if line_tx.send(Incoming::Line(line)).is_err() {
+                        return;
+                    }
+                }
+                let _ = line_tx.send(Incoming::EndOfInput);
+            })?;
+    }
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        let _ = ctrlc::set_handler(move || stop.store(true, std::sync::atomic::Ordering::SeqCst));
+    }
+    let start = Instant::now();
+    let mut cc = ControlCenter::new(config);
+    let mut ts = TimeServer::new(args.clock_period);
+    let mut conns: HashMap<usize, Conn> = HashMap::new();
+    let mut robot_conn: HashMap<RobotId, usize> = HashMap::new();
+    let mut next_conn = 1usize;
+    let local = |start: Instant| start.elapsed().as_secs_f64();
+    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+        let now = local(start);
+        let mut due = ts.next_due();
+        if let Some(t) = cc.poll_timeout() {
+            due = due.min(t); // the CC hears the Time Server at once: its time is local time
+        }
+        let wait = (due - now).clamp(0.0, 0.05);
+        let event = match rx.recv_timeout(Duration::from_secs_f64(wait)) {
+            Ok(e) => Some(e),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
+        let now = local(start);
+        let mut quit = false;
+        match event {
+            None => {}
+            Some(Incoming::Accepted(stream)) => {
+                if conns.len() >= args.max_connections {
+                    let mut s = stream;
+                    let _ = write_env(
+                        &mut s,
+                        &refused(format!(
+                            "too many connections (max_connections {})",
+                            args.max_connections
+                        )),
+                    );
+                } else {
+                    let id = next_conn;
+                    next_conn += 1;
+                    let _ = stream.set_nodelay(true);
+                    let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
+                    match stream
+                        .try_clone()
+                        .and_then(|r| spawn_reader(id, r, args.max_message_bytes, tx.clone()))
+                    {
+                        Ok(()) => {
+                            conns.insert(
+                                id,
+                                Conn {
+                                    stream,
+                                    robots: Vec::new(),
+                                },
+                            );
+                        }
+                        Err(e) => tracing::warn!("connection refused: {e}"),
+                    }
+                }
+            }
+            Some(Incoming::Message(c, env)) => {
+                handle(&mut cc, &mut conns, &mut robot_conn, c, env, now)
+            }
+            Some(Incoming::Bad(c, e)) => {
+                if let Some(conn) = conns.get_mut(&c) {
+                    let _ = write_env(&mut conn.stream, &refused(e.to_string()));
+                }
+            }
+            Some(Incoming::Closed(c)) => {
+                if let Some(conn) = conns.remove(&c) {
+                    for r in conn.robots {
+                        robot_conn.remove(&r);
+                        cc.leave(r);
+                    }
+                    cc.unfollow(OPERATOR_BASE + c as RobotId);
+                }
+            }
+            Some(Incoming::Line(line)) => match menu_command(&line) {
+                Ok(None) => {}
+                Ok(Some(MenuAction::Quit)) => quit = true,
+                Ok(Some(MenuAction::Help)) => println!("{MENU_HELP}"),
+                Ok(Some(MenuAction::Command(cmd))) => {
+                    let env = Envelope {
+                        from: OPERATOR_BASE,
+                        to: None,
+                        msg: Msg::Operator { command: cmd },
+                    };
+                    if let Err(e) = cc.handle(env, now) {
+                        println!("error: {e}");
+                    }
+                }
+                Err(e) => println!("error: {e} (help: h)"),
+            },
+            Some(Incoming::EndOfInput) => quit = true,
+        }
+        // The Time Server, then whatever is due.
+        if let Some(msg) = ts.tick(now) {
+            if let Msg::Clock { seq, time } = msg {
+                cc.hear_clock(seq, time, now);
+            }
+            broadcast(
+                &mut conns,
+                &Envelope {
+                    from: TIME_SERVER,
+                    to: None,
+                    msg,
+                },
+            );
+        }
+        cc.handle_timeout(now);
+        while let Some(env) = cc.poll_transmit() {
+            match env.to {
+                None => broadcast(&mut conns, &env),
+                Some(OPERATOR_BASE) if menu => {
+                    if let Msg::Report { text } = &env.msg {
+                        println!("{text}");
+                    }
+                }
+                Some(id) if id >= OPERATOR_BASE => {
+                    let c = (id - OPERATOR_BASE) as usize;
+                    send_to(&mut conns, c, &env);
+                }
+                Some(id) => {
+                    if let Some(&c) = robot_conn.get(&id) {
+                        send_to(&mut conns, c, &env);
+                    }
+                }
+            }
+        }
+        while let Some(line) = cc.poll_log() {
+            logs.write(&line, true);
+        }
+        logs.flush();
+        std::io::stdout().flush()?;
+        if quit {
+            break;
+        }
+    }
+    logs.flush();
+    Ok(())
+}
+
+fn refused(reason: String) -> Envelope {
+    Envelope {
+        from: 0,
+        to: None,
+        msg: Msg::Refused { reason },
+    }
+}
+
+fn send_to(conns: &mut HashMap<usize, Conn>, c: usize, env: &Envelope) {
+    if let Some(conn) = conns.get_mut(&c) {
+        if write_env(&mut conn.stream, env).is_err() {
+            // A peer that cannot keep up is cut off; its reader reports the close.
+            let _ = conn.stream.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
+fn broadcast(conns: &mut HashMap<usize, Conn>, env: &Envelope) {
+    let ids: Vec<usize> = conns
+        .iter()
+        .filter(|(_, c)| !c.robots.is_empty())
+        .map(|(&id, _)| id)
+        .collect();
+    for c in ids {
+        send_to(conns, c, env);
+    }
+}
+
+fn handle(
+    cc: &mut ControlCenter,
+    conns: &mut HashMap<usize, Conn>,
+    robot_conn: &mut HashMap<RobotId, usize>,
+    c: usize,
+    mut env: Envelope,
+    now: f64,
+) {
+    let refuse =
+        |conns: &mut HashMap<usize, Conn>, reason: String| send_to(conns, c, &refused(reason));
+    match &env.msg {
+        Msg::Hello { info } => {
+            if info.robot >= OPERATOR_BASE || info.robot != env.from {
+                return refuse(
+                    conns,
+                    format!("a robot says hello with its own id, below {OPERATOR_BASE}"),
+                );
+            }
+            let id = info.robot;
+            match cc.handle(env, now) {
+                Ok(()) => {
+                    robot_conn.insert(id, c);
+                    if let Some(conn) = conns.get_mut(&c) {
+                        conn.robots.push(id);
+                    }
+                }
+                Err(e) => refuse(conns, format!("hello from robot {id}: {e}")),
+            }
+        }
+        Msg::Operator { .. } => {
+            env.from = OPERATOR_BASE + c as RobotId;
+            if let Err(e) = cc.handle(env, now) {
+                refuse(conns, e.to_string());
+            }
+        }
+        other => {
+            let name = other.name();
+            let allowed = conns
+                .get(&c)
+                .is_some_and(|conn| conn.robots.contains(&env.from));
+            if !allowed {
+                return refuse(
+                    conns,
+                    format!(
+                        "{name}: robot {} has not said hello on this connection",
+                        env.from
+                    ),
+                );
+            }
+            let from = env.from;
+            if let Err(e) = cc.handle(env, now) {
+                refuse(conns, format!("{name} from robot {from}: {e}"));
+            }
+        }
+    }
+}
+
+const MENU_HELP: &str = "\
+Control Center menu (one command per line):
+  r | robots                     list the robots and their status
+  t | tasks                      list the tasks and their states
+  send ROBOT TASK                send a task straight to a robot
+  announce TASK                  negotiate it (Contract Net)
+  submit TASK                    hand it to the current policy
+  abort ID | clear ID            stop a task | forget a final (or blocked) task
+  mode cnp|hungarian|greedy      switch the allocation policy
+  h | help, q | quit
+TASK: goto X Y | path X,Y X,Y … | perceive SECONDS | pan_tilt PAN TILT SECONDS
+      then optionally: id N, after ID,ID…, in WORLD (simrob, mrs, swarm)";
+
+enum MenuAction {
+    Command(OperatorCommand),
+    Help,
+    Quit,
+}
+
+fn num(s: Option<&&str>, what: &str) -> Result<f64, String> {
+    let s = s.ok_or_else(|| format!("missing {what}"))?;
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("{what}: {s:?} is not a number"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("{what} must be finite"))
+    }
+}
+
+/// Reads `goto 1 2 after 3,4 in mrs` and the like.
+pub fn parse_task(words: &[&str]) -> Result<TaskSpec, String> {
+    let (kind, mut rest) = match words.first().copied() {
+        Some("goto") => (
+            TaskKind::Goto {
+                x: num(words.get(1), "x")?,
+                y: num(words.get(2), "y")?,
+            },
+            3,
+        ),
+        Some("perceive") => (
+            TaskKind::Perceive {
+                seconds: num(words.get(1), "seconds")?,
+            },
+            2,
+        ),
+        Some("pan_tilt") | Some("pantilt") => (
+            TaskKind::PanTilt {
+                pan: num(words.get(1), "pan")?,
+                tilt: num(words.get(2), "tilt")?,
+                seconds: num(words.get(3), "seconds")?,
+            },
+            4,
+        ),
+        Some("path") => {
+            let mut points = Vec::new();
+            let mut i = 1;
+            while let Some(w) = words.get(i) {
+                let Some((x, y)) = w.split_once(',') else {
+                    break;
+                };
+                points.push([num(Some(&x), "x")?, num(Some(&y), "y")?]);
+                i += 1;
+            }
+            (TaskKind::Path { points }, i)
+        }
+        Some(other) => {
+            return Err(format!(
+                "unknown task {other:?} (goto, path, perceive, pan_tilt)"
+            ))
+        }
+        None => return Err("missing task".into()),
+    };
+    let mut spec = TaskSpec::new(0, kind);
+    while rest < words.len() {
+        let value = words
+            .get(rest + 1)
+            .ok_or_else(|| format!("{} needs a value", words[rest]))?;
+        match words[rest] {
+            "id" => {
+                spec.id = value
+                    .parse()
+                    .map_err(|_| format!("id: {value:?} is not a task id"))?
+            }
+            "after" => {
+                spec.after = value
+                    .split(',')
+                    .map(|t| {
+                        t.parse()
+                            .map_err(|_| format!("after: {t:?} is not a task id"))
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            "in" => spec.world = Some(value.to_string()),
+            other => return Err(format!("unexpected {other:?}")),
+        }
+        rest += 2;
+    }
+    simrob_coord::wire::validate(&Msg::Task { task: spec.clone() })?;
+    Ok(spec)
+}
+
+fn menu_command(line: &str) -> Result<Option<MenuAction>, String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let id = |w: Option<&&str>| -> Result<u64, String> {
+        let w = w.ok_or("missing task id")?;
+        w.parse().map_err(|_| format!("{w:?} is not a task id"))
+    };
+    let cmd = match words.first().copied() {
+        None => return Ok(None),
+        Some("h") | Some("help") | Some("?") => return Ok(Some(MenuAction::Help)),
+        Some("q") | Some("quit") | Some("exit") => return Ok(Some(MenuAction::Quit)),
+        Some("r") | Some("robots") => OperatorCommand::Robots,
+        Some("t") | Some("tasks") => OperatorCommand::Tasks,
+        Some("send") => {
+            let robot = words.get(1).ok_or("send ROBOT TASK")?;
+            let robot = robot
+                .parse()
+                .map_err(|_| format!("{robot:?} is not a robot id"))?;
+            OperatorCommand::Send {
+                robot,
+                task: parse_task(&words[2..])?,
+            }
+        }
+        Some("announce") => OperatorCommand::Announce {
+            task: parse_task(&words[1..])?,
+        },
+        Some("submit") => OperatorCommand::Submit {
+            task: parse_task(&words[1..])?,
+        },
+        Some("abort") => OperatorCommand::Abort {
+            task: id(words.get(1))?,
+        },
+        Some("clear") => OperatorCommand::Clear {
+            task: id(words.get(1))?,
+        },
+        Some("mode") => OperatorCommand::Mode {
+            policy: words.get(1).ok_or("mode cnp|hungarian|greedy")?.parse()?,
+        },
+        Some(other) => return Err(format!("unknown command {other:?}")),
+    };
+    Ok(Some(MenuAction::Command(cmd)))
+}

@@ -1,0 +1,109 @@
+//! `simrob coord swarm`: a swarm scenario whose robots join a networked Control Center.
+
+use std::cell::RefCell;
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::mpsc::{self, TryRecvError};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use simrob_coord::swarm::{CoordSystem, RemoteLink, SwarmCoordConfig};
+use simrob_coord::wire::DEFAULT_MAX_MESSAGE_BYTES;
+use simrob_swarm::scenario::{Overrides, Scenario};
+
+use super::net::{spawn_reader, write_env, Incoming};
+
+/// Arguments of `simrob coord swarm`.
+#[derive(clap::Args)]
+pub struct SwarmArgs {
+    /// The swarm scenario (.toml or .json); its scripts are set aside: its robots do what
+    /// the Control Center allocates.
+    scenario: PathBuf,
+    /// The Control Center (`simrob coord serve`).
+    #[arg(long, default_value = "127.0.0.1:7030")]
+    cc: String,
+    /// The first robot id (the swarm's robots are numbered from it, in entity order).
+    #[arg(long, default_value_t = 100)]
+    robot_id_base: u32,
+    /// Robots (generated scenarios only).
+    #[arg(long)]
+    robots: Option<usize>,
+    /// Simulated seconds per wall second.
+    #[arg(long, default_value_t = 1.0)]
+    speed: f64,
+    /// Seed of the run.
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+pub fn run(args: SwarmArgs) -> Result<()> {
+    if !(args.speed.is_finite() && args.speed > 0.0) {
+        bail!("--speed must be a positive factor");
+    }
+    if args.robot_id_base == 0 {
+        bail!("--robot-id-base: robot ids start at 1");
+    }
+    let scenario = Scenario::load(&args.scenario).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let ov = Overrides {
+        robots: args.robots,
+        seed: args.seed,
+        duration: Some(f64::MAX / 4.0),
+        full_duration: true,
+        ..Overrides::default()
+    };
+    let mut sim = scenario.build(&ov).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let world = sim.world_mut();
+    for e in world.script.ids() {
+        world.script.remove(e);
+    }
+    let stream = TcpStream::connect(&args.cc)
+        .with_context(|| format!("connecting to the Control Center at {}", args.cc))?;
+    stream.set_nodelay(true)?;
+    let mut writer = stream.try_clone()?;
+    let (tx, rx) = mpsc::channel();
+    spawn_reader(0, stream, DEFAULT_MAX_MESSAGE_BYTES, tx)?;
+    let link = Rc::new(RefCell::new(RemoteLink::default()));
+    let config = SwarmCoordConfig {
+        robot_id_base: args.robot_id_base,
+        end_when_done: false,
+        ..SwarmCoordConfig::default()
+    };
+    sim.add_system(Box::new(CoordSystem::remote(config, link.clone())));
+    println!(
+        "{}: {} robots (ids from {}) connected to the Control Center at {}",
+        scenario.name(),
+        sim.world().robot_count(),
+        args.robot_id_base,
+        args.cc
+    );
+    let fps = sim.ctx.config.fps;
+    let start = Instant::now();
+    loop {
+        loop {
+            match rx.try_recv() {
+                Ok(Incoming::Message(_, env)) => link.borrow_mut().inbox.push_back(env),
+                Ok(Incoming::Bad(_, e)) => eprintln!("bad message from the Control Center: {e}"),
+                Ok(Incoming::Closed(_)) | Err(TryRecvError::Disconnected) => {
+                    println!("the Control Center closed the connection");
+                    return Ok(());
+                }
+                Ok(_) => {}
+                Err(TryRecvError::Empty) => break,
+            }
+        }
+        if !sim.step() {
+            return Ok(());
+        }
+        let out: Vec<_> = link.borrow_mut().outbox.drain(..).collect();
+        for env in out {
+            write_env(&mut writer, &env)?;
+        }
+        // Simulated time runs at --speed × wall time.
+        let due = sim.frame() as f64 / fps / args.speed;
+        let ahead = due - start.elapsed().as_secs_f64();
+        if ahead > 0.0 {
+            std::thread::sleep(Duration::from_secs_f64(ahead.min(1.0)));
+        }
+    }
+}
