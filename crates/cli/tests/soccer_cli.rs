@@ -1,93 +1,18 @@
 //! `simrob soccer` as a user runs it: players exchanging team messages over real UDP, the
 //! spy and the sender, a team from a team file, bad configs.
 
-use std::io::{BufRead, BufReader, Write};
+mod soccer_common;
+
+use std::io::Write;
 use std::net::UdpSocket;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
 
-fn simrob() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_simrob"))
-}
+use soccer_common::{simrob, Proc};
 
 /// A team port of this test run (several tests and runs may share the machine).
 fn port(k: u16) -> u16 {
     30_000 + (std::process::id() % 8000) as u16 * 4 + k
-}
-
-const GUARD: Duration = Duration::from_secs(60);
-
-/// A running simrob process whose output lines arrive on a channel.
-struct Proc {
-    child: Child,
-    lines: Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Proc {
-    fn start(cmd: &mut Command) -> Proc {
-        let mut child = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("simrob runs");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
-        Proc {
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits for a line containing `needle`, or finds it among the lines already read (the
-    /// timeout only guards against a hang).
-    fn wait_for(&mut self, needle: &str) -> String {
-        if let Some(l) = self.seen.iter().find(|l| l.contains(needle)) {
-            return l.clone();
-        }
-        let deadline = Instant::now() + GUARD;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(l) => {
-                    self.seen.push(l.clone());
-                    if l.contains(needle) {
-                        return l;
-                    }
-                }
-                Err(_) => panic!(
-                    "no line with {needle:?}; output so far:\n{}",
-                    self.seen.join("\n")
-                ),
-            }
-        }
-    }
-
-    /// Everything until the process exits.
-    fn finish(mut self) -> Vec<String> {
-        while let Ok(l) = self.lines.recv_timeout(GUARD) {
-            self.seen.push(l);
-        }
-        let _ = self.child.wait();
-        std::mem::take(&mut self.seen)
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn rules(name: &str) -> String {
