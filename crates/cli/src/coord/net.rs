@@ -2,9 +2,11 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{self, Receiver, Sender};
 
-use simrob_coord::wire::{encode, CodecError, Envelope, FrameDecoder};
+use anyhow::Context;
+
+use simrob_coord::wire::{encode, CodecError, Envelope, FrameDecoder, DEFAULT_MAX_MESSAGE_BYTES};
 
 /// What the threads around a main loop saw.
 pub enum Incoming {
@@ -61,4 +63,15 @@ pub fn spawn_reader(
 /// Writes one envelope as a line.
 pub fn write_env(stream: &mut TcpStream, env: &Envelope) -> std::io::Result<()> {
     stream.write_all(encode(env).as_bytes())
+}
+
+/// Connects to a Control Center: the stream to write to, and what it sends.
+pub fn connect_cc(addr: &str) -> anyhow::Result<(TcpStream, Receiver<Incoming>)> {
+    let stream = TcpStream::connect(addr)
+        .with_context(|| format!("connecting to the Control Center at {addr}"))?;
+    stream.set_nodelay(true)?;
+    let writer = stream.try_clone()?;
+    let (tx, rx) = mpsc::channel();
+    spawn_reader(0, stream, DEFAULT_MAX_MESSAGE_BYTES, tx)?;
+    Ok((writer, rx))
 }

@@ -5,8 +5,8 @@
 //! client) — turning basic tasks into wheel commands and reporting the standard status.
 
 use std::f64::consts::{PI, TAU};
-use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
-use std::sync::mpsc::{self, TryRecvError};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -15,11 +15,11 @@ use simrob_coord::cnp::Euclidean;
 use simrob_coord::model::{BasicKind, FailCode, RobotInfo, TaskClass, TaskId};
 use simrob_coord::robot::{Command, Pose, RobotAgent};
 use simrob_coord::sync::TaskBoard;
-use simrob_coord::wire::{Msg, DEFAULT_MAX_MESSAGE_BYTES};
+use simrob_coord::wire::Msg;
 use simrob_mrs::MrsClient;
 use simrob_protocol::{ControlRequest, EntityInfoKind, EntityRequest, MotorCommand};
 
-use super::net::{spawn_reader, write_env, Incoming};
+use super::net::{connect_cc, write_env, Incoming};
 
 /// Arguments of `simrob coord robot`.
 #[derive(clap::Args)]
@@ -251,12 +251,7 @@ pub fn run(args: RobotArgs) -> Result<()> {
     let tolerance = args
         .tolerance
         .unwrap_or(if body.world() == "mrs" { 0.1 } else { 0.05 });
-    let stream = TcpStream::connect(&args.cc)
-        .with_context(|| format!("connecting to the Control Center at {}", args.cc))?;
-    stream.set_nodelay(true)?;
-    let mut writer = stream.try_clone()?;
-    let (tx, rx) = mpsc::channel();
-    spawn_reader(0, stream, DEFAULT_MAX_MESSAGE_BYTES, tx)?;
+    let (mut writer, rx) = connect_cc(&args.cc)?;
     let info = RobotInfo {
         robot: args.id,
         name: args

@@ -1,18 +1,16 @@
 //! `simrob coord swarm`: a swarm scenario whose robots join a networked Control Center.
 
 use std::cell::RefCell;
-use std::net::TcpStream;
 use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::mpsc::{self, TryRecvError};
+use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use simrob_coord::swarm::{CoordSystem, RemoteLink, SwarmCoordConfig};
-use simrob_coord::wire::DEFAULT_MAX_MESSAGE_BYTES;
 use simrob_swarm::scenario::{Overrides, Scenario};
 
-use super::net::{spawn_reader, write_env, Incoming};
+use super::net::{connect_cc, write_env, Incoming};
 
 /// Arguments of `simrob coord swarm`.
 #[derive(clap::Args)]
@@ -57,12 +55,7 @@ pub fn run(args: SwarmArgs) -> Result<()> {
     for e in world.script.ids() {
         world.script.remove(e);
     }
-    let stream = TcpStream::connect(&args.cc)
-        .with_context(|| format!("connecting to the Control Center at {}", args.cc))?;
-    stream.set_nodelay(true)?;
-    let mut writer = stream.try_clone()?;
-    let (tx, rx) = mpsc::channel();
-    spawn_reader(0, stream, DEFAULT_MAX_MESSAGE_BYTES, tx)?;
+    let (mut writer, rx) = connect_cc(&args.cc)?;
     let link = Rc::new(RefCell::new(RemoteLink::default()));
     let config = SwarmCoordConfig {
         robot_id_base: args.robot_id_base,
