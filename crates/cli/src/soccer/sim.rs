@@ -10,9 +10,11 @@ use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use simrob_futrob::body::{BodyLink, BodyReport};
-use simrob_futrob::{Action, BodyStatus, Fall, ObjectKind, Sighting};
-use simrob_protocol::humanoid::{decode_brain_broadcast, BrainBroadcast, CameraMessage};
+use simrob_futrob::body::BodyLink;
+use simrob_futrob::{Action, BodyStatus, Sighting};
+use simrob_protocol::humanoid::decode_brain_broadcast;
+use simrob_protocol::{encode_request, CommandKeys, EntityRequest, Request};
+use simrob_trials::link::{body_report, request_of, sightings, time_ms};
 
 /// What one message from the simulator brought.
 pub struct Update {
@@ -32,13 +34,16 @@ pub struct SimLink {
 }
 
 fn action_xml(entity: u32, a: &Action) -> String {
-    let mut attrs = format!("name=\"{}\"", a.kind.name());
-    if let (Some(v), Some(spec)) = (a.param, a.kind.params().first()) {
-        attrs.push_str(&format!(" {}=\"{}\"", spec.name, v));
-    }
-    format!(
-        "<Message><Simulation_Message><Entity_Request Command=\"Humanoid_Action\"><Entity_Id>{entity}</Entity_Id><Action {attrs}/></Entity_Request></Simulation_Message></Message>"
-    )
+    let (name, params) = request_of(a);
+    let request = Request::Entity {
+        request: EntityRequest::HumanoidAction {
+            entity_id: entity,
+            name: name.to_string(),
+            params,
+        },
+        response: None,
+    };
+    encode_request(&request, &CommandKeys::default())
 }
 
 impl SimLink {
@@ -144,11 +149,11 @@ impl SimLink {
         let data = &self.buf[..n];
         let update = match decode_brain_broadcast(data) {
             Ok(b) => {
-                self.now_ms = (b.state.time * 1000.0).round().max(0.0) as u64;
-                self.link.report(self.now_ms, &report(&b));
+                self.now_ms = time_ms(&b);
+                self.link.report(self.now_ms, &body_report(&b));
                 Some(Update {
                     now_ms: self.now_ms,
-                    frame: b.camera.as_ref().map(frame),
+                    frame: sightings(&b),
                 })
             }
             Err(_) => {
@@ -164,29 +169,4 @@ impl SimLink {
         self.pump()?;
         Ok(update)
     }
-}
-
-/// The body report in a brain broadcast.
-pub fn report(b: &BrainBroadcast) -> BodyReport {
-    let s = &b.state;
-    BodyReport {
-        head_pan_deg: s.head_pan,
-        head_tilt_deg: s.head_tilt,
-        fallen: match s.posture.as_str() {
-            "fallenFront" => Some(Fall::Front),
-            "fallenBack" => Some(Fall::Back),
-            _ => None,
-        },
-        action: s.action.as_ref().map(|a| (a.seq, a.status == "running")),
-    }
-}
-
-/// A camera frame as the brain's sightings (unknown object types are skipped).
-pub fn frame(c: &CameraMessage) -> Vec<Sighting> {
-    c.objects
-        .iter()
-        .filter_map(|o| {
-            ObjectKind::from_token(&o.kind).map(|k| Sighting::new(k, o.angle, o.distance))
-        })
-        .collect()
 }
