@@ -534,11 +534,10 @@ fn csv_field(v: Option<&Value>) -> String {
     }
 }
 
-/// Writes `path` through a temporary file and a rename.
+/// Writes `path` through a temporary file of this process and a rename, so array tasks that
+/// write the same file at once never trip over each other's temporary file.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+    simrob_mrs::write_atomically(path, bytes).map_err(anyhow::Error::msg)
 }
 
 /// The column order of a sweep's results, kept in DIR/sweep.json for `collect`.
