@@ -275,35 +275,15 @@ impl MrsCore {
                 Ok("#PLACE".into())
             }
             Request::Load(name) => {
-                let map = read_map(files, &name)?;
-                self.world.set_map(map);
-                self.log.push(format!("map {name} loaded"));
+                self.load_map(&name, files)?;
                 Ok("#LOAD".into())
             }
             Request::Merge(name) => {
-                let map = read_map(files, &name)?;
-                self.world
-                    .merge_map(&map)
-                    .map_err(|e| format!("{name}: {e}"))?;
-                self.log.push(format!("map {name} merged"));
+                self.merge_map(&name, files)?;
                 Ok("#MERGE".into())
             }
-            Request::Rect([x1, y1, x2, y2]) => {
-                let (w, h) = (self.world.map().width(), self.world.map().height());
-                if ![x1, x2].iter().all(|x| (0.0..=w).contains(x))
-                    || ![y1, y2].iter().all(|y| (0.0..=h).contains(y))
-                {
-                    return Err(format!(
-                        "#RECT {x1} {y1} {x2} {y2} is not inside the {w} × {h} in map"
-                    ));
-                }
-                let other = Map::from_rects(
-                    self.world.map().width(),
-                    self.world.map().height(),
-                    vec![Rect::new(x1, y1, x2, y2)],
-                )
-                .map_err(|e| e.to_string())?;
-                self.world.merge_map(&other).map_err(|e| e.to_string())?;
+            Request::Rect(rect) => {
+                self.add_rect(rect)?;
                 Ok("#RECT".into())
             }
             Request::Step(n) => {
@@ -336,6 +316,51 @@ impl MrsCore {
     pub fn place(&mut self, client: ClientId, pose: Pose) -> Result<(), String> {
         let id = self.robot_of(client).ok_or("no robot for this client")?;
         self.world.place_robot(id, pose).map_err(|e| e.to_string())
+    }
+
+    /// Places robot `id` (the operator's placing, e.g. from the live view).
+    pub fn place_robot(&mut self, id: RobotId, pose: Pose) -> Result<(), String> {
+        self.world
+            .place_robot(id, pose)
+            .map_err(|e| e.to_string())?;
+        self.log.push(format!(
+            "robot {} placed at ({:.1}, {:.1}, {:.1}°)",
+            id.0, pose.x, pose.y, pose.heading_deg
+        ));
+        Ok(())
+    }
+
+    /// Replaces the map with the file `name` (`#LOAD`).
+    pub fn load_map(&mut self, name: &str, files: &mut dyn MapFiles) -> Result<(), String> {
+        let map = read_map(files, name)?;
+        self.world.set_map(map);
+        self.log.push(format!("map {name} loaded"));
+        Ok(())
+    }
+
+    /// Merges the vector map in the file `name` onto the map (`#MERGE`).
+    pub fn merge_map(&mut self, name: &str, files: &mut dyn MapFiles) -> Result<(), String> {
+        let map = read_map(files, name)?;
+        self.world
+            .merge_map(&map)
+            .map_err(|e| format!("{name}: {e}"))?;
+        self.log.push(format!("map {name} merged"));
+        Ok(())
+    }
+
+    /// Merges one rectangle `[x1, y1, x2, y2]` onto the map (`#RECT`); it must lie inside it.
+    pub fn add_rect(&mut self, [x1, y1, x2, y2]: [f64; 4]) -> Result<(), String> {
+        let (w, h) = (self.world.map().width(), self.world.map().height());
+        if ![x1, x2].iter().all(|x| (0.0..=w).contains(x))
+            || ![y1, y2].iter().all(|y| (0.0..=h).contains(y))
+        {
+            return Err(format!(
+                "#RECT {x1} {y1} {x2} {y2} is not inside the {w} × {h} in map"
+            ));
+        }
+        let other =
+            Map::from_rects(w, h, vec![Rect::new(x1, y1, x2, y2)]).map_err(|e| e.to_string())?;
+        self.world.merge_map(&other).map_err(|e| e.to_string())
     }
 
     /// Where a new robot would go now, if anywhere: the start, else the nearest free spot

@@ -45,7 +45,7 @@ pub use self::core::{
     printable, ClientId, MapFiles, MrsConfig, MrsCore, NoFiles, DEFAULT_MAX_CLIENTS, MAX_MAP_FILE,
 };
 pub use self::tcp::{
-    check_file_name, write_atomically, DirMapFiles, MrsHandle, MrsServer, ShellOptions,
+    check_file_name, write_atomically, DirMapFiles, MrsHandle, MrsServer, ShellHook, ShellOptions,
     DEFAULT_IDLE_TIMEOUT, MAX_FILE_NAME,
 };
 /// The 2D engine the simulator runs on.

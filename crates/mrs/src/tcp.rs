@@ -180,12 +180,18 @@ struct Conn {
     last_input: Instant,
 }
 
+/// Called by the server's thread once per turn of its loop (after requests are answered and
+/// steps run) with the core and the map files: a live view reads the world here and applies
+/// the operator's commands between steps.
+pub type ShellHook = Box<dyn FnMut(&mut MrsCore, &mut dyn MapFiles) + Send>;
+
 /// The Mobile Robot Simulator server: a bound TCP listener and the core it serves.
 pub struct MrsServer {
     listener: TcpListener,
     core: MrsCore,
     files: Box<dyn MapFiles + Send>,
     options: ShellOptions,
+    hook: Option<ShellHook>,
 }
 
 /// A server running on its own thread (see [`MrsServer::spawn`]).
@@ -238,7 +244,14 @@ impl MrsServer {
             core,
             files,
             options,
+            hook: None,
         })
+    }
+
+    /// Calls `hook` once per turn of the loop (see [`ShellHook`]).
+    pub fn with_hook(mut self, hook: ShellHook) -> Self {
+        self.hook = Some(hook);
+        self
     }
 
     /// The bound address.
@@ -274,6 +287,7 @@ impl MrsServer {
             mut core,
             mut files,
             options,
+            mut hook,
         } = self;
         let mut poll = Poll::new()?;
         poll.registry()
@@ -360,6 +374,9 @@ impl MrsServer {
                         }
                     }
                 }
+            }
+            if let Some(hook) = hook.as_mut() {
+                hook(&mut core, files.as_mut());
             }
             if options.print_log {
                 for l in core.drain_log() {
