@@ -14,29 +14,29 @@ const RIM: Rgb<u8> = Rgb([20, 50, 140]);
 const RAY: Rgb<u8> = Rgb([40, 170, 60]);
 const BUMP: Rgb<u8> = Rgb([230, 30, 30]);
 
-/// Draws the world at `scale` pixels per inch (lowered so no side exceeds [`MAX_SIDE`]).
+/// Draws the world at `scale` pixels per inch (lowered so no side exceeds [`MAX_SIDE`]; a
+/// map more than [`MAX_SIDE`] inches a side is drawn at less than one pixel per inch).
 pub fn draw(world: &World, scale: u32) -> RgbImage {
     let map = world.map();
-    let side = map.width().max(map.height()).ceil().max(1.0) as u32;
-    let scale = scale.clamp(1, (MAX_SIDE / side).max(1));
-    let s = f64::from(scale);
-    let (w, h) = (
-        (map.width() * s).ceil() as u32,
-        (map.height() * s).ceil() as u32,
-    );
+    let side = map.width().max(map.height()).ceil().max(1.0);
+    let s = match MAX_SIDE / side as u32 {
+        0 => f64::from(MAX_SIDE) / side,
+        fit => f64::from(scale.clamp(1, fit)),
+    };
+    let px = |inches: f64| (inches * s).ceil().min(f64::from(MAX_SIDE)) as u32;
+    let (w, h) = (px(map.width()), px(map.height()));
     let mut img = RgbImage::from_pixel(w.max(1), h.max(1), WHITE);
     if let Some(b) = map.bitmap() {
         for y in 0..b.height() {
             for x in 0..b.width() {
                 if b.get(x, y) {
-                    fill_rect(
-                        &mut img,
-                        f64::from(x) * s,
-                        f64::from(y) * s,
-                        f64::from(x + 1) * s,
-                        f64::from(y + 1) * s,
-                        BLACK,
-                    );
+                    let (x, y) = (f64::from(x) * s, f64::from(y) * s);
+                    if s >= 1.0 {
+                        fill_rect(&mut img, x, y, x + s, y + s, BLACK);
+                    } else {
+                        // Below one pixel per inch: the pixel it falls in.
+                        put(&mut img, x.floor() as i64, y.floor() as i64, BLACK);
+                    }
                 }
             }
         }
@@ -140,5 +140,42 @@ fn circle(img: &mut RgbImage, centre: Vec2, r: f64, s: f64, c: Rgb<u8>) {
     for k in 0..n {
         let p = (centre + Vec2::from_heading_deg(k as f64 * 360.0 / n as f64) * r) * s;
         put(img, p.x.floor() as i64, p.y.floor() as i64, c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simrob_flat::{Map, Rect};
+
+    #[test]
+    fn a_map_larger_than_the_picture_is_drawn_smaller() {
+        // A map larger than MAX_SIDE inches was drawn at one pixel per inch: this one (the
+        // largest side allowed) asked the allocator for 15 GB at each #SNAPSHOT.
+        let map =
+            Map::from_rects(100_000.0, 50_000.0, vec![Rect::new(0.0, 0.0, 10.0, 10.0)]).unwrap();
+        let img = draw(&World::new(map), 2);
+        assert_eq!(img.width(), MAX_SIDE);
+        assert!((MAX_SIDE / 2..=MAX_SIDE / 2 + 1).contains(&img.height()));
+        assert_eq!(img.get_pixel(0, 0), &BLACK, "a small wall stays visible");
+        assert_eq!(img.get_pixel(MAX_SIDE - 1, 100), &WHITE);
+    }
+
+    #[test]
+    fn a_map_that_fits_keeps_whole_pixels_per_inch() {
+        let map = Map::from_rects(1500.0, 100.0, Vec::new()).unwrap();
+        assert_eq!(draw(&World::new(map.clone()), 2).dimensions(), (3000, 200));
+        assert_eq!(draw(&World::new(map), 5).dimensions(), (3000, 200));
+        let small = Map::from_rects(300.0, 200.0, Vec::new()).unwrap();
+        assert_eq!(draw(&World::new(small), 2).dimensions(), (600, 400));
+    }
+
+    #[test]
+    fn a_large_bitmap_keeps_its_obstacles() {
+        let mut b = simrob_flat::Bitmap::new(9000, 10);
+        b.set(8999, 5, true);
+        let img = draw(&World::new(Map::from_bitmap(b).unwrap()), 1);
+        assert_eq!(img.width(), MAX_SIDE);
+        assert!(img.pixels().any(|p| *p == BLACK));
     }
 }
