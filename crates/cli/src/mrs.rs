@@ -70,6 +70,13 @@ pub struct MrsArgs {
     /// Close a connection that sends nothing for this many seconds (0 = never).
     #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
     idle_timeout: f64,
+    /// Show the world live in the browser: the map, every robot with its id, heading, sonar
+    /// rays and bumpers; place a robot, load or merge a map from the page. On
+    /// 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
+          default_missing_value = simrob_viewer::view2d::DEFAULT_ADDR,
+          value_parser = simrob_viewer::view2d::parse_addr)]
+    gui: Option<std::net::SocketAddr>,
 }
 
 fn parse_pose(s: &str) -> Result<Pose, String> {
@@ -210,11 +217,30 @@ pub fn run(args: MrsArgs) -> Result<()> {
         options,
     )
     .with_context(|| format!("cannot listen on {}:{}", args.bind, args.port))?;
+    let mut view = None;
+    let server = match args.gui {
+        Some(addr) => {
+            let (v, hook) = simrob_viewer::view2d::mrs::live(
+                addr,
+                &format!("Mobile Robot Simulator on tcp://{}", server.local_addr()?),
+                simrob_viewer::Guard::default(),
+                args.speed,
+                args.stepped,
+            )
+            .with_context(|| format!("cannot serve the 2D view on {addr}"))?;
+            view = Some(v);
+            server.with_hook(hook)
+        }
+        None => server,
+    };
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
         .context("cannot install the Ctrl-C handler")?;
     println!("listening on tcp://{}", server.local_addr()?);
+    if let Some(v) = &view {
+        println!("2D view on http://{}", v.addr());
+    }
     println!(
         "{map_desc}; {}; map directory {}",
         if args.stepped {

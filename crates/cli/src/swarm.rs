@@ -68,6 +68,17 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Watch the run live in the browser (rooms, POIs, paths, routes, robots, drones and
+    /// items by state, who carries what; play, pause, step, speed). The run starts when the
+    /// first page connects and the page stays after the end until Ctrl-C. On 127.0.0.1:8080
+    /// unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
+          default_missing_value = simrob_viewer::view2d::DEFAULT_ADDR,
+          value_parser = simrob_viewer::view2d::parse_addr)]
+    gui: Option<std::net::SocketAddr>,
+    /// With --gui: simulated seconds per wall second (0 = as fast as possible).
+    #[arg(long, value_name = "F", default_value_t = 1.0, requires = "gui")]
+    speed: f64,
 }
 
 /// Recording formats.
@@ -169,7 +180,30 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         // Ctrl-C ends the run early with a summary; ignore failure (a handler already set).
         let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
     }
-    let (summary, interrupted) = drive(&mut sim, args.quiet, &stop);
+    let (summary, interrupted) = match args.gui {
+        Some(addr) => {
+            let (summary, interrupted, view) =
+                drive_live(&mut sim, &scenario, addr, args.speed, &stop)?;
+            report(
+                &summary,
+                &sim,
+                args.json,
+                interrupted,
+                args.record.as_deref(),
+            );
+            if !interrupted {
+                println!(
+                    "the run has ended; the page stays on http://{} until Ctrl-C",
+                    view.addr()
+                );
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+            }
+            return Ok(());
+        }
+        None => drive(&mut sim, args.quiet, &stop),
+    };
     report(
         &summary,
         &sim,
@@ -210,6 +244,36 @@ fn drive(sim: &mut Simulation, quiet: bool, stop: &AtomicBool) -> (Summary, bool
     let wall = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
     (sim.finish(wall), interrupted)
+}
+
+/// Runs `sim` shown in the 2D view on `addr`, paced at `speed` (the page may change it).
+fn drive_live(
+    sim: &mut Simulation,
+    scenario: &Scenario,
+    addr: std::net::SocketAddr,
+    speed: f64,
+    stop: &AtomicBool,
+) -> Result<(Summary, bool, simrob_viewer::view2d::View2d)> {
+    use simrob_viewer::view2d::{swarm as live, View2d};
+    if !(speed.is_finite() && speed >= 0.0) {
+        bail!("--speed {speed}: a factor ≥ 0 (0 = as fast as possible)");
+    }
+    let control = live::SwarmControl::new(true, speed);
+    let view = View2d::start(
+        addr,
+        control.clone(),
+        "swarm",
+        &format!("simrob swarm: {}", sim.name),
+        simrob_viewer::Guard::default(),
+    )
+    .with_context(|| format!("cannot serve the 2D view on {addr}"))?;
+    println!(
+        "2D view on http://{} (the run starts when a page connects)",
+        view.addr()
+    );
+    let scene = live::scene(sim.world(), scenario.map.as_ref(), &sim.name.clone());
+    let run = live::run_live(sim, &scene, &view, &control, stop);
+    Ok((sim.finish(run.stepping_seconds), run.interrupted, view))
 }
 
 fn report(s: &Summary, sim: &Simulation, json: bool, interrupted: bool, record: Option<&Path>) {

@@ -29,6 +29,7 @@
 
 mod frame;
 pub mod guard;
+pub mod view2d;
 pub mod record;
 pub mod replay;
 
@@ -123,37 +124,17 @@ impl Viewer {
             ),
             guard,
         };
-        let stop = Arc::new(AtomicBool::new(false));
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        let flag = stop.clone();
-        std::thread::Builder::new()
-            .name("viewer".into())
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
-                        return;
-                    };
-                    let Ok(listener) = guard::GuardedListener::new(listener, guard) else {
-                        return;
-                    };
-                    tokio::spawn(make_frames(snapshots_rx, publisher));
-                    let app = Router::new()
-                        .route("/", get(index))
-                        .route("/app.js", get(app_js))
-                        .route("/ws", get(ws))
-                        .with_state(state);
-                    let shutdown = async move {
-                        while !flag.load(Ordering::Relaxed) {
-                            tokio::time::sleep(Duration::from_millis(100)).await;
-                        }
-                    };
-                    let _ = axum::serve(listener, app)
-                        .with_graceful_shutdown(shutdown)
-                        .await;
-                });
-            })?;
+        let app = Router::new()
+            .route("/", get(index))
+            .route("/app.js", get(app_js))
+            .route("/ws", get(ws))
+            .with_state(state);
+        let stop = serve_app(
+            listener,
+            guard,
+            app,
+            Some(Box::pin(make_frames(snapshots_rx, publisher))),
+        )?;
         Ok(Viewer {
             addr,
             frames: frames_tx,
@@ -201,6 +182,48 @@ impl Drop for Viewer {
 /// The channel of the response panel.
 pub fn responses_channel() -> broadcast::Sender<String> {
     broadcast::channel(256).0
+}
+
+/// A task the HTTP server's runtime runs beside it.
+pub(crate) type Background = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// Serves `app` on `listener` (through a [`guard::GuardedListener`]) on a thread of its own,
+/// with `background` beside it; the server ends when the returned flag is set.
+pub(crate) fn serve_app(
+    listener: TcpListener,
+    guard: Guard,
+    app: Router,
+    background: Option<Background>,
+) -> std::io::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let flag = stop.clone();
+    std::thread::Builder::new()
+        .name("viewer".into())
+        .spawn(move || {
+            runtime.block_on(async move {
+                let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                    return;
+                };
+                let Ok(listener) = guard::GuardedListener::new(listener, guard) else {
+                    return;
+                };
+                if let Some(task) = background {
+                    tokio::spawn(task);
+                }
+                let shutdown = async move {
+                    while !flag.load(Ordering::Relaxed) {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                };
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(shutdown)
+                    .await;
+            });
+        })?;
+    Ok(stop)
 }
 
 /// Publishes a frame into `sender` (see [`Viewer::publish`]).
@@ -302,25 +325,10 @@ async fn session(mut socket: WebSocket, state: AppState) {
     state.backend.connected();
     // The current frame at once, then each new one.
     frames.mark_changed();
-    let guard = state.guard;
-    let mut budget =
-        guard::CommandBudget::new(guard.commands_per_second, std::time::Instant::now());
-    // A ping every third of the idle timeout; a page silent (not even a pong) for the whole
-    // timeout is gone.
-    let mut pings = tokio::time::interval(guard.idle_timeout / 3);
-    pings.tick().await;
-    let mut last_heard = tokio::time::Instant::now();
+    let mut link = PageLink::new(state.guard).await;
     loop {
         tokio::select! {
-            _ = pings.tick() => {
-                if last_heard.elapsed() >= guard.idle_timeout {
-                    let _ = socket.send(Message::Close(None)).await;
-                    return;
-                }
-                if socket.send(Message::Ping(Vec::new().into())).await.is_err() {
-                    return;
-                }
-            }
+            _ = link.tick() => if !link.ping(&mut socket).await { return },
             changed = frames.changed() => {
                 if changed.is_err() {
                     return;
@@ -333,42 +341,102 @@ async fn session(mut socket: WebSocket, state: AppState) {
                     return;
                 }
             }
-            r = responses.recv() => {
-                let text = match r {
-                    Ok(t) => t,
-                    Err(broadcast::error::RecvError::Lagged(n)) => format!("({n} responses not shown)"),
-                    Err(broadcast::error::RecvError::Closed) => return,
-                };
-                let msg = serde_json::json!({"type": "response", "text": text}).to_string();
-                if socket.send(Message::Text(msg.into())).await.is_err() {
-                    return;
-                }
-            }
+            r = responses.recv() => if !forward_response(&mut socket, r).await { return },
             incoming = socket.recv() => {
-                // Errors include a message over the size limit: the connection ends.
-                let Some(Ok(msg)) = incoming else { return };
-                last_heard = tokio::time::Instant::now();
-                if let Message::Text(t) = msg {
-                    let outcome = if budget.take(std::time::Instant::now()) {
-                        serde_json::from_str::<serde_json::Value>(t.as_str())
-                            .map_err(|e| format!("bad command: {e}"))
-                            .and_then(|cmd| state.backend.command(&cmd))
-                    } else {
-                        Err(format!(
-                            "command dropped: more than {} commands a second from this page",
-                            guard.commands_per_second
-                        ))
-                    };
-                    if let Err(e) = outcome {
-                        let msg = serde_json::json!({"type": "response", "text": format!("Error: {e}")}).to_string();
-                        if socket.send(Message::Text(msg.into())).await.is_err() {
-                            return;
-                        }
-                    }
+                if !link.command(&mut socket, incoming, state.backend.as_ref()).await {
+                    return;
                 }
             }
         }
     }
+}
+
+/// What every page connection does beside sending frames: pings (a page silent, not even a
+/// pong, for the guard's idle timeout is gone) and its commands within the guard's budget.
+pub(crate) struct PageLink {
+    guard: Guard,
+    budget: guard::CommandBudget,
+    pings: tokio::time::Interval,
+    last_heard: tokio::time::Instant,
+}
+
+impl PageLink {
+    pub(crate) async fn new(guard: Guard) -> Self {
+        // A ping every third of the idle timeout.
+        let mut pings = tokio::time::interval(guard.idle_timeout / 3);
+        pings.tick().await;
+        PageLink {
+            guard,
+            budget: guard::CommandBudget::new(guard.commands_per_second, std::time::Instant::now()),
+            pings,
+            last_heard: tokio::time::Instant::now(),
+        }
+    }
+
+    /// Completes when the next ping is due.
+    pub(crate) async fn tick(&mut self) {
+        self.pings.tick().await;
+    }
+
+    /// Pings the page, or closes it when it has been silent too long. False: it is gone.
+    pub(crate) async fn ping(&mut self, socket: &mut WebSocket) -> bool {
+        if self.last_heard.elapsed() >= self.guard.idle_timeout {
+            let _ = socket.send(Message::Close(None)).await;
+            return false;
+        }
+        socket.send(Message::Ping(Vec::new().into())).await.is_ok()
+    }
+
+    /// Handles what the page sent: a command goes to `backend`, its error back to the page.
+    /// False: the connection is over (errors include a message over the size limit).
+    pub(crate) async fn command(
+        &mut self,
+        socket: &mut WebSocket,
+        incoming: Option<Result<Message, axum::Error>>,
+        backend: &dyn Backend,
+    ) -> bool {
+        let Some(Ok(msg)) = incoming else {
+            return false;
+        };
+        self.last_heard = tokio::time::Instant::now();
+        let Message::Text(t) = msg else {
+            return true;
+        };
+        let outcome = if self.budget.take(std::time::Instant::now()) {
+            serde_json::from_str::<serde_json::Value>(t.as_str())
+                .map_err(|e| format!("bad command: {e}"))
+                .and_then(|cmd| backend.command(&cmd))
+        } else {
+            Err(format!(
+                "command dropped: more than {} commands a second from this page",
+                self.guard.commands_per_second
+            ))
+        };
+        match outcome {
+            Ok(()) => true,
+            Err(e) => {
+                let msg = serde_json::json!({"type": "response", "text": format!("Error: {e}")});
+                socket
+                    .send(Message::Text(msg.to_string().into()))
+                    .await
+                    .is_ok()
+            }
+        }
+    }
+}
+
+/// Sends a response (or how many were missed) to the page. False: the connection is over.
+pub(crate) async fn forward_response(
+    socket: &mut WebSocket,
+    r: Result<String, broadcast::error::RecvError>,
+) -> bool {
+    let text = match r {
+        Ok(t) => t,
+        Err(broadcast::error::RecvError::Lagged(n)) => format!("({n} responses not shown)"),
+        Err(broadcast::error::RecvError::Closed) => return false,
+    };
+    let msg = serde_json::json!({"type": "response", "text": text}).to_string();
+    socket.send(Message::Text(msg.into())).await.is_ok()
 }
 
 /// The page's commands as typed local commands into a running session (through

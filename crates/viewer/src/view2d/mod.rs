@@ -1,0 +1,578 @@
+//! The live 2D view: a page of its own (`viewer/2d/`, a Canvas 2D renderer, ES modules with
+//! JSDoc types, no build step, embedded in the binary) for the worlds that are flat — the
+//! Mobile Robot Simulator ([`mrs`]), swarm runs ([`swarm`]) and the coordination map.
+//!
+//! What it is: an HTTP server (the 3D viewer's [`Guard`] and [`Backend`]) whose WebSocket
+//! sends a [`Scene2d`] — the static map, once and again only when it changes — and then
+//! [`Frame2d`]s: poses and states in a compact binary form, the newest only (a slow page
+//! skips frames, the simulation never waits for it). What it is not: a simulator. Shells own
+//! the world and hand the view what they read from it; page commands come back through the
+//! [`Backend`] and the shell applies them between its own steps.
+//!
+//! # The WebSocket
+//!
+//! Server → page: text `{"type":"hello","server":…,"mode":"live","world":"mrs"|"swarm"|…}`,
+//! text `{"type":"scene",…Scene2d}`, text `{"type":"response","text":…}` and binary frames:
+//!
+//! ```text
+//! "S2D1"                         4 bytes, the format
+//! u32 header length L            then L bytes of JSON (Frame2d without its bodies),
+//!                                zero-padded to a multiple of 4
+//! u32 n                          bodies
+//! f32 × 5n                       x, y, theta, half width, half height (per body)
+//! u32 × n                        entity ids
+//! u8 × n, u8 × n, u8 × n         kind (index into the scene's kinds), state (index into
+//!                                the scene's states), flags (bit 0: a disc)
+//! ```
+//!
+//! All numbers little-endian; map units, y down, a heading θ points along (cos θ, sin θ) in
+//! map coordinates (so a positive turn is clockwise on the screen).
+//!
+//! Page → server: JSON commands for the [`Backend`] (`{"cmd":…}`; see [`mrs`] and
+//! [`swarm`]).
+
+pub mod mrs;
+pub mod swarm;
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::{Html, IntoResponse};
+use axum::routing::get;
+use axum::Router;
+use serde::Serialize;
+use tokio::sync::{broadcast, watch};
+
+use crate::guard::{self, Guard};
+use crate::Backend;
+
+/// The 2D page.
+pub const INDEX_HTML: &str = include_str!("../../../../viewer/2d/index.html");
+/// Its modules, by file name.
+pub const MODULES: [(&str, &str); 3] = [
+    ("main.js", include_str!("../../../../viewer/2d/main.js")),
+    ("frame.js", include_str!("../../../../viewer/2d/frame.js")),
+    ("draw.js", include_str!("../../../../viewer/2d/draw.js")),
+];
+
+/// Most frames a second a live 2D view publishes.
+pub const FRAME_RATE: u32 = 30;
+
+/// The magic that starts every binary frame.
+pub const MAGIC: &[u8; 4] = b"S2D1";
+
+/// How an entity state is drawn: its name (what frames index), what the legend says, and
+/// the colour (CSS) and mark the page uses.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StateStyle {
+    pub name: String,
+    pub legend: String,
+    pub color: String,
+    /// `fill` (a filled body), `ring` (an outline), `cross` (a grey body crossed out),
+    /// `dot` (small, for carried items).
+    pub mark: String,
+}
+
+impl StateStyle {
+    pub fn new(name: &str, legend: &str, color: &str, mark: &str) -> Self {
+        StateStyle {
+            name: name.into(),
+            legend: legend.into(),
+            color: color.into(),
+            mark: mark.into(),
+        }
+    }
+}
+
+/// A named place of the map: a room or another labelled shape (`w`, `h` zero for a point).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Label2d {
+    pub text: String,
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+/// A point of interest.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Poi2d {
+    pub name: String,
+    pub x: f64,
+    pub y: f64,
+}
+
+/// An obstacle bitmap: `width` × `height` pixels of `cell` map units each; `runs` are the
+/// lengths of alternate free and obstacle runs in row-major order, starting with free.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Bitmap2d {
+    pub width: u32,
+    pub height: u32,
+    pub cell: f64,
+    pub runs: Vec<u32>,
+}
+
+impl Bitmap2d {
+    /// Run-length codes `width × height` pixels given by `obstacle(x, y)`.
+    pub fn from_fn(
+        width: u32,
+        height: u32,
+        cell: f64,
+        obstacle: impl Fn(u32, u32) -> bool,
+    ) -> Self {
+        let mut runs = Vec::new();
+        let mut current = false;
+        let mut run = 0u32;
+        for y in 0..height {
+            for x in 0..width {
+                if obstacle(x, y) != current {
+                    runs.push(run);
+                    run = 0;
+                    current = !current;
+                }
+                run += 1;
+            }
+        }
+        runs.push(run);
+        Bitmap2d {
+            width,
+            height,
+            cell,
+            runs,
+        }
+    }
+}
+
+/// The static part of a 2D world, sent once (and again when it changes).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Scene2d {
+    /// `mrs`, `swarm` or `coord`.
+    pub world: String,
+    /// What it shows (the scenario's name, the map's size).
+    pub title: String,
+    /// The map unit (`in`, `unit`).
+    pub units: String,
+    pub width: f64,
+    pub height: f64,
+    /// Obstacle rectangles `[x1, y1, x2, y2]` (left, top, right, bottom).
+    pub rects: Vec<[f64; 4]>,
+    pub bitmap: Option<Bitmap2d>,
+    /// Rooms and other named shapes.
+    pub labels: Vec<Label2d>,
+    pub pois: Vec<Poi2d>,
+    /// Map-path edges `[x1, y1, x2, y2]`.
+    pub paths: Vec<[f64; 4]>,
+    /// Entity kinds (robot, drone, item, …): what frames' kind bytes index.
+    pub kinds: Vec<String>,
+    /// Entity states: what frames' state bytes index; the page's legend.
+    pub states: Vec<StateStyle>,
+    /// Changes whenever the scene does; frames name the version they go with.
+    pub version: u64,
+}
+
+impl Scene2d {
+    /// The index of state `name` (0 when unknown).
+    pub fn state(&self, name: &str) -> u8 {
+        self.states
+            .iter()
+            .position(|s| s.name == name)
+            .and_then(|i| u8::try_from(i).ok())
+            .unwrap_or(0)
+    }
+}
+
+/// One body of a frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Body2d {
+    pub id: u32,
+    pub x: f64,
+    pub y: f64,
+    pub theta: f64,
+    pub half: [f64; 2],
+    pub kind: u8,
+    pub state: u8,
+    pub disc: bool,
+}
+
+/// An MRS robot's sensors as drawn: sonar rays from the rim to what they hit (or their
+/// range), closed bumpers as points on the rim, the last `M` message.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Sensors2d {
+    pub id: u32,
+    /// `[x1, y1, x2, y2]` per sonar, sonar 0 first.
+    pub rays: Vec<[f64; 4]>,
+    /// The sonar readings (inches, as the robot reads them).
+    pub sonar: Vec<f64>,
+    /// Closed bumpers: index and point.
+    pub bumpers: Vec<(u32, f64, f64)>,
+    pub message: String,
+    pub speed: f64,
+    pub turn: f64,
+}
+
+/// A robot's planned route: the points still ahead of it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Route2d {
+    pub id: u32,
+    pub points: Vec<[f64; 2]>,
+}
+
+/// A task on the coordination map.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Task2d {
+    pub id: u64,
+    pub what: String,
+    pub state: String,
+    pub robot: Option<u32>,
+    pub x: Option<f64>,
+    pub y: Option<f64>,
+}
+
+/// Where the run is: `running`, `paused`, `waiting` (for a page), `ended`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Status2d {
+    pub state: String,
+    /// Simulated seconds per wall second (0 = as fast as possible).
+    pub speed: f64,
+    /// Whether the page may pause, step and change the speed.
+    pub controls: bool,
+}
+
+/// One frame: time, status, bodies and what goes with them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Frame2d {
+    /// The scene version this frame goes with.
+    pub scene: u64,
+    pub frame: u64,
+    pub time: f64,
+    pub status: Status2d,
+    #[serde(skip)]
+    pub bodies: Vec<Body2d>,
+    /// Entity names (items, named robots) by id, for labels.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<(u32, String)>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sensors: Vec<Sensors2d>,
+    /// `[item, carrier]`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub carried: Vec<[u32; 2]>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub routes: Vec<Route2d>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<Task2d>,
+    /// Short figures shown in the status panel (`["arrived", "12"]`, …).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub figures: Vec<(String, String)>,
+}
+
+impl Frame2d {
+    /// The binary form (see the module docs).
+    pub fn encode(&self) -> Vec<u8> {
+        let header = serde_json::to_vec(self).unwrap_or_else(|_| b"{}".to_vec());
+        let n = self.bodies.len();
+        let mut out = Vec::with_capacity(16 + header.len() + 23 * n);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        out.extend_from_slice(&header);
+        while out.len() % 4 != 0 {
+            out.push(0);
+        }
+        out.extend_from_slice(&(n as u32).to_le_bytes());
+        for b in &self.bodies {
+            for v in [b.x, b.y, b.theta, b.half[0], b.half[1]] {
+                out.extend_from_slice(&(v as f32).to_le_bytes());
+            }
+        }
+        for b in &self.bodies {
+            out.extend_from_slice(&b.id.to_le_bytes());
+        }
+        out.extend(self.bodies.iter().map(|b| b.kind));
+        out.extend(self.bodies.iter().map(|b| b.state));
+        out.extend(self.bodies.iter().map(|b| u8::from(b.disc)));
+        out
+    }
+}
+
+/// The default address of `--gui` (the 2D view's page).
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+
+/// Reads a `--gui` address: `HOST:PORT`, or a port alone (on 127.0.0.1; 0 = any free port).
+pub fn parse_addr(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse::<SocketAddr>()
+        .map_err(|_| format!("{s:?}: expected HOST:PORT (e.g. 127.0.0.1:8080) or a port"))
+}
+
+/// A running 2D view.
+pub struct View2d {
+    addr: SocketAddr,
+    scene: watch::Sender<Arc<String>>,
+    frames: watch::Sender<Arc<Vec<u8>>>,
+    responses: broadcast::Sender<String>,
+    pages: Arc<Pages>,
+    stop: Arc<AtomicBool>,
+    last_publish: Mutex<Option<Instant>>,
+}
+
+#[derive(Clone)]
+struct AppState {
+    scene: watch::Receiver<Arc<String>>,
+    frames: watch::Receiver<Arc<Vec<u8>>>,
+    responses: broadcast::Sender<String>,
+    pages: Arc<Pages>,
+    backend: Arc<dyn Backend>,
+    hello: Arc<String>,
+    guard: Guard,
+}
+
+impl View2d {
+    /// Serves the 2D page on `bind` (port 0 picks a free one). `world` names what it shows
+    /// (`mrs`, `swarm`, `coord`), `hello` describes the source.
+    pub fn start(
+        bind: SocketAddr,
+        backend: Arc<dyn Backend>,
+        world: &str,
+        hello: &str,
+        guard: Guard,
+    ) -> std::io::Result<View2d> {
+        let listener = TcpListener::bind(bind)?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let (scene_tx, scene_rx) = watch::channel(Arc::new(String::new()));
+        let (frames_tx, frames_rx) = watch::channel(Arc::new(Vec::new()));
+        let pages = Arc::new(Pages::default());
+        let responses = crate::responses_channel();
+        let state = AppState {
+            scene: scene_rx,
+            frames: frames_rx,
+            responses: responses.clone(),
+            pages: pages.clone(),
+            backend,
+            hello: Arc::new(
+                serde_json::json!({"type": "hello", "server": hello, "mode": "live", "world": world})
+                    .to_string(),
+            ),
+            guard,
+        };
+        let app = Router::new()
+            .route("/", get(index))
+            .route("/2d/{file}", get(module))
+            .route("/ws", get(ws))
+            .with_state(state);
+        let stop = crate::serve_app(listener, guard, app, None)?;
+        Ok(View2d {
+            addr,
+            scene: scene_tx,
+            frames: frames_tx,
+            responses,
+            pages,
+            stop,
+            last_publish: Mutex::new(None),
+        })
+    }
+
+    /// The page's address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Pages connected now.
+    pub fn pages(&self) -> usize {
+        self.pages.count()
+    }
+
+    /// Waits until a page is connected, or `stop` is set (checked every 100 ms). Returns
+    /// whether a page is there.
+    pub fn wait_for_page(&self, stop: &AtomicBool) -> bool {
+        let Ok(mut n) = self.pages.count.lock() else {
+            return false;
+        };
+        while *n == 0 {
+            if stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            n = match self
+                .pages
+                .changed
+                .wait_timeout(n, Duration::from_millis(100))
+            {
+                Ok((n, _)) => n,
+                Err(_) => return false,
+            };
+        }
+        true
+    }
+
+    /// Replaces the scene (pages get it at once).
+    pub fn set_scene(&self, scene: &Scene2d) {
+        let mut v = serde_json::to_value(scene).unwrap_or_default();
+        if let Some(o) = v.as_object_mut() {
+            o.insert("type".into(), "scene".into());
+        }
+        self.scene.send_replace(Arc::new(v.to_string()));
+    }
+
+    /// Replaces the newest frame (cheap; never waits for pages).
+    pub fn publish(&self, frame: &Frame2d) {
+        self.frames.send_replace(Arc::new(frame.encode()));
+    }
+
+    /// Whether a frame is due now: a page is connected and the last frame is at least
+    /// 1/[`FRAME_RATE`] s old. Shells ask before building a frame, so an unwatched run
+    /// builds none.
+    pub fn due(&self) -> bool {
+        if self.pages() == 0 {
+            return false;
+        }
+        let now = Instant::now();
+        let Ok(mut last) = self.last_publish.lock() else {
+            return true;
+        };
+        match *last {
+            Some(t) if now.duration_since(t) < Duration::from_secs(1) / FRAME_RATE => false,
+            _ => {
+                *last = Some(now);
+                true
+            }
+        }
+    }
+
+    /// Shows a text in the pages' response panel.
+    pub fn response(&self, text: &str) {
+        let _ = self.responses.send(text.to_string());
+    }
+}
+
+impl Drop for View2d {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+async fn index() -> impl IntoResponse {
+    Html(INDEX_HTML)
+}
+
+async fn module(Path(file): Path<String>) -> axum::response::Response {
+    match MODULES.iter().find(|(name, _)| *name == file) {
+        Some((_, text)) => (
+            [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+            *text,
+        )
+            .into_response(),
+        None => (axum::http::StatusCode::NOT_FOUND, "no such module").into_response(),
+    }
+}
+
+async fn ws(
+    upgrade: WebSocketUpgrade,
+    headers: axum::http::HeaderMap,
+    State(state): State<AppState>,
+) -> axum::response::Response {
+    if !guard::origin_allowed(&headers) {
+        return (
+            axum::http::StatusCode::FORBIDDEN,
+            "the viewer only talks to its own page",
+        )
+            .into_response();
+    }
+    let max = state.guard.max_message;
+    upgrade
+        .max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |socket| page(socket, state))
+}
+
+/// The pages connected now, and a condition to wait for one.
+#[derive(Default)]
+struct Pages {
+    count: Mutex<usize>,
+    changed: Condvar,
+}
+
+impl Pages {
+    fn add(&self, delta: isize) {
+        if let Ok(mut n) = self.count.lock() {
+            *n = n.saturating_add_signed(delta);
+        }
+        self.changed.notify_all();
+    }
+
+    fn count(&self) -> usize {
+        self.count.lock().map_or(0, |n| *n)
+    }
+}
+
+/// Counts a page while it is connected.
+struct PageCount(Arc<Pages>);
+
+impl PageCount {
+    fn new(pages: Arc<Pages>) -> Self {
+        pages.add(1);
+        PageCount(pages)
+    }
+}
+
+impl Drop for PageCount {
+    fn drop(&mut self) {
+        self.0.add(-1);
+    }
+}
+
+async fn page(mut socket: WebSocket, state: AppState) {
+    let mut scene = state.scene.clone();
+    let mut frames = state.frames.clone();
+    let mut responses = state.responses.subscribe();
+    if socket
+        .send(Message::Text(state.hello.as_str().into()))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let _count = PageCount::new(state.pages.clone());
+    state.backend.connected();
+    scene.mark_changed();
+    frames.mark_changed();
+    let mut link = crate::PageLink::new(state.guard).await;
+    loop {
+        tokio::select! {
+            _ = link.tick() => if !link.ping(&mut socket).await { return },
+            changed = scene.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                let text = scene.borrow_and_update().clone();
+                if !text.is_empty() && socket.send(Message::Text(text.as_str().into())).await.is_err() {
+                    return;
+                }
+            }
+            changed = frames.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                let bytes = frames.borrow_and_update().clone();
+                if !bytes.is_empty() && socket.send(Message::Binary(bytes.to_vec().into())).await.is_err() {
+                    return;
+                }
+            }
+            r = responses.recv() => {
+                if !crate::forward_response(&mut socket, r).await {
+                    return;
+                }
+            }
+            incoming = socket.recv() => {
+                if !link.command(&mut socket, incoming, state.backend.as_ref()).await {
+                    return;
+                }
+            }
+        }
+    }
+}

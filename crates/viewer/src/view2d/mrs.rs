@@ -1,0 +1,298 @@
+//! The Mobile Robot Simulator in the 2D view: the map (rectangles and bitmap), every robot
+//! with its id, heading, sonar rays (to what they hit), closed bumpers and last message; the
+//! operator places a robot and loads or merges a map from the page — the server's own
+//! `#PLACE`, `#LOAD`, `#MERGE` and `#RECT`, applied on the server's thread between steps.
+//!
+//! Page commands: `{"cmd":"place","robot":ID,"x":…,"y":…,"heading":DEG}`,
+//! `{"cmd":"load","file":NAME}`, `{"cmd":"merge","file":NAME}`,
+//! `{"cmd":"rect","rect":[x1,y1,x2,y2]}` (file names in the server's map directory).
+
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+
+use simrob_mrs::flat::{Map, Pose, RobotId, Vec2, World};
+use simrob_mrs::{MapFiles, MrsCore, ShellHook};
+
+use super::{Bitmap2d, Body2d, Frame2d, Scene2d, Sensors2d, StateStyle, Status2d, View2d};
+use crate::Backend;
+
+/// What the operator asked from the page.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operation {
+    Place { robot: u32, pose: Pose },
+    Load(String),
+    Merge(String),
+    Rect([f64; 4]),
+}
+
+/// The page's commands, passed to the server's thread.
+pub struct MrsBackend {
+    ops: Mutex<Sender<Operation>>,
+}
+
+fn number(cmd: &serde_json::Value, name: &str) -> Result<f64, String> {
+    cmd.get(name)
+        .and_then(|v| v.as_f64())
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| format!("{name} must be a finite number"))
+}
+
+fn file(cmd: &serde_json::Value) -> Result<String, String> {
+    let name = cmd
+        .get("file")
+        .and_then(|f| f.as_str())
+        .ok_or("a map command needs \"file\": a file name in the map directory")?;
+    simrob_mrs::check_file_name(name)?;
+    Ok(name.to_string())
+}
+
+/// Parses a page command.
+pub fn parse(cmd: &serde_json::Value) -> Result<Operation, String> {
+    let name = cmd
+        .get("cmd")
+        .and_then(|c| c.as_str())
+        .ok_or("a command needs \"cmd\"")?;
+    match name {
+        "place" => {
+            let robot = cmd
+                .get("robot")
+                .and_then(|r| r.as_u64())
+                .and_then(|r| u32::try_from(r).ok())
+                .ok_or("place needs \"robot\": a robot id")?;
+            Ok(Operation::Place {
+                robot,
+                pose: Pose::new(
+                    number(cmd, "x")?,
+                    number(cmd, "y")?,
+                    number(cmd, "heading")?,
+                ),
+            })
+        }
+        "load" => Ok(Operation::Load(file(cmd)?)),
+        "merge" => Ok(Operation::Merge(file(cmd)?)),
+        "rect" => {
+            let values = cmd
+                .get("rect")
+                .and_then(|r| r.as_array())
+                .filter(|r| r.len() == 4)
+                .ok_or("rect needs \"rect\": [x1, y1, x2, y2]")?;
+            let mut rect = [0.0; 4];
+            for (slot, v) in rect.iter_mut().zip(values) {
+                *slot = v
+                    .as_f64()
+                    .filter(|v| v.is_finite())
+                    .ok_or("rect: four finite numbers")?;
+            }
+            Ok(Operation::Rect(rect))
+        }
+        other => Err(format!(
+            "unknown command {other:?} (the Mobile Robot Simulator's view takes place, load, merge, rect)"
+        )),
+    }
+}
+
+impl Backend for MrsBackend {
+    fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
+        let op = parse(cmd)?;
+        self.ops
+            .lock()
+            .map_err(|_| "viewer state poisoned".to_string())?
+            .send(op)
+            .map_err(|_| "the simulator has stopped".to_string())
+    }
+}
+
+/// Applies an operation to the core; the text for the page.
+pub fn apply(
+    core: &mut MrsCore,
+    op: &Operation,
+    files: &mut dyn MapFiles,
+) -> Result<String, String> {
+    match op {
+        Operation::Place { robot, pose } => {
+            core.place_robot(RobotId(*robot), *pose)?;
+            Ok(format!(
+                "robot {robot} placed at ({:.1}, {:.1}, {:.1}°)",
+                pose.x, pose.y, pose.heading_deg
+            ))
+        }
+        Operation::Load(name) => core
+            .load_map(name, files)
+            .map(|_| format!("map {name} loaded")),
+        Operation::Merge(name) => core
+            .merge_map(name, files)
+            .map(|_| format!("map {name} merged")),
+        Operation::Rect(r) => core
+            .add_rect(*r)
+            .map(|_| format!("rectangle {} {} {} {} merged", r[0], r[1], r[2], r[3])),
+    }
+}
+
+/// The states an MRS robot is drawn in.
+pub fn states() -> Vec<StateStyle> {
+    vec![
+        StateStyle::new("stopped", "stopped", "#8a8f98", "fill"),
+        StateStyle::new("moving", "moving", "#2a9d4a", "fill"),
+        StateStyle::new("blocked", "blocked (in contact)", "#d62728", "fill"),
+    ]
+}
+
+/// The scene of a map.
+pub fn scene(map: &Map, version: u64) -> Scene2d {
+    let bitmap = map
+        .bitmap()
+        .map(|b| Bitmap2d::from_fn(b.width(), b.height(), 1.0, |x, y| b.get(x, y)));
+    Scene2d {
+        world: "mrs".into(),
+        title: format!(
+            "Mobile Robot Simulator: {} × {} in map",
+            map.width(),
+            map.height()
+        ),
+        units: "in".into(),
+        width: map.width(),
+        height: map.height(),
+        rects: map
+            .rects()
+            .iter()
+            .map(|r| [r.x1, r.y1, r.x2, r.y2])
+            .collect(),
+        bitmap,
+        kinds: vec!["robot".into()],
+        states: states(),
+        version,
+        ..Scene2d::default()
+    }
+}
+
+/// The frame of a world: every robot, its sonar rays and closed bumpers, its message.
+pub fn frame(core: &MrsCore, scene: u64, status: Status2d) -> Frame2d {
+    let world: &World = core.world();
+    let mut f = Frame2d {
+        scene,
+        frame: world.steps(),
+        time: world.time(),
+        status,
+        ..Frame2d::default()
+    };
+    for (id, robot) in world.robots() {
+        let m = robot.model;
+        let c = robot.pose.position();
+        let state = if robot.blocked {
+            2
+        } else if robot.velocity.forward != 0.0 || robot.velocity.turn != 0.0 {
+            1
+        } else {
+            0
+        };
+        f.bodies.push(Body2d {
+            id: id.0,
+            x: c.x,
+            y: c.y,
+            theta: robot.pose.heading_deg.to_radians(),
+            half: [m.radius, m.radius],
+            kind: 0,
+            state,
+            disc: true,
+        });
+        let mut s = Sensors2d {
+            id: id.0,
+            sonar: world.sonars(id).unwrap_or_default(),
+            message: core
+                .messages()
+                .get(&id)
+                .map(|t| simrob_mrs::printable(t))
+                .unwrap_or_default(),
+            speed: robot.velocity.forward,
+            turn: robot.velocity.turn,
+            ..Sensors2d::default()
+        };
+        for i in 0..m.sonar_count {
+            let heading = m.sonar_heading(robot.pose.heading_deg, i);
+            let reach = world
+                .cast_from(id, heading, m.radius + m.sonar_max)
+                .unwrap_or(m.radius + m.sonar_max);
+            let dir = Vec2::from_heading_deg(heading);
+            let (a, b) = (c + dir * m.radius, c + dir * reach);
+            s.rays.push([a.x, a.y, b.x, b.y]);
+        }
+        for b in 0..m.bumper_count {
+            if robot.bumpers >> b & 1 == 1 {
+                let a = robot.pose.heading_deg + b as f64 * m.bumper_spacing_deg();
+                let p = c + Vec2::from_heading_deg(a) * m.radius;
+                s.bumpers.push((b as u32, p.x, p.y));
+            }
+        }
+        f.sensors.push(s);
+    }
+    f
+}
+
+/// What the scene was made from, to see when the map changed.
+#[derive(PartialEq)]
+struct MapKey {
+    size: (f64, f64),
+    rects: Vec<[f64; 4]>,
+    bitmap: Option<(u32, u32, usize)>,
+}
+
+fn key(map: &Map) -> MapKey {
+    MapKey {
+        size: (map.width(), map.height()),
+        rects: map
+            .rects()
+            .iter()
+            .map(|r| [r.x1, r.y1, r.x2, r.y2])
+            .collect(),
+        bitmap: map.bitmap().map(|b| (b.width(), b.height(), b.count())),
+    }
+}
+
+/// Shows an MRS server live: the page's backend and the server's hook. `speed` is the
+/// server's time factor (0 = as fast as possible), `stepped` whether it only steps on
+/// `#STEP`.
+pub fn live(
+    view_bind: std::net::SocketAddr,
+    hello: &str,
+    guard: crate::Guard,
+    speed: f64,
+    stepped: bool,
+) -> std::io::Result<(Arc<View2d>, ShellHook)> {
+    let (tx, rx) = channel();
+    let backend = Arc::new(MrsBackend {
+        ops: Mutex::new(tx),
+    });
+    let view = Arc::new(View2d::start(view_bind, backend, "mrs", hello, guard)?);
+    let hook = hook(view.clone(), rx, speed, stepped);
+    Ok((view, hook))
+}
+
+fn hook(view: Arc<View2d>, ops: Receiver<Operation>, speed: f64, stepped: bool) -> ShellHook {
+    let mut shown: Option<MapKey> = None;
+    let mut version = 0u64;
+    let status = Status2d {
+        state: if stepped { "stepped" } else { "running" }.into(),
+        speed: if stepped { 0.0 } else { speed },
+        controls: false,
+    };
+    Box::new(move |core: &mut MrsCore, files: &mut dyn MapFiles| {
+        let mut changed = false;
+        while let Ok(op) = ops.try_recv() {
+            changed = true;
+            match apply(core, &op, files) {
+                Ok(text) => view.response(&text),
+                Err(e) => view.response(&format!("Error: {e}")),
+            }
+        }
+        if !changed && !view.due() {
+            return;
+        }
+        let now = key(core.world().map());
+        if shown.as_ref() != Some(&now) {
+            version += 1;
+            view.set_scene(&scene(core.world().map(), version));
+            shown = Some(now);
+        }
+        view.publish(&frame(core, version, status.clone()));
+    })
+}

@@ -1,0 +1,413 @@
+//! Swarm runs in the 2D view: walls and the obstacle map, the draw.io map's rooms (its text
+//! shapes), POIs and map-paths; every robot, drone and item with its state (flying, arrived,
+//! crashed, carried, blocked, done, …) and who carries what; planned routes. The page plays,
+//! pauses, steps and sets the speed.
+//!
+//! Observing never changes the run: the view only reads the world between frames (no system
+//! is added, no event scheduled), so a run watched, paused or stepped is the same run, bit
+//! for bit, as one left alone.
+//!
+//! Page commands: `{"cmd":"play"}`, `{"cmd":"pause"}`, `{"cmd":"step","value":FRAMES}`,
+//! `{"cmd":"speed","value":F}` (simulated seconds per wall second; 0 = as fast as possible).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use simrob_swarm::drawio::DrawioMap;
+use simrob_swarm::seer;
+use simrob_swarm::{Shape, Simulation, World};
+
+use super::{
+    Bitmap2d, Body2d, Frame2d, Label2d, Poi2d, Route2d, Scene2d, StateStyle, Status2d, View2d,
+};
+use crate::Backend;
+
+/// Most planned routes a frame carries (the robots first in entity order).
+pub const MAX_ROUTES: usize = 2000;
+/// Most entity names a frame carries (items and named robots, for labels).
+pub const MAX_NAMES: usize = 5000;
+/// Most frames one `step` command runs.
+pub const MAX_STEP: u64 = 100_000;
+
+/// The states a swarm entity is drawn in: the Seer's state names.
+pub fn states() -> Vec<StateStyle> {
+    vec![
+        StateStyle::new("", "robot", "#4477aa", "fill"),
+        StateStyle::new("ready", "working (script ready)", "#2a9d4a", "fill"),
+        StateStyle::new("blocked", "waiting (script blocked)", "#e69f00", "fill"),
+        StateStyle::new("done", "done", "#8a8f98", "ring"),
+        StateStyle::new("failed", "script failed", "#d62728", "ring"),
+        StateStyle::new("empty", "battery empty", "#7f3fbf", "cross"),
+        StateStyle::new("flying", "drone flying", "#1f77b4", "fill"),
+        StateStyle::new("hovering", "drone arrived", "#2ca02c", "ring"),
+        StateStyle::new("crashed", "drone crashed", "#d62728", "cross"),
+        StateStyle::new("idle", "drone idle (no target)", "#8a8f98", "ring"),
+        StateStyle::new("carried", "item, carried", "#c2571a", "dot"),
+        StateStyle::new("item", "item", "#c2571a", "fill"),
+    ]
+}
+
+/// The scene of a swarm world (and of its draw.io map, when it has one).
+pub fn scene(world: &World, map: Option<&DrawioMap>, title: &str) -> Scene2d {
+    let header = seer::header(world, title, 0, 0.0, 0.0);
+    let mut labels = Vec::new();
+    if let Some(map) = map {
+        for s in &map.shapes {
+            let text = strip_tags(&s.label);
+            if s.is_text() && !s.annotated && !text.trim().is_empty() {
+                labels.push(Label2d {
+                    text,
+                    x: s.x,
+                    y: s.y,
+                    w: s.width,
+                    h: s.height,
+                });
+            }
+        }
+    }
+    let bitmap = world.res.obstacles.as_ref().and_then(|m| {
+        m.bitmap()
+            .map(|b| Bitmap2d::from_fn(b.width(), b.height(), 1.0, |x, y| b.get(x, y)))
+    });
+    Scene2d {
+        world: "swarm".into(),
+        title: title.into(),
+        units: "unit".into(),
+        width: header.width,
+        height: header.height,
+        rects: header
+            .walls
+            .iter()
+            .map(|w| [w[0] - w[2], w[1] - w[3], w[0] + w[2], w[1] + w[3]])
+            .collect(),
+        bitmap,
+        labels,
+        pois: header
+            .pois
+            .iter()
+            .map(|p| Poi2d {
+                name: p.name.clone(),
+                x: p.x,
+                y: p.y,
+            })
+            .collect(),
+        paths: header.paths,
+        kinds: header.kinds,
+        states: states(),
+        version: 1,
+    }
+}
+
+fn strip_tags(s: &str) -> String {
+    let mut out = String::new();
+    let mut tag = false;
+    for c in s.chars() {
+        match c {
+            '<' => tag = true,
+            '>' => tag = false,
+            c if !tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&nbsp;", " ")
+}
+
+/// A frame of the world now: every entity with its state, who carries what, routes, names.
+pub fn frame(
+    sim: &Simulation,
+    scene: &Scene2d,
+    status: Status2d,
+    snap: &mut seer::Snapshot,
+) -> Frame2d {
+    let world = sim.world();
+    seer::snapshot(world, sim.frame(), sim.time(), snap);
+    let state_index = |name: &str| scene.state(name);
+    let item_state = state_index("item");
+    let mut f = Frame2d {
+        scene: scene.version,
+        frame: snap.frame,
+        time: snap.t,
+        status,
+        ..Frame2d::default()
+    };
+    f.bodies.reserve(snap.entities.len());
+    for e in &snap.entities {
+        let id = simrob_swarm::EntityId(e.id);
+        let mut state = state_index(e.state);
+        if e.state.is_empty() && world.item.has(id) {
+            state = item_state;
+        }
+        let disc = matches!(world.collider.get(id), Some(Shape::Circle { .. }) | None);
+        let half = if e.half == [0.0, 0.0] {
+            [1.5, 1.5]
+        } else {
+            e.half
+        };
+        f.bodies.push(Body2d {
+            id: e.id,
+            x: e.x,
+            y: e.y,
+            theta: e.theta,
+            half,
+            kind: u8::try_from(e.kind).unwrap_or(u8::MAX),
+            state,
+            disc,
+        });
+    }
+    for (e, item) in world.item.iter() {
+        if let Some(c) = item.carried_by {
+            f.carried.push([e.0, c.0]);
+        }
+    }
+    for (e, name) in world.name.iter().take(MAX_NAMES) {
+        if !world.poi.has(e) {
+            f.names.push((e.0, name.clone()));
+        }
+    }
+    for (e, path) in world.path.iter() {
+        if f.routes.len() >= MAX_ROUTES {
+            break;
+        }
+        let Some(p) = world.pose.get(e) else { continue };
+        let mut points = vec![[p.x, p.y]];
+        points.extend(path.points.iter().skip(path.next).map(|&(x, y)| [x, y]));
+        if points.len() > 1 {
+            f.routes.push(Route2d { id: e.0, points });
+        }
+    }
+    if let Some(drones) = world.custom::<simrob_swarm::drones::Drone>() {
+        for (e, d) in drones.iter() {
+            if f.routes.len() >= MAX_ROUTES {
+                break;
+            }
+            if d.state == simrob_swarm::drones::DroneState::Flying {
+                if let Some(p) = world.pose.get(e) {
+                    f.routes.push(Route2d {
+                        id: e.0,
+                        points: vec![[p.x, p.y], [d.target.0, d.target.1]],
+                    });
+                }
+            }
+        }
+    }
+    let st = &sim.ctx.stats;
+    f.figures = vec![
+        ("robots".into(), world.robot_count().to_string()),
+        ("collisions".into(), st.collisions.to_string()),
+        ("tasks done".into(), st.tasks_done.to_string()),
+        ("errors".into(), st.errors.to_string()),
+    ];
+    if world.custom::<simrob_swarm::drones::Drone>().is_some() {
+        f.figures.push(("arrived".into(), st.arrived.to_string()));
+        f.figures.push(("crashed".into(), st.crashed.to_string()));
+    }
+    f
+}
+
+/// What the page asked: playing or paused, the speed, frames to step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Control {
+    pub playing: bool,
+    /// Simulated seconds per wall second; 0 = as fast as possible.
+    pub speed: f64,
+    /// Frames to run while paused.
+    pub steps: u64,
+    /// Changes whenever play, pause or speed does (the pacing starts again from now).
+    pub epoch: u64,
+}
+
+/// The page's controls, shared between the viewer's thread and the run's.
+pub struct SwarmControl {
+    state: Mutex<Control>,
+    changed: Condvar,
+}
+
+impl SwarmControl {
+    /// Controls starting with `playing` at `speed`.
+    pub fn new(playing: bool, speed: f64) -> Arc<Self> {
+        Arc::new(SwarmControl {
+            state: Mutex::new(Control {
+                playing,
+                speed,
+                steps: 0,
+                epoch: 0,
+            }),
+            changed: Condvar::new(),
+        })
+    }
+
+    /// The controls now.
+    pub fn get(&self) -> Control {
+        self.state.lock().map(|c| *c).unwrap_or(Control {
+            playing: false,
+            speed: 1.0,
+            steps: 0,
+            epoch: 0,
+        })
+    }
+
+    /// Changes the controls and wakes the run.
+    pub fn update(&self, f: impl FnOnce(&mut Control)) {
+        if let Ok(mut c) = self.state.lock() {
+            f(&mut c);
+        }
+        self.changed.notify_all();
+    }
+
+    /// Takes one frame of a step request; whether there was one.
+    fn take_step(&self) -> bool {
+        let Ok(mut c) = self.state.lock() else {
+            return false;
+        };
+        if c.steps > 0 {
+            c.steps -= 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Waits until the controls change or `timeout` passes.
+    fn wait(&self, seen: Control, timeout: Duration) {
+        if let Ok(c) = self.state.lock() {
+            let _ = self.changed.wait_timeout_while(c, timeout, |c| *c == seen);
+        }
+    }
+}
+
+impl Backend for SwarmControl {
+    fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
+        let name = cmd
+            .get("cmd")
+            .and_then(|c| c.as_str())
+            .ok_or("a command needs \"cmd\"")?;
+        let value = cmd.get("value").and_then(|v| v.as_f64());
+        match name {
+            "play" => self.update(|c| {
+                c.playing = true;
+                c.epoch += 1;
+            }),
+            "pause" => self.update(|c| {
+                c.playing = false;
+                c.steps = 0;
+                c.epoch += 1;
+            }),
+            "step" => {
+                let n = value.unwrap_or(1.0);
+                if !(n.is_finite() && (1.0..=MAX_STEP as f64).contains(&n)) {
+                    return Err(format!("step: 1 to {MAX_STEP} frames"));
+                }
+                self.update(|c| {
+                    c.playing = false;
+                    c.steps = c.steps.saturating_add(n as u64).min(MAX_STEP);
+                });
+            }
+            "speed" => {
+                let v = value
+                    .filter(|v| v.is_finite() && *v >= 0.0)
+                    .ok_or("speed: a factor ≥ 0 (0 = as fast as possible)")?;
+                self.update(|c| {
+                    c.speed = v;
+                    c.epoch += 1;
+                });
+            }
+            other => {
+                return Err(format!(
+                    "unknown command {other:?} (a swarm run takes play, pause, step, speed)"
+                ))
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How a live run ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LiveRun {
+    /// Wall seconds spent running frames (pauses and waits not counted).
+    pub stepping_seconds: f64,
+    /// Stopped by `stop` before the run's end.
+    pub interrupted: bool,
+}
+
+fn status(c: &Control, state: &str) -> Status2d {
+    Status2d {
+        state: state.into(),
+        speed: c.speed,
+        controls: true,
+    }
+}
+
+/// Runs `sim` to its end shown in `view`, paced by `control` (waits for the first page
+/// before the first frame unless `stop` is set). Frames go to the view at most
+/// [`super::FRAME_RATE`] times a second while a page is connected.
+pub fn run_live(
+    sim: &mut Simulation,
+    scene: &Scene2d,
+    view: &View2d,
+    control: &SwarmControl,
+    stop: &AtomicBool,
+) -> LiveRun {
+    let mut snap = seer::Snapshot::default();
+    view.set_scene(scene);
+    let c = control.get();
+    view.publish(&frame(sim, scene, status(&c, "waiting"), &mut snap));
+    let mut run = LiveRun {
+        stepping_seconds: 0.0,
+        interrupted: false,
+    };
+    if !view.wait_for_page(stop) {
+        run.interrupted = true;
+        return run;
+    }
+    let mut epoch = u64::MAX;
+    let (mut wall0, mut sim0) = (Instant::now(), sim.time());
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            run.interrupted = true;
+            break;
+        }
+        let c = control.get();
+        if c.epoch != epoch {
+            epoch = c.epoch;
+            (wall0, sim0) = (Instant::now(), sim.time());
+        }
+        let go = if c.playing {
+            if c.speed > 0.0 {
+                let due = sim0 + wall0.elapsed().as_secs_f64() * c.speed;
+                let ahead = sim.time() - due;
+                if ahead > 0.0 {
+                    if view.due() {
+                        view.publish(&frame(sim, scene, status(&c, "running"), &mut snap));
+                    }
+                    let wait = Duration::from_secs_f64((ahead / c.speed).min(1.0 / 30.0));
+                    control.wait(c, wait);
+                    continue;
+                }
+            }
+            true
+        } else {
+            control.take_step()
+        };
+        if !go {
+            view.publish(&frame(sim, scene, status(&c, "paused"), &mut snap));
+            control.wait(c, Duration::from_millis(100));
+            continue;
+        }
+        let t0 = Instant::now();
+        let more = sim.step();
+        run.stepping_seconds += t0.elapsed().as_secs_f64();
+        if !more {
+            break;
+        }
+        let state = if c.playing { "running" } else { "paused" };
+        if view.due() || (!c.playing && control.get().steps == 0) {
+            view.publish(&frame(sim, scene, status(&c, state), &mut snap));
+        }
+    }
+    let c = control.get();
+    let state = if run.interrupted { "stopped" } else { "ended" };
+    view.publish(&frame(sim, scene, status(&c, state), &mut snap));
+    run
+}

@@ -1,0 +1,311 @@
+// @ts-check
+// The 2D view's page: the WebSocket, the controls, the panels, picking and placing. The
+// state the tests read is `window.__simrob2d`.
+
+import { decodeFrame, idColor } from './frame.js';
+import { Renderer } from './draw.js';
+
+/** @typedef {import('./frame.js').Scene2d} Scene2d */
+/** @typedef {import('./frame.js').Frame2d} Frame2d */
+
+/** @param {string} id @returns {HTMLElement} */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** @param {string} id @returns {HTMLInputElement} */
+const input = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
+
+const canvas = /** @type {HTMLCanvasElement} */ ($('map'));
+const renderer = new Renderer(canvas);
+
+/** @type {WebSocket | null} */
+let ws = null;
+/** @type {Frame2d | null} */
+let frame = null;
+let frames = 0;
+let hello = { server: '', world: '', mode: '' };
+let dirty = true;
+/** @type {number | null} robot being placed (MRS) */
+let placing = null;
+
+const debug = {
+  connected: false,
+  hello,
+  /** @type {Scene2d | null} */
+  scene: null,
+  /** @type {Frame2d | null} */
+  frame: null,
+  frames: 0,
+  draws: 0,
+  /** the version of the scene last drawn */
+  drawnScene: 0,
+  /** @type {import('./draw.js').Drawn[]} */
+  drawn: [],
+  /** @type {{text: string, x: number, y: number, w: number, h: number}[]} */
+  labels: [],
+  /** @type {string[]} */
+  responses: [],
+  camera: renderer.camera,
+  /** @param {number} x @param {number} y */
+  toScreen: (x, y) => renderer.camera.toScreen(x, y),
+  /**
+   * The canvas pixel at screen point (x, y), RGBA.
+   * @param {number} x @param {number} y
+   */
+  pixel: (x, y) => Array.from(renderer.ctx.getImageData(Math.round(x), Math.round(y), 1, 1).data),
+  /**
+   * Centres the view on map point (x, y) at `scale` pixels per map unit.
+   * @param {number} x @param {number} y @param {number} scale
+   */
+  focus: (x, y, scale) => {
+    const cam = renderer.camera;
+    cam.scale = scale;
+    cam.ox = canvas.width / 2 - x * scale;
+    cam.oy = canvas.height / 2 - y * scale;
+    dirty = true;
+  },
+};
+/** @type {any} */ (window).__simrob2d = debug;
+
+function resize() {
+  const w = Math.max(100, canvas.clientWidth);
+  const h = Math.max(100, canvas.clientHeight);
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
+    if (renderer.scene) renderer.camera.fit(renderer.scene, w, h);
+    dirty = true;
+  }
+}
+
+/** @param {object} cmd */
+function send(cmd) {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(cmd));
+}
+
+/** @param {string} text */
+function response(text) {
+  debug.responses.push(text);
+  if (debug.responses.length > 200) debug.responses.shift();
+  const li = document.createElement('li');
+  li.textContent = text;
+  if (text.startsWith('Error')) li.className = 'error';
+  const list = $('responses');
+  list.prepend(li);
+  while (list.children.length > 50) list.lastChild?.remove();
+}
+
+function connect() {
+  const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+  ws = new WebSocket(`${proto}://${location.host}/ws`);
+  ws.binaryType = 'arraybuffer';
+  ws.onopen = () => {
+    debug.connected = true;
+    $('conn').textContent = 'connected';
+  };
+  ws.onclose = () => {
+    debug.connected = false;
+    $('conn').textContent = 'disconnected (the simulation has stopped?)';
+  };
+  ws.onmessage = (ev) => {
+    if (ev.data instanceof ArrayBuffer) {
+      frame = decodeFrame(ev.data);
+      frames++;
+      debug.frame = frame;
+      debug.frames = frames;
+      dirty = true;
+      return;
+    }
+    const msg = JSON.parse(ev.data);
+    if (msg.type === 'hello') {
+      hello = msg;
+      debug.hello = msg;
+      document.body.dataset.world = msg.world;
+      $('server').textContent = msg.server;
+    } else if (msg.type === 'scene') {
+      renderer.setScene(msg);
+      debug.scene = msg;
+      $('title').textContent = msg.title;
+      legend(msg);
+      dirty = true;
+    } else if (msg.type === 'response') {
+      response(msg.text);
+    }
+  };
+}
+
+/** @param {Scene2d} scene */
+function legend(scene) {
+  const ul = $('legend');
+  ul.innerHTML = '';
+  if (scene.world === 'mrs') {
+    for (const [color, text] of [
+      ['rgb(40,170,60)', 'sonar ray (to what it hits)'],
+      ['rgb(230,30,30)', 'closed bumper'],
+      ['#2b2d31', 'obstacle'],
+    ]) {
+      ul.append(legendItem(color, text, 'fill'));
+    }
+    for (const s of scene.states) ul.append(legendItem(s.color, `rim: ${s.legend}`, 'ring'));
+    ul.append(legendItem(idColor(0), 'body: one colour per robot, line = heading', 'fill'));
+    return;
+  }
+  for (const s of scene.states) ul.append(legendItem(s.color, s.legend, s.mark));
+  ul.append(legendItem('#3c82c8', 'point of interest', 'fill'));
+  ul.append(legendItem('rgba(60,130,200,0.45)', 'map-path', 'fill'));
+}
+
+/** @param {string} color @param {string} text @param {string} mark */
+function legendItem(color, text, mark) {
+  const li = document.createElement('li');
+  const sw = document.createElement('span');
+  sw.className = `swatch ${mark}`;
+  sw.style.setProperty('--c', color);
+  li.append(sw, document.createTextNode(text));
+  return li;
+}
+
+function panels() {
+  if (!frame) return;
+  const st = frame.status;
+  $('time').textContent = `t = ${frame.time.toFixed(2)} s, frame ${frame.frame}`;
+  $('state').textContent = st.state;
+  $('status').dataset.state = st.state;
+  const speed = input('speed');
+  if (document.activeElement !== speed) speed.value = String(st.speed);
+  $('controls').hidden = !st.controls;
+  const figs = $('figures');
+  figs.textContent = (frame.figures || []).map(([k, v]) => `${k}: ${v}`).join(' · ');
+  const sel = renderer.selected;
+  const info = $('info');
+  if (sel === null) {
+    info.textContent = 'Click a body to inspect it.';
+  } else {
+    const d = renderer.drawn.find((x) => x.id === sel);
+    if (!d) {
+      info.textContent = `#${sel} is gone`;
+    } else {
+      const lines = [`${d.label} (${d.kind}, id ${d.id})`, `state: ${d.state || '—'}`, `x ${d.x.toFixed(1)}, y ${d.y.toFixed(1)}, heading ${((d.theta * 180) / Math.PI).toFixed(1)}°`];
+      if (d.carrier !== null) lines.push(`carried by #${d.carrier}`);
+      const sn = (frame.sensors || []).find((x) => x.id === d.id);
+      if (sn) {
+        lines.push(`velocity ${sn.speed} in/s, turn ${sn.turn}°/s`);
+        lines.push(`sonars ${sn.sonar.map((v) => v.toFixed(0)).join(' ')}`);
+        lines.push(`bumpers closed: ${sn.bumpers.map((b) => b[0]).join(', ') || 'none'}`);
+        if (sn.message) lines.push(`message: ${sn.message}`);
+      }
+      info.textContent = lines.join('\n');
+    }
+  }
+  if (renderer.scene && renderer.scene.world === 'mrs') {
+    const robots = $('robots');
+    const ids = (frame.sensors || []).map((s) => s.id);
+    if (robots.dataset.ids !== ids.join(',')) {
+      robots.dataset.ids = ids.join(',');
+      robots.innerHTML = '';
+      for (const id of ids) {
+        const b = document.createElement('button');
+        b.textContent = `robot ${id}`;
+        b.style.borderColor = idColor(id);
+        b.onclick = () => {
+          renderer.selected = id;
+          dirty = true;
+        };
+        robots.append(b);
+      }
+    }
+  }
+}
+
+function loop() {
+  resize();
+  if (dirty) {
+    dirty = false;
+    /** @type {import('./draw.js').Layers} */
+    const layers = {
+      trail: input('trail').checked,
+      rays: input('rays').checked,
+      routes: input('routes').checked,
+      labels: input('labels').checked,
+    };
+    renderer.draw(frame, layers);
+    debug.drawn = renderer.drawn;
+    debug.labels = renderer.labels;
+    debug.draws++;
+    debug.drawnScene = renderer.scene ? renderer.scene.version : 0;
+    panels();
+  }
+  requestAnimationFrame(loop);
+}
+
+// Pan, zoom, pick, place.
+let drag = /** @type {{x: number, y: number, moved: boolean} | null} */ (null);
+canvas.addEventListener('mousedown', (e) => {
+  drag = { x: e.offsetX, y: e.offsetY, moved: false };
+});
+canvas.addEventListener('mousemove', (e) => {
+  const [x, y] = renderer.camera.toMap(e.offsetX, e.offsetY);
+  const unit = renderer.scene ? renderer.scene.units : '';
+  $('cursor').textContent = `x ${x.toFixed(1)} ${unit}, y ${y.toFixed(1)} ${unit}`;
+  if (drag) {
+    const dx = e.offsetX - drag.x;
+    const dy = e.offsetY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+    if (drag.moved) {
+      renderer.camera.ox += dx;
+      renderer.camera.oy += dy;
+      drag.x = e.offsetX;
+      drag.y = e.offsetY;
+      dirty = true;
+    }
+  } else {
+    const d = renderer.pick(e.offsetX, e.offsetY);
+    canvas.title = d ? d.label : '';
+  }
+});
+canvas.addEventListener('mouseup', (e) => {
+  const moved = drag && drag.moved;
+  drag = null;
+  if (moved) return;
+  if (placing !== null) {
+    const [x, y] = renderer.camera.toMap(e.offsetX, e.offsetY);
+    send({ cmd: 'place', robot: placing, x, y, heading: Number(input('heading').value) || 0 });
+    placing = null;
+    $('place').classList.remove('active');
+    return;
+  }
+  const d = renderer.pick(e.offsetX, e.offsetY);
+  renderer.selected = d ? d.id : null;
+  dirty = true;
+});
+canvas.addEventListener('wheel', (e) => {
+  e.preventDefault();
+  renderer.camera.zoom(Math.exp(-e.deltaY * 0.0015), e.offsetX, e.offsetY);
+  dirty = true;
+}, { passive: false });
+
+$('fit').onclick = () => {
+  if (renderer.scene) renderer.camera.fit(renderer.scene, canvas.width, canvas.height);
+  dirty = true;
+};
+for (const id of ['trail', 'rays', 'routes', 'labels']) input(id).onchange = () => (dirty = true);
+$('play').onclick = () => send({ cmd: 'play' });
+$('pause').onclick = () => send({ cmd: 'pause' });
+$('step').onclick = () => send({ cmd: 'step', value: 1 });
+input('speed').onchange = () => send({ cmd: 'speed', value: Number(input('speed').value) });
+$('place').onclick = () => {
+  if (renderer.selected === null) {
+    response('Error: select a robot first (click it or its button)');
+    return;
+  }
+  placing = renderer.selected;
+  $('place').classList.add('active');
+};
+$('load').onclick = () => send({ cmd: 'load', file: input('file').value });
+$('merge').onclick = () => send({ cmd: 'merge', file: input('file').value });
+$('rect').onclick = () => {
+  const v = input('rectv').value.trim().split(/[\s,]+/).map(Number);
+  send({ cmd: 'rect', rect: v });
+};
+
+window.addEventListener('resize', () => (dirty = true));
+connect();
+requestAnimationFrame(loop);
