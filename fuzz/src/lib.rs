@@ -83,11 +83,177 @@ pub fn drawio(data: &[u8]) {
     }
 }
 
-/// A swarm scenario, as TOML and as JSON (files it names are looked for where none exist).
+/// A swarm scenario (also a coordination scenario), as TOML and as JSON (files it names are
+/// looked for where none exist); what loads is built and runs its first 30 frames.
 pub fn swarm_scenario(data: &[u8]) {
+    use simrob_swarm::scenario::Scenario;
     if let Ok(text) = std::str::from_utf8(data) {
         let base = Path::new("/nonexistent-simrob-fuzz");
-        let _ = simrob_swarm::scenario::Scenario::from_toml_str(text, base);
-        let _ = simrob_swarm::scenario::Scenario::from_json_str(text, base);
+        let toml = Scenario::from_toml_str(text, base);
+        let json = Scenario::from_json_str(text, base);
+        for scenario in [toml.ok(), json.ok()].into_iter().flatten() {
+            run_scenario(&scenario);
+        }
     }
+}
+
+/// Builds a run of at most 100 generated robots with at most 16 proximity beams each (a
+/// larger swarm is slower, not different) and steps it 30 frames.
+fn run_scenario(scenario: &simrob_swarm::scenario::Scenario) {
+    use simrob_swarm::scenario::{GeneratorSpec, Overrides};
+    let (robots, beams) = match &scenario.file.generator {
+        Some(GeneratorSpec::DroneSwarm {
+            robots,
+            proximity_beams,
+            ..
+        })
+        | Some(GeneratorSpec::Warehouse {
+            robots,
+            proximity_beams,
+        }) => (Some((*robots).min(100)), Some((*proximity_beams).min(16))),
+        None => (None, None),
+    };
+    let overrides = Overrides {
+        duration: Some(1.0),
+        robots,
+        proximity_beams: beams,
+        ..Overrides::default()
+    };
+    if let Ok(mut sim) = scenario.build(&overrides) {
+        for _ in 0..30 {
+            if !sim.step() {
+                break;
+            }
+        }
+    }
+}
+
+/// The configuration files simrob reads, one format per first byte (the rest is the file):
+///
+/// | byte | file | what runs after a successful read |
+/// |---|---|---|
+/// | `S` | SimRob server configuration, legacy `Configuration.data` form | its limits and command names are checked |
+/// | `T` | the same in TOML (`simrob.toml`) | the same |
+/// | `I` | FutRob robot configuration (`ini.config`) | a brain with those settings plays 40 cycles |
+/// | `R` | FutRob behaviour rules (XML) | a field player and a goalkeeper play 40 cycles each with them |
+/// | `V` | FutRob vision stub (`scene, object, angle, distance`) | a brain plays 40 cycles seeing it |
+/// | `M` | a Mobile Robot Simulator map (vector text or BMP), also a swarm obstacle map | a robot joins, drives, reads its sonars, steps, and the map is drawn |
+///
+/// Other first bytes are ignored. Coordination scenarios are swarm scenario files (the
+/// `swarm_scenario` target).
+pub fn config(data: &[u8]) {
+    let Some((&kind, file)) = data.split_first() else {
+        return;
+    };
+    if kind == b'M' {
+        return mrs_map(file);
+    }
+    let Ok(text) = std::str::from_utf8(file) else {
+        return;
+    };
+    match kind {
+        b'S' => server_config("Configuration.data", text),
+        b'T' => server_config("simrob.toml", text),
+        b'I' => {
+            if let Ok(cfg) = simrob_futrob::IniConfig::parse(text, "ini.config") {
+                let rules = simrob_futrob::RuleSet::parse(FIELD_PLAYER_RULES, "field_player.xml")
+                    .expect("the bundled rules parse");
+                play(simrob_futrob::Brain::from_config(&cfg, rules), None);
+            }
+        }
+        b'R' => {
+            if let Ok(rules) = simrob_futrob::RuleSet::parse(text, "rules.xml") {
+                for role in [
+                    simrob_futrob::Role::FieldPlayer,
+                    simrob_futrob::Role::Goalkeeper,
+                ] {
+                    let params = simrob_futrob::BrainParams::default();
+                    play(
+                        simrob_futrob::Brain::new(2, role, rules.clone(), params),
+                        None,
+                    );
+                }
+            }
+        }
+        b'V' => {
+            if let Ok(stub) = simrob_futrob::VisionStub::parse(text, "objSampleData.input") {
+                let rules = simrob_futrob::RuleSet::parse(FIELD_PLAYER_RULES, "field_player.xml")
+                    .expect("the bundled rules parse");
+                let params = simrob_futrob::BrainParams::default();
+                let role = simrob_futrob::Role::FieldPlayer;
+                play(
+                    simrob_futrob::Brain::new(2, role, rules, params),
+                    Some(&stub),
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+const FIELD_PLAYER_RULES: &str = include_str!("../../scenarios/soccer/rules/field_player.xml");
+
+fn server_config(name: &str, text: &str) {
+    match simrob_session::ServerConfig::from_text(name, text) {
+        Ok(c) => {
+            assert!(c.keys.validate().is_ok(), "accepted command names clash");
+            let step = c.world.default_step_size;
+            assert!(step > 0.0 && step <= simrob_world::MAX_TIMESTEP, "{step}");
+            assert!(c.sync_wait >= 0.0 && c.real_time_factor >= 0.0);
+        }
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
+}
+
+/// Forty decision cycles of 40 ms: the ball (from the stub, or straight ahead and coming
+/// closer), the body finishing each command at once, a fall now and then.
+fn play(mut brain: simrob_futrob::Brain, stub: Option<&simrob_futrob::VisionStub>) {
+    use simrob_futrob::{BodyStatus, ObjectKind, Sighting};
+    brain.start();
+    let mut status = BodyStatus::default();
+    for cycle in 1..=40u32 {
+        let now = u64::from(cycle) * 40;
+        match stub {
+            Some(stub) => brain.observe(now, stub.scene(cycle)),
+            None => {
+                let ball = Sighting::new(ObjectKind::Ball, 10.0, 200.0 - 4.0 * f64::from(cycle));
+                brain.observe(now, &[ball]);
+            }
+        }
+        if cycle == 25 {
+            status.fallen = Some(simrob_futrob::Fall::Front);
+        }
+        let out = brain.step(now, &status);
+        status.finished += out.commands.len() as u64;
+        status.fallen = None;
+    }
+}
+
+fn mrs_map(file: &[u8]) {
+    use simrob_mrs::{ClientId, MrsConfig, MrsCore, NoFiles};
+    let Ok(map) = simrob_mrs::flat::Map::from_bytes(file) else {
+        return;
+    };
+    let config = MrsConfig {
+        stepped: true,
+        ..MrsConfig::default()
+    };
+    let mut core = MrsCore::new(map, config);
+    let client = ClientId(1);
+    if core.connect(client).is_ok() {
+        for line in [
+            "V+300+100\n",
+            "A\n",
+            "#STEP 20\n",
+            "B\n",
+            "R\n",
+            "#SONARS\n",
+        ] {
+            let reply = core.handle_line(client, line, &mut NoFiles);
+            assert!(reply.is_some(), "{line:?} got no reply");
+        }
+    }
+    let _ = core.snapshot_png();
 }

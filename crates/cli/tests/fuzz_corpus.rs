@@ -1,16 +1,19 @@
 //! Replays the fuzz corpus (`fuzz/corpus/<target>/`) through the fuzz targets' own entry points
 //! (`fuzz/src/lib.rs`): every input that once found a crash, and every seed, must pass without
-//! a fuzzer installed. Runs as an ordinary test in CI.
+//! a fuzzer installed. Runs as an ordinary test in CI, and is CI's fuzz smoke run: one test per
+//! target, and a check that no target in `fuzz/fuzz_targets/` is left out.
 
 #[path = "../../../fuzz/src/lib.rs"]
 mod entry;
 
 use std::path::PathBuf;
 
+fn fuzz_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
+}
+
 fn replay(target: &str, run: fn(&[u8])) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fuzz/corpus")
-        .join(target);
+    let dir = fuzz_dir().join("corpus").join(target);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("entry").path())
@@ -25,27 +28,47 @@ fn replay(target: &str, run: fn(&[u8])) {
     }
 }
 
-#[test]
-fn simrob_xml_corpus() {
-    replay("simrob_xml", entry::simrob_xml);
+/// One test per target (named after it), and the list of them.
+macro_rules! targets {
+    ($($name:ident),* $(,)?) => {
+        const TARGETS: &[&str] = &[$(stringify!($name)),*];
+        $(
+            #[test]
+            fn $name() {
+                replay(stringify!($name), entry::$name);
+            }
+        )*
+    };
 }
 
-#[test]
-fn mrs_line_corpus() {
-    replay("mrs_line", entry::mrs_line);
-}
+targets!(
+    simrob_xml,
+    mrs_line,
+    save_file,
+    drawio,
+    swarm_scenario,
+    config
+);
 
 #[test]
-fn save_file_corpus() {
-    replay("save_file", entry::save_file);
-}
-
-#[test]
-fn drawio_corpus() {
-    replay("drawio", entry::drawio);
-}
-
-#[test]
-fn swarm_scenario_corpus() {
-    replay("swarm_scenario", entry::swarm_scenario);
+fn every_target_is_replayed() {
+    let dir = fuzz_dir().join("fuzz_targets");
+    let mut found: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| {
+            let p = e.expect("entry").path();
+            (p.extension()? == "rs").then(|| p.file_stem()?.to_str().map(str::to_string))?
+        })
+        .collect();
+    found.sort();
+    let mut listed: Vec<String> = TARGETS.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(found, listed, "fuzz targets without a corpus replay here");
+    for t in TARGETS {
+        let body = std::fs::read_to_string(dir.join(format!("{t}.rs"))).expect("read");
+        assert!(
+            body.contains(&format!("simrob_fuzz::{t}(")),
+            "{t}.rs does not call simrob_fuzz::{t}"
+        );
+    }
 }
