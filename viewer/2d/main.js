@@ -111,6 +111,8 @@ function connect() {
       frames++;
       debug.frame = frame;
       debug.frames = frames;
+      const states = Array.from(new Set(frame.bodies.states)).sort().join(',');
+      if (renderer.scene && renderer.scene.world !== 'mrs' && $('legend').dataset.states !== states) legend(renderer.scene);
       dirty = true;
       return;
     }
@@ -148,9 +150,14 @@ function legend(scene) {
     ul.append(legendItem(idColor(0), 'body: one colour per robot, line = heading', 'fill'));
     return;
   }
-  for (const s of scene.states) ul.append(legendItem(s.color, s.legend, s.mark));
-  ul.append(legendItem('#3c82c8', 'point of interest', 'fill'));
-  ul.append(legendItem('rgba(60,130,200,0.45)', 'map-path', 'fill'));
+  // The states bodies are in now.
+  const present = new Set(frame ? Array.from(frame.bodies.states) : []);
+  scene.states.forEach((s, i) => {
+    if (present.has(i)) ul.append(legendItem(s.color, s.legend, s.mark));
+  });
+  if (scene.pois.length) ul.append(legendItem('#3c82c8', 'point of interest', 'fill'));
+  if (scene.paths.length) ul.append(legendItem('rgba(60,130,200,0.45)', 'map-path', 'fill'));
+  ul.dataset.states = Array.from(present).sort().join(',');
 }
 
 /** @param {string} color @param {string} text @param {string} mark */

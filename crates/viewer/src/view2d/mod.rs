@@ -576,3 +576,72 @@ async fn page(mut socket: WebSocket, state: AppState) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bitmap_is_run_length_coded_row_by_row_starting_free() {
+        let on = |x: u32, y: u32| (x == 1 && y == 0) || y == 2;
+        let b = Bitmap2d::from_fn(3, 3, 1.0, on);
+        assert_eq!(b.runs, vec![1, 1, 4, 3]);
+        assert_eq!(b.runs.iter().sum::<u32>(), 9);
+    }
+
+    #[test]
+    fn a_frame_is_encoded_as_its_header_then_aligned_typed_arrays() {
+        let f = Frame2d {
+            scene: 3,
+            frame: 7,
+            time: 0.5,
+            bodies: vec![
+                Body2d {
+                    id: 9,
+                    x: 1.0,
+                    y: 2.0,
+                    theta: 0.5,
+                    half: [3.0, 4.0],
+                    kind: 1,
+                    state: 2,
+                    disc: true,
+                },
+                Body2d {
+                    id: 10,
+                    ..Body2d::default()
+                },
+            ],
+            ..Frame2d::default()
+        };
+        let b = f.encode();
+        assert_eq!(&b[..4], MAGIC);
+        let len = u32::from_le_bytes(b[4..8].try_into().unwrap()) as usize;
+        let header: serde_json::Value = serde_json::from_slice(&b[8..8 + len]).unwrap();
+        assert_eq!(header["frame"], 7);
+        assert_eq!(header["scene"], 3);
+        let mut off = 8 + len;
+        off += (4 - off % 4) % 4;
+        let word = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+        let float = |o: usize| f32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+        assert_eq!(word(off), 2);
+        let pose = off + 4;
+        assert_eq!(
+            (0..5).map(|k| float(pose + 4 * k)).collect::<Vec<_>>(),
+            vec![1.0, 2.0, 0.5, 3.0, 4.0]
+        );
+        let ids = pose + 40;
+        assert_eq!((word(ids), word(ids + 4)), (9, 10));
+        let bytes = ids + 8;
+        assert_eq!(&b[bytes..], &[1, 0, 2, 0, 1, 0]);
+    }
+
+    #[test]
+    fn gui_addresses_are_host_port_or_a_port() {
+        assert_eq!(parse_addr("0").unwrap().to_string(), "127.0.0.1:0");
+        assert_eq!(
+            parse_addr("0.0.0.0:9000").unwrap().to_string(),
+            "0.0.0.0:9000"
+        );
+        assert!(parse_addr("localhost:x").is_err());
+    }
+}

@@ -296,3 +296,79 @@ fn hook(view: Arc<View2d>, ops: Receiver<Operation>, speed: f64, stepped: bool) 
         view.publish(&frame(core, version, status.clone()));
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use simrob_mrs::{ClientId, MrsConfig, NoFiles};
+
+    #[test]
+    fn bad_page_commands_are_refused_with_a_reason() {
+        for (cmd, why) in [
+            (
+                json!({"cmd": "place", "robot": 0, "x": "a", "y": 1, "heading": 0}),
+                "x must be",
+            ),
+            (
+                json!({"cmd": "place", "x": 1, "y": 1, "heading": 0}),
+                "robot id",
+            ),
+            (json!({"cmd": "load"}), "needs \"file\""),
+            (
+                json!({"cmd": "merge", "file": "../secret"}),
+                "plain file name",
+            ),
+            (
+                json!({"cmd": "merge", "file": ".hidden"}),
+                "plain file name",
+            ),
+            (
+                json!({"cmd": "rect", "rect": [1, 2, 3]}),
+                "[x1, y1, x2, y2]",
+            ),
+            (
+                json!({"cmd": "rect", "rect": [1, 2, 3, null]}),
+                "four finite",
+            ),
+            (json!({"cmd": "teleport"}), "unknown command"),
+        ] {
+            let e = parse(&cmd).expect_err(&cmd.to_string());
+            assert!(e.contains(why), "{cmd}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_refused_operation_changes_nothing_and_a_merged_rectangle_is_drawn() {
+        let map = Map::parse_vector(simrob_mrs::EXAMPLE_MAP).expect("map");
+        let mut core = MrsCore::new(map, MrsConfig::default());
+        let id = core.connect(ClientId(1)).expect("robot");
+        let before = frame(&core, 1, Status2d::default());
+        let mut files = NoFiles;
+        for op in [
+            Operation::Place {
+                robot: id.0,
+                pose: Pose::new(2.0, 2.0, 0.0),
+            },
+            Operation::Place {
+                robot: 99,
+                pose: Pose::new(60.0, 60.0, 0.0),
+            },
+            Operation::Load("map.txt".into()),
+            Operation::Rect([250.0, 10.0, 400.0, 20.0]),
+        ] {
+            assert!(apply(&mut core, &op, &mut files).is_err(), "{op:?}");
+        }
+        assert_eq!(frame(&core, 1, Status2d::default()), before);
+        assert_eq!(scene(core.world().map(), 1).rects.len(), 10);
+        let text = apply(
+            &mut core,
+            &Operation::Rect([250.0, 10.0, 280.0, 20.0]),
+            &mut files,
+        )
+        .expect("rect");
+        assert_eq!(text, "rectangle 250 10 280 20 merged");
+        let s = scene(core.world().map(), 2);
+        assert_eq!(s.rects.last(), Some(&[250.0, 10.0, 280.0, 20.0]));
+    }
+}

@@ -34,7 +34,8 @@ pub const MAX_STEP: u64 = 100_000;
 pub fn states() -> Vec<StateStyle> {
     vec![
         StateStyle::new("", "robot", "#4477aa", "fill"),
-        StateStyle::new("ready", "working (script ready)", "#2a9d4a", "fill"),
+        StateStyle::new("moving", "moving", "#2a9d4a", "fill"),
+        StateStyle::new("ready", "working (script ready)", "#17becf", "fill"),
         StateStyle::new("blocked", "waiting (script blocked)", "#e69f00", "fill"),
         StateStyle::new("done", "done", "#8a8f98", "ring"),
         StateStyle::new("failed", "script failed", "#d62728", "ring"),
@@ -124,6 +125,7 @@ pub fn frame(
     seer::snapshot(world, sim.frame(), sim.time(), snap);
     let state_index = |name: &str| scene.state(name);
     let item_state = state_index("item");
+    let moving = state_index("moving");
     let mut f = Frame2d {
         scene: scene.version,
         frame: snap.frame,
@@ -137,6 +139,10 @@ pub fn frame(
         let mut state = state_index(e.state);
         if e.state.is_empty() && world.item.has(id) {
             state = item_state;
+        } else if matches!(e.state, "" | "ready" | "blocked")
+            && world.vel.get(id).is_some_and(|v| v.is_moving())
+        {
+            state = moving;
         }
         let disc = matches!(world.collider.get(id), Some(Shape::Circle { .. }) | None);
         let half = if e.half == [0.0, 0.0] {
@@ -410,4 +416,141 @@ pub fn run_live(
     let state = if run.interrupted { "stopped" } else { "ended" };
     view.publish(&frame(sim, scene, status(&c, state), &mut snap));
     run
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simrob_swarm::scenario::{Overrides, Scenario};
+
+    fn hospital(duration: f64) -> (Scenario, Simulation) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/swarm/hospital.toml");
+        let scenario = Scenario::load(&path).expect("hospital");
+        let sim = scenario
+            .build(&Overrides {
+                duration: Some(duration),
+                ..Overrides::default()
+            })
+            .expect("build");
+        (scenario, sim)
+    }
+
+    /// Everything a run leaves behind that observing could change.
+    fn outcome(sim: &mut Simulation) -> String {
+        let poses: Vec<_> = sim.world().pose.iter().map(|(e, p)| (e.0, *p)).collect();
+        let mut s = sim.finish(0.0);
+        s.wall_seconds = 0.0;
+        format!(
+            "{poses:?} {}",
+            serde_json::to_string(&s).unwrap_or_default()
+        )
+    }
+
+    #[test]
+    fn observing_a_run_never_changes_it() {
+        let (_, mut alone) = hospital(120.0);
+        while alone.step() {}
+        let (scenario, mut watched) = hospital(120.0);
+        let scene = scene(watched.world(), scenario.map.as_ref(), "hospital");
+        let mut snap = seer::Snapshot::default();
+        let mut carried = 0;
+        while watched.step() {
+            let f = frame(&watched, &scene, Status2d::default(), &mut snap);
+            carried += f.carried.len();
+        }
+        assert!(
+            carried > 0,
+            "the run never carried an item: not a useful comparison"
+        );
+        assert_eq!(outcome(&mut alone), outcome(&mut watched));
+    }
+
+    /// The header of a binary frame.
+    fn header(bytes: &[u8]) -> serde_json::Value {
+        assert_eq!(&bytes[..4], super::super::MAGIC);
+        let len = u32::from_le_bytes(bytes[4..8].try_into().expect("length")) as usize;
+        serde_json::from_slice(&bytes[8..8 + len]).expect("header")
+    }
+
+    #[test]
+    fn a_page_pauses_steps_and_plays_the_run_to_its_end_unchanged() {
+        let (_, mut alone) = hospital(30.0);
+        while alone.step() {}
+        let (scenario, mut sim) = hospital(30.0);
+        let control = SwarmControl::new(false, 1.0);
+        let view = View2d::start(
+            "127.0.0.1:0".parse().expect("addr"),
+            control.clone(),
+            "swarm",
+            "test",
+            crate::Guard::default(),
+        )
+        .expect("view");
+        let addr = view.addr();
+        let page = std::thread::spawn(move || {
+            let stream = std::net::TcpStream::connect(addr).expect("connect");
+            let (mut ws, _) =
+                tungstenite::client::client(format!("ws://{addr}/ws"), stream).expect("ws");
+            let wait = |ws: &mut tungstenite::WebSocket<std::net::TcpStream>,
+                        want: &dyn Fn(&serde_json::Value) -> bool|
+             -> serde_json::Value {
+                loop {
+                    match ws.read().expect("read") {
+                        tungstenite::Message::Binary(b) => {
+                            let h = header(&b);
+                            if want(&h) {
+                                return h;
+                            }
+                        }
+                        tungstenite::Message::Text(t) => {
+                            assert!(!t.contains("Error"), "{t}");
+                        }
+                        _ => {}
+                    }
+                }
+            };
+            let cmd = |ws: &mut tungstenite::WebSocket<std::net::TcpStream>,
+                       c: serde_json::Value| {
+                ws.send(tungstenite::Message::Text(c.to_string().into()))
+                    .expect("send");
+            };
+            let h = wait(&mut ws, &|h| h["status"]["state"] == "paused");
+            assert_eq!(h["frame"], 0);
+            cmd(&mut ws, serde_json::json!({"cmd": "step", "value": 5}));
+            let h = wait(&mut ws, &|h| h["frame"] == 5);
+            assert_eq!(h["status"]["state"], "paused");
+            cmd(&mut ws, serde_json::json!({"cmd": "step"}));
+            wait(&mut ws, &|h| h["frame"] == 6);
+            cmd(&mut ws, serde_json::json!({"cmd": "speed", "value": 0}));
+            cmd(&mut ws, serde_json::json!({"cmd": "play"}));
+            let h = wait(&mut ws, &|h| h["status"]["state"] == "ended");
+            assert_eq!(h["status"]["speed"], 0.0);
+            h
+        });
+        let stop = AtomicBool::new(false);
+        let scene = scene(sim.world(), scenario.map.as_ref(), "hospital");
+        let run = run_live(&mut sim, &scene, &view, &control, &stop);
+        assert!(!run.interrupted);
+        let last = page.join().expect("page");
+        assert_eq!(last["frame"], sim.frame());
+        assert_eq!(outcome(&mut alone), outcome(&mut sim));
+    }
+
+    #[test]
+    fn bad_page_commands_are_refused_and_change_nothing() {
+        let control = SwarmControl::new(false, 1.0);
+        let before = control.get();
+        for cmd in [
+            serde_json::json!({"cmd": "speed", "value": -1}),
+            serde_json::json!({"cmd": "speed"}),
+            serde_json::json!({"cmd": "step", "value": 0}),
+            serde_json::json!({"cmd": "step", "value": 1e12}),
+            serde_json::json!({"cmd": "fly"}),
+            serde_json::json!({"nothing": 1}),
+        ] {
+            assert!(control.command(&cmd).is_err(), "{cmd}");
+        }
+        assert_eq!(control.get(), before);
+    }
 }
