@@ -211,11 +211,7 @@ impl Scene {
         let default_pair = Interaction {
             material_1: 0,
             material_2: 0,
-            hardness: d.hardness,
-            bounciness: d.bounciness,
-            slip1: d.slip1,
-            slip2: d.slip2,
-            friction: d.friction,
+            contact: d,
         };
         let mut s = OdeScene::new(api, stepper, &self.interactions, default_pair);
         s.add(&self.field);

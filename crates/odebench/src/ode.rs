@@ -514,7 +514,7 @@ unsafe extern "C" fn near(data: Ptr, o1: Ptr, o2: Ptr) {
         if wheel1 && wheel2 {
             return;
         }
-        let i = scene.interaction(m1, m2);
+        let i = scene.interaction(m1, m2).contact;
         let surface = Surface {
             mode: CONTACT_SOFT_ERP
                 | CONTACT_SOFT_CFM

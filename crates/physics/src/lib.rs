@@ -73,37 +73,56 @@ pub type Vec3 = [f64; 3];
 /// A unit quaternion `[x, y, z, w]`.
 pub type Quat = [f64; 4];
 
-/// Index of a body inside a backend (dense, in order of creation).
-pub type BodyId = u32;
-/// Index of a joint inside a backend (dense, in order of creation).
-pub type JointId = u32;
+pub use simrob_protocol::{Contact, Shape};
 
-/// The collision/inertia shape of a body.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub enum ShapeDesc {
-    Sphere {
-        radius: f64,
-    },
-    /// Full side lengths.
-    Box {
-        size: Vec3,
-    },
-    /// Along the body's local Z axis.
-    Cylinder {
-        radius: f64,
-        length: f64,
-    },
-    /// Collides as a sphere of `radius`, never with other wheels; inertia of the cylinder.
-    WheelCylinder {
-        radius: f64,
-        length: f64,
-    },
+/// Index of a body inside a backend: dense, in order of creation (not the body id an entity
+/// gives its body on the wire).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[repr(transparent)]
+#[serde(transparent)]
+pub struct BodyId(pub u32);
+
+/// Index of a joint inside a backend: dense, in order of creation (not the joint id an entity
+/// gives its joint on the wire).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[repr(transparent)]
+#[serde(transparent)]
+pub struct JointId(pub u32);
+
+impl BodyId {
+    /// The position in the backend's body list.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl JointId {
+    /// The position in the backend's joint list.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for BodyId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::fmt::Display for JointId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
 }
 
 /// Everything needed to create one rigid body.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BodyDesc {
-    pub shape: ShapeDesc,
+    pub shape: Shape,
     /// kg; any negative value (the protocol's −1) makes the body static (infinite mass).
     pub mass: f64,
     /// Material id used to pick the interaction of a colliding pair.
@@ -130,14 +149,26 @@ pub enum JointDesc {
     },
 }
 
-/// Parameters of a material pair (seed 000 §2.3, ODE semantics).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Interaction {
-    pub hardness: f64,
-    pub bounciness: f64,
-    pub slip1: f64,
-    pub slip2: f64,
-    pub friction: f64,
+impl JointDesc {
+    /// The two bodies it joins.
+    pub fn bodies(&self) -> (BodyId, BodyId) {
+        match *self {
+            JointDesc::Fixed { body_1, body_2 } | JointDesc::Wheel { body_1, body_2, .. } => {
+                (body_1, body_2)
+            }
+        }
+    }
+
+    /// The same joint between other bodies: `f` maps each of its two.
+    pub fn with_bodies(mut self, f: impl Fn(BodyId) -> BodyId) -> JointDesc {
+        match &mut self {
+            JointDesc::Fixed { body_1, body_2 } | JointDesc::Wheel { body_1, body_2, .. } => {
+                *body_1 = f(*body_1);
+                *body_2 = f(*body_2);
+            }
+        }
+        self
+    }
 }
 
 /// World-wide simulation parameters.
@@ -154,7 +185,7 @@ pub struct StepParams {
     /// Faster, less exact solver.
     pub fast_mode: bool,
     /// The interaction used for a pair of materials that has none registered.
-    pub default_interaction: Interaction,
+    pub default_interaction: Contact,
 }
 
 impl Default for StepParams {
@@ -165,13 +196,7 @@ impl Default for StepParams {
             world_hardness: 1e-5,
             world_bounciness: 0.2,
             fast_mode: false,
-            default_interaction: Interaction {
-                hardness: 0.15,
-                bounciness: 0.6,
-                slip1: 0.1,
-                slip2: 0.1,
-                friction: 1.0,
-            },
+            default_interaction: Contact::DEFAULT,
         }
     }
 }
@@ -224,7 +249,7 @@ pub trait PhysicsBackend {
     /// Number of joints.
     fn joint_count(&self) -> usize;
     /// Replaces the per-material-pair interactions (unordered pairs).
-    fn set_interactions(&mut self, pairs: &[((u32, u32), Interaction)]);
+    fn set_interactions(&mut self, pairs: &[((u32, u32), Contact)]);
     /// Sets the world parameters.
     fn set_params(&mut self, params: &StepParams) -> Result<(), PhysicsError>;
     /// The world parameters.

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::mapping::{contact_spring, ode_spring, slip_friction};
 use crate::{
-    BodyDesc, BodyId, BodyState, Interaction, JointDesc, JointId, PhysicsBackend, PhysicsError,
-    RayHit, ShapeDesc, StepParams, Vec3,
+    BodyDesc, BodyId, BodyState, Contact, JointDesc, JointId, PhysicsBackend, PhysicsError, RayHit,
+    Shape, StepParams, Vec3,
 };
 
 /// Collision group of ordinary bodies.
@@ -54,7 +54,7 @@ struct State {
     bodies: Vec<BodyEntry>,
     joints: Vec<JointEntry>,
     params: StepParams,
-    interactions: Vec<((u32, u32), Interaction)>,
+    interactions: Vec<((u32, u32), Contact)>,
 }
 
 /// Friction and restitution of a material pair, precomputed for the contact hook.
@@ -65,7 +65,7 @@ struct PairCoefficients {
 }
 
 impl PairCoefficients {
-    fn of(i: &Interaction, h: f64) -> Self {
+    fn of(i: &Contact, h: f64) -> Self {
         PairCoefficients {
             friction: slip_friction(i.friction, i.slip1, i.slip2) as f32,
             restitution: contact_spring(i.hardness, i.bounciness, h).restitution() as f32,
@@ -92,7 +92,7 @@ fn material_of(c: &Collider) -> u32 {
 }
 
 fn body_of(c: &Collider) -> BodyId {
-    ((c.user_data >> 32) & 0xffff_ffff) as u32
+    BodyId(((c.user_data >> 32) & 0xffff_ffff) as u32)
 }
 
 impl PhysicsHooks for MaterialHooks {
@@ -168,18 +168,18 @@ fn collider_for(desc: &BodyDesc) -> Result<ColliderBuilder, PhysicsError> {
     // Cylinders lie along the body's local Z; rapier's lie along local Y: rotate by +90° about X.
     let y_to_z = Vector::new(std::f32::consts::FRAC_PI_2, 0.0, 0.0);
     let builder = match desc.shape {
-        ShapeDesc::Sphere { radius } => ColliderBuilder::ball(positive("Radius", radius)?),
-        ShapeDesc::Box { size } => ColliderBuilder::cuboid(
+        Shape::Sphere { radius } => ColliderBuilder::ball(positive("Radius", radius)?),
+        Shape::Box { size } => ColliderBuilder::cuboid(
             positive("Size_X", size[0])? * 0.5,
             positive("Size_Y", size[1])? * 0.5,
             positive("Size_Z", size[2])? * 0.5,
         ),
-        ShapeDesc::Cylinder { radius, length } => ColliderBuilder::cylinder(
+        Shape::Cylinder { radius, length } => ColliderBuilder::cylinder(
             positive("Length", length)? * 0.5,
             positive("Radius", radius)?,
         )
         .rotation(y_to_z),
-        ShapeDesc::WheelCylinder { radius, length } => {
+        Shape::WheelCylinder { radius, length } => {
             let r = positive("Radius", radius)?;
             let hh = positive("Length", length)? * 0.5;
             let b = ColliderBuilder::ball(r).collision_groups(InteractionGroups::new(
@@ -285,7 +285,7 @@ impl RapierBackend {
     fn body(&self, id: BodyId) -> Result<&BodyEntry, PhysicsError> {
         self.state
             .bodies
-            .get(id as usize)
+            .get(id.index())
             .ok_or(PhysicsError::NoSuchBody(id))
     }
 }
@@ -314,9 +314,9 @@ impl PhysicsBackend for RapierBackend {
             )));
         }
         let pose = pose_of(desc.position, desc.orientation)?;
-        let id = self.state.bodies.len() as BodyId;
+        let id = BodyId(self.state.bodies.len() as u32);
         let collider = collider_for(desc)?
-            .user_data(((id as u128) << 32) | desc.material as u128)
+            .user_data((u128::from(id.0) << 32) | desc.material as u128)
             .active_hooks(ActiveHooks::MODIFY_SOLVER_CONTACTS);
         let rb = if desc.mass > 0.0 {
             RigidBodyBuilder::dynamic()
@@ -340,11 +340,7 @@ impl PhysicsBackend for RapierBackend {
     }
 
     fn add_joint(&mut self, desc: &JointDesc) -> Result<JointId, PhysicsError> {
-        let (b1, b2) = match desc {
-            JointDesc::Fixed { body_1, body_2 } | JointDesc::Wheel { body_1, body_2, .. } => {
-                (*body_1, *body_2)
-            }
-        };
+        let (b1, b2) = desc.bodies();
         if b1 == b2 {
             return Err(PhysicsError::Invalid(
                 "a joint must connect two different bodies".into(),
@@ -404,7 +400,7 @@ impl PhysicsBackend for RapierBackend {
             }
         };
         let handle = self.state.world.insert_impulse_joint(h1, h2, joint);
-        let id = self.state.joints.len() as JointId;
+        let id = JointId(self.state.joints.len() as u32);
         self.state.joints.push(JointEntry {
             handle,
             desc: *desc,
@@ -434,8 +430,8 @@ impl PhysicsBackend for RapierBackend {
         self.state.joints.len()
     }
 
-    fn set_interactions(&mut self, pairs: &[((u32, u32), Interaction)]) {
-        let mut merged: Vec<((u32, u32), Interaction)> = Vec::new();
+    fn set_interactions(&mut self, pairs: &[((u32, u32), Contact)]) {
+        let mut merged: Vec<((u32, u32), Contact)> = Vec::new();
         for ((a, b), i) in pairs {
             let key = pair_key(*a, *b);
             match merged.iter_mut().find(|(k, _)| *k == key) {
@@ -487,7 +483,7 @@ impl PhysicsBackend for RapierBackend {
         let entry = self
             .state
             .joints
-            .get_mut(joint as usize)
+            .get_mut(joint.index())
             .ok_or(PhysicsError::NoSuchJoint(joint))?;
         if !matches!(entry.desc, JointDesc::Wheel { .. }) {
             return Err(PhysicsError::NotAWheelJoint(joint));
@@ -506,7 +502,7 @@ impl PhysicsBackend for RapierBackend {
         let entry = self
             .state
             .joints
-            .get(joint as usize)
+            .get(joint.index())
             .ok_or(PhysicsError::NoSuchJoint(joint))?;
         match entry.desc {
             JointDesc::Wheel { .. } => Ok(entry.motor_target),

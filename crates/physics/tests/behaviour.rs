@@ -6,7 +6,7 @@ const IDENTITY: Quat = [0.0, 0.0, 0.0, 1.0];
 
 fn floor(p: &mut RapierBackend) -> BodyId {
     p.add_body(&BodyDesc {
-        shape: ShapeDesc::Box {
+        shape: Shape::Box {
             size: [4.0, 4.0, 0.1],
         },
         mass: -1.0,
@@ -19,7 +19,7 @@ fn floor(p: &mut RapierBackend) -> BodyId {
 
 fn ball(p: &mut RapierBackend, z: f64) -> BodyId {
     p.add_body(&BodyDesc {
-        shape: ShapeDesc::Sphere { radius: 0.03 },
+        shape: Shape::Sphere { radius: 0.03 },
         mass: 0.6,
         material: 1,
         position: [0.0, 0.0, z],
@@ -57,7 +57,7 @@ fn ball_bounces_then_rests_on_the_floor_top() {
     floor(&mut p);
     p.set_interactions(&[(
         (0, 1),
-        Interaction {
+        Contact {
             hardness: 0.1,
             bounciness: 0.7,
             slip1: 0.1,
@@ -147,7 +147,7 @@ fn wheels_never_collide_with_wheels() {
     let mut p = RapierBackend::default();
     let wheel = |p: &mut RapierBackend, x: f64| {
         p.add_body(&BodyDesc {
-            shape: ShapeDesc::WheelCylinder {
+            shape: Shape::WheelCylinder {
                 radius: 0.1,
                 length: 0.05,
             },

@@ -269,6 +269,18 @@ pub(crate) fn entity_id(el: &Element) -> Result<u32, DecodeError> {
     }
 }
 
+/// The `<Hardness>`, `<Bounciness>`, `<Slip1>`, `<Slip2>` and `<Friction>` children of an
+/// `<Interaction>` (or of a save file's `<Default_Interaction>`).
+pub fn decode_contact(el: &Element) -> Result<Contact, DecodeError> {
+    Ok(Contact {
+        hardness: el.child_f64("Hardness")?,
+        bounciness: el.child_f64("Bounciness")?,
+        slip1: el.child_f64("Slip1")?,
+        slip2: el.child_f64("Slip2")?,
+        friction: el.child_f64("Friction")?,
+    })
+}
+
 /// Decodes the materials and interactions of a `Register_Materials_Interactions` element
 /// (the `Command` attribute is not checked). Children other than `<Material>`,
 /// `<Interaction>` and `<Response>` are an error.
@@ -296,11 +308,7 @@ pub fn decode_materials_element(
                     Ok(Interaction {
                         material_1: child.child_u32("Material_1")?,
                         material_2: child.child_u32("Material_2")?,
-                        hardness: child.child_f64("Hardness")?,
-                        bounciness: child.child_f64("Bounciness")?,
-                        slip1: child.child_f64("Slip1")?,
-                        slip2: child.child_f64("Slip2")?,
-                        friction: child.child_f64("Friction")?,
+                        contact: decode_contact(child)?,
                     })
                 })()
                 .map_err(|e: DecodeError| e.within(seg))?;

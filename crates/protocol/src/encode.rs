@@ -93,18 +93,24 @@ pub fn materials_element(
         );
     }
     for i in interactions {
-        el.push(
+        el.push(contact_children(
             Element::new("Interaction")
                 .with_child(Element::leaf("Material_1", i.material_1))
-                .with_child(Element::leaf("Material_2", i.material_2))
-                .with_child(Element::leaf("Hardness", real(i.hardness)))
-                .with_child(Element::leaf("Bounciness", real(i.bounciness)))
-                .with_child(Element::leaf("Slip1", real(i.slip1)))
-                .with_child(Element::leaf("Slip2", real(i.slip2)))
-                .with_child(Element::leaf("Friction", real(i.friction))),
-        );
+                .with_child(Element::leaf("Material_2", i.material_2)),
+            &i.contact,
+        ));
     }
     el
+}
+
+/// `el` with the children `<Hardness>`, `<Bounciness>`, `<Slip1>`, `<Slip2>` and
+/// `<Friction>` of `c` appended (what [`crate::decode_contact`] reads).
+pub fn contact_children(el: Element, c: &Contact) -> Element {
+    el.with_child(Element::leaf("Hardness", real(c.hardness)))
+        .with_child(Element::leaf("Bounciness", real(c.bounciness)))
+        .with_child(Element::leaf("Slip1", real(c.slip1)))
+        .with_child(Element::leaf("Slip2", real(c.slip2)))
+        .with_child(Element::leaf("Friction", real(c.friction)))
 }
 
 /// `<Control_Request Command="Create_Entity" Type="…"><Data>…</Data></Control_Request>`
@@ -287,8 +293,19 @@ pub fn encode_broadcast(b: &Broadcast) -> String {
 
 fn write_vec3(out: &mut String, names: [&str; 3], v: Vec3) {
     for (name, value) in names.iter().zip(v) {
-        write_leaf(out, name, real(value));
+        write_real_leaf(out, name, value);
     }
+}
+
+/// `<name>v</name>`, `v` as [`real`] prints it.
+fn write_real_leaf(out: &mut String, name: &str, v: f64) {
+    out.push('<');
+    out.push_str(name);
+    out.push('>');
+    real(v).push_to(out);
+    out.push_str("</");
+    out.push_str(name);
+    out.push('>');
 }
 
 /// A real number for printing (see [`real`]).
@@ -316,26 +333,134 @@ pub fn real(v: f64) -> Real {
 
 impl std::fmt::Display for Real {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let v = self.0;
-        // Both forms are the shortest round-tripping digits (Rust's float formatting).
+        let mut buf = RealText::new();
+        f.write_str(buf.format(self.0))
+    }
+}
+
+impl Real {
+    /// Appends the text to `out` (what `Display` writes, without the formatter's machinery).
+    pub fn push_to(self, out: &mut String) {
+        let mut buf = RealText::new();
+        out.push_str(buf.format(self.0));
+    }
+}
+
+/// The text of a [`Real`], made on the stack. Rust's float formatting is run once, in
+/// exponent notation (the shortest round-tripping digits and their exponent); the plain
+/// notation — what `{}` prints, never with an exponent — is laid out from those digits, and
+/// the shorter of the two is kept (plain when it has at most 8 characters or ties).
+struct RealText {
+    /// Exponent notation first, then the plain one after it.
+    buf: [u8; 64],
+    len: usize,
+}
+
+impl std::fmt::Write for RealText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let dst = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        dst.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+impl RealText {
+    fn new() -> Self {
+        RealText {
+            buf: [0; 64],
+            len: 0,
+        }
+    }
+
+    fn format(&mut self, v: f64) -> &str {
+        use std::fmt::Write as _;
         let single = v.is_finite() && (v as f32) as f64 == v;
-        let plain = if single {
-            format!("{}", v as f32)
+        // At most 25 bytes ("-1.2345678901234567e-308"): cannot overflow.
+        let _ = if single {
+            write!(self, "{:e}", v as f32)
         } else {
-            format!("{v}")
+            write!(self, "{v:e}")
         };
-        // Exponent notation is shorter only for very small or very large magnitudes.
-        if plain.len() > 8 {
-            let exp = if single {
-                format!("{:e}", v as f32)
-            } else {
-                format!("{v:e}")
-            };
-            if exp.len() < plain.len() {
-                return f.write_str(&exp);
+        let exp_len = self.len;
+        if !v.is_finite() {
+            // "NaN", "inf", "-inf": the same in both notations.
+            return self.text(0, exp_len);
+        }
+        // Split "-d.ddde-x" into sign, digits and exponent.
+        let bytes = &self.buf[..exp_len];
+        let negative = bytes[0] == b'-';
+        let e_at = bytes.iter().rposition(|&b| b == b'e').unwrap_or(exp_len);
+        let exponent: i32 = std::str::from_utf8(&bytes[e_at + 1..])
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0);
+        let mut digits = [0u8; 20];
+        let mut n = 0;
+        for &b in &bytes[usize::from(negative)..e_at] {
+            if b.is_ascii_digit() && n < digits.len() {
+                digits[n] = b;
+                n += 1;
             }
         }
-        f.write_str(&plain)
+        let sign = usize::from(negative);
+        let plain_len = if exponent >= 0 {
+            let int_digits = exponent as usize + 1;
+            if n <= int_digits {
+                sign + int_digits
+            } else {
+                sign + n + 1
+            }
+        } else {
+            sign + 1 + exponent.unsigned_abs() as usize + n
+        };
+        if plain_len > 8 && exp_len < plain_len {
+            return self.text(0, exp_len);
+        }
+        if plain_len > self.buf.len() - exp_len {
+            // Longer than the buffer's rest: exponent notation was shorter (returned above).
+            return self.text(0, exp_len);
+        }
+        // Lay the plain notation out after the exponent one.
+        let mut at = exp_len;
+        let buf = &mut self.buf;
+        let mut put = |b: u8| {
+            if let Some(slot) = buf.get_mut(at) {
+                *slot = b;
+            }
+            at += 1;
+        };
+        if negative {
+            put(b'-');
+        }
+        if exponent >= 0 {
+            let int_digits = exponent as usize + 1;
+            for (i, &d) in digits[..n].iter().enumerate() {
+                if i == int_digits {
+                    put(b'.');
+                }
+                put(d);
+            }
+            for _ in n..int_digits {
+                put(b'0');
+            }
+        } else {
+            put(b'0');
+            put(b'.');
+            for _ in 1..exponent.unsigned_abs() {
+                put(b'0');
+            }
+            for &d in &digits[..n] {
+                put(d);
+            }
+        }
+        self.text(exp_len, at)
+    }
+
+    fn text(&self, from: usize, to: usize) -> &str {
+        // Only ASCII was written.
+        std::str::from_utf8(&self.buf[from..to]).unwrap_or("NaN")
     }
 }
 
@@ -367,13 +492,13 @@ pub fn encode_broadcast_into(b: &Broadcast, out: &mut String) {
         write_leaf(out, "Entity_id", body.entity_id);
         write_leaf(out, "Body_id", body.id);
         write_leaf(out, "Material", body.material);
-        write_leaf(out, "Mass", real(body.mass));
+        write_real_leaf(out, "Mass", body.mass);
         match &body.shape {
-            Shape::Sphere { radius } => write_leaf(out, "Radius", real(*radius)),
+            Shape::Sphere { radius } => write_real_leaf(out, "Radius", *radius),
             Shape::Box { size } => write_vec3(out, SIZE, *size),
             Shape::Cylinder { radius, length } | Shape::WheelCylinder { radius, length } => {
-                write_leaf(out, "Length", real(*length));
-                write_leaf(out, "Radius", real(*radius));
+                write_real_leaf(out, "Length", *length);
+                write_real_leaf(out, "Radius", *radius);
             }
         }
         write_vec3(out, POSITION, body.position);

@@ -145,14 +145,15 @@ mod encode;
 
 pub use commands::{Command, Family};
 pub use decode::{
-    decode_body_element, decode_body_state_element, decode_broadcast_element, decode_datagram,
-    decode_entity_spec_element, decode_joint_element, decode_materials_element,
+    decode_body_element, decode_body_state_element, decode_broadcast_element, decode_contact,
+    decode_datagram, decode_entity_spec_element, decode_joint_element, decode_materials_element,
     decode_request_element, decode_response_element, decode_server_message,
 };
 pub use encode::{
-    body_element, encode_broadcast, encode_broadcast_into, encode_entity_spec, encode_request,
-    encode_requests, encode_response, encode_server_message, entity_spec_element, joint_element,
-    materials_element, message_element, real, request_element, response_element, Real,
+    body_element, contact_children, encode_broadcast, encode_broadcast_into, encode_entity_spec,
+    encode_request, encode_requests, encode_response, encode_server_message, entity_spec_element,
+    joint_element, materials_element, message_element, real, request_element, response_element,
+    Real,
 };
 pub use error::{DecodeError, DecodeErrorKind, Position};
 pub use keys::{config_keys, CommandKeys, KeysError};

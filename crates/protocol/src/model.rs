@@ -57,6 +57,16 @@ pub struct Material {
 pub struct Interaction {
     pub material_1: u32,
     pub material_2: u32,
+    /// How the two materials meet.
+    pub contact: Contact,
+}
+
+/// How two materials meet, in ODE's parameters: the contact's softness (`Hardness` = CFM,
+/// `Bounciness` = ERP), force-dependent slip of each side and the Coulomb friction
+/// coefficient. The one definition shared by the wire format, the world and the physics
+/// engine (which maps it as its crate docs say).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Contact {
     pub hardness: f64,
     pub bounciness: f64,
     pub slip1: f64,
@@ -64,15 +74,37 @@ pub struct Interaction {
     pub friction: f64,
 }
 
-/// Shape of a body (`<Body Type=…>`).
-#[derive(Debug, Clone, PartialEq)]
+impl Contact {
+    /// The interaction of a material pair with none registered (`default*interaction` of the
+    /// SimRob manual's configuration file).
+    pub const DEFAULT: Contact = Contact {
+        hardness: 0.15,
+        bounciness: 0.6,
+        slip1: 0.1,
+        slip2: 0.1,
+        friction: 1.0,
+    };
+}
+
+impl Default for Contact {
+    fn default() -> Self {
+        Contact::DEFAULT
+    }
+}
+
+/// Shape of a body (`<Body Type=…>`), in the body's frame: the one definition shared by the
+/// wire format, the world and the physics engine. Cylinders (and wheel cylinders) lie along
+/// the body's local Z axis, as in ODE.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Shape {
     Sphere {
         radius: f64,
     },
+    /// Full side lengths.
     Box {
         size: Vec3,
     },
+    /// Along the body's local Z axis.
     Cylinder {
         radius: f64,
         length: f64,

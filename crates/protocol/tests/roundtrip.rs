@@ -190,11 +190,13 @@ fn control_request() -> impl Strategy<Value = ControlRequest> {
                     Interaction {
                         material_1,
                         material_2,
-                        hardness,
-                        bounciness,
-                        slip1,
-                        slip2,
-                        friction,
+                        contact: Contact {
+                            hardness,
+                            bounciness,
+                            slip1,
+                            slip2,
+                            friction,
+                        },
                     }
                 },
             ),

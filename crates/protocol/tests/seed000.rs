@@ -86,11 +86,13 @@ fn s2_3_register_materials_interactions() {
     let inter = |m1, m2, hardness, bounciness, slip| Interaction {
         material_1: m1,
         material_2: m2,
-        hardness,
-        bounciness,
-        slip1: slip,
-        slip2: slip,
-        friction: 1.0,
+        contact: Contact {
+            hardness,
+            bounciness,
+            slip1: slip,
+            slip2: slip,
+            friction: 1.0,
+        },
     };
     assert_eq!(
         control("2_3_register_materials_interactions.xml"),

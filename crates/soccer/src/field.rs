@@ -22,7 +22,9 @@
 //! the ball and the robots never touch them (a box at the surface, or within the engine's contact prediction distance of it, would catch a rolling ball on its edges),
 //! and the viewer draws them on the carpet.
 
-use simrob_protocol::{BodySpec, ControlRequest, EntitySpec, Interaction, Material, Shape};
+use simrob_protocol::{
+    BodySpec, Contact, ControlRequest, EntitySpec, Interaction, Material, Shape,
+};
 
 /// Material ids of the KidSize scene.
 pub mod material {
@@ -221,11 +223,13 @@ impl KidSizeField {
         let i = |a, b, hardness, bounciness, friction| Interaction {
             material_1: a,
             material_2: b,
-            hardness,
-            bounciness,
-            slip1: 0.0,
-            slip2: 0.0,
-            friction,
+            contact: Contact {
+                hardness,
+                bounciness,
+                slip1: 0.0,
+                slip2: 0.0,
+                friction,
+            },
         };
         ControlRequest::RegisterMaterialsInteractions {
             materials: vec![

@@ -1,6 +1,6 @@
 //! The world's defaults (seed 000 §6, the keys that concern the simulation itself).
 
-use simrob_physics::Interaction;
+use simrob_protocol::Contact;
 
 /// Defaults applied by the world when a request leaves a value out, and its initial
 /// parameters. Every field has a built-in default so no configuration file is needed.
@@ -13,7 +13,7 @@ pub struct WorldConfig {
     /// `defaultphysicsworldhardness`: global CFM (joints).
     pub default_world_hardness: f64,
     /// `default*interaction`: the interaction of a material pair with none registered.
-    pub default_interaction: Interaction,
+    pub default_interaction: Contact,
     /// `defaultgravity`: m/s² along Z.
     pub default_gravity: f64,
     /// `defaultwheeljointhardness`.
@@ -38,13 +38,7 @@ impl Default for WorldConfig {
             default_step_size: 0.01,
             default_world_bounciness: 0.2,
             default_world_hardness: 1e-5,
-            default_interaction: Interaction {
-                hardness: 0.15,
-                bounciness: 0.6,
-                slip1: 0.1,
-                slip2: 0.1,
-                friction: 1.0,
-            },
+            default_interaction: Contact::DEFAULT,
             default_gravity: -9.8,
             default_wheel_joint_hardness: 0.001,
             default_wheel_joint_bounciness: 0.9,

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use simrob_physics::{BodyDesc, BodyId, JointDesc, JointId, PhysicsBackend, ShapeDesc};
+use simrob_physics::{BodyDesc, BodyId, JointDesc, JointId, PhysicsBackend};
 use simrob_protocol::{BodySpec, EntitySpec, JointSpec, Shape};
 
 use crate::{invalid, orientation, WorldConfig, WorldError};
@@ -48,18 +48,9 @@ pub(crate) struct Entity {
 
 /// A validated entity: engine descriptions with joint bodies as indices into `bodies`.
 pub(crate) struct Plan {
-    bodies: Vec<(u32, Shape, BodyDesc)>,
+    bodies: Vec<(u32, BodyDesc)>,
     /// (joint id, desc with body indices local to `bodies`).
     joints: Vec<(u32, JointDesc)>,
-}
-
-fn physics_shape(shape: &Shape) -> ShapeDesc {
-    match *shape {
-        Shape::Sphere { radius } => ShapeDesc::Sphere { radius },
-        Shape::Box { size } => ShapeDesc::Box { size },
-        Shape::Cylinder { radius, length } => ShapeDesc::Cylinder { radius, length },
-        Shape::WheelCylinder { radius, length } => ShapeDesc::WheelCylinder { radius, length },
-    }
 }
 
 fn check_positive(at: &str, name: &str, v: f64) -> Result<(), WorldError> {
@@ -111,7 +102,7 @@ fn body_desc(
     check_finite3(at, "Position", &body.position)?;
     check_finite3(at, "Rotation", &body.rotation)?;
     Ok(BodyDesc {
-        shape: physics_shape(&body.shape),
+        shape: body.shape,
         mass,
         material,
         position: body.position,
@@ -171,11 +162,14 @@ pub(crate) fn plan(
     let mut index_of = BTreeMap::new();
     for b in &bodies {
         let at = format!("Create_Entity {} {eid}: Body {}", spec.type_name(), b.id);
-        if index_of.insert(b.id, planned.len() as u32).is_some() {
+        if index_of
+            .insert(b.id, BodyId(planned.len() as u32))
+            .is_some()
+        {
             return invalid(format!("{at}: Body_id {} is used twice", b.id));
         }
         let desc = body_desc(&at, b, config, material_known)?;
-        planned.push((b.id, b.shape.clone(), desc));
+        planned.push((b.id, desc));
     }
     let mut planned_joints = Vec::with_capacity(joints.len());
     let mut joint_ids = BTreeMap::new();
@@ -194,7 +188,7 @@ pub(crate) fn plan(
         if i1 == i2 {
             return invalid(format!("{at}: a joint must connect two different bodies"));
         }
-        if planned[i1 as usize].2.mass < 0.0 && planned[i2 as usize].2.mass < 0.0 {
+        if planned[i1.index()].1.mass < 0.0 && planned[i2.index()].1.mass < 0.0 {
             return invalid(format!(
                 "{at}: a joint between two static bodies cannot move"
             ));
@@ -304,41 +298,20 @@ pub(crate) fn build<P: PhysicsBackend>(
         ))
     };
     let mut bodies = Vec::with_capacity(plan.bodies.len());
-    for (body_id, shape, desc) in plan.bodies {
+    for (body_id, desc) in plan.bodies {
         let handle = physics.add_body(&desc).map_err(engine)?;
         bodies.push(EntityBody {
             body_id,
             handle,
-            shape,
+            shape: desc.shape,
             material: desc.material,
             mass: desc.mass,
         });
     }
     let mut joints = BTreeMap::new();
     for (joint_id, desc) in plan.joints {
-        let desc = match desc {
-            JointDesc::Fixed { body_1, body_2 } => JointDesc::Fixed {
-                body_1: bodies[body_1 as usize].handle,
-                body_2: bodies[body_2 as usize].handle,
-            },
-            JointDesc::Wheel {
-                body_1,
-                body_2,
-                axis_1,
-                axis_2,
-                hardness,
-                bounciness,
-                max_torque,
-            } => JointDesc::Wheel {
-                body_1: bodies[body_1 as usize].handle,
-                body_2: bodies[body_2 as usize].handle,
-                axis_1,
-                axis_2,
-                hardness,
-                bounciness,
-                max_torque,
-            },
-        };
+        // The plan's joints name bodies by their index in this entity.
+        let desc = desc.with_bodies(|local| bodies[local.index()].handle);
         joints.insert(joint_id, physics.add_joint(&desc).map_err(engine)?);
     }
     let kind = match spec {
@@ -351,7 +324,12 @@ pub(crate) fn build<P: PhysicsBackend>(
                 .iter()
                 .find(|b| b.body_id == *reference_body)
                 .map(|b| b.handle)
-                .ok_or_else(|| engine(simrob_physics::PhysicsError::NoSuchBody(*reference_body)))?;
+                .ok_or_else(|| {
+                    WorldError::Invalid(format!(
+                        "Create_Entity Robot {}: Reference_Body {reference_body} is not a body of this robot",
+                        spec.entity_id()
+                    ))
+                })?;
             let motors = motors
                 .iter()
                 .filter_map(|m| joints.get(m).map(|j| (*m, *j)))
@@ -361,7 +339,7 @@ pub(crate) fn build<P: PhysicsBackend>(
         EntitySpec::Field { .. } => EntityKind::Field,
         EntitySpec::Ball { .. } => EntityKind::Ball,
         EntitySpec::Humanoid { .. } => EntityKind::Humanoid {
-            reference: bodies.first().map(|b| b.handle).unwrap_or_default(),
+            reference: bodies.first().map_or(BodyId(0), |b| b.handle),
         },
     };
     Ok(Entity {

@@ -22,7 +22,7 @@
 
 use std::collections::BTreeMap;
 
-use simrob_physics::{euler_to_quat, BodyDesc, BodyId, BodyState, PhysicsBackend, ShapeDesc};
+use simrob_physics::{euler_to_quat, BodyDesc, BodyId, BodyState, PhysicsBackend};
 use simrob_protocol::{EntitySpec, Shape};
 use simrob_soccer::camera::{RobotView, SceneView};
 use simrob_soccer::humanoid::{PARTS, PART_SIZES};
@@ -181,11 +181,11 @@ impl Soccer {
         let rng = SimRng::for_stream(spec.seed.unwrap_or(spec.entity_id as u64), 0x4855_4d41);
         let model = Humanoid::new(spec.entity_id, spec.team, spec.pose, rng);
         let poses = model.part_poses(&self.table);
-        let mut parts = [0; 6];
+        let mut parts = [BodyId(0); 6];
         let mut bodies = Vec::with_capacity(6);
         for (i, pose) in poses.iter().enumerate() {
             let desc = BodyDesc {
-                shape: ShapeDesc::Box {
+                shape: Shape::Box {
                     size: PART_SIZES[i],
                 },
                 mass: -1.0,
@@ -202,9 +202,7 @@ impl Soccer {
             bodies.push(EntityBody {
                 body_id: i as u32,
                 handle: parts[i],
-                shape: Shape::Box {
-                    size: PART_SIZES[i],
-                },
+                shape: desc.shape,
                 material,
                 mass: -1.0,
             });
@@ -340,7 +338,7 @@ impl Soccer {
         self.materials = vec![u32::MAX; physics.body_count()];
         for e in entities.values() {
             for b in &e.bodies {
-                if let Some(m) = self.materials.get_mut(b.handle as usize) {
+                if let Some(m) = self.materials.get_mut(b.handle.index()) {
                     *m = b.material;
                 }
             }
@@ -370,7 +368,7 @@ impl Soccer {
             };
             let other = self
                 .materials
-                .get(hit.body as usize)
+                .get(hit.body.index())
                 .copied()
                 .unwrap_or(u32::MAX);
             let Some(&c) = self.rolling.get(&pair(body.material, other)) else {

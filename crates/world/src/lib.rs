@@ -389,7 +389,7 @@ impl<P: PhysicsBackend + Default> World<P> {
         let pairs: Vec<_> = self
             .interactions
             .iter()
-            .map(|(k, i)| (*k, physics_interaction(i)))
+            .map(|(k, i)| (*k, i.contact))
             .collect();
         self.physics.set_interactions(&pairs);
     }
@@ -578,7 +578,7 @@ impl<P: PhysicsBackend + Default> World<P> {
                 out.bodies.push(WireBody {
                     entity_id: *id,
                     id: b.body_id,
-                    shape: b.shape.clone(),
+                    shape: b.shape,
                     material: b.material,
                     mass: b.mass,
                     position: s.position,
@@ -723,6 +723,7 @@ fn unit_interval(name: &str, v: f64) -> Result<(), WorldError> {
 }
 
 fn check_interaction(at: &str, i: &Interaction) -> Result<(), WorldError> {
+    let i = &i.contact;
     unit_interval(&format!("{at}: Hardness"), i.hardness)?;
     unit_interval(&format!("{at}: Bounciness"), i.bounciness)?;
     for (name, v) in [
@@ -737,16 +738,6 @@ fn check_interaction(at: &str, i: &Interaction) -> Result<(), WorldError> {
         }
     }
     Ok(())
-}
-
-fn physics_interaction(i: &Interaction) -> simrob_physics::Interaction {
-    simrob_physics::Interaction {
-        hardness: i.hardness,
-        bounciness: i.bounciness,
-        slip1: i.slip1,
-        slip2: i.slip2,
-        friction: i.friction,
-    }
 }
 
 pub(crate) fn orientation(rotation: [f64; 3]) -> [f64; 4] {

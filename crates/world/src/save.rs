@@ -42,8 +42,9 @@
 use simrob_physics::{BodyState, PhysicsBackend};
 use simrob_protocol::tree::{parse_elements, Element};
 use simrob_protocol::{
-    decode_entity_spec_element, decode_materials_element, entity_spec_element, materials_element,
-    CommandKeys, ControlRequest, Interaction as WireInteraction, Material,
+    contact_children, decode_contact, decode_entity_spec_element, decode_materials_element,
+    entity_spec_element, materials_element, CommandKeys, ControlRequest,
+    Interaction as WireInteraction, Material,
 };
 
 use std::sync::OnceLock;
@@ -323,14 +324,7 @@ impl<P: PhysicsBackend + Default> World<P> {
         params.push(Element::leaf("Sync_Wait", flags.sync_wait));
         params.push(Element::leaf("Initialized", self.modes.initialized));
         let d = p.default_interaction;
-        params.push(
-            Element::new("Default_Interaction")
-                .with_child(Element::leaf("Hardness", d.hardness))
-                .with_child(Element::leaf("Bounciness", d.bounciness))
-                .with_child(Element::leaf("Slip1", d.slip1))
-                .with_child(Element::leaf("Slip2", d.slip2))
-                .with_child(Element::leaf("Friction", d.friction)),
-        );
+        params.push(contact_children(Element::new("Default_Interaction"), &d));
 
         let materials: Vec<Material> = self
             .materials
@@ -480,13 +474,7 @@ impl<P: PhysicsBackend + Default> World<P> {
         p.world_bounciness = params.child_f64("World_Bounciness").map_err(load_err)?;
         p.fast_mode = params.child_bool("Fast_Mode").map_err(load_err)?;
         if let Some(d) = params.child("Default_Interaction") {
-            p.default_interaction = simrob_physics::Interaction {
-                hardness: d.child_f64("Hardness").map_err(load_err)?,
-                bounciness: d.child_f64("Bounciness").map_err(load_err)?,
-                slip1: d.child_f64("Slip1").map_err(load_err)?,
-                slip2: d.child_f64("Slip2").map_err(load_err)?,
-                friction: d.child_f64("Friction").map_err(load_err)?,
-            };
+            p.default_interaction = decode_contact(d).map_err(load_err)?;
         }
         check_range("Gravity", p.gravity, limits.max_gravity)?;
         if !(p.timestep.is_finite()

@@ -4,8 +4,8 @@ mod common;
 
 use common::*;
 use simrob_protocol::{
-    BodySpec, ControlRequest as C, EntityInfoKind, EntityRequest as E, EntitySpec, Interaction,
-    JointSpec, Material, MotorCommand, Shape,
+    BodySpec, Contact, ControlRequest as C, EntityInfoKind, EntityRequest as E, EntitySpec,
+    Interaction, JointSpec, Material, MotorCommand, Shape,
 };
 use simrob_world::{Applied, World, WorldConfig, WorldError};
 
@@ -75,11 +75,13 @@ fn interaction(m1: u32, m2: u32) -> Interaction {
     Interaction {
         material_1: m1,
         material_2: m2,
-        hardness: 0.1,
-        bounciness: 0.5,
-        slip1: 0.0,
-        slip2: 0.0,
-        friction: 1.0,
+        contact: Contact {
+            hardness: 0.1,
+            bounciness: 0.5,
+            slip1: 0.0,
+            slip2: 0.0,
+            friction: 1.0,
+        },
     }
 }
 
@@ -105,9 +107,10 @@ fn bad_control_requests() -> Vec<(C, &'static str)> {
         (
             C::RegisterMaterialsInteractions {
                 materials: vec![],
-                interactions: vec![Interaction {
-                    hardness: 2.0,
-                    ..interaction(0, 1)
+                interactions: vec![{
+                    let mut i = interaction(0, 1);
+                    i.contact.hardness = 2.0;
+                    i
                 }],
             },
             "Hardness",
@@ -118,9 +121,10 @@ fn bad_control_requests() -> Vec<(C, &'static str)> {
                     id: 5,
                     name: "Rubber".into(),
                 }],
-                interactions: vec![Interaction {
-                    friction: -1.0,
-                    ..interaction(5, 5)
+                interactions: vec![{
+                    let mut i = interaction(5, 5);
+                    i.contact.friction = -1.0;
+                    i
                 }],
             },
             "Friction",
