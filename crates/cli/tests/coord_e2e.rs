@@ -115,7 +115,9 @@ impl Operator {
         let env = Envelope {
             from: 0,
             to: Some(0),
-            msg: Msg::Operator { command },
+            msg: Msg::Operator {
+                command: Box::new(command),
+            },
         };
         self.stream
             .write_all(encode(&env).as_bytes())

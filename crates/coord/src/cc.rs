@@ -7,8 +7,11 @@
 //! [`ControlCenter::handle_timeout`] with the local clock, and take out what it sends
 //! ([`ControlCenter::poll_transmit`]) and logs ([`ControlCenter::poll_log`]).
 //!
-//! Every task state a robot reports is relayed to every robot (so each robot's Synchronize
-//! Tasks module sees the tasks of all the others). A robot that leaves hands its unfinished
+//! A task state a robot reports is relayed to the robots holding tasks that wait for it (the
+//! GRI's task-state slots, read by each robot's Synchronize Tasks module only where it has
+//! a precondition); a robot given a task later receives its preconditions' states with it
+//! (kept for preconditions already cleared), so nothing depends on having heard every
+//! state of the system. A robot that leaves hands its unfinished
 //! tasks back to allocation. A task nobody bid on is logged and announced again every
 //! `reannounce_period` seconds while the policy is Contract Net; under a centralised policy
 //! it waits for an idle robot.
@@ -18,7 +21,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use thiserror::Error;
 
 use crate::alloc::{greedy, hungarian, Idle};
-use crate::cnp::{Auctioneer, CnpConfig, CnpOut, CostModel, Euclidean};
+use crate::cnp::{Auctioneer, CnpConfig, CnpOut, CostModel, Euclidean, IdSet};
 use crate::model::{
     AuctionId, RobotId, RobotInfo, RobotStatus, TaskId, TaskSpec, TaskState, CONTROL_CENTER,
 };
@@ -125,6 +128,9 @@ pub struct TaskEntry {
     pub state: Option<TaskState>,
     /// Abort requested while it was not yet with a robot.
     pub abort_pending: bool,
+    /// Final states of preconditions that were cleared before this task reached a robot
+    /// (sent to the robot with the task).
+    pub settled_after: Vec<(TaskId, TaskState)>,
 }
 
 /// Why the Control Center refused a request (nothing changed).
@@ -160,6 +166,17 @@ pub enum CcError {
     NotForMe(&'static str),
 }
 
+/// Makes and keeps a log line only when someone wants it (files, a following operator,
+/// `tracing`), so a run without logs formats nothing.
+macro_rules! cclog {
+    ($cc:expr, $kind:expr, $($arg:tt)*) => {
+        if $cc.logging() {
+            let text = format!($($arg)*);
+            $cc.log($kind, text);
+        }
+    };
+}
+
 /// The Control Center.
 pub struct ControlCenter {
     config: CcConfig,
@@ -184,6 +201,13 @@ pub struct ControlCenter {
     logs: VecDeque<LogLine>,
     /// Operators that asked to follow the logs.
     followers: Vec<RobotId>,
+    /// The robots present now (a bit each: the hot checks do not touch `robots`).
+    present: IdSet,
+    /// Log lines are kept for [`ControlCenter::poll_log`] (off after `drop_logs`).
+    keep_logs: bool,
+    /// For each task, the tasks that wait for it: a task's state is relayed to the robots
+    /// holding those (their Synchronize Tasks modules read it), not to everyone.
+    dependents: HashMap<TaskId, Vec<TaskId>>,
     now_local: f64,
 }
 
@@ -218,6 +242,9 @@ impl ControlCenter {
             out: VecDeque::new(),
             logs: VecDeque::new(),
             followers: Vec::new(),
+            present: IdSet::default(),
+            keep_logs: true,
+            dependents: HashMap::new(),
             now_local: 0.0,
         }
     }
@@ -234,6 +261,13 @@ impl ControlCenter {
 
     fn t(&self) -> f64 {
         self.now().time
+    }
+
+    /// Whether a log line would go anywhere.
+    fn logging(&self) -> bool {
+        self.keep_logs
+            || !self.followers.is_empty()
+            || tracing::enabled!(target: "simrob_coord::cc", tracing::Level::DEBUG)
     }
 
     fn log(&mut self, kind: LogKind, text: String) {
@@ -254,7 +288,9 @@ impl ControlCenter {
             }
         }
         tracing::debug!(target: "simrob_coord::cc", log = kind.file_name(), "{line}");
-        self.logs.push_back(line);
+        if self.keep_logs {
+            self.logs.push_back(line);
+        }
     }
 
     fn send(&mut self, to: Option<RobotId>, msg: Msg) {
@@ -302,7 +338,7 @@ impl ControlCenter {
         validate(&env.msg).map_err(CcError::Invalid)?;
         let from = env.from;
         match env.msg {
-            Msg::Hello { info } => self.join(info),
+            Msg::Hello { info } => self.join(*info),
             Msg::Bye { robot } => {
                 if robot != from {
                     return Err(CcError::Invalid(format!(
@@ -319,12 +355,11 @@ impl ControlCenter {
             Msg::Status { status } => {
                 let robot = status.robot;
                 self.check_sender(from, robot)?;
-                let text = status_line(&status);
+                cclog!(self, LogKind::Status, "{}", status_line(&status));
                 if let Some(r) = self.robots.get_mut(&robot) {
-                    r.status = Some(status);
+                    r.status = Some(*status);
                 }
                 self.dirty = true;
-                self.log(LogKind::Status, text);
                 Ok(())
             }
             msg @ Msg::TaskState {
@@ -332,7 +367,7 @@ impl ControlCenter {
             } => {
                 self.check_sender(from, robot)?;
                 self.task_state(robot, task, state);
-                self.send(None, msg);
+                self.relay(robot, task, msg);
                 Ok(())
             }
             Msg::Bid {
@@ -359,9 +394,10 @@ impl ControlCenter {
                 reason,
             } => {
                 self.check_sender(from, robot)?;
-                self.log(
+                cclog!(
+                    self,
                     LogKind::Tasks,
-                    format!("declined\trobot={robot}\tauction={auction}\t{reason}"),
+                    "declined\trobot={robot}\tauction={auction}\t{reason}"
                 );
                 let now = self.t();
                 self.auctions.on_decline(auction, robot, now);
@@ -369,7 +405,7 @@ impl ControlCenter {
                 Ok(())
             }
             Msg::Operator { command } => {
-                let answer = self.operator(from, command);
+                let answer = self.operator(from, *command);
                 let text = match answer {
                     Ok(text) => text,
                     Err(e) => format!("error: {e}"),
@@ -381,7 +417,16 @@ impl ControlCenter {
         }
     }
 
+    #[inline]
     fn check_sender(&self, from: RobotId, robot: RobotId) -> Result<(), CcError> {
+        if from == robot && self.present.contains(robot) {
+            return Ok(());
+        }
+        self.sender_error(from, robot)
+    }
+
+    #[cold]
+    fn sender_error(&self, from: RobotId, robot: RobotId) -> Result<(), CcError> {
         if from != robot {
             return Err(CcError::Invalid(format!(
                 "robot {from} cannot speak for robot {robot}"
@@ -411,19 +456,18 @@ impl ControlCenter {
             }
             _ => {}
         }
-        self.log(
+        cclog!(
+            self,
             LogKind::Tasks,
-            format!(
-                "joined\trobot={id}\t{} {} in {} ({})",
-                info.kind,
-                info.name,
-                info.world,
-                info.capabilities
-                    .iter()
-                    .map(|c| c.name())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            ),
+            "joined\trobot={id}\t{} {} in {} ({})",
+            info.kind,
+            info.name,
+            info.world,
+            info.capabilities
+                .iter()
+                .map(|c| c.name())
+                .collect::<Vec<_>>()
+                .join(",")
         );
         self.robots.insert(
             id,
@@ -434,6 +478,7 @@ impl ControlCenter {
                 assigned: 0,
             },
         );
+        self.present.insert(id);
         self.send(Some(id), Msg::Welcome { robot: id });
         self.dirty = true;
         Ok(())
@@ -450,6 +495,7 @@ impl ControlCenter {
         }
         r.present = false;
         r.assigned = 0;
+        self.present.remove(robot);
         let now = self.t();
         self.auctions.robot_left(robot, now);
         let mut back = Vec::new();
@@ -461,12 +507,11 @@ impl ControlCenter {
                 back.push(*id);
             }
         }
-        self.log(
+        cclog!(
+            self,
             LogKind::Tasks,
-            format!(
-                "left\trobot={robot}\t{} tasks back to allocation",
-                back.len()
-            ),
+            "left\trobot={robot}\t{} tasks back to allocation",
+            back.len()
         );
         for id in back {
             self.waiting.push_back(id);
@@ -477,16 +522,18 @@ impl ControlCenter {
 
     fn task_state(&mut self, robot: RobotId, task: TaskId, state: TaskState) {
         let Some(t) = self.tasks.get_mut(&task) else {
-            self.log(
+            cclog!(
+                self,
                 LogKind::States,
-                format!("robot={robot}\ttask={task}\t?→{state}\t(unknown task)"),
+                "robot={robot}\ttask={task}\t?→{state}\t(unknown task)"
             );
             return;
         };
         if t.allocation != Allocation::Robot(robot) {
-            self.log(
+            cclog!(
+                self,
                 LogKind::States,
-                format!("robot={robot}\ttask={task}\t→{state}\t(not its task)"),
+                "robot={robot}\ttask={task}\t→{state}\t(not its task)"
             );
             return;
         }
@@ -503,10 +550,69 @@ impl ControlCenter {
             self.dirty = true;
             self.freed += 1;
         }
-        self.log(
+        cclog!(
+            self,
             LogKind::States,
-            format!("robot={robot}\ttask={task}\t{old_text}→{state}"),
+            "robot={robot}\ttask={task}\t{old_text}→{state}"
         );
+    }
+
+    /// Relays a task-state message to the robots holding tasks that wait for `task` (not
+    /// back to `from`, which knows it).
+    fn relay(&mut self, from: RobotId, task: TaskId, msg: Msg) {
+        let Some(deps) = self.dependents.get(&task) else {
+            return;
+        };
+        let mut to: Vec<RobotId> = deps
+            .iter()
+            .filter_map(|d| match self.tasks.get(d)?.allocation {
+                Allocation::Robot(r) if r != from => Some(r),
+                _ => None,
+            })
+            .collect();
+        to.sort_unstable();
+        to.dedup();
+        for r in to {
+            self.send(Some(r), msg.clone());
+        }
+    }
+
+    /// Relays a state the Control Center decided itself (a task aborted before any robot
+    /// held it), as if from `holder`.
+    fn relay_state(&mut self, holder: RobotId, task: TaskId, state: TaskState) {
+        let now = self.now();
+        let msg = Msg::TaskState {
+            robot: holder,
+            task,
+            state,
+            time: now.time,
+            synced: now.synced,
+        };
+        self.relay(CONTROL_CENTER, task, msg);
+    }
+
+    /// The states of `spec`'s preconditions known now, for the robot about to hold it.
+    fn precondition_states(&self, spec: &TaskSpec, settled: &[(TaskId, TaskState)]) -> Vec<Msg> {
+        let now = self.now();
+        let known = spec.after.iter().filter_map(|a| {
+            let t = self.tasks.get(a)?;
+            let holder = match t.allocation {
+                Allocation::Robot(r) => r,
+                _ => CONTROL_CENTER,
+            };
+            Some((holder, *a, t.state?))
+        });
+        let cleared = settled.iter().map(|&(a, s)| (CONTROL_CENTER, a, s));
+        known
+            .chain(cleared)
+            .map(|(robot, task, state)| Msg::TaskState {
+                robot,
+                task,
+                state,
+                time: now.time,
+                synced: now.synced,
+            })
+            .collect()
     }
 
     fn fits(&self, task: &TaskSpec, robot: RobotId) -> Result<(), CcError> {
@@ -543,7 +649,7 @@ impl ControlCenter {
                 key: "max_tasks",
             });
         }
-        crate::wire::validate(&Msg::Task { task: spec.clone() }).map_err(CcError::Invalid)?;
+        crate::wire::check_task(&spec).map_err(CcError::Invalid)?;
         if spec.id == 0 {
             while self.tasks.contains_key(&self.next_task) {
                 self.next_task += 1;
@@ -570,8 +676,12 @@ impl ControlCenter {
                 allocation: Allocation::Waiting,
                 state: None,
                 abort_pending: false,
+                settled_after: Vec::new(),
             },
         );
+        for &a in &self.tasks[&id].spec.after {
+            self.dependents.entry(a).or_default().push(id);
+        }
         Ok(id)
     }
 
@@ -580,17 +690,30 @@ impl ControlCenter {
             return;
         };
         t.allocation = Allocation::Robot(robot);
-        let spec = t.spec.clone();
         let abort = t.abort_pending;
+        let settled = std::mem::take(&mut t.settled_after);
         if let Some(r) = self.robots.get_mut(&robot) {
             r.assigned += 1;
         }
+        let spec = &self.tasks[&id].spec;
+        // What its Synchronize Tasks module must know: its preconditions' states so far.
+        let states = if spec.after.is_empty() {
+            Vec::new()
+        } else {
+            self.precondition_states(spec, &settled)
+        };
         if how != "won" {
-            self.send(Some(robot), Msg::Task { task: spec.clone() });
+            let task = Box::new(spec.clone());
+            self.send(Some(robot), Msg::Task { task });
         }
-        self.log(
+        for msg in states {
+            self.send(Some(robot), msg);
+        }
+        cclog!(
+            self,
             LogKind::Tasks,
-            format!("{how}\trobot={robot}\ttask={id}\t{}", describe(&spec)),
+            "{how}\trobot={robot}\ttask={id}\t{}",
+            describe(&self.tasks[&id].spec)
         );
         if abort {
             self.send(Some(robot), Msg::Abort { task: id });
@@ -623,9 +746,11 @@ impl ControlCenter {
     /// Hands a task to the current policy.
     pub fn submit(&mut self, spec: TaskSpec) -> Result<TaskId, CcError> {
         let id = self.admit(spec)?;
-        self.log(
+        cclog!(
+            self,
             LogKind::Tasks,
-            format!("submitted\ttask={id}\t{}", describe(&self.tasks[&id].spec)),
+            "submitted\ttask={id}\t{}",
+            describe(&self.tasks[&id].spec)
         );
         self.waiting.push_back(id);
         self.dirty = true;
@@ -638,24 +763,19 @@ impl ControlCenter {
     fn start_auction(&mut self, id: TaskId) {
         let Some(t) = self.tasks.get(&id) else { return };
         let spec = t.spec.clone();
-        let robots: Vec<RobotId> = self
-            .robots
-            .iter()
-            .filter(|(_, r)| r.present)
-            .map(|(&id, _)| id)
-            .collect();
         let now = self.t();
-        let auction = self.auctions.announce(spec.clone(), robots, now);
+        let auction = self
+            .auctions
+            .announce_to(spec.clone(), self.present.clone(), now);
         if let Some(t) = self.tasks.get_mut(&id) {
             t.allocation = Allocation::Auction(auction);
         }
         self.by_auction.insert(auction, id);
-        self.log(
+        cclog!(
+            self,
             LogKind::Tasks,
-            format!(
-                "announced\tauction={auction}\ttask={id}\t{}",
-                describe(&spec)
-            ),
+            "announced\tauction={auction}\ttask={id}\t{}",
+            describe(&spec)
         );
     }
 
@@ -675,7 +795,16 @@ impl ControlCenter {
         self.pump_auctions();
     }
 
+    #[inline]
     fn pump_auctions(&mut self) {
+        if self.auctions.has_output()
+            || (self.config.policy == Policy::Cnp && !self.waiting.is_empty())
+        {
+            self.pump_auctions_out();
+        }
+    }
+
+    fn pump_auctions_out(&mut self) {
         let outs: Vec<CnpOut> = self.auctions.drain().collect();
         for o in outs {
             match o {
@@ -685,9 +814,10 @@ impl ControlCenter {
                     } = &msg
                     {
                         let (auction, winner) = (*auction, *winner);
-                        self.log(
+                        cclog!(
+                            self,
                             LogKind::Tasks,
-                            format!("awarded\tauction={auction}\trobot={winner}"),
+                            "awarded\tauction={auction}\trobot={winner}"
                         );
                     }
                     self.send(to, msg);
@@ -699,9 +829,10 @@ impl ControlCenter {
                     cost,
                 } => {
                     self.by_auction.remove(&auction);
-                    self.log(
+                    cclog!(
+                        self,
                         LogKind::Tasks,
-                        format!("accepted\tauction={auction}\trobot={robot}\tcost={cost:.3}"),
+                        "accepted\tauction={auction}\trobot={robot}\tcost={cost:.3}"
                     );
                     self.give(task, robot, "won");
                 }
@@ -711,18 +842,24 @@ impl ControlCenter {
                     bids,
                 } => {
                     self.by_auction.remove(&auction);
-                    self.log(LogKind::Tasks, format!("unallocated\tauction={auction}\ttask={}\t{bids} answers, no robot took it", task.id));
+                    cclog!(
+                        self,
+                        LogKind::Tasks,
+                        "unallocated\tauction={auction}\ttask={}\t{bids} answers, no robot took it",
+                        task.id
+                    );
                     if let Some(t) = self.tasks.get_mut(&task.id) {
                         if t.abort_pending {
                             t.state = Some(TaskState::Aborted);
                             t.allocation = Allocation::Waiting;
+                            self.relay_state(CONTROL_CENTER, task.id, TaskState::Aborted);
                             continue;
                         }
                         t.allocation = Allocation::Waiting;
                         self.retry.push_back(task.id);
                     }
                 }
-                CnpOut::Note(text) => self.log(LogKind::Tasks, format!("note\t{text}")),
+                CnpOut::Note(text) => cclog!(self, LogKind::Tasks, "note\t{text}"),
             }
         }
         if self.config.policy == Policy::Cnp
@@ -752,13 +889,15 @@ impl ControlCenter {
                 t.state = Some(TaskState::Aborted);
                 self.waiting.retain(|&w| w != task);
                 self.retry.retain(|&w| w != task);
-                self.log(
+                cclog!(
+                    self,
                     LogKind::States,
-                    format!("robot=0\ttask={task}\tnew→ABORTED\t(never allocated)"),
+                    "robot=0\ttask={task}\tnew→ABORTED\t(never allocated)"
                 );
+                self.relay_state(CONTROL_CENTER, task, TaskState::Aborted);
             }
         }
-        self.log(LogKind::Tasks, format!("abort\ttask={task}"));
+        cclog!(self, LogKind::Tasks, "abort\ttask={task}");
         Ok(())
     }
 
@@ -769,23 +908,51 @@ impl ControlCenter {
         if !t.state.is_some_and(TaskState::is_final) && !blocked {
             return Err(CcError::NotFinal(task));
         }
+        let settled = if blocked {
+            TaskState::Aborted
+        } else {
+            t.state.unwrap_or(TaskState::Aborted)
+        };
         if let Allocation::Robot(r) = t.allocation {
             if blocked {
                 self.send(Some(r), Msg::Abort { task });
             }
             self.send(Some(r), Msg::Clear { task });
         }
-        self.tasks.remove(&task);
-        self.log(LogKind::Tasks, format!("clear\ttask={task}"));
+        let Some(t) = self.tasks.remove(&task) else {
+            return Err(CcError::UnknownTask(task));
+        };
+        // Its preconditions no longer have it as a dependent; its dependents keep its final
+        // state, for the robot that takes them later.
+        for a in &t.spec.after {
+            if let Some(list) = self.dependents.get_mut(a) {
+                list.retain(|&d| d != task);
+                if list.is_empty() {
+                    self.dependents.remove(a);
+                }
+            }
+        }
+        if blocked {
+            self.relay_state(CONTROL_CENTER, task, settled);
+        }
+        for d in self.dependents.remove(&task).unwrap_or_default() {
+            if let Some(e) = self.tasks.get_mut(&d) {
+                e.settled_after.push((task, settled));
+            }
+        }
+        cclog!(self, LogKind::Tasks, "clear\ttask={task}");
         Ok(())
     }
 
     /// Switches the allocation policy; nothing restarts. Waiting tasks follow the new one.
     pub fn set_policy(&mut self, policy: Policy) {
         if self.config.policy != policy {
-            self.log(
+            cclog!(
+                self,
                 LogKind::Tasks,
-                format!("mode\t{}→{}", self.config.policy.name(), policy.name()),
+                "mode\t{}→{}",
+                self.config.policy.name(),
+                policy.name()
             );
         }
         self.config.policy = policy;
@@ -982,8 +1149,11 @@ impl ControlCenter {
         self.logs.pop_front()
     }
 
-    /// Stops keeping log lines (a run that does not want them): they are dropped as made.
+    /// Stops keeping log lines (a run that does not want them): those kept are dropped, and
+    /// later ones are not even formatted unless an operator follows the logs or `tracing`
+    /// wants them.
     pub fn drop_logs(&mut self) {
+        self.keep_logs = false;
         self.logs.clear();
     }
 }

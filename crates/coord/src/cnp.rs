@@ -101,22 +101,63 @@ impl std::hash::Hasher for IdHasher {
 
 type IdMap<V> = HashMap<AuctionId, V, std::hash::BuildHasherDefault<IdHasher>>;
 
-/// A set of small robot ids.
+/// Robot ids below this are kept as bits (at most 128 KiB per set); larger ones in a
+/// sorted list, so a robot that picks a huge id costs memory for itself only.
+const DENSE_IDS: RobotId = 1 << 20;
+
+/// A set of robot ids: one bit each for ids below [`DENSE_IDS`], a sorted list above.
 #[derive(Clone, Debug, Default)]
-struct IdSet(Vec<u64>);
+pub(crate) struct IdSet {
+    bits: Vec<u64>,
+    sparse: Vec<RobotId>,
+}
+
 impl IdSet {
-    fn insert(&mut self, id: RobotId) -> bool {
-        let (w, b) = ((id / 64) as usize, id % 64);
-        if w >= self.0.len() {
-            self.0.resize(w + 1, 0);
+    /// How many ids.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.bits
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum::<usize>()
+            + self.sparse.len()
+    }
+
+    /// Adds `id`; false if it was there.
+    #[inline]
+    pub(crate) fn insert(&mut self, id: RobotId) -> bool {
+        if id >= DENSE_IDS {
+            return match self.sparse.binary_search(&id) {
+                Ok(_) => false,
+                Err(i) => {
+                    self.sparse.insert(i, id);
+                    true
+                }
+            };
         }
-        let had = self.0[w] >> b & 1 == 1;
-        self.0[w] |= 1 << b;
+        let (w, b) = ((id / 64) as usize, id % 64);
+        if w >= self.bits.len() {
+            self.bits.resize(w + 1, 0);
+        }
+        let had = self.bits[w] >> b & 1 == 1;
+        self.bits[w] |= 1 << b;
         !had
     }
-    fn remove(&mut self, id: RobotId) -> bool {
+
+    /// Removes `id`; false if it was not there.
+    #[inline]
+    pub(crate) fn remove(&mut self, id: RobotId) -> bool {
+        if id >= DENSE_IDS {
+            return match self.sparse.binary_search(&id) {
+                Ok(i) => {
+                    self.sparse.remove(i);
+                    true
+                }
+                Err(_) => false,
+            };
+        }
         let (w, b) = ((id / 64) as usize, id % 64);
-        match self.0.get_mut(w) {
+        match self.bits.get_mut(w) {
             Some(x) if *x >> b & 1 == 1 => {
                 *x &= !(1 << b);
                 true
@@ -124,8 +165,14 @@ impl IdSet {
             _ => false,
         }
     }
-    fn contains(&self, id: RobotId) -> bool {
-        self.0
+
+    /// Whether `id` is in the set.
+    #[inline]
+    pub(crate) fn contains(&self, id: RobotId) -> bool {
+        if id >= DENSE_IDS {
+            return self.sparse.binary_search(&id).is_ok();
+        }
+        self.bits
             .get((id / 64) as usize)
             .is_some_and(|x| x >> (id % 64) & 1 == 1)
     }
@@ -141,9 +188,11 @@ enum Phase {
 struct Auction {
     task: TaskSpec,
     deadline: f64,
-    invited: IdSet,
+    /// Invited robots that have not answered yet.
+    pending: IdSet,
     waiting: usize,
-    answered: IdSet,
+    /// Answers (bids and refusals) received.
+    answered: usize,
     /// (cost, robot) of every bid still in play.
     bids: Vec<(f64, RobotId)>,
     phase: Phase,
@@ -210,21 +259,24 @@ impl Auctioneer {
         robots: impl IntoIterator<Item = RobotId>,
         now: f64,
     ) -> AuctionId {
+        let mut invited = IdSet::default();
+        for r in robots {
+            invited.insert(r);
+        }
+        self.announce_to(task, invited, now)
+    }
+
+    /// [`Auctioneer::announce`] to a set of robots.
+    pub(crate) fn announce_to(&mut self, task: TaskSpec, invited: IdSet, now: f64) -> AuctionId {
         let id = self.next;
         self.next += 1;
-        let mut invited = IdSet::default();
-        let mut waiting = 0;
-        for r in robots {
-            if invited.insert(r) {
-                waiting += 1;
-            }
-        }
+        let waiting = invited.len();
         let deadline = now + self.config.bid_window;
         self.out.push(CnpOut::Send {
             to: None,
             msg: Msg::Announce {
                 auction: id,
-                task: task.clone(),
+                task: Box::new(task.clone()),
                 deadline,
             },
         });
@@ -234,10 +286,10 @@ impl Auctioneer {
             Auction {
                 task,
                 deadline,
-                invited,
+                pending: invited,
                 waiting,
-                answered: IdSet::default(),
-                bids: Vec::new(),
+                answered: 0,
+                bids: Vec::with_capacity(waiting),
                 phase: Phase::Bidding,
             },
         );
@@ -258,13 +310,14 @@ impl Auctioneer {
             self.stats.late_bids += 1;
             return;
         }
-        if !a.invited.contains(robot) || !a.answered.insert(robot) {
+        if !a.pending.remove(robot) {
             self.out.push(CnpOut::Note(format!(
                 "auction {auction}: ignored a bid from robot {robot} (not invited, or bid twice)"
             )));
             return;
         }
         a.waiting -= 1;
+        a.answered += 1;
         match cost {
             Some(c) if c.is_finite() && c >= 0.0 => {
                 a.bids.push((c, robot));
@@ -306,7 +359,7 @@ impl Auctioneer {
                     to: Some(robot),
                     msg: Msg::Award {
                         auction,
-                        task: a.task.clone(),
+                        task: Box::new(a.task.clone()),
                         winner: robot,
                         deadline,
                     },
@@ -318,7 +371,7 @@ impl Auctioneer {
                     return;
                 };
                 self.stats.unallocated += 1;
-                let bids = a.answered.0.iter().map(|w| w.count_ones() as usize).sum();
+                let bids = a.answered;
                 self.out.push(CnpOut::Unallocated {
                     auction,
                     task: a.task,
@@ -389,7 +442,7 @@ impl Auctioneer {
             a.bids.retain(|&(_, r)| r != robot);
             match a.phase {
                 Phase::Bidding => {
-                    if a.invited.remove(robot) && !a.answered.contains(robot) {
+                    if a.pending.remove(robot) {
                         a.waiting -= 1;
                         if a.waiting == 0 {
                             self.close_bidding(id, now);
@@ -439,6 +492,12 @@ impl Auctioneer {
         None
     }
 
+    /// Whether the auctions produced something since the last [`Auctioneer::drain`].
+    #[inline]
+    pub fn has_output(&self) -> bool {
+        !self.out.is_empty()
+    }
+
     /// Takes what the auctions produced since the last call.
     pub fn drain(&mut self) -> std::vec::Drain<'_, CnpOut> {
         self.out.drain(..)
@@ -460,13 +519,15 @@ pub trait CostModel {
     fn distance(&self, from: (f64, f64), to: (f64, f64)) -> Option<f64>;
 }
 
-/// Straight-line distance.
+/// Straight-line distance (a square root of the sum of squares: exact to the last bit on
+/// every platform, unlike `hypot`, and several times faster).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Euclidean;
 
 impl CostModel for Euclidean {
     fn distance(&self, from: (f64, f64), to: (f64, f64)) -> Option<f64> {
-        Some((to.0 - from.0).hypot(to.1 - from.1))
+        let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+        Some((dx * dx + dy * dy).sqrt())
     }
 }
 
@@ -509,7 +570,7 @@ impl Bidder {
         }
         match task.class() {
             TaskClass::Movement => {
-                let (end, _) = tm.plan_end(here);
+                let end = tm.movement_end().unwrap_or(here);
                 let first = task.kind.first_point()?;
                 let approach = model.distance(end, first)?;
                 let mut own = 0.0;
@@ -577,5 +638,24 @@ fn seconds(task: &TaskSpec) -> f64 {
         crate::model::TaskKind::Perceive { seconds }
         | crate::model::TaskKind::PanTilt { seconds, .. } => seconds,
         _ => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_sets_keep_small_and_huge_ids() {
+        let mut s = IdSet::default();
+        for id in [5, 70, u32::MAX, 3, DENSE_IDS, 70] {
+            s.insert(id);
+        }
+        assert_eq!(s.len(), 5);
+        assert!(s.contains(u32::MAX) && s.contains(70) && !s.contains(71));
+        assert!(s.remove(u32::MAX) && !s.remove(u32::MAX) && s.remove(5));
+        assert_eq!(s.len(), 3);
+        assert!(s.contains(3) && s.contains(DENSE_IDS) && !s.contains(5));
+        assert!(s.bits.len() <= 2, "a huge id allocates no bits");
     }
 }

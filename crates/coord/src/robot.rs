@@ -82,7 +82,7 @@ impl RobotAgent {
             from: self.info.robot,
             to: Some(CONTROL_CENTER),
             msg: Msg::Hello {
-                info: self.info.clone(),
+                info: Box::new(self.info.clone()),
             },
         }
     }
@@ -115,11 +115,15 @@ impl RobotAgent {
             Msg::Clock { seq, time } => self.clock.hear(*seq, *time, local),
             Msg::Welcome { robot } if *robot == self.info.robot => self.welcomed = true,
             Msg::Task { task } => {
-                if let Err(e) = self.tm.submit(task.clone(), board) {
+                if let Err(e) = self.tm.submit((**task).clone(), board) {
                     tracing::warn!(target: "simrob_coord::robot", robot = self.info.robot, "task refused: {e}");
                 }
             }
-            Msg::TaskState { task, state, .. } => board.publish(*task, *state),
+            Msg::TaskState { task, state, .. } => {
+                // A precondition changed: what waited on it may start, or is now blocked.
+                board.publish(*task, *state);
+                self.tm.schedule(board);
+            }
             Msg::Announce { auction, task, .. } => {
                 let bid =
                     self.bidder
@@ -136,7 +140,7 @@ impl RobotAgent {
                 let accepted = matches!(answer, Msg::Accept { .. });
                 self.send_cc(answer);
                 if accepted {
-                    if let Err(e) = self.tm.submit(task.clone(), board) {
+                    if let Err(e) = self.tm.submit((**task).clone(), board) {
                         tracing::warn!(target: "simrob_coord::robot", robot = self.info.robot, "awarded task refused: {e}");
                     }
                 }
@@ -175,7 +179,14 @@ impl RobotAgent {
         self.pump(local, board);
     }
 
+    #[inline]
     fn pump(&mut self, local: f64, board: &mut TaskBoard) {
+        if self.tm.has_events() {
+            self.pump_events(local, board);
+        }
+    }
+
+    fn pump_events(&mut self, local: f64, board: &mut TaskBoard) {
         // Each state change may let another task start: drain, schedule, until quiet.
         loop {
             let mut any = false;
@@ -237,16 +248,20 @@ impl RobotAgent {
         Envelope {
             from: self.info.robot,
             to: Some(CONTROL_CENTER),
-            msg: Msg::Status { status },
+            msg: Msg::Status {
+                status: Box::new(status),
+            },
         }
     }
 
     /// The next message for the Control Center.
+    #[inline]
     pub fn poll_transmit(&mut self) -> Option<Envelope> {
         self.out.pop_front()
     }
 
     /// The next command for the lower layer.
+    #[inline]
     pub fn poll_command(&mut self) -> Option<Command> {
         self.commands.pop_front()
     }

@@ -67,6 +67,9 @@ pub struct TaskManager {
     running: [Option<TaskId>; 3],
     sync: SyncTasks,
     out: VecDeque<TmEvent>,
+    /// Where the movement tasks held leave the robot (kept up to date on every change, so a
+    /// bid costs no walk over the queue).
+    tail: Option<(f64, f64)>,
 }
 
 impl TaskManager {
@@ -80,6 +83,7 @@ impl TaskManager {
             running: [None; 3],
             sync: SyncTasks::default(),
             out: VecDeque::new(),
+            tail: None,
         }
     }
 
@@ -110,6 +114,30 @@ impl TaskManager {
             self.queue.retain(|&t| t != task);
             self.sync.forget(task);
         }
+        self.refresh_tail();
+    }
+
+    /// The last point of the movement task that will run last: the last one queued that is
+    /// not running, or else the running one.
+    fn refresh_tail(&mut self) {
+        let current = self.running[TaskClass::Movement.index()];
+        let last_queued = self.queue.iter().rev().find_map(|&t| {
+            let h = self.tasks.get(&t)?;
+            (Some(t) != current && h.spec.class() == TaskClass::Movement)
+                .then(|| h.spec.kind.last_point())
+                .flatten()
+        });
+        self.tail = last_queued.or_else(|| {
+            current
+                .and_then(|t| self.tasks.get(&t))
+                .and_then(|h| h.spec.kind.last_point())
+        });
+    }
+
+    /// Where the robot will be once its movement tasks are done (`None`: it holds none, so
+    /// where it is now). Constant time: kept up to date as the queue changes.
+    pub fn movement_end(&self) -> Option<(f64, f64)> {
+        self.tail
     }
 
     /// A task to run (from the Control Center or won in an auction). It is reported
@@ -139,6 +167,7 @@ impl TaskManager {
             return Ok(());
         }
         self.queue.push(id);
+        self.refresh_tail();
         if !after.is_empty() {
             let request = SyncRequest::SetDependencies { task: id, after };
             if let Some(SyncResponse::Cycle { .. }) = self.sync.handle(request, board) {
@@ -269,6 +298,12 @@ impl TaskManager {
         }
         self.tasks.remove(&task);
         Ok(())
+    }
+
+    /// Whether something waits in [`TaskManager::poll_event`].
+    #[inline]
+    pub fn has_events(&self) -> bool {
+        !self.out.is_empty()
     }
 
     /// The next thing to do or report.
@@ -511,5 +546,14 @@ mod tests {
             ((3.0, 4.0), 7.0),
             "the running task first"
         );
+        assert_eq!(
+            tm.movement_end(),
+            Some((3.0, 4.0)),
+            "kept as the queue changes"
+        );
+        tm.abort(2).unwrap();
+        assert_eq!(tm.movement_end(), Some((3.0, 0.0)));
+        tm.basic_done(3, Ok(())).unwrap();
+        assert_eq!(tm.movement_end(), None, "nothing left: where the robot is");
     }
 }

@@ -252,6 +252,47 @@ fn b_waits_for_a_on_another_robot_then_runs() {
 }
 
 #[test]
+fn task_states_reach_the_robots_that_wait_on_them_even_after_the_fact() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.add(2, MOVE, 10.0);
+    net.add(3, MOVE, 20.0);
+    let a = net.cc.send_task(1, goto(5.0)).unwrap();
+    net.settle();
+    net.finish(1, a, Ok(()));
+    // Robot 3 holds nothing that waits on A: it hears none of A's states.
+    assert_eq!(
+        net.bots[&3].board.get(a),
+        None,
+        "no broadcast of every state"
+    );
+    // B is given after A ENDED: the Control Center tells robot 2 with the task.
+    let b = net.cc.send_task(2, after(goto(20.0), &[a])).unwrap();
+    net.settle();
+    assert_eq!(net.state(b), Some(TaskState::Running));
+    // C waits on B, which is cleared once ENDED, before C reaches a robot: robot 3 still
+    // learns that B ENDED.
+    let c = net.cc.submit(after(goto(40.0), &[b])).unwrap();
+    net.cc.set_policy(Policy::Greedy);
+    net.finish(2, b, Ok(()));
+    net.cc.clear(b).unwrap();
+    net.status(1);
+    net.status(2);
+    net.status(3);
+    net.advance(0.1);
+    assert!(
+        matches!(net.holder(c), Allocation::Robot(_)),
+        "{:?}",
+        net.holder(c)
+    );
+    assert_eq!(
+        net.state(c),
+        Some(TaskState::Running),
+        "a cleared precondition's ENDED travels with the task"
+    );
+}
+
+#[test]
 fn a_dependency_cycle_is_refused_and_changes_nothing() {
     let mut net = Net::new(Policy::Cnp);
     net.add(1, MOVE, 0.0);

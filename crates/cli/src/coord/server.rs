@@ -280,7 +280,9 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
                     let env = Envelope {
                         from: OPERATOR_BASE,
                         to: None,
-                        msg: Msg::Operator { command: cmd },
+                        msg: Msg::Operator {
+                            command: Box::new(cmd),
+                        },
                     };
                     if let Err(e) = cc.handle(env, now) {
                         println!("error: {e}");
@@ -521,7 +523,7 @@ pub fn parse_task(words: &[&str]) -> Result<TaskSpec, String> {
         }
         rest += 2;
     }
-    simrob_coord::wire::validate(&Msg::Task { task: spec.clone() })?;
+    simrob_coord::wire::check_task(&spec)?;
     Ok(spec)
 }
 
