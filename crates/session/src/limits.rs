@@ -13,6 +13,8 @@
 //! | `maxfilerequestsperdatagram` | 1 | Save and Load requests one datagram may carry |
 //! | `maxconfirmationfanout` | 64 | a confirmation goes to every agent while there are at most this many; beyond, to its sender only |
 //! | `maxstepsperiteration` | 1000 | largest `Set_Steps_Per_Iteration` |
+//! | `stepsperslice` | 10 | physics steps run at a time: a longer iteration runs in slices, the server answering agents between them |
+//! | `maxqueuedrequests` | 4096 | requests waiting for an iteration under way or a file operation; a datagram that would queue more is refused whole |
 //! | `maxentities` | 250 | most entities in the world (Create_Entity and Load) |
 //! | `maxbodies` | 1000 | most rigid bodies in the world (Create_Entity and Load) |
 //! | `maxposition` | 10000 | largest \|coordinate\| of a position, m |
@@ -94,6 +96,8 @@ pub struct Limits {
     pub max_file_requests_per_datagram: usize,
     pub max_confirmation_fanout: usize,
     pub max_steps_per_iteration: u32,
+    pub steps_per_slice: u32,
+    pub max_queued_requests: usize,
     pub max_entities: usize,
     pub max_bodies: usize,
     pub max_position: f64,
@@ -122,6 +126,8 @@ impl Default for Limits {
             max_file_requests_per_datagram: 1,
             max_confirmation_fanout: 64,
             max_steps_per_iteration: load.max_steps_per_iteration,
+            steps_per_slice: 10,
+            max_queued_requests: 4096,
             max_entities: load.max_entities,
             max_bodies: load.max_bodies,
             max_position: load.max_position,
@@ -177,6 +183,8 @@ impl Limits {
                 "maxstepsperiteration",
                 d.max_steps_per_iteration.to_string(),
             ),
+            ("stepsperslice", d.steps_per_slice.to_string()),
+            ("maxqueuedrequests", d.max_queued_requests.to_string()),
             ("maxentities", d.max_entities.to_string()),
             ("maxbodies", d.max_bodies.to_string()),
             ("maxposition", d.max_position.to_string()),
@@ -230,6 +238,8 @@ impl Limits {
                     }
                     self.max_steps_per_iteration = n;
                 }
+                "stepsperslice" => self.steps_per_slice = count(value)?,
+                "maxqueuedrequests" => self.max_queued_requests = count(value)?,
                 "maxentities" => self.max_entities = count(value)?,
                 "maxbodies" => self.max_bodies = count(value)?,
                 "maxposition" => self.max_position = positive(value)?,

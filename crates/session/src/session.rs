@@ -8,7 +8,7 @@
 //! on [`Session::poll_event`]. No sockets, files, threads or clock inside: tests drive it
 //! with any `Instant`s they like.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,10 +18,11 @@ use simrob_protocol::{
     DecodeError, DecodeErrorKind, Request, Response,
 };
 use simrob_world::{
-    default_save_key, session_flags_of, Applied, LoadOptions, SessionFlags, World, WorldError,
+    default_save_key, session_flags_of, Advance, Applied, LoadOptions, SessionFlags, World,
+    WorldError,
 };
 
-use crate::agents::{agent_seed, Agent, AgentFilter, Filter, FilterRegistry, View};
+use crate::agents::{agent_seed, Agent, AgentFilter, AgentTable, Filter, FilterRegistry, View};
 use crate::config::ServerConfig;
 use crate::limits::Amplification;
 use crate::snapshot::{Snapshot, SnapshotModes};
@@ -44,6 +45,11 @@ pub struct Stats {
     pub broadcasts: u64,
     /// Snapshots built (at most one per iteration, plus one per change seen while paused).
     pub snapshots: u64,
+    /// Slices of iterations run (an iteration of more than `stepsperslice` physics steps
+    /// runs in several).
+    pub slices: u64,
+    /// Times the physics diverged on an entity and it was put back at rest.
+    pub diverged: u64,
 }
 
 /// Identifies one file operation the session asked for.
@@ -178,7 +184,7 @@ pub struct Session {
     world: World,
     /// Sync mode, Sync_Wait and auto-adjust: the session's, saved with the world.
     flags: SessionFlags,
-    agents: Vec<Agent>,
+    agents: AgentTable,
     /// Per-agent filters, by agent key.
     views: BTreeMap<String, Box<dyn AgentFilter>>,
     filters: FilterRegistry,
@@ -204,9 +210,9 @@ pub struct Session {
     /// Bytes from and to each address (anti-amplification).
     amplification: Amplification,
     /// The address each agent key was registered from: only it may use the key.
-    owners: BTreeMap<String, SocketAddr>,
+    owners: HashMap<String, SocketAddr>,
     /// The key registered from each address.
-    owner_keys: BTreeMap<SocketAddr, String>,
+    owner_keys: HashMap<SocketAddr, String>,
     /// Entities already reported as gone non-finite.
     non_finite: std::collections::BTreeSet<u32>,
 }
@@ -227,7 +233,7 @@ impl Session {
             config,
             world,
             flags,
-            agents: Vec::new(),
+            agents: AgentTable::default(),
             views: BTreeMap::new(),
             filters: FilterRegistry::standard(),
             outbox: VecDeque::new(),
@@ -243,8 +249,8 @@ impl Session {
             queued: VecDeque::new(),
             next_ticket: 0,
             amplification: Amplification::default(),
-            owners: BTreeMap::new(),
-            owner_keys: BTreeMap::new(),
+            owners: HashMap::new(),
+            owner_keys: HashMap::new(),
             non_finite: std::collections::BTreeSet::new(),
         }
     }
@@ -260,7 +266,7 @@ impl Session {
         &self.config
     }
     pub fn agents(&self) -> &[Agent] {
-        &self.agents
+        self.agents.as_slice()
     }
     pub fn stats(&self) -> &Stats {
         &self.stats
@@ -421,7 +427,7 @@ impl Session {
         let payload = encode_response(&Response::Text(text.clone())).into_bytes();
         let mut sent_to_sender = false;
         let fan_out = self.agents.len() <= self.config.limits.max_confirmation_fanout;
-        for a in &self.agents {
+        for a in self.agents.iter() {
             if !fan_out && Some(a.addr) != from {
                 continue;
             }
@@ -454,7 +460,10 @@ impl Session {
     pub fn handle_datagram(&mut self, from: SocketAddr, data: &[u8], now: Instant) {
         self.tell_time(now);
         self.stats.datagrams_in += 1;
-        self.amplification.received(from, data.len());
+        if !self.config.limits.proven(from) {
+            // Proven addresses are never held to their credit: no need to count.
+            self.amplification.received(from, data.len());
+        }
         if data.len() > self.config.maximum_datagram_size {
             self.send_error(
                 Origin::Peer(from),
@@ -467,7 +476,10 @@ impl Session {
             return;
         }
         let results = decode_datagram(data, &self.config.keys);
-        if let Some(reason) = self.refuse_datagram(&results) {
+        if let Some(reason) = self
+            .refuse_datagram(&results)
+            .or_else(|| self.refuse_queueing(results.len()))
+        {
             self.stats.requests += results.len() as u64;
             self.send_error(Origin::Peer(from), reason);
             return;
@@ -509,7 +521,7 @@ impl Session {
                     return Err(e);
                 }
                 self.stats.requests += 1;
-                if self.waiting.is_some() {
+                if self.waiting.is_some() || self.world.iteration_in_progress() {
                     self.queued.push_back((Origin::Local, Ok(request)));
                     return Ok(());
                 }
@@ -561,6 +573,18 @@ impl Session {
         None
     }
 
+    /// Why `n` more requests may not wait in the queue, if so: it already holds
+    /// `maxqueuedrequests` waiting for an iteration under way or a file operation.
+    fn refuse_queueing(&self, n: usize) -> Option<String> {
+        let max = self.config.limits.max_queued_requests;
+        (!self.queued.is_empty() && self.queued.len() + n > max).then(|| {
+            format!(
+                "the server is busy: {} requests are waiting for the iteration under way or a file operation (configuration key maxqueuedrequests = {max}); nothing in this datagram was executed, send it again",
+                self.queued.len()
+            )
+        })
+    }
+
     /// Whether `request` from `origin` may run: who may change the world (peers only), and
     /// the limits on values and sizes (everyone).
     fn admit(&self, origin: Origin, request: &Request) -> Result<(), String> {
@@ -572,11 +596,23 @@ impl Session {
     }
 
     /// Runs queued requests until the queue is empty or a file operation must be waited for.
+    /// While an iteration is under way (in slices), requests that change the world wait for
+    /// it to complete, and so do later requests of the same sender (each sender's requests
+    /// keep their order); other agents' registrations, Info_Requests and Synchronizes run.
     fn run_queue(&mut self, now: Instant) {
+        let mut held: Vec<(Origin, Result<Request, DecodeError>)> = Vec::new();
         while self.waiting.is_none() {
             let Some((origin, result)) = self.queued.pop_front() else {
                 break;
             };
+            let changes_world =
+                matches!(result, Ok(Request::Control { .. } | Request::Entity { .. }));
+            if (changes_world && self.world.iteration_in_progress())
+                || held.iter().any(|(o, _)| *o == origin)
+            {
+                held.push((origin, result));
+                continue;
+            }
             match result {
                 Err(e) => self.send_error(origin, e),
                 Ok(Request::Agent(a)) => match origin {
@@ -587,6 +623,9 @@ impl Session {
                     let _ = self.handle_world_request(origin, &request, now);
                 }
             }
+        }
+        for item in held.into_iter().rev() {
+            self.queued.push_front(item);
         }
         self.emit_changed(false);
     }
@@ -788,7 +827,7 @@ impl Session {
     fn after_load(&mut self) {
         // Timers restart from the loaded simulated time.
         let t = self.world.sim_time();
-        for a in &mut self.agents {
+        for a in self.agents.iter_mut() {
             a.next_broadcast = t;
             a.awaited = None;
             a.synced = a.synced.min(self.world.iteration());
@@ -899,10 +938,7 @@ impl Session {
                         agent.agent_type, agent.addr
                     ),
                 );
-                match self.agents.iter_mut().find(|a| a.key == key) {
-                    Some(existing) => *existing = agent,
-                    None => self.agents.push(agent),
-                }
+                self.agents.insert(agent);
                 self.owners.insert(key.clone(), from);
                 self.owner_keys.insert(from, key.clone());
                 self.confirm(
@@ -914,18 +950,13 @@ impl Session {
                 requester,
                 requested,
             } => {
-                let Some(to) = self
-                    .agents
-                    .iter()
-                    .find(|a| a.key == requester)
-                    .map(|a| a.addr)
-                else {
+                let Some(to) = self.agents.get(&requester).map(|a| a.addr) else {
                     return self.send_error(
                         origin,
                         format!("Info_Request: requester {requester:?} is not a registered agent"),
                     );
                 };
-                let Some(info) = self.agents.iter().find(|a| a.key == requested) else {
+                let Some(info) = self.agents.get(&requested) else {
                     return self.send_error(
                         origin,
                         format!("Info_Request: agent {requested:?} is not registered"),
@@ -951,7 +982,7 @@ impl Session {
                     );
                 }
                 let current = self.world.iteration();
-                let Some(agent) = self.agents.iter_mut().find(|a| a.key == key) else {
+                let Some(agent) = self.agents.get_mut(&key) else {
                     return self.send_error(
                         origin,
                         format!("Synchronize: agent {key:?} is not registered"),
@@ -980,6 +1011,9 @@ impl Session {
     /// When the next iteration may run, if one can (initialized, not paused, no file
     /// operation under way).
     fn iteration_due(&self, now: Instant) -> Option<Instant> {
+        if self.world.iteration_in_progress() {
+            return Some(now);
+        }
         if !self.world.can_advance() || self.waiting.is_some() || self.nobody_listens() {
             return None;
         }
@@ -1009,18 +1043,30 @@ impl Session {
         self.iteration_due(now)
     }
 
-    /// Runs the next iteration if it is due at `now` (then broadcasts it). Returns whether an
-    /// iteration ran.
+    /// Runs the next iteration if it is due at `now` (then broadcasts it), or the next slice
+    /// of it: an iteration of more than `stepsperslice` physics steps runs over several calls,
+    /// so that the shell reads and answers datagrams in between (requests that change the
+    /// world wait until it completes). Returns whether any work was done; while an iteration
+    /// is under way, [`Session::poll_timeout`] is `now`.
     pub fn handle_timeout(&mut self, now: Instant) -> bool {
         self.tell_time(now);
         match self.iteration_due(now) {
             Some(due) if due <= now => {}
             _ => return false,
         }
-        if !self.world.advance() {
-            return false;
+        self.stats.slices += 1;
+        match self.world.advance_slice(self.config.limits.steps_per_slice) {
+            Advance::Idle => return false,
+            Advance::Partial => {
+                if self.flags().auto_adjust {
+                    self.busy_since = Some(now);
+                }
+                return true;
+            }
+            Advance::Completed => {}
         }
         self.stats.iterations += 1;
+        self.report_diverged();
         self.dirty = true;
         let pace = self.pace();
         self.next_due = if pace > 0.0 {
@@ -1041,7 +1087,27 @@ impl Session {
             self.auto_adjust(now);
             self.busy_since = Some(now);
         }
+        // Requests that waited for the iteration run before the next one starts.
+        self.run_queue(now);
         true
+    }
+
+    /// Tells agents (as an error response, to every agent up to `maxconfirmationfanout`) and
+    /// the log, once per entity, that the physics diverged on it and it was put back.
+    fn report_diverged(&mut self) {
+        for d in self.world.take_diverged() {
+            self.stats.diverged += 1;
+            if !self.non_finite.insert(d.entity) {
+                continue;
+            }
+            let text = format!(
+                "entity {}: the physics gave it a non-finite position or velocity in iteration {}; it was put back where it was before that iteration, at rest (reported once per entity)",
+                d.entity, d.iteration
+            );
+            self.log(LogLevel::Warn, text.clone());
+            self.stats.errors += 1;
+            self.confirm(None, error_text(text));
+        }
     }
 
     /// Auto-adjust (seed 000 §2.8): simulated time tracks wall time. Iterations are paced at

@@ -282,6 +282,98 @@ fn one_datagram_cannot_ask_for_unbounded_work() {
     assert!(out.contains("maxfilerequestsperdatagram"), "{out}");
 }
 
+fn info_request(key: &str) -> String {
+    format!(
+        "<Message><Agent_Message Command=\"Info_Request\"><Requester>{key}</Requester><Requested>{key}</Requested></Agent_Message></Message>"
+    )
+}
+
+#[test]
+fn long_work_runs_in_slices_and_other_agents_are_answered_meanwhile() {
+    // Set_Steps_Per_Iteration + Make_Step once blocked the server for seconds: nobody was
+    // answered until the iteration was over. Now an iteration of more than stepsperslice
+    // physics steps runs in slices, and the shell reads datagrams between them.
+    let mut s = session();
+    let (a, b) = (addr("127.0.0.1:5001"), addr("127.0.0.1:5002"));
+    for (key, who) in [("a", a), ("b", b)] {
+        s.handle_datagram(
+            who,
+            register(key, "127.0.0.1", who.port(), -1.0).as_bytes(),
+            Instant::now(),
+        );
+    }
+    let heavy = control("<Control_Request Command=\"Initialize_Simulation\"/><Control_Request Command=\"Set_Step_Mode\"><Step_Mode>true</Step_Mode></Control_Request><Control_Request Command=\"Set_Steps_Per_Iteration\"><Steps_Per_Iteration>1000</Steps_Per_Iteration></Control_Request><Control_Request Command=\"Make_Step\"/>");
+    s.handle_datagram(a, heavy.as_bytes(), Instant::now());
+    drain(&mut s);
+    let t0 = Instant::now();
+    let slice = ServerConfig::default().limits.steps_per_slice;
+    assert!(s.handle_timeout(t0));
+    assert_eq!(s.world().iteration(), 0, "one slice is not the iteration");
+    assert!(s.world().iteration_in_progress());
+    assert_eq!(s.poll_timeout(t0), Some(t0), "the rest is due at once");
+    // Agent b asks between slices and is answered at once.
+    s.handle_datagram(b, info_request("b").as_bytes(), t0);
+    let out = texts_to(&drain(&mut s), b);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(out[0].contains("<Key>b</Key>"), "{out:?}");
+    // A request that changes the world waits for the iteration, and so does what the same
+    // sender sends after it; another agent's requests do not.
+    let before = gravity(&s);
+    s.handle_datagram(
+        a,
+        control("<Control_Request Command=\"Set_World_Gravity\"><Gravity>-2</Gravity><Response>true</Response></Control_Request>").as_bytes(),
+        t0,
+    );
+    s.handle_datagram(a, info_request("a").as_bytes(), t0);
+    s.handle_datagram(b, info_request("b").as_bytes(), t0);
+    let out = drain(&mut s);
+    assert_eq!(gravity(&s), before);
+    assert!(texts_to(&out, a).is_empty(), "{out:?}");
+    assert_eq!(texts_to(&out, b).len(), 1, "{out:?}");
+    let mut slices = 1;
+    while s.world().iteration_in_progress() {
+        assert!(s.handle_timeout(t0));
+        slices += 1;
+        if s.world().iteration_in_progress() {
+            assert!(drain(&mut s).is_empty());
+        }
+    }
+    assert_eq!(slices, 1000 / slice, "{slice} steps per slice");
+    assert_eq!(s.world().iteration(), 1);
+    // Once the iteration is over, the waiting requests ran, in order.
+    assert_eq!(gravity(&s), -2.0);
+    let out = texts_to(&drain(&mut s), a);
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert!(out[0].contains("Gravity set to -2"), "{out:?}");
+    assert!(out[1].contains("<Key>a</Key>"), "{out:?}");
+    // Step mode: nothing more until the next Make_Step.
+    assert!(!s.handle_timeout(t0));
+}
+
+#[test]
+fn requests_waiting_for_an_iteration_are_bounded() {
+    let mut config = ServerConfig::default();
+    config.limits.max_queued_requests = 3;
+    let mut s = session_with(config);
+    let me = addr("127.0.0.1:5001");
+    let heavy = control("<Control_Request Command=\"Initialize_Simulation\"/><Control_Request Command=\"Set_Step_Mode\"><Step_Mode>true</Step_Mode></Control_Request><Control_Request Command=\"Set_Steps_Per_Iteration\"><Steps_Per_Iteration>1000</Steps_Per_Iteration></Control_Request><Control_Request Command=\"Make_Step\"/>");
+    s.handle_datagram(me, heavy.as_bytes(), Instant::now());
+    let t0 = Instant::now();
+    assert!(s.handle_timeout(t0));
+    drain(&mut s);
+    let step = control("<Control_Request Command=\"Make_Step\"/>");
+    for _ in 0..3 {
+        s.handle_datagram(me, step.as_bytes(), t0);
+    }
+    assert!(texts_to(&drain(&mut s), me).is_empty());
+    s.handle_datagram(me, step.as_bytes(), t0);
+    let out = texts_to(&drain(&mut s), me).join("\n");
+    assert!(out.contains("maxqueuedrequests"), "{out}");
+    while s.handle_timeout(t0) {}
+    // The first iteration, then the three granted while it ran; not the refused fourth.
+    assert_eq!(s.world().iteration(), 4);
+}
+
 #[test]
 fn values_that_would_break_every_client_are_refused() {
     let mut s = session();

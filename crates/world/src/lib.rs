@@ -40,6 +40,7 @@ mod config;
 mod entity;
 mod humanoid;
 mod save;
+mod slice;
 
 use std::collections::BTreeMap;
 
@@ -56,6 +57,7 @@ use simrob_protocol::{
     BodyState as WireBody, Broadcast, ControlRequest, EntityInfo, EntityInfoKind, EntityRequest,
     EntitySpec, Interaction, Material, Request,
 };
+pub use slice::{Advance, Diverged};
 
 use entity::{Entity, EntityKind};
 
@@ -121,6 +123,12 @@ pub struct World<P: PhysicsBackend + Default = RapierBackend> {
     iteration: u64,
     sim_time: f64,
     pending_steps: u64,
+    /// Physics steps done of the iteration in progress (0: none in progress; `slice.rs`).
+    slice_steps: u32,
+    /// The last finite pose noted of each body (entity id, body index), see `slice.rs`.
+    last_finite: BTreeMap<(u32, usize), ([f64; 3], [f64; 4])>,
+    /// Entities the divergence guard put back, not yet taken.
+    diverged: Vec<Diverged>,
     /// Humanoid robots and rolling resistance (`humanoid.rs`).
     soccer: humanoid::Soccer,
 }
@@ -165,6 +173,9 @@ impl<P: PhysicsBackend + Default> World<P> {
             iteration: 0,
             sim_time: 0.0,
             pending_steps: 0,
+            slice_steps: 0,
+            last_finite: BTreeMap::new(),
+            diverged: Vec::new(),
             soccer: humanoid::Soccer::default(),
         }
     }
@@ -533,32 +544,17 @@ impl<P: PhysicsBackend + Default> World<P> {
     }
 
     /// Whether [`World::advance`] would run an iteration now: the simulation is initialized and
-    /// either step mode is off or a Make_Step is pending.
+    /// either step mode is off or a Make_Step is pending (or an iteration is under way).
     pub fn can_advance(&self) -> bool {
-        self.modes.initialized && (!self.modes.step_mode || self.pending_steps > 0)
+        self.iteration_in_progress()
+            || (self.modes.initialized && (!self.modes.step_mode || self.pending_steps > 0))
     }
 
-    /// Runs one iteration (steps-per-iteration physics steps) if [`World::can_advance`];
-    /// returns whether it did.
+    /// Runs one iteration (steps-per-iteration physics steps, or the rest of the one under
+    /// way) if [`World::can_advance`]; returns whether it did. [`World::advance_slice`] runs
+    /// one in pieces.
     pub fn advance(&mut self) -> bool {
-        if !self.can_advance() {
-            return false;
-        }
-        if self.modes.step_mode {
-            self.pending_steps -= 1;
-        }
-        let dt = self.physics.params().timestep;
-        for _ in 0..self.modes.steps_per_iteration {
-            self.soccer
-                .before_step(&mut self.physics, &self.entities, dt);
-            self.physics.step();
-            self.soccer
-                .after_step(&mut self.physics, &self.entities, dt);
-            self.sim_time += dt;
-        }
-        self.iteration += 1;
-        self.record_humanoid_poses();
-        true
+        self.advance_slice(u32::MAX) == Advance::Completed
     }
 
     /// The world state a broadcast carries (seed 000 §5): every body with its entity, and the

@@ -17,7 +17,7 @@ use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, UdpSocket};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -58,6 +58,9 @@ struct Args {
     /// Sending threads.
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// Print a line of the table every this many seconds.
+    #[arg(long, default_value_t = 1, value_name = "SECONDS")]
+    every: u64,
 }
 
 struct ServerProcess {
@@ -108,6 +111,16 @@ fn start_server(args: &Args) -> Result<(SocketAddr, ServerProcess)> {
     bail!("the server exited before listening")
 }
 
+/// Processor time a process has used (user + system), in clock ticks of 1/100 s (Linux's
+/// `USER_HZ`).
+fn cpu_ticks(pid: &str) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+}
+
 /// Resident memory of a process, in KiB.
 fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -118,7 +131,7 @@ fn rss_kib(pid: u32) -> Option<u64> {
 }
 
 struct LoadAgent {
-    socket: UdpSocket,
+    socket: mio::net::UdpSocket,
     key: String,
     request: Vec<u8>,
     in_flight: VecDeque<Instant>,
@@ -132,38 +145,30 @@ struct Totals {
     iteration: AtomicU64,
 }
 
-fn main() -> Result<()> {
-    let args = Args::parse();
-    if !(args.rate > 0.0 && args.rate.is_finite()) {
-        bail!("--rate must be a positive number");
-    }
-    if !(args.seconds > 0.0 && args.seconds <= 3600.0) {
-        bail!("--seconds must be in (0, 3600]");
-    }
-    let (addr, server) = match args.server {
-        Some(a) if a.ip().is_loopback() => (a, None),
-        Some(a) => bail!("{a} is not a loopback address: this tool only loads local servers"),
-        None => {
-            let (a, p) = start_server(&args)?;
-            (a, Some(p))
-        }
-    };
-    let pid = args.pid.or(server.as_ref().map(|s| s.child.id()));
+/// Makes `n` agents, each on its own loopback socket connected to `addr`, sends every
+/// registration at once and waits (at most 5 s) for the confirmations. Returns the agents
+/// and how many were confirmed.
+fn register_storm(addr: SocketAddr, n: usize) -> Result<(Vec<LoadAgent>, usize)> {
     let keys = CommandKeys::default();
-
-    // Registration storm: every agent at once.
     let started = Instant::now();
-    let mut agents = Vec::with_capacity(args.agents);
-    for i in 0..args.agents {
-        let socket = UdpSocket::bind("127.0.0.1:0")?;
-        socket.connect(addr)?;
+    let mut poll = mio::Poll::new()?;
+    let mut agents = Vec::with_capacity(n);
+    for i in 0..n {
+        let std_socket = UdpSocket::bind("127.0.0.1:0")?;
+        std_socket.connect(addr)?;
+        std_socket.set_nonblocking(true)?;
+        let mut socket = mio::net::UdpSocket::from_std(std_socket);
+        poll.registry()
+            .register(&mut socket, mio::Token(i), mio::Interest::READABLE)?;
         let local = socket.local_addr()?;
-        let key = format!("load{i}");
+        // Keys unique to this run: a server keeps a key bound to the address that registered it.
+        let key = format!("load{}-{i}", std::process::id());
         let register = Request::Agent(AgentRequest::RegisterAgent {
             agent_type: AgentType::RobotController,
             port: local.port(),
             ip: local.ip().to_string(),
             sync: false,
+            // One agent receives every iteration's broadcast: the server's iterations/s.
             broadcast: if i == 0 { 0.0 } else { -1.0 },
             key: key.clone(),
         });
@@ -188,38 +193,127 @@ fn main() -> Result<()> {
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut buf = vec![0u8; 65536];
     let mut confirmed = vec![false; agents.len()];
-    while registered < agents.len() && Instant::now() < deadline {
-        for (a, done) in agents.iter().zip(confirmed.iter_mut()) {
-            if *done {
-                continue;
-            }
-            a.socket.set_read_timeout(Some(Duration::from_millis(1)))?;
+    let mut events = mio::Events::with_capacity(1024);
+    while registered < agents.len() {
+        let now = Instant::now();
+        if now >= deadline {
+            break;
+        }
+        poll.poll(&mut events, Some(deadline - now))?;
+        for event in events.iter() {
+            let i = event.token().0;
+            let a = &agents[i];
             while let Ok(n) = a.socket.recv(&mut buf) {
+                if confirmed[i] {
+                    continue;
+                }
                 if let Ok(ServerMessage::Response(Response::Text(t))) =
                     decode_server_message(&buf[..n])
                 {
                     if t.contains(&format!("key {},", a.key)) {
-                        *done = true;
+                        confirmed[i] = true;
                         registered += 1;
-                        break;
                     }
                 }
             }
         }
+    }
+    for a in &mut agents {
+        poll.registry().deregister(&mut a.socket)?;
     }
     println!(
         "registration storm: {registered} of {} agents confirmed in {:.2} s",
         agents.len(),
         started.elapsed().as_secs_f64()
     );
-    for a in &agents {
-        a.socket.set_nonblocking(true)?;
+    Ok((agents, registered))
+}
+
+/// One sending thread: sends each of its agents' requests when due, and waits on its
+/// sockets (epoll) for the answers in between.
+fn sender(
+    mut shard: Vec<LoadAgent>,
+    period: Duration,
+    end: Instant,
+    totals: &Totals,
+    stop: &AtomicBool,
+) -> Result<Vec<u32>> {
+    let mut poll = mio::Poll::new()?;
+    for (i, a) in shard.iter_mut().enumerate() {
+        poll.registry()
+            .register(&mut a.socket, mio::Token(i), mio::Interest::READABLE)?;
     }
+    let mut events = mio::Events::with_capacity(1024);
+    let mut buf = vec![0u8; 65536];
+    let mut latencies = Vec::new();
+    let mut receive = |a: &mut LoadAgent, latencies: &mut Vec<u32>| {
+        while let Ok(n) = a.socket.recv(&mut buf) {
+            match decode_server_message(&buf[..n]) {
+                Ok(ServerMessage::Response(Response::AgentInformation { .. })) => {
+                    if let Some(t) = a.in_flight.pop_front() {
+                        latencies.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                        totals.answered.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                Ok(ServerMessage::Broadcast(b)) => {
+                    totals.iteration.fetch_max(b.iteration, Ordering::Relaxed);
+                }
+                _ => {}
+            }
+        }
+    };
+    while !stop.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        let mut next = now + Duration::from_millis(100);
+        if now < end {
+            for a in &mut shard {
+                while a.next_send <= now {
+                    if a.socket.send(&a.request).is_ok() {
+                        a.in_flight.push_back(Instant::now());
+                        totals.sent.fetch_add(1, Ordering::Relaxed);
+                    }
+                    a.next_send += period;
+                }
+                next = next.min(a.next_send);
+            }
+        }
+        let wait = next.saturating_duration_since(Instant::now());
+        poll.poll(&mut events, Some(wait))?;
+        for event in events.iter() {
+            if let Some(a) = shard.get_mut(event.token().0) {
+                receive(a, &mut latencies);
+            }
+        }
+    }
+    Ok(latencies)
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    if !(args.rate > 0.0 && args.rate.is_finite()) {
+        bail!("--rate must be a positive number");
+    }
+    if !(args.seconds > 0.0 && args.seconds <= 3600.0) {
+        bail!("--seconds must be in (0, 3600]");
+    }
+    if args.agents == 0 || args.agents > 20_000 {
+        bail!("--agents must be in 1..=20000");
+    }
+    let (addr, server) = match args.server {
+        Some(a) if a.ip().is_loopback() => (a, None),
+        Some(a) => bail!("{a} is not a loopback address: this tool only loads local servers"),
+        None => {
+            let (a, p) = start_server(&args)?;
+            (a, Some(p))
+        }
+    };
+    let pid = args.pid.or(server.as_ref().map(|s| s.child.id()));
+
+    let (agents, _registered) = register_storm(addr, args.agents)?;
 
     // Load.
     let totals = Arc::new(Totals::default());
     let stop = Arc::new(AtomicBool::new(false));
-    let latencies = Arc::new(Mutex::new(Vec::<u32>::new()));
     let period = Duration::from_secs_f64(1.0 / args.rate);
     let begin = Instant::now();
     let end = begin + Duration::from_secs_f64(args.seconds);
@@ -227,91 +321,76 @@ fn main() -> Result<()> {
     let mut shards: Vec<Vec<LoadAgent>> = (0..threads).map(|_| Vec::new()).collect();
     for (i, mut a) in agents.into_iter().enumerate() {
         // Spread the sends over the period.
-        a.next_send = begin + period.mul_f64(i as f64 / args.agents.max(1) as f64);
+        a.next_send = begin + period.mul_f64(i as f64 / args.agents as f64);
         shards[i % threads].push(a);
     }
     let mut workers = Vec::new();
-    for mut shard in shards {
+    for shard in shards {
         let totals = totals.clone();
         let stop = stop.clone();
-        let latencies = latencies.clone();
         workers.push(std::thread::spawn(move || {
-            let mut buf = vec![0u8; 65536];
-            let mut mine = Vec::new();
-            while !stop.load(Ordering::Relaxed) {
-                let now = Instant::now();
-                let mut busy = false;
-                for a in &mut shard {
-                    if now < end {
-                        while a.next_send <= now {
-                            if a.socket.send(&a.request).is_ok() {
-                                a.in_flight.push_back(Instant::now());
-                                totals.sent.fetch_add(1, Ordering::Relaxed);
-                            }
-                            a.next_send += period;
-                            busy = true;
-                        }
-                    }
-                    while let Ok(n) = a.socket.recv(&mut buf) {
-                        busy = true;
-                        match decode_server_message(&buf[..n]) {
-                            Ok(ServerMessage::Response(Response::AgentInformation { .. })) => {
-                                if let Some(t) = a.in_flight.pop_front() {
-                                    mine.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
-                                    totals.answered.fetch_add(1, Ordering::Relaxed);
-                                }
-                            }
-                            Ok(ServerMessage::Broadcast(b)) => {
-                                totals.iteration.fetch_max(b.iteration, Ordering::Relaxed);
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                if !busy {
-                    std::thread::sleep(Duration::from_micros(200));
-                }
-            }
-            if let Ok(mut l) = latencies.lock() {
-                l.extend(mine);
-            }
+            sender(shard, period, end, &totals, &stop)
         }));
     }
     let mut last_iteration = totals.iteration.load(Ordering::Relaxed);
     let mut first_rss = None;
     let mut last_rss = None;
     let mut iteration_rates = Vec::new();
-    println!("   t  sent/s  answered/s  lost(total)  iterations/s  server RSS (MiB)");
+    println!(
+        "     t  sent/s  answered/s  lost(total)  iterations/s  server RSS (MiB)  server CPU  tool CPU"
+    );
     let (mut last_sent, mut last_answered) = (0, 0);
+    let server_pid = pid.map(|p| p.to_string());
+    let server_cpu = || server_pid.as_deref().and_then(cpu_ticks);
+    let (cpu_start, tool_start) = (server_cpu(), cpu_ticks("self"));
+    let (mut last_cpu, mut last_tool) = (cpu_start, tool_start);
+    let every = args.every.max(1);
     let drain = Duration::from_secs(1);
     let mut t = 0u64;
+    let mut last_print = begin;
     while Instant::now() < end + drain {
-        std::thread::sleep(Duration::from_secs(1));
-        t += 1;
+        std::thread::sleep(Duration::from_secs(every));
+        t += every;
+        let now = Instant::now();
+        let wall = now.duration_since(last_print).as_secs_f64();
+        last_print = now;
         let sent = totals.sent.load(Ordering::Relaxed);
         let answered = totals.answered.load(Ordering::Relaxed);
         let it = totals.iteration.load(Ordering::Relaxed);
         let rss = pid.and_then(rss_kib);
         first_rss = first_rss.or(rss);
         last_rss = rss.or(last_rss);
-        iteration_rates.push(it.saturating_sub(last_iteration));
+        let (cpu, tool) = (server_cpu(), cpu_ticks("self"));
+        let share = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(a), Some(b)) => format!("{:.0}%", b.saturating_sub(a) as f64 / wall),
+            _ => "-".into(),
+        };
+        let per_second = |n: u64| (n as f64 / wall).round() as u64;
+        iteration_rates.push(per_second(it.saturating_sub(last_iteration)));
         println!(
-            "{t:4}  {:6}  {:10}  {:11}  {:12}  {}",
-            sent - last_sent,
-            answered - last_answered,
+            "{t:6}  {:6}  {:10}  {:11}  {:12}  {:>16}  {:>10}  {:>8}",
+            per_second(sent - last_sent),
+            per_second(answered - last_answered),
             sent.saturating_sub(answered),
-            it.saturating_sub(last_iteration),
+            per_second(it.saturating_sub(last_iteration)),
             rss.map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0)),
+            share(last_cpu, cpu),
+            share(last_tool, tool),
         );
         (last_sent, last_answered, last_iteration) = (sent, answered, it);
+        (last_cpu, last_tool) = (cpu, tool);
     }
     stop.store(true, Ordering::Relaxed);
+    let mut lat = Vec::new();
     for w in workers {
-        let _ = w.join();
+        match w.join() {
+            Ok(Ok(l)) => lat.extend(l),
+            Ok(Err(e)) => return Err(e.context("a sending thread failed")),
+            Err(_) => bail!("a sending thread panicked"),
+        }
     }
     let sent = totals.sent.load(Ordering::Relaxed);
     let answered = totals.answered.load(Ordering::Relaxed);
-    let mut lat = latencies.lock().map(|l| l.clone()).unwrap_or_default();
     lat.sort_unstable();
     let pct = |p: f64| -> f64 {
         if lat.is_empty() {
@@ -349,6 +428,13 @@ fn main() -> Result<()> {
             "server memory: {:.1} MiB at the start, {:.1} MiB at the end",
             a as f64 / 1024.0,
             b as f64 / 1024.0
+        );
+    }
+    if let (Some(a), Some(b)) = (cpu_start, last_cpu) {
+        let seconds = b.saturating_sub(a) as f64 / 100.0;
+        println!(
+            "server processor time: {seconds:.2} s for {answered} answers ({:.1} µs each, all of its work included)",
+            seconds * 1e6 / answered.max(1) as f64
         );
     }
     Ok(())

@@ -1,5 +1,11 @@
 //! The UDP loop around a [`Session`]: one thread owns the socket, the session and the file
 //! store; snapshots fan out to observers (the viewer, a recorder) once per iteration.
+//!
+//! The loop alternates, so that neither side starves the other: it reads waiting datagrams
+//! in a bounded batch (at most [`BATCH_DATAGRAMS`], and no longer than [`BATCH_TIME`] when an
+//! iteration is due), answering each as it is handled; then runs the due iteration, or one
+//! slice of it (the session cuts long iterations into slices); then, with nothing due, waits
+//! on the socket (epoll) until the next deadline.
 
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
@@ -20,7 +26,7 @@ pub const DEFAULT_RECEIVE_BUFFER: usize = 8 << 20;
 
 /// Asks the OS for a receive buffer of `bytes` on `socket`; returns the size it gave (the
 /// OS may cap it, on Linux at `net.core.rmem_max`, and counts its own overhead in it).
-pub fn set_receive_buffer(socket: &UdpSocket, bytes: usize) -> io::Result<usize> {
+pub fn set_receive_buffer(socket: &impl std::os::fd::AsFd, bytes: usize) -> io::Result<usize> {
     let s = socket2::SockRef::from(socket);
     s.set_recv_buffer_size(bytes)?;
     s.recv_buffer_size()
@@ -29,9 +35,19 @@ pub fn set_receive_buffer(socket: &UdpSocket, bytes: usize) -> io::Result<usize>
 /// Longest blocking wait, so that a stop request and local commands are seen promptly.
 const MAX_WAIT: Duration = Duration::from_millis(50);
 
+/// Most datagrams read in one batch before the loop looks at the simulation again.
+pub const BATCH_DATAGRAMS: usize = 1024;
+
+/// Longest a batch of datagrams may take while an iteration is due.
+pub const BATCH_TIME: Duration = Duration::from_millis(5);
+
+const SOCKET: mio::Token = mio::Token(0);
+
 /// A bound SimRob server.
 pub struct UdpServer {
-    socket: UdpSocket,
+    socket: mio::net::UdpSocket,
+    poll: mio::Poll,
+    events: mio::Events,
     session: Session,
     store: Box<dyn SaveStore>,
     buf: Vec<u8>,
@@ -52,6 +68,11 @@ impl UdpServer {
             max_files: c.limits.save_directory_files,
         });
         let socket = UdpSocket::bind(SocketAddr::new(c.receiver_ip, c.receiver_port))?;
+        socket.set_nonblocking(true)?;
+        let mut socket = mio::net::UdpSocket::from_std(socket);
+        let poll = mio::Poll::new()?;
+        poll.registry()
+            .register(&mut socket, SOCKET, mio::Interest::READABLE)?;
         let (commands_tx, commands_rx) = channel();
         let asked = c.limits.receive_buffer;
         match set_receive_buffer(&socket, asked) {
@@ -63,6 +84,8 @@ impl UdpServer {
         }
         Ok(UdpServer {
             socket,
+            poll,
+            events: mio::Events::with_capacity(4),
             session,
             store,
             buf: vec![0u8; 65536],
@@ -221,46 +244,27 @@ impl UdpServer {
         }
     }
 
-    /// Receives everything already waiting, without blocking.
-    fn drain(&mut self) -> io::Result<()> {
-        self.socket.set_nonblocking(true)?;
-        loop {
+    /// Reads and handles waiting datagrams, without blocking: until none is left, or
+    /// [`BATCH_DATAGRAMS`] were read, or (when `due` is given) [`BATCH_TIME`] has passed since
+    /// `due`. Returns whether the socket was left empty.
+    fn drain(&mut self, started: Instant, due: bool) -> io::Result<bool> {
+        for _ in 0..BATCH_DATAGRAMS {
             match self.socket.recv_from(&mut self.buf) {
                 Ok((n, from)) => {
                     let now = Instant::now();
                     self.session.handle_datagram(from, &self.buf[..n], now);
                     self.flush();
+                    if due && now.saturating_duration_since(started) >= BATCH_TIME {
+                        return Ok(false);
+                    }
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(true),
                 // Errors reported for earlier sends (ICMP) are not the server's problem.
                 Err(e) if is_transient(&e) => continue,
                 Err(e) => return Err(e),
             }
         }
-        self.socket.set_nonblocking(false)
-    }
-
-    /// Waits up to `timeout` for one datagram.
-    fn wait(&mut self, timeout: Duration) -> io::Result<()> {
-        self.socket
-            .set_read_timeout(Some(timeout.max(Duration::from_micros(10))))?;
-        match self.socket.recv_from(&mut self.buf) {
-            Ok((n, from)) => {
-                self.session
-                    .handle_datagram(from, &self.buf[..n], Instant::now());
-                self.flush();
-                Ok(())
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) || is_transient(&e) =>
-            {
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
+        Ok(false)
     }
 
     /// Serves until `stop` becomes true.
@@ -271,11 +275,18 @@ impl UdpServer {
                 let _ = self.session.handle_command(command, Instant::now());
                 self.flush();
             }
-            self.drain()?;
+            let started = Instant::now();
+            let due = self
+                .session
+                .poll_timeout(started)
+                .is_some_and(|at| at <= started);
+            let emptied = self.drain(started, due)?;
             let now = Instant::now();
-            let iterated = self.session.handle_timeout(now);
-            if iterated {
+            if self.session.handle_timeout(now) {
                 self.flush();
+                continue;
+            }
+            if !emptied {
                 continue;
             }
             let wait = match self.session.poll_timeout(now) {
@@ -283,7 +294,12 @@ impl UdpServer {
                 None => MAX_WAIT,
             };
             if !wait.is_zero() {
-                self.wait(wait)?;
+                // Readiness is edge-triggered: the socket was read until it was empty.
+                match self.poll.poll(&mut self.events, Some(wait)) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
             }
         }
         Ok(())

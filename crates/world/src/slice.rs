@@ -1,0 +1,273 @@
+//! Iterations in slices, and the divergence guard.
+//!
+//! An iteration is `steps_per_iteration` physics steps. [`World::advance_slice`] runs at most
+//! a given number of them and returns, so that a shell can answer its clients between slices
+//! of a long iteration; the iteration counts (and is snapshotted) only once all its steps
+//! ran. [`World::advance`] runs a whole iteration.
+//!
+//! **Divergence guard.** Before an iteration's first step the world notes every body's pose
+//! (when finite); after its last step it checks every body's state. An entity with a body
+//! whose position, orientation or velocity is no longer finite (the engine diverged) is put
+//! back at its last finite pose, at rest, and listed in [`World::take_diverged`]: no
+//! non-finite value ever leaves the world.
+
+use simrob_physics::{BodyState, PhysicsBackend};
+
+use crate::World;
+
+/// What [`World::advance_slice`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Advance {
+    /// Nothing: the simulation cannot advance now (not initialized, or in step mode with no
+    /// step granted).
+    Idle,
+    /// Some steps of an iteration ran; more remain (see [`World::iteration_in_progress`]).
+    Partial,
+    /// An iteration completed.
+    Completed,
+}
+
+/// An entity the physics diverged on, put back at rest where it was (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Diverged {
+    pub entity: u32,
+    /// The iteration whose steps diverged; the entity is where it was before it.
+    pub iteration: u64,
+}
+
+fn finite(s: &BodyState) -> bool {
+    s.position
+        .iter()
+        .chain(&s.orientation)
+        .chain(&s.linear_velocity)
+        .chain(&s.angular_velocity)
+        .all(|x| x.is_finite())
+}
+
+impl<P: PhysicsBackend + Default> World<P> {
+    /// Whether an iteration has started and not yet completed (a slice ran, steps remain).
+    /// Requests that change the world should wait until it completes.
+    pub fn iteration_in_progress(&self) -> bool {
+        self.slice_steps > 0
+    }
+
+    /// Runs at most `max_steps` (≥ 1) physics steps of the current iteration, starting one if
+    /// none is under way and [`World::can_advance`].
+    pub fn advance_slice(&mut self, max_steps: u32) -> Advance {
+        if self.slice_steps == 0 {
+            if !self.can_advance() {
+                return Advance::Idle;
+            }
+            if self.modes.step_mode {
+                self.pending_steps -= 1;
+            }
+            self.note_finite_states();
+        }
+        let dt = self.physics.params().timestep;
+        let mut budget = max_steps.max(1);
+        while self.slice_steps < self.modes.steps_per_iteration && budget > 0 {
+            self.soccer
+                .before_step(&mut self.physics, &self.entities, dt);
+            self.physics.step();
+            self.soccer
+                .after_step(&mut self.physics, &self.entities, dt);
+            self.sim_time += dt;
+            self.slice_steps += 1;
+            budget -= 1;
+        }
+        if self.slice_steps < self.modes.steps_per_iteration {
+            return Advance::Partial;
+        }
+        self.slice_steps = 0;
+        self.restore_diverged();
+        self.iteration += 1;
+        self.record_humanoid_poses();
+        Advance::Completed
+    }
+
+    /// Entities put back since the last call (see the module docs), oldest first.
+    pub fn take_diverged(&mut self) -> Vec<Diverged> {
+        std::mem::take(&mut self.diverged)
+    }
+
+    /// Notes the pose of every body whose pose is finite now (a body whose pose is not keeps
+    /// the last finite one noted).
+    fn note_finite_states(&mut self) {
+        for (id, e) in &self.entities {
+            for (i, b) in e.bodies.iter().enumerate() {
+                let Ok(s) = self.physics.body_state(b.handle) else {
+                    continue;
+                };
+                if s.position
+                    .iter()
+                    .chain(&s.orientation)
+                    .all(|x| x.is_finite())
+                {
+                    self.last_finite
+                        .insert((*id, i), (s.position, s.orientation));
+                }
+            }
+        }
+    }
+
+    fn restore_diverged(&mut self) {
+        let bad: Vec<u32> = self
+            .entities
+            .iter()
+            .filter(|(_, e)| {
+                e.bodies
+                    .iter()
+                    .any(|b| self.physics.body_state(b.handle).is_ok_and(|s| !finite(&s)))
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for id in bad {
+            let Some(e) = self.entities.get(&id) else {
+                continue;
+            };
+            for (i, b) in e.bodies.iter().enumerate() {
+                // Never seen finite (made non-finite before its first iteration): the origin.
+                let (position, orientation) = self
+                    .last_finite
+                    .get(&(id, i))
+                    .copied()
+                    .unwrap_or(([0.0; 3], [0.0, 0.0, 0.0, 1.0]));
+                let at_rest = BodyState {
+                    position,
+                    orientation,
+                    linear_velocity: [0.0; 3],
+                    angular_velocity: [0.0; 3],
+                };
+                let _ = self.physics.set_body_state(b.handle, &at_rest);
+            }
+            self.diverged.push(Diverged {
+                entity: id,
+                iteration: self.iteration + 1,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{World, WorldConfig};
+    use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest};
+
+    /// The SumBot scene with the manual's ball (entity 8, 0.6 kg), initialized.
+    fn soccer() -> World {
+        let mut w = World::new(WorldConfig::default());
+        let scene = include_str!("../../../scenarios/soccer.xml");
+        for r in decode_datagram(scene.as_bytes(), &CommandKeys::default()) {
+            w.apply(&r.expect("the scene decodes"))
+                .expect("the scene applies");
+        }
+        w.apply_control(&ControlRequest::InitializeSimulation)
+            .expect("initialize");
+        w
+    }
+
+    /// Makes the engine's state of the falling ball non-finite: its height (the engine's f32,
+    /// found by its bytes) becomes NaN.
+    fn poison_ball(w: &mut World) {
+        let z = w.body_state(8, 0).expect("ball").position[2] as f32;
+        let mut state = w.physics.export_state();
+        let mut hits = 0;
+        for i in 0..state.len().saturating_sub(3) {
+            if state[i..i + 4] == z.to_le_bytes() {
+                state[i..i + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+                hits += 1;
+            }
+        }
+        assert!(hits > 0, "the ball's height is not in the engine state");
+        w.physics.import_state(&state).expect("import");
+        assert!(w.body_state(8, 0).unwrap().position[2].is_nan());
+    }
+
+    #[test]
+    fn a_diverged_entity_is_put_back_at_rest_where_it_was_last_finite() {
+        let mut w = soccer();
+        // The ball falls (awake) for the first iterations.
+        for _ in 0..9 {
+            assert!(w.advance());
+        }
+        let ball_before = w.entity_pose(8).unwrap();
+        assert!(w.advance());
+        assert!(w.take_diverged().is_empty());
+        let robot_before = w.entity_pose(3).unwrap();
+        poison_ball(&mut w);
+        assert!(w.advance());
+        assert_eq!(
+            w.take_diverged(),
+            vec![Diverged {
+                entity: 8,
+                iteration: 11
+            }]
+        );
+        // Back where it was last seen finite (when iteration 10 started), at rest.
+        let ball = w.body_state(8, 0).unwrap();
+        assert!(finite(&ball), "{ball:?}");
+        assert_eq!(ball.linear_velocity, [0.0; 3]);
+        assert_eq!(ball.angular_velocity, [0.0; 3]);
+        assert_eq!(w.entity_pose(8).unwrap(), ball_before);
+        // Nobody else is put back; nothing non-finite reaches a snapshot.
+        assert_ne!(w.entity_pose(3).unwrap(), robot_before);
+        let snapshot = w.snapshot();
+        assert!(snapshot.bodies.iter().all(|b| b
+            .position
+            .iter()
+            .chain(&b.rotation)
+            .chain(&b.linear_velocity)
+            .chain(&b.angular_velocity)
+            .all(|x| x.is_finite())));
+        // What else the engine keeps of the fault is the engine's; the world stays finite.
+        for _ in 0..5 {
+            assert!(w.advance());
+            assert!(finite(&w.body_state(8, 0).unwrap()));
+        }
+    }
+
+    #[test]
+    fn an_iteration_in_slices_is_the_same_iteration() {
+        let mut whole = soccer();
+        let mut sliced = soccer();
+        for w in [&mut whole, &mut sliced] {
+            w.apply_control(&ControlRequest::SetStepsPerIteration(25))
+                .unwrap();
+        }
+        for _ in 0..8 {
+            assert!(whole.advance());
+            let mut slices = 0;
+            loop {
+                slices += 1;
+                match sliced.advance_slice(10) {
+                    Advance::Partial => {
+                        assert!(sliced.iteration_in_progress());
+                        assert!(sliced.can_advance());
+                    }
+                    Advance::Completed => break,
+                    Advance::Idle => panic!("idle mid-iteration"),
+                }
+            }
+            assert_eq!(slices, 3);
+            assert!(!sliced.iteration_in_progress());
+        }
+        assert_eq!(whole.iteration(), sliced.iteration());
+        assert_eq!(whole.sim_time(), sliced.sim_time());
+        assert_eq!(whole.snapshot(), sliced.snapshot());
+    }
+
+    #[test]
+    fn step_mode_grants_one_iteration_however_it_is_sliced() {
+        let mut w = soccer();
+        w.apply_control(&ControlRequest::SetStepMode(true)).unwrap();
+        w.apply_control(&ControlRequest::SetStepsPerIteration(4))
+            .unwrap();
+        assert_eq!(w.advance_slice(3), Advance::Idle);
+        w.apply_control(&ControlRequest::MakeStep).unwrap();
+        assert_eq!(w.advance_slice(3), Advance::Partial);
+        assert_eq!(w.advance_slice(3), Advance::Completed);
+        assert_eq!(w.iteration(), 1);
+        assert_eq!(w.advance_slice(3), Advance::Idle);
+    }
+}
