@@ -418,6 +418,70 @@ pub fn run_live(
     run
 }
 
+/// The page of a run its shell paces itself (a swarm linked to a Control Center): it only
+/// watches.
+struct Paced;
+
+impl Backend for Paced {
+    fn command(&self, _: &serde_json::Value) -> Result<(), String> {
+        Err(
+            "this run is paced by its shell (the Control Center's time): the page only watches"
+                .into(),
+        )
+    }
+}
+
+/// A run shown live that its shell steps and paces itself: call [`Watch::show`] after each
+/// frame (it publishes at most [`super::FRAME_RATE`] times a second while a page is there).
+pub struct Watch {
+    view: View2d,
+    scene: Scene2d,
+    snap: seer::Snapshot,
+}
+
+impl Watch {
+    /// Serves the 2D view of `sim` (with its draw.io `map`) on `addr`.
+    pub fn start(
+        addr: std::net::SocketAddr,
+        sim: &Simulation,
+        map: Option<&DrawioMap>,
+        hello: &str,
+    ) -> std::io::Result<Watch> {
+        let view = View2d::start(
+            addr,
+            Arc::new(Paced),
+            "swarm",
+            hello,
+            crate::Guard::default(),
+        )?;
+        let scene = scene(sim.world(), map, &sim.name);
+        view.set_scene(&scene);
+        Ok(Watch {
+            view,
+            scene,
+            snap: seer::Snapshot::default(),
+        })
+    }
+
+    /// The page's address.
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.view.addr()
+    }
+
+    /// Shows `sim` now, if a frame is due.
+    pub fn show(&mut self, sim: &Simulation) {
+        if self.view.due() {
+            let status = Status2d {
+                state: "running".into(),
+                speed: 0.0,
+                controls: false,
+            };
+            self.view
+                .publish(&frame(sim, &self.scene, status, &mut self.snap));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
