@@ -33,6 +33,12 @@ pub struct SwarmArgs {
     /// Seed of the run.
     #[arg(long)]
     seed: Option<u64>,
+    /// Watch the swarm's robots live in the browser (the 2D view: map, robots by state,
+    /// their routes). On 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
+          default_missing_value = simrob_viewer::view2d::DEFAULT_ADDR,
+          value_parser = simrob_viewer::view2d::parse_addr)]
+    gui: Option<std::net::SocketAddr>,
 }
 
 pub fn run(args: SwarmArgs) -> Result<()> {
@@ -70,6 +76,23 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         args.robot_id_base,
         args.cc
     );
+    let mut watch = match args.gui {
+        Some(addr) => {
+            let hello = format!(
+                "simrob coord swarm: {} (Control Center {})",
+                sim.name, args.cc
+            );
+            let w = simrob_viewer::view2d::swarm::Watch::start(
+                addr,
+                &sim,
+                scenario.map.as_ref(),
+                &hello,
+            )?;
+            println!("2D view on http://{}", w.addr());
+            Some(w)
+        }
+        None => None,
+    };
     let fps = sim.ctx.config.fps;
     let start = Instant::now();
     loop {
@@ -87,6 +110,9 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         }
         if !sim.step() {
             return Ok(());
+        }
+        if let Some(w) = watch.as_mut() {
+            w.show(&sim);
         }
         let out: Vec<_> = link.borrow_mut().outbox.drain(..).collect();
         for env in out {
