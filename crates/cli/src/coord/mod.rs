@@ -3,6 +3,7 @@
 //! robots joining from a swarm simulation, and the comparison of allocation policies.
 
 mod compare;
+mod menu;
 mod net;
 mod robot;
 mod server;

@@ -15,10 +15,11 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use simrob_coord::cc::{CcConfig, ControlCenter, LogKind, LogLine};
 use simrob_coord::cnp::CnpConfig;
-use simrob_coord::model::{RobotId, TaskKind, TaskSpec};
+use simrob_coord::model::RobotId;
 use simrob_coord::time::TimeServer;
-use simrob_coord::wire::{Envelope, Msg, OperatorCommand, Policy, DEFAULT_MAX_MESSAGE_BYTES};
+use simrob_coord::wire::{Envelope, Msg, Policy, DEFAULT_MAX_MESSAGE_BYTES};
 
+use super::menu::{self, MenuAction, MENU_HELP};
 use super::net::{spawn_reader, write_env, Incoming};
 
 /// Operators are addressed as this plus their connection number.
@@ -272,7 +273,7 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
                     cc.unfollow(OPERATOR_BASE + c as RobotId);
                 }
             }
-            Some(Incoming::Line(line)) => match menu_command(&line) {
+            Some(Incoming::Line(line)) => match menu::parse_line(&line) {
                 Ok(None) => {}
                 Ok(Some(MenuAction::Quit)) => quit = true,
                 Ok(Some(MenuAction::Help)) => println!("{MENU_HELP}"),
@@ -422,149 +423,4 @@ fn handle(
             }
         }
     }
-}
-
-const MENU_HELP: &str = "\
-Control Center menu (one command per line):
-  r | robots                     list the robots and their status
-  t | tasks                      list the tasks and their states
-  send ROBOT TASK                send a task straight to a robot
-  announce TASK                  negotiate it (Contract Net)
-  submit TASK                    hand it to the current policy
-  abort ID | clear ID            stop a task | forget a final (or blocked) task
-  mode cnp|hungarian|greedy      switch the allocation policy
-  h | help, q | quit
-TASK: goto X Y | path X,Y X,Y … | perceive SECONDS | pan_tilt PAN TILT SECONDS
-      then optionally: id N, after ID,ID…, in WORLD (simrob, mrs, swarm)";
-
-enum MenuAction {
-    Command(OperatorCommand),
-    Help,
-    Quit,
-}
-
-fn num(s: Option<&&str>, what: &str) -> Result<f64, String> {
-    let s = s.ok_or_else(|| format!("missing {what}"))?;
-    let v: f64 = s
-        .parse()
-        .map_err(|_| format!("{what}: {s:?} is not a number"))?;
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err(format!("{what} must be finite"))
-    }
-}
-
-/// Reads `goto 1 2 after 3,4 in mrs` and the like.
-pub fn parse_task(words: &[&str]) -> Result<TaskSpec, String> {
-    let (kind, mut rest) = match words.first().copied() {
-        Some("goto") => (
-            TaskKind::Goto {
-                x: num(words.get(1), "x")?,
-                y: num(words.get(2), "y")?,
-            },
-            3,
-        ),
-        Some("perceive") => (
-            TaskKind::Perceive {
-                seconds: num(words.get(1), "seconds")?,
-            },
-            2,
-        ),
-        Some("pan_tilt") | Some("pantilt") => (
-            TaskKind::PanTilt {
-                pan: num(words.get(1), "pan")?,
-                tilt: num(words.get(2), "tilt")?,
-                seconds: num(words.get(3), "seconds")?,
-            },
-            4,
-        ),
-        Some("path") => {
-            let mut points = Vec::new();
-            let mut i = 1;
-            while let Some(w) = words.get(i) {
-                let Some((x, y)) = w.split_once(',') else {
-                    break;
-                };
-                points.push([num(Some(&x), "x")?, num(Some(&y), "y")?]);
-                i += 1;
-            }
-            (TaskKind::Path { points }, i)
-        }
-        Some(other) => {
-            return Err(format!(
-                "unknown task {other:?} (goto, path, perceive, pan_tilt)"
-            ))
-        }
-        None => return Err("missing task".into()),
-    };
-    let mut spec = TaskSpec::new(0, kind);
-    while rest < words.len() {
-        let value = words
-            .get(rest + 1)
-            .ok_or_else(|| format!("{} needs a value", words[rest]))?;
-        match words[rest] {
-            "id" => {
-                spec.id = value
-                    .parse()
-                    .map_err(|_| format!("id: {value:?} is not a task id"))?
-            }
-            "after" => {
-                spec.after = value
-                    .split(',')
-                    .map(|t| {
-                        t.parse()
-                            .map_err(|_| format!("after: {t:?} is not a task id"))
-                    })
-                    .collect::<Result<_, _>>()?
-            }
-            "in" => spec.world = Some(value.to_string()),
-            other => return Err(format!("unexpected {other:?}")),
-        }
-        rest += 2;
-    }
-    simrob_coord::wire::check_task(&spec)?;
-    Ok(spec)
-}
-
-fn menu_command(line: &str) -> Result<Option<MenuAction>, String> {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let id = |w: Option<&&str>| -> Result<u64, String> {
-        let w = w.ok_or("missing task id")?;
-        w.parse().map_err(|_| format!("{w:?} is not a task id"))
-    };
-    let cmd = match words.first().copied() {
-        None => return Ok(None),
-        Some("h") | Some("help") | Some("?") => return Ok(Some(MenuAction::Help)),
-        Some("q") | Some("quit") | Some("exit") => return Ok(Some(MenuAction::Quit)),
-        Some("r") | Some("robots") => OperatorCommand::Robots,
-        Some("t") | Some("tasks") => OperatorCommand::Tasks,
-        Some("send") => {
-            let robot = words.get(1).ok_or("send ROBOT TASK")?;
-            let robot = robot
-                .parse()
-                .map_err(|_| format!("{robot:?} is not a robot id"))?;
-            OperatorCommand::Send {
-                robot,
-                task: parse_task(&words[2..])?,
-            }
-        }
-        Some("announce") => OperatorCommand::Announce {
-            task: parse_task(&words[1..])?,
-        },
-        Some("submit") => OperatorCommand::Submit {
-            task: parse_task(&words[1..])?,
-        },
-        Some("abort") => OperatorCommand::Abort {
-            task: id(words.get(1))?,
-        },
-        Some("clear") => OperatorCommand::Clear {
-            task: id(words.get(1))?,
-        },
-        Some("mode") => OperatorCommand::Mode {
-            policy: words.get(1).ok_or("mode cnp|hungarian|greedy")?.parse()?,
-        },
-        Some(other) => return Err(format!("unknown command {other:?}")),
-    };
-    Ok(Some(MenuAction::Command(cmd)))
 }
