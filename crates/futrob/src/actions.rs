@@ -16,8 +16,10 @@
 //! another request waits for the next equilibrium point, the latest one winning.
 //!
 //! **Composite actions** are state machines that read the world model at every step:
-//! `find…` sweeps the head to both sides and down (`findBall` also turns in place 120°
-//! after a fruitless sweep and sweeps again, so it covers every direction); `lookAtBall`
+//! `find…` first looks where the object was last seen (its position dead-reckoned through
+//! the robot's own moves), then sweeps the head to both sides and down (`findBall` also
+//! turns in place 120° after a fruitless sweep and sweeps again, so it covers every
+//! direction); `lookAtBall`
 //! keeps the ball centred; `followBall` turns toward the ball when it is off to the side,
 //! walks with long steps while far and mini/lateral steps when close, until the ball is in
 //! front of a foot; `kickBall`/`passBall`/`clearBall` approach, choose the direction (the
@@ -84,6 +86,12 @@ struct Search {
     reached: Option<u64>,
     commanded: Option<u64>,
     turn_left: f64,
+    /// Head poses to try before the sweep goes on: where the object was last seen
+    /// (dead-reckoned through the robot's own moves), and, for a goal, both ways the goal can
+    /// lie from one of its posts in view.
+    guided: VecDeque<(f64, f64)>,
+    started: bool,
+    post_guided: u32,
 }
 
 const BALL_SWEEP: [(f64, f64); 7] = [
@@ -95,12 +103,17 @@ const BALL_SWEEP: [(f64, f64); 7] = [
     (-50.0, -15.0),
     (0.0, -60.0),
 ];
-const FAR_SWEEP: [(f64, f64); 6] = [
+/// Far objects (goals, robots, landmarks): level, then lower, in 30° pan steps.
+const FAR_SWEEP: [(f64, f64); 10] = [
     (0.0, 0.0),
+    (-30.0, 0.0),
     (-60.0, 0.0),
+    (30.0, 0.0),
     (60.0, 0.0),
     (60.0, -15.0),
+    (30.0, -15.0),
     (0.0, -15.0),
+    (-30.0, -15.0),
     (-60.0, -15.0),
 ];
 
@@ -112,6 +125,9 @@ impl Search {
             reached: None,
             commanded: None,
             turn_left: 0.0,
+            guided: VecDeque::new(),
+            started: false,
+            post_guided: 0,
         }
     }
 
@@ -121,6 +137,44 @@ impl Search {
         } else {
             &FAR_SWEEP
         }
+    }
+
+    /// A goal is reported only when both its posts are in the image: 1.5 m away it spans 62°
+    /// of the camera's 75°, so the head must point within a few degrees of its centre, which
+    /// no fixed sweep guarantees. One post in view says where the goal is, up to the side:
+    /// the centre is `asin(half width / distance)` from the post, on the side where the other
+    /// post would be out of the image (tried first), else the other. Done again from each
+    /// guided pose that still shows only a post, a few times.
+    fn guide_by_post(&mut self, c: &Ctx) {
+        let post = match self.target {
+            ObjectKind::MyGoal => ObjectKind::MyPost,
+            ObjectKind::OppGoal => ObjectKind::OppPost,
+            _ => return,
+        };
+        if self.post_guided >= 3 || !self.guided.is_empty() || !c.wm.in_sight(post) {
+            return;
+        }
+        let Some(p) = c.wm.object(post).last_pos else {
+            return;
+        };
+        self.post_guided += 1;
+        let w = c.p.goal_width_cm / 2.0 + 5.0;
+        let half = (w / p.norm().max(w)).asin().to_degrees();
+        let rel = p.bearing_deg() - c.status.head_pan_deg;
+        let hfov_half = 37.0;
+        // The other post, 2·half away: a side where it would be in the image is unlikely.
+        let first = if rel - 2.0 * half >= -hfov_half {
+            1.0
+        } else {
+            -1.0
+        };
+        for side in [first, -first] {
+            let pan = (p.bearing_deg() + side * half).clamp(-60.0, 60.0).round();
+            self.guided
+                .push_back((pan, c.status.head_tilt_deg.min(0.0)));
+        }
+        self.reached = None;
+        self.commanded = None;
     }
 
     /// Returns (head target, body segment, finished: Some(found)).
@@ -136,8 +190,20 @@ impl Search {
             self.turn_left -= a;
             return (None, Some(Action::with(ActionKind::Turn, a)), None);
         }
-        let poses = self.poses();
-        if self.idx >= poses.len() {
+        if !self.started {
+            self.started = true;
+            if let Some(p) = c.wm.object(self.target).last_pos {
+                if p.bearing_deg().abs() <= 90.0 {
+                    self.guided.push_back(head_towards(p, &c.p));
+                }
+            }
+        }
+        self.guide_by_post(c);
+        let pose = match self.guided.front() {
+            Some(g) => Some(*g),
+            None => self.poses().get(self.idx).copied(),
+        };
+        let Some((pan, tilt)) = pose else {
             c.wm.set_searched(self.target);
             if self.target == ObjectKind::Ball {
                 self.idx = 0;
@@ -145,8 +211,7 @@ impl Search {
                 return self.step(c);
             }
             return (None, None, Some(false));
-        }
-        let (pan, tilt) = poses[self.idx];
+        };
         let at = (c.status.head_pan_deg - pan).abs() < 3.0
             && (c.status.head_tilt_deg - tilt).abs() < 3.0;
         let since = self.commanded.get_or_insert(c.now);
@@ -154,7 +219,9 @@ impl Search {
         if at || stuck {
             let r = *self.reached.get_or_insert(c.now);
             if c.now.saturating_sub(r) >= c.p.search_dwell_ms {
-                self.idx += 1;
+                if self.guided.pop_front().is_none() {
+                    self.idx += 1;
+                }
                 self.reached = None;
                 self.commanded = None;
                 return self.step(c);

@@ -158,7 +158,7 @@ impl Brain {
     fn reports(&mut self, now_ms: u64) {
         let p = *self.wm.params();
         let sight = self.wm.in_sight(ObjectKind::Ball);
-        let mine = self.wm.ball_is_mine();
+        let mine = self.wm.ball_held();
         let periodic = self
             .last_report
             .is_none_or(|t| now_ms.saturating_sub(t) >= p.report_period_ms);

@@ -78,6 +78,11 @@ pub struct BrainParams {
     pub possession_ahead_cm: f64,
     /// `ballIsMine`: ball centre within this of a foot's axis, cm.
     pub possession_side_cm: f64,
+    /// `ballIsMine` once true stays true while the ball is within this much more of the
+    /// zone, cm: noisy sightings at the zone's edge (and the head looking away to find the
+    /// goal) do not make the robot let go of a ball it holds. Kicks still line up with the
+    /// strict zone.
+    pub possession_margin_cm: f64,
     /// `partnerInRange` / `opponentInRange`: how far a kick sends the ball, cm.
     pub kick_range_cm: f64,
     /// `goalInRange`: the farthest goal the robot shoots at, cm.
@@ -137,6 +142,7 @@ impl Default for BrainParams {
             foot_front_cm: 6.0,
             possession_ahead_cm: 12.0,
             possession_side_cm: 6.0,
+            possession_margin_cm: 4.0,
             kick_range_cm: 110.0,
             shot_range_cm: 200.0,
             gk_x_min_cm: 10.0,
@@ -235,6 +241,7 @@ pub const KEYS: &[(&str, &str, &str, &str)] = &[
     ("footFront", "cm", "6", "toes ahead of the robot centre"),
     ("possessionAhead", "cm", "12", "ballIsMine: ball centre at most this far ahead of the toes"),
     ("possessionSide", "cm", "6", "ballIsMine: ball centre within this of a foot's axis"),
+    ("possessionMargin", "cm", "4", "ballIsMine, once true, holds while the ball is within this much more of the zone"),
     ("kickRange", "cm", "110", "partnerInRange / opponentInRange"),
     ("shotRange", "cm", "200", "goalInRange: the farthest goal the robot shoots at"),
     ("GK_X_DIFF_THRESHOLD_MIN", "cm", "10", "keeper relocation: least offset along the goal line"),
@@ -399,6 +406,7 @@ impl IniConfig {
                 "footFront" => p.foot_front_cm = num(0.0, 50.0)?,
                 "possessionAhead" => p.possession_ahead_cm = num(0.0, 100.0)?,
                 "possessionSide" => p.possession_side_cm = num(0.0, 100.0)?,
+                "possessionMargin" => p.possession_margin_cm = num(0.0, 100.0)?,
                 "kickRange" => p.kick_range_cm = num(0.0, 2000.0)?,
                 "shotRange" => p.shot_range_cm = num(0.0, 2000.0)?,
                 "GK_X_DIFF_THRESHOLD_MIN" => p.gk_x_min_cm = num(0.0, 1000.0)?,

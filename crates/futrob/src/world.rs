@@ -12,6 +12,9 @@ use crate::names::{Family, ObjectKind, Predicate};
 use crate::rules::PredicateSet;
 use crate::trajectory::{Trajectory, Vec2};
 
+/// How long a field player averages its sightings of the keeper before reporting, ms.
+pub const KEEPER_WINDOW_MS: u64 = 2000;
+
 /// One object the camera reports: which, at what angle (degrees from the body's forward
 /// direction, positive to the right) and distance (cm from the robot centre on the floor).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -68,10 +71,15 @@ pub struct WorldModel {
     pub comm: TeamComm,
     ball_mine_since: Option<u64>,
     last_ball_mine: bool,
+    /// `ballIsMine` with its hysteresis (see [`WorldModel::ball_held`]).
+    holding: bool,
     gk_x: Option<(f64, u64)>,
     gk_y: Option<(f64, u64)>,
     kicked: bool,
     frames: u64,
+    /// The keeper's offsets (goal frame, cm) seen in the last `KEEPER_WINDOW_MS`, with
+    /// their times.
+    keeper_seen: std::collections::VecDeque<(u64, f64, f64)>,
 }
 
 impl WorldModel {
@@ -84,10 +92,12 @@ impl WorldModel {
             comm: TeamComm::new(id, role, params.comm),
             ball_mine_since: None,
             last_ball_mine: false,
+            holding: false,
             gk_x: None,
             gk_y: None,
             kicked: false,
             frames: 0,
+            keeper_seen: std::collections::VecDeque::new(),
         }
     }
 
@@ -169,7 +179,18 @@ impl WorldModel {
                 }
             }
         }
-        let mine = self.ball_is_mine();
+        while self
+            .keeper_seen
+            .front()
+            .is_some_and(|(t, _, _)| now_ms.saturating_sub(*t) > KEEPER_WINDOW_MS)
+        {
+            self.keeper_seen.pop_front();
+        }
+        if let Some((x, y)) = self.keeper_offset_in_frame(frame) {
+            self.keeper_seen.push_back((now_ms, x, y));
+        }
+        self.holding = self.ball_held();
+        let mine = self.holding;
         if mine && !self.last_ball_mine {
             self.ball_mine_since = Some(now_ms);
         }
@@ -194,6 +215,8 @@ impl WorldModel {
             st.seen_since_move = st.visible && st.seen_since_move;
             st.searched = false;
         }
+        self.keeper_seen.clear();
+        self.holding = self.ball_held();
         self.trajectory.shift_frame(delta, turn_deg);
     }
 
@@ -203,6 +226,7 @@ impl WorldModel {
         self.kicked = true;
         self.objects[ObjectKind::Ball.index()].seen_since_move = false;
         self.trajectory.clear();
+        self.holding = false;
     }
 
     /// Marks `k` as searched for from here.
@@ -269,24 +293,41 @@ impl WorldModel {
     /// Which foot the ball is in front of: `Some(true)` right, `Some(false)` left, when it
     /// is in the possession zone.
     pub fn possession_foot(&self) -> Option<bool> {
+        self.possession_foot_within(0.0)
+    }
+
+    fn possession_foot_within(&self, margin: f64) -> Option<bool> {
         let p = self.position(ObjectKind::Ball)?;
         let pr = &self.params;
         let ahead = p.y - pr.foot_front_cm;
-        if !(-1.0..=pr.possession_ahead_cm).contains(&ahead) {
+        if !(-1.0 - margin..=pr.possession_ahead_cm + margin).contains(&ahead) {
             return None;
         }
-        if (p.x - pr.foot_offset_cm).abs() <= pr.possession_side_cm && p.x >= 0.0 {
+        let side = pr.possession_side_cm + margin / 2.0;
+        if (p.x - pr.foot_offset_cm).abs() <= side && p.x >= 0.0 {
             Some(true)
-        } else if (p.x + pr.foot_offset_cm).abs() <= pr.possession_side_cm {
+        } else if (p.x + pr.foot_offset_cm).abs() <= side {
             Some(false)
         } else {
             None
         }
     }
 
-    /// `ballIsMine`.
+    /// The ball is in front of a foot, inside the possession zone (what a kick needs).
     pub fn ball_is_mine(&self) -> bool {
         self.possession_foot().is_some()
+    }
+
+    /// `ballIsMine` as the rules and the team see it: inside the possession zone, or, for a
+    /// ball the robot already held, within `possessionMargin` more of it — so that the noise
+    /// of one sighting at the zone's edge does not send the robot back to the ball between
+    /// finding the goal and kicking.
+    pub fn ball_held(&self) -> bool {
+        self.ball_is_mine()
+            || (self.holding
+                && self
+                    .possession_foot_within(self.params.possession_margin_cm)
+                    .is_some())
     }
 
     /// `ballIsGettingCloser`: the fitted ball motion reduces its range, faster than the still
@@ -373,7 +414,7 @@ impl WorldModel {
                 self.objects[k.index()].searched,
             );
         }
-        let mine = self.ball_is_mine();
+        let mine = self.ball_held();
         let p = &self.params;
         s.set(Predicate::BALL_IS_MINE, mine);
         s.set(
@@ -405,20 +446,26 @@ impl WorldModel {
         s
     }
 
-    /// A field player's report of its keeper's position: when it sees its own goal and a
-    /// teammate within `keeperIdDistance` of the goal centre, the teammate's offset in the
-    /// goal frame (x along the goal line, + to the right of a keeper facing the field; y out
-    /// from the goal line), each `None` outside its `[MIN, MAX]` window.
-    pub fn keeper_report(&self) -> Option<(Option<i32>, Option<i32>)> {
+    /// The keeper's offset from the goal centre in one frame that shows both (field player
+    /// only; the goal must be in sight): a teammate within `keeperIdDistance` of the goal
+    /// centre, in the goal frame (x along the goal line, + to the right of a keeper facing
+    /// the field; y out from the goal line), cm.
+    fn keeper_offset_in_frame(&self, frame: &[Sighting]) -> Option<(f64, f64)> {
         if self.role() != Role::FieldPlayer || !self.in_sight(ObjectKind::MyGoal) {
             return None;
         }
-        let g = self.objects[ObjectKind::MyGoal.index()].last_pos?;
-        let p = &self.params;
-        let k = self.objects[ObjectKind::Partner.index()]
-            .all
+        let valid = |s: &&Sighting| s.distance_cm.is_finite() && s.angle_deg.is_finite();
+        let g = frame
             .iter()
-            .copied()
+            .filter(valid)
+            .find(|s| s.object == ObjectKind::MyGoal)?
+            .position();
+        let p = &self.params;
+        let k = frame
+            .iter()
+            .filter(valid)
+            .filter(|s| s.object == ObjectKind::Partner)
+            .map(Sighting::position)
             .filter(|k| k.minus(g).norm() <= p.keeper_id_distance_cm)
             .min_by(|a, b| a.minus(g).norm().total_cmp(&b.minus(g).norm()))?;
         let gn = g.norm();
@@ -429,8 +476,25 @@ impl WorldModel {
         let right = Vec2::new(d.y, -d.x); // the field player's right, across that direction
         let off = k.minus(g);
         // A keeper facing the field faces the field player: its right is our left.
-        let x = -off.dot(right);
-        let y = -off.dot(d);
+        Some((-off.dot(right), -off.dot(d)))
+    }
+
+    /// A field player's report of its keeper's position: the mean of the offsets it saw
+    /// (see [`WorldModel::observe`]) in the last 2 s, each axis `None` outside its
+    /// `[MIN, MAX]` window (FutRob sends nothing for a tiny offset, and takes a huge one for a
+    /// vision error). `None` when it saw no keeper in that time. Averaging the frames
+    /// (eight at 4 Hz) is what keeps one noisy frame from moving the keeper.
+    pub fn keeper_report(&self) -> Option<(Option<i32>, Option<i32>)> {
+        let n = self.keeper_seen.len();
+        if n == 0 || self.role() != Role::FieldPlayer {
+            return None;
+        }
+        let (sx, sy) = self
+            .keeper_seen
+            .iter()
+            .fold((0.0, 0.0), |(a, b), (_, x, y)| (a + x, b + y));
+        let (x, y) = (sx / n as f64, sy / n as f64);
+        let p = &self.params;
         let win =
             |v: f64, lo: f64, hi: f64| (v.abs() >= lo && v.abs() <= hi).then(|| v.round() as i32);
         Some((

@@ -134,6 +134,31 @@ fn ball_is_mine_only_in_front_of_a_foot() {
 }
 
 #[test]
+fn a_held_ball_stays_mine_within_the_margin_until_kicked() {
+    let mut w = wm(Role::FieldPlayer);
+    let now = feed(&mut w, 0, 2, &[at(ObjectKind::Ball, 4.0, 12.0)]);
+    assert!(pred(&w, now, "ballIsMine"));
+    // One sighting 2 cm beyond the zone (18 cm ahead of the toes): still held, though a
+    // kick would first line up again.
+    w.observe(now, &[at(ObjectKind::Ball, 4.0, 20.0)]);
+    assert!(pred(&w, now + 10, "ballIsMine"));
+    assert!(!w.ball_is_mine(), "the strict zone is what a kick needs");
+    // Beyond the margin: let go.
+    w.observe(now + 250, &[at(ObjectKind::Ball, 4.0, 25.0)]);
+    assert!(!pred(&w, now + 260, "ballIsMine"));
+    // A ball first seen at 20 cm was never held: not mine.
+    let mut w = wm(Role::FieldPlayer);
+    let now = feed(&mut w, 0, 2, &[at(ObjectKind::Ball, 4.0, 20.0)]);
+    assert!(!pred(&w, now, "ballIsMine"));
+    // Kicking lets go of it: the same sighting 2 cm beyond the zone is no longer held.
+    let mut w = wm(Role::FieldPlayer);
+    let now = feed(&mut w, 0, 2, &[at(ObjectKind::Ball, 4.0, 12.0)]);
+    w.kicked();
+    w.observe(now, &[at(ObjectKind::Ball, 4.0, 20.0)]);
+    assert!(!pred(&w, now + 10, "ballIsMine"));
+}
+
+#[test]
 fn ball_is_ours_from_a_teammate() {
     let mut w = wm(Role::FieldPlayer);
     assert!(!pred(&w, 0, "ballIsOurs"));
@@ -293,6 +318,37 @@ fn field_player_reports_the_keeper_offset_in_the_goal_frame() {
             at(ObjectKind::Partner, 0.0, 60.0),
         ],
     );
+    assert_eq!(w.keeper_report(), None);
+}
+
+#[test]
+fn the_keeper_report_is_the_mean_of_two_seconds_of_frames() {
+    // The keeper 5 cm off the centre (under MIN): frames jitter by ±6 cm, and one frame alone
+    // would say 11 cm; the mean of the window stays under MIN, so nothing is sent for x.
+    let mut w = wm(Role::FieldPlayer);
+    let goal = at(ObjectKind::MyGoal, 0.0, 180.0);
+    let mut t = 0;
+    for x in [-5.0, -11.0, 1.0, -5.0, -11.0, 1.0, -5.0, -5.0] {
+        w.observe(t, &[goal, at(ObjectKind::Partner, x, 150.0)]);
+        t += 250;
+    }
+    assert_eq!(w.keeper_report(), Some((None, None)));
+    // The keeper 20 cm off: reported, as the mean (the first frame only brings the goal
+    // into sight).
+    let mut w = wm(Role::FieldPlayer);
+    let mut t = 0;
+    for x in [0.0, 23.0, 17.0, 20.0] {
+        w.observe(t, &[goal, at(ObjectKind::Partner, x, 150.0)]);
+        t += 250;
+    }
+    assert_eq!(w.keeper_report(), Some((Some(-20), None)));
+    // Frames older than two seconds are forgotten; a move of the field player forgets all.
+    for x in [-30.0; 9] {
+        w.observe(t, &[goal, at(ObjectKind::Partner, x, 150.0)]);
+        t += 250;
+    }
+    assert_eq!(w.keeper_report(), Some((Some(30), None)));
+    w.robot_moved(Vec2::new(0.0, 12.0), 0.0);
     assert_eq!(w.keeper_report(), None);
 }
 
@@ -670,6 +726,54 @@ fn find_sweeps_the_head_then_marks_searched() {
     w.observe(t + 250, &[at(ObjectKind::Ball, 0.0, 100.0)]);
     run_handler(&mut w, &mut h, &mut body, t + 300);
     assert_eq!(h.current(), None, "found: the search is over");
+}
+
+#[test]
+fn a_goal_search_looks_where_the_goal_was_and_both_ways_from_a_post() {
+    // The goal was seen 30° to the left, then the robot turned: the search looks first
+    // where it should be now.
+    let mut w = wm(Role::FieldPlayer);
+    let goal = Vec2::from_polar(-30.0, 150.0);
+    feed(&mut w, 0, 2, &[at(ObjectKind::OppGoal, goal.x, goal.y)]);
+    w.robot_moved(Vec2::default(), -20.0);
+    w.observe(600, &[]);
+    w.observe(850, &[]);
+    assert!(!w.in_sight(ObjectKind::OppGoal));
+    let mut h = ActionHandler::new();
+    let mut body = InstantBody(BodyStatus::default());
+    h.request(Action::new(ActionKind::FindOppGoal));
+    let o = run_handler(&mut w, &mut h, &mut body, 1000);
+    assert!(
+        o.commands
+            .iter()
+            .any(|c| c.to_string() == "turnHeadHorizontally angle=-10"),
+        "{:?}",
+        o.commands
+    );
+    // Only a post in view, 25° to the right, 180 cm away: the goal centre is about 32° to
+    // one side of it. The other post would be out of the image on either side; the left is
+    // tried first, then the right.
+    let mut w = wm(Role::FieldPlayer);
+    let mut h = ActionHandler::new();
+    let mut body = InstantBody(BodyStatus::default());
+    let post = Vec2::from_polar(25.0, 180.0);
+    h.request(Action::new(ActionKind::FindOppGoal));
+    let mut pans = Vec::new();
+    let mut now = 0;
+    for _ in 0..40 {
+        w.observe(now, &[at(ObjectKind::OppPost, post.x, post.y)]);
+        let o = run_handler(&mut w, &mut h, &mut body, now);
+        pans.extend(
+            o.commands
+                .iter()
+                .filter(|c| c.kind == ActionKind::TurnHeadHorizontally)
+                .filter_map(|c| c.param),
+        );
+        now += 250;
+    }
+    let first_guided = pans.iter().copied().find(|p| *p != 0.0);
+    assert_eq!(first_guided, Some(-7.0), "{pans:?}");
+    assert!(pans.contains(&57.0), "{pans:?}");
 }
 
 #[test]

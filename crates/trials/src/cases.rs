@@ -12,7 +12,7 @@
 //! | `penalty-save` | keeper 30 cm out with the penalty-save rules; the ball rolled from 160 cm: straight at it, 20 cm to its left, diagonally left → right | the ball did not cross the goal line between the posts, and it stopped or turned back at the keeper's body |
 //! | `discovery` | keeper and two field players with the team rules, placed for a kick-off | within 30 s every robot knows both teammates and their roles |
 //! | `relocation` | keeper 30 cm out at offset X ∈ {5, 20, 30, 50, −5, −20, −30, −50} cm; a field player 180 cm out, facing its goal | the keeper moved exactly when 10 < abs(X) < 40 cm, towards the centre |
-//! | `pass` | passer's toes 10 cm from the ball, receiver 80 cm from the passer, 45° to its left, facing the ball | the receiver controls the ball: at rest at its feet |
+//! | `pass` | passer's toes 10 cm from the ball, receiver 80 cm from the passer, 45° to its left, facing the opponent goal (it sees the ball only once it looks for it) | the receiver controls the ball: at rest at its feet |
 
 use serde::Serialize;
 use simrob_futrob::{Role, RuleSet};
@@ -550,9 +550,12 @@ fn relocation(arena: &mut Arena, hand: &mut Hand, r: &mut TrialResult) -> Result
 fn pass(arena: &mut Arena, hand: &mut Hand, r: &mut TrialResult) -> Result<(), TrialError> {
     // 10 cm from the passer's toes (7 cm ahead of its centre) to the ball's surface.
     let passer = hand.pose(-(0.07 + 0.10 + 0.05), 0.0, 0.0);
+    // The receiver is "well placed": 80 cm from the passer, 45° to its left, facing the
+    // opponent goal as the passer does — so it does not see the ball until it looks for it
+    // after the pass (FutRob's receiver searched in every trial).
     let bearing = PI / 4.0;
     let (rx, ry) = (passer.x + 0.80 * bearing.cos(), 0.80 * bearing.sin());
-    let receiver = hand.pose(rx, ry, (0.0 - ry).atan2(0.0 - rx));
+    let receiver = hand.pose(rx, ry, 0.0);
     arena.add_players(vec![
         PlayerSpec {
             entity: 3,

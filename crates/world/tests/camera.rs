@@ -145,7 +145,7 @@ fn paper_distance_noise_has_the_tables_bias_and_spread() {
     let am = angles.iter().sum::<f64>() / n;
     let asd = (angles.iter().map(|a| (a - am).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
     assert!(
-        am.abs() < 0.05 && (asd - 2.0).abs() < 0.05,
+        am.abs() < 0.05 && (asd - 0.5).abs() < 0.02,
         "angle {am} ± {asd}"
     );
     // 5 % dropouts.
