@@ -180,29 +180,16 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         // Ctrl-C ends the run early with a summary; ignore failure (a handler already set).
         let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
     }
-    let (summary, interrupted) = match args.gui {
+    let (summary, interrupted, view) = match args.gui {
         Some(addr) => {
             let (summary, interrupted, view) =
                 drive_live(&mut sim, &scenario, addr, args.speed, &stop)?;
-            report(
-                &summary,
-                &sim,
-                args.json,
-                interrupted,
-                args.record.as_deref(),
-            );
-            if !interrupted {
-                println!(
-                    "the run has ended; the page stays on http://{} until Ctrl-C",
-                    view.addr()
-                );
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(std::time::Duration::from_millis(100));
-                }
-            }
-            return Ok(());
+            (summary, interrupted, Some(view))
         }
-        None => drive(&mut sim, args.quiet, &stop),
+        None => {
+            let (summary, interrupted) = drive(&mut sim, args.quiet, &stop);
+            (summary, interrupted, None)
+        }
     };
     report(
         &summary,
@@ -211,6 +198,15 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         interrupted,
         args.record.as_deref(),
     );
+    if let (Some(view), false) = (view, interrupted) {
+        println!(
+            "the run has ended; the page stays on http://{} until Ctrl-C",
+            view.addr()
+        );
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
     Ok(())
 }
 

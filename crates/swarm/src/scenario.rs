@@ -695,7 +695,8 @@ fn add_shape(world: &mut World, s: &MapShape, stop: bool) -> Result<(), String> 
     Ok(())
 }
 
-fn strip_html(s: &str) -> String {
+/// `s` without its HTML tags (draw.io labels may be HTML).
+pub fn strip_html(s: &str) -> String {
     let mut out = String::new();
     let mut in_tag = false;
     for c in s.chars() {

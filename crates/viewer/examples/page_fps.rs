@@ -1,11 +1,14 @@
 //! How fast the viewer's page draws many bodies in headless Chromium.
 //!
 //! Serves one frame of N bodies (boxes, spheres and cylinders on a grid, one entity each) and
-//! loads the page with `?bench=1`, which redraws every animation frame and reports its rate.
-//! Needs Chromium (`/usr/bin/chromium`).
+//! loads the page with `?bench=1`, which redraws every animation frame and reports its rate
+//! and the milliseconds of script per drawing (the rest of each frame is the browser's:
+//! WebGL, compositing). Needs Chromium (`/usr/bin/chromium`). `--top` measures the top view,
+//! `--res F` draws at F × the screen's resolution (default 1), `--instanced` with hardware
+//! instancing instead of batches read from a texture.
 //!
 //! ```text
-//! cargo run -p simrob-viewer --example page_fps -- 1000 10000 [--top]
+//! cargo run --release -p simrob-viewer --example page_fps -- 1000 10000 [--top] [--res 1] [--instanced]
 //! ```
 
 use std::process::{Command, Stdio};
@@ -14,15 +17,14 @@ use std::time::{Duration, Instant};
 
 use simrob_viewer::{responses_channel, Backend, Frame, FrameBody, FrameEntity, Viewer};
 
-/// Keeps the page's report: (bodies, frames/s).
-struct Reports(Mutex<Option<(f64, f64)>>);
+/// Keeps the page's report.
+struct Reports(Mutex<Option<serde_json::Value>>);
 
 impl Backend for Reports {
     fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
         if cmd.get("cmd").and_then(|c| c.as_str()) == Some("report") {
-            let n = |k: &str| cmd.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0);
             if let Ok(mut r) = self.0.lock() {
-                *r = Some((n("bodies"), n("fps")));
+                *r = Some(cmd.clone());
             }
         }
         Ok(())
@@ -68,10 +70,24 @@ fn frame(n: u32) -> Frame {
 }
 
 fn main() {
-    let top = std::env::args().any(|a| a == "--top");
-    let counts: Vec<u32> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let top = args.iter().any(|a| a == "--top");
+    let res = args
+        .iter()
+        .position(|a| a == "--res")
+        .and_then(|i| args.get(i + 1))
+        .map(|r| format!("&res={r}"))
+        .unwrap_or_default()
+        + if args.iter().any(|a| a == "--instanced") {
+            "&gl=instanced"
+        } else {
+            ""
+        };
+    let counts: Vec<u32> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i == 0 || args[i - 1] != "--res")
+        .filter_map(|(_, a)| a.parse().ok())
         .collect();
     for n in if counts.is_empty() {
         vec![1000, 10000]
@@ -104,7 +120,7 @@ fn main() {
                 "--remote-debugging-port=0",
             ])
             .arg(format!("--user-data-dir={}", profile.display()))
-            .arg(format!("http://{}/?bench=1{view}", viewer.addr()))
+            .arg(format!("http://{}/?bench=1{view}{res}", viewer.addr()))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -113,16 +129,29 @@ fn main() {
         let mut result = None;
         while Instant::now() < deadline && result.is_none() {
             std::thread::sleep(Duration::from_millis(200));
-            result = reports.0.lock().ok().and_then(|r| *r);
+            result = reports.0.lock().ok().and_then(|r| r.clone());
         }
         let _ = browser.kill();
         let _ = browser.wait();
         let _ = std::fs::remove_dir_all(&profile);
         match result {
-            Some((bodies, fps)) => println!(
-                "{} view, {bodies} bodies drawn, headless Chromium: {fps:.1} frames/s",
-                if top { "top" } else { "3D" }
-            ),
+            Some(r) => {
+                let n = |k: &str| r.get(k).and_then(|v| v.as_f64()).unwrap_or(f64::NAN);
+                println!(
+                    "{} view, {} bodies drawn, headless Chromium: {:.1} frames/s, {:.2} ms of script a frame, resolution {}, instances by {}{}",
+                    if top { "top" } else { "3D" },
+                    n("bodies"),
+                    n("fps"),
+                    n("script_ms"),
+                    n("res"),
+                    r.get("gl").and_then(|g| g.as_str()).unwrap_or("?"),
+                    if r.get("software").and_then(|s| s.as_bool()) == Some(true) {
+                        " (software WebGL)"
+                    } else {
+                        ""
+                    },
+                );
+            }
             None => println!("{n} bodies: the page sent no report in 90 s"),
         }
     }

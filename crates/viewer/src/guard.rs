@@ -55,6 +55,33 @@ pub fn origin_allowed(headers: &HeaderMap) -> bool {
     origin == format!("http://{host}") || origin == format!("https://{host}")
 }
 
+/// Upgrades a page's request to a WebSocket within `guard`: refused (403) unless it comes from
+/// the viewer's own page ([`origin_allowed`]); messages and frames at most
+/// [`Guard::max_message`]; `serve` runs the connection.
+pub(crate) fn upgrade<F, Fut>(
+    upgrade: axum::extract::ws::WebSocketUpgrade,
+    headers: &HeaderMap,
+    guard: Guard,
+    serve: F,
+) -> axum::response::Response
+where
+    F: FnOnce(axum::extract::ws::WebSocket) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    use axum::response::IntoResponse;
+    if !origin_allowed(headers) {
+        return (
+            axum::http::StatusCode::FORBIDDEN,
+            "the viewer only talks to its own page",
+        )
+            .into_response();
+    }
+    upgrade
+        .max_message_size(guard.max_message)
+        .max_frame_size(guard.max_message)
+        .on_upgrade(serve)
+}
+
 /// A token bucket: how many page commands may pass now.
 #[derive(Debug, Clone)]
 pub struct CommandBudget {

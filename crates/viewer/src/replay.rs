@@ -7,7 +7,8 @@
 //! frame index, `{"cmd":"speed","value":F}` with F > 0); a program uses the
 //! [`ReplayHandle`] instead. Every frame message carries
 //! `"replay":{"count":N,"index":I,"playing":B,"speed":F,"waiting":B,"ended":B,"start":S,"end":S}`
-//! so the page can show where it is.
+//! (in the meta of its binary poses message, see [`Frame::encode`]) so the page can show where
+//! it is.
 //!
 //! A replay served to browsers ([`serve_replay`], [`serve_file`]) holds its first frame until
 //! a page connects: Play before that only arms it (`"waiting":true`), so nobody misses the
@@ -37,10 +38,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use tokio::sync::watch;
 
 use crate::record::{Recording, RecordingReader};
-use crate::{responses_channel, Backend, Frame, Viewer};
+use crate::{responses_channel, Backend, Frame, Publisher, Viewer};
 
 /// The longest wait between two frames, whatever the recorded times say.
 const LONGEST_GAP: f64 = 3600.0;
@@ -136,7 +136,7 @@ struct Shared {
     follow: bool,
     state: Mutex<State>,
     wake: Condvar,
-    out: OnceLock<watch::Sender<Arc<String>>>,
+    out: OnceLock<Publisher>,
     /// (frame count, first time, last time), refreshed when the count changes.
     ends: Mutex<(usize, f64, f64)>,
 }
@@ -198,18 +198,7 @@ impl Shared {
         let Some(frame) = self.source().frame(st.index) else {
             return;
         };
-        let (Ok(json), Ok(status)) = (
-            serde_json::to_string(&frame),
-            serde_json::to_string(&self.status(st)),
-        ) else {
-            return;
-        };
-        let mut text = String::with_capacity(json.len() + status.len() + 32);
-        text.push_str("{\"type\":\"frame\",\"replay\":");
-        text.push_str(&status);
-        text.push(',');
-        text.push_str(&json[1..]);
-        out.send_replace(Arc::new(text));
+        crate::publish_with(out, &frame, Some(&self.status(st)));
     }
 
     /// Wall time from frame `i` to frame `i + 1` at `speed`.
@@ -370,7 +359,7 @@ impl ReplayHandle {
 
     /// Starts publishing into `publisher` (see [`Viewer::publisher`]): the current frame at
     /// once, then the player thread. Only the first call has an effect.
-    pub fn attach(&self, publisher: watch::Sender<Arc<String>>) -> std::io::Result<()> {
+    pub fn attach(&self, publisher: Publisher) -> std::io::Result<()> {
         if self.shared.out.set(publisher).is_err() {
             return Ok(());
         }
@@ -520,6 +509,7 @@ fn serve(
 mod tests {
     use super::*;
     use crate::record::Header;
+    use tokio::sync::watch;
 
     fn recording(n: u64, dt: f64) -> Recording {
         Recording {
@@ -534,14 +524,14 @@ mod tests {
         }
     }
 
-    fn last_message(rx: &watch::Receiver<Arc<String>>) -> serde_json::Value {
-        serde_json::from_str(rx.borrow().as_str()).unwrap()
+    fn last_message(rx: &watch::Receiver<Arc<crate::Encoded>>) -> serde_json::Value {
+        crate::frame::wire_meta(&rx.borrow().poses).unwrap()
     }
 
     #[test]
     fn plays_at_the_recorded_pace_and_stops_on_the_last_frame() {
         let handle = ReplayHandle::new(recording(21, 0.01));
-        let (tx, rx) = watch::channel(Arc::new(String::new()));
+        let (tx, rx) = watch::channel(Arc::new(crate::Encoded::default()));
         handle.attach(tx).unwrap();
         let m = last_message(&rx);
         assert_eq!(m["type"], "frame");
@@ -584,7 +574,7 @@ mod tests {
         let reader = RecordingReader::open(&path).unwrap();
         assert!(!reader.is_finished());
         let handle = ReplayHandle::from_source(Box::new(reader), true);
-        let (tx, _rx) = watch::channel(Arc::new(String::new()));
+        let (tx, _rx) = watch::channel(Arc::new(crate::Encoded::default()));
         handle.attach(tx).unwrap();
         handle.play();
         for i in 5..40 {
@@ -620,7 +610,7 @@ mod tests {
     fn a_served_replay_waits_for_a_page_and_reports_its_ends() {
         let handle = ReplayHandle::new(recording(3, 0.5));
         handle.wait_for_page();
-        let (tx, rx) = watch::channel(Arc::new(String::new()));
+        let (tx, rx) = watch::channel(Arc::new(crate::Encoded::default()));
         handle.attach(tx).unwrap();
         handle.play();
         let status = handle.status();
@@ -643,7 +633,7 @@ mod tests {
     #[test]
     fn the_page_commands_seek_pause_and_refuse_others() {
         let handle = ReplayHandle::new(recording(10, 1.0));
-        let (tx, rx) = watch::channel(Arc::new(String::new()));
+        let (tx, rx) = watch::channel(Arc::new(crate::Encoded::default()));
         handle.attach(tx).unwrap();
         let backend = handle.backend();
         let cmd = |s: &str| backend.command(&serde_json::from_str(s).unwrap());

@@ -300,8 +300,9 @@ fn initialized(live: &Live) -> Agent {
 /// Where the page drew each label: (text, left, top, right, bottom) in CSS px.
 fn label_boxes(page: &mut Page) -> Vec<(String, f64, f64, f64, f64)> {
     let v = page.eval(
-        "[...document.querySelectorAll('.label')].map((l) => { const r = l.getBoundingClientRect(); \
-         return [l.textContent, r.left, r.top, r.right, r.bottom]; })",
+        "[...document.querySelectorAll('.label')].filter((l) => l.style.display !== 'none') \
+           .map((l) => { const r = l.getBoundingClientRect(); \
+             return [l.textContent, r.left, r.top, r.right, r.bottom]; })",
     );
     v.as_array()
         .unwrap()
@@ -320,7 +321,7 @@ fn labels_do_not_overlap_in_the_default_soccer_view() {
     let url = format!("http://{}/", live.viewer.addr());
     let mut page = Page::open(&url, &live.dir.join("profile"), 1280, 800);
     page.wait_for(
-        "simrob.drawn > 0 && simrob.frame.bodies.length > 0 && document.querySelectorAll('.label').length > 0",
+        "simrob.drawn > 0 && simrob.count() > 0 && simrob.labels.length > 0",
         "document.getElementById('status').textContent",
     );
     let boxes = label_boxes(&mut page);
@@ -386,24 +387,21 @@ fn the_top_view_has_a_scale_grid_and_coordinates_and_picks_by_shape() {
         800,
         600,
     );
-    page.wait_for(
-        "simrob.drawn > 0 && simrob.frame.bodies.length > 0",
-        describe,
-    );
+    page.wait_for("simrob.drawn > 0 && simrob.count() > 0", describe);
     page.eval(
-        "(() => { const e = simrob.frame.entities.find((x) => x.id === 3); \
-           simrob.top.cx = e.p[0]; simrob.top.cy = e.p[1]; simrob.lastDrawn = null; })()",
+        "(() => { const e = simrob.entity(3); \
+           simrob.top.cx = e.p[0]; simrob.top.cy = e.p[1]; simrob.redraw(); })()",
     );
     // Drawn centred on the robot before looking where its body is.
     page.wait_for(
-        "simrob.lastDrawn === simrob.frame && Math.abs(toScreen([simrob.top.cx, simrob.top.cy, 0])[0] - document.getElementById('stage').clientWidth / 2) < 1",
+        "simrob.current && Math.abs(simrob.toScreen([simrob.top.cx, simrob.top.cy, 0])[0] - document.getElementById('stage').clientWidth / 2) < 1",
         describe,
     );
     let at = page.eval(
-        "(() => { const body = simrob.frame.bodies.filter((b) => b.e === 3 && b.shape === 'Box') \
+        "(() => { const body = simrob.bodiesOf(3).filter((b) => b.shape === 'Box') \
              .sort((a, b) => b.dims[0] * b.dims[1] - a.dims[0] * a.dims[1])[0]; \
-           const c = toScreen(body.p); \
-           const v = convexHull(corners(body).map((q) => toScreen(q)))[0]; \
+           const c = simrob.toScreen(body.p); \
+           const v = simrob.outline(body.index)[0]; \
            return [c[0] + 0.8 * (v[0] - c[0]), c[1] + 0.8 * (v[1] - c[1]), Math.hypot(v[0] - c[0], v[1] - c[1])]; })()",
     );
     let (x, y, reach) = (

@@ -324,7 +324,7 @@ fn the_replay_page_says_replay_shows_the_real_speed_and_starts_when_a_browser_co
         describe,
     );
     assert_eq!(page.text("r-time"), "t = 20.00 s of 100.00 s");
-    page.wait_for("simrob.lastDrawn === simrob.frame", describe);
+    page.wait_for("simrob.current", describe);
     assert!(page
         .text("status")
         .starts_with("replay · paused · t = 20.00 s"));

@@ -476,18 +476,8 @@ async fn ws(
     headers: axum::http::HeaderMap,
     State(state): State<AppState>,
 ) -> axum::response::Response {
-    if !guard::origin_allowed(&headers) {
-        return (
-            axum::http::StatusCode::FORBIDDEN,
-            "the viewer only talks to its own page",
-        )
-            .into_response();
-    }
-    let max = state.guard.max_message;
-    upgrade
-        .max_message_size(max)
-        .max_frame_size(max)
-        .on_upgrade(move |socket| page(socket, state))
+    let limits = state.guard;
+    guard::upgrade(upgrade, &headers, limits, move |socket| page(socket, state))
 }
 
 /// The pages connected now, and a condition to wait for one.

@@ -55,7 +55,7 @@ pub fn scene(world: &World, map: Option<&DrawioMap>, title: &str) -> Scene2d {
     let mut labels = Vec::new();
     if let Some(map) = map {
         for s in &map.shapes {
-            let text = strip_tags(&s.label);
+            let text = simrob_swarm::scenario::strip_html(&s.label);
             if s.is_text() && !s.annotated && !text.trim().is_empty() {
                 labels.push(Label2d {
                     text,
@@ -98,20 +98,6 @@ pub fn scene(world: &World, map: Option<&DrawioMap>, title: &str) -> Scene2d {
         states: states(),
         version: 1,
     }
-}
-
-fn strip_tags(s: &str) -> String {
-    let mut out = String::new();
-    let mut tag = false;
-    for c in s.chars() {
-        match c {
-            '<' => tag = true,
-            '>' => tag = false,
-            c if !tag => out.push(c),
-            _ => {}
-        }
-    }
-    out.replace("&nbsp;", " ")
 }
 
 /// A frame of the world now: every entity with its state, who carries what, routes, names.
