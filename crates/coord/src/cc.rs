@@ -23,7 +23,8 @@ use thiserror::Error;
 use crate::alloc::{greedy, hungarian, Idle};
 use crate::cnp::{Auctioneer, CnpConfig, CnpOut, CostModel, Euclidean, IdSet};
 use crate::model::{
-    AuctionId, RobotId, RobotInfo, RobotStatus, TaskId, TaskSpec, TaskState, CONTROL_CENTER,
+    AuctionId, RobotId, RobotInfo, RobotStatus, Running, TaskClass, TaskId, TaskSpec, TaskState,
+    CONTROL_CENTER,
 };
 use crate::sync::find_cycle;
 use crate::time::{ClockView, Stamp};
@@ -109,7 +110,8 @@ pub struct RobotEntry {
 }
 
 /// Where a task is in allocation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Allocation {
     /// Waiting for a robot (centralised policy, or an auction nobody won).
     Waiting,
@@ -131,6 +133,71 @@ pub struct TaskEntry {
     /// Final states of preconditions that were cleared before this task reached a robot
     /// (sent to the robot with the task).
     pub settled_after: Vec<(TaskId, TaskState)>,
+}
+
+/// How a robot is doing, as the map shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Condition {
+    /// Joined, no status received yet.
+    Silent,
+    /// Running no task.
+    Idle,
+    /// Running at least one task.
+    Busy,
+    /// Its last status reported an error.
+    Error,
+    /// It left (or its connection closed).
+    Left,
+}
+
+/// A robot on the Control Center's map: plain data for a 2D view.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RobotView {
+    pub robot: RobotId,
+    pub name: String,
+    /// `sumbot`, `nomad`, `swarm`, …
+    pub kind: String,
+    /// The world its position is in (`simrob`, `mrs`, `swarm`, …).
+    pub world: String,
+    /// x, y (metres, its world's frame) and heading (radians), from its last status.
+    pub pose: Option<[f64; 3]>,
+    pub condition: Condition,
+    /// The task running in each class.
+    pub running: Running,
+    /// Tasks it holds and has not finished.
+    pub queued: u32,
+    pub battery: Option<f64>,
+    /// Time Server time of its last status.
+    pub seen: Option<f64>,
+}
+
+/// A task on the Control Center's map.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TaskView {
+    pub task: TaskId,
+    /// As the operator would write it (`goto 3 4 after 2`).
+    pub what: String,
+    pub class: TaskClass,
+    pub allocation: Allocation,
+    /// The robot holding it, if one does.
+    pub robot: Option<RobotId>,
+    /// Its latest state (`None`: no robot has reported it yet).
+    pub state: Option<TaskState>,
+    /// Where a movement task ends (its goal); `None` for perception and pan-tilt.
+    pub target: Option<[f64; 2]>,
+}
+
+/// What the Control Center knows, as plain data: every robot whatever its kind, every
+/// task tracked, the time and the allocation policy.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MapView {
+    /// Time Server time.
+    pub time: f64,
+    pub synced: bool,
+    pub policy: Policy,
+    pub robots: Vec<RobotView>,
+    pub tasks: Vec<TaskView>,
 }
 
 /// Why the Control Center refused a request (nothing changed).
@@ -1112,6 +1179,61 @@ impl ControlCenter {
             ));
         }
         s
+    }
+
+    /// Robots (pose, kind, condition, running tasks) and tasks (state, holder, goal) as plain
+    /// data, in id order: what a 2D map of the team draws.
+    pub fn map(&self) -> MapView {
+        let now = self.now();
+        let robots = self
+            .robots
+            .iter()
+            .map(|(&robot, r)| {
+                let st = r.status.as_ref();
+                let condition = match st {
+                    _ if !r.present => Condition::Left,
+                    None => Condition::Silent,
+                    Some(s) if !s.ok => Condition::Error,
+                    Some(s) if s.running == Running::default() => Condition::Idle,
+                    Some(_) => Condition::Busy,
+                };
+                RobotView {
+                    robot,
+                    name: r.info.name.clone(),
+                    kind: r.info.kind.clone(),
+                    world: r.info.world.clone(),
+                    pose: st.map(|s| [s.x, s.y, s.heading]),
+                    condition,
+                    running: st.map(|s| s.running).unwrap_or_default(),
+                    queued: st.map(|s| s.queued).unwrap_or(0),
+                    battery: st.and_then(|s| s.battery),
+                    seen: st.map(|s| s.time),
+                }
+            })
+            .collect();
+        let tasks = self
+            .tasks
+            .iter()
+            .map(|(&task, t)| TaskView {
+                task,
+                what: describe(&t.spec),
+                class: t.spec.class(),
+                allocation: t.allocation,
+                robot: match t.allocation {
+                    Allocation::Robot(r) => Some(r),
+                    _ => None,
+                },
+                state: t.state,
+                target: t.spec.kind.last_point().map(|(x, y)| [x, y]),
+            })
+            .collect();
+        MapView {
+            time: now.time,
+            synced: now.synced,
+            policy: self.config.policy,
+            robots,
+            tasks,
+        }
     }
 
     /// The tasks as a table (the operator's "list tasks").

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use simrob_coord::cc::{Allocation, CcConfig, CcError, ControlCenter, LogKind};
+use simrob_coord::cc::{Allocation, CcConfig, CcError, Condition, ControlCenter, LogKind};
 use simrob_coord::cnp::{CnpConfig, Euclidean};
 use simrob_coord::model::{FailCode, RobotInfo, TaskClass, TaskId, TaskKind, TaskSpec, TaskState};
 use simrob_coord::robot::{Command, Pose, RobotAgent};
@@ -290,6 +290,57 @@ fn task_states_reach_the_robots_that_wait_on_them_even_after_the_fact() {
         Some(TaskState::Running),
         "a cleared precondition's ENDED travels with the task"
     );
+}
+
+#[test]
+fn the_map_shows_every_robot_and_task_as_plain_data() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.add(2, &[TaskClass::Perception], 10.0);
+    let a = net.cc.send_task(1, goto(5.0)).unwrap();
+    let p = net
+        .cc
+        .send_task(
+            2,
+            after(TaskSpec::new(0, TaskKind::Perceive { seconds: 2.0 }), &[a]),
+        )
+        .unwrap();
+    net.settle();
+    net.status(1);
+    net.status(2);
+    net.settle();
+    let map = net.cc.map();
+    assert_eq!(map.policy, Policy::Cnp);
+    let r: Vec<_> = map
+        .robots
+        .iter()
+        .map(|r| (r.robot, r.condition, r.pose))
+        .collect();
+    assert_eq!(
+        r,
+        [
+            (1, Condition::Busy, Some([0.0, 0.0, 0.0])),
+            (2, Condition::Idle, Some([10.0, 0.0, 0.0]))
+        ]
+    );
+    assert_eq!(map.robots[0].running.movement, Some(a));
+    let t: Vec<_> = map
+        .tasks
+        .iter()
+        .map(|t| (t.task, t.robot, t.state, t.target))
+        .collect();
+    assert_eq!(
+        t,
+        [
+            (a, Some(1), Some(TaskState::Running), Some([5.0, 0.0])),
+            (p, Some(2), Some(TaskState::Queued), None)
+        ]
+    );
+    assert_eq!(map.tasks[1].what, format!("perceive 2 after {a}"));
+    net.cc.leave(2);
+    assert_eq!(net.cc.map().robots[1].condition, Condition::Left);
+    let json = serde_json::to_string(&net.cc.map()).unwrap();
+    assert!(json.contains("\"condition\":\"left\""), "{json}");
 }
 
 #[test]
