@@ -1,37 +1,43 @@
 //! # simrob-viewer
 //!
-//! The web viewer: an HTTP server that serves one page (HTML and JavaScript embedded in the
-//! binary: no external scripts, no CDN, no build step, works offline) and streams the world
-//! to it over a WebSocket.
+//! The web viewer: an HTTP server that serves one page (HTML and JavaScript ES modules
+//! embedded in the binary: no external scripts, no CDN, no build step, works offline) and
+//! streams the world to it over a WebSocket. It is not a renderer of its own: the browser
+//! draws (WebGL, one instanced draw call per mesh).
 //!
 //! * **Frames** come from the simulation thread through a [`tokio::sync::watch`] channel: the
 //!   simulation only replaces the latest frame; each browser connection sends the newest frame
 //!   when it is ready for one, so a slow or stalled browser skips frames and never slows the
 //!   simulation.
 //!   Live, the frames are made from the session's own snapshot of each iteration (the one its
-//!   broadcasts are cut from): [`observer`] only passes the shared `Arc` on; turning it into
-//!   JSON happens on the viewer's thread, at most [`FRAME_RATE`] times a second, and only
-//!   while a page is connected.
+//!   broadcasts are cut from): [`observer`] only passes the shared `Arc` on; encoding it
+//!   happens on the viewer's thread, at most [`FRAME_RATE`] times a second, and only while a
+//!   page is connected.
+//! * **The binary frame** ([`Frame::encode`]): a scene message (each body's entity, id,
+//!   shape, dimensions, material; each entity's kind) sent to a page only when the scene
+//!   changed since the last one that page got, then per frame a poses message of 32-bit
+//!   floats (positions, quaternions, velocities) that the page reads as typed arrays.
 //! * **Commands** from the page (Initialize, Play, Pause, Step, timestep, gravity, motors,
 //!   real-time factor) enter the session as typed local commands ([`SessionBridge`]); the page
 //!   lists every confirmation agents receive and the answers to its own commands.
 //!
-//! Protocol of the WebSocket (JSON text messages): server → page `{"type":"frame", …Frame}`,
-//! `{"type":"response","text":…}`, `{"type":"hello","server":…}`; page → server
+//! Protocol of the WebSocket: server → page, binary scene and poses messages (the frame's
+//! meta inside them is `{"type":"frame",…}` JSON) and JSON text `{"type":"response","text":…}`,
+//! `{"type":"hello","server":…,"mode":"live"|"replay"}` (first, on every connection); page → server
 //! `{"cmd":"initialize"|"play"|"pause"|"step"}`, `{"cmd":"timestep","value":0.01}`,
 //! `{"cmd":"gravity","value":-9.8}`, `{"cmd":"rtf","value":1}`,
 //! `{"cmd":"motors","entity":3,"values":[[0,3],[1,-3]]}`.
 //!
 //! Recordings: [`record`] writes every iteration of a server to a file and reads it back;
-//! [`replay`] serves the viewer over one (hello `"mode":"replay"`; frames carry
-//! `"replay":{"count","index","playing","speed"}`; the page sends `play`, `pause`,
+//! [`replay`] serves the viewer over one (hello `"mode":"replay"`; frames' meta carries
+//! `"replay":{"count","index","playing","speed",…}`; the page sends `play`, `pause`,
 //! `{"cmd":"seek","value":INDEX}` and `{"cmd":"speed","value":F}`).
 
 mod frame;
 pub mod guard;
-pub mod view2d;
 pub mod record;
 pub mod replay;
+pub mod view2d;
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,13 +55,25 @@ use simrob_protocol::{ControlRequest, EntityRequest, MotorCommand, Request};
 use simrob_session::{LocalCommand, Observation, Observer, Snapshot};
 use tokio::sync::{broadcast, watch};
 
-pub use frame::{Frame, FrameBody, FrameEntity};
+pub use frame::{
+    quaternion, wire_meta, Encoded, EncodedScene, Frame, FrameBody, FrameEntity, Publisher,
+};
 pub use guard::Guard;
 
 /// The page.
 pub const INDEX_HTML: &str = include_str!("../../../viewer/index.html");
-/// Its script.
-pub const APP_JS: &str = include_str!("../../../viewer/app.js");
+/// Its scripts: ES modules, `main.js` first.
+pub const MODULES: [(&str, &str); 9] = [
+    ("main.js", include_str!("../../../viewer/main.js")),
+    ("frame.js", include_str!("../../../viewer/frame.js")),
+    ("maths.js", include_str!("../../../viewer/maths.js")),
+    ("colours.js", include_str!("../../../viewer/colours.js")),
+    ("gl.js", include_str!("../../../viewer/gl.js")),
+    ("top.js", include_str!("../../../viewer/top.js")),
+    ("labels.js", include_str!("../../../viewer/labels.js")),
+    ("pick.js", include_str!("../../../viewer/pick.js")),
+    ("panel.js", include_str!("../../../viewer/panel.js")),
+];
 
 /// Where frames come from and commands go.
 pub trait Backend: Send + Sync + 'static {
@@ -67,7 +85,7 @@ pub trait Backend: Send + Sync + 'static {
 
 #[derive(Clone)]
 struct AppState {
-    frames: watch::Receiver<Arc<String>>,
+    frames: watch::Receiver<Arc<Encoded>>,
     responses: broadcast::Sender<String>,
     backend: Arc<dyn Backend>,
     hello: Arc<String>,
@@ -80,7 +98,7 @@ pub const FRAME_RATE: u32 = 30;
 /// A running viewer.
 pub struct Viewer {
     addr: SocketAddr,
-    frames: watch::Sender<Arc<String>>,
+    frames: Publisher,
     snapshots: watch::Sender<Option<Arc<Snapshot>>>,
     responses: broadcast::Sender<String>,
     stop: Arc<AtomicBool>,
@@ -112,7 +130,7 @@ impl Viewer {
         let listener = TcpListener::bind(bind)?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
-        let (frames_tx, frames_rx) = watch::channel(Arc::new(String::new()));
+        let (frames_tx, frames_rx) = watch::channel(Arc::new(Encoded::default()));
         let (snapshots_tx, snapshots_rx) = watch::channel(None);
         let publisher = frames_tx.clone();
         let state = AppState {
@@ -126,7 +144,7 @@ impl Viewer {
         };
         let app = Router::new()
             .route("/", get(index))
-            .route("/app.js", get(app_js))
+            .route("/{file}", get(module))
             .route("/ws", get(ws))
             .with_state(state);
         let stop = serve_app(
@@ -151,15 +169,11 @@ impl Viewer {
 
     /// Replaces the latest frame (cheap; never waits for browsers).
     pub fn publish(&self, frame: &Frame) {
-        let mut text = String::from("{\"type\":\"frame\",");
-        if let Ok(json) = serde_json::to_string(frame) {
-            text.push_str(&json[1..]);
-            self.frames.send_replace(Arc::new(text));
-        }
+        publish_into(&self.frames, frame);
     }
 
-    /// A handle that publishes frames from another thread.
-    pub fn publisher(&self) -> watch::Sender<Arc<String>> {
+    /// A handle that publishes frames from another thread (with [`publish_into`]).
+    pub fn publisher(&self) -> Publisher {
         self.frames.clone()
     }
 
@@ -226,22 +240,25 @@ pub(crate) fn serve_app(
     Ok(stop)
 }
 
-/// Publishes a frame into `sender` (see [`Viewer::publish`]).
-pub fn publish_into(sender: &watch::Sender<Arc<String>>, frame: &Frame) {
-    if let Ok(json) = serde_json::to_string(frame) {
-        let mut text = String::with_capacity(json.len() + 16);
-        text.push_str("{\"type\":\"frame\",");
-        text.push_str(&json[1..]);
-        sender.send_replace(Arc::new(text));
-    }
+/// Publishes a frame into `sender` (see [`Viewer::publish`]): encoded once for every page,
+/// its scene shared with the previous frame's when it did not change.
+pub fn publish_into(sender: &Publisher, frame: &Frame) {
+    publish_with(sender, frame, None::<&()>);
+}
+
+/// [`publish_into`] with `extra` in the frame's meta as `"replay"`.
+pub(crate) fn publish_with<R: serde::Serialize>(
+    sender: &Publisher,
+    frame: &Frame,
+    extra: Option<&R>,
+) {
+    let previous = sender.borrow().clone();
+    sender.send_replace(Arc::new(frame.encode(&previous, extra)));
 }
 
 /// Turns the newest snapshot into the newest frame, at most [`FRAME_RATE`] times a second and
 /// only while a page is connected (the watch's own receiver is the one always there).
-async fn make_frames(
-    mut snapshots: watch::Receiver<Option<Arc<Snapshot>>>,
-    frames: watch::Sender<Arc<String>>,
-) {
+async fn make_frames(mut snapshots: watch::Receiver<Option<Arc<Snapshot>>>, frames: Publisher) {
     let period = Duration::from_secs(1) / FRAME_RATE;
     let mut pending = false;
     loop {
@@ -282,15 +299,37 @@ pub fn observer(viewer: &Viewer) -> Observer {
     })
 }
 
-async fn index() -> impl IntoResponse {
-    Html(INDEX_HTML)
+/// Set to a directory (the checkout's `viewer/`), the page's files are read from there at
+/// each request instead of from the binary: edit, reload, no rebuild.
+pub const PAGE_DIR_VAR: &str = "SIMROB_VIEWER_DIR";
+
+/// The page file `name` (one of `index.html` and the [`MODULES`]), from [`PAGE_DIR_VAR`]'s
+/// directory when it is set and holds it.
+fn page_file(name: &str, embedded: &'static str) -> std::borrow::Cow<'static, str> {
+    std::env::var_os(PAGE_DIR_VAR)
+        .and_then(|dir| std::fs::read_to_string(std::path::Path::new(&dir).join(name)).ok())
+        .map_or(
+            std::borrow::Cow::Borrowed(embedded),
+            std::borrow::Cow::Owned,
+        )
 }
 
-async fn app_js() -> impl IntoResponse {
-    (
-        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
-        APP_JS,
-    )
+async fn index() -> impl IntoResponse {
+    Html(page_file("index.html", INDEX_HTML))
+}
+
+/// One of the page's [`MODULES`].
+async fn module(
+    axum::extract::Path(file): axum::extract::Path<String>,
+) -> axum::response::Response {
+    match MODULES.iter().find(|(name, _)| *name == file) {
+        Some((name, source)) => (
+            [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+            page_file(name, source),
+        )
+            .into_response(),
+        None => (axum::http::StatusCode::NOT_FOUND, "no such file").into_response(),
+    }
 }
 
 async fn ws(
@@ -315,6 +354,7 @@ async fn session(mut socket: WebSocket, state: AppState) {
     state.backend.connected();
     // The current frame at once, then each new one.
     frames.mark_changed();
+    let mut scene_sent = 0;
     let mut link = PageLink::new(state.guard).await;
     loop {
         tokio::select! {
@@ -323,11 +363,18 @@ async fn session(mut socket: WebSocket, state: AppState) {
                 if changed.is_err() {
                     return;
                 }
-                let text = frames.borrow_and_update().clone();
-                if text.is_empty() {
+                let frame = frames.borrow_and_update().clone();
+                if frame.poses.is_empty() {
                     continue;
                 }
-                if socket.send(Message::Text(text.as_str().into())).await.is_err() {
+                // The scene only when this page does not have it yet.
+                if frame.scene.generation != scene_sent {
+                    if socket.send(Message::Binary(frame.scene.bytes.clone())).await.is_err() {
+                        return;
+                    }
+                    scene_sent = frame.scene.generation;
+                }
+                if socket.send(Message::Binary(frame.poses.clone())).await.is_err() {
                     return;
                 }
             }
