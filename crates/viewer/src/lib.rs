@@ -338,7 +338,9 @@ async fn ws(
     State(state): State<AppState>,
 ) -> axum::response::Response {
     let limits = state.guard;
-    guard::upgrade(upgrade, &headers, limits, move |socket| session(socket, state))
+    guard::upgrade(upgrade, &headers, limits, move |socket| {
+        session(socket, state)
+    })
 }
 
 async fn session(mut socket: WebSocket, state: AppState) {
