@@ -546,6 +546,11 @@ impl<P: PhysicsBackend + Default> World<P> {
 
         let engine = match trusted_engine_state(xml, root, options.key) {
             Ok(bytes) => {
+                // The file's readable poses are where the divergence guard puts a body back
+                // should the engine's state of it not be finite.
+                if world.restore_state(root.child("State"), limits).is_ok() {
+                    world.note_finite_states();
+                }
                 // Sealed by this key: the engine wrote it, for exactly these entities.
                 let (bodies, joints) = (world.physics.body_count(), world.physics.joint_count());
                 world.physics.import_state(&bytes).map_err(load_err)?;

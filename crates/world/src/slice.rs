@@ -92,7 +92,7 @@ impl<P: PhysicsBackend + Default> World<P> {
 
     /// Notes the pose of every body whose pose is finite now (a body whose pose is not keeps
     /// the last finite one noted).
-    fn note_finite_states(&mut self) {
+    pub(crate) fn note_finite_states(&mut self) {
         for (id, e) in &self.entities {
             for (i, b) in e.bodies.iter().enumerate() {
                 let Ok(s) = self.physics.body_state(b.handle) else {
