@@ -2,8 +2,8 @@
 //! store; snapshots fan out to observers (the viewer, a recorder) once per iteration.
 //!
 //! The loop alternates, so that neither side starves the other: it reads waiting datagrams
-//! in a bounded batch (at most [`BATCH_DATAGRAMS`], and no longer than [`BATCH_TIME`] when an
-//! iteration is due), answering each as it is handled; then runs the due iteration, or one
+//! in a bounded batch (at most [`BATCH_DATAGRAMS`], and no longer than [`BATCH_TIME`]),
+//! answering each as it is handled; then runs the due iteration, or one
 //! slice of it (the session cuts long iterations into slices); then, with nothing due, waits
 //! on the socket (epoll) until the next deadline.
 
@@ -38,7 +38,8 @@ const MAX_WAIT: Duration = Duration::from_millis(50);
 /// Most datagrams read in one batch before the loop looks at the simulation again.
 pub const BATCH_DATAGRAMS: usize = 1024;
 
-/// Longest a batch of datagrams may take while an iteration is due.
+/// Longest a batch of datagrams may take (wall time: on a busy machine the server may get a
+/// small share of a processor, and iterations must still come).
 pub const BATCH_TIME: Duration = Duration::from_millis(5);
 
 const SOCKET: mio::Token = mio::Token(0);
@@ -245,16 +246,16 @@ impl UdpServer {
     }
 
     /// Reads and handles waiting datagrams, without blocking: until none is left, or
-    /// [`BATCH_DATAGRAMS`] were read, or (when `due` is given) [`BATCH_TIME`] has passed since
-    /// `due`. Returns whether the socket was left empty.
-    fn drain(&mut self, started: Instant, due: bool) -> io::Result<bool> {
+    /// [`BATCH_DATAGRAMS`] were read, or [`BATCH_TIME`] has passed since `started`. Returns
+    /// whether the socket was left empty.
+    fn drain(&mut self, started: Instant) -> io::Result<bool> {
         for _ in 0..BATCH_DATAGRAMS {
             match self.socket.recv_from(&mut self.buf) {
                 Ok((n, from)) => {
                     let now = Instant::now();
                     self.session.handle_datagram(from, &self.buf[..n], now);
                     self.flush();
-                    if due && now.saturating_duration_since(started) >= BATCH_TIME {
+                    if now.saturating_duration_since(started) >= BATCH_TIME {
                         return Ok(false);
                     }
                 }
@@ -275,12 +276,7 @@ impl UdpServer {
                 let _ = self.session.handle_command(command, Instant::now());
                 self.flush();
             }
-            let started = Instant::now();
-            let due = self
-                .session
-                .poll_timeout(started)
-                .is_some_and(|at| at <= started);
-            let emptied = self.drain(started, due)?;
+            let emptied = self.drain(Instant::now())?;
             let now = Instant::now();
             if self.session.handle_timeout(now) {
                 self.flush();
