@@ -46,6 +46,17 @@ fn ball(x: f64) -> Frame {
     }
 }
 
+fn start() -> Viewer {
+    Viewer::start(
+        "127.0.0.1:0".parse().unwrap(),
+        Arc::new(Nothing),
+        responses_channel(),
+        "wire",
+        "live",
+    )
+    .unwrap()
+}
+
 /// The next binary message's meta and length.
 fn next_binary(ws: &mut tungstenite::WebSocket<TcpStream>) -> (serde_json::Value, usize) {
     loop {
@@ -59,14 +70,7 @@ fn next_binary(ws: &mut tungstenite::WebSocket<TcpStream>) -> (serde_json::Value
 
 #[test]
 fn a_page_gets_the_scene_once_then_poses() {
-    let viewer = Viewer::start(
-        "127.0.0.1:0".parse().unwrap(),
-        Arc::new(Nothing),
-        responses_channel(),
-        "wire",
-        "live",
-    )
-    .unwrap();
+    let viewer = start();
     viewer.publish(&ball(0.1));
     let addr = viewer.addr();
     let stream = TcpStream::connect(addr).unwrap();
@@ -130,14 +134,7 @@ fn a_page_gets_the_scene_once_then_poses() {
 
 #[test]
 fn the_page_and_its_modules_are_served_and_nothing_else() {
-    let viewer = Viewer::start(
-        "127.0.0.1:0".parse().unwrap(),
-        Arc::new(Nothing),
-        responses_channel(),
-        "wire",
-        "live",
-    )
-    .unwrap();
+    let viewer = start();
     let get = |path: &str| {
         let mut s = TcpStream::connect(viewer.addr()).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
