@@ -11,9 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use simrob_client::simrob::{Agent, AgentOptions, ClientError};
-use simrob_protocol::{
-    Broadcast, ControlRequest, EntityInfoKind, EntityRequest, MotorCommand, ServerMessage,
-};
+use simrob_protocol::{Broadcast, ControlRequest, EntityInfoKind, EntityRequest, ServerMessage};
 use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 
 /// The built-in scenario: the SimRob manual's materials, field, SumBot and ball.
@@ -69,19 +67,7 @@ pub struct DemoArgs {
 }
 
 fn motors(left: f64, right: f64) -> EntityRequest {
-    EntityRequest::RobotMotorControl {
-        entity_id: ROBOT,
-        motors: vec![
-            MotorCommand {
-                wheel_joint_id: 0,
-                value: left,
-            },
-            MotorCommand {
-                wheel_joint_id: 1,
-                value: right,
-            },
-        ],
-    }
+    EntityRequest::two_wheels(ROBOT, left, right)
 }
 
 /// Parses a script: `(at seconds, left, right)`, times increasing, the last line stopping.

@@ -103,7 +103,14 @@ fn parse_motors(spec: &str) -> Result<EntityRequest> {
     Ok(EntityRequest::RobotMotorControl { entity_id, motors })
 }
 
+/// The iteration, its simulated time and every entity's pose but the fields'.
 fn print_poses(out: &mut impl Write, world: &World) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "iteration {} (t = {:.2} s)",
+        world.iteration(),
+        world.sim_time()
+    )?;
     for id in world.entity_ids() {
         let Some(spec) = world.entity_spec(id) else {
             continue;
@@ -199,23 +206,11 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
     for _ in 0..args.iterations {
         world.advance();
         if args.every > 0 && world.iteration() % args.every == 0 {
-            writeln!(
-                out,
-                "iteration {} (t = {:.2} s)",
-                world.iteration(),
-                world.sim_time()
-            )?;
             print_poses(&mut out, &world)?;
         }
     }
     let wall = start.elapsed().as_secs_f64();
     if args.every == 0 || world.iteration() % args.every != 0 {
-        writeln!(
-            out,
-            "iteration {} (t = {:.2} s)",
-            world.iteration(),
-            world.sim_time()
-        )?;
         print_poses(&mut out, &world)?;
     }
     writeln!(

@@ -16,7 +16,7 @@
 use std::net::SocketAddr;
 
 use simrob_client::simrob::{Agent, AgentOptions, ClientError};
-use simrob_protocol::{ControlRequest, EntityInfoKind, EntityRequest, MotorCommand};
+use simrob_protocol::{ControlRequest, EntityInfoKind, EntityRequest};
 
 /// The robot and the ball of the soccer scenario.
 const ROBOT: u32 = 3;
@@ -70,19 +70,7 @@ pub fn drive(server: SocketAddr, limit: u64, verbose: bool) -> Result<Drive, Cli
     }
     agent.control(ControlRequest::SetSyncMode(true), false)?;
     agent.control(ControlRequest::InitializeSimulation, false)?;
-    let motors = |l: f64, r: f64| EntityRequest::RobotMotorControl {
-        entity_id: ROBOT,
-        motors: vec![
-            MotorCommand {
-                wheel_joint_id: 0,
-                value: l,
-            },
-            MotorCommand {
-                wheel_joint_id: 1,
-                value: r,
-            },
-        ],
-    };
+    let motors = |l: f64, r: f64| EntityRequest::two_wheels(ROBOT, l, r);
     let mut first = None;
     let mut end = Drive {
         iterations: 0,

@@ -289,41 +289,10 @@ impl OdeScene {
     /// Adds an entity (robot, field or ball) as SimRob builds it.
     pub fn add(&mut self, spec: &EntitySpec) {
         let a = self.api;
-        let (entity, bodies, joints) = match spec {
-            EntitySpec::Robot {
-                entity_id,
-                bodies,
-                joints,
-                ..
-            }
-            | EntitySpec::Field {
-                entity_id,
-                bodies,
-                joints,
-            } => (*entity_id, bodies.clone(), joints.clone()),
-            EntitySpec::Ball {
-                entity_id,
-                material,
-                mass,
-                position,
-                rotation,
-                radius,
-            } => (
-                *entity_id,
-                vec![simrob_protocol::BodySpec {
-                    id: 0,
-                    shape: Shape::Sphere { radius: *radius },
-                    material: *material,
-                    mass: *mass,
-                    position: *position,
-                    rotation: *rotation,
-                }],
-                Vec::new(),
-            ),
-            EntitySpec::Humanoid { .. } => return,
-        };
+        let entity = spec.entity_id();
+        let (bodies, joints) = spec.structure();
         let mut made: Vec<(u32, Ptr, [f64; 3])> = Vec::new();
-        for b in &bodies {
+        for b in bodies.iter() {
             let q = euler_to_quat(b.rotation);
             let q_ode = [q[3], q[0], q[1], q[2]];
             let material = b.material.unwrap_or(0);
@@ -379,7 +348,7 @@ impl OdeScene {
             }
         }
         let find = |id: u32| made.iter().find(|(i, _, _)| *i == id).map(|m| (m.1, m.2));
-        for j in &joints {
+        for j in joints {
             match j {
                 JointSpec::Fixed { body_1, body_2, .. } => {
                     if let (Some((b1, _)), Some((b2, _))) = (find(*body_1), find(*body_2)) {

@@ -232,6 +232,24 @@ pub enum EntityRequest {
 }
 
 impl EntityRequest {
+    /// `Robot_Motor_Control` of a two-wheeled robot: wheel joint 0 (left) at `left` and
+    /// wheel joint 1 (right) at `right` rad/s, as on the SimRob manual's SumBot.
+    pub fn two_wheels(entity_id: u32, left: f64, right: f64) -> EntityRequest {
+        EntityRequest::RobotMotorControl {
+            entity_id,
+            motors: vec![
+                MotorCommand {
+                    wheel_joint_id: 0,
+                    value: left,
+                },
+                MotorCommand {
+                    wheel_joint_id: 1,
+                    value: right,
+                },
+            ],
+        }
+    }
+
     pub fn entity_id(&self) -> u32 {
         match self {
             EntityRequest::SetEntityPosition { entity_id, .. }

@@ -241,6 +241,36 @@ impl EntitySpec {
             | EntitySpec::Humanoid { entity_id, .. } => *entity_id,
         }
     }
+    /// The bodies and joints it is made of, as its `<Structure>` lists them; a ball's is its
+    /// one sphere, body 0. A humanoid's bodies are built by the world: none here.
+    pub fn structure(&self) -> (std::borrow::Cow<'_, [BodySpec]>, &[JointSpec]) {
+        match self {
+            EntitySpec::Robot { bodies, joints, .. } | EntitySpec::Field { bodies, joints, .. } => {
+                (bodies.into(), joints)
+            }
+            EntitySpec::Ball {
+                material,
+                mass,
+                position,
+                rotation,
+                radius,
+                ..
+            } => (
+                vec![BodySpec {
+                    id: 0,
+                    shape: Shape::Sphere { radius: *radius },
+                    material: *material,
+                    mass: *mass,
+                    position: *position,
+                    rotation: *rotation,
+                }]
+                .into(),
+                &[],
+            ),
+            EntitySpec::Humanoid { .. } => (Vec::new().into(), &[]),
+        }
+    }
+
     pub fn type_name(&self) -> &'static str {
         match self {
             EntitySpec::Robot { .. } => "Robot",

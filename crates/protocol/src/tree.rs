@@ -396,37 +396,38 @@ fn write_end(name: &str, out: &mut String) {
 
 /// Appends `text` escaped for element content (`&`, `<`, `>`).
 pub fn escape_text_into(text: &str, out: &mut String) {
-    let mut last = 0;
-    for (i, b) in text.bytes().enumerate() {
-        let rep = match b {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'\r' => "&#13;",
-            _ => continue,
-        };
-        out.push_str(&text[last..i]);
-        out.push_str(rep);
-        last = i + 1;
-    }
-    out.push_str(&text[last..]);
+    escape_into(text, out, |b| match b {
+        b'&' => Some("&amp;"),
+        b'<' => Some("&lt;"),
+        b'>' => Some("&gt;"),
+        b'\r' => Some("&#13;"),
+        _ => None,
+    });
 }
 
 /// Appends `text` escaped for a double-quoted attribute value (`&`, `<`, `>`, `"`, `'`,
 /// and tab / newline / carriage return as character references so they survive).
 pub fn escape_attr_into(text: &str, out: &mut String) {
+    escape_into(text, out, |b| match b {
+        b'&' => Some("&amp;"),
+        b'<' => Some("&lt;"),
+        b'>' => Some("&gt;"),
+        b'"' => Some("&quot;"),
+        b'\'' => Some("&apos;"),
+        b'\t' => Some("&#9;"),
+        b'\n' => Some("&#10;"),
+        b'\r' => Some("&#13;"),
+        _ => None,
+    });
+}
+
+/// Appends `text` with every byte `replace` names replaced (only ASCII bytes are: the text
+/// between them stays whole UTF-8).
+fn escape_into(text: &str, out: &mut String, replace: impl Fn(u8) -> Option<&'static str>) {
     let mut last = 0;
     for (i, b) in text.bytes().enumerate() {
-        let rep = match b {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            b'\'' => "&apos;",
-            b'\t' => "&#9;",
-            b'\n' => "&#10;",
-            b'\r' => "&#13;",
-            _ => continue,
+        let Some(rep) = replace(b) else {
+            continue;
         };
         out.push_str(&text[last..i]);
         out.push_str(rep);

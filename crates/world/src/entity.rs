@@ -117,41 +117,21 @@ pub(crate) fn plan(
     material_known: &dyn Fn(u32) -> bool,
 ) -> Result<Plan, WorldError> {
     let eid = spec.entity_id();
-    let (bodies, joints): (Vec<BodySpec>, &[JointSpec]) = match spec {
+    match spec {
         EntitySpec::Humanoid { .. } => {
             return invalid(format!(
                 "Create_Entity Humanoid {eid}: humanoids are built by the world's humanoid module"
             ))
         }
-        EntitySpec::Robot { bodies, joints, .. } => (bodies.clone(), joints),
-        EntitySpec::Field { bodies, joints, .. } => {
-            if !joints.is_empty() {
-                return invalid(format!(
-                    "Create_Entity Field {eid}: a field cannot have joints ({} given); use a Robot for jointed bodies",
-                    joints.len()
-                ));
-            }
-            (bodies.clone(), joints)
+        EntitySpec::Field { joints, .. } if !joints.is_empty() => {
+            return invalid(format!(
+                "Create_Entity Field {eid}: a field cannot have joints ({} given); use a Robot for jointed bodies",
+                joints.len()
+            ));
         }
-        EntitySpec::Ball {
-            material,
-            mass,
-            position,
-            rotation,
-            radius,
-            ..
-        } => (
-            vec![BodySpec {
-                id: 0,
-                shape: Shape::Sphere { radius: *radius },
-                material: *material,
-                mass: *mass,
-                position: *position,
-                rotation: *rotation,
-            }],
-            &[],
-        ),
-    };
+        _ => {}
+    }
+    let (bodies, joints) = spec.structure();
     if bodies.is_empty() {
         return invalid(format!(
             "Create_Entity {} {eid}: an entity needs at least one body",
@@ -160,7 +140,7 @@ pub(crate) fn plan(
     }
     let mut planned = Vec::with_capacity(bodies.len());
     let mut index_of = BTreeMap::new();
-    for b in &bodies {
+    for b in bodies.iter() {
         let at = format!("Create_Entity {} {eid}: Body {}", spec.type_name(), b.id);
         if index_of
             .insert(b.id, BodyId(planned.len() as u32))

@@ -17,7 +17,7 @@ use simrob_coord::robot::{Command, Pose, RobotAgent};
 use simrob_coord::sync::TaskBoard;
 use simrob_coord::wire::Msg;
 use simrob_mrs::MrsClient;
-use simrob_protocol::{ControlRequest, EntityInfoKind, EntityRequest, MotorCommand};
+use simrob_protocol::{ControlRequest, EntityInfoKind, EntityRequest};
 
 use super::net::{connect_cc, write_env, Incoming};
 
@@ -110,19 +110,7 @@ impl SumBot {
     }
 
     fn motors(&self, l: f64, r: f64) -> EntityRequest {
-        EntityRequest::RobotMotorControl {
-            entity_id: self.entity,
-            motors: vec![
-                MotorCommand {
-                    wheel_joint_id: 0,
-                    value: l,
-                },
-                MotorCommand {
-                    wheel_joint_id: 1,
-                    value: r,
-                },
-            ],
-        }
+        EntityRequest::two_wheels(self.entity, l, r)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand};
+use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest, EntityRequest};
 use simrob_world::{Applied, World, WorldConfig};
 
 pub fn scenario_path(name: &str) -> PathBuf {
@@ -36,19 +36,7 @@ pub fn world_with(files: &[&str]) -> World {
 
 pub fn motors(world: &mut World, entity: u32, left: f64, right: f64) {
     world
-        .apply_entity(&EntityRequest::RobotMotorControl {
-            entity_id: entity,
-            motors: vec![
-                MotorCommand {
-                    wheel_joint_id: 0,
-                    value: left,
-                },
-                MotorCommand {
-                    wheel_joint_id: 1,
-                    value: right,
-                },
-            ],
-        })
+        .apply_entity(&EntityRequest::two_wheels(entity, left, right))
         .unwrap();
 }
 
