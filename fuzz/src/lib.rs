@@ -76,10 +76,18 @@ pub fn save_file(data: &[u8]) {
     }
 }
 
-/// A draw.io diagram as `simrob swarm` reads a map.
+/// A draw.io diagram as `simrob swarm` reads a map; what parses becomes a scenario's map
+/// (shapes to robots, points of interest, walls and components; edges to map-paths), which is
+/// built and run.
 pub fn drawio(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
-        let _ = simrob_swarm::drawio::parse(text);
+        if let Ok(map) = simrob_swarm::drawio::parse(text) {
+            let base = Path::new("/nonexistent-simrob-fuzz");
+            let mut scenario = simrob_swarm::scenario::Scenario::from_toml_str("", base)
+                .expect("an empty scenario loads");
+            scenario.map = Some(map);
+            run_scenario(&scenario);
+        }
     }
 }
 
