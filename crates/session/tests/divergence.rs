@@ -2,33 +2,15 @@
 //! sans-IO session: the engine state of a save file sealed with the server's key (as a
 //! server holding the same `savekey` would write it) carries a NaN into the engine.
 
-use std::net::SocketAddr;
 use std::time::Instant;
 
 use sha2::{Digest, Sha256};
-use simrob_session::{Event, FileResult, LogLevel, ServerConfig, Session, Transmit};
+use simrob_session::{Event, FileResult, LogLevel, ServerConfig, Session};
 
-const SOCCER: &str = include_str!("../../../scenarios/soccer.xml");
+mod common;
+use common::{addr, control, drain, texts_to as texts, SOCCER};
+
 const SECRET: &str = "divergence test";
-
-fn addr(s: &str) -> SocketAddr {
-    s.parse().expect("address")
-}
-
-fn drain(s: &mut Session) -> Vec<Transmit> {
-    std::iter::from_fn(|| s.poll_transmit()).collect()
-}
-
-fn texts(out: &[Transmit], to: SocketAddr) -> Vec<String> {
-    out.iter()
-        .filter(|t| t.to == to)
-        .map(|t| String::from_utf8_lossy(&t.payload).into_owned())
-        .collect()
-}
-
-fn control(body: &str) -> String {
-    format!("<Message><Simulation_Message>{body}</Simulation_Message></Message>")
-}
 
 /// HMAC-SHA256 under the key a `savekey` secret gives, as the save format defines its seal.
 fn seal(parts: &[&[u8]]) -> String {

@@ -1,48 +1,12 @@
 //! The SimRob session against hostile senders, driven sans-IO with made-up addresses and
 //! instants: each test is one failure found by attacking the server, with the exact input.
 
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use simrob_session::{ServerConfig, Session, Transmit};
+use simrob_session::{ServerConfig, Session};
 
-const SOCCER: &str = include_str!("../../../scenarios/soccer.xml");
-
-fn addr(s: &str) -> SocketAddr {
-    s.parse().expect("address")
-}
-
-fn session_with(config: ServerConfig) -> Session {
-    let mut s = Session::new(config);
-    s.handle_datagram(addr("127.0.0.1:9000"), SOCCER.as_bytes(), Instant::now());
-    drain(&mut s);
-    s
-}
-
-fn session() -> Session {
-    session_with(ServerConfig::default())
-}
-
-fn drain(s: &mut Session) -> Vec<Transmit> {
-    std::iter::from_fn(|| s.poll_transmit()).collect()
-}
-
-fn texts_to(out: &[Transmit], to: SocketAddr) -> Vec<String> {
-    out.iter()
-        .filter(|t| t.to == to)
-        .map(|t| String::from_utf8_lossy(&t.payload).into_owned())
-        .collect()
-}
-
-fn control(body: &str) -> String {
-    format!("<Message><Simulation_Message>{body}</Simulation_Message></Message>")
-}
-
-fn register(key: &str, ip: &str, port: u16, broadcast: f64) -> String {
-    format!(
-        "<Message><Agent_Message Command=\"Register_Agent\" Agent_Type=\"RobotController\"><Port>{port}</Port><IP>{ip}</IP><Sync>false</Sync><Broadcast>{broadcast}</Broadcast><Key>{key}</Key></Agent_Message></Message>"
-    )
-}
+mod common;
+use common::*;
 
 fn gravity(s: &Session) -> f64 {
     s.world().params().gravity
