@@ -32,10 +32,14 @@ driving in circles, dt 0.01 s, one thread each), alternating the engines in bloc
 steps per second, the speed ratios and plausibility figures. Needs ODE's shared library
 (Debian/Ubuntu: apt-get install libode-dev); without it, it prints why and exits.
 
-USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--scenarios DIR] [--exact-100]
+USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--speed-only]
+                       [--scenarios DIR] [--exact-100]
 
   --scale F        multiply the number of timed steps (default 1; 0.1 for a quick look)
   --sizes LIST     robot counts (default 1,6,22,100)
+  --engines LIST   which engines to run, of ode-step, ode-quick, default, fast (default: all);
+                   ratios need both of their engines
+  --speed-only     print the steps-per-second table only (not the one-SumBot table)
   --scenarios DIR  where materials.xml, field.xml, ball.xml and sumbot.xml are
                    (default: the repository's scenarios/)
   --exact-100      also time ODE's exact stepper (dWorldStep) at 100 robots (very slow)
@@ -50,6 +54,9 @@ struct Options {
     sizes: Vec<u32>,
     scenarios: PathBuf,
     exact_100: bool,
+    /// Indices into [`ENGINES`].
+    engines: Vec<usize>,
+    speed_only: bool,
 }
 
 fn options() -> Result<Option<Options>> {
@@ -58,6 +65,8 @@ fn options() -> Result<Option<Options>> {
         sizes: vec![1, 6, 22, 100],
         scenarios: Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios"),
         exact_100: false,
+        engines: (0..ENGINES.len()).collect(),
+        speed_only: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -85,6 +94,23 @@ fn options() -> Result<Option<Options>> {
             }
             "--scenarios" => o.scenarios = PathBuf::from(value("--scenarios")?),
             "--exact-100" => o.exact_100 = true,
+            "--speed-only" => o.speed_only = true,
+            "--engines" => {
+                let list = value("--engines")?;
+                o.engines = Vec::new();
+                for name in list.split(',').map(str::trim) {
+                    let Some(k) = ENGINE_KEYS.iter().position(|&key| key == name) else {
+                        bail!(
+                            "--engines: unknown engine {name:?} (one of {})",
+                            ENGINE_KEYS.join(", ")
+                        );
+                    };
+                    if !o.engines.contains(&k) {
+                        o.engines.push(k);
+                    }
+                }
+                o.engines.sort_unstable();
+            }
             other => bail!("unknown argument {other:?} (see --help)"),
         }
     }
@@ -304,6 +330,9 @@ fn outcome(e: &Engine, n: u32, steps: u64, time: Duration) -> Outcome {
     }
 }
 
+/// The names `--engines` takes, in the order of [`ENGINES`].
+const ENGINE_KEYS: [&str; 4] = ["ode-step", "ode-quick", "default", "fast"];
+
 const ENGINES: [&str; 4] = [
     "ODE dWorldStep",
     "ODE QuickStep (20 it.)",
@@ -327,6 +356,44 @@ fn build(
     })
 }
 
+/// The time this thread spent on a processor (the kernel's per-thread `schedstat`), so that
+/// other processes sharing the machine do not count against an engine; wall time where the
+/// kernel does not say.
+struct Clock {
+    wall: Instant,
+    cpu: Option<Duration>,
+}
+
+impl Clock {
+    fn thread_cpu() -> Option<Duration> {
+        let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+        let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
+        Some(Duration::from_nanos(nanos))
+    }
+
+    fn now() -> Clock {
+        Clock {
+            wall: Instant::now(),
+            cpu: Clock::thread_cpu(),
+        }
+    }
+
+    fn elapsed(&self) -> Duration {
+        match (self.cpu, Clock::thread_cpu()) {
+            (Some(a), Some(b)) if b > a => b - a,
+            _ => self.wall.elapsed(),
+        }
+    }
+
+    fn kind() -> &'static str {
+        if Clock::thread_cpu().is_some() {
+            "processor time of the benchmark's thread"
+        } else {
+            "wall time"
+        }
+    }
+}
+
 fn timed_steps(n: u32, scale: f64) -> u64 {
     let base: u64 = match n {
         0..=1 => 20_000,
@@ -338,7 +405,10 @@ fn timed_steps(n: u32, scale: f64) -> u64 {
 }
 
 fn speed_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
-    println!("## Steps per second (wheels 3 and 5 rad/s, dt 0.01 s, one thread each)\n");
+    println!(
+        "## Steps per second (wheels 3 and 5 rad/s, dt 0.01 s, one thread each; {})\n",
+        Clock::kind()
+    );
     println!(
         "| SumBots | steps | {} | simrob default / ODE step | simrob default / ODE quick | simrob fast / ODE quick |",
         ENGINES.join(" | ")
@@ -347,7 +417,10 @@ fn speed_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     for &n in &o.sizes {
         let steps = timed_steps(n, o.scale);
         let block = (steps / ROUNDS as u64).max(1);
-        let active: Vec<usize> = (0..4)
+        let active: Vec<usize> = o
+            .engines
+            .iter()
+            .copied()
             .filter(|&k| k != 0 || n < 100 || o.exact_100)
             .collect();
         let mut engines = Vec::new();
@@ -361,7 +434,7 @@ fn speed_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
         }
         for _ in 0..ROUNDS {
             for (_, e, t) in engines.iter_mut() {
-                let start = Instant::now();
+                let start = Clock::now();
                 for _ in 0..block {
                     e.step();
                 }
@@ -397,12 +470,13 @@ fn speed_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     Ok(())
 }
 
-fn single_robot_table(scene: &Scene, api: &'static Api) -> Result<()> {
+fn single_robot_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     println!("\n## One SumBot on the field\n");
     println!("| engine | resting chassis z (m) | tilt (°) | idle 60 s: turn (°) | idle 60 s: drift (mm) | straight 3 rad/s: speed / ω·r | straight 5 s: yaw (°) |");
     println!("|---|---|---|---|---|---|---|");
     let robot = 100;
-    for (k, name) in ENGINES.iter().enumerate() {
+    for &k in &o.engines {
+        let name = ENGINES[k];
         // Idle: settle 5 s (it lands balanced over its axle, then tips onto its skid), then a minute.
         let mut e = build(scene, api, k, 1, false, (0.0, 0.0))?;
         for _ in 0..500 {
@@ -457,6 +531,8 @@ fn main() -> Result<()> {
     }
     let scene = Scene::load(&o.scenarios)?;
     speed_table(&scene, api, &o)?;
-    single_robot_table(&scene, api)?;
+    if !o.speed_only {
+        single_robot_table(&scene, api, &o)?;
+    }
     Ok(())
 }

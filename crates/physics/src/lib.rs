@@ -53,8 +53,12 @@
 //!   SumBot turn.
 //! * **WheelCylinder** collides as a sphere of the wheel's radius (inertia of the cylinder) and
 //!   never with another WheelCylinder. Bodies joined by a joint never collide with each other.
-//! * **Fast mode** solves each step in two substeps instead of three (both with rapier's
-//!   simplified friction: one friction constraint per contact patch plus a twist constraint).
+//! * **Solver.** Each step is solved in three substeps (two in **fast mode**), with rapier's
+//!   simplified friction (one friction constraint per contact patch plus a twist constraint),
+//!   and rapier's length unit set to 0.1 m, the size of the things simulated: its contact
+//!   prediction distance (2 mm) and broad-phase margins (4 mm) scale with it, so robots a few
+//!   centimetres apart are not all candidate pairs; speed limits and rest thresholds stay in
+//!   absolute units.
 //! * **Rest.** A body whose speed stays below 1 mm/s and 0.01 rad/s for 2 s, together with
 //!   everything it touches or is jointed to, is put to rest (rapier's sleeping) until something
 //!   touches it, one of its motors is set or it is moved; ODE's solver holds such bodies still by

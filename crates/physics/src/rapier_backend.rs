@@ -33,6 +33,14 @@ const SLEEP_AFTER: f32 = 2.0;
 /// Solver substeps per step in the default and in the fast mode.
 const SUBSTEPS: usize = 3;
 const FAST_SUBSTEPS: usize = 2;
+/// The size of the things simulated (m): SumBots, balls and wheels are centimetres across.
+/// rapier scales its tolerances by it — contact prediction distance 2 mm, the broad phase's
+/// margin 4 mm — so a crowd of robots 15 cm apart is not a crowd of candidate pairs.
+const LENGTH_UNIT: f32 = 0.1;
+/// Contacts push penetrating bodies apart at most this fast (m/s), whatever [`LENGTH_UNIT`].
+const MAX_CORRECTIVE_VELOCITY: f32 = 3.0;
+/// No body moves faster than this (m/s), whatever [`LENGTH_UNIT`].
+const MAX_LINEAR_VELOCITY: f32 = 400.0;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct BodyEntry {
@@ -272,6 +280,9 @@ impl RapierBackend {
         ip.contact_softness = soft;
         ip.static_contact_softness = soft;
         ip.num_solver_iterations = if p.fast_mode { FAST_SUBSTEPS } else { SUBSTEPS };
+        ip.length_unit = LENGTH_UNIT;
+        ip.normalized_max_corrective_velocity = MAX_CORRECTIVE_VELOCITY / LENGTH_UNIT;
+        ip.normalized_max_linear_velocity = MAX_LINEAR_VELOCITY / LENGTH_UNIT;
         ip.friction_model = FrictionModel::Simplified;
         let joint_soft = joint_softness(&p);
         for entry in &self.state.joints {
@@ -328,7 +339,7 @@ impl PhysicsBackend for RapierBackend {
         if let Some(rb) = self.state.world.bodies.get_mut(handle) {
             // rapier's default thresholds (5 cm/s, 0.5 rad/s) would freeze a slowly rolling ball.
             let a = rb.activation_mut();
-            a.normalized_linear_threshold = SLEEP_LINEAR;
+            a.normalized_linear_threshold = SLEEP_LINEAR / LENGTH_UNIT;
             a.angular_threshold = SLEEP_ANGULAR;
             a.time_until_sleep = SLEEP_AFTER;
         }
