@@ -82,6 +82,10 @@ use crate::warehouse::{self, WarehouseParams};
 #[error("{0}")]
 pub struct ScenarioError(pub String);
 
+/// The most spatial-grid cells a world may have (its width × height over `world.cell_size`
+/// squared); a larger world is refused when the run is built.
+pub const MAX_GRID_CELLS: usize = 1 << 22;
+
 fn err<T>(msg: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError(msg.into()))
 }
@@ -539,6 +543,14 @@ impl Scenario {
         if !(config.cell_size.is_finite() && config.cell_size > 0.0) {
             return err(format!("{origin}: world.cell_size must be positive"));
         }
+        let cells = (width / config.cell_size).ceil() * (height / config.cell_size).ceil();
+        if cells > MAX_GRID_CELLS as f64 {
+            return err(format!(
+                "{origin}: a {width} × {height} world in cells of {} makes {cells:.3e} grid cells, \
+                 more than {MAX_GRID_CELLS}: make world.cell_size larger or the world smaller",
+                config.cell_size
+            ));
+        }
         let mut sim = Simulation::new(world, config);
         sim.name = self.name();
         let mut scripts = ScriptSystem::new();
@@ -991,4 +1003,27 @@ pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> R
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_world_too_large_for_its_grid_is_refused() {
+        // A draw.io page (or world.width) of 1e300 overflowed the grid's cell count.
+        let base = Path::new("/nonexistent");
+        for size in ["1e300", "1e7"] {
+            let text = format!("[world]\nwidth = {size}\nheight = {size}\n");
+            let s = Scenario::from_toml_str(&text, base).unwrap();
+            let e = s.build(&Overrides::default()).unwrap_err().to_string();
+            assert!(e.contains("grid cells"), "{e}");
+        }
+        // The drone swarm in cells of 0.1: 2.4 GB of grid.
+        let text = "[world]\ncell_size = 0.1\n[generator]\nkind = \"drone-swarm\"\nrobots = 80\n";
+        let s = Scenario::from_toml_str(text, base).unwrap();
+        assert!(s.build(&Overrides::default()).is_err());
+        let ok = Scenario::from_toml_str("[world]\nwidth = 4000\nheight = 3000\n", base).unwrap();
+        assert!(ok.build(&Overrides::default()).is_ok());
+    }
 }
