@@ -310,7 +310,11 @@ fn the_replay_page_says_replay_shows_the_real_speed_and_starts_when_a_browser_co
         "none"
     );
     assert_eq!(page.text("r-state"), "playing");
-    assert!(page.text("status").starts_with("replay · playing · t = "));
+    // The status line is written when the frame is drawn, after the replay panel.
+    page.wait_for(
+        "document.getElementById('status').textContent.startsWith('replay · playing · t = ')",
+        describe,
+    );
     assert_eq!(page.eval("document.getElementById('r-speed').value"), "2.5");
     assert_eq!(page.text("r-start"), "0.00 s");
     assert_eq!(page.text("r-end"), "100.00 s");
@@ -324,10 +328,10 @@ fn the_replay_page_says_replay_shows_the_real_speed_and_starts_when_a_browser_co
         describe,
     );
     assert_eq!(page.text("r-time"), "t = 20.00 s of 100.00 s");
-    page.wait_for("simrob.current", describe);
-    assert!(page
-        .text("status")
-        .starts_with("replay · paused · t = 20.00 s"));
+    page.wait_for(
+        "document.getElementById('status').textContent.startsWith('replay · paused · t = 20.00 s')",
+        describe,
+    );
     assert_eq!(page.eval("document.getElementById('seek').value"), "400");
 
     // Played to the end.
