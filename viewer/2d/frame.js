@@ -22,6 +22,10 @@
  */
 /** @typedef {{state: string, speed: number, controls: boolean}} Status2d */
 /**
+ * Where a replay is: the frame shown among `count`, the simulated times of the first and last.
+ * @typedef {{count: number, index: number, start: number, end: number, following: boolean}} Replay2d
+ */
+/**
  * Bodies in struct-of-arrays form: `pose` holds x, y, theta, half width, half height per
  * body.
  * @typedef {{n: number, pose: Float32Array, ids: Uint32Array, kinds: Uint8Array,
@@ -30,7 +34,8 @@
 /**
  * @typedef {{scene: number, frame: number, time: number, status: Status2d,
  *   names?: [number, string][], sensors?: Sensors2d[], carried?: [number, number][],
- *   routes?: Route2d[], tasks?: Task2d[], figures?: [string, string][], bodies: Bodies}} Frame2d
+ *   routes?: Route2d[], tasks?: Task2d[], figures?: [string, string][], replay?: Replay2d,
+ *   bodies: Bodies}} Frame2d
  */
 
 const MAGIC = 'S2D1';

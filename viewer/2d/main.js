@@ -37,6 +37,8 @@ const debug = {
   draws: 0,
   /** the version of the scene last drawn */
   drawnScene: 0,
+  /** the number of the frame last drawn */
+  drawnFrame: -1,
   /** @type {import('./draw.js').Drawn[]} */
   drawn: [],
   /** @type {{text: string, x: number, y: number, w: number, h: number}[]} */
@@ -121,7 +123,11 @@ function connect() {
       hello = msg;
       debug.hello = msg;
       document.body.dataset.world = msg.world;
+      document.body.dataset.mode = msg.mode;
       $('server').textContent = msg.server;
+      $('mode').textContent = msg.mode === 'replay' ? 'REPLAY' : 'LIVE';
+      $('mode').className = msg.mode;
+      $('replay').hidden = msg.mode !== 'replay';
     } else if (msg.type === 'scene') {
       renderer.setScene(msg);
       debug.scene = msg;
@@ -173,12 +179,23 @@ function legendItem(color, text, mark) {
 function panels() {
   if (!frame) return;
   const st = frame.status;
-  $('time').textContent = `t = ${frame.time.toFixed(2)} s, frame ${frame.frame}`;
+  const r = frame.replay;
+  $('time').textContent = r
+    ? `t = ${frame.time.toFixed(2)} s of ${r.end.toFixed(2)} s, frame ${r.index + 1}/${r.count}`
+    : `t = ${frame.time.toFixed(2)} s, frame ${frame.frame}`;
   $('state').textContent = st.state;
   $('status').dataset.state = st.state;
-  const speed = input('speed');
+  const speed = input(r ? 'r-speed' : 'speed');
   if (document.activeElement !== speed) speed.value = String(st.speed);
-  $('controls').hidden = !st.controls;
+  $('controls').hidden = !st.controls || !!r;
+  if (r) {
+    const seek = input('seek');
+    seek.min = String(r.start);
+    seek.max = String(r.end);
+    if (!seek.matches(':active')) seek.value = String(frame.time);
+    $('r-start').textContent = `${r.start.toFixed(2)} s`;
+    $('r-end').textContent = `${r.end.toFixed(2)} s${r.following ? ' (growing)' : ''}`;
+  }
   const figs = $('figures');
   figs.textContent = (frame.figures || []).map(([k, v]) => `${k}: ${v}`).join(' · ');
   const sel = renderer.selected;
@@ -238,6 +255,7 @@ function loop() {
     debug.labels = renderer.labels;
     debug.draws++;
     debug.drawnScene = renderer.scene ? renderer.scene.version : 0;
+    debug.drawnFrame = frame ? frame.frame : -1;
     panels();
   }
   requestAnimationFrame(loop);
@@ -298,6 +316,12 @@ $('play').onclick = () => send({ cmd: 'play' });
 $('pause').onclick = () => send({ cmd: 'pause' });
 $('step').onclick = () => send({ cmd: 'step', value: 1 });
 input('speed').onchange = () => send({ cmd: 'speed', value: Number(input('speed').value) });
+$('r-play').onclick = () => send({ cmd: 'play' });
+$('r-pause').onclick = () => send({ cmd: 'pause' });
+$('r-step').onclick = () => send({ cmd: 'step', value: 1 });
+$('r-back').onclick = () => send({ cmd: 'step', value: -1 });
+input('r-speed').onchange = () => send({ cmd: 'speed', value: Number(input('r-speed').value) });
+input('seek').oninput = () => send({ cmd: 'seek', time: Number(input('seek').value) });
 $('place').onclick = () => {
   if (renderer.selected === null) {
     response('Error: select a robot first (click it or its button)');

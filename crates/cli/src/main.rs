@@ -40,7 +40,8 @@ enum Command {
     Demo(demo::DemoArgs),
     /// The commander: send any SimRob command to a server and print the responses.
     Send(send::SendArgs),
-    /// Replay a recording (`simrob serve --record`) in the viewer, or export it.
+    /// Replay a recording in the viewer (`simrob serve --record`: 3D; `simrob swarm run
+    /// --record`: the 2D view), or export it.
     Replay(replay::ReplayArgs),
     /// The Mobile Robot Simulator: Nomad-200 robots in a 2D map, driven over TCP with its
     /// text protocol.

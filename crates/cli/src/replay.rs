@@ -24,9 +24,10 @@ pub enum Export {
 /// Arguments of `simrob replay`.
 #[derive(clap::Args)]
 pub struct ReplayArgs {
-    /// The recording: `simrob serve --record FILE` (compact or the older JSON lines) or
-    /// `simrob swarm run --record FILE`. A recording still being written is followed: the
-    /// replay waits on its last frame for the next ones.
+    /// The recording: `simrob serve --record FILE` (compact or the older JSON lines; shown
+    /// in the 3D viewer) or `simrob swarm run --record FILE` (shown in the 2D view). A
+    /// recording still being written is followed: the replay waits on its last frame for
+    /// the next ones.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Port of the viewer (0 picks a free port).
@@ -53,6 +54,9 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         Some(Export::Csv) => return export_csv(&mut recording, args.output.as_ref()),
         Some(Export::Simrec) => return convert(&mut recording, args.output.as_ref()),
         None => {}
+    }
+    if recording.kind() == simrob_viewer::record::Kind::Swarm {
+        return replay_2d(&args);
     }
     let count = recording.len();
     let ends = if count > 0 {
@@ -87,6 +91,44 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         println!("following: the recording is still being written");
     }
     player.play();
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok(())
+}
+
+/// A swarm recording in the 2D view (the map, robots, drones and items by state).
+fn replay_2d(args: &ReplayArgs) -> Result<()> {
+    use simrob_viewer::view2d::replay::{SwarmRecording, SwarmReplay};
+    let recording = SwarmRecording::open(&args.file)
+        .with_context(|| format!("cannot read the recording {}", args.file.display()))?;
+    let (count, following) = (recording.len(), !recording.is_finished());
+    let ends = (
+        recording.times().first().copied(),
+        recording.times().last().copied(),
+    );
+    let replay = SwarmReplay::serve(
+        recording,
+        SocketAddr::new(args.bind, args.http_port),
+        args.speed,
+        simrob_viewer::Guard::default(),
+    )
+    .with_context(|| format!("cannot serve the replay on port {}", args.http_port))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
+        .context("cannot install the Ctrl-C handler")?;
+    println!(
+        "2D view on http://{} (the replay starts when a page connects)",
+        replay.addr()
+    );
+    if let (Some(t0), Some(t1)) = ends {
+        println!("{count} snapshots: simulated time {t0:.2}–{t1:.2} s");
+    }
+    if following {
+        println!("following: the recording is still being written");
+    }
+    replay.play();
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(100));
     }

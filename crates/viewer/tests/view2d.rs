@@ -443,3 +443,158 @@ fn a_crashed_drone_is_drawn_differently_from_a_flying_one() {
     drop(page);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Records `scenario` (cut to `duration` simulated seconds) as `simrob swarm run --record`
+/// does, into `path`.
+fn record_swarm(scenario: &Scenario, duration: f64, path: &Path) {
+    use simrob_swarm::seer::{JsonLinesRecorder, Seer};
+    let mut sim = scenario
+        .build(&Overrides {
+            duration: Some(duration),
+            ..Overrides::default()
+        })
+        .expect("build");
+    let out = std::io::BufWriter::new(std::fs::File::create(path).expect("recording"));
+    let name = sim.name.clone();
+    sim.add_system(Box::new(Seer::new(
+        &name,
+        scenario.file.world.snapshot_period,
+        vec![Box::new(JsonLinesRecorder::new(out))],
+    )));
+    while sim.step() {}
+    sim.finish(0.0);
+}
+
+#[test]
+fn a_swarm_recording_replays_in_the_2d_view_with_its_controls() {
+    use simrob_viewer::view2d::replay::{SwarmRecording, SwarmReplay};
+    let dir = scratch("replay");
+    let path = dir.join("hospital.jsonl");
+    let scenario = Scenario::load(&repo("scenarios/swarm/hospital.toml")).expect("hospital");
+    record_swarm(&scenario, 90.0, &path);
+    // What the file says: the first snapshot with a carried item, and the robot it sits on.
+    let text = std::fs::read_to_string(&path).expect("read");
+    let snaps: Vec<Value> = text
+        .lines()
+        .filter(|l| l.starts_with("{\"type\":\"snapshot\""))
+        .map(|l| serde_json::from_str(l).expect("snapshot"))
+        .collect();
+    let (t, item, carrier) = snaps
+        .iter()
+        .find_map(|s| {
+            let es = s["entities"].as_array()?;
+            let it = es.iter().find(|e| e[5] == "carried")?;
+            let c = es
+                .iter()
+                .find(|e| e[5] != "carried" && e[2] == it[2] && e[3] == it[3])?;
+            Some((f(&s["t"]), it[0].as_u64()?, c[0].as_u64()?))
+        })
+        .expect("no item carried in the recording");
+    let end = f(&snaps.last().expect("snapshots")["t"]);
+
+    let recording = SwarmRecording::open(&path).expect("open");
+    assert_eq!(recording.len(), snaps.len());
+    let replay = SwarmReplay::serve(
+        recording,
+        "127.0.0.1:0".parse().expect("addr"),
+        4.0,
+        Guard::default(),
+    )
+    .expect("serve");
+    replay.play();
+    assert_eq!(
+        replay.status().0,
+        "waiting",
+        "playback starts with the first page"
+    );
+    let mut page = Page::open(
+        &format!("http://{}/", replay.addr()),
+        &dir.join("profile"),
+        1000,
+        700,
+    );
+    let state = "JSON.stringify({status: __simrob2d.frame && __simrob2d.frame.status, replay: __simrob2d.frame && __simrob2d.frame.replay, text: document.getElementById('state').textContent})";
+    page.wait_for(
+        "__simrob2d.frame && __simrob2d.frame.status.state === 'playing' && document.getElementById('state').textContent === 'playing'",
+        state,
+    );
+    // A replay, said so; the speed box shows the replay's speed; the live controls hidden.
+    assert_eq!(page.text("mode"), "REPLAY");
+    assert_eq!(page.eval("document.getElementById('r-speed').value"), "4");
+    assert_eq!(
+        page.eval("[document.getElementById('replay').hidden, document.getElementById('controls').hidden]"),
+        serde_json::json!([false, true])
+    );
+    assert_eq!(
+        page.eval("__simrob2d.frame.replay.end"),
+        serde_json::json!(end)
+    );
+    assert_eq!(
+        page.eval("document.getElementById('seek').max"),
+        Value::String(format!("{end}"))
+    );
+
+    // Pause; the status says so.
+    page.eval("document.getElementById('r-pause').click(); 1");
+    page.wait_for(
+        "__simrob2d.frame.status.state === 'paused' && document.getElementById('state').textContent === 'paused'",
+        state,
+    );
+    // The slider, in simulated seconds: to when the item is carried.
+    page.eval(&format!(
+        "(() => {{ const s = document.getElementById('seek'); s.value = '{t}'; s.dispatchEvent(new Event('input')); return 1; }})()"
+    ));
+    page.wait_for(
+        &format!(
+            "__simrob2d.frame.time === {t} && __simrob2d.drawnFrame === __simrob2d.frame.frame"
+        ),
+        state,
+    );
+    let drawn = page.eval(&format!(
+        "JSON.stringify([__simrob2d.drawn.find(d => d.id === {item}), __simrob2d.drawn.find(d => d.id === {carrier})])"
+    ));
+    let drawn: Value = serde_json::from_str(drawn.as_str().expect("json")).expect("drawn");
+    let (i, c) = (&drawn[0], &drawn[1]);
+    assert_eq!(i["kind"], "item", "{i}");
+    assert_eq!(i["carrier"], carrier, "{i}");
+    assert_eq!(i["label"], format!("item #{item}"));
+    assert_eq!(c["kind"], "robot", "{c}");
+    assert_eq!(
+        (i["sx"].clone(), i["sy"].clone()),
+        (c["sx"].clone(), c["sy"].clone())
+    );
+    // Rooms are not recorded, the map's POIs and paths are.
+    assert_eq!(
+        page.eval("[__simrob2d.scene.pois.length > 0, __simrob2d.scene.paths.length > 0, __simrob2d.scene.rects.length > 0]"),
+        serde_json::json!([true, true, true])
+    );
+
+    // The speed box sets the speed; a bad one is refused and changes nothing.
+    page.eval("(() => { const b = document.getElementById('r-speed'); b.value = '8'; b.dispatchEvent(new Event('change')); return 1; })()");
+    page.wait_for("__simrob2d.frame.status.speed === 8", state);
+    page.eval("(() => { const b = document.getElementById('r-speed'); b.value = '0'; b.dispatchEvent(new Event('change')); return 1; })()");
+    page.wait_for(
+        "__simrob2d.responses.some(t => t.startsWith('Error') && t.includes('greater than 0'))",
+        "__simrob2d.responses",
+    );
+    page.eval("document.getElementById('r-step').click(); 1");
+    page.wait_for(&format!("__simrob2d.frame.time > {t}"), state);
+    assert_eq!(f(&page.eval("__simrob2d.frame.status.speed")), 8.0);
+    // To the end: the status says ended; Play starts again from the first frame.
+    page.eval(&format!(
+        "(() => {{ const s = document.getElementById('seek'); s.value = '{end}'; s.dispatchEvent(new Event('input')); return 1; }})()"
+    ));
+    page.wait_for(
+        "__simrob2d.frame.status.state === 'ended' && document.getElementById('state').textContent === 'ended'",
+        state,
+    );
+    assert_eq!(replay.status().0, "ended");
+    page.eval("document.getElementById('r-play').click(); 1");
+    page.wait_for(
+        "__simrob2d.frame.status.state === 'playing' && __simrob2d.frame.replay.index < 5",
+        state,
+    );
+    drop(page);
+    drop(replay);
+    let _ = std::fs::remove_dir_all(&dir);
+}

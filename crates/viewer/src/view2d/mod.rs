@@ -11,7 +11,7 @@
 //!
 //! # The WebSocket
 //!
-//! Server → page: text `{"type":"hello","server":…,"mode":"live","world":"mrs"|"swarm"|…}`,
+//! Server → page: text `{"type":"hello","server":…,"mode":"live"|"replay","world":"mrs"|"swarm"|…}`,
 //! text `{"type":"scene",…Scene2d}`, text `{"type":"response","text":…}` and binary frames:
 //!
 //! ```text
@@ -32,6 +32,7 @@
 //! [`swarm`]).
 
 pub mod mrs;
+pub mod replay;
 pub mod swarm;
 
 use std::net::{SocketAddr, TcpListener};
@@ -233,7 +234,8 @@ pub struct Task2d {
     pub y: Option<f64>,
 }
 
-/// Where the run is: `running`, `paused`, `waiting` (for a page), `ended`.
+/// Where the run is: `running`, `paused`, `waiting` (for a page), `ended`; a replay is
+/// `waiting`, `playing`, `paused` or `ended`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Status2d {
     pub state: String,
@@ -268,6 +270,24 @@ pub struct Frame2d {
     /// Short figures shown in the status panel (`["arrived", "12"]`, …).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub figures: Vec<(String, String)>,
+    /// Where a replay is (replays only; see [`replay`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Replay2d>,
+}
+
+/// Where a replay is: the frame shown among the recording's frames, and the simulated
+/// times of the first and last (the page's time slider).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Replay2d {
+    pub count: usize,
+    /// The frame shown, 0-based.
+    pub index: usize,
+    /// Simulated time of the first frame, s.
+    pub start: f64,
+    /// Simulated time of the last frame, s.
+    pub end: f64,
+    /// More frames may come (a recording still being written).
+    pub following: bool,
 }
 
 impl Frame2d {
@@ -342,6 +362,18 @@ impl View2d {
         hello: &str,
         guard: Guard,
     ) -> std::io::Result<View2d> {
+        View2d::serve(bind, backend, world, hello, "live", guard)
+    }
+
+    /// [`View2d::start`] for a page that says it shows `mode`: `live` or `replay`.
+    fn serve(
+        bind: SocketAddr,
+        backend: Arc<dyn Backend>,
+        world: &str,
+        hello: &str,
+        mode: &str,
+        guard: Guard,
+    ) -> std::io::Result<View2d> {
         let listener = TcpListener::bind(bind)?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
@@ -356,7 +388,7 @@ impl View2d {
             pages: pages.clone(),
             backend,
             hello: Arc::new(
-                serde_json::json!({"type": "hello", "server": hello, "mode": "live", "world": world})
+                serde_json::json!({"type": "hello", "server": hello, "mode": mode, "world": world})
                     .to_string(),
             ),
             guard,
