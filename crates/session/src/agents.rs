@@ -44,7 +44,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use simrob_protocol::{AgentType, Broadcast};
+use simrob_protocol::{encode_response, AgentType, Broadcast, Response};
 
 use crate::snapshot::Snapshot;
 
@@ -217,6 +217,9 @@ impl Agent {
 pub struct AgentTable {
     list: Vec<Agent>,
     by_key: HashMap<String, usize>,
+    /// Each agent's answer to an `Info_Request` about it, encoded once when it registers
+    /// (an agent's key and address change only by registering again, which replaces it).
+    answers: Vec<Vec<u8>>,
 }
 
 impl AgentTable {
@@ -245,13 +248,28 @@ impl AgentTable {
     }
     /// Adds `agent`, or replaces the one with its key (which keeps its place in the order).
     pub fn insert(&mut self, agent: Agent) {
+        let answer = encode_response(&Response::AgentInformation {
+            key: agent.key.clone(),
+            port: agent.addr.port(),
+            ip: agent.addr.ip().to_string(),
+        })
+        .into_bytes();
         match self.by_key.get(&agent.key) {
-            Some(&i) => self.list[i] = agent,
+            Some(&i) => {
+                self.list[i] = agent;
+                self.answers[i] = answer;
+            }
             None => {
                 self.by_key.insert(agent.key.clone(), self.list.len());
                 self.list.push(agent);
+                self.answers.push(answer);
             }
         }
+    }
+    /// The answer to an `Info_Request` about agent `key`: `<Response><Agent_Information>`
+    /// with its key, port and IP, encoded when it registered.
+    pub fn info_answer(&self, key: &str) -> Option<&[u8]> {
+        self.by_key.get(key).map(|&i| self.answers[i].as_slice())
     }
 }
 

@@ -37,6 +37,7 @@
 
 mod agents;
 mod config;
+mod fast_request;
 pub mod humanoid;
 mod limits;
 mod session;

@@ -24,6 +24,7 @@ use simrob_world::{
 
 use crate::agents::{agent_seed, Agent, AgentFilter, AgentTable, Filter, FilterRegistry, View};
 use crate::config::ServerConfig;
+use crate::fast_request::InfoRequestForm;
 use crate::limits::Amplification;
 use crate::snapshot::{Snapshot, SnapshotModes};
 
@@ -215,6 +216,8 @@ pub struct Session {
     owner_keys: HashMap<SocketAddr, String>,
     /// Entities already reported as gone non-finite.
     non_finite: std::collections::BTreeSet<u32>,
+    /// The canonical `Info_Request` for the configured command names (a decoding shortcut).
+    info_form: Option<InfoRequestForm>,
 }
 
 impl Session {
@@ -230,7 +233,6 @@ impl Session {
             ..SessionFlags::default()
         };
         Session {
-            config,
             world,
             flags,
             agents: AgentTable::default(),
@@ -252,6 +254,8 @@ impl Session {
             owners: HashMap::new(),
             owner_keys: HashMap::new(),
             non_finite: std::collections::BTreeSet::new(),
+            info_form: InfoRequestForm::new(&config.keys),
+            config,
         }
     }
 
@@ -475,7 +479,11 @@ impl Session {
             );
             return;
         }
-        let results = decode_datagram(data, &self.config.keys);
+        // The most frequent request in its canonical form skips the general decoder.
+        let results = match self.info_form.as_ref().and_then(|f| f.matches(data)) {
+            Some(request) => vec![Ok(request)],
+            None => decode_datagram(data, &self.config.keys),
+        };
         if let Some(reason) = self
             .refuse_datagram(&results)
             .or_else(|| self.refuse_queueing(results.len()))
@@ -956,20 +964,15 @@ impl Session {
                         format!("Info_Request: requester {requester:?} is not a registered agent"),
                     );
                 };
-                let Some(info) = self.agents.get(&requested) else {
+                let Some(answer) = self.agents.info_answer(&requested) else {
                     return self.send_error(
                         origin,
                         format!("Info_Request: agent {requested:?} is not registered"),
                     );
                 };
-                let response = Response::AgentInformation {
-                    key: info.key.clone(),
-                    port: info.addr.port(),
-                    ip: info.addr.ip().to_string(),
-                };
                 self.outbox.push_back(Transmit {
                     to,
-                    payload: encode_response(&response).into_bytes(),
+                    payload: answer.to_vec(),
                 });
             }
             AgentRequest::Synchronize { key, iteration } => {

@@ -7,12 +7,16 @@
 //! iterations per second and its resident memory; at the end: requests sent and answered,
 //! datagrams lost, response latency p50/p99/max, iterations/s, memory first and last.
 //!
+//! Each answer is matched to the very request it answers, with the server's protocol as it
+//! is: an agent's `n`-th request asks about the `n mod K`-th agent (K = min(agents, 1000)),
+//! and the answer names that agent. A lost datagram therefore never shifts the latencies
+//! of the answers after it.
+//!
 //! ```sh
 //! cargo build --release -p simrob
 //! target/release/simrob-load --agents 1000 --rate 100 --seconds 600
 //! ```
 
-use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, UdpSocket};
 use std::process::{Child, Command, Stdio};
@@ -111,6 +115,10 @@ fn start_server(args: &Args) -> Result<(SocketAddr, ServerProcess)> {
     bail!("the server exited before listening")
 }
 
+/// Most agents requests ask about in turn: each agent's last this many requests are told
+/// apart (a window of `MAX_WINDOW / rate` seconds).
+const MAX_WINDOW: usize = 1000;
+
 /// Processor time a process has used (user + system), in clock ticks of 1/100 s (Linux's
 /// `USER_HZ`).
 fn cpu_ticks(pid: &str) -> Option<u64> {
@@ -132,10 +140,53 @@ fn rss_kib(pid: u32) -> Option<u64> {
 
 struct LoadAgent {
     socket: mio::net::UdpSocket,
+    /// Index in the run (its key is `load<pid>-<index>`).
+    index: usize,
     key: String,
-    request: Vec<u8>,
-    in_flight: VecDeque<Instant>,
+    /// Its `Info_Request`, cut where the requested key goes: `head` + key + `tail`.
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    /// Requests sent so far: request `n` asks about the `n mod K`-th confirmed agent, so the
+    /// answer (which names it) tells which request it answers.
+    sent: u64,
+    /// When each of the last K requests was sent, by `n mod K`; `None` once answered.
+    in_flight: Vec<Option<Instant>>,
     next_send: Instant,
+}
+
+/// What an answer says, read without a full XML decode: the agent index in its key for an
+/// `Agent_Information`, or a broadcast.
+enum Answer {
+    About(usize),
+    Broadcast,
+    Other,
+}
+
+/// Reads an answer as cheaply as possible (this tool shares the machine with the server it
+/// measures): the text between `<Key>` and `</Key>` of an `<Agent_Information>`.
+fn classify(data: &[u8], prefix: &[u8]) -> Answer {
+    if data.starts_with(b"<Broadcast") {
+        return Answer::Broadcast;
+    }
+    let Some(start) = find(data, b"<Key>") else {
+        return Answer::Other;
+    };
+    let rest = &data[start + 5..];
+    let Some(end) = find(rest, b"</Key>") else {
+        return Answer::Other;
+    };
+    match rest[..end]
+        .strip_prefix(prefix)
+        .and_then(|d| std::str::from_utf8(d).ok())
+        .and_then(|d| d.parse().ok())
+    {
+        Some(i) if find(data, b"<Agent_Information>").is_some() => Answer::About(i),
+        _ => Answer::Other,
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 #[derive(Default)]
@@ -173,19 +224,25 @@ fn register_storm(addr: SocketAddr, n: usize) -> Result<(Vec<LoadAgent>, usize)>
             key: key.clone(),
         });
         socket.send(encode_request(&register, &keys).as_bytes())?;
-        let request = encode_request(
+        const MARK: &str = "REQUESTED0MARK";
+        let template = encode_request(
             &Request::Agent(AgentRequest::InfoRequest {
                 requester: key.clone(),
-                requested: key.clone(),
+                requested: MARK.into(),
             }),
             &keys,
-        )
-        .into_bytes();
+        );
+        let at = template
+            .find(MARK)
+            .context("the request template has no mark")?;
         agents.push(LoadAgent {
             socket,
+            index: i,
             key,
-            request,
-            in_flight: VecDeque::new(),
+            head: template.as_bytes()[..at].to_vec(),
+            tail: template.as_bytes()[at + MARK.len()..].to_vec(),
+            sent: 0,
+            in_flight: Vec::new(),
             next_send: started,
         });
     }
@@ -226,66 +283,108 @@ fn register_storm(addr: SocketAddr, n: usize) -> Result<(Vec<LoadAgent>, usize)>
         agents.len(),
         started.elapsed().as_secs_f64()
     );
+    // Only confirmed agents send, and only about confirmed agents.
+    let agents: Vec<LoadAgent> = agents
+        .into_iter()
+        .zip(confirmed)
+        .filter_map(|(a, c)| c.then_some(a))
+        .collect();
     Ok((agents, registered))
 }
 
-/// One sending thread: sends each of its agents' requests when due, and waits on its
-/// sockets (epoll) for the answers in between.
+/// The agents requests ask about, in sequence order (request `n` asks about
+/// `subjects.keys[n mod K]`), and the way back from an agent index to its place.
+struct Subjects {
+    keys: Vec<String>,
+    slot_of: Vec<Option<usize>>,
+    /// `load<pid>-`: what every key starts with.
+    prefix: Vec<u8>,
+}
+
+/// Latencies, answers matched to their request, and answers that matched none (late beyond
+/// the window of K requests, or duplicated).
+#[derive(Default)]
+struct Measured {
+    latencies: Vec<u32>,
+    unmatched: u64,
+}
+
+/// One sending thread: sends each of its agents' requests when due (the agents' send times
+/// are spread evenly over the period, so they come due in turn), and waits on its sockets
+/// (epoll) for the answers in between.
 fn sender(
     mut shard: Vec<LoadAgent>,
+    subjects: &Subjects,
     period: Duration,
     end: Instant,
     totals: &Totals,
     stop: &AtomicBool,
-) -> Result<Vec<u32>> {
+) -> Result<Measured> {
     let mut poll = mio::Poll::new()?;
+    let window = subjects.keys.len().max(1);
     for (i, a) in shard.iter_mut().enumerate() {
         poll.registry()
             .register(&mut a.socket, mio::Token(i), mio::Interest::READABLE)?;
+        a.in_flight = vec![None; window];
     }
     let mut events = mio::Events::with_capacity(1024);
     let mut buf = vec![0u8; 65536];
-    let mut latencies = Vec::new();
-    let mut receive = |a: &mut LoadAgent, latencies: &mut Vec<u32>| {
-        while let Ok(n) = a.socket.recv(&mut buf) {
-            match decode_server_message(&buf[..n]) {
-                Ok(ServerMessage::Response(Response::AgentInformation { .. })) => {
-                    if let Some(t) = a.in_flight.pop_front() {
-                        latencies.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
-                        totals.answered.fetch_add(1, Ordering::Relaxed);
+    let mut out = Vec::with_capacity(512);
+    let mut measured = Measured::default();
+    let receive = |a: &mut LoadAgent, buf: &mut [u8], measured: &mut Measured| {
+        while let Ok(n) = a.socket.recv(buf) {
+            match classify(&buf[..n], &subjects.prefix) {
+                Answer::About(i) => {
+                    let slot = subjects.slot_of.get(i).copied().flatten();
+                    match slot.and_then(|s| a.in_flight[s].take()) {
+                        Some(t) => {
+                            let micros = t.elapsed().as_micros().min(u32::MAX as u128) as u32;
+                            measured.latencies.push(micros);
+                            totals.answered.fetch_add(1, Ordering::Relaxed);
+                        }
+                        None => measured.unmatched += 1,
                     }
                 }
-                Ok(ServerMessage::Broadcast(b)) => {
-                    totals.iteration.fetch_max(b.iteration, Ordering::Relaxed);
+                Answer::Broadcast => {
+                    if let Ok(ServerMessage::Broadcast(b)) = decode_server_message(&buf[..n]) {
+                        totals.iteration.fetch_max(b.iteration, Ordering::Relaxed);
+                    }
                 }
-                _ => {}
+                Answer::Other => {}
             }
         }
     };
+    let mut turn = 0usize;
     while !stop.load(Ordering::Relaxed) {
         let now = Instant::now();
         let mut next = now + Duration::from_millis(100);
-        if now < end {
-            for a in &mut shard {
-                while a.next_send <= now {
-                    if a.socket.send(&a.request).is_ok() {
-                        a.in_flight.push_back(Instant::now());
-                        totals.sent.fetch_add(1, Ordering::Relaxed);
-                    }
-                    a.next_send += period;
+        if now < end && !shard.is_empty() {
+            while shard[turn].next_send <= now {
+                let a = &mut shard[turn];
+                let slot = (a.sent % window as u64) as usize;
+                out.clear();
+                out.extend_from_slice(&a.head);
+                out.extend_from_slice(subjects.keys[slot].as_bytes());
+                out.extend_from_slice(&a.tail);
+                if a.socket.send(&out).is_ok() {
+                    a.in_flight[slot] = Some(Instant::now());
+                    a.sent += 1;
+                    totals.sent.fetch_add(1, Ordering::Relaxed);
                 }
-                next = next.min(a.next_send);
+                a.next_send += period;
+                turn = (turn + 1) % shard.len();
             }
+            next = next.min(shard[turn].next_send);
         }
         let wait = next.saturating_duration_since(Instant::now());
         poll.poll(&mut events, Some(wait))?;
         for event in events.iter() {
             if let Some(a) = shard.get_mut(event.token().0) {
-                receive(a, &mut latencies);
+                receive(a, &mut buf, &mut measured);
             }
         }
     }
-    Ok(latencies)
+    Ok(measured)
 }
 
 fn main() -> Result<()> {
@@ -310,6 +409,21 @@ fn main() -> Result<()> {
     let pid = args.pid.or(server.as_ref().map(|s| s.child.id()));
 
     let (agents, _registered) = register_storm(addr, args.agents)?;
+    if agents.is_empty() {
+        bail!("no agent was confirmed: is {addr} a SimRob server?");
+    }
+    // Requests are told apart by the agent they ask about: a window of K requests per agent.
+    let window = agents.len().min(MAX_WINDOW);
+    let pid_prefix = format!("load{}-", std::process::id());
+    let mut subjects = Subjects {
+        keys: agents[..window].iter().map(|a| a.key.clone()).collect(),
+        slot_of: vec![None; args.agents],
+        prefix: pid_prefix.into_bytes(),
+    };
+    for (slot, a) in agents[..window].iter().enumerate() {
+        subjects.slot_of[a.index] = Some(slot);
+    }
+    let subjects = Arc::new(subjects);
 
     // Load.
     let totals = Arc::new(Totals::default());
@@ -319,17 +433,19 @@ fn main() -> Result<()> {
     let end = begin + Duration::from_secs_f64(args.seconds);
     let threads = args.threads.clamp(1, 16);
     let mut shards: Vec<Vec<LoadAgent>> = (0..threads).map(|_| Vec::new()).collect();
+    let senders = agents.len();
     for (i, mut a) in agents.into_iter().enumerate() {
         // Spread the sends over the period.
-        a.next_send = begin + period.mul_f64(i as f64 / args.agents as f64);
+        a.next_send = begin + period.mul_f64(i as f64 / senders as f64);
         shards[i % threads].push(a);
     }
     let mut workers = Vec::new();
     for shard in shards {
         let totals = totals.clone();
         let stop = stop.clone();
+        let subjects = subjects.clone();
         workers.push(std::thread::spawn(move || {
-            sender(shard, period, end, &totals, &stop)
+            sender(shard, &subjects, period, end, &totals, &stop)
         }));
     }
     let mut last_iteration = totals.iteration.load(Ordering::Relaxed);
@@ -382,9 +498,13 @@ fn main() -> Result<()> {
     }
     stop.store(true, Ordering::Relaxed);
     let mut lat = Vec::new();
+    let mut unmatched = 0;
     for w in workers {
         match w.join() {
-            Ok(Ok(l)) => lat.extend(l),
+            Ok(Ok(m)) => {
+                lat.extend(m.latencies);
+                unmatched += m.unmatched;
+            }
             Ok(Err(e)) => return Err(e.context("a sending thread failed")),
             Err(_) => bail!("a sending thread panicked"),
         }
@@ -412,10 +532,11 @@ fn main() -> Result<()> {
         }
     );
     println!(
-        "response latency: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        "response latency: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} answers, each matched to its request; {unmatched} came after {window} later requests of their agent and count as lost)",
         pct(0.5),
         pct(0.99),
-        pct(1.0)
+        pct(1.0),
+        lat.len(),
     );
     let steady: Vec<u64> = iteration_rates.iter().copied().filter(|&r| r > 0).collect();
     println!(
@@ -438,4 +559,35 @@ fn main() -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simrob_protocol::{encode_response, encode_server_message, Broadcast};
+
+    #[test]
+    fn answers_are_told_apart_by_the_agent_they_name() {
+        let prefix = b"load42-";
+        let answer = |key: &str| {
+            encode_response(&Response::AgentInformation {
+                key: key.into(),
+                port: 5000,
+                ip: "127.0.0.1".into(),
+            })
+        };
+        assert!(matches!(
+            classify(answer("load42-17").as_bytes(), prefix),
+            Answer::About(17)
+        ));
+        // Another run's agent, a text answer, a broadcast.
+        assert!(matches!(
+            classify(answer("load43-17").as_bytes(), prefix),
+            Answer::Other
+        ));
+        let text = encode_response(&Response::Text("<Key>load42-1</Key>".into()));
+        assert!(matches!(classify(text.as_bytes(), prefix), Answer::Other));
+        let b = encode_server_message(&ServerMessage::Broadcast(Broadcast::default()));
+        assert!(matches!(classify(b.as_bytes(), prefix), Answer::Broadcast));
+    }
 }
