@@ -265,3 +265,199 @@ fn mrs_map(file: &[u8]) {
     }
     let _ = core.snapshot_png();
 }
+
+/// A byte stream from a coordination connection (the `simrob-gri` lines between robots, the
+/// Control Center and the Time Server). The first byte sets the size of the pieces the
+/// stream arrives in (1–64 bytes), the rest is the stream. Every message decoded must encode
+/// to one line that decodes to the same message; each one then goes to a Control Center (which
+/// has robot 1 joined) and to robot 1's coordination layer, which run against each other
+/// until quiet, robot 1 finishing every basic task at once. Whatever either of them sends must
+/// pass the codec: no hostile input makes the system put an unreadable message on the wire.
+pub fn coord_wire(data: &[u8]) {
+    use simrob_coord::cc::{CcConfig, ControlCenter};
+    use simrob_coord::cnp::Euclidean;
+    use simrob_coord::model::{RobotInfo, TaskClass};
+    use simrob_coord::robot::{Command, Pose, RobotAgent};
+    use simrob_coord::sync::TaskBoard;
+    use simrob_coord::wire::{decode, encode, FrameDecoder};
+
+    let Some((&piece, stream)) = data.split_first() else {
+        return;
+    };
+    let piece = usize::from(piece % 64) + 1;
+    let mut cc = ControlCenter::new(CcConfig {
+        max_open_auctions: 8,
+        max_tasks: 256,
+        max_robots: 32,
+        ..CcConfig::default()
+    });
+    let mut robot = RobotAgent::new(RobotInfo {
+        robot: 1,
+        name: "r1".into(),
+        kind: "fuzz".into(),
+        world: "flat".into(),
+        capabilities: TaskClass::ALL.to_vec(),
+        speed: 1.0,
+    });
+    let mut board = TaskBoard::default();
+    let pose = Pose::default();
+    let mut local = 0.0;
+    let through_codec = |env: &simrob_coord::wire::Envelope, who: &str| {
+        let line = encode(env);
+        assert_eq!(
+            line.matches('\n').count(),
+            1,
+            "{who} sent two lines: {line}"
+        );
+        let back = decode(line.as_bytes(), 1)
+            .unwrap_or_else(|e| panic!("{who} sent what the codec refuses: {e}: {line}"));
+        assert_eq!(
+            encode(&back),
+            line,
+            "{who}: a message changed through the codec"
+        );
+    };
+    let _ = cc.handle(robot.hello(), local);
+    let mut dec = FrameDecoder::new(4096);
+    let mut messages = 0;
+    for bytes in stream.chunks(piece) {
+        dec.push(bytes);
+        while let Some(next) = dec.next_message() {
+            let env = match next {
+                Ok(env) => env,
+                Err(e) => {
+                    let _ = e.to_string();
+                    continue;
+                }
+            };
+            through_codec(&env, "the fuzzer");
+            messages += 1;
+            if messages > 64 {
+                return;
+            }
+            local += 0.25;
+            let _ = cc.handle(env.clone(), local);
+            if env.to.is_none_or(|to| to == 1) {
+                robot.handle(&env, local, pose, &mut board, &Euclidean);
+            }
+            // Both sides until quiet (bounded: a loop between them is a finding too).
+            for _ in 0..256 {
+                let mut quiet = true;
+                cc.handle_timeout(local);
+                while let Some(out) = cc.poll_transmit() {
+                    quiet = false;
+                    through_codec(&out, "the Control Center");
+                    if out.to.is_none_or(|to| to == 1) {
+                        robot.handle(&out, local, pose, &mut board, &Euclidean);
+                    }
+                }
+                while let Some(cmd) = robot.poll_command() {
+                    quiet = false;
+                    if let Command::Start { task, .. } = cmd {
+                        let _ = robot.basic_done(task, Ok(()), local, &mut board);
+                    }
+                }
+                while let Some(out) = robot.poll_transmit() {
+                    quiet = false;
+                    through_codec(&out, "robot 1");
+                    let _ = cc.handle(out, local);
+                }
+                while let Some(line) = cc.poll_log() {
+                    let _ = line.to_string();
+                }
+                if quiet {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = dec.finish();
+    let _ = (cc.robots_table(), cc.tasks_table(), cc.map());
+}
+
+/// FutRob team datagrams as a robot's radio hands them in: records of one length byte (the
+/// datagram's size, modulo 33) and that many bytes. Every datagram that decodes encodes back
+/// to the same 16 bytes; each goes to a goalkeeper's brain, a field player's brain and a
+/// listener's team link, the brains playing a decision cycle every fourth datagram and
+/// sending what they say to each other. What a brain sends must decode, and the listener's
+/// counters must account for every datagram.
+pub fn futrob_team(data: &[u8]) {
+    use simrob_futrob::msg::{Message, Param, Received, TeamComm};
+    use simrob_futrob::{BodyStatus, ObjectKind, Role, RuleSet, Sighting};
+
+    let rules = |xml: &str, name: &str| RuleSet::parse(xml, name).expect("the bundled rules parse");
+    let params = simrob_futrob::BrainParams::default();
+    let mut brains = [
+        simrob_futrob::Brain::new(
+            1,
+            Role::Goalkeeper,
+            rules(GOALKEEPER_RULES, "goalkeeper.xml"),
+            params,
+        ),
+        simrob_futrob::Brain::new(
+            2,
+            Role::FieldPlayer,
+            rules(FIELD_PLAYER_RULES, "field_player.xml"),
+            params,
+        ),
+    ];
+    let mut listener = TeamComm::new(
+        9,
+        Role::FieldPlayer,
+        simrob_futrob::msg::CommParams::default(),
+    );
+    let mut status = [BodyStatus::default(), BodyStatus::default()];
+    for b in &mut brains {
+        b.start();
+    }
+    let mut rest = data;
+    let mut count = 0u64;
+    while let Some((&len, tail)) = rest.split_first() {
+        let len = usize::from(len % 33).min(tail.len());
+        let (datagram, tail) = tail.split_at(len);
+        rest = tail;
+        count += 1;
+        if count > 512 {
+            break;
+        }
+        let now = count * 40;
+        if let Ok(m) = Message::decode(datagram) {
+            assert_eq!(&m.encode()[..], datagram, "{m}");
+            assert_eq!(Param::parse(m.param.name()), Some(m.param));
+            assert_eq!(Param::parse(&m.param.code().to_string()), Some(m.param));
+            let _ = m.to_string();
+        }
+        for b in &mut brains {
+            let _ = b.handle_datagram(now, datagram);
+        }
+        if let Received::Dropped(e) = listener.handle_datagram(datagram, now) {
+            let _ = e.to_string();
+        }
+        while listener.poll_transmit().is_some() {}
+        if count % 4 == 0 {
+            let ball = Sighting::new(ObjectKind::Ball, 10.0, 300.0 - (count % 64) as f64 * 4.0);
+            let mut said = Vec::new();
+            for (b, s) in brains.iter_mut().zip(&mut status) {
+                b.observe(now, &[ball]);
+                let out = b.step(now, s);
+                s.finished += out.commands.len() as u64;
+                said.extend(out.messages.iter().map(Message::encode));
+            }
+            for bytes in said {
+                let m = Message::decode(&bytes).expect("a brain sends only team messages");
+                assert_eq!(m.encode(), bytes);
+                for b in &mut brains {
+                    let _ = b.handle_datagram(now, &bytes);
+                }
+            }
+        }
+    }
+    let s = listener.stats();
+    assert_eq!(
+        s.received,
+        s.accepted + s.bad_length + s.unknown_param + s.not_for_me + s.own,
+        "{s:?}"
+    );
+}
+
+const GOALKEEPER_RULES: &str = include_str!("../../scenarios/soccer/rules/goalkeeper.xml");

@@ -47,7 +47,9 @@ targets!(
     save_file,
     drawio,
     swarm_scenario,
-    config
+    config,
+    coord_wire,
+    futrob_team
 );
 
 #[test]
