@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use simrob_client::simrob::{Agent, AgentOptions, ClientError};
-use simrob_protocol::{Broadcast, ControlRequest, EntityInfoKind, EntityRequest, ServerMessage};
+use simrob_protocol::{
+    Broadcast, ControlRequest, EntityId, EntityInfoKind, EntityRequest, ServerMessage,
+};
 use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 
 /// The built-in scenario: the SimRob manual's materials, field, SumBot and ball.
@@ -24,8 +26,8 @@ const SCENARIO: [(&str, &str); 4] = [
     ("SumBot", include_str!("../../../scenarios/sumbot.xml")),
     ("ball", include_str!("../../../scenarios/ball.xml")),
 ];
-const ROBOT: u32 = 3;
-const BALL: u32 = 8;
+const ROBOT: EntityId = EntityId(3);
+const BALL: EntityId = EntityId(8);
 
 /// The script used when there is no keyboard and no `--script`: forward, spin, back, stop.
 const BUILT_IN_SCRIPT: &str = "# at(s)  left(rad/s)  right(rad/s)\n\

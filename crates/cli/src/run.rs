@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use simrob_protocol::{
-    decode_datagram, CommandKeys, ControlRequest, EntityRequest, EntitySpec, MotorCommand, Request,
+    decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec,
+    MotorCommand, Request,
 };
 use simrob_world::{Applied, World, WorldConfig};
 
@@ -100,7 +101,10 @@ fn parse_motors(spec: &str) -> Result<EntityRequest> {
                 .with_context(|| format!("--motors {spec:?}: {value:?} is not a number"))?,
         });
     }
-    Ok(EntityRequest::RobotMotorControl { entity_id, motors })
+    Ok(EntityRequest::RobotMotorControl {
+        entity_id: EntityId(entity_id),
+        motors,
+    })
 }
 
 /// The iteration, its simulated time and every entity's pose but the fields'.

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use simrob_client::simrob::{Agent, AgentOptions, ClientError};
 use simrob_protocol::{
-    decode_datagram, AgentType, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
+    decode_datagram, AgentType, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand,
+    Request,
 };
 use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 
@@ -76,7 +77,7 @@ fn register_request_and_errors() {
         .request(
             Request::Entity {
                 request: EntityRequest::SetEntityPosition {
-                    entity_id: 77,
+                    entity_id: EntityId(77),
                     position: [0.0; 3],
                 },
                 response: None,
@@ -121,7 +122,7 @@ fn lockstep_with_split_broadcasts() {
     a.control(ControlRequest::SetSyncMode(true), false).unwrap();
     a.entity(
         EntityRequest::RobotMotorControl {
-            entity_id: 3,
+            entity_id: EntityId(3),
             motors: vec![
                 MotorCommand {
                     wheel_joint_id: 0,

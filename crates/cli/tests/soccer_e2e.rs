@@ -6,6 +6,7 @@
 
 mod soccer_common;
 
+use simrob_protocol::EntityId;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -73,7 +74,7 @@ fn the_field_player_kicks_towards_the_goal_and_the_keeper_tracks_the_ball() {
         loop {
             assert!(Instant::now() < deadline, "no broadcast with the ball");
             if let Some(b) = eye.next_broadcast(Duration::from_secs(5)).unwrap() {
-                if let Some(e) = b.entities.iter().find(|e| e.entity_id == 2) {
+                if let Some(e) = b.entities.iter().find(|e| e.entity_id == EntityId(2)) {
                     return e.position;
                 }
             }

@@ -16,11 +16,11 @@
 use std::net::SocketAddr;
 
 use simrob_client::simrob::{Agent, AgentOptions, ClientError};
-use simrob_protocol::{ControlRequest, EntityInfoKind, EntityRequest};
+use simrob_protocol::{ControlRequest, EntityId, EntityInfoKind, EntityRequest};
 
 /// The robot and the ball of the soccer scenario.
-const ROBOT: u32 = 3;
-const BALL: u32 = 8;
+const ROBOT: EntityId = EntityId(3);
+const BALL: EntityId = EntityId(8);
 /// Centre-to-centre distance at which the robot touches the ball: half the SumBot's 7.5 cm
 /// body diagonal plus the ball's 3 cm radius, and a little slack.
 const TOUCH: f64 = 0.09;

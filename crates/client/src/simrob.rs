@@ -3,7 +3,7 @@
 //!
 //! ```no_run
 //! use simrob_client::simrob::{Agent, AgentOptions};
-//! use simrob_protocol::{ControlRequest, EntityRequest, MotorCommand};
+//! use simrob_protocol::{ControlRequest, EntityId, EntityRequest, MotorCommand};
 //!
 //! # fn main() -> Result<(), simrob_client::simrob::ClientError> {
 //! let mut agent = Agent::connect("127.0.0.1:5005".parse().unwrap())?;
@@ -12,7 +12,7 @@
 //! agent.control(ControlRequest::InitializeSimulation, false)?;
 //! agent.lockstep(|broadcast, agent| {
 //!     agent.entity(EntityRequest::RobotMotorControl {
-//!         entity_id: 3,
+//!         entity_id: EntityId(3),
 //!         motors: vec![MotorCommand { wheel_joint_id: 0, value: 3.0 }],
 //!     }, false)?;
 //!     Ok(broadcast.iteration < 100) // keep going?

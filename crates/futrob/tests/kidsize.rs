@@ -6,7 +6,7 @@ use simrob_futrob::body::{BodyLink, BodyReport};
 use simrob_futrob::rules::RuleSet;
 use simrob_futrob::{ActionKind, Brain, BrainParams, Fall, ObjectKind, Role, Sighting};
 use simrob_protocol::humanoid::BrainBroadcast;
-use simrob_protocol::EntityRequest;
+use simrob_protocol::{EntityId, EntityRequest};
 use simrob_soccer::camera::CameraProfile;
 use simrob_soccer::{KidSizeField, Pose2, Team};
 use simrob_world::brain::BrainView;
@@ -91,7 +91,7 @@ impl Robot {
                 _ => Vec::new(),
             };
             if world
-                .humanoid_action(self.entity, a.kind.name(), &params)
+                .humanoid_action(EntityId(self.entity), a.kind.name(), &params)
                 .is_err()
             {
                 self.link.refused();
@@ -109,7 +109,7 @@ fn the_field_player_kicks_towards_the_goal_and_the_keeper_tracks_the_ball() {
     // goal line facing the field.
     world
         .apply_entity(&EntityRequest::SetEntityPosition {
-            entity_id: 2,
+            entity_id: EntityId(2),
             position: [2.7, 0.0, 0.05],
         })
         .unwrap();
@@ -135,7 +135,7 @@ fn the_field_player_kicks_towards_the_goal_and_the_keeper_tracks_the_ball() {
     ] {
         world
             .create_humanoid(&HumanoidSpec {
-                entity_id: id,
+                entity_id: EntityId(id),
                 team,
                 pose,
                 profile: "ideal".into(),

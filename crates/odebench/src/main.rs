@@ -19,8 +19,8 @@ use anyhow::{bail, Context, Result};
 use ode::{Api, OdeScene, Stepper};
 use simrob_physics::rotate;
 use simrob_protocol::{
-    decode_datagram, CommandKeys, ControlRequest, EntityRequest, EntitySpec, Interaction,
-    MotorCommand, Request,
+    decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec, Interaction,
+    MaterialId, MotorCommand, Request,
 };
 use simrob_world::{moved_copy, World, WorldConfig};
 
@@ -184,7 +184,7 @@ impl Scene {
         (0..n)
             .map(|i| {
                 let (id, offset) = Scene::placement(n, i);
-                moved_copy(&self.sumbot, id, offset)
+                moved_copy(&self.sumbot, EntityId(id), offset)
             })
             .collect()
     }
@@ -208,7 +208,7 @@ impl Scene {
         }
         for i in 0..n {
             w.apply_entity(&EntityRequest::RobotMotorControl {
-                entity_id: 100 + i,
+                entity_id: EntityId(100 + i),
                 motors: vec![
                     MotorCommand {
                         wheel_joint_id: 0,
@@ -235,8 +235,8 @@ impl Scene {
     ) -> OdeScene {
         let d = simrob_physics::StepParams::default().default_interaction;
         let default_pair = Interaction {
-            material_1: 0,
-            material_2: 0,
+            material_1: MaterialId(0),
+            material_2: MaterialId(0),
             contact: d,
         };
         let mut s = OdeScene::new(api, stepper, &self.interactions, default_pair);
@@ -277,7 +277,7 @@ impl Engine {
     fn pose(&self, entity: u32, body: u32) -> Option<Pose> {
         match self {
             Engine::Simrob(w) => w
-                .body_state(entity, body)
+                .body_state(EntityId(entity), body)
                 .map(|s| (s.position, s.orientation, s.linear_velocity)),
             Engine::Ode(s) => s
                 .state(entity, body)

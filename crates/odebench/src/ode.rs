@@ -278,7 +278,7 @@ impl OdeScene {
             wheels: Vec::new(),
             pairs: interactions
                 .iter()
-                .map(|i| (key(i.material_1, i.material_2), i.clone()))
+                .map(|i| (key(i.material_1.0, i.material_2.0), i.clone()))
                 .collect(),
             default_pair,
             stepper,
@@ -289,13 +289,13 @@ impl OdeScene {
     /// Adds an entity (robot, field or ball) as SimRob builds it.
     pub fn add(&mut self, spec: &EntitySpec) {
         let a = self.api;
-        let entity = spec.entity_id();
+        let entity = spec.entity_id().0;
         let (bodies, joints) = spec.structure();
         let mut made: Vec<(u32, Ptr, [f64; 3])> = Vec::new();
         for b in bodies.iter() {
             let q = euler_to_quat(b.rotation);
             let q_ode = [q[3], q[0], q[1], q[2]];
-            let material = b.material.unwrap_or(0);
+            let material = b.material.map_or(0, |m| m.0);
             let mass = b.mass.unwrap_or(1.0);
             // Static bodies (mass −1) get a geom and no body; masses only for the others.
             let total = mass.max(1.0);

@@ -77,7 +77,7 @@ pub type Vec3 = [f64; 3];
 /// A unit quaternion `[x, y, z, w]`.
 pub type Quat = [f64; 4];
 
-pub use simrob_protocol::{Contact, Shape};
+pub use simrob_protocol::{Contact, MaterialId, Shape};
 
 /// Index of a body inside a backend: dense, in order of creation (not the body id an entity
 /// gives its body on the wire).
@@ -130,7 +130,7 @@ pub struct BodyDesc {
     /// kg; any negative value (the protocol's −1) makes the body static (infinite mass).
     pub mass: f64,
     /// Material id used to pick the interaction of a colliding pair.
-    pub material: u32,
+    pub material: MaterialId,
     pub position: Vec3,
     pub orientation: Quat,
 }
@@ -253,7 +253,7 @@ pub trait PhysicsBackend {
     /// Number of joints.
     fn joint_count(&self) -> usize;
     /// Replaces the per-material-pair interactions (unordered pairs).
-    fn set_interactions(&mut self, pairs: &[((u32, u32), Contact)]);
+    fn set_interactions(&mut self, pairs: &[((MaterialId, MaterialId), Contact)]);
     /// Sets the world parameters.
     fn set_params(&mut self, params: &StepParams) -> Result<(), PhysicsError>;
     /// The world parameters.

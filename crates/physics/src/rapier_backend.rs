@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::prelude::*;
 use serde::{Deserialize, Serialize};
+use simrob_protocol::MaterialId;
 
 use crate::mapping::{contact_spring, ode_spring, slip_friction};
 use crate::{
@@ -62,7 +63,7 @@ struct State {
     bodies: Vec<BodyEntry>,
     joints: Vec<JointEntry>,
     params: StepParams,
-    interactions: Vec<((u32, u32), Contact)>,
+    interactions: Vec<((MaterialId, MaterialId), Contact)>,
 }
 
 /// Friction and restitution of a material pair, precomputed for the contact hook.
@@ -83,11 +84,11 @@ impl PairCoefficients {
 
 /// Applies per-material-pair friction and restitution to every contact.
 struct MaterialHooks {
-    pairs: HashMap<(u32, u32), PairCoefficients>,
+    pairs: HashMap<(MaterialId, MaterialId), PairCoefficients>,
     default: PairCoefficients,
 }
 
-fn pair_key(a: u32, b: u32) -> (u32, u32) {
+fn pair_key(a: MaterialId, b: MaterialId) -> (MaterialId, MaterialId) {
     if a <= b {
         (a, b)
     } else {
@@ -95,8 +96,8 @@ fn pair_key(a: u32, b: u32) -> (u32, u32) {
     }
 }
 
-fn material_of(c: &Collider) -> u32 {
-    (c.user_data & 0xffff_ffff) as u32
+fn material_of(c: &Collider) -> MaterialId {
+    MaterialId((c.user_data & 0xffff_ffff) as u32)
 }
 
 fn body_of(c: &Collider) -> BodyId {
@@ -327,7 +328,7 @@ impl PhysicsBackend for RapierBackend {
         let pose = pose_of(desc.position, desc.orientation)?;
         let id = BodyId(self.state.bodies.len() as u32);
         let collider = collider_for(desc)?
-            .user_data((u128::from(id.0) << 32) | desc.material as u128)
+            .user_data((u128::from(id.0) << 32) | desc.material.0 as u128)
             .active_hooks(ActiveHooks::MODIFY_SOLVER_CONTACTS);
         let rb = if desc.mass > 0.0 {
             RigidBodyBuilder::dynamic()
@@ -441,8 +442,8 @@ impl PhysicsBackend for RapierBackend {
         self.state.joints.len()
     }
 
-    fn set_interactions(&mut self, pairs: &[((u32, u32), Contact)]) {
-        let mut merged: Vec<((u32, u32), Contact)> = Vec::new();
+    fn set_interactions(&mut self, pairs: &[((MaterialId, MaterialId), Contact)]) {
+        let mut merged: Vec<((MaterialId, MaterialId), Contact)> = Vec::new();
         for ((a, b), i) in pairs {
             let key = pair_key(*a, *b);
             match merged.iter_mut().find(|(k, _)| *k == key) {

@@ -10,7 +10,7 @@ fn floor(p: &mut RapierBackend) -> BodyId {
             size: [4.0, 4.0, 0.1],
         },
         mass: -1.0,
-        material: 0,
+        material: MaterialId(0),
         position: [0.0, 0.0, 0.0],
         orientation: IDENTITY,
     })
@@ -21,7 +21,7 @@ fn ball(p: &mut RapierBackend, z: f64) -> BodyId {
     p.add_body(&BodyDesc {
         shape: Shape::Sphere { radius: 0.03 },
         mass: 0.6,
-        material: 1,
+        material: MaterialId(1),
         position: [0.0, 0.0, z],
         orientation: IDENTITY,
     })
@@ -56,7 +56,7 @@ fn ball_bounces_then_rests_on_the_floor_top() {
     let mut p = RapierBackend::default();
     floor(&mut p);
     p.set_interactions(&[(
-        (0, 1),
+        (MaterialId(0), MaterialId(1)),
         Contact {
             hardness: 0.1,
             bounciness: 0.7,
@@ -152,7 +152,7 @@ fn wheels_never_collide_with_wheels() {
                 length: 0.05,
             },
             mass: 1.0,
-            material: 0,
+            material: MaterialId(0),
             position: [x, 0.0, 0.0],
             orientation: IDENTITY,
         })

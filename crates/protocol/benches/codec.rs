@@ -19,12 +19,12 @@ fn big_broadcast() -> Broadcast {
         .map(|i| {
             let f = f64::from(i);
             BodyState {
-                entity_id: i / 10,
+                entity_id: EntityId(i / 10),
                 id: i % 10,
                 shape: Shape::Box {
                     size: [0.075, 0.075, 0.075],
                 },
-                material: 1,
+                material: MaterialId(1),
                 mass: 1.2,
                 position: [f * 0.0123456, -f * 0.0234567, 0.0608945],
                 rotation: [-0.0522157, -0.160992, 0.0905903 + f * 1e-4],
@@ -36,7 +36,7 @@ fn big_broadcast() -> Broadcast {
     let entities = (0..100u32)
         .map(|i| EntityInfo {
             kind: EntityInfoKind::Robot,
-            entity_id: i,
+            entity_id: EntityId(i),
             position: [f64::from(i) * 0.01, -0.160992, 0.0608554],
             rotation: [-0.0522157, -0.151389, 0.0905903],
         })

@@ -43,6 +43,7 @@
 use crate::decode::{decode_entity_spec_element, decode_materials_element, entity_id, POSITION};
 use crate::encode::{entity_spec_element, materials_element};
 use crate::error::DecodeError;
+use crate::ids::{EntityId, MaterialId};
 use crate::keys::CommandKeys;
 use crate::model::{AgentType, EntitySpec, Interaction, Material, MotorCommand, Vec3};
 use crate::tree::Element;
@@ -204,8 +205,8 @@ pub enum ControlRequest {
     /// Rolling resistance of a ball of one material resting on another (simrob extension, see
     /// [`crate::humanoid`]): deceleration = `coefficient`·|g|.
     SetRollingResistance {
-        material_1: u32,
-        material_2: u32,
+        material_1: MaterialId,
+        material_2: MaterialId,
         coefficient: f64,
     },
 }
@@ -214,17 +215,17 @@ pub enum ControlRequest {
 #[derive(Debug, Clone, PartialEq)]
 pub enum EntityRequest {
     SetEntityPosition {
-        entity_id: u32,
+        entity_id: EntityId,
         position: Vec3,
     },
     RobotMotorControl {
-        entity_id: u32,
+        entity_id: EntityId,
         motors: Vec<MotorCommand>,
     },
     /// One of a humanoid's actions by FutRob's name and parameters (simrob extension, see
     /// [`crate::humanoid`]): `<Action name="walk" distance="30"/>`.
     HumanoidAction {
-        entity_id: u32,
+        entity_id: EntityId,
         name: String,
         /// The `<Action>`'s other attributes, in order.
         params: Vec<(String, String)>,
@@ -234,7 +235,7 @@ pub enum EntityRequest {
 impl EntityRequest {
     /// `Robot_Motor_Control` of a two-wheeled robot: wheel joint 0 (left) at `left` and
     /// wheel joint 1 (right) at `right` rad/s, as on the SimRob manual's SumBot.
-    pub fn two_wheels(entity_id: u32, left: f64, right: f64) -> EntityRequest {
+    pub fn two_wheels(entity_id: EntityId, left: f64, right: f64) -> EntityRequest {
         EntityRequest::RobotMotorControl {
             entity_id,
             motors: vec![
@@ -250,7 +251,7 @@ impl EntityRequest {
         }
     }
 
-    pub fn entity_id(&self) -> u32 {
+    pub fn entity_id(&self) -> EntityId {
         match self {
             EntityRequest::SetEntityPosition { entity_id, .. }
             | EntityRequest::RobotMotorControl { entity_id, .. }
@@ -411,8 +412,8 @@ pub(crate) fn decode_payload(cmd: Command, el: &Element) -> Result<Request, Deco
             entity(EntityRequest::RobotMotorControl { entity_id, motors })
         }
         Command::SetRollingResistance => control(ControlRequest::SetRollingResistance {
-            material_1: el.child_u32("Material_1")?,
-            material_2: el.child_u32("Material_2")?,
+            material_1: MaterialId(el.child_u32("Material_1")?),
+            material_2: MaterialId(el.child_u32("Material_2")?),
             coefficient: el.child_f64("Coefficient")?,
         }),
         Command::HumanoidAction => {

@@ -5,6 +5,7 @@
 
 use crate::commands::{decode_payload, Family};
 use crate::error::{DecodeError, DecodeErrorKind};
+use crate::ids::{EntityId, MaterialId};
 use crate::keys::CommandKeys;
 use crate::model::*;
 use crate::tree::{parse_elements_bytes, parse_partial, utf8, Element};
@@ -259,9 +260,9 @@ pub(crate) fn unexpected_child(child: &Element, parent: &str, expected: &str) ->
 
 /// `Entity_id` (as in `Create_Entity`) or `Entity_Id` (as in entity requests and
 /// broadcasts): either spelling is accepted everywhere.
-pub(crate) fn entity_id(el: &Element) -> Result<u32, DecodeError> {
+pub(crate) fn entity_id(el: &Element) -> Result<EntityId, DecodeError> {
     match el.child("Entity_id").or_else(|| el.child("Entity_Id")) {
-        Some(c) => c.text_u32(),
+        Some(c) => c.text_u32().map(EntityId),
         None => Err(DecodeError::new(
             DecodeErrorKind::MissingElement,
             "missing required child <Entity_id>",
@@ -295,7 +296,7 @@ pub fn decode_materials_element(
                 let seg = format!("Material[{}]", materials.len() + 1);
                 let m = (|| {
                     Ok(Material {
-                        id: child.child_u32("Material_Id")?,
+                        id: MaterialId(child.child_u32("Material_Id")?),
                         name: child.child_string("Material_Name")?,
                     })
                 })()
@@ -306,8 +307,8 @@ pub fn decode_materials_element(
                 let seg = format!("Interaction[{}]", interactions.len() + 1);
                 let i = (|| {
                     Ok(Interaction {
-                        material_1: child.child_u32("Material_1")?,
-                        material_2: child.child_u32("Material_2")?,
+                        material_1: MaterialId(child.child_u32("Material_1")?),
+                        material_2: MaterialId(child.child_u32("Material_2")?),
                         contact: decode_contact(child)?,
                     })
                 })()
@@ -368,7 +369,7 @@ pub fn decode_entity_spec_element(el: &Element) -> Result<EntitySpec, DecodeErro
         "Ball" => (|| {
             Ok(EntitySpec::Ball {
                 entity_id: entity_id(data)?,
-                material: data.opt_child_u32("Material")?,
+                material: data.opt_child_u32("Material")?.map(MaterialId),
                 mass: data.opt_child_f64("Mass")?,
                 position: data.child_vec3(POSITION)?,
                 rotation: data.child_vec3(ROTATION)?,
@@ -383,7 +384,7 @@ pub fn decode_entity_spec_element(el: &Element) -> Result<EntitySpec, DecodeErro
                 heading: data.opt_child_f64("Heading")?.unwrap_or(0.0),
                 profile: data.child("Profile").map(|p| p.text().to_string()),
                 seed: data.opt_child_u64("Seed")?,
-                material: data.opt_child_u32("Material")?,
+                material: data.opt_child_u32("Material")?.map(MaterialId),
             })
         })(),
         other => {
@@ -468,7 +469,7 @@ pub fn decode_body_element(el: &Element) -> Result<BodySpec, DecodeError> {
     Ok(BodySpec {
         id: el.child_u32("Body_id")?,
         shape,
-        material: el.opt_child_u32("Material")?,
+        material: el.opt_child_u32("Material")?.map(MaterialId),
         mass: el.opt_child_f64("Mass")?,
         position: el.child_vec3(POSITION)?,
         rotation: el.child_vec3(ROTATION)?,
@@ -628,14 +629,14 @@ pub fn decode_broadcast_element(el: &Element) -> Result<Broadcast, DecodeError> 
 pub fn decode_body_state_element(el: &Element) -> Result<BodyState, DecodeError> {
     let shape = decode_shape(el)?;
     let entity_id = match el.child("Entity_id").or_else(|| el.child("Entity_Id")) {
-        Some(c) => c.text_u32()?,
-        None => 0,
+        Some(c) => EntityId(c.text_u32()?),
+        None => EntityId(0),
     };
     Ok(BodyState {
         entity_id,
         id: el.child_u32("Body_id")?,
         shape,
-        material: el.child_u32("Material")?,
+        material: MaterialId(el.child_u32("Material")?),
         mass: el.child_f64("Mass")?,
         position: el.child_vec3(POSITION)?,
         rotation: el.child_vec3(ROTATION)?,

@@ -9,6 +9,7 @@
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
+use crate::ids::{EntityId, MaterialId};
 use crate::model::{BodyState, Broadcast, EntityInfo, EntityInfoKind, Shape};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -97,8 +98,8 @@ impl<'a> BodyFields<'a> {
             return None;
         }
         let entity_id = match t[0].or(t[1]) {
-            Some(s) => u32_of(Some(s))?,
-            None => 0,
+            Some(s) => EntityId(u32_of(Some(s))?),
+            None => EntityId(0),
         };
         let shape = match self.shape_type?.trim() {
             "Sphere" => Shape::Sphere {
@@ -119,7 +120,7 @@ impl<'a> BodyFields<'a> {
             entity_id,
             id: u32_of(t[2])?,
             shape,
-            material: u32_of(t[3])?,
+            material: MaterialId(u32_of(t[3])?),
             mass: f64_of(t[4])?,
             position: v3(10)?,
             rotation: v3(13)?,
@@ -137,7 +138,7 @@ impl<'a> EntryFields<'a> {
         let v3 = |a: &[Option<&str>; 3]| Some([f64_of(a[0])?, f64_of(a[1])?, f64_of(a[2])?]);
         Some(EntityInfo {
             kind: self.kind,
-            entity_id: u32_of(self.id)?,
+            entity_id: EntityId(u32_of(self.id)?),
             position: v3(&self.pos)?,
             rotation: v3(&self.rot)?,
         })

@@ -14,7 +14,7 @@
 //! let b = BrainBroadcast {
 //!     iteration: 812,
 //!     state: HumanoidState {
-//!         entity_id: 21,
+//!         entity_id: simrob_protocol::EntityId(21),
 //!         time: 8.12,
 //!         head_pan: 0.0,
 //!         head_tilt: -20.0,
@@ -36,6 +36,7 @@
 //! ```
 
 use crate::error::{DecodeError, DecodeErrorKind};
+use crate::ids::EntityId;
 use crate::tree::{escape_attr_into, escape_text_into, parse_elements_bytes, Element};
 
 /// The state of the running (or last) action of a humanoid.
@@ -54,7 +55,7 @@ pub struct ActionReport {
 /// A humanoid's proprioception.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HumanoidState {
-    pub entity_id: u32,
+    pub entity_id: EntityId,
     /// Simulated seconds.
     pub time: f64,
     /// Degrees, positive right.
@@ -242,7 +243,7 @@ pub fn decode_brain_broadcast(data: &[u8]) -> Result<BrainBroadcast, DecodeError
             ),
         };
         Ok(HumanoidState {
-            entity_id: st.child_u32("Entity_Id")?,
+            entity_id: EntityId(st.child_u32("Entity_Id")?),
             time: st.child_f64("Time")?,
             head_pan: st.child_f64("Head_Pan")?,
             head_tilt: st.child_f64("Head_Tilt")?,
@@ -341,7 +342,7 @@ mod tests {
             .find(|b| b.trim_start().starts_with("<Broadcast>"))
             .expect("a broadcast example");
         let b = decode_brain_broadcast(block.as_bytes()).unwrap();
-        assert_eq!(b.state.entity_id, 21);
+        assert_eq!(b.state.entity_id, EntityId(21));
         let a = b.state.action.as_ref().unwrap();
         assert_eq!((a.seq, a.name.as_str()), (4, "walk"));
         assert_eq!(a.params, vec![("distance".to_string(), "30".to_string())]);

@@ -136,6 +136,7 @@ pub mod commands;
 pub mod error;
 mod fast;
 pub mod humanoid;
+pub mod ids;
 pub mod keys;
 pub mod model;
 pub mod tree;
@@ -156,5 +157,6 @@ pub use encode::{
     Real,
 };
 pub use error::{DecodeError, DecodeErrorKind, Position};
+pub use ids::{EntityId, MaterialId};
 pub use keys::{config_keys, CommandKeys, KeysError};
 pub use model::*;

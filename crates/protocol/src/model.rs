@@ -15,6 +15,7 @@
 pub type Vec3 = [f64; 3];
 
 pub use crate::commands::{AgentRequest, ControlRequest, EntityRequest, Request};
+use crate::ids::{EntityId, MaterialId};
 
 /// Agent type of `Register_Agent`'s `Agent_Type` attribute. Unknown names are kept so that a
 /// server with an extra agent type (an extension) can accept them.
@@ -48,15 +49,15 @@ impl AgentType {
 /// A material of `Register_Materials_Interactions`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Material {
-    pub id: u32,
+    pub id: MaterialId,
     pub name: String,
 }
 
 /// A material-pair interaction of `Register_Materials_Interactions` (ODE semantics, see SPEC S8).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Interaction {
-    pub material_1: u32,
-    pub material_2: u32,
+    pub material_1: MaterialId,
+    pub material_2: MaterialId,
     /// How the two materials meet.
     pub contact: Contact,
 }
@@ -134,7 +135,7 @@ pub struct BodySpec {
     pub id: u32,
     pub shape: Shape,
     /// `None` = not given (the server's `defaultbodymaterial` applies).
-    pub material: Option<u32>,
+    pub material: Option<MaterialId>,
     /// kg; −1 = infinite (static). `None` = not given (`defaultbodymass`).
     pub mass: Option<f64>,
     pub position: Vec3,
@@ -190,7 +191,7 @@ impl JointSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub enum EntitySpec {
     Robot {
-        entity_id: u32,
+        entity_id: EntityId,
         bodies: Vec<BodySpec>,
         joints: Vec<JointSpec>,
         /// `<Motors><Motor_id>` = WheelJoint ids.
@@ -200,14 +201,14 @@ pub enum EntitySpec {
     /// A field: bodies only. `joints` is decoded so that the world can reject a field that
     /// has any (the protocol does not judge entity rules).
     Field {
-        entity_id: u32,
+        entity_id: EntityId,
         bodies: Vec<BodySpec>,
         joints: Vec<JointSpec>,
     },
     /// A ball: one sphere given inline in `<Data>`.
     Ball {
-        entity_id: u32,
-        material: Option<u32>,
+        entity_id: EntityId,
+        material: Option<MaterialId>,
         mass: Option<f64>,
         position: Vec3,
         rotation: Vec3,
@@ -216,7 +217,7 @@ pub enum EntitySpec {
     /// A humanoid robot of the KidSize soccer field (simrob extension, see [`crate::humanoid`]):
     /// moved by timed actions (`Humanoid_Action`), not by motors.
     Humanoid {
-        entity_id: u32,
+        entity_id: EntityId,
         /// `cyan` or `magenta` (the world judges it).
         team: String,
         /// x, y on the floor (m).
@@ -228,12 +229,12 @@ pub enum EntitySpec {
         /// Seed of its noise; `None` = its entity id.
         seed: Option<u64>,
         /// Material of its bodies; `None` = the world's choice.
-        material: Option<u32>,
+        material: Option<MaterialId>,
     },
 }
 
 impl EntitySpec {
-    pub fn entity_id(&self) -> u32 {
+    pub fn entity_id(&self) -> EntityId {
         match self {
             EntitySpec::Robot { entity_id, .. }
             | EntitySpec::Field { entity_id, .. }
@@ -302,10 +303,10 @@ pub enum Response {
 /// attributable to their entity (SPEC S19).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BodyState {
-    pub entity_id: u32,
+    pub entity_id: EntityId,
     pub id: u32,
     pub shape: Shape,
-    pub material: u32,
+    pub material: MaterialId,
     pub mass: f64,
     pub position: Vec3,
     pub rotation: Vec3,
@@ -326,7 +327,7 @@ pub enum EntityInfoKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntityInfo {
     pub kind: EntityInfoKind,
-    pub entity_id: u32,
+    pub entity_id: EntityId,
     pub position: Vec3,
     pub rotation: Vec3,
 }

@@ -67,7 +67,7 @@ fn several_roots_and_requests_in_document_order() {
             Ok(control(ControlRequest::SetTimestep(0.01))),
             Ok(Request::Entity {
                 request: EntityRequest::SetEntityPosition {
-                    entity_id: 2,
+                    entity_id: EntityId(2),
                     position: [1.0, 2.0, 3.0]
                 },
                 response: Some(false)
@@ -373,7 +373,7 @@ fn field_joints_are_decoded_for_the_world_to_judge() {
         r,
         vec![Ok(control(ControlRequest::CreateEntity(
             EntitySpec::Field {
-                entity_id: 1,
+                entity_id: EntityId(1),
                 bodies: vec![],
                 joints: vec![JointSpec::Fixed {
                     id: 0,
@@ -403,7 +403,7 @@ fn leniencies() {
             }),
             Ok(Request::Entity {
                 request: EntityRequest::SetEntityPosition {
-                    entity_id: 4,
+                    entity_id: EntityId(4),
                     position: [0.001, 0.0, 2.0]
                 },
                 response: None
@@ -432,7 +432,7 @@ fn custom_command_keys() {
             Ok(control(ControlRequest::MakeStep)),
             Ok(Request::Entity {
                 request: EntityRequest::RobotMotorControl {
-                    entity_id: 1,
+                    entity_id: EntityId(1),
                     motors: vec![]
                 },
                 response: None

@@ -93,7 +93,7 @@ fn body() -> impl Strategy<Value = BodySpec> {
         .prop_map(|(id, shape, material, mass, position, rotation)| BodySpec {
             id,
             shape,
-            material,
+            material: material.map(MaterialId),
             mass,
             position,
             rotation,
@@ -139,7 +139,7 @@ fn entity_spec() -> impl Strategy<Value = EntitySpec> {
         )
             .prop_map(|(entity_id, bodies, joints, motors, reference_body)| {
                 EntitySpec::Robot {
-                    entity_id,
+                    entity_id: EntityId(entity_id),
                     bodies,
                     joints,
                     motors,
@@ -152,7 +152,7 @@ fn entity_spec() -> impl Strategy<Value = EntitySpec> {
             prop::collection::vec(joint(), 0..2)
         )
             .prop_map(|(entity_id, bodies, joints)| EntitySpec::Field {
-                entity_id,
+                entity_id: EntityId(entity_id),
                 bodies,
                 joints
             }),
@@ -166,8 +166,8 @@ fn entity_spec() -> impl Strategy<Value = EntitySpec> {
         )
             .prop_map(|(entity_id, material, mass, position, rotation, radius)| {
                 EntitySpec::Ball {
-                    entity_id,
-                    material,
+                    entity_id: EntityId(entity_id),
+                    material: material.map(MaterialId),
                     mass,
                     position,
                     rotation,
@@ -181,15 +181,18 @@ fn control_request() -> impl Strategy<Value = ControlRequest> {
     use ControlRequest::*;
     let materials = (
         prop::collection::vec(
-            (id(), text()).prop_map(|(id, name)| Material { id, name }),
+            (id(), text()).prop_map(|(id, name)| Material {
+                id: MaterialId(id),
+                name,
+            }),
             0..3,
         ),
         prop::collection::vec(
             (id(), id(), finite(), finite(), finite(), finite(), finite()).prop_map(
                 |(material_1, material_2, hardness, bounciness, slip1, slip2, friction)| {
                     Interaction {
-                        material_1,
-                        material_2,
+                        material_1: MaterialId(material_1),
+                        material_2: MaterialId(material_2),
                         contact: Contact {
                             hardness,
                             bounciness,
@@ -230,7 +233,7 @@ fn control_request() -> impl Strategy<Value = ControlRequest> {
 fn entity_request() -> impl Strategy<Value = EntityRequest> {
     prop_oneof![
         (id(), vec3()).prop_map(|(entity_id, position)| EntityRequest::SetEntityPosition {
-            entity_id,
+            entity_id: EntityId(entity_id),
             position
         }),
         (
@@ -243,7 +246,10 @@ fn entity_request() -> impl Strategy<Value = EntityRequest> {
                 0..4
             )
         )
-            .prop_map(|(entity_id, motors)| EntityRequest::RobotMotorControl { entity_id, motors }),
+            .prop_map(|(entity_id, motors)| EntityRequest::RobotMotorControl {
+                entity_id: EntityId(entity_id),
+                motors
+            }),
     ]
 }
 
@@ -274,10 +280,10 @@ fn broadcast() -> impl Strategy<Value = Broadcast> {
                 linear_velocity,
                 angular_velocity,
             )| BodyState {
-                entity_id,
+                entity_id: EntityId(entity_id),
                 id,
                 shape,
-                material,
+                material: MaterialId(material),
                 mass,
                 position,
                 rotation,
@@ -293,7 +299,7 @@ fn broadcast() -> impl Strategy<Value = Broadcast> {
                 } else {
                     EntityInfoKind::Ball
                 },
-                entity_id,
+                entity_id: EntityId(entity_id),
                 position,
                 rotation,
             }

@@ -84,8 +84,8 @@ fn s2_2_info_request_and_response() {
 #[test]
 fn s2_3_register_materials_interactions() {
     let inter = |m1, m2, hardness, bounciness, slip| Interaction {
-        material_1: m1,
-        material_2: m2,
+        material_1: MaterialId(m1),
+        material_2: MaterialId(m2),
         contact: Contact {
             hardness,
             bounciness,
@@ -100,11 +100,11 @@ fn s2_3_register_materials_interactions() {
             ControlRequest::RegisterMaterialsInteractions {
                 materials: vec![
                     Material {
-                        id: 0,
+                        id: MaterialId(0),
                         name: "Wood".into()
                     },
                     Material {
-                        id: 1,
+                        id: MaterialId(1),
                         name: "Metal".into()
                     },
                 ],
@@ -129,7 +129,7 @@ fn s2_4_body_and_joint_snippets() {
         position: [1.0, 0.3, 1.8],
         rotation: [0.0; 3],
     };
-    let mut sphere = body(Shape::Sphere { radius: 0.023 }, 1, 1, 1.3);
+    let mut sphere = body(Shape::Sphere { radius: 0.023 }, 1, MaterialId(1), 1.3);
     sphere.rotation = [1.570796, 0.0, 0.0];
     assert_eq!(
         decode_body_element(&element("2_4_body_sphere.xml")).unwrap(),
@@ -137,7 +137,7 @@ fn s2_4_body_and_joint_snippets() {
     );
     assert_eq!(
         decode_body_element(&element("2_4_body_box.xml")).unwrap(),
-        body(Shape::Box { size: [0.075; 3] }, 2, 1, 1.2)
+        body(Shape::Box { size: [0.075; 3] }, 2, MaterialId(1), 1.2)
     );
     assert_eq!(
         decode_body_element(&element("2_4_body_cylinder.xml")).unwrap(),
@@ -147,7 +147,7 @@ fn s2_4_body_and_joint_snippets() {
                 length: 0.3
             },
             3,
-            1,
+            MaterialId(1),
             0.5
         )
     );
@@ -159,7 +159,7 @@ fn s2_4_body_and_joint_snippets() {
                 length: 0.3
             },
             4,
-            2,
+            MaterialId(2),
             0.5
         )
     );
@@ -197,18 +197,18 @@ fn sumbot() -> EntitySpec {
             radius: 0.023,
             length: 0.04,
         },
-        material: Some(1),
+        material: Some(MaterialId(1)),
         mass: Some(0.1),
         position: [0.0, y, 0.3305],
         rotation: [1.570796, 0.0, 0.0],
     };
     EntitySpec::Robot {
-        entity_id: 3,
+        entity_id: EntityId(3),
         bodies: vec![
             BodySpec {
                 id: 0,
                 shape: Shape::Box { size: [0.075; 3] },
-                material: Some(0),
+                material: Some(MaterialId(0)),
                 mass: Some(1.2),
                 position: [0.0, -0.1, 0.35],
                 rotation: [0.0; 3],
@@ -276,14 +276,14 @@ const FIELD: [(f64, f64, f64, f64, f64, f64); 13] = [
 
 fn field() -> EntitySpec {
     EntitySpec::Field {
-        entity_id: 7,
+        entity_id: EntityId(7),
         bodies: FIELD
             .iter()
             .enumerate()
             .map(|(i, &(x, y, rz, sx, sy, sz))| BodySpec {
                 id: i as u32,
                 shape: Shape::Box { size: [sx, sy, sz] },
-                material: Some(0),
+                material: Some(MaterialId(0)),
                 mass: Some(-1.0),
                 position: [x, y, 0.0],
                 rotation: [0.0, 0.0, rz],
@@ -312,8 +312,8 @@ fn s2_4_2_create_field() {
 
 fn ball() -> EntitySpec {
     EntitySpec::Ball {
-        entity_id: 8,
-        material: Some(1),
+        entity_id: EntityId(8),
+        material: Some(MaterialId(1)),
         mass: Some(0.6),
         position: [1.2, 0.0, 0.6],
         rotation: [0.0; 3],
@@ -405,7 +405,7 @@ fn s3_entity_commands() {
         one("3_1_set_entity_position.xml"),
         Request::Entity {
             request: EntityRequest::SetEntityPosition {
-                entity_id: 1,
+                entity_id: EntityId(1),
                 position: [1.0, 0.5, 2.0]
             },
             response: None
@@ -415,7 +415,7 @@ fn s3_entity_commands() {
         one("3_2_robot_motor_control.xml"),
         Request::Entity {
             request: EntityRequest::RobotMotorControl {
-                entity_id: 1,
+                entity_id: EntityId(1),
                 motors: vec![
                     MotorCommand {
                         wheel_joint_id: 0,
@@ -456,10 +456,10 @@ fn s5_broadcast() {
     assert_eq!(
         b.bodies[0],
         BodyState {
-            entity_id: 0,
+            entity_id: EntityId(0),
             id: 1,
             shape: wheel(),
-            material: 1,
+            material: MaterialId(1),
             mass: 0.1,
             position: [-0.0174537, -0.130084, 0.0433577],
             rotation: [-1.28877, -1.38333, 2.94624],
@@ -470,10 +470,10 @@ fn s5_broadcast() {
     assert_eq!(
         b.bodies[1],
         BodyState {
-            entity_id: 0,
+            entity_id: EntityId(0),
             id: 0,
             shape: Shape::Box { size: [0.075; 3] },
-            material: 0,
+            material: MaterialId(0),
             mass: 1.2,
             position: [-0.0233573, -0.0965763, 0.0608945],
             rotation: [-0.0522157, -0.160992, 0.0905903],
@@ -488,7 +488,7 @@ fn s5_broadcast() {
         b.entities,
         vec![EntityInfo {
             kind: EntityInfoKind::Robot,
-            entity_id: 3,
+            entity_id: EntityId(3),
             position: [-0.0218736, -0.160992, 0.0608554],
             rotation: [-0.0522157, -0.151389, 0.0905903],
         }]

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use simrob_client::simrob::{Agent, AgentOptions};
 use simrob_protocol::{
-    decode_datagram, encode_request, CommandKeys, ControlRequest, EntityRequest, MotorCommand,
-    Request,
+    decode_datagram, encode_request, CommandKeys, ControlRequest, EntityId, EntityRequest,
+    MotorCommand, Request,
 };
 use simrob_server::simrob::{DirStore, LocalCommand, ServerConfig, Session, UdpServer};
 
@@ -90,7 +90,7 @@ fn lockstep(agents: usize, seconds: f64) -> f64 {
                     let speed = (b.iteration % 7) as f64;
                     let _ = a.entity(
                         EntityRequest::RobotMotorControl {
-                            entity_id: 3,
+                            entity_id: EntityId(3),
                             motors: vec![
                                 MotorCommand {
                                     wheel_joint_id: 0,
@@ -167,7 +167,7 @@ fn motor_control_rate() -> f64 {
             encode_request(
                 &Request::Entity {
                     request: EntityRequest::RobotMotorControl {
-                        entity_id: 3,
+                        entity_id: EntityId(3),
                         motors: vec![
                             MotorCommand {
                                 wheel_joint_id: 0,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use simrob_common::{control, register_xml, Peer, TestServer};
 use simrob_protocol::humanoid::{decode_brain_broadcast, BrainBroadcast};
-use simrob_protocol::{Broadcast, EntityInfoKind, ServerMessage};
+use simrob_protocol::{Broadcast, EntityId, EntityInfoKind, ServerMessage};
 
 const ROBOT: u32 = 21;
 const BALL: u32 = 2;
@@ -176,7 +176,7 @@ fn pose_of(p: &Broadcast, id: u32) -> ([f64; 3], [f64; 3]) {
     let e = p
         .entities
         .iter()
-        .find(|e| e.entity_id == id)
+        .find(|e| e.entity_id == EntityId(id))
         .unwrap_or_else(|| panic!("entity {id} in {p:?}"));
     (e.position, e.rotation)
 }

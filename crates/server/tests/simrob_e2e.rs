@@ -6,7 +6,7 @@ mod simrob_common;
 use std::time::{Duration, Instant};
 
 use simrob_common::*;
-use simrob_protocol::{Broadcast, EntityInfoKind, Response, ServerMessage};
+use simrob_protocol::{Broadcast, EntityId, EntityInfoKind, Response, ServerMessage};
 
 const SHORT: Duration = Duration::from_millis(300);
 
@@ -165,11 +165,17 @@ fn broadcasts_carry_the_sumbot_scene() {
     ));
     let b = next_broadcast(&peer);
     assert_eq!(b.bodies.len(), 13 + 3 + 1);
-    assert_eq!(b.bodies.iter().filter(|x| x.entity_id == 7).count(), 13);
+    assert_eq!(
+        b.bodies
+            .iter()
+            .filter(|x| x.entity_id == EntityId(7))
+            .count(),
+        13
+    );
     let wheel = b
         .bodies
         .iter()
-        .find(|x| x.entity_id == 3 && x.id == 2)
+        .find(|x| x.entity_id == EntityId(3) && x.id == 2)
         .unwrap();
     assert_eq!(
         wheel.shape,
@@ -181,13 +187,16 @@ fn broadcasts_carry_the_sumbot_scene() {
     let kinds: Vec<_> = b.entities.iter().map(|e| (e.kind, e.entity_id)).collect();
     assert_eq!(
         kinds,
-        vec![(EntityInfoKind::Robot, 3), (EntityInfoKind::Ball, 8)]
+        vec![
+            (EntityInfoKind::Robot, EntityId(3)),
+            (EntityInfoKind::Ball, EntityId(8))
+        ]
     );
     // The robot's entry is its reference body (0, the chassis).
     let chassis = b
         .bodies
         .iter()
-        .find(|x| x.entity_id == 3 && x.id == 0)
+        .find(|x| x.entity_id == EntityId(3) && x.id == 0)
         .unwrap();
     assert_eq!(b.entities[0].position, chassis.position);
 }

@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use std::time::Instant;
-//! use simrob_protocol::{ControlRequest, EntitySpec, Request};
+//! use simrob_protocol::{ControlRequest, EntityId, EntitySpec, Request};
 //! use simrob_session::{Event, LocalCommand, ServerConfig, Session};
 //!
 //! let mut session = Session::new(ServerConfig::default());
@@ -22,7 +22,7 @@
 //! let now = Instant::now();
 //! let control = |request| LocalCommand::Request(Request::Control { request, response: None });
 //! session.handle_command(control(ControlRequest::CreateEntity(EntitySpec::Ball {
-//!     entity_id: 1, material: None, mass: Some(0.6),
+//!     entity_id: EntityId(1), material: None, mass: Some(0.6),
 //!     position: [0.0, 0.0, 1.0], rotation: [0.0; 3], radius: 0.03,
 //! })), now).unwrap();
 //! session.handle_command(control(ControlRequest::InitializeSimulation), now).unwrap();

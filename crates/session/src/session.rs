@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use simrob_protocol::{
     decode_datagram, encode_broadcast, encode_response, AgentRequest, Broadcast, ControlRequest,
-    DecodeError, DecodeErrorKind, Request, Response,
+    DecodeError, DecodeErrorKind, EntityId, Request, Response,
 };
 use simrob_world::{
     default_save_key, session_flags_of, Advance, Applied, LoadOptions, SessionFlags, World,
@@ -215,7 +215,7 @@ pub struct Session {
     /// The key registered from each address.
     owner_keys: HashMap<SocketAddr, String>,
     /// Entities already reported as gone non-finite.
-    non_finite: std::collections::BTreeSet<u32>,
+    non_finite: std::collections::BTreeSet<EntityId>,
     /// The canonical `Info_Request` for the configured command names (a decoding shortcut).
     info_form: Option<InfoRequestForm>,
 }
@@ -335,7 +335,7 @@ impl Session {
     fn contain_non_finite(&mut self, snapshot: &mut Snapshot) {
         let finite = |v: &[f64; 3]| v.iter().all(|x| x.is_finite());
         let b = &mut snapshot.broadcast;
-        let mut bad: Vec<u32> = b
+        let mut bad: Vec<EntityId> = b
             .bodies
             .iter()
             .filter(|s| {
@@ -1283,7 +1283,8 @@ pub fn split_broadcast(b: &Broadcast, max: usize) -> Vec<Vec<u8>> {
 mod tests {
     use super::*;
     use simrob_protocol::{
-        decode_server_message, BodyState, EntityInfo, EntityInfoKind, ServerMessage, Shape,
+        decode_server_message, BodyState, EntityInfo, EntityInfoKind, MaterialId, ServerMessage,
+        Shape,
     };
 
     fn sample(bodies: usize, entities: usize) -> Broadcast {
@@ -1292,12 +1293,12 @@ mod tests {
             part: None,
             bodies: (0..bodies)
                 .map(|i| BodyState {
-                    entity_id: 1,
+                    entity_id: EntityId(1),
                     id: i as u32,
                     shape: Shape::Box {
                         size: [0.1, 0.2, 0.3],
                     },
-                    material: 0,
+                    material: MaterialId(0),
                     mass: 1.5,
                     position: [i as f64 * 0.123456789, 1.0, 2.0],
                     rotation: [0.1, 0.2, 0.3],
@@ -1308,7 +1309,7 @@ mod tests {
             entities: (0..entities)
                 .map(|i| EntityInfo {
                     kind: EntityInfoKind::Robot,
-                    entity_id: i as u32,
+                    entity_id: EntityId(i as u32),
                     position: [1.0; 3],
                     rotation: [0.0; 3],
                 })

@@ -1,6 +1,6 @@
 //! [`Snapshot`]: the world at one moment, computed once and shared by every consumer.
 
-use simrob_protocol::Broadcast;
+use simrob_protocol::{Broadcast, EntityId};
 use simrob_world::World;
 
 /// The session's modes and parameters at the moment of a snapshot.
@@ -33,7 +33,7 @@ pub struct Snapshot {
     /// Every body and every robot's and ball's pose (seed 000 §5), before agent filters.
     pub broadcast: Broadcast,
     /// Every entity's id and type name (`Robot`, `Field`, `Ball`…), ascending by id.
-    pub kinds: Vec<(u32, &'static str)>,
+    pub kinds: Vec<(EntityId, &'static str)>,
     pub modes: SnapshotModes,
     /// The humanoids (pose, head, posture, action) and balls, for the humanoids' cameras and
     /// the viewer; empty when the world has no humanoid.

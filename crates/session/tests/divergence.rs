@@ -2,6 +2,7 @@
 //! sans-IO session: the engine state of a save file sealed with the server's key (as a
 //! server holding the same `savekey` would write it) carries a NaN into the engine.
 
+use simrob_protocol::EntityId;
 use std::time::Instant;
 
 use sha2::{Digest, Sha256};
@@ -95,8 +96,8 @@ fn a_body_gone_non_finite_is_put_back_at_rest_and_reported_once() {
         assert!(s.handle_timeout(t0));
     }
     drain(&mut s);
-    let ball_before = s.world().entity_pose(8).expect("ball");
-    let z = s.world().body_state(8, 0).expect("ball").position[2] as f32;
+    let ball_before = s.world().entity_pose(EntityId(8)).expect("ball");
+    let z = s.world().body_state(EntityId(8), 0).expect("ball").position[2] as f32;
     s.handle_datagram(
         me,
         control("<Control_Request Command=\"Save\"><File>x.xml</File></Control_Request>")
@@ -130,19 +131,19 @@ fn a_body_gone_non_finite_is_put_back_at_rest_and_reported_once() {
             .any(|t| t.contains("simulation loaded")),
         "{out:?}"
     );
-    assert!(s.world().body_state(8, 0).unwrap().position[2].is_nan());
+    assert!(s.world().body_state(EntityId(8), 0).unwrap().position[2].is_nan());
     while s.poll_event().is_some() {}
 
     assert!(s.handle_timeout(t0));
     let out = drain(&mut s);
-    let ball = s.world().body_state(8, 0).unwrap();
+    let ball = s.world().body_state(EntityId(8), 0).unwrap();
     assert!(ball
         .position
         .iter()
         .chain(&ball.linear_velocity)
         .all(|x| x.is_finite()));
     assert_eq!(ball.linear_velocity, [0.0; 3]);
-    assert_eq!(s.world().entity_pose(8).unwrap(), ball_before);
+    assert_eq!(s.world().entity_pose(EntityId(8)).unwrap(), ball_before);
     for who in [me, other] {
         let reports: Vec<String> = texts(&out, who)
             .into_iter()
@@ -171,7 +172,7 @@ fn a_body_gone_non_finite_is_put_back_at_rest_and_reported_once() {
         assert!(out
             .iter()
             .all(|t| !String::from_utf8_lossy(&t.payload).contains("non-finite")));
-        let ball = s.world().body_state(8, 0).unwrap();
+        let ball = s.world().body_state(EntityId(8), 0).unwrap();
         assert!(ball.position.iter().all(|x| x.is_finite()));
     }
 }

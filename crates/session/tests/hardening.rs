@@ -1,6 +1,7 @@
 //! The SimRob session against hostile senders, driven sans-IO with made-up addresses and
 //! instants: each test is one failure found by attacking the server, with the exact input.
 
+use simrob_protocol::EntityId;
 use std::time::{Duration, Instant};
 
 use simrob_session::{ServerConfig, Session};
@@ -342,7 +343,7 @@ fn requests_waiting_for_an_iteration_are_bounded() {
 fn values_that_would_break_every_client_are_refused() {
     let mut s = session();
     let me = addr("127.0.0.1:4000");
-    let before = s.world().entity_pose(8);
+    let before = s.world().entity_pose(EntityId(8));
     for (body, key) in [
         ("<Entity_Request Command=\"Set_Entity_Position\"><Entity_Id>8</Entity_Id><Position_X>1e308</Position_X><Position_Y>0</Position_Y><Position_Z>0</Position_Z></Entity_Request>", "maxposition"),
         ("<Control_Request Command=\"Set_World_Gravity\"><Gravity>1e308</Gravity></Control_Request>", "maxgravity"),
@@ -353,7 +354,7 @@ fn values_that_would_break_every_client_are_refused() {
         let out = texts_to(&drain(&mut s), me).join("\n");
         assert!(out.contains(key), "{body}: {out}");
     }
-    assert_eq!(s.world().entity_pose(8), before);
+    assert_eq!(s.world().entity_pose(EntityId(8)), before);
     assert_eq!(s.world().params().timestep, 0.01);
 }
 

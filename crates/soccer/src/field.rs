@@ -23,30 +23,33 @@
 //! and the viewer draws them on the carpet.
 
 use simrob_protocol::{
-    BodySpec, Contact, ControlRequest, EntitySpec, Interaction, Material, Shape,
+    BodySpec, Contact, ControlRequest, EntityId, EntitySpec, Interaction, Material, MaterialId,
+    Shape,
 };
 
 /// Material ids of the KidSize scene.
 pub mod material {
+    use simrob_protocol::MaterialId;
+
     /// The green carpet.
-    pub const CARPET: u32 = 10;
+    pub const CARPET: MaterialId = MaterialId(10);
     /// White line paint (just under the carpet's surface, drawn on it).
-    pub const LINE: u32 = 11;
+    pub const LINE: MaterialId = MaterialId(11);
     /// Goal posts, crossbars, nets and landmark poles.
-    pub const POST: u32 = 12;
+    pub const POST: MaterialId = MaterialId(12);
     /// The ball.
-    pub const BALL: u32 = 13;
+    pub const BALL: MaterialId = MaterialId(13);
     /// The cyan team's humanoids' bodies (the team's colour is a material: the viewer draws
     /// it).
-    pub const HUMANOID_CYAN: u32 = 14;
+    pub const HUMANOID_CYAN: MaterialId = MaterialId(14);
     /// The magenta team's humanoids' bodies.
-    pub const HUMANOID_MAGENTA: u32 = 15;
+    pub const HUMANOID_MAGENTA: MaterialId = MaterialId(15);
 }
 
 /// The field's entity id in the KidSize scene.
-pub const FIELD_ENTITY: u32 = 1;
+pub const FIELD_ENTITY: EntityId = EntityId(1);
 /// The ball's entity id in the KidSize scene.
-pub const BALL_ENTITY: u32 = 2;
+pub const BALL_ENTITY: EntityId = EntityId(2);
 
 /// Team colour (RoboCup team markers). Cyan defends the goal at −X, magenta the goal at +X.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -79,7 +82,7 @@ impl Team {
         }
     }
     /// The material of this team's humanoids in the KidSize scene.
-    pub fn material(self) -> u32 {
+    pub fn material(self) -> MaterialId {
         match self {
             Team::Cyan => material::HUMANOID_CYAN,
             Team::Magenta => material::HUMANOID_MAGENTA,
@@ -254,20 +257,21 @@ impl KidSizeField {
 
     /// The field entity: carpet, line paint, goals (posts, crossbar, net frame) and landmark
     /// poles, all static.
-    pub fn field_entity(&self, entity_id: u32) -> EntitySpec {
+    pub fn field_entity(&self, entity_id: EntityId) -> EntitySpec {
         use material::*;
         let mut bodies = Vec::new();
-        let mut add = |shape: Shape, material: u32, position: [f64; 3], rotation: [f64; 3]| {
-            let id = bodies.len() as u32;
-            bodies.push(BodySpec {
-                id,
-                shape,
-                material: Some(material),
-                mass: Some(-1.0),
-                position,
-                rotation,
-            });
-        };
+        let mut add =
+            |shape: Shape, material: MaterialId, position: [f64; 3], rotation: [f64; 3]| {
+                let id = bodies.len() as u32;
+                bodies.push(BodySpec {
+                    id,
+                    shape,
+                    material: Some(material),
+                    mass: Some(-1.0),
+                    position,
+                    rotation,
+                });
+            };
         let carpet_t = 0.1;
         add(
             Shape::Box {
@@ -370,7 +374,7 @@ impl KidSizeField {
     }
 
     /// The ball resting at (x, y) on the carpet.
-    pub fn ball_entity(&self, entity_id: u32, x: f64, y: f64) -> EntitySpec {
+    pub fn ball_entity(&self, entity_id: EntityId, x: f64, y: f64) -> EntitySpec {
         EntitySpec::Ball {
             entity_id,
             material: Some(material::BALL),
@@ -419,7 +423,7 @@ mod tests {
     #[test]
     fn field_is_static_bodies_only() {
         let f = KidSizeField::default();
-        let EntitySpec::Field { bodies, joints, .. } = f.field_entity(1) else {
+        let EntitySpec::Field { bodies, joints, .. } = f.field_entity(EntityId(1)) else {
             panic!("not a field")
         };
         assert!(joints.is_empty());

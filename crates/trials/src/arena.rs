@@ -10,6 +10,7 @@
 
 use simrob_futrob::body::BodyLink;
 use simrob_futrob::{Brain, BrainParams, Role, RuleSet, SimRadio};
+use simrob_protocol::EntityId;
 use simrob_protocol::{EntityRequest, Vec3};
 use simrob_soccer::field::BALL_ENTITY;
 use simrob_soccer::{KidSizeField, Pose2, Posture, Profile, Team};
@@ -131,7 +132,7 @@ impl Arena {
     pub fn add_players(&mut self, specs: Vec<PlayerSpec>) -> Result<(), TrialError> {
         for s in specs {
             self.world.create_humanoid(&HumanoidSpec {
-                entity_id: s.entity,
+                entity_id: EntityId(s.entity),
                 team: s.team,
                 pose: s.pose,
                 profile: self.params.profile.name.clone(),
@@ -196,7 +197,7 @@ impl Arena {
 
     /// Puts robot `entity` at `pose`, standing, its action cancelled.
     pub fn place_robot(&mut self, entity: u32, pose: Pose2) -> Result<(), TrialError> {
-        self.world.place_humanoid(entity, pose)?;
+        self.world.place_humanoid(EntityId(entity), pose)?;
         Ok(())
     }
 
@@ -210,7 +211,7 @@ impl Arena {
 
     /// A robot's pose on the floor.
     pub fn robot_pose(&self, entity: u32) -> Option<Pose2> {
-        self.world.humanoid(entity).map(|h| h.pose())
+        self.world.humanoid(EntityId(entity)).map(|h| h.pose())
     }
 
     /// The robots.
@@ -294,7 +295,10 @@ impl Arena {
             }
             while let Some(a) = p.link.poll_request(now) {
                 let (name, params) = request_of(&a);
-                match self.world.humanoid_action(p.entity, name, &params) {
+                match self
+                    .world
+                    .humanoid_action(EntityId(p.entity), name, &params)
+                {
                     Ok(_) => break,
                     Err(e) => {
                         tracing::debug!(target: "trials", robot = p.entity, action = %a, error = %e, "refused");
@@ -309,7 +313,7 @@ impl Arena {
     /// Whether robot `entity` is standing (not down, not diving).
     pub fn standing(&self, entity: u32) -> bool {
         self.world
-            .humanoid(entity)
+            .humanoid(EntityId(entity))
             .is_some_and(|h| h.posture() == Posture::Standing)
     }
 }

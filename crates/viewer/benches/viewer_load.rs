@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use simrob_client::simrob::{Agent, AgentOptions};
 use simrob_protocol::{
-    decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
+    decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand, Request,
 };
 use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 use simrob_viewer::{observer, responses_channel, SessionBridge, Viewer};
@@ -65,14 +65,14 @@ fn core(robots: u32) -> UdpServer {
         extra.push(Request::Control {
             request: ControlRequest::CreateEntity(simrob_world::moved_copy(
                 sumbot,
-                id,
+                EntityId(id),
                 [-1.0 + cx * 0.095, -0.8 + cy * 0.11, 0.0],
             )),
             response: None,
         });
         extra.push(Request::Entity {
             request: EntityRequest::RobotMotorControl {
-                entity_id: id,
+                entity_id: EntityId(id),
                 motors: vec![
                     MotorCommand {
                         wheel_joint_id: 0,

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use simrob_protocol::{
-    decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
+    decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand, Request,
 };
 use simrob_session::{LocalCommand, ServerConfig, Session};
 use simrob_viewer::record::{Header, RecordingReader, Writer};
@@ -45,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     requests.push(Request::Entity {
         request: EntityRequest::RobotMotorControl {
-            entity_id: 3,
+            entity_id: EntityId(3),
             motors: vec![
                 MotorCommand {
                     wheel_joint_id: 0,

@@ -79,11 +79,11 @@ impl Frame {
             .map(|b| {
                 let (shape, dims) = shape_fields(&b.shape);
                 FrameBody {
-                    e: b.entity_id,
+                    e: b.entity_id.0,
                     id: b.id,
                     shape: shape.to_string(),
                     dims,
-                    material: b.material,
+                    material: b.material.0,
                     mass: b.mass,
                     p: b.position,
                     r: b.rotation,
@@ -102,7 +102,7 @@ impl Frame {
                     .iter()
                     .find(|e| e.entity_id == id);
                 FrameEntity {
-                    id,
+                    id: id.0,
                     kind: kind.to_string(),
                     p: info.map(|i| i.position),
                     r: info.map(|i| i.rotation),

@@ -51,7 +51,7 @@ use axum::http::header;
 use axum::response::{Html, IntoResponse};
 use axum::routing::get;
 use axum::Router;
-use simrob_protocol::{ControlRequest, EntityRequest, MotorCommand, Request};
+use simrob_protocol::{ControlRequest, EntityId, EntityRequest, MotorCommand, Request};
 use simrob_session::{LocalCommand, Observation, Observer, Snapshot};
 use tokio::sync::{broadcast, watch};
 
@@ -561,7 +561,7 @@ impl Backend for SessionBridge {
                 }
                 Request::Entity {
                     request: EntityRequest::RobotMotorControl {
-                        entity_id: entity,
+                        entity_id: EntityId(entity),
                         motors,
                     },
                     response: Some(true),

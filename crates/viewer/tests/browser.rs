@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use simrob_client::simrob::{Agent, AgentOptions};
 use simrob_protocol::{
-    decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
+    decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand, Request,
 };
 use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 use simrob_viewer::{observer, responses_channel, SessionBridge, Viewer};
@@ -149,7 +149,7 @@ fn the_page_draws_the_robot_where_the_world_says_and_follows_it() {
     agent
         .entity(
             EntityRequest::RobotMotorControl {
-                entity_id: 3,
+                entity_id: EntityId(3),
                 motors: vec![
                     MotorCommand {
                         wheel_joint_id: 0,
@@ -273,7 +273,7 @@ fn pose(agent: &mut Agent) -> [f64; 3] {
         .unwrap();
     b.entities
         .iter()
-        .find(|e| e.entity_id == 3)
+        .find(|e| e.entity_id == EntityId(3))
         .unwrap()
         .position
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use simrob_client::simrob::{Agent, AgentOptions};
 use simrob_protocol::{
-    decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
+    decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand, Request,
 };
 use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
 use simrob_viewer::record::{recorder, Header, Recording, RecordingReader, FORMAT, VERSION};
@@ -67,7 +67,7 @@ fn record_a_run(dir: &Path) -> PathBuf {
     agent
         .entity(
             EntityRequest::RobotMotorControl {
-                entity_id: 3,
+                entity_id: EntityId(3),
                 motors: vec![
                     MotorCommand {
                         wheel_joint_id: 0,

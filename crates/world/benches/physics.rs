@@ -4,6 +4,7 @@
 //! (steps per iteration 1), so iterations/s = steps/s.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use simrob_protocol::EntityId;
 use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityRequest, MotorCommand, Request,
 };
@@ -51,12 +52,14 @@ fn scene(robots: u32, ball: bool) -> World {
         ];
         let id = 100 + i;
         w.apply_control(&ControlRequest::CreateEntity(moved_copy(
-            sumbot, id, offset,
+            sumbot,
+            EntityId(id),
+            offset,
         )))
         .expect("robot created");
         let turn = 1.0 + (i % 5) as f64 * 0.5;
         w.apply_entity(&EntityRequest::RobotMotorControl {
-            entity_id: id,
+            entity_id: EntityId(id),
             motors: vec![
                 MotorCommand {
                     wheel_joint_id: 0,

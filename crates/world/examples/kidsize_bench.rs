@@ -10,6 +10,7 @@
 //! per wall second and per CPU second (the latter is the speed on one free core when the
 //! machine is busy) and what the run did.
 
+use simrob_protocol::EntityId;
 use std::time::Instant;
 
 use simrob_protocol::humanoid::encode_brain_broadcast;
@@ -54,10 +55,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for r in simrob_protocol::decode_datagram(teams.as_bytes(), &keys) {
         world.apply(&r?)?;
     }
-    let ids: Vec<u32> = world.humanoid_ids().collect();
+    let ids: Vec<EntityId> = world.humanoid_ids().collect();
     let mut brains: Vec<BrainView> = ids
         .iter()
-        .map(|id| BrainView::new(*id, CameraProfile::paper(), 7))
+        .map(|id| BrainView::new(id.0, CameraProfile::paper(), 7))
         .collect();
     let mut next = vec![0usize; ids.len()];
     let (mut bytes, mut frames, mut objects, mut falls, mut actions) = (0usize, 0, 0, 0, 0);

@@ -12,12 +12,13 @@
 //! use simrob_soccer::{KidSizeField, Pose2, Team};
 //! use simrob_world::brain::BrainView;
 //! use simrob_world::{HumanoidSpec, World, WorldConfig};
+//! use simrob_protocol::EntityId;
 //!
 //! // The field, the ball on the centre spot, the carpet's rolling resistance; initialized.
 //! let mut world = World::kidsize(WorldConfig::default(), &KidSizeField::default())?;
 //! // A cyan striker 20 cm behind the ball, facing the magenta goal (+X); exact motions.
 //! world.create_humanoid(&HumanoidSpec {
-//!     entity_id: 21,
+//!     entity_id: EntityId(21),
 //!     team: Team::Cyan,
 //!     pose: Pose2 { x: -0.2, y: 0.04, heading: 0.0 },
 //!     profile: "ideal".into(), // or "paper": FutRob's motion noise and falls
@@ -26,7 +27,7 @@
 //! })?;
 //! let mut eyes = BrainView::new(21, CameraProfile::paper(), 7);
 //! // Actions by FutRob's names and parameters (cm, degrees).
-//! world.humanoid_action(21, "turnHeadVertically", &[("angle".into(), "-40".into())])?;
+//! world.humanoid_action(EntityId(21), "turnHeadVertically", &[("angle".into(), "-40".into())])?;
 //! let mut ball_seen = 0;
 //! for _ in 0..300 {
 //!     world.advance(); // 10 ms: humanoids move, the ball rolls
@@ -36,8 +37,8 @@
 //!     }
 //! }
 //! assert!(ball_seen > 0);
-//! world.humanoid_action(21, "walk", &[("distance".into(), "6".into())])?;
-//! let h = world.humanoid(21).unwrap(); // pose, head, posture, action state
+//! world.humanoid_action(EntityId(21), "walk", &[("distance".into(), "6".into())])?;
+//! let h = world.humanoid(EntityId(21)).unwrap(); // pose, head, posture, action state
 //! assert_eq!(h.action_state().unwrap().action.name(), "walk");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -49,6 +50,7 @@
 use simrob_protocol::humanoid::{
     ActionReport, BrainBroadcast, CameraMessage, HumanoidState, ObjectSeen,
 };
+use simrob_protocol::EntityId;
 use simrob_soccer::camera::{Camera, CameraFrame, CameraProfile, RobotView, SceneView};
 use simrob_soccer::{ActionState, KidSizeField, SimRng};
 
@@ -90,7 +92,9 @@ impl<P: simrob_physics::PhysicsBackend + Default> crate::World<P> {
             .iter()
             .map(|v| HumanoidSnapshot {
                 view: *v,
-                action: self.humanoid(v.id).and_then(|h| h.action_state().cloned()),
+                action: self
+                    .humanoid(EntityId(v.id))
+                    .and_then(|h| h.action_state().cloned()),
             })
             .collect();
         SoccerSnapshot {
@@ -104,7 +108,7 @@ impl<P: simrob_physics::PhysicsBackend + Default> crate::World<P> {
 /// A humanoid's proprioception in FutRob's units (degrees).
 pub fn humanoid_state(h: &HumanoidSnapshot, time: f64) -> HumanoidState {
     HumanoidState {
-        entity_id: h.view.id,
+        entity_id: EntityId(h.view.id),
         time,
         head_pan: h.view.head.0.to_degrees(),
         head_tilt: h.view.head.1.to_degrees(),

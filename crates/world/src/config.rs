@@ -1,6 +1,6 @@
 //! The world's defaults (seed 000 §6, the keys that concern the simulation itself).
 
-use simrob_protocol::Contact;
+use simrob_protocol::{Contact, MaterialId};
 
 /// Defaults applied by the world when a request leaves a value out, and its initial
 /// parameters. Every field has a built-in default so no configuration file is needed.
@@ -24,7 +24,7 @@ pub struct WorldConfig {
     pub default_wheel_joint_max_torque: f64,
     /// `defaultbodymaterial`: material of a body that names none. This material id is always
     /// accepted, registered or not.
-    pub default_body_material: u32,
+    pub default_body_material: MaterialId,
     /// `defaultbodymass`: kg, for a body that gives no mass.
     pub default_body_mass: f64,
     /// `contactpointsammount`: accepted for compatibility; rapier keeps at most four contact
@@ -43,7 +43,7 @@ impl Default for WorldConfig {
             default_wheel_joint_hardness: 0.001,
             default_wheel_joint_bounciness: 0.9,
             default_wheel_joint_max_torque: 10.0,
-            default_body_material: 0,
+            default_body_material: MaterialId(0),
             default_body_mass: 1.0,
             contact_points_amount: 4,
         }

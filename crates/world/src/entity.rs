@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use simrob_physics::{BodyDesc, BodyId, JointDesc, JointId, PhysicsBackend};
-use simrob_protocol::{BodySpec, EntitySpec, JointSpec, Shape};
+use simrob_protocol::{BodySpec, EntitySpec, JointSpec, MaterialId, Shape};
 
 use crate::{invalid, orientation, WorldConfig, WorldError};
 
@@ -19,7 +19,7 @@ pub(crate) struct EntityBody {
     pub body_id: u32,
     pub handle: BodyId,
     pub shape: Shape,
-    pub material: u32,
+    pub material: MaterialId,
     pub mass: f64,
 }
 
@@ -73,7 +73,7 @@ fn body_desc(
     at: &str,
     body: &BodySpec,
     config: &WorldConfig,
-    material_known: &dyn Fn(u32) -> bool,
+    material_known: &dyn Fn(MaterialId) -> bool,
 ) -> Result<BodyDesc, WorldError> {
     match body.shape {
         Shape::Sphere { radius } => check_positive(at, "Radius", radius)?,
@@ -114,7 +114,7 @@ fn body_desc(
 pub(crate) fn plan(
     spec: &EntitySpec,
     config: &WorldConfig,
-    material_known: &dyn Fn(u32) -> bool,
+    material_known: &dyn Fn(MaterialId) -> bool,
 ) -> Result<Plan, WorldError> {
     let eid = spec.entity_id();
     match spec {

@@ -23,7 +23,7 @@
 use std::collections::BTreeMap;
 
 use simrob_physics::{euler_to_quat, BodyDesc, BodyId, BodyState, PhysicsBackend};
-use simrob_protocol::{EntitySpec, Shape};
+use simrob_protocol::{EntityId, EntitySpec, MaterialId, Shape};
 use simrob_soccer::camera::{RobotView, SceneView};
 use simrob_soccer::humanoid::{PARTS, PART_SIZES};
 use simrob_soccer::{
@@ -37,7 +37,7 @@ use crate::WorldError;
 /// How to create a humanoid (the `Create_Entity Type="Humanoid"` payload).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HumanoidSpec {
-    pub entity_id: u32,
+    pub entity_id: EntityId,
     pub team: Team,
     /// Where it stands (m) and its heading (rad, counter-clockwise from +X).
     pub pose: Pose2,
@@ -47,7 +47,7 @@ pub struct HumanoidSpec {
     pub seed: Option<u64>,
     /// Material of its bodies; `None` = its team's KidSize material (14 cyan, 15 magenta)
     /// when registered, else the default body material.
-    pub material: Option<u32>,
+    pub material: Option<MaterialId>,
 }
 
 impl HumanoidSpec {
@@ -117,12 +117,12 @@ pub(crate) struct HumanoidEntity {
 /// rolling resistance of material pairs.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Soccer {
-    pub humanoids: BTreeMap<u32, HumanoidEntity>,
+    pub humanoids: BTreeMap<EntityId, HumanoidEntity>,
     pub table: MotionTable,
     /// Rolling-resistance coefficient per unordered material pair.
-    pub rolling: BTreeMap<(u32, u32), f64>,
+    pub rolling: BTreeMap<(MaterialId, MaterialId), f64>,
     /// Material of each engine body (index = body id), refreshed when bodies are added.
-    materials: Vec<u32>,
+    materials: Vec<MaterialId>,
 }
 
 fn part_state(p: &simrob_soccer::humanoid::PartPose) -> BodyState {
@@ -135,7 +135,7 @@ fn part_state(p: &simrob_soccer::humanoid::PartPose) -> BodyState {
 }
 
 /// Every ball's sphere and its radius.
-fn balls(entities: &BTreeMap<u32, Entity>) -> impl Iterator<Item = (&EntityBody, f64)> {
+fn balls(entities: &BTreeMap<EntityId, Entity>) -> impl Iterator<Item = (&EntityBody, f64)> {
     entities
         .values()
         .filter_map(|e| match (&e.kind, e.bodies.first()) {
@@ -147,7 +147,7 @@ fn balls(entities: &BTreeMap<u32, Entity>) -> impl Iterator<Item = (&EntityBody,
         })
 }
 
-fn pair(a: u32, b: u32) -> (u32, u32) {
+fn pair(a: MaterialId, b: MaterialId) -> (MaterialId, MaterialId) {
     (a.min(b), a.max(b))
 }
 
@@ -176,10 +176,13 @@ impl Soccer {
         physics: &mut P,
         spec: &HumanoidSpec,
         profile: Profile,
-        material: u32,
+        material: MaterialId,
     ) -> Result<Vec<EntityBody>, WorldError> {
-        let rng = SimRng::for_stream(spec.seed.unwrap_or(spec.entity_id as u64), 0x4855_4d41);
-        let model = Humanoid::new(spec.entity_id, spec.team, spec.pose, rng);
+        let rng = SimRng::for_stream(
+            spec.seed.unwrap_or(u64::from(spec.entity_id.0)),
+            0x4855_4d41,
+        );
+        let model = Humanoid::new(spec.entity_id.0, spec.team, spec.pose, rng);
         let poses = model.part_poses(&self.table);
         let mut parts = [BodyId(0); 6];
         let mut bodies = Vec::with_capacity(6);
@@ -221,7 +224,7 @@ impl Soccer {
     }
 
     /// Asks humanoid `id` for an action; the confirmation text.
-    pub fn request(&mut self, id: u32, action: Action) -> Result<String, WorldError> {
+    pub fn request(&mut self, id: EntityId, action: Action) -> Result<String, WorldError> {
         let h = self
             .humanoids
             .get_mut(&id)
@@ -235,7 +238,10 @@ impl Soccer {
     }
 
     /// Upright cylinders of the fields (posts, poles) as discs (x, y, radius).
-    fn obstacles(entities: &BTreeMap<u32, Entity>, physics: &impl PhysicsBackend) -> Vec<[f64; 3]> {
+    fn obstacles(
+        entities: &BTreeMap<EntityId, Entity>,
+        physics: &impl PhysicsBackend,
+    ) -> Vec<[f64; 3]> {
         let mut out = Vec::new();
         for e in entities.values() {
             if !matches!(e.kind, EntityKind::Field) {
@@ -260,14 +266,14 @@ impl Soccer {
     pub fn before_step<P: PhysicsBackend>(
         &mut self,
         physics: &mut P,
-        entities: &BTreeMap<u32, Entity>,
+        entities: &BTreeMap<EntityId, Entity>,
         dt: f64,
     ) {
         if self.humanoids.is_empty() {
             return;
         }
         let obstacles = Self::obstacles(entities, physics);
-        let ids: Vec<u32> = self.humanoids.keys().copied().collect();
+        let ids: Vec<EntityId> = self.humanoids.keys().copied().collect();
         let radius = self.table.body_radius;
         for id in ids {
             let others: Vec<[f64; 2]> = self
@@ -330,12 +336,12 @@ impl Soccer {
     fn refresh_materials<P: PhysicsBackend>(
         &mut self,
         physics: &P,
-        entities: &BTreeMap<u32, Entity>,
+        entities: &BTreeMap<EntityId, Entity>,
     ) {
         if self.materials.len() == physics.body_count() {
             return;
         }
-        self.materials = vec![u32::MAX; physics.body_count()];
+        self.materials = vec![MaterialId(u32::MAX); physics.body_count()];
         for e in entities.values() {
             for b in &e.bodies {
                 if let Some(m) = self.materials.get_mut(b.handle.index()) {
@@ -349,7 +355,7 @@ impl Soccer {
     pub fn after_step<P: PhysicsBackend>(
         &mut self,
         physics: &mut P,
-        entities: &BTreeMap<u32, Entity>,
+        entities: &BTreeMap<EntityId, Entity>,
         dt: f64,
     ) {
         if self.rolling.is_empty() {
@@ -370,7 +376,7 @@ impl Soccer {
                 .materials
                 .get(hit.body.index())
                 .copied()
-                .unwrap_or(u32::MAX);
+                .unwrap_or(MaterialId(u32::MAX));
             let Some(&c) = self.rolling.get(&pair(body.material, other)) else {
                 continue;
             };
@@ -392,7 +398,7 @@ impl Soccer {
     pub fn scene_view<P: PhysicsBackend>(
         &self,
         physics: &P,
-        entities: &BTreeMap<u32, Entity>,
+        entities: &BTreeMap<EntityId, Entity>,
         time: f64,
         field: &KidSizeField,
     ) -> SceneView {
@@ -404,7 +410,7 @@ impl Soccer {
             .humanoids
             .values()
             .map(|h| RobotView {
-                id: h.spec.entity_id,
+                id: h.spec.entity_id.0,
                 team: h.model.team,
                 pose: h.model.pose(),
                 head: h.model.head(),
@@ -422,7 +428,7 @@ impl Soccer {
 }
 
 /// The rolling-resistance pair key (unordered).
-pub(crate) fn rolling_key(a: u32, b: u32) -> (u32, u32) {
+pub(crate) fn rolling_key(a: MaterialId, b: MaterialId) -> (MaterialId, MaterialId) {
     pair(a, b)
 }
 
@@ -481,7 +487,7 @@ impl<P: PhysicsBackend + Default> crate::World<P> {
     /// unknown robot, action or parameter, a value out of range, or a robot that is down.
     pub fn humanoid_action(
         &mut self,
-        id: u32,
+        id: EntityId,
         name: &str,
         params: &[(String, String)],
     ) -> Result<String, WorldError> {
@@ -500,17 +506,17 @@ impl<P: PhysicsBackend + Default> crate::World<P> {
     }
 
     /// A humanoid's motion state (pose, head, posture, actions).
-    pub fn humanoid(&self, id: u32) -> Option<&Humanoid> {
+    pub fn humanoid(&self, id: EntityId) -> Option<&Humanoid> {
         self.soccer.humanoids.get(&id).map(|h| &h.model)
     }
 
     /// Ids of the humanoids, ascending.
-    pub fn humanoid_ids(&self) -> impl Iterator<Item = u32> + '_ {
+    pub fn humanoid_ids(&self) -> impl Iterator<Item = EntityId> + '_ {
         self.soccer.humanoids.keys().copied()
     }
 
     /// Puts humanoid `id` at `pose`, standing, head level, its action cancelled.
-    pub fn place_humanoid(&mut self, id: u32, pose: Pose2) -> Result<(), WorldError> {
+    pub fn place_humanoid(&mut self, id: EntityId, pose: Pose2) -> Result<(), WorldError> {
         if !(pose.x.is_finite() && pose.y.is_finite() && pose.heading.is_finite()) {
             return Err(WorldError::Invalid(
                 "a humanoid's position and heading must be finite numbers".into(),
@@ -543,7 +549,12 @@ impl<P: PhysicsBackend + Default> crate::World<P> {
 
     /// Sets the rolling-resistance coefficient (deceleration = `c`·|g|) of a ball of material
     /// `a` resting on material `b` (or the reverse); 0 removes it.
-    pub fn set_rolling_resistance(&mut self, a: u32, b: u32, c: f64) -> Result<(), WorldError> {
+    pub fn set_rolling_resistance(
+        &mut self,
+        a: MaterialId,
+        b: MaterialId,
+        c: f64,
+    ) -> Result<(), WorldError> {
         if !(c.is_finite() && c >= 0.0) {
             return Err(WorldError::Invalid(format!(
                 "rolling resistance must be a non-negative number, got {c}"

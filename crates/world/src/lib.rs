@@ -16,11 +16,11 @@
 //!
 //! ```
 //! use simrob_world::{World, WorldConfig};
-//! use simrob_protocol::{ControlRequest, EntitySpec};
+//! use simrob_protocol::{ControlRequest, EntityId, EntitySpec};
 //!
 //! let mut world = World::new(WorldConfig::default());
 //! world.apply_control(&ControlRequest::CreateEntity(EntitySpec::Ball {
-//!     entity_id: 1, material: None, mass: Some(0.6),
+//!     entity_id: EntityId(1), material: None, mass: Some(0.6),
 //!     position: [0.0, 0.0, 1.0], rotation: [0.0; 3], radius: 0.03,
 //! })).unwrap();
 //! world.apply_control(&ControlRequest::InitializeSimulation).unwrap();
@@ -54,8 +54,8 @@ use simrob_physics::{euler_to_quat, quat_to_euler, BodyState, StepParams};
 pub use simrob_physics::{PhysicsBackend, RapierBackend};
 pub use simrob_protocol as protocol;
 use simrob_protocol::{
-    BodyState as WireBody, Broadcast, ControlRequest, EntityInfo, EntityInfoKind, EntityRequest,
-    EntitySpec, Interaction, Material, Request,
+    BodyState as WireBody, Broadcast, ControlRequest, EntityId, EntityInfo, EntityInfoKind,
+    EntityRequest, EntitySpec, Interaction, Material, MaterialId, Request,
 };
 pub use slice::{Advance, Diverged};
 
@@ -70,9 +70,9 @@ pub const MAX_STEPS_PER_ITERATION: u32 = 100_000;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WorldError {
     #[error("entity {0} does not exist")]
-    UnknownEntity(u32),
+    UnknownEntity(EntityId),
     #[error("entity {0} already exists; entity ids must be unique")]
-    DuplicateEntity(u32),
+    DuplicateEntity(EntityId),
     #[error("{0}")]
     Invalid(String),
     #[error("{0}")]
@@ -112,13 +112,13 @@ pub struct Modes {
 pub struct World<P: PhysicsBackend + Default = RapierBackend> {
     config: WorldConfig,
     physics: P,
-    entities: BTreeMap<u32, Entity>,
+    entities: BTreeMap<EntityId, Entity>,
     /// Entity ids in order of creation (the order their bodies were added to the engine, which
     /// a save file must reproduce).
-    creation_order: Vec<u32>,
-    materials: BTreeMap<u32, String>,
+    creation_order: Vec<EntityId>,
+    materials: BTreeMap<MaterialId, String>,
     /// Registered interactions keyed by the unordered material pair (min, max).
-    interactions: BTreeMap<(u32, u32), Interaction>,
+    interactions: BTreeMap<(MaterialId, MaterialId), Interaction>,
     modes: Modes,
     iteration: u64,
     sim_time: f64,
@@ -126,7 +126,7 @@ pub struct World<P: PhysicsBackend + Default = RapierBackend> {
     /// Physics steps done of the iteration in progress (0: none in progress; `slice.rs`).
     slice_steps: u32,
     /// The last finite pose noted of each body (entity id, body index), see `slice.rs`.
-    last_finite: BTreeMap<(u32, usize), ([f64; 3], [f64; 4])>,
+    last_finite: BTreeMap<(EntityId, usize), ([f64; 3], [f64; 4])>,
     /// Entities the divergence guard put back, not yet taken.
     diverged: Vec<Diverged>,
     /// Humanoid robots and rolling resistance (`humanoid.rs`).
@@ -205,15 +205,15 @@ impl<P: PhysicsBackend + Default> World<P> {
         self.physics.params().timestep * self.modes.steps_per_iteration as f64
     }
     /// Ids of the entities, ascending.
-    pub fn entity_ids(&self) -> impl Iterator<Item = u32> + '_ {
+    pub fn entity_ids(&self) -> impl Iterator<Item = EntityId> + '_ {
         self.entities.keys().copied()
     }
     /// The creation request of an entity.
-    pub fn entity_spec(&self, id: u32) -> Option<&EntitySpec> {
+    pub fn entity_spec(&self, id: EntityId) -> Option<&EntitySpec> {
         self.entities.get(&id).map(|e| &e.spec)
     }
     /// Registered materials.
-    pub fn materials(&self) -> impl Iterator<Item = (u32, &str)> {
+    pub fn materials(&self) -> impl Iterator<Item = (MaterialId, &str)> {
         self.materials.iter().map(|(k, v)| (*k, v.as_str()))
     }
     /// The physics engine (read-only: ray casts, body states).
@@ -357,7 +357,7 @@ impl<P: PhysicsBackend + Default> World<P> {
         materials: &[Material],
         interactions: &[Interaction],
     ) -> Result<Applied, WorldError> {
-        let known = |id: u32| {
+        let known = |id: MaterialId| {
             id == self.config.default_body_material
                 || self.materials.contains_key(&id)
                 || materials.iter().any(|m| m.id == id)
@@ -405,7 +405,7 @@ impl<P: PhysicsBackend + Default> World<P> {
         self.physics.set_interactions(&pairs);
     }
 
-    fn material_known(&self, id: u32) -> bool {
+    fn material_known(&self, id: MaterialId) -> bool {
         id == self.config.default_body_material || self.materials.contains_key(&id)
     }
 
@@ -604,7 +604,7 @@ impl<P: PhysicsBackend + Default> World<P> {
 
     /// Pose (position, Euler rotation) of an entity: a robot's reference body, a ball's sphere,
     /// a field's first body.
-    pub fn entity_pose(&self, id: u32) -> Option<([f64; 3], [f64; 3])> {
+    pub fn entity_pose(&self, id: EntityId) -> Option<([f64; 3], [f64; 3])> {
         let e = self.entities.get(&id)?;
         let handle = match &e.kind {
             EntityKind::Robot { reference, .. } | EntityKind::Humanoid { reference } => *reference,
@@ -615,7 +615,7 @@ impl<P: PhysicsBackend + Default> World<P> {
     }
 
     /// Full kinematic state of one body of an entity.
-    pub fn body_state(&self, entity: u32, body_id: u32) -> Option<BodyState> {
+    pub fn body_state(&self, entity: EntityId, body_id: u32) -> Option<BodyState> {
         let e = self.entities.get(&entity)?;
         let b = e.bodies.iter().find(|b| b.body_id == body_id)?;
         self.physics.body_state(b.handle).ok()
@@ -626,7 +626,7 @@ impl<P: PhysicsBackend + Default> World<P> {
     /// and tests (kick a ball, launch a robot). Fields cannot be pushed.
     pub fn set_entity_velocity(
         &mut self,
-        id: u32,
+        id: EntityId,
         linear: [f64; 3],
         angular: [f64; 3],
     ) -> Result<(), WorldError> {
@@ -659,7 +659,7 @@ impl<P: PhysicsBackend + Default> World<P> {
     }
 
     /// Motor target of a robot's wheel joint.
-    pub fn motor_target(&self, entity: u32, wheel_joint: u32) -> Option<f64> {
+    pub fn motor_target(&self, entity: EntityId, wheel_joint: u32) -> Option<f64> {
         match &self.entities.get(&entity)?.kind {
             EntityKind::Robot { motors, .. } => {
                 self.physics.motor_velocity(*motors.get(&wheel_joint)?).ok()
@@ -671,7 +671,7 @@ impl<P: PhysicsBackend + Default> World<P> {
 
 /// A copy of an entity's creation request with another id, moved by `offset` (metres). Handy
 /// for populating a scene with many copies of one robot.
-pub fn moved_copy(spec: &EntitySpec, entity_id: u32, offset: [f64; 3]) -> EntitySpec {
+pub fn moved_copy(spec: &EntitySpec, entity_id: EntityId, offset: [f64; 3]) -> EntitySpec {
     let shift = |p: [f64; 3]| [p[0] + offset[0], p[1] + offset[1], p[2] + offset[2]];
     let mut copy = spec.clone();
     match &mut copy {

@@ -43,7 +43,7 @@ use simrob_physics::{BodyState, PhysicsBackend};
 use simrob_protocol::tree::{parse_elements, Element};
 use simrob_protocol::{
     contact_children, decode_contact, decode_entity_spec_element, decode_materials_element,
-    entity_spec_element, materials_element, CommandKeys, ControlRequest,
+    entity_spec_element, materials_element, CommandKeys, ControlRequest, EntityId,
     Interaction as WireInteraction, Material,
 };
 
@@ -586,7 +586,7 @@ impl<P: PhysicsBackend + Default> World<P> {
                     .parse::<u32>()
                     .map_err(|_| load_err(format!("State/{}: {name} is not an id", el.name)))
             };
-            let entity = attr_u32("Entity_Id")?;
+            let entity = EntityId(attr_u32("Entity_Id")?);
             match el.name.as_str() {
                 "Body" => {
                     let body_id = attr_u32("Body_id")?;

@@ -12,6 +12,7 @@
 //! non-finite value ever leaves the world.
 
 use simrob_physics::{BodyState, PhysicsBackend};
+use simrob_protocol::EntityId;
 
 use crate::World;
 
@@ -30,7 +31,7 @@ pub enum Advance {
 /// An entity the physics diverged on, put back at rest where it was (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Diverged {
-    pub entity: u32,
+    pub entity: EntityId,
     /// The iteration whose steps diverged; the entity is where it was before it.
     pub iteration: u64,
 }
@@ -111,7 +112,7 @@ impl<P: PhysicsBackend + Default> World<P> {
     }
 
     fn restore_diverged(&mut self) {
-        let bad: Vec<u32> = self
+        let bad: Vec<EntityId> = self
             .entities
             .iter()
             .filter(|(_, e)| {
@@ -170,7 +171,7 @@ mod tests {
     /// Makes the engine's state of the falling ball non-finite: its height (the engine's f32,
     /// found by its bytes) becomes NaN.
     fn poison_ball(w: &mut World) {
-        let z = w.body_state(8, 0).expect("ball").position[2] as f32;
+        let z = w.body_state(EntityId(8), 0).expect("ball").position[2] as f32;
         let mut state = w.physics.export_state();
         let mut hits = 0;
         for i in 0..state.len().saturating_sub(3) {
@@ -181,7 +182,7 @@ mod tests {
         }
         assert!(hits > 0, "the ball's height is not in the engine state");
         w.physics.import_state(&state).expect("import");
-        assert!(w.body_state(8, 0).unwrap().position[2].is_nan());
+        assert!(w.body_state(EntityId(8), 0).unwrap().position[2].is_nan());
     }
 
     #[test]
@@ -191,27 +192,27 @@ mod tests {
         for _ in 0..9 {
             assert!(w.advance());
         }
-        let ball_before = w.entity_pose(8).unwrap();
+        let ball_before = w.entity_pose(EntityId(8)).unwrap();
         assert!(w.advance());
         assert!(w.take_diverged().is_empty());
-        let robot_before = w.entity_pose(3).unwrap();
+        let robot_before = w.entity_pose(EntityId(3)).unwrap();
         poison_ball(&mut w);
         assert!(w.advance());
         assert_eq!(
             w.take_diverged(),
             vec![Diverged {
-                entity: 8,
+                entity: EntityId(8),
                 iteration: 11
             }]
         );
         // Back where it was last seen finite (when iteration 10 started), at rest.
-        let ball = w.body_state(8, 0).unwrap();
+        let ball = w.body_state(EntityId(8), 0).unwrap();
         assert!(finite(&ball), "{ball:?}");
         assert_eq!(ball.linear_velocity, [0.0; 3]);
         assert_eq!(ball.angular_velocity, [0.0; 3]);
-        assert_eq!(w.entity_pose(8).unwrap(), ball_before);
+        assert_eq!(w.entity_pose(EntityId(8)).unwrap(), ball_before);
         // Nobody else is put back; nothing non-finite reaches a snapshot.
-        assert_ne!(w.entity_pose(3).unwrap(), robot_before);
+        assert_ne!(w.entity_pose(EntityId(3)).unwrap(), robot_before);
         let snapshot = w.snapshot();
         assert!(snapshot.bodies.iter().all(|b| b
             .position
@@ -223,7 +224,7 @@ mod tests {
         // What else the engine keeps of the fault is the engine's; the world stays finite.
         for _ in 0..5 {
             assert!(w.advance());
-            assert!(finite(&w.body_state(8, 0).unwrap()));
+            assert!(finite(&w.body_state(EntityId(8), 0).unwrap()));
         }
     }
 

@@ -4,6 +4,7 @@ mod common;
 
 use common::*;
 use simrob_physics::rotate;
+use simrob_protocol::EntityId;
 
 const SUMBOT: u32 = 3;
 const BALL: u32 = 8;
@@ -16,7 +17,7 @@ fn sumbot_lands_on_its_wheels_and_stays_upright() {
     let mut w = world_with(&["materials.xml", "field.xml", "sumbot.xml"]);
     run(&mut w, 300);
     for wheel in [1, 2] {
-        let s = w.body_state(SUMBOT, wheel).unwrap();
+        let s = w.body_state(EntityId(SUMBOT), wheel).unwrap();
         let bottom = s.position[2] - WHEEL_RADIUS;
         assert!(
             (bottom - FLOOR_TOP).abs() < 0.003,
@@ -24,7 +25,7 @@ fn sumbot_lands_on_its_wheels_and_stays_upright() {
         );
         assert!(s.linear_velocity.iter().all(|v| v.abs() < 1e-3), "{s:?}");
     }
-    let chassis = w.body_state(SUMBOT, 0).unwrap();
+    let chassis = w.body_state(EntityId(SUMBOT), 0).unwrap();
     let up = rotate(chassis.orientation, [0.0, 0.0, 1.0]);
     // Upright: at most the ≈8° skid tilt of SPEC S9, far from tipping.
     assert!(up[2] > 20f64.to_radians().cos(), "chassis up vector {up:?}");
@@ -38,10 +39,10 @@ fn equal_wheel_speeds_drive_straight_at_omega_r() {
     run(&mut w, 100);
     motors(&mut w, SUMBOT, 3.0, 3.0);
     run(&mut w, 100); // accelerate
-    let (p0, _) = w.entity_pose(SUMBOT).unwrap();
+    let (p0, _) = w.entity_pose(EntityId(SUMBOT)).unwrap();
     let t0 = w.sim_time();
     run(&mut w, 400);
-    let (p1, _) = w.entity_pose(SUMBOT).unwrap();
+    let (p1, _) = w.entity_pose(EntityId(SUMBOT)).unwrap();
     let dt = w.sim_time() - t0;
     let vx = (p1[0] - p0[0]) / dt;
     let expected = 3.0 * WHEEL_RADIUS;
@@ -72,7 +73,7 @@ fn opposite_wheel_speeds_turn_in_place() {
     // Record the centre after every full turn (unwrapped yaw passing a multiple of 2π).
     let mut last = yaw(&w, SUMBOT);
     let mut total = 0.0f64;
-    let mut crossings = vec![w.entity_pose(SUMBOT).unwrap().0];
+    let mut crossings = vec![w.entity_pose(EntityId(SUMBOT)).unwrap().0];
     for _ in 0..3000 {
         run(&mut w, 1);
         let now = yaw(&w, SUMBOT);
@@ -85,7 +86,7 @@ fn opposite_wheel_speeds_turn_in_place() {
         total += d;
         last = now;
         if total.abs() >= std::f64::consts::TAU * crossings.len() as f64 {
-            crossings.push(w.entity_pose(SUMBOT).unwrap().0);
+            crossings.push(w.entity_pose(EntityId(SUMBOT)).unwrap().0);
         }
     }
     assert!(
@@ -106,7 +107,7 @@ fn ball_dropped_bounces_then_rests_on_the_floor() {
     let mut bounced = false;
     for _ in 0..500 {
         run(&mut w, 1);
-        let s = w.body_state(BALL, 0).unwrap();
+        let s = w.body_state(EntityId(BALL), 0).unwrap();
         if s.position[2] < FLOOR_TOP + 0.031 {
             touched = true;
         }
@@ -115,7 +116,7 @@ fn ball_dropped_bounces_then_rests_on_the_floor() {
         }
     }
     assert!(bounced, "the ball never bounced");
-    let s = w.body_state(BALL, 0).unwrap();
+    let s = w.body_state(EntityId(BALL), 0).unwrap();
     assert!(
         (s.position[2] - (FLOOR_TOP + 0.03)).abs() < 0.002,
         "rests at z {}",
@@ -128,24 +129,24 @@ fn ball_dropped_bounces_then_rests_on_the_floor() {
 fn ball_rolled_into_a_wall_comes_back() {
     let mut w = world_with(&["materials.xml", "field.xml", "ball.xml"]);
     w.apply_entity(&simrob_protocol::EntityRequest::SetEntityPosition {
-        entity_id: BALL,
+        entity_id: EntityId(BALL),
         position: [0.0, 0.5, FLOOR_TOP + 0.03],
     })
     .unwrap();
     run(&mut w, 20);
     // Rolling towards the +Y side wall (inner face at y = 0.89).
-    w.set_entity_velocity(BALL, [0.0, 1.5, 0.0], [-1.5 / 0.03, 0.0, 0.0])
+    w.set_entity_velocity(EntityId(BALL), [0.0, 1.5, 0.0], [-1.5 / 0.03, 0.0, 0.0])
         .unwrap();
     let mut max_y: f64 = 0.0;
     for _ in 0..100 {
         run(&mut w, 1);
-        max_y = max_y.max(w.body_state(BALL, 0).unwrap().position[1]);
+        max_y = max_y.max(w.body_state(EntityId(BALL), 0).unwrap().position[1]);
     }
     assert!(max_y > 0.85, "never reached the wall: {max_y}");
-    let s = w.body_state(BALL, 0).unwrap();
+    let s = w.body_state(EntityId(BALL), 0).unwrap();
     assert!(s.linear_velocity[1] < -0.01, "not coming back: {s:?}");
     run(&mut w, 100);
-    let y = w.body_state(BALL, 0).unwrap().position[1];
+    let y = w.body_state(EntityId(BALL), 0).unwrap().position[1];
     assert!(y < max_y - 0.02, "still at the wall: {y}");
 }
 
@@ -153,12 +154,12 @@ fn ball_rolled_into_a_wall_comes_back() {
 fn free_fall_matches_gravity_within_one_percent() {
     let mut w = world_with(&["materials.xml", "ball.xml"]);
     w.apply_entity(&simrob_protocol::EntityRequest::SetEntityPosition {
-        entity_id: BALL,
+        entity_id: EntityId(BALL),
         position: [0.0, 0.0, 20.0],
     })
     .unwrap();
     run(&mut w, 100);
-    let s = w.body_state(BALL, 0).unwrap();
+    let s = w.body_state(EntityId(BALL), 0).unwrap();
     let t = w.sim_time();
     let drop = 20.0 - s.position[2];
     let g_measured = 2.0 * drop / (t * t);

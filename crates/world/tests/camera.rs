@@ -2,6 +2,7 @@
 //! `paper` profile's distance bias and spread measured over many frames.
 
 use simrob_protocol::humanoid::BrainBroadcast;
+use simrob_protocol::EntityId;
 use simrob_soccer::camera::CameraProfile;
 use simrob_soccer::field::BALL_ENTITY;
 use simrob_soccer::{KidSizeField, Pose2, Team};
@@ -11,7 +12,7 @@ use simrob_world::{HumanoidSpec, World, WorldConfig};
 fn scene_with_robot(x: f64, y: f64, heading: f64) -> World {
     let mut w = World::kidsize(WorldConfig::default(), &KidSizeField::default()).unwrap();
     w.create_humanoid(&HumanoidSpec {
-        entity_id: 20,
+        entity_id: EntityId(20),
         team: Team::Cyan,
         pose: Pose2 { x, y, heading },
         profile: "ideal".into(),
@@ -32,7 +33,7 @@ fn put_ball(w: &mut World, x: f64, y: f64) {
 
 fn head(w: &mut World, pan: f64, tilt: f64) {
     for (name, a) in [("turnHeadHorizontally", pan), ("turnHeadVertically", tilt)] {
-        w.humanoid_action(20, name, &[("angle".to_string(), a.to_string())])
+        w.humanoid_action(EntityId(20), name, &[("angle".to_string(), a.to_string())])
             .unwrap();
         for _ in 0..100 {
             w.advance();

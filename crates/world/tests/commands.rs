@@ -7,6 +7,7 @@ use simrob_protocol::{
     BodySpec, Contact, ControlRequest as C, EntityInfoKind, EntityRequest as E, EntitySpec,
     Interaction, JointSpec, Material, MotorCommand, Shape,
 };
+use simrob_protocol::{EntityId, MaterialId};
 use simrob_world::{Applied, World, WorldConfig, WorldError};
 
 fn soccer() -> World {
@@ -20,7 +21,7 @@ fn body(id: u32, shape: Shape, mass: f64, z: f64) -> BodySpec {
     BodySpec {
         id,
         shape,
-        material: Some(0),
+        material: Some(MaterialId(0)),
         mass: Some(mass),
         position: [0.0, 0.5, z],
         rotation: [0.0; 3],
@@ -63,7 +64,7 @@ fn robot(
     reference: u32,
 ) -> C {
     C::CreateEntity(EntitySpec::Robot {
-        entity_id: id,
+        entity_id: EntityId(id),
         bodies,
         joints,
         motors,
@@ -73,8 +74,8 @@ fn robot(
 
 fn interaction(m1: u32, m2: u32) -> Interaction {
     Interaction {
-        material_1: m1,
-        material_2: m2,
+        material_1: MaterialId(m1),
+        material_2: MaterialId(m2),
         contact: Contact {
             hardness: 0.1,
             bounciness: 0.5,
@@ -118,7 +119,7 @@ fn bad_control_requests() -> Vec<(C, &'static str)> {
         (
             C::RegisterMaterialsInteractions {
                 materials: vec![Material {
-                    id: 5,
+                    id: MaterialId(5),
                     name: "Rubber".into(),
                 }],
                 interactions: vec![{
@@ -131,7 +132,7 @@ fn bad_control_requests() -> Vec<(C, &'static str)> {
         ),
         (
             C::CreateEntity(EntitySpec::Ball {
-                entity_id: 3,
+                entity_id: EntityId(3),
                 material: None,
                 mass: Some(1.0),
                 position: [0.0; 3],
@@ -142,7 +143,7 @@ fn bad_control_requests() -> Vec<(C, &'static str)> {
         ),
         (
             C::CreateEntity(EntitySpec::Field {
-                entity_id: 20,
+                entity_id: EntityId(20),
                 bodies: vec![cube(0), cube(1)],
                 joints: vec![JointSpec::Fixed {
                     id: 0,
@@ -154,7 +155,7 @@ fn bad_control_requests() -> Vec<(C, &'static str)> {
         ),
         (
             C::CreateEntity(EntitySpec::Field {
-                entity_id: 20,
+                entity_id: EntityId(20),
                 bodies: vec![],
                 joints: vec![],
             }),
@@ -321,7 +322,7 @@ fn bad_control_requests() -> Vec<(C, &'static str)> {
             robot(
                 20,
                 vec![BodySpec {
-                    material: Some(9),
+                    material: Some(MaterialId(9)),
                     ..cube(0)
                 }],
                 vec![],
@@ -345,7 +346,7 @@ fn bad_control_requests() -> Vec<(C, &'static str)> {
         ),
         (
             C::CreateEntity(EntitySpec::Ball {
-                entity_id: 21,
+                entity_id: EntityId(21),
                 material: None,
                 mass: Some(0.5),
                 position: [0.0; 3],
@@ -375,42 +376,42 @@ fn bad_entity_requests() -> Vec<(E, &'static str)> {
     vec![
         (
             E::SetEntityPosition {
-                entity_id: 99,
+                entity_id: EntityId(99),
                 position: [0.0; 3],
             },
             "99",
         ),
         (
             E::SetEntityPosition {
-                entity_id: 7,
+                entity_id: EntityId(7),
                 position: [0.0; 3],
             },
             "Field",
         ),
         (
             E::SetEntityPosition {
-                entity_id: 8,
+                entity_id: EntityId(8),
                 position: [0.0, f64::NAN, 0.0],
             },
             "finite",
         ),
         (
             E::RobotMotorControl {
-                entity_id: 99,
+                entity_id: EntityId(99),
                 motors: vec![m(0, 1.0)],
             },
             "99",
         ),
         (
             E::RobotMotorControl {
-                entity_id: 8,
+                entity_id: EntityId(8),
                 motors: vec![m(0, 1.0)],
             },
             "not a Robot",
         ),
         (
             E::RobotMotorControl {
-                entity_id: 3,
+                entity_id: EntityId(3),
                 motors: vec![m(5, 1.0)],
             },
             "wheel joint 5",
@@ -418,7 +419,7 @@ fn bad_entity_requests() -> Vec<(E, &'static str)> {
         // The first motor is valid; the whole request is still refused.
         (
             E::RobotMotorControl {
-                entity_id: 3,
+                entity_id: EntityId(3),
                 motors: vec![m(0, 9.0), m(1, f64::INFINITY)],
             },
             "finite",
@@ -456,7 +457,7 @@ fn every_rejected_entity_request_changes_nothing() {
         );
         assert_eq!(w.save_xml(), before, "{request:?} changed the world");
     }
-    assert_eq!(w.motor_target(3, 0), Some(1.0));
+    assert_eq!(w.motor_target(EntityId(3), 0), Some(1.0));
 }
 
 #[test]
@@ -515,13 +516,17 @@ fn steps_per_iteration_and_timestep_set_simulated_time() {
 fn gravity_and_modes_take_effect() {
     let mut w = world_with(&["materials.xml", "ball.xml"]);
     w.apply_control(&C::SetWorldGravity(0.0)).unwrap();
-    let z0 = w.entity_pose(8).unwrap().0[2];
+    let z0 = w.entity_pose(EntityId(8)).unwrap().0[2];
     run(&mut w, 50);
-    assert_eq!(w.entity_pose(8).unwrap().0[2], z0, "no gravity, no fall");
+    assert_eq!(
+        w.entity_pose(EntityId(8)).unwrap().0[2],
+        z0,
+        "no gravity, no fall"
+    );
     w.apply_control(&C::SetWorldGravity(9.8)).unwrap();
     run(&mut w, 10);
     assert!(
-        w.entity_pose(8).unwrap().0[2] > z0,
+        w.entity_pose(EntityId(8)).unwrap().0[2] > z0,
         "gravity along +Z lifts"
     );
     for (req, check) in [
@@ -550,17 +555,17 @@ fn gravity_and_modes_take_effect() {
 fn set_entity_position_moves_the_whole_robot_rigidly() {
     let mut w = soccer();
     let before: Vec<_> = (0..3)
-        .map(|b| w.body_state(3, b).unwrap().position)
+        .map(|b| w.body_state(EntityId(3), b).unwrap().position)
         .collect();
     w.apply_entity(&E::SetEntityPosition {
-        entity_id: 3,
+        entity_id: EntityId(3),
         position: [0.5, 0.3, 0.2],
     })
     .unwrap();
-    let (p, _) = w.entity_pose(3).unwrap();
+    let (p, _) = w.entity_pose(EntityId(3)).unwrap();
     assert!((p[0] - 0.5).abs() < 1e-6 && (p[1] - 0.3).abs() < 1e-6 && (p[2] - 0.2).abs() < 1e-6);
     for b in 0..3 {
-        let now = w.body_state(3, b).unwrap().position;
+        let now = w.body_state(EntityId(3), b).unwrap().position;
         for k in 0..3 {
             let offset_before = before[b as usize][k] - before[0][k];
             let offset_now = now[k] - p[k];
@@ -568,11 +573,11 @@ fn set_entity_position_moves_the_whole_robot_rigidly() {
         }
     }
     w.apply_entity(&E::SetEntityPosition {
-        entity_id: 8,
+        entity_id: EntityId(8),
         position: [0.0, 0.0, 0.5],
     })
     .unwrap();
-    assert!((w.entity_pose(8).unwrap().0[2] - 0.5).abs() < 1e-6);
+    assert!((w.entity_pose(EntityId(8)).unwrap().0[2] - 0.5).abs() < 1e-6);
 }
 
 #[test]
@@ -580,7 +585,7 @@ fn materials_and_a_new_robot_are_accepted() {
     let mut w = soccer();
     w.apply_control(&C::RegisterMaterialsInteractions {
         materials: vec![Material {
-            id: 5,
+            id: MaterialId(5),
             name: "Rubber".into(),
         }],
         interactions: vec![interaction(5, 0), interaction(5, 5)],
@@ -602,7 +607,7 @@ fn materials_and_a_new_robot_are_accepted() {
             vec![
                 cube(0),
                 BodySpec {
-                    material: Some(5),
+                    material: Some(MaterialId(5)),
                     ..wheel
                 },
             ],
@@ -612,7 +617,7 @@ fn materials_and_a_new_robot_are_accepted() {
         ))
         .unwrap();
     assert_eq!(reply, Applied::Done("Created Robot entity 20".into()));
-    assert!(w.entity_ids().any(|e| e == 20));
+    assert!(w.entity_ids().any(|e| e == EntityId(20)));
 }
 
 #[test]
@@ -621,12 +626,24 @@ fn snapshot_has_every_body_with_its_entity_and_robot_and_ball_entries() {
     let b = w.snapshot();
     assert_eq!(b.iteration, w.iteration());
     assert_eq!(b.bodies.len(), 13 + 3 + 1);
-    assert_eq!(b.bodies.iter().filter(|x| x.entity_id == 7).count(), 13);
-    assert_eq!(b.bodies.iter().filter(|x| x.entity_id == 3).count(), 3);
+    assert_eq!(
+        b.bodies
+            .iter()
+            .filter(|x| x.entity_id == EntityId(7))
+            .count(),
+        13
+    );
+    assert_eq!(
+        b.bodies
+            .iter()
+            .filter(|x| x.entity_id == EntityId(3))
+            .count(),
+        3
+    );
     let wheel = b
         .bodies
         .iter()
-        .find(|x| x.entity_id == 3 && x.id == 1)
+        .find(|x| x.entity_id == EntityId(3) && x.id == 1)
         .unwrap();
     assert_eq!(
         wheel.shape,
@@ -635,16 +652,19 @@ fn snapshot_has_every_body_with_its_entity_and_robot_and_ball_entries() {
             length: 0.04
         }
     );
-    assert_eq!((wheel.material, wheel.mass), (1, 0.1));
+    assert_eq!((wheel.material, wheel.mass), (MaterialId(1), 0.1));
     let kinds: Vec<_> = b.entities.iter().map(|e| (e.kind, e.entity_id)).collect();
     assert_eq!(
         kinds,
-        vec![(EntityInfoKind::Robot, 3), (EntityInfoKind::Ball, 8)]
+        vec![
+            (EntityInfoKind::Robot, EntityId(3)),
+            (EntityInfoKind::Ball, EntityId(8))
+        ]
     );
     let chassis = b
         .bodies
         .iter()
-        .find(|x| x.entity_id == 3 && x.id == 0)
+        .find(|x| x.entity_id == EntityId(3) && x.id == 0)
         .unwrap();
     assert_eq!(b.entities[0].position, chassis.position);
 }

@@ -1,6 +1,7 @@
 //! Humanoids on the KidSize field, in-process: actions move the body, kicks roll the ball
 //! 100–110 cm only when it is within reach, saves stop what the keeper's body covers.
 
+use simrob_protocol::EntityId;
 use simrob_soccer::field::BALL_ENTITY;
 use simrob_soccer::{ActionStatus, KidSizeField, Pose2, Team};
 use simrob_world::{HumanoidSpec, World, WorldConfig};
@@ -11,7 +12,7 @@ fn scene() -> World {
 
 fn humanoid(w: &mut World, id: u32, team: Team, x: f64, y: f64, heading: f64) {
     w.create_humanoid(&HumanoidSpec {
-        entity_id: id,
+        entity_id: EntityId(id),
         team,
         pose: Pose2 { x, y, heading },
         profile: "ideal".into(),
@@ -26,14 +27,14 @@ fn act(w: &mut World, id: u32, name: &str, params: &[(&str, &str)]) -> String {
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    w.humanoid_action(id, name, &p).unwrap()
+    w.humanoid_action(EntityId(id), name, &p).unwrap()
 }
 
 fn run_until_idle(w: &mut World, id: u32, max_s: f64) {
     let n = (max_s / w.iteration_seconds()) as usize;
     for _ in 0..n {
         w.advance();
-        let h = w.humanoid(id).unwrap();
+        let h = w.humanoid(EntityId(id)).unwrap();
         if h.action_state().map(|s| s.status) != Some(ActionStatus::Running) && h.is_idle() {
             return;
         }
@@ -58,26 +59,26 @@ fn walk_turn_and_lateral_steps_move_the_body() {
     humanoid(&mut w, 20, Team::Cyan, -2.0, 1.0, 0.0);
     act(&mut w, 20, "walk", &[("distance", "30")]);
     run_until_idle(&mut w, 20, 5.0);
-    let p = w.humanoid(20).unwrap().pose();
+    let p = w.humanoid(EntityId(20)).unwrap().pose();
     assert!(
         (p.x - -1.7).abs() < 1e-6 && (p.y - 1.0).abs() < 1e-6,
         "{p:?}"
     );
     act(&mut w, 20, "walk", &[("distance", "7")]);
     run_until_idle(&mut w, 20, 5.0);
-    let p = w.humanoid(20).unwrap().pose();
+    let p = w.humanoid(EntityId(20)).unwrap().pose();
     assert!((p.x - -1.64).abs() < 1e-6, "walk 7 moves 6 cm: {p:?}");
     act(&mut w, 20, "turn", &[("angle", "45")]);
     run_until_idle(&mut w, 20, 5.0);
-    let p = w.humanoid(20).unwrap().pose();
+    let p = w.humanoid(EntityId(20)).unwrap().pose();
     assert!((p.heading.to_degrees() + 40.0).abs() < 1e-6, "{p:?}");
     act(&mut w, 20, "walkLeft", &[("distance", "8")]);
     run_until_idle(&mut w, 20, 5.0);
-    let q = w.humanoid(20).unwrap().pose();
+    let q = w.humanoid(EntityId(20)).unwrap().pose();
     let moved = (q.x - p.x).hypot(q.y - p.y);
     assert!((moved - 0.08).abs() < 1e-6, "{q:?}");
     // The trunk body follows the model.
-    let trunk = w.body_state(20, 0).unwrap().position;
+    let trunk = w.body_state(EntityId(20), 0).unwrap().position;
     assert!((trunk[0] - q.x).abs() < 1e-4 && (trunk[1] - q.y).abs() < 1e-4);
 }
 
@@ -150,15 +151,15 @@ fn robots_do_not_walk_through_each_other_or_posts() {
     humanoid(&mut w, 21, Team::Magenta, 0.5, 2.0, std::f64::consts::PI);
     act(&mut w, 20, "walk", &[("distance", "60")]);
     run_until_idle(&mut w, 20, 10.0);
-    let a = w.humanoid(20).unwrap().pose();
-    let b = w.humanoid(21).unwrap().pose();
+    let a = w.humanoid(EntityId(20)).unwrap().pose();
+    let b = w.humanoid(EntityId(21)).unwrap().pose();
     assert!((a.x - b.x).hypot(a.y - b.y) >= 0.2 - 1e-9, "{a:?} {b:?}");
     assert!(a.x > 0.2, "it walked until it met the other robot: {a:?}");
     // A goal post at (4.5, 0.95).
     humanoid(&mut w, 22, Team::Cyan, 4.0, 0.95, 0.0);
     act(&mut w, 22, "walk", &[("distance", "100")]);
     run_until_idle(&mut w, 22, 10.0);
-    let c = w.humanoid(22).unwrap().pose();
+    let c = w.humanoid(EntityId(22)).unwrap().pose();
     assert!(4.5 - c.x >= 0.15 - 1e-9, "{c:?}");
 }
 
@@ -166,7 +167,7 @@ fn robots_do_not_walk_through_each_other_or_posts() {
 fn bad_actions_are_refused_and_change_nothing() {
     let mut w = scene();
     humanoid(&mut w, 20, Team::Cyan, 0.0, 1.0, 0.0);
-    let before = format!("{:?}", w.humanoid(20));
+    let before = format!("{:?}", w.humanoid(EntityId(20)));
     for (name, params) in [
         ("jump", vec![]),
         ("turnHeadVertically", vec![("angle", "10")]),
@@ -180,16 +181,16 @@ fn bad_actions_are_refused_and_change_nothing() {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         assert!(
-            w.humanoid_action(20, name, &p).is_err(),
+            w.humanoid_action(EntityId(20), name, &p).is_err(),
             "{name} {params:?}"
         );
     }
     assert!(
-        w.humanoid_action(2, "walk", &[]).is_err(),
+        w.humanoid_action(EntityId(2), "walk", &[]).is_err(),
         "the ball is not a humanoid"
     );
-    assert!(w.humanoid_action(99, "walk", &[]).is_err());
-    assert_eq!(before, format!("{:?}", w.humanoid(20)));
+    assert!(w.humanoid_action(EntityId(99), "walk", &[]).is_err());
+    assert_eq!(before, format!("{:?}", w.humanoid(EntityId(20))));
 }
 
 #[test]
@@ -212,11 +213,11 @@ fn the_bundled_kidsize_scenario_is_the_rust_scene() {
     for r in simrob_protocol::decode_datagram(&teams, &keys) {
         w.apply(&r.unwrap()).unwrap();
     }
-    let ids: Vec<u32> = w.humanoid_ids().collect();
+    let ids: Vec<u32> = w.humanoid_ids().map(|id| id.0).collect();
     assert_eq!(ids, vec![21, 22, 23, 31, 32, 33]);
     let cyan = ids
         .iter()
-        .filter(|i| w.humanoid(**i).unwrap().team == Team::Cyan)
+        .filter(|i| w.humanoid(EntityId(**i)).unwrap().team == Team::Cyan)
         .count();
     assert_eq!(cyan, 3);
 }
@@ -227,14 +228,14 @@ fn a_saved_scene_reloads_with_the_robots_where_they_stood() {
     humanoid(&mut w, 20, Team::Magenta, 1.0, -1.0, 0.5);
     act(&mut w, 20, "walk", &[("distance", "24")]);
     run_until_idle(&mut w, 20, 5.0);
-    let before = w.humanoid(20).unwrap().pose();
+    let before = w.humanoid(EntityId(20)).unwrap().pose();
     let xml = w.save_xml();
     let mut loaded = World::new(WorldConfig::default());
     loaded.load_xml(&xml).unwrap();
-    let after = loaded.humanoid(20).unwrap().pose();
+    let after = loaded.humanoid(EntityId(20)).unwrap().pose();
     assert!((after.x - before.x).abs() < 1e-9 && (after.y - before.y).abs() < 1e-9);
     assert!((after.heading - before.heading).abs() < 1e-9);
-    assert_eq!(loaded.humanoid(20).unwrap().team, Team::Magenta);
+    assert_eq!(loaded.humanoid(EntityId(20)).unwrap().team, Team::Magenta);
     // And it keeps working.
     act(&mut loaded, 20, "turn", &[("angle", "20")]);
     run_until_idle(&mut loaded, 20, 5.0);

@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use simrob_physics::rotate;
 use simrob_protocol::ControlRequest;
+use simrob_protocol::EntityId;
 
 const SUMBOT: u32 = 3;
 /// Steps per simulated second at the default timestep (0.01 s).
@@ -25,7 +26,7 @@ fn settled_sumbot(fast: bool) -> simrob_world::World {
 }
 
 fn tilt_degrees(w: &simrob_world::World) -> f64 {
-    let chassis = w.body_state(SUMBOT, 0).unwrap();
+    let chassis = w.body_state(EntityId(SUMBOT), 0).unwrap();
     let up = rotate(chassis.orientation, [0.0, 0.0, 1.0]);
     up[2].clamp(-1.0, 1.0).acos().to_degrees()
 }
@@ -42,13 +43,13 @@ fn idle_sumbot_does_not_turn_or_creep_in_a_minute() {
         "not yet on its skid: {}°",
         tilt_degrees(&w)
     );
-    let (p0, _) = w.entity_pose(SUMBOT).unwrap();
+    let (p0, _) = w.entity_pose(EntityId(SUMBOT)).unwrap();
     let y0 = yaw(&w, SUMBOT);
     let mut worst_turn = 0f64;
     let mut worst_move = 0f64;
     for _ in 0..60 {
         run(&mut w, PER_SECOND);
-        let (p, _) = w.entity_pose(SUMBOT).unwrap();
+        let (p, _) = w.entity_pose(EntityId(SUMBOT)).unwrap();
         worst_turn = worst_turn.max(wrap(yaw(&w, SUMBOT) - y0).abs());
         worst_move = worst_move.max(((p[0] - p0[0]).powi(2) + (p[1] - p0[1]).powi(2)).sqrt());
     }
@@ -68,7 +69,7 @@ fn idle_sumbot_does_not_turn_or_creep_in_a_minute() {
 #[test]
 fn resting_chassis_height_matches_the_seed_geometry() {
     let w = settled_sumbot(false);
-    let chassis = w.body_state(SUMBOT, 0).unwrap();
+    let chassis = w.body_state(EntityId(SUMBOT), 0).unwrap();
     let tilt = tilt_degrees(&w);
     eprintln!(
         "resting chassis z {:.5}, tilt {tilt:.2}°",

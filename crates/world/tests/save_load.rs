@@ -4,6 +4,7 @@ mod common;
 
 use common::*;
 use simrob_protocol::ControlRequest;
+use simrob_protocol::EntityId;
 use simrob_world::{
     default_save_key, session_flags_of, Applied, EngineState, LoadLimits, LoadOptions, SaveKey,
     SessionFlags, World, WorldConfig, WorldError,
@@ -12,7 +13,7 @@ use simrob_world::{
 fn busy_soccer() -> World {
     let mut w = world_with(&["soccer.xml"]);
     motors(&mut w, 3, 4.0, 2.5);
-    w.set_entity_velocity(8, [-0.8, 0.3, 0.0], [0.0, 0.0, 0.0])
+    w.set_entity_velocity(EntityId(8), [-0.8, 0.3, 0.0], [0.0, 0.0, 0.0])
         .unwrap();
     w
 }
@@ -58,7 +59,7 @@ fn save_at_500_load_and_continue_equals_an_uninterrupted_run() {
         poses(&reference),
         "trajectories diverged after load"
     );
-    assert_eq!(second.motor_target(3, 0), Some(4.0));
+    assert_eq!(second.motor_target(EntityId(3), 0), Some(4.0));
     assert_eq!(second.sim_time(), reference.sim_time());
 }
 
@@ -89,7 +90,10 @@ fn saved_file_keeps_parameters_and_modes() {
     assert_eq!(loaded.params(), w.params());
     assert_eq!(loaded.modes(), w.modes());
     assert_eq!(loaded.materials().count(), 2);
-    assert_eq!(loaded.entity_ids().collect::<Vec<_>>(), vec![3, 7, 8]);
+    assert_eq!(
+        loaded.entity_ids().map(|id| id.0).collect::<Vec<_>>(),
+        vec![3, 7, 8]
+    );
     // The pending Make_Step survives too.
     assert!(loaded.advance());
     assert!(!loaded.advance());
@@ -139,7 +143,7 @@ fn a_file_without_physics_state_places_the_bodies() {
             assert!((a.linear_velocity[k] - b.linear_velocity[k]).abs() < 1e-6);
         }
     }
-    assert_eq!(loaded.motor_target(3, 1), Some(2.5));
+    assert_eq!(loaded.motor_target(EntityId(3), 1), Some(2.5));
 }
 
 /// The byte range of the hex digits of the engine state in a saved file.
@@ -180,7 +184,10 @@ fn a_damaged_engine_state_is_not_used_the_world_is_rebuilt_from_the_readable_par
             .expect("rebuilt from the readable part");
         assert!(matches!(engine, EngineState::Rebuilt(_)), "{engine:?}");
         assert_eq!(loaded.iteration(), w.iteration());
-        assert_eq!(loaded.entity_ids().collect::<Vec<_>>(), vec![3, 7, 8]);
+        assert_eq!(
+            loaded.entity_ids().map(|id| id.0).collect::<Vec<_>>(),
+            vec![3, 7, 8]
+        );
         run(&mut loaded, 20);
     }
     // The untouched file resumes the engine exactly.

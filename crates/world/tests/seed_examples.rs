@@ -1,6 +1,7 @@
 //! Every Control_Request and Entity_Request example of seed 000 §2–§4 (the protocol crate's
 //! fixtures) applies to a world built from the seed's own entities.
 
+use simrob_protocol::EntityId;
 use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest, Request};
 use simrob_world::{moved_copy, Applied, World, WorldConfig, WorldError};
 
@@ -32,10 +33,10 @@ fn the_seed_examples_apply_in_order() {
         }
     }
     // §3's examples drive entity 1: make it a second SumBot.
-    let sumbot = w.entity_spec(3).cloned().unwrap();
+    let sumbot = w.entity_spec(EntityId(3)).cloned().unwrap();
     w.apply_control(&ControlRequest::CreateEntity(moved_copy(
         &sumbot,
-        1,
+        EntityId(1),
         [0.5, 0.0, 0.0],
     )))
     .unwrap();
@@ -93,9 +94,9 @@ fn the_seed_examples_apply_in_order() {
     assert_eq!(w.params().timestep, 0.3);
     assert_eq!(w.modes().steps_per_iteration, 3);
     assert!(w.modes().step_mode);
-    assert_eq!(w.motor_target(1, 0), Some(3.0));
-    assert_eq!(w.motor_target(1, 1), Some(-5.0));
-    let (p, _) = w.entity_pose(1).unwrap();
+    assert_eq!(w.motor_target(EntityId(1), 0), Some(3.0));
+    assert_eq!(w.motor_target(EntityId(1), 1), Some(-5.0));
+    let (p, _) = w.entity_pose(EntityId(1)).unwrap();
     assert!((p[0] - 1.0).abs() < 1e-6 && (p[1] - 0.5).abs() < 1e-6 && (p[2] - 2.0).abs() < 1e-6);
     // One Make_Step was granted: exactly one iteration runs.
     assert!(w.advance());

@@ -17,7 +17,7 @@ use simrob_coord::robot::{Command, Pose, RobotAgent};
 use simrob_coord::sync::TaskBoard;
 use simrob_coord::wire::Msg;
 use simrob_mrs::MrsClient;
-use simrob_protocol::{ControlRequest, EntityInfoKind, EntityRequest};
+use simrob_protocol::{ControlRequest, EntityId, EntityInfoKind, EntityRequest};
 
 use super::net::{connect_cc, write_env, Incoming};
 
@@ -110,7 +110,7 @@ impl SumBot {
     }
 
     fn motors(&self, l: f64, r: f64) -> EntityRequest {
-        EntityRequest::two_wheels(self.entity, l, r)
+        EntityRequest::two_wheels(EntityId(self.entity), l, r)
     }
 }
 
@@ -129,7 +129,7 @@ impl Body for SumBot {
             if let Some(e) = b
                 .entities
                 .iter()
-                .find(|e| e.kind == EntityInfoKind::Robot && e.entity_id == self.entity)
+                .find(|e| e.kind == EntityInfoKind::Robot && e.entity_id == EntityId(self.entity))
             {
                 // The SumBot drives towards −X of its body for positive wheel speeds.
                 let heading = wrap(e.rotation[2] + PI);

@@ -14,7 +14,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Subcommand, ValueEnum};
 use simrob_protocol::tree::parse_finite_f64;
 use simrob_protocol::{
-    decode_datagram, AgentRequest, AgentType, CommandKeys, ControlRequest, EntityRequest,
+    decode_datagram, AgentRequest, AgentType, CommandKeys, ControlRequest, EntityId, EntityRequest,
     MotorCommand, Request,
 };
 
@@ -479,12 +479,12 @@ impl SendCommand {
                 y,
                 z,
             } => Ok(vec![entity(EntityRequest::SetEntityPosition {
-                entity_id: *id,
+                entity_id: EntityId(*id),
                 position: [*x, *y, *z],
             })]),
             SendCommand::Motors { entity: id, motors } => {
                 Ok(vec![entity(EntityRequest::RobotMotorControl {
-                    entity_id: *id,
+                    entity_id: EntityId(*id),
                     motors: motors.clone(),
                 })])
             }
@@ -497,7 +497,7 @@ impl SendCommand {
                 profile,
                 seed,
             } => one(C::CreateEntity(simrob_protocol::EntitySpec::Humanoid {
-                entity_id: *id,
+                entity_id: EntityId(*id),
                 team: team.clone(),
                 position: [*x, *y],
                 heading: *heading,
@@ -510,7 +510,7 @@ impl SendCommand {
                 name,
                 params,
             } => Ok(vec![entity(EntityRequest::HumanoidAction {
-                entity_id: *id,
+                entity_id: EntityId(*id),
                 name: name.clone(),
                 params: params.clone(),
             })]),

@@ -28,7 +28,9 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use rustyline::error::ReadlineError;
 use rustyline::ExternalPrinter;
-use simrob_protocol::{AgentRequest, AgentType, Broadcast, EntityInfo, Request, ServerMessage};
+use simrob_protocol::{
+    AgentRequest, AgentType, Broadcast, EntityId, EntityInfo, Request, ServerMessage,
+};
 
 use super::command::{Commander, SendCommand};
 use super::session::{describe, Session};
@@ -66,7 +68,7 @@ enum PromptCommand {
     Poses {
         /// Only this entity.
         #[arg(long, value_name = "ID")]
-        entity: Option<u32>,
+        entity: Option<EntityId>,
     },
     /// Show the simulation's state as of the last broadcast: iteration and entities.
     State,
@@ -134,7 +136,7 @@ Up/Down: history; Ctrl-R: search it; Ctrl-D: quit.";
 #[derive(Default)]
 struct Watch {
     iteration: Option<u64>,
-    entities: BTreeMap<u32, EntityInfo>,
+    entities: BTreeMap<EntityId, EntityInfo>,
 }
 
 impl Watch {
@@ -156,7 +158,7 @@ impl Watch {
         false
     }
 
-    fn poses(&self, only: Option<u32>) -> i32 {
+    fn poses(&self, only: Option<EntityId>) -> i32 {
         if self.none_yet() {
             return EXIT_REFUSED;
         }
@@ -199,7 +201,7 @@ impl Watch {
             count("Ball"),
             self.entities
                 .keys()
-                .map(u32::to_string)
+                .map(EntityId::to_string)
                 .collect::<Vec<_>>()
                 .join(", ")
         );

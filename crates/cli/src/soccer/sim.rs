@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use simrob_futrob::body::BodyLink;
 use simrob_futrob::{Action, BodyStatus, Sighting};
 use simrob_protocol::humanoid::decode_brain_broadcast;
-use simrob_protocol::{encode_request, CommandKeys, EntityRequest, Request};
+use simrob_protocol::{encode_request, CommandKeys, EntityId, EntityRequest, Request};
 use simrob_trials::link::{body_report, request_of, sightings, time_ms};
 
 /// What one message from the simulator brought.
@@ -37,7 +37,7 @@ fn action_xml(entity: u32, a: &Action) -> String {
     let (name, params) = request_of(a);
     let request = Request::Entity {
         request: EntityRequest::HumanoidAction {
-            entity_id: entity,
+            entity_id: EntityId(entity),
             name: name.to_string(),
             params,
         },

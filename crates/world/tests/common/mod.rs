@@ -1,6 +1,7 @@
 //! Shared helpers: build worlds from the scenario files of the repository.
 #![allow(dead_code)]
 
+use simrob_protocol::EntityId;
 use std::path::PathBuf;
 
 use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest, EntityRequest};
@@ -36,7 +37,7 @@ pub fn world_with(files: &[&str]) -> World {
 
 pub fn motors(world: &mut World, entity: u32, left: f64, right: f64) {
     world
-        .apply_entity(&EntityRequest::two_wheels(entity, left, right))
+        .apply_entity(&EntityRequest::two_wheels(EntityId(entity), left, right))
         .unwrap();
 }
 
@@ -48,6 +49,6 @@ pub fn run(world: &mut World, iterations: u64) {
 
 /// Yaw (rotation about Z) of the robot's reference body from its quaternion.
 pub fn yaw(world: &World, entity: u32) -> f64 {
-    let (_, r) = world.entity_pose(entity).unwrap();
+    let (_, r) = world.entity_pose(EntityId(entity)).unwrap();
     r[2]
 }
