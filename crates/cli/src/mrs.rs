@@ -92,8 +92,8 @@ fn parse_pose(s: &str) -> Result<Pose, String> {
 }
 
 fn read_map(path: &Path) -> Result<Map> {
-    let bytes =
-        std::fs::read(path).with_context(|| format!("cannot read map {}", path.display()))?;
+    let bytes = crate::run::read_file(path, simrob_mrs::MAX_MAP_FILE)
+        .with_context(|| format!("cannot read map {}", path.display()))?;
     Map::from_bytes(&bytes).with_context(|| format!("map {}", path.display()))
 }
 

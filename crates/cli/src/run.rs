@@ -40,10 +40,16 @@ pub struct RunArgs {
     json: bool,
 }
 
+/// Reads a file named on the command line or in a scenario: a regular file of at most `max`
+/// bytes (a device, a FIFO or a huge file gets an error at once).
+pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    simrob_swarm::scenario::read_bounded(path, max)
+}
+
 /// Reads and decodes every request of a scenario file (SimRob XML messages).
 pub fn read_requests(path: &Path) -> Result<Vec<Request>> {
-    let bytes =
-        std::fs::read(path).with_context(|| format!("cannot read scenario {}", path.display()))?;
+    let bytes = read_file(path, simrob_server::simrob::MAX_SAVE_FILE)
+        .with_context(|| format!("cannot read scenario {}", path.display()))?;
     decode_datagram(&bytes, &CommandKeys::default())
         .into_iter()
         .enumerate()
@@ -68,8 +74,10 @@ pub fn load_scenario(world: &mut World, path: &Path) -> Result<()> {
             }
             Applied::Load(file) => {
                 let source = base.join(file);
-                let xml = std::fs::read_to_string(&source)
+                let bytes = read_file(&source, simrob_server::simrob::MAX_SAVE_FILE)
                     .with_context(|| format!("cannot read {}", source.display()))?;
+                let xml = String::from_utf8(bytes)
+                    .with_context(|| format!("{} is not UTF-8 text", source.display()))?;
                 world.load_xml(&xml)?;
             }
         }
@@ -250,4 +258,40 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
         writeln!(json_out, "{summary}")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod file_tests {
+    use super::*;
+
+    #[test]
+    fn a_scenario_that_is_a_device_a_fifo_or_huge_is_refused_at_once() {
+        let e = format!("{:#}", read_requests(Path::new("/dev/zero")).unwrap_err());
+        assert!(e.contains("not a regular file"), "{e}");
+        let dir = std::env::temp_dir().join(format!("simrob-run-files-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("scenario.xml");
+        if std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let e = format!("{:#}", read_requests(&fifo).unwrap_err());
+            assert!(e.contains("not a regular file"), "{e}");
+        }
+        let huge = dir.join("huge.xml");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(10_000_000_000)
+            .unwrap();
+        let e = format!("{:#}", read_requests(&huge).unwrap_err());
+        assert!(e.contains("limit"), "{e}");
+        let e = format!(
+            "{:#}",
+            read_file(&huge, simrob_mrs::MAX_MAP_FILE).unwrap_err()
+        );
+        assert!(e.contains("limit"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -86,6 +86,54 @@ pub struct ScenarioError(pub String);
 /// squared); a larger world is refused when the run is built.
 pub const MAX_GRID_CELLS: usize = 1 << 22;
 
+/// The largest scenario file, draw.io map or obstacle map read, bytes (64 MiB). A path
+/// naming anything but a regular file (`/dev/zero`, a FIFO, a directory) is refused too.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// Reads the file at `path`: a regular file of at most `max` bytes, else a clear error
+/// (nothing is read from a device or a FIFO, and a file that grows while it is read stops
+/// at `max`).
+pub fn read_bounded(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind, Read};
+    let too_large = |len: u64| {
+        Error::new(
+            ErrorKind::InvalidData,
+            format!("{len} bytes is more than the {max}-byte limit"),
+        )
+    };
+    // Look before opening: opening a FIFO blocks until someone writes to it.
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "not a regular file (a device, a FIFO or a directory)",
+        ));
+    }
+    if meta.len() > max {
+        return Err(too_large(meta.len()));
+    }
+    let file = std::fs::File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`] to text, with [`MAX_FILE_BYTES`].
+fn read_text(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read_bounded(path, MAX_FILE_BYTES)?).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the file is not UTF-8 text",
+        )
+    })
+}
+
 fn err<T>(msg: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError(msg.into()))
 }
@@ -279,7 +327,7 @@ pub struct Scenario {
 impl Scenario {
     /// Loads a `.toml` or `.json` scenario file (and its map).
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path)
+        let text = read_text(path)
             .map_err(|e| ScenarioError(format!("cannot read {}: {e}", path.display())))?;
         let base = path.parent().unwrap_or(Path::new("."));
         let origin = path.display().to_string();
@@ -317,7 +365,7 @@ impl Scenario {
         let (map, map_path) = match &file.map {
             Some(m) => {
                 let p = base.join(m);
-                let text = std::fs::read_to_string(&p).map_err(|e| {
+                let text = read_text(&p).map_err(|e| {
                     ScenarioError(format!(
                         "{origin}: cannot read the map {}: {e}",
                         p.display()
@@ -346,7 +394,7 @@ impl Scenario {
         let obstacles = match &file.world.obstacles {
             Some(o) => {
                 let p = base.join(o);
-                let bytes = std::fs::read(&p).map_err(|e| {
+                let bytes = read_bounded(&p, MAX_FILE_BYTES).map_err(|e| {
                     ScenarioError(format!(
                         "{origin}: cannot read the obstacle map {}: {e}",
                         p.display()

@@ -398,7 +398,8 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>> {
             .context("cannot read standard input")?;
         Ok(bytes)
     } else {
-        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+        crate::run::read_file(path, simrob_server::simrob::MAX_SAVE_FILE)
+            .with_context(|| format!("cannot read {}", path.display()))
     }
 }
 

@@ -7,7 +7,7 @@
 //! a killed server left behind are removed when the store opens. Messages name the file, never
 //! the directory's absolute path.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -256,7 +256,18 @@ impl SaveStore for DirStore {
                 meta.len()
             )));
         }
-        let bytes = std::fs::read(&path).map_err(io("load", name))?;
+        // A file that grows after the look above still stops at the limit.
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        std::fs::File::open(&path)
+            .map_err(io("load", name))?
+            .take(MAX_SAVE_FILE + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io("load", name))?;
+        if bytes.len() as u64 > MAX_SAVE_FILE {
+            return Err(content(format!(
+                "it grew past the {MAX_SAVE_FILE}-byte limit while it was read"
+            )));
+        }
         String::from_utf8(bytes).map_err(|_| content("the file is not UTF-8 text".into()))
     }
 }
@@ -371,6 +382,33 @@ mod tests {
         }
         let _ = std::fs::remove_dir_all(&d);
         let _ = std::fs::remove_dir_all(&outside);
+    }
+
+    #[test]
+    fn load_refuses_fifos_directories_and_huge_files_at_once() {
+        let d = temp_dir("special");
+        let mut store = DirStore::new(&d).unwrap();
+        // A FIFO would block a reader until someone wrote to it.
+        let fifo = store.dir().join("pipe.xml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let e = store.load("pipe.xml").unwrap_err().to_string();
+            assert!(e.contains("not a file"), "{e}");
+        }
+        std::fs::create_dir(store.dir().join("dir.xml")).unwrap();
+        let e = store.load("dir.xml").unwrap_err().to_string();
+        assert!(e.contains("not a file"), "{e}");
+        // Sparse: 10 GB on paper, nothing on disk, nothing read.
+        std::fs::File::create(store.dir().join("huge.xml"))
+            .unwrap()
+            .set_len(10_000_000_000)
+            .unwrap();
+        let e = store.load("huge.xml").unwrap_err().to_string();
+        assert!(
+            e.contains("10000000000 bytes") && e.contains(&MAX_SAVE_FILE.to_string()),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

@@ -1,0 +1,90 @@
+//! A scenario naming a device, a FIFO or a huge file as its map gets a clear error at
+//! once: nothing is read from it and no memory is taken for it.
+
+use std::path::{Path, PathBuf};
+
+use simrob_swarm::scenario::{read_bounded, Scenario, MAX_FILE_BYTES};
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("simrob-swarm-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn refused(toml: &str, base: &Path) -> String {
+    match Scenario::from_toml_str(toml, base) {
+        Ok(_) => panic!("accepted: {toml}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_device_as_map_or_obstacles_is_refused() {
+    let dir = temp_dir("dev");
+    let e = refused("map = \"/dev/zero\"\n", &dir);
+    assert!(
+        e.contains("/dev/zero") && e.contains("not a regular file"),
+        "{e}"
+    );
+    let e = refused("[world]\nobstacles = \"/dev/zero\"\n", &dir);
+    assert!(e.contains("not a regular file"), "{e}");
+    let e = refused("map = \".\"\n", &dir);
+    assert!(e.contains("not a regular file"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_fifo_as_map_is_refused_without_waiting_for_a_writer() {
+    let dir = temp_dir("fifo");
+    let fifo = dir.join("map.drawio");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("mkfifo is not available: skipped");
+        return;
+    }
+    // Opening a FIFO for reading would block until a writer came: the reader looks first.
+    let e = refused("map = \"map.drawio\"\n", &dir);
+    assert!(e.contains("not a regular file"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_file_past_the_limit_is_refused_before_it_is_read() {
+    let dir = temp_dir("huge");
+    // Sparse: 10 GB on paper, nothing on disk.
+    let huge = dir.join("huge.drawio");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(10_000_000_000)
+        .unwrap();
+    let e = refused("map = \"huge.drawio\"\n", &dir);
+    assert!(
+        e.contains("10000000000 bytes") && e.contains(&MAX_FILE_BYTES.to_string()),
+        "{e}"
+    );
+    // One byte past the limit, as the obstacle map and as the scenario itself.
+    let over = dir.join("over.txt");
+    std::fs::File::create(&over)
+        .unwrap()
+        .set_len(MAX_FILE_BYTES + 1)
+        .unwrap();
+    let e = refused("[world]\nobstacles = \"over.txt\"\n", &dir);
+    assert!(e.contains("limit"), "{e}");
+    let scenario = dir.join("big.toml");
+    std::fs::File::create(&scenario)
+        .unwrap()
+        .set_len(MAX_FILE_BYTES + 1)
+        .unwrap();
+    let Err(e) = Scenario::load(&scenario) else {
+        panic!("a scenario past the limit was accepted");
+    };
+    let e = e.to_string();
+    assert!(e.contains("limit"), "{e}");
+    // The reader itself: at the limit is fine, past it is not.
+    let small = dir.join("small.txt");
+    std::fs::write(&small, b"0123456789").unwrap();
+    assert_eq!(read_bounded(&small, 10).unwrap(), b"0123456789");
+    assert!(read_bounded(&small, 9).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
