@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use simrob_swarm::drones::Avoidance;
 use simrob_swarm::scenario::{Overrides, Scenario};
-use simrob_swarm::seer::{Consumer, JsonLinesRecorder, Seer};
+use simrob_swarm::seer::{Consumer, ConsumerError, JsonLinesRecorder, Seer};
 use simrob_swarm::systems::ClockSystem;
 use simrob_swarm::{Simulation, Summary};
 use simrob_viewer::{Frame, FrameBody, FrameEntity};
@@ -465,13 +465,11 @@ impl<W: std::io::Write> ViewerRecorder<W> {
         }
     }
 
-    fn line(&mut self, json: Result<String, serde_json::Error>) -> Result<(), String> {
-        let mut text = json.map_err(|e| e.to_string())?;
+    fn line(&mut self, json: Result<String, serde_json::Error>) -> Result<(), ConsumerError> {
+        let mut text = json?;
         text.push('\n');
-        self.out
-            .write_all(text.as_bytes())
-            .and_then(|_| self.out.flush())
-            .map_err(|e| format!("cannot write the recording: {e}"))
+        self.out.write_all(text.as_bytes())?;
+        Ok(self.out.flush()?)
     }
 }
 
@@ -496,7 +494,7 @@ fn viewer_box(e: u32, id: u32, x: f64, y: f64, theta: f64, half: [f64; 2]) -> Fr
 }
 
 impl<W: std::io::Write> Consumer for ViewerRecorder<W> {
-    fn header(&mut self, h: &simrob_swarm::seer::Header) -> Result<(), String> {
+    fn header(&mut self, h: &simrob_swarm::seer::Header) -> Result<(), ConsumerError> {
         self.walls = h.walls.clone();
         self.fps = h.fps;
         self.kinds = h.kinds.clone();
@@ -504,7 +502,7 @@ impl<W: std::io::Write> Consumer for ViewerRecorder<W> {
         self.line(serde_json::to_string(&header))
     }
 
-    fn snapshot(&mut self, snap: &simrob_swarm::seer::Snapshot) -> Result<(), String> {
+    fn snapshot(&mut self, snap: &simrob_swarm::seer::Snapshot) -> Result<(), ConsumerError> {
         let mut bodies = Vec::with_capacity(self.walls.len() + snap.entities.len());
         let mut entities = Vec::with_capacity(snap.entities.len() + 1);
         if !self.walls.is_empty() {

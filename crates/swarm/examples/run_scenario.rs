@@ -6,19 +6,19 @@
 use std::path::Path;
 
 use simrob_swarm::scenario::{Overrides, Scenario};
-use simrob_swarm::seer::{Consumer, Header, Seer, Snapshot};
+use simrob_swarm::seer::{Consumer, ConsumerError, Header, Seer, Snapshot};
 use simrob_swarm::sim::LogLine;
 
 struct PrintLog;
 
 impl Consumer for PrintLog {
-    fn header(&mut self, _: &Header) -> Result<(), String> {
+    fn header(&mut self, _: &Header) -> Result<(), ConsumerError> {
         Ok(())
     }
-    fn snapshot(&mut self, _: &Snapshot) -> Result<(), String> {
+    fn snapshot(&mut self, _: &Snapshot) -> Result<(), ConsumerError> {
         Ok(())
     }
-    fn log(&mut self, l: &LogLine) -> Result<(), String> {
+    fn log(&mut self, l: &LogLine) -> Result<(), ConsumerError> {
         println!("{:8.2}  {}", l.t, l.text);
         Ok(())
     }

@@ -88,22 +88,34 @@ pub struct Snapshot {
     pub entities: Vec<EntitySnap>,
 }
 
+/// Why a consumer stopped taking a run's output. The Seer drops that consumer and keeps the
+/// error ([`Seer::errors`]); the run goes on.
+#[derive(Debug, thiserror::Error)]
+pub enum ConsumerError {
+    /// Writing failed (a full disk, a closed pipe).
+    #[error("cannot write the recording: {0}")]
+    Write(#[from] std::io::Error),
+    /// A value could not be written as JSON.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+}
+
 /// Something that receives snapshots: a recorder, a viewer, a metric.
 pub trait Consumer {
     /// The static world, before the first snapshot.
-    fn header(&mut self, header: &Header) -> Result<(), String>;
+    fn header(&mut self, header: &Header) -> Result<(), ConsumerError>;
     /// One snapshot.
-    fn snapshot(&mut self, snapshot: &Snapshot) -> Result<(), String>;
+    fn snapshot(&mut self, snapshot: &Snapshot) -> Result<(), ConsumerError>;
     /// A log line.
-    fn log(&mut self, _line: &LogLine) -> Result<(), String> {
+    fn log(&mut self, _line: &LogLine) -> Result<(), ConsumerError> {
         Ok(())
     }
     /// Wall seconds that simulated second `second` took.
-    fn clock(&mut self, _second: u64, _wall: f64) -> Result<(), String> {
+    fn clock(&mut self, _second: u64, _wall: f64) -> Result<(), ConsumerError> {
         Ok(())
     }
     /// The end of the run.
-    fn finish(&mut self, _summary: &Summary) -> Result<(), String> {
+    fn finish(&mut self, _summary: &Summary) -> Result<(), ConsumerError> {
         Ok(())
     }
 }
@@ -226,7 +238,7 @@ pub struct Seer {
     period: f64,
     consumers: Vec<Box<dyn Consumer>>,
     snap: Snapshot,
-    errors: Vec<String>,
+    errors: Vec<ConsumerError>,
     scenario: String,
     clock_seconds: u64,
     last_frame: Option<u64>,
@@ -254,11 +266,11 @@ impl Seer {
     }
 
     /// Errors of consumers that were dropped.
-    pub fn errors(&self) -> &[String] {
+    pub fn errors(&self) -> &[ConsumerError] {
         &self.errors
     }
 
-    fn each(&mut self, mut f: impl FnMut(&mut dyn Consumer) -> Result<(), String>) {
+    fn each(&mut self, mut f: impl FnMut(&mut dyn Consumer) -> Result<(), ConsumerError>) {
         let mut k = 0;
         while k < self.consumers.len() {
             if let Err(e) = f(self.consumers[k].as_mut()) {
@@ -351,23 +363,23 @@ impl<W: Write> JsonLinesRecorder<W> {
         }
     }
 
-    fn line(&mut self, value: &serde_json::Value) -> Result<(), String> {
-        let text = serde_json::to_string(value).map_err(|e| e.to_string())?;
+    fn line(&mut self, value: &serde_json::Value) -> Result<(), ConsumerError> {
+        let text = serde_json::to_string(value)?;
         self.write_raw(&text)
     }
 
-    fn write_raw(&mut self, text: &str) -> Result<(), String> {
+    fn write_raw(&mut self, text: &str) -> Result<(), ConsumerError> {
         self.out
             .write_all(text.as_bytes())
             .and_then(|_| self.out.write_all(b"\n"))
             .and_then(|_| self.out.flush())
-            .map_err(|e| format!("cannot write the recording: {e}"))
+            .map_err(ConsumerError::Write)
     }
 }
 
 impl<W: Write> Consumer for JsonLinesRecorder<W> {
-    fn header(&mut self, h: &Header) -> Result<(), String> {
-        let mut v = serde_json::to_value(h).map_err(|e| e.to_string())?;
+    fn header(&mut self, h: &Header) -> Result<(), ConsumerError> {
+        let mut v = serde_json::to_value(h)?;
         if let Some(o) = v.as_object_mut() {
             o.insert("type".into(), json!("header"));
             o.insert("format".into(), json!(FORMAT));
@@ -376,7 +388,7 @@ impl<W: Write> Consumer for JsonLinesRecorder<W> {
         self.line(&v)
     }
 
-    fn snapshot(&mut self, s: &Snapshot) -> Result<(), String> {
+    fn snapshot(&mut self, s: &Snapshot) -> Result<(), ConsumerError> {
         use std::fmt::Write as _;
         // Hand-written: snapshots of 100,000 robots are the hot path of recording.
         let mut buf = std::mem::take(&mut self.buf);
@@ -408,19 +420,19 @@ impl<W: Write> Consumer for JsonLinesRecorder<W> {
         r
     }
 
-    fn log(&mut self, l: &LogLine) -> Result<(), String> {
-        let mut v = serde_json::to_value(l).map_err(|e| e.to_string())?;
+    fn log(&mut self, l: &LogLine) -> Result<(), ConsumerError> {
+        let mut v = serde_json::to_value(l)?;
         if let Some(o) = v.as_object_mut() {
             o.insert("type".into(), json!("log"));
         }
         self.line(&v)
     }
 
-    fn clock(&mut self, second: u64, wall: f64) -> Result<(), String> {
+    fn clock(&mut self, second: u64, wall: f64) -> Result<(), ConsumerError> {
         self.line(&json!({"type": "clock", "second": second, "wall": wall}))
     }
 
-    fn finish(&mut self, summary: &Summary) -> Result<(), String> {
+    fn finish(&mut self, summary: &Summary) -> Result<(), ConsumerError> {
         self.line(&json!({"type": "end", "summary": summary}))
     }
 }
@@ -435,38 +447,38 @@ pub struct MemoryConsumer {
 }
 
 impl Consumer for MemoryConsumer {
-    fn header(&mut self, h: &Header) -> Result<(), String> {
+    fn header(&mut self, h: &Header) -> Result<(), ConsumerError> {
         self.header = Some(h.clone());
         Ok(())
     }
-    fn snapshot(&mut self, s: &Snapshot) -> Result<(), String> {
+    fn snapshot(&mut self, s: &Snapshot) -> Result<(), ConsumerError> {
         self.snapshots.push(s.clone());
         Ok(())
     }
-    fn log(&mut self, l: &LogLine) -> Result<(), String> {
+    fn log(&mut self, l: &LogLine) -> Result<(), ConsumerError> {
         self.logs.push(l.clone());
         Ok(())
     }
-    fn finish(&mut self, s: &Summary) -> Result<(), String> {
+    fn finish(&mut self, s: &Summary) -> Result<(), ConsumerError> {
         self.summary = Some(s.clone());
         Ok(())
     }
 }
 
 impl<T: Consumer> Consumer for std::rc::Rc<std::cell::RefCell<T>> {
-    fn header(&mut self, h: &Header) -> Result<(), String> {
+    fn header(&mut self, h: &Header) -> Result<(), ConsumerError> {
         self.borrow_mut().header(h)
     }
-    fn snapshot(&mut self, s: &Snapshot) -> Result<(), String> {
+    fn snapshot(&mut self, s: &Snapshot) -> Result<(), ConsumerError> {
         self.borrow_mut().snapshot(s)
     }
-    fn log(&mut self, l: &LogLine) -> Result<(), String> {
+    fn log(&mut self, l: &LogLine) -> Result<(), ConsumerError> {
         self.borrow_mut().log(l)
     }
-    fn clock(&mut self, second: u64, wall: f64) -> Result<(), String> {
+    fn clock(&mut self, second: u64, wall: f64) -> Result<(), ConsumerError> {
         self.borrow_mut().clock(second, wall)
     }
-    fn finish(&mut self, s: &Summary) -> Result<(), String> {
+    fn finish(&mut self, s: &Summary) -> Result<(), ConsumerError> {
         self.borrow_mut().finish(s)
     }
 }
