@@ -119,6 +119,9 @@ fn start_server(args: &Args) -> Result<(SocketAddr, ServerProcess)> {
 /// apart (a window of `MAX_WINDOW / rate` seconds).
 const MAX_WINDOW: usize = 1000;
 
+/// Receive buffer asked for each agent's socket, bytes.
+const TOOL_RECEIVE_BUFFER: usize = 1 << 20;
+
 /// Processor time a process has used (user + system), in clock ticks of 1/100 s (Linux's
 /// `USER_HZ`).
 fn cpu_ticks(pid: &str) -> Option<u64> {
@@ -127,6 +130,29 @@ fn cpu_ticks(pid: &str) -> Option<u64> {
     let rest = &stat[stat.rfind(')')? + 2..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
     Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+}
+
+/// Datagrams the kernel dropped because a receive buffer was full (`/proc/net/udp`): at the
+/// server's socket (bound to `server`), and at this tool's sockets (connected to it).
+fn udp_drops(server: SocketAddr) -> Option<(u64, u64)> {
+    let table = std::fs::read_to_string("/proc/net/udp").ok()?;
+    let port = format!(":{:04X}", server.port());
+    let (mut at_server, mut at_tool) = (0, 0);
+    for line in table.lines().skip(1) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let (Some(local), Some(remote), Some(drops)) =
+            (fields.get(1), fields.get(2), fields.last())
+        else {
+            continue;
+        };
+        let drops: u64 = drops.parse().unwrap_or(0);
+        if local.ends_with(&port) && remote.ends_with(":0000") {
+            at_server += drops;
+        } else if remote.ends_with(&port) {
+            at_tool += drops;
+        }
+    }
+    Some((at_server, at_tool))
 }
 
 /// Resident memory of a process, in KiB.
@@ -208,6 +234,9 @@ fn register_storm(addr: SocketAddr, n: usize) -> Result<(Vec<LoadAgent>, usize)>
         let std_socket = UdpSocket::bind("127.0.0.1:0")?;
         std_socket.connect(addr)?;
         std_socket.set_nonblocking(true)?;
+        // Room for a burst of answers while this tool waits for a processor: its own drops
+        // would be counted against the server. (The OS may give less; drops are reported.)
+        let _ = socket2::SockRef::from(&std_socket).set_recv_buffer_size(TOOL_RECEIVE_BUFFER);
         let mut socket = mio::net::UdpSocket::from_std(std_socket);
         poll.registry()
             .register(&mut socket, mio::Token(i), mio::Interest::READABLE)?;
@@ -453,12 +482,14 @@ fn main() -> Result<()> {
     let mut last_rss = None;
     let mut iteration_rates = Vec::new();
     println!(
-        "     t  sent/s  answered/s  lost(total)  iterations/s  server RSS (MiB)  server CPU  tool CPU"
+        "     t  sent/s  answered/s  lost(total)  dropped at server  iterations/s  server RSS (MiB)  server CPU  tool CPU"
     );
     let (mut last_sent, mut last_answered) = (0, 0);
     let server_pid = pid.map(|p| p.to_string());
     let server_cpu = || server_pid.as_deref().and_then(cpu_ticks);
     let (cpu_start, tool_start) = (server_cpu(), cpu_ticks("self"));
+    // Other sockets on the server's port (an earlier run's) may have counted drops already.
+    let drops_start = udp_drops(addr);
     let (mut last_cpu, mut last_tool) = (cpu_start, tool_start);
     let every = args.every.max(1);
     let drain = Duration::from_secs(1);
@@ -484,10 +515,13 @@ fn main() -> Result<()> {
         let per_second = |n: u64| (n as f64 / wall).round() as u64;
         iteration_rates.push(per_second(it.saturating_sub(last_iteration)));
         println!(
-            "{t:6}  {:6}  {:10}  {:11}  {:12}  {:>16}  {:>10}  {:>8}",
+            "{t:6}  {:6}  {:10}  {:11}  {:>17}  {:12}  {:>16}  {:>10}  {:>8}",
             per_second(sent - last_sent),
             per_second(answered - last_answered),
             sent.saturating_sub(answered),
+            udp_drops(addr).map_or("-".into(), |(s, _)| {
+                s.saturating_sub(drops_start.map_or(0, |d| d.0)).to_string()
+            }),
             per_second(it.saturating_sub(last_iteration)),
             rss.map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0)),
             share(last_cpu, cpu),
@@ -544,6 +578,13 @@ fn main() -> Result<()> {
         steady.iter().sum::<u64>() as f64 / steady.len().max(1) as f64,
         steady.len()
     );
+    if let (Some(start), Some(end)) = (drops_start, udp_drops(addr)) {
+        println!(
+            "dropped by the kernel, receive buffer full: {} at the server's socket, {} at this tool's sockets",
+            end.0.saturating_sub(start.0),
+            end.1.saturating_sub(start.1)
+        );
+    }
     if let (Some(a), Some(b)) = (first_rss, last_rss) {
         println!(
             "server memory: {:.1} MiB at the start, {:.1} MiB at the end",
@@ -556,6 +597,13 @@ fn main() -> Result<()> {
         println!(
             "server processor time: {seconds:.2} s for {answered} answers ({:.1} µs each, all of its work included)",
             seconds * 1e6 / answered.max(1) as f64
+        );
+    }
+    if let (Some(a), Some(b)) = (tool_start, last_tool) {
+        let seconds = b.saturating_sub(a) as f64 / 100.0;
+        println!(
+            "tool processor time: {seconds:.2} s for {sent} requests sent and their answers ({:.1} µs each)",
+            seconds * 1e6 / sent.max(1) as f64
         );
     }
     Ok(())
