@@ -5,11 +5,13 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use simrob_flat::{Map, Pose, Rect, RobotId, RobotModel, Vec2, Velocity, World};
+use simrob_flat::{
+    Map, MapError, PlaceError, Pose, Rect, RobotId, RobotModel, Vec2, Velocity, World,
+};
 
 use crate::protocol::{
     bumper_rel_reply, bumpers_reply, error_reply, parse_request, pos_reply, sonar_reply,
-    sonars_reply, step_reply, strip_line, Request, HELP,
+    sonars_reply, step_reply, strip_line, ProtocolError, Request, HELP,
 };
 use crate::render;
 
@@ -20,12 +22,95 @@ pub struct ClientId(pub u64);
 /// Largest map file read by `#LOAD` / `#MERGE` (bytes).
 pub const MAX_MAP_FILE: u64 = 256 * 1024 * 1024;
 
+/// Why a map or snapshot file could not be named, read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("cannot read {0:?}: this server has no map directory")]
+    NoDirectoryToRead(String),
+    #[error("cannot write {0:?}: this server has no map directory")]
+    NoDirectoryToWrite(String),
+    #[error("a file name is needed")]
+    EmptyName,
+    #[error("file name too long ({len} bytes, at most {max})")]
+    NameTooLong { len: usize, max: usize },
+    #[error("a file name may not contain control characters")]
+    ControlCharacters,
+    #[error("{0:?} is not a plain file name in the map directory (no '/', no leading '.')")]
+    NotPlain(String),
+    #[error("{0:?} leads out of the map directory")]
+    LeavesDirectory(String),
+    #[error("cannot read {name}: {source}")]
+    Read {
+        name: String,
+        source: std::io::Error,
+    },
+    #[error("cannot read {0}: not a file of at most {MAX_MAP_FILE} bytes")]
+    NotAMapFile(String),
+    #[error("cannot write {0}")]
+    Write(String),
+    /// Writing through a temporary file failed (the file is unchanged).
+    #[error("cannot write {}: {source}", path.display())]
+    WriteAtomically {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot create the map directory {}: {source}", path.display())]
+    CreateDirectory {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot open the map directory {}: {source}", path.display())]
+    OpenDirectory {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Why a request or an operator's operation was refused; the world is unchanged. Its text
+/// is the reply's error line.
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    #[error("the server is full ({0} robots, the most it takes)")]
+    Full(usize),
+    #[error("no free place for a robot within {PLACE_SEARCH} in of ({x}, {y})")]
+    NoFreePlace { x: f64, y: f64 },
+    #[error("this connection has no robot")]
+    NoRobot,
+    #[error("this connection's robot is gone")]
+    RobotGone,
+    #[error("no robot for this client")]
+    NoRobotForClient,
+    #[error("no such sonar")]
+    NoSuchSonar,
+    #[error("no sonars")]
+    NoSonars,
+    #[error(
+        "#STEP only works on a stepped server (simrob mrs --stepped); this one runs in real time"
+    )]
+    NotStepped,
+    #[error("#RECT {} {} {} {} is not inside the {w} × {h} in map", rect[0], rect[1], rect[2], rect[3])]
+    RectOutside { rect: [f64; 4], w: f64, h: f64 },
+    #[error("cannot encode the picture: {0}")]
+    Picture(String),
+    #[error(transparent)]
+    Request(#[from] ProtocolError),
+    #[error(transparent)]
+    Place(#[from] PlaceError),
+    #[error(transparent)]
+    Map(#[from] MapError),
+    /// A map file that does not read as a map.
+    #[error("{name}: {source}")]
+    MapFile { name: String, source: MapError },
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
 /// Where `#LOAD`, `#MERGE` and `#SNAPSHOT` files live.
 pub trait MapFiles {
     /// The bytes of the file `name`.
-    fn read(&mut self, name: &str) -> Result<Vec<u8>, String>;
+    fn read(&mut self, name: &str) -> Result<Vec<u8>, FileError>;
     /// Writes `bytes` to `name` atomically; returns where it went.
-    fn write(&mut self, name: &str, bytes: &[u8]) -> Result<PathBuf, String>;
+    fn write(&mut self, name: &str, bytes: &[u8]) -> Result<PathBuf, FileError>;
 }
 
 /// A [`MapFiles`] that refuses every file (for servers without a map directory).
@@ -33,15 +118,11 @@ pub trait MapFiles {
 pub struct NoFiles;
 
 impl MapFiles for NoFiles {
-    fn read(&mut self, name: &str) -> Result<Vec<u8>, String> {
-        Err(format!(
-            "cannot read {name:?}: this server has no map directory"
-        ))
+    fn read(&mut self, name: &str) -> Result<Vec<u8>, FileError> {
+        Err(FileError::NoDirectoryToRead(name.to_string()))
     }
-    fn write(&mut self, name: &str, _: &[u8]) -> Result<PathBuf, String> {
-        Err(format!(
-            "cannot write {name:?}: this server has no map directory"
-        ))
+    fn write(&mut self, name: &str, _: &[u8]) -> Result<PathBuf, FileError> {
+        Err(FileError::NoDirectoryToWrite(name.to_string()))
     }
 }
 
@@ -147,30 +228,22 @@ impl MrsCore {
     }
 
     /// A new client: it gets a robot at the start pose or the nearest free spot.
-    pub fn connect(&mut self, client: ClientId) -> Result<RobotId, String> {
+    pub fn connect(&mut self, client: ClientId) -> Result<RobotId, CoreError> {
         if let Some(&id) = self.robots.get(&client) {
             return Ok(id);
         }
         if self.robots.len() >= self.config.max_clients {
-            return Err(format!(
-                "the server is full ({} robots, the most it takes)",
-                self.config.max_clients
-            ));
+            return Err(CoreError::Full(self.config.max_clients));
         }
         let start = self.start_pose();
-        let spot = self.free_start().ok_or_else(|| {
-            format!(
-                "no free place for a robot within {PLACE_SEARCH} in of ({}, {})",
-                start.x, start.y
-            )
+        let spot = self.free_start().ok_or(CoreError::NoFreePlace {
+            x: start.x,
+            y: start.y,
         })?;
-        let id = self
-            .world
-            .add_robot(
-                RobotModel::NOMAD_200,
-                Pose::new(spot.x, spot.y, start.heading_deg),
-            )
-            .map_err(|e| e.to_string())?;
+        let id = self.world.add_robot(
+            RobotModel::NOMAD_200,
+            Pose::new(spot.x, spot.y, start.heading_deg),
+        )?;
         self.robots.insert(client, id);
         self.log.push(format!(
             "robot {} connected at ({:.1}, {:.1}, {:.1}°)",
@@ -205,7 +278,7 @@ impl MrsCore {
         self.requests += 1;
         let reply = match parse_request(line) {
             Ok(req) => self.handle(client, req, files),
-            Err(e) => Err(e.0),
+            Err(e) => Err(CoreError::Request(e)),
         };
         Some(reply.unwrap_or_else(|e| {
             self.errors += 1;
@@ -218,16 +291,13 @@ impl MrsCore {
         client: ClientId,
         req: Request,
         files: &mut dyn MapFiles,
-    ) -> Result<String, String> {
+    ) -> Result<String, CoreError> {
         let id = self
             .robots
             .get(&client)
             .copied()
-            .ok_or("this connection has no robot")?;
-        let robot = self
-            .world
-            .robot(id)
-            .ok_or("this connection's robot is gone")?;
+            .ok_or(CoreError::NoRobot)?;
+        let robot = self.world.robot(id).ok_or(CoreError::RobotGone)?;
         match req {
             Request::SetVel {
                 forward_tenths,
@@ -245,7 +315,7 @@ impl MrsCore {
                 Ok("A".into())
             }
             Request::Sonar(i) => {
-                let r = self.world.sonar(id, i).ok_or("no such sonar")?;
+                let r = self.world.sonar(id, i).ok_or(CoreError::NoSuchSonar)?;
                 Ok(sonar_reply(i, r))
             }
             Request::Bumper => Ok(if robot.bumpers != 0 { "B1" } else { "B0" }.into()),
@@ -264,14 +334,12 @@ impl MrsCore {
                 Ok("M".into())
             }
             Request::Sonars => {
-                let all = self.world.sonars(id).ok_or("no sonars")?;
+                let all = self.world.sonars(id).ok_or(CoreError::NoSonars)?;
                 Ok(sonars_reply(&all))
             }
             Request::Bumpers => Ok(bumpers_reply(robot.bumpers, robot.model.bumper_count)),
             Request::Place { x, y, heading } => {
-                self.world
-                    .place_robot(id, Pose::new(x, y, heading))
-                    .map_err(|e| e.to_string())?;
+                self.world.place_robot(id, Pose::new(x, y, heading))?;
                 Ok("#PLACE".into())
             }
             Request::Load(name) => {
@@ -288,10 +356,7 @@ impl MrsCore {
             }
             Request::Step(n) => {
                 if !self.config.stepped {
-                    return Err(
-                        "#STEP only works on a stepped server (simrob mrs --stepped); this one runs in real time"
-                            .into(),
-                    );
+                    return Err(CoreError::NotStepped);
                 }
                 for _ in 0..n {
                     self.world.step();
@@ -308,21 +373,19 @@ impl MrsCore {
     }
 
     /// A PNG picture of the world (map, robots, sonar rays, closed bumpers).
-    pub fn snapshot_png(&self) -> Result<Vec<u8>, String> {
-        render::png(&self.world, self.config.snapshot_scale)
+    pub fn snapshot_png(&self) -> Result<Vec<u8>, CoreError> {
+        render::png(&self.world, self.config.snapshot_scale).map_err(CoreError::Picture)
     }
 
     /// Places a robot for tests and the command line (see [`World::place_robot`]).
-    pub fn place(&mut self, client: ClientId, pose: Pose) -> Result<(), String> {
-        let id = self.robot_of(client).ok_or("no robot for this client")?;
-        self.world.place_robot(id, pose).map_err(|e| e.to_string())
+    pub fn place(&mut self, client: ClientId, pose: Pose) -> Result<(), CoreError> {
+        let id = self.robot_of(client).ok_or(CoreError::NoRobotForClient)?;
+        Ok(self.world.place_robot(id, pose)?)
     }
 
     /// Places robot `id` (the operator's placing, e.g. from the live view).
-    pub fn place_robot(&mut self, id: RobotId, pose: Pose) -> Result<(), String> {
-        self.world
-            .place_robot(id, pose)
-            .map_err(|e| e.to_string())?;
+    pub fn place_robot(&mut self, id: RobotId, pose: Pose) -> Result<(), CoreError> {
+        self.world.place_robot(id, pose)?;
         self.log.push(format!(
             "robot {} placed at ({:.1}, {:.1}, {:.1}°)",
             id.0, pose.x, pose.y, pose.heading_deg
@@ -331,7 +394,7 @@ impl MrsCore {
     }
 
     /// Replaces the map with the file `name` (`#LOAD`).
-    pub fn load_map(&mut self, name: &str, files: &mut dyn MapFiles) -> Result<(), String> {
+    pub fn load_map(&mut self, name: &str, files: &mut dyn MapFiles) -> Result<(), CoreError> {
         let map = read_map(files, name)?;
         self.world.set_map(map);
         self.log.push(format!("map {name} loaded"));
@@ -339,28 +402,32 @@ impl MrsCore {
     }
 
     /// Merges the vector map in the file `name` onto the map (`#MERGE`).
-    pub fn merge_map(&mut self, name: &str, files: &mut dyn MapFiles) -> Result<(), String> {
+    pub fn merge_map(&mut self, name: &str, files: &mut dyn MapFiles) -> Result<(), CoreError> {
         let map = read_map(files, name)?;
         self.world
             .merge_map(&map)
-            .map_err(|e| format!("{name}: {e}"))?;
+            .map_err(|source| CoreError::MapFile {
+                name: name.to_string(),
+                source,
+            })?;
         self.log.push(format!("map {name} merged"));
         Ok(())
     }
 
     /// Merges one rectangle `[x1, y1, x2, y2]` onto the map (`#RECT`); it must lie inside it.
-    pub fn add_rect(&mut self, [x1, y1, x2, y2]: [f64; 4]) -> Result<(), String> {
+    pub fn add_rect(&mut self, [x1, y1, x2, y2]: [f64; 4]) -> Result<(), CoreError> {
         let (w, h) = (self.world.map().width(), self.world.map().height());
         if ![x1, x2].iter().all(|x| (0.0..=w).contains(x))
             || ![y1, y2].iter().all(|y| (0.0..=h).contains(y))
         {
-            return Err(format!(
-                "#RECT {x1} {y1} {x2} {y2} is not inside the {w} × {h} in map"
-            ));
+            return Err(CoreError::RectOutside {
+                rect: [x1, y1, x2, y2],
+                w,
+                h,
+            });
         }
-        let other =
-            Map::from_rects(w, h, vec![Rect::new(x1, y1, x2, y2)]).map_err(|e| e.to_string())?;
-        self.world.merge_map(&other).map_err(|e| e.to_string())
+        let other = Map::from_rects(w, h, vec![Rect::new(x1, y1, x2, y2)])?;
+        Ok(self.world.merge_map(&other)?)
     }
 
     /// Where a new robot would go now, if anywhere: the start, else the nearest free spot
@@ -407,7 +474,10 @@ pub fn printable(text: &str) -> String {
     out
 }
 
-fn read_map(files: &mut dyn MapFiles, name: &str) -> Result<Map, String> {
+fn read_map(files: &mut dyn MapFiles, name: &str) -> Result<Map, CoreError> {
     let bytes = files.read(name)?;
-    Map::from_bytes(&bytes).map_err(|e| format!("{name}: {e}"))
+    Map::from_bytes(&bytes).map_err(|source| CoreError::MapFile {
+        name: name.to_string(),
+        source,
+    })
 }

@@ -42,7 +42,8 @@ pub mod wander;
 
 pub use self::client::{MrsClient, MrsError, BUMPERS, DEFAULT_PORT, SONARS};
 pub use self::core::{
-    printable, ClientId, MapFiles, MrsConfig, MrsCore, NoFiles, DEFAULT_MAX_CLIENTS, MAX_MAP_FILE,
+    printable, ClientId, CoreError, FileError, MapFiles, MrsConfig, MrsCore, NoFiles,
+    DEFAULT_MAX_CLIENTS, MAX_MAP_FILE,
 };
 pub use self::tcp::{
     check_file_name, write_atomically, DirMapFiles, MrsHandle, MrsServer, ShellHook, ShellOptions,

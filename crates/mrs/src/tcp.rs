@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 
-use crate::core::{ClientId, MapFiles, MrsCore, MAX_MAP_FILE};
+use crate::core::{ClientId, FileError, MapFiles, MrsCore, MAX_MAP_FILE};
 use crate::protocol::{error_reply, MAX_LINE};
 
 /// How the shell runs the core.
@@ -67,13 +67,18 @@ const TEMP_PREFIX: &str = ".simrob-tmp-";
 impl DirMapFiles {
     /// Files under `dir` (created if missing). Temporary files left by an earlier run that
     /// was killed while writing are removed.
-    pub fn new(dir: impl Into<PathBuf>) -> Result<Self, String> {
+    pub fn new(dir: impl Into<PathBuf>) -> Result<Self, FileError> {
         let dir = dir.into();
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create the map directory {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|source| FileError::CreateDirectory {
+            path: dir.clone(),
+            source,
+        })?;
         let dir = dir
             .canonicalize()
-            .map_err(|e| format!("cannot open the map directory {}: {e}", dir.display()))?;
+            .map_err(|source| FileError::OpenDirectory {
+                path: dir.clone(),
+                source,
+            })?;
         if let Ok(entries) = std::fs::read_dir(&dir) {
             for entry in entries.flatten() {
                 if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
@@ -85,12 +90,12 @@ impl DirMapFiles {
     }
 
     /// The path of the file `name`, if `name` is a plain file name that stays inside.
-    pub fn resolve(&self, name: &str) -> Result<PathBuf, String> {
+    pub fn resolve(&self, name: &str) -> Result<PathBuf, FileError> {
         check_file_name(name)?;
         let path = self.dir.join(name);
         if let Ok(real) = path.canonicalize() {
             if !real.starts_with(&self.dir) {
-                return Err(format!("{name:?} leads out of the map directory"));
+                return Err(FileError::LeavesDirectory(name.to_string()));
             }
         }
         Ok(path)
@@ -98,49 +103,49 @@ impl DirMapFiles {
 }
 
 /// Why `name` is not a plain file name for the map directory.
-pub fn check_file_name(name: &str) -> Result<(), String> {
+pub fn check_file_name(name: &str) -> Result<(), FileError> {
     if name.is_empty() {
-        return Err("a file name is needed".into());
+        return Err(FileError::EmptyName);
     }
     if name.len() > MAX_FILE_NAME {
-        return Err(format!(
-            "file name too long ({} bytes, at most {MAX_FILE_NAME})",
-            name.len()
-        ));
+        return Err(FileError::NameTooLong {
+            len: name.len(),
+            max: MAX_FILE_NAME,
+        });
     }
     if name.chars().any(char::is_control) {
-        return Err("a file name may not contain control characters".into());
+        return Err(FileError::ControlCharacters);
     }
     if name.contains(['/', '\\']) || name.starts_with('.') {
-        return Err(format!(
-            "{name:?} is not a plain file name in the map directory (no '/', no leading '.')"
-        ));
+        return Err(FileError::NotPlain(name.to_string()));
     }
     Ok(())
 }
 
 impl MapFiles for DirMapFiles {
-    fn read(&mut self, name: &str) -> Result<Vec<u8>, String> {
+    fn read(&mut self, name: &str) -> Result<Vec<u8>, FileError> {
         let path = self.resolve(name)?;
-        let meta = std::fs::metadata(&path).map_err(|e| format!("cannot read {name}: {e}"))?;
+        let read_error = |source| FileError::Read {
+            name: name.to_string(),
+            source,
+        };
+        let meta = std::fs::metadata(&path).map_err(read_error)?;
         if !meta.is_file() || meta.len() > MAX_MAP_FILE {
-            return Err(format!(
-                "cannot read {name}: not a file of at most {MAX_MAP_FILE} bytes"
-            ));
+            return Err(FileError::NotAMapFile(name.to_string()));
         }
-        std::fs::read(&path).map_err(|e| format!("cannot read {name}: {e}"))
+        std::fs::read(&path).map_err(read_error)
     }
 
-    fn write(&mut self, name: &str, bytes: &[u8]) -> Result<PathBuf, String> {
+    fn write(&mut self, name: &str, bytes: &[u8]) -> Result<PathBuf, FileError> {
         let path = self.resolve(name)?;
-        write_atomically(&path, bytes).map_err(|_| format!("cannot write {name}"))?;
+        write_atomically(&path, bytes).map_err(|_| FileError::Write(name.to_string()))?;
         Ok(path)
     }
 }
 
 /// Writes a file through a temporary file in the same directory, flushed to disk, and a
 /// rename: readers see the old file or the new one, never a part.
-pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), FileError> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -158,7 +163,10 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Stri
     })();
     result.map_err(|e| {
         let _ = std::fs::remove_file(&temp);
-        format!("cannot write {}: {e}", path.display())
+        FileError::WriteAtomically {
+            path: path.to_path_buf(),
+            source: e,
+        }
     })
 }
 

@@ -138,6 +138,6 @@ fn refusing_a_client_on_a_full_map_costs_a_bounded_search() {
         Some("#RECT")
     );
     let e = core.connect(ClientId(1)).expect_err("no room");
-    assert!(e.contains("no free place"), "{e}");
+    assert!(e.to_string().contains("no free place"), "{e}");
     assert_eq!(core.free_start(), None);
 }

@@ -11,7 +11,7 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
 use simrob_mrs::flat::{Map, Pose, RobotId, Vec2, World};
-use simrob_mrs::{MapFiles, MrsCore, ShellHook};
+use simrob_mrs::{CoreError, MapFiles, MrsCore, ShellHook};
 
 use super::{Bitmap2d, Body2d, Frame2d, Scene2d, Sensors2d, StateStyle, Status2d, View2d};
 use crate::Backend;
@@ -42,7 +42,7 @@ fn file(cmd: &serde_json::Value) -> Result<String, String> {
         .get("file")
         .and_then(|f| f.as_str())
         .ok_or("a map command needs \"file\": a file name in the map directory")?;
-    simrob_mrs::check_file_name(name)?;
+    simrob_mrs::check_file_name(name).map_err(|e| e.to_string())?;
     Ok(name.to_string())
 }
 
@@ -107,7 +107,7 @@ pub fn apply(
     core: &mut MrsCore,
     op: &Operation,
     files: &mut dyn MapFiles,
-) -> Result<String, String> {
+) -> Result<String, CoreError> {
     match op {
         Operation::Place { robot, pose } => {
             core.place_robot(RobotId(*robot), *pose)?;
