@@ -15,6 +15,7 @@
 //!   everyone (a broadcast).
 //! * `msg.kind` names the message; its fields follow. Unknown fields are refused.
 //! * Times are seconds on the Time Server's clock (simulated time); positions are metres.
+//!   Numbers are written in their shortest form and read back to the last bit.
 //! * A line longer than the limit (`max_message_bytes`, 65,536 by default) is refused
 //!   without being read whole; a stream that ends in the middle of a line is reported as
 //!   truncated. Every error says what was wrong and where, and decoding never panics.
@@ -652,6 +653,21 @@ mod tests {
         }
         assert_eq!(got, all);
         assert_eq!(dec.finish(), Ok(()));
+    }
+
+    #[test]
+    fn numbers_survive_the_wire_to_the_last_bit() {
+        // A deadline the Control Center computed: its shortest form has 16 digits, more
+        // than a best-effort parse reads exactly (it came back as 9.783505397).
+        for t in [9.783505396999999, 0.1 + 0.2, 1e-300, 123_456.789_012_345_67] {
+            let env = Envelope {
+                from: 0,
+                to: None,
+                msg: Msg::Clock { seq: 1, time: t },
+            };
+            let line = encode(&env);
+            assert_eq!(decode(line.as_bytes(), 1), Ok(env), "{line}");
+        }
     }
 
     fn err(text: &str) -> String {
