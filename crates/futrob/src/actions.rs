@@ -17,9 +17,9 @@
 //!
 //! **Composite actions** are state machines that read the world model at every step:
 //! `find…` first looks where the object was last seen (its position dead-reckoned through
-//! the robot's own moves), then sweeps the head to both sides and down (`findBall` also
-//! turns in place 120° after a fruitless sweep and sweeps again, so it covers every
-//! direction); `lookAtBall`
+//! the robot's own moves), then sweeps the head to both sides and down (a field player's
+//! `findBall` also turns in place 120° after a fruitless sweep and sweeps again, so it
+//! covers every direction); `lookAtBall`
 //! keeps the ball centred; `followBall` turns toward the ball when it is off to the side,
 //! walks with long steps while far and mini/lateral steps when close, until the ball is in
 //! front of a foot; `kickBall`/`passBall`/`clearBall` approach, choose the direction (the
@@ -28,7 +28,9 @@
 //! of;
 //! `save` side-steps while there is time, waits until the ball is close and dives to its
 //! side, or stands still when the ball will hit its body; `relocate` side-steps back to the
-//! goal centre.
+//! goal centre; `supportBall` (simrob's) keeps its distance from the ball, facing it (see
+//! [`support_step`]). A keeper's `findBall` sweeps with the head only: it never turns away
+//! from the field.
 
 use std::collections::VecDeque;
 
@@ -207,8 +209,12 @@ impl Search {
             c.wm.set_searched(self.target);
             if self.target == ObjectKind::Ball {
                 self.idx = 0;
-                self.turn_left = 120.0;
-                return self.step(c);
+                // A keeper keeps facing the field and sweeps with its head only.
+                if c.wm.role() != Role::Goalkeeper {
+                    self.turn_left = 120.0;
+                    return self.step(c);
+                }
+                return (None, None, None);
             }
             return (None, None, Some(false));
         };
@@ -249,6 +255,7 @@ enum Machine {
         diving: bool,
     },
     Relocate,
+    Support,
 }
 
 struct Ctx<'a> {
@@ -289,6 +296,38 @@ pub fn head_towards(p: Vec2, params: &BrainParams) -> (f64, f64) {
     (pan.round(), tilt.round())
 }
 
+/// A lateral step around a robot (teammate or opponent, in sight) that stands in the walking
+/// corridor — its centre less than 22 cm to either side and less than 35 cm ahead — and
+/// nearer than `goal_cm`, the distance to where the robot is walking: two bodies cannot pass
+/// through each other, and a robot walking into another one goes nowhere. Also a few lateral
+/// steps when the last forward steps brought the ball no nearer (a robot at the shoulder,
+/// out of the camera's view, blocks the body: [`WorldModel::walk_blocked`]).
+pub fn sidestep_robot(wm: &WorldModel, goal_cm: f64) -> Option<Action> {
+    let m = wm.params().motion;
+    if wm.walk_blocked() {
+        let kind = if wm.dodge_left() {
+            ActionKind::WalkLeft
+        } else {
+            ActionKind::WalkRight
+        };
+        return Some(Action::with(kind, m.lateral_step_cm));
+    }
+    [ObjectKind::Partner, ObjectKind::Opponent]
+        .into_iter()
+        .filter(|k| wm.in_sight(*k))
+        .flat_map(|k| wm.object(k).all.iter().copied())
+        .filter(|q| q.y > 0.0 && q.y < 35.0 && q.x.abs() < 22.0 && q.norm() < goal_cm - 10.0)
+        .min_by(|a, b| a.norm().total_cmp(&b.norm()))
+        .map(|q| {
+            let kind = if q.x >= 0.0 {
+                ActionKind::WalkLeft
+            } else {
+                ActionKind::WalkRight
+            };
+            Action::with(kind, m.lateral_step_cm)
+        })
+}
+
 /// The next segment that brings the ball in front of a foot, or `None` when it is there.
 /// Far away: turn toward the ball if it is more than 15° off, else one long step. Close:
 /// lateral steps to line a foot up with it, then long or mini steps, never passing it.
@@ -306,6 +345,9 @@ pub fn approach_step(wm: &WorldModel) -> Option<Action> {
         return Some(turn(bearing));
     }
     if d > 40.0 {
+        if let Some(a) = sidestep_robot(wm, d) {
+            return Some(a);
+        }
         let target_y = pr.foot_front_cm + pr.possession_ahead_cm / 2.0;
         let go = (p.y - target_y).min(m.step_cm);
         return Some(if go >= m.step_cm {
@@ -350,6 +392,35 @@ pub fn approach_step(wm: &WorldModel) -> Option<Action> {
         };
         Some(Action::with(kind, m.lateral_step_cm))
     }
+}
+
+/// The next segment of `supportBall` (`None` without a known ball): face it (turn
+/// while it is more than 25° off), walk in while it is farther than `supportDistance` + 30 %,
+/// and otherwise hold — a supporter never walks into the ball, which its teammate goes for.
+pub fn support_step(wm: &WorldModel) -> Option<Action> {
+    let p = wm.position(ObjectKind::Ball)?;
+    let params = wm.params();
+    let m = params.motion;
+    let bearing = p.bearing_deg();
+    if bearing.abs() > 25.0 {
+        return Some(Action::with(
+            ActionKind::Turn,
+            m.turn_step_deg.copysign(bearing),
+        ));
+    }
+    let over = p.norm() - params.support_distance_cm;
+    if over > 0.3 * params.support_distance_cm {
+        if let Some(a) = sidestep_robot(wm, p.norm()) {
+            return Some(a);
+        }
+        let step = if over >= m.step_cm {
+            m.step_cm
+        } else {
+            m.mini_step_cm
+        };
+        return Some(Action::with(ActionKind::Walk, step));
+    }
+    None
 }
 
 /// Splits a basic action into body segments (FutRob's walk decomposition: long steps, then
@@ -411,6 +482,7 @@ impl Machine {
             },
             ActionKind::Save => Machine::Save { diving: false },
             ActionKind::Relocate => Machine::Relocate,
+            ActionKind::SupportBall => Machine::Support,
             k => match k.search_target() {
                 Some(t) => Machine::Find(Search::new(t)),
                 None => Machine::Hold(None),
@@ -609,6 +681,15 @@ impl Machine {
                 }
                 (head, None, false)
             }
+            Machine::Support => {
+                if c.busy {
+                    return (track(c), None, false);
+                }
+                if c.wm.position(ObjectKind::Ball).is_none() {
+                    return (None, None, true);
+                }
+                (track(c), support_step(c.wm), false)
+            }
             Machine::Relocate => {
                 if c.busy {
                     return (None, None, false);
@@ -695,16 +776,24 @@ impl ActionHandler {
     fn apply_motion(seg: Action, wm: &mut WorldModel) {
         let d = seg.param.unwrap_or(0.0);
         match seg.kind {
-            ActionKind::Walk => wm.robot_moved(Vec2::new(0.0, d), 0.0),
+            ActionKind::Walk => {
+                wm.walk_finished(d);
+                wm.robot_moved(Vec2::new(0.0, d), 0.0);
+            }
             ActionKind::WalkRight => {
+                wm.lateral_finished();
                 wm.robot_moved(Vec2::new(d, 0.0), 0.0);
                 wm.keeper_stepped(d);
             }
             ActionKind::WalkLeft => {
+                wm.lateral_finished();
                 wm.robot_moved(Vec2::new(-d, 0.0), 0.0);
                 wm.keeper_stepped(-d);
             }
-            ActionKind::Turn => wm.robot_moved(Vec2::default(), d),
+            ActionKind::Turn => {
+                wm.turn_finished();
+                wm.robot_moved(Vec2::default(), d);
+            }
             ActionKind::KickRight | ActionKind::KickLeft => wm.kicked(),
             ActionKind::FrontGetUp
             | ActionKind::BackGetUp

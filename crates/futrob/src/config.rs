@@ -124,6 +124,12 @@ pub struct BrainParams {
     pub report_period_ms: u64,
     /// Least interval between two keeper-position reports, ms.
     pub gk_pos_period_ms: u64,
+    /// `partnerNearerBall`: a teammate's ball distance must be this much shorter than ours
+    /// (or within it, with a lower id) for it to go for the ball, cm.
+    pub support_margin_cm: f64,
+    /// `supportBall`: the distance kept from the ball, cm (±30 %: closer, it holds; farther,
+    /// it walks in).
+    pub support_distance_cm: f64,
     /// Stand up automatically when the body reports a fall.
     pub auto_get_up: bool,
     /// Run `lookAtBall` on the head whenever the current action leaves it free.
@@ -170,6 +176,8 @@ impl Default for BrainParams {
             segment_timeout_ms: 8000,
             report_period_ms: 1000,
             gk_pos_period_ms: 1000,
+            support_margin_cm: 20.0,
+            support_distance_cm: 90.0,
             auto_get_up: true,
             auto_look_at_ball: false,
         }
@@ -268,6 +276,8 @@ pub const KEYS: &[(&str, &str, &str, &str)] = &[
     ("segmentTimeoutMs", "ms", "8000", "a body command not reported finished after this long counts as finished"),
     ("reportPeriodMs", "ms", "1000", "period of the status messages"),
     ("gkPosPeriodMs", "ms", "1000", "least interval between keeper-position messages"),
+    ("supportMargin", "cm", "20", "partnerNearerBall: a teammate this much nearer the ball goes for it"),
+    ("supportDistance", "cm", "90", "supportBall: distance kept from the ball"),
     ("autoGetUp", "0/1", "1", "stand up automatically when the body reports a fall"),
 ];
 
@@ -434,6 +444,8 @@ impl IniConfig {
                 "segmentTimeoutMs" => p.segment_timeout_ms = ms(100.0, 600_000.0)?,
                 "reportPeriodMs" => p.report_period_ms = ms(10.0, 3.6e6)?,
                 "gkPosPeriodMs" => p.gk_pos_period_ms = ms(10.0, 3.6e6)?,
+                "supportMargin" => p.support_margin_cm = num(0.0, 1000.0)?,
+                "supportDistance" => p.support_distance_cm = num(10.0, 1000.0)?,
                 "autoGetUp" => p.auto_get_up = flag()?,
                 _ => return Err(err(format!("unknown key {key:?}"))),
             }

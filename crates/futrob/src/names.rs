@@ -1,5 +1,6 @@
 //! The FutRob vocabulary: objects, the 36 predicates, the actions with their parameters and
-//! numeric codes. Canonical names are camelCase; lookups ignore letter case (see
+//! numeric codes, and simrob's two additions for team play (the predicate `partnerNearerBall`
+//! and the action `supportBall`, numbered after FutRob's). Canonical names are camelCase; lookups ignore letter case (see
 //! [`Predicate::lookup`]).
 
 use std::fmt;
@@ -96,13 +97,16 @@ pub enum Family {
     Searched,
 }
 
-/// One of the 36 predicates, stored as its bit index (0..36) in a [`crate::PredicateSet`].
+/// One of the 37 predicates — FutRob's 36 and simrob's `partnerNearerBall` — stored as its bit
+/// index (0..37) in a [`crate::PredicateSet`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Predicate(u8);
 
 impl Predicate {
     /// Number of predicates.
-    pub const COUNT: usize = 36;
+    pub const COUNT: usize = 37;
+    /// Number of FutRob's own predicates (the first ones, in bit order).
+    pub const FUTROB_COUNT: usize = 36;
     /// `ballIsMine`: the ball is at the robot's feet, close enough to kick.
     pub const BALL_IS_MINE: Predicate = Predicate(27);
     /// `ballIsOurs`: some team member (this robot included) has the ball.
@@ -121,6 +125,10 @@ impl Predicate {
     pub const GK_NEEDS_RELOCATE: Predicate = Predicate(34);
     /// `gkNeedsStartSaving`: the keeper must start moving now to save.
     pub const GK_NEEDS_START_SAVING: Predicate = Predicate(35);
+    /// `partnerNearerBall` (simrob's, for team play): a field-player teammate has the ball,
+    /// or reports it nearer than this robot sees it (by more than `supportMargin`, or by
+    /// less with a lower id). The nearest field player goes for the ball; the other supports.
+    pub const PARTNER_NEARER_BALL: Predicate = Predicate(36);
 
     /// The predicate of `family` for `object` (bits 0..27: family-major, object-minor).
     pub const fn of(object: ObjectKind, family: Family) -> Predicate {
@@ -137,7 +145,7 @@ impl Predicate {
         self.0 as u32
     }
 
-    /// The predicate with bit index `i`, if `i < 36`.
+    /// The predicate with bit index `i`, if `i < 37`.
     pub fn from_bit(i: u32) -> Option<Predicate> {
         (i < Self::COUNT as u32).then_some(Predicate(i as u8))
     }
@@ -186,6 +194,7 @@ impl Predicate {
             "partnerPass",
             "gkNeedsRelocate",
             "gkNeedsStartSaving",
+            "partnerNearerBall",
         ];
         NAMES[self.0 as usize]
     }
@@ -282,6 +291,9 @@ pub enum ActionKind {
     Save,
     /// `relocate`.
     Relocate,
+    /// `supportBall` (simrob's, for team play): stay `supportDistance` from the ball, facing
+    /// it, ready to receive a pass, without crowding the teammate that goes for it.
+    SupportBall,
 }
 
 /// A parameter an action accepts: its name, whether it is required, its range and default.
@@ -306,7 +318,7 @@ const DISTANCE: ParamSpec = ParamSpec {
 
 impl ActionKind {
     /// Every action, in code order.
-    pub const ALL: [ActionKind; 30] = [
+    pub const ALL: [ActionKind; 31] = [
         ActionKind::None,
         ActionKind::InitialPosition,
         ActionKind::Walk,
@@ -337,6 +349,7 @@ impl ActionKind {
         ActionKind::ClearBall,
         ActionKind::Save,
         ActionKind::Relocate,
+        ActionKind::SupportBall,
     ];
 
     /// The canonical (camelCase) name.
@@ -372,6 +385,7 @@ impl ActionKind {
             ActionKind::ClearBall => "clearBall",
             ActionKind::Save => "save",
             ActionKind::Relocate => "relocate",
+            ActionKind::SupportBall => "supportBall",
         }
     }
 
@@ -413,6 +427,7 @@ impl ActionKind {
             ActionKind::FindOppGoal => 28,
             ActionKind::FindMyLp => 29,
             ActionKind::FindOppLp => 30,
+            ActionKind::SupportBall => 31,
         }
     }
 

@@ -1,5 +1,5 @@
 //! The world model: what the robot knows about the objects around it, in its own frame, and
-//! the values of the 36 predicates.
+//! the values of the 37 predicates.
 //!
 //! Positions are centimetres in the robot frame: the robot's centre projected on the floor
 //! is the origin, `x` is lateral (positive to the right), `y` is forward. A camera reading
@@ -80,7 +80,20 @@ pub struct WorldModel {
     /// The keeper's offsets (goal frame, cm) seen in the last `KEEPER_WINDOW_MS`, with
     /// their times.
     keeper_seen: std::collections::VecDeque<(u64, f64, f64)>,
+    /// The ball's distance seen at the end of the last forward step, cm.
+    walk_ref: Option<f64>,
+    /// Forward steps in a row that brought the ball less than 30 % of a step nearer.
+    stalled_walks: u32,
+    /// Lateral steps taken since the walk was found blocked.
+    dodge_steps: u32,
+    /// Times the walk was found blocked (the dodge alternates sides).
+    dodges: u32,
 }
+
+/// Forward steps in a row without progress after which the walk counts as blocked.
+const STALLED_WALKS: u32 = 3;
+/// Lateral steps taken to get round whatever blocks the walk.
+const DODGE_STEPS: u32 = 3;
 
 impl WorldModel {
     /// The model of robot `id` playing `role`.
@@ -98,6 +111,10 @@ impl WorldModel {
             kicked: false,
             frames: 0,
             keeper_seen: std::collections::VecDeque::new(),
+            walk_ref: None,
+            stalled_walks: 0,
+            dodge_steps: 0,
+            dodges: 0,
         }
     }
 
@@ -218,6 +235,54 @@ impl WorldModel {
         self.keeper_seen.clear();
         self.holding = self.ball_held();
         self.trajectory.shift_frame(delta, turn_deg);
+    }
+
+    /// A forward step of `step_cm` ended (call before [`WorldModel::robot_moved`]): if the
+    /// ball, in sight, came less than 30 % of the step nearer since the last step, the step
+    /// was stalled — another robot at the shoulder, out of the camera's view, blocks the body.
+    pub fn walk_finished(&mut self, step_cm: f64) {
+        let seen = self
+            .in_sight(ObjectKind::Ball)
+            .then(|| self.objects[ObjectKind::Ball.index()].last_pos)
+            .flatten()
+            .map(|p| p.norm());
+        match (self.walk_ref, seen) {
+            (Some(prev), Some(cur)) if prev - cur < 0.3 * step_cm => self.stalled_walks += 1,
+            _ => self.stalled_walks = 0,
+        }
+        if self.stalled_walks == STALLED_WALKS {
+            self.dodges += 1;
+            self.dodge_steps = 0;
+        }
+        self.walk_ref = seen;
+    }
+
+    /// A lateral step ended: counts the steps of a dodge round a blocked walk.
+    pub fn lateral_finished(&mut self) {
+        self.walk_ref = None;
+        if self.walk_blocked() {
+            self.dodge_steps += 1;
+            if self.dodge_steps >= DODGE_STEPS {
+                self.stalled_walks = 0;
+            }
+        }
+    }
+
+    /// A turn ended: the walk starts afresh.
+    pub fn turn_finished(&mut self) {
+        self.walk_ref = None;
+        self.stalled_walks = 0;
+    }
+
+    /// The walk towards the ball is blocked: step sideways, to the side
+    /// [`WorldModel::dodge_left`] says, until a few lateral steps are done.
+    pub fn walk_blocked(&self) -> bool {
+        self.stalled_walks >= STALLED_WALKS
+    }
+
+    /// Which way to dodge a blocked walk (alternates from one blocked walk to the next).
+    pub fn dodge_left(&self) -> bool {
+        self.dodges % 2 == 1
     }
 
     /// The robot kicked: the ball is expected to leave, so its last position is no longer
@@ -400,6 +465,40 @@ impl WorldModel {
         }
     }
 
+    /// `partnerNearerBall`: a fresh field-player teammate has the ball, or reports it nearer
+    /// than this robot sees it — by more than `supportMargin`, or within it when its id is
+    /// lower (so two robots that see the ball about as near agree on one of them). A robot
+    /// that does not see the ball is farther than any that does. False while this robot
+    /// holds the ball, and for a keeper.
+    pub fn partner_nearer_ball(&self, now_ms: u64) -> bool {
+        if self.role() != Role::FieldPlayer || self.ball_held() {
+            return false;
+        }
+        let mine = if self.in_sight(ObjectKind::Ball) {
+            self.position(ObjectKind::Ball).map(|p| p.norm())
+        } else {
+            None
+        };
+        let margin = self.params.support_margin_cm;
+        let me = self.comm.id();
+        self.comm
+            .fresh(now_ms)
+            .filter(|t| t.role == Some(Role::FieldPlayer))
+            .any(|t| {
+                if t.ball_is_mine {
+                    return true;
+                }
+                let theirs = match (t.ball_in_sight, t.ball_distance) {
+                    (true, Some(d)) => d as f64,
+                    _ => return false,
+                };
+                match mine {
+                    None => true,
+                    Some(d) => theirs < d - margin || (theirs <= d + margin && t.id < me),
+                }
+            })
+    }
+
     /// The value of every predicate at `now_ms`.
     pub fn predicates(&self, now_ms: u64) -> PredicateSet {
         let mut s = PredicateSet::default();
@@ -442,6 +541,10 @@ impl WorldModel {
         s.set(
             Predicate::GK_NEEDS_START_SAVING,
             self.gk_needs_start_saving(),
+        );
+        s.set(
+            Predicate::PARTNER_NEARER_BALL,
+            self.partner_nearer_ball(now_ms),
         );
         s
     }

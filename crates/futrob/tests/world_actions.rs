@@ -1,7 +1,9 @@
 //! Predicates, the trajectory model and the composite actions on hand-made world models,
 //! plus whole brains on a small kinematic field stepped with simulated time.
 
-use simrob_futrob::actions::{approach_step, segments, shot_angle, ActionHandler, HandlerOutput};
+use simrob_futrob::actions::{
+    approach_step, segments, shot_angle, support_step, ActionHandler, HandlerOutput,
+};
 use simrob_futrob::rules::RuleSet;
 use simrob_futrob::trajectory::{ols_line, SampleFate, TrajectoryParams};
 use simrob_futrob::{
@@ -1029,5 +1031,108 @@ fn the_kicker_finds_the_ball_walks_to_it_and_kicks_it_towards_the_goal() {
     assert!(
         lateral_at_goal.abs() < 90.0,
         "heading for the goal: {lateral_at_goal:.0}"
+    );
+}
+
+#[test]
+fn partner_nearer_ball_picks_one_field_player_for_the_ball() {
+    let ball_at = |w: &mut WorldModel, d: f64| feed(w, 0, 2, &[at(ObjectKind::Ball, 0.0, d)]);
+    let tell = |w: &mut WorldModel, from: i32, role: Role, d: i32, now: u64| {
+        w.comm
+            .handle_message(Message::new(from, BROADCAST, Param::Role, role.code()), now);
+        w.comm
+            .handle_message(Message::new(from, BROADCAST, Param::BallInSight, 1), now);
+        w.comm
+            .handle_message(Message::new(from, BROADCAST, Param::BallDistance, d), now);
+    };
+    // Robot 1 sees the ball at 150 cm.
+    let mut w = wm(Role::FieldPlayer);
+    let now = ball_at(&mut w, 150.0);
+    assert!(!pred(&w, now, "partnerNearerBall"), "nobody else sees it");
+    tell(&mut w, 2, Role::FieldPlayer, 100, now);
+    assert!(pred(&w, now, "partnerNearerBall"), "50 cm nearer: it goes");
+    let mut w = wm(Role::FieldPlayer);
+    let now = ball_at(&mut w, 150.0);
+    tell(&mut w, 2, Role::FieldPlayer, 140, now);
+    assert!(
+        !pred(&w, now, "partnerNearerBall"),
+        "within the margin the lower id (this robot, 1) goes"
+    );
+    let mut w = wm(Role::FieldPlayer);
+    let now = ball_at(&mut w, 150.0);
+    tell(&mut w, 2, Role::Goalkeeper, 30, now);
+    assert!(
+        !pred(&w, now, "partnerNearerBall"),
+        "the keeper does not count"
+    );
+    // Robot 3, seeing the ball about as near as robot 2, leaves it to robot 2.
+    let mut w = WorldModel::new(3, Role::FieldPlayer, BrainParams::default());
+    let now = ball_at(&mut w, 150.0);
+    tell(&mut w, 2, Role::FieldPlayer, 160, now);
+    assert!(pred(&w, now, "partnerNearerBall"));
+    // A robot holding the ball keeps it.
+    let mut w = wm(Role::FieldPlayer);
+    let now = feed(&mut w, 0, 2, &[at(ObjectKind::Ball, 4.0, 12.0)]);
+    tell(&mut w, 2, Role::FieldPlayer, 5, now);
+    assert!(!pred(&w, now, "partnerNearerBall"));
+}
+
+#[test]
+fn support_faces_the_ball_keeps_its_distance_and_never_walks_into_it() {
+    let step = |x: f64, y: f64| {
+        let mut w = wm(Role::FieldPlayer);
+        feed(&mut w, 0, 2, &[at(ObjectKind::Ball, x, y)]);
+        support_step(&w).map(|a| a.to_string())
+    };
+    assert_eq!(step(0.0, 300.0).as_deref(), Some("walk distance=12"));
+    assert_eq!(step(-150.0, 100.0).as_deref(), Some("turn angle=-20"));
+    assert_eq!(step(0.0, 100.0), None, "at the support distance: hold");
+    assert_eq!(step(0.0, 30.0), None, "too near: hold, never walk in");
+}
+
+#[test]
+fn a_keeper_searches_for_the_ball_with_its_head_only() {
+    let mut w = wm(Role::Goalkeeper);
+    let mut h = ActionHandler::new();
+    let mut body = InstantBody(BodyStatus::default());
+    h.request(Action::new(ActionKind::FindBall));
+    let mut heads = 0;
+    for i in 0..300 {
+        let o = run_handler(&mut w, &mut h, &mut body, i * 100);
+        assert!(body_cmds(&o).is_empty(), "the keeper never turns its body");
+        heads += o.commands.len();
+    }
+    assert!(heads > 10, "it keeps sweeping the head: {heads} commands");
+    assert!(w.object(ObjectKind::Ball).searched);
+}
+
+#[test]
+fn a_walk_that_brings_the_ball_no_nearer_dodges_sideways() {
+    let mut w = wm(Role::FieldPlayer);
+    let ball = [at(ObjectKind::Ball, 0.0, 150.0)];
+    let mut now = feed(&mut w, 0, 2, &ball);
+    assert_eq!(
+        approach_step(&w).map(|a| a.to_string()).as_deref(),
+        Some("walk distance=12")
+    );
+    // Four forward steps, and the ball is still seen 150 cm away: something blocks the body.
+    for _ in 0..4 {
+        w.walk_finished(12.0);
+        w.robot_moved(Vec2::new(0.0, 12.0), 0.0);
+        now = feed(&mut w, now, 2, &ball);
+    }
+    assert!(w.walk_blocked());
+    let dodge = approach_step(&w).map(|a| a.to_string());
+    assert_eq!(dodge.as_deref(), Some("walkLeft distance=4"));
+    for _ in 0..3 {
+        w.lateral_finished();
+    }
+    assert!(
+        !w.walk_blocked(),
+        "after three lateral steps it walks again"
+    );
+    assert_eq!(
+        approach_step(&w).map(|a| a.to_string()).as_deref(),
+        Some("walk distance=12")
     );
 }

@@ -2,7 +2,11 @@
 //! with a referee that sees only the world.
 //!
 //! Cyan (robots 3, 4, 5; 3 keeps goal) defends the goal at −X, magenta (6, 7, 8; 6 keeps
-//! goal) the goal at +X. The referee restarts from kick-off positions after a goal (the ball
+//! goal) the goal at +X. Cyan kicks off; after a goal the team that conceded it does. At a
+//! kick-off the kicking team's first field player stands 30 cm behind the ball and the others
+//! outside the centre circle; until the ball is touched (moved 5 cm) or 10 s have passed, a
+//! robot of the other team that enters the circle is put back on its edge (counted as an
+//! infringement). The referee restarts from kick-off positions after a goal (the ball
 //! wholly over the goal line between the posts), puts the ball back 30 cm inside the field
 //! where it left it (over a touch line, or over a goal line outside the goal), and counts:
 //! goals; shots (a strike — the ball going from under 0.2 m/s to over 0.5 m/s — towards the
@@ -40,6 +44,8 @@ pub struct MatchSummary {
     pub falls: [u32; 2],
     /// Balls put back after leaving the field.
     pub outs: u32,
+    /// Robots put back out of the centre circle at a kick-off (the team not kicking off).
+    pub kickoff_infringements: [u32; 2],
     /// Team messages put on the air.
     pub messages: u64,
     /// `(simulated s, what)`, in order.
@@ -53,8 +59,16 @@ fn team_index(t: Team) -> usize {
     }
 }
 
-/// Kick-off positions: `(entity, team, role, pose)`.
-fn line_up(half_length: f64) -> Vec<(u32, Team, Role, Pose2)> {
+/// Radius of the centre circle, m (KidSize: 1.50 m across).
+const CIRCLE_RADIUS: f64 = 0.75;
+/// The ball counts as touched once this far from the centre spot, m.
+const KICKOFF_TOUCH: f64 = 0.05;
+/// The kick-off restriction ends this long after the kick-off even if nobody touched the
+/// ball, s.
+const KICKOFF_LIMIT_S: f64 = 10.0;
+
+/// Kick-off positions with `kicking` to kick off: `(entity, team, role, pose)`.
+fn line_up(half_length: f64, kicking: Team) -> Vec<(u32, Team, Role, Pose2)> {
     let mut v = Vec::new();
     for (team, first, side) in [(Team::Cyan, 3, -1.0), (Team::Magenta, 6, 1.0)] {
         let facing = if side < 0.0 {
@@ -68,7 +82,11 @@ fn line_up(half_length: f64) -> Vec<(u32, Team, Role, Pose2)> {
             heading: facing,
         };
         v.push((first, team, Role::Goalkeeper, at(half_length - 0.30, 0.0)));
-        v.push((first + 1, team, Role::FieldPlayer, at(1.0, 0.8)));
+        if team == kicking {
+            v.push((first + 1, team, Role::FieldPlayer, at(0.30, 0.0)));
+        } else {
+            v.push((first + 1, team, Role::FieldPlayer, at(1.0, 0.8)));
+        }
         v.push((first + 2, team, Role::FieldPlayer, at(1.0, -0.8)));
     }
     v
@@ -88,7 +106,8 @@ pub fn play(p: &MatchParams, observer: Option<Observer>) -> Result<MatchSummary,
     let (hl, hw) = (f.length / 2.0, f.width / 2.0);
     let keeper = include_str!("../../../scenarios/soccer/rules/goalkeeper.xml");
     let player = include_str!("../../../scenarios/soccer/rules/field_player.xml");
-    let lineup = line_up(hl);
+    let mut kicking = Team::Cyan;
+    let lineup = line_up(hl, kicking);
     let mut specs = Vec::new();
     for (entity, team, role, pose) in &lineup {
         let r = match role {
@@ -111,7 +130,8 @@ pub fn play(p: &MatchParams, observer: Option<Observer>) -> Result<MatchSummary,
         duration_s: p.duration_s,
         ..MatchSummary::default()
     };
-    s.events.push((0.0, "kick-off".into()));
+    s.events.push((0.0, "kick-off cyan".into()));
+    let mut kickoff_at = Some(0.0);
     let end_ms = (p.duration_s * 1000.0).round() as u64;
     let mut prev = arena.ball();
     let mut slow = true;
@@ -120,6 +140,48 @@ pub fn play(p: &MatchParams, observer: Option<Observer>) -> Result<MatchSummary,
         arena.step()?;
         let t = arena.now_ms() as f64 / 1000.0;
         let b = arena.ball();
+        if let Some(k) = kickoff_at {
+            if b[0].hypot(b[1]) > KICKOFF_TOUCH || t - k > KICKOFF_LIMIT_S {
+                kickoff_at = None;
+            } else {
+                let outside = CIRCLE_RADIUS + 0.15;
+                let mut back = Vec::new();
+                for pl in arena.players() {
+                    if pl.team == kicking {
+                        continue;
+                    }
+                    if let Some(q) = arena.robot_pose(pl.entity) {
+                        let r = q.x.hypot(q.y);
+                        if r < CIRCLE_RADIUS + 0.10 {
+                            let (ux, uy) = if r > 1e-6 {
+                                (q.x / r, q.y / r)
+                            } else if pl.team == Team::Cyan {
+                                (-1.0, 0.0)
+                            } else {
+                                (1.0, 0.0)
+                            };
+                            back.push((
+                                pl.entity,
+                                pl.team,
+                                Pose2 {
+                                    x: ux * outside,
+                                    y: uy * outside,
+                                    ..q
+                                },
+                            ));
+                        }
+                    }
+                }
+                for (entity, team, pose) in back {
+                    arena.place_robot(entity, pose)?;
+                    s.kickoff_infringements[team_index(team)] += 1;
+                    s.events.push((
+                        t,
+                        format!("robot {entity} put back out of the centre circle"),
+                    ));
+                }
+            }
+        }
         let (vx, vy) = ((b[0] - prev[0]) / 0.01, (b[1] - prev[1]) / 0.01);
         let speed = vx.hypot(vy);
         prev = b;
@@ -169,12 +231,18 @@ pub fn play(p: &MatchParams, observer: Option<Observer>) -> Result<MatchSummary,
             };
             s.goals[team_index(scorer)] += 1;
             s.events.push((t, format!("goal {}", scorer.as_str())));
-            for (entity, _, _, pose) in &lineup {
-                arena.place_robot(*entity, *pose)?;
+            kicking = if scorer == Team::Cyan {
+                Team::Magenta
+            } else {
+                Team::Cyan
+            };
+            for (entity, _, _, pose) in line_up(hl, kicking) {
+                arena.place_robot(entity, pose)?;
             }
             arena.place_ball(0.0, 0.0, 0.0, 0.0)?;
             prev = arena.ball();
-            s.events.push((t, "kick-off".into()));
+            kickoff_at = Some(t);
+            s.events.push((t, format!("kick-off {}", kicking.as_str())));
         } else if over_goal_line || b[1].abs() > hw + f.ball_radius {
             let x = b[0].clamp(-(hl - 0.30), hl - 0.30);
             let y = b[1].clamp(-(hw - 0.30), hw - 0.30);

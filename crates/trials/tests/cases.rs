@@ -109,11 +109,43 @@ fn a_one_minute_match_is_played_and_scored_from_the_world() {
     };
     let seen = std::rc::Rc::new(std::cell::Cell::new(0u64));
     let counter = seen.clone();
-    let s = play(&p, Some(Box::new(move |_| counter.set(counter.get() + 1)))).unwrap();
+    // Until the ball leaves the centre spot, the magenta robots (6–8) stay out of the centre
+    // circle (radius 0.75 m): cyan kicks off.
+    let nearest = std::rc::Rc::new(std::cell::Cell::new(f64::INFINITY));
+    let watch = nearest.clone();
+    let mut touched = false;
+    let observer = move |w: &simrob_world::World| {
+        counter.set(counter.get() + 1);
+        let ball = w
+            .entity_pose(simrob_soccer::field::BALL_ENTITY)
+            .map_or([0.0; 3], |(p, _)| p);
+        touched |= ball[0].hypot(ball[1]) > 0.05 || w.sim_time() > 10.0;
+        if !touched {
+            for id in 6..=8 {
+                if let Some(h) = w.humanoid(simrob_protocol::EntityId(id)) {
+                    let q = h.pose();
+                    watch.set(watch.get().min(q.x.hypot(q.y)));
+                }
+            }
+        }
+    };
+    let s = play(&p, Some(Box::new(observer))).unwrap();
     assert_eq!(seen.get(), 6000, "one iteration every 10 ms");
-    assert_eq!(s.events.first().map(|e| e.1.as_str()), Some("kick-off"));
+    assert!(
+        nearest.get() > 0.75,
+        "the defending team stayed out of the circle: {}",
+        nearest.get()
+    );
+    assert_eq!(
+        s.events.first().map(|e| e.1.as_str()),
+        Some("kick-off cyan")
+    );
     let goals: u32 = s.goals.iter().sum();
-    let kickoffs = s.events.iter().filter(|e| e.1 == "kick-off").count() as u32;
+    let kickoffs = s
+        .events
+        .iter()
+        .filter(|e| e.1.starts_with("kick-off"))
+        .count() as u32;
     assert_eq!(
         kickoffs,
         goals + 1,

@@ -220,6 +220,11 @@ fn report(s: &MatchSummary) -> String {
     );
     let _ = writeln!(t, "passes      {:>5}  {:>7}", s.passes[0], s.passes[1]);
     let _ = writeln!(t, "falls       {:>5}  {:>7}", s.falls[0], s.falls[1]);
+    let _ = writeln!(
+        t,
+        "put out of the centre circle at a kick-off {:>2}  {:>2}",
+        s.kickoff_infringements[0], s.kickoff_infringements[1]
+    );
     let _ = writeln!(t, "balls out: {}, team messages: {}", s.outs, s.messages);
     for (time, what) in s.events.iter().filter(|e| e.1.starts_with("goal")) {
         let _ = writeln!(t, "  {:>6.1} s  {what}", time);
