@@ -19,9 +19,12 @@ import { extent } from './frame.js';
 
 /** Floats per instance (four RGBA texels): position and diameter, quaternion, size, colour. */
 const PER_INSTANCE = 16;
-/** Meshes: box, sphere, coarse sphere, cylinder, coarse cylinder, point. */
-const BOX = 0, SPHERE = 1, CYLINDER = 3, POINT = 5, MESHES = 6;
-/** Below this many pixels across, a body is drawn with the coarse mesh… */
+/**
+ * Meshes: box, sphere, disc (a small sphere: one point drawn as a shaded disc), cylinder,
+ * coarse cylinder, point. A small sphere or cylinder is drawn with the mesh after its own.
+ */
+const BOX = 0, SPHERE = 1, DISC = 2, CYLINDER = 3, POINT = 5, MESHES = 6;
+/** Below this many pixels across, a sphere is drawn as a disc and a cylinder with the coarse mesh… */
 const COARSE_PX = 24;
 /** …and below this many, as a point. */
 const POINT_PX = 5;
@@ -49,12 +52,25 @@ void main() { float i = u_base + a_i; place(a_pos, a_nor, texel(i, 0.0), texel(i
 const INSTANCED = `attribute vec3 a_pos; attribute vec3 a_nor; attribute vec4 a_t0; attribute vec4 a_t1; attribute vec4 a_t2; attribute vec4 a_t3;
 ${COMMON}
 void main() { place(a_pos, a_nor, a_t0, a_t1, a_t2, a_t3); }`;
-const FRAGMENT = `precision mediump float; varying vec3 v_nor; varying vec3 v_col;
-void main() { vec3 n = normalize(v_nor); float l = 0.35 + 0.65 * max(dot(n, normalize(vec3(0.4, 0.3, 1.0))), 0.0);
+/**
+ * Lit from above (world space); a disc (`u_disc`) is a sphere's silhouette, its normal from
+ * where in the point the pixel is, lit from the viewer's upper right.
+ */
+const FRAGMENT = `precision mediump float; uniform float u_disc; varying vec3 v_nor; varying vec3 v_col;
+void main() { vec3 n = normalize(v_nor);
+  if (u_disc > 0.5) { vec2 d = gl_PointCoord * 2.0 - 1.0; float r2 = dot(d, d); if (r2 > 1.0) discard; n = vec3(d.x, -d.y, sqrt(1.0 - r2)); }
+  float l = 0.35 + 0.65 * max(dot(n, normalize(vec3(0.4, 0.3, 1.0))), 0.0);
   gl_FragColor = vec4(v_col * l, 1.0); }`;
 
-/** @typedef {{pos: number[], nor: number[], count: number}} Shape a triangle list */
-/** @typedef {{pos: WebGLBuffer, nor: WebGLBuffer, index: WebGLBuffer | null, count: number, copies: number}} Mesh */
+/**
+ * A mesh's vertices (`count` of them) and its triangles as indices into them (null: points).
+ * @typedef {{pos: number[], nor: number[], count: number, tris: number[] | null}} Shape
+ */
+/**
+ * A shape's buffers: `copies` copies of its vertices (each knowing its copy, `index`) and of
+ * its triangles (`elements`, `per` indices a copy).
+ * @typedef {{pos: WebGLBuffer, nor: WebGLBuffer, index: WebGLBuffer | null, elements: WebGLBuffer | null, count: number, per: number, copies: number}} Mesh
+ */
 
 /**
  * Whether WebGL runs in software here (SwiftShader, llvmpipe): every pixel then costs
@@ -114,6 +130,7 @@ export class GlView {
     this.program = prog;
     this.uVp = gl.getUniformLocation(prog, 'u_vp');
     this.uPoint = gl.getUniformLocation(prog, 'u_point');
+    this.uDisc = gl.getUniformLocation(prog, 'u_disc');
     this.uBase = gl.getUniformLocation(prog, 'u_base');
     this.uRows = gl.getUniformLocation(prog, 'u_rows');
     this.aPos = gl.getAttribLocation(prog, 'a_pos');
@@ -121,7 +138,8 @@ export class GlView {
     this.aI = gl.getAttribLocation(prog, 'a_i');
     this.aT = [0, 1, 2, 3].map((k) => gl.getAttribLocation(prog, `a_t${k}`));
     /** @type {Shape[]} */
-    this.shapes = [cube(), sphere(10, 14), sphere(4, 6), cylinder(14), cylinder(6), { pos: [0, 0, 0], nor: [0, 0, 1], count: 1 }];
+    const point = { pos: [0, 0, 0], nor: [0, 0, 1], count: 1, tris: null };
+    this.shapes = [cube(), sphere(10, 14), point, cylinder(14), cylinder(6), point];
     /** @type {(Mesh | null)[]} made when first needed */
     this.meshes = this.shapes.map(() => null);
     this.instances = gl.createBuffer();
@@ -131,11 +149,15 @@ export class GlView {
       for (const [k, v] of [[gl.TEXTURE_MIN_FILTER, gl.NEAREST], [gl.TEXTURE_MAG_FILTER, gl.NEAREST], [gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE], [gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE]]) gl.texParameteri(gl.TEXTURE_2D, k, v);
     }
     this.vp = new Float32Array(16);
+    /** What the last drawing cost: draw calls, vertices and triangles sent. */
+    this.stats = { calls: 0, vertices: 0, triangles: 0 };
     this.counts = new Uint32Array(MESHES);
     this.starts = new Uint32Array(MESHES);
     /** @type {Scene | null} */
     this.scene = null;
     this.data = new Float32Array(0);
+    /** Floats in the instance texture (or buffer) as last allocated. */
+    this.uploaded = 0;
     this.mesh = new Uint8Array(0);
     this.group = new Uint8Array(0);
     this.diameter = new Float32Array(0);
@@ -150,18 +172,29 @@ export class GlView {
     const gl = /** @type {WebGLRenderingContext} */ (this.gl), old = this.meshes[g];
     if (old && old.copies >= copies) return old;
     const shape = this.shapes[g], texture = this.mode === 'texture';
-    const k = texture ? (g === POINT ? Math.max(copies, 2 * (old ? old.copies : 0), 1024) : BATCH) : 1;
-    const buf = (/** @type {Float32Array} */ data) => {
+    // Triangles index their copy's vertices with 16 bits.
+    const k = !texture ? 1 : !shape.tris ? Math.max(copies, 2 * (old ? old.copies : 0), 1024) : Math.min(BATCH, Math.floor(65536 / shape.count));
+    const buf = (/** @type {number} */ target, /** @type {Float32Array | Uint16Array} */ data) => {
       const b = /** @type {WebGLBuffer} */ (gl.createBuffer());
-      gl.bindBuffer(gl.ARRAY_BUFFER, b);
-      gl.bufferData(gl.ARRAY_BUFFER, data, gl.STATIC_DRAW);
+      gl.bindBuffer(target, b);
+      gl.bufferData(target, data, gl.STATIC_DRAW);
       return b;
     };
     const repeat = (/** @type {number[]} */ a) => { const out = new Float32Array(a.length * k); for (let c = 0; c < k; c++) out.set(a, c * a.length); return out; };
     const index = new Float32Array(shape.count * k);
     for (let c = 0; c < k; c++) index.fill(c, c * shape.count, (c + 1) * shape.count);
-    if (old) for (const b of [old.pos, old.nor, old.index]) gl.deleteBuffer(b);
-    const m = { pos: buf(repeat(shape.pos)), nor: buf(repeat(shape.nor)), index: texture ? buf(index) : null, count: shape.count, copies: k };
+    const tris = shape.tris, per = tris ? tris.length : 0;
+    let elements = null;
+    if (tris) {
+      const e = new Uint16Array(per * k);
+      for (let c = 0; c < k; c++) for (let t = 0; t < per; t++) e[c * per + t] = c * shape.count + tris[t];
+      elements = buf(gl.ELEMENT_ARRAY_BUFFER, e);
+    }
+    if (old) for (const b of [old.pos, old.nor, old.index, old.elements]) gl.deleteBuffer(b);
+    const m = {
+      pos: buf(gl.ARRAY_BUFFER, repeat(shape.pos)), nor: buf(gl.ARRAY_BUFFER, repeat(shape.nor)),
+      index: texture ? buf(gl.ARRAY_BUFFER, index) : null, elements, count: shape.count, per, copies: k,
+    };
     this.meshes[g] = m;
     return m;
   }
@@ -206,6 +239,8 @@ export class GlView {
     gl.clearColor(0.11, 0.13, 0.15, 1);
     gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
     gl.enable(gl.DEPTH_TEST);
+    gl.enable(gl.CULL_FACE);
+    this.stats = { calls: 0, vertices: 0, triangles: 0 };
     gl.useProgram(this.program);
     this.vp.set(vp);
     gl.uniformMatrix4fv(this.uVp, false, this.vp);
@@ -234,14 +269,18 @@ export class GlView {
       const rows = d.length / (PER_INSTANCE * BATCH);
       gl.activeTexture(gl.TEXTURE0);
       gl.bindTexture(gl.TEXTURE_2D, this.texture);
-      gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 4 * BATCH, rows, 0, gl.RGBA, gl.FLOAT, d);
+      // Storage is made when the size changes; each frame only replaces its contents.
+      if (this.uploaded !== d.length) gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 4 * BATCH, rows, 0, gl.RGBA, gl.FLOAT, d);
+      else gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, 4 * BATCH, rows, gl.RGBA, gl.FLOAT, d);
       gl.uniform1f(this.uRows, rows);
     } else {
       gl.bindBuffer(gl.ARRAY_BUFFER, this.instances);
-      gl.bufferData(gl.ARRAY_BUFFER, d, gl.STREAM_DRAW);
+      if (this.uploaded !== d.length) gl.bufferData(gl.ARRAY_BUFFER, d, gl.DYNAMIC_DRAW);
+      else gl.bufferSubData(gl.ARRAY_BUFFER, 0, d);
     }
+    this.uploaded = d.length;
     for (let g = 0, first = 0; g < MESHES; first += counts[g], g++) {
-      if (counts[g]) this.drawGroup(g, first, counts[g], g === POINT ? k * scale : 0);
+      if (counts[g]) this.drawGroup(g, first, counts[g], g === POINT || g === DISC ? k * scale : 0);
     }
   }
 
@@ -252,18 +291,23 @@ export class GlView {
   drawGroup(g, first, count, point) {
     const gl = /** @type {WebGLRenderingContext} */ (this.gl), m = this.meshFor(g, count), inst = this.inst;
     gl.uniform1f(this.uPoint, point);
+    gl.uniform1f(this.uDisc, g === DISC ? 1 : 0);
     const attribute = (/** @type {number} */ loc, /** @type {WebGLBuffer} */ b, /** @type {number} */ size) => {
       gl.bindBuffer(gl.ARRAY_BUFFER, b); gl.enableVertexAttribArray(loc); gl.vertexAttribPointer(loc, size, gl.FLOAT, false, 0, 0);
     };
     attribute(this.aPos, m.pos, 3);
     attribute(this.aNor, m.nor, 3);
-    const mode = g === POINT ? gl.POINTS : gl.TRIANGLES;
+    if (m.elements) gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, m.elements);
+    const stats = this.stats;
     if (this.mode === 'texture' && m.index) {
       attribute(this.aI, m.index, 1);
       // Points: all at once; meshes: a batch of copies per call.
       for (let b = 0; b < count; b += m.copies) {
+        const c = Math.min(m.copies, count - b);
         gl.uniform1f(this.uBase, first + b);
-        gl.drawArrays(mode, 0, Math.min(m.copies, count - b) * m.count);
+        if (m.elements) gl.drawElements(gl.TRIANGLES, c * m.per, gl.UNSIGNED_SHORT, 0);
+        else gl.drawArrays(gl.POINTS, 0, c * m.count);
+        stats.calls++;
       }
     } else if (inst) {
       gl.bindBuffer(gl.ARRAY_BUFFER, this.instances);
@@ -272,54 +316,65 @@ export class GlView {
         gl.vertexAttribPointer(loc, 4, gl.FLOAT, false, PER_INSTANCE * 4, (first * PER_INSTANCE + 4 * t) * 4);
         inst.vertexAttribDivisorANGLE(loc, 1);
       });
-      inst.drawArraysInstancedANGLE(mode, 0, m.count, count);
+      if (m.elements) inst.drawElementsInstancedANGLE(gl.TRIANGLES, m.per, gl.UNSIGNED_SHORT, 0, count);
+      else inst.drawArraysInstancedANGLE(gl.POINTS, 0, m.count, count);
+      stats.calls++;
     }
+    stats.vertices += count * m.count;
+    stats.triangles += count * m.per / 3;
   }
 }
 
-/** @param {number[]} pos @param {number[]} nor @returns {Shape} */
-const shape = (pos, nor) => ({ pos, nor, count: pos.length / 3 });
-
-/** A unit cube centred on the origin. */
+/** A unit cube centred on the origin: four vertices a face, for its normal. @returns {Shape} */
 function cube() {
   /** @type {number[]} */
-  const p = [], n = [];
+  const pos = [], nor = [], tris = [];
   for (const [axis, sign] of [[0, 1], [0, -1], [1, 1], [1, -1], [2, 1], [2, -1]]) {
-    const u = (axis + 1) % 3, v = (axis + 2) % 3;
-    const corner = (/** @type {number} */ a, /** @type {number} */ b) => { const c = [0, 0, 0]; c[axis] = 0.5 * sign; c[u] = a * 0.5; c[v] = b * 0.5; return c; };
-    const quad = sign > 0 ? [[-1, -1], [1, -1], [1, 1], [-1, -1], [1, 1], [-1, 1]] : [[-1, -1], [1, 1], [1, -1], [-1, -1], [-1, 1], [1, 1]];
-    for (const [a, b] of quad) { p.push(...corner(a, b)); const nn = [0, 0, 0]; nn[axis] = sign; n.push(...nn); }
+    const u = (axis + 1) % 3, v = (axis + 2) % 3, at = pos.length / 3;
+    for (const [a, b] of [[-1, -1], [1, -1], [1, 1], [-1, 1]]) {
+      const c = [0, 0, 0], nn = [0, 0, 0];
+      c[axis] = 0.5 * sign; c[u] = a * 0.5; c[v] = b * 0.5; nn[axis] = sign;
+      pos.push(...c); nor.push(...nn);
+    }
+    // Counter-clockwise seen from outside (back faces are culled).
+    tris.push(...(sign > 0 ? [0, 1, 2, 0, 2, 3] : [0, 2, 1, 0, 3, 2]).map((t) => at + t));
   }
-  return shape(p, n);
+  return { pos, nor, count: pos.length / 3, tris };
 }
 
-/** A sphere of radius 1. @param {number} rings @param {number} segs */
+/** A sphere of radius 1: `rings` × `segs` quads, one triangle where they meet a pole. @param {number} rings @param {number} segs @returns {Shape} */
 function sphere(rings, segs) {
   /** @type {number[]} */
-  const p = [], n = [];
-  const pt = (/** @type {number} */ i, /** @type {number} */ j) => {
+  const pos = [], tris = [];
+  for (let i = 0; i <= rings; i++) for (let j = 0; j <= segs; j++) {
     const th = Math.PI * i / rings, ph = 2 * Math.PI * j / segs;
-    return [Math.sin(th) * Math.cos(ph), Math.sin(th) * Math.sin(ph), Math.cos(th)];
-  };
-  for (let i = 0; i < rings; i++) for (let j = 0; j < segs; j++) {
-    const a = pt(i, j), b = pt(i + 1, j), c = pt(i + 1, j + 1), d = pt(i, j + 1);
-    for (const q of [a, b, c, a, c, d]) { p.push(...q); n.push(...q); }
+    pos.push(Math.sin(th) * Math.cos(ph), Math.sin(th) * Math.sin(ph), Math.cos(th));
   }
-  return shape(p, n);
+  const at = (/** @type {number} */ i, /** @type {number} */ j) => i * (segs + 1) + j;
+  for (let i = 0; i < rings; i++) for (let j = 0; j < segs; j++) {
+    const a = at(i, j), b = at(i + 1, j), c = at(i + 1, j + 1), d = at(i, j + 1);
+    if (i < rings - 1) tris.push(a, b, c);
+    if (i > 0) tris.push(a, c, d);
+  }
+  return { pos, nor: pos, count: pos.length / 3, tris };
 }
 
-/** A cylinder of radius 1 along Z from −0.5 to 0.5. @param {number} segs */
+/** A cylinder of radius 1 along Z from −0.5 to 0.5. @param {number} segs @returns {Shape} */
 function cylinder(segs) {
   /** @type {number[]} */
-  const p = [], n = [];
-  for (let j = 0; j < segs; j++) {
-    const a0 = 2 * Math.PI * j / segs, a1 = 2 * Math.PI * (j + 1) / segs;
-    const [c0, s0, c1, s1] = [Math.cos(a0), Math.sin(a0), Math.cos(a1), Math.sin(a1)];
-    for (const [x, y, z] of [[c0, s0, -0.5], [c1, s1, -0.5], [c1, s1, 0.5], [c0, s0, -0.5], [c1, s1, 0.5], [c0, s0, 0.5]]) { p.push(x, y, z); n.push(x, y, 0); }
-    for (const z of [0.5, -0.5]) {
-      const tri = z > 0 ? [[0, 0], [c0, s0], [c1, s1]] : [[0, 0], [c1, s1], [c0, s0]];
-      for (const [x, y] of tri) { p.push(x, y, z); n.push(0, 0, Math.sign(z)); }
-    }
+  const pos = [], nor = [], tris = [];
+  const angle = (/** @type {number} */ j) => 2 * Math.PI * j / segs;
+  // The side: a bottom and a top vertex per angle, normals outwards.
+  for (let j = 0; j <= segs; j++) {
+    const c = Math.cos(angle(j)), s = Math.sin(angle(j));
+    pos.push(c, s, -0.5, c, s, 0.5); nor.push(c, s, 0, c, s, 0);
   }
-  return shape(p, n);
+  for (let j = 0; j < segs; j++) tris.push(2 * j, 2 * j + 2, 2 * j + 3, 2 * j, 2 * j + 3, 2 * j + 1);
+  // The caps: a ring each, normals along Z, a fan of triangles from its first vertex.
+  for (const z of [0.5, -0.5]) {
+    const first = pos.length / 3;
+    for (let j = 0; j < segs; j++) { pos.push(Math.cos(angle(j)), Math.sin(angle(j)), z); nor.push(0, 0, Math.sign(z)); }
+    for (let j = 1; j + 1 < segs; j++) tris.push(...(z > 0 ? [first, first + j, first + j + 1] : [first, first + j + 1, first + j]));
+  }
+  return { pos, nor, count: pos.length / 3, tris };
 }

@@ -253,6 +253,8 @@ const debug = {
   get software() { return software; },
   get res() { return res; },
   get gl() { return glView.mode; },
+  /** The last 3D drawing's draw calls, vertices and triangles. */
+  get glStats() { return glView.stats; },
   get scaleBar() { return top.scaleBar; },
   get labels() { return labels.placed; },
   top: state.top,
@@ -284,13 +286,15 @@ const debug = {
 };
 Object.assign(window, { simrob: debug });
 
-// ?bench=1: after 3 s, count the drawings of the next 5 s and report the rate to the server.
+// ?bench=1: after 3 s, count the drawings of the next 5 s and report them to the server (it is
+// told when the count starts, to measure the browser's processor time over the same span).
 if (bench) {
   setTimeout(() => {
     const d0 = state.drawn, t0 = performance.now(), ms0 = state.scriptMs;
+    send({ cmd: 'bench-start' });
     setTimeout(() => {
-      const n = state.drawn - d0, fps = n / ((performance.now() - t0) / 1000);
-      send({ cmd: 'report', fps, bodies: state.scene ? state.scene.n : 0, script_ms: (state.scriptMs - ms0) / Math.max(n, 1), software, res, gl: glView.mode });
+      const frames = state.drawn - d0, seconds = (performance.now() - t0) / 1000;
+      send({ cmd: 'report', fps: frames / seconds, frames, seconds, bodies: state.scene ? state.scene.n : 0, script_ms: (state.scriptMs - ms0) / Math.max(frames, 1), software, res, gl: glView.mode, draw: glView.stats });
     }, 5000);
   }, 3000);
 }
