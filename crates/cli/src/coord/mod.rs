@@ -3,6 +3,7 @@
 //! robots joining from a swarm simulation, and the comparison of allocation policies.
 
 mod compare;
+mod map;
 mod menu;
 mod net;
 mod robot;
@@ -19,7 +20,8 @@ pub enum CoordCommand {
     Serve(server::ServeArgs),
     /// The Control Center with the operator's terminal menu: list robots, send or announce
     /// tasks, abort, clear, switch the allocation policy. Logs go to --log-dir
-    /// (default coord-logs/): tasks.log, status.log, states.log.
+    /// (default coord-logs/): tasks.log, status.log, states.log. With --gui, the map of
+    /// robots and task states in the browser at the same time.
     Cc(server::ServeArgs),
     /// A robot agent: drives a SumBot on a SimRob server (--simrob) or a Nomad on a Mobile
     /// Robot Simulator (--mrs) with the tasks the Control Center gives it.

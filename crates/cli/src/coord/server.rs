@@ -19,6 +19,7 @@ use simrob_coord::model::RobotId;
 use simrob_coord::time::TimeServer;
 use simrob_coord::wire::{Envelope, Msg, Policy, DEFAULT_MAX_MESSAGE_BYTES};
 
+use super::map::LiveMap;
 use super::menu::{self, MenuAction, MENU_HELP};
 use super::net::{spawn_reader, write_env, Incoming};
 
@@ -69,6 +70,13 @@ pub struct ServeArgs {
     /// Most auctions open at once (max_open_auctions).
     #[arg(long, default_value_t = 64)]
     max_open_auctions: usize,
+    /// Show the map live in the browser (the 2D view: every robot by its condition, every
+    /// task at its goal by its state, a line from the robot holding it). On 127.0.0.1:8080
+    /// unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
+          default_missing_value = simrob_viewer::view2d::DEFAULT_ADDR,
+          value_parser = simrob_viewer::view2d::parse_addr)]
+    gui: Option<SocketAddr>,
 }
 
 impl ServeArgs {
@@ -166,6 +174,16 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
     if let Some(d) = &args.log_dir {
         println!("logs in {}", d.display());
     }
+    let mut live = match args.gui {
+        Some(bind) => {
+            let hello = format!("simrob coord: the Control Center on tcp://{addr}");
+            let m = LiveMap::start(bind, &hello)
+                .with_context(|| format!("cannot serve the map on {bind}"))?;
+            println!("map on http://{}", m.addr());
+            Some(m)
+        }
+        None => None,
+    };
     if menu {
         println!("{}", MENU_HELP);
     }
@@ -329,6 +347,9 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
         }
         while let Some(line) = cc.poll_log() {
             logs.write(&line, true);
+        }
+        if let Some(m) = live.as_mut() {
+            m.show(|| cc.map());
         }
         logs.flush();
         std::io::stdout().flush()?;
