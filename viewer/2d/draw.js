@@ -1,6 +1,7 @@
 // @ts-check
 // The 2D view's Canvas renderer: map, rooms, POIs, paths, routes, trails, sonar rays,
-// bumpers, bodies by state, labels that never overlap, grid and scale bar.
+// bumpers, bodies by state, the coordination map's tasks by state, labels that never overlap,
+// grid and scale bar.
 
 import { bitmapCanvas, idColor } from './frame.js';
 
@@ -16,6 +17,25 @@ import { bitmapCanvas, idColor } from './frame.js';
  */
 
 /** @typedef {{trail: boolean, rays: boolean, routes: boolean, labels: boolean}} Layers */
+
+/** Half the side of a task's square, pixels. */
+export const TASK_MARK = 10;
+
+/**
+ * How each task state of the coordination map is drawn (the Control Center's names).
+ * @type {Record<string, {legend: string, color: string, mark: string}>}
+ */
+export const TASK_STATES = {
+  waiting: { legend: 'waiting for a robot', color: '#8a8f98', mark: 'dashed' },
+  auction: { legend: 'being auctioned', color: '#cc79a7', mark: 'dashed' },
+  sent: { legend: 'sent, not yet confirmed', color: '#56b4e9', mark: 'dashed' },
+  queued: { legend: 'queued', color: '#0072b2', mark: 'solid' },
+  running: { legend: 'running', color: '#e69f00', mark: 'solid' },
+  ended: { legend: 'ended', color: '#009e73', mark: 'solid' },
+  blocked: { legend: 'blocked (a precondition failed)', color: '#b00020', mark: 'solid' },
+  aborted: { legend: 'aborted', color: '#5b606a', mark: 'cross' },
+  failed: { legend: 'failed', color: '#d55e00', mark: 'cross' },
+};
 
 /** The camera: screen = origin + map × scale (both with y down). */
 export class Camera {
@@ -75,6 +95,8 @@ class LabelPlacer {
   constructor() {
     /** @type {{text: string, x: number, y: number, w: number, h: number}[]} */
     this.placed = [];
+    /** @type {{x: number, y: number, w: number, h: number}[]} boxes no label may cover */
+    this.avoid = [];
   }
 
   /**
@@ -92,7 +114,8 @@ class LabelPlacer {
       [sx - w / 2, sy + r + 2],
     ];
     for (const [x, y] of spots) {
-      if (this.placed.every((b) => x + w <= b.x || b.x + b.w <= x || y + h <= b.y || b.y + b.h <= y)) {
+      const free = (/** @type {{x: number, y: number, w: number, h: number}} */ b) => x + w <= b.x || b.x + b.w <= x || y + h <= b.y || b.y + b.h <= y;
+      if (this.placed.every(free) && this.avoid.every(free)) {
         this.placed.push({ text, x, y, w, h });
         ctx.fillStyle = 'rgba(255,255,255,0.8)';
         ctx.fillRect(x, y, w, h);
@@ -289,8 +312,11 @@ export class Renderer {
         }
       }
     }
+    const tasks = this.tasks(frame, index);
     // Labels: POIs, then the selected body, items, robots (never overlapping).
     const placer = new LabelPlacer();
+    // No label covers a task's square.
+    for (const t of tasks) placer.avoid.push({ x: t.sx - TASK_MARK - 2, y: t.sy - TASK_MARK - 2, w: 2 * TASK_MARK + 4, h: 2 * TASK_MARK + 4 });
     ctx.font = '12px sans-serif';
     const order = this.drawn.slice().sort((p, q) => rank(q, this.selected) - rank(p, this.selected));
     const dense = this.drawn.length > 300;
@@ -303,10 +329,84 @@ export class Renderer {
       const [x, y] = cam.toScreen(p.x, p.y);
       placer.place(ctx, p.name, x, y, 5);
     }
+    if (layers.labels) for (const t of tasks) placer.place(ctx, `task ${t.id}`, t.sx, t.sy, TASK_MARK + 2);
     this.labels = placer.placed;
+    this.taskLegend(tasks);
     this.scaleBar(scene);
   }
 
+  /**
+   * The coordination map's tasks: a square at each goal in its state's colour (dashed while
+   * no robot has taken it, crossed out when aborted or failed) and, while a robot holds it
+   * unfinished, a dashed line from the robot to the goal. Returns what was drawn.
+   * @param {Frame2d} frame @param {Map<number, number>} index
+   * @returns {{id: number, state: string, sx: number, sy: number}[]}
+   */
+  tasks(frame, index) {
+    const { ctx, camera: cam } = this;
+    /** @type {{id: number, state: string, sx: number, sy: number}[]} */
+    const out = [];
+    const b = frame.bodies;
+    for (const t of frame.tasks || []) {
+      if (t.x === null || t.y === null || t.x === undefined || t.y === undefined) continue;
+      const st = TASK_STATES[t.state] || TASK_STATES.waiting;
+      const [sx, sy] = cam.toScreen(t.x, t.y);
+      const i = t.robot === null ? undefined : index.get(t.robot);
+      if (i !== undefined && !['ended', 'aborted', 'failed'].includes(t.state)) {
+        const [rx, ry] = cam.toScreen(b.pose[5 * i], b.pose[5 * i + 1]);
+        ctx.strokeStyle = st.color;
+        ctx.lineWidth = 1.5;
+        ctx.setLineDash([3, 4]);
+        ctx.beginPath();
+        ctx.moveTo(rx, ry);
+        ctx.lineTo(sx, sy);
+        ctx.stroke();
+      }
+      const m = TASK_MARK;
+      ctx.setLineDash(st.mark === 'dashed' ? [4, 3] : []);
+      ctx.strokeStyle = st.color;
+      ctx.lineWidth = 3;
+      ctx.strokeRect(sx - m, sy - m, 2 * m, 2 * m);
+      ctx.setLineDash([]);
+      if (st.mark === 'cross') {
+        ctx.beginPath();
+        ctx.moveTo(sx - m, sy - m);
+        ctx.lineTo(sx + m, sy + m);
+        ctx.moveTo(sx + m, sy - m);
+        ctx.lineTo(sx - m, sy + m);
+        ctx.stroke();
+      }
+      out.push({ id: t.id, state: t.state, sx, sy });
+    }
+    return out;
+  }
+
+  /**
+   * The task states on the map, in a box at the top left of the canvas.
+   * @param {{state: string}[]} tasks
+   */
+  taskLegend(tasks) {
+    const present = Object.keys(TASK_STATES).filter((k) => tasks.some((t) => t.state === k));
+    if (!present.length) return;
+    const { ctx } = this;
+    ctx.font = '12px sans-serif';
+    const w = 8 + Math.max(...present.map((k) => ctx.measureText(TASK_STATES[k].legend).width)) + 28;
+    ctx.fillStyle = 'rgba(255,255,255,0.9)';
+    ctx.fillRect(8, 8, w, 20 + 18 * present.length);
+    ctx.fillStyle = '#111';
+    ctx.fillText('tasks', 14, 22);
+    present.forEach((k, n) => {
+      const st = TASK_STATES[k];
+      const y = 30 + 18 * n;
+      ctx.strokeStyle = st.color;
+      ctx.lineWidth = 2.5;
+      ctx.setLineDash(st.mark === 'dashed' ? [3, 2] : []);
+      ctx.strokeRect(15, y, 10, 10);
+      ctx.setLineDash([]);
+      ctx.fillStyle = '#111';
+      ctx.fillText(st.legend, 32, y + 10);
+    });
+  }
   /**
    * The colour of body `i`: its own (by id) for the Mobile Robot Simulator's few robots,
    * its state's otherwise.
