@@ -90,6 +90,19 @@ function niceStep(v) {
   return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
+/** Widths of label texts (12 px sans-serif), pixels: measuring is slow. */
+const textWidths = new Map();
+
+/** Smallest radius a body is drawn with, pixels. */
+const MIN_R = 3;
+/** Below this radius (pixels) a disc is drawn as a square and without its heading. */
+const SMALL_R = 4;
+/** Most labels placed in a dense scene (the rest show on hover). */
+const MAX_LABELS = 200;
+/** More bodies on the screen than this is a dense scene: only big bodies, carried items and
+ * the selected one are labelled. */
+const DENSE = 300;
+
 /** Places labels so that none overlaps another (first come, first placed). */
 class LabelPlacer {
   constructor() {
@@ -105,7 +118,12 @@ class LabelPlacer {
    * @param {string} text @param {number} sx @param {number} sy @param {number} r
    */
   place(ctx, text, sx, sy, r) {
-    const w = ctx.measureText(text).width + 4;
+    let w = textWidths.get(text);
+    if (w === undefined) {
+      if (textWidths.size > 5000) textWidths.clear();
+      w = ctx.measureText(text).width + 4;
+      textWidths.set(text, w);
+    }
     const h = 14;
     const spots = [
       [sx + r + 2, sy - h / 2],
@@ -132,7 +150,10 @@ export class Renderer {
   /** @param {HTMLCanvasElement} canvas */
   constructor(canvas) {
     this.canvas = canvas;
-    this.ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
+    // A canvas the processor draws (Skia), not the GPU: thousands of small paths raster
+    // faster there, and reading pixels back (tests, picking colours) is cheap.
+    const cpu = new URLSearchParams(location.search).get('canvas') !== 'gpu';
+    this.ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d', { alpha: false, willReadFrequently: cpu }));
     this.camera = new Camera();
     /** @type {Scene2d | null} */
     this.scene = null;
@@ -140,8 +161,25 @@ export class Renderer {
     this.bitmap = null;
     /** @type {Map<number, number[]>} map points per id, while the trail is on */
     this.trails = new Map();
-    /** @type {Drawn[]} */
-    this.drawn = [];
+    /** @type {Frame2d | null} the frame last drawn */
+    this.frame = null;
+    /** Screen centre and radius of every body of that frame, pixels. */
+    this.sx = new Float32Array(0);
+    this.sy = new Float32Array(0);
+    this.sr = new Float32Array(0);
+    /** @type {Map<number, number>} item id → carrier id */
+    this.carriers = new Map();
+    /** @type {Map<number, string>} */
+    this.names = new Map();
+    /** Bodies on the screen in the frame last drawn. */
+    this.visibleCount = 0;
+    /** @type {({r: number, words: Uint32Array} | undefined)[]} pixel stamps of tiny bodies,
+     * by state × 8 + radius */
+    this.stamps = [];
+    /** The layer tiny bodies are stamped into, pixel by pixel, then drawn at once. */
+    this.layer = document.createElement('canvas');
+    /** @type {ImageData | null} */
+    this.layerImage = null;
     /** @type {{text: string, x: number, y: number, w: number, h: number}[]} */
     this.labels = [];
     /** @type {number | null} */
@@ -150,6 +188,7 @@ export class Renderer {
 
   /** @param {Scene2d} scene */
   setScene(scene) {
+    this.stamps = [];
     const first = !this.scene || this.scene.width !== scene.width || this.scene.height !== scene.height;
     this.scene = scene;
     this.bitmap = scene.bitmap ? bitmapCanvas(scene.bitmap) : null;
@@ -176,7 +215,6 @@ export class Renderer {
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.fillStyle = '#e9ecef';
     ctx.fillRect(0, 0, canvas.width, canvas.height);
-    this.drawn = [];
     this.labels = [];
     if (!scene) return;
     const s = cam.scale;
@@ -217,51 +255,79 @@ export class Renderer {
       ctx.lineTo(bx, by);
     }
     ctx.stroke();
-    if (!frame || !frame.bodies) return;
+    if (!frame || !frame.bodies) {
+      this.frame = null;
+      this.scaleBar(scene);
+      return;
+    }
     const b = frame.bodies;
-    const names = new Map(frame.names || []);
-    const carriers = new Map((frame.carried || []).map(([item, c]) => [item, c]));
-    const index = new Map();
-    for (let i = 0; i < b.n; i++) index.set(b.ids[i], i);
-    // Routes.
-    if (layers.routes && frame.routes) {
-      ctx.setLineDash([6, 4]);
-      ctx.lineWidth = 1.5;
+    const index = this.layout(frame);
+    const visible = this.visibleCount;
+    // Routes: one path per colour.
+    if (layers.routes && frame.routes && frame.routes.length) {
+      /** @type {Map<string, import('./frame.js').Route2d[]>} */
+      const byColor = new Map();
       for (const r of frame.routes) {
         const i = index.get(r.id);
-        ctx.strokeStyle = i === undefined ? '#888' : this.bodyColor(b, i);
+        const c = i === undefined ? '#888' : this.bodyColor(b, i);
+        let list = byColor.get(c);
+        if (!list) byColor.set(c, (list = []));
+        list.push(r);
+      }
+      // Dashed while few (dashes cost time), faint and solid when many.
+      const few = frame.routes.length <= 200;
+      ctx.setLineDash(few ? [6, 4] : []);
+      ctx.globalAlpha = few ? 1 : 0.5;
+      ctx.lineWidth = few ? 1.5 : 1;
+      for (const [c, list] of byColor) {
+        ctx.strokeStyle = c;
         ctx.beginPath();
-        r.points.forEach((p, k) => {
-          const [x, y] = cam.toScreen(p[0], p[1]);
-          if (k === 0) ctx.moveTo(x, y);
-          else ctx.lineTo(x, y);
-        });
+        for (const r of list) {
+          r.points.forEach((p, k) => {
+            const x = cam.ox + p[0] * s;
+            const y = cam.oy + p[1] * s;
+            if (k === 0) ctx.moveTo(x, y);
+            else ctx.lineTo(x, y);
+          });
+        }
         ctx.stroke();
       }
       ctx.setLineDash([]);
+      ctx.globalAlpha = 1;
     }
-    // Trails.
+    // Trails: one path per colour.
     if (layers.trail) {
+      /** @type {Map<string, number[][]>} */
+      const byColor = new Map();
       for (let i = 0; i < b.n; i++) {
-        if (carriers.has(b.ids[i])) continue;
+        if (this.carriers.has(b.ids[i])) continue;
         let t = this.trails.get(b.ids[i]);
         if (!t) this.trails.set(b.ids[i], (t = []));
         const x = b.pose[5 * i];
         const y = b.pose[5 * i + 1];
         if (t.length < 2 || Math.hypot(t[t.length - 2] - x, t[t.length - 1] - y) > 0.5) t.push(x, y);
         if (t.length > 4000) t.splice(0, t.length - 4000);
-        ctx.strokeStyle = this.bodyColor(b, i);
-        ctx.globalAlpha = 0.5;
-        ctx.lineWidth = 1.5;
+        const c = this.bodyColor(b, i);
+        let list = byColor.get(c);
+        if (!list) byColor.set(c, (list = []));
+        list.push(t);
+      }
+      ctx.globalAlpha = 0.5;
+      ctx.lineWidth = 1.5;
+      for (const [c, list] of byColor) {
+        ctx.strokeStyle = c;
         ctx.beginPath();
-        for (let k = 0; k < t.length; k += 2) {
-          const [sx, sy] = cam.toScreen(t[k], t[k + 1]);
-          if (k === 0) ctx.moveTo(sx, sy);
-          else ctx.lineTo(sx, sy);
+        for (const t of list) {
+          for (let k = 0; k < t.length; k += 2) {
+            const x = cam.ox + t[k] * s;
+            const y = cam.oy + t[k + 1] * s;
+            if (k === 0) ctx.moveTo(x, y);
+            else ctx.lineTo(x, y);
+          }
         }
         ctx.stroke();
-        ctx.globalAlpha = 1;
       }
+      ctx.globalAlpha = 1;
     } else if (this.trails.size) {
       this.trails.clear();
     }
@@ -280,27 +346,25 @@ export class Renderer {
       }
       ctx.stroke();
     }
-    // POIs.
-    ctx.font = '11px sans-serif';
+    // POIs: one path of diamonds.
+    ctx.fillStyle = '#3c82c8';
+    ctx.beginPath();
     for (const p of scene.pois) {
       const [x, y] = cam.toScreen(p.x, p.y);
-      ctx.fillStyle = '#3c82c8';
-      ctx.beginPath();
       ctx.moveTo(x, y - 5);
       ctx.lineTo(x + 5, y);
       ctx.lineTo(x, y + 5);
       ctx.lineTo(x - 5, y);
       ctx.closePath();
-      ctx.fill();
     }
-    // Bodies: carriers first, carried items on top.
-    /** @type {number[]} */
-    const later = [];
-    for (let i = 0; i < b.n; i++) {
-      if (carriers.has(b.ids[i])) later.push(i);
-      else this.body(b, i, names, null);
+    ctx.fill();
+    // Bodies: the Mobile Robot Simulator's few robots one by one (each its own colour),
+    // others batched by state; carried items on top.
+    if (scene.world === 'mrs') {
+      for (let i = 0; i < b.n; i++) this.body(b, i);
+    } else {
+      this.bodies(b);
     }
-    for (const i of later) this.body(b, i, names, carriers.get(b.ids[i]) ?? null);
     if (frame.sensors) {
       ctx.fillStyle = 'rgb(230,30,30)';
       for (const sn of frame.sensors) {
@@ -318,12 +382,8 @@ export class Renderer {
     // No label covers a task's square.
     for (const t of tasks) placer.avoid.push({ x: t.sx - TASK_MARK - 2, y: t.sy - TASK_MARK - 2, w: 2 * TASK_MARK + 4, h: 2 * TASK_MARK + 4 });
     ctx.font = '12px sans-serif';
-    const order = this.drawn.slice().sort((p, q) => rank(q, this.selected) - rank(p, this.selected));
-    const dense = this.drawn.length > 300;
-    for (const d of order) {
-      if (!layers.labels && d.id !== this.selected) continue;
-      if (dense && d.id !== this.selected && d.carrier === null && d.r < 6) continue;
-      placer.place(ctx, d.label, d.sx, d.sy, d.r);
+    for (const i of this.labelOrder(layers.labels, visible > DENSE)) {
+      placer.place(ctx, this.label(i), this.sx[i], this.sy[i], this.sr[i]);
     }
     for (const p of scene.pois) {
       const [x, y] = cam.toScreen(p.x, p.y);
@@ -407,6 +467,7 @@ export class Renderer {
       ctx.fillText(st.legend, 32, y + 10);
     });
   }
+
   /**
    * The colour of body `i`: its own (by id) for the Mobile Robot Simulator's few robots,
    * its state's otherwise.
@@ -418,94 +479,406 @@ export class Renderer {
   }
 
   /**
-   * @param {import('./frame.js').Bodies} b @param {number} i
-   * @param {Map<number, string>} names @param {number | null} carrier
+   * Where every body of `frame` is on the screen (centre and radius in pixels), who carries
+   * what, the names; returns the index of each id.
+   * @param {Frame2d} frame
+   * @returns {Map<number, number>}
    */
-  body(b, i, names, carrier) {
-    const { ctx, camera: cam, scene } = this;
-    if (!scene) return;
-    const x = b.pose[5 * i];
-    const y = b.pose[5 * i + 1];
-    const theta = b.pose[5 * i + 2];
-    const hw = b.pose[5 * i + 3];
-    const hh = b.pose[5 * i + 4];
-    const disc = (b.flags[i] & 1) === 1;
-    const st = this.style(b.states[i]);
-    const color = this.bodyColor(b, i);
-    const [sx, sy] = cam.toScreen(x, y);
+  layout(frame) {
+    const { camera: cam, canvas } = this;
+    const b = frame.bodies;
+    const n = b.n;
+    this.frame = frame;
+    this.names = new Map(frame.names || []);
+    this.carriers = new Map((frame.carried || []).map(([item, c]) => [item, c]));
+    if (this.sx.length < n) {
+      const size = Math.max(n, 2 * this.sx.length);
+      this.sx = new Float32Array(size);
+      this.sy = new Float32Array(size);
+      this.sr = new Float32Array(size);
+    }
     const s = cam.scale;
-    let r = Math.max(3, Math.max(hw, hh) * s);
-    const kind = scene.kinds[b.kinds[i]] || 'entity';
-    ctx.lineWidth = 2;
-    const path = () => {
-      ctx.beginPath();
-      if (disc) ctx.arc(sx, sy, r, 0, 2 * Math.PI);
-      else ctx.rect(sx - Math.max(3, hw * s), sy - Math.max(3, hh * s), 2 * Math.max(3, hw * s), 2 * Math.max(3, hh * s));
-    };
-    if (carrier !== null) {
-      // A carried item: a small square on its carrier, outlined so it shows on any colour.
-      r = Math.max(4, Math.min(r, 7));
-      ctx.fillStyle = st.color;
-      ctx.strokeStyle = '#fff';
-      ctx.fillRect(sx - r, sy - r, 2 * r, 2 * r);
-      ctx.strokeRect(sx - r, sy - r, 2 * r, 2 * r);
-    } else if (st.mark === 'ring') {
-      path();
-      ctx.fillStyle = 'rgba(255,255,255,0.85)';
-      ctx.fill();
-      ctx.strokeStyle = color;
-      ctx.lineWidth = 3;
-      ctx.stroke();
-    } else if (st.mark === 'cross') {
-      path();
-      ctx.fillStyle = '#9a9ea5';
-      ctx.fill();
-      ctx.strokeStyle = color;
-      ctx.lineWidth = 2.5;
-      ctx.beginPath();
-      ctx.moveTo(sx - r, sy - r);
-      ctx.lineTo(sx + r, sy + r);
-      ctx.moveTo(sx + r, sy - r);
-      ctx.lineTo(sx - r, sy + r);
-      ctx.stroke();
+    const p = b.pose;
+    /** @type {Map<number, number>} */
+    const index = new Map();
+    let visible = 0;
+    for (let i = 0; i < n; i++) {
+      const x = cam.ox + p[5 * i] * s;
+      const y = cam.oy + p[5 * i + 1] * s;
+      let r = Math.max(MIN_R, Math.max(p[5 * i + 3], p[5 * i + 4]) * s);
+      if (this.carriers.has(b.ids[i])) r = Math.max(4, Math.min(r, 7));
+      this.sx[i] = x;
+      this.sy[i] = y;
+      this.sr[i] = r;
+      index.set(b.ids[i], i);
+      if (x + r >= 0 && x - r <= canvas.width && y + r >= 0 && y - r <= canvas.height) visible++;
+    }
+    this.visibleCount = visible;
+    return index;
+  }
+
+  /** @param {number} i */
+  onScreen(i) {
+    const r = this.sr[i];
+    return this.sx[i] + r >= 0 && this.sx[i] - r <= this.canvas.width && this.sy[i] + r >= 0 && this.sy[i] - r <= this.canvas.height;
+  }
+
+  /**
+   * Adds body `i`'s outline to the current path: a disc, or its box turned by its heading (a
+   * square when it is only a few pixels across).
+   * @param {import('./frame.js').Bodies} b @param {number} i
+   */
+  outline(b, i) {
+    const { ctx } = this;
+    const x = this.sx[i];
+    const y = this.sy[i];
+    const r = this.sr[i];
+    if (r < SMALL_R) {
+      ctx.rect(x - r, y - r, 2 * r, 2 * r);
+    } else if ((b.flags[i] & 1) === 1) {
+      ctx.moveTo(x + r, y);
+      ctx.arc(x, y, r, 0, 2 * Math.PI);
     } else {
-      path();
-      ctx.fillStyle = color;
-      ctx.fill();
-      if (scene.world === 'mrs') {
-        // Its own colour inside, its state on the rim.
+      const s = this.camera.scale;
+      const hw = Math.max(MIN_R, b.pose[5 * i + 3] * s);
+      const hh = Math.max(MIN_R, b.pose[5 * i + 4] * s);
+      const c = Math.cos(b.pose[5 * i + 2]);
+      const sn = Math.sin(b.pose[5 * i + 2]);
+      ctx.moveTo(x + c * hw - sn * hh, y + sn * hw + c * hh);
+      ctx.lineTo(x - c * hw - sn * hh, y - sn * hw + c * hh);
+      ctx.lineTo(x - c * hw + sn * hh, y - sn * hw - c * hh);
+      ctx.lineTo(x + c * hw + sn * hh, y + sn * hw - c * hh);
+      ctx.closePath();
+    }
+  }
+
+  /**
+   * Every body but the Mobile Robot Simulator's, batched: one path per state for the bodies,
+   * one for their outlines, one for their headings, one for crosses; then carried items.
+   * @param {import('./frame.js').Bodies} b
+   */
+  bodies(b) {
+    const { ctx, scene } = this;
+    if (!scene) return;
+    const states = Math.max(1, scene.states.length);
+    const item = scene.kinds.indexOf('item');
+    // Bucket the bodies on the screen by state (counting sort), carried items apart.
+    const counts = new Uint32Array(states + 1);
+    const stateOf = (/** @type {number} */ i) => (b.states[i] < states ? b.states[i] : 0);
+    for (let i = 0; i < b.n; i++) {
+      if (!this.onScreen(i)) continue;
+      counts[this.carriers.has(b.ids[i]) ? states : stateOf(i)]++;
+    }
+    const start = new Uint32Array(states + 2);
+    for (let k = 0; k <= states; k++) start[k + 1] = start[k] + counts[k];
+    const order = new Uint32Array(start[states + 1]);
+    const fill = start.slice(0, states + 1);
+    for (let i = 0; i < b.n; i++) {
+      if (!this.onScreen(i)) continue;
+      const k = this.carriers.has(b.ids[i]) ? states : stateOf(i);
+      order[fill[k]++] = i;
+    }
+    // Bodies a few pixels across are stamped into one image (no path per body).
+    const uncarried = order.subarray(0, start[states]);
+    if (uncarried.some((i) => this.sr[i] < SMALL_R)) this.stampTiny(b, uncarried, stateOf);
+    for (let k = 0; k < states; k++) {
+      if (start[k] === start[k + 1]) continue;
+      const st = this.style(k);
+      const list = order.subarray(start[k], start[k + 1]).filter((i) => this.sr[i] >= SMALL_R);
+      if (!list.length) continue;
+      ctx.beginPath();
+      for (const i of list) this.outline(b, i);
+      if (st.mark === 'ring') {
+        ctx.fillStyle = 'rgba(255,255,255,0.85)';
+        ctx.fill();
         ctx.strokeStyle = st.color;
         ctx.lineWidth = 3;
+        ctx.stroke();
+      } else if (st.mark === 'cross') {
+        ctx.fillStyle = '#9a9ea5';
+        ctx.fill();
+        ctx.strokeStyle = st.color;
+        ctx.lineWidth = 2.5;
+        ctx.beginPath();
+        for (const i of list) {
+          const x = this.sx[i];
+          const y = this.sy[i];
+          const r = this.sr[i];
+          ctx.moveTo(x - r, y - r);
+          ctx.lineTo(x + r, y + r);
+          ctx.moveTo(x + r, y - r);
+          ctx.lineTo(x - r, y + r);
+        }
+        ctx.stroke();
       } else {
+        ctx.fillStyle = st.color;
+        ctx.fill();
         ctx.strokeStyle = 'rgba(0,0,0,0.35)';
         ctx.lineWidth = 1;
+        ctx.stroke();
       }
-      ctx.stroke();
-      if (this.selected === b.ids[i]) {
-        ctx.strokeStyle = '#000';
-        ctx.lineWidth = 1.5;
+      if (st.mark !== 'cross') {
+        // Headings, from the centre to the rim (not for items, nor a few pixels across).
+        ctx.strokeStyle = st.mark === 'ring' ? st.color : '#fff';
+        ctx.lineWidth = 2;
         ctx.beginPath();
-        ctx.arc(sx, sy, r + 4, 0, 2 * Math.PI);
+        for (const i of list) {
+          if (b.kinds[i] === item) continue;
+          const t = b.pose[5 * i + 2];
+          ctx.moveTo(this.sx[i], this.sy[i]);
+          ctx.lineTo(this.sx[i] + Math.cos(t) * this.sr[i], this.sy[i] + Math.sin(t) * this.sr[i]);
+        }
         ctx.stroke();
       }
     }
-    if (kind !== 'item' && st.mark !== 'cross' && carrier === null) {
-      // Heading.
-      ctx.strokeStyle = st.mark === 'ring' ? color : '#fff';
-      ctx.lineWidth = 2;
+    // Carried items: small squares on their carriers, outlined so they show on any colour.
+    const carried = order.subarray(start[states], start[states + 1]);
+    ctx.strokeStyle = '#fff';
+    ctx.lineWidth = 2;
+    for (let k = 0; k < states && carried.length; k++) {
       ctx.beginPath();
-      ctx.moveTo(sx, sy);
-      ctx.lineTo(sx + Math.cos(theta) * r, sy + Math.sin(theta) * r);
+      let any = false;
+      for (const i of carried) {
+        if (stateOf(i) !== k) continue;
+        const r = this.sr[i];
+        ctx.rect(this.sx[i] - r, this.sy[i] - r, 2 * r, 2 * r);
+        any = true;
+      }
+      if (!any) continue;
+      ctx.fillStyle = this.style(k).color;
+      ctx.fill();
       ctx.stroke();
     }
-    const name = names.get(b.ids[i]);
-    const label =
-      kind === 'item'
-        ? `item ${name || '#' + b.ids[i]}`
-        : scene.world === 'mrs'
-          ? `robot ${b.ids[i]}`
-          : `${kind} ${name || '#' + b.ids[i]}`;
-    this.drawn.push({ id: b.ids[i], kind, state: st.name, x, y, theta, sx, sy, r, disc, color: carrier !== null ? st.color : color, mark: carrier !== null ? 'carried' : st.mark, label, carrier });
+    const sel = this.selected === null ? undefined : this.indexOf(this.selected);
+    if (sel !== undefined) {
+      ctx.strokeStyle = '#000';
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      ctx.arc(this.sx[sel], this.sy[sel], this.sr[sel] + 4, 0, 2 * Math.PI);
+      ctx.stroke();
+    }
+  }
+
+  /**
+   * The stamp of a body in state `k` a few pixels across: its mark (filled, ring, crossed
+   * out) as RGBA words, 0 where it is transparent; one per state and radius.
+   * @param {number} k @param {number} r pixels
+   */
+  stamp(k, r) {
+    const ri = Math.min(7, Math.max(1, Math.round(r)));
+    const key = 8 * k + ri;
+    let st = this.stamps[key];
+    if (st) return st;
+    const size = 2 * ri + 1;
+    const c = document.createElement('canvas');
+    c.width = size;
+    c.height = size;
+    const g = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d', { willReadFrequently: true }));
+    const style = this.style(k);
+    if (style.mark === 'ring') {
+      g.fillStyle = '#fff';
+      g.fillRect(0, 0, size, size);
+      g.strokeStyle = style.color;
+      g.lineWidth = 2;
+      g.strokeRect(1, 1, size - 2, size - 2);
+    } else if (style.mark === 'cross') {
+      g.fillStyle = '#9a9ea5';
+      g.fillRect(0, 0, size, size);
+      g.strokeStyle = style.color;
+      g.lineWidth = 1.5;
+      g.beginPath();
+      g.moveTo(0, 0);
+      g.lineTo(size, size);
+      g.moveTo(size, 0);
+      g.lineTo(0, size);
+      g.stroke();
+    } else {
+      g.fillStyle = style.color;
+      g.fillRect(0, 0, size, size);
+    }
+    st = { r: ri, words: new Uint32Array(g.getImageData(0, 0, size, size).data.buffer) };
+    this.stamps[key] = st;
+    return st;
+  }
+
+  /**
+   * Stamps the bodies of `list` that are a few pixels across into the layer, then draws the
+   * layer: one image for thousands of bodies.
+   * @param {import('./frame.js').Bodies} b @param {Uint32Array} list
+   * @param {(i: number) => number} stateOf
+   */
+  stampTiny(b, list, stateOf) {
+    const { canvas, layer } = this;
+    const w = canvas.width;
+    const h = canvas.height;
+    if (layer.width !== w || layer.height !== h || !this.layerImage) {
+      layer.width = w;
+      layer.height = h;
+      this.layerImage = new ImageData(w, h);
+    }
+    const img = this.layerImage;
+    const px = new Uint32Array(img.data.buffer);
+    px.fill(0);
+    const { sx, sy, sr } = this;
+    for (let k = 0; k < list.length; k++) {
+      const i = list[k];
+      if (sr[i] >= SMALL_R) continue;
+      const st = this.stamp(stateOf(i), sr[i]);
+      const words = st.words;
+      const size = 2 * st.r + 1;
+      const x0 = Math.round(sx[i]) - st.r;
+      const y0 = Math.round(sy[i]) - st.r;
+      const xa = Math.max(0, -x0);
+      const xb = Math.min(size, w - x0);
+      const ya = Math.max(0, -y0);
+      const yb = Math.min(size, h - y0);
+      for (let y = ya; y < yb; y++) {
+        let o = (y0 + y) * w + x0 + xa;
+        let q = y * size + xa;
+        for (let x = xa; x < xb; x++) px[o++] = words[q++];
+      }
+    }
+    const g = /** @type {CanvasRenderingContext2D} */ (layer.getContext('2d'));
+    g.putImageData(img, 0, 0);
+    this.ctx.drawImage(layer, 0, 0);
+  }
+
+  /**
+   * One Mobile Robot Simulator robot: its own colour inside, its state on the rim, its
+   * heading.
+   * @param {import('./frame.js').Bodies} b @param {number} i
+   */
+  body(b, i) {
+    const { ctx } = this;
+    const st = this.style(b.states[i]);
+    const color = this.bodyColor(b, i);
+    const x = this.sx[i];
+    const y = this.sy[i];
+    const r = this.sr[i];
+    ctx.beginPath();
+    this.outline(b, i);
+    ctx.fillStyle = color;
+    ctx.fill();
+    ctx.strokeStyle = st.color;
+    ctx.lineWidth = 3;
+    ctx.stroke();
+    if (this.selected === b.ids[i]) {
+      ctx.strokeStyle = '#000';
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      ctx.arc(x, y, r + 4, 0, 2 * Math.PI);
+      ctx.stroke();
+    }
+    const t = b.pose[5 * i + 2];
+    ctx.strokeStyle = '#fff';
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    ctx.moveTo(x, y);
+    ctx.lineTo(x + Math.cos(t) * r, y + Math.sin(t) * r);
+    ctx.stroke();
+  }
+
+  /**
+   * The index of body `id` in the frame last drawn.
+   * @param {number} id
+   * @returns {number | undefined}
+   */
+  indexOf(id) {
+    const b = this.frame && this.frame.bodies;
+    if (!b) return undefined;
+    for (let i = 0; i < b.n; i++) if (b.ids[i] === id) return i;
+    return undefined;
+  }
+
+  /**
+   * The label of body `i`: `robot 3` in the Mobile Robot Simulator, else its kind and name
+   * (or id): `item Medicine A`, `drone #12`.
+   * @param {number} i
+   */
+  label(i) {
+    const b = /** @type {Frame2d} */ (this.frame).bodies;
+    const scene = /** @type {Scene2d} */ (this.scene);
+    const kind = scene.kinds[b.kinds[i]] || 'entity';
+    const name = this.names.get(b.ids[i]);
+    if (kind === 'item') return `item ${name || '#' + b.ids[i]}`;
+    if (scene.world === 'mrs') return `robot ${b.ids[i]}`;
+    return `${kind} ${name || '#' + b.ids[i]}`;
+  }
+
+  /**
+   * The bodies to label, first first: the selected one, carried items, robots, other items;
+   * in a dense scene only the selected one, carried items and bodies at least 6 px across,
+   * at most [`MAX_LABELS`] (the rest show on hover).
+   * @param {boolean} all labels are on
+   * @param {boolean} dense
+   * @returns {number[]}
+   */
+  labelOrder(all, dense) {
+    const b = this.frame && this.frame.bodies;
+    if (!b || !this.scene) return [];
+    const item = this.scene.kinds.indexOf('item');
+    const sel = this.selected === null ? undefined : this.indexOf(this.selected);
+    /** @type {number[][]} */
+    const ranks = [[], [], []];
+    if (all) {
+      for (let i = 0; i < b.n && ranks[0].length + ranks[1].length < MAX_LABELS; i++) {
+        if (i === sel || !this.onScreen(i)) continue;
+        if (this.carriers.has(b.ids[i])) ranks[0].push(i);
+        else if (!dense || this.sr[i] >= 6) ranks[b.kinds[i] === item ? 2 : 1].push(i);
+      }
+    }
+    const out = sel === undefined ? [] : [sel];
+    for (const r of ranks) out.push(...r);
+    return out.slice(0, MAX_LABELS);
+  }
+
+  /**
+   * What was drawn for body `i`.
+   * @param {number} i
+   * @returns {Drawn}
+   */
+  drawnAt(i) {
+    const b = /** @type {Frame2d} */ (this.frame).bodies;
+    const scene = /** @type {Scene2d} */ (this.scene);
+    const st = this.style(b.states[i]);
+    const c = this.carriers.get(b.ids[i]);
+    const carrier = c === undefined ? null : c;
+    return {
+      id: b.ids[i],
+      kind: scene.kinds[b.kinds[i]] || 'entity',
+      state: st.name,
+      x: b.pose[5 * i],
+      y: b.pose[5 * i + 1],
+      theta: b.pose[5 * i + 2],
+      sx: this.sx[i],
+      sy: this.sy[i],
+      r: this.sr[i],
+      disc: (b.flags[i] & 1) === 1,
+      color: carrier !== null ? st.color : this.bodyColor(b, i),
+      mark: carrier !== null ? 'carried' : st.mark,
+      label: this.label(i),
+      carrier,
+    };
+  }
+
+  /** Every body of the frame last drawn (made on demand: the tests and the panel read it). */
+  get drawn() {
+    const b = this.frame && this.frame.bodies;
+    if (!b || !this.scene) return [];
+    /** @type {Drawn[]} */
+    const out = [];
+    for (let i = 0; i < b.n; i++) out.push(this.drawnAt(i));
+    return out;
+  }
+
+  /**
+   * Body `id` as drawn, if it was.
+   * @param {number} id
+   * @returns {Drawn | null}
+   */
+  drawnById(id) {
+    const i = this.indexOf(id);
+    return i === undefined ? null : this.drawnAt(i);
   }
 
   /** @param {Scene2d} scene */
@@ -551,30 +924,40 @@ export class Renderer {
   }
 
   /**
-   * The body drawn at screen point (sx, sy), by its shape (a few pixels of slack).
-   * @param {number} sx @param {number} sy
+   * The body drawn at screen point (px, py), by its shape (a disc, or its box turned by its
+   * heading; 3 px of slack); carried items before their carriers.
+   * @param {number} px @param {number} py
    * @returns {Drawn | null}
    */
-  pick(sx, sy) {
-    let best = null;
+  pick(px, py) {
+    const b = this.frame && this.frame.bodies;
+    if (!b || !this.scene) return null;
+    const s = this.camera.scale;
+    const slack = 3;
+    let best = -1;
     let bestD = Infinity;
-    for (const d of this.drawn) {
-      const dist = Math.hypot(d.sx - sx, d.sy - sy);
-      if (dist <= d.r + 3 && dist < bestD) {
-        best = d;
-        bestD = dist;
+    for (let i = 0; i < b.n; i++) {
+      const dx = px - this.sx[i];
+      const dy = py - this.sy[i];
+      const r = this.sr[i];
+      if (Math.abs(dx) > 2 * r + slack || Math.abs(dy) > 2 * r + slack) continue;
+      let inside;
+      if ((b.flags[i] & 1) === 1 || r < SMALL_R || this.carriers.has(b.ids[i])) {
+        inside = Math.hypot(dx, dy) <= r + slack;
+      } else {
+        const c = Math.cos(b.pose[5 * i + 2]);
+        const sn = Math.sin(b.pose[5 * i + 2]);
+        const lx = dx * c + dy * sn;
+        const ly = -dx * sn + dy * c;
+        inside = Math.abs(lx) <= Math.max(MIN_R, b.pose[5 * i + 3] * s) + slack && Math.abs(ly) <= Math.max(MIN_R, b.pose[5 * i + 4] * s) + slack;
+      }
+      if (!inside) continue;
+      const d = Math.hypot(dx, dy) - (this.carriers.has(b.ids[i]) ? 0.5 : 0);
+      if (d < bestD) {
+        best = i;
+        bestD = d;
       }
     }
-    return best;
+    return best < 0 ? null : this.drawnAt(best);
   }
-}
-
-/**
- * Label priority: the selected body, carried items, robots, the rest.
- * @param {Drawn} d @param {number | null} selected
- */
-function rank(d, selected) {
-  if (d.id === selected) return 3;
-  if (d.carrier !== null) return 2;
-  return d.kind === 'item' ? 0 : 1;
 }

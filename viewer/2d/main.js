@@ -39,8 +39,6 @@ const debug = {
   drawnScene: 0,
   /** the number of the frame last drawn */
   drawnFrame: -1,
-  /** @type {import('./draw.js').Drawn[]} */
-  drawn: [],
   /** @type {{text: string, x: number, y: number, w: number, h: number}[]} */
   labels: [],
   /** @type {string[]} */
@@ -65,6 +63,8 @@ const debug = {
     dirty = true;
   },
 };
+// Every body as drawn, made when read.
+Object.defineProperty(debug, 'drawn', { get: () => renderer.drawn });
 /** @type {any} */ (window).__simrob2d = debug;
 
 function resize() {
@@ -113,8 +113,7 @@ function connect() {
       frames++;
       debug.frame = frame;
       debug.frames = frames;
-      const states = Array.from(new Set(frame.bodies.states)).sort().join(',');
-      if (renderer.scene && renderer.scene.world !== 'mrs' && $('legend').dataset.states !== states) legend(renderer.scene);
+      if (renderer.scene && renderer.scene.world !== 'mrs' && $('legend').dataset.states !== presentStates().join(',')) legend(renderer.scene);
       dirty = true;
       return;
     }
@@ -157,13 +156,23 @@ function legend(scene) {
     return;
   }
   // The states bodies are in now.
-  const present = new Set(frame ? Array.from(frame.bodies.states) : []);
+  const present = new Set(presentStates());
   scene.states.forEach((s, i) => {
     if (present.has(i)) ul.append(legendItem(s.color, s.legend, s.mark));
   });
   if (scene.pois.length) ul.append(legendItem('#3c82c8', 'point of interest', 'fill'));
   if (scene.paths.length) ul.append(legendItem('rgba(60,130,200,0.45)', 'map-path', 'fill'));
-  ul.dataset.states = Array.from(present).sort().join(',');
+  ul.dataset.states = presentStates().join(',');
+}
+
+/** The states the newest frame's bodies are in, in order. */
+function presentStates() {
+  const seen = new Uint8Array(256);
+  if (frame) for (const s of frame.bodies.states) seen[s] = 1;
+  /** @type {number[]} */
+  const out = [];
+  seen.forEach((v, i) => v && out.push(i));
+  return out;
 }
 
 /** @param {string} color @param {string} text @param {string} mark */
@@ -203,7 +212,7 @@ function panels() {
   if (sel === null) {
     info.textContent = 'Click a body to inspect it.';
   } else {
-    const d = renderer.drawn.find((x) => x.id === sel);
+    const d = renderer.drawnById(sel);
     if (!d) {
       info.textContent = `#${sel} is gone`;
     } else {
@@ -239,9 +248,45 @@ function panels() {
   }
 }
 
-function loop() {
+// `?bench=1`: redraw every animation frame and report the rate (crates/viewer/examples/
+// page_fps_2d.rs): after 30 warm-up frames, frames/s over 3 s and the milliseconds of script
+// a drawing takes.
+const bench = new URLSearchParams(location.search).has('bench')
+  ? { frames: 0, script: 0, start: 0, sent: false }
+  : null;
+
+/** @param {number} now */
+function benchFrame(now) {
+  if (!bench || bench.sent || !frame || !renderer.scene) return;
+  dirty = true;
+  bench.frames++;
+  if (bench.frames === 30) {
+    bench.start = now;
+    bench.script = 0;
+  } else if (bench.frames > 30 && now - bench.start >= 3000) {
+    const n = bench.frames - 30;
+    bench.sent = true;
+    send({
+      cmd: 'report',
+      fps: (1000 * n) / (now - bench.start),
+      script_ms: bench.script / n,
+      bodies: frame.bodies.n,
+      labels: renderer.labels.length,
+      width: canvas.width,
+      height: canvas.height,
+    });
+  }
+}
+
+/** What the panels show now. */
+const panelsFor = { frame: /** @type {Frame2d | null} */ (null), selected: /** @type {number | null} */ (null) };
+
+/** @param {number} now */
+function loop(now) {
   resize();
+  benchFrame(now);
   if (dirty) {
+    const t0 = performance.now();
     dirty = false;
     /** @type {import('./draw.js').Layers} */
     const layers = {
@@ -251,12 +296,17 @@ function loop() {
       labels: input('labels').checked,
     };
     renderer.draw(frame, layers);
-    debug.drawn = renderer.drawn;
     debug.labels = renderer.labels;
     debug.draws++;
     debug.drawnScene = renderer.scene ? renderer.scene.version : 0;
     debug.drawnFrame = frame ? frame.frame : -1;
-    panels();
+    // The panels follow the frame and the selection, not the camera.
+    if (frame !== panelsFor.frame || renderer.selected !== panelsFor.selected) {
+      panelsFor.frame = frame;
+      panelsFor.selected = renderer.selected;
+      panels();
+    }
+    if (bench && bench.frames > 30) bench.script += performance.now() - t0;
   }
   requestAnimationFrame(loop);
 }

@@ -100,6 +100,12 @@ pub fn run(args: ReplayArgs) -> Result<()> {
 /// A swarm recording in the 2D view (the map, robots, drones and items by state).
 fn replay_2d(args: &ReplayArgs) -> Result<()> {
     use simrob_viewer::view2d::replay::{SwarmRecording, SwarmReplay};
+    if !(args.speed.is_finite() && args.speed > 0.0) {
+        anyhow::bail!(
+            "--speed {}: recorded seconds per wall second, a number greater than 0",
+            args.speed
+        );
+    }
     let recording = SwarmRecording::open(&args.file)
         .with_context(|| format!("cannot read the recording {}", args.file.display()))?;
     let (count, following) = (recording.len(), !recording.is_finished());

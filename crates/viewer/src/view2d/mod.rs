@@ -488,15 +488,17 @@ impl Drop for View2d {
     }
 }
 
+/// The page's files, from `$SIMROB_VIEWER_DIR/2d/` when that is set (see
+/// [`crate::PAGE_DIR_VAR`]: edit, reload, no rebuild).
 async fn index() -> impl IntoResponse {
-    Html(INDEX_HTML)
+    Html(crate::page_file("2d/index.html", INDEX_HTML))
 }
 
 async fn module(Path(file): Path<String>) -> axum::response::Response {
     match MODULES.iter().find(|(name, _)| *name == file) {
-        Some((_, text)) => (
+        Some((name, text)) => (
             [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
-            *text,
+            crate::page_file(&format!("2d/{name}"), text),
         )
             .into_response(),
         None => (axum::http::StatusCode::NOT_FOUND, "no such module").into_response(),
