@@ -14,6 +14,7 @@ use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_swarm::seer::{Consumer, ConsumerError, JsonLinesRecorder, Seer};
 use simrob_swarm::systems::ClockSystem;
 use simrob_swarm::{Simulation, Summary};
+use simrob_viewer::record::{swarm_box, swarm_walls};
 use simrob_viewer::{Frame, FrameBody, FrameEntity};
 
 /// Subcommands of `simrob swarm`.
@@ -434,7 +435,8 @@ fn bench(args: BenchArgs) -> Result<()> {
 /// viewer's Y points away from the screen's top), 1 map unit = 1 cm.
 struct ViewerRecorder<W: std::io::Write> {
     out: W,
-    walls: Vec<[f64; 4]>,
+    /// The map's walls as the viewer's static boxes.
+    walls: Vec<FrameBody>,
     fps: f64,
     /// The world's kind names (robot, drone, item, …), by kind index.
     kinds: Vec<String>,
@@ -449,11 +451,6 @@ fn viewer_kind(kinds: &[String], kind: u16) -> String {
         None => "Robot".into(),
     }
 }
-
-/// Metres per map unit in viewer recordings.
-const VIEWER_SCALE: f64 = 0.01;
-/// Height of the boxes, map units.
-const VIEWER_HEIGHT: f64 = 5.0;
 
 impl<W: std::io::Write> ViewerRecorder<W> {
     fn new(out: W) -> Self {
@@ -473,29 +470,9 @@ impl<W: std::io::Write> ViewerRecorder<W> {
     }
 }
 
-fn viewer_box(e: u32, id: u32, x: f64, y: f64, theta: f64, half: [f64; 2]) -> FrameBody {
-    let s = VIEWER_SCALE;
-    FrameBody {
-        e,
-        id,
-        shape: "Box".into(),
-        dims: [
-            (2.0 * half[0]).max(1.0) * s,
-            (2.0 * half[1]).max(1.0) * s,
-            VIEWER_HEIGHT * s,
-        ],
-        material: 0,
-        mass: 1.0,
-        p: [x * s, -y * s, VIEWER_HEIGHT * 0.5 * s],
-        r: [0.0, 0.0, -theta],
-        v: [0.0; 3],
-        w: [0.0; 3],
-    }
-}
-
 impl<W: std::io::Write> Consumer for ViewerRecorder<W> {
     fn header(&mut self, h: &simrob_swarm::seer::Header) -> Result<(), ConsumerError> {
-        self.walls = h.walls.clone();
+        self.walls = swarm_walls(&h.walls);
         self.fps = h.fps;
         self.kinds = h.kinds.clone();
         let header = simrob_viewer::record::Header::now(&format!("simrob swarm: {}", h.scenario));
@@ -504,13 +481,9 @@ impl<W: std::io::Write> Consumer for ViewerRecorder<W> {
 
     fn snapshot(&mut self, snap: &simrob_swarm::seer::Snapshot) -> Result<(), ConsumerError> {
         let mut bodies = Vec::with_capacity(self.walls.len() + snap.entities.len());
+        bodies.extend_from_slice(&self.walls);
         let mut entities = Vec::with_capacity(snap.entities.len() + 1);
         if !self.walls.is_empty() {
-            for (k, w) in self.walls.iter().enumerate() {
-                let mut b = viewer_box(0, k as u32, w[0], w[1], 0.0, [w[2], w[3]]);
-                b.mass = -1.0;
-                bodies.push(b);
-            }
             entities.push(FrameEntity {
                 id: 0,
                 kind: "Field".into(),
@@ -519,7 +492,8 @@ impl<W: std::io::Write> Consumer for ViewerRecorder<W> {
             });
         }
         for en in &snap.entities {
-            let b = viewer_box(en.id, 0, en.x, en.y, en.theta, en.half);
+            let size = [2.0 * en.half[0], 2.0 * en.half[1]];
+            let b = swarm_box(en.id, 0, en.x, en.y, en.theta, size);
             entities.push(FrameEntity {
                 id: en.id,
                 kind: viewer_kind(&self.kinds, en.kind),

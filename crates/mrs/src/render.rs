@@ -2,7 +2,7 @@
 //! rays in green (to what they hit, or to the end of their range), closed bumpers in red.
 
 use image::{ImageFormat, Rgb, RgbImage};
-use simrob_flat::{Vec2, World};
+use simrob_flat::{Robot, RobotId, Vec2, World};
 
 /// The largest picture side in pixels; the scale is lowered to fit.
 pub const MAX_SIDE: u32 = 4096;
@@ -55,13 +55,8 @@ pub fn draw(world: &World, scale: u32) -> RgbImage {
     for (id, robot) in world.robots() {
         let m = robot.model;
         let c = robot.pose.position();
-        for i in 0..m.sonar_count {
-            let heading = m.sonar_heading(robot.pose.heading_deg, i);
-            let reach = world
-                .cast_from(id, heading, m.radius + m.sonar_max)
-                .unwrap_or(m.radius + m.sonar_max);
-            let dir = Vec2::from_heading_deg(heading);
-            line(&mut img, c + dir * m.radius, c + dir * reach, s, RAY);
+        for (a, b) in sonar_rays(world, id, robot) {
+            line(&mut img, a, b, s, RAY);
         }
         disc(&mut img, c, m.radius, s, BODY);
         circle(&mut img, c, m.radius, s, RIM);
@@ -86,6 +81,25 @@ pub fn draw(world: &World, scale: u32) -> RgbImage {
         }
     }
     img
+}
+
+/// Each sonar's ray of robot `id` as drawn: from the robot's rim along the sonar's heading
+/// to what it hits, or to its range when it sees nothing.
+pub fn sonar_rays<'a>(
+    world: &'a World,
+    id: RobotId,
+    robot: &'a Robot,
+) -> impl Iterator<Item = (Vec2, Vec2)> + 'a {
+    let m = robot.model;
+    let c = robot.pose.position();
+    (0..m.sonar_count).map(move |i| {
+        let heading = m.sonar_heading(robot.pose.heading_deg, i);
+        let reach = world
+            .cast_from(id, heading, m.radius + m.sonar_max)
+            .unwrap_or(m.radius + m.sonar_max);
+        let dir = Vec2::from_heading_deg(heading);
+        (c + dir * m.radius, c + dir * reach)
+    })
 }
 
 /// The picture as PNG bytes.

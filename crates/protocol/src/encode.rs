@@ -135,22 +135,19 @@ pub fn entity_spec_element(spec: &EntitySpec, keys: &CommandKeys) -> Element {
         EntitySpec::Field { bodies, joints, .. } => {
             data.push(structure_element(bodies, joints));
         }
-        EntitySpec::Ball {
-            material,
-            mass,
-            position,
-            rotation,
-            radius,
-            ..
-        } => {
-            if let Some(m) = material {
-                data.push(Element::leaf("Material", m));
+        EntitySpec::Ball { radius, .. } => {
+            // The ball's one sphere carries its material, mass and pose.
+            let (bodies, _) = spec.structure();
+            for b in bodies.iter() {
+                if let Some(m) = b.material {
+                    data.push(Element::leaf("Material", m));
+                }
+                if let Some(m) = b.mass {
+                    data.push(Element::leaf("Mass", real(m)));
+                }
+                vec3(&mut data, POSITION, b.position);
+                vec3(&mut data, ROTATION, b.rotation);
             }
-            if let Some(m) = mass {
-                data.push(Element::leaf("Mass", real(*m)));
-            }
-            vec3(&mut data, POSITION, *position);
-            vec3(&mut data, ROTATION, *rotation);
             data.push(Element::leaf("Radius", real(*radius)));
         }
         EntitySpec::Humanoid {

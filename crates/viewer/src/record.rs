@@ -696,7 +696,11 @@ fn check_header(value: &serde_json::Value) -> Result<(Header, Kind), String> {
     }
 }
 
-fn swarm_box(e: u32, id: u32, x: f64, y: f64, theta: f64, size: [f64; 2]) -> FrameBody {
+/// A swarm body as the 3D viewer draws it: a box of `size` map units (at least 1) on the
+/// floor, at (x, y) and heading `theta` (radians) on the map, in metres with the map's y
+/// axis turned to the viewer's (both the recorder of a swarm run and the reader of a swarm
+/// recording use it).
+pub fn swarm_box(e: u32, id: u32, x: f64, y: f64, theta: f64, size: [f64; 2]) -> FrameBody {
     let s = SWARM_SCALE;
     FrameBody {
         e,
@@ -712,21 +716,30 @@ fn swarm_box(e: u32, id: u32, x: f64, y: f64, theta: f64, size: [f64; 2]) -> Fra
     }
 }
 
+/// A swarm map's walls (`[x, y, half width, half height]`, map units) as static boxes of
+/// entity 0.
+pub fn swarm_walls(walls: &[[f64; 4]]) -> Vec<FrameBody> {
+    walls
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            let mut b = swarm_box(0, k as u32, w[0], w[1], 0.0, [2.0 * w[2], 2.0 * w[3]]);
+            b.mass = -1.0;
+            b
+        })
+        .collect()
+}
+
 fn swarm_static(value: &serde_json::Value) -> SwarmStatic {
     let walls = value
         .get("walls")
         .and_then(|w| w.as_array())
         .map(|walls| {
-            walls
+            let walls: Vec<[f64; 4]> = walls
                 .iter()
                 .filter_map(|w| serde_json::from_value::<[f64; 4]>(w.clone()).ok())
-                .enumerate()
-                .map(|(k, w)| {
-                    let mut b = swarm_box(0, k as u32, w[0], w[1], 0.0, [2.0 * w[2], 2.0 * w[3]]);
-                    b.mass = -1.0;
-                    b
-                })
-                .collect()
+                .collect();
+            swarm_walls(&walls)
         })
         .unwrap_or_default();
     let fps = value.get("fps").and_then(|f| f.as_f64()).unwrap_or(24.0);

@@ -207,13 +207,7 @@ pub fn frame(core: &MrsCore, scene: u64, status: Status2d) -> Frame2d {
             turn: robot.velocity.turn,
             ..Sensors2d::default()
         };
-        for i in 0..m.sonar_count {
-            let heading = m.sonar_heading(robot.pose.heading_deg, i);
-            let reach = world
-                .cast_from(id, heading, m.radius + m.sonar_max)
-                .unwrap_or(m.radius + m.sonar_max);
-            let dir = Vec2::from_heading_deg(heading);
-            let (a, b) = (c + dir * m.radius, c + dir * reach);
+        for (a, b) in simrob_mrs::render::sonar_rays(world, id, robot) {
             s.rays.push([a.x, a.y, b.x, b.y]);
         }
         for b in 0..m.bumper_count {
