@@ -303,6 +303,8 @@ pub struct Resources {
     /// collide with it (as their inscribed disc) and proximity beams stop at it. Contacts
     /// with it name the world entity (0).
     pub obstacles: Option<std::sync::Arc<simrob_flat::Map>>,
+    /// Who holds and who waits for each crossing (kept by the path system).
+    pub crossings: crate::crossing::Crossings,
 }
 
 /// All entities and their components.

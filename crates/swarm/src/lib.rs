@@ -42,6 +42,7 @@
 //! assert_eq!(summary.scripts_done, 1);
 //! ```
 
+pub mod crossing;
 pub mod drawio;
 pub mod drones;
 pub mod ecs;

@@ -64,7 +64,15 @@ pub struct NavMap {
     pub max_off_path: f64,
     /// Whether routes found are added to the map.
     pub extend: bool,
+    /// Radius of the zone around each crossing that robots keeping their distance take in
+    /// turn (see [`crate::crossing`]); 0: crossings are not managed.
+    pub crossing_radius: f64,
+    /// Seconds a robot waits at a crossing whose way out stays full before it takes
+    /// another free way out (and a new route from there).
+    pub crossing_patience: f64,
     nodes: Vec<(f64, f64)>,
+    /// Distinct neighbours (in or out) of each node.
+    neighbours: Vec<Vec<u32>>,
     adj: Vec<Vec<(u32, u64)>>,
     pois: BTreeMap<String, u32>,
     buckets: HashMap<(i64, i64), Vec<u32>>,
@@ -87,7 +95,10 @@ impl NavMap {
             merge_radius,
             max_off_path,
             extend: true,
+            crossing_radius: 0.0,
+            crossing_patience: 5.0,
             nodes: Vec::new(),
+            neighbours: Vec::new(),
             adj: Vec::new(),
             pois: BTreeMap::new(),
             buckets: HashMap::new(),
@@ -161,6 +172,7 @@ impl NavMap {
         }
         let n = self.nodes.len() as u32;
         self.nodes.push((x, y));
+        self.neighbours.push(Vec::new());
         self.adj.push(Vec::new());
         let k = self.key(x, y);
         self.buckets.entry(k).or_default().push(n);
@@ -181,8 +193,43 @@ impl NavMap {
         let (ax, ay) = self.nodes[a as usize];
         let (bx, by) = self.nodes[b as usize];
         let cost = ((ax - bx).hypot(ay - by) * COST_SCALE).ceil() as u64;
+        if !self.has_edge(b, a) {
+            self.neighbours[a as usize].push(b);
+            self.neighbours[b as usize].push(a);
+        }
         self.adj[a as usize].push((b, cost));
         self.cache.clear();
+    }
+
+    /// The nodes a robot may go to from `n`, in the order they were connected.
+    pub fn successors(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
+        self.adj
+            .get(n as usize)
+            .into_iter()
+            .flatten()
+            .map(|&(m, _)| m)
+    }
+
+    /// Whether node `n` is a crossing: three or more neighbours (in or out), or two that
+    /// are not in line with it (a turn, where a robot following another loses sight of it
+    /// round the corner).
+    pub fn is_crossing(&self, n: u32) -> bool {
+        let Some(list) = self.neighbours.get(n as usize) else {
+            return false;
+        };
+        match list[..] {
+            [a, b] => {
+                let (x, y) = self.nodes[n as usize];
+                let unit = |m: u32| {
+                    let (mx, my) = self.nodes[m as usize];
+                    let l = (mx - x).hypot(my - y).max(1e-12);
+                    ((mx - x) / l, (my - y) / l)
+                };
+                let (u, v) = (unit(a), unit(b));
+                u.0 * v.0 + u.1 * v.1 > -0.99
+            }
+            _ => list.len() >= 3,
+        }
     }
 
     fn has_edge(&self, a: u32, b: u32) -> bool {
@@ -483,8 +530,10 @@ fn clearance_factor(w: &World, e: EntityId, p: &crate::ecs::Pose, h: (f64, f64),
 }
 
 /// The path system: steers every entity with a [`Path`] along its waypoints at the path's
-/// speed (by setting its velocity; movement moves it). At the last waypoint it removes the
-/// path, stops the robot and raises `EndOfPath`. Also offers the `Go` instruction.
+/// speed (by setting its velocity; movement moves it), keeping its distance in its lane and
+/// taking crossings in turn ([`crate::crossing`]) when its navigator says so. At the last
+/// waypoint it removes the path, stops the robot and raises `EndOfPath`. Also offers the
+/// `Go` instruction.
 #[derive(Debug, Default)]
 pub struct PathSystem;
 
@@ -502,6 +551,28 @@ impl System for PathSystem {
         let w = &mut ctx.world;
         let mut done = Vec::new();
         let mut paths = std::mem::take(&mut w.path);
+        let mut crossings = std::mem::take(&mut w.res.crossings);
+        for (e, node, next) in crossings.update(w, &paths, ctx.frame, dt) {
+            let Some(path) = paths.get_mut(e) else {
+                continue;
+            };
+            let Some(&(gx, gy)) = path.points.last() else {
+                continue;
+            };
+            let (a, b) = (
+                w.res.nav.nodes()[node as usize],
+                w.res.nav.nodes()[next as usize],
+            );
+            if let Ok(rest) = w.res.nav.route(b.0, b.1, &Goal::Point(gx, gy)) {
+                let mut points = vec![a, b];
+                points.extend(rest.into_iter().skip_while(|&p| p == b));
+                *path = Path {
+                    points,
+                    next: 0,
+                    speed: path.speed,
+                };
+            }
+        }
         for (e, path) in paths.iter_mut() {
             let Some(p) = w.pose.get(e).copied() else {
                 continue;
@@ -524,6 +595,9 @@ impl System for PathSystem {
                         speed *= clearance_factor(w, e, &p, (dx / d, dy / d), nav.keep_clear);
                     }
                 }
+                if let Some(room) = crossings.limit(w, e) {
+                    speed = speed.min(room / dt);
+                }
                 let step = speed * dt;
                 if d <= step {
                     v = (dx / dt, dy / dt);
@@ -544,6 +618,7 @@ impl System for PathSystem {
             }
         }
         w.path = paths;
+        w.res.crossings = crossings;
         for e in done {
             w.path.remove(e);
             if let Some(v) = w.vel.get_mut(e) {

@@ -11,15 +11,16 @@
 //! grab it again, bring it back, drop it (another task), and again.
 //!
 //! Robots keep their distance to the robot ahead in their lane (the navigator's
-//! `keep_clear`), so they queue rather than collide in a lane. At crossings they do not
-//! negotiate: collisions there are detected and counted, but these robots do not stop on
-//! collision (the intersections are taken as managed, as in a high-abstraction warehouse
-//! model). A `Collision` handler (wait 0.5–1.5 s, retry) is in their scripts for runs that
-//! turn stopping on.
+//! `keep_clear`), so they queue rather than collide in a lane, and take crossings and
+//! corners in turn ([`crate::crossing`]: a zone of 7 units around each, entered by one
+//! movement at a time, never when the lane beyond is full; a robot kept waiting 5 s by a
+//! full lane takes another way out), so they do not collide there either. The summary's
+//! `collisions` counts every contact; in the bundled warehouse there are none. A
+//! `Collision` handler (wait 0.5–1.5 s, retry) is in their scripts for runs that turn
+//! stopping on collision on.
 //!
 //! They start four to an aisle segment, 25 units apart, each with a proximity sensor, a
-//! claw and a battery. The summary's `collisions` counts the contacts at crossings; no
-//! robot crashes (none stops on collision).
+//! claw and a battery.
 
 use crate::ecs::{Battery, Claw, EntityId, Item, Navigator, Pose, Proximity, Velocity, World};
 use crate::geom::Shape;
@@ -40,6 +41,9 @@ const MARGIN: f64 = 20.0;
 const PER_SEGMENT: usize = 4;
 const SPEED: f64 = 20.0;
 const RADIUS: f64 = 3.0;
+/// The zone around a crossing robots take in turn: a robot waiting at its edge is clear
+/// (by one unit) of one passing through.
+const CROSSING: f64 = 2.0 * RADIUS + 1.0;
 
 /// Vertical aisles and cross aisles: both even, so that the alternating one-way lanes have
 /// a perimeter that is a directed cycle and every point can reach every other.
@@ -73,6 +77,7 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
     nav.extend = false;
     nav.merge_radius = 1.0;
     nav.max_off_path = AISLE_DY;
+    nav.crossing_radius = CROSSING;
     // Vertical aisles with shelf POIs at segment midpoints.
     for i in 0..cols {
         let down = i % 2 == 0;

@@ -1,0 +1,358 @@
+//! Crossings taken in turn: the intersection management of robots that keep lane
+//! discipline.
+//!
+//! A crossing is a node of the navigation graph with three or more neighbours (in or out),
+//! or a turn (two neighbours not in line: a robot following another round a corner loses
+//! sight of it).
+//! Around it is a zone of radius `NavMap::crossing_radius` (centre distance; at least a
+//! robot's diameter, so a robot waiting at its edge is clear of one passing through the
+//! node). A robot whose [`Navigator`](crate::ecs::Navigator) keeps its distance
+//! (`keep_clear > 0`) enters a zone only while it holds it:
+//!
+//! * it asks when its route reaches the zone's edge within two frames of travel; a robot
+//!   that does not hold the zone stops at its edge;
+//! * askers are served first come, first served (then the nearer, then by entity id), never
+//!   one past another waiting ahead of it in its lane; the zone is given only when nobody
+//!   else is in it, except robots making the same straight movement (same lane in, same
+//!   lane out: a platoon goes through together), and when the lane it leaves by has room
+//!   for it beyond the zone (it would otherwise stop inside and block the crossing);
+//! * a robot holds the zone until it is out of it and its route no longer leads to it (a
+//!   robot whose route ends at the node, say at a station there, holds it while it stays);
+//! * a robot kept at the edge `NavMap::crossing_patience` seconds by a full lane beyond
+//!   takes another way out that has room and a new route from there (so that queues closing
+//!   a loop round a block do not wait for each other for ever).
+//!
+//! Robots that do not keep their distance (and entities without a route) are not managed,
+//! but one standing in a zone keeps managed robots out of it. Everything is decided from
+//! the poses at the start of the frame, in a fixed order: the same run gives the same
+//! turns.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::ecs::{EntityId, Path, World};
+
+/// How far inside its edge a robot must be to count as in a zone (robots that stopped at
+/// the edge stand there up to rounding).
+const EDGE: f64 = 0.5;
+
+/// A robot's next crossing on its route.
+#[derive(Clone, Copy, Debug)]
+pub struct Approach {
+    pub entity: EntityId,
+    pub node: u32,
+    /// Distance along the route to the node.
+    pub along: f64,
+    /// Unit direction it arrives in.
+    pub inward: (f64, f64),
+    /// Unit direction it leaves by (`None`: the route ends at the node).
+    pub outward: Option<(f64, f64)>,
+    /// Its own radius.
+    pub radius: f64,
+}
+
+impl Approach {
+    fn straight(&self) -> bool {
+        self.outward
+            .is_some_and(|o| o.0 * self.inward.0 + o.1 * self.inward.1 > 0.99)
+    }
+
+    fn same_movement(&self, other: &Approach) -> bool {
+        let same = |a: (f64, f64), b: (f64, f64)| a.0 * b.0 + a.1 * b.1 > 0.99;
+        self.straight()
+            && other.straight()
+            && same(self.inward, other.inward)
+            && match (self.outward, other.outward) {
+                (Some(a), Some(b)) => same(a, b),
+                _ => false,
+            }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct Zone {
+    /// Holders in the order they got the zone, with the movement they hold it for.
+    holders: Vec<Approach>,
+    /// Askers: (frame asked, entity).
+    queue: Vec<(u64, EntityId)>,
+}
+
+/// The zones' state, kept by the path system from frame to frame.
+#[derive(Clone, Debug, Default)]
+pub struct Crossings {
+    zones: BTreeMap<u32, Zone>,
+    /// What each managed robot with a route is approaching this frame, in entity order.
+    approaches: Vec<Approach>,
+    /// Index into `approaches` by entity.
+    index: HashMap<EntityId, usize>,
+}
+
+/// The next crossing on `path` from `(x, y)` within `reach` along the route.
+fn next_crossing(
+    world: &World,
+    e: EntityId,
+    x: f64,
+    y: f64,
+    path: &Path,
+    reach: f64,
+    radius: f64,
+) -> Option<Approach> {
+    let nav = &world.res.nav;
+    let (mut px, mut py) = (x, y);
+    let mut along = 0.0;
+    for k in path.next..path.points.len() {
+        let (qx, qy) = path.points[k];
+        let leg = (qx - px).hypot(qy - py);
+        if leg > 1e-9 {
+            along += leg;
+        }
+        if along > reach {
+            return None;
+        }
+        if let Some(node) = nav.nearest(qx, qy, 1e-6).filter(|&n| nav.is_crossing(n)) {
+            let inward = if leg > 1e-9 {
+                ((qx - px) / leg, (qy - py) / leg)
+            } else {
+                // At the node already: the way it faces.
+                let t = world.pose.get(e).map_or(0.0, |p| p.theta);
+                (t.cos(), t.sin())
+            };
+            let outward = path.points.get(k + 1).and_then(|&(rx, ry)| {
+                let l = (rx - qx).hypot(ry - qy);
+                (l > 1e-9).then(|| ((rx - qx) / l, (ry - qy) / l))
+            });
+            return Some(Approach {
+                entity: e,
+                node,
+                along,
+                inward,
+                outward,
+                radius,
+            });
+        }
+        (px, py) = (qx, qy);
+    }
+    None
+}
+
+impl Crossings {
+    /// Decides this frame's turns; then [`Crossings::limit`] gives each robot's speed.
+    /// Returns the detours to take: `(robot, crossing, node to leave by)` for robots that
+    /// waited `NavMap::crossing_patience` seconds at a crossing whose way out stayed full
+    /// while another way out is free.
+    pub fn update(
+        &mut self,
+        world: &World,
+        paths: &crate::ecs::Column<Path>,
+        frame: u64,
+        dt: f64,
+    ) -> Vec<(EntityId, u32, u32)> {
+        let zone = world.res.nav.crossing_radius;
+        self.approaches.clear();
+        self.index.clear();
+        if zone <= 0.0 {
+            self.zones.clear();
+            return Vec::new();
+        }
+        for (e, path) in paths.iter() {
+            let Some(nav) = world.navigator.get(e) else {
+                continue;
+            };
+            if nav.keep_clear <= 0.0 {
+                continue;
+            }
+            let Some(p) = world.pose.get(e) else { continue };
+            let radius = world.collider.get(e).map_or(0.0, |s| s.bounding_radius());
+            let reach = zone + 2.0 * path.speed * dt + 1.0;
+            if let Some(a) = next_crossing(world, e, p.x, p.y, path, reach, radius) {
+                self.index.insert(e, self.approaches.len());
+                self.approaches.push(a);
+            }
+        }
+        let (approaches, index) = (&self.approaches, &self.index);
+        let approach_of = |e: EntityId, node: u32| {
+            index
+                .get(&e)
+                .map(|&i| approaches[i])
+                .filter(|a| a.node == node)
+        };
+        // Releases: holders out of the zone whose route no longer leads to it.
+        let nodes = world.res.nav.nodes();
+        for (&node, z) in self.zones.iter_mut() {
+            let (nx, ny) = nodes[node as usize];
+            z.holders.retain(|h| {
+                let Some(p) = world.pose.get(h.entity) else {
+                    return false;
+                };
+                (p.x - nx).hypot(p.y - ny) <= zone || approach_of(h.entity, node).is_some()
+            });
+            z.queue.retain(|&(_, e)| approach_of(e, node).is_some());
+        }
+        // Askers join their zone's queue; a robot already inside a zone it does not hold
+        // (its route began there) holds it at once, so that it can leave.
+        for a in approaches {
+            let z = self.zones.entry(a.node).or_default();
+            if let Some(h) = z.holders.iter_mut().find(|h| h.entity == a.entity) {
+                *h = *a;
+                continue;
+            }
+            let (nx, ny) = nodes[a.node as usize];
+            let inside = world
+                .pose
+                .get(a.entity)
+                .is_some_and(|p| (p.x - nx).hypot(p.y - ny) < zone - EDGE);
+            if inside {
+                z.holders.push(*a);
+            } else if !z.queue.iter().any(|&(_, e)| e == a.entity) {
+                z.queue.push((frame, a.entity));
+            }
+        }
+        // Grants, first come first served: stop at the first asker that must wait.
+        let patience = world.res.nav.crossing_patience;
+        let mut detours = Vec::new();
+        for (&node, z) in self.zones.iter_mut() {
+            // First come first served; of those that came in the same frame, the nearer.
+            z.queue.sort_by(|p, q| {
+                let along = |e| approach_of(e, node).map_or(f64::MAX, |a| a.along);
+                (p.0, along(p.1), p.1)
+                    .partial_cmp(&(q.0, along(q.1), q.1))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+            let mut granted = 0;
+            for (k, &(_, e)) in z.queue.iter().enumerate() {
+                let Some(a) = approach_of(e, node) else {
+                    break;
+                };
+                if !z.holders.iter().all(|h| h.same_movement(&a)) {
+                    break;
+                }
+                // Never past a robot waiting ahead of it in its own lane.
+                let behind = z.queue[k + 1..].iter().any(|&(_, o)| {
+                    approach_of(o, node).is_some_and(|b| {
+                        b.along < a.along
+                            && b.inward.0 * a.inward.0 + b.inward.1 * a.inward.1 > 0.99
+                    })
+                });
+                if behind {
+                    break;
+                }
+                // Nobody else in the zone, and room beyond it.
+                if !zone_free(world, node, zone, e, &z.holders)
+                    || !a
+                        .outward
+                        .is_none_or(|o| exit_clear(world, node, zone, o, e, a.radius))
+                {
+                    // Waited long at the edge for a lane that stays full: another way out.
+                    let waited = frame.saturating_sub(asked(&z.queue, e)) as f64 * dt;
+                    if waited >= patience && a.along - zone < EDGE {
+                        if let Some(m) = detour(world, node, zone, &a) {
+                            detours.push((e, node, m));
+                        }
+                    }
+                    break;
+                }
+                z.holders.push(a);
+                granted += 1;
+            }
+            z.queue.drain(..granted);
+        }
+        self.zones
+            .retain(|_, z| !z.holders.is_empty() || !z.queue.is_empty());
+        detours
+    }
+
+    /// The farthest `e` may go along its route this frame: up to the edge of the next zone
+    /// it does not hold (`None`: no limit).
+    pub fn limit(&self, world: &World, e: EntityId) -> Option<f64> {
+        let zone = world.res.nav.crossing_radius;
+        let a = self.approaches[*self.index.get(&e)?];
+        let holds = self
+            .zones
+            .get(&a.node)
+            .is_some_and(|z| z.holders.iter().any(|h| h.entity == e));
+        (!holds).then(|| (a.along - zone).max(0.0))
+    }
+}
+
+/// When `e` asked for its zone.
+fn asked(queue: &[(u64, EntityId)], e: EntityId) -> u64 {
+    queue
+        .iter()
+        .find(|&&(_, o)| o == e)
+        .map_or(u64::MAX, |&(f, _)| f)
+}
+
+/// Whether nobody but `me` and the holders is inside the zone of `node`.
+fn zone_free(world: &World, node: u32, zone: f64, me: EntityId, holders: &[Approach]) -> bool {
+    let grid = &world.res.grid;
+    let (nx, ny) = world.res.nav.nodes()[node as usize];
+    let mut free = true;
+    grid.for_each_near(nx, ny, zone + grid.max_extent, |m| {
+        let other = EntityId(grid.ids[m]);
+        if !free || other == me || !world.vel.has(other) {
+            return;
+        }
+        if holders.iter().any(|h| h.entity == other) {
+            return;
+        }
+        // Inside (robots waiting at the edge are not).
+        if (grid.xs[m] - nx).hypot(grid.ys[m] - ny) < zone - EDGE {
+            free = false;
+        }
+    });
+    free
+}
+
+/// Whether the lane leaving `node` along `out` has room for a robot of radius `radius`
+/// beyond the zone: no robot standing still there (one moving on makes room).
+fn exit_clear(
+    world: &World,
+    node: u32,
+    zone: f64,
+    out: (f64, f64),
+    me: EntityId,
+    radius: f64,
+) -> bool {
+    let grid = &world.res.grid;
+    let (nx, ny) = world.res.nav.nodes()[node as usize];
+    let keep = world.navigator.get(me).map_or(0.0, |n| n.keep_clear);
+    let room = zone + 2.0 * radius + keep;
+    let mut clear = true;
+    grid.for_each_near(nx, ny, room + radius + grid.max_extent, |m| {
+        let other = EntityId(grid.ids[m]);
+        if !clear || other == me {
+            return;
+        }
+        let Some(v) = world.vel.get(other) else {
+            return;
+        };
+        if v.is_moving() {
+            return;
+        }
+        let (rx, ry) = (grid.xs[m] - nx, grid.ys[m] - ny);
+        let r = grid.radii[m];
+        let ahead = rx * out.0 + ry * out.1;
+        let side = (-rx * out.1 + ry * out.0).abs();
+        if ahead > 0.0 && ahead < room + r && side < radius + r {
+            clear = false;
+        }
+    });
+    clear
+}
+
+/// Another way out of `node` than the one `a` means to take, with room: the first in the
+/// graph's order.
+fn detour(world: &World, node: u32, zone: f64, a: &Approach) -> Option<u32> {
+    let nav = &world.res.nav;
+    let (nx, ny) = nav.nodes()[node as usize];
+    nav.successors(node).find(|&m| {
+        let (mx, my) = nav.nodes()[m as usize];
+        let l = (mx - nx).hypot(my - ny);
+        if l < 1e-9 {
+            return false;
+        }
+        let out = ((mx - nx) / l, (my - ny) / l);
+        let same = a.outward.is_some_and(|o| o.0 * out.0 + o.1 * out.1 > 0.99);
+        let back = a.inward.0 * out.0 + a.inward.1 * out.1 < -0.99;
+        !same && !back && exit_clear(world, node, zone, out, a.entity, a.radius)
+    })
+}
