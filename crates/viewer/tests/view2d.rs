@@ -13,8 +13,8 @@ use simrob_mrs::flat::Map;
 use simrob_mrs::{DirMapFiles, MrsClient, MrsConfig, MrsCore, MrsServer, ShellOptions};
 use simrob_swarm::drones::{Avoidance, DroneState};
 use simrob_swarm::scenario::{Overrides, Scenario};
-use simrob_viewer::view2d::swarm::{frame, scene, SwarmControl};
-use simrob_viewer::view2d::{mrs, Status2d, View2d};
+use simrob_viewer::view2d::swarm::still;
+use simrob_viewer::view2d::{mrs, View2d};
 use simrob_viewer::Guard;
 
 fn scratch(tag: &str) -> PathBuf {
@@ -240,24 +240,7 @@ fn show(
     map: Option<&simrob_swarm::drawio::DrawioMap>,
     tag: &str,
 ) -> (Page, View2d, PathBuf) {
-    let control = SwarmControl::new(false, 1.0);
-    let view = View2d::start(
-        "127.0.0.1:0".parse().expect("addr"),
-        control,
-        "swarm",
-        "test",
-        Guard::default(),
-    )
-    .expect("view");
-    let scene = scene(sim.world(), map, &sim.name);
-    view.set_scene(&scene);
-    let mut snap = simrob_swarm::seer::Snapshot::default();
-    let status = Status2d {
-        state: "paused".into(),
-        speed: 1.0,
-        controls: true,
-    };
-    view.publish(&frame(sim, &scene, status, &mut snap));
+    let (view, _) = still(sim, map, "127.0.0.1:0".parse().expect("addr"), "test").expect("view");
     let dir = scratch(tag);
     let mut page = Page::open(
         &format!("http://{}/", view.addr()),

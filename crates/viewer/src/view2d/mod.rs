@@ -318,6 +318,15 @@ impl Frame2d {
     }
 }
 
+/// A page command's name (`"cmd"`) and its `"value"` when that is a number.
+fn command_parts(cmd: &serde_json::Value) -> Result<(&str, Option<f64>), String> {
+    let name = cmd
+        .get("cmd")
+        .and_then(|c| c.as_str())
+        .ok_or("a command needs \"cmd\"")?;
+    Ok((name, cmd.get("value").and_then(|v| v.as_f64())))
+}
+
 /// The default address of `--gui` (the 2D view's page).
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 

@@ -616,11 +616,7 @@ impl Backend for Controls {
     }
 
     fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
-        let name = cmd
-            .get("cmd")
-            .and_then(|c| c.as_str())
-            .ok_or("a command needs \"cmd\"")?;
-        let value = cmd.get("value").and_then(|v| v.as_f64());
+        let (name, value) = super::command_parts(cmd)?;
         let shared = self.0.upgrade().ok_or("the replay has stopped")?;
         match name {
             "play" => shared.update(|h, now, times, finished| {

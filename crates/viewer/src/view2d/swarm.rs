@@ -270,11 +270,7 @@ impl SwarmControl {
 
 impl Backend for SwarmControl {
     fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
-        let name = cmd
-            .get("cmd")
-            .and_then(|c| c.as_str())
-            .ok_or("a command needs \"cmd\"")?;
-        let value = cmd.get("value").and_then(|v| v.as_f64());
+        let (name, value) = super::command_parts(cmd)?;
         match name {
             "play" => self.update(|c| {
                 c.playing = true;
@@ -404,6 +400,50 @@ pub fn run_live(
     run
 }
 
+/// The page of a still frame: nothing to play.
+struct Still;
+
+impl Backend for Still {
+    fn command(&self, _: &serde_json::Value) -> Result<(), String> {
+        Err("this page shows one moment of a run: there is nothing to play".into())
+    }
+}
+
+/// Serves the 2D view of `sim`'s map (with its draw.io `map`) on `bind`, its page's commands
+/// going to `backend`.
+fn serve_scene(
+    bind: std::net::SocketAddr,
+    backend: Arc<dyn Backend>,
+    sim: &Simulation,
+    map: Option<&DrawioMap>,
+    hello: &str,
+) -> std::io::Result<(View2d, Scene2d)> {
+    let view = View2d::start(bind, backend, "swarm", hello, crate::Guard::default())?;
+    let scene = scene(sim.world(), map, &sim.name);
+    view.set_scene(&scene);
+    Ok((view, scene))
+}
+
+/// Serves one still frame of `sim` (with its draw.io `map`) on `bind`: the world as it is
+/// now, `paused`. For looking at a world between steps (tests, benchmarks); returns the view
+/// and the frame it shows.
+pub fn still(
+    sim: &Simulation,
+    map: Option<&DrawioMap>,
+    bind: std::net::SocketAddr,
+    hello: &str,
+) -> std::io::Result<(View2d, Frame2d)> {
+    let (view, scene) = serve_scene(bind, Arc::new(Still), sim, map, hello)?;
+    let status = Status2d {
+        state: "paused".into(),
+        speed: 0.0,
+        controls: false,
+    };
+    let f = frame(sim, &scene, status, &mut seer::Snapshot::default());
+    view.publish(&f);
+    Ok((view, f))
+}
+
 /// The page of a run its shell paces itself (a swarm linked to a Control Center): it only
 /// watches.
 struct Paced;
@@ -433,15 +473,7 @@ impl Watch {
         map: Option<&DrawioMap>,
         hello: &str,
     ) -> std::io::Result<Watch> {
-        let view = View2d::start(
-            addr,
-            Arc::new(Paced),
-            "swarm",
-            hello,
-            crate::Guard::default(),
-        )?;
-        let scene = scene(sim.world(), map, &sim.name);
-        view.set_scene(&scene);
+        let (view, scene) = serve_scene(addr, Arc::new(Paced), sim, map, hello)?;
         Ok(Watch {
             view,
             scene,
