@@ -4,73 +4,19 @@
 //! Every wait is on an event (a line from a process or the Control Center); the time-outs
 //! only guard against a hang.
 
-use std::io::{BufRead, BufReader, Write};
+mod coord_common;
+
+use std::io::Write;
 use std::net::TcpStream;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
+
+use coord_common::{start, Proc, GUARD};
 
 use simrob_coord::model::{TaskKind, TaskSpec};
 use simrob_coord::wire::{encode, Envelope, FrameDecoder, Msg, OperatorCommand};
 
-const GUARD: Duration = Duration::from_secs(180);
-
-struct Proc {
-    child: Child,
-    lines: Receiver<String>,
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn start(args: &[&str]) -> Proc {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_simrob"))
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("simrob starts");
-    let out = child.stdout.take().expect("stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    Proc { child, lines: rx }
-}
-
-/// Waits for a line of `p` containing `needle`; returns it.
-fn wait_line(p: &Proc, needle: &str) -> String {
-    loop {
-        match p.lines.recv_timeout(GUARD) {
-            Ok(l) if l.contains(needle) => return l,
-            Ok(_) => {}
-            Err(e) => panic!("no line with {needle:?}: {e}"),
-        }
-    }
-}
-
 fn address(p: &Proc, scheme: &str) -> String {
-    let l = wait_line(p, &format!("listening on {scheme}://"));
-    l.split(&format!("{scheme}://"))
-        .nth(1)
-        .expect("address")
-        .trim()
-        .to_string()
+    p.after(&format!("listening on {scheme}://"))
 }
 
 /// The operator's connection to the Control Center.
@@ -166,54 +112,69 @@ fn pos(rows: &[(u32, f64, f64)], id: u32) -> (f64, f64) {
 #[test]
 fn an_operator_sends_tasks_to_a_sumbot_a_nomad_and_a_swarm_robot() {
     let logs = std::env::temp_dir().join(format!("simrob-coord-e2e-{}", std::process::id()));
-    let simrob = start(&[
-        "serve",
-        "--port",
-        "0",
-        "--scenario",
-        "scenarios/soccer.xml",
-        "--real-time-factor",
-        "1",
-    ]);
+    let simrob = start(
+        &[
+            "serve",
+            "--port",
+            "0",
+            "--scenario",
+            "scenarios/soccer.xml",
+            "--real-time-factor",
+            "1",
+        ],
+        false,
+    );
     let simrob_addr = address(&simrob, "udp");
-    let mrs = start(&["mrs", "--port", "0"]);
+    let mrs = start(&["mrs", "--port", "0"], false);
     let mrs_addr = address(&mrs, "tcp");
-    let cc = start(&[
-        "coord",
-        "serve",
-        "--port",
-        "0",
-        "--log-dir",
-        logs.to_str().unwrap(),
-    ]);
+    let cc = start(
+        &[
+            "coord",
+            "serve",
+            "--port",
+            "0",
+            "--log-dir",
+            logs.to_str().unwrap(),
+        ],
+        false,
+    );
     let cc_addr = address(&cc, "tcp");
     let mut op = Operator::connect(&cc_addr);
     op.send(OperatorCommand::Follow);
     op.wait(|r| r.starts_with("following"));
-    let _sumbot = start(&[
-        "coord",
-        "robot",
-        "--cc",
-        &cc_addr,
-        "--id",
-        "1",
-        "--simrob",
-        &simrob_addr,
-    ]);
-    let _nomad = start(&[
-        "coord", "robot", "--cc", &cc_addr, "--id", "2", "--mrs", &mrs_addr,
-    ]);
-    let _swarm = start(&[
-        "coord",
-        "swarm",
-        "scenarios/swarm/hospital.toml",
-        "--cc",
-        &cc_addr,
-        "--robot-id-base",
-        "100",
-        "--speed",
-        "4",
-    ]);
+    let _sumbot = start(
+        &[
+            "coord",
+            "robot",
+            "--cc",
+            &cc_addr,
+            "--id",
+            "1",
+            "--simrob",
+            &simrob_addr,
+        ],
+        false,
+    );
+    let _nomad = start(
+        &[
+            "coord", "robot", "--cc", &cc_addr, "--id", "2", "--mrs", &mrs_addr,
+        ],
+        false,
+    );
+    let _swarm = start(
+        &[
+            "coord",
+            "swarm",
+            "scenarios/swarm/hospital.toml",
+            "--cc",
+            &cc_addr,
+            "--robot-id-base",
+            "100",
+            "--speed",
+            "4",
+        ],
+        false,
+    );
     let rows = op.robots(&[1, 2, 100, 101, 102]);
     // One view: the SumBot, the Nomad and the three swarm robots in one list.
     let (sx, sy) = pos(&rows, 1);

@@ -5,82 +5,19 @@
 //! Every wait is on an event (a line from the Control Center, a message, what the page
 //! says); the time-outs only guard against a hang.
 
+mod coord_common;
 #[path = "../../viewer/tests/headless/mod.rs"]
 mod headless;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
 
+use coord_common::{start, GUARD};
 use headless::Page;
 use simrob_coord::model::{RobotInfo, RobotStatus, Running, TaskClass, TaskState};
 use simrob_coord::wire::{encode, Envelope, FrameDecoder, Msg};
-
-const GUARD: Duration = Duration::from_secs(120);
-
-struct Cc {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Drop for Cc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Cc {
-    fn start(logs: &std::path::Path) -> Cc {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_simrob"))
-            .args(["coord", "cc", "--port", "0", "--gui=0", "--log-dir"])
-            .arg(logs)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("simrob starts");
-        let out = child.stdout.take().expect("stdout");
-        let stdin = child.stdin.take().expect("stdin");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Cc {
-            child,
-            stdin,
-            lines: rx,
-        }
-    }
-
-    fn wait_line(&self, needle: &str) -> String {
-        loop {
-            match self.lines.recv_timeout(GUARD) {
-                Ok(l) if l.contains(needle) => return l,
-                Ok(_) => {}
-                Err(e) => panic!("no line with {needle:?}: {e}"),
-            }
-        }
-    }
-
-    fn after(&self, prefix: &str) -> String {
-        let l = self.wait_line(prefix);
-        l.split(prefix).nth(1).expect("address").trim().to_string()
-    }
-
-    fn menu(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("menu line");
-        self.stdin.flush().expect("flush");
-    }
-}
 
 /// A robot speaking the General Robot Interface by hand.
 struct Robot {
@@ -210,7 +147,19 @@ fn the_map_draws_a_task_at_its_goal_in_the_state_its_robot_reports() {
         std::env::temp_dir().join(format!("simrob-coord-map-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch directory");
-    let mut cc = Cc::start(&dir.join("logs"));
+    let logs = dir.join("logs");
+    let mut cc = start(
+        &[
+            "coord",
+            "cc",
+            "--port",
+            "0",
+            "--gui=0",
+            "--log-dir",
+            logs.to_str().expect("a path in UTF-8"),
+        ],
+        true,
+    );
     let gri = cc.after("listening on tcp://");
     let map = cc.after("map on http://");
     let mut robot = Robot::join(&gri, 7, (100.0, 50.0));
@@ -227,7 +176,7 @@ fn the_map_draws_a_task_at_its_goal_in_the_state_its_robot_reports() {
     assert!(d["x"].as_f64().is_some_and(|x| x > 0.0));
 
     // The operator sends the robot a task from the menu; the robot takes it and runs it.
-    cc.menu("send 7 goto 160 90");
+    cc.type_line("send 7 goto 160 90");
     let (task, goal) = robot.task();
     assert_eq!(goal, (160.0, 90.0));
     robot.state(task, TaskState::Queued);
@@ -263,6 +212,6 @@ fn the_map_draws_a_task_at_its_goal_in_the_state_its_robot_reports() {
         "JSON.stringify({tasks: __simrob2d.frame.tasks})",
     );
     cc.wait_line("RUNNING→ENDED");
-    cc.menu("quit");
+    cc.type_line("quit");
     let _ = std::fs::remove_dir_all(&dir);
 }
