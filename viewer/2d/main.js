@@ -54,6 +54,14 @@ const debug = {
    */
   pixel: (x, y) => Array.from(renderer.ctx.getImageData(Math.round(x), Math.round(y), 1, 1).data),
   /**
+   * Selects body `id` (as a click on it does).
+   * @param {number | null} id
+   */
+  select: (id) => {
+    renderer.selected = id;
+    dirty = true;
+  },
+  /**
    * Centres the view on map point (x, y) at `scale` pixels per map unit.
    * @param {number} x @param {number} y @param {number} scale
    */
@@ -220,6 +228,13 @@ function panels() {
     } else {
       const lines = [`${d.label} (${d.kind}, id ${d.id})`, `state: ${d.state || '—'}`, `x ${d.x.toFixed(1)}, y ${d.y.toFixed(1)}, heading ${((d.theta * 180) / Math.PI).toFixed(1)}°`];
       if (d.carrier !== null) lines.push(`carried by #${d.carrier}`);
+      const carries = (frame.carried || []).filter(([, c]) => c === d.id).map(([item]) => renderer.drawnById(item)?.label || `item #${item}`);
+      if (carries.length) lines.push(`carries ${carries.join(', ')}`);
+      const route = (frame.routes || []).find((r) => r.id === d.id);
+      if (route && route.points.length > 1) {
+        const end = route.points[route.points.length - 1];
+        lines.push(`route: ${route.points.length - 1} legs to (${end[0].toFixed(1)}, ${end[1].toFixed(1)})`);
+      }
       const sn = (frame.sensors || []).find((x) => x.id === d.id);
       if (sn) {
         lines.push(`velocity ${sn.speed} in/s, turn ${sn.turn}°/s`);

@@ -228,6 +228,56 @@ fn the_mrs_robot_its_sonar_rays_and_a_merged_rectangle_are_drawn_where_the_world
         "placed at ({x}, {y})"
     );
     assert!((heading - 90.0).abs() < 0.1, "heading {heading}");
+
+    // Driven into the merged rectangle, a bumper closes: drawn red where the robot says.
+    robot
+        .place(230.0, 85.0, -90.0)
+        .expect("place under the rectangle");
+    robot.set_vel(10.0, 0.0).expect("forward");
+    let mut steps = 0;
+    while !robot.get_bumper().expect("bumper") {
+        steps += 1;
+        assert!(steps < 500, "the robot never touched the rectangle");
+        robot.step(5).expect("step");
+    }
+    robot.stop().expect("stop");
+    let closed = robot.get_bumpers().expect("bumpers");
+    let (x, y, _) = robot.get_pos().expect("pos");
+    page.wait_for(
+        &format!(
+            "__simrob2d.frame.sensors[0].bumpers.length > 0 && Math.abs(__simrob2d.frame.bodies.pose[1] - {y}) < 0.01 && __simrob2d.drawnFrame === __simrob2d.frame.frame"
+        ),
+        "JSON.stringify(__simrob2d.frame.sensors[0].bumpers)",
+    );
+    let bumpers = page.eval("__simrob2d.frame.sensors[0].bumpers");
+    for b in bumpers.as_array().expect("bumpers") {
+        let k = b[0].as_u64().expect("index") as usize;
+        assert!(
+            closed[k],
+            "bumper {k} drawn closed, the robot reads {closed:?}"
+        );
+        let rim = (f(&b[1]) - x).hypot(f(&b[2]) - y);
+        assert!(
+            (rim - radius).abs() < 1.0,
+            "bumper {k} at {rim} in from the centre"
+        );
+        assert!(
+            f(&b[2]) < y,
+            "bumper {k} is not on the side facing the rectangle: {b}"
+        );
+    }
+    let first = &bumpers[0];
+    let at = page.eval(&format!(
+        "__simrob2d.toScreen({}, {})",
+        f(&first[1]),
+        f(&first[2])
+    ));
+    assert!(
+        any_pixel_near(&mut page, f(&at[0]), f(&at[1]), 1, |p| p[0] > 180
+            && p[1] < 90
+            && p[2] < 90),
+        "the closed bumper is not drawn red at {at}"
+    );
     drop(page);
     drop(robot);
     handle.stop().expect("stop");
@@ -311,6 +361,12 @@ fn a_swarm_item_carried_by_a_robot_is_drawn_with_it_and_labelled_as_an_item() {
             .iter()
             .any(|t| *t == format!("item {name}")),
         "no label for the item: {labels}"
+    );
+    // Selected, the carrier says what it carries.
+    page.eval(&format!("__simrob2d.select({}); 1", carrier.0));
+    page.wait_for(
+        &format!("document.getElementById('info').textContent.includes('carries item {name}')"),
+        "document.getElementById('info').textContent",
     );
     // Rooms, POIs and paths of the map are there.
     let counts = page.eval("[__simrob2d.scene.labels.length, __simrob2d.scene.pois.length, __simrob2d.scene.paths.length]");
