@@ -79,18 +79,24 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     )
     .with_context(|| format!("cannot serve the replay on port {}", args.http_port))?;
     player.set_speed(args.speed).map_err(anyhow::Error::msg)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
-        .context("cannot install the Ctrl-C handler")?;
     println!("viewer on http://{}", viewer.addr());
     if let Some(((i0, t0), (i1, t1))) = ends {
         println!("{count} frames: iterations {i0}–{i1}, simulated time {t0:.3}–{t1:.3} s");
     }
+    play_until_ctrl_c(following, || player.play())
+}
+
+/// Says whether the recording is still being written, starts playing and serves until
+/// Ctrl-C.
+fn play_until_ctrl_c(following: bool, play: impl FnOnce()) -> Result<()> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
+        .context("cannot install the Ctrl-C handler")?;
     if following {
         println!("following: the recording is still being written");
     }
-    player.play();
+    play();
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -120,10 +126,6 @@ fn replay_2d(args: &ReplayArgs) -> Result<()> {
         simrob_viewer::Guard::default(),
     )
     .with_context(|| format!("cannot serve the replay on port {}", args.http_port))?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
-        .context("cannot install the Ctrl-C handler")?;
     println!(
         "2D view on http://{} (the replay starts when a page connects)",
         replay.addr()
@@ -131,14 +133,7 @@ fn replay_2d(args: &ReplayArgs) -> Result<()> {
     if let (Some(t0), Some(t1)) = ends {
         println!("{count} snapshots: simulated time {t0:.2}–{t1:.2} s");
     }
-    if following {
-        println!("following: the recording is still being written");
-    }
-    replay.play();
-    while !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Ok(())
+    play_until_ctrl_c(following, || replay.play())
 }
 
 fn convert(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<()> {
