@@ -9,6 +9,9 @@
 //! them all in one frame, shifted so that everything known lies inside the map (the shift
 //! is in the scene's title and grows, never shrinks, as robots and goals appear). The page
 //! only watches: tasks are sent from the operator's menu.
+//!
+//! A frame carries at most [`MAX_MAP_TASKS`] tasks: the unfinished ones first, then the
+//! latest final ones (the status panel counts them all).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -17,6 +20,9 @@ use simrob_coord::cc::{Allocation, Condition, MapView, TaskView};
 use simrob_coord::model::TaskState;
 use simrob_viewer::view2d::{Body2d, Frame2d, Scene2d, StateStyle, Status2d, Task2d, View2d};
 use simrob_viewer::{Backend, Guard};
+
+/// Most tasks drawn in one frame.
+pub const MAX_MAP_TASKS: usize = 5000;
 
 /// The robot conditions the map draws, in the order frames index them.
 fn robot_states() -> Vec<StateStyle> {
@@ -211,6 +217,19 @@ impl MapFrames {
                 Some((_, n)) => *n += 1,
                 None => counts.push((state, 1)),
             }
+        }
+        // Unfinished tasks first, then the latest final ones.
+        let mut shown: Vec<&TaskView> = map.tasks.iter().collect();
+        shown.sort_by_key(|t| {
+            (
+                t.state.is_some_and(|s| s.is_final()),
+                std::cmp::Reverse(t.task),
+            )
+        });
+        shown.truncate(MAX_MAP_TASKS);
+        shown.sort_by_key(|t| t.task);
+        for t in shown {
+            let state = task_state_name(t);
             f.tasks.push(Task2d {
                 id: t.task,
                 what: match t.state {
