@@ -24,7 +24,7 @@ use crate::alloc::{greedy, hungarian, Idle};
 use crate::cnp::{Auctioneer, CnpConfig, CnpOut, CostModel, Euclidean, IdSet};
 use crate::model::{
     AuctionId, RobotId, RobotInfo, RobotStatus, Running, TaskClass, TaskId, TaskSpec, TaskState,
-    CONTROL_CENTER,
+    ValueError, CONTROL_CENTER,
 };
 use crate::sync::find_cycle;
 use crate::time::{ClockView, Stamp};
@@ -228,7 +228,19 @@ pub enum CcError {
         key: &'static str,
     },
     #[error("invalid: {0}")]
-    Invalid(String),
+    Value(#[from] ValueError),
+    #[error("invalid: robot {from} cannot say goodbye for robot {robot}")]
+    ByeFor { from: RobotId, robot: RobotId },
+    #[error("invalid: robot {from} cannot speak for robot {robot}")]
+    SpeaksFor { from: RobotId, robot: RobotId },
+    #[error("invalid: robot ids start at 1")]
+    ControlCenterId,
+    #[error("invalid: task is for world {task}, robot {robot} is in {robot_world}")]
+    OtherWorld {
+        task: String,
+        robot: RobotId,
+        robot_world: String,
+    },
     #[error("{0} messages are not for the Control Center")]
     NotForMe(&'static str),
 }
@@ -402,15 +414,13 @@ impl ControlCenter {
     /// Handles one message from the network, at local time `local`.
     pub fn handle(&mut self, env: Envelope, local: f64) -> Result<(), CcError> {
         self.now_local = local;
-        validate(&env.msg).map_err(CcError::Invalid)?;
+        validate(&env.msg)?;
         let from = env.from;
         match env.msg {
             Msg::Hello { info } => self.join(*info),
             Msg::Bye { robot } => {
                 if robot != from {
-                    return Err(CcError::Invalid(format!(
-                        "robot {from} cannot say goodbye for robot {robot}"
-                    )));
+                    return Err(CcError::ByeFor { from, robot });
                 }
                 self.leave(robot);
                 Ok(())
@@ -495,9 +505,7 @@ impl ControlCenter {
     #[cold]
     fn sender_error(&self, from: RobotId, robot: RobotId) -> Result<(), CcError> {
         if from != robot {
-            return Err(CcError::Invalid(format!(
-                "robot {from} cannot speak for robot {robot}"
-            )));
+            return Err(CcError::SpeaksFor { from, robot });
         }
         match self.robots.get(&robot) {
             None => Err(CcError::UnknownRobot(robot)),
@@ -510,7 +518,7 @@ impl ControlCenter {
     pub fn join(&mut self, info: RobotInfo) -> Result<(), CcError> {
         let id = info.robot;
         if id == CONTROL_CENTER {
-            return Err(CcError::Invalid("robot ids start at 1".into()));
+            return Err(CcError::ControlCenterId);
         }
         match self.robots.get(&id) {
             Some(r) if r.present => return Err(CcError::RobotIdTaken(id)),
@@ -698,10 +706,11 @@ impl ControlCenter {
         }
         if let Some(w) = &task.world {
             if *w != r.info.world {
-                return Err(CcError::Invalid(format!(
-                    "task is for world {w}, robot {robot} is in {}",
-                    r.info.world
-                )));
+                return Err(CcError::OtherWorld {
+                    task: w.clone(),
+                    robot,
+                    robot_world: r.info.world.clone(),
+                });
             }
         }
         Ok(())
@@ -716,7 +725,7 @@ impl ControlCenter {
                 key: "max_tasks",
             });
         }
-        crate::wire::check_task(&spec).map_err(CcError::Invalid)?;
+        crate::wire::check_task(&spec)?;
         if spec.id == 0 {
             while self.tasks.contains_key(&self.next_task) {
                 self.next_task += 1;

@@ -144,18 +144,18 @@ impl TaskKind {
     }
 
     /// Checks the numbers: finite, non-negative durations, at least one point.
-    pub fn validate(&self, max_points: usize) -> Result<(), String> {
-        let finite = |name: &str, v: f64| {
-            if v.is_finite() {
+    pub fn validate(&self, max_points: usize) -> Result<(), ValueError> {
+        let finite = |name: &'static str, value: f64| {
+            if value.is_finite() {
                 Ok(())
             } else {
-                Err(format!("{name} must be a finite number, found {v}"))
+                Err(ValueError::NotFiniteFound { name, value })
             }
         };
         let duration = |v: f64| {
             finite("seconds", v)?;
             if v < 0.0 {
-                Err(format!("seconds must not be negative, found {v}"))
+                Err(ValueError::NegativeSeconds(v))
             } else {
                 Ok(())
             }
@@ -167,13 +167,13 @@ impl TaskKind {
             }
             TaskKind::Path { points } => {
                 if points.is_empty() {
-                    return Err("a path needs at least one point".into());
+                    return Err(ValueError::EmptyPath);
                 }
                 if points.len() > max_points {
-                    return Err(format!(
-                        "a path has at most {max_points} points (max_path_points), found {}",
-                        points.len()
-                    ));
+                    return Err(ValueError::TooManyPoints {
+                        max: max_points,
+                        found: points.len(),
+                    });
                 }
                 for p in points {
                     finite("x", p[0])?;
@@ -189,6 +189,33 @@ impl TaskKind {
             }
         }
     }
+}
+
+/// Why a message's or a task's values were refused (what JSON itself cannot check).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    #[error("{name} must be a finite number, found {value}")]
+    NotFiniteFound { name: &'static str, value: f64 },
+    #[error("{0} must be a finite number")]
+    NotFinite(&'static str),
+    #[error("seconds must not be negative, found {0}")]
+    NegativeSeconds(f64),
+    #[error("a path needs at least one point")]
+    EmptyPath,
+    #[error("a path has at most {max} points (max_path_points), found {found}")]
+    TooManyPoints { max: usize, found: usize },
+    #[error("task {0} cannot be its own precondition")]
+    OwnPrecondition(TaskId),
+    #[error("robot ids start at 1 (0 is the Control Center)")]
+    RobotZero,
+    #[error("speed must not be negative")]
+    NegativeSpeed,
+    #[error("capability {0} listed twice")]
+    CapabilityTwice(&'static str),
+    #[error("battery is a fraction 0..1, found {0}")]
+    Battery(f64),
+    #[error("cost must be a finite number ≥ 0, found {0}")]
+    Cost(f64),
 }
 
 /// One step of a task as the robot's lower layer runs it.

@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::model::{
-    AuctionId, RobotId, RobotInfo, RobotStatus, TaskClass, TaskId, TaskSpec, TaskState,
+    AuctionId, RobotId, RobotInfo, RobotStatus, TaskClass, TaskId, TaskSpec, TaskState, ValueError,
 };
 
 /// The default longest line (`max_message_bytes`).
@@ -259,7 +259,7 @@ pub enum CodecError {
     Invalid {
         line: u64,
         kind: &'static str,
-        what: String,
+        what: ValueError,
     },
 }
 
@@ -308,26 +308,26 @@ pub fn decode(bytes: &[u8], line: u64) -> Result<Envelope, CodecError> {
     Ok(env)
 }
 
-fn finite(name: &str, v: f64) -> Result<(), String> {
+fn finite(name: &'static str, v: f64) -> Result<(), ValueError> {
     if v.is_finite() {
         Ok(())
     } else {
-        Err(format!("{name} must be a finite number"))
+        Err(ValueError::NotFinite(name))
     }
 }
 
 /// Checks a task's numbers (finite, durations ≥ 0, at least one point, the points limit).
-pub fn check_task(task: &TaskSpec) -> Result<(), String> {
+pub fn check_task(task: &TaskSpec) -> Result<(), ValueError> {
     task.kind.validate(MAX_PATH_POINTS)?;
     if task.after.contains(&task.id) && task.id != 0 {
-        return Err(format!("task {} cannot be its own precondition", task.id));
+        return Err(ValueError::OwnPrecondition(task.id));
     }
     Ok(())
 }
 
 /// Checks what JSON cannot: finite numbers, sensible ranges, robot ids.
 #[inline]
-pub fn validate(msg: &Msg) -> Result<(), String> {
+pub fn validate(msg: &Msg) -> Result<(), ValueError> {
     // The messages of every auction, checked without a call.
     match msg {
         Msg::Bid { cost: None, .. } | Msg::Accept { .. } => Ok(()),
@@ -336,20 +336,20 @@ pub fn validate(msg: &Msg) -> Result<(), String> {
     }
 }
 
-fn validate_all(msg: &Msg) -> Result<(), String> {
+fn validate_all(msg: &Msg) -> Result<(), ValueError> {
     match msg {
         Msg::Hello { info } => {
             if info.robot == 0 {
-                return Err("robot ids start at 1 (0 is the Control Center)".into());
+                return Err(ValueError::RobotZero);
             }
             finite("speed", info.speed)?;
             if info.speed < 0.0 {
-                return Err("speed must not be negative".into());
+                return Err(ValueError::NegativeSpeed);
             }
             let mut seen = [false; 3];
             for c in &info.capabilities {
                 if std::mem::replace(&mut seen[c.index()], true) {
-                    return Err(format!("capability {} listed twice", c.name()));
+                    return Err(ValueError::CapabilityTwice(c.name()));
                 }
             }
             Ok(())
@@ -369,7 +369,7 @@ fn validate_all(msg: &Msg) -> Result<(), String> {
             }
             if let Some(b) = status.battery {
                 if !(0.0..=1.0).contains(&b) {
-                    return Err(format!("battery is a fraction 0..1, found {b}"));
+                    return Err(ValueError::Battery(b));
                 }
             }
             Ok(())
@@ -379,9 +379,7 @@ fn validate_all(msg: &Msg) -> Result<(), String> {
             check_task(task)
         }
         Msg::Bid { cost, .. } => match cost {
-            Some(c) if !c.is_finite() || *c < 0.0 => {
-                Err(format!("cost must be a finite number ≥ 0, found {c}"))
-            }
+            Some(c) if !c.is_finite() || *c < 0.0 => Err(ValueError::Cost(*c)),
             _ => Ok(()),
         },
         Msg::Award { deadline, task, .. } => {

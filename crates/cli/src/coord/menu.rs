@@ -111,7 +111,7 @@ pub fn parse_task(words: &[&str]) -> Result<TaskSpec, String> {
         }
         rest += 2;
     }
-    simrob_coord::wire::check_task(&spec)?;
+    simrob_coord::wire::check_task(&spec).map_err(|e| e.to_string())?;
     Ok(spec)
 }
 
