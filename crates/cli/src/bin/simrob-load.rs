@@ -119,6 +119,9 @@ fn start_server(args: &Args) -> Result<(SocketAddr, ServerProcess)> {
 /// apart (a window of `MAX_WINDOW / rate` seconds).
 const MAX_WINDOW: usize = 1000;
 
+/// Most requests a sending thread sends before it reads the answers waiting.
+const SEND_BURST: usize = 64;
+
 /// Receive buffer asked for each agent's socket, bytes.
 const TOOL_RECEIVE_BUFFER: usize = 1 << 20;
 
@@ -388,7 +391,11 @@ fn sender(
         let now = Instant::now();
         let mut next = now + Duration::from_millis(100);
         if now < end && !shard.is_empty() {
-            while shard[turn].next_send <= now {
+            // A tool that fell behind must not catch up in one long burst while the answers
+            // pile up unread in its sockets: at most SEND_BURST sends, then it reads.
+            let mut burst = 0;
+            while shard[turn].next_send <= now && burst < SEND_BURST {
+                burst += 1;
                 let a = &mut shard[turn];
                 let slot = (a.sent % window as u64) as usize;
                 out.clear();
@@ -404,6 +411,9 @@ fn sender(
                 turn = (turn + 1) % shard.len();
             }
             next = next.min(shard[turn].next_send);
+            if burst == SEND_BURST {
+                next = now;
+            }
         }
         let wait = next.saturating_duration_since(Instant::now());
         poll.poll(&mut events, Some(wait))?;
