@@ -1,66 +1,138 @@
 // @ts-check
 /**
- * The WebGL renderer, instanced: every body is an instance of one of six meshes (box, sphere,
- * cylinder, their coarse versions for bodies a few pixels across, and a point for bodies
- * smaller still). Per body and frame the page writes 16 floats into one array — position,
- * quaternion, size, colour — and the vertex shader rotates and scales: no matrices, no
- * objects. The array is uploaded once a frame as a float texture, and each draw call draws up
- * to 256 instances from it (a buffer holding 256 copies of the mesh, each vertex knowing its
- * copy): software WebGL (SwiftShader, llvmpipe) pays for every hardware instance as for a
- * draw call, so 10,000 hardware instances cost it a third of a second a frame. Where vertex
- * shaders cannot read float textures, hardware instancing (`ANGLE_instanced_arrays`) draws
- * each mesh in one call instead (`?gl=instanced` forces it).
+ * The WebGL renderer, instanced: every body is an instance of one of a few meshes (box,
+ * sphere, cylinder), or, when it is small on screen, a single point: a *sprite* under 24 px
+ * across (the point's fragment shader casts a ray at the body's true box, sphere or cylinder,
+ * turned as the body is, and lights it), a plain dot under 5 px. Robots get a heading arrow,
+ * one more instance of a flat triangle on top of each (`heading.js`). Per body and frame the
+ * page writes 16 floats into one array — position, quaternion, size, colour — and the vertex
+ * shader rotates and scales: no matrices, no objects. The array is uploaded once a frame as a
+ * float texture, and each draw call draws up to 256 instances from it (a buffer holding 256
+ * copies of the mesh, each vertex knowing its copy), points all in one call: software WebGL
+ * (SwiftShader, llvmpipe) pays for every hardware instance as for a draw call, and about a
+ * microsecond for every triangle or point it rasterises however small, so a body a few pixels
+ * across costs it one point instead of 12 to 60 triangles. Where vertex shaders cannot read
+ * float textures, hardware instancing (`ANGLE_instanced_arrays`) draws each kind in one call
+ * instead (`?gl=instanced` forces it).
  */
 import { extent } from './frame.js';
+import { Headings } from './heading.js';
 
 /** @typedef {import('./frame.js').Scene} Scene */
 /** @typedef {import('./frame.js').Poses} Poses */
 /** @typedef {import('./colours.js').Look} Look */
 
-/** Floats per instance (four RGBA texels): position and diameter, quaternion, size, colour. */
+/** Floats per instance (four RGBA texels): position and diameter, quaternion, size, colour and shape. */
 const PER_INSTANCE = 16;
 /**
- * Meshes: box, sphere, disc (a small sphere: one point drawn as a shaded disc), cylinder,
- * coarse cylinder, point. A small sphere or cylinder is drawn with the mesh after its own.
+ * What an instance is drawn as: the box, sphere and cylinder meshes, the heading arrow, a
+ * sprite (a point that ray-casts its body's shape) and a dot. The first three are also the
+ * shape codes the sprite reads.
  */
-const BOX = 0, SPHERE = 1, DISC = 2, CYLINDER = 3, POINT = 5, MESHES = 6;
-/** Below this many pixels across, a sphere is drawn as a disc and a cylinder with the coarse mesh… */
-const COARSE_PX = 24;
-/** …and below this many, as a point. */
-const POINT_PX = 5;
+const BOX = 0, SPHERE = 1, CYLINDER = 2, ARROW = 3, SPRITE = 4, DOT = 5, KINDS = 6;
+/** Below this many pixels across, a body is drawn as a sprite… */
+const SPRITE_PX = 24;
+/** …and below this many, as a dot. */
+const DOT_PX = 5;
+/** A robot smaller than this many pixels across gets no arrow. */
+const ARROW_PX = 8;
+/** The arrow's colour. */
+const ARROW_RGB = [1, 1, 1];
 /** Instances per draw call when they are read from the texture. */
 const BATCH = 256;
+/** Attribute locations, the same in both programs. */
+const A_POS = 0, A_NOR = 1, A_I = 2, A_T = 3;
 
-const COMMON = `uniform mat4 u_vp; uniform float u_point; varying vec3 v_nor; varying vec3 v_col;
-vec3 rot(vec4 q, vec3 v) { return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }
-void place(vec3 pos, vec3 nor, vec4 pd, vec4 q, vec4 s, vec4 c) {
-  v_nor = rot(q, nor / max(s.xyz, vec3(1e-6))); v_col = c.rgb;
-  gl_Position = u_vp * vec4(pd.xyz + rot(q, pos * s.xyz), 1.0);
-  // Points (u_point: device px per metre at distance 1): as wide as the body looks.
-  gl_PointSize = max(u_point * pd.w / gl_Position.w, 1.5);
-}`;
-/** Instances read from a float texture, 256 to a row, by an index attribute (a batch of copies of the mesh). */
-const FETCHED = `attribute vec3 a_pos; attribute vec3 a_nor; attribute float a_i;
-uniform sampler2D u_data; uniform float u_base; uniform float u_rows;
-${COMMON}
+/** Where an instance's four texels come from: the texture (`FETCHED`) or attributes (`INSTANCED`). */
+const FETCHED = `attribute float a_i; uniform sampler2D u_data; uniform float u_base; uniform float u_rows;
 vec4 texel(float i, float k) {
   float row = floor(i / 256.0), col = (i - row * 256.0) * 4.0 + k;
   return texture2D(u_data, vec2((col + 0.5) / 1024.0, (row + 0.5) / u_rows));
 }
-void main() { float i = u_base + a_i; place(a_pos, a_nor, texel(i, 0.0), texel(i, 1.0), texel(i, 2.0), texel(i, 3.0)); }`;
-/** Hardware instancing (where vertex shaders cannot read float textures). */
-const INSTANCED = `attribute vec3 a_pos; attribute vec3 a_nor; attribute vec4 a_t0; attribute vec4 a_t1; attribute vec4 a_t2; attribute vec4 a_t3;
-${COMMON}
-void main() { place(a_pos, a_nor, a_t0, a_t1, a_t2, a_t3); }`;
+#define INSTANCE float i = u_base + a_i; vec4 t0 = texel(i, 0.0), t1 = texel(i, 1.0), t2 = texel(i, 2.0), t3 = texel(i, 3.0);`;
+const INSTANCED = `attribute vec4 a_t0; attribute vec4 a_t1; attribute vec4 a_t2; attribute vec4 a_t3;
+#define INSTANCE vec4 t0 = a_t0, t1 = a_t1, t2 = a_t2, t3 = a_t3;`;
+const ROT = 'vec3 rot(vec4 q, vec3 v) { return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v); }';
+/** The light, from above (world space). */
+const LIGHT = 'normalize(vec3(0.4, 0.3, 1.0))';
+
+/** Meshes (and dots): the mesh turned, scaled and placed. */
+const MESH_VERTEX = `attribute vec3 a_pos; attribute vec3 a_nor; uniform mat4 u_vp; uniform float u_point;
+varying vec3 v_nor; varying vec3 v_col;
+${ROT}
+void main() { INSTANCE
+  v_nor = rot(t1, a_nor / max(t2.xyz, vec3(1e-6))); v_col = t3.rgb;
+  gl_Position = u_vp * vec4(t0.xyz + rot(t1, a_pos * t2.xyz), 1.0);
+  // Dots (u_point: device px per metre at distance 1): as wide as the body looks.
+  gl_PointSize = max(u_point * t0.w / gl_Position.w, 1.5);
+}`;
+const MESH_FRAGMENT = `precision mediump float; varying vec3 v_nor; varying vec3 v_col;
+void main() { float l = 0.35 + 0.65 * max(dot(normalize(v_nor), ${LIGHT}), 0.0); gl_FragColor = vec4(v_col * l, 1.0); }`;
+
 /**
- * Lit from above (world space); a disc (`u_disc`) is a sphere's silhouette, its normal from
- * where in the point the pixel is, lit from the viewer's upper right.
+ * Sprites: a point covering the body's bounding sphere. Per body (here) the ray through the
+ * sprite's centre and the sprite's axes, in the body's own frame; per pixel (the fragment
+ * shader) that ray moved to the pixel and intersected with the body's box, sphere or
+ * cylinder (parallel rays: the body is small on screen). `u_eye.w` is 1 for a perspective
+ * view from `u_eye.xyz`, 0 for an orthographic one; `u_right`, `u_up`: the screen's axes in
+ * the world.
  */
-const FRAGMENT = `precision mediump float; uniform float u_disc; varying vec3 v_nor; varying vec3 v_col;
-void main() { vec3 n = normalize(v_nor);
-  if (u_disc > 0.5) { vec2 d = gl_PointCoord * 2.0 - 1.0; float r2 = dot(d, d); if (r2 > 1.0) discard; n = vec3(d.x, -d.y, sqrt(1.0 - r2)); }
-  float l = 0.35 + 0.65 * max(dot(n, normalize(vec3(0.4, 0.3, 1.0))), 0.0);
-  gl_FragColor = vec4(v_col * l, 1.0); }`;
+const SPRITE_VERTEX = `uniform mat4 u_vp; uniform float u_point; uniform vec4 u_eye; uniform vec3 u_right; uniform vec3 u_up;
+varying vec4 v_o; varying vec3 v_r; varying vec3 v_u; varying vec3 v_d; varying vec3 v_h; varying vec3 v_l; varying vec3 v_col;
+${ROT}
+void main() { INSTANCE
+  float kind = t3.w;
+  vec3 h = kind < 0.5 ? 0.5 * t2.xyz : kind < 1.5 ? t2.xxx : vec3(t2.x, t2.x, 0.5 * t2.z);
+  float r = kind < 0.5 ? length(h) : kind < 1.5 ? h.x : length(h.xz);
+  vec3 d = u_eye.w > 0.5 ? normalize(t0.xyz - u_eye.xyz) : cross(u_up, u_right);
+  vec4 inv = vec4(-t1.xyz, t1.w);
+  vec3 right = rot(inv, u_right), up = rot(inv, u_up);
+  // Half the body's width and height on screen, m: the sprite is a square as large as the larger.
+  vec2 e = kind < 0.5 ? vec2(dot(abs(right), h), dot(abs(up), h)) : kind < 1.5 ? h.xx
+    : h.x * sqrt(max(1.0 - vec2(right.z, up.z) * vec2(right.z, up.z), 0.0)) + h.z * abs(vec2(right.z, up.z));
+  gl_Position = u_vp * vec4(t0.xyz, 1.0);
+  float px = 2.0 * max(e.x, e.y) * u_point / gl_Position.w + 2.0;
+  gl_PointSize = px;
+  float hs = 0.5 * px * gl_Position.w / u_point;
+  v_d = rot(inv, d); v_r = right * hs; v_u = up * hs;
+  v_o = vec4(-2.0 * r * v_d, kind); v_h = h; v_l = rot(inv, ${LIGHT}); v_col = t3.rgb;
+}`;
+const SPRITE_FRAGMENT = `#ifdef GL_FRAGMENT_PRECISION_HIGH
+precision highp float;
+#else
+precision mediump float;
+#endif
+varying vec4 v_o; varying vec3 v_r; varying vec3 v_u; varying vec3 v_d; varying vec3 v_h; varying vec3 v_l; varying vec3 v_col;
+void main() {
+  vec2 uv = vec2(gl_PointCoord.x * 2.0 - 1.0, 1.0 - gl_PointCoord.y * 2.0);
+  vec3 o = v_o.xyz + v_r * uv.x + v_u * uv.y, d = v_d, h = v_h, n;
+  if (v_o.w < 0.5) {
+    vec3 dd = mix(d, vec3(1e-6), vec3(lessThan(abs(d), vec3(1e-6))));
+    vec3 t1 = (-h - o) / dd, t2 = (h - o) / dd, tn = min(t1, t2), tf = max(t1, t2);
+    float t = max(max(tn.x, tn.y), tn.z);
+    if (t > min(min(tf.x, tf.y), tf.z)) discard;
+    n = t == tn.x ? vec3(-sign(dd.x), 0.0, 0.0) : t == tn.y ? vec3(0.0, -sign(dd.y), 0.0) : vec3(0.0, 0.0, -sign(dd.z));
+  } else if (v_o.w < 1.5) {
+    float b = dot(o, d), q = b * b - dot(o, o) + h.x * h.x;
+    if (q < 0.0) discard;
+    n = (o + (-b - sqrt(q)) * d) / h.x;
+  } else {
+    float t = 1e9, a = dot(d.xy, d.xy), b = dot(o.xy, d.xy), q = b * b - a * (dot(o.xy, o.xy) - h.x * h.x);
+    n = vec3(0.0, 0.0, 1.0);
+    if (a > 1e-9 && q >= 0.0) {
+      float ts = (-b - sqrt(q)) / a;
+      if (abs(o.z + ts * d.z) <= h.z) { t = ts; n = vec3((o.xy + ts * d.xy) / h.x, 0.0); }
+    }
+    if (abs(d.z) > 1e-9) {
+      float z = -sign(d.z) * h.z, tc = (z - o.z) / d.z;
+      vec2 p = o.xy + tc * d.xy;
+      if (tc < t && dot(p, p) <= h.x * h.x) { t = tc; n = vec3(0.0, 0.0, sign(z)); }
+    }
+    if (t > 1e8) discard;
+  }
+  float l = 0.35 + 0.65 * max(dot(n, v_l), 0.0);
+  gl_FragColor = vec4(v_col * l, 1.0);
+}`;
 
 /**
  * A mesh's vertices (`count` of them) and its triangles as indices into them (null: points).
@@ -87,21 +159,42 @@ export function softwareGl() {
 }
 
 /**
- * @param {WebGLRenderingContext} gl @param {string} vertex
+ * @param {WebGLRenderingContext} gl @param {string} vertex @param {string} fragment
  * @returns {WebGLProgram | null}
  */
-function program(gl, vertex) {
+function program(gl, vertex, fragment) {
   const p = gl.createProgram();
   if (!p) return null;
-  for (const [type, src] of /** @type {[number, string][]} */ ([[gl.VERTEX_SHADER, vertex], [gl.FRAGMENT_SHADER, FRAGMENT]])) {
+  for (const [type, src] of /** @type {[number, string][]} */ ([[gl.VERTEX_SHADER, vertex], [gl.FRAGMENT_SHADER, fragment]])) {
     const sh = gl.createShader(type);
     if (!sh) return null;
     gl.shaderSource(sh, src);
     gl.compileShader(sh);
     gl.attachShader(p, sh);
   }
+  for (const [at, name] of /** @type {[number, string][]} */ ([[A_POS, 'a_pos'], [A_NOR, 'a_nor'], [A_I, 'a_i'], [A_T, 'a_t0'], [A_T + 1, 'a_t1'], [A_T + 2, 'a_t2'], [A_T + 3, 'a_t3']])) gl.bindAttribLocation(p, at, name);
   gl.linkProgram(p);
   return gl.getProgramParameter(p, gl.LINK_STATUS) ? p : null;
+}
+
+/**
+ * A linked program and its uniforms.
+ * @typedef {{program: WebGLProgram, uniform: (name: string) => WebGLUniformLocation | null}} Program
+ */
+/**
+ * @param {WebGLRenderingContext} gl @param {string} vertex @param {string} fragment
+ * @returns {Program | null}
+ */
+function linked(gl, vertex, fragment) {
+  const p = program(gl, vertex, fragment);
+  if (!p) return null;
+  /** @type {Map<string, WebGLUniformLocation | null>} */
+  const cache = new Map();
+  const uniform = (/** @type {string} */ name) => {
+    if (!cache.has(name)) cache.set(name, gl.getUniformLocation(p, name));
+    return /** @type {WebGLUniformLocation | null} */ (cache.get(name));
+  };
+  return { program: p, uniform };
 }
 
 export class GlView {
@@ -118,28 +211,25 @@ export class GlView {
     this.gl = null;
     /** How instances reach the vertex shader: `texture` (batches of 256 per draw call) or `instanced`. */
     this.mode = '';
-    const gl = canvas.getContext('webgl', { antialias: options.antialias, alpha: false, preserveDrawingBuffer: false });
+    const gl = canvas.getContext('webgl', { antialias: options.antialias, alpha: false, preserveDrawingBuffer: false, powerPreference: 'high-performance' });
     if (!gl) return;
     const fetchable = !options.instanced && gl.getParameter(gl.MAX_VERTEX_TEXTURE_IMAGE_UNITS) > 0 && gl.getExtension('OES_texture_float');
     const inst = gl.getExtension('ANGLE_instanced_arrays');
-    const prog = fetchable ? program(gl, FETCHED) : inst ? program(gl, INSTANCED) : null;
-    if (!prog) return;
+    const source = fetchable ? FETCHED : inst ? INSTANCED : null;
+    if (!source) return;
+    const mesh = linked(gl, `${source}\n${MESH_VERTEX}`, MESH_FRAGMENT);
+    const sprite = linked(gl, `${source}\n${SPRITE_VERTEX}`, SPRITE_FRAGMENT);
+    if (!mesh || !sprite) return;
     this.gl = gl;
     this.inst = inst;
     this.mode = fetchable ? 'texture' : 'instanced';
-    this.program = prog;
-    this.uVp = gl.getUniformLocation(prog, 'u_vp');
-    this.uPoint = gl.getUniformLocation(prog, 'u_point');
-    this.uDisc = gl.getUniformLocation(prog, 'u_disc');
-    this.uBase = gl.getUniformLocation(prog, 'u_base');
-    this.uRows = gl.getUniformLocation(prog, 'u_rows');
-    this.aPos = gl.getAttribLocation(prog, 'a_pos');
-    this.aNor = gl.getAttribLocation(prog, 'a_nor');
-    this.aI = gl.getAttribLocation(prog, 'a_i');
-    this.aT = [0, 1, 2, 3].map((k) => gl.getAttribLocation(prog, `a_t${k}`));
-    /** @type {Shape[]} */
+    this.meshProgram = mesh;
+    this.spriteProgram = sprite;
+    /** @type {Shape} */
     const point = { pos: [0, 0, 0], nor: [0, 0, 1], count: 1, tris: null };
-    this.shapes = [cube(), sphere(10, 14), point, cylinder(14), cylinder(6), point];
+    /** A flat arrow along +X, tip at 1, on the XY plane facing up. @type {Shape} */
+    const arrow = { pos: [1, 0, 0, -0.35, 0.5, 0, -0.35, -0.5, 0], nor: [0, 0, 1, 0, 0, 1, 0, 0, 1], count: 3, tris: [0, 1, 2] };
+    this.shapes = [cube(), sphere(10, 14), cylinder(14), arrow, point, point];
     /** @type {(Mesh | null)[]} made when first needed */
     this.meshes = this.shapes.map(() => null);
     this.instances = gl.createBuffer();
@@ -149,18 +239,23 @@ export class GlView {
       for (const [k, v] of [[gl.TEXTURE_MIN_FILTER, gl.NEAREST], [gl.TEXTURE_MAG_FILTER, gl.NEAREST], [gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE], [gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE]]) gl.texParameteri(gl.TEXTURE_2D, k, v);
     }
     this.vp = new Float32Array(16);
-    /** What the last drawing cost: draw calls, vertices and triangles sent. */
-    this.stats = { calls: 0, vertices: 0, triangles: 0 };
-    this.counts = new Uint32Array(MESHES);
-    this.starts = new Uint32Array(MESHES);
+    /** What the last drawing cost: draw calls, vertices and triangles sent, and what was drawn how. */
+    this.stats = { calls: 0, vertices: 0, triangles: 0, meshes: 0, sprites: 0, dots: 0, arrows: 0 };
+    this.counts = new Uint32Array(KINDS);
+    this.starts = new Uint32Array(KINDS);
     /** @type {Scene | null} */
     this.scene = null;
+    /** @type {Headings | null} the robots' headings as last drawn */
+    this.headings = null;
     this.data = new Float32Array(0);
     /** Floats in the instance texture (or buffer) as last allocated. */
     this.uploaded = 0;
     this.mesh = new Uint8Array(0);
     this.group = new Uint8Array(0);
+    this.arrowShown = new Uint8Array(0);
     this.diameter = new Float32Array(0);
+    /** Each body's bounding sphere's radius, m. */
+    this.bound = new Float32Array(0);
     this.extent = new Float32Array(0);
   }
 
@@ -203,23 +298,28 @@ export class GlView {
   prepare(s) {
     if (this.scene === s) return;
     this.scene = s;
+    this.headings = new Headings(s);
+    const arrows = this.headings.entity.length;
     this.mesh = new Uint8Array(s.n);
     this.group = new Uint8Array(s.n);
+    this.arrowShown = new Uint8Array(arrows);
     this.extent = new Float32Array(3 * s.n);
     this.diameter = new Float32Array(s.n);
+    this.bound = new Float32Array(s.n);
     // Whole rows of the texture: 256 instances each.
-    this.data = new Float32Array(PER_INSTANCE * BATCH * Math.max(1, Math.ceil(s.n / BATCH)));
+    this.data = new Float32Array(PER_INSTANCE * BATCH * Math.max(1, Math.ceil((s.n + arrows) / BATCH)));
     for (let i = 0; i < s.n; i++) {
       const shape = s.shapes[s.shape[i]];
       this.mesh[i] = shape === 'Sphere' ? SPHERE : shape === 'Cylinder' || shape === 'WheelCylinder' ? CYLINDER : BOX;
       extent(s, i, this.extent, 3 * i);
       const x = this.extent[3 * i], y = this.extent[3 * i + 1], z = this.extent[3 * i + 2];
       this.diameter[i] = this.mesh[i] === SPHERE ? 2 * x : this.mesh[i] === CYLINDER ? Math.max(2 * x, z) : Math.max(x, y, z);
+      this.bound[i] = this.mesh[i] === SPHERE ? x : this.mesh[i] === CYLINDER ? Math.hypot(x, z / 2) : Math.hypot(x, y, z) / 2;
     }
   }
 
   /**
-   * Draws every body.
+   * Draws every body, and the robots' heading arrows.
    * @param {Scene} s
    * @param {Look} look
    * @param {Poses} p
@@ -240,30 +340,43 @@ export class GlView {
     gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
     gl.enable(gl.DEPTH_TEST);
     gl.enable(gl.CULL_FACE);
-    this.stats = { calls: 0, vertices: 0, triangles: 0 };
-    gl.useProgram(this.program);
+    const stats = (this.stats = { calls: 0, vertices: 0, triangles: 0, meshes: 0, sprites: 0, dots: 0, arrows: 0 });
     this.vp.set(vp);
-    gl.uniformMatrix4fv(this.uVp, false, this.vp);
-    // Which mesh each body gets, then the instances grouped by mesh.
+    // Which kind each body is drawn as, then the instances grouped by kind.
     const n = s.n, pos = p.position, q = p.quaternion, group = this.group, counts = this.counts, starts = this.starts;
     const e = lod.eye, k = lod.k, diameter = this.diameter;
+    const px = (/** @type {number} */ x, /** @type {number} */ y, /** @type {number} */ z, /** @type {number} */ size) =>
+      (e ? k / Math.max(Math.hypot(x - e[0], y - e[1], z - e[2]), 1e-6) : k) * size;
     counts.fill(0);
     for (let i = 0; i < n; i++) {
-      let g = this.mesh[i];
-      const px = (e ? k / Math.max(Math.hypot(pos[3 * i] - e[0], pos[3 * i + 1] - e[1], pos[3 * i + 2] - e[2]), 1e-6) : k) * diameter[i];
-      if (px < POINT_PX) g = POINT;
-      else if (px < COARSE_PX && g !== BOX) g++;
+      const across = px(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2], diameter[i]);
+      const g = across < DOT_PX ? DOT : across < SPRITE_PX ? SPRITE : this.mesh[i];
       group[i] = g;
       counts[g]++;
     }
-    for (let g = 0, at = 0; g < MESHES; g++) { starts[g] = at; at += counts[g]; }
-    const d = this.data, ext = this.extent, colour = look.colour, lift = look.lift;
+    const heads = /** @type {Headings} */ (this.headings), shown = this.arrowShown;
+    heads.update(p, this.bound);
+    for (let r = 0; r < heads.count; r++) {
+      shown[r] = px(heads.x[r], heads.y[r], heads.top[r], 2 * heads.radius[r]) >= ARROW_PX ? 1 : 0;
+      counts[ARROW] += shown[r];
+    }
+    for (let g = 0, at = 0; g < KINDS; g++) { starts[g] = at; at += counts[g]; }
+    const d = this.data, ext = this.extent, colour = look.colour, lift = look.lift, mesh = this.mesh;
     for (let i = 0; i < n; i++) {
       const o = PER_INSTANCE * starts[group[i]]++;
       d[o] = pos[3 * i]; d[o + 1] = pos[3 * i + 1]; d[o + 2] = pos[3 * i + 2] + lift[i]; d[o + 3] = diameter[i];
       d[o + 4] = q[4 * i]; d[o + 5] = q[4 * i + 1]; d[o + 6] = q[4 * i + 2]; d[o + 7] = q[4 * i + 3];
       d[o + 8] = ext[3 * i]; d[o + 9] = ext[3 * i + 1]; d[o + 10] = ext[3 * i + 2];
-      d[o + 12] = colour[3 * i]; d[o + 13] = colour[3 * i + 1]; d[o + 14] = colour[3 * i + 2];
+      d[o + 12] = colour[3 * i]; d[o + 13] = colour[3 * i + 1]; d[o + 14] = colour[3 * i + 2]; d[o + 15] = mesh[i];
+    }
+    // An arrow from the robot's centre to a third beyond its reach, just above its top.
+    for (let r = 0; r < heads.count; r++) {
+      if (!shown[r]) continue;
+      const o = PER_INSTANCE * starts[ARROW]++, half = heads.yaw[r] / 2, reach = heads.radius[r];
+      d[o] = heads.x[r]; d[o + 1] = heads.y[r]; d[o + 2] = heads.top[r] + Math.max(0.002, 0.02 * reach); d[o + 3] = 2 * reach;
+      d[o + 4] = 0; d[o + 5] = 0; d[o + 6] = Math.sin(half); d[o + 7] = Math.cos(half);
+      d[o + 8] = 1.3 * reach; d[o + 9] = 0.9 * reach; d[o + 10] = 1;
+      d[o + 12] = ARROW_RGB[0]; d[o + 13] = ARROW_RGB[1]; d[o + 14] = ARROW_RGB[2]; d[o + 15] = BOX;
     }
     if (this.mode === 'texture') {
       const rows = d.length / (PER_INSTANCE * BATCH);
@@ -272,50 +385,67 @@ export class GlView {
       // Storage is made when the size changes; each frame only replaces its contents.
       if (this.uploaded !== d.length) gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 4 * BATCH, rows, 0, gl.RGBA, gl.FLOAT, d);
       else gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, 4 * BATCH, rows, gl.RGBA, gl.FLOAT, d);
-      gl.uniform1f(this.uRows, rows);
     } else {
       gl.bindBuffer(gl.ARRAY_BUFFER, this.instances);
       if (this.uploaded !== d.length) gl.bufferData(gl.ARRAY_BUFFER, d, gl.DYNAMIC_DRAW);
       else gl.bufferSubData(gl.ARRAY_BUFFER, 0, d);
     }
     this.uploaded = d.length;
-    for (let g = 0, first = 0; g < MESHES; first += counts[g], g++) {
-      if (counts[g]) this.drawGroup(g, first, counts[g], g === POINT || g === DISC ? k * scale : 0);
+    const rows = d.length / (PER_INSTANCE * BATCH), point = k * scale;
+    // The screen's axes in the world: the view-projection's first two rows.
+    const axis = (/** @type {number} */ r) => { const v = [vp[r], vp[4 + r], vp[8 + r]], l = Math.hypot(v[0], v[1], v[2]) || 1; return [v[0] / l, v[1] / l, v[2] / l]; };
+    for (const [prog, sprite] of /** @type {[Program, boolean][]} */ ([[this.meshProgram, false], [this.spriteProgram, true]])) {
+      const kinds = sprite ? [SPRITE] : [BOX, SPHERE, CYLINDER, ARROW, DOT];
+      if (!kinds.some((g) => counts[g])) continue;
+      gl.useProgram(prog.program);
+      gl.uniformMatrix4fv(prog.uniform('u_vp'), false, this.vp);
+      gl.uniform1f(prog.uniform('u_point'), point);
+      gl.uniform1f(prog.uniform('u_rows'), rows);
+      if (sprite) {
+        gl.uniform4f(prog.uniform('u_eye'), e ? e[0] : 0, e ? e[1] : 0, e ? e[2] : 0, e ? 1 : 0);
+        gl.uniform3fv(prog.uniform('u_right'), axis(0));
+        gl.uniform3fv(prog.uniform('u_up'), axis(1));
+      }
+      for (const g of kinds) {
+        let first = 0;
+        for (let j = 0; j < g; j++) first += counts[j];
+        if (counts[g]) this.drawGroup(prog, g, first, counts[g]);
+      }
     }
+    stats.sprites = counts[SPRITE]; stats.dots = counts[DOT]; stats.arrows = counts[ARROW];
+    stats.meshes = counts[BOX] + counts[SPHERE] + counts[CYLINDER];
   }
 
   /**
-   * Draws instances `first`… of mesh `g`.
-   * @param {number} g @param {number} first @param {number} count @param {number} point px per metre at distance 1 (points)
+   * Draws instances `first`… of kind `g` with `prog` (in use).
+   * @param {Program} prog @param {number} g @param {number} first @param {number} count
    */
-  drawGroup(g, first, count, point) {
+  drawGroup(prog, g, first, count) {
     const gl = /** @type {WebGLRenderingContext} */ (this.gl), m = this.meshFor(g, count), inst = this.inst;
-    gl.uniform1f(this.uPoint, point);
-    gl.uniform1f(this.uDisc, g === DISC ? 1 : 0);
     const attribute = (/** @type {number} */ loc, /** @type {WebGLBuffer} */ b, /** @type {number} */ size) => {
       gl.bindBuffer(gl.ARRAY_BUFFER, b); gl.enableVertexAttribArray(loc); gl.vertexAttribPointer(loc, size, gl.FLOAT, false, 0, 0);
     };
-    attribute(this.aPos, m.pos, 3);
-    attribute(this.aNor, m.nor, 3);
+    attribute(A_POS, m.pos, 3);
+    attribute(A_NOR, m.nor, 3);
     if (m.elements) gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, m.elements);
     const stats = this.stats;
     if (this.mode === 'texture' && m.index) {
-      attribute(this.aI, m.index, 1);
+      attribute(A_I, m.index, 1);
       // Points: all at once; meshes: a batch of copies per call.
       for (let b = 0; b < count; b += m.copies) {
         const c = Math.min(m.copies, count - b);
-        gl.uniform1f(this.uBase, first + b);
+        gl.uniform1f(prog.uniform('u_base'), first + b);
         if (m.elements) gl.drawElements(gl.TRIANGLES, c * m.per, gl.UNSIGNED_SHORT, 0);
         else gl.drawArrays(gl.POINTS, 0, c * m.count);
         stats.calls++;
       }
     } else if (inst) {
       gl.bindBuffer(gl.ARRAY_BUFFER, this.instances);
-      this.aT.forEach((loc, t) => {
-        gl.enableVertexAttribArray(loc);
-        gl.vertexAttribPointer(loc, 4, gl.FLOAT, false, PER_INSTANCE * 4, (first * PER_INSTANCE + 4 * t) * 4);
-        inst.vertexAttribDivisorANGLE(loc, 1);
-      });
+      for (let t = 0; t < 4; t++) {
+        gl.enableVertexAttribArray(A_T + t);
+        gl.vertexAttribPointer(A_T + t, 4, gl.FLOAT, false, PER_INSTANCE * 4, (first * PER_INSTANCE + 4 * t) * 4);
+        inst.vertexAttribDivisorANGLE(A_T + t, 1);
+      }
       if (m.elements) inst.drawElementsInstancedANGLE(gl.TRIANGLES, m.per, gl.UNSIGNED_SHORT, 0, count);
       else inst.drawArraysInstancedANGLE(gl.POINTS, 0, m.count, count);
       stats.calls++;

@@ -253,8 +253,20 @@ const debug = {
   get software() { return software; },
   get res() { return res; },
   get gl() { return glView.mode; },
-  /** The last 3D drawing's draw calls, vertices and triangles. */
+  /** The last 3D drawing's draw calls, vertices, triangles, and bodies drawn as meshes, sprites and dots, arrows. */
   get glStats() { return glView.stats; },
+  /**
+   * The robots' heading arrows as last drawn: entity id, yaw (rad, from +X towards +Y), the
+   * arrow's tail (the robot's centre, on its top) and tip, world metres.
+   */
+  headings: () => {
+    const hd = glView.headings;
+    if (!hd) return [];
+    return Array.from({ length: hd.count }, (_, r) => {
+      const tail = [hd.x[r], hd.y[r], hd.top[r]], reach = 1.3 * hd.radius[r];
+      return { id: hd.id[r], yaw: hd.yaw[r], tail, tip: [tail[0] + reach * Math.cos(hd.yaw[r]), tail[1] + reach * Math.sin(hd.yaw[r]), tail[2]] };
+    });
+  },
   get scaleBar() { return top.scaleBar; },
   get labels() { return labels.placed; },
   top: state.top,

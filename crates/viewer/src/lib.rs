@@ -63,12 +63,13 @@ pub use guard::Guard;
 /// The page.
 pub const INDEX_HTML: &str = include_str!("../../../viewer/index.html");
 /// Its scripts: ES modules, `main.js` first.
-pub const MODULES: [(&str, &str); 9] = [
+pub const MODULES: [(&str, &str); 10] = [
     ("main.js", include_str!("../../../viewer/main.js")),
     ("frame.js", include_str!("../../../viewer/frame.js")),
     ("maths.js", include_str!("../../../viewer/maths.js")),
     ("colours.js", include_str!("../../../viewer/colours.js")),
     ("gl.js", include_str!("../../../viewer/gl.js")),
+    ("heading.js", include_str!("../../../viewer/heading.js")),
     ("top.js", include_str!("../../../viewer/top.js")),
     ("labels.js", include_str!("../../../viewer/labels.js")),
     ("pick.js", include_str!("../../../viewer/pick.js")),

@@ -424,3 +424,120 @@ fn the_top_view_has_a_scale_grid_and_coordinates_and_picks_by_shape() {
     assert_eq!(click(&mut page, x, y), serde_json::json!(3));
     assert_eq!(click(&mut page, 5.0, 5.0), serde_json::Value::Null);
 }
+
+/// Sets the SumBot's two wheel speeds, rad/s.
+fn wheels(agent: &mut Agent, left: f64, right: f64) {
+    agent
+        .entity(
+            EntityRequest::RobotMotorControl {
+                entity_id: EntityId(3),
+                motors: vec![
+                    MotorCommand {
+                        wheel_joint_id: 0,
+                        value: left,
+                    },
+                    MotorCommand {
+                        wheel_joint_id: 1,
+                        value: right,
+                    },
+                ],
+            },
+            false,
+        )
+        .unwrap();
+}
+
+/// The white pixel of the heading arrow farthest from `centre` (within 100 px: not the scale
+/// bar's text), as an angle on screen (rad, from +x towards screen-up), and how many white
+/// pixels there are.
+fn arrow_tip(img: &image::RgbaImage, centre: (f64, f64)) -> (f64, usize) {
+    let near = |x: u32, y: u32| (x as f64 - centre.0).hypot(y as f64 - centre.1) < 100.0;
+    let white: Vec<(u32, u32)> = img
+        .enumerate_pixels()
+        .filter(|(x, y, p)| near(*x, *y) && p[0] > 225 && p[1] > 225 && p[2] > 225)
+        .map(|(x, y, _)| (x, y))
+        .collect();
+    let far = white
+        .iter()
+        .max_by(|a, b| {
+            let d = |p: &&(u32, u32)| (p.0 as f64 - centre.0).hypot(p.1 as f64 - centre.1);
+            d(a).total_cmp(&d(b))
+        })
+        .copied()
+        .unwrap_or((0, 0));
+    (
+        (centre.1 - far.1 as f64).atan2(far.0 as f64 - centre.0),
+        white.len(),
+    )
+}
+
+/// The difference of two angles, in [0, π].
+fn angle_between(a: f64, b: f64) -> f64 {
+    let d = (a - b).rem_euclid(std::f64::consts::TAU);
+    d.min(std::f64::consts::TAU - d)
+}
+
+#[test]
+fn a_wheeled_robots_arrow_points_where_it_drives() {
+    let live = live("heading");
+    let mut agent = initialized(&live);
+    run_iterations(&mut agent, 100);
+    // The robot lands; then turn it in place (opposite wheel speeds), then stop it and pause.
+    wheels(&mut agent, 6.0, -6.0);
+    run_iterations(&mut agent, 40);
+    wheels(&mut agent, 0.0, 0.0);
+    run_iterations(&mut agent, 30);
+    agent
+        .control(ControlRequest::SetStepMode(true), false)
+        .unwrap();
+    let at = pose(&mut agent);
+
+    // The arrow seen from above, centred on the robot: as a mesh (600 px per metre, the robot
+    // about 65 px across) and as a sprite (200 px per metre, about 22 px).
+    let mut drawn = Vec::new();
+    for scale in [600, 200] {
+        let url = format!(
+            "http://{}/?view=top&scale={scale}&cx={}&cy={}&labels=0&panel=0",
+            live.viewer.addr(),
+            at[0],
+            at[1]
+        );
+        let img = screenshot(
+            &url,
+            &live.dir.join(format!("heading-{scale}.png")),
+            800,
+            600,
+        );
+        let (angle, white) = arrow_tip(&img, (400.0, 300.0));
+        assert!(
+            white > 20,
+            "no heading arrow at {scale} px/m ({white} white pixels)"
+        );
+        drawn.push((scale, angle));
+    }
+
+    // Where the robot goes when driven forwards (both wheels positive).
+    wheels(&mut agent, 6.0, 6.0);
+    agent
+        .control(ControlRequest::SetStepMode(false), false)
+        .unwrap();
+    run_iterations(&mut agent, 60);
+    agent
+        .control(ControlRequest::SetStepMode(true), false)
+        .unwrap();
+    let to = pose(&mut agent);
+    let (dx, dy) = (to[0] - at[0], to[1] - at[1]);
+    assert!(dx.hypot(dy) > 0.03, "the robot did not drive: ({dx}, {dy})");
+    let drives = dy.atan2(dx);
+    // It turned: a robot that still faced −X would not test much.
+    assert!(
+        angle_between(drives, std::f64::consts::PI) > 0.3,
+        "the robot did not turn before driving (drives at {drives:.2} rad)"
+    );
+    for (scale, angle) in drawn {
+        assert!(
+            angle_between(angle, drives) < 0.25,
+            "at {scale} px/m the arrow points at {angle:.2} rad, the robot drives at {drives:.2} rad"
+        );
+    }
+}
