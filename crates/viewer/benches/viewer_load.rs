@@ -1,9 +1,10 @@
 //! The viewer's cost, printed:
 //!
-//! * the simulation's step rate (as fast as possible) with no viewer, with one browser-like
-//!   WebSocket client reading every frame, and with one client that stopped reading (its
-//!   socket buffers fill up; the simulation must not notice) — on the soccer scene and on a
-//!   1,003-body scene (field + 330 SumBots);
+//! * the simulation's step rate (as fast as possible) with no viewer, with a viewer no page
+//!   is connected to, with one browser-like WebSocket client reading every frame, and with one
+//!   client that stopped reading (its socket buffers fill up; the simulation must not notice)
+//!   — on the soccer scene and on a 1,003-body scene (field + 330 SumBots), by the wall clock
+//!   and per CPU second of the simulation's thread, each against the rate without a viewer;
 //! * frames per second the page draws with the 1,003-body scene in headless Chromium (if
 //!   `/usr/bin/chromium` is installed), read through the DevTools protocol.
 //!
@@ -97,7 +98,11 @@ fn core(robots: u32) -> UdpServer {
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Watcher {
+    /// No viewer.
     None,
+    /// A viewer no page is connected to.
+    Idle,
+    /// A page reading every frame.
     Reading,
     Stalled,
 }
@@ -109,7 +114,7 @@ fn ws_handshake(addr: SocketAddr) -> TcpStream {
 }
 
 /// Iterations per second for `seconds`, with `watcher`.
-fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> f64 {
+fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> Rate {
     let mut server = core(robots);
     let mut _viewer = None;
     let stop_client = Arc::new(AtomicBool::new(false));
@@ -129,37 +134,40 @@ fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> f64 {
         let http = viewer.addr();
         _viewer = Some(viewer);
         let flag = stop_client.clone();
-        client = Some(std::thread::spawn(move || match watcher {
-            Watcher::Reading => {
-                let (mut ws, _) = tungstenite::client::client(
-                    format!("ws://{http}/ws"),
-                    TcpStream::connect(http).expect("tcp"),
-                )
-                .expect("ws");
-                let mut frames = 0u64;
-                while !flag.load(Ordering::Relaxed) {
-                    if ws.read().is_ok() {
-                        frames += 1;
+        client = (watcher != Watcher::Idle).then(|| {
+            std::thread::spawn(move || match watcher {
+                Watcher::Reading => {
+                    let (mut ws, _) = tungstenite::client::client(
+                        format!("ws://{http}/ws"),
+                        TcpStream::connect(http).expect("tcp"),
+                    )
+                    .expect("ws");
+                    let mut frames = 0u64;
+                    while !flag.load(Ordering::Relaxed) {
+                        if ws.read().is_ok() {
+                            frames += 1;
+                        }
                     }
+                    frames
                 }
-                frames
-            }
-            _ => {
-                // Handshake, then never read again.
-                let _socket = ws_handshake(http);
-                while !flag.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(20));
+                _ => {
+                    // Handshake, then never read again.
+                    let _socket = ws_handshake(http);
+                    while !flag.load(Ordering::Relaxed) {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    0
                 }
-                0
-            }
-        }));
+            })
+        });
     }
     let udp = server.local_addr().expect("addr");
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let thread = std::thread::spawn(move || {
+        let cpu = thread_cpu();
         server.run(&flag).expect("run");
-        server.session().stats().iterations
+        (server.session().stats().iterations, thread_cpu() - cpu)
     });
     // An agent that takes no broadcasts: without anyone there, an unpaced server idles.
     let mut agent = Agent::connect(udp).expect("agent");
@@ -177,7 +185,7 @@ fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> f64 {
     let t0 = Instant::now();
     std::thread::sleep(Duration::from_secs_f64(seconds));
     stop.store(true, Ordering::Relaxed);
-    let iterations = thread.join().expect("server");
+    let (iterations, cpu) = thread.join().expect("server");
     let wall = t0.elapsed().as_secs_f64() + 0.5;
     stop_client.store(true, Ordering::Relaxed);
     drop(_viewer);
@@ -186,7 +194,26 @@ fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> f64 {
             let _ = c.join();
         }
     }
-    iterations as f64 / wall
+    Rate {
+        wall: iterations as f64 / wall,
+        cpu: iterations as f64 / cpu,
+    }
+}
+
+/// Steps a second of the simulation: by the wall clock and by the processor time of the
+/// simulation's thread (which other processes on a busy machine change much less).
+struct Rate {
+    wall: f64,
+    cpu: f64,
+}
+
+/// Processor time of the calling thread so far, seconds (Linux: `/proc/thread-self/schedstat`,
+/// nanoseconds on the CPU first; NaN elsewhere).
+fn thread_cpu() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |ns| ns / 1e9)
 }
 
 /// Collects the page's own measurement (`?bench=1` reports its draw rate after 8 s).
@@ -268,10 +295,21 @@ fn main() {
         if only_page {
             break;
         }
-        for watcher in [Watcher::None, Watcher::Reading, Watcher::Stalled] {
+        let mut alone = None;
+        for watcher in [
+            Watcher::None,
+            Watcher::Idle,
+            Watcher::Reading,
+            Watcher::Stalled,
+        ] {
+            let r = step_rate(robots, watcher, seconds);
+            let base = *alone.get_or_insert((r.wall, r.cpu));
             println!(
-                "{name:>26}, viewer {watcher:?}: {:>8.0} steps/s",
-                step_rate(robots, watcher, seconds)
+                "{name:>26}, viewer {watcher:>8?}: {:>8.0} steps/s by the wall clock ({:+5.1} %), {:>8.0} steps per CPU second of the simulation thread ({:+5.1} %)",
+                r.wall,
+                100.0 * (r.wall / base.0 - 1.0),
+                r.cpu,
+                100.0 * (r.cpu / base.1 - 1.0),
             );
         }
     }

@@ -258,24 +258,20 @@ pub(crate) fn publish_with<R: serde::Serialize>(
 }
 
 /// Turns the newest snapshot into the newest frame, at most [`FRAME_RATE`] times a second and
-/// only while a page is connected (the watch's own receiver is the one always there).
+/// only while a page is connected (the watch's own receiver is the one always there). It never
+/// waits on the snapshots while nobody watches: a waiting task is woken by every iteration's
+/// snapshot, which costs the simulation's thread a wake-up per step.
 async fn make_frames(mut snapshots: watch::Receiver<Option<Arc<Snapshot>>>, frames: Publisher) {
     let period = Duration::from_secs(1) / FRAME_RATE;
-    let mut pending = false;
     loop {
-        if !pending && snapshots.changed().await.is_err() {
-            return;
-        }
         if frames.receiver_count() <= 1 {
-            // Nobody watching: remember there is news and wait for a page or the next one.
-            pending = true;
-            tokio::select! {
-                r = snapshots.changed() => if r.is_err() { return },
-                _ = tokio::time::sleep(period) => {}
-            }
+            // Nobody watching: look again a period later (the news stays marked).
+            tokio::time::sleep(period).await;
             continue;
         }
-        pending = false;
+        if snapshots.changed().await.is_err() {
+            return;
+        }
         let snapshot = snapshots.borrow_and_update().clone();
         if let Some(s) = snapshot {
             publish_into(&frames, &Frame::of(&s));
