@@ -252,6 +252,8 @@ export class GlView {
     this.uploaded = 0;
     this.mesh = new Uint8Array(0);
     this.group = new Uint8Array(0);
+    /** 1 for a body drawn as a dot. */
+    this.tiny = new Uint8Array(0);
     this.arrowShown = new Uint8Array(0);
     this.diameter = new Float32Array(0);
     /** Each body's bounding sphere's radius, m. */
@@ -302,6 +304,7 @@ export class GlView {
     const arrows = this.headings.entity.length;
     this.mesh = new Uint8Array(s.n);
     this.group = new Uint8Array(s.n);
+    this.tiny = new Uint8Array(s.n);
     this.arrowShown = new Uint8Array(arrows);
     this.extent = new Float32Array(3 * s.n);
     this.diameter = new Float32Array(s.n);
@@ -348,14 +351,16 @@ export class GlView {
     const px = (/** @type {number} */ x, /** @type {number} */ y, /** @type {number} */ z, /** @type {number} */ size) =>
       (e ? k / Math.max(Math.hypot(x - e[0], y - e[1], z - e[2]), 1e-6) : k) * size;
     counts.fill(0);
+    const tiny = this.tiny;
     for (let i = 0; i < n; i++) {
       const across = px(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2], diameter[i]);
       const g = across < DOT_PX ? DOT : across < SPRITE_PX ? SPRITE : this.mesh[i];
       group[i] = g;
+      tiny[i] = g === DOT ? 1 : 0;
       counts[g]++;
     }
     const heads = /** @type {Headings} */ (this.headings), shown = this.arrowShown;
-    heads.update(p, this.bound);
+    heads.update(p, this.bound, tiny);
     for (let r = 0; r < heads.count; r++) {
       shown[r] = px(heads.x[r], heads.y[r], heads.top[r], 2 * heads.radius[r]) >= ARROW_PX ? 1 : 0;
       counts[ARROW] += shown[r];

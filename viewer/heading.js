@@ -55,13 +55,18 @@ export class Headings {
 
   /**
    * Where every robot is and faces in `p`.
+   * Robots all of whose bodies are `tiny` (a dot on screen) are left out.
    * @param {Poses} p @param {Float32Array} bound each body's bounding sphere's radius, m
+   * @param {Uint8Array} tiny 1 for a body too small on screen to show a heading
    */
-  update(p, bound) {
+  update(p, bound, tiny) {
     const s = this.scene, e = p.entityPose, pos = p.position, q = p.quaternion;
     let c = 0;
     for (let r = 0; r < this.entity.length; r++) {
       const k = this.entity[r], o = 6 * k, first = s.bodyList[s.bodyStart[k]];
+      let seen = false;
+      for (let j = s.bodyStart[k]; j < s.bodyStart[k + 1] && !seen; j++) seen = !tiny[s.bodyList[j]];
+      if (!seen) continue;
       let fx, fy, fz;
       if (!Number.isNaN(e[o])) {
         // X of R = Rz·Ry·Rx: (cos ry cos rz, cos ry sin rz, −sin ry).
