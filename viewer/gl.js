@@ -77,8 +77,14 @@ void main() { float l = 0.35 + 0.65 * max(dot(normalize(v_nor), ${LIGHT}), 0.0);
  * view from `u_eye.xyz`, 0 for an orthographic one; `u_right`, `u_up`: the screen's axes in
  * the world.
  */
+/**
+ * Five vec4s (software WebGL pays for each varying at every pixel): the ray's direction and
+ * how far before the centre it starts (`v_d`), the sprite's half axes (`v_r`, `v_u`), the
+ * light, all in the body's frame, the body's half sizes in their `w`s, the colour and shape.
+ */
+const SPRITE_VARYINGS = 'varying vec4 v_d; varying vec4 v_r; varying vec4 v_u; varying vec4 v_l; varying vec4 v_col;';
 const SPRITE_VERTEX = `uniform mat4 u_vp; uniform float u_point; uniform vec4 u_eye; uniform vec3 u_right; uniform vec3 u_up;
-varying vec4 v_o; varying vec3 v_r; varying vec3 v_u; varying vec3 v_d; varying vec3 v_h; varying vec3 v_l; varying vec3 v_col;
+${SPRITE_VARYINGS}
 ${ROT}
 void main() { INSTANCE
   float kind = t3.w;
@@ -94,25 +100,26 @@ void main() { INSTANCE
   float px = 2.0 * max(e.x, e.y) * u_point / gl_Position.w + 2.0;
   gl_PointSize = px;
   float hs = 0.5 * px * gl_Position.w / u_point;
-  v_d = rot(inv, d); v_r = right * hs; v_u = up * hs;
-  v_o = vec4(-2.0 * r * v_d, kind); v_h = h; v_l = rot(inv, ${LIGHT}); v_col = t3.rgb;
+  v_d = vec4(rot(inv, d), 2.0 * r); v_r = vec4(right * hs, h.x); v_u = vec4(up * hs, h.y);
+  v_l = vec4(rot(inv, ${LIGHT}), h.z); v_col = vec4(t3.rgb, kind);
 }`;
 const SPRITE_FRAGMENT = `#ifdef GL_FRAGMENT_PRECISION_HIGH
 precision highp float;
 #else
 precision mediump float;
 #endif
-varying vec4 v_o; varying vec3 v_r; varying vec3 v_u; varying vec3 v_d; varying vec3 v_h; varying vec3 v_l; varying vec3 v_col;
+${SPRITE_VARYINGS}
 void main() {
   vec2 uv = vec2(gl_PointCoord.x * 2.0 - 1.0, 1.0 - gl_PointCoord.y * 2.0);
-  vec3 o = v_o.xyz + v_r * uv.x + v_u * uv.y, d = v_d, h = v_h, n;
-  if (v_o.w < 0.5) {
+  vec3 d = v_d.xyz, o = v_r.xyz * uv.x + v_u.xyz * uv.y - v_d.w * d, h = vec3(v_r.w, v_u.w, v_l.w), n;
+  float kind = v_col.w;
+  if (kind < 0.5) {
     vec3 dd = mix(d, vec3(1e-6), vec3(lessThan(abs(d), vec3(1e-6))));
     vec3 t1 = (-h - o) / dd, t2 = (h - o) / dd, tn = min(t1, t2), tf = max(t1, t2);
     float t = max(max(tn.x, tn.y), tn.z);
     if (t > min(min(tf.x, tf.y), tf.z)) discard;
     n = t == tn.x ? vec3(-sign(dd.x), 0.0, 0.0) : t == tn.y ? vec3(0.0, -sign(dd.y), 0.0) : vec3(0.0, 0.0, -sign(dd.z));
-  } else if (v_o.w < 1.5) {
+  } else if (kind < 1.5) {
     float b = dot(o, d), q = b * b - dot(o, o) + h.x * h.x;
     if (q < 0.0) discard;
     n = (o + (-b - sqrt(q)) * d) / h.x;
@@ -130,8 +137,8 @@ void main() {
     }
     if (t > 1e8) discard;
   }
-  float l = 0.35 + 0.65 * max(dot(n, v_l), 0.0);
-  gl_FragColor = vec4(v_col * l, 1.0);
+  float l = 0.35 + 0.65 * max(dot(n, v_l.xyz), 0.0);
+  gl_FragColor = vec4(v_col.rgb * l, 1.0);
 }`;
 
 /**
