@@ -97,6 +97,9 @@ const textWidths = new Map();
 const MIN_R = 3;
 /** Below this radius (pixels) a disc is drawn as a square and without its heading. */
 const SMALL_R = 4;
+/** From this many bodies a few pixels across on the screen, they are stamped into one image
+ * rather than drawn as paths. */
+const STAMP_FROM = 300;
 /** Most labels placed in a dense scene (the rest show on hover). */
 const MAX_LABELS = 200;
 /** More bodies on the screen than this is a dense scene: only big bodies, carried items and
@@ -167,6 +170,17 @@ export class Renderer {
     this.sx = new Float32Array(0);
     this.sy = new Float32Array(0);
     this.sr = new Float32Array(0);
+    /** Per body of that frame: 1 if it is on the screen, 1 if it is a carried item. */
+    this.vis = new Uint8Array(0);
+    this.carried = new Uint8Array(0);
+    /** Index of each id in that frame (−1: none), or `idMap` when ids are too large. */
+    this.idIndex = new Int32Array(0);
+    /** @type {Map<number, number> | null} */
+    this.idMap = null;
+    /** Bodies on the screen, not carried, a few pixels across. */
+    this.tinyCount = 0;
+    /** Bodies stamped (not drawn as paths) in the frame last drawn. */
+    this.stamped = 0;
     /** @type {Map<number, number>} item id → carrier id */
     this.carriers = new Map();
     /** @type {Map<number, string>} */
@@ -180,10 +194,27 @@ export class Renderer {
     this.layer = document.createElement('canvas');
     /** @type {ImageData | null} */
     this.layerImage = null;
+    /** The layer's pixels that hold stamps: x0, y0, x1, y1 (empty when x1 ≤ x0). */
+    this.layerBox = [0, 0, 0, 0];
     /** @type {{text: string, x: number, y: number, w: number, h: number}[]} */
     this.labels = [];
     /** @type {number | null} */
     this.selected = null;
+    /** @type {Record<string, number> | null} milliseconds of drawing by phase, summed (only
+     * while the page is benchmarked) */
+    this.timing = null;
+    this.lastLap = 0;
+  }
+
+  /**
+   * Adds the milliseconds since the last lap to phase `name`, while timing.
+   * @param {string} name
+   */
+  lap(name) {
+    if (!this.timing) return;
+    const now = performance.now();
+    this.timing[name] = (this.timing[name] || 0) + now - this.lastLap;
+    this.lastLap = now;
   }
 
   /** @param {Scene2d} scene */
@@ -212,6 +243,7 @@ export class Renderer {
    */
   draw(frame, layers) {
     const { ctx, canvas, camera: cam, scene } = this;
+    if (this.timing) this.lastLap = performance.now();
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.fillStyle = '#e9ecef';
     ctx.fillRect(0, 0, canvas.width, canvas.height);
@@ -260,15 +292,17 @@ export class Renderer {
       this.scaleBar(scene);
       return;
     }
+    this.lap('map');
     const b = frame.bodies;
-    const index = this.layout(frame);
+    this.layout(frame);
     const visible = this.visibleCount;
+    this.lap('layout');
     // Routes: one path per colour.
     if (layers.routes && frame.routes && frame.routes.length) {
       /** @type {Map<string, import('./frame.js').Route2d[]>} */
       const byColor = new Map();
       for (const r of frame.routes) {
-        const i = index.get(r.id);
+        const i = this.indexOf(r.id);
         const c = i === undefined ? '#888' : this.bodyColor(b, i);
         let list = byColor.get(c);
         if (!list) byColor.set(c, (list = []));
@@ -295,12 +329,13 @@ export class Renderer {
       ctx.setLineDash([]);
       ctx.globalAlpha = 1;
     }
+    this.lap('routes');
     // Trails: one path per colour.
     if (layers.trail) {
       /** @type {Map<string, number[][]>} */
       const byColor = new Map();
       for (let i = 0; i < b.n; i++) {
-        if (this.carriers.has(b.ids[i])) continue;
+        if (this.carried[i]) continue;
         let t = this.trails.get(b.ids[i]);
         if (!t) this.trails.set(b.ids[i], (t = []));
         const x = b.pose[5 * i];
@@ -331,6 +366,7 @@ export class Renderer {
     } else if (this.trails.size) {
       this.trails.clear();
     }
+    this.lap('trails');
     // Sonar rays and bumpers.
     if (layers.rays && frame.sensors) {
       ctx.strokeStyle = 'rgb(40,170,60)';
@@ -365,6 +401,7 @@ export class Renderer {
     } else {
       this.bodies(b);
     }
+    this.lap('bodies');
     if (frame.sensors) {
       ctx.fillStyle = 'rgb(230,30,30)';
       for (const sn of frame.sensors) {
@@ -376,7 +413,7 @@ export class Renderer {
         }
       }
     }
-    const tasks = this.tasks(frame, index);
+    const tasks = this.tasks(frame);
     // Labels: POIs, then the selected body, items, robots (never overlapping).
     const placer = new LabelPlacer();
     // No label covers a task's square.
@@ -391,18 +428,20 @@ export class Renderer {
     }
     if (layers.labels) for (const t of tasks) placer.place(ctx, `task ${t.id}`, t.sx, t.sy, TASK_MARK + 2);
     this.labels = placer.placed;
+    this.lap('labels');
     this.taskLegend(tasks);
     this.scaleBar(scene);
+    this.lap('overlay');
   }
 
   /**
    * The coordination map's tasks: a square at each goal in its state's colour (dashed while
    * no robot has taken it, crossed out when aborted or failed) and, while a robot holds it
    * unfinished, a dashed line from the robot to the goal. Returns what was drawn.
-   * @param {Frame2d} frame @param {Map<number, number>} index
+   * @param {Frame2d} frame
    * @returns {{id: number, state: string, sx: number, sy: number}[]}
    */
-  tasks(frame, index) {
+  tasks(frame) {
     const { ctx, camera: cam } = this;
     /** @type {{id: number, state: string, sx: number, sy: number}[]} */
     const out = [];
@@ -411,7 +450,7 @@ export class Renderer {
       if (t.x === null || t.y === null || t.x === undefined || t.y === undefined) continue;
       const st = TASK_STATES[t.state] || TASK_STATES.waiting;
       const [sx, sy] = cam.toScreen(t.x, t.y);
-      const i = t.robot === null ? undefined : index.get(t.robot);
+      const i = t.robot === null ? undefined : this.indexOf(t.robot);
       if (i !== undefined && !['ended', 'aborted', 'failed'].includes(t.state)) {
         const [rx, ry] = cam.toScreen(b.pose[5 * i], b.pose[5 * i + 1]);
         ctx.strokeStyle = st.color;
@@ -479,10 +518,9 @@ export class Renderer {
   }
 
   /**
-   * Where every body of `frame` is on the screen (centre and radius in pixels), who carries
-   * what, the names; returns the index of each id.
+   * Where every body of `frame` is on the screen (centre and radius in pixels, whether it is
+   * on the screen at all), who carries what, the names, the index of each id.
    * @param {Frame2d} frame
-   * @returns {Map<number, number>}
    */
   layout(frame) {
     const { camera: cam, canvas } = this;
@@ -496,31 +534,48 @@ export class Renderer {
       this.sx = new Float32Array(size);
       this.sy = new Float32Array(size);
       this.sr = new Float32Array(size);
+      this.vis = new Uint8Array(size);
+      this.carried = new Uint8Array(size);
     }
+    // Ids index a typed array while they are not much larger than the bodies are many.
+    const ids = b.ids;
+    let maxId = 0;
+    for (let i = 0; i < n; i++) if (ids[i] > maxId) maxId = ids[i];
+    if (maxId < 4 * n + 65536) {
+      this.idMap = null;
+      if (this.idIndex.length <= maxId) this.idIndex = new Int32Array(Math.max(maxId + 1, 2 * this.idIndex.length));
+      this.idIndex.fill(-1);
+      for (let i = 0; i < n; i++) this.idIndex[ids[i]] = i;
+    } else {
+      this.idMap = new Map();
+      for (let i = 0; i < n; i++) this.idMap.set(ids[i], i);
+    }
+    const carrying = this.carriers.size > 0;
+    const { sx, sy, sr, vis, carried } = this;
+    const w = canvas.width;
+    const h = canvas.height;
     const s = cam.scale;
     const p = b.pose;
-    /** @type {Map<number, number>} */
-    const index = new Map();
     let visible = 0;
+    let tiny = 0;
     for (let i = 0; i < n; i++) {
       const x = cam.ox + p[5 * i] * s;
       const y = cam.oy + p[5 * i + 1] * s;
-      let r = Math.max(MIN_R, Math.max(p[5 * i + 3], p[5 * i + 4]) * s);
-      if (this.carriers.has(b.ids[i])) r = Math.max(4, Math.min(r, 7));
-      this.sx[i] = x;
-      this.sy[i] = y;
-      this.sr[i] = r;
-      index.set(b.ids[i], i);
-      if (x + r >= 0 && x - r <= canvas.width && y + r >= 0 && y - r <= canvas.height) visible++;
+      const half = p[5 * i + 3] > p[5 * i + 4] ? p[5 * i + 3] : p[5 * i + 4];
+      let r = half * s > MIN_R ? half * s : MIN_R;
+      const c = carrying && this.carriers.has(ids[i]) ? 1 : 0;
+      if (c) r = Math.max(4, Math.min(r, 7));
+      sx[i] = x;
+      sy[i] = y;
+      sr[i] = r;
+      carried[i] = c;
+      const v = x + r >= 0 && x - r <= w && y + r >= 0 && y - r <= h ? 1 : 0;
+      vis[i] = v;
+      visible += v;
+      if (v && !c && r < SMALL_R) tiny++;
     }
     this.visibleCount = visible;
-    return index;
-  }
-
-  /** @param {number} i */
-  onScreen(i) {
-    const r = this.sr[i];
-    return this.sx[i] + r >= 0 && this.sx[i] - r <= this.canvas.width && this.sy[i] + r >= 0 && this.sy[i] - r <= this.canvas.height;
+    this.tinyCount = tiny;
   }
 
   /**
@@ -563,29 +618,31 @@ export class Renderer {
     const states = Math.max(1, scene.states.length);
     const item = scene.kinds.indexOf('item');
     // Bucket the bodies on the screen by state (counting sort), carried items apart.
-    const counts = new Uint32Array(states + 1);
+    // Bodies a few pixels across are stamped into one image when there are many (a path
+    // per body costs more), bucketed apart from the others.
+    const stamping = this.tinyCount >= STAMP_FROM;
+    const { vis, sr } = this;
+    const bucket = new Uint8Array(b.n);
+    const counts = new Uint32Array(states + 2);
+    for (let i = 0; i < b.n; i++) {
+      if (!vis[i]) continue;
+      const k = this.carried[i] ? states : stamping && sr[i] < SMALL_R ? states + 1 : b.states[i] < states ? b.states[i] : 0;
+      bucket[i] = k;
+      counts[k]++;
+    }
     const stateOf = (/** @type {number} */ i) => (b.states[i] < states ? b.states[i] : 0);
-    for (let i = 0; i < b.n; i++) {
-      if (!this.onScreen(i)) continue;
-      counts[this.carriers.has(b.ids[i]) ? states : stateOf(i)]++;
-    }
-    const start = new Uint32Array(states + 2);
-    for (let k = 0; k <= states; k++) start[k + 1] = start[k] + counts[k];
-    const order = new Uint32Array(start[states + 1]);
-    const fill = start.slice(0, states + 1);
-    for (let i = 0; i < b.n; i++) {
-      if (!this.onScreen(i)) continue;
-      const k = this.carriers.has(b.ids[i]) ? states : stateOf(i);
-      order[fill[k]++] = i;
-    }
-    // Bodies a few pixels across are stamped into one image (no path per body).
-    const uncarried = order.subarray(0, start[states]);
-    if (uncarried.some((i) => this.sr[i] < SMALL_R)) this.stampTiny(b, uncarried, stateOf);
+    const start = new Uint32Array(states + 3);
+    for (let k = 0; k <= states + 1; k++) start[k + 1] = start[k] + counts[k];
+    const order = new Uint32Array(start[states + 2]);
+    const fill = start.slice(0, states + 2);
+    for (let i = 0; i < b.n; i++) if (vis[i]) order[fill[bucket[i]]++] = i;
+    this.lap('bodies');
+    this.stampTiny(b, order.subarray(start[states + 1], start[states + 2]), stateOf);
+    this.lap('stamps');
     for (let k = 0; k < states; k++) {
       if (start[k] === start[k + 1]) continue;
       const st = this.style(k);
-      const list = order.subarray(start[k], start[k + 1]).filter((i) => this.sr[i] >= SMALL_R);
-      if (!list.length) continue;
+      const list = order.subarray(start[k], start[k + 1]);
       ctx.beginPath();
       for (const i of list) this.outline(b, i);
       if (st.mark === 'ring') {
@@ -702,8 +759,9 @@ export class Renderer {
   }
 
   /**
-   * Stamps the bodies of `list` that are a few pixels across into the layer, then draws the
-   * layer: one image for thousands of bodies.
+   * Stamps the bodies of `list` (a few pixels across each) into the layer, then draws the
+   * layer: one image for thousands of bodies. Only the box the stamps cover is cleared,
+   * copied and drawn.
    * @param {import('./frame.js').Bodies} b @param {Uint32Array} list
    * @param {(i: number) => number} stateOf
    */
@@ -715,32 +773,51 @@ export class Renderer {
       layer.width = w;
       layer.height = h;
       this.layerImage = new ImageData(w, h);
+      this.layerBox = [0, 0, 0, 0];
     }
+    this.stamped = list.length;
     const img = this.layerImage;
     const px = new Uint32Array(img.data.buffer);
-    px.fill(0);
+    // Clear what the last stamps covered.
+    const old = this.layerBox;
+    for (let y = old[1]; y < old[3]; y++) px.fill(0, y * w + old[0], y * w + old[2]);
+    if (!list.length) {
+      this.layerBox = [0, 0, 0, 0];
+      return;
+    }
+    let bx0 = w;
+    let by0 = h;
+    let bx1 = 0;
+    let by1 = 0;
     const { sx, sy, sr } = this;
     for (let k = 0; k < list.length; k++) {
       const i = list[k];
-      if (sr[i] >= SMALL_R) continue;
       const st = this.stamp(stateOf(i), sr[i]);
       const words = st.words;
       const size = 2 * st.r + 1;
       const x0 = Math.round(sx[i]) - st.r;
       const y0 = Math.round(sy[i]) - st.r;
-      const xa = Math.max(0, -x0);
-      const xb = Math.min(size, w - x0);
-      const ya = Math.max(0, -y0);
-      const yb = Math.min(size, h - y0);
+      const xa = x0 < 0 ? -x0 : 0;
+      const xb = size < w - x0 ? size : w - x0;
+      const ya = y0 < 0 ? -y0 : 0;
+      const yb = size < h - y0 ? size : h - y0;
+      if (xa >= xb || ya >= yb) continue;
+      if (x0 + xa < bx0) bx0 = x0 + xa;
+      if (x0 + xb > bx1) bx1 = x0 + xb;
+      if (y0 + ya < by0) by0 = y0 + ya;
+      if (y0 + yb > by1) by1 = y0 + yb;
       for (let y = ya; y < yb; y++) {
         let o = (y0 + y) * w + x0 + xa;
         let q = y * size + xa;
         for (let x = xa; x < xb; x++) px[o++] = words[q++];
       }
     }
+    this.layerBox = [bx0, by0, bx1, by1];
+    if (bx1 <= bx0 || by1 <= by0) return;
     const g = /** @type {CanvasRenderingContext2D} */ (layer.getContext('2d'));
-    g.putImageData(img, 0, 0);
-    this.ctx.drawImage(layer, 0, 0);
+    g.clearRect(bx0, by0, bx1 - bx0, by1 - by0);
+    g.putImageData(img, 0, 0, bx0, by0, bx1 - bx0, by1 - by0);
+    this.ctx.drawImage(layer, bx0, by0, bx1 - bx0, by1 - by0, bx0, by0, bx1 - bx0, by1 - by0);
   }
 
   /**
@@ -784,10 +861,10 @@ export class Renderer {
    * @returns {number | undefined}
    */
   indexOf(id) {
-    const b = this.frame && this.frame.bodies;
-    if (!b) return undefined;
-    for (let i = 0; i < b.n; i++) if (b.ids[i] === id) return i;
-    return undefined;
+    if (!this.frame) return undefined;
+    if (this.idMap) return this.idMap.get(id);
+    const i = id >= 0 && id < this.idIndex.length ? this.idIndex[id] : -1;
+    return i >= 0 ? i : undefined;
   }
 
   /**
@@ -822,8 +899,8 @@ export class Renderer {
     const ranks = [[], [], []];
     if (all) {
       for (let i = 0; i < b.n && ranks[0].length + ranks[1].length < MAX_LABELS; i++) {
-        if (i === sel || !this.onScreen(i)) continue;
-        if (this.carriers.has(b.ids[i])) ranks[0].push(i);
+        if (i === sel || !this.vis[i]) continue;
+        if (this.carried[i]) ranks[0].push(i);
         else if (!dense || this.sr[i] >= 6) ranks[b.kinds[i] === item ? 2 : 1].push(i);
       }
     }
@@ -942,7 +1019,7 @@ export class Renderer {
       const r = this.sr[i];
       if (Math.abs(dx) > 2 * r + slack || Math.abs(dy) > 2 * r + slack) continue;
       let inside;
-      if ((b.flags[i] & 1) === 1 || r < SMALL_R || this.carriers.has(b.ids[i])) {
+      if ((b.flags[i] & 1) === 1 || r < SMALL_R || this.carried[i]) {
         inside = Math.hypot(dx, dy) <= r + slack;
       } else {
         const c = Math.cos(b.pose[5 * i + 2]);
@@ -952,7 +1029,7 @@ export class Renderer {
         inside = Math.abs(lx) <= Math.max(MIN_R, b.pose[5 * i + 3] * s) + slack && Math.abs(ly) <= Math.max(MIN_R, b.pose[5 * i + 4] * s) + slack;
       }
       if (!inside) continue;
-      const d = Math.hypot(dx, dy) - (this.carriers.has(b.ids[i]) ? 0.5 : 0);
+      const d = Math.hypot(dx, dy) - (this.carried[i] ? 0.5 : 0);
       if (d < bestD) {
         best = i;
         bestD = d;

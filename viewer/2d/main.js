@@ -39,7 +39,7 @@ const debug = {
   drawnScene: 0,
   /** the number of the frame last drawn */
   drawnFrame: -1,
-  /** @type {object | null} what `?bench=1` measured */
+  /** @type {object | null} what `?bench=1` counts */
   bench: null,
   /** @type {{text: string, x: number, y: number, w: number, h: number}[]} */
   labels: [],
@@ -73,8 +73,9 @@ const debug = {
     dirty = true;
   },
 };
-// Every body as drawn, made when read.
+// Every body as drawn, made when read; how many were stamped a few pixels across.
 Object.defineProperty(debug, 'drawn', { get: () => renderer.drawn });
+Object.defineProperty(debug, 'stamped', { get: () => renderer.stamped });
 /** @type {any} */ (window).__simrob2d = debug;
 
 function resize() {
@@ -265,42 +266,21 @@ function panels() {
   }
 }
 
-// `?bench=1`: redraw every animation frame and report the rate in `__simrob2d.bench`
-// (crates/viewer/examples/page_fps_2d.rs): after 30 warm-up frames, frames/s over 3 s and the
-// milliseconds of script a drawing takes.
+// `?bench=1`: redraw every animation frame and count, in `__simrob2d.bench`, from the first
+// frame drawn with a scene: frames drawn, milliseconds of script they took in all and by
+// phase (crates/viewer/examples/page_fps_2d.rs reads it twice and divides).
 const bench = new URLSearchParams(location.search).has('bench')
-  ? { frames: 0, script: 0, start: 0, sent: false }
+  ? { frames: 0, script_ms: 0, phases: /** @type {Record<string, number>} */ ({}), bodies: 0, labels: 0, width: 0, height: 0 }
   : null;
-
-/** @param {number} now */
-function benchFrame(now) {
-  if (!bench || bench.sent || !frame || !renderer.scene) return;
-  dirty = true;
-  bench.frames++;
-  if (bench.frames === 30) {
-    bench.start = now;
-    bench.script = 0;
-  } else if (bench.frames > 30 && now - bench.start >= 3000) {
-    const n = bench.frames - 30;
-    bench.sent = true;
-    debug.bench = {
-      fps: (1000 * n) / (now - bench.start),
-      script_ms: bench.script / n,
-      bodies: frame.bodies.n,
-      labels: renderer.labels.length,
-      width: canvas.width,
-      height: canvas.height,
-    };
-  }
-}
+if (bench) renderer.timing = bench.phases;
 
 /** What the panels show now. */
 const panelsFor = { frame: /** @type {Frame2d | null} */ (null), selected: /** @type {number | null} */ (null) };
 
 /** @param {number} now */
-function loop(now) {
+function loop() {
   resize();
-  benchFrame(now);
+  if (bench && frame && renderer.scene) dirty = true;
   if (dirty) {
     const t0 = performance.now();
     dirty = false;
@@ -322,7 +302,16 @@ function loop(now) {
       panelsFor.selected = renderer.selected;
       panels();
     }
-    if (bench && bench.frames > 30) bench.script += performance.now() - t0;
+    if (bench && frame && renderer.scene) {
+      renderer.lap('panels');
+      bench.frames++;
+      bench.script_ms += performance.now() - t0;
+      bench.bodies = frame.bodies.n;
+      bench.labels = renderer.labels.length;
+      bench.width = canvas.width;
+      bench.height = canvas.height;
+      debug.bench = bench;
+    }
   }
   requestAnimationFrame(loop);
 }

@@ -483,6 +483,87 @@ fn a_crashed_drone_is_drawn_differently_from_a_flying_one() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn hundreds_of_drones_a_few_pixels_across_are_stamped_in_their_states_colours() {
+    let scenario = Scenario::load(&repo("scenarios/swarm/drone-swarm.toml")).expect("drone swarm");
+    let mut sim = scenario
+        .build(&Overrides {
+            robots: Some(400),
+            avoidance: Some(Avoidance::Hmr),
+            ..Overrides::default()
+        })
+        .expect("build");
+    // Until some drones have crashed while others fly.
+    let drones = |sim: &simrob_swarm::Simulation, s: DroneState| {
+        sim.world()
+            .custom::<simrob_swarm::drones::Drone>()
+            .map_or(0, |c| c.iter().filter(|(_, d)| d.state == s).count())
+    };
+    while drones(&sim, DroneState::Crashed) < 20 || drones(&sim, DroneState::Flying) < 20 {
+        assert!(sim.step(), "the run ended before 20 drones crashed");
+    }
+    let (mut page, _view, dir) = show(&sim, scenario.map.as_ref(), "stamps");
+    let stamped = f(&page.eval("__simrob2d.stamped"));
+    assert!(stamped >= 300.0, "{stamped} drones stamped");
+    // A drone of `state` with no body in another state near it on the screen (crashed
+    // drones come in twos): where it is drawn.
+    let alone = |page: &mut Page, state: &str| -> Value {
+        let d = page.eval(&format!(
+            "JSON.stringify((() => {{ const all = __simrob2d.drawn; return all.find(d => d.state === '{state}' && d.r < 4 && all.every(o => o.state === d.state || Math.hypot(o.sx - d.sx, o.sy - d.sy) > 2 * (d.r + o.r) + 2)); }})())"
+        ));
+        serde_json::from_str(d.as_str().unwrap_or("null")).expect("drawn")
+    };
+    let fl = alone(&mut page, "flying");
+    assert!(fl.is_object(), "no flying drone alone on the screen");
+    assert!(
+        any_pixel_near(&mut page, f(&fl["sx"]), f(&fl["sy"]), 1, |p| {
+            (i32::from(p[0]) - 0x1f).abs() < 20
+                && (i32::from(p[1]) - 0x77).abs() < 20
+                && (i32::from(p[2]) - 0xb4).abs() < 20
+        }),
+        "the flying drone is not stamped blue: {fl}"
+    );
+    let c = alone(&mut page, "crashed");
+    assert!(c.is_object(), "no crashed drone alone on the screen");
+    let (x, y, r) = (f(&c["sx"]), f(&c["sy"]), f(&c["r"]).round() as i32);
+    assert!(
+        any_pixel_near(&mut page, x, y, r, |p| {
+            (i32::from(p[0]) - 0x9a).abs() < 16
+                && (i32::from(p[1]) - 0x9e).abs() < 16
+                && (i32::from(p[2]) - 0xa5).abs() < 16
+        }) && any_pixel_near(&mut page, x, y, 1, |p| p[0] > 150
+            && p[1] < 110
+            && p[2] < 110),
+        "the crashed drone is not stamped grey, crossed out in red: {c}"
+    );
+    // Panned, the view leaves no stamp behind: where flying drones were and no body is
+    // drawn now, no blue remains.
+    page.eval("window.before = __simrob2d.drawn.filter(d => d.state === 'flying' && d.r < 4); 1");
+    let draws = page.eval("__simrob2d.draws");
+    page.eval("__simrob2d.camera.ox += 40; __simrob2d.camera.oy += 25; __simrob2d.select(null); 1");
+    page.wait_for(&format!("__simrob2d.draws > {draws}"), "__simrob2d.draws");
+    let left = page.eval(
+        "JSON.stringify((() => {
+          const now = __simrob2d.drawn;
+          const ctx = document.getElementById('map').getContext('2d');
+          const free = before.filter(d => now.every(o => Math.hypot(o.sx - d.sx, o.sy - d.sy) > 2 * o.r + 4));
+          const blue = free.filter(d => {
+            const p = ctx.getImageData(Math.round(d.sx), Math.round(d.sy), 1, 1).data;
+            return p[2] > 150 && p[0] < 80;
+          });
+          return [free.length, blue.length, __simrob2d.stamped];
+        })())",
+    );
+    let left: Vec<f64> = serde_json::from_str(left.as_str().expect("json")).expect("counts");
+    assert!(left[0] > 0.0 && left[2] > 0.0, "{left:?}");
+    assert_eq!(
+        left[1], 0.0,
+        "stamps left behind where drones were (free, stale, stamped): {left:?}"
+    );
+    drop(page);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Records `scenario` (cut to `duration` simulated seconds) as `simrob swarm run --record`
 /// does, into `path`.
 fn record_swarm(scenario: &Scenario, duration: f64, path: &Path) {

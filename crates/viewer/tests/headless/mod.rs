@@ -61,9 +61,15 @@ const GUARD: Duration = Duration::from_secs(60);
 impl Page {
     /// Opens `url` in a `w` × `h` window; `profile` is a scratch directory, removed on drop.
     pub fn open(url: &str, profile: &Path, w: u32, h: u32) -> Page {
+        Page::open_with(url, profile, w, h, &[])
+    }
+
+    /// [`Page::open`] with more Chromium flags after the usual ones.
+    pub fn open_with(url: &str, profile: &Path, w: u32, h: u32, flags: &[String]) -> Page {
         let _ = std::fs::remove_dir_all(profile);
         let mut c = Command::new(chromium());
         c.args(FLAGS)
+            .args(flags)
             .arg("--remote-debugging-port=0")
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg(format!("--window-size={w},{h}"))
@@ -87,6 +93,11 @@ impl Page {
         };
         page.eval("1");
         page
+    }
+
+    /// The browser's process id (its page, GPU and other processes are its descendants).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Evaluates `js` in the page and returns its value (JSON); fails on a script error.
@@ -255,5 +266,102 @@ fn http_get(port: u16, path: &str) -> Option<String> {
                 );
             }
         }
+    }
+}
+
+/// Processor time a browser has used, in clock ticks (`/proc`, 100 a second): every process
+/// of it, its GPU process (compositing) and each page process (`--type=renderer`) with its
+/// main thread (the page's script, layout and a CPU canvas's drawing).
+#[derive(Clone, Debug, Default)]
+pub struct BrowserCpu {
+    pub total: u64,
+    pub gpu: u64,
+    /// Process id, the process's ticks, its main thread's ticks.
+    pub renderers: Vec<(u32, u64, u64)>,
+}
+
+impl BrowserCpu {
+    /// The ticks since `before` of the whole browser, its GPU process, and of the page
+    /// process whose main thread worked most in between (the page being drawn; others are
+    /// the browser's own pages) and of that main thread.
+    pub fn since(&self, before: &BrowserCpu) -> (u64, u64, u64, u64) {
+        let (renderer, page) = self
+            .renderers
+            .iter()
+            .map(|(pid, process, main)| {
+                let old = before.renderers.iter().find(|r| r.0 == *pid);
+                let (p0, m0) = old.map_or((0, 0), |r| (r.1, r.2));
+                (process.saturating_sub(p0), main.saturating_sub(m0))
+            })
+            .max_by_key(|r| r.1)
+            .unwrap_or_default();
+        (
+            self.total.saturating_sub(before.total),
+            self.gpu.saturating_sub(before.gpu),
+            renderer,
+            page,
+        )
+    }
+}
+
+/// Clock ticks a second in `/proc` (`sysconf(_SC_CLK_TCK)`, 100 on Linux).
+pub const TICKS_PER_SECOND: f64 = 100.0;
+
+/// A `/proc/…/stat` line's parent id and processor time (user + system, ticks).
+fn stat_times(stat: &str) -> Option<(u32, u64)> {
+    // After the command name in parentheses: state, ppid, …, utime (14th), stime (15th).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let number = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
+    Some((number(1)? as u32, number(11)? + number(12)?))
+}
+
+impl Page {
+    /// The processor time the browser has used so far (Linux only: zeros elsewhere).
+    pub fn cpu(&self) -> BrowserCpu {
+        let root = self.child.id();
+        let mut procs = Vec::new();
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            if let Some((ppid, ticks)) = stat_times(&stat) {
+                procs.push((pid, ppid, ticks));
+            }
+        }
+        let mut tree = vec![root];
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for (pid, ppid, _) in &procs {
+                if tree.contains(ppid) && !tree.contains(pid) {
+                    tree.push(*pid);
+                    grew = true;
+                }
+            }
+        }
+        let mut cpu = BrowserCpu::default();
+        for (pid, _, ticks) in procs.iter().filter(|p| tree.contains(&p.0)) {
+            cpu.total += ticks;
+            // Chromium rewrites its processes' command lines into one string.
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let has = |flag: &[u8]| cmdline.windows(flag.len()).any(|w| w == flag);
+            if has(b"--type=gpu-process") {
+                cpu.gpu += ticks;
+            } else if has(b"--type=renderer") {
+                // The main thread's id is the process's.
+                let main = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/stat"))
+                    .ok()
+                    .and_then(|s| stat_times(&s))
+                    .map_or(0, |t| t.1);
+                cpu.renderers.push((*pid, *ticks, main));
+            }
+        }
+        cpu
     }
 }
