@@ -1,7 +1,7 @@
 //! How fast the viewer's page draws many bodies in headless Chromium.
 //!
 //! Serves one frame of N bodies (boxes, spheres and cylinders on a grid, one robot entity
-//! each) and loads the page with `?bench=1`, which redraws every animation frame and, after
+//! each, so each gets a heading arrow when it is large enough) and loads the page with `?bench=1`, which redraws every animation frame and, after
 //! 3 s, measures 5 s: the frames drawn per second, the milliseconds of the page's script per
 //! drawing, and the processor time the whole browser (every Chromium process: page, GPU
 //! process with its software WebGL, compositor) spends per drawn frame, which a busy machine
@@ -263,7 +263,7 @@ fn main() {
             _ => (f64::NAN, f64::NAN),
         };
         println!(
-            "{} view, {} bodies drawn, headless Chromium: {:.1} frames/s ({} frames in {:.1} s), {:.2} ms of script a frame, {:.1} ms of browser processor time a frame ({:.1} in its GPU process); a frame {} draw calls, {} vertices, {} triangles; resolution {}, instances by {}{}; flags {}",
+            "{} view, {} bodies drawn, headless Chromium: {:.1} frames/s ({} frames in {:.1} s), {:.2} ms of script a frame, {:.1} ms of browser processor time a frame ({:.1} in its GPU process); a frame {} draw calls, {} vertices, {} triangles ({} bodies as meshes, {} as sprites, {} as dots, {} heading arrows); resolution {}, instances by {}{}; flags {}",
             if top { "top" } else { "3D" },
             num("bodies"),
             num("fps"),
@@ -275,6 +275,10 @@ fn main() {
             drawn("calls"),
             drawn("vertices"),
             drawn("triangles"),
+            drawn("meshes"),
+            drawn("sprites"),
+            drawn("dots"),
+            drawn("arrows"),
             num("res"),
             r.get("gl").and_then(|g| g.as_str()).unwrap_or("?"),
             if r.get("software").and_then(|s| s.as_bool()) == Some(true) {
