@@ -35,9 +35,8 @@ fn wrap(a: f64) -> f64 {
     (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
 }
 
-#[test]
-fn idle_sumbot_does_not_turn_or_creep_in_a_minute() {
-    let mut w = settled_sumbot(false);
+fn idle_minute(fast: bool) {
+    let mut w = settled_sumbot(fast);
     assert!(
         tilt_degrees(&w) > 4.0,
         "not yet on its skid: {}°",
@@ -54,7 +53,7 @@ fn idle_sumbot_does_not_turn_or_creep_in_a_minute() {
         worst_move = worst_move.max(((p[0] - p0[0]).powi(2) + (p[1] - p0[1]).powi(2)).sqrt());
     }
     eprintln!(
-        "idle 60 s: turned {:.5}°, moved {:.4} mm",
+        "idle 60 s (fast {fast}): turned {:.5}°, moved {:.4} mm",
         worst_turn.to_degrees(),
         worst_move * 1e3
     );
@@ -67,21 +66,33 @@ fn idle_sumbot_does_not_turn_or_creep_in_a_minute() {
 }
 
 #[test]
+fn idle_sumbot_does_not_turn_or_creep_in_a_minute() {
+    idle_minute(false);
+}
+
+#[test]
+fn idle_sumbot_does_not_turn_or_creep_in_a_minute_in_fast_mode() {
+    idle_minute(true);
+}
+
+#[test]
 fn resting_chassis_height_matches_the_seed_geometry() {
-    let w = settled_sumbot(false);
-    let chassis = w.body_state(EntityId(SUMBOT), 0).unwrap();
-    let tilt = tilt_degrees(&w);
-    eprintln!(
-        "resting chassis z {:.5}, tilt {tilt:.2}°",
-        chassis.position[2]
-    );
-    // 0.0922 m: wheel radius 0.023 on the 0.05 m floor top, the axle 0.0195 m below the
-    // chassis centre, tilted onto its skid edge; what ODE gives for the seed's SumBot.
-    assert!(
-        (chassis.position[2] - 0.0922).abs() < 0.0005,
-        "chassis z {}",
-        chassis.position[2]
-    );
+    for fast in [false, true] {
+        let w = settled_sumbot(fast);
+        let chassis = w.body_state(EntityId(SUMBOT), 0).unwrap();
+        let tilt = tilt_degrees(&w);
+        eprintln!(
+            "resting chassis z {:.5}, tilt {tilt:.2}° (fast {fast})",
+            chassis.position[2]
+        );
+        // 0.0922 m: wheel radius 0.023 on the 0.05 m floor top, the axle 0.0195 m below the
+        // chassis centre, tilted onto its skid edge; what ODE gives for the seed's SumBot.
+        assert!(
+            (chassis.position[2] - 0.0922).abs() < 0.0005,
+            "chassis z {} (fast {fast})",
+            chassis.position[2]
+        );
+    }
 }
 
 fn drives_straight(fast: bool) {
