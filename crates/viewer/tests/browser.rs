@@ -541,3 +541,66 @@ fn a_wheeled_robots_arrow_points_where_it_drives() {
         );
     }
 }
+
+/// A page backend that ignores commands (the frames are published by the test).
+struct Quiet;
+
+impl simrob_viewer::Backend for Quiet {
+    fn command(&self, _cmd: &serde_json::Value) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+#[test]
+fn swarm_robots_arrows_point_along_their_map_heading() {
+    use simrob_viewer::{record::swarm_box, Frame, FrameEntity};
+    let dir = std::env::temp_dir().join(format!(
+        "simrob-viewer-swarm-heading-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Three robots 1 m apart on the map's x axis (map units are centimetres, y down), each
+    // turned its own way.
+    let headings = [0.3, 2.0, -2.5];
+    let mut frame = Frame {
+        initialized: true,
+        ..Frame::default()
+    };
+    for (k, theta) in headings.iter().enumerate() {
+        let id = k as u32 + 1;
+        let b = swarm_box(id, 0, 100.0 * k as f64, 0.0, *theta, [20.0, 20.0]);
+        frame.entities.push(FrameEntity {
+            id,
+            kind: "Robot".into(),
+            p: Some(b.p),
+            r: Some(b.r),
+        });
+        frame.bodies.push(b);
+    }
+    let viewer = Viewer::start(
+        "127.0.0.1:0".parse().unwrap(),
+        Arc::new(Quiet),
+        responses_channel(),
+        "test",
+        "live",
+    )
+    .unwrap();
+    viewer.publish(&frame);
+    // Top view, 200 px per metre, centred on the middle robot: robot k at x = 200 + 200k px.
+    let url = format!(
+        "http://{}/?view=top&scale=200&cx=1&cy=0&labels=0&panel=0",
+        viewer.addr()
+    );
+    let img = screenshot(&url, &dir.join("swarm-heading.png"), 800, 600);
+    for (k, theta) in headings.iter().enumerate() {
+        let (angle, white) = arrow_tip(&img, (200.0 + 200.0 * k as f64, 300.0));
+        assert!(white > 20, "robot {k} has no arrow ({white} white pixels)");
+        // Heading θ on the map (y down) is −θ in the world (y up), as on the screen.
+        assert!(
+            angle_between(angle, -theta) < 0.2,
+            "robot {k}: heading {theta} rad on the map, arrow at {angle:.2} rad on screen"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
