@@ -3,4 +3,5 @@
 //! The network shells around simrob's sans-IO cores: the SimRob UDP server ([`simrob`]). The
 //! Mobile Robot Simulator has its own crate, `simrob-mrs`.
 
+pub mod datagrams;
 pub mod simrob;

@@ -376,3 +376,86 @@ fn bad_input_is_answered_and_the_world_stays_as_it_was() {
     // Still serving, world untouched.
     assert_eq!(saved(&server, &peer, "after.xml"), before);
 }
+
+#[test]
+fn a_burst_of_requests_is_answered_whole_in_order_and_byte_for_byte() {
+    // The server reads and answers up to 64 datagrams per system call: a burst of several
+    // batches must come back as if each request had been answered on its own.
+    let server = TestServer::start("burst", &[], |_| {});
+    let a = Peer::new(server.addr);
+    let b = Peer::new(server.addr);
+    let c = Peer::new(server.addr);
+    a.register("A", false, -1.0);
+    b.register("B", false, -1.0);
+    c.register("C", false, -1.0);
+    // A heard B's and C's confirmations, B heard C's.
+    for peer in [&a, &b] {
+        while let Some(m) = peer.recv(SHORT) {
+            assert!(
+                matches!(m, ServerMessage::Response(Response::Text(_))),
+                "{m:?}"
+            );
+        }
+    }
+    let info = |requested: &str| {
+        format!(
+            "<Message><Agent_Message Command=\"Info_Request\"><Requester>A</Requester><Requested>{requested}</Requested></Agent_Message></Message>"
+        )
+    };
+    let answer = |key: &str, port: u16| {
+        simrob_protocol::encode_response(&Response::AgentInformation {
+            key: key.into(),
+            port,
+            ip: "127.0.0.1".into(),
+        })
+        .into_bytes()
+    };
+    let mut expected = Vec::new();
+    let requests: Vec<String> = (0..150)
+        .map(|i| match i % 3 {
+            0 => {
+                expected.push(answer("B", b.port()));
+                info("B")
+            }
+            1 => {
+                expected.push(answer("C", c.port()));
+                info("C")
+            }
+            _ => {
+                expected.push(
+                    simrob_protocol::encode_response(&Response::Text(
+                        "Error: Info_Request: agent \"Nobody\" is not registered".into(),
+                    ))
+                    .into_bytes(),
+                );
+                info("Nobody")
+            }
+        })
+        .collect();
+    let all: Vec<u8> = requests.concat().into_bytes();
+    for r in &requests {
+        a.send_str(r);
+    }
+    a.socket
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut buf = vec![0u8; 70000];
+    let mut got = Vec::new();
+    while got.len() < expected.len() {
+        let (n, _) = a
+            .socket
+            .recv_from(&mut buf)
+            .expect("every request answered within 10 s");
+        got.push(buf[..n].to_vec());
+    }
+    for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
+        assert_eq!(
+            String::from_utf8_lossy(g),
+            String::from_utf8_lossy(e),
+            "answer {i}"
+        );
+    }
+    assert!(all.len() > 64, "more than one batch");
+    assert!(a.recv(SHORT).is_none(), "nothing more");
+    assert!(b.recv(SHORT).is_none() && c.recv(SHORT).is_none());
+}

@@ -3,7 +3,9 @@
 //!
 //! The loop alternates, so that neither side starves the other: it reads waiting datagrams
 //! in a bounded batch (at most [`BATCH_DATAGRAMS`], and no longer than [`BATCH_TIME`]),
-//! answering each as it is handled; then runs the due iteration, or one
+//! up to [`MAX_BATCH`] per system call, and sends the answers to each such group together,
+//! up to [`MAX_BATCH`] per system call too ([`crate::datagrams`]); then runs the due
+//! iteration, or one
 //! slice of it (the session cuts long iterations into slices); then, with nothing due, waits
 //! on the socket (epoll) until the next deadline.
 
@@ -18,6 +20,7 @@ use simrob_session::{Event, FileResult, LocalCommand, LogLevel, Observation, Obs
 
 use super::files::SaveStore;
 use super::ServerError;
+use crate::datagrams::{send_all, Outgoing, Received, MAX_BATCH};
 
 /// The default socket receive buffer asked of the OS (configuration key `receivebuffer`):
 /// room for bursts (a thousand agents registering at once) while the loop is busy with an
@@ -51,7 +54,9 @@ pub struct UdpServer {
     events: mio::Events,
     session: Session,
     store: Box<dyn SaveStore>,
-    buf: Vec<u8>,
+    received: Received,
+    /// The datagrams of one send, kept to reuse their room.
+    outgoing: Vec<simrob_session::Transmit>,
     observers: Vec<Observer>,
     commands_rx: Receiver<LocalCommand>,
     commands_tx: Sender<LocalCommand>,
@@ -89,7 +94,8 @@ impl UdpServer {
             events: mio::Events::with_capacity(4),
             session,
             store,
-            buf: vec![0u8; 65536],
+            received: Received::new(MAX_BATCH, 65536),
+            outgoing: Vec::new(),
             observers: Vec::new(),
             commands_rx,
             commands_tx,
@@ -235,34 +241,61 @@ impl UdpServer {
         }
     }
 
+    /// Sends every datagram the session has for the network, [`MAX_BATCH`] per system call.
     fn flush(&mut self) {
         self.process_events();
-        while let Some(t) = self.session.poll_transmit() {
-            // A failed send (an agent that went away) must not stop the server.
-            if let Err(e) = self.socket.send_to(&t.payload, t.to) {
-                tracing::debug!("send to {} failed: {e}", t.to);
-            }
+        self.outgoing.clear();
+        self.outgoing
+            .extend(std::iter::from_fn(|| self.session.poll_transmit()));
+        if self.outgoing.is_empty() {
+            return;
+        }
+        let out: Vec<Outgoing> = self
+            .outgoing
+            .iter()
+            .map(|t| Outgoing {
+                to: t.to,
+                from: None,
+                payload: &t.payload,
+            })
+            .collect();
+        let sent = send_all(&self.socket, &out);
+        // A failed send (an agent that went away) must not stop the server.
+        if let Some(e) = sent.error {
+            tracing::debug!("{} of {} datagrams not sent: {e}", sent.failed, out.len());
         }
     }
 
     /// Reads and handles waiting datagrams, without blocking: until none is left, or
-    /// [`BATCH_DATAGRAMS`] were read, or [`BATCH_TIME`] has passed since `started`. Returns
-    /// whether the socket was left empty.
+    /// [`BATCH_DATAGRAMS`] were read, or [`BATCH_TIME`] has passed since `started`. Reads
+    /// up to [`MAX_BATCH`] datagrams a call, and sends what they are answered together.
+    /// Returns whether the socket was left empty.
     fn drain(&mut self, started: Instant) -> io::Result<bool> {
-        for _ in 0..BATCH_DATAGRAMS {
-            match self.socket.recv_from(&mut self.buf) {
-                Ok((n, from)) => {
-                    let now = Instant::now();
-                    self.session.handle_datagram(from, &self.buf[..n], now);
-                    self.flush();
-                    if now.saturating_duration_since(started) >= BATCH_TIME {
-                        return Ok(false);
-                    }
-                }
+        let mut read = 0;
+        while read < BATCH_DATAGRAMS {
+            let n = match self.received.recv(&self.socket) {
+                Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(true),
                 // Errors reported for earlier sends (ICMP) are not the server's problem.
                 Err(e) if is_transient(&e) => continue,
                 Err(e) => return Err(e),
+            };
+            read += n;
+            let now = Instant::now();
+            for i in 0..self.received.len() {
+                if let Some(d) = self.received.get(i) {
+                    self.session.handle_datagram(d.from, d.payload, now);
+                }
+                // A Save or Load is answered before the next datagram, as it comes.
+                self.process_events();
+            }
+            self.flush();
+            if n < MAX_BATCH {
+                // Fewer than asked: the call found the socket empty.
+                return Ok(true);
+            }
+            if now.saturating_duration_since(started) >= BATCH_TIME {
+                return Ok(false);
             }
         }
         Ok(false)
