@@ -146,31 +146,8 @@ fn the_page_draws_the_robot_where_the_world_says_and_follows_it() {
     );
 
     // Drive it: both wheels +6 rad/s for a second of simulated time (towards −X).
-    agent
-        .entity(
-            EntityRequest::RobotMotorControl {
-                entity_id: EntityId(3),
-                motors: vec![
-                    MotorCommand {
-                        wheel_joint_id: 0,
-                        value: 6.0,
-                    },
-                    MotorCommand {
-                        wheel_joint_id: 1,
-                        value: 6.0,
-                    },
-                ],
-            },
-            false,
-        )
-        .unwrap();
-    agent
-        .control(ControlRequest::SetStepMode(false), false)
-        .unwrap();
-    run_iterations(&mut agent, 150);
-    agent
-        .control(ControlRequest::SetStepMode(true), false)
-        .unwrap();
+    wheels(&mut agent, 6.0, 6.0);
+    run_paused_after(&mut agent, 150);
     let world_after = pose(&mut agent);
     assert!(
         world_after[0] < world_before[0] - 0.05,
@@ -425,6 +402,17 @@ fn the_top_view_has_a_scale_grid_and_coordinates_and_picks_by_shape() {
     assert_eq!(click(&mut page, 5.0, 5.0), serde_json::Value::Null);
 }
 
+/// Leaves step mode, runs `n` iterations and pauses again.
+fn run_paused_after(agent: &mut Agent, n: u64) {
+    agent
+        .control(ControlRequest::SetStepMode(false), false)
+        .unwrap();
+    run_iterations(agent, n);
+    agent
+        .control(ControlRequest::SetStepMode(true), false)
+        .unwrap();
+}
+
 /// Sets the SumBot's two wheel speeds, rad/s.
 fn wheels(agent: &mut Agent, left: f64, right: f64) {
     agent
@@ -518,13 +506,7 @@ fn a_wheeled_robots_arrow_points_where_it_drives() {
 
     // Where the robot goes when driven forwards (both wheels positive).
     wheels(&mut agent, 6.0, 6.0);
-    agent
-        .control(ControlRequest::SetStepMode(false), false)
-        .unwrap();
-    run_iterations(&mut agent, 60);
-    agent
-        .control(ControlRequest::SetStepMode(true), false)
-        .unwrap();
+    run_paused_after(&mut agent, 60);
     let to = pose(&mut agent);
     let (dx, dy) = (to[0] - at[0], to[1] - at[1]);
     assert!(dx.hypot(dy) > 0.03, "the robot did not drive: ({dx}, {dy})");
