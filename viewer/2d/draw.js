@@ -46,16 +46,38 @@ export class Camera {
   }
 
   /**
-   * Frames the whole map in a `w` × `h` canvas with a margin.
+   * Frames the whole map in a `w` × `h` canvas with a margin, and the bodies of `bodies`
+   * outside it (those within a map's width and height of it: a stray body far away does
+   * not shrink the map to a dot).
    * @param {Scene2d} scene
    * @param {number} w
    * @param {number} h
+   * @param {import('./frame.js').Bodies | null} [bodies]
    */
-  fit(scene, w, h) {
+  fit(scene, w, h, bodies) {
     const m = 24;
-    this.scale = Math.max(1e-6, Math.min((w - 2 * m) / scene.width, (h - 2 * m) / scene.height));
-    this.ox = (w - scene.width * this.scale) / 2;
-    this.oy = (h - scene.height * this.scale) / 2;
+    let x0 = 0;
+    let y0 = 0;
+    let x1 = scene.width;
+    let y1 = scene.height;
+    if (bodies) {
+      const p = bodies.pose;
+      for (let i = 0; i < bodies.n; i++) {
+        const x = p[5 * i];
+        const y = p[5 * i + 1];
+        const r = Math.max(p[5 * i + 3], p[5 * i + 4]);
+        if (x < -scene.width || x > 2 * scene.width || y < -scene.height || y > 2 * scene.height) continue;
+        x0 = Math.min(x0, x - r);
+        y0 = Math.min(y0, y - r);
+        x1 = Math.max(x1, x + r);
+        y1 = Math.max(y1, y + r);
+      }
+    }
+    const bw = Math.max(1e-6, x1 - x0);
+    const bh = Math.max(1e-6, y1 - y0);
+    this.scale = Math.max(1e-6, Math.min((w - 2 * m) / bw, (h - 2 * m) / bh));
+    this.ox = (w - bw * this.scale) / 2 - x0 * this.scale;
+    this.oy = (h - bh * this.scale) / 2 - y0 * this.scale;
   }
 
   /** @param {number} x @param {number} y @returns {[number, number]} */
@@ -106,9 +128,13 @@ const MAX_LABELS = 200;
  * the selected one are labelled. */
 const DENSE = 300;
 
-/** Places labels so that none overlaps another (first come, first placed). */
+/** Places labels so that none overlaps another nor leaves the canvas (first come, first
+ * placed). */
 class LabelPlacer {
-  constructor() {
+  /** @param {number} w @param {number} h the canvas' size */
+  constructor(w, h) {
+    this.w = w;
+    this.h = h;
     /** @type {{text: string, x: number, y: number, w: number, h: number}[]} */
     this.placed = [];
     /** @type {{x: number, y: number, w: number, h: number}[]} boxes no label may cover */
@@ -135,6 +161,7 @@ class LabelPlacer {
       [sx - w / 2, sy + r + 2],
     ];
     for (const [x, y] of spots) {
+      if (x < 0 || y < 0 || x + w > this.w || y + h > this.h) continue;
       const free = (/** @type {{x: number, y: number, w: number, h: number}} */ b) => x + w <= b.x || b.x + b.w <= x || y + h <= b.y || b.y + b.h <= y;
       if (this.placed.every(free) && this.avoid.every(free)) {
         this.placed.push({ text, x, y, w, h });
@@ -200,6 +227,8 @@ export class Renderer {
     this.labels = [];
     /** @type {number | null} */
     this.selected = null;
+    /** The camera frames the bodies too once the first frame of a new map comes. */
+    this.fitBodies = false;
     /** @type {Record<string, number> | null} milliseconds of drawing by phase, summed (only
      * while the page is benchmarked) */
     this.timing = null;
@@ -223,7 +252,10 @@ export class Renderer {
     const first = !this.scene || this.scene.width !== scene.width || this.scene.height !== scene.height;
     this.scene = scene;
     this.bitmap = scene.bitmap ? bitmapCanvas(scene.bitmap) : null;
-    if (first) this.camera.fit(scene, this.canvas.width, this.canvas.height);
+    if (first) {
+      this.camera.fit(scene, this.canvas.width, this.canvas.height);
+      this.fitBodies = true;
+    }
   }
 
   /**
@@ -292,8 +324,15 @@ export class Renderer {
       this.scaleBar(scene);
       return;
     }
-    this.lap('map');
     const b = frame.bodies;
+    if (this.fitBodies) {
+      this.fitBodies = false;
+      const before = [cam.scale, cam.ox, cam.oy].join();
+      cam.fit(scene, canvas.width, canvas.height, b);
+      // Drawn again from the start if the bodies reach beyond the map.
+      if ([cam.scale, cam.ox, cam.oy].join() !== before) return this.draw(frame, layers);
+    }
+    this.lap('map');
     this.layout(frame);
     const visible = this.visibleCount;
     this.lap('layout');
@@ -415,7 +454,7 @@ export class Renderer {
     }
     const tasks = this.tasks(frame);
     // Labels: POIs, then the selected body, items, robots (never overlapping).
-    const placer = new LabelPlacer();
+    const placer = new LabelPlacer(canvas.width, canvas.height);
     // No label covers a task's square.
     for (const t of tasks) placer.avoid.push({ x: t.sx - TASK_MARK - 2, y: t.sy - TASK_MARK - 2, w: 2 * TASK_MARK + 4, h: 2 * TASK_MARK + 4 });
     ctx.font = '12px sans-serif';
@@ -997,7 +1036,7 @@ export class Renderer {
     ctx.stroke();
     ctx.fillStyle = '#111';
     ctx.font = '12px sans-serif';
-    ctx.fillText(`${step} ${scene.units}`, x + w + 6, y);
+    ctx.fillText(`${step} ${scene.units === 'unit' && step !== 1 ? 'units' : scene.units}`, x + w + 6, y);
   }
 
   /**

@@ -84,7 +84,7 @@ function resize() {
   if (canvas.width !== w || canvas.height !== h) {
     canvas.width = w;
     canvas.height = h;
-    if (renderer.scene) renderer.camera.fit(renderer.scene, w, h);
+    if (renderer.scene) renderer.camera.fit(renderer.scene, w, h, frame && frame.bodies);
     dirty = true;
   }
 }
@@ -124,7 +124,7 @@ function connect() {
       frames++;
       debug.frame = frame;
       debug.frames = frames;
-      if (renderer.scene && renderer.scene.world !== 'mrs' && $('legend').dataset.states !== presentStates().join(',')) legend(renderer.scene);
+      if (renderer.scene && renderer.scene.world !== 'mrs' && $('legend').dataset.states !== legendKey()) legend(renderer.scene);
       dirty = true;
       return;
     }
@@ -171,9 +171,15 @@ function legend(scene) {
   scene.states.forEach((s, i) => {
     if (present.has(i)) ul.append(legendItem(s.color, s.legend, s.mark));
   });
+  if (frame && frame.routes && frame.routes.length) ul.append(legendItem('#5b606a', 'planned route (dashed, in its robot\'s colour)', 'route'));
   if (scene.pois.length) ul.append(legendItem('#3c82c8', 'point of interest', 'fill'));
   if (scene.paths.length) ul.append(legendItem('rgba(60,130,200,0.45)', 'map-path', 'fill'));
-  ul.dataset.states = presentStates().join(',');
+  ul.dataset.states = legendKey();
+}
+
+/** What the swarm legend depends on: the states bodies are in, whether routes are drawn. */
+function legendKey() {
+  return `${presentStates().join(',')}${frame && frame.routes && frame.routes.length ? ' routes' : ''}`;
 }
 
 /** The states the newest frame's bodies are in, in order. */
@@ -363,7 +369,7 @@ canvas.addEventListener('wheel', (e) => {
 }, { passive: false });
 
 $('fit').onclick = () => {
-  if (renderer.scene) renderer.camera.fit(renderer.scene, canvas.width, canvas.height);
+  if (renderer.scene) renderer.camera.fit(renderer.scene, canvas.width, canvas.height, frame && frame.bodies);
   dirty = true;
 };
 for (const id of ['trail', 'rays', 'routes', 'labels']) input(id).onchange = () => (dirty = true);

@@ -476,7 +476,9 @@ fn a_crashed_drone_is_drawn_differently_from_a_flying_one() {
     );
     let legend = page.text("legend");
     assert!(
-        legend.contains("drone crashed") && legend.contains("drone flying"),
+        legend.contains("drone crashed")
+            && legend.contains("drone flying")
+            && legend.contains("planned route"),
         "{legend}"
     );
     drop(page);
