@@ -91,7 +91,7 @@ pub struct SendArgs {
 }
 
 fn parse_timeout(s: &str) -> Result<Duration, String> {
-    let v = parse_finite_f64(s)?;
+    let v = parse_finite_f64(s).map_err(|e| e.to_string())?;
     if v > 0.0 && v <= 3600.0 {
         Ok(Duration::from_secs_f64(v))
     } else {

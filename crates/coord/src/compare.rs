@@ -16,11 +16,22 @@
 
 use serde::Serialize;
 use simrob_swarm::rng::Rng;
-use simrob_swarm::scenario::{Overrides, Scenario};
+use simrob_swarm::scenario::{Overrides, Scenario, ScenarioError};
 
 use crate::model::{TaskKind, TaskSpec};
 use crate::swarm::{CoordReport, CoordSystem, SwarmCoordConfig};
 use crate::wire::Policy;
+
+/// Why a comparison run could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error("{0}: the number of robots is set by its map")]
+    RobotsSetByMap(String),
+    #[error("the map has no points of interest to make tasks from")]
+    NoSites,
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+}
 
 /// One run of a comparison.
 #[derive(Clone, Debug)]
@@ -79,9 +90,13 @@ pub fn sites(world: &simrob_swarm::World) -> Sites {
 }
 
 /// `count` pick-up → drop-off tasks drawn from `seed`.
-pub fn task_list(sites: &Sites, count: usize, seed: u64) -> Result<Vec<(f64, TaskSpec)>, String> {
+pub fn task_list(
+    sites: &Sites,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<(f64, TaskSpec)>, CompareError> {
     if sites.pickups.is_empty() || sites.drops.is_empty() {
-        return Err("the map has no points of interest to make tasks from".into());
+        return Err(CompareError::NoSites);
     }
     let mut rng = Rng::new(seed ^ 0x434f_4f52_4454_534b);
     let mut out = Vec::with_capacity(count);
@@ -105,13 +120,10 @@ pub fn task_list(sites: &Sites, count: usize, seed: u64) -> Result<Vec<(f64, Tas
 }
 
 /// Runs `scenario` once under `spec` and returns what the coordination did.
-pub fn run_one(scenario: &Scenario, spec: &RunSpec) -> Result<CoordReport, String> {
+pub fn run_one(scenario: &Scenario, spec: &RunSpec) -> Result<CoordReport, CompareError> {
     let generated = scenario.robots_configurable();
     if spec.robots.is_some() && !generated {
-        return Err(format!(
-            "{}: the number of robots is set by its map",
-            scenario.name()
-        ));
+        return Err(CompareError::RobotsSetByMap(scenario.name()));
     }
     let ov = Overrides {
         duration: Some(spec.max_time),
@@ -121,7 +133,7 @@ pub fn run_one(scenario: &Scenario, spec: &RunSpec) -> Result<CoordReport, Strin
         proximity_beams: generated.then_some(0),
         ..Overrides::default()
     };
-    let mut sim = scenario.build(&ov).map_err(|e| e.to_string())?;
+    let mut sim = scenario.build(&ov)?;
     let world = sim.world_mut();
     for e in world.script.ids() {
         world.script.remove(e);

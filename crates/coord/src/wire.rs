@@ -177,16 +177,19 @@ impl Policy {
     }
 }
 
+/// A policy name that is none of `cnp`, `hungarian`, `greedy` (or their other names).
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("unknown allocation policy {0:?} (expected cnp, hungarian or greedy)")]
+pub struct UnknownPolicy(pub String);
+
 impl std::str::FromStr for Policy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownPolicy;
+    fn from_str(s: &str) -> Result<Self, UnknownPolicy> {
         match s.trim().to_ascii_lowercase().as_str() {
             "cnp" | "contract-net" => Ok(Policy::Cnp),
             "hungarian" => Ok(Policy::Hungarian),
             "greedy" | "nearest" => Ok(Policy::Greedy),
-            other => Err(format!(
-                "unknown allocation policy {other:?} (expected cnp, hungarian or greedy)"
-            )),
+            other => Err(UnknownPolicy(other.to_string())),
         }
     }
 }

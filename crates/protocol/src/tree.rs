@@ -78,27 +78,43 @@ pub fn parse_bool(text: &str) -> Option<bool> {
 
 /// Parses a finite `f64` (surrounding whitespace ignored). NaN, infinities and numbers too
 /// large for `f64` are rejected.
-pub fn parse_finite_f64(text: &str) -> Result<f64, String> {
+pub fn parse_finite_f64(text: &str) -> Result<f64, NumberError> {
     let t = text.trim();
     match t.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        Ok(_) => Err(format!(
-            "expected a finite number (NaN and infinity are not allowed), found {}",
-            quote(t)
-        )),
-        Err(_) => Err(format!("expected a number, found {}", quote(t))),
+        Ok(_) => Err(NumberError::NotFinite(quote(t))),
+        Err(_) => Err(NumberError::NotANumber(quote(t))),
     }
 }
 
-fn parse_unsigned<T: std::str::FromStr>(text: &str, range: &str) -> Result<T, String> {
+/// Why a number's text was refused. `found` is the text as the message quotes it (Rust
+/// string syntax, cut after 64 characters).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NumberError {
+    #[error("expected a finite number (NaN and infinity are not allowed), found {0}")]
+    NotFinite(String),
+    #[error("expected a number, found {0}")]
+    NotANumber(String),
+    #[error("expected a non-negative integer ({range}), found {found}")]
+    Negative { range: &'static str, found: String },
+    #[error("expected an integer ({range}), found {found}")]
+    NotInteger { range: &'static str, found: String },
+}
+
+fn parse_unsigned<T: std::str::FromStr>(text: &str, range: &'static str) -> Result<T, NumberError> {
     let t = text.trim();
     match t.parse::<T>() {
         Ok(v) => Ok(v),
-        Err(_) if t.starts_with('-') && t[1..].parse::<u128>().is_ok() => Err(format!(
-            "expected a non-negative integer ({range}), found {}",
-            quote(t)
-        )),
-        Err(_) => Err(format!("expected an integer ({range}), found {}", quote(t))),
+        Err(_) if t.starts_with('-') && t[1..].parse::<u128>().is_ok() => {
+            Err(NumberError::Negative {
+                range,
+                found: quote(t),
+            })
+        }
+        Err(_) => Err(NumberError::NotInteger {
+            range,
+            found: quote(t),
+        }),
     }
 }
 
@@ -208,7 +224,7 @@ impl Element {
         self.text.trim()
     }
 
-    fn value_error(&self, message: String) -> DecodeError {
+    fn value_error(&self, message: impl fmt::Display) -> DecodeError {
         DecodeError::invalid(format!("{}: {message}", self.name))
     }
 
@@ -499,19 +515,35 @@ pub(crate) fn utf8(data: &[u8]) -> Result<&str, DecodeError> {
     }
 }
 
-fn start_element(start: &BytesStart<'_>) -> Result<Element, String> {
-    let name = std::str::from_utf8(start.name().as_ref())
-        .map_err(|e| e.to_string())?
-        .to_string();
+/// Why a start tag could not be read.
+#[derive(Debug, thiserror::Error)]
+enum TagError {
+    #[error("{0}")]
+    Utf8(#[from] std::str::Utf8Error),
+    #[error("bad attribute in <{element}>: {message}")]
+    Attribute { element: String, message: String },
+    #[error("bad value of attribute {key} in <{element}>: {message}")]
+    Value {
+        key: String,
+        element: String,
+        message: String,
+    },
+}
+
+fn start_element(start: &BytesStart<'_>) -> Result<Element, TagError> {
+    let name = std::str::from_utf8(start.name().as_ref())?.to_string();
     let mut el = Element::new(name);
     for attr in start.attributes() {
-        let attr = attr.map_err(|e| format!("bad attribute in <{}>: {e}", el.name))?;
-        let key = std::str::from_utf8(attr.key.as_ref())
-            .map_err(|e| e.to_string())?
-            .to_string();
-        let value = attr
-            .unescape_value()
-            .map_err(|e| format!("bad value of attribute {key} in <{}>: {e}", el.name))?;
+        let attr = attr.map_err(|e| TagError::Attribute {
+            element: el.name.clone(),
+            message: e.to_string(),
+        })?;
+        let key = std::str::from_utf8(attr.key.as_ref())?.to_string();
+        let value = attr.unescape_value().map_err(|e| TagError::Value {
+            element: el.name.clone(),
+            message: e.to_string(),
+            key: key.clone(),
+        })?;
         el.attrs.push((key, value.into_owned()));
     }
     Ok(el)
@@ -548,12 +580,12 @@ pub(crate) fn parse_partial(xml: &str) -> Partial {
                 }
                 match start_element(&start) {
                     Ok(el) => stack.push(el),
-                    Err(m) => break Some((m, at)),
+                    Err(m) => break Some((m.to_string(), at)),
                 }
             }
             Event::Empty(start) => match start_element(&start) {
                 Ok(el) => attach(&mut stack, &mut roots, el),
-                Err(m) => break Some((m, at)),
+                Err(m) => break Some((m.to_string(), at)),
             },
             Event::End(_) => match stack.pop() {
                 // quick-xml has already checked that the names match.

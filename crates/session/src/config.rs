@@ -307,7 +307,7 @@ impl ServerConfig {
             "randomseed" => self.random_seed = integer(&k, value)?,
             other => {
                 if let Some(result) = self.limits.set(other, value) {
-                    return result.map_err(|problem| bad(other, problem));
+                    return result.map_err(|problem| bad(other, problem.to_string()));
                 }
                 if !self.keys.set(other, value.trim()) {
                     return Err(ConfigError::UnknownKey(key.to_string()));

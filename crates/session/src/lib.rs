@@ -48,7 +48,7 @@ pub use agents::{
     PosesOnly, View,
 };
 pub use config::{all_keys, ConfigError, ServerConfig, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE};
-pub use limits::{Amplification, Limits, Trusted, WorldAccess};
+pub use limits::{Amplification, LimitValueError, Limits, Refusal, Trusted, WorldAccess};
 pub use session::{
     split_broadcast, Event, FileResult, FileTicket, LocalCommand, LogLevel, Session, SessionError,
     Stats, Transmit, ERROR_PREFIX,

@@ -146,17 +146,80 @@ impl Default for Limits {
     }
 }
 
-fn positive(value: &str) -> Result<f64, String> {
+/// Why a limit's value was refused (the configuration error names the key).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LimitValueError {
+    #[error("expected a positive number, found {0:?}")]
+    NotPositive(String),
+    #[error("expected a whole number ≥ 1, found {0:?}")]
+    NotCount(String),
+    #[error("expected a whole number, found {0:?}")]
+    NotWhole(String),
+    #[error("expected true or false, found {0:?}")]
+    NotBool(String),
+    #[error("expected everyone, agents, local-or-agents or secret, found {0:?}")]
+    NotWorldAccess(String),
+    #[error("a secret without ':'")]
+    SecretWithColon,
+    #[error("{0:?} is not an IP address")]
+    NotIp(String),
+    #[error("at most {max}, found {found}")]
+    TooManySteps { max: u32, found: u32 },
+    #[error("at most {max} s, found {found}")]
+    TimestepTooLong { max: f64, found: f64 },
+}
+
+/// Why a request may not run: past a limit, or from an address that may not change the world.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Refusal {
+    #[error("{what} {value} is out of range (|{what}| ≤ {max} m, configuration key maxposition)")]
+    Position {
+        what: &'static str,
+        value: f64,
+        max: f64,
+    },
+    #[error(
+        "{what} {value} is out of range (at most {max} in size, configuration key maxvelocity)"
+    )]
+    Velocity {
+        what: &'static str,
+        value: f64,
+        max: f64,
+    },
+    #[error(
+        "Gravity {value} is out of range (|Gravity| ≤ {max} m/s², configuration key maxgravity)"
+    )]
+    Gravity { value: f64, max: f64 },
+    #[error("Timestep {value} is out of range ({min} … {max} s, configuration keys mintimestep and maxtimestep)")]
+    Timestep { value: f64, min: f64, max: f64 },
+    #[error(
+        "Steps_Per_Iteration {value} is more than {max} (configuration key maxstepsperiteration)"
+    )]
+    Steps { value: u32, max: u32 },
+    #[error(
+        "the world already has {max} entities, the most allowed (configuration key maxentities)"
+    )]
+    Entities { max: usize },
+    #[error("the world would have {would} bodies, more than {max} (configuration key maxbodies)")]
+    Bodies { would: usize, max: usize },
+    #[error("{from} may not change the world (configuration key worldaccess = {access}): register as an agent from this address first")]
+    WorldAccess {
+        from: SocketAddr,
+        access: &'static str,
+    },
+}
+
+fn positive(value: &str) -> Result<f64, LimitValueError> {
     match value.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("expected a positive number, found {value:?}")),
+        _ => Err(LimitValueError::NotPositive(value.to_string())),
     }
 }
 
-fn count<T: std::str::FromStr + PartialOrd + From<u8>>(value: &str) -> Result<T, String> {
+fn count<T: std::str::FromStr + PartialOrd + From<u8>>(value: &str) -> Result<T, LimitValueError> {
     match value.trim().parse::<T>() {
         Ok(v) if v >= T::from(1) => Ok(v),
-        _ => Err(format!("expected a whole number ≥ 1, found {value:?}")),
+        _ => Err(LimitValueError::NotCount(value.to_string())),
     }
 }
 
@@ -203,20 +266,18 @@ impl Limits {
     }
 
     /// Sets `key` (lower case) from its text; `None` when `key` is not a limit.
-    pub fn set(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
-        let result = (|| -> Result<(), String> {
+    pub fn set(&mut self, key: &str, value: &str) -> Option<Result<(), LimitValueError>> {
+        // Ok(false): `key` is not a limit.
+        let result = (|| -> Result<bool, LimitValueError> {
             match key {
                 "worldaccess" => {
-                    self.world_access = WorldAccess::parse(value).ok_or_else(|| {
-                        format!(
-                            "expected everyone, agents, local-or-agents or secret, found {value:?}"
-                        )
-                    })?
+                    self.world_access = WorldAccess::parse(value)
+                        .ok_or_else(|| LimitValueError::NotWorldAccess(value.to_string()))?
                 }
                 "worldsecret" => {
                     let v = value.trim();
                     if v.contains(':') {
-                        return Err("a secret without ':'".into());
+                        return Err(LimitValueError::SecretWithColon);
                     }
                     self.world_secret = (!v.is_empty()).then(|| v.to_string());
                 }
@@ -226,15 +287,15 @@ impl Limits {
                     self.max_confirmation_fanout = value
                         .trim()
                         .parse()
-                        .map_err(|_| format!("expected a whole number, found {value:?}"))?
+                        .map_err(|_| LimitValueError::NotWhole(value.to_string()))?
                 }
                 "maxstepsperiteration" => {
                     let n: u32 = count(value)?;
                     if n > simrob_world::MAX_STEPS_PER_ITERATION {
-                        return Err(format!(
-                            "at most {}, found {n}",
-                            simrob_world::MAX_STEPS_PER_ITERATION
-                        ));
+                        return Err(LimitValueError::TooManySteps {
+                            max: simrob_world::MAX_STEPS_PER_ITERATION,
+                            found: n,
+                        });
                     }
                     self.max_steps_per_iteration = n;
                 }
@@ -249,10 +310,10 @@ impl Limits {
                 "maxtimestep" => {
                     let v = positive(value)?;
                     if v > simrob_world::MAX_TIMESTEP {
-                        return Err(format!(
-                            "at most {} s, found {v}",
-                            simrob_world::MAX_TIMESTEP
-                        ));
+                        return Err(LimitValueError::TimestepTooLong {
+                            max: simrob_world::MAX_TIMESTEP,
+                            found: v,
+                        });
                     }
                     self.max_timestep = v;
                 }
@@ -261,7 +322,7 @@ impl Limits {
                     self.trust_loopback = match value.trim().to_ascii_lowercase().as_str() {
                         "true" | "1" | "yes" | "on" => true,
                         "false" | "0" | "no" | "off" => false,
-                        _ => return Err(format!("expected true or false, found {value:?}")),
+                        _ => return Err(LimitValueError::NotBool(value.to_string())),
                     }
                 }
                 "trustedagentips" => {
@@ -276,7 +337,7 @@ impl Limits {
                                 .map(|ip| {
                                     ip.trim()
                                         .parse()
-                                        .map_err(|_| format!("{ip:?} is not an IP address"))
+                                        .map_err(|_| LimitValueError::NotIp(ip.to_string()))
                                 })
                                 .collect::<Result<_, _>>()?,
                         )
@@ -289,13 +350,14 @@ impl Limits {
                     let v = value.trim();
                     self.save_key = (!v.is_empty()).then(|| v.to_string());
                 }
-                _ => return Err(String::new()),
+                _ => return Ok(false),
             }
-            Ok(())
+            Ok(true)
         })();
         match result {
-            Err(e) if e.is_empty() => None,
-            other => Some(other),
+            Ok(false) => None,
+            Ok(true) => Some(Ok(())),
+            Err(e) => Some(Err(e)),
         }
     }
 
@@ -324,25 +386,30 @@ impl Limits {
 
     /// Why `request` may not run in a world like `world` under these limits, if so: values
     /// out of range, a world grown past its entity or body limit.
-    pub fn check(&self, request: &Request, world: &World) -> Result<(), String> {
-        let pos = |what: &str, v: &[f64]| -> Result<(), String> {
+    pub fn check(&self, request: &Request, world: &World) -> Result<(), Refusal> {
+        let pos = |what: &'static str, v: &[f64]| -> Result<(), Refusal> {
             match v
                 .iter()
                 .find(|x| !(x.is_finite() && x.abs() <= self.max_position))
             {
-                Some(x) => Err(format!(
-                    "{what} {x} is out of range (|{what}| ≤ {} m, configuration key maxposition)",
-                    self.max_position
-                )),
+                Some(&value) => Err(Refusal::Position {
+                    what,
+                    value,
+                    max: self.max_position,
+                }),
                 None => Ok(()),
             }
         };
-        let vel = |what: &str, v: &[f64]| -> Result<(), String> {
-            match v.iter().find(|x| !(x.is_finite() && x.abs() <= self.max_velocity)) {
-                Some(x) => Err(format!(
-                    "{what} {x} is out of range (at most {} in size, configuration key maxvelocity)",
-                    self.max_velocity
-                )),
+        let vel = |what: &'static str, v: &[f64]| -> Result<(), Refusal> {
+            match v
+                .iter()
+                .find(|x| !(x.is_finite() && x.abs() <= self.max_velocity))
+            {
+                Some(&value) => Err(Refusal::Velocity {
+                    what,
+                    value,
+                    max: self.max_velocity,
+                }),
                 None => Ok(()),
             }
         };
@@ -351,31 +418,31 @@ impl Limits {
                 ControlRequest::SetWorldGravity(g)
                     if !(g.is_finite() && g.abs() <= self.max_gravity) =>
                 {
-                    return Err(format!(
-                        "Gravity {g} is out of range (|Gravity| ≤ {} m/s², configuration key maxgravity)",
-                        self.max_gravity
-                    ));
+                    return Err(Refusal::Gravity {
+                        value: *g,
+                        max: self.max_gravity,
+                    });
                 }
                 ControlRequest::SetTimestep(t)
                     if !(t.is_finite() && *t >= self.min_timestep && *t <= self.max_timestep) =>
                 {
-                    return Err(format!(
-                        "Timestep {t} is out of range ({} … {} s, configuration keys mintimestep and maxtimestep)",
-                        self.min_timestep, self.max_timestep
-                    ));
+                    return Err(Refusal::Timestep {
+                        value: *t,
+                        min: self.min_timestep,
+                        max: self.max_timestep,
+                    });
                 }
                 ControlRequest::SetStepsPerIteration(n) if *n > self.max_steps_per_iteration => {
-                    return Err(format!(
-                        "Steps_Per_Iteration {n} is more than {} (configuration key maxstepsperiteration)",
-                        self.max_steps_per_iteration
-                    ));
+                    return Err(Refusal::Steps {
+                        value: *n,
+                        max: self.max_steps_per_iteration,
+                    });
                 }
                 ControlRequest::CreateEntity(spec) => {
                     if world.entity_ids().count() >= self.max_entities {
-                        return Err(format!(
-                            "the world already has {} entities, the most allowed (configuration key maxentities)",
-                            self.max_entities
-                        ));
+                        return Err(Refusal::Entities {
+                            max: self.max_entities,
+                        });
                     }
                     let (bodies, positions): (usize, Vec<f64>) = match spec {
                         EntitySpec::Robot { bodies, .. } | EntitySpec::Field { bodies, .. } => (
@@ -390,11 +457,10 @@ impl Limits {
                     pos("Position", &positions)?;
                     let have = simrob_world::PhysicsBackend::body_count(world.physics());
                     if have + bodies > self.max_bodies {
-                        return Err(format!(
-                            "the world would have {} bodies, more than {} (configuration key maxbodies)",
-                            have + bodies,
-                            self.max_bodies
-                        ));
+                        return Err(Refusal::Bodies {
+                            would: have + bodies,
+                            max: self.max_bodies,
+                        });
                     }
                 }
                 _ => {}
@@ -418,7 +484,7 @@ impl Limits {
         &self,
         from: SocketAddr,
         agent_key: Option<&str>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let ok = match self.world_access {
             WorldAccess::Everyone => true,
             WorldAccess::Agents => agent_key.is_some(),
@@ -433,10 +499,10 @@ impl Limits {
         if ok {
             Ok(())
         } else {
-            Err(format!(
-                "{from} may not change the world (configuration key worldaccess = {}): register as an agent from this address first",
-                self.world_access.as_str()
-            ))
+            Err(Refusal::WorldAccess {
+                from,
+                access: self.world_access.as_str(),
+            })
         }
     }
 }

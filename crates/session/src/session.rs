@@ -25,7 +25,7 @@ use simrob_world::{
 use crate::agents::{agent_seed, Agent, AgentFilter, AgentTable, Filter, FilterRegistry, View};
 use crate::config::ServerConfig;
 use crate::fast_request::InfoRequestForm;
-use crate::limits::Amplification;
+use crate::limits::{Amplification, Refusal};
 use crate::snapshot::{Snapshot, SnapshotModes};
 
 /// A datagram to send.
@@ -123,7 +123,7 @@ pub enum SessionError {
     NoSuchTicket,
     /// The sender may not do this, or the request is past a limit (see [`crate::Limits`]).
     #[error("{command}: {reason}")]
-    NotAllowed { command: String, reason: String },
+    NotAllowed { command: String, reason: Refusal },
 }
 
 /// The answer to a file operation (see [`Event::SaveWanted`], [`Event::LoadWanted`]).
@@ -595,7 +595,7 @@ impl Session {
 
     /// Whether `request` from `origin` may run: who may change the world (peers only), and
     /// the limits on values and sizes (everyone).
-    fn admit(&self, origin: Origin, request: &Request) -> Result<(), String> {
+    fn admit(&self, origin: Origin, request: &Request) -> Result<(), Refusal> {
         if let Origin::Peer(from) = origin {
             let key = self.owner_keys.get(&from).map(String::as_str);
             self.config.limits.may_change_world(from, key)?;

@@ -176,7 +176,8 @@ pub fn parse_line(line: &str) -> Result<Option<MenuAction>, String> {
             let policy = words
                 .get(1)
                 .ok_or("usage: mode cnp|hungarian|greedy")?
-                .parse()?;
+                .parse()
+                .map_err(|e: simrob_coord::wire::UnknownPolicy| e.to_string())?;
             done(&words, 2, "mode cnp|hungarian|greedy")?;
             OperatorCommand::Mode { policy }
         }

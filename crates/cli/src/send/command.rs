@@ -284,11 +284,11 @@ pub enum SendCommand {
 }
 
 fn finite(s: &str) -> Result<f64, String> {
-    parse_finite_f64(s)
+    parse_finite_f64(s).map_err(|e| e.to_string())
 }
 
 fn positive(s: &str) -> Result<f64, String> {
-    let v = parse_finite_f64(s)?;
+    let v = parse_finite_f64(s).map_err(|e| e.to_string())?;
     if v > 0.0 {
         Ok(v)
     } else {
@@ -297,7 +297,7 @@ fn positive(s: &str) -> Result<f64, String> {
 }
 
 fn non_negative(s: &str) -> Result<f64, String> {
-    let v = parse_finite_f64(s)?;
+    let v = parse_finite_f64(s).map_err(|e| e.to_string())?;
     if v >= 0.0 {
         Ok(v)
     } else {
@@ -306,7 +306,7 @@ fn non_negative(s: &str) -> Result<f64, String> {
 }
 
 fn broadcast_interval(s: &str) -> Result<f64, String> {
-    let v = parse_finite_f64(s)?;
+    let v = parse_finite_f64(s).map_err(|e| e.to_string())?;
     if v == -1.0 || v >= 0.0 {
         Ok(v)
     } else {
