@@ -315,18 +315,28 @@ async fn index() -> impl IntoResponse {
     Html(page_file("index.html", INDEX_HTML))
 }
 
-/// One of the page's [`MODULES`].
-async fn module(
-    axum::extract::Path(file): axum::extract::Path<String>,
+/// The module `file` among `modules` (name, embedded source) as JavaScript, read from
+/// `folder` under [`PAGE_DIR_VAR`] when that is set; 404 when there is no such module.
+fn serve_module(
+    folder: &str,
+    modules: &[(&str, &'static str)],
+    file: &str,
 ) -> axum::response::Response {
-    match MODULES.iter().find(|(name, _)| *name == file) {
+    match modules.iter().find(|(name, _)| *name == file) {
         Some((name, source)) => (
             [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
-            page_file(name, source),
+            page_file(&format!("{folder}{name}"), source),
         )
             .into_response(),
         None => (axum::http::StatusCode::NOT_FOUND, "no such file").into_response(),
     }
+}
+
+/// One of the page's [`MODULES`].
+async fn module(
+    axum::extract::Path(file): axum::extract::Path<String>,
+) -> axum::response::Response {
+    serve_module("", &MODULES, &file)
 }
 
 async fn ws(

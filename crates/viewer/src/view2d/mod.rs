@@ -42,7 +42,6 @@ use std::time::{Duration, Instant};
 
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
-use axum::http::header;
 use axum::response::{Html, IntoResponse};
 use axum::routing::get;
 use axum::Router;
@@ -504,14 +503,7 @@ async fn index() -> impl IntoResponse {
 }
 
 async fn module(Path(file): Path<String>) -> axum::response::Response {
-    match MODULES.iter().find(|(name, _)| *name == file) {
-        Some((name, text)) => (
-            [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
-            crate::page_file(&format!("2d/{name}"), text),
-        )
-            .into_response(),
-        None => (axum::http::StatusCode::NOT_FOUND, "no such module").into_response(),
-    }
+    crate::serve_module("2d/", &MODULES, &file)
 }
 
 async fn ws(
