@@ -88,21 +88,27 @@ struct Search {
     reached: Option<u64>,
     commanded: Option<u64>,
     turn_left: f64,
+    /// Long steps still to walk toward where the object was last seen.
+    walk_left: u32,
     /// Head poses to try before the sweep goes on: where the object was last seen
     /// (dead-reckoned through the robot's own moves), and, for a goal, both ways the goal can
     /// lie from one of its posts in view.
     guided: VecDeque<(f64, f64)>,
     started: bool,
     post_guided: u32,
+    /// The body already turned toward where the object was last seen.
+    turned: bool,
 }
 
+/// The ball: near and far at each pan, straight ahead first (a ball ahead is the likeliest,
+/// and one 1–2 m ahead is found at the second pose), then the feet.
 const BALL_SWEEP: [(f64, f64); 7] = [
     (0.0, -45.0),
+    (0.0, -15.0),
+    (-50.0, -15.0),
     (-50.0, -40.0),
     (50.0, -40.0),
     (50.0, -15.0),
-    (0.0, -15.0),
-    (-50.0, -15.0),
     (0.0, -60.0),
 ];
 /// Far objects (goals, robots, landmarks): level, then lower, in 30° pan steps.
@@ -127,9 +133,11 @@ impl Search {
             reached: None,
             commanded: None,
             turn_left: 0.0,
+            walk_left: 0,
             guided: VecDeque::new(),
             started: false,
             post_guided: 0,
+            turned: false,
         }
     }
 
@@ -192,11 +200,34 @@ impl Search {
             self.turn_left -= a;
             return (None, Some(Action::with(ActionKind::Turn, a)), None);
         }
+        if self.walk_left > 0 {
+            self.walk_left -= 1;
+            if self.walk_left == 0 {
+                // Look again from the new place.
+                self.started = false;
+            }
+            let d = c.p.motion.step_cm;
+            let seg =
+                sidestep_robot(c.wm, 2.0 * d + 10.0).unwrap_or(Action::with(ActionKind::Walk, d));
+            return (None, Some(seg), None);
+        }
         if !self.started {
             self.started = true;
             if let Some(p) = c.wm.object(self.target).last_pos {
-                if p.bearing_deg().abs() <= 90.0 {
+                let b = p.bearing_deg();
+                if b.abs() <= 90.0 {
                     self.guided.push_back(head_towards(p, &c.p));
+                } else if self.target == ObjectKind::Ball
+                    && c.wm.role() != Role::Goalkeeper
+                    && !self.turned
+                {
+                    // Behind the head's reach: a field player turns its body toward it
+                    // first, then looks there.
+                    let q = c.p.motion.turn_step_deg;
+                    self.turn_left = (b / q).round() * q;
+                    self.turned = true;
+                    self.started = false;
+                    return self.step(c);
                 }
             }
         }
@@ -211,7 +242,18 @@ impl Search {
                 self.idx = 0;
                 // A keeper keeps facing the field and sweeps with its head only.
                 if c.wm.role() != Role::Goalkeeper {
-                    self.turn_left = 120.0;
+                    // Last seen ahead but beyond what the camera makes out (a kicked ball
+                    // rolls on out of its range): walk that way and look again; otherwise
+                    // turn and sweep the next third of the circle.
+                    let far =
+                        c.wm.object(ObjectKind::Ball).last_pos.filter(|p| {
+                            p.norm() > c.p.far_ball_cm && p.bearing_deg().abs() <= 30.0
+                        });
+                    if far.is_some() {
+                        self.walk_left = c.p.search_walk_steps;
+                    } else {
+                        self.turn_left = 120.0;
+                    }
                     return self.step(c);
                 }
                 return (None, None, None);
@@ -283,6 +325,27 @@ pub fn shot_angle(goal: f64, keeper: Option<f64>, cover: f64, turn: f64) -> f64 
             }
         }
         _ => goal,
+    }
+}
+
+/// A kick direction (degrees, positive right) from the goals' last sightings, dead-reckoned
+/// through the robot's own moves even when no longer valid: toward the opponent goal, else
+/// away from its own goal, else straight ahead. What a player with the ball but no goal in
+/// view does rather than kick blind toward its own goal.
+pub fn reckoned_aim(wm: &WorldModel) -> f64 {
+    if let Some(g) = wm.object(ObjectKind::OppGoal).last_pos {
+        return g.bearing_deg();
+    }
+    match wm.object(ObjectKind::MyGoal).last_pos {
+        Some(g) => {
+            let b = g.bearing_deg() + 180.0;
+            if b > 180.0 {
+                b - 360.0
+            } else {
+                b
+            }
+        }
+        None => 0.0,
     }
 }
 
@@ -392,6 +455,34 @@ pub fn approach_step(wm: &WorldModel) -> Option<Action> {
         };
         Some(Action::with(kind, m.lateral_step_cm))
     }
+}
+
+/// A ball rolling toward the robot (a pass coming): `Some(Some(step))`, a lateral step that
+/// brings the nearer foot onto the ball's line while there is time for it, or `Some(None)`,
+/// wait where the ball will arrive — a receiver neither walks into a moving ball (its legs
+/// would knock it away) nor lets it roll past. `None` when no ball is coming within reach
+/// (`interceptReach` to either side of the feet): approach it as usual.
+pub fn intercept_step(wm: &WorldModel, now_ms: u64) -> Option<Option<Action>> {
+    if !wm.ball_is_getting_closer(now_ms) {
+        return None;
+    }
+    let pr = wm.params();
+    let m = pr.motion;
+    let (x_c, t_c) = wm.ball_crossing(pr.foot_front_cm + pr.possession_ahead_cm / 2.0)?;
+    if x_c.abs() > pr.intercept_reach_cm {
+        return None;
+    }
+    let foot = pr.foot_offset_cm.copysign(x_c);
+    let dx = x_c - foot;
+    if dx.abs() >= m.lateral_step_cm / 2.0 && t_c > m.lateral_step_ms as f64 {
+        let kind = if dx > 0.0 {
+            ActionKind::WalkRight
+        } else {
+            ActionKind::WalkLeft
+        };
+        return Some(Some(Action::with(kind, m.lateral_step_cm)));
+    }
+    Some(None)
 }
 
 /// The next segment of `supportBall` (`None` without a known ball): face it (turn
@@ -542,6 +633,9 @@ impl Machine {
                 if c.busy {
                     return (track(c), None, false);
                 }
+                if let Some(step) = intercept_step(c.wm, c.now) {
+                    return (track(c), step, false);
+                }
                 match approach_step(c.wm) {
                     Some(a) => (track(c), Some(a), false),
                     None => (track(c), None, true),
@@ -601,7 +695,7 @@ impl Machine {
                                     90.0
                                 }
                             }
-                            _ => 0.0,
+                            _ => reckoned_aim(c.wm),
                         }),
                     };
                     match aim {
@@ -616,8 +710,9 @@ impl Machine {
                                 ObjectKind::Partner
                             };
                             if c.wm.object(t).searched {
-                                // Searched from here without finding it: kick straight ahead.
-                                *remaining = Some(0.0);
+                                // Searched from here without finding it: kick where the
+                                // goals were last seen, else straight ahead.
+                                *remaining = Some(reckoned_aim(c.wm));
                             } else {
                                 *search = Some(Search::new(t));
                                 return self.step(c);
@@ -634,6 +729,9 @@ impl Machine {
                 }
                 let right = c.wm.possession_foot().unwrap_or(true);
                 *kicking = true;
+                if *target == KickTarget::Partner {
+                    c.wm.passed(c.now);
+                }
                 let kind = if right {
                     ActionKind::KickRight
                 } else {

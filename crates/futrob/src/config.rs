@@ -130,6 +130,14 @@ pub struct BrainParams {
     /// `supportBall`: the distance kept from the ball, cm (±30 %: closer, it holds; farther,
     /// it walks in).
     pub support_distance_cm: f64,
+    /// A field player's `findBall`: a ball last seen farther than this and within 30° of
+    /// straight ahead, not found by a sweep, is looked for again after walking toward it, cm.
+    pub far_ball_cm: f64,
+    /// Long steps walked toward such a ball before the next sweep.
+    pub search_walk_steps: u32,
+    /// `followBall`: a ball rolling toward the robot that will pass within this of its
+    /// centre is waited for (with lateral steps onto its line), not walked into, cm.
+    pub intercept_reach_cm: f64,
     /// Stand up automatically when the body reports a fall.
     pub auto_get_up: bool,
     /// Run `lookAtBall` on the head whenever the current action leaves it free.
@@ -147,7 +155,7 @@ impl Default for BrainParams {
             foot_offset_cm: 4.0,
             foot_front_cm: 6.0,
             possession_ahead_cm: 12.0,
-            possession_side_cm: 6.0,
+            possession_side_cm: 4.5,
             possession_margin_cm: 4.0,
             kick_range_cm: 110.0,
             shot_range_cm: 200.0,
@@ -178,6 +186,9 @@ impl Default for BrainParams {
             gk_pos_period_ms: 1000,
             support_margin_cm: 20.0,
             support_distance_cm: 90.0,
+            far_ball_cm: 100.0,
+            search_walk_steps: 4,
+            intercept_reach_cm: 40.0,
             auto_get_up: true,
             auto_look_at_ball: false,
         }
@@ -248,7 +259,7 @@ pub const KEYS: &[(&str, &str, &str, &str)] = &[
     ("footOffset", "cm", "4", "each foot's axis from the robot centre"),
     ("footFront", "cm", "6", "toes ahead of the robot centre"),
     ("possessionAhead", "cm", "12", "ballIsMine: ball centre at most this far ahead of the toes"),
-    ("possessionSide", "cm", "6", "ballIsMine: ball centre within this of a foot's axis"),
+    ("possessionSide", "cm", "4.5", "ballIsMine: ball centre within this of a foot's axis (inside the 5 cm a kick reaches to the side)"),
     ("possessionMargin", "cm", "4", "ballIsMine, once true, holds while the ball is within this much more of the zone"),
     ("kickRange", "cm", "110", "partnerInRange / opponentInRange"),
     ("shotRange", "cm", "200", "goalInRange: the farthest goal the robot shoots at"),
@@ -278,6 +289,9 @@ pub const KEYS: &[(&str, &str, &str, &str)] = &[
     ("gkPosPeriodMs", "ms", "1000", "least interval between keeper-position messages"),
     ("supportMargin", "cm", "20", "partnerNearerBall: a teammate this much nearer the ball goes for it"),
     ("supportDistance", "cm", "90", "supportBall: distance kept from the ball"),
+    ("farBall", "cm", "100", "findBall: a ball last seen ahead beyond this is walked toward, not turned from"),
+    ("interceptReach", "cm", "40", "followBall: a ball rolling by within this is waited for, not walked into"),
+    ("searchWalkSteps", "steps", "4", "findBall: long steps toward a far ball before the next sweep"),
     ("autoGetUp", "0/1", "1", "stand up automatically when the body reports a fall"),
 ];
 
@@ -446,6 +460,9 @@ impl IniConfig {
                 "gkPosPeriodMs" => p.gk_pos_period_ms = ms(10.0, 3.6e6)?,
                 "supportMargin" => p.support_margin_cm = num(0.0, 1000.0)?,
                 "supportDistance" => p.support_distance_cm = num(10.0, 1000.0)?,
+                "farBall" => p.far_ball_cm = num(0.0, 10_000.0)?,
+                "interceptReach" => p.intercept_reach_cm = num(0.0, 1000.0)?,
+                "searchWalkSteps" => p.search_walk_steps = num(0.0, 100.0)? as u32,
                 "autoGetUp" => p.auto_get_up = flag()?,
                 _ => return Err(err(format!("unknown key {key:?}"))),
             }

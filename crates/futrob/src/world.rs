@@ -76,6 +76,8 @@ pub struct WorldModel {
     gk_x: Option<(f64, u64)>,
     gk_y: Option<(f64, u64)>,
     kicked: bool,
+    /// When this robot last passed the ball.
+    passed_at: Option<u64>,
     frames: u64,
     /// The keeper's offsets (goal frame, cm) seen in the last `KEEPER_WINDOW_MS`, with
     /// their times.
@@ -109,6 +111,7 @@ impl WorldModel {
             gk_x: None,
             gk_y: None,
             kicked: false,
+            passed_at: None,
             frames: 0,
             keeper_seen: std::collections::VecDeque::new(),
             walk_ref: None,
@@ -207,7 +210,9 @@ impl WorldModel {
             self.keeper_seen.push_back((now_ms, x, y));
         }
         self.holding = self.ball_held();
-        let mine = self.holding;
+        // Had the ball: at the feet and not rolling (a pass rolling past the feet is not
+        // received).
+        let mine = self.holding && !self.trajectory.is_moving();
         if mine && !self.last_ball_mine {
             self.ball_mine_since = Some(now_ms);
         }
@@ -283,6 +288,13 @@ impl WorldModel {
     /// Which way to dodge a blocked walk (alternates from one blocked walk to the next).
     pub fn dodge_left(&self) -> bool {
         self.dodges % 2 == 1
+    }
+
+    /// The robot passed the ball to a teammate at `now_ms` (with [`WorldModel::kicked`]):
+    /// for the pass window the ball is the teammate's, and this robot leaves it to it
+    /// (`partnerNearerBall`) unless it gets the ball back.
+    pub fn passed(&mut self, now_ms: u64) {
+        self.passed_at = Some(now_ms);
     }
 
     /// The robot kicked: the ball is expected to leave, so its last position is no longer
@@ -456,6 +468,12 @@ impl WorldModel {
         }
     }
 
+    /// Where and when (ms) the rolling ball crosses the line `y_cm` ahead of the robot
+    /// (x: cm, + right), from the trajectory model; `None` if it is not coming that far.
+    pub fn ball_crossing(&self, y_cm: f64) -> Option<(f64, f64)> {
+        self.trajectory.crossing(y_cm)
+    }
+
     /// `partnerPass`: a fresh teammate reported `passBall` within the pass window, and this
     /// robot has not had the ball since.
     pub fn partner_pass(&self, now_ms: u64) -> bool {
@@ -468,11 +486,18 @@ impl WorldModel {
     /// `partnerNearerBall`: a fresh field-player teammate has the ball, or reports it nearer
     /// than this robot sees it — by more than `supportMargin`, or within it when its id is
     /// lower (so two robots that see the ball about as near agree on one of them). A robot
-    /// that does not see the ball is farther than any that does. False while this robot
-    /// holds the ball, and for a keeper.
+    /// that does not see the ball is farther than any that does. Also true for the pass
+    /// window after this robot passed (the pass is its teammate's ball), until it holds the
+    /// ball again. False while this robot holds the ball, and for a keeper.
     pub fn partner_nearer_ball(&self, now_ms: u64) -> bool {
         if self.role() != Role::FieldPlayer || self.ball_held() {
             return false;
+        }
+        if let Some(t) = self.passed_at {
+            let window = now_ms.saturating_sub(t) <= self.params.comm.pass_window_ms;
+            if window && self.ball_mine_since.is_none_or(|m| m < t) {
+                return true;
+            }
         }
         let mine = if self.in_sight(ObjectKind::Ball) {
             self.position(ObjectKind::Ball).map(|p| p.norm())

@@ -176,7 +176,7 @@ fn pass_rules_pass_and_receive() {
     let p = load("pass_passer.xml");
     assert_eq!(
         pick(&p, &["ballLastPosValid", "ballIsMine"]),
-        Some((2, ActionKind::FindPartner))
+        Some((3, ActionKind::FindPartner))
     );
     assert_eq!(
         pick(
@@ -188,7 +188,14 @@ fn pass_rules_pass_and_receive() {
                 "partnerInRange"
             ]
         ),
-        Some((3, ActionKind::PassBall))
+        Some((4, ActionKind::PassBall))
+    );
+    assert_eq!(
+        pick(
+            &p,
+            &["ballLastPosValid", "ballInSight", "partnerNearerBall"]
+        ),
+        Some((1, ActionKind::SupportBall))
     );
     let r = load("pass_receiver.xml");
     assert_eq!(pick(&r, &["partnerPass"]), Some((0, ActionKind::FindBall)));

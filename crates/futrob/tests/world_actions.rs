@@ -122,7 +122,9 @@ fn ball_is_mine_only_in_front_of_a_foot() {
     let cases = [
         ((4.0, 12.0), true),
         ((-4.0, 12.0), true),
-        ((9.5, 17.0), true),
+        ((8.0, 17.0), true),
+        // 5.5 cm off the right foot's axis: beyond the 5 cm a kick reaches to the side.
+        ((9.5, 17.0), false),
         ((0.0, 30.0), false),
         ((15.0, 12.0), false),
         ((0.0, -10.0), false),

@@ -1,7 +1,17 @@
 //! Trials per wall second for the penalty kick (one core), and simulated match minutes per
-//! wall second, each with what the runs did. `cargo bench -p simrob-trials`.
+//! wall second, each with what the runs did, and the same rates per second of this thread's
+//! processor time (what a quiet machine would give; the wall-clock rate drops when other
+//! work shares the cores). `cargo bench -p simrob-trials`.
 
 use std::time::Instant;
+
+/// Processor time of this thread, s (Linux `/proc/thread-self/schedstat`, ns); 0 elsewhere.
+fn cpu_s() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |ns| ns / 1e9)
+}
 
 use simrob_soccer::Profile;
 use simrob_trials::matchplay::{play, MatchParams};
@@ -10,7 +20,7 @@ use simrob_trials::{run_trial, Case};
 fn main() {
     for profile in [Profile::ideal(), Profile::paper()] {
         let n = 60;
-        let start = Instant::now();
+        let (start, cpu0) = (Instant::now(), cpu_s());
         let mut on_target = 0;
         let mut sim_s = 0.0;
         for t in 0..n {
@@ -25,12 +35,13 @@ fn main() {
                 }
             }
         }
-        let wall = start.elapsed().as_secs_f64();
+        let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_s() - cpu0);
         println!(
-            "penalty kick, {}: {n} trials in {wall:.2} s = {:.1} trials/s on one core ({:.0}× real time); {on_target}/{n} on target",
+            "penalty kick, {}: {n} trials in {wall:.2} s = {:.1} trials/s on one core ({:.0}× real time); {:.1} trials per processor second; {on_target}/{n} on target",
             profile.name,
             f64::from(n) / wall,
-            sim_s / wall
+            sim_s / wall,
+            f64::from(n) / cpu.max(1e-9)
         );
     }
     let p = MatchParams {
@@ -38,14 +49,15 @@ fn main() {
         seed: 1,
         duration_s: 300.0,
     };
-    let start = Instant::now();
+    let (start, cpu0) = (Instant::now(), cpu_s());
     match play(&p, None) {
         Ok(s) => {
-            let wall = start.elapsed().as_secs_f64();
+            let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_s() - cpu0);
             println!(
-                "3 v 3 match, paper: 5 simulated minutes in {wall:.2} s = {:.2} match minutes per wall second; goals {}–{}, shots {}–{}, falls {}–{}",
+                "3 v 3 match, paper: 5 simulated minutes in {wall:.2} s = {:.2} match minutes per wall second, {:.2} per processor second; goals {}–{}, shots {}–{}, passes {}–{}, falls {}–{}",
                 5.0 / wall,
-                s.goals[0], s.goals[1], s.shots[0], s.shots[1], s.falls[0], s.falls[1]
+                5.0 / cpu.max(1e-9),
+                s.goals[0], s.goals[1], s.shots[0], s.shots[1], s.passes[0], s.passes[1], s.falls[0], s.falls[1]
             );
         }
         Err(e) => eprintln!("match: {e}"),

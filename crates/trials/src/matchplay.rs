@@ -98,6 +98,17 @@ fn rules(xml: &str, name: &str) -> Result<RuleSet, TrialError> {
 
 /// Plays a match; `observer` sees the world after every iteration (a recorder, a viewer).
 pub fn play(p: &MatchParams, observer: Option<Observer>) -> Result<MatchSummary, TrialError> {
+    play_inspected(p, observer, &mut |_| {})
+}
+
+/// [`play`], with `inspect` called with the arena (the world, every robot's brain: its
+/// predicates, rule and action) after every iteration and the referee's decisions — to trace
+/// why the robots do what they do. Like an observer, it cannot change the match.
+pub fn play_inspected(
+    p: &MatchParams,
+    observer: Option<Observer>,
+    inspect: &mut dyn FnMut(&Arena),
+) -> Result<MatchSummary, TrialError> {
     let mut arena = Arena::new(ArenaParams::new(p.profile.clone(), p.seed))?;
     if let Some(o) = observer {
         arena.observe(o);
@@ -251,6 +262,7 @@ pub fn play(p: &MatchParams, observer: Option<Observer>) -> Result<MatchSummary,
             s.outs += 1;
             s.events.push((t, "ball out: put back".into()));
         }
+        inspect(&arena);
     }
     for pl in arena.players() {
         s.falls[team_index(pl.team)] += pl.falls;

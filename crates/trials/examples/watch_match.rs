@@ -1,0 +1,84 @@
+//! Traces a 3-vs-3 match: every `EVERY` simulated seconds, the ball and, per robot, its pose,
+//! posture, running action, the body segment under way and where it believes the ball is.
+//!
+//! `cargo run --release -p simrob-trials --example watch_match -- SEED SECONDS EVERY [ideal]`
+
+use simrob_futrob::ObjectKind;
+use simrob_soccer::Profile;
+use simrob_trials::matchplay::{play_inspected, MatchParams};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let seed: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let duration_s: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(120.0);
+    let every: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(5.0);
+    let profile = if args.get(4).map(String::as_str) == Some("ideal") {
+        Profile::ideal()
+    } else {
+        Profile::paper()
+    };
+    let mut next = 0.0;
+    let mut trace = |a: &simrob_trials::Arena| {
+        let t = a.now_ms() as f64 / 1000.0;
+        if t + 1e-9 < next {
+            return;
+        }
+        next += every;
+        let b = a.ball();
+        let mut line = format!("{t:6.1} ball {:5.2} {:5.2}", b[0], b[1]);
+        for p in a.players() {
+            let Some(q) = a.robot_pose(p.entity) else {
+                continue;
+            };
+            let (action, seg, seen) = match p.brain() {
+                Some(br) => (
+                    br.handler()
+                        .current()
+                        .map(|x| x.to_string())
+                        .unwrap_or_default(),
+                    br.handler()
+                        .in_flight()
+                        .map(|x| x.to_string())
+                        .unwrap_or_default(),
+                    br.world()
+                        .position(ObjectKind::Ball)
+                        .map(|v| format!("{:.0},{:.0}", v.x, v.y))
+                        .unwrap_or_else(|| "-".into()),
+                ),
+                None => Default::default(),
+            };
+            let up = if a.standing(p.entity) { "" } else { " DOWN" };
+            let head = a
+                .world()
+                .humanoid(simrob_protocol::EntityId(p.entity))
+                .map(|h| h.head())
+                .unwrap_or_default();
+            let sees = p
+                .brain()
+                .is_some_and(|b| b.world().in_sight(ObjectKind::Ball));
+            line += &format!(
+                "\n    {} {:5.2},{:5.2},{:4.0}{up} {action} [{seg}] ball@{seen}{} head {:.0},{:.0}",
+                p.entity,
+                q.x,
+                q.y,
+                q.heading.to_degrees(),
+                if sees { "*" } else { "" },
+                head.0.to_degrees(),
+                head.1.to_degrees(),
+            );
+        }
+        println!("{line}");
+    };
+    let params = MatchParams {
+        profile,
+        seed,
+        duration_s,
+    };
+    match play_inspected(&params, None, &mut trace) {
+        Ok(s) => println!(
+            "goals {:?} shots {:?} passes {:?} possession {:.0?} falls {:?} outs {}",
+            s.goals, s.shots, s.passes, s.possession_s, s.falls, s.outs
+        ),
+        Err(e) => eprintln!("match: {e}"),
+    }
+}
