@@ -586,3 +586,90 @@ fn swarm_robots_arrows_point_along_their_map_heading() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The angle (rad, from +x towards screen-up, in [0, π)) of the long axis of `points`, from
+/// their second moments.
+fn long_axis(points: &[(u32, u32)]) -> f64 {
+    let (cx, cy) = centroid(points);
+    let (mut xx, mut yy, mut xy) = (0.0, 0.0, 0.0);
+    for &(x, y) in points {
+        let (dx, dy) = (x as f64 - cx, cy - y as f64);
+        xx += dx * dx;
+        yy += dy * dy;
+        xy += dx * dy;
+    }
+    (0.5 * (2.0 * xy).atan2(xx - yy)).rem_euclid(std::f64::consts::PI)
+}
+
+#[test]
+fn a_small_box_is_drawn_turned_as_it_is_whether_a_mesh_or_a_sprite() {
+    use simrob_viewer::{Frame, FrameBody, FrameEntity};
+    let dir = std::env::temp_dir().join(format!("simrob-viewer-sprite-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // A 20 × 4 cm plank turned 30° about Z, one item (no heading arrow on it).
+    let turn = 30f64.to_radians();
+    let r = [0.0, 0.0, turn];
+    let frame = Frame {
+        initialized: true,
+        bodies: vec![FrameBody {
+            e: 1,
+            id: 0,
+            shape: "Box".into(),
+            dims: [0.2, 0.04, 0.02],
+            material: 0,
+            mass: 1.0,
+            p: [0.0, 0.0, 0.01],
+            r,
+            v: [0.0; 3],
+            w: [0.0; 3],
+        }],
+        entities: vec![FrameEntity {
+            id: 1,
+            kind: "Item".into(),
+            p: Some([0.0, 0.0, 0.01]),
+            r: Some(r),
+        }],
+        ..Frame::default()
+    };
+    let viewer = Viewer::start(
+        "127.0.0.1:0".parse().unwrap(),
+        Arc::new(Quiet),
+        responses_channel(),
+        "test",
+        "live",
+    )
+    .unwrap();
+    viewer.publish(&frame);
+    // 100 px per metre: the plank is 20 px long, a sprite; 500: 100 px, a mesh.
+    for scale in [100, 500] {
+        let url = format!(
+            "http://{}/?view=top&scale={scale}&cx=0&cy=0&labels=0&panel=0",
+            viewer.addr()
+        );
+        let img = screenshot(&url, &dir.join(format!("plank-{scale}.png")), 400, 300);
+        let teal: Vec<(u32, u32)> = img
+            .enumerate_pixels()
+            .filter(|(_, _, p)| p[0] < 100 && p[1] > 140 && p[2] > 130)
+            .map(|(x, y, _)| (x, y))
+            .collect();
+        let expected = (scale as f64 * 0.2) * (scale as f64 * 0.04);
+        assert!(
+            (teal.len() as f64) > 0.6 * expected && (teal.len() as f64) < 1.5 * expected,
+            "at {scale} px/m the plank covers {} px, {expected:.0} expected",
+            teal.len()
+        );
+        let (cx, cy) = centroid(&teal);
+        assert!(
+            (cx - 200.0).abs() < 2.0 && (cy - 150.0).abs() < 2.0,
+            "at {scale} px/m the plank is drawn at ({cx:.1}, {cy:.1}), not (200, 150)"
+        );
+        let axis = long_axis(&teal);
+        assert!(
+            angle_between(axis, turn) < 0.1,
+            "at {scale} px/m the plank lies at {:.1}°, not 30°",
+            axis.to_degrees()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
