@@ -100,30 +100,66 @@ fn line_of(text: &str, pos: usize) -> usize {
         + 1
 }
 
-fn parse_tree(text: &str) -> Result<Node, String> {
+/// Why a draw.io map was refused; lines are the XML's, counted from 1.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DrawioError {
+    #[error("line {line}: malformed XML: {message}")]
+    Malformed { line: usize, message: String },
+    #[error("line {line}: malformed attribute: {message}")]
+    Attribute { line: usize, message: String },
+    #[error("line {line}: malformed attribute value: {message}")]
+    AttributeValue { line: usize, message: String },
+    #[error("unbalanced XML")]
+    Unbalanced,
+    #[error("the XML ends before its elements are closed")]
+    Unclosed,
+    #[error("empty document")]
+    Empty,
+    #[error("line {line}: {what}: {key}={value:?} is not a number")]
+    NotANumber {
+        line: usize,
+        what: String,
+        key: String,
+        value: String,
+    },
+    #[error("the diagram is compressed; in diagrams.net choose File › Properties, untick \"Compressed\" and save again")]
+    Compressed,
+    #[error("no <mxGraphModel> found: is this a draw.io file?")]
+    NoModel,
+    #[error("line {0}: <mxGraphModel> has no <root>")]
+    NoRoot(usize),
+    #[error("line {line}: <{element}> without an <mxCell>")]
+    NoCell { line: usize, element: String },
+    #[error("line {line}: {what} has no source or target point (draw it between two points or two shapes)")]
+    NoEnds { line: usize, what: String },
+}
+
+fn parse_tree(text: &str) -> Result<Node, DrawioError> {
     let mut reader = Reader::from_str(text);
     let mut stack: Vec<Node> = vec![Node::default()];
     loop {
         let pos = reader.buffer_position() as usize;
-        let ev = reader
-            .read_event()
-            .map_err(|e| format!("line {}: malformed XML: {e}", line_of(text, pos)))?;
-        let open = |e: &quick_xml::events::BytesStart<'_>| -> Result<Node, String> {
+        let ev = reader.read_event().map_err(|e| DrawioError::Malformed {
+            line: line_of(text, pos),
+            message: e.to_string(),
+        })?;
+        let open = |e: &quick_xml::events::BytesStart<'_>| -> Result<Node, DrawioError> {
             let mut n = Node {
                 name: String::from_utf8_lossy(e.name().as_ref()).into_owned(),
                 line: line_of(text, pos),
                 ..Node::default()
             };
             for a in e.attributes() {
-                let a = a.map_err(|err| {
-                    format!("line {}: malformed attribute: {err}", line_of(text, pos))
+                let a = a.map_err(|err| DrawioError::Attribute {
+                    line: line_of(text, pos),
+                    message: err.to_string(),
                 })?;
-                let v = a.unescape_value().map_err(|err| {
-                    format!(
-                        "line {}: malformed attribute value: {err}",
-                        line_of(text, pos)
-                    )
-                })?;
+                let v = a
+                    .unescape_value()
+                    .map_err(|err| DrawioError::AttributeValue {
+                        line: line_of(text, pos),
+                        message: err.to_string(),
+                    })?;
                 n.attrs.push((
                     String::from_utf8_lossy(a.key.as_ref()).into_owned(),
                     v.into_owned(),
@@ -144,11 +180,11 @@ fn parse_tree(text: &str) -> Result<Node, String> {
             }
             XmlEvent::End(_) => {
                 let Some(n) = stack.pop() else {
-                    return Err("unbalanced XML".into());
+                    return Err(DrawioError::Unbalanced);
                 };
                 match stack.last_mut() {
                     Some(top) => top.children.push(n),
-                    None => return Err("unbalanced XML".into()),
+                    None => return Err(DrawioError::Unbalanced),
                 }
             }
             XmlEvent::Text(t) if !t.iter().all(|b| b.is_ascii_whitespace()) => {
@@ -161,9 +197,9 @@ fn parse_tree(text: &str) -> Result<Node, String> {
         }
     }
     if stack.len() != 1 {
-        return Err("the XML ends before its elements are closed".into());
+        return Err(DrawioError::Unclosed);
     }
-    stack.pop().ok_or_else(|| "empty document".to_string())
+    stack.pop().ok_or(DrawioError::Empty)
 }
 
 fn find<'a>(n: &'a Node, name: &str) -> Option<&'a Node> {
@@ -173,15 +209,17 @@ fn find<'a>(n: &'a Node, name: &str) -> Option<&'a Node> {
     n.children.iter().find_map(|c| find(c, name))
 }
 
-fn num(n: &Node, k: &str, what: &str) -> Result<f64, String> {
+fn num(n: &Node, k: &str, what: &str) -> Result<f64, DrawioError> {
     match n.attr(k) {
         None => Ok(0.0),
         Some(v) => match v.trim().parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(x),
-            _ => Err(format!(
-                "line {}: {what}: {k}={v:?} is not a number",
-                n.line
-            )),
+            _ => Err(DrawioError::NotANumber {
+                line: n.line,
+                what: what.to_string(),
+                key: k.to_string(),
+                value: v.to_string(),
+            }),
         },
     }
 }
@@ -192,22 +230,18 @@ struct Cell<'a> {
 }
 
 /// Parses a map from draw.io XML text.
-pub fn parse(text: &str) -> Result<DrawioMap, String> {
+pub fn parse(text: &str) -> Result<DrawioMap, DrawioError> {
     let root = parse_tree(text)?;
     let Some(model) = find(&root, "mxGraphModel") else {
         if let Some(d) = find(&root, "diagram") {
             if d.has_text {
-                return Err(
-                    "the diagram is compressed; in diagrams.net choose File › Properties, \
-                            untick \"Compressed\" and save again"
-                        .into(),
-                );
+                return Err(DrawioError::Compressed);
             }
         }
-        return Err("no <mxGraphModel> found: is this a draw.io file?".into());
+        return Err(DrawioError::NoModel);
     };
     let Some(groot) = model.children.iter().find(|c| c.name == "root") else {
-        return Err(format!("line {}: <mxGraphModel> has no <root>", model.line));
+        return Err(DrawioError::NoRoot(model.line));
     };
     let mut cells: Vec<Cell> = Vec::new();
     for c in &groot.children {
@@ -218,7 +252,10 @@ pub fn parse(text: &str) -> Result<DrawioMap, String> {
             }),
             "object" | "UserObject" => {
                 let Some(inner) = c.children.iter().find(|k| k.name == "mxCell") else {
-                    return Err(format!("line {}: <{}> without an <mxCell>", c.line, c.name));
+                    return Err(DrawioError::NoCell {
+                        line: c.line,
+                        element: c.name.clone(),
+                    });
                 };
                 cells.push(Cell {
                     cell: inner,
@@ -343,11 +380,10 @@ pub fn parse(text: &str) -> Result<DrawioMap, String> {
                 target = Some(centre_of(t));
             }
             let (Some(s), Some(t)) = (source, target) else {
-                return Err(format!(
-                    "line {}: {what} has no source or target point (draw it between two \
-                     points or two shapes)",
-                    c.cell.line
-                ));
+                return Err(DrawioError::NoEnds {
+                    line: c.cell.line,
+                    what,
+                });
             };
             let mut points = vec![s];
             points.extend(waypoints);
@@ -410,13 +446,21 @@ mod tests {
     #[test]
     fn bad_maps_say_why() {
         let e = parse("<mxfile><diagram>7VxbU</diagram></mxfile>").unwrap_err();
-        assert!(e.contains("compressed"), "{e}");
+        assert_eq!(e, DrawioError::Compressed);
+        assert!(e.to_string().contains("compressed"), "{e}");
         let e = parse("<notamap/>").unwrap_err();
-        assert!(e.contains("mxGraphModel"), "{e}");
+        assert_eq!(e, DrawioError::NoModel);
+        assert!(e.to_string().contains("mxGraphModel"), "{e}");
         let bad = MAP.replace("x=\"40\"", "x=\"forty\"");
         let e = parse(&bad).unwrap_err();
+        assert!(
+            matches!(&e, DrawioError::NotANumber { key, value, .. } if key == "x" && value == "forty"),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(e.contains("forty") && e.contains("line"), "{e}");
         let e = parse("<mxGraphModel><root><mxCell id=\"0\"></root>").unwrap_err();
-        assert!(e.contains("XML"), "{e}");
+        assert!(matches!(e, DrawioError::Malformed { .. }), "{e:?}");
+        assert!(e.to_string().contains("XML"), "{e}");
     }
 }

@@ -98,15 +98,18 @@ impl Avoidance {
     }
 }
 
+/// An avoidance model's name that is neither `orca` nor `hmr`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown avoidance {0:?}: \"orca\" (reciprocal velocity obstacles) or \"hmr\" (HMR Sim's heuristic)")]
+pub struct UnknownAvoidance(pub String);
+
 impl std::str::FromStr for Avoidance {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownAvoidance;
+    fn from_str(s: &str) -> Result<Self, UnknownAvoidance> {
         match s {
             "orca" => Ok(Avoidance::Orca),
             "hmr" => Ok(Avoidance::Hmr),
-            _ => Err(format!(
-                "unknown avoidance {s:?}: \"orca\" (reciprocal velocity obstacles) or \"hmr\" (HMR Sim's heuristic)"
-            )),
+            _ => Err(UnknownAvoidance(s.to_string())),
         }
     }
 }
