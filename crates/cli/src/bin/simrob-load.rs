@@ -7,6 +7,13 @@
 //! iterations per second and its resident memory; at the end: requests sent and answered,
 //! datagrams lost, response latency p50/p99/max, iterations/s, memory first and last.
 //!
+//! Every agent has its own address, as a thousand agent programs would: its own IP in
+//! `127.77.0.0/16`, all of a sending thread's agents sharing one socket bound to the
+//! wildcard address (`IP_PKTINFO` names the source of each request and tells which agent an
+//! answer is for). So the tool reads and sends 64 datagrams per system call
+//! (`simrob_server::datagrams`) and leaves the machine to the server it measures; the server
+//! sees a thousand addresses.
+//!
 //! Each answer is matched to the very request it answers, with the server's protocol as it
 //! is: an agent's `n`-th request asks about the `n mod K`-th agent (K = min(agents, 1000)),
 //! and the answer names that agent. A lost datagram therefore never shifts the latencies
@@ -18,7 +25,7 @@
 //! ```
 
 use std::io::{BufRead, BufReader};
-use std::net::{SocketAddr, UdpSocket};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -30,6 +37,7 @@ use simrob_protocol::{
     decode_server_message, encode_request, AgentRequest, AgentType, CommandKeys, Request, Response,
     ServerMessage,
 };
+use simrob_server::datagrams::{send_all, want_destinations, Outgoing, Received, MAX_BATCH};
 
 /// Load and soak test of a SimRob server over loopback: N agents × M requests/s for a
 /// bounded time, reporting datagrams lost, response latency, iterations/s and the server's
@@ -119,11 +127,31 @@ fn start_server(args: &Args) -> Result<(SocketAddr, ServerProcess)> {
 /// apart (a window of `MAX_WINDOW / rate` seconds).
 const MAX_WINDOW: usize = 1000;
 
-/// Most requests a sending thread sends before it reads the answers waiting.
-const SEND_BURST: usize = 64;
+/// Most requests a sending thread sends before it reads the answers waiting (one system
+/// call).
+const SEND_BURST: usize = MAX_BATCH;
 
-/// Receive buffer asked for each agent's socket, bytes.
-const TOOL_RECEIVE_BUFFER: usize = 1 << 20;
+/// Receive buffer asked for each sending thread's socket, bytes (the OS may give less: Linux
+/// caps it at `net.core.rmem_max`).
+const TOOL_RECEIVE_BUFFER: usize = 16 << 20;
+
+/// The IP of agent `i`: its own loopback address.
+fn agent_ip(i: usize) -> Ipv4Addr {
+    let n = i + 1;
+    Ipv4Addr::new(127, 77, (n >> 8) as u8, (n & 0xff) as u8)
+}
+
+/// The agent an address of `agent_ip` belongs to.
+fn agent_of(ip: IpAddr) -> Option<usize> {
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, c, d] = v4.octets();
+            let n = (usize::from(c) << 8) | usize::from(d);
+            (a == 127 && b == 77 && n > 0).then(|| n - 1)
+        }
+        IpAddr::V6(_) => None,
+    }
+}
 
 /// Processor time a process has used (user + system), in clock ticks of 1/100 s (Linux's
 /// `USER_HZ`).
@@ -136,10 +164,11 @@ fn cpu_ticks(pid: &str) -> Option<u64> {
 }
 
 /// Datagrams the kernel dropped because a receive buffer was full (`/proc/net/udp`): at the
-/// server's socket (bound to `server`), and at this tool's sockets (connected to it).
-fn udp_drops(server: SocketAddr) -> Option<(u64, u64)> {
+/// server's socket (bound to `server`), and at this tool's sockets (bound to `tool` ports).
+fn udp_drops(server: SocketAddr, tool: &[u16]) -> Option<(u64, u64)> {
     let table = std::fs::read_to_string("/proc/net/udp").ok()?;
     let port = format!(":{:04X}", server.port());
+    let tool: Vec<String> = tool.iter().map(|p| format!(":{p:04X}")).collect();
     let (mut at_server, mut at_tool) = (0, 0);
     for line in table.lines().skip(1) {
         let fields: Vec<&str> = line.split_whitespace().collect();
@@ -151,7 +180,7 @@ fn udp_drops(server: SocketAddr) -> Option<(u64, u64)> {
         let drops: u64 = drops.parse().unwrap_or(0);
         if local.ends_with(&port) && remote.ends_with(":0000") {
             at_server += drops;
-        } else if remote.ends_with(&port) {
+        } else if tool.iter().any(|t| local.ends_with(t.as_str())) {
             at_tool += drops;
         }
     }
@@ -168,9 +197,9 @@ fn rss_kib(pid: u32) -> Option<u64> {
 }
 
 struct LoadAgent {
-    socket: mio::net::UdpSocket,
-    /// Index in the run (its key is `load<pid>-<index>`).
+    /// Index in the run (its key is `load<pid>-<index>`, its IP `agent_ip(index)`).
     index: usize,
+    ip: Ipv4Addr,
     key: String,
     /// Its `Info_Request`, cut where the requested key goes: `head` + key + `tail`.
     head: Vec<u8>,
@@ -181,6 +210,7 @@ struct LoadAgent {
     /// When each of the last K requests was sent, by `n mod K`; `None` once answered.
     in_flight: Vec<Option<Instant>>,
     next_send: Instant,
+    confirmed: bool,
 }
 
 /// What an answer says, read without a full XML decode: the agent index in its key for an
@@ -225,37 +255,63 @@ struct Totals {
     iteration: AtomicU64,
 }
 
-/// Makes `n` agents, each on its own loopback socket connected to `addr`, sends every
-/// registration at once and waits (at most 5 s) for the confirmations. Returns the agents
-/// and how many were confirmed.
-fn register_storm(addr: SocketAddr, n: usize) -> Result<(Vec<LoadAgent>, usize)> {
+/// A sending thread's agents and the one socket they share (bound to the wildcard address:
+/// each agent sends from its own loopback IP).
+struct Shard {
+    socket: mio::net::UdpSocket,
+    agents: Vec<LoadAgent>,
+    /// Agent index in the run → place in `agents`.
+    place: std::collections::HashMap<usize, usize>,
+}
+
+impl Shard {
+    fn agent_for(&mut self, to: Option<IpAddr>) -> Option<&mut LoadAgent> {
+        let i = *self.place.get(&agent_of(to?)?)?;
+        self.agents.get_mut(i)
+    }
+}
+
+/// Makes `n` agents over `threads` shared sockets, sends every registration at once and
+/// waits (at most 5 s) for the confirmations. Returns the shards, with confirmed agents
+/// only, and how many were confirmed.
+fn register_storm(addr: SocketAddr, n: usize, threads: usize) -> Result<(Vec<Shard>, usize)> {
     let keys = CommandKeys::default();
     let started = Instant::now();
     let mut poll = mio::Poll::new()?;
-    let mut agents = Vec::with_capacity(n);
-    for i in 0..n {
-        let std_socket = UdpSocket::bind("127.0.0.1:0")?;
-        std_socket.connect(addr)?;
+    let mut shards = Vec::with_capacity(threads);
+    for t in 0..threads {
+        let std_socket = UdpSocket::bind("0.0.0.0:0")?;
         std_socket.set_nonblocking(true)?;
+        want_destinations(&std_socket)?;
         // Room for a burst of answers while this tool waits for a processor: its own drops
         // would be counted against the server. (The OS may give less; drops are reported.)
-        let _ = socket2::SockRef::from(&std_socket).set_recv_buffer_size(TOOL_RECEIVE_BUFFER);
+        let _ = simrob_server::simrob::set_receive_buffer(&std_socket, TOOL_RECEIVE_BUFFER);
         let mut socket = mio::net::UdpSocket::from_std(std_socket);
         poll.registry()
-            .register(&mut socket, mio::Token(i), mio::Interest::READABLE)?;
-        let local = socket.local_addr()?;
+            .register(&mut socket, mio::Token(t), mio::Interest::READABLE)?;
+        shards.push(Shard {
+            socket,
+            agents: Vec::new(),
+            place: Default::default(),
+        });
+    }
+    let mut registrations = Vec::with_capacity(n);
+    for i in 0..n {
+        let t = i % threads;
+        let ip = agent_ip(i);
+        let port = shards[t].socket.local_addr()?.port();
         // Keys unique to this run: a server keeps a key bound to the address that registered it.
         let key = format!("load{}-{i}", std::process::id());
         let register = Request::Agent(AgentRequest::RegisterAgent {
             agent_type: AgentType::RobotController,
-            port: local.port(),
-            ip: local.ip().to_string(),
+            port,
+            ip: ip.to_string(),
             sync: false,
             // One agent receives every iteration's broadcast: the server's iterations/s.
             broadcast: if i == 0 { 0.0 } else { -1.0 },
             key: key.clone(),
         });
-        socket.send(encode_request(&register, &keys).as_bytes())?;
+        registrations.push((t, ip, encode_request(&register, &keys).into_bytes()));
         const MARK: &str = "REQUESTED0MARK";
         let template = encode_request(
             &Request::Agent(AgentRequest::InfoRequest {
@@ -267,61 +323,91 @@ fn register_storm(addr: SocketAddr, n: usize) -> Result<(Vec<LoadAgent>, usize)>
         let at = template
             .find(MARK)
             .context("the request template has no mark")?;
-        agents.push(LoadAgent {
-            socket,
+        let shard = &mut shards[t];
+        shard.place.insert(i, shard.agents.len());
+        shard.agents.push(LoadAgent {
             index: i,
+            ip,
             key,
             head: template.as_bytes()[..at].to_vec(),
             tail: template.as_bytes()[at + MARK.len()..].to_vec(),
             sent: 0,
             in_flight: Vec::new(),
             next_send: started,
+            confirmed: false,
         });
+    }
+    for (t, shard) in shards.iter().enumerate() {
+        let out: Vec<Outgoing> = registrations
+            .iter()
+            .filter(|r| r.0 == t)
+            .map(|(_, ip, payload)| Outgoing {
+                to: addr,
+                from: Some(*ip),
+                payload,
+            })
+            .collect();
+        let sent = send_all(&shard.socket, &out);
+        if let Some(e) = sent.error {
+            bail!("{} registrations could not be sent: {e}", sent.failed);
+        }
     }
     let mut registered = 0usize;
     let deadline = Instant::now() + Duration::from_secs(5);
-    let mut buf = vec![0u8; 65536];
-    let mut confirmed = vec![false; agents.len()];
-    let mut events = mio::Events::with_capacity(1024);
-    while registered < agents.len() {
+    let mut received = Received::new(MAX_BATCH, 65536);
+    let mut events = mio::Events::with_capacity(64);
+    while registered < n {
         let now = Instant::now();
         if now >= deadline {
             break;
         }
         poll.poll(&mut events, Some(deadline - now))?;
         for event in events.iter() {
-            let i = event.token().0;
-            let a = &agents[i];
-            while let Ok(n) = a.socket.recv(&mut buf) {
-                if confirmed[i] {
-                    continue;
-                }
-                if let Ok(ServerMessage::Response(Response::Text(t))) =
-                    decode_server_message(&buf[..n])
-                {
-                    if t.contains(&format!("key {},", a.key)) {
-                        confirmed[i] = true;
-                        registered += 1;
+            let Some(shard) = shards.get_mut(event.token().0) else {
+                continue;
+            };
+            while let Ok(count) = received.recv(&shard.socket) {
+                for d in (0..received.len()).filter_map(|i| received.get(i)) {
+                    if d.from != addr {
+                        continue;
                     }
+                    let Some(a) = shard.agent_for(d.to) else {
+                        continue;
+                    };
+                    if a.confirmed {
+                        continue;
+                    }
+                    if let Ok(ServerMessage::Response(Response::Text(t))) =
+                        decode_server_message(d.payload)
+                    {
+                        if t.contains(&format!("key {},", a.key)) {
+                            a.confirmed = true;
+                            registered += 1;
+                        }
+                    }
+                }
+                if count < MAX_BATCH {
+                    break;
                 }
             }
         }
     }
-    for a in &mut agents {
-        poll.registry().deregister(&mut a.socket)?;
+    for shard in &mut shards {
+        poll.registry().deregister(&mut shard.socket)?;
+        // Only confirmed agents send, and only about confirmed agents.
+        shard.agents.retain(|a| a.confirmed);
+        shard.place = shard
+            .agents
+            .iter()
+            .enumerate()
+            .map(|(p, a)| (a.index, p))
+            .collect();
     }
     println!(
-        "registration storm: {registered} of {} agents confirmed in {:.2} s",
-        agents.len(),
+        "registration storm: {registered} of {n} agents confirmed in {:.2} s",
         started.elapsed().as_secs_f64()
     );
-    // Only confirmed agents send, and only about confirmed agents.
-    let agents: Vec<LoadAgent> = agents
-        .into_iter()
-        .zip(confirmed)
-        .filter_map(|(a, c)| c.then_some(a))
-        .collect();
-    Ok((agents, registered))
+    Ok((shards, registered))
 }
 
 /// The agents requests ask about, in sequence order (request `n` asks about
@@ -342,11 +428,12 @@ struct Measured {
 }
 
 /// One sending thread: sends each of its agents' requests when due (the agents' send times
-/// are spread evenly over the period, so they come due in turn), and waits on its sockets
-/// (epoll) for the answers in between.
+/// are spread evenly over the period, so they come due in turn), up to [`SEND_BURST`] in one
+/// system call, and waits on its socket (epoll) for the answers in between.
 fn sender(
-    mut shard: Vec<LoadAgent>,
+    mut shard: Shard,
     subjects: &Subjects,
+    server: SocketAddr,
     period: Duration,
     end: Instant,
     totals: &Totals,
@@ -354,72 +441,97 @@ fn sender(
 ) -> Result<Measured> {
     let mut poll = mio::Poll::new()?;
     let window = subjects.keys.len().max(1);
-    for (i, a) in shard.iter_mut().enumerate() {
-        poll.registry()
-            .register(&mut a.socket, mio::Token(i), mio::Interest::READABLE)?;
+    poll.registry()
+        .register(&mut shard.socket, mio::Token(0), mio::Interest::READABLE)?;
+    for a in &mut shard.agents {
         a.in_flight = vec![None; window];
     }
-    let mut events = mio::Events::with_capacity(1024);
-    let mut buf = vec![0u8; 65536];
-    let mut out = Vec::with_capacity(512);
+    let mut events = mio::Events::with_capacity(16);
+    let mut received = Received::new(MAX_BATCH, 65536);
+    let mut requests: Vec<Vec<u8>> = (0..SEND_BURST).map(|_| Vec::with_capacity(512)).collect();
     let mut measured = Measured::default();
-    let receive = |a: &mut LoadAgent, buf: &mut [u8], measured: &mut Measured| {
-        while let Ok(n) = a.socket.recv(buf) {
-            match classify(&buf[..n], &subjects.prefix) {
-                Answer::About(i) => {
-                    let slot = subjects.slot_of.get(i).copied().flatten();
-                    match slot.and_then(|s| a.in_flight[s].take()) {
-                        Some(t) => {
-                            let micros = t.elapsed().as_micros().min(u32::MAX as u128) as u32;
-                            measured.latencies.push(micros);
-                            totals.answered.fetch_add(1, Ordering::Relaxed);
-                        }
-                        None => measured.unmatched += 1,
-                    }
-                }
-                Answer::Broadcast => {
-                    if let Ok(ServerMessage::Broadcast(b)) = decode_server_message(&buf[..n]) {
-                        totals.iteration.fetch_max(b.iteration, Ordering::Relaxed);
-                    }
-                }
-                Answer::Other => {}
-            }
-        }
-    };
     let mut turn = 0usize;
     while !stop.load(Ordering::Relaxed) {
         let now = Instant::now();
         let mut next = now + Duration::from_millis(100);
-        if now < end && !shard.is_empty() {
+        let agents = shard.agents.len();
+        if now < end && agents > 0 {
             // A tool that fell behind must not catch up in one long burst while the answers
-            // pile up unread in its sockets: at most SEND_BURST sends, then it reads.
-            let mut burst = 0;
-            while shard[turn].next_send <= now && burst < SEND_BURST {
-                burst += 1;
-                let a = &mut shard[turn];
+            // pile up unread in its socket: at most SEND_BURST sends, then it reads.
+            let mut due = Vec::with_capacity(SEND_BURST);
+            while shard.agents[turn].next_send <= now && due.len() < SEND_BURST {
+                let a = &mut shard.agents[turn];
                 let slot = (a.sent % window as u64) as usize;
+                let out = &mut requests[due.len()];
                 out.clear();
                 out.extend_from_slice(&a.head);
                 out.extend_from_slice(subjects.keys[slot].as_bytes());
                 out.extend_from_slice(&a.tail);
-                if a.socket.send(&out).is_ok() {
-                    a.in_flight[slot] = Some(Instant::now());
-                    a.sent += 1;
-                    totals.sent.fetch_add(1, Ordering::Relaxed);
-                }
+                due.push(turn);
                 a.next_send += period;
-                turn = (turn + 1) % shard.len();
+                turn = (turn + 1) % agents;
             }
-            next = next.min(shard[turn].next_send);
-            if burst == SEND_BURST {
+            if !due.is_empty() {
+                let out: Vec<Outgoing> = due
+                    .iter()
+                    .zip(&requests)
+                    .map(|(&i, payload)| Outgoing {
+                        to: server,
+                        from: Some(shard.agents[i].ip),
+                        payload,
+                    })
+                    .collect();
+                let sent = send_all(&shard.socket, &out);
+                // The send time of each request: the call's (64 sends take microseconds).
+                let at = Instant::now();
+                if sent.failed == 0 {
+                    for &i in &due {
+                        let a = &mut shard.agents[i];
+                        let slot = (a.sent % window as u64) as usize;
+                        a.in_flight[slot] = Some(at);
+                        a.sent += 1;
+                    }
+                    totals.sent.fetch_add(due.len() as u64, Ordering::Relaxed);
+                }
+            }
+            next = next.min(shard.agents[turn].next_send);
+            if due.len() == SEND_BURST {
                 next = now;
             }
         }
         let wait = next.saturating_duration_since(Instant::now());
         poll.poll(&mut events, Some(wait))?;
-        for event in events.iter() {
-            if let Some(a) = shard.get_mut(event.token().0) {
-                receive(a, &mut buf, &mut measured);
+        // Edge-triggered: read until a call finds the socket empty.
+        while let Ok(count) = received.recv(&shard.socket) {
+            for d in (0..received.len()).filter_map(|i| received.get(i)) {
+                if d.from != server {
+                    continue;
+                }
+                let Some(a) = shard.agent_for(d.to) else {
+                    continue;
+                };
+                match classify(d.payload, &subjects.prefix) {
+                    Answer::About(i) => {
+                        let slot = subjects.slot_of.get(i).copied().flatten();
+                        match slot.and_then(|s| a.in_flight[s].take()) {
+                            Some(t) => {
+                                let micros = t.elapsed().as_micros().min(u32::MAX as u128) as u32;
+                                measured.latencies.push(micros);
+                                totals.answered.fetch_add(1, Ordering::Relaxed);
+                            }
+                            None => measured.unmatched += 1,
+                        }
+                    }
+                    Answer::Broadcast => {
+                        if let Ok(ServerMessage::Broadcast(b)) = decode_server_message(d.payload) {
+                            totals.iteration.fetch_max(b.iteration, Ordering::Relaxed);
+                        }
+                    }
+                    Answer::Other => {}
+                }
+            }
+            if count < MAX_BATCH {
+                break;
             }
         }
     }
@@ -447,21 +559,36 @@ fn main() -> Result<()> {
     };
     let pid = args.pid.or(server.as_ref().map(|s| s.child.id()));
 
-    let (agents, _registered) = register_storm(addr, args.agents)?;
-    if agents.is_empty() {
+    let threads = args.threads.clamp(1, 16);
+    let (mut shards, registered) = register_storm(addr, args.agents, threads)?;
+    if registered == 0 {
         bail!("no agent was confirmed: is {addr} a SimRob server?");
     }
+    let tool_ports: Vec<u16> = shards
+        .iter()
+        .filter_map(|s| s.socket.local_addr().ok().map(|a| a.port()))
+        .collect();
     // Requests are told apart by the agent they ask about: a window of K requests per agent.
-    let window = agents.len().min(MAX_WINDOW);
+    let mut confirmed: Vec<(usize, String)> = shards
+        .iter()
+        .flat_map(|s| s.agents.iter().map(|a| (a.index, a.key.clone())))
+        .collect();
+    confirmed.sort_unstable();
+    let window = confirmed.len().min(MAX_WINDOW);
     let pid_prefix = format!("load{}-", std::process::id());
     let mut subjects = Subjects {
-        keys: agents[..window].iter().map(|a| a.key.clone()).collect(),
+        keys: confirmed[..window].iter().map(|a| a.1.clone()).collect(),
         slot_of: vec![None; args.agents],
         prefix: pid_prefix.into_bytes(),
     };
-    for (slot, a) in agents[..window].iter().enumerate() {
-        subjects.slot_of[a.index] = Some(slot);
+    for (slot, a) in confirmed[..window].iter().enumerate() {
+        subjects.slot_of[a.0] = Some(slot);
     }
+    let rank: std::collections::HashMap<usize, usize> = confirmed
+        .iter()
+        .enumerate()
+        .map(|(r, a)| (a.0, r))
+        .collect();
     let subjects = Arc::new(subjects);
 
     // Load.
@@ -470,13 +597,11 @@ fn main() -> Result<()> {
     let period = Duration::from_secs_f64(1.0 / args.rate);
     let begin = Instant::now();
     let end = begin + Duration::from_secs_f64(args.seconds);
-    let threads = args.threads.clamp(1, 16);
-    let mut shards: Vec<Vec<LoadAgent>> = (0..threads).map(|_| Vec::new()).collect();
-    let senders = agents.len();
-    for (i, mut a) in agents.into_iter().enumerate() {
-        // Spread the sends over the period.
-        a.next_send = begin + period.mul_f64(i as f64 / senders as f64);
-        shards[i % threads].push(a);
+    for shard in &mut shards {
+        for a in &mut shard.agents {
+            // Spread the sends over the period, in agent order across the threads.
+            a.next_send = begin + period.mul_f64(rank[&a.index] as f64 / registered as f64);
+        }
     }
     let mut workers = Vec::new();
     for shard in shards {
@@ -484,7 +609,7 @@ fn main() -> Result<()> {
         let stop = stop.clone();
         let subjects = subjects.clone();
         workers.push(std::thread::spawn(move || {
-            sender(shard, &subjects, period, end, &totals, &stop)
+            sender(shard, &subjects, addr, period, end, &totals, &stop)
         }));
     }
     let mut last_iteration = totals.iteration.load(Ordering::Relaxed);
@@ -499,7 +624,7 @@ fn main() -> Result<()> {
     let server_cpu = || server_pid.as_deref().and_then(cpu_ticks);
     let (cpu_start, tool_start) = (server_cpu(), cpu_ticks("self"));
     // Other sockets on the server's port (an earlier run's) may have counted drops already.
-    let drops_start = udp_drops(addr);
+    let drops_start = udp_drops(addr, &tool_ports);
     let (mut last_cpu, mut last_tool) = (cpu_start, tool_start);
     let every = args.every.max(1);
     let drain = Duration::from_secs(1);
@@ -529,7 +654,7 @@ fn main() -> Result<()> {
             per_second(sent - last_sent),
             per_second(answered - last_answered),
             sent.saturating_sub(answered),
-            udp_drops(addr).map_or("-".into(), |(s, _)| {
+            udp_drops(addr, &tool_ports).map_or("-".into(), |(s, _)| {
                 s.saturating_sub(drops_start.map_or(0, |d| d.0)).to_string()
             }),
             per_second(it.saturating_sub(last_iteration)),
@@ -588,7 +713,7 @@ fn main() -> Result<()> {
         steady.iter().sum::<u64>() as f64 / steady.len().max(1) as f64,
         steady.len()
     );
-    if let (Some(start), Some(end)) = (drops_start, udp_drops(addr)) {
+    if let (Some(start), Some(end)) = (drops_start, udp_drops(addr, &tool_ports)) {
         println!(
             "dropped by the kernel, receive buffer full: {} at the server's socket, {} at this tool's sockets",
             end.0.saturating_sub(start.0),
@@ -623,6 +748,18 @@ fn main() -> Result<()> {
 mod tests {
     use super::*;
     use simrob_protocol::{encode_response, encode_server_message, Broadcast};
+
+    #[test]
+    fn each_agent_has_its_own_loopback_address() {
+        for i in [0, 1, 254, 255, 256, 999, 19_999] {
+            let ip = agent_ip(i);
+            assert!(ip.is_loopback(), "{ip}");
+            assert_eq!(agent_of(IpAddr::V4(ip)), Some(i));
+        }
+        assert_ne!(agent_ip(255), agent_ip(256));
+        assert_eq!(agent_of("127.0.0.1".parse().unwrap()), None);
+        assert_eq!(agent_of("127.77.0.0".parse().unwrap()), None);
+    }
 
     #[test]
     fn answers_are_told_apart_by_the_agent_they_name() {
