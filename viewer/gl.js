@@ -78,13 +78,13 @@ void main() { float l = 0.35 + 0.65 * max(dot(normalize(v_nor), ${LIGHT}), 0.0);
  * the world.
  */
 /**
- * Five vec4s (software WebGL pays for each varying at every pixel): the ray's direction and
+ * Five vec4s (software WebGL pays for each varying at every pixel; a sixth, `v_z`, for depth): the ray's direction and
  * how far before the centre it starts (`v_d`), the sprite's half axes (`v_r`, `v_u`), the
  * light, all in the body's frame, the body's half sizes in their `w`s, the colour and shape.
  */
 const SPRITE_VARYINGS = 'varying vec4 v_d; varying vec4 v_r; varying vec4 v_u; varying vec4 v_l; varying vec4 v_col;';
 const SPRITE_VERTEX = `uniform mat4 u_vp; uniform float u_point; uniform vec4 u_eye; uniform vec3 u_right; uniform vec3 u_up;
-${SPRITE_VARYINGS}
+${SPRITE_VARYINGS} varying vec4 v_z;
 ${ROT}
 void main() { INSTANCE
   float kind = t3.w;
@@ -102,29 +102,39 @@ void main() { INSTANCE
   float hs = 0.5 * px * gl_Position.w / u_point;
   v_d = vec4(rot(inv, d), 2.0 * r); v_r = vec4(right * hs, h.x); v_u = vec4(up * hs, h.y);
   v_l = vec4(rot(inv, ${LIGHT}), h.z); v_col = vec4(t3.rgb, kind);
+  // Clip z and w at the centre and per metre along the ray, for the depth of each pixel's hit.
+  v_z = vec4(gl_Position.zw, (u_vp * vec4(d, 0.0)).zw);
 }`;
-const SPRITE_FRAGMENT = `#ifdef GL_FRAGMENT_PRECISION_HIGH
+/**
+ * The sprites' fragment shader; with `depth` (`EXT_frag_depth`) each pixel's depth is where its
+ * ray hits the body, so small bodies that touch or overlap hide each other as they should
+ * (without it, the whole sprite lies at the body's centre).
+ * @param {boolean} depth
+ */
+const spriteFragment = (depth) => `${depth ? '#extension GL_EXT_frag_depth : enable\n' : ''}#ifdef GL_FRAGMENT_PRECISION_HIGH
 precision highp float;
 #else
 precision mediump float;
 #endif
-${SPRITE_VARYINGS}
+${SPRITE_VARYINGS} varying vec4 v_z;
 void main() {
   vec2 uv = vec2(gl_PointCoord.x * 2.0 - 1.0, 1.0 - gl_PointCoord.y * 2.0);
   vec3 d = v_d.xyz, o = v_r.xyz * uv.x + v_u.xyz * uv.y - v_d.w * d, h = vec3(v_r.w, v_u.w, v_l.w), n;
-  float kind = v_col.w;
+  float kind = v_col.w, t;
   if (kind < 0.5) {
     vec3 dd = mix(d, vec3(1e-6), vec3(lessThan(abs(d), vec3(1e-6))));
     vec3 t1 = (-h - o) / dd, t2 = (h - o) / dd, tn = min(t1, t2), tf = max(t1, t2);
-    float t = max(max(tn.x, tn.y), tn.z);
+    t = max(max(tn.x, tn.y), tn.z);
     if (t > min(min(tf.x, tf.y), tf.z)) discard;
     n = t == tn.x ? vec3(-sign(dd.x), 0.0, 0.0) : t == tn.y ? vec3(0.0, -sign(dd.y), 0.0) : vec3(0.0, 0.0, -sign(dd.z));
   } else if (kind < 1.5) {
     float b = dot(o, d), q = b * b - dot(o, o) + h.x * h.x;
     if (q < 0.0) discard;
-    n = (o + (-b - sqrt(q)) * d) / h.x;
+    t = -b - sqrt(q);
+    n = (o + t * d) / h.x;
   } else {
-    float t = 1e9, a = dot(d.xy, d.xy), b = dot(o.xy, d.xy), q = b * b - a * (dot(o.xy, o.xy) - h.x * h.x);
+    t = 1e9;
+    float a = dot(d.xy, d.xy), b = dot(o.xy, d.xy), q = b * b - a * (dot(o.xy, o.xy) - h.x * h.x);
     n = vec3(0.0, 0.0, 1.0);
     if (a > 1e-9 && q >= 0.0) {
       float ts = (-b - sqrt(q)) / a;
@@ -139,6 +149,7 @@ void main() {
   }
   float l = 0.35 + 0.65 * max(dot(n, v_l.xyz), 0.0);
   gl_FragColor = vec4(v_col.rgb * l, 1.0);
+  ${depth ? 'float s = t - v_d.w; gl_FragDepthEXT = 0.5 + 0.5 * (v_z.x + s * v_z.z) / (v_z.y + s * v_z.w);' : ''}
 }`;
 
 /**
@@ -207,9 +218,10 @@ function linked(gl, vertex, fragment) {
 export class GlView {
   /**
    * @param {HTMLCanvasElement} canvas
-   * @param {{antialias: boolean, res: number, instanced: boolean}} options `res` scales the
-   *   drawing buffer (1: one pixel per device pixel); `instanced` uses hardware instancing
-   *   even where instances could be read from a texture
+   * @param {{antialias: boolean, res: number, instanced: boolean, depth: boolean}} options `res`
+   *   scales the drawing buffer (1: one pixel per device pixel); `instanced` uses hardware
+   *   instancing even where instances could be read from a texture; `depth` gives each
+   *   sprite pixel its own depth where the browser can (software WebGL is faster without)
    */
   constructor(canvas, options) {
     this.canvas = canvas;
@@ -225,9 +237,13 @@ export class GlView {
     const source = fetchable ? FETCHED : inst ? INSTANCED : null;
     if (!source) return;
     const mesh = linked(gl, `${source}\n${MESH_VERTEX}`, MESH_FRAGMENT);
-    const sprite = linked(gl, `${source}\n${SPRITE_VERTEX}`, SPRITE_FRAGMENT);
+    const depth = options.depth && gl.getExtension('EXT_frag_depth') !== null;
+    const exact = depth ? linked(gl, `${source}\n${SPRITE_VERTEX}`, spriteFragment(true)) : null;
+    const sprite = exact || linked(gl, `${source}\n${SPRITE_VERTEX}`, spriteFragment(false));
     if (!mesh || !sprite) return;
     this.gl = gl;
+    /** Sprites write each pixel's depth. */
+    this.spriteDepth = exact !== null;
     this.inst = inst;
     this.mode = fetchable ? 'texture' : 'instanced';
     this.meshProgram = mesh;

@@ -7,7 +7,8 @@
  * URL parameters: `view=top`; `scale`, `cx`, `cy` (the top view's px per metre and centre);
  * `labels=0`; `panel=0` (no side panel); `fov=1` (humanoids' camera field of view, also the
  * f key); `res=F` (drawing resolution, default 1: one pixel per screen pixel; less is faster
- * with software WebGL); `gl=instanced` (hardware instancing, see gl.js); `bench=1` (redraw
+ * with software WebGL); `gl=instanced` (hardware instancing, see gl.js); `depth=1` (small
+ * bodies' pixels at their own depth even with software WebGL, see gl.js); `bench=1` (redraw
  * every animation frame and report the rate).
  */
 import { decode, body, entity, kindOf } from './frame.js';
@@ -29,7 +30,7 @@ const stage = $('stage');
 const bench = params.get('bench') === '1';
 const software = softwareGl();
 const res = Math.min(Math.max(parseFloat(params.get('res') || '1') || 1, 0.1), 2);
-const glView = new GlView(glCanvas, { antialias: !software, res, instanced: params.get('gl') === 'instanced' });
+const glView = new GlView(glCanvas, { antialias: !software, res, instanced: params.get('gl') === 'instanced', depth: params.get('depth') === '1' || !software });
 const glReady = glView.gl !== null;
 const top = new TopCanvas(/** @type {HTMLCanvasElement} */ ($('flat')));
 const labels = new Labels($('labels'));
@@ -253,6 +254,8 @@ const debug = {
   get software() { return software; },
   get res() { return res; },
   get gl() { return glView.mode; },
+  /** Whether sprites give each pixel its own depth (not with software WebGL). */
+  get spriteDepth() { return glView.spriteDepth; },
   /** The last 3D drawing's draw calls, vertices, triangles, and bodies drawn as meshes, sprites and dots, arrows. */
   get glStats() { return glView.stats; },
   /**

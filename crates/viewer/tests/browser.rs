@@ -641,13 +641,19 @@ fn a_small_box_is_drawn_turned_as_it_is_whether_a_mesh_or_a_sprite() {
     )
     .unwrap();
     viewer.publish(&frame);
-    // 100 px per metre: the plank is 20 px long, a sprite; 500: 100 px, a mesh.
-    for scale in [100, 500] {
+    // 100 px per metre: the plank is 20 px long, a sprite (its pixels at its centre's depth,
+    // or, `depth=1`, each at its own); 500: 100 px, a mesh.
+    for (scale, depth) in [(100, 0), (100, 1), (500, 0)] {
         let url = format!(
-            "http://{}/?view=top&scale={scale}&cx=0&cy=0&labels=0&panel=0",
+            "http://{}/?view=top&scale={scale}&cx=0&cy=0&labels=0&panel=0&depth={depth}",
             viewer.addr()
         );
-        let img = screenshot(&url, &dir.join(format!("plank-{scale}.png")), 400, 300);
+        let img = screenshot(
+            &url,
+            &dir.join(format!("plank-{scale}-{depth}.png")),
+            400,
+            300,
+        );
         let teal: Vec<(u32, u32)> = img
             .enumerate_pixels()
             .filter(|(_, _, p)| p[0] < 100 && p[1] > 140 && p[2] > 130)
@@ -671,5 +677,15 @@ fn a_small_box_is_drawn_turned_as_it_is_whether_a_mesh_or_a_sprite() {
             axis.to_degrees()
         );
     }
+    // `depth=1` did give the sprites their own depth (the browser has EXT_frag_depth).
+    let mut page = Page::open(
+        &format!("http://{}/?view=top&depth=1", viewer.addr()),
+        &dir.join("profile"),
+        400,
+        300,
+    );
+    page.wait_for("simrob.drawn > 0", "simrob.gl");
+    assert_eq!(page.eval("simrob.spriteDepth"), serde_json::json!(true));
+    drop(page);
     let _ = std::fs::remove_dir_all(&dir);
 }
