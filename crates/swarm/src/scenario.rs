@@ -70,7 +70,7 @@ use crate::drones::{self, DroneController, SwarmParams};
 use crate::ecs::{Battery, Claw, EntityId, Item, Navigator, Pose, Proximity, Velocity, World};
 use crate::geom::Shape;
 use crate::nav::{NavMap, DEFAULT_SPEED};
-use crate::script::{Instr, Script, ScriptSystem};
+use crate::script::{Instr, Script, ScriptError, ScriptSystem};
 use crate::sim::{SimConfig, Simulation};
 use crate::systems::{
     BatterySystem, ClawSystem, CollisionSystem, MovementSystem, ProximitySystem, StopOnCollision,
@@ -603,7 +603,7 @@ impl Scenario {
         sim.name = self.name();
         let mut scripts = ScriptSystem::new();
         if let Some(h) = &f.world.default_handler {
-            let parsed: Result<Vec<Instr>, String> = h.iter().map(|l| Instr::parse(l)).collect();
+            let parsed: Result<Vec<Instr>, _> = h.iter().map(|l| Instr::parse(l)).collect();
             scripts = scripts.with_default_handler(
                 parsed
                     .map_err(|e| ScenarioError(format!("{origin}: world.default_handler: {e}")))?,
@@ -633,7 +633,7 @@ impl Scenario {
     }
 }
 
-fn check_lines(sim: &Simulation, lines: &[String]) -> Result<(), String> {
+fn check_lines(sim: &Simulation, lines: &[String]) -> Result<(), ScriptError> {
     let s = Script::new(lines)?;
     s.validate(sim.instructions())
 }
@@ -1023,24 +1023,28 @@ pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> R
         },
         "Script" => {
             let script = if v.is_array() {
-                Script::new(&strings(v, "Script")?)?
+                Script::new(&strings(v, "Script")?).map_err(|e| e.to_string())?
             } else {
                 check_keys(v, &["instructions", "handlers", "default_handler"])?;
                 let lines = match v.get("instructions") {
                     Some(i) => strings(i, "instructions")?,
                     None => return Err("a Script needs instructions".into()),
                 };
-                let mut s = Script::new(&lines)?;
+                let mut s = Script::new(&lines).map_err(|e| e.to_string())?;
                 if let Some(h) = v.get("handlers") {
                     let Some(o) = h.as_object() else {
                         return Err("handlers must map error tags to instruction lists".into());
                     };
                     for (tag, lines) in o {
-                        s = s.with_handler(tag, &strings(lines, &format!("handlers.{tag}"))?)?;
+                        s = s
+                            .with_handler(tag, &strings(lines, &format!("handlers.{tag}"))?)
+                            .map_err(|e| e.to_string())?;
                     }
                 }
                 if let Some(d) = v.get("default_handler") {
-                    s = s.with_default_handler(&strings(d, "default_handler")?)?;
+                    s = s
+                        .with_default_handler(&strings(d, "default_handler")?)
+                        .map_err(|e| e.to_string())?;
                 }
                 s
             };

@@ -36,10 +36,10 @@ pub struct Instr {
 
 impl Instr {
     /// Reads `Name arg arg…` (whitespace-separated).
-    pub fn parse(line: &str) -> Result<Instr, String> {
+    pub fn parse(line: &str) -> Result<Instr, ScriptError> {
         let mut words = line.split_whitespace();
         let Some(name) = words.next() else {
-            return Err("empty instruction".into());
+            return Err(ScriptError::Empty);
         };
         Ok(Instr {
             name: name.to_string(),
@@ -56,6 +56,43 @@ impl std::fmt::Display for Instr {
         }
         Ok(())
     }
+}
+
+/// Why a script was refused: an empty line, an unknown instruction, the wrong number of
+/// arguments; `index` counts from 1, `part` is `script`, `handler "TAG"` or `default handler`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScriptError {
+    #[error("empty instruction")]
+    Empty,
+    #[error("instruction {index}: {source}")]
+    Line {
+        index: usize,
+        source: Box<ScriptError>,
+    },
+    #[error("{part}: {source}")]
+    Part {
+        part: String,
+        source: Box<ScriptError>,
+    },
+    #[error(
+        "{part} instruction {index} ({instruction}): unknown instruction {name:?} (known: {known})"
+    )]
+    Unknown {
+        part: String,
+        index: usize,
+        instruction: String,
+        name: String,
+        known: String,
+    },
+    #[error(
+        "{part} instruction {index} ({instruction}): wrong number of arguments; usage: {usage}"
+    )]
+    Arguments {
+        part: String,
+        index: usize,
+        instruction: String,
+        usage: &'static str,
+    },
 }
 
 /// A script's state.
@@ -98,17 +135,30 @@ pub struct Script {
     wake_token: u64,
 }
 
-fn parse_lines(lines: &[String]) -> Result<Vec<Instr>, String> {
+fn parse_lines(lines: &[String]) -> Result<Vec<Instr>, ScriptError> {
     lines
         .iter()
         .enumerate()
-        .map(|(i, l)| Instr::parse(l).map_err(|e| format!("instruction {}: {e}", i + 1)))
+        .map(|(i, l)| {
+            Instr::parse(l).map_err(|e| ScriptError::Line {
+                index: i + 1,
+                source: Box::new(e),
+            })
+        })
         .collect()
+}
+
+fn in_part(part: impl Into<String>) -> impl FnOnce(ScriptError) -> ScriptError {
+    let part = part.into();
+    move |e| ScriptError::Part {
+        part,
+        source: Box::new(e),
+    }
 }
 
 impl Script {
     /// A script from its instruction lines.
-    pub fn new<S: AsRef<str>>(lines: &[S]) -> Result<Script, String> {
+    pub fn new<S: AsRef<str>>(lines: &[S]) -> Result<Script, ScriptError> {
         let lines: Vec<String> = lines.iter().map(|l| l.as_ref().to_string()).collect();
         Ok(Script {
             instructions: parse_lines(&lines)?,
@@ -117,39 +167,44 @@ impl Script {
     }
 
     /// Adds a handler for errors tagged `tag`.
-    pub fn with_handler<S: AsRef<str>>(mut self, tag: &str, lines: &[S]) -> Result<Self, String> {
+    pub fn with_handler<S: AsRef<str>>(
+        mut self,
+        tag: &str,
+        lines: &[S],
+    ) -> Result<Self, ScriptError> {
         let lines: Vec<String> = lines.iter().map(|l| l.as_ref().to_string()).collect();
-        let h = parse_lines(&lines).map_err(|e| format!("handler {tag:?}: {e}"))?;
+        let h = parse_lines(&lines).map_err(in_part(format!("handler {tag:?}")))?;
         self.handlers.insert(tag.to_string(), h);
         Ok(self)
     }
 
     /// Sets the handler for errors without their own.
-    pub fn with_default_handler<S: AsRef<str>>(mut self, lines: &[S]) -> Result<Self, String> {
+    pub fn with_default_handler<S: AsRef<str>>(mut self, lines: &[S]) -> Result<Self, ScriptError> {
         let lines: Vec<String> = lines.iter().map(|l| l.as_ref().to_string()).collect();
-        self.default_handler =
-            Some(parse_lines(&lines).map_err(|e| format!("default handler: {e}"))?);
+        self.default_handler = Some(parse_lines(&lines).map_err(in_part("default handler"))?);
         Ok(self)
     }
 
     /// Checks every instruction (main list and handlers) against the known ones.
-    pub fn validate(&self, set: &InstructionSet) -> Result<(), String> {
-        let check = |where_: &str, i: usize, ins: &Instr| -> Result<(), String> {
+    pub fn validate(&self, set: &InstructionSet) -> Result<(), ScriptError> {
+        let check = |part: &str, i: usize, ins: &Instr| -> Result<(), ScriptError> {
             let Some(def) = set.get(&ins.name) else {
                 let known: Vec<&str> = set.keys().map(String::as_str).collect();
-                return Err(format!(
-                    "{where_} instruction {} ({ins}): unknown instruction {:?} (known: {})",
-                    i + 1,
-                    ins.name,
-                    known.join(", ")
-                ));
+                return Err(ScriptError::Unknown {
+                    part: part.to_string(),
+                    index: i + 1,
+                    instruction: ins.to_string(),
+                    name: ins.name.clone(),
+                    known: known.join(", "),
+                });
             };
             if ins.args.len() < def.min_args || ins.args.len() > def.max_args {
-                return Err(format!(
-                    "{where_} instruction {} ({ins}): wrong number of arguments; usage: {}",
-                    i + 1,
-                    def.usage
-                ));
+                return Err(ScriptError::Arguments {
+                    part: part.to_string(),
+                    index: i + 1,
+                    instruction: ins.to_string(),
+                    usage: def.usage,
+                });
             }
             Ok(())
         };

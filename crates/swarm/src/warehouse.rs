@@ -254,9 +254,10 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
             format!("Go {shelf}"),
             "Drop".to_string(),
             "Loop".to_string(),
-        ])?
-        .with_handler("Collision", &["Wait 0.5 1.5", "Retry"])?
-        .with_handler("DropFailed", &["Skip"])?;
+        ])
+        .and_then(|s| s.with_handler("Collision", &["Wait 0.5 1.5", "Retry"]))
+        .and_then(|s| s.with_handler("DropFailed", &["Skip"]))
+        .map_err(|e| e.to_string())?;
         world.script.insert(e, script);
         ids.push(e);
     }
