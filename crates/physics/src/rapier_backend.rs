@@ -31,15 +31,18 @@ const SLEEP_ANGULAR: f32 = 0.01;
 /// the engine stops moving it until something touches it, a joint's motor changes or it is
 /// moved. Far below anything a robot or a rolling ball does (1 mm/s, 0.6°/s).
 const SLEEP_AFTER: f32 = 2.0;
-/// Solver substeps per step in the default and in the fast mode.
-const SUBSTEPS: usize = 3;
+/// Solver substeps per step in the default and in the fast mode: one, as ODE (velocity, then
+/// position with the new velocity, once per step); contacts and joints are set up once a step.
+const SUBSTEPS: usize = 1;
 const FAST_SUBSTEPS: usize = 1;
-/// Solver passes within each substep. Fast mode solves its one substep six times: two substeps
-/// of one pass left a resting SumBot rocking at 1–3 mm/s, too fast to ever come to rest (it
-/// turned 1° and crept 8 mm a minute); six passes settle it and cost less than a second
-/// substep's contact and joint set-up.
-const PASSES: usize = 1;
-const FAST_PASSES: usize = 6;
+/// Solver passes within the substep. Six settle a resting SumBot to rest; fast mode's four leave
+/// it rocking slightly (0.03° and 0.25 mm a minute), two or three let it creep 3–6 mm a minute.
+const PASSES: usize = 6;
+const FAST_PASSES: usize = 4;
+/// Passes without position correction after them, in both modes. With one, a ball rolled into a
+/// wall at 1.5 m/s stops dead against it instead of bouncing back (measured on the SimRob
+/// field; with two it bounces as it did with three substeps).
+const STABILIZATION_PASSES: usize = 2;
 /// The size of the things simulated (m): SumBots, balls and wheels are centimetres across.
 /// rapier scales its tolerances by it — contact prediction distance 2 mm, the broad phase's
 /// margin 4 mm — so a crowd of robots 15 cm apart is not a crowd of candidate pairs.
@@ -291,6 +294,7 @@ impl RapierBackend {
         } else {
             (SUBSTEPS, PASSES)
         };
+        ip.num_internal_stabilization_iterations = STABILIZATION_PASSES;
         ip.length_unit = LENGTH_UNIT;
         ip.normalized_max_corrective_velocity = MAX_CORRECTIVE_VELOCITY / LENGTH_UNIT;
         ip.normalized_max_linear_velocity = MAX_LINEAR_VELOCITY / LENGTH_UNIT;

@@ -28,8 +28,11 @@ fn ball(p: &mut RapierBackend, z: f64) -> BodyId {
     .unwrap()
 }
 
+/// Free fall integrates as ODE does (semi-implicit Euler, once per step: velocity, then position
+/// with the new velocity): after n steps of h, v = g·n·h and the drop is g·h²·n(n+1)/2, which is
+/// ½g·t² plus ½g·t·h (2 % more after 0.5 s at h = 0.01 s, in ODE as here).
 #[test]
-fn free_fall_matches_g_within_one_percent() {
+fn free_fall_integrates_as_ode_does() {
     let mut p = RapierBackend::default();
     let b = ball(&mut p, 10.0);
     let steps = 50; // 0.5 s at dt 0.01
@@ -37,16 +40,16 @@ fn free_fall_matches_g_within_one_percent() {
         p.step();
     }
     let s = p.body_state(b).unwrap();
-    let t = steps as f64 * 0.01;
-    let expected_v = -9.8 * t;
-    let expected_drop = 0.5 * 9.8 * t * t;
+    let (h, n) = (0.01, steps as f64);
+    let expected_v = -9.8 * n * h;
+    let expected_drop = 9.8 * h * h * n * (n + 1.0) / 2.0;
     let drop = 10.0 - s.position[2];
     assert!(
-        (s.linear_velocity[2] - expected_v).abs() < 0.01 * expected_v.abs(),
+        (s.linear_velocity[2] - expected_v).abs() < 1e-4 * expected_v.abs(),
         "{s:?}"
     );
     assert!(
-        (drop - expected_drop).abs() < 0.01 * expected_drop,
+        (drop - expected_drop).abs() < 1e-4 * expected_drop,
         "drop {drop} vs {expected_drop}"
     );
 }
