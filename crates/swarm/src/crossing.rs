@@ -14,8 +14,13 @@
 //! * askers are served first come, first served (then the nearer, then by entity id), never
 //!   one past another waiting ahead of it in its lane; the zone is given only when nobody
 //!   else is in it, except robots making the same straight movement (same lane in, same
-//!   lane out: a platoon goes through together), and when the lane it leaves by has room
-//!   for it beyond the zone (it would otherwise stop inside and block the crossing);
+//!   lane out: a platoon goes through together), and when the lane it leaves by has a free
+//!   place for it up to the next crossing (counting robots still moving there and those
+//!   already let out that way: if the queue ahead stopped, it would stand inside and block
+//!   every movement through the crossing);
+//! * an asker that waits only for a place in the lane it leaves by does not hold up
+//!   another movement with room (the zone would stand empty meanwhile); one that waits for
+//!   the zone holds up everyone who came after it;
 //! * a robot holds the zone until it is out of it and its route no longer leads to it (a
 //!   robot whose route ends at the node, say at a station there, holds it while it stays);
 //! * a robot kept at the edge `NavMap::crossing_patience` seconds by a full lane beyond
@@ -25,7 +30,8 @@
 //! Robots that do not keep their distance (and entities without a route) are not managed,
 //! but one standing in a zone keeps managed robots out of it. Everything is decided from
 //! the poses at the start of the frame, in a fixed order: the same run gives the same
-//! turns.
+//! turns. [`Crossings::waits`] says what the turns cost (robot-frames at the edges by
+//! cause, the longest wait, detours).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -76,6 +82,23 @@ struct Zone {
     queue: Vec<(u64, EntityId)>,
 }
 
+/// Robot-frames spent stopped at the edge of a crossing, by what kept each robot there,
+/// and the detours taken: what the turns cost. Counting them changes nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CrossingWaits {
+    /// Another movement held the zone, or someone else stood in it.
+    pub zone_taken: u64,
+    /// The lane beyond the zone was full.
+    pub exit_full: u64,
+    /// Behind a robot waiting ahead of it in its lane, or after a robot that came first and
+    /// waits for the zone.
+    pub queued: u64,
+    /// The longest a robot has waited at one edge, in frames.
+    pub longest: u64,
+    /// Detours taken after `NavMap::crossing_patience` at a full lane.
+    pub detours: u64,
+}
+
 /// The zones' state, kept by the path system from frame to frame.
 #[derive(Clone, Debug, Default)]
 pub struct Crossings {
@@ -84,6 +107,7 @@ pub struct Crossings {
     approaches: Vec<Approach>,
     /// Index into `approaches` by entity.
     index: HashMap<EntityId, usize>,
+    waits: CrossingWaits,
 }
 
 /// The next crossing on `path` from `(x, y)` within `reach` along the route.
@@ -206,9 +230,14 @@ impl Crossings {
                 z.queue.push((frame, a.entity));
             }
         }
-        // Grants, first come first served: stop at the first asker that must wait.
+        // Grants, first come first served. An asker that must wait for the zone holds up
+        // everyone after it; one that waits only for room beyond the zone does not hold up
+        // another movement that has room (the zone would stand empty), nor is anyone let
+        // past a robot waiting ahead of it in its own lane.
         let patience = world.res.nav.crossing_patience;
         let mut detours = Vec::new();
+        let waits = &mut self.waits;
+        let mut granted = Vec::new();
         for (&node, z) in self.zones.iter_mut() {
             // First come first served; of those that came in the same frame, the nearer.
             z.queue.sort_by(|p, q| {
@@ -217,47 +246,69 @@ impl Crossings {
                     .partial_cmp(&(q.0, along(q.1), q.1))
                     .unwrap_or(std::cmp::Ordering::Equal)
             });
-            let mut granted = 0;
-            for (k, &(_, e)) in z.queue.iter().enumerate() {
+            granted.clear();
+            let mut held_up = false;
+            for (k, &(asked_at, e)) in z.queue.iter().enumerate() {
                 let Some(a) = approach_of(e, node) else {
-                    break;
+                    continue;
                 };
-                if !z.holders.iter().all(|h| h.same_movement(&a)) {
-                    break;
-                }
+                let at_edge = a.along - zone < EDGE;
+                let waited = frame.saturating_sub(asked_at);
+                let mut wait = |count: &mut u64| {
+                    if at_edge {
+                        *count += 1;
+                        waits.longest = waits.longest.max(waited);
+                    }
+                };
                 // Never past a robot waiting ahead of it in its own lane.
-                let behind = z.queue[k + 1..].iter().any(|&(_, o)| {
-                    approach_of(o, node).is_some_and(|b| {
-                        b.along < a.along
-                            && b.inward.0 * a.inward.0 + b.inward.1 * a.inward.1 > 0.99
-                    })
+                let behind = z.queue.iter().enumerate().any(|(j, &(_, o))| {
+                    j != k
+                        && !granted.contains(&o)
+                        && approach_of(o, node).is_some_and(|b| {
+                            b.along < a.along
+                                && b.inward.0 * a.inward.0 + b.inward.1 * a.inward.1 > 0.99
+                        })
                 });
-                if behind {
-                    break;
+                if held_up || behind {
+                    wait(&mut waits.queued);
+                    continue;
                 }
-                // Nobody else in the zone, and room beyond it.
-                if !zone_free(world, node, zone, e, &z.holders)
-                    || !a
-                        .outward
-                        .is_none_or(|o| exit_clear(world, node, zone, o, e, a.radius))
+                // Nobody else in the zone (a platoon on one straight movement excepted)…
+                if !z.holders.iter().all(|h| h.same_movement(&a))
+                    || !zone_free(world, node, zone, e, &z.holders)
                 {
+                    wait(&mut waits.zone_taken);
+                    held_up = true;
+                    continue;
+                }
+                // …and room beyond it.
+                if !a
+                    .outward
+                    .is_none_or(|o| exit_clear(world, node, zone, o, e, a.radius, &z.holders))
+                {
+                    wait(&mut waits.exit_full);
                     // Waited long at the edge for a lane that stays full: another way out.
-                    let waited = frame.saturating_sub(asked(&z.queue, e)) as f64 * dt;
-                    if waited >= patience && a.along - zone < EDGE {
-                        if let Some(m) = detour(world, node, zone, &a) {
+                    if waited as f64 * dt >= patience && at_edge {
+                        if let Some(m) = detour(world, node, zone, &a, &z.holders) {
                             detours.push((e, node, m));
+                            waits.detours += 1;
                         }
                     }
-                    break;
+                    continue;
                 }
                 z.holders.push(a);
-                granted += 1;
+                granted.push(e);
             }
-            z.queue.drain(..granted);
+            z.queue.retain(|(_, e)| !granted.contains(e));
         }
         self.zones
             .retain(|_, z| !z.holders.is_empty() || !z.queue.is_empty());
         detours
+    }
+
+    /// What the turns have cost so far.
+    pub fn waits(&self) -> CrossingWaits {
+        self.waits
     }
 
     /// The farthest `e` may go along its route this frame: up to the edge of the next zone
@@ -271,14 +322,6 @@ impl Crossings {
             .is_some_and(|z| z.holders.iter().any(|h| h.entity == e));
         (!holds).then(|| (a.along - zone).max(0.0))
     }
-}
-
-/// When `e` asked for its zone.
-fn asked(queue: &[(u64, EntityId)], e: EntityId) -> u64 {
-    queue
-        .iter()
-        .find(|&&(_, o)| o == e)
-        .map_or(u64::MAX, |&(f, _)| f)
 }
 
 /// Whether nobody but `me` and the holders is inside the zone of `node`.
@@ -302,8 +345,39 @@ fn zone_free(world: &World, node: u32, zone: f64, me: EntityId, holders: &[Appro
     free
 }
 
-/// Whether the lane leaving `node` along `out` has room for a robot of radius `radius`
-/// beyond the zone: no robot standing still there (one moving on makes room).
+/// The lane leaving `node` along `out`: its length up to the next crossing (or its end)
+/// and whether that end is a crossing. `None` when no edge leaves that way.
+fn lane_out(world: &World, node: u32, out: (f64, f64)) -> Option<(f64, bool)> {
+    let nav = &world.res.nav;
+    let nodes = nav.nodes();
+    let (nx, ny) = nodes[node as usize];
+    let (mut at, mut length) = (node, 0.0);
+    // A lane is a few straight edges between crossings; the bound only guards odd graphs.
+    for _ in 0..64 {
+        let (ax, ay) = nodes[at as usize];
+        let next = nav.successors(at).find(|&m| {
+            let (mx, my) = nodes[m as usize];
+            let l = (mx - ax).hypot(my - ay);
+            l > 1e-9 && ((mx - ax) * out.0 + (my - ay) * out.1) / l > 0.99
+        })?;
+        let (mx, my) = nodes[next as usize];
+        length = (mx - nx) * out.0 + (my - ny) * out.1;
+        at = next;
+        if nav.is_crossing(at) {
+            return Some((length, true));
+        }
+        if nav.successors(at).next().is_none() {
+            return Some((length, false));
+        }
+    }
+    Some((length, false))
+}
+
+/// Whether the lane leaving `node` along `out` has a free place for `me` (radius `radius`)
+/// beyond the zone: the robots in it up to the next crossing's zone, with the holders
+/// already let out that way, are fewer than it holds at the gap robots keep. Robots still
+/// moving count too: if the queue ahead stops, a robot let in must still get out of the
+/// zone, or it would stand in the crossing and block every movement through it.
 fn exit_clear(
     world: &World,
     node: u32,
@@ -311,37 +385,45 @@ fn exit_clear(
     out: (f64, f64),
     me: EntityId,
     radius: f64,
+    holders: &[Approach],
 ) -> bool {
     let grid = &world.res.grid;
     let (nx, ny) = world.res.nav.nodes()[node as usize];
     let keep = world.navigator.get(me).map_or(0.0, |n| n.keep_clear);
-    let room = zone + 2.0 * radius + keep;
-    let mut clear = true;
-    grid.for_each_near(nx, ny, room + radius + grid.max_extent, |m| {
+    let place = 2.0 * radius + keep;
+    // Unknown way out: room for one robot beyond the zone.
+    let (length, far_zone) = lane_out(world, node, out).unwrap_or((2.0 * zone + place, true));
+    let end = length - if far_zone { zone } else { 0.0 };
+    let places = (((end - zone + keep) / place).floor() as usize).max(1);
+    let mut taken = holders
+        .iter()
+        .filter(|h| h.entity != me && h.outward.is_some_and(|o| o.0 * out.0 + o.1 * out.1 > 0.99))
+        .count();
+    if taken >= places {
+        return false;
+    }
+    let (cx, cy) = (nx + out.0 * length * 0.5, ny + out.1 * length * 0.5);
+    grid.for_each_near(cx, cy, length * 0.5 + radius + grid.max_extent, |m| {
         let other = EntityId(grid.ids[m]);
-        if !clear || other == me {
+        if taken >= places || other == me || !world.vel.has(other) {
             return;
         }
-        let Some(v) = world.vel.get(other) else {
-            return;
-        };
-        if v.is_moving() {
+        if holders.iter().any(|h| h.entity == other) {
             return;
         }
         let (rx, ry) = (grid.xs[m] - nx, grid.ys[m] - ny);
-        let r = grid.radii[m];
         let ahead = rx * out.0 + ry * out.1;
         let side = (-rx * out.1 + ry * out.0).abs();
-        if ahead > 0.0 && ahead < room + r && side < radius + r {
-            clear = false;
+        if ahead > zone - EDGE && ahead <= end + EDGE && side < radius + grid.radii[m] {
+            taken += 1;
         }
     });
-    clear
+    taken < places
 }
 
 /// Another way out of `node` than the one `a` means to take, with room: the first in the
 /// graph's order.
-fn detour(world: &World, node: u32, zone: f64, a: &Approach) -> Option<u32> {
+fn detour(world: &World, node: u32, zone: f64, a: &Approach, holders: &[Approach]) -> Option<u32> {
     let nav = &world.res.nav;
     let (nx, ny) = nav.nodes()[node as usize];
     nav.successors(node).find(|&m| {
@@ -353,6 +435,6 @@ fn detour(world: &World, node: u32, zone: f64, a: &Approach) -> Option<u32> {
         let out = ((mx - nx) / l, (my - ny) / l);
         let same = a.outward.is_some_and(|o| o.0 * out.0 + o.1 * out.1 > 0.99);
         let back = a.inward.0 * out.0 + a.inward.1 * out.1 < -0.99;
-        !same && !back && exit_clear(world, node, zone, out, a.entity, a.radius)
+        !same && !back && exit_clear(world, node, zone, out, a.entity, a.radius, holders)
     })
 }

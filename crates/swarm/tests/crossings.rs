@@ -78,3 +78,63 @@ fn the_warehouse_robots_never_overlap_and_keep_delivering() {
         (s.tasks_done, s.events, s.collisions)
     );
 }
+
+/// Nobody blocks the box: a robot let into a crossing's zone on its way somewhere never
+/// stands there (it is let in only with a free place in the lane beyond), and no robot
+/// waits at one crossing's edge for long.
+#[test]
+fn no_robot_on_its_way_stands_in_a_crossing_and_nobody_waits_long() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/swarm/warehouse.toml");
+    let sc = Scenario::load(&path).expect("bundled warehouse");
+    let mut sim = sc
+        .build(&Overrides {
+            robots: Some(200),
+            duration: Some(120.0),
+            full_duration: true,
+            ..Overrides::default()
+        })
+        .expect("build");
+    let bots = sim.world().navigator.ids();
+    let zone = sim.world().res.nav.crossing_radius;
+    let crossings: Vec<(f64, f64)> = {
+        let nav = &sim.world().res.nav;
+        (0..nav.nodes().len() as u32)
+            .filter(|&n| nav.is_crossing(n))
+            .map(|n| nav.nodes()[n as usize])
+            .collect()
+    };
+    // Frames each robot has stood (under 1 unit/s) inside a zone it drove into on its way
+    // (not one whose route starts there: a robot leaving a station at a crossing).
+    let mut standing = vec![0u32; bots.len()];
+    let mut entered = vec![false; bots.len()];
+    let mut was_inside = vec![true; bots.len()];
+    let mut worst = 0;
+    while sim.step() {
+        let w = sim.world();
+        for (k, &e) in bots.iter().enumerate() {
+            let (Some(p), Some(v)) = (w.pose.get(e), w.vel.get(e)) else {
+                continue;
+            };
+            let inside = crossings
+                .iter()
+                .any(|&(x, y)| (p.x - x).hypot(p.y - y) < zone - 1.0);
+            let on_way = w.path.has(e);
+            entered[k] = inside && on_way && (entered[k] || !was_inside[k]);
+            was_inside[k] = inside;
+            if entered[k] && v.x.hypot(v.y) < 1.0 {
+                standing[k] += 1;
+                worst = worst.max(standing[k]);
+            } else {
+                standing[k] = 0;
+            }
+        }
+    }
+    let waits = sim.world().res.crossings.waits();
+    let s = sim.finish(0.0);
+    assert_eq!(s.collisions, 0, "{s:?}");
+    // A robot may pause a frame or two in a zone (the robot ahead slowing), never stand.
+    assert!(worst <= 5, "a robot stood {worst} frames in a crossing");
+    // At 10 frames a second: under 20 s at one edge (a full lane gets a detour at 5 s).
+    assert!(waits.longest < 200, "{waits:?}");
+    assert!(s.tasks_done >= 250, "{s:?}");
+}
