@@ -4,7 +4,8 @@
 //! thread each. For N = 1, 6, 22 and 100 the engines run in alternating blocks in one process
 //! and the tool prints steps per second, the ratios, and what each engine did: robots flipped,
 //! non-finite states, where the ball rests; then a single SumBot's resting height and tilt, its
-//! drift over an idle minute and its straight-line speed against ω·r.
+//! drift over an idle minute and its straight-line speed against ω·r, and how far the ball
+//! falls in 0.5 s (both engines integrate once per step: ½g·t·(t + h), not ½g·t²).
 //!
 //! ODE is loaded at run time from Debian's `libode` (`apt-get install libode-dev`); without it
 //! the tool says so and exits successfully. Build it optimised:
@@ -118,6 +119,7 @@ fn options() -> Result<Option<Options>> {
 }
 
 /// The scene's ingredients, decoded once from the scenario files.
+#[derive(Clone)]
 struct Scene {
     materials: Vec<Request>,
     interactions: Vec<Interaction>,
@@ -326,7 +328,7 @@ fn outcome(e: &Engine, n: u32, steps: u64, time: Duration) -> Outcome {
         steps_per_second: steps as f64 / time.as_secs_f64(),
         flipped,
         non_finite,
-        ball_z: e.pose(8, 0).map_or(f64::NAN, |p| p.0[2]),
+        ball_z: e.pose(BALL, 0).map_or(f64::NAN, |p| p.0[2]),
     }
 }
 
@@ -470,10 +472,26 @@ fn speed_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     Ok(())
 }
 
+/// The ball's entity id in `ball.xml`.
+const BALL: u32 = 8;
+
+/// How far the ball falls in 0.5 s from rest, 2 m above the field, against ½g·t².
+fn free_fall(scene: &Scene, api: &'static Api, which: usize) -> Result<f64> {
+    let mut high = scene.clone();
+    high.ball = moved_copy(&scene.ball, EntityId(BALL), [0.0, 0.0, 2.0]);
+    let mut e = build(&high, api, which, 0, true, (0.0, 0.0))?;
+    let (a, _, _) = e.pose(BALL, 0).context("ball")?;
+    for _ in 0..50 {
+        e.step();
+    }
+    let (b, _, _) = e.pose(BALL, 0).context("ball")?;
+    Ok((a[2] - b[2]) / (0.5 * 9.8 * 0.5 * 0.5))
+}
+
 fn single_robot_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
-    println!("\n## One SumBot on the field\n");
-    println!("| engine | resting chassis z (m) | tilt (°) | idle 60 s: turn (°) | idle 60 s: drift (mm) | straight 3 rad/s: speed / ω·r | straight 5 s: yaw (°) |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("\n## One SumBot on the field (and the ball falling from rest)\n");
+    println!("| engine | resting chassis z (m) | tilt (°) | idle 60 s: turn (°) | idle 60 s: drift (mm) | straight 3 rad/s: speed / ω·r | straight 5 s: yaw (°) | ball's 0.5 s fall / ½g·t² |");
+    println!("|---|---|---|---|---|---|---|---|");
     let robot = 100;
     for &k in &o.engines {
         let name = ENGINES[k];
@@ -500,8 +518,9 @@ fn single_robot_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<(
         }
         let (b, qb, _) = s.pose(robot, 0).context("chassis")?;
         let speed = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt() / 5.0;
+        let fall = free_fall(scene, api, k)?;
         println!(
-            "| {name} | {:.4} | {:.1} | {:.3} | {:.2} | {:.3} | {:.2} |",
+            "| {name} | {:.4} | {:.1} | {:.3} | {:.2} | {:.3} | {:.2} | {fall:.4} |",
             p0[2],
             tilt_degrees(q0),
             turn,
