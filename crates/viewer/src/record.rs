@@ -662,18 +662,54 @@ struct Unit {
     line: u64,
 }
 
-fn check_header(value: &serde_json::Value) -> Result<(Header, Kind), String> {
+/// Why a recording's first line is not a header this reader knows.
+#[derive(Debug, thiserror::Error)]
+pub enum HeaderError {
+    #[error("line 1: bad header: {0}")]
+    Bad(serde_json::Error),
+    #[error(
+        "line 1: {format} version {version} is not supported (this simrob reads {} versions {} and {}, {} version 1)",
+        FORMAT, VERSION_JSON_LINES, VERSION, SWARM_FORMAT
+    )]
+    Version { format: String, version: u64 },
+    #[error("line 1: the header has no version number")]
+    NoVersion,
+    #[error(
+        "line 1: not a simrob recording (format {}, expected \"{}\" or \"{}\")",
+        found.as_deref().map_or("missing".to_string(), |f| format!("{f:?}")), FORMAT, SWARM_FORMAT
+    )]
+    NotARecording { found: Option<String> },
+}
+
+/// Why a frame line (JSON lines, swarm snapshots) could not be read.
+#[derive(Debug, thiserror::Error)]
+enum LineError {
+    #[error("{0}")]
+    Utf8(#[from] std::str::Utf8Error),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+}
+
+fn check_header(value: &serde_json::Value) -> Result<(Header, Kind), HeaderError> {
     let format = value.get("format").and_then(|f| f.as_str());
     let version = value.get("version").and_then(|v| v.as_u64());
     match (format, version) {
-        (Some(FORMAT), Some(v)) if v == u64::from(VERSION) || v == u64::from(VERSION_JSON_LINES) => {
-            let header: Header = serde_json::from_value(value.clone())
-                .map_err(|e| format!("line 1: bad header: {e}"))?;
-            let kind = if v == u64::from(VERSION) { Kind::Compact } else { Kind::JsonLines };
+        (Some(FORMAT), Some(v))
+            if v == u64::from(VERSION) || v == u64::from(VERSION_JSON_LINES) =>
+        {
+            let header: Header = serde_json::from_value(value.clone()).map_err(HeaderError::Bad)?;
+            let kind = if v == u64::from(VERSION) {
+                Kind::Compact
+            } else {
+                Kind::JsonLines
+            };
             Ok((header, kind))
         }
         (Some(SWARM_FORMAT), Some(1)) => {
-            let scenario = value.get("scenario").and_then(|s| s.as_str()).unwrap_or("?");
+            let scenario = value
+                .get("scenario")
+                .and_then(|s| s.as_str())
+                .unwrap_or("?");
             let seed = value.get("seed").and_then(|s| s.as_u64()).unwrap_or(0);
             Ok((
                 Header {
@@ -685,14 +721,14 @@ fn check_header(value: &serde_json::Value) -> Result<(Header, Kind), String> {
                 Kind::Swarm,
             ))
         }
-        (Some(f @ (FORMAT | SWARM_FORMAT)), Some(v)) => Err(format!(
-            "line 1: {f} version {v} is not supported (this simrob reads {FORMAT} versions {VERSION_JSON_LINES} and {VERSION}, {SWARM_FORMAT} version 1)"
-        )),
-        (Some(FORMAT | SWARM_FORMAT), None) => Err("line 1: the header has no version number".into()),
-        (f, _) => Err(format!(
-            "line 1: not a simrob recording (format {}, expected \"{FORMAT}\" or \"{SWARM_FORMAT}\")",
-            f.map_or("missing".to_string(), |f| format!("{f:?}"))
-        )),
+        (Some(f @ (FORMAT | SWARM_FORMAT)), Some(v)) => Err(HeaderError::Version {
+            format: f.to_string(),
+            version: v,
+        }),
+        (Some(FORMAT | SWARM_FORMAT), None) => Err(HeaderError::NoVersion),
+        (f, _) => Err(HeaderError::NotARecording {
+            found: f.map(str::to_string),
+        }),
     }
 }
 
@@ -747,14 +783,14 @@ fn swarm_static(value: &serde_json::Value) -> SwarmStatic {
 }
 
 /// One snapshot line of a swarm recording as a frame.
-fn swarm_frame(line: &str, world: &SwarmStatic) -> Result<Frame, String> {
+fn swarm_frame(line: &str, world: &SwarmStatic) -> Result<Frame, serde_json::Error> {
     #[derive(Deserialize)]
     struct Snap {
         frame: u64,
         t: f64,
         entities: Vec<(u32, u32, f64, f64, f64, String)>,
     }
-    let snap: Snap = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let snap: Snap = serde_json::from_str(line)?;
     let mut bodies = world.walls.clone();
     let mut entities = Vec::with_capacity(snap.entities.len() + 1);
     if !world.walls.is_empty() {
@@ -834,7 +870,7 @@ impl RecordingReader {
                 "line 1: not a simrob recording (the header is not JSON: {e})"
             ))
         })?;
-        let (header, kind) = check_header(&value).map_err(named)?;
+        let (header, kind) = check_header(&value).map_err(|e| named(e.to_string()))?;
         let swarm = if kind == Kind::Swarm {
             swarm_static(&value)
         } else {
@@ -1004,14 +1040,11 @@ impl RecordingReader {
         self.frames += 1;
     }
 
-    fn decode_line(&self, text: &[u8]) -> Result<Frame, String> {
-        match self.kind {
-            Kind::Swarm => {
-                let s = std::str::from_utf8(text).map_err(|e| e.to_string())?;
-                swarm_frame(s, &self.swarm)
-            }
-            _ => serde_json::from_slice::<Frame>(text).map_err(|e| e.to_string()),
-        }
+    fn decode_line(&self, text: &[u8]) -> Result<Frame, LineError> {
+        Ok(match self.kind {
+            Kind::Swarm => swarm_frame(std::str::from_utf8(text)?, &self.swarm)?,
+            _ => serde_json::from_slice::<Frame>(text)?,
+        })
     }
 
     fn read_unit(&self, u: &Unit) -> std::io::Result<Vec<Frame>> {
@@ -1043,7 +1076,7 @@ impl RecordingReader {
             return self
                 .decode_line(bytes.trim_ascii())
                 .map(|f| vec![f])
-                .map_err(place);
+                .map_err(|e| place(e.to_string()));
         }
         let mut payload = Vec::with_capacity(u.raw as usize);
         ZlibDecoder::new(&bytes[..])
@@ -1186,7 +1219,7 @@ impl Recording {
                 "line 1: not a simrob recording (the header is not JSON: {e})"
             ))
         })?;
-        let (header, kind) = check_header(&value).map_err(invalid)?;
+        let (header, kind) = check_header(&value).map_err(|e| invalid(e.to_string()))?;
         if kind != Kind::JsonLines {
             return Err(invalid(format!(
                 "line 1: a {} recording is read from its file (Recording::open), not from text",
