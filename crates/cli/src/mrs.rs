@@ -1,8 +1,6 @@
 //! `simrob mrs`: the Mobile Robot Simulator server.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -233,10 +231,7 @@ pub fn run(args: MrsArgs) -> Result<()> {
         }
         None => server,
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
-        .context("cannot install the Ctrl-C handler")?;
+    let stop = crate::replay::ctrl_c_flag()?;
     println!("listening on tcp://{}", server.local_addr()?);
     if let Some(v) = &view {
         println!("2D view on http://{}", v.addr());

@@ -55,8 +55,10 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         Some(Export::Simrec) => return convert(&mut recording, args.output.as_ref()),
         None => {}
     }
+    // Ctrl-C is caught before the address is printed: whoever reads it may stop us at once.
+    let stop = ctrl_c_flag()?;
     if recording.kind() == simrob_viewer::record::Kind::Swarm {
-        return replay_2d(&args);
+        return replay_2d(&args, &stop);
     }
     let count = recording.len();
     let ends = if count > 0 {
@@ -83,16 +85,21 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     if let Some(((i0, t0), (i1, t1))) = ends {
         println!("{count} frames: iterations {i0}–{i1}, simulated time {t0:.3}–{t1:.3} s");
     }
-    play_until_ctrl_c(following, || player.play())
+    play_until_ctrl_c(&stop, following, || player.play())
 }
 
-/// Says whether the recording is still being written, starts playing and serves until
-/// Ctrl-C.
-fn play_until_ctrl_c(following: bool, play: impl FnOnce()) -> Result<()> {
+/// A flag Ctrl-C raises (installed before a command prints the address it serves on).
+pub(crate) fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
         .context("cannot install the Ctrl-C handler")?;
+    Ok(stop)
+}
+
+/// Says whether the recording is still being written, starts playing and serves until
+/// Ctrl-C.
+fn play_until_ctrl_c(stop: &AtomicBool, following: bool, play: impl FnOnce()) -> Result<()> {
     if following {
         println!("following: the recording is still being written");
     }
@@ -104,7 +111,7 @@ fn play_until_ctrl_c(following: bool, play: impl FnOnce()) -> Result<()> {
 }
 
 /// A swarm recording in the 2D view (the map, robots, drones and items by state).
-fn replay_2d(args: &ReplayArgs) -> Result<()> {
+fn replay_2d(args: &ReplayArgs, stop: &AtomicBool) -> Result<()> {
     use simrob_viewer::view2d::replay::{SwarmRecording, SwarmReplay};
     if !(args.speed.is_finite() && args.speed > 0.0) {
         anyhow::bail!(
@@ -133,7 +140,7 @@ fn replay_2d(args: &ReplayArgs) -> Result<()> {
     if let (Some(t0), Some(t1)) = ends {
         println!("{count} snapshots: simulated time {t0:.2}–{t1:.2} s");
     }
-    play_until_ctrl_c(following, || replay.play())
+    play_until_ctrl_c(stop, following, || replay.play())
 }
 
 fn convert(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<()> {

@@ -2,8 +2,6 @@
 
 use std::net::IpAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use simrob_protocol::{ControlRequest, Request};
@@ -158,10 +156,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         println!("pacing at real time for the viewer (--real-time-factor 0: as fast as possible)");
     }
     let mut server = build(config, args.scenario.as_deref(), !args.no_start)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
-        .context("cannot install the Ctrl-C handler")?;
+    let stop = crate::replay::ctrl_c_flag()?;
     let addr = server.local_addr()?;
     println!("listening on udp://{addr}");
     let _viewer = if gui {
