@@ -100,15 +100,14 @@ struct Search {
     turned: bool,
 }
 
-/// The ball: near and far at each pan, straight ahead first (a ball ahead is the likeliest,
-/// and one 1–2 m ahead is found at the second pose), then the feet.
+/// The ball: near, straight ahead and to both sides, then farther, then the feet.
 const BALL_SWEEP: [(f64, f64); 7] = [
     (0.0, -45.0),
-    (0.0, -15.0),
-    (-50.0, -15.0),
     (-50.0, -40.0),
     (50.0, -40.0),
     (50.0, -15.0),
+    (0.0, -15.0),
+    (-50.0, -15.0),
     (0.0, -60.0),
 ];
 /// Far objects (goals, robots, landmarks): level, then lower, in 30° pan steps.
