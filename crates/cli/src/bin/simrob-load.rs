@@ -265,10 +265,38 @@ struct Shard {
 }
 
 impl Shard {
-    fn agent_for(&mut self, to: Option<IpAddr>) -> Option<&mut LoadAgent> {
-        let i = *self.place.get(&agent_of(to?)?)?;
-        self.agents.get_mut(i)
+    /// Reads every datagram waiting on the socket (edge-triggered epoll: until a call finds
+    /// it empty) and hands each one from `server` to `f` with the agent it was sent to.
+    fn receive(
+        &mut self,
+        received: &mut Received,
+        server: SocketAddr,
+        mut f: impl FnMut(&mut LoadAgent, &[u8]),
+    ) {
+        while let Ok(count) = received.recv(&self.socket) {
+            for d in (0..received.len()).filter_map(|i| received.get(i)) {
+                let agent = agent_of_datagram(d.from == server, d.to, &self.place);
+                if let Some(a) = agent.and_then(|i| self.agents.get_mut(i)) {
+                    f(a, d.payload);
+                }
+            }
+            if count < MAX_BATCH {
+                break;
+            }
+        }
     }
+}
+
+/// The place in its shard of the agent a datagram was sent to, if it came from the server.
+fn agent_of_datagram(
+    from_server: bool,
+    to: Option<IpAddr>,
+    place: &std::collections::HashMap<usize, usize>,
+) -> Option<usize> {
+    if !from_server {
+        return None;
+    }
+    place.get(&agent_of(to?)?).copied()
 }
 
 /// Makes `n` agents over `threads` shared sockets, sends every registration at once and
@@ -366,30 +394,19 @@ fn register_storm(addr: SocketAddr, n: usize, threads: usize) -> Result<(Vec<Sha
             let Some(shard) = shards.get_mut(event.token().0) else {
                 continue;
             };
-            while let Ok(count) = received.recv(&shard.socket) {
-                for d in (0..received.len()).filter_map(|i| received.get(i)) {
-                    if d.from != addr {
-                        continue;
-                    }
-                    let Some(a) = shard.agent_for(d.to) else {
-                        continue;
-                    };
-                    if a.confirmed {
-                        continue;
-                    }
-                    if let Ok(ServerMessage::Response(Response::Text(t))) =
-                        decode_server_message(d.payload)
-                    {
-                        if t.contains(&format!("key {},", a.key)) {
-                            a.confirmed = true;
-                            registered += 1;
-                        }
+            shard.receive(&mut received, addr, |a, payload| {
+                if a.confirmed {
+                    return;
+                }
+                if let Ok(ServerMessage::Response(Response::Text(t))) =
+                    decode_server_message(payload)
+                {
+                    if t.contains(&format!("key {},", a.key)) {
+                        a.confirmed = true;
+                        registered += 1;
                     }
                 }
-                if count < MAX_BATCH {
-                    break;
-                }
-            }
+            });
         }
     }
     for shard in &mut shards {
@@ -501,39 +518,27 @@ fn sender(
         }
         let wait = next.saturating_duration_since(Instant::now());
         poll.poll(&mut events, Some(wait))?;
-        // Edge-triggered: read until a call finds the socket empty.
-        while let Ok(count) = received.recv(&shard.socket) {
-            for d in (0..received.len()).filter_map(|i| received.get(i)) {
-                if d.from != server {
-                    continue;
-                }
-                let Some(a) = shard.agent_for(d.to) else {
-                    continue;
-                };
-                match classify(d.payload, &subjects.prefix) {
-                    Answer::About(i) => {
-                        let slot = subjects.slot_of.get(i).copied().flatten();
-                        match slot.and_then(|s| a.in_flight[s].take()) {
-                            Some(t) => {
-                                let micros = t.elapsed().as_micros().min(u32::MAX as u128) as u32;
-                                measured.latencies.push(micros);
-                                totals.answered.fetch_add(1, Ordering::Relaxed);
-                            }
-                            None => measured.unmatched += 1,
+        shard.receive(&mut received, server, |a, payload| {
+            match classify(payload, &subjects.prefix) {
+                Answer::About(i) => {
+                    let slot = subjects.slot_of.get(i).copied().flatten();
+                    match slot.and_then(|s| a.in_flight[s].take()) {
+                        Some(t) => {
+                            let micros = t.elapsed().as_micros().min(u32::MAX as u128) as u32;
+                            measured.latencies.push(micros);
+                            totals.answered.fetch_add(1, Ordering::Relaxed);
                         }
+                        None => measured.unmatched += 1,
                     }
-                    Answer::Broadcast => {
-                        if let Ok(ServerMessage::Broadcast(b)) = decode_server_message(d.payload) {
-                            totals.iteration.fetch_max(b.iteration, Ordering::Relaxed);
-                        }
-                    }
-                    Answer::Other => {}
                 }
+                Answer::Broadcast => {
+                    if let Ok(ServerMessage::Broadcast(b)) = decode_server_message(payload) {
+                        totals.iteration.fetch_max(b.iteration, Ordering::Relaxed);
+                    }
+                }
+                Answer::Other => {}
             }
-            if count < MAX_BATCH {
-                break;
-            }
-        }
+        });
     }
     Ok(measured)
 }
