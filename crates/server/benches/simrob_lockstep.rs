@@ -6,6 +6,11 @@
 //! * Robot_Motor_Control requests decoded and applied per second (the server core, no
 //!   sockets).
 //!
+//! Each figure is given per wall-clock second and per processor second (Linux: the process's
+//! user + system time from `/proc/self/stat` for lockstep, where the server and the agents
+//! are threads of this process; the measuring thread's for the server core), so a busy
+//! machine shows in the wall-clock rate more than in the other.
+//!
 //! Run: `cargo bench -p simrob-server --bench simrob_lockstep`.
 
 use std::net::SocketAddr;
@@ -19,6 +24,36 @@ use simrob_protocol::{
     MotorCommand, Request,
 };
 use simrob_server::simrob::{DirStore, LocalCommand, ServerConfig, Session, UdpServer};
+
+/// Processor time of this process so far, seconds (user + system; NaN where
+/// `/proc/self/stat` cannot be read).
+fn process_cpu() -> f64 {
+    let ticks = || -> Option<f64> {
+        let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+        // The fields after the command name (which may hold spaces) in parentheses.
+        let rest = stat.rsplit_once(')')?.1;
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        Some(f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?)
+    };
+    // The kernel's USER_HZ is 100 on every Linux platform.
+    ticks().map_or(f64::NAN, |t| t / 100.0)
+}
+
+/// Processor time of the calling thread so far, seconds (`/proc/thread-self/schedstat`,
+/// nanoseconds; NaN elsewhere).
+fn thread_cpu() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |ns| ns / 1e9)
+}
+
+/// What a measurement did, per wall-clock second and per processor second.
+struct Rate {
+    count: f64,
+    wall: f64,
+    cpu: f64,
+}
 
 fn soccer_requests() -> Vec<Request> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
@@ -47,7 +82,7 @@ fn core() -> Session {
     core
 }
 
-fn lockstep(agents: usize, seconds: f64) -> f64 {
+fn lockstep(agents: usize, seconds: f64) -> Rate {
     let store = DirStore::new(save_dir()).expect("dir");
     let mut server = UdpServer::bind(core(), Box::new(store)).expect("bind");
     let addr: SocketAddr = server.local_addr().expect("addr");
@@ -146,10 +181,14 @@ fn lockstep(agents: usize, seconds: f64) -> f64 {
     };
     let mut p = Agent::connect(addr).expect("connect");
     let i0 = probe(&mut p);
-    let t0 = Instant::now();
+    let (t0, c0) = (Instant::now(), process_cpu());
     std::thread::sleep(Duration::from_secs_f64(seconds));
     let i1 = probe(&mut p);
-    let rate = (i1 - i0) as f64 / t0.elapsed().as_secs_f64();
+    let rate = Rate {
+        count: (i1 - i0) as f64,
+        wall: t0.elapsed().as_secs_f64(),
+        cpu: process_cpu() - c0,
+    };
     running.store(false, Ordering::Relaxed);
     for h in handles {
         let _ = h.join();
@@ -159,7 +198,7 @@ fn lockstep(agents: usize, seconds: f64) -> f64 {
     rate
 }
 
-fn motor_control_rate() -> f64 {
+fn motor_control_rate() -> Rate {
     let mut core = core();
     let keys = CommandKeys::default();
     let datagrams: Vec<Vec<u8>> = (0..1000)
@@ -189,16 +228,20 @@ fn motor_control_rate() -> f64 {
     let from: SocketAddr = "127.0.0.1:9".parse().expect("addr");
     let now = Instant::now();
     let rounds = 300;
-    let t0 = Instant::now();
+    let (t0, c0) = (Instant::now(), thread_cpu());
     for _ in 0..rounds {
         for d in &datagrams {
             core.handle_datagram(from, d, now);
         }
         while core.poll_transmit().is_some() {}
     }
-    let n = (rounds * datagrams.len()) as f64;
+    let (wall, cpu) = (t0.elapsed().as_secs_f64(), thread_cpu() - c0);
     assert_eq!(core.stats().errors, 0);
-    n / t0.elapsed().as_secs_f64()
+    Rate {
+        count: (rounds * datagrams.len()) as f64,
+        wall,
+        cpu,
+    }
 }
 
 fn main() {
@@ -206,13 +249,27 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--test");
     let seconds = if quick { 0.3 } else { 3.0 };
     println!(
-        "Robot_Motor_Control decoded and applied: {:>10.0} requests/s",
-        motor_control_rate()
+        "{:<52} {:>9} {:>8} {:>8} {:>12} {:>12}",
+        "measurement", "done", "wall s", "CPU s", "per wall s", "per CPU s"
+    );
+    let row = |what: &str, r: Rate| {
+        println!(
+            "{what:<52} {:>9.0} {:>8.2} {:>8.2} {:>12.0} {:>12.0}",
+            r.count,
+            r.wall,
+            r.cpu,
+            r.count / r.wall,
+            r.count / r.cpu
+        );
+    };
+    row(
+        "Robot_Motor_Control decoded and applied (requests)",
+        motor_control_rate(),
     );
     for agents in [1, 6] {
-        println!(
-            "lockstep, {agents} synchronous agent(s), soccer scene: {:>8.0} iterations/s",
-            lockstep(agents, seconds)
+        row(
+            &format!("lockstep, {agents} synchronous agent(s), soccer (iterations)"),
+            lockstep(agents, seconds),
         );
     }
 }
