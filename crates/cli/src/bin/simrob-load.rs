@@ -45,7 +45,7 @@ use simrob_server::datagrams::{send_all, want_destinations, Outgoing, Received, 
 #[derive(Parser)]
 #[command(name = "simrob-load")]
 struct Args {
-    /// Number of agents (each its own UDP socket).
+    /// Number of agents (each its own address: an IP in 127.77.0.0/16).
     #[arg(long, default_value_t = 100)]
     agents: usize,
     /// Requests per second sent by each agent.
@@ -67,7 +67,7 @@ struct Args {
     /// possible).
     #[arg(long, default_value_t = 1.0)]
     real_time_factor: f64,
-    /// Sending threads.
+    /// Sending threads (the agents of a thread share one socket).
     #[arg(long, default_value_t = 2)]
     threads: usize,
     /// Print a line of the table every this many seconds.
