@@ -533,6 +533,20 @@ impl simrob_viewer::Backend for Quiet {
     }
 }
 
+/// A viewer showing `frame` and nothing else (its page's commands are ignored).
+fn showing(frame: &simrob_viewer::Frame) -> Viewer {
+    let viewer = Viewer::start(
+        "127.0.0.1:0".parse().unwrap(),
+        Arc::new(Quiet),
+        responses_channel(),
+        "test",
+        "live",
+    )
+    .unwrap();
+    viewer.publish(frame);
+    viewer
+}
+
 #[test]
 fn swarm_robots_arrows_point_along_their_map_heading() {
     use simrob_viewer::{record::swarm_box, Frame, FrameEntity};
@@ -560,15 +574,7 @@ fn swarm_robots_arrows_point_along_their_map_heading() {
         });
         frame.bodies.push(b);
     }
-    let viewer = Viewer::start(
-        "127.0.0.1:0".parse().unwrap(),
-        Arc::new(Quiet),
-        responses_channel(),
-        "test",
-        "live",
-    )
-    .unwrap();
-    viewer.publish(&frame);
+    let viewer = showing(&frame);
     // Top view, 200 px per metre, centred on the middle robot: robot k at x = 200 + 200k px.
     let url = format!(
         "http://{}/?view=top&scale=200&cx=1&cy=0&labels=0&panel=0",
@@ -632,15 +638,7 @@ fn a_small_box_is_drawn_turned_as_it_is_whether_a_mesh_or_a_sprite() {
         }],
         ..Frame::default()
     };
-    let viewer = Viewer::start(
-        "127.0.0.1:0".parse().unwrap(),
-        Arc::new(Quiet),
-        responses_channel(),
-        "test",
-        "live",
-    )
-    .unwrap();
-    viewer.publish(&frame);
+    let viewer = showing(&frame);
     // 100 px per metre: the plank is 20 px long, a sprite (its pixels at its centre's depth,
     // or, `depth=1`, each at its own); 500: 100 px, a mesh.
     for (scale, depth) in [(100, 0), (100, 1), (500, 0)] {
