@@ -128,9 +128,6 @@ impl Viewer {
         mode: &str,
         guard: Guard,
     ) -> std::io::Result<Viewer> {
-        let listener = TcpListener::bind(bind)?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
         let (frames_tx, frames_rx) = watch::channel(Arc::new(Encoded::default()));
         let (snapshots_tx, snapshots_rx) = watch::channel(None);
         let publisher = frames_tx.clone();
@@ -148,8 +145,8 @@ impl Viewer {
             .route("/{file}", get(module))
             .route("/ws", get(ws))
             .with_state(state);
-        let stop = serve_app(
-            listener,
+        let (addr, stop) = serve_app(
+            bind,
             guard,
             app,
             Some(Box::pin(make_frames(snapshots_rx, publisher))),
@@ -202,14 +199,18 @@ pub fn responses_channel() -> broadcast::Sender<String> {
 /// A task the HTTP server's runtime runs beside it.
 pub(crate) type Background = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
-/// Serves `app` on `listener` (through a [`guard::GuardedListener`]) on a thread of its own,
-/// with `background` beside it; the server ends when the returned flag is set.
+/// Serves `app` on `bind` (port 0 picks a free one; through a [`guard::GuardedListener`]) on
+/// a thread of its own, with `background` beside it; returns the address bound and a flag
+/// that ends the server when set.
 pub(crate) fn serve_app(
-    listener: TcpListener,
+    bind: SocketAddr,
     guard: Guard,
     app: Router,
     background: Option<Background>,
-) -> std::io::Result<Arc<AtomicBool>> {
+) -> std::io::Result<(SocketAddr, Arc<AtomicBool>)> {
+    let listener = TcpListener::bind(bind)?;
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
     let stop = Arc::new(AtomicBool::new(false));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -238,7 +239,7 @@ pub(crate) fn serve_app(
                     .await;
             });
         })?;
-    Ok(stop)
+    Ok((addr, stop))
 }
 
 /// Publishes a frame into `sender` (see [`Viewer::publish`]): encoded once for every page,

@@ -35,7 +35,7 @@ pub mod mrs;
 pub mod replay;
 pub mod swarm;
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -382,9 +382,6 @@ impl View2d {
         mode: &str,
         guard: Guard,
     ) -> std::io::Result<View2d> {
-        let listener = TcpListener::bind(bind)?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
         let (scene_tx, scene_rx) = watch::channel(Arc::new(String::new()));
         let (frames_tx, frames_rx) = watch::channel(Arc::new(Vec::new()));
         let pages = Arc::new(Pages::default());
@@ -406,7 +403,7 @@ impl View2d {
             .route("/2d/{file}", get(module))
             .route("/ws", get(ws))
             .with_state(state);
-        let stop = crate::serve_app(listener, guard, app, None)?;
+        let (addr, stop) = crate::serve_app(bind, guard, app, None)?;
         Ok(View2d {
             addr,
             scene: scene_tx,
