@@ -239,9 +239,9 @@ impl Shared {
         self.changed(&st);
     }
 
-    fn set_speed(&self, speed: f64) -> Result<(), String> {
+    fn set_speed(&self, speed: f64) -> Result<(), BadSpeed> {
         if !speed.is_finite() || speed <= 0.0 {
-            return Err("the speed must be a number greater than 0".into());
+            return Err(BadSpeed(speed));
         }
         let mut st = self.lock();
         st.speed = speed.clamp(SPEEDS.0, SPEEDS.1);
@@ -403,10 +403,15 @@ impl ReplayHandle {
     }
 
     /// Recorded seconds per wall second; must be finite and greater than 0.
-    pub fn set_speed(&self, speed: f64) -> Result<(), String> {
+    pub fn set_speed(&self, speed: f64) -> Result<(), BadSpeed> {
         self.shared.set_speed(speed)
     }
 }
+
+/// A replay speed that is not a finite number greater than 0.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[error("the speed must be a number greater than 0")]
+pub struct BadSpeed(pub f64);
 
 impl Drop for ReplayHandle {
     fn drop(&mut self) {
@@ -446,7 +451,7 @@ impl Backend for ReplayBackend {
                     .get("value")
                     .and_then(|v| v.as_f64())
                     .ok_or("speed needs \"value\": a number greater than 0")?;
-                self.shared.set_speed(speed)?;
+                self.shared.set_speed(speed).map_err(|e| e.to_string())?;
             }
             other => return Err(format!("{other:?} is not available in a replay")),
         }
