@@ -5,11 +5,12 @@
 //!
 //! The scenario's own scripts are removed: its robots only do what the Control Center
 //! allocates. The task list is a pick-up → drop-off [`TaskKind::Path`] per task, between
-//! points of interest of the scenario's map, drawn from the seed: from shelves (`s…`) to
+//! points of interest of the scenario's map, drawn from the seed (or a list given with
+//! [`run_with_tasks`]: any tasks, each with its release time and preconditions): from shelves (`s…`) to
 //! packing stations (`dock…`) in the warehouse, from the storage room and the pharmacy to
 //! the rooms in the hospital; any other map uses POIs whose names start with
 //! `pick`/`storage`/`pharmacy`/`shelf` and `drop`/`dock`/`room`/`ward` (every POI when it
-//! has none). All tasks are released at time 0; a run ends when every task is final, or at
+//! has none). Drawn tasks are all released at time 0; a run ends when every task is final, or at
 //! `max_time`. Batteries are set aside unless asked for (a robot running flat would end
 //! the comparison for reasons other than allocation). Robots do not keep their distance to the robot ahead (a robot left idle in
 //! a lane would otherwise block it for good); collisions are counted by the swarm as usual.
@@ -121,6 +122,25 @@ pub fn task_list(
 
 /// Runs `scenario` once under `spec` and returns what the coordination did.
 pub fn run_one(scenario: &Scenario, spec: &RunSpec) -> Result<CoordReport, CompareError> {
+    run(scenario, spec, None)
+}
+
+/// Runs `scenario` once under `spec` with the given tasks instead of drawn ones
+/// (`spec.tasks` is not used): each released to the Control Center at its time in
+/// simulated seconds, with its own id and preconditions.
+pub fn run_with_tasks(
+    scenario: &Scenario,
+    spec: &RunSpec,
+    tasks: &[(f64, TaskSpec)],
+) -> Result<CoordReport, CompareError> {
+    run(scenario, spec, Some(tasks))
+}
+
+fn run(
+    scenario: &Scenario,
+    spec: &RunSpec,
+    given: Option<&[(f64, TaskSpec)]>,
+) -> Result<CoordReport, CompareError> {
     let generated = scenario.robots_configurable();
     if spec.robots.is_some() && !generated {
         return Err(CompareError::RobotsSetByMap(scenario.name()));
@@ -151,7 +171,10 @@ pub fn run_one(scenario: &Scenario, spec: &RunSpec) -> Result<CoordReport, Compa
             world.battery.remove(e);
         }
     }
-    let tasks = task_list(&sites(sim.world()), spec.tasks, spec.seed)?;
+    let tasks = match given {
+        Some(list) => list.to_vec(),
+        None => task_list(&sites(sim.world()), spec.tasks, spec.seed)?,
+    };
     let mut config = SwarmCoordConfig::default();
     config.cc.policy = spec.policy;
     let system = CoordSystem::local(config).with_tasks(tasks);

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use simrob_coord::compare::{run_one, RunSpec};
+use simrob_coord::compare::{run_one, run_with_tasks, RunSpec};
 use simrob_coord::model::{TaskKind, TaskSpec, TaskState};
 use simrob_coord::swarm::{CoordSystem, SwarmCoordConfig};
 use simrob_coord::wire::Policy;
@@ -39,6 +39,39 @@ fn every_policy_completes_the_hospital_deliveries_deterministically() {
             (a.makespan, a.travel, a.messages, a.idle),
             "same seed, same run"
         );
+    }
+}
+
+/// A given task list: each task released at its time, its preconditions kept, under every
+/// policy.
+#[test]
+fn a_given_task_list_is_released_on_time_and_its_preconditions_hold() {
+    let hospital = scenario("hospital.toml");
+    let mut later = TaskSpec::new(
+        2,
+        TaskKind::Path {
+            points: vec![[210.0, 390.0], [700.0, 115.0]],
+        },
+    );
+    later.after = vec![1];
+    let tasks = vec![
+        (0.0, TaskSpec::new(1, TaskKind::Goto { x: 110.0, y: 115.0 })),
+        (40.0, later),
+        (0.0, TaskSpec::new(3, TaskKind::Perceive { seconds: 2.0 })),
+    ];
+    for policy in [Policy::Cnp, Policy::Hungarian, Policy::Greedy] {
+        let spec = RunSpec {
+            policy,
+            seed: 1,
+            robots: None,
+            tasks: 99,
+            max_time: 3600.0,
+            batteries: false,
+        };
+        let r = run_with_tasks(&hospital, &spec, &tasks).unwrap();
+        assert_eq!((r.tasks, r.ended, r.failed), (3, 3, 0), "{policy:?}: {r:?}");
+        // Task 2 is released at 40 s and then has a way to drive.
+        assert!(r.makespan.expect("done") > 45.0, "{policy:?}: {r:?}");
     }
 }
 

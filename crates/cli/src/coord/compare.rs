@@ -1,10 +1,12 @@
 //! `simrob coord compare`: allocation policies side by side on a swarm scenario.
 
-use std::path::PathBuf;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use simrob_coord::compare::{run_one, table, PolicyRow, RunSpec};
+use simrob_coord::compare::{run_one, run_with_tasks, table, PolicyRow, RunSpec};
+use simrob_coord::model::TaskSpec;
 use simrob_coord::wire::Policy;
 use simrob_swarm::scenario::{Overrides, Scenario};
 
@@ -27,8 +29,15 @@ pub struct CompareArgs {
     #[arg(long, value_name = "N")]
     robots: Option<usize>,
     /// Tasks per run (default: four per robot).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "task_file")]
     tasks: Option<usize>,
+    /// Your own tasks instead of drawn ones, the same in every run: a text file with one
+    /// task a line, its release time in simulated seconds and then the task in the words
+    /// of the `coord cc` menu (`0 path 20,70 300,120`, `30 goto 100 50 after 1`,
+    /// `45 perceive 3 after 1,2`); a task is numbered by its place among the file's tasks
+    /// (1, 2, …) unless it says `id N`; `#` starts a comment. At most 1 MiB.
+    #[arg(long, value_name = "FILE")]
+    task_file: Option<PathBuf>,
     /// Simulated seconds after which an unfinished run stops (its makespan is then that
     /// time and it does not count as done).
     #[arg(long, value_name = "S", default_value_t = 3600.0)]
@@ -103,6 +112,61 @@ fn load(name: &str) -> Result<Scenario> {
         .with_context(|| format!("loading scenario {}", path.display()))
 }
 
+/// The largest task file `--task-file` reads.
+const MAX_TASK_FILE: u64 = 1 << 20;
+
+/// Reads a task file (see `--task-file`).
+fn read_tasks(path: &Path) -> Result<Vec<(f64, TaskSpec)>> {
+    let bytes = crate::run::read_file(path, MAX_TASK_FILE)
+        .with_context(|| format!("cannot read task file {}", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("task file {}: not UTF-8 text", path.display()))?;
+    parse_tasks(&text).with_context(|| format!("task file {}", path.display()))
+}
+
+/// Parses a task file's text: `SECONDS TASK…` a line (see `--task-file`).
+fn parse_tasks(text: &str) -> Result<Vec<(f64, TaskSpec)>> {
+    let mut tasks: Vec<(usize, f64, TaskSpec)> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("");
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some((at, rest)) = words.split_first() else {
+            continue;
+        };
+        let at: f64 = at
+            .parse()
+            .ok()
+            .filter(|t: &f64| t.is_finite() && *t >= 0.0)
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "line {}: {at:?} is not a release time (seconds, 0 or more)",
+                    n + 1
+                )
+            })?;
+        let mut spec =
+            super::menu::parse_task(rest).map_err(|e| anyhow::anyhow!("line {}: {e}", n + 1))?;
+        if spec.id == 0 {
+            spec.id = tasks.len() as u64 + 1;
+        }
+        tasks.push((n + 1, at, spec));
+    }
+    if tasks.is_empty() {
+        bail!("no tasks (one a line: SECONDS TASK, e.g. `0 goto 100 50`)");
+    }
+    let mut ids = HashSet::new();
+    for (line, _, spec) in &tasks {
+        if !ids.insert(spec.id) {
+            bail!("line {line}: task {} is numbered twice", spec.id);
+        }
+    }
+    for (line, _, spec) in &tasks {
+        if let Some(missing) = spec.after.iter().find(|id| !ids.contains(id)) {
+            bail!("line {line}: after {missing}: there is no task {missing} in the file (it would wait for ever)");
+        }
+    }
+    Ok(tasks.into_iter().map(|(_, at, spec)| (at, spec)).collect())
+}
+
 pub fn run(args: CompareArgs) -> Result<()> {
     if !(args.max_time.is_finite() && args.max_time > 0.0) {
         bail!("--max-time must be a positive number of seconds");
@@ -129,7 +193,14 @@ pub fn run(args: CompareArgs) -> Result<()> {
     if count == 0 {
         bail!("{}: the scenario has no robots", args.scenario);
     }
-    let tasks = args.tasks.unwrap_or(4 * count);
+    let given = match &args.task_file {
+        Some(path) => Some(read_tasks(path)?),
+        None => None,
+    };
+    let tasks = match &given {
+        Some(list) => list.len(),
+        None => args.tasks.unwrap_or(4 * count),
+    };
     let mut policies = args.policies.clone();
     policies.dedup();
     let total = (policies.len() * args.seeds.0.len()) as u64;
@@ -157,7 +228,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
                 max_time: args.max_time,
                 batteries: args.batteries,
             };
-            let r = run_one(&scenario, &spec).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let r = match &given {
+                Some(list) => run_with_tasks(&scenario, &spec, list),
+                None => run_one(&scenario, &spec),
+            }
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
             runs.push(r);
             bar.inc(1);
         }
@@ -195,4 +270,35 @@ pub fn run(args: CompareArgs) -> Result<()> {
         print!("{}", table(&rows));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simrob_coord::model::TaskKind;
+
+    #[test]
+    fn a_task_file_numbers_its_tasks_and_keeps_times_and_preconditions() {
+        let text = "# time  task\n0 path 20,70 300,120\n\n 12.5 goto 100 50 after 1  # later\n3 perceive 2 after 1,2 id 9\n";
+        let tasks = parse_tasks(text).unwrap();
+        assert_eq!(tasks.len(), 3);
+        assert_eq!((tasks[0].0, tasks[0].1.id), (0.0, 1));
+        assert!(matches!(tasks[0].1.kind, TaskKind::Path { ref points } if points.len() == 2));
+        assert_eq!(
+            (tasks[1].0, tasks[1].1.id, &tasks[1].1.after[..]),
+            (12.5, 2, &[1][..])
+        );
+        assert_eq!((tasks[2].1.id, &tasks[2].1.after[..]), (9, &[1, 2][..]));
+    }
+
+    #[test]
+    fn a_bad_task_file_names_the_line_and_what_is_wrong() {
+        let err = |text: &str| format!("{:#}", parse_tasks(text).unwrap_err());
+        assert!(err("").contains("no tasks"));
+        assert!(err("0 goto 1 2\nsoon goto 3 4").contains("line 2"));
+        assert!(err("-1 goto 1 2").contains("release time"));
+        assert!(err("0 fly 1 2").contains("line 1"));
+        assert!(err("0 goto 1 2\n0 goto 3 4 id 1").contains("numbered twice"));
+        assert!(err("0 goto 1 2 after 7").contains("no task 7"));
+    }
 }
