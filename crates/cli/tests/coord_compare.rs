@@ -17,6 +17,17 @@ fn task_file(name: &str, text: &str) -> std::path::PathBuf {
     path
 }
 
+/// `simrob coord compare --scenario hospital --quiet --task-file FILE ARGS…`
+fn compare_hospital(file: &std::path::Path, args: &[&str]) -> std::process::Output {
+    simrob()
+        .args(["coord", "compare", "--scenario", "hospital", "--quiet"])
+        .args(args)
+        .arg("--task-file")
+        .arg(file)
+        .output()
+        .expect("runs")
+}
+
 #[test]
 fn policies_are_compared_on_a_task_file() {
     let file = task_file(
@@ -26,19 +37,10 @@ fn policies_are_compared_on_a_task_file() {
          0  path 210,390 700,115\n\
          5  perceive 2 after 1\n",
     );
-    let out = simrob()
-        .args([
-            "coord",
-            "compare",
-            "--scenario",
-            "hospital",
-            "--policies",
-            "cnp,greedy",
-        ])
-        .args(["--seeds", "1..2", "--json", "--quiet", "--task-file"])
-        .arg(&file)
-        .output()
-        .expect("runs");
+    let out = compare_hospital(
+        &file,
+        &["--policies", "cnp,greedy", "--seeds", "1..2", "--json"],
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -59,20 +61,7 @@ fn policies_are_compared_on_a_task_file() {
 #[test]
 fn a_bad_task_file_is_refused_with_its_line() {
     let file = task_file("bad.txt", "0 goto 100 100\n0 perceive 2 after 4\n");
-    let out = simrob()
-        .args([
-            "coord",
-            "compare",
-            "--scenario",
-            "hospital",
-            "--seeds",
-            "1",
-            "--quiet",
-        ])
-        .arg("--task-file")
-        .arg(&file)
-        .output()
-        .expect("runs");
+    let out = compare_hospital(&file, &["--seeds", "1"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("line 2") && err.contains("no task 4"), "{err}");
