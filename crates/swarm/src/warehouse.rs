@@ -13,8 +13,9 @@
 //! Robots keep their distance to the robot ahead in their lane (the navigator's
 //! `keep_clear`), so they queue rather than collide in a lane, and take crossings and
 //! corners in turn ([`crate::crossing`]: a zone of 7 units around each, entered by one
-//! movement at a time, never when the lane beyond is full; a robot kept waiting 5 s by a
-//! full lane takes another way out), so they do not collide there either. The summary's
+//! movement at a time, only with a free place in the lane beyond up to the next crossing;
+//! a robot kept waiting 5 s by a full lane takes another way out), so they do not collide
+//! there either and nobody stands inside a crossing blocking it. The summary's
 //! `collisions` counts every contact; in the bundled warehouse there are none. A
 //! `Collision` handler (wait 0.5–1.5 s, retry) is in their scripts for runs that turn
 //! stopping on collision on.
