@@ -28,6 +28,9 @@ use std::time::{Duration, Instant};
 
 use simrob_viewer::{responses_channel, Backend, Frame, FrameBody, FrameEntity, Viewer};
 
+#[path = "../tests/headless/mod.rs"]
+mod headless;
+
 /// Processor time of a process tree, in clock ticks: all of it, and its GPU process's.
 #[derive(Clone, Copy, Default, Debug)]
 struct Ticks {
@@ -37,54 +40,11 @@ struct Ticks {
 
 /// The processor time of `root` and every process below it, from `/proc`.
 fn tree_ticks(root: u32) -> Ticks {
-    let mut procs = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // After the command name in parentheses: state, ppid, …, utime (14th), stime (15th).
-        let Some(rest) = stat.rfind(')').map(|at| &stat[at + 2..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split(' ').collect();
-        let number = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
-        let (Some(ppid), Some(user), Some(system)) = (number(1), number(11), number(12)) else {
-            continue;
-        };
-        // Chromium rewrites its processes' command lines into one string.
-        let gpu = std::fs::read(format!("/proc/{pid}/cmdline"))
-            .map(|c| c.windows(18).any(|w| w == b"--type=gpu-process"))
-            .unwrap_or(false);
-        procs.push((pid, ppid as u32, user + system, gpu));
+    let cpu = headless::browser_cpu(root);
+    Ticks {
+        total: cpu.total,
+        gpu: cpu.gpu,
     }
-    let mut tree = vec![root];
-    let mut grew = true;
-    while grew {
-        grew = false;
-        for (pid, ppid, _, _) in &procs {
-            if tree.contains(ppid) && !tree.contains(pid) {
-                tree.push(*pid);
-                grew = true;
-            }
-        }
-    }
-    let mut t = Ticks::default();
-    for (pid, _, ticks, gpu) in &procs {
-        if tree.contains(pid) {
-            t.total += ticks;
-            if *gpu {
-                t.gpu += ticks;
-            }
-        }
-    }
-    t
 }
 
 /// Keeps the page's report and the browser's processor time when the measured window began
@@ -154,8 +114,7 @@ fn frame(n: u32) -> Frame {
     f
 }
 
-/// Clock ticks a second (`sysconf(_SC_CLK_TCK)`, 100 on Linux).
-const TICKS_PER_SECOND: f64 = 100.0;
+use headless::TICKS_PER_SECOND;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -319,49 +319,54 @@ fn stat_times(stat: &str) -> Option<(u32, u64)> {
 impl Page {
     /// The processor time the browser has used so far (Linux only: zeros elsewhere).
     pub fn cpu(&self) -> BrowserCpu {
-        let root = self.child.id();
-        let mut procs = Vec::new();
-        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            if let Some((ppid, ticks)) = stat_times(&stat) {
-                procs.push((pid, ppid, ticks));
-            }
-        }
-        let mut tree = vec![root];
-        let mut grew = true;
-        while grew {
-            grew = false;
-            for (pid, ppid, _) in &procs {
-                if tree.contains(ppid) && !tree.contains(pid) {
-                    tree.push(*pid);
-                    grew = true;
-                }
-            }
-        }
-        let mut cpu = BrowserCpu::default();
-        for (pid, _, ticks) in procs.iter().filter(|p| tree.contains(&p.0)) {
-            cpu.total += ticks;
-            // Chromium rewrites its processes' command lines into one string.
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let has = |flag: &[u8]| cmdline.windows(flag.len()).any(|w| w == flag);
-            if has(b"--type=gpu-process") {
-                cpu.gpu += ticks;
-            } else if has(b"--type=renderer") {
-                // The main thread's id is the process's.
-                let main = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/stat"))
-                    .ok()
-                    .and_then(|s| stat_times(&s))
-                    .map_or(0, |t| t.1);
-                cpu.renderers.push((*pid, *ticks, main));
-            }
-        }
-        cpu
+        browser_cpu(self.child.id())
     }
+}
+
+/// The processor time used so far by the browser whose first process is `root` (Linux only:
+/// zeros elsewhere).
+pub fn browser_cpu(root: u32) -> BrowserCpu {
+    let mut procs = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if let Some((ppid, ticks)) = stat_times(&stat) {
+            procs.push((pid, ppid, ticks));
+        }
+    }
+    let mut tree = vec![root];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (pid, ppid, _) in &procs {
+            if tree.contains(ppid) && !tree.contains(pid) {
+                tree.push(*pid);
+                grew = true;
+            }
+        }
+    }
+    let mut cpu = BrowserCpu::default();
+    for (pid, _, ticks) in procs.iter().filter(|p| tree.contains(&p.0)) {
+        cpu.total += ticks;
+        // Chromium rewrites its processes' command lines into one string.
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let has = |flag: &[u8]| cmdline.windows(flag.len()).any(|w| w == flag);
+        if has(b"--type=gpu-process") {
+            cpu.gpu += ticks;
+        } else if has(b"--type=renderer") {
+            // The main thread's id is the process's.
+            let main = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/stat"))
+                .ok()
+                .and_then(|s| stat_times(&s))
+                .map_or(0, |t| t.1);
+            cpu.renderers.push((*pid, *ticks, main));
+        }
+    }
+    cpu
 }
