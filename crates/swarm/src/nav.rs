@@ -148,8 +148,8 @@ impl NavMap {
         let (kx, ky) = self.key(x, y);
         let reach = (radius / self.bucket).ceil() as i64;
         let mut best: Option<(f64, u32)> = None;
-        for bx in kx - reach..=kx + reach {
-            for by in ky - reach..=ky + reach {
+        for bx in around(kx, reach) {
+            for by in around(ky, reach) {
                 let Some(list) = self.buckets.get(&(bx, by)) else {
                     continue;
                 };
@@ -192,7 +192,7 @@ impl NavMap {
         }
         let (ax, ay) = self.nodes[a as usize];
         let (bx, by) = self.nodes[b as usize];
-        let cost = ((ax - bx).hypot(ay - by) * COST_SCALE).ceil() as u64;
+        let cost = cost_units((ax - bx).hypot(ay - by), f64::ceil);
         if !self.has_edge(b, a) {
             self.neighbours[a as usize].push(b);
             self.neighbours[b as usize].push(a);
@@ -252,8 +252,8 @@ impl NavMap {
         let reach = (self.max_off_path / self.bucket).ceil() as i64;
         let mut best: Option<(f64, u32, u32)> = None;
         let tol = self.merge_radius.max(1e-6);
-        for bx in kx - reach..=kx + reach {
-            for by in ky - reach..=ky + reach {
+        for bx in around(kx, reach) {
+            for by in around(ky, reach) {
                 for &a in self.buckets.get(&(bx, by)).into_iter().flatten() {
                     let (ax, ay) = self.nodes[a as usize];
                     for &(b, _) in &self.adj[a as usize] {
@@ -311,8 +311,8 @@ impl NavMap {
             let (kx, ky) = self.key(x, y);
             let reach = (self.max_off_path / self.bucket).ceil() as i64;
             let mut best: Option<(f64, u32)> = None;
-            for bx in kx - reach..=kx + reach {
-                for by in ky - reach..=ky + reach {
+            for bx in around(kx, reach) {
+                for by in around(ky, reach) {
                     for &m in self.buckets.get(&(bx, by)).into_iter().flatten() {
                         if m == n {
                             continue;
@@ -345,7 +345,7 @@ impl NavMap {
             |&n| adj[n as usize].iter().copied(),
             |&n| {
                 let (x, y) = nodes[n as usize];
-                ((x - gx).hypot(y - gy) * COST_SCALE).floor() as u64
+                cost_units((x - gx).hypot(y - gy), f64::floor)
             },
             |&n| n == goal,
         )
@@ -384,7 +384,7 @@ impl NavMap {
                 continue;
             };
             let (sx, sy) = self.nodes[s as usize];
-            let total = cost + ((sx - x).hypot(sy - y) * COST_SCALE).ceil() as u64;
+            let total = cost + cost_units((sx - x).hypot(sy - y), f64::ceil);
             if found.as_ref().is_none_or(|(c, _, _)| total < *c) {
                 found = Some((total, s, nodes));
             }
@@ -642,6 +642,19 @@ impl System for PathSystem {
     }
 }
 
+/// A distance in route cost units (`COST_SCALE` a metre), rounded by `round` and capped at
+/// `u32::MAX` (4,294 km): a route's sum over at most `u32::MAX` edges never overflows, however
+/// far apart a map puts its points.
+fn cost_units(distance: f64, round: fn(f64) -> f64) -> u64 {
+    round(distance * COST_SCALE).min(f64::from(u32::MAX)) as u64
+}
+
+/// The bucket keys from `k - reach` to `k + reach`, clamped to `i64`: a point far out (a
+/// coordinate of 1e130 keys to `i64::MAX`) is looked for in the buckets that exist there.
+fn around(k: i64, reach: i64) -> std::ops::RangeInclusive<i64> {
+    k.saturating_sub(reach)..=k.saturating_add(reach)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -729,5 +742,21 @@ mod tests {
         assert_eq!(m.nodes().len(), before + 2);
         // The new points are now part of the map: (27, 0) is a graph point.
         assert!(m.nearest(27.0, 0.0, 0.1).is_some());
+    }
+
+    /// A draw.io path at y = 3.9e130 (its key is `i64::MAX`) overflowed the bucket search.
+    #[test]
+    fn points_far_out_are_kept_apart_without_overflow() {
+        let mut m = NavMap::new(1.0, 8.0);
+        let far = 3.9e130;
+        m.add_polyline(&[(0.0, far), (0.0, -far), (far, far), (-far, -far)]);
+        assert_eq!(m.nodes().len(), 4);
+        assert_eq!(m.nearest(0.0, far, 1.0), Some(0));
+        assert_eq!(m.nearest(-far, -far, 1.0), Some(3));
+        assert_eq!(m.nearest(0.0, 0.0, 1.0), None);
+        // Its costs overflowed the route search.
+        m.add_poi("far", far, far);
+        let r = m.route(0.0, far, &Goal::Poi("far".into()));
+        assert_eq!(r.map(|w| w.last().copied()), Ok(Some((far, far))));
     }
 }
