@@ -10,22 +10,25 @@ fn simrob() -> Command {
 }
 
 fn task_file(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("simrob-coord-compare-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
+    let path = std::env::temp_dir().join(format!(
+        "simrob-coord-compare-{}-{name}",
+        std::process::id()
+    ));
     std::fs::write(&path, text).expect("task file");
     path
 }
 
 /// `simrob coord compare --scenario hospital --quiet --task-file FILE ARGS…`
 fn compare_hospital(file: &std::path::Path, args: &[&str]) -> std::process::Output {
-    simrob()
+    let out = simrob()
         .args(["coord", "compare", "--scenario", "hospital", "--quiet"])
         .args(args)
         .arg("--task-file")
         .arg(file)
         .output()
-        .expect("runs")
+        .expect("runs");
+    let _ = std::fs::remove_file(file);
+    out
 }
 
 #[test]
