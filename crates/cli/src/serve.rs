@@ -215,6 +215,6 @@ pub fn start_viewer(server: &mut UdpServer, port: u16) -> Result<simrob_viewer::
         "live",
     )
     .with_context(|| format!("cannot serve the viewer on port {port}"))?;
-    server.add_observer(simrob_viewer::observer(&viewer));
+    server.add_sampled_observer(simrob_viewer::observer(&viewer), viewer.frame_requests());
     Ok(viewer)
 }

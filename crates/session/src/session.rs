@@ -203,6 +203,11 @@ pub struct Session {
     busy_since: Option<Instant>,
     stats: Stats,
     observed: bool,
+    /// Observers take every iteration (a recorder); off, only the iterations after
+    /// [`Session::want_snapshot`] (a viewer that draws a few frames a second).
+    observe_every: bool,
+    /// An observer asked for the next iteration's snapshot.
+    snapshot_wanted: bool,
     /// The world changed since the last snapshot handed out.
     dirty: bool,
     waiting: Option<FileWait>,
@@ -246,6 +251,8 @@ impl Session {
             busy_since: None,
             stats: Stats::default(),
             observed: false,
+            observe_every: true,
+            snapshot_wanted: false,
             dirty: true,
             waiting: None,
             queued: VecDeque::new(),
@@ -302,6 +309,20 @@ impl Session {
             self.dirty = true;
             self.emit_changed(true);
         }
+    }
+
+    /// Whether observers take every iteration (on by default: a recorder needs each one).
+    /// Off, [`Event::Iterated`] comes only for the next iteration after each
+    /// [`Session::want_snapshot`] (or when agents' broadcasts build the snapshot anyway): a
+    /// viewer drawing 30 frames a second then costs the steps in between nothing. The run
+    /// itself is the same either way.
+    pub fn set_observe_every_iteration(&mut self, every: bool) {
+        self.observe_every = every;
+    }
+
+    /// Asks for the next iteration's snapshot (see [`Session::set_observe_every_iteration`]).
+    pub fn want_snapshot(&mut self) {
+        self.snapshot_wanted = true;
     }
 
     /// The modes a snapshot carries.
@@ -1186,6 +1207,14 @@ impl Session {
         if recipients.is_empty() && !self.observed {
             return;
         }
+        let emit = self.observed && (self.observe_every || self.snapshot_wanted);
+        if recipients.is_empty() && !emit {
+            // Observed, but nobody wants this iteration: no snapshot (the world changed).
+            self.dirty = true;
+            self.set_sync_deadline(sync_mode, iteration, now);
+            return;
+        }
+        self.snapshot_wanted = false;
         let snapshot = self.snapshot();
         self.dirty = false;
         let max = self.config.maximum_datagram_size;
@@ -1233,13 +1262,17 @@ impl Session {
                 self.outbox.push_back(Transmit { to, payload });
             }
         }
+        self.set_sync_deadline(sync_mode, iteration, now);
+        if self.observed {
+            self.events.push_back(Event::Iterated(snapshot));
+        }
+    }
+
+    fn set_sync_deadline(&mut self, sync_mode: bool, iteration: u64, now: Instant) {
         if sync_mode && !self.sync_satisfied(iteration) {
             self.sync_deadline = Some((iteration, now));
         } else {
             self.sync_deadline = None;
-        }
-        if self.observed {
-            self.events.push_back(Event::Iterated(snapshot));
         }
     }
 }
@@ -1632,6 +1665,44 @@ mod timing_tests {
             iterated[0].kinds.iter().map(|k| k.1).collect::<Vec<_>>(),
             vec!["Ball"]
         );
+    }
+
+    #[test]
+    fn a_sampled_observer_gets_the_iterations_it_asks_for_and_the_run_is_the_same() {
+        let t0 = Instant::now();
+        let run = |every: bool| {
+            let mut s = server(|_| {});
+            s.set_observed(true);
+            s.set_observe_every_iteration(every);
+            for r in decode_datagram(INIT.as_bytes(), &s.config.keys.clone()) {
+                s.handle_command(LocalCommand::Request(r.unwrap()), t0)
+                    .unwrap();
+            }
+            while s.poll_event().is_some() {}
+            let before = s.stats().snapshots;
+            let mut iterated = Vec::new();
+            for i in 1..=10u64 {
+                if i == 4 || i == 9 {
+                    s.want_snapshot();
+                }
+                assert!(s.handle_timeout(t0));
+                while let Some(e) = s.poll_event() {
+                    if let Event::Iterated(snap) = e {
+                        iterated.push(snap.iteration);
+                    }
+                }
+            }
+            let built = s.stats().snapshots - before;
+            let end = s.snapshot();
+            (iterated, built, format!("{:?}", end.broadcast))
+        };
+        let (every, every_built, every_end) = run(true);
+        let (sampled, sampled_built, sampled_end) = run(false);
+        assert_eq!(every, (1..=10).collect::<Vec<u64>>());
+        assert_eq!(every_built, 10);
+        assert_eq!(sampled, vec![4, 9], "only the iterations asked for");
+        assert_eq!(sampled_built, 2, "no snapshot for the others");
+        assert_eq!(every_end, sampled_end, "observing does not change the run");
     }
 
     #[test]

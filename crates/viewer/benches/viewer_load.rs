@@ -130,7 +130,7 @@ fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> Rate {
             "live",
         )
         .expect("viewer");
-        server.add_observer(observer(&viewer));
+        server.add_sampled_observer(observer(&viewer), viewer.frame_requests());
         let http = viewer.addr();
         _viewer = Some(viewer);
         let flag = stop_client.clone();
@@ -247,7 +247,7 @@ fn page_fps(robots: u32) -> Option<(f64, f64)> {
         "live",
     )
     .expect("viewer");
-    server.add_observer(observer(&viewer));
+    server.add_sampled_observer(observer(&viewer), viewer.frame_requests());
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let thread = std::thread::spawn(move || server.run(&flag).expect("run"));

@@ -103,6 +103,8 @@ pub struct Viewer {
     snapshots: watch::Sender<Option<Arc<Snapshot>>>,
     responses: broadcast::Sender<String>,
     stop: Arc<AtomicBool>,
+    /// Raised each time the viewer is ready for the next iteration's snapshot.
+    wants: Arc<AtomicBool>,
 }
 
 impl Viewer {
@@ -130,6 +132,7 @@ impl Viewer {
     ) -> std::io::Result<Viewer> {
         let (frames_tx, frames_rx) = watch::channel(Arc::new(Encoded::default()));
         let (snapshots_tx, snapshots_rx) = watch::channel(None);
+        let wants = Arc::new(AtomicBool::new(false));
         let publisher = frames_tx.clone();
         let state = AppState {
             frames: frames_rx,
@@ -149,7 +152,11 @@ impl Viewer {
             bind,
             guard,
             app,
-            Some(Box::pin(make_frames(snapshots_rx, publisher))),
+            Some(Box::pin(make_frames(
+                snapshots_rx,
+                publisher,
+                wants.clone(),
+            ))),
         )?;
         Ok(Viewer {
             addr,
@@ -157,7 +164,16 @@ impl Viewer {
             snapshots: snapshots_tx,
             responses,
             stop,
+            wants,
         })
+    }
+
+    /// The flag the viewer raises when it is ready for the next iteration's snapshot (at
+    /// most [`FRAME_RATE`] times a second, only while a page is connected): hand it to
+    /// `UdpServer::add_sampled_observer` with [`observer`], and the steps in between cost the
+    /// simulation no snapshot.
+    pub fn frame_requests(&self) -> Arc<AtomicBool> {
+        self.wants.clone()
     }
 
     /// The page's address.
@@ -262,7 +278,11 @@ pub(crate) fn publish_with<R: serde::Serialize>(
 /// only while a page is connected (the watch's own receiver is the one always there). It never
 /// waits on the snapshots while nobody watches: a waiting task is woken by every iteration's
 /// snapshot, which costs the simulation's thread a wake-up per step.
-async fn make_frames(mut snapshots: watch::Receiver<Option<Arc<Snapshot>>>, frames: Publisher) {
+async fn make_frames(
+    mut snapshots: watch::Receiver<Option<Arc<Snapshot>>>,
+    frames: Publisher,
+    wants: Arc<AtomicBool>,
+) {
     let period = Duration::from_secs(1) / FRAME_RATE;
     loop {
         if frames.receiver_count() <= 1 {
@@ -270,6 +290,9 @@ async fn make_frames(mut snapshots: watch::Receiver<Option<Arc<Snapshot>>>, fram
             tokio::time::sleep(period).await;
             continue;
         }
+        // Ready for the next iteration (a server with sampled observers builds its snapshot
+        // only then).
+        wants.store(true, Ordering::Relaxed);
         if snapshots.changed().await.is_err() {
             return;
         }

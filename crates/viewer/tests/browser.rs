@@ -66,7 +66,7 @@ fn live(tag: &str) -> Live {
         "live",
     )
     .unwrap();
-    server.add_observer(observer(&viewer));
+    server.add_sampled_observer(observer(&viewer), viewer.frame_requests());
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let thread = std::thread::spawn(move || server.run(&flag).unwrap());

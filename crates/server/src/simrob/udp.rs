@@ -58,6 +58,10 @@ pub struct UdpServer {
     /// The datagrams of one send, kept to reuse their room.
     outgoing: Vec<simrob_session::Transmit>,
     observers: Vec<Observer>,
+    /// Observers that take every iteration (recorders); the others only ask, through their
+    /// flags, for the iteration after each frame they drew.
+    every_iteration: usize,
+    wants: Vec<std::sync::Arc<AtomicBool>>,
     commands_rx: Receiver<LocalCommand>,
     commands_tx: Sender<LocalCommand>,
 }
@@ -97,6 +101,8 @@ impl UdpServer {
             received: Received::new(MAX_BATCH, 65536),
             outgoing: Vec::new(),
             observers: Vec::new(),
+            every_iteration: 0,
+            wants: Vec::new(),
             commands_rx,
             commands_tx,
         })
@@ -104,6 +110,21 @@ impl UdpServer {
 
     /// Adds an observer. It first receives the world as it is now.
     pub fn add_observer(&mut self, observer: Observer) {
+        self.every_iteration += 1;
+        self.session.set_observe_every_iteration(true);
+        self.observers.push(observer);
+        self.session.set_observed(true);
+        self.process_events();
+    }
+
+    /// Adds an observer that wants only some iterations (a viewer drawing a few frames a
+    /// second): it receives the iteration after each time it sets `wants`, and every change
+    /// while the world stands still. While only such observers watch, the iterations between
+    /// cost no snapshot. It first receives the world as it is now.
+    pub fn add_sampled_observer(&mut self, observer: Observer, wants: std::sync::Arc<AtomicBool>) {
+        self.wants.push(wants);
+        self.session
+            .set_observe_every_iteration(self.every_iteration > 0);
         self.observers.push(observer);
         self.session.set_observed(true);
         self.process_events();
@@ -304,6 +325,9 @@ impl UdpServer {
     /// Serves until `stop` becomes true.
     pub fn run(&mut self, stop: &AtomicBool) -> io::Result<()> {
         while !stop.load(Ordering::Relaxed) {
+            if self.wants.iter().any(|w| w.swap(false, Ordering::Relaxed)) {
+                self.session.want_snapshot();
+            }
             while let Ok(command) = self.commands_rx.try_recv() {
                 // Refusals reach the page as responses; nothing else to do with them here.
                 let _ = self.session.handle_command(command, Instant::now());
