@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -58,12 +58,6 @@ pub struct DirMapFiles {
 /// The longest map or snapshot file name, in bytes.
 pub const MAX_FILE_NAME: usize = 255;
 
-static TEMP: AtomicU64 = AtomicU64::new(0);
-
-/// The prefix of the temporary files [`write_atomically`] creates (removed at start by
-/// [`DirMapFiles::new`] when a crash left them behind).
-const TEMP_PREFIX: &str = ".simrob-tmp-";
-
 impl DirMapFiles {
     /// Files under `dir` (created if missing). Temporary files left by an earlier run that
     /// was killed while writing are removed.
@@ -79,12 +73,9 @@ impl DirMapFiles {
                 path: dir.clone(),
                 source,
             })?;
-        if let Ok(entries) = std::fs::read_dir(&dir) {
-            for entry in entries.flatten() {
-                if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
-                    let _ = std::fs::remove_file(entry.path());
-                }
-            }
+        let removed = simrob_files::remove_stale_temps(&dir);
+        if removed > 0 {
+            tracing::info!("removed {removed} temporary files left by an interrupted write");
         }
         Ok(DirMapFiles { dir })
     }
@@ -143,30 +134,13 @@ impl MapFiles for DirMapFiles {
     }
 }
 
-/// Writes a file through a temporary file in the same directory, flushed to disk, and a
-/// rename: readers see the old file or the new one, never a part.
+/// Writes a file through a temporary file of this process in the same directory, flushed to
+/// disk, and a rename ([`simrob_files::write_atomically`]): readers see the old file or the new
+/// one, never a part.
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), FileError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let temp = dir.join(format!(
-        "{TEMP_PREFIX}{}-{}",
-        std::process::id(),
-        TEMP.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut f = std::fs::File::create(&temp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        FileError::WriteAtomically {
-            path: path.to_path_buf(),
-            source: e,
-        }
+    simrob_files::write_atomically(path, bytes).map_err(|source| FileError::WriteAtomically {
+        path: path.to_path_buf(),
+        source,
     })
 }
 

@@ -289,7 +289,10 @@ fn maps_load_merge_and_snapshot_through_the_map_directory() {
     )
     .expect("copy");
     std::fs::write(dir.join("box.txt"), "300 300\n180 120 190 140\n").expect("box");
+    // A snapshot a killed server was writing: removed when the directory is opened.
+    std::fs::write(dir.join(".simrob-tmp-1-2"), "half a snapshot").expect("stale");
     let files = DirMapFiles::new(&dir).expect("files");
+    assert!(!dir.join(".simrob-tmp-1-2").exists());
     let h = serve(
         example(),
         Pose::new(150.0, 130.0, 0.0),
@@ -312,6 +315,16 @@ fn maps_load_merge_and_snapshot_through_the_map_directory() {
     assert_eq!(c.ask("#SNAPSHOT shot.png"), "#SNAPSHOT");
     let png = std::fs::read(dir.join("shot.png")).expect("snapshot written");
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["box.txt", "example.bmp", "shot.png"],
+        "no temporary file is left"
+    );
     h.stop().expect("stop");
     let _ = std::fs::remove_dir_all(&dir);
 }

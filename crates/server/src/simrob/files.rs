@@ -7,18 +7,14 @@
 //! a killed server left behind are removed when the store opens. Messages name the file, never
 //! the directory's absolute path.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Largest save file Load reads (bytes).
 pub const MAX_SAVE_FILE: u64 = 64 * 1024 * 1024;
 
 /// Longest file name, bytes.
 pub const MAX_NAME: usize = 255;
-
-/// The prefix of temporary files (a Save in progress).
-const TEMP_PREFIX: &str = ".simrob-tmp-";
 
 /// Why a save file could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -84,8 +80,6 @@ pub struct DirStore {
     quota: Quota,
 }
 
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
 impl DirStore {
     /// A store on `dir` (created if missing) with the default [`Quota`].
     pub fn new(dir: impl Into<PathBuf>) -> Result<DirStore, FileError> {
@@ -101,7 +95,7 @@ impl DirStore {
         let dir = dir
             .canonicalize()
             .map_err(io("open the save directory", &shown))?;
-        let removed = remove_stale_temps(&dir);
+        let removed = simrob_files::remove_stale_temps(&dir);
         if removed > 0 {
             tracing::info!("removed {removed} temporary files left by an interrupted Save");
         }
@@ -168,31 +162,6 @@ impl DirStore {
     }
 }
 
-/// Removes the temporary files of interrupted Saves in `dir`; returns how many.
-fn remove_stale_temps(dir: &Path) -> usize {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    let mut removed = 0;
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        // Also the names older servers used: `.NAME.tmp-PID-N`.
-        let old_form = name.starts_with('.')
-            && name.rsplit_once(".tmp-").is_some_and(|(_, n)| {
-                n.split('-')
-                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-            });
-        if (name.starts_with(TEMP_PREFIX) || old_form)
-            && e.file_type().is_ok_and(|t| t.is_file())
-            && std::fs::remove_file(e.path()).is_ok()
-        {
-            removed += 1;
-        }
-    }
-    removed
-}
-
 impl SaveStore for DirStore {
     fn set_quota(&mut self, quota: Quota) {
         self.quota = quota;
@@ -221,21 +190,7 @@ impl SaveStore for DirStore {
                 ),
             });
         }
-        let temp = self.dir.join(format!(
-            "{TEMP_PREFIX}{}-{}",
-            std::process::id(),
-            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let write = || -> std::io::Result<()> {
-            let mut f = std::fs::File::create(&temp)?;
-            f.write_all(contents.as_bytes())?;
-            f.sync_all()?;
-            std::fs::rename(&temp, &path)
-        };
-        write().map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            io("save to", name)(e)
-        })?;
+        simrob_files::write_atomically(&path, contents.as_bytes()).map_err(io("save to", name))?;
         Ok(PathBuf::from(name))
     }
 
