@@ -45,6 +45,16 @@ impl std::fmt::Display for EntityId {
     }
 }
 
+/// A name another entity already has (entity names are unique: scripts and routes find
+/// entities by them).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the name {name:?} is already used by entity {other}")]
+pub struct NameTaken {
+    pub name: String,
+    /// The entity that has it.
+    pub other: EntityId,
+}
+
 /// One component type for every entity: dense values plus presence flags.
 #[derive(Clone, Debug, Default)]
 pub struct Column<T> {
@@ -413,12 +423,13 @@ impl World {
     }
 
     /// Gives `e` a unique name; fails if another entity has it.
-    pub fn set_name(&mut self, e: EntityId, name: &str) -> Result<(), String> {
+    pub fn set_name(&mut self, e: EntityId, name: &str) -> Result<(), NameTaken> {
         if let Some(other) = self.names.get(name) {
             if *other != e {
-                return Err(format!(
-                    "the name {name:?} is already used by entity {other}"
-                ));
+                return Err(NameTaken {
+                    name: name.to_string(),
+                    other: *other,
+                });
             }
         }
         if let Some(old) = self.name.insert(e, name.to_string()) {

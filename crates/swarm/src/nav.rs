@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::ecs::{EntityId, Path, World};
 use crate::event::{Event, Tag};
-use crate::sim::{Ctx, InstructionDef, Outcome, System};
+use crate::sim::{Ctx, InstructionDef, InstructionError, Outcome, System};
 
 /// A goal for a route.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,9 +24,36 @@ pub enum Goal {
     Point(f64, f64),
 }
 
+/// Arguments that are neither a POI name nor `X,Y` coordinates.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("expected a POI name or X,Y coordinates, found {found:?}")]
+pub struct GoalError {
+    /// The arguments, joined by spaces.
+    pub found: String,
+}
+
+/// Why there is no route to a goal.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RouteError {
+    /// The robot is too far from every point of the map's paths.
+    #[error("no map point within {within} of ({x:.1}, {y:.1})")]
+    StartOffMap { x: f64, y: f64, within: f64 },
+    #[error("there is no POI called {0:?}")]
+    UnknownPoi(String),
+    /// The goal is too far from every point of the map's paths.
+    #[error("no map point within {within} of the goal ({x:.1}, {y:.1})")]
+    GoalOffMap { x: f64, y: f64, within: f64 },
+    /// The paths do not connect the start to the goal (`to`: its name or coordinates).
+    #[error("no map-path leads from ({x:.1}, {y:.1}) to {to}")]
+    NoPath { x: f64, y: f64, to: String },
+    /// The entity to route has no position (named by its label).
+    #[error("{0} has no position")]
+    NoPosition(String),
+}
+
 impl Goal {
     /// Reads `POI` or `X,Y` (also `X Y` given as two arguments).
-    pub fn parse(args: &[String]) -> Result<Goal, String> {
+    pub fn parse(args: &[String]) -> Result<Goal, GoalError> {
         let joined = args.join(",");
         let parts: Vec<&str> = joined
             .split(',')
@@ -42,10 +69,9 @@ impl Goal {
         }
         match args {
             [name] => Ok(Goal::Poi(name.clone())),
-            _ => Err(format!(
-                "expected a POI name or X,Y coordinates, found {:?}",
-                args.join(" ")
-            )),
+            _ => Err(GoalError {
+                found: args.join(" "),
+            }),
         }
     }
 }
@@ -355,26 +381,28 @@ impl NavMap {
     }
 
     /// A route from `(x, y)` to `goal`: the waypoints to follow, or why there is none.
-    pub fn route(&mut self, x: f64, y: f64, goal: &Goal) -> Result<Vec<(f64, f64)>, String> {
+    pub fn route(&mut self, x: f64, y: f64, goal: &Goal) -> Result<Vec<(f64, f64)>, RouteError> {
         let starts = self.start_candidates(x, y);
         if starts.is_empty() {
-            return Err(format!(
-                "no map point within {} of ({x:.1}, {y:.1})",
-                self.max_off_path
-            ));
+            return Err(RouteError::StartOffMap {
+                x,
+                y,
+                within: self.max_off_path,
+            });
         }
         let (end, last) = match goal {
             Goal::Poi(name) => match self.pois.get(name) {
                 Some(&n) => (n, None),
-                None => return Err(format!("there is no POI called {name:?}")),
+                None => return Err(RouteError::UnknownPoi(name.clone())),
             },
             Goal::Point(gx, gy) => match self.nearest(*gx, *gy, self.max_off_path) {
                 Some(n) => (n, Some((*gx, *gy))),
                 None => {
-                    return Err(format!(
-                        "no map point within {} of the goal ({gx:.1}, {gy:.1})",
-                        self.max_off_path
-                    ))
+                    return Err(RouteError::GoalOffMap {
+                        x: *gx,
+                        y: *gy,
+                        within: self.max_off_path,
+                    })
                 }
             },
         };
@@ -394,7 +422,7 @@ impl NavMap {
                 Goal::Poi(n) => n.clone(),
                 Goal::Point(gx, gy) => format!("({gx:.1}, {gy:.1})"),
             };
-            return Err(format!("no map-path leads from ({x:.1}, {y:.1}) to {what}"));
+            return Err(RouteError::NoPath { x, y, to: what });
         };
         let mut points: Vec<(f64, f64)> = nodes.iter().map(|&n| self.nodes[n as usize]).collect();
         if let Some(p) = last {
@@ -442,9 +470,9 @@ fn point_segment(px: f64, py: f64, ax: f64, ay: f64, bx: f64, by: f64) -> f64 {
 pub const DEFAULT_SPEED: f64 = 30.0;
 
 /// Starts a route for `e` to `goal`: gives it a [`Path`], or explains why not.
-pub fn start_route(world: &mut World, e: EntityId, goal: &Goal) -> Result<(), String> {
+pub fn start_route(world: &mut World, e: EntityId, goal: &Goal) -> Result<(), RouteError> {
     let Some(p) = world.pose.get(e).copied() else {
-        return Err(format!("{} has no position", world.label(e)));
+        return Err(RouteError::NoPosition(world.label(e)));
     };
     let points = world.res.nav.route(p.x, p.y, goal)?;
     let speed = world
@@ -466,7 +494,7 @@ pub fn start_route(world: &mut World, e: EntityId, goal: &Goal) -> Result<(), St
 fn go(ctx: &mut Ctx, e: EntityId, args: &[String]) -> Outcome {
     let goal = match Goal::parse(args) {
         Ok(g) => g,
-        Err(m) => return Outcome::Failed(Tag::INSTRUCTION_FAILED, m),
+        Err(m) => return Outcome::Failed(Tag::INSTRUCTION_FAILED, m.to_string()),
     };
     match start_route(&mut ctx.world, e, &goal) {
         Ok(()) => Outcome::Blocked(vec![Tag::END_OF_PATH]),
@@ -474,18 +502,18 @@ fn go(ctx: &mut Ctx, e: EntityId, args: &[String]) -> Outcome {
     }
 }
 
-fn check_go(world: &World, args: &[String]) -> Result<(), String> {
+fn check_go(world: &World, args: &[String]) -> Result<(), InstructionError> {
     match Goal::parse(args)? {
         Goal::Poi(name) if world.res.nav.poi(&name).is_none() => {
             let known: Vec<&str> = world.res.nav.pois().keys().map(String::as_str).collect();
-            Err(format!(
-                "there is no POI called {name:?} (POIs: {})",
-                if known.is_empty() {
+            Err(InstructionError::UnknownPoi {
+                name,
+                known: if known.is_empty() {
                     "none".to_string()
                 } else {
                     known.join(", ")
-                }
-            ))
+                },
+            })
         }
         _ => Ok(()),
     }
@@ -707,11 +735,17 @@ mod tests {
     fn unreachable_goals_are_reported() {
         let mut m = map();
         let e = m.route(0.0, 0.0, &Goal::Poi("island".into())).unwrap_err();
-        assert!(e.contains("no map-path"), "{e}");
+        assert!(
+            matches!(&e, RouteError::NoPath { to, .. } if to == "island"),
+            "{e}"
+        );
+        assert_eq!(e.to_string(), "no map-path leads from (0.0, 0.0) to island");
         let e = m.route(500.0, 500.0, &Goal::Poi("c".into())).unwrap_err();
-        assert!(e.contains("no map point within"), "{e}");
+        assert!(matches!(e, RouteError::StartOffMap { .. }), "{e}");
+        assert!(e.to_string().starts_with("no map point within"), "{e}");
         let e = m.route(0.0, 0.0, &Goal::Poi("nowhere".into())).unwrap_err();
-        assert!(e.contains("no POI"), "{e}");
+        assert_eq!(e, RouteError::UnknownPoi("nowhere".into()));
+        assert_eq!(e.to_string(), "there is no POI called \"nowhere\"");
     }
 
     #[test]

@@ -67,11 +67,13 @@ use serde_json::Value;
 
 use crate::drawio::{self, DrawioMap, MapShape};
 use crate::drones::{self, DroneController, SwarmParams};
-use crate::ecs::{Battery, Claw, EntityId, Item, Navigator, Pose, Proximity, Velocity, World};
+use crate::ecs::{
+    Battery, Claw, EntityId, Item, NameTaken, Navigator, Pose, Proximity, Velocity, World,
+};
 use crate::geom::Shape;
 use crate::nav::{NavMap, DEFAULT_SPEED};
 use crate::script::{Instr, Script, ScriptError, ScriptSystem};
-use crate::sim::{SimConfig, Simulation};
+use crate::sim::{InstructionError, SimConfig, Simulation};
 use crate::systems::{
     BatterySystem, ClawSystem, CollisionSystem, MovementSystem, ProximitySystem, StopOnCollision,
 };
@@ -81,6 +83,92 @@ use crate::warehouse::{self, WarehouseParams};
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct ScenarioError(pub String);
+
+/// Why an entity of a scenario (listed in it or drawn in its map) was refused; the loader puts
+/// the file and the entity before it in a [`ScenarioError`].
+#[derive(Debug, thiserror::Error)]
+pub enum EntityError {
+    #[error(transparent)]
+    Name(#[from] NameTaken),
+    /// A listed POI without `name`.
+    #[error("a POI needs a name")]
+    PoiWithoutName,
+    /// A POI drawn in the map with neither a `name` annotation nor a label.
+    #[error("a POI needs a name (a `name` annotation or a label)")]
+    MapPoiWithoutName,
+    #[error("position and heading must be finite numbers")]
+    NotFinite,
+    #[error("radius and size must be positive")]
+    NotPositive,
+    /// A map shape's `component_NAME` annotation that is not JSON.
+    #[error("{key}: the value must be JSON ({error}), found {found:?}")]
+    ComponentJson {
+        key: String,
+        found: String,
+        #[source]
+        error: serde_json::Error,
+    },
+    /// A component's value (`at`: `components.NAME` or the annotation's key).
+    #[error("{at}: {source}")]
+    Component {
+        at: String,
+        #[source]
+        source: ComponentError,
+    },
+}
+
+/// Why a component's value (scenario syntax, see [`add_component`]) was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ComponentError {
+    #[error("unknown component {0:?} (known: {COMPONENTS})")]
+    Unknown(String),
+    #[error("unknown field {field:?} (expected: {expected})")]
+    UnknownField { field: String, expected: String },
+    #[error("expected a table/object, found {0}")]
+    NotATable(String),
+    #[error("{field} must be a number, found {found}")]
+    NotANumber { field: String, found: String },
+    #[error("expected true or false, found {0}")]
+    NotABool(String),
+    #[error("{0} must be a list of strings")]
+    NotStrings(String),
+    #[error("{what}: {found} is not a string")]
+    NotAString { what: String, found: String },
+    /// A value outside what the component allows: the rule it breaks.
+    #[error("{0}")]
+    Rule(&'static str),
+    /// A value outside what the component allows: the rule, and what was found.
+    #[error("{rule}, found {found}")]
+    RuleFound { rule: &'static str, found: String },
+    #[error(transparent)]
+    Script(Box<ScriptError>),
+}
+
+impl From<ScriptError> for ComponentError {
+    fn from(e: ScriptError) -> Self {
+        ComponentError::Script(Box::new(e))
+    }
+}
+
+/// Why a script of the built world was refused (`entity`: its label).
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptCheckError {
+    /// An unknown instruction or a wrong number of arguments.
+    #[error("entity {entity}: {source}")]
+    Script {
+        entity: String,
+        #[source]
+        source: Box<ScriptError>,
+    },
+    /// Arguments that do not fit the world (an instruction's own check).
+    #[error("entity {entity}: {instruction}: {source}")]
+    Instruction {
+        entity: String,
+        instruction: String,
+        #[source]
+        source: InstructionError,
+    },
+}
 
 /// The most spatial-grid cells a world may have (its width × height over `world.cell_size`
 /// squared); a larger world is refused when the run is built.
@@ -639,15 +727,21 @@ fn check_lines(sim: &Simulation, lines: &[String]) -> Result<(), ScriptError> {
 }
 
 /// Checks every script of the world against the simulation's instructions.
-pub fn validate_scripts(sim: &Simulation) -> Result<(), String> {
+pub fn validate_scripts(sim: &Simulation) -> Result<(), ScriptCheckError> {
     let w = sim.world();
     for (e, s) in w.script.iter() {
-        let who = w.label(e);
         s.validate(sim.instructions())
-            .map_err(|m| format!("entity {who}: {m}"))?;
+            .map_err(|source| ScriptCheckError::Script {
+                entity: w.label(e),
+                source: Box::new(source),
+            })?;
         for ins in s.all_instructions() {
             if let Some(check) = sim.instructions().get(&ins.name).and_then(|d| d.check) {
-                check(w, &ins.args).map_err(|m| format!("entity {who}: {ins}: {m}"))?;
+                check(w, &ins.args).map_err(|source| ScriptCheckError::Instruction {
+                    entity: w.label(e),
+                    instruction: ins.to_string(),
+                    source,
+                })?;
             }
         }
     }
@@ -674,7 +768,7 @@ fn add_wall(world: &mut World, x: f64, y: f64, w: f64, h: f64) -> EntityId {
     e
 }
 
-fn add_poi(world: &mut World, name: &str, x: f64, y: f64) -> Result<EntityId, String> {
+fn add_poi(world: &mut World, name: &str, x: f64, y: f64) -> Result<EntityId, NameTaken> {
     let e = world.spawn("poi");
     world.pose.insert(e, Pose { x, y, theta: 0.0 });
     world.poi.insert(e, ());
@@ -683,7 +777,7 @@ fn add_poi(world: &mut World, name: &str, x: f64, y: f64) -> Result<EntityId, St
     Ok(e)
 }
 
-fn add_shape(world: &mut World, s: &MapShape, stop: bool) -> Result<(), String> {
+fn add_shape(world: &mut World, s: &MapShape, stop: bool) -> Result<(), EntityError> {
     if s.is_text() && !s.annotated {
         return Ok(());
     }
@@ -706,7 +800,7 @@ fn add_shape(world: &mut World, s: &MapShape, stop: bool) -> Result<(), String> 
         }
         "poi" => {
             let Some(n) = name else {
-                return Err("a POI needs a name (a `name` annotation or a label)".into());
+                return Err(EntityError::MapPoiWithoutName);
             };
             add_poi(world, &n, cx, cy)?
         }
@@ -747,9 +841,16 @@ fn add_shape(world: &mut World, s: &MapShape, stop: bool) -> Result<(), String> 
     };
     for (k, v) in &s.attrs {
         if let Some(comp) = k.strip_prefix("component_") {
-            let value: Value = serde_json::from_str(v)
-                .map_err(|err| format!("{k}: the value must be JSON ({err}), found {v:?}"))?;
-            add_component(world, e, comp, &value).map_err(|m| format!("{k}: {m}"))?;
+            let value: Value =
+                serde_json::from_str(v).map_err(|error| EntityError::ComponentJson {
+                    key: k.clone(),
+                    found: v.clone(),
+                    error,
+                })?;
+            add_component(world, e, comp, &value).map_err(|source| EntityError::Component {
+                at: k.clone(),
+                source,
+            })?;
         }
     }
     Ok(())
@@ -785,10 +886,10 @@ fn make_robot(world: &mut World, e: EntityId, shape: Shape, stop: bool) {
     }
 }
 
-fn add_entity(world: &mut World, spec: &EntitySpec, stop: bool) -> Result<(), String> {
+fn add_entity(world: &mut World, spec: &EntitySpec, stop: bool) -> Result<(), EntityError> {
     let [x, y] = spec.position;
     if !(x.is_finite() && y.is_finite() && spec.heading.is_finite()) {
-        return Err("position and heading must be finite numbers".into());
+        return Err(EntityError::NotFinite);
     }
     let kind = spec.kind.trim().to_ascii_lowercase();
     match kind.as_str() {
@@ -799,7 +900,7 @@ fn add_entity(world: &mut World, spec: &EntitySpec, stop: bool) -> Result<(), St
         }
         "poi" => {
             let Some(n) = &spec.name else {
-                return Err("a POI needs a name".into());
+                return Err(EntityError::PoiWithoutName);
             };
             add_poi(world, n, x, y)?;
             return Ok(());
@@ -825,7 +926,7 @@ fn add_entity(world: &mut World, spec: &EntitySpec, stop: bool) -> Result<(), St
             hh: h * 0.5,
         },
         (None, None) => Shape::Circle { r: 5.0 },
-        _ => return Err("radius and size must be positive".into()),
+        _ => return Err(EntityError::NotPositive),
     };
     match kind.as_str() {
         "robot" | "drone" => make_robot(world, e, shape, stop),
@@ -835,7 +936,10 @@ fn add_entity(world: &mut World, spec: &EntitySpec, stop: bool) -> Result<(), St
         _ => {}
     }
     for (name, v) in &spec.components {
-        add_component(world, e, name, v).map_err(|m| format!("components.{name}: {m}"))?;
+        add_component(world, e, name, v).map_err(|source| EntityError::Component {
+            at: format!("components.{name}"),
+            source,
+        })?;
     }
     Ok(())
 }
@@ -843,53 +947,65 @@ fn add_entity(world: &mut World, spec: &EntitySpec, stop: bool) -> Result<(), St
 const COMPONENTS: &str =
     "Velocity, Collider, Navigator, Proximity, Claw, Battery, Item, StopOnCollision, Script";
 
-fn field(v: &Value, k: &str, default: f64) -> Result<f64, String> {
+fn field(v: &Value, k: &str, default: f64) -> Result<f64, ComponentError> {
     match v.get(k) {
         None => Ok(default),
         Some(x) => match x.as_f64() {
             Some(n) if n.is_finite() => Ok(n),
-            _ => Err(format!("{k} must be a number, found {x}")),
+            _ => Err(ComponentError::NotANumber {
+                field: k.to_string(),
+                found: x.to_string(),
+            }),
         },
     }
 }
 
-fn check_keys(v: &Value, allowed: &[&str]) -> Result<(), String> {
+fn check_keys(v: &Value, allowed: &[&str]) -> Result<(), ComponentError> {
     if let Some(o) = v.as_object() {
         for k in o.keys() {
             if !allowed.contains(&k.as_str()) {
-                return Err(format!(
-                    "unknown field {k:?} (expected: {})",
-                    allowed.join(", ")
-                ));
+                return Err(ComponentError::UnknownField {
+                    field: k.clone(),
+                    expected: allowed.join(", "),
+                });
             }
         }
         Ok(())
     } else {
-        Err(format!("expected a table/object, found {v}"))
+        Err(ComponentError::NotATable(v.to_string()))
     }
 }
 
-fn strings(v: &Value, what: &str) -> Result<Vec<String>, String> {
+fn strings(v: &Value, what: &str) -> Result<Vec<String>, ComponentError> {
     let Some(a) = v.as_array() else {
-        return Err(format!("{what} must be a list of strings"));
+        return Err(ComponentError::NotStrings(what.to_string()));
     };
     a.iter()
         .map(|x| {
             x.as_str()
                 .map(str::to_string)
-                .ok_or_else(|| format!("{what}: {x} is not a string"))
+                .ok_or_else(|| ComponentError::NotAString {
+                    what: what.to_string(),
+                    found: x.to_string(),
+                })
         })
         .collect()
 }
 
 /// Adds the component `name` with the value `v` (scenario syntax) to `e`.
-pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> Result<(), String> {
+pub fn add_component(
+    world: &mut World,
+    e: EntityId,
+    name: &str,
+    v: &Value,
+) -> Result<(), ComponentError> {
+    use ComponentError::{Rule, RuleFound};
     match name {
         "Velocity" => {
             let vel = match v.as_array() {
                 Some(a) if a.len() == 2 => Velocity {
-                    x: a[0].as_f64().ok_or("vx must be a number")?,
-                    y: a[1].as_f64().ok_or("vy must be a number")?,
+                    x: a[0].as_f64().ok_or(Rule("vx must be a number"))?,
+                    y: a[1].as_f64().ok_or(Rule("vy must be a number"))?,
                     w: 0.0,
                 },
                 _ => {
@@ -907,7 +1023,12 @@ pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> R
             let shape = if let Some(r) = v.get("radius") {
                 match r.as_f64() {
                     Some(r) if r > 0.0 && r.is_finite() => Shape::Circle { r },
-                    _ => return Err(format!("radius must be a positive number, found {r}")),
+                    _ => {
+                        return Err(RuleFound {
+                            rule: "radius must be a positive number",
+                            found: r.to_string(),
+                        })
+                    }
                 }
             } else if let Some(b) = v.get("box") {
                 match b.as_array().map(|a| {
@@ -921,10 +1042,15 @@ pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> R
                         hw: w * 0.5,
                         hh: h * 0.5,
                     },
-                    _ => return Err(format!("box must be [width, height], found {b}")),
+                    _ => {
+                        return Err(RuleFound {
+                            rule: "box must be [width, height]",
+                            found: b.to_string(),
+                        })
+                    }
                 }
             } else {
-                return Err("give box = [w, h] or radius = r".into());
+                return Err(Rule("give box = [w, h] or radius = r"));
             };
             world.set_collider(e, shape);
         }
@@ -940,9 +1066,10 @@ pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> R
                 }
             };
             if !(speed.is_finite() && speed > 0.0) || keep_clear < 0.0 {
-                return Err(format!(
-                    "speed must be positive and keep_clear ≥ 0, found {speed} and {keep_clear}"
-                ));
+                return Err(RuleFound {
+                    rule: "speed must be positive and keep_clear ≥ 0",
+                    found: format!("{speed} and {keep_clear}"),
+                });
             }
             world.navigator.insert(e, Navigator { speed, keep_clear });
         }
@@ -952,12 +1079,13 @@ pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> R
             let range = field(v, "range", 50.0)?;
             let period = field(v, "period", 1.0)?;
             if !(1.0..=360.0).contains(&beams) || beams.fract() != 0.0 {
-                return Err(format!(
-                    "beams must be a whole number from 1 to 360, found {beams}"
-                ));
+                return Err(RuleFound {
+                    rule: "beams must be a whole number from 1 to 360",
+                    found: beams.to_string(),
+                });
             }
             if range <= 0.0 || period < 1.0 || period.fract() != 0.0 {
-                return Err("range must be positive and period a whole number ≥ 1".into());
+                return Err(Rule("range must be positive and period a whole number ≥ 1"));
             }
             let mut p = Proximity::new(beams as u16, range);
             p.period = period as u32;
@@ -968,7 +1096,7 @@ pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> R
                 Some(a) => (
                     a.first()
                         .and_then(Value::as_f64)
-                        .ok_or("Claw: [range, capacity]")?,
+                        .ok_or(Rule("Claw: [range, capacity]"))?,
                     a.get(1).and_then(Value::as_f64).unwrap_or(1.0),
                     0.5,
                 ),
@@ -982,7 +1110,9 @@ pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> R
                 }
             };
             if range < 0.0 || capacity < 0.0 || duration < 0.0 || capacity.fract() != 0.0 {
-                return Err("range and duration must be ≥ 0, capacity a whole number ≥ 0".into());
+                return Err(Rule(
+                    "range and duration must be ≥ 0, capacity a whole number ≥ 0",
+                ));
             }
             world.claw.insert(
                 e,
@@ -1005,7 +1135,7 @@ pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> R
                 empty: false,
             };
             if b.capacity <= 0.0 || b.charge < 0.0 || b.idle_drain < 0.0 || b.move_drain < 0.0 {
-                return Err("capacity must be positive; charge and drains ≥ 0".into());
+                return Err(Rule("capacity must be positive; charge and drains ≥ 0"));
             }
             world.battery.insert(e, b);
         }
@@ -1019,39 +1149,35 @@ pub fn add_component(world: &mut World, e: EntityId, name: &str, v: &Value) -> R
             Some(false) => {
                 world.stop_on_collision.remove(e);
             }
-            None => return Err(format!("expected true or false, found {v}")),
+            None => return Err(ComponentError::NotABool(v.to_string())),
         },
         "Script" => {
             let script = if v.is_array() {
-                Script::new(&strings(v, "Script")?).map_err(|e| e.to_string())?
+                Script::new(&strings(v, "Script")?)?
             } else {
                 check_keys(v, &["instructions", "handlers", "default_handler"])?;
                 let lines = match v.get("instructions") {
                     Some(i) => strings(i, "instructions")?,
-                    None => return Err("a Script needs instructions".into()),
+                    None => return Err(Rule("a Script needs instructions")),
                 };
-                let mut s = Script::new(&lines).map_err(|e| e.to_string())?;
+                let mut s = Script::new(&lines)?;
                 if let Some(h) = v.get("handlers") {
                     let Some(o) = h.as_object() else {
-                        return Err("handlers must map error tags to instruction lists".into());
+                        return Err(Rule("handlers must map error tags to instruction lists"));
                     };
                     for (tag, lines) in o {
-                        s = s
-                            .with_handler(tag, &strings(lines, &format!("handlers.{tag}"))?)
-                            .map_err(|e| e.to_string())?;
+                        s = s.with_handler(tag, &strings(lines, &format!("handlers.{tag}"))?)?;
                     }
                 }
                 if let Some(d) = v.get("default_handler") {
-                    s = s
-                        .with_default_handler(&strings(d, "default_handler")?)
-                        .map_err(|e| e.to_string())?;
+                    s = s.with_default_handler(&strings(d, "default_handler")?)?;
                 }
                 s
             };
             world.script.insert(e, script);
         }
         other => {
-            return Err(format!("unknown component {other:?} (known: {COMPONENTS})"));
+            return Err(ComponentError::Unknown(other.to_string()));
         }
     }
     Ok(())

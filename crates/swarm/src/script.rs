@@ -247,19 +247,33 @@ fn def(usage: &'static str, min_args: usize, max_args: usize) -> InstructionDef 
     }
 }
 
-fn seconds(args: &[String]) -> Result<(f64, f64), String> {
+/// Why `Wait`'s arguments are not `SECONDS` or `MIN MAX`.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum WaitError {
+    #[error("Wait: {0:?} is not a number of seconds")]
+    NotSeconds(String),
+    #[error("Wait: the least ({least}) is more than the most ({most})")]
+    Reversed { least: f64, most: f64 },
+    #[error("Wait: give SECONDS or MIN MAX")]
+    Arguments,
+}
+
+fn seconds(args: &[String]) -> Result<(f64, f64), WaitError> {
     let mut v = Vec::new();
     for a in args {
         match a.parse::<f64>() {
             Ok(s) if s.is_finite() && s >= 0.0 => v.push(s),
-            _ => return Err(format!("Wait: {a:?} is not a number of seconds")),
+            _ => return Err(WaitError::NotSeconds(a.clone())),
         }
     }
     match v.as_slice() {
         [s] => Ok((*s, *s)),
         [a, b] if a <= b => Ok((*a, *b)),
-        [a, b] => Err(format!("Wait: the least ({a}) is more than the most ({b})")),
-        _ => Err("Wait: give SECONDS or MIN MAX".into()),
+        [a, b] => Err(WaitError::Reversed {
+            least: *a,
+            most: *b,
+        }),
+        _ => Err(WaitError::Arguments),
     }
 }
 
@@ -267,7 +281,7 @@ fn wait(ctx: &mut Ctx, e: EntityId, args: &[String]) -> Outcome {
     let secs = match seconds(args) {
         Ok((a, b)) if a == b => a,
         Ok((a, b)) => a + (b - a) * ctx.rng.next_f64(),
-        Err(m) => return Outcome::Failed(Tag::INSTRUCTION_FAILED, m),
+        Err(m) => return Outcome::Failed(Tag::INSTRUCTION_FAILED, m.to_string()),
     };
     let token = match ctx.world.script.get_mut(e) {
         Some(s) => {
@@ -299,7 +313,7 @@ pub fn builtin_instructions() -> InstructionSet {
             min_args: 1,
             max_args: 2,
             run: Arc::new(wait),
-            check: Some(|_, args| seconds(args).map(|_| ())),
+            check: Some(|_, args| Ok(seconds(args).map(|_| ())?)),
         },
     );
     set.insert(

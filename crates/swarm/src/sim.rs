@@ -157,7 +157,31 @@ pub enum Outcome {
 pub type InstructionFn = Arc<dyn Fn(&mut Ctx, EntityId, &[String]) -> Outcome + Send + Sync>;
 
 /// A load-time check of an instruction's arguments against the built world.
-pub type InstructionCheck = fn(&World, &[String]) -> Result<(), String>;
+pub type InstructionCheck = fn(&World, &[String]) -> Result<(), InstructionError>;
+
+/// Why an instruction's arguments do not fit the built world (an [`InstructionCheck`]'s
+/// answer; the scenario loader names the entity and the instruction before it).
+#[derive(Debug, thiserror::Error)]
+pub enum InstructionError {
+    /// `Go`: neither a POI name nor coordinates.
+    #[error(transparent)]
+    Goal(#[from] crate::nav::GoalError),
+    /// `Go`: no POI has this name (`known`: the POIs there are, or `none`).
+    #[error("there is no POI called {name:?} (POIs: {known})")]
+    UnknownPoi { name: String, known: String },
+    /// `Grab`/`Drop`: the entity of this name is not an item.
+    #[error("{0:?} is not an item")]
+    NotAnItem(String),
+    /// `Grab`/`Drop`: no entity has this name.
+    #[error("there is no item called {0:?}")]
+    NoItem(String),
+    /// `Wait`: not a number of seconds, or not `SECONDS` / `MIN MAX`.
+    #[error(transparent)]
+    Wait(#[from] crate::script::WaitError),
+    /// The check of an instruction another crate's system adds.
+    #[error(transparent)]
+    Other(Box<dyn std::error::Error + Send + Sync>),
+}
 
 /// An instruction a system offers to scripts.
 #[derive(Clone)]

@@ -23,10 +23,12 @@
 //! They start four to an aisle segment, 25 units apart, each with a proximity sensor, a
 //! claw and a battery.
 
-use crate::ecs::{Battery, Claw, EntityId, Item, Navigator, Pose, Proximity, Velocity, World};
+use crate::ecs::{
+    Battery, Claw, EntityId, Item, NameTaken, Navigator, Pose, Proximity, Velocity, World,
+};
 use crate::geom::Shape;
 use crate::rng::Rng;
-use crate::script::Script;
+use crate::script::{Script, ScriptError};
 
 /// Parameters of a generated warehouse.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,8 +71,18 @@ pub fn size(robots: usize) -> (f64, f64) {
     )
 }
 
+/// Why the warehouse could not be built in a world: a name it gives (`s0_0`, `dock0_0`,
+/// `bot0`, `tote0`…) is taken already, or a robot's script was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum WarehouseError {
+    #[error(transparent)]
+    Name(#[from] NameTaken),
+    #[error(transparent)]
+    Script(#[from] ScriptError),
+}
+
 /// Builds the floor, the lanes and the robots in `world`.
-pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>, String> {
+pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>, WarehouseError> {
     let (cols, rows) = grid(p.robots);
     let x = |i: usize| MARGIN + AISLE_DX * i as f64;
     let y = |j: usize| MARGIN + AISLE_DY * j as f64;
@@ -257,8 +269,7 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
             "Loop".to_string(),
         ])
         .and_then(|s| s.with_handler("Collision", &["Wait 0.5 1.5", "Retry"]))
-        .and_then(|s| s.with_handler("DropFailed", &["Skip"]))
-        .map_err(|e| e.to_string())?;
+        .and_then(|s| s.with_handler("DropFailed", &["Skip"]))?;
         world.script.insert(e, script);
         ids.push(e);
     }

@@ -524,6 +524,113 @@ fn bad_scenarios_say_what_and_where() {
     assert!(m.contains("--robots"), "{m}");
 }
 
+/// The messages a user reads for an entity, a component or a script the loader refuses,
+/// whole: the file, the entity, the field, then what is wrong.
+#[test]
+fn refused_entities_components_and_scripts_read_exactly() {
+    let e = |t: &str| {
+        scenario(t)
+            .build(&Overrides::default())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    let robot = |extra: &str| e(&with_robot(&format!("components = {{ {extra} }}")));
+    let r = "scenario: entities[0] (r): components";
+    for (extra, want) in [
+        (
+            "Jetpack = {}",
+            format!(
+                "{r}.Jetpack: unknown component \"Jetpack\" (known: Velocity, Collider, \
+                 Navigator, Proximity, Claw, Battery, Item, StopOnCollision, Script)"
+            ),
+        ),
+        (
+            "Proximity = { beams = 0 }",
+            format!("{r}.Proximity: beams must be a whole number from 1 to 360, found 0"),
+        ),
+        (
+            "Proximity = { beams = \"x\" }",
+            format!("{r}.Proximity: beams must be a number, found \"x\""),
+        ),
+        (
+            "Proximity = { range = -1 }",
+            format!("{r}.Proximity: range must be positive and period a whole number ≥ 1"),
+        ),
+        (
+            "Collider = { radius = -2 }",
+            format!("{r}.Collider: radius must be a positive number, found -2"),
+        ),
+        (
+            "Collider = { box = [1] }",
+            format!("{r}.Collider: box must be [width, height], found [1]"),
+        ),
+        (
+            "Collider = { size = 1 }",
+            format!("{r}.Collider: unknown field \"size\" (expected: box, radius)"),
+        ),
+        (
+            "Navigator = { speed = 0 }",
+            format!("{r}.Navigator: speed must be positive and keep_clear ≥ 0, found 0 and 0"),
+        ),
+        (
+            "Battery = 3",
+            format!("{r}.Battery: expected a table/object, found 3"),
+        ),
+        (
+            "StopOnCollision = 1",
+            format!("{r}.StopOnCollision: expected true or false, found 1"),
+        ),
+        (
+            "Script = [1]",
+            format!("{r}.Script: Script: 1 is not a string"),
+        ),
+        (
+            "Script = { handlers = {} }",
+            format!("{r}.Script: a Script needs instructions"),
+        ),
+        (
+            "Velocity = [\"a\", 1]",
+            format!("{r}.Velocity: vx must be a number"),
+        ),
+        (
+            "Script = [\"Go nowhere\"]",
+            "scenario: entity r: Go nowhere: there is no POI called \"nowhere\" \
+             (POIs: island, left, middle, right)"
+                .to_string(),
+        ),
+        (
+            "Script = [\"Wait 3 1\"]",
+            "scenario: entity r: Wait 3 1: Wait: the least (3) is more than the most (1)"
+                .to_string(),
+        ),
+        (
+            "Script = [\"Grab left\"]",
+            "scenario: entity r: Grab left: \"left\" is not an item".to_string(),
+        ),
+        (
+            "Script = [\"Grab box\"]",
+            "scenario: entity r: Grab box: there is no item called \"box\"".to_string(),
+        ),
+    ] {
+        assert_eq!(robot(extra), want, "{extra}");
+    }
+    let twice = format!(
+        "{CORRIDOR}\n[[entities]]\ntype = \"poi\"\nposition = [1, 1]\n\
+         [[entities]]\ntype = \"robot\"\nname = \"left\"\nposition = [2, 2]\n"
+    );
+    assert_eq!(e(&twice), "scenario: entities[0]: a POI needs a name");
+    let taken =
+        format!("{CORRIDOR}\n[[entities]]\ntype = \"robot\"\nname = \"left\"\nposition = [2, 2]\n");
+    assert!(
+        e(&taken).starts_with(
+            "scenario: entities[0] (left): the name \"left\" is already used by entity #"
+        ),
+        "{}",
+        e(&taken)
+    );
+}
+
 fn bundled(name: &str) -> Scenario {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../scenarios/swarm")

@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use crate::ecs::{EntityId, World};
 use crate::event::{Event, Tag};
-use crate::sim::{Ctx, InstructionDef, Outcome, System};
+use crate::sim::{Ctx, InstructionDef, InstructionError, Outcome, System};
 
 /// The claw: adds the `Grab ITEM` and `Drop [ITEM]` instructions. A grab needs a claw
 /// with room, an item of that name that nobody carries, within the claw's range of the
@@ -11,12 +11,12 @@ use crate::sim::{Ctx, InstructionDef, Outcome, System};
 #[derive(Debug, Default)]
 pub struct ClawSystem;
 
-fn check_item(world: &World, args: &[String]) -> Result<(), String> {
+fn check_item(world: &World, args: &[String]) -> Result<(), InstructionError> {
     match args.first() {
         Some(name) => match world.find(name) {
             Some(e) if world.item.has(e) => Ok(()),
-            Some(_) => Err(format!("{name:?} is not an item")),
-            None => Err(format!("there is no item called {name:?}")),
+            Some(_) => Err(InstructionError::NotAnItem(name.clone())),
+            None => Err(InstructionError::NoItem(name.clone())),
         },
         None => Ok(()),
     }
