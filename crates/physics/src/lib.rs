@@ -62,6 +62,21 @@
 //!   scale with it, so robots a few centimetres apart are not all candidate pairs; speed limits
 //!   and rest thresholds stay in absolute units. Three substeps of one pass each (earlier
 //!   versions) cost a third more for a free fall closer to ½g·t² than ODE's.
+//! * **Fast mode: wheels as driven surfaces.** In fast mode a wheel joined to its chassis by a
+//!   WheelJoint with a motor (Maximum_Torque > 0) is no longer a body of its own: the wheel's
+//!   shape and mass become part of the chassis (one rigid body per two-wheeled robot), and the
+//!   wheel's contacts move its surface at the motor's target rate, `ω × (p − centre)`, like a
+//!   conveyor belt, so the ground pushes the robot as a wheel turning at that rate would. The
+//!   wheel's pose and velocity are still reported (the chassis' pose turned by the wheel's
+//!   angle, integrated at the target rate), with the same body and joint indices; setting a
+//!   driven wheel's state sets its angle only. What fast mode does not simulate: the wheel's
+//!   own inertia (the wheel reaches its target at once), the motor's torque limit (the ground
+//!   transmits what friction allows, μ·load, which for the seed's SumBot is about 0.12 N·m
+//!   against its 10 N·m motors) and the wheel's play about the locked axes. Wheels whose
+//!   motor has no torque (free wheels), wheels held by a second joint, and wheels that are not
+//!   spheres or WheelCylinders keep their body and joint. Leaving fast mode gives every wheel
+//!   its body back where and as fast as it was turning. A robot whose driven wheels have a
+//!   target other than 0 is never put to rest (it may be pushing against a wall).
 //! * **Rest.** A body whose speed stays below 1 mm/s and 0.01 rad/s for 2 s, together with
 //!   everything it touches or is jointed to, is put to rest (rapier's sleeping) until something
 //!   touches it, one of its motors is set or it is moved; ODE's solver holds such bodies still by

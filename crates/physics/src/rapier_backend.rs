@@ -56,6 +56,8 @@ const MAX_LINEAR_VELOCITY: f32 = 400.0;
 struct BodyEntry {
     handle: RigidBodyHandle,
     desc: BodyDesc,
+    /// Index into [`State::driven`] when this body is a wheel driven as a surface of its chassis.
+    driven: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -63,6 +65,25 @@ struct JointEntry {
     handle: ImpulseJointHandle,
     desc: JointDesc,
     motor_target: f64,
+    /// Index into [`State::driven`] when the joint's wheel is driven as a surface of its chassis.
+    driven: Option<usize>,
+}
+
+/// A wheel that, in fast mode, is a driven contact surface of its chassis: the wheel's body and
+/// joint are disabled, a collider of the wheel's shape and mass sits on the chassis where the
+/// joint frame is (its local X the wheel axis), and contacts with it move its surface at the
+/// wheel's rate (see [`MaterialHooks`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct DrivenWheel {
+    joint: JointId,
+    chassis: BodyId,
+    wheel: BodyId,
+    /// The collider on the chassis.
+    collider: ColliderHandle,
+    /// The wheel body's pose in the joint frame at angle 0.
+    wheel_in_frame: Pose,
+    /// The wheel's angle about the axis, integrated at its rate (rad).
+    angle: f64,
 }
 
 /// Everything that is saved by `export_state`.
@@ -73,6 +94,10 @@ struct State {
     joints: Vec<JointEntry>,
     params: StepParams,
     interactions: Vec<((MaterialId, MaterialId), Contact)>,
+    /// Wheels driven as contact surfaces (fast mode).
+    driven: Vec<DrivenWheel>,
+    /// The driven wheels must be reconciled with the mode and the joints before the next step.
+    wheels_dirty: bool,
 }
 
 /// Friction and restitution of a material pair, precomputed for the contact hook.
@@ -113,6 +138,36 @@ fn body_of(c: &Collider) -> BodyId {
     BodyId(((c.user_data >> 32) & 0xffff_ffff) as u32)
 }
 
+/// Bit of a collider's user data that marks a driven wheel surface; bits 64–95 hold its rate.
+const DRIVEN_BIT: u128 = 1 << 96;
+
+/// The rate (rad/s, about the collider's local X, relative to its body) of a driven wheel
+/// surface.
+fn driven_rate(c: &Collider) -> Option<f32> {
+    (c.user_data & DRIVEN_BIT != 0).then(|| f32::from_bits((c.user_data >> 64) as u32))
+}
+
+fn with_rate(user_data: u128, rate: f32) -> u128 {
+    (user_data & 0xffff_ffff_ffff_ffff) | DRIVEN_BIT | (u128::from(rate.to_bits()) << 64)
+}
+
+/// Sets the tangent velocity of the contacts of a driven wheel surface: the surface point at a
+/// contact moves at `ω × (p − centre)` relative to the body carrying it, and the contact asks
+/// the bodies' relative velocity there to make up for it (a conveyor belt).
+fn drive_surface(m: &mut ModifiableManifold, c: &Collider, rate: f32, first: bool) {
+    let pose = c.position();
+    let omega = pose.rotation * Vector::X * rate;
+    for sc in m.solver_contacts.iter_mut() {
+        let p = if first { sc.anchor1 } else { sc.anchor2 };
+        let v = omega.cross(p - pose.translation);
+        if first {
+            sc.tangent_velocity += v;
+        } else {
+            sc.tangent_velocity -= v;
+        }
+    }
+}
+
 impl PhysicsHooks for MaterialHooks {
     fn modify_solver_contacts(&self, context: &mut ContactModificationContext) {
         let (Some(c1), Some(c2)) = (
@@ -126,6 +181,12 @@ impl PhysicsHooks for MaterialHooks {
         if let Some(m) = context.rigid_mut() {
             *m.friction = coeffs.friction;
             *m.restitution = coeffs.restitution;
+            if let Some(rate) = driven_rate(c1) {
+                drive_surface(m, c1, rate, true);
+            }
+            if let Some(rate) = driven_rate(c2) {
+                drive_surface(m, c2, rate, false);
+            }
         }
     }
 }
@@ -200,11 +261,7 @@ fn collider_for(desc: &BodyDesc) -> Result<ColliderBuilder, PhysicsError> {
         Shape::WheelCylinder { radius, length } => {
             let r = positive("Radius", radius)?;
             let hh = positive("Length", length)? * 0.5;
-            let b = ColliderBuilder::ball(r).collision_groups(InteractionGroups::new(
-                GROUP_WHEEL,
-                Group::ALL.difference(GROUP_WHEEL),
-                InteractionTestMode::And,
-            ));
+            let b = ColliderBuilder::ball(r).collision_groups(wheel_groups());
             if desc.mass > 0.0 {
                 let mut mp = MassProperties::from_cylinder(1.0, hh, r);
                 mp.set_mass(desc.mass as f32, true);
@@ -257,6 +314,8 @@ impl RapierBackend {
             joints: Vec::new(),
             params,
             interactions: Vec::new(),
+            driven: Vec::new(),
+            wheels_dirty: false,
         };
         state.world.integration_parameters.contact_recycling = true;
         let hooks = MaterialHooks {
@@ -316,6 +375,294 @@ impl RapierBackend {
     }
 }
 
+/// Lets a body come to rest (see [`SLEEP_AFTER`]), or keeps it awake: a chassis whose driven
+/// wheel surfaces turn is moving or pushing, whatever its own speed.
+fn rest_thresholds(a: &mut RigidBodyActivation, can_rest: bool) {
+    if can_rest {
+        a.normalized_linear_threshold = SLEEP_LINEAR / LENGTH_UNIT;
+        a.angular_threshold = SLEEP_ANGULAR;
+    } else {
+        a.normalized_linear_threshold = -1.0;
+        a.angular_threshold = -1.0;
+    }
+    a.time_until_sleep = SLEEP_AFTER;
+}
+
+/// The radius of a wheel body that can be driven as a surface: shapes that look the same at
+/// every angle about the wheel axis (a WheelCylinder collides as a sphere).
+fn spin_invariant_radius(shape: &Shape) -> Option<f64> {
+    match *shape {
+        Shape::Sphere { radius } | Shape::WheelCylinder { radius, .. } => Some(radius),
+        Shape::Box { .. } | Shape::Cylinder { .. } => None,
+    }
+}
+
+/// Fast mode's driven wheels (see [`DrivenWheel`] and the crate docs).
+impl RapierBackend {
+    /// Whether joint `j`'s wheel can be driven as a surface of its chassis: a wheel joint with a
+    /// motor, two dynamic bodies, a wheel that looks the same at every angle and that no other
+    /// joint holds, a chassis that is not itself a wheel.
+    fn can_drive(&self, j: usize) -> bool {
+        let Some(JointDesc::Wheel {
+            body_1,
+            body_2,
+            max_torque,
+            ..
+        }) = self.state.joints.get(j).map(|e| e.desc)
+        else {
+            return false;
+        };
+        let (Some(chassis), Some(wheel)) = (
+            self.state.bodies.get(body_1.index()),
+            self.state.bodies.get(body_2.index()),
+        ) else {
+            return false;
+        };
+        max_torque > 0.0
+            && chassis.desc.mass > 0.0
+            && wheel.desc.mass > 0.0
+            && spin_invariant_radius(&wheel.desc.shape).is_some()
+            && self.state.joints.iter().enumerate().all(|(k, e)| {
+                let (a, b) = e.desc.bodies();
+                k == j
+                    || (a != body_2
+                        && b != body_2
+                        && !(b == body_1 && matches!(e.desc, JointDesc::Wheel { .. })))
+            })
+    }
+
+    /// Drives every wheel that can be driven in fast mode, and gives back their bodies and
+    /// joints to the wheels that cannot (or to all of them outside fast mode).
+    fn reconcile_wheels(&mut self) {
+        self.state.wheels_dirty = false;
+        let fast = self.state.params.fast_mode;
+        let keep: Vec<bool> = self
+            .state
+            .driven
+            .iter()
+            .map(|d| fast && self.can_drive(d.joint.index()))
+            .collect();
+        if keep.iter().any(|k| !k) {
+            let driven = std::mem::take(&mut self.state.driven);
+            for (d, keep) in driven.into_iter().zip(keep) {
+                if keep {
+                    self.state.driven.push(d);
+                } else {
+                    self.undrive(d);
+                }
+            }
+            self.reindex_driven();
+        }
+        if fast {
+            for j in 0..self.state.joints.len() {
+                if self.state.joints[j].driven.is_none() && self.can_drive(j) {
+                    self.drive(j);
+                }
+            }
+        }
+    }
+
+    /// Every wheel back to its own body and joint.
+    fn undrive_all(&mut self) {
+        for d in std::mem::take(&mut self.state.driven) {
+            self.undrive(d);
+        }
+        self.reindex_driven();
+    }
+
+    fn reindex_driven(&mut self) {
+        for b in &mut self.state.bodies {
+            b.driven = None;
+        }
+        for j in &mut self.state.joints {
+            j.driven = None;
+        }
+        for (i, d) in self.state.driven.iter().enumerate() {
+            self.state.bodies[d.wheel.index()].driven = Some(i);
+            self.state.joints[d.joint.index()].driven = Some(i);
+        }
+    }
+
+    /// Replaces joint `j`'s wheel body and joint by a driven surface on the chassis.
+    fn drive(&mut self, j: usize) {
+        let entry = &self.state.joints[j];
+        let (chassis_id, wheel_id) = entry.desc.bodies();
+        let (chassis, wheel) = (
+            &self.state.bodies[chassis_id.index()],
+            &self.state.bodies[wheel_id.index()],
+        );
+        let Some(radius) = spin_invariant_radius(&wheel.desc.shape) else {
+            return;
+        };
+        let w = &mut self.state.world;
+        let (Some(joint), Some(c), Some(b)) = (
+            w.impulse_joints.get(entry.handle),
+            w.bodies.get(chassis.handle),
+            w.bodies.get(wheel.handle),
+        ) else {
+            return;
+        };
+        let in_wheel = joint.data.local_frame2;
+        let frame = *b.position() * in_wheel;
+        let wheel_in_frame = in_wheel.inverse();
+        let mass = b
+            .mass_properties()
+            .local_mprops
+            .transform_by(&wheel_in_frame);
+        let collider = ColliderBuilder::ball(radius as f32)
+            .position(c.position().inv_mul(&frame))
+            .mass_properties(mass)
+            .collision_groups(wheel_groups())
+            .user_data(with_rate(
+                (u128::from(wheel_id.0) << 32) | wheel.desc.material.0 as u128,
+                0.0,
+            ))
+            .active_hooks(ActiveHooks::MODIFY_SOLVER_CONTACTS);
+        let (chassis_handle, wheel_handle, joint_handle) =
+            (chassis.handle, wheel.handle, entry.handle);
+        let collider = w.insert_collider(collider, Some(chassis_handle));
+        if let Some(b) = w.bodies.get_mut(wheel_handle) {
+            b.set_enabled(false);
+        }
+        if let Some(j) = w.impulse_joints.get_mut(joint_handle, false) {
+            j.data.set_enabled(false);
+        }
+        let i = self.state.driven.len();
+        self.state.driven.push(DrivenWheel {
+            joint: JointId(j as u32),
+            chassis: chassis_id,
+            wheel: wheel_id,
+            collider,
+            wheel_in_frame,
+            angle: 0.0,
+        });
+        self.state.bodies[wheel_id.index()].driven = Some(i);
+        self.state.joints[j].driven = Some(i);
+        self.set_driven_rate(i);
+    }
+
+    /// Gives a driven wheel its body (where and as fast as it was driven) and joint back.
+    fn undrive(&mut self, d: DrivenWheel) {
+        let state = self.derived_wheel_state(&d);
+        let w = &mut self.state.world;
+        w.remove_collider(d.collider);
+        if let (Some(state), Some(entry)) = (state, self.state.bodies.get(d.wheel.index())) {
+            if let Some(b) = w.bodies.get_mut(entry.handle) {
+                b.set_enabled(true);
+                if let Ok(pose) = pose_of(state.position, state.orientation) {
+                    b.set_position(pose, true);
+                }
+                b.set_linvel(v3(state.linear_velocity), true);
+                b.set_angvel(v3(state.angular_velocity), true);
+            }
+        }
+        if let Some(entry) = self.state.joints.get(d.joint.index()) {
+            if let Some(j) = w.impulse_joints.get_mut(entry.handle, true) {
+                j.data.set_enabled(true);
+            }
+        }
+        if let Some(entry) = self.state.bodies.get(d.chassis.index()) {
+            if let Some(b) = w.bodies.get_mut(entry.handle) {
+                rest_thresholds(b.activation_mut(), true);
+            }
+        }
+    }
+
+    /// The rate of driven wheel `i` about its axis relative to the chassis, rapier's sign
+    /// (ODE's rate is the chassis' minus the wheel's).
+    fn driven_target(&self, i: usize) -> f64 {
+        self.target_rate(self.state.driven[i].joint)
+    }
+
+    /// A wheel joint's motor target in rapier's sign.
+    fn target_rate(&self, joint: JointId) -> f64 {
+        self.state
+            .joints
+            .get(joint.index())
+            .map_or(0.0, |e| -e.motor_target)
+    }
+
+    /// Passes driven wheel `i`'s motor target to its surface; its chassis rests only while all
+    /// its driven wheels are at 0.
+    fn set_driven_rate(&mut self, i: usize) {
+        let rate = self.driven_target(i) as f32;
+        let d = &self.state.driven[i];
+        let chassis = d.chassis;
+        if let Some(c) = self.state.world.colliders.get_mut(d.collider) {
+            c.user_data = with_rate(c.user_data, rate);
+        }
+        let turning = self
+            .state
+            .driven
+            .iter()
+            .enumerate()
+            .any(|(k, d)| d.chassis == chassis && self.driven_target(k) != 0.0);
+        let handle = self.state.bodies[chassis.index()].handle;
+        if let Some(b) = self.state.world.bodies.get_mut(handle) {
+            rest_thresholds(b.activation_mut(), !turning);
+            b.wake_up(true);
+        }
+    }
+
+    /// Pose and velocity of a driven wheel: its frame on the chassis turned by its angle.
+    fn derived_wheel_state(&self, d: &DrivenWheel) -> Option<BodyState> {
+        let w = &self.state.world;
+        let c = w
+            .bodies
+            .get(self.state.bodies.get(d.chassis.index())?.handle)?;
+        let frame = *c.position() * *w.colliders.get(d.collider)?.position_wrt_parent()?;
+        let spin = Pose::rotation(Vector::X * d.angle as f32);
+        let pose = frame * spin * d.wheel_in_frame;
+        let axis = frame.rotation * Vector::X;
+        let rate = self.target_rate(d.joint) as f32;
+        let q = pose.rotation;
+        Some(BodyState {
+            position: from_v3(pose.translation),
+            orientation: [q.x as f64, q.y as f64, q.z as f64, q.w as f64],
+            linear_velocity: from_v3(c.velocity_at_point(frame.translation)),
+            angular_velocity: from_v3(c.angvel() + axis * rate),
+        })
+    }
+
+    fn driven_wheel_state(&self, i: usize) -> Result<BodyState, PhysicsError> {
+        let d = &self.state.driven[i];
+        self.derived_wheel_state(d)
+            .ok_or(PhysicsError::NoSuchBody(d.wheel))
+    }
+
+    /// Turns driven wheel `i` to the angle about its axis that `orientation` has on the chassis
+    /// (a driven wheel's place is its chassis').
+    fn set_driven_angle(&mut self, i: usize, orientation: crate::Quat) {
+        let Ok(target) = pose_of([0.0; 3], orientation) else {
+            return;
+        };
+        let d = &self.state.driven[i];
+        let w = &self.state.world;
+        let (Some(c), Some(col)) = (
+            w.bodies.get(self.state.bodies[d.chassis.index()].handle),
+            w.colliders.get(d.collider),
+        ) else {
+            return;
+        };
+        let Some(local) = col.position_wrt_parent() else {
+            return;
+        };
+        let frame = c.position().rotation * local.rotation;
+        let spin = frame.inverse() * target.rotation * d.wheel_in_frame.rotation.inverse();
+        let angle = 2.0 * (spin.x as f64).atan2(spin.w as f64);
+        self.state.driven[i].angle = angle.rem_euclid(std::f64::consts::TAU);
+    }
+}
+
+/// Collision groups of wheel colliders.
+fn wheel_groups() -> InteractionGroups {
+    InteractionGroups::new(
+        GROUP_WHEEL,
+        Group::ALL.difference(GROUP_WHEEL),
+        InteractionTestMode::And,
+    )
+}
+
 /// Softness of every joint's locked axes: the world's Hardness/Bounciness (ODE's global CFM/ERP).
 fn joint_softness(p: &StepParams) -> SpringCoefficients<f32> {
     let s = ode_spring(p.world_bounciness, p.world_hardness, p.timestep);
@@ -353,14 +700,12 @@ impl PhysicsBackend for RapierBackend {
         let (handle, _) = self.state.world.insert(rb, collider);
         if let Some(rb) = self.state.world.bodies.get_mut(handle) {
             // rapier's default thresholds (5 cm/s, 0.5 rad/s) would freeze a slowly rolling ball.
-            let a = rb.activation_mut();
-            a.normalized_linear_threshold = SLEEP_LINEAR / LENGTH_UNIT;
-            a.angular_threshold = SLEEP_ANGULAR;
-            a.time_until_sleep = SLEEP_AFTER;
+            rest_thresholds(rb.activation_mut(), true);
         }
         self.state.bodies.push(BodyEntry {
             handle,
             desc: *desc,
+            driven: None,
         });
         Ok(id)
     }
@@ -431,11 +776,15 @@ impl PhysicsBackend for RapierBackend {
             handle,
             desc: *desc,
             motor_target: 0.0,
+            driven: None,
         });
+        self.state.wheels_dirty = true;
         Ok(id)
     }
 
     fn truncate(&mut self, bodies: usize, joints: usize) {
+        self.undrive_all();
+        self.state.wheels_dirty = true;
         while self.state.joints.len() > joints {
             if let Some(j) = self.state.joints.pop() {
                 self.state.world.remove_impulse_joint(j.handle);
@@ -491,6 +840,9 @@ impl PhysicsBackend for RapierBackend {
                 "world parameters must be finite".into(),
             ));
         }
+        if params.fast_mode != self.state.params.fast_mode {
+            self.state.wheels_dirty = true;
+        }
         self.state.params = *params;
         self.apply_params();
         Ok(())
@@ -515,11 +867,15 @@ impl PhysicsBackend for RapierBackend {
             return Err(PhysicsError::NotAWheelJoint(joint));
         }
         entry.motor_target = velocity;
+        let driven = entry.driven;
         if let Some(j) = self.state.world.impulse_joints.get_mut(entry.handle, true) {
             // ODE's rate is body 1's angular velocity minus body 2's; rapier's is body 2's
             // minus body 1's.
             j.data
                 .set_motor_velocity(JointAxis::AngX, -(velocity as f32), MOTOR_GAIN);
+        }
+        if let Some(d) = driven {
+            self.set_driven_rate(d);
         }
         Ok(())
     }
@@ -537,11 +893,23 @@ impl PhysicsBackend for RapierBackend {
     }
 
     fn step(&mut self) {
+        if self.state.wheels_dirty {
+            self.reconcile_wheels();
+        }
         self.state.world.step_with_events(&self.hooks, &());
+        let h = self.state.params.timestep;
+        for i in 0..self.state.driven.len() {
+            let rate = self.driven_target(i);
+            let d = &mut self.state.driven[i];
+            d.angle = (d.angle + rate * h).rem_euclid(std::f64::consts::TAU);
+        }
     }
 
     fn body_state(&self, body: BodyId) -> Result<BodyState, PhysicsError> {
         let entry = self.body(body)?;
+        if let Some(d) = entry.driven {
+            return self.driven_wheel_state(d);
+        }
         let rb = self
             .state
             .world
@@ -563,7 +931,12 @@ impl PhysicsBackend for RapierBackend {
         if !finite(&state.linear_velocity) || !finite(&state.angular_velocity) {
             return Err(PhysicsError::Invalid("non-finite velocity".into()));
         }
-        let handle = self.body(body)?.handle;
+        let entry = self.body(body)?;
+        if let Some(d) = entry.driven {
+            self.set_driven_angle(d, state.orientation);
+            return Ok(());
+        }
+        let handle = entry.handle;
         let rb = self
             .state
             .world
@@ -617,6 +990,17 @@ impl PhysicsBackend for RapierBackend {
             if state.world.bodies.get(b.handle).is_none() {
                 return Err(PhysicsError::CorruptState(
                     "a body of the table is missing from the engine".into(),
+                ));
+            }
+        }
+        for d in &state.driven {
+            if state.world.colliders.get(d.collider).is_none()
+                || state.bodies.get(d.wheel.index()).is_none()
+                || state.bodies.get(d.chassis.index()).is_none()
+                || state.joints.get(d.joint.index()).is_none()
+            {
+                return Err(PhysicsError::CorruptState(
+                    "a driven wheel of the table is missing from the engine".into(),
                 ));
             }
         }

@@ -173,3 +173,126 @@ fn wheels_never_collide_with_wheels() {
     assert_eq!(p.body_state(a).unwrap().position, [0.0, 0.0, 0.0]);
     assert!((p.body_state(b).unwrap().position[0] - 0.05).abs() < 1e-6);
 }
+
+/// A two-wheeled robot: a 7.5 cm box chassis and two wheels on an axle along Y, standing on
+/// the floor; returns (chassis, left wheel, right wheel) and the two joints.
+fn two_wheeler(p: &mut RapierBackend) -> ([BodyId; 3], [JointId; 2]) {
+    let chassis = p
+        .add_body(&BodyDesc {
+            shape: Shape::Box {
+                size: [0.075, 0.075, 0.075],
+            },
+            mass: 1.2,
+            material: MaterialId(0),
+            position: [0.0, 0.0, 0.1],
+            orientation: IDENTITY,
+        })
+        .unwrap();
+    let mut wheel = |y: f64| {
+        p.add_body(&BodyDesc {
+            shape: Shape::WheelCylinder {
+                radius: 0.03,
+                length: 0.02,
+            },
+            mass: 0.1,
+            material: MaterialId(1),
+            position: [0.0, y, 0.08],
+            orientation: euler_to_quat([std::f64::consts::FRAC_PI_2, 0.0, 0.0]),
+        })
+        .unwrap()
+    };
+    let (left, right) = (wheel(0.05), wheel(-0.05));
+    let joint = |p: &mut RapierBackend, w: BodyId| {
+        p.add_joint(&JointDesc::Wheel {
+            body_1: chassis,
+            body_2: w,
+            axis_1: [1.0, 0.0, 0.0],
+            axis_2: [0.0, 1.0, 0.0],
+            hardness: 0.001,
+            bounciness: 0.9,
+            max_torque: 10.0,
+        })
+        .unwrap()
+    };
+    let joints = [joint(p, left), joint(p, right)];
+    ([chassis, left, right], joints)
+}
+
+/// Fast mode drives wheels as surfaces of their chassis: the robot drives where the jointed
+/// one drives, the wheels are reported turning on their axle, a saved fast-mode world continues
+/// bit for bit, and leaving fast mode gives the wheels their bodies back where they were.
+#[test]
+fn fast_mode_wheels_drive_like_jointed_ones_and_save_and_come_back() {
+    let run = |fast: bool| {
+        let mut p = RapierBackend::default();
+        floor(&mut p);
+        let (bodies, joints) = two_wheeler(&mut p);
+        let mut params = p.params();
+        params.fast_mode = fast;
+        p.set_params(&params).unwrap();
+        for j in joints {
+            p.set_motor_velocity(j, 4.0).unwrap();
+        }
+        for _ in 0..200 {
+            p.step();
+        }
+        (p, bodies, joints)
+    };
+    let (jointed, bodies, _) = run(false);
+    let (mut fast, _, joints) = run(true);
+    let (a, b) = (
+        jointed.body_state(bodies[0]).unwrap(),
+        fast.body_state(bodies[0]).unwrap(),
+    );
+    // ODE's sign: a positive target drives towards −X; 2 s at up to 0.12 m/s.
+    assert!(
+        a.position[0] < -0.15 && b.position[0] < -0.15,
+        "{a:?} {b:?}"
+    );
+    assert!((a.position[0] - b.position[0]).abs() < 0.02, "{a:?} {b:?}");
+    assert!(b.position[1].abs() < 0.005, "{b:?}");
+    for w in [bodies[1], bodies[2]] {
+        let s = fast.body_state(w).unwrap();
+        assert!((s.angular_velocity[1] + 4.0).abs() < 0.05, "{s:?}");
+        assert!((s.position[0] - b.position[0]).abs() < 0.03, "{s:?}");
+        assert!(
+            ((s.position[1] - b.position[1]).abs() - 0.05).abs() < 1e-3,
+            "{s:?}"
+        );
+    }
+    assert_eq!(fast.motor_velocity(joints[0]).unwrap(), 4.0);
+
+    let saved = fast.export_state();
+    let mut copy = RapierBackend::default();
+    copy.import_state(&saved).unwrap();
+    for _ in 0..50 {
+        fast.step();
+        copy.step();
+    }
+    for body in bodies {
+        assert_eq!(
+            fast.body_state(body).unwrap(),
+            copy.body_state(body).unwrap()
+        );
+    }
+
+    let before = fast.body_state(bodies[1]).unwrap();
+    let mut params = fast.params();
+    params.fast_mode = false;
+    fast.set_params(&params).unwrap();
+    fast.step();
+    let after = fast.body_state(bodies[1]).unwrap();
+    let moved: f64 = (0..3)
+        .map(|k| (after.position[k] - before.position[k]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert!(
+        moved < 0.005,
+        "the wheel jumped {moved} m: {before:?} → {after:?}"
+    );
+    for _ in 0..100 {
+        fast.step();
+    }
+    let s = fast.body_state(bodies[1]).unwrap();
+    assert!((s.angular_velocity[1] + 4.0).abs() < 0.1, "{s:?}");
+}

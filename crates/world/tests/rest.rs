@@ -9,6 +9,7 @@ use simrob_protocol::ControlRequest;
 use simrob_protocol::EntityId;
 
 const SUMBOT: u32 = 3;
+const SUMBOT_WHEEL_RADIUS: f64 = 0.023;
 /// Steps per simulated second at the default timestep (0.01 s).
 const PER_SECOND: u64 = 100;
 
@@ -100,16 +101,42 @@ fn drives_straight(fast: bool) {
     motors(&mut w, SUMBOT, 3.0, 3.0);
     run(&mut w, PER_SECOND / 2);
     let y0 = yaw(&w, SUMBOT);
+    let (p0, _) = w.entity_pose(EntityId(SUMBOT)).unwrap();
     let mut worst = 0f64;
     for _ in 0..10 * PER_SECOND {
         run(&mut w, 1);
         worst = worst.max(wrap(yaw(&w, SUMBOT) - y0).abs());
     }
+    let (p1, _) = w.entity_pose(EntityId(SUMBOT)).unwrap();
+    // ODE's sign: a positive wheel speed drives the seed's SumBot (wheel axis along Y) towards −X,
+    // at ω·r when the wheels do not slip.
+    let ahead = [-y0.cos(), -y0.sin()];
+    let along = (p1[0] - p0[0]) * ahead[0] + (p1[1] - p0[1]) * ahead[1];
+    let speed = along / 10.0 / (3.0 * SUMBOT_WHEEL_RADIUS);
     eprintln!(
-        "straight 10 s (fast {fast}): yaw {:.4}°",
+        "straight 10 s (fast {fast}): yaw {:.4}°, speed {speed:.4} ω·r",
         worst.to_degrees()
     );
     assert!(worst.to_degrees() < 1.0, "turned {}°", worst.to_degrees());
+    assert!((speed - 1.0).abs() < 0.05, "speed {speed} ω·r");
+    // The wheels turn at their target relative to the chassis and stay on their axle.
+    let chassis = w.body_state(EntityId(SUMBOT), 0).unwrap();
+    let axle = rotate(chassis.orientation, [0.0, 1.0, 0.0]);
+    for wheel in [1, 2] {
+        let s = w.body_state(EntityId(SUMBOT), wheel).unwrap();
+        let spin: f64 = (0..3)
+            .map(|k| (s.angular_velocity[k] - chassis.angular_velocity[k]) * axle[k])
+            .sum();
+        assert!((spin + 3.0).abs() < 0.1, "wheel {wheel} spins {spin} rad/s");
+        let d = (0..3)
+            .map(|k| (s.position[k] - chassis.position[k]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        assert!(
+            (d - 0.0383).abs() < 0.001,
+            "wheel {wheel} {d} m from the chassis"
+        );
+    }
 }
 
 #[test]
