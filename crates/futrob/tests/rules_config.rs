@@ -198,16 +198,25 @@ fn pass_rules_pass_and_receive() {
         Some((1, ActionKind::SupportBall))
     );
     let r = load("pass_receiver.xml");
-    assert_eq!(pick(&r, &["partnerPass"]), Some((0, ActionKind::FindBall)));
+    // Before the pass it looks for the ball, and leaves it to the passer once seen.
+    assert_eq!(pick(&r, &[]), Some((0, ActionKind::FindBall)));
+    assert_eq!(
+        pick(&r, &["ballInSight", "partnerNearerBall"]),
+        Some((1, ActionKind::SupportBall))
+    );
+    assert_eq!(pick(&r, &["partnerPass"]), Some((2, ActionKind::FindBall)));
     assert_eq!(
         pick(&r, &["partnerPass", "ballInSight"]),
-        Some((1, ActionKind::FollowBall))
+        Some((3, ActionKind::FollowBall))
     );
     assert_eq!(
         pick(&r, &["partnerPass", "ballInSight", "ballIsMine"]),
-        Some((2, ActionKind::LookAtBall))
+        Some((4, ActionKind::LookAtBall))
     );
-    assert_eq!(pick(&r, &[]), None);
+    assert_eq!(
+        pick(&r, &["ballInSight", "ballIsMine"]),
+        Some((4, ActionKind::LookAtBall))
+    );
 }
 
 #[test]

@@ -925,7 +925,10 @@ impl Humanoid {
         let toe = foot[0] + PART_SIZES[4][0] / 2.0;
         let [fwd, left] = self.pose.to_local([ball[0], ball[1]]);
         let gap = fwd - r - toe;
-        (-0.01..=table.kick_reach).contains(&gap) && (left - foot[1]).abs() <= table.kick_lateral
+        // From a ball pressed against the toe (the foot draws back 5 cm before it swings; a
+        // ball pushed by the foot while the robot turns or steps sits up to 2 cm into the
+        // toe's box) to `kick_reach` beyond it.
+        (-0.02..=table.kick_reach).contains(&gap) && (left - foot[1]).abs() <= table.kick_lateral
     }
 
     /// World poses of the body parts ([`PARTS`] order) now.
@@ -1171,6 +1174,9 @@ mod tests {
         assert!(!h.kick_reaches(Side::Right, [0.07 + r + 0.10, -0.04, r], r, &t));
         assert!(!h.kick_reaches(Side::Right, [0.07 + r + 0.02, 0.06, r], r, &t));
         assert!(h.kick_reaches(Side::Left, [0.07 + r + 0.02, 0.04, r], r, &t));
+        // Pressed against the toe: struck; behind the toe: not.
+        assert!(h.kick_reaches(Side::Right, [0.07 + r - 0.015, -0.04, r], r, &t));
+        assert!(!h.kick_reaches(Side::Right, [0.07 + r - 0.03, -0.04, r], r, &t));
     }
 
     #[test]

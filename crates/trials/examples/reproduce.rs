@@ -3,7 +3,10 @@
 //! FutRob's experiments", in one command. Trials run on every core; the same seed gives the
 //! same table. Also prints the wall-clock and processor time taken.
 //!
-//! `cargo run --release -p simrob-trials --example reproduce -- [TRIALS] [SEED] [CASE]`
+//! `cargo run --release -p simrob-trials --example reproduce -- [TRIALS] [SEED] [CASE] [failures]`
+//!
+//! With `failures`, every trial that did not succeed is listed too (trial, its seed,
+//! scenario, outcome, placement and metrics), to rerun and watch.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
@@ -56,6 +59,7 @@ fn main() {
     let n: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
     let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
     let only = args.get(3).and_then(|s| Case::parse(s));
+    let failures = args.iter().skip(3).any(|a| a == "failures");
     let pct = |r: &simrob_trials::stats::Rate| {
         format!(
             "{:.0} % [{:.0}–{:.0}]",
@@ -96,6 +100,23 @@ fn main() {
                 pct(&t.simulated),
                 outcomes.join(", ")
             );
+            for r in results.iter().filter(|r| failures && !r.success) {
+                let named = |v: &[(String, f64)]| {
+                    v.iter()
+                        .map(|(k, x)| format!("{k} {x}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                println!(
+                    "    trial {} (seed {}, scenario {}): {}; {}; {}",
+                    r.trial,
+                    r.seed,
+                    r.scenario,
+                    r.outcome,
+                    named(&r.placement),
+                    named(&r.metrics)
+                );
+            }
         }
     }
     let wall = wall0.elapsed().as_secs_f64();

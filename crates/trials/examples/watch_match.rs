@@ -3,7 +3,6 @@
 //!
 //! `cargo run --release -p simrob-trials --example watch_match -- SEED SECONDS EVERY [ideal]`
 
-use simrob_futrob::ObjectKind;
 use simrob_soccer::Profile;
 use simrob_trials::matchplay::{play_inspected, MatchParams};
 
@@ -24,49 +23,7 @@ fn main() {
             return;
         }
         next += every;
-        let b = a.ball();
-        let mut line = format!("{t:6.1} ball {:5.2} {:5.2}", b[0], b[1]);
-        for p in a.players() {
-            let Some(q) = a.robot_pose(p.entity) else {
-                continue;
-            };
-            let (action, seg, seen) = match p.brain() {
-                Some(br) => (
-                    br.handler()
-                        .current()
-                        .map(|x| x.to_string())
-                        .unwrap_or_default(),
-                    br.handler()
-                        .in_flight()
-                        .map(|x| x.to_string())
-                        .unwrap_or_default(),
-                    br.world()
-                        .position(ObjectKind::Ball)
-                        .map(|v| format!("{:.0},{:.0}", v.x, v.y))
-                        .unwrap_or_else(|| "-".into()),
-                ),
-                None => Default::default(),
-            };
-            let up = if a.standing(p.entity) { "" } else { " DOWN" };
-            let head = a
-                .world()
-                .humanoid(simrob_protocol::EntityId(p.entity))
-                .map(|h| h.head())
-                .unwrap_or_default();
-            let sees = p
-                .brain()
-                .is_some_and(|b| b.world().in_sight(ObjectKind::Ball));
-            line += &format!(
-                "\n    {} {:5.2},{:5.2},{:4.0}{up} {action} [{seg}] ball@{seen}{} head {:.0},{:.0}",
-                p.entity,
-                q.x,
-                q.y,
-                q.heading.to_degrees(),
-                if sees { "*" } else { "" },
-                head.0.to_degrees(),
-                head.1.to_degrees(),
-            );
-        }
+        let line = a.describe();
         println!("{line}");
     };
     let params = MatchParams {

@@ -9,7 +9,7 @@
 //! the world through a [`BodyLink`] exactly as a networked player's go over UDP.
 
 use simrob_futrob::body::BodyLink;
-use simrob_futrob::{Brain, BrainParams, Role, RuleSet, SimRadio};
+use simrob_futrob::{Brain, BrainParams, ObjectKind, Role, RuleSet, SimRadio};
 use simrob_protocol::EntityId;
 use simrob_protocol::{EntityRequest, Vec3};
 use simrob_soccer::field::BALL_ENTITY;
@@ -93,6 +93,11 @@ impl Player {
 /// not change what it watches: observing a run never changes it.
 pub type Observer = Box<dyn FnMut(&World<RapierBackend>)>;
 
+/// Something that looks at the whole arena (the world and every robot's brain) after every
+/// iteration, to trace why the robots do what they do. Like an observer, it cannot change
+/// the run.
+pub type Inspector = Box<dyn FnMut(&Arena)>;
+
 /// See the module documentation.
 pub struct Arena {
     world: World<RapierBackend>,
@@ -102,6 +107,7 @@ pub struct Arena {
     radios: Vec<(Team, SimRadio)>,
     next_brain_ms: u64,
     observer: Option<Observer>,
+    inspector: Option<Inspector>,
     /// Team messages put on the air.
     pub messages_sent: u64,
 }
@@ -119,6 +125,7 @@ impl Arena {
             radios: Vec::new(),
             next_brain_ms: 0,
             observer: None,
+            inspector: None,
             messages_sent: 0,
         })
     }
@@ -126,6 +133,11 @@ impl Arena {
     /// Calls `observer` with the world after every iteration from now on.
     pub fn observe(&mut self, observer: Observer) {
         self.observer = Some(observer);
+    }
+
+    /// Calls `inspector` with the arena after every iteration from now on.
+    pub fn inspect(&mut self, inspector: Inspector) {
+        self.inspector = Some(inspector);
     }
 
     /// Adds the robots (call once, before the first step).
@@ -307,7 +319,60 @@ impl Arena {
                 }
             }
         }
+        if let Some(mut inspect) = self.inspector.take() {
+            inspect(self);
+            self.inspector = Some(inspect);
+        }
         Ok(())
+    }
+
+    /// One line for the ball and one per robot: its pose (m, degrees), posture, running
+    /// action, the body segment under way, where it believes the ball is (cm, its frame;
+    /// `*` when in sight) and its head (pan, tilt) — a trace of why the robots do what they do.
+    pub fn describe(&self) -> String {
+        let t = self.now_ms() as f64 / 1000.0;
+        let b = self.ball();
+        let mut line = format!("{t:6.2} ball {:5.2} {:5.2}", b[0], b[1]);
+        for p in &self.players {
+            let Some(q) = self.robot_pose(p.entity) else {
+                continue;
+            };
+            let (action, seg, seen, sees) = match p.brain() {
+                Some(br) => (
+                    br.handler()
+                        .current()
+                        .map(|x| x.to_string())
+                        .unwrap_or_default(),
+                    br.handler()
+                        .in_flight()
+                        .map(|x| x.to_string())
+                        .unwrap_or_default(),
+                    br.world()
+                        .position(ObjectKind::Ball)
+                        .map(|v| format!("{:.0},{:.0}", v.x, v.y))
+                        .unwrap_or_else(|| "-".into()),
+                    br.world().in_sight(ObjectKind::Ball),
+                ),
+                None => Default::default(),
+            };
+            let up = if self.standing(p.entity) { "" } else { " DOWN" };
+            let head = self
+                .world
+                .humanoid(EntityId(p.entity))
+                .map(|h| h.head())
+                .unwrap_or_default();
+            line += &format!(
+                "\n    {} {:5.2},{:5.2},{:4.0}{up} {action} [{seg}] ball@{seen}{} head {:.0},{:.0}",
+                p.entity,
+                q.x,
+                q.y,
+                q.heading.to_degrees(),
+                if sees { "*" } else { "" },
+                head.0.to_degrees(),
+                head.1.to_degrees(),
+            );
+        }
+        line
     }
 
     /// Whether robot `entity` is standing (not down, not diving).

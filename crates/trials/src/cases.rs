@@ -12,13 +12,13 @@
 //! | `penalty-save` | keeper 30 cm out with the penalty-save rules; the ball rolled from 160 cm: straight at it, 20 cm to its left, diagonally left → right | the ball did not cross the goal line between the posts, and it stopped or turned back at the keeper's body |
 //! | `discovery` | keeper and two field players with the team rules, placed for a kick-off | within 30 s every robot knows both teammates and their roles |
 //! | `relocation` | keeper 30 cm out at offset X ∈ {5, 20, 30, 50, −5, −20, −30, −50} cm; a field player 180 cm out, facing its goal | the keeper moved exactly when 10 < abs(X) < 40 cm, towards the centre |
-//! | `pass` | passer's toes 10 cm from the ball, receiver 80 cm from the passer, 45° to its left, facing the opponent goal (it sees the ball only once it looks for it) | the receiver controls the ball: at rest at its feet |
+//! | `pass` | passer's toes 10 cm from the ball, receiver 80 cm from the passer, 45° to its left, facing the opponent goal (it sees the ball only once it looks for it) | the receiver controls the ball: after the pass, at rest at its feet (within 22 cm ahead of its centre, 10 cm to the side) for 1 s, nearer to it than to the passer |
 
 use serde::Serialize;
 use simrob_futrob::{Role, RuleSet};
 use simrob_soccer::{Pose2, Profile, SimRng, Team};
 
-use crate::arena::{mix, Arena, ArenaParams, Observer, PlayerSpec};
+use crate::arena::{mix, Arena, ArenaParams, Inspector, Observer, PlayerSpec};
 use crate::TrialError;
 
 /// The FutRob case studies.
@@ -174,12 +174,29 @@ pub fn run_trial_observed(
     profile: &Profile,
     observer: Option<Observer>,
 ) -> Result<TrialResult, TrialError> {
+    run_trial_inspected(case, trial, seed, profile, observer, None)
+}
+
+/// [`run_trial_observed`], with `inspector` called with the arena (the world and every
+/// robot's brain) after every iteration: to trace why a trial ended as it did. Neither
+/// changes the trial.
+pub fn run_trial_inspected(
+    case: Case,
+    trial: u32,
+    seed: u64,
+    profile: &Profile,
+    observer: Option<Observer>,
+    inspector: Option<Inspector>,
+) -> Result<TrialResult, TrialError> {
     let tseed = mix(seed, trial as u64);
     let scenario = trial % case.scenarios() + 1;
     let mut hand = Hand(SimRng::for_stream(tseed, 99));
     let mut arena = Arena::new(ArenaParams::new(profile.clone(), tseed))?;
     if let Some(o) = observer {
         arena.observe(o);
+    }
+    if let Some(i) = inspector {
+        arena.inspect(i);
     }
     let mut r = TrialResult {
         case,
@@ -588,18 +605,38 @@ fn pass(arena: &mut Arena, hand: &mut Hand, r: &mut TrialResult) -> Result<(), T
     let limit = (Case::Pass.time_limit_s() * 1000.0) as u64;
     let mut held = 0u32;
     let mut received_at = None;
+    // The pass as struck: its direction off the line to the receiver, and how far the
+    // ball's line passes beside the receiver (positive: left of it, seen from the passer).
+    let mut struck: Option<(f64, f64)> = None;
+    let mut closest = f64::INFINITY;
     while arena.now_ms() < limit {
         arena.step()?;
         let b = w.update(arena);
         let Some(rp) = arena.robot_pose(4) else {
             break;
         };
+        if struck.is_none() && w.speed > 0.25 {
+            let from = w.kicked_at.map_or(ball, |(k, _)| (k[0], k[1]));
+            let dir = (b[1] - from.1).atan2(b[0] - from.0);
+            let to_receiver = (rp.y - from.1).atan2(rp.x - from.0);
+            let dist = (rp.x - from.0).hypot(rp.y - from.1);
+            let off = (dir - to_receiver + PI).rem_euclid(2.0 * PI) - PI;
+            struck = Some((off, dist * off.sin()));
+        }
+        if struck.is_some() {
+            closest = closest.min((b[0] - rp.x).hypot(b[1] - rp.y));
+        }
         let (dx, dy) = (b[0] - rp.x, b[1] - rp.y);
         let ahead = dx * rp.heading.cos() + dy * rp.heading.sin();
         let side = -dx * rp.heading.sin() + dy * rp.heading.cos();
-        let travelled = (b[0] - ball.0).hypot(b[1] - ball.1);
+        // Passed: struck, and nearer the receiver than the passer — not a ball the passer
+        // nudged and the receiver then took from its feet.
+        let passed = struck.is_some()
+            && arena
+                .robot_pose(3)
+                .is_none_or(|pp| (b[0] - pp.x).hypot(b[1] - pp.y) > dx.hypot(dy));
         let at_feet = (0.0..=0.22).contains(&ahead) && side.abs() <= 0.10;
-        if travelled > 0.3 && at_feet && w.speed < 0.05 {
+        if passed && at_feet && w.speed < 0.05 {
             held += 1;
             if held >= 100 {
                 received_at = Some(arena.now_ms());
@@ -620,6 +657,13 @@ fn pass(arena: &mut Arena, hand: &mut Hand, r: &mut TrialResult) -> Result<(), T
     .into();
     if let Some((_, t)) = w.kicked_at {
         r.metrics.push(("pass_time_s".into(), t as f64 / 1000.0));
+    }
+    if let Some((off, beside)) = struck {
+        r.metrics.push(("pass_off_line_deg".into(), deg(off)));
+        r.metrics
+            .push(("line_beside_receiver_cm".into(), cm(beside)));
+        r.metrics
+            .push(("closest_to_receiver_cm".into(), cm(closest)));
     }
     if let Some(t) = received_at {
         r.metrics

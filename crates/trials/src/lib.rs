@@ -26,8 +26,8 @@ pub mod link;
 pub mod matchplay;
 pub mod stats;
 
-pub use arena::{Arena, ArenaParams, Observer, PlayerSpec};
-pub use cases::{run_trial, run_trial_observed, Case, TrialResult};
+pub use arena::{Arena, ArenaParams, Inspector, Observer, PlayerSpec};
+pub use cases::{run_trial, run_trial_inspected, run_trial_observed, Case, TrialResult};
 
 /// Why a trial could not run.
 #[derive(Debug, thiserror::Error)]

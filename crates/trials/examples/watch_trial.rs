@@ -1,0 +1,47 @@
+//! Traces one trial of a FutRob case study: every `EVERY` simulated seconds, the ball and,
+//! per robot, its pose, posture, running action, the body segment under way and where it
+//! believes the ball is; then the trial's result. Trial numbers and seeds are those of
+//! `simrob soccer case` and of the `reproduce` example's `failures` list.
+//!
+//! `cargo run --release -p simrob-trials --example watch_trial -- CASE TRIAL SEED EVERY [ideal]`
+
+use simrob_soccer::Profile;
+use simrob_trials::{run_trial_inspected, Case};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(case) = args.get(1).and_then(|s| Case::parse(s)) else {
+        eprintln!("usage: watch_trial CASE TRIAL SEED EVERY [ideal]  (CASE: penalty-kick, penalty-save, discovery, relocation, pass)");
+        std::process::exit(2);
+    };
+    let trial: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let every: f64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1.0);
+    let profile = if args.get(5).map(String::as_str) == Some("ideal") {
+        Profile::ideal()
+    } else {
+        Profile::paper()
+    };
+    let mut next = 0.0;
+    let inspector = Box::new(move |a: &simrob_trials::Arena| {
+        let t = a.now_ms() as f64 / 1000.0;
+        if t + 1e-9 >= next {
+            next += every;
+            println!("{}", a.describe());
+        }
+    });
+    match run_trial_inspected(case, trial, seed, &profile, None, Some(inspector)) {
+        Ok(r) => {
+            println!(
+                "{}: {} after {:.1} s",
+                case.name(),
+                r.outcome,
+                r.sim_seconds
+            );
+            for (k, v) in r.placement.iter().chain(&r.metrics) {
+                println!("  {k} {v}");
+            }
+        }
+        Err(e) => eprintln!("{}: {e}", case.name()),
+    }
+}
