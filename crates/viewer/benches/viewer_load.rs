@@ -220,7 +220,7 @@ fn thread_cpu() -> f64 {
 struct Reports(std::sync::Mutex<Option<(f64, f64)>>);
 
 impl simrob_viewer::Backend for Reports {
-    fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
+    fn command(&self, cmd: &serde_json::Value) -> Result<(), simrob_viewer::CommandError> {
         if cmd.get("cmd").and_then(|c| c.as_str()) == Some("report") {
             let fps = cmd.get("fps").and_then(|v| v.as_f64()).unwrap_or(0.0);
             let bodies = cmd.get("bodies").and_then(|v| v.as_f64()).unwrap_or(0.0);

@@ -56,7 +56,7 @@ struct Reports {
 }
 
 impl Backend for Reports {
-    fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
+    fn command(&self, cmd: &serde_json::Value) -> Result<(), simrob_viewer::CommandError> {
         let pid = self.browser.lock().ok().and_then(|p| *p);
         let ticks = pid.map(tree_ticks).unwrap_or_default();
         match cmd.get("cmd").and_then(|c| c.as_str()) {

@@ -33,6 +33,7 @@
 //! `"replay":{"count","index","playing","speed",…}`; the page sends `play`, `pause`,
 //! `{"cmd":"seek","value":INDEX}` and `{"cmd":"speed","value":F}`).
 
+pub mod command;
 mod frame;
 pub mod guard;
 pub mod record;
@@ -55,6 +56,7 @@ use simrob_protocol::{ControlRequest, EntityId, EntityRequest, MotorCommand, Req
 use simrob_session::{LocalCommand, Observation, Observer, Snapshot};
 use tokio::sync::{broadcast, watch};
 
+pub use command::CommandError;
 pub use frame::{
     quaternion, wire_meta, Encoded, EncodedScene, Frame, FrameBody, FrameEntity, Publisher,
 };
@@ -78,8 +80,8 @@ pub const MODULES: [(&str, &str); 10] = [
 
 /// Where frames come from and commands go.
 pub trait Backend: Send + Sync + 'static {
-    /// Handles a command from the page; returns an error text to show.
-    fn command(&self, cmd: &serde_json::Value) -> Result<(), String>;
+    /// Handles a command from the page; the error's text is shown on the page.
+    fn command(&self, cmd: &serde_json::Value) -> Result<(), CommandError>;
     /// A page connected (after its hello was sent). A replay starts playing on the first.
     fn connected(&self) {}
 }
@@ -474,13 +476,12 @@ impl PageLink {
         };
         let outcome = if self.budget.take(std::time::Instant::now()) {
             serde_json::from_str::<serde_json::Value>(t.as_str())
-                .map_err(|e| format!("bad command: {e}"))
+                .map_err(CommandError::from)
                 .and_then(|cmd| backend.command(&cmd))
         } else {
-            Err(format!(
-                "command dropped: more than {} commands a second from this page",
-                self.guard.commands_per_second
-            ))
+            Err(CommandError::TooMany {
+                per_second: self.guard.commands_per_second,
+            })
         };
         match outcome {
             Ok(()) => true,
@@ -522,28 +523,19 @@ impl SessionBridge {
         })
     }
 
-    fn send(&self, command: LocalCommand) -> Result<(), String> {
+    fn send(&self, command: LocalCommand) -> Result<(), CommandError> {
         self.commands
             .lock()
-            .map_err(|_| "viewer state poisoned".to_string())?
+            .map_err(|_| CommandError::Poisoned)?
             .send(command)
-            .map_err(|_| "the server has stopped".to_string())
+            .map_err(|_| CommandError::Stopped("the server"))
     }
 }
 
-fn number(cmd: &serde_json::Value, name: &str) -> Result<f64, String> {
-    cmd.get(name)
-        .and_then(|v| v.as_f64())
-        .filter(|v| v.is_finite())
-        .ok_or_else(|| format!("{name} must be a finite number"))
-}
-
 impl Backend for SessionBridge {
-    fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
-        let name = cmd
-            .get("cmd")
-            .and_then(|c| c.as_str())
-            .ok_or("a command needs \"cmd\"")?;
+    fn command(&self, cmd: &serde_json::Value) -> Result<(), CommandError> {
+        use command::number;
+        let name = command::name(cmd)?;
         let control = |request: ControlRequest| Request::Control {
             request,
             response: Some(true),
@@ -558,7 +550,9 @@ impl Backend for SessionBridge {
             "rtf" => {
                 let v = number(cmd, "value")?;
                 if v < 0.0 {
-                    return Err("the real-time factor must not be negative".into());
+                    return Err(CommandError::Usage(
+                        "the real-time factor must not be negative",
+                    ));
                 }
                 return self.send(LocalCommand::SetRealTimeFactor(v));
             }
@@ -567,11 +561,13 @@ impl Backend for SessionBridge {
                     .get("entity")
                     .and_then(|e| e.as_u64())
                     .and_then(|e| u32::try_from(e).ok())
-                    .ok_or("motors needs \"entity\"")?;
-                let values = cmd
-                    .get("values")
-                    .and_then(|v| v.as_array())
-                    .ok_or("motors needs \"values\": [[joint, rad/s], …]")?;
+                    .ok_or(CommandError::Usage("motors needs \"entity\""))?;
+                let values =
+                    cmd.get("values")
+                        .and_then(|v| v.as_array())
+                        .ok_or(CommandError::Usage(
+                            "motors needs \"values\": [[joint, rad/s], …]",
+                        ))?;
                 let mut motors = Vec::new();
                 for pair in values {
                     let joint = pair
@@ -583,7 +579,9 @@ impl Backend for SessionBridge {
                         .and_then(|v| v.as_f64())
                         .filter(|v| v.is_finite());
                     let (Some(wheel_joint_id), Some(value)) = (joint, value) else {
-                        return Err("each motor is [joint id, finite rad/s]".into());
+                        return Err(CommandError::Usage(
+                            "each motor is [joint id, finite rad/s]",
+                        ));
                     };
                     motors.push(MotorCommand {
                         wheel_joint_id,
@@ -598,7 +596,12 @@ impl Backend for SessionBridge {
                     response: Some(true),
                 }
             }
-            other => return Err(format!("unknown command {other:?}")),
+            other => {
+                return Err(CommandError::Unknown {
+                    name: other.to_string(),
+                    takes: "",
+                })
+            }
         };
         self.send(LocalCommand::Request(request))
     }

@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::record::{Recording, RecordingReader};
-use crate::{responses_channel, Backend, Frame, Publisher, Viewer};
+use crate::{responses_channel, Backend, CommandError, Frame, Publisher, Viewer};
 
 /// The longest wait between two frames, whatever the recorded times say.
 const LONGEST_GAP: f64 = 3600.0;
@@ -430,30 +430,35 @@ impl Backend for ReplayBackend {
         self.shared.connected();
     }
 
-    fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
-        let name = cmd
-            .get("cmd")
-            .and_then(|c| c.as_str())
-            .ok_or("a command needs \"cmd\"")?;
-        match name {
+    fn command(&self, cmd: &serde_json::Value) -> Result<(), CommandError> {
+        match crate::command::name(cmd)? {
             "play" => self.shared.play(),
             "pause" => self.shared.pause(),
             "seek" => {
-                let index = cmd
-                    .get("value")
-                    .and_then(|v| v.as_u64())
-                    .ok_or("seek needs \"value\": a frame index (0, 1, …)")?;
+                let index =
+                    cmd.get("value")
+                        .and_then(|v| v.as_u64())
+                        .ok_or(CommandError::Usage(
+                            "seek needs \"value\": a frame index (0, 1, …)",
+                        ))?;
                 self.shared
                     .seek(usize::try_from(index).unwrap_or(usize::MAX));
             }
             "speed" => {
-                let speed = cmd
-                    .get("value")
-                    .and_then(|v| v.as_f64())
-                    .ok_or("speed needs \"value\": a number greater than 0")?;
-                self.shared.set_speed(speed).map_err(|e| e.to_string())?;
+                let speed =
+                    cmd.get("value")
+                        .and_then(|v| v.as_f64())
+                        .ok_or(CommandError::Usage(
+                            "speed needs \"value\": a number greater than 0",
+                        ))?;
+                self.shared.set_speed(speed)?;
             }
-            other => return Err(format!("{other:?} is not available in a replay")),
+            other => {
+                return Err(CommandError::NotInReplay {
+                    name: other.to_string(),
+                    takes: "",
+                })
+            }
         }
         Ok(())
     }
@@ -654,8 +659,9 @@ mod tests {
         assert_eq!(last_message(&rx)["replay"]["speed"], 2.5);
         assert!(cmd(r#"{"cmd":"speed","value":0}"#).is_err());
         assert!(cmd(r#"{"cmd":"seek","value":-1}"#).is_err());
-        assert!(cmd(r#"{"cmd":"initialize"}"#)
-            .unwrap_err()
-            .contains("not available in a replay"));
+        assert_eq!(
+            cmd(r#"{"cmd":"initialize"}"#).unwrap_err().to_string(),
+            "\"initialize\" is not available in a replay"
+        );
     }
 }

@@ -542,7 +542,7 @@ fn a_wheeled_robots_arrow_points_where_it_drives() {
 struct Quiet;
 
 impl simrob_viewer::Backend for Quiet {
-    fn command(&self, _cmd: &serde_json::Value) -> Result<(), String> {
+    fn command(&self, _cmd: &serde_json::Value) -> Result<(), simrob_viewer::CommandError> {
         Ok(())
     }
 }

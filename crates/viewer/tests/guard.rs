@@ -16,7 +16,7 @@ struct Counting {
 }
 
 impl Backend for Counting {
-    fn command(&self, _cmd: &serde_json::Value) -> Result<(), String> {
+    fn command(&self, _cmd: &serde_json::Value) -> Result<(), simrob_viewer::CommandError> {
         self.commands.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }

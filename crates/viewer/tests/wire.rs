@@ -14,7 +14,7 @@ use tungstenite::Message;
 struct Nothing;
 
 impl Backend for Nothing {
-    fn command(&self, _cmd: &serde_json::Value) -> Result<(), String> {
+    fn command(&self, _cmd: &serde_json::Value) -> Result<(), simrob_viewer::CommandError> {
         Ok(())
     }
 }

@@ -262,8 +262,10 @@ impl MapFrames {
 struct Watching;
 
 impl Backend for Watching {
-    fn command(&self, _: &serde_json::Value) -> Result<(), String> {
-        Err("the Control Center's map only watches: send tasks from the operator's menu".into())
+    fn command(&self, _: &serde_json::Value) -> Result<(), simrob_viewer::CommandError> {
+        Err(simrob_viewer::CommandError::WatchOnly(
+            "the Control Center's map only watches: send tasks from the operator's menu",
+        ))
     }
 }
 

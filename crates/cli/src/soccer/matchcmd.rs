@@ -45,8 +45,10 @@ pub struct MatchArgs {
 struct WatchOnly;
 
 impl simrob_viewer::Backend for WatchOnly {
-    fn command(&self, _cmd: &serde_json::Value) -> Result<(), String> {
-        Err("this match is played by its FutRob brains: the page only watches".into())
+    fn command(&self, _cmd: &serde_json::Value) -> Result<(), simrob_viewer::CommandError> {
+        Err(simrob_viewer::CommandError::WatchOnly(
+            "this match is played by its FutRob brains: the page only watches",
+        ))
     }
 }
 

@@ -49,7 +49,7 @@ use serde::Serialize;
 use tokio::sync::{broadcast, watch};
 
 use crate::guard::{self, Guard};
-use crate::Backend;
+use crate::{Backend, CommandError};
 
 /// The 2D page.
 pub const INDEX_HTML: &str = include_str!("../../../../viewer/2d/index.html");
@@ -318,24 +318,26 @@ impl Frame2d {
 }
 
 /// A page command's name (`"cmd"`) and its `"value"` when that is a number.
-fn command_parts(cmd: &serde_json::Value) -> Result<(&str, Option<f64>), String> {
-    let name = cmd
-        .get("cmd")
-        .and_then(|c| c.as_str())
-        .ok_or("a command needs \"cmd\"")?;
+fn command_parts(cmd: &serde_json::Value) -> Result<(&str, Option<f64>), CommandError> {
+    let name = crate::command::name(cmd)?;
     Ok((name, cmd.get("value").and_then(|v| v.as_f64())))
 }
 
 /// The default address of `--gui` (the 2D view's page).
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 
+/// A `--gui` address that is neither `HOST:PORT` nor a port.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?}: expected HOST:PORT (e.g. 127.0.0.1:8080) or a port")]
+pub struct AddrError(pub String);
+
 /// Reads a `--gui` address: `HOST:PORT`, or a port alone (on 127.0.0.1; 0 = any free port).
-pub fn parse_addr(s: &str) -> Result<SocketAddr, String> {
+pub fn parse_addr(s: &str) -> Result<SocketAddr, AddrError> {
     if let Ok(port) = s.parse::<u16>() {
         return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
     }
     s.parse::<SocketAddr>()
-        .map_err(|_| format!("{s:?}: expected HOST:PORT (e.g. 127.0.0.1:8080) or a port"))
+        .map_err(|_| AddrError(s.to_string()))
 }
 
 /// A running 2D view.

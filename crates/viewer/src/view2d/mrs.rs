@@ -14,7 +14,8 @@ use simrob_mrs::flat::{Map, Pose, RobotId, Vec2, World};
 use simrob_mrs::{CoreError, MapFiles, MrsCore, ShellHook};
 
 use super::{Bitmap2d, Body2d, Frame2d, Scene2d, Sensors2d, StateStyle, Status2d, View2d};
-use crate::Backend;
+use crate::command::{self, number};
+use crate::{Backend, CommandError};
 
 /// What the operator asked from the page.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,35 +31,26 @@ pub struct MrsBackend {
     ops: Mutex<Sender<Operation>>,
 }
 
-fn number(cmd: &serde_json::Value, name: &str) -> Result<f64, String> {
-    cmd.get(name)
-        .and_then(|v| v.as_f64())
-        .filter(|v| v.is_finite())
-        .ok_or_else(|| format!("{name} must be a finite number"))
-}
-
-fn file(cmd: &serde_json::Value) -> Result<String, String> {
+fn file(cmd: &serde_json::Value) -> Result<String, CommandError> {
     let name = cmd
         .get("file")
         .and_then(|f| f.as_str())
-        .ok_or("a map command needs \"file\": a file name in the map directory")?;
-    simrob_mrs::check_file_name(name).map_err(|e| e.to_string())?;
+        .ok_or(CommandError::Usage(
+            "a map command needs \"file\": a file name in the map directory",
+        ))?;
+    simrob_mrs::check_file_name(name)?;
     Ok(name.to_string())
 }
 
 /// Parses a page command.
-pub fn parse(cmd: &serde_json::Value) -> Result<Operation, String> {
-    let name = cmd
-        .get("cmd")
-        .and_then(|c| c.as_str())
-        .ok_or("a command needs \"cmd\"")?;
-    match name {
+pub fn parse(cmd: &serde_json::Value) -> Result<Operation, CommandError> {
+    match command::name(cmd)? {
         "place" => {
             let robot = cmd
                 .get("robot")
                 .and_then(|r| r.as_u64())
                 .and_then(|r| u32::try_from(r).ok())
-                .ok_or("place needs \"robot\": a robot id")?;
+                .ok_or(CommandError::Usage("place needs \"robot\": a robot id"))?;
             Ok(Operation::Place {
                 robot,
                 pose: Pose::new(
@@ -75,30 +67,31 @@ pub fn parse(cmd: &serde_json::Value) -> Result<Operation, String> {
                 .get("rect")
                 .and_then(|r| r.as_array())
                 .filter(|r| r.len() == 4)
-                .ok_or("rect needs \"rect\": [x1, y1, x2, y2]")?;
+                .ok_or(CommandError::Usage("rect needs \"rect\": [x1, y1, x2, y2]"))?;
             let mut rect = [0.0; 4];
             for (slot, v) in rect.iter_mut().zip(values) {
                 *slot = v
                     .as_f64()
                     .filter(|v| v.is_finite())
-                    .ok_or("rect: four finite numbers")?;
+                    .ok_or(CommandError::Usage("rect: four finite numbers"))?;
             }
             Ok(Operation::Rect(rect))
         }
-        other => Err(format!(
-            "unknown command {other:?} (the Mobile Robot Simulator's view takes place, load, merge, rect)"
-        )),
+        other => Err(CommandError::Unknown {
+            name: other.to_string(),
+            takes: " (the Mobile Robot Simulator's view takes place, load, merge, rect)",
+        }),
     }
 }
 
 impl Backend for MrsBackend {
-    fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
+    fn command(&self, cmd: &serde_json::Value) -> Result<(), CommandError> {
         let op = parse(cmd)?;
         self.ops
             .lock()
-            .map_err(|_| "viewer state poisoned".to_string())?
+            .map_err(|_| CommandError::Poisoned)?
             .send(op)
-            .map_err(|_| "the simulator has stopped".to_string())
+            .map_err(|_| CommandError::Stopped("the simulator"))
     }
 }
 
@@ -327,7 +320,7 @@ mod tests {
             ),
             (json!({"cmd": "teleport"}), "unknown command"),
         ] {
-            let e = parse(&cmd).expect_err(&cmd.to_string());
+            let e = parse(&cmd).expect_err(&cmd.to_string()).to_string();
             assert!(e.contains(why), "{cmd}: {e}");
         }
     }

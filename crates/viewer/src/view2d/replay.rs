@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 use super::{Body2d, Frame2d, Poi2d, Replay2d, Scene2d, Status2d, View2d};
-use crate::{Backend, Guard};
+use crate::{Backend, CommandError, Guard};
 
 /// The `format` of the recordings this module reads.
 pub const FORMAT: &str = "simrob-swarm-recording";
@@ -107,36 +107,47 @@ struct HeaderPoi {
     y: f64,
 }
 
+/// Why a line of a swarm recording cannot be shown: its header (line 1) or a snapshot.
+#[derive(Debug, thiserror::Error)]
+pub enum SwarmLineError {
+    #[error("line 1: not a {FORMAT} header (it needs format, version, width, height): {0}")]
+    NotAHeader(#[source] serde_json::Error),
+    #[error("line 1: {FORMAT} version {0:?} is not supported (this simrob reads version 1)")]
+    Version(Option<u64>),
+    #[error("line 1: not a {FORMAT} (format {0:?})")]
+    Format(Option<String>),
+    #[error("line 1: the map is {width} × {height}: both must be positive")]
+    Size { width: f64, height: f64 },
+    #[error("line 1: a wall or a map-path is not finite")]
+    NotFinite,
+    #[error("line 1: {0} entity kinds: at most {max}", max = u8::MAX)]
+    Kinds(usize),
+    #[error("bad snapshot: {0}")]
+    Snapshot(#[source] serde_json::Error),
+    #[error("entity {0}: a pose that is not finite")]
+    Pose(u32),
+}
+
 /// The scene of a swarm recording's header line.
-pub fn scene_from_header(line: &[u8]) -> Result<Scene2d, String> {
-    let h: Header = serde_json::from_slice(line).map_err(|e| {
-        format!("line 1: not a {FORMAT} header (it needs format, version, width, height): {e}")
-    })?;
+pub fn scene_from_header(line: &[u8]) -> Result<Scene2d, SwarmLineError> {
+    let h: Header = serde_json::from_slice(line).map_err(SwarmLineError::NotAHeader)?;
     match (h.format.as_deref(), h.version) {
         (Some(FORMAT), Some(1)) => {}
-        (Some(FORMAT), v) => {
-            return Err(format!(
-                "line 1: {FORMAT} version {v:?} is not supported (this simrob reads version 1)"
-            ))
-        }
-        (f, _) => return Err(format!("line 1: not a {FORMAT} (format {f:?})")),
+        (Some(FORMAT), v) => return Err(SwarmLineError::Version(v)),
+        (f, _) => return Err(SwarmLineError::Format(f.map(str::to_string))),
     }
     if !(h.width.is_finite() && h.width > 0.0 && h.height.is_finite() && h.height > 0.0) {
-        return Err(format!(
-            "line 1: the map is {} × {}: both must be positive",
-            h.width, h.height
-        ));
+        return Err(SwarmLineError::Size {
+            width: h.width,
+            height: h.height,
+        });
     }
     let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
     if !h.walls.iter().all(|w| finite(w)) || !h.paths.iter().all(|p| finite(p)) {
-        return Err("line 1: a wall or a map-path is not finite".into());
+        return Err(SwarmLineError::NotFinite);
     }
     if h.kinds.len() > usize::from(u8::MAX) {
-        return Err(format!(
-            "line 1: {} entity kinds: at most {}",
-            h.kinds.len(),
-            u8::MAX
-        ));
+        return Err(SwarmLineError::Kinds(h.kinds.len()));
     }
     Ok(Scene2d {
         world: "swarm".into(),
@@ -205,8 +216,8 @@ struct Snap {
 }
 
 /// The frame of one snapshot line.
-pub fn frame_from_snapshot(line: &[u8], scene: &Scene2d) -> Result<Frame2d, String> {
-    let snap: Snap = serde_json::from_slice(line).map_err(|e| format!("bad snapshot: {e}"))?;
+pub fn frame_from_snapshot(line: &[u8], scene: &Scene2d) -> Result<Frame2d, SwarmLineError> {
+    let snap: Snap = serde_json::from_slice(line).map_err(SwarmLineError::Snapshot)?;
     let item_kind = scene.kinds.iter().position(|k| k == "item");
     let item_state = scene.state("item");
     let carried_state = scene.state("carried");
@@ -220,7 +231,7 @@ pub fn frame_from_snapshot(line: &[u8], scene: &Scene2d) -> Result<Frame2d, Stri
     let mut counts: Vec<usize> = vec![0; scene.states.len()];
     for (id, kind, x, y, theta, state) in snap.entities {
         if !(x.is_finite() && y.is_finite() && theta.is_finite()) {
-            return Err(format!("entity {id}: a pose that is not finite"));
+            return Err(SwarmLineError::Pose(id));
         }
         let is_item = item_kind.is_some_and(|k| k == kind as usize);
         let mut state = scene.state(&state);
@@ -277,7 +288,7 @@ impl SwarmRecording {
         if first.is_empty() {
             return Err(named("empty file: not a swarm recording".into()));
         }
-        let scene = scene_from_header(first.trim_ascii()).map_err(named)?;
+        let scene = scene_from_header(first.trim_ascii()).map_err(|e| named(e.to_string()))?;
         let mut r = SwarmRecording {
             path: path.to_path_buf(),
             file,
@@ -426,9 +437,11 @@ impl Playhead {
     }
 
     /// Recorded seconds per wall second, finite and > 0 (clamped to [`SPEEDS`]).
-    pub fn set_speed(&mut self, speed: f64, now: f64, times: &[f64]) -> Result<(), String> {
+    pub fn set_speed(&mut self, speed: f64, now: f64, times: &[f64]) -> Result<(), CommandError> {
         if !(speed.is_finite() && speed > 0.0) {
-            return Err("speed: recorded seconds per second, a number greater than 0".into());
+            return Err(CommandError::Usage(
+                "speed: recorded seconds per second, a number greater than 0",
+            ));
         }
         self.speed = speed.clamp(SPEEDS.0, SPEEDS.1);
         self.restart(now, times);
@@ -552,8 +565,8 @@ impl Shared {
     /// Applies a change to the playhead, publishes it and wakes the player.
     fn update(
         &self,
-        f: impl FnOnce(&mut Playhead, f64, &[f64], bool) -> Result<(), String>,
-    ) -> Result<(), String> {
+        f: impl FnOnce(&mut Playhead, f64, &[f64], bool) -> Result<(), CommandError>,
+    ) -> Result<(), CommandError> {
         let now = self.now();
         let mut inner = self.lock();
         let inner = &mut *inner;
@@ -615,9 +628,12 @@ impl Backend for Controls {
         });
     }
 
-    fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
+    fn command(&self, cmd: &serde_json::Value) -> Result<(), CommandError> {
         let (name, value) = super::command_parts(cmd)?;
-        let shared = self.0.upgrade().ok_or("the replay has stopped")?;
+        let shared = self
+            .0
+            .upgrade()
+            .ok_or(CommandError::Stopped("the replay"))?;
         match name {
             "play" => shared.update(|h, now, times, finished| {
                 h.play(now, times, finished);
@@ -630,7 +646,9 @@ impl Backend for Controls {
             "step" => {
                 let n = value.unwrap_or(1.0);
                 if !(n.is_finite() && n.fract() == 0.0 && n != 0.0 && n.abs() <= 1e9) {
-                    return Err("step: a whole number of frames, not 0 (negative goes back)".into());
+                    return Err(CommandError::Usage(
+                        "step: a whole number of frames, not 0 (negative goes back)",
+                    ));
                 }
                 shared.update(|h, now, times, _| {
                     h.pause();
@@ -646,16 +664,19 @@ impl Backend for Controls {
             "seek" => {
                 if let Some(t) = cmd.get("time").and_then(|v| v.as_f64()) {
                     if !t.is_finite() {
-                        return Err("seek: a time in simulated seconds".into());
+                        return Err(CommandError::Usage("seek: a time in simulated seconds"));
                     }
                     shared.update(|h, now, times, _| {
                         h.seek(Playhead::index_at(times, t), now, times);
                         Ok(())
                     })
                 } else {
-                    let index = cmd.get("value").and_then(|v| v.as_u64()).ok_or(
-                        "seek needs \"time\" (simulated seconds) or \"value\" (a frame index)",
-                    )?;
+                    let index =
+                        cmd.get("value")
+                            .and_then(|v| v.as_u64())
+                            .ok_or(CommandError::Usage(
+                            "seek needs \"time\" (simulated seconds) or \"value\" (a frame index)",
+                        ))?;
                     shared.update(|h, now, times, _| {
                         h.seek(usize::try_from(index).unwrap_or(usize::MAX), now, times);
                         Ok(())
@@ -663,12 +684,15 @@ impl Backend for Controls {
                 }
             }
             "speed" => {
-                let v = value.ok_or("speed needs \"value\": a number greater than 0")?;
+                let v = value.ok_or(CommandError::Usage(
+                    "speed needs \"value\": a number greater than 0",
+                ))?;
                 shared.update(|h, now, times, _| h.set_speed(v, now, times))
             }
-            other => Err(format!(
-                "{other:?} is not available in a replay (play, pause, step, seek, speed)"
-            )),
+            other => Err(CommandError::NotInReplay {
+                name: other.to_string(),
+                takes: " (play, pause, step, seek, speed)",
+            }),
         }
     }
 }
@@ -873,7 +897,7 @@ mod tests {
             ),
             (b"not json", "header"),
         ] {
-            let e = scene_from_header(header).expect_err("refused");
+            let e = scene_from_header(header).expect_err("refused").to_string();
             assert!(e.contains(want), "{e}");
         }
         let scene = scene();

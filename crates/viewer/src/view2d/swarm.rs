@@ -21,7 +21,7 @@ use simrob_swarm::{Shape, Simulation, World};
 use super::{
     Bitmap2d, Body2d, Frame2d, Label2d, Poi2d, Route2d, Scene2d, StateStyle, Status2d, View2d,
 };
-use crate::Backend;
+use crate::{Backend, CommandError};
 
 /// Most planned routes a frame carries (the robots first in entity order).
 pub const MAX_ROUTES: usize = 2000;
@@ -269,7 +269,7 @@ impl SwarmControl {
 }
 
 impl Backend for SwarmControl {
-    fn command(&self, cmd: &serde_json::Value) -> Result<(), String> {
+    fn command(&self, cmd: &serde_json::Value) -> Result<(), CommandError> {
         let (name, value) = super::command_parts(cmd)?;
         match name {
             "play" => self.update(|c| {
@@ -284,7 +284,7 @@ impl Backend for SwarmControl {
             "step" => {
                 let n = value.unwrap_or(1.0);
                 if !(n.is_finite() && (1.0..=MAX_STEP as f64).contains(&n)) {
-                    return Err(format!("step: 1 to {MAX_STEP} frames"));
+                    return Err(CommandError::Steps { max: MAX_STEP });
                 }
                 self.update(|c| {
                     c.playing = false;
@@ -294,16 +294,19 @@ impl Backend for SwarmControl {
             "speed" => {
                 let v = value
                     .filter(|v| v.is_finite() && *v >= 0.0)
-                    .ok_or("speed: a factor ≥ 0 (0 = as fast as possible)")?;
+                    .ok_or(CommandError::Usage(
+                        "speed: a factor ≥ 0 (0 = as fast as possible)",
+                    ))?;
                 self.update(|c| {
                     c.speed = v;
                     c.epoch += 1;
                 });
             }
             other => {
-                return Err(format!(
-                    "unknown command {other:?} (a swarm run takes play, pause, step, speed)"
-                ))
+                return Err(CommandError::Unknown {
+                    name: other.to_string(),
+                    takes: " (a swarm run takes play, pause, step, speed)",
+                })
             }
         }
         Ok(())
@@ -404,8 +407,10 @@ pub fn run_live(
 struct Still;
 
 impl Backend for Still {
-    fn command(&self, _: &serde_json::Value) -> Result<(), String> {
-        Err("this page shows one moment of a run: there is nothing to play".into())
+    fn command(&self, _: &serde_json::Value) -> Result<(), CommandError> {
+        Err(CommandError::WatchOnly(
+            "this page shows one moment of a run: there is nothing to play",
+        ))
     }
 }
 
@@ -449,11 +454,10 @@ pub fn still(
 struct Paced;
 
 impl Backend for Paced {
-    fn command(&self, _: &serde_json::Value) -> Result<(), String> {
-        Err(
-            "this run is paced by its shell (the Control Center's time): the page only watches"
-                .into(),
-        )
+    fn command(&self, _: &serde_json::Value) -> Result<(), CommandError> {
+        Err(CommandError::WatchOnly(
+            "this run is paced by its shell (the Control Center's time): the page only watches",
+        ))
     }
 }
 
