@@ -548,8 +548,15 @@ pub fn segments(a: Action, m: &crate::config::MotionTable) -> VecDeque<Action> {
         ActionKind::Turn => {
             let a = a.param.unwrap_or(m.turn_step_deg);
             let n = (a.abs() / m.turn_step_deg + 1e-9).floor() as u32;
+            // Less than one elementary turn: small turns, as the body makes them.
+            let (n, q) = if n == 0 && m.small_turn_deg > 0.0 {
+                let k = (a.abs() / m.small_turn_deg + 1e-9).floor() as u32;
+                (k, m.small_turn_deg)
+            } else {
+                (n, m.turn_step_deg)
+            };
             for _ in 0..n {
-                v.push_back(Action::with(ActionKind::Turn, m.turn_step_deg.copysign(a)));
+                v.push_back(Action::with(ActionKind::Turn, q.copysign(a)));
             }
         }
         _ => v.push_back(a),
@@ -723,8 +730,15 @@ impl Machine {
                         }
                     }
                 }
+                // Line up: elementary turns, then small turns for the rest (re-approaching
+                // the ball after each), and kick only when within half a small turn.
                 let r = remaining.unwrap_or(0.0);
-                let q = c.p.motion.turn_step_deg;
+                let m = c.p.motion;
+                let q = if r.abs() >= m.turn_step_deg / 2.0 || m.small_turn_deg <= 0.0 {
+                    m.turn_step_deg
+                } else {
+                    m.small_turn_deg
+                };
                 if r.abs() >= q / 2.0 {
                     let a = q.copysign(r);
                     *remaining = Some(r - a);

@@ -50,6 +50,9 @@ pub struct MotionTable {
     pub lateral_step_cm: f64,
     /// One elementary turn in place.
     pub turn_step_deg: f64,
+    /// One small turn in place (a `turn` of less than `turn_step_deg` is made of these): a
+    /// kick's final alignment. 0: none, kicks line up to half an elementary turn.
+    pub small_turn_deg: f64,
     /// Time of one lateral step (`LATERAL_STEP_TIMING_MS`).
     pub lateral_step_ms: u64,
     /// Time from starting a dive to full extension (`SAVE_TIMING_MS`).
@@ -175,6 +178,7 @@ impl Default for BrainParams {
                 mini_step_cm: 2.0,
                 lateral_step_cm: 4.0,
                 turn_step_deg: 20.0,
+                small_turn_deg: 5.0,
                 lateral_step_ms: 600,
                 save_ms: 400,
             },
@@ -279,6 +283,7 @@ pub const KEYS: &[(&str, &str, &str, &str)] = &[
     ("RIGHT_STEP_DISTANCE", "cm", "4", "lateral step (both sides)"),
     ("LEFT_STEP_DISTANCE", "cm", "4", "lateral step (both sides)"),
     ("turnStep", "deg", "20", "elementary turn in place"),
+    ("smallTurnStep", "deg", "5", "small turn in place, a kick's final alignment (0: none)"),
     ("LATERAL_STEP_TIMING_MS", "ms", "600", "one lateral step"),
     ("SAVE_TIMING_MS", "ms", "400", "dive to full extension"),
     ("cameraHeight", "cm", "36", "camera above the floor"),
@@ -450,6 +455,7 @@ impl IniConfig {
                     p.motion.lateral_step_cm = num(0.5, 100.0)?
                 }
                 "turnStep" => p.motion.turn_step_deg = num(1.0, 180.0)?,
+                "smallTurnStep" => p.motion.small_turn_deg = num(0.0, 180.0)?,
                 "LATERAL_STEP_TIMING_MS" => p.motion.lateral_step_ms = ms(1.0, 60_000.0)?,
                 "SAVE_TIMING_MS" => p.motion.save_ms = ms(1.0, 60_000.0)?,
                 "cameraHeight" => p.camera_height_cm = num(1.0, 500.0)?,

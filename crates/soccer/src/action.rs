@@ -6,7 +6,7 @@
 //! | `initialPosition` | | back to the rest pose |
 //! | `walk` | `distance`, `gait` | cm in [0, 1000], default one step; `gait` = `long` (12 cm steps, default) or `normal` (8 cm), then 2 cm mini steps. Never farther than asked |
 //! | `walkRight`, `walkLeft` | `distance` | cm in [0, 1000] in 4 cm lateral steps, default one step |
-//! | `turn` | `angle` | degrees in [−360, 360], **positive turns right**, in 20° quanta (never more than asked), default one quantum to the right |
+//! | `turn` | `angle` | degrees in [−360, 360], **positive turns right**, in 20° quanta (never more than asked; under 20°, in 5° small turns), default one quantum to the right |
 //! | `turnHeadVertically` | `angle` | target tilt, degrees in [−60, 0] (0 = level, negative = down) |
 //! | `turnHeadHorizontally` | `angle` | target pan, degrees in [−60, 60] (positive = right) |
 //! | `kickRight`, `kickLeft` | | kick with that foot |

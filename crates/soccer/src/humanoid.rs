@@ -9,7 +9,9 @@
 //! action; the very same action sent again is ignored. A walk of `d` cm is
 //! `floor(d/12)` long steps then `floor((d − 12·n)/2)` mini steps (8 cm steps with
 //! `gait="normal"`); it never goes farther than asked (`walk 30` = 2 long + 3 mini = 30 cm,
-//! `walk 7` = 3 mini = 6 cm). Lateral steps are 4 cm, turns 20° quanta, both rounded down.
+//! `walk 7` = 3 mini = 6 cm). Lateral steps are 4 cm, turns 20° quanta, both rounded down; a
+//! turn of less than one quantum is made of 5° small turns (`turn 45` = 40°, `turn 12` = 10°),
+//! the finer motion FutRob's report asks for to line up kicks.
 //!
 //! ## The duration table
 //! FutRob gives no durations (it names `LATERAL_STEP_TIMING_MS` and `SAVE_TIMING_MS` without
@@ -22,6 +24,7 @@
 //! | mini step 2 cm | 0.4 s | one weight shift of the same gait |
 //! | lateral step 4 cm | 0.6 s | `LATERAL_STEP_TIMING_MS`, value chosen to match the forward gait's cadence |
 //! | turn quantum 20° | 0.8 s | two weight shifts, as a long step |
+//! | small turn 5° | 0.4 s | one weight shift, as a mini step |
 //! | head | 180 °/s | half the AX-12's no-load 59 rpm (354 °/s), the servos FutRob's head uses |
 //! | kick | 1.2 s, ball struck at 0.35 s | a Bioloid kick motion (lift, swing, recover) |
 //! | save | dive 0.4 s (`SAVE_TIMING_MS`), hold 1.5 s, recover 1.5 s | FutRob: "every dive that was needed was made in time" from 130 cm |
@@ -59,6 +62,10 @@ pub struct MotionTable {
     /// Radians per turn quantum.
     pub turn_quantum: f64,
     pub turn_time: f64,
+    /// Radians per small turn: a turn of less than one quantum is made of these (a kick's
+    /// final alignment).
+    pub small_turn_quantum: f64,
+    pub small_turn_time: f64,
     /// Head speed, rad/s.
     pub head_speed: f64,
     pub kick_time: f64,
@@ -98,6 +105,8 @@ impl Default for MotionTable {
             lateral_step_time: 0.6,
             turn_quantum: 20.0 * DEG,
             turn_time: 0.8,
+            small_turn_quantum: 5.0 * DEG,
+            small_turn_time: 0.4,
             head_speed: 180.0 * DEG,
             kick_time: 1.2,
             kick_strike: 0.35,
@@ -660,10 +669,17 @@ impl Humanoid {
             }
             Action::Turn { angle_deg } => {
                 let n = (angle_deg.abs() * DEG / t.turn_quantum + 1e-9).floor() as usize;
+                // Less than one quantum: small turns (none when the table has none).
+                let (n, q, time) = if n == 0 && t.small_turn_quantum > 0.0 {
+                    let k = (angle_deg.abs() * DEG / t.small_turn_quantum + 1e-9).floor();
+                    (k as usize, t.small_turn_quantum, t.small_turn_time)
+                } else {
+                    (n, t.turn_quantum, t.turn_time)
+                };
                 // Positive turns right: clockwise, a negative heading change.
-                let dyaw = -angle_deg.signum() * t.turn_quantum;
+                let dyaw = -angle_deg.signum() * q;
                 for _ in 0..n {
-                    out.push_back(body(0.0, 0.0, dyaw, t.turn_time, FallRisk::Turn));
+                    out.push_back(body(0.0, 0.0, dyaw, time, FallRisk::Turn));
                 }
             }
             Action::TurnHeadVertically { angle_deg } => {
@@ -750,7 +766,7 @@ impl Humanoid {
                     }
                     break;
                 };
-                self.begin(segment, noise);
+                self.begin(segment, table, noise);
             }
             let Some(cur) = &mut self.current else { break };
             let dur = cur.segment.duration;
@@ -867,7 +883,7 @@ impl Humanoid {
         events
     }
 
-    fn begin(&mut self, segment: Segment, noise: &MotionNoise) {
+    fn begin(&mut self, segment: Segment, table: &MotionTable, noise: &MotionNoise) {
         let fall_p = match segment.fall {
             FallRisk::None => 0.0,
             FallRisk::Step => noise.fall_per_step,
@@ -885,7 +901,9 @@ impl Humanoid {
                 let drift = if dyaw == 0.0 {
                     self.rng.normal(0.0, noise.step_heading_sd)
                 } else {
-                    self.rng.normal(0.0, noise.turn_sd)
+                    // A quantum's error; a small turn's in proportion to its angle.
+                    let part = (dyaw.abs() / table.turn_quantum).min(1.0);
+                    self.rng.normal(0.0, noise.turn_sd * part)
                 };
                 self.pose.moved(forward * scale, left * scale, dyaw + drift)
             }
@@ -1097,6 +1115,17 @@ mod tests {
             "{:?}",
             h.pose()
         );
+        // Under one quantum: 5° small turns, never more than asked.
+        for (asked, turned) in [(-12.0, 10.0), (7.0, -5.0), (4.0, 0.0)] {
+            let mut h = robot();
+            h.request(Action::Turn { angle_deg: asked }, &t).unwrap();
+            run(&mut h, 2.0);
+            assert!(
+                (h.pose().heading - turned * DEG).abs() < 1e-9,
+                "turn {asked}: {:?}",
+                h.pose()
+            );
+        }
     }
 
     #[test]

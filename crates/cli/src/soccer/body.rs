@@ -10,6 +10,7 @@ pub fn nominal_ms(a: &Action) -> u64 {
         ActionKind::Walk if a.param.unwrap_or(12.0) <= 2.0 => 400,
         ActionKind::Walk => 800,
         ActionKind::WalkRight | ActionKind::WalkLeft => 600,
+        ActionKind::Turn if a.param.unwrap_or(20.0).abs() < 20.0 => 400,
         ActionKind::Turn => 800,
         ActionKind::KickRight | ActionKind::KickLeft => 1200,
         ActionKind::SaveRight | ActionKind::SaveLeft => 3400,
