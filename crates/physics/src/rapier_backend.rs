@@ -63,6 +63,9 @@ struct BodyEntry {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct JointEntry {
     handle: ImpulseJointHandle,
+    /// A wheel joint's motor: a second joint between the same frames that only drives the
+    /// wheel axis (see [`RapierBackend::add_joint`]).
+    motor: Option<ImpulseJointHandle>,
     desc: JointDesc,
     motor_target: f64,
     /// Index into [`State::driven`] when the joint's wheel is driven as a surface of its chassis.
@@ -518,14 +521,16 @@ impl RapierBackend {
                 0.0,
             ))
             .active_hooks(ActiveHooks::MODIFY_SOLVER_CONTACTS);
-        let (chassis_handle, wheel_handle, joint_handle) =
-            (chassis.handle, wheel.handle, entry.handle);
+        let (chassis_handle, wheel_handle) = (chassis.handle, wheel.handle);
+        let joints = [Some(entry.handle), entry.motor];
         let collider = w.insert_collider(collider, Some(chassis_handle));
         if let Some(b) = w.bodies.get_mut(wheel_handle) {
             b.set_enabled(false);
         }
-        if let Some(j) = w.impulse_joints.get_mut(joint_handle, false) {
-            j.data.set_enabled(false);
+        for handle in joints.into_iter().flatten() {
+            if let Some(j) = w.impulse_joints.get_mut(handle, false) {
+                j.data.set_enabled(false);
+            }
         }
         let i = self.state.driven.len();
         self.state.driven.push(DrivenWheel {
@@ -557,8 +562,10 @@ impl RapierBackend {
             }
         }
         if let Some(entry) = self.state.joints.get(d.joint.index()) {
-            if let Some(j) = w.impulse_joints.get_mut(entry.handle, true) {
-                j.data.set_enabled(true);
+            for handle in [Some(entry.handle), entry.motor].into_iter().flatten() {
+                if let Some(j) = w.impulse_joints.get_mut(handle, true) {
+                    j.data.set_enabled(true);
+                }
             }
         }
         if let Some(entry) = self.state.bodies.get(d.chassis.index()) {
@@ -724,13 +731,16 @@ impl PhysicsBackend for RapierBackend {
         };
         let (p1, p2) = (*r1.position(), *r2.position());
         let softness = joint_softness(&self.state.params);
-        let joint = match *desc {
-            JointDesc::Fixed { .. } => GenericJointBuilder::new(JointAxesMask::LOCKED_FIXED_AXES)
-                .local_frame1(p1.inv_mul(&p2))
-                .local_frame2(Pose::IDENTITY)
-                .contacts_enabled(false)
-                .softness(softness)
-                .build(),
+        let (joint, motor) = match *desc {
+            JointDesc::Fixed { .. } => (
+                GenericJointBuilder::new(JointAxesMask::LOCKED_FIXED_AXES)
+                    .local_frame1(p1.inv_mul(&p2))
+                    .local_frame2(Pose::IDENTITY)
+                    .contacts_enabled(false)
+                    .softness(softness)
+                    .build(),
+                None,
+            ),
             JointDesc::Wheel {
                 axis_1,
                 axis_2,
@@ -752,28 +762,39 @@ impl PhysicsBackend for RapierBackend {
                     ));
                 }
                 let frame = wheel_frame(p2.translation, axis_1, axis_2)?;
-                // The suspension along axis 1 is held rigidly (see the crate docs).
-                GenericJointBuilder::new(
+                let (frame_1, frame_2) = (p1.inv_mul(&frame), p2.inv_mul(&frame));
+                // The suspension along axis 1 is held rigidly (see the crate docs). The locked
+                // axes and the motor are two joints: locked axes alone are solved four joints
+                // at a time (SIMD), a joint with a motor one at a time.
+                let locked = GenericJointBuilder::new(
                     JointAxesMask::LIN_X
                         | JointAxesMask::LIN_Y
                         | JointAxesMask::LIN_Z
                         | JointAxesMask::ANG_Y
                         | JointAxesMask::ANG_Z,
                 )
-                .local_frame1(p1.inv_mul(&frame))
-                .local_frame2(p2.inv_mul(&frame))
+                .local_frame1(frame_1)
+                .local_frame2(frame_2)
                 .contacts_enabled(false)
                 .softness(softness)
-                .motor_model(JointAxis::AngX, MotorModel::ForceBased)
-                .motor_velocity(JointAxis::AngX, 0.0, MOTOR_GAIN)
-                .motor_max_force(JointAxis::AngX, torque)
-                .build()
+                .build();
+                let motor = GenericJointBuilder::new(JointAxesMask::empty())
+                    .local_frame1(frame_1)
+                    .local_frame2(frame_2)
+                    .contacts_enabled(false)
+                    .motor_model(JointAxis::AngX, MotorModel::ForceBased)
+                    .motor_velocity(JointAxis::AngX, 0.0, MOTOR_GAIN)
+                    .motor_max_force(JointAxis::AngX, torque)
+                    .build();
+                (locked, Some(motor))
             }
         };
         let handle = self.state.world.insert_impulse_joint(h1, h2, joint);
+        let motor = motor.map(|m| self.state.world.insert_impulse_joint(h1, h2, m));
         let id = JointId(self.state.joints.len() as u32);
         self.state.joints.push(JointEntry {
             handle,
+            motor,
             desc: *desc,
             motor_target: 0.0,
             driven: None,
@@ -788,6 +809,9 @@ impl PhysicsBackend for RapierBackend {
         while self.state.joints.len() > joints {
             if let Some(j) = self.state.joints.pop() {
                 self.state.world.remove_impulse_joint(j.handle);
+                if let Some(m) = j.motor {
+                    self.state.world.remove_impulse_joint(m);
+                }
             }
         }
         while self.state.bodies.len() > bodies {
@@ -868,7 +892,8 @@ impl PhysicsBackend for RapierBackend {
         }
         entry.motor_target = velocity;
         let driven = entry.driven;
-        if let Some(j) = self.state.world.impulse_joints.get_mut(entry.handle, true) {
+        let motor = entry.motor.unwrap_or(entry.handle);
+        if let Some(j) = self.state.world.impulse_joints.get_mut(motor, true) {
             // ODE's rate is body 1's angular velocity minus body 2's; rapier's is body 2's
             // minus body 1's.
             j.data
@@ -1005,7 +1030,10 @@ impl PhysicsBackend for RapierBackend {
             }
         }
         for j in &state.joints {
-            if state.world.impulse_joints.get(j.handle).is_none() {
+            if state.world.impulse_joints.get(j.handle).is_none()
+                || j.motor
+                    .is_some_and(|m| state.world.impulse_joints.get(m).is_none())
+            {
                 return Err(PhysicsError::CorruptState(
                     "a joint of the table is missing from the engine".into(),
                 ));
