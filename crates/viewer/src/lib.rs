@@ -379,18 +379,19 @@ async fn ws(
 async fn session(mut socket: WebSocket, state: AppState) {
     let mut frames = state.frames.clone();
     let mut responses = state.responses.subscribe();
-    if socket
-        .send(Message::Text(state.hello.as_str().into()))
-        .await
-        .is_err()
-    {
+    let Some(mut link) = PageLink::open(
+        &mut socket,
+        &state.hello,
+        state.backend.as_ref(),
+        state.guard,
+    )
+    .await
+    else {
         return;
-    }
-    state.backend.connected();
+    };
     // The current frame at once, then each new one.
     frames.mark_changed();
     let mut scene_sent = 0;
-    let mut link = PageLink::new(state.guard).await;
     loop {
         tokio::select! {
             _ = link.tick() => if !link.ping(&mut socket).await { return },
@@ -433,7 +434,20 @@ pub(crate) struct PageLink {
 }
 
 impl PageLink {
-    pub(crate) async fn new(guard: Guard) -> Self {
+    /// Opens a page's connection: the hello first, then the backend hears of the page (a
+    /// replay starts playing on the first). None: the page is already gone.
+    pub(crate) async fn open(
+        socket: &mut WebSocket,
+        hello: &str,
+        backend: &dyn Backend,
+        guard: Guard,
+    ) -> Option<Self> {
+        socket.send(Message::Text(hello.into())).await.ok()?;
+        backend.connected();
+        Some(Self::new(guard).await)
+    }
+
+    async fn new(guard: Guard) -> Self {
         // A ping every third of the idle timeout.
         let mut pings = tokio::time::interval(guard.idle_timeout / 3);
         pings.tick().await;

@@ -554,18 +554,20 @@ async fn page(mut socket: WebSocket, state: AppState) {
     let mut scene = state.scene.clone();
     let mut frames = state.frames.clone();
     let mut responses = state.responses.subscribe();
-    if socket
-        .send(Message::Text(state.hello.as_str().into()))
-        .await
-        .is_err()
-    {
-        return;
-    }
+    // Counted from before its hello: whoever waits for a page finds it connecting.
     let _count = PageCount::new(state.pages.clone());
-    state.backend.connected();
+    let Some(mut link) = crate::PageLink::open(
+        &mut socket,
+        &state.hello,
+        state.backend.as_ref(),
+        state.guard,
+    )
+    .await
+    else {
+        return;
+    };
     scene.mark_changed();
     frames.mark_changed();
-    let mut link = crate::PageLink::new(state.guard).await;
     loop {
         tokio::select! {
             _ = link.tick() => if !link.ping(&mut socket).await { return },
