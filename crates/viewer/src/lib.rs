@@ -89,10 +89,18 @@ pub trait Backend: Send + Sync + 'static {
 #[derive(Clone)]
 struct AppState {
     frames: watch::Receiver<Arc<Encoded>>,
-    responses: broadcast::Sender<String>,
-    backend: Arc<dyn Backend>,
-    hello: Arc<String>,
-    guard: Guard,
+    page: PageShared,
+}
+
+/// What every page of a view (3D or 2D) shares: its hello, where its commands go, the
+/// guard's limits and the texts for its response panel.
+#[derive(Clone)]
+pub(crate) struct PageShared {
+    /// The hello message, JSON.
+    pub(crate) hello: Arc<String>,
+    pub(crate) backend: Arc<dyn Backend>,
+    pub(crate) guard: Guard,
+    pub(crate) responses: broadcast::Sender<String>,
 }
 
 /// Most frames a second made from live snapshots.
@@ -138,12 +146,14 @@ impl Viewer {
         let publisher = frames_tx.clone();
         let state = AppState {
             frames: frames_rx,
-            responses: responses.clone(),
-            backend,
-            hello: Arc::new(
-                serde_json::json!({"type": "hello", "server": hello, "mode": mode}).to_string(),
-            ),
-            guard,
+            page: PageShared {
+                hello: Arc::new(
+                    serde_json::json!({"type": "hello", "server": hello, "mode": mode}).to_string(),
+                ),
+                backend,
+                guard,
+                responses: responses.clone(),
+            },
         };
         let app = Router::new()
             .route("/", get(index))
@@ -370,7 +380,7 @@ async fn ws(
     headers: axum::http::HeaderMap,
     State(state): State<AppState>,
 ) -> axum::response::Response {
-    let limits = state.guard;
+    let limits = state.page.guard;
     guard::upgrade(upgrade, &headers, limits, move |socket| {
         session(socket, state)
     })
@@ -378,15 +388,7 @@ async fn ws(
 
 async fn session(mut socket: WebSocket, state: AppState) {
     let mut frames = state.frames.clone();
-    let mut responses = state.responses.subscribe();
-    let Some(mut link) = PageLink::open(
-        &mut socket,
-        &state.hello,
-        state.backend.as_ref(),
-        state.guard,
-    )
-    .await
-    else {
+    let Some((mut link, mut responses)) = PageLink::open(&mut socket, &state.page).await else {
         return;
     };
     // The current frame at once, then each new one.
@@ -416,7 +418,7 @@ async fn session(mut socket: WebSocket, state: AppState) {
             }
             r = responses.recv() => if !forward_response(&mut socket, r).await { return },
             incoming = socket.recv() => {
-                if !link.command(&mut socket, incoming, state.backend.as_ref()).await {
+                if !link.command(&mut socket, incoming).await {
                     return;
                 }
             }
@@ -428,6 +430,7 @@ async fn session(mut socket: WebSocket, state: AppState) {
 /// pong, for the guard's idle timeout is gone) and its commands within the guard's budget.
 pub(crate) struct PageLink {
     guard: Guard,
+    backend: Arc<dyn Backend>,
     budget: guard::CommandBudget,
     pings: tokio::time::Interval,
     last_heard: tokio::time::Instant,
@@ -435,28 +438,30 @@ pub(crate) struct PageLink {
 
 impl PageLink {
     /// Opens a page's connection: the hello first, then the backend hears of the page (a
-    /// replay starts playing on the first). None: the page is already gone.
+    /// replay starts playing on the first). Returns the link and the page's subscription to
+    /// the response panel's texts (from before the hello); None: the page is already gone.
     pub(crate) async fn open(
         socket: &mut WebSocket,
-        hello: &str,
-        backend: &dyn Backend,
-        guard: Guard,
-    ) -> Option<Self> {
-        socket.send(Message::Text(hello.into())).await.ok()?;
-        backend.connected();
-        Some(Self::new(guard).await)
-    }
-
-    async fn new(guard: Guard) -> Self {
+        shared: &PageShared,
+    ) -> Option<(Self, broadcast::Receiver<String>)> {
+        let responses = shared.responses.subscribe();
+        socket
+            .send(Message::Text(shared.hello.as_str().into()))
+            .await
+            .ok()?;
+        shared.backend.connected();
+        let guard = shared.guard;
         // A ping every third of the idle timeout.
         let mut pings = tokio::time::interval(guard.idle_timeout / 3);
         pings.tick().await;
-        PageLink {
+        let link = PageLink {
             guard,
+            backend: shared.backend.clone(),
             budget: guard::CommandBudget::new(guard.commands_per_second, std::time::Instant::now()),
             pings,
             last_heard: tokio::time::Instant::now(),
-        }
+        };
+        Some((link, responses))
     }
 
     /// Completes when the next ping is due.
@@ -473,13 +478,12 @@ impl PageLink {
         socket.send(Message::Ping(Vec::new().into())).await.is_ok()
     }
 
-    /// Handles what the page sent: a command goes to `backend`, its error back to the page.
+    /// Handles what the page sent: a command goes to the backend, its error back to the page.
     /// False: the connection is over (errors include a message over the size limit).
     pub(crate) async fn command(
         &mut self,
         socket: &mut WebSocket,
         incoming: Option<Result<Message, axum::Error>>,
-        backend: &dyn Backend,
     ) -> bool {
         let Some(Ok(msg)) = incoming else {
             return false;
@@ -491,7 +495,7 @@ impl PageLink {
         let outcome = if self.budget.take(std::time::Instant::now()) {
             serde_json::from_str::<serde_json::Value>(t.as_str())
                 .map_err(CommandError::from)
-                .and_then(|cmd| backend.command(&cmd))
+                .and_then(|cmd| self.backend.command(&cmd))
         } else {
             Err(CommandError::TooMany {
                 per_second: self.guard.commands_per_second,

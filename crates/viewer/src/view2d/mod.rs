@@ -355,11 +355,8 @@ pub struct View2d {
 struct AppState {
     scene: watch::Receiver<Arc<String>>,
     frames: watch::Receiver<Arc<Vec<u8>>>,
-    responses: broadcast::Sender<String>,
     pages: Arc<Pages>,
-    backend: Arc<dyn Backend>,
-    hello: Arc<String>,
-    guard: Guard,
+    page: crate::PageShared,
 }
 
 impl View2d {
@@ -391,14 +388,16 @@ impl View2d {
         let state = AppState {
             scene: scene_rx,
             frames: frames_rx,
-            responses: responses.clone(),
             pages: pages.clone(),
-            backend,
-            hello: Arc::new(
-                serde_json::json!({"type": "hello", "server": hello, "mode": mode, "world": world})
-                    .to_string(),
-            ),
-            guard,
+            page: crate::PageShared {
+                hello: Arc::new(
+                    serde_json::json!({"type": "hello", "server": hello, "mode": mode, "world": world})
+                        .to_string(),
+                ),
+                backend,
+                guard,
+                responses: responses.clone(),
+            },
         };
         let app = Router::new()
             .route("/", get(index))
@@ -510,7 +509,7 @@ async fn ws(
     headers: axum::http::HeaderMap,
     State(state): State<AppState>,
 ) -> axum::response::Response {
-    let limits = state.guard;
+    let limits = state.page.guard;
     guard::upgrade(upgrade, &headers, limits, move |socket| page(socket, state))
 }
 
@@ -553,16 +552,9 @@ impl Drop for PageCount {
 async fn page(mut socket: WebSocket, state: AppState) {
     let mut scene = state.scene.clone();
     let mut frames = state.frames.clone();
-    let mut responses = state.responses.subscribe();
     // Counted from before its hello: whoever waits for a page finds it connecting.
     let _count = PageCount::new(state.pages.clone());
-    let Some(mut link) = crate::PageLink::open(
-        &mut socket,
-        &state.hello,
-        state.backend.as_ref(),
-        state.guard,
-    )
-    .await
+    let Some((mut link, mut responses)) = crate::PageLink::open(&mut socket, &state.page).await
     else {
         return;
     };
@@ -595,7 +587,7 @@ async fn page(mut socket: WebSocket, state: AppState) {
                 }
             }
             incoming = socket.recv() => {
-                if !link.command(&mut socket, incoming, state.backend.as_ref()).await {
+                if !link.command(&mut socket, incoming).await {
                     return;
                 }
             }
