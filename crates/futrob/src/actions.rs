@@ -140,6 +140,21 @@ impl Search {
         }
     }
 
+    /// A look for one lateral post of the opponent goal seen at `goal`: the head 30° left of
+    /// the goal's centre, then 30° right — each view holds one post and not the other — and
+    /// no sweep after them.
+    fn for_a_post(goal: Vec2) -> Search {
+        let mut s = Search::new(ObjectKind::OppPost);
+        let b = goal.bearing_deg();
+        for side in [-1.0, 1.0] {
+            s.guided
+                .push_back(((b + side * 30.0).clamp(-60.0, 60.0).round(), 0.0));
+        }
+        s.started = true;
+        s.idx = FAR_SWEEP.len();
+        s
+    }
+
     fn poses(&self) -> &'static [(f64, f64)] {
         if self.target == ObjectKind::Ball {
             &BALL_SWEEP
@@ -291,6 +306,8 @@ enum Machine {
         remaining: Option<f64>,
         search: Option<Search>,
         kicking: bool,
+        /// A goal post was looked for (`kickBall`).
+        post_looked: bool,
     },
     Save {
         diving: bool,
@@ -325,6 +342,26 @@ pub fn shot_angle(goal: f64, keeper: Option<f64>, cover: f64, turn: f64) -> f64 
         }
         _ => goal,
     }
+}
+
+/// The centre of a goal of width `goal_width_cm` worked out from one of its lateral posts,
+/// `post`, and the goal as vision reported it, `goal` (robot frame, cm): the post is the left
+/// one when it lies left of the reported centre, else the right one (so a reported centre may
+/// be off by up to half the goal's angular width), and the centre is half that width from it.
+/// A post's angle carries none of the error with which vision places a whole goal, so a kick
+/// re-aimed this way is not sent wide by it.
+pub fn goal_from_post(goal: Vec2, post: Vec2, goal_width_cm: f64) -> Vec2 {
+    let d = post.norm().max(1.0);
+    let half = (goal_width_cm / 2.0 / d).min(1.0).asin().to_degrees();
+    let side = if post.bearing_deg() < goal.bearing_deg() {
+        1.0
+    } else {
+        -1.0
+    };
+    Vec2::from_polar(
+        post.bearing_deg() + side * half,
+        d * half.to_radians().cos(),
+    )
 }
 
 /// A kick direction (degrees, positive right) from the goals' last sightings, dead-reckoned
@@ -582,6 +619,7 @@ impl Machine {
                 remaining: None,
                 search: None,
                 kicking: false,
+                post_looked: false,
             },
             ActionKind::Save => Machine::Save { diving: false },
             ActionKind::Relocate => Machine::Relocate,
@@ -658,6 +696,7 @@ impl Machine {
                 remaining,
                 search,
                 kicking,
+                post_looked,
             } => {
                 if *kicking {
                     return (None, None, !c.busy);
@@ -678,13 +717,28 @@ impl Machine {
                 if let Some(a) = approach_step(c.wm) {
                     return (track(c), Some(a), false);
                 }
+                if *target == KickTarget::Goal && remaining.is_none() && !*post_looked {
+                    // Before aiming, a look at one post of the goal: vision may place a whole
+                    // goal off (FutRob's placed the opponent goal 15.8° too far right), a
+                    // post it places right.
+                    if let Some(g) = c.wm.position(ObjectKind::OppGoal) {
+                        *post_looked = true;
+                        *search = Some(Search::for_a_post(g));
+                        return self.step(c);
+                    }
+                }
                 if remaining.is_none() {
                     // The ball leaves along the robot's heading from where it lies, in front
                     // of a foot: targets are aimed at from the ball, not from the robot's
                     // centre (a teammate 80 cm away at 45° is 58° off from a ball 15 cm ahead).
                     let ball = c.wm.position(ObjectKind::Ball).unwrap_or_default();
                     let from_ball = |q: Vec2| q.minus(ball).bearing_deg();
-                    let goal = c.wm.position(ObjectKind::OppGoal);
+                    let goal = c.wm.position(ObjectKind::OppGoal).map(|g| {
+                        match c.wm.position(ObjectKind::OppPost) {
+                            Some(post) => goal_from_post(g, post, c.p.goal_width_cm),
+                            None => g,
+                        }
+                    });
                     let aim = match *target {
                         KickTarget::Goal => goal.map(|g| {
                             let keeper =

@@ -2,7 +2,7 @@
 //! plus whole brains on a small kinematic field stepped with simulated time.
 
 use simrob_futrob::actions::{
-    approach_step, segments, shot_angle, support_step, ActionHandler, HandlerOutput,
+    approach_step, goal_from_post, segments, shot_angle, support_step, ActionHandler, HandlerOutput,
 };
 use simrob_futrob::rules::RuleSet;
 use simrob_futrob::trajectory::{ols_line, SampleFate, TrajectoryParams};
@@ -1137,4 +1137,24 @@ fn a_walk_that_brings_the_ball_no_nearer_dodges_sideways() {
         approach_step(&w).map(|a| a.to_string()).as_deref(),
         Some("walk distance=12")
     );
+}
+
+#[test]
+fn a_goal_placed_off_by_vision_is_found_again_from_one_post() {
+    // The goal 140 cm ahead, 180 cm wide; vision reports it 15.8° too far right (FutRob's
+    // opponent-goal bias), or exactly.
+    let truth = Vec2::new(0.0, 140.0);
+    for reported in [
+        Vec2::from_polar(15.8, 140.0),
+        truth,
+        Vec2::from_polar(-15.8, 140.0),
+    ] {
+        for post in [Vec2::new(90.0, 140.0), Vec2::new(-90.0, 140.0)] {
+            let c = goal_from_post(reported, post, 180.0);
+            assert!(
+                c.minus(truth).norm() < 0.5,
+                "reported {reported:?}, post {post:?}: centre {c:?}"
+            );
+        }
+    }
 }
