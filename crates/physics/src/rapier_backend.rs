@@ -35,9 +35,11 @@ const SLEEP_AFTER: f32 = 2.0;
 /// position with the new velocity, once per step); contacts and joints are set up once a step.
 const SUBSTEPS: usize = 1;
 const FAST_SUBSTEPS: usize = 1;
-/// Solver passes within the substep. Six settle a resting SumBot to rest; fast mode's four leave
-/// it rocking slightly (0.03° and 0.25 mm a minute), two or three let it creep 3–6 mm a minute.
-const PASSES: usize = 6;
+/// Solver passes within the substep. Five settle a jointed SumBot to rest as six did (no turn,
+/// no drift in an idle minute); four leave it rocking (0.03° and 0.25 mm a minute), two or
+/// three let it creep 3–6 mm a minute. Fast mode's SumBots are one body each (driven wheels):
+/// four passes settle them.
+const PASSES: usize = 5;
 const FAST_PASSES: usize = 4;
 /// Passes without position correction after them, in both modes. With one, a ball rolled into a
 /// wall at 1.5 m/s stops dead against it instead of bouncing back (measured on the SimRob
