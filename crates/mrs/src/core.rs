@@ -91,7 +91,7 @@ pub enum CoreError {
     #[error("#RECT {} {} {} {} is not inside the {w} × {h} in map", rect[0], rect[1], rect[2], rect[3])]
     RectOutside { rect: [f64; 4], w: f64, h: f64 },
     #[error("cannot encode the picture: {0}")]
-    Picture(String),
+    Picture(#[source] image::ImageError),
     #[error(transparent)]
     Request(#[from] ProtocolError),
     #[error(transparent)]

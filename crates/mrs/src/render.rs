@@ -103,11 +103,10 @@ pub fn sonar_rays<'a>(
 }
 
 /// The picture as PNG bytes.
-pub fn png(world: &World, scale: u32) -> Result<Vec<u8>, String> {
+pub fn png(world: &World, scale: u32) -> Result<Vec<u8>, image::ImageError> {
     let img = draw(world, scale);
     let mut out = std::io::Cursor::new(Vec::new());
-    img.write_to(&mut out, ImageFormat::Png)
-        .map_err(|e| format!("cannot encode the picture: {e}"))?;
+    img.write_to(&mut out, ImageFormat::Png)?;
     Ok(out.into_inner())
 }
 
@@ -191,5 +190,16 @@ mod tests {
         let img = draw(&World::new(Map::from_bitmap(b).unwrap()), 1);
         assert_eq!(img.width(), MAX_SIDE);
         assert!(img.pixels().any(|p| *p == BLACK));
+    }
+
+    #[test]
+    fn a_picture_that_cannot_be_encoded_says_so_once() {
+        use image::error::{LimitError, LimitErrorKind};
+        let e = crate::CoreError::Picture(image::ImageError::Limits(LimitError::from_kind(
+            LimitErrorKind::DimensionError,
+        )));
+        let text = e.to_string();
+        assert_eq!(text.matches("cannot encode").count(), 1, "{text}");
+        assert!(text.starts_with("cannot encode the picture: "), "{text}");
     }
 }
