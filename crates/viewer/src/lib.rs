@@ -103,6 +103,23 @@ pub(crate) struct PageShared {
     pub(crate) responses: broadcast::Sender<String>,
 }
 
+impl PageShared {
+    /// `hello`: the first message of every connection (`{"type":"hello",…}`).
+    pub(crate) fn new(
+        hello: serde_json::Value,
+        backend: Arc<dyn Backend>,
+        guard: Guard,
+        responses: &broadcast::Sender<String>,
+    ) -> Self {
+        PageShared {
+            hello: Arc::new(hello.to_string()),
+            backend,
+            guard,
+            responses: responses.clone(),
+        }
+    }
+}
+
 /// Most frames a second made from live snapshots.
 pub const FRAME_RATE: u32 = 30;
 
@@ -146,14 +163,12 @@ impl Viewer {
         let publisher = frames_tx.clone();
         let state = AppState {
             frames: frames_rx,
-            page: PageShared {
-                hello: Arc::new(
-                    serde_json::json!({"type": "hello", "server": hello, "mode": mode}).to_string(),
-                ),
+            page: PageShared::new(
+                serde_json::json!({"type": "hello", "server": hello, "mode": mode}),
                 backend,
                 guard,
-                responses: responses.clone(),
-            },
+                &responses,
+            ),
         };
         let app = Router::new()
             .route("/", get(index))

@@ -389,15 +389,12 @@ impl View2d {
             scene: scene_rx,
             frames: frames_rx,
             pages: pages.clone(),
-            page: crate::PageShared {
-                hello: Arc::new(
-                    serde_json::json!({"type": "hello", "server": hello, "mode": mode, "world": world})
-                        .to_string(),
-                ),
+            page: crate::PageShared::new(
+                serde_json::json!({"type": "hello", "server": hello, "mode": mode, "world": world}),
                 backend,
                 guard,
-                responses: responses.clone(),
-            },
+                &responses,
+            ),
         };
         let app = Router::new()
             .route("/", get(index))
