@@ -44,12 +44,13 @@ fn with_ideal_robots_a_ball_straight_at_the_keeper_is_saved_and_a_pass_is_receiv
     let p = Profile::ideal();
     let save = run_trial(Case::PenaltySave, 0, 5, &p).unwrap();
     assert_eq!(save.outcome, "saved", "{save:?}");
-    // Passes are received often, not always: the receiver's followBall overshoots at times.
+    // Passes are received nearly always with FutRob's camera (94 in 100), not always: a
+    // passer falls, a pass leaves 20° off, a receiver is still searching.
     let passes: Vec<_> = (0..5)
         .map(|t| run_trial(Case::Pass, t, 1, &Profile::paper()).unwrap())
         .collect();
     let received = passes.iter().filter(|r| r.outcome == "received").count();
-    assert!(received >= 2, "{passes:?}");
+    assert!(received >= 4, "{passes:?}");
     for r in passes.iter().filter(|r| r.success) {
         let pass_t = r.metrics.iter().find(|m| m.0 == "pass_time_s").map(|m| m.1);
         let got_t = r
@@ -60,6 +61,29 @@ fn with_ideal_robots_a_ball_straight_at_the_keeper_is_saved_and_a_pass_is_receiv
         assert!(
             matches!((pass_t, got_t), (Some(a), Some(b)) if a < b),
             "received after the pass: {r:?}"
+        );
+    }
+}
+
+/// FutRob's camera places the opponent goal 15.8° too far right. With the keeper on the
+/// kicker's right, the kick-direction rule then shot past the far post of the goal it saw
+/// (these three trials went wide); the kicker now finds the goal's centre from one post,
+/// seen without that error, and the shot crosses the goal line between the posts — where
+/// the ball went is the physics'.
+#[test]
+fn a_penalty_aimed_from_a_goal_post_beats_vision_s_goal_bias() {
+    let p = Profile::paper();
+    for trial in [4, 10, 19] {
+        let r = run_trial(Case::PenaltyKick, trial, 1, &p).unwrap();
+        assert_eq!(r.scenario, 2, "the keeper 20 cm to the kicker's right");
+        let crossing = r
+            .metrics
+            .iter()
+            .find(|m| m.0 == "goal_line_crossing_cm")
+            .map(|m| m.1);
+        assert!(
+            r.success && crossing.is_some_and(|y| y.abs() < 90.0),
+            "{r:?}"
         );
     }
 }
