@@ -135,20 +135,20 @@ def _text(el: ET.Element, name: str) -> str:
     return child.text.strip()
 
 
-def _float(el: ET.Element, name: str) -> float:
+def _parsed(el: ET.Element, name: str, kind: Any, what: str) -> Any:
     value = _text(el, name)
     try:
-        return float(value)
+        return kind(value)
     except ValueError:
-        raise ProtocolError(f"<{el.tag}><{name}>: {value!r} is not a number") from None
+        raise ProtocolError(f"<{el.tag}><{name}>: {value!r} is not {what}") from None
+
+
+def _float(el: ET.Element, name: str) -> float:
+    return float(_parsed(el, name, float, "a number"))
 
 
 def _int(el: ET.Element, name: str) -> int:
-    value = _text(el, name)
-    try:
-        return int(value)
-    except ValueError:
-        raise ProtocolError(f"<{el.tag}><{name}>: {value!r} is not an integer") from None
+    return int(_parsed(el, name, int, "an integer"))
 
 
 def _vec(el: ET.Element, names: Sequence[str]) -> Vec3:
