@@ -50,9 +50,10 @@
 //!   axes: the joint's Hardness/Bounciness are checked and saved but not simulated. The seed's
 //!   suspension (CFM 0.001, ERP 0.9) is a 90 kN/m spring that deflects 0.1 mm under a SumBot;
 //!   solved as a spring motor it left a residual fore-aft velocity every step that made an idle
-//!   SumBot turn. The joint is two rapier joints between the same frames: one locks the five
-//!   axes, the other only drives the wheel axis; rapier solves joints without a motor four at
-//!   a time (SIMD) when a step has enough of them (100 SumBots: a fifth more steps a second).
+//!   SumBot turn. From 128 wheel joints on (64 SumBots), each is two rapier joints between the
+//!   same frames, one locking the five axes, the other only driving the wheel axis: rapier
+//!   solves joints without a motor four at a time (SIMD) when it has enough of them (100
+//!   SumBots: a tenth fewer instructions a step); below, one joint each costs less.
 //! * **WheelCylinder** collides as a sphere of the wheel's radius (inertia of the cylinder) and
 //!   never with another WheelCylinder. Bodies joined by a joint never collide with each other.
 //! * **Solver.** Each step is solved as ODE integrates it, once per step (velocity, then

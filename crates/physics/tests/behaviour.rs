@@ -175,8 +175,8 @@ fn wheels_never_collide_with_wheels() {
 }
 
 /// A two-wheeled robot: a 7.5 cm box chassis and two wheels on an axle along Y, standing on
-/// the floor; returns (chassis, left wheel, right wheel) and the two joints.
-fn two_wheeler(p: &mut RapierBackend) -> ([BodyId; 3], [JointId; 2]) {
+/// the floor at (x, y); returns (chassis, left wheel, right wheel) and the two joints.
+fn two_wheeler(p: &mut RapierBackend, [x, y]: [f64; 2]) -> ([BodyId; 3], [JointId; 2]) {
     let chassis = p
         .add_body(&BodyDesc {
             shape: Shape::Box {
@@ -184,11 +184,11 @@ fn two_wheeler(p: &mut RapierBackend) -> ([BodyId; 3], [JointId; 2]) {
             },
             mass: 1.2,
             material: MaterialId(0),
-            position: [0.0, 0.0, 0.1],
+            position: [x, y, 0.1],
             orientation: IDENTITY,
         })
         .unwrap();
-    let mut wheel = |y: f64| {
+    let mut wheel = |dy: f64| {
         p.add_body(&BodyDesc {
             shape: Shape::WheelCylinder {
                 radius: 0.03,
@@ -196,7 +196,7 @@ fn two_wheeler(p: &mut RapierBackend) -> ([BodyId; 3], [JointId; 2]) {
             },
             mass: 0.1,
             material: MaterialId(1),
-            position: [0.0, y, 0.08],
+            position: [x, y + dy, 0.08],
             orientation: euler_to_quat([std::f64::consts::FRAC_PI_2, 0.0, 0.0]),
         })
         .unwrap()
@@ -226,7 +226,7 @@ fn fast_mode_wheels_drive_like_jointed_ones_and_save_and_come_back() {
     let run = |fast: bool| {
         let mut p = RapierBackend::default();
         floor(&mut p);
-        let (bodies, joints) = two_wheeler(&mut p);
+        let (bodies, joints) = two_wheeler(&mut p, [0.0, 0.0]);
         let mut params = p.params();
         params.fast_mode = fast;
         p.set_params(&params).unwrap();
@@ -298,4 +298,53 @@ fn fast_mode_wheels_drive_like_jointed_ones_and_save_and_come_back() {
     let c = fast.body_state(bodies[0]).unwrap();
     let spin = s.angular_velocity[1] - c.angular_velocity[1];
     assert!((spin + 4.0).abs() < 0.1, "{spin}: {s:?} {c:?}");
+}
+
+/// From 128 wheel joints on, each wheel's motor is a rapier joint of its own (solved apart from
+/// the locked axes): a robot among 63 others drives as it does alone, and as it does again when
+/// the others are taken away (the motors rejoin their joints).
+#[test]
+fn wheel_motors_split_in_crowds_drive_the_same() {
+    let mut alone = RapierBackend::default();
+    floor(&mut alone);
+    let (a, aj) = two_wheeler(&mut alone, [-1.5, -1.5]);
+    let mut crowd = RapierBackend::default();
+    floor(&mut crowd);
+    let mut first = None;
+    for i in 0..64 {
+        let at = [-1.5 + 0.4 * (i % 8) as f64, -1.5 + 0.4 * (i / 8) as f64];
+        let (bodies, joints) = two_wheeler(&mut crowd, at);
+        for j in joints {
+            crowd.set_motor_velocity(j, 4.0).unwrap();
+        }
+        first.get_or_insert(bodies);
+    }
+    let c = first.unwrap();
+    for j in aj {
+        alone.set_motor_velocity(j, 4.0).unwrap();
+    }
+    let close = |alone: &RapierBackend, crowd: &RapierBackend| {
+        let (s, t) = (
+            alone.body_state(a[0]).unwrap(),
+            crowd.body_state(c[0]).unwrap(),
+        );
+        let d: f64 = (0..3)
+            .map(|k| (s.position[k] - t.position[k]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        assert!(d < 0.002, "{d} m apart: {s:?} {t:?}");
+    };
+    for _ in 0..100 {
+        alone.step();
+        crowd.step();
+    }
+    close(&alone, &crowd);
+    assert!(alone.body_state(a[0]).unwrap().position[0] < -1.55);
+    crowd.truncate(4, 2);
+    for _ in 0..100 {
+        alone.step();
+        crowd.step();
+    }
+    close(&alone, &crowd);
+    assert_eq!(crowd.motor_velocity(JointId(1)).unwrap(), 4.0);
 }
