@@ -92,6 +92,17 @@ fn ball_bounces_then_rests_on_the_floor_top() {
     assert!(s.linear_velocity[2].abs() < 0.01);
 }
 
+/// A backend imported from `p`'s exported state; both then take `steps` steps.
+fn saved_and_continued(p: &mut RapierBackend, steps: usize) -> RapierBackend {
+    let mut copy = RapierBackend::default();
+    copy.import_state(&p.export_state()).unwrap();
+    for _ in 0..steps {
+        p.step();
+        copy.step();
+    }
+    copy
+}
+
 #[test]
 fn export_import_continues_bit_for_bit() {
     let mut a = RapierBackend::default();
@@ -110,14 +121,9 @@ fn export_import_continues_bit_for_bit() {
     for _ in 0..50 {
         a.step();
     }
-    let saved = a.export_state();
-    let mut c = RapierBackend::default();
-    c.import_state(&saved).unwrap();
-    for _ in 0..100 {
-        a.step();
-        c.step();
-    }
+    let mut c = saved_and_continued(&mut a, 100);
     assert_eq!(a.body_state(b).unwrap(), c.body_state(b).unwrap());
+    let saved = a.export_state();
     assert!(c.import_state(&saved[..saved.len() / 2]).is_err());
     assert_eq!(a.body_state(b).unwrap(), c.body_state(b).unwrap());
 }
@@ -262,13 +268,7 @@ fn fast_mode_wheels_drive_like_jointed_ones_and_save_and_come_back() {
     }
     assert_eq!(fast.motor_velocity(joints[0]).unwrap(), 4.0);
 
-    let saved = fast.export_state();
-    let mut copy = RapierBackend::default();
-    copy.import_state(&saved).unwrap();
-    for _ in 0..50 {
-        fast.step();
-        copy.step();
-    }
+    let copy = saved_and_continued(&mut fast, 50);
     for body in bodies {
         assert_eq!(
             fast.body_state(body).unwrap(),
