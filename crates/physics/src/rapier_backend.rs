@@ -1054,6 +1054,18 @@ impl PhysicsBackend for RapierBackend {
                 ));
             }
         }
+        let n = state.driven.len();
+        if state
+            .bodies
+            .iter()
+            .map(|b| b.driven)
+            .chain(state.joints.iter().map(|j| j.driven))
+            .any(|d| d.is_some_and(|i| i >= n))
+        {
+            return Err(PhysicsError::CorruptState(
+                "a body or joint names a driven wheel that is not there".into(),
+            ));
+        }
         for d in &state.driven {
             if state.world.colliders.get(d.collider).is_none()
                 || state.bodies.get(d.wheel.index()).is_none()
