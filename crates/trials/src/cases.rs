@@ -123,6 +123,13 @@ pub struct TrialResult {
     pub sim_seconds: f64,
 }
 
+impl TrialResult {
+    /// A measured figure by name (see [`TrialResult::metrics`]).
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics.iter().find(|m| m.0 == name).map(|m| m.1)
+    }
+}
+
 fn rules(xml: &str, name: &str) -> Result<RuleSet, TrialError> {
     RuleSet::parse(xml, name).map_err(|e| TrialError::Rules(e.to_string()))
 }

@@ -52,12 +52,7 @@ fn with_ideal_robots_a_ball_straight_at_the_keeper_is_saved_and_a_pass_is_receiv
     let received = passes.iter().filter(|r| r.outcome == "received").count();
     assert!(received >= 4, "{passes:?}");
     for r in passes.iter().filter(|r| r.success) {
-        let pass_t = r.metrics.iter().find(|m| m.0 == "pass_time_s").map(|m| m.1);
-        let got_t = r
-            .metrics
-            .iter()
-            .find(|m| m.0 == "received_time_s")
-            .map(|m| m.1);
+        let (pass_t, got_t) = (r.metric("pass_time_s"), r.metric("received_time_s"));
         assert!(
             matches!((pass_t, got_t), (Some(a), Some(b)) if a < b),
             "received after the pass: {r:?}"
@@ -76,11 +71,7 @@ fn a_penalty_aimed_from_a_goal_post_beats_vision_s_goal_bias() {
     for trial in [4, 10, 19] {
         let r = run_trial(Case::PenaltyKick, trial, 1, &p).unwrap();
         assert_eq!(r.scenario, 2, "the keeper 20 cm to the kicker's right");
-        let crossing = r
-            .metrics
-            .iter()
-            .find(|m| m.0 == "goal_line_crossing_cm")
-            .map(|m| m.1);
+        let crossing = r.metric("goal_line_crossing_cm");
         assert!(
             r.success && crossing.is_some_and(|y| y.abs() < 90.0),
             "{r:?}"
