@@ -7,11 +7,13 @@ use rapier3d::prelude::*;
 use serde::{Deserialize, Serialize};
 use simrob_protocol::MaterialId;
 
+use crate::face_contacts::FaceContacts;
 use crate::mapping::{contact_spring, ode_spring, slip_friction};
 use crate::{
     BodyDesc, BodyId, BodyState, Contact, JointDesc, JointId, PhysicsBackend, PhysicsError, RayHit,
     Shape, StepParams, Vec3,
 };
+use rapier3d::parry::query::{DefaultQueryDispatcher, QueryDispatcher};
 
 /// Collision group of ordinary bodies.
 const GROUP_BODY: Group = Group::GROUP_1;
@@ -331,6 +333,7 @@ impl RapierBackend {
             wheels_dirty: false,
         };
         state.world.integration_parameters.contact_recycling = true;
+        install_contact_generation(&mut state.world);
         let hooks = MaterialHooks {
             pairs: HashMap::new(),
             default: PairCoefficients::of(&params.default_interaction, params.timestep),
@@ -708,6 +711,14 @@ impl RapierBackend {
         let angle = 2.0 * (spin.x as f64).atan2(spin.w as f64);
         self.state.driven[i].angle = angle.rem_euclid(std::f64::consts::TAU);
     }
+}
+
+/// Box-on-a-face contacts first, rapier's own for everything else (see [`crate::face_contacts`]).
+/// The dispatcher is not part of a saved state: it is installed again on import.
+fn install_contact_generation(world: &mut PhysicsWorld) {
+    world
+        .narrow_phase
+        .set_query_dispatcher(FaceContacts.chain(DefaultQueryDispatcher));
 }
 
 /// Collision groups of wheel colliders.
@@ -1088,6 +1099,7 @@ impl PhysicsBackend for RapierBackend {
             }
         }
         self.state = state;
+        install_contact_generation(&mut self.state.world);
         self.rebuild_hooks();
         Ok(())
     }

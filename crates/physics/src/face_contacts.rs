@@ -1,0 +1,285 @@
+//! Box–box contacts on the face of a much larger box (a floor, a wall) found as contacts with
+//! that face's plane.
+//!
+//! A box resting on a floor box is the most common pair of a robot scene, and the general
+//! box–box test (separating axes, then clipping the two touching features) is a fifth of a
+//! fast-mode step. When the small box's bounding sphere, grown by the contact prediction
+//! distance, crosses exactly one face plane of the large box and no other of its planes, the
+//! large box and the half-space behind that face are the same set inside the sphere, so their
+//! contacts with the small box are the same: the plane's are the vertices of the small box's
+//! face, edge or corner facing the plane, each with its distance (all of them, as the box–box
+//! test keeps them: the far ones are speculative contacts that hold a tipping box). Every other
+//! pair (boxes of similar size, a box near an edge or a corner of
+//! the other, a box swallowed by the other) goes to rapier's own contact generation.
+
+use rapier3d::geometry::{ContactData, ContactManifoldData};
+use rapier3d::parry::query::details::contact_manifold_halfspace_pfm;
+use rapier3d::parry::query::details::NormalConstraints;
+use rapier3d::parry::query::{
+    ClosestPoints, Contact, ContactManifold, ContactManifoldsWorkspace, NonlinearRigidMotion,
+    PersistentQueryDispatcher, QueryDispatcher, ShapeCastHit, ShapeCastOptions, Unsupported,
+};
+use rapier3d::parry::shape::{Cuboid, HalfSpace, Shape};
+use rapier3d::prelude::{Pose, Real, Vector};
+
+type Manifold = ContactManifold<ContactManifoldData, ContactData>;
+
+/// The dispatcher that finds box-on-a-face contacts and leaves every other query to the next
+/// one of its chain (see the module docs).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct FaceContacts;
+
+/// The face of `big` that `small` (posed by `pos12` in `big`'s frame) touches alone, as its
+/// outward normal and its centre in `big`'s frame.
+fn touched_face(
+    pos12: &Pose,
+    big: &Cuboid,
+    small: &Cuboid,
+    prediction: Real,
+) -> Option<(Vector, Vector)> {
+    let h = big.half_extents;
+    let p = pos12.translation;
+    let r = small.half_extents.length() + prediction;
+    let i = (0..3).max_by(|&a, &b| (p[a].abs() - h[a]).total_cmp(&(p[b].abs() - h[b])))?;
+    let s = if p[i] < 0.0 { -1.0 } else { 1.0 };
+    let inside_other_slabs = (0..3).filter(|&j| j != i).all(|j| p[j].abs() + r <= h[j]);
+    let crosses_face = s * p[i] + r >= h[i];
+    let short_of_far_face = s * p[i] - r >= -h[i];
+    if !(inside_other_slabs && crosses_face && short_of_far_face) {
+        return None;
+    }
+    let mut normal = Vector::ZERO;
+    normal[i] = s;
+    Some((normal, normal * h[i]))
+}
+
+fn first_manifold(manifolds: &mut Vec<Manifold>) -> &mut Manifold {
+    if manifolds.is_empty() {
+        manifolds.push(ContactManifold::new());
+    }
+    &mut manifolds[0]
+}
+
+impl PersistentQueryDispatcher<ContactManifoldData, ContactData> for FaceContacts {
+    fn contact_manifolds(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        prediction: Real,
+        manifolds: &mut Vec<Manifold>,
+        _workspace: &mut Option<ContactManifoldsWorkspace>,
+    ) -> Result<(), Unsupported> {
+        let (Some(c1), Some(c2)) = (g1.as_cuboid(), g2.as_cuboid()) else {
+            return Err(Unsupported);
+        };
+        if let Some((normal, centre)) = touched_face(pos12, c1, c2, prediction) {
+            let m = first_manifold(manifolds);
+            let in_face = Pose::from_translation(-centre) * *pos12;
+            let keep = c2.half_extents.length() * 2.0 + prediction;
+            contact_manifold_halfspace_pfm(
+                &in_face,
+                &HalfSpace::new(normal),
+                c2,
+                0.0,
+                keep,
+                m,
+                false,
+            );
+            for p in &mut m.points {
+                p.local_p1 += centre;
+            }
+            return Ok(());
+        }
+        let pos21 = pos12.inverse();
+        if let Some((normal, centre)) = touched_face(&pos21, c2, c1, prediction) {
+            let m = first_manifold(manifolds);
+            let in_face = Pose::from_translation(-centre) * pos21;
+            let keep = c1.half_extents.length() * 2.0 + prediction;
+            contact_manifold_halfspace_pfm(
+                &in_face,
+                &HalfSpace::new(normal),
+                c1,
+                0.0,
+                keep,
+                m,
+                true,
+            );
+            for p in &mut m.points {
+                p.local_p2 += centre;
+            }
+            return Ok(());
+        }
+        Err(Unsupported)
+    }
+
+    fn contact_manifold_convex_convex(
+        &self,
+        _pos12: &Pose,
+        _g1: &dyn Shape,
+        _g2: &dyn Shape,
+        _normal_constraints1: Option<&dyn NormalConstraints>,
+        _normal_constraints2: Option<&dyn NormalConstraints>,
+        _prediction: Real,
+        _manifold: &mut Manifold,
+    ) -> Result<(), Unsupported> {
+        Err(Unsupported)
+    }
+}
+
+/// Only contact manifolds are this dispatcher's; every other query is the next one's.
+impl QueryDispatcher for FaceContacts {
+    fn intersection_test(
+        &self,
+        _pos12: &Pose,
+        _g1: &dyn Shape,
+        _g2: &dyn Shape,
+    ) -> Result<rapier3d::parry::query::ShapeIntersection, Unsupported> {
+        Err(Unsupported)
+    }
+
+    fn distance(
+        &self,
+        _pos12: &Pose,
+        _g1: &dyn Shape,
+        _g2: &dyn Shape,
+    ) -> Result<rapier3d::parry::query::ShapeDistance, Unsupported> {
+        Err(Unsupported)
+    }
+
+    fn contact(
+        &self,
+        _pos12: &Pose,
+        _g1: &dyn Shape,
+        _g2: &dyn Shape,
+        _prediction: Real,
+    ) -> Result<Option<Contact>, Unsupported> {
+        Err(Unsupported)
+    }
+
+    fn closest_points(
+        &self,
+        _pos12: &Pose,
+        _g1: &dyn Shape,
+        _g2: &dyn Shape,
+        _max_dist: Real,
+    ) -> Result<ClosestPoints, Unsupported> {
+        Err(Unsupported)
+    }
+
+    fn cast_shapes(
+        &self,
+        _pos12: &Pose,
+        _local_vel12: Vector,
+        _g1: &dyn Shape,
+        _g2: &dyn Shape,
+        _options: ShapeCastOptions,
+    ) -> Result<Option<ShapeCastHit>, Unsupported> {
+        Err(Unsupported)
+    }
+
+    fn cast_shapes_nonlinear(
+        &self,
+        _motion1: &NonlinearRigidMotion,
+        _g1: &dyn Shape,
+        _motion2: &NonlinearRigidMotion,
+        _g2: &dyn Shape,
+        _start_time: Real,
+        _end_time: Real,
+        _stop_at_penetration: bool,
+    ) -> Result<Option<ShapeCastHit>, Unsupported> {
+        Err(Unsupported)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rapier3d::parry::query::DefaultQueryDispatcher;
+    use rapier3d::prelude::Rotation;
+
+    fn manifold(
+        d: &dyn PersistentQueryDispatcher<ContactManifoldData, ContactData>,
+        pos12: &Pose,
+        a: &Cuboid,
+        b: &Cuboid,
+    ) -> Result<Manifold, Unsupported> {
+        let mut m = Vec::new();
+        d.contact_manifolds(pos12, a, b, 0.002, &mut m, &mut None)?;
+        m.pop().ok_or(Unsupported)
+    }
+
+    /// A box on a floor's face, tilted every way, either box first: the same contact points,
+    /// distances and normals as rapier's box–box test.
+    #[test]
+    fn a_box_on_a_face_touches_as_in_the_box_box_test() {
+        let floor = Cuboid::new(Vector::new(1.2, 0.9, 0.05));
+        let chassis = Cuboid::new(Vector::new(0.0375, 0.0375, 0.0375));
+        for (k, axis) in [
+            [0.0, 0.0, 0.0],
+            [0.13, 0.0, 0.0],
+            [0.3, 0.13, 0.2],
+            [-0.05, 0.2, 1.0],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let rot = Rotation::from_scaled_axis(Vector::from(axis));
+            // Lowest corner 0.6 mm into the floor.
+            let low = (0..8)
+                .map(|c| {
+                    let v = Vector::new(
+                        if c & 1 == 0 { -0.0375 } else { 0.0375 },
+                        if c & 2 == 0 { -0.0375 } else { 0.0375 },
+                        if c & 4 == 0 { -0.0375 } else { 0.0375 },
+                    );
+                    (rot * v).z
+                })
+                .fold(f32::INFINITY, f32::min);
+            let pos12 = Pose::from_parts(Vector::new(0.3, -0.2, 0.05 - low - 0.0006), rot);
+            for flip in [false, true] {
+                let (p, a, b) = if flip {
+                    (pos12.inverse(), &chassis, &floor)
+                } else {
+                    (pos12, &floor, &chassis)
+                };
+                let ours = manifold(&FaceContacts, &p, a, b).unwrap();
+                let theirs = manifold(&DefaultQueryDispatcher, &p, a, b).unwrap();
+                let close = |x: Vector, y: Vector| (x - y).length() < 1e-5;
+                assert!(
+                    close(ours.local_n1, theirs.local_n1) && close(ours.local_n2, theirs.local_n2),
+                    "{k} {flip}"
+                );
+                assert!(!ours.points.is_empty(), "{k} {flip}");
+                for q in &ours.points {
+                    assert!(
+                        theirs.points.iter().any(|t| close(q.local_p1, t.local_p1)
+                            && close(q.local_p2, t.local_p2)
+                            && (q.dist - t.dist).abs() < 1e-5),
+                        "{k} {flip}: {:?} not among {:?}",
+                        (q.local_p1, q.local_p2, q.dist),
+                        theirs
+                            .points
+                            .iter()
+                            .map(|t| (t.local_p1, t.local_p2, t.dist))
+                            .collect::<Vec<_>>()
+                    );
+                }
+            }
+        }
+    }
+
+    /// Near an edge of the floor, or between boxes of a size, the box–box test decides.
+    #[test]
+    fn edges_and_boxes_of_a_size_are_left_to_the_box_box_test() {
+        let floor = Cuboid::new(Vector::new(1.2, 0.9, 0.05));
+        let chassis = Cuboid::new(Vector::new(0.0375, 0.0375, 0.0375));
+        let at = |x: f32, z: f32| Pose::from_parts(Vector::new(x, 0.0, z), Rotation::IDENTITY);
+        assert!(manifold(&FaceContacts, &at(0.0, 0.0875), &floor, &chassis).is_ok());
+        assert!(manifold(&FaceContacts, &at(1.19, 0.0875), &floor, &chassis).is_err());
+        assert!(manifold(&FaceContacts, &at(0.07, 0.0), &chassis, &chassis).is_err());
+        // Swallowed by the floor: no face is the one it touches.
+        let slab = Cuboid::new(Vector::new(1.2, 0.9, 0.5));
+        assert!(manifold(&FaceContacts, &at(0.0, 0.0), &slab, &chassis).is_err());
+    }
+}
