@@ -57,7 +57,7 @@
 //! * **Boxes on a face.** A box touching only one face of a much larger box (a chassis on the
 //!   floor box, against a wall) gets its contacts from that face's plane: the same points,
 //!   distances and normal as the general box–box test, found from the small box's vertices
-//!   alone (a SumBot on the floor: a third fewer instructions a step in the default mode).
+//!   alone (22 SumBots: 9 % fewer instructions a step in the default mode, 15 % in fast mode).
 //!   Near an edge or a corner of the large box, the general test decides.
 //! * **WheelCylinder** collides as a sphere of the wheel's radius (inertia of the cylinder) and
 //!   never with another WheelCylinder. Bodies joined by a joint never collide with each other.
