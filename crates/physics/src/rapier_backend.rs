@@ -333,6 +333,10 @@ impl RapierBackend {
             wheels_dirty: false,
         };
         state.world.integration_parameters.contact_recycling = true;
+        // Each collider's broad-phase margin follows its size (an eighth of its smallest extent)
+        // rather than the length unit: fewer tree updates for the field's boxes, 2–3 % fewer
+        // instructions a step; contacts are decided by the prediction distance either way.
+        state.world.broad_phase.adaptive_change_detection_margin = true;
         install_contact_generation(&mut state.world);
         let hooks = MaterialHooks {
             pairs: HashMap::new(),
