@@ -53,6 +53,41 @@ fn touched_face(
     Some((normal, normal * h[i]))
 }
 
+/// The contacts of `small` (posed by `pos` in `big`'s frame) with the face of `big` it alone
+/// touches, if there is one; `flipped` when `big` is the pair's second shape. Every vertex of
+/// the feature facing the plane is kept with its distance, as the box–box test keeps them.
+fn plane_contacts(
+    pos: &Pose,
+    big: &Cuboid,
+    small: &Cuboid,
+    prediction: Real,
+    m: &mut Manifold,
+    flipped: bool,
+) -> bool {
+    let Some((normal, centre)) = touched_face(pos, big, small, prediction) else {
+        return false;
+    };
+    let in_face = Pose::from_translation(-centre) * *pos;
+    let keep = small.half_extents.length() * 2.0 + prediction;
+    contact_manifold_halfspace_pfm(
+        &in_face,
+        &HalfSpace::new(normal),
+        small,
+        0.0,
+        keep,
+        m,
+        flipped,
+    );
+    for p in &mut m.points {
+        if flipped {
+            p.local_p2 += centre;
+        } else {
+            p.local_p1 += centre;
+        }
+    }
+    true
+}
+
 fn first_manifold(manifolds: &mut Vec<Manifold>) -> &mut Manifold {
     if manifolds.is_empty() {
         manifolds.push(ContactManifold::new());
@@ -73,41 +108,16 @@ impl PersistentQueryDispatcher<ContactManifoldData, ContactData> for FaceContact
         let (Some(c1), Some(c2)) = (g1.as_cuboid(), g2.as_cuboid()) else {
             return Err(Unsupported);
         };
-        if let Some((normal, centre)) = touched_face(pos12, c1, c2, prediction) {
-            let m = first_manifold(manifolds);
-            let in_face = Pose::from_translation(-centre) * *pos12;
-            let keep = c2.half_extents.length() * 2.0 + prediction;
-            contact_manifold_halfspace_pfm(
-                &in_face,
-                &HalfSpace::new(normal),
+        if plane_contacts(pos12, c1, c2, prediction, first_manifold(manifolds), false)
+            || plane_contacts(
+                &pos12.inverse(),
                 c2,
-                0.0,
-                keep,
-                m,
-                false,
-            );
-            for p in &mut m.points {
-                p.local_p1 += centre;
-            }
-            return Ok(());
-        }
-        let pos21 = pos12.inverse();
-        if let Some((normal, centre)) = touched_face(&pos21, c2, c1, prediction) {
-            let m = first_manifold(manifolds);
-            let in_face = Pose::from_translation(-centre) * pos21;
-            let keep = c1.half_extents.length() * 2.0 + prediction;
-            contact_manifold_halfspace_pfm(
-                &in_face,
-                &HalfSpace::new(normal),
                 c1,
-                0.0,
-                keep,
-                m,
+                prediction,
+                first_manifold(manifolds),
                 true,
-            );
-            for p in &mut m.points {
-                p.local_p2 += centre;
-            }
+            )
+        {
             return Ok(());
         }
         Err(Unsupported)
