@@ -241,6 +241,18 @@ pub struct BodyState {
     pub angular_velocity: Vec3,
 }
 
+impl BodyState {
+    /// Whether every number of it (pose and velocities) is finite.
+    pub fn is_finite(&self) -> bool {
+        self.position
+            .iter()
+            .chain(&self.orientation)
+            .chain(&self.linear_velocity)
+            .chain(&self.angular_velocity)
+            .all(|x| x.is_finite())
+    }
+}
+
 /// The first body a ray meets.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RayHit {
@@ -293,6 +305,16 @@ pub trait PhysicsBackend {
     fn step(&mut self);
     /// Kinematic state of a body.
     fn body_state(&self, body: BodyId) -> Result<BodyState, PhysicsError>;
+    /// A body's pose (position, orientation): the pose of [`PhysicsBackend::body_state`],
+    /// without its velocities.
+    fn body_pose(&self, body: BodyId) -> Result<(Vec3, Quat), PhysicsError> {
+        self.body_state(body).map(|s| (s.position, s.orientation))
+    }
+    /// Appends to `out`, in index order, every body whose [`PhysicsBackend::body_state`] is not
+    /// finite ([`BodyState::is_finite`]), without building the states of the others.
+    fn non_finite_bodies(&self, out: &mut Vec<BodyId>) {
+        non_finite_states(self, out);
+    }
     /// Teleports a body (pose and velocities).
     fn set_body_state(&mut self, body: BodyId, state: &BodyState) -> Result<(), PhysicsError>;
     /// Casts a ray; `direction` need not be normalised. Bodies in `exclude` are ignored.
@@ -311,6 +333,16 @@ pub trait PhysicsBackend {
     /// Replaces the whole state with one from [`PhysicsBackend::export_state`]. On error the
     /// backend is unchanged.
     fn import_state(&mut self, bytes: &[u8]) -> Result<(), PhysicsError>;
+}
+
+/// [`PhysicsBackend::non_finite_bodies`] from each body's [`PhysicsBackend::body_state`].
+fn non_finite_states<B: PhysicsBackend + ?Sized>(backend: &B, out: &mut Vec<BodyId>) {
+    for i in 0..backend.body_count() {
+        let body = BodyId(i as u32);
+        if backend.body_state(body).is_ok_and(|s| !s.is_finite()) {
+            out.push(body);
+        }
+    }
 }
 
 /// Converts Euler angles (radians, `R = Rz(z)·Ry(y)·Rx(x)`) to a unit quaternion.

@@ -667,15 +667,22 @@ impl RapierBackend {
         }
     }
 
-    /// Pose and velocity of a driven wheel: its frame on the chassis turned by its angle.
-    fn derived_wheel_state(&self, d: &DrivenWheel) -> Option<BodyState> {
+    /// A driven wheel's chassis, and the wheel's joint frame in the world.
+    fn wheel_frame(&self, d: &DrivenWheel) -> Option<(&RigidBody, Pose)> {
         let w = &self.state.world;
         let c = w
             .bodies
             .get(self.state.bodies.get(d.chassis.index())?.handle)?;
-        let frame = *c.position() * *w.colliders.get(d.collider)?.position_wrt_parent()?;
-        let spin = Pose::rotation(Vector::X * d.angle as f32);
-        let pose = frame * spin * d.wheel_in_frame;
+        Some((
+            c,
+            *c.position() * *w.colliders.get(d.collider)?.position_wrt_parent()?,
+        ))
+    }
+
+    /// Pose and velocity of a driven wheel: its frame on the chassis turned by its angle.
+    fn derived_wheel_state(&self, d: &DrivenWheel) -> Option<BodyState> {
+        let (c, frame) = self.wheel_frame(d)?;
+        let pose = wheel_pose(d, frame);
         let axis = frame.rotation * Vector::X;
         let rate = self.target_rate(d.joint) as f32;
         let q = pose.rotation;
@@ -715,6 +722,21 @@ impl RapierBackend {
         let angle = 2.0 * (spin.x as f64).atan2(spin.w as f64);
         self.state.driven[i].angle = angle.rem_euclid(std::f64::consts::TAU);
     }
+}
+
+/// A driven wheel's pose: its joint `frame` turned by its angle.
+fn wheel_pose(d: &DrivenWheel, frame: Pose) -> Pose {
+    frame * Pose::rotation(Vector::X * d.angle as f32) * d.wheel_in_frame
+}
+
+/// Whether a rigid body's pose and velocities are finite (the `f32` values that
+/// [`PhysicsBackend::body_state`] converts exactly).
+fn rigid_body_finite(rb: &RigidBody) -> bool {
+    let p = rb.position();
+    p.translation.is_finite()
+        && p.rotation.is_finite()
+        && rb.linvel().is_finite()
+        && rb.angvel().is_finite()
 }
 
 /// Box-on-a-face contacts first, rapier's own for everything else (see [`crate::face_contacts`]).
@@ -1000,6 +1022,45 @@ impl PhysicsBackend for RapierBackend {
             linear_velocity: from_v3(rb.linvel()),
             angular_velocity: from_v3(rb.angvel()),
         })
+    }
+
+    fn body_pose(&self, body: BodyId) -> Result<(Vec3, crate::Quat), PhysicsError> {
+        let entry = self.body(body)?;
+        let pose = match entry.driven {
+            Some(i) => {
+                let d = &self.state.driven[i];
+                self.wheel_frame(d).map(|(_, frame)| wheel_pose(d, frame))
+            }
+            None => self
+                .state
+                .world
+                .bodies
+                .get(entry.handle)
+                .map(|rb| *rb.position()),
+        }
+        .ok_or(PhysicsError::NoSuchBody(body))?;
+        let q = pose.rotation;
+        Ok((
+            from_v3(pose.translation),
+            [q.x as f64, q.y as f64, q.z as f64, q.w as f64],
+        ))
+    }
+
+    fn non_finite_bodies(&self, out: &mut Vec<BodyId>) {
+        // Every body's state is made of the rigid bodies' states and the driven wheels' angles
+        // (turned at finite rates): when those are all finite, as they are unless the engine
+        // diverged, so is every state. Otherwise each body's state is checked.
+        if self
+            .state
+            .world
+            .bodies
+            .iter()
+            .all(|(_, rb)| rigid_body_finite(rb))
+            && self.state.driven.iter().all(|d| d.angle.is_finite())
+        {
+            return;
+        }
+        crate::non_finite_states(self, out);
     }
 
     fn set_body_state(&mut self, body: BodyId, state: &BodyState) -> Result<(), PhysicsError> {

@@ -50,7 +50,7 @@ pub use save::{
     default_save_key, session_flags_of, set_default_save_key, EngineState, LoadLimits, LoadOptions,
     SaveKey, SessionFlags,
 };
-use simrob_physics::{euler_to_quat, quat_to_euler, BodyState, StepParams};
+use simrob_physics::{euler_to_quat, quat_to_euler, BodyId, BodyState, StepParams};
 pub use simrob_physics::{PhysicsBackend, RapierBackend};
 pub use simrob_protocol as protocol;
 use simrob_protocol::{
@@ -125,8 +125,10 @@ pub struct World<P: PhysicsBackend + Default = RapierBackend> {
     pending_steps: u64,
     /// Physics steps done of the iteration in progress (0: none in progress; `slice.rs`).
     slice_steps: u32,
-    /// The last finite pose noted of each body (entity id, body index), see `slice.rs`.
-    last_finite: BTreeMap<(EntityId, usize), ([f64; 3], [f64; 4])>,
+    /// The last finite pose noted of each body, by engine body index (see `slice.rs`).
+    last_finite: Vec<Option<([f64; 3], [f64; 4])>>,
+    /// Bodies found not finite after an iteration (kept for its allocation).
+    non_finite: Vec<BodyId>,
     /// Entities the divergence guard put back, not yet taken.
     diverged: Vec<Diverged>,
     /// Humanoid robots and rolling resistance (`humanoid.rs`).
@@ -174,7 +176,8 @@ impl<P: PhysicsBackend + Default> World<P> {
             sim_time: 0.0,
             pending_steps: 0,
             slice_steps: 0,
-            last_finite: BTreeMap::new(),
+            last_finite: Vec::new(),
+            non_finite: Vec::new(),
             diverged: Vec::new(),
             soccer: humanoid::Soccer::default(),
         }

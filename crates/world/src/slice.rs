@@ -6,12 +6,14 @@
 //! ran. [`World::advance`] runs a whole iteration.
 //!
 //! **Divergence guard.** Before an iteration's first step the world notes every body's pose
-//! (when finite); after its last step it checks every body's state. An entity with a body
-//! whose position, orientation or velocity is no longer finite (the engine diverged) is put
-//! back at its last finite pose, at rest, and listed in [`World::take_diverged`]: no
-//! non-finite value ever leaves the world.
+//! (when finite); after its last step it asks the engine which bodies' states are no longer
+//! finite ([`PhysicsBackend::non_finite_bodies`], a scan that builds no state). An entity with
+//! a body whose position, orientation or velocity is no longer finite (the engine diverged) is
+//! put back at its last finite pose, at rest, and listed in [`World::take_diverged`]: no
+//! non-finite value ever leaves the world. Poses are noted by engine body index, so a body
+//! moved or created by a request between iterations is put back where the request left it.
 
-use simrob_physics::{BodyState, PhysicsBackend};
+use simrob_physics::{BodyId, BodyState, PhysicsBackend};
 use simrob_protocol::EntityId;
 
 use crate::World;
@@ -34,15 +36,6 @@ pub struct Diverged {
     pub entity: EntityId,
     /// The iteration whose steps diverged; the entity is where it was before it.
     pub iteration: u64,
-}
-
-fn finite(s: &BodyState) -> bool {
-    s.position
-        .iter()
-        .chain(&s.orientation)
-        .chain(&s.linear_velocity)
-        .chain(&s.angular_velocity)
-        .all(|x| x.is_finite())
 }
 
 impl<P: PhysicsBackend + Default> World<P> {
@@ -94,58 +87,60 @@ impl<P: PhysicsBackend + Default> World<P> {
     /// Notes the pose of every body whose pose is finite now (a body whose pose is not keeps
     /// the last finite one noted).
     pub(crate) fn note_finite_states(&mut self) {
-        for (id, e) in &self.entities {
-            for (i, b) in e.bodies.iter().enumerate() {
-                let Ok(s) = self.physics.body_state(b.handle) else {
-                    continue;
-                };
-                if s.position
-                    .iter()
-                    .chain(&s.orientation)
-                    .all(|x| x.is_finite())
-                {
-                    self.last_finite
-                        .insert((*id, i), (s.position, s.orientation));
+        let count = self.physics.body_count();
+        self.last_finite.resize(count, None);
+        for (i, noted) in self.last_finite.iter_mut().enumerate() {
+            if let Ok((position, orientation)) = self.physics.body_pose(BodyId(i as u32)) {
+                if position.iter().chain(&orientation).all(|x| x.is_finite()) {
+                    *noted = Some((position, orientation));
                 }
             }
         }
     }
 
     fn restore_diverged(&mut self) {
-        let bad: Vec<EntityId> = self
-            .entities
-            .iter()
-            .filter(|(_, e)| {
-                e.bodies
-                    .iter()
-                    .any(|b| self.physics.body_state(b.handle).is_ok_and(|s| !finite(&s)))
-            })
-            .map(|(id, _)| *id)
-            .collect();
-        for id in bad {
-            let Some(e) = self.entities.get(&id) else {
-                continue;
-            };
-            for (i, b) in e.bodies.iter().enumerate() {
-                // Never seen finite (made non-finite before its first iteration): the origin.
-                let (position, orientation) = self
-                    .last_finite
-                    .get(&(id, i))
-                    .copied()
-                    .unwrap_or(([0.0; 3], [0.0, 0.0, 0.0, 1.0]));
-                let at_rest = BodyState {
-                    position,
-                    orientation,
-                    linear_velocity: [0.0; 3],
-                    angular_velocity: [0.0; 3],
-                };
-                let _ = self.physics.set_body_state(b.handle, &at_rest);
+        let mut bad = std::mem::take(&mut self.non_finite);
+        bad.clear();
+        self.physics.non_finite_bodies(&mut bad);
+        if !bad.is_empty() {
+            let entities: Vec<EntityId> = self
+                .entities
+                .iter()
+                .filter(|(_, e)| e.bodies.iter().any(|b| bad.contains(&b.handle)))
+                .map(|(id, _)| *id)
+                .collect();
+            for id in entities {
+                self.put_back(id);
             }
-            self.diverged.push(Diverged {
-                entity: id,
-                iteration: self.iteration + 1,
-            });
         }
+        self.non_finite = bad;
+    }
+
+    /// Puts every body of entity `id` back at its last finite pose, at rest, and reports it.
+    fn put_back(&mut self, id: EntityId) {
+        let Some(e) = self.entities.get(&id) else {
+            return;
+        };
+        for b in &e.bodies {
+            // Never seen finite (made non-finite before its first iteration): the origin.
+            let (position, orientation) = self
+                .last_finite
+                .get(b.handle.index())
+                .copied()
+                .flatten()
+                .unwrap_or(([0.0; 3], [0.0, 0.0, 0.0, 1.0]));
+            let at_rest = BodyState {
+                position,
+                orientation,
+                linear_velocity: [0.0; 3],
+                angular_velocity: [0.0; 3],
+            };
+            let _ = self.physics.set_body_state(b.handle, &at_rest);
+        }
+        self.diverged.push(Diverged {
+            entity: id,
+            iteration: self.iteration + 1,
+        });
     }
 }
 
@@ -153,7 +148,9 @@ impl<P: PhysicsBackend + Default> World<P> {
 mod tests {
     use super::*;
     use crate::{World, WorldConfig};
-    use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest};
+    use simrob_protocol::{
+        decode_datagram, CommandKeys, ControlRequest, EntityRequest, EntitySpec, MotorCommand,
+    };
 
     /// The SumBot scene with the manual's ball (entity 8, 0.6 kg), initialized.
     fn soccer() -> World {
@@ -168,21 +165,26 @@ mod tests {
         w
     }
 
-    /// Makes the engine's state of the falling ball non-finite: its height (the engine's f32,
-    /// found by its bytes) becomes NaN.
-    fn poison_ball(w: &mut World) {
-        let z = w.body_state(EntityId(8), 0).expect("ball").position[2] as f32;
+    /// Makes one coordinate (`axis`) of the position of an entity's body non-finite in the
+    /// engine's state: the engine's f32 of it, found by its bytes, becomes NaN.
+    fn poison(w: &mut World, entity: EntityId, body: u32, axis: usize) {
+        let x = w.body_state(entity, body).expect("body").position[axis] as f32;
         let mut state = w.physics.export_state();
         let mut hits = 0;
         for i in 0..state.len().saturating_sub(3) {
-            if state[i..i + 4] == z.to_le_bytes() {
+            if state[i..i + 4] == x.to_le_bytes() {
                 state[i..i + 4].copy_from_slice(&f32::NAN.to_le_bytes());
                 hits += 1;
             }
         }
-        assert!(hits > 0, "the ball's height is not in the engine state");
+        assert!(hits > 0, "the coordinate is not in the engine state");
         w.physics.import_state(&state).expect("import");
-        assert!(w.body_state(EntityId(8), 0).unwrap().position[2].is_nan());
+        assert!(w.body_state(entity, body).unwrap().position[axis].is_nan());
+    }
+
+    /// Makes the engine's state of the falling ball non-finite: its height becomes NaN.
+    fn poison_ball(w: &mut World) {
+        poison(w, EntityId(8), 0, 2);
     }
 
     #[test]
@@ -207,7 +209,7 @@ mod tests {
         );
         // Back where it was last seen finite (when iteration 10 started), at rest.
         let ball = w.body_state(EntityId(8), 0).unwrap();
-        assert!(finite(&ball), "{ball:?}");
+        assert!(ball.is_finite(), "{ball:?}");
         assert_eq!(ball.linear_velocity, [0.0; 3]);
         assert_eq!(ball.angular_velocity, [0.0; 3]);
         assert_eq!(w.entity_pose(EntityId(8)).unwrap(), ball_before);
@@ -224,8 +226,115 @@ mod tests {
         // What else the engine keeps of the fault is the engine's; the world stays finite.
         for _ in 0..5 {
             assert!(w.advance());
-            assert!(finite(&w.body_state(EntityId(8), 0).unwrap()));
+            assert!(w.body_state(EntityId(8), 0).unwrap().is_finite());
         }
+    }
+
+    #[test]
+    fn a_body_moved_or_created_by_a_request_is_put_back_where_the_request_left_it() {
+        let mut w = soccer();
+        w.apply_control(&ControlRequest::SetStepsPerIteration(2))
+            .unwrap();
+        for _ in 0..5 {
+            assert!(w.advance());
+        }
+        w.apply_entity(&EntityRequest::SetEntityPosition {
+            entity_id: EntityId(8),
+            position: [0.3, 0.2, 0.5],
+        })
+        .unwrap();
+        w.apply_control(&ControlRequest::CreateEntity(EntitySpec::Ball {
+            entity_id: EntityId(9),
+            material: None,
+            mass: Some(0.6),
+            position: [-0.3, 0.1, 0.6],
+            rotation: [0.0; 3],
+            radius: 0.03,
+        }))
+        .unwrap();
+        let (moved, created) = (
+            w.entity_pose(EntityId(8)).unwrap(),
+            w.entity_pose(EntityId(9)).unwrap(),
+        );
+        // Both diverge in the middle of the next iteration, after they fell for a step.
+        assert_eq!(w.advance_slice(1), Advance::Partial);
+        assert_ne!(w.entity_pose(EntityId(8)).unwrap(), moved);
+        poison(&mut w, EntityId(8), 0, 2);
+        poison(&mut w, EntityId(9), 0, 2);
+        assert_eq!(w.advance_slice(1), Advance::Completed);
+        let diverged: Vec<EntityId> = w.take_diverged().iter().map(|d| d.entity).collect();
+        assert_eq!(diverged, [EntityId(8), EntityId(9)]);
+        assert_eq!(w.entity_pose(EntityId(8)).unwrap(), moved);
+        assert_eq!(w.entity_pose(EntityId(9)).unwrap(), created);
+    }
+
+    #[test]
+    fn in_fast_mode_a_diverged_robot_is_put_back_with_its_driven_wheels() {
+        let mut w = soccer();
+        w.apply_control(&ControlRequest::SetFastMode(true)).unwrap();
+        w.apply_entity(&EntityRequest::RobotMotorControl {
+            entity_id: EntityId(3),
+            motors: [(0, 3.0), (1, 5.0)]
+                .map(|(wheel_joint_id, value)| MotorCommand {
+                    wheel_joint_id,
+                    value,
+                })
+                .to_vec(),
+        })
+        .unwrap();
+        for _ in 0..50 {
+            assert!(w.advance());
+        }
+        // The engine's pose query and its finiteness scan agree with its full states.
+        let bodies: Vec<BodyId> = (0..w.physics.body_count())
+            .map(|i| BodyId(i as u32))
+            .collect();
+        for &b in &bodies {
+            let s = w.physics.body_state(b).unwrap();
+            assert_eq!(w.physics.body_pose(b).unwrap(), (s.position, s.orientation));
+        }
+        let before: Vec<BodyState> = (0..3)
+            .map(|b| w.body_state(EntityId(3), b).unwrap())
+            .collect();
+        // The chassis diverges in the middle of the next iteration.
+        w.apply_control(&ControlRequest::SetStepsPerIteration(2))
+            .unwrap();
+        assert_eq!(w.advance_slice(1), Advance::Partial);
+        poison(&mut w, EntityId(3), 0, 1);
+        let mut found = Vec::new();
+        w.physics.non_finite_bodies(&mut found);
+        let expected: Vec<BodyId> = bodies
+            .into_iter()
+            .filter(|b| !w.physics.body_state(*b).unwrap().is_finite())
+            .collect();
+        assert_eq!(found, expected);
+        // The chassis and both its wheels (driven surfaces of it in fast mode).
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert_eq!(w.advance_slice(1), Advance::Completed);
+        assert_eq!(
+            w.take_diverged(),
+            vec![Diverged {
+                entity: EntityId(3),
+                iteration: 51
+            }]
+        );
+        for (b, was) in before.iter().enumerate() {
+            let now = w.body_state(EntityId(3), b as u32).unwrap();
+            assert!(now.is_finite(), "{now:?}");
+            assert_eq!(now.linear_velocity, [0.0; 3]);
+            // Set back through the engine, which normalises the chassis' quaternion (the last
+            // f32 bit of it and of the wheels' poses that follow it).
+            let pose = |s: &BodyState| s.position.into_iter().chain(s.orientation);
+            let close = pose(&now).zip(pose(was)).all(|(a, b)| (a - b).abs() < 1e-6);
+            assert!(close, "body {b}: {now:?} vs {was:?}");
+        }
+        assert_eq!(
+            w.body_state(EntityId(3), 0).unwrap().position,
+            before[0].position
+        );
+        let mut none = Vec::new();
+        w.physics.non_finite_bodies(&mut none);
+        assert!(none.is_empty());
     }
 
     #[test]
