@@ -310,6 +310,21 @@ pub trait PhysicsBackend {
     fn body_pose(&self, body: BodyId) -> Result<(Vec3, Quat), PhysicsError> {
         self.body_state(body).map(|s| (s.position, s.orientation))
     }
+    /// Notes every body's pose where it is finite: `noted` is resized to the body count (new
+    /// entries `None`) and entry `i` becomes body `i`'s [`PhysicsBackend::body_pose`] when that
+    /// pose is finite; the others keep what they held. Pass the same vector at every call: a
+    /// backend may skip an entry it filled itself for a body that cannot have moved since (a
+    /// fixed body, when no body was added, removed, set or loaded in between).
+    fn note_finite_poses(&self, noted: &mut Vec<Option<(Vec3, Quat)>>) {
+        noted.resize(self.body_count(), None);
+        for (i, entry) in noted.iter_mut().enumerate() {
+            if let Ok(pose) = self.body_pose(BodyId(i as u32)) {
+                if pose_finite(&pose) {
+                    *entry = Some(pose);
+                }
+            }
+        }
+    }
     /// Appends to `out`, in index order, every body whose [`PhysicsBackend::body_state`] is not
     /// finite ([`BodyState::is_finite`]), without building the states of the others.
     fn non_finite_bodies(&self, out: &mut Vec<BodyId>) {
@@ -336,6 +351,10 @@ pub trait PhysicsBackend {
 }
 
 /// [`PhysicsBackend::non_finite_bodies`] from each body's [`PhysicsBackend::body_state`].
+fn pose_finite((position, orientation): &(Vec3, Quat)) -> bool {
+    position.iter().chain(orientation).all(|x| x.is_finite())
+}
+
 fn non_finite_states<B: PhysicsBackend + ?Sized>(backend: &B, out: &mut Vec<BodyId>) {
     for i in 0..backend.body_count() {
         let body = BodyId(i as u32);

@@ -1,6 +1,6 @@
 //! [`PhysicsBackend`] on rapier3d.
 
-use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::prelude::*;
@@ -133,7 +133,9 @@ impl PairCoefficients {
 
 /// Applies per-material-pair friction and restitution to every contact.
 struct MaterialHooks {
-    pairs: HashMap<(MaterialId, MaterialId), PairCoefficients>,
+    /// Sorted by pair, one entry a pair: a binary search costs a fraction of a hashed lookup,
+    /// and the hook runs for every contact pair every step.
+    pairs: Vec<((MaterialId, MaterialId), PairCoefficients)>,
     default: PairCoefficients,
 }
 
@@ -192,7 +194,10 @@ impl PhysicsHooks for MaterialHooks {
             return;
         };
         let key = pair_key(material_of(c1), material_of(c2));
-        let coeffs = self.pairs.get(&key).copied().unwrap_or(self.default);
+        let coeffs = self
+            .pairs
+            .binary_search_by_key(&key, |(k, _)| *k)
+            .map_or(self.default, |i| self.pairs[i].1);
         if let Some(m) = context.rigid_mut() {
             *m.friction = coeffs.friction;
             *m.restitution = coeffs.restitution;
@@ -210,6 +215,9 @@ impl PhysicsHooks for MaterialHooks {
 pub struct RapierBackend {
     state: State,
     hooks: MaterialHooks,
+    /// The fixed bodies' poses noted by the last [`PhysicsBackend::note_finite_poses`] still
+    /// hold: no fixed body was added, removed, moved or loaded since (a step never moves one).
+    fixed_noted: AtomicBool,
 }
 
 impl Default for RapierBackend {
@@ -339,10 +347,14 @@ impl RapierBackend {
         state.world.broad_phase.adaptive_change_detection_margin = true;
         install_contact_generation(&mut state.world);
         let hooks = MaterialHooks {
-            pairs: HashMap::new(),
+            pairs: Vec::new(),
             default: PairCoefficients::of(&params.default_interaction, params.timestep),
         };
-        let mut backend = RapierBackend { state, hooks };
+        let mut backend = RapierBackend {
+            state,
+            hooks,
+            fixed_noted: AtomicBool::new(false),
+        };
         backend.apply_params();
         backend
     }
@@ -350,12 +362,17 @@ impl RapierBackend {
     fn rebuild_hooks(&mut self) {
         let h = self.state.params.timestep;
         self.hooks.default = PairCoefficients::of(&self.state.params.default_interaction, h);
-        self.hooks.pairs = self
+        // The last interaction given for a pair wins.
+        let mut pairs: Vec<_> = self
             .state
             .interactions
             .iter()
+            .rev()
             .map(|((a, b), i)| (pair_key(*a, *b), PairCoefficients::of(i, h)))
             .collect();
+        pairs.sort_by_key(|(k, _)| *k);
+        pairs.dedup_by_key(|(k, _)| *k);
+        self.hooks.pairs = pairs;
     }
 
     /// Pushes `params` into rapier: timestep, gravity, solver, softness of contacts and joints.
@@ -455,6 +472,7 @@ impl RapierBackend {
     /// joints to the wheels that cannot (or to all of them outside fast mode); then splits or
     /// joins the wheel joints' motors (see [`SPLIT_MOTORS_FROM`]).
     fn reconcile_wheels(&mut self) {
+        *self.fixed_noted.get_mut() = false;
         self.state.wheels_dirty = false;
         let fast = self.state.params.fast_mode;
         let keep: Vec<bool> = self
@@ -729,14 +747,19 @@ fn wheel_pose(d: &DrivenWheel, frame: Pose) -> Pose {
     frame * Pose::rotation(Vector::X * d.angle as f32) * d.wheel_in_frame
 }
 
-/// Whether a rigid body's pose and velocities are finite (the `f32` values that
-/// [`PhysicsBackend::body_state`] converts exactly).
+/// Whether a rigid body's pose and velocities (the `f32` values that
+/// [`PhysicsBackend::body_state`] converts exactly) are surely finite: `true` only if they are,
+/// `false` if one is not or they are large enough for their sum to overflow.
 fn rigid_body_finite(rb: &RigidBody) -> bool {
     let p = rb.position();
-    p.translation.is_finite()
-        && p.rotation.is_finite()
-        && rb.linvel().is_finite()
-        && rb.angvel().is_finite()
+    // A sum of finite values is finite unless it overflows: a non-finite sum only sends the
+    // caller to its exact per-body check.
+    let q = p.rotation;
+    let sum = p.translation.element_sum()
+        + (q.x + q.y + q.z + q.w)
+        + rb.linvel().element_sum()
+        + rb.angvel().element_sum();
+    sum.is_finite()
 }
 
 /// Box-on-a-face contacts first, rapier's own for everything else (see [`crate::face_contacts`]).
@@ -773,6 +796,7 @@ fn rigid_contact(h: f64) -> SpringCoefficients<f32> {
 
 impl PhysicsBackend for RapierBackend {
     fn add_body(&mut self, desc: &BodyDesc) -> Result<BodyId, PhysicsError> {
+        *self.fixed_noted.get_mut() = false;
         if !desc.mass.is_finite() || desc.mass == 0.0 {
             return Err(PhysicsError::Invalid(format!(
                 "Mass must be positive or -1 (static), got {}",
@@ -877,6 +901,7 @@ impl PhysicsBackend for RapierBackend {
     }
 
     fn truncate(&mut self, bodies: usize, joints: usize) {
+        *self.fixed_noted.get_mut() = false;
         self.undrive_all();
         self.state.wheels_dirty = true;
         while self.state.joints.len() > joints {
@@ -916,6 +941,7 @@ impl PhysicsBackend for RapierBackend {
     }
 
     fn set_params(&mut self, params: &StepParams) -> Result<(), PhysicsError> {
+        *self.fixed_noted.get_mut() = false;
         let i = &params.default_interaction;
         if !(params.timestep.is_finite() && params.timestep > 0.0) {
             return Err(PhysicsError::Invalid(format!(
@@ -1046,6 +1072,35 @@ impl PhysicsBackend for RapierBackend {
         ))
     }
 
+    fn note_finite_poses(&self, noted: &mut Vec<Option<(Vec3, crate::Quat)>>) {
+        // The loop of the trait's default without a lookup and a `Result` per body (the world
+        // notes every pose before every iteration), and without the fixed bodies already
+        // noted in `noted` when none has changed since.
+        noted.resize(self.state.bodies.len(), None);
+        let skip_fixed = self.fixed_noted.swap(true, Ordering::Relaxed);
+        for (entry, noted) in self.state.bodies.iter().zip(noted.iter_mut()) {
+            let pose = match entry.driven {
+                Some(i) => {
+                    let d = &self.state.driven[i];
+                    self.wheel_frame(d).map(|(_, frame)| wheel_pose(d, frame))
+                }
+                None => match self.state.world.bodies.get(entry.handle) {
+                    Some(rb) if skip_fixed && rb.is_fixed() && noted.is_some() => continue,
+                    rb => rb.map(|rb| *rb.position()),
+                },
+            };
+            if let Some(p) = pose {
+                if p.translation.is_finite() && p.rotation.is_finite() {
+                    let q = p.rotation;
+                    *noted = Some((
+                        from_v3(p.translation),
+                        [q.x as f64, q.y as f64, q.z as f64, q.w as f64],
+                    ));
+                }
+            }
+        }
+    }
+
     fn non_finite_bodies(&self, out: &mut Vec<BodyId>) {
         // Every body's state is made of the rigid bodies' states and the driven wheels' angles
         // (turned at finite rates): when those are all finite, as they are unless the engine
@@ -1064,6 +1119,7 @@ impl PhysicsBackend for RapierBackend {
     }
 
     fn set_body_state(&mut self, body: BodyId, state: &BodyState) -> Result<(), PhysicsError> {
+        *self.fixed_noted.get_mut() = false;
         let pose = pose_of(state.position, state.orientation)?;
         if !finite(&state.linear_velocity) || !finite(&state.angular_velocity) {
             return Err(PhysicsError::Invalid("non-finite velocity".into()));
@@ -1121,6 +1177,7 @@ impl PhysicsBackend for RapierBackend {
     }
 
     fn import_state(&mut self, bytes: &[u8]) -> Result<(), PhysicsError> {
+        *self.fixed_noted.get_mut() = false;
         let state: State =
             bincode::deserialize(bytes).map_err(|e| PhysicsError::CorruptState(e.to_string()))?;
         for b in &state.bodies {

@@ -348,3 +348,45 @@ fn wheel_motors_split_in_crowds_drive_the_same() {
     close(&alone, &crowd);
     assert_eq!(crowd.motor_velocity(JointId(1)).unwrap(), 4.0);
 }
+
+/// The poses `note_finite_poses` notes, as the trait's default notes them: one `body_pose`
+/// a body.
+fn poses_by_body(p: &RapierBackend) -> Vec<Option<(Vec3, Quat)>> {
+    (0..p.body_count())
+        .map(|i| p.body_pose(BodyId(i as u32)).ok())
+        .collect()
+}
+
+/// Noting poses skips the fixed bodies already noted, yet the notes always equal every body's
+/// pose: after steps, after a fixed body is moved, and after bodies are taken away and others
+/// put at the same indices.
+#[test]
+fn noted_poses_follow_moved_and_replaced_fixed_bodies() {
+    let mut p = RapierBackend::default();
+    let f = floor(&mut p);
+    ball(&mut p, 0.5);
+    let mut noted = Vec::new();
+    p.note_finite_poses(&mut noted);
+    assert_eq!(noted, poses_by_body(&p));
+    for _ in 0..10 {
+        p.step();
+        p.note_finite_poses(&mut noted);
+        assert_eq!(noted, poses_by_body(&p));
+    }
+    let moved = BodyState {
+        position: [1.0, 2.0, -0.5],
+        orientation: IDENTITY,
+        linear_velocity: [0.0; 3],
+        angular_velocity: [0.0; 3],
+    };
+    p.set_body_state(f, &moved).unwrap();
+    p.note_finite_poses(&mut noted);
+    assert_eq!(noted[f.index()], Some(([1.0, 2.0, -0.5], IDENTITY)));
+    assert_eq!(noted, poses_by_body(&p));
+    p.truncate(0, 0);
+    ball(&mut p, 0.2);
+    let other = floor(&mut p);
+    p.note_finite_poses(&mut noted);
+    assert_eq!(noted[other.index()], Some(([0.0; 3], IDENTITY)));
+    assert_eq!(noted, poses_by_body(&p));
+}

@@ -13,7 +13,7 @@
 //! non-finite value ever leaves the world. Poses are noted by engine body index, so a body
 //! moved or created by a request between iterations is put back where the request left it.
 
-use simrob_physics::{BodyId, BodyState, PhysicsBackend};
+use simrob_physics::{BodyState, PhysicsBackend};
 use simrob_protocol::EntityId;
 
 use crate::World;
@@ -87,15 +87,7 @@ impl<P: PhysicsBackend + Default> World<P> {
     /// Notes the pose of every body whose pose is finite now (a body whose pose is not keeps
     /// the last finite one noted).
     pub(crate) fn note_finite_states(&mut self) {
-        let count = self.physics.body_count();
-        self.last_finite.resize(count, None);
-        for (i, noted) in self.last_finite.iter_mut().enumerate() {
-            if let Ok((position, orientation)) = self.physics.body_pose(BodyId(i as u32)) {
-                if position.iter().chain(&orientation).all(|x| x.is_finite()) {
-                    *noted = Some((position, orientation));
-                }
-            }
-        }
+        self.physics.note_finite_poses(&mut self.last_finite);
     }
 
     fn restore_diverged(&mut self) {
@@ -148,6 +140,7 @@ impl<P: PhysicsBackend + Default> World<P> {
 mod tests {
     use super::*;
     use crate::{World, WorldConfig};
+    use simrob_physics::BodyId;
     use simrob_protocol::{
         decode_datagram, CommandKeys, ControlRequest, EntityRequest, EntitySpec, MotorCommand,
     };
