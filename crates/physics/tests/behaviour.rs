@@ -390,3 +390,40 @@ fn noted_poses_follow_moved_and_replaced_fixed_bodies() {
     assert_eq!(noted[other.index()], Some(([0.0; 3], IDENTITY)));
     assert_eq!(noted, poses_by_body(&p));
 }
+
+/// A fixed body made non-finite by a loaded state is found, though the scan before the load
+/// had found every fixed body finite.
+#[test]
+fn a_loaded_non_finite_fixed_body_is_found() {
+    let mut p = RapierBackend::default();
+    let f = p
+        .add_body(&BodyDesc {
+            shape: Shape::Box {
+                size: [4.0, 4.0, 0.1],
+            },
+            mass: -1.0,
+            material: MaterialId(0),
+            position: [1.2345, 0.0, 0.0],
+            orientation: IDENTITY,
+        })
+        .unwrap();
+    ball(&mut p, 0.5);
+    let mut found = Vec::new();
+    p.step();
+    p.non_finite_bodies(&mut found);
+    assert!(found.is_empty());
+    let mut state = p.export_state();
+    let x = 1.2345f32.to_le_bytes();
+    let mut hits = 0;
+    for i in 0..state.len().saturating_sub(3) {
+        if state[i..i + 4] == x {
+            state[i..i + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+            hits += 1;
+        }
+    }
+    assert!(hits > 0, "the fixed body's position is not in the state");
+    p.import_state(&state).unwrap();
+    assert!(p.body_pose(f).unwrap().0[0].is_nan());
+    p.non_finite_bodies(&mut found);
+    assert_eq!(found, vec![f]);
+}
