@@ -690,6 +690,22 @@ impl RapierBackend {
     }
 
     /// A driven wheel's chassis, and the wheel's joint frame in the world.
+    /// The engine's pose of a body of the table (a driven wheel's derived from its chassis).
+    fn entry_pose(&self, entry: &BodyEntry) -> Option<Pose> {
+        match entry.driven {
+            Some(i) => {
+                let d = &self.state.driven[i];
+                self.wheel_frame(d).map(|(_, frame)| wheel_pose(d, frame))
+            }
+            None => self
+                .state
+                .world
+                .bodies
+                .get(entry.handle)
+                .map(|rb| *rb.position()),
+        }
+    }
+
     fn wheel_frame(&self, d: &DrivenWheel) -> Option<(&RigidBody, Pose)> {
         let w = &self.state.world;
         let c = w
@@ -747,6 +763,15 @@ impl RapierBackend {
 }
 
 /// A driven wheel's pose: its joint `frame` turned by its angle.
+/// A pose as the API gives it: position and orientation `[x, y, z, w]`.
+fn pose_parts(p: &Pose) -> (Vec3, crate::Quat) {
+    let q = p.rotation;
+    (
+        from_v3(p.translation),
+        [q.x as f64, q.y as f64, q.z as f64, q.w as f64],
+    )
+}
+
 fn wheel_pose(d: &DrivenWheel, frame: Pose) -> Pose {
     frame * Pose::rotation(Vector::X * d.angle as f32) * d.wheel_in_frame
 }
@@ -1064,25 +1089,10 @@ impl PhysicsBackend for RapierBackend {
     }
 
     fn body_pose(&self, body: BodyId) -> Result<(Vec3, crate::Quat), PhysicsError> {
-        let entry = self.body(body)?;
-        let pose = match entry.driven {
-            Some(i) => {
-                let d = &self.state.driven[i];
-                self.wheel_frame(d).map(|(_, frame)| wheel_pose(d, frame))
-            }
-            None => self
-                .state
-                .world
-                .bodies
-                .get(entry.handle)
-                .map(|rb| *rb.position()),
-        }
-        .ok_or(PhysicsError::NoSuchBody(body))?;
-        let q = pose.rotation;
-        Ok((
-            from_v3(pose.translation),
-            [q.x as f64, q.y as f64, q.z as f64, q.w as f64],
-        ))
+        let pose = self
+            .entry_pose(self.body(body)?)
+            .ok_or(PhysicsError::NoSuchBody(body))?;
+        Ok(pose_parts(&pose))
     }
 
     fn note_finite_poses(&self, noted: &mut Vec<Option<(Vec3, crate::Quat)>>) {
@@ -1092,27 +1102,13 @@ impl PhysicsBackend for RapierBackend {
         noted.resize(self.state.bodies.len(), None);
         let skip_fixed = self.fixed_noted.swap(true, Ordering::Relaxed);
         for (entry, noted) in self.state.bodies.iter().zip(noted.iter_mut()) {
-            let pose = match entry.driven {
-                Some(i) => {
-                    let d = &self.state.driven[i];
-                    self.wheel_frame(d).map(|(_, frame)| wheel_pose(d, frame))
-                }
-                // A body of negative mass is fixed (see `add_body`).
-                None if skip_fixed && entry.desc.mass < 0.0 && noted.is_some() => continue,
-                None => self
-                    .state
-                    .world
-                    .bodies
-                    .get(entry.handle)
-                    .map(|rb| *rb.position()),
-            };
-            if let Some(p) = pose {
+            // A body of negative mass is fixed (see `add_body`).
+            if skip_fixed && entry.driven.is_none() && entry.desc.mass < 0.0 && noted.is_some() {
+                continue;
+            }
+            if let Some(p) = self.entry_pose(entry) {
                 if p.translation.is_finite() && p.rotation.is_finite() {
-                    let q = p.rotation;
-                    *noted = Some((
-                        from_v3(p.translation),
-                        [q.x as f64, q.y as f64, q.z as f64, q.w as f64],
-                    ));
+                    *noted = Some(pose_parts(&p));
                 }
             }
         }

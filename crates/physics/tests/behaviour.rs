@@ -5,13 +5,18 @@ use simrob_physics::*;
 const IDENTITY: Quat = [0.0, 0.0, 0.0, 1.0];
 
 fn floor(p: &mut RapierBackend) -> BodyId {
+    floor_at(p, 0.0)
+}
+
+/// The floor box with its centre at `x` on the X axis.
+fn floor_at(p: &mut RapierBackend, x: f64) -> BodyId {
     p.add_body(&BodyDesc {
         shape: Shape::Box {
             size: [4.0, 4.0, 0.1],
         },
         mass: -1.0,
         material: MaterialId(0),
-        position: [0.0, 0.0, 0.0],
+        position: [x, 0.0, 0.0],
         orientation: IDENTITY,
     })
     .unwrap()
@@ -396,17 +401,7 @@ fn noted_poses_follow_moved_and_replaced_fixed_bodies() {
 #[test]
 fn a_loaded_non_finite_fixed_body_is_found() {
     let mut p = RapierBackend::default();
-    let f = p
-        .add_body(&BodyDesc {
-            shape: Shape::Box {
-                size: [4.0, 4.0, 0.1],
-            },
-            mass: -1.0,
-            material: MaterialId(0),
-            position: [1.2345, 0.0, 0.0],
-            orientation: IDENTITY,
-        })
-        .unwrap();
+    let f = floor_at(&mut p, 1.2345);
     ball(&mut p, 0.5);
     let mut found = Vec::new();
     p.step();
