@@ -1,4 +1,4 @@
-//! A SimRob agent over UDP (seed 000): register, send any request, receive typed responses and
+//! A SimRob agent over UDP, as the SimRob manual describes it: register, send any request, receive typed responses and
 //! broadcasts, and run in lockstep with the server.
 //!
 //! ```no_run
@@ -48,7 +48,7 @@ pub enum ClientError {
     NotRegistered,
 }
 
-/// Registration options (seed 000 §2.1).
+/// Registration options (SimRob manual §2.1).
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
     pub agent_type: AgentType,

@@ -1,4 +1,4 @@
-//! The Mobile Robot Simulator text protocol (seed 001) and simrob's extensions: parsing a
+//! The Mobile Robot Simulator text protocol, as its manual gives it, and simrob's extensions: parsing a
 //! request line and formatting replies. No I/O.
 //!
 //! # Framing
@@ -7,7 +7,7 @@
 //! `\n` (a `\r` before it is dropped); every reply is one line ending in `\n`. Blank lines are
 //! ignored (no reply). A line may be at most [`MAX_LINE`] bytes.
 //!
-//! # Messages (seed 001)
+//! # Messages (as the manual lists them)
 //!
 //! | request | meaning | reply |
 //! |---|---|---|

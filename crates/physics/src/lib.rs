@@ -1,6 +1,6 @@
 //! # simrob-physics
 //!
-//! The generic physics interface of simrob (seed 000 §7.1) and its rapier3d backend.
+//! The generic physics interface of simrob (SimRob manual §7.1) and its rapier3d backend.
 //!
 //! The world crate talks only to [`PhysicsBackend`]: it adds bodies and joints described by
 //! plain data ([`BodyDesc`], [`JointDesc`]), sets motor targets, steps, reads body states and
@@ -278,7 +278,7 @@ pub enum PhysicsError {
     CorruptState(String),
 }
 
-/// The generic physics interface (seed 000 §7.1). One implementation per engine.
+/// The generic physics interface (SimRob manual §7.1). One implementation per engine.
 pub trait PhysicsBackend {
     /// Adds a rigid body; returns its index.
     fn add_body(&mut self, desc: &BodyDesc) -> Result<BodyId, PhysicsError>;

@@ -2,7 +2,7 @@
 //!
 //! [`command_table!`] below is the single list of commands. Each row gives the command's
 //! [`Command`] variant, its [`Family`] (which element carries it), its configuration key
-//! (seed 000 §6, spelled as there, including its `commandsetimestepkey` and
+//! (SimRob manual §6, spelled as there, including its `commandsetimestepkey` and
 //! `commandsynthesizekey`; the four commands for which the seed lists no key get keys
 //! invented in the same style, marked *simrob*) and its default name (the seed's).
 //! [`CommandKeys`](crate::CommandKeys), [`config_keys`](crate::config_keys), the decoder's
@@ -158,7 +158,7 @@ pub enum Request {
     },
 }
 
-/// `<Agent_Message>` requests (seed 000 §2.1, §2.2, §2.10).
+/// `<Agent_Message>` requests (SimRob manual §2.1, §2.2, §2.10).
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentRequest {
     RegisterAgent {
@@ -180,7 +180,7 @@ pub enum AgentRequest {
     },
 }
 
-/// `<Control_Request>` commands (seed 000 §2.3–§2.19).
+/// `<Control_Request>` commands (SimRob manual §2.3–§2.19).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ControlRequest {
     RegisterMaterialsInteractions {
@@ -211,7 +211,7 @@ pub enum ControlRequest {
     },
 }
 
-/// `<Entity_Request>` commands (seed 000 §3).
+/// `<Entity_Request>` commands (SimRob manual §3).
 #[derive(Debug, Clone, PartialEq)]
 pub enum EntityRequest {
     SetEntityPosition {

@@ -114,7 +114,7 @@ pub fn contact_children(el: Element, c: &Contact) -> Element {
 }
 
 /// `<Control_Request Command="Create_Entity" Type="…"><Data>…</Data></Control_Request>`
-/// in the layout of seed 000 §2.4 (bodies, then joints, inside `<Structure>`).
+/// in the layout of the SimRob manual §2.4 (bodies, then joints, inside `<Structure>`).
 pub fn entity_spec_element(spec: &EntitySpec, keys: &CommandKeys) -> Element {
     let mut data = Element::new("Data").with_child(Element::leaf("Entity_id", spec.entity_id()));
     match spec {
@@ -185,7 +185,7 @@ fn structure_element(bodies: &[BodySpec], joints: &[JointSpec]) -> Element {
         .with_children(joints.iter().map(joint_element))
 }
 
-/// One `<Body Type="…">` of a `<Structure>` (seed 000 §2.4 order: id, material, mass,
+/// One `<Body Type="…">` of a `<Structure>` (SimRob manual §2.4 order: id, material, mass,
 /// position, rotation, dimensions).
 pub fn body_element(b: &BodySpec) -> Element {
     let mut el = Element::new("Body")
@@ -246,7 +246,7 @@ pub fn joint_element(j: &JointSpec) -> Element {
 
 /// `<Response>text</Response>` for [`Response::Text`] (text escaped), or
 /// `<Response><Agent_Information><Key/><Port/><IP/></Agent_Information></Response>`
-/// (seed 000 §2.2).
+/// (SimRob manual §2.2).
 pub fn encode_response(r: &Response) -> String {
     match r {
         Response::Text(t) => {
@@ -281,7 +281,7 @@ pub fn encode_server_message(m: &ServerMessage) -> String {
     }
 }
 
-/// The `<Broadcast>` of seed 000 §5, compact. See [`encode_broadcast_into`].
+/// The `<Broadcast>` of the SimRob manual §5, compact. See [`encode_broadcast_into`].
 pub fn encode_broadcast(b: &Broadcast) -> String {
     let mut out = String::with_capacity(128 + b.bodies.len() * 900 + b.entities.len() * 250);
     encode_broadcast_into(b, &mut out);

@@ -1,4 +1,4 @@
-//! [`CommandKeys`]: the configurable command names (seed 000 §6, SPEC S3).
+//! [`CommandKeys`]: the configurable command names (SimRob manual §6, SPEC S3).
 //!
 //! Every command is recognised by the string in its `Command` attribute. The strings are
 //! configurable; the defaults are the seed's names. Which commands exist, their

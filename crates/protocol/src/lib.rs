@@ -1,13 +1,13 @@
 //! # simrob-protocol
 //!
-//! The SimRob XML wire format (seed 000 §1.6, §2–§5): a typed model of every message, its
+//! The SimRob XML wire format (SimRob manual §1.6, §2–§5): a typed model of every message, its
 //! decoder and its encoder.
 //!
 //! **What it is:** bytes in, typed values out, and back. [`decode_datagram`] turns one UDP
 //! datagram from an agent into its [`Request`]s; [`encode_request`] does the reverse for
 //! clients; [`encode_response`] / [`encode_broadcast`] write what the server sends and
 //! [`decode_server_message`] reads it on the agent side. [`CommandKeys`] holds the
-//! configurable command names (seed 000 §6) of the [`commands`] table. The [`tree`] module is the small XML element
+//! configurable command names (SimRob manual §6) of the [`commands`] table. The [`tree`] module is the small XML element
 //! tree everything is built on, public so that other crates read and write their own XML
 //! (save files, scenarios) with the same rules and error messages.
 //!
@@ -99,7 +99,7 @@
 //! (Body_id 2): Radius: expected a number, found "abc"`; XML syntax errors add the byte
 //! offset, line and column. [`DecodeError::kind`] classifies it.
 //!
-//! ## Errata of seed 000, as decided here
+//! ## Errata of the SimRob manual, as decided here
 //!
 //! The manual's examples are the test fixtures (`tests/fixtures/seed000/`), repaired where
 //! the manual is at fault, each repair marked with an XML comment:

@@ -1,4 +1,4 @@
-//! The typed model of every SimRob XML message (seed 000 §2–§5).
+//! The typed model of every SimRob XML message (SimRob manual §2–§5).
 //!
 //! Units and frames, stated once for the whole project:
 //! - lengths in metres, masses in kilograms, time in seconds, angles in radians;
@@ -290,7 +290,7 @@ pub struct MotorCommand {
     pub value: f64,
 }
 
-/// `<Response>` (seed 000 §2.1, §2.2, §4).
+/// `<Response>` (SimRob manual §2.1, §2.2, §4).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Response {
     /// Plain text: confirmations (`Sucessfully added agent with key …`) and errors.
@@ -332,7 +332,7 @@ pub struct EntityInfo {
     pub rotation: Vec3,
 }
 
-/// `<Broadcast>` (seed 000 §5).
+/// `<Broadcast>` (SimRob manual §5).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Broadcast {
     pub iteration: u64,

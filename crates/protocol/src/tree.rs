@@ -63,7 +63,7 @@ pub(crate) fn quote(s: &str) -> String {
 }
 
 /// Parses a boolean the SimRob way: `true`/`false` in any case, `1`/`0`; surrounding
-/// whitespace and **leading `>` characters** are ignored (seed 000 §2.1 shows
+/// whitespace and **leading `>` characters** are ignored (SimRob manual §2.1 shows
 /// `<Sync>>false</Sync>`).
 pub fn parse_bool(text: &str) -> Option<bool> {
     let t = text.trim().trim_start_matches('>').trim();

@@ -1,4 +1,4 @@
-//! Every XML example of seed 000 §2–§5 (tests/fixtures/seed000/, repaired only where the
+//! Every XML example of the SimRob manual §2–§5 (tests/fixtures/seed000/, repaired only where the
 //! manual is at fault) decodes to the exact expected typed value.
 
 // 1.570796 and 1.5708 are the seed's literal values, not approximations of π/2.

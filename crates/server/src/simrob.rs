@@ -1,4 +1,4 @@
-//! The SimRob server (seed 000): the UDP and file shell around a
+//! The SimRob server, as its manual describes it: the UDP and file shell around a
 //! [`simrob_session::Session`].
 //!
 //! [`UdpServer`] owns the socket, the session and the [`SaveStore`]; it feeds the session

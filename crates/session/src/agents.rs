@@ -1,4 +1,4 @@
-//! Agents and the filters that shape what each agent type receives (seed 000 §1.4, §7.4).
+//! Agents and the filters that shape what each agent type receives (SimRob manual §1.4, §7.4).
 //!
 //! Every agent type has one filter in the [`FilterRegistry`]. Two kinds:
 //!

@@ -1,4 +1,4 @@
-//! Server configuration: every key of seed 000 §6, plus simrob's own, with built-in defaults.
+//! Server configuration: every key of the SimRob manual §6, plus simrob's own, with built-in defaults.
 //!
 //! Two file forms carry the same keys:
 //!

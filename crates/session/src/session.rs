@@ -1134,7 +1134,7 @@ impl Session {
         }
     }
 
-    /// Auto-adjust (seed 000 §2.8): simulated time tracks wall time. Iterations are paced at
+    /// Auto-adjust (SimRob manual §2.8): simulated time tracks wall time. Iterations are paced at
     /// real time; once a second, if the simulation fell behind, each iteration takes one more
     /// physics step (fewer broadcasts per simulated second); if the shell spent less than half
     /// of the wall time on iterations (from an iteration's start to the next call that tells

@@ -30,7 +30,7 @@ pub struct Snapshot {
     pub iteration: u64,
     /// Simulated seconds.
     pub time: f64,
-    /// Every body and every robot's and ball's pose (seed 000 §5), before agent filters.
+    /// Every body and every robot's and ball's pose (SimRob manual §5), before agent filters.
     pub broadcast: Broadcast,
     /// Every entity's id and type name (`Robot`, `Field`, `Ball`…), ascending by id.
     pub kinds: Vec<(EntityId, &'static str)>,

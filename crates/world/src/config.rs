@@ -1,4 +1,4 @@
-//! The world's defaults (seed 000 §6, the keys that concern the simulation itself).
+//! The world's defaults (SimRob manual §6, the keys that concern the simulation itself).
 
 use simrob_protocol::{Contact, MaterialId};
 

@@ -1,7 +1,7 @@
 //! Entities: validation of a creation request against each type's rules, and building its
 //! bodies and joints in the physics engine.
 //!
-//! Rules (seed 000 §2.4): a Robot has any bodies and joints, motors that name its WheelJoints,
+//! Rules (SimRob manual §2.4): a Robot has any bodies and joints, motors that name its WheelJoints,
 //! and a reference body that exists; a Field has bodies and no joints; a Ball is one sphere.
 //! Within an entity body ids and joint ids are unique; joints connect two different bodies of
 //! the same entity.

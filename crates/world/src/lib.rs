@@ -1,7 +1,7 @@
 //! # simrob-world
 //!
 //! The 3D simulation of simrob: entities (Robot, Field, Ball) made of bodies and joints, the
-//! commands of seed 000 §2–§3 with their validation, the iteration loop (Initialize_Simulation
+//! commands of the SimRob manual §2–§3 with their validation, the iteration loop (Initialize_Simulation
 //! gate, step mode and Make_Step, steps per iteration), the broadcast snapshot of §5, and
 //! Save/Load of the whole simulation as XML.
 //!
@@ -233,7 +233,7 @@ impl<P: PhysicsBackend + Default> World<P> {
         }
     }
 
-    /// Applies a `Control_Request` (seed 000 §2.3–§2.19).
+    /// Applies a `Control_Request` (SimRob manual §2.3–§2.19).
     pub fn apply_control(&mut self, request: &ControlRequest) -> Result<Applied, WorldError> {
         use ControlRequest as C;
         let done = |s: String| Ok(Applied::Done(s));
@@ -436,7 +436,7 @@ impl<P: PhysicsBackend + Default> World<P> {
         }
     }
 
-    /// Applies an `Entity_Request` (seed 000 §3); returns the confirmation text.
+    /// Applies an `Entity_Request` (SimRob manual §3); returns the confirmation text.
     pub fn apply_entity(&mut self, request: &EntityRequest) -> Result<String, WorldError> {
         let id = request.entity_id();
         if self.humanoid(id).is_some() {
@@ -560,7 +560,7 @@ impl<P: PhysicsBackend + Default> World<P> {
         self.advance_slice(u32::MAX) == Advance::Completed
     }
 
-    /// The world state a broadcast carries (seed 000 §5): every body with its entity, and the
+    /// The world state a broadcast carries (SimRob manual §5): every body with its entity, and the
     /// pose of every robot's reference body and every ball. Agent filters shape it further.
     pub fn snapshot(&self) -> Broadcast {
         let mut out = Broadcast {

@@ -1,4 +1,4 @@
-//! Save and Load (seed 000 §2.16–§2.17, SPEC S15): the whole simulation as one XML document.
+//! Save and Load (SimRob manual §2.16–§2.17, SPEC S15): the whole simulation as one XML document.
 //!
 //! ```xml
 //! <SimRob_Simulation Version="1">

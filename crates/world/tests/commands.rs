@@ -1,4 +1,4 @@
-//! Every command of seed 000 §2–§3: accepted ones take effect, rejected ones change nothing.
+//! Every command of the SimRob manual §2–§3: accepted ones take effect, rejected ones change nothing.
 
 mod common;
 

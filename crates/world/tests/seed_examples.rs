@@ -1,4 +1,4 @@
-//! Every Control_Request and Entity_Request example of seed 000 §2–§4 (the protocol crate's
+//! Every Control_Request and Entity_Request example of the SimRob manual §2–§4 (the protocol crate's
 //! fixtures) applies to a world built from the seed's own entities.
 
 use simrob_protocol::EntityId;
