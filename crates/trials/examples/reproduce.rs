@@ -54,6 +54,16 @@ fn run(case: Case, n: u32, seed: u64, profile: &Profile) -> Vec<TrialResult> {
     all
 }
 
+/// Prints a line; a closed pipe (the output piped into `head`) ends the run quietly.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write;
+        if writeln!(std::io::stdout(), $($t)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
@@ -69,7 +79,7 @@ fn main() {
         )
     };
     let (wall0, cpu0) = (Instant::now(), cpu_seconds());
-    println!("{n} trials a case, seed {seed}");
+    out!("{n} trials a case, seed {seed}");
     for case in [
         Case::PenaltyKick,
         Case::PenaltySave,
@@ -84,7 +94,7 @@ fn main() {
             .paper()
             .map(|(k, m)| format!("{k}/{m} = {:.0} %", 100.0 * f64::from(k) / f64::from(m)))
             .unwrap_or_else(|| "qualitative".into());
-        println!(
+        out!(
             "{} ({}; FutRob's robots {paper})",
             case.name(),
             case.success_label()
@@ -94,7 +104,7 @@ fn main() {
             let t = totals(case, &results);
             let outcomes: Vec<String> =
                 t.outcomes.iter().map(|(o, k)| format!("{o} {k}")).collect();
-            println!(
+            out!(
                 "  {:<5} {:<16} {}",
                 profile.name,
                 pct(&t.simulated),
@@ -107,7 +117,7 @@ fn main() {
                         .collect::<Vec<_>>()
                         .join(", ")
                 };
-                println!(
+                out!(
                     "    trial {} (seed {}, scenario {}): {}; {}; {}",
                     r.trial,
                     r.seed,
@@ -121,7 +131,7 @@ fn main() {
     }
     let wall = wall0.elapsed().as_secs_f64();
     match (cpu0, cpu_seconds()) {
-        (Some(a), Some(b)) => println!("{wall:.1} s wall, {:.1} s processor time", b - a),
-        _ => println!("{wall:.1} s wall"),
+        (Some(a), Some(b)) => out!("{wall:.1} s wall, {:.1} s processor time", b - a),
+        _ => out!("{wall:.1} s wall"),
     }
 }
