@@ -76,7 +76,7 @@ pub struct RobotModel {
 
 impl RobotModel {
     /// The Mobile Robot Simulator's Nomad-200: radius 10 in; 16 sonars 22.5° apart reading
-    /// 5–110 in from the surface; 20 bumpers 18° apart (the seed's "13°" cannot close the
+    /// 5–110 in from the surface; 20 bumpers 18° apart (the manual's "13°" cannot close the
     /// ring; 360/20 does).
     pub const NOMAD_200: RobotModel = RobotModel {
         radius: 10.0,

@@ -3,7 +3,7 @@
 //!
 //! # Framing
 //!
-//! The seed gives none. simrob uses **one message per line**: a request is a line ending in
+//! The Mobile Robot Simulator manual gives none. simrob uses **one message per line**: a request is a line ending in
 //! `\n` (a `\r` before it is dropped); every reply is one line ending in `\n`. Blank lines are
 //! ignored (no reply). A line may be at most [`MAX_LINE`] bytes.
 //!
@@ -19,11 +19,11 @@
 //! | `P` | odometry | `P` + x, y, heading, ×10, 5 characters each |
 //! | `Mtext` | show `text` on the server | `M` |
 //!
-//! The seed's messages are matched exactly (case, length, signs, digits). Anything else is
+//! The manual's messages are matched exactly (case, length, signs, digits). Anything else is
 //! answered with an error line `E <what is wrong>`; the connection stays open and nothing
 //! changes.
 //!
-//! # Choices the seed leaves open
+//! # Choices the manual leaves open
 //!
 //! - **Ranges.** Every `Vsaaasggg` value is in range (±99.9); `Sxx` must be 00–15.
 //! - **`P` fields.** Values ×10 rounded to the nearest integer, zero-padded to 5 digits
@@ -53,7 +53,7 @@
 //!
 //! # simrob extensions
 //!
-//! Lines starting with `#` (a character the seed never uses):
+//! Lines starting with `#` (a character the manual never uses):
 //!
 //! | request | meaning | reply |
 //! |---|---|---|

@@ -13,8 +13,10 @@
 //! the other, a box swallowed by the other) goes to rapier's own contact generation.
 
 use rapier3d::geometry::{ContactData, ContactManifoldData};
-use rapier3d::parry::query::details::contact_manifold_halfspace_pfm;
 use rapier3d::parry::query::details::NormalConstraints;
+use rapier3d::parry::query::details::{
+    contact_manifold_convex_ball, contact_manifold_halfspace_pfm,
+};
 use rapier3d::parry::query::{
     ClosestPoints, Contact, ContactManifold, ContactManifoldsWorkspace, NonlinearRigidMotion,
     PersistentQueryDispatcher, QueryDispatcher, ShapeCastHit, ShapeCastOptions, Unsupported,
@@ -105,6 +107,26 @@ impl PersistentQueryDispatcher<ContactManifoldData, ContactData> for FaceContact
         manifolds: &mut Vec<Manifold>,
         _workspace: &mut Option<ContactManifoldsWorkspace>,
     ) -> Result<(), Unsupported> {
+        // A ball and a box: rapier's own ball–convex contact, called on the shapes' types
+        // rather than through the shape-pair dispatch (the same manifold).
+        match (g1.as_cuboid(), g2.as_cuboid()) {
+            (Some(c1), None) => {
+                if let Some(b2) = g2.as_ball() {
+                    let m = first_manifold(manifolds);
+                    contact_manifold_convex_ball(pos12, c1, b2, None, None, prediction, m, false);
+                    return Ok(());
+                }
+            }
+            (None, Some(c2)) => {
+                if let Some(b1) = g1.as_ball() {
+                    let m = first_manifold(manifolds);
+                    let pos21 = pos12.inverse();
+                    contact_manifold_convex_ball(&pos21, c2, b1, None, None, prediction, m, true);
+                    return Ok(());
+                }
+            }
+            _ => {}
+        }
         let (Some(c1), Some(c2)) = (g1.as_cuboid(), g2.as_cuboid()) else {
             return Err(Unsupported);
         };
@@ -275,6 +297,56 @@ mod tests {
                             .collect::<Vec<_>>()
                     );
                 }
+            }
+        }
+    }
+
+    /// A ball on a box, either first, on a face, an edge, a corner, inside or out of reach:
+    /// exactly rapier's own manifold.
+    #[test]
+    fn a_ball_and_a_box_touch_as_in_rapier() {
+        let floor = Cuboid::new(Vector::new(1.2, 0.9, 0.05));
+        let ball = rapier3d::parry::shape::Ball::new(0.023);
+        let rot = Rotation::from_scaled_axis(Vector::new(0.3, -0.2, 0.7));
+        for (x, z) in [
+            (0.3, 0.0725),
+            (0.3, 0.0735),
+            (1.21, 0.06),
+            (1.21, 0.04),
+            (0.0, 0.0),
+            (0.0, 0.2),
+        ] {
+            let pos12 = Pose::from_parts(Vector::new(x, -0.2, z), rot);
+            for flip in [false, true] {
+                let p = if flip { pos12.inverse() } else { pos12 };
+                let (a, b): (&dyn Shape, &dyn Shape) = if flip {
+                    (&ball, &floor)
+                } else {
+                    (&floor, &ball)
+                };
+                let run = |d: &dyn PersistentQueryDispatcher<ContactManifoldData, ContactData>| {
+                    let mut m = Vec::new();
+                    d.contact_manifolds(&p, a, b, 0.002, &mut m, &mut None)
+                        .unwrap();
+                    m.into_iter()
+                        .map(|m| {
+                            let pts: Vec<_> = m
+                                .points
+                                .iter()
+                                .map(|q| (q.local_p1, q.local_p2, q.dist, q.fid1, q.fid2))
+                                .collect();
+                            (m.local_n1, m.local_n2, pts)
+                        })
+                        .collect::<Vec<_>>()
+                };
+                let ours = run(&FaceContacts);
+                assert_eq!(ours, run(&DefaultQueryDispatcher), "{x} {z} {flip}");
+                let touching = ours.iter().any(|m| !m.2.is_empty());
+                assert_eq!(
+                    touching,
+                    z < 0.0755 || x > 1.2 || z == 0.0,
+                    "{x} {z} {flip}"
+                );
             }
         }
     }

@@ -13,10 +13,10 @@
 //! protocol's Euler angles (`R = Rz·Ry·Rx`, extrinsic X then Y then Z).
 //!
 //! Cylinders (and wheel cylinders) are aligned with their body's **local Z axis**, as in ODE:
-//! the seed's SumBot wheels are rotated by π/2 about X so that their axis lies along Y.
+//! the SimRob manual's SumBot wheels are rotated by π/2 about X so that their axis lies along Y.
 //!
 //! ## Mapping ODE's contact and joint parameters
-//! The seed was written against ODE and describes contacts and joints with ODE's parameters.
+//! The SimRob manual was written against ODE and describes contacts and joints with ODE's parameters.
 //! This crate maps them as follows (see [`mapping`] for the formulas and their tests):
 //!
 //! * **ERP/CFM → spring.** ODE's error-reduction parameter `ERP` and constraint-force mixing
@@ -27,9 +27,9 @@
 //!   softness of every joint's locked axes.
 //! * **Contacts.** Each material pair's Hardness and Bounciness make the pair's spring as
 //!   above, with Hardness (CFM) scaled by [`mapping::CONTACT_CFM_SCALE`] = 0.01: taken
-//!   literally, the seed's Hardness 0.15 is a 400 N/m spring that lets the ball sink through the
-//!   floor (measured with ODE on the seed's scene). ODE's CFM is absolute, so with the scale
-//!   the seed's pairs are springs of 40–160 kN/m: a SumBot wheel carrying 7 N sinks 0.1 mm.
+//!   literally, the SimRob manual's Hardness 0.15 is a 400 N/m spring that lets the ball sink through the
+//!   floor (measured with ODE on the SimRob manual's scene). ODE's CFM is absolute, so with the scale
+//!   the SimRob manual's pairs are springs of 40–160 kN/m: a SumBot wheel carrying 7 N sinks 0.1 mm.
 //!   The solver therefore holds contacts nearly rigid (error reduction 0.91 per step, almost no
 //!   force mixing); the pair's spring gives its **restitution**, the coefficient of restitution
 //!   of that damped spring, `e = exp(−πζ/√(1−ζ²))` (0 when `ζ ≥ 1`), and the pair's Friction is
@@ -39,15 +39,15 @@
 //!   every step that the friction pass turned into creep: an idle SumBot turned 21° a minute.
 //! * **Slip.** ODE's force-dependent slip (`v_slip = slip · F_tangent`) is approximated by a
 //!   reduction of the pair's friction coefficient, `μ_eff = μ / (1 + s)` with
-//!   `s = 10 · SLIP_SCALE · (slip1 + slip2) / 2` and `SLIP_SCALE` = 0.1 (the seed's Slip 0.1 lowers
+//!   `s = 10 · SLIP_SCALE · (slip1 + slip2) / 2` and `SLIP_SCALE` = 0.1 (the SimRob manual's Slip 0.1 lowers
 //!   μ by 9 %). The approximation keeps the ordering "more slip ⇒ more sliding" without a
 //!   velocity-level model; see [`mapping::slip_friction`].
 //! * **WheelJoint = ODE Hinge2.** Axis 2 is the wheel axis: a velocity motor with at most
 //!   `Maximum_Torque`; positive targets follow ODE's sign (the rate is body 1's angular velocity
-//!   minus body 2's about axis 2, so on the seed's SumBot a positive speed drives it towards −X).
+//!   minus body 2's about axis 2, so on the SimRob manual's SumBot a positive speed drives it towards −X).
 //!   The wheel cannot steer (rotation about axis 1 and the third axis locked — SimRob has no
 //!   steering command), and the suspension along axis 1 is held as rigidly as the other locked
-//!   axes: the joint's Hardness/Bounciness are checked and saved but not simulated. The seed's
+//!   axes: the joint's Hardness/Bounciness are checked and saved but not simulated. The SimRob manual's
 //!   suspension (CFM 0.001, ERP 0.9) is a 90 kN/m spring that deflects 0.1 mm under a SumBot;
 //!   solved as a spring motor it left a residual fore-aft velocity every step that made an idle
 //!   SumBot turn. From 128 wheel joints on (64 SumBots), each is two rapier joints between the
@@ -58,13 +58,16 @@
 //!   floor box, against a wall) gets its contacts from that face's plane: the same points,
 //!   distances and normal as the general box–box test, found from the small box's vertices
 //!   alone (22 SumBots: 9 % fewer instructions a step in the default mode, 15 % in fast mode).
-//!   Near an edge or a corner of the large box, the general test decides.
+//!   Near an edge or a corner of the large box, the general test decides. A ball (a wheel, the
+//!   soccer ball) and a box get rapier's own ball–convex contact, called on the two shapes'
+//!   types instead of through the shape-pair dispatch: the same contact, 0.3 k fewer
+//!   instructions a wheel a step.
 //! * **WheelCylinder** collides as a sphere of the wheel's radius (inertia of the cylinder) and
 //!   never with another WheelCylinder. Bodies joined by a joint never collide with each other.
 //! * **Solver.** Each step is solved as ODE integrates it, once per step (velocity, then
 //!   position with the new velocity: a ball falling for 0.5 s drops ½g·t·(t + h), 2 % more than
 //!   ½g·t², in ODE as here), with five solver passes and two without position correction
-//!   (**fast mode**: four and two), rapier's simplified friction (one friction constraint per
+//!   (**fast mode**: three and two), rapier's simplified friction (one friction constraint per
 //!   contact patch plus a twist constraint), and rapier's length unit set to 0.1 m, the size of
 //!   the things simulated: its contact prediction distance (2 mm) and broad-phase margins (4 mm)
 //!   scale with it, so robots a few centimetres apart are not all candidate pairs; speed limits
@@ -79,7 +82,7 @@
 //!   angle, integrated at the target rate), with the same body and joint indices; setting a
 //!   driven wheel's state sets its angle only. What fast mode does not simulate: the wheel's
 //!   own inertia (the wheel reaches its target at once), the motor's torque limit (the ground
-//!   transmits what friction allows, μ·load, which for the seed's SumBot is about 0.12 N·m
+//!   transmits what friction allows, μ·load, which for the SimRob manual's SumBot is about 0.12 N·m
 //!   against its 10 N·m motors) and the wheel's play about the locked axes. Wheels whose
 //!   motor has no torque (free wheels), wheels held by a second joint, and wheels that are not
 //!   spheres or WheelCylinders keep their body and joint. Leaving fast mode gives every wheel

@@ -7,7 +7,7 @@
 //! `ERP`, so the pair (ω, ζ) reproduces ODE's behaviour in rapier's soft-constraint solver.
 
 /// Contact CFM (Hardness) is multiplied by this before the spring is built (see SPEC S8:
-/// the seed's values taken literally let the ball sink through the floor).
+/// the SimRob manual's values taken literally let the ball sink through the floor).
 pub const CONTACT_CFM_SCALE: f64 = 0.01;
 /// Slip values are multiplied by this (SPEC S8) before [`slip_friction`].
 pub const SLIP_SCALE: f64 = 0.1;
@@ -83,7 +83,7 @@ mod tests {
 
     #[test]
     fn seed_interaction_is_a_stiff_bouncy_contact() {
-        // Wood–wood of the seed: Hardness 0.15, Bounciness 0.6 at dt 0.01.
+        // Wood–wood of the SimRob manual: Hardness 0.15, Bounciness 0.6 at dt 0.01.
         let s = contact_spring(0.15, 0.6, 0.01);
         assert!((s.omega - 200.0).abs() < 1e-9);
         assert!((s.zeta - 2.0 / 3.0).abs() < 1e-9);

@@ -3,8 +3,8 @@
 //! [`command_table!`] below is the single list of commands. Each row gives the command's
 //! [`Command`] variant, its [`Family`] (which element carries it), its configuration key
 //! (SimRob manual §6, spelled as there, including its `commandsetimestepkey` and
-//! `commandsynthesizekey`; the four commands for which the seed lists no key get keys
-//! invented in the same style, marked *simrob*) and its default name (the seed's).
+//! `commandsynthesizekey`; the four commands for which the SimRob manual lists no key get keys
+//! invented in the same style, marked *simrob*) and its default name (the SimRob manual's).
 //! [`CommandKeys`](crate::CommandKeys), [`config_keys`](crate::config_keys), the decoder's
 //! dispatch and the encoder's `Command` attribute are all derived from it.
 //!
@@ -92,7 +92,7 @@ macro_rules! command_table {
                 match self { $(Command::$variant => $key,)* }
             }
 
-            /// The seed's name for this command (its default `Command` attribute).
+            /// The SimRob manual's name for this command (its default `Command` attribute).
             pub const fn default_name(self) -> &'static str {
                 match self { $(Command::$variant => $name,)* }
             }

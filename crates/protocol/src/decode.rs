@@ -46,7 +46,7 @@ const ENTITY_REQUEST: &str = Family::Entity.element();
 /// - A `<Message>` or `<Simulation_Message>` that holds no request, an unknown root and an
 ///   unknown child of `<Message>` / `<Simulation_Message>` each give an `Err` entry.
 /// - A bare `<Agent_Message>`, `<Simulation_Message>`, `<Control_Request>` or
-///   `<Entity_Request>` root is accepted as if it were inside a `<Message>` (the seed shows
+///   `<Entity_Request>` root is accepted as if it were inside a `<Message>` (the SimRob manual shows
 ///   its `Create_Entity` examples that way).
 ///
 /// The returned vector is never empty.
@@ -554,7 +554,7 @@ pub fn decode_response_element(el: &Element) -> Result<Response, DecodeError> {
 /// Decodes a `<Broadcast>` element.
 ///
 /// Lenient where a client should be: `<DrawData>` and `<Entities_Info>` may be absent
-/// (empty); a body without `<Entity_id>` belongs to entity 0 (the seed's own example has
+/// (empty); a body without `<Entity_id>` belongs to entity 0 (the SimRob manual's own example has
 /// none); unknown children, including unknown `<Entities_Info>` entries, are ignored so
 /// that servers can add data without breaking clients. `<Part>` and `<Parts>` come
 /// together, with 1 ≤ Part ≤ Parts.

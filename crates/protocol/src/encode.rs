@@ -473,7 +473,7 @@ impl RealText {
 ///   </…>…</Entities_Info></Broadcast>
 /// ```
 ///
-/// (written without the whitespace shown). Dimensions as in the seed's broadcast: `Radius`
+/// (written without the whitespace shown). Dimensions as in the SimRob manual's broadcast: `Radius`
 /// for spheres, `Size_X/Y/Z` for boxes, `Length` then `Radius` for cylinders and wheels.
 pub fn encode_broadcast_into(b: &Broadcast, out: &mut String) {
     out.push_str("<Broadcast>");

@@ -1,7 +1,7 @@
 //! [`CommandKeys`]: the configurable command names (SimRob manual §6, SPEC S3).
 //!
 //! Every command is recognised by the string in its `Command` attribute. The strings are
-//! configurable; the defaults are the seed's names. Which commands exist, their
+//! configurable; the defaults are the SimRob manual's names. Which commands exist, their
 //! configuration keys and default names are the command table
 //! ([`crate::commands`]); this type holds one name per row.
 //!
@@ -17,7 +17,7 @@ use std::ops::Index;
 use crate::commands::{Command, Family, CONFIG_KEYS};
 
 /// The `Command` attribute value of every command, indexed by [`Command`]. `Default` gives
-/// the seed's names.
+/// the SimRob manual's names.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CommandKeys {
     names: [String; Command::COUNT],
@@ -46,7 +46,7 @@ pub fn config_keys() -> &'static [(&'static str, &'static str)] {
     CONFIG_KEYS
 }
 
-/// Lower-cases a configuration key and maps the aliases to the seed's spelling.
+/// Lower-cases a configuration key and maps the aliases to the SimRob manual's spelling.
 fn canonical(config_key: &str) -> String {
     let key = config_key.trim().to_ascii_lowercase();
     match key.as_str() {

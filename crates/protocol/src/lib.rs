@@ -64,20 +64,20 @@
 //!   followed by one error.
 //! - **Bare requests:** an `<Agent_Message>`, `<Simulation_Message>`, `<Control_Request>` or
 //!   `<Entity_Request>` root without the `<Message>` envelope is accepted as if enveloped
-//!   (the seed shows its `Create_Entity` examples that way).
+//!   (the SimRob manual shows its `Create_Entity` examples that way).
 //! - **Whitespace** around element text and around the `Command`, `Type` and `Agent_Type`
 //!   attribute values is trimmed (so `Command = "Set_Step_Mode"` and indented values work).
 //! - **Booleans** accept `true`/`false` in any case and `1`/`0`. Leading `>` characters are
-//!   ignored, so the seed's `<Sync>>false</Sync>` (§2.1, a typo) reads as `false`.
-//! - **`Entity_id` / `Entity_Id`:** the seed spells it `Entity_id` in `Create_Entity` and
+//!   ignored, so the SimRob manual's `<Sync>>false</Sync>` (§2.1, a typo) reads as `false`.
+//! - **`Entity_id` / `Entity_Id`:** the SimRob manual spells it `Entity_id` in `Create_Entity` and
 //!   `Entity_Id` in entity requests and broadcasts; either spelling is accepted everywhere.
-//!   Other element names are case-sensitive, as in the seed.
+//!   Other element names are case-sensitive, as in the SimRob manual.
 //! - **Numbers** are `f64` (`str::parse` syntax, e.g. `1`, `-0.5`, `1e-3`); NaN, infinities
 //!   and values too large for `f64` are rejected. Ids are `u32` (negative is an error),
 //!   ports `u16`, iterations `u64`, `Steps_Per_Iteration` a `u32` ≥ 1.
 //! - **Optional** elements (per [`model`]): `Material` and `Mass` of bodies and balls;
 //!   `Hardness`, `Bounciness` and `Maximum_Torque` of wheel joints; `<Response>` inside
-//!   control and entity requests (ignored inside `<Agent_Message>`, where the seed does not
+//!   control and entity requests (ignored inside `<Agent_Message>`, where the SimRob manual does not
 //!   allow it). Everything else is required; a missing element is an error naming it.
 //! - Unknown children of list elements (`Message`, `Simulation_Message`, `Structure`,
 //!   `Motors`, the materials request) are errors, so a misspelled `<Bdy>` is not silently
@@ -89,7 +89,7 @@
 //!   UTF-8; nesting deeper than [`tree::MAX_DEPTH`] is refused.
 //!
 //! On the agent side, [`decode_server_message`] is lenient where a client should be: a
-//! broadcast body without `<Entity_id>` belongs to entity 0 (the seed's own example has
+//! broadcast body without `<Entity_id>` belongs to entity 0 (the SimRob manual's own example has
 //! none), and unknown elements are ignored. See [`decode_broadcast_element`].
 //!
 //! ## Errors

@@ -295,7 +295,7 @@ pub struct Navigator {
     pub keep_clear: f64,
 }
 
-/// World-level components (on entity 0 in the seed's terms): the map and the shared indexes.
+/// World-level components (on entity 0): the map and the shared indexes.
 #[derive(Debug, Default)]
 pub struct Resources {
     /// Map width and height; positions are clamped to `[0, width] × [0, height]`.

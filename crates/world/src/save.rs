@@ -250,7 +250,7 @@ pub struct SessionFlags {
 }
 
 impl Default for SessionFlags {
-    /// Off, off, and the seed's `syncwait` default (0.1 s).
+    /// Off, off, and the SimRob manual's `syncwait` default (0.1 s).
     fn default() -> Self {
         SessionFlags {
             auto_adjust: false,
