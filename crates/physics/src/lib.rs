@@ -67,7 +67,7 @@
 //! * **Solver.** Each step is solved as ODE integrates it, once per step (velocity, then
 //!   position with the new velocity: a ball falling for 0.5 s drops ½g·t·(t + h), 2 % more than
 //!   ½g·t², in ODE as here), with five solver passes and two without position correction
-//!   (**fast mode**: three and two), rapier's simplified friction (one friction constraint per
+//!   (**fast mode**: four and two), rapier's simplified friction (one friction constraint per
 //!   contact patch plus a twist constraint), and rapier's length unit set to 0.1 m, the size of
 //!   the things simulated: its contact prediction distance (2 mm) and broad-phase margins (4 mm)
 //!   scale with it, so robots a few centimetres apart are not all candidate pairs; speed limits

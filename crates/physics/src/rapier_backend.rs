@@ -40,10 +40,11 @@ const FAST_SUBSTEPS: usize = 1;
 /// Solver passes within the substep. Five settle a jointed SumBot to rest as six did (no turn,
 /// no drift in an idle minute); four leave it rocking (0.03° and 0.25 mm a minute), two or
 /// three let it creep 3–6 mm a minute. Fast mode's SumBots are one body each (driven wheels):
-/// three passes settle them, and two SumBots pushing head-on stand as far apart and as upright
-/// as with four (two tilt them half a degree more); each pass is 3 % of a fast step.
+/// four passes settle them and keep 22 SumBots driving in circles among each other on their
+/// wheels for a simulated minute, where three let two of them tip over (each pass is 3 % of a
+/// fast step).
 const PASSES: usize = 5;
-const FAST_PASSES: usize = 3;
+const FAST_PASSES: usize = 4;
 /// Passes without position correction after them, in both modes. With one, a ball rolled into a
 /// wall at 1.5 m/s stops dead against it instead of bouncing back (measured on the SimRob
 /// field; with two it bounces as it did with three substeps).
