@@ -2,7 +2,8 @@
 //! simulator, on the same scene — the SimRob materials and 13-box soccer field, the ball and
 //! N SumBots on a grid driving in circles (wheel targets 3 and 5 rad/s), dt 0.01 s, one
 //! thread each. For N = 1, 6, 22 and 100 the engines run in alternating blocks in one process
-//! and the tool prints steps per second, the ratios, and what each engine did: robots flipped,
+//! (41 blocks each; an engine's speed is that of its median block) and the tool prints steps
+//! per second, the ratios, and what each engine did: robots flipped,
 //! non-finite states, where the ball rests; then a single SumBot's resting height and tilt, its
 //! drift over an idle minute and its straight-line speed against ω·r, and how far the ball
 //! falls in 0.5 s (both engines integrate once per step: ½g·t·(t + h), not ½g·t²).
@@ -29,8 +30,9 @@ const HELP: &str = "\
 simrob-odebench — simrob's physics against ODE (the engine of the SimRob simulator)
 
 Runs the same scene in both engines (the SimRob soccer field and materials, the ball, N SumBots
-driving in circles, dt 0.01 s, one thread each), alternating the engines in blocks, and prints
-steps per second, the speed ratios and plausibility figures. Needs ODE's shared library
+driving in circles, dt 0.01 s, one thread each), alternating the engines in 41 blocks each (an
+engine's speed is its median block's: a burst of load from elsewhere does not count), and
+prints steps per second, the speed ratios and plausibility figures. Needs ODE's shared library
 (Debian/Ubuntu: apt-get install libode-dev); without it, it prints why and exits.
 
 USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--speed-only]
@@ -47,8 +49,10 @@ USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--spee
 ";
 
 const SUMBOT_WHEEL_RADIUS: f64 = 0.023;
-/// Blocks per engine: engines alternate this many times within one measurement.
-const ROUNDS: u32 = 5;
+/// Blocks per engine: engines alternate this many times within one measurement, and each
+/// engine's speed is its median block's, so that a burst of load from outside (another
+/// process, the virtual machine's host) slows one block of one engine, not its figure.
+const ROUNDS: u32 = 41;
 
 struct Options {
     scale: f64,
@@ -358,19 +362,43 @@ fn build(
     })
 }
 
-/// The time this thread spent on a processor (the kernel's per-thread `schedstat`), so that
-/// other processes sharing the machine do not count against an engine; wall time where the
-/// kernel does not say.
+/// The time this thread spent on a processor, so that other processes sharing the machine do
+/// not count against an engine; wall time where the system does not say.
 struct Clock {
     wall: Instant,
     cpu: Option<Duration>,
 }
 
 impl Clock {
+    /// `CLOCK_THREAD_CPUTIME_ID`, to the nanosecond (the kernel's `schedstat` of the thread
+    /// only moves at the scheduler's tick, 4 ms on this machine: too coarse for a block).
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
     fn thread_cpu() -> Option<Duration> {
-        let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-        let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
-        Some(Duration::from_nanos(nanos))
+        #[repr(C)]
+        struct Timespec {
+            tv_sec: i64,
+            tv_nsec: i64,
+        }
+        extern "C" {
+            fn clock_gettime(clock: std::ffi::c_int, tp: *mut Timespec) -> std::ffi::c_int;
+        }
+        const CLOCK_THREAD_CPUTIME_ID: std::ffi::c_int = 3;
+        let mut t = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid, writable `timespec` of 64-bit Linux.
+        let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        let sec = u64::try_from(t.tv_sec).ok()?;
+        let nanos = u32::try_from(t.tv_nsec)
+            .ok()
+            .filter(|n| *n < 1_000_000_000)?;
+        (rc == 0).then(|| Duration::new(sec, nanos))
+    }
+
+    #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+    fn thread_cpu() -> Option<Duration> {
+        None
     }
 
     fn now() -> Clock {
@@ -432,21 +460,22 @@ fn speed_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
             for _ in 0..100 {
                 e.step();
             }
-            engines.push((k, e, Duration::ZERO));
+            engines.push((k, e, Vec::with_capacity(ROUNDS as usize)));
         }
         for _ in 0..ROUNDS {
-            for (_, e, t) in engines.iter_mut() {
+            for (_, e, times) in engines.iter_mut() {
                 let start = Clock::now();
                 for _ in 0..block {
                     e.step();
                 }
-                *t += start.elapsed();
+                times.push(start.elapsed());
             }
         }
         let mut cells = vec![String::from("—"); 4];
         let mut rate = [f64::NAN; 4];
-        for (k, e, t) in &engines {
-            let out = outcome(e, n, block * ROUNDS as u64, *t);
+        for (k, e, times) in &mut engines {
+            times.sort_unstable();
+            let out = outcome(e, n, block, times[times.len() / 2]);
             rate[*k] = out.steps_per_second;
             cells[*k] = format!(
                 "{:.0} (flips {}, NaN {}, ball z {:.3})",
