@@ -1,22 +1,70 @@
 //! Spatial indexes: a uniform grid of the small and moving colliders, rebuilt every frame
-//! by a counting sort (the HMR Sim "sectors"), and an index of large static colliders
-//! (walls), rebuilt only when they change.
+//! (the HMR Sim "sectors"), and an index of large static colliders (walls), rebuilt only when
+//! they change.
 //!
-//! The grid is struct-of-arrays: for each cell a contiguous run of entity ids, positions and
-//! shapes, so a neighbour query reads a few cache lines. Within a cell, entities are in id
-//! order, so every query visits candidates in a deterministic order.
+//! The grid is struct-of-arrays: its entries sorted by (cell, entity id), so the entries of
+//! one cell, and of consecutive cells of one row, are a contiguous run of entity ids,
+//! positions and shapes, and a neighbour query reads a few cache lines in a deterministic
+//! order (cell-major, id order within a cell).
+//!
+//! What a frame costs follows the robots, not the map's area. The grid looks only at the
+//! window of cells between its entries (the smallest rectangle of cells holding them all).
+//! When that window has few cells for its entries (at most [`DENSE_CELLS_PER_ENTRY`] per
+//! entry plus [`DENSE_CELLS_MIN`]) the grid is a counting sort with a start index per cell of
+//! the window; otherwise (a few robots far apart on a large map) the entries are sorted by
+//! (cell, id) and a row's run of cells is found by searching the entries' sorted cells. Both
+//! layouts give the same entries in the same order, so a run does not depend on which one a
+//! frame used.
 
 use crate::ecs::{EntityId, World};
 use crate::geom::Shape;
 
+/// The dense layout (a start index per cell of the window between the entries) is used while
+/// that window has at most this many cells per grid entry, plus [`DENSE_CELLS_MIN`]; beyond,
+/// the sparse one.
+pub const DENSE_CELLS_PER_ENTRY: u64 = 4;
+/// Cells the dense layout's window may always have, however few the entries.
+pub const DENSE_CELLS_MIN: u64 = 4096;
+/// Most cells along either side of a grid: a larger map is covered by this many, the last
+/// ones holding everything beyond (queries stay exact; cell keys fit in 64 bits).
+pub const MAX_GRID_SIDE: usize = 1 << 31;
+
+/// How the grid stores its cells.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum GridLayout {
+    /// Dense when the window between the entries has few cells for them, else sparse (the
+    /// default).
+    #[default]
+    Auto,
+    /// A start index for every cell of the window between the entries:
+    /// O(window cells + entries) a frame, two reads a row a query.
+    Dense,
+    /// Only the entries, sorted by (cell, id): O(entries · log entries) a frame, a search
+    /// a row a query.
+    Sparse,
+}
+
+/// Cells along one side of a map `len` long in cells of `cell`.
+fn side(len: f64, cell: f64) -> usize {
+    ((len / cell).ceil() as usize).clamp(1, MAX_GRID_SIDE)
+}
+
 /// A uniform grid over the map of every small or moving collider.
 #[derive(Debug, Default, Clone)]
 pub struct SpatialGrid {
+    /// Which layout [`SpatialGrid::rebuild`] builds (a run's results do not depend on it).
+    pub layout: GridLayout,
     cell: f64,
     inv: f64,
     cols: usize,
     rows: usize,
+    /// The window of cells between the entries: first column and row, columns and rows.
+    win: (usize, usize, usize, usize),
+    /// Dense layout: where each cell of the window (row by row) starts in the entries, one
+    /// more than the window's cells; empty in the sparse layout.
     start: Vec<u32>,
+    /// The cell key (`cy · cols + cx`) of each entry, same order as `ids` (non-decreasing).
+    keys: Vec<u64>,
     /// Entity ids, grouped by cell.
     pub ids: Vec<u32>,
     /// Positions, same order as `ids`.
@@ -28,7 +76,10 @@ pub struct SpatialGrid {
     pub radii: Vec<f64>,
     /// The largest half extent of any entity in the grid.
     pub max_extent: f64,
-    scratch: Vec<u32>,
+    /// Per entry in id order: its cell key and entity id.
+    scratch: Vec<(u64, u32)>,
+    /// Which entry of `scratch` goes to each slot.
+    order: Vec<u32>,
 }
 
 impl SpatialGrid {
@@ -42,12 +93,28 @@ impl SpatialGrid {
         (self.cols, self.rows)
     }
 
+    /// Whether the last rebuild used the dense layout.
+    pub fn is_dense(&self) -> bool {
+        !self.start.is_empty()
+    }
+
     /// The cell holding `(x, y)` (clamped to the grid).
     #[inline]
     pub fn cell_of(&self, x: f64, y: f64) -> (usize, usize) {
         let cx = ((x * self.inv).max(0.0) as usize).min(self.cols.saturating_sub(1));
         let cy = ((y * self.inv).max(0.0) as usize).min(self.rows.saturating_sub(1));
         (cx, cy)
+    }
+
+    /// The key of cell `(cx, cy)`: `cy · cols + cx` (entries are sorted by it).
+    #[inline]
+    pub fn cell_key(&self, cx: usize, cy: usize) -> u64 {
+        cy as u64 * self.cols as u64 + cx as u64
+    }
+
+    /// The cell key of every entry, same order as `ids` (non-decreasing).
+    pub fn cell_keys(&self) -> &[u64] {
+        &self.keys
     }
 
     /// Range of cells `(cx0..=cx1, cy0..=cy1)` covering a disc of `radius` around `(x, y)`.
@@ -61,21 +128,30 @@ impl SpatialGrid {
     /// The index range (into `ids`, `xs`, …) of cell `(cx, cy)`.
     #[inline]
     pub fn cell_range(&self, cx: usize, cy: usize) -> std::ops::Range<usize> {
-        let c = cy * self.cols + cx;
-        self.start[c] as usize..self.start[c + 1] as usize
+        self.row_range(cx, cx, cy)
     }
 
-    /// The index range of the cells `cx0..=cx1` in row `cy` (contiguous in memory).
+    /// The index range of the cells `cx0..=cx1` in row `cy` (contiguous in memory; when
+    /// empty, it starts where those cells' entries would be).
     #[inline]
     pub fn row_range(&self, cx0: usize, cx1: usize, cy: usize) -> std::ops::Range<usize> {
-        let c0 = cy * self.cols + cx0;
-        let c1 = cy * self.cols + cx1;
-        self.start[c0] as usize..self.start[c1 + 1] as usize
-    }
-
-    /// Where each cell's entries start in `ids` (one more entry than cells).
-    pub fn starts(&self) -> &[u32] {
-        &self.start
+        if self.start.is_empty() {
+            let (c0, c1) = (self.cell_key(cx0, cy), self.cell_key(cx1, cy));
+            let lo = self.keys.partition_point(|&k| k < c0);
+            return lo..gallop(&self.keys, lo, c1 + 1);
+        }
+        let (wx, wy, ww, wh) = self.win;
+        if cy < wy {
+            return 0..0;
+        }
+        if cy >= wy + wh {
+            return self.ids.len()..self.ids.len();
+        }
+        let row = (cy - wy) * ww;
+        let a = row + cx0.clamp(wx, wx + ww) - wx;
+        let b = row + (cx1 + 1).clamp(wx, wx + ww) - wx;
+        let lo = self.start[a] as usize;
+        lo..(self.start[b.max(a)] as usize)
     }
 
     /// Rebuilds the grid from the world: every entity with a pose and a collider, except
@@ -88,19 +164,16 @@ impl SpatialGrid {
         };
         self.cell = cell;
         self.inv = 1.0 / cell;
-        self.cols = ((world.res.width / cell).ceil() as usize).max(1);
-        self.rows = ((world.res.height / cell).ceil() as usize).max(1);
-        let ncells = self.cols * self.rows;
-        self.start.clear();
-        self.start.resize(ncells + 1, 0);
+        self.cols = side(world.res.width, cell);
+        self.rows = side(world.res.height, cell);
         self.scratch.clear();
-        self.ids.clear();
         self.max_extent = 0.0;
         let (poses, pp) = world.pose.raw();
         let (shapes, sp) = world.collider.raw();
         let (_, vp) = world.vel.raw();
         let n = poses.len().min(shapes.len());
-        // Pass 1: count per cell.
+        // The entries, in id order, with their cells, and the window of cells between them.
+        let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
         for i in 0..n {
             if !(pp[i] && sp[i]) {
                 continue;
@@ -112,63 +185,139 @@ impl SpatialGrid {
             }
             self.max_extent = self.max_extent.max(hw.max(hh));
             let (cx, cy) = self.cell_of(poses[i].x, poses[i].y);
-            let c = (cy * self.cols + cx) as u32;
-            self.scratch.push(c);
-            self.ids.push(i as u32);
-            self.start[c as usize + 1] += 1;
+            (x0, y0, x1, y1) = (x0.min(cx), y0.min(cy), x1.max(cx), y1.max(cy));
+            self.scratch.push((self.cell_key(cx, cy), i as u32));
         }
-        for c in 0..ncells {
-            self.start[c + 1] += self.start[c];
+        let m = self.scratch.len();
+        self.win = if m == 0 {
+            (0, 0, 0, 0)
+        } else {
+            (x0, y0, x1 - x0 + 1, y1 - y0 + 1)
+        };
+        let (wx, wy, ww, wh) = self.win;
+        let wcells = ww as u64 * wh as u64;
+        let dense = m > 0
+            && match self.layout {
+                GridLayout::Dense => true,
+                GridLayout::Sparse => false,
+                GridLayout::Auto => wcells <= DENSE_CELLS_PER_ENTRY * m as u64 + DENSE_CELLS_MIN,
+            };
+        self.start.clear();
+        self.order.clear();
+        if dense {
+            // Counting sort over the window (stable: id order within a cell).
+            let wcells = wcells as usize;
+            let cols = self.cols as u64;
+            let win = |c: u64| ((c / cols) as usize - wy) * ww + (c % cols) as usize - wx;
+            self.start.resize(wcells + 1, 0);
+            for &(c, _) in &self.scratch {
+                self.start[win(c) + 1] += 1;
+            }
+            for c in 0..wcells {
+                self.start[c + 1] += self.start[c];
+            }
+            let mut fill: Vec<u32> = self.start[..wcells].to_vec();
+            self.order.resize(m, 0);
+            for (k, &(c, _)) in self.scratch.iter().enumerate() {
+                let w = win(c);
+                self.order[fill[w] as usize] = k as u32;
+                fill[w] += 1;
+            }
+        } else {
+            // (cell, id) pairs are distinct: an unstable sort gives the one order.
+            self.scratch.sort_unstable();
+            self.order.extend(0..m as u32);
         }
-        // Pass 2: scatter (stable: id order within a cell).
-        let m = self.ids.len();
-        let mut fill: Vec<u32> = self.start[..ncells].to_vec();
-        let mut ids = vec![0u32; m];
+        self.keys.clear();
+        self.ids.clear();
         self.xs.clear();
-        self.xs.resize(m, 0.0);
         self.ys.clear();
-        self.ys.resize(m, 0.0);
         self.shapes.clear();
-        self.shapes.resize(m, Shape::default());
         self.radii.clear();
-        self.radii.resize(m, 0.0);
-        for k in 0..m {
-            let c = self.scratch[k] as usize;
-            let slot = fill[c] as usize;
-            fill[c] += 1;
-            let i = self.ids[k] as usize;
-            ids[slot] = i as u32;
-            self.xs[slot] = poses[i].x;
-            self.ys[slot] = poses[i].y;
-            self.shapes[slot] = shapes[i];
-            self.radii[slot] = shapes[i].bounding_radius();
+        for &k in &self.order {
+            let (c, i) = self.scratch[k as usize];
+            let (p, s) = (&poses[i as usize], &shapes[i as usize]);
+            self.keys.push(c);
+            self.ids.push(i);
+            self.xs.push(p.x);
+            self.ys.push(p.y);
+            self.shapes.push(*s);
+            self.radii.push(s.bounding_radius());
         }
-        self.ids = ids;
     }
 
     /// Calls `f(slot)` for every grid entry whose cell touches the square of half side
-    /// `radius` around `(x, y)`.
+    /// `radius` around `(x, y)`: row by row, cell-major, id order within a cell.
     #[inline]
     pub fn for_each_near(&self, x: f64, y: f64, radius: f64, mut f: impl FnMut(usize)) {
-        if self.start.is_empty() {
+        if self.ids.is_empty() {
             return;
         }
         let (cx0, cx1, cy0, cy1) = self.cells_around(x, y, radius);
+        // Only the part of the query inside the window between the entries holds any.
+        let (wx, wy, ww, wh) = self.win;
+        let (cx0, cx1) = (cx0.max(wx), cx1.min(wx + ww - 1));
+        let (cy0, cy1) = (cy0.max(wy), cy1.min(wy + wh - 1));
+        if cx0 > cx1 || cy0 > cy1 {
+            return;
+        }
+        if !self.start.is_empty() {
+            for cy in cy0..=cy1 {
+                let row = (cy - wy) * ww;
+                let (c0, c1) = (row + cx0 - wx, row + cx1 - wx);
+                for k in self.start[c0] as usize..self.start[c1 + 1] as usize {
+                    f(k);
+                }
+            }
+            return;
+        }
+        // Sparse: one binary search for the first cell; the rows come in key order, so each
+        // row's run is searched for from the end of the last one, galloping (the next run is
+        // usually a few entries on).
+        let keys = &self.keys;
+        let mut from = keys.partition_point(|&k| k < self.cell_key(cx0, cy0));
         for cy in cy0..=cy1 {
-            for k in self.row_range(cx0, cx1, cy) {
+            let lo = gallop(keys, from, self.cell_key(cx0, cy));
+            let hi = gallop(keys, lo, self.cell_key(cx1, cy) + 1);
+            for k in lo..hi {
                 f(k);
             }
+            from = hi;
         }
     }
 }
 
-/// Large static colliders (walls), indexed by the cells they cover.
+/// The first index at or after `from` whose key is at least `target` (`keys.len()` if
+/// none; `keys[from..]` is sorted): an exponential search, then a binary one, so the cost
+/// grows with the log of the distance from `from`, not of the slice.
+#[inline]
+fn gallop(keys: &[u64], from: usize, target: u64) -> usize {
+    let n = keys.len();
+    if from >= n || keys[from] >= target {
+        return from.min(n);
+    }
+    // keys[lo] < target throughout.
+    let (mut lo, mut step) = (from, 1);
+    loop {
+        let probe = lo + step;
+        if probe >= n || keys[probe] >= target {
+            let end = probe.min(n);
+            return lo + 1 + keys[lo + 1..end].partition_point(|&k| k < target);
+        }
+        lo = probe;
+        step *= 2;
+    }
+}
+
+/// Large static colliders (walls), indexed by the cells they cover: (cell key, collider)
+/// pairs sorted by cell, so the index holds what the walls cover, not the map's area.
 #[derive(Debug, Default, Clone)]
 pub struct StaticIndex {
     cell: f64,
     cols: usize,
     rows: usize,
-    cells: Vec<Vec<u32>>,
+    /// `(cy · cols + cx, index into items)` for every cell a collider covers, sorted.
+    cells: Vec<(u64, u32)>,
     /// `(entity, x, y, shape)` of every indexed collider.
     pub items: Vec<(EntityId, f64, f64, Shape)>,
 }
@@ -178,9 +327,9 @@ impl StaticIndex {
     /// extent larger than half a grid cell.
     pub fn rebuild(&mut self, world: &World, cell: f64) {
         self.cell = if cell > 0.0 { cell } else { 20.0 };
-        self.cols = ((world.res.width / self.cell).ceil() as usize).max(1);
-        self.rows = ((world.res.height / self.cell).ceil() as usize).max(1);
-        self.cells = vec![Vec::new(); self.cols * self.rows];
+        self.cols = side(world.res.width, self.cell);
+        self.rows = side(world.res.height, self.cell);
+        self.cells.clear();
         self.items.clear();
         for (e, shape) in world.collider.iter() {
             if world.vel.has(e) {
@@ -197,10 +346,15 @@ impl StaticIndex {
             let (cx1, cy1) = self.cell_of(p.x + hw, p.y + hh);
             for cy in cy0..=cy1 {
                 for cx in cx0..=cx1 {
-                    self.cells[cy * self.cols + cx].push(k);
+                    self.cells.push((self.key(cx, cy), k));
                 }
             }
         }
+        self.cells.sort_unstable();
+    }
+
+    fn key(&self, cx: usize, cy: usize) -> u64 {
+        cy as u64 * self.cols as u64 + cx as u64
     }
 
     fn cell_of(&self, x: f64, y: f64) -> (usize, usize) {
@@ -224,11 +378,263 @@ impl StaticIndex {
         let (cx0, cy0) = self.cell_of(x - radius, y - radius);
         let (cx1, cy1) = self.cell_of(x + radius, y + radius);
         for cy in cy0..=cy1 {
-            for cx in cx0..=cx1 {
-                out.extend_from_slice(&self.cells[cy * self.cols + cx]);
-            }
+            let (c0, c1) = (self.key(cx0, cy), self.key(cx1, cy));
+            let lo = self.cells.partition_point(|&(c, _)| c < c0);
+            let run = &self.cells[lo..];
+            let hi = run.partition_point(|&(c, _)| c <= c1);
+            out.extend(run[..hi].iter().map(|&(_, k)| k));
         }
         out.sort_unstable();
         out.dedup();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ecs::{Pose, Velocity};
+    use crate::rng::Rng;
+
+    /// A random world: its size, cell size and entities (some off the map, some static,
+    /// some too large for the grid, some without a collider).
+    fn random_world(rng: &mut Rng) -> (World, f64) {
+        let cell = [1.0, 5.0, 20.0, 37.5][rng.below(4) as usize];
+        let (w, h) = if rng.below(3) == 0 {
+            // A large map: the window between entries decides the layout.
+            (
+                cell * (1 + rng.below(1000)) as f64,
+                cell * (1 + rng.below(1000)) as f64,
+            )
+        } else {
+            (
+                cell * (0.5 + rng.below(40) as f64),
+                cell * (0.5 + rng.below(40) as f64),
+            )
+        };
+        let mut world = World::new(w, h);
+        let n = rng.below(300);
+        // Entities in a cluster somewhere, or spread over the whole map (and beyond).
+        let spread = rng.below(2) == 0;
+        let (ox, oy) = (rng.next_f64() * w, rng.next_f64() * h);
+        for _ in 0..n {
+            let e = world.spawn("thing");
+            let (x, y) = if spread {
+                (
+                    rng.next_f64() * w * 1.2 - 0.1 * w,
+                    rng.next_f64() * h * 1.2 - 0.1 * h,
+                )
+            } else {
+                (
+                    ox + rng.next_f64() * cell * 8.0,
+                    oy + rng.next_f64() * cell * 8.0,
+                )
+            };
+            world.pose.insert(e, Pose { x, y, theta: 0.0 });
+            if rng.below(2) == 0 {
+                world.vel.insert(e, Velocity::default());
+            }
+            let size = cell * [0.1, 0.3, 0.5, 0.8][rng.below(4) as usize];
+            if rng.below(8) != 0 {
+                let shape = if rng.below(2) == 0 {
+                    Shape::Circle { r: size }
+                } else {
+                    Shape::Box {
+                        hw: size,
+                        hh: size * 0.5,
+                    }
+                };
+                world.set_collider(e, shape);
+            }
+        }
+        (world, cell)
+    }
+
+    /// The entries a query must visit, by definition: those whose (clamped) cell lies in the
+    /// query's cells, in (row, column, id) order.
+    fn expected(g: &SpatialGrid, world: &World, x: f64, y: f64, r: f64) -> Vec<u32> {
+        let (cx0, cx1, cy0, cy1) = g.cells_around(x, y, r);
+        let mut out: Vec<(usize, usize, u32)> = Vec::new();
+        for (e, p) in world.pose.iter() {
+            let Some(s) = world.collider.get(e) else {
+                continue;
+            };
+            let (hw, hh) = s.half_extents();
+            if !world.vel.has(e) && hw.max(hh) > g.cell_size() * 0.5 {
+                continue;
+            }
+            let (cx, cy) = g.cell_of(p.x, p.y);
+            if (cx0..=cx1).contains(&cx) && (cy0..=cy1).contains(&cy) {
+                out.push((cy, cx, e.0));
+            }
+        }
+        out.sort_unstable();
+        out.into_iter().map(|(_, _, id)| id).collect()
+    }
+
+    #[test]
+    fn dense_and_sparse_layouts_give_the_same_entries_in_the_same_order() {
+        let mut rng = Rng::new(11);
+        let (mut dense_frames, mut sparse_frames) = (0, 0);
+        for _ in 0..150 {
+            let (world, cell) = random_world(&mut rng);
+            let grids: Vec<SpatialGrid> = [GridLayout::Dense, GridLayout::Sparse, GridLayout::Auto]
+                .into_iter()
+                .map(|layout| {
+                    let mut g = SpatialGrid {
+                        layout,
+                        ..SpatialGrid::default()
+                    };
+                    g.rebuild(&world, cell);
+                    g
+                })
+                .collect();
+            let (d, s) = (&grids[0], &grids[1]);
+            assert_eq!(d.is_dense(), !d.ids.is_empty());
+            assert!(!s.is_dense());
+            if grids[2].is_dense() {
+                dense_frames += 1;
+            } else if !grids[2].ids.is_empty() {
+                sparse_frames += 1;
+            }
+            for g in &grids[1..] {
+                assert_eq!(g.ids, d.ids);
+                assert_eq!(g.cell_keys(), d.cell_keys());
+                assert_eq!(g.xs, d.xs);
+                assert_eq!(g.ys, d.ys);
+                assert_eq!(g.shapes, d.shapes);
+                assert_eq!(g.radii, d.radii);
+                assert_eq!(g.max_extent, d.max_extent);
+            }
+            assert!(d.cell_keys().windows(2).all(|k| k[0] <= k[1]));
+            let (cols, rows) = d.dims();
+            let (w, h) = (world.res.width, world.res.height);
+            for q in 0..60 {
+                // Points on and off the map, its corners and edges; radii from none to more
+                // than the map.
+                let (x, y) = match q % 4 {
+                    0 => (rng.next_f64() * w, rng.next_f64() * h),
+                    1 => (rng.next_f64() * 3.0 * w - w, rng.next_f64() * 3.0 * h - h),
+                    2 => (
+                        [0.0, w, -1.0, w + 1.0][rng.below(4) as usize],
+                        rng.next_f64() * h,
+                    ),
+                    _ => (
+                        rng.next_f64() * w,
+                        [0.0, h, -1.0, h + 1.0][rng.below(4) as usize],
+                    ),
+                };
+                let r = [0.0, cell * 0.5, cell * 2.0, cell * 7.3, w.max(h)][rng.below(5) as usize];
+                let want = expected(d, &world, x, y, r);
+                for g in &grids {
+                    let mut got = Vec::new();
+                    g.for_each_near(x, y, r, |k| got.push(g.ids[k]));
+                    assert_eq!(got, want, "{:?} query ({x}, {y}) r {r}", g.layout);
+                }
+                // Row and cell ranges, inside and at the edges of the map.
+                let cy = rng.below(rows as u64) as usize;
+                let cx0 = rng.below(cols as u64) as usize;
+                let cx1 = (cx0 + rng.below(4) as usize).min(cols - 1);
+                let row = d.row_range(cx0, cx1, cy);
+                let cell_r = d.cell_range(cx0, cy);
+                for g in &grids[1..] {
+                    assert_eq!(g.row_range(cx0, cx1, cy), row);
+                    assert_eq!(g.cell_range(cx0, cy), cell_r);
+                    assert_eq!(
+                        g.row_range(0, cols - 1, rows - 1),
+                        d.row_range(0, cols - 1, rows - 1)
+                    );
+                    assert_eq!(g.row_range(0, 0, 0), d.row_range(0, 0, 0));
+                }
+                assert!(row.clone().all(
+                    |k| (d.cell_key(cx0, cy)..=d.cell_key(cx1, cy)).contains(&d.cell_keys()[k])
+                ));
+            }
+        }
+        // Both layouts were chosen by the automatic rule along the way.
+        assert!(
+            dense_frames > 10 && sparse_frames > 10,
+            "{dense_frames} {sparse_frames}"
+        );
+    }
+
+    #[test]
+    fn a_few_robots_on_a_huge_map_use_the_sparse_layout_and_a_crowd_the_dense_one() {
+        let mut world = World::new(40_960.0, 40_960.0);
+        let mut robots = Vec::new();
+        for (x, y) in [(10.0, 10.0), (40_000.0, 40_000.0), (20_000.0, 5.0)] {
+            let e = world.spawn("robot");
+            robots.push(e);
+            world.pose.insert(e, Pose { x, y, theta: 0.0 });
+            world.vel.insert(e, Velocity::default());
+            world.set_collider(e, Shape::Circle { r: 3.0 });
+        }
+        let mut g = SpatialGrid::default();
+        g.rebuild(&world, 20.0);
+        assert_eq!(g.dims(), (2048, 2048));
+        assert!(!g.is_dense());
+        let mut seen = Vec::new();
+        g.for_each_near(39_990.0, 39_990.0, 30.0, |k| seen.push(g.ids[k]));
+        assert_eq!(seen, [robots[1].0]);
+        // Three robots close together on the same map: a small window, dense.
+        for (e, x) in robots.iter().zip([30_000.0, 30_050.0, 30_100.0]) {
+            world.pose.insert(
+                *e,
+                Pose {
+                    x,
+                    y: x,
+                    theta: 0.0,
+                },
+            );
+        }
+        g.rebuild(&world, 20.0);
+        assert!(g.is_dense());
+        let mut seen = Vec::new();
+        g.for_each_near(30_060.0, 30_060.0, 50.0, |k| seen.push(EntityId(g.ids[k])));
+        assert_eq!(seen, robots);
+    }
+
+    #[test]
+    fn the_wall_index_finds_the_walls_whose_cells_a_box_touches() {
+        let mut rng = Rng::new(5);
+        for _ in 0..40 {
+            let (w, h) = (
+                100.0 + rng.next_f64() * 30_000.0,
+                100.0 + rng.next_f64() * 3_000.0,
+            );
+            let mut world = World::new(w, h);
+            let mut walls = Vec::new();
+            for _ in 0..rng.below(30) {
+                let e = world.spawn("wall");
+                let (x, y) = (rng.next_f64() * w, rng.next_f64() * h);
+                let (hw, hh) = (11.0 + rng.next_f64() * 200.0, 11.0 + rng.next_f64() * 50.0);
+                world.pose.insert(e, Pose { x, y, theta: 0.0 });
+                world.set_collider(e, Shape::Box { hw, hh });
+                walls.push((x - hw, y - hh, x + hw, y + hh));
+            }
+            let mut index = StaticIndex::default();
+            index.rebuild(&world, 20.0);
+            assert_eq!(index.items.len(), walls.len());
+            let mut out = Vec::new();
+            for _ in 0..50 {
+                let (x, y) = (
+                    rng.next_f64() * 1.4 * w - 0.2 * w,
+                    rng.next_f64() * 1.4 * h - 0.2 * h,
+                );
+                let r = rng.next_f64() * 100.0;
+                index.near(x, y, r, &mut out);
+                // By definition: the walls whose covered cells meet the query's cells.
+                let (qx0, qy0) = index.cell_of(x - r, y - r);
+                let (qx1, qy1) = index.cell_of(x + r, y + r);
+                let want: Vec<u32> = (0..walls.len() as u32)
+                    .filter(|&k| {
+                        let (x0, y0, x1, y1) = walls[k as usize];
+                        let (ax, ay) = index.cell_of(x0, y0);
+                        let (bx, by) = index.cell_of(x1, y1);
+                        ax <= qx1 && qx0 <= bx && ay <= qy1 && qy0 <= by
+                    })
+                    .collect();
+                assert_eq!(out, want);
+            }
+        }
     }
 }

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use simrob_swarm::drones::{Avoidance, Drone, DroneController, DroneState};
 use simrob_swarm::ecs::{Pose, Proximity, Velocity};
+use simrob_swarm::grid::GridLayout;
 use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_swarm::script::ScriptState;
 use simrob_swarm::seer::{JsonLinesRecorder, MemoryConsumer, Seer};
@@ -400,6 +401,52 @@ fn threads_do_not_change_the_run() {
             "{avoidance:?}"
         );
     }
+}
+
+#[test]
+fn how_the_grid_stores_its_cells_never_changes_a_run() {
+    // Drones with proximity sensors (crowded and, later, standing still: sensors keep their
+    // readings), with the grid's cells stored densely, sparsely and as chosen frame by frame.
+    let runs: Vec<_> = [GridLayout::Dense, GridLayout::Sparse, GridLayout::Auto]
+        .into_iter()
+        .map(|layout| {
+            let mut sim = swarm(300, 4.0);
+            sim.world_mut().res.grid.layout = layout;
+            let s = sim.run();
+            assert_eq!(
+                sim.world().res.grid.is_dense(),
+                layout != GridLayout::Sparse
+            );
+            (
+                fingerprint(&sim),
+                (s.events, s.collisions, s.arrived, s.crashed, s.frames),
+            )
+        })
+        .collect();
+    assert!(runs[0].1 .2 > 0, "drones arrived: {:?}", runs[0].1);
+    assert_eq!(runs[1], runs[0], "sparse as dense");
+    assert_eq!(runs[2], runs[0], "chosen as dense");
+}
+
+#[test]
+fn a_huge_world_runs_as_its_map_does() {
+    // The hospital in a 40,960 × 40,960 world (4,194,304 grid cells, the most a scenario may
+    // have): the robots stay in the map's corner, the grid looks only at the cells between
+    // them, and the run is the same.
+    let small = bundled("hospital.toml");
+    let mut huge = small.clone();
+    huge.file.world.width = Some(40_960.0);
+    huge.file.world.height = Some(40_960.0);
+    let mut a = small.build(&Overrides::default()).unwrap();
+    let mut b = huge.build(&Overrides::default()).unwrap();
+    let (sa, sb) = (a.run(), b.run());
+    assert_eq!(b.world().res.grid.dims(), (2048, 2048));
+    assert_eq!(
+        (sa.events, sa.collisions, sa.tasks_done, sa.frames),
+        (sb.events, sb.collisions, sb.tasks_done, sb.frames)
+    );
+    assert_eq!(sa.tasks_done, 3);
+    assert_eq!(fingerprint(&a), fingerprint(&b));
 }
 
 #[test]

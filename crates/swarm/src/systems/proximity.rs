@@ -22,14 +22,18 @@ use crate::sim::{Ctx, System};
 pub struct ProximitySystem {
     threads: usize,
     prev: Option<Seen>,
-    dirty: Vec<bool>,
+    /// Keys of the grid cells where something changed since the last frame, sorted.
+    dirty: Vec<u64>,
 }
 
 /// The grid as the last frame's readings saw it.
 #[derive(Debug, Default)]
 struct Seen {
+    /// The grid's cell size and dimensions.
+    cell: f64,
+    dims: (usize, usize),
+    keys: Vec<u64>,
     ids: Vec<u32>,
-    starts: Vec<u32>,
     xs: Vec<f64>,
     ys: Vec<f64>,
     shapes: Vec<Shape>,
@@ -61,7 +65,9 @@ impl ProximitySystem {
 
     /// Marks the grid cells where something changed since the last frame (an entity came,
     /// went, moved or changed shape). Returns `false` when everything must be read afresh
-    /// (first frame, another grid, walls or obstacle map changed).
+    /// (first frame, another grid, walls or obstacle map changed). Costs what the grid's
+    /// entries cost, whatever the map's area: the cells are found by walking last frame's
+    /// entries and this frame's together, both sorted by cell.
     fn mark(&mut self, w: &World) -> bool {
         let g = &w.res.grid;
         let prev = self.prev.get_or_insert_with(Seen::default);
@@ -70,30 +76,42 @@ impl ProximitySystem {
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             _ => false,
         };
-        let starts = g.starts();
-        let same = prev.starts.len() == starts.len()
+        let keys = g.cell_keys();
+        let same = prev.dims == g.dims()
+            && prev.cell == g.cell_size()
             && prev.max_extent == g.max_extent
             && prev.statics == w.res.statics.items
             && same_obstacles;
+        self.dirty.clear();
         if same {
-            let (cols, rows) = g.dims();
-            self.dirty.clear();
-            self.dirty.resize(cols * rows, false);
-            for c in 0..cols * rows {
-                let now = starts[c] as usize..starts[c + 1] as usize;
-                let before = prev.starts[c] as usize..prev.starts[c + 1] as usize;
-                self.dirty[c] = now.len() != before.len()
+            let (mut k, mut j) = (0, 0);
+            while k < keys.len() || j < prev.keys.len() {
+                let c = match (keys.get(k), prev.keys.get(j)) {
+                    (Some(&a), Some(&b)) => a.min(b),
+                    (Some(&a), None) => a,
+                    (None, Some(&b)) => b,
+                    (None, None) => break,
+                };
+                let now = k..k + keys[k..].iter().take_while(|&&a| a == c).count();
+                let before = j..j + prev.keys[j..].iter().take_while(|&&b| b == c).count();
+                (k, j) = (now.end, before.end);
+                let changed = now.len() != before.len()
                     || now.zip(before).any(|(k, j)| {
                         g.ids[k] != prev.ids[j]
                             || g.xs[k] != prev.xs[j]
                             || g.ys[k] != prev.ys[j]
                             || g.shapes[k] != prev.shapes[j]
                     });
+                if changed {
+                    self.dirty.push(c);
+                }
             }
         }
+        prev.cell = g.cell_size();
+        prev.dims = g.dims();
+        prev.keys.clear();
+        prev.keys.extend_from_slice(keys);
         prev.ids.clone_from(&g.ids);
-        prev.starts.clear();
-        prev.starts.extend_from_slice(starts);
         prev.xs.clone_from(&g.xs);
         prev.ys.clone_from(&g.ys);
         prev.shapes.clone_from(&g.shapes);
@@ -124,8 +142,9 @@ struct Scene<'a> {
     grid: &'a SpatialGrid,
     statics: &'a StaticIndex,
     obstacles: Option<&'a simrob_flat::Map>,
-    /// Cells where something changed, or `None` when everything must be read afresh.
-    dirty: Option<&'a [bool]>,
+    /// Keys of the cells where something changed (sorted), or `None` when everything must
+    /// be read afresh.
+    dirty: Option<&'a [u64]>,
     frame: u64,
 }
 
@@ -135,9 +154,15 @@ impl Scene<'_> {
         let Some(dirty) = self.dirty else {
             return false;
         };
-        let (cols, _) = self.grid.dims();
-        let (cx0, cx1, cy0, cy1) = self.grid.cells_around(p.x, p.y, reach);
-        (cy0..=cy1).all(|cy| (cx0..=cx1).all(|cx| !dirty[cy * cols + cx]))
+        if dirty.is_empty() {
+            return true;
+        }
+        let g = self.grid;
+        let (cx0, cx1, cy0, cy1) = g.cells_around(p.x, p.y, reach);
+        (cy0..=cy1).all(|cy| {
+            let first = dirty.partition_point(|&c| c < g.cell_key(cx0, cy));
+            dirty.get(first).is_none_or(|&c| c > g.cell_key(cx1, cy))
+        })
     }
 
     fn sense(&self, first: usize, sensors: &mut [Proximity], present: &[bool]) {
