@@ -149,7 +149,61 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             digest(&sim),
         );
     }
+    if filter.is_empty() || filter == "layouts" {
+        layouts();
+    }
     Ok(())
+}
+
+/// The grid alone: a rebuild and one query of a cell's reach around every entry, a frame,
+/// for entries spread evenly over maps of several cells per entry, in each layout.
+fn layouts() {
+    println!();
+    println!("| entries | cells per entry | dense: ns a frame | sparse: ns a frame | chosen |");
+    println!("|---:|---:|---:|---:|---|");
+    for m in [1_000usize, 10_000] {
+        for per in [1.0f64, 4.0, 16.0, 64.0, 256.0] {
+            let side = (per * m as f64).sqrt().ceil() * 20.0;
+            let mut world = simrob_swarm::World::new(side, side);
+            let mut state = 0x9E37_79B9_7F4A_7C15u64;
+            let mut next = || {
+                state = simrob_swarm::rng::splitmix64(state);
+                (state >> 11) as f64 / (1u64 << 53) as f64
+            };
+            for _ in 0..m {
+                let e = world.spawn("robot");
+                let (x, y) = (next() * side, next() * side);
+                world
+                    .pose
+                    .insert(e, simrob_swarm::Pose { x, y, theta: 0.0 });
+                world.vel.insert(e, simrob_swarm::Velocity::default());
+                world.set_collider(e, simrob_swarm::Shape::Circle { r: 3.0 });
+            }
+            let mut ns = Vec::new();
+            let mut found = Vec::new();
+            for layout in [GridLayout::Dense, GridLayout::Sparse, GridLayout::Auto] {
+                let mut g = simrob_swarm::grid::SpatialGrid::default();
+                g.layout = layout;
+                let frames = 2_000_000 / m;
+                let (start, mut seen) = (Instant::now(), 0usize);
+                for _ in 0..frames {
+                    g.rebuild(&world, 20.0);
+                    for k in 0..g.ids.len() {
+                        g.for_each_near(g.xs[k], g.ys[k], 20.0, |_| seen += 1);
+                    }
+                }
+                ns.push(start.elapsed().as_secs_f64() * 1e9 / frames as f64);
+                found.push((seen, g.is_dense()));
+            }
+            assert!(found[0].0 == found[1].0 && found[1].0 == found[2].0);
+            println!(
+                "| {m} | {per} | {:.0} | {:.0} | {} |",
+                ns[0],
+                ns[1],
+                if found[2].1 { "dense" } else { "sparse" }
+            );
+        }
+    }
 }
 
 fn beams(robots: usize, beams: u16) -> Overrides {
