@@ -1,5 +1,6 @@
 //! Criterion benchmarks: one simulated second of the drone swarm at several sizes, with and
-//! without 12-beam proximity sensors, and of the warehouse. (`simrob swarm bench` prints what
+//! without 12-beam proximity sensors, on its own map and in a 40,960 × 40,960 world
+//! (4,194,304 grid cells), and of the warehouse. (`simrob swarm bench` prints what
 //! longer runs did and their wall seconds per simulated second, for both avoidance models.)
 
 use std::path::Path;
@@ -8,9 +9,14 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use simrob_swarm::scenario::{Overrides, Scenario};
 
 fn swarm(n: usize, beams: u16) -> Scenario {
+    swarm_in(n, beams, "")
+}
+
+/// The drone swarm with `world` (TOML keys of `[world]`) added.
+fn swarm_in(n: usize, beams: u16, world: &str) -> Scenario {
     let text = format!(
-        "fps = 24\nduration = 1\nseed = 1\n[generator]\nkind = \"drone-swarm\"\nrobots = {n}\n\
-         proximity_beams = {beams}\n"
+        "fps = 24\nduration = 1\nseed = 1\n[world]\n{world}\n[generator]\nkind = \"drone-swarm\"\n\
+         robots = {n}\nproximity_beams = {beams}\n"
     );
     match Scenario::from_toml_str(&text, Path::new(".")) {
         Ok(s) => s,
@@ -42,6 +48,12 @@ fn one_second(c: &mut Criterion, name: &str, scenario: Scenario, robots: Option<
 
 fn benches(c: &mut Criterion) {
     one_second(c, "drone swarm 200, 1 simulated s", swarm(200, 0), None);
+    one_second(
+        c,
+        "drone swarm 200 + 12 beams, 40,960² world, 1 simulated s",
+        swarm_in(200, 12, "width = 40960\nheight = 40960"),
+        None,
+    );
     one_second(
         c,
         "drone swarm 10,000, 1 simulated s",
