@@ -11,14 +11,9 @@ use std::time::Instant;
 
 use simrob_swarm::scenario::{Overrides, Scenario};
 
-/// Processor time of this process so far, in seconds (Linux; `None` elsewhere).
-fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let rest = stat.rsplit_once(')')?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
+#[path = "support/cpu_time.rs"]
+mod cpu_time;
+use cpu_time::cpu_seconds;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let arg = |i: usize| std::env::args().nth(i);
