@@ -12,7 +12,10 @@
 //! When that window has few cells for its entries (at most [`DENSE_CELLS_PER_ENTRY`] per
 //! entry plus [`DENSE_CELLS_MIN`]) the grid is a counting sort with a start index per cell of
 //! the window; otherwise (a few robots far apart on a large map) the entries are sorted by
-//! (cell, id) and a row's run of cells is found by searching the entries' sorted cells. Both
+//! (cell, id) — a counting sort by row, then a sort of each row's entries, keeping a start
+//! index per row of the window — and a row's run of cells is found by binary search among
+//! that row's entries. (A window with more rows than the dense layout may have cells gets one
+//! sort of all the entries and no row index; its rows are found by galloping search.) Both
 //! layouts give the same entries in the same order, so a run does not depend on which one a
 //! frame used.
 
@@ -41,8 +44,9 @@ pub enum GridLayout {
     /// A start index for every cell of the window between the entries:
     /// O(window cells + entries) a frame, two reads a row a query.
     Dense,
-    /// Only the entries, sorted by (cell, id): O(entries · log entries) a frame, a search
-    /// a row a query.
+    /// Only the entries, sorted by (cell, id), with a start index per row of the window
+    /// unless it has too many rows: O(entries · log entries) a frame, a binary search a row
+    /// a query.
     Sparse,
 }
 
@@ -65,6 +69,9 @@ pub struct SpatialGrid {
     /// Dense layout: where each cell of the window (row by row) starts in the entries, one
     /// more than the window's cells; empty in the sparse layout.
     start: Vec<u32>,
+    /// Sparse layout, unless the window has too many rows for its entries: where each row of
+    /// the window starts in the entries, one more than its rows; else empty.
+    row_start: Vec<u32>,
     /// The cell key (`cy · cols + cx`) of each entry, same order as `ids` (non-decreasing).
     keys: Vec<u64>,
     /// Entity ids, grouped by cell.
@@ -205,6 +212,7 @@ impl SpatialGrid {
                 GridLayout::Auto => wcells <= DENSE_CELLS_PER_ENTRY * m as u64 + DENSE_CELLS_MIN,
             };
         self.start.clear();
+        self.row_start.clear();
         self.order.clear();
         if dense {
             // Counting sort over the window (stable: id order within a cell). Counts go two
@@ -227,6 +235,33 @@ impl SpatialGrid {
                 *at += 1;
             }
             self.start.truncate(wcells + 1);
+        } else if wh as u64 <= DENSE_CELLS_PER_ENTRY * m as u64 + DENSE_CELLS_MIN {
+            // A counting sort by row over the window's rows (stable: id order within a row),
+            // then each row's run sorted by cell.
+            let cols = self.cols as u64;
+            let row = |c: u64| (c / cols) as usize - wy;
+            self.row_start.resize(wh + 2, 0);
+            for &(c, _) in &self.scratch {
+                self.row_start[row(c) + 2] += 1;
+            }
+            for r in 2..wh + 2 {
+                self.row_start[r] += self.row_start[r - 1];
+            }
+            self.order.resize(m, 0);
+            for (k, &(c, _)) in self.scratch.iter().enumerate() {
+                let at = &mut self.row_start[row(c) + 1];
+                self.order[*at as usize] = k as u32;
+                *at += 1;
+            }
+            self.row_start.truncate(wh + 1);
+            let scratch = &self.scratch;
+            for r in 0..wh {
+                let run = self.row_start[r] as usize..self.row_start[r + 1] as usize;
+                if run.len() > 1 {
+                    // Stable: id order within a cell.
+                    self.order[run].sort_by_key(|&k| scratch[k as usize].0);
+                }
+            }
         } else {
             // (cell, id) pairs are distinct: an unstable sort gives the one order.
             self.scratch.sort_unstable();
@@ -270,6 +305,21 @@ impl SpatialGrid {
                 let row = (cy - wy) * ww;
                 let (c0, c1) = (row + cx0 - wx, row + cx1 - wx);
                 for k in self.start[c0] as usize..self.start[c1 + 1] as usize {
+                    f(k);
+                }
+            }
+            return;
+        }
+        if !self.row_start.is_empty() {
+            // Sparse with a row index: each row's cells searched for among its entries.
+            for cy in cy0..=cy1 {
+                let r = cy - wy;
+                let (a, b) = (self.row_start[r] as usize, self.row_start[r + 1] as usize);
+                let run = &self.keys[a..b];
+                let (c0, c1) = (self.cell_key(cx0, cy), self.cell_key(cx1, cy));
+                let lo = run.partition_point(|&k| k < c0);
+                let hi = lo + run[lo..].partition_point(|&k| k <= c1);
+                for k in a + lo..a + hi {
                     f(k);
                 }
             }
@@ -595,6 +645,39 @@ mod tests {
         let mut seen = Vec::new();
         g.for_each_near(30_060.0, 30_060.0, 50.0, |k| seen.push(EntityId(g.ids[k])));
         assert_eq!(seen, robots);
+    }
+
+    #[test]
+    fn a_window_of_many_rows_for_few_entries_is_searched_without_a_row_index() {
+        // A tall map (200,000 rows of 1) with a few robots far apart: too many rows to index
+        // for so few entries; queries still visit exactly what they must, in order.
+        let mut rng = Rng::new(3);
+        let mut world = World::new(8.0, 200_000.0);
+        for _ in 0..40 {
+            let e = world.spawn("robot");
+            let (x, y) = (rng.next_f64() * 8.0, rng.next_f64() * 200_000.0);
+            world.pose.insert(e, Pose { x, y, theta: 0.0 });
+            world.vel.insert(e, Velocity::default());
+            world.set_collider(e, Shape::Circle { r: 0.3 });
+        }
+        // Two in one cell and one beside it, so cells and rows hold several.
+        for (x, y) in [(2.5, 100.5), (2.7, 100.2), (3.5, 100.5)] {
+            let e = world.spawn("robot");
+            world.pose.insert(e, Pose { x, y, theta: 0.0 });
+            world.vel.insert(e, Velocity::default());
+            world.set_collider(e, Shape::Circle { r: 0.3 });
+        }
+        let mut g = SpatialGrid::default();
+        g.rebuild(&world, 1.0);
+        assert!(!g.is_dense() && g.row_start.is_empty());
+        let ys = g.ys.clone();
+        for (k, &y) in ys.iter().enumerate() {
+            for r in [0.0, 0.6, 3.0, 5_000.0] {
+                let mut got = Vec::new();
+                g.for_each_near(g.xs[k], y, r, |m| got.push(g.ids[m]));
+                assert_eq!(got, expected(&g, &world, g.xs[k], y, r), "entry {k} r {r}");
+            }
+        }
     }
 
     #[test]
