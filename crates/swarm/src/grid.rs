@@ -214,46 +214,22 @@ impl SpatialGrid {
         self.start.clear();
         self.row_start.clear();
         self.order.clear();
+        let cols = self.cols as u64;
         if dense {
-            // Counting sort over the window (stable: id order within a cell). Counts go two
-            // places on, so that after the prefix sum `start[c + 1]` is where cell `c` begins,
-            // and after the scatter (which moves it to where `c` ends) `start[c]` is.
-            let wcells = wcells as usize;
-            let cols = self.cols as u64;
+            // By cell of the window (stable: id order within a cell).
             let win = |c: u64| ((c / cols) as usize - wy) * ww + (c % cols) as usize - wx;
-            self.start.resize(wcells + 2, 0);
-            for &(c, _) in &self.scratch {
-                self.start[win(c) + 2] += 1;
-            }
-            for c in 2..wcells + 2 {
-                self.start[c] += self.start[c - 1];
-            }
-            self.order.resize(m, 0);
-            for (k, &(c, _)) in self.scratch.iter().enumerate() {
-                let at = &mut self.start[win(c) + 1];
-                self.order[*at as usize] = k as u32;
-                *at += 1;
-            }
-            self.start.truncate(wcells + 1);
+            counting_sort(
+                &self.scratch,
+                wcells as usize,
+                win,
+                &mut self.start,
+                &mut self.order,
+            );
         } else if wh as u64 <= DENSE_CELLS_PER_ENTRY * m as u64 + DENSE_CELLS_MIN {
-            // A counting sort by row over the window's rows (stable: id order within a row),
-            // then each row's run sorted by cell.
-            let cols = self.cols as u64;
+            // By row of the window (stable: id order within a row), then each row's run by
+            // cell.
             let row = |c: u64| (c / cols) as usize - wy;
-            self.row_start.resize(wh + 2, 0);
-            for &(c, _) in &self.scratch {
-                self.row_start[row(c) + 2] += 1;
-            }
-            for r in 2..wh + 2 {
-                self.row_start[r] += self.row_start[r - 1];
-            }
-            self.order.resize(m, 0);
-            for (k, &(c, _)) in self.scratch.iter().enumerate() {
-                let at = &mut self.row_start[row(c) + 1];
-                self.order[*at as usize] = k as u32;
-                *at += 1;
-            }
-            self.row_start.truncate(wh + 1);
+            counting_sort(&self.scratch, wh, row, &mut self.row_start, &mut self.order);
             let scratch = &self.scratch;
             for r in 0..wh {
                 let run = self.row_start[r] as usize..self.row_start[r + 1] as usize;
@@ -339,6 +315,36 @@ impl SpatialGrid {
             from = hi;
         }
     }
+}
+
+/// A counting sort of `entries` (cell key, id) into `buckets` buckets (`bucket_of` a key):
+/// `order` gets the entries' indexes, bucket by bucket and in their order within a bucket,
+/// and `start` where each bucket begins in `order` (one more than buckets). Counts go two
+/// places on, so that after the prefix sum `start[b + 1]` is where bucket `b` begins, and
+/// after the scatter (which moves it to where `b` ends) `start[b]` is.
+fn counting_sort(
+    entries: &[(u64, u32)],
+    buckets: usize,
+    bucket_of: impl Fn(u64) -> usize,
+    start: &mut Vec<u32>,
+    order: &mut Vec<u32>,
+) {
+    start.clear();
+    start.resize(buckets + 2, 0);
+    for &(c, _) in entries {
+        start[bucket_of(c) + 2] += 1;
+    }
+    for b in 2..buckets + 2 {
+        start[b] += start[b - 1];
+    }
+    order.clear();
+    order.resize(entries.len(), 0);
+    for (k, &(c, _)) in entries.iter().enumerate() {
+        let at = &mut start[bucket_of(c) + 1];
+        order[*at as usize] = k as u32;
+        *at += 1;
+    }
+    start.truncate(buckets + 1);
 }
 
 /// The first index at or after `from` whose key is at least `target` (`keys.len()` if
