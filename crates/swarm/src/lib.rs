@@ -1,5 +1,5 @@
-//! simrob-swarm: many robots at high abstraction on a 2D world — the HMR Sim model (seed
-//! 002) built for tens of thousands of robots.
+//! simrob-swarm: many robots at high abstraction on a 2D world — the HMR Sim model built for
+//! tens of thousands of robots.
 //!
 //! * **Entities and components** ([`World`]): entities are ids; components are plain data
 //!   in struct-of-arrays columns and can be added or removed at run time.
