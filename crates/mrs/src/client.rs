@@ -1,6 +1,6 @@
 //! The Mobile Robot Simulator client: the component a robot controller uses to talk to
-//! `simrob mrs`, with the Mobile Robot Simulator manual's calls — [`MrsClient::connect`], [`disconnect`],
-//! [`show_message`], [`set_vel`], [`stop`], [`get_sonar`], [`get_bumper`],
+//! `simrob mrs`, with the Mobile Robot Simulator manual's calls — [`MrsClient::connect`],
+//! [`disconnect`], [`show_message`], [`set_vel`], [`stop`], [`get_sonar`], [`get_bumper`],
 //! [`get_bumper_rel`], [`get_pos`] — plus simrob's extensions ([`get_sonars`],
 //! [`get_bumpers`], [`place`], [`step`], …).
 //!

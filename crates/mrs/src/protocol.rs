@@ -1,11 +1,11 @@
-//! The Mobile Robot Simulator text protocol, as its manual gives it, and simrob's extensions: parsing a
-//! request line and formatting replies. No I/O.
+//! The Mobile Robot Simulator text protocol, as its manual gives it, and simrob's extensions:
+//! parsing a request line and formatting replies. No I/O.
 //!
 //! # Framing
 //!
-//! The Mobile Robot Simulator manual gives none. simrob uses **one message per line**: a request is a line ending in
-//! `\n` (a `\r` before it is dropped); every reply is one line ending in `\n`. Blank lines are
-//! ignored (no reply). A line may be at most [`MAX_LINE`] bytes.
+//! The Mobile Robot Simulator manual gives none. simrob uses **one message per line**: a request is
+//! a line ending in `\n` (a `\r` before it is dropped); every reply is one line ending in `\n`.
+//! Blank lines are ignored (no reply). A line may be at most [`MAX_LINE`] bytes.
 //!
 //! # Messages (as the manual lists them)
 //!

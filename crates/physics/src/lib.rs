@@ -16,8 +16,8 @@
 //! the SimRob manual's SumBot wheels are rotated by π/2 about X so that their axis lies along Y.
 //!
 //! ## Mapping ODE's contact and joint parameters
-//! The SimRob manual was written against ODE and describes contacts and joints with ODE's parameters.
-//! This crate maps them as follows (see [`mapping`] for the formulas and their tests):
+//! The SimRob manual was written against ODE and describes contacts and joints with ODE's
+//! parameters. This crate maps them as follows (see [`mapping`] for the formulas and their tests):
 //!
 //! * **ERP/CFM → spring.** ODE's error-reduction parameter `ERP` and constraint-force mixing
 //!   `CFM` at step `h` are a spring–damper with stiffness `k = ERP / (h·CFM)` and damping
@@ -27,31 +27,31 @@
 //!   softness of every joint's locked axes.
 //! * **Contacts.** Each material pair's Hardness and Bounciness make the pair's spring as
 //!   above, with Hardness (CFM) scaled by [`mapping::CONTACT_CFM_SCALE`] = 0.01: taken
-//!   literally, the SimRob manual's Hardness 0.15 is a 400 N/m spring that lets the ball sink through the
-//!   floor (measured with ODE on the SimRob manual's scene). ODE's CFM is absolute, so with the scale
-//!   the SimRob manual's pairs are springs of 40–160 kN/m: a SumBot wheel carrying 7 N sinks 0.1 mm.
-//!   The solver therefore holds contacts nearly rigid (error reduction 0.91 per step, almost no
-//!   force mixing); the pair's spring gives its **restitution**, the coefficient of restitution
-//!   of that damped spring, `e = exp(−πζ/√(1−ζ²))` (0 when `ζ ≥ 1`), and the pair's Friction is
-//!   its Coulomb coefficient, both applied per contact through rapier's contact modification
-//!   hook. The solver's soft contacts of earlier versions (one mass-normalised spring for the
-//!   whole world) let the SumBot sink 1.7 mm and, worse, left a residual sinking velocity after
-//!   every step that the friction pass turned into creep: an idle SumBot turned 21° a minute.
+//!   literally, the SimRob manual's Hardness 0.15 is a 400 N/m spring that lets the ball sink
+//!   through the floor (measured with ODE on the SimRob manual's scene). ODE's CFM is absolute, so
+//!   with the scale the SimRob manual's pairs are springs of 40–160 kN/m: a SumBot wheel carrying 7
+//!   N sinks 0.1 mm. The solver therefore holds contacts nearly rigid (error reduction 0.91 per
+//!   step, almost no force mixing); the pair's spring gives its **restitution**, the coefficient of
+//!   restitution of that damped spring, `e = exp(−πζ/√(1−ζ²))` (0 when `ζ ≥ 1`), and the pair's
+//!   Friction is its Coulomb coefficient, both applied per contact through rapier's contact
+//!   modification hook. The solver's soft contacts of earlier versions (one mass-normalised spring
+//!   for the whole world) let the SumBot sink 1.7 mm and, worse, left a residual sinking velocity
+//!   after every step that the friction pass turned into creep: an idle SumBot turned 21° a minute.
 //! * **Slip.** ODE's force-dependent slip (`v_slip = slip · F_tangent`) is approximated by a
 //!   reduction of the pair's friction coefficient, `μ_eff = μ / (1 + s)` with
-//!   `s = 10 · SLIP_SCALE · (slip1 + slip2) / 2` and `SLIP_SCALE` = 0.1 (the SimRob manual's Slip 0.1 lowers
-//!   μ by 9 %). The approximation keeps the ordering "more slip ⇒ more sliding" without a
-//!   velocity-level model; see [`mapping::slip_friction`].
+//!   `s = 10 · SLIP_SCALE · (slip1 + slip2) / 2` and `SLIP_SCALE` = 0.1 (the SimRob manual's Slip
+//!   0.1 lowers μ by 9 %). The approximation keeps the ordering "more slip ⇒ more sliding" without
+//!   a velocity-level model; see [`mapping::slip_friction`].
 //! * **WheelJoint = ODE Hinge2.** Axis 2 is the wheel axis: a velocity motor with at most
 //!   `Maximum_Torque`; positive targets follow ODE's sign (the rate is body 1's angular velocity
-//!   minus body 2's about axis 2, so on the SimRob manual's SumBot a positive speed drives it towards −X).
-//!   The wheel cannot steer (rotation about axis 1 and the third axis locked — SimRob has no
-//!   steering command), and the suspension along axis 1 is held as rigidly as the other locked
-//!   axes: the joint's Hardness/Bounciness are checked and saved but not simulated. The SimRob manual's
-//!   suspension (CFM 0.001, ERP 0.9) is a 90 kN/m spring that deflects 0.1 mm under a SumBot;
-//!   solved as a spring motor it left a residual fore-aft velocity every step that made an idle
-//!   SumBot turn. From 128 wheel joints on (64 SumBots), each is two rapier joints between the
-//!   same frames, one locking the five axes, the other only driving the wheel axis: rapier
+//!   minus body 2's about axis 2, so on the SimRob manual's SumBot a positive speed drives it
+//!   towards −X). The wheel cannot steer (rotation about axis 1 and the third axis locked — SimRob
+//!   has no steering command), and the suspension along axis 1 is held as rigidly as the other
+//!   locked axes: the joint's Hardness/Bounciness are checked and saved but not simulated. The
+//!   SimRob manual's suspension (CFM 0.001, ERP 0.9) is a 90 kN/m spring that deflects 0.1 mm under
+//!   a SumBot; solved as a spring motor it left a residual fore-aft velocity every step that made
+//!   an idle SumBot turn. From 128 wheel joints on (64 SumBots), each is two rapier joints between
+//!   the same frames, one locking the five axes, the other only driving the wheel axis: rapier
 //!   solves joints without a motor four at a time (SIMD) when it has enough of them (100
 //!   SumBots: a tenth fewer instructions a step); below, one joint each costs less.
 //! * **Boxes on a face.** A box touching only one face of a much larger box (a chassis on the

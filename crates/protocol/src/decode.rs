@@ -46,8 +46,8 @@ const ENTITY_REQUEST: &str = Family::Entity.element();
 /// - A `<Message>` or `<Simulation_Message>` that holds no request, an unknown root and an
 ///   unknown child of `<Message>` / `<Simulation_Message>` each give an `Err` entry.
 /// - A bare `<Agent_Message>`, `<Simulation_Message>`, `<Control_Request>` or
-///   `<Entity_Request>` root is accepted as if it were inside a `<Message>` (the SimRob manual shows
-///   its `Create_Entity` examples that way).
+///   `<Entity_Request>` root is accepted as if it were inside a `<Message>` (the SimRob manual
+///   shows its `Create_Entity` examples that way).
 ///
 /// The returned vector is never empty.
 pub fn decode_datagram(data: &[u8], keys: &CommandKeys) -> Vec<Result<Request, DecodeError>> {

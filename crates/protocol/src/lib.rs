@@ -7,9 +7,9 @@
 //! datagram from an agent into its [`Request`]s; [`encode_request`] does the reverse for
 //! clients; [`encode_response`] / [`encode_broadcast`] write what the server sends and
 //! [`decode_server_message`] reads it on the agent side. [`CommandKeys`] holds the
-//! configurable command names (SimRob manual §6) of the [`commands`] table. The [`tree`] module is the small XML element
-//! tree everything is built on, public so that other crates read and write their own XML
-//! (save files, scenarios) with the same rules and error messages.
+//! configurable command names (SimRob manual §6) of the [`commands`] table. The [`tree`] module is
+//! the small XML element tree everything is built on, public so that other crates read and write
+//! their own XML (save files, scenarios) with the same rules and error messages.
 //!
 //! **What it is not:** no I/O (no sockets, files or clocks), and no judgement of what a
 //! request means — it checks syntax, required elements, number formats and finiteness, not
@@ -77,8 +77,8 @@
 //!   ports `u16`, iterations `u64`, `Steps_Per_Iteration` a `u32` ≥ 1.
 //! - **Optional** elements (per [`model`]): `Material` and `Mass` of bodies and balls;
 //!   `Hardness`, `Bounciness` and `Maximum_Torque` of wheel joints; `<Response>` inside
-//!   control and entity requests (ignored inside `<Agent_Message>`, where the SimRob manual does not
-//!   allow it). Everything else is required; a missing element is an error naming it.
+//!   control and entity requests (ignored inside `<Agent_Message>`, where the SimRob manual does
+//!   not allow it). Everything else is required; a missing element is an error naming it.
 //! - Unknown children of list elements (`Message`, `Simulation_Message`, `Structure`,
 //!   `Motors`, the materials request) are errors, so a misspelled `<Bdy>` is not silently
 //!   dropped; other unknown children are ignored. When an element is repeated where one is

@@ -5,8 +5,8 @@
 //! - a right-handed world frame with **Z up**; gravity acts along Z (default −9.8 m/s²);
 //! - `Rotation_X/Y/Z` are **extrinsic X-Y-Z Euler angles** (roll about the world X axis first,
 //!   then pitch about world Y, then yaw about world Z), i.e. `R = Rz(z) · Ry(y) · Rx(x)`.
-//!   This is the convention of ODE's `dRFromEulerAngles` family that the SimRob manual used and is used
-//!   for both directions (decode a pose, encode a pose) everywhere in simrob.
+//!   This is the convention of ODE's `dRFromEulerAngles` family that the SimRob manual used and is
+//!   used for both directions (decode a pose, encode a pose) everywhere in simrob.
 //!
 //! Numbers are carried as `f64` on the wire; identifiers as `u32` (entity, body, joint,
 //! material ids are non-negative integers in every example of the SimRob manual).
