@@ -1,17 +1,17 @@
 //! The command table: every SimRob command, once.
 //!
-//! [`command_table!`] below is the single list of commands. Each row gives the command's
+//! `command_table!` below is the single list of commands. Each row gives the command's
 //! [`Command`] variant, its [`Family`] (which element carries it), its configuration key
 //! (SimRob manual §6, spelled as there, including its `commandsetimestepkey` and
 //! `commandsynthesizekey`; the four commands for which the SimRob manual lists no key get keys
 //! invented in the same style, marked *simrob*) and its default name (the SimRob manual's).
-//! [`CommandKeys`](crate::CommandKeys), [`config_keys`](crate::config_keys), the decoder's
+//! [`CommandKeys`], [`config_keys`](crate::config_keys), the decoder's
 //! dispatch and the encoder's `Command` attribute are all derived from it.
 //!
 //! Below the table, in this file, are the typed requests ([`AgentRequest`],
 //! [`ControlRequest`], [`EntityRequest`]) and, per command, how its payload is read from and
 //! written to its request element. **A new command** is a row in the table, a variant, one
-//! arm in [`decode_payload`] and one in [`encode_payload`] — all in this file; the compiler
+//! arm in `decode_payload` and one in `encode_payload` — all in this file; the compiler
 //! points at every arm still missing — and then its handling where requests are applied.
 //!
 //! | configuration key | command (default) | section |
