@@ -285,11 +285,11 @@ impl Frame {
     /// multiple of 4 bytes), then arrays of 4-byte numbers, `n` bodies and `m` entities:
     ///
     /// * **scene** — meta `{"type":"scene","scene":G,"bodies":n,"entities":m,"shapes":[…],"kinds":[…]}`;
-    ///   `u32` entity[n], id[n], shape[n] (index into `shapes`), material[n]; `f32` dims[3n],
-    ///   mass[n]; `u32` entity id[m], kind[m] (index into `kinds`).
+    ///   `u32` `entity[n]`, `id[n]`, `shape[n]` (index into `shapes`), `material[n]`; `f32` `dims[3n]`,
+    ///   `mass[n]`; `u32` entity `id[m]`, `kind[m]` (index into `kinds`).
     /// * **poses** — meta `{"type":"frame","scene":G,…}` with the frame's iteration, time and
-    ///   modes (and `replay`); `f32` position[3n] (m), quaternion[4n] (x, y, z, w),
-    ///   velocity[3n] (m/s), angular velocity[3n] (rad/s), entity pose[6m] (position, then
+    ///   modes (and `replay`); `f32` `position[3n]` (m), `quaternion[4n]` (x, y, z, w),
+    ///   `velocity[3n]` (m/s), angular `velocity[3n]` (rad/s), entity `pose[6m]` (position, then
     ///   Euler rotation; NaN for an entity without a reported pose).
     pub fn encode<R: Serialize>(&self, previous: &Encoded, replay: Option<&R>) -> Encoded {
         let (shapes, kinds, content) = scene_content(self);
