@@ -12,9 +12,9 @@
 //!
 //! A ball and a box (a wheel or the soccer ball on the floor, the next most common pair) get
 //! rapier's own ball–convex contact, called on the two shapes' types rather than through the
-//! shape-pair dispatch: the same manifold, a fifth of the pair's cost less. Every other pair
-//! (boxes of similar size, a box near an edge or a corner of the other, a box swallowed by the
-//! other, any other shapes) goes to rapier's own contact generation.
+//! shape-pair dispatch: the same manifold, 0.3 k fewer instructions a pair a step. Every other
+//! pair (boxes of similar size, a box near an edge or a corner of the other, a box swallowed by
+//! the other, any other shapes) goes to rapier's own contact generation.
 
 use rapier3d::geometry::{ContactData, ContactManifoldData};
 use rapier3d::parry::query::details::NormalConstraints;
