@@ -946,26 +946,29 @@ impl ActionHandler {
         self.pending = Some(a);
     }
 
-    fn apply_motion(seg: Action, wm: &mut WorldModel) {
+    /// Notes in the world model the move of segment `seg`, made between `during.0` and
+    /// `during.1` (ms).
+    fn apply_motion(seg: Action, wm: &mut WorldModel, during: (u64, u64)) {
         let d = seg.param.unwrap_or(0.0);
+        let during = Some(during);
         match seg.kind {
             ActionKind::Walk => {
                 wm.walk_finished(d);
-                wm.robot_moved(Vec2::new(0.0, d), 0.0);
+                wm.robot_moved_over(Vec2::new(0.0, d), 0.0, during);
             }
             ActionKind::WalkRight => {
                 wm.lateral_finished();
-                wm.robot_moved(Vec2::new(d, 0.0), 0.0);
+                wm.robot_moved_over(Vec2::new(d, 0.0), 0.0, during);
                 wm.keeper_stepped(d);
             }
             ActionKind::WalkLeft => {
                 wm.lateral_finished();
-                wm.robot_moved(Vec2::new(-d, 0.0), 0.0);
+                wm.robot_moved_over(Vec2::new(-d, 0.0), 0.0, during);
                 wm.keeper_stepped(-d);
             }
             ActionKind::Turn => {
                 wm.turn_finished();
-                wm.robot_moved(Vec2::default(), d);
+                wm.robot_moved_over(Vec2::default(), d, during);
             }
             ActionKind::KickRight | ActionKind::KickLeft => wm.kicked(),
             ActionKind::FrontGetUp
@@ -990,7 +993,7 @@ impl ActionHandler {
         if let Some((seg, at)) = self.in_flight {
             if status.finished >= self.issued || now_ms.saturating_sub(at) > p.segment_timeout_ms {
                 self.in_flight = None;
-                Self::apply_motion(seg, wm);
+                Self::apply_motion(seg, wm, (at, now_ms));
             } else {
                 busy = true;
             }

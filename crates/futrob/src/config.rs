@@ -88,6 +88,9 @@ pub struct BrainParams {
     pub possession_margin_cm: f64,
     /// `partnerInRange` / `opponentInRange`: how far a kick sends the ball, cm.
     pub kick_range_cm: f64,
+    /// `partnerInRange`: a teammate nearer than this cannot receive a pass (it stands at the
+    /// ball), cm.
+    pub pass_min_range_cm: f64,
     /// `goalInRange`: the farthest goal the robot shoots at, cm.
     pub shot_range_cm: f64,
     /// `gkNeedsRelocate` thresholds along the goal line (`GK_X_DIFF_THRESHOLD_MIN/MAX`).
@@ -161,6 +164,7 @@ impl Default for BrainParams {
             possession_side_cm: 4.5,
             possession_margin_cm: 4.0,
             kick_range_cm: 110.0,
+            pass_min_range_cm: 40.0,
             shot_range_cm: 200.0,
             gk_x_min_cm: 10.0,
             gk_x_max_cm: 40.0,
@@ -266,6 +270,7 @@ pub const KEYS: &[(&str, &str, &str, &str)] = &[
     ("possessionSide", "cm", "4.5", "ballIsMine: ball centre within this of a foot's axis (inside the 5 cm a kick reaches to the side)"),
     ("possessionMargin", "cm", "4", "ballIsMine, once true, holds while the ball is within this much more of the zone"),
     ("kickRange", "cm", "110", "partnerInRange / opponentInRange"),
+    ("passMinRange", "cm", "40", "partnerInRange: a nearer teammate cannot receive a pass"),
     ("shotRange", "cm", "200", "goalInRange: the farthest goal the robot shoots at"),
     ("GK_X_DIFF_THRESHOLD_MIN", "cm", "10", "keeper relocation: least offset along the goal line"),
     ("GK_X_DIFF_THRESHOLD_MAX", "cm", "40", "keeper relocation: larger offsets are vision errors"),
@@ -437,6 +442,7 @@ impl IniConfig {
                 "possessionSide" => p.possession_side_cm = num(0.0, 100.0)?,
                 "possessionMargin" => p.possession_margin_cm = num(0.0, 100.0)?,
                 "kickRange" => p.kick_range_cm = num(0.0, 2000.0)?,
+                "passMinRange" => p.pass_min_range_cm = num(0.0, 2000.0)?,
                 "shotRange" => p.shot_range_cm = num(0.0, 2000.0)?,
                 "GK_X_DIFF_THRESHOLD_MIN" => p.gk_x_min_cm = num(0.0, 1000.0)?,
                 "GK_X_DIFF_THRESHOLD_MAX" => p.gk_x_max_cm = num(0.0, 1000.0)?,

@@ -69,10 +69,14 @@
 //!   Head motion never invalidates a last position; every body segment that translates or
 //!   rotates the robot (steps, turns, get-ups, dives) does for objects not in sight, and
 //!   resets every `…Searched`. Last positions are dead-reckoned through the robot's own
-//!   moves so that composite actions keep using them.
+//!   moves so that composite actions keep using them; the camera keeps running while the body
+//!   steps or turns, so a position seen during a move is carried only through the part of the
+//!   move still to come when it was seen.
 //! - **Possession** (`ballIsMine`): ball centre at most 12 cm ahead of the toes (6 cm ahead
 //!   of the robot centre) and within 6 cm of a foot's axis (feet 4 cm each side).
-//! - **Ranges:** `partnerInRange`/`opponentInRange` use the 110 cm a kick carries the ball;
+//! - **Ranges:** `partnerInRange`/`opponentInRange` use the 110 cm a kick carries the ball
+//!   (`partnerInRange` also wants the teammate at least 40 cm away: a nearer one stands at
+//!   the ball and cannot receive a pass);
 //!   `goalInRange` uses the opponent goal and a separate shot range of 200 cm, because
 //!   FutRob's penalty kicker shot from about 155 cm (the ball 140 cm from the goal, the
 //!   robot behind it) with this very rule.

@@ -75,6 +75,30 @@ impl Vec2 {
     }
 }
 
+/// Where a point `p` of the robot frame lies after the robot made the fraction `f` of a move:
+/// forward/lateral by `delta` (cm, in the frame before the move), then a right turn of
+/// `turn_deg`. A segment is a pure step or a pure turn, so a fraction of it is the same
+/// fraction of both.
+pub fn reckon(p: Vec2, delta: Vec2, turn_deg: f64, f: f64) -> Vec2 {
+    let (s, c) = (-turn_deg * f).to_radians().sin_cos();
+    let q = p.minus(delta.scale(f));
+    // Turning right by θ rotates points left (counter-clockwise in x-right/y-forward).
+    Vec2::new(q.x * c + q.y * s, -q.x * s + q.y * c)
+}
+
+/// The fraction of a move made between `during.0` and `during.1` (ms) that was still to come
+/// at `seen_ms`, taking the move as steady: 1 for a sighting from before the move (or when the
+/// move's time is not known), 0 for one from its end. The camera keeps running while the body
+/// steps or turns, and a sighting is taken from where the body was at that moment.
+pub fn motion_left(during: Option<(u64, u64)>, seen_ms: u64) -> f64 {
+    match during {
+        Some((start, end)) if end > start && seen_ms > start => {
+            end.saturating_sub(seen_ms) as f64 / (end - start) as f64
+        }
+        _ => 1.0,
+    }
+}
+
 /// FutRob's ordinary least-squares line `y = m·x + n` (equations 6 and 7, the intercept
 /// corrected: `n = (Σx²·Σy − Σx·Σxy) / (N·Σx² − (Σx)²)`). `None` when fewer than two
 /// points or when all `x` are equal (the fit is undefined).
@@ -188,17 +212,19 @@ impl Trajectory {
     /// `delta` in its old frame, then turned right by `turn_deg`): dead reckoning that keeps
     /// the fit across the robot's own small moves.
     pub fn shift_frame(&mut self, delta: Vec2, turn_deg: f64) {
-        let (s, c) = (-turn_deg).to_radians().sin_cos();
-        let tf = |p: Vec2| {
-            let q = p.minus(delta);
-            // Turning right by θ rotates points left (counter-clockwise in x-right/y-forward).
-            Vec2::new(q.x * c + q.y * s, -q.x * s + q.y * c)
-        };
-        for (_, p) in &mut self.samples {
-            *p = tf(*p);
+        self.shift_frame_over(delta, turn_deg, None);
+    }
+
+    /// [`Trajectory::shift_frame`] for a move made between `during.0` and `during.1` (ms): a
+    /// sample taken during it already holds the part made before it, and is moved by the rest
+    /// only (see [`motion_left`]).
+    pub fn shift_frame_over(&mut self, delta: Vec2, turn_deg: f64, during: Option<(u64, u64)>) {
+        let tf = |t: u64, p: Vec2| reckon(p, delta, turn_deg, motion_left(during, t));
+        for (t, p) in &mut self.samples {
+            *p = tf(*t, *p);
         }
-        if let Some((_, p, _)) = &mut self.pending {
-            *p = tf(*p);
+        if let Some((t, p, _)) = &mut self.pending {
+            *p = tf(*t, *p);
         }
         self.refit();
     }

@@ -10,7 +10,7 @@ use crate::config::BrainParams;
 use crate::msg::{CommParams, Role, TeamComm};
 use crate::names::{Family, ObjectKind, Predicate};
 use crate::rules::PredicateSet;
-use crate::trajectory::{Trajectory, Vec2};
+use crate::trajectory::{motion_left, reckon, Trajectory, Vec2};
 
 /// How long a field player averages its sightings of the keeper before reporting, ms.
 pub const KEEPER_WINDOW_MS: u64 = 2000;
@@ -224,12 +224,19 @@ impl WorldModel {
     /// turned right by `turn_deg`. Positions are dead-reckoned; every `…LastPosValid` of an
     /// object not in sight and every `…Searched` becomes false.
     pub fn robot_moved(&mut self, delta: Vec2, turn_deg: f64) {
-        let (s, c) = (-turn_deg).to_radians().sin_cos();
-        let tf = |p: Vec2| {
-            let q = p.minus(delta);
-            Vec2::new(q.x * c + q.y * s, -q.x * s + q.y * c)
-        };
+        self.robot_moved_over(delta, turn_deg, None);
+    }
+
+    /// [`WorldModel::robot_moved`] for a move made between `during.0` and `during.1` (ms): the
+    /// camera keeps running while the body moves, so a position seen during the move is
+    /// moved by the part of it still to come when it was seen (the move taken as steady), not
+    /// by all of it. Moving it by all of it would count the first part twice: after a 20°
+    /// turn, a ball seen in the turn's last frames would be placed up to 20° off, on the side
+    /// the robot came from.
+    pub fn robot_moved_over(&mut self, delta: Vec2, turn_deg: f64, during: Option<(u64, u64)>) {
         for st in &mut self.objects {
+            let f = motion_left(during, st.last_seen_ms.unwrap_or(0));
+            let tf = |p: Vec2| reckon(p, delta, turn_deg, f);
             st.last_pos = st.last_pos.map(tf);
             for p in &mut st.all {
                 *p = tf(*p);
@@ -239,7 +246,7 @@ impl WorldModel {
         }
         self.keeper_seen.clear();
         self.holding = self.ball_held();
-        self.trajectory.shift_frame(delta, turn_deg);
+        self.trajectory.shift_frame_over(delta, turn_deg, during);
     }
 
     /// A forward step of `step_cm` ended (call before [`WorldModel::robot_moved`]): if the
@@ -488,10 +495,19 @@ impl WorldModel {
     /// lower (so two robots that see the ball about as near agree on one of them). A robot
     /// that does not see the ball is farther than any that does. Also true for the pass
     /// window after this robot passed (the pass is its teammate's ball), until it holds the
-    /// ball again. False while this robot holds the ball, and for a keeper.
+    /// ball again. While this robot holds the ball, true only when a fresh field-player
+    /// teammate with a lower id holds it too (two teammates face to face over one ball: one
+    /// of them leaves it to the other). False for a keeper.
     pub fn partner_nearer_ball(&self, now_ms: u64) -> bool {
-        if self.role() != Role::FieldPlayer || self.ball_held() {
+        if self.role() != Role::FieldPlayer {
             return false;
+        }
+        if self.ball_held() {
+            let me = self.comm.id();
+            return self
+                .comm
+                .fresh(now_ms)
+                .any(|t| t.role == Some(Role::FieldPlayer) && t.ball_is_mine && t.id < me);
         }
         if let Some(t) = self.passed_at {
             let window = now_ms.saturating_sub(t) <= self.params.comm.pass_window_ms;
@@ -551,7 +567,8 @@ impl WorldModel {
         );
         s.set(
             Predicate::PARTNER_IN_RANGE,
-            self.in_range(ObjectKind::Partner, p.kick_range_cm),
+            self.position(ObjectKind::Partner)
+                .is_some_and(|q| (p.pass_min_range_cm..=p.kick_range_cm).contains(&q.norm())),
         );
         s.set(
             Predicate::OPPONENT_IN_RANGE,

@@ -117,6 +117,47 @@ fn a_step_keeps_what_is_still_in_sight_and_dead_reckons_positions() {
     );
 }
 
+/// Where a ball fixed 100 cm ahead at the start is seen by a robot that has turned right by
+/// `turned` degrees.
+fn ball_after_turning(turned: f64) -> Vec2 {
+    Vec2::from_polar(-turned, 100.0)
+}
+
+#[test]
+fn a_sighting_made_during_a_turn_is_moved_by_the_rest_of_the_turn_only() {
+    // A 30° right turn from 500 to 1250 ms; the camera keeps running: frames at 750 and 1000 ms
+    // see the ball where the body then faces (10° and 20° into the turn).
+    let mut w = wm(Role::FieldPlayer);
+    feed(&mut w, 0, 2, &[at(ObjectKind::Ball, 0.0, 100.0)]);
+    for (t, turned) in [(750, 10.0), (1000, 20.0)] {
+        let p = ball_after_turning(turned);
+        w.observe(t, &[at(ObjectKind::Ball, p.x, p.y)]);
+    }
+    w.robot_moved_over(Vec2::default(), 30.0, Some((500, 1250)));
+    let p = w.position(ObjectKind::Ball).unwrap();
+    let want = ball_after_turning(30.0);
+    assert!(
+        p.minus(want).norm() < 1e-9,
+        "seen a third of the turn before its end, moved by that third: {p:?}, want {want:?}"
+    );
+    // Counting the whole turn again would put it 20° too far left.
+    let mut twice = wm(Role::FieldPlayer);
+    let p20 = ball_after_turning(20.0);
+    feed(&mut twice, 750, 2, &[at(ObjectKind::Ball, p20.x, p20.y)]);
+    twice.robot_moved(Vec2::default(), 30.0);
+    let b = twice.position(ObjectKind::Ball).unwrap().bearing_deg();
+    assert!((b + 50.0).abs() < 1e-9, "{b}");
+
+    // The trajectory model sees a still ball across the same turn.
+    let mut tr = Trajectory::new(TrajectoryParams::default());
+    for (t, turned) in [(0, 0.0), (250, 0.0), (750, 10.0), (1000, 20.0)] {
+        tr.add(t, ball_after_turning(turned));
+    }
+    tr.shift_frame_over(Vec2::default(), 30.0, Some((500, 1250)));
+    tr.add(1250, ball_after_turning(30.0));
+    assert!(!tr.is_moving(), "speed {} cm/s", tr.speed());
+}
+
 #[test]
 fn ball_is_mine_only_in_front_of_a_foot() {
     let cases = [
@@ -211,6 +252,12 @@ fn range_predicates() {
     assert!(
         !pred(&w, now, "goalInRange"),
         "only the opponent goal counts"
+    );
+    let mut w = wm(Role::FieldPlayer);
+    let now = feed(&mut w, 0, 2, &[at(ObjectKind::Partner, 10.0, 20.0)]);
+    assert!(
+        !pred(&w, now, "partnerInRange"),
+        "a teammate 22 cm away stands at the ball: no pass"
     );
 }
 
@@ -1077,6 +1124,17 @@ fn partner_nearer_ball_picks_one_field_player_for_the_ball() {
     let now = feed(&mut w, 0, 2, &[at(ObjectKind::Ball, 4.0, 12.0)]);
     tell(&mut w, 2, Role::FieldPlayer, 5, now);
     assert!(!pred(&w, now, "partnerNearerBall"));
+    // Two teammates holding one ball: the higher id leaves it to the lower.
+    let holds = |id: i32| {
+        let mut w = WorldModel::new(id, Role::FieldPlayer, BrainParams::default());
+        let now = feed(&mut w, 0, 2, &[at(ObjectKind::Ball, 4.0, 12.0)]);
+        tell(&mut w, 2, Role::FieldPlayer, 12, now);
+        w.comm
+            .handle_message(Message::new(2, BROADCAST, Param::BallIsMine, 1), now);
+        pred(&w, now, "partnerNearerBall")
+    };
+    assert!(holds(3), "robot 3 leaves it to robot 2");
+    assert!(!holds(1), "robot 1 keeps it");
 }
 
 #[test]
