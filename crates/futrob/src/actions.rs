@@ -527,14 +527,35 @@ pub fn intercept_step(wm: &WorldModel, now_ms: u64) -> Option<Option<Action>> {
     Some(None)
 }
 
+/// Nearer the ball than this (cm), a supporter steps aside rather than facing it.
+const SUPPORT_NEAR_CM: f64 = 40.0;
+
+/// A supporter near the ball steps aside until the ball is this far (cm) to its side.
+const SUPPORT_CLEAR_CM: f64 = 25.0;
+
 /// The next segment of `supportBall` (`None` without a known ball): face it (turn
 /// while it is more than 25° off), walk in while it is farther than `supportDistance` + 30 %,
 /// and otherwise hold — a supporter never walks into the ball, which its teammate goes for.
+/// Nearer than 40 cm (two teammates at one ball, one leaving it to the other) it side-steps
+/// until the ball is 25 cm to its side, out of its teammate's kick.
 pub fn support_step(wm: &WorldModel) -> Option<Action> {
     let p = wm.position(ObjectKind::Ball)?;
     let params = wm.params();
     let m = params.motion;
     let bearing = p.bearing_deg();
+    if p.norm() < SUPPORT_NEAR_CM {
+        // At the ball its teammate plays: step out of the way (no turning to it from this
+        // near), since one standing on the ball's line gets it kicked back and forth.
+        if p.x.abs() < SUPPORT_CLEAR_CM {
+            let kind = if p.x >= 0.0 {
+                ActionKind::WalkLeft
+            } else {
+                ActionKind::WalkRight
+            };
+            return Some(Action::with(kind, m.lateral_step_cm));
+        }
+        return None;
+    }
     if bearing.abs() > 25.0 {
         return Some(Action::with(
             ActionKind::Turn,

@@ -68,7 +68,8 @@
 //!   it moves faster than 5 cm/s, and after the robot kicks until the ball is seen again.
 //!   Head motion never invalidates a last position; every body segment that translates or
 //!   rotates the robot (steps, turns, get-ups, dives) does for objects not in sight, and
-//!   resets every `…Searched`. Last positions are dead-reckoned through the robot's own
+//!   every one but a turn in place resets every `…Searched` ("searched for from the current
+//!   position": a turn keeps the position). Last positions are dead-reckoned through the robot's own
 //!   moves so that composite actions keep using them; the camera keeps running while the body
 //!   steps or turns, so a position seen during a move is carried only through the part of the
 //!   move still to come when it was seen.

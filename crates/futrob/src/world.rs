@@ -222,7 +222,8 @@ impl WorldModel {
 
     /// The robot moved: forward/lateral by `delta` (cm, robot frame before the move), then
     /// turned right by `turn_deg`. Positions are dead-reckoned; every `…LastPosValid` of an
-    /// object not in sight and every `…Searched` becomes false.
+    /// object not in sight becomes false, and every `…Searched` unless the move was a turn in
+    /// place.
     pub fn robot_moved(&mut self, delta: Vec2, turn_deg: f64) {
         self.robot_moved_over(delta, turn_deg, None);
     }
@@ -234,6 +235,10 @@ impl WorldModel {
     /// turn, a ball seen in the turn's last frames would be placed up to 20° off, on the side
     /// the robot came from.
     pub fn robot_moved_over(&mut self, delta: Vec2, turn_deg: f64, during: Option<(u64, u64)>) {
+        // `…Searched` is "searched for from the current position": a turn in place keeps the
+        // position (a clearance turning in 20° steps near a goal too close to be seen would
+        // otherwise search for it again after every step); a step, a fall or a dive does not.
+        let turned_in_place = delta.norm() == 0.0 && turn_deg != 0.0;
         for st in &mut self.objects {
             let f = motion_left(during, st.last_seen_ms.unwrap_or(0));
             let tf = |p: Vec2| reckon(p, delta, turn_deg, f);
@@ -242,7 +247,9 @@ impl WorldModel {
                 *p = tf(*p);
             }
             st.seen_since_move = st.visible && st.seen_since_move;
-            st.searched = false;
+            if !turned_in_place {
+                st.searched = false;
+            }
         }
         self.keeper_seen.clear();
         self.holding = self.ball_held();

@@ -84,6 +84,10 @@ fn every_in_sight_last_pos_valid_and_searched_predicate() {
         assert_eq!(s(&w), (false, true, false), "{k:?} head turned away");
         w.set_searched(k);
         assert_eq!(s(&w), (false, true, true), "{k:?} searched");
+        // A turn in place: not valid, but still searched from this position.
+        let mut turned = w.clone();
+        turned.robot_moved(Vec2::default(), 20.0);
+        assert_eq!(s(&turned), (false, false, true), "{k:?} after a turn");
         // The robot takes a step: not valid, not searched any more.
         w.robot_moved(Vec2::new(0.0, 12.0), 0.0);
         assert_eq!(s(&w), (false, false, false), "{k:?} after a step");
@@ -1147,7 +1151,13 @@ fn support_faces_the_ball_keeps_its_distance_and_never_walks_into_it() {
     assert_eq!(step(0.0, 300.0).as_deref(), Some("walk distance=12"));
     assert_eq!(step(-150.0, 100.0).as_deref(), Some("turn angle=-20"));
     assert_eq!(step(0.0, 100.0), None, "at the support distance: hold");
-    assert_eq!(step(0.0, 30.0), None, "too near: hold, never walk in");
+    assert_eq!(
+        step(0.0, 30.0).as_deref(),
+        Some("walkLeft distance=4"),
+        "too near, on the ball's line: step aside, never walk in"
+    );
+    assert_eq!(step(-10.0, 30.0).as_deref(), Some("walkRight distance=4"));
+    assert_eq!(step(30.0, 20.0), None, "near but aside: hold");
 }
 
 #[test]
