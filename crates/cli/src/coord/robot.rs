@@ -76,6 +76,9 @@ fn wrap(a: f64) -> f64 {
     (a + PI).rem_euclid(TAU) - PI
 }
 
+/// How long one reading of a SumBot's pose may keep draining broadcasts.
+const SENSE_BUDGET: Duration = Duration::from_millis(20);
+
 /// A SumBot on a SimRob server: pose from broadcasts, wheel speeds by request.
 struct SumBot {
     agent: Agent,
@@ -117,15 +120,19 @@ impl SumBot {
 impl Body for SumBot {
     fn sense(&mut self) -> Result<Pose> {
         // The newest broadcast that arrived; wait a little for the first. (A zero time-out
-        // would not read at all: 1 ms drains what is waiting.)
+        // would not read at all: 1 ms drains what is waiting.) A server running as fast as it
+        // can sends broadcasts faster than 1 ms apart, so draining stops after SENSE_BUDGET
+        // too: the control loop must go on (its pose is then a little behind the server's).
         let drain = Duration::from_millis(1);
         let mut wait = if self.last.is_none() {
             Duration::from_millis(500)
         } else {
             drain
         };
+        let mut until: Option<Instant> = None;
         while let Some(b) = self.agent.next_broadcast(wait)? {
             wait = drain;
+            let deadline = *until.get_or_insert_with(|| Instant::now() + SENSE_BUDGET);
             if let Some(e) = b
                 .entities
                 .iter()
@@ -139,6 +146,9 @@ impl Body for SumBot {
                     heading,
                     speed: 0.0,
                 });
+            }
+            if Instant::now() >= deadline {
+                break;
             }
         }
         self.last
