@@ -88,8 +88,13 @@ fn main() -> Result<()> {
         Command::Plot(cmd) => plot::run(cmd),
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            clap_complete::generate(shell, &mut Cli::command(), "simrob", &mut std::io::stdout());
-            Ok(())
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "simrob", &mut script);
+            // `simrob completions bash | head` closes the pipe early: not an error.
+            match std::io::Write::write_all(&mut std::io::stdout().lock(), &script) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+                _ => Ok(()),
+            }
         }
     }
 }
