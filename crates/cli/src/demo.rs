@@ -222,6 +222,18 @@ fn wait_text(agent: &mut Agent) -> Result<std::result::Result<String, String>> {
 
 pub fn run(args: DemoArgs) -> Result<()> {
     crate::serve::init_logging(args.log.as_deref())?;
+    // The script is read and checked first: a bad one starts no server and changes nothing
+    // on one given with --server.
+    let script = if args.script.is_none() && std::io::stdin().is_terminal() {
+        None
+    } else {
+        let text = match &args.script {
+            Some(path) => std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read script {}", path.display()))?,
+            None => BUILT_IN_SCRIPT.to_string(),
+        };
+        Some(parse_script(&text)?)
+    };
     let (server, local) = match args.server {
         Some(addr) => (addr, None),
         None => {
@@ -233,7 +245,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             (addr, Some((stop, handle, viewer)))
         }
     };
-    let result = drive(server, &args);
+    let result = drive(server, &args, script.as_deref());
     if let Some((stop, handle, _viewer)) = local {
         stop.store(true, Ordering::Relaxed);
         let _ = handle.join();
@@ -241,7 +253,8 @@ pub fn run(args: DemoArgs) -> Result<()> {
     result
 }
 
-fn drive(server: SocketAddr, args: &DemoArgs) -> Result<()> {
+/// Drives the demo SumBot on `server`: from `script` (checked), else from the keyboard.
+fn drive(server: SocketAddr, args: &DemoArgs, script: Option<&[(f64, f64, f64)]>) -> Result<()> {
     let mut agent = Agent::connect(server)?;
     agent
         .register(
@@ -260,16 +273,9 @@ fn drive(server: SocketAddr, args: &DemoArgs) -> Result<()> {
     agent.control(ControlRequest::SetAutoAdjustMode(true), false)?;
     agent.control(ControlRequest::SetStepMode(false), false)?;
     agent.control(ControlRequest::InitializeSimulation, false)?;
-    let interactive = args.script.is_none() && std::io::stdin().is_terminal();
-    if interactive {
-        keyboard(&mut agent, args)
-    } else {
-        let text = match &args.script {
-            Some(path) => std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read script {}", path.display()))?,
-            None => BUILT_IN_SCRIPT.to_string(),
-        };
-        scripted(&mut agent, &parse_script(&text)?, args.every)
+    match script {
+        Some(script) => scripted(&mut agent, script, args.every),
+        None => keyboard(&mut agent, args),
     }
 }
 
