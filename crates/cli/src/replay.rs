@@ -73,7 +73,12 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         args.file.display(),
         recording.header().source
     );
-    let following = !recording.is_finished();
+    let following = match recording.kind() {
+        // A JSON-lines recording has no end mark: it may or may not still grow.
+        simrob_viewer::record::Kind::JsonLines => Following::Maybe,
+        _ if recording.is_finished() => Following::No,
+        _ => Following::Yes,
+    };
     let (viewer, player) = simrob_viewer::replay::serve_file(
         recording,
         SocketAddr::new(args.bind, args.http_port),
@@ -97,11 +102,26 @@ pub(crate) fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
     Ok(stop)
 }
 
+/// Whether the replay follows a recording that is still being written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Following {
+    /// The file has its end mark.
+    No,
+    /// No end mark yet: the writer is still at it (or died).
+    Yes,
+    /// The format has no end mark (JSON lines): frames appended later are played too.
+    Maybe,
+}
+
 /// Says whether the recording is still being written, starts playing and serves until
 /// Ctrl-C.
-fn play_until_ctrl_c(stop: &AtomicBool, following: bool, play: impl FnOnce()) -> Result<()> {
-    if following {
-        println!("following: the recording is still being written");
+fn play_until_ctrl_c(stop: &AtomicBool, following: Following, play: impl FnOnce()) -> Result<()> {
+    match following {
+        Following::Yes => println!("following: the recording is still being written"),
+        Following::Maybe => println!(
+            "following: a JSON-lines recording does not mark its end, so frames appended to it are played too"
+        ),
+        Following::No => {}
     }
     play();
     while !stop.load(Ordering::Relaxed) {
@@ -121,7 +141,14 @@ fn replay_2d(args: &ReplayArgs, stop: &AtomicBool) -> Result<()> {
     }
     let recording = SwarmRecording::open(&args.file)
         .with_context(|| format!("cannot read the recording {}", args.file.display()))?;
-    let (count, following) = (recording.len(), !recording.is_finished());
+    let (count, following) = (
+        recording.len(),
+        if recording.is_finished() {
+            Following::No
+        } else {
+            Following::Yes
+        },
+    );
     let ends = (
         recording.times().first().copied(),
         recording.times().last().copied(),
