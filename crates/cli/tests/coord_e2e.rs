@@ -247,3 +247,47 @@ fn an_operator_sends_tasks_to_a_sumbot_a_nomad_and_a_swarm_robot() {
     assert!(stamp > 0.0);
     let _ = std::fs::remove_dir_all(&logs);
 }
+
+#[test]
+fn a_sumbot_robot_reports_its_pose_from_a_server_running_as_fast_as_it_can() {
+    // Broadcasts then come far less than a millisecond apart: reading the pose must still
+    // return (it drained them for ever, and the robot never sent a status).
+    let logs = std::env::temp_dir().join(format!("simrob-coord-fast-{}", std::process::id()));
+    let simrob = start(
+        &["serve", "--port", "0", "--scenario", "scenarios/soccer.xml"],
+        false,
+    );
+    let simrob_addr = address(&simrob, "udp");
+    let cc = start(
+        &[
+            "coord",
+            "serve",
+            "--port",
+            "0",
+            "--log-dir",
+            logs.to_str().unwrap(),
+        ],
+        false,
+    );
+    let cc_addr = address(&cc, "tcp");
+    let mut op = Operator::connect(&cc_addr);
+    op.send(OperatorCommand::Follow);
+    op.wait(|r| r.starts_with("following"));
+    let _sumbot = start(
+        &[
+            "coord",
+            "robot",
+            "--cc",
+            &cc_addr,
+            "--id",
+            "1",
+            "--simrob",
+            &simrob_addr,
+        ],
+        false,
+    );
+    let rows = op.robots(&[1]);
+    let (x, y) = pos(&rows, 1);
+    assert!(x.is_finite() && y.is_finite(), "{rows:?}");
+    let _ = std::fs::remove_dir_all(&logs);
+}
