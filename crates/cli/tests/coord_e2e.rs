@@ -109,6 +109,43 @@ fn pos(rows: &[(u32, f64, f64)], id: u32) -> (f64, f64) {
         .expect("listed")
 }
 
+/// A Control Center logging to `logs`, an operator following it, and robot 1 driving the
+/// SumBot of the SimRob server at `simrob_addr`.
+fn control_center_and_sumbot(
+    logs: &std::path::Path,
+    simrob_addr: &str,
+) -> (Proc, String, Operator, Proc) {
+    let cc = start(
+        &[
+            "coord",
+            "serve",
+            "--port",
+            "0",
+            "--log-dir",
+            logs.to_str().unwrap(),
+        ],
+        false,
+    );
+    let cc_addr = address(&cc, "tcp");
+    let mut op = Operator::connect(&cc_addr);
+    op.send(OperatorCommand::Follow);
+    op.wait(|r| r.starts_with("following"));
+    let sumbot = start(
+        &[
+            "coord",
+            "robot",
+            "--cc",
+            &cc_addr,
+            "--id",
+            "1",
+            "--simrob",
+            &simrob_addr,
+        ],
+        false,
+    );
+    (cc, cc_addr, op, sumbot)
+}
+
 #[test]
 fn an_operator_sends_tasks_to_a_sumbot_a_nomad_and_a_swarm_robot() {
     let logs = std::env::temp_dir().join(format!("simrob-coord-e2e-{}", std::process::id()));
@@ -127,34 +164,7 @@ fn an_operator_sends_tasks_to_a_sumbot_a_nomad_and_a_swarm_robot() {
     let simrob_addr = address(&simrob, "udp");
     let mrs = start(&["mrs", "--port", "0"], false);
     let mrs_addr = address(&mrs, "tcp");
-    let cc = start(
-        &[
-            "coord",
-            "serve",
-            "--port",
-            "0",
-            "--log-dir",
-            logs.to_str().unwrap(),
-        ],
-        false,
-    );
-    let cc_addr = address(&cc, "tcp");
-    let mut op = Operator::connect(&cc_addr);
-    op.send(OperatorCommand::Follow);
-    op.wait(|r| r.starts_with("following"));
-    let _sumbot = start(
-        &[
-            "coord",
-            "robot",
-            "--cc",
-            &cc_addr,
-            "--id",
-            "1",
-            "--simrob",
-            &simrob_addr,
-        ],
-        false,
-    );
+    let (_cc, cc_addr, mut op, _sumbot) = control_center_and_sumbot(&logs, &simrob_addr);
     let _nomad = start(
         &[
             "coord", "robot", "--cc", &cc_addr, "--id", "2", "--mrs", &mrs_addr,
@@ -258,34 +268,7 @@ fn a_sumbot_robot_reports_its_pose_from_a_server_running_as_fast_as_it_can() {
         false,
     );
     let simrob_addr = address(&simrob, "udp");
-    let cc = start(
-        &[
-            "coord",
-            "serve",
-            "--port",
-            "0",
-            "--log-dir",
-            logs.to_str().unwrap(),
-        ],
-        false,
-    );
-    let cc_addr = address(&cc, "tcp");
-    let mut op = Operator::connect(&cc_addr);
-    op.send(OperatorCommand::Follow);
-    op.wait(|r| r.starts_with("following"));
-    let _sumbot = start(
-        &[
-            "coord",
-            "robot",
-            "--cc",
-            &cc_addr,
-            "--id",
-            "1",
-            "--simrob",
-            &simrob_addr,
-        ],
-        false,
-    );
+    let (_cc, _, mut op, _sumbot) = control_center_and_sumbot(&logs, &simrob_addr);
     let rows = op.robots(&[1]);
     let (x, y) = pos(&rows, 1);
     assert!(x.is_finite() && y.is_finite(), "{rows:?}");
