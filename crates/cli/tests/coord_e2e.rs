@@ -139,7 +139,7 @@ fn control_center_and_sumbot(
             "--id",
             "1",
             "--simrob",
-            &simrob_addr,
+            simrob_addr,
         ],
         false,
     );
