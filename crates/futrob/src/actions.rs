@@ -431,7 +431,8 @@ pub fn sidestep_robot(wm: &WorldModel, goal_cm: f64) -> Option<Action> {
 /// Far away: turn toward the ball if it is more than 15° off, else one long step. Close:
 /// lateral steps to line a foot up with it, then long or mini steps, never passing it; a ball
 /// beside the feet (up to two long steps to the side) is reached with lateral steps, so the
-/// heading a kick was lined up on is kept — only a ball behind the toes makes it turn.
+/// heading a kick was lined up on is kept — only a ball behind the toes makes it turn, or
+/// lateral steps that do not move the ball across ([`WorldModel::sidestep_blocked`]).
 pub fn approach_step(wm: &WorldModel) -> Option<Action> {
     let p = wm.position(ObjectKind::Ball)?;
     if wm.ball_is_mine() {
@@ -476,6 +477,10 @@ pub fn approach_step(wm: &WorldModel) -> Option<Action> {
     };
     let dx = p.x - foot;
     if dx.abs() >= m.lateral_step_cm.min(pr.possession_side_cm) {
+        if wm.sidestep_blocked() {
+            // Side-stepping gets nowhere (a robot at the side): turn toward the ball instead.
+            return Some(turn(bearing));
+        }
         let kind = if dx > 0.0 {
             ActionKind::WalkRight
         } else {
@@ -978,12 +983,12 @@ impl ActionHandler {
                 wm.robot_moved_over(Vec2::new(0.0, d), 0.0, during);
             }
             ActionKind::WalkRight => {
-                wm.lateral_finished();
+                wm.lateral_finished(d);
                 wm.robot_moved_over(Vec2::new(d, 0.0), 0.0, during);
                 wm.keeper_stepped(d);
             }
             ActionKind::WalkLeft => {
-                wm.lateral_finished();
+                wm.lateral_finished(-d);
                 wm.robot_moved_over(Vec2::new(-d, 0.0), 0.0, during);
                 wm.keeper_stepped(-d);
             }

@@ -93,6 +93,9 @@ pub struct BrainParams {
     pub pass_min_range_cm: f64,
     /// `goalInRange`: the farthest goal the robot shoots at, cm.
     pub shot_range_cm: f64,
+    /// `…Searched` holds until the robot is this far from where it searched, cm: a goal too
+    /// near to be seen is not searched for again after every few centimetres of lining up.
+    pub search_radius_cm: f64,
     /// `gkNeedsRelocate` thresholds along the goal line (`GK_X_DIFF_THRESHOLD_MIN/MAX`).
     pub gk_x_min_cm: f64,
     /// See `gk_x_min_cm`.
@@ -166,6 +169,7 @@ impl Default for BrainParams {
             kick_range_cm: 110.0,
             pass_min_range_cm: 40.0,
             shot_range_cm: 200.0,
+            search_radius_cm: 50.0,
             gk_x_min_cm: 10.0,
             gk_x_max_cm: 40.0,
             gk_y_min_cm: 40.0,
@@ -272,6 +276,7 @@ pub const KEYS: &[(&str, &str, &str, &str)] = &[
     ("kickRange", "cm", "110", "partnerInRange / opponentInRange"),
     ("passMinRange", "cm", "40", "partnerInRange: a nearer teammate cannot receive a pass"),
     ("shotRange", "cm", "200", "goalInRange: the farthest goal the robot shoots at"),
+    ("searchRadius", "cm", "50", "…Searched holds until the robot is this far from where it searched"),
     ("GK_X_DIFF_THRESHOLD_MIN", "cm", "10", "keeper relocation: least offset along the goal line"),
     ("GK_X_DIFF_THRESHOLD_MAX", "cm", "40", "keeper relocation: larger offsets are vision errors"),
     ("GK_Y_DIFF_THRESHOLD_MIN", "cm", "40", "keeper position report: least distance out from the goal line"),
@@ -444,6 +449,7 @@ impl IniConfig {
                 "kickRange" => p.kick_range_cm = num(0.0, 2000.0)?,
                 "passMinRange" => p.pass_min_range_cm = num(0.0, 2000.0)?,
                 "shotRange" => p.shot_range_cm = num(0.0, 2000.0)?,
+                "searchRadius" => p.search_radius_cm = num(0.0, 2000.0)?,
                 "GK_X_DIFF_THRESHOLD_MIN" => p.gk_x_min_cm = num(0.0, 1000.0)?,
                 "GK_X_DIFF_THRESHOLD_MAX" => p.gk_x_max_cm = num(0.0, 1000.0)?,
                 "GK_Y_DIFF_THRESHOLD_MIN" => p.gk_y_min_cm = num(0.0, 1000.0)?,

@@ -56,8 +56,10 @@ pub struct ObjectState {
     /// When it was last seen, ms.
     pub last_seen_ms: Option<u64>,
     seen_since_move: bool,
-    /// Searched for from the current position.
+    /// Searched for from the current position (within `searchRadius` of where it was).
     pub searched: bool,
+    /// Where it was searched for from, dead-reckoned through the robot's moves.
+    searched_from: Option<Vec2>,
 }
 
 /// The world model of one robot.
@@ -90,12 +92,19 @@ pub struct WorldModel {
     dodge_steps: u32,
     /// Times the walk was found blocked (the dodge alternates sides).
     dodges: u32,
+    /// The ball's offset to the side (cm, right positive) seen at the end of the last lateral
+    /// step.
+    side_ref: Option<f64>,
+    /// Lateral steps in a row that moved the ball less than 30 % of a step across.
+    stalled_sides: u32,
 }
 
 /// Forward steps in a row without progress after which the walk counts as blocked.
 const STALLED_WALKS: u32 = 3;
 /// Lateral steps taken to get round whatever blocks the walk.
 const DODGE_STEPS: u32 = 3;
+/// Lateral steps in a row without moving the ball across after which they count as blocked.
+const STALLED_SIDESTEPS: u32 = 3;
 
 impl WorldModel {
     /// The model of robot `id` playing `role`.
@@ -118,6 +127,8 @@ impl WorldModel {
             stalled_walks: 0,
             dodge_steps: 0,
             dodges: 0,
+            side_ref: None,
+            stalled_sides: 0,
         }
     }
 
@@ -235,10 +246,11 @@ impl WorldModel {
     /// turn, a ball seen in the turn's last frames would be placed up to 20° off, on the side
     /// the robot came from.
     pub fn robot_moved_over(&mut self, delta: Vec2, turn_deg: f64, during: Option<(u64, u64)>) {
-        // `…Searched` is "searched for from the current position": a turn in place keeps the
-        // position (a clearance turning in 20° steps near a goal too close to be seen would
-        // otherwise search for it again after every step); a step, a fall or a dive does not.
-        let turned_in_place = delta.norm() == 0.0 && turn_deg != 0.0;
+        // `…Searched` is "searched for from the current position": it holds while the robot
+        // stays within `searchRadius` of where it searched (a clearance turning in 20° steps,
+        // or a player lining up to a ball near a goal too close to be seen, would otherwise
+        // search for it again after every step).
+        let radius = self.params.search_radius_cm;
         for st in &mut self.objects {
             let f = motion_left(during, st.last_seen_ms.unwrap_or(0));
             let tf = |p: Vec2| reckon(p, delta, turn_deg, f);
@@ -247,9 +259,11 @@ impl WorldModel {
                 *p = tf(*p);
             }
             st.seen_since_move = st.visible && st.seen_since_move;
-            if !turned_in_place {
-                st.searched = false;
-            }
+            st.searched_from = st
+                .searched_from
+                .map(|p| reckon(p, delta, turn_deg, 1.0))
+                .filter(|p| p.norm() <= radius);
+            st.searched = st.searched_from.is_some();
         }
         self.keeper_seen.clear();
         self.holding = self.ball_held();
@@ -276,8 +290,24 @@ impl WorldModel {
         self.walk_ref = seen;
     }
 
-    /// A lateral step ended: counts the steps of a dodge round a blocked walk.
-    pub fn lateral_finished(&mut self) {
+    /// A lateral step of `step_cm` (positive right) ended (call before
+    /// [`WorldModel::robot_moved`]): counts the steps of a dodge round a blocked walk, and, if
+    /// the ball, in sight, moved less than 30 % of the step across since the last lateral
+    /// step, the step was stalled — a robot at the side (two opponents side-stepping into
+    /// each other at the ball) blocks the body.
+    pub fn lateral_finished(&mut self, step_cm: f64) {
+        let seen = self
+            .in_sight(ObjectKind::Ball)
+            .then(|| self.objects[ObjectKind::Ball.index()].last_pos)
+            .flatten()
+            .map(|p| p.x);
+        match (self.side_ref, seen) {
+            (Some(prev), Some(cur)) if (prev - cur) * step_cm.signum() < 0.3 * step_cm.abs() => {
+                self.stalled_sides += 1
+            }
+            _ => self.stalled_sides = 0,
+        }
+        self.side_ref = seen;
         self.walk_ref = None;
         if self.walk_blocked() {
             self.dodge_steps += 1;
@@ -291,6 +321,14 @@ impl WorldModel {
     pub fn turn_finished(&mut self) {
         self.walk_ref = None;
         self.stalled_walks = 0;
+        self.side_ref = None;
+        self.stalled_sides = 0;
+    }
+
+    /// The last lateral steps toward the ball did not move it across (see
+    /// [`WorldModel::lateral_finished`]): line up by turning instead.
+    pub fn sidestep_blocked(&self) -> bool {
+        self.stalled_sides >= STALLED_SIDESTEPS
     }
 
     /// The walk towards the ball is blocked: step sideways, to the side
@@ -322,7 +360,9 @@ impl WorldModel {
 
     /// Marks `k` as searched for from here.
     pub fn set_searched(&mut self, k: ObjectKind) {
-        self.objects[k.index()].searched = true;
+        let st = &mut self.objects[k.index()];
+        st.searched = true;
+        st.searched_from = Some(Vec2::default());
     }
 
     /// The keeper's offset along the goal line reported by a field player (keeper only).

@@ -88,9 +88,21 @@ fn every_in_sight_last_pos_valid_and_searched_predicate() {
         let mut turned = w.clone();
         turned.robot_moved(Vec2::default(), 20.0);
         assert_eq!(s(&turned), (false, false, true), "{k:?} after a turn");
-        // The robot takes a step: not valid, not searched any more.
+        // A step: not valid, still searched from near here (within `searchRadius`, 50 cm).
         w.robot_moved(Vec2::new(0.0, 12.0), 0.0);
-        assert_eq!(s(&w), (false, false, false), "{k:?} after a step");
+        assert_eq!(s(&w), (false, false, true), "{k:?} after a step");
+        // Three more steps and a turn, 48 cm from where it searched: still searched.
+        for _ in 0..3 {
+            w.robot_moved(Vec2::new(0.0, 12.0), 0.0);
+        }
+        w.robot_moved(Vec2::default(), 90.0);
+        assert_eq!(s(&w), (false, false, true), "{k:?} 48 cm away");
+        // The search point is now 48 cm to the robot's right; 4 cm ahead: 48.2 cm, within.
+        w.robot_moved(Vec2::new(0.0, 4.0), 0.0);
+        assert_eq!(s(&w), (false, false, true), "{k:?} 48.2 cm away");
+        // 12 cm to the left, away from it: 60 cm, searched no more.
+        w.robot_moved(Vec2::new(-12.0, 0.0), 0.0);
+        assert_eq!(s(&w), (false, false, false), "{k:?} 60 cm away");
         // Only this object's predicates changed.
         let others = w.predicates(10_000).0 & !(1 << ins.bit() | 1 << lpv.bit() | 1 << srch.bit());
         assert_eq!(others, 0, "{k:?}");
@@ -1195,7 +1207,7 @@ fn a_walk_that_brings_the_ball_no_nearer_dodges_sideways() {
     let dodge = approach_step(&w).map(|a| a.to_string());
     assert_eq!(dodge.as_deref(), Some("walkLeft distance=4"));
     for _ in 0..3 {
-        w.lateral_finished();
+        w.lateral_finished(-4.0);
     }
     assert!(
         !w.walk_blocked(),
@@ -1205,6 +1217,50 @@ fn a_walk_that_brings_the_ball_no_nearer_dodges_sideways() {
         approach_step(&w).map(|a| a.to_string()).as_deref(),
         Some("walk distance=12")
     );
+}
+
+#[test]
+fn side_steps_that_do_not_move_the_ball_across_give_way_to_a_turn() {
+    // The ball 13 cm to the right, 12 cm ahead: line the right foot up with side steps.
+    let mut w = wm(Role::FieldPlayer);
+    let ball = [at(ObjectKind::Ball, 13.0, 12.0)];
+    let mut now = feed(&mut w, 0, 2, &ball);
+    assert_eq!(
+        approach_step(&w).map(|a| a.to_string()).as_deref(),
+        Some("walkRight distance=4")
+    );
+    // Steps that move the ball across as they should: no stall.
+    let mut x: f64 = 13.0;
+    for _ in 0..4 {
+        w.lateral_finished(4.0);
+        w.robot_moved(Vec2::new(4.0, 0.0), 0.0);
+        x -= 4.0;
+        now = feed(&mut w, now, 2, &[at(ObjectKind::Ball, x.max(5.0), 12.0)]);
+        if x < 5.0 {
+            break;
+        }
+    }
+    assert!(!w.sidestep_blocked());
+    // Blocked at the side (an opponent side-stepping the other way): the ball stays 13 cm to
+    // the right after every step. After three such steps it turns toward the ball.
+    let mut w = wm(Role::FieldPlayer);
+    let mut now = feed(&mut w, 0, 2, &ball);
+    for i in 0..4 {
+        assert!(!w.sidestep_blocked(), "after {i} steps");
+        w.lateral_finished(4.0);
+        // The body did not move: the world model's dead-reckoning moved the ball 4 cm, the
+        // camera sees it where it was.
+        w.robot_moved(Vec2::new(4.0, 0.0), 0.0);
+        now = feed(&mut w, now, 2, &ball);
+    }
+    assert!(w.sidestep_blocked());
+    assert_eq!(
+        approach_step(&w).map(|a| a.to_string()).as_deref(),
+        Some("turn angle=20")
+    );
+    // After the turn, side steps are tried again.
+    w.turn_finished();
+    assert!(!w.sidestep_blocked());
 }
 
 #[test]

@@ -13,7 +13,7 @@ fn cpu_s() -> f64 {
         .map_or(0.0, |ns| ns / 1e9)
 }
 
-use simrob_soccer::Profile;
+use simrob_soccer::{Profile, Team};
 use simrob_trials::matchplay::{play, MatchParams};
 use simrob_trials::{run_trial, Case};
 
@@ -48,6 +48,7 @@ fn main() {
         profile: Profile::paper(),
         seed: 1,
         duration_s: 300.0,
+        kick_off: Team::Cyan,
     };
     let (start, cpu0) = (Instant::now(), cpu_s());
     match play(&p, None) {

@@ -26,11 +26,7 @@ fn main() {
         let line = a.describe();
         println!("{line}");
     };
-    let params = MatchParams {
-        profile,
-        seed,
-        duration_s,
-    };
+    let params = MatchParams::new(profile, seed, duration_s);
     match play_inspected(&params, None, &mut trace) {
         Ok(s) => println!(
             "goals {:?} shots {:?} passes {:?} possession {:.0?} falls {:?} outs {}",

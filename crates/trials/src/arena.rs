@@ -356,13 +356,14 @@ impl Arena {
                 None => Default::default(),
             };
             let up = if self.standing(p.entity) { "" } else { " DOWN" };
-            let head = self
-                .world
-                .humanoid(EntityId(p.entity))
-                .map(|h| h.head())
+            let h = self.world.humanoid(EntityId(p.entity));
+            let head = h.map(|h| h.head()).unwrap_or_default();
+            let body = h
+                .and_then(|h| h.action_state())
+                .map(|a| format!(" body {}#{} {}", a.action, a.seq, a.status.as_str()))
                 .unwrap_or_default();
             line += &format!(
-                "\n    {} {:5.2},{:5.2},{:4.0}{up} {action} [{seg}] ball@{seen}{} head {:.0},{:.0}",
+                "\n    {} {:6.3},{:6.3},{:5.1}{up} {action} [{seg}] ball@{seen}{} head {:.0},{:.0}{body}",
                 p.entity,
                 q.x,
                 q.y,

@@ -2,7 +2,9 @@
 //! with a referee that sees only the world.
 //!
 //! Cyan (robots 3, 4, 5; 3 keeps goal) defends the goal at −X, magenta (6, 7, 8; 6 keeps
-//! goal) the goal at +X. Cyan kicks off; after a goal the team that conceded it does. At a
+//! goal) the goal at +X; magenta's kick-off places are cyan's turned half a turn about the
+//! centre spot. [`MatchParams::kick_off`] kicks off (by default cyan for odd seeds, magenta
+//! for even ones); after a goal the team that conceded it does. At a
 //! kick-off the kicking team's first field player stands 30 cm behind the ball and the others
 //! outside the centre circle; until the ball is touched (moved 5 cm) or 10 s have passed, a
 //! robot of the other team that enters the circle is put back on its edge (counted as an
@@ -16,6 +18,7 @@
 
 use serde::Serialize;
 use simrob_futrob::{Role, RuleSet};
+use simrob_soccer::rng::SimRng;
 use simrob_soccer::{Pose2, Profile, Team};
 
 use crate::arena::{Arena, ArenaParams, Observer, PlayerSpec};
@@ -28,6 +31,8 @@ pub struct MatchParams {
     pub seed: u64,
     /// Simulated seconds of play.
     pub duration_s: f64,
+    /// The team that kicks off the match.
+    pub kick_off: Team,
 }
 
 /// What happened in a match. Per-team figures are `[cyan, magenta]`.
@@ -36,6 +41,8 @@ pub struct MatchSummary {
     pub seed: u64,
     pub profile: String,
     pub duration_s: f64,
+    /// The team that kicked off the match (`cyan` or `magenta`).
+    pub kick_off: String,
     pub goals: [u32; 2],
     pub shots: [u32; 2],
     /// Seconds each team had the ball.
@@ -50,6 +57,41 @@ pub struct MatchSummary {
     pub messages: u64,
     /// `(simulated s, what)`, in order.
     pub events: Vec<(f64, String)>,
+}
+
+/// The random stream of the kick-off coin toss (apart from every robot's streams).
+const TOSS_STREAM: u64 = 0x004b_4943_4b4f_4646;
+
+impl MatchParams {
+    /// A match in which the kick-off alternates with the seed ([`alternate_kick_off`]).
+    pub fn new(profile: Profile, seed: u64, duration_s: f64) -> Self {
+        MatchParams {
+            profile,
+            seed,
+            duration_s,
+            kick_off: alternate_kick_off(seed),
+        }
+    }
+}
+
+/// Cyan kicks off the matches of odd seeds, magenta those of even seeds: over consecutive
+/// seeds each team kicks off half of the matches.
+pub fn alternate_kick_off(seed: u64) -> Team {
+    if seed % 2 == 1 {
+        Team::Cyan
+    } else {
+        Team::Magenta
+    }
+}
+
+/// The team that wins the kick-off coin toss of a match played with `seed` (a random stream of
+/// its own): a seed always gives the same team, and each team wins about half of the seeds.
+pub fn coin_toss(seed: u64) -> Team {
+    if SimRng::for_stream(seed, TOSS_STREAM).next_u64() >> 63 == 0 {
+        Team::Cyan
+    } else {
+        Team::Magenta
+    }
 }
 
 fn team_index(t: Team) -> usize {
@@ -76,9 +118,12 @@ fn line_up(half_length: f64, kicking: Team) -> Vec<(u32, Team, Role, Pose2)> {
         } else {
             std::f64::consts::PI
         };
+        // Magenta's places are cyan's turned half a turn about the centre spot (not mirrored:
+        // a robot's behaviour has a handedness, so only a half turn gives both teams the same
+        // match).
         let at = |x: f64, y: f64| Pose2 {
             x: side * x,
-            y,
+            y: -side * y,
             heading: facing,
         };
         v.push((first, team, Role::Goalkeeper, at(half_length - 0.30, 0.0)));
@@ -117,7 +162,7 @@ pub fn play_inspected(
     let (hl, hw) = (f.length / 2.0, f.width / 2.0);
     let keeper = include_str!("../../../scenarios/soccer/rules/goalkeeper.xml");
     let player = include_str!("../../../scenarios/soccer/rules/field_player.xml");
-    let mut kicking = Team::Cyan;
+    let mut kicking = p.kick_off;
     let lineup = line_up(hl, kicking);
     let mut specs = Vec::new();
     for (entity, team, role, pose) in &lineup {
@@ -139,9 +184,11 @@ pub fn play_inspected(
         seed: p.seed,
         profile: p.profile.name.clone(),
         duration_s: p.duration_s,
+        kick_off: p.kick_off.as_str().into(),
         ..MatchSummary::default()
     };
-    s.events.push((0.0, "kick-off cyan".into()));
+    s.events
+        .push((0.0, format!("kick-off {}", kicking.as_str())));
     let mut kickoff_at = Some(0.0);
     let end_ms = (p.duration_s * 1000.0).round() as u64;
     let mut prev = arena.ball();
@@ -269,4 +316,53 @@ pub fn play_inspected(
     }
     s.messages = arena.messages_sent;
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn magentas_places_are_cyans_turned_half_a_turn() {
+        let hl = 4.5;
+        for kicking in [Team::Cyan, Team::Magenta] {
+            let other = if kicking == Team::Cyan {
+                Team::Magenta
+            } else {
+                Team::Cyan
+            };
+            let a = line_up(hl, kicking);
+            let b = line_up(hl, other);
+            // Robot k of the kicking team in `a` stands where robot k of the other team
+            // stands in `b`, turned half a turn.
+            for (entity, team, role, p) in a.iter().filter(|r| r.1 == kicking) {
+                let twin = if *team == Team::Cyan {
+                    entity + 3
+                } else {
+                    entity - 3
+                };
+                let (_, _, twin_role, q) = b.iter().find(|r| r.0 == twin).copied().unwrap();
+                assert_eq!(*role, twin_role);
+                assert!((p.x + q.x).abs() < 1e-12 && (p.y + q.y).abs() < 1e-12);
+                let turn = (p.heading - q.heading).rem_euclid(std::f64::consts::TAU);
+                assert!((turn - std::f64::consts::PI).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn kick_offs_alternate_with_the_seed_and_the_toss_is_fair() {
+        assert_eq!(alternate_kick_off(1), Team::Cyan);
+        assert_eq!(alternate_kick_off(2), Team::Magenta);
+        assert_eq!(
+            MatchParams::new(Profile::ideal(), 4, 1.0).kick_off,
+            Team::Magenta
+        );
+        assert_eq!(coin_toss(17), coin_toss(17));
+        let cyan = (1..=1000).filter(|&s| coin_toss(s) == Team::Cyan).count();
+        assert!(
+            (450..=550).contains(&cyan),
+            "cyan won {cyan} of 1000 tosses"
+        );
+    }
 }

@@ -115,12 +115,65 @@ fn the_keepers_body_stops_what_it_covers_and_nothing_else() {
 }
 
 #[test]
+fn magenta_kicks_off_a_match_and_cyan_stays_out_of_the_circle() {
+    use simrob_trials::matchplay::{play, MatchParams};
+    let p = MatchParams {
+        profile: Profile::paper(),
+        seed: 2,
+        duration_s: 12.0,
+        kick_off: Team::Magenta,
+    };
+    // Until the ball leaves the centre spot, the cyan robots (3–5) stay out of the centre
+    // circle and magenta's first field player (7) stands at the ball.
+    let cyan_nearest = std::rc::Rc::new(std::cell::Cell::new(f64::INFINITY));
+    let kicker_start = std::rc::Rc::new(std::cell::Cell::new(f64::NAN));
+    let (watch, start) = (cyan_nearest.clone(), kicker_start.clone());
+    let mut touched = false;
+    let observer = move |w: &simrob_world::World| {
+        let ball = w
+            .entity_pose(simrob_soccer::field::BALL_ENTITY)
+            .map_or([0.0; 3], |(p, _)| p);
+        if start.get().is_nan() {
+            if let Some(h) = w.humanoid(simrob_protocol::EntityId(7)) {
+                let q = h.pose();
+                start.set((q.x - ball[0]).hypot(q.y - ball[1]));
+            }
+        }
+        touched |= ball[0].hypot(ball[1]) > 0.05 || w.sim_time() > 10.0;
+        if !touched {
+            for id in 3..=5 {
+                if let Some(h) = w.humanoid(simrob_protocol::EntityId(id)) {
+                    let q = h.pose();
+                    watch.set(watch.get().min(q.x.hypot(q.y)));
+                }
+            }
+        }
+    };
+    let s = play(&p, Some(Box::new(observer))).unwrap();
+    assert_eq!(
+        s.events.first().map(|e| e.1.as_str()),
+        Some("kick-off magenta")
+    );
+    assert!(
+        cyan_nearest.get() > 0.75,
+        "the defending team stayed out of the circle: {}",
+        cyan_nearest.get()
+    );
+    assert!(
+        kicker_start.get() < 0.35,
+        "magenta's kicker starts at the ball: {}",
+        kicker_start.get()
+    );
+}
+
+#[test]
 fn a_one_minute_match_is_played_and_scored_from_the_world() {
     use simrob_trials::matchplay::{play, MatchParams};
     let p = MatchParams {
         profile: Profile::paper(),
         seed: 1,
         duration_s: 60.0,
+        kick_off: Team::Cyan,
     };
     let seen = std::rc::Rc::new(std::cell::Cell::new(0u64));
     let counter = seen.clone();

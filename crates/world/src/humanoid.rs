@@ -6,7 +6,9 @@
 //! moved by the world, never pushed — so the ball collides with them like with any wall: a
 //! walking robot pushes the ball, a diving keeper's body and stretched arm stop what they cover
 //! and nothing else. Robots do not overlap each other or the field's upright cylinders (goal
-//! posts, landmark poles): a step that would is stopped where it is.
+//! posts, landmark poles): a step into one is stopped where it is, and a step that slides
+//! past one (at most 14.5° into it) goes on — two robots sliding past each other may overlap
+//! by a centimetre or two.
 //!
 //! A kick strikes at its strike moment: a ball within the kicking foot's reach
 //! (`Humanoid::kick_reaches`: in front of the toe by at most the table's reach, near the foot's
@@ -33,6 +35,10 @@ use simrob_soccer::{
 
 use crate::entity::{Entity, EntityBody, EntityKind};
 use crate::WorldError;
+
+/// How much of a move may go into a robot or a post it touches, as a share of the move's
+/// length, for the move to count as sliding past it (0.25: up to 14.5° off the tangent).
+const SLIDE_INTO: f64 = 0.25;
 
 /// How to create a humanoid (the `Create_Entity Type="Humanoid"` payload).
 #[derive(Debug, Clone, PartialEq)]
@@ -289,12 +295,16 @@ impl Soccer {
                 continue;
             };
             let now = h.model.pose();
+            // A move into another robot or a post stops; one that slides past it (heading at
+            // most `SLIDE_INTO` of its length into it) goes on, so two robots in contact can
+            // side-step along each other instead of pinning each other in place.
             let blocked = |p: Pose2| {
+                let step = (p.x - now.x).hypot(p.y - now.y);
                 let hits = |cx: f64, cy: f64, r: f64| {
                     let limit = radius + r;
                     let d_new = (p.x - cx).hypot(p.y - cy);
                     let d_now = (now.x - cx).hypot(now.y - cy);
-                    d_new < limit && d_new < d_now
+                    d_new < limit && d_now - d_new > SLIDE_INTO * step
                 };
                 others.iter().any(|o| hits(o[0], o[1], radius))
                     || obstacles.iter().any(|o| hits(o[0], o[1], o[2]))

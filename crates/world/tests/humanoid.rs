@@ -164,6 +164,34 @@ fn robots_do_not_walk_through_each_other_or_posts() {
 }
 
 #[test]
+fn robots_in_contact_side_step_along_each_other_but_not_into_each_other() {
+    // Two opponents face to face at a ball, 20 cm apart (touching), a little offset, both
+    // side-stepping the same way: each step slides past the other robot and goes on.
+    let mut w = scene();
+    let deg = |d: f64| d.to_radians();
+    humanoid(&mut w, 20, Team::Cyan, 0.372, 0.225, deg(-10.4));
+    humanoid(&mut w, 21, Team::Magenta, 0.569, 0.190, deg(177.7));
+    act(&mut w, 20, "walkLeft", &[("distance", "8")]);
+    act(&mut w, 21, "walkRight", &[("distance", "8")]);
+    run_until_idle(&mut w, 20, 5.0);
+    run_until_idle(&mut w, 21, 5.0);
+    let a = w.humanoid(EntityId(20)).unwrap().pose();
+    let b = w.humanoid(EntityId(21)).unwrap().pose();
+    assert!((a.x - 0.372).hypot(a.y - 0.225) > 0.07, "{a:?}");
+    assert!((b.x - 0.569).hypot(b.y - 0.190) > 0.07, "{b:?}");
+    // Sliding past each other, the two 20 cm bodies overlap by a centimetre or two at most.
+    assert!((a.x - b.x).hypot(a.y - b.y) > 0.18, "{a:?} {b:?}");
+    // A side step straight into a robot at its side stops where it is.
+    let mut w = scene();
+    humanoid(&mut w, 20, Team::Cyan, 0.0, 2.0, 0.0);
+    humanoid(&mut w, 21, Team::Magenta, 0.0, 1.8, 0.0);
+    act(&mut w, 20, "walkRight", &[("distance", "8")]);
+    run_until_idle(&mut w, 20, 5.0);
+    let a = w.humanoid(EntityId(20)).unwrap().pose();
+    assert!((a.x - 0.0).hypot(a.y - 2.0) < 1e-9, "{a:?}");
+}
+
+#[test]
 fn bad_actions_are_refused_and_change_nothing() {
     let mut w = scene();
     humanoid(&mut w, 20, Team::Cyan, 0.0, 1.0, 0.0);

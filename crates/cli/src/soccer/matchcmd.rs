@@ -7,8 +7,8 @@ use std::rc::Rc;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use simrob_session::{Snapshot, SnapshotModes};
-use simrob_soccer::Profile;
-use simrob_trials::matchplay::{play, MatchParams, MatchSummary};
+use simrob_soccer::{Profile, Team};
+use simrob_trials::matchplay::{coin_toss, play, MatchParams, MatchSummary};
 use simrob_viewer::record::Writer;
 use simrob_viewer::Frame;
 
@@ -20,6 +20,11 @@ pub struct MatchArgs {
     /// Simulated minutes of play.
     #[arg(long, default_value_t = 10.0)]
     pub duration: f64,
+    /// Who kicks off: `alternate` (cyan for odd seeds, magenta for even ones, so that over
+    /// consecutive seeds each team kicks off half of the matches), `toss` (a coin toss drawn
+    /// from the seed), `cyan` or `magenta`. After a goal the team that conceded it kicks off.
+    #[arg(long, default_value = "alternate", value_name = "WHO")]
+    pub kick_off: String,
     /// `paper` (FutRob's measured camera errors, motion noise and falls) or `ideal`.
     #[arg(long, default_value = "paper")]
     pub profile: String,
@@ -93,10 +98,13 @@ pub fn run(a: MatchArgs) -> Result<()> {
     if !(a.duration.is_finite() && a.duration > 0.0 && a.duration <= 24.0 * 60.0) {
         bail!("--duration must be between 0 and 1440 simulated minutes");
     }
-    let params = MatchParams {
-        profile,
-        seed: a.seed,
-        duration_s: a.duration * 60.0,
+    let mut params = MatchParams::new(profile, a.seed, a.duration * 60.0);
+    params.kick_off = match a.kick_off.as_str() {
+        "alternate" => params.kick_off,
+        "toss" => coin_toss(a.seed),
+        other => Team::parse(other).with_context(|| {
+            format!("unknown --kick-off {other:?}: choose alternate, toss, cyan or magenta")
+        })?,
     };
     let recording = match &a.record {
         Some(path) => Some(Recording::create(path, "simrob soccer match")?),
@@ -205,10 +213,11 @@ fn report(s: &MatchSummary) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "FutRob 3 v 3 — profile {}, seed {}, {:.1} simulated minutes",
+        "FutRob 3 v 3 — profile {}, seed {}, {:.1} simulated minutes, {} kicks off",
         s.profile,
         s.seed,
-        s.duration_s / 60.0
+        s.duration_s / 60.0,
+        s.kick_off
     );
     let _ = writeln!(t, "             cyan  magenta");
     let _ = writeln!(t, "goals       {:>5}  {:>7}", s.goals[0], s.goals[1]);
