@@ -273,3 +273,40 @@ fn bad_configs_and_rules_are_refused_with_file_and_line() {
         "{err}"
     );
 }
+
+#[test]
+fn a_match_kick_off_alternates_with_the_seed_and_can_be_chosen() {
+    let kick_off = |args: &[&str]| {
+        let out = simrob()
+            .args(["soccer", "match", "--duration", "0.1", "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let first = v["events"][0][1].as_str().unwrap_or_default().to_string();
+        let team = v["kick_off"].as_str().unwrap_or_default().to_string();
+        assert_eq!(first, format!("kick-off {team}"), "{v}");
+        team
+    };
+    assert_eq!(kick_off(&["--seed", "1"]), "cyan");
+    assert_eq!(kick_off(&["--seed", "2"]), "magenta");
+    assert_eq!(
+        kick_off(&["--seed", "1", "--kick-off", "magenta"]),
+        "magenta"
+    );
+    let toss = kick_off(&["--seed", "5", "--kick-off", "toss"]);
+    assert_eq!(kick_off(&["--seed", "5", "--kick-off", "toss"]), toss);
+    // A wrong choice is a clear error and plays nothing.
+    let out = simrob()
+        .args(["soccer", "match", "--kick-off", "blue", "--json"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--kick-off") && err.contains("alternate"),
+        "{err}"
+    );
+}
