@@ -114,6 +114,26 @@ fn the_keepers_body_stops_what_it_covers_and_nothing_else() {
     assert!(run(0.5), "a ball 50 cm to the side goes in");
 }
 
+/// Until the ball has left the centre spot (moved 5 cm) or 10 s have passed, keeps in
+/// `nearest` the least distance from the spot of the robots `ids` (the team not kicking off).
+fn defenders_from_the_spot(
+    w: &simrob_world::World,
+    ball: [f64; 3],
+    ids: std::ops::RangeInclusive<u32>,
+    touched: &mut bool,
+    nearest: &std::cell::Cell<f64>,
+) {
+    *touched |= ball[0].hypot(ball[1]) > 0.05 || w.sim_time() > 10.0;
+    if !*touched {
+        for id in ids {
+            if let Some(h) = w.humanoid(simrob_protocol::EntityId(id)) {
+                let q = h.pose();
+                nearest.set(nearest.get().min(q.x.hypot(q.y)));
+            }
+        }
+    }
+}
+
 #[test]
 fn magenta_kicks_off_a_match_and_cyan_stays_out_of_the_circle() {
     use simrob_trials::matchplay::{play, MatchParams};
@@ -139,15 +159,7 @@ fn magenta_kicks_off_a_match_and_cyan_stays_out_of_the_circle() {
                 start.set((q.x - ball[0]).hypot(q.y - ball[1]));
             }
         }
-        touched |= ball[0].hypot(ball[1]) > 0.05 || w.sim_time() > 10.0;
-        if !touched {
-            for id in 3..=5 {
-                if let Some(h) = w.humanoid(simrob_protocol::EntityId(id)) {
-                    let q = h.pose();
-                    watch.set(watch.get().min(q.x.hypot(q.y)));
-                }
-            }
-        }
+        defenders_from_the_spot(w, ball, 3..=5, &mut touched, &watch);
     };
     let s = play(&p, Some(Box::new(observer))).unwrap();
     assert_eq!(
@@ -187,15 +199,7 @@ fn a_one_minute_match_is_played_and_scored_from_the_world() {
         let ball = w
             .entity_pose(simrob_soccer::field::BALL_ENTITY)
             .map_or([0.0; 3], |(p, _)| p);
-        touched |= ball[0].hypot(ball[1]) > 0.05 || w.sim_time() > 10.0;
-        if !touched {
-            for id in 6..=8 {
-                if let Some(h) = w.humanoid(simrob_protocol::EntityId(id)) {
-                    let q = h.pose();
-                    watch.set(watch.get().min(q.x.hypot(q.y)));
-                }
-            }
-        }
+        defenders_from_the_spot(w, ball, 6..=8, &mut touched, &watch);
     };
     let s = play(&p, Some(Box::new(observer))).unwrap();
     assert_eq!(seen.get(), 6000, "one iteration every 10 ms");
