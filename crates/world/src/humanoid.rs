@@ -13,7 +13,9 @@
 //! A kick strikes at its strike moment: a ball within the kicking foot's reach
 //! (`Humanoid::kick_reaches`: in front of the toe by at most the table's reach, near the foot's
 //! axis, on the floor) leaves along the robot's heading at the table's kick speed, rolling;
-//! any other ball is not touched.
+//! any other ball is not touched. Feet that strike one ball in the same step add their kicks,
+//! and every robot moves against where the others stood at the start of the step: the order
+//! the world steps robots in (their ids) decides nothing.
 //!
 //! **Rolling resistance.** rapier has no rolling friction, so a ball rolling on a flat floor
 //! would never stop. The world adds it: after every physics step, a ball resting on a body
@@ -279,17 +281,25 @@ impl Soccer {
             return;
         }
         let obstacles = Self::obstacles(entities, physics);
-        let ids: Vec<EntityId> = self.humanoids.keys().copied().collect();
         let radius = self.table.body_radius;
-        for id in ids {
-            let others: Vec<[f64; 2]> = self
-                .humanoids
+        // Every robot moves against where the others stood at the start of the step, and the
+        // strikes of one step land together: the order robots are stepped in (their ids)
+        // decides nothing — two robots stepping into one gap, or kicking one ball at once,
+        // are treated alike.
+        let start: Vec<(EntityId, [f64; 2])> = self
+            .humanoids
+            .iter()
+            .map(|(k, h)| {
+                let p = h.model.pose();
+                (*k, [p.x, p.y])
+            })
+            .collect();
+        let mut strikes: Vec<(BodyId, f64, [f64; 3])> = Vec::new();
+        for &(id, _) in &start {
+            let others: Vec<[f64; 2]> = start
                 .iter()
-                .filter(|(k, _)| **k != id)
-                .map(|(_, h)| {
-                    let p = h.model.pose();
-                    [p.x, p.y]
-                })
+                .filter(|(k, _)| *k != id)
+                .map(|(_, p)| *p)
                 .collect();
             let Some(h) = self.humanoids.get_mut(&id) else {
                 continue;
@@ -318,15 +328,12 @@ impl Soccer {
                 } = e
                 {
                     for (body, r) in balls(entities) {
-                        let Ok(mut s) = physics.body_state(body.handle) else {
+                        let Ok(s) = physics.body_state(body.handle) else {
                             continue;
                         };
                         if h.model.kick_reaches(side, s.position, r, &self.table) {
                             let (sn, cs) = heading.sin_cos();
-                            let v = [speed * cs, speed * sn, 0.0];
-                            s.linear_velocity = v;
-                            s.angular_velocity = [-v[1] / r, v[0] / r, 0.0];
-                            let _ = physics.set_body_state(body.handle, &s);
+                            strikes.push((body.handle, r, [speed * cs, speed * sn, 0.0]));
                         }
                     }
                 }
@@ -339,6 +346,19 @@ impl Soccer {
                     }
                 }
                 h.placed = Some(poses);
+            }
+        }
+        // A ball struck by several feet in one step leaves with the sum of their velocities.
+        strikes.sort_by_key(|(b, _, _)| b.index());
+        for group in strikes.chunk_by(|a, b| a.0 == b.0) {
+            let (body, r, _) = group[0];
+            let v = group.iter().fold([0.0; 3], |acc, (_, _, v)| {
+                [acc[0] + v[0], acc[1] + v[1], acc[2] + v[2]]
+            });
+            if let Ok(mut s) = physics.body_state(body) {
+                s.linear_velocity = v;
+                s.angular_velocity = [-v[1] / r, v[0] / r, 0.0];
+                let _ = physics.set_body_state(body, &s);
             }
         }
     }

@@ -109,6 +109,41 @@ fn a_kick_rolls_a_ball_in_reach_100_to_110_cm_and_misses_one_out_of_reach() {
     assert!(moved < 1e-3, "the ball moved {moved} m");
 }
 
+#[test]
+fn two_feet_striking_one_ball_at_once_add_their_kicks_whatever_the_ids() {
+    // Two robots at right angles, each with its right foot 2 cm behind the ball on the centre
+    // spot (one facing +X, one facing +Y), kick in the same iteration: the ball leaves between
+    // their headings, whichever robot the world steps first (the later one used to win).
+    let mut ends = Vec::new();
+    for (a, b) in [(20, 21), (21, 20)] {
+        let mut w = scene();
+        humanoid(&mut w, a, Team::Cyan, -0.14, 0.04, 0.0);
+        humanoid(
+            &mut w,
+            b,
+            Team::Magenta,
+            -0.04,
+            -0.14,
+            std::f64::consts::FRAC_PI_2,
+        );
+        run(&mut w, 0.5);
+        let start = ball(&w);
+        act(&mut w, a, "kickRight", &[]);
+        act(&mut w, b, "kickRight", &[]);
+        run(&mut w, 4.0);
+        let end = ball(&w);
+        let (dx, dy) = (end[0] - start[0], end[1] - start[1]);
+        let heading = dy.atan2(dx).to_degrees();
+        assert!(dx.hypot(dy) > 1.0, "ids {a}, {b}: rolled {}", dx.hypot(dy));
+        assert!(
+            (heading - 45.0).abs() < 3.0,
+            "ids {a}, {b}: left at {heading}°"
+        );
+        ends.push(end);
+    }
+    assert_eq!(ends[0], ends[1], "the same whichever id is stepped first");
+}
+
 /// Rolls the ball from 1.3 m in front of a keeper, `offset` m to its side (+ = its left), and
 /// says whether it crossed the keeper's line.
 fn shot_passes(save: Option<&str>, offset: f64) -> bool {
