@@ -733,15 +733,18 @@ impl Humanoid {
         self.blend_time = time;
     }
 
-    /// Advances the robot by `dt` seconds. `blocked(pose)` says whether a pose would overlap
-    /// another robot or a post (the step then stops where it is). Returns what the host must
-    /// act on.
+    /// Advances the robot by `dt` seconds. `reach(from, to)` says where a body move from
+    /// `from` towards `to` ends among the other robots and the posts: at `to` when nothing is
+    /// in the way, somewhere else when the move slides along what it touches (the step goes on
+    /// along the same line from there), at `from` when it is stopped (the step ends where the
+    /// robot stands). Only its position is used: turning is never stopped. Returns what the
+    /// host must act on.
     pub fn advance(
         &mut self,
         dt: f64,
         table: &MotionTable,
         noise: &MotionNoise,
-        blocked: &dyn Fn(Pose2) -> bool,
+        reach: &dyn Fn(Pose2, Pose2) -> Pose2,
     ) -> Vec<HumanoidEvent> {
         let mut events = Vec::new();
         if self.blend < 1.0 {
@@ -787,7 +790,14 @@ impl Humanoid {
                     };
                     let moved =
                         (candidate.x - self.pose.x).abs() + (candidate.y - self.pose.y).abs();
-                    if moved > 0.0 && blocked(candidate) {
+                    let reached = if moved > 0.0 {
+                        reach(self.pose, candidate)
+                    } else {
+                        candidate
+                    };
+                    if (reached.x, reached.y) == (candidate.x, candidate.y) {
+                        self.pose = candidate;
+                    } else if (reached.x, reached.y) == (self.pose.x, self.pose.y) {
                         // Stopped by an obstacle: the step ends where the robot stands.
                         cur.from = self.pose;
                         cur.to = Pose2 {
@@ -795,7 +805,17 @@ impl Humanoid {
                             ..self.pose
                         };
                     } else {
-                        self.pose = candidate;
+                        // Slid along an obstacle: the rest of the step runs parallel to its
+                        // line, from where the robot got to.
+                        let (dx, dy) = (reached.x - candidate.x, reached.y - candidate.y);
+                        for end in [&mut cur.from, &mut cur.to] {
+                            end.x += dx;
+                            end.y += dy;
+                        }
+                        self.pose = Pose2 {
+                            heading: candidate.heading,
+                            ..reached
+                        };
                     }
                 }
                 Motion::Head { pan, tilt } => {
@@ -1067,7 +1087,7 @@ mod tests {
         let n = ideal();
         let mut ev = Vec::new();
         for _ in 0..(seconds / 0.01).round() as usize {
-            ev.extend(h.advance(0.01, &t, &n, &|_| false));
+            ev.extend(h.advance(0.01, &t, &n, &|_, to| to));
         }
         ev
     }
@@ -1160,7 +1180,7 @@ mod tests {
         h.request(walk(24.0), &t).unwrap();
         let mut fell = None;
         for _ in 0..200 {
-            for e in h.advance(0.01, &t, &noise, &|_| false) {
+            for e in h.advance(0.01, &t, &noise, &|_, to| to) {
                 if let HumanoidEvent::Fell(p) = e {
                     fell = Some(p);
                 }
@@ -1208,13 +1228,46 @@ mod tests {
         assert!(!h.kick_reaches(Side::Right, [0.07 + r - 0.03, -0.04, r], r, &t));
     }
 
+    /// A step that slides along an obstacle goes on from where it slid to, parallel to its
+    /// line, and the walk covers its distance along the obstacle.
+    #[test]
+    fn steps_that_slide_go_on_along_the_obstacle() {
+        let t = MotionTable::default();
+        let mut h = robot();
+        h.request(walk(60.0), &t).unwrap();
+        // Past x = 0.2, whatever a move would gain along x it gains along y instead.
+        let deflect = |from: Pose2, to: Pose2| {
+            if to.x > 0.2 {
+                Pose2 {
+                    x: from.x,
+                    y: from.y + (to.x - from.x) + (to.y - from.y),
+                    ..to
+                }
+            } else {
+                to
+            }
+        };
+        for _ in 0..1000 {
+            h.advance(0.01, &t, &ideal(), &deflect);
+        }
+        let p = h.pose();
+        assert!(p.x <= 0.2 && p.x > 0.15, "{p:?}");
+        assert!(p.y > 0.3, "the walk went on along the obstacle: {p:?}");
+    }
+
     #[test]
     fn blocked_steps_stop() {
         let t = MotionTable::default();
         let mut h = robot();
         h.request(walk(60.0), &t).unwrap();
         for _ in 0..600 {
-            h.advance(0.01, &t, &ideal(), &|p| p.x > 0.2);
+            h.advance(0.01, &t, &ideal(), &|from, to| {
+                if to.x > 0.2 {
+                    from
+                } else {
+                    to
+                }
+            });
         }
         assert!(h.pose().x <= 0.2 && h.pose().x > 0.15, "{:?}", h.pose());
     }

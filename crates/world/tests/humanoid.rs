@@ -199,9 +199,9 @@ fn robots_do_not_walk_through_each_other_or_posts() {
 }
 
 #[test]
-fn robots_in_contact_side_step_along_each_other_but_not_into_each_other() {
+fn robots_in_contact_slide_along_each_other_but_not_into_each_other() {
     // Two opponents face to face at a ball, 20 cm apart (touching), a little offset, both
-    // side-stepping the same way: each step slides past the other robot and goes on.
+    // side-stepping the same way: each step slides along the other robot and goes on.
     let mut w = scene();
     let deg = |d: f64| d.to_radians();
     humanoid(&mut w, 20, Team::Cyan, 0.372, 0.225, deg(-10.4));
@@ -216,6 +216,16 @@ fn robots_in_contact_side_step_along_each_other_but_not_into_each_other() {
     assert!((b.x - 0.569).hypot(b.y - 0.190) > 0.07, "{b:?}");
     // Sliding past each other, the two 20 cm bodies overlap by a centimetre or two at most.
     assert!((a.x - b.x).hypot(a.y - b.y) > 0.18, "{a:?} {b:?}");
+    // Shoulder to shoulder at a ball, a walk ahead that closes on the other robot at 65° off
+    // its line slides along it and gets most of the way.
+    let mut w = scene();
+    humanoid(&mut w, 20, Team::Cyan, -0.366, 0.847, deg(99.0));
+    humanoid(&mut w, 21, Team::Magenta, -0.558, 0.903, deg(66.8));
+    act(&mut w, 20, "walk", &[("distance", "12")]);
+    run_until_idle(&mut w, 20, 5.0);
+    let a = w.humanoid(EntityId(20)).unwrap().pose();
+    assert!((a.x + 0.366).hypot(a.y - 0.847) > 0.08, "{a:?}");
+    assert!((a.x + 0.558).hypot(a.y - 0.903) > 0.19, "{a:?}");
     // A side step straight into a robot at its side stops where it is.
     let mut w = scene();
     humanoid(&mut w, 20, Team::Cyan, 0.0, 2.0, 0.0);
