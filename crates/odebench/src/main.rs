@@ -6,7 +6,8 @@
 //! per second, the ratios, and what each engine did: robots flipped,
 //! non-finite states, where the ball rests; then a single SumBot's resting height and tilt, its
 //! drift over an idle minute and its straight-line speed against ω·r, and how far the ball
-//! falls in 0.5 s (both engines integrate once per step: ½g·t·(t + h), not ½g·t²).
+//! falls in 0.5 s (both engines integrate once per step: ½g·t·(t + h), not ½g·t²); then the
+//! ball rolled at 1.5 m/s into two walls, and how fast it comes off them.
 //!
 //! ODE is loaded at run time from Debian's `libode` (`apt-get install libode-dev`); without it
 //! the tool says so and exits successfully. Build it optimised:
@@ -280,6 +281,15 @@ impl Engine {
         }
     }
 
+    /// Sets the velocities of an entity's only body (the ball).
+    fn push(&mut self, entity: u32, linear: [f64; 3], angular: [f64; 3]) -> Result<()> {
+        match self {
+            Engine::Simrob(w) => w.set_entity_velocity(EntityId(entity), linear, angular)?,
+            Engine::Ode(s) => s.set_velocity(entity, 0, linear, angular),
+        }
+        Ok(())
+    }
+
     fn pose(&self, entity: u32, body: u32) -> Option<Pose> {
         match self {
             Engine::Simrob(w) => w
@@ -517,6 +527,51 @@ fn free_fall(scene: &Scene, api: &'static Api, which: usize) -> Result<f64> {
     Ok((a[2] - b[2]) / (0.5 * 9.8 * 0.5 * 0.5))
 }
 
+/// The ball rolled at 1.5 m/s across the field into a wall, from `x` on the field's long axis
+/// (1.2: the goal mouth, 20 cm from the goal's side wall; 0: the centre spot, 80 cm from the
+/// field's side wall): its fastest speed back from the wall, and its speed 1 s after the wall
+/// (m/s; negative: rolling into the wall again).
+fn into_a_wall(scene: &Scene, api: &'static Api, which: usize, x: f64) -> Result<(f64, f64)> {
+    let mut placed = scene.clone();
+    let (bodies, _) = scene.ball.structure();
+    let x0 = bodies.first().map_or(0.0, |b| b.position[0]);
+    placed.ball = moved_copy(&scene.ball, EntityId(BALL), [x - x0, 0.0, 0.0]);
+    let mut e = build(&placed, api, which, 0, true, (0.0, 0.0))?;
+    for _ in 0..200 {
+        e.step();
+    }
+    let r = scene_ball_radius(scene);
+    let speed = 1.5;
+    // Rolling towards +Y: spin about −X.
+    e.push(BALL, [0.0, speed, 0.0], [-speed / r, 0.0, 0.0])?;
+    let mut fastest_back: f64 = 0.0;
+    let mut hit = None;
+    for i in 0..300 {
+        e.step();
+        let (_, _, v) = e.pose(BALL, 0).context("ball")?;
+        fastest_back = fastest_back.max(-v[1]);
+        if hit.is_none() && v[1] < 0.5 * speed {
+            hit = Some(i);
+        }
+        if hit.is_some_and(|h| i == h + 100) {
+            return Ok((fastest_back, -v[1]));
+        }
+    }
+    let (_, _, v) = e.pose(BALL, 0).context("ball")?;
+    Ok((fastest_back, -v[1]))
+}
+
+fn scene_ball_radius(scene: &Scene) -> f64 {
+    let (bodies, _) = scene.ball.structure();
+    bodies
+        .first()
+        .and_then(|b| match b.shape {
+            simrob_protocol::Shape::Sphere { radius } => Some(radius),
+            _ => None,
+        })
+        .unwrap_or(0.03)
+}
+
 fn single_robot_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     println!("\n## One SumBot on the field (and the ball falling from rest)\n");
     println!("| engine | resting chassis z (m) | tilt (°) | idle 60 s: turn (°) | idle 60 s: drift (mm) | straight 3 rad/s: speed / ω·r | straight 5 s: yaw (°) | ball's 0.5 s fall / ½g·t² |");
@@ -561,6 +616,18 @@ fn single_robot_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<(
     Ok(())
 }
 
+fn wall_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+    println!("\n## The ball rolled into a wall at 1.5 m/s\n");
+    println!("| engine | goal's side wall (20 cm): fastest back (m/s) | 1 s after (m/s, + away) | field's side wall (80 cm): fastest back | 1 s after |");
+    println!("|---|---|---|---|---|");
+    for &k in &o.engines {
+        let (f1, a1) = into_a_wall(scene, api, k, 1.2)?;
+        let (f2, a2) = into_a_wall(scene, api, k, 0.0)?;
+        println!("| {} | {f1:.3} | {a1:.3} | {f2:.3} | {a2:.3} |", ENGINES[k]);
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let Some(o) = options()? else {
         return Ok(());
@@ -581,6 +648,7 @@ fn main() -> Result<()> {
     speed_table(&scene, api, &o)?;
     if !o.speed_only {
         single_robot_table(&scene, api, &o)?;
+        wall_table(&scene, api, &o)?;
     }
     Ok(())
 }

@@ -141,6 +141,8 @@ ode_api! {
     dBodyGetPosition: fn(Ptr) -> *const Real;
     dBodyGetQuaternion: fn(Ptr) -> *const Real;
     dBodyGetLinearVel: fn(Ptr) -> *const Real;
+    dBodySetLinearVel: fn(Ptr, Real, Real, Real);
+    dBodySetAngularVel: fn(Ptr, Real, Real, Real);
     dMassSetBoxTotal: fn(*mut Mass, Real, Real, Real, Real);
     dMassSetSphereTotal: fn(*mut Mass, Real, Real);
     dMassSetCylinderTotal: fn(*mut Mass, Real, c_int, Real, Real);
@@ -417,6 +419,21 @@ impl OdeScene {
                 Stepper::Quick(_) => (self.api.dWorldQuickStep)(self.world, self.timestep),
             };
             (self.api.dJointGroupEmpty)(self.contacts);
+        }
+    }
+
+    /// Sets the linear and angular velocity of body `body_id` of `entity`.
+    pub fn set_velocity(&mut self, entity: u32, body_id: u32, linear: [f64; 3], angular: [f64; 3]) {
+        if let Some(b) = self
+            .bodies
+            .iter()
+            .find(|b| b.entity == entity && b.body_id == body_id)
+        {
+            // SAFETY: a body of this world.
+            unsafe {
+                (self.api.dBodySetLinearVel)(b.body, linear[0], linear[1], linear[2]);
+                (self.api.dBodySetAngularVel)(b.body, angular[0], angular[1], angular[2]);
+            }
         }
     }
 

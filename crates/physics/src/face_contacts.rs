@@ -17,15 +17,14 @@
 //! the other, any other shapes) goes to rapier's own contact generation.
 
 use rapier3d::geometry::{ContactData, ContactManifoldData};
+use rapier3d::parry::query::details::contact_manifold_convex_ball;
 use rapier3d::parry::query::details::NormalConstraints;
-use rapier3d::parry::query::details::{
-    contact_manifold_convex_ball, contact_manifold_halfspace_pfm,
-};
 use rapier3d::parry::query::{
     ClosestPoints, Contact, ContactManifold, ContactManifoldsWorkspace, NonlinearRigidMotion,
-    PersistentQueryDispatcher, QueryDispatcher, ShapeCastHit, ShapeCastOptions, Unsupported,
+    PersistentQueryDispatcher, QueryDispatcher, ShapeCastHit, ShapeCastOptions, TrackedContact,
+    Unsupported,
 };
-use rapier3d::parry::shape::{Cuboid, HalfSpace, Shape};
+use rapier3d::parry::shape::{Cuboid, PackedFeatureId, Shape};
 use rapier3d::prelude::{Pose, Real, Vector};
 
 type Manifold = ContactManifold<ContactManifoldData, ContactData>;
@@ -74,22 +73,56 @@ fn plane_contacts(
         return false;
     };
     let in_face = Pose::from_translation(-centre) * *pos;
+    // What rapier's half-space contact (`contact_manifold_halfspace_pfm`) finds here, without
+    // its new point buffer a call: each vertex of the face of `small` facing the plane within
+    // `keep` of it (every one, as the box–box test keeps them) is a contact, and a vertex seen
+    // at the previous call keeps its impulses.
     let keep = small.half_extents.length() * 2.0 + prediction;
-    contact_manifold_halfspace_pfm(
-        &in_face,
-        &HalfSpace::new(normal),
-        small,
+    let normal_in_small = in_face.rotation.inverse() * normal;
+    let face = small.support_face(-normal_in_small);
+    let unused = TrackedContact::new(
+        Vector::ZERO,
+        Vector::ZERO,
+        PackedFeatureId::UNKNOWN,
+        PackedFeatureId::UNKNOWN,
         0.0,
-        keep,
-        m,
-        flipped,
     );
-    for p in &mut m.points {
-        if flipped {
-            p.local_p2 += centre;
-        } else {
-            p.local_p1 += centre;
+    let mut found: [TrackedContact<ContactData>; 4] = [unused; 4];
+    let mut count = 0;
+    for k in 0..face.num_vertices.min(found.len()) {
+        let vertex = face.vertices[k];
+        let in_big = in_face * vertex;
+        let dist = in_big.dot(normal);
+        if dist > keep {
+            continue;
         }
+        let on_plane = in_big - normal * dist + centre;
+        let contact = &mut found[count];
+        count += 1;
+        *contact = TrackedContact::flipped(
+            on_plane,
+            vertex,
+            PackedFeatureId::face(0),
+            face.vids[k],
+            dist,
+            flipped,
+        );
+        if let Some(seen) = m
+            .points
+            .iter()
+            .find(|p| p.fid1 == contact.fid1 && p.fid2 == contact.fid2)
+        {
+            contact.data = seen.data;
+        }
+    }
+    m.points.clear();
+    m.points.extend_from_slice(&found[..count]);
+    if flipped {
+        m.local_n1 = -normal_in_small;
+        m.local_n2 = normal;
+    } else {
+        m.local_n1 = normal;
+        m.local_n2 = -normal_in_small;
     }
     true
 }

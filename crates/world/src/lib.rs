@@ -125,8 +125,6 @@ pub struct World<P: PhysicsBackend + Default = RapierBackend> {
     pending_steps: u64,
     /// Physics steps done of the iteration in progress (0: none in progress; `slice.rs`).
     slice_steps: u32,
-    /// The last finite pose noted of each body, by engine body index (see `slice.rs`).
-    last_finite: Vec<Option<([f64; 3], [f64; 4])>>,
     /// Bodies found not finite after an iteration (kept for its allocation).
     non_finite: Vec<BodyId>,
     /// Entities the divergence guard put back, not yet taken.
@@ -176,7 +174,6 @@ impl<P: PhysicsBackend + Default> World<P> {
             sim_time: 0.0,
             pending_steps: 0,
             slice_steps: 0,
-            last_finite: Vec::new(),
             non_finite: Vec::new(),
             diverged: Vec::new(),
             soccer: humanoid::Soccer::default(),

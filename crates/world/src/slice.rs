@@ -87,7 +87,7 @@ impl<P: PhysicsBackend + Default> World<P> {
     /// Notes the pose of every body whose pose is finite now (a body whose pose is not keeps
     /// the last finite one noted).
     pub(crate) fn note_finite_states(&mut self) {
-        self.physics.note_finite_poses(&mut self.last_finite);
+        self.physics.note_finite_poses();
     }
 
     fn restore_diverged(&mut self) {
@@ -116,10 +116,8 @@ impl<P: PhysicsBackend + Default> World<P> {
         for b in &e.bodies {
             // Never seen finite (made non-finite before its first iteration): the origin.
             let (position, orientation) = self
-                .last_finite
-                .get(b.handle.index())
-                .copied()
-                .flatten()
+                .physics
+                .last_finite_pose(b.handle)
                 .unwrap_or(([0.0; 3], [0.0, 0.0, 0.0, 1.0]));
             let at_rest = BodyState {
                 position,
