@@ -5,6 +5,7 @@ use simrob_mrs::flat::{Map, Pose};
 use simrob_mrs::wander::Wander;
 use simrob_mrs::{MrsClient, MrsError};
 use simrob_mrs::{MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP};
+use std::sync::mpsc;
 use std::time::Duration;
 
 fn serve(map: Map, start: Pose) -> MrsHandle {
@@ -27,13 +28,45 @@ fn serve(map: Map, start: Pose) -> MrsHandle {
     .expect("spawn")
 }
 
+/// Like [`serve`], and each time the number of robots in the world changes the server's
+/// thread sends the new number: a test waits for that event instead of for time to pass.
+fn serve_counting_robots(map: Map, start: Pose) -> (MrsHandle, mpsc::Receiver<usize>) {
+    let core = MrsCore::new(
+        map,
+        MrsConfig {
+            start: Some(start),
+            stepped: true,
+            ..MrsConfig::default()
+        },
+    );
+    let (tx, rx) = mpsc::channel();
+    let mut last = None;
+    let handle = MrsServer::bind(
+        "127.0.0.1:0",
+        core,
+        Box::new(NoFiles),
+        ShellOptions::default(),
+    )
+    .expect("bind")
+    .with_hook(Box::new(move |core, _| {
+        let robots = core.world().robot_count();
+        if last != Some(robots) {
+            last = Some(robots);
+            let _ = tx.send(robots);
+        }
+    }))
+    .spawn()
+    .expect("spawn");
+    (handle, rx)
+}
+
 fn example() -> Map {
     Map::parse_vector(EXAMPLE_MAP).expect("example")
 }
 
 #[test]
 fn the_seed_calls() {
-    let h = serve(example(), Pose::new(150.0, 130.0, 270.0));
+    let (h, robots) = serve_counting_robots(example(), Pose::new(150.0, 130.0, 270.0));
     let mut robot = MrsClient::connect(&h.addr().to_string()).expect("connect");
     robot.show_message("Hello world!").expect("M");
     assert_eq!(robot.get_pos().expect("P"), (150.0, 130.0, 270.0));
@@ -76,9 +109,13 @@ fn the_seed_calls() {
     ));
     assert_eq!(robot.get_pos().expect("P"), (150.0, 130.0, 90.0));
     robot.disconnect().expect("disconnect");
-    // The server sees the close on its next poll (at most 50 ms); stopping it before then
-    // would leave the robot in place.
-    std::thread::sleep(Duration::from_millis(1000));
+    // The server sees the close on its next poll; stopping it before then would leave the
+    // robot in place, so wait until its thread reports the world without robots.
+    while robots
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the server never removed the robot of the closed connection")
+        != 0
+    {}
     let core = h.stop().expect("stop");
     assert_eq!(core.messages().len(), 0, "the robot left with its message");
 }
