@@ -18,6 +18,7 @@ mod fuzz_corpus;
 mod humanoid_send;
 mod mrs_cli;
 mod pipes_cli;
+mod reference;
 mod replay_2d;
 mod replay_cli;
 mod send_cli;
