@@ -61,6 +61,9 @@ pub mod sim;
 pub mod systems;
 pub mod warehouse;
 
+#[cfg(test)]
+mod pinned;
+
 pub use ecs::{
     Battery, Claw, Column, EntityId, Item, Navigator, Path, Pose, Proximity, Velocity, World,
 };
