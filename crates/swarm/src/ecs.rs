@@ -319,10 +319,10 @@ pub trait Resource: Any + Default + Send + Sync {
 impl Resources {
     /// The resource of type `R` ([`Resource::initial`] until it is first written).
     pub fn get<R: Resource>(&self) -> &R {
-        self.typed
-            .get(&TypeId::of::<R>())
-            .and_then(|b| b.downcast_ref::<R>())
-            .unwrap_or_else(|| R::initial())
+        match self.typed.get(&TypeId::of::<R>()) {
+            Some(b) => b.downcast_ref::<R>().unwrap_or_else(|| R::initial()),
+            None => R::initial(),
+        }
     }
 
     /// The resource of type `R`, to change; created as its `Default` on first use.

@@ -204,7 +204,7 @@ pub fn snapshot(world: &SwarmWorld, frame: u64, t: f64, out: &mut Snapshot) {
             "carried"
         } else if world.battery.get(e).is_some_and(|b| b.empty) {
             "empty"
-        } else if let Some(s) = Script::of(&world, e) {
+        } else if let Some(s) = Script::of(world, e) {
             match s.state {
                 ScriptState::Ready => "ready",
                 ScriptState::Blocked => "blocked",
