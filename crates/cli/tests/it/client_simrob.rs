@@ -7,12 +7,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use simrob_client::simrob::{Agent, AgentOptions, ClientError};
+use simrob_client::agent::{Agent, AgentOptions, ClientError};
 use simrob_protocol::{
     decode_datagram, AgentType, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand,
     Request,
 };
-use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
+use simrob_server::files::DirStore;
+use simrob_server::udp::UdpServer;
+use simrob_session::{ServerConfig, Session};
 
 struct Running {
     addr: std::net::SocketAddr,

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use simrob_protocol::{decode_datagram, CommandKeys};
-use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
+use simrob_server::files::DirStore;
+use simrob_server::udp::UdpServer;
+use simrob_session::{ServerConfig, Session};
 
 struct Server {
     addr: SocketAddr,

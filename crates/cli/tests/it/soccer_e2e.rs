@@ -10,7 +10,7 @@ use simrob_protocol::EntityId;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use simrob_client::simrob::{Agent, AgentOptions};
+use simrob_client::agent::{Agent, AgentOptions};
 use soccer_common::{simrob, Proc, GUARD};
 
 fn root() -> PathBuf {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use simrob_coord::cc::{Allocation, CcConfig, CcError, Condition, ControlCenter, LogKind};
 use simrob_coord::cnp::{CnpConfig, Euclidean};
 use simrob_coord::model::{FailCode, RobotInfo, TaskClass, TaskId, TaskKind, TaskSpec, TaskState};
-use simrob_coord::robot::{Command, Pose, RobotAgent};
+use simrob_coord::robot::{Command, RobotAgent, RobotPose};
 use simrob_coord::sync::TaskBoard;
 use simrob_coord::time::TimeServer;
 use simrob_coord::wire::{decode, encode, Envelope, Msg, Policy};
@@ -14,7 +14,7 @@ use simrob_coord::wire::{decode, encode, Envelope, Msg, Policy};
 struct Bot {
     agent: RobotAgent,
     board: TaskBoard,
-    pose: Pose,
+    pose: RobotPose,
     /// Basic tasks the lower layer is running.
     running: Vec<(TaskId, TaskClass)>,
 }
@@ -78,9 +78,9 @@ impl Net {
             Bot {
                 agent,
                 board: TaskBoard::default(),
-                pose: Pose {
+                pose: RobotPose {
                     x,
-                    ..Pose::default()
+                    ..RobotPose::default()
                 },
                 running: Vec::new(),
             },
@@ -732,7 +732,7 @@ fn abort_from_the_control_center_stops_the_robot() {
 #[test]
 fn robots_that_have_not_heard_the_time_server_say_so() {
     let mut agent = RobotAgent::new(info(7, MOVE));
-    let s = agent.status(3.0, Pose::default(), None, None);
+    let s = agent.status(3.0, RobotPose::default(), None, None);
     let Msg::Status { status } = s.msg else {
         panic!()
     };
@@ -746,8 +746,8 @@ fn robots_that_have_not_heard_the_time_server_say_so() {
             time: 100.0,
         },
     };
-    agent.handle(&clock, 3.0, Pose::default(), &mut board, &Euclidean);
-    let Msg::Status { status } = agent.status(4.0, Pose::default(), None, None).msg else {
+    agent.handle(&clock, 3.0, RobotPose::default(), &mut board, &Euclidean);
+    let Msg::Status { status } = agent.status(4.0, RobotPose::default(), None, None).msg else {
         panic!()
     };
     assert!(status.synced);

@@ -1,14 +1,14 @@
 //! The Mobile Robot Simulator client against a real server on 127.0.0.1: every call of the
 //! seed, errors, several clients, and the wandering controller for minutes of simulated time.
 
-use simrob_mrs::flat::{Map, Pose};
+use simrob_mrs::flat::{FlatPose, Map};
 use simrob_mrs::wander::Wander;
 use simrob_mrs::{MrsClient, MrsError};
 use simrob_mrs::{MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP};
 use std::sync::mpsc;
 use std::time::Duration;
 
-fn serve(map: Map, start: Pose) -> MrsHandle {
+fn serve(map: Map, start: FlatPose) -> MrsHandle {
     let core = MrsCore::new(
         map,
         MrsConfig {
@@ -30,7 +30,7 @@ fn serve(map: Map, start: Pose) -> MrsHandle {
 
 /// Like [`serve`], and each time the number of robots in the world changes the server's
 /// thread sends the new number: a test waits for that event instead of for time to pass.
-fn serve_counting_robots(map: Map, start: Pose) -> (MrsHandle, mpsc::Receiver<usize>) {
+fn serve_counting_robots(map: Map, start: FlatPose) -> (MrsHandle, mpsc::Receiver<usize>) {
     let core = MrsCore::new(
         map,
         MrsConfig {
@@ -66,7 +66,7 @@ fn example() -> Map {
 
 #[test]
 fn the_seed_calls() {
-    let (h, robots) = serve_counting_robots(example(), Pose::new(150.0, 130.0, 270.0));
+    let (h, robots) = serve_counting_robots(example(), FlatPose::new(150.0, 130.0, 270.0));
     let mut robot = MrsClient::connect(&h.addr().to_string()).expect("connect");
     robot.show_message("Hello world!").expect("M");
     assert_eq!(robot.get_pos().expect("P"), (150.0, 130.0, 270.0));
@@ -122,7 +122,7 @@ fn the_seed_calls() {
 
 #[test]
 fn clients_get_their_own_robots() {
-    let h = serve(example(), Pose::new(150.0, 130.0, 0.0));
+    let h = serve(example(), FlatPose::new(150.0, 130.0, 0.0));
     let mut a = MrsClient::connect(&h.addr().to_string()).expect("a");
     let (ax, ay, _) = a.get_pos().expect("P");
     let mut b = MrsClient::connect(&h.addr().to_string()).expect("b");
@@ -141,7 +141,7 @@ fn clients_get_their_own_robots() {
 
 /// The wandering controller drives for `minutes` of simulated time at 10 Hz and must never
 /// touch anything.
-fn wander_without_touching(map: Map, start: Pose, minutes: u32) -> f64 {
+fn wander_without_touching(map: Map, start: FlatPose, minutes: u32) -> f64 {
     let h = serve(map, start);
     let mut robot = MrsClient::connect(&h.addr().to_string()).expect("connect");
     let mut ctl = Wander::default();
@@ -168,10 +168,10 @@ fn wander_without_touching(map: Map, start: Pose, minutes: u32) -> f64 {
 #[test]
 fn wandering_for_minutes_never_touches_a_wall() {
     // 3 simulated minutes in the seed's example environment…
-    let d = wander_without_touching(example(), Pose::new(150.0, 130.0, 0.0), 3);
+    let d = wander_without_touching(example(), FlatPose::new(150.0, 130.0, 0.0), 3);
     assert!(d > 500.0, "it wandered {d} in");
     // … and 2 in the bitmap arena with round pillars.
     let arena = Map::from_bmp(include_bytes!("../../../../maps/arena.bmp")).expect("arena");
-    let d = wander_without_touching(arena, Pose::new(200.0, 150.0, 30.0), 2);
+    let d = wander_without_touching(arena, FlatPose::new(200.0, 150.0, 30.0), 2);
     assert!(d > 500.0, "it wandered {d} in");
 }

@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 
 use common::Conn;
 
-use simrob_mrs::flat::{Map, Pose};
+use simrob_mrs::flat::{FlatPose, Map};
 use simrob_mrs::{
     DirMapFiles, MapFiles, MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions,
     EXAMPLE_MAP,
 };
 
-fn serve(map: Map, start: Pose, stepped: bool, files: Box<dyn MapFiles + Send>) -> MrsHandle {
+fn serve(map: Map, start: FlatPose, stepped: bool, files: Box<dyn MapFiles + Send>) -> MrsHandle {
     let core = MrsCore::new(
         map,
         MrsConfig {
@@ -48,7 +48,7 @@ fn temp_dir(name: &str) -> PathBuf {
 fn every_seed_exchange_returns_the_exact_reply() {
     let h = serve(
         example(),
-        Pose::new(150.0, 130.0, 0.0),
+        FlatPose::new(150.0, 130.0, 0.0),
         true,
         Box::new(NoFiles),
     );
@@ -96,7 +96,7 @@ fn every_seed_exchange_returns_the_exact_reply() {
 fn bumpers_close_on_contact_and_walls_hold_at_full_speed() {
     let h = serve(
         example(),
-        Pose::new(150.0, 130.0, 270.0),
+        FlatPose::new(150.0, 130.0, 270.0),
         true,
         Box::new(NoFiles),
     );
@@ -134,7 +134,12 @@ fn bumpers_close_on_contact_and_walls_hold_at_full_speed() {
 #[test]
 fn bitmap_maps_read_the_same() {
     let bmp = Map::from_bmp(include_bytes!("../../../../maps/example.bmp")).expect("bmp");
-    let h = serve(bmp, Pose::new(150.0, 130.0, 0.0), true, Box::new(NoFiles));
+    let h = serve(
+        bmp,
+        FlatPose::new(150.0, 130.0, 0.0),
+        true,
+        Box::new(NoFiles),
+    );
     let mut c = Conn::open(h.addr());
     assert_eq!(c.ask("S12"), "S12017");
     assert_eq!(c.ask("S02"), "S02061");
@@ -146,7 +151,7 @@ fn bitmap_maps_read_the_same() {
 fn malformed_input_is_answered_and_survived() {
     let h = serve(
         example(),
-        Pose::new(150.0, 130.0, 0.0),
+        FlatPose::new(150.0, 130.0, 0.0),
         true,
         Box::new(NoFiles),
     );
@@ -198,7 +203,7 @@ fn malformed_input_is_answered_and_survived() {
 fn several_clients_drive_several_robots() {
     let h = serve(
         example(),
-        Pose::new(150.0, 130.0, 0.0),
+        FlatPose::new(150.0, 130.0, 0.0),
         true,
         Box::new(NoFiles),
     );
@@ -250,7 +255,7 @@ fn several_clients_drive_several_robots() {
 fn disconnecting_removes_the_robot() {
     let h = serve(
         example(),
-        Pose::new(150.0, 130.0, 0.0),
+        FlatPose::new(150.0, 130.0, 0.0),
         true,
         Box::new(NoFiles),
     );
@@ -295,7 +300,7 @@ fn maps_load_merge_and_snapshot_through_the_map_directory() {
     assert!(!dir.join(".simrob-tmp-1-2").exists());
     let h = serve(
         example(),
-        Pose::new(150.0, 130.0, 0.0),
+        FlatPose::new(150.0, 130.0, 0.0),
         true,
         Box::new(files),
     );
@@ -333,7 +338,7 @@ fn maps_load_merge_and_snapshot_through_the_map_directory() {
 fn real_time_mode_moves_robots_and_refuses_step() {
     let h = serve(
         example(),
-        Pose::new(150.0, 130.0, 0.0),
+        FlatPose::new(150.0, 130.0, 0.0),
         false,
         Box::new(NoFiles),
     );

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::Conn;
 
-use simrob_mrs::flat::{Map, Pose};
+use simrob_mrs::flat::{FlatPose, Map};
 use simrob_mrs::{MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP};
 
 fn serve(config: MrsConfig, options: ShellOptions) -> MrsHandle {
@@ -22,7 +22,7 @@ fn serve(config: MrsConfig, options: ShellOptions) -> MrsHandle {
 
 fn stepped() -> MrsConfig {
     MrsConfig {
-        start: Some(Pose::new(150.0, 130.0, 0.0)),
+        start: Some(FlatPose::new(150.0, 130.0, 0.0)),
         stepped: true,
         ..MrsConfig::default()
     }

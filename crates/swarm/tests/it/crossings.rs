@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use simrob_swarm::nav::crossing::Crossings;
+use simrob_swarm::nav::NavMap;
 use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_swarm::sim::Summary;
 
@@ -32,7 +34,7 @@ fn two_lanes(crossing_radius: f64) -> Summary {
     "#;
     let sc = Scenario::from_toml_str(text, Path::new(".")).expect("scenario");
     let mut sim = sc.build(&Overrides::default()).expect("build");
-    let nav = &mut sim.world_mut().res.nav;
+    let nav = sim.world_mut().res.get_mut::<NavMap>();
     nav.add_oneway_polyline(&[(20.0, 100.0), (100.0, 100.0), (180.0, 100.0)]);
     nav.add_oneway_polyline(&[(100.0, 20.0), (100.0, 100.0), (100.0, 180.0)]);
     nav.crossing_radius = crossing_radius;
@@ -95,9 +97,9 @@ fn no_robot_on_its_way_stands_in_a_crossing_and_nobody_waits_long() {
         })
         .expect("build");
     let bots = sim.world().navigator.ids();
-    let zone = sim.world().res.nav.crossing_radius;
+    let zone = sim.world().res.get::<NavMap>().crossing_radius;
     let crossings: Vec<(f64, f64)> = {
-        let nav = &sim.world().res.nav;
+        let nav = sim.world().res.get::<NavMap>();
         (0..nav.nodes().len() as u32)
             .filter(|&n| nav.is_crossing(n))
             .map(|n| nav.nodes()[n as usize])
@@ -129,7 +131,7 @@ fn no_robot_on_its_way_stands_in_a_crossing_and_nobody_waits_long() {
             }
         }
     }
-    let waits = sim.world().res.crossings.waits();
+    let waits = sim.world().res.get::<Crossings>().waits();
     let s = sim.finish(0.0);
     assert_eq!(s.collisions, 0, "{s:?}");
     // A robot may pause a frame or two in a zone (the robot ahead slowing), never stand.

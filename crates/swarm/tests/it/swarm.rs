@@ -5,13 +5,16 @@ use std::path::Path;
 use std::rc::Rc;
 
 use simrob_swarm::drones::{Avoidance, Drone, DroneController, DroneState};
-use simrob_swarm::ecs::{Pose, Proximity, Velocity};
+use simrob_swarm::ecs::{Proximity, SwarmPose, Velocity};
 use simrob_swarm::grid::GridLayout;
+use simrob_swarm::grid::SpatialGrid;
+use simrob_swarm::nav::NavMap;
 use simrob_swarm::scenario::{Overrides, Scenario};
+use simrob_swarm::script::Script;
 use simrob_swarm::script::ScriptState;
 use simrob_swarm::seer::{JsonLinesRecorder, MemoryConsumer, Seer};
 use simrob_swarm::systems::{CollisionSystem, MovementSystem, ProximitySystem};
-use simrob_swarm::{Event, Payload, Shape, SimConfig, Simulation, Tag, World};
+use simrob_swarm::{Event, Payload, Shape, SimConfig, Simulation, SwarmWorld, Tag};
 
 fn scenario(text: &str) -> Scenario {
     Scenario::from_toml_str(text, Path::new(".")).expect("scenario parses")
@@ -46,12 +49,12 @@ fn scripts_block_on_events_and_resume() {
     let r = sim.world().find("r").unwrap();
     sim.schedule(3.0, Event::about(Tag::new("Ping"), r));
     sim.run_until(2.0);
-    let s = sim.world().script.get(r).unwrap();
+    let s = Script::of(sim.world(), r).unwrap();
     assert_eq!(s.state, ScriptState::Blocked);
     assert_eq!(s.waiting, vec![Tag::new("Ping")]);
     assert_eq!(sim.world().pose.get(r).unwrap().x, 20.0, "still waiting");
     sim.run_until(4.0);
-    let s = sim.world().script.get(r).unwrap();
+    let s = Script::of(sim.world(), r).unwrap();
     assert_eq!(
         (s.state, s.pc),
         (ScriptState::Blocked, 1),
@@ -98,7 +101,7 @@ fn error_handlers_run_and_the_default_handler_aborts() {
     let summary = sim.run();
     assert_eq!((summary.scripts_done, summary.scripts_failed), (0, 1));
     let r = sim.world().find("r").unwrap();
-    assert!(sim.world().script.get(r).unwrap().failed);
+    assert!(Script::of(sim.world(), r).unwrap().failed);
     assert_eq!(sim.world().pose.get(r).unwrap().x, 20.0);
 
     // A scenario-wide default handler replaces Abort; Retry re-runs the failed instruction.
@@ -128,7 +131,7 @@ fn retry_and_wait_in_handlers() {
         .unwrap();
     let s = sim.run();
     let r = sim.world().find("r").unwrap();
-    let script = sim.world().script.get(r).unwrap();
+    let script = Script::of(sim.world(), r).unwrap();
     assert_eq!(script.pc, 0, "still retrying the grab");
     assert!(s.errors >= 4, "a GrabFailed error every 2 s: {}", s.errors);
     assert!(script
@@ -178,11 +181,11 @@ fn battery_runs_out() {
 
 /// A world with a robot at (50, 50) and a 10 × 10 obstacle robot at (80, 50).
 fn sensor_world() -> Simulation {
-    let mut w = World::new(200.0, 100.0);
+    let mut w = SwarmWorld::new(200.0, 100.0);
     let a = w.spawn("robot");
     w.pose.insert(
         a,
-        Pose {
+        SwarmPose {
             x: 50.0,
             y: 50.0,
             theta: 0.0,
@@ -194,7 +197,7 @@ fn sensor_world() -> Simulation {
     let b = w.spawn("robot");
     w.pose.insert(
         b,
-        Pose {
+        SwarmPose {
             x: 80.0,
             y: 50.0,
             theta: 0.0,
@@ -245,11 +248,11 @@ fn proximity_reads_and_a_removed_sensor_stops() {
 fn collisions_are_reported_once_per_contact() {
     // A robot drives through another (no stop-on-collision): one contact, one event;
     // then it comes back through: a second contact.
-    let mut w = World::new(200.0, 100.0);
+    let mut w = SwarmWorld::new(200.0, 100.0);
     let a = w.spawn("robot");
     w.pose.insert(
         a,
-        Pose {
+        SwarmPose {
             x: 20.0,
             y: 50.0,
             theta: 0.0,
@@ -267,7 +270,7 @@ fn collisions_are_reported_once_per_contact() {
     let b = w.spawn("robot");
     w.pose.insert(
         b,
-        Pose {
+        SwarmPose {
             x: 60.0,
             y: 50.0,
             theta: 0.0,
@@ -411,10 +414,10 @@ fn how_the_grid_stores_its_cells_never_changes_a_run() {
         .into_iter()
         .map(|layout| {
             let mut sim = swarm(300, 4.0);
-            sim.world_mut().res.grid.layout = layout;
+            sim.world_mut().res.get_mut::<SpatialGrid>().layout = layout;
             let s = sim.run();
             assert_eq!(
-                sim.world().res.grid.is_dense(),
+                sim.world().res.get::<SpatialGrid>().is_dense(),
                 layout != GridLayout::Sparse
             );
             (
@@ -440,7 +443,7 @@ fn a_huge_world_runs_as_its_map_does() {
     let mut a = small.build(&Overrides::default()).unwrap();
     let mut b = huge.build(&Overrides::default()).unwrap();
     let (sa, sb) = (a.run(), b.run());
-    assert_eq!(b.world().res.grid.dims(), (2048, 2048));
+    assert_eq!(b.world().res.get::<SpatialGrid>().dims(), (2048, 2048));
     assert_eq!(
         (sa.events, sa.collisions, sa.tasks_done, sa.frames),
         (sb.events, sb.collisions, sb.tasks_done, sb.frames)
@@ -701,7 +704,7 @@ fn the_hospital_delivers() {
         ("supplies_c", "room3"),
     ] {
         let p = w.pose.get(w.find(item).unwrap()).unwrap();
-        let (rx, ry) = w.res.nav.poi(room).unwrap();
+        let (rx, ry) = w.res.get::<NavMap>().poi(room).unwrap();
         assert!((p.x - rx).hypot(p.y - ry) < 1.0, "{item} is in {room}");
     }
 }

@@ -9,7 +9,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use simrob_protocol::{decode_datagram, decode_server_message, CommandKeys, ServerMessage};
-use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
+use simrob_server::files::DirStore;
+use simrob_server::udp::UdpServer;
+use simrob_session::{ServerConfig, Session};
 
 pub struct TestServer {
     pub addr: SocketAddr,

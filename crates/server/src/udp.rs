@@ -1,5 +1,8 @@
-//! The UDP loop around a [`Session`]: one thread owns the socket, the session and the file
-//! store; snapshots fan out to observers (the viewer, a recorder) once per iteration.
+//! The SimRob server, as its manual describes it: the UDP loop around a [`Session`].
+//!
+//! [`UdpServer`] owns the socket, the session and the [`SaveStore`]: one thread feeds the
+//! session datagrams, local commands and the time, sends what it hands back, answers its file
+//! requests and fans each iteration's snapshot out to the observers (the viewer, a recorder).
 //!
 //! The loop alternates, so that neither side starves the other: it reads waiting datagrams
 //! in a bounded batch (at most [`BATCH_DATAGRAMS`], and no longer than [`BATCH_TIME`]),
@@ -16,11 +19,12 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use simrob_protocol::Request;
-use simrob_session::{Event, FileResult, LocalCommand, LogLevel, Observation, Observer, Session};
+use simrob_session::{
+    Event, FileResult, LocalCommand, LogLevel, Observation, Observer, Session, SessionError,
+};
 
-use super::files::SaveStore;
-use super::ServerError;
 use crate::datagrams::{send_all, Outgoing, Received, MAX_BATCH};
+use crate::files::SaveStore;
 
 /// The default socket receive buffer asked of the OS (configuration key `receivebuffer`):
 /// room for bursts (a thousand agents registering at once) while the loop is busy with an
@@ -73,7 +77,7 @@ impl UdpServer {
     /// (`receivebuffer`, `savedirectorybytes`, `savedirectoryfiles`).
     pub fn bind(session: Session, mut store: Box<dyn SaveStore>) -> io::Result<UdpServer> {
         let c = session.config();
-        store.set_quota(super::files::Quota {
+        store.set_quota(crate::files::Quota {
             max_bytes: c.limits.save_directory_bytes,
             max_files: c.limits.save_directory_files,
         });
@@ -368,10 +372,21 @@ fn is_transient(e: &io::Error) -> bool {
     )
 }
 
+/// Why the server could not start or apply its scenario.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("request {request}: {source}")]
+    Scenario {
+        request: usize,
+        #[source]
+        source: SessionError,
+    },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simrob::DirStore;
+    use crate::files::DirStore;
     use simrob_session::{ServerConfig, Session};
 
     #[test]

@@ -35,7 +35,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::ecs::{EntityId, Path, World};
+use super::NavMap;
+use crate::ecs::{EntityId, Path, Resource, SwarmWorld};
+use crate::grid::SpatialGrid;
 
 /// How far inside its edge a robot must be to count as in a zone (robots that stopped at
 /// the edge stand there up to rounding).
@@ -112,7 +114,7 @@ pub struct Crossings {
 
 /// The next crossing on `path` from `(x, y)` within `reach` along the route.
 fn next_crossing(
-    world: &World,
+    world: &SwarmWorld,
     e: EntityId,
     x: f64,
     y: f64,
@@ -120,7 +122,7 @@ fn next_crossing(
     reach: f64,
     radius: f64,
 ) -> Option<Approach> {
-    let nav = &world.res.nav;
+    let nav = world.res.get::<NavMap>();
     let (mut px, mut py) = (x, y);
     let mut along = 0.0;
     for k in path.next..path.points.len() {
@@ -158,6 +160,14 @@ fn next_crossing(
     None
 }
 
+impl Resource for Crossings {
+    fn initial() -> &'static Self {
+        static INITIAL: std::sync::LazyLock<Crossings> =
+            std::sync::LazyLock::new(Crossings::default);
+        &INITIAL
+    }
+}
+
 impl Crossings {
     /// Decides this frame's turns; then [`Crossings::limit`] gives each robot's speed.
     /// Returns the detours to take: `(robot, crossing, node to leave by)` for robots that
@@ -165,12 +175,12 @@ impl Crossings {
     /// while another way out is free.
     pub fn update(
         &mut self,
-        world: &World,
+        world: &SwarmWorld,
         paths: &crate::ecs::Column<Path>,
         frame: u64,
         dt: f64,
     ) -> Vec<(EntityId, u32, u32)> {
-        let zone = world.res.nav.crossing_radius;
+        let zone = world.res.get::<NavMap>().crossing_radius;
         self.approaches.clear();
         self.index.clear();
         if zone <= 0.0 {
@@ -200,7 +210,7 @@ impl Crossings {
                 .filter(|a| a.node == node)
         };
         // Releases: holders out of the zone whose route no longer leads to it.
-        let nodes = world.res.nav.nodes();
+        let nodes = world.res.get::<NavMap>().nodes();
         for (&node, z) in self.zones.iter_mut() {
             let (nx, ny) = nodes[node as usize];
             z.holders.retain(|h| {
@@ -234,7 +244,7 @@ impl Crossings {
         // everyone after it; one that waits only for room beyond the zone does not hold up
         // another movement that has room (the zone would stand empty), nor is anyone let
         // past a robot waiting ahead of it in its own lane.
-        let patience = world.res.nav.crossing_patience;
+        let patience = world.res.get::<NavMap>().crossing_patience;
         let mut detours = Vec::new();
         let waits = &mut self.waits;
         let mut granted = Vec::new();
@@ -313,8 +323,8 @@ impl Crossings {
 
     /// The farthest `e` may go along its route this frame: up to the edge of the next zone
     /// it does not hold (`None`: no limit).
-    pub fn limit(&self, world: &World, e: EntityId) -> Option<f64> {
-        let zone = world.res.nav.crossing_radius;
+    pub fn limit(&self, world: &SwarmWorld, e: EntityId) -> Option<f64> {
+        let zone = world.res.get::<NavMap>().crossing_radius;
         let a = self.approaches[*self.index.get(&e)?];
         let holds = self
             .zones
@@ -325,9 +335,9 @@ impl Crossings {
 }
 
 /// Whether nobody but `me` and the holders is inside the zone of `node`.
-fn zone_free(world: &World, node: u32, zone: f64, me: EntityId, holders: &[Approach]) -> bool {
-    let grid = &world.res.grid;
-    let (nx, ny) = world.res.nav.nodes()[node as usize];
+fn zone_free(world: &SwarmWorld, node: u32, zone: f64, me: EntityId, holders: &[Approach]) -> bool {
+    let grid = world.res.get::<SpatialGrid>();
+    let (nx, ny) = world.res.get::<NavMap>().nodes()[node as usize];
     let mut free = true;
     grid.for_each_near(nx, ny, zone + grid.max_extent, |m| {
         let other = EntityId(grid.ids[m]);
@@ -347,8 +357,8 @@ fn zone_free(world: &World, node: u32, zone: f64, me: EntityId, holders: &[Appro
 
 /// The lane leaving `node` along `out`: its length up to the next crossing (or its end)
 /// and whether that end is a crossing. `None` when no edge leaves that way.
-fn lane_out(world: &World, node: u32, out: (f64, f64)) -> Option<(f64, bool)> {
-    let nav = &world.res.nav;
+fn lane_out(world: &SwarmWorld, node: u32, out: (f64, f64)) -> Option<(f64, bool)> {
+    let nav = world.res.get::<NavMap>();
     let nodes = nav.nodes();
     let (nx, ny) = nodes[node as usize];
     let (mut at, mut length) = (node, 0.0);
@@ -379,7 +389,7 @@ fn lane_out(world: &World, node: u32, out: (f64, f64)) -> Option<(f64, bool)> {
 /// moving count too: if the queue ahead stops, a robot let in must still get out of the
 /// zone, or it would stand in the crossing and block every movement through it.
 fn exit_clear(
-    world: &World,
+    world: &SwarmWorld,
     node: u32,
     zone: f64,
     out: (f64, f64),
@@ -387,8 +397,8 @@ fn exit_clear(
     radius: f64,
     holders: &[Approach],
 ) -> bool {
-    let grid = &world.res.grid;
-    let (nx, ny) = world.res.nav.nodes()[node as usize];
+    let grid = world.res.get::<SpatialGrid>();
+    let (nx, ny) = world.res.get::<NavMap>().nodes()[node as usize];
     let keep = world.navigator.get(me).map_or(0.0, |n| n.keep_clear);
     let place = 2.0 * radius + keep;
     // Unknown way out: room for one robot beyond the zone.
@@ -423,8 +433,14 @@ fn exit_clear(
 
 /// Another way out of `node` than the one `a` means to take, with room: the first in the
 /// graph's order.
-fn detour(world: &World, node: u32, zone: f64, a: &Approach, holders: &[Approach]) -> Option<u32> {
-    let nav = &world.res.nav;
+fn detour(
+    world: &SwarmWorld,
+    node: u32,
+    zone: f64,
+    a: &Approach,
+    holders: &[Approach],
+) -> Option<u32> {
+    let nav = world.res.get::<NavMap>();
     let (nx, ny) = nav.nodes()[node as usize];
     nav.successors(node).find(|&m| {
         let (mx, my) = nav.nodes()[m as usize];

@@ -12,7 +12,7 @@ use simrob_protocol::humanoid::encode_brain_broadcast;
 use simrob_soccer::camera::CameraProfile;
 use simrob_world::brain::BrainView;
 
-use crate::agents::{AgentFilter, AgentInfo, FilterRegistry, View};
+use super::{AgentFilter, AgentInfo, FilterRegistry, View};
 use crate::snapshot::Snapshot;
 
 /// Agent type of a brain with FutRob's camera.

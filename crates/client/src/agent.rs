@@ -2,10 +2,10 @@
 //! broadcasts, and run in lockstep with the server.
 //!
 //! ```no_run
-//! use simrob_client::simrob::{Agent, AgentOptions};
+//! use simrob_client::agent::{Agent, AgentOptions};
 //! use simrob_protocol::{ControlRequest, EntityId, EntityRequest, MotorCommand};
 //!
-//! # fn main() -> Result<(), simrob_client::simrob::ClientError> {
+//! # fn main() -> Result<(), simrob_client::agent::ClientError> {
 //! let mut agent = Agent::connect("127.0.0.1:5005".parse().unwrap())?;
 //! agent.register("driver", AgentOptions { sync: true, ..AgentOptions::default() })?;
 //! agent.control(ControlRequest::SetSyncMode(true), false)?;
