@@ -183,7 +183,7 @@ pub struct RobotView {
     pub world: String,
     /// x, y (metres, its world's frame) and heading (radians), from its last status.
     pub pose: Option<[f64; 3]>,
-    /// How it is doing: silent, idle, busy, in error or gone.
+    /// How it is doing: silent, idle, busy, in error or left.
     pub condition: Condition,
     /// The task running in each class.
     pub running: Running,
