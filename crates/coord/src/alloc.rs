@@ -15,7 +15,9 @@ use crate::model::{RobotId, TaskId, TaskKind, TaskSpec};
 /// An idle robot a task may go to.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Idle {
+    /// The robot.
     pub robot: RobotId,
+    /// Where it is (x, y), metres in the frame of its world.
     pub at: (f64, f64),
 }
 

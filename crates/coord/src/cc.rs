@@ -42,11 +42,22 @@ pub const DEFAULT_MAX_ROBOTS: usize = 100_000;
 /// Control Center settings (every one a documented key of `simrob coord serve`).
 #[derive(Clone, Debug)]
 pub struct CcConfig {
+    /// How tasks are allocated at start (`policy`, default Contract Net); the operator may switch
+    /// it at any time.
     pub policy: Policy,
+    /// Auction timing: the bid and accept windows.
     pub cnp: CnpConfig,
+    /// Seconds of Time Server time between announcements again of tasks nobody took
+    /// (`reannounce_period`, default 1 s).
     pub reannounce_period: f64,
+    /// Most Contract Net auctions open at once (`max_open_auctions`, default 10 000): beyond it
+    /// submitted tasks wait and an operator's announce is refused.
     pub max_open_auctions: usize,
+    /// Most tasks tracked at once (`max_tasks`, default 1 000 000): a new task beyond it is
+    /// refused.
     pub max_tasks: usize,
+    /// Most robots known, present or gone (`max_robots`, default 100 000): a new robot beyond it is
+    /// refused.
     pub max_robots: usize,
 }
 
@@ -88,8 +99,11 @@ impl LogKind {
 /// One log line (tab-separated fields; the first is the common time).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LogLine {
+    /// Which log it belongs to.
     pub kind: LogKind,
+    /// When it was written: Time Server time, or the local clock marked unsynced.
     pub time: Stamp,
+    /// The tab-separated fields after the time.
     pub text: String,
 }
 
@@ -102,8 +116,11 @@ impl std::fmt::Display for LogLine {
 /// A robot as the Control Center sees it.
 #[derive(Clone, Debug)]
 pub struct RobotEntry {
+    /// What the robot said about itself when it joined.
     pub info: RobotInfo,
+    /// Its latest standard status (`None` before the first).
     pub status: Option<RobotStatus>,
+    /// Whether it is in the system now (false once it has left).
     pub present: bool,
     /// Tasks allocated to it and not final.
     pub assigned: usize,
@@ -124,7 +141,9 @@ pub enum Allocation {
 /// A task as the Control Center sees it.
 #[derive(Clone, Debug)]
 pub struct TaskEntry {
+    /// The task as admitted, with its id.
     pub spec: TaskSpec,
+    /// Where it is in allocation: waiting, in an auction or held by a robot.
     pub allocation: Allocation,
     /// The latest state its robot reported (`None` before any).
     pub state: Option<TaskState>,
@@ -154,7 +173,9 @@ pub enum Condition {
 /// A robot on the Control Center's map: plain data for a 2D view.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct RobotView {
+    /// The robot's id.
     pub robot: RobotId,
+    /// The robot's name.
     pub name: String,
     /// `sumbot`, `nomad`, `swarm`, …
     pub kind: String,
@@ -162,11 +183,13 @@ pub struct RobotView {
     pub world: String,
     /// x, y (metres, its world's frame) and heading (radians), from its last status.
     pub pose: Option<[f64; 3]>,
+    /// How it is doing: silent, idle, busy, in error or left.
     pub condition: Condition,
     /// The task running in each class.
     pub running: Running,
     /// Tasks it holds and has not finished.
     pub queued: u32,
+    /// Battery charge 0..1 from its last status (`None`: no status yet, or no battery model).
     pub battery: Option<f64>,
     /// Time Server time of its last status.
     pub seen: Option<f64>,
@@ -175,10 +198,13 @@ pub struct RobotView {
 /// A task on the Control Center's map.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TaskView {
+    /// The task's id.
     pub task: TaskId,
     /// As the operator would write it (`goto 3 4 after 2`).
     pub what: String,
+    /// Its class: movement, perception or pan-tilt.
     pub class: TaskClass,
+    /// Where it is in allocation.
     pub allocation: Allocation,
     /// The robot holding it, if one does.
     pub robot: Option<RobotId>,
@@ -194,53 +220,99 @@ pub struct TaskView {
 pub struct MapView {
     /// Time Server time.
     pub time: f64,
+    /// Whether the Control Center has heard the Time Server (otherwise `time` is its local clock).
     pub synced: bool,
+    /// The allocation policy in force.
     pub policy: Policy,
+    /// Every robot that joined, in id order (those that left too).
     pub robots: Vec<RobotView>,
+    /// Every task tracked, in id order (until it is cleared).
     pub tasks: Vec<TaskView>,
 }
 
 /// Why the Control Center refused a request (nothing changed).
 #[derive(Clone, Debug, Error, PartialEq)]
 pub enum CcError {
+    /// No robot with this id has joined.
     #[error("there is no robot {0}")]
     UnknownRobot(RobotId),
+    /// The robot has left the system.
     #[error("robot {0} has left")]
     RobotGone(RobotId),
+    /// A robot present now already has this id.
     #[error("robot id {0} is already in use")]
     RobotIdTaken(RobotId),
+    /// No task with this id is tracked.
     #[error("there is no task {0}")]
     UnknownTask(TaskId),
+    /// A task with this id is already tracked.
     #[error("task id {0} is already in use")]
     TaskIdTaken(TaskId),
+    /// The task's preconditions would close a dependency cycle.
     #[error("task {task}: its preconditions close a cycle ({})", cycle.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" → "))]
-    Cycle { task: TaskId, cycle: Vec<TaskId> },
+    Cycle {
+        /// The task refused.
+        task: TaskId,
+        /// The cycle, from the task back to itself.
+        cycle: Vec<TaskId>,
+    },
+    /// Only a final (or BLOCKED) task can be cleared: abort it first.
     #[error("task {0} is not final yet: abort it first")]
     NotFinal(TaskId),
+    /// The task is already ENDED, ABORTED or FAILED: there is nothing to abort.
     #[error("task {0} is already final")]
     AlreadyFinal(TaskId),
+    /// The robot has no capability for the task's class.
     #[error("robot {robot} cannot run {class} tasks")]
-    NotCapable { robot: RobotId, class: &'static str },
+    NotCapable {
+        /// The robot.
+        robot: RobotId,
+        /// The class's name (`movement`, `perception`, `pan_tilt`).
+        class: &'static str,
+    },
+    /// A configured limit is reached.
     #[error("too many {what} (limit {limit}, key {key})")]
     Limit {
+        /// What there would be too many of (`robots`, `tasks`, `open auctions`).
         what: &'static str,
+        /// The limit's value.
         limit: usize,
+        /// The setting that sets it.
         key: &'static str,
     },
+    /// A task's or a message's values are invalid.
     #[error("invalid: {0}")]
     Value(#[from] ValueError),
+    /// A participant said goodbye in another robot's name.
     #[error("invalid: robot {from} cannot say goodbye for robot {robot}")]
-    ByeFor { from: RobotId, robot: RobotId },
+    ByeFor {
+        /// The sender.
+        from: RobotId,
+        /// The robot it named.
+        robot: RobotId,
+    },
+    /// A participant sent a status, task state, bid or answer in another robot's name.
     #[error("invalid: robot {from} cannot speak for robot {robot}")]
-    SpeaksFor { from: RobotId, robot: RobotId },
+    SpeaksFor {
+        /// The sender.
+        from: RobotId,
+        /// The robot it named.
+        robot: RobotId,
+    },
+    /// A robot tried to join with id 0, which is the Control Center's.
     #[error("invalid: robot ids start at 1")]
     ControlCenterId,
+    /// The task is restricted to another world than the robot's.
     #[error("invalid: task is for world {task}, robot {robot} is in {robot_world}")]
     OtherWorld {
+        /// The task's world.
         task: String,
+        /// The robot.
         robot: RobotId,
+        /// The robot's world.
         robot_world: String,
     },
+    /// The Control Center sends messages of this kind but never takes them (the message's name).
     #[error("{0} messages are not for the Control Center")]
     NotForMe(&'static str),
 }

@@ -27,7 +27,9 @@ pub const DEFAULT_ACCEPT_WINDOW: f64 = 0.5;
 /// Auction timing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CnpConfig {
+    /// Seconds robots have to bid after an announcement (`bid_window`, default 0.5 s).
     pub bid_window: f64,
+    /// Seconds the winner has to answer its award (`accept_window`, default 0.5 s).
     pub accept_window: f64,
 }
 
@@ -44,18 +46,30 @@ impl Default for CnpConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub enum CnpOut {
     /// A message to one robot (`Some`) or to every robot (`None`).
-    Send { to: Option<RobotId>, msg: Msg },
+    Send {
+        /// The robot, or `None` for every robot.
+        to: Option<RobotId>,
+        /// The message.
+        msg: Msg,
+    },
     /// The winner accepted: the task is now its.
     Allocated {
+        /// The auction.
         auction: AuctionId,
+        /// The task allocated.
         task: TaskId,
+        /// The robot that won and accepted it.
         robot: RobotId,
+        /// Its winning bid (metres for movement, seconds otherwise; see [`Bidder::cost`]).
         cost: f64,
     },
     /// Nobody bid, or every bidder declined: the task is back with the caller.
     Unallocated {
+        /// The auction.
         auction: AuctionId,
+        /// The task, back with the caller.
         task: TaskSpec,
+        /// Answers received (bids and refusals).
         bids: usize,
     },
     /// Something worth a log line (late bids, late accepts, bids from strangers).
@@ -217,13 +231,21 @@ pub struct Auctioneer {
 /// What the auctions did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CnpStats {
+    /// Auctions opened.
     pub announced: u64,
+    /// Bids with a cost received in time.
     pub bids: u64,
+    /// Refusals received in time.
     pub refusals: u64,
+    /// Bids and refusals that came after bidding closed, or for an auction not open.
     pub late_bids: u64,
+    /// Awards sent (each award again after a decline counts).
     pub awards: u64,
+    /// Awards declined, or not answered by their deadline.
     pub declines: u64,
+    /// Auctions ended with an accepted award.
     pub allocated: u64,
+    /// Auctions ended with nobody taking the task.
     pub unallocated: u64,
 }
 
@@ -516,6 +538,7 @@ impl Auctioneer {
 
 /// How far a robot has to drive between two points (metres), or `None` if it cannot.
 pub trait CostModel {
+    /// The distance to drive from `from` to `to`, metres; `None` if the robot cannot get there.
     fn distance(&self, from: (f64, f64), to: (f64, f64)) -> Option<f64>;
 }
 
@@ -537,6 +560,7 @@ pub const DEFAULT_MAX_QUEUE: usize = 3;
 /// A robot's CNP Manager: bids its marginal cost and answers awards.
 #[derive(Clone, Debug)]
 pub struct Bidder {
+    /// The robot this CNP Manager bids for.
     pub robot: RobotId,
     /// Tasks held (not final) beyond which the robot refuses to bid and declines awards.
     pub max_queue: usize,

@@ -28,10 +28,13 @@ use simrob_swarm::script::Script;
 /// Why a comparison run could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
+    /// A number of robots was given for a scenario whose map sets it (the scenario's name).
     #[error("{0}: the number of robots is set by its map")]
     RobotsSetByMap(String),
+    /// The map has no point of interest to make tasks from.
     #[error("the map has no points of interest to make tasks from")]
     NoSites,
+    /// The scenario could not be built.
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
 }
@@ -39,7 +42,9 @@ pub enum CompareError {
 /// One run of a comparison.
 #[derive(Clone, Debug)]
 pub struct RunSpec {
+    /// The allocation policy.
     pub policy: Policy,
+    /// The run's seed: the scenario's, and the one tasks are drawn from.
     pub seed: u64,
     /// Robots (generated scenarios only).
     pub robots: Option<usize>,
@@ -54,7 +59,9 @@ pub struct RunSpec {
 /// Pick-up and drop-off points of a map.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sites {
+    /// Pick-up points: POI name and position (x, y), metres.
     pub pickups: Vec<(String, (f64, f64))>,
+    /// Drop-off points: POI name and position (x, y), metres.
     pub drops: Vec<(String, (f64, f64))>,
 }
 
@@ -191,9 +198,13 @@ fn run(
 /// Mean, standard deviation, minimum and maximum of a figure over seeds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Spread {
+    /// Mean over seeds.
     pub mean: f64,
+    /// Sample standard deviation over seeds (0 for a single run).
     pub sd: f64,
+    /// Smallest value.
     pub min: f64,
+    /// Largest value.
     pub max: f64,
 }
 
@@ -222,16 +233,25 @@ impl Spread {
 /// One policy's figures over every seed.
 #[derive(Clone, Debug, Serialize)]
 pub struct PolicyRow {
+    /// The policy's name (`cnp`, `hungarian`, `greedy`).
     pub policy: &'static str,
+    /// Runs made (one per seed).
     pub runs: usize,
     /// Runs in which every task was final before `max_time`.
     pub completed: usize,
+    /// Seconds until every task was final (the run's end for a run that never got there).
     pub makespan_s: Spread,
+    /// Metres driven by all robots.
     pub travel_m: Spread,
+    /// Tasks ended per hour of simulated time.
     pub tasks_per_hour: Spread,
+    /// GRI messages sent.
     pub messages: Spread,
+    /// Robot-seconds with no task running.
     pub idle_s: Spread,
+    /// Tasks ENDED.
     pub tasks_ended: Spread,
+    /// Tasks FAILED or ABORTED.
     pub tasks_failed: Spread,
 }
 

@@ -28,6 +28,8 @@
 //! assert!(matches!(&sent[1].msg, Msg::Task { task } if task.id == id));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod alloc;
 pub mod cc;
 pub mod cnp;

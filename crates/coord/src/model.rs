@@ -22,8 +22,11 @@ pub const CONTROL_CENTER: RobotId = 0;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskClass {
+    /// Driving: `goto` and `path` tasks.
     Movement,
+    /// Looking around with the robot's sensors: `perceive` tasks.
     Perception,
+    /// Pointing the pan-tilt unit: `pan_tilt` tasks.
     PanTilt,
 }
 
@@ -59,13 +62,32 @@ impl TaskClass {
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum TaskKind {
     /// Drive to a point (movement).
-    Goto { x: f64, y: f64 },
+    Goto {
+        /// Goal x, metres in the frame of the robot's world.
+        x: f64,
+        /// Goal y, metres in the frame of the robot's world.
+        y: f64,
+    },
     /// Drive through a list of points in order (movement); each point is one basic task.
-    Path { points: Vec<[f64; 2]> },
+    Path {
+        /// The points `[x, y]` to pass through, metres; at least one, at most `max_path_points`
+        /// (4096 on the wire).
+        points: Vec<[f64; 2]>,
+    },
     /// Look around for `seconds` (perception).
-    Perceive { seconds: f64 },
+    Perceive {
+        /// How long to perceive, seconds (≥ 0).
+        seconds: f64,
+    },
     /// Point the pan-tilt unit (radians) and hold it for `seconds` (pan-tilt).
-    PanTilt { pan: f64, tilt: f64, seconds: f64 },
+    PanTilt {
+        /// Pan angle, radians.
+        pan: f64,
+        /// Tilt angle, radians.
+        tilt: f64,
+        /// How long to hold the unit there, seconds (≥ 0).
+        seconds: f64,
+    },
 }
 
 impl TaskKind {
@@ -194,26 +216,48 @@ impl TaskKind {
 /// Why a message's or a task's values were refused (what JSON itself cannot check).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ValueError {
+    /// A number of a task is NaN or infinite.
     #[error("{name} must be a finite number, found {value}")]
-    NotFiniteFound { name: &'static str, value: f64 },
+    NotFiniteFound {
+        /// The field holding it (`x`, `y`, `seconds`, `pan`, `tilt`).
+        name: &'static str,
+        /// The value found.
+        value: f64,
+    },
+    /// A number of a message is NaN or infinite (the field's name: `speed`, `time`, `x`,
+    /// `deadline`, …).
     #[error("{0} must be a finite number")]
     NotFinite(&'static str),
+    /// A duration below zero (the seconds found).
     #[error("seconds must not be negative, found {0}")]
     NegativeSeconds(f64),
+    /// A path task without any point.
     #[error("a path needs at least one point")]
     EmptyPath,
+    /// A path task with more points than `max_path_points` allows.
     #[error("a path has at most {max} points (max_path_points), found {found}")]
-    TooManyPoints { max: usize, found: usize },
+    TooManyPoints {
+        /// The limit (`max_path_points`).
+        max: usize,
+        /// How many points the path has.
+        found: usize,
+    },
+    /// A task lists itself among its own preconditions.
     #[error("task {0} cannot be its own precondition")]
     OwnPrecondition(TaskId),
+    /// A robot introduced itself with id 0, which is the Control Center's.
     #[error("robot ids start at 1 (0 is the Control Center)")]
     RobotZero,
+    /// A robot gave a negative cruise speed.
     #[error("speed must not be negative")]
     NegativeSpeed,
+    /// A robot listed a task class twice among its capabilities (the class's name).
     #[error("capability {0} listed twice")]
     CapabilityTwice(&'static str),
+    /// A status gave a battery charge outside 0..1 (the value found).
     #[error("battery is a fraction 0..1, found {0}")]
     Battery(f64),
+    /// A bid's cost is negative or not finite (the value found).
     #[error("cost must be a finite number ≥ 0, found {0}")]
     Cost(f64),
 }
@@ -221,16 +265,37 @@ pub enum ValueError {
 /// One step of a task as the robot's lower layer runs it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BasicKind {
-    GoTo { x: f64, y: f64 },
-    Perceive { seconds: f64 },
-    PanTilt { pan: f64, tilt: f64, seconds: f64 },
+    /// Drive to the point (`x`, `y`).
+    GoTo {
+        /// Goal x, metres in the frame of the robot's world.
+        x: f64,
+        /// Goal y, metres in the frame of the robot's world.
+        y: f64,
+    },
+    /// Perceive for `seconds`.
+    Perceive {
+        /// How long, seconds.
+        seconds: f64,
+    },
+    /// Point the pan-tilt unit at (`pan`, `tilt`) and hold it for `seconds`.
+    PanTilt {
+        /// Pan angle, radians.
+        pan: f64,
+        /// Tilt angle, radians.
+        tilt: f64,
+        /// How long to hold it, seconds.
+        seconds: f64,
+    },
 }
 
 /// A task as the Control Center sends or announces it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TaskSpec {
+    /// The task's id, unique across the system; 0 in an operator's request lets the Control Center
+    /// choose one.
     pub id: TaskId,
+    /// What the task asks for (its class follows from it).
     pub kind: TaskKind,
     /// Preconditions: tasks (of any robot) that must be ENDED before this one runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -306,15 +371,22 @@ impl FailCode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "state")]
 pub enum TaskState {
+    /// Held by a robot, waiting for its preconditions to be ENDED or for its class to be free.
     Queued,
+    /// Its basic tasks are being run by the robot's lower layer.
     Running,
+    /// Every basic task concluded: the task is done. The only state that satisfies a precondition.
     Ended,
+    /// Stopped by the Control Center's abort (also one decided before any robot held it).
     Aborted,
+    /// Refused or stopped by an error; `code` says why.
     Failed {
+        /// Why the task failed.
         code: FailCode,
     },
     /// Queued, but a precondition (`by`, or a task it waits on) was aborted or failed.
     Blocked {
+        /// The aborted or failed task that makes this one wait for good.
         by: TaskId,
     },
 }
@@ -354,8 +426,11 @@ impl std::fmt::Display for TaskState {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Running {
+    /// The movement task running, if any.
     pub movement: Option<TaskId>,
+    /// The perception task running, if any.
     pub perception: Option<TaskId>,
+    /// The pan-tilt task running, if any.
     pub pan_tilt: Option<TaskId>,
 }
 
@@ -374,6 +449,7 @@ impl Running {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RobotStatus {
+    /// The robot this status is of.
     pub robot: RobotId,
     /// Time Server time (s) when the status was taken.
     pub time: f64,
@@ -381,6 +457,7 @@ pub struct RobotStatus {
     pub synced: bool,
     /// Metres, in the frame of the robot's world.
     pub x: f64,
+    /// y, metres in the frame of the robot's world.
     pub y: f64,
     /// Radians, counter-clockwise from +x.
     pub heading: f64,
@@ -389,10 +466,13 @@ pub struct RobotStatus {
     /// 0..1, or absent when the robot has no battery model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub battery: Option<f64>,
+    /// The task running in each class.
     pub running: Running,
     /// Tasks held and not yet final (queued, blocked, running).
     pub queued: u32,
+    /// False when the robot reports an error (`error` then says which).
     pub ok: bool,
+    /// The robot's error, in its own words (`None` while all is well).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -401,7 +481,9 @@ pub struct RobotStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RobotInfo {
+    /// The robot's id (1 and up; 0 is the Control Center).
     pub robot: RobotId,
+    /// A name for people (shown on the map and in logs).
     pub name: String,
     /// `sumbot`, `nomad`, `swarm`, …
     pub kind: String,

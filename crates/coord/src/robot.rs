@@ -19,13 +19,20 @@ use crate::wire::{Envelope, Msg};
 /// What the robot's lower layer must do.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
+    /// Start a basic task of `task`.
     Start {
+        /// The task it belongs to.
         task: TaskId,
+        /// Its class: one basic task per class runs at a time.
         class: TaskClass,
+        /// What to do.
         basic: BasicKind,
     },
+    /// Stop what runs for `task` (it was aborted).
     Stop {
+        /// The aborted task.
         task: TaskId,
+        /// The class whose basic task to stop.
         class: TaskClass,
     },
 }
@@ -33,17 +40,24 @@ pub enum Command {
 /// Where the robot is, for status and bids.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RobotPose {
+    /// x, metres in the frame of the robot's world.
     pub x: f64,
+    /// y, metres in the frame of the robot's world.
     pub y: f64,
+    /// Heading, radians counter-clockwise from +x.
     pub heading: f64,
+    /// Speed, m/s.
     pub speed: f64,
 }
 
 /// One robot's coordination layer.
 #[derive(Debug)]
 pub struct RobotAgent {
+    /// What the robot says about itself (sent in its `hello`).
     pub info: RobotInfo,
+    /// Its Task Manager, with its Synchronize Tasks module.
     pub tm: TaskManager,
+    /// Its CNP Manager.
     pub bidder: Bidder,
     clock: ClockView,
     out: VecDeque<Envelope>,

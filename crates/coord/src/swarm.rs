@@ -40,6 +40,7 @@ pub const TIME_SERVER: RobotId = u32::MAX;
 /// Settings of the coordination system.
 #[derive(Clone, Debug)]
 pub struct SwarmCoordConfig {
+    /// The Control Center's settings (one auction open at a time by default).
     pub cc: CcConfig,
     /// Seconds between Time Server publications.
     pub clock_period: f64,
@@ -89,17 +90,24 @@ pub struct RemoteLink {
 
 /// Where the Control Center is.
 pub enum Link {
+    /// In the same simulation, exchanging envelopes in memory.
     Local(Box<ControlCenter>),
+    /// Elsewhere on the network: the shell carries the envelopes through the link.
     Remote(Rc<RefCell<RemoteLink>>),
 }
 
 /// What a coordinated run did.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct CoordReport {
+    /// Coordination robots in the run.
     pub robots: usize,
+    /// Tasks the run releases to the Control Center.
     pub tasks: usize,
+    /// Tasks ENDED.
     pub ended: usize,
+    /// Tasks FAILED.
     pub failed: usize,
+    /// Tasks ABORTED.
     pub aborted: usize,
     /// Simulated seconds until the last task was final (`None` while some are not).
     pub makespan: Option<f64>,

@@ -49,9 +49,17 @@ impl TaskBoard {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SyncRequest {
     /// `SET_DEPENDENCIES`: `task` runs only once every task in `after` is ENDED.
-    SetDependencies { task: TaskId, after: Vec<TaskId> },
+    SetDependencies {
+        /// The task.
+        task: TaskId,
+        /// The tasks it waits for, of any robot.
+        after: Vec<TaskId>,
+    },
     /// `QUERY`: may `task` run now?
-    Query { task: TaskId },
+    Query {
+        /// The task about to start.
+        task: TaskId,
+    },
 }
 
 /// Synchronize Tasks → Task Manager.
@@ -60,13 +68,21 @@ pub enum SyncResponse {
     /// `RESPONSE`: whether `task` may run; when it may not because a precondition was
     /// aborted or failed, which one.
     Response {
+        /// The task asked about.
         task: TaskId,
+        /// Whether it may run now.
         can_run: bool,
+        /// The aborted, failed or blocked precondition that keeps it from ever running, if any.
         blocked_by: Option<TaskId>,
     },
     /// `SET_DEPENDENCIES` refused: these preconditions close a cycle (listed in order, from
     /// the task back to itself).
-    Cycle { task: TaskId, cycle: Vec<TaskId> },
+    Cycle {
+        /// The task refused.
+        task: TaskId,
+        /// The cycle, from the task back to itself.
+        cycle: Vec<TaskId>,
+    },
 }
 
 /// A cycle through `task` if it waited for `after`, given the other tasks' preconditions.

@@ -20,22 +20,38 @@ use crate::sync::{SyncRequest, SyncResponse, SyncTasks, TaskBoard};
 #[derive(Clone, Debug, PartialEq)]
 pub enum TmEvent {
     /// A task changed state: report it upward.
-    State { task: TaskId, state: TaskState },
+    State {
+        /// The task.
+        task: TaskId,
+        /// Its new state.
+        state: TaskState,
+    },
     /// Start basic task `index` of `task` in the lower layer.
     Start {
+        /// The task it belongs to.
         task: TaskId,
+        /// Its class: the lower layer runs one basic task per class at a time.
         class: TaskClass,
+        /// Which basic task of the task, from 0.
         index: usize,
+        /// What to do.
         basic: BasicKind,
     },
     /// Stop whatever the lower layer runs for `task` (it was aborted).
-    Stop { task: TaskId, class: TaskClass },
+    Stop {
+        /// The aborted task.
+        task: TaskId,
+        /// The class whose basic task to stop.
+        class: TaskClass,
+    },
 }
 
 /// A task the robot holds.
 #[derive(Clone, Debug)]
 pub struct Held {
+    /// The task as received.
     pub spec: TaskSpec,
+    /// Its current state.
     pub state: TaskState,
     /// Basic tasks concluded so far.
     pub step: usize,
@@ -44,14 +60,19 @@ pub struct Held {
 /// Why a Task Manager request was refused.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TmError {
+    /// The robot holds no task with this id.
     #[error("task {0} is not held by this robot")]
     Unknown(TaskId),
+    /// Only a final task can be cleared: abort it first.
     #[error("task {0} is not final yet (abort it first)")]
     NotFinal(TaskId),
+    /// The task is already ENDED, ABORTED or FAILED.
     #[error("task {0} is already final")]
     AlreadyFinal(TaskId),
+    /// The robot already holds a task with this id.
     #[error("task {0} is already held by this robot")]
     Duplicate(TaskId),
+    /// A basic task was reported concluded for a task that is not running.
     #[error("task {0} is not running")]
     NotRunning(TaskId),
 }

@@ -55,75 +55,131 @@ pub const MAX_PATH_POINTS: usize = 4096;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Msg {
+    /// A robot joins the system (robot → CC); the Control Center answers `welcome` or `refused`.
     Hello {
+        /// The robot's id, name, kind, world, capabilities and cruise speed.
         info: Box<RobotInfo>,
     },
+    /// A robot leaves (robot → CC); the Control Center hands its unfinished tasks back to
+    /// allocation.
     Bye {
+        /// The robot leaving (must be the sender).
         robot: RobotId,
     },
+    /// The Control Center accepted a robot's `hello` (CC → robot).
     Welcome {
+        /// The robot welcomed.
         robot: RobotId,
     },
+    /// A request was refused and nothing changed (CC → anyone).
     Refused {
+        /// Why, in words.
         reason: String,
     },
+    /// The Time Server's common time base (Time Server → all).
     Clock {
+        /// Publication number, counting from 1; one older than the last heard is ignored.
         seq: u64,
+        /// Time Server time, seconds (inside simrob, the simulated time).
         time: f64,
     },
+    /// A task sent straight to a robot: centralised allocation (CC → robot).
     Task {
+        /// The task, with its preconditions.
         task: Box<TaskSpec>,
     },
+    /// A task's new state (robot → CC); the Control Center relays it to the robots holding tasks
+    /// that wait for it.
     TaskState {
+        /// The robot holding the task (0 when the Control Center settled it itself).
         robot: RobotId,
+        /// The task.
         task: TaskId,
+        /// Its new state.
         state: TaskState,
+        /// Time Server time of the change, seconds.
         time: f64,
+        /// Whether `time` is on the Time Server's clock (false: the robot's own clock, not yet
+        /// synced).
         synced: bool,
     },
+    /// A robot's standard status (robot → CC).
     Status {
+        /// The status, the same structure for every kind of robot.
         status: Box<RobotStatus>,
     },
+    /// Contract Net announcement: a task offered for bids (CC → all).
     Announce {
+        /// The auction.
         auction: AuctionId,
+        /// The task offered.
         task: Box<TaskSpec>,
+        /// Time Server time by which bids must arrive, seconds.
         deadline: f64,
     },
+    /// A robot's answer to an announcement (robot → CC).
     Bid {
+        /// The auction.
         auction: AuctionId,
+        /// The bidder (must be the sender).
         robot: RobotId,
+        /// Its marginal cost for the task, ≥ 0 (metres for movement, seconds otherwise); absent: it
+        /// refuses.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cost: Option<f64>,
     },
+    /// The lowest bid wins the task (CC → robot); it must accept or decline by `deadline`.
     Award {
+        /// The auction.
         auction: AuctionId,
+        /// The task awarded.
         task: Box<TaskSpec>,
+        /// The winning robot.
         winner: RobotId,
+        /// Time Server time by which the winner must answer, seconds.
         deadline: f64,
     },
+    /// The winner takes the awarded task (robot → CC).
     Accept {
+        /// The auction.
         auction: AuctionId,
+        /// The winner (must be the sender).
         robot: RobotId,
     },
+    /// The winner turns the award down (robot → CC); the next-best bid gets it.
     Decline {
+        /// The auction.
         auction: AuctionId,
+        /// The winner (must be the sender).
         robot: RobotId,
+        /// Why, in words (leaving, cannot take it, queue full).
         reason: String,
     },
+    /// An accept came too late: the robot drops the task (CC → robot).
     Cancel {
+        /// The auction.
         auction: AuctionId,
+        /// The task to drop.
         task: TaskId,
     },
+    /// Stop a task: a running basic task is stopped and the rest dropped (CC → robot).
     Abort {
+        /// The task.
         task: TaskId,
     },
+    /// Stop tracking a final task (CC → robot).
     Clear {
+        /// The task.
         task: TaskId,
     },
+    /// A request from an operator (operator → CC); answered with a `report`.
     Operator {
+        /// What the operator asks.
         command: Box<OperatorCommand>,
     },
+    /// One line of a log, or the answer to an operator's request (CC → operator).
     Report {
+        /// The text (a log line: its file name, the time, then tab-separated fields).
         text: String,
     },
 }
@@ -200,24 +256,34 @@ impl std::str::FromStr for Policy {
 pub enum OperatorCommand {
     /// Send a task straight to a robot (centralised). `id` 0 lets the CC choose the id.
     Send {
+        /// The robot to send it to.
         robot: RobotId,
+        /// The task.
         task: TaskSpec,
     },
     /// Hand a task to the current allocation policy (`id` 0: the CC chooses).
     Submit {
+        /// The task.
         task: TaskSpec,
     },
     /// Announce a task for negotiation whatever the policy.
     Announce {
+        /// The task.
         task: TaskSpec,
     },
+    /// Abort a task wherever it is: waiting, in an auction or on a robot.
     Abort {
+        /// The task.
         task: TaskId,
     },
+    /// Clear a final (or BLOCKED) task: the Control Center and its robot stop tracking it.
     Clear {
+        /// The task.
         task: TaskId,
     },
+    /// Switch the allocation policy; nothing restarts, waiting tasks follow the new one.
     Mode {
+        /// The new policy.
         policy: Policy,
     },
     /// List the robots and their status.
@@ -232,36 +298,66 @@ pub enum OperatorCommand {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Envelope {
+    /// The sender's id (0: the Control Center).
     pub from: RobotId,
     /// `None`: everyone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<RobotId>,
+    /// The message.
     pub msg: Msg,
 }
 
 /// What is wrong with a line of the wire format.
 #[derive(Debug, Error, PartialEq)]
 pub enum CodecError {
+    /// A line longer than the limit; the rest of it is skipped unread.
     #[error("message {line}: longer than {limit} bytes (max_message_bytes)")]
-    TooLong { line: u64, limit: usize },
+    TooLong {
+        /// The message's number in the stream, from 1.
+        line: u64,
+        /// The limit, bytes (`max_message_bytes`).
+        limit: usize,
+    },
+    /// The line is not UTF-8 text.
     #[error("message {line}: not UTF-8 text")]
-    NotUtf8 { line: u64 },
+    NotUtf8 {
+        /// The message's number in the stream, from 1.
+        line: u64,
+    },
+    /// The line is blank.
     #[error("message {line}: empty line")]
-    Empty { line: u64 },
+    Empty {
+        /// The message's number in the stream, from 1.
+        line: u64,
+    },
+    /// The stream ended in the middle of a message.
     #[error(
         "message {line}: cut off (the stream ended {bytes} bytes into it, without its end of line)"
     )]
-    Truncated { line: u64, bytes: usize },
+    Truncated {
+        /// The message's number in the stream, from 1.
+        line: u64,
+        /// How many bytes of it arrived.
+        bytes: usize,
+    },
+    /// The line is not a GRI message in JSON (bad syntax, unknown kind or field, wrong type).
     #[error("message {line}: {what} (at column {column})")]
     Malformed {
+        /// The message's number in the stream, from 1.
         line: u64,
+        /// The column of the error in the line, from 1.
         column: usize,
+        /// What was wrong.
         what: String,
     },
+    /// The message was read, but its values are refused.
     #[error("message {line} ({kind}): {what}")]
     Invalid {
+        /// The message's number in the stream, from 1.
         line: u64,
+        /// The message's name (`task`, `bid`, …).
         kind: &'static str,
+        /// What was wrong.
         what: ValueError,
     },
 }
