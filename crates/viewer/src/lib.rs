@@ -36,6 +36,7 @@
 pub mod command;
 mod frame;
 pub mod guard;
+pub mod player;
 pub mod record;
 pub mod replay;
 pub mod view2d;

@@ -54,6 +54,7 @@ use flate2::Compression;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+use simrob_record::swarm;
 use simrob_session::{Observation, Observer, Snapshot};
 
 use crate::{Frame, FrameBody, FrameEntity};
@@ -66,7 +67,7 @@ pub const VERSION: u32 = 2;
 /// JSON line per frame).
 pub const VERSION_JSON_LINES: u32 = 1;
 /// The `format` of a swarm recording, which the reader also accepts.
-pub const SWARM_FORMAT: &str = "simrob-swarm-recording";
+pub const SWARM_FORMAT: &str = swarm::FORMAT;
 /// Frames per block at most.
 pub const BLOCK_FRAMES: usize = 256;
 /// The recorder closes a block at least this often, so a follower sees recent frames.
@@ -640,9 +641,11 @@ pub enum Kind {
     Swarm,
 }
 
-/// A swarm recording's static world, as viewer bodies.
-#[derive(Debug, Clone, Default)]
-struct SwarmStatic {
+/// A swarm recording (read by its format's one reader) and its static world, as viewer
+/// bodies.
+#[derive(Debug)]
+struct SwarmSource {
+    reader: swarm::Reader<File>,
     walls: Vec<FrameBody>,
     fps: f64,
 }
@@ -679,15 +682,6 @@ pub enum HeaderError {
         found.as_deref().map_or("missing".to_string(), |f| format!("{f:?}")), FORMAT, SWARM_FORMAT
     )]
     NotARecording { found: Option<String> },
-}
-
-/// Why a frame line (JSON lines, swarm snapshots) could not be read.
-#[derive(Debug, thiserror::Error)]
-enum LineError {
-    #[error("{0}")]
-    Utf8(#[from] std::str::Utf8Error),
-    #[error("{0}")]
-    Json(#[from] serde_json::Error),
 }
 
 fn check_header(value: &serde_json::Value) -> Result<(Header, Kind), HeaderError> {
@@ -766,31 +760,8 @@ pub fn swarm_walls(walls: &[[f64; 4]]) -> Vec<FrameBody> {
         .collect()
 }
 
-fn swarm_static(value: &serde_json::Value) -> SwarmStatic {
-    let walls = value
-        .get("walls")
-        .and_then(|w| w.as_array())
-        .map(|walls| {
-            let walls: Vec<[f64; 4]> = walls
-                .iter()
-                .filter_map(|w| serde_json::from_value::<[f64; 4]>(w.clone()).ok())
-                .collect();
-            swarm_walls(&walls)
-        })
-        .unwrap_or_default();
-    let fps = value.get("fps").and_then(|f| f.as_f64()).unwrap_or(24.0);
-    SwarmStatic { walls, fps }
-}
-
-/// One snapshot line of a swarm recording as a frame.
-fn swarm_frame(line: &str, world: &SwarmStatic) -> Result<Frame, serde_json::Error> {
-    #[derive(Deserialize)]
-    struct Snap {
-        frame: u64,
-        t: f64,
-        entities: Vec<(u32, u32, f64, f64, f64, String)>,
-    }
-    let snap: Snap = serde_json::from_str(line)?;
+/// One (checked) snapshot of a swarm recording as a frame.
+fn swarm_frame(snap: swarm::Snapshot, world: &SwarmSource) -> Frame {
     let mut bodies = world.walls.clone();
     let mut entities = Vec::with_capacity(snap.entities.len() + 1);
     if !world.walls.is_empty() {
@@ -801,17 +772,17 @@ fn swarm_frame(line: &str, world: &SwarmStatic) -> Result<Frame, serde_json::Err
             r: None,
         });
     }
-    for (id, _kind, x, y, theta, _state) in snap.entities {
-        let b = swarm_box(id, 0, x, y, theta, [SWARM_ROBOT_SIZE; 2]);
+    for e in snap.entities {
+        let b = swarm_box(e.id, 0, e.x, e.y, e.theta, [SWARM_ROBOT_SIZE; 2]);
         entities.push(FrameEntity {
-            id,
+            id: e.id,
             kind: "Robot".into(),
             p: Some(b.p),
             r: Some(b.r),
         });
         bodies.push(b);
     }
-    Ok(Frame {
+    Frame {
         iteration: snap.frame,
         time: snap.t,
         initialized: true,
@@ -820,7 +791,7 @@ fn swarm_frame(line: &str, world: &SwarmStatic) -> Result<Frame, serde_json::Err
         bodies,
         entities,
         ..Frame::default()
-    })
+    }
 }
 
 /// A recording file read on demand: opening it reads only its index (block headers, or line
@@ -831,7 +802,7 @@ pub struct RecordingReader {
     file: File,
     header: Header,
     kind: Kind,
-    swarm: SwarmStatic,
+    swarm: Option<SwarmSource>,
     units: Vec<Unit>,
     frames: usize,
     /// Bytes of the file indexed so far (whole units only).
@@ -872,9 +843,16 @@ impl RecordingReader {
         })?;
         let (header, kind) = check_header(&value).map_err(|e| named(e.to_string()))?;
         let swarm = if kind == Kind::Swarm {
-            swarm_static(&value)
+            let reader =
+                swarm::Reader::open(File::open(path)?).map_err(|e| named(e.to_string()))?;
+            let h = reader.header();
+            Some(SwarmSource {
+                walls: swarm_walls(&h.walls),
+                fps: h.fps,
+                reader,
+            })
         } else {
-            SwarmStatic::default()
+            None
         };
         let mut r = RecordingReader {
             path: path.to_path_buf(),
@@ -938,9 +916,17 @@ impl RecordingReader {
             }
             self.tentative = false;
         }
-        match self.kind {
-            Kind::Compact => self.scan_blocks()?,
-            Kind::JsonLines | Kind::Swarm => self.scan_lines()?,
+        match (self.kind, &mut self.swarm) {
+            (Kind::Compact, _) => self.scan_blocks()?,
+            (Kind::Swarm, Some(swarm)) => {
+                swarm
+                    .reader
+                    .refresh()
+                    .map_err(|e| invalid(format!("{}: {e}", self.path.display())))?;
+                self.frames = swarm.reader.len();
+                self.finished = swarm.reader.is_finished();
+            }
+            _ => self.scan_lines()?,
         }
         Ok(self.frames.saturating_sub(before))
     }
@@ -1000,15 +986,7 @@ impl RecordingReader {
             }
             let complete = line.ends_with(b"\n");
             let text = line.trim_ascii();
-            let is_frame = match self.kind {
-                Kind::Swarm => {
-                    if text.starts_with(b"{\"type\":\"end\"") && complete {
-                        self.finished = true;
-                    }
-                    text.starts_with(b"{\"type\":\"snapshot\"")
-                }
-                _ => !text.is_empty(),
-            };
+            let is_frame = !text.is_empty();
             if !complete {
                 // A last line being written: counted only if it is already whole.
                 if is_frame && self.decode_line(text).is_ok() {
@@ -1040,11 +1018,8 @@ impl RecordingReader {
         self.frames += 1;
     }
 
-    fn decode_line(&self, text: &[u8]) -> Result<Frame, LineError> {
-        Ok(match self.kind {
-            Kind::Swarm => swarm_frame(std::str::from_utf8(text)?, &self.swarm)?,
-            _ => serde_json::from_slice::<Frame>(text)?,
-        })
+    fn decode_line(&self, text: &[u8]) -> Result<Frame, serde_json::Error> {
+        serde_json::from_slice::<Frame>(text)
     }
 
     fn read_unit(&self, u: &Unit) -> std::io::Result<Vec<Frame>> {
@@ -1095,6 +1070,13 @@ impl RecordingReader {
 
     /// Frame `index` (0-based), decoded from the file (the last unit read is kept).
     pub fn frame(&mut self, index: usize) -> std::io::Result<Frame> {
+        if let Some(swarm) = &mut self.swarm {
+            let snap = swarm
+                .reader
+                .snapshot(index)
+                .map_err(|e| invalid(format!("{}: {e}", self.path.display())))?;
+            return Ok(swarm_frame(snap, swarm));
+        }
         if index >= self.frames {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::NotFound,
@@ -1121,6 +1103,12 @@ impl RecordingReader {
         &mut self,
         mut f: impl FnMut(&Frame) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
+        if self.swarm.is_some() {
+            for index in 0..self.frames {
+                f(&self.frame(index)?)?;
+            }
+            return Ok(());
+        }
         for k in 0..self.units.len() {
             let unit = self.units[k];
             for frame in &self.read_unit(&unit)? {
@@ -1539,7 +1527,7 @@ mod tests {
         let dir = Scratch::new("swarm");
         let path = dir.file("swarm.jsonl");
         let text = concat!(
-            "{\"type\":\"header\",\"format\":\"simrob-swarm-recording\",\"version\":1,\"scenario\":\"hospital\",\"seed\":7,\"fps\":10.0,\"walls\":[[50,0,50,2]],\"kinds\":[\"robot\"]}\n",
+            "{\"type\":\"header\",\"format\":\"simrob-swarm-recording\",\"version\":1,\"scenario\":\"hospital\",\"seed\":7,\"fps\":10.0,\"width\":200,\"height\":300,\"walls\":[[50,0,50,2]],\"kinds\":[\"robot\"]}\n",
             "{\"type\":\"snapshot\",\"frame\":0,\"t\":0,\"entities\":[[4,0,100,200,0,\"\"],[5,0,10,20,1.5,\"done\"]]}\n",
             "{\"type\":\"log\",\"t\":0.5,\"entity\":4,\"text\":\"{\\\"type\\\":\\\"snapshot\\\"\"}\n",
             "{\"type\":\"snapshot\",\"frame\":10,\"t\":1,\"entities\":[[4,0,110,200,0,\"\"]]}\n",

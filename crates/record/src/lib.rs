@@ -1,0 +1,15 @@
+//! # simrob-record
+//!
+//! The recording formats, each with its writer, its one reader and its one validation side
+//! by side (see DESIGN.md, "One owner per format"):
+//!
+//! * [`swarm`]: `simrob-swarm-recording` version 1, the JSON lines `simrob swarm run
+//!   --record` writes (the swarm's Seer hands its snapshots to [`swarm::Writer`]); read by
+//!   the 2D and the 3D replay alike through [`swarm::Reader`].
+//!
+//! The crate does no I/O of its own: writers take any [`std::io::Write`], readers any
+//! [`std::io::Read`] + [`std::io::Seek`] (the shell opens the file). No threads, no clocks.
+
+#![deny(missing_docs)]
+
+pub mod swarm;
