@@ -475,7 +475,7 @@ impl<W: std::io::Write> Consumer for ViewerRecorder<W> {
         self.walls = swarm_walls(&h.walls);
         self.fps = h.fps;
         self.kinds = h.kinds.clone();
-        let header = simrob_viewer::record::Header::now(&format!("simrob swarm: {}", h.scenario));
+        let header = simrob_viewer::record::header_now(&format!("simrob swarm: {}", h.scenario));
         self.line(serde_json::to_string(&header))
     }
 

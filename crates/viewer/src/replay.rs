@@ -405,12 +405,12 @@ fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Header;
+    use crate::record::header_now;
     use tokio::sync::watch;
 
     fn recording(n: u64, dt: f64) -> Recording {
         Recording {
-            header: Header::now("test"),
+            header: header_now("test"),
             frames: (0..n)
                 .map(|i| Frame {
                     iteration: i,

@@ -13,7 +13,7 @@ use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand, Request,
 };
 use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
-use simrob_viewer::record::{recorder, Header, Recording, RecordingReader, FORMAT, VERSION};
+use simrob_viewer::record::{header_now, recorder, Recording, RecordingReader, FORMAT, VERSION};
 use simrob_viewer::replay::serve_replay;
 use simrob_viewer::{Frame, FrameBody, FrameEntity};
 
@@ -272,7 +272,7 @@ fn rolling_ball(n: u64, dt: f64) -> Recording {
         })
         .collect();
     Recording {
-        header: Header::now("test"),
+        header: header_now("test"),
         frames,
     }
 }

@@ -1,172 +1,21 @@
-//! The compact recording (`simrob-recording` version 2): the frame codec, the [`Writer`]
-//! and the block decoder the reader ([`super::RecordingReader`]) calls.
+//! The compact recording's writer in the shell: the codec is `simrob_record::simrec`'s; this
+//! stamps the start time, creates the file and logs an error on drop.
 
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use flate2::write::ZlibEncoder;
-use flate2::Compression;
+use simrob_record::simrec;
 
-use super::{invalid, Header, BLOCK_FRAMES, VERSION};
-use crate::{Frame, FrameBody, FrameEntity};
+use super::{header_now, VERSION};
+use crate::Frame;
 
-pub(super) const BLOCK_MAGIC: [u8; 4] = *b"SRB2";
-pub(super) const END_MAGIC: [u8; 4] = *b"SRE2";
-pub(super) const BLOCK_HEADER: usize = 32;
-/// Largest block payload (compressed or not) a reader accepts: a corrupt length is refused
-/// rather than allocated.
-pub(super) const MAX_BLOCK_BYTES: u32 = 256 << 20;
-
-/// What the previous frame of the block left, as stored.
-#[derive(Default)]
-struct Previous {
-    bodies: Vec<FrameBody>,
-    motion: Vec<[f32; 12]>,
-    entities: Vec<FrameEntity>,
-    poses: Vec<Option<[f32; 6]>>,
-}
-
-fn f32s<const N: usize>(parts: &[&[f64; 3]]) -> [f32; N] {
-    let mut out = [0f32; N];
-    for (k, v) in parts.iter().flat_map(|p| p.iter()).enumerate().take(N) {
-        out[k] = *v as f32;
-    }
-    out
-}
-
-fn motion_of(b: &FrameBody) -> [f32; 12] {
-    f32s(&[&b.p, &b.r, &b.v, &b.w])
-}
-
-fn pose_of(e: &FrameEntity) -> Option<[f32; 6]> {
-    match (&e.p, &e.r) {
-        (Some(p), Some(r)) => Some(f32s(&[p, r])),
-        _ => None,
-    }
-}
-
-fn same_body(a: &FrameBody, b: &FrameBody) -> bool {
-    a.e == b.e
-        && a.id == b.id
-        && a.shape == b.shape
-        && a.dims == b.dims
-        && a.material == b.material
-        && a.mass.to_bits() == b.mass.to_bits()
-}
-
-fn same_entity(a: &FrameEntity, b: &FrameEntity) -> bool {
-    a.id == b.id && a.kind == b.kind && pose_of(a).is_some() == pose_of(b).is_some()
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    let bytes = &s.as_bytes()[..s.len().min(255)];
-    out.push(bytes.len() as u8);
-    out.extend_from_slice(bytes);
-}
-
-fn put_mask(out: &mut Vec<u8>, bits: &[bool]) {
-    for chunk in bits.chunks(8) {
-        let mut byte = 0u8;
-        for (k, &b) in chunk.iter().enumerate() {
-            byte |= u8::from(b) << k;
-        }
-        out.push(byte);
-    }
-}
-
-/// Appends `frame`, encoded against `prev`, to `out`, and makes it the new `prev`.
-fn encode_frame(out: &mut Vec<u8>, frame: &Frame, prev: &mut Previous) {
-    out.extend_from_slice(&frame.iteration.to_le_bytes());
-    out.extend_from_slice(&frame.time.to_le_bytes());
-    out.push(
-        u8::from(frame.initialized)
-            | u8::from(frame.paused) << 1
-            | u8::from(frame.sync) << 2
-            | u8::from(frame.auto_adjust) << 3,
-    );
-    out.extend_from_slice(&frame.timestep.to_le_bytes());
-    out.extend_from_slice(&frame.gravity.to_le_bytes());
-    out.extend_from_slice(&frame.steps_per_iteration.to_le_bytes());
-    out.extend_from_slice(&frame.real_time_factor.to_le_bytes());
-    let bodies_same = prev.bodies.len() == frame.bodies.len()
-        && prev
-            .bodies
-            .iter()
-            .zip(&frame.bodies)
-            .all(|(a, b)| same_body(a, b));
-    let entities_same = prev.entities.len() == frame.entities.len()
-        && prev
-            .entities
-            .iter()
-            .zip(&frame.entities)
-            .all(|(a, b)| same_entity(a, b));
-    out.push(u8::from(!bodies_same) | u8::from(!entities_same) << 1);
-    if !bodies_same {
-        out.extend_from_slice(&(frame.bodies.len() as u32).to_le_bytes());
-        for b in &frame.bodies {
-            out.extend_from_slice(&b.e.to_le_bytes());
-            out.extend_from_slice(&b.id.to_le_bytes());
-            put_str(out, &b.shape);
-            for d in b.dims {
-                out.extend_from_slice(&d.to_le_bytes());
-            }
-            out.extend_from_slice(&b.material.to_le_bytes());
-            out.extend_from_slice(&b.mass.to_le_bytes());
-        }
-        prev.bodies = frame.bodies.clone();
-        prev.motion.clear();
-    }
-    let motion: Vec<[f32; 12]> = frame.bodies.iter().map(motion_of).collect();
-    let moved: Vec<bool> = motion
-        .iter()
-        .enumerate()
-        .map(|(k, m)| prev.motion.get(k) != Some(m))
-        .collect();
-    put_mask(out, &moved);
-    for (m, _) in motion.iter().zip(&moved).filter(|(_, &c)| c) {
-        for v in m {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    prev.motion = motion;
-    if !entities_same {
-        out.extend_from_slice(&(frame.entities.len() as u32).to_le_bytes());
-        for e in &frame.entities {
-            out.extend_from_slice(&e.id.to_le_bytes());
-            put_str(out, &e.kind);
-            out.push(u8::from(pose_of(e).is_some()));
-        }
-        prev.entities = frame.entities.clone();
-        prev.poses.clear();
-    }
-    let poses: Vec<Option<[f32; 6]>> = frame.entities.iter().map(pose_of).collect();
-    let posed: Vec<usize> = (0..poses.len()).filter(|&k| poses[k].is_some()).collect();
-    let changed: Vec<bool> = posed
-        .iter()
-        .map(|&k| prev.poses.get(k).copied().flatten() != poses[k])
-        .collect();
-    put_mask(out, &changed);
-    for (&k, _) in posed.iter().zip(&changed).filter(|(_, &c)| c) {
-        for v in poses[k].unwrap_or_default() {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    prev.poses = poses;
-}
-
-/// Writes a version-2 recording: [`Writer::write_frame`] per iteration; blocks are closed
-/// every [`BLOCK_FRAMES`] frames or by [`Writer::flush`]; [`Writer::finish`] (or dropping the
-/// writer) closes the last block and marks the file finished.
+/// Writes a version-2 recording ([`simrec::Writer`]): [`Writer::write_frame`] per iteration;
+/// blocks are closed every [`super::BLOCK_FRAMES`] frames or by [`Writer::flush`];
+/// [`Writer::finish`] (or dropping the writer) closes the last block and marks the file
+/// finished.
 pub struct Writer<W: Write> {
-    out: W,
-    payload: Vec<u8>,
-    frames_in_block: u32,
-    first: (u64, f64),
-    last: (u64, f64),
-    total: u64,
-    prev: Previous,
-    finished: bool,
+    inner: simrec::Writer<W>,
 }
 
 impl Writer<File> {
@@ -177,266 +26,40 @@ impl Writer<File> {
 }
 
 impl<W: Write> Writer<W> {
-    /// Writes the header of a recording of `source` to `out`.
-    pub fn new(mut out: W, source: &str) -> std::io::Result<Writer<W>> {
-        let header = serde_json::to_string(&Header::starting_now(source, VERSION))
-            .map_err(std::io::Error::other)?;
-        out.write_all(format!("{header}\n").as_bytes())?;
-        out.flush()?;
+    /// Writes the header of a recording of `source`, starting now, to `out`.
+    pub fn new(out: W, source: &str) -> std::io::Result<Writer<W>> {
+        let mut header = header_now(source);
+        header.version = VERSION;
         Ok(Writer {
-            out,
-            payload: Vec::new(),
-            frames_in_block: 0,
-            first: (0, 0.0),
-            last: (0, 0.0),
-            total: 0,
-            prev: Previous::default(),
-            finished: false,
+            inner: simrec::Writer::new(out, &header)?,
         })
     }
 
     /// Appends one frame (written out when its block closes).
     pub fn write_frame(&mut self, frame: &Frame) -> std::io::Result<()> {
-        if self.frames_in_block == 0 {
-            self.first = (frame.iteration, frame.time);
-        }
-        self.last = (frame.iteration, frame.time);
-        encode_frame(&mut self.payload, frame, &mut self.prev);
-        self.frames_in_block += 1;
-        self.total += 1;
-        if self.frames_in_block as usize >= BLOCK_FRAMES {
-            self.flush()?;
-        }
-        Ok(())
+        self.inner.write_frame(frame)
     }
 
     /// Frames written so far.
     pub fn frames(&self) -> u64 {
-        self.total
+        self.inner.frames()
     }
 
     /// Closes the current block (if it has frames) and flushes it to the file.
     pub fn flush(&mut self) -> std::io::Result<()> {
-        if self.frames_in_block == 0 {
-            return self.out.flush();
-        }
-        let mut z = ZlibEncoder::new(
-            Vec::with_capacity(self.payload.len() / 4),
-            Compression::new(6),
-        );
-        z.write_all(&self.payload)?;
-        let data = z.finish()?;
-        let mut block = Vec::with_capacity(BLOCK_HEADER + data.len());
-        let raw = u32::try_from(self.payload.len()).map_err(std::io::Error::other)?;
-        let len = u32::try_from(data.len()).map_err(std::io::Error::other)?;
-        block_header(
-            &mut block,
-            BLOCK_MAGIC,
-            len,
-            self.frames_in_block,
-            raw,
-            self.first,
-        );
-        block.extend_from_slice(&data);
-        // One write per block: a reader sees whole blocks or a cut last one.
-        self.out.write_all(&block)?;
-        self.out.flush()?;
-        self.payload.clear();
-        self.frames_in_block = 0;
-        self.prev = Previous::default();
-        Ok(())
+        self.inner.flush()
     }
 
     /// Closes the last block and marks the recording finished.
     pub fn finish(mut self) -> std::io::Result<()> {
-        self.end()
-    }
-
-    fn end(&mut self) -> std::io::Result<()> {
-        if self.finished {
-            return Ok(());
-        }
-        self.flush()?;
-        self.finished = true;
-        let mut block = Vec::with_capacity(BLOCK_HEADER);
-        let total = u32::try_from(self.total).unwrap_or(u32::MAX);
-        block_header(&mut block, END_MAGIC, 0, total, 0, self.last);
-        self.out.write_all(&block)?;
-        self.out.flush()
+        self.inner.close()
     }
 }
 
 impl<W: Write> Drop for Writer<W> {
     fn drop(&mut self) {
-        if let Err(e) = self.end() {
+        if let Err(e) = self.inner.close() {
             tracing::error!("recording not closed: {e}");
         }
     }
-}
-
-fn block_header(
-    out: &mut Vec<u8>,
-    magic: [u8; 4],
-    len: u32,
-    frames: u32,
-    raw: u32,
-    first: (u64, f64),
-) {
-    out.extend_from_slice(&magic);
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(&frames.to_le_bytes());
-    out.extend_from_slice(&raw.to_le_bytes());
-    out.extend_from_slice(&first.0.to_le_bytes());
-    out.extend_from_slice(&first.1.to_le_bytes());
-}
-
-/// A little-endian cursor over a block's payload.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> std::io::Result<&'a [u8]> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
-        let Some(end) = end else {
-            return Err(invalid(format!("the block ends early (byte {})", self.at)));
-        };
-        let s = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(s)
-    }
-    fn array<const N: usize>(&mut self) -> std::io::Result<[u8; N]> {
-        let mut a = [0u8; N];
-        a.copy_from_slice(self.take(N)?);
-        Ok(a)
-    }
-    fn u8(&mut self) -> std::io::Result<u8> {
-        Ok(self.array::<1>()?[0])
-    }
-    fn u32(&mut self) -> std::io::Result<u32> {
-        Ok(u32::from_le_bytes(self.array()?))
-    }
-    fn u64(&mut self) -> std::io::Result<u64> {
-        Ok(u64::from_le_bytes(self.array()?))
-    }
-    fn f64(&mut self) -> std::io::Result<f64> {
-        Ok(f64::from_le_bytes(self.array()?))
-    }
-    fn f32(&mut self) -> std::io::Result<f64> {
-        Ok(f64::from(f32::from_le_bytes(self.array()?)))
-    }
-    fn v3(&mut self) -> std::io::Result<[f64; 3]> {
-        Ok([self.f32()?, self.f32()?, self.f32()?])
-    }
-    fn str(&mut self) -> std::io::Result<String> {
-        let n = self.u8()? as usize;
-        String::from_utf8(self.take(n)?.to_vec()).map_err(|e| invalid(e.to_string()))
-    }
-    fn mask(&mut self, n: usize) -> std::io::Result<Vec<bool>> {
-        let bytes = self.take(n.div_ceil(8))?;
-        Ok((0..n).map(|k| bytes[k / 8] >> (k % 8) & 1 == 1).collect())
-    }
-    /// A count that cannot exceed what is left of the block (one byte per item at least).
-    fn count(&mut self) -> std::io::Result<usize> {
-        let n = self.u32()? as usize;
-        if n > self.bytes.len() - self.at {
-            return Err(invalid(format!("a count of {n} is larger than the block")));
-        }
-        Ok(n)
-    }
-}
-
-/// Decodes the frames of one block payload.
-pub(super) fn decode_block(payload: &[u8], frames: u32) -> std::io::Result<Vec<Frame>> {
-    let mut c = Cursor {
-        bytes: payload,
-        at: 0,
-    };
-    let mut out: Vec<Frame> = Vec::with_capacity(frames as usize);
-    for _ in 0..frames {
-        let mut f = Frame {
-            iteration: c.u64()?,
-            time: c.f64()?,
-            ..Frame::default()
-        };
-        let flags = c.u8()?;
-        f.initialized = flags & 1 != 0;
-        f.paused = flags & 2 != 0;
-        f.sync = flags & 4 != 0;
-        f.auto_adjust = flags & 8 != 0;
-        f.timestep = c.f64()?;
-        f.gravity = c.f64()?;
-        f.steps_per_iteration = c.u32()?;
-        f.real_time_factor = c.f64()?;
-        let layout = c.u8()?;
-        let prev = out.last();
-        f.bodies = if layout & 1 != 0 {
-            let n = c.count()?;
-            let mut bodies = Vec::with_capacity(n);
-            for _ in 0..n {
-                bodies.push(FrameBody {
-                    e: c.u32()?,
-                    id: c.u32()?,
-                    shape: c.str()?,
-                    dims: [c.f64()?, c.f64()?, c.f64()?],
-                    material: c.u32()?,
-                    mass: c.f64()?,
-                    p: [0.0; 3],
-                    r: [0.0; 3],
-                    v: [0.0; 3],
-                    w: [0.0; 3],
-                });
-            }
-            bodies
-        } else {
-            // The first frame of a block compares with an empty world.
-            prev.map(|p| p.bodies.clone()).unwrap_or_default()
-        };
-        let moved = c.mask(f.bodies.len())?;
-        for (b, _) in f.bodies.iter_mut().zip(&moved).filter(|(_, &m)| m) {
-            b.p = c.v3()?;
-            b.r = c.v3()?;
-            b.v = c.v3()?;
-            b.w = c.v3()?;
-        }
-        f.entities = if layout & 2 != 0 {
-            let n = c.count()?;
-            let mut entities = Vec::with_capacity(n);
-            for _ in 0..n {
-                let id = c.u32()?;
-                let kind = c.str()?;
-                let posed = c.u8()? != 0;
-                entities.push(FrameEntity {
-                    id,
-                    kind,
-                    p: posed.then_some([0.0; 3]),
-                    r: posed.then_some([0.0; 3]),
-                });
-            }
-            entities
-        } else {
-            prev.map(|p| p.entities.clone()).unwrap_or_default()
-        };
-        let posed = f.entities.iter().filter(|e| e.p.is_some()).count();
-        let changed = c.mask(posed)?;
-        for (e, _) in f
-            .entities
-            .iter_mut()
-            .filter(|e| e.p.is_some())
-            .zip(&changed)
-            .filter(|(_, &m)| m)
-        {
-            e.p = Some(c.v3()?);
-            e.r = Some(c.v3()?);
-        }
-        out.push(f);
-    }
-    if c.at != payload.len() {
-        return Err(invalid(format!(
-            "{} bytes left over after the block's frames",
-            payload.len() - c.at
-        )));
-    }
-    Ok(out)
 }

@@ -1,8 +1,10 @@
 //! Recordings of a run: every iteration of a SimRob server, to a file, and the reader that
 //! replays, exports and plots them.
 //!
-//! One job a module: this one reads (the header, the file index of every kind, versions 1
-//! and 2 and swarm recordings); `compact` is the version-2 codec and its [`Writer`];
+//! The formats are `simrob_record`'s (`simrec`: the header, the version-2 codec, the
+//! version-1 line; `swarm`: the swarm recording, its reader and validation); this is the
+//! shell around them, one job a module: this one indexes and reads files (of every kind,
+//! also while they are written); `compact` the [`Writer`] (start time, file, drop);
 //! `recorder` the observer and writer thread ([`recorder`]); `from_swarm` draws a swarm
 //! recording's snapshots as boxes (the format itself is `simrob_record::swarm`'s); `csv` the
 //! CSV export.
@@ -59,81 +61,37 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use flate2::read::ZlibDecoder;
-use serde::{Deserialize, Serialize};
 
 use simrob_record::swarm;
 
 pub use compact::Writer;
-use compact::{decode_block, BLOCK_HEADER, BLOCK_MAGIC, END_MAGIC, MAX_BLOCK_BYTES};
 use csv::{csv_rows, CSV_HEADER};
 pub use from_swarm::{swarm_box, swarm_walls, SWARM_ROBOT_SIZE};
 use from_swarm::{swarm_frame, SwarmSource};
 pub use recorder::{recorder, FLUSH_EVERY};
+pub use simrob_record::simrec::{
+    check_header, Header, HeaderError, Kind, BLOCK_FRAMES, FORMAT, SWARM_FORMAT, VERSION,
+    VERSION_JSON_LINES,
+};
+use simrob_record::simrec::{
+    decode_block, parse_line, BLOCK_HEADER, BLOCK_MAGIC, END_MAGIC, MAX_BLOCK_BYTES,
+    MAX_HEADER_BYTES,
+};
 
 use crate::Frame;
 
-/// The `format` of the header line.
-pub const FORMAT: &str = "simrob-recording";
-/// The version this crate writes (compact blocks).
-pub const VERSION: u32 = 2;
-/// The JSON-lines version, still read (and written by [`Header::now`] users that write one
-/// JSON line per frame).
-pub const VERSION_JSON_LINES: u32 = 1;
-/// The `format` of a swarm recording, which the reader also accepts.
-pub const SWARM_FORMAT: &str = swarm::FORMAT;
-/// Frames per block at most.
-pub const BLOCK_FRAMES: usize = 256;
-
-/// Longest header line a reader accepts.
-const MAX_HEADER_BYTES: u64 = 64 << 20;
-
-/// The first line of a recording.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Header {
-    /// Always [`FORMAT`].
-    pub format: String,
-    /// [`VERSION`] or [`VERSION_JSON_LINES`].
-    pub version: u32,
-    /// What was recorded (for `simrob serve`, `udp://IP:PORT`).
-    pub source: String,
-    /// When recording started, milliseconds since the Unix epoch.
-    pub started_unix_ms: u64,
-}
-
-impl Header {
-    /// A header for a JSON-lines (version 1) recording starting now, for writers that append
-    /// one [`Frame`] per line themselves.
-    pub fn now(source: &str) -> Header {
-        Header::starting_now(source, VERSION_JSON_LINES)
-    }
-
-    fn starting_now(source: &str, version: u32) -> Header {
-        let started_unix_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-            .unwrap_or(0);
-        Header {
-            format: FORMAT.to_string(),
-            version,
-            source: source.to_string(),
-            started_unix_ms,
-        }
-    }
+/// The header of a recording of `source` starting now: JSON lines (version 1; the
+/// [`Writer`] writes version 2), for writers that append one [`Frame`] per line themselves.
+pub fn header_now(source: &str) -> Header {
+    let started_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0);
+    Header::new(source, VERSION_JSON_LINES, started_unix_ms)
 }
 
 fn invalid(message: String) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, message)
-}
-
-/// What kind of file a reader reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// `simrob-recording` version 1 (JSON lines).
-    JsonLines,
-    /// `simrob-recording` version 2 (compact blocks).
-    Compact,
-    /// `simrob-swarm-recording` version 1.
-    Swarm,
 }
 
 /// Where one unit of frames (a line, or a block) sits in the file.
@@ -149,67 +107,6 @@ struct Unit {
     first_frame: usize,
     /// Line number (lines).
     line: u64,
-}
-
-/// Why a recording's first line is not a header this reader knows.
-#[derive(Debug, thiserror::Error)]
-pub enum HeaderError {
-    #[error("line 1: bad header: {0}")]
-    Bad(serde_json::Error),
-    #[error(
-        "line 1: {format} version {version} is not supported (this simrob reads {} versions {} and {}, {} version 1)",
-        FORMAT, VERSION_JSON_LINES, VERSION, SWARM_FORMAT
-    )]
-    Version { format: String, version: u64 },
-    #[error("line 1: the header has no version number")]
-    NoVersion,
-    #[error(
-        "line 1: not a simrob recording (format {}, expected \"{}\" or \"{}\")",
-        found.as_deref().map_or("missing".to_string(), |f| format!("{f:?}")), FORMAT, SWARM_FORMAT
-    )]
-    NotARecording { found: Option<String> },
-}
-
-fn check_header(value: &serde_json::Value) -> Result<(Header, Kind), HeaderError> {
-    let format = value.get("format").and_then(|f| f.as_str());
-    let version = value.get("version").and_then(|v| v.as_u64());
-    match (format, version) {
-        (Some(FORMAT), Some(v))
-            if v == u64::from(VERSION) || v == u64::from(VERSION_JSON_LINES) =>
-        {
-            let header: Header = serde_json::from_value(value.clone()).map_err(HeaderError::Bad)?;
-            let kind = if v == u64::from(VERSION) {
-                Kind::Compact
-            } else {
-                Kind::JsonLines
-            };
-            Ok((header, kind))
-        }
-        (Some(SWARM_FORMAT), Some(1)) => {
-            let scenario = value
-                .get("scenario")
-                .and_then(|s| s.as_str())
-                .unwrap_or("?");
-            let seed = value.get("seed").and_then(|s| s.as_u64()).unwrap_or(0);
-            Ok((
-                Header {
-                    format: SWARM_FORMAT.into(),
-                    version: 1,
-                    source: format!("simrob swarm: {scenario} (seed {seed})"),
-                    started_unix_ms: 0,
-                },
-                Kind::Swarm,
-            ))
-        }
-        (Some(f @ (FORMAT | SWARM_FORMAT)), Some(v)) => Err(HeaderError::Version {
-            format: f.to_string(),
-            version: v,
-        }),
-        (Some(FORMAT | SWARM_FORMAT), None) => Err(HeaderError::NoVersion),
-        (f, _) => Err(HeaderError::NotARecording {
-            found: f.map(str::to_string),
-        }),
-    }
 }
 
 /// A recording file read on demand: opening it reads only its index (block headers, or line
@@ -437,7 +334,7 @@ impl RecordingReader {
     }
 
     fn decode_line(&self, text: &[u8]) -> Result<Frame, serde_json::Error> {
-        serde_json::from_slice::<Frame>(text)
+        parse_line(text)
     }
 
     fn read_unit(&self, u: &Unit) -> std::io::Result<Vec<Frame>> {
@@ -597,7 +494,7 @@ impl Recording {
             if body.is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Frame>(body) {
+            match parse_line(body.as_bytes()) {
                 Ok(frame) => frames.push(frame),
                 // The last line, still being written.
                 Err(_) if lines.peek().is_none() && !line.ends_with('\n') => {}
@@ -697,7 +594,7 @@ mod tests {
     }
 
     fn v1_text(frames: &[Frame]) -> String {
-        let mut s = serde_json::to_string(&Header::now("test")).unwrap();
+        let mut s = serde_json::to_string(&header_now("test")).unwrap();
         s.push('\n');
         for f in frames {
             s.push_str(&serde_json::to_string(f).unwrap());

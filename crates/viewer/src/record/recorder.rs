@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use simrob_session::{Observation, Observer, Snapshot};
 
 use super::Writer;
-use crate::Frame;
+use crate::{Frame, FrameView};
 
 /// The recorder closes a block at least this often, so a follower sees recent frames.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(500);
