@@ -219,6 +219,37 @@ pub fn check_header(value: &serde_json::Value) -> Result<(Header, Kind), HeaderE
     }
 }
 
+/// Writes a JSON-lines (version 1) recording to any writer: [`JsonLinesWriter::header`],
+/// then one [`Frame`] a line ([`JsonLinesWriter::frame`]), each line written whole and
+/// flushed.
+pub struct JsonLinesWriter<W: Write> {
+    out: W,
+}
+
+impl<W: Write> JsonLinesWriter<W> {
+    /// A writer to `out`.
+    pub fn new(out: W) -> Self {
+        JsonLinesWriter { out }
+    }
+
+    fn line(&mut self, value: &impl Serialize) -> Result<(), swarm::WriteError> {
+        let mut text = serde_json::to_string(value)?;
+        text.push('\n');
+        self.out.write_all(text.as_bytes())?;
+        Ok(self.out.flush()?)
+    }
+
+    /// The header line (its version should be [`VERSION_JSON_LINES`]).
+    pub fn header(&mut self, header: &Header) -> Result<(), swarm::WriteError> {
+        self.line(header)
+    }
+
+    /// One frame line.
+    pub fn frame(&mut self, frame: &Frame) -> Result<(), swarm::WriteError> {
+        self.line(frame)
+    }
+}
+
 /// What the previous frame of the block left, as stored.
 #[derive(Default)]
 struct Previous {
