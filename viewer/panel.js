@@ -35,6 +35,8 @@ export class Panel {
       'set-gravity': () => ({ cmd: 'gravity', value: num('gravity') }),
       'r-play': () => ({ cmd: 'play' }),
       'r-pause': () => ({ cmd: 'pause' }),
+      'r-back': () => ({ cmd: 'step', value: -1 }),
+      'r-step': () => ({ cmd: 'step', value: 1 }),
       'set-speed': () => ({ cmd: 'speed', value: num('r-speed') }),
     };
     for (const [id, cmd] of Object.entries(buttons)) $(id).onclick = () => send(cmd());

@@ -223,7 +223,7 @@ fn wait_text(agent: &mut Agent) -> Result<std::result::Result<String, String>> {
 }
 
 pub fn run(args: DemoArgs) -> Result<()> {
-    crate::serve::init_logging(args.log.as_deref())?;
+    crate::shell::init_logging(args.log.as_deref())?;
     // The script is read and checked first: a bad one starts no server and changes nothing
     // on one given with --server.
     let script = if args.script.is_none() && std::io::stdin().is_terminal() {

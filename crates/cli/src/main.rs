@@ -9,6 +9,7 @@ mod replay;
 mod run;
 mod send;
 mod serve;
+mod shell;
 mod soccer;
 mod swarm;
 
@@ -72,7 +73,7 @@ enum Command {
 }
 
 fn main() -> Result<()> {
-    run::quiet_broken_pipe();
+    shell::quiet_broken_pipe();
     let cli = Cli::parse();
     match cli.command {
         Command::Run(args) => run::run(args),

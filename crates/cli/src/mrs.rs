@@ -90,7 +90,7 @@ fn parse_pose(s: &str) -> Result<FlatPose, String> {
 }
 
 fn read_map(path: &Path) -> Result<Map> {
-    let bytes = crate::run::read_file(path, simrob_mrs::MAX_MAP_FILE)
+    let bytes = crate::shell::read_file(path, simrob_mrs::MAX_MAP_FILE)
         .with_context(|| format!("cannot read map {}", path.display()))?;
     Map::from_bytes(&bytes).with_context(|| format!("map {}", path.display()))
 }
@@ -231,7 +231,7 @@ pub fn run(args: MrsArgs) -> Result<()> {
         }
         None => server,
     };
-    let stop = crate::replay::ctrl_c_flag()?;
+    let stop = crate::shell::ctrl_c_flag()?;
     println!("listening on tcp://{}", server.local_addr()?);
     if let Some(v) = &view {
         println!("2D view on http://{}", v.addr());

@@ -4,7 +4,6 @@ use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -56,7 +55,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         None => {}
     }
     // Ctrl-C is caught before the address is printed: whoever reads it may stop us at once.
-    let stop = ctrl_c_flag()?;
+    let stop = crate::shell::ctrl_c_flag()?;
     if recording.kind() == simrob_viewer::record::Kind::Swarm {
         return replay_2d(&args, &stop);
     }
@@ -91,15 +90,6 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         println!("{count} frames: iterations {i0}–{i1}, simulated time {t0:.3}–{t1:.3} s");
     }
     play_until_ctrl_c(&stop, following, || player.play())
-}
-
-/// A flag Ctrl-C raises (installed before a command prints the address it serves on).
-pub(crate) fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
-        .context("cannot install the Ctrl-C handler")?;
-    Ok(stop)
 }
 
 /// Whether the replay follows a recording that is still being written.
@@ -196,7 +186,7 @@ fn export_csv(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Resu
         }
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            crate::run::ignore_broken_pipe(
+            crate::shell::ignore_broken_pipe(
                 recording
                     .export_csv(&mut out)
                     .and_then(|()| out.flush())

@@ -40,15 +40,9 @@ pub struct RunArgs {
     json: bool,
 }
 
-/// Reads a file named on the command line or in a scenario: a regular file of at most `max`
-/// bytes (a device, a FIFO or a huge file gets an error at once).
-pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    simrob_swarm::scenario::read_bounded(path, max)
-}
-
 /// Reads and decodes every request of a scenario file (SimRob XML messages).
 pub fn read_requests(path: &Path) -> Result<Vec<Request>> {
-    let bytes = read_file(path, simrob_server::files::MAX_SAVE_FILE)
+    let bytes = crate::shell::read_file(path, simrob_server::files::MAX_SAVE_FILE)
         .with_context(|| format!("cannot read scenario {}", path.display()))?;
     decode_datagram(&bytes, &CommandKeys::default())
         .into_iter()
@@ -74,7 +68,7 @@ pub fn load_scenario(world: &mut World, path: &Path) -> Result<()> {
             }
             Applied::Load(file) => {
                 let source = base.join(file);
-                let bytes = read_file(&source, simrob_server::files::MAX_SAVE_FILE)
+                let bytes = crate::shell::read_file(&source, simrob_server::files::MAX_SAVE_FILE)
                     .with_context(|| format!("cannot read {}", source.display()))?;
                 let xml = String::from_utf8(bytes)
                     .with_context(|| format!("{} is not UTF-8 text", source.display()))?;
@@ -150,46 +144,11 @@ fn print_poses(out: &mut impl Write, world: &World) -> std::io::Result<()> {
 
 pub fn run(args: RunArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    ignore_broken_pipe(simulate(args, &mut out))
-}
-
-/// `simrob … | head`: printing to a pipe whose reader has stopped fails; `println!` then
-/// panics. Every command ends quietly (status 0) instead, as Unix tools do. (SIGPIPE stays
-/// ignored: the servers must survive clients that close their sockets.)
-pub fn quiet_broken_pipe() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let payload = info.payload();
-        let message = payload
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| payload.downcast_ref::<&str>().copied())
-            .unwrap_or("");
-        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
-            std::process::exit(0);
-        }
-        default(info)
-    }));
-}
-
-/// Output piped into a reader that stopped early (`| head`, `| less` quit) is not an error:
-/// the command just ends, as Unix tools do.
-pub(crate) fn ignore_broken_pipe(result: Result<()>) -> Result<()> {
-    match result {
-        Err(e)
-            if e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            }) =>
-        {
-            Ok(())
-        }
-        other => other,
-    }
+    crate::shell::ignore_broken_pipe(simulate(args, &mut out))
 }
 
 fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
-    crate::serve::init_logging(args.log.as_deref())?;
+    crate::shell::init_logging(args.log.as_deref())?;
     // With --json the running text goes nowhere and one JSON object is printed at the end.
     let mut sink = std::io::sink();
     let mut out: &mut dyn Write = if args.json { &mut sink } else { &mut *json_out };
@@ -289,7 +248,7 @@ mod file_tests {
         assert!(e.contains("limit"), "{e}");
         let e = format!(
             "{:#}",
-            read_file(&huge, simrob_mrs::MAX_MAP_FILE).unwrap_err()
+            crate::shell::read_file(&huge, simrob_mrs::MAX_MAP_FILE).unwrap_err()
         );
         assert!(e.contains("limit"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);

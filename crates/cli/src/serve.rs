@@ -58,24 +58,6 @@ pub struct ServeArgs {
     pub list_config: bool,
 }
 
-/// Sends the libraries' `tracing` logs to standard error, filtered by `filter` (`--log`),
-/// else by `RUST_LOG`, else at `warn`.
-pub fn init_logging(filter: Option<&str>) -> Result<()> {
-    let text = match filter {
-        Some(f) => f.to_string(),
-        None => std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
-    };
-    let filter = tracing_subscriber::EnvFilter::try_new(&text).with_context(|| {
-        format!("--log {text:?} is not a log filter (try `info` or `simrob=debug`)")
-    })?;
-    // A second subscriber (a test calling twice) keeps the first.
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
-    Ok(())
-}
-
 /// Builds the server configuration from a file and flags.
 pub fn config_from(args: &ServeArgs) -> Result<ServerConfig> {
     let mut config = match &args.config {
@@ -144,7 +126,7 @@ pub fn build(
 }
 
 pub fn run(args: ServeArgs) -> Result<()> {
-    crate::serve::init_logging(args.log.as_deref())?;
+    crate::shell::init_logging(args.log.as_deref())?;
     if args.list_config {
         for (key, default) in all_keys() {
             println!("{key} {default}");
@@ -158,7 +140,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         println!("pacing at real time for the viewer (--real-time-factor 0: as fast as possible)");
     }
     let mut server = build(config, args.scenario.as_deref(), !args.no_start)?;
-    let stop = crate::replay::ctrl_c_flag()?;
+    let stop = crate::shell::ctrl_c_flag()?;
     let addr = server.local_addr()?;
     println!("listening on udp://{addr}");
     let _viewer = if gui {

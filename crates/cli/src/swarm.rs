@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use simrob_record::simrec::JsonLinesWriter;
 use simrob_swarm::drones::Avoidance;
 use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_swarm::script::Script;
@@ -442,7 +443,7 @@ fn bench(args: BenchArgs) -> Result<()> {
 /// entity with one box body). The 2D map becomes the floor: x stays, y is mirrored (the
 /// viewer's Y points away from the screen's top), 1 map unit = 1 cm.
 struct ViewerRecorder<W: std::io::Write> {
-    out: W,
+    out: JsonLinesWriter<W>,
     /// The map's walls as the viewer's static boxes.
     walls: Vec<FrameBody>,
     fps: f64,
@@ -463,18 +464,11 @@ fn viewer_kind(kinds: &[String], kind: u16) -> String {
 impl<W: std::io::Write> ViewerRecorder<W> {
     fn new(out: W) -> Self {
         ViewerRecorder {
-            out,
+            out: JsonLinesWriter::new(out),
             walls: Vec::new(),
             fps: 24.0,
             kinds: Vec::new(),
         }
-    }
-
-    fn line(&mut self, json: Result<String, serde_json::Error>) -> Result<(), ConsumerError> {
-        let mut text = json?;
-        text.push('\n');
-        self.out.write_all(text.as_bytes())?;
-        Ok(self.out.flush()?)
     }
 }
 
@@ -483,8 +477,8 @@ impl<W: std::io::Write> Consumer for ViewerRecorder<W> {
         self.walls = swarm_walls(&h.walls);
         self.fps = h.fps;
         self.kinds = h.kinds.clone();
-        let header = simrob_viewer::record::Header::now(&format!("simrob swarm: {}", h.scenario));
-        self.line(serde_json::to_string(&header))
+        let header = simrob_viewer::record::header_now(&format!("simrob swarm: {}", h.scenario));
+        Ok(self.out.header(&header)?)
     }
 
     fn snapshot(&mut self, snap: &simrob_swarm::seer::Snapshot) -> Result<(), ConsumerError> {
@@ -524,6 +518,6 @@ impl<W: std::io::Write> Consumer for ViewerRecorder<W> {
             bodies,
             entities,
         };
-        self.line(serde_json::to_string(&frame))
+        Ok(self.out.frame(&frame)?)
     }
 }

@@ -2,33 +2,16 @@
 //! consumers (a file recorder, a live viewer, anything implementing [`Consumer`]), with the
 //! run's log lines and clock trace alongside.
 //!
-//! # The recording format (`simrob-swarm-recording`, version 1)
+//! # The recording
 //!
-//! JSON lines (one JSON object per line, UTF-8), flushed after every line so a file can be
-//! read while it is being written. Every line has a `"type"`:
-//!
-//! * first line, `"header"`: `{"type":"header","format":"simrob-swarm-recording",
-//!   "version":1,"scenario":…,"seed":…,"fps":…,"snapshot_period":…,"width":…,"height":…,
-//!   "kinds":["world","wall","drone",…],"walls":[[x,y,hw,hh],…],
-//!   "pois":[{"name":…,"x":…,"y":…}],"paths":[[x1,y1,x2,y2],…]}` — the static world
-//!   (walls — including the rectangles of a vector obstacle map — as centre and half
-//!   extents; map-path edges as segments);
-//! * `"snapshot"`: `{"type":"snapshot","frame":…,"t":…,"entities":[[id,kind,x,y,theta,
-//!   state],…]}` — every entity with a position that is not a wall; `kind` indexes the
-//!   header's `kinds`; `state` is a short string (`""`, `"flying"`, `"hovering"`,
-//!   `"crashed"`, `"carried"`, `"blocked"`, `"done"`, …); numbers are rounded to 1/1000;
-//! * `"log"`: `{"type":"log","t":…,"entity":…,"text":…}` — errors, script ends, notes;
-//! * `"clock"`: `{"type":"clock","second":n,"wall":s}` — wall seconds simulated second `n`
-//!   took;
-//! * last line, `"end"`: `{"type":"end","summary":{…}}` — the run's summary.
-//!
-//! Readers must ignore unknown `type`s and unknown fields; a new version number means a
-//! change that breaks that rule.
+//! [`JsonLinesRecorder`] writes the `simrob-swarm-recording` through its format's owner,
+//! `simrob_record::swarm` (the format, its writer, its reader and its validation); this
+//! module keeps what is the swarm's: which entities a snapshot holds and in what state.
 
 use std::io::Write;
 
-use serde::Serialize;
-use serde_json::json;
+use simrob_record::swarm::{EntityLine, WriteError, Writer};
+pub use simrob_record::swarm::{Header, PoiInfo, FORMAT, VERSION};
 
 use crate::drones::DroneState;
 use crate::ecs::SwarmWorld;
@@ -38,36 +21,6 @@ use crate::nav::NavMap;
 use crate::script::{Script, ScriptState};
 use crate::sim::{Ctx, LogLine, Summary, System};
 use crate::systems::ClockSystem;
-
-/// The format name in the header line.
-pub const FORMAT: &str = "simrob-swarm-recording";
-/// The format version in the header line.
-pub const VERSION: u32 = 1;
-
-/// The static part of the world, sent once.
-#[derive(Clone, Debug, Serialize)]
-pub struct Header {
-    pub scenario: String,
-    pub seed: u64,
-    pub fps: f64,
-    pub snapshot_period: f64,
-    pub width: f64,
-    pub height: f64,
-    pub kinds: Vec<String>,
-    /// `[x, y, half width, half height]`.
-    pub walls: Vec<[f64; 4]>,
-    pub pois: Vec<PoiInfo>,
-    /// Map-path edges `[x1, y1, x2, y2]`.
-    pub paths: Vec<[f64; 4]>,
-}
-
-/// A named point of interest.
-#[derive(Clone, Debug, Serialize)]
-pub struct PoiInfo {
-    pub name: String,
-    pub x: f64,
-    pub y: f64,
-}
 
 /// One entity in a snapshot.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +53,15 @@ pub enum ConsumerError {
     /// A value could not be written as JSON.
     #[error("{0}")]
     Json(#[from] serde_json::Error),
+}
+
+impl From<WriteError> for ConsumerError {
+    fn from(e: WriteError) -> Self {
+        match e {
+            WriteError::Io(e) => ConsumerError::Write(e),
+            WriteError::Json(e) => ConsumerError::Json(e),
+        }
+    }
 }
 
 /// Something that receives snapshots: a recorder, a viewer, a metric.
@@ -345,97 +307,48 @@ impl System for Seer {
     }
 }
 
-fn r3(v: f64) -> f64 {
-    (v * 1000.0).round() / 1000.0
-}
-
 /// Writes a recording in the `simrob-swarm-recording` JSON-lines format to any writer
 /// (the shell opens the file), flushing after every line.
 pub struct JsonLinesRecorder<W: Write> {
-    out: W,
-    buf: String,
+    out: Writer<W>,
 }
 
 impl<W: Write> JsonLinesRecorder<W> {
     /// A recorder writing to `out`.
     pub fn new(out: W) -> Self {
         JsonLinesRecorder {
-            out,
-            buf: String::new(),
+            out: Writer::new(out),
         }
-    }
-
-    fn line(&mut self, value: &serde_json::Value) -> Result<(), ConsumerError> {
-        let text = serde_json::to_string(value)?;
-        self.write_raw(&text)
-    }
-
-    fn write_raw(&mut self, text: &str) -> Result<(), ConsumerError> {
-        self.out
-            .write_all(text.as_bytes())
-            .and_then(|_| self.out.write_all(b"\n"))
-            .and_then(|_| self.out.flush())
-            .map_err(ConsumerError::Write)
     }
 }
 
 impl<W: Write> Consumer for JsonLinesRecorder<W> {
     fn header(&mut self, h: &Header) -> Result<(), ConsumerError> {
-        let mut v = serde_json::to_value(h)?;
-        if let Some(o) = v.as_object_mut() {
-            o.insert("type".into(), json!("header"));
-            o.insert("format".into(), json!(FORMAT));
-            o.insert("version".into(), json!(VERSION));
-        }
-        self.line(&v)
+        Ok(self.out.header(h)?)
     }
 
     fn snapshot(&mut self, s: &Snapshot) -> Result<(), ConsumerError> {
-        use std::fmt::Write as _;
-        // Hand-written: snapshots of 100,000 robots are the hot path of recording.
-        let mut buf = std::mem::take(&mut self.buf);
-        buf.clear();
-        let _ = write!(
-            buf,
-            "{{\"type\":\"snapshot\",\"frame\":{},\"t\":{},\"entities\":[",
-            s.frame,
-            r3(s.t)
-        );
-        for (k, e) in s.entities.iter().enumerate() {
-            if k > 0 {
-                buf.push(',');
-            }
-            let _ = write!(
-                buf,
-                "[{},{},{},{},{},\"{}\"]",
-                e.id,
-                e.kind,
-                r3(e.x),
-                r3(e.y),
-                r3(e.theta),
-                e.state
-            );
-        }
-        buf.push_str("]}");
-        let r = self.write_raw(&buf);
-        self.buf = buf;
-        r
+        let entities = s.entities.iter().map(|e| EntityLine {
+            id: e.id,
+            kind: e.kind,
+            x: e.x,
+            y: e.y,
+            theta: e.theta,
+            state: e.state,
+        });
+        Ok(self.out.snapshot(s.frame, s.t, entities)?)
     }
 
     fn log(&mut self, l: &LogLine) -> Result<(), ConsumerError> {
-        let mut v = serde_json::to_value(l)?;
-        if let Some(o) = v.as_object_mut() {
-            o.insert("type".into(), json!("log"));
-        }
-        self.line(&v)
+        Ok(self.out.log(l)?)
     }
 
     fn clock(&mut self, second: u64, wall: f64) -> Result<(), ConsumerError> {
-        self.line(&json!({"type": "clock", "second": second, "wall": wall}))
+        Ok(self.out.clock(second, wall)?)
     }
 
     fn finish(&mut self, summary: &Summary) -> Result<(), ConsumerError> {
-        self.line(&json!({"type": "end", "summary": summary}))
+        Ok(self.out.end(summary)?)
     }
 }
 

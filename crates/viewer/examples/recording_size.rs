@@ -16,8 +16,8 @@ use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand, Request,
 };
 use simrob_session::{LocalCommand, ServerConfig, Session};
-use simrob_viewer::record::{Header, RecordingReader, Writer};
-use simrob_viewer::Frame;
+use simrob_viewer::record::{header_now, RecordingReader, Writer};
+use simrob_viewer::{Frame, FrameView};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let iterations: u64 = match std::env::args().nth(1) {
@@ -66,7 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let v1_path = dir.join("v1.simrec");
     let v2_path = dir.join("v2.simrec");
     let mut v1 = BufWriter::new(std::fs::File::create(&v1_path)?);
-    writeln!(v1, "{}", serde_json::to_string(&Header::now("soccer"))?)?;
+    writeln!(v1, "{}", serde_json::to_string(&header_now("soccer"))?)?;
     let mut v2 = Writer::create(&v2_path, "soccer")?;
     let started = Instant::now();
     let mut done = 0;

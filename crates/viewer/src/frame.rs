@@ -4,61 +4,11 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use simrob_protocol::Shape;
 use simrob_session::Snapshot;
 
-/// One body: entity, id, shape and its dimensions, pose and velocities.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FrameBody {
-    /// Entity id.
-    pub e: u32,
-    /// Body id within the entity.
-    pub id: u32,
-    /// `Sphere`, `Box`, `Cylinder` or `WheelCylinder`.
-    pub shape: String,
-    /// Sphere: [radius, 0, 0]; Box: sizes; cylinders: [radius, length, 0].
-    pub dims: [f64; 3],
-    pub material: u32,
-    pub mass: f64,
-    /// Position, m.
-    pub p: [f64; 3],
-    /// Euler rotation (R = Rz·Ry·Rx), rad.
-    pub r: [f64; 3],
-    /// Linear velocity, m/s.
-    pub v: [f64; 3],
-    /// Angular velocity, rad/s.
-    pub w: [f64; 3],
-}
-
-/// One entity: its kind and (robots and balls) its reported pose.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FrameEntity {
-    pub id: u32,
-    /// `Robot`, `Field` or `Ball`.
-    pub kind: String,
-    pub p: Option<[f64; 3]>,
-    pub r: Option<[f64; 3]>,
-}
-
-/// The world at one moment, with the server's modes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-pub struct Frame {
-    pub iteration: u64,
-    /// Simulated seconds.
-    pub time: f64,
-    pub initialized: bool,
-    /// Step mode (paused).
-    pub paused: bool,
-    pub sync: bool,
-    pub auto_adjust: bool,
-    pub timestep: f64,
-    pub gravity: f64,
-    pub steps_per_iteration: u32,
-    pub real_time_factor: f64,
-    pub bodies: Vec<FrameBody>,
-    pub entities: Vec<FrameEntity>,
-}
+pub use simrob_record::frame::{Frame, FrameBody, FrameEntity};
 
 fn shape_fields(s: &Shape) -> (&'static str, [f64; 3]) {
     match *s {
@@ -69,9 +19,18 @@ fn shape_fields(s: &Shape) -> (&'static str, [f64; 3]) {
     }
 }
 
-impl Frame {
+/// What the viewer does with a [`Frame`] (the type is the recording format's,
+/// `simrob_record::frame`): make one of a session snapshot, encode one for the page.
+pub trait FrameView: Sized {
     /// The frame of a session snapshot.
-    pub fn of(snapshot: &Snapshot) -> Frame {
+    fn of(snapshot: &Snapshot) -> Self;
+    /// The frame as the page receives it (see the implementation on [`Frame`]).
+    fn encode<R: Serialize>(&self, previous: &Encoded, replay: Option<&R>) -> Encoded;
+}
+
+impl FrameView for Frame {
+    /// The frame of a session snapshot.
+    fn of(snapshot: &Snapshot) -> Frame {
         let bodies = snapshot
             .broadcast
             .bodies
@@ -123,6 +82,87 @@ impl Frame {
             real_time_factor: modes.real_time_factor,
             bodies,
             entities,
+        }
+    }
+
+    /// The frame as the page receives it, reusing `previous`'s scene when this frame's is the
+    /// same; `replay` (a replay's status) goes into the poses' meta as `"replay"`.
+    ///
+    /// Two binary messages, little-endian, each `SRVF`, version `u8`, kind `u8` (1 scene,
+    /// 2 poses), two zero bytes, `u32` meta length, the meta JSON (padded with spaces to a
+    /// multiple of 4 bytes), then arrays of 4-byte numbers, `n` bodies and `m` entities:
+    ///
+    /// * **scene** — meta `{"type":"scene","scene":G,"bodies":n,"entities":m,"shapes":[…],"kinds":[…]}`;
+    ///   `u32` `entity[n]`, `id[n]`, `shape[n]` (index into `shapes`), `material[n]`; `f32` `dims[3n]`,
+    ///   `mass[n]`; `u32` entity `id[m]`, `kind[m]` (index into `kinds`).
+    /// * **poses** — meta `{"type":"frame","scene":G,…}` with the frame's iteration, time and
+    ///   modes (and `replay`); `f32` `position[3n]` (m), `quaternion[4n]` (x, y, z, w),
+    ///   `velocity[3n]` (m/s), angular `velocity[3n]` (rad/s), entity `pose[6m]` (position, then
+    ///   Euler rotation; NaN for an entity without a reported pose).
+    fn encode<R: Serialize>(&self, previous: &Encoded, replay: Option<&R>) -> Encoded {
+        let (shapes, kinds, content) = scene_content(self);
+        let scene = if previous.scene.generation > 0 && previous.scene.content == content {
+            previous.scene.clone()
+        } else {
+            let generation = previous.scene.generation + 1;
+            let meta = serde_json::to_vec(&SceneMeta {
+                kind: "scene",
+                scene: generation,
+                bodies: self.bodies.len(),
+                entities: self.entities.len(),
+                shapes: &shapes,
+                kinds: &kinds,
+            })
+            .unwrap_or_default();
+            let mut bytes = wire_header(WIRE_SCENE, &meta, content.len());
+            bytes.extend_from_slice(&content);
+            Arc::new(EncodedScene {
+                generation,
+                content,
+                bytes: bytes.into(),
+            })
+        };
+        let (n, m) = (self.bodies.len(), self.entities.len());
+        let meta = serde_json::to_vec(&PosesMeta {
+            kind: "frame",
+            scene: scene.generation,
+            bodies: n,
+            entities: m,
+            iteration: self.iteration,
+            time: self.time,
+            initialized: self.initialized,
+            paused: self.paused,
+            sync: self.sync,
+            auto_adjust: self.auto_adjust,
+            timestep: self.timestep,
+            gravity: self.gravity,
+            steps_per_iteration: self.steps_per_iteration,
+            real_time_factor: self.real_time_factor,
+            replay,
+        })
+        .unwrap_or_default();
+        let mut out = wire_header(WIRE_POSES, &meta, (13 * n + 6 * m) * 4);
+        for b in &self.bodies {
+            b.p.iter().for_each(|&v| push_f32(&mut out, v));
+        }
+        for b in &self.bodies {
+            quaternion(b.r).iter().for_each(|&v| push_f32(&mut out, v));
+        }
+        for b in &self.bodies {
+            b.v.iter().for_each(|&v| push_f32(&mut out, v));
+        }
+        for b in &self.bodies {
+            b.w.iter().for_each(|&v| push_f32(&mut out, v));
+        }
+        for e in &self.entities {
+            match (e.p, e.r) {
+                (Some(p), Some(r)) => p.iter().chain(&r).for_each(|&v| push_f32(&mut out, v)),
+                _ => (0..6).for_each(|_| push_f32(&mut out, f64::NAN)),
+            }
+        }
+        Encoded {
+            scene,
+            poses: out.into(),
         }
     }
 }
@@ -274,89 +314,6 @@ struct PosesMeta<'a, R: Serialize> {
     real_time_factor: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     replay: Option<&'a R>,
-}
-
-impl Frame {
-    /// The frame as the page receives it, reusing `previous`'s scene when this frame's is the
-    /// same; `replay` (a replay's status) goes into the poses' meta as `"replay"`.
-    ///
-    /// Two binary messages, little-endian, each `SRVF`, version `u8`, kind `u8` (1 scene,
-    /// 2 poses), two zero bytes, `u32` meta length, the meta JSON (padded with spaces to a
-    /// multiple of 4 bytes), then arrays of 4-byte numbers, `n` bodies and `m` entities:
-    ///
-    /// * **scene** — meta `{"type":"scene","scene":G,"bodies":n,"entities":m,"shapes":[…],"kinds":[…]}`;
-    ///   `u32` `entity[n]`, `id[n]`, `shape[n]` (index into `shapes`), `material[n]`; `f32` `dims[3n]`,
-    ///   `mass[n]`; `u32` entity `id[m]`, `kind[m]` (index into `kinds`).
-    /// * **poses** — meta `{"type":"frame","scene":G,…}` with the frame's iteration, time and
-    ///   modes (and `replay`); `f32` `position[3n]` (m), `quaternion[4n]` (x, y, z, w),
-    ///   `velocity[3n]` (m/s), angular `velocity[3n]` (rad/s), entity `pose[6m]` (position, then
-    ///   Euler rotation; NaN for an entity without a reported pose).
-    pub fn encode<R: Serialize>(&self, previous: &Encoded, replay: Option<&R>) -> Encoded {
-        let (shapes, kinds, content) = scene_content(self);
-        let scene = if previous.scene.generation > 0 && previous.scene.content == content {
-            previous.scene.clone()
-        } else {
-            let generation = previous.scene.generation + 1;
-            let meta = serde_json::to_vec(&SceneMeta {
-                kind: "scene",
-                scene: generation,
-                bodies: self.bodies.len(),
-                entities: self.entities.len(),
-                shapes: &shapes,
-                kinds: &kinds,
-            })
-            .unwrap_or_default();
-            let mut bytes = wire_header(WIRE_SCENE, &meta, content.len());
-            bytes.extend_from_slice(&content);
-            Arc::new(EncodedScene {
-                generation,
-                content,
-                bytes: bytes.into(),
-            })
-        };
-        let (n, m) = (self.bodies.len(), self.entities.len());
-        let meta = serde_json::to_vec(&PosesMeta {
-            kind: "frame",
-            scene: scene.generation,
-            bodies: n,
-            entities: m,
-            iteration: self.iteration,
-            time: self.time,
-            initialized: self.initialized,
-            paused: self.paused,
-            sync: self.sync,
-            auto_adjust: self.auto_adjust,
-            timestep: self.timestep,
-            gravity: self.gravity,
-            steps_per_iteration: self.steps_per_iteration,
-            real_time_factor: self.real_time_factor,
-            replay,
-        })
-        .unwrap_or_default();
-        let mut out = wire_header(WIRE_POSES, &meta, (13 * n + 6 * m) * 4);
-        for b in &self.bodies {
-            b.p.iter().for_each(|&v| push_f32(&mut out, v));
-        }
-        for b in &self.bodies {
-            quaternion(b.r).iter().for_each(|&v| push_f32(&mut out, v));
-        }
-        for b in &self.bodies {
-            b.v.iter().for_each(|&v| push_f32(&mut out, v));
-        }
-        for b in &self.bodies {
-            b.w.iter().for_each(|&v| push_f32(&mut out, v));
-        }
-        for e in &self.entities {
-            match (e.p, e.r) {
-                (Some(p), Some(r)) => p.iter().chain(&r).for_each(|&v| push_f32(&mut out, v)),
-                _ => (0..6).for_each(|_| push_f32(&mut out, f64::NAN)),
-            }
-        }
-        Encoded {
-            scene,
-            poses: out.into(),
-        }
-    }
 }
 
 /// The meta JSON of a binary message (see [`Frame::encode`]), or `None` if `message` is not

@@ -36,6 +36,7 @@
 pub mod command;
 mod frame;
 pub mod guard;
+pub mod player;
 pub mod record;
 pub mod replay;
 pub mod view2d;
@@ -58,7 +59,8 @@ use tokio::sync::{broadcast, watch};
 
 pub use command::CommandError;
 pub use frame::{
-    quaternion, wire_meta, Encoded, EncodedScene, Frame, FrameBody, FrameEntity, Publisher,
+    quaternion, wire_meta, Encoded, EncodedScene, Frame, FrameBody, FrameEntity, FrameView,
+    Publisher,
 };
 pub use guard::Guard;
 

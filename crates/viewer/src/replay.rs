@@ -1,10 +1,11 @@
-//! Replaying a [`Recording`] in the viewer.
+//! Replaying a [`Recording`] in the 3D viewer, with the one replay player
+//! ([`crate::player`]).
 //!
-//! A player thread publishes the recording's frames to the viewer at the pace of the recorded
-//! simulated time (each frame's `time`) multiplied by the speed; when it falls behind it skips
-//! to the frame that is due. The page's replay controls are the commands of the
-//! [`Backend`] (`{"cmd":"play"}`, `{"cmd":"pause"}`, `{"cmd":"seek","value":INDEX}` with a
-//! frame index, `{"cmd":"speed","value":F}` with F > 0); a program uses the
+//! The player shows the recording's frames at the pace of the recorded simulated time
+//! (each frame's `time`) multiplied by the speed; when it falls behind it skips to the frame
+//! that is due. The page's replay controls are the player's commands (`play`, `pause`,
+//! `{"cmd":"step","value":N}`, `{"cmd":"seek","time":S}` or `{"cmd":"seek","value":INDEX}`,
+//! `{"cmd":"speed","value":F}`, see [`crate::player::Command`]); a program uses the
 //! [`ReplayHandle`] instead. Every frame message carries
 //! `"replay":{"count":N,"index":I,"playing":B,"speed":F,"waiting":B,"ended":B,"start":S,"end":S}`
 //! (in the meta of its binary poses message, see [`Frame::encode`]) so the page can show where
@@ -17,9 +18,11 @@
 //! has played to its last frame.
 //!
 //! The player stops on the last frame (paused); Play from there starts again at frame 0.
-//! Frames whose time goes backwards (a re-initialized simulation) follow at once. A player
-//! that follows its file (a recording still being written, [`serve_file`]) waits on the last
-//! frame for the next ones instead, checking the file every [`FOLLOW_POLL`].
+//! Frames whose time goes backwards (a re-initialized simulation) follow at once: the
+//! player paces by a playback time that never goes back (the recorded time, shifted after
+//! each such jump, and after any gap longer than an hour). A player that follows its file (a
+//! recording still being written, [`serve_file`]) waits on the last frame for the next ones
+//! instead, checking the file every [`FOLLOW_POLL`].
 //!
 //! ```no_run
 //! # fn main() -> std::io::Result<()> {
@@ -34,20 +37,17 @@
 //! ```
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
 use serde::Serialize;
 
+pub use crate::player::FOLLOW_POLL;
+use crate::player::{wall_clock, Clock, Command, Controls, Player, Reel, Status};
 use crate::record::{Recording, RecordingReader};
-use crate::{responses_channel, Backend, CommandError, Frame, Publisher, Viewer};
+use crate::{responses_channel, Backend, Frame, Publisher, Viewer};
 
 /// The longest wait between two frames, whatever the recorded times say.
 const LONGEST_GAP: f64 = 3600.0;
-/// The fastest and slowest speeds accepted.
-const SPEEDS: (f64, f64) = (1e-3, 1e4);
-/// How often a following player looks for new frames.
-pub const FOLLOW_POLL: Duration = Duration::from_millis(250);
 
 /// The frames a player shows: a recording in memory, or a file read on demand.
 pub trait FrameSource: Send + 'static {
@@ -107,6 +107,7 @@ pub struct ReplayStatus {
     pub count: usize,
     /// The frame shown, 0-based.
     pub index: usize,
+    /// Moving on by itself (or armed, waiting for a page).
     pub playing: bool,
     /// Recorded simulated seconds per wall second.
     pub speed: f64,
@@ -120,197 +121,105 @@ pub struct ReplayStatus {
     pub end: f64,
 }
 
-struct State {
-    index: usize,
-    playing: bool,
-    speed: f64,
-    /// When the frame at `index` was due.
-    shown_at: Instant,
-    stop: bool,
-    /// A page is (or has been) connected; until then playing holds the current frame.
-    watched: bool,
-}
-
-struct Shared {
-    frames: Mutex<Box<dyn FrameSource>>,
+/// The 3D view's reel: the frames, their playback times, where they are published.
+struct Frames {
+    source: Box<dyn FrameSource>,
     follow: bool,
-    state: Mutex<State>,
-    wake: Condvar,
-    out: OnceLock<Publisher>,
+    /// Playback time of every frame read so far (non-decreasing).
+    timeline: Vec<f64>,
+    /// Recorded time of the last frame in `timeline`.
+    last_time: f64,
+    /// Playback time minus recorded time since the last jump.
+    offset: f64,
     /// (frame count, first time, last time), refreshed when the count changes.
-    ends: Mutex<(usize, f64, f64)>,
+    ends: (usize, f64, f64),
+    out: Option<Publisher>,
 }
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // The state stays consistent whatever panicked while holding it.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The frames (always locked after the state).
-    fn source(&self) -> MutexGuard<'_, Box<dyn FrameSource>> {
-        self.frames.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn count(&self) -> usize {
-        self.source().count()
-    }
-
-    fn status(&self, st: &State) -> ReplayStatus {
-        let (count, start, end, finished) = {
-            let mut source = self.source();
-            let count = source.count();
-            let mut ends = self.ends.lock().unwrap_or_else(|p| p.into_inner());
-            if ends.0 != count && count > 0 {
-                let start = source.time(0).unwrap_or(0.0);
-                let end = source.time(count - 1).unwrap_or(start);
-                *ends = (count, start, end);
-            }
-            (count, ends.1, ends.2, source.finished())
+impl Frames {
+    fn new(source: Box<dyn FrameSource>, follow: bool) -> Frames {
+        let mut frames = Frames {
+            source,
+            follow,
+            timeline: Vec::new(),
+            last_time: 0.0,
+            offset: 0.0,
+            ends: (0, 0.0, 0.0),
+            out: None,
         };
-        ReplayStatus {
-            count,
-            index: st.index,
-            playing: st.playing,
-            speed: st.speed,
-            waiting: st.playing && !st.watched,
-            ended: !st.playing && finished && st.index + 1 >= count,
-            start,
-            end,
-        }
+        frames.extend();
+        frames
     }
 
-    /// A page connected: a replay waiting for one starts now.
-    fn connected(&self) {
-        let mut st = self.lock();
-        if !st.watched {
-            st.watched = true;
-            st.shown_at = Instant::now();
-            self.changed(&st);
-        }
-    }
-
-    /// Publishes the current frame with the player's status.
-    fn publish(&self, st: &State) {
-        let Some(out) = self.out.get() else {
-            return;
-        };
-        let Some(frame) = self.source().frame(st.index) else {
-            return;
-        };
-        crate::publish_with(out, &frame, Some(&self.status(st)));
-    }
-
-    /// Wall time from frame `i` to frame `i + 1` at `speed`.
-    fn gap(&self, i: usize, speed: f64) -> Duration {
-        let mut source = self.source();
-        let (Some(a), Some(b)) = (source.time(i), source.time(i + 1)) else {
-            return Duration::ZERO;
-        };
-        let secs = ((b - a) / speed).clamp(0.0, LONGEST_GAP);
-        Duration::try_from_secs_f64(secs).unwrap_or(Duration::ZERO)
-    }
-
-    fn changed(&self, st: &State) {
-        self.publish(st);
-        self.wake.notify_all();
-    }
-
-    fn play(&self) {
-        let mut st = self.lock();
-        if st.index + 1 >= self.count() && !self.follow {
-            st.index = 0;
-        }
-        st.playing = true;
-        st.shown_at = Instant::now();
-        self.changed(&st);
-    }
-
-    fn pause(&self) {
-        let mut st = self.lock();
-        st.playing = false;
-        self.changed(&st);
-    }
-
-    fn seek(&self, index: usize) {
-        let mut st = self.lock();
-        st.index = index.min(self.count().saturating_sub(1));
-        st.shown_at = Instant::now();
-        self.changed(&st);
-    }
-
-    fn set_speed(&self, speed: f64) -> Result<(), BadSpeed> {
-        if !speed.is_finite() || speed <= 0.0 {
-            return Err(BadSpeed(speed));
-        }
-        let mut st = self.lock();
-        st.speed = speed.clamp(SPEEDS.0, SPEEDS.1);
-        st.shown_at = Instant::now();
-        self.changed(&st);
-        Ok(())
-    }
-
-    /// The player thread: advances while playing, sleeps otherwise.
-    fn run(&self) {
-        let mut st = self.lock();
-        loop {
-            if st.stop {
-                return;
-            }
-            if self.follow && (!st.playing || !st.watched || st.index + 1 >= self.count()) {
-                // Waiting for the writer: look at the file now and then.
-                let grew = self.source().refresh();
-                if grew {
-                    self.publish(&st);
-                    continue;
+    /// Reads the times of the frames not in the timeline yet: the recorded time, shifted
+    /// so that it never goes back and never jumps more than [`LONGEST_GAP`].
+    fn extend(&mut self) {
+        for i in self.timeline.len()..self.source.count() {
+            let t = self
+                .source
+                .time(i)
+                .filter(|t| t.is_finite())
+                .unwrap_or(self.last_time);
+            let p = match self.timeline.last() {
+                None => t,
+                Some(&before) => {
+                    let gap = t - self.last_time;
+                    if !(0.0..=LONGEST_GAP).contains(&gap) {
+                        self.offset = before + gap.clamp(0.0, LONGEST_GAP) - t;
+                    }
+                    (t + self.offset).max(before)
                 }
-                st = self
-                    .wake
-                    .wait_timeout(st, FOLLOW_POLL)
-                    .map(|(g, _)| g)
-                    .unwrap_or_else(|p| p.into_inner().0);
-                if st.playing {
-                    st.shown_at = Instant::now();
-                }
-                continue;
-            }
-            if !st.playing || !st.watched {
-                st = self.wake.wait(st).unwrap_or_else(|p| p.into_inner());
-                continue;
-            }
-            if st.index + 1 >= self.count() {
-                st.playing = false;
-                self.publish(&st);
-                continue;
-            }
-            let now = Instant::now();
-            let due = st.shown_at + self.gap(st.index, st.speed);
-            if due > now {
-                st = self
-                    .wake
-                    .wait_timeout(st, due - now)
-                    .map(|(g, _)| g)
-                    .unwrap_or_else(|p| p.into_inner().0);
-                continue;
-            }
-            // Every frame that is due; only the last is shown.
-            let (mut index, mut at) = (st.index + 1, due);
-            let count = self.count();
-            while index + 1 < count {
-                let next = at + self.gap(index, st.speed);
-                if next > now {
-                    break;
-                }
-                index += 1;
-                at = next;
-            }
-            st.index = index;
-            st.shown_at = if now.saturating_duration_since(at) > Duration::from_secs(1) {
-                now
-            } else {
-                at
             };
-            self.publish(&st);
+            self.timeline.push(p);
+            self.last_time = t;
+        }
+    }
+
+    fn status(&mut self, s: &Status) -> ReplayStatus {
+        if self.ends.0 != s.count && s.count > 0 {
+            let start = self.source.time(0).unwrap_or(0.0);
+            let end = self.source.time(s.count - 1).unwrap_or(start);
+            self.ends = (s.count, start, end);
+        }
+        ReplayStatus {
+            count: s.count,
+            index: s.index,
+            playing: s.playing,
+            speed: s.speed,
+            waiting: s.state == "waiting",
+            ended: s.state == "ended",
+            start: self.ends.1,
+            end: self.ends.2,
+        }
+    }
+}
+
+impl Reel for Frames {
+    fn count(&self) -> usize {
+        self.timeline.len()
+    }
+
+    fn finished(&self) -> bool {
+        !self.follow || self.source.finished()
+    }
+
+    fn refresh(&mut self) -> bool {
+        let grew = self.source.refresh();
+        self.extend();
+        grew
+    }
+
+    fn times(&self) -> &[f64] {
+        &self.timeline
+    }
+
+    fn show(&mut self, index: usize, status: &Status) {
+        let status = self.status(status);
+        let Some(out) = self.out.clone() else {
+            return;
+        };
+        if let Some(frame) = self.source.frame(index) {
+            crate::publish_with(&out, &frame, Some(&status));
         }
     }
 }
@@ -318,7 +227,7 @@ impl Shared {
 /// Controls a replay; dropping it stops the player thread (the viewer keeps serving the last
 /// frame until it is dropped too).
 pub struct ReplayHandle {
-    shared: Arc<Shared>,
+    player: Arc<Player<Frames>>,
 }
 
 impl ReplayHandle {
@@ -331,80 +240,102 @@ impl ReplayHandle {
     /// A player of any [`FrameSource`]; with `follow`, it waits on the last frame for more
     /// (a file still being written) rather than stopping.
     pub fn from_source(source: Box<dyn FrameSource>, follow: bool) -> ReplayHandle {
+        ReplayHandle::with_clock(source, follow, wall_clock())
+    }
+
+    /// [`ReplayHandle::from_source`] paced by `clock` (tests hand in their own, then call
+    /// [`ReplayHandle::tick`]).
+    pub fn with_clock(source: Box<dyn FrameSource>, follow: bool, clock: Clock) -> ReplayHandle {
         ReplayHandle {
-            shared: Arc::new(Shared {
-                frames: Mutex::new(source),
-                follow,
-                state: Mutex::new(State {
-                    index: 0,
-                    playing: false,
-                    speed: 1.0,
-                    shown_at: Instant::now(),
-                    stop: false,
-                    watched: true,
-                }),
-                wake: Condvar::new(),
-                out: OnceLock::new(),
-                ends: Mutex::new((0, 0.0, 0.0)),
-            }),
+            player: Player::new(Frames::new(source, follow), clock),
         }
     }
 
     /// The commands of the page (give it to [`Viewer::start`]).
     pub fn backend(&self) -> Arc<dyn Backend> {
-        Arc::new(ReplayBackend {
-            shared: self.shared.clone(),
-        })
+        Arc::new(Controls(Arc::downgrade(&self.player)))
     }
 
     /// Starts publishing into `publisher` (see [`Viewer::publisher`]): the current frame at
     /// once, then the player thread. Only the first call has an effect.
     pub fn attach(&self, publisher: Publisher) -> std::io::Result<()> {
-        if self.shared.out.set(publisher).is_err() {
-            return Ok(());
+        let first = self.player.with_reel(|reel, _| {
+            let first = reel.out.is_none();
+            reel.out.get_or_insert(publisher);
+            first
+        });
+        if first {
+            self.player.show();
+            self.player.spawn("replay")?;
         }
-        self.shared.publish(&self.shared.lock());
-        let shared = self.shared.clone();
-        std::thread::Builder::new()
-            .name("replay".into())
-            .spawn(move || shared.run())?;
         Ok(())
     }
 
+    /// Moves on to the frame due now on the player's clock and publishes it (the player
+    /// thread does this by itself when a frame is due).
+    pub fn tick(&self) {
+        self.player.tick();
+    }
+
+    /// Where the player is.
     pub fn status(&self) -> ReplayStatus {
-        self.shared.status(&self.shared.lock())
+        let status = self.player.status();
+        self.player.with_reel(|reel, _| reel.status(&status))
     }
 
     /// Holds playback on the current frame until a page connects (see [`Backend::connected`]);
     /// [`serve_replay`] and [`serve_file`] do this for their players.
     pub fn wait_for_page(&self) {
-        self.shared.lock().watched = false;
+        self.player.wait_for_page();
     }
 
     /// The frame shown.
     pub fn frame(&self) -> Option<Frame> {
-        let index = self.shared.lock().index;
-        self.shared.source().frame(index)
+        self.player
+            .with_reel(|reel, head| reel.source.frame(head.index))
+    }
+
+    fn command(&self, command: Command) {
+        // Only a speed can be refused, and set_speed checks it first.
+        let _ = self.player.command(command);
     }
 
     /// Plays from the current frame (from frame 0 when on the last one).
     pub fn play(&self) {
-        self.shared.play();
+        self.command(Command::Play);
     }
 
+    /// Stops moving on.
     pub fn pause(&self) {
-        self.shared.pause();
+        self.command(Command::Pause);
     }
 
     /// Shows frame `index` (clamped to the last frame); a playing replay goes on from there.
     /// The frame is published before this returns.
     pub fn seek(&self, index: usize) {
-        self.shared.seek(index);
+        self.command(Command::SeekIndex(index));
+    }
+
+    /// Shows the last frame at or before simulated time `t` (the first before the
+    /// recording starts); a playing replay goes on from there.
+    pub fn seek_time(&self, t: f64) {
+        if t.is_finite() {
+            self.command(Command::SeekTime(t));
+        }
+    }
+
+    /// Pauses and moves `frames` frames on (back when negative).
+    pub fn step(&self, frames: i64) {
+        self.command(Command::Step(frames));
     }
 
     /// Recorded seconds per wall second; must be finite and greater than 0.
     pub fn set_speed(&self, speed: f64) -> Result<(), BadSpeed> {
-        self.shared.set_speed(speed)
+        if !speed.is_finite() || speed <= 0.0 {
+            return Err(BadSpeed(speed));
+        }
+        self.command(Command::Speed(speed));
+        Ok(())
     }
 }
 
@@ -415,52 +346,7 @@ pub struct BadSpeed(pub f64);
 
 impl Drop for ReplayHandle {
     fn drop(&mut self) {
-        self.shared.lock().stop = true;
-        self.shared.wake.notify_all();
-    }
-}
-
-/// The page's replay controls.
-struct ReplayBackend {
-    shared: Arc<Shared>,
-}
-
-impl Backend for ReplayBackend {
-    fn connected(&self) {
-        self.shared.connected();
-    }
-
-    fn command(&self, cmd: &serde_json::Value) -> Result<(), CommandError> {
-        match crate::command::name(cmd)? {
-            "play" => self.shared.play(),
-            "pause" => self.shared.pause(),
-            "seek" => {
-                let index =
-                    cmd.get("value")
-                        .and_then(|v| v.as_u64())
-                        .ok_or(CommandError::Usage(
-                            "seek needs \"value\": a frame index (0, 1, …)",
-                        ))?;
-                self.shared
-                    .seek(usize::try_from(index).unwrap_or(usize::MAX));
-            }
-            "speed" => {
-                let speed =
-                    cmd.get("value")
-                        .and_then(|v| v.as_f64())
-                        .ok_or(CommandError::Usage(
-                            "speed needs \"value\": a number greater than 0",
-                        ))?;
-                self.shared.set_speed(speed)?;
-            }
-            other => {
-                return Err(CommandError::NotInReplay {
-                    name: other.to_string(),
-                    takes: "",
-                })
-            }
-        }
-        Ok(())
+        self.player.stop();
     }
 }
 
@@ -482,9 +368,10 @@ pub fn serve_replay(
     serve(ReplayHandle::new(recording), bind, name)
 }
 
-/// Serves the viewer over a recording file read on demand (see [`RecordingReader`]: any
-/// length opens at once). A file its writer has not finished is followed: the player waits on
-/// the last frame for the next ones. Refuses a finished recording without frames.
+/// Serves the viewer over a recording file read on demand (see [`RecordingReader`]; the
+/// player reads every frame's time once, when it starts). A file its writer has not finished
+/// is followed: the player waits on the last frame for the next ones. Refuses a finished
+/// recording without frames.
 pub fn serve_file(
     reader: RecordingReader,
     bind: SocketAddr,
@@ -518,12 +405,12 @@ fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Header;
+    use crate::record::header_now;
     use tokio::sync::watch;
 
     fn recording(n: u64, dt: f64) -> Recording {
         Recording {
-            header: Header::now("test"),
+            header: header_now("test"),
             frames: (0..n)
                 .map(|i| Frame {
                     iteration: i,
@@ -538,9 +425,21 @@ mod tests {
         crate::frame::wire_meta(&rx.borrow().poses).unwrap()
     }
 
+    /// A clock the test sets, in seconds.
+    fn manual() -> (Clock, impl Fn(f64)) {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let at = Arc::new(AtomicU64::new(0f64.to_bits()));
+        let read = at.clone();
+        let clock: Clock = Arc::new(move || f64::from_bits(read.load(Ordering::SeqCst)));
+        (clock, move |t: f64| at.store(t.to_bits(), Ordering::SeqCst))
+    }
+
     #[test]
     fn plays_at_the_recorded_pace_and_stops_on_the_last_frame() {
-        let handle = ReplayHandle::new(recording(21, 0.01));
+        let (clock, set) = manual();
+        // Frames 1/128 s apart, instants on 1/512 s: every sum is exact.
+        let handle =
+            ReplayHandle::with_clock(Box::new(recording(21, 1.0 / 128.0).frames), false, clock);
         let (tx, rx) = watch::channel(Arc::new(crate::Encoded::default()));
         handle.attach(tx).unwrap();
         let m = last_message(&rx);
@@ -548,21 +447,56 @@ mod tests {
         assert_eq!(m["iteration"], 0);
         assert_eq!(m["replay"]["count"], 21);
         assert_eq!(m["replay"]["playing"], false);
-        // 0.2 simulated seconds at speed 4: 50 ms.
+        // 20/128 simulated seconds at speed 4: 20/512 wall seconds.
         handle.set_speed(4.0).unwrap();
-        let started = Instant::now();
+        set(3.0);
         handle.play();
-        while handle.status().playing {
-            assert!(started.elapsed() < Duration::from_secs(5), "never ended");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        assert!(started.elapsed() >= Duration::from_millis(45));
-        assert_eq!(handle.status().index, 20);
+        set(3.0 + 10.0 / 512.0);
+        handle.tick();
+        assert_eq!(handle.status().index, 10);
+        assert!(handle.status().playing);
+        set(3.0 + 19.5 / 512.0);
+        handle.tick();
+        assert_eq!(handle.status().index, 19, "not due yet");
+        set(3.0 + 20.0 / 512.0);
+        handle.tick();
+        let status = handle.status();
+        assert_eq!(
+            (status.index, status.playing, status.ended),
+            (20, false, true)
+        );
         let m = last_message(&rx);
         assert_eq!(
             (m["iteration"].as_u64(), m["replay"]["playing"].as_bool()),
             (Some(20), Some(false))
         );
+        // Step and seek by time.
+        handle.seek_time(5.0 / 128.0);
+        assert_eq!(last_message(&rx)["iteration"], 5);
+        handle.step(3);
+        handle.step(-1);
+        assert_eq!(last_message(&rx)["iteration"], 7);
+        assert!(!handle.status().playing);
+    }
+
+    #[test]
+    fn time_that_goes_back_plays_on_at_once() {
+        let (clock, set) = manual();
+        let mut frames = recording(6, 0.5).frames;
+        // Re-initialized after frame 2: time starts again.
+        for (k, f) in frames.iter_mut().enumerate().skip(3) {
+            f.time = (k - 3) as f64 * 0.5;
+        }
+        let handle = ReplayHandle::with_clock(Box::new(frames), false, clock);
+        let (tx, _rx) = watch::channel(Arc::new(crate::Encoded::default()));
+        handle.attach(tx).unwrap();
+        handle.play();
+        set(1.0);
+        handle.tick();
+        assert_eq!(handle.status().index, 3, "frame 3 follows frame 2 at once");
+        set(1.5);
+        handle.tick();
+        assert_eq!(handle.status().index, 4);
     }
 
     #[test]
@@ -583,7 +517,8 @@ mod tests {
         writer.flush().unwrap();
         let reader = RecordingReader::open(&path).unwrap();
         assert!(!reader.is_finished());
-        let handle = ReplayHandle::from_source(Box::new(reader), true);
+        let (clock, set) = manual();
+        let handle = ReplayHandle::with_clock(Box::new(reader), true, clock);
         let (tx, _rx) = watch::channel(Arc::new(crate::Encoded::default()));
         handle.attach(tx).unwrap();
         handle.play();
@@ -592,24 +527,14 @@ mod tests {
         }
         writer.flush().unwrap();
         // The player picks the new frames up and plays on to the newest.
-        let started = Instant::now();
-        while handle.status().index < 39 {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "stuck at {:?}",
-                handle.status()
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        set(1.0);
+        handle.tick();
+        handle.tick();
         let s = handle.status();
-        assert_eq!((s.count, s.playing), (40, true), "still following");
-        let mut check = RecordingReader::open(&path).unwrap();
         assert_eq!(
-            check
-                .frame(39)
-                .map(|f| f.iteration)
-                .map_err(|e| e.to_string()),
-            Ok(39)
+            (s.count, s.index, s.playing),
+            (40, 39, true),
+            "still following"
         );
         assert_eq!(handle.frame().map(|f| f.iteration), Some(39));
         drop(handle);
@@ -659,9 +584,13 @@ mod tests {
         assert_eq!(last_message(&rx)["replay"]["speed"], 2.5);
         assert!(cmd(r#"{"cmd":"speed","value":0}"#).is_err());
         assert!(cmd(r#"{"cmd":"seek","value":-1}"#).is_err());
+        cmd(r#"{"cmd":"step","value":-2}"#).unwrap();
+        assert_eq!(handle.status().index, 0);
+        cmd(r#"{"cmd":"seek","time":4.5}"#).unwrap();
+        assert_eq!(last_message(&rx)["iteration"], 4);
         assert_eq!(
             cmd(r#"{"cmd":"initialize"}"#).unwrap_err().to_string(),
-            "\"initialize\" is not available in a replay"
+            "\"initialize\" is not available in a replay (play, pause, step, seek, speed)"
         );
     }
 }

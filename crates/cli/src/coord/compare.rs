@@ -117,7 +117,7 @@ const MAX_TASK_FILE: u64 = 1 << 20;
 
 /// Reads a task file (see `--task-file`).
 fn read_tasks(path: &Path) -> Result<Vec<(f64, TaskSpec)>> {
-    let bytes = crate::run::read_file(path, MAX_TASK_FILE)
+    let bytes = crate::shell::read_file(path, MAX_TASK_FILE)
         .with_context(|| format!("cannot read task file {}", path.display()))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| anyhow::anyhow!("task file {}: not UTF-8 text", path.display()))?;

@@ -10,7 +10,7 @@ use simrob_session::{Snapshot, SnapshotModes};
 use simrob_soccer::{Profile, Team};
 use simrob_trials::matchplay::{coin_toss, play, MatchParams, MatchSummary};
 use simrob_viewer::record::Writer;
-use simrob_viewer::Frame;
+use simrob_viewer::{Frame, FrameView};
 
 #[derive(Args)]
 pub struct MatchArgs {

@@ -2,9 +2,11 @@
 //! runs them.
 
 use std::io::{BufRead, BufReader};
-use std::net::UdpSocket;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use simrob_client::agent::{Agent, AgentOptions};
+use simrob_protocol::{ControlRequest, EntityId, EntityRequest, MotorCommand, Request};
 
 fn simrob() -> Command {
     Command::new(env!("CARGO_BIN_EXE_simrob"))
@@ -14,8 +16,23 @@ fn repo(rel: &str) -> String {
     format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn send(agent: &UdpSocket, addr: &str, xml: &str) {
-    agent.send_to(xml.as_bytes(), addr).unwrap();
+/// Waits (on broadcasts, not the clock) until `n` more iterations have run.
+fn run_iterations(agent: &mut Agent, n: u64) {
+    let options = |broadcast| AgentOptions {
+        broadcast,
+        ..AgentOptions::default()
+    };
+    agent.register("driver", options(0.0)).unwrap();
+    let next = |agent: &mut Agent| {
+        agent
+            .next_broadcast(Duration::from_secs(10))
+            .unwrap()
+            .expect("a broadcast")
+            .iteration
+    };
+    let first = next(agent);
+    while next(agent) < first + n {}
+    agent.register("driver", options(-1.0)).unwrap();
 }
 
 #[test]
@@ -49,20 +66,47 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
         .strip_prefix("listening on udp://")
         .unwrap_or_else(|| panic!("first line: {line:?}"))
         .to_string();
-    // Initialize, then drive the SumBot (entity 3) with both wheels at +6 rad/s.
-    let agent = UdpSocket::bind("127.0.0.1:0").unwrap();
-    send(
-        &agent,
-        &addr,
-        "<Message><Simulation_Message><Control_Request Command=\"Initialize_Simulation\"></Control_Request></Simulation_Message></Message>",
-    );
-    std::thread::sleep(Duration::from_millis(400));
-    send(
-        &agent,
-        &addr,
-        "<Message><Simulation_Message><Entity_Request Command=\"Robot_Motor_Control\"><Entity_Id>3</Entity_Id><Motors><Motor><Wheel_Joint_Id>0</Wheel_Joint_Id><Value>6</Value></Motor><Motor><Wheel_Joint_Id>1</Wheel_Joint_Id><Value>6</Value></Motor></Motors></Entity_Request></Simulation_Message></Message>",
-    );
-    std::thread::sleep(Duration::from_millis(1200));
+    // Initialize, then drive the SumBot (entity 3) with both wheels at +6 rad/s, counting
+    // the iterations the server broadcasts (not the clock).
+    let mut agent = Agent::connect(addr.parse().unwrap()).unwrap();
+    agent
+        .register(
+            "driver",
+            AgentOptions {
+                broadcast: -1.0,
+                ..AgentOptions::default()
+            },
+        )
+        .unwrap();
+    agent
+        .request(
+            Request::Control {
+                request: ControlRequest::InitializeSimulation,
+                response: None,
+            },
+            Duration::from_secs(10),
+        )
+        .unwrap();
+    run_iterations(&mut agent, 40);
+    agent
+        .entity(
+            EntityRequest::RobotMotorControl {
+                entity_id: EntityId(3),
+                motors: vec![
+                    MotorCommand {
+                        wheel_joint_id: 0,
+                        value: 6.0,
+                    },
+                    MotorCommand {
+                        wheel_joint_id: 1,
+                        value: 6.0,
+                    },
+                ],
+            },
+            false,
+        )
+        .unwrap();
+    run_iterations(&mut agent, 120);
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

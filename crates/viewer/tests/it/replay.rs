@@ -15,7 +15,7 @@ use simrob_protocol::{
 use simrob_server::files::DirStore;
 use simrob_server::udp::UdpServer;
 use simrob_session::{ServerConfig, Session};
-use simrob_viewer::record::{recorder, Header, Recording, RecordingReader, FORMAT, VERSION};
+use simrob_viewer::record::{recorder, header_now, Recording, RecordingReader, FORMAT, VERSION};
 use simrob_viewer::replay::serve_replay;
 use simrob_viewer::{Frame, FrameBody, FrameEntity};
 
@@ -274,7 +274,7 @@ fn rolling_ball(n: u64, dt: f64) -> Recording {
         })
         .collect();
     Recording {
-        header: Header::now("test"),
+        header: header_now("test"),
         frames,
     }
 }
@@ -348,3 +348,272 @@ fn the_replay_page_says_replay_shows_the_real_speed_and_starts_when_a_browser_co
     drop(viewer);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---------------------------------------------------------------------------------------
+// Pinned formats: the bytes a recording is written as and the frames read back from each
+// format, bit for bit (a hash of the bytes, or of the frames' debug text, which prints every
+// f64 exactly). A change here changes what every existing recording means.
+
+/// FNV-1a, 64 bits.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+fn debug_hash<T: std::fmt::Debug>(value: &T) -> u64 {
+    fnv(format!("{value:?}").as_bytes())
+}
+
+/// A short run: five static boxes, a robot on a curve (values that 32-bit floats round), a
+/// ball that appears at frame 100 and a re-initialization at frame 250 (time starts again).
+fn pinned_frames() -> Vec<Frame> {
+    (0..300u64)
+        .map(|i| {
+            let k = if i >= 250 { i - 250 } else { i };
+            let t = k as f64 * 0.01;
+            let mut bodies: Vec<FrameBody> = (0..5)
+                .map(|b| FrameBody {
+                    e: 1,
+                    id: b,
+                    shape: "Box".into(),
+                    dims: [0.1 * f64::from(b + 1), 0.2, 0.3],
+                    material: b % 2,
+                    mass: -1.0,
+                    p: [f64::from(b) * 0.7, 0.0, 0.15],
+                    r: [0.0; 3],
+                    v: [0.0; 3],
+                    w: [0.0; 3],
+                })
+                .collect();
+            let robot_p = [(t * 0.37).sin(), (t * 0.21).cos() * 0.5, 0.025];
+            let robot_r = [0.0, 0.0, t * 1.1];
+            bodies.push(FrameBody {
+                e: 3,
+                id: 0,
+                shape: "Cylinder".into(),
+                dims: [0.05, 0.03, 0.0],
+                material: 2,
+                mass: 0.31,
+                p: robot_p,
+                r: robot_r,
+                v: [0.37 * (t * 0.37).cos(), -0.105 * (t * 0.21).sin(), 0.0],
+                w: [0.0, 0.0, 1.1],
+            });
+            let mut entities = vec![
+                FrameEntity {
+                    id: 1,
+                    kind: "Field".into(),
+                    p: None,
+                    r: None,
+                },
+                FrameEntity {
+                    id: 3,
+                    kind: "Robot".into(),
+                    p: Some(robot_p),
+                    r: Some(robot_r),
+                },
+            ];
+            if i >= 100 {
+                let ball = [1.0 / 3.0 + (i / 7) as f64 * 0.013, -0.2, 0.021];
+                entities.push(FrameEntity {
+                    id: 4,
+                    kind: "Ball".into(),
+                    p: Some(ball),
+                    r: Some([0.0; 3]),
+                });
+            }
+            Frame {
+                iteration: if i >= 250 { i - 250 } else { i + 1000 },
+                time: t,
+                initialized: i % 50 != 3,
+                paused: i % 90 == 7,
+                sync: i % 2 == 0,
+                auto_adjust: i > 200,
+                timestep: 0.01,
+                gravity: -9.81,
+                steps_per_iteration: 1 + (i % 3) as u32,
+                real_time_factor: 1.0 + (i as f64) * 0.001,
+                bodies,
+                entities,
+            }
+        })
+        .collect()
+}
+
+/// The pinned frames as a version-2 recording, and its header line.
+fn pinned_v2() -> (serde_json::Value, Vec<u8>) {
+    let mut out = Vec::new();
+    let mut w = simrob_viewer::record::Writer::new(&mut out, "pin").unwrap();
+    for f in &pinned_frames() {
+        w.write_frame(f).unwrap();
+    }
+    w.finish().unwrap();
+    let cut = out.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let header = serde_json::from_slice(&out[..cut]).unwrap();
+    (header, out[cut..].to_vec())
+}
+
+#[test]
+fn pinned_a_compact_recording_is_written_and_read_back_bit_for_bit() {
+    let (header, blocks) = pinned_v2();
+    assert_eq!(header["format"], "simrob-recording");
+    assert_eq!(header["version"], 2);
+    assert_eq!(header["source"], "pin");
+    assert_eq!((blocks.len(), fnv(&blocks)), (PIN_V2_LEN, PIN_V2_BYTES));
+    let dir = std::env::temp_dir().join(format!("simrob-pin-v2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pin.simrec");
+    let mut file = serde_json::to_vec(&header).unwrap();
+    file.push(b'\n');
+    file.extend_from_slice(&blocks);
+    std::fs::write(&path, &file).unwrap();
+    let read = Recording::open(&path).unwrap();
+    assert_eq!(read.frames.len(), 300);
+    assert_eq!(debug_hash(&read.frames), PIN_V2_FRAMES);
+    let mut csv = Vec::new();
+    RecordingReader::open(&path)
+        .unwrap()
+        .export_csv(&mut csv)
+        .unwrap();
+    assert_eq!((csv.len(), fnv(&csv)), (PIN_CSV_LEN, PIN_CSV));
+    let mut again = Vec::new();
+    read.export_csv(&mut again).unwrap();
+    assert_eq!(again, csv);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pinned_a_json_lines_recording_reads_back_bit_for_bit() {
+    let frames = pinned_frames();
+    let mut text = String::from(
+        "{\"format\":\"simrob-recording\",\"version\":1,\"source\":\"pin\",\"started_unix_ms\":1}\n",
+    );
+    for f in &frames {
+        text.push_str(&serde_json::to_string(f).unwrap());
+        text.push('\n');
+    }
+    assert_eq!(fnv(text.as_bytes()), PIN_V1_TEXT);
+    let parsed = Recording::parse(&text).unwrap();
+    assert_eq!(debug_hash(&parsed.frames), PIN_V1_FRAMES);
+    let dir = std::env::temp_dir().join(format!("simrob-pin-v1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pin.simrec");
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(Recording::open(&path).unwrap(), parsed);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A swarm run's recording, written by the swarm's recorder.
+fn pinned_swarm_recording() -> Vec<u8> {
+    use simrob_swarm::seer::{Consumer, EntitySnap, Header, JsonLinesRecorder, PoiInfo, Snapshot};
+    let mut out = Vec::new();
+    let mut rec = JsonLinesRecorder::new(&mut out);
+    rec.header(&Header {
+        scenario: "pin".into(),
+        seed: 7,
+        fps: 24.0,
+        snapshot_period: 0.25,
+        width: 400.0,
+        height: 300.0,
+        kinds: vec!["world".into(), "robot".into(), "item".into()],
+        walls: vec![[50.0, 0.0, 50.0, 2.0], [0.0, 150.0, 2.0, 150.0]],
+        pois: vec![PoiInfo {
+            name: "dock".into(),
+            x: 20.5,
+            y: 30.25,
+        }],
+        paths: vec![[20.5, 30.25, 200.0, 100.0]],
+    })
+    .unwrap();
+    for frame in 0..40u64 {
+        let t = frame as f64 * 0.25;
+        let entities = (0..6u32)
+            .map(|id| {
+                let item = id >= 4;
+                let carried = item && frame >= 20 && id == 4;
+                let x = 100.0 + f64::from(id) * 10.0 + (t * 0.3 + f64::from(id)).sin() * 7.0;
+                let y = 80.0 + (t / 3.0) * f64::from(id);
+                let (x, y) = if carried {
+                    (100.0 + (t * 0.3).sin() * 7.0, 80.0)
+                } else {
+                    (x, y)
+                };
+                EntitySnap {
+                    id,
+                    kind: if item { 2 } else { 1 },
+                    x,
+                    y,
+                    theta: t * 0.1 * f64::from(id),
+                    state: if carried {
+                        "carried"
+                    } else if id == 2 && frame > 30 {
+                        "done"
+                    } else {
+                        ""
+                    },
+                    half: [5.0, 5.0],
+                }
+            })
+            .collect();
+        rec.snapshot(&Snapshot {
+            frame: frame * 6,
+            t,
+            entities,
+        })
+        .unwrap();
+        if frame == 10 {
+            rec.log(&simrob_swarm::sim::LogLine {
+                t,
+                entity: Some(3),
+                text: "{\"type\":\"snapshot\" in a note".into(),
+            })
+            .unwrap();
+            rec.clock(2, 0.125).unwrap();
+        }
+    }
+    rec.finish(&simrob_swarm::sim::Summary {
+        scenario: "pin".into(),
+        seed: 7,
+        frames: 240,
+        ..Default::default()
+    })
+    .unwrap();
+    drop(rec);
+    out
+}
+
+#[test]
+fn pinned_a_swarm_recording_is_written_and_read_back_bit_for_bit() {
+    let bytes = pinned_swarm_recording();
+    assert_eq!((bytes.len(), fnv(&bytes)), (PIN_SWARM_LEN, PIN_SWARM_BYTES));
+    let dir = std::env::temp_dir().join(format!("simrob-pin-swarm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pin.jsonl");
+    std::fs::write(&path, &bytes).unwrap();
+    // As 3D frames.
+    let read = Recording::open(&path).unwrap();
+    assert_eq!(read.frames.len(), 40);
+    assert_eq!(debug_hash(&read.frames), PIN_SWARM_FRAMES);
+    // As 2D frames.
+    let mut r2 = simrob_viewer::view2d::replay::SwarmRecording::open(&path).unwrap();
+    assert!(r2.is_finished());
+    assert_eq!(debug_hash(r2.scene()), PIN_SWARM_SCENE);
+    let frames: Vec<_> = (0..r2.len()).map(|i| r2.frame(i).unwrap()).collect();
+    assert_eq!(frames.len(), 40);
+    assert_eq!(debug_hash(&frames), PIN_SWARM_FRAMES_2D);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const PIN_V2_LEN: usize = 11112;
+const PIN_V2_BYTES: u64 = 10635135613586569727;
+const PIN_V2_FRAMES: u64 = 4509668995622097624;
+const PIN_CSV_LEN: usize = 25997;
+const PIN_CSV: u64 = 10976222708465602248;
+const PIN_V1_TEXT: u64 = 74959215225505658;
+const PIN_V1_FRAMES: u64 = 13379869887771722164;
+const PIN_SWARM_LEN: usize = 9311;
+const PIN_SWARM_BYTES: u64 = 11448146840944996926;
+const PIN_SWARM_FRAMES: u64 = 367191614776479892;
+const PIN_SWARM_SCENE: u64 = 10368991805376975563;
+const PIN_SWARM_FRAMES_2D: u64 = 7372890250329668621;

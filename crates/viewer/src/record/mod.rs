@@ -1,6 +1,14 @@
 //! Recordings of a run: every iteration of a SimRob server, to a file, and the reader that
 //! replays, exports and plots them.
 //!
+//! The formats are `simrob_record`'s (`simrec`: the header, the version-2 codec, the
+//! version-1 line; `swarm`: the swarm recording, its reader and validation); this is the
+//! shell around them, one job a module: this one indexes and reads files (of every kind,
+//! also while they are written); `compact` the [`Writer`] (start time, file, drop);
+//! `recorder` the observer and writer thread ([`recorder`]); `from_swarm` draws a swarm
+//! recording's snapshots as boxes (the format itself is `simrob_record::swarm`'s); `csv` the
+//! CSV export.
+//!
 //! # Format (`simrob-recording`, version 2: compact)
 //!
 //! * **Line 1, the header** (JSON, ended by `\n`):
@@ -43,608 +51,47 @@
 //! its walls become one `Field` entity of boxes, every snapshot entity a `Robot` with one box
 //! body ([`SWARM_ROBOT_SIZE`] map units wide); 1 map unit = 1 cm, the map's y mirrored.
 
+mod compact;
+mod csv;
+mod from_swarm;
+mod recorder;
+
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use flate2::read::ZlibDecoder;
-use flate2::write::ZlibEncoder;
-use flate2::Compression;
-use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
-use simrob_session::{Observation, Observer, Snapshot};
+use simrob_record::swarm;
 
-use crate::{Frame, FrameBody, FrameEntity};
+pub use compact::Writer;
+use csv::{csv_rows, CSV_HEADER};
+pub use from_swarm::{swarm_box, swarm_walls, SWARM_ROBOT_SIZE};
+use from_swarm::{swarm_frame, SwarmSource};
+pub use recorder::{recorder, FLUSH_EVERY};
+pub use simrob_record::simrec::{
+    check_header, Header, HeaderError, Kind, BLOCK_FRAMES, FORMAT, SWARM_FORMAT, VERSION,
+    VERSION_JSON_LINES,
+};
+use simrob_record::simrec::{
+    decode_block, parse_line, BLOCK_HEADER, BLOCK_MAGIC, END_MAGIC, MAX_BLOCK_BYTES,
+    MAX_HEADER_BYTES,
+};
 
-/// The `format` of the header line.
-pub const FORMAT: &str = "simrob-recording";
-/// The version this crate writes (compact blocks).
-pub const VERSION: u32 = 2;
-/// The JSON-lines version, still read (and written by [`Header::now`] users that write one
-/// JSON line per frame).
-pub const VERSION_JSON_LINES: u32 = 1;
-/// The `format` of a swarm recording, which the reader also accepts.
-pub const SWARM_FORMAT: &str = "simrob-swarm-recording";
-/// Frames per block at most.
-pub const BLOCK_FRAMES: usize = 256;
-/// The recorder closes a block at least this often, so a follower sees recent frames.
-pub const FLUSH_EVERY: Duration = Duration::from_millis(500);
-/// Width of a swarm robot drawn in a replay, map units.
-pub const SWARM_ROBOT_SIZE: f64 = 20.0;
+use crate::Frame;
 
-const BLOCK_MAGIC: [u8; 4] = *b"SRB2";
-const END_MAGIC: [u8; 4] = *b"SRE2";
-const BLOCK_HEADER: usize = 32;
-/// Largest block payload (compressed or not) a reader accepts: a corrupt length is refused
-/// rather than allocated.
-const MAX_BLOCK_BYTES: u32 = 256 << 20;
-/// Longest header line a reader accepts.
-const MAX_HEADER_BYTES: u64 = 64 << 20;
-/// Metres per map unit when a swarm recording is read.
-const SWARM_SCALE: f64 = 0.01;
-/// Height of swarm boxes, map units.
-const SWARM_HEIGHT: f64 = 5.0;
-
-/// The first line of a recording.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Header {
-    /// Always [`FORMAT`].
-    pub format: String,
-    /// [`VERSION`] or [`VERSION_JSON_LINES`].
-    pub version: u32,
-    /// What was recorded (for `simrob serve`, `udp://IP:PORT`).
-    pub source: String,
-    /// When recording started, milliseconds since the Unix epoch.
-    pub started_unix_ms: u64,
-}
-
-impl Header {
-    /// A header for a JSON-lines (version 1) recording starting now, for writers that append
-    /// one [`Frame`] per line themselves.
-    pub fn now(source: &str) -> Header {
-        Header::starting_now(source, VERSION_JSON_LINES)
-    }
-
-    fn starting_now(source: &str, version: u32) -> Header {
-        let started_unix_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-            .unwrap_or(0);
-        Header {
-            format: FORMAT.to_string(),
-            version,
-            source: source.to_string(),
-            started_unix_ms,
-        }
-    }
+/// The header of a recording of `source` starting now: JSON lines (version 1; the
+/// [`Writer`] writes version 2), for writers that append one [`Frame`] per line themselves.
+pub fn header_now(source: &str) -> Header {
+    let started_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0);
+    Header::new(source, VERSION_JSON_LINES, started_unix_ms)
 }
 
 fn invalid(message: String) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, message)
-}
-
-// ---------------------------------------------------------------------------------------
-// Writing
-
-/// What the previous frame of the block left, as stored.
-#[derive(Default)]
-struct Previous {
-    bodies: Vec<FrameBody>,
-    motion: Vec<[f32; 12]>,
-    entities: Vec<FrameEntity>,
-    poses: Vec<Option<[f32; 6]>>,
-}
-
-fn f32s<const N: usize>(parts: &[&[f64; 3]]) -> [f32; N] {
-    let mut out = [0f32; N];
-    for (k, v) in parts.iter().flat_map(|p| p.iter()).enumerate().take(N) {
-        out[k] = *v as f32;
-    }
-    out
-}
-
-fn motion_of(b: &FrameBody) -> [f32; 12] {
-    f32s(&[&b.p, &b.r, &b.v, &b.w])
-}
-
-fn pose_of(e: &FrameEntity) -> Option<[f32; 6]> {
-    match (&e.p, &e.r) {
-        (Some(p), Some(r)) => Some(f32s(&[p, r])),
-        _ => None,
-    }
-}
-
-fn same_body(a: &FrameBody, b: &FrameBody) -> bool {
-    a.e == b.e
-        && a.id == b.id
-        && a.shape == b.shape
-        && a.dims == b.dims
-        && a.material == b.material
-        && a.mass.to_bits() == b.mass.to_bits()
-}
-
-fn same_entity(a: &FrameEntity, b: &FrameEntity) -> bool {
-    a.id == b.id && a.kind == b.kind && pose_of(a).is_some() == pose_of(b).is_some()
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    let bytes = &s.as_bytes()[..s.len().min(255)];
-    out.push(bytes.len() as u8);
-    out.extend_from_slice(bytes);
-}
-
-fn put_mask(out: &mut Vec<u8>, bits: &[bool]) {
-    for chunk in bits.chunks(8) {
-        let mut byte = 0u8;
-        for (k, &b) in chunk.iter().enumerate() {
-            byte |= u8::from(b) << k;
-        }
-        out.push(byte);
-    }
-}
-
-/// Appends `frame`, encoded against `prev`, to `out`, and makes it the new `prev`.
-fn encode_frame(out: &mut Vec<u8>, frame: &Frame, prev: &mut Previous) {
-    out.extend_from_slice(&frame.iteration.to_le_bytes());
-    out.extend_from_slice(&frame.time.to_le_bytes());
-    out.push(
-        u8::from(frame.initialized)
-            | u8::from(frame.paused) << 1
-            | u8::from(frame.sync) << 2
-            | u8::from(frame.auto_adjust) << 3,
-    );
-    out.extend_from_slice(&frame.timestep.to_le_bytes());
-    out.extend_from_slice(&frame.gravity.to_le_bytes());
-    out.extend_from_slice(&frame.steps_per_iteration.to_le_bytes());
-    out.extend_from_slice(&frame.real_time_factor.to_le_bytes());
-    let bodies_same = prev.bodies.len() == frame.bodies.len()
-        && prev
-            .bodies
-            .iter()
-            .zip(&frame.bodies)
-            .all(|(a, b)| same_body(a, b));
-    let entities_same = prev.entities.len() == frame.entities.len()
-        && prev
-            .entities
-            .iter()
-            .zip(&frame.entities)
-            .all(|(a, b)| same_entity(a, b));
-    out.push(u8::from(!bodies_same) | u8::from(!entities_same) << 1);
-    if !bodies_same {
-        out.extend_from_slice(&(frame.bodies.len() as u32).to_le_bytes());
-        for b in &frame.bodies {
-            out.extend_from_slice(&b.e.to_le_bytes());
-            out.extend_from_slice(&b.id.to_le_bytes());
-            put_str(out, &b.shape);
-            for d in b.dims {
-                out.extend_from_slice(&d.to_le_bytes());
-            }
-            out.extend_from_slice(&b.material.to_le_bytes());
-            out.extend_from_slice(&b.mass.to_le_bytes());
-        }
-        prev.bodies = frame.bodies.clone();
-        prev.motion.clear();
-    }
-    let motion: Vec<[f32; 12]> = frame.bodies.iter().map(motion_of).collect();
-    let moved: Vec<bool> = motion
-        .iter()
-        .enumerate()
-        .map(|(k, m)| prev.motion.get(k) != Some(m))
-        .collect();
-    put_mask(out, &moved);
-    for (m, _) in motion.iter().zip(&moved).filter(|(_, &c)| c) {
-        for v in m {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    prev.motion = motion;
-    if !entities_same {
-        out.extend_from_slice(&(frame.entities.len() as u32).to_le_bytes());
-        for e in &frame.entities {
-            out.extend_from_slice(&e.id.to_le_bytes());
-            put_str(out, &e.kind);
-            out.push(u8::from(pose_of(e).is_some()));
-        }
-        prev.entities = frame.entities.clone();
-        prev.poses.clear();
-    }
-    let poses: Vec<Option<[f32; 6]>> = frame.entities.iter().map(pose_of).collect();
-    let posed: Vec<usize> = (0..poses.len()).filter(|&k| poses[k].is_some()).collect();
-    let changed: Vec<bool> = posed
-        .iter()
-        .map(|&k| prev.poses.get(k).copied().flatten() != poses[k])
-        .collect();
-    put_mask(out, &changed);
-    for (&k, _) in posed.iter().zip(&changed).filter(|(_, &c)| c) {
-        for v in poses[k].unwrap_or_default() {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    prev.poses = poses;
-}
-
-/// Writes a version-2 recording: [`Writer::write_frame`] per iteration; blocks are closed
-/// every [`BLOCK_FRAMES`] frames or by [`Writer::flush`]; [`Writer::finish`] (or dropping the
-/// writer) closes the last block and marks the file finished.
-pub struct Writer<W: Write> {
-    out: W,
-    payload: Vec<u8>,
-    frames_in_block: u32,
-    first: (u64, f64),
-    last: (u64, f64),
-    total: u64,
-    prev: Previous,
-    finished: bool,
-}
-
-impl Writer<File> {
-    /// Creates (or truncates) `path` and writes the header.
-    pub fn create(path: &Path, source: &str) -> std::io::Result<Writer<File>> {
-        Writer::new(File::create(path)?, source)
-    }
-}
-
-impl<W: Write> Writer<W> {
-    /// Writes the header of a recording of `source` to `out`.
-    pub fn new(mut out: W, source: &str) -> std::io::Result<Writer<W>> {
-        let header = serde_json::to_string(&Header::starting_now(source, VERSION))
-            .map_err(std::io::Error::other)?;
-        out.write_all(format!("{header}\n").as_bytes())?;
-        out.flush()?;
-        Ok(Writer {
-            out,
-            payload: Vec::new(),
-            frames_in_block: 0,
-            first: (0, 0.0),
-            last: (0, 0.0),
-            total: 0,
-            prev: Previous::default(),
-            finished: false,
-        })
-    }
-
-    /// Appends one frame (written out when its block closes).
-    pub fn write_frame(&mut self, frame: &Frame) -> std::io::Result<()> {
-        if self.frames_in_block == 0 {
-            self.first = (frame.iteration, frame.time);
-        }
-        self.last = (frame.iteration, frame.time);
-        encode_frame(&mut self.payload, frame, &mut self.prev);
-        self.frames_in_block += 1;
-        self.total += 1;
-        if self.frames_in_block as usize >= BLOCK_FRAMES {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    /// Frames written so far.
-    pub fn frames(&self) -> u64 {
-        self.total
-    }
-
-    /// Closes the current block (if it has frames) and flushes it to the file.
-    pub fn flush(&mut self) -> std::io::Result<()> {
-        if self.frames_in_block == 0 {
-            return self.out.flush();
-        }
-        let mut z = ZlibEncoder::new(
-            Vec::with_capacity(self.payload.len() / 4),
-            Compression::new(6),
-        );
-        z.write_all(&self.payload)?;
-        let data = z.finish()?;
-        let mut block = Vec::with_capacity(BLOCK_HEADER + data.len());
-        let raw = u32::try_from(self.payload.len()).map_err(std::io::Error::other)?;
-        let len = u32::try_from(data.len()).map_err(std::io::Error::other)?;
-        block_header(
-            &mut block,
-            BLOCK_MAGIC,
-            len,
-            self.frames_in_block,
-            raw,
-            self.first,
-        );
-        block.extend_from_slice(&data);
-        // One write per block: a reader sees whole blocks or a cut last one.
-        self.out.write_all(&block)?;
-        self.out.flush()?;
-        self.payload.clear();
-        self.frames_in_block = 0;
-        self.prev = Previous::default();
-        Ok(())
-    }
-
-    /// Closes the last block and marks the recording finished.
-    pub fn finish(mut self) -> std::io::Result<()> {
-        self.end()
-    }
-
-    fn end(&mut self) -> std::io::Result<()> {
-        if self.finished {
-            return Ok(());
-        }
-        self.flush()?;
-        self.finished = true;
-        let mut block = Vec::with_capacity(BLOCK_HEADER);
-        let total = u32::try_from(self.total).unwrap_or(u32::MAX);
-        block_header(&mut block, END_MAGIC, 0, total, 0, self.last);
-        self.out.write_all(&block)?;
-        self.out.flush()
-    }
-}
-
-impl<W: Write> Drop for Writer<W> {
-    fn drop(&mut self) {
-        if let Err(e) = self.end() {
-            tracing::error!("recording not closed: {e}");
-        }
-    }
-}
-
-fn block_header(
-    out: &mut Vec<u8>,
-    magic: [u8; 4],
-    len: u32,
-    frames: u32,
-    raw: u32,
-    first: (u64, f64),
-) {
-    out.extend_from_slice(&magic);
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(&frames.to_le_bytes());
-    out.extend_from_slice(&raw.to_le_bytes());
-    out.extend_from_slice(&first.0.to_le_bytes());
-    out.extend_from_slice(&first.1.to_le_bytes());
-}
-
-/// Starts a recording at `path` (created, or truncated) and returns the observer that
-/// records every iteration: add it with `UdpServer::add_observer`. The observer only hands
-/// each iteration's snapshot (the session's shared `Arc`) to a writer thread of its own, so
-/// the file work never runs on the simulation's thread; it never drops an iteration.
-///
-/// A frame is written only when the iteration number changed since the last one (the first
-/// snapshot always writes). Blocks reach the file every [`BLOCK_FRAMES`] frames and at least
-/// every [`FLUSH_EVERY`]; dropping the observer finishes the file (it waits for the writer).
-/// A write error is logged once and ends the recording; the simulation goes on.
-pub fn recorder(path: &Path, source: &str) -> std::io::Result<Observer> {
-    let writer = Writer::create(path, source)?;
-    let shown = path.display().to_string();
-    let (tx, rx) = std::sync::mpsc::channel::<Arc<Snapshot>>();
-    let thread = std::thread::Builder::new()
-        .name("recorder".into())
-        .spawn(move || write_snapshots(writer, rx, &shown))?;
-    let mut feed = RecorderFeed {
-        tx: Some(tx),
-        thread: Some(thread),
-    };
-    Ok(Box::new(move |o: &Observation| {
-        if let Observation::Iterated(s) | Observation::Changed(s) = o {
-            feed.send(s.clone());
-        }
-    }))
-}
-
-/// The observer's end of the writer thread: closing it finishes the file.
-struct RecorderFeed {
-    tx: Option<std::sync::mpsc::Sender<Arc<Snapshot>>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl RecorderFeed {
-    fn send(&mut self, s: Arc<Snapshot>) {
-        if let Some(tx) = &self.tx {
-            if tx.send(s).is_err() {
-                self.tx = None;
-            }
-        }
-    }
-}
-
-impl Drop for RecorderFeed {
-    fn drop(&mut self) {
-        self.tx = None;
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-fn write_snapshots(mut w: Writer<File>, rx: std::sync::mpsc::Receiver<Arc<Snapshot>>, shown: &str) {
-    let mut last: Option<u64> = None;
-    let mut flushed = Instant::now();
-    while let Ok(s) = rx.recv() {
-        if last == Some(s.iteration) {
-            continue;
-        }
-        last = Some(s.iteration);
-        let mut written = w.write_frame(&Frame::of(&s));
-        if written.is_ok() && flushed.elapsed() >= FLUSH_EVERY {
-            flushed = Instant::now();
-            written = w.flush();
-        }
-        if let Err(e) = written {
-            tracing::error!(
-                "recording to {shown} stopped at iteration {}: {e}",
-                s.iteration
-            );
-            return;
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Reading
-
-/// A little-endian cursor over a block's payload.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> std::io::Result<&'a [u8]> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
-        let Some(end) = end else {
-            return Err(invalid(format!("the block ends early (byte {})", self.at)));
-        };
-        let s = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(s)
-    }
-    fn array<const N: usize>(&mut self) -> std::io::Result<[u8; N]> {
-        let mut a = [0u8; N];
-        a.copy_from_slice(self.take(N)?);
-        Ok(a)
-    }
-    fn u8(&mut self) -> std::io::Result<u8> {
-        Ok(self.array::<1>()?[0])
-    }
-    fn u32(&mut self) -> std::io::Result<u32> {
-        Ok(u32::from_le_bytes(self.array()?))
-    }
-    fn u64(&mut self) -> std::io::Result<u64> {
-        Ok(u64::from_le_bytes(self.array()?))
-    }
-    fn f64(&mut self) -> std::io::Result<f64> {
-        Ok(f64::from_le_bytes(self.array()?))
-    }
-    fn f32(&mut self) -> std::io::Result<f64> {
-        Ok(f64::from(f32::from_le_bytes(self.array()?)))
-    }
-    fn v3(&mut self) -> std::io::Result<[f64; 3]> {
-        Ok([self.f32()?, self.f32()?, self.f32()?])
-    }
-    fn str(&mut self) -> std::io::Result<String> {
-        let n = self.u8()? as usize;
-        String::from_utf8(self.take(n)?.to_vec()).map_err(|e| invalid(e.to_string()))
-    }
-    fn mask(&mut self, n: usize) -> std::io::Result<Vec<bool>> {
-        let bytes = self.take(n.div_ceil(8))?;
-        Ok((0..n).map(|k| bytes[k / 8] >> (k % 8) & 1 == 1).collect())
-    }
-    /// A count that cannot exceed what is left of the block (one byte per item at least).
-    fn count(&mut self) -> std::io::Result<usize> {
-        let n = self.u32()? as usize;
-        if n > self.bytes.len() - self.at {
-            return Err(invalid(format!("a count of {n} is larger than the block")));
-        }
-        Ok(n)
-    }
-}
-
-/// Decodes the frames of one block payload.
-fn decode_block(payload: &[u8], frames: u32) -> std::io::Result<Vec<Frame>> {
-    let mut c = Cursor {
-        bytes: payload,
-        at: 0,
-    };
-    let mut out: Vec<Frame> = Vec::with_capacity(frames as usize);
-    for _ in 0..frames {
-        let mut f = Frame {
-            iteration: c.u64()?,
-            time: c.f64()?,
-            ..Frame::default()
-        };
-        let flags = c.u8()?;
-        f.initialized = flags & 1 != 0;
-        f.paused = flags & 2 != 0;
-        f.sync = flags & 4 != 0;
-        f.auto_adjust = flags & 8 != 0;
-        f.timestep = c.f64()?;
-        f.gravity = c.f64()?;
-        f.steps_per_iteration = c.u32()?;
-        f.real_time_factor = c.f64()?;
-        let layout = c.u8()?;
-        let prev = out.last();
-        f.bodies = if layout & 1 != 0 {
-            let n = c.count()?;
-            let mut bodies = Vec::with_capacity(n);
-            for _ in 0..n {
-                bodies.push(FrameBody {
-                    e: c.u32()?,
-                    id: c.u32()?,
-                    shape: c.str()?,
-                    dims: [c.f64()?, c.f64()?, c.f64()?],
-                    material: c.u32()?,
-                    mass: c.f64()?,
-                    p: [0.0; 3],
-                    r: [0.0; 3],
-                    v: [0.0; 3],
-                    w: [0.0; 3],
-                });
-            }
-            bodies
-        } else {
-            // The first frame of a block compares with an empty world.
-            prev.map(|p| p.bodies.clone()).unwrap_or_default()
-        };
-        let moved = c.mask(f.bodies.len())?;
-        for (b, _) in f.bodies.iter_mut().zip(&moved).filter(|(_, &m)| m) {
-            b.p = c.v3()?;
-            b.r = c.v3()?;
-            b.v = c.v3()?;
-            b.w = c.v3()?;
-        }
-        f.entities = if layout & 2 != 0 {
-            let n = c.count()?;
-            let mut entities = Vec::with_capacity(n);
-            for _ in 0..n {
-                let id = c.u32()?;
-                let kind = c.str()?;
-                let posed = c.u8()? != 0;
-                entities.push(FrameEntity {
-                    id,
-                    kind,
-                    p: posed.then_some([0.0; 3]),
-                    r: posed.then_some([0.0; 3]),
-                });
-            }
-            entities
-        } else {
-            prev.map(|p| p.entities.clone()).unwrap_or_default()
-        };
-        let posed = f.entities.iter().filter(|e| e.p.is_some()).count();
-        let changed = c.mask(posed)?;
-        for (e, _) in f
-            .entities
-            .iter_mut()
-            .filter(|e| e.p.is_some())
-            .zip(&changed)
-            .filter(|(_, &m)| m)
-        {
-            e.p = Some(c.v3()?);
-            e.r = Some(c.v3()?);
-        }
-        out.push(f);
-    }
-    if c.at != payload.len() {
-        return Err(invalid(format!(
-            "{} bytes left over after the block's frames",
-            payload.len() - c.at
-        )));
-    }
-    Ok(out)
-}
-
-/// What kind of file a reader reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// `simrob-recording` version 1 (JSON lines).
-    JsonLines,
-    /// `simrob-recording` version 2 (compact blocks).
-    Compact,
-    /// `simrob-swarm-recording` version 1.
-    Swarm,
-}
-
-/// A swarm recording's static world, as viewer bodies.
-#[derive(Debug, Clone, Default)]
-struct SwarmStatic {
-    walls: Vec<FrameBody>,
-    fps: f64,
 }
 
 /// Where one unit of frames (a line, or a block) sits in the file.
@@ -662,167 +109,6 @@ struct Unit {
     line: u64,
 }
 
-/// Why a recording's first line is not a header this reader knows.
-#[derive(Debug, thiserror::Error)]
-pub enum HeaderError {
-    #[error("line 1: bad header: {0}")]
-    Bad(serde_json::Error),
-    #[error(
-        "line 1: {format} version {version} is not supported (this simrob reads {} versions {} and {}, {} version 1)",
-        FORMAT, VERSION_JSON_LINES, VERSION, SWARM_FORMAT
-    )]
-    Version { format: String, version: u64 },
-    #[error("line 1: the header has no version number")]
-    NoVersion,
-    #[error(
-        "line 1: not a simrob recording (format {}, expected \"{}\" or \"{}\")",
-        found.as_deref().map_or("missing".to_string(), |f| format!("{f:?}")), FORMAT, SWARM_FORMAT
-    )]
-    NotARecording { found: Option<String> },
-}
-
-/// Why a frame line (JSON lines, swarm snapshots) could not be read.
-#[derive(Debug, thiserror::Error)]
-enum LineError {
-    #[error("{0}")]
-    Utf8(#[from] std::str::Utf8Error),
-    #[error("{0}")]
-    Json(#[from] serde_json::Error),
-}
-
-fn check_header(value: &serde_json::Value) -> Result<(Header, Kind), HeaderError> {
-    let format = value.get("format").and_then(|f| f.as_str());
-    let version = value.get("version").and_then(|v| v.as_u64());
-    match (format, version) {
-        (Some(FORMAT), Some(v))
-            if v == u64::from(VERSION) || v == u64::from(VERSION_JSON_LINES) =>
-        {
-            let header: Header = serde_json::from_value(value.clone()).map_err(HeaderError::Bad)?;
-            let kind = if v == u64::from(VERSION) {
-                Kind::Compact
-            } else {
-                Kind::JsonLines
-            };
-            Ok((header, kind))
-        }
-        (Some(SWARM_FORMAT), Some(1)) => {
-            let scenario = value
-                .get("scenario")
-                .and_then(|s| s.as_str())
-                .unwrap_or("?");
-            let seed = value.get("seed").and_then(|s| s.as_u64()).unwrap_or(0);
-            Ok((
-                Header {
-                    format: SWARM_FORMAT.into(),
-                    version: 1,
-                    source: format!("simrob swarm: {scenario} (seed {seed})"),
-                    started_unix_ms: 0,
-                },
-                Kind::Swarm,
-            ))
-        }
-        (Some(f @ (FORMAT | SWARM_FORMAT)), Some(v)) => Err(HeaderError::Version {
-            format: f.to_string(),
-            version: v,
-        }),
-        (Some(FORMAT | SWARM_FORMAT), None) => Err(HeaderError::NoVersion),
-        (f, _) => Err(HeaderError::NotARecording {
-            found: f.map(str::to_string),
-        }),
-    }
-}
-
-/// A swarm body as the 3D viewer draws it: a box of `size` map units (at least 1) on the
-/// floor, at (x, y) and heading `theta` (radians) on the map, in metres with the map's y
-/// axis turned to the viewer's (both the recorder of a swarm run and the reader of a swarm
-/// recording use it).
-pub fn swarm_box(e: u32, id: u32, x: f64, y: f64, theta: f64, size: [f64; 2]) -> FrameBody {
-    let s = SWARM_SCALE;
-    FrameBody {
-        e,
-        id,
-        shape: "Box".into(),
-        dims: [size[0].max(1.0) * s, size[1].max(1.0) * s, SWARM_HEIGHT * s],
-        material: 0,
-        mass: 1.0,
-        p: [x * s, -y * s, SWARM_HEIGHT * 0.5 * s],
-        r: [0.0, 0.0, -theta],
-        v: [0.0; 3],
-        w: [0.0; 3],
-    }
-}
-
-/// A swarm map's walls (`[x, y, half width, half height]`, map units) as static boxes of
-/// entity 0.
-pub fn swarm_walls(walls: &[[f64; 4]]) -> Vec<FrameBody> {
-    walls
-        .iter()
-        .enumerate()
-        .map(|(k, w)| {
-            let mut b = swarm_box(0, k as u32, w[0], w[1], 0.0, [2.0 * w[2], 2.0 * w[3]]);
-            b.mass = -1.0;
-            b
-        })
-        .collect()
-}
-
-fn swarm_static(value: &serde_json::Value) -> SwarmStatic {
-    let walls = value
-        .get("walls")
-        .and_then(|w| w.as_array())
-        .map(|walls| {
-            let walls: Vec<[f64; 4]> = walls
-                .iter()
-                .filter_map(|w| serde_json::from_value::<[f64; 4]>(w.clone()).ok())
-                .collect();
-            swarm_walls(&walls)
-        })
-        .unwrap_or_default();
-    let fps = value.get("fps").and_then(|f| f.as_f64()).unwrap_or(24.0);
-    SwarmStatic { walls, fps }
-}
-
-/// One snapshot line of a swarm recording as a frame.
-fn swarm_frame(line: &str, world: &SwarmStatic) -> Result<Frame, serde_json::Error> {
-    #[derive(Deserialize)]
-    struct Snap {
-        frame: u64,
-        t: f64,
-        entities: Vec<(u32, u32, f64, f64, f64, String)>,
-    }
-    let snap: Snap = serde_json::from_str(line)?;
-    let mut bodies = world.walls.clone();
-    let mut entities = Vec::with_capacity(snap.entities.len() + 1);
-    if !world.walls.is_empty() {
-        entities.push(FrameEntity {
-            id: 0,
-            kind: "Field".into(),
-            p: None,
-            r: None,
-        });
-    }
-    for (id, _kind, x, y, theta, _state) in snap.entities {
-        let b = swarm_box(id, 0, x, y, theta, [SWARM_ROBOT_SIZE; 2]);
-        entities.push(FrameEntity {
-            id,
-            kind: "Robot".into(),
-            p: Some(b.p),
-            r: Some(b.r),
-        });
-        bodies.push(b);
-    }
-    Ok(Frame {
-        iteration: snap.frame,
-        time: snap.t,
-        initialized: true,
-        timestep: 1.0 / world.fps.max(1e-9),
-        steps_per_iteration: 1,
-        bodies,
-        entities,
-        ..Frame::default()
-    })
-}
-
 /// A recording file read on demand: opening it reads only its index (block headers, or line
 /// positions), frames are decoded when asked for, and [`RecordingReader::refresh`] picks up
 /// what a writer appended since. Reads every [`Kind`].
@@ -831,7 +117,7 @@ pub struct RecordingReader {
     file: File,
     header: Header,
     kind: Kind,
-    swarm: SwarmStatic,
+    swarm: Option<SwarmSource>,
     units: Vec<Unit>,
     frames: usize,
     /// Bytes of the file indexed so far (whole units only).
@@ -872,9 +158,16 @@ impl RecordingReader {
         })?;
         let (header, kind) = check_header(&value).map_err(|e| named(e.to_string()))?;
         let swarm = if kind == Kind::Swarm {
-            swarm_static(&value)
+            let reader =
+                swarm::Reader::open(File::open(path)?).map_err(|e| named(e.to_string()))?;
+            let h = reader.header();
+            Some(SwarmSource {
+                walls: swarm_walls(&h.walls),
+                fps: h.fps,
+                reader,
+            })
         } else {
-            SwarmStatic::default()
+            None
         };
         let mut r = RecordingReader {
             path: path.to_path_buf(),
@@ -938,9 +231,17 @@ impl RecordingReader {
             }
             self.tentative = false;
         }
-        match self.kind {
-            Kind::Compact => self.scan_blocks()?,
-            Kind::JsonLines | Kind::Swarm => self.scan_lines()?,
+        match (self.kind, &mut self.swarm) {
+            (Kind::Compact, _) => self.scan_blocks()?,
+            (Kind::Swarm, Some(swarm)) => {
+                swarm
+                    .reader
+                    .refresh()
+                    .map_err(|e| invalid(format!("{}: {e}", self.path.display())))?;
+                self.frames = swarm.reader.len();
+                self.finished = swarm.reader.is_finished();
+            }
+            _ => self.scan_lines()?,
         }
         Ok(self.frames.saturating_sub(before))
     }
@@ -1000,15 +301,7 @@ impl RecordingReader {
             }
             let complete = line.ends_with(b"\n");
             let text = line.trim_ascii();
-            let is_frame = match self.kind {
-                Kind::Swarm => {
-                    if text.starts_with(b"{\"type\":\"end\"") && complete {
-                        self.finished = true;
-                    }
-                    text.starts_with(b"{\"type\":\"snapshot\"")
-                }
-                _ => !text.is_empty(),
-            };
+            let is_frame = !text.is_empty();
             if !complete {
                 // A last line being written: counted only if it is already whole.
                 if is_frame && self.decode_line(text).is_ok() {
@@ -1040,11 +333,8 @@ impl RecordingReader {
         self.frames += 1;
     }
 
-    fn decode_line(&self, text: &[u8]) -> Result<Frame, LineError> {
-        Ok(match self.kind {
-            Kind::Swarm => swarm_frame(std::str::from_utf8(text)?, &self.swarm)?,
-            _ => serde_json::from_slice::<Frame>(text)?,
-        })
+    fn decode_line(&self, text: &[u8]) -> Result<Frame, serde_json::Error> {
+        parse_line(text)
     }
 
     fn read_unit(&self, u: &Unit) -> std::io::Result<Vec<Frame>> {
@@ -1095,6 +385,13 @@ impl RecordingReader {
 
     /// Frame `index` (0-based), decoded from the file (the last unit read is kept).
     pub fn frame(&mut self, index: usize) -> std::io::Result<Frame> {
+        if let Some(swarm) = &mut self.swarm {
+            let snap = swarm
+                .reader
+                .snapshot(index)
+                .map_err(|e| invalid(format!("{}: {e}", self.path.display())))?;
+            return Ok(swarm_frame(snap, swarm));
+        }
         if index >= self.frames {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::NotFound,
@@ -1121,6 +418,12 @@ impl RecordingReader {
         &mut self,
         mut f: impl FnMut(&Frame) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
+        if self.swarm.is_some() {
+            for index in 0..self.frames {
+                f(&self.frame(index)?)?;
+            }
+            return Ok(());
+        }
         for k in 0..self.units.len() {
             let unit = self.units[k];
             for frame in &self.read_unit(&unit)? {
@@ -1148,47 +451,6 @@ impl RecordingReader {
         writeln!(out, "{CSV_HEADER}")?;
         self.for_each(|f| csv_rows(f, out))
     }
-}
-
-const CSV_HEADER: &str = "time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z";
-
-/// Shortest text that reads back as `v`: a value stored as a 32-bit float prints as one.
-fn num(v: f64) -> String {
-    if v == 0.0 {
-        return "0".into(); // also -0
-    }
-    let short = v as f32;
-    if f64::from(short) == v {
-        format!("{short}")
-    } else {
-        format!("{v}")
-    }
-}
-
-fn csv_rows(frame: &Frame, out: &mut impl Write) -> std::io::Result<()> {
-    for e in &frame.entities {
-        let (Some(p), Some(r)) = (e.p, e.r) else {
-            continue;
-        };
-        if e.kind == "Field" {
-            continue;
-        }
-        writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{}",
-            frame.time,
-            frame.iteration,
-            e.id,
-            e.kind,
-            num(p[0]),
-            num(p[1]),
-            num(p[2]),
-            num(r[0]),
-            num(r[1]),
-            num(r[2])
-        )?;
-    }
-    Ok(())
 }
 
 /// A recording read back whole.
@@ -1232,7 +494,7 @@ impl Recording {
             if body.is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Frame>(body) {
+            match parse_line(body.as_bytes()) {
                 Ok(frame) => frames.push(frame),
                 // The last line, still being written.
                 Err(_) if lines.peek().is_none() && !line.ends_with('\n') => {}
@@ -1258,6 +520,7 @@ impl Recording {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{FrameBody, FrameEntity};
 
     /// A scratch directory removed on drop.
     struct Scratch(PathBuf);
@@ -1331,7 +594,7 @@ mod tests {
     }
 
     fn v1_text(frames: &[Frame]) -> String {
-        let mut s = serde_json::to_string(&Header::now("test")).unwrap();
+        let mut s = serde_json::to_string(&header_now("test")).unwrap();
         s.push('\n');
         for f in frames {
             s.push_str(&serde_json::to_string(f).unwrap());
@@ -1539,7 +802,7 @@ mod tests {
         let dir = Scratch::new("swarm");
         let path = dir.file("swarm.jsonl");
         let text = concat!(
-            "{\"type\":\"header\",\"format\":\"simrob-swarm-recording\",\"version\":1,\"scenario\":\"hospital\",\"seed\":7,\"fps\":10.0,\"walls\":[[50,0,50,2]],\"kinds\":[\"robot\"]}\n",
+            "{\"type\":\"header\",\"format\":\"simrob-swarm-recording\",\"version\":1,\"scenario\":\"hospital\",\"seed\":7,\"fps\":10.0,\"width\":200,\"height\":300,\"walls\":[[50,0,50,2]],\"kinds\":[\"robot\"]}\n",
             "{\"type\":\"snapshot\",\"frame\":0,\"t\":0,\"entities\":[[4,0,100,200,0,\"\"],[5,0,10,20,1.5,\"done\"]]}\n",
             "{\"type\":\"log\",\"t\":0.5,\"entity\":4,\"text\":\"{\\\"type\\\":\\\"snapshot\\\"\"}\n",
             "{\"type\":\"snapshot\",\"frame\":10,\"t\":1,\"entities\":[[4,0,110,200,0,\"\"]]}\n",

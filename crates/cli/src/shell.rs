@@ -1,0 +1,76 @@
+//! What the subcommands share, in a module that imports none of them: logging, Ctrl-C,
+//! bounded file reads, quiet broken pipes.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+
+/// Reads a file named on the command line or in a scenario: a regular file of at most `max`
+/// bytes (a device, a FIFO or a huge file gets an error at once).
+pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    simrob_swarm::scenario::read_bounded(path, max)
+}
+
+/// Sends the libraries' `tracing` logs to standard error, filtered by `filter` (`--log`),
+/// else by `RUST_LOG`, else at `warn`.
+pub fn init_logging(filter: Option<&str>) -> Result<()> {
+    let text = match filter {
+        Some(f) => f.to_string(),
+        None => std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
+    };
+    let filter = tracing_subscriber::EnvFilter::try_new(&text).with_context(|| {
+        format!("--log {text:?} is not a log filter (try `info` or `simrob=debug`)")
+    })?;
+    // A second subscriber (a test calling twice) keeps the first.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+    Ok(())
+}
+
+/// A flag Ctrl-C raises (installed before a command prints the address it serves on).
+pub(crate) fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
+        .context("cannot install the Ctrl-C handler")?;
+    Ok(stop)
+}
+
+/// `simrob … | head`: printing to a pipe whose reader has stopped fails; `println!` then
+/// panics. Every command ends quietly (status 0) instead, as Unix tools do. (SIGPIPE stays
+/// ignored: the servers must survive clients that close their sockets.)
+pub fn quiet_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info)
+    }));
+}
+
+/// Output piped into a reader that stopped early (`| head`, `| less` quit) is not an error:
+/// the command just ends, as Unix tools do.
+pub fn ignore_broken_pipe(result: Result<()>) -> Result<()> {
+    match result {
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
+}
