@@ -611,7 +611,10 @@ const PIN_V2_FRAMES: u64 = 4509668995622097624;
 const PIN_CSV_LEN: usize = 25997;
 const PIN_CSV: u64 = 10976222708465602248;
 const PIN_V1_TEXT: u64 = 74959215225505658;
-const PIN_V1_FRAMES: u64 = 13379869887771722164;
+// Read with serde_json's exact float parsing (`float_roundtrip`), as the `simrob` binary always
+// did (it reached the reader through the coordination crate) and as simrob-record now asks for
+// itself, so the figure no longer depends on which crates a build includes.
+const PIN_V1_FRAMES: u64 = 8165980258088952958;
 const PIN_SWARM_LEN: usize = 9311;
 const PIN_SWARM_BYTES: u64 = 11448146840944996926;
 const PIN_SWARM_FRAMES: u64 = 367191614776479892;
