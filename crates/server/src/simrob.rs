@@ -20,9 +20,12 @@ pub use udp::{set_receive_buffer, UdpServer, DEFAULT_RECEIVE_BUFFER};
 /// Why the server could not start or apply its scenario.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
+    /// A request of the start-up scenario was refused; the ones after it were not applied.
     #[error("request {request}: {source}")]
     Scenario {
+        /// Which request, counted from 1.
         request: usize,
+        /// Why the session refused it.
         #[source]
         source: SessionError,
     },

@@ -151,9 +151,11 @@ impl UdpServer {
         self.socket.local_addr()
     }
 
+    /// The session the server runs.
     pub fn session(&self) -> &Session {
         &self.session
     }
+    /// The session the server runs, to change (register filters, adjust settings).
     pub fn session_mut(&mut self) -> &mut Session {
         &mut self.session
     }
