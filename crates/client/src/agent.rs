@@ -36,14 +36,19 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 /// What can go wrong for an agent.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
+    /// The socket failed.
     #[error("network: {0}")]
     Io(#[from] io::Error),
+    /// The server sent something that does not decode as a SimRob message.
     #[error("undecodable message from the server: {0}")]
     Decode(#[from] DecodeError),
+    /// The server answered with an error (holds its text).
     #[error("the server answered with an error: {0}")]
     Server(String),
+    /// No answer came within the time waited (held here).
     #[error("no answer from the server within {0:?}")]
     Timeout(Duration),
+    /// A request that needs the agent's key before it has registered.
     #[error("register first (the agent has no key)")]
     NotRegistered,
 }
@@ -51,6 +56,7 @@ pub enum ClientError {
 /// Registration options (SimRob manual §2.1).
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
+    /// The agent type, which decides what broadcasts the server sends it.
     pub agent_type: AgentType,
     /// Synchronous agent: in synchronous mode the server waits for its Synchronize.
     pub sync: bool,
@@ -132,9 +138,11 @@ impl Agent {
         Ok(a)
     }
 
+    /// The server's address.
     pub fn server(&self) -> SocketAddr {
         self.server
     }
+    /// The key it registered with; `None` before it registers.
     pub fn key(&self) -> Option<&str> {
         self.key.as_deref()
     }

@@ -2,5 +2,6 @@
 //!
 //! Client library for programs that drive simrob: an [`agent`] speaks the SimRob XML protocol
 //! over UDP. The Mobile Robot Simulator's client lives with its server in `simrob-mrs`.
+#![warn(missing_docs)]
 
 pub mod agent;

@@ -253,9 +253,17 @@ pub fn wrap_angle(a: f64) -> f64 {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Shape {
     /// An axis-aligned box given by its half width and half height.
-    Box { hw: f64, hh: f64 },
+    Box {
+        /// Half the width, along x, in inches.
+        hw: f64,
+        /// Half the height, along y, in inches.
+        hh: f64,
+    },
     /// A disc of radius `r`.
-    Circle { r: f64 },
+    Circle {
+        /// The radius, in inches.
+        r: f64,
+    },
 }
 
 impl Default for Shape {

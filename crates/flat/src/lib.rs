@@ -50,6 +50,7 @@
 //! assert_eq!(robot.bumpers, 1); // bumper 0, at the front, is closed
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![warn(missing_docs)]
 
 pub mod geom;
 pub mod map;

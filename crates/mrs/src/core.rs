@@ -25,43 +25,68 @@ pub const MAX_MAP_FILE: u64 = 256 * 1024 * 1024;
 /// Why a map or snapshot file could not be named, read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
+    /// A file was to be read but the server has no map directory (holds the name).
     #[error("cannot read {0:?}: this server has no map directory")]
     NoDirectoryToRead(String),
+    /// A file was to be written but the server has no map directory (holds the name).
     #[error("cannot write {0:?}: this server has no map directory")]
     NoDirectoryToWrite(String),
+    /// The file name is empty.
     #[error("a file name is needed")]
     EmptyName,
+    /// The file name is longer than allowed.
     #[error("file name too long ({len} bytes, at most {max})")]
-    NameTooLong { len: usize, max: usize },
+    NameTooLong {
+        /// The name's length, in bytes.
+        len: usize,
+        /// The longest name allowed, in bytes.
+        max: usize,
+    },
+    /// The file name contains control characters.
     #[error("a file name may not contain control characters")]
     ControlCharacters,
+    /// The name has a `/` or `\\`, or starts with `.` (holds the name).
     #[error("{0:?} is not a plain file name in the map directory (no '/', no leading '.')")]
     NotPlain(String),
+    /// The name resolves, through a link, to a file outside the map directory.
     #[error("{0:?} leads out of the map directory")]
     LeavesDirectory(String),
+    /// Reading the file failed.
     #[error("cannot read {name}: {source}")]
     Read {
+        /// The file's name.
         name: String,
+        /// The operating system's error.
         source: std::io::Error,
     },
+    /// The name is not a regular file, or one larger than [`MAX_MAP_FILE`].
     #[error("cannot read {0}: not a file of at most {MAX_MAP_FILE} bytes")]
     NotAMapFile(String),
+    /// Writing the file failed (holds the name).
     #[error("cannot write {0}")]
     Write(String),
     /// Writing through a temporary file failed (the file is unchanged).
     #[error("cannot write {}: {source}", path.display())]
     WriteAtomically {
+        /// The file being written.
         path: PathBuf,
+        /// The operating system's error.
         source: std::io::Error,
     },
+    /// The map directory does not exist and could not be created.
     #[error("cannot create the map directory {}: {source}", path.display())]
     CreateDirectory {
+        /// The map directory.
         path: PathBuf,
+        /// The operating system's error.
         source: std::io::Error,
     },
+    /// The map directory could not be opened (resolved to its real path).
     #[error("cannot open the map directory {}: {source}", path.display())]
     OpenDirectory {
+        /// The map directory.
         path: PathBuf,
+        /// The operating system's error.
         source: std::io::Error,
     },
 }
@@ -70,37 +95,68 @@ pub enum FileError {
 /// is the reply's error line.
 #[derive(Debug, thiserror::Error)]
 pub enum CoreError {
+    /// The server already has its most robots (`--max-clients`, held here).
     #[error("the server is full ({0} robots, the most it takes)")]
     Full(usize),
+    /// No spot near the start pose is free for a new robot.
     #[error("no free place for a robot within {PLACE_SEARCH} in of ({x}, {y})")]
-    NoFreePlace { x: f64, y: f64 },
+    NoFreePlace {
+        /// The start's x, in inches.
+        x: f64,
+        /// The start's y, in inches.
+        y: f64,
+    },
+    /// A request from a connection that has no robot.
     #[error("this connection has no robot")]
     NoRobot,
+    /// The connection's robot is no longer in the world.
     #[error("this connection's robot is gone")]
     RobotGone,
+    /// An operator's operation on a client that has no robot.
     #[error("no robot for this client")]
     NoRobotForClient,
+    /// A sonar number the robot does not have.
     #[error("no such sonar")]
     NoSuchSonar,
+    /// The robot's sonars could not be read.
     #[error("no sonars")]
     NoSonars,
+    /// `#STEP` on a server that runs in real time.
     #[error(
         "#STEP only works on a stepped server (simrob mrs --stepped); this one runs in real time"
     )]
     NotStepped,
+    /// A `#RECT` that does not lie inside the map.
     #[error("#RECT {} {} {} {} is not inside the {w} × {h} in map", rect[0], rect[1], rect[2], rect[3])]
-    RectOutside { rect: [f64; 4], w: f64, h: f64 },
+    RectOutside {
+        /// The rectangle's four numbers as given, in inches.
+        rect: [f64; 4],
+        /// The map's width, in inches.
+        w: f64,
+        /// The map's height, in inches.
+        h: f64,
+    },
+    /// The `#SNAPSHOT` picture could not be encoded as PNG.
     #[error("cannot encode the picture: {0}")]
     Picture(#[source] image::ImageError),
+    /// The request line does not parse.
     #[error(transparent)]
     Request(#[from] ProtocolError),
+    /// The robot cannot be placed there.
     #[error(transparent)]
     Place(#[from] PlaceError),
+    /// A map operation was refused.
     #[error(transparent)]
     Map(#[from] MapError),
     /// A map file that does not read as a map.
     #[error("{name}: {source}")]
-    MapFile { name: String, source: MapError },
+    MapFile {
+        /// The file's name.
+        name: String,
+        /// Why it is not a map.
+        source: MapError,
+    },
+    /// A map or snapshot file could not be named, read or written.
     #[error(transparent)]
     File(#[from] FileError),
 }

@@ -32,6 +32,7 @@
 //! let core = handle.stop()?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![warn(missing_docs)]
 
 mod client;
 mod core;

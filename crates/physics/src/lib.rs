@@ -97,6 +97,7 @@
 //! * **Precision.** rapier computes in `f32`. Values cross this API as `f64` holding exactly
 //!   the engine's `f32` values, so the shortest text that reads back to one is that of the
 //!   `f32` (what the protocol crate prints).
+#![warn(missing_docs)]
 
 mod face_contacts;
 pub mod mapping;
@@ -158,12 +159,15 @@ impl std::fmt::Display for JointId {
 /// Everything needed to create one rigid body.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BodyDesc {
+    /// The collision shape (sizes in metres); it also sets the inertia.
     pub shape: Shape,
     /// kg; any negative value (the protocol's −1) makes the body static (infinite mass).
     pub mass: f64,
     /// Material id used to pick the interaction of a colliding pair.
     pub material: MaterialId,
+    /// The centre's position in world coordinates, metres.
     pub position: Vec3,
+    /// The orientation in world coordinates, a unit quaternion.
     pub orientation: Quat,
 }
 
@@ -171,16 +175,28 @@ pub struct BodyDesc {
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum JointDesc {
     /// Keeps the bodies' relative pose as it is when the joint is created.
-    Fixed { body_1: BodyId, body_2: BodyId },
+    Fixed {
+        /// The first body.
+        body_1: BodyId,
+        /// The second body.
+        body_2: BodyId,
+    },
     /// ODE Hinge2 (see the crate docs). Axes in world coordinates at creation time; the anchor
     /// is body 2's centre (the wheel).
     Wheel {
+        /// The chassis.
         body_1: BodyId,
+        /// The wheel; the anchor is its centre.
         body_2: BodyId,
+        /// The suspension (steering) axis, world coordinates; rotation about it is locked.
         axis_1: Vec3,
+        /// The wheel axis, world coordinates: the motor drives rotation about it.
         axis_2: Vec3,
+        /// The joint's Hardness (CFM); checked and saved, not simulated.
         hardness: f64,
+        /// The joint's Bounciness (ERP); checked and saved, not simulated.
         bounciness: f64,
+        /// The motor's most torque, N·m (`Maximum_Torque`); 0 = a free wheel.
         max_torque: f64,
     },
 }
@@ -240,9 +256,13 @@ impl Default for StepParams {
 /// Kinematic state of a body.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BodyState {
+    /// The centre's position in world coordinates, metres.
     pub position: Vec3,
+    /// The orientation in world coordinates, a unit quaternion.
     pub orientation: Quat,
+    /// The centre's velocity in world coordinates, m/s.
     pub linear_velocity: Vec3,
+    /// The angular velocity in world coordinates, rad/s.
     pub angular_velocity: Vec3,
 }
 
@@ -261,6 +281,7 @@ impl BodyState {
 /// The first body a ray meets.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RayHit {
+    /// The body hit.
     pub body: BodyId,
     /// Distance from the ray origin along the (normalised) direction, metres.
     pub distance: f64,
@@ -271,14 +292,20 @@ pub struct RayHit {
 /// What a backend can refuse.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PhysicsError {
+    /// No body has this index in the backend.
     #[error("no body with index {0}")]
     NoSuchBody(BodyId),
+    /// No joint has this index in the backend.
     #[error("no joint with index {0}")]
     NoSuchJoint(JointId),
+    /// A motor command for a joint that is not a wheel joint.
     #[error("joint {0} is not a wheel joint and has no motor")]
     NotAWheelJoint(JointId),
+    /// A value the backend cannot take: a non-finite pose, a zero quaternion, zero or parallel
+    /// wheel axes… (says which).
     #[error("invalid value: {0}")]
     Invalid(String),
+    /// Exported engine state that does not decode or does not hold together.
     #[error("corrupt physics state: {0}")]
     CorruptState(String),
 }

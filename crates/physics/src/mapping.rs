@@ -18,7 +18,9 @@ const MIN_CFM: f64 = 1e-12;
 /// A spring as natural angular frequency ω (rad/s) and damping ratio ζ.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Spring {
+    /// Natural angular frequency ω, rad/s.
     pub omega: f64,
+    /// Damping ratio ζ (1 = critically damped).
     pub zeta: f64,
 }
 

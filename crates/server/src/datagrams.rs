@@ -39,10 +39,12 @@ pub const MAX_BATCH: usize = 64;
 /// A datagram to send.
 #[derive(Debug, Clone, Copy)]
 pub struct Outgoing<'a> {
+    /// The address to send it to.
     pub to: SocketAddr,
     /// The IPv4 address to send it from (a local address; the socket bound to the wildcard
     /// address), or `None` for the socket's own.
     pub from: Option<Ipv4Addr>,
+    /// The datagram's bytes.
     pub payload: &'a [u8],
 }
 
@@ -62,9 +64,11 @@ pub struct Sent {
 /// A received datagram.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Datagram<'a> {
+    /// The address it came from.
     pub from: SocketAddr,
     /// The address it was sent to, when the socket was asked for it ([`want_destinations`]).
     pub to: Option<IpAddr>,
+    /// The datagram's bytes.
     pub payload: &'a [u8],
 }
 

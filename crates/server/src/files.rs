@@ -22,18 +22,33 @@ pub enum FileError {
     /// The name is not acceptable (outside the directory, empty, NUL…).
     #[error("{0}")]
     Name(String),
+    /// The operating system refused a file operation.
     #[error("cannot {action} {name}: {source}")]
     Io {
+        /// What was being done (`save to`, `load`, `create the save directory`…).
         action: &'static str,
+        /// The file or directory, as shown to the user.
         name: String,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
+    /// The file to load is not a file, or is larger than a save file may be.
     #[error("cannot load {name}: {problem}")]
-    Content { name: String, problem: String },
+    Content {
+        /// The file's name as the request gave it.
+        name: String,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// The directory's quota would be exceeded.
     #[error("cannot save {name}: {problem}")]
-    Quota { name: String, problem: String },
+    Quota {
+        /// The file's name as the request gave it.
+        name: String,
+        /// Which limit it would pass (`savedirectoryfiles` or `savedirectorybytes`), with the figures.
+        problem: String,
+    },
 }
 
 fn io<'a>(action: &'static str, name: &'a str) -> impl FnOnce(std::io::Error) -> FileError + 'a {

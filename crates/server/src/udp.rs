@@ -155,9 +155,11 @@ impl UdpServer {
         self.socket.local_addr()
     }
 
+    /// The session the server runs.
     pub fn session(&self) -> &Session {
         &self.session
     }
+    /// The session the server runs, to change (register filters, adjust settings).
     pub fn session_mut(&mut self) -> &mut Session {
         &mut self.session
     }
@@ -375,9 +377,12 @@ fn is_transient(e: &io::Error) -> bool {
 /// Why the server could not start or apply its scenario.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
+    /// A request of the start-up scenario was refused; the ones after it were not applied.
     #[error("request {request}: {source}")]
     Scenario {
+        /// Which request, counted from 1.
         request: usize,
+        /// Why the session refused it.
         #[source]
         source: SessionError,
     },

@@ -53,6 +53,7 @@ pub mod humanoid;
 /// Decides what of the world an agent type receives: hide data, change units… Shared by
 /// every agent of the type; `None` sends nothing this time.
 pub trait BroadcastFilter: Send + Sync {
+    /// What of `snapshot` the agents of this type are sent; `None` sends nothing.
     fn filter<'a>(&self, snapshot: &'a Snapshot) -> Option<Cow<'a, Broadcast>>;
 }
 
@@ -70,16 +71,20 @@ pub enum View {
 /// memory…). It runs on the simulation's thread once per iteration the agent is due a
 /// broadcast, in the order agents registered.
 pub trait AgentFilter: Send {
+    /// What `agent` is sent for `snapshot`; `None` sends nothing this time.
     fn view(&mut self, snapshot: &Snapshot, agent: &AgentInfo) -> Option<View>;
 }
 
 /// What a per-agent filter knows of its agent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentInfo {
+    /// The key the agent registered with.
     pub key: String,
+    /// Its agent type, which names its filter.
     pub agent_type: String,
     /// Where its datagrams go.
     pub addr: SocketAddr,
+    /// Whether it is synchronous: in synchronous mode iterations wait for it.
     pub sync: bool,
     /// Broadcast interval in simulated seconds; negative = never.
     pub broadcast_interval: f64,
@@ -120,7 +125,9 @@ type MakeFilter = dyn Fn(&AgentInfo) -> Box<dyn AgentFilter> + Send + Sync;
 /// One agent type's filter.
 #[derive(Clone)]
 pub enum Filter {
+    /// One filter for every agent of the type; its broadcast is encoded once per iteration.
     Shared(Arc<dyn BroadcastFilter>),
+    /// Makes a stateful filter for each agent when it registers.
     PerAgent(Arc<MakeFilter>),
 }
 
@@ -181,10 +188,13 @@ impl FilterRegistry {
 /// A registered agent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Agent {
+    /// The key it registered with (a new registration with the same key replaces it).
     pub key: String,
+    /// Its agent type, which names its filter.
     pub agent_type: String,
     /// Where broadcasts and confirmations go (the registered IP and port).
     pub addr: SocketAddr,
+    /// Whether it is synchronous: in synchronous mode iterations wait for it.
     pub sync: bool,
     /// Broadcast interval in simulated seconds; negative = never.
     pub broadcast_interval: f64,
@@ -229,15 +239,19 @@ impl AgentTable {
     pub fn as_slice(&self) -> &[Agent] {
         &self.list
     }
+    /// How many agents are registered.
     pub fn len(&self) -> usize {
         self.list.len()
     }
+    /// Whether no agent is registered.
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
+    /// The agents in the order they first registered.
     pub fn iter(&self) -> std::slice::Iter<'_, Agent> {
         self.list.iter()
     }
+    /// The agents in the order they first registered, to update.
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Agent> {
         self.list.iter_mut()
     }
@@ -245,6 +259,7 @@ impl AgentTable {
     pub fn get(&self, key: &str) -> Option<&Agent> {
         self.by_key.get(key).map(|&i| &self.list[i])
     }
+    /// The agent registered with `key`, to update.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Agent> {
         self.by_key.get(key).map(|&i| &mut self.list[i])
     }

@@ -51,28 +51,50 @@ use simrob_world::WorldConfig;
 pub enum ConfigError {
     /// A value of the wrong type or out of range.
     #[error("{key}: {problem}")]
-    Value { key: String, problem: String },
+    Value {
+        /// The key, lower case.
+        key: String,
+        /// What is wrong with the value.
+        problem: String,
+    },
+    /// A key that is neither a SimRob key, a simrob key, a limit nor a command key.
     #[error("unknown configuration key {0:?} (run `simrob serve --list-config` for the keys)")]
     UnknownKey(String),
+    /// A line of the legacy form that is not `key value` (nor `key=value`, `key: value`).
     #[error("{file}:{line}: expected `key value`, found {text:?}")]
     Syntax {
+        /// The file's name.
         file: String,
+        /// The line, counted from 1.
         line: usize,
+        /// The line's text, comment and surrounding blanks removed.
         text: String,
     },
+    /// A TOML file that does not parse.
     #[error("{file}: {message}")]
-    Toml { file: String, message: String },
+    Toml {
+        /// The file's name.
+        file: String,
+        /// The TOML parser's message.
+        message: String,
+    },
     /// An error in a file, at a line of the legacy form.
     #[error("{file}{}: {source}", line.map(|l| format!(":{l}")).unwrap_or_default())]
     In {
+        /// The file's name.
         file: String,
+        /// The line, counted from 1; `None` in a TOML file.
         line: Option<usize>,
+        /// The error itself.
         #[source]
         source: Box<ConfigError>,
     },
+    /// The command keys of a file, taken together, are refused (two commands with one name, say).
     #[error("{file}: command keys: {source}")]
     Keys {
+        /// The file's name.
         file: String,
+        /// What is wrong with the command keys.
         #[source]
         source: KeysError,
     },
@@ -93,12 +115,21 @@ pub const MAX_DATAGRAM_SIZE: usize = 65507;
 /// Everything the SimRob server is configured with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerConfig {
+    /// `communicationreceiverip`: the address the server listens on (default 127.0.0.1).
     pub receiver_ip: IpAddr,
+    /// `communicationreceiverport`: the UDP port the server listens on; 0 = any free port
+    /// (default 5005).
     pub receiver_port: u16,
+    /// `simulationengineip`: accepted for SimRob's internal module link, unused (default 127.0.0.1).
     pub simulation_engine_ip: IpAddr,
+    /// `simulationengineport`: accepted, unused (default 5006).
     pub simulation_engine_port: u16,
+    /// `maximumdatagramsize`: largest datagram sent or accepted, in bytes, between
+    /// [`MIN_DATAGRAM_SIZE`] and [`MAX_DATAGRAM_SIZE`] (default 65000); larger broadcasts are split.
     pub maximum_datagram_size: usize,
+    /// The world's settings: the `default…` keys (timestep, gravity, contact and joint defaults).
     pub world: WorldConfig,
+    /// Every command's name (the `command…key` keys).
     pub keys: CommandKeys,
     /// `defaultresponserequest`: confirm a command when the request does not say.
     pub default_response_request: bool,
@@ -106,7 +137,10 @@ pub struct ServerConfig {
     pub sync_wait: f64,
     /// Simulated seconds per wall second in asynchronous mode (0 = as fast as possible).
     pub real_time_factor: f64,
+    /// `savedirectory`: where Save and Load files live; paths that leave it are refused (default `.`).
     pub save_directory: PathBuf,
+    /// `allowforeignagentip`: whether an agent may register an IP other than the one it sends
+    /// from (default false).
     pub allow_foreign_agent_ip: bool,
     /// `randomseed`: every agent's random seed derives from it and the agent's key.
     pub random_seed: u64,

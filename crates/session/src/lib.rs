@@ -34,6 +34,7 @@
 //! assert_eq!(iterated.iteration, 1);
 //! assert!(iterated.broadcast.entities[0].position[2] < 1.0); // falling
 //! ```
+#![warn(missing_docs)]
 
 mod agents;
 mod config;

@@ -79,9 +79,9 @@ impl WorldAccess {
 /// Which IPs count as proven besides loopback.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Trusted {
-    /// None.
+    /// Only loopback (if `trustloopback`) counts as proven.
     None,
-    /// These.
+    /// Addresses on these IPs count as proven.
     Ips(Vec<IpAddr>),
     /// Every address (a closed network).
     All,
@@ -90,27 +90,49 @@ pub enum Trusted {
 /// The session's limits (see the module docs for the keys).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Limits {
+    /// Who may change the world (key `worldaccess`, default `local-or-agents`).
     pub world_access: WorldAccess,
+    /// The shared secret of [`WorldAccess::Secret`] (key `worldsecret`, default none).
     pub world_secret: Option<String>,
+    /// Requests one datagram may carry; with more, none of them runs (key `maxrequestsperdatagram`, default 64).
     pub max_requests_per_datagram: usize,
+    /// Save and Load requests one datagram may carry (key `maxfilerequestsperdatagram`, default 1).
     pub max_file_requests_per_datagram: usize,
+    /// A confirmation goes to every agent while there are at most this many, beyond that to its sender only (key `maxconfirmationfanout`, default 64).
     pub max_confirmation_fanout: usize,
+    /// Largest `Set_Steps_Per_Iteration` (key `maxstepsperiteration`, default 1000).
     pub max_steps_per_iteration: u32,
+    /// Physics steps run at a time: a longer iteration runs in slices, agents answered between them (key `stepsperslice`, default 10).
     pub steps_per_slice: u32,
+    /// Requests waiting for an iteration under way or a file operation; a datagram that would queue more is refused whole (key `maxqueuedrequests`, default 4096).
     pub max_queued_requests: usize,
+    /// Most entities in the world, for Create_Entity and Load (key `maxentities`, default 250).
     pub max_entities: usize,
+    /// Most rigid bodies in the world, for Create_Entity and Load (key `maxbodies`, default 1000).
     pub max_bodies: usize,
+    /// Largest |coordinate| of a position, in metres (key `maxposition`, default 10000).
     pub max_position: f64,
+    /// Largest |component| of a velocity or motor target (key `maxvelocity`, default 10000).
     pub max_velocity: f64,
+    /// Largest |gravity|, in m/s² (key `maxgravity`, default 1000).
     pub max_gravity: f64,
+    /// Shortest allowed timestep, in seconds (key `mintimestep`, default 0.00001).
     pub min_timestep: f64,
+    /// Longest allowed timestep, in seconds (key `maxtimestep`, default 1).
     pub max_timestep: f64,
+    /// Bytes sent to an unproven address per byte received from it (key `amplificationfactor`, default 3).
     pub amplification_factor: f64,
+    /// Whether addresses on the loopback interface count as proven (key `trustloopback`, default true).
     pub trust_loopback: bool,
+    /// IPs whose addresses count as proven besides loopback (key `trustedagentips`, comma-separated or `all`; default none).
     pub trusted: Trusted,
+    /// Socket receive buffer asked of the OS, in bytes (key `receivebuffer`, default 8388608).
     pub receive_buffer: usize,
+    /// Most bytes of save files in the save directory (key `savedirectorybytes`, default 268435456).
     pub save_directory_bytes: u64,
+    /// Most save files in the save directory (key `savedirectoryfiles`, default 1000).
     pub save_directory_files: usize,
+    /// Secret that seals the engine state in save files, so files sealed with it resume exactly in any run that has it (key `savekey`, default none: a random key per run).
     pub save_key: Option<String>,
 }
 
@@ -149,62 +171,122 @@ impl Default for Limits {
 /// Why a limit's value was refused (the configuration error names the key).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum LimitValueError {
+    /// A value that must be a finite number above zero is not one (holds the text given).
     #[error("expected a positive number, found {0:?}")]
     NotPositive(String),
+    /// A count that must be a whole number of at least 1 is not one (holds the text given).
     #[error("expected a whole number ≥ 1, found {0:?}")]
     NotCount(String),
+    /// A value that must be a whole number (0 allowed) is not one (holds the text given).
     #[error("expected a whole number, found {0:?}")]
     NotWhole(String),
+    /// A switch that must be `true`/`false` (or `1`/`0`, `yes`/`no`, `on`/`off`) is not one.
     #[error("expected true or false, found {0:?}")]
     NotBool(String),
+    /// `worldaccess` is none of `everyone`, `agents`, `local-or-agents`, `secret`.
     #[error("expected everyone, agents, local-or-agents or secret, found {0:?}")]
     NotWorldAccess(String),
+    /// The `worldsecret` contains `:`, which separates the secret from the rest of an agent key.
     #[error("a secret without ':'")]
     SecretWithColon,
+    /// An entry of `trustedagentips` is not an IP address (holds the entry).
     #[error("{0:?} is not an IP address")]
     NotIp(String),
+    /// `maxstepsperiteration` is above what the world can ever run in one iteration.
     #[error("at most {max}, found {found}")]
-    TooManySteps { max: u32, found: u32 },
+    TooManySteps {
+        /// The largest value allowed ([`simrob_world::MAX_STEPS_PER_ITERATION`]).
+        max: u32,
+        /// The value given.
+        found: u32,
+    },
+    /// `maxtimestep` is above the longest timestep the world accepts.
     #[error("at most {max} s, found {found}")]
-    TimestepTooLong { max: f64, found: f64 },
+    TimestepTooLong {
+        /// The longest timestep allowed, in seconds ([`simrob_world::MAX_TIMESTEP`]).
+        max: f64,
+        /// The value given, in seconds.
+        found: f64,
+    },
 }
 
 /// Why a request may not run: past a limit, or from an address that may not change the world.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum Refusal {
+    /// A position coordinate beyond `maxposition` (or not finite).
     #[error("{what} {value} is out of range (|{what}| ≤ {max} m, configuration key maxposition)")]
     Position {
+        /// The request field the value came from (`Position`).
         what: &'static str,
+        /// The offending coordinate, in metres.
         value: f64,
+        /// The limit, in metres (`maxposition`).
         max: f64,
     },
+    /// A velocity or motor target component beyond `maxvelocity` (or not finite).
     #[error(
         "{what} {value} is out of range (at most {max} in size, configuration key maxvelocity)"
     )]
     Velocity {
+        /// The request field the value came from (`Value` of a motor).
         what: &'static str,
+        /// The offending component.
         value: f64,
+        /// The limit (`maxvelocity`).
         max: f64,
     },
+    /// A gravity beyond `maxgravity` in size (or not finite).
     #[error(
         "Gravity {value} is out of range (|Gravity| ≤ {max} m/s², configuration key maxgravity)"
     )]
-    Gravity { value: f64, max: f64 },
+    Gravity {
+        /// The gravity asked for, in m/s².
+        value: f64,
+        /// The limit, in m/s² (`maxgravity`).
+        max: f64,
+    },
+    /// A timestep outside `mintimestep` … `maxtimestep` (or not finite).
     #[error("Timestep {value} is out of range ({min} … {max} s, configuration keys mintimestep and maxtimestep)")]
-    Timestep { value: f64, min: f64, max: f64 },
+    Timestep {
+        /// The timestep asked for, in seconds.
+        value: f64,
+        /// The shortest allowed, in seconds (`mintimestep`).
+        min: f64,
+        /// The longest allowed, in seconds (`maxtimestep`).
+        max: f64,
+    },
+    /// A `Set_Steps_Per_Iteration` above `maxstepsperiteration`.
     #[error(
         "Steps_Per_Iteration {value} is more than {max} (configuration key maxstepsperiteration)"
     )]
-    Steps { value: u32, max: u32 },
+    Steps {
+        /// The steps per iteration asked for.
+        value: u32,
+        /// The limit (`maxstepsperiteration`).
+        max: u32,
+    },
+    /// A Create_Entity in a world that already holds `maxentities` entities.
     #[error(
         "the world already has {max} entities, the most allowed (configuration key maxentities)"
     )]
-    Entities { max: usize },
+    Entities {
+        /// The limit (`maxentities`).
+        max: usize,
+    },
+    /// A Create_Entity that would take the world past `maxbodies` rigid bodies.
     #[error("the world would have {would} bodies, more than {max} (configuration key maxbodies)")]
-    Bodies { would: usize, max: usize },
+    Bodies {
+        /// Bodies the world would hold with the new entity.
+        would: usize,
+        /// The limit (`maxbodies`).
+        max: usize,
+    },
+    /// A sender that `worldaccess` does not let change the world.
     #[error("{from} may not change the world (configuration key worldaccess = {access}): register as an agent from this address first")]
     WorldAccess {
+        /// The sender's address.
         from: SocketAddr,
+        /// The `worldaccess` in force, as its key value.
         access: &'static str,
     },
 }

@@ -31,18 +31,26 @@ use crate::snapshot::{Snapshot, SnapshotModes};
 /// A datagram to send.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transmit {
+    /// The address to send it to.
     pub to: SocketAddr,
+    /// The datagram's bytes (one response or one part of a broadcast).
     pub payload: Vec<u8>,
 }
 
 /// Counters for monitoring and benchmarks.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
+    /// Datagrams received.
     pub datagrams_in: u64,
+    /// Datagrams handed out to send (those withheld by anti-amplification not counted).
     pub datagrams_out: u64,
+    /// Requests handled, from datagrams and local commands.
     pub requests: u64,
+    /// Error responses sent, including physics divergences reported.
     pub errors: u64,
+    /// Iterations the world has run.
     pub iterations: u64,
+    /// Broadcasts queued: one per agent per iteration that had something to send it.
     pub broadcasts: u64,
     /// Snapshots built (at most one per iteration, plus one per change seen while paused).
     pub snapshots: u64,
@@ -60,7 +68,9 @@ pub struct FileTicket(u64);
 /// How important a [`Event::Log`] line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogLevel {
+    /// Ordinary news, such as an agent registering.
     Info,
+    /// Something went wrong but the session goes on (a physics divergence, a view too large to send).
     Warn,
 }
 
@@ -76,18 +86,31 @@ pub enum Event {
     /// Write `contents` to the save file `path`, then call [`Session::handle_file_result`]
     /// with the written file's name. Nothing else runs until then.
     SaveWanted {
+        /// Hand this back with the result.
         ticket: FileTicket,
+        /// The save file's path as the request named it.
         path: String,
+        /// The text to write.
         contents: String,
     },
     /// Read the save file `path`, then call [`Session::handle_file_result`] with its
     /// contents. Nothing else runs until then.
-    LoadWanted { ticket: FileTicket, path: String },
+    LoadWanted {
+        /// Hand this back with the result.
+        ticket: FileTicket,
+        /// The save file's path as the request named it.
+        path: String,
+    },
     /// A response text for local observers: every confirmation agents receive, and the
     /// answer or error of a local command. Only while observed.
     Response(String),
     /// A line for the operator's log.
-    Log { level: LogLevel, message: String },
+    Log {
+        /// How important the line is.
+        level: LogLevel,
+        /// The line, without a trailing newline.
+        message: String,
+    },
 }
 
 /// A command from the process itself (the viewer, the command line), not from the network.
@@ -106,16 +129,24 @@ pub enum SessionError {
     /// The world refused the request (it is unchanged).
     #[error("{command}: {source}")]
     Refused {
+        /// The command, as the request named it.
         command: String,
+        /// Why the world refused it.
         #[source]
         source: WorldError,
     },
     /// A save file could not be written or read.
     #[error("{command}: {message}")]
-    File { command: String, message: String },
+    File {
+        /// The command (Save or Load), as the request named it.
+        command: String,
+        /// What went wrong with the file.
+        message: String,
+    },
     /// Agent messages come over the network.
     #[error("{0}: agent messages come from agents over the network, not from local commands")]
     AgentMessage(String),
+    /// A real-time factor that is negative or not finite (holds it).
     #[error("the real-time factor must be a finite number >= 0, got {0}")]
     RealTimeFactor(f64),
     /// A file result for no pending file operation.
@@ -123,7 +154,12 @@ pub enum SessionError {
     NoSuchTicket,
     /// The sender may not do this, or the request is past a limit (see [`crate::Limits`]).
     #[error("{command}: {reason}")]
-    NotAllowed { command: String, reason: Refusal },
+    NotAllowed {
+        /// The command, as the request named it.
+        command: String,
+        /// The limit or access rule that refused it.
+        reason: Refusal,
+    },
 }
 
 /// The answer to a file operation (see [`Event::SaveWanted`], [`Event::LoadWanted`]).
@@ -280,15 +316,19 @@ impl Session {
     pub fn filters_mut(&mut self) -> &mut FilterRegistry {
         &mut self.filters
     }
+    /// The world the session runs.
     pub fn world(&self) -> &World {
         &self.world
     }
+    /// The configuration the session was made with.
     pub fn config(&self) -> &ServerConfig {
         &self.config
     }
+    /// The registered agents, in the order they registered.
     pub fn agents(&self) -> &[Agent] {
         self.agents.as_slice()
     }
+    /// The counters so far.
     pub fn stats(&self) -> &Stats {
         &self.stats
     }

@@ -10,12 +10,15 @@ pub struct SnapshotModes {
     pub initialized: bool,
     /// Step mode (paused, advancing on `Make_Step`).
     pub step_mode: bool,
+    /// Synchronous mode: each iteration waits (up to `syncwait`) for the synchronous agents.
     pub sync_mode: bool,
+    /// Auto-adjust: simulated time tracks wall time.
     pub auto_adjust: bool,
     /// Seconds per physics step.
     pub timestep: f64,
     /// m/s² along Z.
     pub gravity: f64,
+    /// Physics steps per iteration (`Set_Steps_Per_Iteration`).
     pub steps_per_iteration: u32,
     /// Simulated seconds per wall second the session paces at in asynchronous mode (0 = as
     /// fast as possible; auto-adjust paces at 1 whatever this says).
@@ -27,6 +30,7 @@ pub struct SnapshotModes {
 /// and hands it out in an `Arc`, so broadcasts, the viewer and recorders share it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Snapshot {
+    /// Iterations the world had run when the snapshot was taken.
     pub iteration: u64,
     /// Simulated seconds.
     pub time: f64,
@@ -34,6 +38,7 @@ pub struct Snapshot {
     pub broadcast: Broadcast,
     /// Every entity's id and type name (`Robot`, `Field`, `Ball`…), ascending by id.
     pub kinds: Vec<(EntityId, &'static str)>,
+    /// The session's modes and parameters at that moment.
     pub modes: SnapshotModes,
     /// The humanoids (pose, head, posture, action) and balls, for the humanoids' cameras and
     /// the viewer; empty when the world has no humanoid.

@@ -54,7 +54,9 @@ impl ArenaParams {
 pub struct PlayerSpec {
     /// Its entity id (also its FutRob robot id).
     pub entity: u32,
+    /// The team it plays for.
     pub team: Team,
+    /// Its FutRob role (goalkeeper or field player), which its rules read.
     pub role: Role,
     /// Where it stands (m) and its heading (rad, counter-clockwise from +X).
     pub pose: Pose2,
@@ -65,8 +67,11 @@ pub struct PlayerSpec {
 /// One robot of the arena.
 #[derive(Debug, Clone)]
 pub struct Player {
+    /// Its entity id (also its FutRob robot id).
     pub entity: u32,
+    /// The team it plays for.
     pub team: Team,
+    /// Its FutRob role.
     pub role: Role,
     brain: Option<Brain>,
     view: BrainView,

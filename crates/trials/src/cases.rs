@@ -25,10 +25,20 @@ use crate::TrialError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Case {
+    /// `penalty-kick`: a kicker shoots from 180 cm past a keeper without a brain; success is a
+    /// shot on target.
     PenaltyKick,
+    /// `penalty-save`: a keeper with the penalty-save rules faces a rolled ball; success is the
+    /// ball kept out of the goal.
     PenaltySave,
+    /// `discovery`: a team of three placed for a kick-off; success is every robot knowing both
+    /// teammates and their roles within 30 s.
     Discovery,
+    /// `relocation`: a keeper set off centre; success is it moving exactly when the offset is
+    /// between 10 and 40 cm, towards the centre.
     Relocation,
+    /// `pass`: a passer and a receiver 80 cm away at 45°; success is the receiver controlling
+    /// the ball at its feet.
     Pass,
 }
 
@@ -105,6 +115,7 @@ impl Case {
 /// One trial's result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TrialResult {
+    /// The case study it is a trial of.
     pub case: Case,
     /// Trial number (from 0).
     pub trial: u32,
@@ -116,6 +127,7 @@ pub struct TrialResult {
     pub placement: Vec<(String, f64)>,
     /// What happened, in a word or two.
     pub outcome: String,
+    /// Whether the trial met the case's criterion of success.
     pub success: bool,
     /// Measured figures, named with their units.
     pub metrics: Vec<(String, f64)>,

@@ -19,6 +19,7 @@
 //! let r = run_trial(Case::PenaltyKick, 0, 1, &Profile::paper()).unwrap();
 //! println!("{} {}", r.outcome, r.success);
 //! ```
+#![warn(missing_docs)]
 
 pub mod arena;
 pub mod cases;

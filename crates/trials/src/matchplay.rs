@@ -27,7 +27,9 @@ use crate::TrialError;
 /// How a match is played.
 #[derive(Debug, Clone)]
 pub struct MatchParams {
+    /// The noise of the humanoids' motions and cameras (`paper` or `ideal`).
     pub profile: Profile,
+    /// The match's seed: every random draw of the match derives from it.
     pub seed: u64,
     /// Simulated seconds of play.
     pub duration_s: f64,
@@ -38,16 +40,24 @@ pub struct MatchParams {
 /// What happened in a match. Per-team figures are `[cyan, magenta]`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct MatchSummary {
+    /// The match's seed.
     pub seed: u64,
+    /// The noise profile's name.
     pub profile: String,
+    /// Simulated seconds of play.
     pub duration_s: f64,
     /// The team that kicked off the match (`cyan` or `magenta`).
     pub kick_off: String,
+    /// Goals scored by each team.
     pub goals: [u32; 2],
+    /// Shots: the ball, after being slow, speeding past 0.5 m/s towards the opponent goal of
+    /// the team whose robot is nearest it.
     pub shots: [u32; 2],
     /// Seconds each team had the ball.
     pub possession_s: [f64; 2],
+    /// Passes (`passBall` actions started) by each team.
     pub passes: [u32; 2],
+    /// Times each team's robots fell.
     pub falls: [u32; 2],
     /// Balls put back after leaving the field.
     pub outs: u32,

@@ -7,10 +7,15 @@ use crate::cases::{Case, TrialResult};
 /// A success rate with its 95 % Wilson score interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Rate {
+    /// Trials that succeeded.
     pub successes: u32,
+    /// Trials run.
     pub trials: u32,
+    /// `successes / trials`, from 0 to 1 (0 when there were no trials).
     pub rate: f64,
+    /// Lower end of the 95 % interval, from 0 to 1.
     pub low: f64,
+    /// Upper end of the 95 % interval, from 0 to 1.
     pub high: f64,
 }
 
@@ -45,7 +50,9 @@ impl Rate {
 /// A case's totals: the simulated rate beside the report's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Totals {
+    /// The case study.
     pub case: Case,
+    /// The success rate of the simulated trials.
     pub simulated: Rate,
     /// FutRob's real robots, when the report gives a rate.
     pub paper: Option<Rate>,

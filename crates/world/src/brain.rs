@@ -57,6 +57,7 @@ use simrob_soccer::{ActionState, KidSizeField, SimRng};
 /// One humanoid as a snapshot carries it: what the cameras need and what its brain is told.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HumanoidSnapshot {
+    /// What a camera sees of it: id, team, pose, head, posture.
     pub view: RobotView,
     /// The running or last action.
     pub action: Option<ActionState>,
@@ -67,7 +68,9 @@ pub struct HumanoidSnapshot {
 pub struct SoccerSnapshot {
     /// Simulated seconds.
     pub time: f64,
+    /// Every humanoid.
     pub humanoids: Vec<HumanoidSnapshot>,
+    /// Every ball's centre in world coordinates, metres.
     pub balls: Vec<[f64; 3]>,
 }
 
@@ -146,6 +149,7 @@ pub fn camera_message(f: &CameraFrame) -> CameraMessage {
 /// One brain's view: its robot's camera (rate and noise stream of its own) and field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrainView {
+    /// The humanoid whose camera it is (its entity id).
     pub robot: u32,
     camera: Camera,
     field: KidSizeField,

@@ -43,7 +43,9 @@ use crate::WorldError;
 /// How to create a humanoid (the `Create_Entity Type="Humanoid"` payload).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HumanoidSpec {
+    /// The new entity's id.
     pub entity_id: EntityId,
+    /// The team it plays for.
     pub team: Team,
     /// Where it stands (m) and its heading (rad, counter-clockwise from +X).
     pub pose: Pose2,

@@ -34,6 +34,7 @@
 //! `entity.rs`; new commands are new [`ControlRequest`] / [`EntityRequest`] variants handled in
 //! [`World::apply_control`] / [`World::apply_entity`]; the physics engine is any
 //! [`PhysicsBackend`].
+#![warn(missing_docs)]
 
 pub mod brain;
 mod config;
@@ -68,18 +69,26 @@ pub const MAX_STEPS_PER_ITERATION: u32 = 100_000;
 /// Why a command was refused. The world is unchanged when this is returned.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WorldError {
+    /// No entity has this id.
     #[error("entity {0} does not exist")]
     UnknownEntity(EntityId),
+    /// A Create_Entity with an id already in use.
     #[error("entity {0} already exists; entity ids must be unique")]
     DuplicateEntity(EntityId),
+    /// A request with a value out of range or that does not fit the entity (says why).
     #[error("{0}")]
     Invalid(String),
+    /// A request the world cannot run in its present mode, such as Make_Step before
+    /// Initialize_Simulation or outside step mode (says why).
     #[error("{0}")]
     NotNow(String),
+    /// A save file that cannot be loaded (says why).
     #[error("cannot load simulation: {0}")]
     Load(String),
+    /// An agent message (register, synchronize…) given to the world.
     #[error("agent messages are handled by the server, not by the world")]
     AgentMessage,
+    /// A sync mode, sync wait or auto-adjust command given to the world.
     #[error("sync mode, sync wait and auto-adjust are the session's settings, not the world's")]
     SessionCommand,
 }
@@ -102,8 +111,11 @@ pub enum Applied {
 /// Simulation-wide modes and parameters that are not the physics engine's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Modes {
+    /// `Initialize_Simulation` received: the world advances.
     pub initialized: bool,
+    /// Step mode: paused, advancing one iteration per `Make_Step`.
     pub step_mode: bool,
+    /// Physics steps per iteration (`Set_Steps_Per_Iteration`).
     pub steps_per_iteration: u32,
 }
 

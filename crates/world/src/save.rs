@@ -236,7 +236,9 @@ fn load_err(e: impl std::fmt::Display) -> WorldError {
 /// `Sync_Mode`, `Sync_Wait` in `<Parameters>`). The world keeps none of them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SessionFlags {
+    /// Auto-adjust: simulated time tracks wall time.
     pub auto_adjust: bool,
+    /// Synchronous mode: each iteration waits for the synchronous agents.
     pub sync_mode: bool,
     /// Seconds; finite and ≥ 0.
     pub sync_wait: f64,

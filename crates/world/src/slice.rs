@@ -33,6 +33,7 @@ pub enum Advance {
 /// An entity the physics diverged on, put back at rest where it was (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Diverged {
+    /// The entity the physics gave a non-finite position or velocity.
     pub entity: EntityId,
     /// The iteration whose steps diverged; the entity is where it was before it.
     pub iteration: u64,

@@ -15,7 +15,7 @@ use simrob_protocol::{
 use simrob_server::files::DirStore;
 use simrob_server::udp::UdpServer;
 use simrob_session::{ServerConfig, Session};
-use simrob_viewer::record::{recorder, header_now, Recording, RecordingReader, FORMAT, VERSION};
+use simrob_viewer::record::{header_now, recorder, Recording, RecordingReader, FORMAT, VERSION};
 use simrob_viewer::replay::serve_replay;
 use simrob_viewer::{Frame, FrameBody, FrameEntity};
 
