@@ -12,6 +12,7 @@
 //!
 //! This crate is not a file store: names, quotas, size limits and messages belong to its
 //! callers. It depends on `std` alone.
+#![warn(missing_docs)]
 
 use std::fs::File;
 use std::io::Write;

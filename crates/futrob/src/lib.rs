@@ -119,6 +119,7 @@
 //!   keeps teammates' TTL fresh and lets a robot that missed an announcement discover the
 //!   sender and ask its role.
 //! - **Vision stub:** after its last scene the last scene stays; object tokens ignore case.
+#![warn(missing_docs)]
 
 pub mod actions;
 pub mod body;
