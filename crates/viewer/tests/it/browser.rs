@@ -121,7 +121,7 @@ fn the_page_draws_the_robot_where_the_world_says_and_follows_it() {
         live.viewer.addr()
     );
     let shot = live.dir.join("before.png");
-    let img = screenshot_showing_robot(&url, &shot, w, h);
+    let img = screenshot(&url, &shot, w, h);
     // Not blank: the field, the walls, the robot and the ball are all there.
     let distinct: std::collections::HashSet<[u8; 4]> = img.pixels().map(|p| p.0).collect();
     assert!(
@@ -155,7 +155,7 @@ fn the_page_draws_the_robot_where_the_world_says_and_follows_it() {
         world_after[0] < world_before[0] - 0.05,
         "the robot did not move in the world"
     );
-    let img = screenshot_showing_robot(&url, &live.dir.join("after.png"), w, h);
+    let img = screenshot(&url, &live.dir.join("after.png"), w, h);
     let (qx, qy) = centroid(&orange_pixels(&img));
     let (fx, fy) = (
         400.0 + 200.0 * world_after[0],
@@ -207,20 +207,6 @@ fn the_3d_view_is_not_blank_and_the_viewer_is_no_network_agent() {
 }
 
 /// Waits (on broadcasts, not the clock) until `n` more iterations have run.
-/// A screenshot taken once the page has drawn the robot: a loaded machine can leave the
-/// headless browser's time budget spent before the first frame arrives, so a page without
-/// the robot is taken again (at most five times).
-fn screenshot_showing_robot(url: &str, out: &std::path::Path, w: u32, h: u32) -> image::RgbaImage {
-    let mut img = screenshot(url, out, w, h);
-    for _ in 0..4 {
-        if orange_pixels(&img).len() > 50 {
-            break;
-        }
-        img = screenshot(url, out, w, h);
-    }
-    img
-}
-
 fn run_iterations(agent: &mut Agent, n: u64) {
     let options = |broadcast| AgentOptions {
         broadcast,

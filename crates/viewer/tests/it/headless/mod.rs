@@ -107,10 +107,30 @@ impl Page {
 
     /// Evaluates `js` in the page: its value, or the script's error.
     pub fn try_eval(&mut self, js: &str) -> Result<serde_json::Value, String> {
+        let result = self.call(
+            "Runtime.evaluate",
+            serde_json::json!({"expression": js, "returnByValue": true}),
+        );
+        if let Some(e) = result.get("exceptionDetails") {
+            return Err(e.to_string());
+        }
+        Ok(result["result"]["value"].clone())
+    }
+
+    /// The page as it is on screen now, as PNG bytes.
+    pub fn capture_png(&mut self) -> Vec<u8> {
+        let result = self.call(
+            "Page.captureScreenshot",
+            serde_json::json!({"format": "png"}),
+        );
+        base64_decode(result["data"].as_str().expect("screenshot data"))
+    }
+
+    /// Calls a DevTools `method` and returns its result.
+    fn call(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
         self.next += 1;
         let id = self.next;
-        let msg = serde_json::json!({"id": id, "method": "Runtime.evaluate",
-            "params": {"expression": js, "returnByValue": true}});
+        let msg = serde_json::json!({"id": id, "method": method, "params": params});
         self.ws
             .send(tungstenite::Message::Text(msg.to_string().into()))
             .expect("devtools send");
@@ -121,10 +141,7 @@ impl Page {
             };
             let v: serde_json::Value = serde_json::from_str(text.as_str()).expect("devtools json");
             if v["id"] == id {
-                if let Some(e) = v["result"].get("exceptionDetails") {
-                    return Err(e.to_string());
-                }
-                return Ok(v["result"]["result"]["value"].clone());
+                return v["result"].clone();
             }
         }
     }
@@ -194,29 +211,63 @@ fn connect_devtools(profile: &Path) -> tungstenite::WebSocket<TcpStream> {
         .0
 }
 
-/// Loads `url` in headless Chromium and returns the screenshot's pixels (RGBA, w × h). The
+/// Loads `url` in headless Chromium, waits until the page reports its newest frame drawn, and
+/// returns the screenshot's pixels (RGBA, w × h). The
 /// last screenshot of each name is also kept in the temporary directory as
 /// `simrob-viewer-NAME`, for a person to look at.
 pub fn screenshot(url: &str, out: &Path, w: u32, h: u32) -> image::RgbaImage {
     let profile = out.with_extension("profile");
-    let status = browser(&profile, w, h)
-        .arg(format!("--screenshot={}", out.display()))
-        .arg(url)
-        .output()
-        .expect("run chromium");
-    assert!(
-        status.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&status.stderr)
+    // A blank page first, its viewport set to exactly w × h, then the page itself.
+    let mut page = Page::open("about:blank", &profile, w, h);
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({"width": w, "height": h, "deviceScaleFactor": 1, "mobile": false}),
     );
-    let _ = std::fs::remove_dir_all(&profile);
+    page.call("Page.navigate", serde_json::json!({"url": url}));
+    // The page says when the newest frame it received is on screen (the 3D view: `current`;
+    // the 2D view: a frame drawn): wait for that, never for a span of time.
+    page.wait_for(
+        "(window.simrob !== undefined && simrob.drawn > 0 && simrob.current) || \
+         (window.__simrob2d !== undefined && __simrob2d.frame !== null && __simrob2d.drawnFrame >= 0)",
+        "[window.simrob && simrob.drawn, window.__simrob2d && __simrob2d.draws]",
+    );
+    let png = page.capture_png();
+    drop(page);
+    std::fs::write(out, &png).expect("write the screenshot");
     if let Some(name) = out.file_name() {
         let _ = std::fs::copy(
             out,
             std::env::temp_dir().join(format!("simrob-viewer-{}", name.to_string_lossy())),
         );
     }
-    image::open(out).expect("screenshot").to_rgba8()
+    image::load_from_memory(&png)
+        .expect("screenshot")
+        .to_rgba8()
+}
+
+/// Standard base64 (RFC 4648, with padding), as the DevTools protocol sends binary data.
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| -> u32 {
+        match c {
+            b'A'..=b'Z' => u32::from(c - b'A'),
+            b'a'..=b'z' => u32::from(c - b'a') + 26,
+            b'0'..=b'9' => u32::from(c - b'0') + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => panic!("not base64: {c}"),
+        }
+    };
+    let bytes: Vec<u8> = text.bytes().filter(|&c| c != b'=').collect();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &c)| n | (value(c) << (18 - 6 * i)));
+        let produced = chunk.len() - 1;
+        out.extend_from_slice(&n.to_be_bytes()[1..=produced]);
+    }
+    out
 }
 
 /// Pixels close to the SumBot's orange.
