@@ -55,6 +55,7 @@ pub struct ActionReport {
 /// A humanoid's proprioception.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HumanoidState {
+    /// The humanoid's entity.
     pub entity_id: EntityId,
     /// Simulated seconds.
     pub time: f64,
@@ -85,13 +86,16 @@ pub struct ObjectSeen {
 pub struct CameraMessage {
     /// Simulated seconds when it was taken.
     pub time: f64,
+    /// Every object recognised in the frame (empty if none).
     pub objects: Vec<ObjectSeen>,
 }
 
 /// What a `Humanoid_Brain` agent receives.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrainBroadcast {
+    /// The iteration just simulated.
     pub iteration: u64,
+    /// The humanoid's proprioception after it.
     pub state: HumanoidState,
     /// Present when the camera has a new frame.
     pub camera: Option<CameraMessage>,

@@ -26,16 +26,31 @@ pub struct CommandKeys {
 /// Why a set of command names cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeysError {
+    /// A command's name is the empty string.
     #[error("command key {key} is empty")]
-    Empty { key: &'static str },
+    Empty {
+        /// The configuration key that names the command.
+        key: &'static str,
+    },
+    /// A command's name starts or ends with whitespace (the `Command` attribute is trimmed,
+    /// so it could never match).
     #[error("command key {key} = {name:?} has whitespace around it")]
-    Whitespace { key: &'static str, name: String },
+    Whitespace {
+        /// The configuration key that names the command.
+        key: &'static str,
+        /// The name as given.
+        name: String,
+    },
+    /// Two commands have the same name, so a request could not say which one it is.
     #[error(
         "command keys {first} and {second} both name the command {name:?}; every command needs its own name"
     )]
     Shared {
+        /// The configuration key of the first command, in command table order.
         first: &'static str,
+        /// The configuration key of the later command in table order.
         second: &'static str,
+        /// The name both use.
         name: String,
     },
 }

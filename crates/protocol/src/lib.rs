@@ -132,6 +132,8 @@
 //! (i from 1 to n) and a share of the bodies and entity entries ([`Broadcast::part`]).
 //! Clients that ignore `<Part>` still read each datagram as a valid (partial) broadcast.
 
+#![warn(missing_docs)]
+
 pub mod commands;
 pub mod error;
 mod fast;

@@ -91,14 +91,28 @@ pub fn parse_finite_f64(text: &str) -> Result<f64, NumberError> {
 /// string syntax, cut after 64 characters).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NumberError {
+    /// A number that is NaN, infinite or too large for `f64`; holds the quoted text.
     #[error("expected a finite number (NaN and infinity are not allowed), found {0}")]
     NotFinite(String),
+    /// Text that is not a number at all; holds the quoted text.
     #[error("expected a number, found {0}")]
     NotANumber(String),
+    /// A negative integer where an unsigned one is expected.
     #[error("expected a non-negative integer ({range}), found {found}")]
-    Negative { range: &'static str, found: String },
+    Negative {
+        /// The expected type's name and range, as the message states it.
+        range: &'static str,
+        /// The quoted text.
+        found: String,
+    },
+    /// Not an integer, or out of the expected type's range.
     #[error("expected an integer ({range}), found {found}")]
-    NotInteger { range: &'static str, found: String },
+    NotInteger {
+        /// The expected type's name and range, as the message states it.
+        range: &'static str,
+        /// The quoted text.
+        found: String,
+    },
 }
 
 fn parse_unsigned<T: std::str::FromStr>(text: &str, range: &'static str) -> Result<T, NumberError> {
