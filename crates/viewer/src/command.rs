@@ -12,16 +12,29 @@ pub enum CommandError {
     Json(#[from] serde_json::Error),
     /// More commands a second than the page may send ([`crate::Guard`]).
     #[error("command dropped: more than {per_second} commands a second from this page")]
-    TooMany { per_second: f64 },
+    TooMany {
+        /// The most commands a second the page may send.
+        per_second: f64,
+    },
     /// No `"cmd"` string.
     #[error("a command needs \"cmd\"")]
     NoName,
     /// A command this view does not take; `takes` lists the ones it does (or is empty).
     #[error("unknown command {name:?}{takes}")]
-    Unknown { name: String, takes: &'static str },
+    Unknown {
+        /// The command's `"cmd"`.
+        name: String,
+        /// The commands the view does take, as ` (… takes a, b, c)` after the message; or empty.
+        takes: &'static str,
+    },
     /// A command a replay does not take; `takes` lists the ones it does (or is empty).
     #[error("{name:?} is not available in a replay{takes}")]
-    NotInReplay { name: String, takes: &'static str },
+    NotInReplay {
+        /// The command's `"cmd"`.
+        name: String,
+        /// The commands the view does take, as ` (… takes a, b, c)` after the message; or empty.
+        takes: &'static str,
+    },
     /// The field `name` is missing or not a finite number.
     #[error("{0} must be a finite number")]
     NotANumber(&'static str),
@@ -30,7 +43,10 @@ pub enum CommandError {
     Usage(&'static str),
     /// `step` past the most frames one command may ask for.
     #[error("step: 1 to {max} frames")]
-    Steps { max: u64 },
+    Steps {
+        /// The most frames one `step` may ask for.
+        max: u64,
+    },
     /// A replay's speed that is not a finite number greater than 0.
     #[error(transparent)]
     Speed(#[from] crate::replay::BadSpeed),

@@ -194,6 +194,7 @@ pub struct EncodedScene {
 /// last one that page got) and its poses.
 #[derive(Debug, Default, Clone)]
 pub struct Encoded {
+    /// The scene message this frame goes with, shared by every frame until the scene changes.
     pub scene: Arc<EncodedScene>,
     /// The poses message; empty before the first frame.
     pub poses: axum::body::Bytes,

@@ -33,6 +33,8 @@
 //! `"replay":{"count","index","playing","speed",…}`; the page sends `play`, `pause`,
 //! `{"cmd":"seek","value":INDEX}` and `{"cmd":"speed","value":F}`).
 
+#![warn(missing_docs)]
+
 pub mod command;
 mod frame;
 pub mod guard;
@@ -225,6 +227,7 @@ impl Viewer {
         let _ = self.responses.send(text.to_string());
     }
 
+    /// The response panel's channel: a sender whose texts every page shows.
     pub fn responses(&self) -> broadcast::Sender<String> {
         self.responses.clone()
     }
@@ -552,6 +555,7 @@ pub struct SessionBridge {
 }
 
 impl SessionBridge {
+    /// A bridge sending into a session's local commands (`UdpServer::commands`).
     pub fn new(commands: Sender<LocalCommand>) -> Arc<SessionBridge> {
         Arc::new(SessionBridge {
             commands: Mutex::new(commands),

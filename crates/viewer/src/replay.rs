@@ -8,8 +8,8 @@
 //! `{"cmd":"speed","value":F}`, see [`crate::player::Command`]); a program uses the
 //! [`ReplayHandle`] instead. Every frame message carries
 //! `"replay":{"count":N,"index":I,"playing":B,"speed":F,"waiting":B,"ended":B,"start":S,"end":S}`
-//! (in the meta of its binary poses message, see [`Frame::encode`]) so the page can show where
-//! it is.
+//! (in the meta of its binary poses message, see [`Frame::encode`](crate::FrameView::encode))
+//! so the page can show where it is.
 //!
 //! A replay served to browsers ([`serve_replay`], [`serve_file`]) holds its first frame until
 //! a page connects: Play before that only arms it (`"waiting":true`), so nobody misses the

@@ -187,14 +187,17 @@ impl RecordingReader {
         Ok(r)
     }
 
+    /// The file's header (line 1): format, version, what was recorded and when it started.
     pub fn header(&self) -> &Header {
         &self.header
     }
 
+    /// Which format the file is: JSON lines, compact blocks or a swarm recording.
     pub fn kind(&self) -> Kind {
         self.kind
     }
 
+    /// The file read.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -204,6 +207,7 @@ impl RecordingReader {
         self.frames
     }
 
+    /// No frame indexed yet (a file just started, or only a header).
     pub fn is_empty(&self) -> bool {
         self.frames == 0
     }
@@ -456,6 +460,7 @@ impl RecordingReader {
 /// A recording read back whole.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {
+    /// The file's header (line 1): format, version, what was recorded and when it started.
     pub header: Header,
     /// The recorded iterations, in file order.
     pub frames: Vec<Frame>,

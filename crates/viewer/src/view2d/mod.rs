@@ -70,8 +70,11 @@ pub const MAGIC: &[u8; 4] = b"S2D1";
 /// the colour (CSS) and mark the page uses.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StateStyle {
+    /// The state's name, as shells and [`Scene2d::state`] look it up (`moving`, `blocked`, …).
     pub name: String,
+    /// What the page's legend says for it.
     pub legend: String,
+    /// The CSS colour bodies in this state are drawn with (`#1f77b4`).
     pub color: String,
     /// `fill` (a filled body), `ring` (an outline), `cross` (a grey body crossed out),
     /// `dot` (small, for carried items).
@@ -79,6 +82,7 @@ pub struct StateStyle {
 }
 
 impl StateStyle {
+    /// A state's style from its name, legend text, CSS colour and mark (see the fields).
     pub fn new(name: &str, legend: &str, color: &str, mark: &str) -> Self {
         StateStyle {
             name: name.into(),
@@ -92,18 +96,26 @@ impl StateStyle {
 /// A named place of the map: a room or another labelled shape (`w`, `h` zero for a point).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Label2d {
+    /// The text shown, centred on the shape.
     pub text: String,
+    /// Left edge of the shape, map units.
     pub x: f64,
+    /// Top edge of the shape, map units (y down).
     pub y: f64,
+    /// Width of the shape, map units.
     pub w: f64,
+    /// Height of the shape, map units.
     pub h: f64,
 }
 
 /// A point of interest.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Poi2d {
+    /// Its name, shown next to its mark.
     pub name: String,
+    /// Map units.
     pub x: f64,
+    /// Map units, y down.
     pub y: f64,
 }
 
@@ -111,9 +123,13 @@ pub struct Poi2d {
 /// lengths of alternate free and obstacle runs in row-major order, starting with free.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Bitmap2d {
+    /// Pixels per row.
     pub width: u32,
+    /// Rows.
     pub height: u32,
+    /// The side of one pixel, map units.
     pub cell: f64,
+    /// Alternate free and obstacle run lengths, pixels, row-major, free first.
     pub runs: Vec<u32>,
 }
 
@@ -157,13 +173,17 @@ pub struct Scene2d {
     pub title: String,
     /// The map unit (`in`, `unit`).
     pub units: String,
+    /// Width of the map, map units.
     pub width: f64,
+    /// Height of the map, map units.
     pub height: f64,
     /// Obstacle rectangles `[x1, y1, x2, y2]` (left, top, right, bottom).
     pub rects: Vec<[f64; 4]>,
+    /// The obstacle bitmap, when the map has one.
     pub bitmap: Option<Bitmap2d>,
     /// Rooms and other named shapes.
     pub labels: Vec<Label2d>,
+    /// Points of interest.
     pub pois: Vec<Poi2d>,
     /// Map-path edges `[x1, y1, x2, y2]`.
     pub paths: Vec<[f64; 4]>,
@@ -189,13 +209,21 @@ impl Scene2d {
 /// One body of a frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Body2d {
+    /// The entity's id (the robot's, the item's).
     pub id: u32,
+    /// Centre, map units.
     pub x: f64,
+    /// Centre, map units, y down.
     pub y: f64,
+    /// Heading, radians: the body points along (cos θ, sin θ) in map coordinates.
     pub theta: f64,
+    /// Half width and half height, map units (a disc's radius twice).
     pub half: [f64; 2],
+    /// Index into the scene's [`Scene2d::kinds`].
     pub kind: u8,
+    /// Index into the scene's [`Scene2d::states`].
     pub state: u8,
+    /// Drawn as a disc of radius `half[0]` rather than a rectangle.
     pub disc: bool,
 }
 
@@ -203,6 +231,7 @@ pub struct Body2d {
 /// range), closed bumpers as points on the rim, the last `M` message.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Sensors2d {
+    /// The robot's id.
     pub id: u32,
     /// `[x1, y1, x2, y2]` per sonar, sonar 0 first.
     pub rays: Vec<[f64; 4]>,
@@ -210,26 +239,38 @@ pub struct Sensors2d {
     pub sonar: Vec<f64>,
     /// Closed bumpers: index and point.
     pub bumpers: Vec<(u32, f64, f64)>,
+    /// The robot's last `M` message, printable (empty when it sent none).
     pub message: String,
+    /// Forward speed, inches per second along the heading.
     pub speed: f64,
+    /// Turn rate, degrees per second, positive clockwise.
     pub turn: f64,
 }
 
 /// A robot's planned route: the points still ahead of it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Route2d {
+    /// The robot's id.
     pub id: u32,
+    /// The points `[x, y]` still to reach, map units, the next one first.
     pub points: Vec<[f64; 2]>,
 }
 
 /// A task on the coordination map.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Task2d {
+    /// The task's number.
     pub id: u64,
+    /// What the task asks, with its state's detail when it has one.
     pub what: String,
+    /// The Control Center's name for where it is: `waiting`, `auction`, `sent`, `queued`,
+    /// `running`, `ended`, `blocked`, `aborted` or `failed`.
     pub state: String,
+    /// The robot it is given to, if any.
     pub robot: Option<u32>,
+    /// Its target, map units (none for a task without a place).
     pub x: Option<f64>,
+    /// Its target, map units, y down (none for a task without a place).
     pub y: Option<f64>,
 }
 
@@ -237,6 +278,8 @@ pub struct Task2d {
 /// `waiting`, `playing`, `paused` or `ended`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Status2d {
+    /// `running`, `paused`, `waiting`, `ended` (live) or `waiting`, `playing`, `paused`,
+    /// `ended` (replay).
     pub state: String,
     /// Simulated seconds per wall second (0 = as fast as possible).
     pub speed: f64,
@@ -249,21 +292,29 @@ pub struct Status2d {
 pub struct Frame2d {
     /// The scene version this frame goes with.
     pub scene: u64,
+    /// The frame's number: the world's step count (MRS, swarm) or the frames made so far
+    /// (the coordination map); the recorded one in a replay.
     pub frame: u64,
+    /// Simulated time, seconds.
     pub time: f64,
+    /// Where the run is.
     pub status: Status2d,
+    /// The bodies, sent in the frame's binary part (not in its JSON header).
     #[serde(skip)]
     pub bodies: Vec<Body2d>,
     /// Entity names (items, named robots) by id, for labels.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub names: Vec<(u32, String)>,
+    /// The Mobile Robot Simulator's robots' sensors.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sensors: Vec<Sensors2d>,
     /// `[item, carrier]`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub carried: Vec<[u32; 2]>,
+    /// Robots' planned routes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub routes: Vec<Route2d>,
+    /// The coordination map's tasks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<Task2d>,
     /// Short figures shown in the status panel (`["arrived", "12"]`, …).
@@ -278,6 +329,7 @@ pub struct Frame2d {
 /// times of the first and last (the page's time slider).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Replay2d {
+    /// Frames in the recording (so far, while it is followed).
     pub count: usize,
     /// The frame shown, 0-based.
     pub index: usize,

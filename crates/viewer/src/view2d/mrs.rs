@@ -20,9 +20,18 @@ use crate::{Backend, CommandError};
 /// What the operator asked from the page.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Operation {
-    Place { robot: u32, pose: FlatPose },
+    /// Put a robot somewhere (`#PLACE`).
+    Place {
+        /// The robot's id.
+        robot: u32,
+        /// Where: inches, y down, heading in degrees.
+        pose: FlatPose,
+    },
+    /// Replace the map with this file of the map directory (`#LOAD`).
     Load(String),
+    /// Merge this file's vector map onto the map (`#MERGE`).
     Merge(String),
+    /// Merge the obstacle rectangle `[x1, y1, x2, y2]`, inches, onto the map (`#RECT`).
     Rect([f64; 4]),
 }
 

@@ -200,6 +200,7 @@ pub fn frame(
 /// What the page asked: playing or paused, the speed, frames to step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Control {
+    /// Running (true) or paused.
     pub playing: bool,
     /// Simulated seconds per wall second; 0 = as fast as possible.
     pub speed: f64,
