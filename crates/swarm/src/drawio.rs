@@ -117,31 +117,31 @@ fn line_of(text: &str, pos: usize) -> usize {
 /// Why a draw.io map was refused; lines are the XML's, counted from 1.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DrawioError {
-    #[error("line {line}: malformed XML: {message}")]
     /// XML the reader cannot parse.
+    #[error("line {line}: malformed XML: {message}")]
     Malformed {
         /// The line.
         line: usize,
         /// What the XML reader reported.
         message: String,
     },
-    #[error("line {line}: malformed attribute: {message}")]
     /// An attribute the reader cannot parse.
+    #[error("line {line}: malformed attribute: {message}")]
     Attribute {
         /// The line.
         line: usize,
         /// What the XML reader reported.
         message: String,
     },
-    #[error("line {line}: malformed attribute value: {message}")]
     /// An attribute value the reader cannot unescape.
+    #[error("line {line}: malformed attribute value: {message}")]
     AttributeValue {
         /// The line.
         line: usize,
         /// What the XML reader reported.
         message: String,
     },
-    /// A closing tag without its opening tag.
+    /// A closing tag without a matching opening tag.
     #[error("unbalanced XML")]
     Unbalanced,
     /// Elements still open at the end of the text.
@@ -171,16 +171,16 @@ pub enum DrawioError {
     /// An `<mxGraphModel>` without `<root>` (its line).
     #[error("line {0}: <mxGraphModel> has no <root>")]
     NoRoot(usize),
-    #[error("line {line}: <{element}> without an <mxCell>")]
     /// An `<object>` or `<UserObject>` wrapper without the `<mxCell>` it annotates.
+    #[error("line {line}: <{element}> without an <mxCell>")]
     NoCell {
         /// The line.
         line: usize,
         /// The wrapper element's name.
         element: String,
     },
+    /// An edge missing an end: neither a shape nor a point at its source or its target.
     #[error("line {line}: {what} has no source or target point (draw it between two points or two shapes)")]
-    /// An edge with neither a source or target shape nor a point at that end.
     NoEnds {
         /// The line.
         line: usize,

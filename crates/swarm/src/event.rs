@@ -69,7 +69,7 @@ impl std::fmt::Display for Tag {
 /// What an event carries besides its tag and entity.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Payload {
-    /// Nothing.
+    /// Nothing besides the tag and the entity.
     #[default]
     None,
     /// Two entities (a collision).

@@ -48,7 +48,7 @@ pub struct Snapshot {
     pub frame: u64,
     /// Simulated seconds.
     pub t: f64,
-    /// Every entity shown: moving robots, items and other non-static entities, in id order.
+    /// Every entity with a pose except static obstacles and POIs, in id order.
     pub entities: Vec<EntitySnap>,
 }
 
