@@ -23,12 +23,19 @@ use quick_xml::Reader;
 /// A shape of the map, in absolute map coordinates (top-left corner and size).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapShape {
+    /// The cell's draw.io id.
     pub id: String,
+    /// The label text (may hold HTML).
     pub label: String,
+    /// The draw.io style string (`key=value;…`).
     pub style: String,
+    /// Left edge, map units (draw.io pixels).
     pub x: f64,
+    /// Top edge, map units (y down).
     pub y: f64,
+    /// Width, map units.
     pub width: f64,
+    /// Height, map units.
     pub height: f64,
     /// Annotations from the `<object>` / `<UserObject>` wrapper (without `id`, `label`).
     pub attrs: BTreeMap<String, String>,
@@ -60,17 +67,24 @@ impl MapShape {
 /// A map-path: a polyline drawn as an edge.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapPath {
+    /// The edge's draw.io id.
     pub id: String,
+    /// The polyline's points `(x, y)`, map units: source, waypoints, target.
     pub points: Vec<(f64, f64)>,
+    /// Whether it may only be travelled from source to target (`oneway="1"`).
     pub oneway: bool,
 }
 
 /// A parsed draw.io map.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DrawioMap {
+    /// Page width, map units (`pageWidth`, grown to hold every shape).
     pub width: f64,
+    /// Page height, map units (`pageHeight`, grown to hold every shape).
     pub height: f64,
+    /// The shapes (vertices), in document order.
     pub shapes: Vec<MapShape>,
+    /// The map-paths (edges), in document order.
     pub paths: Vec<MapPath>,
 }
 
@@ -103,35 +117,76 @@ fn line_of(text: &str, pos: usize) -> usize {
 /// Why a draw.io map was refused; lines are the XML's, counted from 1.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DrawioError {
+    /// XML the reader cannot parse.
     #[error("line {line}: malformed XML: {message}")]
-    Malformed { line: usize, message: String },
+    Malformed {
+        /// The line.
+        line: usize,
+        /// What the XML reader reported.
+        message: String,
+    },
+    /// An attribute the reader cannot parse.
     #[error("line {line}: malformed attribute: {message}")]
-    Attribute { line: usize, message: String },
+    Attribute {
+        /// The line.
+        line: usize,
+        /// What the XML reader reported.
+        message: String,
+    },
+    /// An attribute value the reader cannot unescape.
     #[error("line {line}: malformed attribute value: {message}")]
-    AttributeValue { line: usize, message: String },
+    AttributeValue {
+        /// The line.
+        line: usize,
+        /// What the XML reader reported.
+        message: String,
+    },
+    /// A closing tag without a matching opening tag.
     #[error("unbalanced XML")]
     Unbalanced,
+    /// Elements still open at the end of the text.
     #[error("the XML ends before its elements are closed")]
     Unclosed,
+    /// No XML element at all.
     #[error("empty document")]
     Empty,
+    /// A geometry attribute that is not a finite number.
     #[error("line {line}: {what}: {key}={value:?} is not a number")]
     NotANumber {
+        /// The line.
         line: usize,
+        /// The element, e.g. the shape and its id.
         what: String,
+        /// The attribute.
         key: String,
+        /// Its value.
         value: String,
     },
+    /// A compressed diagram (this parser reads only uncompressed ones).
     #[error("the diagram is compressed; in diagrams.net choose File › Properties, untick \"Compressed\" and save again")]
     Compressed,
+    /// No `<mxGraphModel>` element: not a draw.io file.
     #[error("no <mxGraphModel> found: is this a draw.io file?")]
     NoModel,
+    /// An `<mxGraphModel>` without `<root>` (its line).
     #[error("line {0}: <mxGraphModel> has no <root>")]
     NoRoot(usize),
+    /// An `<object>` or `<UserObject>` wrapper without the `<mxCell>` it annotates.
     #[error("line {line}: <{element}> without an <mxCell>")]
-    NoCell { line: usize, element: String },
+    NoCell {
+        /// The line.
+        line: usize,
+        /// The wrapper element's name.
+        element: String,
+    },
+    /// An edge missing an end: neither a shape nor a point at its source or its target.
     #[error("line {line}: {what} has no source or target point (draw it between two points or two shapes)")]
-    NoEnds { line: usize, what: String },
+    NoEnds {
+        /// The line.
+        line: usize,
+        /// The edge, with its id.
+        what: String,
+    },
 }
 
 fn parse_tree(text: &str) -> Result<Node, DrawioError> {

@@ -70,7 +70,9 @@ pub enum DroneState {
 /// The drone component: its target and state.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Drone {
+    /// The point it flies to `(x, y)`, map units.
     pub target: (f64, f64),
+    /// What it is doing.
     pub state: DroneState,
     /// Whether it has reported (arrived or crashed).
     pub reported: bool,
@@ -117,6 +119,7 @@ impl std::str::FromStr for Avoidance {
 /// Parameters of the swarm (defaults: HMR Sim's example, ORCA avoidance).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwarmParams {
+    /// Number of drones (default 200).
     pub drones: usize,
     /// How flying drones avoid each other.
     pub avoidance: Avoidance,
@@ -161,9 +164,13 @@ const STREAM_DISTURB: u64 = 2;
 /// The layout for `n` drones: map size, start points and target points.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layout {
+    /// Map width, map units.
     pub width: f64,
+    /// Map height, map units.
     pub height: f64,
+    /// Start points `(x, y)`, one per drone, map units: a grid from (20, 20) at 20-unit spacing.
     pub starts: Vec<(f64, f64)>,
+    /// Target points `(x, y)` on rings around the centre, map units (at least one per drone).
     pub targets: Vec<(f64, f64)>,
 }
 

@@ -47,6 +47,7 @@ impl std::fmt::Display for EntityId {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("the name {name:?} is already used by entity {other}")]
 pub struct NameTaken {
+    /// The name asked for.
     pub name: String,
     /// The entity that has it.
     pub other: EntityId,
@@ -195,8 +196,11 @@ impl<T: Default + Send + Sync + 'static> AnyColumn for Column<T> {
 /// Position and heading (radians) of an entity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct SwarmPose {
+    /// x, map units (right).
     pub x: f64,
+    /// y, map units (down).
     pub y: f64,
+    /// Heading, radians.
     pub theta: f64,
 }
 
@@ -204,8 +208,11 @@ pub struct SwarmPose {
 /// movement set this; only the movement system writes [`SwarmPose`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Velocity {
+    /// x velocity, map units per second.
     pub x: f64,
+    /// y velocity, map units per second.
     pub y: f64,
+    /// Angular velocity, radians per second.
     pub w: f64,
 }
 
@@ -222,10 +229,13 @@ impl Velocity {
 /// hit, or `range` when nothing is within range.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Proximity {
+    /// Number of beams.
     pub beams: u16,
+    /// Range of each beam, map units.
     pub range: f64,
     /// Read every `period` frames (1 = every frame).
     pub period: u32,
+    /// The latest distance read by each beam, map units (`range` when nothing was hit).
     pub readings: Vec<f64>,
     /// How many times the readings were refreshed.
     pub updates: u64,
@@ -251,16 +261,20 @@ impl Proximity {
 /// A claw that grabs items within `range` (at most `capacity` at a time).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Claw {
+    /// How far from the robot's centre an item can be grabbed, map units.
     pub range: f64,
+    /// How many items it holds at most.
     pub capacity: u32,
     /// Seconds a grab or a drop takes.
     pub duration: f64,
+    /// The items held, in the order they were grabbed.
     pub held: Vec<EntityId>,
 }
 
 /// Something a claw can carry. While carried, movement keeps it on its carrier.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Item {
+    /// The claw holding it, if any.
     pub carried_by: Option<EntityId>,
 }
 
@@ -268,18 +282,26 @@ pub struct Item {
 /// At zero the robot stops for good and a `BatteryEmpty` error is raised.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Battery {
+    /// Full charge.
     pub capacity: f64,
+    /// Charge left (0 to `capacity`).
     pub charge: f64,
+    /// Charge drained per second, moving or not.
     pub idle_drain: f64,
+    /// Charge drained per map unit travelled.
     pub move_drain: f64,
+    /// Set once the charge reached zero: the robot has stopped for good.
     pub empty: bool,
 }
 
 /// A route being followed: waypoints, the next one, the cruise speed (units/s).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Path {
+    /// The waypoints `(x, y)`, map units.
     pub points: Vec<(f64, f64)>,
+    /// Index in `points` of the waypoint headed for.
     pub next: usize,
+    /// Cruise speed, map units per second.
     pub speed: f64,
 }
 
@@ -288,7 +310,9 @@ pub struct Path {
 /// for one-way lanes; on two-way paths two robots face to face would wait for each other.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Navigator {
+    /// Cruise speed, map units per second.
     pub speed: f64,
+    /// Gap kept to the robot ahead in the lane, map units (0: none).
     pub keep_clear: f64,
 }
 
@@ -299,6 +323,7 @@ pub struct Navigator {
 pub struct Resources {
     /// Map width and height; positions are clamped to `[0, width] × [0, height]`.
     pub width: f64,
+    /// Map height (see `width`).
     pub height: f64,
     /// Set when a static collider was added or removed.
     pub statics_dirty: bool,
@@ -360,14 +385,23 @@ pub struct SwarmWorld {
     pub kind: Column<u16>,
     /// Entity name (POIs, items, named robots).
     pub name: Column<String>,
+    /// Position and heading.
     pub pose: Column<SwarmPose>,
+    /// Velocity (a mover has one).
     pub vel: Column<Velocity>,
+    /// Collision shape (box or disc).
     pub collider: Column<Shape>,
+    /// Proximity sensor.
     pub proximity: Column<Proximity>,
+    /// Claw.
     pub claw: Column<Claw>,
+    /// Marks something a claw can carry.
     pub item: Column<Item>,
+    /// Battery.
     pub battery: Column<Battery>,
+    /// The route being followed.
     pub path: Column<Path>,
+    /// What makes the entity navigate (cruise speed, gap kept).
     pub navigator: Column<Navigator>,
     /// Marks a point of interest.
     pub poi: Column<()>,

@@ -69,6 +69,7 @@ impl std::fmt::Display for Tag {
 /// What an event carries besides its tag and entity.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Payload {
+    /// Nothing besides the tag and the entity.
     #[default]
     None,
     /// Two entities (a collision).
@@ -82,6 +83,7 @@ pub enum Payload {
 /// Something that happens at an instant of simulated time.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
+    /// What happened (e.g. `EndOfPath`, `Collision`).
     pub tag: Tag,
     /// The entity concerned, if any.
     pub entity: Option<EntityId>,
@@ -90,6 +92,7 @@ pub struct Event {
     /// An observer's own event (a snapshot tick, the wall clock): delivered like any other
     /// but not counted in the run's figures, so observing a run does not change them.
     pub observation: bool,
+    /// What it carries.
     pub payload: Payload,
 }
 

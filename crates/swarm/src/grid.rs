@@ -76,8 +76,9 @@ pub struct SpatialGrid {
     keys: Vec<u64>,
     /// Entity ids, grouped by cell.
     pub ids: Vec<u32>,
-    /// Positions, same order as `ids`.
+    /// x positions, map units, same order as `ids`.
     pub xs: Vec<f64>,
+    /// y positions, map units, same order as `ids`.
     pub ys: Vec<f64>,
     /// Shapes, same order as `ids`.
     pub shapes: Vec<Shape>,

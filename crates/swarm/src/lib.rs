@@ -42,6 +42,8 @@
 //! assert_eq!(summary.scripts_done, 1);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod drawio;
 pub mod drones;
 pub mod ecs;

@@ -42,15 +42,37 @@ pub struct GoalError {
 pub enum RouteError {
     /// The robot is too far from every point of the map's paths.
     #[error("no map point within {within} of ({x:.1}, {y:.1})")]
-    StartOffMap { x: f64, y: f64, within: f64 },
+    StartOffMap {
+        /// The robot's x, map units.
+        x: f64,
+        /// The robot's y, map units.
+        y: f64,
+        /// How far from the map's paths it may be ([`NavMap::max_off_path`]), map units.
+        within: f64,
+    },
+    /// `Go`: no POI has this name.
     #[error("there is no POI called {0:?}")]
     UnknownPoi(String),
     /// The goal is too far from every point of the map's paths.
     #[error("no map point within {within} of the goal ({x:.1}, {y:.1})")]
-    GoalOffMap { x: f64, y: f64, within: f64 },
+    GoalOffMap {
+        /// The goal's x, map units.
+        x: f64,
+        /// The goal's y, map units.
+        y: f64,
+        /// How far from the map's paths it may be ([`NavMap::max_off_path`]), map units.
+        within: f64,
+    },
     /// The paths do not connect the start to the goal (`to`: its name or coordinates).
     #[error("no map-path leads from ({x:.1}, {y:.1}) to {to}")]
-    NoPath { x: f64, y: f64, to: String },
+    NoPath {
+        /// The start's x, map units.
+        x: f64,
+        /// The start's y, map units.
+        y: f64,
+        /// The goal: its name or coordinates.
+        to: String,
+    },
     /// The entity to route has no position (named by its label).
     #[error("{0} has no position")]
     NoPosition(String),

@@ -60,15 +60,20 @@ fn normalize(a: V2) -> V2 {
 /// `det(dir, v - point) >= 0`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Line {
+    /// A point on the line (a velocity).
     pub point: V2,
+    /// The line's unit direction.
     pub dir: V2,
 }
 
 /// Another agent as seen by the one avoiding.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Neighbour {
+    /// Its position, map units.
     pub pos: V2,
+    /// Its velocity, map units per time unit.
     pub vel: V2,
+    /// Its disc's radius, map units.
     pub radius: f64,
     /// Share of the avoidance this agent takes: 0.5 when the neighbour avoids too, 1.0 when
     /// it does not.
@@ -78,10 +83,13 @@ pub struct Neighbour {
 /// The agent that chooses its velocity.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Agent {
+    /// Its position, map units.
     pub pos: V2,
     /// Its current velocity.
     pub vel: V2,
+    /// Its disc's radius, map units.
     pub radius: f64,
+    /// The fastest it may go, map units per time unit.
     pub max_speed: f64,
 }
 

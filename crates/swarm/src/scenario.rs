@@ -89,6 +89,7 @@ pub struct ScenarioError(pub String);
 /// the file and the entity before it in a [`ScenarioError`].
 #[derive(Debug, thiserror::Error)]
 pub enum EntityError {
+    /// The entity's name is already taken by another entity.
     #[error(transparent)]
     Name(#[from] NameTaken),
     /// A listed POI without `name`.
@@ -97,22 +98,29 @@ pub enum EntityError {
     /// A POI drawn in the map with neither a `name` annotation nor a label.
     #[error("a POI needs a name (a `name` annotation or a label)")]
     MapPoiWithoutName,
+    /// A position or heading that is not a finite number.
     #[error("position and heading must be finite numbers")]
     NotFinite,
+    /// A radius or size that is not positive.
     #[error("radius and size must be positive")]
     NotPositive,
     /// A map shape's `component_NAME` annotation that is not JSON.
     #[error("{key}: the value must be JSON ({error}), found {found:?}")]
     ComponentJson {
+        /// The annotation's key (`component_NAME`).
         key: String,
+        /// The annotation's value as drawn.
         found: String,
+        /// Why it is not JSON.
         #[source]
         error: serde_json::Error,
     },
     /// A component's value (`at`: `components.NAME` or the annotation's key).
     #[error("{at}: {source}")]
     Component {
+        /// Where the value was given: `components.NAME` or the annotation's key.
         at: String,
+        /// Why the value was refused.
         #[source]
         source: ComponentError,
     },
@@ -121,26 +129,54 @@ pub enum EntityError {
 /// Why a component's value (scenario syntax, see [`add_component`]) was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ComponentError {
+    /// A component name this crate does not know (the name).
     #[error("unknown component {0:?} (known: {COMPONENTS})")]
     Unknown(String),
+    /// A field the component does not take.
     #[error("unknown field {field:?} (expected: {expected})")]
-    UnknownField { field: String, expected: String },
+    UnknownField {
+        /// The field found.
+        field: String,
+        /// The fields the component takes.
+        expected: String,
+    },
+    /// A value that should be a table (TOML) or object (JSON): what was found.
     #[error("expected a table/object, found {0}")]
     NotATable(String),
+    /// A field that should be a number.
     #[error("{field} must be a number, found {found}")]
-    NotANumber { field: String, found: String },
+    NotANumber {
+        /// The field.
+        field: String,
+        /// The value found instead.
+        found: String,
+    },
+    /// A value that should be `true` or `false`: what was found.
     #[error("expected true or false, found {0}")]
     NotABool(String),
+    /// A value that should be a list of strings: what it is for.
     #[error("{0} must be a list of strings")]
     NotStrings(String),
+    /// A list element that should be a string.
     #[error("{what}: {found} is not a string")]
-    NotAString { what: String, found: String },
+    NotAString {
+        /// What the value is for.
+        what: String,
+        /// The value found instead.
+        found: String,
+    },
     /// A value outside what the component allows: the rule it breaks.
     #[error("{0}")]
     Rule(&'static str),
     /// A value outside what the component allows: the rule, and what was found.
     #[error("{rule}, found {found}")]
-    RuleFound { rule: &'static str, found: String },
+    RuleFound {
+        /// The rule the value breaks.
+        rule: &'static str,
+        /// The value found.
+        found: String,
+    },
+    /// A `Script` component whose script does not parse.
     #[error(transparent)]
     Script(Box<ScriptError>),
 }
@@ -157,15 +193,20 @@ pub enum ScriptCheckError {
     /// An unknown instruction or a wrong number of arguments.
     #[error("entity {entity}: {source}")]
     Script {
+        /// The entity's label.
         entity: String,
+        /// Why the script was refused.
         #[source]
         source: Box<ScriptError>,
     },
     /// Arguments that do not fit the world (an instruction's own check).
     #[error("entity {entity}: {instruction}: {source}")]
     Instruction {
+        /// The entity's label.
         entity: String,
+        /// The instruction's name.
         instruction: String,
+        /// Why the arguments were refused.
         #[source]
         source: InstructionError,
     },
@@ -231,10 +272,13 @@ fn err<T>(msg: impl Into<String>) -> Result<T, ScenarioError> {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NavSpec {
+    /// Points of the graph closer than this are one node, map units (default 8).
     #[serde(default = "d_merge")]
     pub merge_radius: f64,
+    /// How far a robot may be from the graph at either end of a route, map units (default 60).
     #[serde(default = "d_off")]
     pub max_off_path: f64,
+    /// Whether the off-graph legs of routes found are added to the map (default true).
     #[serde(default = "d_true")]
     pub extend: bool,
 }
@@ -269,24 +313,35 @@ impl Default for NavSpec {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorldSpec {
+    /// World width, map units; default: the map's page, the obstacle map's or the generator's.
     pub width: Option<f64>,
+    /// World height, map units; default: the map's page, the obstacle map's or the generator's.
     pub height: Option<f64>,
+    /// Side of a spatial-grid cell, map units (default 20).
     #[serde(default = "d_cell")]
     pub cell_size: f64,
+    /// Whether the collision system runs (default true).
     #[serde(default = "d_true")]
     pub collision: bool,
+    /// Whether every robot stops when it collides (default true).
     #[serde(default = "d_true")]
     pub stop_on_collision: bool,
+    /// Seconds of simulated time between Seer snapshots (default 0.1).
     #[serde(default = "d_period")]
     pub snapshot_period: f64,
+    /// The script run on a script error that has no handler of its own (e.g. `["Abort"]`).
     #[serde(default)]
     pub default_handler: Option<Vec<String>>,
+    /// Navigation settings.
     #[serde(default)]
     pub nav: NavSpec,
+    /// Extra map-paths: polylines of `[x, y]` points, map units.
     #[serde(default)]
     pub paths: Vec<Vec<[f64; 2]>>,
+    /// Extra points of interest: name → `[x, y]`, map units.
     #[serde(default)]
     pub pois: BTreeMap<String, [f64; 2]>,
+    /// Extra walls: `[x, y, width, height]` each, map units.
     #[serde(default)]
     pub walls: Vec<[f64; 4]>,
     /// A static obstacle map for the 2D engine: vector text (`width height`, then one
@@ -318,14 +373,21 @@ impl Default for WorldSpec {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EntitySpec {
+    /// The entity's type (`type` in the file): `robot`, `drone`, `poi`, `item`, `wall`, or any other.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The entity's name (POIs need one; robots without one are labelled by their id).
     pub name: Option<String>,
+    /// Position `[x, y]`, map units (the centre of its shape).
     pub position: [f64; 2],
+    /// Heading, radians (default 0).
     #[serde(default)]
     pub heading: f64,
+    /// A box collider's `[width, height]`, map units.
     pub size: Option<[f64; 2]>,
+    /// A disc collider's radius, map units.
     pub radius: Option<f64>,
+    /// Components by name, in scenario syntax (see the module docs).
     #[serde(default)]
     pub components: BTreeMap<String, Value>,
 }
@@ -336,10 +398,13 @@ pub struct EntitySpec {
 pub enum GeneratorSpec {
     /// HMR Sim's drone swarm (see [`crate::drones`]).
     DroneSwarm {
+        /// Number of drones (default 200).
         #[serde(default = "d_drones")]
         robots: usize,
+        /// Proximity beams on each drone (default 0: no proximity sensor).
         #[serde(default)]
         proximity_beams: u16,
+        /// Range of the proximity beams, map units (default 15).
         #[serde(default = "d_prox_range")]
         proximity_range: f64,
         /// `"orca"` (default) or `"hmr"` (HMR Sim's heuristic).
@@ -348,8 +413,10 @@ pub enum GeneratorSpec {
     },
     /// The warehouse (see [`crate::warehouse`]).
     Warehouse {
+        /// Number of warehouse robots (default 10 000).
         #[serde(default = "d_wh")]
         robots: usize,
+        /// Proximity beams on each robot (default 8).
         #[serde(default = "d_wh_beams")]
         proximity_beams: u16,
     },
@@ -372,16 +439,25 @@ fn d_wh_beams() -> u16 {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
+    /// The scenario's name (default: where it was loaded from).
     pub name: Option<String>,
+    /// The draw.io map, relative to the scenario file.
     pub map: Option<String>,
+    /// Frames per simulated second of the fixed-rate systems (also `FPS`; default 24).
     #[serde(alias = "FPS")]
     pub fps: Option<f64>,
+    /// Simulated seconds the run lasts (default: until the work is done or a kill switch).
     pub duration: Option<f64>,
+    /// Seed of the run's random streams (default 0).
     pub seed: Option<u64>,
+    /// Whether a kill switch ends the run once every script or drone is done (default true).
     pub end_when_done: Option<bool>,
+    /// World-level components (also `simulationComponents`).
     #[serde(default, alias = "simulationComponents")]
     pub world: WorldSpec,
+    /// Generated robots and map, if any.
     pub generator: Option<GeneratorSpec>,
+    /// Extra entities (also `extraEntities`).
     #[serde(default, alias = "extraEntities")]
     pub entities: Vec<EntitySpec>,
 }
@@ -389,7 +465,9 @@ pub struct ScenarioFile {
 /// Command-line overrides of a scenario.
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
+    /// Simulated seconds the run lasts, replacing the file's.
     pub duration: Option<f64>,
+    /// Seed of the run's random streams, replacing the file's.
     pub seed: Option<u64>,
     /// Number of robots (generated scenarios only).
     pub robots: Option<usize>,
@@ -404,10 +482,13 @@ pub struct Overrides {
 /// A loaded scenario, ready to build runs from.
 #[derive(Clone, Debug)]
 pub struct Scenario {
+    /// The parsed scenario file.
     pub file: ScenarioFile,
     /// Where it came from (for messages).
     pub origin: String,
+    /// The draw.io map, parsed, if the file names one.
     pub map: Option<DrawioMap>,
+    /// Where the draw.io map was read from.
     pub map_path: Option<PathBuf>,
     /// The obstacle map (`world.obstacles`).
     pub obstacles: Option<Arc<simrob_flat::Map>>,

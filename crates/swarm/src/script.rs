@@ -30,7 +30,9 @@ use crate::sim::{Ctx, InstructionDef, InstructionSet, Outcome, Summary, System};
 /// One instruction: a name and its arguments, as written.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Instr {
+    /// The instruction's name (e.g. `Go`).
     pub name: String,
+    /// Its arguments, as written.
     pub args: Vec<String>,
 }
 
@@ -62,35 +64,53 @@ impl std::fmt::Display for Instr {
 /// arguments; `index` counts from 1, `part` is `script`, `handler "TAG"` or `default handler`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ScriptError {
+    /// An empty line.
     #[error("empty instruction")]
     Empty,
+    /// An error on one line of a list.
     #[error("instruction {index}: {source}")]
     Line {
+        /// The line, counted from 1.
         index: usize,
+        /// What is wrong with it.
         source: Box<ScriptError>,
     },
+    /// An error in one part of a script.
     #[error("{part}: {source}")]
     Part {
+        /// `script`, `handler "TAG"` or `default handler`.
         part: String,
+        /// What is wrong in it.
         source: Box<ScriptError>,
     },
     #[error(
         "{part} instruction {index} ({instruction}): unknown instruction {name:?} (known: {known})"
     )]
+    /// An instruction no system offers.
     Unknown {
+        /// `script`, `handler "TAG"` or `default handler`.
         part: String,
+        /// The line, counted from 1.
         index: usize,
+        /// The instruction as written.
         instruction: String,
+        /// Its name.
         name: String,
+        /// The instructions there are.
         known: String,
     },
     #[error(
         "{part} instruction {index} ({instruction}): wrong number of arguments; usage: {usage}"
     )]
+    /// An instruction given too few or too many arguments.
     Arguments {
+        /// `script`, `handler "TAG"` or `default handler`.
         part: String,
+        /// The line, counted from 1.
         index: usize,
+        /// The instruction as written.
         instruction: String,
+        /// How the instruction is written (e.g. `Go POI | Go X,Y`).
         usage: &'static str,
     },
 }
@@ -98,9 +118,12 @@ pub enum ScriptError {
 /// A script's state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ScriptState {
+    /// It runs its next instruction at once.
     #[default]
     Ready,
+    /// It waits for events with given tags about its robot.
     Blocked,
+    /// It ended (ran to its end, or aborted).
     Done,
 }
 
@@ -114,9 +137,11 @@ enum Resume {
 /// The script component.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Script {
+    /// The instructions, in order.
     pub instructions: Vec<Instr>,
     /// Index of the instruction running (or next to run).
     pub pc: usize,
+    /// Ready, blocked or done.
     pub state: ScriptState,
     /// Tags of the events the script waits for.
     pub waiting: Vec<Tag>,
@@ -250,10 +275,18 @@ fn def(usage: &'static str, min_args: usize, max_args: usize) -> InstructionDef 
 /// Why `Wait`'s arguments are not `SECONDS` or `MIN MAX`.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum WaitError {
+    /// An argument that is not a number of seconds (the argument).
     #[error("Wait: {0:?} is not a number of seconds")]
     NotSeconds(String),
+    /// `Wait MIN MAX` with `MIN` more than `MAX`.
     #[error("Wait: the least ({least}) is more than the most ({most})")]
-    Reversed { least: f64, most: f64 },
+    Reversed {
+        /// The least, seconds.
+        least: f64,
+        /// The most, seconds.
+        most: f64,
+    },
+    /// Neither one argument nor two.
     #[error("Wait: give SECONDS or MIN MAX")]
     Arguments,
 }

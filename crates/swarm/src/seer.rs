@@ -25,11 +25,17 @@ use crate::systems::ClockSystem;
 /// One entity in a snapshot.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EntitySnap {
+    /// The entity's id.
     pub id: u32,
+    /// Its type (index into [`SwarmWorld::kind_name`](crate::SwarmWorld::kind_name)).
     pub kind: u16,
+    /// x, map units.
     pub x: f64,
+    /// y, map units.
     pub y: f64,
+    /// Heading, radians.
     pub theta: f64,
+    /// What it is doing: a drone's `flying`/`hovering`/`crashed`/`idle`, `carried`, `empty`, a script's `ready`/`blocked`/`done`/`failed`, or empty.
     pub state: &'static str,
     /// Half extents of its collider (zero without one).
     pub half: [f64; 2],
@@ -38,8 +44,11 @@ pub struct EntitySnap {
 /// The simulation at one instant.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Snapshot {
+    /// The frame it was taken at.
     pub frame: u64,
+    /// Simulated seconds.
     pub t: f64,
+    /// Every entity with a pose except static obstacles and POIs, in id order.
     pub entities: Vec<EntitySnap>,
 }
 
@@ -355,9 +364,13 @@ impl<W: Write> Consumer for JsonLinesRecorder<W> {
 /// A consumer that keeps everything in memory (tests, tools).
 #[derive(Debug, Default)]
 pub struct MemoryConsumer {
+    /// The run's header, once received.
     pub header: Option<Header>,
+    /// The snapshots, in order.
     pub snapshots: Vec<Snapshot>,
+    /// The log lines, in order.
     pub logs: Vec<LogLine>,
+    /// The end-of-run figures, once the run ended.
     pub summary: Option<Summary>,
 }
 

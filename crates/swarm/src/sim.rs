@@ -58,7 +58,9 @@ pub struct ErrorRecord {
     pub t: f64,
     /// The entity's name, or `#id`.
     pub entity: String,
+    /// The error's tag (e.g. `Collision`, `Unreachable`).
     pub tag: String,
+    /// What went wrong.
     pub message: String,
 }
 
@@ -107,11 +109,15 @@ impl Stats {
 /// What a system hands back to the scheduler and to other systems: the world, the event
 /// queue, counters, the clock and a sequential random generator.
 pub struct Ctx {
+    /// All entities and their components.
     pub world: SwarmWorld,
+    /// The time-ordered event queue.
     pub events: EventQueue,
+    /// The run's counters.
     pub stats: Stats,
     /// A sequential generator for systems that draw in a fixed order.
     pub rng: Rng,
+    /// The run-wide settings.
     pub config: SimConfig,
     /// The current frame number.
     pub frame: u64,
@@ -137,9 +143,12 @@ impl Ctx {
 /// One line of the run's log.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LogLine {
+    /// Simulated seconds.
     pub t: f64,
+    /// The entity the line is about (its id), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entity: Option<u32>,
+    /// The line.
     pub text: String,
 }
 
@@ -169,7 +178,12 @@ pub enum InstructionError {
     Goal(#[from] crate::nav::GoalError),
     /// `Go`: no POI has this name (`known`: the POIs there are, or `none`).
     #[error("there is no POI called {name:?} (POIs: {known})")]
-    UnknownPoi { name: String, known: String },
+    UnknownPoi {
+        /// The name asked for.
+        name: String,
+        /// The POIs there are, or `none`.
+        known: String,
+    },
     /// `Grab`/`Drop`: the entity of this name is not an item.
     #[error("{0:?} is not an item")]
     NotAnItem(String),
@@ -189,8 +203,11 @@ pub enum InstructionError {
 pub struct InstructionDef {
     /// E.g. `Go POI | Go X,Y`.
     pub usage: &'static str,
+    /// The fewest arguments it takes.
     pub min_args: usize,
+    /// The most arguments it takes.
     pub max_args: usize,
+    /// The code that runs it.
     pub run: InstructionFn,
     /// Extra validation once the world is built (e.g. that a POI exists).
     pub check: Option<InstructionCheck>,
@@ -239,23 +256,39 @@ pub trait System {
 /// The end-of-run figures.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Summary {
+    /// The scenario's name.
     pub scenario: String,
+    /// The run's seed.
     pub seed: u64,
+    /// Frames per simulated second.
     pub fps: f64,
+    /// Frames run.
     pub frames: u64,
+    /// Simulated seconds run (`frames / fps`).
     pub simulated_seconds: f64,
     /// Filled by the shell that measured it (the core has no clock).
     pub wall_seconds: f64,
+    /// `wall_seconds / simulated_seconds` (0 before the first frame).
     pub wall_per_simulated_second: f64,
+    /// Robots: entities that can move (have a velocity).
     pub robots: usize,
+    /// Entities alive, the world entity included.
     pub entities: usize,
+    /// Events handled (see [`Stats::events`]).
     pub events: u64,
+    /// Collisions: contacts that began.
     pub collisions: u64,
+    /// Units of work finished (deliveries dropped, drones arrived).
     pub tasks_done: u64,
+    /// Scripts that ran to their end.
     pub scripts_done: u64,
+    /// Scripts aborted by an error handler.
     pub scripts_failed: u64,
+    /// Error events raised.
     pub errors: u64,
+    /// Drones at their target.
     pub arrived: u64,
+    /// Drones stopped by a collision.
     pub crashed: u64,
     /// Whether a kill switch ended the run (else the duration did).
     pub killed: bool,
@@ -263,6 +296,7 @@ pub struct Summary {
 
 /// A runnable simulation.
 pub struct Simulation {
+    /// The world, the event queue, the counters and the clock.
     pub ctx: Ctx,
     systems: Vec<Box<dyn System>>,
     instructions: InstructionSet,

@@ -34,8 +34,11 @@ use crate::script::{Script, ScriptError};
 /// Parameters of a generated warehouse.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WarehouseParams {
+    /// Number of robots.
     pub robots: usize,
+    /// Proximity beams on each robot (0: none).
     pub proximity_beams: u16,
+    /// Seed of the warehouse's random draws (the run's seed).
     pub seed: u64,
 }
 
@@ -76,8 +79,10 @@ pub fn size(robots: usize) -> (f64, f64) {
 /// `bot0`, `tote0`…) is taken already, or a robot's script was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum WarehouseError {
+    /// A name the warehouse gives is taken already.
     #[error(transparent)]
     Name(#[from] NameTaken),
+    /// A robot's script was refused.
     #[error(transparent)]
     Script(#[from] ScriptError),
 }

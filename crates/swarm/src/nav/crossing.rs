@@ -46,7 +46,9 @@ const EDGE: f64 = 0.5;
 /// A robot's next crossing on its route.
 #[derive(Clone, Copy, Debug)]
 pub struct Approach {
+    /// The robot.
     pub entity: EntityId,
+    /// The crossing node (its index in the navigation graph).
     pub node: u32,
     /// Distance along the route to the node.
     pub along: f64,
