@@ -298,6 +298,15 @@ pub fn agent_seed(session_seed: u64, key: &str) -> u64 {
 mod tests {
     use super::*;
 
+    /// Agent seeds pinned: a session seed recorded today gives its agents the same seeds
+    /// forever.
+    #[test]
+    fn agent_seeds_are_pinned() {
+        assert_eq!(agent_seed(1, "a"), 0xc0fc99fea7ab959c);
+        assert_eq!(agent_seed(7, "a9301"), 0x46f6c832a9515ef2);
+        assert_eq!(agent_seed(0, ""), 0xc3817c016ba4ff30);
+    }
+
     #[test]
     fn agent_seeds_depend_on_key_and_session_only() {
         assert_eq!(agent_seed(1, "a"), agent_seed(1, "a"));

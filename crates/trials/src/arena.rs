@@ -393,3 +393,17 @@ pub fn mix(seed: u64, k: u64) -> u64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
+
+#[cfg(test)]
+mod pins {
+    use super::*;
+
+    /// The stream seeds of a run pinned: seeds recorded today replay forever.
+    #[test]
+    fn stream_seeds_are_pinned() {
+        assert_eq!(mix(0, 0), 0xe220a8397b1dcdaf);
+        assert_eq!(mix(1, 2), 0x68d4364de9aee53c);
+        assert_eq!(mix(42, 1000), 0x21bfb843330a908a);
+        assert_eq!(mix(u64::MAX, 7), 0x91436a5526acc133);
+    }
+}

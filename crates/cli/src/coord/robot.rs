@@ -379,3 +379,33 @@ pub fn run(args: RobotArgs) -> Result<()> {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[cfg(test)]
+mod pins {
+    use super::*;
+
+    use super::wrap as wrap_fn;
+
+    /// `wrap` (shift by π, `rem_euclid`, into [-π, π)) pinned bit for bit, edge cases
+    /// included.
+    #[test]
+    fn wrap_euclid_is_pinned() {
+        use std::f64::consts::{PI, TAU};
+        let f = |a: f64| wrap_fn(a).to_bits();
+        assert_eq!(f(0.0), 0x0000000000000000);
+        assert_eq!(f(-0.0), 0x0000000000000000);
+        assert_eq!(f(PI), 0xc00921fb54442d18);
+        assert_eq!(f(-PI), 0xc00921fb54442d18);
+        assert_eq!(f(3.0 * PI), 0xc00921fb54442d18);
+        assert_eq!(f(-3.0 * PI), 0xc00921fb54442d18);
+        assert_eq!(f(TAU), 0x0000000000000000);
+        assert_eq!(f(7.0), 0x3fe6f0255dde9740);
+        assert_eq!(f(-7.0), 0xbfe6f0255dde9740);
+        assert_eq!(f(1e6), 0xbfd6e254d0ed6540);
+        assert_eq!(f(-1e6), 0x3fd6e254d0ea93c0);
+        assert_eq!(f(1e-300), 0x0000000000000000);
+        assert_eq!(f(PI - 1e-15), 0x400921fb54442d16);
+        assert!(wrap_fn(f64::NAN).is_nan());
+        assert!(wrap_fn(f64::INFINITY).is_nan());
+    }
+}
