@@ -236,18 +236,6 @@ impl Ray {
     }
 }
 
-/// `a` (radians) wrapped into `(-π, π]`.
-#[inline]
-pub fn wrap_angle(a: f64) -> f64 {
-    let mut a = a % std::f64::consts::TAU;
-    if a > std::f64::consts::PI {
-        a -= std::f64::consts::TAU;
-    } else if a <= -std::f64::consts::PI {
-        a += std::f64::consts::TAU;
-    }
-    a
-}
-
 /// A collision shape centred on its body's position; boxes are axis-aligned and do not
 /// rotate with the body.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -444,30 +432,6 @@ fn segment_circle_entry(from: Vec2, d: Vec2, centre: Vec2, r: f64) -> Option<f64
 mod tests {
     use super::*;
 
-    use super::wrap_angle as wrap_fn;
-
-    /// `wrap` (remainder, into (-π, π]) pinned bit for bit, edge cases included.
-    #[test]
-    fn wrap_remainder_is_pinned() {
-        use std::f64::consts::{PI, TAU};
-        let f = |a: f64| wrap_fn(a).to_bits();
-        assert_eq!(f(0.0), 0x0000000000000000);
-        assert_eq!(f(-0.0), 0x8000000000000000);
-        assert_eq!(f(PI), 0x400921fb54442d18);
-        assert_eq!(f(-PI), 0x400921fb54442d18);
-        assert_eq!(f(3.0 * PI), 0x400921fb54442d18);
-        assert_eq!(f(-3.0 * PI), 0x400921fb54442d18);
-        assert_eq!(f(TAU), 0x0000000000000000);
-        assert_eq!(f(7.0), 0x3fe6f0255dde9740);
-        assert_eq!(f(-7.0), 0xbfe6f0255dde9740);
-        assert_eq!(f(1e6), 0xbfd6e254d0ebfc80);
-        assert_eq!(f(-1e6), 0x3fd6e254d0ebfc80);
-        assert_eq!(f(1e-300), 0x01a56e1fc2f8f359);
-        assert_eq!(f(PI - 1e-15), 0x400921fb54442d16);
-        assert!(wrap_fn(f64::NAN).is_nan());
-        assert!(wrap_fn(f64::INFINITY).is_nan());
-    }
-
     #[test]
     fn ray_hits_rect_faces() {
         let r = Rect::new(10.0, -5.0, 20.0, 5.0);
@@ -534,7 +498,6 @@ mod tests {
         assert!((t - 9.0).abs() < 1e-12);
         assert_eq!(ray_cast(0.0, 0.0, 1.0, 0.0, c, 0.0, 10.0), None);
         assert_eq!(ray_cast(5.0, 0.0, 1.0, 0.0, unit, 5.0, 0.0), Some(0.0));
-        assert!((wrap_angle(3.0 * std::f64::consts::PI) - std::f64::consts::PI).abs() < 1e-12);
     }
 
     #[test]

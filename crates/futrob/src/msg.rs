@@ -29,6 +29,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use simrob_math::SplitMix64;
+
 use crate::names::ActionKind;
 
 /// Destination id meaning "every robot".
@@ -506,29 +508,6 @@ impl TeamComm {
     }
 }
 
-/// Deterministic pseudo-random numbers (SplitMix64) for the simulated radio.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// Seeded generator.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// A broadcast radio for in-process runs: every message sent reaches every other robot
 /// (each copy lost independently with probability `loss`) `latency_ms` later (plus up to
 /// `jitter_ms`). Deterministic for a given seed and sequence of calls.
@@ -605,35 +584,5 @@ impl SimRadio {
     /// Copies delivered so far.
     pub fn delivered(&self) -> u64 {
         self.delivered
-    }
-}
-
-#[cfg(test)]
-mod pins {
-    use super::*;
-
-    /// SplitMix64 pinned: the radio's losses and jitter replay forever.
-    #[test]
-    fn splitmix64_is_pinned() {
-        let first = |mut r: SplitMix64| [r.next_u64(), r.next_u64(), r.next_u64()];
-        assert_eq!(
-            first(SplitMix64::new(0)),
-            [0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, 0x06c45d188009454f]
-        );
-        assert_eq!(
-            first(SplitMix64::new(1)),
-            [0x910a2dec89025cc1, 0xbeeb8da1658eec67, 0xf893a2eefb32555e]
-        );
-        assert_eq!(
-            first(SplitMix64::new(42)),
-            [0xbdd732262feb6e95, 0x28efe333b266f103, 0x47526757130f9f52]
-        );
-        assert_eq!(
-            first(SplitMix64::new(u64::MAX)),
-            [0xe4d971771b652c20, 0xe99ff867dbf682c9, 0x382ff84cb27281e9]
-        );
-        let mut r = SplitMix64::new(5);
-        assert_eq!(r.next_u64(), 0x63033b0ca389c35a);
-        assert_eq!(r.next_f64().to_bits(), 0x3fe812e629b272e6);
     }
 }

@@ -36,17 +36,16 @@
 //! [`MotionNoise`] scales each step's length, adds heading drift per step and an error per turn
 //! quantum, and makes a motion end in a fall with a given probability; [`MotionNoise::ideal`]
 //! has none of it, [`MotionNoise::paper`] has FutRob's fall rates (see its docs). Falls are drawn
-//! from the humanoid's own seeded [`SimRng`]. A fallen robot refuses every action but the
+//! from the humanoid's own seeded [`Xoshiro256StarStar`]. A fallen robot refuses every action but the
 //! matching get-up. A kick's fall happens after the ball was struck, as in FutRob's trials.
 
 use std::collections::VecDeque;
 use std::f64::consts::PI;
 
+use simrob_math::{wrap_angle, Xoshiro256StarStar, DEG};
+
 use crate::action::{Action, Gait, Side};
 use crate::field::Team;
-use crate::rng::SimRng;
-
-const DEG: f64 = PI / 180.0;
 
 /// Durations (s), distances (m) and the kick of the humanoid's motions. See the module table.
 #[derive(Debug, Clone, PartialEq)]
@@ -202,7 +201,7 @@ impl Pose2 {
         Pose2 {
             x: self.x + forward * c - left * s,
             y: self.y + forward * s + left * c,
-            heading: wrap(self.heading + dyaw),
+            heading: wrap_angle(self.heading + dyaw),
         }
     }
     /// A point given in the robot's frame (forward, left) in world coordinates.
@@ -219,17 +218,6 @@ impl Pose2 {
         let (dx, dy) = (p[0] - self.x, p[1] - self.y);
         [dx * c + dy * s, -dx * s + dy * c]
     }
-}
-
-/// An angle wrapped into (−π, π].
-pub fn wrap(a: f64) -> f64 {
-    let mut a = a % (2.0 * PI);
-    if a > PI {
-        a -= 2.0 * PI;
-    } else if a <= -PI {
-        a += 2.0 * PI;
-    }
-    a
 }
 
 /// How the body is arranged.
@@ -389,7 +377,7 @@ pub struct Humanoid {
     state: Option<ActionState>,
     pending: Option<(Action, u64)>,
     seq: u64,
-    rng: SimRng,
+    rng: Xoshiro256StarStar,
 }
 
 /// Body parts of the humanoid, in the order [`Humanoid::part_poses`] returns them.
@@ -484,7 +472,7 @@ pub struct PartPose {
 
 impl Humanoid {
     /// A standing humanoid at `pose`, head level and ahead; its noise comes from `rng`.
-    pub fn new(id: u32, team: Team, pose: Pose2, rng: SimRng) -> Self {
+    pub fn new(id: u32, team: Team, pose: Pose2, rng: Xoshiro256StarStar) -> Self {
         Humanoid {
             id,
             team,
@@ -528,7 +516,7 @@ impl Humanoid {
         self.current.is_none() && self.queue.is_empty() && self.pending.is_none()
     }
     /// Its noise generator (its state goes into save files).
-    pub fn rng(&self) -> &SimRng {
+    pub fn rng(&self) -> &Xoshiro256StarStar {
         &self.rng
     }
 
@@ -784,8 +772,8 @@ impl Humanoid {
                     let candidate = Pose2 {
                         x: lerp(cur.from.x, cur.to.x, s),
                         y: lerp(cur.from.y, cur.to.y, s),
-                        heading: wrap(
-                            cur.from.heading + wrap(cur.to.heading - cur.from.heading) * s,
+                        heading: wrap_angle(
+                            cur.from.heading + wrap_angle(cur.to.heading - cur.from.heading) * s,
                         ),
                     };
                     let moved =
@@ -830,8 +818,9 @@ impl Humanoid {
                         cur.struck = true;
                         let speed = table.kick_speed
                             * (1.0 + self.rng.normal(0.0, noise.kick_speed_sd)).max(0.0);
-                        let heading =
-                            wrap(self.pose.heading + self.rng.normal(0.0, noise.kick_direction_sd));
+                        let heading = wrap_angle(
+                            self.pose.heading + self.rng.normal(0.0, noise.kick_direction_sd),
+                        );
                         events.push(HumanoidEvent::Strike {
                             side,
                             speed,
@@ -930,7 +919,7 @@ impl Humanoid {
             _ => self.pose,
         };
         let falls = if self.rng.chance(fall_p) {
-            Some(if self.rng.uniform() < 0.5 {
+            Some(if self.rng.next_f64() < 0.5 {
                 Posture::FallenFront
             } else {
                 Posture::FallenBack
@@ -1013,7 +1002,7 @@ impl Humanoid {
             if i == 1 && self.posture == Posture::Standing && self.blend >= 1.0 {
                 // The head turns: pitch down is a positive rotation about the robot's Y axis.
                 pitch = -self.head.1;
-                yaw = wrap(self.pose.heading - self.head.0);
+                yaw = wrap_angle(self.pose.heading - self.head.0);
                 roll = 0.0;
             }
             let [wx, wy] = self.pose.to_world(local[0], local[1]);
@@ -1033,7 +1022,7 @@ impl Humanoid {
         }
         Some((
             [self.pose.x, self.pose.y, CAMERA_HEIGHT],
-            wrap(self.pose.heading - self.head.0),
+            wrap_angle(self.pose.heading - self.head.0),
             self.head.1,
         ))
     }
@@ -1045,7 +1034,7 @@ impl Humanoid {
         head: (f64, f64),
         posture: Posture,
         seq: u64,
-        rng: SimRng,
+        rng: Xoshiro256StarStar,
     ) {
         self.place(pose);
         self.head = head;
@@ -1082,30 +1071,6 @@ fn kick_foot_offset(t: f64, table: &MotionTable) -> (f64, f64) {
 mod tests {
     use super::*;
 
-    use super::wrap as wrap_fn;
-
-    /// `wrap` (remainder, into (-π, π]) pinned bit for bit, edge cases included.
-    #[test]
-    fn wrap_remainder_is_pinned() {
-        use std::f64::consts::{PI, TAU};
-        let f = |a: f64| wrap_fn(a).to_bits();
-        assert_eq!(f(0.0), 0x0000000000000000);
-        assert_eq!(f(-0.0), 0x8000000000000000);
-        assert_eq!(f(PI), 0x400921fb54442d18);
-        assert_eq!(f(-PI), 0x400921fb54442d18);
-        assert_eq!(f(3.0 * PI), 0x400921fb54442d18);
-        assert_eq!(f(-3.0 * PI), 0x400921fb54442d18);
-        assert_eq!(f(TAU), 0x0000000000000000);
-        assert_eq!(f(7.0), 0x3fe6f0255dde9740);
-        assert_eq!(f(-7.0), 0xbfe6f0255dde9740);
-        assert_eq!(f(1e6), 0xbfd6e254d0ebfc80);
-        assert_eq!(f(-1e6), 0x3fd6e254d0ebfc80);
-        assert_eq!(f(1e-300), 0x01a56e1fc2f8f359);
-        assert_eq!(f(PI - 1e-15), 0x400921fb54442d16);
-        assert!(wrap_fn(f64::NAN).is_nan());
-        assert!(wrap_fn(f64::INFINITY).is_nan());
-    }
-
     fn run(h: &mut Humanoid, seconds: f64) -> Vec<HumanoidEvent> {
         let t = MotionTable::default();
         let n = ideal();
@@ -1121,7 +1086,7 @@ mod tests {
     }
 
     fn robot() -> Humanoid {
-        Humanoid::new(1, Team::Cyan, Pose2::default(), SimRng::new(1))
+        Humanoid::new(1, Team::Cyan, Pose2::default(), Xoshiro256StarStar::new(1))
     }
 
     fn walk(d: f64) -> Action {

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::ecs::{EntityId, World};
 use crate::event::{Event, EventQueue, Tag};
-use crate::rng::Rng;
+use simrob_math::Xoshiro256PlusPlus;
 
 /// Run-wide settings.
 #[derive(Clone, Debug)]
@@ -110,7 +110,7 @@ pub struct Ctx {
     pub events: EventQueue,
     pub stats: Stats,
     /// A sequential generator for systems that draw in a fixed order.
-    pub rng: Rng,
+    pub rng: Xoshiro256PlusPlus,
     pub config: SimConfig,
     /// The current frame number.
     pub frame: u64,
@@ -307,7 +307,7 @@ impl Simulation {
                 world,
                 events: EventQueue::default(),
                 stats: Stats::default(),
-                rng: Rng::new(config.seed),
+                rng: Xoshiro256PlusPlus::new(config.seed),
                 config: SimConfig { fps, ..config },
                 frame: 0,
                 time: 0.0,

@@ -384,14 +384,10 @@ impl Arena {
     }
 }
 
-/// A seed for stream `k` of a run seeded `seed` (SplitMix64 finaliser).
+/// A seed for stream `k` of a run seeded `seed`: one SplitMix64 step from
+/// `seed + k·0xBF58476D1CE4E5B9`.
 pub fn mix(seed: u64, k: u64) -> u64 {
-    let mut z = seed
-        .wrapping_add(0x9E37_79B9_7F4A_7C15)
-        .wrapping_add(k.wrapping_mul(0xBF58_476D_1CE4_E5B9));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    simrob_math::splitmix64(seed.wrapping_add(k.wrapping_mul(0xBF58_476D_1CE4_E5B9)))
 }
 
 #[cfg(test)]

@@ -28,13 +28,13 @@
 
 use std::collections::BTreeMap;
 
+use simrob_math::Xoshiro256StarStar;
 use simrob_physics::{euler_to_quat, BodyDesc, BodyId, BodyState, PhysicsBackend};
 use simrob_protocol::{EntityId, EntitySpec, MaterialId, Shape};
 use simrob_soccer::camera::{RobotView, SceneView};
 use simrob_soccer::humanoid::{PARTS, PART_SIZES};
 use simrob_soccer::{
-    Action, Humanoid, HumanoidEvent, KidSizeField, MotionNoise, MotionTable, Pose2, Profile,
-    SimRng, Team,
+    Action, Humanoid, HumanoidEvent, KidSizeField, MotionNoise, MotionTable, Pose2, Profile, Team,
 };
 
 use crate::entity::{Entity, EntityBody, EntityKind};
@@ -184,7 +184,7 @@ impl Soccer {
         profile: Profile,
         material: MaterialId,
     ) -> Result<Vec<EntityBody>, WorldError> {
-        let rng = SimRng::for_stream(
+        let rng = Xoshiro256StarStar::for_stream(
             spec.seed.unwrap_or(u64::from(spec.entity_id.0)),
             0x4855_4d41,
         );

@@ -16,6 +16,7 @@ use simrob_coord::model::{BasicKind, FailCode, RobotInfo, TaskClass, TaskId};
 use simrob_coord::robot::{Command, Pose, RobotAgent};
 use simrob_coord::sync::TaskBoard;
 use simrob_coord::wire::Msg;
+use simrob_math::wrap_angle_euclid;
 use simrob_mrs::MrsClient;
 use simrob_protocol::{ControlRequest, EntityId, EntityInfoKind, EntityRequest};
 
@@ -70,10 +71,6 @@ trait Body {
     fn drive(&mut self, pose: Pose, target: Option<(f64, f64)>) -> Result<()>;
     fn world(&self) -> &'static str;
     fn kind(&self) -> &'static str;
-}
-
-fn wrap(a: f64) -> f64 {
-    (a + PI).rem_euclid(TAU) - PI
 }
 
 /// How long one reading of a SumBot's pose may keep draining broadcasts.
@@ -139,7 +136,7 @@ impl Body for SumBot {
                 .find(|e| e.kind == EntityInfoKind::Robot && e.entity_id == EntityId(self.entity))
             {
                 // The SumBot drives towards −X of its body for positive wheel speeds.
-                let heading = wrap(e.rotation[2] + PI);
+                let heading = wrap_angle_euclid(e.rotation[2] + PI);
                 self.last = Some(Pose {
                     x: e.position[0],
                     y: e.position[1],
@@ -159,7 +156,7 @@ impl Body for SumBot {
         let (l, r) = match target {
             None => (0.0, 0.0),
             Some((x, y)) => {
-                let error = wrap((y - pose.y).atan2(x - pose.x) - pose.heading);
+                let error = wrap_angle_euclid((y - pose.y).atan2(x - pose.x) - pose.heading);
                 let turn = if error.abs() > 2.5 {
                     3.0
                 } else {
@@ -198,7 +195,7 @@ impl Body for Nomad {
         Ok(Pose {
             x: x * INCH,
             y: y * INCH,
-            heading: wrap(h.to_radians()),
+            heading: wrap_angle_euclid(h.to_radians()),
             speed: 0.0,
         })
     }
@@ -207,7 +204,7 @@ impl Body for Nomad {
         match target {
             None => self.client.stop()?,
             Some((x, y)) => {
-                let error = wrap((y - pose.y).atan2(x - pose.x) - pose.heading);
+                let error = wrap_angle_euclid((y - pose.y).atan2(x - pose.x) - pose.heading);
                 let turn = (error.to_degrees() * 2.0).clamp(-60.0, 60.0);
                 let dist = (x - pose.x).hypot(y - pose.y) / INCH;
                 let ahead = (dist * 2.0).min(20.0) * error.cos().max(0.0);
@@ -377,35 +374,5 @@ pub fn run(args: RobotArgs) -> Result<()> {
         }
         // The control period; messages are read at the next step.
         std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-#[cfg(test)]
-mod pins {
-    use super::*;
-
-    use super::wrap as wrap_fn;
-
-    /// `wrap` (shift by π, `rem_euclid`, into [-π, π)) pinned bit for bit, edge cases
-    /// included.
-    #[test]
-    fn wrap_euclid_is_pinned() {
-        use std::f64::consts::{PI, TAU};
-        let f = |a: f64| wrap_fn(a).to_bits();
-        assert_eq!(f(0.0), 0x0000000000000000);
-        assert_eq!(f(-0.0), 0x0000000000000000);
-        assert_eq!(f(PI), 0xc00921fb54442d18);
-        assert_eq!(f(-PI), 0xc00921fb54442d18);
-        assert_eq!(f(3.0 * PI), 0xc00921fb54442d18);
-        assert_eq!(f(-3.0 * PI), 0xc00921fb54442d18);
-        assert_eq!(f(TAU), 0x0000000000000000);
-        assert_eq!(f(7.0), 0x3fe6f0255dde9740);
-        assert_eq!(f(-7.0), 0xbfe6f0255dde9740);
-        assert_eq!(f(1e6), 0xbfd6e254d0ed6540);
-        assert_eq!(f(-1e6), 0x3fd6e254d0ea93c0);
-        assert_eq!(f(1e-300), 0x0000000000000000);
-        assert_eq!(f(PI - 1e-15), 0x400921fb54442d16);
-        assert!(wrap_fn(f64::NAN).is_nan());
-        assert!(wrap_fn(f64::INFINITY).is_nan());
     }
 }

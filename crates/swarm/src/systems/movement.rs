@@ -1,6 +1,6 @@
 use crate::ecs::Pose;
-use crate::geom::wrap_angle;
 use crate::sim::{Ctx, System};
+use simrob_math::wrap_angle;
 
 /// Movement: the only system that writes poses. Integrates velocities over one frame,
 /// keeps every entity inside the map, carries grabbed items along with their carrier, then
