@@ -279,7 +279,7 @@ impl Soccer {
             return;
         }
         let obstacles = Self::obstacles(entities, physics);
-        let radius = self.table.body_radius;
+        let radius = simrob_soccer::humanoid::body_radius(&self.table);
         // Every robot moves against where the others stood at the start of the step, and the
         // strikes of one step land together: the order robots are stepped in (their ids)
         // decides nothing — two robots stepping into one gap, or kicking one ball at once,
