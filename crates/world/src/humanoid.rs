@@ -574,7 +574,7 @@ impl<P: PhysicsBackend + Default> crate::World<P> {
                 "a humanoid's position and heading must be finite numbers".into(),
             ));
         }
-        let table = self.soccer.table.clone();
+        let table = self.soccer.table;
         let h = self
             .soccer
             .humanoids

@@ -4,7 +4,7 @@
 //! simrob-client's UDP `Agent`) or a Nomad on a Mobile Robot Simulator (over its TCP
 //! client) — turning basic tasks into wheel commands and reporting the standard status.
 
-use std::f64::consts::{PI, TAU};
+use std::f64::consts::PI;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
