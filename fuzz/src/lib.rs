@@ -278,7 +278,7 @@ pub fn coord_wire(data: &[u8]) {
     use simrob_coord::cc::{CcConfig, ControlCenter};
     use simrob_coord::cnp::Euclidean;
     use simrob_coord::model::{RobotInfo, TaskClass};
-    use simrob_coord::robot::{Command, Pose, RobotAgent};
+    use simrob_coord::robot::{Command, RobotAgent, RobotPose};
     use simrob_coord::sync::TaskBoard;
     use simrob_coord::wire::{decode, encode, FrameDecoder};
 
@@ -301,7 +301,7 @@ pub fn coord_wire(data: &[u8]) {
         speed: 1.0,
     });
     let mut board = TaskBoard::default();
-    let pose = Pose::default();
+    let pose = RobotPose::default();
     let mut local = 0.0;
     let through_codec = |env: &simrob_coord::wire::Envelope, who: &str| {
         let line = encode(env);

@@ -10,11 +10,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use simrob_client::simrob::{Agent, AgentOptions, ClientError};
+use simrob_client::agent::{Agent, AgentOptions, ClientError};
 use simrob_protocol::{
     Broadcast, ControlRequest, EntityId, EntityInfoKind, EntityRequest, ServerMessage,
 };
-use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
+use simrob_server::files::DirStore;
+use simrob_server::udp::UdpServer;
+use simrob_session::{ServerConfig, Session};
 
 /// The built-in scenario: the SimRob manual's materials, field, SumBot and ball.
 const SCENARIO: [(&str, &str); 4] = [

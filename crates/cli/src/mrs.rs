@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use simrob_mrs::flat::{Map, Pose};
+use simrob_mrs::flat::{FlatPose, Map};
 use simrob_mrs::{
     write_atomically, ClientId, DirMapFiles, MrsConfig, MrsCore, MrsServer, ShellOptions,
     EXAMPLE_MAP,
@@ -31,7 +31,7 @@ pub struct MrsArgs {
     /// A robot whose start is taken by another robot goes to the nearest free spot.
     /// Default: the map's centre (or the nearest free spot), angle 0.
     #[arg(long, value_name = "X,Y,ANGLE", value_parser = parse_pose)]
-    start: Option<Pose>,
+    start: Option<FlatPose>,
     /// TCP port (0 = any free port).
     #[arg(long, default_value_t = simrob_mrs::DEFAULT_PORT)]
     port: u16,
@@ -77,14 +77,14 @@ pub struct MrsArgs {
     gui: Option<std::net::SocketAddr>,
 }
 
-fn parse_pose(s: &str) -> Result<Pose, String> {
+fn parse_pose(s: &str) -> Result<FlatPose, String> {
     let v: Vec<f64> = s
         .split(',')
         .map(|p| p.trim().parse::<f64>())
         .collect::<Result<_, _>>()
         .map_err(|_| format!("{s:?}: expected X,Y,ANGLE, e.g. 150,130,90"))?;
     match v[..] {
-        [x, y, a] if x.is_finite() && y.is_finite() && a.is_finite() => Ok(Pose::new(x, y, a)),
+        [x, y, a] if x.is_finite() && y.is_finite() && a.is_finite() => Ok(FlatPose::new(x, y, a)),
         _ => Err(format!("{s:?}: expected three finite numbers X,Y,ANGLE")),
     }
 }

@@ -48,7 +48,7 @@ pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
 
 /// Reads and decodes every request of a scenario file (SimRob XML messages).
 pub fn read_requests(path: &Path) -> Result<Vec<Request>> {
-    let bytes = read_file(path, simrob_server::simrob::MAX_SAVE_FILE)
+    let bytes = read_file(path, simrob_server::files::MAX_SAVE_FILE)
         .with_context(|| format!("cannot read scenario {}", path.display()))?;
     decode_datagram(&bytes, &CommandKeys::default())
         .into_iter()
@@ -74,7 +74,7 @@ pub fn load_scenario(world: &mut World, path: &Path) -> Result<()> {
             }
             Applied::Load(file) => {
                 let source = base.join(file);
-                let bytes = read_file(&source, simrob_server::simrob::MAX_SAVE_FILE)
+                let bytes = read_file(&source, simrob_server::files::MAX_SAVE_FILE)
                     .with_context(|| format!("cannot read {}", source.display()))?;
                 let xml = String::from_utf8(bytes)
                     .with_context(|| format!("{} is not UTF-8 text", source.display()))?;

@@ -17,7 +17,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use simrob_protocol::tree::parse_finite_f64;
 use simrob_protocol::{decode_datagram, CommandKeys, Request, ServerMessage};
-use simrob_server::simrob::ServerConfig;
+use simrob_session::ServerConfig;
 
 pub use command::SendCommand;
 use session::{describe, Answer, Session};

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use simrob_protocol::{ControlRequest, Request};
-use simrob_server::simrob::{all_keys, DirStore, ServerConfig, Session, UdpServer};
+use simrob_server::files::DirStore;
+use simrob_server::udp::UdpServer;
+use simrob_session::{all_keys, ServerConfig, Session};
 
 /// Arguments of `simrob serve`.
 #[derive(clap::Args)]

@@ -11,6 +11,7 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use simrob_swarm::drones::Avoidance;
 use simrob_swarm::scenario::{Overrides, Scenario};
+use simrob_swarm::script::Script;
 use simrob_swarm::seer::{Consumer, ConsumerError, JsonLinesRecorder, Seer};
 use simrob_swarm::systems::ClockSystem;
 use simrob_swarm::{Simulation, Summary};
@@ -319,12 +320,19 @@ fn report(s: &Summary, sim: &Simulation, json: bool, interrupted: bool, record: 
     println!("  events           {}", s.events);
     println!("  collisions       {}", s.collisions);
     println!("  tasks done       {}", s.tasks_done);
-    if s.scripts_done + s.scripts_failed > 0 || !sim.world().script.is_empty() {
+    if s.scripts_done + s.scripts_failed > 0
+        || sim
+            .world()
+            .custom::<Script>()
+            .is_some_and(|c| !c.is_empty())
+    {
         println!(
             "  scripts          {} done, {} aborted, {} running; {} errors",
             s.scripts_done,
             s.scripts_failed,
-            sim.world().script.len() as u64 - s.scripts_done - s.scripts_failed,
+            sim.world().custom::<Script>().map_or(0, |c| c.len()) as u64
+                - s.scripts_done
+                - s.scripts_failed,
             s.errors
         );
     }

@@ -15,7 +15,7 @@
 
 use std::net::SocketAddr;
 
-use simrob_client::simrob::{Agent, AgentOptions, ClientError};
+use simrob_client::agent::{Agent, AgentOptions, ClientError};
 use simrob_protocol::{ControlRequest, EntityId, EntityInfoKind, EntityRequest};
 
 /// The robot and the ball of the soccer scenario.

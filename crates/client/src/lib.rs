@@ -1,6 +1,6 @@
 //! # simrob-client
 //!
-//! Client library for programs that drive simrob: [`simrob`] speaks the SimRob XML protocol
+//! Client library for programs that drive simrob: an [`agent`] speaks the SimRob XML protocol
 //! over UDP. The Mobile Robot Simulator's client lives with its server in `simrob-mrs`.
 
-pub mod simrob;
+pub mod agent;

@@ -16,7 +16,7 @@ use simrob_coord::cc::{CcConfig, ControlCenter};
 use simrob_coord::cnp::{Auctioneer, Bidder, CnpConfig, CnpOut, Euclidean};
 use simrob_coord::compare::{run_one, RunSpec};
 use simrob_coord::model::{RobotInfo, TaskClass, TaskKind, TaskSpec};
-use simrob_coord::robot::{Command, Pose, RobotAgent};
+use simrob_coord::robot::{Command, RobotAgent, RobotPose};
 use simrob_coord::sync::TaskBoard;
 use simrob_coord::task_manager::TaskManager;
 use simrob_coord::wire::{Msg, Policy};
@@ -166,10 +166,10 @@ fn whole_path(robots: usize, auctions: usize) {
     }
     cc.drop_logs();
     while cc.poll_transmit().is_some() {}
-    let pose = |i: usize| Pose {
+    let pose = |i: usize| RobotPose {
         x: at[i].0,
         y: at[i].1,
-        ..Pose::default()
+        ..RobotPose::default()
     };
     let mut rng = Xoshiro256PlusPlus::new(2);
     let mut messages = 0u64;

@@ -22,6 +22,8 @@ use simrob_swarm::scenario::{Overrides, Scenario, ScenarioError};
 use crate::model::{TaskKind, TaskSpec};
 use crate::swarm::{CoordReport, CoordSystem, SwarmCoordConfig};
 use crate::wire::Policy;
+use simrob_swarm::nav::NavMap;
+use simrob_swarm::script::Script;
 
 /// Why a comparison run could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -63,8 +65,8 @@ fn is_shelf(name: &str) -> bool {
 }
 
 /// The pick-up and drop-off POIs of a built world (see the module docs).
-pub fn sites(world: &simrob_swarm::World) -> Sites {
-    let nav = &world.res.nav;
+pub fn sites(world: &simrob_swarm::SwarmWorld) -> Sites {
+    let nav = world.res.get::<NavMap>();
     let all: Vec<(String, (f64, f64))> = nav
         .pois()
         .keys()
@@ -155,8 +157,9 @@ fn run(
     };
     let mut sim = scenario.build(&ov)?;
     let world = sim.world_mut();
-    for e in world.script.ids() {
-        world.script.remove(e);
+    let scripts = world.custom_mut::<Script>();
+    for e in scripts.ids() {
+        scripts.remove(e);
     }
     // A robot with nothing to do stays where its last task left it, possibly in a lane:
     // robots do not queue behind one another here, or a parked robot would block its

@@ -32,7 +32,7 @@ pub enum Command {
 
 /// Where the robot is, for status and bids.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Pose {
+pub struct RobotPose {
     pub x: f64,
     pub y: f64,
     pub heading: f64,
@@ -107,7 +107,7 @@ impl RobotAgent {
         &mut self,
         env: &Envelope,
         local: f64,
-        pose: Pose,
+        pose: RobotPose,
         board: &mut TaskBoard,
         model: &dyn CostModel,
     ) {
@@ -225,7 +225,7 @@ impl RobotAgent {
     pub fn status(
         &mut self,
         local: f64,
-        pose: Pose,
+        pose: RobotPose,
         battery: Option<f64>,
         error: Option<String>,
     ) -> Envelope {

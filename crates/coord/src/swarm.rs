@@ -29,7 +29,7 @@ use crate::cnp::{CnpStats, Euclidean};
 use crate::model::{
     BasicKind, FailCode, RobotId, RobotInfo, TaskClass, TaskId, TaskSpec, TaskState, CONTROL_CENTER,
 };
-use crate::robot::{Command, Pose, RobotAgent};
+use crate::robot::{Command, RobotAgent, RobotPose};
 use crate::sync::TaskBoard;
 use crate::time::{TimeServer, DEFAULT_CLOCK_PERIOD};
 use crate::wire::{Envelope, Msg};
@@ -236,10 +236,10 @@ impl CoordSystem {
         self.report.borrow_mut().messages += n;
     }
 
-    fn pose_of(ctx: &Ctx, e: EntityId) -> Pose {
+    fn pose_of(ctx: &Ctx, e: EntityId) -> RobotPose {
         let p = ctx.world.pose.get(e).copied().unwrap_or_default();
         let speed = ctx.world.vel.get(e).map(|v| v.x.hypot(v.y)).unwrap_or(0.0);
-        Pose {
+        RobotPose {
             x: p.x,
             y: p.y,
             heading: p.theta,

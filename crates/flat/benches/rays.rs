@@ -5,7 +5,7 @@
 //! `cargo bench -p simrob-flat --bench rays` — criterion prints rays/s as "thrpt".
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use simrob_flat::{Pose, RobotModel, Vec2, Velocity, World};
+use simrob_flat::{FlatPose, FlatWorld, RobotModel, Vec2, Velocity};
 
 #[allow(dead_code)]
 mod maps;
@@ -47,11 +47,14 @@ fn bench_world(c: &mut Criterion) {
     let mut g = c.benchmark_group("world_step");
     g.sample_size(10);
     let map = bitmap_map();
-    let mut w = World::new(map);
+    let mut w = FlatWorld::new(map);
     let mut rng = Lcg(5);
     while w.robot_count() < 1000 {
         let p = Vec2::new(rng.next(2000.0), rng.next(2000.0));
-        if let Ok(id) = w.add_robot(RobotModel::NOMAD_200, Pose::new(p.x, p.y, rng.next(360.0))) {
+        if let Ok(id) = w.add_robot(
+            RobotModel::NOMAD_200,
+            FlatPose::new(p.x, p.y, rng.next(360.0)),
+        ) {
             w.set_velocity(id, Velocity::new(20.0, rng.next(40.0) - 20.0));
         }
     }

@@ -3,7 +3,7 @@
 //! simrob's 2D world engine: the ground the Mobile Robot Simulator (`simrob mrs`) and the
 //! many-robot swarm layer stand on. It is a library of plain data and pure functions —
 //! **no I/O**: no files, sockets, threads or clocks. Callers read files and hand in bytes,
-//! and advance time by calling [`World::step`].
+//! and advance time by calling [`FlatWorld::step`].
 //!
 //! ## Units and frame
 //!
@@ -27,18 +27,18 @@
 //!   - [`Map::sweep_disc`]: how far a disc can move before touching anything;
 //!   - [`Map::for_each_contact`], [`Map::disc_overlaps`], [`Map::for_each_obstacle_in`].
 //! - [`RobotModel`] ([`RobotModel::NOMAD_200`]: radius 10 in, 16 sonars reading 5–110 in
-//!   from the surface, 20 bumpers), [`Pose`], [`Velocity`] (forward in/s, turn deg/s), and
+//!   from the surface, 20 bumpers), [`FlatPose`], [`Velocity`] (forward in/s, turn deg/s), and
 //!   the robot functions over a map: [`arc_motion`], [`move_disc`], [`sonar_reading`],
 //!   [`bumper_mask`].
-//! - [`World`]: robots on a map, advanced in fixed steps in id order (deterministic), with
+//! - [`FlatWorld`]: robots on a map, advanced in fixed steps in id order (deterministic), with
 //!   robot–robot collisions; sonar sees other robots and bumpers feel them.
 //!
 //! ```
-//! use simrob_flat::{Map, Pose, RobotModel, Velocity, World};
+//! use simrob_flat::{Map, FlatPose, RobotModel, Velocity, FlatWorld};
 //!
 //! let map = Map::parse_vector("300 300\n0 0 300 1\n0 298 300 300\n0 0 1 300\n298 0 300 300\n")?;
-//! let mut world = World::new(map);
-//! let id = world.add_robot(RobotModel::NOMAD_200, Pose::new(150.0, 150.0, 0.0))?;
+//! let mut world = FlatWorld::new(map);
+//! let id = world.add_robot(RobotModel::NOMAD_200, FlatPose::new(150.0, 150.0, 0.0))?;
 //! // Sonar 0 looks right (+x): the wall's face is at x = 298, the robot's surface at 160.
 //! assert_eq!(world.sonar(id, 0), Some(110.0)); // 138 in, clamped to the 110 in range
 //! world.set_velocity(id, Velocity::new(50.0, 0.0));
@@ -59,7 +59,7 @@ pub mod world;
 pub use geom::{normalize_deg, Ray, Rect, Vec2};
 pub use map::{Bitmap, Map, MapError, DEFAULT_CELL_SIZE, MAX_MAP_SIDE, VECTOR_CELL_SIZE};
 pub use robot::{
-    arc_motion, bumper_mask, move_disc, sonar_distance, sonar_reading, Pose, RobotModel, Velocity,
-    CONTACT_SKIN,
+    arc_motion, bumper_mask, move_disc, sonar_distance, sonar_reading, FlatPose, RobotModel,
+    Velocity, CONTACT_SKIN,
 };
-pub use world::{PlaceError, Robot, RobotId, World, DEFAULT_TIMESTEP};
+pub use world::{FlatWorld, PlaceError, Robot, RobotId, DEFAULT_TIMESTEP};

@@ -7,7 +7,7 @@ use crate::map::Map;
 /// A robot's pose: centre (inches, y down) and heading in degrees, `[0, 360)`, 0 = +x,
 /// increasing **clockwise** on screen.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Pose {
+pub struct FlatPose {
     /// Centre, x (rightwards).
     pub x: f64,
     /// Centre, y (downwards).
@@ -16,10 +16,10 @@ pub struct Pose {
     pub heading_deg: f64,
 }
 
-impl Pose {
+impl FlatPose {
     /// A pose; the heading is normalised to `[0, 360)`.
     pub fn new(x: f64, y: f64, heading_deg: f64) -> Self {
-        Pose {
+        FlatPose {
             x,
             y,
             heading_deg: normalize_deg(heading_deg),
@@ -129,7 +129,7 @@ impl Default for RobotModel {
 
 /// The displacement and heading change of a free (unobstructed) motion at `vel` for `dt`
 /// seconds, integrated exactly along the circular arc.
-pub fn arc_motion(pose: &Pose, vel: Velocity, dt: f64) -> (Vec2, f64) {
+pub fn arc_motion(pose: &FlatPose, vel: Velocity, dt: f64) -> (Vec2, f64) {
     let dtheta = vel.turn * dt;
     let a0 = pose.heading_deg.to_radians();
     let dist = vel.forward * dt;
@@ -155,12 +155,12 @@ pub const CONTACT_SKIN: f64 = 1e-4;
 /// motion, 1 = free). Returns the new pose and whether the motion was cut short.
 pub fn move_disc(
     map: &Map,
-    pose: &Pose,
+    pose: &FlatPose,
     radius: f64,
     vel: Velocity,
     dt: f64,
     blocked_by: impl FnOnce(Vec2, Vec2) -> f64,
-) -> (Pose, bool) {
+) -> (FlatPose, bool) {
     let (d, dtheta) = arc_motion(pose, vel, dt);
     let from = pose.position();
     let len = d.length();
@@ -174,24 +174,24 @@ pub fn move_disc(
     } else {
         from + d
     };
-    (Pose::new(to.x, to.y, pose.heading_deg + dtheta), cut)
+    (FlatPose::new(to.x, to.y, pose.heading_deg + dtheta), cut)
 }
 
 /// Distance from the robot's centre along sonar `i` to the first obstacle of the map, if
 /// within the sonar's range.
-pub fn sonar_distance(map: &Map, model: &RobotModel, pose: &Pose, i: usize) -> Option<f64> {
+pub fn sonar_distance(map: &Map, model: &RobotModel, pose: &FlatPose, i: usize) -> Option<f64> {
     let ray = Ray::from_heading(pose.position(), model.sonar_heading(pose.heading_deg, i));
     map.cast_ray(&ray, model.radius + model.sonar_max)
 }
 
 /// The reading of sonar `i` against the map alone: surface distance clamped to the model's
 /// range.
-pub fn sonar_reading(map: &Map, model: &RobotModel, pose: &Pose, i: usize) -> f64 {
+pub fn sonar_reading(map: &Map, model: &RobotModel, pose: &FlatPose, i: usize) -> f64 {
     model.sonar_reading(sonar_distance(map, model, pose, i))
 }
 
 /// Bit `i` set = bumper `i` closed, against the map alone.
-pub fn bumper_mask(map: &Map, model: &RobotModel, pose: &Pose) -> u64 {
+pub fn bumper_mask(map: &Map, model: &RobotModel, pose: &FlatPose) -> u64 {
     let mut mask = 0u64;
     let centre = pose.position();
     map.for_each_contact(centre, model.radius + model.contact_tolerance, |c| {
@@ -208,7 +208,7 @@ mod tests {
     #[test]
     fn arc_motion_turns_clockwise() {
         // A quarter circle to the right at radius 10: from heading 0, ends at (10, 10).
-        let pose = Pose::new(0.0, 0.0, 0.0);
+        let pose = FlatPose::new(0.0, 0.0, 0.0);
         let r = 10.0;
         let vel = Velocity::new(r * std::f64::consts::FRAC_PI_2, 90.0);
         let (d, dth) = arc_motion(&pose, vel, 1.0);

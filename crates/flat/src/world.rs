@@ -5,22 +5,22 @@ use std::collections::BTreeMap;
 
 use crate::geom::{sweep_disc_disc, Ray, Rect, Vec2};
 use crate::map::{Map, MapError};
-use crate::robot::{arc_motion, Pose, RobotModel, Velocity, CONTACT_SKIN};
+use crate::robot::{arc_motion, FlatPose, RobotModel, Velocity, CONTACT_SKIN};
 
 /// The default fixed step, in seconds (100 Hz).
 pub const DEFAULT_TIMESTEP: f64 = 0.01;
 
-/// A robot's handle in a [`World`]. Ids are handed out in increasing order and never reused.
+/// A robot's handle in a [`FlatWorld`]. Ids are handed out in increasing order and never reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RobotId(pub u32);
 
-/// A robot in a [`World`].
+/// A robot in a [`FlatWorld`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Robot {
     /// Its geometry and sensors.
     pub model: RobotModel,
     /// The true pose. Odometry is exact (no slip, no noise), so it is also the odometry.
-    pub pose: Pose,
+    pub pose: FlatPose,
     /// The commanded velocity; it persists while the robot is blocked.
     pub velocity: Velocity,
     /// Bit `i` = bumper `i` closed, as of the last step (or placement).
@@ -54,12 +54,12 @@ pub enum PlaceError {
 
 /// Robots on a map, advanced in fixed steps.
 ///
-/// Each [`step`](World::step) moves the robots one after another in id order (so the result
+/// Each [`step`](FlatWorld::step) moves the robots one after another in id order (so the result
 /// never depends on anything but the inputs): a robot turns freely and translates until it
 /// would touch an obstacle, the border or another robot, where it stops (it does not slide).
 /// Then every robot's bumpers are recomputed from what touches its rim.
 #[derive(Clone, Debug)]
-pub struct World {
+pub struct FlatWorld {
     map: Map,
     robots: BTreeMap<RobotId, Robot>,
     next_id: u32,
@@ -125,11 +125,11 @@ impl Buckets {
     }
 }
 
-impl World {
+impl FlatWorld {
     /// An empty world on `map`, stepping [`DEFAULT_TIMESTEP`].
     pub fn new(map: Map) -> Self {
         let buckets = Buckets::new(&map);
-        World {
+        FlatWorld {
             map,
             robots: BTreeMap::new(),
             next_id: 0,
@@ -234,11 +234,11 @@ impl World {
     }
 
     /// Adds a robot at `pose`; it must not overlap anything.
-    pub fn add_robot(&mut self, model: RobotModel, pose: Pose) -> Result<RobotId, PlaceError> {
+    pub fn add_robot(&mut self, model: RobotModel, pose: FlatPose) -> Result<RobotId, PlaceError> {
         if !pose.is_finite() {
             return Err(PlaceError::NotFinite);
         }
-        let pose = Pose::new(pose.x, pose.y, pose.heading_deg);
+        let pose = FlatPose::new(pose.x, pose.y, pose.heading_deg);
         if !self.is_free(pose.position(), model.radius, None) {
             return Err(PlaceError::Occupied {
                 x: pose.x,
@@ -266,11 +266,11 @@ impl World {
     }
 
     /// Moves a robot to `pose` (teleport); it must not overlap anything. Its velocity is kept.
-    pub fn place_robot(&mut self, id: RobotId, pose: Pose) -> Result<(), PlaceError> {
+    pub fn place_robot(&mut self, id: RobotId, pose: FlatPose) -> Result<(), PlaceError> {
         if !pose.is_finite() {
             return Err(PlaceError::NotFinite);
         }
-        let pose = Pose::new(pose.x, pose.y, pose.heading_deg);
+        let pose = FlatPose::new(pose.x, pose.y, pose.heading_deg);
         let Some(r) = self.robots.get(&id) else {
             return Err(PlaceError::UnknownRobot(id.0));
         };
@@ -382,7 +382,7 @@ impl World {
                 self.buckets.insert(id, to);
             }
             if let Some(r) = self.robots.get_mut(&id) {
-                r.pose = Pose::new(to.x, to.y, pose.heading_deg + dtheta);
+                r.pose = FlatPose::new(to.x, to.y, pose.heading_deg + dtheta);
                 r.blocked = blocked;
                 r.odometer += moved;
             }

@@ -2,8 +2,8 @@
 //! both map kinds.
 
 use simrob_flat::{
-    bumper_mask, sonar_reading, Bitmap, Map, MapError, Pose, Ray, Rect, RobotModel, Vec2, Velocity,
-    World,
+    bumper_mask, sonar_reading, Bitmap, FlatPose, FlatWorld, Map, MapError, Ray, Rect, RobotModel,
+    Vec2, Velocity,
 };
 
 const EXAMPLE: &str = include_str!("../../../maps/example.txt");
@@ -44,35 +44,35 @@ fn sonar_readings_match_hand_computed_distances() {
     // (pose, sonar, expected reading from the robot's surface)
     let cases = [
         // Up (sonar 12 at heading 0 = 270°): wall 50 98 250 103, bottom face y = 103.
-        (Pose::new(150.0, 130.0, 0.0), 12, 130.0 - 103.0 - 10.0),
+        (FlatPose::new(150.0, 130.0, 0.0), 12, 130.0 - 103.0 - 10.0),
         // Down-right (45°): face x = 200 of 200 155 205 250, met at y = 180.
-        (Pose::new(150.0, 130.0, 0.0), 2, 50.0 * s2 - 10.0),
+        (FlatPose::new(150.0, 130.0, 0.0), 2, 50.0 * s2 - 10.0),
         // Down-left (135°): face x = 105 of 100 155 105 250, met at y = 175.
-        (Pose::new(150.0, 130.0, 0.0), 6, 45.0 * s2 - 10.0),
+        (FlatPose::new(150.0, 130.0, 0.0), 6, 45.0 * s2 - 10.0),
         // Right: the right wall's face x = 298 is 138 from the centre: clamped to 110.
-        (Pose::new(150.0, 130.0, 0.0), 0, 110.0),
+        (FlatPose::new(150.0, 130.0, 0.0), 0, 110.0),
         // Heading 90 (down): sonar 0 looks down from (150, 130) to y = 298: clamped.
-        (Pose::new(150.0, 130.0, 90.0), 0, 110.0),
+        (FlatPose::new(150.0, 130.0, 90.0), 0, 110.0),
         // Heading 90: sonar 4 looks left (180°): from x = 150 to the face x = 105? No: the
         // wall 100 155 105 250 starts at y = 155, so the left wall x = 1 is met: 149 → 110.
-        (Pose::new(150.0, 130.0, 90.0), 4, 110.0),
+        (FlatPose::new(150.0, 130.0, 90.0), 4, 110.0),
         // Heading 90: sonar 8 looks up: 27 - 10.
-        (Pose::new(150.0, 130.0, 90.0), 8, 17.0),
+        (FlatPose::new(150.0, 130.0, 90.0), 8, 17.0),
         // Close to the left wall (face x = 1): 12 from the centre → 2, clamped to 5.
-        (Pose::new(13.0, 150.0, 0.0), 8, 5.0),
+        (FlatPose::new(13.0, 150.0, 0.0), 8, 5.0),
         // Heading 30, sonar 15 looks at 7.5°; from (20, 250) towards x = 298 at y ≈ 286.6,
         // above the bottom wall (y = 298): 278 / cos 7.5° - 10 ≈ 270 → 110.
-        (Pose::new(20.0, 250.0, 30.0), 15, 110.0),
+        (FlatPose::new(20.0, 250.0, 30.0), 15, 110.0),
         // From (150, 180), sonar 10 at heading 0 looks at 225° (up-left): the bottom face
         // y = 103 of 50 98 250 103 at dx = dy = 77: 77√2 = 108.9 → 98.9.
-        (Pose::new(150.0, 180.0, 0.0), 10, 77.0 * s2 - 10.0),
+        (FlatPose::new(150.0, 180.0, 0.0), 10, 77.0 * s2 - 10.0),
         // From (150, 180), sonar 12 straight up to y = 103: 77 - 10.
-        (Pose::new(150.0, 180.0, 0.0), 12, 67.0),
+        (FlatPose::new(150.0, 180.0, 0.0), 12, 67.0),
         // From (60, 180) heading 0, sonar 4 straight down to y = 200 (0 200 100 205): 10.
-        (Pose::new(60.0, 180.0, 0.0), 4, 10.0),
+        (FlatPose::new(60.0, 180.0, 0.0), 4, 10.0),
         // … and sonar 3 (67.5°): 20 / sin 67.5° - 10.
         (
-            Pose::new(60.0, 180.0, 0.0),
+            FlatPose::new(60.0, 180.0, 0.0),
             3,
             20.0 / 67.5f64.to_radians().sin() - 10.0,
         ),
@@ -174,9 +174,9 @@ fn robots_never_pass_through_walls_at_any_speed() {
     for (kind, map) in both() {
         for speed in [1.0, 20.0, 99.9, 1000.0, 100_000.0] {
             for heading in [0.0, 30.0, 90.0, 135.0, 180.0, 250.0, 270.0, 333.0] {
-                let mut w = World::new(map.clone());
+                let mut w = FlatWorld::new(map.clone());
                 let id = w
-                    .add_robot(NOMAD, Pose::new(150.0, 130.0, heading))
+                    .add_robot(NOMAD, FlatPose::new(150.0, 130.0, heading))
                     .expect("free start");
                 w.set_velocity(id, Velocity::new(speed, 0.0));
                 for _ in 0..300 {
@@ -208,10 +208,10 @@ fn robots_never_pass_through_walls_at_any_speed() {
 #[test]
 fn bumpers_close_on_contact_and_open_when_backing_off() {
     for (kind, map) in both() {
-        let mut w = World::new(map);
+        let mut w = FlatWorld::new(map);
         // Facing up towards the wall 50 98 250 103 (face y = 103).
         let id = w
-            .add_robot(NOMAD, Pose::new(150.0, 130.0, 270.0))
+            .add_robot(NOMAD, FlatPose::new(150.0, 130.0, 270.0))
             .expect("free");
         w.set_velocity(id, Velocity::new(30.0, 0.0));
         for _ in 0..100 {
@@ -236,7 +236,7 @@ fn bumpers_close_on_contact_and_open_when_backing_off() {
         assert_eq!(r.bumpers, 1 << 15, "{kind}: {:b}", r.bumpers);
         // Backing off (heading 0 → move left) opens it.
         w.set_velocity(id, Velocity::new(0.0, 0.0));
-        w.place_robot(id, Pose::new(150.0, 130.0, 0.0))
+        w.place_robot(id, FlatPose::new(150.0, 130.0, 0.0))
             .expect("place");
         assert_eq!(w.robot(id).expect("robot").bumpers, 0);
     }
@@ -246,9 +246,9 @@ fn bumpers_close_on_contact_and_open_when_backing_off() {
 fn corner_closes_two_bumpers() {
     let map = vector();
     // Into the top-left corner at 225°.
-    let mut w = World::new(map);
+    let mut w = FlatWorld::new(map);
     let id = w
-        .add_robot(NOMAD, Pose::new(40.0, 40.0, 225.0))
+        .add_robot(NOMAD, FlatPose::new(40.0, 40.0, 225.0))
         .expect("free");
     w.set_velocity(id, Velocity::new(50.0, 0.0));
     for _ in 0..200 {
@@ -270,7 +270,7 @@ fn corner_closes_two_bumpers() {
 #[test]
 fn merge_adds_obstacles() {
     let mut map = vector();
-    let pose = Pose::new(150.0, 130.0, 0.0);
+    let pose = FlatPose::new(150.0, 130.0, 0.0);
     assert_eq!(sonar_reading(&map, &NOMAD, &pose, 0), 110.0);
     let boxes = Map::parse_vector("300 300\n180 120 190 140\n").expect("box");
     map.merge(&boxes).expect("merge");
@@ -306,13 +306,17 @@ fn bad_vector_maps_are_refused_with_the_line() {
 
 #[test]
 fn robots_collide_with_and_see_each_other() {
-    let mut w = World::new(Map::empty(400.0, 400.0).expect("map"));
-    let a = w.add_robot(NOMAD, Pose::new(100.0, 200.0, 0.0)).expect("a");
+    let mut w = FlatWorld::new(Map::empty(400.0, 400.0).expect("map"));
+    let a = w
+        .add_robot(NOMAD, FlatPose::new(100.0, 200.0, 0.0))
+        .expect("a");
     let b = w
-        .add_robot(NOMAD, Pose::new(200.0, 200.0, 180.0))
+        .add_robot(NOMAD, FlatPose::new(200.0, 200.0, 180.0))
         .expect("b");
     // Overlapping placement is refused.
-    assert!(w.add_robot(NOMAD, Pose::new(110.0, 200.0, 0.0)).is_err());
+    assert!(w
+        .add_robot(NOMAD, FlatPose::new(110.0, 200.0, 0.0))
+        .is_err());
     // Each sees the other's surface: 100 - 10 - 10 = 80.
     assert_eq!(w.sonar(a, 0), Some(80.0));
     assert_eq!(w.sonar(b, 0), Some(80.0));
@@ -336,14 +340,14 @@ fn robots_collide_with_and_see_each_other() {
 #[test]
 fn same_inputs_same_run() {
     let run = || {
-        let mut w = World::new(bitmap());
+        let mut w = FlatWorld::new(bitmap());
         let mut ids = Vec::new();
         for k in 0..6 {
             let p = w
                 .find_free_spot(Vec2::new(150.0, 140.0), 10.0, 100.0)
                 .expect("room");
             let id = w
-                .add_robot(NOMAD, Pose::new(p.x, p.y, f64::from(k) * 60.0))
+                .add_robot(NOMAD, FlatPose::new(p.x, p.y, f64::from(k) * 60.0))
                 .expect("add");
             w.set_velocity(
                 id,

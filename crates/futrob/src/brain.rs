@@ -6,7 +6,8 @@ use crate::config::{BrainParams, IniConfig};
 use crate::msg::{Message, Param, Received, Role, BROADCAST};
 use crate::names::{Action, ObjectKind};
 use crate::rules::{PredicateSet, RuleSet};
-use crate::world::{Sighting, WorldModel};
+use crate::sighting::Sighting;
+use crate::world::WorldModel;
 
 /// What one brain step produced.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -26,6 +26,7 @@
 
 pub use crate::motion::MotionTable;
 use crate::msg::{CommParams, Role};
+use crate::sighting::Sighting;
 use crate::trajectory::TrajectoryParams;
 
 /// A config that cannot be loaded: file, line, what is wrong.
@@ -490,13 +491,13 @@ impl IniConfig {
 /// no lines repeats the previous one; after the last scene the last one stays.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VisionStub {
-    scenes: Vec<(u32, Vec<crate::world::Sighting>)>,
+    scenes: Vec<(u32, Vec<Sighting>)>,
 }
 
 impl VisionStub {
     /// Parses a stub file; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<VisionStub, ConfigError> {
-        let mut scenes: Vec<(u32, Vec<crate::world::Sighting>)> = Vec::new();
+        let mut scenes: Vec<(u32, Vec<Sighting>)> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let err = |message: String| ConfigError {
                 file: file.into(),
@@ -534,25 +535,20 @@ impl VisionStub {
                 )));
             }
             match scenes.last_mut() {
-                Some((s, v)) if *s == scene => {
-                    v.push(crate::world::Sighting::new(object, angle, distance))
-                }
+                Some((s, v)) if *s == scene => v.push(Sighting::new(object, angle, distance)),
                 Some((s, _)) if *s > scene => {
                     return Err(err(format!(
                         "scene {scene} after scene {s}: scenes must not go back"
                     )))
                 }
-                _ => scenes.push((
-                    scene,
-                    vec![crate::world::Sighting::new(object, angle, distance)],
-                )),
+                _ => scenes.push((scene, vec![Sighting::new(object, angle, distance)])),
             }
         }
         Ok(VisionStub { scenes })
     }
 
     /// The objects seen in vision cycle `cycle` (1-based).
-    pub fn scene(&self, cycle: u32) -> &[crate::world::Sighting] {
+    pub fn scene(&self, cycle: u32) -> &[Sighting] {
         self.scenes
             .iter()
             .rev()

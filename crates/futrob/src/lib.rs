@@ -22,6 +22,7 @@
 //!   action) and the composite actions as state machines.
 //! - [`msg`]: the 16-byte team message, the param table, the teammate table with TTL,
 //!   discovery and `ASK_ROLE`, the simulated radio.
+//! - [`sighting`]: what the camera reports of one object.
 //! - [`config`]: `ini.config` and the vision stub file. [`log`]: FutRob's log line.
 //! - [`names`]: the FutRob vocabulary (objects, predicates, actions with their parameters,
 //!   ranges and codes) and [`motion`]: the motion table, both also the simulated body's
@@ -132,6 +133,7 @@ pub mod motion;
 pub mod msg;
 pub mod names;
 pub mod rules;
+pub mod sighting;
 pub mod trajectory;
 pub mod world;
 
@@ -142,5 +144,6 @@ pub use motion::MotionTable;
 pub use msg::{Message, Param, Role, SimRadio, TeamComm, BROADCAST};
 pub use names::{Action, ActionKind, Family, ObjectKind, Predicate};
 pub use rules::{PredicateSet, RuleSet, RulesError};
+pub use sighting::Sighting;
 pub use trajectory::{Trajectory, Vec2};
-pub use world::{Sighting, WorldModel};
+pub use world::WorldModel;

@@ -10,37 +10,11 @@ use crate::config::BrainParams;
 use crate::msg::{CommParams, Role, TeamComm};
 use crate::names::{Family, ObjectKind, Predicate};
 use crate::rules::PredicateSet;
+use crate::sighting::Sighting;
 use crate::trajectory::{motion_left, reckon, Trajectory, Vec2};
 
 /// How long a field player averages its sightings of the keeper before reporting, ms.
 pub const KEEPER_WINDOW_MS: u64 = 2000;
-
-/// One object the camera reports: which, at what angle (degrees from the body's forward
-/// direction, positive to the right) and distance (cm from the robot centre on the floor).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Sighting {
-    /// What was seen.
-    pub object: ObjectKind,
-    /// Bearing, degrees, positive to the right of the body's forward direction.
-    pub angle_deg: f64,
-    /// Distance on the floor, cm.
-    pub distance_cm: f64,
-}
-
-impl Sighting {
-    /// A sighting.
-    pub fn new(object: ObjectKind, angle_deg: f64, distance_cm: f64) -> Sighting {
-        Sighting {
-            object,
-            angle_deg,
-            distance_cm,
-        }
-    }
-    /// Robot-frame position.
-    pub fn position(&self) -> Vec2 {
-        Vec2::from_polar(self.angle_deg, self.distance_cm)
-    }
-}
 
 /// What the model knows about one kind of object.
 #[derive(Debug, Clone, PartialEq, Default)]

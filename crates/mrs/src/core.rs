@@ -1,12 +1,12 @@
 //! The Mobile Robot Simulator's sans-IO core: one robot per client on a shared
-//! [`simrob_flat::World`], request lines in, reply lines out. Files (maps, snapshots) go
+//! [`simrob_flat::FlatWorld`], request lines in, reply lines out. Files (maps, snapshots) go
 //! through a [`MapFiles`] the shell provides.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use simrob_flat::{
-    Map, MapError, PlaceError, Pose, Rect, RobotId, RobotModel, Vec2, Velocity, World,
+    FlatPose, FlatWorld, Map, MapError, PlaceError, Rect, RobotId, RobotModel, Vec2, Velocity,
 };
 
 use crate::protocol::{
@@ -131,7 +131,7 @@ impl MapFiles for NoFiles {
 pub struct MrsConfig {
     /// Where new robots go (the nearest free spot to it); default: the map's centre,
     /// heading 0.
-    pub start: Option<Pose>,
+    pub start: Option<FlatPose>,
     /// Time advances only with `#STEP n`.
     pub stepped: bool,
     /// The fixed step in seconds.
@@ -161,7 +161,7 @@ impl Default for MrsConfig {
 /// The simulator: a world, its clients' robots, what they asked the server to show.
 #[derive(Debug)]
 pub struct MrsCore {
-    world: World,
+    world: FlatWorld,
     config: MrsConfig,
     robots: BTreeMap<ClientId, RobotId>,
     messages: BTreeMap<RobotId, String>,
@@ -176,7 +176,7 @@ const PLACE_SEARCH: f64 = 400.0;
 impl MrsCore {
     /// A simulator on `map`.
     pub fn new(map: Map, config: MrsConfig) -> Self {
-        let mut world = World::new(map);
+        let mut world = FlatWorld::new(map);
         world.set_timestep(config.timestep);
         MrsCore {
             world,
@@ -190,7 +190,7 @@ impl MrsCore {
     }
 
     /// The world.
-    pub fn world(&self) -> &World {
+    pub fn world(&self) -> &FlatWorld {
         &self.world
     }
 
@@ -220,10 +220,10 @@ impl MrsCore {
     }
 
     /// The pose new robots start from.
-    pub fn start_pose(&self) -> Pose {
+    pub fn start_pose(&self) -> FlatPose {
         self.config.start.unwrap_or_else(|| {
             let m = self.world.map();
-            Pose::new(m.width() / 2.0, m.height() / 2.0, 0.0)
+            FlatPose::new(m.width() / 2.0, m.height() / 2.0, 0.0)
         })
     }
 
@@ -242,7 +242,7 @@ impl MrsCore {
         })?;
         let id = self.world.add_robot(
             RobotModel::NOMAD_200,
-            Pose::new(spot.x, spot.y, start.heading_deg),
+            FlatPose::new(spot.x, spot.y, start.heading_deg),
         )?;
         self.robots.insert(client, id);
         self.log.push(format!(
@@ -339,7 +339,7 @@ impl MrsCore {
             }
             Request::Bumpers => Ok(bumpers_reply(robot.bumpers, robot.model.bumper_count)),
             Request::Place { x, y, heading } => {
-                self.world.place_robot(id, Pose::new(x, y, heading))?;
+                self.world.place_robot(id, FlatPose::new(x, y, heading))?;
                 Ok("#PLACE".into())
             }
             Request::Load(name) => {
@@ -377,14 +377,14 @@ impl MrsCore {
         render::png(&self.world, self.config.snapshot_scale).map_err(CoreError::Picture)
     }
 
-    /// Places a robot for tests and the command line (see [`World::place_robot`]).
-    pub fn place(&mut self, client: ClientId, pose: Pose) -> Result<(), CoreError> {
+    /// Places a robot for tests and the command line (see [`FlatWorld::place_robot`]).
+    pub fn place(&mut self, client: ClientId, pose: FlatPose) -> Result<(), CoreError> {
         let id = self.robot_of(client).ok_or(CoreError::NoRobotForClient)?;
         Ok(self.world.place_robot(id, pose)?)
     }
 
     /// Places robot `id` (the operator's placing, e.g. from the live view).
-    pub fn place_robot(&mut self, id: RobotId, pose: Pose) -> Result<(), CoreError> {
+    pub fn place_robot(&mut self, id: RobotId, pose: FlatPose) -> Result<(), CoreError> {
         self.world.place_robot(id, pose)?;
         self.log.push(format!(
             "robot {} placed at ({:.1}, {:.1}, {:.1}°)",
@@ -444,7 +444,7 @@ impl MrsCore {
 
 /// The free spot nearest to `near` on rings `radius / 2` apart, points at most `radius / 2`
 /// apart on each ring.
-fn coarse_free_spot(world: &World, near: Vec2, radius: f64, max_dist: f64) -> Option<Vec2> {
+fn coarse_free_spot(world: &FlatWorld, near: Vec2, radius: f64, max_dist: f64) -> Option<Vec2> {
     let step = (radius / 2.0).max(0.5);
     let mut ring = step;
     while ring <= max_dist {

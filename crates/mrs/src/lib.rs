@@ -7,7 +7,7 @@
 //! - [`protocol`]: the wire format — requests parsed and written, replies written and parsed —
 //!   the framing (one message per line), every choice the protocol leaves open, and simrob's
 //!   `#` extensions. No I/O.
-//! - [`MrsCore`]: the sans-IO simulator — a [`simrob_flat::World`], a robot per client,
+//! - [`MrsCore`]: the sans-IO simulator — a [`simrob_flat::FlatWorld`], a robot per client,
 //!   request line in, reply line out.
 //! - [`MrsServer`]: the TCP shell (one thread, real-time or stepped clock, snapshots).
 //! - [`MrsClient`]: the component a robot controller uses to talk to a server, and

@@ -2,7 +2,7 @@
 //! rays in green (to what they hit, or to the end of their range), closed bumpers in red.
 
 use image::{ImageFormat, Rgb, RgbImage};
-use simrob_flat::{Robot, RobotId, Vec2, World};
+use simrob_flat::{FlatWorld, Robot, RobotId, Vec2};
 
 /// The largest picture side in pixels; the scale is lowered to fit.
 pub const MAX_SIDE: u32 = 4096;
@@ -16,7 +16,7 @@ const BUMP: Rgb<u8> = Rgb([230, 30, 30]);
 
 /// Draws the world at `scale` pixels per inch (lowered so no side exceeds [`MAX_SIDE`]; a
 /// map more than [`MAX_SIDE`] inches a side is drawn at less than one pixel per inch).
-pub fn draw(world: &World, scale: u32) -> RgbImage {
+pub fn draw(world: &FlatWorld, scale: u32) -> RgbImage {
     let map = world.map();
     let side = map.width().max(map.height()).ceil().max(1.0);
     let s = match MAX_SIDE / side as u32 {
@@ -86,7 +86,7 @@ pub fn draw(world: &World, scale: u32) -> RgbImage {
 /// Each sonar's ray of robot `id` as drawn: from the robot's rim along the sonar's heading
 /// to what it hits, or to its range when it sees nothing.
 pub fn sonar_rays<'a>(
-    world: &'a World,
+    world: &'a FlatWorld,
     id: RobotId,
     robot: &'a Robot,
 ) -> impl Iterator<Item = (Vec2, Vec2)> + 'a {
@@ -103,7 +103,7 @@ pub fn sonar_rays<'a>(
 }
 
 /// The picture as PNG bytes.
-pub fn png(world: &World, scale: u32) -> Result<Vec<u8>, image::ImageError> {
+pub fn png(world: &FlatWorld, scale: u32) -> Result<Vec<u8>, image::ImageError> {
     let img = draw(world, scale);
     let mut out = std::io::Cursor::new(Vec::new());
     img.write_to(&mut out, ImageFormat::Png)?;
@@ -167,7 +167,7 @@ mod tests {
         // largest side allowed) asked the allocator for 15 GB at each #SNAPSHOT.
         let map =
             Map::from_rects(100_000.0, 50_000.0, vec![Rect::new(0.0, 0.0, 10.0, 10.0)]).unwrap();
-        let img = draw(&World::new(map), 2);
+        let img = draw(&FlatWorld::new(map), 2);
         assert_eq!(img.width(), MAX_SIDE);
         assert!((MAX_SIDE / 2..=MAX_SIDE / 2 + 1).contains(&img.height()));
         assert_eq!(img.get_pixel(0, 0), &BLACK, "a small wall stays visible");
@@ -177,17 +177,20 @@ mod tests {
     #[test]
     fn a_map_that_fits_keeps_whole_pixels_per_inch() {
         let map = Map::from_rects(1500.0, 100.0, Vec::new()).unwrap();
-        assert_eq!(draw(&World::new(map.clone()), 2).dimensions(), (3000, 200));
-        assert_eq!(draw(&World::new(map), 5).dimensions(), (3000, 200));
+        assert_eq!(
+            draw(&FlatWorld::new(map.clone()), 2).dimensions(),
+            (3000, 200)
+        );
+        assert_eq!(draw(&FlatWorld::new(map), 5).dimensions(), (3000, 200));
         let small = Map::from_rects(300.0, 200.0, Vec::new()).unwrap();
-        assert_eq!(draw(&World::new(small), 2).dimensions(), (600, 400));
+        assert_eq!(draw(&FlatWorld::new(small), 2).dimensions(), (600, 400));
     }
 
     #[test]
     fn a_large_bitmap_keeps_its_obstacles() {
         let mut b = simrob_flat::Bitmap::new(9000, 10);
         b.set(8999, 5, true);
-        let img = draw(&World::new(Map::from_bitmap(b).unwrap()), 1);
+        let img = draw(&FlatWorld::new(Map::from_bitmap(b).unwrap()), 1);
         assert_eq!(img.width(), MAX_SIDE);
         assert!(img.pixels().any(|p| *p == BLACK));
     }

@@ -3,30 +3,15 @@
 //!
 //! See the crate documentation for the leniencies.
 
-use crate::commands::{decode_payload, Family};
+use crate::commands::{Command, Family};
 use crate::error::{DecodeError, DecodeErrorKind};
+use crate::fields::{
+    ANGULAR_VELOCITY, AXIS_1, AXIS_2, LINEAR_VELOCITY, POS, POSITION, ROT, ROTATION, SIZE,
+};
 use crate::ids::{EntityId, MaterialId};
 use crate::keys::CommandKeys;
 use crate::model::*;
 use crate::tree::{parse_elements_bytes, parse_partial, utf8, Element};
-
-pub(crate) const POSITION: [&str; 3] = ["Position_X", "Position_Y", "Position_Z"];
-pub(crate) const ROTATION: [&str; 3] = ["Rotation_X", "Rotation_Y", "Rotation_Z"];
-pub(crate) const AXIS_1: [&str; 3] = ["Axis_1_X", "Axis_1_Y", "Axis_1_Z"];
-pub(crate) const AXIS_2: [&str; 3] = ["Axis_2_X", "Axis_2_Y", "Axis_2_Z"];
-pub(crate) const SIZE: [&str; 3] = ["Size_X", "Size_Y", "Size_Z"];
-pub(crate) const LINEAR_VELOCITY: [&str; 3] = [
-    "Linear_Velocity_X",
-    "Linear_Velocity_Y",
-    "Linear_Velocity_Z",
-];
-pub(crate) const ANGULAR_VELOCITY: [&str; 3] = [
-    "Angular_Velocity_X",
-    "Angular_Velocity_Y",
-    "Angular_Velocity_Z",
-];
-pub(crate) const POS: [&str; 3] = ["pos_x", "pos_y", "pos_z"];
-pub(crate) const ROT: [&str; 3] = ["rot_x", "rot_y", "rot_z"];
 
 const AGENT_MESSAGE: &str = Family::Agent.element();
 const SIMULATION_MESSAGE: &str = "Simulation_Message";
@@ -643,4 +628,127 @@ pub fn decode_body_state_element(el: &Element) -> Result<BodyState, DecodeError>
         linear_velocity: el.child_vec3(LINEAR_VELOCITY)?,
         angular_velocity: el.child_vec3(ANGULAR_VELOCITY)?,
     })
+}
+
+/// Reads the payload of command `cmd` from its request element `el` (whose `Command`
+/// attribute named `cmd`; `cmd.family()` is `el`'s family). `<Response>` is read here too.
+fn decode_payload(cmd: Command, el: &Element) -> Result<Request, DecodeError> {
+    let control = |request| {
+        Ok(Request::Control {
+            request,
+            response: el.opt_child_bool("Response")?,
+        })
+    };
+    let entity = |request| {
+        Ok(Request::Entity {
+            request,
+            response: el.opt_child_bool("Response")?,
+        })
+    };
+    match cmd {
+        Command::RegisterAgent => Ok(Request::Agent(AgentRequest::RegisterAgent {
+            agent_type: AgentType::parse(el.required_attr("Agent_Type")?),
+            port: el.child_u16("Port")?,
+            ip: el.child_string("IP")?,
+            sync: el.child_bool("Sync")?,
+            broadcast: el.child_f64("Broadcast")?,
+            key: el.child_string("Key")?,
+        })),
+        Command::InfoRequest => Ok(Request::Agent(AgentRequest::InfoRequest {
+            requester: el.child_string("Requester")?,
+            requested: el.child_string("Requested")?,
+        })),
+        Command::Synchronize => Ok(Request::Agent(AgentRequest::Synchronize {
+            key: el.child_string("Key")?,
+            iteration: el.child_u64("Iteration")?,
+        })),
+        Command::RegisterMaterialsInteractions => {
+            let (materials, interactions) = decode_materials_element(el)?;
+            control(ControlRequest::RegisterMaterialsInteractions {
+                materials,
+                interactions,
+            })
+        }
+        Command::CreateEntity => control(ControlRequest::CreateEntity(decode_entity_spec_element(
+            el,
+        )?)),
+        Command::InitializeSimulation => control(ControlRequest::InitializeSimulation),
+        Command::SetStepMode => control(ControlRequest::SetStepMode(el.child_bool("Step_Mode")?)),
+        Command::MakeStep => control(ControlRequest::MakeStep),
+        Command::SetAutoAdjustMode => control(ControlRequest::SetAutoAdjustMode(
+            el.child_bool("AutoAdjust_Mode")?,
+        )),
+        Command::SetSyncMode => control(ControlRequest::SetSyncMode(el.child_bool("Sync_Mode")?)),
+        Command::SetSyncWait => control(ControlRequest::SetSyncWait(el.child_f64("Sync_Wait")?)),
+        Command::SetTimestep => control(ControlRequest::SetTimestep(el.child_f64("Timestep")?)),
+        Command::SetWorldGravity => {
+            control(ControlRequest::SetWorldGravity(el.child_f64("Gravity")?))
+        }
+        Command::SetWorldHardness => {
+            control(ControlRequest::SetWorldHardness(el.child_f64("Hardness")?))
+        }
+        Command::SetWorldBounciness => control(ControlRequest::SetWorldBounciness(
+            el.child_f64("Bounciness")?,
+        )),
+        Command::Save => control(ControlRequest::Save(el.child_string("File")?)),
+        Command::Load => control(ControlRequest::Load(el.child_string("File")?)),
+        Command::SetFastMode => control(ControlRequest::SetFastMode(el.child_bool("Fast_Mode")?)),
+        Command::SetStepsPerIteration => {
+            let steps = el.child_u32("Steps_Per_Iteration")?;
+            if steps == 0 {
+                return Err(DecodeError::invalid(
+                    "Steps_Per_Iteration: must be at least 1, found \"0\"",
+                ));
+            }
+            control(ControlRequest::SetStepsPerIteration(steps))
+        }
+        Command::SetEntityPosition => entity(EntityRequest::SetEntityPosition {
+            entity_id: entity_id(el)?,
+            position: el.child_vec3(POSITION)?,
+        }),
+        Command::RobotMotorControl => {
+            let entity_id = entity_id(el)?;
+            let motors_el = el.required_child("Motors")?;
+            let mut motors = Vec::new();
+            for (i, child) in motors_el.children.iter().enumerate() {
+                if child.name != "Motor" {
+                    return Err(unexpected_child(child, "Motors", "Motor").within("Motors"));
+                }
+                let index = i + 1;
+                let motor = (|| {
+                    Ok(MotorCommand {
+                        wheel_joint_id: child.child_u32("Wheel_Joint_Id")?,
+                        value: child.child_f64("Value")?,
+                    })
+                })()
+                .map_err(|e: DecodeError| e.within(format!("Motor[{index}]")).within("Motors"))?;
+                motors.push(motor);
+            }
+            entity(EntityRequest::RobotMotorControl { entity_id, motors })
+        }
+        Command::SetRollingResistance => control(ControlRequest::SetRollingResistance {
+            material_1: MaterialId(el.child_u32("Material_1")?),
+            material_2: MaterialId(el.child_u32("Material_2")?),
+            coefficient: el.child_f64("Coefficient")?,
+        }),
+        Command::HumanoidAction => {
+            let entity_id = entity_id(el)?;
+            let action = el.required_child("Action")?;
+            let name = action
+                .required_attr("name")
+                .map_err(|e| e.within("Action"))?
+                .to_string();
+            let params = action
+                .attrs
+                .iter()
+                .filter(|(k, _)| k != "name")
+                .cloned()
+                .collect();
+            entity(EntityRequest::HumanoidAction {
+                entity_id,
+                name,
+                params,
+            })
+        }
+    }
 }

@@ -10,8 +10,8 @@
 
 use std::fmt::Write as _;
 
-use crate::commands::{encode_payload, Command};
-use crate::decode::{
+use crate::commands::Command;
+use crate::fields::{
     ANGULAR_VELOCITY, AXIS_1, AXIS_2, LINEAR_VELOCITY, POS, POSITION, ROT, ROTATION, SIZE,
 };
 use crate::keys::CommandKeys;
@@ -519,4 +519,97 @@ pub fn encode_broadcast_into(b: &Broadcast, out: &mut String) {
         let _ = write!(out, "</Rotation></{tag}>");
     }
     out.push_str("</Entities_Info></Broadcast>");
+}
+
+/// The request element of `req` (without `<Response>`): `<Agent_Message>`,
+/// `<Control_Request>` or `<Entity_Request>` with its `Command` attribute from `keys`.
+fn encode_payload(req: &Request, keys: &CommandKeys) -> Element {
+    let kind = req.kind();
+    let el = || Element::new(kind.family().element()).with_attr("Command", keys.name(kind));
+    let leaf =
+        |child: &str, value: &dyn std::fmt::Display| el().with_child(Element::leaf(child, value));
+    match req {
+        Request::Agent(a) => match a {
+            AgentRequest::RegisterAgent {
+                agent_type,
+                port,
+                ip,
+                sync,
+                broadcast,
+                key,
+            } => el()
+                .with_attr("Agent_Type", agent_type.as_str())
+                .with_child(Element::leaf("Port", port))
+                .with_child(Element::leaf("IP", ip))
+                .with_child(Element::leaf("Sync", sync))
+                .with_child(Element::leaf("Broadcast", broadcast))
+                .with_child(Element::leaf("Key", key)),
+            AgentRequest::InfoRequest {
+                requester,
+                requested,
+            } => el()
+                .with_child(Element::leaf("Requester", requester))
+                .with_child(Element::leaf("Requested", requested)),
+            AgentRequest::Synchronize { key, iteration } => el()
+                .with_child(Element::leaf("Key", key))
+                .with_child(Element::leaf("Iteration", iteration)),
+        },
+        Request::Control { request, .. } => match request {
+            ControlRequest::RegisterMaterialsInteractions {
+                materials,
+                interactions,
+            } => materials_element(materials, interactions, keys),
+            ControlRequest::CreateEntity(spec) => entity_spec_element(spec, keys),
+            ControlRequest::InitializeSimulation | ControlRequest::MakeStep => el(),
+            ControlRequest::SetStepMode(v) => leaf("Step_Mode", v),
+            ControlRequest::SetAutoAdjustMode(v) => leaf("AutoAdjust_Mode", v),
+            ControlRequest::SetSyncMode(v) => leaf("Sync_Mode", v),
+            ControlRequest::SetSyncWait(v) => leaf("Sync_Wait", v),
+            ControlRequest::SetTimestep(v) => leaf("Timestep", v),
+            ControlRequest::SetWorldGravity(v) => leaf("Gravity", v),
+            ControlRequest::SetWorldHardness(v) => leaf("Hardness", v),
+            ControlRequest::SetWorldBounciness(v) => leaf("Bounciness", v),
+            ControlRequest::Save(f) => leaf("File", f),
+            ControlRequest::Load(f) => leaf("File", f),
+            ControlRequest::SetFastMode(v) => leaf("Fast_Mode", v),
+            ControlRequest::SetStepsPerIteration(v) => leaf("Steps_Per_Iteration", v),
+            ControlRequest::SetRollingResistance {
+                material_1,
+                material_2,
+                coefficient,
+            } => el()
+                .with_child(Element::leaf("Material_1", material_1))
+                .with_child(Element::leaf("Material_2", material_2))
+                .with_child(Element::leaf("Coefficient", coefficient)),
+        },
+        Request::Entity { request, .. } => match request {
+            EntityRequest::SetEntityPosition {
+                entity_id,
+                position,
+            } => {
+                let mut e = el().with_child(Element::leaf("Entity_Id", entity_id));
+                e.push_vec3(POSITION, *position);
+                e
+            }
+            EntityRequest::RobotMotorControl { entity_id, motors } => el()
+                .with_child(Element::leaf("Entity_Id", entity_id))
+                .with_child(Element::new("Motors").with_children(motors.iter().map(|m| {
+                    Element::new("Motor")
+                        .with_child(Element::leaf("Wheel_Joint_Id", m.wheel_joint_id))
+                        .with_child(Element::leaf("Value", m.value))
+                }))),
+            EntityRequest::HumanoidAction {
+                entity_id,
+                name,
+                params,
+            } => {
+                let mut action = Element::new("Action").with_attr("name", name);
+                for (k, v) in params {
+                    action = action.with_attr(k, v);
+                }
+                el().with_child(Element::leaf("Entity_Id", entity_id))
+                    .with_child(action)
+            }
+        },
+    }
 }

@@ -135,6 +135,7 @@
 pub mod commands;
 pub mod error;
 mod fast;
+mod fields;
 pub mod humanoid;
 pub mod ids;
 pub mod keys;

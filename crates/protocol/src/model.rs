@@ -14,8 +14,9 @@
 /// A 3-vector as it appears in `*_X`, `*_Y`, `*_Z` children.
 pub type Vec3 = [f64; 3];
 
-pub use crate::commands::{AgentRequest, ControlRequest, EntityRequest, Request};
+use crate::commands::Command;
 use crate::ids::{EntityId, MaterialId};
+use crate::keys::CommandKeys;
 
 /// Agent type of `Register_Agent`'s `Agent_Type` attribute. Unknown names are kept so that a
 /// server with an extra agent type (an extension) can accept them.
@@ -348,4 +349,178 @@ pub struct Broadcast {
 pub enum ServerMessage {
     Response(Response),
     Broadcast(Broadcast),
+}
+
+/// One decoded request: the unit a datagram is split into and executed in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// `<Message><Agent_Message Command=…>`.
+    Agent(AgentRequest),
+    /// `<Message><Simulation_Message><Control_Request Command=…>`.
+    Control {
+        request: ControlRequest,
+        /// `<Response>true|false</Response>` inside the request; `None` = not given (the
+        /// server's `defaultresponserequest` applies).
+        response: Option<bool>,
+    },
+    /// `<Message><Simulation_Message><Entity_Request Command=…>`.
+    Entity {
+        request: EntityRequest,
+        response: Option<bool>,
+    },
+}
+
+/// `<Agent_Message>` requests (SimRob manual §2.1, §2.2, §2.10).
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentRequest {
+    RegisterAgent {
+        agent_type: AgentType,
+        port: u16,
+        ip: String,
+        sync: bool,
+        /// Broadcast interval in simulated seconds; −1 = never.
+        broadcast: f64,
+        key: String,
+    },
+    InfoRequest {
+        requester: String,
+        requested: String,
+    },
+    Synchronize {
+        key: String,
+        iteration: u64,
+    },
+}
+
+/// `<Control_Request>` commands (SimRob manual §2.3–§2.19).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ControlRequest {
+    RegisterMaterialsInteractions {
+        materials: Vec<Material>,
+        interactions: Vec<Interaction>,
+    },
+    CreateEntity(EntitySpec),
+    InitializeSimulation,
+    SetStepMode(bool),
+    MakeStep,
+    SetAutoAdjustMode(bool),
+    SetSyncMode(bool),
+    SetSyncWait(f64),
+    SetTimestep(f64),
+    SetWorldGravity(f64),
+    SetWorldHardness(f64),
+    SetWorldBounciness(f64),
+    Save(String),
+    Load(String),
+    SetFastMode(bool),
+    SetStepsPerIteration(u32),
+    /// Rolling resistance of a ball of one material resting on another (simrob extension, see
+    /// [`crate::humanoid`]): deceleration = `coefficient`·|g|.
+    SetRollingResistance {
+        material_1: MaterialId,
+        material_2: MaterialId,
+        coefficient: f64,
+    },
+}
+
+/// `<Entity_Request>` commands (SimRob manual §3).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EntityRequest {
+    SetEntityPosition {
+        entity_id: EntityId,
+        position: Vec3,
+    },
+    RobotMotorControl {
+        entity_id: EntityId,
+        motors: Vec<MotorCommand>,
+    },
+    /// One of a humanoid's actions by FutRob's name and parameters (simrob extension, see
+    /// [`crate::humanoid`]): `<Action name="walk" distance="30"/>`.
+    HumanoidAction {
+        entity_id: EntityId,
+        name: String,
+        /// The `<Action>`'s other attributes, in order.
+        params: Vec<(String, String)>,
+    },
+}
+
+impl EntityRequest {
+    /// `Robot_Motor_Control` of a two-wheeled robot: wheel joint 0 (left) at `left` and
+    /// wheel joint 1 (right) at `right` rad/s, as on the SimRob manual's SumBot.
+    pub fn two_wheels(entity_id: EntityId, left: f64, right: f64) -> EntityRequest {
+        EntityRequest::RobotMotorControl {
+            entity_id,
+            motors: vec![
+                MotorCommand {
+                    wheel_joint_id: 0,
+                    value: left,
+                },
+                MotorCommand {
+                    wheel_joint_id: 1,
+                    value: right,
+                },
+            ],
+        }
+    }
+
+    pub fn entity_id(&self) -> EntityId {
+        match self {
+            EntityRequest::SetEntityPosition { entity_id, .. }
+            | EntityRequest::RobotMotorControl { entity_id, .. }
+            | EntityRequest::HumanoidAction { entity_id, .. } => *entity_id,
+        }
+    }
+}
+
+impl Request {
+    /// Which command this request is.
+    pub fn kind(&self) -> Command {
+        match self {
+            Request::Agent(a) => match a {
+                AgentRequest::RegisterAgent { .. } => Command::RegisterAgent,
+                AgentRequest::InfoRequest { .. } => Command::InfoRequest,
+                AgentRequest::Synchronize { .. } => Command::Synchronize,
+            },
+            Request::Control { request, .. } => match request {
+                ControlRequest::RegisterMaterialsInteractions { .. } => {
+                    Command::RegisterMaterialsInteractions
+                }
+                ControlRequest::CreateEntity(_) => Command::CreateEntity,
+                ControlRequest::InitializeSimulation => Command::InitializeSimulation,
+                ControlRequest::SetStepMode(_) => Command::SetStepMode,
+                ControlRequest::MakeStep => Command::MakeStep,
+                ControlRequest::SetAutoAdjustMode(_) => Command::SetAutoAdjustMode,
+                ControlRequest::SetSyncMode(_) => Command::SetSyncMode,
+                ControlRequest::SetSyncWait(_) => Command::SetSyncWait,
+                ControlRequest::SetTimestep(_) => Command::SetTimestep,
+                ControlRequest::SetWorldGravity(_) => Command::SetWorldGravity,
+                ControlRequest::SetWorldHardness(_) => Command::SetWorldHardness,
+                ControlRequest::SetWorldBounciness(_) => Command::SetWorldBounciness,
+                ControlRequest::Save(_) => Command::Save,
+                ControlRequest::Load(_) => Command::Load,
+                ControlRequest::SetFastMode(_) => Command::SetFastMode,
+                ControlRequest::SetStepsPerIteration(_) => Command::SetStepsPerIteration,
+                ControlRequest::SetRollingResistance { .. } => Command::SetRollingResistance,
+            },
+            Request::Entity { request, .. } => match request {
+                EntityRequest::SetEntityPosition { .. } => Command::SetEntityPosition,
+                EntityRequest::RobotMotorControl { .. } => Command::RobotMotorControl,
+                EntityRequest::HumanoidAction { .. } => Command::HumanoidAction,
+            },
+        }
+    }
+
+    /// The command name of this request under `keys` (what its `Command` attribute says).
+    pub fn command<'k>(&self, keys: &'k CommandKeys) -> &'k str {
+        keys.name(self.kind())
+    }
+
+    /// The `<Response>` flag of a control or entity request (`None` for agent requests and
+    /// when not given).
+    pub fn response(&self) -> Option<bool> {
+        match self {
+            Request::Agent(_) => None,
+            Request::Control { response, .. } | Request::Entity { response, .. } => *response,
+        }
+    }
 }

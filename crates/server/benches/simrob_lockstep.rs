@@ -18,12 +18,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use simrob_client::simrob::{Agent, AgentOptions};
+use simrob_client::agent::{Agent, AgentOptions};
 use simrob_protocol::{
     decode_datagram, encode_request, CommandKeys, ControlRequest, EntityId, EntityRequest,
     MotorCommand, Request,
 };
-use simrob_server::simrob::{DirStore, LocalCommand, ServerConfig, Session, UdpServer};
+use simrob_server::files::DirStore;
+use simrob_server::udp::UdpServer;
+use simrob_session::{LocalCommand, ServerConfig, Session};
 
 /// Processor time of this process so far, seconds (user + system; NaN where
 /// `/proc/self/stat` cannot be read).

@@ -391,7 +391,7 @@ mod tests {
     #[test]
     fn a_batch_arrives_whole_and_in_order_with_its_sender() {
         let (a, b) = pair();
-        crate::simrob::set_receive_buffer(&b, 1 << 20).unwrap();
+        crate::udp::set_receive_buffer(&b, 1 << 20).unwrap();
         let to = b.local_addr().unwrap();
         let payloads: Vec<Vec<u8>> = (0..100u32)
             .map(|i| format!("datagram {i} {}", "x".repeat(i as usize)).into_bytes())

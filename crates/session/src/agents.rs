@@ -48,6 +48,8 @@ use simrob_protocol::{encode_response, AgentType, Broadcast, Response};
 
 use crate::snapshot::Snapshot;
 
+pub mod humanoid;
+
 /// Decides what of the world an agent type receives: hide data, change units… Shared by
 /// every agent of the type; `None` sends nothing this time.
 pub trait BroadcastFilter: Send + Sync {
@@ -130,7 +132,7 @@ pub struct FilterRegistry {
 
 impl FilterRegistry {
     /// `RobotController` and `GUI` (full state), `PosesOnly`, and the humanoid brains'
-    /// cameras `Humanoid_Brain` and `Humanoid_Brain_Ideal` ([`crate::humanoid`]).
+    /// cameras `Humanoid_Brain` and `Humanoid_Brain_Ideal` ([`humanoid`]).
     pub fn standard() -> Self {
         let mut r = FilterRegistry {
             filters: BTreeMap::new(),
@@ -138,7 +140,7 @@ impl FilterRegistry {
         r.register(AgentType::RobotController.as_str(), FullState);
         r.register(AgentType::Gui.as_str(), FullState);
         r.register("PosesOnly", PosesOnly);
-        crate::humanoid::register(&mut r);
+        humanoid::register(&mut r);
         r
     }
 

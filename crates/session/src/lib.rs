@@ -38,11 +38,11 @@
 mod agents;
 mod config;
 mod fast_request;
-pub mod humanoid;
 mod limits;
 mod session;
 mod snapshot;
 
+pub use agents::humanoid;
 pub use agents::{
     agent_seed, Agent, AgentFilter, AgentInfo, BroadcastFilter, Filter, FilterRegistry, FullState,
     PosesOnly, View,

@@ -2,7 +2,7 @@
 //! may cause, how large the world may grow, which values are in range, and how much the
 //! server may send to an address that has not shown it asked (anti-amplification).
 //!
-//! Every limit is a configuration key (see [`Limits::set`] and the README's "Security and
+//! Every limit is a configuration key (see [`Limits::set`] and docs/security.md, "Security and
 //! limits"):
 //!
 //! | key | default | meaning |

@@ -223,15 +223,24 @@ pub struct Session {
     non_finite: std::collections::BTreeSet<EntityId>,
     /// The canonical `Info_Request` for the configured command names (a decoding shortcut).
     info_form: Option<InfoRequestForm>,
+    /// The key that seals and checks this session's save files.
+    save_key: simrob_world::SaveKey,
 }
 
 impl Session {
+    /// The key that seals this session's save files and checks those it loads: the configured
+    /// `savekey`, or else the process's key (see `simrob_world::default_save_key`).
+    pub fn save_key(&self) -> &simrob_world::SaveKey {
+        &self.save_key
+    }
+
     /// A session with an empty world.
     pub fn new(config: ServerConfig) -> Self {
-        if let Some(secret) = &config.limits.save_key {
-            // The first key set in a process stays: one server per process.
-            let _ = simrob_world::set_default_save_key(simrob_world::SaveKey::from_secret(secret));
-        }
+        // The configured key seals this session's save files; without one, the process's key.
+        let save_key = match &config.limits.save_key {
+            Some(secret) => simrob_world::SaveKey::from_secret(secret),
+            None => default_save_key().clone(),
+        };
         let world = World::new(config.world.clone());
         let flags = SessionFlags {
             sync_wait: config.sync_wait,
@@ -262,6 +271,7 @@ impl Session {
             owner_keys: HashMap::new(),
             non_finite: std::collections::BTreeSet::new(),
             info_form: InfoRequestForm::new(&config.keys),
+            save_key,
             config,
         }
     }
@@ -684,9 +694,7 @@ impl Session {
                 Ok(())
             }
             Ok(Applied::Save(path)) => {
-                let contents = self
-                    .world
-                    .save_xml_with_flags(default_save_key(), &self.flags);
+                let contents = self.world.save_xml_with_flags(&self.save_key, &self.flags);
                 let ticket = self.wait_for_file(origin, &command, confirm, &path, false);
                 self.events.push_back(Event::SaveWanted {
                     ticket,
@@ -803,7 +811,7 @@ impl Session {
                     .load_xml_with(
                         &xml,
                         &LoadOptions {
-                            key: Some(default_save_key()),
+                            key: Some(&self.save_key),
                             limits: self.config.limits.load_limits(),
                         },
                     )

@@ -14,6 +14,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use simrob_swarm::grid::GridLayout;
+use simrob_swarm::grid::SpatialGrid;
 use simrob_swarm::scenario::{Overrides, Scenario};
 
 #[path = "support/cpu_time.rs"]
@@ -119,7 +120,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             continue;
         }
         let mut sim = scenario(&dir, file, side)?.build(&ov)?;
-        sim.world_mut().res.grid.layout = layout;
+        sim.world_mut().res.get_mut::<SpatialGrid>().layout = layout;
         let cell = sim.ctx.config.cell_size;
         let (w, h) = (sim.world().res.width, sim.world().res.height);
         let cells = (w / cell).ceil() * (h / cell).ceil();
@@ -159,7 +160,7 @@ fn layouts() {
     for m in [1_000usize, 10_000] {
         for per in [1.0f64, 4.0, 16.0, 64.0, 256.0] {
             let side = (per * m as f64).sqrt().ceil() * 20.0;
-            let mut world = simrob_swarm::World::new(side, side);
+            let mut world = simrob_swarm::SwarmWorld::new(side, side);
             let mut state = 0x9E37_79B9_7F4A_7C15u64;
             let mut next = || {
                 state = simrob_math::splitmix64(state);
@@ -170,7 +171,7 @@ fn layouts() {
                 let (x, y) = (next() * side, next() * side);
                 world
                     .pose
-                    .insert(e, simrob_swarm::Pose { x, y, theta: 0.0 });
+                    .insert(e, simrob_swarm::SwarmPose { x, y, theta: 0.0 });
                 world.vel.insert(e, simrob_swarm::Velocity::default());
                 world.set_collider(e, simrob_swarm::Shape::Circle { r: 3.0 });
             }

@@ -9,6 +9,8 @@
 use std::path::Path;
 use std::time::Instant;
 
+use simrob_swarm::nav::crossing::Crossings;
+use simrob_swarm::nav::NavMap;
 use simrob_swarm::scenario::{Overrides, Scenario};
 
 #[path = "support/cpu_time.rs"]
@@ -35,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ..Overrides::default()
         })?;
         if !managed {
-            sim.world_mut().res.nav.crossing_radius = 0.0;
+            sim.world_mut().res.get_mut::<NavMap>().crossing_radius = 0.0;
         }
         let bots = sim.world().navigator.ids();
         // Robot-frames: moving, stopped at a crossing's edge, stopped in a lane, at a stop.
@@ -49,7 +51,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     moving += 1;
                 } else if !w.path.has(e) {
                     at_stop += 1;
-                } else if w.res.crossings.limit(w, e).is_some_and(|r| r < 1.0) {
+                } else if w
+                    .res
+                    .get::<Crossings>()
+                    .limit(w, e)
+                    .is_some_and(|r| r < 1.0)
+                {
                     at_crossing += 1;
                 } else {
                     in_lane += 1;
@@ -58,7 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let wall = start.elapsed().as_secs_f64();
         let cpu = cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
-        let waits = sim.world().res.crossings.waits();
+        let waits = sim.world().res.get::<Crossings>().waits();
         let frame_s = sim.time() / sim.frame().max(1) as f64;
         let s = sim.finish(wall);
         let total = (moving + at_crossing + in_lane + at_stop).max(1) as f64;

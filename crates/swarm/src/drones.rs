@@ -45,7 +45,7 @@
 //! frame (poses, last velocities, which drones fly), so a run is the same whatever the
 //! number of threads.
 
-use crate::ecs::{EntityId, Pose, Proximity, Velocity, World};
+use crate::ecs::{EntityId, Proximity, SwarmPose, SwarmWorld, Velocity};
 use crate::event::{Event, Payload, Tag};
 use crate::geom::Shape;
 use crate::grid::SpatialGrid;
@@ -386,14 +386,14 @@ pub fn assign_targets(starts: &[(f64, f64)], targets: &[(f64, f64)]) -> Vec<Opti
 
 /// Creates the drones of HMR Sim's swarm example in `world` (which should be sized with
 /// [`layout`]'s width and height). Returns their ids.
-pub fn populate(world: &mut World, params: &SwarmParams) -> Vec<EntityId> {
+pub fn populate(world: &mut SwarmWorld, params: &SwarmParams) -> Vec<EntityId> {
     let lay = layout(params.drones);
     let assignment = assign_targets(&lay.starts, &lay.targets);
     let half = params.size * 0.5;
     let mut ids = Vec::with_capacity(params.drones);
     for (i, &(x, y)) in lay.starts.iter().enumerate() {
         let e = world.spawn("drone");
-        world.pose.insert(e, Pose { x, y, theta: 0.0 });
+        world.pose.insert(e, SwarmPose { x, y, theta: 0.0 });
         world.vel.insert(e, Velocity::default());
         world.set_collider(e, Shape::Box { hw: half, hh: half });
         world.stop_on_collision.insert(e, ());
@@ -506,7 +506,7 @@ struct Step<'a> {
     headings: &'a [(f64, f64); 13],
     half: f64,
     grid: &'a SpatialGrid,
-    poses: &'a [Pose],
+    poses: &'a [SwarmPose],
     pp: &'a [bool],
     avoidance: Avoidance,
     /// ORCA: every entity's velocity at the start of the frame (per frame) and what it is
@@ -616,7 +616,7 @@ impl Step<'_> {
     fn hover(
         &self,
         i: usize,
-        p: Pose,
+        p: SwarmPose,
         to_target: (f64, f64),
         near: &mut OrcaScratch,
         scratch: &mut orca::Scratch,
@@ -642,7 +642,7 @@ impl Step<'_> {
     fn orca(
         &self,
         i: usize,
-        p: Pose,
+        p: SwarmPose,
         mode: u8,
         preferred: (f64, f64),
         work: &mut OrcaScratch,
@@ -842,7 +842,7 @@ impl System for DroneController {
             (Vec::new(), Vec::new())
         };
         let arrivals: Vec<EntityId> = ctx.world.with_custom::<Drone, _>(|drones, w| {
-            let grid = &w.res.grid;
+            let grid = w.res.get::<SpatialGrid>();
             let (drones, dp) = drones.raw_mut();
             let (poses, pp) = w.pose.raw();
             let (vels, vp) = w.vel.raw_mut();

@@ -8,11 +8,11 @@
 //! allocation, and iteration order is always entity order, which keeps runs deterministic.
 //! Ids are never reused within a run.
 //!
-//! The built-in components are fields of [`World`] so systems borrow disjoint columns at
+//! The built-in components are fields of [`SwarmWorld`] so systems borrow disjoint columns at
 //! once (`world.pose` mutably while reading `world.vel`); every other component — the
 //! drone swarm's [`crate::drones::Drone`] as much as one defined in another crate — lives
-//! in a typed column reached through [`World::custom`] / [`World::custom_mut`], or
-//! [`World::with_custom`] to use it beside the built-in columns.
+//! in a typed column reached through [`SwarmWorld::custom`] / [`SwarmWorld::custom_mut`], or
+//! [`SwarmWorld::with_custom`] to use it beside the built-in columns.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -20,9 +20,6 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::geom::Shape;
-use crate::grid::{SpatialGrid, StaticIndex};
-use crate::nav::NavMap;
-use crate::script::Script;
 
 /// An entity: an index into every component column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
@@ -197,14 +194,14 @@ impl<T: Default + Send + Sync + 'static> AnyColumn for Column<T> {
 
 /// Position and heading (radians) of an entity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct Pose {
+pub struct SwarmPose {
     pub x: f64,
     pub y: f64,
     pub theta: f64,
 }
 
 /// Velocity in map units per second and angular velocity in rad/s. Systems other than
-/// movement set this; only the movement system writes [`Pose`].
+/// movement set this; only the movement system writes [`SwarmPose`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Velocity {
     pub x: f64,
@@ -234,7 +231,7 @@ pub struct Proximity {
     pub updates: u64,
     /// What the readings were computed for: frame, pose and range (the proximity system
     /// reuses them when nothing within range changed).
-    pub(crate) valid: Option<(u64, Pose, f64)>,
+    pub(crate) valid: Option<(u64, SwarmPose, f64)>,
 }
 
 impl Proximity {
@@ -295,39 +292,75 @@ pub struct Navigator {
     pub keep_clear: f64,
 }
 
-/// World-level components (on entity 0): the map and the shared indexes.
-#[derive(Debug, Default)]
+/// World-level data (on entity 0): the map's size, its obstacle map, and one value of each
+/// [`Resource`] type (the navigation graph, the spatial indexes, who holds each crossing…),
+/// each type defined by the module that uses it, so this store imports none of them.
+#[derive(Default)]
 pub struct Resources {
     /// Map width and height; positions are clamped to `[0, width] × [0, height]`.
     pub width: f64,
     pub height: f64,
-    /// The shared navigation graph.
-    pub nav: NavMap,
-    /// Moving and small entities, rebuilt by the movement system every frame.
-    pub grid: SpatialGrid,
-    /// Large static colliders (walls), rebuilt when they change.
-    pub statics: StaticIndex,
     /// Set when a static collider was added or removed.
     pub statics_dirty: bool,
     /// A static obstacle map from the 2D engine (`simrob-flat`: vector text or BMP): robots
     /// collide with it (as their inscribed disc) and proximity beams stop at it. Contacts
     /// with it name the world entity (0).
     pub obstacles: Option<std::sync::Arc<simrob_flat::Map>>,
-    /// Who holds and who waits for each crossing (kept by the path system).
-    pub crossings: crate::crossing::Crossings,
+    typed: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+}
+
+/// A world-level value kept in [`Resources`], one per type (as `bevy_ecs`'s resources).
+pub trait Resource: Any + Default + Send + Sync {
+    /// What the world holds before this resource is first written: its `Default`, one
+    /// shared value (a `static` of the implementing module).
+    fn initial() -> &'static Self;
+}
+
+impl Resources {
+    /// The resource of type `R` ([`Resource::initial`] until it is first written).
+    pub fn get<R: Resource>(&self) -> &R {
+        match self.typed.get(&TypeId::of::<R>()) {
+            Some(b) => b.downcast_ref::<R>().unwrap_or_else(|| R::initial()),
+            None => R::initial(),
+        }
+    }
+
+    /// The resource of type `R`, to change; created as its `Default` on first use.
+    pub fn get_mut<R: Resource>(&mut self) -> &mut R {
+        let entry = self
+            .typed
+            .entry(TypeId::of::<R>())
+            .or_insert_with(|| Box::new(R::default()));
+        match entry.downcast_mut::<R>() {
+            Some(r) => r,
+            None => unreachable!("resources are keyed by their own type id"),
+        }
+    }
+}
+
+impl std::fmt::Debug for Resources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resources")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("statics_dirty", &self.statics_dirty)
+            .field("obstacles", &self.obstacles.is_some())
+            .field("typed", &self.typed.len())
+            .finish()
+    }
 }
 
 /// All entities and their components.
 #[derive(Default)]
-pub struct World {
+pub struct SwarmWorld {
     alive: Vec<bool>,
     kind_names: Vec<String>,
     names: HashMap<String, EntityId>,
-    /// Entity type (index into [`World::kind_name`]).
+    /// Entity type (index into [`SwarmWorld::kind_name`]).
     pub kind: Column<u16>,
     /// Entity name (POIs, items, named robots).
     pub name: Column<String>,
-    pub pose: Column<Pose>,
+    pub pose: Column<SwarmPose>,
     pub vel: Column<Velocity>,
     pub collider: Column<Shape>,
     pub proximity: Column<Proximity>,
@@ -336,7 +369,6 @@ pub struct World {
     pub battery: Column<Battery>,
     pub path: Column<Path>,
     pub navigator: Column<Navigator>,
-    pub script: Column<Script>,
     /// Marks a point of interest.
     pub poi: Column<()>,
     /// Entities that stop when they collide.
@@ -346,18 +378,18 @@ pub struct World {
     pub res: Resources,
 }
 
-impl std::fmt::Debug for World {
+impl std::fmt::Debug for SwarmWorld {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("World")
+        f.debug_struct("SwarmWorld")
             .field("entities", &self.len())
             .finish_non_exhaustive()
     }
 }
 
-impl World {
+impl SwarmWorld {
     /// A world of `width × height` map units holding only the world entity.
     pub fn new(width: f64, height: f64) -> Self {
-        let mut w = World::default();
+        let mut w = SwarmWorld::default();
         w.res.width = width;
         w.res.height = height;
         w.spawn("world");
@@ -384,7 +416,7 @@ impl World {
         }
     }
 
-    /// Type names, indexed by the values of [`World::kind`].
+    /// Type names, indexed by the values of [`SwarmWorld::kind`].
     pub fn kind_names(&self) -> &[String] {
         &self.kind_names
     }
@@ -481,7 +513,6 @@ impl World {
         self.battery.remove(e);
         self.path.remove(e);
         self.navigator.remove(e);
-        self.script.remove(e);
         self.poi.remove(e);
         self.stop_on_collision.remove(e);
         for column in self.custom.values_mut() {
@@ -512,7 +543,7 @@ impl World {
     /// column is out of the world meanwhile: `f` sees it only through its first argument).
     pub fn with_custom<T: Default + Send + Sync + 'static, R>(
         &mut self,
-        f: impl FnOnce(&mut Column<T>, &mut World) -> R,
+        f: impl FnOnce(&mut Column<T>, &mut SwarmWorld) -> R,
     ) -> R {
         let mut column = std::mem::take(self.custom_mut::<T>());
         let out = f(&mut column, self);
@@ -532,10 +563,10 @@ mod tests {
 
     #[test]
     fn components_come_and_go() {
-        let mut w = World::new(100.0, 100.0);
+        let mut w = SwarmWorld::new(100.0, 100.0);
         let a = w.spawn("robot");
         let b = w.spawn("robot");
-        w.pose.insert(a, Pose::default());
+        w.pose.insert(a, SwarmPose::default());
         w.proximity.insert(b, Proximity::new(4, 10.0));
         assert!(w.pose.has(a) && !w.pose.has(b));
         assert_eq!(w.proximity.ids(), vec![b]);

@@ -19,7 +19,7 @@
 //! layouts give the same entries in the same order, so a run does not depend on which one a
 //! frame used.
 
-use crate::ecs::{EntityId, World};
+use crate::ecs::{EntityId, Resource, SwarmWorld};
 use crate::geom::Shape;
 
 /// The dense layout (a start index per cell of the window between the entries) is used while
@@ -89,6 +89,14 @@ pub struct SpatialGrid {
     scratch: Vec<(u64, u32)>,
     /// Which entry of `scratch` goes to each slot.
     order: Vec<u32>,
+}
+
+impl Resource for SpatialGrid {
+    fn initial() -> &'static Self {
+        static INITIAL: std::sync::LazyLock<SpatialGrid> =
+            std::sync::LazyLock::new(SpatialGrid::default);
+        &INITIAL
+    }
 }
 
 impl SpatialGrid {
@@ -165,7 +173,7 @@ impl SpatialGrid {
 
     /// Rebuilds the grid from the world: every entity with a pose and a collider, except
     /// large static ones (those are in the [`StaticIndex`]).
-    pub fn rebuild(&mut self, world: &World, cell: f64) {
+    pub fn rebuild(&mut self, world: &SwarmWorld, cell: f64) {
         let cell = if cell.is_finite() && cell > 0.0 {
             cell
         } else {
@@ -382,10 +390,18 @@ pub struct StaticIndex {
     pub items: Vec<(EntityId, f64, f64, Shape)>,
 }
 
+impl Resource for StaticIndex {
+    fn initial() -> &'static Self {
+        static INITIAL: std::sync::LazyLock<StaticIndex> =
+            std::sync::LazyLock::new(StaticIndex::default);
+        &INITIAL
+    }
+}
+
 impl StaticIndex {
     /// Rebuilds the index: entities with a pose and a collider, no velocity, and a half
     /// extent larger than half a grid cell.
-    pub fn rebuild(&mut self, world: &World, cell: f64) {
+    pub fn rebuild(&mut self, world: &SwarmWorld, cell: f64) {
         self.cell = if cell > 0.0 { cell } else { 20.0 };
         self.cols = side(world.res.width, self.cell);
         self.rows = side(world.res.height, self.cell);
@@ -452,12 +468,12 @@ impl StaticIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ecs::{Pose, Velocity};
+    use crate::ecs::{SwarmPose, Velocity};
     use simrob_math::Xoshiro256PlusPlus;
 
     /// A random world: its size, cell size and entities (some off the map, some static,
     /// some too large for the grid, some without a collider).
-    fn random_world(rng: &mut Xoshiro256PlusPlus) -> (World, f64) {
+    fn random_world(rng: &mut Xoshiro256PlusPlus) -> (SwarmWorld, f64) {
         let cell = [1.0, 5.0, 20.0, 37.5][rng.below(4) as usize];
         let (w, h) = if rng.below(3) == 0 {
             // A large map: the window between entries decides the layout.
@@ -471,7 +487,7 @@ mod tests {
                 cell * (0.5 + rng.below(40) as f64),
             )
         };
-        let mut world = World::new(w, h);
+        let mut world = SwarmWorld::new(w, h);
         let n = rng.below(300);
         // Entities in a cluster somewhere, or spread over the whole map (and beyond).
         let spread = rng.below(2) == 0;
@@ -489,7 +505,7 @@ mod tests {
                     oy + rng.next_f64() * cell * 8.0,
                 )
             };
-            world.pose.insert(e, Pose { x, y, theta: 0.0 });
+            world.pose.insert(e, SwarmPose { x, y, theta: 0.0 });
             if rng.below(2) == 0 {
                 world.vel.insert(e, Velocity::default());
             }
@@ -511,7 +527,7 @@ mod tests {
 
     /// The entries a query must visit, by definition: those whose (clamped) cell lies in the
     /// query's cells, in (row, column, id) order.
-    fn expected(g: &SpatialGrid, world: &World, x: f64, y: f64, r: f64) -> Vec<u32> {
+    fn expected(g: &SpatialGrid, world: &SwarmWorld, x: f64, y: f64, r: f64) -> Vec<u32> {
         let (cx0, cx1, cy0, cy1) = g.cells_around(x, y, r);
         let mut out: Vec<(usize, usize, u32)> = Vec::new();
         for (e, p) in world.pose.iter() {
@@ -619,12 +635,12 @@ mod tests {
 
     #[test]
     fn a_few_robots_on_a_huge_map_use_the_sparse_layout_and_a_crowd_the_dense_one() {
-        let mut world = World::new(40_960.0, 40_960.0);
+        let mut world = SwarmWorld::new(40_960.0, 40_960.0);
         let mut robots = Vec::new();
         for (x, y) in [(10.0, 10.0), (40_000.0, 40_000.0), (20_000.0, 5.0)] {
             let e = world.spawn("robot");
             robots.push(e);
-            world.pose.insert(e, Pose { x, y, theta: 0.0 });
+            world.pose.insert(e, SwarmPose { x, y, theta: 0.0 });
             world.vel.insert(e, Velocity::default());
             world.set_collider(e, Shape::Circle { r: 3.0 });
         }
@@ -639,7 +655,7 @@ mod tests {
         for (e, x) in robots.iter().zip([30_000.0, 30_050.0, 30_100.0]) {
             world.pose.insert(
                 *e,
-                Pose {
+                SwarmPose {
                     x,
                     y: x,
                     theta: 0.0,
@@ -658,18 +674,18 @@ mod tests {
         // A tall map (200,000 rows of 1) with a few robots far apart: too many rows to index
         // for so few entries; queries still visit exactly what they must, in order.
         let mut rng = Xoshiro256PlusPlus::new(3);
-        let mut world = World::new(8.0, 200_000.0);
+        let mut world = SwarmWorld::new(8.0, 200_000.0);
         for _ in 0..40 {
             let e = world.spawn("robot");
             let (x, y) = (rng.next_f64() * 8.0, rng.next_f64() * 200_000.0);
-            world.pose.insert(e, Pose { x, y, theta: 0.0 });
+            world.pose.insert(e, SwarmPose { x, y, theta: 0.0 });
             world.vel.insert(e, Velocity::default());
             world.set_collider(e, Shape::Circle { r: 0.3 });
         }
         // Two in one cell and one beside it, so cells and rows hold several.
         for (x, y) in [(2.5, 100.5), (2.7, 100.2), (3.5, 100.5)] {
             let e = world.spawn("robot");
-            world.pose.insert(e, Pose { x, y, theta: 0.0 });
+            world.pose.insert(e, SwarmPose { x, y, theta: 0.0 });
             world.vel.insert(e, Velocity::default());
             world.set_collider(e, Shape::Circle { r: 0.3 });
         }
@@ -694,13 +710,13 @@ mod tests {
                 100.0 + rng.next_f64() * 30_000.0,
                 100.0 + rng.next_f64() * 3_000.0,
             );
-            let mut world = World::new(w, h);
+            let mut world = SwarmWorld::new(w, h);
             let mut walls = Vec::new();
             for _ in 0..rng.below(30) {
                 let e = world.spawn("wall");
                 let (x, y) = (rng.next_f64() * w, rng.next_f64() * h);
                 let (hw, hh) = (11.0 + rng.next_f64() * 200.0, 11.0 + rng.next_f64() * 50.0);
-                world.pose.insert(e, Pose { x, y, theta: 0.0 });
+                world.pose.insert(e, SwarmPose { x, y, theta: 0.0 });
                 world.set_collider(e, Shape::Box { hw, hh });
                 walls.push((x - hw, y - hh, x + hw, y + hh));
             }

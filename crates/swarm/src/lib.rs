@@ -1,7 +1,7 @@
 //! simrob-swarm: many robots at high abstraction on a 2D world — the HMR Sim model built for
 //! tens of thousands of robots.
 //!
-//! * **Entities and components** ([`World`]): entities are ids; components are plain data
+//! * **Entities and components** ([`SwarmWorld`]): entities are ids; components are plain data
 //!   in struct-of-arrays columns and can be added or removed at run time.
 //! * **Systems** ([`System`]): fixed-rate systems run every frame at `fps`; reactive
 //!   systems handle events from a time-ordered queue ([`EventQueue`], ties broken by
@@ -42,7 +42,6 @@
 //! assert_eq!(summary.scripts_done, 1);
 //! ```
 
-pub mod crossing;
 pub mod drawio;
 pub mod drones;
 pub mod ecs;
@@ -60,8 +59,12 @@ pub mod sim;
 pub mod systems;
 pub mod warehouse;
 
+#[cfg(test)]
+mod pinned;
+
 pub use ecs::{
-    Battery, Claw, Column, EntityId, Item, Navigator, Path, Pose, Proximity, Velocity, World,
+    Battery, Claw, Column, EntityId, Item, Navigator, Path, Proximity, Resource, Resources,
+    SwarmPose, SwarmWorld, Velocity,
 };
 pub use event::{Event, EventQueue, Payload, Tag};
 pub use geom::Shape;

@@ -11,9 +11,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use crate::ecs::{EntityId, Path, World};
+use crate::ecs::{EntityId, Path, Resource, SwarmWorld};
 use crate::event::{Event, Tag};
+use crate::grid::SpatialGrid;
 use crate::sim::{Ctx, InstructionDef, InstructionError, Outcome, System};
+
+pub mod crossing;
+
+use crossing::Crossings;
 
 /// A goal for a route.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,7 +96,7 @@ pub struct NavMap {
     /// Whether routes found are added to the map.
     pub extend: bool,
     /// Radius of the zone around each crossing that robots keeping their distance take in
-    /// turn (see [`crate::crossing`]); 0: crossings are not managed.
+    /// turn (see [`crate::nav::crossing`]); 0: crossings are not managed.
     pub crossing_radius: f64,
     /// Seconds a robot waits at a crossing whose way out stays full before it takes
     /// another free way out (and a new route from there).
@@ -109,6 +114,13 @@ pub struct NavMap {
 impl Default for NavMap {
     fn default() -> Self {
         NavMap::new(5.0, 50.0)
+    }
+}
+
+impl Resource for NavMap {
+    fn initial() -> &'static Self {
+        static INITIAL: std::sync::LazyLock<NavMap> = std::sync::LazyLock::new(NavMap::default);
+        &INITIAL
     }
 }
 
@@ -470,11 +482,11 @@ fn point_segment(px: f64, py: f64, ax: f64, ay: f64, bx: f64, by: f64) -> f64 {
 pub const DEFAULT_SPEED: f64 = 30.0;
 
 /// Starts a route for `e` to `goal`: gives it a [`Path`], or explains why not.
-pub fn start_route(world: &mut World, e: EntityId, goal: &Goal) -> Result<(), RouteError> {
+pub fn start_route(world: &mut SwarmWorld, e: EntityId, goal: &Goal) -> Result<(), RouteError> {
     let Some(p) = world.pose.get(e).copied() else {
         return Err(RouteError::NoPosition(world.label(e)));
     };
-    let points = world.res.nav.route(p.x, p.y, goal)?;
+    let points = world.res.get_mut::<NavMap>().route(p.x, p.y, goal)?;
     let speed = world
         .navigator
         .get(e)
@@ -502,10 +514,16 @@ fn go(ctx: &mut Ctx, e: EntityId, args: &[String]) -> Outcome {
     }
 }
 
-fn check_go(world: &World, args: &[String]) -> Result<(), InstructionError> {
+fn check_go(world: &SwarmWorld, args: &[String]) -> Result<(), InstructionError> {
     match Goal::parse(args)? {
-        Goal::Poi(name) if world.res.nav.poi(&name).is_none() => {
-            let known: Vec<&str> = world.res.nav.pois().keys().map(String::as_str).collect();
+        Goal::Poi(name) if world.res.get::<NavMap>().poi(&name).is_none() => {
+            let known: Vec<&str> = world
+                .res
+                .get::<NavMap>()
+                .pois()
+                .keys()
+                .map(String::as_str)
+                .collect();
             Err(InstructionError::UnknownPoi {
                 name,
                 known: if known.is_empty() {
@@ -523,8 +541,14 @@ fn check_go(world: &World, args: &[String]) -> Result<(), InstructionError> {
 /// lane: 1 when the way is clear, down to 0 at a gap of `keep`. Robots crossing the lane
 /// (heading more than 60° away from `h`) are not waited for, so two robots never wait for
 /// each other at a crossing.
-fn clearance_factor(w: &World, e: EntityId, p: &crate::ecs::Pose, h: (f64, f64), keep: f64) -> f64 {
-    let grid = &w.res.grid;
+fn clearance_factor(
+    w: &SwarmWorld,
+    e: EntityId,
+    p: &crate::ecs::SwarmPose,
+    h: (f64, f64),
+    keep: f64,
+) -> f64 {
+    let grid = w.res.get::<SpatialGrid>();
     let own = w
         .collider
         .get(e)
@@ -559,7 +583,7 @@ fn clearance_factor(w: &World, e: EntityId, p: &crate::ecs::Pose, h: (f64, f64),
 
 /// The path system: steers every entity with a [`Path`] along its waypoints at the path's
 /// speed (by setting its velocity; movement moves it), keeping its distance in its lane and
-/// taking crossings in turn ([`crate::crossing`]) when its navigator says so. At the last
+/// taking crossings in turn ([`crate::nav::crossing`]) when its navigator says so. At the last
 /// waypoint it removes the path, stops the robot and raises `EndOfPath`. Also offers the
 /// `Go` instruction.
 #[derive(Debug, Default)]
@@ -579,7 +603,7 @@ impl System for PathSystem {
         let w = &mut ctx.world;
         let mut done = Vec::new();
         let mut paths = std::mem::take(&mut w.path);
-        let mut crossings = std::mem::take(&mut w.res.crossings);
+        let mut crossings = std::mem::take(w.res.get_mut::<Crossings>());
         for (e, node, next) in crossings.update(w, &paths, ctx.frame, dt) {
             let Some(path) = paths.get_mut(e) else {
                 continue;
@@ -588,10 +612,14 @@ impl System for PathSystem {
                 continue;
             };
             let (a, b) = (
-                w.res.nav.nodes()[node as usize],
-                w.res.nav.nodes()[next as usize],
+                w.res.get::<NavMap>().nodes()[node as usize],
+                w.res.get::<NavMap>().nodes()[next as usize],
             );
-            if let Ok(rest) = w.res.nav.route(b.0, b.1, &Goal::Point(gx, gy)) {
+            if let Ok(rest) = w
+                .res
+                .get_mut::<NavMap>()
+                .route(b.0, b.1, &Goal::Point(gx, gy))
+            {
                 let mut points = vec![a, b];
                 points.extend(rest.into_iter().skip_while(|&p| p == b));
                 *path = Path {
@@ -646,7 +674,7 @@ impl System for PathSystem {
             }
         }
         w.path = paths;
-        w.res.crossings = crossings;
+        *w.res.get_mut::<Crossings>() = crossings;
         for e in done {
             w.path.remove(e);
             if let Some(v) = w.vel.get_mut(e) {

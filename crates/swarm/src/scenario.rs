@@ -68,7 +68,8 @@ use serde_json::Value;
 use crate::drawio::{self, DrawioMap, MapShape};
 use crate::drones::{self, DroneController, SwarmParams};
 use crate::ecs::{
-    Battery, Claw, EntityId, Item, NameTaken, Navigator, Pose, Proximity, Velocity, World,
+    Battery, Claw, Column, EntityId, Item, NameTaken, Navigator, Proximity, SwarmPose, SwarmWorld,
+    Velocity,
 };
 use crate::geom::Shape;
 use crate::nav::{NavMap, DEFAULT_SPEED};
@@ -583,11 +584,11 @@ impl Scenario {
                 "{origin}: the world's width and height must be positive"
             ));
         }
-        let mut world = World::new(width, height);
+        let mut world = SwarmWorld::new(width, height);
         world.res.obstacles = self.obstacles.clone();
         let nav = &f.world.nav;
-        world.res.nav = NavMap::new(nav.merge_radius, nav.max_off_path);
-        world.res.nav.extend = nav.extend;
+        *world.res.get_mut::<NavMap>() = NavMap::new(nav.merge_radius, nav.max_off_path);
+        world.res.get_mut::<NavMap>().extend = nav.extend;
         let stop = f.world.stop_on_collision;
 
         if let Some(map) = &self.map {
@@ -603,9 +604,9 @@ impl Scenario {
             }
             for p in &map.paths {
                 if p.oneway {
-                    world.res.nav.add_oneway_polyline(&p.points);
+                    world.res.get_mut::<NavMap>().add_oneway_polyline(&p.points);
                 } else {
-                    world.res.nav.add_polyline(&p.points);
+                    world.res.get_mut::<NavMap>().add_polyline(&p.points);
                 }
             }
         }
@@ -616,7 +617,7 @@ impl Scenario {
                 ));
             }
             let pts: Vec<(f64, f64)> = p.iter().map(|q| (q[0], q[1])).collect();
-            world.res.nav.add_polyline(&pts);
+            world.res.get_mut::<NavMap>().add_polyline(&pts);
         }
         for (name, p) in &f.world.pois {
             add_poi(&mut world, name, p[0], p[1])
@@ -667,7 +668,7 @@ impl Scenario {
             add_entity(&mut world, spec, stop)
                 .map_err(|e| ScenarioError(format!("{where_}: {e}")))?;
         }
-        world.res.nav.connect_isolated_pois();
+        world.res.get_mut::<NavMap>().connect_isolated_pois();
 
         let config = SimConfig {
             fps: f.fps.unwrap_or(24.0),
@@ -729,7 +730,7 @@ fn check_lines(sim: &Simulation, lines: &[String]) -> Result<(), ScriptError> {
 /// Checks every script of the world against the simulation's instructions.
 pub fn validate_scripts(sim: &Simulation) -> Result<(), ScriptCheckError> {
     let w = sim.world();
-    for (e, s) in w.script.iter() {
+    for (e, s) in w.custom::<Script>().into_iter().flat_map(Column::iter) {
         s.validate(sim.instructions())
             .map_err(|source| ScriptCheckError::Script {
                 entity: w.label(e),
@@ -748,11 +749,11 @@ pub fn validate_scripts(sim: &Simulation) -> Result<(), ScriptCheckError> {
     Ok(())
 }
 
-fn add_wall(world: &mut World, x: f64, y: f64, w: f64, h: f64) -> EntityId {
+fn add_wall(world: &mut SwarmWorld, x: f64, y: f64, w: f64, h: f64) -> EntityId {
     let e = world.spawn("wall");
     world.pose.insert(
         e,
-        Pose {
+        SwarmPose {
             x: x + w * 0.5,
             y: y + h * 0.5,
             theta: 0.0,
@@ -768,16 +769,16 @@ fn add_wall(world: &mut World, x: f64, y: f64, w: f64, h: f64) -> EntityId {
     e
 }
 
-fn add_poi(world: &mut World, name: &str, x: f64, y: f64) -> Result<EntityId, NameTaken> {
+fn add_poi(world: &mut SwarmWorld, name: &str, x: f64, y: f64) -> Result<EntityId, NameTaken> {
     let e = world.spawn("poi");
-    world.pose.insert(e, Pose { x, y, theta: 0.0 });
+    world.pose.insert(e, SwarmPose { x, y, theta: 0.0 });
     world.poi.insert(e, ());
     world.set_name(e, name)?;
-    world.res.nav.add_poi(name, x, y);
+    world.res.get_mut::<NavMap>().add_poi(name, x, y);
     Ok(e)
 }
 
-fn add_shape(world: &mut World, s: &MapShape, stop: bool) -> Result<(), EntityError> {
+fn add_shape(world: &mut SwarmWorld, s: &MapShape, stop: bool) -> Result<(), EntityError> {
     if s.is_text() && !s.annotated {
         return Ok(());
     }
@@ -808,7 +809,7 @@ fn add_shape(world: &mut World, s: &MapShape, stop: bool) -> Result<(), EntityEr
             let e = world.spawn(&kind);
             world.pose.insert(
                 e,
-                Pose {
+                SwarmPose {
                     x: cx,
                     y: cy,
                     theta: 0.0,
@@ -871,7 +872,7 @@ pub fn strip_html(s: &str) -> String {
     out.trim().to_string()
 }
 
-fn make_robot(world: &mut World, e: EntityId, shape: Shape, stop: bool) {
+fn make_robot(world: &mut SwarmWorld, e: EntityId, shape: Shape, stop: bool) {
     world.vel.insert(e, Velocity::default());
     world.set_collider(e, shape);
     world.navigator.insert(
@@ -886,7 +887,7 @@ fn make_robot(world: &mut World, e: EntityId, shape: Shape, stop: bool) {
     }
 }
 
-fn add_entity(world: &mut World, spec: &EntitySpec, stop: bool) -> Result<(), EntityError> {
+fn add_entity(world: &mut SwarmWorld, spec: &EntitySpec, stop: bool) -> Result<(), EntityError> {
     let [x, y] = spec.position;
     if !(x.is_finite() && y.is_finite() && spec.heading.is_finite()) {
         return Err(EntityError::NotFinite);
@@ -910,7 +911,7 @@ fn add_entity(world: &mut World, spec: &EntitySpec, stop: bool) -> Result<(), En
     let e = world.spawn(&kind);
     world.pose.insert(
         e,
-        Pose {
+        SwarmPose {
             x,
             y,
             theta: spec.heading,
@@ -994,7 +995,7 @@ fn strings(v: &Value, what: &str) -> Result<Vec<String>, ComponentError> {
 
 /// Adds the component `name` with the value `v` (scenario syntax) to `e`.
 pub fn add_component(
-    world: &mut World,
+    world: &mut SwarmWorld,
     e: EntityId,
     name: &str,
     v: &Value,
@@ -1174,7 +1175,7 @@ pub fn add_component(
                 }
                 s
             };
-            world.script.insert(e, script);
+            world.custom_mut::<Script>().insert(e, script);
         }
         other => {
             return Err(ComponentError::Unknown(other.to_string()));

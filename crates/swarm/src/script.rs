@@ -23,7 +23,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use crate::ecs::EntityId;
+use crate::ecs::{Column, EntityId, SwarmWorld};
 use crate::event::{Event, Payload, Tag};
 use crate::sim::{Ctx, InstructionDef, InstructionSet, Outcome, Summary, System};
 
@@ -283,7 +283,7 @@ fn wait(ctx: &mut Ctx, e: EntityId, args: &[String]) -> Outcome {
         Ok((a, b)) => a + (b - a) * ctx.rng.next_f64(),
         Err(m) => return Outcome::Failed(Tag::INSTRUCTION_FAILED, m.to_string()),
     };
-    let token = match ctx.world.script.get_mut(e) {
+    let token = match Script::of_mut(&mut ctx.world, e) {
         Some(s) => {
             s.wake_token += 1;
             s.wake_token
@@ -359,6 +359,19 @@ pub fn builtin_instructions() -> InstructionSet {
     set
 }
 
+impl Script {
+    /// The script of `e`, if it has one (scripts live in a column of their own,
+    /// [`SwarmWorld::custom`]).
+    pub fn of(world: &SwarmWorld, e: EntityId) -> Option<&Script> {
+        world.custom::<Script>()?.get(e)
+    }
+
+    /// The script of `e`, to change, if it has one.
+    pub fn of_mut(world: &mut SwarmWorld, e: EntityId) -> Option<&mut Script> {
+        world.custom_mut::<Script>().get_mut(e)
+    }
+}
+
 /// The script (control) system: runs READY scripts each frame and reacts to the events
 /// their robots wait for and to error events about them.
 #[derive(Default)]
@@ -389,7 +402,7 @@ impl ScriptSystem {
     }
 
     fn abort(ctx: &mut Ctx, e: EntityId, why: &str) {
-        if let Some(s) = ctx.world.script.get_mut(e) {
+        if let Some(s) = Script::of_mut(&mut ctx.world, e) {
             s.state = ScriptState::Done;
             s.failed = true;
             s.waiting.clear();
@@ -406,7 +419,7 @@ impl ScriptSystem {
     /// script itself failed (as opposed to an error event arriving while it waits).
     fn on_error(&self, ctx: &mut Ctx, e: EntityId, tag: &Tag, message: &str, raised_now: bool) {
         let label = ctx.world.label(e);
-        let Some(s) = ctx.world.script.get_mut(e) else {
+        let Some(s) = Script::of_mut(&mut ctx.world, e) else {
             return;
         };
         if s.state == ScriptState::Done {
@@ -439,7 +452,7 @@ impl ScriptSystem {
     /// call, so a loop of instant instructions cannot stall the run).
     fn execute(&self, ctx: &mut Ctx, e: EntityId) {
         for _ in 0..256 {
-            let Some(s) = ctx.world.script.get_mut(e) else {
+            let Some(s) = Script::of_mut(&mut ctx.world, e) else {
                 return;
             };
             if s.state != ScriptState::Ready {
@@ -504,13 +517,13 @@ impl ScriptSystem {
             match (def.run)(ctx, e, &ins.args) {
                 Outcome::Ready => {
                     if !from_handler {
-                        if let Some(s) = ctx.world.script.get_mut(e) {
+                        if let Some(s) = Script::of_mut(&mut ctx.world, e) {
                             s.pc += 1;
                         }
                     }
                 }
                 Outcome::Blocked(tags) => {
-                    if let Some(s) = ctx.world.script.get_mut(e) {
+                    if let Some(s) = Script::of_mut(&mut ctx.world, e) {
                         if tags.is_empty() {
                             if !from_handler {
                                 s.pc += 1;
@@ -548,22 +561,16 @@ impl System for ScriptSystem {
 
     fn run(&mut self, ctx: &mut Ctx) {
         let mut all_done = true;
-        let ids = ctx.world.script.ids();
+        let ids = ctx
+            .world
+            .custom::<Script>()
+            .map(Column::ids)
+            .unwrap_or_default();
         for e in &ids {
-            if ctx
-                .world
-                .script
-                .get(*e)
-                .is_some_and(|s| s.state == ScriptState::Ready)
-            {
+            if Script::of(&ctx.world, *e).is_some_and(|s| s.state == ScriptState::Ready) {
                 self.execute(ctx, *e);
             }
-            if ctx
-                .world
-                .script
-                .get(*e)
-                .is_some_and(|s| s.state != ScriptState::Done)
-            {
+            if Script::of(&ctx.world, *e).is_some_and(|s| s.state != ScriptState::Done) {
                 all_done = false;
             }
         }
@@ -580,7 +587,7 @@ impl System for ScriptSystem {
 
     fn react(&mut self, event: &Event, ctx: &mut Ctx) {
         let Some(e) = event.entity else { return };
-        let Some(s) = ctx.world.script.get_mut(e) else {
+        let Some(s) = Script::of_mut(&mut ctx.world, e) else {
             return;
         };
         if s.state == ScriptState::Done {

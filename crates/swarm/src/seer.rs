@@ -31,9 +31,11 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::drones::DroneState;
-use crate::ecs::World;
+use crate::ecs::SwarmWorld;
 use crate::event::{Event, Payload, Tag};
-use crate::script::ScriptState;
+use crate::grid::StaticIndex;
+use crate::nav::NavMap;
+use crate::script::{Script, ScriptState};
 use crate::sim::{Ctx, LogLine, Summary, System};
 use crate::systems::ClockSystem;
 
@@ -121,10 +123,10 @@ pub trait Consumer {
 }
 
 /// The header for `world`.
-pub fn header(world: &World, scenario: &str, seed: u64, fps: f64, period: f64) -> Header {
+pub fn header(world: &SwarmWorld, scenario: &str, seed: u64, fps: f64, period: f64) -> Header {
     let mut walls: Vec<[f64; 4]> = world
         .res
-        .statics
+        .get::<StaticIndex>()
         .items
         .iter()
         .map(|&(_, x, y, s)| {
@@ -142,7 +144,7 @@ pub fn header(world: &World, scenario: &str, seed: u64, fps: f64, period: f64) -
             ]
         }));
     }
-    let nav = &world.res.nav;
+    let nav = world.res.get::<NavMap>();
     let pois = nav
         .pois()
         .iter()
@@ -179,7 +181,7 @@ pub fn header(world: &World, scenario: &str, seed: u64, fps: f64, period: f64) -
 }
 
 /// A snapshot of every positioned entity except walls.
-pub fn snapshot(world: &World, frame: u64, t: f64, out: &mut Snapshot) {
+pub fn snapshot(world: &SwarmWorld, frame: u64, t: f64, out: &mut Snapshot) {
     out.frame = frame;
     out.t = t;
     out.entities.clear();
@@ -202,7 +204,7 @@ pub fn snapshot(world: &World, frame: u64, t: f64, out: &mut Snapshot) {
             "carried"
         } else if world.battery.get(e).is_some_and(|b| b.empty) {
             "empty"
-        } else if let Some(s) = world.script.get(e) {
+        } else if let Some(s) = Script::of(world, e) {
             match s.state {
                 ScriptState::Ready => "ready",
                 ScriptState::Blocked => "blocked",

@@ -15,8 +15,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::ecs::{EntityId, World};
+use crate::ecs::{EntityId, SwarmWorld};
 use crate::event::{Event, EventQueue, Tag};
+use crate::grid::{SpatialGrid, StaticIndex};
 use simrob_math::Xoshiro256PlusPlus;
 
 /// Run-wide settings.
@@ -106,7 +107,7 @@ impl Stats {
 /// What a system hands back to the scheduler and to other systems: the world, the event
 /// queue, counters, the clock and a sequential random generator.
 pub struct Ctx {
-    pub world: World,
+    pub world: SwarmWorld,
     pub events: EventQueue,
     pub stats: Stats,
     /// A sequential generator for systems that draw in a fixed order.
@@ -157,7 +158,7 @@ pub enum Outcome {
 pub type InstructionFn = Arc<dyn Fn(&mut Ctx, EntityId, &[String]) -> Outcome + Send + Sync>;
 
 /// A load-time check of an instruction's arguments against the built world.
-pub type InstructionCheck = fn(&World, &[String]) -> Result<(), InstructionError>;
+pub type InstructionCheck = fn(&SwarmWorld, &[String]) -> Result<(), InstructionError>;
 
 /// Why an instruction's arguments do not fit the built world (an [`InstructionCheck`]'s
 /// answer; the scenario loader names the entity and the instruction before it).
@@ -288,7 +289,7 @@ impl std::fmt::Debug for Simulation {
 
 impl Simulation {
     /// A simulation of `world`.
-    pub fn new(world: World, config: SimConfig) -> Self {
+    pub fn new(world: SwarmWorld, config: SimConfig) -> Self {
         let fps = if config.fps.is_finite() && config.fps > 0.0 {
             config.fps
         } else {
@@ -339,12 +340,12 @@ impl Simulation {
     }
 
     /// The world.
-    pub fn world(&self) -> &World {
+    pub fn world(&self) -> &SwarmWorld {
         &self.ctx.world
     }
 
     /// The world, mutably (between frames).
-    pub fn world_mut(&mut self) -> &mut World {
+    pub fn world_mut(&mut self) -> &mut SwarmWorld {
         &mut self.ctx.world
     }
 
@@ -382,13 +383,13 @@ impl Simulation {
         let set = Arc::new(self.instructions.clone());
         let cell = self.ctx.config.cell_size;
         let ctx = &mut self.ctx;
-        let mut statics = std::mem::take(&mut ctx.world.res.statics);
+        let mut statics = std::mem::take(ctx.world.res.get_mut::<StaticIndex>());
         statics.rebuild(&ctx.world, cell);
-        ctx.world.res.statics = statics;
+        *ctx.world.res.get_mut::<StaticIndex>() = statics;
         ctx.world.res.statics_dirty = false;
-        let mut grid = std::mem::take(&mut ctx.world.res.grid);
+        let mut grid = std::mem::take(ctx.world.res.get_mut::<SpatialGrid>());
         grid.rebuild(&ctx.world, cell);
-        ctx.world.res.grid = grid;
+        *ctx.world.res.get_mut::<SpatialGrid>() = grid;
         for s in &mut self.systems {
             s.accept_instructions(set.clone());
             s.start(ctx);

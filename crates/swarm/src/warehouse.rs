@@ -12,7 +12,7 @@
 //!
 //! Robots keep their distance to the robot ahead in their lane (the navigator's
 //! `keep_clear`), so they queue rather than collide in a lane, and take crossings and
-//! corners in turn ([`crate::crossing`]: a zone of 7 units around each, entered by one
+//! corners in turn ([`crate::nav::crossing`]: a zone of 7 units around each, entered by one
 //! movement at a time, only with a free place in the lane beyond up to the next crossing;
 //! a robot kept waiting 5 s by a full lane takes another way out), so they do not collide
 //! there either and nobody stands inside a crossing blocking it. The summary's
@@ -24,9 +24,10 @@
 //! claw and a battery.
 
 use crate::ecs::{
-    Battery, Claw, EntityId, Item, NameTaken, Navigator, Pose, Proximity, Velocity, World,
+    Battery, Claw, EntityId, Item, NameTaken, Navigator, Proximity, SwarmPose, SwarmWorld, Velocity,
 };
 use crate::geom::Shape;
+use crate::nav::NavMap;
 use crate::script::{Script, ScriptError};
 use simrob_math::Xoshiro256PlusPlus;
 
@@ -82,11 +83,14 @@ pub enum WarehouseError {
 }
 
 /// Builds the floor, the lanes and the robots in `world`.
-pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>, WarehouseError> {
+pub fn populate(
+    world: &mut SwarmWorld,
+    p: &WarehouseParams,
+) -> Result<Vec<EntityId>, WarehouseError> {
     let (cols, rows) = grid(p.robots);
     let x = |i: usize| MARGIN + AISLE_DX * i as f64;
     let y = |j: usize| MARGIN + AISLE_DY * j as f64;
-    let nav = &mut world.res.nav;
+    let nav = world.res.get_mut::<NavMap>();
     nav.extend = false;
     nav.merge_radius = 1.0;
     nav.max_off_path = AISLE_DY;
@@ -121,7 +125,7 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
             let e = world.spawn("poi");
             world.pose.insert(
                 e,
-                Pose {
+                SwarmPose {
                     x: px,
                     y: py,
                     theta: 0.0,
@@ -129,7 +133,7 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
             );
             world.poi.insert(e, ());
             world.set_name(e, &name)?;
-            world.res.nav.add_poi(&name, px, py);
+            world.res.get_mut::<NavMap>().add_poi(&name, px, py);
             shelves.push((name, px, py));
         }
     }
@@ -141,7 +145,7 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
             let e = world.spawn("poi");
             world.pose.insert(
                 e,
-                Pose {
+                SwarmPose {
                     x: x(i),
                     y: y(j),
                     theta: 0.0,
@@ -149,7 +153,7 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
             );
             world.poi.insert(e, ());
             world.set_name(e, &name)?;
-            world.res.nav.add_poi(&name, x(i), y(j));
+            world.res.get_mut::<NavMap>().add_poi(&name, x(i), y(j));
             docks.push((name, i, j));
         }
     }
@@ -159,7 +163,7 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
             let e = world.spawn("shelf");
             world.pose.insert(
                 e,
-                Pose {
+                SwarmPose {
                     x: x(i) + AISLE_DX * 0.5,
                     y: y(j) + AISLE_DY * 0.5,
                     theta: 0.0,
@@ -184,7 +188,7 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
         let down = i % 2 == 0;
         world.pose.insert(
             e,
-            Pose {
+            SwarmPose {
                 x: x(i),
                 y: y(j) + 12.5 + 25.0 * k as f64,
                 theta: if down {
@@ -249,7 +253,7 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
         let tote = world.spawn("item");
         world.pose.insert(
             tote,
-            Pose {
+            SwarmPose {
                 x: sx,
                 y: sy,
                 theta: 0.0,
@@ -270,7 +274,7 @@ pub fn populate(world: &mut World, p: &WarehouseParams) -> Result<Vec<EntityId>,
         ])
         .and_then(|s| s.with_handler("Collision", &["Wait 0.5 1.5", "Retry"]))
         .and_then(|s| s.with_handler("DropFailed", &["Skip"]))?;
-        world.script.insert(e, script);
+        world.custom_mut::<Script>().insert(e, script);
         ids.push(e);
     }
     Ok(ids)

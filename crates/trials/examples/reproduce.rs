@@ -1,6 +1,6 @@
 //! Reruns FutRob's five case studies, both profiles, and prints each success rate beside the
-//! real robots', with what the trials ended in — the table of the README's "Reproduce
-//! FutRob's experiments", in one command. Trials run on every core; the same seed gives the
+//! real robots', with what the trials ended in — the table of docs/benchmarks.md, "FutRob's case
+//! studies, reproduced", in one command. Trials run on every core; the same seed gives the
 //! same table. Also prints the wall-clock and processor time taken.
 //!
 //! `cargo run --release -p simrob-trials --example reproduce -- [TRIALS] [SEED] [CASE] [failures]`

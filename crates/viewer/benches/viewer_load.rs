@@ -17,11 +17,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use simrob_client::simrob::{Agent, AgentOptions};
+use simrob_client::agent::{Agent, AgentOptions};
 use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand, Request,
 };
-use simrob_server::simrob::{DirStore, ServerConfig, Session, UdpServer};
+use simrob_server::files::DirStore;
+use simrob_server::udp::UdpServer;
+use simrob_session::{ServerConfig, Session};
 use simrob_viewer::{observer, responses_channel, SessionBridge, Viewer};
 
 fn requests(file: &str) -> Vec<Request> {

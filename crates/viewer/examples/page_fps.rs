@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use simrob_viewer::{responses_channel, Backend, Frame, FrameBody, FrameEntity, Viewer};
 
-#[path = "../tests/headless/mod.rs"]
+#[path = "../tests/it/headless/mod.rs"]
 mod headless;
 
 /// Processor time of a process tree, in clock ticks: all of it, and its GPU process's.

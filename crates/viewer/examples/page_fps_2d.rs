@@ -25,7 +25,7 @@ use simrob_swarm::drones::Avoidance;
 use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_viewer::view2d::swarm::{scene, still};
 
-#[path = "../tests/headless/mod.rs"]
+#[path = "../tests/it/headless/mod.rs"]
 mod headless;
 
 use headless::{BrowserCpu, Page, TICKS_PER_SECOND};

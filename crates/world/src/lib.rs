@@ -47,8 +47,7 @@ use std::collections::BTreeMap;
 pub use config::WorldConfig;
 pub use humanoid::HumanoidSpec;
 pub use save::{
-    default_save_key, session_flags_of, set_default_save_key, EngineState, LoadLimits, LoadOptions,
-    SaveKey, SessionFlags,
+    default_save_key, session_flags_of, EngineState, LoadLimits, LoadOptions, SaveKey, SessionFlags,
 };
 use simrob_physics::{euler_to_quat, quat_to_euler, BodyId, BodyState, StepParams};
 pub use simrob_physics::{PhysicsBackend, RapierBackend};

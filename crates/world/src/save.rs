@@ -27,9 +27,9 @@
 //! sealed with another key, or with a damaged state — is rebuilt from its readable part:
 //! entities from `Entities`, bodies placed from `State` ([`EngineState::Rebuilt`] says why).
 //!
-//! The key is the one given to [`set_default_save_key`] (the server passes its configured or
-//! per-installation key at start), else one drawn at random for this process: files then
-//! resume exactly within one run of the server.
+//! The key is the caller's ([`LoadOptions::key`], [`World::save_xml_sealed`]; a server's session
+//! holds its configured or per-installation key), else [`default_save_key`], one drawn at random
+//! for this process: files then resume exactly within one run of the server.
 //!
 //! # Limits
 //!
@@ -112,13 +112,6 @@ impl SaveKey {
 }
 
 static DEFAULT_KEY: OnceLock<SaveKey> = OnceLock::new();
-
-/// Sets the key [`World::save_xml`] and [`World::load_xml`] use, once, before the first save
-/// or load (the server's configured or per-installation key). Returns the key in use when
-/// one was already set.
-pub fn set_default_save_key(key: SaveKey) -> Result<(), SaveKey> {
-    DEFAULT_KEY.set(key)
-}
 
 /// The key [`World::save_xml`] and [`World::load_xml`] use.
 pub fn default_save_key() -> &'static SaveKey {

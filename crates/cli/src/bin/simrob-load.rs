@@ -313,7 +313,7 @@ fn register_storm(addr: SocketAddr, n: usize, threads: usize) -> Result<(Vec<Sha
         want_destinations(&std_socket)?;
         // Room for a burst of answers while this tool waits for a processor: its own drops
         // would be counted against the server. (The OS may give less; drops are reported.)
-        let _ = simrob_server::simrob::set_receive_buffer(&std_socket, TOOL_RECEIVE_BUFFER);
+        let _ = simrob_server::udp::set_receive_buffer(&std_socket, TOOL_RECEIVE_BUFFER);
         let mut socket = mio::net::UdpSocket::from_std(std_socket);
         poll.registry()
             .register(&mut socket, mio::Token(t), mio::Interest::READABLE)?;

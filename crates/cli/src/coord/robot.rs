@@ -10,10 +10,10 @@ use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use simrob_client::simrob::{Agent, AgentOptions};
+use simrob_client::agent::{Agent, AgentOptions};
 use simrob_coord::cnp::Euclidean;
 use simrob_coord::model::{BasicKind, FailCode, RobotInfo, TaskClass, TaskId};
-use simrob_coord::robot::{Command, Pose, RobotAgent};
+use simrob_coord::robot::{Command, RobotAgent, RobotPose};
 use simrob_coord::sync::TaskBoard;
 use simrob_coord::wire::Msg;
 use simrob_math::wrap_angle_euclid;
@@ -66,9 +66,9 @@ pub struct RobotArgs {
 /// A robot's body: where it is, and drive towards a point.
 trait Body {
     /// The pose in metres and radians in the body's world frame.
-    fn sense(&mut self) -> Result<Pose>;
+    fn sense(&mut self) -> Result<RobotPose>;
     /// One control step towards `target` (or stop with `None`).
-    fn drive(&mut self, pose: Pose, target: Option<(f64, f64)>) -> Result<()>;
+    fn drive(&mut self, pose: RobotPose, target: Option<(f64, f64)>) -> Result<()>;
     fn world(&self) -> &'static str;
     fn kind(&self) -> &'static str;
 }
@@ -80,7 +80,7 @@ const SENSE_BUDGET: Duration = Duration::from_millis(20);
 struct SumBot {
     agent: Agent,
     entity: u32,
-    last: Option<Pose>,
+    last: Option<RobotPose>,
 }
 
 impl SumBot {
@@ -115,7 +115,7 @@ impl SumBot {
 }
 
 impl Body for SumBot {
-    fn sense(&mut self) -> Result<Pose> {
+    fn sense(&mut self) -> Result<RobotPose> {
         // The newest broadcast that arrived; wait a little for the first. (A zero time-out
         // would not read at all: 1 ms drains what is waiting.) A server running as fast as it
         // can sends broadcasts faster than 1 ms apart, so draining stops after SENSE_BUDGET
@@ -137,7 +137,7 @@ impl Body for SumBot {
             {
                 // The SumBot drives towards −X of its body for positive wheel speeds.
                 let heading = wrap_angle_euclid(e.rotation[2] + PI);
-                self.last = Some(Pose {
+                self.last = Some(RobotPose {
                     x: e.position[0],
                     y: e.position[1],
                     heading,
@@ -152,7 +152,7 @@ impl Body for SumBot {
             .context("no broadcast shows the SumBot (is the simulation initialized and running?)")
     }
 
-    fn drive(&mut self, pose: Pose, target: Option<(f64, f64)>) -> Result<()> {
+    fn drive(&mut self, pose: RobotPose, target: Option<(f64, f64)>) -> Result<()> {
         let (l, r) = match target {
             None => (0.0, 0.0),
             Some((x, y)) => {
@@ -190,9 +190,9 @@ struct Nomad {
 }
 
 impl Body for Nomad {
-    fn sense(&mut self) -> Result<Pose> {
+    fn sense(&mut self) -> Result<RobotPose> {
         let (x, y, h) = self.client.get_pos()?;
-        Ok(Pose {
+        Ok(RobotPose {
             x: x * INCH,
             y: y * INCH,
             heading: wrap_angle_euclid(h.to_radians()),
@@ -200,7 +200,7 @@ impl Body for Nomad {
         })
     }
 
-    fn drive(&mut self, pose: Pose, target: Option<(f64, f64)>) -> Result<()> {
+    fn drive(&mut self, pose: RobotPose, target: Option<(f64, f64)>) -> Result<()> {
         match target {
             None => self.client.stop()?,
             Some((x, y)) => {
@@ -277,7 +277,7 @@ pub fn run(args: RobotArgs) -> Result<()> {
     let mut timed: [Option<(TaskId, f64)>; 2] = [None; 2];
     let mut next_status = 0.0;
     let mut report_now = true;
-    let mut last_pose: Option<(Pose, f64)> = None;
+    let mut last_pose: Option<(RobotPose, f64)> = None;
     loop {
         let local = start.elapsed().as_secs_f64();
         let pose = {

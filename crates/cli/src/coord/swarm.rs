@@ -11,6 +11,7 @@ use simrob_coord::swarm::{CoordSystem, RemoteLink, SwarmCoordConfig};
 use simrob_swarm::scenario::{Overrides, Scenario};
 
 use super::net::{connect_cc, write_env, Incoming};
+use simrob_swarm::script::Script;
 
 /// Arguments of `simrob coord swarm`.
 #[derive(clap::Args)]
@@ -58,8 +59,9 @@ pub fn run(args: SwarmArgs) -> Result<()> {
     };
     let mut sim = scenario.build(&ov).map_err(|e| anyhow::anyhow!("{e}"))?;
     let world = sim.world_mut();
-    for e in world.script.ids() {
-        world.script.remove(e);
+    let scripts = world.custom_mut::<Script>();
+    for e in scripts.ids() {
+        scripts.remove(e);
     }
     let (mut writer, rx) = connect_cc(&args.cc)?;
     let link = Rc::new(RefCell::new(RemoteLink::default()));

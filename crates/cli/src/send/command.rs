@@ -398,7 +398,7 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>> {
             .context("cannot read standard input")?;
         Ok(bytes)
     } else {
-        crate::run::read_file(path, simrob_server::simrob::MAX_SAVE_FILE)
+        crate::run::read_file(path, simrob_server::files::MAX_SAVE_FILE)
             .with_context(|| format!("cannot read {}", path.display()))
     }
 }

@@ -16,7 +16,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use simrob_client::simrob::{Agent, ClientError};
+use simrob_client::agent::{Agent, ClientError};
 use simrob_protocol::{AgentRequest, CommandKeys, Request, Response, ServerMessage};
 
 /// The answer to one request.

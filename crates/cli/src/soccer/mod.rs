@@ -29,7 +29,7 @@ pub enum SoccerCommand {
     /// Run one FutRob robot: its rules, world model, actions and team messages.
     ///
     /// Reads the robot's ini.config (id, role, rules file, log switches, vision stub,
-    /// autoLookAtBall, and the tunables listed in the README), announces itself to the team
+    /// autoLookAtBall, and the tunables listed in docs/soccer.md), announces itself to the team
     /// and plays until Ctrl-C or --duration. Team events (teammates joining, their roles,
     /// teammates expiring) are printed on standard output.
     Player(player::PlayerArgs),

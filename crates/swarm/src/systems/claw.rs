@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use crate::ecs::{EntityId, World};
+use crate::ecs::{EntityId, SwarmWorld};
 use crate::event::{Event, Tag};
 use crate::sim::{Ctx, InstructionDef, InstructionError, Outcome, System};
 
@@ -11,7 +11,7 @@ use crate::sim::{Ctx, InstructionDef, InstructionError, Outcome, System};
 #[derive(Debug, Default)]
 pub struct ClawSystem;
 
-fn check_item(world: &World, args: &[String]) -> Result<(), InstructionError> {
+fn check_item(world: &SwarmWorld, args: &[String]) -> Result<(), InstructionError> {
     match args.first() {
         Some(name) => match world.find(name) {
             Some(e) if world.item.has(e) => Ok(()),

@@ -1,6 +1,8 @@
-use crate::ecs::{EntityId, World};
+use crate::ecs::{EntityId, SwarmWorld};
 use crate::event::{Event, Payload, Tag};
 use crate::geom::overlaps;
+use crate::grid::{SpatialGrid, StaticIndex};
+use crate::script::Script;
 use crate::sim::{Ctx, System};
 
 /// Collision: every moving collider is tested against the colliders in the grid cells
@@ -35,12 +37,12 @@ const PARALLEL_MIN: usize = 4096;
 
 /// Contacts of the moving colliders in grid slots `range` (pairs, smaller id first).
 fn detect(
-    w: &World,
+    w: &SwarmWorld,
     range: std::ops::Range<usize>,
     now: &mut Vec<(u32, u32)>,
     statics: &mut Vec<u32>,
 ) {
-    let grid = &w.res.grid;
+    let grid = w.res.get::<SpatialGrid>();
     let (vels, vp) = w.vel.raw();
     for k in range {
         let i = grid.ids[k] as usize;
@@ -61,10 +63,10 @@ fn detect(
                 now.push((0, i as u32));
             }
         }
-        if !w.res.statics.is_empty() {
-            w.res.statics.near(x, y, reach, statics);
+        if !w.res.get::<StaticIndex>().is_empty() {
+            w.res.get::<StaticIndex>().near(x, y, reach, statics);
             for &si in statics.iter() {
-                let (e, sx, sy, ss) = w.res.statics.items[si as usize];
+                let (e, sx, sy, ss) = w.res.get::<StaticIndex>().items[si as usize];
                 if e.index() != i && overlaps(s, x, y, ss, sx, sy) {
                     now.push((i.min(e.index()) as u32, i.max(e.index()) as u32));
                 }
@@ -99,7 +101,7 @@ impl System for CollisionSystem {
 
     fn run(&mut self, ctx: &mut Ctx) {
         let w = &ctx.world;
-        let n = w.res.grid.ids.len();
+        let n = w.res.get::<SpatialGrid>().ids.len();
         self.now.clear();
         if self.threads <= 1 || n < PARALLEL_MIN {
             detect(w, 0..n, &mut self.now, &mut self.statics);
@@ -201,7 +203,7 @@ impl System for StopOnCollision {
                 *v = Default::default();
             }
             ctx.world.path.remove(me);
-            if ctx.world.script.has(me) {
+            if Script::of(&ctx.world, me).is_some() {
                 let text = format!(
                     "{} collided with {}",
                     ctx.world.label(me),

@@ -1,5 +1,7 @@
-use crate::ecs::Pose;
+use crate::ecs::SwarmPose;
+use crate::grid::{SpatialGrid, StaticIndex};
 use crate::sim::{Ctx, System};
+use simrob_math::wrap_angle;
 use simrob_math::wrap_angle;
 
 /// Movement: the only system that writes poses. Integrates velocities over one frame,
@@ -56,19 +58,19 @@ impl System for MovementSystem {
                 .collect();
             for (e, carrier) in carried {
                 if let Some(p) = w.pose.get(carrier).copied() {
-                    w.pose.insert(e, Pose { ..p });
+                    w.pose.insert(e, SwarmPose { ..p });
                 }
             }
         }
         let cell = ctx.config.cell_size;
         if w.res.statics_dirty {
-            let mut statics = std::mem::take(&mut w.res.statics);
+            let mut statics = std::mem::take(w.res.get_mut::<StaticIndex>());
             statics.rebuild(w, cell);
-            w.res.statics = statics;
+            *w.res.get_mut::<StaticIndex>() = statics;
             w.res.statics_dirty = false;
         }
-        let mut grid = std::mem::take(&mut w.res.grid);
+        let mut grid = std::mem::take(w.res.get_mut::<SpatialGrid>());
         grid.rebuild(w, cell);
-        w.res.grid = grid;
+        *w.res.get_mut::<SpatialGrid>() = grid;
     }
 }

@@ -1,7 +1,7 @@
 use std::f64::consts::TAU;
 use std::sync::Arc;
 
-use crate::ecs::{EntityId, Pose, Proximity, World};
+use crate::ecs::{EntityId, Proximity, SwarmPose, SwarmWorld};
 use crate::geom::{ray_cast, Shape};
 use crate::grid::{SpatialGrid, StaticIndex};
 use crate::sim::{Ctx, System};
@@ -68,8 +68,8 @@ impl ProximitySystem {
     /// (first frame, another grid, walls or obstacle map changed). Costs what the grid's
     /// entries cost, whatever the map's area: the cells are found by walking last frame's
     /// entries and this frame's together, both sorted by cell.
-    fn mark(&mut self, w: &World) -> bool {
-        let g = &w.res.grid;
+    fn mark(&mut self, w: &SwarmWorld) -> bool {
+        let g = w.res.get::<SpatialGrid>();
         let prev = self.prev.get_or_insert_with(Seen::default);
         let same_obstacles = match (&prev.obstacles, &w.res.obstacles) {
             (None, None) => true,
@@ -80,7 +80,7 @@ impl ProximitySystem {
         let same = prev.dims == g.dims()
             && prev.cell == g.cell_size()
             && prev.max_extent == g.max_extent
-            && prev.statics == w.res.statics.items
+            && prev.statics == w.res.get::<StaticIndex>().items
             && same_obstacles;
         self.dirty.clear();
         if same {
@@ -115,7 +115,7 @@ impl ProximitySystem {
         prev.xs.clone_from(&g.xs);
         prev.ys.clone_from(&g.ys);
         prev.shapes.clone_from(&g.shapes);
-        prev.statics.clone_from(&w.res.statics.items);
+        prev.statics.clone_from(&w.res.get::<StaticIndex>().items);
         prev.obstacles = w.res.obstacles.clone();
         prev.max_extent = g.max_extent;
         same
@@ -137,7 +137,7 @@ struct Scratch {
 
 /// What every sensor of a frame reads from.
 struct Scene<'a> {
-    poses: &'a [Pose],
+    poses: &'a [SwarmPose],
     pp: &'a [bool],
     grid: &'a SpatialGrid,
     statics: &'a StaticIndex,
@@ -150,7 +150,7 @@ struct Scene<'a> {
 
 impl Scene<'_> {
     /// Whether nothing changed in the cells a sensor at `p` with this reach looks at.
-    fn quiet(&self, p: &Pose, reach: f64) -> bool {
+    fn quiet(&self, p: &SwarmPose, reach: f64) -> bool {
         let Some(dirty) = self.dirty else {
             return false;
         };
@@ -312,8 +312,8 @@ impl System for ProximitySystem {
         let scene = Scene {
             poses,
             pp,
-            grid: &w.res.grid,
-            statics: &w.res.statics,
+            grid: w.res.get::<SpatialGrid>(),
+            statics: w.res.get::<StaticIndex>(),
             obstacles: w.res.obstacles.as_deref(),
             dirty: quiet_possible.then_some(self.dirty.as_slice()),
             frame,

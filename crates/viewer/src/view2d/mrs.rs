@@ -10,7 +10,7 @@
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
-use simrob_mrs::flat::{Map, Pose, RobotId, Vec2, World};
+use simrob_mrs::flat::{FlatPose, FlatWorld, Map, RobotId, Vec2};
 use simrob_mrs::{CoreError, MapFiles, MrsCore, ShellHook};
 
 use super::{Bitmap2d, Body2d, Frame2d, Scene2d, Sensors2d, StateStyle, Status2d, View2d};
@@ -20,7 +20,7 @@ use crate::{Backend, CommandError};
 /// What the operator asked from the page.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Operation {
-    Place { robot: u32, pose: Pose },
+    Place { robot: u32, pose: FlatPose },
     Load(String),
     Merge(String),
     Rect([f64; 4]),
@@ -53,7 +53,7 @@ pub fn parse(cmd: &serde_json::Value) -> Result<Operation, CommandError> {
                 .ok_or(CommandError::Usage("place needs \"robot\": a robot id"))?;
             Ok(Operation::Place {
                 robot,
-                pose: Pose::new(
+                pose: FlatPose::new(
                     number(cmd, "x")?,
                     number(cmd, "y")?,
                     number(cmd, "heading")?,
@@ -160,7 +160,7 @@ pub fn scene(map: &Map, version: u64) -> Scene2d {
 
 /// The frame of a world: every robot, its sonar rays and closed bumpers, its message.
 pub fn frame(core: &MrsCore, scene: u64, status: Status2d) -> Frame2d {
-    let world: &World = core.world();
+    let world: &FlatWorld = core.world();
     let mut f = Frame2d {
         scene,
         frame: world.steps(),
@@ -335,11 +335,11 @@ mod tests {
         for op in [
             Operation::Place {
                 robot: id.0,
-                pose: Pose::new(2.0, 2.0, 0.0),
+                pose: FlatPose::new(2.0, 2.0, 0.0),
             },
             Operation::Place {
                 robot: 99,
-                pose: Pose::new(60.0, 60.0, 0.0),
+                pose: FlatPose::new(60.0, 60.0, 0.0),
             },
             Operation::Load("map.txt".into()),
             Operation::Rect([250.0, 10.0, 400.0, 20.0]),

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use simrob_swarm::drawio::DrawioMap;
 use simrob_swarm::seer;
-use simrob_swarm::{Shape, Simulation, World};
+use simrob_swarm::{Shape, Simulation, SwarmWorld};
 
 use super::{
     Bitmap2d, Body2d, Frame2d, Label2d, Poi2d, Route2d, Scene2d, StateStyle, Status2d, View2d,
@@ -50,7 +50,7 @@ pub fn states() -> Vec<StateStyle> {
 }
 
 /// The scene of a swarm world (and of its draw.io map, when it has one).
-pub fn scene(world: &World, map: Option<&DrawioMap>, title: &str) -> Scene2d {
+pub fn scene(world: &SwarmWorld, map: Option<&DrawioMap>, title: &str) -> Scene2d {
     let header = seer::header(world, title, 0, 0.0, 0.0);
     let mut labels = Vec::new();
     if let Some(map) = map {

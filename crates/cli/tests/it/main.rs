@@ -1,0 +1,28 @@
+//! The integration tests of this crate, in one test binary (one link instead of one per file).
+
+mod coord_common;
+#[path = "../../../../fuzz/src/lib.rs"]
+mod entry;
+#[path = "../../../viewer/tests/it/headless/mod.rs"]
+mod headless;
+#[path = "../../../client/examples/simrob_drive.rs"]
+mod simrob_drive;
+mod soccer_common;
+
+mod batch_cli;
+mod client_simrob;
+mod coord_compare;
+mod coord_e2e;
+mod coord_map;
+mod fuzz_corpus;
+mod humanoid_send;
+mod mrs_cli;
+mod pipes_cli;
+mod reference;
+mod replay_2d;
+mod replay_cli;
+mod send_cli;
+mod simrob_serve;
+mod soccer_cli;
+mod soccer_e2e;
+mod swarm_cli;

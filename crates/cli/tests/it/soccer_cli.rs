@@ -1,0 +1,312 @@
+//! `simrob soccer` as a user runs it: players exchanging team messages over real UDP, the
+//! spy and the sender, a team from a team file, bad configs.
+
+use crate::soccer_common;
+
+use std::io::Write;
+use std::net::UdpSocket;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use soccer_common::{simrob, Proc};
+
+/// A team port of this test run (several tests and runs may share the machine).
+fn port(k: u16) -> u16 {
+    30_000 + (std::process::id() % 8000) as u16 * 4 + k
+}
+
+fn rules(name: &str) -> String {
+    format!(
+        "{}/../../scenarios/soccer/rules/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn tmp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("simrob-soccer-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Writes a robot's ini.config playing from a vision stub that shows a ball.
+fn robot(dir: &Path, id: i32, role: i32, rules_file: &str, port: u16) -> PathBuf {
+    std::fs::write(dir.join("ball.input"), "1 , ball , 12 , 150\n").unwrap();
+    let p = dir.join(format!("robot{id}.config"));
+    std::fs::write(
+        &p,
+        format!(
+            "[robot_profile]\nid={id}\nrole={role}\nlogEnabled=1\nlogfile=robot{id}.log\nlogComm=1\nlogRules=1\nvisionStubEnabled=1\nvisionStubSrc=ball.input\nrules={}\nautoLookAtBall=0\n[network]\ncommPort={port}\nCOMM_TTL=1500\nreportPeriodMs=500\n",
+            rules(rules_file)
+        ),
+    )
+    .unwrap();
+    p
+}
+
+fn send_raw(port: u16, bytes: &[u8]) {
+    let s = UdpSocket::bind("0.0.0.0:0").unwrap();
+    s.set_broadcast(true).unwrap();
+    s.send_to(bytes, ("127.255.255.255", port)).unwrap();
+}
+
+#[test]
+fn two_players_discover_each_other_ask_roles_and_expire() {
+    let dir = tmp("players");
+    let p = port(0);
+    let keeper_cfg = robot(&dir, 1, 1, "penalty_keeper.xml", p);
+    let kicker_cfg = robot(&dir, 3, 2, "kicker.xml", p);
+    let mut keeper = Proc::start(
+        simrob()
+            .args(["soccer", "player", "--verbose", "--config"])
+            .arg(&keeper_cfg),
+    );
+    keeper.wait_for("robot 1 (goalkeeper) playing");
+    // The keeper's own announcement went out before robot 3 existed: robot 3 misses it.
+    keeper.wait_for("sent src 1 -> dest 255 (all): COMM_PARAM_ROLE");
+    let mut kicker = Proc::start(
+        simrob()
+            .args(["soccer", "player", "--verbose", "--config"])
+            .arg(&kicker_cfg),
+    );
+    // Robot 3 announces itself: the keeper learns it with its role.
+    keeper.wait_for("robot 1: teammate 3 joined as field_player");
+    // Robot 3 discovers the keeper from its next status report and asks its role.
+    kicker.wait_for("robot 3: teammate 1 joined");
+    kicker.wait_for("sent src 3 -> dest 1: COMM_PARAM_ASK_ROLE");
+    keeper.wait_for("received src 3 -> dest 1: COMM_PARAM_ASK_ROLE");
+    keeper.wait_for("sent src 1 -> dest 3: COMM_PARAM_ROLE = 1 (goalkeeper)");
+    kicker.wait_for("robot 3: teammate 1 is goalkeeper");
+    // Garbage on the team port is dropped and counted, and the players play on.
+    send_raw(p, b"hello");
+    let mut odd = robot_msg(9, 255, 77, 0);
+    send_raw(p, &odd);
+    keeper.wait_for("dropped a datagram: datagram of 5 bytes");
+    keeper.wait_for("dropped a datagram: unknown param code 77");
+    odd[8] = 3;
+    // Robot 3 stops without a word: after COMM_TTL the keeper forgets it.
+    drop(kicker);
+    keeper.wait_for("robot 1: teammate 3 gone");
+    assert!(
+        keeper.child.try_wait().unwrap().is_none(),
+        "the keeper plays on"
+    );
+    // The FutRob log file has the comm module's lines.
+    let log = std::fs::read_to_string(dir.join("robot1.log")).unwrap();
+    assert!(
+        log.lines().any(|l| l.starts_with('[')
+            && l.contains("MSG RECEIVED")
+            && l.contains("[msgSrc = 3]")),
+        "{log}"
+    );
+}
+
+fn robot_msg(src: i32, dest: i32, param: i32, value: i32) -> Vec<u8> {
+    [src, dest, param, value]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect()
+}
+
+#[test]
+fn the_spy_sees_what_the_sender_sends() {
+    let p = port(1);
+    let mut spy =
+        Proc::start(simrob().args(["soccer", "spy", "--port", &p.to_string(), "--count", "5"]));
+    spy.wait_for("listening on udp port");
+    let out = simrob()
+        .args([
+            "soccer",
+            "send-msg",
+            "--src",
+            "2",
+            "--dest",
+            "3",
+            "--param",
+            "20",
+            "--value",
+            "19",
+            "--port",
+            &p.to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("MSG SENT [bytes = 16]"));
+    spy.wait_for("[msg=1] src 2 -> dest 3: COMM_PARAM_ACTION_TAKEN = 19 (kickBall)");
+    let out = simrob()
+        .args([
+            "soccer",
+            "send-msg",
+            "--src",
+            "1",
+            "--param",
+            "GK_POS_X",
+            "--value",
+            "-20",
+            "--port",
+            &p.to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    spy.wait_for("[msg=2] src 1 -> dest 255 (all): COMM_PARAM_GK_POS_X = -20");
+    // The FutRob sender's prompt.
+    let mut c = simrob()
+        .args([
+            "soccer",
+            "send-msg",
+            "--interactive",
+            "--port",
+            &p.to_string(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    c.stdin
+        .take()
+        .unwrap()
+        .write_all(b"msg\n2\n3\n20\n19\n\nq\n")
+        .unwrap();
+    let out = c.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("CommSender!\naction (msg|q) > action > int msg src > "),
+        "{text}"
+    );
+    assert!(text.contains("Program is unloading...."), "{text}");
+    spy.wait_for("[msg=3] src 2 -> dest 3: COMM_PARAM_ACTION_TAKEN = 19 (kickBall)");
+    send_raw(p, &[1, 2, 3]);
+    spy.wait_for("[msg=4] DROPPED |----- datagram of 3 bytes");
+    send_raw(p, &robot_msg(2, 3, 1234, 0));
+    let all = spy.finish();
+    assert!(
+        all.iter()
+            .any(|l| l.contains("[msg=5] DROPPED |----- unknown param code 1234")),
+        "{all:?}"
+    );
+    assert_eq!(
+        all.last().map(String::as_str),
+        Some("spy: 5 datagrams, 3 accepted, 0 rejected, 2 dropped (1 bad length, 1 unknown param)")
+    );
+}
+
+#[test]
+fn the_spy_as_a_robot_rejects_what_that_robot_would() {
+    let p = port(2);
+    let mut spy = Proc::start(simrob().args([
+        "soccer",
+        "spy",
+        "--id",
+        "1",
+        "--role",
+        "1",
+        "--port",
+        &p.to_string(),
+        "--count",
+        "2",
+    ]));
+    spy.wait_for("listening");
+    send_raw(p, &robot_msg(2, 3, 20, 19));
+    spy.wait_for("-----| [msg=1] MSG REJECTED |----- src 2 -> dest 3");
+    send_raw(p, &robot_msg(2, 1, 2, 2));
+    spy.wait_for("[msg=2] src 2 -> dest 1: COMM_PARAM_ROLE = 2 (field_player)");
+}
+
+#[test]
+fn a_team_file_starts_every_robot() {
+    let dir = tmp("team");
+    let p = port(3);
+    robot(&dir, 1, 1, "goalkeeper.xml", p);
+    robot(&dir, 2, 2, "field_player.xml", p);
+    std::fs::write(
+        dir.join("team.txt"),
+        "# keeper and a field player\nrobot1.config\nrobot2.config\n",
+    )
+    .unwrap();
+    let mut team = Proc::start(
+        simrob()
+            .args(["soccer", "team", "--duration", "30", "--file"])
+            .arg(dir.join("team.txt")),
+    );
+    team.wait_for("team of 2 robots started");
+    team.wait_for("[1] robot 1: teammate 2 joined");
+    team.wait_for("[2] robot 2: teammate 1 joined");
+}
+
+#[test]
+fn bad_configs_and_rules_are_refused_with_file_and_line() {
+    let dir = tmp("bad");
+    let cfg = dir.join("ini.config");
+    std::fs::write(&cfg, "id=1\nrole=7\nrules=r.xml\n").unwrap();
+    let out = simrob()
+        .args(["soccer", "player", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ini.config:2: role must be 1 (goalkeeper) or 2 (field_player)"),
+        "{err}"
+    );
+    std::fs::write(
+        &cfg,
+        "id=1\nrole=1\nrules=r.xml\nvisionStubEnabled=1\nvisionStubSrc=none.input\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("r.xml"), "<RuleSet>\n  <Rule name=\"x\">\n    <def><value term=\"ballInView\"/></def>\n    <action name=\"findBall\"/>\n  </Rule>\n</RuleSet>\n").unwrap();
+    let out = simrob()
+        .args(["soccer", "player", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("r.xml:3: rule \"x\": unknown predicate \"ballInView\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_match_kick_off_alternates_with_the_seed_and_can_be_chosen() {
+    let kick_off = |args: &[&str]| {
+        let out = simrob()
+            .args(["soccer", "match", "--duration", "0.1", "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let first = v["events"][0][1].as_str().unwrap_or_default().to_string();
+        let team = v["kick_off"].as_str().unwrap_or_default().to_string();
+        assert_eq!(first, format!("kick-off {team}"), "{v}");
+        team
+    };
+    assert_eq!(kick_off(&["--seed", "1"]), "cyan");
+    assert_eq!(kick_off(&["--seed", "2"]), "magenta");
+    assert_eq!(
+        kick_off(&["--seed", "1", "--kick-off", "magenta"]),
+        "magenta"
+    );
+    let toss = kick_off(&["--seed", "5", "--kick-off", "toss"]);
+    assert_eq!(kick_off(&["--seed", "5", "--kick-off", "toss"]), toss);
+    // A wrong choice is a clear error and plays nothing.
+    let out = simrob()
+        .args(["soccer", "match", "--kick-off", "blue", "--json"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--kick-off") && err.contains("alternate"),
+        "{err}"
+    );
+}

@@ -1,0 +1,375 @@
+//! A SimRob agent over UDP, as the SimRob manual describes it: register, send any request, receive typed responses and
+//! broadcasts, and run in lockstep with the server.
+//!
+//! ```no_run
+//! use simrob_client::agent::{Agent, AgentOptions};
+//! use simrob_protocol::{ControlRequest, EntityId, EntityRequest, MotorCommand};
+//!
+//! # fn main() -> Result<(), simrob_client::agent::ClientError> {
+//! let mut agent = Agent::connect("127.0.0.1:5005".parse().unwrap())?;
+//! agent.register("driver", AgentOptions { sync: true, ..AgentOptions::default() })?;
+//! agent.control(ControlRequest::SetSyncMode(true), false)?;
+//! agent.control(ControlRequest::InitializeSimulation, false)?;
+//! agent.lockstep(|broadcast, agent| {
+//!     agent.entity(EntityRequest::RobotMotorControl {
+//!         entity_id: EntityId(3),
+//!         motors: vec![MotorCommand { wheel_joint_id: 0, value: 3.0 }],
+//!     }, false)?;
+//!     Ok(broadcast.iteration < 100) // keep going?
+//! })?;
+//! # Ok(()) }
+//! ```
+
+use std::collections::VecDeque;
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+use std::time::{Duration, Instant};
+
+use simrob_protocol::{
+    decode_server_message, encode_request, AgentRequest, AgentType, Broadcast, CommandKeys,
+    ControlRequest, DecodeError, EntityRequest, Request, Response, ServerMessage,
+};
+
+/// How long [`Agent::register`] and [`Agent::request`] wait for an answer by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What can go wrong for an agent.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("network: {0}")]
+    Io(#[from] io::Error),
+    #[error("undecodable message from the server: {0}")]
+    Decode(#[from] DecodeError),
+    #[error("the server answered with an error: {0}")]
+    Server(String),
+    #[error("no answer from the server within {0:?}")]
+    Timeout(Duration),
+    #[error("register first (the agent has no key)")]
+    NotRegistered,
+}
+
+/// Registration options (SimRob manual §2.1).
+#[derive(Debug, Clone)]
+pub struct AgentOptions {
+    pub agent_type: AgentType,
+    /// Synchronous agent: in synchronous mode the server waits for its Synchronize.
+    pub sync: bool,
+    /// Broadcast interval in simulated seconds; −1 = never, 0 = every iteration.
+    pub broadcast: f64,
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        AgentOptions {
+            agent_type: AgentType::RobotController,
+            sync: false,
+            broadcast: 0.0,
+        }
+    }
+}
+
+/// A broadcast split over several datagrams, being put back together.
+#[derive(Debug)]
+struct Assembly {
+    iteration: u64,
+    parts: Vec<Option<Broadcast>>,
+}
+
+/// One agent: a UDP socket talking to one server.
+pub struct Agent {
+    socket: UdpSocket,
+    server: SocketAddr,
+    keys: CommandKeys,
+    key: Option<String>,
+    buf: Vec<u8>,
+    pending: VecDeque<ServerMessage>,
+    assembly: Option<Assembly>,
+}
+
+impl Agent {
+    /// A socket on the interface that reaches `server` (loopback for a local server), any port.
+    pub fn connect(server: SocketAddr) -> Result<Agent, ClientError> {
+        let local: SocketAddr = if server.ip().is_loopback() {
+            if server.is_ipv4() {
+                "127.0.0.1:0"
+            } else {
+                "[::1]:0"
+            }
+        } else if server.is_ipv4() {
+            "0.0.0.0:0"
+        } else {
+            "[::]:0"
+        }
+        .parse()
+        .map_err(|_| io::Error::other("bad local address"))?;
+        let socket = UdpSocket::bind(local)?;
+        Ok(Agent {
+            socket,
+            server,
+            keys: CommandKeys::default(),
+            key: None,
+            buf: vec![0u8; 65536],
+            pending: VecDeque::new(),
+            assembly: None,
+        })
+    }
+
+    /// Uses configured command names (when the server's configuration renames commands).
+    pub fn with_keys(mut self, keys: CommandKeys) -> Self {
+        self.keys = keys;
+        self
+    }
+
+    /// The local address the server sends to.
+    pub fn local_addr(&self) -> Result<SocketAddr, ClientError> {
+        let mut a = self.socket.local_addr()?;
+        if a.ip().is_unspecified() {
+            // Learn the interface address used towards the server.
+            let probe = UdpSocket::bind(if a.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" })?;
+            probe.connect(self.server)?;
+            a.set_ip(probe.local_addr()?.ip());
+        }
+        Ok(a)
+    }
+
+    pub fn server(&self) -> SocketAddr {
+        self.server
+    }
+    pub fn key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+
+    /// Sends one request.
+    pub fn send(&self, request: &Request) -> Result<(), ClientError> {
+        self.send_raw(encode_request(request, &self.keys).as_bytes())
+    }
+
+    /// Sends raw bytes as one datagram (any XML, even several messages).
+    pub fn send_raw(&self, datagram: &[u8]) -> Result<(), ClientError> {
+        self.socket.send_to(datagram, self.server)?;
+        Ok(())
+    }
+
+    /// Sends a control request; `confirm` asks for a confirmation response.
+    pub fn control(&self, request: ControlRequest, confirm: bool) -> Result<(), ClientError> {
+        self.send(&Request::Control {
+            request,
+            response: Some(confirm),
+        })
+    }
+
+    /// Sends an entity request; `confirm` asks for a confirmation response.
+    pub fn entity(&self, request: EntityRequest, confirm: bool) -> Result<(), ClientError> {
+        self.send(&Request::Entity {
+            request,
+            response: Some(confirm),
+        })
+    }
+
+    /// Sends `request` asking for a confirmation and waits for the response: the confirmation
+    /// text, or [`ClientError::Server`] with the error. Broadcasts that arrive meanwhile are
+    /// kept for [`Agent::recv`].
+    pub fn request(&mut self, request: Request, timeout: Duration) -> Result<String, ClientError> {
+        let request = match request {
+            Request::Control { request, .. } => Request::Control {
+                request,
+                response: Some(true),
+            },
+            Request::Entity { request, .. } => Request::Entity {
+                request,
+                response: Some(true),
+            },
+            other => other,
+        };
+        self.send(&request)?;
+        self.wait_response(timeout, |_| true)
+    }
+
+    /// Registers this agent under `key`, announcing its own address, and waits for the
+    /// server's confirmation.
+    pub fn register(&mut self, key: &str, options: AgentOptions) -> Result<String, ClientError> {
+        let addr = self.local_addr()?;
+        self.send(&Request::Agent(AgentRequest::RegisterAgent {
+            agent_type: options.agent_type,
+            port: addr.port(),
+            ip: addr.ip().to_string(),
+            sync: options.sync,
+            broadcast: options.broadcast,
+            key: key.to_string(),
+        }))?;
+        let expected = format!("key {key},");
+        let text = self.wait_response(DEFAULT_TIMEOUT, |t| t.contains(&expected))?;
+        self.key = Some(key.to_string());
+        Ok(text)
+    }
+
+    /// Asks the server where agent `requested` is.
+    pub fn info(&mut self, requested: &str) -> Result<(String, u16, String), ClientError> {
+        let requester = self.key.clone().ok_or(ClientError::NotRegistered)?;
+        self.send(&Request::Agent(AgentRequest::InfoRequest {
+            requester,
+            requested: requested.to_string(),
+        }))?;
+        let deadline = Instant::now() + DEFAULT_TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.recv_direct(left)? {
+                Some(ServerMessage::Response(Response::AgentInformation { key, port, ip })) => {
+                    return Ok((key, port, ip))
+                }
+                Some(ServerMessage::Response(Response::Text(t))) if t.starts_with("Error: ") => {
+                    return Err(ClientError::Server(t))
+                }
+                Some(other) => self.pending.push_back(other),
+                None => return Err(ClientError::Timeout(DEFAULT_TIMEOUT)),
+            }
+        }
+    }
+
+    /// Tells the server this agent finished `iteration`.
+    pub fn synchronize(&self, iteration: u64) -> Result<(), ClientError> {
+        let key = self.key.clone().ok_or(ClientError::NotRegistered)?;
+        self.send(&Request::Agent(AgentRequest::Synchronize {
+            key,
+            iteration,
+        }))
+    }
+
+    fn wait_response(
+        &mut self,
+        timeout: Duration,
+        accept: impl Fn(&str) -> bool,
+    ) -> Result<String, ClientError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.recv_direct(left)? {
+                Some(ServerMessage::Response(Response::Text(t))) => {
+                    if let Some(e) = t.strip_prefix("Error: ") {
+                        return Err(ClientError::Server(e.to_string()));
+                    }
+                    if accept(&t) {
+                        return Ok(t);
+                    }
+                    self.pending
+                        .push_back(ServerMessage::Response(Response::Text(t)));
+                }
+                Some(other) => self.pending.push_back(other),
+                None => return Err(ClientError::Timeout(timeout)),
+            }
+        }
+    }
+
+    /// The next message from the server (responses and complete broadcasts), waiting at most
+    /// `timeout`; `None` on time-out. Split broadcasts are reassembled; an incomplete one is
+    /// dropped when a newer iteration arrives.
+    pub fn recv(&mut self, timeout: Duration) -> Result<Option<ServerMessage>, ClientError> {
+        if let Some(m) = self.pending.pop_front() {
+            return Ok(Some(m));
+        }
+        self.recv_direct(timeout)
+    }
+
+    fn recv_direct(&mut self, timeout: Duration) -> Result<Option<ServerMessage>, ClientError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(None);
+            }
+            self.socket.set_read_timeout(Some(left))?;
+            let n = match self.socket.recv_from(&mut self.buf) {
+                Ok((n, from)) if from == self.server => n,
+                Ok(_) => continue, // not from our server
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    return Ok(None)
+                }
+                Err(e) => return Err(e.into()),
+            };
+            match decode_server_message(&self.buf[..n])? {
+                ServerMessage::Broadcast(b) => {
+                    if let Some(whole) = self.assemble(b) {
+                        return Ok(Some(ServerMessage::Broadcast(whole)));
+                    }
+                }
+                other => return Ok(Some(other)),
+            }
+        }
+    }
+
+    fn assemble(&mut self, b: Broadcast) -> Option<Broadcast> {
+        let Some((index, count)) = b.part else {
+            return Some(b);
+        };
+        let fresh = match &self.assembly {
+            Some(a) => a.iteration != b.iteration || a.parts.len() != count as usize,
+            None => true,
+        };
+        if fresh {
+            self.assembly = Some(Assembly {
+                iteration: b.iteration,
+                parts: vec![None; count as usize],
+            });
+        }
+        let a = self.assembly.as_mut()?;
+        let slot = a.parts.get_mut(index as usize - 1)?;
+        *slot = Some(b);
+        if a.parts.iter().all(Option::is_some) {
+            let done = self.assembly.take()?;
+            let mut whole = Broadcast {
+                iteration: done.iteration,
+                part: None,
+                bodies: Vec::new(),
+                entities: Vec::new(),
+            };
+            for p in done.parts.into_iter().flatten() {
+                whole.bodies.extend(p.bodies);
+                whole.entities.extend(p.entities);
+            }
+            return Some(whole);
+        }
+        None
+    }
+
+    /// The next complete broadcast, skipping responses (kept for [`Agent::recv`]); `None` on
+    /// time-out.
+    pub fn next_broadcast(&mut self, timeout: Duration) -> Result<Option<Broadcast>, ClientError> {
+        let deadline = Instant::now() + timeout;
+        let mut kept = Vec::new();
+        let result = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.recv_direct(left)? {
+                Some(ServerMessage::Broadcast(b)) => break Some(b),
+                Some(other) => kept.push(other),
+                None => break None,
+            }
+        };
+        self.pending.extend(kept);
+        Ok(result)
+    }
+
+    /// Lockstep: wait for each broadcast, call `act`, then Synchronize with its iteration.
+    /// Stops when `act` returns `Ok(false)` or no broadcast comes for 5 s.
+    pub fn lockstep(
+        &mut self,
+        mut act: impl FnMut(&Broadcast, &mut Agent) -> Result<bool, ClientError>,
+    ) -> Result<u64, ClientError> {
+        let mut last = 0;
+        loop {
+            let Some(b) = self.next_broadcast(Duration::from_secs(5))? else {
+                return Err(ClientError::Timeout(Duration::from_secs(5)));
+            };
+            let go_on = act(&b, self)?;
+            self.synchronize(b.iteration)?;
+            last = last.max(b.iteration);
+            if !go_on {
+                return Ok(last);
+            }
+        }
+    }
+}

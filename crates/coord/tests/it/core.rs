@@ -1,0 +1,755 @@
+//! The coordination core end to end, in memory: a Control Center and robots exchanging
+//! GRI messages through the codec, with time driven by the test.
+
+use std::collections::BTreeMap;
+
+use simrob_coord::cc::{Allocation, CcConfig, CcError, Condition, ControlCenter, LogKind};
+use simrob_coord::cnp::{CnpConfig, Euclidean};
+use simrob_coord::model::{FailCode, RobotInfo, TaskClass, TaskId, TaskKind, TaskSpec, TaskState};
+use simrob_coord::robot::{Command, RobotAgent, RobotPose};
+use simrob_coord::sync::TaskBoard;
+use simrob_coord::time::TimeServer;
+use simrob_coord::wire::{decode, encode, Envelope, Msg, Policy};
+
+struct Bot {
+    agent: RobotAgent,
+    board: TaskBoard,
+    pose: RobotPose,
+    /// Basic tasks the lower layer is running.
+    running: Vec<(TaskId, TaskClass)>,
+}
+
+/// A Control Center, robots and a wire between them (every message goes through the codec).
+struct Net {
+    cc: ControlCenter,
+    ts: TimeServer,
+    bots: BTreeMap<u32, Bot>,
+    now: f64,
+    /// Drops a message when it returns true.
+    drop: Box<dyn FnMut(&Envelope) -> bool>,
+    /// Holds back messages when it returns true (delivered by `release`).
+    hold: Box<dyn FnMut(&Envelope) -> bool>,
+    held: Vec<Envelope>,
+    delivered: u64,
+}
+
+fn info(robot: u32, caps: &[TaskClass]) -> RobotInfo {
+    RobotInfo {
+        robot,
+        name: format!("r{robot}"),
+        kind: "test".into(),
+        world: "flat".into(),
+        capabilities: caps.to_vec(),
+        speed: 1.0,
+    }
+}
+
+fn wire(env: &Envelope) -> Envelope {
+    decode(encode(env).as_bytes(), 1).expect("every message survives the codec")
+}
+
+impl Net {
+    fn new(policy: Policy) -> Self {
+        let config = CcConfig {
+            policy,
+            cnp: CnpConfig {
+                bid_window: 1.0,
+                accept_window: 1.0,
+            },
+            ..CcConfig::default()
+        };
+        Net {
+            cc: ControlCenter::new(config),
+            ts: TimeServer::new(0.5),
+            bots: BTreeMap::new(),
+            now: 0.0,
+            drop: Box::new(|_| false),
+            hold: Box::new(|_| false),
+            held: Vec::new(),
+            delivered: 0,
+        }
+    }
+
+    fn add(&mut self, id: u32, caps: &[TaskClass], x: f64) {
+        let agent = RobotAgent::new(info(id, caps));
+        let hello = agent.hello();
+        self.bots.insert(
+            id,
+            Bot {
+                agent,
+                board: TaskBoard::default(),
+                pose: RobotPose {
+                    x,
+                    ..RobotPose::default()
+                },
+                running: Vec::new(),
+            },
+        );
+        self.send_cc(hello);
+        self.status(id);
+        self.settle();
+    }
+
+    fn status(&mut self, id: u32) {
+        let now = self.now;
+        let b = self.bots.get_mut(&id).unwrap();
+        let s = b.agent.status(now, b.pose, None, None);
+        self.send_cc(s);
+    }
+
+    fn send_cc(&mut self, env: Envelope) {
+        if (self.drop)(&env) {
+            return;
+        }
+        if (self.hold)(&env) {
+            self.held.push(env);
+            return;
+        }
+        self.delivered += 1;
+        self.cc
+            .handle(wire(&env), self.now)
+            .expect("the Control Center accepts it");
+    }
+
+    /// Delivers everything until nothing moves.
+    fn settle(&mut self) {
+        loop {
+            let mut moved = false;
+            if let Some(msg) = self.ts.tick(self.now) {
+                let env = Envelope {
+                    from: 1000,
+                    to: None,
+                    msg,
+                };
+                self.cc.handle(env.clone(), self.now).unwrap();
+                self.deliver(&env);
+            }
+            self.cc.handle_timeout(self.now);
+            while let Some(env) = self.cc.poll_transmit() {
+                moved = true;
+                if (self.drop)(&env) {
+                    continue;
+                }
+                let env = wire(&env);
+                self.deliver(&env);
+            }
+            let ids: Vec<u32> = self.bots.keys().copied().collect();
+            for id in ids {
+                let now = self.now;
+                let b = self.bots.get_mut(&id).unwrap();
+                b.agent.tick(now, &mut b.board);
+                let mut out = Vec::new();
+                while let Some(e) = b.agent.poll_transmit() {
+                    out.push(e);
+                }
+                while let Some(c) = b.agent.poll_command() {
+                    match c {
+                        Command::Start { task, class, .. } => b.running.push((task, class)),
+                        Command::Stop { task, .. } => b.running.retain(|r| r.0 != task),
+                    }
+                }
+                for e in out {
+                    moved = true;
+                    self.send_cc(e);
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+    }
+
+    fn deliver(&mut self, env: &Envelope) {
+        let now = self.now;
+        for (id, b) in self.bots.iter_mut() {
+            if env.to.is_none() || env.to == Some(*id) {
+                b.agent.handle(env, now, b.pose, &mut b.board, &Euclidean);
+            }
+        }
+    }
+
+    fn advance(&mut self, dt: f64) {
+        self.now += dt;
+        self.settle();
+    }
+
+    /// Robot `id`'s lower layer finishes the basic task it runs for `task`.
+    fn finish(&mut self, id: u32, task: TaskId, result: Result<(), FailCode>) {
+        let now = self.now;
+        let b = self.bots.get_mut(&id).unwrap();
+        assert!(
+            b.running.iter().any(|r| r.0 == task),
+            "robot {id} is not running task {task}: {:?}",
+            b.running
+        );
+        b.running.retain(|r| r.0 != task);
+        b.agent.basic_done(task, result, now, &mut b.board).unwrap();
+        self.settle();
+    }
+
+    fn state(&self, task: TaskId) -> Option<TaskState> {
+        self.cc.tasks().get(&task).and_then(|t| t.state)
+    }
+
+    fn holder(&self, task: TaskId) -> Allocation {
+        self.cc.tasks()[&task].allocation
+    }
+
+    fn logs(&mut self, kind: LogKind) -> Vec<String> {
+        let mut v = Vec::new();
+        while let Some(l) = self.cc.poll_log() {
+            if l.kind == kind {
+                v.push(l.text);
+            }
+        }
+        v
+    }
+}
+
+fn goto(x: f64) -> TaskSpec {
+    TaskSpec::new(0, TaskKind::Goto { x, y: 0.0 })
+}
+
+fn after(mut t: TaskSpec, deps: &[TaskId]) -> TaskSpec {
+    t.after = deps.to_vec();
+    t
+}
+
+const MOVE: &[TaskClass] = &[TaskClass::Movement];
+
+#[test]
+fn b_waits_for_a_on_another_robot_then_runs() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.add(2, MOVE, 10.0);
+    let a = net.cc.send_task(1, goto(5.0)).unwrap();
+    let b = net.cc.send_task(2, after(goto(20.0), &[a])).unwrap();
+    net.settle();
+    assert_eq!(net.state(a), Some(TaskState::Running));
+    assert_eq!(net.state(b), Some(TaskState::Queued), "B waits for A");
+    net.advance(5.0);
+    assert_eq!(
+        net.state(b),
+        Some(TaskState::Queued),
+        "still waiting: time alone changes nothing"
+    );
+    net.finish(1, a, Ok(()));
+    assert_eq!(net.state(a), Some(TaskState::Ended));
+    assert_eq!(
+        net.state(b),
+        Some(TaskState::Running),
+        "A's ENDED reached robot 2 and B started"
+    );
+    net.finish(2, b, Ok(()));
+    assert_eq!(net.state(b), Some(TaskState::Ended));
+    let states = net.logs(LogKind::States);
+    assert!(
+        states
+            .iter()
+            .any(|l| l == &format!("robot=2\ttask={b}\tQUEUED→RUNNING")),
+        "{states:?}"
+    );
+}
+
+#[test]
+fn task_states_reach_the_robots_that_wait_on_them_even_after_the_fact() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.add(2, MOVE, 10.0);
+    net.add(3, MOVE, 20.0);
+    let a = net.cc.send_task(1, goto(5.0)).unwrap();
+    net.settle();
+    net.finish(1, a, Ok(()));
+    // Robot 3 holds nothing that waits on A: it hears none of A's states.
+    assert_eq!(
+        net.bots[&3].board.get(a),
+        None,
+        "no broadcast of every state"
+    );
+    // B is given after A ENDED: the Control Center tells robot 2 with the task.
+    let b = net.cc.send_task(2, after(goto(20.0), &[a])).unwrap();
+    net.settle();
+    assert_eq!(net.state(b), Some(TaskState::Running));
+    // C waits on B, which is cleared once ENDED, before C reaches a robot: robot 3 still
+    // learns that B ENDED.
+    let c = net.cc.submit(after(goto(40.0), &[b])).unwrap();
+    net.cc.set_policy(Policy::Greedy);
+    net.finish(2, b, Ok(()));
+    net.cc.clear(b).unwrap();
+    net.status(1);
+    net.status(2);
+    net.status(3);
+    net.advance(0.1);
+    assert!(
+        matches!(net.holder(c), Allocation::Robot(_)),
+        "{:?}",
+        net.holder(c)
+    );
+    assert_eq!(
+        net.state(c),
+        Some(TaskState::Running),
+        "a cleared precondition's ENDED travels with the task"
+    );
+}
+
+#[test]
+fn the_map_shows_every_robot_and_task_as_plain_data() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.add(2, &[TaskClass::Perception], 10.0);
+    let a = net.cc.send_task(1, goto(5.0)).unwrap();
+    let p = net
+        .cc
+        .send_task(
+            2,
+            after(TaskSpec::new(0, TaskKind::Perceive { seconds: 2.0 }), &[a]),
+        )
+        .unwrap();
+    net.settle();
+    net.status(1);
+    net.status(2);
+    net.settle();
+    let map = net.cc.map();
+    assert_eq!(map.policy, Policy::Cnp);
+    let r: Vec<_> = map
+        .robots
+        .iter()
+        .map(|r| (r.robot, r.condition, r.pose))
+        .collect();
+    assert_eq!(
+        r,
+        [
+            (1, Condition::Busy, Some([0.0, 0.0, 0.0])),
+            (2, Condition::Idle, Some([10.0, 0.0, 0.0]))
+        ]
+    );
+    assert_eq!(map.robots[0].running.movement, Some(a));
+    let t: Vec<_> = map
+        .tasks
+        .iter()
+        .map(|t| (t.task, t.robot, t.state, t.target))
+        .collect();
+    assert_eq!(
+        t,
+        [
+            (a, Some(1), Some(TaskState::Running), Some([5.0, 0.0])),
+            (p, Some(2), Some(TaskState::Queued), None)
+        ]
+    );
+    assert_eq!(map.tasks[1].what, format!("perceive 2 after {a}"));
+    net.cc.leave(2);
+    assert_eq!(net.cc.map().robots[1].condition, Condition::Left);
+    let json = serde_json::to_string(&net.cc.map()).unwrap();
+    assert!(json.contains("\"condition\":\"left\""), "{json}");
+}
+
+#[test]
+fn a_dependency_cycle_is_refused_and_changes_nothing() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.add(2, MOVE, 10.0);
+    // Tasks 10 → 11 → 12 → 10, named ahead of time by the operator.
+    net.cc
+        .send_task(
+            1,
+            after(
+                TaskSpec {
+                    id: 10,
+                    ..goto(1.0)
+                },
+                &[12],
+            ),
+        )
+        .unwrap();
+    net.cc
+        .send_task(
+            2,
+            after(
+                TaskSpec {
+                    id: 11,
+                    ..goto(2.0)
+                },
+                &[10],
+            ),
+        )
+        .unwrap();
+    let err = net
+        .cc
+        .send_task(
+            2,
+            after(
+                TaskSpec {
+                    id: 12,
+                    ..goto(3.0)
+                },
+                &[11],
+            ),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err,
+        CcError::Cycle {
+            task: 12,
+            cycle: vec![12, 11, 10, 12]
+        }
+    );
+    assert!(!net.cc.tasks().contains_key(&12));
+    assert!(net
+        .cc
+        .send_task(
+            1,
+            after(
+                TaskSpec {
+                    id: 13,
+                    ..goto(3.0)
+                },
+                &[13]
+            )
+        )
+        .is_err());
+    // A robot refuses a cycle it can see on its own, whoever sent it.
+    let mut board = TaskBoard::default();
+    let bot = &mut net.bots.get_mut(&1).unwrap().agent;
+    bot.tm
+        .submit(
+            after(
+                TaskSpec {
+                    id: 20,
+                    ..goto(1.0)
+                },
+                &[21],
+            ),
+            &board,
+        )
+        .unwrap();
+    bot.tm
+        .submit(
+            after(
+                TaskSpec {
+                    id: 21,
+                    ..goto(1.0)
+                },
+                &[20],
+            ),
+            &board,
+        )
+        .unwrap();
+    bot.tick(0.0, &mut board);
+    assert_eq!(
+        board.get(21),
+        Some(TaskState::Failed {
+            code: FailCode::Cycle
+        })
+    );
+    assert_eq!(
+        board.get(20),
+        Some(TaskState::Blocked { by: 21 }),
+        "and what waits on it is blocked"
+    );
+}
+
+#[test]
+fn a_failed_precondition_shows_as_blocked_until_the_operator_acts() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.add(2, MOVE, 10.0);
+    let a = net.cc.send_task(1, goto(5.0)).unwrap();
+    let b = net.cc.send_task(2, after(goto(20.0), &[a])).unwrap();
+    let c = net.cc.send_task(2, after(goto(30.0), &[b])).unwrap();
+    net.settle();
+    net.finish(1, a, Err(FailCode::Unreachable));
+    assert_eq!(
+        net.state(a),
+        Some(TaskState::Failed {
+            code: FailCode::Unreachable
+        })
+    );
+    assert_eq!(net.state(b), Some(TaskState::Blocked { by: a }));
+    assert_eq!(
+        net.state(c),
+        Some(TaskState::Blocked { by: a }),
+        "the root cause is named"
+    );
+    assert!(net.cc.tasks_table().contains(&format!("BLOCKED(by {a})")));
+    // The operator clears B: the robot drops it and stops tracking it.
+    net.cc.clear(b).unwrap();
+    net.settle();
+    assert!(!net.cc.tasks().contains_key(&b));
+    assert!(net.bots[&2].agent.tm.get(b).is_none());
+    assert_eq!(net.cc.clear(c).err(), None);
+}
+
+#[test]
+fn cnp_awards_the_lowest_bid_ties_to_the_lower_id_and_refusals_do_not_bid() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 10.0);
+    net.add(2, MOVE, -10.0);
+    net.add(3, &[TaskClass::Perception], 1.0);
+    let t = net.cc.submit(goto(0.0)).unwrap();
+    net.settle();
+    assert_eq!(
+        net.holder(t),
+        Allocation::Robot(1),
+        "a tie at 10 m goes to robot 1; robot 3 cannot move"
+    );
+    assert_eq!(net.state(t), Some(TaskState::Running));
+    let stats = net.cc.cnp_stats();
+    assert_eq!((stats.bids, stats.refusals), (2, 1));
+    // Robot 1 now ends its queue at 0: it is the cheapest for the next one too.
+    let u = net.cc.submit(goto(-1.0)).unwrap();
+    net.settle();
+    assert_eq!(net.holder(u), Allocation::Robot(1));
+    assert_eq!(net.state(u), Some(TaskState::Queued));
+}
+
+#[test]
+fn lost_bids_do_not_stall_the_auction_past_its_deadline() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.add(2, MOVE, 100.0);
+    net.drop = Box::new(|e| matches!(e.msg, Msg::Bid { robot: 1, .. }));
+    let t = net.cc.submit(goto(1.0)).unwrap();
+    net.settle();
+    assert!(
+        matches!(net.holder(t), Allocation::Auction(_)),
+        "waiting for robot 1's bid"
+    );
+    net.advance(0.9);
+    assert!(matches!(net.holder(t), Allocation::Auction(_)));
+    net.advance(0.2); // past the 1 s deadline on the Time Server's clock
+    assert_eq!(
+        net.holder(t),
+        Allocation::Robot(2),
+        "the best bid that arrived wins"
+    );
+}
+
+#[test]
+fn no_bids_is_logged_and_the_task_is_announced_again_later() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, &[TaskClass::Perception], 0.0);
+    let t = net.cc.submit(goto(1.0)).unwrap();
+    net.settle();
+    assert_eq!(net.holder(t), Allocation::Waiting);
+    let tasks = net.logs(LogKind::Tasks);
+    assert!(
+        tasks
+            .iter()
+            .any(|l| l.starts_with("unallocated") && l.contains(&format!("task={t}"))),
+        "{tasks:?}"
+    );
+    net.add(2, MOVE, 0.0);
+    net.advance(1.0); // the re-announcement period
+    assert_eq!(net.holder(t), Allocation::Robot(2));
+}
+
+#[test]
+fn a_decline_moves_the_award_to_the_next_best_bid() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.add(2, MOVE, 5.0);
+    net.bots.get_mut(&1).unwrap().agent.bidder.max_queue = 1;
+    // Robot 1 bids (its queue is empty), then fills its queue before the award comes.
+    net.hold = Box::new(|e| matches!(e.msg, Msg::Bid { .. }));
+    let t = net.cc.submit(goto(1.0)).unwrap();
+    net.settle();
+    let other = net.cc.send_task(1, goto(-3.0)).unwrap();
+    net.hold = Box::new(|_| false);
+    for e in std::mem::take(&mut net.held) {
+        net.send_cc(e);
+    }
+    net.settle();
+    assert_eq!(net.holder(other), Allocation::Robot(1));
+    assert_eq!(
+        net.holder(t),
+        Allocation::Robot(2),
+        "robot 1 declined (queue full), robot 2 took it"
+    );
+    assert_eq!(net.cc.cnp_stats().declines, 1);
+    let tasks = net.logs(LogKind::Tasks);
+    assert!(
+        tasks
+            .iter()
+            .any(|l| l.starts_with("declined\trobot=1") && l.contains("queue full")),
+        "{tasks:?}"
+    );
+}
+
+#[test]
+fn a_late_accept_is_cancelled_and_the_task_re_awarded() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.add(2, MOVE, 5.0);
+    net.hold = Box::new(|e| matches!(e.msg, Msg::Accept { robot: 1, .. }));
+    let t = net.cc.submit(goto(1.0)).unwrap();
+    net.settle();
+    assert_eq!(
+        net.held.len(),
+        1,
+        "robot 1 won and accepted; the accept is delayed"
+    );
+    net.advance(1.5); // the 1 s answer deadline passes: robot 2 gets the award
+    assert_eq!(net.holder(t), Allocation::Robot(2));
+    net.hold = Box::new(|_| false);
+    for e in std::mem::take(&mut net.held) {
+        net.send_cc(e);
+    }
+    net.settle();
+    assert_eq!(net.holder(t), Allocation::Robot(2));
+    assert_eq!(
+        net.bots[&1].agent.tm.get(t).map(|h| h.state),
+        Some(TaskState::Aborted),
+        "robot 1 dropped it"
+    );
+    assert!(net.bots[&1].running.is_empty());
+    assert_eq!(
+        net.state(t),
+        Some(TaskState::Running),
+        "robot 2's state is the one the CC tracks"
+    );
+}
+
+#[test]
+fn a_robot_leaving_mid_auction_loses_its_bid_and_its_tasks() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.add(2, MOVE, 5.0);
+    net.add(3, MOVE, 50.0);
+    let held = net.cc.send_task(1, goto(-2.0)).unwrap();
+    net.settle();
+    // Robot 2 never answers; robot 1 bids and then leaves before the deadline.
+    net.drop = Box::new(|e| matches!(e.msg, Msg::Bid { robot: 2, .. }));
+    let t = net.cc.submit(goto(0.0)).unwrap();
+    net.settle();
+    let bye = net.bots.get_mut(&1).unwrap().agent.bye();
+    net.send_cc(bye);
+    net.bots.remove(&1);
+    net.settle();
+    assert!(
+        matches!(net.holder(t), Allocation::Auction(_)),
+        "robot 2 is still awaited"
+    );
+    net.drop = Box::new(|_| false);
+    net.advance(1.1);
+    assert_eq!(
+        net.holder(t),
+        Allocation::Robot(3),
+        "only robot 3's bid is left"
+    );
+    // Robot 1's unfinished task went back to allocation and was announced again.
+    net.advance(1.0);
+    assert!(matches!(
+        net.holder(held),
+        Allocation::Robot(2) | Allocation::Robot(3)
+    ));
+    let tasks = net.logs(LogKind::Tasks);
+    assert!(
+        tasks
+            .iter()
+            .any(|l| l == "left\trobot=1\t1 tasks back to allocation"),
+        "{tasks:?}"
+    );
+}
+
+#[test]
+fn switching_centralised_and_cnp_mid_run_needs_no_restart() {
+    let mut net = Net::new(Policy::Hungarian);
+    net.add(1, MOVE, 0.0);
+    net.add(2, MOVE, 10.0);
+    let a = net.cc.submit(goto(4.0)).unwrap();
+    let b = net.cc.submit(goto(-6.0)).unwrap();
+    let c = net.cc.submit(goto(30.0)).unwrap();
+    net.settle();
+    // Optimal: robot 2 → 4 (6 m), robot 1 → -6 (6 m); c waits for an idle robot.
+    assert_eq!(net.holder(a), Allocation::Robot(2));
+    assert_eq!(net.holder(b), Allocation::Robot(1));
+    assert_eq!(net.holder(c), Allocation::Waiting);
+    net.cc.set_policy(Policy::Cnp);
+    net.settle();
+    assert!(
+        matches!(net.holder(c), Allocation::Robot(_)),
+        "the waiting task was announced"
+    );
+    let d = net.cc.submit(goto(0.0)).unwrap();
+    net.settle();
+    assert!(matches!(net.holder(d), Allocation::Robot(_)));
+    net.cc.set_policy(Policy::Greedy);
+    let e = net.cc.submit(goto(0.0)).unwrap();
+    net.settle();
+    assert_eq!(
+        net.holder(e),
+        Allocation::Waiting,
+        "greedy gives work to idle robots only"
+    );
+    // Robot 1 works through its queue; when idle (and it reports where it is), it gets e.
+    for _ in 0..4 {
+        let Some(&(task, _)) = net.bots[&1].running.first() else {
+            break;
+        };
+        net.finish(1, task, Ok(()));
+    }
+    net.bots.get_mut(&1).unwrap().pose.x = -6.0;
+    net.status(1);
+    net.settle();
+    assert_eq!(
+        net.holder(e),
+        Allocation::Robot(1),
+        "{}\n{}",
+        net.cc.tasks_table(),
+        net.cc.robots_table()
+    );
+    let modes: Vec<String> = net
+        .logs(LogKind::Tasks)
+        .into_iter()
+        .filter(|l| l.starts_with("mode"))
+        .collect();
+    assert_eq!(modes, ["mode\thungarian→cnp", "mode\tcnp→greedy"]);
+}
+
+#[test]
+fn abort_from_the_control_center_stops_the_robot() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, &[TaskClass::Movement, TaskClass::Perception], 0.0);
+    let a = net.cc.send_task(1, goto(5.0)).unwrap();
+    let p = net
+        .cc
+        .send_task(1, TaskSpec::new(0, TaskKind::Perceive { seconds: 2.0 }))
+        .unwrap();
+    net.settle();
+    assert_eq!(
+        net.bots[&1].running.len(),
+        2,
+        "movement and perception run in parallel"
+    );
+    net.cc.abort(a).unwrap();
+    net.settle();
+    assert_eq!(net.state(a), Some(TaskState::Aborted));
+    assert_eq!(net.bots[&1].running, [(p, TaskClass::Perception)]);
+    assert_eq!(net.cc.abort(a), Err(CcError::AlreadyFinal(a)));
+    assert_eq!(net.cc.clear(p), Err(CcError::NotFinal(p)));
+}
+
+#[test]
+fn robots_that_have_not_heard_the_time_server_say_so() {
+    let mut agent = RobotAgent::new(info(7, MOVE));
+    let s = agent.status(3.0, RobotPose::default(), None, None);
+    let Msg::Status { status } = s.msg else {
+        panic!()
+    };
+    assert!(!status.synced);
+    let mut board = TaskBoard::default();
+    let clock = Envelope {
+        from: 1000,
+        to: None,
+        msg: Msg::Clock {
+            seq: 1,
+            time: 100.0,
+        },
+    };
+    agent.handle(&clock, 3.0, RobotPose::default(), &mut board, &Euclidean);
+    let Msg::Status { status } = agent.status(4.0, RobotPose::default(), None, None).msg else {
+        panic!()
+    };
+    assert!(status.synced);
+    assert_eq!(status.time, 101.0);
+}

@@ -1,0 +1,4 @@
+//! The integration tests of this crate, in one test binary (one link instead of one per file).
+
+mod core;
+mod swarm;

@@ -1,0 +1,143 @@
+//! The Mobile Robot Simulator against hostile and careless clients on 127.0.0.1: hang-ups,
+//! silent clients, huge rectangles, control characters, connection floods.
+
+use crate::common;
+
+use std::io::{BufRead, Read};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use common::Conn;
+
+use simrob_mrs::flat::{FlatPose, Map};
+use simrob_mrs::{MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP};
+
+fn serve(config: MrsConfig, options: ShellOptions) -> MrsHandle {
+    let core = MrsCore::new(Map::parse_vector(EXAMPLE_MAP).expect("map"), config);
+    MrsServer::bind("127.0.0.1:0", core, Box::new(NoFiles), options)
+        .expect("bind")
+        .spawn()
+        .expect("spawn")
+}
+
+fn stepped() -> MrsConfig {
+    MrsConfig {
+        start: Some(FlatPose::new(150.0, 130.0, 0.0)),
+        stepped: true,
+        ..MrsConfig::default()
+    }
+}
+
+/// Waits (failure guard: 60 s) until a new client gets the start pose, which it only does
+/// when every robot of the closed connections is gone.
+fn wait_until_start_is_free(addr: SocketAddr) {
+    let guard = Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut c = Conn::open(addr);
+        if c.ask("P") == "P015000130000000" {
+            return;
+        }
+        assert!(
+            Instant::now() < guard,
+            "robots of closed connections stay on the map"
+        );
+    }
+}
+
+#[test]
+fn connections_closed_at_once_leave_nothing_behind() {
+    let h = serve(stepped(), ShellOptions::default());
+    for _ in 0..300 {
+        drop(TcpStream::connect(h.addr()).expect("connect"));
+    }
+    wait_until_start_is_free(h.addr());
+    let mut c = Conn::open(h.addr());
+    assert_eq!(c.ask("B"), "B0");
+    drop(c);
+    let core = h.stop().expect("stop");
+    assert!(core.world().robots().count() <= 1);
+}
+
+#[test]
+fn a_full_server_refuses_at_once_and_says_why() {
+    let h = serve(
+        MrsConfig {
+            max_clients: 3,
+            ..stepped()
+        },
+        ShellOptions::default(),
+    );
+    let mut kept: Vec<Conn> = (0..3).map(|_| Conn::open(h.addr())).collect();
+    for c in &mut kept {
+        assert!(c.ask("B").starts_with('B'));
+    }
+    let mut refused = Conn::open(h.addr());
+    let mut line = String::new();
+    refused.reader.read_line(&mut line).expect("refusal");
+    assert!(line.starts_with("E ") && line.contains("full"), "{line}");
+    line.clear();
+    assert_eq!(refused.reader.read_line(&mut line).expect("closed"), 0);
+    drop(kept);
+}
+
+#[test]
+fn silent_clients_are_closed_after_the_idle_timeout() {
+    let h = serve(
+        stepped(),
+        ShellOptions {
+            idle_timeout: Some(Duration::from_millis(50)),
+            ..ShellOptions::default()
+        },
+    );
+    let mut c = Conn::open(h.addr());
+    // Waits for the server's event (the farewell line, then the end of the stream).
+    let mut line = String::new();
+    c.reader.read_line(&mut line).expect("farewell");
+    assert!(line.starts_with("E closing: nothing received"), "{line}");
+    let mut rest = Vec::new();
+    c.reader.read_to_end(&mut rest).expect("end");
+    wait_until_start_is_free(h.addr());
+}
+
+#[test]
+fn rectangles_must_lie_inside_the_map() {
+    let h = serve(stepped(), ShellOptions::default());
+    let mut c = Conn::open(h.addr());
+    let e = c.ask("#RECT 0 0 1e308 1e308");
+    assert!(e.starts_with("E ") && e.contains("not inside"), "{e}");
+    assert!(c.ask("#RECT -5 0 10 10").starts_with("E "));
+    assert_eq!(c.ask("#RECT 10 10 20 20"), "#RECT");
+    drop(c);
+    // A new client still finds room at the start.
+    wait_until_start_is_free(h.addr());
+}
+
+#[test]
+fn messages_with_control_characters_are_logged_escaped() {
+    use simrob_mrs::{ClientId, NoFiles};
+    let mut core = MrsCore::new(Map::parse_vector(EXAMPLE_MAP).expect("map"), stepped());
+    core.connect(ClientId(1)).expect("robot");
+    core.drain_log();
+    let reply = core.handle_line(ClientId(1), "M\u{1b}[2J\u{7}hi\n", &mut NoFiles);
+    assert_eq!(reply.as_deref(), Some("M"));
+    let log = core.drain_log();
+    assert_eq!(log.len(), 1);
+    assert!(!log[0].chars().any(char::is_control), "{:?}", log[0]);
+    assert!(log[0].contains("\\u{1b}[2J\\u{7}hi"), "{:?}", log[0]);
+}
+
+#[test]
+fn refusing_a_client_on_a_full_map_costs_a_bounded_search() {
+    use simrob_mrs::{ClientId, NoFiles};
+    let mut core = MrsCore::new(Map::parse_vector(EXAMPLE_MAP).expect("map"), stepped());
+    core.connect(ClientId(0)).expect("robot");
+    // Fill the whole map: nowhere left for a robot.
+    assert_eq!(
+        core.handle_line(ClientId(0), "#RECT 0 0 300 300", &mut NoFiles)
+            .as_deref(),
+        Some("#RECT")
+    );
+    let e = core.connect(ClientId(1)).expect_err("no room");
+    assert!(e.to_string().contains("no free place"), "{e}");
+    assert_eq!(core.free_start(), None);
+}

@@ -1,0 +1,8 @@
+//! The integration tests of this crate, in one test binary (one link instead of one per file).
+
+mod common;
+
+mod client;
+mod e2e;
+mod hostile;
+mod wander;

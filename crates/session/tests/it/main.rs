@@ -1,0 +1,7 @@
+//! The integration tests of this crate, in one test binary (one link instead of one per file).
+
+mod common;
+
+mod divergence;
+mod hardening;
+mod info_request;

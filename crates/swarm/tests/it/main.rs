@@ -1,0 +1,5 @@
+//! The integration tests of this crate, in one test binary (one link instead of one per file).
+
+mod crossings;
+mod map_files;
+mod swarm;

@@ -1,0 +1,9 @@
+//! The integration tests of this crate, in one test binary (one link instead of one per file).
+
+mod headless;
+
+mod browser;
+mod guard;
+mod replay;
+mod view2d;
+mod wire;
