@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-CORE="protocol physics world session flat swarm soccer futrob coord record"
+CORE="math protocol physics world session flat swarm soccer futrob coord record"
 # Sockets, files, threads, clocks (reading the wall clock; `Instant` values handed in are fine).
 PATTERN='UdpSocket|TcpStream|TcpListener|UnixStream|std::fs|fs::(read|write|File|create|remove|rename|metadata|OpenOptions)|File::(open|create)|OpenOptions|std::thread|thread::(spawn|scope|sleep)|Instant::now|SystemTime::now|std::process|tokio|mio::|std::io::stdin|std::io::stdout'
 # Documented exceptions, as `path:pattern` (a line of that file matching the pattern):

@@ -20,7 +20,7 @@ use simrob_coord::robot::{Command, RobotAgent, RobotPose};
 use simrob_coord::sync::TaskBoard;
 use simrob_coord::task_manager::TaskManager;
 use simrob_coord::wire::{Msg, Policy};
-use simrob_swarm::rng::Rng;
+use simrob_math::Xoshiro256PlusPlus;
 use simrob_swarm::scenario::Scenario;
 
 /// Wall time and this thread's processor time (Linux: `/proc/thread-self/schedstat`), so the
@@ -81,7 +81,7 @@ fn main() {
 }
 
 fn positions(n: usize) -> Vec<(f64, f64)> {
-    let mut rng = Rng::new(7);
+    let mut rng = Xoshiro256PlusPlus::new(7);
     (0..n)
         .map(|_| (rng.next_f64() * 1000.0, rng.next_f64() * 1000.0))
         .collect()
@@ -95,7 +95,7 @@ fn mechanics(robots: usize, auctions: usize) {
         .map(|_| TaskManager::new(&TaskClass::ALL, None))
         .collect();
     let mut auctioneer = Auctioneer::new(0, CnpConfig::default());
-    let mut rng = Rng::new(1);
+    let mut rng = Xoshiro256PlusPlus::new(1);
     let mut won = vec![0u32; robots];
     let mut bids = 0u64;
     let timer = Timer::start();
@@ -171,7 +171,7 @@ fn whole_path(robots: usize, auctions: usize) {
         y: at[i].1,
         ..RobotPose::default()
     };
-    let mut rng = Rng::new(2);
+    let mut rng = Xoshiro256PlusPlus::new(2);
     let mut messages = 0u64;
     let timer = Timer::start();
     for _ in 0..auctions {

@@ -16,7 +16,7 @@
 //! a lane would otherwise block it for good); collisions are counted by the swarm as usual.
 
 use serde::Serialize;
-use simrob_swarm::rng::Rng;
+use simrob_math::Xoshiro256PlusPlus;
 use simrob_swarm::scenario::{Overrides, Scenario, ScenarioError};
 
 use crate::model::{TaskKind, TaskSpec};
@@ -108,7 +108,7 @@ pub fn task_list(
     if sites.pickups.is_empty() || sites.drops.is_empty() {
         return Err(CompareError::NoSites);
     }
-    let mut rng = Rng::new(seed ^ 0x434f_4f52_4454_534b);
+    let mut rng = Xoshiro256PlusPlus::new(seed ^ 0x434f_4f52_4454_534b);
     let mut out = Vec::with_capacity(count);
     for _ in 0..count {
         let (_, a) = &sites.pickups[rng.below(sites.pickups.len() as u64) as usize];

@@ -236,18 +236,6 @@ impl Ray {
     }
 }
 
-/// `a` (radians) wrapped into `(-π, π]`.
-#[inline]
-pub fn wrap_angle(a: f64) -> f64 {
-    let mut a = a % std::f64::consts::TAU;
-    if a > std::f64::consts::PI {
-        a -= std::f64::consts::TAU;
-    } else if a <= -std::f64::consts::PI {
-        a += std::f64::consts::TAU;
-    }
-    a
-}
-
 /// A collision shape centred on its body's position; boxes are axis-aligned and do not
 /// rotate with the body.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -518,7 +506,6 @@ mod tests {
         assert!((t - 9.0).abs() < 1e-12);
         assert_eq!(ray_cast(0.0, 0.0, 1.0, 0.0, c, 0.0, 10.0), None);
         assert_eq!(ray_cast(5.0, 0.0, 1.0, 0.0, unit, 5.0, 0.0), Some(0.0));
-        assert!((wrap_angle(3.0 * std::f64::consts::PI) - std::f64::consts::PI).abs() < 1e-12);
     }
 
     #[test]

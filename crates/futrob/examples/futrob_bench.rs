@@ -11,12 +11,12 @@
 
 use std::time::Instant;
 
-use simrob_futrob::msg::SplitMix64;
 use simrob_futrob::rules::RuleSet;
 use simrob_futrob::{
     BodyStatus, Brain, BrainParams, Message, ObjectKind, Param, PredicateSet, Role, Sighting,
     BROADCAST,
 };
+use simrob_math::SplitMix64;
 
 fn main() {
     let secs: f64 = std::env::args()

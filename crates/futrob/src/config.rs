@@ -24,6 +24,7 @@
 //! the file. An unknown key, a key given twice, a bad value or a missing `rules` is refused
 //! with the file and line. The other keys, their defaults and units are in [`KEYS`].
 
+pub use crate::motion::MotionTable;
 use crate::msg::{CommParams, Role};
 use crate::sighting::Sighting;
 use crate::trajectory::TrajectoryParams;
@@ -38,26 +39,6 @@ pub struct ConfigError {
     pub line: u32,
     /// What is wrong.
     pub message: String,
-}
-
-/// Motion quanta the brain plans with (cm, degrees, ms).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MotionTable {
-    /// Long forward step (`STEP_DISTANCE`).
-    pub step_cm: f64,
-    /// Mini forward step (`MINI_STEP_DISTANCE`).
-    pub mini_step_cm: f64,
-    /// One lateral step (`RIGHT_STEP_DISTANCE` / `LEFT_STEP_DISTANCE`).
-    pub lateral_step_cm: f64,
-    /// One elementary turn in place.
-    pub turn_step_deg: f64,
-    /// One small turn in place (a `turn` of less than `turn_step_deg` is made of these): a
-    /// kick's final alignment. 0: none, kicks line up to half an elementary turn.
-    pub small_turn_deg: f64,
-    /// Time of one lateral step (`LATERAL_STEP_TIMING_MS`).
-    pub lateral_step_ms: u64,
-    /// Time from starting a dive to full extension (`SAVE_TIMING_MS`).
-    pub save_ms: u64,
 }
 
 /// Every tunable of the brain. Defaults are FutRob's values where it gives them, otherwise
@@ -120,7 +101,7 @@ pub struct BrainParams {
     pub kick_cover_deg: f64,
     /// Kick-direction rule: turn step toward the far post (`THRESHOLD_ANGLE_KICK`), degrees.
     pub kick_turn_deg: f64,
-    /// Motion quanta.
+    /// The motion table (the brain plans with its quanta).
     pub motion: MotionTable,
     /// Camera height above the floor, cm.
     pub camera_height_cm: f64,
@@ -182,15 +163,7 @@ impl Default for BrainParams {
             save_time_threshold_ms: 200,
             kick_cover_deg: 10.0,
             kick_turn_deg: 15.0,
-            motion: MotionTable {
-                step_cm: 12.0,
-                mini_step_cm: 2.0,
-                lateral_step_cm: 4.0,
-                turn_step_deg: 20.0,
-                small_turn_deg: 5.0,
-                lateral_step_ms: 600,
-                save_ms: 400,
-            },
+            motion: MotionTable::default(),
             camera_height_cm: 36.0,
             camera_pitch_offset_deg: -6.0,
             search_dwell_ms: 750,

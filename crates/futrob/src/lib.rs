@@ -24,6 +24,9 @@
 //!   discovery and `ASK_ROLE`, the simulated radio.
 //! - [`sighting`]: what the camera reports of one object.
 //! - [`config`]: `ini.config` and the vision stub file. [`log`]: FutRob's log line.
+//! - [`names`]: the FutRob vocabulary (objects, predicates, actions with their parameters,
+//!   ranges and codes) and [`motion`]: the motion table, both also the simulated body's
+//!   (`simrob-soccer`).
 //! - [`brain`]: all of the above for one robot. [`body`]: the link to a body that runs one
 //!   action at a time (the simulated humanoid).
 //!
@@ -61,8 +64,9 @@
 //!   differs, so FutRob's lower-case `findball` and `GKNeedsRelocate` load.
 //! - **No rule true:** the running action continues; "no rule matched" is logged once per
 //!   transition. **Unknown names, wrong arity, out-of-range values:** refused at load with
-//!   file and line. Parameter ranges: `walk*` distance [0, 1200] cm, `turn` angle [−180,
-//!   180] (default one 20° turn), head tilt [−60, 0], head pan [−60, 60].
+//!   file and line. Parameter ranges (one table, [`names::ParamSpec`], also the
+//!   body's): `walk*` distance [0, 1200] cm, `turn` angle [−360, 360] (default one 20° turn),
+//!   head tilt [−60, 0], head pan [−60, 60].
 //! - **Same action** = same name and same parameter value; it is not restarted.
 //! - **Hysteresis** N = 2 vision cycles (`visibilityHysteresis`).
 //! - **`ballLastPosValid`** is false while the ball is out of sight and its trajectory says
@@ -126,6 +130,7 @@ pub mod body;
 pub mod brain;
 pub mod config;
 pub mod log;
+pub mod motion;
 pub mod msg;
 pub mod names;
 pub mod rules;
@@ -136,6 +141,7 @@ pub mod world;
 pub use actions::{ActionHandler, BodyStatus, Fall};
 pub use brain::{Brain, BrainOutput};
 pub use config::{BrainParams, ConfigError, IniConfig, VisionStub};
+pub use motion::MotionTable;
 pub use msg::{Message, Param, Role, SimRadio, TeamComm, BROADCAST};
 pub use names::{Action, ActionKind, Family, ObjectKind, Predicate};
 pub use rules::{PredicateSet, RuleSet, RulesError};

@@ -29,6 +29,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use simrob_math::SplitMix64;
+
 use crate::names::ActionKind;
 
 /// Destination id meaning "every robot".
@@ -503,29 +505,6 @@ impl TeamComm {
     /// Receiver counters.
     pub fn stats(&self) -> CommStats {
         self.stats
-    }
-}
-
-/// Deterministic pseudo-random numbers (SplitMix64) for the simulated radio.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// Seeded generator.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 

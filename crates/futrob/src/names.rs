@@ -241,7 +241,7 @@ pub enum ActionKind {
     WalkRight,
     /// `walkLeft distance=cm`: lateral steps to the left.
     WalkLeft,
-    /// `turn angle=deg`: in place, positive to the right.
+    /// `turn angle=deg`: in place, positive to the right, [−360, 360].
     Turn,
     /// `turnHeadVertically angle=deg`: head tilt target, [−60, 0].
     TurnHeadVertically,
@@ -296,24 +296,66 @@ pub enum ActionKind {
     SupportBall,
 }
 
-/// A parameter an action accepts: its name, whether it is required, its range and default.
+/// A parameter an action accepts: its name, unit, range and default. The one table of
+/// FutRob's action parameters: the rules loader validates rule files with it and the
+/// simulated body (`simrob-soccer`) validates the requests it executes with it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ParamSpec {
-    /// Attribute name in the rules file.
+    /// Attribute name in the rules file and in a `Humanoid_Action` request.
     pub name: &'static str,
+    /// Unit of the value (`cm`, `degrees`).
+    pub unit: &'static str,
     /// Inclusive lower bound.
     pub min: f64,
     /// Inclusive upper bound.
     pub max: f64,
-    /// Value used when the attribute is absent (`None` = the body's one-quantum default).
+    /// Value used when the attribute is absent (`None` = one motion quantum of the body:
+    /// one step, one lateral step).
     pub default: Option<f64>,
 }
 
+/// `walk`, `walkRight`, `walkLeft`: an upper bound on the distance walked (FutRob §5.1.2,
+/// notes c.1), which gives no largest value; simrob's is 1200 cm, more than the 9 × 6 m
+/// field's diagonal (1082 cm).
 const DISTANCE: ParamSpec = ParamSpec {
     name: "distance",
+    unit: "cm",
     min: 0.0,
     max: 1200.0,
     default: None,
+};
+
+/// `turn`: degrees, positive to the right (FutRob §5.1.2, notes c.1). FutRob states no range
+/// (c.1 gives only the sign; out-of-range values are left open). simrob accepts one whole turn
+/// either way, [−360, 360]: FutRob's ball search may "even turn in place to see in every
+/// direction" (§5.1.2, notes c.3), a whole turn, and a turn never needs more. Default one
+/// elementary turn to the right (20°, §8.4, notes c.2).
+const TURN: ParamSpec = ParamSpec {
+    name: "angle",
+    unit: "degrees",
+    min: -360.0,
+    max: 360.0,
+    default: Some(20.0),
+};
+
+/// `turnHeadVertically`: the target tilt, [−60, 0] degrees, 0 level, negative down (FutRob
+/// §5.1.2, notes c.1). Default level.
+const HEAD_TILT: ParamSpec = ParamSpec {
+    name: "angle",
+    unit: "degrees",
+    min: -60.0,
+    max: 0.0,
+    default: Some(0.0),
+};
+
+/// `turnHeadHorizontally`: the target pan, [−60, 60] degrees, positive right (FutRob §5.1.2,
+/// notes c.1). Default straight ahead.
+const HEAD_PAN: ParamSpec = ParamSpec {
+    name: "angle",
+    unit: "degrees",
+    min: -60.0,
+    max: 60.0,
+    default: Some(0.0),
 };
 
 impl ActionKind {
@@ -455,24 +497,9 @@ impl ActionKind {
             ActionKind::Walk | ActionKind::WalkRight | ActionKind::WalkLeft => {
                 std::slice::from_ref(&DISTANCE)
             }
-            ActionKind::Turn => &[ParamSpec {
-                name: "angle",
-                min: -180.0,
-                max: 180.0,
-                default: Some(20.0),
-            }],
-            ActionKind::TurnHeadVertically => &[ParamSpec {
-                name: "angle",
-                min: -60.0,
-                max: 0.0,
-                default: Some(0.0),
-            }],
-            ActionKind::TurnHeadHorizontally => &[ParamSpec {
-                name: "angle",
-                min: -60.0,
-                max: 60.0,
-                default: Some(0.0),
-            }],
+            ActionKind::Turn => std::slice::from_ref(&TURN),
+            ActionKind::TurnHeadVertically => std::slice::from_ref(&HEAD_TILT),
+            ActionKind::TurnHeadHorizontally => std::slice::from_ref(&HEAD_PAN),
             _ => &[],
         }
     }

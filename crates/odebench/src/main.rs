@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use ode::{Api, OdeScene, Stepper};
+use simrob_math::wrap_angle_euclid;
 use simrob_physics::rotate;
 use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec, Interaction,
@@ -313,10 +314,6 @@ fn yaw(q: [f64; 4]) -> f64 {
     simrob_physics::quat_to_euler(q)[2]
 }
 
-fn wrap(a: f64) -> f64 {
-    (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
-}
-
 /// What a timed run left behind.
 struct Outcome {
     steps_per_second: f64,
@@ -590,7 +587,7 @@ fn single_robot_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<(
         }
         let (p1, q1, _) = e.pose(robot, 0).context("chassis")?;
         let drift = ((p1[0] - p0[0]).powi(2) + (p1[1] - p0[1]).powi(2)).sqrt();
-        let turn = wrap(yaw(q1) - yaw(q0)).to_degrees();
+        let turn = wrap_angle_euclid(yaw(q1) - yaw(q0)).to_degrees();
         // Straight: both wheels 3 rad/s from rest, 1 s to accelerate, then 5 s.
         let mut s = build(scene, api, k, 1, false, (3.0, 3.0))?;
         for _ in 0..600 {
@@ -610,7 +607,7 @@ fn single_robot_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<(
             turn,
             drift * 1e3,
             speed / (3.0 * SUMBOT_WHEEL_RADIUS),
-            wrap(yaw(qb) - yaw(qa)).to_degrees(),
+            wrap_angle_euclid(yaw(qb) - yaw(qa)).to_degrees(),
         );
     }
     Ok(())

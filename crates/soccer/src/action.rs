@@ -1,23 +1,29 @@
-//! The humanoid's basic actions, with FutRob's names and parameters, and their validation.
+//! The humanoid's basic actions as the body executes them, and their validation against
+//! FutRob's vocabulary: the names, parameters, units, ranges and defaults are
+//! `simrob_futrob::names` ([`ActionKind`], [`ParamSpec`]), the one table the brain's rules
+//! loader uses too.
 //!
 //! | action | parameter | unit, range, default |
 //! |---|---|---|
 //! | `none` | | hold still (stops the running action at its next equilibrium point) |
 //! | `initialPosition` | | back to the rest pose |
-//! | `walk` | `distance`, `gait` | cm in [0, 1000], default one step; `gait` = `long` (12 cm steps, default) or `normal` (8 cm), then 2 cm mini steps. Never farther than asked |
-//! | `walkRight`, `walkLeft` | `distance` | cm in [0, 1000] in 4 cm lateral steps, default one step |
+//! | `walk` | `distance`, `gait` | cm in [0, 1200], default one step; `gait` = `long` (12 cm steps, default) or `normal` (8 cm), then 2 cm mini steps. Never farther than asked |
+//! | `walkRight`, `walkLeft` | `distance` | cm in [0, 1200] in 4 cm lateral steps, default one step |
 //! | `turn` | `angle` | degrees in [−360, 360], **positive turns right**, in 20° quanta (never more than asked; under 20°, in 5° small turns), default one quantum to the right |
-//! | `turnHeadVertically` | `angle` | target tilt, degrees in [−60, 0] (0 = level, negative = down) |
-//! | `turnHeadHorizontally` | `angle` | target pan, degrees in [−60, 60] (positive = right) |
+//! | `turnHeadVertically` | `angle` | target tilt, degrees in [−60, 0] (0 = level, negative = down), default 0 |
+//! | `turnHeadHorizontally` | `angle` | target pan, degrees in [−60, 60] (positive = right), default 0 |
 //! | `kickRight`, `kickLeft` | | kick with that foot |
 //! | `saveRight`, `saveLeft` | | goalkeeper dive to that side, hold, get back up |
 //! | `frontGetUp`, `backGetUp` | | stand up after falling forward / backward |
 //!
-//! Names are matched without regard to letter case (FutRob's own files mix `findball` and
-//! `findBall`); they are reported in the spelling above. A parameter the action does not take,
-//! a value that is not a finite number, or a value out of range is refused.
+//! `gait` is simrob's addition for the body (the brain's rules do not use it). Names are
+//! matched without regard to letter case (FutRob's own files mix `findball` and `findBall`);
+//! they are reported in the spelling above. A parameter the action does not take, a value that
+//! is not a finite number, or a value out of range is refused.
 
 use std::fmt;
+
+pub use simrob_futrob::names::{ActionKind, ParamSpec};
 
 /// Which foot kicks, which side a keeper dives to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -53,31 +59,18 @@ pub enum Action {
     BackGetUp,
 }
 
-/// Every action name, in FutRob's spelling.
-pub const ACTION_NAMES: [&str; 14] = [
-    "none",
-    "initialPosition",
-    "walk",
-    "walkRight",
-    "walkLeft",
-    "turn",
-    "turnHeadVertically",
-    "turnHeadHorizontally",
-    "kickRight",
-    "kickLeft",
-    "saveRight",
-    "saveLeft",
-    "frontGetUp",
-    "backGetUp",
-];
-
-/// Largest walking distance accepted in one action (cm): more than the field's diagonal.
-pub const MAX_WALK_CM: f64 = 1000.0;
+/// Every basic action's name, in FutRob's spelling and code order.
+pub fn action_names() -> impl Iterator<Item = &'static str> {
+    ActionKind::ALL
+        .into_iter()
+        .filter(|k| k.is_basic())
+        .map(ActionKind::name)
+}
 
 /// Why an action request was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ActionError {
-    #[error("unknown action \"{0}\" (actions: {names})", names = ACTION_NAMES.join(", "))]
+    #[error("unknown action \"{0}\" (actions: {names})", names = action_names().collect::<Vec<_>>().join(", "))]
     UnknownAction(String),
     #[error("action {action} takes no parameter \"{param}\"{takes}")]
     UnknownParameter {
@@ -104,11 +97,6 @@ pub enum ActionError {
     },
     #[error("action walk: gait must be \"long\" or \"normal\", got \"{0}\"")]
     BadGait(String),
-    #[error("action {action} is missing its parameter {param}")]
-    Missing {
-        action: &'static str,
-        param: &'static str,
-    },
 }
 
 fn lookup<'a>(params: &'a [(String, String)], p: &str) -> Option<&'a str> {
@@ -154,21 +142,20 @@ impl Action {
     /// Parses an action from its name and `(parameter, value)` pairs, as FutRob's rule files
     /// and simrob's `Humanoid_Action` request write them.
     pub fn parse(name: &str, params: &[(String, String)]) -> Result<Action, ActionError> {
-        let canonical = ACTION_NAMES
-            .iter()
-            .copied()
-            .find(|n| n.eq_ignore_ascii_case(name.trim()))
+        let kind = ActionKind::lookup(name.trim())
+            .map(|(k, _)| k)
+            .filter(|k| k.is_basic())
             .ok_or_else(|| ActionError::UnknownAction(name.to_string()))?;
-        let allowed: &[&'static str] = match canonical {
-            "walk" => &["distance", "gait"],
-            "walkRight" | "walkLeft" => &["distance"],
-            "turn" | "turnHeadVertically" | "turnHeadHorizontally" => &["angle"],
-            _ => &[],
-        };
+        let canonical = kind.name();
+        let spec = kind.params().first();
+        let mut allowed: Vec<&'static str> = spec.iter().map(|p| p.name).collect();
+        if kind == ActionKind::Walk {
+            allowed.push("gait");
+        }
         let mut seen: Vec<&'static str> = Vec::new();
         let get = |p: &'static str| -> Option<&str> { lookup(params, p) };
         for (k, _) in params {
-            let Some(p) = allowed.iter().find(|a| a.eq_ignore_ascii_case(k.trim())) else {
+            let Some(&p) = allowed.iter().find(|a| a.eq_ignore_ascii_case(k.trim())) else {
                 let takes = if allowed.is_empty() {
                     " (it takes none)".to_string()
                 } else {
@@ -180,7 +167,7 @@ impl Action {
                     takes,
                 });
             };
-            if seen.contains(p) {
+            if seen.contains(&p) {
                 return Err(ActionError::DuplicateParameter {
                     action: canonical,
                     param: k.clone(),
@@ -188,23 +175,27 @@ impl Action {
             }
             seen.push(p);
         }
-        let walk_range = (0.0, MAX_WALK_CM);
-        let distance = |default: f64| -> Result<f64, ActionError> {
-            match lookup(params, "distance") {
+        // The action's one numeric parameter, validated by the vocabulary's table; absent, its
+        // default (`quantum` when the table leaves it to the body: one step).
+        let value = |quantum: f64| -> Result<f64, ActionError> {
+            let Some(spec) = spec else {
+                return Ok(quantum);
+            };
+            match lookup(params, spec.name) {
                 Some(v) => ranged(
                     canonical,
-                    "distance",
-                    number(canonical, "distance", v)?,
-                    walk_range,
-                    "cm",
+                    spec.name,
+                    number(canonical, spec.name, v)?,
+                    (spec.min, spec.max),
+                    spec.unit,
                 ),
-                None => Ok(default),
+                None => Ok(spec.default.unwrap_or(quantum)),
             }
         };
-        Ok(match canonical {
-            "none" => Action::None,
-            "initialPosition" => Action::InitialPosition,
-            "walk" => {
+        Ok(match kind {
+            ActionKind::None => Action::None,
+            ActionKind::InitialPosition => Action::InitialPosition,
+            ActionKind::Walk => {
                 let gait = match get("gait") {
                     None => Gait::Long,
                     Some(g) if g.trim().eq_ignore_ascii_case("long") => Gait::Long,
@@ -216,68 +207,57 @@ impl Action {
                     Gait::Normal => 8.0,
                 };
                 Action::Walk {
-                    distance_cm: distance(default)?,
+                    distance_cm: value(default)?,
                     gait,
                 }
             }
-            "walkRight" => Action::WalkRight {
-                distance_cm: distance(4.0)?,
+            ActionKind::WalkRight => Action::WalkRight {
+                distance_cm: value(4.0)?,
             },
-            "walkLeft" => Action::WalkLeft {
-                distance_cm: distance(4.0)?,
+            ActionKind::WalkLeft => Action::WalkLeft {
+                distance_cm: value(4.0)?,
             },
-            "turn" => {
-                let a = match get("angle") {
-                    Some(v) => number(canonical, "angle", v)?,
-                    None => 20.0,
-                };
-                Action::Turn {
-                    angle_deg: ranged(canonical, "angle", a, (-360.0, 360.0), "degrees")?,
-                }
-            }
-            "turnHeadVertically" | "turnHeadHorizontally" => {
-                let v = get("angle").ok_or(ActionError::Missing {
-                    action: canonical,
-                    param: "angle",
-                })?;
-                let a = number(canonical, "angle", v)?;
-                if canonical == "turnHeadVertically" {
-                    Action::TurnHeadVertically {
-                        angle_deg: ranged(canonical, "angle", a, (-60.0, 0.0), "degrees")?,
-                    }
-                } else {
-                    Action::TurnHeadHorizontally {
-                        angle_deg: ranged(canonical, "angle", a, (-60.0, 60.0), "degrees")?,
-                    }
-                }
-            }
-            "kickRight" => Action::Kick(Side::Right),
-            "kickLeft" => Action::Kick(Side::Left),
-            "saveRight" => Action::Save(Side::Right),
-            "saveLeft" => Action::Save(Side::Left),
-            "frontGetUp" => Action::FrontGetUp,
+            ActionKind::Turn => Action::Turn {
+                angle_deg: value(20.0)?,
+            },
+            ActionKind::TurnHeadVertically => Action::TurnHeadVertically {
+                angle_deg: value(0.0)?,
+            },
+            ActionKind::TurnHeadHorizontally => Action::TurnHeadHorizontally {
+                angle_deg: value(0.0)?,
+            },
+            ActionKind::KickRight => Action::Kick(Side::Right),
+            ActionKind::KickLeft => Action::Kick(Side::Left),
+            ActionKind::SaveRight => Action::Save(Side::Right),
+            ActionKind::SaveLeft => Action::Save(Side::Left),
+            ActionKind::FrontGetUp => Action::FrontGetUp,
             _ => Action::BackGetUp,
         })
     }
 
+    /// The vocabulary's entry for this action.
+    pub fn kind(&self) -> ActionKind {
+        match self {
+            Action::None => ActionKind::None,
+            Action::InitialPosition => ActionKind::InitialPosition,
+            Action::Walk { .. } => ActionKind::Walk,
+            Action::WalkRight { .. } => ActionKind::WalkRight,
+            Action::WalkLeft { .. } => ActionKind::WalkLeft,
+            Action::Turn { .. } => ActionKind::Turn,
+            Action::TurnHeadVertically { .. } => ActionKind::TurnHeadVertically,
+            Action::TurnHeadHorizontally { .. } => ActionKind::TurnHeadHorizontally,
+            Action::Kick(Side::Right) => ActionKind::KickRight,
+            Action::Kick(Side::Left) => ActionKind::KickLeft,
+            Action::Save(Side::Right) => ActionKind::SaveRight,
+            Action::Save(Side::Left) => ActionKind::SaveLeft,
+            Action::FrontGetUp => ActionKind::FrontGetUp,
+            Action::BackGetUp => ActionKind::BackGetUp,
+        }
+    }
+
     /// FutRob's name of the action.
     pub fn name(&self) -> &'static str {
-        match self {
-            Action::None => "none",
-            Action::InitialPosition => "initialPosition",
-            Action::Walk { .. } => "walk",
-            Action::WalkRight { .. } => "walkRight",
-            Action::WalkLeft { .. } => "walkLeft",
-            Action::Turn { .. } => "turn",
-            Action::TurnHeadVertically { .. } => "turnHeadVertically",
-            Action::TurnHeadHorizontally { .. } => "turnHeadHorizontally",
-            Action::Kick(Side::Right) => "kickRight",
-            Action::Kick(Side::Left) => "kickLeft",
-            Action::Save(Side::Right) => "saveRight",
-            Action::Save(Side::Left) => "saveLeft",
-            Action::FrontGetUp => "frontGetUp",
-            Action::BackGetUp => "backGetUp",
-        }
+        self.kind().name()
     }
 
     /// The parameters as `(name, value)` pairs, every one given explicitly.
@@ -358,7 +338,7 @@ mod tests {
             Action::parse("kickLeft", &[]).unwrap(),
             Action::Kick(Side::Left)
         );
-        for n in ACTION_NAMES {
+        for n in action_names() {
             let params = match n {
                 "turnHeadVertically" | "turnHeadHorizontally" => p(&[("angle", "0")]),
                 _ => Vec::new(),
@@ -379,8 +359,14 @@ mod tests {
         assert!(matches!(e, ActionError::NotANumber { .. }), "{e}");
         let e = Action::parse("walk", &p(&[("distance", "-5")])).unwrap_err();
         assert!(matches!(e, ActionError::OutOfRange { .. }), "{e}");
-        let e = Action::parse("turnHeadHorizontally", &[]).unwrap_err();
-        assert!(matches!(e, ActionError::Missing { .. }), "{e}");
+        assert_eq!(
+            Action::parse("turnHeadHorizontally", &[]).unwrap(),
+            Action::TurnHeadHorizontally { angle_deg: 0.0 }
+        );
+        let e = Action::parse("turn", &p(&[("angle", "361")])).unwrap_err();
+        assert!(e.to_string().contains("[-360, 360] degrees"), "{e}");
+        let e = Action::parse("walk", &p(&[("distance", "1201")])).unwrap_err();
+        assert!(e.to_string().contains("[0, 1200] cm"), "{e}");
         let e = Action::parse("walk", &p(&[("distance", "3"), ("Distance", "4")])).unwrap_err();
         assert!(matches!(e, ActionError::DuplicateParameter { .. }), "{e}");
     }

@@ -41,13 +41,9 @@
 //! | bias | +5.33 | +2.17 | +0.57 | +0.86 | +0.64 | +2.69 | +2.71 | +4.19 | +8.69 | +17.78 |
 //! | spread (σ) | 0.62 | 0.70 | 2.14 | 2.68 | 3.63 | 4.39 | 5.39 | 5.84 | 5.83 | 6.55 |
 
-use std::f64::consts::PI;
-
 use crate::field::{KidSizeField, Team};
-use crate::humanoid::{wrap, Pose2, Posture, CAMERA_HEIGHT};
-use crate::rng::SimRng;
-
-const DEG: f64 = PI / 180.0;
+use crate::humanoid::{Pose2, Posture, CAMERA_HEIGHT};
+use simrob_math::{wrap_angle, Xoshiro256StarStar, DEG};
 
 /// What the camera recognises (FutRob's object names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -278,7 +274,7 @@ struct Eye {
 
 impl Eye {
     fn bearing(&self, p: [f64; 2]) -> f64 {
-        wrap((p[1] - self.pos[1]).atan2(p[0] - self.pos[0]) - self.yaw)
+        wrap_angle((p[1] - self.pos[1]).atan2(p[0] - self.pos[0]) - self.yaw)
     }
     fn in_view(&self, p: [f64; 2], z: (f64, f64), profile: &CameraProfile) -> bool {
         if self.bearing(p).abs() > profile.hfov / 2.0 {
@@ -335,7 +331,7 @@ pub fn look(
     scene: &SceneView,
     robot: u32,
     profile: &CameraProfile,
-    rng: &mut SimRng,
+    rng: &mut Xoshiro256StarStar,
 ) -> CameraFrame {
     let mut frame = CameraFrame {
         robot,
@@ -350,7 +346,7 @@ pub fn look(
     }
     let eye = Eye {
         pos: [me.pose.x, me.pose.y, CAMERA_HEIGHT],
-        yaw: wrap(me.pose.heading - me.head.0),
+        yaw: wrap_angle(me.pose.heading - me.head.0),
         pitch: me.head.1 + profile.pitch_offset,
     };
     let f = &scene.field;
@@ -401,12 +397,16 @@ pub fn look(
         });
     }
     let mut out: Vec<Observation> = Vec::new();
-    let push = |kind: ObjectKind, at: [f64; 2], rng: &mut SimRng, out: &mut Vec<Observation>| {
+    let push = |kind: ObjectKind,
+                at: [f64; 2],
+                rng: &mut Xoshiro256StarStar,
+                out: &mut Vec<Observation>| {
         if rng.chance(profile.dropout) {
             return;
         }
         let true_d = ((at[0] - me.pose.x).powi(2) + (at[1] - me.pose.y).powi(2)).sqrt() * 100.0;
-        let true_a = -wrap((at[1] - me.pose.y).atan2(at[0] - me.pose.x) - me.pose.heading) / DEG;
+        let true_a =
+            -wrap_angle((at[1] - me.pose.y).atan2(at[0] - me.pose.x) - me.pose.heading) / DEG;
         let (bias, sd) = profile.distance_error_at(true_d);
         let distance = (true_d + rng.normal(bias, sd)).max(0.0);
         let mut angle = true_a + rng.normal(0.0, profile.angle_sd);
@@ -479,14 +479,14 @@ pub fn look(
 pub struct Camera {
     pub robot: u32,
     pub profile: CameraProfile,
-    rng: SimRng,
+    rng: Xoshiro256StarStar,
     next: f64,
 }
 
 impl Camera {
-    /// The camera of `robot`; noise from `rng` (use [`SimRng::for_stream`] with the robot's id so
+    /// The camera of `robot`; noise from `rng` (use [`Xoshiro256StarStar::for_stream`] with the robot's id so
     /// that every camera has its own reproducible stream).
-    pub fn new(robot: u32, profile: CameraProfile, rng: SimRng) -> Self {
+    pub fn new(robot: u32, profile: CameraProfile, rng: Xoshiro256StarStar) -> Self {
         Camera {
             robot,
             profile,
@@ -515,6 +515,7 @@ impl Camera {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::f64::consts::PI;
 
     fn scene_with(ball: [f64; 3], pose: Pose2, head: (f64, f64)) -> SceneView {
         SceneView {
@@ -542,7 +543,12 @@ mod tests {
     #[test]
     fn ball_ahead_is_seen_with_its_angle_and_distance() {
         let s = scene_with([1.0, -0.2, 0.05], Pose2::default(), (0.0, -20.0 * DEG));
-        let f = look(&s, 3, &CameraProfile::ideal(), &mut SimRng::new(1));
+        let f = look(
+            &s,
+            3,
+            &CameraProfile::ideal(),
+            &mut Xoshiro256StarStar::new(1),
+        );
         let b = ball_of(&f).expect("ball in view");
         assert!((b.distance - 101.98).abs() < 0.01, "{b:?}");
         // The ball is at −Y: to the right, a positive angle.
@@ -554,17 +560,17 @@ mod tests {
         let p = CameraProfile::ideal();
         // Ball 45° to the left: outside ±37.65°.
         let s = scene_with([1.0, 1.0, 0.05], Pose2::default(), (0.0, -20.0 * DEG));
-        assert!(ball_of(&look(&s, 3, &p, &mut SimRng::new(1))).is_none());
+        assert!(ball_of(&look(&s, 3, &p, &mut Xoshiro256StarStar::new(1))).is_none());
         // Pan the head left by 30°: now in view.
         let s = scene_with(
             [1.0, 1.0, 0.05],
             Pose2::default(),
             (-30.0 * DEG, -20.0 * DEG),
         );
-        assert!(ball_of(&look(&s, 3, &p, &mut SimRng::new(1))).is_some());
+        assert!(ball_of(&look(&s, 3, &p, &mut Xoshiro256StarStar::new(1))).is_some());
         // A ball at the feet with the head level is below the image.
         let s = scene_with([0.15, 0.0, 0.05], Pose2::default(), (0.0, 0.0));
-        assert!(ball_of(&look(&s, 3, &p, &mut SimRng::new(1))).is_none());
+        assert!(ball_of(&look(&s, 3, &p, &mut Xoshiro256StarStar::new(1))).is_none());
     }
 
     #[test]
@@ -591,7 +597,7 @@ mod tests {
         for (x, heading) in [(2.0, 0.0), (-2.0, PI)] {
             let pose = Pose2 { x, y: 0.0, heading };
             let s = scene_with([x, 0.0, 0.05], pose, (0.0, 0.0));
-            let f = look(&s, 3, &p, &mut SimRng::new(1));
+            let f = look(&s, 3, &p, &mut Xoshiro256StarStar::new(1));
             for o in &f.objects {
                 match o.kind {
                     ObjectKind::OppGoal => assert!((o.angle - 15.8).abs() < 1e-9, "{o:?}"),
@@ -607,7 +613,7 @@ mod tests {
 
     #[test]
     fn rate_limits_frames() {
-        let mut cam = Camera::new(3, CameraProfile::paper(), SimRng::new(2));
+        let mut cam = Camera::new(3, CameraProfile::paper(), Xoshiro256StarStar::new(2));
         let mut s = scene_with([1.0, 0.0, 0.05], Pose2::default(), (0.0, -20.0 * DEG));
         let mut frames = 0;
         for i in 0..=400 {

@@ -154,8 +154,8 @@ impl Default for KidSizeField {
 pub const PAINT_DEPTH: f64 = 0.01;
 
 /// Rolling-resistance coefficient of the KidSize ball on the carpet (deceleration = C·g).
-/// With the kick speed of [`crate::MotionTable::kick_speed`] the ball rolls
-/// [`crate::MotionTable::kick_distance`] (1.05 m, FutRob's "about 110 cm at most") and stops.
+/// With the kick speed of [`crate::humanoid::kick_speed`] the ball rolls the motion table's
+/// `kick_distance_cm` (105 cm, FutRob's "about 110 cm at most") and stops.
 pub const CARPET_ROLLING_RESISTANCE: f64 = 0.06;
 
 impl KidSizeField {

@@ -13,117 +13,51 @@
 //! turn of less than one quantum is made of 5° small turns (`turn 45` = 40°, `turn 12` = 10°),
 //! the finer motion FutRob's report asks for to line up kicks.
 //!
-//! ## The duration table
-//! FutRob gives no durations (it names `LATERAL_STEP_TIMING_MS` and `SAVE_TIMING_MS` without
-//! values). simrob's defaults, all in [`MotionTable`] and configurable:
-//!
-//! | motion | default | source |
-//! |---|---|---|
-//! | long step 12 cm | 0.8 s | Bioloid Premium humanoid walking speed about 15 cm/s (vendor demo gaits); FutRob's step lengths |
-//! | normal step 8 cm | 0.6 s | same gait, shorter stride |
-//! | mini step 2 cm | 0.4 s | one weight shift of the same gait |
-//! | lateral step 4 cm | 0.6 s | `LATERAL_STEP_TIMING_MS`, value chosen to match the forward gait's cadence |
-//! | turn quantum 20° | 0.8 s | two weight shifts, as a long step |
-//! | small turn 5° | 0.4 s | one weight shift, as a mini step |
-//! | head | 180 °/s | half the AX-12's no-load 59 rpm (354 °/s), the servos FutRob's head uses |
-//! | kick | 1.2 s, ball struck at 0.35 s | a Bioloid kick motion (lift, swing, recover) |
-//! | save | dive 0.4 s (`SAVE_TIMING_MS`), hold 1.5 s, recover 1.5 s | FutRob: "every dive that was needed was made in time" from 130 cm |
-//! | get-up | 4.0 s | Bioloid get-up motions |
-//! | initial position | 1.0 s | |
-//! | fall | 0.4 s | |
+//! ## The motion table
+//! Quanta, durations, the kick and the body's size come from [`MotionTable`], FutRob's
+//! vocabulary's own table (`simrob_futrob::motion`, in centimetres, degrees and
+//! milliseconds: the defaults and their sources are there); the body converts them to metres,
+//! radians and seconds where it moves.
 //!
 //! ## Noise and falls
 //! [`MotionNoise`] scales each step's length, adds heading drift per step and an error per turn
 //! quantum, and makes a motion end in a fall with a given probability; [`MotionNoise::ideal`]
 //! has none of it, [`MotionNoise::paper`] has FutRob's fall rates (see its docs). Falls are drawn
-//! from the humanoid's own seeded [`SimRng`]. A fallen robot refuses every action but the
+//! from the humanoid's own seeded [`Xoshiro256StarStar`]. A fallen robot refuses every action but the
 //! matching get-up. A kick's fall happens after the ball was struck, as in FutRob's trials.
 
 use std::collections::VecDeque;
 use std::f64::consts::PI;
 
+use simrob_math::{wrap_angle, Xoshiro256StarStar, DEG};
+
 use crate::action::{Action, Gait, Side};
 use crate::field::Team;
-use crate::rng::SimRng;
 
-const DEG: f64 = PI / 180.0;
+pub use simrob_futrob::MotionTable;
 
-/// Durations (s), distances (m) and the kick of the humanoid's motions. See the module table.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MotionTable {
-    pub long_step: f64,
-    pub long_step_time: f64,
-    pub normal_step: f64,
-    pub normal_step_time: f64,
-    pub mini_step: f64,
-    pub mini_step_time: f64,
-    pub lateral_step: f64,
-    pub lateral_step_time: f64,
-    /// Radians per turn quantum.
-    pub turn_quantum: f64,
-    pub turn_time: f64,
-    /// Radians per small turn: a turn of less than one quantum is made of these (a kick's
-    /// final alignment).
-    pub small_turn_quantum: f64,
-    pub small_turn_time: f64,
-    /// Head speed, rad/s.
-    pub head_speed: f64,
-    pub kick_time: f64,
-    /// When, from the kick's start, the foot meets the ball.
-    pub kick_strike: f64,
-    /// Ball speed (m/s) right after a kick.
-    pub kick_speed: f64,
-    /// How far (m) the kick's ball speed rolls the ball on the carpet (documentation of
-    /// `kick_speed`: `kick_speed = sqrt(2·C·g·kick_distance)`).
-    pub kick_distance: f64,
-    /// Largest gap (m) between the toe and the ball's surface for the foot to reach the ball.
-    pub kick_reach: f64,
-    /// Largest distance (m) between the ball's centre and the kicking foot's axis.
-    pub kick_lateral: f64,
-    pub save_dive_time: f64,
-    pub save_hold_time: f64,
-    pub save_recover_time: f64,
-    pub get_up_time: f64,
-    pub initial_position_time: f64,
-    pub fall_time: f64,
-    /// Radius (m) of the disc a standing humanoid occupies for robot–robot and robot–post
-    /// blocking.
-    pub body_radius: f64,
+/// A length of the motion table (cm) in metres.
+#[inline]
+fn metres(cm: f64) -> f64 {
+    cm / 100.0
 }
 
-impl Default for MotionTable {
-    fn default() -> Self {
-        let kick_distance = 1.05;
-        MotionTable {
-            long_step: 0.12,
-            long_step_time: 0.8,
-            normal_step: 0.08,
-            normal_step_time: 0.6,
-            mini_step: 0.02,
-            mini_step_time: 0.4,
-            lateral_step: 0.04,
-            lateral_step_time: 0.6,
-            turn_quantum: 20.0 * DEG,
-            turn_time: 0.8,
-            small_turn_quantum: 5.0 * DEG,
-            small_turn_time: 0.4,
-            head_speed: 180.0 * DEG,
-            kick_time: 1.2,
-            kick_strike: 0.35,
-            kick_speed: (2.0 * crate::field::CARPET_ROLLING_RESISTANCE * 9.8 * kick_distance)
-                .sqrt(),
-            kick_distance,
-            kick_reach: 0.06,
-            kick_lateral: 0.05,
-            save_dive_time: 0.4,
-            save_hold_time: 1.5,
-            save_recover_time: 1.5,
-            get_up_time: 4.0,
-            initial_position_time: 1.0,
-            fall_time: 0.4,
-            body_radius: 0.1,
-        }
-    }
+/// A duration of the motion table (ms) in seconds.
+#[inline]
+fn secs(ms: u64) -> f64 {
+    ms as f64 / 1000.0
+}
+
+/// Ball speed (m/s) right after a kick: the speed the carpet's rolling resistance stops
+/// after the table's `kick_distance_cm` (`sqrt(2·C·g·d)`).
+pub fn kick_speed(table: &MotionTable) -> f64 {
+    (2.0 * crate::field::CARPET_ROLLING_RESISTANCE * 9.8 * metres(table.kick_distance_cm)).sqrt()
+}
+
+/// The radius (m) of the disc a standing humanoid occupies for robot–robot and robot–post
+/// blocking.
+pub fn body_radius(table: &MotionTable) -> f64 {
+    metres(table.body_radius_cm)
 }
 
 /// Motion noise and falls. All zero in [`MotionNoise::ideal`].
@@ -202,7 +136,7 @@ impl Pose2 {
         Pose2 {
             x: self.x + forward * c - left * s,
             y: self.y + forward * s + left * c,
-            heading: wrap(self.heading + dyaw),
+            heading: wrap_angle(self.heading + dyaw),
         }
     }
     /// A point given in the robot's frame (forward, left) in world coordinates.
@@ -219,17 +153,6 @@ impl Pose2 {
         let (dx, dy) = (p[0] - self.x, p[1] - self.y);
         [dx * c + dy * s, -dx * s + dy * c]
     }
-}
-
-/// An angle wrapped into (−π, π].
-pub fn wrap(a: f64) -> f64 {
-    let mut a = a % (2.0 * PI);
-    if a > PI {
-        a -= 2.0 * PI;
-    } else if a <= -PI {
-        a += 2.0 * PI;
-    }
-    a
 }
 
 /// How the body is arranged.
@@ -389,7 +312,7 @@ pub struct Humanoid {
     state: Option<ActionState>,
     pending: Option<(Action, u64)>,
     seq: u64,
-    rng: SimRng,
+    rng: Xoshiro256StarStar,
 }
 
 /// Body parts of the humanoid, in the order [`Humanoid::part_poses`] returns them.
@@ -484,7 +407,7 @@ pub struct PartPose {
 
 impl Humanoid {
     /// A standing humanoid at `pose`, head level and ahead; its noise comes from `rng`.
-    pub fn new(id: u32, team: Team, pose: Pose2, rng: SimRng) -> Self {
+    pub fn new(id: u32, team: Team, pose: Pose2, rng: Xoshiro256StarStar) -> Self {
         Humanoid {
             id,
             team,
@@ -528,7 +451,7 @@ impl Humanoid {
         self.current.is_none() && self.queue.is_empty() && self.pending.is_none()
     }
     /// Its noise generator (its state goes into save files).
-    pub fn rng(&self) -> &SimRng {
+    pub fn rng(&self) -> &Xoshiro256StarStar {
         &self.rng
     }
 
@@ -626,26 +549,26 @@ impl Humanoid {
             Action::None => {}
             Action::InitialPosition => out.push_back(Segment {
                 motion: Motion::Rest,
-                duration: t.initial_position_time,
+                duration: secs(t.initial_position_ms),
                 fall: FallRisk::None,
             }),
             Action::Walk { distance_cm, gait } => {
                 let d = distance_cm / 100.0 + 1e-9;
                 let (step, time) = match gait {
-                    Gait::Long => (t.long_step, t.long_step_time),
-                    Gait::Normal => (t.normal_step, t.normal_step_time),
+                    Gait::Long => (metres(t.step_cm), secs(t.step_ms)),
+                    Gait::Normal => (metres(t.normal_step_cm), secs(t.normal_step_ms)),
                 };
                 let n = (d / step).floor() as usize;
-                let m = ((d - n as f64 * step) / t.mini_step).floor() as usize;
+                let m = ((d - n as f64 * step) / metres(t.mini_step_cm)).floor() as usize;
                 for _ in 0..n {
                     out.push_back(body(step, 0.0, 0.0, time, FallRisk::Step));
                 }
                 for _ in 0..m {
                     out.push_back(body(
-                        t.mini_step,
+                        metres(t.mini_step_cm),
                         0.0,
                         0.0,
-                        t.mini_step_time,
+                        secs(t.mini_step_ms),
                         FallRisk::Step,
                     ));
                 }
@@ -656,25 +579,25 @@ impl Humanoid {
                 } else {
                     1.0
                 };
-                let n = (distance_cm / 100.0 / t.lateral_step + 1e-9).floor() as usize;
+                let n = (distance_cm / 100.0 / metres(t.lateral_step_cm) + 1e-9).floor() as usize;
                 for _ in 0..n {
                     out.push_back(body(
                         0.0,
-                        s * t.lateral_step,
+                        s * metres(t.lateral_step_cm),
                         0.0,
-                        t.lateral_step_time,
+                        secs(t.lateral_step_ms),
                         FallRisk::Lateral,
                     ));
                 }
             }
             Action::Turn { angle_deg } => {
-                let n = (angle_deg.abs() * DEG / t.turn_quantum + 1e-9).floor() as usize;
+                let n = (angle_deg.abs() * DEG / (t.turn_step_deg * DEG) + 1e-9).floor() as usize;
                 // Less than one quantum: small turns (none when the table has none).
-                let (n, q, time) = if n == 0 && t.small_turn_quantum > 0.0 {
-                    let k = (angle_deg.abs() * DEG / t.small_turn_quantum + 1e-9).floor();
-                    (k as usize, t.small_turn_quantum, t.small_turn_time)
+                let (n, q, time) = if n == 0 && (t.small_turn_deg * DEG) > 0.0 {
+                    let k = (angle_deg.abs() * DEG / (t.small_turn_deg * DEG) + 1e-9).floor();
+                    (k as usize, (t.small_turn_deg * DEG), secs(t.small_turn_ms))
                 } else {
-                    (n, t.turn_quantum, t.turn_time)
+                    (n, (t.turn_step_deg * DEG), secs(t.turn_step_ms))
                 };
                 // Positive turns right: clockwise, a negative heading change.
                 let dyaw = -angle_deg.signum() * q;
@@ -689,7 +612,7 @@ impl Humanoid {
                         pan: self.head.0,
                         tilt,
                     },
-                    duration: ((tilt - self.head.1).abs() / t.head_speed).max(0.02),
+                    duration: ((tilt - self.head.1).abs() / (t.head_deg_per_s * DEG)).max(0.02),
                     fall: FallRisk::None,
                 });
             }
@@ -700,23 +623,23 @@ impl Humanoid {
                         pan,
                         tilt: self.head.1,
                     },
-                    duration: ((pan - self.head.0).abs() / t.head_speed).max(0.02),
+                    duration: ((pan - self.head.0).abs() / (t.head_deg_per_s * DEG)).max(0.02),
                     fall: FallRisk::None,
                 });
             }
             Action::Kick(side) => out.push_back(Segment {
                 motion: Motion::Kick(side),
-                duration: t.kick_time,
+                duration: secs(t.kick_ms),
                 fall: FallRisk::Kick,
             }),
             Action::Save(side) => out.push_back(Segment {
                 motion: Motion::Save(side),
-                duration: t.save_dive_time + t.save_hold_time + t.save_recover_time,
+                duration: secs(t.save_ms) + secs(t.save_hold_ms) + secs(t.save_recover_ms),
                 fall: FallRisk::None,
             }),
             Action::FrontGetUp | Action::BackGetUp => out.push_back(Segment {
                 motion: Motion::GetUp,
-                duration: t.get_up_time,
+                duration: secs(t.get_up_ms),
                 fall: FallRisk::None,
             }),
         }
@@ -784,8 +707,8 @@ impl Humanoid {
                     let candidate = Pose2 {
                         x: lerp(cur.from.x, cur.to.x, s),
                         y: lerp(cur.from.y, cur.to.y, s),
-                        heading: wrap(
-                            cur.from.heading + wrap(cur.to.heading - cur.from.heading) * s,
+                        heading: wrap_angle(
+                            cur.from.heading + wrap_angle(cur.to.heading - cur.from.heading) * s,
                         ),
                     };
                     let moved =
@@ -826,12 +749,13 @@ impl Humanoid {
                     );
                 }
                 Motion::Kick(side) => {
-                    if !cur.struck && now >= table.kick_strike {
+                    if !cur.struck && now >= secs(table.kick_strike_ms) {
                         cur.struck = true;
-                        let speed = table.kick_speed
+                        let speed = kick_speed(table)
                             * (1.0 + self.rng.normal(0.0, noise.kick_speed_sd)).max(0.0);
-                        let heading =
-                            wrap(self.pose.heading + self.rng.normal(0.0, noise.kick_direction_sd));
+                        let heading = wrap_angle(
+                            self.pose.heading + self.rng.normal(0.0, noise.kick_direction_sd),
+                        );
                         events.push(HumanoidEvent::Strike {
                             side,
                             speed,
@@ -841,16 +765,16 @@ impl Humanoid {
                 }
                 Motion::Save(side) => {
                     if before == 0.0 {
-                        self.set_posture(Posture::Saving(side), table.save_dive_time);
+                        self.set_posture(Posture::Saving(side), secs(table.save_ms));
                     }
-                    let up = table.save_dive_time + table.save_hold_time;
+                    let up = secs(table.save_ms) + secs(table.save_hold_ms);
                     if before < up && now >= up {
-                        self.set_posture(Posture::Standing, table.save_recover_time);
+                        self.set_posture(Posture::Standing, secs(table.save_recover_ms));
                     }
                 }
                 Motion::GetUp => {
                     if before == 0.0 {
-                        self.set_posture(Posture::Standing, table.get_up_time);
+                        self.set_posture(Posture::Standing, secs(table.get_up_ms));
                     }
                 }
                 Motion::Rest => {}
@@ -870,7 +794,7 @@ impl Humanoid {
                 if let Motion::Head { pan, tilt } = segment.motion {
                     self.head = (pan, tilt);
                 }
-                self.set_posture(p, table.fall_time);
+                self.set_posture(p, secs(table.fall_ms));
                 self.queue.clear();
                 if let Some(s) = &mut self.state {
                     s.status = ActionStatus::Fell;
@@ -922,7 +846,7 @@ impl Humanoid {
                     self.rng.normal(0.0, noise.step_heading_sd)
                 } else {
                     // A quantum's error; a small turn's in proportion to its angle.
-                    let part = (dyaw.abs() / table.turn_quantum).min(1.0);
+                    let part = (dyaw.abs() / (table.turn_step_deg * DEG)).min(1.0);
                     self.rng.normal(0.0, noise.turn_sd * part)
                 };
                 self.pose.moved(forward * scale, left * scale, dyaw + drift)
@@ -930,7 +854,7 @@ impl Humanoid {
             _ => self.pose,
         };
         let falls = if self.rng.chance(fall_p) {
-            Some(if self.rng.uniform() < 0.5 {
+            Some(if self.rng.next_f64() < 0.5 {
                 Posture::FallenFront
             } else {
                 Posture::FallenBack
@@ -966,7 +890,8 @@ impl Humanoid {
         // From a ball pressed against the toe (the foot draws back 5 cm before it swings; a
         // ball pushed by the foot while the robot turns or steps sits up to 2 cm into the
         // toe's box) to `kick_reach` beyond it.
-        (-0.02..=table.kick_reach).contains(&gap) && (left - foot[1]).abs() <= table.kick_lateral
+        (-0.02..=metres(table.kick_reach_cm)).contains(&gap)
+            && (left - foot[1]).abs() <= metres(table.kick_lateral_cm)
     }
 
     /// World poses of the body parts ([`PARTS`] order) now.
@@ -1013,7 +938,7 @@ impl Humanoid {
             if i == 1 && self.posture == Posture::Standing && self.blend >= 1.0 {
                 // The head turns: pitch down is a positive rotation about the robot's Y axis.
                 pitch = -self.head.1;
-                yaw = wrap(self.pose.heading - self.head.0);
+                yaw = wrap_angle(self.pose.heading - self.head.0);
                 roll = 0.0;
             }
             let [wx, wy] = self.pose.to_world(local[0], local[1]);
@@ -1033,7 +958,7 @@ impl Humanoid {
         }
         Some((
             [self.pose.x, self.pose.y, CAMERA_HEIGHT],
-            wrap(self.pose.heading - self.head.0),
+            wrap_angle(self.pose.heading - self.head.0),
             self.head.1,
         ))
     }
@@ -1045,7 +970,7 @@ impl Humanoid {
         head: (f64, f64),
         posture: Posture,
         seq: u64,
-        rng: SimRng,
+        rng: Xoshiro256StarStar,
     ) {
         self.place(pose);
         self.head = head;
@@ -1064,7 +989,7 @@ impl Humanoid {
 /// The kicking foot's offset (forward, up) at `t` seconds into the kick: back-swing, then the
 /// swing through the ball at the strike, then back to rest.
 fn kick_foot_offset(t: f64, table: &MotionTable) -> (f64, f64) {
-    let strike = table.kick_strike;
+    let strike = secs(table.kick_strike_ms);
     let swing_end = strike + 0.15;
     if t < strike {
         let s = smooth(t / strike);
@@ -1073,7 +998,7 @@ fn kick_foot_offset(t: f64, table: &MotionTable) -> (f64, f64) {
         let s = smooth((t - strike) / (swing_end - strike));
         (lerp(-0.05, 0.03, s), 0.03)
     } else {
-        let s = smooth((t - swing_end) / (table.kick_time - swing_end).max(1e-6));
+        let s = smooth((t - swing_end) / (secs(table.kick_ms) - swing_end).max(1e-6));
         (lerp(0.03, 0.0, s), lerp(0.03, 0.0, s))
     }
 }
@@ -1097,7 +1022,7 @@ mod tests {
     }
 
     fn robot() -> Humanoid {
-        Humanoid::new(1, Team::Cyan, Pose2::default(), SimRng::new(1))
+        Humanoid::new(1, Team::Cyan, Pose2::default(), Xoshiro256StarStar::new(1))
     }
 
     fn walk(d: f64) -> Action {

@@ -3,7 +3,7 @@
 //! Humanoid robot soccer on simrob, sans-IO: the RoboCup **KidSize** field ([`field`]), the
 //! humanoid body of FutRob's Bioloid robots and its **timed actions** ([`action`],
 //! [`humanoid`]), the **head camera** ([`camera`]) and the named noise **profiles**
-//! `paper` and `ideal` ([`profile`]), with a seeded random number generator ([`rng`]).
+//! `paper` and `ideal` ([`profile`]), drawing their noise from `simrob_math::Xoshiro256StarStar`.
 //!
 //! It is a library of models and does no I/O (no sockets, files, threads or clocks). It does
 //! not step physics: `simrob-world` holds the humanoids as entities, advances them every
@@ -23,7 +23,6 @@ pub mod camera;
 pub mod field;
 pub mod humanoid;
 pub mod profile;
-pub mod rng;
 
 pub use action::{Action, ActionError, Gait, Side};
 pub use camera::{
@@ -34,4 +33,3 @@ pub use humanoid::{
     ActionState, ActionStatus, Humanoid, HumanoidEvent, MotionNoise, MotionTable, Pose2, Posture,
 };
 pub use profile::Profile;
-pub use rng::SimRng;

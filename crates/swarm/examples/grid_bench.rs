@@ -163,7 +163,7 @@ fn layouts() {
             let mut world = simrob_swarm::SwarmWorld::new(side, side);
             let mut state = 0x9E37_79B9_7F4A_7C15u64;
             let mut next = || {
-                state = simrob_swarm::rng::splitmix64(state);
+                state = simrob_math::splitmix64(state);
                 (state >> 11) as f64 / (1u64 << 53) as f64
             };
             for _ in 0..m {

@@ -40,7 +40,7 @@
 //! * **End:** when every drone has reported (arrived or crashed), if the run is set to end
 //!   when its work is done; otherwise at the duration.
 //!
-//! Random draws use [`crate::rng::hash_u01`] keyed by (seed, drone, frame), so a drone's
+//! Random draws use [`simrob_math::hash_u01`] keyed by (seed, drone, frame), so a drone's
 //! draws do not depend on the others. Both models read only the state at the start of the
 //! frame (poses, last velocities, which drones fly), so a run is the same whatever the
 //! number of threads.
@@ -50,8 +50,8 @@ use crate::event::{Event, Payload, Tag};
 use crate::geom::Shape;
 use crate::grid::SpatialGrid;
 use crate::orca;
-use crate::rng::hash_u01;
 use crate::sim::{Ctx, System};
+use simrob_math::hash_u01;
 
 /// What a drone is doing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

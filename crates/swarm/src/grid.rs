@@ -470,11 +470,11 @@ impl StaticIndex {
 mod tests {
     use super::*;
     use crate::ecs::{SwarmPose, Velocity};
-    use crate::rng::Rng;
+    use simrob_math::Xoshiro256PlusPlus;
 
     /// A random world: its size, cell size and entities (some off the map, some static,
     /// some too large for the grid, some without a collider).
-    fn random_world(rng: &mut Rng) -> (SwarmWorld, f64) {
+    fn random_world(rng: &mut Xoshiro256PlusPlus) -> (SwarmWorld, f64) {
         let cell = [1.0, 5.0, 20.0, 37.5][rng.below(4) as usize];
         let (w, h) = if rng.below(3) == 0 {
             // A large map: the window between entries decides the layout.
@@ -550,7 +550,7 @@ mod tests {
 
     #[test]
     fn dense_and_sparse_layouts_give_the_same_entries_in_the_same_order() {
-        let mut rng = Rng::new(11);
+        let mut rng = Xoshiro256PlusPlus::new(11);
         let (mut dense_frames, mut sparse_frames) = (0, 0);
         for _ in 0..150 {
             let (world, cell) = random_world(&mut rng);
@@ -674,7 +674,7 @@ mod tests {
     fn a_window_of_many_rows_for_few_entries_is_searched_without_a_row_index() {
         // A tall map (200,000 rows of 1) with a few robots far apart: too many rows to index
         // for so few entries; queries still visit exactly what they must, in order.
-        let mut rng = Rng::new(3);
+        let mut rng = Xoshiro256PlusPlus::new(3);
         let mut world = SwarmWorld::new(8.0, 200_000.0);
         for _ in 0..40 {
             let e = world.spawn("robot");
@@ -705,7 +705,7 @@ mod tests {
 
     #[test]
     fn the_wall_index_finds_the_walls_whose_cells_a_box_touches() {
-        let mut rng = Rng::new(5);
+        let mut rng = Xoshiro256PlusPlus::new(5);
         for _ in 0..40 {
             let (w, h) = (
                 100.0 + rng.next_f64() * 30_000.0,

@@ -54,7 +54,6 @@ pub use simrob_flat::geom;
 pub mod grid;
 pub mod nav;
 pub mod orca;
-pub mod rng;
 pub mod scenario;
 pub mod script;
 pub mod seer;

@@ -691,7 +691,7 @@ impl System for PathSystem {
                 vel.w = 0.0;
                 if v != (0.0, 0.0) {
                     let heading = v.1.atan2(v.0);
-                    vel.w = crate::geom::wrap_angle(heading - p.theta) / dt;
+                    vel.w = simrob_math::wrap_angle(heading - p.theta) / dt;
                 }
             }
         }

@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::ecs::{EntityId, SwarmWorld};
 use crate::event::{Event, EventQueue, Tag};
 use crate::grid::{SpatialGrid, StaticIndex};
-use crate::rng::Rng;
+use simrob_math::Xoshiro256PlusPlus;
 
 /// Run-wide settings.
 #[derive(Clone, Debug)]
@@ -116,7 +116,7 @@ pub struct Ctx {
     /// The run's counters.
     pub stats: Stats,
     /// A sequential generator for systems that draw in a fixed order.
-    pub rng: Rng,
+    pub rng: Xoshiro256PlusPlus,
     /// The run-wide settings.
     pub config: SimConfig,
     /// The current frame number.
@@ -342,7 +342,7 @@ impl Simulation {
                 world,
                 events: EventQueue::default(),
                 stats: Stats::default(),
-                rng: Rng::new(config.seed),
+                rng: Xoshiro256PlusPlus::new(config.seed),
                 config: SimConfig { fps, ..config },
                 frame: 0,
                 time: 0.0,

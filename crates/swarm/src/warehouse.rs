@@ -28,8 +28,8 @@ use crate::ecs::{
 };
 use crate::geom::Shape;
 use crate::nav::NavMap;
-use crate::rng::Rng;
 use crate::script::{Script, ScriptError};
+use simrob_math::Xoshiro256PlusPlus;
 
 /// Parameters of a generated warehouse.
 #[derive(Clone, Debug, PartialEq)]
@@ -183,7 +183,7 @@ pub fn populate(
             );
         }
     }
-    let mut rng = Rng::new(p.seed ^ 0x5741_5245_484F_5553);
+    let mut rng = Xoshiro256PlusPlus::new(p.seed ^ 0x5741_5245_484F_5553);
     let mut ids = Vec::with_capacity(p.robots);
     for n in 0..p.robots {
         let seg = n / PER_SEGMENT;
@@ -239,7 +239,7 @@ pub fn populate(
         );
         // A shelf in the robot's zone (a few aisles around where it starts) and a station
         // near that shelf.
-        let pick = |rng: &mut Rng, centre: usize, spread: usize, n: usize| {
+        let pick = |rng: &mut Xoshiro256PlusPlus, centre: usize, spread: usize, n: usize| {
             let lo = centre.saturating_sub(spread);
             let hi = (centre + spread).min(n - 1);
             lo + rng.below((hi - lo + 1) as u64) as usize

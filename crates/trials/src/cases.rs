@@ -16,7 +16,8 @@
 
 use serde::Serialize;
 use simrob_futrob::{Role, RuleSet};
-use simrob_soccer::{Pose2, Profile, SimRng, Team};
+use simrob_math::Xoshiro256StarStar;
+use simrob_soccer::{Pose2, Profile, Team};
 
 use crate::arena::{mix, Arena, ArenaParams, Inspector, Observer, PlayerSpec};
 use crate::TrialError;
@@ -156,7 +157,7 @@ macro_rules! bundled_rules {
 }
 
 /// Hand placement: a pose with a person's placement error.
-struct Hand(SimRng);
+struct Hand(Xoshiro256StarStar);
 
 impl Hand {
     const POS_SD: f64 = 0.015;
@@ -209,7 +210,7 @@ pub fn run_trial_inspected(
 ) -> Result<TrialResult, TrialError> {
     let tseed = mix(seed, trial as u64);
     let scenario = trial % case.scenarios() + 1;
-    let mut hand = Hand(SimRng::for_stream(tseed, 99));
+    let mut hand = Hand(Xoshiro256StarStar::for_stream(tseed, 99));
     let mut arena = Arena::new(ArenaParams::new(profile.clone(), tseed))?;
     if let Some(o) = observer {
         arena.observe(o);
@@ -639,7 +640,7 @@ fn pass(arena: &mut Arena, hand: &mut Hand, r: &mut TrialResult) -> Result<(), T
             let dir = (b[1] - from.1).atan2(b[0] - from.0);
             let to_receiver = (rp.y - from.1).atan2(rp.x - from.0);
             let dist = (rp.x - from.0).hypot(rp.y - from.1);
-            let off = (dir - to_receiver + PI).rem_euclid(2.0 * PI) - PI;
+            let off = simrob_math::wrap_angle_euclid(dir - to_receiver);
             struck = Some((off, dist * off.sin()));
         }
         if struck.is_some() {

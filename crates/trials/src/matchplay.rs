@@ -18,7 +18,7 @@
 
 use serde::Serialize;
 use simrob_futrob::{Role, RuleSet};
-use simrob_soccer::rng::SimRng;
+use simrob_math::Xoshiro256StarStar;
 use simrob_soccer::{Pose2, Profile, Team};
 
 use crate::arena::{Arena, ArenaParams, Observer, PlayerSpec};
@@ -97,7 +97,7 @@ pub fn alternate_kick_off(seed: u64) -> Team {
 /// The team that wins the kick-off coin toss of a match played with `seed` (a random stream of
 /// its own): a seed always gives the same team, and each team wins about half of the seeds.
 pub fn coin_toss(seed: u64) -> Team {
-    if SimRng::for_stream(seed, TOSS_STREAM).next_u64() >> 63 == 0 {
+    if Xoshiro256StarStar::for_stream(seed, TOSS_STREAM).next_u64() >> 63 == 0 {
         Team::Cyan
     } else {
         Team::Magenta

@@ -47,12 +47,13 @@
 //! with six brain views and prints simulated seconds per second. Each `World` is independent:
 //! run trials on several threads, one world each.
 
+use simrob_math::Xoshiro256StarStar;
 use simrob_protocol::humanoid::{
     ActionReport, BrainBroadcast, CameraMessage, HumanoidState, ObjectSeen,
 };
 use simrob_protocol::EntityId;
 use simrob_soccer::camera::{Camera, CameraFrame, CameraProfile, RobotView, SceneView};
-use simrob_soccer::{ActionState, KidSizeField, SimRng};
+use simrob_soccer::{ActionState, KidSizeField};
 
 /// One humanoid as a snapshot carries it: what the cameras need and what its brain is told.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,7 +161,11 @@ impl BrainView {
     pub fn new(robot: u32, profile: CameraProfile, seed: u64) -> Self {
         BrainView {
             robot,
-            camera: Camera::new(robot, profile, SimRng::for_stream(seed, robot as u64)),
+            camera: Camera::new(
+                robot,
+                profile,
+                Xoshiro256StarStar::for_stream(seed, robot as u64),
+            ),
             field: KidSizeField::default(),
         }
     }

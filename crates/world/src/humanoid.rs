@@ -28,13 +28,13 @@
 
 use std::collections::BTreeMap;
 
+use simrob_math::Xoshiro256StarStar;
 use simrob_physics::{euler_to_quat, BodyDesc, BodyId, BodyState, PhysicsBackend};
 use simrob_protocol::{EntityId, EntitySpec, MaterialId, Shape};
 use simrob_soccer::camera::{RobotView, SceneView};
 use simrob_soccer::humanoid::{PARTS, PART_SIZES};
 use simrob_soccer::{
-    Action, Humanoid, HumanoidEvent, KidSizeField, MotionNoise, MotionTable, Pose2, Profile,
-    SimRng, Team,
+    Action, Humanoid, HumanoidEvent, KidSizeField, MotionNoise, MotionTable, Pose2, Profile, Team,
 };
 
 use crate::entity::{Entity, EntityBody, EntityKind};
@@ -186,7 +186,7 @@ impl Soccer {
         profile: Profile,
         material: MaterialId,
     ) -> Result<Vec<EntityBody>, WorldError> {
-        let rng = SimRng::for_stream(
+        let rng = Xoshiro256StarStar::for_stream(
             spec.seed.unwrap_or(u64::from(spec.entity_id.0)),
             0x4855_4d41,
         );
@@ -281,7 +281,7 @@ impl Soccer {
             return;
         }
         let obstacles = Self::obstacles(entities, physics);
-        let radius = self.table.body_radius;
+        let radius = simrob_soccer::humanoid::body_radius(&self.table);
         // Every robot moves against where the others stood at the start of the step, and the
         // strikes of one step land together: the order robots are stepped in (their ids)
         // decides nothing — two robots stepping into one gap, or kicking one ball at once,
@@ -576,7 +576,7 @@ impl<P: PhysicsBackend + Default> crate::World<P> {
                 "a humanoid's position and heading must be finite numbers".into(),
             ));
         }
-        let table = self.soccer.table.clone();
+        let table = self.soccer.table;
         let h = self
             .soccer
             .humanoids

@@ -4,7 +4,7 @@
 //! simrob-client's UDP `Agent`) or a Nomad on a Mobile Robot Simulator (over its TCP
 //! client) — turning basic tasks into wheel commands and reporting the standard status.
 
-use std::f64::consts::{PI, TAU};
+use std::f64::consts::PI;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
@@ -16,6 +16,7 @@ use simrob_coord::model::{BasicKind, FailCode, RobotInfo, TaskClass, TaskId};
 use simrob_coord::robot::{Command, RobotAgent, RobotPose};
 use simrob_coord::sync::TaskBoard;
 use simrob_coord::wire::Msg;
+use simrob_math::wrap_angle_euclid;
 use simrob_mrs::MrsClient;
 use simrob_protocol::{ControlRequest, EntityId, EntityInfoKind, EntityRequest};
 
@@ -70,10 +71,6 @@ trait Body {
     fn drive(&mut self, pose: RobotPose, target: Option<(f64, f64)>) -> Result<()>;
     fn world(&self) -> &'static str;
     fn kind(&self) -> &'static str;
-}
-
-fn wrap(a: f64) -> f64 {
-    (a + PI).rem_euclid(TAU) - PI
 }
 
 /// How long one reading of a SumBot's pose may keep draining broadcasts.
@@ -139,7 +136,7 @@ impl Body for SumBot {
                 .find(|e| e.kind == EntityInfoKind::Robot && e.entity_id == EntityId(self.entity))
             {
                 // The SumBot drives towards −X of its body for positive wheel speeds.
-                let heading = wrap(e.rotation[2] + PI);
+                let heading = wrap_angle_euclid(e.rotation[2] + PI);
                 self.last = Some(RobotPose {
                     x: e.position[0],
                     y: e.position[1],
@@ -159,7 +156,7 @@ impl Body for SumBot {
         let (l, r) = match target {
             None => (0.0, 0.0),
             Some((x, y)) => {
-                let error = wrap((y - pose.y).atan2(x - pose.x) - pose.heading);
+                let error = wrap_angle_euclid((y - pose.y).atan2(x - pose.x) - pose.heading);
                 let turn = if error.abs() > 2.5 {
                     3.0
                 } else {
@@ -198,7 +195,7 @@ impl Body for Nomad {
         Ok(RobotPose {
             x: x * INCH,
             y: y * INCH,
-            heading: wrap(h.to_radians()),
+            heading: wrap_angle_euclid(h.to_radians()),
             speed: 0.0,
         })
     }
@@ -207,7 +204,7 @@ impl Body for Nomad {
         match target {
             None => self.client.stop()?,
             Some((x, y)) => {
-                let error = wrap((y - pose.y).atan2(x - pose.x) - pose.heading);
+                let error = wrap_angle_euclid((y - pose.y).atan2(x - pose.x) - pose.heading);
                 let turn = (error.to_degrees() * 2.0).clamp(-60.0, 60.0);
                 let dist = (x - pose.x).hypot(y - pose.y) / INCH;
                 let ahead = (dist * 2.0).min(20.0) * error.cos().max(0.0);

@@ -1,7 +1,7 @@
 use crate::ecs::SwarmPose;
-use crate::geom::wrap_angle;
 use crate::grid::{SpatialGrid, StaticIndex};
 use crate::sim::{Ctx, System};
+use simrob_math::wrap_angle;
 
 /// Movement: the only system that writes poses. Integrates velocities over one frame,
 /// keeps every entity inside the map, carries grabbed items along with their carrier, then
