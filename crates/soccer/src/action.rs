@@ -28,7 +28,9 @@ pub use simrob_futrob::names::{ActionKind, ParamSpec};
 /// Which foot kicks, which side a keeper dives to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Side {
+    /// The right foot kicks; the keeper dives to its right.
     Right,
+    /// The left foot kicks; the keeper dives to its left.
     Left,
 }
 
@@ -45,17 +47,49 @@ pub enum Gait {
 /// One basic action with its parameters (centimetres and degrees, FutRob's units).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// `none`: hold still; a running action stops at its next equilibrium point.
     None,
+    /// `initialPosition`: back to the rest pose.
     InitialPosition,
-    Walk { distance_cm: f64, gait: Gait },
-    WalkRight { distance_cm: f64 },
-    WalkLeft { distance_cm: f64 },
-    Turn { angle_deg: f64 },
-    TurnHeadVertically { angle_deg: f64 },
-    TurnHeadHorizontally { angle_deg: f64 },
+    /// `walk`: forward, never farther than asked.
+    Walk {
+        /// Distance to walk, cm in [0, 1200]; default one step of the gait.
+        distance_cm: f64,
+        /// Step length: 12 cm (`long`, default) or 8 cm (`normal`), then 2 cm mini steps.
+        gait: Gait,
+    },
+    /// `walkRight`: sideways to the right in 4 cm lateral steps.
+    WalkRight {
+        /// Distance to walk, cm in [0, 1200]; default one 4 cm step.
+        distance_cm: f64,
+    },
+    /// `walkLeft`: sideways to the left in 4 cm lateral steps.
+    WalkLeft {
+        /// Distance to walk, cm in [0, 1200]; default one 4 cm step.
+        distance_cm: f64,
+    },
+    /// `turn`: on the spot in 20° quanta (5° small turns under 20°), never more than asked.
+    Turn {
+        /// Angle to turn, degrees in [−360, 360], **positive turns right**; default 20.
+        angle_deg: f64,
+    },
+    /// `turnHeadVertically`: tilt the head to a target angle.
+    TurnHeadVertically {
+        /// Target tilt, degrees in [−60, 0]: 0 is level, negative looks down; default 0.
+        angle_deg: f64,
+    },
+    /// `turnHeadHorizontally`: pan the head to a target angle.
+    TurnHeadHorizontally {
+        /// Target pan, degrees in [−60, 60], positive looks right; default 0.
+        angle_deg: f64,
+    },
+    /// `kickRight` / `kickLeft`: kick with that foot.
     Kick(Side),
+    /// `saveRight` / `saveLeft`: goalkeeper dive to that side, hold, get back up.
     Save(Side),
+    /// `frontGetUp`: stand up after falling forward (lying face down).
     FrontGetUp,
+    /// `backGetUp`: stand up after falling backward (lying face up).
     BackGetUp,
 }
 
@@ -70,31 +104,54 @@ pub fn action_names() -> impl Iterator<Item = &'static str> {
 /// Why an action request was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ActionError {
+    /// The name is not one of the basic actions (the name as given).
     #[error("unknown action \"{0}\" (actions: {names})", names = action_names().collect::<Vec<_>>().join(", "))]
     UnknownAction(String),
+    /// A parameter the action does not take.
     #[error("action {action} takes no parameter \"{param}\"{takes}")]
     UnknownParameter {
+        /// The action, in FutRob's spelling.
         action: &'static str,
+        /// The parameter name as given.
         param: String,
+        /// The parameters the action does take, as a ready-made message tail.
         takes: String,
     },
+    /// The same parameter appears more than once (letter case ignored).
     #[error("action {action}: parameter {param} is given twice")]
-    DuplicateParameter { action: &'static str, param: String },
+    DuplicateParameter {
+        /// The action, in FutRob's spelling.
+        action: &'static str,
+        /// The repeated parameter name, as given the second time.
+        param: String,
+    },
+    /// A numeric parameter's value does not parse as a finite number.
     #[error("action {action}: {param} must be a finite number, got \"{value}\"")]
     NotANumber {
+        /// The action, in FutRob's spelling.
         action: &'static str,
+        /// The parameter, in the vocabulary's spelling.
         param: &'static str,
+        /// The value as given.
         value: String,
     },
+    /// A numeric parameter lies outside the vocabulary's range for it.
     #[error("action {action}: {param} = {value} is out of range [{min}, {max}] {unit}")]
     OutOfRange {
+        /// The action, in FutRob's spelling.
         action: &'static str,
+        /// The parameter, in the vocabulary's spelling.
         param: &'static str,
+        /// The value given, in `unit`.
         value: f64,
+        /// Smallest value allowed, in `unit`.
         min: f64,
+        /// Largest value allowed, in `unit`.
         max: f64,
+        /// The parameter's unit as the vocabulary names it (`cm`, `degrees`).
         unit: &'static str,
     },
+    /// `walk`'s `gait` is neither `long` nor `normal` (the value as given).
     #[error("action walk: gait must be \"long\" or \"normal\", got \"{0}\"")]
     BadGait(String),
 }

@@ -6,8 +6,11 @@ use crate::humanoid::MotionNoise;
 /// A named set of noise parameters for the humanoids' motions and cameras.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
+    /// The profile's name, as [`Profile::named`] accepts it (`paper`, `ideal`).
     pub name: String,
+    /// Noise and fall model of the humanoids' actions.
     pub motion: MotionNoise,
+    /// Noise, detection and frame model of the head camera.
     pub camera: CameraProfile,
 }
 
