@@ -54,7 +54,9 @@ pub const BALL_ENTITY: EntityId = EntityId(2);
 /// Team colour (RoboCup team markers). Cyan defends the goal at −X, magenta the goal at +X.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Team {
+    /// Cyan markers: defends the goal at −X, attacks +X.
     Cyan,
+    /// Magenta markers: defends the goal at +X, attacks −X.
     Magenta,
 }
 
@@ -103,26 +105,39 @@ pub type Segment = [f64; 4];
 /// The KidSize field's dimensions (metres). `Default` is the table above.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KidSizeField {
+    /// Length between the goal lines, along X (m); default 9.
     pub length: f64,
+    /// Width between the touch lines, along Y (m); default 6.
     pub width: f64,
+    /// Depth of the goal behind the goal line, to the back of the net (m); default 0.50.
     pub goal_depth: f64,
-    /// Inner width between the posts.
+    /// Inner width between the posts (m); default 1.80.
     pub goal_width: f64,
-    /// Height of the crossbar's lower edge.
+    /// Height of the crossbar's lower edge (m); default 0.90.
     pub goal_height: f64,
+    /// Diameter of the goal posts and crossbar (m); default 0.10.
     pub post_diameter: f64,
+    /// Goal area's extent from the goal line into the field, along X (m); default 0.60.
     pub goal_area_length: f64,
+    /// Goal area's width across the field, along Y (m); default 3.45.
     pub goal_area_width: f64,
-    /// From the goal line to the penalty mark.
+    /// From the goal line to the penalty mark (m); default 1.80.
     pub penalty_mark: f64,
+    /// Diameter of the centre circle (m); default 1.50.
     pub centre_circle_diameter: f64,
+    /// Run-off carpet beyond the lines on every side (m); default 0.70.
     pub border_strip: f64,
+    /// Width of the painted lines (m); default 0.05.
     pub line_width: f64,
+    /// Diameter of the landmark poles (m); default 0.20.
     pub landmark_diameter: f64,
+    /// Height of the landmark poles (m); default 0.45.
     pub landmark_height: f64,
-    /// From the touch line to the landmark pole's centre.
+    /// From the touch line to the landmark pole's centre (m); default 0.40.
     pub landmark_outside: f64,
+    /// Radius of the ball (m); default 0.05.
     pub ball_radius: f64,
+    /// Mass of the ball (kg); default 0.10.
     pub ball_mass: f64,
 }
 
