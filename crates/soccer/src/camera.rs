@@ -48,14 +48,25 @@ use simrob_math::{wrap_angle, Xoshiro256StarStar, DEG};
 /// What the camera recognises (FutRob's object names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ObjectKind {
+    /// `BALL`: a ball, within the profile's ball range.
     Ball,
+    /// `PARTNER`: a robot of the observer's own team.
     Partner,
+    /// `OPPONENT`: a robot of the other team.
     Opponent,
+    /// `MY_GOAL`: the goal the observer defends, both posts in view; at its goal line's centre.
     MyGoal,
+    /// `OPP_GOAL`: the goal the observer attacks, both posts in view; at its goal line's centre.
     OppGoal,
+    /// `MY_LATERAL_POST`: the nearer post in view of the observer's own goal, when the whole
+    /// goal is not reported.
     MyLateralPost,
+    /// `OPP_LATERAL_POST`: the nearer post in view of the opponent goal, when the whole goal
+    /// is not reported.
     OppLateralPost,
+    /// `RIGHT_LANDMARK`: the landmark pole on the right when facing the opponent goal.
     RightLandmark,
+    /// `LEFT_LANDMARK`: the landmark pole on the left when facing the opponent goal.
     LeftLandmark,
 }
 
@@ -100,6 +111,7 @@ pub const ALL_KINDS: [ObjectKind; 9] = [
 /// One recognised object.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Observation {
+    /// What was recognised.
     pub kind: ObjectKind,
     /// Degrees from the robot's forward direction, positive to the right.
     pub angle: f64,
@@ -110,18 +122,23 @@ pub struct Observation {
 /// What one robot's camera saw at one moment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CameraFrame {
+    /// Id of the robot whose camera this is.
     pub robot: u32,
     /// Simulated seconds.
     pub time: f64,
+    /// The objects recognised, at most one per ball, robot, goal (or lateral post) and
+    /// landmark; empty when the camera is not ready.
     pub objects: Vec<Observation>,
 }
 
 /// A camera profile: every parameter of the model (module docs).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CameraProfile {
+    /// The profile's name (`paper`, `ideal`).
     pub name: String,
-    /// Horizontal and vertical field of view (rad).
+    /// Horizontal field of view (rad); 75.3° in both profiles.
     pub hfov: f64,
+    /// Vertical field of view (rad); 46.4° in both profiles.
     pub vfov: f64,
     /// Added to the head tilt (rad, negative = down).
     pub pitch_offset: f64,
@@ -232,11 +249,16 @@ impl CameraProfile {
 /// One robot as the camera model sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RobotView {
+    /// The robot's id (its entity id in the world).
     pub id: u32,
+    /// Its team: decides partner or opponent, and which goal is its own.
     pub team: Team,
+    /// Position on the floor and heading (world frame).
     pub pose: Pose2,
-    /// Head pan and tilt (rad).
+    /// Head pan (positive = right) and tilt (negative = down), rad.
     pub head: (f64, f64),
+    /// Standing or lying: a standing robot hides what is behind it up to 40 cm, a lying one
+    /// up to 10 cm.
     pub posture: Posture,
     /// Whether its camera works now (standing still in a posture; not while falling, lying or
     /// diving).
@@ -248,8 +270,11 @@ pub struct RobotView {
 pub struct SceneView {
     /// Simulated seconds.
     pub time: f64,
+    /// The field: posts, landmarks and goal height.
     pub field: KidSizeField,
+    /// Centres (x, y, z) of the balls, world frame, metres.
     pub balls: Vec<[f64; 3]>,
+    /// Every robot on the field, the observers among them.
     pub robots: Vec<RobotView>,
 }
 
@@ -477,7 +502,9 @@ pub fn look(
 /// One robot's camera over time: the profile's frame rate and its own noise stream.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Camera {
+    /// Id of the robot carrying the camera.
     pub robot: u32,
+    /// The camera model: field of view, range, noise, frame rate.
     pub profile: CameraProfile,
     rng: Xoshiro256StarStar,
     next: f64,
