@@ -124,8 +124,11 @@ impl MotionNoise {
 /// A pose on the floor: position (m) and heading (rad, counter-clockwise from +X).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Pose2 {
+    /// Position along the field's length (m, world X).
     pub x: f64,
+    /// Position across the field (m, world Y, positive to the left of +X).
     pub y: f64,
+    /// Direction the robot faces (rad, counter-clockwise from +X).
     pub heading: f64,
 }
 
@@ -158,6 +161,7 @@ impl Pose2 {
 /// How the body is arranged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Posture {
+    /// Upright on its feet, ready for any action.
     Standing,
     /// Lying face down.
     FallenFront,
@@ -187,6 +191,7 @@ impl Posture {
 /// How an action ended (or that it is still running).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ActionStatus {
+    /// Segments remain to be done.
     Running,
     /// Every segment done.
     Done,
@@ -197,6 +202,7 @@ pub enum ActionStatus {
 }
 
 impl ActionStatus {
+    /// `running`, `done`, `interrupted`, `fell`.
     pub fn as_str(self) -> &'static str {
         match self {
             ActionStatus::Running => "running",
@@ -213,8 +219,11 @@ pub enum HumanoidEvent {
     /// The foot swings through the ball's place now: if the ball is within reach
     /// ([`Humanoid::kick_reaches`]), it leaves at `speed` m/s along world direction `heading`.
     Strike {
+        /// The kicking foot.
         side: Side,
+        /// Ball speed after the strike (m/s), the table's kick speed with the profile's noise.
         speed: f64,
+        /// World direction the ball leaves in (rad, counter-clockwise from +X).
         heading: f64,
     },
     /// The robot fell.
@@ -224,14 +233,20 @@ pub enum HumanoidEvent {
 /// Why an action is refused now.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RefusedAction {
+    /// The robot lies after a fall and was asked for something other than its get-up.
     #[error("the robot is down ({posture}); only {get_up} can be done now")]
     Down {
+        /// The robot's posture ([`Posture::as_str`]).
         posture: &'static str,
+        /// The one action it accepts now: `frontGetUp` or `backGetUp`.
         get_up: &'static str,
     },
+    /// A get-up that does not match the posture (the robot is not down, or down the other way).
     #[error("{action} only makes sense after a fall; the robot is {posture}")]
     NotDown {
+        /// The get-up asked for (`frontGetUp` or `backGetUp`).
         action: &'static str,
+        /// The robot's posture ([`Posture::as_str`]).
         posture: &'static str,
     },
 }
@@ -286,9 +301,11 @@ struct Current {
 /// The state of the running (or last) action as a brain sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActionState {
+    /// The action as requested (FutRob's units: cm, degrees).
     pub action: Action,
     /// The request's sequence number (counted per robot from 1).
     pub seq: u64,
+    /// Whether it is still running, and if not, how it ended.
     pub status: ActionStatus,
 }
 
@@ -297,7 +314,9 @@ pub struct ActionState {
 /// [`Humanoid::part_poses`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Humanoid {
+    /// The robot's id (its entity id in the world).
     pub id: u32,
+    /// Its team: the material of its body and the goal it defends.
     pub team: Team,
     pose: Pose2,
     /// Head pan (rad, positive right) and tilt (rad, negative down).
@@ -401,7 +420,9 @@ fn lerp(a: f64, b: f64, t: f64) -> f64 {
 /// World pose of one part: position and Euler angles (R = Rz·Ry·Rx).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PartPose {
+    /// Centre of the part in world coordinates (m).
     pub position: [f64; 3],
+    /// Euler angles (rx, ry, rz) in rad, applied as R = Rz·Ry·Rx.
     pub rotation: [f64; 3],
 }
 
