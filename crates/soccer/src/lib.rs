@@ -18,6 +18,8 @@
 //! Over the network the same robots are `Create_Entity Type="Humanoid"` and `Humanoid_Action`
 //! requests, and a `Humanoid_Brain` agent receives the camera (`simrob_protocol::humanoid`).
 
+#![warn(missing_docs)]
+
 pub mod action;
 pub mod camera;
 pub mod field;
