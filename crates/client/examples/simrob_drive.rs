@@ -39,10 +39,10 @@ pub struct Drive {
 /// robot's rotation about Z; the SumBot drives towards −X of its body for positive wheel
 /// speeds, so its heading is yaw + π. Wheel 0 faster than wheel 1 turns it clockwise.
 pub fn steer(robot: [f64; 3], yaw: f64, ball: [f64; 3]) -> (f64, f64) {
-    use std::f64::consts::{PI, TAU};
+    use std::f64::consts::PI;
     let heading = yaw + PI;
     let bearing = (ball[1] - robot[1]).atan2(ball[0] - robot[0]);
-    let error = (bearing - heading + PI).rem_euclid(TAU) - PI;
+    let error = simrob_math::wrap_angle_euclid(bearing - heading);
     // Facing away: always turn the same way, or ±π would flip the sign every iteration.
     let turn = if error.abs() > 2.5 {
         3.0

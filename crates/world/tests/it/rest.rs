@@ -32,10 +32,6 @@ fn tilt_degrees(w: &simrob_world::World) -> f64 {
     up[2].clamp(-1.0, 1.0).acos().to_degrees()
 }
 
-fn wrap(a: f64) -> f64 {
-    (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
-}
-
 fn idle_minute(fast: bool) {
     let mut w = settled_sumbot(fast);
     assert!(
@@ -50,7 +46,7 @@ fn idle_minute(fast: bool) {
     for _ in 0..60 {
         run(&mut w, PER_SECOND);
         let (p, _) = w.entity_pose(EntityId(SUMBOT)).unwrap();
-        worst_turn = worst_turn.max(wrap(yaw(&w, SUMBOT) - y0).abs());
+        worst_turn = worst_turn.max(simrob_math::wrap_angle_euclid(yaw(&w, SUMBOT) - y0).abs());
         worst_move = worst_move.max(((p[0] - p0[0]).powi(2) + (p[1] - p0[1]).powi(2)).sqrt());
     }
     eprintln!(
@@ -105,7 +101,7 @@ fn drives_straight(fast: bool) {
     let mut worst = 0f64;
     for _ in 0..10 * PER_SECOND {
         run(&mut w, 1);
-        worst = worst.max(wrap(yaw(&w, SUMBOT) - y0).abs());
+        worst = worst.max(simrob_math::wrap_angle_euclid(yaw(&w, SUMBOT) - y0).abs());
     }
     let (p1, _) = w.entity_pose(EntityId(SUMBOT)).unwrap();
     // ODE's sign: a positive wheel speed drives the seed's SumBot (wheel axis along Y) towards −X,
