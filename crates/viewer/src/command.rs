@@ -4,6 +4,11 @@
 //! and a Control Center) reads a command `{"cmd":NAME,…}` with the same helpers and refuses it
 //! with a [`CommandError`], whose text the page shows after `Error: `.
 
+/// A replay speed that is not a finite number greater than 0.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[error("the speed must be a number greater than 0")]
+pub struct BadSpeed(pub f64);
+
 /// Why a command from the page was not carried out; the text is what the page shows.
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
@@ -49,7 +54,7 @@ pub enum CommandError {
     },
     /// A replay's speed that is not a finite number greater than 0.
     #[error(transparent)]
-    Speed(#[from] crate::replay::BadSpeed),
+    Speed(#[from] BadSpeed),
     /// A file name the Mobile Robot Simulator's map directory refuses.
     #[error(transparent)]
     FileName(#[from] simrob_mrs::FileError),

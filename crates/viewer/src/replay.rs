@@ -41,6 +41,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+pub use crate::command::BadSpeed;
 pub use crate::player::FOLLOW_POLL;
 use crate::player::{wall_clock, Clock, Command, Controls, Player, Reel, Status};
 use crate::record::{Recording, RecordingReader};
@@ -338,11 +339,6 @@ impl ReplayHandle {
         Ok(())
     }
 }
-
-/// A replay speed that is not a finite number greater than 0.
-#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
-#[error("the speed must be a number greater than 0")]
-pub struct BadSpeed(pub f64);
 
 impl Drop for ReplayHandle {
     fn drop(&mut self) {
