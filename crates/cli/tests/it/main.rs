@@ -8,6 +8,8 @@ mod headless;
 #[path = "../../../client/examples/simrob_drive.rs"]
 mod simrob_drive;
 mod soccer_common;
+#[path = "../../../viewer/tests/it/sumbot.rs"]
+mod sumbot;
 
 mod batch_cli;
 mod client_simrob;

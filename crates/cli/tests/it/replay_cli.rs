@@ -5,8 +5,9 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::sumbot::{run_iterations, wheels};
 use simrob_client::agent::{Agent, AgentOptions};
-use simrob_protocol::{ControlRequest, EntityId, EntityRequest, MotorCommand, Request};
+use simrob_protocol::{ControlRequest, Request};
 
 fn simrob() -> Command {
     Command::new(env!("CARGO_BIN_EXE_simrob"))
@@ -14,25 +15,6 @@ fn simrob() -> Command {
 
 fn repo(rel: &str) -> String {
     format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Waits (on broadcasts, not the clock) until `n` more iterations have run.
-fn run_iterations(agent: &mut Agent, n: u64) {
-    let options = |broadcast| AgentOptions {
-        broadcast,
-        ..AgentOptions::default()
-    };
-    agent.register("driver", options(0.0)).unwrap();
-    let next = |agent: &mut Agent| {
-        agent
-            .next_broadcast(Duration::from_secs(10))
-            .unwrap()
-            .expect("a broadcast")
-            .iteration
-    };
-    let first = next(agent);
-    while next(agent) < first + n {}
-    agent.register("driver", options(-1.0)).unwrap();
 }
 
 #[test]
@@ -88,24 +70,7 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
         )
         .unwrap();
     run_iterations(&mut agent, 40);
-    agent
-        .entity(
-            EntityRequest::RobotMotorControl {
-                entity_id: EntityId(3),
-                motors: vec![
-                    MotorCommand {
-                        wheel_joint_id: 0,
-                        value: 6.0,
-                    },
-                    MotorCommand {
-                        wheel_joint_id: 1,
-                        value: 6.0,
-                    },
-                ],
-            },
-            false,
-        )
-        .unwrap();
+    wheels(&mut agent, 6.0, 6.0);
     run_iterations(&mut agent, 120);
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])

@@ -10,14 +10,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use simrob_client::agent::{Agent, AgentOptions};
-use simrob_protocol::{
-    decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand, Request,
-};
+use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest, EntityId, Request};
 use simrob_server::files::DirStore;
 use simrob_server::udp::UdpServer;
 use simrob_session::{ServerConfig, Session};
 use simrob_viewer::{observer, responses_channel, SessionBridge, Viewer};
 
+use crate::sumbot::{run_iterations, wheels};
 use headless::{centroid, orange_pixels, screenshot, Page};
 
 struct Live {
@@ -204,25 +203,6 @@ fn the_3d_view_is_not_blank_and_the_viewer_is_no_network_agent() {
         !orange_pixels(&img).is_empty(),
         "the SumBot is not in the 3D view"
     );
-}
-
-/// Waits (on broadcasts, not the clock) until `n` more iterations have run.
-fn run_iterations(agent: &mut Agent, n: u64) {
-    let options = |broadcast| AgentOptions {
-        broadcast,
-        ..AgentOptions::default()
-    };
-    agent.register("observer", options(0.0)).unwrap();
-    let next = |agent: &mut Agent| {
-        agent
-            .next_broadcast(Duration::from_secs(10))
-            .unwrap()
-            .expect("a broadcast")
-            .iteration
-    };
-    let first = next(agent);
-    while next(agent) < first + n {}
-    agent.register("observer", options(-1.0)).unwrap();
 }
 
 /// The SumBot's reported position, from a broadcast.
@@ -412,28 +392,6 @@ fn run_paused_after(agent: &mut Agent, n: u64) {
     run_iterations(agent, n);
     agent
         .control(ControlRequest::SetStepMode(true), false)
-        .unwrap();
-}
-
-/// Sets the SumBot's two wheel speeds, rad/s.
-fn wheels(agent: &mut Agent, left: f64, right: f64) {
-    agent
-        .entity(
-            EntityRequest::RobotMotorControl {
-                entity_id: EntityId(3),
-                motors: vec![
-                    MotorCommand {
-                        wheel_joint_id: 0,
-                        value: left,
-                    },
-                    MotorCommand {
-                        wheel_joint_id: 1,
-                        value: right,
-                    },
-                ],
-            },
-            false,
-        )
         .unwrap();
 }
 

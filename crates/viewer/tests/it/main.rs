@@ -1,6 +1,7 @@
 //! The integration tests of this crate, in one test binary (one link instead of one per file).
 
 mod headless;
+mod sumbot;
 
 mod browser;
 mod guard;

@@ -9,9 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use simrob_client::agent::{Agent, AgentOptions};
-use simrob_protocol::{
-    decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand, Request,
-};
+use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest, Request};
 use simrob_server::files::DirStore;
 use simrob_server::udp::UdpServer;
 use simrob_session::{ServerConfig, Session};
@@ -19,6 +17,7 @@ use simrob_viewer::record::{header_now, recorder, Recording, RecordingReader, FO
 use simrob_viewer::replay::serve_replay;
 use simrob_viewer::{Frame, FrameBody, FrameEntity};
 
+use crate::sumbot::{run_iterations, wheels};
 use headless::{centroid, orange_pixels, screenshot, Page};
 
 /// Runs the soccer scenario at real time with a recorder, drives the SumBot, stops.
@@ -66,24 +65,7 @@ fn record_a_run(dir: &Path) -> PathBuf {
         .unwrap();
     // The robot lands, then both wheels +6 rad/s: towards −X.
     run_iterations(&mut agent, 50);
-    agent
-        .entity(
-            EntityRequest::RobotMotorControl {
-                entity_id: EntityId(3),
-                motors: vec![
-                    MotorCommand {
-                        wheel_joint_id: 0,
-                        value: 6.0,
-                    },
-                    MotorCommand {
-                        wheel_joint_id: 1,
-                        value: 6.0,
-                    },
-                ],
-            },
-            false,
-        )
-        .unwrap();
+    wheels(&mut agent, 6.0, 6.0);
     run_iterations(&mut agent, 150);
     // The file can be read while it is written.
     let partial = Recording::open(&file).unwrap();
@@ -91,25 +73,6 @@ fn record_a_run(dir: &Path) -> PathBuf {
     stop.store(true, Ordering::Relaxed);
     thread.join().unwrap();
     file
-}
-
-/// Waits (on broadcasts, not the clock) until `n` more iterations have run.
-fn run_iterations(agent: &mut Agent, n: u64) {
-    let options = |broadcast| AgentOptions {
-        broadcast,
-        ..AgentOptions::default()
-    };
-    agent.register("driver", options(0.0)).unwrap();
-    let next = |agent: &mut Agent| {
-        agent
-            .next_broadcast(Duration::from_secs(10))
-            .unwrap()
-            .expect("a broadcast")
-            .iteration
-    };
-    let first = next(agent);
-    while next(agent) < first + n {}
-    agent.register("driver", options(-1.0)).unwrap();
 }
 
 fn robot(frame: &Frame) -> [f64; 3] {

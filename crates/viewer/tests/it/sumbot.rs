@@ -1,0 +1,48 @@
+//! Driving the SumBot of the soccer scenario from a test agent: iterations counted on the
+//! server's broadcasts (never the clock) and wheel speeds.
+#![allow(dead_code)]
+
+use simrob_client::agent::{Agent, AgentOptions};
+use simrob_protocol::{EntityId, EntityRequest, MotorCommand};
+use std::time::Duration;
+
+/// Waits (on broadcasts, not the clock) until `n` more iterations have run.
+pub fn run_iterations(agent: &mut Agent, n: u64) {
+    let options = |broadcast| AgentOptions {
+        broadcast,
+        ..AgentOptions::default()
+    };
+    agent.register("driver", options(0.0)).unwrap();
+    let next = |agent: &mut Agent| {
+        agent
+            .next_broadcast(Duration::from_secs(10))
+            .unwrap()
+            .expect("a broadcast")
+            .iteration
+    };
+    let first = next(agent);
+    while next(agent) < first + n {}
+    agent.register("driver", options(-1.0)).unwrap();
+}
+
+/// Sets the SumBot's (entity 3) wheel speeds, rad/s: joint 0 `left`, joint 1 `right`.
+pub fn wheels(agent: &mut Agent, left: f64, right: f64) {
+    agent
+        .entity(
+            EntityRequest::RobotMotorControl {
+                entity_id: EntityId(3),
+                motors: vec![
+                    MotorCommand {
+                        wheel_joint_id: 0,
+                        value: left,
+                    },
+                    MotorCommand {
+                        wheel_joint_id: 1,
+                        value: right,
+                    },
+                ],
+            },
+            false,
+        )
+        .unwrap();
+}
