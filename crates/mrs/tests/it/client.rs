@@ -1,12 +1,12 @@
 //! The Mobile Robot Simulator client against a real server on 127.0.0.1: every call of the
 //! seed, errors, several clients, and the wandering controller for minutes of simulated time.
 
+use crate::common::{robot_count_hook, wait_for_robots};
 use simrob_mrs::flat::{FlatPose, Map};
 use simrob_mrs::wander::Wander;
 use simrob_mrs::{MrsClient, MrsError};
 use simrob_mrs::{MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP};
 use std::sync::mpsc;
-use std::time::Duration;
 
 fn serve(map: Map, start: FlatPose) -> MrsHandle {
     let core = MrsCore::new(
@@ -28,8 +28,7 @@ fn serve(map: Map, start: FlatPose) -> MrsHandle {
     .expect("spawn")
 }
 
-/// Like [`serve`], and each time the number of robots in the world changes the server's
-/// thread sends the new number: a test waits for that event instead of for time to pass.
+/// Like [`serve`], with the robot count reported as it changes (see `robot_count_hook`).
 fn serve_counting_robots(map: Map, start: FlatPose) -> (MrsHandle, mpsc::Receiver<usize>) {
     let core = MrsCore::new(
         map,
@@ -39,8 +38,7 @@ fn serve_counting_robots(map: Map, start: FlatPose) -> (MrsHandle, mpsc::Receive
             ..MrsConfig::default()
         },
     );
-    let (tx, rx) = mpsc::channel();
-    let mut last = None;
+    let (hook, counts) = robot_count_hook();
     let handle = MrsServer::bind(
         "127.0.0.1:0",
         core,
@@ -48,16 +46,10 @@ fn serve_counting_robots(map: Map, start: FlatPose) -> (MrsHandle, mpsc::Receive
         ShellOptions::default(),
     )
     .expect("bind")
-    .with_hook(Box::new(move |core, _| {
-        let robots = core.world().robot_count();
-        if last != Some(robots) {
-            last = Some(robots);
-            let _ = tx.send(robots);
-        }
-    }))
+    .with_hook(hook)
     .spawn()
     .expect("spawn");
-    (handle, rx)
+    (handle, counts)
 }
 
 fn example() -> Map {
@@ -111,11 +103,7 @@ fn the_seed_calls() {
     robot.disconnect().expect("disconnect");
     // The server sees the close on its next poll; stopping it before then would leave the
     // robot in place, so wait until its thread reports the world without robots.
-    while robots
-        .recv_timeout(Duration::from_secs(60))
-        .expect("the server never removed the robot of the closed connection")
-        != 0
-    {}
+    wait_for_robots(&robots, 0);
     let core = h.stop().expect("stop");
     assert_eq!(core.messages().len(), 0, "the robot left with its message");
 }

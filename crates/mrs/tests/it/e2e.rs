@@ -253,36 +253,43 @@ fn several_clients_drive_several_robots() {
 
 #[test]
 fn disconnecting_removes_the_robot() {
-    let h = serve(
+    let core = MrsCore::new(
         example(),
-        FlatPose::new(150.0, 130.0, 0.0),
-        true,
-        Box::new(NoFiles),
+        MrsConfig {
+            start: Some(FlatPose::new(150.0, 130.0, 0.0)),
+            stepped: true,
+            ..MrsConfig::default()
+        },
     );
+    let (hook, robots) = common::robot_count_hook();
+    let h = MrsServer::bind(
+        "127.0.0.1:0",
+        core,
+        Box::new(NoFiles),
+        ShellOptions::default(),
+    )
+    .expect("bind")
+    .with_hook(hook)
+    .spawn()
+    .expect("spawn");
     let mut a = Conn::open(h.addr());
     assert_eq!(a.ask("P"), "P015000130000000");
     let mut b = Conn::open(h.addr());
     assert_ne!(b.ask("P"), "P015000130000000");
+    common::wait_for_robots(&robots, 2);
     drop(a);
-    // Bounded wait for the start to be free again: a new client gets it.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut c = loop {
-        let mut c = Conn::open(h.addr());
-        if c.ask("P") == "P015000130000000" {
-            break c;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "robot of the closed connection never removed"
-        );
-        drop(c);
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    // The server reports the robot of the closed connection gone: the start is free again.
+    common::wait_for_robots(&robots, 1);
+    let mut c = Conn::open(h.addr());
+    assert_eq!(
+        c.ask("P"),
+        "P015000130000000",
+        "a new client gets the start"
+    );
     assert!(b.ask("B").starts_with('B'));
     assert!(c.ask("B").starts_with('B'));
     let core = h.stop().expect("stop");
-    // b and c (and maybe refused attempts whose disconnection was still in flight).
-    assert!(core.world().robot_count() >= 2);
+    assert_eq!(core.world().robot_count(), 2, "b and c");
 }
 
 #[test]
@@ -347,9 +354,9 @@ fn real_time_mode_moves_robots_and_refuses_step() {
     let start = c.ask("P");
     assert_eq!(c.ask("V+200+000"), "V");
     let deadline = Instant::now() + Duration::from_secs(10);
+    // Real time moves it: ask until it has (each answer is a round trip to the server).
     while c.ask("P") == start {
         assert!(Instant::now() < deadline, "the robot never moved");
-        std::thread::sleep(Duration::from_millis(10));
     }
     h.stop().expect("stop");
 }

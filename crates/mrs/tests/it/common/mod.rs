@@ -4,7 +4,10 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::mpsc;
 use std::time::Duration;
+
+use simrob_mrs::ShellHook;
 
 pub struct Conn {
     pub reader: BufReader<TcpStream>,
@@ -39,4 +42,28 @@ impl Conn {
         self.send_raw(format!("{line}\n").as_bytes());
         self.read()
     }
+}
+
+/// A hook for `MrsServer::with_hook` that sends the number of robots in the world each time it
+/// changes, and the receiver: a test waits for that event instead of for time to pass.
+pub fn robot_count_hook() -> (ShellHook, mpsc::Receiver<usize>) {
+    let (tx, rx) = mpsc::channel();
+    let mut last = None;
+    let hook: ShellHook = Box::new(move |core, _| {
+        let robots = core.world().robot_count();
+        if last != Some(robots) {
+            last = Some(robots);
+            let _ = tx.send(robots);
+        }
+    });
+    (hook, rx)
+}
+
+/// Waits until the server reports `n` robots (60 s at most, a failure guard).
+pub fn wait_for_robots(counts: &mpsc::Receiver<usize>, n: usize) {
+    while counts
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the server never reported that many robots")
+        != n
+    {}
 }
