@@ -15,6 +15,7 @@ mod swarm;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use std::process::ExitCode;
 
 /// simrob — a multi-robot simulator: a 3D physics world driven by SimRob XML messages, a 2D
 /// world for many robots.
@@ -65,16 +66,38 @@ enum Command {
     /// quantities over time, a sweep's metric against a parameter with its spread over seeds.
     #[command(subcommand)]
     Plot(plot::PlotCommand),
-    /// Print a shell completion script: `simrob completions bash > ~/.local/share/bash-completion/completions/simrob`.
+    /// Print a shell completion script on standard output.
+    ///
+    /// For bash: `mkdir -p ~/.local/share/bash-completion/completions && simrob completions
+    /// bash > ~/.local/share/bash-completion/completions/simrob`.
     Completions {
         /// bash, zsh, fish, elvish or powershell.
         shell: clap_complete::Shell,
     },
 }
 
-fn main() -> Result<()> {
+/// Exit statuses, the same for every subcommand: 0 success, 1 an error (its message on
+/// standard error), 2 a command line that does not parse (clap's), 130 stopped by Ctrl-C.
+fn main() -> ExitCode {
+    // A command-line error is a message, not a crash: no backtrace with it even when
+    // RUST_BACKTRACE is set (panics keep theirs). RUST_LIB_BACKTRACE=1 brings them back.
+    if std::env::var_os("RUST_LIB_BACKTRACE").is_none() {
+        std::env::set_var("RUST_LIB_BACKTRACE", "0");
+    }
     shell::quiet_broken_pipe();
-    let cli = Cli::parse();
+    let result = run(Cli::parse());
+    if let Err(e) = &result {
+        eprintln!("Error: {e:?}");
+    }
+    match result {
+        _ if shell::interrupted() => ExitCode::from(130),
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+/// Runs the subcommand.
+fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::run(args),

@@ -42,6 +42,13 @@ pub struct RunArgs {
 
 /// Reads and decodes every request of a scenario file (SimRob XML messages).
 pub fn read_requests(path: &Path) -> Result<Vec<Request>> {
+    if let Some(ext @ ("toml" | "json")) = path.extension().and_then(|e| e.to_str()) {
+        bail!(
+            "{} is a swarm scenario ({ext}), not SimRob XML: run it with `simrob swarm run {}`",
+            path.display(),
+            path.display()
+        );
+    }
     let bytes = crate::shell::read_file(path, simrob_server::files::MAX_SAVE_FILE)
         .with_context(|| format!("cannot read scenario {}", path.display()))?;
     decode_datagram(&bytes, &CommandKeys::default())
@@ -155,6 +162,16 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
     let mut world = World::new(WorldConfig::default());
     load_scenario(&mut world, &args.scenario)?;
     if let Some(t) = args.timestep {
+        // The same range the server enforces (`mintimestep`, `maxtimestep`).
+        let limits = simrob_session::Limits::default();
+        if !(limits.min_timestep..=limits.max_timestep).contains(&t) {
+            bail!(
+                "--timestep {t}: a timestep is from {} to {} s (the server's `mintimestep` and \
+                 `maxtimestep`)",
+                limits.min_timestep,
+                limits.max_timestep
+            );
+        }
         world.apply_control(&ControlRequest::SetTimestep(t))?;
     }
     for m in &args.motors {

@@ -49,8 +49,9 @@ pub struct ServeArgs {
     /// address as the server.
     #[arg(long, value_name = "N")]
     pub http_port: Option<u16>,
-    /// Record every iteration to FILE (created or truncated): the simrob-recording format,
-    /// JSON lines, readable while being written; play it with `simrob replay FILE`.
+    /// Record every iteration to FILE (created or truncated): the compact simrob-recording
+    /// format (deflate blocks of 32-bit poses), readable while being written; play it with
+    /// `simrob replay FILE`, export it with `simrob replay FILE --export csv`.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Print every configuration key with its default, and exit.

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
 
@@ -31,13 +31,27 @@ pub fn init_logging(filter: Option<&str>) -> Result<()> {
     Ok(())
 }
 
-/// A flag Ctrl-C raises (installed before a command prints the address it serves on).
+/// The one flag Ctrl-C raises, for every command of this process: the handler is installed
+/// by the first call (before a command prints the address it serves on); later calls return
+/// the same flag. A command that stops on it ends with status 130 ([`interrupted`]).
 pub(crate) fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
+    if let Some(flag) = CTRL_C.get() {
+        return Ok(flag.clone());
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
         .context("cannot install the Ctrl-C handler")?;
-    Ok(stop)
+    Ok(CTRL_C.get_or_init(|| stop).clone())
+}
+
+/// The flag of [`ctrl_c_flag`], once a command has installed it.
+static CTRL_C: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+/// Whether Ctrl-C (SIGINT) stopped this process's command: it then exits with status 130, as
+/// shells expect of an interrupted program.
+pub fn interrupted() -> bool {
+    CTRL_C.get().is_some_and(|flag| flag.load(Ordering::SeqCst))
 }
 
 /// `simrob … | head`: printing to a pipe whose reader has stopped fails; `println!` then

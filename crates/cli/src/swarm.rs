@@ -4,7 +4,6 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -177,12 +176,8 @@ fn run_scenario(args: RunArgs) -> Result<()> {
             vec![recorder],
         )));
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        // Ctrl-C ends the run early with a summary; ignore failure (a handler already set).
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
-    }
+    // Ctrl-C ends the run early with a summary.
+    let stop = crate::shell::ctrl_c_flag()?;
     let (summary, interrupted, view) = match args.gui {
         Some(addr) => {
             let (summary, interrupted, view) =

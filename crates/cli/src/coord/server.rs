@@ -214,11 +214,7 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
                 let _ = line_tx.send(Incoming::EndOfInput);
             })?;
     }
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        let _ = ctrlc::set_handler(move || stop.store(true, std::sync::atomic::Ordering::SeqCst));
-    }
+    let stop = crate::shell::ctrl_c_flag()?;
     let start = Instant::now();
     let mut cc = ControlCenter::new(config);
     let mut ts = TimeServer::new(args.clock_period);

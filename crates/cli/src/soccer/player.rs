@@ -2,8 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -182,9 +181,7 @@ pub fn run(args: PlayerArgs) -> Result<()> {
         say!("robot {id}: brain of humanoid {entity} on the simulator at {addr}");
         Senses::Sim { link, now: 0 }
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let stop = crate::shell::ctrl_c_flag()?;
     let sock = net::team_socket(cfg.comm_port)?;
     sock.set_nonblocking(true)?;
     let dest = net::destination(&cfg.comm_address, cfg.comm_port)?;

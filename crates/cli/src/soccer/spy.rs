@@ -1,7 +1,6 @@
 //! `simrob soccer spy`: the FutRob message receiver.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use anyhow::{bail, Result};
 use clap::Args;
@@ -37,9 +36,7 @@ pub fn run(args: SpyArgs) -> Result<()> {
     if !(1..=255).contains(&args.id) {
         bail!("--id must be 1-254, or 255 for every message");
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let stop = crate::shell::ctrl_c_flag()?;
     let sock = net::team_socket(args.port)?;
     // As robot 255 every message is for us; otherwise filter like that robot.
     let mut comm = TeamComm::new(args.id, role, CommParams::default());

@@ -3,8 +3,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -49,9 +48,7 @@ pub fn run(args: TeamArgs) -> Result<()> {
     if configs.is_empty() {
         bail!("{}: no robots", args.file.display());
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let stop = crate::shell::ctrl_c_flag()?;
     let exe = std::env::current_exe().context("cannot find the simrob executable")?;
     let mut children = Vec::new();
     let mut readers = Vec::new();

@@ -19,6 +19,7 @@ mod coord_map;
 mod fuzz_corpus;
 mod humanoid_send;
 mod mrs_cli;
+mod newcomer;
 mod pipes_cli;
 mod reference;
 mod replay_2d;

@@ -96,7 +96,8 @@ fn a_swarm_recording_replays_in_the_2d_view() {
         .status()
         .expect("kill");
     assert!(status.success());
-    assert!(replay.wait().expect("wait").success());
+    let status = replay.wait().expect("wait");
+    assert_eq!(status.code(), Some(130), "Ctrl-C: status 130 ({status:?})");
 
     // A bad speed is refused before anything is served.
     let bad = simrob()

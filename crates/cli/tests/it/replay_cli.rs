@@ -78,7 +78,7 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
         .unwrap();
     assert!(status.success());
     let status = child.wait().unwrap();
-    assert!(status.success(), "{status:?}");
+    assert_eq!(status.code(), Some(130), "Ctrl-C: status 130 ({status:?})");
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
     assert!(rest.contains("recording to"), "{rest}");
@@ -164,7 +164,8 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
         .status()
         .unwrap();
     assert!(status.success());
-    assert!(replay.wait().unwrap().success());
+    let status = replay.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "Ctrl-C: status 130 ({status:?})");
 
     // Not a recording: a clear error.
     let bad = simrob()

@@ -1,0 +1,68 @@
+//! What a newcomer meets first: errors that say what to do, and nothing that only looks
+//! like it worked.
+
+use std::process::Command;
+
+fn simrob() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_simrob"))
+}
+
+fn repo(rel: &str) -> String {
+    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn run_refuses_a_timestep_the_server_would_refuse() {
+    let out = simrob()
+        .args(["run", &repo("scenarios/soccer.xml"), "--timestep", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--timestep 5") && err.contains("maxtimestep"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "nothing ran");
+}
+
+#[test]
+fn run_names_the_command_for_a_swarm_scenario() {
+    let out = simrob()
+        .args(["run", &repo("scenarios/swarm/hospital.toml")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is a swarm scenario"), "{err}");
+    assert!(err.contains("simrob swarm run"), "{err}");
+}
+
+#[test]
+fn an_error_is_a_message_without_a_backtrace_even_with_rust_backtrace_set() {
+    let out = simrob()
+        .args(["run", "no-such-scenario.xml"])
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("Error: cannot read scenario no-such-scenario.xml"),
+        "{err}"
+    );
+    assert!(!err.to_lowercase().contains("backtrace"), "{err}");
+}
+
+#[test]
+fn serve_help_names_the_format_record_writes() {
+    let out = simrob().args(["serve", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    let record = help
+        .split("--record <FILE>")
+        .nth(1)
+        .and_then(|rest| rest.split("\n      --").next())
+        .expect("serve --help documents --record");
+    assert!(record.contains("compact"), "{record}");
+    assert!(!record.contains("JSON lines"), "{record}");
+}
