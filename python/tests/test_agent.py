@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from simrob import Agent, ServerError, Timeout
+from simrob import Agent, ServerError, SimRobError, Timeout
 from simrob.server import Process
 
 
@@ -101,3 +101,13 @@ def test_a_scenario_file_is_sent_message_by_message(sim: Process, repo: Path) ->
         with pytest.raises(ServerError) as e:
             agent.send_file(repo / "scenarios" / "sumbot.xml")  # entity 3 exists already
         assert "3" in str(e.value)
+
+
+def test_a_server_that_fails_to_start_says_why(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-scenario.xml"
+    with pytest.raises(SimRobError) as e:
+        Process(["serve", "--port", "0", "--scenario", str(missing)])
+    text = str(e.value)
+    assert "exited with status 1 before it was ready" in text, text
+    assert "cannot read scenario" in text, text
+    assert "did not start within" not in text, text

@@ -58,11 +58,22 @@ class Process:
 
         self._reader = threading.Thread(target=pump, daemon=True)
         self._reader.start()
-        if not ready.wait(timeout) or not found:
+        ended = ready.wait(timeout)
+        if not found:
+            # Its output ended without the ready line: it is exiting; wait for its status.
+            try:
+                status: Optional[int] = self._proc.wait(10.0) if ended else self._proc.poll()
+            except subprocess.TimeoutExpired:
+                status = None
             self.stop()
-            raise SimRobError(
-                f"{' '.join(self.args)} did not start within {timeout} s:\n" + "\n".join(self.lines[-20:])
-            )
+            self._reader.join(1.0)
+            output = "\n".join(self.lines[-20:])
+            if status is not None:
+                # It ended before it was ready: say so, with what it said (its error).
+                raise SimRobError(
+                    f"{' '.join(self.args)} exited with status {status} before it was ready:\n{output}"
+                )
+            raise SimRobError(f"{' '.join(self.args)} did not start within {timeout} s:\n{output}")
         self.address: Tuple[str, int] = found[0]
 
     def stop(self, timeout: float = 10.0) -> Optional[int]:
