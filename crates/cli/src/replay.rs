@@ -49,10 +49,14 @@ pub struct ReplayArgs {
 pub fn run(args: ReplayArgs) -> Result<()> {
     let mut recording = RecordingReader::open(&args.file)
         .with_context(|| format!("cannot read the recording {}", args.file.display()))?;
-    match args.export {
-        Some(Export::Csv) => return export_csv(&mut recording, args.output.as_ref()),
-        Some(Export::Simrec) => return convert(&mut recording, args.output.as_ref()),
-        None => {}
+    let exported = match args.export {
+        Some(Export::Csv) => Some(export_csv(&mut recording, args.output.as_ref())),
+        Some(Export::Simrec) => Some(convert(&mut recording, args.output.as_ref())),
+        None => None,
+    };
+    if let Some(result) = exported {
+        warn_if_unfinished(&recording);
+        return result;
     }
     // Ctrl-C is caught before the address is printed: whoever reads it may stop us at once.
     let stop = crate::shell::ctrl_c_flag()?;
@@ -171,6 +175,22 @@ fn convert(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<
         .for_each(|f| writer.write_frame(f))
         .and_then(|()| writer.finish())
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// A compact or swarm recording ends with a mark its writer adds when it stops cleanly: without
+/// it the file is still being written or was cut short (a killed recorder, a full disk, a
+/// partial copy), and what was exported is only its whole blocks so far. Says so on standard
+/// error. (A JSON-lines recording has no end mark.)
+fn warn_if_unfinished(recording: &RecordingReader) {
+    use simrob_viewer::record::Kind;
+    if recording.kind() != Kind::JsonLines && !recording.is_finished() {
+        eprintln!(
+            "warning: {} has no end mark: it is still being written or was cut short; \
+             exported its {} complete frames",
+            recording.path().display(),
+            recording.len()
+        );
+    }
 }
 
 fn export_csv(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<()> {

@@ -121,6 +121,29 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
         "the robot did not move: {first} → {last}"
     );
     assert!(csv.contains(",Ball,"), "the ball is exported too");
+    // A recording the server stopped cleanly ends with its end mark: no warning.
+    assert!(
+        !String::from_utf8_lossy(&export.stderr).contains("warning"),
+        "{}",
+        String::from_utf8_lossy(&export.stderr)
+    );
+
+    // A copy cut short (no end mark, the last block half there): what it holds is exported,
+    // and the command says the file is incomplete.
+    let bytes = std::fs::read(&file).unwrap();
+    let cut = dir.join("cut.simrec");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let export = simrob()
+        .args(["replay", "--export", "csv"])
+        .arg(&cut)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&export.stderr);
+    assert!(
+        err.contains("has no end mark") && err.contains("cut short"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&export.stdout).starts_with("time,iteration"));
 
     // Export to a file: the same text.
     let out_file = dir.join("poses.csv");
