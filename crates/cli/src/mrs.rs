@@ -71,10 +71,8 @@ pub struct MrsArgs {
     /// Show the world live in the browser: the map, every robot with its id, heading, sonar
     /// rays and bumpers; place a robot, load or merge a map from the page. On
     /// 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
-          default_missing_value = simrob_viewer::view2d::DEFAULT_ADDR,
-          value_parser = simrob_viewer::view2d::parse_addr)]
-    gui: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    gui: crate::flags::Gui,
 }
 
 fn parse_pose(s: &str) -> Result<FlatPose, String> {
@@ -216,7 +214,12 @@ pub fn run(args: MrsArgs) -> Result<()> {
     )
     .with_context(|| format!("cannot listen on {}:{}", args.bind, args.port))?;
     let mut view = None;
-    let server = match args.gui {
+    let server = match args
+        .gui
+        .addr()
+        .map(|g| g.resolve(crate::flags::LOCALHOST))
+        .transpose()?
+    {
         Some(addr) => {
             let (v, hook) = simrob_viewer::view2d::mrs::live(
                 addr,

@@ -74,10 +74,8 @@ pub struct RunArgs {
     /// items by state, who carries what; play, pause, step, speed). The run starts when the
     /// first page connects and the page stays after the end until Ctrl-C. On 127.0.0.1:8080
     /// unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
-          default_missing_value = simrob_viewer::view2d::DEFAULT_ADDR,
-          value_parser = simrob_viewer::view2d::parse_addr)]
-    gui: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    gui: crate::flags::Gui,
     /// With --gui: simulated seconds per wall second (0 = as fast as possible).
     #[arg(long, value_name = "F", default_value_t = 1.0, requires = "gui")]
     speed: f64,
@@ -178,7 +176,12 @@ fn run_scenario(args: RunArgs) -> Result<()> {
     }
     // Ctrl-C ends the run early with a summary.
     let stop = crate::shell::ctrl_c_flag()?;
-    let (summary, interrupted, view) = match args.gui {
+    let (summary, interrupted, view) = match args
+        .gui
+        .addr()
+        .map(|g| g.resolve(crate::flags::LOCALHOST))
+        .transpose()?
+    {
         Some(addr) => {
             let (summary, interrupted, view) =
                 drive_live(&mut sim, &scenario, addr, args.speed, &stop)?;

@@ -101,7 +101,7 @@ fn start_server(args: &Args) -> Result<(SocketAddr, ServerProcess)> {
             "0",
             "--scenario",
             &args.scenario,
-            "--real-time-factor",
+            "--speed",
             &args.real_time_factor.to_string(),
         ])
         .stdout(Stdio::piped())

@@ -36,10 +36,8 @@ pub struct SwarmArgs {
     seed: Option<u64>,
     /// Watch the swarm's robots live in the browser (the 2D view: map, robots by state,
     /// their routes). On 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
-          default_missing_value = simrob_viewer::view2d::DEFAULT_ADDR,
-          value_parser = simrob_viewer::view2d::parse_addr)]
-    gui: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    gui: crate::flags::Gui,
 }
 
 pub fn run(args: SwarmArgs) -> Result<()> {
@@ -78,7 +76,12 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         args.robot_id_base,
         args.cc
     );
-    let mut watch = match args.gui {
+    let mut watch = match args
+        .gui
+        .addr()
+        .map(|g| g.resolve(crate::flags::LOCALHOST))
+        .transpose()?
+    {
         Some(addr) => {
             let hello = format!(
                 "simrob coord swarm: {} (Control Center {})",
