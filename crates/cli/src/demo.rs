@@ -41,6 +41,12 @@ const BUILT_IN_SCRIPT: &str = "# at(s)  left(rad/s)  right(rad/s)\n\
 
 /// Arguments of `simrob demo`.
 #[derive(clap::Args)]
+#[command(mut_arg(
+    "gui",
+    crate::flags::gui_help(
+        "Where the web viewer of the built-in server is (it is on unless --no-gui)"
+    )
+))]
 pub struct DemoArgs {
     /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
     /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.

@@ -99,25 +99,33 @@ pub struct Gui {
     #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
           default_missing_value = "", value_parser = GuiAddr::parse)]
     pub gui: Option<GuiAddr>,
-    /// Old spelling of `--gui=N`.
-    #[arg(long, value_name = "N", hide = true)]
+    /// Old spelling of `--gui=N` (says so on standard error).
+    #[arg(long, value_name = "N", hide = true, value_parser = old_http_port)]
     pub http_port: Option<u16>,
 }
 
 impl Gui {
     /// The viewer's address if the command line asks for one (`--http-port N` counts, with a
-    /// line on standard error saying to write `--gui=N`).
+    /// line on standard error, said when it is read, saying to write `--gui=N`).
     pub fn addr(&self) -> Option<GuiAddr> {
         match self.http_port {
-            Some(n) => {
-                eprintln!("--http-port {n} is an old spelling: use --gui={n}");
-                Some(GuiAddr {
-                    ip: self.gui.and_then(|g| g.ip),
-                    port: Some(n),
-                })
-            }
+            Some(n) => Some(GuiAddr {
+                ip: self.gui.and_then(|g| g.ip),
+                port: Some(n),
+            }),
             None => self.gui,
         }
+    }
+}
+
+/// `--gui`'s help on one command (`#[command(mut_arg("gui", gui_help(WHAT)))]`): what the
+/// page shows, then the address rule every command shares.
+pub fn gui_help(what: &'static str) -> impl FnOnce(clap::Arg) -> clap::Arg {
+    move |a| {
+        a.help(format!(
+            "{what}. On port 8080 (a free port, said on standard error, if 8080 is taken) unless \
+             `--gui=ADDR`: a PORT (0 = any free port), IP:PORT or IP"
+        ))
     }
 }
 
@@ -126,25 +134,19 @@ impl Gui {
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct Speed {
     /// Pace: simulated (or recorded) seconds per wall second; 0 = as fast as possible where
-    /// the command allows it. Default 1 (the server's own without a viewer).
+    /// the command allows it (default 1).
     #[arg(long, value_name = "F")]
     pub speed: Option<f64>,
-    /// Old spelling of `--speed`.
-    #[arg(long, value_name = "F", hide = true)]
+    /// Old spelling of `--speed` (says so on standard error).
+    #[arg(long, value_name = "F", hide = true, value_parser = old_real_time_factor)]
     pub real_time_factor: Option<f64>,
 }
 
 impl Speed {
     /// The pace given on the command line, if any (`--real-time-factor F` counts, with a line
-    /// on standard error saying to write `--speed F`).
+    /// on standard error, said when it is read, saying to write `--speed F`).
     pub fn given(&self) -> Option<f64> {
-        match self.real_time_factor {
-            Some(f) => {
-                eprintln!("--real-time-factor {f} is an old spelling: use --speed {f}");
-                Some(f)
-            }
-            None => self.speed,
-        }
+        self.real_time_factor.or(self.speed)
     }
 
     /// Whether the command line gives a pace (in either spelling).
@@ -156,6 +158,22 @@ impl Speed {
     pub fn or_real_time(&self) -> f64 {
         self.given().unwrap_or(1.0)
     }
+}
+
+/// Reads the old `--http-port N`, saying on standard error what to write instead.
+fn old_http_port(s: &str) -> Result<u16, String> {
+    let n: u16 = s
+        .parse()
+        .map_err(|_| format!("{s:?}: expected a port (0 = any free port)"))?;
+    eprintln!("--http-port {n} is an old spelling: use --gui={n}");
+    Ok(n)
+}
+
+/// Reads the old `--real-time-factor F`, saying on standard error what to write instead.
+fn old_real_time_factor(s: &str) -> Result<f64, String> {
+    let f: f64 = s.parse().map_err(|_| format!("{s:?}: expected a number"))?;
+    eprintln!("--real-time-factor {s} is an old spelling: use --speed {s}");
+    Ok(f)
 }
 
 /// A hint for a command line clap refused: `--gui 9000` (a space where `=` belongs).

@@ -22,6 +22,13 @@ pub enum Export {
 
 /// Arguments of `simrob replay`.
 #[derive(clap::Args)]
+#[command(mut_arg(
+    "gui",
+    crate::flags::gui_help("Where the viewer is served (always, unless --export); on 127.0.0.1")
+))]
+#[command(mut_arg("speed", |a| a.help(
+    "The replay's pace: recorded seconds per wall second, greater than 0 [default: 1]"
+)))]
 pub struct ReplayArgs {
     /// The recording: `simrob serve --record FILE` (compact or the older JSON lines; shown
     /// in the 3D viewer) or `simrob swarm run --record FILE` (shown in the 2D view). A

@@ -11,6 +11,13 @@ use simrob_session::{all_keys, ServerConfig, Session};
 
 /// Arguments of `simrob serve`.
 #[derive(clap::Args)]
+#[command(mut_arg(
+    "gui",
+    crate::flags::gui_help("Serve the web viewer too, on the server's IP unless ADDR names one")
+))]
+#[command(mut_arg("speed", |a| a.help(
+    "The pace in asynchronous mode: simulated seconds per wall second (0 = as fast as possible; configuration key `realtimefactor`). With the viewer and neither this flag nor the key, the server paces at real time (1). As fast as possible, the simulation only runs while an agent is registered or the viewer or a recording watches"
+)))]
 pub struct ServeArgs {
     /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
     /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.

@@ -33,6 +33,12 @@ pub enum SwarmCommand {
 
 /// Arguments of `simrob swarm run`.
 #[derive(clap::Args)]
+#[command(mut_arg("gui", crate::flags::gui_help(
+    "Watch the run live in the browser (rooms, POIs, paths, routes, robots, drones and items by state, who carries what; play, pause, step, speed); it starts when the first page connects and the page stays after the end until Ctrl-C; on 127.0.0.1"
+)))]
+#[command(mut_arg("speed", |a| a.help(
+    "With --gui: simulated seconds per wall second (0 = as fast as possible) [default: 1]"
+)))]
 pub struct RunArgs {
     /// Scenario file (.toml or .json).
     pub scenario: PathBuf,
@@ -76,9 +82,9 @@ pub struct RunArgs {
     /// unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
     #[command(flatten)]
     gui: crate::flags::Gui,
-    /// With --gui: simulated seconds per wall second (0 = as fast as possible).
-    #[arg(long, value_name = "F", default_value_t = 1.0, requires = "gui")]
-    speed: f64,
+    /// With --gui: the pace, `--speed F` (0 = as fast as possible).
+    #[command(flatten)]
+    speed: crate::flags::Speed,
 }
 
 /// Recording formats.
@@ -174,6 +180,9 @@ fn run_scenario(args: RunArgs) -> Result<()> {
             vec![recorder],
         )));
     }
+    if args.speed.is_given() && args.gui.addr().is_none() {
+        bail!("--speed paces the run in the 2D view: it needs --gui (without it the run is as fast as possible)");
+    }
     // Ctrl-C ends the run early with a summary.
     let stop = crate::shell::ctrl_c_flag()?;
     let (summary, interrupted, view) = match args
@@ -184,7 +193,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
     {
         Some(addr) => {
             let (summary, interrupted, view) =
-                drive_live(&mut sim, &scenario, addr, args.speed, &stop)?;
+                drive_live(&mut sim, &scenario, addr, args.speed.or_real_time(), &stop)?;
             (summary, interrupted, Some(view))
         }
         None => {

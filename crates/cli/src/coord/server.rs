@@ -30,6 +30,9 @@ pub const TIME_SERVER: RobotId = u32::MAX;
 
 /// Arguments of `simrob coord serve` (and `cc`).
 #[derive(clap::Args, Clone)]
+#[command(mut_arg("gui", crate::flags::gui_help(
+    "Show the map live in the browser (the 2D view: every robot by its condition, every task at its goal by its state, a line from the robot holding it); on 127.0.0.1"
+)))]
 pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1")]

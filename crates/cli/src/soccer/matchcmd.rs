@@ -13,6 +13,12 @@ use simrob_viewer::record::Writer;
 use simrob_viewer::{Frame, FrameView};
 
 #[derive(Args)]
+#[command(mut_arg("gui", crate::flags::gui_help(
+    "Watch the match live in the web viewer (prints its address; the match is then played at --speed); on 127.0.0.1"
+)))]
+#[command(mut_arg("speed", |a| a.help(
+    "With --gui: simulated seconds per wall second, greater than 0 [default: 1]"
+)))]
 pub struct MatchArgs {
     /// Seed of the match: the same seed plays the same match.
     #[arg(long, default_value_t = 1)]
