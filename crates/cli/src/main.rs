@@ -169,7 +169,11 @@ mod vocabulary {
                     "real-time-factor",
                     "time-factor",
                     "rtf",
-                    "no-json",
+                    "random-seed",
+                    "silent",
+                    "recording",
+                    "rec",
+                    "summary-json",
                 ] {
                     if long == old {
                         wrong.push(format!("{path}: --{long} is visible (an old spelling)"));
@@ -182,8 +186,16 @@ mod vocabulary {
                         wrong.push(format!("{path}: --gui does not take an optional =ADDR"));
                     }
                 }
-                if long == "speed" && path != "simrob demo" && a.get_value_names().is_none() {
-                    wrong.push(format!("{path}: --speed without a value"));
+                // Flags are switches, the others take a value, the same everywhere.
+                let takes_value = a.get_action().takes_values();
+                match long {
+                    "json" | "quiet" if takes_value => {
+                        wrong.push(format!("{path}: --{long} takes a value"))
+                    }
+                    "speed" | "seed" | "record" if !takes_value => {
+                        wrong.push(format!("{path}: --{long} without a value"))
+                    }
+                    _ => {}
                 }
             }
             // Two names for one concept, both visible.

@@ -165,3 +165,49 @@ fn gui_with_a_space_gets_a_hint() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--gui=9000"), "{stderr}");
 }
+
+#[test]
+fn an_unnamed_taken_port_gives_way_to_a_free_one_and_says_so() {
+    // Hold 8080 if we can; if something else already holds it, the situation is the same.
+    let _held = std::net::TcpListener::bind("127.0.0.1:8080");
+    let (addr, stderr) = address_line(&["mrs", "--port", "0", "--gui"], "2D view on http://");
+    let addr = addr.unwrap_or_else(|| panic!("no 2D view: {stderr}"));
+    assert_ne!(port_of(&addr), 8080, "{addr}");
+    assert!(stderr.contains("port 8080 is taken"), "{stderr}");
+}
+
+#[test]
+fn replay_bind_still_works_and_says_what_to_use() {
+    let dir = std::env::temp_dir().join(format!("simrob-vocab-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let file = dir.join("run.jsonl");
+    let status = simrob()
+        .args(["swarm", "run", "--quiet", "--record"])
+        .arg(&file)
+        .arg(repo("scenarios/swarm/hospital.toml"))
+        .stdout(Stdio::null())
+        .status()
+        .expect("swarm run");
+    assert!(status.success());
+    let file = file.to_string_lossy().to_string();
+    let (addr, stderr) = address_line(
+        &["replay", &file, "--bind", "127.0.0.1", "--gui=0"],
+        "2D view on http://",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let addr = addr.unwrap_or_else(|| panic!("no 2D view: {stderr}"));
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    assert!(stderr.contains("use --gui=127.0.0.1"), "{stderr}");
+}
+
+#[test]
+fn swarm_run_speed_without_gui_says_it_needs_gui() {
+    let out = simrob()
+        .args(["swarm", "run", "--speed", "2"])
+        .arg(repo("scenarios/swarm/hospital.toml"))
+        .output()
+        .expect("simrob runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("needs --gui"), "{stderr}");
+}
