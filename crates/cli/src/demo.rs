@@ -41,6 +41,12 @@ const BUILT_IN_SCRIPT: &str = "# at(s)  left(rad/s)  right(rad/s)\n\
 
 /// Arguments of `simrob demo`.
 #[derive(clap::Args)]
+#[command(mut_arg(
+    "gui",
+    crate::flags::gui_help(
+        "Where the web viewer of the built-in server is (it is on unless --no-gui)"
+    )
+))]
 pub struct DemoArgs {
     /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
     /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.
@@ -55,16 +61,16 @@ pub struct DemoArgs {
     /// it must stop the wheels (`AT 0 0`). Example: `0 5 5` / `2 4 -4` / `3 0 0`.
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
-    /// Wheel speed for the arrow keys, rad/s.
-    #[arg(long, default_value_t = 6.0)]
-    pub speed: f64,
+    /// Wheel speed for the arrow keys, rad/s (`--speed` is the pace everywhere else; it is
+    /// still accepted here for this).
+    #[arg(long, value_name = "RAD_S", default_value_t = 6.0, alias = "speed")]
+    pub wheel_speed: f64,
     /// Seconds between printed poses.
     #[arg(long, default_value_t = 0.5)]
     pub every: f64,
-    /// Port of the web viewer of the built-in server (default 8080, or a free port if that is
-    /// taken; 0 = a free port).
-    #[arg(long, value_name = "N")]
-    pub http_port: Option<u16>,
+    /// The web viewer of the built-in server, on by default: `--gui=ADDR` to place it.
+    #[command(flatten)]
+    pub gui: crate::flags::Gui,
     /// Do not start the web viewer.
     #[arg(long)]
     pub no_gui: bool,
@@ -168,7 +174,8 @@ fn start_server(args: &DemoArgs) -> Result<Running> {
     let viewer = if args.no_gui {
         None
     } else {
-        Some(crate::serve::start_viewer_on(&mut server, args.http_port)?)
+        let gui = args.gui.addr().unwrap_or_default();
+        Some(crate::serve::start_viewer_on(&mut server, gui)?)
     };
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
@@ -330,7 +337,7 @@ fn keyboard(agent: &mut Agent, args: &DemoArgs) -> Result<()> {
     let _raw = RawMode::on()?;
     let start = Instant::now();
     let mut next_print = 0.0;
-    let s = args.speed;
+    let s = args.wheel_speed;
     loop {
         while poll(Duration::ZERO)? {
             if let Event::Key(k) = read()? {

@@ -3,6 +3,7 @@
 mod batch;
 mod coord;
 mod demo;
+mod flags;
 mod mrs;
 mod plot;
 mod replay;
@@ -85,7 +86,19 @@ fn main() -> ExitCode {
         std::env::set_var("RUST_LIB_BACKTRACE", "0");
     }
     shell::quiet_broken_pipe();
-    let result = run(Cli::parse());
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let args: Vec<String> = std::env::args().collect();
+            let hint = flags::gui_hint(&args).filter(|_| e.use_stderr());
+            let _ = e.print();
+            if let Some(h) = hint {
+                eprintln!("{h}");
+            }
+            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
+        }
+    };
+    let result = run(cli);
     if let Err(e) = &result {
         eprintln!("Error: {e:?}");
     }
@@ -119,6 +132,103 @@ fn run(cli: Cli) -> Result<()> {
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
                 _ => Ok(()),
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod vocabulary {
+    //! One spelling for each shared concept on every subcommand.
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every subcommand (at any depth) with its path.
+    fn walk(cmd: &clap::Command, path: String, out: &mut Vec<(String, clap::Command)>) {
+        for sub in cmd.get_subcommands() {
+            let p = format!("{path} {}", sub.get_name());
+            out.push((p.clone(), sub.clone()));
+            walk(sub, p, out);
+        }
+    }
+
+    #[test]
+    fn each_shared_concept_has_one_visible_spelling() {
+        let mut all = Vec::new();
+        walk(&Cli::command(), "simrob".into(), &mut all);
+        let mut wrong = Vec::new();
+        for (path, cmd) in &all {
+            let visible: Vec<&clap::Arg> = cmd
+                .get_arguments()
+                .filter(|a| !a.is_hide_set() && a.get_long().is_some())
+                .collect();
+            for a in &visible {
+                let long = a.get_long().unwrap_or_default();
+                // Old spellings, hidden where they are still accepted.
+                for old in [
+                    "http-port",
+                    "real-time-factor",
+                    "time-factor",
+                    "rtf",
+                    "random-seed",
+                    "silent",
+                    "recording",
+                    "rec",
+                    "summary-json",
+                ] {
+                    if long == old {
+                        wrong.push(format!("{path}: --{long} is visible (an old spelling)"));
+                    }
+                }
+                if long == "gui" {
+                    let optional = a.get_num_args().is_some_and(|n| n.min_values() == 0)
+                        && a.is_require_equals_set();
+                    if !optional {
+                        wrong.push(format!("{path}: --gui does not take an optional =ADDR"));
+                    }
+                }
+                // Flags are switches, the others take a value, the same everywhere.
+                let takes_value = a.get_action().takes_values();
+                match long {
+                    "json" | "quiet" if takes_value => {
+                        wrong.push(format!("{path}: --{long} takes a value"))
+                    }
+                    "speed" | "seed" | "record" if !takes_value => {
+                        wrong.push(format!("{path}: --{long} without a value"))
+                    }
+                    _ => {}
+                }
+            }
+            // Two names for one concept, both visible.
+            for (a, b) in [
+                ("speed", "real-time-factor"),
+                ("gui", "http-port"),
+                ("json", "format-json"),
+            ] {
+                let has = |n: &str| visible.iter().any(|x| x.get_long() == Some(n));
+                if has(a) && has(b) {
+                    wrong.push(format!("{path}: both --{a} and --{b}"));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+        // The viewer is `--gui[=ADDR]` wherever a page is served.
+        for path in [
+            "simrob serve",
+            "simrob demo",
+            "simrob replay",
+            "simrob mrs",
+            "simrob swarm run",
+            "simrob soccer match",
+            "simrob coord cc",
+        ] {
+            let (_, cmd) = all
+                .iter()
+                .find(|(p, _)| p == path)
+                .unwrap_or_else(|| panic!("no subcommand {path}"));
+            assert!(
+                cmd.get_arguments().any(|a| a.get_long() == Some("gui")),
+                "{path} has no --gui"
+            );
         }
     }
 }

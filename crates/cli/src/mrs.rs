@@ -19,6 +19,12 @@ use simrob_mrs::{
 /// `#RECT x1 y1 x2 y2`, `#STEP n`, `#SNAPSHOT file`). Units: inches, degrees, y down,
 /// positive turn = clockwise.
 #[derive(clap::Args)]
+#[command(mut_arg("gui", crate::flags::gui_help(
+    "Show the world live in the browser: the map, every robot with its id, heading, sonar rays and bumpers; place a robot, load or merge a map from the page; on 127.0.0.1"
+)))]
+#[command(mut_arg("speed", |a| a.help(
+    "The pace: simulated seconds per wall second (1 = real time, 0 = as fast as possible) [default: 1]"
+)))]
 pub struct MrsArgs {
     /// The map: a vector file (`width height`, then `x1 y1 x2 y2` per rectangle) or a BMP
     /// (black = obstacle). Default: the Mobile Robot Simulator's 300×300 example, built in.
@@ -38,9 +44,9 @@ pub struct MrsArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
     bind: String,
-    /// Time factor: simulated seconds per second (1 = real time, 0 = as fast as possible).
-    #[arg(long, default_value_t = 1.0)]
-    speed: f64,
+    /// The pace, `--speed F` (1 = real time, 0 = as fast as possible).
+    #[command(flatten)]
+    speed: crate::flags::Speed,
     /// Stepped mode: time advances only when a client sends `#STEP n` (for tests and
     /// reproducible runs).
     #[arg(long)]
@@ -71,10 +77,8 @@ pub struct MrsArgs {
     /// Show the world live in the browser: the map, every robot with its id, heading, sonar
     /// rays and bumpers; place a robot, load or merge a map from the page. On
     /// 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
-          default_missing_value = simrob_viewer::view2d::DEFAULT_ADDR,
-          value_parser = simrob_viewer::view2d::parse_addr)]
-    gui: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    gui: crate::flags::Gui,
 }
 
 fn parse_pose(s: &str) -> Result<FlatPose, String> {
@@ -108,10 +112,10 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
     if !(args.timestep > 0.0 && args.timestep <= 1.0) {
         bail!("--timestep {}: must be in (0, 1] seconds", args.timestep);
     }
-    if !args.speed.is_finite() || args.speed < 0.0 {
+    if !args.speed.or_real_time().is_finite() || args.speed.or_real_time() < 0.0 {
         bail!(
             "--speed {}: must be 0 (as fast as possible) or positive",
-            args.speed
+            args.speed.or_real_time()
         );
     }
     let core = MrsCore::new(
@@ -190,7 +194,7 @@ pub fn run(args: MrsArgs) -> Result<()> {
         _ => None,
     };
     let options = ShellOptions {
-        speed: args.speed,
+        speed: args.speed.or_real_time(),
         snapshot,
         print_log: true,
         idle_timeout: (args.idle_timeout > 0.0)
@@ -216,13 +220,18 @@ pub fn run(args: MrsArgs) -> Result<()> {
     )
     .with_context(|| format!("cannot listen on {}:{}", args.bind, args.port))?;
     let mut view = None;
-    let server = match args.gui {
+    let server = match args
+        .gui
+        .addr()
+        .map(|g| g.resolve(crate::flags::LOCALHOST))
+        .transpose()?
+    {
         Some(addr) => {
             let (v, hook) = simrob_viewer::view2d::mrs::live(
                 addr,
                 &format!("Mobile Robot Simulator on tcp://{}", server.local_addr()?),
                 simrob_viewer::Guard::default(),
-                args.speed,
+                args.speed.or_real_time(),
                 args.stepped,
             )
             .with_context(|| format!("cannot serve the 2D view on {addr}"))?;
@@ -241,7 +250,7 @@ pub fn run(args: MrsArgs) -> Result<()> {
         if args.stepped {
             "stepped (#STEP n advances time)".to_string()
         } else {
-            format!("time factor {}", args.speed)
+            format!("time factor {}", args.speed.or_real_time())
         },
         dir.display()
     );

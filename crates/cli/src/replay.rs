@@ -22,6 +22,13 @@ pub enum Export {
 
 /// Arguments of `simrob replay`.
 #[derive(clap::Args)]
+#[command(mut_arg(
+    "gui",
+    crate::flags::gui_help("Where the viewer is served (always, unless --export); on 127.0.0.1")
+))]
+#[command(mut_arg("speed", |a| a.help(
+    "The replay's pace: recorded seconds per wall second, greater than 0 [default: 1]"
+)))]
 pub struct ReplayArgs {
     /// The recording: `simrob serve --record FILE` (compact or the older JSON lines; shown
     /// in the 3D viewer) or `simrob swarm run --record FILE` (shown in the 2D view). A
@@ -29,15 +36,16 @@ pub struct ReplayArgs {
     /// the next ones.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// Port of the viewer (0 picks a free port).
-    #[arg(long, value_name = "N", default_value_t = 8080)]
-    pub http_port: u16,
-    /// Address the viewer listens on.
-    #[arg(long, value_name = "IP", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
-    pub bind: IpAddr,
-    /// Speed of the replay: recorded simulated seconds per wall second.
-    #[arg(long, value_name = "F", default_value_t = 1.0)]
-    pub speed: f64,
+    /// Where the viewer listens: always served (unless --export), on 127.0.0.1:8080 unless
+    /// `--gui=ADDR`.
+    #[command(flatten)]
+    pub gui: crate::flags::Gui,
+    /// Old spelling of `--gui=IP`.
+    #[arg(long, value_name = "IP", hide = true)]
+    pub bind: Option<IpAddr>,
+    /// The replay's pace, `--speed F`: recorded seconds per wall second (default 1).
+    #[command(flatten)]
+    pub speed: crate::flags::Speed,
     /// Export the recording instead of serving the viewer.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub export: Option<Export>,
@@ -60,8 +68,15 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     }
     // Ctrl-C is caught before the address is printed: whoever reads it may stop us at once.
     let stop = crate::shell::ctrl_c_flag()?;
+    let mut gui = args.gui.addr().unwrap_or_default();
+    if let Some(ip) = args.bind {
+        eprintln!("--bind {ip} is an old spelling: use --gui={ip} (or --gui={ip}:PORT)");
+        gui.ip = gui.ip.or(Some(ip));
+    }
+    let bind = gui.resolve(IpAddr::V4(Ipv4Addr::LOCALHOST))?;
+    let speed = args.speed.or_real_time();
     if recording.kind() == simrob_viewer::record::Kind::Swarm {
-        return replay_2d(&args, &stop);
+        return replay_2d(&args, bind, speed, &stop);
     }
     let count = recording.len();
     let ends = if count > 0 {
@@ -82,13 +97,9 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         _ if recording.is_finished() => Following::No,
         _ => Following::Yes,
     };
-    let (viewer, player) = simrob_viewer::replay::serve_file(
-        recording,
-        SocketAddr::new(args.bind, args.http_port),
-        &name,
-    )
-    .with_context(|| format!("cannot serve the replay on port {}", args.http_port))?;
-    player.set_speed(args.speed).map_err(anyhow::Error::msg)?;
+    let (viewer, player) = simrob_viewer::replay::serve_file(recording, bind, &name)
+        .with_context(|| format!("cannot serve the replay on {bind}"))?;
+    player.set_speed(speed).map_err(anyhow::Error::msg)?;
     println!("viewer on http://{}", viewer.addr());
     if let Some(((i0, t0), (i1, t1))) = ends {
         println!("{count} frames: iterations {i0}–{i1}, simulated time {t0:.3}–{t1:.3} s");
@@ -125,12 +136,12 @@ fn play_until_ctrl_c(stop: &AtomicBool, following: Following, play: impl FnOnce(
 }
 
 /// A swarm recording in the 2D view (the map, robots, drones and items by state).
-fn replay_2d(args: &ReplayArgs, stop: &AtomicBool) -> Result<()> {
+fn replay_2d(args: &ReplayArgs, bind: SocketAddr, speed: f64, stop: &AtomicBool) -> Result<()> {
     use simrob_viewer::view2d::replay::{SwarmRecording, SwarmReplay};
-    if !(args.speed.is_finite() && args.speed > 0.0) {
+    if !(speed.is_finite() && speed > 0.0) {
         anyhow::bail!(
             "--speed {}: recorded seconds per wall second, a number greater than 0",
-            args.speed
+            speed
         );
     }
     let recording = SwarmRecording::open(&args.file)
@@ -147,13 +158,8 @@ fn replay_2d(args: &ReplayArgs, stop: &AtomicBool) -> Result<()> {
         recording.times().first().copied(),
         recording.times().last().copied(),
     );
-    let replay = SwarmReplay::serve(
-        recording,
-        SocketAddr::new(args.bind, args.http_port),
-        args.speed,
-        simrob_viewer::Guard::default(),
-    )
-    .with_context(|| format!("cannot serve the replay on port {}", args.http_port))?;
+    let replay = SwarmReplay::serve(recording, bind, speed, simrob_viewer::Guard::default())
+        .with_context(|| format!("cannot serve the replay on {bind}"))?;
     println!(
         "2D view on http://{} (the replay starts when a page connects)",
         replay.addr()

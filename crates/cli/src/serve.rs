@@ -11,6 +11,13 @@ use simrob_session::{all_keys, ServerConfig, Session};
 
 /// Arguments of `simrob serve`.
 #[derive(clap::Args)]
+#[command(mut_arg(
+    "gui",
+    crate::flags::gui_help("Serve the web viewer too, on the server's IP unless ADDR names one")
+))]
+#[command(mut_arg("speed", |a| a.help(
+    "The pace in asynchronous mode: simulated seconds per wall second (0 = as fast as possible; configuration key `realtimefactor`). With the viewer and neither this flag nor the key, the server paces at real time (1). As fast as possible, the simulation only runs while an agent is registered or the viewer or a recording watches"
+)))]
 pub struct ServeArgs {
     /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
     /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.
@@ -33,22 +40,18 @@ pub struct ServeArgs {
     /// With --scenario: create the scenario but wait for an agent's Initialize_Simulation.
     #[arg(long, requires = "scenario")]
     pub no_start: bool,
-    /// Simulated seconds per wall second in asynchronous mode (0 = as fast as possible;
-    /// configuration key `realtimefactor`). With the viewer and neither this flag nor the
-    /// key, the server paces at real time (1). As fast as possible, the simulation only runs
-    /// while an agent is registered or the viewer or a recording watches.
-    #[arg(long, value_name = "F")]
-    pub real_time_factor: Option<f64>,
+    /// The pace in asynchronous mode, `--speed F`: simulated seconds per wall second (0 = as
+    /// fast as possible; configuration key `realtimefactor`). With the viewer and neither this
+    /// flag nor the key, the server paces at real time (1). As fast as possible, the
+    /// simulation only runs while an agent is registered or the viewer or a recording watches.
+    #[command(flatten)]
+    pub speed: crate::flags::Speed,
     /// Directory Save and Load are confined to (configuration key `savedirectory`).
     #[arg(long, value_name = "DIR")]
     pub save_dir: Option<PathBuf>,
-    /// Serve the web viewer too (on --http-port, default 8080).
-    #[arg(long)]
-    pub gui: bool,
-    /// Port of the web viewer (implies --gui; 0 picks a free port). It listens on the same
-    /// address as the server.
-    #[arg(long, value_name = "N")]
-    pub http_port: Option<u16>,
+    /// The web viewer, `--gui[=ADDR]` (on the server's IP unless ADDR names one).
+    #[command(flatten)]
+    pub gui: crate::flags::Gui,
     /// Record every iteration to FILE (created or truncated): the compact simrob-recording
     /// format (deflate blocks of 32-bit poses), readable while being written; play it with
     /// `simrob replay FILE`, export it with `simrob replay FILE --export csv`.
@@ -76,7 +79,7 @@ pub fn config_from(args: &ServeArgs) -> Result<ServerConfig> {
     if let Some(port) = args.port {
         config.receiver_port = port;
     }
-    if let Some(f) = args.real_time_factor {
+    if let Some(f) = args.speed.given() {
         config
             .set("realtimefactor", &f.to_string())
             .map_err(anyhow::Error::msg)?;
@@ -135,17 +138,17 @@ pub fn run(args: ServeArgs) -> Result<()> {
         return Ok(());
     }
     let mut config = config_from(&args)?;
-    let gui = args.gui || args.http_port.is_some();
-    if gui && args.real_time_factor.is_none() && config.real_time_factor == 0.0 {
+    let gui = args.gui.addr();
+    if gui.is_some() && !args.speed.is_given() && config.real_time_factor == 0.0 {
         config.real_time_factor = 1.0;
-        println!("pacing at real time for the viewer (--real-time-factor 0: as fast as possible)");
+        println!("pacing at real time for the viewer (--speed 0: as fast as possible)");
     }
     let mut server = build(config, args.scenario.as_deref(), !args.no_start)?;
     let stop = crate::shell::ctrl_c_flag()?;
     let addr = server.local_addr()?;
     println!("listening on udp://{addr}");
-    let _viewer = if gui {
-        let viewer = start_viewer_on(&mut server, args.http_port)?;
+    let _viewer = if let Some(gui) = gui {
+        let viewer = start_viewer_on(&mut server, gui)?;
         println!("viewer on http://{}", viewer.addr());
         Some(viewer)
     } else {
@@ -169,37 +172,31 @@ pub fn run(args: ServeArgs) -> Result<()> {
     Ok(())
 }
 
-/// The viewer's port when none is given.
-pub const DEFAULT_HTTP_PORT: u16 = 8080;
-
-/// Starts the web viewer on `port`, or when none is given on 8080 and, if that is taken, on
-/// a free port (saying so on stderr).
-pub fn start_viewer_on(server: &mut UdpServer, port: Option<u16>) -> Result<simrob_viewer::Viewer> {
-    match port {
-        Some(p) => start_viewer(server, p).map_err(|e| {
-            e.context(format!(
-                "--http-port {p}: is the port taken? --http-port 0 picks a free one"
-            ))
-        }),
-        None => start_viewer(server, DEFAULT_HTTP_PORT).or_else(|_| {
-            eprintln!("port {DEFAULT_HTTP_PORT} is taken: the viewer takes a free port");
-            start_viewer(server, 0)
-        }),
-    }
+/// Starts the web viewer at `gui` (on the server's IP unless it names one; a taken port as
+/// [`crate::flags::GuiAddr::resolve`] says).
+pub fn start_viewer_on(
+    server: &mut UdpServer,
+    gui: crate::flags::GuiAddr,
+) -> Result<simrob_viewer::Viewer> {
+    let addr = gui.resolve(server.local_addr()?.ip())?;
+    start_viewer(server, addr)
 }
 
 /// Starts the web viewer for `server`: frames from the session's snapshots, the page's
 /// commands as local commands into the session.
-pub fn start_viewer(server: &mut UdpServer, port: u16) -> Result<simrob_viewer::Viewer> {
+pub fn start_viewer(
+    server: &mut UdpServer,
+    bind: std::net::SocketAddr,
+) -> Result<simrob_viewer::Viewer> {
     let addr = server.local_addr()?;
     let viewer = simrob_viewer::Viewer::start(
-        std::net::SocketAddr::new(addr.ip(), port),
+        bind,
         simrob_viewer::SessionBridge::new(server.commands()),
         simrob_viewer::responses_channel(),
         &format!("udp://{addr}"),
         "live",
     )
-    .with_context(|| format!("cannot serve the viewer on port {port}"))?;
+    .with_context(|| format!("cannot serve the viewer on {bind}"))?;
     server.add_sampled_observer(simrob_viewer::observer(&viewer), viewer.frame_requests());
     Ok(viewer)
 }

@@ -33,6 +33,12 @@ pub enum SwarmCommand {
 
 /// Arguments of `simrob swarm run`.
 #[derive(clap::Args)]
+#[command(mut_arg("gui", crate::flags::gui_help(
+    "Watch the run live in the browser (rooms, POIs, paths, routes, robots, drones and items by state, who carries what; play, pause, step, speed); it starts when the first page connects and the page stays after the end until Ctrl-C; on 127.0.0.1"
+)))]
+#[command(mut_arg("speed", |a| a.help(
+    "With --gui: simulated seconds per wall second (0 = as fast as possible) [default: 1]"
+)))]
 pub struct RunArgs {
     /// Scenario file (.toml or .json).
     pub scenario: PathBuf,
@@ -74,13 +80,11 @@ pub struct RunArgs {
     /// items by state, who carries what; play, pause, step, speed). The run starts when the
     /// first page connects and the page stays after the end until Ctrl-C. On 127.0.0.1:8080
     /// unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
-          default_missing_value = simrob_viewer::view2d::DEFAULT_ADDR,
-          value_parser = simrob_viewer::view2d::parse_addr)]
-    gui: Option<std::net::SocketAddr>,
-    /// With --gui: simulated seconds per wall second (0 = as fast as possible).
-    #[arg(long, value_name = "F", default_value_t = 1.0, requires = "gui")]
-    speed: f64,
+    #[command(flatten)]
+    gui: crate::flags::Gui,
+    /// With --gui: the pace, `--speed F` (0 = as fast as possible).
+    #[command(flatten)]
+    speed: crate::flags::Speed,
 }
 
 /// Recording formats.
@@ -176,12 +180,20 @@ fn run_scenario(args: RunArgs) -> Result<()> {
             vec![recorder],
         )));
     }
+    if args.speed.is_given() && args.gui.addr().is_none() {
+        bail!("--speed paces the run in the 2D view: it needs --gui (without it the run is as fast as possible)");
+    }
     // Ctrl-C ends the run early with a summary.
     let stop = crate::shell::ctrl_c_flag()?;
-    let (summary, interrupted, view) = match args.gui {
+    let (summary, interrupted, view) = match args
+        .gui
+        .addr()
+        .map(|g| g.resolve(crate::flags::LOCALHOST))
+        .transpose()?
+    {
         Some(addr) => {
             let (summary, interrupted, view) =
-                drive_live(&mut sim, &scenario, addr, args.speed, &stop)?;
+                drive_live(&mut sim, &scenario, addr, args.speed.or_real_time(), &stop)?;
             (summary, interrupted, Some(view))
         }
         None => {

@@ -63,10 +63,15 @@ struct Args {
     /// Scenario for the server this tool starts.
     #[arg(long, value_name = "FILE", default_value = "scenarios/soccer.xml")]
     scenario: String,
-    /// Simulated seconds per wall second of the server this tool starts (0 = as fast as
-    /// possible).
-    #[arg(long, default_value_t = 1.0)]
-    real_time_factor: f64,
+    /// The pace of the server this tool starts: simulated seconds per wall second (0 = as
+    /// fast as possible; `--real-time-factor` is its old spelling).
+    #[arg(
+        long,
+        value_name = "F",
+        default_value_t = 1.0,
+        alias = "real-time-factor"
+    )]
+    speed: f64,
     /// Sending threads (the agents of a thread share one socket).
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -101,8 +106,8 @@ fn start_server(args: &Args) -> Result<(SocketAddr, ServerProcess)> {
             "0",
             "--scenario",
             &args.scenario,
-            "--real-time-factor",
-            &args.real_time_factor.to_string(),
+            "--speed",
+            &args.speed.to_string(),
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

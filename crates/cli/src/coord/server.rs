@@ -30,6 +30,9 @@ pub const TIME_SERVER: RobotId = u32::MAX;
 
 /// Arguments of `simrob coord serve` (and `cc`).
 #[derive(clap::Args, Clone)]
+#[command(mut_arg("gui", crate::flags::gui_help(
+    "Show the map live in the browser (the 2D view: every robot by its condition, every task at its goal by its state, a line from the robot holding it); on 127.0.0.1"
+)))]
 pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
@@ -73,10 +76,8 @@ pub struct ServeArgs {
     /// Show the map live in the browser (the 2D view: every robot by its condition, every
     /// task at its goal by its state, a line from the robot holding it). On 127.0.0.1:8080
     /// unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
-          default_missing_value = simrob_viewer::view2d::DEFAULT_ADDR,
-          value_parser = simrob_viewer::view2d::parse_addr)]
-    gui: Option<SocketAddr>,
+    #[command(flatten)]
+    gui: crate::flags::Gui,
 }
 
 impl ServeArgs {
@@ -174,7 +175,12 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
     if let Some(d) = &args.log_dir {
         println!("logs in {}", d.display());
     }
-    let mut live = match args.gui {
+    let mut live = match args
+        .gui
+        .addr()
+        .map(|g| g.resolve(crate::flags::LOCALHOST))
+        .transpose()?
+    {
         Some(bind) => {
             let hello = format!("simrob coord: the Control Center on tcp://{addr}");
             let m = LiveMap::start(bind, &hello)

@@ -15,6 +15,12 @@ use simrob_swarm::script::Script;
 
 /// Arguments of `simrob coord swarm`.
 #[derive(clap::Args)]
+#[command(mut_arg("gui", crate::flags::gui_help(
+    "Watch the swarm's robots live in the browser (the 2D view: map, robots by state, their routes); on 127.0.0.1"
+)))]
+#[command(mut_arg("speed", |a| a.help(
+    "Simulated seconds per wall second, greater than 0 [default: 1]"
+)))]
 pub struct SwarmArgs {
     /// The swarm scenario (.toml or .json); its scripts are set aside: its robots do what
     /// the Control Center allocates.
@@ -28,22 +34,20 @@ pub struct SwarmArgs {
     /// Robots (generated scenarios only).
     #[arg(long)]
     robots: Option<usize>,
-    /// Simulated seconds per wall second.
-    #[arg(long, default_value_t = 1.0)]
-    speed: f64,
+    /// The pace, `--speed F` (default 1).
+    #[command(flatten)]
+    speed: crate::flags::Speed,
     /// Seed of the run.
     #[arg(long)]
     seed: Option<u64>,
     /// Watch the swarm's robots live in the browser (the 2D view: map, robots by state,
     /// their routes). On 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
-          default_missing_value = simrob_viewer::view2d::DEFAULT_ADDR,
-          value_parser = simrob_viewer::view2d::parse_addr)]
-    gui: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    gui: crate::flags::Gui,
 }
 
 pub fn run(args: SwarmArgs) -> Result<()> {
-    if !(args.speed.is_finite() && args.speed > 0.0) {
+    if !(args.speed.or_real_time().is_finite() && args.speed.or_real_time() > 0.0) {
         bail!("--speed must be a positive factor");
     }
     if args.robot_id_base == 0 {
@@ -78,7 +82,12 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         args.robot_id_base,
         args.cc
     );
-    let mut watch = match args.gui {
+    let mut watch = match args
+        .gui
+        .addr()
+        .map(|g| g.resolve(crate::flags::LOCALHOST))
+        .transpose()?
+    {
         Some(addr) => {
             let hello = format!(
                 "simrob coord swarm: {} (Control Center {})",
@@ -121,7 +130,7 @@ pub fn run(args: SwarmArgs) -> Result<()> {
             write_env(&mut writer, &env)?;
         }
         // Simulated time runs at --speed × wall time.
-        let due = sim.frame() as f64 / fps / args.speed;
+        let due = sim.frame() as f64 / fps / args.speed.or_real_time();
         let ahead = due - start.elapsed().as_secs_f64();
         if ahead > 0.0 {
             std::thread::sleep(Duration::from_secs_f64(ahead.min(1.0)));

@@ -13,6 +13,12 @@ use simrob_viewer::record::Writer;
 use simrob_viewer::{Frame, FrameView};
 
 #[derive(Args)]
+#[command(mut_arg("gui", crate::flags::gui_help(
+    "Watch the match live in the web viewer (prints its address; the match is then played at --speed); on 127.0.0.1"
+)))]
+#[command(mut_arg("speed", |a| a.help(
+    "With --gui: simulated seconds per wall second, greater than 0 [default: 1]"
+)))]
 pub struct MatchArgs {
     /// Seed of the match: the same seed plays the same match.
     #[arg(long, default_value_t = 1)]
@@ -35,15 +41,12 @@ pub struct MatchArgs {
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Watch the match live in the web viewer (prints its address); the match is then played
-    /// at --real-time-factor.
-    #[arg(long)]
-    pub gui: bool,
-    /// The viewer's HTTP port with --gui (0 = any free port).
-    #[arg(long, default_value_t = 0)]
-    pub http_port: u16,
-    /// With --gui: simulated seconds per wall second.
-    #[arg(long, default_value_t = 1.0)]
-    pub real_time_factor: f64,
+    /// at --speed.
+    #[command(flatten)]
+    pub gui: crate::flags::Gui,
+    /// With --gui: simulated seconds per wall second (default 1).
+    #[command(flatten)]
+    pub speed: crate::flags::Speed,
 }
 
 /// The page only watches a match: its brains play it.
@@ -110,11 +113,13 @@ pub fn run(a: MatchArgs) -> Result<()> {
         Some(path) => Some(Recording::create(path, "simrob soccer match")?),
         None => None,
     };
-    if a.gui && !(a.real_time_factor.is_finite() && a.real_time_factor > 0.0) {
-        bail!("--real-time-factor must be a positive number");
+    let gui = a.gui.addr();
+    let speed = a.speed.or_real_time();
+    if gui.is_some() && !(speed.is_finite() && speed > 0.0) {
+        bail!("--speed must be a positive number");
     }
-    let viewer = if a.gui {
-        let bind = std::net::SocketAddr::from(([127, 0, 0, 1], a.http_port));
+    let viewer = if let Some(gui) = gui {
+        let bind = gui.resolve(crate::flags::LOCALHOST)?;
         let v = simrob_viewer::Viewer::start(
             bind,
             std::sync::Arc::new(WatchOnly),
@@ -122,7 +127,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
             "simrob soccer match",
             "live",
         )
-        .with_context(|| format!("cannot start the viewer on {bind} (try --http-port 0)"))?;
+        .with_context(|| format!("cannot start the viewer on {bind} (try --gui=0)"))?;
         println!("viewer on http://{}", v.addr());
         Some(v)
     } else {
@@ -133,7 +138,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
         observers.push(r.observer());
     }
     if let Some(v) = &viewer {
-        observers.push(live_view(v, a.real_time_factor));
+        observers.push(live_view(v, speed));
     }
     let observer: Option<simrob_trials::Observer> = if observers.is_empty() {
         None

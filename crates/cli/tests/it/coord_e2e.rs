@@ -156,7 +156,7 @@ fn an_operator_sends_tasks_to_a_sumbot_a_nomad_and_a_swarm_robot() {
             "0",
             "--scenario",
             "scenarios/soccer.xml",
-            "--real-time-factor",
+            "--speed",
             "1",
         ],
         false,

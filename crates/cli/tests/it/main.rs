@@ -29,3 +29,4 @@ mod simrob_serve;
 mod soccer_cli;
 mod soccer_e2e;
 mod swarm_cli;
+mod vocab_cli;

@@ -35,7 +35,7 @@ fn a_swarm_recording_replays_in_the_2d_view() {
     let mut replay = simrob()
         .arg("replay")
         .arg(&file)
-        .args(["--http-port", "0", "--speed", "3"])
+        .args(["--gui=0", "--speed", "3"])
         .stdout(Stdio::piped())
         .spawn()
         .expect("replay");
@@ -103,7 +103,7 @@ fn a_swarm_recording_replays_in_the_2d_view() {
     let bad = simrob()
         .arg("replay")
         .arg(&file)
-        .args(["--speed=-1", "--http-port", "0"])
+        .args(["--speed=-1", "--gui=0"])
         .output()
         .expect("replay");
     assert!(!bad.status.success());

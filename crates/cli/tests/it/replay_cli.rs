@@ -28,7 +28,7 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
             "serve",
             "--port",
             "0",
-            "--real-time-factor",
+            "--speed",
             "1",
             "--scenario",
             &repo("scenarios/soccer.xml"),
@@ -161,7 +161,7 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
     let mut replay = simrob()
         .arg("replay")
         .arg(&file)
-        .args(["--http-port", "0"])
+        .args(["--gui=0"])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();

@@ -54,7 +54,7 @@ fn the_field_player_kicks_towards_the_goal_and_the_keeper_tracks_the_ball() {
     let mut server = Proc::start(
         simrob()
             .arg("serve")
-            .args(["--port", "0", "--real-time-factor", "1", "--scenario"])
+            .args(["--port", "0", "--speed", "1", "--scenario"])
             .arg(dir.join("penalty.xml")),
     );
     let line = server.wait_for("listening on udp://");

@@ -1,0 +1,210 @@
+//! The command-line vocabulary every subcommand shares, each flag defined once here: the
+//! viewer's address (`--gui[=ADDR]`) and the pace (`--speed`), with the old spellings
+//! (`--http-port`, `--real-time-factor`, `--bind` of replay) kept as hidden aliases that say
+//! what to write instead.
+
+use anyhow::{bail, Result};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
+
+/// The viewer's port when the command line names none.
+pub const DEFAULT_GUI_PORT: u16 = 8080;
+
+/// Where a viewer listens, as `--gui[=ADDR]` gives it: ADDR a port (0 = any free port),
+/// `IP:PORT` or an IP; what it leaves out is the command's default (its IP, port 8080).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GuiAddr {
+    /// The IP, when given.
+    pub ip: Option<IpAddr>,
+    /// The port, when given.
+    pub port: Option<u16>,
+}
+
+impl GuiAddr {
+    /// Reads ADDR: empty (`--gui` alone), `PORT`, `IP:PORT` or `IP`.
+    pub fn parse(s: &str) -> Result<GuiAddr, String> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Ok(GuiAddr::default());
+        }
+        if let Ok(port) = s.parse::<u16>() {
+            return Ok(GuiAddr {
+                ip: None,
+                port: Some(port),
+            });
+        }
+        if let Ok(a) = s.parse::<SocketAddr>() {
+            return Ok(GuiAddr {
+                ip: Some(a.ip()),
+                port: Some(a.port()),
+            });
+        }
+        if let Ok(ip) = s.parse::<IpAddr>() {
+            return Ok(GuiAddr {
+                ip: Some(ip),
+                port: None,
+            });
+        }
+        Err(format!(
+            "{s:?}: expected a PORT (0 = any free port), IP:PORT or IP, e.g. --gui=9000"
+        ))
+    }
+
+    /// The address to listen on, `default_ip` and port 8080 where ADDR left them out.
+    pub fn socket(&self, default_ip: IpAddr) -> SocketAddr {
+        SocketAddr::new(
+            self.ip.unwrap_or(default_ip),
+            self.port.unwrap_or(DEFAULT_GUI_PORT),
+        )
+    }
+
+    /// Where the viewer listens: [`GuiAddr::socket`] when it is free. When it is taken, a free
+    /// port (said on standard error) if the user named none; an error that says what to do if
+    /// they named it.
+    pub fn resolve(&self, default_ip: IpAddr) -> Result<SocketAddr> {
+        let addr = self.socket(default_ip);
+        if addr.port() == 0 {
+            return Ok(addr);
+        }
+        match TcpListener::bind(addr) {
+            Ok(_) => Ok(addr),
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+                if self.port.is_some() {
+                    bail!(
+                        "--gui={}: port {} is taken: pick another port, or --gui=0 for a free one",
+                        self.port.unwrap_or(addr.port()),
+                        addr.port()
+                    );
+                }
+                eprintln!(
+                    "port {} is taken: the viewer takes a free port",
+                    addr.port()
+                );
+                Ok(SocketAddr::new(addr.ip(), 0))
+            }
+            // Another failure (an IP not of this machine, …) is the viewer's own to report.
+            Err(_) => Ok(addr),
+        }
+    }
+}
+
+/// The localhost IP the viewers listen on unless told otherwise.
+pub const LOCALHOST: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+
+/// `--gui[=ADDR]`: serve the page (and the hidden old `--http-port N`).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct Gui {
+    /// Show it in the browser (the web viewer or the 2D view; prints its address). On port
+    /// 8080 (a free port, said on standard error, if 8080 is taken) unless `--gui=ADDR`: a
+    /// PORT (0 = any free port), IP:PORT or IP.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
+          default_missing_value = "", value_parser = GuiAddr::parse)]
+    pub gui: Option<GuiAddr>,
+    /// Old spelling of `--gui=N` (says so on standard error).
+    #[arg(long, value_name = "N", hide = true, value_parser = old_http_port)]
+    pub http_port: Option<u16>,
+}
+
+impl Gui {
+    /// The viewer's address if the command line asks for one (`--http-port N` counts, with a
+    /// line on standard error, said when it is read, saying to write `--gui=N`).
+    pub fn addr(&self) -> Option<GuiAddr> {
+        match self.http_port {
+            Some(n) => Some(GuiAddr {
+                ip: self.gui.and_then(|g| g.ip),
+                port: Some(n),
+            }),
+            None => self.gui,
+        }
+    }
+}
+
+/// `--gui`'s help on one command (`#[command(mut_arg("gui", gui_help(WHAT)))]`): what the
+/// page shows, then the address rule every command shares.
+pub fn gui_help(what: &'static str) -> impl FnOnce(clap::Arg) -> clap::Arg {
+    move |a| {
+        a.help(format!(
+            "{what}. On port 8080 (a free port, said on standard error, if 8080 is taken) unless \
+             `--gui=ADDR`: a PORT (0 = any free port), IP:PORT or IP"
+        ))
+    }
+}
+
+/// `--speed F`: the pace, simulated seconds per wall second (and the hidden old
+/// `--real-time-factor F`).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct Speed {
+    /// Pace: simulated (or recorded) seconds per wall second; 0 = as fast as possible where
+    /// the command allows it (default 1).
+    #[arg(long, value_name = "F")]
+    pub speed: Option<f64>,
+    /// Old spelling of `--speed` (says so on standard error).
+    #[arg(long, value_name = "F", hide = true, value_parser = old_real_time_factor)]
+    pub real_time_factor: Option<f64>,
+}
+
+impl Speed {
+    /// The pace given on the command line, if any (`--real-time-factor F` counts, with a line
+    /// on standard error, said when it is read, saying to write `--speed F`).
+    pub fn given(&self) -> Option<f64> {
+        self.real_time_factor.or(self.speed)
+    }
+
+    /// Whether the command line gives a pace (in either spelling).
+    pub fn is_given(&self) -> bool {
+        self.speed.is_some() || self.real_time_factor.is_some()
+    }
+
+    /// The pace given, else 1 (real time).
+    pub fn or_real_time(&self) -> f64 {
+        self.given().unwrap_or(1.0)
+    }
+}
+
+/// Reads the old `--http-port N`, saying on standard error what to write instead.
+fn old_http_port(s: &str) -> Result<u16, String> {
+    let n: u16 = s
+        .parse()
+        .map_err(|_| format!("{s:?}: expected a port (0 = any free port)"))?;
+    eprintln!("--http-port {n} is an old spelling: use --gui={n}");
+    Ok(n)
+}
+
+/// Reads the old `--real-time-factor F`, saying on standard error what to write instead.
+fn old_real_time_factor(s: &str) -> Result<f64, String> {
+    let f: f64 = s.parse().map_err(|_| format!("{s:?}: expected a number"))?;
+    eprintln!("--real-time-factor {s} is an old spelling: use --speed {s}");
+    Ok(f)
+}
+
+/// A hint for a command line clap refused: `--gui 9000` (a space where `=` belongs).
+pub fn gui_hint(args: &[String]) -> Option<String> {
+    args.windows(2).find_map(|w| {
+        (w[0] == "--gui" && !w[1].is_empty() && GuiAddr::parse(&w[1]).is_ok())
+            .then(|| format!("hint: write --gui={} (with =, no space)", w[1]))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses() {
+        assert_eq!(GuiAddr::parse("").unwrap(), GuiAddr::default());
+        assert_eq!(GuiAddr::parse("9000").unwrap().port, Some(9000));
+        let a = GuiAddr::parse("0.0.0.0:81").unwrap();
+        assert_eq!(a.socket(LOCALHOST), "0.0.0.0:81".parse().unwrap());
+        let a = GuiAddr::parse("10.0.0.1").unwrap();
+        assert_eq!(a.socket(LOCALHOST), "10.0.0.1:8080".parse().unwrap());
+        assert!(GuiAddr::parse("nine").is_err());
+    }
+
+    #[test]
+    fn hint_for_a_space() {
+        let args = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        assert!(gui_hint(&args("simrob mrs --gui 9000"))
+            .unwrap()
+            .contains("--gui=9000"));
+        assert_eq!(gui_hint(&args("simrob mrs --gui --speed 2")), None);
+    }
+}

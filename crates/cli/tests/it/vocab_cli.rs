@@ -1,0 +1,213 @@
+//! One command-line vocabulary: `--gui[=ADDR]` for every viewer, a taken port handled one
+//! way, old spellings still accepted with a line saying what to write instead.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Stdio};
+
+fn simrob() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_simrob"))
+}
+
+fn repo(rel: &str) -> String {
+    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Starts `args`, reads standard output up to the line starting with `prefix` and returns the
+/// rest of that line, then stops the process and returns its standard error too.
+fn address_line(args: &[&str], prefix: &str) -> (Option<String>, String) {
+    let mut child: Child = simrob()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simrob runs");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut found = None;
+    for line in BufReader::new(stdout).lines() {
+        let Ok(line) = line else { break };
+        if let Some(rest) = line.strip_prefix(prefix) {
+            found = Some(rest.to_string());
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut stderr);
+    }
+    (found, stderr)
+}
+
+fn port_of(addr: &str) -> u16 {
+    addr.rsplit(':')
+        .next()
+        .and_then(|p| p.split_whitespace().next().map(str::to_string))
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {addr:?}"))
+}
+
+#[test]
+fn serve_gui_with_a_port_after_equals() {
+    let (addr, stderr) = address_line(
+        &["serve", "--gui=0", "--port", "0", "--bind", "127.0.0.1"],
+        "viewer on http://",
+    );
+    let addr = addr.unwrap_or_else(|| panic!("no viewer: {stderr}"));
+    assert_ne!(port_of(&addr), 0, "{addr}");
+}
+
+#[test]
+fn swarm_run_gui_with_a_free_port() {
+    let (addr, stderr) = address_line(
+        &[
+            "swarm",
+            "run",
+            "--gui=0",
+            &repo("scenarios/swarm/hospital.toml"),
+        ],
+        "2D view on http://",
+    );
+    let addr = addr.unwrap_or_else(|| panic!("no 2D view: {stderr}"));
+    assert_ne!(port_of(&addr), 0, "{addr}");
+}
+
+#[test]
+fn a_taken_named_port_is_an_error_that_says_what_to_do() {
+    let held = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let port = held.local_addr().expect("addr").port().to_string();
+    let gui = format!("--gui={port}");
+    for args in [
+        vec!["serve", gui.as_str(), "--port", "0", "--bind", "127.0.0.1"],
+        vec!["mrs", "--port", "0", gui.as_str()],
+        vec!["swarm", "run", gui.as_str(), "SCENARIO"],
+    ] {
+        let scenario = repo("scenarios/swarm/hospital.toml");
+        let args: Vec<&str> = args
+            .into_iter()
+            .map(|a| {
+                if a == "SCENARIO" {
+                    scenario.as_str()
+                } else {
+                    a
+                }
+            })
+            .collect();
+        let out = simrob()
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("simrob runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("port {port} is taken")) && stderr.contains("--gui=0"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn http_port_still_works_and_says_what_to_use() {
+    let (addr, stderr) = address_line(
+        &[
+            "serve",
+            "--http-port",
+            "0",
+            "--port",
+            "0",
+            "--bind",
+            "127.0.0.1",
+        ],
+        "viewer on http://",
+    );
+    assert!(addr.is_some(), "no viewer: {stderr}");
+    assert!(stderr.contains("use --gui=0"), "{stderr}");
+}
+
+#[test]
+fn soccer_match_http_port_starts_the_viewer() {
+    let (addr, stderr) = address_line(
+        &["soccer", "match", "--duration", "0.1", "--http-port", "0"],
+        "viewer on http://",
+    );
+    assert!(addr.is_some(), "--http-port was ignored: {stderr}");
+    assert!(stderr.contains("use --gui=0"), "{stderr}");
+}
+
+#[test]
+fn real_time_factor_still_works_and_says_what_to_use() {
+    let (addr, stderr) = address_line(
+        &[
+            "serve",
+            "--real-time-factor",
+            "2",
+            "--port",
+            "0",
+            "--bind",
+            "127.0.0.1",
+        ],
+        "listening on udp://",
+    );
+    assert!(addr.is_some(), "{stderr}");
+    assert!(stderr.contains("use --speed 2"), "{stderr}");
+}
+
+#[test]
+fn gui_with_a_space_gets_a_hint() {
+    let out = simrob()
+        .args(["mrs", "--gui", "9000"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("simrob runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--gui=9000"), "{stderr}");
+}
+
+#[test]
+fn an_unnamed_taken_port_gives_way_to_a_free_one_and_says_so() {
+    // Hold 8080 if we can; if something else already holds it, the situation is the same.
+    let _held = std::net::TcpListener::bind("127.0.0.1:8080");
+    let (addr, stderr) = address_line(&["mrs", "--port", "0", "--gui"], "2D view on http://");
+    let addr = addr.unwrap_or_else(|| panic!("no 2D view: {stderr}"));
+    assert_ne!(port_of(&addr), 8080, "{addr}");
+    assert!(stderr.contains("port 8080 is taken"), "{stderr}");
+}
+
+#[test]
+fn replay_bind_still_works_and_says_what_to_use() {
+    let dir = std::env::temp_dir().join(format!("simrob-vocab-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let file = dir.join("run.jsonl");
+    let status = simrob()
+        .args(["swarm", "run", "--quiet", "--record"])
+        .arg(&file)
+        .arg(repo("scenarios/swarm/hospital.toml"))
+        .stdout(Stdio::null())
+        .status()
+        .expect("swarm run");
+    assert!(status.success());
+    let file = file.to_string_lossy().to_string();
+    let (addr, stderr) = address_line(
+        &["replay", &file, "--bind", "127.0.0.1", "--gui=0"],
+        "2D view on http://",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let addr = addr.unwrap_or_else(|| panic!("no 2D view: {stderr}"));
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    assert!(stderr.contains("use --gui=127.0.0.1"), "{stderr}");
+}
+
+#[test]
+fn swarm_run_speed_without_gui_says_it_needs_gui() {
+    let out = simrob()
+        .args(["swarm", "run", "--speed", "2"])
+        .arg(repo("scenarios/swarm/hospital.toml"))
+        .output()
+        .expect("simrob runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("needs --gui"), "{stderr}");
+}
