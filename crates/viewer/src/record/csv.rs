@@ -24,6 +24,32 @@ fn num(v: f64) -> String {
     }
 }
 
+pub(super) fn csv_rows(frame: &Frame, out: &mut impl Write) -> std::io::Result<()> {
+    for e in &frame.entities {
+        let (Some(p), Some(r)) = (e.p, e.r) else {
+            continue;
+        };
+        if e.kind == "Field" {
+            continue;
+        }
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{}",
+            frame.time,
+            frame.iteration,
+            e.id,
+            e.kind,
+            num(p[0]),
+            num(p[1]),
+            num(p[2]),
+            num(r[0]),
+            num(r[1]),
+            num(r[2])
+        )?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::num;
@@ -53,30 +79,4 @@ mod tests {
         assert_eq!(num(f64::from(0.1_f32)), "0.1");
         assert_eq!(num(0.5), "0.5");
     }
-}
-
-pub(super) fn csv_rows(frame: &Frame, out: &mut impl Write) -> std::io::Result<()> {
-    for e in &frame.entities {
-        let (Some(p), Some(r)) = (e.p, e.r) else {
-            continue;
-        };
-        if e.kind == "Field" {
-            continue;
-        }
-        writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{}",
-            frame.time,
-            frame.iteration,
-            e.id,
-            e.kind,
-            num(p[0]),
-            num(p[1]),
-            num(p[2]),
-            num(r[0]),
-            num(r[1]),
-            num(r[2])
-        )?;
-    }
-    Ok(())
 }
