@@ -63,6 +63,27 @@ def test_lockstep_drives_the_sumbot(sim: Process) -> None:
         assert arr.shape[1] == 7 and np.isclose(arr[arr[:, 0] == 3][0, 1], end[0])
 
 
+def test_a_controller_run_again_takes_its_key_over(sim: Process) -> None:
+    # The first run stops in the middle of an iteration (it never synchronizes it); the
+    # second run, from a new port, registers the same key and drives on in lockstep.
+    with Agent(sim.address) as first:
+        first.register("rerun", sync=True)
+        first.set_sync_mode(True)
+        first.initialize()
+        first.next_broadcast(5.0)
+    with Agent(sim.address) as second:
+        text = second.register("rerun", sync=True)
+        assert "key rerun," in text and "(moved from 127.0.0.1:" in text, text
+        seen = []
+
+        def act(b, a):  # type: ignore[no-untyped-def]
+            seen.append(b.iteration)
+            return len(seen) < 20
+
+        second.lockstep(act)
+        assert seen == list(range(seen[0], seen[0] + 20))
+
+
 def test_step_mode_advances_one_iteration_per_make_step(sim: Process) -> None:
     with Agent(sim.address) as agent:
         agent.register("stepper")

@@ -980,18 +980,29 @@ impl Session {
                 if key.trim().is_empty() {
                     return self.send_error(origin, "Register_Agent: Key must not be empty");
                 }
-                if self.owners.get(&key).is_some_and(|owner| *owner != from) {
+                // A key registered again from the IP it was registered from moves to the new
+                // address (a controller run again comes from a new port); from another IP
+                // it is refused (a stranger may not take over someone's agent).
+                let old_owner = self.owners.get(&key).copied().filter(|o| *o != from);
+                if let Some(owner) = old_owner.filter(|o| o.ip() != from.ip()) {
                     return self.send_error(
                         origin,
                         format!(
-                            "Register_Agent: key {key:?} is registered from another address; only that address may register it again"
+                            "Register_Agent: key {key:?} is registered from {}; register under another key, or stop that agent first (a key may be registered again only from the IP it was registered from)",
+                            owner.ip()
                         ),
                     );
                 }
+                let new_addr = SocketAddr::new(ip_addr, port);
+                let moved_from = self
+                    .agents
+                    .get(&key)
+                    .map(|a| a.addr)
+                    .filter(|old| *old != new_addr);
                 let agent = Agent {
                     key: key.clone(),
                     agent_type: type_name,
-                    addr: SocketAddr::new(ip_addr, port),
+                    addr: new_addr,
                     sync,
                     broadcast_interval: broadcast,
                     next_broadcast: self.world.sim_time(),
@@ -1008,19 +1019,37 @@ impl Session {
                         self.views.remove(&key);
                     }
                 }
-                self.log(
-                    LogLevel::Info,
-                    format!(
+                let message = match moved_from {
+                    Some(old) => format!(
+                        "agent {key:?} ({}) moved from {old} to {} (registered again; sync {sync}, broadcast {broadcast})",
+                        agent.agent_type, agent.addr
+                    ),
+                    None => format!(
                         "agent {key:?} ({}) registered at {} (sync {sync}, broadcast {broadcast})",
                         agent.agent_type, agent.addr
                     ),
-                );
+                };
+                self.log(LogLevel::Info, message);
+                // The agent is replaced whole: it is awaited by no synchronous iteration
+                // (its new address has been sent none), so lockstep does not wait on the
+                // address it left; its next broadcast goes to the new address.
                 self.agents.insert(agent);
+                if let Some(old) = old_owner {
+                    if self.owner_keys.get(&old) == Some(&key) {
+                        self.owner_keys.remove(&old);
+                    }
+                }
                 self.owners.insert(key.clone(), from);
                 self.owner_keys.insert(from, key.clone());
+                let moved = match moved_from {
+                    Some(old) => format!(" (moved from {old})"),
+                    None => String::new(),
+                };
                 self.confirm(
                     Some(from),
-                    format!("Sucessfully added agent with key {key}, port {port} and ip {ip}"),
+                    format!(
+                        "Sucessfully added agent with key {key}, port {port} and ip {ip}{moved}"
+                    ),
                 );
             }
             AgentRequest::InfoRequest {
@@ -1045,13 +1074,13 @@ impl Session {
                 });
             }
             AgentRequest::Synchronize { key, iteration } => {
-                if self.owners.get(&key).is_some_and(|owner| *owner != from) {
-                    return self.send_error(
-                        origin,
-                        format!(
-                            "Synchronize: agent {key:?} is registered from another address; only that address may synchronize it"
-                        ),
-                    );
+                if let Some(owner) = self.owners.get(&key).copied().filter(|o| *o != from) {
+                    let hint = if owner.ip() == from.ip() {
+                        format!("is registered from {owner} now (it was registered again from there); only that address may synchronize it, or register the key again from here")
+                    } else {
+                        format!("is registered from {}; only that address may synchronize it: register under another key, or stop that agent first", owner.ip())
+                    };
+                    return self.send_error(origin, format!("Synchronize: agent {key:?} {hint}"));
                 }
                 let current = self.world.iteration();
                 let Some(agent) = self.agents.get_mut(&key) else {

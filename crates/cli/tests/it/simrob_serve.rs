@@ -152,3 +152,71 @@ fn demo_drives_the_sumbot_from_a_script() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn send_runs_again_against_the_same_serve() {
+    // A researcher runs the commander, then runs it again against the server that keeps
+    // running: the second run comes from a new port and its key "commander" moves there.
+    let dir = std::env::temp_dir().join(format!("simrob-cli-rerun-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut server = simrob()
+        .args(["serve", "--port", "0", "--save-dir"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(server.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on udp://")
+        .unwrap_or_else(|| panic!("first line: {line:?}"))
+        .to_string();
+    let run = || {
+        let mut child = simrob()
+            .args([
+                "send",
+                "--server",
+                &addr,
+                "--timeout",
+                "10",
+                "--interactive",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"timestep 0.025\nquit\n")
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let first = run();
+    let second = run();
+    let _ = server.kill();
+    let _ = server.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    for (n, o) in [(1, &first), (2, &second)] {
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "run {n}: {stdout}{stderr}");
+        assert!(
+            stdout.starts_with("Sucessfully added agent with key commander, "),
+            "run {n}: {stdout}"
+        );
+        assert!(
+            stdout.contains("Set_Timestep: Timestep set to 0.025"),
+            "run {n}: {stdout}"
+        );
+    }
+    assert!(
+        String::from_utf8_lossy(&second.stdout).contains("(moved from 127.0.0.1:"),
+        "{}",
+        String::from_utf8_lossy(&second.stdout)
+    );
+}

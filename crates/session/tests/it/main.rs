@@ -5,3 +5,4 @@ mod common;
 mod divergence;
 mod hardening;
 mod info_request;
+mod rerun;
