@@ -18,6 +18,7 @@ mod coord_e2e;
 mod coord_map;
 mod fuzz_corpus;
 mod humanoid_send;
+mod listening;
 mod mrs_cli;
 mod newcomer;
 mod pipes_cli;

@@ -1,6 +1,7 @@
 //! `simrob serve --record` then `simrob replay --export csv` and `simrob replay` as a user
 //! runs them.
 
+use crate::listening;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -23,31 +24,23 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("run.simrec");
-    let mut child = simrob()
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--speed",
-            "1",
-            "--scenario",
-            &repo("scenarios/soccer.xml"),
-        ])
-        .arg("--save-dir")
-        .arg(&dir)
-        .arg("--record")
-        .arg(&file)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("listening on udp://")
-        .unwrap_or_else(|| panic!("first line: {line:?}"))
-        .to_string();
+    let (mut child, mut out, addr) = listening::start(
+        simrob()
+            .args([
+                "serve",
+                "--port",
+                "0",
+                "--speed",
+                "1",
+                "--scenario",
+                &repo("scenarios/soccer.xml"),
+            ])
+            .arg("--save-dir")
+            .arg(&dir)
+            .arg("--record")
+            .arg(&file),
+        "udp",
+    );
     // Initialize, then drive the SumBot (entity 3) with both wheels at +6 rad/s, counting
     // the iterations the server broadcasts (not the clock).
     let mut agent = Agent::connect(addr.parse().unwrap()).unwrap();

@@ -1,6 +1,7 @@
 //! `simrob serve` and `simrob demo` as a user runs them.
 
-use std::io::{BufRead, BufReader, Write};
+use crate::listening;
+use std::io::Write;
 use std::net::UdpSocket;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -23,29 +24,21 @@ fn serve_listens_answers_and_stops_on_ctrl_c() {
         "# legacy form\ncommunicationreceiverip 127.0.0.1\nsyncwait 0.3\n",
     )
     .unwrap();
-    let mut child = simrob()
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--scenario",
-            &repo("scenarios/soccer.xml"),
-        ])
-        .arg("--config")
-        .arg(&config)
-        .arg("--save-dir")
-        .arg(&dir)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("listening on udp://")
-        .unwrap_or_else(|| panic!("first line: {line:?}"))
-        .to_string();
+    let (mut child, mut out, addr) = listening::start(
+        simrob()
+            .args([
+                "serve",
+                "--port",
+                "0",
+                "--scenario",
+                &repo("scenarios/soccer.xml"),
+            ])
+            .arg("--config")
+            .arg(&config)
+            .arg("--save-dir")
+            .arg(&dir),
+        "udp",
+    );
     let agent = UdpSocket::bind("127.0.0.1:0").unwrap();
     agent
         .set_read_timeout(Some(Duration::from_secs(3)))
@@ -159,20 +152,12 @@ fn send_runs_again_against_the_same_serve() {
     // running: the second run comes from a new port and its key "commander" moves there.
     let dir = std::env::temp_dir().join(format!("simrob-cli-rerun-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut server = simrob()
-        .args(["serve", "--port", "0", "--save-dir"])
-        .arg(&dir)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(server.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("listening on udp://")
-        .unwrap_or_else(|| panic!("first line: {line:?}"))
-        .to_string();
+    let (mut server, _out, addr) = listening::start(
+        simrob()
+            .args(["serve", "--port", "0", "--save-dir"])
+            .arg(&dir),
+        "udp",
+    );
     let run = || {
         let mut child = simrob()
             .args([
