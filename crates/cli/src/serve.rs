@@ -16,7 +16,7 @@ use simrob_session::{all_keys, ServerConfig, Session};
     crate::flags::gui_help("Serve the web viewer too, on the server's IP unless ADDR names one")
 ))]
 #[command(mut_arg("speed", |a| a.help(
-    "The pace in asynchronous mode: simulated seconds per wall second (0 = as fast as possible; configuration key `realtimefactor`). With the viewer and neither this flag nor the key, the server paces at real time (1). As fast as possible, the simulation only runs while an agent is registered or the viewer or a recording watches"
+    "The pace in asynchronous mode: simulated seconds per wall second (0 = as fast as possible; configuration key `realtimefactor`). With the viewer or a recording and neither this flag nor the key, the server paces at real time (1). As fast as possible, the simulation only runs while an agent is registered or the viewer or a recording watches"
 )))]
 pub struct ServeArgs {
     /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
@@ -139,9 +139,21 @@ pub fn run(args: ServeArgs) -> Result<()> {
     }
     let mut config = config_from(&args)?;
     let gui = args.gui.addr();
-    if gui.is_some() && !args.speed.is_given() && config.real_time_factor == 0.0 {
+    // Someone watching (the viewer) or a recording of a world nobody drives wants the world
+    // at real time, not as fast as the machine can (a standing robot recorded for 56
+    // simulated minutes in 6 s); --speed or `realtimefactor` say otherwise.
+    let watcher = match (&gui, &args.record) {
+        (Some(_), _) => Some("the viewer"),
+        (None, Some(_)) => Some("the recording"),
+        (None, None) => None,
+    };
+    if let (Some(watcher), false, true) = (
+        watcher,
+        args.speed.is_given(),
+        config.real_time_factor == 0.0,
+    ) {
         config.real_time_factor = 1.0;
-        println!("pacing at real time for the viewer (--speed 0: as fast as possible)");
+        println!("pacing at real time for {watcher} (--speed 0: as fast as possible)");
     }
     let mut server = build(config, args.scenario.as_deref(), !args.no_start)?;
     let stop = crate::shell::ctrl_c_flag()?;

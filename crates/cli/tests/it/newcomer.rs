@@ -66,3 +66,33 @@ fn serve_help_names_the_format_record_writes() {
     assert!(record.contains("compact"), "{record}");
     assert!(!record.contains("JSON lines"), "{record}");
 }
+
+#[test]
+fn a_recording_serve_paces_at_real_time_unless_told_otherwise() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-record-pace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let first_line = |extra: &[&str]| {
+        let mut child = simrob()
+            .args(["serve", "--port", "0", "--record"])
+            .arg(dir.join("run.simrec"))
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        line
+    };
+    assert_eq!(
+        first_line(&[]).trim(),
+        "pacing at real time for the recording (--speed 0: as fast as possible)"
+    );
+    assert!(first_line(&["--speed", "0"]).starts_with("listening on udp://"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
