@@ -29,5 +29,6 @@ mod send_cli;
 mod simrob_serve;
 mod soccer_cli;
 mod soccer_e2e;
+mod support;
 mod swarm_cli;
 mod vocab_cli;

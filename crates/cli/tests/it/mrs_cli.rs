@@ -1,17 +1,10 @@
 //! `simrob mrs` as a user runs it: serve on a free port, answer a client, write snapshots.
 
+use crate::support::{repo, simrob};
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
-
-fn simrob() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_simrob"))
-}
-
-fn repo(rel: &str) -> String {
-    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
-}
 
 struct Server(Child);
 

@@ -1,15 +1,7 @@
 //! What a newcomer meets first: errors that say what to do, and nothing that only looks
 //! like it worked.
 
-use std::process::Command;
-
-fn simrob() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_simrob"))
-}
-
-fn repo(rel: &str) -> String {
-    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::{repo, simrob};
 
 #[test]
 fn run_refuses_a_timestep_the_server_would_refuse() {

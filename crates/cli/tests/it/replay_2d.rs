@@ -1,12 +1,9 @@
 //! `simrob swarm run --record` then `simrob replay` as a user runs them: the recording is
 //! served in the 2D view, says it is a replay, waits for a page, then plays.
 
+use crate::support::simrob;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-
-fn simrob() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_simrob"))
-}
 
 /// The header of a 2D binary frame.
 fn header(bytes: &[u8]) -> serde_json::Value {

@@ -2,6 +2,7 @@
 //! runs them.
 
 use crate::listening;
+use crate::support::{repo, simrob};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -9,14 +10,6 @@ use std::time::Duration;
 use crate::sumbot::{run_iterations, wheels};
 use simrob_client::agent::{Agent, AgentOptions};
 use simrob_protocol::{ControlRequest, Request};
-
-fn simrob() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_simrob"))
-}
-
-fn repo(rel: &str) -> String {
-    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
-}
 
 #[test]
 fn a_recorded_serve_exports_to_csv_and_replays() {

@@ -1,6 +1,7 @@
 //! `simrob send` (the commander) as a user runs it, against a real SimRob server running in
 //! this test process on a loopback UDP port.
 
+use crate::support::repo;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, UdpSocket};
 use std::path::PathBuf;
@@ -90,10 +91,6 @@ fn simrob() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_simrob"));
     c.env_remove("SIMROB_SERVER").env_remove("RUST_BACKTRACE");
     c
-}
-
-fn repo(rel: &str) -> String {
-    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -1,18 +1,11 @@
 //! `simrob serve` and `simrob demo` as a user runs them.
 
 use crate::listening;
+use crate::support::{repo, simrob};
 use std::io::Write;
 use std::net::UdpSocket;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-
-fn simrob() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_simrob"))
-}
-
-fn repo(rel: &str) -> String {
-    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
-}
 
 #[test]
 fn serve_listens_answers_and_stops_on_ctrl_c() {

@@ -1,11 +1,7 @@
 //! `simrob swarm`: the command line end to end.
 
+use crate::support::simrob;
 use std::path::PathBuf;
-use std::process::Command;
-
-fn simrob() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_simrob"))
-}
 
 fn scenario(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

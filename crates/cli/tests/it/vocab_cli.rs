@@ -1,16 +1,9 @@
 //! One command-line vocabulary: `--gui[=ADDR]` for every viewer, a taken port handled one
 //! way, old spellings still accepted with a line saying what to write instead.
 
+use crate::support::{repo, simrob};
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, Stdio};
-
-fn simrob() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_simrob"))
-}
-
-fn repo(rel: &str) -> String {
-    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
-}
+use std::process::{Child, Stdio};
 
 /// Starts `args`, reads standard output up to the line starting with `prefix` and returns the
 /// rest of that line, then stops the process and returns its standard error too.
