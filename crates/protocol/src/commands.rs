@@ -3,7 +3,7 @@
 //! `command_table!` below is the single list of commands. Each row gives the command's
 //! [`Command`] variant, its [`Family`] (which element carries it), its configuration key
 //! (SimRob manual §6, spelled as there, including its `commandsetimestepkey` and
-//! `commandsynthesizekey`; the four commands for which the SimRob manual lists no key get keys
+//! `commandsynthesizekey`; the commands for which the SimRob manual lists no key get keys
 //! invented in the same style, marked *simrob*) and its default name (the SimRob manual's).
 //! [`CommandKeys`](crate::CommandKeys), [`config_keys`](crate::config_keys), the decoder's
 //! dispatch and the encoder's `Command` attribute are all derived from it.
@@ -40,6 +40,7 @@
 //! | `commandrobotcontrolkey` | `Robot_Motor_Control` | §3.2 |
 //! | `commandsetrollingresistancekey` (*simrob*) | `Set_Rolling_Resistance` | [humanoid soccer](crate::humanoid) |
 //! | `commandhumanoidactionkey` (*simrob*) | `Humanoid_Action` | [humanoid soccer](crate::humanoid) |
+//! | `commandunregisteragentkey` (*simrob*) | `Unregister_Agent` | not in the SimRob manual: an agent that stops says so |
 
 /// The element a command travels in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -130,6 +131,7 @@ command_table! {
     RobotMotorControl, Entity, "commandrobotcontrolkey", "Robot_Motor_Control";
     SetRollingResistance, Control, "commandsetrollingresistancekey", "Set_Rolling_Resistance";
     HumanoidAction, Entity, "commandhumanoidactionkey", "Humanoid_Action";
+    UnregisterAgent, Agent, "commandunregisteragentkey", "Unregister_Agent";
 }
 
 #[cfg(test)]
@@ -142,7 +144,7 @@ mod tests {
             assert_eq!(c.index(), i);
             assert_eq!(CONFIG_KEYS[i], (c.config_key(), c.default_name()));
         }
-        assert_eq!(Command::COUNT, 23);
+        assert_eq!(Command::COUNT, 24);
         let count = |f| Command::ALL.iter().filter(|c| c.family() == f).count();
         assert_eq!(
             (
@@ -150,7 +152,7 @@ mod tests {
                 count(Family::Control),
                 count(Family::Entity)
             ),
-            (3, 17, 3)
+            (4, 17, 3)
         );
     }
 }

@@ -37,6 +37,8 @@
 //! | `realtimefactor` | 0 | simrob: simulated seconds per wall second in asynchronous mode; 0 = as fast as possible |
 //! | `savedirectory` | `.` | simrob: Save/Load files live here; paths that leave it are refused |
 //! | `allowforeignagentip` | false | simrob: let an agent register an IP other than the one it sends from |
+//! | `agentsilencetimeout` | 0 | simrob: remove an agent nothing was heard from for this many seconds (agents behind a firewall); 0 = never |
+//! | `removeunreachableagents` | true | simrob: remove an agent whose port is closed (the ICMP port unreachable its host answers a broadcast with) |
 //! | `randomseed` | 0 | simrob: seeds every per-agent random draw (agent filters); same seed, same run |
 //! | `worldaccess`, `max…`, `trust…`, … | see [`crate::Limits`] | simrob: who may change the world; limits on work, size and values; anti-amplification |
 
@@ -144,6 +146,14 @@ pub struct ServerConfig {
     pub allow_foreign_agent_ip: bool,
     /// `randomseed`: every agent's random seed derives from it and the agent's key.
     pub random_seed: u64,
+    /// `agentsilencetimeout`: seconds without a datagram from an agent's address after which
+    /// the agent is removed (for agents behind a firewall, whose closed port answers
+    /// nothing); 0 = never (default). Agents that only listen (a GUI agent) must then send
+    /// something (an `Info_Request` about themselves) more often than this.
+    pub agent_silence_timeout: f64,
+    /// `removeunreachableagents`: remove an agent as soon as a datagram sent to it is
+    /// answered with ICMP port unreachable (its program has stopped; default true).
+    pub remove_unreachable_agents: bool,
     /// Who may change the world, and the limits on work, size and values (their keys are
     /// listed in [`crate::Limits`]).
     pub limits: crate::Limits,
@@ -165,6 +175,8 @@ impl Default for ServerConfig {
             save_directory: PathBuf::from("."),
             allow_foreign_agent_ip: false,
             random_seed: 0,
+            agent_silence_timeout: 0.0,
+            remove_unreachable_agents: true,
             limits: crate::Limits::default(),
         }
     }
@@ -199,6 +211,8 @@ pub fn all_keys() -> Vec<(String, String)> {
         ("savedirectory", "."),
         ("allowforeignagentip", "false"),
         ("randomseed", "0"),
+        ("agentsilencetimeout", "0"),
+        ("removeunreachableagents", "true"),
     ]
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -339,6 +353,17 @@ impl ServerConfig {
             }
             "allowforeignagentip" => self.allow_foreign_agent_ip = boolean(&k, value)?,
             "randomseed" => self.random_seed = integer(&k, value)?,
+            "agentsilencetimeout" => {
+                let v = non_negative(&k, value)?;
+                if v > 1e6 {
+                    return Err(bad(
+                        &k,
+                        format!("must be at most 1000000 seconds (0 = never), found {v}"),
+                    ));
+                }
+                self.agent_silence_timeout = v;
+            }
+            "removeunreachableagents" => self.remove_unreachable_agents = boolean(&k, value)?,
             other => {
                 if let Some(result) = self.limits.set(other, value) {
                     return result.map_err(|problem| bad(other, problem.to_string()));
