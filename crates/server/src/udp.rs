@@ -11,6 +11,12 @@
 //! iteration, or one
 //! slice of it (the session cuts long iterations into slices); then, with nothing due, waits
 //! on the socket (epoll) until the next deadline.
+//!
+//! The socket asks for its errors (`IP_RECVERR`, [`crate::errqueue`]): when the kernel
+//! signals one (a read fails with "connection refused", or epoll reports an error), and at
+//! least every [`ERROR_CHECK`], the loop reads the error queue and tells the session which
+//! addresses answered ICMP port unreachable ([`Session::handle_unreachable`]): the agents
+//! registered there have stopped and are removed.
 
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
