@@ -113,3 +113,45 @@ fn socket_addr(a: &SockaddrStorage) -> Option<SocketAddr> {
     let _ = a.family();
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::UdpSocket;
+    use std::time::Duration;
+
+    /// Sends to a port that was just closed and returns what the error queue names (the
+    /// read that fails with "connection refused" is the event waited for; its time-out only
+    /// guards against a hang).
+    fn refused_after_send(local: &str) -> Option<(SocketAddr, Vec<SocketAddr>)> {
+        let server = UdpSocket::bind(local).ok()?;
+        want_errors(&server).unwrap();
+        let gone = UdpSocket::bind(local).unwrap();
+        let to = gone.local_addr().unwrap();
+        drop(gone);
+        server.send_to(b"broadcast", to).unwrap();
+        server
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let e = server.recv_from(&mut [0u8; 16]).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::ConnectionRefused);
+        Some((to, take_refused(&server).unwrap()))
+    }
+
+    #[test]
+    fn a_closed_port_is_named_over_ipv4_and_ipv6_loopback() {
+        let (to, refused) = refused_after_send("127.0.0.1:0").unwrap();
+        assert_eq!(refused, vec![to]);
+        // IPv6 where the machine has it.
+        if let Some((to, refused)) = refused_after_send("[::1]:0") {
+            assert_eq!(refused, vec![to]);
+        }
+    }
+
+    #[test]
+    fn an_empty_queue_reads_nothing_and_does_not_block() {
+        let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+        want_errors(&server).unwrap();
+        assert!(take_refused(&server).unwrap().is_empty());
+    }
+}
