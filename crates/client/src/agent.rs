@@ -1,5 +1,7 @@
 //! A SimRob agent over UDP, as the SimRob manual describes it: register, send any request, receive typed responses and
-//! broadcasts, and run in lockstep with the server.
+//! broadcasts, and run in lockstep with the server. A registered agent unregisters when it is
+//! dropped (`Unregister_Agent`, a simrob extension), so a controller run again against the
+//! same server starts afresh.
 //!
 //! ```no_run
 //! use simrob_client::agent::{Agent, AgentOptions};
