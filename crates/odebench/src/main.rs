@@ -625,6 +625,180 @@ fn wall_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     Ok(())
 }
 
+/// The ball rolled at `speed` from the centre spot into the field's side wall (80 cm away):
+/// how fast it comes off the wall (its fastest speed back) and how fast it rolls 1 s after
+/// it hit (m/s; positive: away from the wall).
+fn rebound_off_wall(
+    scene: &Scene,
+    api: &'static Api,
+    which: usize,
+    speed: f64,
+    phase: f64,
+) -> Result<(f64, f64)> {
+    let mut placed = scene.clone();
+    let (bodies, _) = scene.ball.structure();
+    let x0 = bodies.first().map_or(0.0, |b| b.position[0]);
+    // `phase` of a step's travel nearer the wall: how deep the ball is when it first overlaps
+    // the wall depends on it (ODE's rebound with it).
+    let dy = phase * speed * TIMESTEP;
+    placed.ball = moved_copy(&scene.ball, EntityId(BALL), [-x0, dy, 0.0]);
+    let mut e = build(&placed, api, which, 0, true, (0.0, 0.0))?;
+    for _ in 0..200 {
+        e.step();
+    }
+    let r = scene_ball_radius(scene);
+    e.push(BALL, [0.0, speed, 0.0], [-speed / r, 0.0, 0.0])?;
+    let mut fastest_back: f64 = 0.0;
+    let mut hit = None;
+    for i in 0..1000 {
+        e.step();
+        let (_, _, v) = e.pose(BALL, 0).context("ball")?;
+        fastest_back = fastest_back.max(-v[1]);
+        if hit.is_none() && v[1] < 0.5 * speed {
+            hit = Some(i);
+        }
+        if hit.is_some_and(|h| i == h + 100) {
+            return Ok((fastest_back, -v[1]));
+        }
+    }
+    let (_, _, v) = e.pose(BALL, 0).context("ball")?;
+    Ok((fastest_back, -v[1]))
+}
+
+/// The ball dropped from rest, its bottom `height` above the field at the centre spot: how
+/// high its bottom rises after the first and the second bounce (m above where it rests), and
+/// how many times it leaves the floor by more than 1 mm in 3 s.
+fn drop_bounces(
+    scene: &Scene,
+    api: &'static Api,
+    which: usize,
+    height: f64,
+) -> Result<(f64, f64, u32)> {
+    let r = scene_ball_radius(scene);
+    let (bodies, _) = scene.ball.structure();
+    let p0 = bodies.first().map_or([0.0; 3], |b| b.position);
+    // The field's top is where the ball of `ball.xml` rests: 0.05 m (its floor box's top).
+    let rest = FIELD_TOP + r;
+    let mut placed = scene.clone();
+    placed.ball = moved_copy(
+        &scene.ball,
+        EntityId(BALL),
+        [-p0[0], -p0[1], rest + height - p0[2]],
+    );
+    let mut e = build(&placed, api, which, 0, true, (0.0, 0.0))?;
+    let mut peaks = Vec::new();
+    let mut prev_vz = 0.0;
+    let mut top: f64 = f64::NEG_INFINITY;
+    let mut rising = false;
+    for _ in 0..300 {
+        e.step();
+        let (p, _, v) = e.pose(BALL, 0).context("ball")?;
+        if !rising && prev_vz < 0.0 && v[2] > 0.0 {
+            rising = true;
+            top = p[2];
+        }
+        if rising {
+            top = top.max(p[2]);
+            if v[2] < 0.0 {
+                rising = false;
+                peaks.push(top - rest);
+            }
+        }
+        prev_vz = v[2];
+    }
+    let bounces = peaks.iter().filter(|&&h| h > 0.001).count() as u32;
+    Ok((
+        peaks.first().copied().unwrap_or(0.0).max(0.0),
+        peaks.get(1).copied().unwrap_or(0.0).max(0.0),
+        bounces,
+    ))
+}
+
+/// The timestep of every engine (s).
+const TIMESTEP: f64 = 0.01;
+/// Start positions a wall and drop figure is averaged over: how deep a ball is when it first
+/// overlaps a wall or the floor, and so how fast ODE's contact sends it back, depends on where
+/// within a step's travel it starts (between nothing and ERP of its speed).
+const PHASES: u32 = 20;
+
+/// Top of the SimRob field's floor box (m).
+const FIELD_TOP: f64 = 0.05;
+
+fn ratio_cell(value: f64, ode: Option<f64>) -> String {
+    match ode {
+        Some(o) if o.abs() > 1e-9 => format!("{value:.3} ({:+.0} %)", (value / o - 1.0) * 100.0),
+        _ => format!("{value:.3}"),
+    }
+}
+
+fn restitution_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+    const SPEEDS: [f64; 5] = [0.5, 1.0, 1.5, 2.0, 3.0];
+    const HEIGHTS: [f64; 3] = [0.1, 0.3, 1.0];
+    println!("\n## The ball off a wall and off the floor (in brackets: against ODE dWorldStep)\n");
+    print!("| engine |");
+    for v in SPEEDS {
+        print!(" wall at {v} m/s: back | 1 s after |");
+    }
+    println!();
+    println!("|---|{}", "---|".repeat(2 * SPEEDS.len()));
+    let mut ode: Vec<(f64, f64)> = Vec::new();
+    for &k in &o.engines {
+        print!("| {} |", ENGINES[k]);
+        for (i, &v) in SPEEDS.iter().enumerate() {
+            let (mut back, mut after) = (0.0, 0.0);
+            for j in 0..PHASES {
+                let (b, a) = rebound_off_wall(scene, api, k, v, f64::from(j) / f64::from(PHASES))?;
+                back += b / f64::from(PHASES);
+                after += a / f64::from(PHASES);
+            }
+            if k == 0 {
+                ode.push((back, after));
+            }
+            let reference = ode.get(i).filter(|_| k != 0);
+            print!(
+                " {} | {} |",
+                ratio_cell(back, reference.map(|r| r.0)),
+                ratio_cell(after, reference.map(|r| r.1))
+            );
+        }
+        println!();
+    }
+    println!();
+    print!("| engine |");
+    for h in HEIGHTS {
+        print!(" dropped {h} m: 1st bounce (m) | 2nd | bounces > 1 mm |");
+    }
+    println!();
+    println!("|---|{}", "---|".repeat(3 * HEIGHTS.len()));
+    let mut ode: Vec<(f64, f64, u32)> = Vec::new();
+    for &k in &o.engines {
+        print!("| {} |", ENGINES[k]);
+        for (i, &h) in HEIGHTS.iter().enumerate() {
+            // Heights a step's fall apart at the speed the ball lands with, averaged.
+            let landing = (2.0 * 9.8 * h).sqrt();
+            let (mut first, mut second, mut n) = (0.0, 0.0, 0);
+            for j in 0..PHASES {
+                let dh = f64::from(j) / f64::from(PHASES) * landing * TIMESTEP;
+                let (a, b, c) = drop_bounces(scene, api, k, h + dh)?;
+                first += a / f64::from(PHASES);
+                second += b / f64::from(PHASES);
+                n += c;
+            }
+            if k == 0 {
+                ode.push((first, second, n));
+            }
+            let reference = ode.get(i).filter(|_| k != 0);
+            print!(
+                " {} | {} | {n} |",
+                ratio_cell(first, reference.map(|r| r.0)),
+                ratio_cell(second, reference.map(|r| r.1))
+            );
+        }
+        println!();
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let Some(o) = options()? else {
         return Ok(());
@@ -646,6 +820,7 @@ fn main() -> Result<()> {
     if !o.speed_only {
         single_robot_table(&scene, api, &o)?;
         wall_table(&scene, api, &o)?;
+        restitution_table(&scene, api, &o)?;
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use simrob_protocol::MaterialId;
 
 use crate::face_contacts::FaceContacts;
-use crate::mapping::{contact_spring, ode_spring, slip_friction};
+use crate::mapping::{ode_rebound, ode_spring, slip_friction, CONTACT_CFM_SCALE};
 use crate::{
     BodyDesc, BodyId, BodyState, Contact, JointDesc, JointId, PhysicsBackend, PhysicsError, RayHit,
     Shape, StepParams, Vec3,
@@ -63,6 +63,10 @@ const LENGTH_UNIT: f32 = 0.1;
 /// share their chassis, so never a colour): 100 SumBots take a tenth fewer instructions a step.
 /// Below, the second joint's set-up costs more than SIMD saves (22 SumBots: 4 % more).
 const SPLIT_MOTORS_FROM: usize = 128;
+/// Bodies that meet slower than this (m/s) do not bounce: what ODE would send back is at most
+/// 6 cm/s (0.2 mm high), and a robot rocking on a new contact point of its chassis would
+/// chatter. (ODE's own `bounce_vel`, had the SimRob simulator used `dContactBounce`.)
+const BOUNCE_MIN_SPEED: f32 = 0.1;
 /// Contacts push penetrating bodies apart at most this fast (m/s), whatever [`LENGTH_UNIT`].
 const MAX_CORRECTIVE_VELOCITY: f32 = 3.0;
 /// No body moves faster than this (m/s), whatever [`LENGTH_UNIT`].
@@ -135,24 +139,82 @@ struct State {
     wheels_dirty: bool,
 }
 
-/// Friction and restitution of a material pair, precomputed for the contact hook.
+/// Friction and ODE contact parameters of a material pair, precomputed for the contact hook.
 #[derive(Debug, Clone, Copy)]
 struct PairCoefficients {
     friction: f32,
-    restitution: f32,
+    /// ODE's contact ERP (the pair's Bounciness).
+    erp: f32,
+    /// ODE's contact CFM (the pair's Hardness × [`crate::mapping::CONTACT_CFM_SCALE`]).
+    cfm: f32,
 }
 
 impl PairCoefficients {
-    fn of(i: &Contact, h: f64) -> Self {
+    fn of(i: &Contact) -> Self {
         PairCoefficients {
             friction: slip_friction(i.friction, i.slip1, i.slip2) as f32,
-            restitution: contact_spring(i.hardness, i.bounciness, h).restitution() as f32,
+            erp: i.bounciness.clamp(0.0, 1.0) as f32,
+            cfm: (i.hardness.max(0.0) * CONTACT_CFM_SCALE) as f32,
         }
     }
 }
 
+/// The inverse mass of a contact's body (0: fixed, or no body).
+fn inverse_mass(rb: Option<&RigidBody>) -> f32 {
+    match rb {
+        Some(rb) if rb.is_dynamic() && rb.mass() > 0.0 => 1.0 / rb.mass(),
+        _ => 0.0,
+    }
+}
+
+/// The restitution that makes a manifold's bodies leave as fast as ODE's soft contact would
+/// send them apart ([`ode_rebound`]): from its deepest point, the speed at which the two bodies
+/// close there, and the pair's ERP and CFM. rapier applies it only to a contact that is new
+/// (that bore no load the step before) and that is pushed this step, once, after the solver's
+/// passes; resting and rolling contacts are not new. At most the pair's ERP: a body that closes
+/// slowly on a deep overlap does not leave faster than it came.
+fn ode_restitution(
+    m: &ModifiableManifold,
+    rb1: Option<&RigidBody>,
+    rb2: Option<&RigidBody>,
+    coeffs: &PairCoefficients,
+    h: f32,
+    gravity: Vector,
+) -> f32 {
+    let Some(deepest) = m
+        .solver_contacts
+        .iter()
+        .min_by(|a, b| a.dist.total_cmp(&b.dist))
+    else {
+        return 0.0;
+    };
+    let v1 = rb1.map_or(Vector::ZERO, |rb| rb.velocity_at_point(deepest.anchor1));
+    let v2 = rb2.map_or(Vector::ZERO, |rb| rb.velocity_at_point(deepest.anchor2));
+    let approach = (v1 - v2).dot(*m.normal);
+    if approach < BOUNCE_MIN_SPEED {
+        return 0.0;
+    }
+    // ODE applies gravity before it moves the bodies: a falling ball meets the floor a step's
+    // gravity faster than it fell.
+    let falls = |rb: Option<&RigidBody>| f32::from(u8::from(rb.is_some_and(|b| b.is_dynamic())));
+    let closing = approach + h * gravity.dot(*m.normal) * (falls(rb1) - falls(rb2));
+    let rebound = ode_rebound(
+        f64::from(coeffs.erp),
+        f64::from(coeffs.cfm),
+        f64::from(h),
+        f64::from(inverse_mass(rb1) + inverse_mass(rb2)),
+        f64::from(deepest.dist),
+        f64::from(closing.max(0.0)),
+    ) as f32;
+    (rebound / closing).clamp(0.0, coeffs.erp)
+}
+
 /// Applies per-material-pair friction and restitution to every contact.
 struct MaterialHooks {
+    /// The timestep (s).
+    h: f32,
+    /// The world's gravity (m/s²).
+    gravity: Vector,
     /// Sorted by pair, one entry a pair: a binary search costs a fraction of a hashed lookup,
     /// and the hook runs for every contact pair every step.
     pairs: Vec<((MaterialId, MaterialId), PairCoefficients)>,
@@ -218,9 +280,12 @@ impl PhysicsHooks for MaterialHooks {
             .pairs
             .binary_search_by_key(&key, |(k, _)| *k)
             .map_or(self.default, |i| self.pairs[i].1);
+        let rb1 = context.rigid_body1.and_then(|b| context.bodies.get(b));
+        let rb2 = context.rigid_body2.and_then(|b| context.bodies.get(b));
+        let h = self.h;
         if let Some(m) = context.rigid_mut() {
             *m.friction = coeffs.friction;
-            *m.restitution = coeffs.restitution;
+            *m.restitution = ode_restitution(m, rb1, rb2, &coeffs, h, self.gravity);
             if let Some(rate) = driven_rate(c1) {
                 drive_surface(m, c1, rate, true);
             }
@@ -373,8 +438,10 @@ impl RapierBackend {
         state.world.broad_phase.adaptive_change_detection_margin = true;
         install_contact_generation(&mut state.world);
         let hooks = MaterialHooks {
+            h: params.timestep as f32,
+            gravity: Vector::new(0.0, 0.0, params.gravity as f32),
             pairs: Vec::new(),
-            default: PairCoefficients::of(&params.default_interaction, params.timestep),
+            default: PairCoefficients::of(&params.default_interaction),
         };
         let mut backend = RapierBackend {
             state,
@@ -388,15 +455,16 @@ impl RapierBackend {
     }
 
     fn rebuild_hooks(&mut self) {
-        let h = self.state.params.timestep;
-        self.hooks.default = PairCoefficients::of(&self.state.params.default_interaction, h);
+        self.hooks.h = self.state.params.timestep as f32;
+        self.hooks.gravity = Vector::new(0.0, 0.0, self.state.params.gravity as f32);
+        self.hooks.default = PairCoefficients::of(&self.state.params.default_interaction);
         // The last interaction given for a pair wins.
         let mut pairs: Vec<_> = self
             .state
             .interactions
             .iter()
             .rev()
-            .map(|((a, b), i)| (pair_key(*a, *b), PairCoefficients::of(i, h)))
+            .map(|((a, b), i)| (pair_key(*a, *b), PairCoefficients::of(i)))
             .collect();
         pairs.sort_by_key(|(k, _)| *k);
         pairs.dedup_by_key(|(k, _)| *k);
@@ -427,6 +495,11 @@ impl RapierBackend {
         ip.normalized_max_corrective_velocity = MAX_CORRECTIVE_VELOCITY / LENGTH_UNIT;
         ip.normalized_max_linear_velocity = MAX_LINEAR_VELOCITY / LENGTH_UNIT;
         ip.friction_model = FrictionModel::Simplified;
+        // No continuous collision detection, as in ODE: rapier's stops a fast body (a ball
+        // rolling at 1.5 m/s sweeps its own radius in a step) where it first touches a fixed
+        // body, without changing its velocity, and so without the overlap that makes it
+        // rebound as ODE's does.
+        ip.max_ccd_substeps = 0;
         let joint_soft = joint_softness(&p);
         for entry in &self.state.joints {
             if let Some(j) = w.impulse_joints.get_mut(entry.handle, false) {
@@ -868,8 +941,10 @@ impl PhysicsBackend for RapierBackend {
         let collider = collider_for(desc)?
             .user_data((u128::from(id.0) << 32) | desc.material.0 as u128)
             .active_hooks(ActiveHooks::MODIFY_SOLVER_CONTACTS);
+        // No cap on how fast a body turns, as in ODE: rapier's (45° a step, 79 rad/s at dt
+        // 0.01) keeps a ball from rolling faster than 2.4 m/s; it slid instead.
         let rb = if desc.mass > 0.0 {
-            RigidBodyBuilder::dynamic()
+            RigidBodyBuilder::dynamic().allow_fast_rotation(true)
         } else {
             RigidBodyBuilder::fixed()
         }
