@@ -38,7 +38,8 @@ prints steps per second, the speed ratios and plausibility figures. Needs ODE's 
 (Debian/Ubuntu: apt-get install libode-dev); without it, it prints why and exits.
 
 USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--speed-only]
-                       [--scenarios DIR] [--exact-100]
+                       [--scenarios DIR] [--exact-100] [--layouts K] [--layout-robots N]
+                       [--layout-seconds S]
 
   --scale F        multiply the number of timed steps (default 1; 0.1 for a quick look)
   --sizes LIST     robot counts (default 1,6,22,100)
@@ -48,6 +49,9 @@ USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--spee
   --scenarios DIR  where materials.xml, field.xml, ball.xml and sumbot.xml are
                    (default: the repository's scenarios/)
   --exact-100      also time ODE's exact stepper (dWorldStep) at 100 robots (very slow)
+  --layouts K      seeded random layouts to count flips in (default 8; 0: none)
+  --layout-robots N  SumBots in each random layout (default 22)
+  --layout-seconds S simulated seconds each layout drives (default 60)
 ";
 
 const SUMBOT_WHEEL_RADIUS: f64 = 0.023;
@@ -64,6 +68,9 @@ struct Options {
     /// Indices into [`ENGINES`].
     engines: Vec<usize>,
     speed_only: bool,
+    layouts: u32,
+    layout_robots: u32,
+    layout_seconds: f64,
 }
 
 fn options() -> Result<Option<Options>> {
@@ -74,6 +81,9 @@ fn options() -> Result<Option<Options>> {
         exact_100: false,
         engines: (0..ENGINES.len()).collect(),
         speed_only: false,
+        layouts: 8,
+        layout_robots: 22,
+        layout_seconds: 60.0,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -102,6 +112,27 @@ fn options() -> Result<Option<Options>> {
             "--scenarios" => o.scenarios = PathBuf::from(value("--scenarios")?),
             "--exact-100" => o.exact_100 = true,
             "--speed-only" => o.speed_only = true,
+            "--layouts" => {
+                o.layouts = value("--layouts")?
+                    .parse()
+                    .context("--layouts: a number of layouts")?;
+            }
+            "--layout-robots" => {
+                o.layout_robots = value("--layout-robots")?
+                    .parse()
+                    .context("--layout-robots: a number of robots")?;
+                if !(1..=60).contains(&o.layout_robots) {
+                    bail!("--layout-robots: between 1 and 60 (they must fit on the field)");
+                }
+            }
+            "--layout-seconds" => {
+                o.layout_seconds = value("--layout-seconds")?
+                    .parse()
+                    .context("--layout-seconds: simulated seconds")?;
+                if !(o.layout_seconds > 0.0 && o.layout_seconds <= 3600.0) {
+                    bail!("--layout-seconds: more than 0, at most 3600");
+                }
+            }
             "--engines" => {
                 let list = value("--engines")?;
                 o.engines = Vec::new();
@@ -188,16 +219,25 @@ impl Scene {
         )
     }
 
-    fn robots(&self, n: u32) -> Vec<EntitySpec> {
+    /// N robots on the grid, all with the same wheel targets.
+    fn grid(n: u32, wheels: (f64, f64)) -> Vec<Placement> {
         (0..n)
-            .map(|i| {
-                let (id, offset) = Scene::placement(n, i);
-                moved_copy(&self.sumbot, EntityId(id), offset)
+            .map(|i| Placement {
+                at: Scene::placement(n, i).1,
+                wheels,
             })
             .collect()
     }
 
-    fn simrob(&self, n: u32, fast: bool, ball: bool, wheels: (f64, f64)) -> Result<World> {
+    fn robots(&self, robots: &[Placement]) -> Vec<EntitySpec> {
+        robots
+            .iter()
+            .enumerate()
+            .map(|(i, r)| moved_copy(&self.sumbot, EntityId(100 + i as u32), r.at))
+            .collect()
+    }
+
+    fn simrob(&self, robots: &[Placement], fast: bool, ball: bool) -> Result<World> {
         let mut w = World::new(WorldConfig::default());
         for r in &self.materials {
             w.apply(r).context("materials")?;
@@ -206,7 +246,7 @@ impl Scene {
         if ball {
             specs.push(self.ball.clone());
         }
-        specs.extend(self.robots(n));
+        specs.extend(self.robots(robots));
         for s in specs {
             w.apply_control(&ControlRequest::CreateEntity(s))
                 .context("creating an entity")?;
@@ -214,17 +254,17 @@ impl Scene {
         if fast {
             w.apply_control(&ControlRequest::SetFastMode(true))?;
         }
-        for i in 0..n {
+        for (i, r) in robots.iter().enumerate() {
             w.apply_entity(&EntityRequest::RobotMotorControl {
-                entity_id: EntityId(100 + i),
+                entity_id: EntityId(100 + i as u32),
                 motors: vec![
                     MotorCommand {
                         wheel_joint_id: 0,
-                        value: wheels.0,
+                        value: r.wheels.0,
                     },
                     MotorCommand {
                         wheel_joint_id: 1,
-                        value: wheels.1,
+                        value: r.wheels.1,
                     },
                 ],
             })?;
@@ -236,10 +276,9 @@ impl Scene {
     fn ode(
         &self,
         api: &'static Api,
-        n: u32,
+        robots: &[Placement],
         stepper: Stepper,
         ball: bool,
-        wheels: (f64, f64),
     ) -> OdeScene {
         let d = simrob_physics::StepParams::default().default_interaction;
         let default_pair = Interaction {
@@ -252,15 +291,23 @@ impl Scene {
         if ball {
             s.add(&self.ball);
         }
-        for r in self.robots(n) {
+        for r in self.robots(robots) {
             s.add(&r);
         }
-        for i in 0..n {
-            s.set_motor(100 + i, 0, wheels.0);
-            s.set_motor(100 + i, 1, wheels.1);
+        for (i, r) in robots.iter().enumerate() {
+            s.set_motor(100 + i as u32, 0, r.wheels.0);
+            s.set_motor(100 + i as u32, 1, r.wheels.1);
         }
         s
     }
+}
+
+/// Where a SumBot starts (offset from `sumbot.xml`'s place, which puts it at the field's
+/// centre) and its two wheel targets (rad/s).
+#[derive(Clone, Copy)]
+struct Placement {
+    at: [f64; 3],
+    wheels: (f64, f64),
 }
 
 /// An engine under test, behind one interface.
@@ -361,11 +408,21 @@ fn build(
     ball: bool,
     wheels: (f64, f64),
 ) -> Result<Engine> {
+    build_at(scene, api, which, &Scene::grid(n, wheels), ball)
+}
+
+fn build_at(
+    scene: &Scene,
+    api: &'static Api,
+    which: usize,
+    robots: &[Placement],
+    ball: bool,
+) -> Result<Engine> {
     Ok(match which {
-        0 => Engine::Ode(scene.ode(api, n, Stepper::Step, ball, wheels)),
-        1 => Engine::Ode(scene.ode(api, n, Stepper::Quick(20), ball, wheels)),
-        2 => Engine::Simrob(Box::new(scene.simrob(n, false, ball, wheels)?)),
-        _ => Engine::Simrob(Box::new(scene.simrob(n, true, ball, wheels)?)),
+        0 => Engine::Ode(scene.ode(api, robots, Stepper::Step, ball)),
+        1 => Engine::Ode(scene.ode(api, robots, Stepper::Quick(20), ball)),
+        2 => Engine::Simrob(Box::new(scene.simrob(robots, false, ball)?)),
+        _ => Engine::Simrob(Box::new(scene.simrob(robots, true, ball)?)),
     })
 }
 
@@ -625,6 +682,91 @@ fn wall_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     Ok(())
 }
 
+/// splitmix64: a small, seeded, portable generator for the layouts (the same layout for a
+/// seed on every machine).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [lo, hi).
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// `n` SumBots at random on the field (seeded): centres at least 14 cm apart (a SumBot is
+/// 11 cm across its wheels) and 15 cm from the walls, each driving in a circle, left or right
+/// at random (wheel targets 3 and 5 rad/s or 5 and 3).
+fn random_layout(n: u32, seed: u64) -> Vec<Placement> {
+    let mut rng = SplitMix(seed);
+    let mut robots: Vec<Placement> = Vec::new();
+    let mut tries = 0;
+    while robots.len() < n as usize && tries < 100_000 {
+        tries += 1;
+        let (x, y) = (rng.uniform(-0.95, 0.95), rng.uniform(-0.75, 0.75));
+        let taken = robots.iter().any(|r| {
+            let (rx, ry) = (r.at[0], r.at[1] - 0.1);
+            (rx - x).hypot(ry - y) < 0.14
+        });
+        let left = rng.next() & 1 == 0;
+        if !taken {
+            robots.push(Placement {
+                // `sumbot.xml` puts its chassis at y = −0.1.
+                at: [x, y + 0.1, 0.0],
+                wheels: if left { (3.0, 5.0) } else { (5.0, 3.0) },
+            });
+        }
+    }
+    robots
+}
+
+/// Robots tipped over (chassis tilted more than 60°) in each of `o.layouts` seeded random
+/// layouts, after `o.layout_seconds` of driving, by engine.
+fn layouts_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+    let n = o.layout_robots;
+    let steps = (o.layout_seconds / TIMESTEP).round() as u64;
+    println!(
+        "\n## Flips in random layouts ({n} SumBots at random on the field driving in circles among each other, {} s; robots tipped over at the end / processor seconds)\n",
+        o.layout_seconds
+    );
+    print!("| engine |");
+    for seed in 1..=o.layouts {
+        print!(" layout {seed} |");
+    }
+    println!(" all layouts |");
+    println!("|---|{}---|", "---|".repeat(o.layouts as usize));
+    for &k in &o.engines {
+        print!("| {} |", ENGINES[k]);
+        let mut total = 0;
+        for seed in 1..=o.layouts {
+            let robots = random_layout(n, u64::from(seed));
+            let mut e = build_at(scene, api, k, &robots, true)?;
+            let start = Clock::now();
+            for _ in 0..steps {
+                e.step();
+            }
+            let time = start.elapsed();
+            let out = outcome(&e, robots.len() as u32, steps, time);
+            total += out.flipped + out.non_finite;
+            let nan = if out.non_finite > 0 {
+                format!(", NaN {}", out.non_finite)
+            } else {
+                String::new()
+            };
+            print!(" {}{nan} / {:.1} s |", out.flipped, time.as_secs_f64());
+        }
+        println!(" {total} |");
+    }
+    Ok(())
+}
+
 /// The ball rolled at `speed` from the centre spot into the field's side wall (80 cm away):
 /// how fast it comes off the wall (its fastest speed back) and how fast it rolls 1 s after
 /// it hit (m/s; positive: away from the wall).
@@ -821,6 +963,9 @@ fn main() -> Result<()> {
         single_robot_table(&scene, api, &o)?;
         wall_table(&scene, api, &o)?;
         restitution_table(&scene, api, &o)?;
+    }
+    if o.layouts > 0 {
+        layouts_table(&scene, api, &o)?;
     }
     Ok(())
 }

@@ -196,7 +196,7 @@ fn ode_restitution(
     }
     // ODE applies gravity before it moves the bodies: a falling ball meets the floor a step's
     // gravity faster than it fell.
-    let falls = |rb: Option<&RigidBody>| f32::from(u8::from(rb.is_some_and(|b| b.is_dynamic())));
+    let falls = |rb: Option<&RigidBody>| f32::from(u8::from(moves(rb)));
     let closing = approach + h * gravity.dot(*m.normal) * (falls(rb1) - falls(rb2));
     let rebound = ode_rebound(
         f64::from(coeffs.erp),
@@ -250,9 +250,18 @@ fn with_rate(user_data: u128, rate: f32) -> u128 {
     (user_data & 0xffff_ffff_ffff_ffff) | DRIVEN_BIT | (u128::from(rate.to_bits()) << 64)
 }
 
+/// Whether a contact's other body can move (a dynamic body).
+fn moves(rb: Option<&RigidBody>) -> bool {
+    rb.is_some_and(|b| b.is_dynamic())
+}
+
 /// Sets the tangent velocity of the contacts of a driven wheel surface: the surface point at a
 /// contact moves at `ω × (p − centre)` relative to the body carrying it, and the contact asks
-/// the bodies' relative velocity there to make up for it (a conveyor belt).
+/// the bodies' relative velocity there to make up for it (a conveyor belt). Only against
+/// bodies that do not move: the surface's speed is a hard target (no wheel inertia, no torque
+/// limit, the whole chassis as its lever), and against the side of another robot, where the
+/// wheel's surface moves up or down, it made the wheel climb it and tipped robots over
+/// (`simrob-odebench`'s random layouts: 4 of 176 SumBots in eight layouts, none since).
 fn drive_surface(m: &mut ModifiableManifold, c: &Collider, rate: f32, first: bool) {
     let pose = c.position();
     let omega = pose.rotation * Vector::X * rate;
@@ -286,10 +295,12 @@ impl PhysicsHooks for MaterialHooks {
         if let Some(m) = context.rigid_mut() {
             *m.friction = coeffs.friction;
             *m.restitution = ode_restitution(m, rb1, rb2, &coeffs, h, self.gravity);
-            if let Some(rate) = driven_rate(c1) {
+            // A driven wheel rolls on what does not move (the field); against another robot
+            // or the ball it is a plain surface (see `drive_surface`).
+            if let Some(rate) = driven_rate(c1).filter(|_| !moves(rb2)) {
                 drive_surface(m, c1, rate, true);
             }
-            if let Some(rate) = driven_rate(c2) {
+            if let Some(rate) = driven_rate(c2).filter(|_| !moves(rb1)) {
                 drive_surface(m, c2, rate, false);
             }
         }
