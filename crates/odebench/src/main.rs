@@ -23,8 +23,8 @@ use ode::{Api, OdeScene, Stepper};
 use simrob_math::wrap_angle_euclid;
 use simrob_physics::rotate;
 use simrob_protocol::{
-    decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec, Interaction,
-    MaterialId, MotorCommand, Request,
+    decode_datagram, BodySpec, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec,
+    Interaction, MaterialId, MotorCommand, Request,
 };
 use simrob_world::{moved_copy, World, WorldConfig};
 
@@ -52,6 +52,8 @@ USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--spee
   --layouts K      seeded random layouts to count flips in (default 8; 0: none)
   --layout-robots N  SumBots in each random layout (default 22)
   --layout-seconds S simulated seconds each layout drives (default 60)
+  --crowd N        only this: N SumBots on a large floor in simrob's default mode (steps/s,
+                   flips, a digest of the end state); --crowd-steps S timed steps (default 500)
 ";
 
 const SUMBOT_WHEEL_RADIUS: f64 = 0.023;
@@ -71,6 +73,8 @@ struct Options {
     layouts: u32,
     layout_robots: u32,
     layout_seconds: f64,
+    crowd: Option<u32>,
+    crowd_steps: u64,
 }
 
 fn options() -> Result<Option<Options>> {
@@ -84,6 +88,8 @@ fn options() -> Result<Option<Options>> {
         layouts: 8,
         layout_robots: 22,
         layout_seconds: 60.0,
+        crowd: None,
+        crowd_steps: 500,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -124,6 +130,20 @@ fn options() -> Result<Option<Options>> {
                 if !(1..=60).contains(&o.layout_robots) {
                     bail!("--layout-robots: between 1 and 60 (they must fit on the field)");
                 }
+            }
+            "--crowd" => {
+                let n: u32 = value("--crowd")?
+                    .parse()
+                    .context("--crowd: a number of robots")?;
+                if !(1..=10_000).contains(&n) {
+                    bail!("--crowd: between 1 and 10000 robots");
+                }
+                o.crowd = Some(n);
+            }
+            "--crowd-steps" => {
+                o.crowd_steps = value("--crowd-steps")?
+                    .parse()
+                    .context("--crowd-steps: a number of steps")?;
             }
             "--layout-seconds" => {
                 o.layout_seconds = value("--layout-seconds")?
@@ -682,6 +702,91 @@ fn wall_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     Ok(())
 }
 
+/// `n` SumBots on a floor as large as they need (the SimRob materials, one box of wood), on a
+/// grid 0.4 m apart, each driving in a circle (wheels 3 and 5 rad/s: 26 cm across), in simrob's
+/// default mode, dt 0.01 s, one thread. Prints steps per second (by the process's processor
+/// time and by the wall clock), robots tipped and non-finite, and a digest of the end state.
+fn crowd(scene: &Scene, n: u32, steps: u64) -> Result<()> {
+    let columns = f64::from(n).sqrt().ceil() as u32;
+    let spacing = 0.4;
+    let side = f64::from(columns) * spacing + 1.0;
+    let floor = EntitySpec::Field {
+        entity_id: EntityId(1),
+        bodies: vec![BodySpec {
+            id: 0,
+            shape: simrob_protocol::Shape::Box {
+                size: [side, side, 0.1],
+            },
+            material: Some(MaterialId(0)),
+            mass: Some(-1.0),
+            position: [0.0, 0.0, 0.0],
+            rotation: [0.0; 3],
+        }],
+        joints: Vec::new(),
+    };
+    let half = f64::from(columns - 1) / 2.0;
+    let robots: Vec<Placement> = (0..n)
+        .map(|i| Placement {
+            at: [
+                (f64::from(i % columns) - half) * spacing,
+                (f64::from(i / columns) - half) * spacing + 0.1,
+                0.0,
+            ],
+            wheels: (3.0, 5.0),
+        })
+        .collect();
+    let mut big = scene.clone();
+    big.field = floor;
+    let mut w = big.simrob(&robots, false, false)?;
+    for _ in 0..100 {
+        w.advance();
+    }
+    let cpu = process_cpu();
+    let wall = Instant::now();
+    for _ in 0..steps {
+        w.advance();
+    }
+    let wall = wall.elapsed().as_secs_f64();
+    let cpu = process_cpu().zip(cpu).map(|(b, a)| (b - a).as_secs_f64());
+    let e = Engine::Simrob(Box::new(w));
+    let out = outcome(&e, n, steps, Duration::from_secs_f64(wall));
+    let digest = crowd_digest(&e, n);
+    println!(
+        "{n} SumBots, one thread, {steps} steps: {:.0} steps/s by the wall clock, {} processor s ({} steps per processor s); flips {}, NaN {}; state digest {digest:016x}",
+        out.steps_per_second,
+        cpu.map_or("?".into(), |c| format!("{c:.2}")),
+        cpu.map_or("?".into(), |c| format!("{:.0}", steps as f64 / c)),
+        out.flipped,
+        out.non_finite,
+    );
+    Ok(())
+}
+
+/// A digest of every chassis' pose, to compare runs bit for bit.
+fn crowd_digest(e: &Engine, n: u32) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for i in 0..n {
+        if let Some((p, q, _)) = e.pose(100 + i, 0) {
+            for v in p.iter().chain(&q) {
+                for b in v.to_bits().to_le_bytes() {
+                    h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+                }
+            }
+        }
+    }
+    h
+}
+
+/// The processor time of the whole process (all its threads), from `/proc/self/stat`.
+fn process_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // utime and stime: fields 14 and 15 of the line, 12 and 13 after the command's ')'.
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_secs_f64(ticks as f64 / 100.0))
+}
+
 /// splitmix64: a small, seeded, portable generator for the layouts (the same layout for a
 /// seed on every machine).
 struct SplitMix(u64);
@@ -945,6 +1050,10 @@ fn main() -> Result<()> {
     let Some(o) = options()? else {
         return Ok(());
     };
+    if let Some(n) = o.crowd {
+        // simrob alone: no ODE needed.
+        return crowd(&Scene::load(&o.scenarios)?, n, o.crowd_steps);
+    }
     let api = match Api::load() {
         Ok(api) => api,
         Err(why) => {

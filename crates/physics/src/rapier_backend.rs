@@ -45,12 +45,11 @@ const FAST_SUBSTEPS: usize = 1;
 /// fast step).
 const PASSES: usize = 5;
 const FAST_PASSES: usize = 4;
-/// Passes without position correction after them (where restitution and friction are solved).
-/// Two in the default mode. Fast mode's one takes 8 % off its step and changes what the
-/// benchmark measures of a SumBot nothing (no turn or drift at rest, 1.000 ω·r, no yaw driving
-/// straight, no flips among 100): a ball rolled into a wall at 1.5 m/s comes off it as fast
-/// (0.17 m/s) but then rolls back to rest against it (0.00 m/s a second later, the default
-/// mode's 0.05, ODE's 0.03–0.07: `simrob-odebench`'s wall table).
+/// Passes without position correction after them (where friction is solved). Two in the
+/// default mode. Fast mode's one takes 8 % off its step and changes what the benchmark
+/// measures of a SumBot nothing (no turn or drift at rest, 1.000 ω·r, no yaw driving straight,
+/// no flips among 100): a ball rolled into a wall comes off it as fast, and rolls away a third
+/// slower (`simrob-odebench`'s wall table).
 const STABILIZATION_PASSES: usize = 2;
 const FAST_STABILIZATION_PASSES: usize = 1;
 /// The size of the things simulated (m): SumBots, balls and wheels are centimetres across.
