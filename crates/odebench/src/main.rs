@@ -7,7 +7,11 @@
 //! non-finite states, where the ball rests; then a single SumBot's resting height and tilt, its
 //! drift over an idle minute and its straight-line speed against ω·r, and how far the ball
 //! falls in 0.5 s (both engines integrate once per step: ½g·t·(t + h), not ½g·t²); then the
-//! ball rolled at 1.5 m/s into two walls, and how fast it comes off them.
+//! ball rolled at 1.5 m/s into two walls, and how fast it comes off them; the ball off a wall
+//! at five speeds and dropped from three heights, each averaged over 20 starts a twentieth of
+//! a step apart (how far ODE's contact sends a ball back depends on how deep it first
+//! overlaps); and robots tipped over in seeded random layouts of SumBots driving among each
+//! other. `--crowd N` instead times N SumBots on a large floor in simrob alone.
 //!
 //! ODE is loaded at run time from Debian's `libode` (`apt-get install libode-dev`); without it
 //! the tool says so and exits successfully. Build it optimised:
@@ -23,8 +27,8 @@ use ode::{Api, OdeScene, Stepper};
 use simrob_math::wrap_angle_euclid;
 use simrob_physics::rotate;
 use simrob_protocol::{
-    decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec, Interaction,
-    MaterialId, MotorCommand, Request,
+    decode_datagram, BodySpec, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec,
+    Interaction, MaterialId, MotorCommand, Request,
 };
 use simrob_world::{moved_copy, World, WorldConfig};
 
@@ -34,20 +38,29 @@ simrob-odebench — simrob's physics against ODE (the engine of the SimRob simul
 Runs the same scene in both engines (the SimRob soccer field and materials, the ball, N SumBots
 driving in circles, dt 0.01 s, one thread each), alternating the engines in 41 blocks each (an
 engine's speed is its median block's: a burst of load from elsewhere does not count), and
-prints steps per second, the speed ratios and plausibility figures. Needs ODE's shared library
-(Debian/Ubuntu: apt-get install libode-dev); without it, it prints why and exits.
+prints steps per second, the speed ratios and plausibility figures: a SumBot at rest and
+driving, the ball off walls and the floor, robots tipped over in seeded random layouts. Needs
+ODE's shared library (Debian/Ubuntu: apt-get install libode-dev); without it, it prints why
+and exits (--crowd needs no ODE).
 
 USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--speed-only]
-                       [--scenarios DIR] [--exact-100]
+                       [--scenarios DIR] [--exact-100] [--layouts K] [--layout-robots N]
+                       [--layout-seconds S]
+       simrob-odebench --crowd N [--crowd-steps S]
 
   --scale F        multiply the number of timed steps (default 1; 0.1 for a quick look)
   --sizes LIST     robot counts (default 1,6,22,100)
   --engines LIST   which engines to run, of ode-step, ode-quick, default, fast (default: all);
                    ratios need both of their engines
-  --speed-only     print the steps-per-second table only (not the one-SumBot table)
+  --speed-only     print the steps-per-second table only (no other table, no layouts)
   --scenarios DIR  where materials.xml, field.xml, ball.xml and sumbot.xml are
                    (default: the repository's scenarios/)
   --exact-100      also time ODE's exact stepper (dWorldStep) at 100 robots (very slow)
+  --layouts K      seeded random layouts to count flips in (default 8; 0: none)
+  --layout-robots N  SumBots in each random layout (default 22)
+  --layout-seconds S simulated seconds each layout drives (default 60)
+  --crowd N        only this: N SumBots on a large floor in simrob's default mode (steps/s,
+                   flips, a digest of the end state); --crowd-steps S timed steps (default 500)
 ";
 
 const SUMBOT_WHEEL_RADIUS: f64 = 0.023;
@@ -64,6 +77,11 @@ struct Options {
     /// Indices into [`ENGINES`].
     engines: Vec<usize>,
     speed_only: bool,
+    layouts: u32,
+    layout_robots: u32,
+    layout_seconds: f64,
+    crowd: Option<u32>,
+    crowd_steps: u64,
 }
 
 fn options() -> Result<Option<Options>> {
@@ -74,6 +92,11 @@ fn options() -> Result<Option<Options>> {
         exact_100: false,
         engines: (0..ENGINES.len()).collect(),
         speed_only: false,
+        layouts: 8,
+        layout_robots: 22,
+        layout_seconds: 60.0,
+        crowd: None,
+        crowd_steps: 500,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -102,6 +125,44 @@ fn options() -> Result<Option<Options>> {
             "--scenarios" => o.scenarios = PathBuf::from(value("--scenarios")?),
             "--exact-100" => o.exact_100 = true,
             "--speed-only" => o.speed_only = true,
+            "--layouts" => {
+                o.layouts = value("--layouts")?
+                    .parse()
+                    .context("--layouts: a number of layouts")?;
+            }
+            "--layout-robots" => {
+                o.layout_robots = value("--layout-robots")?
+                    .parse()
+                    .context("--layout-robots: a number of robots")?;
+                if !(1..=60).contains(&o.layout_robots) {
+                    bail!("--layout-robots: between 1 and 60 (they must fit on the field)");
+                }
+            }
+            "--crowd" => {
+                let n: u32 = value("--crowd")?
+                    .parse()
+                    .context("--crowd: a number of robots")?;
+                if !(1..=10_000).contains(&n) {
+                    bail!("--crowd: between 1 and 10000 robots");
+                }
+                o.crowd = Some(n);
+            }
+            "--crowd-steps" => {
+                o.crowd_steps = value("--crowd-steps")?
+                    .parse()
+                    .context("--crowd-steps: a number of steps")?;
+                if o.crowd_steps == 0 {
+                    bail!("--crowd-steps: at least 1");
+                }
+            }
+            "--layout-seconds" => {
+                o.layout_seconds = value("--layout-seconds")?
+                    .parse()
+                    .context("--layout-seconds: simulated seconds")?;
+                if !(o.layout_seconds > 0.0 && o.layout_seconds <= 3600.0) {
+                    bail!("--layout-seconds: more than 0, at most 3600");
+                }
+            }
             "--engines" => {
                 let list = value("--engines")?;
                 o.engines = Vec::new();
@@ -188,16 +249,25 @@ impl Scene {
         )
     }
 
-    fn robots(&self, n: u32) -> Vec<EntitySpec> {
+    /// N robots on the grid, all with the same wheel targets.
+    fn grid(n: u32, wheels: (f64, f64)) -> Vec<Placement> {
         (0..n)
-            .map(|i| {
-                let (id, offset) = Scene::placement(n, i);
-                moved_copy(&self.sumbot, EntityId(id), offset)
+            .map(|i| Placement {
+                at: Scene::placement(n, i).1,
+                wheels,
             })
             .collect()
     }
 
-    fn simrob(&self, n: u32, fast: bool, ball: bool, wheels: (f64, f64)) -> Result<World> {
+    fn robots(&self, robots: &[Placement]) -> Vec<EntitySpec> {
+        robots
+            .iter()
+            .enumerate()
+            .map(|(i, r)| moved_copy(&self.sumbot, EntityId(100 + i as u32), r.at))
+            .collect()
+    }
+
+    fn simrob(&self, robots: &[Placement], fast: bool, ball: bool) -> Result<World> {
         let mut w = World::new(WorldConfig::default());
         for r in &self.materials {
             w.apply(r).context("materials")?;
@@ -206,7 +276,7 @@ impl Scene {
         if ball {
             specs.push(self.ball.clone());
         }
-        specs.extend(self.robots(n));
+        specs.extend(self.robots(robots));
         for s in specs {
             w.apply_control(&ControlRequest::CreateEntity(s))
                 .context("creating an entity")?;
@@ -214,17 +284,17 @@ impl Scene {
         if fast {
             w.apply_control(&ControlRequest::SetFastMode(true))?;
         }
-        for i in 0..n {
+        for (i, r) in robots.iter().enumerate() {
             w.apply_entity(&EntityRequest::RobotMotorControl {
-                entity_id: EntityId(100 + i),
+                entity_id: EntityId(100 + i as u32),
                 motors: vec![
                     MotorCommand {
                         wheel_joint_id: 0,
-                        value: wheels.0,
+                        value: r.wheels.0,
                     },
                     MotorCommand {
                         wheel_joint_id: 1,
-                        value: wheels.1,
+                        value: r.wheels.1,
                     },
                 ],
             })?;
@@ -236,10 +306,9 @@ impl Scene {
     fn ode(
         &self,
         api: &'static Api,
-        n: u32,
+        robots: &[Placement],
         stepper: Stepper,
         ball: bool,
-        wheels: (f64, f64),
     ) -> OdeScene {
         let d = simrob_physics::StepParams::default().default_interaction;
         let default_pair = Interaction {
@@ -252,15 +321,23 @@ impl Scene {
         if ball {
             s.add(&self.ball);
         }
-        for r in self.robots(n) {
+        for r in self.robots(robots) {
             s.add(&r);
         }
-        for i in 0..n {
-            s.set_motor(100 + i, 0, wheels.0);
-            s.set_motor(100 + i, 1, wheels.1);
+        for (i, r) in robots.iter().enumerate() {
+            s.set_motor(100 + i as u32, 0, r.wheels.0);
+            s.set_motor(100 + i as u32, 1, r.wheels.1);
         }
         s
     }
+}
+
+/// Where a SumBot starts (offset from `sumbot.xml`'s place, which puts it at the field's
+/// centre) and its two wheel targets (rad/s).
+#[derive(Clone, Copy)]
+struct Placement {
+    at: [f64; 3],
+    wheels: (f64, f64),
 }
 
 /// An engine under test, behind one interface.
@@ -361,11 +438,21 @@ fn build(
     ball: bool,
     wheels: (f64, f64),
 ) -> Result<Engine> {
+    build_at(scene, api, which, &Scene::grid(n, wheels), ball)
+}
+
+fn build_at(
+    scene: &Scene,
+    api: &'static Api,
+    which: usize,
+    robots: &[Placement],
+    ball: bool,
+) -> Result<Engine> {
     Ok(match which {
-        0 => Engine::Ode(scene.ode(api, n, Stepper::Step, ball, wheels)),
-        1 => Engine::Ode(scene.ode(api, n, Stepper::Quick(20), ball, wheels)),
-        2 => Engine::Simrob(Box::new(scene.simrob(n, false, ball, wheels)?)),
-        _ => Engine::Simrob(Box::new(scene.simrob(n, true, ball, wheels)?)),
+        0 => Engine::Ode(scene.ode(api, robots, Stepper::Step, ball)),
+        1 => Engine::Ode(scene.ode(api, robots, Stepper::Quick(20), ball)),
+        2 => Engine::Simrob(Box::new(scene.simrob(robots, false, ball)?)),
+        _ => Engine::Simrob(Box::new(scene.simrob(robots, true, ball)?)),
     })
 }
 
@@ -625,10 +712,358 @@ fn wall_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     Ok(())
 }
 
+/// `n` SumBots on a floor as large as they need (the SimRob materials, one box of wood), on a
+/// grid 0.4 m apart, each driving in a circle (wheels 3 and 5 rad/s: 26 cm across), in simrob's
+/// default mode, dt 0.01 s, one thread. Prints steps per second (by the process's processor
+/// time and by the wall clock), robots tipped and non-finite, and a digest of the end state.
+fn crowd(scene: &Scene, n: u32, steps: u64) -> Result<()> {
+    let columns = f64::from(n).sqrt().ceil() as u32;
+    let spacing = 0.4;
+    let side = f64::from(columns) * spacing + 1.0;
+    let floor = EntitySpec::Field {
+        entity_id: EntityId(1),
+        bodies: vec![BodySpec {
+            id: 0,
+            shape: simrob_protocol::Shape::Box {
+                size: [side, side, 0.1],
+            },
+            material: Some(MaterialId(0)),
+            mass: Some(-1.0),
+            position: [0.0, 0.0, 0.0],
+            rotation: [0.0; 3],
+        }],
+        joints: Vec::new(),
+    };
+    let half = f64::from(columns - 1) / 2.0;
+    let robots: Vec<Placement> = (0..n)
+        .map(|i| Placement {
+            at: [
+                (f64::from(i % columns) - half) * spacing,
+                (f64::from(i / columns) - half) * spacing + 0.1,
+                0.0,
+            ],
+            wheels: (3.0, 5.0),
+        })
+        .collect();
+    let mut big = scene.clone();
+    big.field = floor;
+    let mut w = big.simrob(&robots, false, false)?;
+    for _ in 0..100 {
+        w.advance();
+    }
+    let cpu = process_cpu();
+    let wall = Instant::now();
+    for _ in 0..steps {
+        w.advance();
+    }
+    let wall = wall.elapsed().as_secs_f64();
+    let cpu = process_cpu().zip(cpu).map(|(b, a)| (b - a).as_secs_f64());
+    let e = Engine::Simrob(Box::new(w));
+    let out = outcome(&e, n, steps, Duration::from_secs_f64(wall));
+    let digest = crowd_digest(&e, n);
+    println!(
+        "{n} SumBots, one thread, {steps} steps: {:.0} steps/s by the wall clock, {} processor s ({} steps per processor s); flips {}, NaN {}; state digest {digest:016x}",
+        out.steps_per_second,
+        cpu.map_or("?".into(), |c| format!("{c:.2}")),
+        cpu.map_or("?".into(), |c| format!("{:.0}", steps as f64 / c)),
+        out.flipped,
+        out.non_finite,
+    );
+    Ok(())
+}
+
+/// A digest of every chassis' pose, to compare runs bit for bit.
+fn crowd_digest(e: &Engine, n: u32) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for i in 0..n {
+        if let Some((p, q, _)) = e.pose(100 + i, 0) {
+            for v in p.iter().chain(&q) {
+                for b in v.to_bits().to_le_bytes() {
+                    h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+                }
+            }
+        }
+    }
+    h
+}
+
+/// The processor time of the whole process (all its threads), from `/proc/self/stat`.
+fn process_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // utime and stime: fields 14 and 15 of the line, 12 and 13 after the command's ')'.
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_secs_f64(ticks as f64 / 100.0))
+}
+
+/// splitmix64: a small, seeded, portable generator for the layouts (the same layout for a
+/// seed on every machine).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [lo, hi).
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// `n` SumBots at random on the field (seeded): centres at least 14 cm apart (a SumBot is
+/// 11 cm across its wheels) and 15 cm from the walls, each driving in a circle, left or right
+/// at random (wheel targets 3 and 5 rad/s or 5 and 3).
+fn random_layout(n: u32, seed: u64) -> Vec<Placement> {
+    let mut rng = SplitMix(seed);
+    let mut robots: Vec<Placement> = Vec::new();
+    let mut tries = 0;
+    while robots.len() < n as usize && tries < 100_000 {
+        tries += 1;
+        let (x, y) = (rng.uniform(-0.95, 0.95), rng.uniform(-0.75, 0.75));
+        let taken = robots.iter().any(|r| {
+            let (rx, ry) = (r.at[0], r.at[1] - 0.1);
+            (rx - x).hypot(ry - y) < 0.14
+        });
+        let left = rng.next() & 1 == 0;
+        if !taken {
+            robots.push(Placement {
+                // `sumbot.xml` puts its chassis at y = −0.1.
+                at: [x, y + 0.1, 0.0],
+                wheels: if left { (3.0, 5.0) } else { (5.0, 3.0) },
+            });
+        }
+    }
+    robots
+}
+
+/// Robots tipped over (chassis tilted more than 60°) in each of `o.layouts` seeded random
+/// layouts, after `o.layout_seconds` of driving, by engine.
+fn layouts_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+    let n = o.layout_robots;
+    let steps = (o.layout_seconds / TIMESTEP).round() as u64;
+    println!(
+        "\n## Flips in random layouts ({n} SumBots at random on the field driving in circles among each other, {} s; robots tipped over at the end / processor seconds)\n",
+        o.layout_seconds
+    );
+    print!("| engine |");
+    for seed in 1..=o.layouts {
+        print!(" layout {seed} |");
+    }
+    println!(" all layouts |");
+    println!("|---|{}---|", "---|".repeat(o.layouts as usize));
+    for &k in &o.engines {
+        print!("| {} |", ENGINES[k]);
+        let mut total = 0;
+        for seed in 1..=o.layouts {
+            let robots = random_layout(n, u64::from(seed));
+            let mut e = build_at(scene, api, k, &robots, true)?;
+            let start = Clock::now();
+            for _ in 0..steps {
+                e.step();
+            }
+            let time = start.elapsed();
+            let out = outcome(&e, robots.len() as u32, steps, time);
+            total += out.flipped + out.non_finite;
+            let nan = if out.non_finite > 0 {
+                format!(", NaN {}", out.non_finite)
+            } else {
+                String::new()
+            };
+            print!(" {}{nan} / {:.1} s |", out.flipped, time.as_secs_f64());
+        }
+        println!(" {total} |");
+    }
+    Ok(())
+}
+
+/// The ball rolled at `speed` from the centre spot into the field's side wall (80 cm away):
+/// how fast it comes off the wall (its fastest speed back) and how fast it rolls 1 s after
+/// it hit (m/s; positive: away from the wall).
+fn rebound_off_wall(
+    scene: &Scene,
+    api: &'static Api,
+    which: usize,
+    speed: f64,
+    phase: f64,
+) -> Result<(f64, f64)> {
+    let mut placed = scene.clone();
+    let (bodies, _) = scene.ball.structure();
+    let x0 = bodies.first().map_or(0.0, |b| b.position[0]);
+    // `phase` of a step's travel nearer the wall: how deep the ball is when it first overlaps
+    // the wall depends on it (ODE's rebound with it).
+    let dy = phase * speed * TIMESTEP;
+    placed.ball = moved_copy(&scene.ball, EntityId(BALL), [-x0, dy, 0.0]);
+    let mut e = build(&placed, api, which, 0, true, (0.0, 0.0))?;
+    for _ in 0..200 {
+        e.step();
+    }
+    let r = scene_ball_radius(scene);
+    e.push(BALL, [0.0, speed, 0.0], [-speed / r, 0.0, 0.0])?;
+    let mut fastest_back: f64 = 0.0;
+    let mut hit = None;
+    for i in 0..1000 {
+        e.step();
+        let (_, _, v) = e.pose(BALL, 0).context("ball")?;
+        fastest_back = fastest_back.max(-v[1]);
+        if hit.is_none() && v[1] < 0.5 * speed {
+            hit = Some(i);
+        }
+        if hit.is_some_and(|h| i == h + 100) {
+            return Ok((fastest_back, -v[1]));
+        }
+    }
+    let (_, _, v) = e.pose(BALL, 0).context("ball")?;
+    Ok((fastest_back, -v[1]))
+}
+
+/// The ball dropped from rest, its bottom `height` above the field at the centre spot: how
+/// high its bottom rises after the first and the second bounce (m above where it rests), and
+/// how many times it leaves the floor by more than 1 mm in 3 s.
+fn drop_bounces(
+    scene: &Scene,
+    api: &'static Api,
+    which: usize,
+    height: f64,
+) -> Result<(f64, f64, u32)> {
+    let r = scene_ball_radius(scene);
+    let (bodies, _) = scene.ball.structure();
+    let p0 = bodies.first().map_or([0.0; 3], |b| b.position);
+    // The field's top is where the ball of `ball.xml` rests: 0.05 m (its floor box's top).
+    let rest = FIELD_TOP + r;
+    let mut placed = scene.clone();
+    placed.ball = moved_copy(
+        &scene.ball,
+        EntityId(BALL),
+        [-p0[0], -p0[1], rest + height - p0[2]],
+    );
+    let mut e = build(&placed, api, which, 0, true, (0.0, 0.0))?;
+    let mut peaks = Vec::new();
+    let mut prev_vz = 0.0;
+    let mut top: f64 = f64::NEG_INFINITY;
+    let mut rising = false;
+    for _ in 0..300 {
+        e.step();
+        let (p, _, v) = e.pose(BALL, 0).context("ball")?;
+        if !rising && prev_vz < 0.0 && v[2] > 0.0 {
+            rising = true;
+            top = p[2];
+        }
+        if rising {
+            top = top.max(p[2]);
+            if v[2] < 0.0 {
+                rising = false;
+                peaks.push(top - rest);
+            }
+        }
+        prev_vz = v[2];
+    }
+    let bounces = peaks.iter().filter(|&&h| h > 0.001).count() as u32;
+    Ok((
+        peaks.first().copied().unwrap_or(0.0).max(0.0),
+        peaks.get(1).copied().unwrap_or(0.0).max(0.0),
+        bounces,
+    ))
+}
+
+/// The timestep of every engine (s).
+const TIMESTEP: f64 = 0.01;
+/// Start positions a wall and drop figure is averaged over: how deep a ball is when it first
+/// overlaps a wall or the floor, and so how fast ODE's contact sends it back, depends on where
+/// within a step's travel it starts (between nothing and ERP of its speed).
+const PHASES: u32 = 20;
+
+/// Top of the SimRob field's floor box (m).
+const FIELD_TOP: f64 = 0.05;
+
+fn ratio_cell(value: f64, ode: Option<f64>) -> String {
+    match ode {
+        Some(o) if o.abs() > 1e-9 => format!("{value:.3} ({:+.0} %)", (value / o - 1.0) * 100.0),
+        _ => format!("{value:.3}"),
+    }
+}
+
+fn restitution_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+    const SPEEDS: [f64; 5] = [0.5, 1.0, 1.5, 2.0, 3.0];
+    const HEIGHTS: [f64; 3] = [0.1, 0.3, 1.0];
+    println!("\n## The ball off a wall and off the floor (in brackets: against ODE dWorldStep)\n");
+    print!("| engine |");
+    for v in SPEEDS {
+        print!(" wall at {v} m/s: back | 1 s after |");
+    }
+    println!();
+    println!("|---|{}", "---|".repeat(2 * SPEEDS.len()));
+    let mut ode: Vec<(f64, f64)> = Vec::new();
+    for &k in &o.engines {
+        print!("| {} |", ENGINES[k]);
+        for (i, &v) in SPEEDS.iter().enumerate() {
+            let (mut back, mut after) = (0.0, 0.0);
+            for j in 0..PHASES {
+                let (b, a) = rebound_off_wall(scene, api, k, v, f64::from(j) / f64::from(PHASES))?;
+                back += b / f64::from(PHASES);
+                after += a / f64::from(PHASES);
+            }
+            if k == 0 {
+                ode.push((back, after));
+            }
+            let reference = ode.get(i).filter(|_| k != 0);
+            print!(
+                " {} | {} |",
+                ratio_cell(back, reference.map(|r| r.0)),
+                ratio_cell(after, reference.map(|r| r.1))
+            );
+        }
+        println!();
+    }
+    println!();
+    print!("| engine |");
+    for h in HEIGHTS {
+        print!(" dropped {h} m: 1st bounce (m) | 2nd | bounces > 1 mm |");
+    }
+    println!();
+    println!("|---|{}", "---|".repeat(3 * HEIGHTS.len()));
+    let mut ode: Vec<(f64, f64, u32)> = Vec::new();
+    for &k in &o.engines {
+        print!("| {} |", ENGINES[k]);
+        for (i, &h) in HEIGHTS.iter().enumerate() {
+            // Heights a step's fall apart at the speed the ball lands with, averaged.
+            let landing = (2.0 * 9.8 * h).sqrt();
+            let (mut first, mut second, mut n) = (0.0, 0.0, 0);
+            for j in 0..PHASES {
+                let dh = f64::from(j) / f64::from(PHASES) * landing * TIMESTEP;
+                let (a, b, c) = drop_bounces(scene, api, k, h + dh)?;
+                first += a / f64::from(PHASES);
+                second += b / f64::from(PHASES);
+                n += c;
+            }
+            if k == 0 {
+                ode.push((first, second, n));
+            }
+            let reference = ode.get(i).filter(|_| k != 0);
+            print!(
+                " {} | {} | {n} |",
+                ratio_cell(first, reference.map(|r| r.0)),
+                ratio_cell(second, reference.map(|r| r.1))
+            );
+        }
+        println!();
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let Some(o) = options()? else {
         return Ok(());
     };
+    if let Some(n) = o.crowd {
+        // simrob alone: no ODE needed.
+        return crowd(&Scene::load(&o.scenarios)?, n, o.crowd_steps);
+    }
     let api = match Api::load() {
         Ok(api) => api,
         Err(why) => {
@@ -646,6 +1081,10 @@ fn main() -> Result<()> {
     if !o.speed_only {
         single_robot_table(&scene, api, &o)?;
         wall_table(&scene, api, &o)?;
+        restitution_table(&scene, api, &o)?;
+    }
+    if o.layouts > 0 && !o.speed_only {
+        layouts_table(&scene, api, &o)?;
     }
     Ok(())
 }

@@ -299,8 +299,11 @@ impl OdeScene {
             let q_ode = [q[3], q[0], q[1], q[2]];
             let material = b.material.map_or(0, |m| m.0);
             let mass = b.mass.unwrap_or(1.0);
-            // Static bodies (mass −1) get a geom and no body; masses only for the others.
-            let total = mass.max(1.0);
+            // Static bodies (mass −1) get a geom and no body; masses only for the others (a
+            // placeholder of 1 kg for the static ones, never used). Earlier versions gave every
+            // body at least 1 kg: the SumBot's 0.1 kg wheels and the 0.6 kg ball weighed 1 kg in
+            // ODE.
+            let total = if mass > 0.0 { mass } else { 1.0 };
             // SAFETY: valid world/space handles; geometry sizes come from decoded, checked specs.
             unsafe {
                 let mut m = Mass {

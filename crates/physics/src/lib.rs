@@ -31,12 +31,27 @@
 //!   through the floor (measured with ODE on the SimRob manual's scene). ODE's CFM is absolute, so
 //!   with the scale the SimRob manual's pairs are springs of 40–160 kN/m: a SumBot wheel carrying 7
 //!   N sinks 0.1 mm. The solver therefore holds contacts nearly rigid (error reduction 0.91 per
-//!   step, almost no force mixing); the pair's spring gives its **restitution**, the coefficient of
-//!   restitution of that damped spring, `e = exp(−πζ/√(1−ζ²))` (0 when `ζ ≥ 1`), and the pair's
-//!   Friction is its Coulomb coefficient, both applied per contact through rapier's contact
+//!   step, almost no force mixing); the pair's Friction is its Coulomb coefficient, and the
+//!   pair's ERP and CFM give its **bounce**, both applied per contact through rapier's contact
 //!   modification hook. The solver's soft contacts of earlier versions (one mass-normalised spring
 //!   for the whole world) let the SumBot sink 1.7 mm and, worse, left a residual sinking velocity
 //!   after every step that the friction pass turned into creep: an idle SumBot turned 21° a minute.
+//! * **Bounce as in ODE.** The SimRob simulator creates its contacts without `dContactBounce`:
+//!   an ODE ball bounces because ODE finds a contact only once the bodies overlap and its
+//!   contact asks for the normal velocity `ERP·depth/h` that corrects a share ERP of the overlap
+//!   in a step, softened by CFM — and nothing takes that velocity back. A ball rolled at 1.5 m/s
+//!   into a wall comes back at 0.1–0.9 m/s depending on how deep it was when first found
+//!   (between nothing and a step's travel). Each new contact here gets the restitution that
+//!   sends its bodies apart as fast as ODE's would from the same depth, closing speed, ERP, CFM
+//!   and masses ([`mapping::ode_rebound`]; a contact still apart is met as ODE would meet it a
+//!   step later); bodies that meet slower than 0.1 m/s do not bounce. Bodies are not swept
+//!   (no continuous collision detection) and may turn as fast as they like, as in ODE: rapier's
+//!   sweeping stopped a rolling ball where it first touched a wall without the overlap, and its
+//!   cap on turning (79 rad/s at dt 0.01) kept a ball from rolling faster than 2.4 m/s.
+//!   `simrob-odebench`'s wall and drop table: the ball's rebound within 8 % of ODE's from 0.5 to
+//!   3 m/s and its first bounce within 15 % (averaged over where in a step it lands). Not
+//!   reproduced: ODE's force-dependent slip lets a spinning ball keep half its spin through the
+//!   wall, so ODE's rolls back slower afterwards.
 //! * **Slip.** ODE's force-dependent slip (`v_slip = slip · F_tangent`) is approximated by a
 //!   reduction of the pair's friction coefficient, `μ_eff = μ / (1 + s)` with
 //!   `s = 10 · SLIP_SCALE · (slip1 + slip2) / 2` and `SLIP_SCALE` = 0.1 (the SimRob manual's Slip
@@ -67,9 +82,9 @@
 //! * **Solver.** Each step is solved as ODE integrates it, once per step (velocity, then
 //!   position with the new velocity: a ball falling for 0.5 s drops ½g·t·(t + h), 2 % more than
 //!   ½g·t², in ODE as here), with five solver passes and two without position correction
-//!   (**fast mode**: four and one; restitution and friction are then solved once a step, 8 %
-//!   of a fast step less, and a ball that bounces off a wall rolls back to rest against it:
-//!   `simrob-odebench`'s wall table), rapier's simplified friction (one friction constraint per
+//!   (**fast mode**: three and one; friction is then solved once a step, 8 % of a fast step
+//!   less, and a ball that bounces off a wall rolls away slower: `simrob-odebench`'s wall
+//!   table), rapier's simplified friction (one friction constraint per
 //!   contact patch plus a twist constraint), and rapier's length unit set to 0.1 m, the size of
 //!   the things simulated: its contact prediction distance (2 mm) and broad-phase margins (4 mm)
 //!   scale with it, so robots a few centimetres apart are not all candidate pairs; speed limits
@@ -85,7 +100,10 @@
 //!   driven wheel's state sets its angle only. What fast mode does not simulate: the wheel's
 //!   own inertia (the wheel reaches its target at once), the motor's torque limit (the ground
 //!   transmits what friction allows, μ·load, which for the SimRob manual's SumBot is about 0.12 N·m
-//!   against its 10 N·m motors) and the wheel's play about the locked axes. Wheels whose
+//!   against its 10 N·m motors) and the wheel's play about the locked axes. The surface moves
+//!   only against bodies that do not move (the field): against another robot or the ball a
+//!   driven wheel is a plain surface, since a hard surface speed against another robot's side
+//!   (moving up or down there) made the wheel climb it and tipped robots over. Wheels whose
 //!   motor has no torque (free wheels), wheels held by a second joint, and wheels that are not
 //!   spheres or WheelCylinders keep their body and joint. Leaving fast mode gives every wheel
 //!   its body back where and as fast as it was turning. A robot whose driven wheels have a

@@ -65,6 +65,41 @@ pub fn contact_spring(hardness: f64, bounciness: f64, h: f64) -> Spring {
     ode_spring(bounciness, hardness * CONTACT_CFM_SCALE, h)
 }
 
+/// The speed (m/s) at which ODE's soft contact sends two bodies apart when they meet.
+///
+/// ODE finds a contact only once the bodies overlap, and its contact joint then asks for the
+/// normal velocity `ERP·depth/h` that corrects a share `ERP` of the overlap in one step, softened
+/// by `CFM`: solved exactly for one contact row of effective inverse mass `inv_mass` (kg⁻¹),
+/// the bodies leave at `κ·ERP·depth/h − (1 − κ)·approach` with `κ = h·inv_mass / (h·inv_mass +
+/// CFM)`. Nothing takes that velocity back: this is how an ODE ball bounces (with no
+/// `dContactBounce`, as the SimRob simulator creates its contacts), and why how high it bounces
+/// depends on how deep it was when first found, between 0 and a whole step's travel.
+///
+/// `distance` is the contact's separation now (negative: overlapping) and `approach` the speed
+/// (m/s, > 0) at which the bodies close. A contact still apart is met as ODE would meet it: one
+/// step later, `approach·h − distance` deep. The result is ≥ 0 (0: the bodies stay together).
+pub fn ode_rebound(erp: f64, cfm: f64, h: f64, inv_mass: f64, distance: f64, approach: f64) -> f64 {
+    if approach <= 0.0 || h.is_nan() || h <= 0.0 {
+        return 0.0;
+    }
+    let depth = if distance <= 0.0 {
+        -distance
+    } else {
+        approach * h - distance
+    };
+    if depth <= 0.0 {
+        return 0.0;
+    }
+    let erp = erp.clamp(0.0, 1.0);
+    let hm = h * inv_mass.max(0.0);
+    let kappa = if hm > 0.0 {
+        hm / (hm + cfm.max(0.0))
+    } else {
+        0.0
+    };
+    (kappa * erp * depth / h - (1.0 - kappa) * approach).max(0.0)
+}
+
 /// Friction coefficient after the slip approximation: `μ / (1 + 10·SLIP_SCALE·(s1+s2)/2)`.
 pub fn slip_friction(friction: f64, slip1: f64, slip2: f64) -> f64 {
     let s = 10.0 * SLIP_SCALE * 0.5 * (slip1.max(0.0) + slip2.max(0.0));
@@ -98,6 +133,34 @@ mod tests {
         let soft = contact_spring(0.5, 0.6, 0.01);
         let hard = contact_spring(0.05, 0.6, 0.01);
         assert!(hard.omega > soft.omega);
+    }
+
+    #[test]
+    fn ode_rebound_is_erp_of_the_depth_a_step() {
+        // A rigid contact (no CFM) met a whole step deep gives back ERP of the speed.
+        let r = ode_rebound(0.7, 0.0, 0.01, 1.0 / 0.6, -0.015, 1.5);
+        assert!((r - 0.7 * 1.5).abs() < 1e-12, "{r}");
+        // Met half a step deep: half of that.
+        let r = ode_rebound(0.7, 0.0, 0.01, 1.0 / 0.6, -0.0075, 1.5);
+        assert!((r - 0.35 * 1.5).abs() < 1e-12, "{r}");
+        // Still 5 mm apart: met next step 10 mm deep.
+        let a = ode_rebound(0.7, 0.001, 0.01, 1.0 / 0.6, 0.005, 1.5);
+        let b = ode_rebound(0.7, 0.001, 0.01, 1.0 / 0.6, -0.01, 1.5);
+        assert!((a - b).abs() < 1e-12 && a > 0.0);
+    }
+
+    #[test]
+    fn ode_rebound_softened_by_cfm() {
+        // The SimRob manual's metal ball (0.6 kg) on wood (CFM 0.1 × 0.01, ERP 0.7).
+        let rigid = ode_rebound(0.7, 0.0, 0.01, 1.0 / 0.6, -0.015, 1.5);
+        let soft = ode_rebound(0.7, 0.001, 0.01, 1.0 / 0.6, -0.015, 1.5);
+        let kappa = (0.01 / 0.6) / (0.01 / 0.6 + 0.001);
+        assert!((soft - (kappa * 0.7 * 1.5 - (1.0 - kappa) * 1.5)).abs() < 1e-12);
+        assert!(soft < rigid);
+        // Out of reach this step, receding, or against nothing that moves: no rebound.
+        assert_eq!(ode_rebound(0.7, 0.001, 0.01, 1.0 / 0.6, 0.02, 1.5), 0.0);
+        assert_eq!(ode_rebound(0.7, 0.001, 0.01, 1.0 / 0.6, -0.01, -1.0), 0.0);
+        assert_eq!(ode_rebound(0.7, 0.001, 0.01, 0.0, -0.01, 1.0), 0.0);
     }
 
     #[test]

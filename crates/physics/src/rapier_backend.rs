@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use simrob_protocol::MaterialId;
 
 use crate::face_contacts::FaceContacts;
-use crate::mapping::{contact_spring, ode_spring, slip_friction};
+use crate::mapping::{ode_rebound, ode_spring, slip_friction, CONTACT_CFM_SCALE};
 use crate::{
     BodyDesc, BodyId, BodyState, Contact, JointDesc, JointId, PhysicsBackend, PhysicsError, RayHit,
     Shape, StepParams, Vec3,
@@ -40,17 +40,18 @@ const FAST_SUBSTEPS: usize = 1;
 /// Solver passes within the substep. Five settle a jointed SumBot to rest as six did (no turn,
 /// no drift in an idle minute); four leave it rocking (0.03° and 0.25 mm a minute), two or
 /// three let it creep 3–6 mm a minute. Fast mode's SumBots are one body each (driven wheels):
-/// four passes settle them and keep 22 SumBots driving in circles among each other on their
-/// wheels for a simulated minute, where three let two of them tip over (each pass is 3 % of a
-/// fast step).
+/// three passes settle them (no turn, no drift, 1.000 ω·r) and keep SumBots driving in circles
+/// among each other on their wheels (`simrob-odebench`'s eight random layouts of 22, a
+/// simulated minute each: no flips). Three let two of 22 tip over while a driven wheel's
+/// surface also moved against other robots (it climbed them); four were needed then (each pass
+/// is 3 % of a fast step).
 const PASSES: usize = 5;
-const FAST_PASSES: usize = 4;
-/// Passes without position correction after them (where restitution and friction are solved).
-/// Two in the default mode. Fast mode's one takes 8 % off its step and changes what the
-/// benchmark measures of a SumBot nothing (no turn or drift at rest, 1.000 ω·r, no yaw driving
-/// straight, no flips among 100): a ball rolled into a wall at 1.5 m/s comes off it as fast
-/// (0.17 m/s) but then rolls back to rest against it (0.00 m/s a second later, the default
-/// mode's 0.05, ODE's 0.03–0.07: `simrob-odebench`'s wall table).
+const FAST_PASSES: usize = 3;
+/// Passes without position correction after them (where friction is solved). Two in the
+/// default mode. Fast mode's one takes 8 % off its step and changes what the benchmark
+/// measures of a SumBot nothing (no turn or drift at rest, 1.000 ω·r, no yaw driving straight,
+/// no flips among 100): a ball rolled into a wall comes off it as fast, and rolls away a third
+/// slower (`simrob-odebench`'s wall table).
 const STABILIZATION_PASSES: usize = 2;
 const FAST_STABILIZATION_PASSES: usize = 1;
 /// The size of the things simulated (m): SumBots, balls and wheels are centimetres across.
@@ -63,6 +64,10 @@ const LENGTH_UNIT: f32 = 0.1;
 /// share their chassis, so never a colour): 100 SumBots take a tenth fewer instructions a step.
 /// Below, the second joint's set-up costs more than SIMD saves (22 SumBots: 4 % more).
 const SPLIT_MOTORS_FROM: usize = 128;
+/// Bodies that meet slower than this (m/s) do not bounce: what ODE would send back is at most
+/// 6 cm/s (0.2 mm high), and a robot rocking on a new contact point of its chassis would
+/// chatter. (ODE's own `bounce_vel`, had the SimRob simulator used `dContactBounce`.)
+const BOUNCE_MIN_SPEED: f32 = 0.1;
 /// Contacts push penetrating bodies apart at most this fast (m/s), whatever [`LENGTH_UNIT`].
 const MAX_CORRECTIVE_VELOCITY: f32 = 3.0;
 /// No body moves faster than this (m/s), whatever [`LENGTH_UNIT`].
@@ -135,24 +140,82 @@ struct State {
     wheels_dirty: bool,
 }
 
-/// Friction and restitution of a material pair, precomputed for the contact hook.
+/// Friction and ODE contact parameters of a material pair, precomputed for the contact hook.
 #[derive(Debug, Clone, Copy)]
 struct PairCoefficients {
     friction: f32,
-    restitution: f32,
+    /// ODE's contact ERP (the pair's Bounciness).
+    erp: f32,
+    /// ODE's contact CFM (the pair's Hardness × [`crate::mapping::CONTACT_CFM_SCALE`]).
+    cfm: f32,
 }
 
 impl PairCoefficients {
-    fn of(i: &Contact, h: f64) -> Self {
+    fn of(i: &Contact) -> Self {
         PairCoefficients {
             friction: slip_friction(i.friction, i.slip1, i.slip2) as f32,
-            restitution: contact_spring(i.hardness, i.bounciness, h).restitution() as f32,
+            erp: i.bounciness.clamp(0.0, 1.0) as f32,
+            cfm: (i.hardness.max(0.0) * CONTACT_CFM_SCALE) as f32,
         }
     }
 }
 
+/// The inverse mass of a contact's body (0: fixed, or no body).
+fn inverse_mass(rb: Option<&RigidBody>) -> f32 {
+    match rb {
+        Some(rb) if rb.is_dynamic() && rb.mass() > 0.0 => 1.0 / rb.mass(),
+        _ => 0.0,
+    }
+}
+
+/// The restitution that makes a manifold's bodies leave as fast as ODE's soft contact would
+/// send them apart ([`ode_rebound`]): from its deepest point, the speed at which the two bodies
+/// close there, and the pair's ERP and CFM. rapier applies it only to a contact that is new
+/// (that bore no load the step before) and that is pushed this step, once, after the solver's
+/// passes; resting and rolling contacts are not new. At most the pair's ERP: a body that closes
+/// slowly on a deep overlap does not leave faster than it came.
+fn ode_restitution(
+    m: &ModifiableManifold,
+    rb1: Option<&RigidBody>,
+    rb2: Option<&RigidBody>,
+    coeffs: &PairCoefficients,
+    h: f32,
+    gravity: Vector,
+) -> f32 {
+    let Some(deepest) = m
+        .solver_contacts
+        .iter()
+        .min_by(|a, b| a.dist.total_cmp(&b.dist))
+    else {
+        return 0.0;
+    };
+    let v1 = rb1.map_or(Vector::ZERO, |rb| rb.velocity_at_point(deepest.anchor1));
+    let v2 = rb2.map_or(Vector::ZERO, |rb| rb.velocity_at_point(deepest.anchor2));
+    let approach = (v1 - v2).dot(*m.normal);
+    if approach < BOUNCE_MIN_SPEED {
+        return 0.0;
+    }
+    // ODE applies gravity before it moves the bodies: a falling ball meets the floor a step's
+    // gravity faster than it fell.
+    let falls = |rb: Option<&RigidBody>| f32::from(u8::from(moves(rb)));
+    let closing = approach + h * gravity.dot(*m.normal) * (falls(rb1) - falls(rb2));
+    let rebound = ode_rebound(
+        f64::from(coeffs.erp),
+        f64::from(coeffs.cfm),
+        f64::from(h),
+        f64::from(inverse_mass(rb1) + inverse_mass(rb2)),
+        f64::from(deepest.dist),
+        f64::from(closing.max(0.0)),
+    ) as f32;
+    (rebound / closing).clamp(0.0, coeffs.erp)
+}
+
 /// Applies per-material-pair friction and restitution to every contact.
 struct MaterialHooks {
+    /// The timestep (s).
+    h: f32,
+    /// The world's gravity (m/s²).
+    gravity: Vector,
     /// Sorted by pair, one entry a pair: a binary search costs a fraction of a hashed lookup,
     /// and the hook runs for every contact pair every step.
     pairs: Vec<((MaterialId, MaterialId), PairCoefficients)>,
@@ -188,9 +251,18 @@ fn with_rate(user_data: u128, rate: f32) -> u128 {
     (user_data & 0xffff_ffff_ffff_ffff) | DRIVEN_BIT | (u128::from(rate.to_bits()) << 64)
 }
 
+/// Whether a contact's other body can move (a dynamic body).
+fn moves(rb: Option<&RigidBody>) -> bool {
+    rb.is_some_and(|b| b.is_dynamic())
+}
+
 /// Sets the tangent velocity of the contacts of a driven wheel surface: the surface point at a
 /// contact moves at `ω × (p − centre)` relative to the body carrying it, and the contact asks
-/// the bodies' relative velocity there to make up for it (a conveyor belt).
+/// the bodies' relative velocity there to make up for it (a conveyor belt). Only against
+/// bodies that do not move: the surface's speed is a hard target (no wheel inertia, no torque
+/// limit, the whole chassis as its lever), and against the side of another robot, where the
+/// wheel's surface moves up or down, it made the wheel climb it and tipped robots over
+/// (`simrob-odebench`'s random layouts: 4 of 176 SumBots in eight layouts, none since).
 fn drive_surface(m: &mut ModifiableManifold, c: &Collider, rate: f32, first: bool) {
     let pose = c.position();
     let omega = pose.rotation * Vector::X * rate;
@@ -218,13 +290,18 @@ impl PhysicsHooks for MaterialHooks {
             .pairs
             .binary_search_by_key(&key, |(k, _)| *k)
             .map_or(self.default, |i| self.pairs[i].1);
+        let rb1 = context.rigid_body1.and_then(|b| context.bodies.get(b));
+        let rb2 = context.rigid_body2.and_then(|b| context.bodies.get(b));
+        let h = self.h;
         if let Some(m) = context.rigid_mut() {
             *m.friction = coeffs.friction;
-            *m.restitution = coeffs.restitution;
-            if let Some(rate) = driven_rate(c1) {
+            *m.restitution = ode_restitution(m, rb1, rb2, &coeffs, h, self.gravity);
+            // A driven wheel rolls on what does not move (the field); against another robot
+            // or the ball it is a plain surface (see `drive_surface`).
+            if let Some(rate) = driven_rate(c1).filter(|_| !moves(rb2)) {
                 drive_surface(m, c1, rate, true);
             }
-            if let Some(rate) = driven_rate(c2) {
+            if let Some(rate) = driven_rate(c2).filter(|_| !moves(rb1)) {
                 drive_surface(m, c2, rate, false);
             }
         }
@@ -373,8 +450,10 @@ impl RapierBackend {
         state.world.broad_phase.adaptive_change_detection_margin = true;
         install_contact_generation(&mut state.world);
         let hooks = MaterialHooks {
+            h: params.timestep as f32,
+            gravity: Vector::new(0.0, 0.0, params.gravity as f32),
             pairs: Vec::new(),
-            default: PairCoefficients::of(&params.default_interaction, params.timestep),
+            default: PairCoefficients::of(&params.default_interaction),
         };
         let mut backend = RapierBackend {
             state,
@@ -388,15 +467,16 @@ impl RapierBackend {
     }
 
     fn rebuild_hooks(&mut self) {
-        let h = self.state.params.timestep;
-        self.hooks.default = PairCoefficients::of(&self.state.params.default_interaction, h);
+        self.hooks.h = self.state.params.timestep as f32;
+        self.hooks.gravity = Vector::new(0.0, 0.0, self.state.params.gravity as f32);
+        self.hooks.default = PairCoefficients::of(&self.state.params.default_interaction);
         // The last interaction given for a pair wins.
         let mut pairs: Vec<_> = self
             .state
             .interactions
             .iter()
             .rev()
-            .map(|((a, b), i)| (pair_key(*a, *b), PairCoefficients::of(i, h)))
+            .map(|((a, b), i)| (pair_key(*a, *b), PairCoefficients::of(i)))
             .collect();
         pairs.sort_by_key(|(k, _)| *k);
         pairs.dedup_by_key(|(k, _)| *k);
@@ -427,6 +507,11 @@ impl RapierBackend {
         ip.normalized_max_corrective_velocity = MAX_CORRECTIVE_VELOCITY / LENGTH_UNIT;
         ip.normalized_max_linear_velocity = MAX_LINEAR_VELOCITY / LENGTH_UNIT;
         ip.friction_model = FrictionModel::Simplified;
+        // No continuous collision detection, as in ODE: rapier's stops a fast body (a ball
+        // rolling at 1.5 m/s sweeps its own radius in a step) where it first touches a fixed
+        // body, without changing its velocity, and so without the overlap that makes it
+        // rebound as ODE's does.
+        ip.max_ccd_substeps = 0;
         let joint_soft = joint_softness(&p);
         for entry in &self.state.joints {
             if let Some(j) = w.impulse_joints.get_mut(entry.handle, false) {
@@ -868,8 +953,10 @@ impl PhysicsBackend for RapierBackend {
         let collider = collider_for(desc)?
             .user_data((u128::from(id.0) << 32) | desc.material.0 as u128)
             .active_hooks(ActiveHooks::MODIFY_SOLVER_CONTACTS);
+        // No cap on how fast a body turns, as in ODE: rapier's (45° a step, 79 rad/s at dt
+        // 0.01) keeps a ball from rolling faster than 2.4 m/s; it slid instead.
         let rb = if desc.mass > 0.0 {
-            RigidBodyBuilder::dynamic()
+            RigidBodyBuilder::dynamic().allow_fast_rotation(true)
         } else {
             RigidBodyBuilder::fixed()
         }

@@ -462,3 +462,111 @@ fn a_loaded_non_finite_fixed_body_is_found() {
     p.non_finite_bodies(&mut found);
     assert_eq!(found, vec![f]);
 }
+
+/// A ball dropped on the floor (the SimRob manual's metal on wood: Hardness 0.1, Bounciness
+/// 0.7) leaves it as ODE's soft contact sends it back: at the speed of `mapping::ode_rebound`
+/// for how deep it was when first found and how fast it came, whatever the phase of the steps.
+#[test]
+fn a_dropped_ball_bounces_as_in_ode() {
+    let wood_metal = Contact {
+        hardness: 0.1,
+        bounciness: 0.7,
+        slip1: 0.1,
+        slip2: 0.1,
+        friction: 1.0,
+    };
+    let h = 0.01;
+    let mut rebounds = Vec::new();
+    for k in 0..10 {
+        let mut p = RapierBackend::default();
+        floor(&mut p);
+        p.set_interactions(&[((MaterialId(0), MaterialId(1)), wood_metal)]);
+        // Floor top at 0.05; the ball's bottom 0.3 m (and a tenth of a step's fall more
+        // each time) above it.
+        let drop = 0.3 + f64::from(k) * 0.1 * 2.42 * h;
+        let b = ball(&mut p, 0.08 + drop);
+        let mut before = p.body_state(b).unwrap();
+        let mut found = None;
+        for _ in 0..100 {
+            p.step();
+            let s = p.body_state(b).unwrap();
+            // The step of the impact: the ball stops falling.
+            if s.linear_velocity[2] > before.linear_velocity[2] + 0.5 {
+                // Where ODE would have found it: a step's travel (with a step of gravity)
+                // below where it was.
+                let closing = -before.linear_velocity[2] + 9.8 * h;
+                let distance = before.position[2] - 0.08;
+                let expected =
+                    mapping::ode_rebound(0.7, 0.1 * 0.01, h, 1.0 / 0.6, distance, closing);
+                found = Some((s.linear_velocity[2].max(0.0), expected));
+                break;
+            }
+            before = s;
+        }
+        let (rebound, expected) = found.expect("the ball landed");
+        assert!(
+            (rebound - expected).abs() < 0.05 * expected.max(0.2),
+            "drop {drop}: rebound {rebound} m/s, ODE's {expected}"
+        );
+        rebounds.push(rebound);
+    }
+    // Between nothing and ERP of the landing speed, depending on the phase; on average about
+    // a quarter of the 2.4 m/s it lands with.
+    let mean = rebounds.iter().sum::<f64>() / rebounds.len() as f64;
+    assert!(mean > 0.4 && mean < 0.9, "{rebounds:?}");
+}
+
+/// A ball rolling into a wall at 3 m/s reaches it rolling (no cap on how fast a body turns)
+/// and comes back; no continuous collision detection stops it short of the wall.
+#[test]
+fn a_fast_rolling_ball_rebounds_off_a_wall() {
+    let wood_metal = Contact {
+        hardness: 0.1,
+        bounciness: 0.7,
+        slip1: 0.1,
+        slip2: 0.1,
+        friction: 1.0,
+    };
+    let mut backs = Vec::new();
+    for k in 0..8 {
+        let mut p = RapierBackend::default();
+        floor(&mut p);
+        p.set_interactions(&[((MaterialId(0), MaterialId(1)), wood_metal)]);
+        // A wall whose face is at x = 1.0.
+        p.add_body(&BodyDesc {
+            shape: Shape::Box {
+                size: [0.1, 1.0, 0.3],
+            },
+            mass: -1.0,
+            material: MaterialId(0),
+            position: [1.05, 0.0, 0.2],
+            orientation: IDENTITY,
+        })
+        .unwrap();
+        let b = ball(&mut p, 0.08);
+        for _ in 0..20 {
+            p.step();
+        }
+        let mut s = p.body_state(b).unwrap();
+        s.position[0] = f64::from(k) * 0.03 / 8.0;
+        s.linear_velocity = [3.0, 0.0, 0.0];
+        s.angular_velocity = [0.0, 100.0, 0.0];
+        p.set_body_state(b, &s).unwrap();
+        let mut fastest_in: f64 = 0.0;
+        let mut fastest_back: f64 = 0.0;
+        for _ in 0..60 {
+            p.step();
+            let v = p.body_state(b).unwrap().linear_velocity[0];
+            if fastest_back == 0.0 {
+                fastest_in = fastest_in.max(v);
+            }
+            fastest_back = fastest_back.max(-v);
+        }
+        assert!(fastest_in > 2.95, "slowed to {fastest_in} before the wall");
+        backs.push(fastest_back);
+    }
+    // ODE sends it back at up to 0.6 of its speed, 0.28 on average over the phases.
+    let mean = backs.iter().sum::<f64>() / backs.len() as f64;
+    assert!(mean > 0.5 && mean < 1.2, "{backs:?}");
+    assert!(backs.iter().all(|&b| b < 0.65 * 3.0), "{backs:?}");
+}

@@ -5,6 +5,7 @@ mod common;
 mod behaviour;
 mod camera;
 mod commands;
+mod crowd;
 mod humanoid;
 mod numbers;
 mod rest;
