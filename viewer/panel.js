@@ -51,13 +51,15 @@ export class Panel {
    * @param {string} server @param {boolean} replay
    */
   hello(server, replay) {
-    $('source').textContent = server;
+    // The heading already says simrob: `simrob soccer match` shows as `soccer match`.
+    const source = server.replace(/^simrob\s+/, '');
+    $('source').textContent = source;
     $('replay').style.display = replay ? 'block' : 'none';
     $('sim').style.display = replay ? 'none' : 'block';
     $('mode').textContent = replay ? 'REPLAY' : 'LIVE';
     $('mode').className = replay ? 'replay' : 'live';
     document.body.dataset.mode = replay ? 'replay' : 'live';
-    document.title = `simrob ${replay ? 'replay' : 'viewer'}${server ? ': ' + server : ''}`;
+    document.title = `simrob ${replay ? 'replay' : 'viewer'}${source ? ': ' + source : ''}`;
   }
 
   disconnected() {

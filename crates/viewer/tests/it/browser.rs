@@ -283,6 +283,7 @@ fn labels_do_not_overlap_in_the_default_soccer_view() {
         "simrob.drawn > 0 && simrob.count() > 0 && simrob.labels.length > 0",
         "document.getElementById('status').textContent",
     );
+    page.docs_picture("simrob-3d");
     let boxes = label_boxes(&mut page);
     let names: Vec<&str> = boxes.iter().map(|b| b.0.as_str()).collect();
     assert!(
@@ -644,6 +645,38 @@ fn a_small_box_is_drawn_turned_as_it_is_whether_a_mesh_or_a_sprite() {
     );
     page.wait_for("simrob.drawn > 0", "simrob.gl");
     assert_eq!(page.eval("simrob.spriteDepth"), serde_json::json!(true));
+    drop(page);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A page served by `simrob soccer match` is titled "simrob viewer: soccer match", its heading
+/// "simrob soccer match" (they once said "simrob simrob soccer match").
+#[test]
+fn the_page_names_simrob_once() {
+    let viewer = Viewer::start(
+        "127.0.0.1:0".parse().unwrap(),
+        Arc::new(Quiet),
+        responses_channel(),
+        "simrob soccer match",
+        "live",
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("simrob-viewer-title-{}", std::process::id()));
+    let mut page = Page::open(
+        &format!("http://{}/", viewer.addr()),
+        &dir.join("profile"),
+        640,
+        480,
+    );
+    page.wait_for("document.title !== 'simrob viewer'", "document.title");
+    assert_eq!(page.eval("document.title"), "simrob viewer: soccer match");
+    let heading = page.eval("document.querySelector('h1').textContent");
+    assert!(
+        heading
+            .as_str()
+            .is_some_and(|h| h.starts_with("simrob soccer match")),
+        "{heading}"
+    );
     drop(page);
     let _ = std::fs::remove_dir_all(&dir);
 }
