@@ -44,6 +44,7 @@ export class Panel {
     /** @type {FrameMeta | null} */
     this.last = null;
     this.infoText = '';
+    this.captionText = '';
   }
 
   /**
@@ -72,6 +73,13 @@ export class Panel {
    */
   meta(meta) {
     this.last = meta;
+    // A caption (a match's score and clock) over the view, while frames carry one.
+    const caption = meta.caption || '';
+    if (caption !== this.captionText) {
+      $('caption').textContent = caption;
+      $('caption').style.display = caption ? 'block' : 'none';
+      this.captionText = caption;
+    }
     if (meta.replay) this.replay(meta.replay, meta.time);
   }
 

@@ -438,6 +438,9 @@ export class Renderer {
       ctx.closePath();
     }
     ctx.fill();
+    // The coordination map's task squares under the bodies: a robot at (or next to) a task's
+    // goal stays in sight.
+    const tasks = this.tasks(frame);
     // Bodies: the Mobile Robot Simulator's few robots one by one (each its own colour),
     // others batched by state; carried items on top.
     if (scene.world === 'mrs') {
@@ -457,7 +460,6 @@ export class Renderer {
         }
       }
     }
-    const tasks = this.tasks(frame);
     // Labels: POIs, then the selected body, items, robots (never overlapping).
     const placer = new LabelPlacer(canvas.width, canvas.height);
     // No label covers a task's square.

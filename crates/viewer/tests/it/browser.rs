@@ -650,9 +650,11 @@ fn a_small_box_is_drawn_turned_as_it_is_whether_a_mesh_or_a_sprite() {
 }
 
 /// A page served by `simrob soccer match` is titled "simrob viewer: soccer match", its heading
-/// "simrob soccer match" (they once said "simrob simrob soccer match").
+/// "simrob soccer match" (they once said "simrob simrob soccer match"), and the score and
+/// clock the match publishes with its frames show over the view (they once showed nowhere).
 #[test]
-fn the_page_names_simrob_once() {
+fn a_match_page_names_simrob_once_and_shows_the_score_and_clock() {
+    use simrob_viewer::{Frame, FrameBody, FrameEntity};
     let viewer = Viewer::start(
         "127.0.0.1:0".parse().unwrap(),
         Arc::new(Quiet),
@@ -661,6 +663,30 @@ fn the_page_names_simrob_once() {
         "live",
     )
     .unwrap();
+    let frame = Frame {
+        initialized: true,
+        bodies: vec![FrameBody {
+            e: 8,
+            id: 0,
+            shape: "Sphere".into(),
+            dims: [0.04, 0.0, 0.0],
+            material: 0,
+            mass: 0.1,
+            p: [0.0, 0.0, 0.04],
+            r: [0.0; 3],
+            v: [0.0; 3],
+            w: [0.0; 3],
+        }],
+        entities: vec![FrameEntity {
+            id: 8,
+            kind: "Ball".into(),
+            p: Some([0.0, 0.0, 0.04]),
+            r: Some([0.0; 3]),
+        }],
+        ..Frame::default()
+    };
+    let score = "cyan 1 : 0 magenta    02:05 / 10:00";
+    simrob_viewer::publish_captioned(&viewer.publisher(), &frame, score);
     let dir = std::env::temp_dir().join(format!("simrob-viewer-title-{}", std::process::id()));
     let mut page = Page::open(
         &format!("http://{}/", viewer.addr()),
@@ -668,7 +694,10 @@ fn the_page_names_simrob_once() {
         640,
         480,
     );
-    page.wait_for("document.title !== 'simrob viewer'", "document.title");
+    page.wait_for(
+        "document.title !== 'simrob viewer' && simrob.frame !== null",
+        "document.title",
+    );
     assert_eq!(page.eval("document.title"), "simrob viewer: soccer match");
     let heading = page.eval("document.querySelector('h1').textContent");
     assert!(
@@ -677,6 +706,15 @@ fn the_page_names_simrob_once() {
             .is_some_and(|h| h.starts_with("simrob soccer match")),
         "{heading}"
     );
+    page.wait_for(
+        &format!("document.getElementById('caption').textContent === '{score}'"),
+        "document.getElementById('caption').textContent",
+    );
+    let shown = page.eval(
+        "(() => { const r = document.getElementById('caption').getBoundingClientRect(); \
+         return r.width > 100 && r.height > 10 && getComputedStyle(document.getElementById('caption')).display !== 'none'; })()",
+    );
+    assert_eq!(shown, true, "the caption is not visible");
     drop(page);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -171,6 +171,7 @@ fn the_mrs_robot_its_sonar_rays_and_a_merged_rectangle_are_drawn_where_the_world
         "no sonar ray drawn at {mid}"
     );
 
+    page.docs_picture("mrs");
     // Merge a map from the page: the server merges it, the page draws it.
     page.eval("document.getElementById('file').value = 'wall.txt'; document.getElementById('merge').click(); 1");
     page.wait_for(
@@ -278,7 +279,6 @@ fn the_mrs_robot_its_sonar_rays_and_a_merged_rectangle_are_drawn_where_the_world
             && p[2] < 90),
         "the closed bumper is not drawn red at {at}"
     );
-    page.docs_picture("mrs");
     drop(page);
     drop(robot);
     handle.stop().expect("stop");
