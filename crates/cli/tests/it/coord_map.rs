@@ -225,11 +225,14 @@ fn the_map_draws_a_task_at_its_goal_in_the_state_its_robot_reports() {
         &format!("Math.abs(__simrob2d.drawn[0].x - {x0} - {step}) < 1e-3"),
         "JSON.stringify(__simrob2d.drawn)",
     );
+    // Off its white heading line: a quarter turn away, half a radius out.
     let seen = page.eval(
         "(() => { const d = __simrob2d.drawn[0]; \
          const c = document.createElement('canvas').getContext('2d'); \
          c.fillStyle = d.color; c.fillRect(0, 0, 1, 1); \
-         return JSON.stringify({want: Array.from(c.getImageData(0, 0, 1, 1).data), got: __simrob2d.pixel(d.sx, d.sy)}); })()",
+         const t = d.theta + Math.PI / 2; \
+         return JSON.stringify({want: Array.from(c.getImageData(0, 0, 1, 1).data), \
+           got: __simrob2d.pixel(d.sx + Math.cos(t) * d.r * 0.5, d.sy + Math.sin(t) * d.r * 0.5)}); })()",
     );
     let seen: serde_json::Value =
         serde_json::from_str(seen.as_str().expect("json")).expect("colours");
