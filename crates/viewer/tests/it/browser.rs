@@ -718,3 +718,70 @@ fn a_match_page_names_simrob_once_and_shows_the_score_and_clock() {
     drop(page);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// On a whole KidSize field in view, humanoids and the ball are drawn at least 40 and 12 px
+/// across (magnified on their feet when smaller), not specks a few pixels wide.
+#[test]
+fn humanoids_and_the_ball_are_not_specks_on_a_whole_field() {
+    use simrob_viewer::{Frame, FrameBody, FrameEntity};
+    let body = |e: u32, id: u32, shape: &str, dims: [f64; 3], p: [f64; 3]| FrameBody {
+        e,
+        id,
+        shape: shape.into(),
+        dims,
+        material: 0,
+        mass: 1.0,
+        p,
+        r: [0.0; 3],
+        v: [0.0; 3],
+        w: [0.0; 3],
+    };
+    let entity = |id: u32, kind: &str, p: [f64; 3]| FrameEntity {
+        id,
+        kind: kind.into(),
+        p: Some(p),
+        r: Some([0.0; 3]),
+    };
+    // The KidSize floor with its surroundings, a humanoid (legs, torso, head) and the ball.
+    let frame = Frame {
+        initialized: true,
+        bodies: vec![
+            body(1, 0, "Box", [10.4, 7.4, 0.1], [0.0, 0.0, -0.05]),
+            body(21, 0, "Box", [0.04, 0.04, 0.18], [1.0, 0.03, 0.09]),
+            body(21, 1, "Box", [0.04, 0.04, 0.18], [1.0, -0.03, 0.09]),
+            body(21, 2, "Box", [0.08, 0.12, 0.14], [1.0, 0.0, 0.25]),
+            body(21, 3, "Sphere", [0.04, 0.0, 0.0], [1.0, 0.0, 0.36]),
+            body(8, 0, "Sphere", [0.04, 0.0, 0.0], [0.0, 0.0, 0.04]),
+        ],
+        entities: vec![
+            entity(1, "Field", [0.0, 0.0, -0.05]),
+            entity(21, "Humanoid", [1.0, 0.0, 0.2]),
+            entity(8, "Ball", [0.0, 0.0, 0.04]),
+        ],
+        ..Frame::default()
+    };
+    let viewer = showing(&frame);
+    let dir = std::env::temp_dir().join(format!("simrob-viewer-specks-{}", std::process::id()));
+    let mut page = Page::open(
+        &format!("http://{}/", viewer.addr()),
+        &dir.join("profile"),
+        960,
+        600,
+    );
+    page.wait_for(
+        "simrob.drawn > 0 && simrob.symbols !== undefined && Object.keys(simrob.symbols).length === 2",
+        "JSON.stringify({drawn: simrob.drawn, symbols: simrob.symbols})",
+    );
+    let symbols = page.eval("JSON.stringify(simrob.symbols)");
+    let symbols: serde_json::Value =
+        serde_json::from_str(symbols.as_str().expect("json")).expect("symbols");
+    for (id, least) in [("21", 40.0), ("8", 12.0)] {
+        let across = symbols[id].as_f64().unwrap_or(0.0);
+        assert!(
+            across >= least - 0.01,
+            "entity {id} is drawn {across:.1} px across, less than {least}: {symbols}"
+        );
+    }
+    drop(page);
+    let _ = std::fs::remove_dir_all(&dir);
+}
