@@ -64,13 +64,15 @@ def test_lockstep_drives_the_sumbot(sim: Process) -> None:
 
 
 def test_a_controller_run_again_takes_its_key_over(sim: Process) -> None:
-    # The first run stops in the middle of an iteration (it never synchronizes it); the
-    # second run, from a new port, registers the same key and drives on in lockstep.
+    # The first run is killed in the middle of an iteration (it never synchronizes it, nor
+    # unregisters); the second run, from a new port, registers the same key and drives on
+    # in lockstep.
     with Agent(sim.address) as first:
         first.register("rerun", sync=True)
         first.set_sync_mode(True)
         first.initialize()
         first.next_broadcast(5.0)
+        first.key = None  # killed: nothing is sent when it closes
     with Agent(sim.address) as second:
         text = second.register("rerun", sync=True)
         assert "key rerun," in text and "(moved from 127.0.0.1:" in text, text
@@ -82,6 +84,26 @@ def test_a_controller_run_again_takes_its_key_over(sim: Process) -> None:
 
         second.lockstep(act)
         assert seen == list(range(seen[0], seen[0] + 20))
+
+
+def test_an_agent_that_stops_unregisters_and_the_others_are_told(sim: Process) -> None:
+    with Agent(sim.address) as watcher:
+        watcher.register("watcher", agent_type="GUI", broadcast=-1)
+        for run in range(2):
+            with Agent(sim.address) as ctl:
+                text = ctl.register("ctl", sync=True)
+                assert "moved from" not in text, (run, text)
+                ctl.set_sync_mode(True)
+                ctl.initialize()
+                ctl.lockstep(lambda b, a: False)
+            # Leaving the with block unregistered it: the watcher is told.
+            told = watcher._wait_response(10.0, lambda t: t.startswith("Removed agent with key ctl,"))
+            assert told.endswith(": it unregistered"), told
+        with Agent(sim.address) as ctl:
+            ctl.register("ctl")
+            assert ctl.unregister().startswith("Removed agent with key ctl,")
+            with pytest.raises(SimRobError):
+                ctl.unregister()
 
 
 def test_step_mode_advances_one_iteration_per_make_step(sim: Process) -> None:

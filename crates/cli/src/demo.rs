@@ -254,6 +254,8 @@ pub fn run(args: DemoArgs) -> Result<()> {
             (addr, Some((stop, handle, viewer)))
         }
     };
+    // Ctrl-C stops the drive: the agent then unregisters (and a local server stops).
+    crate::shell::ctrl_c_flag()?;
     let result = drive(server, &args, script.as_deref());
     if let Some((stop, handle, _viewer)) = local {
         stop.store(true, Ordering::Relaxed);
@@ -262,7 +264,9 @@ pub fn run(args: DemoArgs) -> Result<()> {
     result
 }
 
-/// Drives the demo SumBot on `server`: from `script` (checked), else from the keyboard.
+/// Drives the demo SumBot on `server`: from `script` (checked), else from the keyboard. The
+/// agent unregisters when it stops (dropped), so that a server that keeps running sends it
+/// nothing more and the next `simrob demo --server` takes key "demo" at once.
 fn drive(server: SocketAddr, args: &DemoArgs, script: Option<&[(f64, f64, f64)]>) -> Result<()> {
     let mut agent = Agent::connect(server)?;
     agent
@@ -307,7 +311,7 @@ fn scripted(agent: &mut Agent, script: &[(f64, f64, f64)], every: f64) -> Result
                 next_print = t + every;
             }
         }
-        if t >= end {
+        if t >= end || crate::shell::interrupted() {
             break;
         }
     }

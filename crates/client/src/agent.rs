@@ -1,5 +1,7 @@
 //! A SimRob agent over UDP, as the SimRob manual describes it: register, send any request, receive typed responses and
-//! broadcasts, and run in lockstep with the server.
+//! broadcasts, and run in lockstep with the server. A registered agent unregisters when it is
+//! dropped (`Unregister_Agent`, a simrob extension), so a controller run again against the
+//! same server starts afresh.
 //!
 //! ```no_run
 //! use simrob_client::agent::{Agent, AgentOptions};
@@ -234,6 +236,26 @@ impl Agent {
         }
     }
 
+    /// Unregisters this agent (`Unregister_Agent`, a simrob extension) and waits for the
+    /// server's confirmation: the server sends it nothing more and no longer waits for it
+    /// in lockstep. Dropping a registered agent sends the request without waiting.
+    pub fn unregister(&mut self) -> Result<String, ClientError> {
+        let key = self.key.clone().ok_or(ClientError::NotRegistered)?;
+        self.send(&Request::Agent(AgentRequest::UnregisterAgent {
+            key: key.clone(),
+        }))?;
+        let expected = format!("Removed agent with key {key},");
+        let text = self.wait_response(DEFAULT_TIMEOUT, |t| t.starts_with(&expected))?;
+        self.key = None;
+        Ok(text)
+    }
+
+    /// Forgets the registration without telling the server (nothing is sent when the agent
+    /// is dropped): the server notices the closed port or the silence instead.
+    pub fn forget(&mut self) {
+        self.key = None;
+    }
+
     /// Tells the server this agent finished `iteration`.
     pub fn synchronize(&self, iteration: u64) -> Result<(), ClientError> {
         let key = self.key.clone().ok_or(ClientError::NotRegistered)?;
@@ -378,6 +400,16 @@ impl Agent {
             if !go_on {
                 return Ok(last);
             }
+        }
+    }
+}
+
+impl Drop for Agent {
+    /// A registered agent tells the server it stops (`Unregister_Agent`, without waiting
+    /// for the confirmation), so that the server no longer sends to it or waits for it.
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            let _ = self.send(&Request::Agent(AgentRequest::UnregisterAgent { key }));
         }
     }
 }

@@ -3,7 +3,7 @@
 //! `command_table!` below is the single list of commands. Each row gives the command's
 //! [`Command`] variant, its [`Family`] (which element carries it), its configuration key
 //! (SimRob manual §6, spelled as there, including its `commandsetimestepkey` and
-//! `commandsynthesizekey`; the four commands for which the SimRob manual lists no key get keys
+//! `commandsynthesizekey`; the commands for which the SimRob manual lists no key get keys
 //! invented in the same style, marked *simrob*), its default name (the SimRob manual's), where
 //! it is defined and what it does (the protocol reference, `docs/reference/protocol.md`, is
 //! generated from the table).
@@ -42,6 +42,7 @@
 //! | `commandrobotcontrolkey` | `Robot_Motor_Control` | §3.2 |
 //! | `commandsetrollingresistancekey` (*simrob*) | `Set_Rolling_Resistance` | [humanoid soccer](crate::humanoid) |
 //! | `commandhumanoidactionkey` (*simrob*) | `Humanoid_Action` | [humanoid soccer](crate::humanoid) |
+//! | `commandunregisteragentkey` (*simrob*) | `Unregister_Agent` | not in the SimRob manual: an agent that stops says so |
 
 /// The element a command travels in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -92,8 +93,9 @@ macro_rules! command_table {
                 match self { $(Command::$variant => $name,)* }
             }
 
-            /// Where it is defined: a section of the SimRob manual (`§2.4`), or `humanoid soccer`
-            /// for simrob's extensions (see [`crate::humanoid`]).
+            /// Where it is defined: a section of the SimRob manual (`§2.4`), or the simrob
+            /// extension it belongs to (`humanoid soccer`, see [`crate::humanoid`]; `agents that
+            /// leave`).
             pub const fn section(self) -> &'static str {
                 match self { $(Command::$variant => $section,)* }
             }
@@ -143,6 +145,7 @@ command_table! {
     RobotMotorControl, Entity, "commandrobotcontrolkey", "Robot_Motor_Control", "§3.2", "sets target speeds of a robot's wheel motors, rad/s";
     SetRollingResistance, Control, "commandsetrollingresistancekey", "Set_Rolling_Resistance", "humanoid soccer", "rolling resistance of a ball of one material on another";
     HumanoidAction, Entity, "commandhumanoidactionkey", "Humanoid_Action", "humanoid soccer", "one of a humanoid's actions by FutRob's name and parameters (walk, turn, kick…)";
+    UnregisterAgent, Agent, "commandunregisteragentkey", "Unregister_Agent", "agents that leave", "removes the agent registered with this key (it stops receiving broadcasts; lockstep no longer waits for it)";
 }
 
 #[cfg(test)]
@@ -155,7 +158,7 @@ mod tests {
             assert_eq!(c.index(), i);
             assert_eq!(CONFIG_KEYS[i], (c.config_key(), c.default_name()));
         }
-        assert_eq!(Command::COUNT, 23);
+        assert_eq!(Command::COUNT, 24);
         let count = |f| Command::ALL.iter().filter(|c| c.family() == f).count();
         assert_eq!(
             (
@@ -163,7 +166,7 @@ mod tests {
                 count(Family::Control),
                 count(Family::Entity)
             ),
-            (3, 17, 3)
+            (4, 17, 3)
         );
     }
 }

@@ -662,6 +662,9 @@ fn decode_payload(cmd: Command, el: &Element) -> Result<Request, DecodeError> {
             key: el.child_string("Key")?,
             iteration: el.child_u64("Iteration")?,
         })),
+        Command::UnregisterAgent => Ok(Request::Agent(AgentRequest::UnregisterAgent {
+            key: el.child_string("Key")?,
+        })),
         Command::RegisterMaterialsInteractions => {
             let (materials, interactions) = decode_materials_element(el)?;
             control(ControlRequest::RegisterMaterialsInteractions {

@@ -553,6 +553,7 @@ fn encode_payload(req: &Request, keys: &CommandKeys) -> Element {
             AgentRequest::Synchronize { key, iteration } => el()
                 .with_child(Element::leaf("Key", key))
                 .with_child(Element::leaf("Iteration", iteration)),
+            AgentRequest::UnregisterAgent { key } => el().with_child(Element::leaf("Key", key)),
         },
         Request::Control { request, .. } => match request {
             ControlRequest::RegisterMaterialsInteractions {

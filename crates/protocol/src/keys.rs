@@ -188,7 +188,7 @@ mod tests {
         for (key, default) in config_keys() {
             assert_eq!(k.get(key), Some(*default), "{key}");
         }
-        assert_eq!(config_keys().len(), 23);
+        assert_eq!(config_keys().len(), 24);
         assert_eq!(k.lookup("Save"), Some(Command::Save));
         assert_eq!(k.lookup("save"), None);
     }

@@ -492,6 +492,12 @@ pub enum AgentRequest {
         /// `Iteration`: the iteration it has finished.
         iteration: u64,
     },
+    /// `Unregister_Agent` (a simrob extension, not in the SimRob manual): the agent stops; the
+    /// server removes it, stops sending to it and no longer waits for it in lockstep.
+    UnregisterAgent {
+        /// `Key`: the key of the agent.
+        key: String,
+    },
 }
 
 /// `<Control_Request>` commands (SimRob manual §2.3–§2.19).
@@ -617,6 +623,7 @@ impl Request {
                 AgentRequest::RegisterAgent { .. } => Command::RegisterAgent,
                 AgentRequest::InfoRequest { .. } => Command::InfoRequest,
                 AgentRequest::Synchronize { .. } => Command::Synchronize,
+                AgentRequest::UnregisterAgent { .. } => Command::UnregisterAgent,
             },
             Request::Control { request, .. } => match request {
                 ControlRequest::RegisterMaterialsInteractions { .. } => {

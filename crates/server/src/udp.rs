@@ -11,6 +11,12 @@
 //! iteration, or one
 //! slice of it (the session cuts long iterations into slices); then, with nothing due, waits
 //! on the socket (epoll) until the next deadline.
+//!
+//! The socket asks for its errors (`IP_RECVERR`, [`crate::errqueue`]): when the kernel
+//! signals one (a read fails with "connection refused", or epoll reports an error), and at
+//! least every [`ERROR_CHECK`], the loop reads the error queue and tells the session which
+//! addresses answered ICMP port unreachable ([`Session::handle_unreachable`]): the agents
+//! registered there have stopped and are removed.
 
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
@@ -38,6 +44,11 @@ pub fn set_receive_buffer(socket: &impl std::os::fd::AsFd, bytes: usize) -> io::
     s.set_recv_buffer_size(bytes)?;
     s.recv_buffer_size()
 }
+
+/// How often the socket's error queue is read when nothing signalled an error (the kernel
+/// signals each one; this is a safety net): an agent whose port has closed is removed
+/// within this time of the first datagram sent to it after.
+pub const ERROR_CHECK: Duration = Duration::from_millis(250);
 
 /// Longest blocking wait, so that a stop request and local commands are seen promptly.
 const MAX_WAIT: Duration = Duration::from_millis(50);
@@ -68,6 +79,10 @@ pub struct UdpServer {
     wants: Vec<std::sync::Arc<AtomicBool>>,
     commands_rx: Receiver<LocalCommand>,
     commands_tx: Sender<LocalCommand>,
+    /// The kernel signalled an error for a datagram sent (ICMP port unreachable, most often).
+    errors_pending: bool,
+    /// When the error queue was last read.
+    errors_read: Instant,
 }
 
 impl UdpServer {
@@ -96,6 +111,11 @@ impl UdpServer {
             Ok(_) => {}
             Err(e) => tracing::warn!("cannot size the receive buffer: {e}"),
         }
+        if let Err(e) = crate::errqueue::want_errors(&socket) {
+            tracing::warn!(
+                "cannot read the socket's error queue ({e}): agents that stop without unregistering are removed only by agentsilencetimeout"
+            );
+        }
         Ok(UdpServer {
             socket,
             poll,
@@ -109,6 +129,8 @@ impl UdpServer {
             wants: Vec::new(),
             commands_rx,
             commands_tx,
+            errors_pending: false,
+            errors_read: Instant::now(),
         })
     }
 
@@ -303,8 +325,12 @@ impl UdpServer {
             let n = match self.received.recv(&self.socket) {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(true),
-                // Errors reported for earlier sends (ICMP) are not the server's problem.
-                Err(e) if is_transient(&e) => continue,
+                // An error reported for an earlier send (ICMP port unreachable: an agent
+                // that stopped): the error queue says whose.
+                Err(e) if is_transient(&e) => {
+                    self.errors_pending |= e.kind() == io::ErrorKind::ConnectionRefused;
+                    continue;
+                }
                 Err(e) => return Err(e),
             };
             read += n;
@@ -328,9 +354,30 @@ impl UdpServer {
         Ok(false)
     }
 
+    /// Reads the socket's error queue: every agent registered at an address that answered
+    /// ICMP port unreachable is removed.
+    fn take_errors(&mut self, now: Instant) {
+        self.errors_pending = false;
+        self.errors_read = now;
+        match crate::errqueue::take_refused(&self.socket) {
+            Ok(refused) => {
+                for addr in refused {
+                    self.session.handle_unreachable(addr, now);
+                }
+                self.flush();
+            }
+            Err(e) => tracing::debug!("cannot read the socket's error queue: {e}"),
+        }
+    }
+
     /// Serves until `stop` becomes true.
     pub fn run(&mut self, stop: &AtomicBool) -> io::Result<()> {
         while !stop.load(Ordering::Relaxed) {
+            let now = Instant::now();
+            if self.errors_pending || now.saturating_duration_since(self.errors_read) >= ERROR_CHECK
+            {
+                self.take_errors(now);
+            }
             if self.wants.iter().any(|w| w.swap(false, Ordering::Relaxed)) {
                 self.session.want_snapshot();
             }
@@ -355,7 +402,9 @@ impl UdpServer {
             if !wait.is_zero() {
                 // Readiness is edge-triggered: the socket was read until it was empty.
                 match self.poll.poll(&mut self.events, Some(wait)) {
-                    Ok(()) => {}
+                    Ok(()) => {
+                        self.errors_pending |= self.events.iter().any(|e| e.is_error());
+                    }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => return Err(e),
                 }

@@ -283,6 +283,18 @@ impl AgentTable {
             }
         }
     }
+    /// Removes the agent registered with `key` (the others keep their order); returns it.
+    pub fn remove(&mut self, key: &str) -> Option<Agent> {
+        let i = self.by_key.remove(key)?;
+        self.answers.remove(i);
+        let agent = self.list.remove(i);
+        for index in self.by_key.values_mut() {
+            if *index > i {
+                *index -= 1;
+            }
+        }
+        Some(agent)
+    }
     /// The answer to an `Info_Request` about agent `key`: `<Response><Agent_Information>`
     /// with its key, port and IP, encoded when it registered.
     pub fn info_answer(&self, key: &str) -> Option<&[u8]> {
@@ -319,6 +331,34 @@ mod tests {
         assert_eq!(agent_seed(1, "a"), 0xc0fc99fea7ab959c);
         assert_eq!(agent_seed(7, "a9301"), 0x46f6c832a9515ef2);
         assert_eq!(agent_seed(0, ""), 0xc3817c016ba4ff30);
+    }
+
+    #[test]
+    fn removing_an_agent_keeps_the_others_in_order_and_findable() {
+        let mut t = AgentTable::default();
+        for (i, key) in ["a", "b", "c", "d"].iter().enumerate() {
+            t.insert(Agent {
+                key: key.to_string(),
+                agent_type: "RobotController".into(),
+                addr: SocketAddr::from(([127, 0, 0, 1], 9000 + i as u16)),
+                sync: false,
+                broadcast_interval: 0.0,
+                next_broadcast: 0.0,
+                synced: 0,
+                awaited: None,
+                seed: 0,
+            });
+        }
+        assert_eq!(t.remove("b").map(|a| a.key), Some("b".to_string()));
+        assert!(t.remove("b").is_none());
+        let keys: Vec<&str> = t.iter().map(|a| a.key.as_str()).collect();
+        assert_eq!(keys, ["a", "c", "d"]);
+        for key in ["a", "c", "d"] {
+            assert_eq!(t.get(key).map(|a| a.key.as_str()), Some(key));
+            let answer = String::from_utf8(t.info_answer(key).unwrap().to_vec()).unwrap();
+            assert!(answer.contains(&format!("<Key>{key}</Key>")), "{answer}");
+        }
+        assert!(t.get("b").is_none() && t.info_answer("b").is_none());
     }
 
     #[test]

@@ -116,6 +116,14 @@ pub struct ServerConfig {
     pub allow_foreign_agent_ip: bool,
     /// `randomseed`: every agent's random seed derives from it and the agent's key.
     pub random_seed: u64,
+    /// `agentsilencetimeout`: seconds without a datagram from an agent's address after which
+    /// the agent is removed (for agents behind a firewall, whose closed port answers
+    /// nothing); 0 = never (default). Agents that only listen (a GUI agent) must then send
+    /// something (an `Info_Request` about themselves) more often than this.
+    pub agent_silence_timeout: f64,
+    /// `removeunreachableagents`: remove an agent as soon as a datagram sent to it is
+    /// answered with ICMP port unreachable (its program has stopped; default true).
+    pub remove_unreachable_agents: bool,
     /// Who may change the world, and the limits on work, size and values (their keys are
     /// listed in [`crate::Limits`]).
     pub limits: crate::Limits,
@@ -137,6 +145,8 @@ impl Default for ServerConfig {
             save_directory: PathBuf::from("."),
             allow_foreign_agent_ip: false,
             random_seed: 0,
+            agent_silence_timeout: 0.0,
+            remove_unreachable_agents: true,
             limits: crate::Limits::default(),
         }
     }
@@ -284,6 +294,17 @@ impl ServerConfig {
             }
             "allowforeignagentip" => self.allow_foreign_agent_ip = boolean(&k, value)?,
             "randomseed" => self.random_seed = integer(&k, value)?,
+            "agentsilencetimeout" => {
+                let v = non_negative(&k, value)?;
+                if v > 1e6 {
+                    return Err(bad(
+                        &k,
+                        format!("must be at most 1000000 seconds (0 = never), found {v}"),
+                    ));
+                }
+                self.agent_silence_timeout = v;
+            }
+            "removeunreachableagents" => self.remove_unreachable_agents = boolean(&k, value)?,
             other => {
                 if let Some(result) = self.limits.set(other, value) {
                     return result.map_err(|problem| bad(other, problem.to_string()));

@@ -313,8 +313,20 @@ pub const SERVER_KEYS: &[KeyDoc] = &[
     key(
         "randomseed",
         "0",
-        Allowed::whole(0.0, u64::MAX as f64),
+        Allowed::whole_from(0.0),
         "seeds every per-agent random draw (agent filters): same seed, same run",
+    ),
+    key(
+        "agentsilencetimeout",
+        "0",
+        Allowed::range(0.0, 1e6),
+        "remove an agent nothing was heard from for this many seconds (agents behind a firewall, whose closed port answers nothing); 0 = never. Agents that only listen must then send something more often",
+    ),
+    key(
+        "removeunreachableagents",
+        "true",
+        Allowed::Bool,
+        "remove an agent as soon as a datagram sent to it is answered with ICMP port unreachable (its program has stopped)",
     ),
 ];
 

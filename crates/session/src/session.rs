@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use simrob_protocol::{
-    decode_datagram, encode_broadcast, encode_response, AgentRequest, Broadcast, ControlRequest,
-    DecodeError, DecodeErrorKind, EntityId, Request, Response,
+    decode_datagram, encode_broadcast, encode_response, AgentRequest, Broadcast, Command,
+    ControlRequest, DecodeError, DecodeErrorKind, EntityId, Request, Response,
 };
 use simrob_world::{
     default_save_key, session_flags_of, Advance, Applied, LoadOptions, SessionFlags, World,
@@ -189,6 +189,17 @@ impl Origin {
     }
 }
 
+/// Why an agent left.
+#[derive(Debug, Clone, Copy)]
+enum Departure {
+    /// It sent `Unregister_Agent` from this address.
+    Unregistered(SocketAddr),
+    /// A datagram sent to it was answered ICMP port unreachable.
+    Unreachable,
+    /// Nothing was heard from it for this long (`agentsilencetimeout`).
+    Silent(Duration),
+}
+
 /// Auto-adjust bookkeeping: a window of wall time and simulated time.
 #[derive(Debug, Clone)]
 struct AutoWindow {
@@ -255,6 +266,10 @@ pub struct Session {
     owners: HashMap<String, SocketAddr>,
     /// The key registered from each address.
     owner_keys: HashMap<SocketAddr, String>,
+    /// When each agent was last heard from (only with `agentsilencetimeout`).
+    heard: HashMap<String, Instant>,
+    /// When the next agent may fall silent for good (only with `agentsilencetimeout`).
+    silence_check: Option<Instant>,
     /// Entities already reported as gone non-finite.
     non_finite: std::collections::BTreeSet<EntityId>,
     /// The canonical `Info_Request` for the configured command names (a decoding shortcut).
@@ -305,6 +320,8 @@ impl Session {
             amplification: Amplification::default(),
             owners: HashMap::new(),
             owner_keys: HashMap::new(),
+            heard: HashMap::new(),
+            silence_check: None,
             non_finite: std::collections::BTreeSet::new(),
             info_form: InfoRequestForm::new(&config.keys),
             save_key,
@@ -535,6 +552,13 @@ impl Session {
     pub fn handle_datagram(&mut self, from: SocketAddr, data: &[u8], now: Instant) {
         self.tell_time(now);
         self.stats.datagrams_in += 1;
+        if self.config.agent_silence_timeout > 0.0 {
+            if let Some(key) = self.owner_keys.get(&from) {
+                if let Some(t) = self.heard.get_mut(key) {
+                    *t = now;
+                }
+            }
+        }
         if !self.config.limits.proven(from) {
             // Proven addresses are never held to their credit: no need to count.
             self.amplification.received(from, data.len());
@@ -695,7 +719,7 @@ impl Session {
             match result {
                 Err(e) => self.send_error(origin, e),
                 Ok(Request::Agent(a)) => match origin {
-                    Origin::Peer(from) => self.handle_agent(from, a),
+                    Origin::Peer(from) => self.handle_agent(from, a, now),
                     Origin::Local => {}
                 },
                 Ok(request) => {
@@ -929,7 +953,7 @@ impl Session {
         self.events.push_back(Event::Changed(snapshot));
     }
 
-    fn handle_agent(&mut self, from: SocketAddr, request: AgentRequest) {
+    fn handle_agent(&mut self, from: SocketAddr, request: AgentRequest, now: Instant) {
         let origin = Origin::Peer(from);
         match request {
             AgentRequest::RegisterAgent {
@@ -1041,6 +1065,11 @@ impl Session {
                 }
                 self.owners.insert(key.clone(), from);
                 self.owner_keys.insert(from, key.clone());
+                if let Some(timeout) = self.silence_timeout() {
+                    self.heard.insert(key.clone(), now);
+                    let due = now + timeout;
+                    self.silence_check = Some(self.silence_check.map_or(due, |c| c.min(due)));
+                }
                 let moved = match moved_from {
                     Some(old) => format!(" (moved from {old})"),
                     None => String::new(),
@@ -1099,7 +1128,123 @@ impl Session {
                 }
                 agent.synced = agent.synced.max(iteration);
             }
+            AgentRequest::UnregisterAgent { key } => {
+                let command = self.config.keys[Command::UnregisterAgent].to_string();
+                match self.owners.get(&key).copied() {
+                    None => self.send_error(
+                        origin,
+                        format!("{command}: agent {key:?} is not registered"),
+                    ),
+                    Some(owner) if owner != from => {
+                        let hint = if owner.ip() == from.ip() {
+                            format!("is registered from {owner} now (it was registered again from there); only that address may unregister it")
+                        } else {
+                            format!(
+                                "is registered from {}; only that address may unregister it",
+                                owner.ip()
+                            )
+                        };
+                        self.send_error(origin, format!("{command}: agent {key:?} {hint}"));
+                    }
+                    Some(_) => self.depart(&key, Departure::Unregistered(from)),
+                }
+            }
         }
+    }
+
+    fn silence_timeout(&self) -> Option<Duration> {
+        let s = self.config.agent_silence_timeout;
+        (s > 0.0).then(|| Duration::from_secs_f64(s.min(1e6)))
+    }
+
+    /// A datagram sent to `addr` was refused: the host answered ICMP port unreachable (on
+    /// Linux the shell reads it from the socket's error queue, which names the address).
+    /// Every agent registered at `addr` has stopped: it is removed, its departure logged and
+    /// confirmed to the agents left (unless `removeunreachableagents` is off).
+    pub fn handle_unreachable(&mut self, addr: SocketAddr, now: Instant) {
+        self.tell_time(now);
+        if !self.config.remove_unreachable_agents {
+            return;
+        }
+        let gone: Vec<String> = self
+            .agents
+            .iter()
+            .filter(|a| a.addr == addr)
+            .map(|a| a.key.clone())
+            .collect();
+        for key in gone {
+            self.depart(&key, Departure::Unreachable);
+        }
+    }
+
+    /// Removes the agents nothing was heard from for `agentsilencetimeout`; notes when the
+    /// next one may fall silent.
+    fn expire_silent(&mut self, now: Instant) -> bool {
+        let Some(timeout) = self.silence_timeout() else {
+            return false;
+        };
+        if self.silence_check.is_none_or(|c| c > now) {
+            return false;
+        }
+        let mut gone: Vec<String> = self
+            .heard
+            .iter()
+            .filter(|(_, t)| now.saturating_duration_since(**t) >= timeout)
+            .map(|(k, _)| k.clone())
+            .collect();
+        // In registration order, whatever the map's.
+        gone.sort_by_key(|k| self.agents.iter().position(|a| &a.key == k));
+        for key in &gone {
+            self.depart(key, Departure::Silent(timeout));
+        }
+        self.silence_check = self.heard.values().min().map(|t| *t + timeout);
+        !gone.is_empty()
+    }
+
+    /// Removes agent `key`: it is sent nothing more, no iteration waits for it, and its
+    /// departure is logged and confirmed to the agents left (and to whoever unregistered it).
+    fn depart(&mut self, key: &str, why: Departure) {
+        let Some(agent) = self.agents.remove(key) else {
+            return;
+        };
+        self.views.remove(key);
+        self.heard.remove(key);
+        if let Some(owner) = self.owners.remove(key) {
+            if self.owner_keys.get(&owner).map(String::as_str) == Some(key) {
+                self.owner_keys.remove(&owner);
+            }
+        }
+        let reason = match why {
+            Departure::Unregistered(_) => "it unregistered".to_string(),
+            Departure::Unreachable => {
+                "its port is closed (ICMP port unreachable): its program has stopped".to_string()
+            }
+            Departure::Silent(t) => format!(
+                "nothing heard from it for {} s (configuration key agentsilencetimeout)",
+                t.as_secs_f64()
+            ),
+        };
+        self.log(
+            LogLevel::Info,
+            format!(
+                "agent {key:?} ({}) at {} left: {reason}; {} agent(s) left",
+                agent.agent_type,
+                agent.addr,
+                self.agents.len()
+            ),
+        );
+        let from = match why {
+            Departure::Unregistered(from) => Some(from),
+            _ => None,
+        };
+        self.confirm(
+            from,
+            format!(
+                "Removed agent with key {key}, port {} and ip {}: {reason}",
+                agent.addr.port(),
+                agent.addr.ip()
+            ),
+        );
     }
 
     /// Whether every agent the last synchronous broadcast went to has confirmed it.
@@ -1141,7 +1286,11 @@ impl Session {
     /// When [`Session::handle_timeout`] should next be called; `None` = nothing to do until a
     /// datagram, a command or a file result arrives.
     pub fn poll_timeout(&self, now: Instant) -> Option<Instant> {
-        self.iteration_due(now)
+        let due = self.iteration_due(now);
+        match (due, self.silence_check) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Runs the next iteration if it is due at `now` (then broadcasts it), or the next slice
@@ -1151,9 +1300,10 @@ impl Session {
     /// is under way, [`Session::poll_timeout`] is `now`.
     pub fn handle_timeout(&mut self, now: Instant) -> bool {
         self.tell_time(now);
+        let expired = self.expire_silent(now);
         match self.iteration_due(now) {
             Some(due) if due <= now => {}
-            _ => return false,
+            _ => return expired,
         }
         self.stats.slices += 1;
         match self.world.advance_slice(self.config.limits.steps_per_slice) {

@@ -71,6 +71,18 @@ class Agent:
     # -- plumbing ------------------------------------------------------------------------
 
     def close(self) -> None:
+        """Closes the socket; a registered agent first unregisters (without waiting for the
+        confirmation), so that the server sends it nothing more and no longer waits for it in
+        lockstep. Leaving a ``with`` block closes the agent, on Ctrl-C
+        (``KeyboardInterrupt``) and errors too."""
+        if self._sock.fileno() < 0:
+            return
+        if self.key is not None:
+            try:
+                self.send_raw(p.unregister_agent(self.key))
+            except OSError:
+                pass
+            self.key = None
         self._sock.close()
 
     def __enter__(self) -> "Agent":
@@ -228,6 +240,18 @@ class Agent:
             if isinstance(m, Response) and m.is_error:
                 raise ServerError(m.text[len(p.ERROR_PREFIX):])
             self._pending.append(m)
+
+    def unregister(self, timeout: Optional[float] = None) -> str:
+        """``Unregister_Agent`` (a simrob extension): the server removes this agent, tells
+        the other agents, and sends it nothing more; waits for the confirmation
+        (``Removed agent with key …``). :meth:`close` sends it without waiting."""
+        if self.key is None:
+            raise NotRegistered("register before unregistering")
+        key = self.key
+        self.send_raw(p.unregister_agent(key))
+        text = self._wait_response(timeout, lambda t: t.startswith(f"Removed agent with key {key},"))
+        self.key = None
+        return text
 
     def synchronize(self, iteration: int) -> None:
         """``Synchronize``: this agent finished ``iteration``."""

@@ -277,6 +277,11 @@ def synchronize(key: str, iteration: int) -> str:
     return agent_message("Synchronize", _leaf("Key", key) + _leaf("Iteration", int(iteration)))
 
 
+def unregister_agent(key: str) -> str:
+    """``Unregister_Agent`` (a simrob extension, not in the SimRob manual): the agent stops."""
+    return agent_message("Unregister_Agent", _leaf("Key", key))
+
+
 def materials_interactions(
     materials: Iterable[Tuple[int, str]], interactions: Iterable[Mapping[str, float]],
     confirm: Optional[bool] = None,

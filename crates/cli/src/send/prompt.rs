@@ -336,7 +336,13 @@ pub fn run(session: &mut Session, key: &str) -> Result<i32> {
         }
     };
     let mut worst = 0;
+    // Ctrl-C outside the line editor (input from a pipe) ends the prompt like `quit`: the
+    // commander then unregisters. In the editor, Ctrl-C drops the line.
+    let interrupt = crate::shell::ctrl_c_flag()?;
     loop {
+        if interrupt.load(std::sync::atomic::Ordering::SeqCst) {
+            return Ok(worst);
+        }
         if let Ok(false) = editing_rx.try_recv() {
             plain = true;
             prompt(plain);

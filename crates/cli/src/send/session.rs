@@ -9,8 +9,13 @@
 //!   log, not the answer);
 //! - Register_Agent is confirmed with `Sucessfully added agent with key K, …` to registered
 //!   agents only; Info_Request is answered with `<Agent_Information>` to the requester only;
-//!   Synchronize is never confirmed. When no answer but an error can come, silence until the
+//!   Synchronize is never confirmed; Unregister_Agent (a simrob extension) is confirmed with
+//!   `Removed agent with key K, …`. When no answer but an error can come, silence until the
 //!   timeout means the request was accepted.
+//!
+//! A commander that registered itself unregisters when it stops (the session is dropped:
+//! the command is done, `quit`, the end of the input, Ctrl-C), so that the server no longer
+//! sends to its closed port.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -39,6 +44,8 @@ enum Expect {
     Confirmation(String),
     /// A registration confirmation for this key.
     Registered(String),
+    /// A confirmation that the agent with this key was removed.
+    Unregistered(String),
     /// `<Agent_Information>`.
     AgentInfo,
     /// Only an error can come back.
@@ -132,6 +139,9 @@ impl Session {
                 }
             }
             Request::Agent(AgentRequest::Synchronize { .. }) => Expect::ErrorsOnly,
+            Request::Agent(AgentRequest::UnregisterAgent { key }) => {
+                Expect::Unregistered(key.clone())
+            }
             other => Expect::Confirmation(other.command(&self.keys).to_string()),
         }
     }
@@ -182,6 +192,14 @@ impl Session {
                     }
                     return Ok(Answer::Confirmed(t.clone()));
                 }
+                (Expect::Unregistered(key), ServerMessage::Response(Response::Text(t)))
+                    if t.starts_with(&format!("Removed agent with key {key}, ")) =>
+                {
+                    if self.registered.as_deref() == Some(key.as_str()) {
+                        self.registered = None;
+                    }
+                    return Ok(Answer::Confirmed(t.clone()));
+                }
                 (Expect::AgentInfo, ServerMessage::Response(Response::AgentInformation { .. })) => {
                     return Ok(Answer::Confirmed(describe(&message).0));
                 }
@@ -207,6 +225,18 @@ impl Session {
                 Ok(None)
             }
             Err(e) => Err(anyhow::Error::new(e).context("receiving from the server")),
+        }
+    }
+}
+
+impl Drop for Session {
+    /// A commander registered under a key unregisters when it stops (without waiting for
+    /// the confirmation).
+    fn drop(&mut self) {
+        if let Some(key) = self.registered.take() {
+            let _ = self
+                .agent
+                .send(&Request::Agent(AgentRequest::UnregisterAgent { key }));
         }
     }
 }

@@ -16,6 +16,7 @@ mod client_simrob;
 mod coord_compare;
 mod coord_e2e;
 mod coord_map;
+mod departures_cli;
 mod fuzz_corpus;
 mod humanoid_send;
 mod listening;

@@ -216,6 +216,9 @@ fn examples(c: simrob_protocol::Command) -> Vec<simrob_protocol::Request> {
             requester: "driver".into(),
             requested: "viewer".into(),
         })],
+        Command::UnregisterAgent => vec![Request::Agent(AgentRequest::UnregisterAgent {
+            key: "driver".into(),
+        })],
         Command::Synchronize => vec![Request::Agent(AgentRequest::Synchronize {
             key: "driver".into(),
             iteration: 42,
@@ -314,7 +317,7 @@ fn the_protocol_reference_is_what_the_code_says() {
          simrob --test it reference` rewrites this page; the test fails when it is out of date,\n\
          and every example below is decoded back to the request it was written from). The SimRob\n\
          manual defines the messages (its sections are given); simrob's extensions are marked\n\
-         *humanoid soccer*. How to send them by hand is in [the SimRob guide](../simrob.md).\n\n\
+         with the extension they belong to (*humanoid soccer*, *agents that leave*). How to send them by hand is in [the SimRob guide](../simrob.md).\n\n\
          ## Datagrams\n\n\
          One UDP datagram holds one or more `<Message>` roots; a `<Message>` holds\n\
          `<Agent_Message>` elements (agent registration and synchronisation) and\n\

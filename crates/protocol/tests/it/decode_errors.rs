@@ -188,7 +188,7 @@ fn unknown_command() {
     let e = single_err(r#"<Message><Agent_Message Command="Nope"/></Message>"#);
     assert!(
         e.to_string().contains(
-            "unknown command \"Nope\" in Agent_Message (known: Register_Agent, Info_Request, Synchronize)"
+            "unknown command \"Nope\" in Agent_Message (known: Register_Agent, Info_Request, Synchronize, Unregister_Agent)"
         ),
         "{e}"
     );

@@ -2,5 +2,6 @@
 
 mod simrob_common;
 
+mod departures;
 mod humanoid_udp;
 mod simrob_e2e;

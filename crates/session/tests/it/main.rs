@@ -2,6 +2,7 @@
 
 mod common;
 
+mod departures;
 mod divergence;
 mod hardening;
 mod info_request;
