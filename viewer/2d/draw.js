@@ -466,7 +466,10 @@ export class Renderer {
     for (const t of tasks) placer.avoid.push({ x: t.sx - TASK_MARK - 2, y: t.sy - TASK_MARK - 2, w: 2 * TASK_MARK + 4, h: 2 * TASK_MARK + 4 });
     ctx.font = '12px sans-serif';
     for (const i of this.labelOrder(layers.labels, visible > DENSE)) {
-      placer.place(ctx, this.label(i), this.sx[i], this.sy[i], this.sr[i]);
+      // A robot at a task's goal: its label goes outside the task's square.
+      if (!placer.place(ctx, this.label(i), this.sx[i], this.sy[i], this.sr[i]) && tasks.length) {
+        placer.place(ctx, this.label(i), this.sx[i], this.sy[i], TASK_MARK + 2);
+      }
     }
     for (const p of scene.pois) {
       const [x, y] = cam.toScreen(p.x, p.y);

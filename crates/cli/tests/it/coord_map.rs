@@ -210,6 +210,12 @@ fn the_map_draws_a_task_at_its_goal_in_the_state_its_robot_reports() {
         &square_in(task, ENDED, "idle"),
         "JSON.stringify({tasks: __simrob2d.frame.tasks})",
     );
+    // The robot stands at the task's goal, inside its square: it is labelled all the same,
+    // its label outside the square (it once had none: no spot next to it was free).
+    page.wait_for(
+        "__simrob2d.labels.some(l => l.text === __simrob2d.drawn[0].label)",
+        "JSON.stringify({labels: __simrob2d.labels, robot: __simrob2d.drawn[0]})",
+    );
     cc.wait_line("RUNNING→ENDED");
 
     // A robot on the edge of a task's square is drawn over it (a SumBot once hid under one:
