@@ -43,6 +43,7 @@ export const VERSION = 1;
  * @property {number} steps_per_iteration
  * @property {number} real_time_factor
  * @property {ReplayStatus} [replay]
+ * @property {string} [caption] text shown over the view (a match's score and clock)
  */
 
 /**

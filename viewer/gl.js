@@ -15,7 +15,7 @@
  * float textures, hardware instancing (`ANGLE_instanced_arrays`) draws each kind in one call
  * instead (`?gl=instanced` forces it).
  */
-import { extent } from './frame.js';
+import { extent, kindOf } from './frame.js';
 import { Headings } from './heading.js';
 
 /** @typedef {import('./frame.js').Scene} Scene */
@@ -34,6 +34,13 @@ const BOX = 0, SPHERE = 1, CYLINDER = 2, ARROW = 3, SPRITE = 4, DOT = 5, KINDS =
 const SPRITE_PX = 24;
 /** …and below this many, as a dot. */
 const DOT_PX = 5;
+/**
+ * The least size on screen, in pixels across, of a humanoid and of a ball: smaller, each is
+ * drawn magnified about its lowest point (it stays on the floor), as a map draws a symbol, so
+ * that the players and the ball of a whole field in view are not specks. Picking and labels
+ * keep the true geometry.
+ */
+const MIN_PX = { Humanoid: 40, Ball: 12 };
 /** A robot smaller than this many pixels across gets no arrow. */
 const ARROW_PX = 8;
 /** The arrow's colour. */
@@ -277,6 +284,12 @@ export class GlView {
     this.group = new Uint8Array(0);
     /** 1 for a body drawn as a dot. */
     this.tiny = new Uint8Array(0);
+    this.drawnAt = new Float32Array(0);
+    this.magnify = new Float32Array(0);
+    /** @type {{k: number, id: number, min: number}[]} */
+    this.symbols = [];
+    /** @type {Map<number, number>} */
+    this.across = new Map();
     this.arrowShown = new Uint8Array(0);
     this.diameter = new Float32Array(0);
     /** Each body's bounding sphere's radius, m. */
@@ -332,6 +345,17 @@ export class GlView {
     this.extent = new Float32Array(3 * s.n);
     this.diameter = new Float32Array(s.n);
     this.bound = new Float32Array(s.n);
+    /** Where each body is drawn (its true place, or magnified) and by how much it is magnified. */
+    this.drawnAt = new Float32Array(3 * s.n);
+    this.magnify = new Float32Array(s.n);
+    /** @type {{k: number, id: number, min: number}[]} entities drawn at least `min` px across */
+    this.symbols = [];
+    for (let k = 0; k < s.m; k++) {
+      const min = /** @type {Record<string, number>} */ (MIN_PX)[kindOf(s, k)];
+      if (min && s.bodyStart[k + 1] > s.bodyStart[k]) this.symbols.push({ k, id: s.entityId[k], min });
+    }
+    /** @type {Map<number, number>} entity id → pixels across as drawn, for the symbols */
+    this.across = new Map();
     // Whole rows of the texture: 256 instances each.
     this.data = new Float32Array(PER_INSTANCE * BATCH * Math.max(1, Math.ceil((s.n + arrows) / BATCH)));
     for (let i = 0; i < s.n; i++) {
@@ -374,9 +398,41 @@ export class GlView {
     const px = (/** @type {number} */ x, /** @type {number} */ y, /** @type {number} */ z, /** @type {number} */ size) =>
       (e ? k / Math.max(Math.hypot(x - e[0], y - e[1], z - e[2]), 1e-6) : k) * size;
     counts.fill(0);
-    const tiny = this.tiny;
+    const tiny = this.tiny, at = this.drawnAt, mag = this.magnify;
+    at.set(pos.subarray(0, 3 * n));
+    mag.fill(1);
+    this.across.clear();
+    for (const { k, id, min } of this.symbols) {
+      // The entity's reach about its centre on the floor, and how big that looks.
+      const first = s.bodyStart[k], last = s.bodyStart[k + 1];
+      let cx = 0, cy = 0, z0 = Infinity, cz = 0;
+      for (let j = first; j < last; j++) {
+        const i = s.bodyList[j];
+        cx += pos[3 * i]; cy += pos[3 * i + 1]; cz += pos[3 * i + 2];
+        z0 = Math.min(z0, pos[3 * i + 2] - this.bound[i]);
+      }
+      const count = last - first;
+      cx /= count; cy /= count; cz /= count;
+      let reach = 0;
+      for (let j = first; j < last; j++) {
+        const i = s.bodyList[j];
+        reach = Math.max(reach, Math.hypot(pos[3 * i] - cx, pos[3 * i + 1] - cy, pos[3 * i + 2] - cz) + this.bound[i]);
+      }
+      const seen = px(cx, cy, cz, 2 * reach);
+      if (!(seen > 0) || !Number.isFinite(z0)) continue;
+      const m = seen < min ? min / seen : 1;
+      this.across.set(id, seen * m);
+      if (m === 1) continue;
+      for (let j = first; j < last; j++) {
+        const i = s.bodyList[j];
+        at[3 * i] = cx + (pos[3 * i] - cx) * m;
+        at[3 * i + 1] = cy + (pos[3 * i + 1] - cy) * m;
+        at[3 * i + 2] = z0 + (pos[3 * i + 2] - z0) * m;
+        mag[i] = m;
+      }
+    }
     for (let i = 0; i < n; i++) {
-      const across = px(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2], diameter[i]);
+      const across = px(at[3 * i], at[3 * i + 1], at[3 * i + 2], diameter[i] * mag[i]);
       const g = across < DOT_PX ? DOT : across < SPRITE_PX ? SPRITE : this.mesh[i];
       group[i] = g;
       tiny[i] = g === DOT ? 1 : 0;
@@ -392,9 +448,10 @@ export class GlView {
     const d = this.data, ext = this.extent, colour = look.colour, lift = look.lift, mesh = this.mesh;
     for (let i = 0; i < n; i++) {
       const o = PER_INSTANCE * starts[group[i]]++;
-      d[o] = pos[3 * i]; d[o + 1] = pos[3 * i + 1]; d[o + 2] = pos[3 * i + 2] + lift[i]; d[o + 3] = diameter[i];
+      const m = mag[i];
+      d[o] = at[3 * i]; d[o + 1] = at[3 * i + 1]; d[o + 2] = at[3 * i + 2] + lift[i]; d[o + 3] = diameter[i] * m;
       d[o + 4] = q[4 * i]; d[o + 5] = q[4 * i + 1]; d[o + 6] = q[4 * i + 2]; d[o + 7] = q[4 * i + 3];
-      d[o + 8] = ext[3 * i]; d[o + 9] = ext[3 * i + 1]; d[o + 10] = ext[3 * i + 2];
+      d[o + 8] = ext[3 * i] * m; d[o + 9] = ext[3 * i + 1] * m; d[o + 10] = ext[3 * i + 2] * m;
       d[o + 12] = colour[3 * i]; d[o + 13] = colour[3 * i + 1]; d[o + 14] = colour[3 * i + 2]; d[o + 15] = mesh[i];
     }
     // An arrow from the robot's centre to a third beyond its reach, just above its top.

@@ -258,6 +258,8 @@ const debug = {
   get spriteDepth() { return glView.spriteDepth; },
   /** The last 3D drawing's draw calls, vertices, triangles, and bodies drawn as meshes, sprites and dots, arrows. */
   get glStats() { return glView.stats; },
+  /** Humanoids and balls: entity id → pixels across as drawn (magnified when small). */
+  get symbols() { return Object.fromEntries(glView.across || []); },
   /**
    * The robots' heading arrows as last drawn: entity id, yaw (rad, from +X towards +Y), the
    * arrow's tail (the robot's centre, on its top) and tip, world metres.

@@ -44,6 +44,7 @@ export class Panel {
     /** @type {FrameMeta | null} */
     this.last = null;
     this.infoText = '';
+    this.captionText = '';
   }
 
   /**
@@ -51,13 +52,15 @@ export class Panel {
    * @param {string} server @param {boolean} replay
    */
   hello(server, replay) {
-    $('source').textContent = server;
+    // The heading already says simrob: `simrob soccer match` shows as `soccer match`.
+    const source = server.replace(/^simrob\s+/, '');
+    $('source').textContent = source;
     $('replay').style.display = replay ? 'block' : 'none';
     $('sim').style.display = replay ? 'none' : 'block';
     $('mode').textContent = replay ? 'REPLAY' : 'LIVE';
     $('mode').className = replay ? 'replay' : 'live';
     document.body.dataset.mode = replay ? 'replay' : 'live';
-    document.title = `simrob ${replay ? 'replay' : 'viewer'}${server ? ': ' + server : ''}`;
+    document.title = `simrob ${replay ? 'replay' : 'viewer'}${source ? ': ' + source : ''}`;
   }
 
   disconnected() {
@@ -70,6 +73,13 @@ export class Panel {
    */
   meta(meta) {
     this.last = meta;
+    // A caption (a match's score and clock) over the view, while frames carry one.
+    const caption = meta.caption || '';
+    if (caption !== this.captionText) {
+      $('caption').textContent = caption;
+      $('caption').style.display = caption ? 'block' : 'none';
+      this.captionText = caption;
+    }
     if (meta.replay) this.replay(meta.replay, meta.time);
   }
 

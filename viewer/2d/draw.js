@@ -37,6 +37,9 @@ export const TASK_STATES = {
   failed: { legend: 'failed', color: '#d55e00', mark: 'cross' },
 };
 
+/** Pixels at the bottom of the canvas the scale bar takes (its box, and a gap above it). */
+export const SCALE_BAR_ROOM = 44;
+
 /** The camera: screen = origin + map × scale (both with y down). */
 export class Camera {
   constructor() {
@@ -55,7 +58,9 @@ export class Camera {
    * @param {import('./frame.js').Bodies | null} [bodies]
    */
   fit(scene, w, h, bodies) {
+    // The margin; below the map, room for the scale bar (`Renderer.scaleBar`).
     const m = 24;
+    const below = SCALE_BAR_ROOM;
     let x0 = 0;
     let y0 = 0;
     let x1 = scene.width;
@@ -75,9 +80,9 @@ export class Camera {
     }
     const bw = Math.max(1e-6, x1 - x0);
     const bh = Math.max(1e-6, y1 - y0);
-    this.scale = Math.max(1e-6, Math.min((w - 2 * m) / bw, (h - 2 * m) / bh));
+    this.scale = Math.max(1e-6, Math.min((w - 2 * m) / bw, (h - m - below) / bh));
     this.ox = (w - bw * this.scale) / 2 - x0 * this.scale;
-    this.oy = (h - bh * this.scale) / 2 - y0 * this.scale;
+    this.oy = m + (h - m - below - bh * this.scale) / 2 - y0 * this.scale;
   }
 
   /** @param {number} x @param {number} y @returns {[number, number]} */
@@ -116,9 +121,9 @@ function niceStep(v) {
 const textWidths = new Map();
 
 /** Smallest radius a body is drawn with, pixels. */
-const MIN_R = 3;
+export const MIN_R = 3;
 /** Below this radius (pixels) a disc is drawn as a square and without its heading. */
-const SMALL_R = 4;
+export const SMALL_R = 4;
 /** From this many bodies a few pixels across on the screen, they are stamped into one image
  * rather than drawn as paths. */
 const STAMP_FROM = 300;
@@ -433,6 +438,9 @@ export class Renderer {
       ctx.closePath();
     }
     ctx.fill();
+    // The coordination map's task squares under the bodies: a robot at (or next to) a task's
+    // goal stays in sight.
+    const tasks = this.tasks(frame);
     // Bodies: the Mobile Robot Simulator's few robots one by one (each its own colour),
     // others batched by state; carried items on top.
     if (scene.world === 'mrs') {
@@ -452,14 +460,16 @@ export class Renderer {
         }
       }
     }
-    const tasks = this.tasks(frame);
     // Labels: POIs, then the selected body, items, robots (never overlapping).
     const placer = new LabelPlacer(canvas.width, canvas.height);
     // No label covers a task's square.
     for (const t of tasks) placer.avoid.push({ x: t.sx - TASK_MARK - 2, y: t.sy - TASK_MARK - 2, w: 2 * TASK_MARK + 4, h: 2 * TASK_MARK + 4 });
     ctx.font = '12px sans-serif';
     for (const i of this.labelOrder(layers.labels, visible > DENSE)) {
-      placer.place(ctx, this.label(i), this.sx[i], this.sy[i], this.sr[i]);
+      // A robot at a task's goal: its label goes outside the task's square.
+      if (!placer.place(ctx, this.label(i), this.sx[i], this.sy[i], this.sr[i]) && tasks.length) {
+        placer.place(ctx, this.label(i), this.sx[i], this.sy[i], TASK_MARK + 2);
+      }
     }
     for (const p of scene.pois) {
       const [x, y] = cam.toScreen(p.x, p.y);

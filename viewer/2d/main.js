@@ -3,7 +3,7 @@
 // state the tests read is `window.__simrob2d`.
 
 import { decodeFrame, idColor } from './frame.js';
-import { Renderer } from './draw.js';
+import { Renderer, MIN_R, SMALL_R } from './draw.js';
 
 /** @typedef {import('./frame.js').Scene2d} Scene2d */
 /** @typedef {import('./frame.js').Frame2d} Frame2d */
@@ -166,10 +166,12 @@ function legend(scene) {
     ul.append(legendItem(idColor(0), 'body: one colour per robot, line = heading', 'fill'));
     return;
   }
-  // The states bodies are in now.
+  // The states bodies are in now, each with a square swatch when its bodies are drawn as
+  // squares (boxes such as drones, and bodies a few pixels across).
   const present = new Set(presentStates());
+  const square = squareStates();
   scene.states.forEach((s, i) => {
-    if (present.has(i)) ul.append(legendItem(s.color, s.legend, s.mark));
+    if (present.has(i)) ul.append(legendItem(s.color, s.legend, s.mark, square.has(i)));
   });
   if (frame && frame.routes && frame.routes.length) ul.append(legendItem('#5b606a', 'planned route (dashed, in its robot\'s colour)', 'route'));
   if (scene.pois.length) ul.append(legendItem('#3c82c8', 'point of interest', 'fill'));
@@ -179,7 +181,27 @@ function legend(scene) {
 
 /** What the swarm legend depends on: the states bodies are in, whether routes are drawn. */
 function legendKey() {
-  return `${presentStates().join(',')}${frame && frame.routes && frame.routes.length ? ' routes' : ''}`;
+  return `${presentStates().join(',')} square ${[...squareStates()].join(',')}${frame && frame.routes && frame.routes.length ? ' routes' : ''}`;
+}
+
+/**
+ * The states whose bodies are mostly drawn as squares: boxes, and discs too small on screen to
+ * be drawn round (see `Renderer.outline`).
+ * @returns {Set<number>}
+ */
+function squareStates() {
+  const out = new Set();
+  if (!frame) return out;
+  const b = frame.bodies, s = renderer.camera.scale;
+  const round = new Uint32Array(256), squares = new Uint32Array(256);
+  for (let i = 0; i < b.n; i++) {
+    const half = Math.max(b.pose[5 * i + 3], b.pose[5 * i + 4]);
+    const disc = (b.flags[i] & 1) === 1 && Math.max(half * s, MIN_R) >= SMALL_R;
+    if (disc) round[b.states[i]]++;
+    else squares[b.states[i]]++;
+  }
+  squares.forEach((n, k) => { if (n > round[k]) out.add(k); });
+  return out;
 }
 
 /** The states the newest frame's bodies are in, in order. */
@@ -192,11 +214,11 @@ function presentStates() {
   return out;
 }
 
-/** @param {string} color @param {string} text @param {string} mark */
-function legendItem(color, text, mark) {
+/** @param {string} color @param {string} text @param {string} mark @param {boolean} [square] */
+function legendItem(color, text, mark, square = false) {
   const li = document.createElement('li');
   const sw = document.createElement('span');
-  sw.className = `swatch ${mark}`;
+  sw.className = `swatch ${mark}${square ? ' square' : ''}`;
   sw.style.setProperty('--c', color);
   li.append(sw, document.createTextNode(text));
   return li;
@@ -302,6 +324,8 @@ function loop() {
     debug.draws++;
     debug.drawnScene = renderer.scene ? renderer.scene.version : 0;
     debug.drawnFrame = frame ? frame.frame : -1;
+    // The legend's swatches take the shapes bodies are drawn in, which change with the zoom.
+    if (renderer.scene && renderer.scene.world !== 'mrs' && $('legend').dataset.states !== legendKey()) legend(renderer.scene);
     // The panels follow the frame and the selection, not the camera.
     if (frame !== panelsFor.frame || renderer.selected !== panelsFor.selected) {
       panelsFor.frame = frame;

@@ -277,6 +277,8 @@ fn drive_live(
         "2D view on http://{} (the run starts when a page connects)",
         view.addr()
     );
+    // The walls the page draws come from the static index the run builds when it starts.
+    sim.start();
     let scene = live::scene(sim.world(), scenario.map.as_ref(), &sim.name.clone());
     let run = live::run_live(sim, &scene, &view, &control, stop);
     Ok((sim.finish(run.stepping_seconds), run.interrupted, view))

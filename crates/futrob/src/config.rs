@@ -228,60 +228,184 @@ pub struct IniConfig {
 /// Default UDP port of the team messages.
 pub const DEFAULT_COMM_PORT: u16 = 10020;
 
-/// Every key that is not FutRob's robot profile: name, unit, default, meaning.
-pub const KEYS: &[(&str, &str, &str, &str)] = &[
-    ("server", "IP:PORT", "(none)", "the simulator (simrob serve); --server overrides it"),
-    ("entityId", "id", "id", "the simulator's entity id of this robot's humanoid"),
-    ("commPort", "port", "10020", "UDP port of the team messages"),
-    ("commAddress", "IPv4", "127.255.255.255", "where team messages go: 255.255.255.255 on a LAN; the loopback broadcast 127.255.255.255 for robots on one machine"),
-    ("COMM_TTL", "ms", "10000", "teammate data older than this is dropped"),
-    ("partnerPassWindow", "ms", "10000", "partnerPass holds this long after a teammate's pass"),
-    ("visibilityHysteresis", "cycles", "2", "vision cycles before an object changes between seen and not seen"),
-    ("VISION_LATENCY_MS", "ms", "250", "vision cycle (the vision stub plays one scene per cycle)"),
-    ("trajectoryEpsilon", "cm", "10", "a ball sample farther than this from the fitted line is an outlier"),
-    ("trajectorySamples", "count", "32", "ball samples kept in the fit"),
-    ("trajectoryTimeoutMs", "ms", "1000", "a ball unseen this long restarts its trajectory"),
-    ("ballStillSpeed", "cm/s", "5", "below this the ball counts as still"),
-    ("footOffset", "cm", "4", "each foot's axis from the robot centre"),
-    ("footFront", "cm", "6", "toes ahead of the robot centre"),
-    ("possessionAhead", "cm", "12", "ballIsMine: ball centre at most this far ahead of the toes"),
-    ("possessionSide", "cm", "4.5", "ballIsMine: ball centre within this of a foot's axis (inside the 5 cm a kick reaches to the side)"),
-    ("possessionMargin", "cm", "4", "ballIsMine, once true, holds while the ball is within this much more of the zone"),
-    ("kickRange", "cm", "110", "partnerInRange / opponentInRange"),
-    ("passMinRange", "cm", "40", "partnerInRange: a nearer teammate cannot receive a pass"),
-    ("shotRange", "cm", "200", "goalInRange: the farthest goal the robot shoots at"),
-    ("searchRadius", "cm", "50", "…Searched holds until the robot is this far from where it searched"),
-    ("GK_X_DIFF_THRESHOLD_MIN", "cm", "10", "keeper relocation: least offset along the goal line"),
-    ("GK_X_DIFF_THRESHOLD_MAX", "cm", "40", "keeper relocation: larger offsets are vision errors"),
-    ("GK_Y_DIFF_THRESHOLD_MIN", "cm", "40", "keeper position report: least distance out from the goal line"),
-    ("GK_Y_DIFF_THRESHOLD_MAX", "cm", "80", "keeper position report: larger distances are vision errors"),
-    ("keeperIdDistance", "cm", "60", "a teammate this close to our goal centre is our keeper"),
-    ("GK_GOAL_WIDTH", "cm", "180", "goal width, post to post"),
-    ("GK_STANDING_STILL_COVERAGE", "cm", "20", "width the keeper covers standing"),
-    ("SAVE_DISTANCE", "cm", "25", "reach of a dive beyond the standing coverage"),
-    ("GK_SAVE_TIME_THRESHOLD_MS", "ms", "200", "gkNeedsStartSaving tolerance"),
-    ("THRESHOLD_DIFF_ANGLE_OPP_GK_GOAL", "deg", "10", "kickBall: keeper this close to the goal centre covers it"),
-    ("THRESHOLD_ANGLE_KICK", "deg", "15", "kickBall: turn step toward the far post"),
-    ("STEP_DISTANCE", "cm", "12", "long step"),
-    ("MINI_STEP_DISTANCE", "cm", "2", "mini step"),
-    ("RIGHT_STEP_DISTANCE", "cm", "4", "lateral step (both sides)"),
-    ("LEFT_STEP_DISTANCE", "cm", "4", "lateral step (both sides)"),
-    ("turnStep", "deg", "20", "elementary turn in place"),
-    ("smallTurnStep", "deg", "5", "small turn in place, a kick's final alignment (0: none)"),
-    ("LATERAL_STEP_TIMING_MS", "ms", "600", "one lateral step"),
-    ("SAVE_TIMING_MS", "ms", "400", "dive to full extension"),
-    ("cameraHeight", "cm", "36", "camera above the floor"),
-    ("cameraPitchOffset", "deg", "-6", "camera axis relative to the commanded head tilt"),
-    ("searchDwellMs", "ms", "750", "a search holds each head position this long"),
-    ("segmentTimeoutMs", "ms", "8000", "a body command not reported finished after this long counts as finished"),
-    ("reportPeriodMs", "ms", "1000", "period of the status messages"),
-    ("gkPosPeriodMs", "ms", "1000", "least interval between keeper-position messages"),
-    ("supportMargin", "cm", "20", "partnerNearerBall: a teammate this much nearer the ball goes for it"),
-    ("supportDistance", "cm", "90", "supportBall: distance kept from the ball"),
-    ("farBall", "cm", "100", "findBall: a ball last seen ahead beyond this is walked toward, not turned from"),
-    ("interceptReach", "cm", "40", "followBall: a ball rolling by within this is waited for, not walked into"),
-    ("searchWalkSteps", "steps", "4", "findBall: long steps toward a far ball before the next sweep"),
-    ("autoGetUp", "0/1", "1", "stand up automatically when the body reports a fall"),
+/// One key of `ini.config`, as the reference documents it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Key {
+    /// The key, as spelled in the file (case matters).
+    pub name: &'static str,
+    /// Its unit or kind of value.
+    pub unit: &'static str,
+    /// Its default, as text.
+    pub default: &'static str,
+    /// The smallest and largest value accepted, for numbers: the parser reads them here.
+    pub range: Option<(f64, f64)>,
+    /// What it means.
+    pub meaning: &'static str,
+}
+
+/// FutRob's robot-profile keys: name, kind, default, range, meaning.
+pub const PROFILE_KEYS: &[Key] = &[
+    Key {
+        name: "id",
+        unit: "id",
+        default: "(required)",
+        range: Some((1.0, 254.0)),
+        meaning: "robot number, unique in the team",
+    },
+    Key {
+        name: "role",
+        unit: "1/2",
+        default: "2",
+        range: None,
+        meaning: "1 = goalkeeper, 2 = field_player (the words work too)",
+    },
+    Key {
+        name: "logEnabled",
+        unit: "0/1",
+        default: "0",
+        range: None,
+        meaning: "write a log file",
+    },
+    Key {
+        name: "logfile",
+        unit: "file",
+        default: "futrob.log",
+        range: None,
+        meaning: "the log file",
+    },
+    Key {
+        name: "logAction",
+        unit: "0/1",
+        default: "0",
+        range: None,
+        meaning: "log actions",
+    },
+    Key {
+        name: "logMotors",
+        unit: "0/1",
+        default: "0",
+        range: None,
+        meaning: "log motor commands",
+    },
+    Key {
+        name: "logVision",
+        unit: "0/1",
+        default: "0",
+        range: None,
+        meaning: "log sightings",
+    },
+    Key {
+        name: "logComm",
+        unit: "0/1",
+        default: "0",
+        range: None,
+        meaning: "log team messages",
+    },
+    Key {
+        name: "logRules",
+        unit: "0/1",
+        default: "0",
+        range: None,
+        meaning: "log rule evaluations",
+    },
+    Key {
+        name: "visionStubEnabled",
+        unit: "0/1",
+        default: "0",
+        range: None,
+        meaning: "read sightings from the vision stub file instead of the simulated camera",
+    },
+    Key {
+        name: "visionStubSrc",
+        unit: "file",
+        default: "(none)",
+        range: None,
+        meaning: "the vision stub file (`scene, object, angle_deg, distance_cm` per line)",
+    },
+    Key {
+        name: "rules",
+        unit: "file",
+        default: "(required)",
+        range: None,
+        meaning: "the rules file (FutRob's `rules.xml`)",
+    },
+    Key {
+        name: "autoLookAtBall",
+        unit: "0/1",
+        default: "0",
+        range: None,
+        meaning: "the head follows the ball while it is seen",
+    },
+    Key {
+        name: "MAX_RPM_SERVO",
+        unit: "rpm",
+        default: "(none)",
+        range: Some((0.0, 1000000.0)),
+        meaning: "stored, unused in simulation",
+    },
+    Key {
+        name: "MAX_VEL_SERVO",
+        unit: "",
+        default: "(none)",
+        range: Some((0.0, 1000000.0)),
+        meaning: "stored, unused in simulation",
+    },
+];
+
+/// Every key that is not FutRob's robot profile: name, unit, default, range, meaning.
+pub const KEYS: &[Key] = &[
+    Key { name: "server", unit: "IP:PORT", default: "(none)", range: None, meaning: "the simulator (simrob serve); --server overrides it" },
+    Key { name: "entityId", unit: "id", default: "id", range: Some((1.0, 4000000000.0)), meaning: "the simulator's entity id of this robot's humanoid" },
+    Key { name: "commPort", unit: "port", default: "10020", range: Some((1.0, 65535.0)), meaning: "UDP port of the team messages" },
+    Key { name: "commAddress", unit: "IPv4", default: "127.255.255.255", range: None, meaning: "where team messages go: 255.255.255.255 on a LAN; the loopback broadcast 127.255.255.255 for robots on one machine" },
+    Key { name: "COMM_TTL", unit: "ms", default: "10000", range: Some((1.0, 3600000.0)), meaning: "teammate data older than this is dropped" },
+    Key { name: "partnerPassWindow", unit: "ms", default: "10000", range: Some((0.0, 3600000.0)), meaning: "partnerPass holds this long after a teammate's pass" },
+    Key { name: "visibilityHysteresis", unit: "cycles", default: "2", range: Some((1.0, 100.0)), meaning: "vision cycles before an object changes between seen and not seen" },
+    Key { name: "VISION_LATENCY_MS", unit: "ms", default: "250", range: Some((1.0, 10000.0)), meaning: "vision cycle (the vision stub plays one scene per cycle)" },
+    Key { name: "trajectoryEpsilon", unit: "cm", default: "10", range: Some((0.1, 1000.0)), meaning: "a ball sample farther than this from the fitted line is an outlier" },
+    Key { name: "trajectorySamples", unit: "count", default: "32", range: Some((3.0, 10000.0)), meaning: "ball samples kept in the fit" },
+    Key { name: "trajectoryTimeoutMs", unit: "ms", default: "1000", range: Some((1.0, 3600000.0)), meaning: "a ball unseen this long restarts its trajectory" },
+    Key { name: "ballStillSpeed", unit: "cm/s", default: "5", range: Some((0.0, 1000.0)), meaning: "below this the ball counts as still" },
+    Key { name: "footOffset", unit: "cm", default: "4", range: Some((0.0, 50.0)), meaning: "each foot's axis from the robot centre" },
+    Key { name: "footFront", unit: "cm", default: "6", range: Some((0.0, 50.0)), meaning: "toes ahead of the robot centre" },
+    Key { name: "possessionAhead", unit: "cm", default: "12", range: Some((0.0, 100.0)), meaning: "ballIsMine: ball centre at most this far ahead of the toes" },
+    Key { name: "possessionSide", unit: "cm", default: "4.5", range: Some((0.0, 100.0)), meaning: "ballIsMine: ball centre within this of a foot's axis (inside the 5 cm a kick reaches to the side)" },
+    Key { name: "possessionMargin", unit: "cm", default: "4", range: Some((0.0, 100.0)), meaning: "ballIsMine, once true, holds while the ball is within this much more of the zone" },
+    Key { name: "kickRange", unit: "cm", default: "110", range: Some((0.0, 2000.0)), meaning: "partnerInRange / opponentInRange" },
+    Key { name: "passMinRange", unit: "cm", default: "40", range: Some((0.0, 2000.0)), meaning: "partnerInRange: a nearer teammate cannot receive a pass" },
+    Key { name: "shotRange", unit: "cm", default: "200", range: Some((0.0, 2000.0)), meaning: "goalInRange: the farthest goal the robot shoots at" },
+    Key { name: "searchRadius", unit: "cm", default: "50", range: Some((0.0, 2000.0)), meaning: "…Searched holds until the robot is this far from where it searched" },
+    Key { name: "GK_X_DIFF_THRESHOLD_MIN", unit: "cm", default: "10", range: Some((0.0, 1000.0)), meaning: "keeper relocation: least offset along the goal line" },
+    Key { name: "GK_X_DIFF_THRESHOLD_MAX", unit: "cm", default: "40", range: Some((0.0, 1000.0)), meaning: "keeper relocation: larger offsets are vision errors" },
+    Key { name: "GK_Y_DIFF_THRESHOLD_MIN", unit: "cm", default: "40", range: Some((0.0, 1000.0)), meaning: "keeper position report: least distance out from the goal line" },
+    Key { name: "GK_Y_DIFF_THRESHOLD_MAX", unit: "cm", default: "80", range: Some((0.0, 1000.0)), meaning: "keeper position report: larger distances are vision errors" },
+    Key { name: "keeperIdDistance", unit: "cm", default: "60", range: Some((0.0, 1000.0)), meaning: "a teammate this close to our goal centre is our keeper" },
+    Key { name: "GK_GOAL_WIDTH", unit: "cm", default: "180", range: Some((1.0, 1000.0)), meaning: "goal width, post to post" },
+    Key { name: "GK_STANDING_STILL_COVERAGE", unit: "cm", default: "20", range: Some((0.0, 200.0)), meaning: "width the keeper covers standing" },
+    Key { name: "SAVE_DISTANCE", unit: "cm", default: "25", range: Some((0.0, 200.0)), meaning: "reach of a dive beyond the standing coverage" },
+    Key { name: "GK_SAVE_TIME_THRESHOLD_MS", unit: "ms", default: "200", range: Some((0.0, 10000.0)), meaning: "gkNeedsStartSaving tolerance" },
+    Key { name: "THRESHOLD_DIFF_ANGLE_OPP_GK_GOAL", unit: "deg", default: "10", range: Some((0.0, 90.0)), meaning: "kickBall: keeper this close to the goal centre covers it" },
+    Key { name: "THRESHOLD_ANGLE_KICK", unit: "deg", default: "15", range: Some((1.0, 90.0)), meaning: "kickBall: turn step toward the far post" },
+    Key { name: "STEP_DISTANCE", unit: "cm", default: "12", range: Some((1.0, 100.0)), meaning: "long step" },
+    Key { name: "MINI_STEP_DISTANCE", unit: "cm", default: "2", range: Some((0.5, 100.0)), meaning: "mini step" },
+    Key { name: "RIGHT_STEP_DISTANCE", unit: "cm", default: "4", range: Some((0.5, 100.0)), meaning: "lateral step (both sides)" },
+    Key { name: "LEFT_STEP_DISTANCE", unit: "cm", default: "4", range: Some((0.5, 100.0)), meaning: "lateral step (both sides)" },
+    Key { name: "turnStep", unit: "deg", default: "20", range: Some((1.0, 180.0)), meaning: "elementary turn in place" },
+    Key { name: "smallTurnStep", unit: "deg", default: "5", range: Some((0.0, 180.0)), meaning: "small turn in place, a kick's final alignment (0: none)" },
+    Key { name: "LATERAL_STEP_TIMING_MS", unit: "ms", default: "600", range: Some((1.0, 60000.0)), meaning: "one lateral step" },
+    Key { name: "SAVE_TIMING_MS", unit: "ms", default: "400", range: Some((1.0, 60000.0)), meaning: "dive to full extension" },
+    Key { name: "cameraHeight", unit: "cm", default: "36", range: Some((1.0, 500.0)), meaning: "camera above the floor" },
+    Key { name: "cameraPitchOffset", unit: "deg", default: "-6", range: Some((-45.0, 45.0)), meaning: "camera axis relative to the commanded head tilt" },
+    Key { name: "searchDwellMs", unit: "ms", default: "750", range: Some((0.0, 60000.0)), meaning: "a search holds each head position this long" },
+    Key { name: "segmentTimeoutMs", unit: "ms", default: "8000", range: Some((100.0, 600000.0)), meaning: "a body command not reported finished after this long counts as finished" },
+    Key { name: "reportPeriodMs", unit: "ms", default: "1000", range: Some((10.0, 3600000.0)), meaning: "period of the status messages" },
+    Key { name: "gkPosPeriodMs", unit: "ms", default: "1000", range: Some((10.0, 3600000.0)), meaning: "least interval between keeper-position messages" },
+    Key { name: "supportMargin", unit: "cm", default: "20", range: Some((0.0, 1000.0)), meaning: "partnerNearerBall: a teammate this much nearer the ball goes for it" },
+    Key { name: "supportDistance", unit: "cm", default: "90", range: Some((10.0, 1000.0)), meaning: "supportBall: distance kept from the ball" },
+    Key { name: "farBall", unit: "cm", default: "100", range: Some((0.0, 10000.0)), meaning: "findBall: a ball last seen ahead beyond this is walked toward, not turned from" },
+    Key { name: "interceptReach", unit: "cm", default: "40", range: Some((0.0, 1000.0)), meaning: "followBall: a ball rolling by within this is waited for, not walked into" },
+    Key { name: "searchWalkSteps", unit: "steps", default: "4", range: Some((0.0, 100.0)), meaning: "findBall: long steps toward a far ball before the next sweep" },
+    Key { name: "autoGetUp", unit: "0/1", default: "1", range: None, meaning: "stand up automatically when the body reports a fall" },
 ];
 
 impl IniConfig {
@@ -351,11 +475,21 @@ impl IniConfig {
                 }
                 Ok(v)
             };
-            let ms = |min: f64, max: f64| num(min, max).map(|v| v as u64);
+            // The range of `key` in the tables the reference is generated from.
+            let numk = || {
+                let (min, max) = PROFILE_KEYS
+                    .iter()
+                    .chain(KEYS)
+                    .find(|k| k.name == key)
+                    .and_then(|k| k.range)
+                    .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+                num(min, max)
+            };
+            let msk = || numk().map(|v| v as u64);
             let p = &mut c.params;
             match key {
                 "id" => {
-                    let v = num(1.0, 254.0)?;
+                    let v = numk()?;
                     if v.fract() != 0.0 {
                         return Err(err(format!("id must be an integer, not {value:?}")));
                     }
@@ -389,16 +523,16 @@ impl IniConfig {
                     c.rules = value.into()
                 }
                 "autoLookAtBall" => p.auto_look_at_ball = flag()?,
-                "MAX_RPM_SERVO" => c.max_rpm_servo = Some(num(0.0, 1e6)?),
-                "MAX_VEL_SERVO" => c.max_vel_servo = Some(num(0.0, 1e6)?),
+                "MAX_RPM_SERVO" => c.max_rpm_servo = Some(numk()?),
+                "MAX_VEL_SERVO" => c.max_vel_servo = Some(numk()?),
                 "server" => {
                     if value.parse::<std::net::SocketAddr>().is_err() {
                         return Err(err(format!("server must be IP:PORT, not {value:?}")));
                     }
                     c.server = Some(value.into())
                 }
-                "entityId" => c.entity_id = Some(num(1.0, 4.0e9)? as u32),
-                "commPort" => c.comm_port = num(1.0, 65535.0)? as u16,
+                "entityId" => c.entity_id = Some(numk()? as u32),
+                "commPort" => c.comm_port = numk()? as u16,
                 "commAddress" => {
                     if value.parse::<std::net::Ipv4Addr>().is_err() {
                         return Err(err(format!(
@@ -407,54 +541,52 @@ impl IniConfig {
                     }
                     c.comm_address = value.into()
                 }
-                "COMM_TTL" => p.comm.ttl_ms = ms(1.0, 3.6e6)?,
-                "partnerPassWindow" => p.comm.pass_window_ms = ms(0.0, 3.6e6)?,
-                "visibilityHysteresis" => p.hysteresis = num(1.0, 100.0)? as u32,
-                "VISION_LATENCY_MS" => p.vision_period_ms = ms(1.0, 10_000.0)?,
-                "trajectoryEpsilon" => p.trajectory.epsilon_cm = num(0.1, 1000.0)?,
-                "trajectorySamples" => p.trajectory.max_samples = num(3.0, 10_000.0)? as usize,
-                "trajectoryTimeoutMs" => p.trajectory_timeout_ms = ms(1.0, 3.6e6)?,
-                "ballStillSpeed" => p.trajectory.min_speed_cm_s = num(0.0, 1000.0)?,
-                "footOffset" => p.foot_offset_cm = num(0.0, 50.0)?,
-                "footFront" => p.foot_front_cm = num(0.0, 50.0)?,
-                "possessionAhead" => p.possession_ahead_cm = num(0.0, 100.0)?,
-                "possessionSide" => p.possession_side_cm = num(0.0, 100.0)?,
-                "possessionMargin" => p.possession_margin_cm = num(0.0, 100.0)?,
-                "kickRange" => p.kick_range_cm = num(0.0, 2000.0)?,
-                "passMinRange" => p.pass_min_range_cm = num(0.0, 2000.0)?,
-                "shotRange" => p.shot_range_cm = num(0.0, 2000.0)?,
-                "searchRadius" => p.search_radius_cm = num(0.0, 2000.0)?,
-                "GK_X_DIFF_THRESHOLD_MIN" => p.gk_x_min_cm = num(0.0, 1000.0)?,
-                "GK_X_DIFF_THRESHOLD_MAX" => p.gk_x_max_cm = num(0.0, 1000.0)?,
-                "GK_Y_DIFF_THRESHOLD_MIN" => p.gk_y_min_cm = num(0.0, 1000.0)?,
-                "GK_Y_DIFF_THRESHOLD_MAX" => p.gk_y_max_cm = num(0.0, 1000.0)?,
-                "keeperIdDistance" => p.keeper_id_distance_cm = num(0.0, 1000.0)?,
-                "GK_GOAL_WIDTH" => p.goal_width_cm = num(1.0, 1000.0)?,
-                "GK_STANDING_STILL_COVERAGE" => p.standing_coverage_cm = num(0.0, 200.0)?,
-                "SAVE_DISTANCE" => p.save_distance_cm = num(0.0, 200.0)?,
-                "GK_SAVE_TIME_THRESHOLD_MS" => p.save_time_threshold_ms = ms(0.0, 10_000.0)?,
-                "THRESHOLD_DIFF_ANGLE_OPP_GK_GOAL" => p.kick_cover_deg = num(0.0, 90.0)?,
-                "THRESHOLD_ANGLE_KICK" => p.kick_turn_deg = num(1.0, 90.0)?,
-                "STEP_DISTANCE" => p.motion.step_cm = num(1.0, 100.0)?,
-                "MINI_STEP_DISTANCE" => p.motion.mini_step_cm = num(0.5, 100.0)?,
-                "RIGHT_STEP_DISTANCE" | "LEFT_STEP_DISTANCE" => {
-                    p.motion.lateral_step_cm = num(0.5, 100.0)?
-                }
-                "turnStep" => p.motion.turn_step_deg = num(1.0, 180.0)?,
-                "smallTurnStep" => p.motion.small_turn_deg = num(0.0, 180.0)?,
-                "LATERAL_STEP_TIMING_MS" => p.motion.lateral_step_ms = ms(1.0, 60_000.0)?,
-                "SAVE_TIMING_MS" => p.motion.save_ms = ms(1.0, 60_000.0)?,
-                "cameraHeight" => p.camera_height_cm = num(1.0, 500.0)?,
-                "cameraPitchOffset" => p.camera_pitch_offset_deg = num(-45.0, 45.0)?,
-                "searchDwellMs" => p.search_dwell_ms = ms(0.0, 60_000.0)?,
-                "segmentTimeoutMs" => p.segment_timeout_ms = ms(100.0, 600_000.0)?,
-                "reportPeriodMs" => p.report_period_ms = ms(10.0, 3.6e6)?,
-                "gkPosPeriodMs" => p.gk_pos_period_ms = ms(10.0, 3.6e6)?,
-                "supportMargin" => p.support_margin_cm = num(0.0, 1000.0)?,
-                "supportDistance" => p.support_distance_cm = num(10.0, 1000.0)?,
-                "farBall" => p.far_ball_cm = num(0.0, 10_000.0)?,
-                "interceptReach" => p.intercept_reach_cm = num(0.0, 1000.0)?,
-                "searchWalkSteps" => p.search_walk_steps = num(0.0, 100.0)? as u32,
+                "COMM_TTL" => p.comm.ttl_ms = msk()?,
+                "partnerPassWindow" => p.comm.pass_window_ms = msk()?,
+                "visibilityHysteresis" => p.hysteresis = numk()? as u32,
+                "VISION_LATENCY_MS" => p.vision_period_ms = msk()?,
+                "trajectoryEpsilon" => p.trajectory.epsilon_cm = numk()?,
+                "trajectorySamples" => p.trajectory.max_samples = numk()? as usize,
+                "trajectoryTimeoutMs" => p.trajectory_timeout_ms = msk()?,
+                "ballStillSpeed" => p.trajectory.min_speed_cm_s = numk()?,
+                "footOffset" => p.foot_offset_cm = numk()?,
+                "footFront" => p.foot_front_cm = numk()?,
+                "possessionAhead" => p.possession_ahead_cm = numk()?,
+                "possessionSide" => p.possession_side_cm = numk()?,
+                "possessionMargin" => p.possession_margin_cm = numk()?,
+                "kickRange" => p.kick_range_cm = numk()?,
+                "passMinRange" => p.pass_min_range_cm = numk()?,
+                "shotRange" => p.shot_range_cm = numk()?,
+                "searchRadius" => p.search_radius_cm = numk()?,
+                "GK_X_DIFF_THRESHOLD_MIN" => p.gk_x_min_cm = numk()?,
+                "GK_X_DIFF_THRESHOLD_MAX" => p.gk_x_max_cm = numk()?,
+                "GK_Y_DIFF_THRESHOLD_MIN" => p.gk_y_min_cm = numk()?,
+                "GK_Y_DIFF_THRESHOLD_MAX" => p.gk_y_max_cm = numk()?,
+                "keeperIdDistance" => p.keeper_id_distance_cm = numk()?,
+                "GK_GOAL_WIDTH" => p.goal_width_cm = numk()?,
+                "GK_STANDING_STILL_COVERAGE" => p.standing_coverage_cm = numk()?,
+                "SAVE_DISTANCE" => p.save_distance_cm = numk()?,
+                "GK_SAVE_TIME_THRESHOLD_MS" => p.save_time_threshold_ms = msk()?,
+                "THRESHOLD_DIFF_ANGLE_OPP_GK_GOAL" => p.kick_cover_deg = numk()?,
+                "THRESHOLD_ANGLE_KICK" => p.kick_turn_deg = numk()?,
+                "STEP_DISTANCE" => p.motion.step_cm = numk()?,
+                "MINI_STEP_DISTANCE" => p.motion.mini_step_cm = numk()?,
+                "RIGHT_STEP_DISTANCE" | "LEFT_STEP_DISTANCE" => p.motion.lateral_step_cm = numk()?,
+                "turnStep" => p.motion.turn_step_deg = numk()?,
+                "smallTurnStep" => p.motion.small_turn_deg = numk()?,
+                "LATERAL_STEP_TIMING_MS" => p.motion.lateral_step_ms = msk()?,
+                "SAVE_TIMING_MS" => p.motion.save_ms = msk()?,
+                "cameraHeight" => p.camera_height_cm = numk()?,
+                "cameraPitchOffset" => p.camera_pitch_offset_deg = numk()?,
+                "searchDwellMs" => p.search_dwell_ms = msk()?,
+                "segmentTimeoutMs" => p.segment_timeout_ms = msk()?,
+                "reportPeriodMs" => p.report_period_ms = msk()?,
+                "gkPosPeriodMs" => p.gk_pos_period_ms = msk()?,
+                "supportMargin" => p.support_margin_cm = numk()?,
+                "supportDistance" => p.support_distance_cm = numk()?,
+                "farBall" => p.far_ball_cm = numk()?,
+                "interceptReach" => p.intercept_reach_cm = numk()?,
+                "searchWalkSteps" => p.search_walk_steps = numk()? as u32,
                 "autoGetUp" => p.auto_get_up = flag()?,
                 _ => return Err(err(format!("unknown key {key:?}"))),
             }

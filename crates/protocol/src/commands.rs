@@ -4,7 +4,9 @@
 //! [`Command`] variant, its [`Family`] (which element carries it), its configuration key
 //! (SimRob manual §6, spelled as there, including its `commandsetimestepkey` and
 //! `commandsynthesizekey`; the commands for which the SimRob manual lists no key get keys
-//! invented in the same style, marked *simrob*) and its default name (the SimRob manual's).
+//! invented in the same style, marked *simrob*), its default name (the SimRob manual's), where
+//! it is defined and what it does (the protocol reference, `docs/reference/protocol.md`, is
+//! generated from the table).
 //! [`CommandKeys`](crate::CommandKeys), [`config_keys`](crate::config_keys), the decoder's
 //! dispatch and the encoder's `Command` attribute are all derived from it.
 //!
@@ -65,7 +67,7 @@ impl Family {
 }
 
 macro_rules! command_table {
-    ($( $variant:ident, $family:ident, $key:literal, $name:literal; )*) => {
+    ($( $variant:ident, $family:ident, $key:literal, $name:literal, $section:literal, $summary:literal; )*) => {
         /// Every SimRob command, in the order of the command table.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Command {
@@ -91,6 +93,18 @@ macro_rules! command_table {
                 match self { $(Command::$variant => $name,)* }
             }
 
+            /// Where it is defined: a section of the SimRob manual (`§2.4`), or the simrob
+            /// extension it belongs to (`humanoid soccer`, see [`crate::humanoid`]; `agents that
+            /// leave`).
+            pub const fn section(self) -> &'static str {
+                match self { $(Command::$variant => $section,)* }
+            }
+
+            /// What it does, in a sentence.
+            pub const fn summary(self) -> &'static str {
+                match self { $(Command::$variant => $summary,)* }
+            }
+
             /// The element this command travels in.
             pub const fn family(self) -> Family {
                 match self { $(Command::$variant => Family::$family,)* }
@@ -108,30 +122,30 @@ macro_rules! command_table {
 }
 
 command_table! {
-    RegisterAgent, Agent, "commandregisteragentkey", "Register_Agent";
-    InfoRequest, Agent, "commandinforequestkey", "Info_Request";
-    RegisterMaterialsInteractions, Control, "commandregistermaterialsinteractionskey", "Register_Materials_Interactions";
-    CreateEntity, Control, "commandcreateentitykey", "Create_Entity";
-    InitializeSimulation, Control, "commandinitializesimulationkey", "Initialize_Simulation";
-    SetStepMode, Control, "commandsetstepmodekey", "Set_Step_Mode";
-    MakeStep, Control, "commandsetstepflagkey", "Make_Step";
-    SetAutoAdjustMode, Control, "commandsetautoadjustmodekey", "Set_AutoAdjust_Mode";
-    SetSyncMode, Control, "commandsetsyncmodekey", "Set_Sync_Mode";
-    Synchronize, Agent, "commandsynthesizekey", "Synchronize";
-    SetSyncWait, Control, "commandsetsyncwaitkey", "Set_Sync_Wait";
-    SetTimestep, Control, "commandsetimestepkey", "Set_Timestep";
-    SetWorldGravity, Control, "commandsetworldgravitykey", "Set_World_Gravity";
-    SetWorldHardness, Control, "commandworldhardnesskey", "Set_World_Hardness";
-    SetWorldBounciness, Control, "commandworldbouncinesskey", "Set_World_Bounciness";
-    Save, Control, "commandsavetofilekey", "Save";
-    Load, Control, "commandloadfromfilekey", "Load";
-    SetFastMode, Control, "commandsetfastmodekey", "Set_Fast_Mode";
-    SetStepsPerIteration, Control, "commandsetstepsperiterationkey", "Set_Steps_Per_Iteration";
-    SetEntityPosition, Entity, "commandsetentitypositionkey", "Set_Entity_Position";
-    RobotMotorControl, Entity, "commandrobotcontrolkey", "Robot_Motor_Control";
-    SetRollingResistance, Control, "commandsetrollingresistancekey", "Set_Rolling_Resistance";
-    HumanoidAction, Entity, "commandhumanoidactionkey", "Humanoid_Action";
-    UnregisterAgent, Agent, "commandunregisteragentkey", "Unregister_Agent";
+    RegisterAgent, Agent, "commandregisteragentkey", "Register_Agent", "§2.1", "adds an agent (its address, whether it is synchronous, how often it gets broadcasts) or updates the one with the same key";
+    InfoRequest, Agent, "commandinforequestkey", "Info_Request", "§2.2", "asks for the address of another agent; answered to the requester only";
+    RegisterMaterialsInteractions, Control, "commandregistermaterialsinteractionskey", "Register_Materials_Interactions", "§2.3", "registers materials and how pairs of them meet (hardness, bounciness, slip, friction)";
+    CreateEntity, Control, "commandcreateentitykey", "Create_Entity", "§2.4", "adds a robot, a field, a ball or (simrob) a humanoid";
+    InitializeSimulation, Control, "commandinitializesimulationkey", "Initialize_Simulation", "§2.5", "starts the physics (nothing moves before)";
+    SetStepMode, Control, "commandsetstepmodekey", "Set_Step_Mode", "§2.6", "`true`: advance one iteration per `Make_Step` (pause); `false`: run";
+    MakeStep, Control, "commandsetstepflagkey", "Make_Step", "§2.7", "advances one iteration in step mode";
+    SetAutoAdjustMode, Control, "commandsetautoadjustmodekey", "Set_AutoAdjust_Mode", "§2.8", "`true`: adjust timestep and steps per iteration so that simulated time tracks the wall clock";
+    SetSyncMode, Control, "commandsetsyncmodekey", "Set_Sync_Mode", "§2.9", "`true`: after each broadcast, wait for every synchronous agent's `Synchronize`";
+    Synchronize, Agent, "commandsynthesizekey", "Synchronize", "§2.10", "a synchronous agent has finished an iteration";
+    SetSyncWait, Control, "commandsetsyncwaitkey", "Set_Sync_Wait", "§2.11", "the longest the server waits for synchronous agents, s";
+    SetTimestep, Control, "commandsetimestepkey", "Set_Timestep", "§2.12", "the physics step, s";
+    SetWorldGravity, Control, "commandsetworldgravitykey", "Set_World_Gravity", "§2.13", "gravity along Z, m/s²";
+    SetWorldHardness, Control, "commandworldhardnesskey", "Set_World_Hardness", "§2.14", "the world's global softness (ODE CFM)";
+    SetWorldBounciness, Control, "commandworldbouncinesskey", "Set_World_Bounciness", "§2.15", "the world's global error correction (ODE ERP)";
+    Save, Control, "commandsavetofilekey", "Save", "§2.16", "writes the whole simulation to a file in the save directory";
+    Load, Control, "commandloadfromfilekey", "Load", "§2.17", "replaces the simulation with one saved in a file";
+    SetFastMode, Control, "commandsetfastmodekey", "Set_Fast_Mode", "§2.18", "`true`: a faster, less exact solver";
+    SetStepsPerIteration, Control, "commandsetstepsperiterationkey", "Set_Steps_Per_Iteration", "§2.19", "physics steps per iteration (broadcasts go out once per iteration)";
+    SetEntityPosition, Entity, "commandsetentitypositionkey", "Set_Entity_Position", "§3.1", "moves a robot or a ball rigidly";
+    RobotMotorControl, Entity, "commandrobotcontrolkey", "Robot_Motor_Control", "§3.2", "sets target speeds of a robot's wheel motors, rad/s";
+    SetRollingResistance, Control, "commandsetrollingresistancekey", "Set_Rolling_Resistance", "humanoid soccer", "rolling resistance of a ball of one material on another";
+    HumanoidAction, Entity, "commandhumanoidactionkey", "Humanoid_Action", "humanoid soccer", "one of a humanoid's actions by FutRob's name and parameters (walk, turn, kick…)";
+    UnregisterAgent, Agent, "commandunregisteragentkey", "Unregister_Agent", "agents that leave", "removes the agent registered with this key (it stops receiving broadcasts; lockstep no longer waits for it)";
 }
 
 #[cfg(test)]

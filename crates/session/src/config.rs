@@ -9,38 +9,8 @@
 //! Keys are case-insensitive. An unknown key, a value of the wrong type or a value out of range
 //! is an error naming the line. No file is needed: every key has a default.
 //!
-//! | key | default | meaning |
-//! |---|---|---|
-//! | `communicationreceiverport` | 5005 | UDP port the server listens on (0 = any free port) |
-//! | `communicationreceiverip` | 127.0.0.1 | address the server listens on (loopback by default) |
-//! | `simulationengineip` | 127.0.0.1 | accepted, unused (SimRob's internal module link) |
-//! | `simulationengineport` | 5006 | accepted, unused |
-//! | `maximumdatagramsize` | 65000 | largest datagram sent or accepted, bytes (1024–65507); larger broadcasts are split |
-//! | `contactpointsammount` | 4 | accepted; rapier keeps at most 4 points per contact manifold |
-//! | `defaultresponserequest` | false | confirm every command unless the request says `<Response>` |
-//! | `defaultstepsize` | 0.01 | timestep, s |
-//! | `syncwait` | 0.1 | longest wait for synchronous agents, s |
-//! | `defaultphysicsworldbounciness` | 0.2 | global ERP |
-//! | `defaultphysicsworldhardness` | 0.00001 | global CFM |
-//! | `defaulthardnessinteraction` | 0.15 | contact Hardness of unregistered material pairs |
-//! | `defaultbouncinessinteraction` | 0.6 | contact Bounciness of unregistered pairs |
-//! | `defaultslip1interaction` | 0.1 | Slip1 of unregistered pairs |
-//! | `defaultslip2interaction` | 0.1 | Slip2 of unregistered pairs |
-//! | `defaultfrictioninteraction` | 1 | friction of unregistered pairs |
-//! | `defaultgravity` | -9.8 | m/s² along Z |
-//! | `defaultwheeljointhardness` | 0.001 | WheelJoint Hardness when not given |
-//! | `defaultwheeljointbounciness` | 0.9 | WheelJoint Bounciness when not given |
-//! | `defaultwheeljointmaxtorque` | 10 | WheelJoint Maximum_Torque when not given, N·m |
-//! | `defaultbodymaterial` | 0 | material of a body that names none |
-//! | `defaultbodymass` | 1 | mass of a body that gives none, kg |
-//! | `command…key` | seed names | every command's name (see `simrob_protocol::config_keys`) |
-//! | `realtimefactor` | 0 | simrob: simulated seconds per wall second in asynchronous mode; 0 = as fast as possible |
-//! | `savedirectory` | `.` | simrob: Save/Load files live here; paths that leave it are refused |
-//! | `allowforeignagentip` | false | simrob: let an agent register an IP other than the one it sends from |
-//! | `agentsilencetimeout` | 0 | simrob: remove an agent nothing was heard from for this many seconds (agents behind a firewall); 0 = never |
-//! | `removeunreachableagents` | true | simrob: remove an agent whose port is closed (the ICMP port unreachable its host answers a broadcast with) |
-//! | `randomseed` | 0 | simrob: seeds every per-agent random draw (agent filters); same seed, same run |
-//! | `worldaccess`, `max…`, `trust…`, … | see [`crate::Limits`] | simrob: who may change the world; limits on work, size and values; anti-amplification |
+//! Every key, its default, the values it accepts and its meaning are in [`crate::keydoc`]
+//! (the tables the reference page `docs/reference/config.md` is generated from).
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -184,39 +154,10 @@ impl Default for ServerConfig {
 
 /// Every key this configuration understands, with its default as text.
 pub fn all_keys() -> Vec<(String, String)> {
-    let mut keys: Vec<(String, String)> = [
-        ("communicationreceiverport", "5005"),
-        ("communicationreceiverip", "127.0.0.1"),
-        ("simulationengineip", "127.0.0.1"),
-        ("simulationengineport", "5006"),
-        ("maximumdatagramsize", "65000"),
-        ("contactpointsammount", "4"),
-        ("defaultresponserequest", "false"),
-        ("defaultstepsize", "0.01"),
-        ("syncwait", "0.1"),
-        ("defaultphysicsworldbounciness", "0.2"),
-        ("defaultphysicsworldhardness", "0.00001"),
-        ("defaulthardnessinteraction", "0.15"),
-        ("defaultbouncinessinteraction", "0.6"),
-        ("defaultslip1interaction", "0.1"),
-        ("defaultslip2interaction", "0.1"),
-        ("defaultfrictioninteraction", "1"),
-        ("defaultgravity", "-9.8"),
-        ("defaultwheeljointhardness", "0.001"),
-        ("defaultwheeljointbounciness", "0.9"),
-        ("defaultwheeljointmaxtorque", "10"),
-        ("defaultbodymaterial", "0"),
-        ("defaultbodymass", "1"),
-        ("realtimefactor", "0"),
-        ("savedirectory", "."),
-        ("allowforeignagentip", "false"),
-        ("randomseed", "0"),
-        ("agentsilencetimeout", "0"),
-        ("removeunreachableagents", "true"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
+    let mut keys: Vec<(String, String)> = crate::keydoc::SERVER_KEYS
+        .iter()
+        .map(|d| (d.key.to_string(), d.default.to_string()))
+        .collect();
     keys.extend(
         crate::Limits::keys()
             .into_iter()

@@ -39,6 +39,7 @@
 mod agents;
 mod config;
 mod fast_request;
+pub mod keydoc;
 mod limits;
 mod session;
 mod snapshot;

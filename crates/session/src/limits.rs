@@ -3,31 +3,8 @@
 //! server may send to an address that has not shown it asked (anti-amplification).
 //!
 //! Every limit is a configuration key (see [`Limits::set`] and docs/security.md, "Security and
-//! limits"):
-//!
-//! | key | default | meaning |
-//! |---|---|---|
-//! | `worldaccess` | `local-or-agents` | who may change the world (create, move, step, save, load…): `everyone`; `agents` (registered agents, from the address they registered from); `local-or-agents` (those, and any sender on this machine's loopback); `secret` (agents whose key starts with `worldsecret` then `:`) |
-//! | `worldsecret` | (none) | the shared secret of `worldaccess = secret` |
-//! | `maxrequestsperdatagram` | 64 | requests one datagram may carry; more and none of them runs |
-//! | `maxfilerequestsperdatagram` | 1 | Save and Load requests one datagram may carry |
-//! | `maxconfirmationfanout` | 64 | a confirmation goes to every agent while there are at most this many; beyond, to its sender only |
-//! | `maxstepsperiteration` | 1000 | largest `Set_Steps_Per_Iteration` |
-//! | `stepsperslice` | 10 | physics steps run at a time: a longer iteration runs in slices, the server answering agents between them |
-//! | `maxqueuedrequests` | 4096 | requests waiting for an iteration under way or a file operation; a datagram that would queue more is refused whole |
-//! | `maxentities` | 250 | most entities in the world (Create_Entity and Load) |
-//! | `maxbodies` | 1000 | most rigid bodies in the world (Create_Entity and Load) |
-//! | `maxposition` | 10000 | largest \|coordinate\| of a position, m |
-//! | `maxvelocity` | 10000 | largest \|component\| of a velocity or motor target |
-//! | `maxgravity` | 1000 | largest \|gravity\|, m/s² |
-//! | `mintimestep`, `maxtimestep` | 0.00001, 1 | allowed timestep, s (the manual's example sets 0.3; 10 once sent a robot 40 km underground) |
-//! | `amplificationfactor` | 3 | bytes sent to an unproven address, per byte received from it |
-//! | `trustloopback` | true | addresses on the loopback interface count as proven |
-//! | `trustedagentips` | (none) | IPs whose addresses count as proven (comma-separated; `all` for any) |
-//! | `receivebuffer` | 8388608 | socket receive buffer asked of the OS, bytes |
-//! | `savedirectorybytes` | 268435456 | most bytes of save files in the save directory |
-//! | `savedirectoryfiles` | 1000 | most save files in the save directory |
-//! | `savekey` | (none: a random key per run) | secret that seals the engine state in save files: files sealed with it resume exactly in any run that has it; any other file is rebuilt from its readable part |
+//! limits"). The keys, their defaults, the values they accept and their meanings are in
+//! [`crate::keydoc::LIMIT_KEYS`].
 //!
 //! **Proven addresses.** A UDP source address can be forged, so the server treats an address
 //! as having asked for what it is sent only when it is on loopback (forging it takes root on

@@ -164,6 +164,16 @@ pub fn play_inspected(
     observer: Option<Observer>,
     inspect: &mut dyn FnMut(&Arena),
 ) -> Result<MatchSummary, TrialError> {
+    play_watched(p, observer, &mut |arena, _| inspect(arena))
+}
+
+/// [`play_inspected`], with the match's figures so far (goals, shots…) handed to `inspect`
+/// too: what a live view shows as the score.
+pub fn play_watched(
+    p: &MatchParams,
+    observer: Option<Observer>,
+    inspect: &mut dyn FnMut(&Arena, &MatchSummary),
+) -> Result<MatchSummary, TrialError> {
     let mut arena = Arena::new(ArenaParams::new(p.profile.clone(), p.seed))?;
     if let Some(o) = observer {
         arena.observe(o);
@@ -319,7 +329,7 @@ pub fn play_inspected(
             s.outs += 1;
             s.events.push((t, "ball out: put back".into()));
         }
-        inspect(&arena);
+        inspect(&arena, &s);
     }
     for pl in arena.players() {
         s.falls[team_index(pl.team)] += pl.falls;

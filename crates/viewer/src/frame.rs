@@ -100,70 +100,86 @@ impl FrameView for Frame {
     ///   `velocity[3n]` (m/s), angular `velocity[3n]` (rad/s), entity `pose[6m]` (position, then
     ///   Euler rotation; NaN for an entity without a reported pose).
     fn encode<R: Serialize>(&self, previous: &Encoded, replay: Option<&R>) -> Encoded {
-        let (shapes, kinds, content) = scene_content(self);
-        let scene = if previous.scene.generation > 0 && previous.scene.content == content {
-            previous.scene.clone()
-        } else {
-            let generation = previous.scene.generation + 1;
-            let meta = serde_json::to_vec(&SceneMeta {
-                kind: "scene",
-                scene: generation,
-                bodies: self.bodies.len(),
-                entities: self.entities.len(),
-                shapes: &shapes,
-                kinds: &kinds,
-            })
-            .unwrap_or_default();
-            let mut bytes = wire_header(WIRE_SCENE, &meta, content.len());
-            bytes.extend_from_slice(&content);
-            Arc::new(EncodedScene {
-                generation,
-                content,
-                bytes: bytes.into(),
-            })
-        };
-        let (n, m) = (self.bodies.len(), self.entities.len());
-        let meta = serde_json::to_vec(&PosesMeta {
-            kind: "frame",
-            scene: scene.generation,
-            bodies: n,
-            entities: m,
-            iteration: self.iteration,
-            time: self.time,
-            initialized: self.initialized,
-            paused: self.paused,
-            sync: self.sync,
-            auto_adjust: self.auto_adjust,
-            timestep: self.timestep,
-            gravity: self.gravity,
-            steps_per_iteration: self.steps_per_iteration,
-            real_time_factor: self.real_time_factor,
-            replay,
+        encode_frame(self, previous, replay, None)
+    }
+}
+
+/// [`FrameView::encode`], with `caption` (a scoreboard, a clock: text the page shows over the
+/// view) in the poses' meta as `"caption"`.
+pub fn encode_captioned(frame: &Frame, previous: &Encoded, caption: &str) -> Encoded {
+    encode_frame(frame, previous, None::<&()>, Some(caption))
+}
+
+fn encode_frame<R: Serialize>(
+    this: &Frame,
+    previous: &Encoded,
+    replay: Option<&R>,
+    caption: Option<&str>,
+) -> Encoded {
+    let (shapes, kinds, content) = scene_content(this);
+    let scene = if previous.scene.generation > 0 && previous.scene.content == content {
+        previous.scene.clone()
+    } else {
+        let generation = previous.scene.generation + 1;
+        let meta = serde_json::to_vec(&SceneMeta {
+            kind: "scene",
+            scene: generation,
+            bodies: this.bodies.len(),
+            entities: this.entities.len(),
+            shapes: &shapes,
+            kinds: &kinds,
         })
         .unwrap_or_default();
-        let mut out = wire_header(WIRE_POSES, &meta, (13 * n + 6 * m) * 4);
-        for b in &self.bodies {
-            b.p.iter().for_each(|&v| push_f32(&mut out, v));
+        let mut bytes = wire_header(WIRE_SCENE, &meta, content.len());
+        bytes.extend_from_slice(&content);
+        Arc::new(EncodedScene {
+            generation,
+            content,
+            bytes: bytes.into(),
+        })
+    };
+    let (n, m) = (this.bodies.len(), this.entities.len());
+    let meta = serde_json::to_vec(&PosesMeta {
+        kind: "frame",
+        scene: scene.generation,
+        bodies: n,
+        entities: m,
+        iteration: this.iteration,
+        time: this.time,
+        initialized: this.initialized,
+        paused: this.paused,
+        sync: this.sync,
+        auto_adjust: this.auto_adjust,
+        timestep: this.timestep,
+        gravity: this.gravity,
+        steps_per_iteration: this.steps_per_iteration,
+        real_time_factor: this.real_time_factor,
+        replay,
+        caption,
+    })
+    .unwrap_or_default();
+    let mut out = wire_header(WIRE_POSES, &meta, (13 * n + 6 * m) * 4);
+    for b in &this.bodies {
+        b.p.iter().for_each(|&v| push_f32(&mut out, v));
+    }
+    for b in &this.bodies {
+        quaternion(b.r).iter().for_each(|&v| push_f32(&mut out, v));
+    }
+    for b in &this.bodies {
+        b.v.iter().for_each(|&v| push_f32(&mut out, v));
+    }
+    for b in &this.bodies {
+        b.w.iter().for_each(|&v| push_f32(&mut out, v));
+    }
+    for e in &this.entities {
+        match (e.p, e.r) {
+            (Some(p), Some(r)) => p.iter().chain(&r).for_each(|&v| push_f32(&mut out, v)),
+            _ => (0..6).for_each(|_| push_f32(&mut out, f64::NAN)),
         }
-        for b in &self.bodies {
-            quaternion(b.r).iter().for_each(|&v| push_f32(&mut out, v));
-        }
-        for b in &self.bodies {
-            b.v.iter().for_each(|&v| push_f32(&mut out, v));
-        }
-        for b in &self.bodies {
-            b.w.iter().for_each(|&v| push_f32(&mut out, v));
-        }
-        for e in &self.entities {
-            match (e.p, e.r) {
-                (Some(p), Some(r)) => p.iter().chain(&r).for_each(|&v| push_f32(&mut out, v)),
-                _ => (0..6).for_each(|_| push_f32(&mut out, f64::NAN)),
-            }
-        }
-        Encoded {
-            scene,
-            poses: out.into(),
-        }
+    }
+    Encoded {
+        scene,
+        poses: out.into(),
     }
 }
 
@@ -315,6 +331,8 @@ struct PosesMeta<'a, R: Serialize> {
     real_time_factor: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     replay: Option<&'a R>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    caption: Option<&'a str>,
 }
 
 /// The meta JSON of a binary message (see [`Frame::encode`]), or `None` if `message` is not

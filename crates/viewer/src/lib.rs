@@ -61,8 +61,8 @@ use tokio::sync::{broadcast, watch};
 
 pub use command::CommandError;
 pub use frame::{
-    quaternion, wire_meta, Encoded, EncodedScene, Frame, FrameBody, FrameEntity, FrameView,
-    Publisher,
+    encode_captioned, quaternion, wire_meta, Encoded, EncodedScene, Frame, FrameBody, FrameEntity,
+    FrameView, Publisher,
 };
 pub use guard::Guard;
 
@@ -294,6 +294,13 @@ pub(crate) fn serve_app(
 /// its scene shared with the previous frame's when it did not change.
 pub fn publish_into(sender: &Publisher, frame: &Frame) {
     publish_with(sender, frame, None::<&()>);
+}
+
+/// [`publish_into`] with a caption the page shows over the view (a match's score and clock,
+/// say; see [`encode_captioned`]).
+pub fn publish_captioned(sender: &Publisher, frame: &Frame, caption: &str) {
+    let previous = sender.borrow().clone();
+    sender.send_replace(Arc::new(frame::encode_captioned(frame, &previous, caption)));
 }
 
 /// [`publish_into`] with `extra` in the frame's meta as `"replay"`.

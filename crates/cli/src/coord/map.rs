@@ -5,10 +5,12 @@
 //! ([`ControlCenter::map`](simrob_coord::cc::ControlCenter::map)) and nothing else: robots
 //! are where their last status put them.
 //!
-//! Robots of different worlds report positions in their own world's frame; the map draws
-//! them all in one frame, shifted so that everything known lies inside the map (the shift
-//! is in the scene's title and grows, never shrinks, as robots and goals appear). The page
-//! only watches: tasks are sent from the operator's menu.
+//! Robots of different worlds report positions in their own world's frame (and units): the
+//! map gives each world a band of its own, side by side, labelled with the world's name; in
+//! its band a world is shifted so that everything known of it lies inside (with one world, the
+//! shift is in the scene's title). The bands grow, never shrink, as robots and goals appear.
+//! A task is drawn in its holder's world, else the world it was announced in. The page only
+//! watches: tasks are sent from the operator's menu.
 //!
 //! A frame carries at most [`MAX_MAP_TASKS`] tasks: the unfinished ones first, then the
 //! latest final ones (the status panel counts them all).
@@ -18,7 +20,9 @@ use std::sync::Arc;
 
 use simrob_coord::cc::{Allocation, Condition, MapView, TaskView};
 use simrob_coord::model::TaskState;
-use simrob_viewer::view2d::{Body2d, Frame2d, Scene2d, StateStyle, Status2d, Task2d, View2d};
+use simrob_viewer::view2d::{
+    Body2d, Frame2d, Label2d, Scene2d, StateStyle, Status2d, Task2d, View2d,
+};
 use simrob_viewer::{Backend, Guard};
 
 /// Most tasks drawn in one frame.
@@ -98,7 +102,11 @@ impl Extent {
 /// Turns the Control Center's map into the 2D view's scene and frames.
 pub struct MapFrames {
     scene: Scene2d,
-    extent: Option<Extent>,
+    /// Every world's extent, in the order the worlds appeared: robots of different worlds
+    /// report positions in different frames (and units), so each world gets a band of its
+    /// own, side by side from left to right (a SumBot near its field's origin and a Nomad
+    /// near its map's would otherwise be drawn on top of each other).
+    worlds: Vec<(String, Extent)>,
     frames: u64,
 }
 
@@ -115,7 +123,7 @@ impl Default for MapFrames {
                 version: 1,
                 ..Scene2d::default()
             },
-            extent: None,
+            worlds: Vec::new(),
             frames: 0,
         }
     }
@@ -127,24 +135,128 @@ impl MapFrames {
         &self.scene
     }
 
-    /// Where map point (0, 0) is in the robots' frame.
+    /// Where map point (0, 0) is in the frame of the first world's robots.
     pub fn origin(&self) -> [f64; 2] {
-        self.extent.map_or([0.0, 0.0], |e| e.min)
+        self.worlds.first().map_or([0.0, 0.0], |(_, e)| e.min)
     }
 
-    /// The frame of `map`, and whether the scene changed (a new robot kind, the map grew).
+    /// Where map point (0, 0) would be in `world`'s frame: a point of the world is drawn at
+    /// itself less this (`None` for a world not on the map). A world's content is centred in
+    /// its band.
+    fn shift(&self, world: &str) -> Option<[f64; 2]> {
+        let height = self.height();
+        self.bands()
+            .find(|(name, ..)| *name == world)
+            .map(|(_, e, left, width)| {
+                let (w, h) = (e.max[0] - e.min[0], e.max[1] - e.min[1]);
+                [
+                    e.min[0] - (left + (width - w) / 2.0),
+                    e.min[1] - (height - h) / 2.0,
+                ]
+            })
+    }
+
+    /// The worlds' bands, left to right: name, extent, left edge and width. A band is at least
+    /// a third of the widest one wide (a world of one robot gets room for it and its label),
+    /// with a tenth of the widest between two bands.
+    fn bands(&self) -> impl Iterator<Item = (&str, Extent, f64, f64)> + '_ {
+        let widest = self
+            .worlds
+            .iter()
+            .map(|(_, e)| (e.max[0] - e.min[0]).max(e.max[1] - e.min[1]))
+            .fold(0.0, f64::max);
+        let mut left = 0.0;
+        self.worlds.iter().map(move |(name, e)| {
+            let width = (e.max[0] - e.min[0]).max(widest / 3.0);
+            let band = (name.as_str(), *e, left, width);
+            left += width + widest * 0.1;
+            band
+        })
+    }
+
+    /// The map's height: the tallest world's, or a third of the widest.
+    fn height(&self) -> f64 {
+        let (mut tallest, mut widest) = (0.0f64, 0.0f64);
+        for (_, e) in &self.worlds {
+            tallest = tallest.max(e.max[1] - e.min[1]);
+            widest = widest.max((e.max[0] - e.min[0]).max(e.max[1] - e.min[1]));
+        }
+        if self.worlds.len() > 1 {
+            tallest.max(widest / 3.0)
+        } else {
+            tallest
+        }
+    }
+
+    /// The frame of `map`, and whether the scene changed (a new robot kind or world, the map
+    /// grew).
     pub fn frame(&mut self, map: &MapView) -> (Frame2d, bool) {
         let mut changed = false;
-        let points = map
-            .robots
-            .iter()
-            .filter_map(|r| r.pose.map(|p| [p[0], p[1]]))
-            .chain(map.tasks.iter().filter_map(|t| t.target));
-        if let Some(e) = Extent::around(points) {
-            let grown = self.extent.map_or(e, |old| old.union(e));
-            if self.extent != Some(grown) {
-                self.extent = Some(grown);
-                changed = true;
+        let world_of_robot = |id: u32| {
+            map.robots
+                .iter()
+                .find(|r| r.robot == id)
+                .map(|r| r.world.as_str())
+        };
+        // A task's world: its holder's, else the one it was announced in (`… in WORLD`), else
+        // the only world there is.
+        let only = {
+            let mut w: Vec<&str> = map.robots.iter().map(|r| r.world.as_str()).collect();
+            w.sort_unstable();
+            w.dedup();
+            (w.len() == 1).then(|| w[0])
+        };
+        let task_world = |t: &TaskView| -> String {
+            t.robot
+                .and_then(world_of_robot)
+                .or_else(|| {
+                    t.what
+                        .split(" in ")
+                        .nth(1)
+                        .and_then(|w| w.split_whitespace().next())
+                })
+                .or(only)
+                .unwrap_or("")
+                .to_string()
+        };
+        let mut names: Vec<String> = Vec::new();
+        for w in map.robots.iter().map(|r| r.world.clone()).chain(
+            map.tasks
+                .iter()
+                .filter(|t| t.target.is_some())
+                .map(&task_world),
+        ) {
+            if !names.contains(&w) {
+                names.push(w);
+            }
+        }
+        for name in names {
+            let points = map
+                .robots
+                .iter()
+                .filter(|r| r.world == name)
+                .filter_map(|r| r.pose.map(|p| [p[0], p[1]]))
+                .chain(
+                    map.tasks
+                        .iter()
+                        .filter(|t| task_world(t) == name)
+                        .filter_map(|t| t.target),
+                );
+            let Some(e) = Extent::around(points) else {
+                continue;
+            };
+            match self.worlds.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, old)) => {
+                    let grown = old.union(e);
+                    if *old != grown {
+                        *old = grown;
+                        changed = true;
+                    }
+                }
+                None => {
+                    self.worlds.push((name, e));
+                    changed = true;
+                }
             }
         }
         for r in &map.robots {
@@ -154,21 +266,45 @@ impl MapFrames {
             }
         }
         if changed {
-            let e = self.extent.unwrap_or(Extent {
-                min: [0.0, 0.0],
-                max: [10.0, 10.0],
-            });
-            self.scene.width = e.max[0] - e.min[0];
-            self.scene.height = e.max[1] - e.min[1];
-            self.scene.title = format!(
-                "Control Center: {} robots (map origin at {}, {} in the robots' frames)",
-                map.robots.len(),
-                e.min[0],
-                e.min[1]
-            );
+            let height = self.height();
+            let width = self.bands().last().map_or(0.0, |(_, _, left, w)| left + w);
+            (self.scene.width, self.scene.height) = if self.worlds.is_empty() {
+                (10.0, 10.0)
+            } else {
+                (width, height)
+            };
+            self.scene.labels.clear();
+            if self.worlds.len() > 1 {
+                let labels: Vec<Label2d> = self
+                    .bands()
+                    .map(|(name, _, left, w)| Label2d {
+                        text: if name.is_empty() {
+                            "tasks of no world".into()
+                        } else {
+                            format!("world {name}")
+                        },
+                        x: left,
+                        y: 0.0,
+                        w,
+                        h: 0.08 * height,
+                    })
+                    .collect();
+                self.scene.labels = labels;
+                let list: Vec<&str> = self.worlds.iter().map(|(n, _)| n.as_str()).collect();
+                self.scene.title = format!(
+                    "Control Center: {} robots (worlds side by side, each in its own frame: {})",
+                    map.robots.len(),
+                    list.join(", ")
+                );
+            } else {
+                let [ox, oy] = self.origin();
+                self.scene.title = format!(
+                    "Control Center: {} robots (map origin at {ox}, {oy} in the robots' frames)",
+                    map.robots.len()
+                );
+            }
             self.scene.version += 1;
         }
-        let [ox, oy] = self.origin();
         // Bodies a hundredth of the map across (the page draws them at least a few pixels).
         let half = (self.scene.width.max(self.scene.height) * 0.01).max(1e-3);
         let mut f = Frame2d {
@@ -185,6 +321,9 @@ impl MapFrames {
         self.frames += 1;
         for r in &map.robots {
             let Some([x, y, heading]) = r.pose else {
+                continue;
+            };
+            let Some([ox, oy]) = self.shift(&r.world) else {
                 continue;
             };
             f.bodies.push(Body2d {
@@ -230,6 +369,7 @@ impl MapFrames {
         shown.sort_by_key(|t| t.task);
         for t in shown {
             let state = task_state_name(t);
+            let [ox, oy] = self.shift(&task_world(t)).unwrap_or([0.0, 0.0]);
             f.tasks.push(Task2d {
                 id: t.task,
                 what: match t.state {
@@ -311,11 +451,15 @@ mod tests {
     use simrob_coord::wire::{Envelope, Msg, OperatorCommand};
 
     fn hello(cc: &mut ControlCenter, robot: u32, kind: &str, at: [f64; 2]) {
+        hello_in(cc, robot, kind, "swarm", at);
+    }
+
+    fn hello_in(cc: &mut ControlCenter, robot: u32, kind: &str, world: &str, at: [f64; 2]) {
         let info = RobotInfo {
             robot,
             name: format!("r{robot}"),
             kind: kind.into(),
-            world: "swarm".into(),
+            world: world.into(),
             capabilities: vec![TaskClass::Movement],
             speed: 1.0,
         };
@@ -400,5 +544,53 @@ mod tests {
         let (g, changed) = frames.frame(&cc.map());
         assert!(!changed);
         assert_eq!(g.frame, f.frame + 1);
+    }
+
+    /// The coordination guide's team: a SumBot near its field's origin (metres), a Nomad near
+    /// its map's (inches) and swarm robots hundreds of units away. In one frame the SumBot and
+    /// the Nomad were drawn on top of each other (the map said 5 robots and showed 4); each
+    /// world now has a band of its own.
+    #[test]
+    fn robots_of_different_worlds_are_drawn_apart_each_in_its_worlds_band() {
+        let mut cc = ControlCenter::new(CcConfig::default());
+        hello_in(&mut cc, 1, "sumbot", "simrob", [0.2, 0.1]);
+        hello_in(&mut cc, 2, "nomad", "mrs", [3.81, 3.81]);
+        hello_in(&mut cc, 100, "swarm", "swarm", [530.0, 440.0]);
+        hello_in(&mut cc, 101, "swarm", "swarm", [595.0, 450.0]);
+        let mut frames = MapFrames::default();
+        let (f, _) = frames.frame(&cc.map());
+        let s = frames.scene();
+        let at = |id: u32| {
+            let b = f
+                .bodies
+                .iter()
+                .find(|b| b.id == id)
+                .expect("robot on the map");
+            assert!(
+                (0.0..=s.width).contains(&b.x) && (0.0..=s.height).contains(&b.y),
+                "robot {id} at ({}, {}) outside the {} × {} map",
+                b.x,
+                b.y,
+                s.width,
+                s.height
+            );
+            [b.x, b.y]
+        };
+        let (sumbot, nomad) = (at(1), at(2));
+        let apart = (sumbot[0] - nomad[0]).hypot(sumbot[1] - nomad[1]);
+        // Five radii of a robot's disc (a hundredth of the map) at least: two discs and the
+        // labels between them.
+        assert!(
+            apart > 0.05 * s.width.max(s.height),
+            "the SumBot and the Nomad are {apart} apart on a {} × {} map",
+            s.width,
+            s.height
+        );
+        // Within a world, distances are the world's own.
+        let (a, b) = (at(100), at(101));
+        assert!(((b[0] - a[0]) - 65.0).abs() < 1e-9 && ((b[1] - a[1]) - 10.0).abs() < 1e-9);
+        let labels: Vec<&str> = s.labels.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(labels, ["world simrob", "world mrs", "world swarm"]);
+        assert!(s.title.contains("worlds side by side"), "{}", s.title);
     }
 }

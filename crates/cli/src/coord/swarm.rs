@@ -95,7 +95,7 @@ pub fn run(args: SwarmArgs) -> Result<()> {
             );
             let w = simrob_viewer::view2d::swarm::Watch::start(
                 addr,
-                &sim,
+                &mut sim,
                 scenario.map.as_ref(),
                 &hello,
             )?;

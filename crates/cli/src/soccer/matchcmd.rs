@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use simrob_session::{Snapshot, SnapshotModes};
 use simrob_soccer::{Profile, Team};
-use simrob_trials::matchplay::{coin_toss, play, MatchParams, MatchSummary};
+use simrob_trials::matchplay::{coin_toss, play, play_watched, MatchParams, MatchSummary};
 use simrob_viewer::record::Writer;
 use simrob_viewer::{Frame, FrameView};
 
@@ -74,14 +74,49 @@ fn shown_modes() -> SnapshotModes {
     }
 }
 
-/// Shows the world live in a viewer, paced at `factor` simulated seconds per wall second.
-fn live_view(viewer: &simrob_viewer::Viewer, factor: f64) -> simrob_trials::Observer {
+/// What the live view shows over the field: the score, the match clock and each robot's role
+/// and the action it last started.
+fn caption(arena: &simrob_trials::Arena, s: &MatchSummary) -> String {
+    let clock = |t: u64| format!("{:02}:{:02}", t / 60, t % 60);
+    let mut text = format!(
+        "cyan {} : {} magenta    {} / {}",
+        s.goals[0],
+        s.goals[1],
+        clock(arena.now_ms() / 1000),
+        clock(s.duration_s.round() as u64)
+    );
+    for team in [Team::Cyan, Team::Magenta] {
+        let robots: Vec<String> = arena
+            .players()
+            .iter()
+            .filter(|p| p.team == team)
+            .map(|p| {
+                let role = match p.role {
+                    simrob_futrob::Role::Goalkeeper => "keeper",
+                    simrob_futrob::Role::FieldPlayer => "player",
+                };
+                let action = p.started.last().map_or("-", |(_, a)| a.as_str());
+                format!("{} {role} {action}", p.entity)
+            })
+            .collect();
+        text.push_str(&format!("\n{}: {}", team.as_str(), robots.join(" · ")));
+    }
+    text
+}
+
+/// Shows the match live in a viewer, paced at `factor` simulated seconds per wall second, with
+/// its score, clock and robots' actions over the field.
+fn live_view(
+    viewer: &simrob_viewer::Viewer,
+    factor: f64,
+) -> impl FnMut(&simrob_trials::Arena, &MatchSummary) {
     let frames = viewer.publisher();
     let start = std::time::Instant::now();
     let mut modes = shown_modes();
     modes.real_time_factor = factor;
     let mut n = 0u64;
-    Box::new(move |w: &simrob_world::World| {
+    move |arena: &simrob_trials::Arena, summary: &MatchSummary| {
+        let w = arena.world();
         n += 1;
         let due = start + std::time::Duration::from_secs_f64(w.sim_time() / factor);
         let now = std::time::Instant::now();
@@ -89,9 +124,13 @@ fn live_view(viewer: &simrob_viewer::Viewer, factor: f64) -> simrob_trials::Obse
             std::thread::sleep(due - now);
         }
         if n % 3 == 0 {
-            simrob_viewer::publish_into(&frames, &Frame::of(&Snapshot::of(w, modes.clone())));
+            simrob_viewer::publish_captioned(
+                &frames,
+                &Frame::of(&Snapshot::of(w, modes.clone())),
+                &caption(arena, summary),
+            );
         }
-    })
+    }
 }
 
 pub fn run(a: MatchArgs) -> Result<()> {
@@ -137,9 +176,6 @@ pub fn run(a: MatchArgs) -> Result<()> {
     if let Some(r) = &recording {
         observers.push(r.observer());
     }
-    if let Some(v) = &viewer {
-        observers.push(live_view(v, speed));
-    }
     let observer: Option<simrob_trials::Observer> = if observers.is_empty() {
         None
     } else {
@@ -149,7 +185,10 @@ pub fn run(a: MatchArgs) -> Result<()> {
             }
         }))
     };
-    let summary = play(&params, observer)?;
+    let summary = match &viewer {
+        Some(v) => play_watched(&params, observer, &mut live_view(v, speed))?,
+        None => play(&params, observer)?,
+    };
     if let Some(r) = recording {
         r.finish()?;
     }

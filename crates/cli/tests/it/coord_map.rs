@@ -210,7 +210,43 @@ fn the_map_draws_a_task_at_its_goal_in_the_state_its_robot_reports() {
         &square_in(task, ENDED, "idle"),
         "JSON.stringify({tasks: __simrob2d.frame.tasks})",
     );
+    // The robot stands at the task's goal, inside its square: it is labelled all the same,
+    // its label outside the square (it once had none: no spot next to it was free).
+    page.wait_for(
+        "__simrob2d.labels.some(l => l.text === __simrob2d.drawn[0].label)",
+        "JSON.stringify({labels: __simrob2d.labels, robot: __simrob2d.drawn[0]})",
+    );
     cc.wait_line("RUNNING→ENDED");
+
+    // A robot on the edge of a task's square is drawn over it (a SumBot once hid under one:
+    // the map said 5 robots and showed 4). TASK_MARK: the square's half side, 10 px.
+    let scale = page
+        .eval("__simrob2d.camera.scale")
+        .as_f64()
+        .expect("scale");
+    let x0 = page.eval("__simrob2d.drawn[0].x").as_f64().expect("x");
+    let step = 10.0 / scale;
+    robot.status((160.0 + step, 90.0), None);
+    page.wait_for(
+        &format!("Math.abs(__simrob2d.drawn[0].x - {x0} - {step}) < 1e-3"),
+        "JSON.stringify(__simrob2d.drawn)",
+    );
+    // Off its white heading line: a quarter turn away, half a radius out.
+    let seen = page.eval(
+        "(() => { const d = __simrob2d.drawn[0]; \
+         const c = document.createElement('canvas').getContext('2d'); \
+         c.fillStyle = d.color; c.fillRect(0, 0, 1, 1); \
+         const t = d.theta + Math.PI / 2; \
+         return JSON.stringify({want: Array.from(c.getImageData(0, 0, 1, 1).data), \
+           got: __simrob2d.pixel(d.sx + Math.cos(t) * d.r * 0.5, d.sy + Math.sin(t) * d.r * 0.5)}); })()",
+    );
+    let seen: serde_json::Value =
+        serde_json::from_str(seen.as_str().expect("json")).expect("colours");
+    let channel = |v: &serde_json::Value, k: usize| v[k].as_i64().unwrap_or(-1);
+    assert!(
+        (0..3).all(|k| (channel(&seen["want"], k) - channel(&seen["got"], k)).abs() <= 12),
+        "the robot on the square's edge is not drawn over it: {seen}"
+    );
     cc.type_line("quit");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -68,15 +68,366 @@ fn the_command_line_reference_is_what_the_binaries_print() {
         &mut Vec::new(),
         &mut page,
     );
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/reference/cli-help.md");
+    up_to_date("cli-help.md", &page);
+}
+
+/// Writes `docs/reference/NAME` under `SIMROB_UPDATE_DOCS=1`, else fails when it differs.
+fn up_to_date(name: &str, page: &str) {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/reference")
+        .join(name);
     if std::env::var_os("SIMROB_UPDATE_DOCS").is_some() {
-        std::fs::write(&file, &page).expect("write the reference page");
+        std::fs::write(&file, page).expect("write the reference page");
         return;
     }
     let committed = std::fs::read_to_string(&file).unwrap_or_default();
     assert!(
         committed == page,
-        "docs/reference/cli-help.md is out of date: run \
+        "docs/reference/{name} is out of date: run \
          SIMROB_UPDATE_DOCS=1 cargo test -p simrob --test it reference"
     );
+}
+
+/// A Markdown table cell: `|` escaped.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+fn or_none(default: &str) -> &str {
+    if default.is_empty() {
+        "(none)"
+    } else {
+        default
+    }
+}
+
+#[test]
+fn the_configuration_reference_is_what_the_code_says() {
+    use simrob_session::keydoc::{LIMIT_KEYS, SERVER_KEYS};
+    let mut page = String::from(
+        "# Configuration keys\n\n\
+         Every key of every configuration file, with its default and the values it accepts,\n\
+         generated from the tables the parsers read (`SIMROB_UPDATE_DOCS=1 cargo test -p simrob\n\
+         --test it reference` rewrites this page; the test fails when it is out of date, and the\n\
+         crates' tests check each table against its parser: the defaults are the defaults, a\n\
+         value at each bound is accepted and one past it refused). Worlds without a\n\
+         configuration file (the Mobile Robot Simulator, the swarm, coordination, the viewer)\n\
+         take their settings and limits as command-line flags, each with its default in\n\
+         [every command's help](cli-help.md); the swarm's scenario files are described in\n\
+         [the swarm guide](../swarm.md).\n\n\
+         ## The SimRob server\n\n\
+         `simrob serve --config FILE` reads the legacy `Configuration.data` form (one\n\
+         `key value` per line; `key=value` and `key: value` work too; `#` starts a comment) or,\n\
+         when the name ends in `.toml`, a flat TOML table of the same keys. Keys are\n\
+         case-insensitive; an unknown key, a value of the wrong type or out of range is an error\n\
+         naming the line, and the server does not start. No file is needed: every key has a\n\
+         default (`simrob serve --list-config` prints them; `config/Configuration.data` and\n\
+         `config/simrob.toml` are complete examples).\n\n\
+         ### Server keys (the SimRob manual §6, and simrob's own)\n\n",
+    );
+    let table = |page: &mut String, keys: &[simrob_session::keydoc::KeyDoc]| {
+        page.push_str("| key | default | accepts | meaning |\n|---|---|---|---|\n");
+        for k in keys {
+            page.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                k.key,
+                cell(or_none(k.default)),
+                cell(&k.allowed.to_string()),
+                cell(k.meaning)
+            ));
+        }
+        page.push('\n');
+    };
+    table(&mut page, SERVER_KEYS);
+    page.push_str(
+        "### Limits\n\n\
+         Who may change the world, how much work one datagram may cause, how large the world may\n\
+         grow, which values agents may set, and how much the server sends to an address that has\n\
+         not shown it asked: see [Security and limits](../security.md) for what each protects.\n\n",
+    );
+    table(&mut page, LIMIT_KEYS);
+    page.push_str(
+        "### Command names\n\n\
+         Every command's name can be changed (the SimRob manual §6); two commands may not share a\n\
+         name. The [protocol reference](protocol.md) describes each command.\n\n\
+         | key | default |\n|---|---|\n",
+    );
+    for c in simrob_protocol::Command::ALL {
+        page.push_str(&format!(
+            "| `{}` | `{}` |\n",
+            c.config_key(),
+            c.default_name()
+        ));
+    }
+    page.push_str(
+        "\n## A FutRob robot (`ini.config`)\n\n\
+         `simrob soccer player --config ini.config` (and each robot of `simrob soccer team`)\n\
+         reads FutRob's `key=value` file with `[section]` headers and `#` comments. Keys may sit in\n\
+         any section and are case-sensitive; an unknown key, a key given twice or a value out of\n\
+         range is refused with the file and line.\n\n\
+         ### Robot profile (FutRob's keys)\n\n",
+    );
+    let futrob = |page: &mut String, keys: &[simrob_futrob::config::Key]| {
+        page.push_str("| key | unit | default | accepts | meaning |\n|---|---|---|---|---|\n");
+        for k in keys {
+            let accepts = match k.range {
+                Some((min, max)) => format!("{min} … {max}"),
+                None if k.unit == "0/1" => "0 or 1".into(),
+                None => String::new(),
+            };
+            page.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} |\n",
+                k.name,
+                cell(k.unit),
+                cell(k.default),
+                cell(&accepts),
+                cell(k.meaning)
+            ));
+        }
+        page.push('\n');
+    };
+    futrob(&mut page, simrob_futrob::config::PROFILE_KEYS);
+    page.push_str("### Simulator, team link and brain\n\n");
+    futrob(&mut page, simrob_futrob::config::KEYS);
+    up_to_date("config.md", &page);
+}
+
+/// One request of each command, as the protocol reference shows it.
+fn examples(c: simrob_protocol::Command) -> Vec<simrob_protocol::Request> {
+    use simrob_protocol::*;
+    let control = |request| Request::Control {
+        request,
+        response: None,
+    };
+    let entity = |request| Request::Entity {
+        request,
+        response: Some(true),
+    };
+    match c {
+        Command::RegisterAgent => vec![Request::Agent(AgentRequest::RegisterAgent {
+            agent_type: AgentType::RobotController,
+            port: 5010,
+            ip: "127.0.0.1".into(),
+            sync: false,
+            broadcast: 0.1,
+            key: "driver".into(),
+        })],
+        Command::InfoRequest => vec![Request::Agent(AgentRequest::InfoRequest {
+            requester: "driver".into(),
+            requested: "viewer".into(),
+        })],
+        Command::UnregisterAgent => vec![Request::Agent(AgentRequest::UnregisterAgent {
+            key: "driver".into(),
+        })],
+        Command::Synchronize => vec![Request::Agent(AgentRequest::Synchronize {
+            key: "driver".into(),
+            iteration: 42,
+        })],
+        Command::RegisterMaterialsInteractions => {
+            vec![control(ControlRequest::RegisterMaterialsInteractions {
+                materials: vec![
+                    Material {
+                        id: MaterialId(1),
+                        name: "rubber".into(),
+                    },
+                    Material {
+                        id: MaterialId(2),
+                        name: "carpet".into(),
+                    },
+                ],
+                interactions: vec![Interaction {
+                    material_1: MaterialId(1),
+                    material_2: MaterialId(2),
+                    contact: Contact {
+                        friction: 0.8,
+                        ..Contact::DEFAULT
+                    },
+                }],
+            })]
+        }
+        Command::CreateEntity => vec![
+            control(ControlRequest::CreateEntity(EntitySpec::Field {
+                entity_id: EntityId(1),
+                bodies: vec![BodySpec {
+                    id: 0,
+                    shape: Shape::Box {
+                        size: [4.0, 4.0, 0.1],
+                    },
+                    material: Some(MaterialId(2)),
+                    mass: Some(-1.0),
+                    position: [0.0, 0.0, -0.05],
+                    rotation: [0.0, 0.0, 0.0],
+                }],
+                joints: vec![],
+            })),
+            control(ControlRequest::CreateEntity(EntitySpec::Ball {
+                entity_id: EntityId(2),
+                material: Some(MaterialId(1)),
+                mass: Some(0.1),
+                position: [0.0, 0.0, 0.5],
+                rotation: [0.0, 0.0, 0.0],
+                radius: 0.05,
+            })),
+        ],
+        Command::InitializeSimulation => vec![control(ControlRequest::InitializeSimulation)],
+        Command::SetStepMode => vec![control(ControlRequest::SetStepMode(true))],
+        Command::MakeStep => vec![Request::Control {
+            request: ControlRequest::MakeStep,
+            response: Some(true),
+        }],
+        Command::SetAutoAdjustMode => vec![control(ControlRequest::SetAutoAdjustMode(false))],
+        Command::SetSyncMode => vec![control(ControlRequest::SetSyncMode(true))],
+        Command::SetSyncWait => vec![control(ControlRequest::SetSyncWait(0.5))],
+        Command::SetTimestep => vec![control(ControlRequest::SetTimestep(0.01))],
+        Command::SetWorldGravity => vec![control(ControlRequest::SetWorldGravity(-9.8))],
+        Command::SetWorldHardness => vec![control(ControlRequest::SetWorldHardness(0.00001))],
+        Command::SetWorldBounciness => vec![control(ControlRequest::SetWorldBounciness(0.2))],
+        Command::Save => vec![control(ControlRequest::Save("match.sav".into()))],
+        Command::Load => vec![control(ControlRequest::Load("match.sav".into()))],
+        Command::SetFastMode => vec![control(ControlRequest::SetFastMode(false))],
+        Command::SetStepsPerIteration => vec![control(ControlRequest::SetStepsPerIteration(5))],
+        Command::SetEntityPosition => vec![entity(EntityRequest::SetEntityPosition {
+            entity_id: EntityId(2),
+            position: [0.5, 0.0, 0.2],
+        })],
+        Command::RobotMotorControl => {
+            vec![entity(EntityRequest::two_wheels(EntityId(3), 4.0, -4.0))]
+        }
+        Command::SetRollingResistance => vec![control(ControlRequest::SetRollingResistance {
+            material_1: MaterialId(1),
+            material_2: MaterialId(2),
+            coefficient: 0.05,
+        })],
+        Command::HumanoidAction => vec![entity(EntityRequest::HumanoidAction {
+            entity_id: EntityId(4),
+            name: "walk".into(),
+            params: vec![("distance".into(), "30".into())],
+        })],
+    }
+}
+
+#[test]
+fn the_protocol_reference_is_what_the_code_says() {
+    use simrob_protocol::*;
+    let keys = CommandKeys::default();
+    let mut page = String::from(
+        "# The SimRob protocol\n\n\
+         Every message an agent sends the server and every message it gets back, generated from\n\
+         the protocol crate's command table and encoder (`SIMROB_UPDATE_DOCS=1 cargo test -p\n\
+         simrob --test it reference` rewrites this page; the test fails when it is out of date,\n\
+         and every example below is decoded back to the request it was written from). The SimRob\n\
+         manual defines the messages (its sections are given); simrob's extensions are marked\n\
+         with the extension they belong to (*humanoid soccer*, *agents that leave*). How to send them by hand is in [the SimRob guide](../simrob.md).\n\n\
+         ## Datagrams\n\n\
+         One UDP datagram holds one or more `<Message>` roots; a `<Message>` holds\n\
+         `<Agent_Message>` elements (agent registration and synchronisation) and\n\
+         `<Simulation_Message>` elements, each holding any number of `<Control_Request>`\n\
+         (the world) and `<Entity_Request>` (one entity) elements. Requests run in document\n\
+         order. `<Response>true</Response>` inside a control or entity request asks for a\n\
+         confirmation (configuration key `defaultresponserequest` when absent). Units are\n\
+         metres, kilograms, seconds and radians; Z is up. Every command's name can be changed\n\
+         with its [configuration key](config.md#command-names).\n\n\
+         ## Commands\n\n\
+         | command | element | defined in | what it does |\n|---|---|---|---|\n",
+    );
+    for c in Command::ALL {
+        let anchor = c.default_name().to_ascii_lowercase();
+        page.push_str(&format!(
+            "| [`{}`](#{anchor}) | `{}` | {} | {} |\n",
+            c.default_name(),
+            c.family().element(),
+            c.section(),
+            cell(c.summary())
+        ));
+    }
+    page.push('\n');
+    for c in Command::ALL {
+        page.push_str(&format!(
+            "### {}\n\n{} ({}; configuration key `{}`).\n\n",
+            c.default_name(),
+            {
+                let s = c.summary();
+                let mut chars = s.chars();
+                match chars.next() {
+                    Some(first) => first.to_uppercase().chain(chars).collect::<String>(),
+                    None => String::new(),
+                }
+            },
+            c.section(),
+            c.config_key()
+        ));
+        for request in examples(*c) {
+            assert_eq!(
+                request.kind(),
+                *c,
+                "the example of {c:?} is another command"
+            );
+            let xml = message_element(&request, &keys).to_xml_pretty();
+            let back = decode_datagram(xml.as_bytes(), &keys);
+            assert_eq!(back, vec![Ok(request.clone())], "{c:?} does not round-trip");
+            page.push_str(&format!("```xml\n{}\n```\n\n", xml.trim_end()));
+        }
+    }
+    page.push_str(
+        "## What the server sends\n\n\
+         A `<Response>` answers a request that asked for one (a confirmation, or an error whose\n\
+         text says what is wrong and where), or an `Info_Request`. A `<Broadcast>` goes to every\n\
+         agent after each iteration, as often as its registration asked: every body's pose and\n\
+         velocities (`<DrawData>`, each body with its `<Entity_id>`, a simrob addition) and every\n\
+         robot's and ball's pose (`<Entities_Info>`). A broadcast larger than\n\
+         `maximumdatagramsize` is split into parts, each a complete `<Broadcast>` with\n\
+         `<Part>` and `<Parts>`.\n\n",
+    );
+    let responses = [
+        Response::Text("Sucessfully added agent with key driver".into()),
+        Response::AgentInformation {
+            key: "viewer".into(),
+            port: 5011,
+            ip: "127.0.0.1".into(),
+        },
+    ];
+    let broadcast = Broadcast {
+        iteration: 42,
+        part: None,
+        bodies: vec![BodyState {
+            entity_id: EntityId(2),
+            id: 0,
+            shape: Shape::Sphere { radius: 0.05 },
+            material: MaterialId(1),
+            mass: 0.1,
+            position: [0.0, 0.0, 0.05],
+            rotation: [0.0, 0.0, 0.0],
+            linear_velocity: [0.0, 0.0, 0.0],
+            angular_velocity: [0.0, 0.0, 0.0],
+        }],
+        entities: vec![EntityInfo {
+            kind: EntityInfoKind::Ball,
+            entity_id: EntityId(2),
+            position: [0.0, 0.0, 0.05],
+            rotation: [0.0, 0.0, 0.0],
+        }],
+    };
+    let messages = responses
+        .into_iter()
+        .map(ServerMessage::Response)
+        .chain([ServerMessage::Broadcast(broadcast)]);
+    for m in messages {
+        let xml = encode_server_message(&m);
+        assert_eq!(
+            decode_server_message(xml.as_bytes()).ok(),
+            Some(m.clone()),
+            "{m:?} does not round-trip"
+        );
+        let pretty: String = tree::parse_elements(&xml)
+            .expect("the encoder writes XML")
+            .iter()
+            .map(|e| e.to_xml_pretty())
+            .collect();
+        page.push_str(&format!("```xml\n{}\n```\n\n", pretty.trim_end()));
+    }
+    page.push_str(
+        "The humanoid soccer extension's messages (the camera's sightings and the brains'\n\
+         broadcast) are described in [FutRob soccer](../soccer.md).\n",
+    );
+    up_to_date("protocol.md", &page);
 }

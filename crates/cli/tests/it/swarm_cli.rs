@@ -146,3 +146,47 @@ fn viewer_format_recordings_replay_in_the_viewer() {
     assert_eq!(f.entities.iter().filter(|e| e.kind == "Item").count(), 3);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The live 2D view of the hospital draws its 16 walls, as the replay of the same run does
+/// (it once drew none: the scene was read before the run had indexed its walls).
+#[test]
+fn the_live_view_draws_the_hospitals_walls() {
+    use std::io::{BufRead, BufReader};
+    let mut child = simrob()
+        .args(["swarm", "run", "--gui=0", "--speed", "0", "--quiet"])
+        .arg(scenario("hospital.toml"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("simrob runs");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut addr = None;
+    let mut line = String::new();
+    while out.read_line(&mut line).expect("read") > 0 {
+        if let Some(rest) = line.trim().strip_prefix("2D view on http://") {
+            addr = rest.split_whitespace().next().map(str::to_owned);
+            break;
+        }
+        line.clear();
+    }
+    let addr = addr.unwrap_or_else(|| panic!("no address printed: {line:?}"));
+    let (mut ws, _) = tungstenite::connect(format!("ws://{addr}/ws")).expect("connect");
+    let scene = loop {
+        match ws.read().expect("a message") {
+            tungstenite::Message::Text(t) => {
+                let v: serde_json::Value = serde_json::from_str(&t).expect("JSON");
+                if v["type"] == "scene" {
+                    break v;
+                }
+            }
+            _ => continue,
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        scene["rects"].as_array().map(Vec::len),
+        Some(16),
+        "the live view's walls: {}",
+        scene["rects"]
+    );
+}

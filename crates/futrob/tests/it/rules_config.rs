@@ -422,3 +422,64 @@ fn the_vision_stub_plays_scenes_the_futrob_way() {
         .to_string()
         .starts_with("obj.input:2: scene 1 after scene 2"));
 }
+
+/// The key tables the reference page is generated from are the parser's: every documented
+/// default loads and equals the default the brain starts with, each range's ends are accepted
+/// and a value past them refused.
+#[test]
+fn the_documented_keys_are_the_parsers() {
+    use simrob_futrob::config::{KEYS, PROFILE_KEYS};
+    let base = "id=1\nrules=r.xml\n";
+    let with = |key: &str, value: &str| {
+        let text = if key == "id" || key == "rules" {
+            format!(
+                "{}\n{key}={value}\n",
+                if key == "id" { "rules=r.xml" } else { "id=1" }
+            )
+        } else {
+            format!("{base}{key}={value}\n")
+        };
+        IniConfig::parse(&text, "ini.config")
+    };
+    let plain = IniConfig::parse(base, "ini.config").unwrap();
+    for k in PROFILE_KEYS.iter().chain(KEYS) {
+        if !k.default.starts_with('(') && k.default != "id" {
+            let c = with(k.name, k.default).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            if k.name != "id" {
+                assert_eq!(c, plain, "{}={} is not the default", k.name, k.default);
+            }
+        }
+        if let Some((min, max)) = k.range {
+            // A GK_*_MIN key may not exceed its MAX (40 and 80 by default), nor a MAX be
+            // below its MIN (10 and 40): those ends meet the pair's default.
+            let gk = k.name.starts_with("GK_") && k.name.contains("_DIFF_THRESHOLD_");
+            if !(gk && k.name.ends_with("_MAX")) {
+                assert!(
+                    with(k.name, &min.to_string()).is_ok(),
+                    "{} refuses {min}",
+                    k.name
+                );
+            }
+            if !(gk && k.name.ends_with("_MIN")) {
+                assert!(
+                    with(k.name, &max.to_string()).is_ok(),
+                    "{} refuses {max}",
+                    k.name
+                );
+            }
+            let step = (max - min).abs().max(1.0) * 1e-3;
+            assert!(
+                with(k.name, &(min - step).to_string()).is_err(),
+                "{} accepts below {min}",
+                k.name
+            );
+            assert!(
+                with(k.name, &(max + step).to_string()).is_err(),
+                "{} accepts above {max}",
+                k.name
+            );
+        }
+    }
+    let names: Vec<&str> = PROFILE_KEYS.iter().chain(KEYS).map(|k| k.name).collect();
+    assert!(names.contains(&"searchWalkSteps") && names.contains(&"logRules"));
+}

@@ -49,7 +49,9 @@ pub fn states() -> Vec<StateStyle> {
     ]
 }
 
-/// The scene of a swarm world (and of its draw.io map, when it has one).
+/// The scene of a swarm world (and of its draw.io map, when it has one). Its walls are the
+/// world's static index, which [`Simulation::start`] builds: the scene of a world that has not
+/// started has none.
 pub fn scene(world: &SwarmWorld, map: Option<&DrawioMap>, title: &str) -> Scene2d {
     let header = seer::header(world, title, 0, 0.0, 0.0);
     let mut labels = Vec::new();
@@ -471,13 +473,15 @@ pub struct Watch {
 }
 
 impl Watch {
-    /// Serves the 2D view of `sim` (with its draw.io `map`) on `addr`.
+    /// Serves the 2D view of `sim` (with its draw.io `map`) on `addr`; starts `sim` (see
+    /// [`scene`]) if it has not started.
     pub fn start(
         addr: std::net::SocketAddr,
-        sim: &Simulation,
+        sim: &mut Simulation,
         map: Option<&DrawioMap>,
         hello: &str,
     ) -> std::io::Result<Watch> {
+        sim.start();
         let (view, scene) = serve_scene(addr, Arc::new(Paced), sim, map, hello)?;
         Ok(Watch {
             view,

@@ -283,6 +283,7 @@ fn labels_do_not_overlap_in_the_default_soccer_view() {
         "simrob.drawn > 0 && simrob.count() > 0 && simrob.labels.length > 0",
         "document.getElementById('status').textContent",
     );
+    page.docs_picture("simrob-3d");
     let boxes = label_boxes(&mut page);
     let names: Vec<&str> = boxes.iter().map(|b| b.0.as_str()).collect();
     assert!(
@@ -644,6 +645,143 @@ fn a_small_box_is_drawn_turned_as_it_is_whether_a_mesh_or_a_sprite() {
     );
     page.wait_for("simrob.drawn > 0", "simrob.gl");
     assert_eq!(page.eval("simrob.spriteDepth"), serde_json::json!(true));
+    drop(page);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A page served by `simrob soccer match` is titled "simrob viewer: soccer match", its heading
+/// "simrob soccer match" (they once said "simrob simrob soccer match"), and the score and
+/// clock the match publishes with its frames show over the view (they once showed nowhere).
+#[test]
+fn a_match_page_names_simrob_once_and_shows_the_score_and_clock() {
+    use simrob_viewer::{Frame, FrameBody, FrameEntity};
+    let viewer = Viewer::start(
+        "127.0.0.1:0".parse().unwrap(),
+        Arc::new(Quiet),
+        responses_channel(),
+        "simrob soccer match",
+        "live",
+    )
+    .unwrap();
+    let frame = Frame {
+        initialized: true,
+        bodies: vec![FrameBody {
+            e: 8,
+            id: 0,
+            shape: "Sphere".into(),
+            dims: [0.04, 0.0, 0.0],
+            material: 0,
+            mass: 0.1,
+            p: [0.0, 0.0, 0.04],
+            r: [0.0; 3],
+            v: [0.0; 3],
+            w: [0.0; 3],
+        }],
+        entities: vec![FrameEntity {
+            id: 8,
+            kind: "Ball".into(),
+            p: Some([0.0, 0.0, 0.04]),
+            r: Some([0.0; 3]),
+        }],
+        ..Frame::default()
+    };
+    let score = "cyan 1 : 0 magenta    02:05 / 10:00";
+    simrob_viewer::publish_captioned(&viewer.publisher(), &frame, score);
+    let dir = std::env::temp_dir().join(format!("simrob-viewer-title-{}", std::process::id()));
+    let mut page = Page::open(
+        &format!("http://{}/", viewer.addr()),
+        &dir.join("profile"),
+        640,
+        480,
+    );
+    page.wait_for(
+        "document.title !== 'simrob viewer' && simrob.frame !== null",
+        "document.title",
+    );
+    assert_eq!(page.eval("document.title"), "simrob viewer: soccer match");
+    let heading = page.eval("document.querySelector('h1').textContent");
+    assert!(
+        heading
+            .as_str()
+            .is_some_and(|h| h.starts_with("simrob soccer match")),
+        "{heading}"
+    );
+    page.wait_for(
+        &format!("document.getElementById('caption').textContent === '{score}'"),
+        "document.getElementById('caption').textContent",
+    );
+    let shown = page.eval(
+        "(() => { const r = document.getElementById('caption').getBoundingClientRect(); \
+         return r.width > 100 && r.height > 10 && getComputedStyle(document.getElementById('caption')).display !== 'none'; })()",
+    );
+    assert_eq!(shown, true, "the caption is not visible");
+    drop(page);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// On a whole KidSize field in view, humanoids and the ball are drawn at least 40 and 12 px
+/// across (magnified on their feet when smaller), not specks a few pixels wide.
+#[test]
+fn humanoids_and_the_ball_are_not_specks_on_a_whole_field() {
+    use simrob_viewer::{Frame, FrameBody, FrameEntity};
+    let body = |e: u32, id: u32, shape: &str, dims: [f64; 3], p: [f64; 3]| FrameBody {
+        e,
+        id,
+        shape: shape.into(),
+        dims,
+        material: 0,
+        mass: 1.0,
+        p,
+        r: [0.0; 3],
+        v: [0.0; 3],
+        w: [0.0; 3],
+    };
+    let entity = |id: u32, kind: &str, p: [f64; 3]| FrameEntity {
+        id,
+        kind: kind.into(),
+        p: Some(p),
+        r: Some([0.0; 3]),
+    };
+    // The KidSize floor with its surroundings, a humanoid (legs, torso, head) and the ball.
+    let frame = Frame {
+        initialized: true,
+        bodies: vec![
+            body(1, 0, "Box", [10.4, 7.4, 0.1], [0.0, 0.0, -0.05]),
+            body(21, 0, "Box", [0.04, 0.04, 0.18], [1.0, 0.03, 0.09]),
+            body(21, 1, "Box", [0.04, 0.04, 0.18], [1.0, -0.03, 0.09]),
+            body(21, 2, "Box", [0.08, 0.12, 0.14], [1.0, 0.0, 0.25]),
+            body(21, 3, "Sphere", [0.04, 0.0, 0.0], [1.0, 0.0, 0.36]),
+            body(8, 0, "Sphere", [0.04, 0.0, 0.0], [0.0, 0.0, 0.04]),
+        ],
+        entities: vec![
+            entity(1, "Field", [0.0, 0.0, -0.05]),
+            entity(21, "Humanoid", [1.0, 0.0, 0.2]),
+            entity(8, "Ball", [0.0, 0.0, 0.04]),
+        ],
+        ..Frame::default()
+    };
+    let viewer = showing(&frame);
+    let dir = std::env::temp_dir().join(format!("simrob-viewer-specks-{}", std::process::id()));
+    let mut page = Page::open(
+        &format!("http://{}/", viewer.addr()),
+        &dir.join("profile"),
+        960,
+        600,
+    );
+    page.wait_for(
+        "simrob.drawn > 0 && simrob.symbols !== undefined && Object.keys(simrob.symbols).length === 2",
+        "JSON.stringify({drawn: simrob.drawn, symbols: simrob.symbols})",
+    );
+    let symbols = page.eval("JSON.stringify(simrob.symbols)");
+    let symbols: serde_json::Value =
+        serde_json::from_str(symbols.as_str().expect("json")).expect("symbols");
+    for (id, least) in [("21", 40.0), ("8", 12.0)] {
+        let across = symbols[id].as_f64().unwrap_or(0.0);
+        assert!(
+            across >= least - 0.01,
+            "entity {id} is drawn {across:.1} px across, less than {least}: {symbols}"
+        );
+    }
     drop(page);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -171,6 +171,7 @@ fn the_mrs_robot_its_sonar_rays_and_a_merged_rectangle_are_drawn_where_the_world
         "no sonar ray drawn at {mid}"
     );
 
+    page.docs_picture("mrs");
     // Merge a map from the page: the server merges it, the page draws it.
     page.eval("document.getElementById('file').value = 'wall.txt'; document.getElementById('merge').click(); 1");
     page.wait_for(
@@ -378,6 +379,7 @@ fn a_swarm_item_carried_by_a_robot_is_drawn_with_it_and_labelled_as_an_item() {
             .all(|n| n.as_u64().unwrap_or(0) > 0),
         "{counts}"
     );
+    page.docs_picture("swarm-hospital");
     drop(page);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -719,4 +721,75 @@ fn a_swarm_recording_replays_in_the_2d_view_with_its_controls() {
     drop(page);
     drop(replay);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The swarm legend gives drones, drawn as squares, square swatches (it once showed circles),
+/// and the scale bar sits below the map instead of over its bottom wall.
+#[test]
+fn the_legend_shows_drones_as_drawn_and_the_scale_bar_clears_the_map() {
+    let scenario = Scenario::load(&repo("scenarios/swarm/drone-swarm.toml")).expect("drone swarm");
+    let mut sim = scenario
+        .build(&Overrides {
+            robots: Some(60),
+            ..Overrides::default()
+        })
+        .expect("build");
+    for _ in 0..24 {
+        assert!(sim.step(), "the run ended in its first second");
+    }
+    let (view, _) = still(
+        &sim,
+        scenario.map.as_ref(),
+        "127.0.0.1:0".parse().expect("addr"),
+        "test",
+    )
+    .expect("view");
+    let dir = scratch("legend");
+    // Wide and low: the map's height sets the scale, so its bottom wall is near the scale bar.
+    let mut page = Page::open(
+        &format!("http://{}/", view.addr()),
+        &dir.join("profile"),
+        1400,
+        520,
+    );
+    page.wait_for(
+        &format!(
+            "__simrob2d.frame && __simrob2d.frame.frame === {} && __simrob2d.drawn.length > 0 \
+             && document.querySelectorAll('#legend li').length > 0",
+            sim.frame()
+        ),
+        "JSON.stringify({frames: __simrob2d.frames, drawn: __simrob2d.drawn.length})",
+    );
+    let legend = page.eval(
+        "JSON.stringify([...document.querySelectorAll('#legend li')].map(li => [li.textContent, li.firstChild.className]))",
+    );
+    let legend: Vec<(String, String)> =
+        serde_json::from_str(legend.as_str().expect("json")).expect("legend");
+    let drones: Vec<&(String, String)> = legend
+        .iter()
+        .filter(|(text, _)| text.starts_with("drone"))
+        .collect();
+    assert!(
+        !drones.is_empty(),
+        "no drone state in the legend: {legend:?}"
+    );
+    for (text, class) in drones {
+        assert!(
+            class.split(' ').any(|c| c == "square"),
+            "{text:?}: drones are drawn as squares, the legend's swatch is {class:?}"
+        );
+    }
+    let g = page.eval(
+        "JSON.stringify({oy: __simrob2d.camera.oy, scale: __simrob2d.camera.scale, \
+         h: document.getElementById('map').height, height: __simrob2d.scene.height})",
+    );
+    let g: Value = serde_json::from_str(g.as_str().expect("json")).expect("geometry");
+    let bottom = f(&g["oy"]) + f(&g["height"]) * f(&g["scale"]);
+    // The scale bar's box: from 36 px above the canvas' bottom edge (`Renderer.scaleBar`).
+    let bar_top = f(&g["h"]) - 36.0;
+    assert!(
+        bottom <= bar_top,
+        "the map's bottom edge at y = {bottom} runs under the scale bar (from y = {bar_top}): {g}"
+    );
+    page.docs_picture("swarm-drones");
 }

@@ -126,6 +126,19 @@ impl Page {
         base64_decode(result["data"].as_str().expect("screenshot data"))
     }
 
+    /// Writes the page as it is on screen now to `docs/img/NAME.png` when `SIMROB_UPDATE_DOCS`
+    /// is set (`SIMROB_UPDATE_DOCS=1 cargo test -p simrob-viewer --test it` renews the guides'
+    /// pictures, each the screenshot of a test that checked what it shows); otherwise nothing.
+    pub fn docs_picture(&mut self, name: &str) {
+        if std::env::var_os("SIMROB_UPDATE_DOCS").is_none() {
+            return;
+        }
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/img");
+        std::fs::create_dir_all(&dir).expect("docs/img");
+        let png = self.capture_png();
+        std::fs::write(dir.join(format!("{name}.png")), png).expect("write the picture");
+    }
+
     /// Calls a DevTools `method` and returns its result.
     fn call(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
         self.next += 1;
