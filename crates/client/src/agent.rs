@@ -33,6 +33,9 @@ use simrob_protocol::{
 /// How long [`Agent::register`] and [`Agent::request`] wait for an answer by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// How often [`Agent::register`] sends its request again while no confirmation comes.
+pub const REGISTER_RESEND: Duration = Duration::from_millis(500);
+
 /// What can go wrong for an agent.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -46,7 +49,7 @@ pub enum ClientError {
     #[error("the server answered with an error: {0}")]
     Server(String),
     /// No answer came within the time waited (held here).
-    #[error("no answer from the server within {0:?}")]
+    #[error("no answer from the server within {0:?}: the request or its answer was lost, or no server listens there")]
     Timeout(Duration),
     /// A request that needs the agent's key before it has registered.
     #[error("register first (the agent has no key)")]
@@ -73,6 +76,10 @@ impl Default for AgentOptions {
         }
     }
 }
+
+/// A part this many iterations older than the broadcast being put together is a late one
+/// and dropped; an older one starts a new assembly (the world was started again).
+const STALE_PARTS: u64 = 64;
 
 /// A broadcast split over several datagrams, being put back together.
 #[derive(Debug)]
@@ -176,7 +183,10 @@ impl Agent {
 
     /// Sends `request` asking for a confirmation and waits for the response: the confirmation
     /// text, or [`ClientError::Server`] with the error. Broadcasts that arrive meanwhile are
-    /// kept for [`Agent::recv`].
+    /// kept for [`Agent::recv`]. A lost request or confirmation gives
+    /// [`ClientError::Timeout`] after `timeout`; the request is not sent again (whether the
+    /// server applied it is not known, and `Make_Step`, `Initialize_Simulation` or a motor
+    /// command must not be applied twice): the caller decides.
     pub fn request(&mut self, request: Request, timeout: Duration) -> Result<String, ClientError> {
         let request = match request {
             Request::Control { request, .. } => Request::Control {
@@ -194,21 +204,35 @@ impl Agent {
     }
 
     /// Registers this agent under `key`, announcing its own address, and waits for the
-    /// server's confirmation.
+    /// server's confirmation. Registering is safe to repeat (the same key from the same
+    /// address changes nothing), so over a lossy link the request is sent again every
+    /// [`REGISTER_RESEND`] until confirmed, for at most [`DEFAULT_TIMEOUT`] in all; then
+    /// [`ClientError::Timeout`].
     pub fn register(&mut self, key: &str, options: AgentOptions) -> Result<String, ClientError> {
         let addr = self.local_addr()?;
-        self.send(&Request::Agent(AgentRequest::RegisterAgent {
+        let request = Request::Agent(AgentRequest::RegisterAgent {
             agent_type: options.agent_type,
             port: addr.port(),
             ip: addr.ip().to_string(),
             sync: options.sync,
             broadcast: options.broadcast,
             key: key.to_string(),
-        }))?;
+        });
         let expected = format!("key {key},");
-        let text = self.wait_response(DEFAULT_TIMEOUT, |t| t.contains(&expected))?;
-        self.key = Some(key.to_string());
-        Ok(text)
+        let deadline = Instant::now() + DEFAULT_TIMEOUT;
+        loop {
+            self.send(&request)?;
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.wait_response(left.min(REGISTER_RESEND), |t| t.contains(&expected)) {
+                Ok(text) => {
+                    self.key = Some(key.to_string());
+                    return Ok(text);
+                }
+                Err(ClientError::Timeout(_)) if Instant::now() < deadline => continue,
+                Err(ClientError::Timeout(_)) => return Err(ClientError::Timeout(DEFAULT_TIMEOUT)),
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Asks the server where agent `requested` is.
@@ -315,6 +339,12 @@ impl Agent {
             return Some(b);
         };
         let fresh = match &self.assembly {
+            // A late part of an older iteration (reordered, duplicated) is dropped: it
+            // would end the newer assembly and never complete itself. (Far older: the world
+            // was started again.)
+            Some(a) if b.iteration < a.iteration && a.iteration - b.iteration <= STALE_PARTS => {
+                return None
+            }
             Some(a) => a.iteration != b.iteration || a.parts.len() != count as usize,
             None => true,
         };
@@ -325,7 +355,7 @@ impl Agent {
             });
         }
         let a = self.assembly.as_mut()?;
-        let slot = a.parts.get_mut(index as usize - 1)?;
+        let slot = a.parts.get_mut((index as usize).checked_sub(1)?)?;
         *slot = Some(b);
         if a.parts.iter().all(Option::is_some) {
             let done = self.assembly.take()?;
