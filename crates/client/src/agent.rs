@@ -77,9 +77,13 @@ impl Default for AgentOptions {
     }
 }
 
-/// A part this many iterations older than the broadcast being put together is a late one
-/// and dropped; an older one starts a new assembly (the world was started again).
+/// A part of an iteration at most this much older than the last split broadcast put together
+/// is a late one and dropped; an older one starts a new assembly (the world was started
+/// again).
 const STALE_PARTS: u64 = 64;
+
+/// Split broadcasts put together at once (their parts cross on a jittery link).
+const ASSEMBLIES: usize = 4;
 
 /// A broadcast split over several datagrams, being put back together.
 #[derive(Debug)]
@@ -96,7 +100,9 @@ pub struct Agent {
     key: Option<String>,
     buf: Vec<u8>,
     pending: VecDeque<ServerMessage>,
-    assembly: Option<Assembly>,
+    assembly: Vec<Assembly>,
+    /// The iteration of the last split broadcast put together.
+    assembled: Option<u64>,
 }
 
 impl Agent {
@@ -123,7 +129,8 @@ impl Agent {
             key: None,
             buf: vec![0u8; 65536],
             pending: VecDeque::new(),
-            assembly: None,
+            assembly: Vec::new(),
+            assembled: None,
         })
     }
 
@@ -293,8 +300,9 @@ impl Agent {
     }
 
     /// The next message from the server (responses and complete broadcasts), waiting at most
-    /// `timeout`; `None` on time-out. Split broadcasts are reassembled; an incomplete one is
-    /// dropped when a newer iteration arrives.
+    /// `timeout`; `None` on time-out. Split broadcasts are reassembled (a few iterations at
+    /// a time, as parts cross on a jittery link) and delivered whole or not at all: one with
+    /// a part lost is dropped when a newer one completes, and never goes out half.
     pub fn recv(&mut self, timeout: Duration) -> Result<Option<ServerMessage>, ClientError> {
         if let Some(m) = self.pending.pop_front() {
             return Ok(Some(m));
@@ -338,40 +346,58 @@ impl Agent {
         let Some((index, count)) = b.part else {
             return Some(b);
         };
-        let fresh = match &self.assembly {
-            // A late part of an older iteration (reordered, duplicated) is dropped: it
-            // would end the newer assembly and never complete itself. (Far older: the world
-            // was started again.)
-            Some(a) if b.iteration < a.iteration && a.iteration - b.iteration <= STALE_PARTS => {
-                return None
+        // Parts of an iteration already delivered (late, duplicated) are dropped; far older
+        // ones mean the world was started again.
+        if let Some(done) = self.assembled {
+            if b.iteration <= done && done - b.iteration <= STALE_PARTS {
+                return None;
             }
-            Some(a) => a.iteration != b.iteration || a.parts.len() != count as usize,
-            None => true,
-        };
-        if fresh {
-            self.assembly = Some(Assembly {
-                iteration: b.iteration,
-                parts: vec![None; count as usize],
-            });
         }
-        let a = self.assembly.as_mut()?;
+        let at = match self
+            .assembly
+            .iter()
+            .position(|a| a.iteration == b.iteration && a.parts.len() == count as usize)
+        {
+            Some(at) => at,
+            None => {
+                // Parts of several iterations may cross on a jittery link: a few are put
+                // together at once, the oldest dropped past ASSEMBLIES.
+                self.assembly.retain(|a| a.iteration != b.iteration);
+                if self.assembly.len() >= ASSEMBLIES {
+                    if let Some(oldest) =
+                        (0..self.assembly.len()).min_by_key(|&i| self.assembly[i].iteration)
+                    {
+                        self.assembly.remove(oldest);
+                    }
+                }
+                self.assembly.push(Assembly {
+                    iteration: b.iteration,
+                    parts: vec![None; count as usize],
+                });
+                self.assembly.len() - 1
+            }
+        };
+        let a = &mut self.assembly[at];
         let slot = a.parts.get_mut((index as usize).checked_sub(1)?)?;
         *slot = Some(b);
-        if a.parts.iter().all(Option::is_some) {
-            let done = self.assembly.take()?;
-            let mut whole = Broadcast {
-                iteration: done.iteration,
-                part: None,
-                bodies: Vec::new(),
-                entities: Vec::new(),
-            };
-            for p in done.parts.into_iter().flatten() {
-                whole.bodies.extend(p.bodies);
-                whole.entities.extend(p.entities);
-            }
-            return Some(whole);
+        if !a.parts.iter().all(Option::is_some) {
+            return None;
         }
-        None
+        let done = self.assembly.remove(at);
+        // Older incomplete ones can no longer be delivered in order: dropped whole.
+        self.assembly.retain(|a| a.iteration > done.iteration);
+        self.assembled = Some(done.iteration);
+        let mut whole = Broadcast {
+            iteration: done.iteration,
+            part: None,
+            bodies: Vec::new(),
+            entities: Vec::new(),
+        };
+        for p in done.parts.into_iter().flatten() {
+            whole.bodies.extend(p.bodies);
+            whole.entities.extend(p.entities);
+        }
+        Some(whole)
     }
 
     /// The next complete broadcast, skipping responses (kept for [`Agent::recv`]); `None` on

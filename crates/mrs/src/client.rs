@@ -213,7 +213,10 @@ impl MrsClient {
                 ) =>
             {
                 let after = self.timeout.unwrap_or_default();
-                self.given_up = Some(format!("no reply to {line:?} within {} s", after.as_secs_f64()));
+                self.given_up = Some(format!(
+                    "no reply to {line:?} within {} s",
+                    after.as_secs_f64()
+                ));
                 return Err(MrsError::TimedOut {
                     request: line.to_string(),
                     after,

@@ -319,9 +319,10 @@ impl MrsCore {
             self.world.remove_robot(id);
             self.messages.remove(&id);
             match why {
-                Some(why) => self
-                    .log
-                    .push(format!("robot {} disconnected: {}", id.0, printable(why))),
+                Some(why) => {
+                    self.log
+                        .push(format!("robot {} disconnected: {}", id.0, printable(why)))
+                }
                 None => self.log.push(format!("robot {} disconnected", id.0)),
             }
         }

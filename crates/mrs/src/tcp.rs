@@ -313,12 +313,25 @@ impl MrsServer {
                 Err(e) => return Err(e),
             }
             if accept_pending {
-                accept_pending = !accept_all(&listener, &poll, &mut conns, &mut next_id, &mut core, &options);
+                accept_pending = !accept_all(
+                    &listener,
+                    &poll,
+                    &mut conns,
+                    &mut next_id,
+                    &mut core,
+                    &options,
+                );
             }
             for event in events.iter() {
                 if event.token() == LISTENER {
-                    accept_pending =
-                        !accept_all(&listener, &poll, &mut conns, &mut next_id, &mut core, &options);
+                    accept_pending = !accept_all(
+                        &listener,
+                        &poll,
+                        &mut conns,
+                        &mut next_id,
+                        &mut core,
+                        &options,
+                    );
                     continue;
                 }
                 let key = event.token().0;
@@ -423,8 +436,7 @@ fn accept_all(
                 let client = ClientId(key as u64);
                 let _ = stream.set_nodelay(true);
                 let mut joined = core.connect(client);
-                if let (Err(CoreError::Full(_)), Some(grace)) = (&joined, options.make_room_after)
-                {
+                if let (Err(CoreError::Full(_)), Some(grace)) = (&joined, options.make_room_after) {
                     if make_room(conns, poll, core, Instant::now(), grace) {
                         joined = core.connect(client);
                     }

@@ -19,6 +19,8 @@ DEFAULT_TIMEOUT = 2.0
 _REGISTER_RESEND = 0.5
 # A part this many iterations older than the newest broadcast being put together is late.
 _STALE_PARTS = 64
+# Split broadcasts put together at once.
+_ASSEMBLIES = 4
 
 Address = Tuple[str, int]
 
@@ -69,6 +71,7 @@ class Agent:
         self.key: Optional[str] = None
         self._pending: Deque[ServerMessage] = collections.deque()
         self._assembly: Dict[int, List[Broadcast]] = {}
+        self._assembled: Optional[int] = None
         #: The newest whole broadcast received.
         self.last_broadcast: Optional[Broadcast] = None
 
@@ -144,18 +147,21 @@ class Agent:
     def _assemble(self, b: Broadcast) -> Optional[Broadcast]:
         if b.part is None or b.parts is None:
             return b
-        newest = max(self._assembly, default=None)
-        if newest is not None and newest - _STALE_PARTS <= b.iteration < newest:
-            # A late part of an older iteration (reordered, duplicated): dropped, it would
-            # never complete (far older: the world was started again).
+        done = self._assembled
+        if done is not None and done - _STALE_PARTS <= b.iteration <= done:
+            # A part of an iteration already delivered (late, duplicated): dropped (far
+            # older: the world was started again).
             return None
+        if b.iteration not in self._assembly and len(self._assembly) >= _ASSEMBLIES:
+            # Parts of a few iterations cross on a jittery link; past that the oldest goes.
+            del self._assembly[min(self._assembly)]
         pieces = self._assembly.setdefault(b.iteration, [])
         pieces.append(b)
-        # An incomplete older broadcast is dropped when a newer one starts.
-        for it in [i for i in self._assembly if i < b.iteration]:
-            del self._assembly[it]
         if len({x.part for x in pieces}) == b.parts:
-            del self._assembly[b.iteration]
+            # Whole: older incomplete ones can no longer go out in order, and are dropped.
+            for it in [i for i in self._assembly if i <= b.iteration]:
+                del self._assembly[it]
+            self._assembled = b.iteration
             return p.merge_parts(pieces)
         return None
 

@@ -48,7 +48,9 @@ impl TestServer {
             .iter()
             .map(|s| std::fs::read(repo_file(&format!("scenarios/{s}"))).expect("scenario"))
             .collect();
-        inputs.push(commands.as_bytes().to_vec());
+        if !commands.is_empty() {
+            inputs.push(commands.as_bytes().to_vec());
+        }
         for bytes in &inputs {
             let requests: Vec<_> = decode_datagram(bytes, &CommandKeys::default())
                 .into_iter()

@@ -199,7 +199,11 @@ fn commands_past_the_rate_are_refused_and_the_page_is_told() {
 /// Gets `/` on a new connection; the status line.
 fn page_load(addr: SocketAddr) -> String {
     let mut s = connect(addr);
-    write!(s, "GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    write!(
+        s,
+        "GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut page = String::new();
     let _ = s.read_to_string(&mut page);
     page.lines().next().unwrap_or("").to_string()
