@@ -5,6 +5,8 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 
+use simrob_math::rng::hash_u01;
+
 use crate::NetbedError;
 
 /// How a link misbehaves. Every choice comes from `seed`: the `n`-th datagram of a stream
@@ -65,20 +67,18 @@ impl Impairment {
 
     /// The fate of datagram number `seq` (from 0) of stream `stream`.
     pub fn fate(&self, stream: u64, seq: u64) -> Fate {
-        let mut rng = SplitMix(
-            self.seed
-                ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                ^ seq.wrapping_mul(0xC2B2_AE3D_27D4_EB4F),
-        );
-        let lost = rng.unit() < self.loss;
-        let twice = rng.unit() < self.duplicate;
-        let reordered = rng.unit() < self.reorder;
-        let mut delay = || {
-            let j = self.jitter.as_secs_f64() * (2.0 * rng.unit() - 1.0);
+        // Counter-based draws: each depends only on the seed, the stream, the datagram's
+        // number and which draw it is.
+        let draw = |k: u64| hash_u01(self.seed, stream, seq, k);
+        let lost = draw(0) < self.loss;
+        let twice = draw(1) < self.duplicate;
+        let reordered = draw(2) < self.reorder;
+        let delay = |k: u64| {
+            let j = self.jitter.as_secs_f64() * (2.0 * draw(k) - 1.0);
             Duration::from_secs_f64((self.delay.as_secs_f64() + j).max(0.0))
         };
-        let first = delay();
-        let second = delay();
+        let first = delay(3);
+        let second = delay(4);
         Fate {
             lost,
             delays: if lost {
@@ -102,24 +102,6 @@ pub struct Fate {
     pub delays: Vec<Duration>,
     /// It is held back until the next datagram of its stream has gone.
     pub reordered: bool,
-}
-
-/// SplitMix64: a small, well-mixed generator, enough for drawing fates.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 /// A stable number for a stream named `name` (FNV-1a), so that fates do not depend on ports.
