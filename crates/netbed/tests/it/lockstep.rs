@@ -140,7 +140,12 @@ fn the_relay_does_exactly_what_the_seed_says() {
     got.sort_unstable();
     expected.sort_unstable();
     assert_eq!(got, expected);
-    let s = relay.stats().up;
+    // The relay counts after sending: wait for its count to catch up.
+    let mut s = relay.stats().up;
+    while s.sent < expected.len() as u64 {
+        std::thread::yield_now();
+        s = relay.stats().up;
+    }
     assert_eq!(s.received, N);
     assert_eq!(s.sent, expected.len() as u64);
     assert!(s.lost > 40 && s.duplicated > 5 && s.reordered > 10, "{s:?}");
