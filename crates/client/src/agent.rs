@@ -417,17 +417,23 @@ impl Agent {
         Ok(result)
     }
 
-    /// Lockstep: wait for each broadcast, call `act`, then Synchronize with its iteration.
+    /// Lockstep: wait for each broadcast, call `act`, then Synchronize with its iteration (a
+    /// duplicate of the broadcast just answered is skipped).
     /// Stops when `act` returns `Ok(false)` or no broadcast comes for 5 s.
     pub fn lockstep(
         &mut self,
         mut act: impl FnMut(&Broadcast, &mut Agent) -> Result<bool, ClientError>,
     ) -> Result<u64, ClientError> {
         let mut last = 0;
+        let mut answered = None;
         loop {
             let Some(b) = self.next_broadcast(Duration::from_secs(5))? else {
                 return Err(ClientError::Timeout(Duration::from_secs(5)));
             };
+            if answered == Some(b.iteration) {
+                continue; // a duplicate (a lossy link): acted on already
+            }
+            answered = Some(b.iteration);
             let go_on = act(&b, self)?;
             self.synchronize(b.iteration)?;
             last = last.max(b.iteration);
