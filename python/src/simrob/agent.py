@@ -156,8 +156,9 @@ class Agent:
             # Parts of a few iterations cross on a jittery link; past that the oldest goes.
             del self._assembly[min(self._assembly)]
         pieces = self._assembly.setdefault(b.iteration, [])
-        pieces.append(b)
-        if len({x.part for x in pieces}) == b.parts:
+        if all(x.part != b.part for x in pieces):  # a duplicate part is dropped
+            pieces.append(b)
+        if len(pieces) == b.parts:
             # Whole: older incomplete ones can no longer go out in order, and are dropped.
             for it in [i for i in self._assembly if i <= b.iteration]:
                 del self._assembly[it]
