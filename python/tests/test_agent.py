@@ -154,3 +154,28 @@ def test_a_server_that_fails_to_start_says_why(tmp_path: Path) -> None:
     assert "exited with status 1 before it was ready" in text, text
     assert "cannot read scenario" in text, text
     assert "did not start within" not in text, text
+
+
+def test_split_broadcasts_go_out_whole_and_in_order_or_not_at_all() -> None:
+    """Parts that cross, come twice or come late (a lossy, jittery link): no half world."""
+    from simrob.protocol import Broadcast
+
+    def part(it: int, k: int, n: int = 3) -> Broadcast:
+        # The bodies stand for the part's content (only counted here).
+        return Broadcast(iteration=it, bodies=[(it, k)], part=k, parts=n)  # type: ignore[list-item]
+
+    agent = Agent(("127.0.0.1", 9))
+    try:
+        got = [agent._assemble(b) for b in [
+            part(5, 1), part(6, 1), part(5, 2), part(6, 2), part(6, 2),  # crossed, a duplicate
+            part(6, 3),  # 6 complete: 5, older and incomplete, is dropped whole
+            part(5, 3),  # late: 6 went out already
+            part(7, 1), part(7, 3),  # 7 loses part 2: never goes out
+            part(8, 2), part(8, 1), part(8, 3),
+        ]]
+    finally:
+        agent.close()
+    whole = [b for b in got if b is not None]
+    assert [b.iteration for b in whole] == [6, 8]
+    assert [b.bodies for b in whole] == [[(6, 1), (6, 2), (6, 3)], [(8, 1), (8, 2), (8, 3)]]
+    assert all(b.part is None for b in whole)

@@ -74,11 +74,27 @@ pub struct MrsArgs {
     /// Close a connection that sends nothing for this many seconds (0 = never).
     #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
     idle_timeout: f64,
+    /// When the server is full, a newcomer takes the place of the connection that has sent
+    /// nothing for longest, if that is at least this many seconds (0 = never: a full server
+    /// refuses newcomers).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    make_room_after: f64,
     /// Show the world live in the browser: the map, every robot with its id, heading, sonar
     /// rays and bumpers; place a robot, load or merge a map from the page. On
     /// 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
     #[command(flatten)]
     gui: crate::flags::Gui,
+}
+
+/// A number of seconds from the command line; 0 = never (`None`).
+fn seconds_or_never(flag: &str, seconds: f64) -> Result<Option<Duration>> {
+    if seconds == 0.0 {
+        return Ok(None);
+    }
+    match Duration::try_from_secs_f64(seconds) {
+        Ok(d) if seconds.is_finite() => Ok(Some(d)),
+        _ => bail!("{flag} {seconds}: must be a number of seconds, 0 = never"),
+    }
 }
 
 fn parse_pose(s: &str) -> Result<FlatPose, String> {
@@ -197,9 +213,8 @@ pub fn run(args: MrsArgs) -> Result<()> {
         speed: args.speed.or_real_time(),
         snapshot,
         print_log: true,
-        idle_timeout: (args.idle_timeout > 0.0)
-            .then(|| Duration::try_from_secs_f64(args.idle_timeout).ok())
-            .flatten(),
+        idle_timeout: seconds_or_never("--idle-timeout", args.idle_timeout)?,
+        make_room_after: seconds_or_never("--make-room-after", args.make_room_after)?,
     };
     let map_desc = format!(
         "{} × {} in map, {} rectangles{}",

@@ -35,6 +35,9 @@ use simrob_protocol::{
 /// How long [`Agent::register`] and [`Agent::request`] wait for an answer by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// How often [`Agent::register`] sends its request again while no confirmation comes.
+pub const REGISTER_RESEND: Duration = Duration::from_millis(500);
+
 /// What can go wrong for an agent.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -48,7 +51,7 @@ pub enum ClientError {
     #[error("the server answered with an error: {0}")]
     Server(String),
     /// No answer came within the time waited (held here).
-    #[error("no answer from the server within {0:?}")]
+    #[error("no answer from the server within {0:?}: the request or its answer was lost, or no server listens there")]
     Timeout(Duration),
     /// A request that needs the agent's key before it has registered.
     #[error("register first (the agent has no key)")]
@@ -76,6 +79,14 @@ impl Default for AgentOptions {
     }
 }
 
+/// A part of an iteration at most this much older than the last split broadcast put together
+/// is a late one and dropped; an older one starts a new assembly (the world was started
+/// again).
+const STALE_PARTS: u64 = 64;
+
+/// Split broadcasts put together at once (their parts cross on a jittery link).
+const ASSEMBLIES: usize = 4;
+
 /// A broadcast split over several datagrams, being put back together.
 #[derive(Debug)]
 struct Assembly {
@@ -91,7 +102,9 @@ pub struct Agent {
     key: Option<String>,
     buf: Vec<u8>,
     pending: VecDeque<ServerMessage>,
-    assembly: Option<Assembly>,
+    assembly: Vec<Assembly>,
+    /// The iteration of the last split broadcast put together.
+    assembled: Option<u64>,
 }
 
 impl Agent {
@@ -118,7 +131,8 @@ impl Agent {
             key: None,
             buf: vec![0u8; 65536],
             pending: VecDeque::new(),
-            assembly: None,
+            assembly: Vec::new(),
+            assembled: None,
         })
     }
 
@@ -178,7 +192,10 @@ impl Agent {
 
     /// Sends `request` asking for a confirmation and waits for the response: the confirmation
     /// text, or [`ClientError::Server`] with the error. Broadcasts that arrive meanwhile are
-    /// kept for [`Agent::recv`].
+    /// kept for [`Agent::recv`]. A lost request or confirmation gives
+    /// [`ClientError::Timeout`] after `timeout`; the request is not sent again (whether the
+    /// server applied it is not known, and `Make_Step`, `Initialize_Simulation` or a motor
+    /// command must not be applied twice): the caller decides.
     pub fn request(&mut self, request: Request, timeout: Duration) -> Result<String, ClientError> {
         let request = match request {
             Request::Control { request, .. } => Request::Control {
@@ -196,21 +213,35 @@ impl Agent {
     }
 
     /// Registers this agent under `key`, announcing its own address, and waits for the
-    /// server's confirmation.
+    /// server's confirmation. Registering is safe to repeat (the same key from the same
+    /// address changes nothing), so over a lossy link the request is sent again every
+    /// [`REGISTER_RESEND`] until confirmed, for at most [`DEFAULT_TIMEOUT`] in all; then
+    /// [`ClientError::Timeout`].
     pub fn register(&mut self, key: &str, options: AgentOptions) -> Result<String, ClientError> {
         let addr = self.local_addr()?;
-        self.send(&Request::Agent(AgentRequest::RegisterAgent {
+        let request = Request::Agent(AgentRequest::RegisterAgent {
             agent_type: options.agent_type,
             port: addr.port(),
             ip: addr.ip().to_string(),
             sync: options.sync,
             broadcast: options.broadcast,
             key: key.to_string(),
-        }))?;
+        });
         let expected = format!("key {key},");
-        let text = self.wait_response(DEFAULT_TIMEOUT, |t| t.contains(&expected))?;
-        self.key = Some(key.to_string());
-        Ok(text)
+        let deadline = Instant::now() + DEFAULT_TIMEOUT;
+        loop {
+            self.send(&request)?;
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.wait_response(left.min(REGISTER_RESEND), |t| t.contains(&expected)) {
+                Ok(text) => {
+                    self.key = Some(key.to_string());
+                    return Ok(text);
+                }
+                Err(ClientError::Timeout(_)) if Instant::now() < deadline => continue,
+                Err(ClientError::Timeout(_)) => return Err(ClientError::Timeout(DEFAULT_TIMEOUT)),
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Asks the server where agent `requested` is.
@@ -291,8 +322,9 @@ impl Agent {
     }
 
     /// The next message from the server (responses and complete broadcasts), waiting at most
-    /// `timeout`; `None` on time-out. Split broadcasts are reassembled; an incomplete one is
-    /// dropped when a newer iteration arrives.
+    /// `timeout`; `None` on time-out. Split broadcasts are reassembled (a few iterations at
+    /// a time, as parts cross on a jittery link) and delivered whole or not at all: one with
+    /// a part lost is dropped when a newer one completes, and never goes out half.
     pub fn recv(&mut self, timeout: Duration) -> Result<Option<ServerMessage>, ClientError> {
         if let Some(m) = self.pending.pop_front() {
             return Ok(Some(m));
@@ -336,34 +368,58 @@ impl Agent {
         let Some((index, count)) = b.part else {
             return Some(b);
         };
-        let fresh = match &self.assembly {
-            Some(a) => a.iteration != b.iteration || a.parts.len() != count as usize,
-            None => true,
-        };
-        if fresh {
-            self.assembly = Some(Assembly {
-                iteration: b.iteration,
-                parts: vec![None; count as usize],
-            });
-        }
-        let a = self.assembly.as_mut()?;
-        let slot = a.parts.get_mut(index as usize - 1)?;
-        *slot = Some(b);
-        if a.parts.iter().all(Option::is_some) {
-            let done = self.assembly.take()?;
-            let mut whole = Broadcast {
-                iteration: done.iteration,
-                part: None,
-                bodies: Vec::new(),
-                entities: Vec::new(),
-            };
-            for p in done.parts.into_iter().flatten() {
-                whole.bodies.extend(p.bodies);
-                whole.entities.extend(p.entities);
+        // Parts of an iteration already delivered (late, duplicated) are dropped; far older
+        // ones mean the world was started again.
+        if let Some(done) = self.assembled {
+            if b.iteration <= done && done - b.iteration <= STALE_PARTS {
+                return None;
             }
-            return Some(whole);
         }
-        None
+        let at = match self
+            .assembly
+            .iter()
+            .position(|a| a.iteration == b.iteration && a.parts.len() == count as usize)
+        {
+            Some(at) => at,
+            None => {
+                // Parts of several iterations may cross on a jittery link: a few are put
+                // together at once, the oldest dropped past ASSEMBLIES.
+                self.assembly.retain(|a| a.iteration != b.iteration);
+                if self.assembly.len() >= ASSEMBLIES {
+                    if let Some(oldest) =
+                        (0..self.assembly.len()).min_by_key(|&i| self.assembly[i].iteration)
+                    {
+                        self.assembly.remove(oldest);
+                    }
+                }
+                self.assembly.push(Assembly {
+                    iteration: b.iteration,
+                    parts: vec![None; count as usize],
+                });
+                self.assembly.len() - 1
+            }
+        };
+        let a = &mut self.assembly[at];
+        let slot = a.parts.get_mut((index as usize).checked_sub(1)?)?;
+        *slot = Some(b);
+        if !a.parts.iter().all(Option::is_some) {
+            return None;
+        }
+        let done = self.assembly.remove(at);
+        // Older incomplete ones can no longer be delivered in order: dropped whole.
+        self.assembly.retain(|a| a.iteration > done.iteration);
+        self.assembled = Some(done.iteration);
+        let mut whole = Broadcast {
+            iteration: done.iteration,
+            part: None,
+            bodies: Vec::new(),
+            entities: Vec::new(),
+        };
+        for p in done.parts.into_iter().flatten() {
+            whole.bodies.extend(p.bodies);
+            whole.entities.extend(p.entities);
+        }
+        Some(whole)
     }
 
     /// The next complete broadcast, skipping responses (kept for [`Agent::recv`]); `None` on
@@ -383,17 +439,23 @@ impl Agent {
         Ok(result)
     }
 
-    /// Lockstep: wait for each broadcast, call `act`, then Synchronize with its iteration.
+    /// Lockstep: wait for each broadcast, call `act`, then Synchronize with its iteration (a
+    /// duplicate of the broadcast just answered is skipped).
     /// Stops when `act` returns `Ok(false)` or no broadcast comes for 5 s.
     pub fn lockstep(
         &mut self,
         mut act: impl FnMut(&Broadcast, &mut Agent) -> Result<bool, ClientError>,
     ) -> Result<u64, ClientError> {
         let mut last = 0;
+        let mut answered = None;
         loop {
             let Some(b) = self.next_broadcast(Duration::from_secs(5))? else {
                 return Err(ClientError::Timeout(Duration::from_secs(5)));
             };
+            if answered == Some(b.iteration) {
+                continue; // a duplicate (a lossy link): acted on already
+            }
+            answered = Some(b.iteration);
             let go_on = act(&b, self)?;
             self.synchronize(b.iteration)?;
             last = last.max(b.iteration);

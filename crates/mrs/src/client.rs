@@ -37,7 +37,7 @@
 //! [`step`]: MrsClient::step
 
 use std::io::{self, BufRead, BufReader, Write};
-use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 use crate::protocol::{
@@ -48,6 +48,9 @@ use crate::protocol::{
 
 /// The port `simrob mrs` listens on by default.
 pub const DEFAULT_PORT: u16 = 7020;
+
+/// How long [`MrsClient`] waits for a reply unless [`MrsClient::set_timeout`] says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Number of sonars of the Nomad-200.
 pub const SONARS: usize = 16;
@@ -61,9 +64,25 @@ pub enum MrsError {
     /// The connection failed.
     #[error("connection: {0}")]
     Io(#[from] io::Error),
-    /// The server closed the connection.
-    #[error("the server closed the connection")]
+    /// The server closed the connection (its robot is gone; [`MrsClient::reconnect`] gets a
+    /// new one).
+    #[error("the server closed the connection; reconnect for a new robot")]
     Closed,
+    /// The server closed the connection and said why (idle too long, full server, …).
+    #[error("the server closed the connection: {0}; reconnect for a new robot")]
+    ClosedBecause(String),
+    /// No reply came within the timeout ([`MrsClient::set_timeout`]). A late reply would be
+    /// taken for the next one's, so the connection is not used again: reconnect.
+    #[error("no reply to {request:?} within {} s; the connection is given up, reconnect", after.as_secs_f64())]
+    TimedOut {
+        /// What was sent.
+        request: String,
+        /// How long the client waited.
+        after: Duration,
+    },
+    /// An earlier request timed out or the connection ended: reconnect first.
+    #[error("this connection was given up ({0}); reconnect first")]
+    GivenUp(String),
     /// The server answered with an error line.
     #[error("the server refused {request:?}: {message}")]
     Refused {
@@ -90,6 +109,10 @@ pub enum MrsError {
 pub struct MrsClient {
     reader: BufReader<TcpStream>,
     writer: TcpStream,
+    peer: SocketAddr,
+    timeout: Option<Duration>,
+    /// Why the connection may not be used again, once it may not.
+    given_up: Option<String>,
 }
 
 impl MrsClient {
@@ -110,19 +133,42 @@ impl MrsClient {
     }
 
     fn from_stream(stream: TcpStream) -> Result<MrsClient, MrsError> {
+        Self::with_timeout(stream, Some(DEFAULT_TIMEOUT))
+    }
+
+    fn with_timeout(stream: TcpStream, timeout: Option<Duration>) -> Result<MrsClient, MrsError> {
         stream.set_nodelay(true)?;
-        stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+        stream.set_read_timeout(timeout)?;
         let writer = stream.try_clone()?;
         Ok(MrsClient {
+            peer: stream.peer_addr()?,
             reader: BufReader::new(stream),
             writer,
+            timeout,
+            given_up: None,
         })
     }
 
     /// How long to wait for a reply (`None` = forever).
     pub fn set_timeout(&mut self, timeout: Option<Duration>) -> Result<(), MrsError> {
         self.writer.set_read_timeout(timeout)?;
+        self.timeout = timeout;
         Ok(())
+    }
+
+    /// Closes this connection (if still open) and connects again to the same server, with the
+    /// same timeout: the server gives the new connection a new robot at its start pose (the
+    /// old robot went with the old connection). After [`MrsError::Closed`],
+    /// [`MrsError::ClosedBecause`] or [`MrsError::TimedOut`] this is how a controller goes on.
+    pub fn reconnect(&mut self) -> Result<(), MrsError> {
+        let _ = self.writer.shutdown(Shutdown::Both);
+        *self = Self::with_timeout(TcpStream::connect(self.peer)?, self.timeout)?;
+        Ok(())
+    }
+
+    /// The server's address.
+    pub fn peer(&self) -> SocketAddr {
+        self.peer
     }
 
     /// Closes the connection; the server removes the robot.
@@ -139,16 +185,55 @@ impl MrsClient {
                 "a request is one line (no line breaks)".into(),
             ));
         }
+        if let Some(why) = &self.given_up {
+            return Err(MrsError::GivenUp(why.clone()));
+        }
         let mut out = Vec::with_capacity(line.len() + 1);
         out.extend_from_slice(line.as_bytes());
         out.push(b'\n');
-        self.writer.write_all(&out)?;
+        if let Err(e) = self.writer.write_all(&out) {
+            self.given_up = Some(e.to_string());
+            return Err(e.into());
+        }
         let mut reply = String::new();
-        if self.reader.read_line(&mut reply)? == 0 {
-            return Err(MrsError::Closed);
+        match self.reader.read_line(&mut reply) {
+            Ok(0) => {
+                self.given_up = Some("the server closed it".into());
+                return Err(MrsError::Closed);
+            }
+            Ok(_) if !reply.ends_with('\n') => {
+                self.given_up = Some("the server closed it mid-reply".into());
+                return Err(MrsError::Closed);
+            }
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                let after = self.timeout.unwrap_or_default();
+                self.given_up = Some(format!(
+                    "no reply to {line:?} within {} s",
+                    after.as_secs_f64()
+                ));
+                return Err(MrsError::TimedOut {
+                    request: line.to_string(),
+                    after,
+                });
+            }
+            Err(e) => {
+                self.given_up = Some(e.to_string());
+                return Err(e.into());
+            }
         }
         let reply = reply.trim_end_matches(['\n', '\r']).to_string();
         if let Some(message) = parse_error_reply(&reply) {
+            if let Some(why) = message.strip_prefix("closing: ") {
+                // The server's farewell (idle, full): it closes the connection after it.
+                self.given_up = Some(format!("the server closed it: {why}"));
+                return Err(MrsError::ClosedBecause(why.to_string()));
+            }
             return Err(MrsError::Refused {
                 request: line.to_string(),
                 message: message.to_string(),

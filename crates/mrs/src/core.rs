@@ -310,10 +310,21 @@ impl MrsCore {
 
     /// A client left: its robot is removed.
     pub fn disconnect(&mut self, client: ClientId) {
+        self.disconnect_because(client, None);
+    }
+
+    /// Removes the client's robot, logging why the server closed its connection.
+    pub fn disconnect_because(&mut self, client: ClientId, why: Option<&str>) {
         if let Some(id) = self.robots.remove(&client) {
             self.world.remove_robot(id);
             self.messages.remove(&id);
-            self.log.push(format!("robot {} disconnected", id.0));
+            match why {
+                Some(why) => {
+                    self.log
+                        .push(format!("robot {} disconnected: {}", id.0, printable(why)))
+                }
+                None => self.log.push(format!("robot {} disconnected", id.0)),
+            }
         }
     }
 

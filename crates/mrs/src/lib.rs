@@ -41,14 +41,14 @@ pub mod render;
 mod tcp;
 pub mod wander;
 
-pub use self::client::{MrsClient, MrsError, BUMPERS, DEFAULT_PORT, SONARS};
+pub use self::client::{MrsClient, MrsError, BUMPERS, DEFAULT_PORT, DEFAULT_TIMEOUT, SONARS};
 pub use self::core::{
     printable, ClientId, CoreError, FileError, MapFiles, MrsConfig, MrsCore, NoFiles,
     DEFAULT_MAX_CLIENTS, MAX_MAP_FILE,
 };
 pub use self::tcp::{
     check_file_name, write_atomically, DirMapFiles, MrsHandle, MrsServer, ShellHook, ShellOptions,
-    DEFAULT_IDLE_TIMEOUT, MAX_FILE_NAME,
+    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAKE_ROOM_AFTER, MAX_FILE_NAME,
 };
 /// The 2D engine the simulator runs on.
 pub use simrob_flat as flat;

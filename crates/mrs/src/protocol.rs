@@ -44,10 +44,12 @@
 //!   and backing off are always possible.
 //! - **Several clients.** Each connection gets its own robot at the start pose, or the
 //!   nearest free spot to it (within 400 in); a connection that finds no room, or arrives
-//!   when the server already has its most robots (`--max-clients`, 64), gets an error line
-//!   and is closed. A connection that sends nothing for `--idle-timeout` seconds (600) gets
+//!   when the server already has its most robots (`--max-clients`, 64) and none of them has
+//!   been silent for `--make-room-after` seconds (10), gets an error line and is closed; else
+//!   the connection silent longest gets `E closing: …`, is closed, and the newcomer takes its
+//!   place. A connection that sends nothing for `--idle-timeout` seconds (600) gets
 //!   `E closing: …` and is closed; one that hangs up before the server took it gets no
-//!   robot. Robots see each other with their sonars and feel each other with
+//!   robot. A client that reconnects gets a new robot at the start pose. Robots see each other with their sonars and feel each other with
 //!   their bumpers. A client that disconnects removes its robot. Requests are answered in the
 //!   order they arrive.
 //!

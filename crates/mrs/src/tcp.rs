@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 
-use crate::core::{ClientId, FileError, MapFiles, MrsCore, MAX_MAP_FILE};
+use crate::core::{ClientId, CoreError, FileError, MapFiles, MrsCore, MAX_MAP_FILE};
 use crate::protocol::{error_reply, MAX_LINE};
 
 /// How the shell runs the core.
@@ -31,10 +31,17 @@ pub struct ShellOptions {
     /// A connection that sends nothing for this long is closed (its robot removed); `None`
     /// keeps silent clients forever (`--idle-timeout`).
     pub idle_timeout: Option<Duration>,
+    /// When the server is full, a newcomer takes the place of the connection that has sent
+    /// nothing for longest, if that is at least this long (it is told why and closed, its robot
+    /// removed); `None`: a full server refuses newcomers (`--make-room-after`).
+    pub make_room_after: Option<Duration>,
 }
 
 /// Default of [`ShellOptions::idle_timeout`]: ten minutes.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Default of [`ShellOptions::make_room_after`]: ten seconds.
+pub const DEFAULT_MAKE_ROOM_AFTER: Duration = Duration::from_secs(10);
 
 impl Default for ShellOptions {
     fn default() -> Self {
@@ -43,6 +50,7 @@ impl Default for ShellOptions {
             snapshot: None,
             print_log: false,
             idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
+            make_room_after: Some(DEFAULT_MAKE_ROOM_AFTER),
         }
     }
 }
@@ -305,12 +313,25 @@ impl MrsServer {
                 Err(e) => return Err(e),
             }
             if accept_pending {
-                accept_pending = !accept_all(&listener, &poll, &mut conns, &mut next_id, &mut core);
+                accept_pending = !accept_all(
+                    &listener,
+                    &poll,
+                    &mut conns,
+                    &mut next_id,
+                    &mut core,
+                    &options,
+                );
             }
             for event in events.iter() {
                 if event.token() == LISTENER {
-                    accept_pending =
-                        !accept_all(&listener, &poll, &mut conns, &mut next_id, &mut core);
+                    accept_pending = !accept_all(
+                        &listener,
+                        &poll,
+                        &mut conns,
+                        &mut next_id,
+                        &mut core,
+                        &options,
+                    );
                     continue;
                 }
                 let key = event.token().0;
@@ -397,6 +418,7 @@ fn accept_all(
     conns: &mut BTreeMap<usize, Conn>,
     next_id: &mut usize,
     core: &mut MrsCore,
+    options: &ShellOptions,
 ) -> bool {
     loop {
         match listener.accept() {
@@ -413,7 +435,13 @@ fn accept_all(
                 *next_id += 1;
                 let client = ClientId(key as u64);
                 let _ = stream.set_nodelay(true);
-                if let Err(e) = core.connect(client) {
+                let mut joined = core.connect(client);
+                if let (Err(CoreError::Full(_)), Some(grace)) = (&joined, options.make_room_after) {
+                    if make_room(conns, poll, core, Instant::now(), grace) {
+                        joined = core.connect(client);
+                    }
+                }
+                if let Err(e) = joined {
                     // Refused (full, or no room): say why, then close.
                     let _ = stream.write_all(format!("{}\n", error_reply(&e)).as_bytes());
                     continue;
@@ -452,6 +480,49 @@ fn accept_all(
     }
 }
 
+/// Closes the connection that has sent nothing for longest, if that is at least `grace`,
+/// telling it why (a newcomer takes its place on a full server). False when none has.
+fn make_room(
+    conns: &mut BTreeMap<usize, Conn>,
+    poll: &Poll,
+    core: &mut MrsCore,
+    now: Instant,
+    grace: Duration,
+) -> bool {
+    let Some(key) = conns
+        .iter()
+        .filter(|(_, c)| now.saturating_duration_since(c.last_input) >= grace)
+        .min_by_key(|(&k, c)| (c.last_input, k))
+        .map(|(&k, _)| k)
+    else {
+        return false;
+    };
+    let Some(c) = conns.remove(&key) else {
+        return false;
+    };
+    let silent = now.saturating_duration_since(c.last_input).as_secs_f64();
+    close_with(
+        c,
+        poll,
+        core,
+        &format!(
+            "closing: the server is full and this connection sent nothing for {silent:.1} s (a newcomer takes its place)"
+        ),
+    );
+    true
+}
+
+/// Tells the client why, closes its connection and removes its robot.
+fn close_with(mut c: Conn, poll: &Poll, core: &mut MrsCore, why: &str) {
+    let _ = c.stream.write_all(&c.output);
+    let _ = c
+        .stream
+        .write_all(format!("{}\n", error_reply(&why)).as_bytes());
+    let _ = poll.registry().deregister(&mut c.stream);
+    let _ = c.stream.shutdown(std::net::Shutdown::Both);
+    core.disconnect_because(c.client, Some(why));
+}
+
 /// Closes the connections that sent nothing for `idle`, telling them why.
 fn close_idle(
     conns: &mut BTreeMap<usize, Conn>,
@@ -466,15 +537,9 @@ fn close_idle(
         .map(|(&k, _)| k)
         .collect();
     for key in idle_keys {
-        if let Some(mut c) = conns.remove(&key) {
-            let line = error_reply(&format!(
-                "closing: nothing received for {} s",
-                idle.as_secs_f64()
-            ));
-            let _ = c.stream.write_all(format!("{line}\n").as_bytes());
-            let _ = poll.registry().deregister(&mut c.stream);
-            let _ = c.stream.shutdown(std::net::Shutdown::Both);
-            core.disconnect(c.client);
+        if let Some(c) = conns.remove(&key) {
+            let why = format!("closing: nothing received for {} s", idle.as_secs_f64());
+            close_with(c, poll, core, &why);
         }
     }
 }

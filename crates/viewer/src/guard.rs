@@ -6,12 +6,14 @@
 //! page's `Origin`, and the viewer refuses every origin but its own (`http://HOST` of the
 //! request). Programs that are not browsers send no `Origin` and are let in.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::http::HeaderMap;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// The viewer's limits.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,7 +26,8 @@ pub struct Guard {
     pub max_message: usize,
     /// Page commands a second per connection (bursts of twice as many pass).
     pub commands_per_second: f64,
-    /// Connections waiting for their request head at a time; more are closed at once.
+    /// Connections waiting for their request head at a time; past it the one that has waited
+    /// longest is closed to make room for the newcomer.
     pub max_pending: usize,
 }
 
@@ -122,12 +125,17 @@ pub struct GuardedListener {
 }
 
 impl GuardedListener {
-    /// Starts accepting on `listener` (on the current tokio runtime).
+    /// Starts accepting on `listener` (on the current tokio runtime). When
+    /// [`Guard::max_pending`] connections already wait for their request head, the one that
+    /// has waited longest is closed to make room: silent or slow connections never keep a
+    /// newcomer out (a browser sends its head at once, so it is never the oldest for long).
     pub fn new(listener: TcpListener, guard: Guard) -> std::io::Result<Self> {
         let addr = listener.local_addr()?;
         let (tx, incoming) = mpsc::channel(guard.max_pending.max(1));
-        let pending = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        // The connections waiting for their head, oldest first: a flag that closes each.
+        let pending: Arc<Mutex<BTreeMap<u64, oneshot::Sender<()>>>> = Arc::default();
         tokio::spawn(async move {
+            let mut next = 0u64;
             loop {
                 let (stream, peer) = match listener.accept().await {
                     Ok(c) => c,
@@ -137,19 +145,34 @@ impl GuardedListener {
                         continue;
                     }
                 };
-                use std::sync::atomic::Ordering;
-                if pending.load(Ordering::Relaxed) >= guard.max_pending {
-                    drop(stream);
-                    continue;
+                let id = next;
+                next += 1;
+                let (close, closed) = oneshot::channel();
+                {
+                    let Ok(mut waiting) = pending.lock() else {
+                        return;
+                    };
+                    while waiting.len() >= guard.max_pending.max(1) {
+                        // Dropping the sender wakes the oldest waiting connection: it closes.
+                        if waiting.pop_first().is_none() {
+                            break;
+                        }
+                    }
+                    waiting.insert(id, close);
                 }
-                pending.fetch_add(1, Ordering::Relaxed);
                 let tx = tx.clone();
                 let pending = pending.clone();
                 tokio::spawn(async move {
-                    let ready =
-                        tokio::time::timeout(guard.header_timeout, head_arrived(&stream)).await;
-                    pending.fetch_sub(1, Ordering::Relaxed);
-                    if matches!(ready, Ok(true)) {
+                    let ready = tokio::select! {
+                        r = tokio::time::timeout(guard.header_timeout, head_arrived(&stream)) => {
+                            matches!(r, Ok(true))
+                        }
+                        _ = closed => false,
+                    };
+                    if let Ok(mut waiting) = pending.lock() {
+                        waiting.remove(&id);
+                    }
+                    if ready {
                         let _ = tx.send((stream, peer)).await;
                     }
                 });

@@ -15,6 +15,12 @@ from .protocol import AgentInformation, Broadcast, Response, ServerMessage
 
 DEFAULT_TIMEOUT = 2.0
 """Seconds :class:`Agent` waits for an answer unless told otherwise."""
+# How often register() sends its request again while no confirmation comes, seconds.
+_REGISTER_RESEND = 0.5
+# A part this many iterations older than the newest broadcast being put together is late.
+_STALE_PARTS = 64
+# Split broadcasts put together at once.
+_ASSEMBLIES = 4
 
 Address = Tuple[str, int]
 
@@ -65,6 +71,7 @@ class Agent:
         self.key: Optional[str] = None
         self._pending: Deque[ServerMessage] = collections.deque()
         self._assembly: Dict[int, List[Broadcast]] = {}
+        self._assembled: Optional[int] = None
         #: The newest whole broadcast received.
         self.last_broadcast: Optional[Broadcast] = None
 
@@ -152,13 +159,22 @@ class Agent:
     def _assemble(self, b: Broadcast) -> Optional[Broadcast]:
         if b.part is None or b.parts is None:
             return b
+        done = self._assembled
+        if done is not None and done - _STALE_PARTS <= b.iteration <= done:
+            # A part of an iteration already delivered (late, duplicated): dropped (far
+            # older: the world was started again).
+            return None
+        if b.iteration not in self._assembly and len(self._assembly) >= _ASSEMBLIES:
+            # Parts of a few iterations cross on a jittery link; past that the oldest goes.
+            del self._assembly[min(self._assembly)]
         pieces = self._assembly.setdefault(b.iteration, [])
-        pieces.append(b)
-        # An incomplete older broadcast is dropped when a newer one starts.
-        for it in [i for i in self._assembly if i < b.iteration]:
-            del self._assembly[it]
-        if len({x.part for x in pieces}) == b.parts:
-            del self._assembly[b.iteration]
+        if all(x.part != b.part for x in pieces):  # a duplicate part is dropped
+            pieces.append(b)
+        if len(pieces) == b.parts:
+            # Whole: older incomplete ones can no longer go out in order, and are dropped.
+            for it in [i for i in self._assembly if i <= b.iteration]:
+                del self._assembly[it]
+            self._assembled = b.iteration
             return p.merge_parts(pieces)
         return None
 
@@ -194,7 +210,10 @@ class Agent:
             while True:
                 m = self._recv_direct(deadline - time.monotonic())
                 if m is None:
-                    raise Timeout(f"no answer from {self.server} within {limit} s")
+                    raise Timeout(
+                        f"no answer from {self.server} within {limit} s: the request or its "
+                        "answer was lost, or no server listens there"
+                    )
                 if isinstance(m, Response):
                     if m.is_error:
                         raise ServerError(m.text[len(p.ERROR_PREFIX):])
@@ -217,12 +236,30 @@ class Agent:
         """``Register_Agent`` under ``key`` with this socket's address; waits for the
         confirmation. ``broadcast``: seconds between broadcasts (0 = every iteration, -1 =
         never). ``agent_type``: ``RobotController``, ``GUI``, ``PosesOnly`` or another the
-        server knows."""
+        server knows. Registering is safe to repeat, so over a lossy link the request is sent
+        again every 0.5 s until confirmed, within ``timeout`` in all (then :class:`Timeout`).
+        Other requests are never sent again: whether the server applied a request whose
+        confirmation was lost is not known."""
         host, port = self.local_address
-        self.send_raw(p.register_agent(key, port, host, agent_type, sync, broadcast))
-        text = self._wait_response(timeout, lambda t: f"key {key}," in t)
-        self.key = key
-        return text
+        xml = p.register_agent(key, port, host, agent_type, sync, broadcast)
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        while True:
+            self.send_raw(xml)
+            left = deadline - time.monotonic()
+            try:
+                text = self._wait_response(
+                    max(0.0, min(left, _REGISTER_RESEND)), lambda t: f"key {key}," in t
+                )
+            except Timeout:
+                if time.monotonic() < deadline:
+                    continue
+                raise Timeout(
+                    f"no confirmation of Register_Agent from {self.server} within {limit} s: "
+                    "is the server running there?"
+                ) from None
+            self.key = key
+            return text
 
     def info(self, requested: str, timeout: Optional[float] = None) -> AgentInformation:
         """``Info_Request``: where agent ``requested`` is."""

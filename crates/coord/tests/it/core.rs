@@ -753,3 +753,41 @@ fn robots_that_have_not_heard_the_time_server_say_so() {
     assert!(status.synced);
     assert_eq!(status.time, 101.0);
 }
+
+#[test]
+fn a_robot_process_restarted_with_the_same_id_gets_its_unfinished_tasks_again() {
+    let mut net = Net::new(Policy::Greedy);
+    net.add(1, MOVE, 0.0);
+    let done = net.cc.submit(goto(1.0)).unwrap();
+    net.settle();
+    assert_eq!(net.holder(done), Allocation::Robot(1));
+    net.finish(1, done, Ok(()));
+    let t = net.cc.submit(goto(3.0)).unwrap();
+    net.settle();
+    assert_eq!(net.holder(t), Allocation::Robot(1));
+    assert!(net.bots[&1].running.iter().any(|r| r.0 == t));
+    // While the old connection is open, the id is taken: a second process is refused.
+    let twin = RobotAgent::new(info(1, MOVE)).hello();
+    assert!(matches!(
+        net.cc.handle(wire(&twin), net.now),
+        Err(CcError::RobotIdTaken(1))
+    ));
+    // The process dies: its connection closes and the shell tells the Control Center. The
+    // unfinished task goes back to allocation; the finished one stays done.
+    net.cc.leave(1);
+    net.bots.remove(&1);
+    net.settle();
+    assert_eq!(net.holder(t), Allocation::Waiting);
+    assert_eq!(net.state(done), Some(TaskState::Ended));
+    // Restarted with the same id: it joins again and the task is sent to it again, afresh.
+    net.add(1, MOVE, 0.0);
+    net.advance(0.5);
+    assert_eq!(net.holder(t), Allocation::Robot(1));
+    assert!(
+        net.bots[&1].running.iter().any(|r| r.0 == t),
+        "the restarted process runs the task again: {:?}",
+        net.bots[&1].running
+    );
+    net.finish(1, t, Ok(()));
+    assert_eq!(net.state(t), Some(TaskState::Ended));
+}

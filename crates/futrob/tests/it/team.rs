@@ -254,3 +254,72 @@ fn the_keeper_relocates_on_a_field_players_report() {
     fp.handle_message(0, Message::new(2, BROADCAST, Param::GkPosX, 20));
     assert_eq!(fp.world().gk_offsets(10), (None, None));
 }
+
+/// Each robot's view of its fresh teammates and their roles at `now`.
+fn views(brains: &[Brain], now: u64) -> Vec<Vec<(i32, Option<Role>)>> {
+    brains
+        .iter()
+        .map(|b| {
+            let mut v: Vec<(i32, Option<Role>)> =
+                b.world().comm.fresh(now).map(|t| (t.id, t.role)).collect();
+            v.sort();
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn a_player_restarted_mid_match_is_learnt_again_and_the_table_never_flaps_at_twenty_percent_loss() {
+    let everyone = [
+        (1, Some(Role::Goalkeeper)),
+        (2, Some(Role::FieldPlayer)),
+        (3, Some(Role::FieldPlayer)),
+    ];
+    let want = |me: i32| -> Vec<(i32, Option<Role>)> {
+        everyone.into_iter().filter(|(i, _)| *i != me).collect()
+    };
+    let mut brains = vec![
+        brain(1, Role::Goalkeeper),
+        brain(2, Role::FieldPlayer),
+        brain(3, Role::FieldPlayer),
+    ];
+    for b in &mut brains {
+        b.start();
+    }
+    let mut radio = SimRadio::new(&[1, 2, 3], 0.2, 30, 20, 5);
+    // Settle, then 8 s of play: every cycle every robot sees both teammates, roles right.
+    run(&mut brains, &mut radio, 0, 2000);
+    for step in 0..160 {
+        let now = 2000 + step * 50;
+        run(&mut brains, &mut radio, now, 50);
+        for (b, v) in brains.iter().zip(views(&brains, now + 50)) {
+            let me = b.world().comm.id();
+            assert_eq!(v, want(me), "robot {me} at {} ms", now + 50);
+        }
+    }
+    // Robot 2's process is restarted: a new brain, the same id, an empty table.
+    brains[1] = brain(2, Role::FieldPlayer);
+    brains[1].start();
+    assert_eq!(brains[1].world().comm.members().count(), 0);
+    let restart = 10_000;
+    let mut relearnt = None;
+    for step in 0..200 {
+        let now = restart + step * 50;
+        run(&mut brains, &mut radio, now, 50);
+        let v = views(&brains, now + 50);
+        // The others never lose it (it reports again at once, well within the TTL).
+        assert_eq!(v[0], want(1), "robot 1 at {} ms", now + 50);
+        assert_eq!(v[2], want(3), "robot 3 at {} ms", now + 50);
+        if relearnt.is_none() && v[1] == want(2) {
+            relearnt = Some(now + 50 - restart);
+        }
+        // Once learnt again, never lost.
+        if relearnt.is_some() {
+            assert_eq!(v[1], want(2), "robot 2 at {} ms", now + 50);
+        }
+    }
+    // Through their reports and ASK_ROLE, within a few report periods.
+    let took = relearnt.expect("the restarted robot learns its teammates again");
+    assert!(took <= 5000, "took {took} ms");
+    assert!(brains[1].world().comm.stats().sent > 0);
+}

@@ -5,4 +5,5 @@ mod common;
 mod client;
 mod e2e;
 mod hostile;
+mod reconnect;
 mod wander;

@@ -195,3 +195,49 @@ fn commands_past_the_rate_are_refused_and_the_page_is_told() {
     assert!(applied(&backend) <= 3, "{} applied", applied(&backend));
     assert_eq!(applied(&backend) + dropped, 10);
 }
+
+/// Gets `/` on a new connection; the status line.
+fn page_load(addr: SocketAddr) -> String {
+    let mut s = connect(addr);
+    write!(
+        s,
+        "GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut page = String::new();
+    let _ = s.read_to_string(&mut page);
+    page.lines().next().unwrap_or("").to_string()
+}
+
+#[test]
+fn half_open_connections_never_keep_a_page_load_out() {
+    // Far more half-open connections than may wait, and a head timeout that never comes
+    // within the test: only making room lets the page loads in.
+    let (viewer, _) = start(Guard {
+        max_pending: 16,
+        header_timeout: Duration::from_secs(3600),
+        ..Guard::default()
+    });
+    let addr = viewer.addr();
+    let mut held: Vec<TcpStream> = (0..100)
+        .map(|i| {
+            let mut s = connect(addr);
+            if i % 2 == 0 {
+                s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap(); // never finished
+            }
+            s
+        })
+        .collect();
+    for i in 0..40 {
+        let status = page_load(addr);
+        assert!(status.starts_with("HTTP/1.1 200"), "load {i}: {status:?}");
+        // More half-open connections arrive between the loads.
+        held.push(connect(addr));
+    }
+    // The oldest were let go: the first one is closed without an answer.
+    let mut rest = Vec::new();
+    match held[0].read_to_end(&mut rest) {
+        Ok(n) => assert_eq!(n, 0),
+        Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}"),
+    }
+}

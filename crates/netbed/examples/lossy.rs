@@ -1,0 +1,326 @@
+//! Measures the SimRob server and its agents through the lossy relay at each setting and
+//! prints the table of `docs/network.md`:
+//!
+//! ```sh
+//! cargo run -p simrob-netbed --example lossy            # 300 iterations a setting
+//! cargo run -p simrob-netbed --example lossy -- 1000 7  # iterations, seed
+//! ```
+//!
+//! Per setting: six synchronous agents in lockstep (SumBot scene, `syncwait` 0.1 s) —
+//! iterations a second, the longest one iteration took (between the broadcasts of two
+//! iterations in a row, as an agent saw them), the broadcasts each agent missed, whether every agent reached the last iteration; then 100 confirmed
+//! `Set_Sync_Wait` requests (confirmed / clear time-outs); then 200 split soccer broadcasts
+//! (`maximumdatagramsize` 1024): whole ones received, half ones (must be 0).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use simrob_client::agent::{Agent, AgentOptions, ClientError};
+use simrob_netbed::{Impairment, UdpRelay};
+use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest, Request};
+use simrob_server::files::DirStore;
+use simrob_server::udp::UdpServer;
+use simrob_session::{ServerConfig, Session};
+
+const AGENTS: usize = 6;
+const SYNC_WAIT: f64 = 0.1;
+
+struct Server {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn repo(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
+}
+
+fn serve(scenarios: &[&str], commands: &str, tweak: impl FnOnce(&mut ServerConfig)) -> Server {
+    let dir = std::env::temp_dir().join(format!("simrob-netbed-bench-{}", std::process::id()));
+    let mut config = ServerConfig {
+        receiver_port: 0,
+        save_directory: dir.clone(),
+        ..ServerConfig::default()
+    };
+    tweak(&mut config);
+    let store = DirStore::new(&dir).expect("save dir");
+    let mut server = UdpServer::bind(Session::new(config), Box::new(store)).expect("bind");
+    let mut inputs: Vec<Vec<u8>> = scenarios
+        .iter()
+        .map(|s| std::fs::read(repo(&format!("scenarios/{s}"))).expect("scenario"))
+        .collect();
+    if !commands.is_empty() {
+        inputs.push(commands.as_bytes().to_vec());
+    }
+    for bytes in &inputs {
+        let requests: Vec<_> = decode_datagram(bytes, &CommandKeys::default())
+            .into_iter()
+            .map(|r| r.expect("decodes"))
+            .collect();
+        server.apply_local(&requests).expect("applies");
+    }
+    let addr = server.local_addr().expect("addr");
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let thread = std::thread::spawn(move || server.run(&flag).expect("server"));
+    Server {
+        addr,
+        stop,
+        thread: Some(thread),
+    }
+}
+
+const SYNC_AND_START: &str = "<Message><Simulation_Message><Control_Request Command=\"Set_Sync_Mode\"><Sync_Mode>true</Sync_Mode></Control_Request><Control_Request Command=\"Initialize_Simulation\"/></Simulation_Message></Message>";
+const START: &str = "<Message><Simulation_Message><Control_Request Command=\"Initialize_Simulation\"/></Simulation_Message></Message>";
+
+/// Processor seconds of this process so far (user + system, all threads).
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    let Some(rest) = stat.rsplit(')').next() else {
+        return f64::NAN;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        f.get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
+    // After the name: state is field 0, utime 11, stime 12; 100 ticks a second on Linux.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+fn register(agent: &mut Agent, key: &str, sync: bool) -> Result<(), ClientError> {
+    let mut last = None;
+    for _ in 0..10 {
+        match agent.register(
+            key,
+            AgentOptions {
+                sync,
+                ..AgentOptions::default()
+            },
+        ) {
+            Ok(_) => return Ok(()),
+            Err(e @ ClientError::Timeout(_)) => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or(ClientError::NotRegistered))
+}
+
+struct Lockstep {
+    per_second: f64,
+    longest_wait: Duration,
+    missed: Vec<u64>,
+    all_reached: bool,
+    cpu: f64,
+}
+
+fn lockstep(up: Impairment, down: Impairment, iterations: u64) -> Lockstep {
+    let server = serve(&["materials.xml", "sumbot.xml"], SYNC_AND_START, |c| {
+        c.sync_wait = SYNC_WAIT;
+    });
+    let relay = UdpRelay::start(server.addr, up, down).expect("relay");
+    let cpu0 = cpu_seconds();
+    let t0 = Instant::now();
+    let threads: Vec<_> = (0..AGENTS)
+        .map(|i| {
+            let addr = relay.addr();
+            std::thread::spawn(move || {
+                let mut agent = Agent::connect(addr).expect("socket");
+                if register(&mut agent, &format!("a{i}"), true).is_err() {
+                    return (Duration::ZERO, u64::MAX, 0, None);
+                }
+                let (mut first, mut last) = (None, 0);
+                let mut seen = std::collections::BTreeSet::new();
+                let mut longest = Duration::ZERO;
+                let mut at = Instant::now();
+                loop {
+                    let Ok(Some(b)) = agent.next_broadcast(Duration::from_secs(10)) else {
+                        return (longest, u64::MAX, last, first);
+                    };
+                    let now = Instant::now();
+                    // One iteration's time: between the broadcasts of two iterations in a row.
+                    if b.iteration == last + 1 && first.is_some() {
+                        longest = longest.max(now - at);
+                    }
+                    at = now;
+                    if !seen.insert(b.iteration) {
+                        continue; // a duplicate
+                    }
+                    let _ = agent.synchronize(b.iteration);
+                    first.get_or_insert(b.iteration);
+                    last = b.iteration;
+                    if b.iteration >= iterations {
+                        let span = b.iteration - first.unwrap_or(0) + 1;
+                        return (longest, span.saturating_sub(seen.len() as u64), last, first);
+                    }
+                }
+            })
+        })
+        .collect();
+    let results: Vec<_> = threads
+        .into_iter()
+        .map(|t| t.join().expect("agent"))
+        .collect();
+    let wall = t0.elapsed().as_secs_f64();
+    let first = results.iter().filter_map(|r| r.3).min().unwrap_or(0);
+    Lockstep {
+        per_second: (iterations - first) as f64 / wall,
+        longest_wait: results.iter().map(|r| r.0).max().unwrap_or_default(),
+        missed: results.iter().map(|r| r.1).collect(),
+        all_reached: results.iter().all(|r| r.2 >= iterations),
+        cpu: cpu_seconds() - cpu0,
+    }
+}
+
+/// Confirmed requests and clear time-outs out of `n` confirmed Set_Sync_Wait requests.
+fn requests(up: Impairment, down: Impairment, n: usize) -> (usize, usize) {
+    let server = serve(&["materials.xml", "sumbot.xml"], "", |_| {});
+    let relay = UdpRelay::start(server.addr, up, down).expect("relay");
+    let mut agent = Agent::connect(relay.addr()).expect("socket");
+    let mut confirmed = 0;
+    let mut timeouts = 0;
+    for _ in 0..n {
+        match agent.request(
+            Request::Control {
+                request: ControlRequest::SetSyncWait(SYNC_WAIT),
+                response: Some(true),
+            },
+            Duration::from_millis(500),
+        ) {
+            Ok(_) => confirmed += 1,
+            Err(ClientError::Timeout(_)) => timeouts += 1,
+            Err(e) => panic!("request: {e}"),
+        }
+    }
+    (confirmed, timeouts)
+}
+
+/// Whole broadcasts received and half ones, out of the iterations spanned by `n` broadcasts.
+fn split(up: Impairment, down: Impairment, n: usize) -> (usize, u64, usize) {
+    let server = serve(&["soccer.xml"], START, |c| {
+        c.maximum_datagram_size = 1024;
+        c.real_time_factor = 1.0;
+    });
+    let mut direct = Agent::connect(server.addr).expect("socket");
+    register(&mut direct, "direct", false).expect("register");
+    let whole = direct
+        .next_broadcast(Duration::from_secs(10))
+        .expect("receive")
+        .expect("broadcast");
+    drop(direct);
+    let want = (whole.bodies.len(), whole.entities.len());
+    let relay = UdpRelay::start(server.addr, up, down).expect("relay");
+    let mut agent = Agent::connect(relay.addr()).expect("socket");
+    register(&mut agent, "lossy", false).expect("register");
+    let (mut got, mut half, mut first, mut last) = (0, 0, None, 0);
+    let mut seen = std::collections::BTreeSet::new();
+    while got < n {
+        let Ok(Some(b)) = agent.next_broadcast(Duration::from_secs(10)) else {
+            break;
+        };
+        if (b.bodies.len(), b.entities.len()) != want {
+            half += 1;
+        }
+        if !seen.insert(b.iteration) {
+            continue;
+        }
+        first.get_or_insert(b.iteration);
+        last = last.max(b.iteration);
+        got += 1;
+    }
+    (got, last.saturating_sub(first.unwrap_or(0)) + 1, half)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let iterations: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(300);
+    let seed: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let base = Impairment {
+        seed,
+        ..Impairment::clean()
+    };
+    let delay = Impairment {
+        delay: Duration::from_millis(50),
+        jitter: Duration::from_millis(20),
+        ..base
+    };
+    let settings = [
+        ("clean", base),
+        ("loss 5 %", Impairment { loss: 0.05, ..base }),
+        ("loss 20 %", Impairment { loss: 0.2, ..base }),
+        (
+            "duplication 5 %",
+            Impairment {
+                duplicate: 0.05,
+                ..base
+            },
+        ),
+        (
+            "reordering 5 %",
+            Impairment {
+                reorder: 0.05,
+                ..base
+            },
+        ),
+        ("delay 50 ± 20 ms", delay),
+        (
+            "all: loss 5 %, dup 5 %, reorder 5 %, 50 ± 20 ms",
+            Impairment {
+                loss: 0.05,
+                duplicate: 0.05,
+                reorder: 0.05,
+                ..delay
+            },
+        ),
+    ];
+    println!(
+        "{AGENTS} synchronous agents, syncwait {SYNC_WAIT} s, {iterations} iterations a setting, seed {seed}; the same impairment both ways\n"
+    );
+    println!("| setting | iterations/s | longest iteration | broadcasts missed (per agent) | every agent to the end | processor s | confirmed / time-outs (of 100) | split broadcasts whole / iterations spanned, half |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (name, imp) in settings {
+        let down = Impairment {
+            seed: imp.seed ^ 0xD0,
+            ..imp
+        };
+        let l = lockstep(imp, down, iterations);
+        let (confirmed, timeouts) = requests(imp, down, 100);
+        let (whole, spanned, half) = split(imp, down, 200);
+        let missed: Vec<String> = l
+            .missed
+            .iter()
+            .map(|m| {
+                if *m == u64::MAX {
+                    "left behind".to_string()
+                } else {
+                    m.to_string()
+                }
+            })
+            .collect();
+        println!(
+            "| {name} | {:.0} | {:.0} ms | {} | {} | {:.1} | {confirmed} / {timeouts} | {whole} / {spanned}, {half} |",
+            l.per_second,
+            l.longest_wait.as_secs_f64() * 1000.0,
+            missed.join(", "),
+            if l.all_reached { "yes" } else { "NO" },
+            l.cpu,
+        );
+    }
+}

@@ -1,0 +1,363 @@
+//! The sans-IO part of the bed: what happens to each datagram (a pure function of the seed,
+//! the stream and the datagram's number in it) and the queue that releases them in time.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::time::{Duration, Instant};
+
+use simrob_math::rng::hash_u01;
+
+use crate::NetbedError;
+
+/// How a link misbehaves. Every choice comes from `seed`: the `n`-th datagram of a stream
+/// meets the same fate in every run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Impairment {
+    /// Probability that a datagram is lost (0–1).
+    pub loss: f64,
+    /// Probability that a datagram that is not lost arrives twice (0–1).
+    pub duplicate: f64,
+    /// Probability that a datagram is held back until the next one of its stream has gone
+    /// (so the two arrive swapped), or [`REORDER_HOLD`] past its time when none comes (0–1).
+    pub reorder: f64,
+    /// Mean one-way delay added to every datagram.
+    pub delay: Duration,
+    /// Each datagram's delay is `delay` ± up to this, uniformly (at most `delay`).
+    pub jitter: Duration,
+    /// The random stream's seed.
+    pub seed: u64,
+}
+
+/// How long a datagram held back for reordering waits for the next one of its stream (past
+/// its own delay) before it goes anyway.
+pub const REORDER_HOLD: Duration = Duration::from_millis(20);
+
+impl Impairment {
+    /// A perfect link (nothing lost, duplicated, reordered or delayed).
+    pub fn clean() -> Self {
+        Impairment {
+            loss: 0.0,
+            duplicate: 0.0,
+            reorder: 0.0,
+            delay: Duration::ZERO,
+            jitter: Duration::ZERO,
+            seed: 0,
+        }
+    }
+
+    /// Checks the numbers: probabilities in 0–1, jitter at most the delay.
+    pub fn validate(&self) -> Result<(), NetbedError> {
+        for (name, p) in [
+            ("loss", self.loss),
+            ("duplicate", self.duplicate),
+            ("reorder", self.reorder),
+        ] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(NetbedError::Probability { name, value: p });
+            }
+        }
+        if self.jitter > self.delay {
+            return Err(NetbedError::Jitter {
+                jitter: self.jitter,
+                delay: self.delay,
+            });
+        }
+        Ok(())
+    }
+
+    /// The fate of datagram number `seq` (from 0) of stream `stream`.
+    pub fn fate(&self, stream: u64, seq: u64) -> Fate {
+        // Counter-based draws: each depends only on the seed, the stream, the datagram's
+        // number and which draw it is.
+        let draw = |k: u64| hash_u01(self.seed, stream, seq, k);
+        let lost = draw(0) < self.loss;
+        let twice = draw(1) < self.duplicate;
+        let reordered = draw(2) < self.reorder;
+        let delay = |k: u64| {
+            let j = self.jitter.as_secs_f64() * (2.0 * draw(k) - 1.0);
+            Duration::from_secs_f64((self.delay.as_secs_f64() + j).max(0.0))
+        };
+        let first = delay(3);
+        let second = delay(4);
+        Fate {
+            lost,
+            delays: if lost {
+                Vec::new()
+            } else if twice {
+                vec![first, second]
+            } else {
+                vec![first]
+            },
+            reordered: reordered && !lost,
+        }
+    }
+}
+
+/// What happens to one datagram.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fate {
+    /// It never arrives.
+    pub lost: bool,
+    /// The delay of each copy that arrives (none when lost, two when duplicated).
+    pub delays: Vec<Duration>,
+    /// It is held back until the next datagram of its stream has gone.
+    pub reordered: bool,
+}
+
+/// A stable number for a stream named `name` (FNV-1a), so that fates do not depend on ports.
+pub fn stream_id(name: &[u8]) -> u64 {
+    name.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// What a link did, counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Datagrams that came in.
+    pub received: u64,
+    /// Datagrams lost.
+    pub lost: u64,
+    /// Datagrams sent twice.
+    pub duplicated: u64,
+    /// Datagrams held back and overtaken.
+    pub reordered: u64,
+    /// Datagrams (copies) sent on.
+    pub sent: u64,
+}
+
+struct Entry<T> {
+    due: Instant,
+    order: u64,
+    item: T,
+    bytes: Vec<u8>,
+}
+
+impl<T> PartialEq for Entry<T> {
+    fn eq(&self, o: &Self) -> bool {
+        (self.due, self.order) == (o.due, o.order)
+    }
+}
+impl<T> Eq for Entry<T> {}
+impl<T> PartialOrd for Entry<T> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<T> Ord for Entry<T> {
+    fn cmp(&self, o: &Self) -> Ordering {
+        // Earliest first out of the (max-)heap.
+        (o.due, o.order).cmp(&(self.due, self.order))
+    }
+}
+
+/// Datagrams on their way, released in order of time (and of arrival for equal times).
+pub struct Schedule<T> {
+    heap: BinaryHeap<Entry<T>>,
+    order: u64,
+}
+
+impl<T> Default for Schedule<T> {
+    fn default() -> Self {
+        Schedule {
+            heap: BinaryHeap::new(),
+            order: 0,
+        }
+    }
+}
+
+impl<T> Schedule<T> {
+    /// Queues `bytes` for `item` at `due`.
+    pub fn push(&mut self, due: Instant, item: T, bytes: Vec<u8>) {
+        self.order += 1;
+        self.heap.push(Entry {
+            due,
+            order: self.order,
+            item,
+            bytes,
+        });
+    }
+
+    /// When the next datagram is due.
+    pub fn next_due(&self) -> Option<Instant> {
+        self.heap.peek().map(|e| e.due)
+    }
+
+    /// The next datagram due at or before `now`.
+    pub fn pop_due(&mut self, now: Instant) -> Option<(T, Vec<u8>)> {
+        if self.heap.peek()?.due > now {
+            return None;
+        }
+        self.heap.pop().map(|e| (e.item, e.bytes))
+    }
+
+    /// Datagrams on their way.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Nothing on its way.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+/// One direction of one stream: numbers its datagrams, draws their fates, holds one back
+/// for reordering.
+pub struct Stream {
+    id: u64,
+    seq: u64,
+    held: Option<(Instant, Vec<u8>)>,
+    /// What this stream did.
+    pub stats: LinkStats,
+}
+
+impl Stream {
+    /// A stream known by `id` (see [`stream_id`]).
+    pub fn new(id: u64) -> Self {
+        Stream {
+            id,
+            seq: 0,
+            held: None,
+            stats: LinkStats::default(),
+        }
+    }
+
+    /// A datagram came in at `now`: queues its copies for `item` in `out` as its fate says.
+    pub fn submit<T: Clone>(
+        &mut self,
+        imp: &Impairment,
+        now: Instant,
+        bytes: Vec<u8>,
+        item: T,
+        out: &mut Schedule<T>,
+    ) {
+        let fate = imp.fate(self.id, self.seq);
+        self.seq += 1;
+        self.stats.received += 1;
+        if fate.lost {
+            self.stats.lost += 1;
+            return;
+        }
+        if fate.delays.len() > 1 {
+            self.stats.duplicated += 1;
+        }
+        // One datagram is held at a time; any other that goes releases it after itself.
+        let hold_this = fate.reordered && self.held.is_none();
+        let previously = if hold_this { None } else { self.held.take() };
+        let mut last_due = now;
+        for (i, d) in fate.delays.iter().enumerate() {
+            let due = now + *d;
+            if i == 0 && hold_this {
+                self.held = Some((due, bytes.clone()));
+                continue;
+            }
+            last_due = last_due.max(due);
+            self.stats.sent += 1;
+            out.push(due, item.clone(), bytes.clone());
+        }
+        if let Some((due, held)) = previously {
+            self.stats.reordered += 1;
+            self.stats.sent += 1;
+            out.push(due.max(last_due), item, held);
+        }
+    }
+
+    /// Releases a held datagram whose wait for a follower is over.
+    pub fn expire<T>(&mut self, now: Instant, item: T, out: &mut Schedule<T>) {
+        if let Some((due, _)) = &self.held {
+            if now >= *due + REORDER_HOLD {
+                if let Some((_, held)) = self.held.take() {
+                    self.stats.sent += 1;
+                    out.push(now, item, held);
+                }
+            }
+        }
+    }
+
+    /// When a held datagram goes at the latest.
+    pub fn held_until(&self) -> Option<Instant> {
+        self.held.as_ref().map(|(due, _)| *due + REORDER_HOLD)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lossy(loss: f64, seed: u64) -> Impairment {
+        Impairment {
+            loss,
+            seed,
+            ..Impairment::clean()
+        }
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_fates_and_another_seed_others() {
+        let a: Vec<bool> = (0..1000).map(|n| lossy(0.2, 7).fate(1, n).lost).collect();
+        let b: Vec<bool> = (0..1000).map(|n| lossy(0.2, 7).fate(1, n).lost).collect();
+        let c: Vec<bool> = (0..1000).map(|n| lossy(0.2, 8).fate(1, n).lost).collect();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        let lost = a.iter().filter(|l| **l).count();
+        assert!((150..250).contains(&lost), "{lost} of 1000 lost at 20 %");
+    }
+
+    #[test]
+    fn delays_stay_within_the_jitter() {
+        let imp = Impairment {
+            delay: Duration::from_millis(50),
+            jitter: Duration::from_millis(20),
+            duplicate: 0.5,
+            ..Impairment::clean()
+        };
+        let mut twice = 0;
+        for n in 0..1000 {
+            let f = imp.fate(3, n);
+            twice += usize::from(f.delays.len() == 2);
+            for d in f.delays {
+                assert!(d >= Duration::from_millis(30) && d <= Duration::from_millis(70));
+            }
+        }
+        assert!((400..600).contains(&twice), "{twice}");
+    }
+
+    #[test]
+    fn a_held_datagram_goes_after_the_next_one() {
+        let imp = Impairment {
+            reorder: 1.0,
+            ..Impairment::clean()
+        };
+        let t0 = Instant::now();
+        let mut s = Stream::new(1);
+        let mut out = Schedule::default();
+        s.submit(&imp, t0, b"a".to_vec(), (), &mut out);
+        assert!(out.is_empty());
+        // Every datagram is to be held, but one is held at a time: b goes, then a.
+        s.submit(&imp, t0, b"b".to_vec(), (), &mut out);
+        let order: Vec<Vec<u8>> = std::iter::from_fn(|| out.pop_due(t0).map(|(_, b)| b)).collect();
+        assert_eq!(order, vec![b"b".to_vec(), b"a".to_vec()]);
+        // With no follower it goes anyway, REORDER_HOLD later.
+        s.submit(&imp, t0, b"c".to_vec(), (), &mut out);
+        s.expire(t0, (), &mut out);
+        assert!(out.is_empty());
+        s.expire(t0 + REORDER_HOLD, (), &mut out);
+        assert_eq!(
+            out.pop_due(t0 + REORDER_HOLD).map(|(_, b)| b),
+            Some(b"c".to_vec())
+        );
+    }
+
+    #[test]
+    fn bad_numbers_are_refused() {
+        assert!(lossy(1.5, 0).validate().is_err());
+        assert!(lossy(-0.1, 0).validate().is_err());
+        assert!(Impairment {
+            jitter: Duration::from_millis(5),
+            ..Impairment::clean()
+        }
+        .validate()
+        .is_err());
+    }
+}

@@ -1,0 +1,65 @@
+//! # simrob-netbed
+//!
+//! A lossy-network test bed in user space, on loopback only (for kernels without `netem`):
+//!
+//! - [`UdpRelay`]: sits between SimRob agents and the server and drops, duplicates, reorders
+//!   and delays datagrams in each direction. Every choice is drawn from a seeded random
+//!   stream ([`Impairment`]): the `n`-th datagram each way of each agent meets the same fate
+//!   in every run, so an impaired run can be repeated.
+//! - [`TcpRelay`]: sits between TCP clients (the Mobile Robot Simulator, the coordination
+//!   layer) and their server and delays, stalls or cuts the connections on demand.
+//!
+//! [`fate`] is the sans-IO part (fates, the release queue), tested without sockets or clocks.
+//! The tests of this crate run the SimRob server through the relay; `examples/lossy.rs`
+//! measures it (see `docs/network.md`).
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use simrob_netbed::{Impairment, UdpRelay};
+//!
+//! let server = "127.0.0.1:5005".parse().unwrap();
+//! let lossy = Impairment { loss: 0.05, delay: Duration::from_millis(50),
+//!     jitter: Duration::from_millis(20), seed: 1, ..Impairment::clean() };
+//! let relay = UdpRelay::start(server, lossy, lossy)?;
+//! println!("agents send to {}", relay.addr());
+//! # Ok::<(), simrob_netbed::NetbedError>(())
+//! ```
+#![warn(missing_docs)]
+
+pub mod fate;
+mod tcp;
+mod udp;
+
+pub use fate::{Impairment, LinkStats, REORDER_HOLD};
+pub use tcp::{TcpRelay, TcpStats};
+pub use udp::{rewrite_port, RelayStats, UdpRelay, MAX_FLOWS};
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Why a relay could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum NetbedError {
+    /// The bed works on loopback addresses only.
+    #[error("{0} is not a loopback address: the test bed only relays on this machine")]
+    NotLoopback(SocketAddr),
+    /// A probability outside 0–1.
+    #[error("{name} {value}: a probability between 0 and 1")]
+    Probability {
+        /// Which one.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// Jitter larger than the delay (delays would be negative).
+    #[error("jitter {jitter:?} is larger than the delay {delay:?}")]
+    Jitter {
+        /// The jitter given.
+        jitter: Duration,
+        /// The delay given.
+        delay: Duration,
+    },
+    /// A socket or thread could not be had.
+    #[error("network: {0}")]
+    Io(#[from] std::io::Error),
+}
