@@ -1,0 +1,184 @@
+"""simrob's ROS 2 participant against an independent DDS implementation (Eclipse Cyclone
+DDS), both confined to the loopback interface, on a random domain.
+
+Every wait is for a message, with a generous timeout only as a failure guard.
+Usage: SIMROB_BIN=target/debug/simrob pytest crates/ros2/tests/cyclone
+"""
+
+import math
+import os
+import random
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[4]
+DOMAIN = random.randint(1, 200)
+# Cyclone on lo only: no multicast, the peers found by unicast on 127.0.0.1.
+os.environ["CYCLONEDDS_URI"] = (
+    "<CycloneDDS><Domain Id='any'><General><Interfaces>"
+    "<NetworkInterface name='lo'/></Interfaces><AllowMulticast>false</AllowMulticast>"
+    "</General><Discovery><ParticipantIndex>auto</ParticipantIndex>"
+    "<MaxAutoParticipantIndex>30</MaxAutoParticipantIndex>"
+    "<Peers><Peer address='127.0.0.1'/></Peers></Discovery></Domain></CycloneDDS>"
+)
+
+from cyclonedds.core import Policy, Qos  # noqa: E402
+from cyclonedds.domain import DomainParticipant  # noqa: E402
+from cyclonedds.pub import DataWriter  # noqa: E402
+from cyclonedds.sub import DataReader  # noqa: E402
+from cyclonedds.topic import Topic  # noqa: E402
+from cyclonedds.util import duration  # noqa: E402
+
+import rosmsgs as m  # noqa: E402
+
+TIMEOUT = 60.0
+
+RELIABLE = Qos(
+    Policy.Reliability.Reliable(duration(seconds=1)),
+    Policy.History.KeepLast(10),
+)
+BEST_EFFORT = Qos(Policy.Reliability.BestEffort, Policy.History.KeepLast(10))
+
+
+class Simrob:
+    """A simrob command with --ros2, its standard error collected."""
+
+    def __init__(self, *args):
+        env = dict(os.environ)
+        env["ROS_DOMAIN_ID"] = str(DOMAIN)
+        env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+        env["RUST_LOG"] = "simrob::ros2=info,warn"
+        self.proc = subprocess.Popen(
+            [os.environ["SIMROB_BIN"], *args],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.stdout = []
+        self.stderr = []
+        self.ros_line = threading.Event()
+        threading.Thread(target=self._pump, args=(self.proc.stdout, self.stdout), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr), daemon=True).start()
+        assert self.ros_line.wait(TIMEOUT), f"no 'ROS 2 on domain' line: {self.stdout} {self.stderr}"
+
+    def _pump(self, stream, lines):
+        for line in stream:
+            lines.append(line)
+            if line.startswith("ROS 2 on domain"):
+                self.ros_line.set()
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture(scope="module")
+def dp():
+    return DomainParticipant(DOMAIN)
+
+
+def reader(dp, name, typ, qos=RELIABLE):
+    return DataReader(dp, Topic(dp, "rt/" + name.lstrip("/"), typ), qos=qos)
+
+
+def writer(dp, name, typ, qos=RELIABLE):
+    return DataWriter(dp, Topic(dp, "rt/" + name.lstrip("/"), typ), qos=qos)
+
+
+def wait_for(rd, pred=lambda s: True, timeout=TIMEOUT, each=None):
+    """Reads `rd` until a sample satisfies `pred` (calling `each()` after every batch
+    read); fails after `timeout` seconds without one."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for s in rd.take_iter(timeout=duration(milliseconds=500)):
+            if pred(s):
+                return s
+            if each:
+                each()
+        if each:
+            each()
+    raise AssertionError(f"no matching sample on {rd.topic.name} within {timeout} s")
+
+
+def yaw(q):
+    return math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z))
+
+
+@pytest.fixture(scope="module")
+def sumbot():
+    s = Simrob(
+        "serve", "--port", "0", "--bind", "127.0.0.1",
+        "--scenario", "scenarios/sumbot.xml", "--speed", "1", "--ros2",
+    )
+    yield s
+    s.stop()
+
+
+def test_clock_advances(dp, sumbot):
+    rd = reader(dp, "/clock", m.Clock, BEST_EFFORT)
+    first = wait_for(rd).clock
+    t0 = first.sec + first.nanosec * 1e-9
+    later = wait_for(rd, lambda s: s.clock.sec + s.clock.nanosec * 1e-9 > t0 + 0.2)
+    assert later.clock.nanosec < 1_000_000_000
+
+
+def test_cmd_vel_moves_the_sumbot_in_odom_and_tf(dp, sumbot):
+    odom = reader(dp, "robot_3/odom", m.Odometry)
+    tf = reader(dp, "/tf", m.TFMessage)
+    cmd = writer(dp, "robot_3/cmd_vel", m.Twist)
+    start = wait_for(odom)
+    assert start.header.frame_id == "robot_3/odom"
+    assert start.child_frame_id == "robot_3/base_link"
+    p0 = start.pose.pose.position
+    h0 = yaw(start.pose.pose.orientation)
+    forward = m.Twist(linear=m.Vector3(x=0.1))
+
+    def ahead(s):
+        p = s.pose.pose.position
+        return (p.x - p0.x) * math.cos(h0) + (p.y - p0.y) * math.sin(h0) > 0.05
+
+    moved = wait_for(odom, ahead, each=lambda: cmd.write(forward))
+    assert moved.twist.twist.linear.x > 0.02, moved.twist.twist
+    # /tf carries the same pose for robot_3/base_link in robot_3/odom.
+    p = moved.pose.pose.position
+
+    def has_moved(s):
+        for t in s.transforms:
+            if t.child_frame_id == "robot_3/base_link":
+                assert t.header.frame_id == "robot_3/odom"
+                return (t.transform.translation.x - p0.x) ** 2 + (t.transform.translation.y - p0.y) ** 2 > 0.04**2
+        return False
+
+    wait_for(tf, has_moved)
+    # A counter-clockwise turn rate turns it counter-clockwise.
+    h1 = yaw(moved.pose.pose.orientation)
+    turn = m.Twist(angular=m.Vector3(z=1.0))
+
+    def turned(s):
+        d = (yaw(s.pose.pose.orientation) - h1 + math.pi) % (2 * math.pi) - math.pi
+        return d > 0.3
+
+    wait_for(odom, turned, each=lambda: cmd.write(turn))
+    cmd.write(m.Twist())
+    assert abs(p.z) < 10
+
+
+def test_a_mistyped_message_is_dropped_with_a_log_line(dp, sumbot):
+    bad = writer(dp, "robot_3/cmd_vel", m.BadTwist)
+    odom = reader(dp, "robot_3/odom", m.Odometry)
+    wait_for(odom, each=lambda: bad.write(m.BadTwist(x=5.0)))
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline and not any("malformed" in line for line in sumbot.stderr):
+        wait_for(odom, each=lambda: bad.write(m.BadTwist(x=5.0)))
+    assert any("robot_3/cmd_vel: malformed" in line for line in sumbot.stderr), sumbot.stderr
+    assert sumbot.proc.poll() is None
