@@ -177,6 +177,13 @@ pub fn run(args: ServeArgs) -> Result<()> {
     }
     let _ros2 = if args.ros2.ros2 {
         let discovery = args.ros2.discovery()?;
+        if args.ros2.ros2_lockstep {
+            // Paused before the first iteration: every step is the ROS side's.
+            server.apply_local(&[Request::Control {
+                request: ControlRequest::SetStepMode(true),
+                response: Some(false),
+            }])?;
+        }
         let (observer, wants, attached) = simrob_ros2::simrob::attach(
             simrob_ros2::simrob::Options {
                 discovery,

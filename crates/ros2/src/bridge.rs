@@ -403,10 +403,29 @@ impl Bridge {
         if appeared {
             out.push(Out::TfStatic(static_transforms(frame, stamp)));
         }
-        if due(t, &mut self.next_clock, self.rates.clock) {
+        let clock = due(t, &mut self.next_clock, self.rates.clock);
+        let odom = due(t, &mut self.next_odom, self.rates.odom);
+        let sensors = due(t, &mut self.next_sensors, self.rates.sensors);
+        self.emit(frame, [clock, odom, sensors], &mut out);
+        out
+    }
+
+    /// The world at `frame` again, every message whatever the rates (a paused world, in
+    /// lockstep, repeats its state for controllers that join late). The robots must be
+    /// known: call [`Bridge::step`] with the frame first.
+    pub fn repeat(&mut self, frame: &Frame) -> Vec<Out> {
+        let mut out = Vec::new();
+        self.emit(frame, [true, true, true], &mut out);
+        out
+    }
+
+    fn emit(&mut self, frame: &Frame, [clock, odom, sensors]: [bool; 3], out: &mut Vec<Out>) {
+        let t = frame.time;
+        let stamp = Time::from_secs(t);
+        if clock {
             out.push(Out::Clock(Clock { clock: stamp }));
         }
-        if due(t, &mut self.next_odom, self.rates.odom) {
+        if odom {
             let mut tf = TFMessage::default();
             for r in &frame.robots {
                 let odom = self.odometry(r, t, stamp);
@@ -427,7 +446,7 @@ impl Bridge {
                 out.push(Out::Tf(tf));
             }
         }
-        if due(t, &mut self.next_sensors, self.rates.sensors) {
+        if sensors {
             for r in &frame.robots {
                 if let Some(ring) = &r.sonars {
                     out.push(sonar_messages(&r.name, ring, stamp, self.rates.sensors));
@@ -440,7 +459,6 @@ impl Bridge {
                 }
             }
         }
-        out
     }
 
     fn odometry(&mut self, r: &RobotFrame, t: f64, stamp: Time) -> Odometry {

@@ -96,6 +96,7 @@ pub struct MrsRos {
     options: Options,
     last_time: Option<f64>,
     robots: usize,
+    shown: std::time::Instant,
 }
 
 impl MrsRos {
@@ -114,6 +115,7 @@ impl MrsRos {
             options,
             last_time: None,
             robots: usize::MAX,
+            shown: std::time::Instant::now(),
         })
     }
 
@@ -134,9 +136,17 @@ impl MrsRos {
             if let Err(e) = self.node.publish(outs) {
                 tracing::warn!(target: "simrob::ros2", "{e}");
             }
+            self.shown = std::time::Instant::now();
+        } else if self.options.lockstep && self.shown.elapsed() >= crate::simrob::REPEAT {
+            // Paused: the state again, for controllers that join late.
+            self.shown = std::time::Instant::now();
+            let outs = self.bridge.repeat(&frame_of(core));
+            if let Err(e) = self.node.publish(outs) {
+                tracing::warn!(target: "simrob::ros2", "{e}");
+            }
         }
         let triggers = self.node.receive(&mut self.bridge);
-        let step = self.options.lockstep && (triggers > 0 || self.all_commanded(core));
+        let step = self.options.lockstep && (triggers > 0 || self.bridge.all_commanded());
         if !self.options.lockstep || step {
             for c in self.bridge.take_commands() {
                 if let Command::Velocity { id, v, w } = c {
@@ -148,9 +158,5 @@ impl MrsRos {
         if step {
             core.step();
         }
-    }
-
-    fn all_commanded(&self, _core: &MrsCore) -> bool {
-        self.bridge.all_commanded()
     }
 }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use simrob_protocol::{
     ControlRequest, EntityId, EntityInfoKind, EntityRequest, MotorCommand, Request, Shape,
@@ -191,6 +191,10 @@ pub fn attach(
 /// How often the thread looks for commands while no frame comes.
 const POLL: Duration = Duration::from_millis(2);
 
+/// How often a world paused in lockstep repeats its state (wall time), for controllers that
+/// join late.
+pub const REPEAT: Duration = Duration::from_millis(250);
+
 fn run(
     mut node: Node,
     options: Options,
@@ -203,6 +207,7 @@ fn run(
     // Lockstep: the iteration last published, and whether its step was asked for.
     let mut stepped_from: Option<u64> = None;
     let mut current: Option<u64> = None;
+    let mut shown: Option<(Frame, Instant)> = None;
     while !stop.load(Ordering::Relaxed) {
         let mut latest = match frames.recv_timeout(POLL) {
             Ok(s) => Some(s),
@@ -218,7 +223,15 @@ fn run(
             if let Err(e) = node.publish(bridge.step(&frame)) {
                 tracing::warn!(target: "simrob::ros2", "{e}");
             }
+            shown = Some((frame, Instant::now()));
             wants.store(true, Ordering::Relaxed);
+        } else if let (true, Some((frame, at))) = (options.lockstep, shown.as_mut()) {
+            if at.elapsed() >= REPEAT {
+                *at = Instant::now();
+                if let Err(e) = node.publish(bridge.repeat(frame)) {
+                    tracing::warn!(target: "simrob::ros2", "{e}");
+                }
+            }
         }
         let triggers = node.receive(&mut bridge);
         if options.lockstep {

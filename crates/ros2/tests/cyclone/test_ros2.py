@@ -272,3 +272,45 @@ def test_a_swarm_robot_goes_to_a_goal(dp, tmp_path):
         wait_for(odom, arrived, timeout=120)
     finally:
         s.stop()
+
+
+def lockstep_run(dp, steps):
+    """A lockstep run of the SumBot: one cmd_vel per odometry message; returns the stamps
+    and the last pose."""
+    s = Simrob(
+        "serve", "--port", "0", "--bind", "127.0.0.1", "--scenario", "scenarios/soccer.xml",
+        "--ros2", "--ros2-lockstep", "--ros2-odom-rate", "0",
+    )
+    try:
+        odom = reader(dp, "robot_3/odom", m.Odometry)
+        cmd = writer(dp, "robot_3/cmd_vel", m.Twist)
+        stamp = lambda o: (o.header.stamp.sec, o.header.stamp.nanosec)  # noqa: E731
+        last = wait_for(odom)
+        # The paused world repeats its state: wait (on those messages) until the command
+        # writer is matched, and one repeat more, so that no command is lost.
+        deadline = time.monotonic() + TIMEOUT
+        while not cmd.get_matched_subscriptions():
+            assert time.monotonic() < deadline, "cmd_vel never matched"
+            wait_for(odom)
+        last = wait_for(odom)
+        stamps = [stamp(last)]
+        for k in range(steps):
+            twist = m.Twist(linear=m.Vector3(x=0.1), angular=m.Vector3(z=0.5 if k >= steps // 2 else 0.0))
+            cmd.write(twist)
+            # The next odometry is that of the step this command made.
+            last = wait_for(odom, lambda o: stamp(o) > stamps[-1])
+            stamps.append(stamp(last))
+        p = last.pose.pose
+        return stamps, (p.position.x, p.position.y, p.orientation.z, p.orientation.w)
+    finally:
+        s.stop()
+
+
+def test_lockstep_steps_once_per_command_and_repeats(dp):
+    stamps, pose = lockstep_run(dp, 40)
+    t = [a + b * 1e-9 for a, b in stamps]
+    steps = [b - a for a, b in zip(t, t[1:])]
+    # One iteration per command: every step the same length.
+    assert max(steps) - min(steps) < 1e-6 and steps[0] > 0, steps
+    _, again = lockstep_run(dp, 40)
+    assert again == pose, (pose, again)
