@@ -97,14 +97,18 @@ struct Figure {
 }
 
 fn measure(ros: bool, seconds: f64, robots: u32, dir: &std::path::Path) -> Figure {
-    let mut config = ServerConfig::default();
-    config.receiver_port = 0;
+    let mut config = ServerConfig {
+        receiver_port: 0,
+        ..ServerConfig::default()
+    };
     config
         .set("realtimefactor", "0")
         .expect("realtimefactor is a key");
     let store = DirStore::new(dir).expect("a save directory");
     let mut server = UdpServer::bind(Session::new(config), Box::new(store)).expect("binds");
-    server.apply_local(&world(robots)).expect("the world builds");
+    server
+        .apply_local(&world(robots))
+        .expect("the world builds");
     // The world runs while watched: without ROS, nothing else watches.
     server.session_mut().set_observed(true);
     let _attached = ros.then(|| {
@@ -176,7 +180,9 @@ fn main() {
         let (n, w): (f64, f64) = figures
             .iter()
             .filter(|(r, _)| *r == ros)
-            .fold((0.0, 0.0), |(n, w), (_, f)| (n + f.iterations as f64, w + f.wall));
+            .fold((0.0, 0.0), |(n, w), (_, f)| {
+                (n + f.iterations as f64, w + f.wall)
+            });
         n / w
     };
     let (without, with) = (rate(false), rate(true));

@@ -145,8 +145,8 @@ pub enum Out {
     Odom {
         /// The robot.
         robot: String,
-        /// The message.
-        msg: Odometry,
+        /// The message (boxed: it is the largest).
+        msg: Box<Odometry>,
     },
     /// Publish on `<robot>/sonar/<index>` and (all of them) `<robot>/scan`.
     Sonars {
@@ -439,7 +439,7 @@ impl Bridge {
                 });
                 out.push(Out::Odom {
                     robot: r.name.clone(),
-                    msg: odom,
+                    msg: Box::new(odom),
                 });
             }
             if !tf.transforms.is_empty() {

@@ -219,7 +219,7 @@ impl Node {
                 Out::Tf(t) => write(&self.tf, t),
                 Out::TfStatic(t) => write(&self.tf_static, t),
                 Out::Odom { robot, msg } => match self.robots.get(&robot) {
-                    Some(t) => write(&t.odom, msg),
+                    Some(t) => write(&t.odom, *msg),
                     None => Ok(()),
                 },
                 Out::Sonars {

@@ -28,7 +28,9 @@ fn frame(t: f64, robots: Vec<RobotFrame>) -> Frame {
 }
 
 fn odoms(outs: &[Out]) -> usize {
-    outs.iter().filter(|o| matches!(o, Out::Odom { .. })).count()
+    outs.iter()
+        .filter(|o| matches!(o, Out::Odom { .. }))
+        .count()
 }
 
 #[test]
@@ -57,7 +59,10 @@ fn robots_appear_and_disappear_with_their_topics() {
         .iter()
         .any(|o| matches!(o, Out::Gone { robot } if robot == "a")));
     assert_eq!(b.robots().collect::<Vec<_>>(), ["b"]);
-    assert!(!b.cmd_vel("a", Twist::default()), "a gone robot takes nothing");
+    assert!(
+        !b.cmd_vel("a", Twist::default()),
+        "a gone robot takes nothing"
+    );
 }
 
 #[test]
@@ -212,7 +217,9 @@ fn goals_and_sonars() {
     r.takes_cmd_vel = false;
     r.drive = None;
     r.sonars = Some(RangeRing {
-        headings: (0..4).map(|i| -(i as f64) * std::f64::consts::FRAC_PI_2).collect(),
+        headings: (0..4)
+            .map(|i| -(i as f64) * std::f64::consts::FRAC_PI_2)
+            .collect(),
         radius: 0.25,
         height: 0.0,
         ranges: vec![1.0, 2.0, 3.0, 4.0],
@@ -266,5 +273,7 @@ fn a_paused_world_repeats_its_state_whatever_the_rates() {
     // ...but repeated on demand, with the same stamp.
     let outs = b.repeat(&f);
     assert_eq!(odoms(&outs), 1);
-    assert!(outs.iter().any(|o| matches!(o, Out::Clock(c) if c.clock.nanosec == 500_000_000)));
+    assert!(outs
+        .iter()
+        .any(|o| matches!(o, Out::Clock(c) if c.clock.nanosec == 500_000_000)));
 }

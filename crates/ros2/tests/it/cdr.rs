@@ -79,9 +79,15 @@ fn ros_type_names() {
     assert_eq!(Clock::TYPE_NAME, "rosgraph_msgs::msg::dds_::Clock_");
     assert_eq!(Range::TYPE_NAME, "sensor_msgs::msg::dds_::Range_");
     assert_eq!(LaserScan::TYPE_NAME, "sensor_msgs::msg::dds_::LaserScan_");
-    assert_eq!(PoseStamped::TYPE_NAME, "geometry_msgs::msg::dds_::PoseStamped_");
+    assert_eq!(
+        PoseStamped::TYPE_NAME,
+        "geometry_msgs::msg::dds_::PoseStamped_"
+    );
     assert_eq!(simrob_ros2::node::dds_topic("/clock"), "rt/clock");
-    assert_eq!(simrob_ros2::node::dds_topic("robot_3/cmd_vel"), "rt/robot_3/cmd_vel");
+    assert_eq!(
+        simrob_ros2::node::dds_topic("robot_3/cmd_vel"),
+        "rt/robot_3/cmd_vel"
+    );
 }
 
 #[test]
