@@ -320,3 +320,29 @@ def test_lockstep_steps_once_per_command_and_repeats():
     stamps2, again, _ = lockstep_run(dp, 40)
     assert stamps2 == stamps
     assert again == pose, (pose, again)
+
+
+def test_mrs_lockstep_steps_once_per_command():
+    domain = DOMAIN + 2
+    dp = DomainParticipant(domain)
+    s = Simrob("mrs", "--port", "0", "--ros2", "--ros2-lockstep", "--ros2-odom-rate", "0", domain=domain)
+    try:
+        odom = reader(dp, "nomad_0/odom", m.Odometry)
+        cmd = writer(dp, "nomad_0/cmd_vel", m.Twist)
+        wait_for(odom)
+        deadline = time.monotonic() + TIMEOUT
+        while not cmd.get_matched_subscriptions():
+            assert time.monotonic() < deadline, "cmd_vel never matched"
+            wait_for(odom)
+        last = wait_for(odom)
+        t = lambda o: o.header.stamp.sec + o.header.stamp.nanosec * 1e-9  # noqa: E731
+        times = [t(last)]
+        for _ in range(5):
+            cmd.write(m.Twist(linear=m.Vector3(x=0.2)))
+            last = wait_for(odom, lambda o: t(o) > times[-1])
+            times.append(t(last))
+        steps = [b - a for a, b in zip(times, times[1:])]
+        assert max(steps) - min(steps) < 1e-9 and steps[0] > 0, steps
+        assert abs(last.twist.twist.linear.x - 0.2) < 1e-3
+    finally:
+        s.stop()
