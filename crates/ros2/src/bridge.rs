@@ -410,6 +410,28 @@ impl Bridge {
         out
     }
 
+    /// Whether a frame at simulated time `t` would publish more than `/clock` (odometry or
+    /// sensors due): when not, and the robots are the same, [`Bridge::clock_only`] does
+    /// without the frame.
+    pub fn needs_frame(&self, t: f64) -> bool {
+        let is_due = |next: f64, rate: f64| rate <= 0.0 || t + 1e-9 >= next;
+        self.robots.is_empty()
+            || is_due(self.next_odom, self.rates.odom)
+            || is_due(self.next_sensors, self.rates.sensors)
+    }
+
+    /// `/clock` at simulated time `t` if it is due (the rest is not: see
+    /// [`Bridge::needs_frame`]).
+    pub fn clock_only(&mut self, t: f64) -> Vec<Out> {
+        if due(t, &mut self.next_clock, self.rates.clock) {
+            vec![Out::Clock(Clock {
+                clock: Time::from_secs(t),
+            })]
+        } else {
+            Vec::new()
+        }
+    }
+
     /// The world at `frame` again, every message whatever the rates (a paused world, in
     /// lockstep, repeats its state for controllers that join late). The robots must be
     /// known: call [`Bridge::step`] with the frame first.

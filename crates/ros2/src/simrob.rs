@@ -31,16 +31,19 @@ pub fn robot_name(id: EntityId) -> String {
 /// The bridge frame of a SimRob snapshot: every robot entity (not balls, not fields).
 pub fn frame_of(s: &Snapshot) -> Frame {
     let b = &s.broadcast;
+    // Each entity's bodies, in one pass.
+    let mut by_entity: std::collections::HashMap<u32, Vec<&simrob_protocol::BodyState>> =
+        std::collections::HashMap::new();
+    for body in &b.bodies {
+        by_entity.entry(body.entity_id.0).or_default().push(body);
+    }
+    let none = Vec::new();
     let robots = b
         .entities
         .iter()
         .filter(|e| e.kind == EntityInfoKind::Robot)
         .map(|e| {
-            let bodies: Vec<_> = b
-                .bodies
-                .iter()
-                .filter(|x| x.entity_id == e.entity_id)
-                .collect();
+            let bodies = by_entity.get(&e.entity_id.0).unwrap_or(&none);
             // The reference body: the one at the entity's reported pose.
             let reference = bodies
                 .iter()
@@ -208,6 +211,7 @@ fn run(
     let mut stepped_from: Option<u64> = None;
     let mut current: Option<u64> = None;
     let mut shown: Option<(Frame, Instant)> = None;
+    let mut kinds = Vec::new();
     while !stop.load(Ordering::Relaxed) {
         let mut latest = match frames.recv_timeout(POLL) {
             Ok(s) => Some(s),
@@ -218,12 +222,19 @@ fn run(
             latest = Some(s);
         }
         if let Some(s) = latest {
-            let frame = frame_of(&s);
             current = Some(s.iteration);
-            if let Err(e) = node.publish(bridge.step(&frame)) {
+            // Most iterations carry only /clock: the frame (every robot) is built when
+            // odometry or sensors are due, the robots changed, or in lockstep.
+            if options.lockstep || s.kinds != kinds || bridge.needs_frame(s.time) {
+                kinds.clone_from(&s.kinds);
+                let frame = frame_of(&s);
+                if let Err(e) = node.publish(bridge.step(&frame)) {
+                    tracing::warn!(target: "simrob::ros2", "{e}");
+                }
+                shown = Some((frame, Instant::now()));
+            } else if let Err(e) = node.publish(bridge.clock_only(s.time)) {
                 tracing::warn!(target: "simrob::ros2", "{e}");
             }
-            shown = Some((frame, Instant::now()));
             wants.store(true, Ordering::Relaxed);
         } else if let (true, Some((frame, at))) = (options.lockstep, shown.as_mut()) {
             if at.elapsed() >= REPEAT {
