@@ -160,6 +160,70 @@ impl Speed {
     }
 }
 
+/// `--ros2` and its options: the world on ROS 2 topics (one shared spelling for every
+/// command that serves robots).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct Ros2 {
+    /// Publish the world on ROS 2 (DDS/RTPS, no ROS installation needed): `/clock`, `/tf`,
+    /// each robot's `odom`, and its inputs (`cmd_vel`...). Domain from `ROS_DOMAIN_ID`;
+    /// `ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST` (or `ROS_LOCALHOST_ONLY=1`) keeps discovery
+    /// on this machine. Topics and types: docs/ros2.md
+    #[arg(long)]
+    pub ros2: bool,
+    /// With --ros2: each robot's `odom` and `/tf`, per simulated second (0 = every
+    /// iteration; default 50).
+    #[arg(long, value_name = "HZ", requires = "ros2", value_parser = rate)]
+    pub ros2_odom_rate: Option<f64>,
+    /// With --ros2: `/clock` per simulated second (0 = every iteration, the default).
+    #[arg(long, value_name = "HZ", requires = "ros2", value_parser = rate)]
+    pub ros2_clock_rate: Option<f64>,
+    /// With --ros2: sensors (sonars, scans, bumpers) per simulated second (default 10).
+    #[arg(long, value_name = "HZ", requires = "ros2", value_parser = rate)]
+    pub ros2_sensor_rate: Option<f64>,
+    /// With --ros2: the world waits for the ROS side each iteration: it advances when every
+    /// robot that takes `cmd_vel` has sent one, or on a message on `/simrob/step`
+    /// (`std_msgs/Empty`), so a ROS controller's run is reproducible.
+    #[arg(long, requires = "ros2")]
+    pub ros2_lockstep: bool,
+}
+
+impl Ros2 {
+    /// The rates asked for, the defaults where none is given.
+    pub fn rates(&self) -> simrob_ros2::bridge::Rates {
+        let d = simrob_ros2::bridge::Rates::default();
+        simrob_ros2::bridge::Rates {
+            clock: self.ros2_clock_rate.unwrap_or(d.clock),
+            odom: self.ros2_odom_rate.unwrap_or(d.odom),
+            sensors: self.ros2_sensor_rate.unwrap_or(d.sensors),
+        }
+    }
+
+    /// The line a serving command prints when its participant is up.
+    pub fn banner(d: simrob_ros2::env::Discovery) -> String {
+        format!(
+            "ROS 2 on domain {}{}",
+            d.domain_id,
+            match d.range {
+                simrob_ros2::env::Range::Localhost => ", discovery on this machine only",
+                simrob_ros2::env::Range::Subnet => "",
+            }
+        )
+    }
+
+    /// The domain and discovery range from ROS 2's environment variables.
+    pub fn discovery(&self) -> Result<simrob_ros2::env::Discovery> {
+        Ok(simrob_ros2::env::Discovery::from_env()?)
+    }
+}
+
+/// A rate in Hz: a finite number ≥ 0.
+fn rate(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if f.is_finite() && f >= 0.0 => Ok(f),
+        _ => Err(format!("{s:?}: expected a rate in Hz, 0 or more")),
+    }
+}
+
 /// Reads the old `--http-port N`, saying on standard error what to write instead.
 fn old_http_port(s: &str) -> Result<u16, String> {
     let n: u16 = s

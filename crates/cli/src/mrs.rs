@@ -84,6 +84,10 @@ pub struct MrsArgs {
     /// 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
     #[command(flatten)]
     gui: crate::flags::Gui,
+    /// The robots on ROS 2: `--ros2` (one Nomad waits for ROS from the start, `nomad_<id>`;
+    /// every connection's robot appears too), its rates and lockstep (which runs stepped).
+    #[command(flatten)]
+    ros2: crate::flags::Ros2,
 }
 
 /// A number of seconds from the command line; 0 = never (`None`).
@@ -138,7 +142,7 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
         map,
         MrsConfig {
             start: args.start,
-            stepped: args.stepped,
+            stepped: args.stepped || args.ros2.ros2_lockstep,
             timestep: args.timestep,
             snapshot_scale: args.scale,
             max_clients: args.max_clients,
@@ -254,6 +258,26 @@ pub fn run(args: MrsArgs) -> Result<()> {
             server.with_hook(hook)
         }
         None => server,
+    };
+    let server = if args.ros2.ros2 {
+        let discovery = args.ros2.discovery()?;
+        let mut ros = simrob_ros2::mrs::MrsRos::new(simrob_ros2::mrs::Options {
+            discovery,
+            rates: args.ros2.rates(),
+            lockstep: args.ros2.ros2_lockstep,
+        })
+        .context("cannot start the ROS 2 participant")?;
+        let mut server = server;
+        let mut gui_hook = server.take_hook();
+        println!("{}", crate::flags::Ros2::banner(discovery));
+        server.with_hook(Box::new(move |core, files| {
+            if let Some(h) = gui_hook.as_mut() {
+                h(core, files);
+            }
+            ros.turn(core);
+        }))
+    } else {
+        server
     };
     let stop = crate::shell::ctrl_c_flag()?;
     println!("listening on tcp://{}", server.local_addr()?);

@@ -52,6 +52,9 @@ pub struct ServeArgs {
     /// The web viewer, `--gui[=ADDR]` (on the server's IP unless ADDR names one).
     #[command(flatten)]
     pub gui: crate::flags::Gui,
+    /// The world on ROS 2: `--ros2` and its rates and lockstep.
+    #[command(flatten)]
+    pub ros2: crate::flags::Ros2,
     /// Record every iteration to FILE (created or truncated): the compact simrob-recording
     /// format (deflate blocks of 32-bit poses), readable while being written; play it with
     /// `simrob replay FILE`, export it with `simrob replay FILE --export csv`.
@@ -172,6 +175,30 @@ pub fn run(args: ServeArgs) -> Result<()> {
         server.add_observer(recorder);
         println!("recording to {}", path.display());
     }
+    let _ros2 = if args.ros2.ros2 {
+        let discovery = args.ros2.discovery()?;
+        if args.ros2.ros2_lockstep {
+            // Paused before the first iteration: every step is the ROS side's.
+            server.apply_local(&[Request::Control {
+                request: ControlRequest::SetStepMode(true),
+                response: Some(false),
+            }])?;
+        }
+        let (observer, wants, attached) = simrob_ros2::simrob::attach(
+            simrob_ros2::simrob::Options {
+                discovery,
+                rates: args.ros2.rates(),
+                lockstep: args.ros2.ros2_lockstep,
+            },
+            server.commands(),
+        )
+        .context("cannot start the ROS 2 participant")?;
+        server.add_sampled_observer(observer, wants);
+        println!("{}", crate::flags::Ros2::banner(discovery));
+        Some(attached)
+    } else {
+        None
+    };
     server.run(&stop)?;
     let s = server.session().stats();
     println!(

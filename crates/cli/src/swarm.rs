@@ -37,7 +37,7 @@ pub enum SwarmCommand {
     "Watch the run live in the browser (rooms, POIs, paths, routes, robots, drones and items by state, who carries what; play, pause, step, speed); it starts when the first page connects and the page stays after the end until Ctrl-C; on 127.0.0.1"
 )))]
 #[command(mut_arg("speed", |a| a.help(
-    "With --gui: simulated seconds per wall second (0 = as fast as possible) [default: 1]"
+    "With --gui or --ros2: simulated seconds per wall second (0 = as fast as possible) [default: 1]"
 )))]
 pub struct RunArgs {
     /// Scenario file (.toml or .json).
@@ -82,9 +82,13 @@ pub struct RunArgs {
     /// unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
     #[command(flatten)]
     gui: crate::flags::Gui,
-    /// With --gui: the pace, `--speed F` (0 = as fast as possible).
+    /// With --gui or --ros2: the pace, `--speed F` (0 = as fast as possible).
     #[command(flatten)]
     speed: crate::flags::Speed,
+    /// The robots on ROS 2: `--ros2` (odom and /tf out, `goal_pose` in), its rates and
+    /// lockstep (each frame waits for `/simrob/step`).
+    #[command(flatten)]
+    ros2: crate::flags::Ros2,
 }
 
 /// Recording formats.
@@ -180,11 +184,31 @@ fn run_scenario(args: RunArgs) -> Result<()> {
             vec![recorder],
         )));
     }
-    if args.speed.is_given() && args.gui.addr().is_none() {
+    if args.speed.is_given() && args.gui.addr().is_none() && !args.ros2.ros2 {
         bail!("--speed paces the run in the 2D view: it needs --gui (without it the run is as fast as possible)");
     }
     // Ctrl-C ends the run early with a summary.
     let stop = crate::shell::ctrl_c_flag()?;
+    if args.ros2.ros2 {
+        let discovery = args.ros2.discovery()?;
+        let ros = simrob_ros2::swarm::SwarmRos::new(
+            simrob_ros2::swarm::Options {
+                discovery,
+                rates: args.ros2.rates(),
+                lockstep: args.ros2.ros2_lockstep,
+                // The 2D view paces a run it shows; without it the bridge paces.
+                speed: if args.gui.addr().is_some() {
+                    0.0
+                } else {
+                    args.speed.or_real_time()
+                },
+            },
+            stop.clone(),
+        )
+        .context("cannot start the ROS 2 participant")?;
+        sim.add_system(Box::new(ros));
+        println!("{}", crate::flags::Ros2::banner(discovery));
+    }
     let (summary, interrupted, view) = match args
         .gui
         .addr()

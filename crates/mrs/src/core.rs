@@ -328,6 +328,12 @@ impl MrsCore {
         }
     }
 
+    /// Sets a robot's velocity, as its client's `V` would (for robots driven from
+    /// elsewhere: ROS 2's `cmd_vel`); false for an unknown robot.
+    pub fn set_velocity(&mut self, id: RobotId, v: simrob_flat::robot::Velocity) -> bool {
+        self.world.set_velocity(id, v)
+    }
+
     /// Advances one fixed step.
     pub fn step(&mut self) {
         self.world.step();

@@ -244,6 +244,11 @@ impl MrsServer {
         self
     }
 
+    /// Takes the hook back (to wrap it in another).
+    pub fn take_hook(&mut self) -> Option<ShellHook> {
+        self.hook.take()
+    }
+
     /// The bound address.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.listener.local_addr()

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# simrob's ROS 2 participant against an independent DDS implementation: Eclipse Cyclone DDS's
+# Python package (its wheels carry the C library), in a fresh venv. Both sides stay on the
+# loopback interface (the test sets CYCLONEDDS_URI and ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST)
+# on a random domain.
+# Usage: .ci/ros2.sh PATH/TO/simrob
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="$(realpath "$1")"
+[ -x "$bin" ] || { echo "ros2: no simrob binary at $1" >&2; exit 1; }
+
+if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  echo "ros2: installing python3 and python3-venv"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv >/dev/null
+fi
+venv="$(mktemp -d)/venv"
+python3 -m venv "$venv"
+timeout 600 "$venv/bin/pip" install -q "cyclonedds==11.0.1" pytest
+SIMROB_BIN="$bin" timeout 600 "$venv/bin/pytest" -q -p no:cacheprovider crates/ros2/tests/cyclone
+rm -rf "$(dirname "$venv")"

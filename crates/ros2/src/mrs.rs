@@ -1,0 +1,162 @@
+//! The Mobile Robot Simulator's worlds (`simrob mrs`) on ROS 2: each Nomad-200 as
+//! `nomad_<id>`, its 16 sonars, scan and 20 bumpers out, `cmd_vel` in.
+//!
+//! The map's inches and y-down picture become ROS's metres and y-up frame: x = 0.0254·x,
+//! y = −0.0254·y, yaw = −heading (the Nomad's headings and turn rates are clockwise).
+//!
+//! The bridge runs inside the server's loop ([`MrsRos::turn`], called once per turn of it):
+//! it publishes when simulated time moved and applies the commands that arrived. With
+//! lockstep, the server runs stepped and [`MrsRos::turn`] makes each step.
+
+use simrob_flat::robot::Velocity;
+use simrob_flat::world::RobotId;
+use simrob_mrs::{ClientId, MrsCore};
+
+use crate::bridge::{Bridge, Command, Frame, RangeRing, Rates, RobotFrame};
+use crate::env::Discovery;
+use crate::node::{Inputs, Node, NodeError};
+
+/// Metres per inch.
+pub const INCH: f64 = 0.0254;
+
+/// The client id of the robot ROS drives from the start (no TCP client has it).
+pub const ROS_CLIENT: ClientId = ClientId(u64::MAX);
+
+/// The Nomad-200's sonar cone, radians (the Polaroid 6500 transducers' ~25°).
+pub const SONAR_FIELD_OF_VIEW: f64 = 0.4363;
+
+/// The ROS name of robot `id`.
+pub fn robot_name(id: RobotId) -> String {
+    format!("nomad_{}", id.0)
+}
+
+/// The bridge frame of the world as `core` has it.
+pub fn frame_of(core: &MrsCore) -> Frame {
+    let w = core.world();
+    let robots = w
+        .robots()
+        .map(|(id, r)| {
+            let m = r.model;
+            let yaw = -r.pose.heading_deg.to_radians();
+            let spacing = m.sonar_spacing_deg().to_radians();
+            let (s, c) = yaw.sin_cos();
+            let v = r.velocity.forward * INCH;
+            RobotFrame {
+                name: robot_name(id),
+                id: u64::from(id.0),
+                position: [r.pose.x * INCH, -r.pose.y * INCH, 0.0],
+                rotation: [0.0, 0.0, yaw],
+                linear_velocity: Some([v * c, v * s, 0.0]),
+                angular_velocity: Some([0.0, 0.0, -r.velocity.turn.to_radians()]),
+                takes_cmd_vel: true,
+                drive: None,
+                sonars: Some(RangeRing {
+                    headings: (0..m.sonar_count).map(|i| -(i as f64) * spacing).collect(),
+                    radius: m.radius * INCH,
+                    height: 0.0,
+                    ranges: w
+                        .sonars(id)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|r| r * INCH)
+                        .collect(),
+                    field_of_view: SONAR_FIELD_OF_VIEW,
+                    min_range: m.sonar_min * INCH,
+                    max_range: m.sonar_max * INCH,
+                }),
+                bumpers: Some(
+                    (0..m.bumper_count)
+                        .map(|i| r.bumpers & (1 << i) != 0)
+                        .collect(),
+                ),
+            }
+        })
+        .collect();
+    Frame {
+        time: w.time(),
+        robots,
+    }
+}
+
+/// How `simrob mrs --ros2` runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// Domain and discovery range.
+    pub discovery: Discovery,
+    /// Publication rates.
+    pub rates: Rates,
+    /// Lockstep: one step when every robot has a `cmd_vel` waiting, or on `/simrob/step`.
+    pub lockstep: bool,
+}
+
+/// The ROS 2 side of an MRS server.
+pub struct MrsRos {
+    node: Node,
+    bridge: Bridge,
+    options: Options,
+    last_time: Option<f64>,
+    robots: usize,
+    shown: std::time::Instant,
+}
+
+impl MrsRos {
+    /// The participant (no robot yet: [`MrsRos::turn`] adds ROS's own on its first call).
+    pub fn new(options: Options) -> Result<MrsRos, NodeError> {
+        Ok(MrsRos {
+            node: Node::new(
+                options.discovery,
+                Inputs {
+                    velocity: true,
+                    goal: false,
+                },
+                options.lockstep,
+            )?,
+            bridge: Bridge::new(options.rates),
+            options,
+            last_time: None,
+            robots: usize::MAX,
+            shown: std::time::Instant::now(),
+        })
+    }
+
+    /// One turn of the server's loop: ROS's own robot on the first, then what is due
+    /// published (when time moved or robots came or went), the commands that arrived
+    /// applied, and with lockstep the step made when the ROS side answered.
+    pub fn turn(&mut self, core: &mut MrsCore) {
+        if self.last_time.is_none() {
+            if let Err(e) = core.connect(ROS_CLIENT) {
+                tracing::warn!(target: "simrob::ros2", "no robot for ROS: {e}");
+            }
+        }
+        let (time, count) = (core.world().time(), core.world().robot_count());
+        if self.last_time != Some(time) || self.robots != count {
+            self.last_time = Some(time);
+            self.robots = count;
+            let outs = self.bridge.step(&frame_of(core));
+            if let Err(e) = self.node.publish(outs) {
+                tracing::warn!(target: "simrob::ros2", "{e}");
+            }
+            self.shown = std::time::Instant::now();
+        } else if self.options.lockstep && self.shown.elapsed() >= crate::simrob::REPEAT {
+            // Paused: the state again, for controllers that join late.
+            self.shown = std::time::Instant::now();
+            let outs = self.bridge.repeat(&frame_of(core));
+            if let Err(e) = self.node.publish(outs) {
+                tracing::warn!(target: "simrob::ros2", "{e}");
+            }
+        }
+        let triggers = self.node.receive(&mut self.bridge);
+        let step = self.options.lockstep && (triggers > 0 || self.bridge.all_commanded());
+        if !self.options.lockstep || step {
+            for c in self.bridge.take_commands() {
+                if let Command::Velocity { id, v, w } = c {
+                    let Ok(id) = u32::try_from(id) else { continue };
+                    core.set_velocity(RobotId(id), Velocity::new(v / INCH, -w.to_degrees()));
+                }
+            }
+        }
+        if step {
+            core.step();
+        }
+    }
+}

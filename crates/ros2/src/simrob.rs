@@ -1,0 +1,271 @@
+//! The SimRob server's worlds (`simrob serve`) on ROS 2: its snapshots as bridge frames, the
+//! bridge's commands as SimRob requests, and the thread that runs a [`Node`] beside the
+//! server's loop.
+//!
+//! Each robot entity is `robot_<id>`. A robot with two wheels (two `WheelCylinder` bodies,
+//! wheel joints 0 and 1, as the SimRob manual's SumBot) takes `cmd_vel`: the wheels' radius
+//! and separation come from its bodies; joint 0 is the wheel on its right (−y), joint 1 the
+//! one on its left, and a positive joint speed turns a wheel backward (the SumBot's joint
+//! axes point along +y).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use simrob_protocol::{
+    ControlRequest, EntityId, EntityInfoKind, EntityRequest, MotorCommand, Request, Shape,
+};
+use simrob_session::{LocalCommand, Observation, Observer, Snapshot};
+
+use crate::bridge::{Bridge, Command, DiffDrive, Frame, Rates, RobotFrame};
+use crate::env::Discovery;
+use crate::node::{Inputs, Node, NodeError};
+
+/// The ROS name of entity `id`.
+pub fn robot_name(id: EntityId) -> String {
+    format!("robot_{}", id.0)
+}
+
+/// The bridge frame of a SimRob snapshot: every robot entity (not balls, not fields).
+pub fn frame_of(s: &Snapshot) -> Frame {
+    let b = &s.broadcast;
+    // Each entity's bodies, in one pass.
+    let mut by_entity: std::collections::HashMap<u32, Vec<&simrob_protocol::BodyState>> =
+        std::collections::HashMap::new();
+    for body in &b.bodies {
+        by_entity.entry(body.entity_id.0).or_default().push(body);
+    }
+    let none = Vec::new();
+    let robots = b
+        .entities
+        .iter()
+        .filter(|e| e.kind == EntityInfoKind::Robot)
+        .map(|e| {
+            let bodies = by_entity.get(&e.entity_id.0).unwrap_or(&none);
+            // The reference body: the one at the entity's reported pose.
+            let reference = bodies
+                .iter()
+                .find(|x| x.position == e.position && x.rotation == e.rotation);
+            let wheels: Vec<_> = bodies
+                .iter()
+                .filter_map(|x| match x.shape {
+                    Shape::WheelCylinder { radius, .. } => Some((x.position, radius)),
+                    _ => None,
+                })
+                .collect();
+            let drive = match wheels.as_slice() {
+                [(p0, r0), (p1, _)] => {
+                    let dx = p1[0] - p0[0];
+                    let dy = p1[1] - p0[1];
+                    let dz = p1[2] - p0[2];
+                    // Is wheel 0 on the robot's right? Its offset from wheel 1 along the
+                    // robot's y axis (yaw only: the robot stands on the floor).
+                    let (s, c) = e.rotation[2].sin_cos();
+                    let along_y = -s * dx + c * dy;
+                    let joints = if along_y > 0.0 { [1, 0] } else { [0, 1] };
+                    Some(DiffDrive {
+                        wheel_radius: *r0,
+                        separation: (dx * dx + dy * dy + dz * dz).sqrt(),
+                        joints,
+                        sign: -1.0,
+                    })
+                }
+                _ => None,
+            };
+            RobotFrame {
+                name: robot_name(e.entity_id),
+                id: u64::from(e.entity_id.0),
+                position: e.position,
+                rotation: e.rotation,
+                linear_velocity: reference.map(|r| r.linear_velocity),
+                angular_velocity: reference.map(|r| r.angular_velocity),
+                takes_cmd_vel: drive.is_some(),
+                drive,
+                sonars: None,
+                bumpers: None,
+            }
+        })
+        .collect();
+    Frame {
+        time: s.time,
+        robots,
+    }
+}
+
+/// The SimRob request of a bridge command (none for commands a SimRob world has no request
+/// for: goals, bare velocities).
+pub fn request_of(c: &Command) -> Option<Request> {
+    match c {
+        Command::Wheels { id, speeds } => Some(Request::Entity {
+            request: EntityRequest::RobotMotorControl {
+                entity_id: EntityId(u32::try_from(*id).ok()?),
+                motors: speeds
+                    .iter()
+                    .map(|(j, v)| MotorCommand {
+                        wheel_joint_id: *j,
+                        value: *v,
+                    })
+                    .collect(),
+            },
+            response: Some(false),
+        }),
+        Command::Velocity { .. } | Command::Goal { .. } => None,
+    }
+}
+
+/// How `simrob serve --ros2` runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// Domain and discovery range.
+    pub discovery: Discovery,
+    /// Publication rates.
+    pub rates: Rates,
+    /// Lockstep: the world advances one iteration when every robot that takes `cmd_vel` has
+    /// sent one since the last, or on a message on `/simrob/step`.
+    pub lockstep: bool,
+}
+
+/// The ROS 2 side of a running server: stops its thread when dropped.
+pub struct Attached {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Starts the ROS 2 participant for a server whose local commands go to `commands`. Returns
+/// the observer to add to the server (sampled, with the flag returned), and the handle.
+pub fn attach(
+    options: Options,
+    commands: Sender<LocalCommand>,
+) -> Result<(Observer, Arc<AtomicBool>, Attached), NodeError> {
+    let node = Node::new(
+        options.discovery,
+        Inputs {
+            velocity: true,
+            goal: false,
+        },
+        options.lockstep,
+    )?;
+    // The frames: the observer hands the latest snapshot over, never blocking the loop.
+    let (tx, rx) = sync_channel::<Arc<Snapshot>>(4);
+    let wants = Arc::new(AtomicBool::new(true));
+    let observer: Observer = Box::new(move |o: &Observation| {
+        if let Observation::Iterated(s) | Observation::Changed(s) = o {
+            let _ = tx.try_send(s.clone());
+        }
+    });
+    if options.lockstep {
+        let _ = commands.send(LocalCommand::Request(Request::Control {
+            request: ControlRequest::SetStepMode(true),
+            response: Some(false),
+        }));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let thread = {
+        let (stop, wants) = (stop.clone(), wants.clone());
+        std::thread::Builder::new()
+            .name("ros2".into())
+            .spawn(move || run(node, options, rx, commands, &stop, &wants))
+            .map_err(|e| NodeError::Dds {
+                context: "thread".into(),
+                message: e.to_string(),
+            })?
+    };
+    Ok((
+        observer,
+        wants,
+        Attached {
+            stop,
+            thread: Some(thread),
+        },
+    ))
+}
+
+/// How often the thread looks for commands while no frame comes.
+const POLL: Duration = Duration::from_millis(2);
+
+/// How often a world paused in lockstep repeats its state (wall time), for controllers that
+/// join late.
+pub const REPEAT: Duration = Duration::from_millis(250);
+
+fn run(
+    mut node: Node,
+    options: Options,
+    frames: Receiver<Arc<Snapshot>>,
+    commands: Sender<LocalCommand>,
+    stop: &AtomicBool,
+    wants: &AtomicBool,
+) {
+    let mut bridge = Bridge::new(options.rates);
+    // Lockstep: the iteration last published, and whether its step was asked for.
+    let mut stepped_from: Option<u64> = None;
+    let mut current: Option<u64> = None;
+    let mut shown: Option<(Frame, Instant)> = None;
+    let mut kinds = Vec::new();
+    while !stop.load(Ordering::Relaxed) {
+        let mut latest = match frames.recv_timeout(POLL) {
+            Ok(s) => Some(s),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
+        while let Ok(s) = frames.try_recv() {
+            latest = Some(s);
+        }
+        if let Some(s) = latest {
+            current = Some(s.iteration);
+            // Most iterations carry only /clock: the frame (every robot) is built when
+            // odometry or sensors are due, the robots changed, or in lockstep.
+            if options.lockstep || s.kinds != kinds || bridge.needs_frame(s.time) {
+                kinds.clone_from(&s.kinds);
+                let frame = frame_of(&s);
+                if let Err(e) = node.publish(bridge.step(&frame)) {
+                    tracing::warn!(target: "simrob::ros2", "{e}");
+                }
+                shown = Some((frame, Instant::now()));
+            } else if let Err(e) = node.publish(bridge.clock_only(s.time)) {
+                tracing::warn!(target: "simrob::ros2", "{e}");
+            }
+            wants.store(true, Ordering::Relaxed);
+        } else if let (true, Some((frame, at))) = (options.lockstep, shown.as_mut()) {
+            if at.elapsed() >= REPEAT {
+                *at = Instant::now();
+                if let Err(e) = node.publish(bridge.repeat(frame)) {
+                    tracing::warn!(target: "simrob::ros2", "{e}");
+                }
+            }
+        }
+        let triggers = node.receive(&mut bridge);
+        if options.lockstep {
+            let Some(it) = current else { continue };
+            let all_commanded = bridge.all_commanded();
+            if stepped_from != Some(it) && (triggers > 0 || all_commanded) {
+                send(&commands, bridge.take_commands());
+                let _ = commands.send(LocalCommand::Request(Request::Control {
+                    request: ControlRequest::MakeStep,
+                    response: Some(false),
+                }));
+                stepped_from = Some(it);
+            }
+        } else {
+            send(&commands, bridge.take_commands());
+        }
+    }
+}
+
+fn send(commands: &Sender<LocalCommand>, cs: Vec<Command>) {
+    for c in cs {
+        if let Some(r) = request_of(&c) {
+            let _ = commands.send(LocalCommand::Request(r));
+        }
+    }
+}

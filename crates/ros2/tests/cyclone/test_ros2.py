@@ -1,0 +1,348 @@
+"""simrob's ROS 2 participant against an independent DDS implementation (Eclipse Cyclone
+DDS), both confined to the loopback interface, on a random domain.
+
+Every wait is for a message, with a generous timeout only as a failure guard.
+Usage: SIMROB_BIN=target/debug/simrob pytest crates/ros2/tests/cyclone
+"""
+
+import math
+import os
+import random
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[4]
+DOMAIN = random.randint(1, 199)
+# The lockstep runs on a domain of their own: another server's robot_3 would answer there.
+LOCKSTEP_DOMAIN = DOMAIN + 1
+# Cyclone on lo only: no multicast, the peers found by unicast on 127.0.0.1.
+os.environ["CYCLONEDDS_URI"] = (
+    "<CycloneDDS><Domain Id='any'><General><Interfaces>"
+    "<NetworkInterface name='lo'/></Interfaces><AllowMulticast>false</AllowMulticast>"
+    "</General><Discovery><ParticipantIndex>auto</ParticipantIndex>"
+    "<MaxAutoParticipantIndex>30</MaxAutoParticipantIndex>"
+    "<Peers><Peer address='127.0.0.1'/></Peers></Discovery></Domain></CycloneDDS>"
+)
+
+from cyclonedds.core import Policy, Qos  # noqa: E402
+from cyclonedds.domain import DomainParticipant  # noqa: E402
+from cyclonedds.pub import DataWriter  # noqa: E402
+from cyclonedds.sub import DataReader  # noqa: E402
+from cyclonedds.topic import Topic  # noqa: E402
+from cyclonedds.util import duration  # noqa: E402
+
+import rosmsgs as m  # noqa: E402
+
+TIMEOUT = 60.0
+
+RELIABLE = Qos(
+    Policy.Reliability.Reliable(duration(seconds=1)),
+    Policy.History.KeepLast(10),
+)
+BEST_EFFORT = Qos(Policy.Reliability.BestEffort, Policy.History.KeepLast(10))
+
+
+class Simrob:
+    """A simrob command with --ros2, its standard error collected."""
+
+    def __init__(self, *args, domain=DOMAIN):
+        env = dict(os.environ)
+        env["ROS_DOMAIN_ID"] = str(domain)
+        env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+        env["RUST_LOG"] = "simrob::ros2=info,warn"
+        self.proc = subprocess.Popen(
+            [os.environ["SIMROB_BIN"], *args],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.stdout = []
+        self.stderr = []
+        self.ros_line = threading.Event()
+        threading.Thread(target=self._pump, args=(self.proc.stdout, self.stdout), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr), daemon=True).start()
+        assert self.ros_line.wait(TIMEOUT), f"no 'ROS 2 on domain' line: {self.stdout} {self.stderr}"
+
+    def _pump(self, stream, lines):
+        for line in stream:
+            lines.append(line)
+            if line.startswith("ROS 2 on domain"):
+                self.ros_line.set()
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture(scope="module")
+def dp():
+    return DomainParticipant(DOMAIN)
+
+
+def reader(dp, name, typ, qos=RELIABLE):
+    return DataReader(dp, Topic(dp, "rt/" + name.lstrip("/"), typ), qos=qos)
+
+
+def writer(dp, name, typ, qos=RELIABLE):
+    return DataWriter(dp, Topic(dp, "rt/" + name.lstrip("/"), typ), qos=qos)
+
+
+def wait_for(rd, pred=lambda s: True, timeout=TIMEOUT, each=None):
+    """Reads `rd` until a sample satisfies `pred` (calling `each()` after every batch
+    read); fails after `timeout` seconds without one."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for s in rd.take_iter(timeout=duration(milliseconds=500)):
+            if pred(s):
+                return s
+            if each:
+                each()
+        if each:
+            each()
+    raise AssertionError(f"no matching sample on {rd.topic.name} within {timeout} s")
+
+
+def yaw(q):
+    return math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z))
+
+
+@pytest.fixture(scope="module")
+def sumbot():
+    s = Simrob(
+        "serve", "--port", "0", "--bind", "127.0.0.1",
+        "--scenario", "scenarios/soccer.xml", "--speed", "1", "--ros2",
+    )
+    yield s
+    s.stop()
+
+
+def test_clock_advances(dp, sumbot):
+    rd = reader(dp, "/clock", m.Clock, BEST_EFFORT)
+    first = wait_for(rd).clock
+    t0 = first.sec + first.nanosec * 1e-9
+    later = wait_for(rd, lambda s: s.clock.sec + s.clock.nanosec * 1e-9 > t0 + 0.2)
+    assert later.clock.nanosec < 1_000_000_000
+
+
+def test_cmd_vel_moves_the_sumbot_in_odom_and_tf(dp, sumbot):
+    odom = reader(dp, "robot_3/odom", m.Odometry)
+    tf = reader(dp, "/tf", m.TFMessage)
+    cmd = writer(dp, "robot_3/cmd_vel", m.Twist)
+    start = wait_for(odom)
+    assert start.header.frame_id == "robot_3/odom"
+    assert start.child_frame_id == "robot_3/base_link"
+    p0 = start.pose.pose.position
+    h0 = yaw(start.pose.pose.orientation)
+    forward = m.Twist(linear=m.Vector3(x=0.1))
+
+    def ahead(s):
+        p = s.pose.pose.position
+        return (p.x - p0.x) * math.cos(h0) + (p.y - p0.y) * math.sin(h0) > 0.05
+
+    moved = wait_for(odom, ahead, each=lambda: cmd.write(forward))
+    assert moved.twist.twist.linear.x > 0.02, moved.twist.twist
+    # /tf carries the same pose for robot_3/base_link in robot_3/odom.
+    p = moved.pose.pose.position
+
+    def has_moved(s):
+        for t in s.transforms:
+            if t.child_frame_id == "robot_3/base_link":
+                assert t.header.frame_id == "robot_3/odom"
+                return (t.transform.translation.x - p0.x) ** 2 + (t.transform.translation.y - p0.y) ** 2 > 0.04**2
+        return False
+
+    wait_for(tf, has_moved)
+    # A counter-clockwise turn rate turns it counter-clockwise.
+    h1 = yaw(moved.pose.pose.orientation)
+    turn = m.Twist(angular=m.Vector3(z=1.0))
+
+    def turned(s):
+        d = (yaw(s.pose.pose.orientation) - h1 + math.pi) % (2 * math.pi) - math.pi
+        return d > 0.3
+
+    wait_for(odom, turned, each=lambda: cmd.write(turn))
+    cmd.write(m.Twist())
+    assert abs(p.z) < 10
+
+
+def test_a_mistyped_message_is_dropped_with_a_log_line(dp, sumbot):
+    # A participant of its own: Cyclone keeps one type per topic name in a participant.
+    other = DomainParticipant(DOMAIN)
+    bad = writer(other, "robot_3/cmd_vel", m.BadTwist)
+    odom = reader(dp, "robot_3/odom", m.Odometry)
+    # One bad message per odometry message received, until the log says it was dropped.
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline and not any("malformed" in line for line in sumbot.stderr):
+        bad.write(m.BadTwist(x=5.0))
+        wait_for(odom)
+    assert any("robot_3/cmd_vel: malformed" in line for line in sumbot.stderr), sumbot.stderr
+    assert sumbot.proc.poll() is None
+    del bad, other
+
+
+def test_a_nomad_reads_its_sonars_and_drives(dp):
+    s = Simrob("mrs", "--port", "0", "--ros2", "--ros2-sensor-rate", "20")
+    try:
+        sonar = reader(dp, "nomad_0/sonar/0", m.Range, BEST_EFFORT)
+        scan = reader(dp, "nomad_0/scan", m.LaserScan, BEST_EFFORT)
+        odom = reader(dp, "nomad_0/odom", m.Odometry)
+        r = wait_for(sonar)
+        assert r.header.frame_id == "nomad_0/sonar_0"
+        assert abs(r.min_range - 5 * 0.0254) < 1e-6 and abs(r.max_range - 110 * 0.0254) < 1e-6
+        assert r.min_range <= r.range <= r.max_range
+        sc = wait_for(scan)
+        assert len(sc.ranges) == 16
+        assert abs(sc.angle_increment - 2 * math.pi / 16) < 1e-6
+        # The scan's first ray is sonar 0's, from the centre (10 in further).
+        first = wait_for(sonar)
+        sc = wait_for(scan)
+        assert all(x > 10 * 0.0254 for x in sc.ranges)
+        # Forward at 0.2 m/s: it moves along its heading.
+        o0 = wait_for(odom)
+        p0, h0 = o0.pose.pose.position, yaw(o0.pose.pose.orientation)
+        cmd = writer(dp, "nomad_0/cmd_vel", m.Twist)
+        fwd = m.Twist(linear=m.Vector3(x=0.2))
+
+        def ahead(o):
+            p = o.pose.pose.position
+            return (p.x - p0.x) * math.cos(h0) + (p.y - p0.y) * math.sin(h0) > 0.05
+
+        o = wait_for(odom, ahead, each=lambda: cmd.write(fwd))
+        assert abs(o.twist.twist.linear.x - 0.2) < 0.01, o.twist.twist
+        cmd.write(m.Twist())
+        assert first.range > 0
+    finally:
+        s.stop()
+
+
+SWARM_SCENARIO = """
+name = "ros goal"
+fps = 20
+duration = 600
+seed = 1
+end_when_done = false
+
+[world]
+width = 200
+height = 100
+nav = { merge_radius = 8, max_off_path = 60, extend = true }
+paths = [[[20, 50], [180, 50]]]
+
+[[entities]]
+type = "robot"
+name = "r1"
+position = [20, 50]
+radius = 4
+components = { Navigator = 40 }
+"""
+
+
+def test_a_swarm_robot_goes_to_a_goal(dp, tmp_path):
+    scenario = tmp_path / "goal.toml"
+    scenario.write_text(SWARM_SCENARIO)
+    s = Simrob("swarm", "run", str(scenario), "--quiet", "--ros2", "--speed", "4")
+    try:
+        odom = reader(dp, "r1/odom", m.Odometry)
+        goal = writer(dp, "r1/goal_pose", m.PoseStamped)
+        start = wait_for(odom).pose.pose.position
+        assert abs(start.x - 20) < 1 and abs(start.y + 50) < 1, start
+        target = m.PoseStamped(
+            header=m.Header(frame_id="world"),
+            pose=m.Pose(position=m.Point(x=170.0, y=-50.0)),
+        )
+        # Sent again on every odom until the robot is under way (a best-effort goal may be
+        # lost before the route starts), then watched until it arrives.
+        def under_way(o):
+            return o.pose.pose.position.x > start.x + 2
+
+        wait_for(odom, under_way, each=lambda: goal.write(target))
+
+        def arrived(o):
+            p = o.pose.pose.position
+            return math.hypot(p.x - 170.0, p.y + 50.0) < 2.0
+
+        wait_for(odom, arrived, timeout=120)
+    finally:
+        s.stop()
+
+
+def lockstep_run(dp, steps):
+    """A lockstep run of the SumBot: one cmd_vel per odometry message; returns the stamps,
+    the last pose and the x of every step."""
+    s = Simrob(
+        "serve", "--port", "0", "--bind", "127.0.0.1", "--scenario", "scenarios/soccer.xml",
+        "--ros2", "--ros2-lockstep", "--ros2-odom-rate", "0", domain=LOCKSTEP_DOMAIN,
+    )
+    try:
+        odom = reader(dp, "robot_3/odom", m.Odometry)
+        cmd = writer(dp, "robot_3/cmd_vel", m.Twist)
+        stamp = lambda o: (o.header.stamp.sec, o.header.stamp.nanosec)  # noqa: E731
+        last = wait_for(odom)
+        # The paused world repeats its state: wait (on those messages) until the command
+        # writer is matched, and one repeat more, so that no command is lost.
+        deadline = time.monotonic() + TIMEOUT
+        while not cmd.get_matched_subscriptions():
+            assert time.monotonic() < deadline, "cmd_vel never matched"
+            wait_for(odom)
+        last = wait_for(odom)
+        stamps = [stamp(last)]
+        poses = []
+        for k in range(steps):
+            twist = m.Twist(linear=m.Vector3(x=0.1), angular=m.Vector3(z=0.5 if k >= steps // 2 else 0.0))
+            cmd.write(twist)
+            # The next odometry is that of the step this command made.
+            last = wait_for(odom, lambda o: stamp(o) > stamps[-1])
+            stamps.append(stamp(last))
+            poses.append(last.pose.pose.position.x)
+        p = last.pose.pose
+        return stamps, (p.position.x, p.position.y, p.orientation.z, p.orientation.w), poses
+    finally:
+        s.stop()
+
+
+def test_lockstep_steps_once_per_command_and_repeats():
+    dp = DomainParticipant(LOCKSTEP_DOMAIN)
+    stamps, pose, _ = lockstep_run(dp, 40)
+    t = [a + b * 1e-9 for a, b in stamps]
+    steps = [b - a for a, b in zip(t, t[1:])]
+    # One iteration per command: every step the same length.
+    assert max(steps) - min(steps) < 1e-6 and steps[0] > 0, steps
+    stamps2, again, _ = lockstep_run(dp, 40)
+    assert stamps2 == stamps
+    assert again == pose, (pose, again)
+
+
+def test_mrs_lockstep_steps_once_per_command():
+    domain = DOMAIN + 2
+    dp = DomainParticipant(domain)
+    s = Simrob("mrs", "--port", "0", "--ros2", "--ros2-lockstep", "--ros2-odom-rate", "0", domain=domain)
+    try:
+        odom = reader(dp, "nomad_0/odom", m.Odometry)
+        cmd = writer(dp, "nomad_0/cmd_vel", m.Twist)
+        wait_for(odom)
+        deadline = time.monotonic() + TIMEOUT
+        while not cmd.get_matched_subscriptions():
+            assert time.monotonic() < deadline, "cmd_vel never matched"
+            wait_for(odom)
+        last = wait_for(odom)
+        t = lambda o: o.header.stamp.sec + o.header.stamp.nanosec * 1e-9  # noqa: E731
+        times = [t(last)]
+        for _ in range(5):
+            cmd.write(m.Twist(linear=m.Vector3(x=0.2)))
+            last = wait_for(odom, lambda o: t(o) > times[-1])
+            times.append(t(last))
+        steps = [b - a for a, b in zip(times, times[1:])]
+        assert max(steps) - min(steps) < 1e-9 and steps[0] > 0, steps
+        assert abs(last.twist.twist.linear.x - 0.2) < 1e-3
+    finally:
+        s.stop()

@@ -1,0 +1,7 @@
+//! simrob-ros2's tests: the messages' CDR layout, the bridge's logic and the environment
+//! rules, all sans IO. (The participant is tested against Cyclone DDS by
+//! `tests/cyclone`, run from `.ci/ros2.sh`.)
+
+mod bridge;
+mod cdr;
+mod env;
