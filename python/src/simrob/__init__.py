@@ -1,4 +1,7 @@
-"""simrob for Python: SimRob agents over UDP, Mobile Robot Simulator robots over TCP, FutRob
+"""simrob for Python: the simulator in this process (``simrob.sim``: the 3D SimRob world, the
+Mobile Robot Simulator, the swarm, the FutRob case studies), Gymnasium environments
+(``simrob/SumBotBall-v0``, ``simrob/Nomad-v0``, registered on import when gymnasium is
+installed) and PettingZoo ones (``simrob.pettingzoo``), the ``simrob`` command line; and SimRob agents over UDP, Mobile Robot Simulator robots over TCP, FutRob
 team messages (codec, spy, sender), robots and operators of ``simrob coord`` (the General
 Robot Interface), and ``simrob`` processes started on free ports.
 
@@ -31,3 +34,10 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+try:  # The Gymnasium environments are registered when gymnasium is installed.
+    import gymnasium as _gymnasium  # noqa: F401
+except ImportError:
+    pass
+else:
+    from . import gym as _gym  # noqa: F401
