@@ -56,7 +56,7 @@ def test_sumbot_driving_at_the_ball_earns_reward():
     for _ in range(400):
         ahead, left = obs[4], obs[5]
         turn = float(np.clip(3.0 * np.arctan2(left, ahead), -1, 1))
-        obs, r, term, trunc, _ = env.step(np.array([0.6 + turn, 0.6 - turn], dtype=np.float32))
+        obs, r, term, trunc, _ = env.step(np.array([0.6 - turn, 0.6 + turn], dtype=np.float32))
         total += r
         if term or trunc:
             break
