@@ -24,6 +24,18 @@ pub mod mrs;
 pub mod simrob3d;
 pub mod swarm;
 
+/// `(ids, rows)`: entity ids and one row of numbers per entity.
+pub(crate) type Table<'py> = (
+    Bound<'py, numpy::PyArray1<u32>>,
+    Bound<'py, numpy::PyArray2<f64>>,
+);
+
+/// Two `(n, k)` arrays.
+pub(crate) type Pair<'py> = (
+    Bound<'py, numpy::PyArray2<f64>>,
+    Bound<'py, numpy::PyArray2<f64>>,
+);
+
 /// Largest file the module reads (scenarios, maps, save files): 64 MiB.
 pub const MAX_FILE: u64 = 64 << 20;
 /// Most worlds in one batch.

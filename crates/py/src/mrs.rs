@@ -135,10 +135,7 @@ impl MrsWorld {
 
     /// `(ids, poses)`: `ids` uint32, `poses` an `(n, 3)` float64 array of x, y (inches) and
     /// heading (degrees).
-    fn poses<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray2<f64>>)> {
+    fn poses<'py>(&self, py: Python<'py>) -> PyResult<crate::Table<'py>> {
         let w = self.get()?;
         let mut ids = Vec::new();
         let mut flat = Vec::new();
@@ -413,6 +410,7 @@ impl NomadGoal {
     }
 
     /// World `i`'s robot pose (x, y in inches, heading in degrees) and goal (x, y).
+    #[allow(clippy::type_complexity)]
     fn state(&self, i: usize) -> PyResult<((f64, f64, f64), (f64, f64))> {
         let run = self
             .runs

@@ -193,10 +193,7 @@ impl World3d {
 
     /// `(ids, poses)`: the robots and balls (not fields), `ids` a `uint32` array and `poses`
     /// an `(n, 6)` float64 array of x, y, z (m) and roll, pitch, yaw (rad).
-    fn poses<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray2<f64>>)> {
+    fn poses<'py>(&self, py: Python<'py>) -> PyResult<crate::Table<'py>> {
         let world = self.get()?;
         let mut ids = Vec::new();
         let mut flat = Vec::new();
@@ -577,11 +574,7 @@ impl SumBotBall {
     }
 
     /// `(ids, poses)` of world `i`, as `World.poses`.
-    fn poses<'py>(
-        &self,
-        py: Python<'py>,
-        i: usize,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray2<f64>>)> {
+    fn poses<'py>(&self, py: Python<'py>, i: usize) -> PyResult<crate::Table<'py>> {
         self.check(i)?;
         let w = self.worlds[i]
             .as_ref()

@@ -111,10 +111,7 @@ impl Swarm {
 
     /// `(ids, poses)`: every entity with a pose; `ids` uint32, `poses` an `(n, 3)` float64
     /// array of x, y, heading.
-    fn poses<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray2<f64>>)> {
+    fn poses<'py>(&self, py: Python<'py>) -> PyResult<crate::Table<'py>> {
         let (ids, flat) = self.sim()?.call(py, |sim| {
             let mut ids = Vec::new();
             let mut flat = Vec::new();
@@ -129,10 +126,7 @@ impl Swarm {
 
     /// `(ids, velocities)`: every entity that moves; `velocities` an `(n, 3)` float64 array
     /// of vx, vy (map units/s) and angular velocity (rad/s).
-    fn velocities<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray2<f64>>)> {
+    fn velocities<'py>(&self, py: Python<'py>) -> PyResult<crate::Table<'py>> {
         let (ids, flat) = self.sim()?.call(py, |sim| {
             let mut ids = Vec::new();
             let mut flat = Vec::new();
@@ -193,7 +187,7 @@ fn table<'py>(
     ids: Vec<u32>,
     flat: Vec<f64>,
     k: usize,
-) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray2<f64>>)> {
+) -> PyResult<crate::Table<'py>> {
     let n = ids.len();
     let a =
         Array2::from_shape_vec((n, k), flat).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
@@ -413,14 +407,14 @@ impl DroneTargets {
         let out = worker.call(py, move |slot| {
             let run = slot.as_mut()?;
             let vmax = MAX_STEP * FPS;
-            for i in 0..n {
+            for (i, act) in a.iter().enumerate() {
                 let e = run.ids[i];
                 let v = if run.done[i] {
                     Velocity::default()
                 } else {
                     Velocity {
-                        x: a[i][0] * vmax,
-                        y: a[i][1] * vmax,
+                        x: act[0] * vmax,
+                        y: act[1] * vmax,
                         w: 0.0,
                     }
                 };
@@ -472,10 +466,7 @@ impl DroneTargets {
     }
 
     /// `(positions (n, 2), targets (n, 2))` in map units.
-    fn positions<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)> {
+    fn positions<'py>(&self, py: Python<'py>) -> PyResult<crate::Pair<'py>> {
         let out = self.worker()?.call(py, |slot| {
             let run = slot.as_ref()?;
             let n = run.ids.len();
