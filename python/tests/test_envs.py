@@ -96,6 +96,14 @@ def test_pettingzoo_parallel_api_test_passes(module):
     parallel_api_test(mod.parallel_env(), num_cycles=1000)
 
 
+@pytest.mark.parametrize("module", simrob_pz.MODULES)
+def test_pettingzoo_parallel_seed_test_passes(module):
+    from pettingzoo.test import parallel_seed_test
+
+    mod = importlib.import_module(f"simrob.pettingzoo.{module}")
+    parallel_seed_test(lambda: mod.parallel_env())
+
+
 def test_drones_are_reproducible_and_reward_flying_home():
     from simrob.pettingzoo import drones
 
