@@ -1,0 +1,258 @@
+//! `simrob`: the multi-robot simulator's command line, as a library.
+//!
+//! The `simrob` binary is [`main_with_args`] with the process's arguments; the Python
+//! package's `simrob` command calls the same function through its extension module, so both
+//! run the same command line.
+#![warn(missing_docs)]
+
+mod batch;
+mod coord;
+mod demo;
+mod flags;
+mod mrs;
+mod plot;
+mod replay;
+mod run;
+mod send;
+mod serve;
+mod shell;
+mod soccer;
+mod swarm;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// simrob — a multi-robot simulator: a 3D physics world driven by SimRob XML messages, a 2D
+/// world for many robots.
+#[derive(Parser)]
+#[command(name = "simrob", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario headless and print the robots' and balls' poses.
+    ///
+    /// A scenario is a file of SimRob XML messages (as in the SimRob manual), applied in order; the
+    /// simulation is initialized if the file does not do it.
+    Run(run::RunArgs),
+    /// Serve the 3D world to SimRob agents over UDP (the SimRob manual's protocol).
+    ///
+    /// Prints `listening on udp://IP:PORT` when ready; Ctrl-C stops it.
+    Serve(serve::ServeArgs),
+    /// The demonstration agent: starts a server (or uses --server), creates the SumBot, the
+    /// soccer field and the ball, and drives the robot from the arrow keys or a timed script.
+    Demo(demo::DemoArgs),
+    /// The commander: send any SimRob command to a server and print the responses.
+    Send(send::SendArgs),
+    /// Replay a recording in the viewer (`simrob serve --record`: 3D; `simrob swarm run
+    /// --record`: the 2D view), or export it.
+    Replay(replay::ReplayArgs),
+    /// The Mobile Robot Simulator: Nomad-200 robots in a 2D map, driven over TCP with its
+    /// text protocol.
+    Mrs(mrs::MrsArgs),
+    /// Many robots at high abstraction on the 2D world: HMR Sim's model (scripts, drones,
+    /// a warehouse) for tens of thousands of robots.
+    #[command(subcommand)]
+    Swarm(swarm::SwarmCommand),
+    /// Coordination of robot teams: Control Center, Time Server, robot agents, Contract Net.
+    #[command(subcommand)]
+    Coord(coord::CoordCommand),
+    /// The FutRob humanoid soccer team: players, a whole team, the message spy and sender.
+    #[command(subcommand)]
+    Soccer(soccer::SoccerCommand),
+    /// Parameter sweeps: run any simrob subcommand that prints a JSON summary over scenarios ×
+    /// seeds × a parameter grid, in parallel here or as a Slurm job array; one CSV and one
+    /// JSON-lines row per run.
+    Batch(batch::BatchArgs),
+    /// Figures for papers (PNG or SVG): trajectories over the field or map, recorded
+    /// quantities over time, a sweep's metric against a parameter with its spread over seeds.
+    #[command(subcommand)]
+    Plot(plot::PlotCommand),
+    /// Print a shell completion script on standard output.
+    ///
+    /// For bash: `mkdir -p ~/.local/share/bash-completion/completions && simrob completions
+    /// bash > ~/.local/share/bash-completion/completions/simrob`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Runs the command line `args` (the program name first, as `std::env::args_os` gives it) and
+/// returns its exit status: 0 success, 1 an error (its message on standard error), 2 a command
+/// line that does not parse (clap's), 130 stopped by Ctrl-C. The same for every subcommand.
+pub fn main_with_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    ExitCode::from(exit_status(args))
+}
+
+/// [`main_with_args`] with the exit status as a number (for callers that hand it on, such as
+/// the Python package's `simrob` command).
+pub fn exit_status<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    // A command-line error is a message, not a crash: no backtrace with it even when
+    // RUST_BACKTRACE is set (panics keep theirs). RUST_LIB_BACKTRACE=1 brings them back.
+    if std::env::var_os("RUST_LIB_BACKTRACE").is_none() {
+        std::env::set_var("RUST_LIB_BACKTRACE", "0");
+    }
+    shell::quiet_broken_pipe();
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let args: Vec<String> = args
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            let hint = flags::gui_hint(&args).filter(|_| e.use_stderr());
+            let _ = e.print();
+            if let Some(h) = hint {
+                eprintln!("{h}");
+            }
+            return e.exit_code().clamp(0, 255) as u8;
+        }
+    };
+    let result = run(cli);
+    if let Err(e) = &result {
+        eprintln!("Error: {e:?}");
+    }
+    match result {
+        _ if shell::interrupted() => 130,
+        Ok(()) => 0,
+        Err(_) => 1,
+    }
+}
+
+/// Runs the subcommand.
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Demo(args) => demo::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Send(args) => send::run(args),
+        Command::Mrs(args) => mrs::run(args),
+        Command::Swarm(cmd) => swarm::run(cmd),
+        Command::Coord(cmd) => coord::run(cmd),
+        Command::Soccer(cmd) => soccer::run(cmd),
+        Command::Batch(args) => batch::run(args),
+        Command::Plot(cmd) => plot::run(cmd),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "simrob", &mut script);
+            // `simrob completions bash | head` closes the pipe early: not an error.
+            match std::io::Write::write_all(&mut std::io::stdout().lock(), &script) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod vocabulary {
+    //! One spelling for each shared concept on every subcommand.
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every subcommand (at any depth) with its path.
+    fn walk(cmd: &clap::Command, path: String, out: &mut Vec<(String, clap::Command)>) {
+        for sub in cmd.get_subcommands() {
+            let p = format!("{path} {}", sub.get_name());
+            out.push((p.clone(), sub.clone()));
+            walk(sub, p, out);
+        }
+    }
+
+    #[test]
+    fn each_shared_concept_has_one_visible_spelling() {
+        let mut all = Vec::new();
+        walk(&Cli::command(), "simrob".into(), &mut all);
+        let mut wrong = Vec::new();
+        for (path, cmd) in &all {
+            let visible: Vec<&clap::Arg> = cmd
+                .get_arguments()
+                .filter(|a| !a.is_hide_set() && a.get_long().is_some())
+                .collect();
+            for a in &visible {
+                let long = a.get_long().unwrap_or_default();
+                // Old spellings, hidden where they are still accepted.
+                for old in [
+                    "http-port",
+                    "real-time-factor",
+                    "time-factor",
+                    "rtf",
+                    "random-seed",
+                    "silent",
+                    "recording",
+                    "rec",
+                    "summary-json",
+                ] {
+                    if long == old {
+                        wrong.push(format!("{path}: --{long} is visible (an old spelling)"));
+                    }
+                }
+                if long == "gui" {
+                    let optional = a.get_num_args().is_some_and(|n| n.min_values() == 0)
+                        && a.is_require_equals_set();
+                    if !optional {
+                        wrong.push(format!("{path}: --gui does not take an optional =ADDR"));
+                    }
+                }
+                // Flags are switches, the others take a value, the same everywhere.
+                let takes_value = a.get_action().takes_values();
+                match long {
+                    "json" | "quiet" if takes_value => {
+                        wrong.push(format!("{path}: --{long} takes a value"))
+                    }
+                    "speed" | "seed" | "record" if !takes_value => {
+                        wrong.push(format!("{path}: --{long} without a value"))
+                    }
+                    _ => {}
+                }
+            }
+            // Two names for one concept, both visible.
+            for (a, b) in [
+                ("speed", "real-time-factor"),
+                ("gui", "http-port"),
+                ("json", "format-json"),
+            ] {
+                let has = |n: &str| visible.iter().any(|x| x.get_long() == Some(n));
+                if has(a) && has(b) {
+                    wrong.push(format!("{path}: both --{a} and --{b}"));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+        // The viewer is `--gui[=ADDR]` wherever a page is served.
+        for path in [
+            "simrob serve",
+            "simrob demo",
+            "simrob replay",
+            "simrob mrs",
+            "simrob swarm run",
+            "simrob soccer match",
+            "simrob coord cc",
+        ] {
+            let (_, cmd) = all
+                .iter()
+                .find(|(p, _)| p == path)
+                .unwrap_or_else(|| panic!("no subcommand {path}"));
+            assert!(
+                cmd.get_arguments().any(|a| a.get_long() == Some("gui")),
+                "{path} has no --gui"
+            );
+        }
+    }
+}

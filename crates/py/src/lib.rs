@@ -1,0 +1,176 @@
+//! The extension module `simrob._native`: the simulator inside Python.
+//!
+//! - [`simrob3d`]: the 3D SimRob world (`World`) and the SumBot reaching the ball
+//!   (`SumBotBall`, a batch of worlds).
+//! - [`mrs`]: the Mobile Robot Simulator's world (`MrsWorld`) and the Nomad-200 driving to a
+//!   goal (`NomadGoal`, a batch).
+//! - [`swarm`]: any swarm scenario (`Swarm`) and the drone swarm under outside control
+//!   (`DroneTargets`).
+//! - [`futrob`]: the FutRob case studies (`futrob_trial`).
+//! - `main`: the `simrob` command line.
+//!
+//! Every entry point checks what Python hands it (shapes, finite numbers, files, a closed
+//! object) and raises a Python exception; stepping releases the GIL. The Python package
+//! (`python/src/simrob`) wraps these in Gymnasium and PettingZoo environments.
+#![warn(missing_docs)]
+
+use std::path::Path;
+
+use pyo3::exceptions::{PyFileNotFoundError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+pub mod futrob;
+pub mod mrs;
+pub mod simrob3d;
+pub mod swarm;
+
+/// `(ids, rows)`: entity ids and one row of numbers per entity.
+pub(crate) type Table<'py> = (
+    Bound<'py, numpy::PyArray1<u32>>,
+    Bound<'py, numpy::PyArray2<f64>>,
+);
+
+/// Two `(n, k)` arrays.
+pub(crate) type Pair<'py> = (
+    Bound<'py, numpy::PyArray2<f64>>,
+    Bound<'py, numpy::PyArray2<f64>>,
+);
+
+/// Largest file the module reads (scenarios, maps, save files): 64 MiB.
+pub const MAX_FILE: u64 = 64 << 20;
+/// Most worlds in one batch.
+pub const MAX_BATCH: usize = 65_536;
+
+/// The error for an object used after `close()`.
+fn closed(what: &str) -> PyErr {
+    PyRuntimeError::new_err(format!("this {what} is closed"))
+}
+
+/// Reads a regular file of at most [`MAX_FILE`] bytes; a missing file is
+/// `FileNotFoundError`, anything else odd a `ValueError`.
+fn read_bounded(path: &Path) -> PyResult<Vec<u8>> {
+    let meta = std::fs::metadata(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            PyFileNotFoundError::new_err(format!("no file {}", path.display()))
+        } else {
+            PyValueError::new_err(format!("cannot read {}: {e}", path.display()))
+        }
+    })?;
+    if !meta.is_file() {
+        return Err(PyValueError::new_err(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    if meta.len() > MAX_FILE {
+        return Err(PyValueError::new_err(format!(
+            "{} is {} bytes, over the limit of {MAX_FILE}",
+            path.display(),
+            meta.len()
+        )));
+    }
+    std::fs::read(path)
+        .map_err(|e| PyValueError::new_err(format!("cannot read {}: {e}", path.display())))
+}
+
+/// Runs the `simrob` command line with `argv` (program name first), the GIL released;
+/// returns its exit status.
+#[pyfunction]
+fn main(py: Python<'_>, argv: Vec<String>) -> u8 {
+    py.detach(|| simrob_cli::exit_status(argv))
+}
+
+/// The module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(futrob::futrob_trial, m)?)?;
+    m.add_function(wrap_pyfunction!(futrob::futrob_cases, m)?)?;
+    m.add_class::<simrob3d::World3d>()?;
+    m.add_class::<simrob3d::SumBotBall>()?;
+    m.add_class::<mrs::MrsWorld>()?;
+    m.add_class::<mrs::NomadGoal>()?;
+    m.add_class::<swarm::Swarm>()?;
+    m.add_class::<swarm::DroneTargets>()?;
+    m.add("SUMBOT_OBS", simrob3d::SUMBOT_OBS)?;
+    m.add("NOMAD_OBS", mrs::NOMAD_OBS)?;
+    m.add("DRONE_OBS", swarm::DRONE_OBS)?;
+    m.add("MAX_FILE", MAX_FILE)?;
+    m.add("MAX_BATCH", MAX_BATCH)?;
+    Ok(())
+}
+
+type Job<S> = Box<dyn FnOnce(&mut S) + Send>;
+
+/// A state that lives on a thread of its own (a swarm run, whose systems need not be
+/// `Send`), driven by jobs sent from Python; the caller waits with the GIL released.
+pub(crate) struct Worker<S> {
+    tx: Option<std::sync::mpsc::Sender<Job<S>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl<S: 'static> Worker<S> {
+    /// Starts the thread and builds the state on it with `make`.
+    pub(crate) fn start(
+        py: Python<'_>,
+        make: impl FnOnce() -> PyResult<S> + Send + 'static,
+    ) -> PyResult<Self> {
+        let (tx, rx) = std::sync::mpsc::channel::<Job<S>>();
+        let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<PyResult<()>>(1);
+        let thread = std::thread::Builder::new()
+            .name("simrob-py".into())
+            .spawn(move || {
+                let mut state = match make() {
+                    Ok(s) => {
+                        let _ = ready_tx.send(Ok(()));
+                        s
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                while let Ok(job) = rx.recv() {
+                    job(&mut state);
+                }
+            })
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
+        let ready = py.detach(move || ready_rx.recv());
+        let worker = Worker {
+            tx: Some(tx),
+            thread: Some(thread),
+        };
+        match ready {
+            Ok(Ok(())) => Ok(worker),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(PyRuntimeError::new_err(
+                "the simulation failed to start (a panic)",
+            )),
+        }
+    }
+
+    /// Runs `f` on the state, the GIL released while it runs.
+    pub(crate) fn call<R: Send + 'static>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut S) -> R + Send + 'static,
+    ) -> PyResult<R> {
+        let stopped = || PyRuntimeError::new_err("the simulation thread has stopped (a panic)");
+        let tx = self.tx.as_ref().ok_or_else(stopped)?;
+        let (rtx, rrx) = std::sync::mpsc::sync_channel(1);
+        tx.send(Box::new(move |s: &mut S| {
+            let _ = rtx.send(f(s));
+        }))
+        .map_err(|_| stopped())?;
+        py.detach(move || rrx.recv()).map_err(|_| stopped())
+    }
+}
+
+impl<S> Drop for Worker<S> {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

@@ -1,0 +1,441 @@
+//! The Mobile Robot Simulator's world (`simrob._native.MrsWorld`) and the Nomad-200 reaching
+//! a goal on a map (`simrob._native.NomadGoal`, a batch of worlds).
+
+use std::path::PathBuf;
+
+use numpy::ndarray::{Array1, Array2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use simrob_math::Xoshiro256StarStar;
+use simrob_mrs::flat::geom::{normalize_deg, Vec2};
+use simrob_mrs::flat::{FlatPose, FlatWorld, Map, RobotId, RobotModel, Velocity};
+
+use crate::{closed, read_bounded};
+
+fn load_map(map: Option<PathBuf>) -> PyResult<Map> {
+    match map {
+        None => Map::parse_vector(simrob_mrs::EXAMPLE_MAP)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string())),
+        Some(path) => {
+            let bytes = read_bounded(&path)?;
+            Map::from_bytes(&bytes)
+                .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))
+        }
+    }
+}
+
+fn finite(what: &str, values: &[f64]) -> PyResult<()> {
+    match values.iter().find(|v| !v.is_finite()) {
+        Some(v) => Err(PyValueError::new_err(format!(
+            "{what}: {v} is not a finite number"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The Mobile Robot Simulator's world in this process: Nomad-200 robots (radius 10 in, 16
+/// sonars, 20 bumpers) on a map, in inches, degrees (heading clockwise from +x, as the
+/// protocol has it) and seconds.
+#[pyclass(module = "simrob._native")]
+pub struct MrsWorld {
+    world: Option<FlatWorld>,
+}
+
+impl MrsWorld {
+    fn get(&self) -> PyResult<&FlatWorld> {
+        self.world.as_ref().ok_or_else(|| closed("MrsWorld"))
+    }
+    fn get_mut(&mut self) -> PyResult<&mut FlatWorld> {
+        self.world.as_mut().ok_or_else(|| closed("MrsWorld"))
+    }
+}
+
+fn robot_id(world: &FlatWorld, id: u32) -> PyResult<RobotId> {
+    let r = RobotId(id);
+    world
+        .robot(r)
+        .map(|_| r)
+        .ok_or_else(|| PyValueError::new_err(format!("no robot {id}")))
+}
+
+#[pymethods]
+impl MrsWorld {
+    /// `MrsWorld(map=None, timestep=0.01)`: a world on a map file (the simulator's vector
+    /// text format or a BMP), or on the built-in 300 × 300 example map.
+    #[new]
+    #[pyo3(signature = (map=None, timestep=0.01))]
+    fn new(map: Option<PathBuf>, timestep: f64) -> PyResult<Self> {
+        if !(timestep.is_finite() && timestep > 0.0 && timestep <= 1.0) {
+            return Err(PyValueError::new_err("timestep is above 0 and at most 1 s"));
+        }
+        let mut world = FlatWorld::new(load_map(map)?);
+        world.set_timestep(timestep);
+        Ok(MrsWorld { world: Some(world) })
+    }
+
+    /// Map width and height (inches).
+    #[getter]
+    fn size(&self) -> PyResult<(f64, f64)> {
+        let m = self.get()?.map();
+        Ok((m.width(), m.height()))
+    }
+
+    /// Simulated seconds.
+    #[getter]
+    fn time(&self) -> PyResult<f64> {
+        Ok(self.get()?.time())
+    }
+
+    /// Adds a Nomad-200 at (x, y) heading `heading` degrees; returns its id. A place that
+    /// overlaps a wall or a robot raises `ValueError`.
+    #[pyo3(signature = (x, y, heading=0.0))]
+    fn add_robot(&mut self, x: f64, y: f64, heading: f64) -> PyResult<u32> {
+        finite("pose", &[x, y, heading])?;
+        self.get_mut()?
+            .add_robot(RobotModel::NOMAD_200, FlatPose::new(x, y, heading))
+            .map(|r| r.0)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Moves robot `id` to (x, y, heading).
+    fn place(&mut self, id: u32, x: f64, y: f64, heading: f64) -> PyResult<()> {
+        finite("pose", &[x, y, heading])?;
+        let w = self.get_mut()?;
+        let r = robot_id(w, id)?;
+        w.place_robot(r, FlatPose::new(x, y, heading))
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Removes robot `id`.
+    fn remove_robot(&mut self, id: u32) -> PyResult<()> {
+        let w = self.get_mut()?;
+        let r = robot_id(w, id)?;
+        w.remove_robot(r);
+        Ok(())
+    }
+
+    /// Sets robot `id`'s speed (inches/s, negative backwards) and turn rate (degrees/s,
+    /// positive clockwise); they persist.
+    fn set_velocity(&mut self, id: u32, forward: f64, turn: f64) -> PyResult<()> {
+        finite("velocity", &[forward, turn])?;
+        let w = self.get_mut()?;
+        let r = robot_id(w, id)?;
+        w.set_velocity(r, Velocity::new(forward, turn));
+        Ok(())
+    }
+
+    /// Runs `n` fixed steps (the GIL released meanwhile).
+    #[pyo3(signature = (n=1))]
+    fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<()> {
+        let w = self.get_mut()?;
+        py.detach(|| (0..n).for_each(|_| w.step()));
+        Ok(())
+    }
+
+    /// `(ids, poses)`: `ids` uint32, `poses` an `(n, 3)` float64 array of x, y (inches) and
+    /// heading (degrees).
+    fn poses<'py>(&self, py: Python<'py>) -> PyResult<crate::Table<'py>> {
+        let w = self.get()?;
+        let mut ids = Vec::new();
+        let mut flat = Vec::new();
+        for (id, r) in w.robots() {
+            ids.push(id.0);
+            flat.extend_from_slice(&[r.pose.x, r.pose.y, r.pose.heading_deg]);
+        }
+        let n = ids.len();
+        let a = Array2::from_shape_vec((n, 3), flat)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok((ids.into_pyarray(py), a.into_pyarray(py)))
+    }
+
+    /// Robot `id`'s 16 sonar readings (inches from its surface, 5 to 110), sonar 0 ahead,
+    /// then clockwise.
+    fn sonars<'py>(&self, py: Python<'py>, id: u32) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let w = self.get()?;
+        let r = robot_id(w, id)?;
+        let s = w.sonars(r).unwrap_or_default();
+        Ok(Array1::from_vec(s).into_pyarray(py))
+    }
+
+    /// Robot `id`'s 20 bumpers (True = closed), bumper 0 at the front, then clockwise.
+    fn bumpers<'py>(&self, py: Python<'py>, id: u32) -> PyResult<Bound<'py, PyArray1<bool>>> {
+        let w = self.get()?;
+        let r = robot_id(w, id)?;
+        let mask = w.bumpers(r).unwrap_or(0);
+        let n = RobotModel::NOMAD_200.bumper_count;
+        let v: Vec<bool> = (0..n).map(|i| mask >> i & 1 == 1).collect();
+        Ok(Array1::from_vec(v).into_pyarray(py))
+    }
+
+    /// Frees the world; using it afterwards raises `RuntimeError`.
+    fn close(&mut self) {
+        self.world = None;
+    }
+}
+
+/// Observation size of the Nomad task.
+pub const NOMAD_OBS: usize = 16 + 20 + 3 + 2;
+/// The robot is at its goal when its centre is this close (inches).
+pub const GOAL_RADIUS: f64 = 20.0;
+/// A goal is put at least this far from the start (inches).
+const GOAL_MIN_START: f64 = 60.0;
+
+struct NomadRun {
+    world: FlatWorld,
+    robot: RobotId,
+    goal: Vec2,
+    prev_distance: f64,
+    velocity: Velocity,
+}
+
+/// The Nomad-200 driving to a goal on a map: `n` worlds stepped together in Rust.
+#[pyclass(module = "simrob._native")]
+pub struct NomadGoal {
+    base: FlatWorld,
+    max_speed: f64,
+    max_turn: f64,
+    runs: Vec<Option<NomadRun>>,
+    closed: bool,
+}
+
+impl NomadRun {
+    fn distance(&self) -> f64 {
+        self.world
+            .robot(self.robot)
+            .map(|r| (self.goal - r.pose.position()).length())
+            .unwrap_or(f64::INFINITY)
+    }
+
+    fn observe(&self, out: &mut [f32], max_speed: f64, max_turn: f64) {
+        let model = RobotModel::NOMAD_200;
+        let Some(robot) = self.world.robot(self.robot) else {
+            return;
+        };
+        let sonars = self.world.sonars(self.robot).unwrap_or_default();
+        for (o, s) in out[..16].iter_mut().zip(&sonars) {
+            *o = (s / model.sonar_max) as f32;
+        }
+        for (i, o) in out[16..36].iter_mut().enumerate() {
+            *o = f32::from(u8::from(robot.bumpers >> i & 1 == 1));
+        }
+        let to_goal = self.goal - robot.pose.position();
+        let map = self.world.map();
+        let diag = map.width().hypot(map.height());
+        let bearing = normalize_deg(to_goal.heading_deg() - robot.pose.heading_deg).to_radians();
+        out[36] = (to_goal.length() / diag) as f32;
+        out[37] = bearing.cos() as f32;
+        out[38] = bearing.sin() as f32;
+        out[39] = (self.velocity.forward / max_speed) as f32;
+        out[40] = (self.velocity.turn / max_turn) as f32;
+    }
+}
+
+fn free_point(world: &FlatWorld, rng: &mut Xoshiro256StarStar, radius: f64) -> Option<Vec2> {
+    let m = world.map();
+    (0..10_000).find_map(|_| {
+        let p = Vec2::new(rng.next_f64() * m.width(), rng.next_f64() * m.height());
+        world.is_free(p, radius, None).then_some(p)
+    })
+}
+
+#[pymethods]
+impl NomadGoal {
+    /// `NomadGoal(n=1, map=None, dt=0.1, max_speed=24.0, max_turn=60.0)`: `n` worlds on a
+    /// map file (or the built-in example map), each with one Nomad-200; a step lasts `dt` s
+    /// at speed `action[0] * max_speed` in/s and turn rate `action[1] * max_turn` °/s.
+    #[new]
+    #[pyo3(signature = (n=1, map=None, dt=0.1, max_speed=24.0, max_turn=60.0))]
+    fn new(
+        n: usize,
+        map: Option<PathBuf>,
+        dt: f64,
+        max_speed: f64,
+        max_turn: f64,
+    ) -> PyResult<Self> {
+        if n == 0 || n > crate::MAX_BATCH {
+            return Err(PyValueError::new_err(format!(
+                "n = {n}: a batch holds 1 to {} worlds",
+                crate::MAX_BATCH
+            )));
+        }
+        if !(dt.is_finite() && dt > 0.0 && dt <= 1.0) {
+            return Err(PyValueError::new_err("dt is above 0 and at most 1 s"));
+        }
+        for (name, v) in [("max_speed", max_speed), ("max_turn", max_turn)] {
+            if !(v.is_finite() && v > 0.0 && v <= 1000.0) {
+                return Err(PyValueError::new_err(format!(
+                    "{name} is above 0 and at most 1000"
+                )));
+            }
+        }
+        let mut base = FlatWorld::new(load_map(map)?);
+        base.set_timestep(dt);
+        Ok(NomadGoal {
+            base,
+            max_speed,
+            max_turn,
+            runs: (0..n).map(|_| None).collect(),
+            closed: false,
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Resets world `i` from `seed` (start pose and goal drawn on free ground); returns its
+    /// observation.
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        i: usize,
+        seed: u64,
+    ) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        if self.closed {
+            return Err(closed("NomadGoal"));
+        }
+        if i >= self.runs.len() {
+            return Err(PyValueError::new_err(format!(
+                "world {i} of a batch of {}",
+                self.runs.len()
+            )));
+        }
+        let mut rng = Xoshiro256StarStar::new(seed);
+        let radius = RobotModel::NOMAD_200.radius + 1.0;
+        let mut world = self.base.clone();
+        let start = free_point(&world, &mut rng, radius)
+            .ok_or_else(|| PyValueError::new_err("the map has no room for a Nomad-200"))?;
+        let goal = (0..10_000)
+            .find_map(|_| {
+                free_point(&world, &mut rng, radius)
+                    .filter(|g| (*g - start).length() >= GOAL_MIN_START)
+            })
+            .ok_or_else(|| PyValueError::new_err("the map has no room for a goal"))?;
+        let heading = rng.next_f64() * 360.0;
+        let robot = world
+            .add_robot(
+                RobotModel::NOMAD_200,
+                FlatPose::new(start.x, start.y, heading),
+            )
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let mut run = NomadRun {
+            world,
+            robot,
+            goal,
+            prev_distance: 0.0,
+            velocity: Velocity::ZERO,
+        };
+        run.prev_distance = run.distance();
+        let mut obs = vec![0f32; NOMAD_OBS];
+        run.observe(&mut obs, self.max_speed, self.max_turn);
+        self.runs[i] = Some(run);
+        Ok(Array1::from_vec(obs).into_pyarray(py))
+    }
+
+    /// Steps every world with `actions` (an `(n, 2)` float64 array in [-1, 1]: speed, turn
+    /// rate). Returns `(obs (n, 41) float32, reward (n,) float64, terminated (n,) bool)`.
+    #[allow(clippy::type_complexity)]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<(
+        Bound<'py, PyArray2<f32>>,
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<bool>>,
+    )> {
+        if self.closed {
+            return Err(closed("NomadGoal"));
+        }
+        let n = self.runs.len();
+        let a = actions.as_array();
+        if a.shape() != [n, 2] {
+            return Err(PyValueError::new_err(format!(
+                "actions of shape {:?}: expected ({n}, 2)",
+                a.shape()
+            )));
+        }
+        if a.iter().any(|v| !v.is_finite()) {
+            return Err(PyValueError::new_err("an action is NaN or infinite"));
+        }
+        if let Some(i) = self.runs.iter().position(Option::is_none) {
+            return Err(PyRuntimeError::new_err(format!(
+                "world {i} is not reset: call reset before step"
+            )));
+        }
+        let a: Vec<[f64; 2]> = a
+            .rows()
+            .into_iter()
+            .map(|r| [r[0].clamp(-1.0, 1.0), r[1].clamp(-1.0, 1.0)])
+            .collect();
+        let (max_speed, max_turn) = (self.max_speed, self.max_turn);
+        let runs = &mut self.runs;
+        let (obs, rew, term) = py.detach(|| {
+            let mut obs = vec![0f32; n * NOMAD_OBS];
+            let mut rew = vec![0f64; n];
+            let mut term = vec![false; n];
+            for (i, slot) in runs.iter_mut().enumerate() {
+                let Some(run) = slot.as_mut() else { continue };
+                run.velocity = Velocity::new(a[i][0] * max_speed, a[i][1] * max_turn);
+                run.world.set_velocity(run.robot, run.velocity);
+                run.world.step();
+                let d = run.distance();
+                let bumped = run.world.bumpers(run.robot).unwrap_or(0) != 0;
+                let mut r = (run.prev_distance - d) / 10.0 - 0.01;
+                if bumped {
+                    r -= 0.5;
+                }
+                run.prev_distance = d;
+                if d < GOAL_RADIUS {
+                    r += 10.0;
+                    term[i] = true;
+                }
+                rew[i] = r;
+                run.observe(
+                    &mut obs[i * NOMAD_OBS..(i + 1) * NOMAD_OBS],
+                    max_speed,
+                    max_turn,
+                );
+            }
+            (obs, rew, term)
+        });
+        let obs = Array2::from_shape_vec((n, NOMAD_OBS), obs)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok((
+            obs.into_pyarray(py),
+            rew.into_pyarray(py),
+            term.into_pyarray(py),
+        ))
+    }
+
+    /// World `i`'s robot pose (x, y in inches, heading in degrees) and goal (x, y).
+    #[allow(clippy::type_complexity)]
+    fn state(&self, i: usize) -> PyResult<((f64, f64, f64), (f64, f64))> {
+        let run = self
+            .runs
+            .get(i)
+            .and_then(Option::as_ref)
+            .ok_or_else(|| PyRuntimeError::new_err(format!("world {i} is not reset")))?;
+        let r = run
+            .world
+            .robot(run.robot)
+            .ok_or_else(|| PyRuntimeError::new_err("the robot is gone"))?;
+        Ok((
+            (r.pose.x, r.pose.y, r.pose.heading_deg),
+            (run.goal.x, run.goal.y),
+        ))
+    }
+
+    /// Map width and height (inches).
+    #[getter]
+    fn size(&self) -> (f64, f64) {
+        (self.base.map().width(), self.base.map().height())
+    }
+
+    /// Frees the worlds; using them afterwards raises `RuntimeError`.
+    fn close(&mut self) {
+        self.closed = true;
+        self.runs.iter_mut().for_each(|r| *r = None);
+    }
+}

@@ -1,0 +1,602 @@
+//! The 3D SimRob world (`simrob._native.World`) and the SumBot reaching the ball
+//! (`simrob._native.SumBotBall`, a batch of worlds).
+
+use std::path::{Path, PathBuf};
+
+use numpy::ndarray::{Array1, Array2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use simrob_math::Xoshiro256StarStar;
+use simrob_protocol::{
+    decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec,
+    MotorCommand, Request,
+};
+use simrob_world::{Applied, World, WorldConfig};
+
+use crate::{closed, read_bounded};
+
+/// The default SumBot scene: the SimRob manual's materials, field, SumBot and ball.
+const SOCCER_XML: &str = include_str!("../../../scenarios/soccer.xml");
+
+/// Decodes SimRob XML messages; the first bad one is a `ValueError` naming it.
+fn decode(text: &[u8], origin: &str) -> PyResult<Vec<Request>> {
+    decode_datagram(text, &CommandKeys::default())
+        .into_iter()
+        .enumerate()
+        .map(|(n, r)| {
+            r.map_err(|e| PyValueError::new_err(format!("{origin}: request {}: {e}", n + 1)))
+        })
+        .collect()
+}
+
+/// Applies `requests`, saving and loading files relative to `base`; returns the
+/// confirmations.
+fn apply_all(
+    world: &mut World,
+    requests: &[Request],
+    base: &Path,
+    origin: &str,
+) -> PyResult<Vec<String>> {
+    let mut out = Vec::new();
+    for (n, request) in requests.iter().enumerate() {
+        if matches!(request, Request::Agent(_)) {
+            return Err(PyValueError::new_err(format!(
+                "{origin}: request {}: agent messages (Register_Agent, …) are for a server's \
+                 agents; an in-process world has none",
+                n + 1
+            )));
+        }
+        match world.apply(request) {
+            Ok(Applied::Done(text)) => out.push(text),
+            Ok(Applied::Save(file)) => {
+                let target = base.join(file);
+                std::fs::write(&target, world.save_xml()).map_err(|e| {
+                    PyRuntimeError::new_err(format!("cannot save to {}: {e}", target.display()))
+                })?;
+                out.push(format!("saved {}", target.display()));
+            }
+            Ok(Applied::Load(file)) => {
+                let source = base.join(file);
+                let xml = read_text(&source)?;
+                world
+                    .load_xml(&xml)
+                    .map_err(|e| PyValueError::new_err(format!("{}: {e}", source.display())))?;
+                out.push(format!("loaded {}", source.display()));
+            }
+            Err(e) => {
+                return Err(PyValueError::new_err(format!(
+                    "{origin}: request {}: {e}",
+                    n + 1
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn read_text(path: &Path) -> PyResult<String> {
+    let bytes = read_bounded(path)?;
+    String::from_utf8(bytes)
+        .map_err(|_| PyValueError::new_err(format!("{} is not UTF-8 text", path.display())))
+}
+
+/// A 3D SimRob world in this process: the physics world a `simrob serve` shares with its
+/// agents, without the server. Requests are the SimRob manual's XML messages.
+#[pyclass(module = "simrob._native", name = "World")]
+pub struct World3d {
+    world: Option<World>,
+}
+
+impl World3d {
+    fn get(&self) -> PyResult<&World> {
+        self.world.as_ref().ok_or_else(|| closed("World"))
+    }
+    fn get_mut(&mut self) -> PyResult<&mut World> {
+        self.world.as_mut().ok_or_else(|| closed("World"))
+    }
+}
+
+#[pymethods]
+impl World3d {
+    /// `World(scenario=None)`: an empty world, or one set up by a scenario file of SimRob
+    /// XML messages (applied in order). The world is initialized (it advances) unless the
+    /// scenario leaves it in step mode.
+    #[new]
+    #[pyo3(signature = (scenario=None))]
+    fn new(scenario: Option<PathBuf>) -> PyResult<Self> {
+        let mut world = World::new(WorldConfig::default());
+        if let Some(path) = scenario {
+            let bytes = read_bounded(&path)?;
+            let requests = decode(&bytes, &path.display().to_string())?;
+            let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+            apply_all(&mut world, &requests, &base, &path.display().to_string())?;
+            if !world.modes().initialized {
+                world
+                    .apply_control(&ControlRequest::InitializeSimulation)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            }
+        }
+        Ok(World3d { world: Some(world) })
+    }
+
+    /// Applies SimRob XML messages (one or more `<Message>` elements, as a scenario file holds
+    /// them); returns the confirmations. Save and Load name files relative to the current
+    /// directory. A bad message raises `ValueError`; the messages before it stay applied.
+    fn request(&mut self, xml: &str) -> PyResult<Vec<String>> {
+        let requests = decode(xml.as_bytes(), "request")?;
+        apply_all(self.get_mut()?, &requests, Path::new("."), "request")
+    }
+
+    /// Runs `n` iterations (the GIL released meanwhile); returns how many ran (fewer when
+    /// the world is not initialized or is in step mode).
+    #[pyo3(signature = (n=1))]
+    fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<u64> {
+        let world = self.get_mut()?;
+        Ok(py.detach(|| {
+            let mut done = 0;
+            while done < n && world.advance() {
+                done += 1;
+            }
+            done
+        }))
+    }
+
+    /// Sets the wheel speeds (rad/s) of robot `entity`: `speeds[i]` drives wheel joint `i`.
+    fn set_wheels(&mut self, entity: u32, speeds: Vec<f64>) -> PyResult<()> {
+        if let Some(bad) = speeds.iter().find(|v| !v.is_finite()) {
+            return Err(PyValueError::new_err(format!(
+                "wheel speed {bad} is not a finite number"
+            )));
+        }
+        let motors = speeds
+            .iter()
+            .enumerate()
+            .map(|(i, &value)| MotorCommand {
+                wheel_joint_id: i as u32,
+                value,
+            })
+            .collect();
+        self.get_mut()?
+            .apply_entity(&EntityRequest::RobotMotorControl {
+                entity_id: EntityId(entity),
+                motors,
+            })
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Iterations run so far.
+    #[getter]
+    fn iteration(&self) -> PyResult<u64> {
+        Ok(self.get()?.iteration())
+    }
+
+    /// Simulated seconds so far.
+    #[getter]
+    fn time(&self) -> PyResult<f64> {
+        Ok(self.get()?.sim_time())
+    }
+
+    /// The ids of the entities (fields included), in id order.
+    fn entity_ids(&self) -> PyResult<Vec<u32>> {
+        Ok(self.get()?.entity_ids().map(|e| e.0).collect())
+    }
+
+    /// The kind of entity `id`: "Robot", "Ball", "Field" or "Humanoid".
+    fn kind(&self, id: u32) -> PyResult<String> {
+        self.get()?
+            .entity_spec(EntityId(id))
+            .map(|s| s.type_name().to_string())
+            .ok_or_else(|| PyValueError::new_err(format!("no entity {id}")))
+    }
+
+    /// `(ids, poses)`: the robots and balls (not fields), `ids` a `uint32` array and `poses`
+    /// an `(n, 6)` float64 array of x, y, z (m) and roll, pitch, yaw (rad).
+    fn poses<'py>(&self, py: Python<'py>) -> PyResult<crate::Table<'py>> {
+        let world = self.get()?;
+        let mut ids = Vec::new();
+        let mut flat = Vec::new();
+        for id in world.entity_ids() {
+            if matches!(world.entity_spec(id), Some(EntitySpec::Field { .. })) {
+                continue;
+            }
+            if let Some((p, r)) = world.entity_pose(id) {
+                ids.push(id.0);
+                flat.extend_from_slice(&p);
+                flat.extend_from_slice(&r);
+            }
+        }
+        let n = ids.len();
+        let poses = Array2::from_shape_vec((n, 6), flat)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok((ids.into_pyarray(py), poses.into_pyarray(py)))
+    }
+
+    /// Every body: an `(n, 14)` float64 array of entity id, body id, x, y, z, roll, pitch,
+    /// yaw, linear velocity (3, m/s) and angular velocity (3, rad/s), in world coordinates.
+    fn bodies<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let snap = self.get()?.snapshot();
+        let mut flat = Vec::with_capacity(snap.bodies.len() * 14);
+        for b in &snap.bodies {
+            flat.push(f64::from(b.entity_id.0));
+            flat.push(f64::from(b.id));
+            flat.extend_from_slice(&b.position);
+            flat.extend_from_slice(&b.rotation);
+            flat.extend_from_slice(&b.linear_velocity);
+            flat.extend_from_slice(&b.angular_velocity);
+        }
+        let n = snap.bodies.len();
+        let a = Array2::from_shape_vec((n, 14), flat)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok(a.into_pyarray(py))
+    }
+
+    /// The world as the SimRob save file's XML.
+    fn save_xml(&self) -> PyResult<String> {
+        Ok(self.get()?.save_xml())
+    }
+
+    /// Replaces the world with a saved one (XML of `save_xml` or a save file's text).
+    fn load_xml(&mut self, xml: &str) -> PyResult<()> {
+        self.get_mut()?
+            .load_xml(xml)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Saves the world to a file.
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        std::fs::write(&path, self.get()?.save_xml())
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot save to {}: {e}", path.display())))
+    }
+
+    /// Loads a saved world from a file.
+    fn load(&mut self, path: PathBuf) -> PyResult<()> {
+        let xml = read_text(&path)?;
+        self.get_mut()?
+            .load_xml(&xml)
+            .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))
+    }
+
+    /// Frees the world; using it afterwards raises `RuntimeError`.
+    fn close(&mut self) {
+        self.world = None;
+    }
+
+    /// Whether `close` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.world.is_none()
+    }
+}
+
+/// The SumBot task's constants.
+const SUMBOT: EntityId = EntityId(3);
+/// Observation size of the SumBot task.
+pub const SUMBOT_OBS: usize = 10;
+/// Where the ball is put at a reset: x and y uniform in these ranges (m); never closer
+/// than [`BALL_MIN_START`] to the robot.
+const BALL_X: (f64, f64) = (-1.0, 1.0);
+const BALL_Y: (f64, f64) = (-0.7, 0.7);
+const BALL_MIN_START: f64 = 0.3;
+/// The robot reaches the ball when their centres are this close (m).
+pub const REACH: f64 = 0.12;
+
+/// One SumBot world of the task.
+struct SumBotWorld {
+    world: World,
+    ball: EntityId,
+    prev_distance: f64,
+}
+
+/// The SumBot reaching the ball: `n` worlds stepped together in Rust.
+#[pyclass(module = "simrob._native")]
+pub struct SumBotBall {
+    template: Vec<Request>,
+    ball: EntityId,
+    frame_skip: u32,
+    max_wheel_speed: f64,
+    worlds: Vec<Option<SumBotWorld>>,
+    closed: bool,
+}
+
+fn random_in(rng: &mut Xoshiro256StarStar, (lo, hi): (f64, f64)) -> f64 {
+    lo + (hi - lo) * rng.next_f64()
+}
+
+impl SumBotBall {
+    /// A new world with the ball at `ball` (x, y).
+    fn build(&self, ball: [f64; 2]) -> Result<SumBotWorld, String> {
+        let mut world = World::new(WorldConfig::default());
+        for request in &self.template {
+            let request = match request {
+                Request::Control {
+                    request:
+                        ControlRequest::CreateEntity(EntitySpec::Ball {
+                            entity_id,
+                            material,
+                            mass,
+                            position,
+                            rotation,
+                            radius,
+                        }),
+                    response,
+                } if *entity_id == self.ball => &Request::Control {
+                    request: ControlRequest::CreateEntity(EntitySpec::Ball {
+                        entity_id: *entity_id,
+                        material: *material,
+                        mass: *mass,
+                        position: [ball[0], ball[1], position[2]],
+                        rotation: *rotation,
+                        radius: *radius,
+                    }),
+                    response: *response,
+                },
+                other => other,
+            };
+            world.apply(request).map_err(|e| e.to_string())?;
+        }
+        world
+            .apply_control(&ControlRequest::InitializeSimulation)
+            .map_err(|e| e.to_string())?;
+        let mut w = SumBotWorld {
+            world,
+            ball: self.ball,
+            prev_distance: 0.0,
+        };
+        w.prev_distance = w.distance();
+        Ok(w)
+    }
+
+    fn check(&self, i: usize) -> PyResult<()> {
+        if self.closed {
+            return Err(closed("SumBotBall"));
+        }
+        if i >= self.worlds.len() {
+            return Err(PyValueError::new_err(format!(
+                "world {i} of a batch of {}",
+                self.worlds.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl SumBotWorld {
+    fn robot(&self) -> ([f64; 3], [f64; 3]) {
+        self.world
+            .entity_pose(SUMBOT)
+            .unwrap_or(([0.0; 3], [0.0; 3]))
+    }
+    fn ball_xy(&self) -> [f64; 2] {
+        let (p, _) = self
+            .world
+            .entity_pose(self.ball)
+            .unwrap_or(([0.0; 3], [0.0; 3]));
+        [p[0], p[1]]
+    }
+    fn distance(&self) -> f64 {
+        let (p, _) = self.robot();
+        let b = self.ball_xy();
+        (b[0] - p[0]).hypot(b[1] - p[1])
+    }
+    /// The observation (see the Python docs): robot x, y, cos and sin of its heading, the ball
+    /// ahead and to the left in the robot's frame, the distance, the robot's forward speed
+    /// and turn rate, its tilt.
+    fn observe(&self, out: &mut [f32]) {
+        let (p, r) = self.robot();
+        let yaw = r[2];
+        // Positive wheel speeds drive the SumBot along its body's -x axis: that is "ahead".
+        let heading = yaw + std::f64::consts::PI;
+        let (s, c) = heading.sin_cos();
+        let b = self.ball_xy();
+        let (dx, dy) = (b[0] - p[0], b[1] - p[1]);
+        let ahead = c * dx + s * dy;
+        let left = -s * dx + c * dy;
+        let state = self.world.body_state(SUMBOT, 0);
+        let (v, w) = state
+            .map(|st| {
+                (
+                    c * st.linear_velocity[0] + s * st.linear_velocity[1],
+                    st.angular_velocity[2],
+                )
+            })
+            .unwrap_or((0.0, 0.0));
+        let tilt = r[0].abs().max(r[1].abs());
+        let vals = [p[0], p[1], c, s, ahead, left, dx.hypot(dy), v, w, tilt];
+        for (o, v) in out.iter_mut().zip(vals) {
+            *o = v as f32;
+        }
+    }
+}
+
+#[pymethods]
+impl SumBotBall {
+    /// `SumBotBall(n=1, frame_skip=2, max_wheel_speed=30.0)`: `n` SumBot worlds (the
+    /// default scene: field, SumBot 3, ball 8); each step runs `frame_skip` iterations of
+    /// 0.01 s with the wheels at `action * max_wheel_speed` rad/s.
+    #[new]
+    #[pyo3(signature = (n=1, frame_skip=2, max_wheel_speed=30.0))]
+    fn new(n: usize, frame_skip: u32, max_wheel_speed: f64) -> PyResult<Self> {
+        if n == 0 || n > crate::MAX_BATCH {
+            return Err(PyValueError::new_err(format!(
+                "n = {n}: a batch holds 1 to {} worlds",
+                crate::MAX_BATCH
+            )));
+        }
+        if frame_skip == 0 || frame_skip > 1000 {
+            return Err(PyValueError::new_err("frame_skip is 1 to 1000 iterations"));
+        }
+        if !(max_wheel_speed.is_finite() && max_wheel_speed > 0.0 && max_wheel_speed <= 200.0) {
+            return Err(PyValueError::new_err(
+                "max_wheel_speed is above 0 and at most 200 rad/s",
+            ));
+        }
+        let template = decode(SOCCER_XML.as_bytes(), "scenarios/soccer.xml")?;
+        let ball = template
+            .iter()
+            .find_map(|r| match r {
+                Request::Control {
+                    request: ControlRequest::CreateEntity(EntitySpec::Ball { entity_id, .. }),
+                    ..
+                } => Some(*entity_id),
+                _ => None,
+            })
+            .ok_or_else(|| PyRuntimeError::new_err("the SumBot scene has no ball"))?;
+        let mut me = SumBotBall {
+            template,
+            ball,
+            frame_skip,
+            max_wheel_speed,
+            worlds: Vec::new(),
+            closed: false,
+        };
+        me.worlds = (0..n).map(|_| None).collect();
+        Ok(me)
+    }
+
+    /// The number of worlds.
+    fn __len__(&self) -> usize {
+        self.worlds.len()
+    }
+
+    /// Resets world `i` from `seed` (the ball's place); returns its observation.
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        i: usize,
+        seed: u64,
+    ) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        self.check(i)?;
+        let mut rng = Xoshiro256StarStar::new(seed);
+        let ball = loop {
+            let b = [random_in(&mut rng, BALL_X), random_in(&mut rng, BALL_Y)];
+            // The robot starts at (0, -0.1).
+            if b[0].hypot(b[1] + 0.1) >= BALL_MIN_START {
+                break b;
+            }
+        };
+        let w = py
+            .detach(|| self.build(ball))
+            .map_err(PyRuntimeError::new_err)?;
+        let mut obs = vec![0f32; SUMBOT_OBS];
+        w.observe(&mut obs);
+        self.worlds[i] = Some(w);
+        Ok(Array1::from_vec(obs).into_pyarray(py))
+    }
+
+    /// Steps every world with `actions` (an `(n, 2)` float64 array in [-1, 1]: wheel joint 0
+    /// and 1). Returns `(obs (n, 10) float32, reward (n,) float64, terminated (n,) bool)`.
+    /// A world whose episode has ended must be reset before it is stepped again.
+    #[allow(clippy::type_complexity)]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<(
+        Bound<'py, PyArray2<f32>>,
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<bool>>,
+    )> {
+        if self.closed {
+            return Err(closed("SumBotBall"));
+        }
+        let n = self.worlds.len();
+        let a = actions.as_array();
+        if a.shape() != [n, 2] {
+            return Err(PyValueError::new_err(format!(
+                "actions of shape {:?}: expected ({n}, 2)",
+                a.shape()
+            )));
+        }
+        if a.iter().any(|v| !v.is_finite()) {
+            return Err(PyValueError::new_err("an action is NaN or infinite"));
+        }
+        if let Some(i) = self.worlds.iter().position(Option::is_none) {
+            return Err(PyRuntimeError::new_err(format!(
+                "world {i} is not reset: call reset before step"
+            )));
+        }
+        let a: Vec<[f64; 2]> = a
+            .rows()
+            .into_iter()
+            .map(|r| [r[0].clamp(-1.0, 1.0), r[1].clamp(-1.0, 1.0)])
+            .collect();
+        let (skip, max) = (self.frame_skip, self.max_wheel_speed);
+        let worlds = &mut self.worlds;
+        let (obs, rew, term) = py.detach(|| {
+            let mut obs = vec![0f32; n * SUMBOT_OBS];
+            let mut rew = vec![0f64; n];
+            let mut term = vec![false; n];
+            for (i, slot) in worlds.iter_mut().enumerate() {
+                let Some(w) = slot.as_mut() else { continue };
+                let motors = vec![
+                    MotorCommand {
+                        wheel_joint_id: 0,
+                        value: a[i][0] * max,
+                    },
+                    MotorCommand {
+                        wheel_joint_id: 1,
+                        value: a[i][1] * max,
+                    },
+                ];
+                let _ = w.world.apply_entity(&EntityRequest::RobotMotorControl {
+                    entity_id: SUMBOT,
+                    motors,
+                });
+                for _ in 0..skip {
+                    w.world.advance();
+                }
+                let d = w.distance();
+                let (_, r) = w.robot();
+                let flipped = r[0].abs() > 1.2 || r[1].abs() > 1.2;
+                let mut reward = 10.0 * (w.prev_distance - d) - 0.01;
+                w.prev_distance = d;
+                if d < REACH {
+                    reward += 10.0;
+                    term[i] = true;
+                } else if flipped || !d.is_finite() {
+                    reward -= 10.0;
+                    term[i] = true;
+                }
+                rew[i] = reward;
+                w.observe(&mut obs[i * SUMBOT_OBS..(i + 1) * SUMBOT_OBS]);
+            }
+            (obs, rew, term)
+        });
+        let obs = Array2::from_shape_vec((n, SUMBOT_OBS), obs)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok((
+            obs.into_pyarray(py),
+            rew.into_pyarray(py),
+            term.into_pyarray(py),
+        ))
+    }
+
+    /// `(ids, poses)` of world `i`, as `World.poses`.
+    fn poses<'py>(&self, py: Python<'py>, i: usize) -> PyResult<crate::Table<'py>> {
+        self.check(i)?;
+        let w = self.worlds[i]
+            .as_ref()
+            .ok_or_else(|| PyRuntimeError::new_err(format!("world {i} is not reset")))?;
+        let mut ids = Vec::new();
+        let mut flat = Vec::new();
+        for id in [SUMBOT, w.ball] {
+            if let Some((p, r)) = w.world.entity_pose(id) {
+                ids.push(id.0);
+                flat.extend_from_slice(&p);
+                flat.extend_from_slice(&r);
+            }
+        }
+        let n = ids.len();
+        let poses = Array2::from_shape_vec((n, 6), flat)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok((ids.into_pyarray(py), poses.into_pyarray(py)))
+    }
+
+    /// Frees the worlds; using them afterwards raises `RuntimeError`.
+    fn close(&mut self) {
+        self.closed = true;
+        self.worlds.iter_mut().for_each(|w| *w = None);
+    }
+}

@@ -1,0 +1,508 @@
+//! The swarm (`simrob._native.Swarm`: any swarm scenario file) and the drone swarm flying to
+//! its targets under outside control (`simrob._native.DroneTargets`, one agent per drone).
+
+use std::path::PathBuf;
+
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use simrob_swarm::drones::{self, Drone, DroneState, SwarmParams};
+use simrob_swarm::scenario::{Overrides, Scenario};
+use simrob_swarm::systems::{CollisionSystem, MovementSystem, ProximitySystem, StopOnCollision};
+use simrob_swarm::{
+    Ctx, EntityId, Event, Payload, SimConfig, Simulation, SwarmWorld, System, Tag, Velocity,
+};
+
+use crate::{closed, Worker};
+
+/// A swarm run in this process: a scenario file (TOML or JSON, as `simrob swarm run`
+/// takes) built with a seed, stepped frame by frame. Units: map units (x right, y down),
+/// seconds, radians.
+#[pyclass(module = "simrob._native")]
+pub struct Swarm {
+    sim: Option<Worker<Simulation>>,
+}
+
+impl Swarm {
+    fn sim(&self) -> PyResult<&Worker<Simulation>> {
+        self.sim.as_ref().ok_or_else(|| closed("Swarm"))
+    }
+}
+
+#[pymethods]
+impl Swarm {
+    /// `Swarm(scenario, seed=None, duration=None, robots=None, full_duration=False)`: the
+    /// scenario's run; `seed`, `duration` (simulated seconds) and `robots` (generated
+    /// scenarios) replace the file's.
+    #[new]
+    #[pyo3(signature = (scenario, seed=None, duration=None, robots=None, full_duration=false))]
+    fn new(
+        py: Python<'_>,
+        scenario: PathBuf,
+        seed: Option<u64>,
+        duration: Option<f64>,
+        robots: Option<usize>,
+        full_duration: bool,
+    ) -> PyResult<Self> {
+        if let Some(d) = duration {
+            if !(d.is_finite() && d >= 0.0) {
+                return Err(PyValueError::new_err(
+                    "duration is a number of seconds, 0 or more",
+                ));
+            }
+        }
+        if !scenario.is_file() {
+            return Err(pyo3::exceptions::PyFileNotFoundError::new_err(format!(
+                "no scenario file {}",
+                scenario.display()
+            )));
+        }
+        let ov = Overrides {
+            duration,
+            seed,
+            robots,
+            full_duration,
+            ..Overrides::default()
+        };
+        let worker = Worker::start(py, move || {
+            let s = Scenario::load(&scenario).map_err(|e| PyValueError::new_err(e.0))?;
+            s.build(&ov).map_err(|e| PyValueError::new_err(e.0))
+        })?;
+        Ok(Swarm { sim: Some(worker) })
+    }
+
+    /// Runs `n` frames (the GIL released meanwhile); returns whether the run goes on.
+    #[pyo3(signature = (n=1))]
+    fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<bool> {
+        self.sim()?.call(py, move |sim| {
+            for _ in 0..n {
+                if !sim.step() {
+                    return false;
+                }
+            }
+            !sim.is_finished()
+        })
+    }
+
+    /// Runs to the end (the GIL released); returns the summary as `summary()` does.
+    fn run(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let summary = self.sim()?.call(py, |sim| sim.run())?;
+        to_py(py, &summary)
+    }
+
+    /// Simulated seconds.
+    #[getter]
+    fn time(&self, py: Python<'_>) -> PyResult<f64> {
+        self.sim()?.call(py, |sim| sim.time())
+    }
+
+    /// Frames run.
+    #[getter]
+    fn frame(&self, py: Python<'_>) -> PyResult<u64> {
+        self.sim()?.call(py, |sim| sim.frame())
+    }
+
+    /// Whether the run has ended.
+    #[getter]
+    fn finished(&self, py: Python<'_>) -> PyResult<bool> {
+        self.sim()?.call(py, |sim| sim.is_finished())
+    }
+
+    /// `(ids, poses)`: every entity with a pose; `ids` uint32, `poses` an `(n, 3)` float64
+    /// array of x, y, heading.
+    fn poses<'py>(&self, py: Python<'py>) -> PyResult<crate::Table<'py>> {
+        let (ids, flat) = self.sim()?.call(py, |sim| {
+            let mut ids = Vec::new();
+            let mut flat = Vec::new();
+            for (e, p) in sim.world().pose.iter() {
+                ids.push(e.0);
+                flat.extend_from_slice(&[p.x, p.y, p.theta]);
+            }
+            (ids, flat)
+        })?;
+        table(py, ids, flat, 3)
+    }
+
+    /// `(ids, velocities)`: every entity that moves; `velocities` an `(n, 3)` float64 array
+    /// of vx, vy (map units/s) and angular velocity (rad/s).
+    fn velocities<'py>(&self, py: Python<'py>) -> PyResult<crate::Table<'py>> {
+        let (ids, flat) = self.sim()?.call(py, |sim| {
+            let mut ids = Vec::new();
+            let mut flat = Vec::new();
+            for (e, v) in sim.world().vel.iter() {
+                ids.push(e.0);
+                flat.extend_from_slice(&[v.x, v.y, v.w]);
+            }
+            (ids, flat)
+        })?;
+        table(py, ids, flat, 3)
+    }
+
+    /// The type ("robot", "drone", "poi", …) and name ("" if none) of entity `id`.
+    fn entity(&self, py: Python<'_>, id: u32) -> PyResult<(String, String)> {
+        self.sim()?
+            .call(py, move |sim| {
+                let e = EntityId(id);
+                if !sim.world().is_alive(e) {
+                    return None;
+                }
+                let name = sim.world().name.get(e).cloned().unwrap_or_default();
+                Some((sim.world().kind_name(e).to_string(), name))
+            })?
+            .ok_or_else(|| PyValueError::new_err(format!("no entity {id}")))
+    }
+
+    /// The log lines written since the last call (the run's events in words):
+    /// `(t, entity id or None, text)`.
+    fn drain_log(&mut self, py: Python<'_>) -> PyResult<Vec<(f64, Option<u32>, String)>> {
+        self.sim()?.call(py, |sim| {
+            std::mem::take(&mut sim.ctx.logs)
+                .into_iter()
+                .map(|l| (l.t, l.entity, l.text))
+                .collect()
+        })
+    }
+
+    /// The figures so far (arrived, crashed, collisions, tasks done, …) as a dict.
+    fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let s = self.sim()?.call(py, |sim| sim.summary(0.0))?;
+        to_py(py, &s)
+    }
+
+    /// Frees the run; using it afterwards raises `RuntimeError`.
+    fn close(&mut self) {
+        self.sim = None;
+    }
+}
+
+fn to_py(py: Python<'_>, value: &impl serde::Serialize) -> PyResult<Py<PyAny>> {
+    let text = serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
+}
+
+#[allow(clippy::type_complexity)]
+fn table<'py>(
+    py: Python<'py>,
+    ids: Vec<u32>,
+    flat: Vec<f64>,
+    k: usize,
+) -> PyResult<crate::Table<'py>> {
+    let n = ids.len();
+    let a =
+        Array2::from_shape_vec((n, k), flat).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok((ids.into_pyarray(py), a.into_pyarray(py)))
+}
+
+/// Marks drones that collided as crashed (the stop-on-collision reaction has stopped them).
+struct CrashMarker;
+
+impl System for CrashMarker {
+    fn name(&self) -> &str {
+        "crash-marker"
+    }
+    fn wants(&self, event: &Event) -> bool {
+        event.tag == Tag::COLLISION && event.entity.is_none()
+    }
+    fn react(&mut self, event: &Event, ctx: &mut Ctx) {
+        let Payload::Pair(a, b) = event.payload else {
+            return;
+        };
+        let drones = ctx.world.custom_mut::<Drone>();
+        for e in [a, b] {
+            if let Some(d) = drones.get_mut(e) {
+                d.state = DroneState::Crashed;
+            }
+        }
+    }
+}
+
+/// Observation size per drone.
+pub const DRONE_OBS: usize = 4 + PROXIMITY_BEAMS as usize;
+const PROXIMITY_BEAMS: u16 = 8;
+const PROXIMITY_RANGE: f64 = 20.0;
+const FPS: f64 = 24.0;
+/// Largest speed per axis (map units per frame), HMR Sim's.
+const MAX_STEP: f64 = 2.5;
+/// A drone within this distance of its target has arrived (map units).
+const ARRIVE: f64 = 5.0;
+
+struct DroneRun {
+    sim: Simulation,
+    ids: Vec<EntityId>,
+    prev_distance: Vec<f64>,
+    done: Vec<bool>,
+}
+
+/// The drone swarm of HMR Sim's example with the controller left to the caller: `n` drones
+/// take off from a grid and each flies to its own target on rings; a collision stops both
+/// drones (crashed).
+#[pyclass(module = "simrob._native")]
+pub struct DroneTargets {
+    drones: usize,
+    run: Option<Worker<Option<DroneRun>>>,
+}
+
+fn build_drones(n: usize, seed: u64) -> DroneRun {
+    let lay = drones::layout(n);
+    let mut world = SwarmWorld::new(lay.width, lay.height);
+    let params = SwarmParams {
+        drones: n,
+        proximity_beams: PROXIMITY_BEAMS,
+        proximity_range: PROXIMITY_RANGE,
+        ..SwarmParams::default()
+    };
+    let ids = drones::populate(&mut world, &params);
+    let config = SimConfig {
+        fps: FPS,
+        duration: None,
+        seed,
+        end_when_done: false,
+        ..SimConfig::default()
+    };
+    let mut sim = Simulation::new(world, config);
+    sim.add_system(Box::new(MovementSystem));
+    sim.add_system(Box::new(CollisionSystem::default()));
+    sim.add_system(Box::new(StopOnCollision));
+    sim.add_system(Box::new(CrashMarker));
+    sim.add_system(Box::new(ProximitySystem::default()));
+    sim.start();
+    let mut run = DroneRun {
+        prev_distance: vec![0.0; ids.len()],
+        done: ids
+            .iter()
+            .map(|&e| {
+                sim.world()
+                    .custom::<Drone>()
+                    .and_then(|c| c.get(e))
+                    .is_none_or(|d| d.state == DroneState::Idle)
+            })
+            .collect(),
+        sim,
+        ids,
+    };
+    for i in 0..run.ids.len() {
+        run.prev_distance[i] = run.distance(i);
+    }
+    run
+}
+
+impl DroneRun {
+    fn drone(&self, i: usize) -> Drone {
+        self.sim
+            .world()
+            .custom::<Drone>()
+            .and_then(|c| c.get(self.ids[i]).copied())
+            .unwrap_or_default()
+    }
+    fn distance(&self, i: usize) -> f64 {
+        let d = self.drone(i);
+        let p = self
+            .sim
+            .world()
+            .pose
+            .get(self.ids[i])
+            .copied()
+            .unwrap_or_default();
+        (d.target.0 - p.x).hypot(d.target.1 - p.y)
+    }
+    fn observe(&self, out: &mut [f32]) {
+        let w = self.sim.world();
+        let vmax = MAX_STEP * FPS;
+        for (i, &e) in self.ids.iter().enumerate() {
+            let o = &mut out[i * DRONE_OBS..(i + 1) * DRONE_OBS];
+            let d = self.drone(i);
+            let p = w.pose.get(e).copied().unwrap_or_default();
+            let v = w.vel.get(e).copied().unwrap_or_default();
+            o[0] = ((d.target.0 - p.x) / 100.0) as f32;
+            o[1] = ((d.target.1 - p.y) / 100.0) as f32;
+            o[2] = (v.x / vmax) as f32;
+            o[3] = (v.y / vmax) as f32;
+            let readings = w
+                .proximity
+                .get(e)
+                .map(|s| s.readings.as_slice())
+                .unwrap_or(&[]);
+            for k in 0..PROXIMITY_BEAMS as usize {
+                o[4 + k] =
+                    (readings.get(k).copied().unwrap_or(PROXIMITY_RANGE) / PROXIMITY_RANGE) as f32;
+            }
+        }
+    }
+}
+
+impl DroneTargets {
+    fn worker(&self) -> PyResult<&Worker<Option<DroneRun>>> {
+        self.run.as_ref().ok_or_else(|| closed("DroneTargets"))
+    }
+}
+
+#[pymethods]
+impl DroneTargets {
+    /// `DroneTargets(n=20)`: `n` drones (1 to 10 000).
+    #[new]
+    #[pyo3(signature = (n=20))]
+    fn new(py: Python<'_>, n: usize) -> PyResult<Self> {
+        if n == 0 || n > 10_000 {
+            return Err(PyValueError::new_err(format!("n = {n}: 1 to 10000 drones")));
+        }
+        Ok(DroneTargets {
+            drones: n,
+            run: Some(Worker::start(py, || Ok(None))?),
+        })
+    }
+
+    /// Number of drones.
+    fn __len__(&self) -> usize {
+        self.drones
+    }
+
+    /// Starts a new episode from `seed`; returns the observations `(n, 12)` float32.
+    fn reset<'py>(&mut self, py: Python<'py>, seed: u64) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let n = self.drones;
+        let obs = self.worker()?.call(py, move |slot| {
+            let run = build_drones(n, seed);
+            let mut obs = vec![0f32; n * DRONE_OBS];
+            run.observe(&mut obs);
+            *slot = Some(run);
+            obs
+        })?;
+        let a = Array2::from_shape_vec((n, DRONE_OBS), obs)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok(a.into_pyarray(py))
+    }
+
+    /// Runs one frame with `actions` (`(n, 2)` float64 in [-1, 1]: x and y velocity, as a
+    /// fraction of 2.5 map units per frame); drones whose episode has ended ignore theirs
+    /// and stay still. Returns `(obs (n, 12) float32, reward (n,), arrived (n,) bool,
+    /// crashed (n,) bool)`.
+    #[allow(clippy::type_complexity)]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<(
+        Bound<'py, PyArray2<f32>>,
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<bool>>,
+        Bound<'py, PyArray1<bool>>,
+    )> {
+        let n = self.drones;
+        let worker = self.worker()?;
+        let a = actions.as_array();
+        if a.shape() != [n, 2] {
+            return Err(PyValueError::new_err(format!(
+                "actions of shape {:?}: expected ({n}, 2)",
+                a.shape()
+            )));
+        }
+        if a.iter().any(|v| !v.is_finite()) {
+            return Err(PyValueError::new_err("an action is NaN or infinite"));
+        }
+        let a: Vec<[f64; 2]> = a
+            .rows()
+            .into_iter()
+            .map(|r| [r[0].clamp(-1.0, 1.0), r[1].clamp(-1.0, 1.0)])
+            .collect();
+        let out = worker.call(py, move |slot| {
+            let run = slot.as_mut()?;
+            let vmax = MAX_STEP * FPS;
+            for (i, act) in a.iter().enumerate() {
+                let e = run.ids[i];
+                let v = if run.done[i] {
+                    Velocity::default()
+                } else {
+                    Velocity {
+                        x: act[0] * vmax,
+                        y: act[1] * vmax,
+                        w: 0.0,
+                    }
+                };
+                if let Some(slot) = run.sim.world_mut().vel.get_mut(e) {
+                    *slot = v;
+                }
+            }
+            run.sim.step();
+            let mut rew = vec![0.0; n];
+            let mut arrived = vec![false; n];
+            let mut crashed = vec![false; n];
+            for i in 0..n {
+                if run.done[i] {
+                    continue;
+                }
+                let d = run.distance(i);
+                let mut r = (run.prev_distance[i] - d) / 10.0 - 0.01;
+                run.prev_distance[i] = d;
+                if run.drone(i).state == DroneState::Crashed {
+                    r -= 10.0;
+                    crashed[i] = true;
+                    run.done[i] = true;
+                } else if d < ARRIVE {
+                    r += 10.0;
+                    arrived[i] = true;
+                    run.done[i] = true;
+                    let e = run.ids[i];
+                    let drones = run.sim.world_mut().custom_mut::<Drone>();
+                    if let Some(dr) = drones.get_mut(e) {
+                        dr.state = DroneState::Hovering;
+                    }
+                }
+                rew[i] = r;
+            }
+            let mut obs = vec![0f32; n * DRONE_OBS];
+            run.observe(&mut obs);
+            Some((obs, rew, arrived, crashed))
+        })?;
+        let (obs, rew, arrived, crashed) =
+            out.ok_or_else(|| PyRuntimeError::new_err("call reset before step"))?;
+        let obs = Array2::from_shape_vec((n, DRONE_OBS), obs)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok((
+            obs.into_pyarray(py),
+            rew.into_pyarray(py),
+            arrived.into_pyarray(py),
+            crashed.into_pyarray(py),
+        ))
+    }
+
+    /// `(positions (n, 2), targets (n, 2))` in map units.
+    fn positions<'py>(&self, py: Python<'py>) -> PyResult<crate::Pair<'py>> {
+        let out = self.worker()?.call(py, |slot| {
+            let run = slot.as_ref()?;
+            let n = run.ids.len();
+            let mut p = Vec::with_capacity(2 * n);
+            let mut t = Vec::with_capacity(2 * n);
+            for i in 0..n {
+                let pose = run
+                    .sim
+                    .world()
+                    .pose
+                    .get(run.ids[i])
+                    .copied()
+                    .unwrap_or_default();
+                let d = run.drone(i);
+                p.extend_from_slice(&[pose.x, pose.y]);
+                t.extend_from_slice(&[d.target.0, d.target.1]);
+            }
+            Some((n, p, t))
+        })?;
+        let (n, p, t) = out.ok_or_else(|| PyRuntimeError::new_err("call reset first"))?;
+        let p = Array2::from_shape_vec((n, 2), p)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let t = Array2::from_shape_vec((n, 2), t)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok((p.into_pyarray(py), t.into_pyarray(py)))
+    }
+
+    /// Map width and height (map units).
+    #[getter]
+    fn size(&self) -> (f64, f64) {
+        let l = drones::layout(self.drones);
+        (l.width, l.height)
+    }
+
+    /// Frees the run; using it afterwards raises `RuntimeError`.
+    fn close(&mut self) {
+        self.run = None;
+    }
+}

@@ -1,0 +1,50 @@
+"""The simulator in this process (the compiled extension ``simrob._native``).
+
+- :class:`World`: the 3D SimRob world: any scenario file of SimRob XML messages, every world
+  request of the SimRob manual (``request``), wheel commands, stepping, poses and bodies as
+  numpy arrays, save and load.
+- :class:`MrsWorld`: the Mobile Robot Simulator's world: Nomad-200 robots on a map, their 16
+  sonars and 20 bumpers.
+- :class:`Swarm`: a swarm scenario file (TOML or JSON, as ``simrob swarm run`` takes),
+  stepped frame by frame, poses and velocities as arrays, its log and summary.
+- :func:`futrob_trial`: one trial of a FutRob case study.
+- :class:`SumBotBall`, :class:`NomadGoal`, :class:`DroneTargets`: the tasks behind the
+  Gymnasium and PettingZoo environments, each a batch of worlds stepped in Rust.
+
+Stepping releases the GIL. Bad input (wrong shapes, NaN, unknown files, an object used after
+``close()``) raises ``ValueError``, ``FileNotFoundError`` or ``RuntimeError``.
+"""
+
+from __future__ import annotations
+
+from ._native import (
+    DRONE_OBS,
+    MAX_BATCH,
+    MAX_FILE,
+    NOMAD_OBS,
+    SUMBOT_OBS,
+    DroneTargets,
+    MrsWorld,
+    NomadGoal,
+    SumBotBall,
+    Swarm,
+    World,
+    futrob_cases,
+    futrob_trial,
+)
+
+__all__ = [
+    "DRONE_OBS",
+    "MAX_BATCH",
+    "MAX_FILE",
+    "NOMAD_OBS",
+    "SUMBOT_OBS",
+    "DroneTargets",
+    "MrsWorld",
+    "NomadGoal",
+    "SumBotBall",
+    "Swarm",
+    "World",
+    "futrob_cases",
+    "futrob_trial",
+]

@@ -1,0 +1,206 @@
+"""The simulator in this process (the compiled extension): worlds, their arrays, bad input."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simrob import sim
+
+REPO = Path(__file__).resolve().parents[2]
+SOCCER = REPO / "scenarios" / "soccer.xml"
+
+
+def test_a_scenario_world_falls_and_drives():
+    w = sim.World(str(SOCCER))
+    ids, poses = w.poses()
+    assert list(ids) == [3, 8]
+    assert poses.shape == (2, 6) and poses.dtype == np.float64
+    z0 = poses[0, 2]
+    assert w.step(100) == 100
+    assert w.iteration == 100 and math.isclose(w.time, 1.0)
+    _, settled = w.poses()
+    assert settled[0, 2] < z0  # the robot fell onto the field
+    w.set_wheels(3, [10.0, 10.0])
+    w.step(100)
+    _, driven = w.poses()
+    # Positive wheel speeds drive the SumBot along -x (as `simrob run --motors 3:0=10,1=10`).
+    assert driven[0, 0] < settled[0, 0] - 0.1
+    bodies = w.bodies()
+    assert bodies.shape[1] == 14 and set(bodies[:, 0].astype(int)) >= {3, 7, 8}
+
+
+def test_requests_are_the_simrob_manuals_xml():
+    w = sim.World()
+    w.request((REPO / "scenarios" / "materials.xml").read_text())
+    w.request((REPO / "scenarios" / "ball.xml").read_text())
+    assert w.entity_ids() == [8] and w.kind(8) == "Ball"
+    with pytest.raises(ValueError, match="request 1"):
+        w.request("<Message><Simulation_Message><Control_Request Command='Nope'/></Simulation_Message></Message>")
+    assert w.step(5) == 0  # not initialized yet
+    w.request(
+        "<Message><Simulation_Message><Control_Request Command='Initialize_Simulation'/>"
+        "</Simulation_Message></Message>"
+    )
+    assert w.step(5) == 5
+
+
+def test_save_and_load_put_the_world_back(tmp_path):
+    w = sim.World(str(SOCCER))
+    w.set_wheels(3, [5.0, -5.0])
+    w.step(50)
+    path = tmp_path / "saved.xml"
+    w.save(str(path))
+    _, before = w.poses()
+    w.step(50)
+    w.load(str(path))
+    _, after = w.poses()
+    np.testing.assert_allclose(after, before, atol=1e-9)
+    # The same continuation from the same save: the same run.
+    w.step(30)
+    _, a = w.poses()
+    w2 = sim.World()
+    w2.load_xml(path.read_text())
+    w2.step(30)
+    _, b = w2.poses()
+    np.testing.assert_array_equal(a, b)
+
+
+def test_bad_input_raises_and_a_closed_world_says_so(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        sim.World(str(tmp_path / "missing.xml"))
+    with pytest.raises(ValueError, match="not a regular file"):
+        sim.World(str(tmp_path))
+    with pytest.raises(ValueError, match="finite"):
+        sim.World(str(SOCCER)).set_wheels(3, [float("nan"), 0.0])
+    with pytest.raises(ValueError):
+        sim.World(str(SOCCER)).set_wheels(99, [1.0, 1.0])
+    w = sim.World(str(SOCCER))
+    w.close()
+    assert w.closed
+    for call in (lambda: w.step(1), w.poses, w.save_xml, lambda: w.set_wheels(3, [0, 0])):
+        with pytest.raises(RuntimeError, match="closed"):
+            call()
+
+
+def test_sumbot_batch_checks_shapes_and_nan():
+    b = sim.SumBotBall(3)
+    with pytest.raises(RuntimeError, match="reset"):
+        b.step(np.zeros((3, 2)))
+    for i in range(3):
+        b.reset(i, i)
+    with pytest.raises(ValueError, match="shape"):
+        b.step(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="NaN"):
+        b.step(np.array([[0, 0], [np.nan, 0], [0, 0]], dtype=np.float64))
+    with pytest.raises(TypeError):
+        b.step(np.zeros((3, 2), dtype=np.int32))
+    with pytest.raises(ValueError):
+        b.reset(3, 0)
+    obs, rew, term = b.step(np.ones((3, 2)))
+    assert obs.shape == (3, sim.SUMBOT_OBS) and obs.dtype == np.float32
+    assert rew.shape == (3,) and term.dtype == np.bool_
+    with pytest.raises(ValueError):
+        sim.SumBotBall(0)
+    with pytest.raises(ValueError):
+        sim.SumBotBall(1, 2, float("nan"))
+
+
+def test_sumbot_reset_is_the_same_world_for_the_same_seed_and_fast():
+    b = sim.SumBotBall(2)
+    first = b.reset(0, 42)
+    assert np.array_equal(first, b.reset(1, 42))
+    actions = np.array([[0.8, 0.5], [0.8, 0.5]])
+    for _ in range(20):
+        obs, _, _ = b.step(actions)
+    assert np.array_equal(obs[0], obs[1])
+    assert not np.array_equal(b.reset(0, 43), first)
+    # Reset cost: measured and printed, not asserted (the machine may be busy).
+    t = time.process_time()
+    for k in range(200):
+        b.reset(0, k)
+    print(f"SumBot reset: {(time.process_time() - t) / 200 * 1e3:.3f} ms of processor time")
+
+
+def test_mrs_world_robots_sonars_bumpers(tmp_path):
+    w = sim.MrsWorld()
+    width, height = w.size
+    assert width > 0 and height > 0
+    r = w.add_robot(width / 2, height / 2, 0.0)
+    s = w.sonars(r)
+    assert s.shape == (16,) and (s >= 5).all() and (s <= 110).all()
+    assert w.bumpers(r).shape == (20,)
+    w.set_velocity(r, 20.0, 0.0)
+    w.step(1000)  # 10 s at 20 in/s: into a wall
+    ids, poses = w.poses()
+    assert list(ids) == [r] and poses.shape == (1, 3)
+    assert w.bumpers(r).any() or w.sonars(r).min() < 10
+    with pytest.raises(ValueError):
+        w.add_robot(-50.0, -50.0, 0.0)
+    with pytest.raises(ValueError, match="finite"):
+        w.set_velocity(r, float("inf"), 0)
+    with pytest.raises(ValueError, match="no robot"):
+        w.sonars(99)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("this is not a map\n")
+    with pytest.raises(ValueError):
+        sim.MrsWorld(str(bad))
+    with pytest.raises(FileNotFoundError):
+        sim.MrsWorld(str(tmp_path / "none.txt"))
+    w.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        w.step()
+
+
+def test_swarm_scenario_steps_and_reports():
+    s = sim.Swarm(str(REPO / "scenarios" / "swarm" / "drone-swarm.toml"), seed=3, robots=30)
+    ids, poses = s.poses()
+    assert poses.shape == (len(ids), 3)
+    assert s.step(48)
+    assert s.frame == 48
+    vids, vel = s.velocities()
+    assert vel.shape == (len(vids), 3) and np.abs(vel).sum() > 0
+    summary = s.run()
+    assert summary["arrived"] + summary["crashed"] <= 30 and s.finished
+    assert isinstance(s.drain_log(), list)
+    kind, _ = s.entity(int(vids[0]))
+    assert kind == "drone"
+    # The same seed: the same run.
+    again = sim.Swarm(str(REPO / "scenarios" / "swarm" / "drone-swarm.toml"), seed=3, robots=30)
+    assert again.run()["frames"] == summary["frames"]
+    with pytest.raises(FileNotFoundError):
+        sim.Swarm(str(REPO / "scenarios" / "swarm" / "missing.toml"))
+    s.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        s.poses()
+
+
+def test_futrob_case_trial_runs_in_process():
+    assert "penalty-kick" in sim.futrob_cases()
+    r = sim.futrob_trial("penalty-kick", trial=0, seed=1)
+    assert r["case"] == "penalty-kick" and isinstance(r["success"], bool)
+    assert r == sim.futrob_trial("penalty-kick", trial=0, seed=1)
+    with pytest.raises(ValueError, match="unknown case"):
+        sim.futrob_trial("nope")
+    with pytest.raises(ValueError, match="profile"):
+        sim.futrob_trial("pass", profile="nope")
+
+
+def test_the_simrob_command_runs_through_the_extension():
+    exe = Path(sys.executable).with_name("simrob")
+    out = subprocess.run([str(exe), "--help"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "multi-robot simulator" in out.stdout
+    out = subprocess.run(
+        [str(exe), "run", str(SOCCER), "--iterations", "20", "--json"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert '"iterations":20' in out.stdout.replace(" ", "")
+    bad = subprocess.run([str(exe), "run", "--nope"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--nope" in bad.stderr
