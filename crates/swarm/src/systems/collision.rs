@@ -15,7 +15,8 @@ pub struct CollisionSystem {
     contacts: Vec<(u32, u32)>,
     now: Vec<(u32, u32)>,
     statics: Vec<u32>,
-    threads: usize,
+    /// Threads of its own; `None`: the run's ([`crate::sim::SimConfig::threads`]).
+    threads: Option<usize>,
 }
 
 impl Default for CollisionSystem {
@@ -24,10 +25,7 @@ impl Default for CollisionSystem {
             contacts: Vec::new(),
             now: Vec::new(),
             statics: Vec::new(),
-            threads: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-                .min(8),
+            threads: None,
         }
     }
 }
@@ -79,7 +77,7 @@ impl CollisionSystem {
     /// Uses at most `threads` threads (the results do not depend on it).
     pub fn with_threads(threads: usize) -> Self {
         CollisionSystem {
-            threads: threads.max(1),
+            threads: Some(threads.max(1)),
             ..CollisionSystem::default()
         }
     }
@@ -103,12 +101,13 @@ impl System for CollisionSystem {
         let w = &ctx.world;
         let n = w.res.get::<SpatialGrid>().ids.len();
         self.now.clear();
-        if self.threads <= 1 || n < PARALLEL_MIN {
+        let threads = self.threads.unwrap_or_else(|| ctx.config.thread_count());
+        if threads <= 1 || n < PARALLEL_MIN {
             detect(w, 0..n, &mut self.now, &mut self.statics);
         } else {
-            let chunk = n.div_ceil(self.threads);
+            let chunk = n.div_ceil(threads);
             let parts: Vec<Vec<(u32, u32)>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..self.threads)
+                let handles: Vec<_> = (0..threads)
                     .map(|c| {
                         let range = (c * chunk).min(n)..((c + 1) * chunk).min(n);
                         scope.spawn(move || {
