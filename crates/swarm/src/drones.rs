@@ -521,6 +521,9 @@ pub struct DroneController {
     total: usize,
     kill_sent: bool,
     ticks: u64,
+    /// ORCA's view of the frame's start, kept between frames to reuse the memory.
+    last_vel: Vec<(f64, f64)>,
+    mode: Vec<u8>,
 }
 
 impl DroneController {
@@ -545,6 +548,8 @@ impl DroneController {
             total: 0,
             kill_sent: false,
             ticks: 0,
+            last_vel: Vec::new(),
+            mode: Vec::new(),
         }
     }
 
@@ -910,37 +915,30 @@ impl System for DroneController {
         let half = self.half;
         let threads = self.threads.unwrap_or_else(|| ctx.config.thread_count());
         let avoidance = self.avoidance;
-        let (last_vel, mode) = if avoidance == Avoidance::Orca {
+        let mut last_vel = std::mem::take(&mut self.last_vel);
+        let mut mode = std::mem::take(&mut self.mode);
+        last_vel.clear();
+        mode.clear();
+        if avoidance == Avoidance::Orca {
             let w = &ctx.world;
             let (vels, vp) = w.vel.raw();
-            let last: Vec<(f64, f64)> = vels
-                .iter()
-                .zip(vp)
-                .map(|(v, &p)| {
-                    if p {
-                        (v.x / fps, v.y / fps)
-                    } else {
-                        (0.0, 0.0)
-                    }
-                })
-                .collect();
+            last_vel.extend(vels.iter().zip(vp).map(|(v, &p)| {
+                if p {
+                    (v.x / fps, v.y / fps)
+                } else {
+                    (0.0, 0.0)
+                }
+            }));
             let (drones, dp) = match w.custom::<Drone>() {
                 Some(c) => c.raw(),
                 None => (&[][..], &[][..]),
             };
-            let mode: Vec<u8> = drones
-                .iter()
-                .zip(dp)
-                .map(|(d, &p)| match d.state {
-                    DroneState::Flying if p => MODE_FLYING,
-                    DroneState::Hovering if p => MODE_HOVERING,
-                    _ => MODE_STILL,
-                })
-                .collect();
-            (last, mode)
-        } else {
-            (Vec::new(), Vec::new())
-        };
+            mode.extend(drones.iter().zip(dp).map(|(d, &p)| match d.state {
+                DroneState::Flying if p => MODE_FLYING,
+                DroneState::Hovering if p => MODE_HOVERING,
+                _ => MODE_STILL,
+            }));
+        }
         let arrivals: Vec<EntityId> = ctx.world.with_custom::<Drone, _>(|drones, w| {
             let grid = w.res.get::<SpatialGrid>();
             let (drones, dp) = drones.raw_mut();
@@ -983,6 +981,8 @@ impl System for DroneController {
                 })
             }
         });
+        self.last_vel = last_vel;
+        self.mode = mode;
         for e in arrivals {
             self.report(ctx, e, true);
         }

@@ -18,7 +18,7 @@ use crate::sim::{Ctx, System};
 /// keeps that reading (it would read the same). Sensors are independent, so large swarms
 /// are read on several threads (the readings do not depend on how many). Removing the
 /// component stops the readings; adding it back restarts them.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct ProximitySystem {
     /// Threads of its own; `None`: the run's ([`crate::sim::SimConfig::threads`]).
     threads: Option<usize>,
@@ -41,16 +41,6 @@ struct Seen {
     statics: Vec<(EntityId, f64, f64, Shape)>,
     obstacles: Option<Arc<simrob_flat::Map>>,
     max_extent: f64,
-}
-
-impl Default for ProximitySystem {
-    fn default() -> Self {
-        ProximitySystem {
-            threads: None,
-            prev: None,
-            dirty: Vec::new(),
-        }
-    }
 }
 
 impl ProximitySystem {
