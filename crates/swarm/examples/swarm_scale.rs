@@ -2,14 +2,16 @@
 //! processor seconds), peak memory, and what the run did (arrived, crashed, still flying).
 //!
 //! ```sh
-//! cargo run --release -p simrob-swarm --example swarm_scale -- [SIZES] [DURATION] [THREADS] [SEEDS]
+//! cargo run --release -p simrob-swarm --example swarm_scale -- [SIZES] [DURATION] [THREADS] [SEEDS] [CELL]
 //! cargo run --release -p simrob-swarm --example swarm_scale -- 10000,100000,1000000 60 2
 //! ```
 //!
 //! SIZES: comma-separated drone counts (default 10000,100000,1000000); DURATION: simulated
 //! seconds at most (default 60; a run ends earlier once every drone has arrived or crashed);
 //! THREADS: controller threads (default: the machine's cores); SEEDS: a seed or a range
-//! `A..B` (default 1). Each size and seed runs in a child process of its own, so the peak
+//! `A..B` (default 1); CELL: the grid's cell size (`world.cell_size`, default 20 as bundled;
+//! 10,000,000 drones need 60, as a scenario's grid has at most 4,194,304 cells — the
+//! neighbours each drone sees, and so the run, do not depend on it). Each size and seed runs in a child process of its own, so the peak
 //! memory printed is that run's alone (`VmHWM`). Processor seconds are the child's (user +
 //! system, every thread), so other work on the machine does not count against them.
 
@@ -44,10 +46,11 @@ fn one(
     duration: f64,
     threads: usize,
     seed: u64,
+    cell: f64,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let text = format!(
         "name = \"drone swarm\"\nfps = 24\nduration = {duration}\nseed = {seed}\n\
-         [world]\ncell_size = 20\n[generator]\nkind = \"drone-swarm\"\n"
+         [world]\ncell_size = {cell}\n[generator]\nkind = \"drone-swarm\"\n"
     );
     let scenario = Scenario::from_toml_str(&text, Path::new("."))?;
     let t0 = Instant::now();
@@ -90,7 +93,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let duration: f64 = args.get(3).ok_or("duration")?.parse()?;
         let threads: usize = args.get(4).ok_or("threads")?.parse()?;
         let seed: u64 = args.get(5).ok_or("seed")?.parse()?;
-        return one(n, duration, threads, seed);
+        let cell: f64 = args.get(6).ok_or("cell")?.parse()?;
+        return one(n, duration, threads, seed, cell);
     }
     let sizes: Vec<usize> = args
         .get(1)
@@ -110,6 +114,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         None => vec![1],
     };
+    let cell: f64 = args.get(5).map_or(Ok(20.0), |s| s.parse())?;
     println!(
         "drone swarm (ORCA), at most {duration} simulated s (a run ends once every drone has \
          arrived or crashed); processor s = user + system of the run's process"
@@ -139,6 +144,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     duration.to_string(),
                     threads.to_string(),
                     seed.to_string(),
+                    cell.to_string(),
                 ])
                 .status()?;
             if !status.success() {
