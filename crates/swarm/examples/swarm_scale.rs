@@ -10,8 +10,7 @@
 //! seconds at most (default 60; a run ends earlier once every drone has arrived or crashed);
 //! THREADS: controller threads (default: the machine's cores); SEEDS: a seed or a range
 //! `A..B` (default 1); CELL: the grid's cell size (`world.cell_size`, default 20 as bundled;
-//! 10,000,000 drones need 60, as a scenario's grid has at most 4,194,304 cells — the
-//! neighbours each drone sees, and so the run, do not depend on it). Each size and seed runs in a child process of its own, so the peak
+//! 10,000,000 drones need 60, as a scenario's grid has at most 4,194,304 cells). Each size and seed runs in a child process of its own, so the peak
 //! memory printed is that run's alone (`VmHWM`). Processor seconds are the child's (user +
 //! system, every thread), so other work on the machine does not count against them.
 
