@@ -160,6 +160,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         full_duration: args.full_duration,
         proximity_beams: args.proximity,
         avoidance: args.avoidance,
+        threads: None,
     };
     let mut sim = scenario.build(&overrides)?;
     if sim.total_frames().is_none() {

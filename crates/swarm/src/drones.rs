@@ -23,6 +23,11 @@
 //!     towards crashed or idle drones and other colliders. Then a safety step keeps every
 //!     pair apart whatever ORCA chose in a crowd: a drone moves towards a neighbour by at
 //!     most half of the gap between their discs (all of it towards one that does not move).
+//!     ORCA is reciprocal and local: two drones head-on on one line, or a drone pressing
+//!     straight into one that hovers on its way, can stand still for good. A flying drone
+//!     that has not come 1 unit closer to its target for a second is stalled and detours:
+//!     for a second its preferred velocity turns 45°–90° to its right (the right-hand rule;
+//!     after its first stall, to a side drawn each time) — see [`Progress`].
 //!   * [`Avoidance::Hmr`]: HMR Sim's heuristic, step by step. The velocity per axis is the
 //!     distance to the target capped at ±2.5 per frame, times `1 + U[0,1)`; avoidance tries
 //!     13 headings (the velocity turned by 0°, ±15°, … ±90°, never backwards), counts for
@@ -76,6 +81,81 @@ pub struct Drone {
     pub state: DroneState,
     /// Whether it has reported (arrived or crashed).
     pub reported: bool,
+    /// How its flight is going: the stall watch that starts a detour ([`Progress`]).
+    pub progress: Progress,
+}
+
+/// A flying drone's progress towards its target, and the detour it takes when that
+/// progress stalls (ORCA's reciprocal standstills: two drones head-on on one line, a drone
+/// pressing straight into one that hovers on its way).
+///
+/// A drone that has not come [`STALL_PROGRESS`] closer to its target than ever before for
+/// [`STALL_FRAMES`] frames is stalled; it then turns its preferred velocity for
+/// [`DETOUR_FRAMES`] frames by an angle between 45° and 90°: to its right the first time
+/// (the right-hand rule: two drones head-on both turn right and pass), then to a side drawn
+/// for each further stall (a drone boxed in tries both ways). The angle and the side are
+/// drawn from the run's seed, the drone and the stall's number, so a run stays the same
+/// whatever the number of threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Progress {
+    /// Closest it has come to its target (map units; 0 before the first frame).
+    best: f32,
+    /// The frame of the last progress.
+    since: u32,
+    /// While detouring: the frame the detour ends (else 0).
+    detour_until: u32,
+    /// Stalls so far.
+    stalls: u16,
+}
+
+/// Frames without progress after which a drone is stalled (1 s at 24 frames/s).
+pub const STALL_FRAMES: u32 = 24;
+/// The progress (map units closer to the target than ever before) that resets the watch.
+pub const STALL_PROGRESS: f32 = 1.0;
+/// Frames a detour lasts.
+pub const DETOUR_FRAMES: u32 = 24;
+
+impl Progress {
+    /// Whether it is detouring now (at `frame`, after [`Progress::watch`]).
+    pub fn detouring(&self, frame: u32) -> bool {
+        frame < self.detour_until
+    }
+
+    /// Stalls so far.
+    pub fn stalls(&self) -> u16 {
+        self.stalls
+    }
+
+    /// Watches a flying drone at `dist` from its target at `frame`; returns the angle
+    /// (radians, counter-clockwise) to turn its preferred velocity by (0 when it is not
+    /// detouring).
+    fn watch(&mut self, frame: u32, dist: f64, seed: u64, drone: u64) -> f64 {
+        let dist = dist as f32;
+        if self.best == 0.0 || dist < self.best - STALL_PROGRESS {
+            self.best = dist;
+            self.since = frame;
+        } else if frame >= self.detour_until && frame - self.since >= STALL_FRAMES {
+            // Stalled: a detour, then a fresh watch from where it ends.
+            self.stalls = self.stalls.saturating_add(1);
+            self.detour_until = frame + DETOUR_FRAMES;
+            self.since = self.detour_until;
+            self.best = dist;
+        }
+        if frame >= self.detour_until {
+            return 0.0;
+        }
+        let k = u64::from(self.stalls) * 2;
+        let u = hash_u01(seed, STREAM_DETOUR, drone, k);
+        let angle = (45.0 + 45.0 * u).to_radians();
+        // The map's y axis points down the page: a turn to the right is counter-clockwise
+        // in map coordinates.
+        let right = self.stalls <= 1 || hash_u01(seed, STREAM_DETOUR, drone, k + 1) < 0.5;
+        if right {
+            angle
+        } else {
+            -angle
+        }
+    }
 }
 
 /// How flying drones avoid each other.
@@ -160,6 +240,7 @@ const ORCA_RANGE: f64 = 20.0;
 const ORCA_MARGIN: f64 = 0.1;
 const STREAM_CTRL: u64 = 1;
 const STREAM_DISTURB: u64 = 2;
+const STREAM_DETOUR: u64 = 3;
 
 /// The layout for `n` drones: map size, start points and target points.
 #[derive(Clone, Debug, PartialEq)]
@@ -414,6 +495,7 @@ pub fn populate(world: &mut SwarmWorld, params: &SwarmParams) -> Vec<EntityId> {
                 target,
                 state,
                 reported: state == DroneState::Idle,
+                progress: Progress::default(),
             },
         );
         if params.proximity_beams > 0 {
@@ -433,11 +515,15 @@ pub struct DroneController {
     headings: [(f64, f64); 13],
     half: f64,
     avoidance: Avoidance,
-    threads: usize,
+    /// Threads of its own; `None`: the run's ([`crate::sim::SimConfig::threads`]).
+    threads: Option<usize>,
     reported: usize,
     total: usize,
     kill_sent: bool,
     ticks: u64,
+    /// ORCA's view of the frame's start, kept between frames to reuse the memory.
+    last_vel: Vec<(f64, f64)>,
+    mode: Vec<u8>,
 }
 
 impl DroneController {
@@ -457,20 +543,19 @@ impl DroneController {
             headings,
             half: size * 0.5,
             avoidance: Avoidance::default(),
-            threads: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-                .min(8),
+            threads: None,
             reported: 0,
             total: 0,
             kill_sent: false,
             ticks: 0,
+            last_vel: Vec::new(),
+            mode: Vec::new(),
         }
     }
 
     /// Uses at most `threads` threads (the results do not depend on it).
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.threads = Some(threads.max(1));
         self
     }
 
@@ -562,10 +647,23 @@ impl Step<'_> {
                 continue;
             }
             if self.avoidance == Avoidance::Orca {
-                let preferred = (
+                let mut preferred = (
                     dx.clamp(-MAX_SPEED, MAX_SPEED),
                     dy.clamp(-MAX_SPEED, MAX_SPEED),
                 );
+                let turn = d.progress.watch(
+                    frame.min(u64::from(u32::MAX)) as u32,
+                    (dx * dx + dy * dy).sqrt(),
+                    seed,
+                    i as u64,
+                );
+                if turn != 0.0 {
+                    let (s, c) = turn.sin_cos();
+                    preferred = (
+                        preferred.0 * c - preferred.1 * s,
+                        preferred.0 * s + preferred.1 * c,
+                    );
+                }
                 let v = self.orca(i, p, MODE_FLYING, preferred, &mut orca_near, &mut scratch);
                 vels[k] = Velocity {
                     x: v.0 * fps,
@@ -815,39 +913,32 @@ impl System for DroneController {
         let frame = ctx.frame;
         let headings = self.headings;
         let half = self.half;
-        let threads = self.threads;
+        let threads = self.threads.unwrap_or_else(|| ctx.config.thread_count());
         let avoidance = self.avoidance;
-        let (last_vel, mode) = if avoidance == Avoidance::Orca {
+        let mut last_vel = std::mem::take(&mut self.last_vel);
+        let mut mode = std::mem::take(&mut self.mode);
+        last_vel.clear();
+        mode.clear();
+        if avoidance == Avoidance::Orca {
             let w = &ctx.world;
             let (vels, vp) = w.vel.raw();
-            let last: Vec<(f64, f64)> = vels
-                .iter()
-                .zip(vp)
-                .map(|(v, &p)| {
-                    if p {
-                        (v.x / fps, v.y / fps)
-                    } else {
-                        (0.0, 0.0)
-                    }
-                })
-                .collect();
+            last_vel.extend(vels.iter().zip(vp).map(|(v, &p)| {
+                if p {
+                    (v.x / fps, v.y / fps)
+                } else {
+                    (0.0, 0.0)
+                }
+            }));
             let (drones, dp) = match w.custom::<Drone>() {
                 Some(c) => c.raw(),
                 None => (&[][..], &[][..]),
             };
-            let mode: Vec<u8> = drones
-                .iter()
-                .zip(dp)
-                .map(|(d, &p)| match d.state {
-                    DroneState::Flying if p => MODE_FLYING,
-                    DroneState::Hovering if p => MODE_HOVERING,
-                    _ => MODE_STILL,
-                })
-                .collect();
-            (last, mode)
-        } else {
-            (Vec::new(), Vec::new())
-        };
+            mode.extend(drones.iter().zip(dp).map(|(d, &p)| match d.state {
+                DroneState::Flying if p => MODE_FLYING,
+                DroneState::Hovering if p => MODE_HOVERING,
+                _ => MODE_STILL,
+            }));
+        }
         let arrivals: Vec<EntityId> = ctx.world.with_custom::<Drone, _>(|drones, w| {
             let grid = w.res.get::<SpatialGrid>();
             let (drones, dp) = drones.raw_mut();
@@ -890,6 +981,8 @@ impl System for DroneController {
                 })
             }
         });
+        self.last_vel = last_vel;
+        self.mode = mode;
         for e in arrivals {
             self.report(ctx, e, true);
         }

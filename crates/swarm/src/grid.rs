@@ -90,6 +90,50 @@ pub struct SpatialGrid {
     scratch: Vec<(u64, u32)>,
     /// Which entry of `scratch` goes to each slot.
     order: Vec<u32>,
+    /// Threads a rebuild may use (0 or 1: the caller's only); the grid does not depend on it.
+    pub threads: usize,
+}
+
+/// Below this many entries a rebuild runs on one thread.
+const PARALLEL_MIN: usize = 1 << 16;
+
+/// Mutable slices of the grid's columns, for one part of a rebuild's gather.
+struct Gather<'a> {
+    keys: &'a mut [u64],
+    ids: &'a mut [u32],
+    xs: &'a mut [f64],
+    ys: &'a mut [f64],
+    shapes: &'a mut [Shape],
+    radii: &'a mut [f64],
+}
+
+impl<'a> Gather<'a> {
+    fn split_at(self, k: usize) -> (Gather<'a>, Gather<'a>) {
+        let (k0, k1) = self.keys.split_at_mut(k);
+        let (i0, i1) = self.ids.split_at_mut(k);
+        let (x0, x1) = self.xs.split_at_mut(k);
+        let (y0, y1) = self.ys.split_at_mut(k);
+        let (s0, s1) = self.shapes.split_at_mut(k);
+        let (r0, r1) = self.radii.split_at_mut(k);
+        (
+            Gather {
+                keys: k0,
+                ids: i0,
+                xs: x0,
+                ys: y0,
+                shapes: s0,
+                radii: r0,
+            },
+            Gather {
+                keys: k1,
+                ids: i1,
+                xs: x1,
+                ys: y1,
+                shapes: s1,
+                radii: r1,
+            },
+        )
+    }
 }
 
 impl Resource for SpatialGrid {
@@ -252,21 +296,52 @@ impl SpatialGrid {
             self.scratch.sort_unstable();
             self.order.extend(0..m as u32);
         }
-        self.keys.clear();
-        self.ids.clear();
-        self.xs.clear();
-        self.ys.clear();
-        self.shapes.clear();
-        self.radii.clear();
-        for &k in &self.order {
-            let (c, i) = self.scratch[k as usize];
-            let (p, s) = (&poses[i as usize], &shapes[i as usize]);
-            self.keys.push(c);
-            self.ids.push(i);
-            self.xs.push(p.x);
-            self.ys.push(p.y);
-            self.shapes.push(*s);
-            self.radii.push(s.bounding_radius());
+        self.keys.resize(m, 0);
+        self.ids.resize(m, 0);
+        self.xs.resize(m, 0.0);
+        self.ys.resize(m, 0.0);
+        self.shapes.resize(m, Shape::Circle { r: 0.0 });
+        self.radii.resize(m, 0.0);
+        // The entries' columns, gathered in slices (on several threads for a large grid: each
+        // slot's value depends on that slot alone, so the grid is the same either way).
+        let gather = |from: usize, out: Gather<'_>| {
+            for (j, &k) in self.order[from..from + out.keys.len()].iter().enumerate() {
+                let (c, i) = self.scratch[k as usize];
+                let (p, s) = (&poses[i as usize], &shapes[i as usize]);
+                out.keys[j] = c;
+                out.ids[j] = i;
+                out.xs[j] = p.x;
+                out.ys[j] = p.y;
+                out.shapes[j] = *s;
+                out.radii[j] = s.bounding_radius();
+            }
+        };
+        let out = Gather {
+            keys: &mut self.keys,
+            ids: &mut self.ids,
+            xs: &mut self.xs,
+            ys: &mut self.ys,
+            shapes: &mut self.shapes,
+            radii: &mut self.radii,
+        };
+        let threads = self.threads.max(1);
+        if threads <= 1 || m < PARALLEL_MIN {
+            gather(0, out);
+        } else {
+            let chunk = m.div_ceil(threads);
+            let gather = &gather;
+            std::thread::scope(|scope| {
+                let mut rest = out;
+                let mut from = 0;
+                while from < m {
+                    let take = chunk.min(m - from);
+                    let (head, tail) = rest.split_at(take);
+                    rest = tail;
+                    let at = from;
+                    scope.spawn(move || gather(at, head));
+                    from += take;
+                }
+            });
         }
     }
 

@@ -477,6 +477,9 @@ pub struct Overrides {
     pub proximity_beams: Option<u16>,
     /// How the drones of a generated drone swarm avoid each other.
     pub avoidance: Option<drones::Avoidance>,
+    /// Threads the parallel systems may use (`None` or 0: the machine's cores, at most 8);
+    /// the run does not depend on it.
+    pub threads: Option<usize>,
 }
 
 /// A loaded scenario, ready to build runs from.
@@ -757,6 +760,7 @@ impl Scenario {
             seed: ov.seed.or(f.seed).unwrap_or(0),
             cell_size: f.world.cell_size,
             end_when_done: f.end_when_done.unwrap_or(true) && !ov.full_duration,
+            threads: ov.threads.unwrap_or(0),
         };
         if !(config.cell_size.is_finite() && config.cell_size > 0.0) {
             return err(format!("{origin}: world.cell_size must be positive"));

@@ -34,6 +34,24 @@ pub struct SimConfig {
     /// Raise a `KillSwitch` when all the work is done (every script finished, every drone
     /// reported).
     pub end_when_done: bool,
+    /// Threads the parallel systems (drones, collision, proximity) may use; 0 = the
+    /// machine's cores, at most 8. A run's results do not depend on it.
+    pub threads: usize,
+}
+
+impl SimConfig {
+    /// The number of threads to use: [`SimConfig::threads`], or the machine's cores (at
+    /// most 8) when it is 0.
+    pub fn thread_count(&self) -> usize {
+        if self.threads > 0 {
+            self.threads
+        } else {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+                .min(8)
+        }
+    }
 }
 
 impl Default for SimConfig {
@@ -44,6 +62,7 @@ impl Default for SimConfig {
             seed: 0,
             cell_size: 20.0,
             end_when_done: true,
+            threads: 0,
         }
     }
 }
@@ -376,6 +395,12 @@ impl Simulation {
     /// The world.
     pub fn world(&self) -> &SwarmWorld {
         &self.ctx.world
+    }
+
+    /// Uses at most `threads` threads in the parallel systems that were not given a number
+    /// of their own (0 = the machine's cores); the run does not depend on it.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.ctx.config.threads = threads;
     }
 
     /// The world, mutably (between frames).

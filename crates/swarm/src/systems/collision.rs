@@ -10,26 +10,13 @@ use crate::sim::{Ctx, System};
 /// such a contact names the world entity, 0). A `Collision` event naming both entities (smaller
 /// id first) is raised when a contact begins; a contact is remembered while the two
 /// still overlap, so it is reported once, however long it lasts.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct CollisionSystem {
     contacts: Vec<(u32, u32)>,
     now: Vec<(u32, u32)>,
     statics: Vec<u32>,
-    threads: usize,
-}
-
-impl Default for CollisionSystem {
-    fn default() -> Self {
-        CollisionSystem {
-            contacts: Vec::new(),
-            now: Vec::new(),
-            statics: Vec::new(),
-            threads: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-                .min(8),
-        }
-    }
+    /// Threads of its own; `None`: the run's ([`crate::sim::SimConfig::threads`]).
+    threads: Option<usize>,
 }
 
 /// Below this many colliders one thread does all.
@@ -43,6 +30,8 @@ fn detect(
     statics: &mut Vec<u32>,
 ) {
     let grid = w.res.get::<SpatialGrid>();
+    let static_index = w.res.get::<StaticIndex>();
+    let obstacles = w.res.obstacles.as_deref();
     let (vels, vp) = w.vel.raw();
     for k in range {
         let i = grid.ids[k] as usize;
@@ -58,15 +47,15 @@ fn detect(
                 now.push((i.min(j) as u32, i.max(j) as u32));
             }
         });
-        if let Some(map) = &w.res.obstacles {
+        if let Some(map) = obstacles {
             if map.disc_overlaps(simrob_flat::Vec2::new(x, y), hw.min(hh)) {
                 now.push((0, i as u32));
             }
         }
-        if !w.res.get::<StaticIndex>().is_empty() {
-            w.res.get::<StaticIndex>().near(x, y, reach, statics);
+        if !static_index.is_empty() {
+            static_index.near(x, y, reach, statics);
             for &si in statics.iter() {
-                let (e, sx, sy, ss) = w.res.get::<StaticIndex>().items[si as usize];
+                let (e, sx, sy, ss) = static_index.items[si as usize];
                 if e.index() != i && overlaps(s, x, y, ss, sx, sy) {
                     now.push((i.min(e.index()) as u32, i.max(e.index()) as u32));
                 }
@@ -79,7 +68,7 @@ impl CollisionSystem {
     /// Uses at most `threads` threads (the results do not depend on it).
     pub fn with_threads(threads: usize) -> Self {
         CollisionSystem {
-            threads: threads.max(1),
+            threads: Some(threads.max(1)),
             ..CollisionSystem::default()
         }
     }
@@ -103,12 +92,13 @@ impl System for CollisionSystem {
         let w = &ctx.world;
         let n = w.res.get::<SpatialGrid>().ids.len();
         self.now.clear();
-        if self.threads <= 1 || n < PARALLEL_MIN {
+        let threads = self.threads.unwrap_or_else(|| ctx.config.thread_count());
+        if threads <= 1 || n < PARALLEL_MIN {
             detect(w, 0..n, &mut self.now, &mut self.statics);
         } else {
-            let chunk = n.div_ceil(self.threads);
+            let chunk = n.div_ceil(threads);
             let parts: Vec<Vec<(u32, u32)>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..self.threads)
+                let handles: Vec<_> = (0..threads)
                     .map(|c| {
                         let range = (c * chunk).min(n)..((c + 1) * chunk).min(n);
                         scope.spawn(move || {

@@ -69,6 +69,7 @@ impl System for MovementSystem {
             w.res.statics_dirty = false;
         }
         let mut grid = std::mem::take(w.res.get_mut::<SpatialGrid>());
+        grid.threads = ctx.config.thread_count();
         grid.rebuild(w, cell);
         *w.res.get_mut::<SpatialGrid>() = grid;
     }

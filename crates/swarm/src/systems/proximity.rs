@@ -18,9 +18,10 @@ use crate::sim::{Ctx, System};
 /// keeps that reading (it would read the same). Sensors are independent, so large swarms
 /// are read on several threads (the readings do not depend on how many). Removing the
 /// component stops the readings; adding it back restarts them.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct ProximitySystem {
-    threads: usize,
+    /// Threads of its own; `None`: the run's ([`crate::sim::SimConfig::threads`]).
+    threads: Option<usize>,
     prev: Option<Seen>,
     /// Keys of the grid cells where something changed since the last frame, sorted.
     dirty: Vec<u64>,
@@ -42,22 +43,11 @@ struct Seen {
     max_extent: f64,
 }
 
-impl Default for ProximitySystem {
-    fn default() -> Self {
-        Self::with_threads(
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-                .min(8),
-        )
-    }
-}
-
 impl ProximitySystem {
     /// A proximity system using at most `threads` threads (1 = the caller's only).
     pub fn with_threads(threads: usize) -> Self {
         ProximitySystem {
-            threads: threads.max(1),
+            threads: Some(threads.max(1)),
             prev: None,
             dirty: Vec::new(),
         }
@@ -301,6 +291,7 @@ impl System for ProximitySystem {
 
     fn run(&mut self, ctx: &mut Ctx) {
         let frame = ctx.frame;
+        let own_threads = self.threads.unwrap_or_else(|| ctx.config.thread_count());
         if ctx.world.proximity.is_empty() {
             self.prev = None;
             return;
@@ -320,7 +311,7 @@ impl System for ProximitySystem {
         };
         let (sensors, sp) = w.proximity.raw_mut();
         let threads = if count >= PARALLEL_MIN {
-            self.threads
+            own_threads
         } else {
             1
         };

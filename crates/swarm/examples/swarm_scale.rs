@@ -1,0 +1,155 @@
+//! The drone swarm at scale: for each size, how fast a simulated second runs (wall and
+//! processor seconds), peak memory, and what the run did (arrived, crashed, still flying).
+//!
+//! ```sh
+//! cargo run --release -p simrob-swarm --example swarm_scale -- [SIZES] [DURATION] [THREADS] [SEEDS] [CELL]
+//! cargo run --release -p simrob-swarm --example swarm_scale -- 10000,100000,1000000 60 2
+//! ```
+//!
+//! SIZES: comma-separated drone counts (default 10000,100000,1000000); DURATION: simulated
+//! seconds at most (default 60; a run ends earlier once every drone has arrived or crashed);
+//! THREADS: controller threads (default: the machine's cores); SEEDS: a seed or a range
+//! `A..B` (default 1); CELL: the grid's cell size (`world.cell_size`, default 20 as bundled;
+//! 10,000,000 drones need 60, as a scenario's grid has at most 4,194,304 cells). Each size and seed runs in a child process of its own, so the peak
+//! memory printed is that run's alone (`VmHWM`). Processor seconds are the child's (user +
+//! system, every thread), so other work on the machine does not count against them.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use simrob_swarm::scenario::{Overrides, Scenario};
+
+#[path = "support/cpu_time.rs"]
+mod cpu_time;
+
+fn cpu_seconds() -> f64 {
+    cpu_time::cpu_seconds().unwrap_or(f64::NAN)
+}
+
+/// Peak resident memory of this process, MB (`VmHWM`).
+fn peak_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<f64>().ok())
+        })
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn one(
+    n: usize,
+    duration: f64,
+    threads: usize,
+    seed: u64,
+    cell: f64,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let text = format!(
+        "name = \"drone swarm\"\nfps = 24\nduration = {duration}\nseed = {seed}\n\
+         [world]\ncell_size = {cell}\n[generator]\nkind = \"drone-swarm\"\n"
+    );
+    let scenario = Scenario::from_toml_str(&text, Path::new("."))?;
+    let t0 = Instant::now();
+    let mut sim = scenario.build(&Overrides {
+        robots: Some(n),
+        threads: Some(threads),
+        ..Overrides::default()
+    })?;
+    let build = t0.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let c1 = cpu_seconds();
+    while sim.step() {}
+    let wall = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - c1;
+    let s = sim.finish(wall);
+    let flying = n as u64 - s.arrived - s.crashed;
+    let sim_s = s.simulated_seconds.max(1e-12);
+    println!(
+        "{:>10}  {:>4}  {:>7}  {:>6.1}  {:>9.4}  {:>9.4}  {:>7.2}  {:>8.0}  {:>9}  {:>7}  {:>7}  {:>6.1}",
+        n,
+        seed,
+        threads,
+        s.simulated_seconds,
+        wall / sim_s,
+        cpu / sim_s,
+        sim_s / wall.max(1e-12),
+        peak_mb(),
+        s.arrived,
+        s.crashed,
+        flying,
+        build,
+    );
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--one") {
+        let n: usize = args.get(2).ok_or("n")?.parse()?;
+        let duration: f64 = args.get(3).ok_or("duration")?.parse()?;
+        let threads: usize = args.get(4).ok_or("threads")?.parse()?;
+        let seed: u64 = args.get(5).ok_or("seed")?.parse()?;
+        let cell: f64 = args.get(6).ok_or("cell")?.parse()?;
+        return one(n, duration, threads, seed, cell);
+    }
+    let sizes: Vec<usize> = args
+        .get(1)
+        .map_or("10000,100000,1000000", String::as_str)
+        .split(',')
+        .map(str::parse)
+        .collect::<Result<_, _>>()?;
+    let duration: f64 = args.get(2).map_or(Ok(60.0), |s| s.parse())?;
+    let threads: usize = match args.get(3) {
+        Some(s) => s.parse()?,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let seeds: Vec<u64> = match args.get(4) {
+        Some(s) => match s.split_once("..") {
+            Some((a, b)) => (a.parse::<u64>()?..=b.parse::<u64>()?).collect(),
+            None => vec![s.parse()?],
+        },
+        None => vec![1],
+    };
+    let cell: f64 = args.get(5).map_or(Ok(20.0), |s| s.parse())?;
+    println!(
+        "drone swarm (ORCA), at most {duration} simulated s (a run ends once every drone has \
+         arrived or crashed); processor s = user + system of the run's process"
+    );
+    println!(
+        "{:>10}  {:>4}  {:>7}  {:>6}  {:>9}  {:>9}  {:>7}  {:>8}  {:>9}  {:>7}  {:>7}  {:>6}",
+        "drones",
+        "seed",
+        "threads",
+        "sim s",
+        "wall/sim",
+        "cpu/sim",
+        "× real",
+        "peak MB",
+        "arrived",
+        "crashed",
+        "flying",
+        "build"
+    );
+    let exe = std::env::current_exe()?;
+    for &n in &sizes {
+        for &seed in &seeds {
+            let status = Command::new(&exe)
+                .args([
+                    "--one".to_string(),
+                    n.to_string(),
+                    duration.to_string(),
+                    threads.to_string(),
+                    seed.to_string(),
+                    cell.to_string(),
+                ])
+                .status()?;
+            if !status.success() {
+                eprintln!("{n} drones, seed {seed}: the run failed ({status})");
+            }
+        }
+    }
+    Ok(())
+}
