@@ -1,13 +1,12 @@
 //! Clients run twice in a row against one `simrob serve`: each run unregisters when it
 //! stops, which the other agents are told, and the next run registers afresh.
 
-use std::io::Write;
 use std::net::UdpSocket;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::listening;
-use crate::support::simrob;
+use crate::support::{send_piped, simrob};
 
 /// A GUI agent that receives no broadcasts, only the confirmations every agent is sent.
 struct Watcher(UdpSocket);
@@ -75,27 +74,7 @@ fn send_and_demo_run_twice_against_one_serve_and_leave_when_they_stop() {
 
     // The commander, twice: each run registers, is confirmed, and unregisters at `quit`.
     for n in 1..=2 {
-        let mut child = simrob()
-            .args([
-                "send",
-                "--server",
-                &addr,
-                "--timeout",
-                "10",
-                "--interactive",
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(b"timestep 0.025\nquit\n")
-            .unwrap();
-        let stdout = checked(n, &child.wait_with_output().unwrap());
+        let stdout = checked(n, &send_piped(&addr, b"timestep 0.025\nquit\n"));
         assert!(
             stdout.starts_with("Sucessfully added agent with key commander, ")
                 && !stdout.contains("moved from"),

@@ -1,7 +1,7 @@
 //! `simrob send` (the commander) as a user runs it, against a real SimRob server running in
 //! this test process on a loopback UDP port.
 
-use crate::support::repo;
+use crate::support::{repo, send_piped};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, UdpSocket};
 use std::path::PathBuf;
@@ -420,27 +420,10 @@ fn send_checks_values_before_sending_and_times_out_without_answer() {
 #[test]
 fn send_interactive_runs_piped_commands() {
     let server = Server::start("prompt");
-    let mut child = simrob()
-        .args([
-            "send",
-            "--server",
-            &server.addr.to_string(),
-            "--timeout",
-            "10",
-            "--interactive",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"# a script\ninit\npause\n\nstep\nstep --count 2\ntimestep 0.025\nquit\nplay\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = send_piped(
+        &server.addr.to_string(),
+        b"# a script\ninit\npause\n\nstep\nstep --count 2\ntimestep 0.025\nquit\nplay\n",
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();

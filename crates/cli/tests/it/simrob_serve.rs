@@ -1,7 +1,7 @@
 //! `simrob serve` and `simrob demo` as a user runs them.
 
 use crate::listening;
-use crate::support::{repo, simrob};
+use crate::support::{repo, send_piped, simrob};
 use std::io::Write;
 use std::net::UdpSocket;
 use std::process::{Command, Stdio};
@@ -151,29 +151,7 @@ fn send_runs_again_against_the_same_serve() {
             .arg(&dir),
         "udp",
     );
-    let run = || {
-        let mut child = simrob()
-            .args([
-                "send",
-                "--server",
-                &addr,
-                "--timeout",
-                "10",
-                "--interactive",
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(b"timestep 0.025\nquit\n")
-            .unwrap();
-        child.wait_with_output().unwrap()
-    };
+    let run = || send_piped(&addr, b"timestep 0.025\nquit\n");
     let first = run();
     let second = run();
     let _ = server.kill();

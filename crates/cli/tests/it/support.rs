@@ -11,3 +11,30 @@ pub fn simrob() -> Command {
 pub fn repo(rel: &str) -> String {
     format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
 }
+
+/// `simrob send --interactive` against `server` with `input` piped in, run to its end.
+pub fn send_piped(server: &str, input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = simrob()
+        .args([
+            "send",
+            "--server",
+            server,
+            "--timeout",
+            "10",
+            "--interactive",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simrob send starts");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(input)
+        .expect("simrob send reads its input");
+    child.wait_with_output().expect("simrob send ends")
+}
