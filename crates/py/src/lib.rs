@@ -46,6 +46,54 @@ fn closed(what: &str) -> PyErr {
     PyRuntimeError::new_err(format!("this {what} is closed"))
 }
 
+/// `(ids, rows)` from entity ids and their rows of `k` numbers each, laid end to end.
+pub(crate) fn table<'py>(
+    py: Python<'py>,
+    ids: Vec<u32>,
+    flat: Vec<f64>,
+    k: usize,
+) -> PyResult<Table<'py>> {
+    let n = ids.len();
+    let a = numpy::ndarray::Array2::from_shape_vec((n, k), flat)
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok((
+        numpy::IntoPyArray::into_pyarray(ids, py),
+        numpy::IntoPyArray::into_pyarray(a, py),
+    ))
+}
+
+/// A batch's actions: `actions` must be an `(n, 2)` array of finite numbers (else
+/// `ValueError`); each is clamped to [-1, 1].
+pub(crate) fn batch_actions(
+    actions: &numpy::PyReadonlyArray2<'_, f64>,
+    n: usize,
+) -> PyResult<Vec<[f64; 2]>> {
+    let a = actions.as_array();
+    if a.shape() != [n, 2] {
+        return Err(PyValueError::new_err(format!(
+            "actions of shape {:?}: expected ({n}, 2)",
+            a.shape()
+        )));
+    }
+    if a.iter().any(|v| !v.is_finite()) {
+        return Err(PyValueError::new_err("an action is NaN or infinite"));
+    }
+    Ok(a.rows()
+        .into_iter()
+        .map(|r| [r[0].clamp(-1.0, 1.0), r[1].clamp(-1.0, 1.0)])
+        .collect())
+}
+
+/// `RuntimeError` naming the first world of a batch that has not been reset.
+pub(crate) fn all_reset<T>(worlds: &[Option<T>]) -> PyResult<()> {
+    match worlds.iter().position(Option::is_none) {
+        Some(i) => Err(PyRuntimeError::new_err(format!(
+            "world {i} is not reset: call reset before step"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Reads a regular file of at most [`MAX_FILE`] bytes; a missing file is
 /// `FileNotFoundError`, anything else odd a `ValueError`.
 fn read_bounded(path: &Path) -> PyResult<Vec<u8>> {

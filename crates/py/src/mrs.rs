@@ -143,10 +143,7 @@ impl MrsWorld {
             ids.push(id.0);
             flat.extend_from_slice(&[r.pose.x, r.pose.y, r.pose.heading_deg]);
         }
-        let n = ids.len();
-        let a = Array2::from_shape_vec((n, 3), flat)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        Ok((ids.into_pyarray(py), a.into_pyarray(py)))
+        crate::table(py, ids, flat, 3)
     }
 
     /// Robot `id`'s 16 sonar readings (inches from its surface, 5 to 110), sonar 0 ahead,
@@ -349,26 +346,8 @@ impl NomadGoal {
             return Err(closed("NomadGoal"));
         }
         let n = self.runs.len();
-        let a = actions.as_array();
-        if a.shape() != [n, 2] {
-            return Err(PyValueError::new_err(format!(
-                "actions of shape {:?}: expected ({n}, 2)",
-                a.shape()
-            )));
-        }
-        if a.iter().any(|v| !v.is_finite()) {
-            return Err(PyValueError::new_err("an action is NaN or infinite"));
-        }
-        if let Some(i) = self.runs.iter().position(Option::is_none) {
-            return Err(PyRuntimeError::new_err(format!(
-                "world {i} is not reset: call reset before step"
-            )));
-        }
-        let a: Vec<[f64; 2]> = a
-            .rows()
-            .into_iter()
-            .map(|r| [r[0].clamp(-1.0, 1.0), r[1].clamp(-1.0, 1.0)])
-            .collect();
+        let a = crate::batch_actions(&actions, n)?;
+        crate::all_reset(&self.runs)?;
         let (max_speed, max_turn) = (self.max_speed, self.max_turn);
         let runs = &mut self.runs;
         let (obs, rew, term) = py.detach(|| {

@@ -19,6 +19,25 @@ use crate::{closed, read_bounded};
 /// The default SumBot scene: the SimRob manual's materials, field, SumBot and ball.
 const SOCCER_XML: &str = include_str!("../../../scenarios/soccer.xml");
 
+/// `(ids, poses)` of those of `ids` that have a pose in `world`: `poses` an `(n, 6)`
+/// float64 array of x, y, z and roll, pitch, yaw.
+fn pose_table<'py>(
+    py: Python<'py>,
+    world: &World,
+    ids: impl IntoIterator<Item = EntityId>,
+) -> PyResult<crate::Table<'py>> {
+    let mut found = Vec::new();
+    let mut flat = Vec::new();
+    for id in ids {
+        if let Some((p, r)) = world.entity_pose(id) {
+            found.push(id.0);
+            flat.extend_from_slice(&p);
+            flat.extend_from_slice(&r);
+        }
+    }
+    crate::table(py, found, flat, 6)
+}
+
 /// Decodes SimRob XML messages; the first bad one is a `ValueError` naming it.
 fn decode(text: &[u8], origin: &str) -> PyResult<Vec<Request>> {
     decode_datagram(text, &CommandKeys::default())
@@ -195,22 +214,10 @@ impl World3d {
     /// an `(n, 6)` float64 array of x, y, z (m) and roll, pitch, yaw (rad).
     fn poses<'py>(&self, py: Python<'py>) -> PyResult<crate::Table<'py>> {
         let world = self.get()?;
-        let mut ids = Vec::new();
-        let mut flat = Vec::new();
-        for id in world.entity_ids() {
-            if matches!(world.entity_spec(id), Some(EntitySpec::Field { .. })) {
-                continue;
-            }
-            if let Some((p, r)) = world.entity_pose(id) {
-                ids.push(id.0);
-                flat.extend_from_slice(&p);
-                flat.extend_from_slice(&r);
-            }
-        }
-        let n = ids.len();
-        let poses = Array2::from_shape_vec((n, 6), flat)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        Ok((ids.into_pyarray(py), poses.into_pyarray(py)))
+        let ids = world
+            .entity_ids()
+            .filter(|&id| !matches!(world.entity_spec(id), Some(EntitySpec::Field { .. })));
+        pose_table(py, world, ids)
     }
 
     /// Every body: an `(n, 14)` float64 array of entity id, body id, x, y, z, roll, pitch,
@@ -502,26 +509,8 @@ impl SumBotBall {
             return Err(closed("SumBotBall"));
         }
         let n = self.worlds.len();
-        let a = actions.as_array();
-        if a.shape() != [n, 2] {
-            return Err(PyValueError::new_err(format!(
-                "actions of shape {:?}: expected ({n}, 2)",
-                a.shape()
-            )));
-        }
-        if a.iter().any(|v| !v.is_finite()) {
-            return Err(PyValueError::new_err("an action is NaN or infinite"));
-        }
-        if let Some(i) = self.worlds.iter().position(Option::is_none) {
-            return Err(PyRuntimeError::new_err(format!(
-                "world {i} is not reset: call reset before step"
-            )));
-        }
-        let a: Vec<[f64; 2]> = a
-            .rows()
-            .into_iter()
-            .map(|r| [r[0].clamp(-1.0, 1.0), r[1].clamp(-1.0, 1.0)])
-            .collect();
+        let a = crate::batch_actions(&actions, n)?;
+        crate::all_reset(&self.worlds)?;
         let (skip, max) = (self.frame_skip, self.max_wheel_speed);
         let worlds = &mut self.worlds;
         let (obs, rew, term) = py.detach(|| {
@@ -579,19 +568,7 @@ impl SumBotBall {
         let w = self.worlds[i]
             .as_ref()
             .ok_or_else(|| PyRuntimeError::new_err(format!("world {i} is not reset")))?;
-        let mut ids = Vec::new();
-        let mut flat = Vec::new();
-        for id in [SUMBOT, w.ball] {
-            if let Some((p, r)) = w.world.entity_pose(id) {
-                ids.push(id.0);
-                flat.extend_from_slice(&p);
-                flat.extend_from_slice(&r);
-            }
-        }
-        let n = ids.len();
-        let poses = Array2::from_shape_vec((n, 6), flat)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        Ok((ids.into_pyarray(py), poses.into_pyarray(py)))
+        pose_table(py, &w.world, [SUMBOT, w.ball])
     }
 
     /// Frees the worlds; using them afterwards raises `RuntimeError`.

@@ -16,6 +16,9 @@ use simrob_swarm::{
 
 use crate::{closed, Worker};
 
+/// An entity's id and three numbers about it.
+type Row = (u32, [f64; 3]);
+
 /// A swarm run in this process: a scenario file (TOML or JSON, as `simrob swarm run`
 /// takes) built with a seed, stepped frame by frame. Units: map units (x right, y down),
 /// seconds, radians.
@@ -27,6 +30,19 @@ pub struct Swarm {
 impl Swarm {
     fn sim(&self) -> PyResult<&Worker<Simulation>> {
         self.sim.as_ref().ok_or_else(|| closed("Swarm"))
+    }
+
+    /// `(ids, rows)`: three numbers per entity, read from the world by `rows` on the
+    /// simulation's thread.
+    fn rows<'py>(
+        &self,
+        py: Python<'py>,
+        rows: fn(&SwarmWorld) -> Vec<Row>,
+    ) -> PyResult<crate::Table<'py>> {
+        let rows = self.sim()?.call(py, move |sim| rows(sim.world()))?;
+        let ids = rows.iter().map(|r| r.0).collect();
+        let flat = rows.iter().flat_map(|r| r.1).collect();
+        crate::table(py, ids, flat, 3)
     }
 }
 
@@ -112,31 +128,20 @@ impl Swarm {
     /// `(ids, poses)`: every entity with a pose; `ids` uint32, `poses` an `(n, 3)` float64
     /// array of x, y, heading.
     fn poses<'py>(&self, py: Python<'py>) -> PyResult<crate::Table<'py>> {
-        let (ids, flat) = self.sim()?.call(py, |sim| {
-            let mut ids = Vec::new();
-            let mut flat = Vec::new();
-            for (e, p) in sim.world().pose.iter() {
-                ids.push(e.0);
-                flat.extend_from_slice(&[p.x, p.y, p.theta]);
-            }
-            (ids, flat)
-        })?;
-        table(py, ids, flat, 3)
+        self.rows(py, |w| {
+            w.pose
+                .iter()
+                .map(|(e, p)| (e.0, [p.x, p.y, p.theta]))
+                .collect()
+        })
     }
 
     /// `(ids, velocities)`: every entity that moves; `velocities` an `(n, 3)` float64 array
     /// of vx, vy (map units/s) and angular velocity (rad/s).
     fn velocities<'py>(&self, py: Python<'py>) -> PyResult<crate::Table<'py>> {
-        let (ids, flat) = self.sim()?.call(py, |sim| {
-            let mut ids = Vec::new();
-            let mut flat = Vec::new();
-            for (e, v) in sim.world().vel.iter() {
-                ids.push(e.0);
-                flat.extend_from_slice(&[v.x, v.y, v.w]);
-            }
-            (ids, flat)
-        })?;
-        table(py, ids, flat, 3)
+        self.rows(py, |w| {
+            w.vel.iter().map(|(e, v)| (e.0, [v.x, v.y, v.w])).collect()
+        })
     }
 
     /// The type ("robot", "drone", "poi", …) and name ("" if none) of entity `id`.
@@ -179,19 +184,6 @@ impl Swarm {
 fn to_py(py: Python<'_>, value: &impl serde::Serialize) -> PyResult<Py<PyAny>> {
     let text = serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
-}
-
-#[allow(clippy::type_complexity)]
-fn table<'py>(
-    py: Python<'py>,
-    ids: Vec<u32>,
-    flat: Vec<f64>,
-    k: usize,
-) -> PyResult<crate::Table<'py>> {
-    let n = ids.len();
-    let a =
-        Array2::from_shape_vec((n, k), flat).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    Ok((ids.into_pyarray(py), a.into_pyarray(py)))
 }
 
 /// Marks drones that collided as crashed (the stop-on-collision reaction has stopped them).
@@ -389,21 +381,7 @@ impl DroneTargets {
     )> {
         let n = self.drones;
         let worker = self.worker()?;
-        let a = actions.as_array();
-        if a.shape() != [n, 2] {
-            return Err(PyValueError::new_err(format!(
-                "actions of shape {:?}: expected ({n}, 2)",
-                a.shape()
-            )));
-        }
-        if a.iter().any(|v| !v.is_finite()) {
-            return Err(PyValueError::new_err("an action is NaN or infinite"));
-        }
-        let a: Vec<[f64; 2]> = a
-            .rows()
-            .into_iter()
-            .map(|r| [r[0].clamp(-1.0, 1.0), r[1].clamp(-1.0, 1.0)])
-            .collect();
+        let a = crate::batch_actions(&actions, n)?;
         let out = worker.call(py, move |slot| {
             let run = slot.as_mut()?;
             let vmax = MAX_STEP * FPS;
