@@ -616,21 +616,34 @@ fn free_fall(scene: &Scene, api: &'static Api, which: usize) -> Result<f64> {
 /// field's side wall): its fastest speed back from the wall, and its speed 1 s after the wall
 /// (m/s; negative: rolling into the wall again).
 fn into_a_wall(scene: &Scene, api: &'static Api, which: usize, x: f64) -> Result<(f64, f64)> {
+    roll_into_wall(scene, api, which, (x, 0.0), 1.5, 300)
+}
+
+/// The ball placed at `x` on the field's long axis, `dy` towards the wall from its place in
+/// the scene, left to settle 2 s, then rolled at `speed` towards +Y (spinning about −X) for
+/// at most `steps` steps: its fastest speed back from the wall, and its speed 1 s (100 steps)
+/// after it hit (m/s; positive: away from the wall).
+fn roll_into_wall(
+    scene: &Scene,
+    api: &'static Api,
+    which: usize,
+    (x, dy): (f64, f64),
+    speed: f64,
+    steps: usize,
+) -> Result<(f64, f64)> {
     let mut placed = scene.clone();
     let (bodies, _) = scene.ball.structure();
     let x0 = bodies.first().map_or(0.0, |b| b.position[0]);
-    placed.ball = moved_copy(&scene.ball, EntityId(BALL), [x - x0, 0.0, 0.0]);
+    placed.ball = moved_copy(&scene.ball, EntityId(BALL), [x - x0, dy, 0.0]);
     let mut e = build(&placed, api, which, 0, true, (0.0, 0.0))?;
     for _ in 0..200 {
         e.step();
     }
     let r = scene_ball_radius(scene);
-    let speed = 1.5;
-    // Rolling towards +Y: spin about −X.
     e.push(BALL, [0.0, speed, 0.0], [-speed / r, 0.0, 0.0])?;
     let mut fastest_back: f64 = 0.0;
     let mut hit = None;
-    for i in 0..300 {
+    for i in 0..steps {
         e.step();
         let (_, _, v) = e.pose(BALL, 0).context("ball")?;
         fastest_back = fastest_back.max(-v[1]);
@@ -797,40 +810,21 @@ fn process_cpu() -> Option<Duration> {
     Some(Duration::from_secs_f64(ticks as f64 / 100.0))
 }
 
-/// splitmix64: a small, seeded, portable generator for the layouts (the same layout for a
-/// seed on every machine).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [lo, hi).
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// `n` SumBots at random on the field (seeded): centres at least 14 cm apart (a SumBot is
 /// 11 cm across its wheels) and 15 cm from the walls, each driving in a circle, left or right
 /// at random (wheel targets 3 and 5 rad/s or 5 and 3).
 fn random_layout(n: u32, seed: u64) -> Vec<Placement> {
-    let mut rng = SplitMix(seed);
+    let mut rng = simrob_math::SplitMix64::new(seed);
     let mut robots: Vec<Placement> = Vec::new();
     let mut tries = 0;
     while robots.len() < n as usize && tries < 100_000 {
         tries += 1;
-        let (x, y) = (rng.uniform(-0.95, 0.95), rng.uniform(-0.75, 0.75));
+        let (x, y) = (-0.95 + 1.9 * rng.next_f64(), -0.75 + 1.5 * rng.next_f64());
         let taken = robots.iter().any(|r| {
             let (rx, ry) = (r.at[0], r.at[1] - 0.1);
             (rx - x).hypot(ry - y) < 0.14
         });
-        let left = rng.next() & 1 == 0;
+        let left = rng.next_u64() & 1 == 0;
         if !taken {
             robots.push(Placement {
                 // `sumbot.xml` puts its chassis at y = −0.1.
@@ -892,34 +886,16 @@ fn rebound_off_wall(
     speed: f64,
     phase: f64,
 ) -> Result<(f64, f64)> {
-    let mut placed = scene.clone();
-    let (bodies, _) = scene.ball.structure();
-    let x0 = bodies.first().map_or(0.0, |b| b.position[0]);
     // `phase` of a step's travel nearer the wall: how deep the ball is when it first overlaps
     // the wall depends on it (ODE's rebound with it).
-    let dy = phase * speed * TIMESTEP;
-    placed.ball = moved_copy(&scene.ball, EntityId(BALL), [-x0, dy, 0.0]);
-    let mut e = build(&placed, api, which, 0, true, (0.0, 0.0))?;
-    for _ in 0..200 {
-        e.step();
-    }
-    let r = scene_ball_radius(scene);
-    e.push(BALL, [0.0, speed, 0.0], [-speed / r, 0.0, 0.0])?;
-    let mut fastest_back: f64 = 0.0;
-    let mut hit = None;
-    for i in 0..1000 {
-        e.step();
-        let (_, _, v) = e.pose(BALL, 0).context("ball")?;
-        fastest_back = fastest_back.max(-v[1]);
-        if hit.is_none() && v[1] < 0.5 * speed {
-            hit = Some(i);
-        }
-        if hit.is_some_and(|h| i == h + 100) {
-            return Ok((fastest_back, -v[1]));
-        }
-    }
-    let (_, _, v) = e.pose(BALL, 0).context("ball")?;
-    Ok((fastest_back, -v[1]))
+    roll_into_wall(
+        scene,
+        api,
+        which,
+        (0.0, phase * speed * TIMESTEP),
+        speed,
+        1000,
+    )
 }
 
 /// The ball dropped from rest, its bottom `height` above the field at the centre spot: how

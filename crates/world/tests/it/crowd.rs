@@ -7,23 +7,6 @@ use simrob_physics::rotate;
 use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest, EntityId, Request};
 use simrob_world::moved_copy;
 
-/// splitmix64, as `simrob-odebench` draws its random layouts.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// `simrob-odebench`'s random layout `seed`: 22 SumBots on the SimRob field with the ball, each
 /// driving in a circle (wheels 3 and 5 rad/s, left or right), in fast mode.
 fn layout(seed: u64) -> (simrob_world::World, u32) {
@@ -36,13 +19,13 @@ fn layout(seed: u64) -> (simrob_world::World, u32) {
         }) => spec,
         other => panic!("sumbot.xml: {other:?}"),
     };
-    let mut rng = SplitMix(seed);
+    let mut rng = simrob_math::SplitMix64::new(seed);
     let mut placed: Vec<(f64, f64)> = Vec::new();
     let mut wheels = Vec::new();
     while placed.len() < 22 {
-        let (x, y) = (rng.uniform(-0.95, 0.95), rng.uniform(-0.75, 0.75));
+        let (x, y) = (-0.95 + 1.9 * rng.next_f64(), -0.75 + 1.5 * rng.next_f64());
         let taken = placed.iter().any(|&(px, py)| (px - x).hypot(py - y) < 0.14);
-        let left = rng.next() & 1 == 0;
+        let left = rng.next_u64() & 1 == 0;
         if !taken {
             placed.push((x, y));
             wheels.push(if left { (3.0, 5.0) } else { (5.0, 3.0) });
