@@ -36,6 +36,14 @@ pub(crate) type Pair<'py> = (
     Bound<'py, numpy::PyArray2<f64>>,
 );
 
+/// What a batch's `step` returns: observations `(n, k)` float32, rewards `(n,)` float64,
+/// terminated `(n,)` bool.
+pub(crate) type BatchStep<'py> = (
+    Bound<'py, numpy::PyArray2<f32>>,
+    Bound<'py, numpy::PyArray1<f64>>,
+    Bound<'py, numpy::PyArray1<bool>>,
+);
+
 /// Largest file the module reads (scenarios, maps, save files): 64 MiB.
 pub const MAX_FILE: u64 = 64 << 20;
 /// Most worlds in one batch.
@@ -59,6 +67,24 @@ pub(crate) fn table<'py>(
     Ok((
         numpy::IntoPyArray::into_pyarray(ids, py),
         numpy::IntoPyArray::into_pyarray(a, py),
+    ))
+}
+
+/// A batch's step result from `n * k` observations laid end to end, `n` rewards and `n`
+/// terminated flags.
+pub(crate) fn batch_step<'py>(
+    py: Python<'py>,
+    k: usize,
+    obs: Vec<f32>,
+    rew: Vec<f64>,
+    term: Vec<bool>,
+) -> PyResult<BatchStep<'py>> {
+    let obs = numpy::ndarray::Array2::from_shape_vec((rew.len(), k), obs)
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok((
+        numpy::IntoPyArray::into_pyarray(obs, py),
+        numpy::IntoPyArray::into_pyarray(rew, py),
+        numpy::IntoPyArray::into_pyarray(term, py),
     ))
 }
 

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use numpy::ndarray::{Array1, Array2};
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
+use numpy::ndarray::Array1;
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use simrob_math::Xoshiro256StarStar;
@@ -332,16 +332,11 @@ impl NomadGoal {
 
     /// Steps every world with `actions` (an `(n, 2)` float64 array in [-1, 1]: speed, turn
     /// rate). Returns `(obs (n, 41) float32, reward (n,) float64, terminated (n,) bool)`.
-    #[allow(clippy::type_complexity)]
     fn step<'py>(
         &mut self,
         py: Python<'py>,
         actions: PyReadonlyArray2<'py, f64>,
-    ) -> PyResult<(
-        Bound<'py, PyArray2<f32>>,
-        Bound<'py, PyArray1<f64>>,
-        Bound<'py, PyArray1<bool>>,
-    )> {
+    ) -> PyResult<crate::BatchStep<'py>> {
         if self.closed {
             return Err(closed("NomadGoal"));
         }
@@ -379,13 +374,7 @@ impl NomadGoal {
             }
             (obs, rew, term)
         });
-        let obs = Array2::from_shape_vec((n, NOMAD_OBS), obs)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        Ok((
-            obs.into_pyarray(py),
-            rew.into_pyarray(py),
-            term.into_pyarray(py),
-        ))
+        crate::batch_step(py, NOMAD_OBS, obs, rew, term)
     }
 
     /// World `i`'s robot pose (x, y in inches, heading in degrees) and goal (x, y).

@@ -495,16 +495,11 @@ impl SumBotBall {
     /// Steps every world with `actions` (an `(n, 2)` float64 array in [-1, 1]: wheel joint 0
     /// and 1). Returns `(obs (n, 10) float32, reward (n,) float64, terminated (n,) bool)`.
     /// A world whose episode has ended must be reset before it is stepped again.
-    #[allow(clippy::type_complexity)]
     fn step<'py>(
         &mut self,
         py: Python<'py>,
         actions: PyReadonlyArray2<'py, f64>,
-    ) -> PyResult<(
-        Bound<'py, PyArray2<f32>>,
-        Bound<'py, PyArray1<f64>>,
-        Bound<'py, PyArray1<bool>>,
-    )> {
+    ) -> PyResult<crate::BatchStep<'py>> {
         if self.closed {
             return Err(closed("SumBotBall"));
         }
@@ -553,13 +548,7 @@ impl SumBotBall {
             }
             (obs, rew, term)
         });
-        let obs = Array2::from_shape_vec((n, SUMBOT_OBS), obs)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        Ok((
-            obs.into_pyarray(py),
-            rew.into_pyarray(py),
-            term.into_pyarray(py),
-        ))
+        crate::batch_step(py, SUMBOT_OBS, obs, rew, term)
     }
 
     /// `(ids, poses)` of world `i`, as `World.poses`.
