@@ -61,6 +61,10 @@ pub struct RunArgs {
     /// Run the whole duration even when every task is done.
     #[arg(long)]
     full_duration: bool,
+    /// Threads the run may use (0 = the machine's cores, at most 8). The run is the same
+    /// whatever the count; only its speed changes.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
     /// Record snapshots, logs and the clock trace to FILE (JSON lines, readable while
     /// written; see --record-format).
     #[arg(long, value_name = "FILE")]
@@ -124,6 +128,10 @@ pub struct BenchArgs {
     /// Seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Threads the run may use (0 = the machine's cores, at most 8). The run is the same
+    /// whatever the count; only its speed changes.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
     /// Print one JSON object per size.
     #[arg(long)]
     json: bool,
@@ -160,7 +168,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         full_duration: args.full_duration,
         proximity_beams: args.proximity,
         avoidance: args.avoidance,
-        threads: None,
+        threads: Some(args.threads),
     };
     let mut sim = scenario.build(&overrides)?;
     if sim.total_frames().is_none() {
@@ -433,6 +441,7 @@ fn bench(args: BenchArgs) -> Result<()> {
             let mut sim = scenario.build(&Overrides {
                 robots: Some(n),
                 avoidance: Some(avoidance),
+                threads: Some(args.threads),
                 ..Overrides::default()
             })?;
             let build = t0.elapsed().as_secs_f64();

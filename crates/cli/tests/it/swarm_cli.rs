@@ -190,3 +190,46 @@ fn the_live_view_draws_the_hospitals_walls() {
         scene["rects"]
     );
 }
+
+#[test]
+fn threads_change_nothing_but_speed() {
+    let dir = std::env::temp_dir().join(format!("simrob-swarm-threads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |threads: &str| {
+        let rec = dir.join(format!("run-{threads}.jsonl"));
+        let out = simrob()
+            .args(["swarm", "run", "--json", "--quiet", "--robots", "400"])
+            .args(["--duration", "3", "--seed", "5", "--threads", threads])
+            .arg(scenario("drone-swarm.toml"))
+            .arg("--record")
+            .arg(&rec)
+            .output()
+            .expect("simrob runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut summary: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("one JSON object");
+        let fields = summary.as_object_mut().expect("an object");
+        // What the wall clock measured, and the recording's own name, differ by nature.
+        fields.retain(|k, _| !k.contains("wall") && k != "times_real_time" && k != "record");
+        let snapshots: Vec<String> = std::fs::read_to_string(&rec)
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("\"type\":\"snapshot\""))
+            .map(str::to_owned)
+            .collect();
+        assert!(snapshots.len() >= 30, "{}", snapshots.len());
+        (summary, snapshots)
+    };
+    let (summary1, snapshots1) = run("1");
+    let (summary2, snapshots2) = run("2");
+    assert_eq!(summary1, summary2, "one thread and two ended differently");
+    assert_eq!(snapshots1.len(), snapshots2.len());
+    for (i, (a, b)) in snapshots1.iter().zip(&snapshots2).enumerate() {
+        assert!(a == b, "snapshot {i} differs between one thread and two");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
