@@ -12,80 +12,19 @@
 //! `Set_Sync_Wait` requests (confirmed / clear time-outs); then 200 split soccer broadcasts
 //! (`maximumdatagramsize` 1024): whole ones received, half ones (must be 0).
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use simrob_client::agent::{Agent, AgentOptions, ClientError};
 use simrob_netbed::{Impairment, UdpRelay};
-use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest, Request};
-use simrob_server::files::DirStore;
-use simrob_server::udp::UdpServer;
-use simrob_session::{ServerConfig, Session};
+use simrob_protocol::{ControlRequest, Request};
 
 const AGENTS: usize = 6;
 const SYNC_WAIT: f64 = 0.1;
 
-struct Server {
-    addr: SocketAddr,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
+#[path = "../tests/it/common.rs"]
+mod common;
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-fn repo(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(rel)
-}
-
-fn serve(scenarios: &[&str], commands: &str, tweak: impl FnOnce(&mut ServerConfig)) -> Server {
-    let dir = std::env::temp_dir().join(format!("simrob-netbed-bench-{}", std::process::id()));
-    let mut config = ServerConfig {
-        receiver_port: 0,
-        save_directory: dir.clone(),
-        ..ServerConfig::default()
-    };
-    tweak(&mut config);
-    let store = DirStore::new(&dir).expect("save dir");
-    let mut server = UdpServer::bind(Session::new(config), Box::new(store)).expect("bind");
-    let mut inputs: Vec<Vec<u8>> = scenarios
-        .iter()
-        .map(|s| std::fs::read(repo(&format!("scenarios/{s}"))).expect("scenario"))
-        .collect();
-    if !commands.is_empty() {
-        inputs.push(commands.as_bytes().to_vec());
-    }
-    for bytes in &inputs {
-        let requests: Vec<_> = decode_datagram(bytes, &CommandKeys::default())
-            .into_iter()
-            .map(|r| r.expect("decodes"))
-            .collect();
-        server.apply_local(&requests).expect("applies");
-    }
-    let addr = server.local_addr().expect("addr");
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let thread = std::thread::spawn(move || server.run(&flag).expect("server"));
-    Server {
-        addr,
-        stop,
-        thread: Some(thread),
-    }
-}
-
-const SYNC_AND_START: &str = "<Message><Simulation_Message><Control_Request Command=\"Set_Sync_Mode\"><Sync_Mode>true</Sync_Mode></Control_Request><Control_Request Command=\"Initialize_Simulation\"/></Simulation_Message></Message>";
-const START: &str = "<Message><Simulation_Message><Control_Request Command=\"Initialize_Simulation\"/></Simulation_Message></Message>";
+use common::{TestServer, START, SYNC_AND_START};
 
 /// Processor seconds of this process so far (user + system, all threads).
 fn cpu_seconds() -> f64 {
@@ -132,9 +71,14 @@ struct Lockstep {
 }
 
 fn lockstep(up: Impairment, down: Impairment, iterations: u64) -> Lockstep {
-    let server = serve(&["materials.xml", "sumbot.xml"], SYNC_AND_START, |c| {
-        c.sync_wait = SYNC_WAIT;
-    });
+    let server = TestServer::start_with(
+        "bench",
+        &["materials.xml", "sumbot.xml"],
+        SYNC_AND_START,
+        |c| {
+            c.sync_wait = SYNC_WAIT;
+        },
+    );
     let relay = UdpRelay::start(server.addr, up, down).expect("relay");
     let cpu0 = cpu_seconds();
     let t0 = Instant::now();
@@ -191,7 +135,7 @@ fn lockstep(up: Impairment, down: Impairment, iterations: u64) -> Lockstep {
 
 /// Confirmed requests and clear time-outs out of `n` confirmed Set_Sync_Wait requests.
 fn requests(up: Impairment, down: Impairment, n: usize) -> (usize, usize) {
-    let server = serve(&["materials.xml", "sumbot.xml"], "", |_| {});
+    let server = TestServer::start_with("bench", &["materials.xml", "sumbot.xml"], "", |_| {});
     let relay = UdpRelay::start(server.addr, up, down).expect("relay");
     let mut agent = Agent::connect(relay.addr()).expect("socket");
     let mut confirmed = 0;
@@ -214,7 +158,7 @@ fn requests(up: Impairment, down: Impairment, n: usize) -> (usize, usize) {
 
 /// Whole broadcasts received and half ones, out of the iterations spanned by `n` broadcasts.
 fn split(up: Impairment, down: Impairment, n: usize) -> (usize, u64, usize) {
-    let server = serve(&["soccer.xml"], START, |c| {
+    let server = TestServer::start_with("bench", &["soccer.xml"], START, |c| {
         c.maximum_datagram_size = 1024;
         c.real_time_factor = 1.0;
     });

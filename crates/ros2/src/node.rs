@@ -29,56 +29,45 @@ pub const MAX_TAKE: usize = 16;
 pub mod qos {
     use super::*;
 
-    /// ROS 2's default (`rmw_qos_profile_default`): reliable, volatile, keep last `depth`.
-    pub fn default(depth: i32) -> QosPolicies {
+    /// Reliable, with RustDDS's 100 ms blocking time.
+    fn reliable() -> Reliability {
+        Reliability::Reliable {
+            max_blocking_time: rustdds::Duration::from_millis(100),
+        }
+    }
+
+    fn profile(reliability: Reliability, durability: Durability, depth: i32) -> QosPolicies {
         QosPolicyBuilder::new()
-            .reliability(Reliability::Reliable {
-                max_blocking_time: rustdds::Duration::from_millis(100),
-            })
-            .durability(Durability::Volatile)
+            .reliability(reliability)
+            .durability(durability)
             .history(History::KeepLast { depth })
             .build()
     }
 
+    /// ROS 2's default (`rmw_qos_profile_default`): reliable, volatile, keep last `depth`.
+    pub fn default(depth: i32) -> QosPolicies {
+        profile(reliable(), Durability::Volatile, depth)
+    }
+
     /// Sensor data (`rmw_qos_profile_sensor_data`): best effort, volatile, keep last 5.
     pub fn sensor_data() -> QosPolicies {
-        QosPolicyBuilder::new()
-            .reliability(Reliability::BestEffort)
-            .durability(Durability::Volatile)
-            .history(History::KeepLast { depth: 5 })
-            .build()
+        profile(Reliability::BestEffort, Durability::Volatile, 5)
     }
 
     /// `/tf_static` (tf2's static broadcaster): reliable, transient local, keep last 1.
     pub fn tf_static() -> QosPolicies {
-        QosPolicyBuilder::new()
-            .reliability(Reliability::Reliable {
-                max_blocking_time: rustdds::Duration::from_millis(100),
-            })
-            .durability(Durability::TransientLocal)
-            .history(History::KeepLast { depth: 1 })
-            .build()
+        profile(reliable(), Durability::TransientLocal, 1)
     }
 
     /// What simrob reads commands with: best effort (it matches reliable and best-effort
     /// publishers alike), keep last 1 (only the latest command counts).
     pub fn command() -> QosPolicies {
-        QosPolicyBuilder::new()
-            .reliability(Reliability::BestEffort)
-            .durability(Durability::Volatile)
-            .history(History::KeepLast { depth: 1 })
-            .build()
+        profile(Reliability::BestEffort, Durability::Volatile, 1)
     }
 
     /// A reliable reader that keeps every sample (lockstep's step trigger).
     pub fn trigger() -> QosPolicies {
-        QosPolicyBuilder::new()
-            .reliability(Reliability::Reliable {
-                max_blocking_time: rustdds::Duration::from_millis(100),
-            })
-            .durability(Durability::Volatile)
-            .history(History::KeepLast { depth: 100 })
-            .build()
+        profile(reliable(), Durability::Volatile, 100)
     }
 }
 

@@ -2,33 +2,14 @@
 //! seed, errors, several clients, and the wandering controller for minutes of simulated time.
 
 use crate::common::{robot_count_hook, wait_for_robots};
+use crate::stepped::serve_stepped;
 use simrob_mrs::flat::{FlatPose, Map};
 use simrob_mrs::wander::Wander;
 use simrob_mrs::{MrsClient, MrsError};
 use simrob_mrs::{MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP};
 use std::sync::mpsc;
 
-fn serve(map: Map, start: FlatPose) -> MrsHandle {
-    let core = MrsCore::new(
-        map,
-        MrsConfig {
-            start: Some(start),
-            stepped: true,
-            ..MrsConfig::default()
-        },
-    );
-    MrsServer::bind(
-        "127.0.0.1:0",
-        core,
-        Box::new(NoFiles),
-        ShellOptions::default(),
-    )
-    .expect("bind")
-    .spawn()
-    .expect("spawn")
-}
-
-/// Like [`serve`], with the robot count reported as it changes (see `robot_count_hook`).
+/// Like [`serve_stepped`], with the robot count reported as it changes (see `robot_count_hook`).
 fn serve_counting_robots(map: Map, start: FlatPose) -> (MrsHandle, mpsc::Receiver<usize>) {
     let core = MrsCore::new(
         map,
@@ -110,7 +91,7 @@ fn the_seed_calls() {
 
 #[test]
 fn clients_get_their_own_robots() {
-    let h = serve(example(), FlatPose::new(150.0, 130.0, 0.0));
+    let h = serve_stepped(example(), Some(FlatPose::new(150.0, 130.0, 0.0)));
     let mut a = MrsClient::connect(&h.addr().to_string()).expect("a");
     let (ax, ay, _) = a.get_pos().expect("P");
     let mut b = MrsClient::connect(&h.addr().to_string()).expect("b");
@@ -130,7 +111,7 @@ fn clients_get_their_own_robots() {
 /// The wandering controller drives for `minutes` of simulated time at 10 Hz and must never
 /// touch anything.
 fn wander_without_touching(map: Map, start: FlatPose, minutes: u32) -> f64 {
-    let h = serve(map, start);
+    let h = serve_stepped(map, Some(start));
     let mut robot = MrsClient::connect(&h.addr().to_string()).expect("connect");
     let mut ctl = Wander::default();
     let mut travelled = 0.0;

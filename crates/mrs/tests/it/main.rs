@@ -6,4 +6,5 @@ mod client;
 mod e2e;
 mod hostile;
 mod reconnect;
+mod stepped;
 mod wander;

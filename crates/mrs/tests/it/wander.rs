@@ -5,26 +5,13 @@
 
 use simrob_mrs::flat::Map;
 use simrob_mrs::wander::Wander;
-use simrob_mrs::{MrsClient, MrsConfig, MrsCore, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP};
+use simrob_mrs::{MrsClient, EXAMPLE_MAP};
+
+use crate::stepped::serve_stepped;
 
 #[test]
 fn wanders_300_simulated_seconds_from_the_default_start() {
-    let core = MrsCore::new(
-        Map::parse_vector(EXAMPLE_MAP).expect("example map"),
-        MrsConfig {
-            stepped: true,
-            ..MrsConfig::default()
-        },
-    );
-    let server = MrsServer::bind(
-        "127.0.0.1:0",
-        core,
-        Box::new(NoFiles),
-        ShellOptions::default(),
-    )
-    .expect("bind")
-    .spawn()
-    .expect("spawn");
+    let server = serve_stepped(Map::parse_vector(EXAMPLE_MAP).expect("example map"), None);
     let mut robot = MrsClient::connect(&server.addr().to_string()).expect("connect");
     let mut ctl = Wander::default();
     let (mut x, mut y, _) = robot.get_pos().expect("P");

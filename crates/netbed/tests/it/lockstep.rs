@@ -52,7 +52,7 @@ fn run_agent(server: std::net::SocketAddr, key: String) -> Vec<u64> {
 
 #[test]
 fn six_synchronous_agents_keep_going_through_twenty_percent_loss() {
-    let server = TestServer::start(
+    let server = TestServer::start_with(
         "lockstep",
         &["materials.xml", "sumbot.xml"],
         SYNC_AND_START,

@@ -4,27 +4,17 @@
 use std::time::Duration;
 
 use simrob_mrs::flat::{FlatPose, Map};
-use simrob_mrs::{MrsClient, MrsConfig, MrsCore, MrsError, MrsServer, NoFiles, ShellOptions};
+use simrob_mrs::{MrsClient, MrsError};
 use simrob_netbed::TcpRelay;
 
+#[path = "../../../mrs/tests/it/stepped.rs"]
+mod stepped;
+
 fn server() -> simrob_mrs::MrsHandle {
-    let core = MrsCore::new(
+    stepped::serve_stepped(
         Map::parse_vector(simrob_mrs::EXAMPLE_MAP).expect("map"),
-        MrsConfig {
-            start: Some(FlatPose::new(150.0, 130.0, 0.0)),
-            stepped: true,
-            ..MrsConfig::default()
-        },
-    );
-    MrsServer::bind(
-        "127.0.0.1:0",
-        core,
-        Box::new(NoFiles),
-        ShellOptions::default(),
+        Some(FlatPose::new(150.0, 130.0, 0.0)),
     )
-    .expect("bind")
-    .spawn()
-    .expect("spawn")
 }
 
 #[test]

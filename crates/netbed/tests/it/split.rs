@@ -22,7 +22,7 @@ fn register(agent: &mut Agent, key: &str) {
 #[test]
 fn a_lost_part_drops_that_iterations_broadcast_whole() {
     // Small datagrams: each soccer broadcast is split in many parts.
-    let server = TestServer::start("split", &["soccer.xml"], START, |c| {
+    let server = TestServer::start_with("split", &["soccer.xml"], START, |c| {
         c.maximum_datagram_size = 1024;
     });
     // The whole world, as an agent on a perfect link sees it.

@@ -1,7 +1,7 @@
 //! The bridge's logic, driven by frames of simulated time.
 
 use simrob_ros2::bridge::*;
-use simrob_ros2::msg::{PoseStamped, Twist, Vector3};
+use simrob_ros2::msg::{Odometry, PoseStamped, Twist, Vector3};
 
 fn robot(name: &str, id: u64, x: f64, yaw: f64) -> RobotFrame {
     RobotFrame {
@@ -31,6 +31,16 @@ fn odoms(outs: &[Out]) -> usize {
     outs.iter()
         .filter(|o| matches!(o, Out::Odom { .. }))
         .count()
+}
+
+/// The first odometry message of a step.
+fn first_odom(outs: &[Out]) -> &Odometry {
+    outs.iter()
+        .find_map(|o| match o {
+            Out::Odom { msg, .. } => Some(&**msg),
+            _ => None,
+        })
+        .expect("odom")
 }
 
 #[test]
@@ -95,13 +105,7 @@ fn odometry_twist_is_in_the_robot_frame() {
     r.linear_velocity = Some([0.0, 0.3, 0.0]);
     r.angular_velocity = Some([0.0, 0.0, 0.5]);
     let outs = b.step(&frame(0.0, vec![r]));
-    let o = outs
-        .iter()
-        .find_map(|o| match o {
-            Out::Odom { msg, .. } => Some(msg),
-            _ => None,
-        })
-        .expect("odom");
+    let o = first_odom(&outs);
     assert!((o.twist.twist.linear.x - 0.3).abs() < 1e-12);
     assert!(o.twist.twist.linear.y.abs() < 1e-12);
     assert!((o.twist.twist.angular.z - 0.5).abs() < 1e-12);
@@ -118,13 +122,7 @@ fn without_velocities_the_bridge_differentiates_poses() {
     });
     b.step(&frame(1.0, vec![robot("a", 1, 0.0, 0.0)]));
     let outs = b.step(&frame(1.5, vec![robot("a", 1, 0.25, 0.1)]));
-    let o = outs
-        .iter()
-        .find_map(|o| match o {
-            Out::Odom { msg, .. } => Some(msg),
-            _ => None,
-        })
-        .expect("odom");
+    let o = first_odom(&outs);
     assert!((o.twist.twist.angular.z - 0.2).abs() < 1e-9);
     assert!(o.twist.twist.linear.x > 0.49);
 }

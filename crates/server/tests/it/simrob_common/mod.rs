@@ -36,6 +36,16 @@ pub fn fixture(name: &str) -> Vec<u8> {
 impl TestServer {
     /// A server with `scenario` files (under scenarios/) applied, configured by `tweak`.
     pub fn start(tag: &str, scenarios: &[&str], tweak: impl FnOnce(&mut ServerConfig)) -> Self {
+        Self::start_with(tag, scenarios, "", tweak)
+    }
+
+    /// Like [`TestServer::start`], then `commands` (SimRob XML, if not empty) applied too.
+    pub fn start_with(
+        tag: &str,
+        scenarios: &[&str],
+        commands: &str,
+        tweak: impl FnOnce(&mut ServerConfig),
+    ) -> Self {
         let save_dir =
             std::env::temp_dir().join(format!("simrob-e2e-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&save_dir);
@@ -47,9 +57,15 @@ impl TestServer {
         tweak(&mut config);
         let store = DirStore::new(&save_dir).expect("save dir");
         let mut server = UdpServer::bind(Session::new(config), Box::new(store)).expect("bind");
-        for s in scenarios {
-            let bytes = std::fs::read(repo_file(&format!("scenarios/{s}"))).expect("scenario");
-            let requests: Vec<_> = decode_datagram(&bytes, &CommandKeys::default())
+        let mut inputs: Vec<Vec<u8>> = scenarios
+            .iter()
+            .map(|s| std::fs::read(repo_file(&format!("scenarios/{s}"))).expect("scenario"))
+            .collect();
+        if !commands.is_empty() {
+            inputs.push(commands.as_bytes().to_vec());
+        }
+        for bytes in &inputs {
+            let requests: Vec<_> = decode_datagram(bytes, &CommandKeys::default())
                 .into_iter()
                 .map(|r| r.expect("decodes"))
                 .collect();
