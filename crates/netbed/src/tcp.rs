@@ -52,7 +52,6 @@ impl TcpRelay {
         }
         let listener = TcpListener::bind(SocketAddr::new(server.ip(), 0))?;
         let addr = listener.local_addr()?;
-        listener.set_nonblocking(true)?;
         let shared = Arc::new(Shared::default());
         let s = shared.clone();
         let thread = std::thread::Builder::new()
@@ -110,6 +109,8 @@ impl Drop for TcpRelay {
         self.shared.stop.store(true, Ordering::Relaxed);
         self.stall(false);
         self.cut();
+        // The accept loop blocks in `accept`: one connection of our own wakes it to see `stop`.
+        let _ = TcpStream::connect(self.addr);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -117,18 +118,14 @@ impl Drop for TcpRelay {
 }
 
 fn accept_loop(listener: TcpListener, server: SocketAddr, shared: Arc<Shared>) {
-    while !shared.stop.load(Ordering::Relaxed) {
-        match listener.accept() {
-            Ok((client, _)) => {
-                if let Err(e) = pipe(client, server, &shared) {
-                    eprintln!("netbed: a TCP connection could not be relayed: {e}");
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                // Nothing waiting: look again soon (the relay's own pace, not a test's).
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(2)),
+    // Blocks until a client connects; `Drop` connects once to wake it when it should stop.
+    for client in listener.incoming() {
+        if shared.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let Ok(client) = client else { continue };
+        if let Err(e) = pipe(client, server, &shared) {
+            eprintln!("netbed: a TCP connection could not be relayed: {e}");
         }
     }
 }
@@ -164,6 +161,8 @@ fn forward(mut from: TcpStream, mut to: TcpStream, shared: &Shared) {
         };
         let delay = shared.delay_us.load(Ordering::Relaxed);
         if delay > 0 {
+            // The impairment itself: a slower link holds each chunk this long. Tests wait on
+            // what arrives (with a failure timeout), never on this delay.
             std::thread::sleep(Duration::from_micros(delay));
         }
         if let Ok(mut stalled) = shared.stalled.lock() {
