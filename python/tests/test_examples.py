@@ -29,3 +29,44 @@ def test_the_wall_follower_never_bumps(mrs_sim: server.Process) -> None:
         assert wall_follower.follow(robot, cycles=300) == 0
         x, y, _ = robot.get_pos()
         assert abs(x - start[0]) + abs(y - start[1]) > 50, "it went somewhere"
+
+
+def test_the_ppo_example_gradients_match_finite_differences() -> None:
+    import numpy as np
+    import pytest
+
+    pytest.importorskip("gymnasium")
+    import ppo_sumbot
+
+    rng = np.random.default_rng(0)
+    net = ppo_sumbot.Mlp([5, 7, 6, 3], rng, 1.0)
+    x = rng.standard_normal((4, 5))
+    w = rng.standard_normal((4, 3))
+
+    def loss() -> float:
+        return float((net.forward(x)[0] * w).sum())
+
+    _, acts = net.forward(x)
+    grads = net.backward(acts, w)
+    for p, g in zip(net.params, grads):
+        for idx in [(0,) * p.ndim, tuple(s - 1 for s in p.shape)]:
+            old = p[idx]
+            p[idx] = old + 1e-6
+            up = loss()
+            p[idx] = old - 1e-6
+            down = loss()
+            p[idx] = old
+            assert g[idx] == pytest.approx((up - down) / 2e-6, rel=1e-4, abs=1e-6)
+
+
+def test_the_ppo_example_trains_a_few_steps() -> None:
+    import math
+
+    import pytest
+
+    pytest.importorskip("gymnasium")
+    import ppo_sumbot
+
+    rows = ppo_sumbot.train(1, 2048, num_envs=8, n_steps=128, window=1024, log=lambda *_: None)
+    assert [r["steps"] for r in rows] == [1024, 2048]
+    assert all(r["episodes"] == 0 or math.isfinite(r["mean_return"]) for r in rows)

@@ -200,6 +200,13 @@ impl Brain {
         }
     }
 
+    /// Asks the action handler for `a` from outside the rules (a learning agent choosing
+    /// FutRob's actions): ignored if it is the running action, else it starts at the next
+    /// equilibrium point. With rules that also fire, the next step's rule can replace it.
+    pub fn request(&mut self, a: Action) {
+        self.handler.request(a);
+    }
+
     /// The predicates as computed by the last step.
     pub fn predicates(&self) -> PredicateSet {
         self.predicates

@@ -6,7 +6,8 @@
 //!   goal (`NomadGoal`, a batch).
 //! - [`swarm`]: any swarm scenario (`Swarm`) and the drone swarm under outside control
 //!   (`DroneTargets`).
-//! - [`futrob`]: the FutRob case studies (`futrob_trial`).
+//! - [`futrob`]: the FutRob case studies (`futrob_trial`) and the FutRob team task
+//!   (`FutRobTeam`: KidSize players whose FutRob actions are chosen by agents).
 //! - `main`: the `simrob` command line.
 //!
 //! Every entry point checks what Python hands it (shapes, finite numbers, files, a closed
@@ -160,6 +161,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(futrob::futrob_trial, m)?)?;
     m.add_function(wrap_pyfunction!(futrob::futrob_cases, m)?)?;
+    m.add_function(wrap_pyfunction!(futrob::team_actions, m)?)?;
+    m.add_function(wrap_pyfunction!(futrob::team_predicates, m)?)?;
+    m.add_class::<futrob::FutRobTeam>()?;
     m.add_class::<simrob3d::World3d>()?;
     m.add_class::<simrob3d::SumBotBall>()?;
     m.add_class::<mrs::MrsWorld>()?;

@@ -236,6 +236,15 @@ impl Arena {
         &self.players
     }
 
+    /// Robot `entity`'s brain, to hand it actions chosen outside its rules (a learning
+    /// agent); `None` for an unknown robot or one without a brain.
+    pub fn brain_mut(&mut self, entity: u32) -> Option<&mut Brain> {
+        self.players
+            .iter_mut()
+            .find(|p| p.entity == entity)
+            .and_then(|p| p.brain.as_mut())
+    }
+
     /// The field's dimensions.
     pub fn field(&self) -> &KidSizeField {
         &self.field
