@@ -323,3 +323,55 @@ fn a_player_restarted_mid_match_is_learnt_again_and_the_table_never_flaps_at_twe
     assert!(took <= 5000, "took {took} ms");
     assert!(brains[1].world().comm.stats().sent > 0);
 }
+
+/// A brain without rules runs the actions handed to it from outside (a learning agent's
+/// choice): each starts at an equilibrium point; one asked for again while it runs goes on.
+#[test]
+fn a_brain_without_rules_runs_the_actions_it_is_asked_for() {
+    let rules = RuleSet::parse("<RuleSet></RuleSet>", "agent").unwrap();
+    let mut b = Brain::new(3, Role::FieldPlayer, rules, BrainParams::default());
+    let idle = BodyStatus::default();
+    assert!(
+        b.step(0, &idle).commands.is_empty(),
+        "no rules: nothing to do"
+    );
+    b.request(simrob_futrob::Action {
+        kind: simrob_futrob::ActionKind::Walk,
+        param: Some(24.0),
+    });
+    let out = b.step(40, &idle);
+    assert_eq!(
+        out.started.map(|a| a.to_string()).as_deref(),
+        Some("walk distance=24")
+    );
+    assert_eq!(out.commands.len(), 1);
+    assert_eq!(out.rule, None);
+    // Asked again while its first step is under way: it goes on, nothing restarts.
+    b.request(simrob_futrob::Action {
+        kind: simrob_futrob::ActionKind::Walk,
+        param: Some(24.0),
+    });
+    let out = b.step(80, &idle);
+    assert_eq!(out.started, None);
+    assert!(out.commands.is_empty(), "the body is still busy");
+    // A kick replaces it at the next equilibrium point (the step finished).
+    b.request(simrob_futrob::Action::new(
+        simrob_futrob::ActionKind::KickRight,
+    ));
+    let done = BodyStatus {
+        finished: 1,
+        ..BodyStatus::default()
+    };
+    let out = b.step(120, &done);
+    assert_eq!(
+        out.started.map(|a| a.to_string()).as_deref(),
+        Some("kickRight")
+    );
+    assert_eq!(
+        out.commands
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>(),
+        ["kickRight"]
+    );
+}
