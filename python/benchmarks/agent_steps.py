@@ -25,7 +25,7 @@ import numpy as np
 
 import simrob  # noqa: F401  (registers the environments)
 from simrob import sim
-from simrob.pettingzoo import drones
+from simrob.pettingzoo import drones, futrob
 
 REPO = Path(__file__).resolve().parents[2]
 ROWS: list[tuple] = []
@@ -98,6 +98,27 @@ def swarm(steps: int, n: int):
     return run
 
 
+def team(steps: int, per_team: int):
+    """FutRob's team task, both teams agents choosing random FutRob actions (a step is
+    200 simulated ms: 20 physics iterations of every humanoid, camera and brain)."""
+
+    def run():
+        env = futrob.parallel_env(players_per_team=per_team)
+        env.reset(seed=0)
+        rng = np.random.default_rng(0)
+        done = goals = 0
+        while done < steps:
+            if not env.agents:
+                env.reset()
+            actions = {a: int(rng.integers(len(futrob.ACTIONS))) for a in env.agents}
+            done += len(actions)
+            _, _, term, _, _ = env.step(actions)
+            goals += int(any(term.values()))
+        env.close()
+        return done, f"{goals} goals, {done // (2 * per_team) * 0.2:.0f} simulated s"
+    return run
+
+
 def sumbot_udp(binary: str, steps: int):
     from simrob import Agent, server
 
@@ -161,6 +182,8 @@ def main() -> None:
     timed("Nomad-v0", f"in-process, batch of {args.batch}", batch("simrob/Nomad-v0", args.steps * 5, args.batch))
     print("Drones")
     timed("drones (PettingZoo)", f"in-process, {args.drones} agents", swarm(args.steps * 5, args.drones))
+    print("FutRob team")
+    timed("futrob (PettingZoo)", "in-process, 2 vs 2 agents", team(args.steps // 20, 2))
     binary = args.simrob
     if binary and Path(binary).is_file():
         os.environ["SIMROB_BIN"] = str(Path(binary).resolve())
