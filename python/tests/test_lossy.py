@@ -70,10 +70,12 @@ def test_lost_confirmations_are_clear_timeouts_and_only_register_agent_is_sent_a
         assert sum("Set_Sync_Wait" in s for s in sent) == 20
         assert confirmed > 0 and timeouts > 0, (confirmed, timeouts)
         t = totals(r)
-    assert t["up_received"] == len(sent), t
-    assert t["up_lost"] == 0 and t["down_received"] == len(sent), t
+    # The relay passed on every request it got (none impaired up) and the server answered each.
+    reached = t["up_received"] - 20
+    assert 1 <= reached <= registers, (t, registers)
+    assert t["up_lost"] == 0 and t["down_received"] == t["up_received"], t
     # Every lost answer is one the client gave up on: a register resent, or a Timeout.
-    assert t["down_lost"] == (registers - 1) + timeouts, (t, registers, timeouts)
+    assert t["down_lost"] == (reached - 1) + timeouts, (t, registers, timeouts)
 
 
 def test_a_register_never_confirmed_is_resent_then_a_clear_timeout(sim: Process) -> None:
