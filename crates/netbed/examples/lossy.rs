@@ -5,6 +5,7 @@
 //! cargo run -p simrob-netbed --example lossy                # 300 iterations a setting, seed 1
 //! cargo run -p simrob-netbed --example lossy -- 1000 7      # iterations, seed
 //! cargo run -p simrob-netbed --example lossy -- 300 1,2,3   # several seeds: mean and spread
+//! cargo run -p simrob-netbed --example lossy -- 300 1..3 50 # and 50 split broadcasts (200)
 //! ```
 //!
 //! Per setting: six synchronous agents in lockstep (SumBot scene, `syncwait` 0.1 s) —
@@ -239,6 +240,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let iterations: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(300);
     let seeds = seeds(args.next());
+    let splits: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(200);
     let seed = seeds[0];
     let base = Impairment {
         seed,
@@ -280,7 +282,7 @@ fn main() {
     ];
     let seed_list: Vec<String> = seeds.iter().map(|s| s.to_string()).collect();
     println!(
-        "{AGENTS} synchronous agents, syncwait {SYNC_WAIT} s, {iterations} iterations a setting, seeds {}; the same impairment both ways{}\n",
+        "{AGENTS} synchronous agents, syncwait {SYNC_WAIT} s, {iterations} iterations a setting, {splits} split broadcasts, seeds {}; the same impairment both ways{}\n",
         seed_list.join(", "),
         if seeds.len() > 1 { "; mean (min–max) over the seeds" } else { "" }
     );
@@ -298,7 +300,7 @@ fn main() {
                 let lockstep = lockstep(imp, down, iterations);
                 // Every request not confirmed is a clear time-out (anything else panics).
                 let (confirmed, _timeouts) = requests(imp, down, 100);
-                let (whole, spanned, half) = split(imp, down, 200);
+                let (whole, spanned, half) = split(imp, down, splits);
                 Run {
                     lockstep,
                     confirmed,
