@@ -52,7 +52,9 @@ pub struct DemoArgs {
     /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.
     #[arg(long, value_name = "FILTER")]
     pub log: Option<String>,
-    /// Connect to this running server instead of starting one (e.g. 127.0.0.1:5005).
+    /// Connect to this running server instead of starting one (e.g. 127.0.0.1:5005). The
+    /// demo turns its auto-adjust mode on (simulated time at wall-clock pace) and leaves it
+    /// on: the protocol cannot ask what it was before.
     #[arg(long, value_name = "IP:PORT")]
     pub server: Option<SocketAddr>,
     /// Drive from a script instead of the keyboard: lines `AT LEFT RIGHT`: from AT seconds

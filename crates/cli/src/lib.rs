@@ -10,6 +10,7 @@ mod coord;
 mod demo;
 mod flags;
 mod mrs;
+mod netbed;
 mod plot;
 mod replay;
 mod run;
@@ -61,6 +62,11 @@ enum Command {
     /// Coordination of robot teams: Control Center, Time Server, robot agents, Contract Net.
     #[command(subcommand)]
     Coord(coord::CoordCommand),
+    /// The lossy-network test bed: relays that lose, duplicate, reorder and delay UDP
+    /// datagrams (seeded, so a run can be repeated) or slow, stall and cut TCP connections,
+    /// to put between a client and a server. Loopback addresses only, unless told otherwise.
+    #[command(subcommand)]
+    Netbed(netbed::NetbedCommand),
     /// The FutRob humanoid soccer team: players, a whole team, the message spy and sender.
     #[command(subcommand)]
     Soccer(soccer::SoccerCommand),
@@ -145,6 +151,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Swarm(cmd) => swarm::run(cmd),
         Command::Coord(cmd) => coord::run(cmd),
         Command::Soccer(cmd) => soccer::run(cmd),
+        Command::Netbed(cmd) => netbed::run(cmd),
         Command::Batch(args) => batch::run(args),
         Command::Plot(cmd) => plot::run(cmd),
         Command::Completions { shell } => {

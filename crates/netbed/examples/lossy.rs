@@ -2,15 +2,19 @@
 //! prints the table of `docs/network.md`:
 //!
 //! ```sh
-//! cargo run -p simrob-netbed --example lossy            # 300 iterations a setting
-//! cargo run -p simrob-netbed --example lossy -- 1000 7  # iterations, seed
+//! cargo run -p simrob-netbed --example lossy                # 300 iterations a setting, seed 1
+//! cargo run -p simrob-netbed --example lossy -- 1000 7      # iterations, seed
+//! cargo run -p simrob-netbed --example lossy -- 300 1,2,3   # several seeds: mean and spread
+//! cargo run -p simrob-netbed --example lossy -- 300 1..3 50 # and 50 split broadcasts (200)
 //! ```
 //!
 //! Per setting: six synchronous agents in lockstep (SumBot scene, `syncwait` 0.1 s) —
 //! iterations a second, the longest one iteration took (between the broadcasts of two
 //! iterations in a row, as an agent saw them), the broadcasts each agent missed, whether every agent reached the last iteration; then 100 confirmed
 //! `Set_Sync_Wait` requests (confirmed / clear time-outs); then 200 split soccer broadcasts
-//! (`maximumdatagramsize` 1024): whole ones received, half ones (must be 0).
+//! (`maximumdatagramsize` 1024): whole ones received, half ones (must be 0). Over several
+//! seeds each figure is given as the mean and its range over the seeds, and the longest
+//! iteration as the longest over all seeds with each seed's, against `syncwait`.
 
 use std::time::{Duration, Instant};
 
@@ -192,10 +196,52 @@ fn split(up: Impairment, down: Impairment, n: usize) -> (usize, u64, usize) {
     (got, last.saturating_sub(first.unwrap_or(0)) + 1, half)
 }
 
+/// One setting's figures for one seed.
+struct Run {
+    lockstep: Lockstep,
+    confirmed: usize,
+    whole: usize,
+    spanned: u64,
+    half: usize,
+}
+
+/// `a,b,c` or `a..b` (inclusive) or one seed.
+fn seeds(arg: Option<String>) -> Vec<u64> {
+    let Some(arg) = arg else { return vec![1] };
+    if let Some((a, b)) = arg.split_once("..") {
+        if let (Ok(a), Ok(b)) = (a.parse::<u64>(), b.parse::<u64>()) {
+            return (a..=b).collect();
+        }
+    }
+    let list: Vec<u64> = arg
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    if list.is_empty() {
+        eprintln!("seeds: {arg:?} is not a seed, a list (1,2,3) or a range (1..5)");
+        std::process::exit(2);
+    }
+    list
+}
+
+/// `mean (min–max)` of `v`, with `digits` decimals; the value alone for one seed.
+fn spread(v: &[f64], digits: usize) -> String {
+    let n = v.len().max(1) as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    if v.len() < 2 {
+        return format!("{mean:.digits$}");
+    }
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{mean:.digits$} ({min:.digits$}–{max:.digits$})")
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let iterations: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(300);
-    let seed: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let seeds = seeds(args.next());
+    let splits: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(200);
+    let seed = seeds[0];
     let base = Impairment {
         seed,
         ..Impairment::clean()
@@ -234,37 +280,65 @@ fn main() {
             },
         ),
     ];
+    let seed_list: Vec<String> = seeds.iter().map(|s| s.to_string()).collect();
     println!(
-        "{AGENTS} synchronous agents, syncwait {SYNC_WAIT} s, {iterations} iterations a setting, seed {seed}; the same impairment both ways\n"
+        "{AGENTS} synchronous agents, syncwait {SYNC_WAIT} s, {iterations} iterations a setting, {splits} split broadcasts, seeds {}; the same impairment both ways{}\n",
+        seed_list.join(", "),
+        if seeds.len() > 1 { "; mean (min–max) over the seeds" } else { "" }
     );
-    println!("| setting | iterations/s | longest iteration | broadcasts missed (per agent) | every agent to the end | processor s | confirmed / time-outs (of 100) | split broadcasts whole / iterations spanned, half |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| setting | iterations/s | longest iteration: the longest (× syncwait); each seed's | broadcasts missed per agent: mean (most) | every agent to the end | processor s | confirmed of 100 | split broadcasts whole / iterations spanned | half worlds |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for (name, imp) in settings {
-        let down = Impairment {
-            seed: imp.seed ^ 0xD0,
-            ..imp
-        };
-        let l = lockstep(imp, down, iterations);
-        let (confirmed, timeouts) = requests(imp, down, 100);
-        let (whole, spanned, half) = split(imp, down, 200);
-        let missed: Vec<String> = l
-            .missed
+        let runs: Vec<Run> = seeds
             .iter()
-            .map(|m| {
-                if *m == u64::MAX {
-                    "left behind".to_string()
-                } else {
-                    m.to_string()
+            .map(|&seed| {
+                let imp = Impairment { seed, ..imp };
+                let down = Impairment {
+                    seed: seed ^ 0xD0,
+                    ..imp
+                };
+                let lockstep = lockstep(imp, down, iterations);
+                // Every request not confirmed is a clear time-out (anything else panics).
+                let (confirmed, _timeouts) = requests(imp, down, 100);
+                let (whole, spanned, half) = split(imp, down, splits);
+                Run {
+                    lockstep,
+                    confirmed,
+                    whole,
+                    spanned,
+                    half,
                 }
             })
             .collect();
+        let f = |g: &dyn Fn(&Run) -> f64| runs.iter().map(g).collect::<Vec<f64>>();
+        let longest: Vec<f64> = f(&|r| r.lockstep.longest_wait.as_secs_f64() * 1000.0);
+        let worst = longest.iter().copied().fold(0.0, f64::max);
+        let each: Vec<String> = longest.iter().map(|l| format!("{l:.0}")).collect();
+        let missed: Vec<u64> = runs
+            .iter()
+            .flat_map(|r| r.lockstep.missed.iter().copied())
+            .collect();
+        let behind = missed.iter().filter(|m| **m == u64::MAX).count();
+        let counted: Vec<f64> = missed
+            .iter()
+            .filter(|m| **m != u64::MAX)
+            .map(|m| *m as f64)
+            .collect();
+        let most = counted.iter().copied().fold(0.0, f64::max);
+        let mean_missed = counted.iter().sum::<f64>() / counted.len().max(1) as f64;
+        let reached = runs.iter().filter(|r| r.lockstep.all_reached).count();
         println!(
-            "| {name} | {:.0} | {:.0} ms | {} | {} | {:.1} | {confirmed} / {timeouts} | {whole} / {spanned}, {half} |",
-            l.per_second,
-            l.longest_wait.as_secs_f64() * 1000.0,
-            missed.join(", "),
-            if l.all_reached { "yes" } else { "NO" },
-            l.cpu,
+            "| {name} | {} | {worst:.0} ms ({:.1}×); {} ms | {mean_missed:.1} ({most:.0}){} | {} | {} | {} | {} / {} | {} |",
+            spread(&f(&|r| r.lockstep.per_second), 0),
+            worst / (SYNC_WAIT * 1000.0),
+            each.join(", "),
+            if behind > 0 { format!(", {behind} left behind") } else { String::new() },
+            if reached == runs.len() { "yes".to_string() } else { format!("NO ({} of {} seeds)", reached, runs.len()) },
+            spread(&f(&|r| r.lockstep.cpu), 1),
+            spread(&f(&|r| r.confirmed as f64), 0),
+            spread(&f(&|r| r.whole as f64), 0),
+            spread(&f(&|r| r.spanned as f64), 0),
+            runs.iter().map(|r| r.half).sum::<usize>(),
         );
     }
 }

@@ -47,10 +47,24 @@ pub struct TcpRelay {
 impl TcpRelay {
     /// Starts a relay on a free loopback port in front of `server` (a loopback address).
     pub fn start(server: SocketAddr) -> Result<TcpRelay, NetbedError> {
-        if !server.ip().is_loopback() {
-            return Err(NetbedError::NotLoopback(server));
+        Self::start_on(SocketAddr::new(server.ip(), 0), server)
+    }
+
+    /// [`TcpRelay::start`] listening on `front` (loopback).
+    pub fn start_on(front: SocketAddr, server: SocketAddr) -> Result<TcpRelay, NetbedError> {
+        for a in [front, server] {
+            if !a.ip().is_loopback() {
+                return Err(NetbedError::NotLoopback(a));
+            }
         }
-        let listener = TcpListener::bind(SocketAddr::new(server.ip(), 0))?;
+        Self::start_any(front, server)
+    }
+
+    /// [`TcpRelay::start_on`] without the loopback check: `front` and `server` may be any
+    /// addresses. For a user who asked for it explicitly (`simrob netbed tcp
+    /// --allow-non-loopback`); tests stay on loopback.
+    pub fn start_any(front: SocketAddr, server: SocketAddr) -> Result<TcpRelay, NetbedError> {
+        let listener = TcpListener::bind(front)?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared::default());
         let s = shared.clone();

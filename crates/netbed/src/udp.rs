@@ -72,6 +72,18 @@ impl UdpRelay {
                 return Err(NetbedError::NotLoopback(a));
             }
         }
+        Self::start_any(front, server, up, down)
+    }
+
+    /// [`UdpRelay::start_on`] without the loopback check: `front` and `server` may be any
+    /// addresses, so the impaired datagrams cross a real network. For a user who asked for
+    /// it explicitly (`simrob netbed udp --allow-non-loopback`); tests stay on loopback.
+    pub fn start_any(
+        front: SocketAddr,
+        server: SocketAddr,
+        up: Impairment,
+        down: Impairment,
+    ) -> Result<UdpRelay, NetbedError> {
         up.validate()?;
         down.validate()?;
         let socket = UdpSocket::bind(front).map_err(NetbedError::Io)?;
@@ -240,7 +252,16 @@ impl Relay {
             return None;
         }
         let i = self.flows.len();
-        let mut socket = UdpSocket::bind(SocketAddr::new(self.server.ip(), 0)).ok()?;
+        // Towards a server on this machine from its own address; otherwise from whichever
+        // address the route to it takes.
+        let local = if self.server.ip().is_loopback() {
+            self.server.ip()
+        } else if self.server.is_ipv4() {
+            std::net::Ipv4Addr::UNSPECIFIED.into()
+        } else {
+            std::net::Ipv6Addr::UNSPECIFIED.into()
+        };
+        let mut socket = UdpSocket::bind(SocketAddr::new(local, 0)).ok()?;
         self.poll
             .registry()
             .register(&mut socket, Token(i), Interest::READABLE)

@@ -5,6 +5,7 @@
 //! client) — turning basic tasks into wheel commands and reporting the standard status.
 
 use std::f64::consts::PI;
+use std::io::Write;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
@@ -61,7 +62,45 @@ pub struct RobotArgs {
     /// 0.1 for a Nomad).
     #[arg(long)]
     tolerance: Option<f64>,
+    /// Seconds without a word from the Control Center (its Time Server speaks every
+    /// --clock-period) after which the link counts as lost and the robot connects again
+    /// (0 = never).
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    cc_silence: f64,
+    /// After losing the Control Center (closed, cut, or silent), keep trying to connect
+    /// again for this many seconds, then give up (0 = stop at once). A robot that connects
+    /// again starts afresh, as a restarted process: the Control Center sends it its
+    /// unfinished tasks again from the start.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    reconnect_for: f64,
 }
+
+/// How a connection to the Control Center ended.
+enum Lost {
+    /// The Control Center closed it, or the network cut it.
+    Closed,
+    /// Nothing heard for --cc-silence seconds.
+    Silent(f64),
+    /// The connection could not be made.
+    Unreachable(String),
+    /// Refused because the id is still held by this robot's previous connection (the
+    /// Control Center has not noticed yet that it is gone).
+    IdTaken(String),
+}
+
+impl std::fmt::Display for Lost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Lost::Closed => write!(f, "the Control Center closed the connection"),
+            Lost::Silent(s) => write!(f, "no word from the Control Center for {s:.1} s"),
+            Lost::Unreachable(e) => write!(f, "{e}"),
+            Lost::IdTaken(r) => write!(f, "the Control Center refused: {r}"),
+        }
+    }
+}
+
+/// Pause between attempts to connect again.
+const RECONNECT_PAUSE: Duration = Duration::from_millis(500);
 
 /// A robot's body: where it is, and drive towards a point.
 trait Body {
@@ -243,10 +282,17 @@ pub fn run(args: RobotArgs) -> Result<()> {
         }),
         (None, None) => bail!("say which robot to drive: --simrob ADDR or --mrs ADDR"),
     };
+    for (name, v) in [
+        ("--cc-silence", args.cc_silence),
+        ("--reconnect-for", args.reconnect_for),
+    ] {
+        if !(v.is_finite() && v >= 0.0) {
+            bail!("{name} must be 0 or a positive number of seconds");
+        }
+    }
     let tolerance = args
         .tolerance
         .unwrap_or(if body.world() == "mrs" { 0.1 } else { 0.05 });
-    let (mut writer, rx) = connect_cc(&args.cc)?;
     let info = RobotInfo {
         robot: args.id,
         name: args
@@ -262,17 +308,109 @@ pub fn run(args: RobotArgs) -> Result<()> {
             0.2
         },
     };
-    let mut agent = RobotAgent::new(info);
+    let start = Instant::now();
+    let mut first = true;
+    let mut lost_at: Option<Instant> = None;
+    loop {
+        let lost = match connect_cc(&args.cc) {
+            Ok((writer, rx)) => {
+                let lost = session(
+                    &args, &mut *body, &info, tolerance, start, writer, rx, first,
+                )?;
+                if !matches!(lost, Lost::IdTaken(_)) {
+                    lost_at = None;
+                }
+                lost
+            }
+            Err(e) if first => return Err(e),
+            Err(e) => Lost::Unreachable(format!("{e:#}")),
+        };
+        first = false;
+        let since = *lost_at.get_or_insert_with(Instant::now);
+        if since.elapsed().as_secs_f64() >= args.reconnect_for {
+            if let Lost::IdTaken(r) = &lost {
+                bail!("the Control Center did not take this robot: {r}");
+            }
+            println!("{lost}");
+            if args.reconnect_for > 0.0 {
+                println!(
+                    "robot {}: gave up connecting again after {:.0} s (--reconnect-for)",
+                    args.id, args.reconnect_for
+                );
+            }
+            return Ok(());
+        }
+        println!(
+            "robot {}: {lost}; connecting again to {} (for up to {:.0} s, --reconnect-for)",
+            args.id, args.cc, args.reconnect_for
+        );
+        std::io::stdout().flush()?;
+        std::thread::sleep(RECONNECT_PAUSE);
+    }
+}
+
+/// One connection to the Control Center, from `hello` until it is lost. The robot's upper
+/// layer starts afresh on each (tasks of an earlier connection were given back to
+/// allocation when it went).
+#[allow(clippy::too_many_arguments)]
+fn session(
+    args: &RobotArgs,
+    body: &mut dyn Body,
+    info: &RobotInfo,
+    tolerance: f64,
+    start: Instant,
+    mut writer: std::net::TcpStream,
+    rx: std::sync::mpsc::Receiver<Incoming>,
+    first: bool,
+) -> Result<Lost> {
+    let mut agent = RobotAgent::new(info.clone());
     agent.bidder.max_queue = args.max_queue;
     let mut board = TaskBoard::default();
     write_env(&mut writer, &agent.hello())?;
     println!(
-        "robot {} ({}) connected to the Control Center at {}",
+        "robot {} ({}) {} the Control Center at {}",
         args.id,
         body.kind(),
+        if first {
+            "connected to"
+        } else {
+            "connected again to"
+        },
         args.cc
     );
-    let start = Instant::now();
+    std::io::stdout().flush()?;
+    let mut heard = start.elapsed().as_secs_f64();
+    let lost = session_loop(
+        args,
+        body,
+        &mut agent,
+        &mut board,
+        tolerance,
+        start,
+        &mut writer,
+        &rx,
+        &mut heard,
+    );
+    // Whatever ended it, the body stops and the connection goes.
+    let _ = writer.shutdown(std::net::Shutdown::Both);
+    if let Ok(pose) = body.sense() {
+        let _ = body.drive(pose, None);
+    }
+    lost
+}
+
+#[allow(clippy::too_many_arguments)]
+fn session_loop(
+    args: &RobotArgs,
+    body: &mut dyn Body,
+    agent: &mut RobotAgent,
+    board: &mut TaskBoard,
+    tolerance: f64,
+    start: Instant,
+    writer: &mut std::net::TcpStream,
+    rx: &std::sync::mpsc::Receiver<Incoming>,
+    heard: &mut f64,
+) -> Result<Lost> {
     let mut goal: Option<(TaskId, (f64, f64))> = None;
     let mut timed: [Option<(TaskId, f64)>; 2] = [None; 2];
     let mut next_status = 0.0;
@@ -294,23 +432,30 @@ pub fn run(args: RobotArgs) -> Result<()> {
         loop {
             match rx.try_recv() {
                 Ok(Incoming::Message(_, env)) => {
+                    *heard = local;
                     if let Msg::Refused { reason } = &env.msg {
                         eprintln!("the Control Center refused: {reason}");
                         if !agent.welcomed {
+                            if reason.contains("already in use") {
+                                // Most likely this robot's previous connection, not yet
+                                // noticed gone: try again (within --reconnect-for).
+                                return Ok(Lost::IdTaken(reason.clone()));
+                            }
                             bail!("the Control Center did not take this robot: {reason}");
                         }
                     }
-                    agent.handle(&env, local, pose, &mut board, &Euclidean);
+                    agent.handle(&env, local, pose, board, &Euclidean);
                 }
                 Ok(Incoming::Bad(_, e)) => eprintln!("bad message from the Control Center: {e}"),
                 Ok(Incoming::Closed(_)) | Err(TryRecvError::Disconnected) => {
-                    body.drive(pose, None)?;
-                    println!("the Control Center closed the connection");
-                    return Ok(());
+                    return Ok(Lost::Closed);
                 }
                 Ok(_) => {}
                 Err(TryRecvError::Empty) => break,
             }
+        }
+        if args.cc_silence > 0.0 && local - *heard >= args.cc_silence {
+            return Ok(Lost::Silent(local - *heard));
         }
         // The lower layer: reached points, finished timed tasks.
         if let Some((task, (x, y))) = goal {
@@ -318,7 +463,7 @@ pub fn run(args: RobotArgs) -> Result<()> {
                 goal = None;
                 body.drive(pose, None)?;
                 report_now = true;
-                let _ = agent.basic_done(task, Ok(()), local, &mut board);
+                let _ = agent.basic_done(task, Ok(()), local, board);
             }
         }
         for slot in &mut timed {
@@ -326,11 +471,11 @@ pub fn run(args: RobotArgs) -> Result<()> {
                 if local >= end {
                     *slot = None;
                     report_now = true;
-                    let _ = agent.basic_done(task, Ok(()), local, &mut board);
+                    let _ = agent.basic_done(task, Ok(()), local, board);
                 }
             }
         }
-        agent.tick(local, &mut board);
+        agent.tick(local, board);
         while let Some(cmd) = agent.poll_command() {
             report_now = true;
             match cmd {
@@ -359,7 +504,7 @@ pub fn run(args: RobotArgs) -> Result<()> {
         }
         if let Err(e) = body.drive(pose, goal.map(|g| g.1)) {
             if let Some((task, _)) = goal.take() {
-                let _ = agent.basic_done(task, Err(FailCode::Execution), local, &mut board);
+                let _ = agent.basic_done(task, Err(FailCode::Execution), local, board);
             }
             eprintln!("robot {}: {e}", args.id);
         }
@@ -367,10 +512,14 @@ pub fn run(args: RobotArgs) -> Result<()> {
             report_now = false;
             next_status = local + args.status_period;
             let s = agent.status(local, pose, None, None);
-            write_env(&mut writer, &s)?;
+            if write_env(writer, &s).is_err() {
+                return Ok(Lost::Closed);
+            }
         }
         while let Some(env) = agent.poll_transmit() {
-            write_env(&mut writer, &env)?;
+            if write_env(writer, &env).is_err() {
+                return Ok(Lost::Closed);
+            }
         }
         // The control period; messages are read at the next step.
         std::thread::sleep(Duration::from_millis(20));

@@ -73,6 +73,14 @@ pub struct ServeArgs {
     /// Most auctions open at once (max_open_auctions).
     #[arg(long, default_value_t = 64)]
     max_open_auctions: usize,
+    /// Seconds a robot's connection may send nothing before it is let go (silence_timeout;
+    /// 0 = never). Robot agents report their status every half second and swarm robots
+    /// every simulated second, so a connection silent this long is a stalled link or a hung
+    /// process: its robots leave and their unfinished tasks go back to allocation (keep it
+    /// longer than the robots' status period). Operators' connections are never let go for
+    /// silence.
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    silence_timeout: f64,
     /// Show the map live in the browser (the 2D view: every robot by its condition, every
     /// task at its goal by its state, a line from the robot holding it). On 127.0.0.1:8080
     /// unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
@@ -100,6 +108,9 @@ impl ServeArgs {
                 bail!("{name} must be a positive number of seconds");
             }
         }
+        if !(self.silence_timeout.is_finite() && self.silence_timeout >= 0.0) {
+            bail!("--silence-timeout must be 0 (never) or a positive number of seconds");
+        }
         if self.max_open_auctions == 0 || self.max_connections == 0 {
             bail!("--max-open-auctions and --max-connections must be at least 1");
         }
@@ -120,6 +131,10 @@ impl ServeArgs {
 struct Conn {
     stream: TcpStream,
     robots: Vec<RobotId>,
+    /// Local time of the last message that came on it.
+    heard: f64,
+    /// Let go for silence (closed by us; its reader reports the close).
+    let_go: bool,
 }
 
 struct Logs {
@@ -269,6 +284,8 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
                                 Conn {
                                     stream,
                                     robots: Vec::new(),
+                                    heard: now,
+                                    let_go: false,
                                 },
                             );
                         }
@@ -277,6 +294,9 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
                 }
             }
             Some(Incoming::Message(c, env)) => {
+                if let Some(conn) = conns.get_mut(&c) {
+                    conn.heard = now;
+                }
                 handle(&mut cc, &mut conns, &mut robot_conn, c, env, now)
             }
             Some(Incoming::Bad(c, e)) => {
@@ -312,6 +332,9 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
                 Err(e) => println!("error: {e} (help: h)"),
             },
             Some(Incoming::EndOfInput) => quit = true,
+        }
+        if args.silence_timeout > 0.0 {
+            let_go_of_silent(&mut conns, now, args.silence_timeout);
         }
         // The Time Server, then whatever is due.
         if let Some(msg) = ts.tick(now) {
@@ -361,6 +384,24 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
     }
     logs.flush();
     Ok(())
+}
+
+/// Closes robot connections silent for `timeout` seconds (a stalled link, a hung process):
+/// their readers report the close, and their robots leave.
+fn let_go_of_silent(conns: &mut HashMap<usize, Conn>, now: f64, timeout: f64) {
+    for (c, conn) in conns.iter_mut() {
+        if conn.let_go || conn.robots.is_empty() || now - conn.heard < timeout {
+            continue;
+        }
+        conn.let_go = true;
+        let robots: Vec<String> = conn.robots.iter().map(|r| r.to_string()).collect();
+        println!(
+            "connection {c} (robot {}): nothing heard for {:.1} s (--silence-timeout), let go",
+            robots.join(", "),
+            now - conn.heard
+        );
+        let _ = conn.stream.shutdown(std::net::Shutdown::Both);
+    }
 }
 
 fn refused(reason: String) -> Envelope {

@@ -3,6 +3,7 @@
 
 mod common;
 
+mod futrob;
 mod lockstep;
 mod mrs;
 mod split;

@@ -2,10 +2,13 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
+
+use simrob_coord::wire::{encode, Envelope, FrameDecoder, Msg, OperatorCommand};
 
 /// The longest a test waits for an awaited line before failing.
 pub const GUARD: Duration = Duration::from_secs(180);
@@ -84,4 +87,98 @@ impl Proc {
         writeln!(stdin, "{line}").expect("a line typed");
         stdin.flush().expect("flush");
     }
+}
+
+pub fn address(p: &Proc, scheme: &str) -> String {
+    p.after(&format!("listening on {scheme}://"))
+}
+
+/// The operator's connection to the Control Center.
+pub struct Operator {
+    stream: TcpStream,
+    reports: Receiver<String>,
+}
+
+impl Operator {
+    pub fn connect(addr: &str) -> Operator {
+        let stream = TcpStream::connect(addr).expect("operator connects");
+        let mut reader = stream.try_clone().expect("clone");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut dec = FrameDecoder::default();
+            let mut buf = [0u8; 8192];
+            loop {
+                let n = match std::io::Read::read(&mut reader, &mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => n,
+                };
+                dec.push(&buf[..n]);
+                while let Some(m) = dec.next_message() {
+                    let text = match m.expect("the Control Center speaks the wire format").msg {
+                        Msg::Report { text } => text,
+                        Msg::Refused { reason } => format!("refused: {reason}"),
+                        other => format!("{other:?}"),
+                    };
+                    if tx.send(text).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        Operator {
+            stream,
+            reports: rx,
+        }
+    }
+
+    pub fn send(&mut self, command: OperatorCommand) {
+        let env = Envelope {
+            from: 0,
+            to: Some(0),
+            msg: Msg::Operator {
+                command: Box::new(command),
+            },
+        };
+        self.stream
+            .write_all(encode(&env).as_bytes())
+            .expect("send");
+    }
+
+    pub fn wait(&self, pred: impl Fn(&str) -> bool) -> String {
+        loop {
+            match self.reports.recv_timeout(GUARD) {
+                Ok(r) if pred(&r) => return r,
+                Ok(_) => {}
+                Err(e) => panic!("the awaited report never came: {e}"),
+            }
+        }
+    }
+
+    /// The robots table, once it lists every robot in `ids` with a position.
+    pub fn robots(&mut self, ids: &[u32]) -> Vec<(u32, f64, f64)> {
+        loop {
+            self.send(OperatorCommand::Robots);
+            let table = self.wait(|r| r.starts_with("id\tname"));
+            let rows: Vec<(u32, f64, f64)> = table
+                .lines()
+                .skip(1)
+                .filter_map(|l| {
+                    let f: Vec<&str> = l.split('\t').collect();
+                    Some((f[0].parse().ok()?, f[4].parse().ok()?, f[5].parse().ok()?))
+                })
+                .collect();
+            if ids.iter().all(|id| rows.iter().any(|r| r.0 == *id)) {
+                return rows;
+            }
+            // Not everyone has joined and reported yet: wait for the next status.
+            self.wait(|r| r.starts_with("status.log"));
+        }
+    }
+}
+
+pub fn pos(rows: &[(u32, f64, f64)], id: u32) -> (f64, f64) {
+    rows.iter()
+        .find(|r| r.0 == id)
+        .map(|r| (r.1, r.2))
+        .expect("listed")
 }

@@ -1,0 +1,319 @@
+//! `simrob netbed`: the lossy-network test bed's relays (`simrob-netbed`) as commands, to put
+//! between a client and a server by hand: UDP (SimRob agents and server) with seeded loss,
+//! duplication, reordering, delay and jitter; TCP (Mobile Robot Simulator, coordination)
+//! with a delay, stalls and cuts typed at the terminal.
+
+use std::io::{BufRead, Write};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use simrob_netbed::{Impairment, LinkStats, TcpRelay, UdpRelay};
+
+/// Subcommands of `simrob netbed`.
+#[derive(clap::Subcommand)]
+pub enum NetbedCommand {
+    /// A UDP relay between SimRob agents and a server that loses, duplicates, reorders and
+    /// delays datagrams, each from a seeded random stream: the same seed and traffic give the
+    /// same losses in every run.
+    ///
+    /// Agents send to the --listen address instead of the server's; the relay rewrites the
+    /// port in their Register_Agent so the server's answers and broadcasts come back
+    /// through it too. Both ways are impaired alike unless --only says otherwise. Prints
+    /// `listening on udp://IP:PORT` when ready; type `stats` for what it did so far; Ctrl-C
+    /// (or `quit`) stops it and prints the totals. Example: simrob netbed udp --listen
+    /// 127.0.0.1:5006 --to 127.0.0.1:5005 --loss 0.05 --delay 50ms --jitter 20ms --seed 1
+    Udp(UdpArgs),
+    /// A TCP relay between clients and a server (the Mobile Robot Simulator, the
+    /// coordination Control Center) that can slow, stall and cut the connections.
+    ///
+    /// Clients connect to the --listen address instead of the server's. Type at the
+    /// terminal: `delay 50ms` (hold every chunk that long; `delay 0` for none), `stall`
+    /// (forward nothing, the connections stay open), `resume`, `cut` (close every open
+    /// connection at both ends), `stats`, `quit`. Prints `listening on tcp://IP:PORT` when
+    /// ready; Ctrl-C stops it.
+    Tcp(TcpArgs),
+}
+
+/// Where the relay listens and where it relays to.
+#[derive(clap::Args)]
+pub struct Ends {
+    /// The server's address (IP:PORT, or a host name that resolves to one).
+    #[arg(long, value_name = "ADDR")]
+    to: String,
+    /// Where clients reach the relay (port 0: any free port, printed).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    listen: SocketAddr,
+    /// Allow addresses other than loopback (127.0.0.0/8, ::1): the impaired traffic then
+    /// crosses a real network. Without it the relay only works on this machine.
+    #[arg(long)]
+    allow_non_loopback: bool,
+}
+
+impl Ends {
+    fn resolve(&self) -> Result<(SocketAddr, SocketAddr)> {
+        let to = self
+            .to
+            .to_socket_addrs()
+            .with_context(|| format!("--to {}: not an address (IP:PORT)", self.to))?
+            .next()
+            .with_context(|| format!("--to {}: no address for it", self.to))?;
+        if !self.allow_non_loopback {
+            for (flag, a) in [("--listen", self.listen), ("--to", to)] {
+                if !a.ip().is_loopback() {
+                    bail!(
+                        "{flag} {a} is not a loopback address: the relay stays on this machine \
+                         unless you pass --allow-non-loopback"
+                    );
+                }
+            }
+        }
+        Ok((self.listen, to))
+    }
+}
+
+/// Arguments of `simrob netbed udp`.
+#[derive(clap::Args)]
+pub struct UdpArgs {
+    #[command(flatten)]
+    ends: Ends,
+    /// Probability that a datagram is lost (0 to 1).
+    #[arg(long, default_value_t = 0.0, value_name = "P")]
+    loss: f64,
+    /// Probability that a datagram that is not lost arrives twice (0 to 1).
+    #[arg(long, default_value_t = 0.0, value_name = "P")]
+    dup: f64,
+    /// Probability that a datagram is held back until the next one of its agent has gone,
+    /// so the two arrive swapped (0 to 1).
+    #[arg(long, default_value_t = 0.0, value_name = "P")]
+    reorder: f64,
+    /// Delay added to every datagram, e.g. 50ms or 0.05s.
+    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME")]
+    delay: Duration,
+    /// Each datagram's delay varies by up to this either way (uniformly; at most --delay).
+    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME")]
+    jitter: Duration,
+    /// Seed of the random stream (each agent's datagrams meet the same fates in every run).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Impair only one way: `up` (agents to server) or `down` (server to agents).
+    #[arg(long, value_name = "WAY", value_parser = ["up", "down"])]
+    only: Option<String>,
+}
+
+/// Arguments of `simrob netbed tcp`.
+#[derive(clap::Args)]
+pub struct TcpArgs {
+    #[command(flatten)]
+    ends: Ends,
+    /// Delay every chunk forwarded by this much from the start, e.g. 50ms (`delay` at the
+    /// terminal changes it).
+    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME")]
+    delay: Duration,
+}
+
+/// `50ms`, `0.05s`, `2s`, `0`.
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (number, scale) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1.0)
+    } else if s == "0" {
+        ("0", 1.0)
+    } else {
+        return Err(format!("{s:?}: give a unit, e.g. 50ms or 0.05s"));
+    };
+    let v: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a time such as 50ms or 0.05s"))?;
+    if !(v.is_finite() && (0.0..=3600.0).contains(&(v * scale))) {
+        return Err(format!("{s:?}: a time from 0 to 3600 s"));
+    }
+    Ok(Duration::from_secs_f64(v * scale))
+}
+
+pub fn run(cmd: NetbedCommand) -> Result<()> {
+    match cmd {
+        NetbedCommand::Udp(args) => udp(args),
+        NetbedCommand::Tcp(args) => tcp(args),
+    }
+}
+
+fn udp(args: UdpArgs) -> Result<()> {
+    let (listen, to) = args.ends.resolve()?;
+    let imp = Impairment {
+        loss: args.loss,
+        duplicate: args.dup,
+        reorder: args.reorder,
+        delay: args.delay,
+        jitter: args.jitter,
+        seed: args.seed,
+    };
+    // The two ways draw from different streams of the same seed.
+    let down = Impairment {
+        seed: args.seed ^ 0x9e37_79b9_7f4a_7c15,
+        ..imp
+    };
+    let (up, down) = match args.only.as_deref() {
+        Some("up") => (imp, Impairment::clean()),
+        Some("down") => (Impairment::clean(), down),
+        _ => (imp, down),
+    };
+    let relay = if args.ends.allow_non_loopback {
+        UdpRelay::start_any(listen, to, up, down)
+    } else {
+        UdpRelay::start_on(listen, to, up, down)
+    }
+    .with_context(|| format!("cannot start the relay on {listen}"))?;
+    println!("listening on udp://{}", relay.addr());
+    println!(
+        "relaying to udp://{to}: {}",
+        match args.only.as_deref() {
+            Some(way) => format!("{} ({way} only)", describe(&imp)),
+            None => format!("{} (both ways)", describe(&imp)),
+        }
+    );
+    std::io::stdout().flush()?;
+    let show = |relay: &UdpRelay| {
+        let s = relay.stats();
+        println!(
+            "agents {}; up: {}; down: {}",
+            s.flows,
+            link(&s.up),
+            link(&s.down)
+        );
+    };
+    terminal(|line| match line {
+        "stats" => {
+            show(&relay);
+            Ok(true)
+        }
+        "quit" => Ok(false),
+        "" => Ok(true),
+        other => {
+            println!("unknown command {other:?}: stats or quit");
+            Ok(true)
+        }
+    })?;
+    show(&relay);
+    Ok(())
+}
+
+fn tcp(args: TcpArgs) -> Result<()> {
+    let (listen, to) = args.ends.resolve()?;
+    let relay = if args.ends.allow_non_loopback {
+        TcpRelay::start_any(listen, to)
+    } else {
+        TcpRelay::start_on(listen, to)
+    }
+    .with_context(|| format!("cannot start the relay on {listen}"))?;
+    relay.set_delay(args.delay);
+    println!("listening on tcp://{}", relay.addr());
+    println!(
+        "relaying to tcp://{to} (delay {} ms); type delay TIME, stall, resume, cut, stats or quit",
+        args.delay.as_millis()
+    );
+    std::io::stdout().flush()?;
+    let show = |relay: &TcpRelay| {
+        let s = relay.stats();
+        println!(
+            "connections {}, cut {}, bytes forwarded {}",
+            s.connections, s.cut, s.bytes
+        );
+    };
+    terminal(|line| {
+        let mut words = line.split_whitespace();
+        match (words.next(), words.next()) {
+            (Some("delay"), Some(t)) => match parse_duration(t) {
+                Ok(d) => {
+                    relay.set_delay(d);
+                    println!("delay {} ms", d.as_millis());
+                }
+                Err(e) => println!("delay {e}"),
+            },
+            (Some("stall"), None) => {
+                relay.stall(true);
+                println!("stalled: nothing is forwarded until resume");
+            }
+            (Some("resume"), None) => {
+                relay.stall(false);
+                println!("resumed");
+            }
+            (Some("cut"), None) => {
+                let before = relay.stats().cut;
+                relay.cut();
+                println!("cut {} connections", relay.stats().cut - before);
+            }
+            (Some("stats"), None) => show(&relay),
+            (Some("quit"), None) => return Ok(false),
+            (None, _) => {}
+            _ => {
+                println!("unknown command {line:?}: delay TIME, stall, resume, cut, stats or quit")
+            }
+        }
+        Ok(true)
+    })?;
+    show(&relay);
+    Ok(())
+}
+
+/// Reads commands typed at the terminal until `act` says stop (false), Ctrl-C, or an
+/// error. The end of the input (a closed or empty standard input) stops only the reading:
+/// the relay keeps running until Ctrl-C.
+fn terminal(mut act: impl FnMut(&str) -> Result<bool>) -> Result<()> {
+    let stop = crate::shell::ctrl_c_flag()?;
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::Builder::new()
+        .name("netbed-terminal".into())
+        .spawn(move || {
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        })?;
+    let mut typing = true;
+    while !stop.load(Ordering::SeqCst) {
+        // Looks at the Ctrl-C flag five times a second.
+        let tick = Duration::from_millis(200);
+        if !typing {
+            std::thread::sleep(tick);
+            continue;
+        }
+        match rx.recv_timeout(tick) {
+            Ok(line) => {
+                if !act(line.trim())? {
+                    break;
+                }
+                std::io::stdout().flush()?;
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => typing = false,
+        }
+    }
+    Ok(())
+}
+
+fn describe(i: &Impairment) -> String {
+    format!(
+        "loss {} %, duplication {} %, reordering {} %, delay {} ± {} ms, seed {}",
+        i.loss * 100.0,
+        i.duplicate * 100.0,
+        i.reorder * 100.0,
+        i.delay.as_millis(),
+        i.jitter.as_millis(),
+        i.seed
+    )
+}
+
+fn link(s: &LinkStats) -> String {
+    format!(
+        "received {}, lost {}, duplicated {}, reordered {}, sent {}",
+        s.received, s.lost, s.duplicated, s.reordered, s.sent
+    )
+}

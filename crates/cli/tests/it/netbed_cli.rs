@@ -1,0 +1,153 @@
+//! `simrob netbed udp` and `simrob netbed tcp`: the relays as commands. The UDP relay does
+//! exactly what its seed says (the datagrams lost and doubled are those the fates name);
+//! the TCP relay forwards and cuts when told at its terminal; addresses off this machine and
+//! bad numbers are refused with a clear message. Waits are on datagrams and printed lines.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream, UdpSocket};
+use std::time::Duration;
+
+use crate::coord_common::start;
+use crate::support::simrob;
+
+use simrob_netbed::fate::stream_id;
+use simrob_netbed::Impairment;
+
+const GUARD: Duration = Duration::from_secs(60);
+
+#[test]
+fn the_udp_relay_command_loses_and_doubles_exactly_what_its_seed_says() {
+    let server = UdpSocket::bind("127.0.0.1:0").expect("server socket");
+    server.set_read_timeout(Some(GUARD)).expect("guard");
+    let to = server.local_addr().expect("addr").to_string();
+    let mut relay = start(
+        &[
+            "netbed", "udp", "--to", &to, "--loss", "0.3", "--dup", "0.1", "--seed", "5", "--only",
+            "up",
+        ],
+        true,
+    );
+    let front = relay.after("listening on udp://");
+    let said = relay.wait_line("relaying to udp://");
+    assert!(
+        said.contains("loss 30 %") && said.contains("(up only)"),
+        "{said}"
+    );
+    let imp = Impairment {
+        loss: 0.3,
+        duplicate: 0.1,
+        seed: 5,
+        ..Impairment::clean()
+    };
+    let id = stream_id(b"probe");
+    let agent = UdpSocket::bind("127.0.0.1:0").expect("agent socket");
+    let (mut lost, mut doubled, mut copies) = (0u64, 0u64, 0u64);
+    let mut buf = [0u8; 256];
+    for batch in 0..20u64 {
+        // Ten at a time; each batch's copies all arrive before the next is sent.
+        let mut want = Vec::new();
+        for n in batch * 10..batch * 10 + 10 {
+            let d = format!("<Key>probe</Key><N>{n}</N>");
+            agent.send_to(d.as_bytes(), &front).expect("send");
+            let k = imp.fate(id, n).delays.len() as u64;
+            lost += u64::from(k == 0);
+            doubled += u64::from(k == 2);
+            want.extend(std::iter::repeat_n(n, k as usize));
+        }
+        let mut got = Vec::new();
+        while got.len() < want.len() {
+            let (len, _) = server.recv_from(&mut buf).expect("a datagram (guard)");
+            let text = String::from_utf8_lossy(&buf[..len]).into_owned();
+            let n: u64 = text
+                .split("<N>")
+                .nth(1)
+                .and_then(|r| r.split('<').next())
+                .and_then(|v| v.parse().ok())
+                .expect("numbered");
+            got.push(n);
+        }
+        got.sort_unstable();
+        assert_eq!(got, want, "batch {batch}");
+        copies += want.len() as u64;
+    }
+    assert!(lost > 30 && doubled > 5, "{lost} lost, {doubled} doubled");
+    relay.type_line("stats");
+    let stats = relay.wait_line("agents ");
+    assert!(
+        stats.contains(&format!(
+            "up: received 200, lost {lost}, duplicated {doubled}, reordered 0, sent {copies}"
+        )),
+        "{stats}"
+    );
+    relay.type_line("quit");
+    assert!(relay.child.wait().expect("exit").success());
+}
+
+#[test]
+fn the_tcp_relay_command_forwards_and_cuts_when_told() {
+    let server = TcpListener::bind("127.0.0.1:0").expect("listener");
+    let to = server.local_addr().expect("addr").to_string();
+    let mut relay = start(&["netbed", "tcp", "--to", &to, "--delay", "5ms"], true);
+    let front = relay.after("listening on tcp://");
+    let mut client = TcpStream::connect(&front).expect("connect through the relay");
+    client.set_read_timeout(Some(GUARD)).expect("guard");
+    let (mut upstream, _) = server.accept().expect("the relay connects on");
+    upstream.set_read_timeout(Some(GUARD)).expect("guard");
+    client.write_all(b"ping").expect("write");
+    let mut got = [0u8; 4];
+    upstream.read_exact(&mut got).expect("forwarded");
+    assert_eq!(&got, b"ping");
+    upstream.write_all(b"pong").expect("write back");
+    client.read_exact(&mut got).expect("forwarded back");
+    assert_eq!(&got, b"pong");
+    relay.type_line("cut");
+    relay.wait_line("cut 1 connections");
+    // Both ends see it closed.
+    assert_eq!(client.read(&mut got).unwrap_or(0), 0);
+    assert_eq!(upstream.read(&mut got).unwrap_or(0), 0);
+    relay.type_line("stats");
+    let stats = relay.wait_line("connections ");
+    assert!(
+        stats.starts_with("connections 1, cut 1, bytes forwarded 8"),
+        "{stats}"
+    );
+    relay.type_line("quit");
+    assert!(relay.child.wait().expect("exit").success());
+}
+
+#[test]
+fn the_relay_commands_refuse_other_machines_and_bad_numbers() {
+    let run = |args: &[&str]| {
+        let out = simrob().args(args).output().expect("simrob runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for cmd in ["udp", "tcp"] {
+        let (code, err) = run(&["netbed", cmd, "--to", "192.0.2.1:5005"]);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(
+            err.contains("is not a loopback address") && err.contains("--allow-non-loopback"),
+            "{err}"
+        );
+    }
+    let (code, err) = run(&["netbed", "udp", "--to", "127.0.0.1:5005", "--delay", "50"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("give a unit, e.g. 50ms or 0.05s"), "{err}");
+    let (code, err) = run(&["netbed", "udp", "--to", "127.0.0.1:5005", "--loss", "1.5"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("a probability between 0 and 1"), "{err}");
+    let (code, err) = run(&[
+        "netbed",
+        "udp",
+        "--to",
+        "127.0.0.1:5005",
+        "--delay",
+        "10ms",
+        "--jitter",
+        "20ms",
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("is larger than the delay"), "{err}");
+}
