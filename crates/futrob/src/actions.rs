@@ -17,7 +17,8 @@
 //!
 //! **Composite actions** are state machines that read the world model at every step:
 //! `find…` first looks where the object was last seen (its position dead-reckoned through
-//! the robot's own moves), then sweeps the head to both sides and down (a field player's
+//! the robot's own moves), then sweeps the head to both sides and down (a keeper's
+//! `findBall` looks out at the field first, where its ball comes from; a field player's
 //! `findBall` also turns in place 120° after a fruitless sweep and sweeps again, so it
 //! covers every direction); `lookAtBall`
 //! keeps the ball centred; `followBall` turns toward the ball when it is off to the side,
@@ -110,6 +111,19 @@ const BALL_SWEEP: [(f64, f64); 7] = [
     (-50.0, -15.0),
     (0.0, -60.0),
 ];
+/// A keeper's ball: the ball it waits for comes from the field, so out there first (straight,
+/// then to both sides), then near, then its feet. Starting near, as a field player does, a
+/// keeper looking for a ball placed 130 cm out found it after three poses, 2 to 3 s — a ball
+/// struck meanwhile was in the net before the keeper saw it.
+const KEEPER_BALL_SWEEP: [(f64, f64); 7] = [
+    (0.0, -15.0),
+    (-50.0, -15.0),
+    (50.0, -15.0),
+    (50.0, -40.0),
+    (0.0, -45.0),
+    (-50.0, -40.0),
+    (0.0, -60.0),
+];
 /// Far objects (goals, robots, landmarks): level, then lower, in 30° pan steps.
 const FAR_SWEEP: [(f64, f64); 10] = [
     (0.0, 0.0),
@@ -155,8 +169,10 @@ impl Search {
         s
     }
 
-    fn poses(&self) -> &'static [(f64, f64)] {
-        if self.target == ObjectKind::Ball {
+    fn poses(&self, role: Role) -> &'static [(f64, f64)] {
+        if self.target == ObjectKind::Ball && role == Role::Goalkeeper {
+            &KEEPER_BALL_SWEEP
+        } else if self.target == ObjectKind::Ball {
             &BALL_SWEEP
         } else {
             &FAR_SWEEP
@@ -248,7 +264,7 @@ impl Search {
         self.guide_by_post(c);
         let pose = match self.guided.front() {
             Some(g) => Some(*g),
-            None => self.poses().get(self.idx).copied(),
+            None => self.poses(c.wm.role()).get(self.idx).copied(),
         };
         let Some((pan, tilt)) = pose else {
             c.wm.set_searched(self.target);
@@ -516,6 +532,7 @@ pub fn intercept_step(wm: &WorldModel, now_ms: u64) -> Option<Option<Action>> {
     let pr = wm.params();
     let m = pr.motion;
     let (x_c, t_c) = wm.ball_crossing(pr.foot_front_cm + pr.possession_ahead_cm / 2.0)?;
+    let t_c = t_c - wm.ball_track_age_ms(now_ms);
     if x_c.abs() > pr.intercept_reach_cm {
         return None;
     }
@@ -847,6 +864,9 @@ impl Machine {
                 let Some((x_c, t_c, steps, _)) = c.wm.save_plan() else {
                     return (head, None, false);
                 };
+                // The plan is from the newest sighting; the ball has rolled on since (vision
+                // runs at 4 Hz, the brain far faster): time left from now.
+                let t_c = t_c - c.wm.ball_track_age_ms(c.now);
                 let p = c.p;
                 if steps == 0 && x_c.abs() <= p.standing_coverage_cm / 2.0 {
                     // The ball will hit the body: stand still.

@@ -86,8 +86,10 @@
 //!   `goalInRange` uses the opponent goal and a separate shot range of 200 cm, because
 //!   FutRob's penalty kicker shot from about 155 cm (the ball 140 cm from the goal, the
 //!   robot behind it) with this very rule.
-//! - **`ballIsGettingCloser`:** at least three fitted samples, the ball moving faster than
-//!   5 cm/s along a direction that reduces its range, seen within the last second.
+//! - **`ballIsGettingCloser`:** at least three fitted samples (two when the trajectory
+//!   started from a ball at rest: its first is the rest point, an average of many sightings),
+//!   the ball moving faster than 5 cm/s along a direction that reduces its range, seen within
+//!   the last second.
 //! - **`partnerPass`:** a fresh teammate reported `ACTION_TAKEN = passBall` within 10 s and
 //!   this robot has not had the ball since.
 //! - **Keeper position reports.** A field player seeing its own goal and a teammate within

@@ -442,7 +442,7 @@ impl WorldModel {
         let (Some(line), Some(p), Some(last)) = (t.line(), t.position(), t.last_time()) else {
             return false;
         };
-        t.len() >= 3
+        (t.len() >= 3 || t.len() >= 2 && t.started_from_rest())
             && now_ms.saturating_sub(last) <= self.params.trajectory_timeout_ms
             && t.is_moving()
             && line.dir.dot(p) < 0.0
@@ -479,6 +479,15 @@ impl WorldModel {
         let steps = ((need - p.save_distance_cm).max(0.0) / p.motion.lateral_step_cm).ceil() as u32;
         let t_keeper = steps as f64 * p.motion.lateral_step_ms as f64 + p.motion.save_ms as f64;
         Some((x_c, t_c, steps, t_keeper))
+    }
+
+    /// How long ago (ms) the newest ball sighting of the trajectory model was taken: what a
+    /// prediction made from it ([`WorldModel::save_plan`], [`WorldModel::ball_crossing`]) must
+    /// take off its time to go. 0 without a trajectory.
+    pub fn ball_track_age_ms(&self, now_ms: u64) -> f64 {
+        self.trajectory
+            .last_time()
+            .map_or(0.0, |t| now_ms.saturating_sub(t) as f64)
     }
 
     /// `gkNeedsStartSaving`: keeper only; the ball will cross its line inside the goal,
