@@ -26,7 +26,9 @@
 //! front of a foot; `kickBall`/`passBall`/`clearBall` approach, choose the direction (the
 //! FutRob rule for `kickBall`, see [`shot_angle`]), turn onto it in elementary turns while
 //! it is at least half a turn off, re-approach, and kick with the foot the ball is in front
-//! of;
+//! of (`passBall`, lined up, first waits until a field-player teammate reports the ball in
+//! sight — at most [`PASS_WAIT_MS`] — as a pass to a receiver still looking for the ball rolls
+//! past it);
 //! `save` side-steps while there is time, waits until the ball is close and dives to its
 //! side, or stands still when the ball will hit its body; `relocate` side-steps back to the
 //! goal centre; `supportBall` (simrob's) keeps its distance from the ball, facing it (see
@@ -324,6 +326,8 @@ enum Machine {
         kicking: bool,
         /// A goal post was looked for (`kickBall`).
         post_looked: bool,
+        /// Lined up for a pass, waiting since then for the receiver to watch the ball.
+        waiting_since: Option<u64>,
     },
     Save {
         diving: bool,
@@ -549,6 +553,9 @@ pub fn intercept_step(wm: &WorldModel, now_ms: u64) -> Option<Option<Action>> {
     Some(None)
 }
 
+/// Longest a lined-up pass waits for its receiver to report the ball in sight (ms).
+pub const PASS_WAIT_MS: u64 = 20_000;
+
 /// Nearer the ball than this (cm), a supporter steps aside rather than facing it.
 const SUPPORT_NEAR_CM: f64 = 40.0;
 
@@ -663,6 +670,7 @@ impl Machine {
                 search: None,
                 kicking: false,
                 post_looked: false,
+                waiting_since: None,
             },
             ActionKind::Save => Machine::Save { diving: false },
             ActionKind::Relocate => Machine::Relocate,
@@ -740,6 +748,7 @@ impl Machine {
                 search,
                 kicking,
                 post_looked,
+                waiting_since,
             } => {
                 if *kicking {
                     return (None, None, !c.busy);
@@ -840,6 +849,15 @@ impl Machine {
                     let a = q.copysign(r);
                     *remaining = Some(r - a);
                     return (track(c), Some(Action::with(ActionKind::Turn, a)), false);
+                }
+                // A pass to a teammate that is not watching the ball (still looking for it,
+                // turned away) rolls past it: lined up, wait until a field-player teammate
+                // reports the ball in sight, for at most PASS_WAIT_MS.
+                if *target == KickTarget::Partner && !c.wm.receiver_watching_ball(c.now) {
+                    let since = *waiting_since.get_or_insert(c.now);
+                    if c.now.saturating_sub(since) < PASS_WAIT_MS {
+                        return (track(c), None, false);
+                    }
                 }
                 let right = c.wm.possession_foot().unwrap_or(true);
                 *kicking = true;

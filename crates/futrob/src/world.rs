@@ -511,6 +511,17 @@ impl WorldModel {
         self.trajectory.crossing(y_cm)
     }
 
+    /// Whether a pass would find its receiver watching: some fresh field-player teammate
+    /// reports the ball in sight, or there is no fresh field-player teammate to wait for.
+    pub fn receiver_watching_ball(&self, now_ms: u64) -> bool {
+        let mut field = self
+            .comm
+            .fresh(now_ms)
+            .filter(|t| t.role == Some(Role::FieldPlayer))
+            .peekable();
+        field.peek().is_none() || field.any(|t| t.ball_in_sight)
+    }
+
     /// `partnerPass`: a fresh teammate reported `passBall` within the pass window, and this
     /// robot has not had the ball since.
     pub fn partner_pass(&self, now_ms: u64) -> bool {
@@ -527,7 +538,9 @@ impl WorldModel {
     /// window after this robot passed (the pass is its teammate's ball), until it holds the
     /// ball again. While this robot holds the ball, true only when a fresh field-player
     /// teammate with a lower id holds it too (two teammates face to face over one ball: one
-    /// of them leaves it to the other). False for a keeper.
+    /// of them leaves it to the other). After a teammate's pass (`partnerPass`) the margin and
+    /// the ids do not count: the receiver leaves the ball only to a teammate that holds it or
+    /// sees it nearer. False for a keeper.
     pub fn partner_nearer_ball(&self, now_ms: u64) -> bool {
         if self.role() != Role::FieldPlayer {
             return false;
@@ -550,7 +563,16 @@ impl WorldModel {
         } else {
             None
         };
-        let margin = self.params.support_margin_cm;
+        // After a teammate's pass the ball is meant for this robot: it leaves it only to a
+        // teammate that holds it or sees it nearer, with no margin and no precedence of ids
+        // (with them, a pass that stopped 20 cm short was left by both robots, the passer for
+        // its pass window and the receiver to the passer's lower id).
+        let pass_for_me = self.partner_pass(now_ms);
+        let margin = if pass_for_me {
+            0.0
+        } else {
+            self.params.support_margin_cm
+        };
         let me = self.comm.id();
         self.comm
             .fresh(now_ms)
@@ -565,7 +587,9 @@ impl WorldModel {
                 };
                 match mine {
                     None => true,
-                    Some(d) => theirs < d - margin || (theirs <= d + margin && t.id < me),
+                    Some(d) => {
+                        theirs < d - margin || (!pass_for_me && theirs <= d + margin && t.id < me)
+                    }
                 }
             })
     }
