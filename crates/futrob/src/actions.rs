@@ -17,7 +17,7 @@
 //!
 //! **Composite actions** are state machines that read the world model at every step:
 //! `find…` first looks where the object was last seen (its position dead-reckoned through
-//! the robot's own moves), then sweeps the head to both sides and down (a keeper's
+//! the robot's own moves; a ball last seen rolling, where its trajectory says it has gone), then sweeps the head to both sides and down (a keeper's
 //! `findBall` looks out at the field first, where its ball comes from; a field player's
 //! `findBall` also turns in place 120° after a fruitless sweep and sweeps again, so it
 //! covers every direction); `lookAtBall`
@@ -245,7 +245,12 @@ impl Search {
         }
         if !self.started {
             self.started = true;
-            if let Some(p) = c.wm.object(self.target).last_pos {
+            let last = if self.target == ObjectKind::Ball {
+                c.wm.ball_expected(c.now)
+            } else {
+                c.wm.object(self.target).last_pos
+            };
+            if let Some(p) = last {
                 let b = p.bearing_deg();
                 if b.abs() <= 90.0 {
                     self.guided.push_back(head_towards(p, &c.p));

@@ -481,6 +481,25 @@ impl WorldModel {
         Some((x_c, t_c, steps, t_keeper))
     }
 
+    /// Where to look for a ball that left the camera's view: where its trajectory says it
+    /// will be 2 s after it was last seen, or, for a ball not seen rolling, where it was last seen (`None` if never).
+    /// A pass that rolls past its receiver is looked for behind it, where it went, not in
+    /// front of it, where it was last seen.
+    pub fn ball_expected(&self, now_ms: u64) -> Option<Vec2> {
+        let last = self.object(ObjectKind::Ball).last_pos;
+        let t = &self.trajectory;
+        let fresh = t
+            .last_time()
+            .is_some_and(|s| now_ms.saturating_sub(s) <= self.params.trajectory_timeout_ms);
+        if fresh && t.is_moving() && (t.len() >= 3 || t.started_from_rest()) {
+            // Where it will be 2 s after it was last seen (a pass has about stopped by then;
+            // no farther, as the deceleration is an estimate, 0 until known).
+            let horizon = t.last_time().unwrap_or(now_ms).saturating_add(2000);
+            return t.predict(horizon).or(last);
+        }
+        last
+    }
+
     /// How long ago (ms) the newest ball sighting of the trajectory model was taken: what a
     /// prediction made from it ([`WorldModel::save_plan`], [`WorldModel::ball_crossing`]) must
     /// take off its time to go. 0 without a trajectory.

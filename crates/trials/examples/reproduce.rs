@@ -203,7 +203,8 @@ fn over_seed_range(n: u32, first: u64, last: u64, only: Option<Case>, profiles: 
                     "no".to_string()
                 }),
             );
-            let outcomes: Vec<String> = t.outcomes.iter().map(|(o, k)| format!("{o} {k}")).collect();
+            let outcomes: Vec<String> =
+                t.outcomes.iter().map(|(o, k)| format!("{o} {k}")).collect();
             eprintln!("{} {}: {}", case.name(), profile.name, outcomes.join(", "));
         }
     }
