@@ -304,11 +304,12 @@ impl Trajectory {
     }
 
     /// Where a still ball lies: the time of its newest sighting and the mean of its last
-    /// [`REST_SAMPLES`] sightings; `None` unless at least three sightings, all within
-    /// `1.5·epsilon_cm` of their mean, say it is still.
+    /// [`REST_SAMPLES`] sightings; `None` unless at least four sightings, all within
+    /// `1.5·epsilon_cm` of their mean, say it is still (three of a ball rolling 60 cm/s,
+    /// 15 cm a frame, are within that of their mean; four are not).
     fn rest_point(&self) -> Option<(u64, Vec2)> {
         let n = self.samples.len();
-        if n < 3 {
+        if n < 4 {
             return None;
         }
         let recent = &self.samples[n.saturating_sub(REST_SAMPLES)..];

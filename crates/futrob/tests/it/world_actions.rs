@@ -1282,3 +1282,34 @@ fn a_goal_placed_off_by_vision_is_found_again_from_one_post() {
         }
     }
 }
+
+#[test]
+fn a_ball_that_starts_from_rest_gives_its_line_at_its_first_sighting() {
+    let mut t = Trajectory::new(TrajectoryParams::default());
+    // A still ball 140 cm ahead, 18 cm left: its sightings scatter up to 8 cm along the ray,
+    // so no line through them says anything about where it will go.
+    for (i, dy) in [6.0, -4.0, 8.0, -3.0, 2.0, -7.0, 5.0, 0.0]
+        .iter()
+        .enumerate()
+    {
+        assert_ne!(
+            t.add(i as u64 * 250, Vec2::new(-18.0 + dy * 0.12, 140.0 + dy)),
+            SampleFate::Started,
+            "still"
+        );
+    }
+    // Struck: 35 cm nearer and 4 cm further left at the next frame.
+    assert_eq!(t.add(2250, Vec2::new(-22.0, 105.0)), SampleFate::Started);
+    assert!(t.started_from_rest() && t.len() == 2);
+    let mut w = wm(Role::Goalkeeper);
+    w.trajectory = t;
+    assert!(
+        w.ball_is_getting_closer(2250),
+        "one sighting of the rolling ball, anchored at the rest point, is enough"
+    );
+    // From the rest point (−17.9, 140.9) through (−22, 105): the keeper's line at x ≈ −34.
+    let (x_c, _) = w.ball_crossing(0.0).unwrap();
+    assert!((x_c + 34.0).abs() < 3.0, "crossing {x_c}");
+    // The age of the sighting is taken off the time to go.
+    assert_eq!(w.ball_track_age_ms(2400), 150.0);
+}
