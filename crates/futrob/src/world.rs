@@ -16,6 +16,9 @@ use crate::trajectory::{motion_left, reckon, Trajectory, Vec2};
 /// How long a field player averages its sightings of the keeper before reporting, ms.
 pub const KEEPER_WINDOW_MS: u64 = 2000;
 
+/// Sightings of the keeper (half the window at 4 Hz) a field player needs before it reports.
+pub const KEEPER_MIN_SIGHTINGS: usize = 4;
+
 /// What the model knows about one kind of object.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ObjectState {
@@ -701,10 +704,13 @@ impl WorldModel {
     /// (see [`WorldModel::observe`]) in the last 2 s, each axis `None` outside its
     /// `[MIN, MAX]` window (FutRob sends nothing for a tiny offset, and takes a huge one for a
     /// vision error). `None` when it saw no keeper in that time. Averaging the frames
-    /// (eight at 4 Hz) is what keeps one noisy frame from moving the keeper.
+    /// (eight at 4 Hz) is what keeps one noisy frame from moving the keeper; `None` until it
+    /// has [`KEEPER_MIN_SIGHTINGS`] of them.
     pub fn keeper_report(&self) -> Option<(Option<i32>, Option<i32>)> {
         let n = self.keeper_seen.len();
-        if n == 0 || self.role() != Role::FieldPlayer {
+        // Not before half a window's sightings: the first report used to go out after one
+        // frame, and one noisy frame moved a keeper 5.9 cm off (threshold 10 cm).
+        if n < KEEPER_MIN_SIGHTINGS || self.role() != Role::FieldPlayer {
             return None;
         }
         let (sx, sy) = self
