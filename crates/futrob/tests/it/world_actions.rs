@@ -344,7 +344,7 @@ fn field_player_reports_the_keeper_offset_in_the_goal_frame() {
     feed(
         &mut w,
         0,
-        2,
+        5,
         &[
             at(ObjectKind::MyGoal, 0.0, 180.0),
             at(ObjectKind::Partner, 20.0, 150.0),
@@ -356,7 +356,7 @@ fn field_player_reports_the_keeper_offset_in_the_goal_frame() {
     feed(
         &mut w,
         0,
-        2,
+        5,
         &[
             at(ObjectKind::MyGoal, 0.0, 180.0),
             at(ObjectKind::Partner, -5.0, 150.0),
@@ -367,7 +367,7 @@ fn field_player_reports_the_keeper_offset_in_the_goal_frame() {
     feed(
         &mut w,
         0,
-        2,
+        5,
         &[
             at(ObjectKind::MyGoal, 0.0, 180.0),
             at(ObjectKind::Partner, 50.0, 160.0),
@@ -379,7 +379,7 @@ fn field_player_reports_the_keeper_offset_in_the_goal_frame() {
     feed(
         &mut w,
         0,
-        2,
+        5,
         &[
             at(ObjectKind::MyGoal, 0.0, 180.0),
             at(ObjectKind::Partner, 0.0, 60.0),
@@ -400,14 +400,21 @@ fn the_keeper_report_is_the_mean_of_two_seconds_of_frames() {
         t += 250;
     }
     assert_eq!(w.keeper_report(), Some((None, None)));
-    // The keeper 20 cm off: reported, as the mean (the first frame only brings the goal
-    // into sight).
+    // The keeper 20 cm off: reported once four frames saw it, as their mean (the first frame
+    // only brings the goal into sight).
     let mut w = wm(Role::FieldPlayer);
     let mut t = 0;
     for x in [0.0, 23.0, 17.0, 20.0] {
         w.observe(t, &[goal, at(ObjectKind::Partner, x, 150.0)]);
         t += 250;
     }
+    assert_eq!(
+        w.keeper_report(),
+        None,
+        "three sightings are too few to report (one noisy frame moved a keeper 5.9 cm off)"
+    );
+    w.observe(t, &[goal, at(ObjectKind::Partner, 20.0, 150.0)]);
+    t += 250;
     assert_eq!(w.keeper_report(), Some((Some(-20), None)));
     // Frames older than two seconds are forgotten; a move of the field player forgets all.
     for x in [-30.0; 9] {
