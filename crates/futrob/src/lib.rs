@@ -94,7 +94,8 @@
 //!   this robot has not had the ball since.
 //! - **Keeper position reports.** A field player seeing its own goal and a teammate within
 //!   60 cm of the goal centre sends that teammate's offset in the **goal frame** (x along the
-//!   goal line, + to the right of a keeper facing the field; y out from the goal line),
+//!   goal line, + to the right of a keeper facing the field; y out from the goal line), the
+//!   mean of its sightings in the last 2 s and not before it has four of them,
 //!   once a second at most, directed to the known keeper (broadcast if none is known), each
 //!   axis only inside its `[MIN, MAX]` window (10/40 cm in x, 40/80 cm in y, inclusive).
 //!   `gkNeedsRelocate` uses the x offset only: the FutRob keeper moves only along its goal
