@@ -86,13 +86,16 @@
 //!   `goalInRange` uses the opponent goal and a separate shot range of 200 cm, because
 //!   FutRob's penalty kicker shot from about 155 cm (the ball 140 cm from the goal, the
 //!   robot behind it) with this very rule.
-//! - **`ballIsGettingCloser`:** at least three fitted samples, the ball moving faster than
-//!   5 cm/s along a direction that reduces its range, seen within the last second.
+//! - **`ballIsGettingCloser`:** at least three fitted samples (two when the trajectory
+//!   started from a ball at rest: its first is the rest point, an average of many sightings),
+//!   the ball moving faster than 5 cm/s along a direction that reduces its range, seen within
+//!   the last second.
 //! - **`partnerPass`:** a fresh teammate reported `ACTION_TAKEN = passBall` within 10 s and
 //!   this robot has not had the ball since.
 //! - **Keeper position reports.** A field player seeing its own goal and a teammate within
 //!   60 cm of the goal centre sends that teammate's offset in the **goal frame** (x along the
-//!   goal line, + to the right of a keeper facing the field; y out from the goal line),
+//!   goal line, + to the right of a keeper facing the field; y out from the goal line), the
+//!   mean of its sightings in the last 2 s and not before it has four of them,
 //!   once a second at most, directed to the known keeper (broadcast if none is known), each
 //!   axis only inside its `[MIN, MAX]` window (10/40 cm in x, 40/80 cm in y, inclusive).
 //!   `gkNeedsRelocate` uses the x offset only: the FutRob keeper moves only along its goal

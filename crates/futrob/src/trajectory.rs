@@ -14,6 +14,17 @@
 //! of the line mean the ball changed direction: the history is cleared and restarted from
 //! those two samples.
 //!
+//! **A ball that starts rolling.** A ball at rest gives no line, only a cloud of sightings
+//! around where it lies, spread mostly along the camera's ray (the distance errors are larger
+//! than the angle's), so the principal axis of that cloud points wherever the noise put it and
+//! the first sightings of the ball once struck fall off it as outliers: the model used to
+//! need two of them to restart, and a third to tell which way the ball went — the better part
+//! of a second with a 4 Hz camera, all of a penalty's time. Instead, a sighting farther than
+//! `2·epsilon_cm` from where a still ball lay (the mean of its last sightings) starts a new
+//! trajectory from that rest point (held at the time of its last sighting) through the new
+//! sighting: one sighting of the rolling ball gives its line, and the rest point, an average
+//! of many, anchors it ([`SampleFate::Started`]).
+//!
 //! **Motion along the line.** Samples are projected onto the line, giving a distance
 //! travelled `s_i` at time `t_i`. The velocity of each sample is FutRob's two-sample
 //! difference (its equations 8–9), the acceleration the difference of two velocities
@@ -175,7 +186,13 @@ pub enum SampleFate {
     Outlier,
     /// Second consecutive outlier on the same side: the trajectory restarted from the two.
     TrajectoryChanged,
+    /// A ball at rest was seen away from where it lay: the trajectory restarted from the rest
+    /// point through this sample.
+    Started,
 }
+
+/// Sightings of a still ball averaged for its rest point.
+const REST_SAMPLES: usize = 8;
 
 /// The ball trajectory model.
 #[derive(Debug, Clone, PartialEq)]
@@ -186,6 +203,7 @@ pub struct Trajectory {
     line: Option<Line>,
     outliers: u64,
     changes: u64,
+    from_rest: bool,
 }
 
 impl Trajectory {
@@ -198,6 +216,7 @@ impl Trajectory {
             line: None,
             outliers: 0,
             changes: 0,
+            from_rest: false,
         }
     }
 
@@ -206,6 +225,7 @@ impl Trajectory {
         self.samples.clear();
         self.pending = None;
         self.line = None;
+        self.from_rest = false;
     }
 
     /// Moves every stored sample by `-delta` and rotates by `-turn_deg` (the robot moved by
@@ -237,6 +257,18 @@ impl Trajectory {
                 self.samples.pop();
             }
         }
+        if let Some(rest) = self.rest_point() {
+            if p.minus(rest.1).norm() > 2.0 * self.params.epsilon_cm && rest.0 < t_ms {
+                self.changes += 1;
+                self.samples.clear();
+                self.samples.push(rest);
+                self.samples.push((t_ms, p));
+                self.pending = None;
+                self.from_rest = true;
+                self.refit();
+                return SampleFate::Started;
+            }
+        }
         let fate = match self.line {
             Some(line) if self.samples.len() >= 2 => {
                 let side = line.side_distance(p);
@@ -245,6 +277,7 @@ impl Trajectory {
                     match self.pending.take() {
                         Some((t0, p0, side0)) if side0.signum() == side.signum() && t0 < t_ms => {
                             self.changes += 1;
+                            self.from_rest = false;
                             self.samples.clear();
                             self.samples.push((t0, p0));
                             self.samples.push((t_ms, p));
@@ -268,6 +301,35 @@ impl Trajectory {
         }
         self.refit();
         fate
+    }
+
+    /// Where a still ball lies: the time of its newest sighting and the mean of its last
+    /// [`REST_SAMPLES`] sightings; `None` unless at least four sightings, all within
+    /// `1.5·epsilon_cm` of their mean, say it is still (three of a ball rolling 60 cm/s,
+    /// 15 cm a frame, are within that of their mean; four are not).
+    fn rest_point(&self) -> Option<(u64, Vec2)> {
+        let n = self.samples.len();
+        if n < 4 {
+            return None;
+        }
+        let recent = &self.samples[n.saturating_sub(REST_SAMPLES)..];
+        let mean = recent
+            .iter()
+            .fold(Vec2::default(), |a, (_, p)| a.plus(*p))
+            .scale(1.0 / recent.len() as f64);
+        // Still: every recent sighting within the camera's noise of the mean (a ball rolling
+        // even 10 cm/s leaves that in two seconds).
+        let still = recent
+            .iter()
+            .all(|(_, p)| p.minus(mean).norm() <= 1.5 * self.params.epsilon_cm);
+        still.then(|| (self.samples[n - 1].0, mean))
+    }
+
+    /// `true` when the trajectory started from a ball at rest ([`SampleFate::Started`]): its
+    /// first sample is the rest point, an average of many sightings, so two samples already
+    /// give a line worth acting on.
+    pub fn started_from_rest(&self) -> bool {
+        self.from_rest
     }
 
     fn refit(&mut self) {

@@ -16,6 +16,9 @@ use crate::trajectory::{motion_left, reckon, Trajectory, Vec2};
 /// How long a field player averages its sightings of the keeper before reporting, ms.
 pub const KEEPER_WINDOW_MS: u64 = 2000;
 
+/// Sightings of the keeper (half the window at 4 Hz) a field player needs before it reports.
+pub const KEEPER_MIN_SIGHTINGS: usize = 4;
+
 /// What the model knows about one kind of object.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ObjectState {
@@ -442,7 +445,7 @@ impl WorldModel {
         let (Some(line), Some(p), Some(last)) = (t.line(), t.position(), t.last_time()) else {
             return false;
         };
-        t.len() >= 3
+        (t.len() >= 3 || t.len() >= 2 && t.started_from_rest())
             && now_ms.saturating_sub(last) <= self.params.trajectory_timeout_ms
             && t.is_moving()
             && line.dir.dot(p) < 0.0
@@ -481,6 +484,34 @@ impl WorldModel {
         Some((x_c, t_c, steps, t_keeper))
     }
 
+    /// Where to look for a ball that left the camera's view: where its trajectory says it
+    /// will be 2 s after it was last seen, or, for a ball not seen rolling, where it was last seen (`None` if never).
+    /// A pass that rolls past its receiver is looked for behind it, where it went, not in
+    /// front of it, where it was last seen.
+    pub fn ball_expected(&self, now_ms: u64) -> Option<Vec2> {
+        let last = self.object(ObjectKind::Ball).last_pos;
+        let t = &self.trajectory;
+        let fresh = t
+            .last_time()
+            .is_some_and(|s| now_ms.saturating_sub(s) <= self.params.trajectory_timeout_ms);
+        if fresh && t.is_moving() && (t.len() >= 3 || t.started_from_rest()) {
+            // Where it will be 2 s after it was last seen (a pass has about stopped by then;
+            // no farther, as the deceleration is an estimate, 0 until known).
+            let horizon = t.last_time().unwrap_or(now_ms).saturating_add(2000);
+            return t.predict(horizon).or(last);
+        }
+        last
+    }
+
+    /// How long ago (ms) the newest ball sighting of the trajectory model was taken: what a
+    /// prediction made from it ([`WorldModel::save_plan`], [`WorldModel::ball_crossing`]) must
+    /// take off its time to go. 0 without a trajectory.
+    pub fn ball_track_age_ms(&self, now_ms: u64) -> f64 {
+        self.trajectory
+            .last_time()
+            .map_or(0.0, |t| now_ms.saturating_sub(t) as f64)
+    }
+
     /// `gkNeedsStartSaving`: keeper only; the ball will cross its line inside the goal,
     /// outside what it covers standing, and the time left minus the time the keeper needs
     /// is within `GK_SAVE_TIME_THRESHOLD_MS`.
@@ -502,6 +533,17 @@ impl WorldModel {
         self.trajectory.crossing(y_cm)
     }
 
+    /// Whether a pass would find its receiver watching: some fresh field-player teammate
+    /// reports the ball in sight, or there is no fresh field-player teammate to wait for.
+    pub fn receiver_watching_ball(&self, now_ms: u64) -> bool {
+        let mut field = self
+            .comm
+            .fresh(now_ms)
+            .filter(|t| t.role == Some(Role::FieldPlayer))
+            .peekable();
+        field.peek().is_none() || field.any(|t| t.ball_in_sight)
+    }
+
     /// `partnerPass`: a fresh teammate reported `passBall` within the pass window, and this
     /// robot has not had the ball since.
     pub fn partner_pass(&self, now_ms: u64) -> bool {
@@ -518,7 +560,9 @@ impl WorldModel {
     /// window after this robot passed (the pass is its teammate's ball), until it holds the
     /// ball again. While this robot holds the ball, true only when a fresh field-player
     /// teammate with a lower id holds it too (two teammates face to face over one ball: one
-    /// of them leaves it to the other). False for a keeper.
+    /// of them leaves it to the other). After a teammate's pass (`partnerPass`) the margin and
+    /// the ids do not count: the receiver leaves the ball only to a teammate that holds it or
+    /// sees it nearer. False for a keeper.
     pub fn partner_nearer_ball(&self, now_ms: u64) -> bool {
         if self.role() != Role::FieldPlayer {
             return false;
@@ -541,7 +585,16 @@ impl WorldModel {
         } else {
             None
         };
-        let margin = self.params.support_margin_cm;
+        // After a teammate's pass the ball is meant for this robot: it leaves it only to a
+        // teammate that holds it or sees it nearer, with no margin and no precedence of ids
+        // (with them, a pass that stopped 20 cm short was left by both robots, the passer for
+        // its pass window and the receiver to the passer's lower id).
+        let pass_for_me = self.partner_pass(now_ms);
+        let margin = if pass_for_me {
+            0.0
+        } else {
+            self.params.support_margin_cm
+        };
         let me = self.comm.id();
         self.comm
             .fresh(now_ms)
@@ -556,7 +609,9 @@ impl WorldModel {
                 };
                 match mine {
                     None => true,
-                    Some(d) => theirs < d - margin || (theirs <= d + margin && t.id < me),
+                    Some(d) => {
+                        theirs < d - margin || (!pass_for_me && theirs <= d + margin && t.id < me)
+                    }
                 }
             })
     }
@@ -649,10 +704,13 @@ impl WorldModel {
     /// (see [`WorldModel::observe`]) in the last 2 s, each axis `None` outside its
     /// `[MIN, MAX]` window (FutRob sends nothing for a tiny offset, and takes a huge one for a
     /// vision error). `None` when it saw no keeper in that time. Averaging the frames
-    /// (eight at 4 Hz) is what keeps one noisy frame from moving the keeper.
+    /// (eight at 4 Hz) is what keeps one noisy frame from moving the keeper; `None` until it
+    /// has [`KEEPER_MIN_SIGHTINGS`] of them.
     pub fn keeper_report(&self) -> Option<(Option<i32>, Option<i32>)> {
         let n = self.keeper_seen.len();
-        if n == 0 || self.role() != Role::FieldPlayer {
+        // Not before half a window's sightings: the first report used to go out after one
+        // frame, and one noisy frame moved a keeper 5.9 cm off (threshold 10 cm).
+        if n < KEEPER_MIN_SIGHTINGS || self.role() != Role::FieldPlayer {
             return None;
         }
         let (sx, sy) = self

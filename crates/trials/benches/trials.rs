@@ -1,4 +1,4 @@
-//! Trials per wall second for the penalty kick (one core), and simulated match minutes per
+//! Trials per wall second for each case study (one core), and simulated match minutes per
 //! wall second, each with what the runs did, and the same rates per second of this thread's
 //! processor time (what a quiet machine would give; the wall-clock rate drops when other
 //! work shares the cores). `cargo bench -p simrob-trials`.
@@ -18,32 +18,52 @@ use simrob_trials::matchplay::{play, MatchParams};
 use simrob_trials::{run_trial, Case};
 
 fn main() {
-    for profile in [Profile::ideal(), Profile::paper()] {
+    // The case studies, one core: the penalty kick with both profiles, then every case with
+    // FutRob's camera (`paper`), each with its outcomes.
+    let runs = [
+        (Case::PenaltyKick, Profile::ideal()),
+        (Case::PenaltyKick, Profile::paper()),
+        (Case::PenaltySave, Profile::paper()),
+        (Case::Pass, Profile::paper()),
+        (Case::Relocation, Profile::paper()),
+    ];
+    let (mut all_n, mut all_cpu) = (0u32, 0.0);
+    for (case, profile) in runs {
         let n = 60;
         let (start, cpu0) = (Instant::now(), cpu_s());
-        let mut on_target = 0;
+        let mut ok = 0;
         let mut sim_s = 0.0;
         for t in 0..n {
-            match run_trial(Case::PenaltyKick, t, 1, &profile) {
+            match run_trial(case, t, 1, &profile) {
                 Ok(r) => {
-                    on_target += u32::from(r.success);
+                    ok += u32::from(r.success);
                     sim_s += r.sim_seconds;
                 }
                 Err(e) => {
-                    eprintln!("trial {t}: {e}");
+                    eprintln!("{} trial {t}: {e}", case.name());
                     return;
                 }
             }
         }
         let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_s() - cpu0);
+        if profile.name == "paper" {
+            all_n += n;
+            all_cpu += cpu;
+        }
         println!(
-            "penalty kick, {}: {n} trials in {wall:.2} s = {:.1} trials/s on one core ({:.0}× real time); {:.1} trials per processor second; {on_target}/{n} on target",
+            "{}, {}: {n} trials in {wall:.2} s = {:.1} trials/s on one core ({:.0}× real time); {:.1} trials per processor second; {ok}/{n} {}",
+            case.name(),
             profile.name,
             f64::from(n) / wall,
             sim_s / wall,
-            f64::from(n) / cpu.max(1e-9)
+            f64::from(n) / cpu.max(1e-9),
+            case.success_label()
         );
     }
+    println!(
+        "the four cases, paper: {all_n} trials in {all_cpu:.2} processor s = {:.1} trials per processor second",
+        f64::from(all_n) / all_cpu.max(1e-9)
+    );
     let p = MatchParams {
         profile: Profile::paper(),
         seed: 1,

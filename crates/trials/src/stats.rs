@@ -78,6 +78,47 @@ pub fn totals(case: Case, results: &[TrialResult]) -> Totals {
     }
 }
 
+/// A case's rate over several seeds: the pooled rate with its interval, and how the rate of
+/// each seed's trials spread.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OverSeeds {
+    /// Every trial of every seed, pooled.
+    pub pooled: Rate,
+    /// How many seeds.
+    pub seeds: u32,
+    /// The lowest rate of one seed's trials, from 0 to 1.
+    pub min: f64,
+    /// The median rate of one seed's trials (the mean of the two middle ones for an even
+    /// count), from 0 to 1.
+    pub median: f64,
+    /// The highest rate of one seed's trials, from 0 to 1.
+    pub max: f64,
+}
+
+/// The pooled rate and the spread over seeds of `per_seed`: each seed's trials of one case.
+pub fn over_seeds(per_seed: &[Vec<TrialResult>]) -> OverSeeds {
+    let mut rates: Vec<f64> = per_seed
+        .iter()
+        .filter(|v| !v.is_empty())
+        .map(|v| v.iter().filter(|r| r.success).count() as f64 / v.len() as f64)
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    let ok = per_seed.iter().flatten().filter(|r| r.success).count() as u32;
+    let n = per_seed.iter().map(Vec::len).sum::<usize>() as u32;
+    let median = match rates.len() {
+        0 => 0.0,
+        k if k % 2 == 1 => rates[k / 2],
+        k => (rates[k / 2 - 1] + rates[k / 2]) / 2.0,
+    };
+    OverSeeds {
+        pooled: Rate::new(ok, n),
+        seeds: rates.len() as u32,
+        min: rates.first().copied().unwrap_or(0.0),
+        median,
+        max: rates.last().copied().unwrap_or(0.0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

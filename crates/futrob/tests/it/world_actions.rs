@@ -344,7 +344,7 @@ fn field_player_reports_the_keeper_offset_in_the_goal_frame() {
     feed(
         &mut w,
         0,
-        2,
+        5,
         &[
             at(ObjectKind::MyGoal, 0.0, 180.0),
             at(ObjectKind::Partner, 20.0, 150.0),
@@ -356,7 +356,7 @@ fn field_player_reports_the_keeper_offset_in_the_goal_frame() {
     feed(
         &mut w,
         0,
-        2,
+        5,
         &[
             at(ObjectKind::MyGoal, 0.0, 180.0),
             at(ObjectKind::Partner, -5.0, 150.0),
@@ -367,7 +367,7 @@ fn field_player_reports_the_keeper_offset_in_the_goal_frame() {
     feed(
         &mut w,
         0,
-        2,
+        5,
         &[
             at(ObjectKind::MyGoal, 0.0, 180.0),
             at(ObjectKind::Partner, 50.0, 160.0),
@@ -379,7 +379,7 @@ fn field_player_reports_the_keeper_offset_in_the_goal_frame() {
     feed(
         &mut w,
         0,
-        2,
+        5,
         &[
             at(ObjectKind::MyGoal, 0.0, 180.0),
             at(ObjectKind::Partner, 0.0, 60.0),
@@ -400,14 +400,21 @@ fn the_keeper_report_is_the_mean_of_two_seconds_of_frames() {
         t += 250;
     }
     assert_eq!(w.keeper_report(), Some((None, None)));
-    // The keeper 20 cm off: reported, as the mean (the first frame only brings the goal
-    // into sight).
+    // The keeper 20 cm off: reported once four frames saw it, as their mean (the first frame
+    // only brings the goal into sight).
     let mut w = wm(Role::FieldPlayer);
     let mut t = 0;
     for x in [0.0, 23.0, 17.0, 20.0] {
         w.observe(t, &[goal, at(ObjectKind::Partner, x, 150.0)]);
         t += 250;
     }
+    assert_eq!(
+        w.keeper_report(),
+        None,
+        "three sightings are too few to report (one noisy frame moved a keeper 5.9 cm off)"
+    );
+    w.observe(t, &[goal, at(ObjectKind::Partner, 20.0, 150.0)]);
+    t += 250;
     assert_eq!(w.keeper_report(), Some((Some(-20), None)));
     // Frames older than two seconds are forgotten; a move of the field player forgets all.
     for x in [-30.0; 9] {
@@ -1281,4 +1288,35 @@ fn a_goal_placed_off_by_vision_is_found_again_from_one_post() {
             );
         }
     }
+}
+
+#[test]
+fn a_ball_that_starts_from_rest_gives_its_line_at_its_first_sighting() {
+    let mut t = Trajectory::new(TrajectoryParams::default());
+    // A still ball 140 cm ahead, 18 cm left: its sightings scatter up to 8 cm along the ray,
+    // so no line through them says anything about where it will go.
+    for (i, dy) in [6.0, -4.0, 8.0, -3.0, 2.0, -7.0, 5.0, 0.0]
+        .iter()
+        .enumerate()
+    {
+        assert_ne!(
+            t.add(i as u64 * 250, Vec2::new(-18.0 + dy * 0.12, 140.0 + dy)),
+            SampleFate::Started,
+            "still"
+        );
+    }
+    // Struck: 35 cm nearer and 4 cm further left at the next frame.
+    assert_eq!(t.add(2250, Vec2::new(-22.0, 105.0)), SampleFate::Started);
+    assert!(t.started_from_rest() && t.len() == 2);
+    let mut w = wm(Role::Goalkeeper);
+    w.trajectory = t;
+    assert!(
+        w.ball_is_getting_closer(2250),
+        "one sighting of the rolling ball, anchored at the rest point, is enough"
+    );
+    // From the rest point (−17.9, 140.9) through (−22, 105): the keeper's line at x ≈ −34.
+    let (x_c, _) = w.ball_crossing(0.0).unwrap();
+    assert!((x_c + 34.0).abs() < 3.0, "crossing {x_c}");
+    // The age of the sighting is taken off the time to go.
+    assert_eq!(w.ball_track_age_ms(2400), 150.0);
 }
