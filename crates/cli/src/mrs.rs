@@ -270,6 +270,8 @@ pub fn run(args: MrsArgs) -> Result<()> {
         let mut server = server;
         let mut gui_hook = server.take_hook();
         println!("{}", crate::flags::Ros2::banner(discovery));
+        #[cfg(unix)]
+        let server = server.with_wake_source(Box::new(ros.ready_source()));
         server.with_hook(Box::new(move |core, files| {
             if let Some(h) = gui_hook.as_mut() {
                 h(core, files);

@@ -40,10 +40,27 @@ pub(crate) fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
     }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
-        .context("cannot install the Ctrl-C handler")?;
+    ctrlc::set_handler(move || {
+        flag.store(true, Ordering::SeqCst);
+        let actions = ON_CTRL_C.lock().unwrap_or_else(|e| e.into_inner());
+        for a in actions.iter() {
+            a();
+        }
+    })
+    .context("cannot install the Ctrl-C handler")?;
     Ok(CTRL_C.get_or_init(|| stop).clone())
 }
+
+/// Also run `action` when Ctrl-C raises the flag (after raising it): it wakes a thread that
+/// sleeps on something other than the flag.
+pub(crate) fn on_ctrl_c(action: Box<dyn Fn() + Send>) {
+    ON_CTRL_C
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(action);
+}
+
+static ON_CTRL_C: std::sync::Mutex<Vec<Box<dyn Fn() + Send>>> = std::sync::Mutex::new(Vec::new());
 
 /// The flag of [`ctrl_c_flag`], once a command has installed it.
 static CTRL_C: OnceLock<Arc<AtomicBool>> = OnceLock::new();

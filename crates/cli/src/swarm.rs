@@ -215,6 +215,8 @@ fn run_scenario(args: RunArgs) -> Result<()> {
             stop.clone(),
         )
         .context("cannot start the ROS 2 participant")?;
+        let wake = ros.waker();
+        crate::shell::on_ctrl_c(Box::new(move || wake.wake()));
         sim.add_system(Box::new(ros));
         println!("{}", crate::flags::Ros2::banner(discovery));
     }

@@ -156,6 +156,7 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), File
 const MAX_PENDING_OUTPUT: usize = 1 << 20;
 
 const LISTENER: Token = Token(usize::MAX);
+const WAKE_SOURCE: Token = Token(usize::MAX - 1);
 
 /// One client connection.
 struct Conn {
@@ -182,6 +183,7 @@ pub struct MrsServer {
     files: Box<dyn MapFiles + Send>,
     options: ShellOptions,
     hook: Option<ShellHook>,
+    wake_source: Option<Box<dyn mio::event::Source + Send>>,
 }
 
 /// A server running on its own thread (see [`MrsServer::spawn`]).
@@ -235,12 +237,20 @@ impl MrsServer {
             files,
             options,
             hook: None,
+            wake_source: None,
         })
     }
 
     /// Calls `hook` once per turn of the loop (see [`ShellHook`]).
     pub fn with_hook(mut self, hook: ShellHook) -> Self {
         self.hook = Some(hook);
+        self
+    }
+
+    /// Also wakes the loop (and so runs the hook) when `source` turns readable: the hook's
+    /// own inputs, such as a ROS 2 participant's readers.
+    pub fn with_wake_source(mut self, source: Box<dyn mio::event::Source + Send>) -> Self {
+        self.wake_source = Some(source);
         self
     }
 
@@ -283,10 +293,15 @@ impl MrsServer {
             mut files,
             options,
             mut hook,
+            mut wake_source,
         } = self;
         let mut poll = Poll::new()?;
         poll.registry()
             .register(&mut listener, LISTENER, Interest::READABLE)?;
+        if let Some(s) = wake_source.as_mut() {
+            poll.registry()
+                .register(s, WAKE_SOURCE, Interest::READABLE)?;
+        }
         let mut events = Events::with_capacity(256);
         let mut conns: BTreeMap<usize, Conn> = BTreeMap::new();
         let mut next_id = 0usize;
@@ -328,6 +343,10 @@ impl MrsServer {
                 );
             }
             for event in events.iter() {
+                if event.token() == WAKE_SOURCE {
+                    // The hook, run below, takes what woke the loop.
+                    continue;
+                }
                 if event.token() == LISTENER {
                     accept_pending = !accept_all(
                         &listener,

@@ -13,6 +13,7 @@
 //! * [`simrob`]: the SimRob server's worlds (`simrob serve --ros2`);
 //! * [`mrs`]: the Mobile Robot Simulator's Nomad-200s (`simrob mrs --ros2`);
 //! * [`swarm`]: the swarm's robots (`simrob swarm run --ros2`).
+//! * [`soccer`]: FutRob KidSize matches (`simrob soccer match --ros2`), watched.
 
 #![warn(missing_docs)]
 
@@ -22,4 +23,5 @@ pub mod mrs;
 pub mod msg;
 pub mod node;
 pub mod simrob;
+pub mod soccer;
 pub mod swarm;

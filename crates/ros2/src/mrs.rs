@@ -119,6 +119,13 @@ impl MrsRos {
         })
     }
 
+    /// The participant's event queue, for the server's loop to wait on (see
+    /// [`Node::ready_source`]).
+    #[cfg(unix)]
+    pub fn ready_source(&self) -> crate::node::ReadySource {
+        self.node.ready_source()
+    }
+
     /// One turn of the server's loop: ROS's own robot on the first, then what is due
     /// published (when time moved or robots came or went), the commands that arrived
     /// applied, and with lockstep the step made when the ROS side answered.

@@ -375,3 +375,21 @@ pub struct Bool {
     pub data: bool,
 }
 ros_type!(Bool, "std_msgs::msg::dds_::Bool_");
+
+/// `std_msgs/Int32MultiArray`: a FutRob match's score.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct Int32MultiArray {
+    /// Layout (one labelled dimension).
+    pub layout: MultiArrayLayout,
+    /// Values.
+    pub data: Vec<i32>,
+}
+ros_type!(Int32MultiArray, "std_msgs::msg::dds_::Int32MultiArray_");
+
+/// `std_msgs/String`: a FutRob match's events, one line each.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Text {
+    /// The text.
+    pub data: String,
+}
+ros_type!(Text, "std_msgs::msg::dds_::String_");

@@ -5,9 +5,16 @@
 //! [`Node::publish`] writes what the [`crate::bridge::Bridge`] says; [`Node::receive`]
 //! hands it what arrived. Readers keep only the latest sample (history depth 1) and each
 //! call takes a bounded number, so a flood costs bounded work.
+//!
+//! Nothing polls: every reader is registered in the node's own event queue (mio: RustDDS
+//! signals a reader's new data on a socket pair), so [`Node::wait`] sleeps until a sample
+//! arrives or another thread calls [`Wake::wake`]; an outer event loop can wait on the same
+//! queue through [`Node::ready_source`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+use std::time::Duration;
 
 use rustdds::no_key::{DataReader, DataWriter};
 use rustdds::policy::{Durability, History, Reliability};
@@ -59,6 +66,18 @@ pub mod qos {
         profile(reliable(), Durability::TransientLocal, 1)
     }
 
+    /// A state a late joiner needs (a match's score): reliable, transient local, keep last 1,
+    /// as a latched topic.
+    pub fn latched() -> QosPolicies {
+        profile(reliable(), Durability::TransientLocal, 1)
+    }
+
+    /// A log a late joiner should see the end of (a match's events): reliable, transient
+    /// local, keep last `depth`.
+    pub fn latched_history(depth: i32) -> QosPolicies {
+        profile(reliable(), Durability::TransientLocal, depth)
+    }
+
     /// What simrob reads commands with: best effort (it matches reliable and best-effort
     /// publishers alike), keep last 1 (only the latest command counts).
     pub fn command() -> QosPolicies {
@@ -79,6 +98,9 @@ pub fn dds_topic(name: &str) -> String {
 /// Why the participant or one of its topics could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum NodeError {
+    /// The node's event queue could not be made or a reader not registered in it.
+    #[error("event queue: {0}")]
+    Events(#[from] std::io::Error),
     /// RustDDS refused.
     #[error("DDS: {context}: {message}")]
     Dds {
@@ -107,6 +129,17 @@ struct RobotTopics {
     sonars: Vec<Writer<crate::msg::Range>>,
     scan: Option<Writer<LaserScan>>,
     bumpers: Option<Writer<Float64MultiArray>>,
+    /// Its readers' tokens in the event queue.
+    tokens: Vec<mio::Token>,
+}
+
+/// What a reader's token stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Input {
+    CmdVel,
+    Wheels,
+    Goal,
+    Step,
 }
 
 /// Which inputs the robots of this world take.
@@ -118,8 +151,76 @@ pub struct Inputs {
     pub goal: bool,
 }
 
+/// A writer of a world's own topic (see [`Node::topic_writer`]).
+pub struct TopicWriter<M: Message>(Writer<M>);
+
+impl<M: Message> TopicWriter<M> {
+    /// Writes `m`; a failure is logged (the next one tries again).
+    pub fn write(&self, m: M) {
+        if let Err(e) = write(&self.0, m) {
+            tracing::debug!(target: "simrob::ros2", "not written: {e}");
+        }
+    }
+}
+
+/// Wakes a [`Node::wait`] from another thread (a frame to publish, a stop).
+#[derive(Clone, Debug)]
+pub struct Wake(Arc<mio::Waker>);
+
+impl Wake {
+    /// Makes the node's current or next [`Node::wait`] return.
+    pub fn wake(&self) {
+        if let Err(e) = self.0.wake() {
+            tracing::warn!(target: "simrob::ros2", "cannot wake the ROS 2 node: {e}");
+        }
+    }
+}
+
+/// The token of the node's [`Wake`]; readers get the ones after it.
+const WAKE_TOKEN: mio::Token = mio::Token(0);
+
+/// The node's event queue: readable when [`Node::wait`] would return at once (see
+/// [`Node::ready_source`]).
+#[cfg(unix)]
+#[derive(Debug)]
+pub struct ReadySource(std::os::fd::RawFd);
+
+#[cfg(unix)]
+impl mio::event::Source for ReadySource {
+    fn register(
+        &mut self,
+        registry: &mio::Registry,
+        token: mio::Token,
+        interests: mio::Interest,
+    ) -> std::io::Result<()> {
+        mio::unix::SourceFd(&self.0).register(registry, token, interests)
+    }
+
+    fn reregister(
+        &mut self,
+        registry: &mio::Registry,
+        token: mio::Token,
+        interests: mio::Interest,
+    ) -> std::io::Result<()> {
+        mio::unix::SourceFd(&self.0).reregister(registry, token, interests)
+    }
+
+    fn deregister(&mut self, registry: &mio::Registry) -> std::io::Result<()> {
+        mio::unix::SourceFd(&self.0).deregister(registry)
+    }
+}
+
 /// A ROS 2 participant publishing a world.
 pub struct Node {
+    events: mio::Poll,
+    event_buf: mio::Events,
+    wake: Arc<mio::Waker>,
+    next_token: usize,
+    /// Each reader's robot (empty for `/simrob/step`) and input, by token.
+    sources: HashMap<mio::Token, (String, Input)>,
+    /// Readers with samples to take (those that signalled, and those left with more than a
+    /// turn takes).
+    pending: BTreeSet<mio::Token>,
     participant: DomainParticipant,
     publisher: Publisher,
     subscriber: Subscriber,
@@ -148,7 +249,15 @@ impl Node {
             participant.create_subscriber(&qos::default(10)),
             "subscriber",
         )?;
+        let events = mio::Poll::new()?;
+        let wake = Arc::new(mio::Waker::new(events.registry(), WAKE_TOKEN)?);
         let mut node = Node {
+            events,
+            event_buf: mio::Events::with_capacity(256),
+            wake,
+            next_token: WAKE_TOKEN.0 + 1,
+            sources: HashMap::new(),
+            pending: BTreeSet::new(),
             clock: writer(&participant, &publisher, "/clock", qos::default(1))?,
             tf: writer(&participant, &publisher, "/tf", qos::default(100))?,
             tf_static: writer(&participant, &publisher, "/tf_static", qos::tf_static())?,
@@ -161,14 +270,84 @@ impl Node {
             dropped: 0,
         };
         if lockstep {
-            node.step = Some(reader(
+            let r = reader(
                 &node.participant,
                 &node.subscriber,
                 "/simrob/step",
                 qos::trigger(),
-            )?);
+            )?;
+            node.step = Some(node.watch(r, "", Input::Step)?);
         }
         Ok(node)
+    }
+
+    /// Registers a reader in the event queue.
+    fn watch<M: Message>(
+        &mut self,
+        mut r: Reader<M>,
+        robot: &str,
+        input: Input,
+    ) -> Result<Reader<M>, NodeError> {
+        let token = mio::Token(self.next_token);
+        self.next_token += 1;
+        self.events
+            .registry()
+            .register(&mut r, token, mio::Interest::READABLE)?;
+        self.sources.insert(token, (robot.to_owned(), input));
+        Ok(r)
+    }
+
+    fn watch_opt<M: Message>(
+        &mut self,
+        r: Option<Reader<M>>,
+        robot: &str,
+        input: Input,
+    ) -> Result<Option<Reader<M>>, NodeError> {
+        r.map(|r| self.watch(r, robot, input)).transpose()
+    }
+
+    /// What wakes [`Node::wait`] from another thread.
+    pub fn waker(&self) -> Wake {
+        Wake(self.wake.clone())
+    }
+
+    /// Sleeps until a sample may have arrived on one of the readers, [`Wake::wake`] was
+    /// called, or `timeout` (None: no limit) passed. It may return early; [`Node::receive`]
+    /// says what came.
+    pub fn wait(&mut self, timeout: Option<Duration>) {
+        match self.events.poll(&mut self.event_buf, timeout) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => tracing::warn!(target: "simrob::ros2", "waiting for DDS samples: {e}"),
+        }
+        for e in self.event_buf.iter() {
+            if e.token() != WAKE_TOKEN {
+                self.pending.insert(e.token());
+            }
+        }
+    }
+
+    /// The node's event queue as a source for an outer event loop (the MRS server's): it
+    /// turns readable when a sample arrives or [`Wake::wake`] is called. The loop then calls
+    /// [`Node::receive`], which re-arms it. Valid while the node lives.
+    #[cfg(unix)]
+    pub fn ready_source(&self) -> ReadySource {
+        use std::os::fd::AsRawFd;
+        ReadySource(self.events.as_raw_fd())
+    }
+
+    /// A writer on ROS 2 topic `name` for a world's own topics (beside the robots').
+    pub fn topic_writer<M: Message>(
+        &self,
+        name: &str,
+        qos: QosPolicies,
+    ) -> Result<TopicWriter<M>, NodeError> {
+        Ok(TopicWriter(writer(
+            &self.participant,
+            &self.publisher,
+            name,
+            qos,
+        )?))
     }
 
     /// The DDS domain.
@@ -201,7 +380,12 @@ impl Node {
                     Ok(())
                 }
                 Out::Gone { robot } => {
-                    self.robots.remove(&robot);
+                    if let Some(t) = self.robots.remove(&robot) {
+                        for token in t.tokens {
+                            self.sources.remove(&token);
+                            self.pending.remove(&token);
+                        }
+                    }
                     Ok(())
                 }
                 Out::Clock(c) => write(&self.clock, c),
@@ -279,6 +463,15 @@ impl Node {
             bumpers: bumpers
                 .then(|| writer(p, pb, &format!("{robot}/bumpers"), qos::sensor_data()))
                 .transpose()?,
+            tokens: Vec::new(),
+        };
+        let first = self.next_token;
+        let topics = RobotTopics {
+            cmd_vel: self.watch_opt(topics.cmd_vel, robot, Input::CmdVel)?,
+            wheels: self.watch_opt(topics.wheels, robot, Input::Wheels)?,
+            goal: self.watch_opt(topics.goal, robot, Input::Goal)?,
+            tokens: (first..self.next_token).map(mio::Token).collect(),
+            ..topics
         };
         self.robots.insert(robot.to_owned(), topics);
         Ok(())
@@ -286,38 +479,75 @@ impl Node {
 
     /// Hands the bridge what arrived (at most [`MAX_TAKE`] samples per reader; malformed
     /// ones are dropped with a log line). Returns the number of step triggers received.
+    /// Readiness is cleared first, so a sample that arrives after this call wakes the next
+    /// [`Node::wait`].
     pub fn receive(&mut self, bridge: &mut Bridge) -> usize {
+        self.wait(Some(Duration::ZERO));
         let mut dropped = 0;
-        for (name, t) in &mut self.robots {
-            if let Some(r) = &mut t.cmd_vel {
-                for m in take(r, name, "cmd_vel", &mut dropped) {
-                    if !bridge.cmd_vel(name, m) {
-                        dropped += 1;
-                        tracing::info!(target: "simrob::ros2", "{name}/cmd_vel: not a finite velocity, dropped");
+        let mut steps = 0;
+        // Only the readers that signalled: a world of many robots costs nothing per idle one.
+        for token in std::mem::take(&mut self.pending) {
+            let Some((name, input)) = self.sources.get(&token) else {
+                continue;
+            };
+            let (name, input) = (name.as_str(), *input);
+            let more = match (input, self.robots.get_mut(name)) {
+                (Input::Step, _) => match &mut self.step {
+                    Some(r) => {
+                        let (ms, more) = take(r, "simrob", "step", &mut dropped);
+                        steps += ms.len();
+                        more
                     }
-                }
-            }
-            if let Some(r) = &mut t.wheels {
-                for m in take(r, name, "wheel_commands", &mut dropped) {
-                    if m.data.len() != 2 || !bridge.wheel_speeds(name, m.data) {
-                        dropped += 1;
-                        tracing::info!(target: "simrob::ros2", "{name}/wheel_commands: expected 2 finite speeds (left, right), dropped");
+                    None => false,
+                },
+                (
+                    Input::CmdVel,
+                    Some(RobotTopics {
+                        cmd_vel: Some(r), ..
+                    }),
+                ) => {
+                    let (ms, more) = take(r, name, "cmd_vel", &mut dropped);
+                    for m in ms {
+                        if !bridge.cmd_vel(name, m) {
+                            dropped += 1;
+                            tracing::info!(target: "simrob::ros2", "{name}/cmd_vel: not a finite velocity, dropped");
+                        }
                     }
+                    more
                 }
-            }
-            if let Some(r) = &mut t.goal {
-                for m in take(r, name, "goal_pose", &mut dropped) {
-                    if !bridge.goal(name, m) {
-                        dropped += 1;
-                        tracing::info!(target: "simrob::ros2", "{name}/goal_pose: not a finite position, dropped");
+                (
+                    Input::Wheels,
+                    Some(RobotTopics {
+                        wheels: Some(r), ..
+                    }),
+                ) => {
+                    let (ms, more) = take(r, name, "wheel_commands", &mut dropped);
+                    for m in ms {
+                        if m.data.len() != 2 || !bridge.wheel_speeds(name, m.data) {
+                            dropped += 1;
+                            tracing::info!(target: "simrob::ros2", "{name}/wheel_commands: expected 2 finite speeds (left, right), dropped");
+                        }
                     }
+                    more
                 }
+                (Input::Goal, Some(RobotTopics { goal: Some(r), .. })) => {
+                    let (ms, more) = take(r, name, "goal_pose", &mut dropped);
+                    for m in ms {
+                        if !bridge.goal(name, m) {
+                            dropped += 1;
+                            tracing::info!(target: "simrob::ros2", "{name}/goal_pose: not a finite position, dropped");
+                        }
+                    }
+                    more
+                }
+                _ => false,
+            };
+            // More than one turn takes: the reader stays pending (it will not signal again
+            // for what it already holds).
+            if more {
+                self.pending.insert(token);
             }
         }
-        let steps = match &mut self.step {
-            Some(r) => take(r, "simrob", "step", &mut dropped).len(),
-            None => 0,
-        };
         self.dropped += dropped;
         steps
     }
@@ -369,17 +599,24 @@ fn write<M: Message>(w: &Writer<M>, m: M) -> Result<(), String> {
     w.write(m, None).map_err(|e| format!("{e:?}"))
 }
 
-fn take<M: Message>(r: &mut Reader<M>, robot: &str, topic: &str, dropped: &mut u64) -> Vec<M> {
+/// At most [`MAX_TAKE`] samples (malformed ones dropped and counted), and whether the reader
+/// may hold more.
+fn take<M: Message>(
+    r: &mut Reader<M>,
+    robot: &str,
+    topic: &str,
+    dropped: &mut u64,
+) -> (Vec<M>, bool) {
     let mut out = Vec::new();
     for _ in 0..MAX_TAKE {
         match r.take_next_sample() {
             Ok(Some(s)) => out.push(s.into_value()),
-            Ok(None) => break,
+            Ok(None) => return (out, false),
             Err(e) => {
                 *dropped += 1;
                 tracing::info!(target: "simrob::ros2", "{robot}/{topic}: malformed message dropped: {e}");
             }
         }
     }
-    out
+    (out, true)
 }

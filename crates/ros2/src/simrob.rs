@@ -9,7 +9,7 @@
 //! axes point along +y).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{sync_channel, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -21,7 +21,7 @@ use simrob_session::{LocalCommand, Observation, Observer, Snapshot};
 
 use crate::bridge::{Bridge, Command, DiffDrive, Frame, Rates, RobotFrame};
 use crate::env::Discovery;
-use crate::node::{Inputs, Node, NodeError};
+use crate::node::{Inputs, Node, NodeError, Wake};
 
 /// The ROS name of entity `id`.
 pub fn robot_name(id: EntityId) -> String {
@@ -130,12 +130,14 @@ pub struct Options {
 /// The ROS 2 side of a running server: stops its thread when dropped.
 pub struct Attached {
     stop: Arc<AtomicBool>,
+    wake: Wake,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Drop for Attached {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        self.wake.wake();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -156,12 +158,16 @@ pub fn attach(
         },
         options.lockstep,
     )?;
-    // The frames: the observer hands the latest snapshot over, never blocking the loop.
+    // The frames: the observer hands the latest snapshot over, never blocking the loop,
+    // and wakes the thread (which otherwise sleeps until a DDS sample arrives).
     let (tx, rx) = sync_channel::<Arc<Snapshot>>(4);
     let wants = Arc::new(AtomicBool::new(true));
+    let wake = node.waker();
     let observer: Observer = Box::new(move |o: &Observation| {
         if let Observation::Iterated(s) | Observation::Changed(s) = o {
-            let _ = tx.try_send(s.clone());
+            if tx.try_send(s.clone()).is_ok() {
+                wake.wake();
+            }
         }
     });
     if options.lockstep {
@@ -171,6 +177,7 @@ pub fn attach(
         }));
     }
     let stop = Arc::new(AtomicBool::new(false));
+    let stop_wake = node.waker();
     let thread = {
         let (stop, wants) = (stop.clone(), wants.clone());
         std::thread::Builder::new()
@@ -186,13 +193,11 @@ pub fn attach(
         wants,
         Attached {
             stop,
+            wake: stop_wake,
             thread: Some(thread),
         },
     ))
 }
-
-/// How often the thread looks for commands while no frame comes.
-const POLL: Duration = Duration::from_millis(2);
 
 /// How often a world paused in lockstep repeats its state (wall time), for controllers that
 /// join late.
@@ -212,14 +217,16 @@ fn run(
     let mut current: Option<u64> = None;
     let mut shown: Option<(Frame, Instant)> = None;
     let mut kinds = Vec::new();
+    // A frame seen while deciding whether to sleep.
+    let mut carried: Option<Arc<Snapshot>> = None;
     while !stop.load(Ordering::Relaxed) {
-        let mut latest = match frames.recv_timeout(POLL) {
-            Ok(s) => Some(s),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => return,
-        };
-        while let Ok(s) = frames.try_recv() {
-            latest = Some(s);
+        let mut latest = carried.take();
+        loop {
+            match frames.try_recv() {
+                Ok(s) => latest = Some(s),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => return,
+            }
         }
         if let Some(s) = latest {
             current = Some(s.iteration);
@@ -258,6 +265,22 @@ fn run(
             }
         } else {
             send(&commands, bridge.take_commands());
+        }
+        // Sleep until a frame, a sample or a stop wakes the thread (`receive` cleared the
+        // readiness, so look at the frames once more: one handed over since then may have
+        // had its wake cleared); a paused lockstep world wakes to repeat its state.
+        match frames.try_recv() {
+            Ok(s) => carried = Some(s),
+            Err(TryRecvError::Disconnected) => return,
+            Err(TryRecvError::Empty) => {
+                let timeout = match (&shown, options.lockstep) {
+                    (Some((_, at)), true) => Some(REPEAT.saturating_sub(at.elapsed())),
+                    _ => None,
+                };
+                if !stop.load(Ordering::Relaxed) {
+                    node.wait(timeout);
+                }
+            }
         }
     }
 }

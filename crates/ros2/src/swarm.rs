@@ -20,7 +20,7 @@ use simrob_swarm::sim::{Ctx, System};
 
 use crate::bridge::{Bridge, Command, Frame, Rates, RobotFrame};
 use crate::env::Discovery;
-use crate::node::{Inputs, Node, NodeError};
+use crate::node::{Inputs, Node, NodeError, Wake};
 
 /// A valid ROS name for a swarm entity: its name's letters, digits and `_` (others become
 /// `_`), `robot_<id>` when that leaves nothing or starts with a digit.
@@ -85,13 +85,11 @@ pub struct SwarmRos {
     options: Options,
     stop: Arc<AtomicBool>,
     started: Option<(Instant, f64)>,
+    steps_owed: usize,
 }
 
-/// Longest a lockstep frame waits between looks at the stop flag.
-const LOCKSTEP_POLL: Duration = Duration::from_millis(2);
-
 impl SwarmRos {
-    /// The participant; `stop` ends a lockstep wait (Ctrl-C).
+    /// The participant; `stop` ends a lockstep wait (Ctrl-C), woken by [`SwarmRos::waker`].
     pub fn new(options: Options, stop: Arc<AtomicBool>) -> Result<SwarmRos, NodeError> {
         Ok(SwarmRos {
             node: Node::new(
@@ -106,7 +104,13 @@ impl SwarmRos {
             options,
             stop,
             started: None,
+            steps_owed: 0,
         })
+    }
+
+    /// What wakes a lockstep wait (call it after raising the stop flag).
+    pub fn waker(&self) -> Wake {
+        self.node.waker()
     }
 
     fn apply(&mut self, ctx: &mut Ctx) {
@@ -141,11 +145,19 @@ impl System for SwarmRos {
             tracing::warn!(target: "simrob::ros2", "{e}");
         }
         if self.options.lockstep {
-            while !self.stop.load(Ordering::Relaxed) {
-                if self.node.receive(&mut self.bridge) > 0 {
+            // Sleeps until a sample arrives (or the stop flag's wake): the flag is raised
+            // before the wake, so a wake that `receive` cleared is seen here.
+            // One frame per message on /simrob/step (those that came together wait their turn).
+            loop {
+                self.steps_owed += self.node.receive(&mut self.bridge);
+                if self.steps_owed > 0 {
+                    self.steps_owed -= 1;
                     break;
                 }
-                std::thread::sleep(LOCKSTEP_POLL);
+                if self.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                self.node.wait(None);
             }
         } else {
             self.node.receive(&mut self.bridge);

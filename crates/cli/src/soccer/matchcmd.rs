@@ -17,7 +17,7 @@ use simrob_viewer::{Frame, FrameView};
     "Watch the match live in the web viewer (prints its address; the match is then played at --speed); on 127.0.0.1"
 )))]
 #[command(mut_arg("speed", |a| a.help(
-    "With --gui: simulated seconds per wall second, greater than 0 [default: 1]"
+    "With --gui or --ros2: simulated seconds per wall second, greater than 0 [default: 1]"
 )))]
 pub struct MatchArgs {
     /// Seed of the match: the same seed plays the same match.
@@ -47,6 +47,9 @@ pub struct MatchArgs {
     /// With --gui: simulated seconds per wall second (default 1).
     #[command(flatten)]
     pub speed: crate::flags::Speed,
+    /// The match on ROS 2 (docs/ros2.md), watched: the brains play it.
+    #[command(flatten)]
+    pub ros2: crate::flags::Ros2,
 }
 
 /// The page only watches a match: its brains play it.
@@ -154,7 +157,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
     };
     let gui = a.gui.addr();
     let speed = a.speed.or_real_time();
-    if gui.is_some() && !(speed.is_finite() && speed > 0.0) {
+    if (gui.is_some() || a.ros2.ros2) && !(speed.is_finite() && speed > 0.0) {
         bail!("--speed must be a positive number");
     }
     let viewer = if let Some(gui) = gui {
@@ -185,9 +188,20 @@ pub fn run(a: MatchArgs) -> Result<()> {
             }
         }))
     };
-    let summary = match &viewer {
-        Some(v) => play_watched(&params, observer, &mut live_view(v, speed))?,
-        None => play(&params, observer)?,
+    let mut ros = super::matchros::start(&a.ros2, if gui.is_some() { 0.0 } else { speed })?;
+    let summary = match (&viewer, ros.as_mut()) {
+        (None, None) => play(&params, observer)?,
+        (v, mut ros) => {
+            let mut live = v.as_ref().map(|v| live_view(v, speed));
+            play_watched(&params, observer, &mut |arena, s| {
+                if let Some(r) = ros.as_mut() {
+                    super::matchros::publish(r, arena, s);
+                }
+                if let Some(l) = live.as_mut() {
+                    l(arena, s);
+                }
+            })?
+        }
     };
     if let Some(r) = recording {
         r.finish()?;

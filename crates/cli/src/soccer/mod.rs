@@ -13,6 +13,7 @@ mod body;
 mod case;
 mod logfmt;
 mod matchcmd;
+mod matchros;
 mod net;
 mod player;
 mod send_msg;

@@ -136,3 +136,27 @@ class BadTwist(IdlStruct, typename="geometry_msgs::msg::dds_::Twist_"):
     """A mistyped message under Twist's name: one double where Twist has six."""
 
     x: float64 = 0.0
+
+
+@dataclass
+class MultiArrayDimension(IdlStruct, typename="std_msgs::msg::dds_::MultiArrayDimension_"):
+    label: str = ""
+    size: uint32 = 0
+    stride: uint32 = 0
+
+
+@dataclass
+class MultiArrayLayout(IdlStruct, typename="std_msgs::msg::dds_::MultiArrayLayout_"):
+    dim: sequence[MultiArrayDimension] = field(default_factory=list)
+    data_offset: uint32 = 0
+
+
+@dataclass
+class Int32MultiArray(IdlStruct, typename="std_msgs::msg::dds_::Int32MultiArray_"):
+    layout: MultiArrayLayout = field(default_factory=MultiArrayLayout)
+    data: sequence[int32] = field(default_factory=list)
+
+
+@dataclass
+class String(IdlStruct, typename="std_msgs::msg::dds_::String_"):
+    data: str = ""

@@ -28,7 +28,7 @@ os.environ["CYCLONEDDS_URI"] = (
     "<Peers><Peer address='127.0.0.1'/></Peers></Discovery></Domain></CycloneDDS>"
 )
 
-from cyclonedds.core import Policy, Qos  # noqa: E402
+from cyclonedds.core import DDSStatus, Policy, Qos, WaitSet  # noqa: E402
 from cyclonedds.domain import DomainParticipant  # noqa: E402
 from cyclonedds.pub import DataWriter  # noqa: E402
 from cyclonedds.sub import DataReader  # noqa: E402
@@ -66,8 +66,12 @@ class Simrob:
         self.stdout = []
         self.stderr = []
         self.ros_line = threading.Event()
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self.stdout), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr), daemon=True).start()
+        self.pumps = [
+            threading.Thread(target=self._pump, args=(self.proc.stdout, self.stdout), daemon=True),
+            threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr), daemon=True),
+        ]
+        for p in self.pumps:
+            p.start()
         assert self.ros_line.wait(TIMEOUT), f"no 'ROS 2 on domain' line: {self.stdout} {self.stderr}"
 
     def _pump(self, stream, lines):
@@ -75,6 +79,13 @@ class Simrob:
             lines.append(line)
             if line.startswith("ROS 2 on domain"):
                 self.ros_line.set()
+
+    def finished(self, timeout):
+        """Waits for the command to end by itself; returns its standard output."""
+        assert self.proc.wait(timeout) == 0, self.stderr
+        for p in self.pumps:
+            p.join(timeout)
+        return "".join(self.stdout)
 
     def stop(self):
         self.proc.terminate()
@@ -95,6 +106,18 @@ def reader(dp, name, typ, qos=RELIABLE):
 
 def writer(dp, name, typ, qos=RELIABLE):
     return DataWriter(dp, Topic(dp, "rt/" + name.lstrip("/"), typ), qos=qos)
+
+
+def wait_matched(dp, wr, timeout=TIMEOUT):
+    """Waits (on the writer's publication-matched status) until `wr` has a subscriber."""
+    wr.set_status_mask(DDSStatus.PublicationMatched)
+    ws = WaitSet(dp)
+    ws.attach(wr)
+    deadline = time.monotonic() + timeout
+    while not wr.get_matched_subscriptions():
+        assert time.monotonic() < deadline, f"{wr.topic.name} never matched"
+        ws.wait(duration(milliseconds=500))
+    ws.detach(wr)
 
 
 def wait_for(rd, pred=lambda s: True, timeout=TIMEOUT, each=None):
@@ -344,5 +367,112 @@ def test_mrs_lockstep_steps_once_per_command():
         steps = [b - a for a, b in zip(times, times[1:])]
         assert max(steps) - min(steps) < 1e-9 and steps[0] > 0, steps
         assert abs(last.twist.twist.linear.x - 0.2) < 1e-3
+    finally:
+        s.stop()
+
+
+def test_swarm_lockstep_one_frame_per_step_message(tmp_path):
+    """`swarm run --ros2-lockstep` sleeps until /simrob/step arrives and makes exactly one
+    frame per message, those sent together included: frame k (stamped k / fps) is published
+    after the k-th message, and never before."""
+    domain = DOMAIN + 3
+    dp = DomainParticipant(domain)
+    scenario = tmp_path / "lockstep.toml"
+    scenario.write_text(SWARM_SCENARIO)
+    s = Simrob(
+        "swarm", "run", str(scenario), "--quiet", "--ros2", "--ros2-lockstep",
+        "--ros2-odom-rate", "0", domain=domain,
+    )
+    try:
+        odom = reader(dp, "r1/odom", m.Odometry)
+        step = writer(dp, "/simrob/step", m.Empty)
+        fps = 20  # the scenario's
+        sent = 0
+        frame = lambda o: round((o.header.stamp.sec + o.header.stamp.nanosec * 1e-9) * fps)  # noqa: E731
+
+        def send(n=1):
+            nonlocal sent
+            for _ in range(n):
+                step.write(m.Empty())
+                sent += 1
+
+        def check(o):
+            assert frame(o) <= sent, f"frame {frame(o)} after only {sent} step messages"
+            return True
+
+        # Once the step writer has matched simrob's reader, none of its messages is lost.
+        wait_matched(dp, step)
+        # Steps until an odometry comes (those of the first frames may go before the
+        # reader matched); every frame seen is at most the number of messages sent.
+        last = wait_for(odom, check, each=send)
+
+        def caught_up(last):
+            """Reads odometry until that of the last message sent."""
+            while frame(last) < sent:
+                last = wait_for(odom, check)
+            return last
+
+        # Every message sent so far makes its frame...
+        last = caught_up(last)
+        # ...five sent together make five...
+        send(5)
+        last = caught_up(last)
+        # ...and one more exactly one.
+        send()
+        last = caught_up(last)
+        assert frame(last) == sent
+    finally:
+        s.stop()
+
+
+LATCHED = Qos(
+    Policy.Reliability.Reliable(duration(seconds=1)),
+    Policy.Durability.TransientLocal,
+    Policy.History.KeepLast(100),
+)
+
+
+def test_soccer_match_on_ros2():
+    """A FutRob match, watched: /clock, every player's odom and /tf, the ball, and the score
+    and events (latched) that the match's own summary then reports."""
+    import json
+
+    domain = DOMAIN + 4
+    dp = DomainParticipant(domain)
+    s = Simrob(
+        "soccer", "match", "--seed", "1", "--duration", "0.25", "--json", "--ros2",
+        domain=domain,
+    )
+    try:
+        clock = reader(dp, "/clock", m.Clock, BEST_EFFORT)
+        keeper = reader(dp, "cyan_3/odom", m.Odometry)
+        striker = reader(dp, "magenta_7/odom", m.Odometry)
+        ball = reader(dp, "/soccer/ball", m.PoseStamped)
+        tf = reader(dp, "/tf", m.TFMessage, RELIABLE)
+        score = reader(dp, "/soccer/score", m.Int32MultiArray, LATCHED)
+        events = reader(dp, "/soccer/events", m.String, LATCHED)
+        t0 = wait_for(clock).clock.sec
+        wait_for(clock, lambda c: c.clock.sec >= t0 + 1)
+        k = wait_for(keeper)
+        assert k.header.frame_id == "cyan_3/odom" and k.child_frame_id == "cyan_3/base_link"
+        # The cyan keeper guards the goal at −x, facing +x.
+        assert k.pose.pose.position.x < -3.0, k.pose.pose.position
+        wait_for(striker)
+        b = wait_for(ball)
+        assert b.header.frame_id == "world" and abs(b.pose.position.z) < 0.5, b
+        names = lambda msg: {t.child_frame_id for t in msg.transforms}  # noqa: E731
+        wait_for(tf, lambda msg: "ball" in names(msg))
+        wait_for(tf, lambda msg: "magenta_8/base_link" in names(msg))
+        first = wait_for(score)
+        assert first.layout.dim[0].label == "cyan,magenta" and len(first.data) == 2
+        kick_off = wait_for(events)
+        assert kick_off.data.startswith("0.00 kick-off "), kick_off.data
+        # Until the match ends: the last score published.
+        last = first
+        out = s.finished(TIMEOUT * 2)
+        for msg in score.take_iter(timeout=duration(milliseconds=10)):
+            last = msg
+        summary = json.loads(out.strip().splitlines()[-1])
+        assert list(last.data) == summary["goals"], (last.data, summary["goals"])
     finally:
         s.stop()

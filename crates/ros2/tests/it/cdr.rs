@@ -106,3 +106,26 @@ fn times_and_quaternions() {
     assert!((q.yaw() - 1.0).abs() < 1e-12);
     assert_eq!(q, Quaternion::from_yaw(1.0));
 }
+
+#[test]
+fn a_match_score_and_event_on_the_wire() {
+    let b = cdr(&simrob_ros2::soccer::score_message([2, 1]));
+    // layout: one dimension ("cyan,magenta": length 13 + 12 bytes + NUL, size, stride),
+    // data_offset; then the data: length 2, two int32.
+    let mut want = vec![1, 0, 0, 0, 13, 0, 0, 0];
+    want.extend_from_slice(b"cyan,magenta\0");
+    want.extend_from_slice(&[0, 0, 0]); // pad to 4
+    want.extend_from_slice(&[2, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]);
+    want.extend_from_slice(&[2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0]);
+    assert_eq!(b, want);
+    assert_eq!(
+        Int32MultiArray::TYPE_NAME,
+        "std_msgs::msg::dds_::Int32MultiArray_"
+    );
+    let t = cdr(&Text {
+        data: "0.00 kick-off cyan".into(),
+    });
+    assert_eq!(&t[..4], &[19, 0, 0, 0]);
+    assert_eq!(&t[4..], b"0.00 kick-off cyan\0");
+    assert_eq!(Text::TYPE_NAME, "std_msgs::msg::dds_::String_");
+}

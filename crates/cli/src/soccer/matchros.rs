@@ -1,0 +1,49 @@
+//! `simrob soccer match --ros2`: the match watched on ROS 2 (see `simrob_ros2::soccer`).
+
+use anyhow::{bail, Context, Result};
+use simrob_ros2::soccer::{MatchFrame, Player, SoccerRos};
+use simrob_trials::matchplay::MatchSummary;
+use simrob_trials::Arena;
+
+/// The participant for `flags`, or none without --ros2. `speed` paces the match (0 when the
+/// 2D view paces it).
+pub(super) fn start(flags: &crate::flags::Ros2, speed: f64) -> Result<Option<SoccerRos>> {
+    if !flags.ros2 {
+        return Ok(None);
+    }
+    if flags.ros2_lockstep {
+        bail!("--ros2-lockstep: a match is played by its FutRob brains, nothing on the ROS side to wait for");
+    }
+    let discovery = flags.discovery()?;
+    let ros = SoccerRos::new(simrob_ros2::soccer::Options {
+        discovery,
+        rates: flags.rates(),
+        speed,
+    })
+    .context("cannot start the ROS 2 participant")?;
+    println!("{}", crate::flags::Ros2::banner(discovery));
+    Ok(Some(ros))
+}
+
+/// Publishes the match as it is now.
+pub(super) fn publish(ros: &mut SoccerRos, arena: &Arena, s: &MatchSummary) {
+    let players = arena
+        .players()
+        .iter()
+        .filter_map(|p| {
+            let q = arena.robot_pose(p.entity)?;
+            Some(Player {
+                entity: p.entity,
+                team: p.team.as_str(),
+                pose: [q.x, q.y, q.heading],
+            })
+        })
+        .collect();
+    ros.publish(&MatchFrame {
+        time: arena.world().sim_time(),
+        players,
+        ball: arena.ball(),
+        goals: s.goals,
+        events: &s.events,
+    });
+}
