@@ -645,7 +645,7 @@ impl Step<'_> {
             if !(dp[k] && vp[k] && self.pp.get(i).copied().unwrap_or(false)) {
                 continue;
             }
-            if self.one(i, &mut drones[k], &mut vels[k], &mut work) {
+            if self.one(i, self.poses[i], &mut drones[k], &mut vels[k], &mut work) {
                 arrivals.push(EntityId(i as u32));
             }
         }
@@ -667,14 +667,22 @@ impl Step<'_> {
     ) -> Vec<EntityId> {
         let mut work = Work::default();
         let mut arrivals = Vec::new();
+        let grid = self.grid;
         for (k, o) in out.iter_mut().enumerate() {
             o.2 = false;
-            let i = self.grid.ids[first + k] as usize;
-            if !(i < drones.len() && dp[i] && vp[i] && self.pp.get(i).copied().unwrap_or(false)) {
+            let m = first + k;
+            let i = grid.ids[m] as usize;
+            // In the grid, so it has a pose: the grid's copy of it, beside its neighbours'.
+            if !(i < drones.len() && dp[i] && vp[i]) {
                 continue;
             }
+            let p = SwarmPose {
+                x: grid.xs[m],
+                y: grid.ys[m],
+                theta: 0.0,
+            };
             let (mut d, mut v) = (drones[i], vels[i]);
-            if self.one(i, &mut d, &mut v, &mut work) {
+            if self.one(i, p, &mut d, &mut v, &mut work) {
                 arrivals.push(EntityId(i as u32));
             }
             *o = (d, v, true);
@@ -682,9 +690,54 @@ impl Step<'_> {
         arrivals
     }
 
+    /// Copies the drones' new states and velocities from their grid slots (`out`, by
+    /// [`Step::control_slots`]) back to the entities `first..first + drones.len()`; a drone
+    /// that is not in the grid (no collider) is controlled here, in entity order. Returns
+    /// those of the latter that arrived.
+    fn copy_back(
+        &self,
+        first: usize,
+        drones: &mut [Drone],
+        dp: &[bool],
+        vels: &mut [Velocity],
+        vp: &[bool],
+        out: &[(Drone, Velocity, bool)],
+    ) -> Vec<EntityId> {
+        let slot_of = self.grid.slots();
+        let mut work = None;
+        let mut arrivals = Vec::new();
+        for (k, (d, v)) in drones.iter_mut().zip(vels.iter_mut()).enumerate() {
+            let i = first + k;
+            match slot_of.get(i).copied().unwrap_or(u32::MAX) {
+                u32::MAX => {
+                    if dp[k] && vp[k] && self.pp.get(i).copied().unwrap_or(false) {
+                        let work = work.get_or_insert_with(Work::default);
+                        if self.one(i, self.poses[i], d, v, work) {
+                            arrivals.push(EntityId(i as u32));
+                        }
+                    }
+                }
+                m => {
+                    if let Some((nd, nv, true)) = out.get(m as usize) {
+                        *d = *nd;
+                        *v = *nv;
+                    }
+                }
+            }
+        }
+        arrivals
+    }
+
     /// Controls drone `i` (state `d`, velocity `vel`, both updated); true when it arrived
     /// this frame.
-    fn one(&self, i: usize, d: &mut Drone, vel: &mut Velocity, work: &mut Work) -> bool {
+    fn one(
+        &self,
+        i: usize,
+        p: SwarmPose,
+        d: &mut Drone,
+        vel: &mut Velocity,
+        work: &mut Work,
+    ) -> bool {
         let (fps, seed, frame, grid) = (self.fps, self.seed, self.frame, self.grid);
         let reach = self.half + MARGIN + self.half;
         let Work {
@@ -692,7 +745,6 @@ impl Step<'_> {
             orca_near,
             scratch,
         } = work;
-        let p = self.poses[i];
         // Its velocity at the start of the frame, per frame.
         let own = (vel.x / fps, vel.y / fps);
         let (dx, dy) = (d.target.0 - p.x, d.target.1 - p.y);
@@ -958,26 +1010,6 @@ struct Work {
     scratch: orca::Scratch,
 }
 
-/// Copies the drones' new states and velocities from their grid slots back to the
-/// entities `first..first + drones.len()` (`slot_of`: each entity's slot).
-fn copy_back(
-    first: usize,
-    drones: &mut [Drone],
-    vels: &mut [Velocity],
-    slot_of: &[u32],
-    out: &[(Drone, Velocity, bool)],
-) {
-    for (k, (d, v)) in drones.iter_mut().zip(vels.iter_mut()).enumerate() {
-        let Some(&m) = slot_of.get(first + k) else {
-            break;
-        };
-        if let Some((nd, nv, true)) = out.get(m as usize) {
-            *d = *nd;
-            *v = *nv;
-        }
-    }
-}
-
 /// Per-thread working space of the ORCA controller.
 #[derive(Default)]
 struct OrcaScratch {
@@ -1116,17 +1148,24 @@ impl System for DroneController {
                     .flat_map(|h| h.join().unwrap_or_default())
                     .collect()
             });
-            let (slot_of, out) = (grid.slots(), &out[..]);
+            let out = &out[..];
             let chunk = n.div_ceil(threads).max(1);
-            std::thread::scope(|scope| {
-                for (c, (d, v)) in drones
+            let rest: Vec<EntityId> = std::thread::scope(|scope| {
+                let handles: Vec<_> = drones
                     .chunks_mut(chunk)
                     .zip(vels.chunks_mut(chunk))
+                    .zip(dp.chunks(chunk).zip(vp.chunks(chunk)))
                     .enumerate()
-                {
-                    scope.spawn(move || copy_back(c * chunk, d, v, slot_of, out));
-                }
+                    .map(|(c, ((d, v), (dpc, vpc)))| {
+                        scope.spawn(move || step.copy_back(c * chunk, d, dpc, v, vpc, out))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_default())
+                    .collect()
             });
+            arrivals.extend(rest);
             // Reported in id order, as in entity order.
             arrivals.sort_unstable();
             arrivals
