@@ -568,7 +568,7 @@ impl DroneController {
 
     /// Controls the drones in the spatial grid's slot order (a drone's neighbours were
     /// just read for the drone before it, so their memory is at hand) once there are at
-    /// least `drones` of them (default [`SLOT_ORDER_FROM`]); below, in entity order. Every
+    /// least `drones` of them (default [`SLOT_ORDER_FROM`]: never); below, in entity order. Every
     /// drone sees the same inputs either way: the run does not depend on it.
     pub fn with_slot_order_from(mut self, drones: usize) -> Self {
         self.slot_order_from = drones;
@@ -607,8 +607,12 @@ impl DroneController {
 const PARALLEL_MIN: usize = 4096;
 
 /// From this many drones on the controller goes through them in grid-slot order
-/// ([`DroneController::with_slot_order_from`]), on the run's threads.
-pub const SLOT_ORDER_FROM: usize = 4096;
+/// ([`DroneController::with_slot_order_from`]): by default never. Measured on 1,000,000
+/// drones (first 12 simulated s, 2 threads) it cost 4.4–4.6 processor seconds per simulated
+/// second against 3.8–4.0 in entity order: the drones start on a grid in id order, so entity
+/// order already walks the grid cell by cell, and the per-slot buffer and the copy back
+/// cost more than the reads they make local.
+pub const SLOT_ORDER_FROM: usize = usize::MAX;
 
 /// What one frame of the controller reads.
 struct Step<'a> {
@@ -1123,7 +1127,27 @@ impl System for DroneController {
                 slot_mode: &slot_mode,
             };
             if n < slot_order_from {
-                return step.control(0, drones, dp, vels, vp);
+                if threads <= 1 || n < PARALLEL_MIN {
+                    return step.control(0, drones, dp, vels, vp);
+                }
+                // In entity order, each thread its own run of drones.
+                let chunk = n.div_ceil(threads);
+                let step = &step;
+                return std::thread::scope(|scope| {
+                    let handles: Vec<_> = drones
+                        .chunks_mut(chunk)
+                        .zip(vels.chunks_mut(chunk))
+                        .zip(dp.chunks(chunk).zip(vp.chunks(chunk)))
+                        .enumerate()
+                        .map(|(c, ((d, v), (dpc, vpc)))| {
+                            scope.spawn(move || step.control(c * chunk, d, dpc, v, vpc))
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .flat_map(|h| h.join().unwrap_or_default())
+                        .collect()
+                });
             }
             // A large swarm: in grid-slot order (neighbours' reads are local), into `out`,
             // then copied back to the entities; the same drones get the same inputs as in

@@ -370,6 +370,32 @@ fn same_scenario_and_seed_same_run_bit_for_bit() {
 }
 
 #[test]
+fn threads_do_not_change_a_large_swarm() {
+    // 70,000 drones: movement and the grid's entries also go parallel (from 65,536).
+    let text =
+        "fps = 24\nduration = 0.25\nseed = 4\n[generator]\nkind = \"drone-swarm\"\nrobots = 70000\n";
+    let sc = scenario(text);
+    let runs: Vec<_> = [1, 2]
+        .into_iter()
+        .map(|threads| {
+            let mut sim = sc
+                .build(&Overrides {
+                    threads: Some(threads),
+                    ..Overrides::default()
+                })
+                .unwrap();
+            let s = sim.run();
+            (
+                fingerprint(&sim),
+                (s.frames, s.collisions, s.crashed, s.arrived),
+            )
+        })
+        .collect();
+    assert_eq!(runs[0].1 .0, 6);
+    assert_eq!(runs[1], runs[0], "2 threads as 1");
+}
+
+#[test]
 fn slot_order_gives_the_same_run_as_entity_order() {
     // 400 drones for 20 s (most arrive, crowds form at the targets): the controller in grid
     // slot order (as for a large swarm) and in entity order, on one and on two threads.
