@@ -1084,6 +1084,10 @@ impl System for DroneController {
         let drones = ctx.world.custom_mut::<Drone>();
         self.total = drones.len();
         self.reported = drones.iter().filter(|(_, d)| d.reported).count();
+        // Slot order needs each drone's grid slot from every rebuild.
+        if self.total >= self.slot_order_from {
+            ctx.world.res.get_mut::<SpatialGrid>().track_slots = true;
+        }
         ctx.events
             .schedule(DISTURB_PERIOD, Event::global(Self::DISTURBANCE));
     }

@@ -100,6 +100,9 @@ pub struct SpatialGrid {
     parts: Vec<FillPart>,
     /// Threads a rebuild may use (0 or 1: the caller's only); the grid does not depend on it.
     pub threads: usize,
+    /// Whether a rebuild keeps each entity's slot ([`SpatialGrid::slots`]; off by default,
+    /// as most frames do not need it).
+    pub track_slots: bool,
 }
 
 /// One part (a range of entity ids) of a rebuild's entries: (cell key, id) and cell in id
@@ -193,7 +196,8 @@ impl SpatialGrid {
     }
 
     /// Each entity's slot (its index in `ids`, `xs`, …), indexed by entity id; `u32::MAX`
-    /// for an entity that is not in the grid (the slice may be shorter than the entities).
+    /// for an entity that is not in the grid (the slice may be shorter than the entities,
+    /// and is empty unless [`SpatialGrid::track_slots`] was set for the last rebuild).
     pub fn slots(&self) -> &[u32] {
         &self.slot_of
     }
@@ -307,9 +311,15 @@ impl SpatialGrid {
             }
         }
         let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
-        for part in &parts {
-            self.scratch.extend_from_slice(&part.entries);
-            self.cells.extend_from_slice(&part.cells);
+        for part in &mut parts {
+            if count == 1 {
+                // One part: its buffers become the entries (the old ones its next buffers).
+                std::mem::swap(&mut self.scratch, &mut part.entries);
+                std::mem::swap(&mut self.cells, &mut part.cells);
+            } else {
+                self.scratch.extend_from_slice(&part.entries);
+                self.cells.extend_from_slice(&part.cells);
+            }
             self.max_extent = self.max_extent.max(part.max_extent);
             let (a0, b0, a1, b1) = part.bounds;
             (x0, y0, x1, y1) = (x0.min(a0), y0.min(b0), x1.max(a1), y1.max(b1));
@@ -375,12 +385,14 @@ impl SpatialGrid {
         // Each entity's slot: in id order from the counting sort's places when the order is
         // that sort's alone, else from the order.
         self.slot_of.clear();
-        self.slot_of.resize(n, u32::MAX);
-        if dense {
+        if self.track_slots {
+            self.slot_of.resize(n, u32::MAX);
+        }
+        if self.track_slots && dense {
             for (&(_, i), &p) in self.scratch.iter().zip(&self.pos) {
                 self.slot_of[i as usize] = p;
             }
-        } else {
+        } else if self.track_slots {
             for (slot, &k) in self.order.iter().enumerate() {
                 self.slot_of[self.scratch[k as usize].1 as usize] = slot as u32;
             }
@@ -751,6 +763,7 @@ mod tests {
                     let mut g = SpatialGrid {
                         layout,
                         threads,
+                        track_slots: true,
                         ..SpatialGrid::default()
                     };
                     g.rebuild(&world, 5.0);
@@ -784,6 +797,7 @@ mod tests {
                 .map(|layout| {
                     let mut g = SpatialGrid {
                         layout,
+                        track_slots: true,
                         ..SpatialGrid::default()
                     };
                     g.rebuild(&world, cell);
