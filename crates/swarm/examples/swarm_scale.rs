@@ -2,7 +2,7 @@
 //! processor seconds), peak memory, and what the run did (arrived, crashed, still flying).
 //!
 //! ```sh
-//! cargo run --release -p simrob-swarm --example swarm_scale -- [SIZES] [DURATION] [THREADS] [SEEDS] [CELL]
+//! cargo run --release -p simrob-swarm --example swarm_scale -- [SIZES] [DURATION] [THREADS] [SEEDS] [CELL] [RECORD_DIR]
 //! cargo run --release -p simrob-swarm --example swarm_scale -- 10000,100000,1000000 60 2
 //! ```
 //!
@@ -11,7 +11,9 @@
 //! THREADS: controller threads (default: the machine's cores); SEEDS: a seed or a range
 //! `A..B` (default 1); CELL: the grid's cell size (`world.cell_size`, default 20 as bundled;
 //! 10,000,000 drones need 60, as a scenario's grid has at most 4,194,304 cells). Each size and seed runs in a child process of its own, so the peak
-//! memory printed is that run's alone (`VmHWM`). Processor seconds are the child's (user +
+//! memory printed is that run's alone (`VmHWM`). RECORD_DIR: also record each run (snapshots at 1 Hz,
+//! `simrob-swarm-recording`) to `RECORD_DIR/swarm-N-SEED.jsonl` and print its size; the
+//! processor seconds then include the recorder's. Processor seconds are the child's (user +
 //! system, every thread), so other work on the machine does not count against them.
 
 use std::path::Path;
@@ -19,6 +21,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use simrob_swarm::scenario::{Overrides, Scenario};
+use simrob_swarm::seer::{JsonLinesRecorder, Seer};
 
 #[path = "support/cpu_time.rs"]
 mod cpu_time;
@@ -46,6 +49,7 @@ fn one(
     threads: usize,
     seed: u64,
     cell: f64,
+    record: Option<&str>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let text = format!(
         "name = \"drone swarm\"\nfps = 24\nduration = {duration}\nseed = {seed}\n\
@@ -58,6 +62,15 @@ fn one(
         threads: Some(threads),
         ..Overrides::default()
     })?;
+    if let Some(path) = record {
+        // Snapshots at 1 Hz to a file, as `simrob swarm run --record` writes them.
+        let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+        sim.add_system(Box::new(Seer::new(
+            "drone swarm",
+            1.0,
+            vec![Box::new(JsonLinesRecorder::new(file))],
+        )));
+    }
     let build = t0.elapsed().as_secs_f64();
     let start = Instant::now();
     let c1 = cpu_seconds();
@@ -82,6 +95,14 @@ fn one(
         flying,
         build,
     );
+    if let Some(path) = record {
+        let bytes = std::fs::metadata(path)?.len() as f64;
+        println!(
+            "            recording {path}: {:.1} MB, {:.2} MB per simulated s",
+            bytes / 1e6,
+            bytes / 1e6 / sim_s
+        );
+    }
     Ok(())
 }
 
@@ -93,7 +114,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let threads: usize = args.get(4).ok_or("threads")?.parse()?;
         let seed: u64 = args.get(5).ok_or("seed")?.parse()?;
         let cell: f64 = args.get(6).ok_or("cell")?.parse()?;
-        return one(n, duration, threads, seed, cell);
+        return one(
+            n,
+            duration,
+            threads,
+            seed,
+            cell,
+            args.get(7).map(String::as_str),
+        );
     }
     let sizes: Vec<usize> = args
         .get(1)
@@ -114,6 +142,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => vec![1],
     };
     let cell: f64 = args.get(5).map_or(Ok(20.0), |s| s.parse())?;
+    let record = args.get(6);
     println!(
         "drone swarm (ORCA), at most {duration} simulated s (a run ends once every drone has \
          arrived or crashed); processor s = user + system of the run's process"
@@ -136,16 +165,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let exe = std::env::current_exe()?;
     for &n in &sizes {
         for &seed in &seeds {
-            let status = Command::new(&exe)
-                .args([
-                    "--one".to_string(),
-                    n.to_string(),
-                    duration.to_string(),
-                    threads.to_string(),
-                    seed.to_string(),
-                    cell.to_string(),
-                ])
-                .status()?;
+            let mut cmd = Command::new(&exe);
+            cmd.args([
+                "--one".to_string(),
+                n.to_string(),
+                duration.to_string(),
+                threads.to_string(),
+                seed.to_string(),
+                cell.to_string(),
+            ]);
+            if let Some(dir) = record {
+                cmd.arg(format!("{dir}/swarm-{n}-{seed}.jsonl"));
+            }
+            let status = cmd.status()?;
             if !status.success() {
                 eprintln!("{n} drones, seed {seed}: the run failed ({status})");
             }

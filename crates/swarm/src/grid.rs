@@ -88,10 +88,31 @@ pub struct SpatialGrid {
     pub max_extent: f64,
     /// Per entry in id order: its cell key and entity id.
     scratch: Vec<(u64, u32)>,
+    /// The cell `(cx, cy)` of each entry of `scratch`.
+    cells: Vec<(u32, u32)>,
     /// Which entry of `scratch` goes to each slot.
     order: Vec<u32>,
+    /// The counting sort's inverse of `order`: each entry's slot.
+    pos: Vec<u32>,
+    /// Each entity's slot (`u32::MAX`: not in the grid).
+    slot_of: Vec<u32>,
+    /// Per part of a parallel rebuild: its entries before they are joined.
+    parts: Vec<FillPart>,
     /// Threads a rebuild may use (0 or 1: the caller's only); the grid does not depend on it.
     pub threads: usize,
+    /// Whether a rebuild keeps each entity's slot ([`SpatialGrid::slots`]; off by default,
+    /// as most frames do not need it).
+    pub track_slots: bool,
+}
+
+/// One part (a range of entity ids) of a rebuild's entries: (cell key, id) and cell in id
+/// order, the window `(x0, y0, x1, y1)` of cells between them and their largest extent.
+#[derive(Debug, Default, Clone)]
+struct FillPart {
+    entries: Vec<(u64, u32)>,
+    cells: Vec<(u32, u32)>,
+    bounds: (usize, usize, usize, usize),
+    max_extent: f64,
 }
 
 /// Below this many entries a rebuild runs on one thread.
@@ -174,6 +195,13 @@ impl SpatialGrid {
         cy as u64 * self.cols as u64 + cx as u64
     }
 
+    /// Each entity's slot (its index in `ids`, `xs`, …), indexed by entity id; `u32::MAX`
+    /// for an entity that is not in the grid (the slice may be shorter than the entities,
+    /// and is empty unless [`SpatialGrid::track_slots`] was set for the last rebuild).
+    pub fn slots(&self) -> &[u32] {
+        &self.slot_of
+    }
+
     /// The cell key of every entry, same order as `ids` (non-decreasing).
     pub fn cell_keys(&self) -> &[u64] {
         &self.keys
@@ -229,27 +257,74 @@ impl SpatialGrid {
         self.cols = side(world.res.width, cell);
         self.rows = side(world.res.height, cell);
         self.scratch.clear();
+        self.cells.clear();
         self.max_extent = 0.0;
         let (poses, pp) = world.pose.raw();
         let (shapes, sp) = world.collider.raw();
         let (_, vp) = world.vel.raw();
         let n = poses.len().min(shapes.len());
-        // The entries, in id order, with their cells, and the window of cells between them.
-        let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
-        for i in 0..n {
-            if !(pp[i] && sp[i]) {
-                continue;
+        // The entries, in id order, with their cells, and the window of cells between them:
+        // for a large world in parts on several threads, joined in id order.
+        let mut parts = std::mem::take(&mut self.parts);
+        let threads = self.threads.max(1);
+        let count = if threads <= 1 || n < PARALLEL_MIN {
+            1
+        } else {
+            threads
+        };
+        parts.resize_with(count, FillPart::default);
+        let chunk = n.div_ceil(count).max(1);
+        {
+            let this = &*self;
+            let fill = |first: usize, part: &mut FillPart| {
+                part.entries.clear();
+                part.cells.clear();
+                part.bounds = (usize::MAX, usize::MAX, 0, 0);
+                part.max_extent = 0.0;
+                let (mut x0, mut y0, mut x1, mut y1) = part.bounds;
+                for i in first..(first + chunk).min(n) {
+                    if !(pp[i] && sp[i]) {
+                        continue;
+                    }
+                    let moving = vp.get(i).copied().unwrap_or(false);
+                    let (hw, hh) = shapes[i].half_extents();
+                    if !moving && hw.max(hh) > cell * 0.5 {
+                        continue;
+                    }
+                    part.max_extent = part.max_extent.max(hw.max(hh));
+                    let (cx, cy) = this.cell_of(poses[i].x, poses[i].y);
+                    (x0, y0, x1, y1) = (x0.min(cx), y0.min(cy), x1.max(cx), y1.max(cy));
+                    part.entries.push((this.cell_key(cx, cy), i as u32));
+                    part.cells.push((cx as u32, cy as u32));
+                }
+                part.bounds = (x0, y0, x1, y1);
+            };
+            if count == 1 {
+                fill(0, &mut parts[0]);
+            } else {
+                let fill = &fill;
+                std::thread::scope(|scope| {
+                    for (c, part) in parts.iter_mut().enumerate() {
+                        scope.spawn(move || fill(c * chunk, part));
+                    }
+                });
             }
-            let moving = vp.get(i).copied().unwrap_or(false);
-            let (hw, hh) = shapes[i].half_extents();
-            if !moving && hw.max(hh) > cell * 0.5 {
-                continue;
-            }
-            self.max_extent = self.max_extent.max(hw.max(hh));
-            let (cx, cy) = self.cell_of(poses[i].x, poses[i].y);
-            (x0, y0, x1, y1) = (x0.min(cx), y0.min(cy), x1.max(cx), y1.max(cy));
-            self.scratch.push((self.cell_key(cx, cy), i as u32));
         }
+        let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
+        for part in &mut parts {
+            if count == 1 {
+                // One part: its buffers become the entries (the old ones its next buffers).
+                std::mem::swap(&mut self.scratch, &mut part.entries);
+                std::mem::swap(&mut self.cells, &mut part.cells);
+            } else {
+                self.scratch.extend_from_slice(&part.entries);
+                self.cells.extend_from_slice(&part.cells);
+            }
+            self.max_extent = self.max_extent.max(part.max_extent);
+            let (a0, b0, a1, b1) = part.bounds;
+            (x0, y0, x1, y1) = (x0.min(a0), y0.min(b0), x1.max(a1), y1.max(b1));
+        }
+        self.parts = parts;
         let m = self.scratch.len();
         self.win = if m == 0 {
             (0, 0, 0, 0)
@@ -267,22 +342,33 @@ impl SpatialGrid {
         self.start.clear();
         self.row_start.clear();
         self.order.clear();
-        let cols = self.cols as u64;
+        let cells = &self.cells;
         if dense {
             // By cell of the window (stable: id order within a cell).
-            let win = |c: u64| ((c / cols) as usize - wy) * ww + (c % cols) as usize - wx;
+            let win = |k: usize| {
+                let (cx, cy) = cells[k];
+                (cy as usize - wy) * ww + cx as usize - wx
+            };
             counting_sort(
-                &self.scratch,
+                m,
                 wcells as usize,
                 win,
                 &mut self.start,
                 &mut self.order,
+                &mut self.pos,
             );
         } else if wh as u64 <= DENSE_CELLS_PER_ENTRY * m as u64 + DENSE_CELLS_MIN {
             // By row of the window (stable: id order within a row), then each row's run by
             // cell.
-            let row = |c: u64| (c / cols) as usize - wy;
-            counting_sort(&self.scratch, wh, row, &mut self.row_start, &mut self.order);
+            let row = |k: usize| cells[k].1 as usize - wy;
+            counting_sort(
+                m,
+                wh,
+                row,
+                &mut self.row_start,
+                &mut self.order,
+                &mut self.pos,
+            );
             let scratch = &self.scratch;
             for r in 0..wh {
                 let run = self.row_start[r] as usize..self.row_start[r + 1] as usize;
@@ -295,6 +381,21 @@ impl SpatialGrid {
             // (cell, id) pairs are distinct: an unstable sort gives the one order.
             self.scratch.sort_unstable();
             self.order.extend(0..m as u32);
+        }
+        // Each entity's slot: in id order from the counting sort's places when the order is
+        // that sort's alone, else from the order.
+        self.slot_of.clear();
+        if self.track_slots {
+            self.slot_of.resize(n, u32::MAX);
+        }
+        if self.track_slots && dense {
+            for (&(_, i), &p) in self.scratch.iter().zip(&self.pos) {
+                self.slot_of[i as usize] = p;
+            }
+        } else if self.track_slots {
+            for (slot, &k) in self.order.iter().enumerate() {
+                self.slot_of[self.scratch[k as usize].1 as usize] = slot as u32;
+            }
         }
         self.keys.resize(m, 0);
         self.ids.resize(m, 0);
@@ -401,31 +502,37 @@ impl SpatialGrid {
     }
 }
 
-/// A counting sort of `entries` (cell key, id) into `buckets` buckets (`bucket_of` a key):
-/// `order` gets the entries' indexes, bucket by bucket and in their order within a bucket,
+/// A counting sort of `entries` entries (by index) into `buckets` buckets (`bucket_of` an
+/// entry's index):
+/// `order` gets the entries' indexes, bucket by bucket and in their order within a bucket
+/// (`pos` the inverse: each entry's place in `order`),
 /// and `start` where each bucket begins in `order` (one more than buckets). Counts go two
 /// places on, so that after the prefix sum `start[b + 1]` is where bucket `b` begins, and
 /// after the scatter (which moves it to where `b` ends) `start[b]` is.
 fn counting_sort(
-    entries: &[(u64, u32)],
+    entries: usize,
     buckets: usize,
-    bucket_of: impl Fn(u64) -> usize,
+    bucket_of: impl Fn(usize) -> usize,
     start: &mut Vec<u32>,
     order: &mut Vec<u32>,
+    pos: &mut Vec<u32>,
 ) {
     start.clear();
     start.resize(buckets + 2, 0);
-    for &(c, _) in entries {
-        start[bucket_of(c) + 2] += 1;
+    for k in 0..entries {
+        start[bucket_of(k) + 2] += 1;
     }
     for b in 2..buckets + 2 {
         start[b] += start[b - 1];
     }
     order.clear();
-    order.resize(entries.len(), 0);
-    for (k, &(c, _)) in entries.iter().enumerate() {
-        let at = &mut start[bucket_of(c) + 1];
+    order.resize(entries, 0);
+    pos.clear();
+    pos.resize(entries, 0);
+    for (k, p) in pos.iter_mut().enumerate() {
+        let at = &mut start[bucket_of(k) + 1];
         order[*at as usize] = k as u32;
+        *p = *at;
         *at += 1;
     }
     start.truncate(buckets + 1);
@@ -624,6 +731,62 @@ mod tests {
     }
 
     #[test]
+    fn a_rebuild_on_several_threads_gives_the_same_grid() {
+        // More entries than a rebuild takes on one thread, some far off the rest (the
+        // sparse layout), in each layout.
+        let mut rng = Xoshiro256PlusPlus::new(5);
+        let mut world = SwarmWorld::new(5000.0, 3000.0);
+        for k in 0..(PARALLEL_MIN * 2) {
+            let e = world.spawn("thing");
+            let (x, y) = if k % 1000 == 7 {
+                (rng.next_f64() * 5000.0, rng.next_f64() * 3000.0)
+            } else {
+                (rng.next_f64() * 900.0, rng.next_f64() * 700.0)
+            };
+            world.pose.insert(e, SwarmPose { x, y, theta: 0.0 });
+            if k % 3 != 0 {
+                world.vel.insert(e, Velocity::default());
+            }
+            if k % 11 != 0 {
+                world.set_collider(
+                    e,
+                    Shape::Circle {
+                        r: 0.5 + 0.4 * (k % 5) as f64,
+                    },
+                );
+            }
+        }
+        for layout in [GridLayout::Auto, GridLayout::Dense, GridLayout::Sparse] {
+            let grids: Vec<SpatialGrid> = [1, 2, 3]
+                .into_iter()
+                .map(|threads| {
+                    let mut g = SpatialGrid {
+                        layout,
+                        threads,
+                        track_slots: true,
+                        ..SpatialGrid::default()
+                    };
+                    g.rebuild(&world, 5.0);
+                    g
+                })
+                .collect();
+            for g in &grids[1..] {
+                assert_eq!(g.ids, grids[0].ids, "{layout:?}");
+                assert_eq!(g.cell_keys(), grids[0].cell_keys());
+                assert_eq!(g.xs, grids[0].xs);
+                assert_eq!(g.ys, grids[0].ys);
+                assert_eq!(g.radii, grids[0].radii);
+                assert_eq!(g.slots(), grids[0].slots());
+                assert_eq!(g.max_extent, grids[0].max_extent);
+            }
+            assert!(grids[0].ids.len() > PARALLEL_MIN);
+            for (m, &i) in grids[0].ids.iter().enumerate() {
+                assert_eq!(grids[0].slots()[i as usize], m as u32);
+            }
+        }
+    }
+
+    #[test]
     fn dense_and_sparse_layouts_give_the_same_entries_in_the_same_order() {
         let mut rng = Xoshiro256PlusPlus::new(11);
         let (mut dense_frames, mut sparse_frames) = (0, 0);
@@ -634,6 +797,7 @@ mod tests {
                 .map(|layout| {
                     let mut g = SpatialGrid {
                         layout,
+                        track_slots: true,
                         ..SpatialGrid::default()
                     };
                     g.rebuild(&world, cell);
@@ -647,6 +811,17 @@ mod tests {
                 dense_frames += 1;
             } else if !grids[2].ids.is_empty() {
                 sparse_frames += 1;
+            }
+            for g in &grids {
+                // Each entity's slot is where it is.
+                let slots = g.slots();
+                assert_eq!(
+                    slots.iter().filter(|&&m| m != u32::MAX).count(),
+                    g.ids.len()
+                );
+                for (m, &i) in g.ids.iter().enumerate() {
+                    assert_eq!(slots[i as usize], m as u32);
+                }
             }
             for g in &grids[1..] {
                 assert_eq!(g.ids, d.ids);

@@ -10,6 +10,9 @@ use simrob_math::wrap_angle;
 #[derive(Debug, Default)]
 pub struct MovementSystem;
 
+/// Below this many entities the poses are integrated on one thread.
+const PARALLEL_MIN: usize = 1 << 16;
+
 impl System for MovementSystem {
     fn name(&self) -> &str {
         "movement"
@@ -28,25 +31,43 @@ impl System for MovementSystem {
             let (shapes, sp) = w.collider.raw();
             let (poses, pp) = w.pose.raw_mut();
             let n = poses.len().min(vels.len());
-            for i in 0..n {
-                if !(pp[i] && vp[i]) {
-                    continue;
+            // Each pose depends on its own entity alone: chunks on several threads give the
+            // same poses as one.
+            let integrate = |first: usize, poses: &mut [SwarmPose]| {
+                for (k, p) in poses.iter_mut().enumerate() {
+                    let i = first + k;
+                    if !(pp[i] && vp[i]) {
+                        continue;
+                    }
+                    let v = vels[i];
+                    if v.x == 0.0 && v.y == 0.0 && v.w == 0.0 {
+                        continue;
+                    }
+                    let (hw, hh) = if sp.get(i).copied().unwrap_or(false) {
+                        shapes[i].half_extents()
+                    } else {
+                        (0.0, 0.0)
+                    };
+                    p.x =
+                        (p.x + v.x * dt).clamp(hw.min(width * 0.5), (width - hw).max(width * 0.5));
+                    p.y = (p.y + v.y * dt)
+                        .clamp(hh.min(height * 0.5), (height - hh).max(height * 0.5));
+                    if v.w != 0.0 {
+                        p.theta = wrap_angle(p.theta + v.w * dt);
+                    }
                 }
-                let v = vels[i];
-                if v.x == 0.0 && v.y == 0.0 && v.w == 0.0 {
-                    continue;
-                }
-                let (hw, hh) = if sp.get(i).copied().unwrap_or(false) {
-                    shapes[i].half_extents()
-                } else {
-                    (0.0, 0.0)
-                };
-                let p = &mut poses[i];
-                p.x = (p.x + v.x * dt).clamp(hw.min(width * 0.5), (width - hw).max(width * 0.5));
-                p.y = (p.y + v.y * dt).clamp(hh.min(height * 0.5), (height - hh).max(height * 0.5));
-                if v.w != 0.0 {
-                    p.theta = wrap_angle(p.theta + v.w * dt);
-                }
+            };
+            let threads = ctx.config.thread_count();
+            if threads <= 1 || n < PARALLEL_MIN {
+                integrate(0, &mut poses[..n]);
+            } else {
+                let chunk = n.div_ceil(threads);
+                let integrate = &integrate;
+                std::thread::scope(|scope| {
+                    for (c, part) in poses[..n].chunks_mut(chunk).enumerate() {
+                        scope.spawn(move || integrate(c * chunk, part));
+                    }
+                });
             }
         }
         if !w.item.is_empty() {

@@ -370,6 +370,75 @@ fn same_scenario_and_seed_same_run_bit_for_bit() {
 }
 
 #[test]
+fn threads_do_not_change_a_large_swarm() {
+    // 70,000 drones: movement and the grid's entries also go parallel (from 65,536).
+    let text =
+        "fps = 24\nduration = 0.25\nseed = 4\n[generator]\nkind = \"drone-swarm\"\nrobots = 70000\n";
+    let sc = scenario(text);
+    let runs: Vec<_> = [1, 2]
+        .into_iter()
+        .map(|threads| {
+            let mut sim = sc
+                .build(&Overrides {
+                    threads: Some(threads),
+                    ..Overrides::default()
+                })
+                .unwrap();
+            let s = sim.run();
+            (
+                fingerprint(&sim),
+                (s.frames, s.collisions, s.crashed, s.arrived),
+            )
+        })
+        .collect();
+    assert_eq!(runs[0].1 .0, 6);
+    assert_eq!(runs[1], runs[0], "2 threads as 1");
+}
+
+#[test]
+fn slot_order_gives_the_same_run_as_entity_order() {
+    // 400 drones for 20 s (most arrive, crowds form at the targets): the controller in grid
+    // slot order (as for a large swarm) and in entity order, on one and on two threads.
+    let text =
+        "fps = 24\nduration = 20\nseed = 5\n[generator]\nkind = \"drone-swarm\"\nrobots = 400\n";
+    for avoidance in [Avoidance::Orca, Avoidance::Hmr] {
+        let runs: Vec<_> = [(usize::MAX, 1), (0, 1), (0, 2)]
+            .into_iter()
+            .map(|(from, threads)| {
+                let mut b = scenario(text)
+                    .build(&Overrides {
+                        avoidance: Some(avoidance),
+                        ..Overrides::default()
+                    })
+                    .unwrap();
+                let world = std::mem::take(b.world_mut());
+                let mut c = Simulation::new(world, b.ctx.config.clone());
+                c.set_threads(threads);
+                c.add_system(Box::new(MovementSystem));
+                c.add_system(Box::new(CollisionSystem::default()));
+                c.add_system(Box::new(simrob_swarm::systems::StopOnCollision));
+                c.add_system(Box::new(
+                    DroneController::new(5.0)
+                        .with_slot_order_from(from)
+                        .with_avoidance(avoidance),
+                ));
+                let s = c.run();
+                (
+                    fingerprint(&c),
+                    (s.events, s.collisions, s.crashed, s.arrived, s.frames),
+                )
+            })
+            .collect();
+        assert!(runs[0].1 .3 > 100, "{avoidance:?}: {:?}", runs[0].1);
+        assert_eq!(
+            runs[1], runs[0],
+            "{avoidance:?}: slot order as entity order"
+        );
+        assert_eq!(runs[2], runs[0], "{avoidance:?}: slot order on two threads");
+    }
+}
+
+#[test]
 fn threads_do_not_change_the_run() {
     // 5,000 drones: above the size where collision and control go parallel; both models;
     // one, two and three threads.
