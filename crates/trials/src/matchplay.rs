@@ -304,25 +304,7 @@ pub fn play_watched(
                 });
             }
         }
-        if let Some(i) = sheet.step(t, [b[0], b[1]], [vx, vy], &robots) {
-            let st = &sheet.strikes[i];
-            if let (Some(r), Some(team)) = (st.robot, st.team.and_then(Team::parse)) {
-                let k = team_index(team);
-                match st.kind {
-                    StrikeKind::Shot => {
-                        s.shots[k] += 1;
-                        s.shots_on_target[k] += st.on_target as u32;
-                    }
-                    StrikeKind::Pass => s.passes[k] += 1,
-                    _ => {}
-                }
-                if st.kind == StrikeKind::Shot {
-                    let what = if st.on_target { "on target" } else { "wide" };
-                    s.events
-                        .push((t, format!("shot {} {r} {what}", team.as_str())));
-                }
-            }
-        }
+        sheet.step(t, [b[0], b[1]], [vx, vy], &robots);
         // Who is nearest the ball.
         let nearest = arena
             .players()
@@ -380,7 +362,19 @@ pub fn play_watched(
         s.falls[team_index(pl.team)] += pl.falls;
     }
     s.messages = arena.messages_sent;
+    // Counted at the end: a strike that scores becomes a shot on target when the goal comes.
     for st in &sheet.strikes {
+        let Some(k) = st.team.and_then(Team::parse).map(team_index) else {
+            continue;
+        };
+        match st.kind {
+            StrikeKind::Shot => {
+                s.shots[k] += 1;
+                s.shots_on_target[k] += st.on_target as u32;
+            }
+            StrikeKind::Pass => s.passes[k] += 1,
+            _ => {}
+        }
         if let (StrikeKind::Pass, Some(team), Some(next)) = (st.kind, st.team, st.next) {
             let mate = robots
                 .iter()
