@@ -387,3 +387,77 @@ pub fn exchanges(strikes: &[Strike]) -> Vec<Exchange> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strike(t: f64, robot: u32, team: &'static str, x: f64) -> Strike {
+        Strike {
+            t,
+            robot: Some(robot),
+            team: Some(team),
+            at: [x, 0.0],
+            ..Strike::default()
+        }
+    }
+
+    #[test]
+    fn an_exchange_is_two_teammates_in_turn_and_a_loop_makes_no_progress() {
+        // 4, 5, 4, 5, 4 of cyan, the ball moving 0.2 m up the field: a pass loop.
+        let s: Vec<Strike> = (0..5)
+            .map(|i| strike(i as f64, 4 + (i % 2), "cyan", 0.05 * i as f64))
+            .collect();
+        let e = exchanges(&s);
+        assert_eq!(e.len(), 1);
+        assert_eq!((e[0].strikes, e[0].robots), (5, [4, 5]));
+        assert!(e[0].is_loop(), "{e:?}");
+        // The same for magenta going towards −X: progress counts its way.
+        let s: Vec<Strike> = (0..5)
+            .map(|i| strike(i as f64, 7 + (i % 2), "magenta", -0.5 * i as f64))
+            .collect();
+        let e = exchanges(&s);
+        assert!(
+            (e[0].progress_m - 2.0).abs() < 1e-9 && !e[0].is_loop(),
+            "{e:?}"
+        );
+        // A third robot, an opponent, or the same robot twice breaks the run.
+        let s = vec![
+            strike(0.0, 4, "cyan", 0.0),
+            strike(1.0, 5, "cyan", 0.0),
+            strike(2.0, 4, "cyan", 0.0),
+            strike(3.0, 7, "magenta", 0.0),
+            strike(4.0, 5, "cyan", 0.0),
+            strike(5.0, 5, "cyan", 0.0),
+            strike(6.0, 4, "cyan", 0.0),
+        ];
+        let e = exchanges(&s);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].strikes, 3);
+        assert!(!e[0].is_loop());
+    }
+
+    #[test]
+    fn a_shot_must_reach_the_line_and_is_on_target_between_the_posts() {
+        let sheet = ScoreSheet::new(4.5, 1.8);
+        // From 1 m out at 1.12 m/s (rolls 1.07 m): a shot, on target.
+        assert_eq!(
+            sheet.shot_line(Team::Cyan, [3.5, 0.0], [1.12, 0.0]),
+            Some(true)
+        );
+        // From 2 m out the same kick stops short: not a shot.
+        assert_eq!(sheet.shot_line(Team::Cyan, [2.5, 0.0], [1.12, 0.0]), None);
+        // Crossing 0.3 m outside a post: a shot, wide; 0.8 m outside: not a shot.
+        assert_eq!(
+            sheet.shot_line(Team::Cyan, [4.0, 1.2], [1.5, 0.0]),
+            Some(false)
+        );
+        assert_eq!(sheet.shot_line(Team::Cyan, [4.0, 1.7], [1.5, 0.0]), None);
+        // Towards its own goal it is no shot; magenta shoots towards −X.
+        assert_eq!(sheet.shot_line(Team::Cyan, [-3.5, 0.0], [-1.12, 0.0]), None);
+        assert_eq!(
+            sheet.shot_line(Team::Magenta, [-3.5, 0.0], [-1.12, 0.0]),
+            Some(true)
+        );
+    }
+}
