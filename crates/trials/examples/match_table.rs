@@ -159,24 +159,18 @@ fn main() {
         }
         (per, tot)
     };
-    let u = |a: [u32; 2]| [a[0] as f64, a[1] as f64];
-    let figures: [(&str, Box<dyn Fn(&MatchSummary) -> [f64; 2]>); 7] = [
-        ("goals", Box::new(move |m: &MatchSummary| u(m.goals))),
-        ("shots", Box::new(move |m: &MatchSummary| u(m.shots))),
-        (
-            "shots on target",
-            Box::new(move |m: &MatchSummary| u(m.shots_on_target)),
-        ),
-        ("passes", Box::new(move |m: &MatchSummary| u(m.passes))),
-        (
-            "passes completed",
-            Box::new(move |m: &MatchSummary| u(m.passes_completed)),
-        ),
-        (
-            "pass loops",
-            Box::new(move |m: &MatchSummary| u(m.pass_loops)),
-        ),
-        ("possession, s", Box::new(|m: &MatchSummary| m.possession_s)),
+    fn u(a: [u32; 2]) -> [f64; 2] {
+        [a[0] as f64, a[1] as f64]
+    }
+    type Figure = (&'static str, fn(&MatchSummary) -> [f64; 2]);
+    let figures: [Figure; 7] = [
+        ("goals", |m| u(m.goals)),
+        ("shots", |m| u(m.shots)),
+        ("shots on target", |m| u(m.shots_on_target)),
+        ("passes", |m| u(m.passes)),
+        ("passes completed", |m| u(m.passes_completed)),
+        ("pass loops", |m| u(m.pass_loops)),
+        ("possession, s", |m| m.possession_s),
     ];
     println!(
         "{} paper matches of {minutes} simulated minutes, seeds {first}–{last}",
@@ -185,7 +179,7 @@ fn main() {
     println!("| figure | cyan–magenta (total) | per match: min–max, mean ± sd |");
     println!("|---|---|---|");
     for (name, f) in &figures {
-        let (per, tot) = both(f.as_ref());
+        let (per, tot) = both(f);
         println!(
             "| {name} | {:.0}–{:.0} ({:.0}) | {} |",
             tot[0],

@@ -184,7 +184,7 @@ fn dir(team: Team) -> f64 {
     }
 }
 
-fn nearest<'a>(robots: &'a [RobotAt], at: [f64; 2], within: f64) -> Option<&'a RobotAt> {
+fn nearest(robots: &[RobotAt], at: [f64; 2], within: f64) -> Option<&RobotAt> {
     robots
         .iter()
         .filter(|r| r.standing)
