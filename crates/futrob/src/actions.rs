@@ -807,7 +807,7 @@ impl Machine {
                                     .map(|k| from_ball(*k));
                             shot_angle(from_ball(g), keeper, c.p.kick_cover_deg, c.p.kick_turn_deg)
                         }),
-                        KickTarget::Partner => c.wm.position(ObjectKind::Partner).map(from_ball),
+                        KickTarget::Partner => c.wm.pass_target(c.now).map(from_ball),
                         KickTarget::Clear => Some(match c.wm.position(ObjectKind::MyGoal) {
                             Some(g) if g.bearing_deg().abs() < 60.0 => {
                                 if g.bearing_deg() >= 0.0 {

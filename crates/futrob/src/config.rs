@@ -73,6 +73,9 @@ pub struct BrainParams {
     /// `partnerInRange`: a teammate nearer than this cannot receive a pass (it stands at the
     /// ball), cm.
     pub pass_min_range_cm: f64,
+    /// `partnerBetterPlaced`: how much nearer the opponent goal than the ball holder a
+    /// teammate must stand to be passed to, cm.
+    pub pass_gain_cm: f64,
     /// `goalInRange`: the farthest goal the robot shoots at, cm.
     pub shot_range_cm: f64,
     /// `…Searched` holds until the robot is this far from where it searched, cm: a goal too
@@ -150,6 +153,7 @@ impl Default for BrainParams {
             possession_margin_cm: 4.0,
             kick_range_cm: 110.0,
             pass_min_range_cm: 40.0,
+            pass_gain_cm: 50.0,
             shot_range_cm: 200.0,
             search_radius_cm: 50.0,
             gk_x_min_cm: 10.0,
@@ -373,6 +377,7 @@ pub const KEYS: &[Key] = &[
     Key { name: "possessionMargin", unit: "cm", default: "4", range: Some((0.0, 100.0)), meaning: "ballIsMine, once true, holds while the ball is within this much more of the zone" },
     Key { name: "kickRange", unit: "cm", default: "110", range: Some((0.0, 2000.0)), meaning: "partnerInRange / opponentInRange" },
     Key { name: "passMinRange", unit: "cm", default: "40", range: Some((0.0, 2000.0)), meaning: "partnerInRange: a nearer teammate cannot receive a pass" },
+    Key { name: "passGain", unit: "cm", default: "50", range: Some((0.0, 2000.0)), meaning: "partnerBetterPlaced: a teammate this much nearer the opponent goal can be passed to" },
     Key { name: "shotRange", unit: "cm", default: "200", range: Some((0.0, 2000.0)), meaning: "goalInRange: the farthest goal the robot shoots at" },
     Key { name: "searchRadius", unit: "cm", default: "50", range: Some((0.0, 2000.0)), meaning: "…Searched holds until the robot is this far from where it searched" },
     Key { name: "GK_X_DIFF_THRESHOLD_MIN", unit: "cm", default: "10", range: Some((0.0, 1000.0)), meaning: "keeper relocation: least offset along the goal line" },
@@ -556,6 +561,7 @@ impl IniConfig {
                 "possessionMargin" => p.possession_margin_cm = numk()?,
                 "kickRange" => p.kick_range_cm = numk()?,
                 "passMinRange" => p.pass_min_range_cm = numk()?,
+                "passGain" => p.pass_gain_cm = numk()?,
                 "shotRange" => p.shot_range_cm = numk()?,
                 "searchRadius" => p.search_radius_cm = numk()?,
                 "GK_X_DIFF_THRESHOLD_MIN" => p.gk_x_min_cm = numk()?,

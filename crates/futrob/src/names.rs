@@ -97,14 +97,14 @@ pub enum Family {
     Searched,
 }
 
-/// One of the 37 predicates — FutRob's 36 and simrob's `partnerNearerBall` — stored as its bit
-/// index (0..37) in a [`crate::PredicateSet`].
+/// One of the 38 predicates — FutRob's 36 and simrob's `partnerNearerBall` and
+/// `partnerBetterPlaced` — stored as its bit index (0..38) in a [`crate::PredicateSet`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Predicate(u8);
 
 impl Predicate {
     /// Number of predicates.
-    pub const COUNT: usize = 37;
+    pub const COUNT: usize = 38;
     /// Number of FutRob's own predicates (the first ones, in bit order).
     pub const FUTROB_COUNT: usize = 36;
     /// `ballIsMine`: the ball is at the robot's feet, close enough to kick.
@@ -129,6 +129,10 @@ impl Predicate {
     /// or reports it nearer than this robot sees it (by more than `supportMargin`, or by
     /// less with a lower id). The nearest field player goes for the ball; the other supports.
     pub const PARTNER_NEARER_BALL: Predicate = Predicate(36);
+    /// `partnerBetterPlaced` (simrob's, for team play): a teammate this robot sees within pass
+    /// range stands at least `passGain` nearer the opponent goal than it, and no teammate
+    /// passed to it within the pass window. What a pass in a match waits for.
+    pub const PARTNER_BETTER_PLACED: Predicate = Predicate(37);
 
     /// The predicate of `family` for `object` (bits 0..27: family-major, object-minor).
     pub const fn of(object: ObjectKind, family: Family) -> Predicate {
@@ -145,7 +149,7 @@ impl Predicate {
         self.0 as u32
     }
 
-    /// The predicate with bit index `i`, if `i < 37`.
+    /// The predicate with bit index `i`, if `i < 38`.
     pub fn from_bit(i: u32) -> Option<Predicate> {
         (i < Self::COUNT as u32).then_some(Predicate(i as u8))
     }
@@ -195,6 +199,7 @@ impl Predicate {
             "gkNeedsRelocate",
             "gkNeedsStartSaving",
             "partnerNearerBall",
+            "partnerBetterPlaced",
         ];
         NAMES[self.0 as usize]
     }

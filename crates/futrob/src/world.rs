@@ -1,5 +1,5 @@
 //! The world model: what the robot knows about the objects around it, in its own frame, and
-//! the values of the 37 predicates.
+//! the values of the 38 predicates.
 //!
 //! Positions are centimetres in the robot frame: the robot's centre projected on the floor
 //! is the origin, `x` is lateral (positive to the right), `y` is forward. A camera reading
@@ -616,6 +616,39 @@ impl WorldModel {
             })
     }
 
+    /// The teammate a match pass goes to (`partnerBetterPlaced`): of the teammates this robot
+    /// sees within pass range (`passMinRange` to `kickRange`), the one nearest the opponent
+    /// goal (its last sighting, dead-reckoned through the robot's moves), if it stands at least
+    /// `passGain` nearer that goal than this robot. `None` for a keeper, when the opponent goal
+    /// was never seen, and for the pass window after a teammate's pass (a pass is not sent
+    /// straight back to its passer: with both players judging from their own noisy views,
+    /// each could find the other better placed).
+    pub fn better_placed_partner(&self, now_ms: u64) -> Option<Vec2> {
+        if self.role() != Role::FieldPlayer || self.comm.recent_pass(now_ms).is_some() {
+            return None;
+        }
+        if !self.last_pos_valid(ObjectKind::Partner) {
+            return None;
+        }
+        let g = self.objects[ObjectKind::OppGoal.index()].last_pos?;
+        let p = &self.params;
+        self.objects[ObjectKind::Partner.index()]
+            .all
+            .iter()
+            .filter(|q| (p.pass_min_range_cm..=p.kick_range_cm).contains(&q.norm()))
+            .filter(|q| q.minus(g).norm() <= g.norm() - p.pass_gain_cm)
+            .min_by(|a, b| a.minus(g).norm().total_cmp(&b.minus(g).norm()))
+            .copied()
+    }
+
+    /// Where `passBall` aims: the better-placed teammate when there is one
+    /// ([`WorldModel::better_placed_partner`]), else the nearest teammate seen (FutRob's
+    /// pass, which its case study makes without a goal).
+    pub fn pass_target(&self, now_ms: u64) -> Option<Vec2> {
+        self.better_placed_partner(now_ms)
+            .or_else(|| self.position(ObjectKind::Partner))
+    }
+
     /// The value of every predicate at `now_ms`.
     pub fn predicates(&self, now_ms: u64) -> PredicateSet {
         let mut s = PredicateSet::default();
@@ -663,6 +696,10 @@ impl WorldModel {
         s.set(
             Predicate::PARTNER_NEARER_BALL,
             self.partner_nearer_ball(now_ms),
+        );
+        s.set(
+            Predicate::PARTNER_BETTER_PLACED,
+            self.better_placed_partner(now_ms).is_some(),
         );
         s
     }

@@ -25,6 +25,7 @@ pub mod arena;
 pub mod cases;
 pub mod link;
 pub mod matchplay;
+pub mod referee;
 pub mod stats;
 
 pub use arena::{Arena, ArenaParams, Inspector, Observer, PlayerSpec};

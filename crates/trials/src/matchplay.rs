@@ -10,11 +10,12 @@
 //! robot of the other team that enters the circle is put back on its edge (counted as an
 //! infringement). The referee restarts from kick-off positions after a goal (the ball
 //! wholly over the goal line between the posts), puts the ball back 30 cm inside the field
-//! where it left it (over a touch line, or over a goal line outside the goal), and counts:
-//! goals; shots (a strike — the ball going from under 0.2 m/s to over 0.5 m/s — towards the
-//! opponents' goal line, credited to the nearest robot's team); possession (time the nearest
-//! standing robot within 30 cm of the ball belongs to each team); passes (`passBall` actions
-//! started); falls.
+//! where it left it (over a touch line, or over a goal line outside the goal), and keeps a
+//! score sheet ([`crate::referee`]): every strike of the ball with its striker, what it was
+//! (shot, pass, clearance, kick) and who had the ball next; from it goals with their scorers,
+//! shots and shots on target, passes and passes completed, and pass loops. It also counts
+//! possession (time the nearest standing robot within 30 cm of the ball belongs to each team)
+//! and falls.
 
 use serde::Serialize;
 use simrob_futrob::{Role, RuleSet};
@@ -22,6 +23,7 @@ use simrob_math::Xoshiro256StarStar;
 use simrob_soccer::{Pose2, Profile, Team};
 
 use crate::arena::{Arena, ArenaParams, Observer, PlayerSpec};
+use crate::referee::{Exchange, GoalEvent, RobotAt, ScoreSheet, Strike, StrikeKind};
 use crate::TrialError;
 
 /// How a match is played.
@@ -48,15 +50,25 @@ pub struct MatchSummary {
     pub duration_s: f64,
     /// The team that kicked off the match (`cyan` or `magenta`).
     pub kick_off: String,
+    /// Each team's goalkeeper (its robot id).
+    pub keepers: [u32; 2],
     /// Goals scored by each team.
     pub goals: [u32; 2],
-    /// Shots: the ball, after being slow, speeding past 0.5 m/s towards the opponent goal of
-    /// the team whose robot is nearest it.
+    /// Shots: strikes towards the opponents' goal, fast enough to reach its line, less than
+    /// 0.5 m outside a post ([`crate::referee`]).
     pub shots: [u32; 2],
+    /// Shots whose line runs between the posts (goals included).
+    pub shots_on_target: [u32; 2],
     /// Seconds each team had the ball.
     pub possession_s: [f64; 2],
-    /// Passes (`passBall` actions started) by each team.
+    /// Passes: strikes by a robot running `passBall`.
     pub passes: [u32; 2],
+    /// Passes after which a teammate of the passer had the ball next.
+    pub passes_completed: [u32; 2],
+    /// Pass loops: two teammates striking the ball back and forth at least
+    /// [`crate::referee::LOOP_STRIKES`] times while it gets less than 1 m nearer the
+    /// opponents' goal.
+    pub pass_loops: [u32; 2],
     /// Times each team's robots fell.
     pub falls: [u32; 2],
     /// Balls put back after leaving the field.
@@ -67,6 +79,12 @@ pub struct MatchSummary {
     pub messages: u64,
     /// `(simulated s, what)`, in order.
     pub events: Vec<(f64, String)>,
+    /// Every goal with its scorer.
+    pub goal_log: Vec<GoalEvent>,
+    /// Every strike of the ball, in order.
+    pub strikes: Vec<Strike>,
+    /// Every run of three or more strikes back and forth between two teammates.
+    pub exchanges: Vec<Exchange>,
 }
 
 /// The random stream of the kick-off coin toss (apart from every robot's streams).
@@ -198,6 +216,12 @@ pub fn play_watched(
             rules: Some(r),
         });
     }
+    let mut keepers = [0; 2];
+    for (entity, team, role, _) in &lineup {
+        if *role == Role::Goalkeeper {
+            keepers[team_index(*team)] = *entity;
+        }
+    }
     arena.add_players(specs)?;
     arena.place_ball(0.0, 0.0, 0.0, 0.0)?;
     let mut s = MatchSummary {
@@ -205,6 +229,7 @@ pub fn play_watched(
         profile: p.profile.name.clone(),
         duration_s: p.duration_s,
         kick_off: p.kick_off.as_str().into(),
+        keepers,
         ..MatchSummary::default()
     };
     s.events
@@ -212,8 +237,8 @@ pub fn play_watched(
     let mut kickoff_at = Some(0.0);
     let end_ms = (p.duration_s * 1000.0).round() as u64;
     let mut prev = arena.ball();
-    let mut slow = true;
-    let mut passes_seen = vec![0usize; arena.players().len()];
+    let mut sheet = ScoreSheet::new(hl, f.goal_width);
+    let mut robots: Vec<RobotAt> = Vec::new();
     while arena.now_ms() < end_ms {
         arena.step()?;
         let t = arena.now_ms() as f64 / 1000.0;
@@ -261,8 +286,25 @@ pub fn play_watched(
             }
         }
         let (vx, vy) = ((b[0] - prev[0]) / 0.01, (b[1] - prev[1]) / 0.01);
-        let speed = vx.hypot(vy);
         prev = b;
+        robots.clear();
+        for pl in arena.players() {
+            if let Some(q) = arena.robot_pose(pl.entity) {
+                robots.push(RobotAt {
+                    entity: pl.entity,
+                    team: pl.team,
+                    role: pl.role,
+                    x: q.x,
+                    y: q.y,
+                    standing: arena.standing(pl.entity),
+                    action: pl
+                        .brain()
+                        .and_then(|br| br.handler().current())
+                        .map_or("", |a| a.kind.name()),
+                });
+            }
+        }
+        sheet.step(t, [b[0], b[1]], [vx, vy], &robots);
         // Who is nearest the ball.
         let nearest = arena
             .players()
@@ -277,28 +319,6 @@ pub fn play_watched(
             if d < 0.30 && arena.standing(entity) {
                 s.possession_s[team_index(team)] += 0.01;
             }
-            if slow && speed > 0.5 {
-                let towards = if team == Team::Cyan {
-                    vx > 0.0
-                } else {
-                    vx < 0.0
-                };
-                if towards {
-                    s.shots[team_index(team)] += 1;
-                }
-            }
-        }
-        if speed < 0.2 {
-            slow = true;
-        } else if speed > 0.5 {
-            slow = false;
-        }
-        for (i, pl) in arena.players().iter().enumerate() {
-            let n = pl.started.iter().filter(|(_, a)| a == "passBall").count();
-            if n > passes_seen[i] {
-                s.passes[team_index(pl.team)] += (n - passes_seen[i]) as u32;
-                passes_seen[i] = n;
-            }
         }
         let over_goal_line = b[0].abs() > hl + f.ball_radius;
         if over_goal_line && b[1].abs() < f.goal_width / 2.0 {
@@ -308,7 +328,13 @@ pub fn play_watched(
                 Team::Magenta
             };
             s.goals[team_index(scorer)] += 1;
-            s.events.push((t, format!("goal {}", scorer.as_str())));
+            let g = sheet.goal(t, scorer);
+            let by = match (g.scorer, g.own_goal) {
+                (Some(r), false) => format!(" (robot {r})"),
+                (Some(r), true) => format!(" (own goal, robot {r})"),
+                (None, _) => String::new(),
+            };
+            s.events.push((t, format!("goal {}{by}", scorer.as_str())));
             kicking = if scorer == Team::Cyan {
                 Team::Magenta
             } else {
@@ -326,6 +352,7 @@ pub fn play_watched(
             let y = b[1].clamp(-(hw - 0.30), hw - 0.30);
             arena.place_ball(x, y, 0.0, 0.0)?;
             prev = arena.ball();
+            sheet.out();
             s.outs += 1;
             s.events.push((t, "ball out: put back".into()));
         }
@@ -335,6 +362,38 @@ pub fn play_watched(
         s.falls[team_index(pl.team)] += pl.falls;
     }
     s.messages = arena.messages_sent;
+    // Counted at the end: a strike that scores becomes a shot on target when the goal comes.
+    for st in &sheet.strikes {
+        let Some(k) = st.team.and_then(Team::parse).map(team_index) else {
+            continue;
+        };
+        match st.kind {
+            StrikeKind::Shot => {
+                s.shots[k] += 1;
+                s.shots_on_target[k] += st.on_target as u32;
+            }
+            StrikeKind::Pass => s.passes[k] += 1,
+            _ => {}
+        }
+        if let (StrikeKind::Pass, Some(team), Some(next)) = (st.kind, st.team, st.next) {
+            let mate = robots
+                .iter()
+                .any(|r| r.entity == next && r.team.as_str() == team && Some(next) != st.robot);
+            if mate {
+                if let Some(t) = Team::parse(team) {
+                    s.passes_completed[team_index(t)] += 1;
+                }
+            }
+        }
+    }
+    s.exchanges = sheet.exchanges();
+    for e in s.exchanges.iter().filter(|e| e.is_loop()) {
+        if let Some(t) = Team::parse(e.team) {
+            s.pass_loops[team_index(t)] += 1;
+        }
+    }
+    s.goal_log = sheet.goals;
+    s.strikes = sheet.strikes;
     Ok(s)
 }
 

@@ -268,3 +268,75 @@ fn the_case_rates_hold_at_seeds_the_test_picks() {
         );
     }
 }
+
+/// In a match a pass goes to a teammate clearly nearer the opponent goal, and never straight
+/// back: over several seeds no pass is answered by a pass from its receiver, and no two
+/// teammates strike the ball back and forth without progress (a pass loop) — read from each
+/// match's own score sheet. (With FutRob's `partnerInRange` as the match's pass rule, seed 6
+/// passed the ball from robot 4 to 5 and straight back at 41 s.)
+#[test]
+fn match_passes_go_forward_and_never_straight_back() {
+    use simrob_trials::matchplay::{play, MatchParams};
+    use simrob_trials::referee::StrikeKind;
+    for seed in 1..=6 {
+        let s = play(&MatchParams::new(Profile::paper(), seed, 90.0), None).unwrap();
+        for w in s.strikes.windows(2) {
+            let (a, b) = (&w[0], &w[1]);
+            let returned = a.kind == StrikeKind::Pass
+                && b.kind == StrikeKind::Pass
+                && a.next.is_some()
+                && a.next == b.robot
+                && b.next == a.robot;
+            assert!(
+                !returned,
+                "seed {seed}: robot {:?} passed to {:?} at {:.1} s and got it straight back at {:.1} s",
+                a.robot, a.next, a.t, b.t
+            );
+        }
+        let loops: Vec<_> = s.exchanges.iter().filter(|e| e.is_loop()).collect();
+        assert!(loops.is_empty(), "seed {seed}: pass loops {loops:?}");
+        assert_eq!(s.pass_loops, [0, 0]);
+    }
+}
+
+/// The score sheet is kept from the world: every goal has a strike that put it in (or none,
+/// off a post), is counted as a shot on target, and goals never outnumber shots on target nor
+/// these the shots.
+#[test]
+fn a_matchs_goals_shots_and_passes_add_up() {
+    use simrob_trials::matchplay::{play, MatchParams};
+    use simrob_trials::referee::{StrikeEnd, StrikeKind};
+    let s = play(&MatchParams::new(Profile::paper(), 1, 200.0), None).unwrap();
+    assert!(s.goals.iter().sum::<u32>() > 0, "{:?}", s.events);
+    for k in 0..2 {
+        assert!(
+            s.goals[k]
+                <= s.shots_on_target[k]
+                    + s.goal_log.iter().filter(|g| g.scorer.is_none()).count() as u32
+        );
+        assert!(s.shots_on_target[k] <= s.shots[k]);
+        assert!(s.passes_completed[k] <= s.passes[k]);
+    }
+    assert_eq!(s.goal_log.len() as u32, s.goals.iter().sum::<u32>());
+    let scored: Vec<_> = s
+        .strikes
+        .iter()
+        .filter(|x| x.end == StrikeEnd::Goal)
+        .collect();
+    for x in &scored {
+        if !s.goal_log.iter().any(|g| g.own_goal) {
+            assert!(x.kind == StrikeKind::Shot && x.on_target, "{x:?}");
+        }
+    }
+    let shots: u32 = s
+        .strikes
+        .iter()
+        .filter(|x| x.kind == StrikeKind::Shot)
+        .count() as u32;
+    assert_eq!(shots, s.shots.iter().sum::<u32>());
+    for g in &s.goal_log {
+        if let Some(r) = g.scorer {
+            assert!((3..=8).contains(&r), "{g:?}");
+        }
+    }
+}

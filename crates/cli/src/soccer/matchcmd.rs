@@ -266,37 +266,169 @@ impl Recording {
     }
 }
 
+/// `mm:ss` of a match time in seconds.
+fn clock(t: f64) -> String {
+    let t = t.max(0.0).floor() as u64;
+    format!("{:02}:{:02}", t / 60, t % 60)
+}
+
+/// The end-of-match summary a coach reads: the score, who scored and when, each team's shots
+/// (on target), passes (completed), possession and falls, and what stood out.
 fn report(s: &MatchSummary) -> String {
+    use simrob_trials::referee::{StrikeEnd, StrikeKind};
     use std::fmt::Write;
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "FutRob 3 v 3 — profile {}, seed {}, {:.1} simulated minutes, {} kicks off",
+        "FutRob 3 v 3 — profile {}, seed {}, {} of play, {} kicked off",
         s.profile,
         s.seed,
-        s.duration_s / 60.0,
+        clock(s.duration_s),
         s.kick_off
     );
-    let _ = writeln!(t, "             cyan  magenta");
-    let _ = writeln!(t, "goals       {:>5}  {:>7}", s.goals[0], s.goals[1]);
-    let _ = writeln!(t, "shots       {:>5}  {:>7}", s.shots[0], s.shots[1]);
-    let total = (s.possession_s[0] + s.possession_s[1]).max(1e-9);
     let _ = writeln!(
         t,
-        "possession  {:>4.0}%  {:>6.0}%",
-        100.0 * s.possession_s[0] / total,
-        100.0 * s.possession_s[1] / total
+        "Final score: cyan {} – {} magenta",
+        s.goals[0], s.goals[1]
     );
-    let _ = writeln!(t, "passes      {:>5}  {:>7}", s.passes[0], s.passes[1]);
-    let _ = writeln!(t, "falls       {:>5}  {:>7}", s.falls[0], s.falls[1]);
-    let _ = writeln!(
-        t,
-        "put out of the centre circle at a kick-off {:>2}  {:>2}",
-        s.kickoff_infringements[0], s.kickoff_infringements[1]
-    );
-    let _ = writeln!(t, "balls out: {}, team messages: {}", s.outs, s.messages);
-    for (time, what) in s.events.iter().filter(|e| e.1.starts_with("goal")) {
-        let _ = writeln!(t, "  {:>6.1} s  {what}", time);
+    let role = |r: u32| {
+        if s.keepers.contains(&r) {
+            "keeper"
+        } else {
+            "field player"
+        }
+    };
+    if s.goal_log.is_empty() {
+        let _ = writeln!(t, "No goals.");
     }
+    for g in &s.goal_log {
+        let by = match (g.scorer, g.own_goal) {
+            (Some(r), false) => format!("robot {r} ({})", role(r)),
+            (Some(r), true) => format!("own goal by robot {r} ({})", role(r)),
+            (None, _) => "off a post or wall".into(),
+        };
+        let _ = writeln!(t, "  {}  {:<8} {by}", clock(g.t), g.team);
+    }
+    let pct = |a: u32, b: u32| {
+        if b == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.0} %", 100.0 * a as f64 / b as f64)
+        }
+    };
+    let total = (s.possession_s[0] + s.possession_s[1]).max(1e-9);
+    let _ = writeln!(t);
+    let _ = writeln!(t, "                          cyan   magenta");
+    let row = |t: &mut String, name: &str, a: String, b: String| {
+        let _ = writeln!(t, "{name:<24} {a:>6}   {b:>7}");
+    };
+    row(
+        &mut t,
+        "goals",
+        s.goals[0].to_string(),
+        s.goals[1].to_string(),
+    );
+    row(
+        &mut t,
+        "shots (on target)",
+        format!("{} ({})", s.shots[0], s.shots_on_target[0]),
+        format!("{} ({})", s.shots[1], s.shots_on_target[1]),
+    );
+    let saves = |team: &str| {
+        s.strikes
+            .iter()
+            .filter(|x| x.kind == StrikeKind::Shot && x.team.is_some_and(|t| t != team))
+            .filter(|x| x.end != StrikeEnd::Goal)
+            .filter(|x| x.met == Some(s.keepers[(team == "magenta") as usize]))
+            .count()
+    };
+    row(
+        &mut t,
+        "keeper's saves",
+        saves("cyan").to_string(),
+        saves("magenta").to_string(),
+    );
+    row(
+        &mut t,
+        "passes completed",
+        format!("{}/{}", s.passes_completed[0], s.passes[0]),
+        format!("{}/{}", s.passes_completed[1], s.passes[1]),
+    );
+    row(
+        &mut t,
+        "possession",
+        format!("{:.0} %", 100.0 * s.possession_s[0] / total),
+        format!("{:.0} %", 100.0 * s.possession_s[1] / total),
+    );
+    row(
+        &mut t,
+        "falls",
+        s.falls[0].to_string(),
+        s.falls[1].to_string(),
+    );
+    row(
+        &mut t,
+        "put out of the circle",
+        s.kickoff_infringements[0].to_string(),
+        s.kickoff_infringements[1].to_string(),
+    );
+    let _ = writeln!(t);
+    let _ = writeln!(t, "Notable:");
+    let strikes = s.strikes.len();
+    let _ = writeln!(
+        t,
+        "  {strikes} strikes of the ball, {} balls out of play, {} team messages",
+        s.outs, s.messages
+    );
+    // The longest spell in which nobody struck the ball.
+    let mut last = 0.0;
+    let mut spell = (0.0, 0.0);
+    for x in s.strikes.iter().map(|x| x.t).chain([s.duration_s]) {
+        if x - last > spell.1 - spell.0 {
+            spell = (last, x);
+        }
+        last = x;
+    }
+    if spell.1 - spell.0 >= 60.0 {
+        let _ = writeln!(
+            t,
+            "  nobody struck the ball from {} to {}",
+            clock(spell.0),
+            clock(spell.1)
+        );
+    }
+    let shots: u32 = s.shots.iter().sum();
+    let on: u32 = s.shots_on_target.iter().sum();
+    let goals: u32 = s.goals.iter().sum();
+    if shots > 0 {
+        let _ = writeln!(
+            t,
+            "  {on} of {shots} shots on target ({}), {goals} scored",
+            pct(on, shots)
+        );
+    }
+    match s.exchanges.iter().max_by_key(|e| e.strikes) {
+        Some(e) => {
+            let _ = writeln!(
+                t,
+                "  longest exchange: robots {} and {} ({}), {} strikes from {} to {}, {:+.1} m towards goal{}",
+                e.robots[0],
+                e.robots[1],
+                e.team,
+                e.strikes,
+                clock(e.from_t),
+                clock(e.to_t),
+                e.progress_m,
+                if e.is_loop() { " — a pass loop" } else { "" }
+            );
+        }
+        None => {
+            let _ = writeln!(t, "  no pass loops");
+        }
+    }
+    let _ = writeln!(
+        t,
+        "(--json gives every strike, goal and event; docs/soccer.md says how each figure is counted)"
+    );
     t
 }

@@ -57,8 +57,13 @@ pub enum SoccerCommand {
     /// Play a 3-vs-3 FutRob match in simulation (keeper and two field players a side).
     ///
     /// Kick-off, goals (the ball wholly over the goal line between the posts), restarts and
-    /// balls put back after leaving the field are refereed from the world. Prints the score,
-    /// shots, possession, passes and falls; --record writes a recording for `simrob replay`.
+    /// balls put back after leaving the field are refereed from the world. At the end it
+    /// prints what a coach wants to know: the score, who scored and when, each team's shots
+    /// and how many were on target, the keepers' saves, passes completed, possession, falls,
+    /// and what stood out (the longest spell without a strike, the longest exchange between
+    /// two teammates). A shot is a strike heading for the goal fast enough to reach its line;
+    /// on target if between the posts. --json gives the same with every strike and event;
+    /// --record writes a recording for `simrob replay`.
     Match(matchcmd::MatchArgs),
 }
 

@@ -310,3 +310,51 @@ fn a_match_kick_off_alternates_with_the_seed_and_can_be_chosen() {
         "{err}"
     );
 }
+
+/// At the end of a match a coach reads the score, who scored and when, shots on target,
+/// passes completed and possession — the same figures `--json` gives.
+#[test]
+fn a_match_ends_with_a_summary_a_coach_reads() {
+    let args = ["soccer", "match", "--seed", "1", "--duration", "3.5"];
+    let out = simrob().args(args).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let json = simrob().args(args).arg("--json").output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let goals = |k: usize| v["goals"][k].as_u64().unwrap();
+    assert!(
+        text.contains(&format!(
+            "Final score: cyan {} – {} magenta",
+            goals(0),
+            goals(1)
+        )),
+        "{text}"
+    );
+    assert!(goals(0) + goals(1) > 0, "{text}");
+    // Every goal is listed with its time (mm:ss), team and scorer.
+    for g in v["goal_log"].as_array().unwrap() {
+        let t = g["t"].as_f64().unwrap().floor() as u64;
+        let line = format!(
+            "{:02}:{:02}  {}",
+            t / 60,
+            t % 60,
+            g["team"].as_str().unwrap()
+        );
+        assert!(text.contains(&line), "{line:?} in\n{text}");
+        if let Some(r) = g["scorer"].as_u64() {
+            assert!(text.contains(&format!("robot {r}")), "{text}");
+        }
+    }
+    for row in [
+        "shots (on target)",
+        "keeper's saves",
+        "passes completed",
+        "possession",
+    ] {
+        assert!(text.contains(row), "{row:?} in\n{text}");
+    }
+    let on = |k: usize| v["shots_on_target"][k].as_u64().unwrap();
+    let shots = |k: usize| v["shots"][k].as_u64().unwrap();
+    let row = format!("{} ({})", shots(0), on(0));
+    assert!(text.contains(&row), "{row:?} in\n{text}");
+}

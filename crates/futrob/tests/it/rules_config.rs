@@ -27,12 +27,16 @@ fn pick(rules: &RuleSet, true_preds: &[&str]) -> Option<(usize, ActionKind)> {
 }
 
 #[test]
-fn predicate_names_are_36_plus_one_and_round_trip() {
-    assert_eq!(Predicate::all().count(), Predicate::FUTROB_COUNT + 1);
+fn predicate_names_are_36_plus_two_and_round_trip() {
+    assert_eq!(Predicate::all().count(), Predicate::FUTROB_COUNT + 2);
     assert_eq!(Predicate::FUTROB_COUNT, 36);
     assert_eq!(
         Predicate::from_bit(36).map(Predicate::name),
         Some("partnerNearerBall")
+    );
+    assert_eq!(
+        Predicate::from_bit(37).map(Predicate::name),
+        Some("partnerBetterPlaced")
     );
     for p in Predicate::all() {
         assert_eq!(Predicate::lookup(p.name()), Some((p, false)));

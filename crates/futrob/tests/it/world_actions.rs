@@ -1160,6 +1160,80 @@ fn partner_nearer_ball_picks_one_field_player_for_the_ball() {
     assert!(!holds(1), "robot 1 keeps it");
 }
 
+/// A match pass waits for a teammate in range clearly nearer the opponent goal, aims at it
+/// rather than at a nearer teammate, and is never sent straight back after a teammate's pass.
+#[test]
+fn partner_better_placed_wants_a_teammate_clearly_nearer_the_goal() {
+    // The opponent goal 300 cm ahead; the ball at the feet.
+    let scene = |partners: &[(f64, f64)]| {
+        let mut f = vec![
+            at(ObjectKind::OppGoal, 0.0, 300.0),
+            at(ObjectKind::Ball, 4.0, 12.0),
+        ];
+        f.extend(partners.iter().map(|&(x, y)| at(ObjectKind::Partner, x, y)));
+        let mut w = wm(Role::FieldPlayer);
+        let now = feed(&mut w, 0, 2, &f);
+        (w, now)
+    };
+    let (w, now) = scene(&[]);
+    assert!(!pred(&w, now, "partnerBetterPlaced"), "nobody to pass to");
+    // 80 cm ahead: 80 cm nearer the goal.
+    let (w, now) = scene(&[(0.0, 80.0)]);
+    assert!(pred(&w, now, "partnerBetterPlaced"));
+    assert!(pred(&w, now, "partnerInRange"));
+    // 80 cm to the side, or behind: in range (FutRob's pass) but no nearer the goal.
+    for q in [(80.0, 0.0), (0.0, -80.0), (60.0, 20.0)] {
+        let (w, now) = scene(&[q]);
+        assert!(pred(&w, now, "partnerInRange"), "{q:?}");
+        assert!(!pred(&w, now, "partnerBetterPlaced"), "{q:?}");
+    }
+    // Beyond a kick's range, or at the ball: not a pass.
+    for q in [(0.0, 150.0), (0.0, 30.0)] {
+        let (w, now) = scene(&[q]);
+        assert!(!pred(&w, now, "partnerBetterPlaced"), "{q:?}");
+    }
+    // Two teammates in view: the pass aims at the one nearer the goal, not the nearer one.
+    let (w, now) = scene(&[(-50.0, -10.0), (40.0, 90.0)]);
+    assert!(pred(&w, now, "partnerBetterPlaced"));
+    let t = w.pass_target(now).unwrap();
+    assert!(
+        (t.x - 40.0).abs() < 1.0 && (t.y - 90.0).abs() < 1.0,
+        "{t:?}"
+    );
+    // A keeper never passes.
+    let mut k = WorldModel::new(1, Role::Goalkeeper, BrainParams::default());
+    let now = feed(
+        &mut k,
+        0,
+        2,
+        &[
+            at(ObjectKind::OppGoal, 0.0, 300.0),
+            at(ObjectKind::Partner, 0.0, 80.0),
+        ],
+    );
+    assert!(!pred(&k, now, "partnerBetterPlaced"));
+    // Just after a teammate's pass, not straight back; after the pass window, again.
+    let (mut w, now) = scene(&[(0.0, 80.0)]);
+    w.comm.handle_message(
+        Message::new(2, BROADCAST, Param::Role, Role::FieldPlayer.code()),
+        now,
+    );
+    w.comm.handle_message(
+        Message::new(
+            2,
+            BROADCAST,
+            Param::ActionTaken,
+            ActionKind::PassBall.code(),
+        ),
+        now,
+    );
+    assert!(!pred(&w, now, "partnerBetterPlaced"), "not straight back");
+    let later = now + w.comm_params().pass_window_ms + 1;
+    w.comm
+        .handle_message(Message::new(2, BROADCAST, Param::BallInSight, 0), later);
+    assert!(pred(&w, later, "partnerBetterPlaced"));
+}
+
 #[test]
 fn support_faces_the_ball_keeps_its_distance_and_never_walks_into_it() {
     let step = |x: f64, y: f64| {
