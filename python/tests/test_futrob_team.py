@@ -98,7 +98,7 @@ def test_observations_are_in_the_teams_frame():
     assert env.players["magenta_2"] == ("magenta", 8, "field player")
     for a in env.agents:
         o = obs[a]
-        assert o.shape == env.observation_space(a).shape == (13 + 5 * 5 + 37,)
+        assert o.shape == env.observation_space(a).shape == (13 + 5 * 5 + 38,)
         # Everyone starts in their own half facing the opponents' goal (+x in the team's
         # frame), standing.
         assert o[0] < 0 and o[2] > 0.95 and o[4] == 1.0

@@ -658,7 +658,7 @@ pub fn team_actions() -> Vec<&'static str> {
     TEAM_ACTIONS.iter().map(|a| a.0).collect()
 }
 
-/// The names of the observation's 37 predicate entries (the robot's FutRob world model).
+/// The names of the observation's predicate entries, one per FutRob predicate (the robot's FutRob world model).
 #[pyfunction]
 pub fn team_predicates() -> Vec<&'static str> {
     Predicate::all().map(|p| p.name()).collect()

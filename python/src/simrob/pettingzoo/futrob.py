@@ -31,7 +31,7 @@ from .. import _native
 
 #: FutRob's actions an agent chooses from, by index.
 ACTIONS: tuple[str, ...] = tuple(_native.team_actions())
-#: The names of the 37 predicate entries at the end of an observation.
+#: The names of the 38 predicate entries at the end of an observation.
 PREDICATES: tuple[str, ...] = tuple(_native.team_predicates())
 #: Steps an episode lasts at most (60 simulated seconds at the default 200 ms a step).
 MAX_CYCLES = 300
