@@ -121,7 +121,7 @@ mod face_contacts;
 pub mod mapping;
 mod rapier_backend;
 
-pub use rapier_backend::RapierBackend;
+pub use rapier_backend::{RapierBackend, MAX_THREADS};
 
 /// A 3-vector in f64.
 pub type Vec3 = [f64; 3];

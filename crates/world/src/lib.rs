@@ -149,6 +149,14 @@ impl World<RapierBackend> {
     pub fn new(config: WorldConfig) -> Self {
         World::with_backend(config)
     }
+
+    /// Runs each physics step on `threads` threads (1 to [`simrob_physics::MAX_THREADS`];
+    /// default 1). The run is the same whatever the number.
+    pub fn set_physics_threads(&mut self, threads: usize) -> Result<(), WorldError> {
+        self.physics
+            .set_threads(threads)
+            .map_err(|e| WorldError::Invalid(e.to_string()))
+    }
 }
 
 impl<P: PhysicsBackend + Default> World<P> {
