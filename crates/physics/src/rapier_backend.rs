@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use simrob_protocol::MaterialId;
 
 use crate::face_contacts::FaceContacts;
-use crate::mapping::{ode_rebound, ode_spring, slip_friction, CONTACT_CFM_SCALE};
+use crate::mapping::{ode_rebound, ode_spring, slip_friction, CONTACT_CFM_SCALE, SLIP_SCALE};
 use crate::{
     BodyDesc, BodyId, BodyState, Contact, JointDesc, JointId, PhysicsBackend, PhysicsError, RayHit,
     Shape, StepParams, Vec3,
@@ -150,6 +150,9 @@ struct PairCoefficients {
     erp: f32,
     /// ODE's contact CFM (the pair's Hardness × [`crate::mapping::CONTACT_CFM_SCALE`]).
     cfm: f32,
+    /// ODE's force-dependent slip (m/s per N): the pair's mean Slip1/Slip2 ×
+    /// [`crate::mapping::SLIP_SCALE`], as the SimRob simulator gives ODE.
+    slip: f32,
 }
 
 impl PairCoefficients {
@@ -158,6 +161,7 @@ impl PairCoefficients {
             friction: slip_friction(i.friction, i.slip1, i.slip2) as f32,
             erp: i.bounciness.clamp(0.0, 1.0) as f32,
             cfm: (i.hardness.max(0.0) * CONTACT_CFM_SCALE) as f32,
+            slip: (0.5 * (i.slip1.max(0.0) + i.slip2.max(0.0)) * SLIP_SCALE) as f32,
         }
     }
 }
@@ -210,6 +214,39 @@ fn ode_restitution(
         f64::from(closing.max(0.0)),
     ) as f32;
     (rebound / closing).clamp(0.0, coeffs.erp)
+}
+
+/// The friction coefficient of a contact between two moving bodies under ODE's
+/// force-dependent slip: ODE lets such a contact slide at `slip` m/s per newton it carries,
+/// so at the speed the surfaces slide past each other it carries at most `speed / slip` of
+/// friction. With the load the contact carried the step before (its normal impulses over
+/// `h`), that bound is a friction coefficient; the pair's own is the other bound. A contact
+/// that is new (no load yet) keeps the pair's coefficient.
+fn slipping_friction(
+    m: &ModifiableManifold,
+    rb1: Option<&RigidBody>,
+    rb2: Option<&RigidBody>,
+    coeffs: &PairCoefficients,
+    h: f32,
+) -> f32 {
+    let load: f32 = m
+        .manifold
+        .points
+        .iter()
+        .map(|p| p.data.impulse)
+        .sum::<f32>()
+        / h;
+    let Some(c) = m.solver_contacts.first() else {
+        return coeffs.friction;
+    };
+    if !(load > 0.0 && coeffs.slip > 0.0) {
+        return coeffs.friction;
+    }
+    let v1 = rb1.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor1));
+    let v2 = rb2.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor2));
+    let v = v1 - v2;
+    let sliding = (v - *m.normal * v.dot(*m.normal)).length();
+    coeffs.friction.min(sliding / coeffs.slip / load)
 }
 
 /// Applies per-material-pair friction and restitution to every contact.
@@ -296,7 +333,11 @@ impl PhysicsHooks for MaterialHooks {
         let rb2 = context.rigid_body2.and_then(|b| context.bodies.get(b));
         let h = self.h;
         if let Some(m) = context.rigid_mut() {
-            *m.friction = coeffs.friction;
+            *m.friction = if moves(rb1) && moves(rb2) {
+                slipping_friction(m, rb1, rb2, &coeffs, h)
+            } else {
+                coeffs.friction
+            };
             *m.restitution = ode_restitution(m, rb1, rb2, &coeffs, h, self.gravity);
             // A driven wheel rolls on what does not move (the field); against another robot
             // or the ball it is a plain surface (see `drive_surface`).
