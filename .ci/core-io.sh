@@ -14,6 +14,9 @@ PATTERN='UdpSocket|TcpStream|TcpListener|UnixStream|std::fs|fs::(read|write|File
 #   threads (as many as `SimConfig::threads`, by default the machine's cores: sim.rs asks
 #   how many); each thread writes only its own robots or grid slots, so results do not
 #   depend on the thread count;
+# - simrob-physics' opt-in `parallel` feature steps a world asked for several threads on a
+#   rayon pool of its own (rapier's parallel step, the same run at any thread count; no
+#   `std::thread` here, so no exception is needed: ARCHITECTURE.md says so);
 # - the swarm's scenario loader reads the scenario file and the map files it names (a
 #   regular file within a size limit: its metadata first, then a bounded read).
 EXCEPTIONS=(

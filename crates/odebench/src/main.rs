@@ -46,7 +46,7 @@ and exits (--crowd needs no ODE).
 USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--speed-only]
                        [--scenarios DIR] [--exact-100] [--layouts K] [--layout-robots N]
                        [--layout-seconds S]
-       simrob-odebench --crowd N [--crowd-steps S]
+       simrob-odebench --crowd N [--crowd-steps S] [--crowd-layouts K] [--threads T]
 
   --scale F        multiply the number of timed steps (default 1; 0.1 for a quick look)
   --sizes LIST     robot counts (default 1,6,22,100)
@@ -60,7 +60,11 @@ USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--spee
   --layout-robots N  SumBots in each random layout (default 22)
   --layout-seconds S simulated seconds each layout drives (default 60)
   --crowd N        only this: N SumBots on a large floor in simrob's default mode (steps/s,
-                   flips, a digest of the end state); --crowd-steps S timed steps (default 500)
+                   flips, robots upright, a digest of the end state); --crowd-steps S timed
+                   steps (default 500); --crowd-layouts K: K seeded random layouts as dense as
+                   the field's (robots meet) instead of a grid (0, the default: the grid)
+  --threads T      threads each simrob step runs on (default 1; the run is the same whatever
+                   the number: compare the digests)
 ";
 
 const SUMBOT_WHEEL_RADIUS: f64 = 0.023;
@@ -82,6 +86,10 @@ struct Options {
     layout_seconds: f64,
     crowd: Option<u32>,
     crowd_steps: u64,
+    /// Threads each simrob step runs on.
+    threads: usize,
+    /// `--crowd`'s layouts: 0 the grid, k > 0 random layouts 1..=k.
+    crowd_layouts: u32,
 }
 
 fn options() -> Result<Option<Options>> {
@@ -97,6 +105,8 @@ fn options() -> Result<Option<Options>> {
         layout_seconds: 60.0,
         crowd: None,
         crowd_steps: 500,
+        threads: 1,
+        crowd_layouts: 0,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -154,6 +164,19 @@ fn options() -> Result<Option<Options>> {
                 if o.crowd_steps == 0 {
                     bail!("--crowd-steps: at least 1");
                 }
+            }
+            "--threads" => {
+                o.threads = value("--threads")?
+                    .parse()
+                    .context("--threads: a number of threads")?;
+                if !(1..=simrob_physics::MAX_THREADS).contains(&o.threads) {
+                    bail!("--threads: between 1 and {}", simrob_physics::MAX_THREADS);
+                }
+            }
+            "--crowd-layouts" => {
+                o.crowd_layouts = value("--crowd-layouts")?
+                    .parse()
+                    .context("--crowd-layouts: a number of layouts")?;
             }
             "--layout-seconds" => {
                 o.layout_seconds = value("--layout-seconds")?
@@ -725,30 +748,101 @@ fn wall_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     Ok(())
 }
 
-/// `n` SumBots on a floor as large as they need (the SimRob materials, one box of wood), on a
-/// grid 0.4 m apart, each driving in a circle (wheels 3 and 5 rad/s: 26 cm across), in simrob's
-/// default mode, dt 0.01 s, one thread. Prints steps per second (by the process's processor
-/// time and by the wall clock), robots tipped and non-finite, and a digest of the end state.
-fn crowd(scene: &Scene, n: u32, steps: u64) -> Result<()> {
+/// Robots a square metre in the random layouts of the field (22 on its 1.9 × 1.5 m).
+const LAYOUT_DENSITY: f64 = 22.0 / (1.9 * 1.5);
+
+/// `n` SumBots on a floor as large as they need (the SimRob materials, one box of wood), each
+/// driving in a circle (wheels 3 and 5 rad/s: 26 cm across), in simrob's default mode, dt
+/// 0.01 s, each step on `o.threads` threads: on a grid 0.4 m apart (`--crowd-layouts 0`), or
+/// placed at random (seeded layouts 1..=K) as densely as the field's random layouts, turning
+/// left or right at random, so that they meet. Prints, per layout, steps per second (by the
+/// process's processor time and by the wall clock), robots tipped, upright and non-finite,
+/// and a digest of the end state (the same digest at any number of threads).
+fn crowd(scene: &Scene, n: u32, o: &Options) -> Result<()> {
+    let steps = o.crowd_steps;
+    let layouts: Vec<u32> = if o.crowd_layouts == 0 {
+        vec![0]
+    } else {
+        (1..=o.crowd_layouts).collect()
+    };
+    for layout in layouts {
+        let (robots, side) = if layout == 0 {
+            grid_layout(n)
+        } else {
+            crowd_layout(n, u64::from(layout))
+        };
+        let floor = EntitySpec::Field {
+            entity_id: EntityId(1),
+            bodies: vec![BodySpec {
+                id: 0,
+                shape: simrob_protocol::Shape::Box {
+                    size: [side, side, 0.1],
+                },
+                material: Some(MaterialId(0)),
+                mass: Some(-1.0),
+                position: [0.0, 0.0, 0.0],
+                rotation: [0.0; 3],
+            }],
+            joints: Vec::new(),
+        };
+        let mut big = scene.clone();
+        big.field = floor;
+        let mut w = big.simrob(&robots, false, false)?;
+        w.set_physics_threads(o.threads)?;
+        for _ in 0..100 {
+            w.advance();
+        }
+        let cpu = process_cpu();
+        let per_thread = thread_cpu();
+        let wall = Instant::now();
+        for _ in 0..steps {
+            w.advance();
+        }
+        let wall = wall.elapsed().as_secs_f64();
+        let cpu = process_cpu().zip(cpu).map(|(b, a)| (b - a).as_secs_f64());
+        // The busiest thread's share: on an idle machine a step takes at least that long.
+        let busiest = thread_cpu()
+            .iter()
+            .map(|(tid, t)| {
+                let before = per_thread
+                    .iter()
+                    .find(|(b, _)| b == tid)
+                    .map_or(0.0, |b| b.1);
+                t - before
+            })
+            .fold(0.0, f64::max);
+        let e = Engine::Simrob(Box::new(w));
+        let m = robots.len() as u32;
+        let out = outcome(&e, m, steps, Duration::from_secs_f64(wall));
+        let digest = crowd_digest(&e, m);
+        let name = if layout == 0 {
+            "grid".to_string()
+        } else {
+            format!("random layout {layout}")
+        };
+        println!(
+            "{m} SumBots, {name}, {} thread(s), {steps} steps: {:.0} steps/s by the wall clock, {} processor s ({} steps per processor s), busiest thread {busiest:.2} s ({:.0} steps per its processor s); flips {}, upright {}, NaN {}; state digest {digest:016x}",
+            o.threads,
+            out.steps_per_second,
+            cpu.map_or("?".into(), |c| format!("{c:.2}")),
+            cpu.map_or("?".into(), |c| format!("{:.0}", steps as f64 / c)),
+            steps as f64 / busiest,
+            out.flipped,
+            m - out.flipped - out.non_finite,
+            out.non_finite,
+        );
+    }
+    Ok(())
+}
+
+/// `n` SumBots on a grid 0.4 m apart, each driving in a circle (they never meet), and the
+/// side of the floor they need.
+fn grid_layout(n: u32) -> (Vec<Placement>, f64) {
     let columns = f64::from(n).sqrt().ceil() as u32;
     let spacing = 0.4;
     let side = f64::from(columns) * spacing + 1.0;
-    let floor = EntitySpec::Field {
-        entity_id: EntityId(1),
-        bodies: vec![BodySpec {
-            id: 0,
-            shape: simrob_protocol::Shape::Box {
-                size: [side, side, 0.1],
-            },
-            material: Some(MaterialId(0)),
-            mass: Some(-1.0),
-            position: [0.0, 0.0, 0.0],
-            rotation: [0.0; 3],
-        }],
-        joints: Vec::new(),
-    };
     let half = f64::from(columns - 1) / 2.0;
-    let robots: Vec<Placement> = (0..n)
+    let robots = (0..n)
         .map(|i| Placement {
             at: [
                 (f64::from(i % columns) - half) * spacing,
@@ -758,31 +852,47 @@ fn crowd(scene: &Scene, n: u32, steps: u64) -> Result<()> {
             wheels: (3.0, 5.0),
         })
         .collect();
-    let mut big = scene.clone();
-    big.field = floor;
-    let mut w = big.simrob(&robots, false, false)?;
-    for _ in 0..100 {
-        w.advance();
+    (robots, side)
+}
+
+/// `n` SumBots at random (seeded) on a square as dense as the field's random layouts
+/// ([`random_layout`]: centres at least 14 cm apart, circles left or right at random), and
+/// the side of the floor (the square and 0.5 m around it).
+fn crowd_layout(n: u32, seed: u64) -> (Vec<Placement>, f64) {
+    let square = (f64::from(n) / LAYOUT_DENSITY).sqrt();
+    let mut rng = simrob_math::SplitMix64::new(seed);
+    // A grid of 14 cm cells for the spacing test: a robot's neighbours are in the 3 × 3
+    // cells around its own.
+    let cells = (square / 0.14).ceil() as usize + 1;
+    let mut grid: Vec<Vec<(f64, f64)>> = vec![Vec::new(); cells * cells];
+    let cell = |v: f64| (((v + square / 2.0) / 0.14) as usize).min(cells - 1);
+    let mut robots = Vec::new();
+    let mut tries = 0;
+    while robots.len() < n as usize && tries < 1_000_000 {
+        tries += 1;
+        let (x, y) = (
+            (rng.next_f64() - 0.5) * square,
+            (rng.next_f64() - 0.5) * square,
+        );
+        let left = rng.next_u64() & 1 == 0;
+        let (cx, cy) = (cell(x), cell(y));
+        let taken = (cx.saturating_sub(1)..=(cx + 1).min(cells - 1)).any(|i| {
+            (cy.saturating_sub(1)..=(cy + 1).min(cells - 1)).any(|j| {
+                grid[i * cells + j]
+                    .iter()
+                    .any(|&(rx, ry)| (rx - x).hypot(ry - y) < 0.14)
+            })
+        });
+        if !taken {
+            grid[cx * cells + cy].push((x, y));
+            robots.push(Placement {
+                // `sumbot.xml` puts its chassis at y = −0.1.
+                at: [x, y + 0.1, 0.0],
+                wheels: if left { (3.0, 5.0) } else { (5.0, 3.0) },
+            });
+        }
     }
-    let cpu = process_cpu();
-    let wall = Instant::now();
-    for _ in 0..steps {
-        w.advance();
-    }
-    let wall = wall.elapsed().as_secs_f64();
-    let cpu = process_cpu().zip(cpu).map(|(b, a)| (b - a).as_secs_f64());
-    let e = Engine::Simrob(Box::new(w));
-    let out = outcome(&e, n, steps, Duration::from_secs_f64(wall));
-    let digest = crowd_digest(&e, n);
-    println!(
-        "{n} SumBots, one thread, {steps} steps: {:.0} steps/s by the wall clock, {} processor s ({} steps per processor s); flips {}, NaN {}; state digest {digest:016x}",
-        out.steps_per_second,
-        cpu.map_or("?".into(), |c| format!("{c:.2}")),
-        cpu.map_or("?".into(), |c| format!("{:.0}", steps as f64 / c)),
-        out.flipped,
-        out.non_finite,
-    );
-    Ok(())
+    (robots, square + 1.0)
 }
 
 /// A digest of every chassis' pose, to compare runs bit for bit.
@@ -808,6 +918,25 @@ fn process_cpu() -> Option<Duration> {
     // utime and stime: fields 14 and 15 of the line, 12 and 13 after the command's ')'.
     let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
     Some(Duration::from_secs_f64(ticks as f64 / 100.0))
+}
+
+/// Each thread of the process and its processor time (s), from `/proc/self/task/*/stat`.
+fn thread_cpu() -> Vec<(String, f64)> {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| {
+        let e = e.ok()?;
+        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+        let ticks: u64 =
+            fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+        Some((
+            e.file_name().to_string_lossy().into_owned(),
+            ticks as f64 / 100.0,
+        ))
+    })
+    .collect()
 }
 
 /// `n` SumBots at random on the field (seeded): centres at least 14 cm apart (a SumBot is
@@ -1038,7 +1167,7 @@ fn main() -> Result<()> {
     };
     if let Some(n) = o.crowd {
         // simrob alone: no ODE needed.
-        return crowd(&Scene::load(&o.scenarios)?, n, o.crowd_steps);
+        return crowd(&Scene::load(&o.scenarios)?, n, &o);
     }
     let api = match Api::load() {
         Ok(api) => api,

@@ -56,7 +56,15 @@
 //!   reduction of the pair's friction coefficient, `μ_eff = μ / (1 + s)` with
 //!   `s = 10 · SLIP_SCALE · (slip1 + slip2) / 2` and `SLIP_SCALE` = 0.1 (the SimRob manual's Slip
 //!   0.1 lowers μ by 9 %). The approximation keeps the ordering "more slip ⇒ more sliding" without
-//!   a velocity-level model; see [`mapping::slip_friction`].
+//!   a velocity-level model; see [`mapping::slip_friction`]. Between two moving bodies (robot
+//!   and robot, robot and ball) the slip also bounds the friction as ODE's does: a contact
+//!   sliding at speed `v` carries at most `v / slip` of friction (`slip` = the pair's mean
+//!   Slip × `SLIP_SCALE`, m/s per N), a coefficient `v / (slip · N)` with the load `N` the
+//!   contact carried the step before. Without it a wheel held at 3–5 rad/s by its 10 N·m
+//!   motor against another robot's side drove itself up it: `simrob-odebench`'s 16 random
+//!   layouts of 22 SumBots tipped 10 robots in the default mode, ODE dWorldStep none; with
+//!   it, 1. Against the field (what does not move) the coefficient stays as above, so a
+//!   SumBot rests and drives as before.
 //! * **WheelJoint = ODE Hinge2.** Axis 2 is the wheel axis: a velocity motor with at most
 //!   `Maximum_Torque`; positive targets follow ODE's sign (the rate is body 1's angular velocity
 //!   minus body 2's about axis 2, so on the SimRob manual's SumBot a positive speed drives it
@@ -112,6 +120,15 @@
 //!   everything it touches or is jointed to, is put to rest (rapier's sleeping) until something
 //!   touches it, one of its motors is set or it is moved; ODE's solver holds such bodies still by
 //!   itself, rapier's iterative one leaves them creeping by a few millimetres a minute.
+//! * **Threads.** A step runs on the calling thread. With the crate's `parallel` feature
+//!   (off by default), [`RapierBackend::set_threads`] runs each step of that world on a
+//!   pool of its own (rapier's parallel step: broad phase, narrow phase and solver, rayon);
+//!   the run is the same bit for bit whatever the number of threads (rapier's solver
+//!   colours constraints so that work done in parallel never touches the same body; tested
+//!   on 300 SumBots pushing each other at 1, 2 and 3 threads). 1,000 SumBots: both cores
+//!   share the work evenly (`docs/benchmarks.md`). The feature is off by default because
+//!   even on one thread rapier's parallel parts cost a tenth more instructions at one
+//!   SumBot (55.7 k → 60.7 k a step in the default mode).
 //! * **Precision.** rapier computes in `f32`. Values cross this API as `f64` holding exactly
 //!   the engine's `f32` values, so the shortest text that reads back to one is that of the
 //!   `f32` (what the protocol crate prints).
@@ -121,7 +138,7 @@ mod face_contacts;
 pub mod mapping;
 mod rapier_backend;
 
-pub use rapier_backend::RapierBackend;
+pub use rapier_backend::{RapierBackend, MAX_THREADS};
 
 /// A 3-vector in f64.
 pub type Vec3 = [f64; 3];

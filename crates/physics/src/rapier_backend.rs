@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use simrob_protocol::MaterialId;
 
 use crate::face_contacts::FaceContacts;
-use crate::mapping::{ode_rebound, ode_spring, slip_friction, CONTACT_CFM_SCALE};
+use crate::mapping::{ode_rebound, ode_spring, slip_friction, CONTACT_CFM_SCALE, SLIP_SCALE};
 use crate::{
     BodyDesc, BodyId, BodyState, Contact, JointDesc, JointId, PhysicsBackend, PhysicsError, RayHit,
     Shape, StepParams, Vec3,
@@ -70,6 +70,8 @@ const SPLIT_MOTORS_FROM: usize = 128;
 const BOUNCE_MIN_SPEED: f32 = 0.1;
 /// Contacts push penetrating bodies apart at most this fast (m/s), whatever [`LENGTH_UNIT`].
 const MAX_CORRECTIVE_VELOCITY: f32 = 3.0;
+/// Most threads a step may run on ([`RapierBackend::set_threads`]).
+pub const MAX_THREADS: usize = 256;
 /// No body moves faster than this (m/s), whatever [`LENGTH_UNIT`].
 const MAX_LINEAR_VELOCITY: f32 = 400.0;
 
@@ -148,6 +150,9 @@ struct PairCoefficients {
     erp: f32,
     /// ODE's contact CFM (the pair's Hardness × [`crate::mapping::CONTACT_CFM_SCALE`]).
     cfm: f32,
+    /// ODE's force-dependent slip (m/s per N): the pair's mean Slip1/Slip2 ×
+    /// [`crate::mapping::SLIP_SCALE`], as the SimRob simulator gives ODE.
+    slip: f32,
 }
 
 impl PairCoefficients {
@@ -156,6 +161,7 @@ impl PairCoefficients {
             friction: slip_friction(i.friction, i.slip1, i.slip2) as f32,
             erp: i.bounciness.clamp(0.0, 1.0) as f32,
             cfm: (i.hardness.max(0.0) * CONTACT_CFM_SCALE) as f32,
+            slip: (0.5 * (i.slip1.max(0.0) + i.slip2.max(0.0)) * SLIP_SCALE) as f32,
         }
     }
 }
@@ -208,6 +214,39 @@ fn ode_restitution(
         f64::from(closing.max(0.0)),
     ) as f32;
     (rebound / closing).clamp(0.0, coeffs.erp)
+}
+
+/// The friction coefficient of a contact between two moving bodies under ODE's
+/// force-dependent slip: ODE lets such a contact slide at `slip` m/s per newton it carries,
+/// so at the speed the surfaces slide past each other it carries at most `speed / slip` of
+/// friction. With the load the contact carried the step before (its normal impulses over
+/// `h`), that bound is a friction coefficient; the pair's own is the other bound. A contact
+/// that is new (no load yet) keeps the pair's coefficient.
+fn slipping_friction(
+    m: &ModifiableManifold,
+    rb1: Option<&RigidBody>,
+    rb2: Option<&RigidBody>,
+    coeffs: &PairCoefficients,
+    h: f32,
+) -> f32 {
+    let load: f32 = m
+        .manifold
+        .points
+        .iter()
+        .map(|p| p.data.impulse)
+        .sum::<f32>()
+        / h;
+    let Some(c) = m.solver_contacts.first() else {
+        return coeffs.friction;
+    };
+    if !(load > 0.0 && coeffs.slip > 0.0) {
+        return coeffs.friction;
+    }
+    let v1 = rb1.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor1));
+    let v2 = rb2.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor2));
+    let v = v1 - v2;
+    let sliding = (v - *m.normal * v.dot(*m.normal)).length();
+    coeffs.friction.min(sliding / coeffs.slip / load)
 }
 
 /// Applies per-material-pair friction and restitution to every contact.
@@ -294,7 +333,11 @@ impl PhysicsHooks for MaterialHooks {
         let rb2 = context.rigid_body2.and_then(|b| context.bodies.get(b));
         let h = self.h;
         if let Some(m) = context.rigid_mut() {
-            *m.friction = coeffs.friction;
+            *m.friction = if moves(rb1) && moves(rb2) {
+                slipping_friction(m, rb1, rb2, &coeffs, h)
+            } else {
+                coeffs.friction
+            };
             *m.restitution = ode_restitution(m, rb1, rb2, &coeffs, h, self.gravity);
             // A driven wheel rolls on what does not move (the field); against another robot
             // or the ball it is a plain surface (see `drive_surface`).
@@ -321,6 +364,8 @@ pub struct RapierBackend {
     /// Every fixed body was found finite by [`PhysicsBackend::non_finite_bodies`] and no state
     /// was loaded since.
     fixed_finite: AtomicBool,
+    /// Threads a step runs on ([`RapierBackend::set_threads`]; not part of a saved state).
+    threads: usize,
 }
 
 impl Default for RapierBackend {
@@ -461,9 +506,41 @@ impl RapierBackend {
             noted: Vec::new(),
             fixed_noted: false,
             fixed_finite: AtomicBool::new(false),
+            threads: 1,
         };
+        install_thread_pool(&mut backend.state.world, 1);
         backend.apply_params();
         backend
+    }
+
+    /// Runs each step on `threads` threads (at least 1; default 1). The step's result is the
+    /// same whatever the number: only the order in which independent work is done changes.
+    /// The setting belongs to this backend, not to its state: importing a state keeps it.
+    ///
+    /// More than one needs the crate's `parallel` feature (rapier's parallel step); without
+    /// it, asking for more is refused.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), PhysicsError> {
+        if threads == 0 || threads > MAX_THREADS {
+            return Err(PhysicsError::Invalid(format!(
+                "threads: {threads} (1 to {MAX_THREADS})"
+            )));
+        }
+        if threads > 1 && !cfg!(feature = "parallel") {
+            return Err(PhysicsError::Invalid(format!(
+                "threads: {threads}, but simrob-physics was built without its `parallel` \
+                 feature (one thread only)"
+            )));
+        }
+        if threads != self.threads {
+            install_thread_pool(&mut self.state.world, threads);
+            self.threads = threads;
+        }
+        Ok(())
+    }
+
+    /// Threads a step runs on.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     fn rebuild_hooks(&mut self) {
@@ -915,6 +992,52 @@ fn install_contact_generation(world: &mut PhysicsWorld) {
     world.physics_pipeline.counters.disable();
 }
 
+/// Two threads or more: a pool of the world's own, `threads` threads, runs each step (the
+/// calling thread waits for it). One: no pool of its own; [`on_this_thread`] runs the step.
+#[cfg(feature = "parallel")]
+fn install_thread_pool(world: &mut PhysicsWorld, threads: usize) {
+    if threads > 1 {
+        // Building a pool fails only when the system refuses a thread; the step then runs
+        // on the calling thread's pool (the same result, on other threads).
+        let _ = world.configure_thread_pool(threads);
+    } else {
+        world.clear_thread_pool();
+    }
+}
+
+/// Without the `parallel` feature every step runs on the calling thread.
+#[cfg(not(feature = "parallel"))]
+fn install_thread_pool(_world: &mut PhysicsWorld, _threads: usize) {}
+
+#[cfg(feature = "parallel")]
+thread_local! {
+    /// A pool of one thread, the calling thread itself (no thread is started): a step run in
+    /// it runs its parallel parts in place, one after the other, without handing them to
+    /// another thread. `None` when the thread already works for a pool.
+    static THIS_THREAD: Option<rayon::ThreadPool> = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .use_current_thread()
+        .build()
+        .ok();
+}
+
+/// Runs `op` on the calling thread alone: rapier's parallel parts then take no other thread
+/// (handing each step of a one-SumBot world to a pool of one thread made it 3.6 times
+/// slower). A thread that already works for a pool runs `op` in that pool (the same result).
+#[cfg(feature = "parallel")]
+fn on_this_thread<R: Send>(op: impl FnOnce() -> R + Send) -> R {
+    THIS_THREAD.with(|pool| match pool {
+        Some(pool) => pool.install(op),
+        None => op(),
+    })
+}
+
+/// Without the `parallel` feature rapier has no parallel parts: `op` runs as it is.
+#[cfg(not(feature = "parallel"))]
+fn on_this_thread<R>(op: impl FnOnce() -> R) -> R {
+    op()
+}
+
 /// Collision groups of wheel colliders.
 fn wheel_groups() -> InteractionGroups {
     InteractionGroups::new(
@@ -1167,7 +1290,12 @@ impl PhysicsBackend for RapierBackend {
         if self.state.wheels_dirty {
             self.reconcile_wheels();
         }
-        self.state.world.step_with_events(&self.hooks, &());
+        if self.threads > 1 {
+            self.state.world.step_with_events(&self.hooks, &());
+        } else {
+            let (world, hooks) = (&mut self.state.world, &self.hooks);
+            on_this_thread(|| world.step_with_events(hooks, &()));
+        }
         let h = self.state.params.timestep;
         for i in 0..self.state.driven.len() {
             let rate = self.driven_target(i);
@@ -1394,6 +1522,7 @@ impl PhysicsBackend for RapierBackend {
         }
         self.state = state;
         install_contact_generation(&mut self.state.world);
+        install_thread_pool(&mut self.state.world, self.threads);
         self.rebuild_hooks();
         Ok(())
     }

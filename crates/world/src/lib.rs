@@ -5,7 +5,8 @@
 //! gate, step mode and Make_Step, steps per iteration), the broadcast snapshot of §5, and
 //! Save/Load of the whole simulation as XML.
 //!
-//! It does no I/O: no sockets, files, threads or clocks. A shell (the server, the `simrob`
+//! It does no I/O: no sockets, files, threads or clocks (threads only inside a physics step
+//! asked to run on several, [`World::set_physics_threads`], with the `parallel` feature). A shell (the server, the `simrob`
 //! binary) hands it decoded requests and asks it to advance; Save and Load come back as
 //! [`Applied::Save`] / [`Applied::Load`] so the shell does the file work (see
 //! [`World::save_xml`] and [`World::load_xml`]).
@@ -148,6 +149,14 @@ impl World<RapierBackend> {
     /// An empty world on the rapier backend.
     pub fn new(config: WorldConfig) -> Self {
         World::with_backend(config)
+    }
+
+    /// Runs each physics step on `threads` threads (1 to [`simrob_physics::MAX_THREADS`];
+    /// default 1). The run is the same whatever the number.
+    pub fn set_physics_threads(&mut self, threads: usize) -> Result<(), WorldError> {
+        self.physics
+            .set_threads(threads)
+            .map_err(|e| WorldError::Invalid(e.to_string()))
     }
 }
 

@@ -59,3 +59,112 @@ fn fast_mode_keeps_a_crowd_on_its_wheels() {
         assert!(tipped.is_empty(), "layout {seed}: tipped {tipped:?}");
     }
 }
+
+/// `n` SumBots at random (seeded) on a large floor of the SimRob wood, as densely as the
+/// field's random layouts (so that they meet), each driving in a circle, default mode.
+#[cfg(feature = "parallel")]
+fn floor_crowd(n: usize, seed: u64) -> simrob_world::World {
+    use simrob_protocol::{BodySpec, EntitySpec, MaterialId, Shape};
+    let mut w = world_with(&["materials.xml"]);
+    let square = (n as f64 / (22.0 / (1.9 * 1.5))).sqrt();
+    let floor = EntitySpec::Field {
+        entity_id: EntityId(1),
+        bodies: vec![BodySpec {
+            id: 0,
+            shape: Shape::Box {
+                size: [square + 1.0, square + 1.0, 0.1],
+            },
+            material: Some(MaterialId(0)),
+            mass: Some(-1.0),
+            position: [0.0, 0.0, 0.0],
+            rotation: [0.0; 3],
+        }],
+        joints: Vec::new(),
+    };
+    w.apply_control(&ControlRequest::CreateEntity(floor))
+        .unwrap();
+    let bytes = std::fs::read(scenario_path("sumbot.xml")).unwrap();
+    let sumbot = match decode_datagram(&bytes, &CommandKeys::default()).remove(0) {
+        Ok(Request::Control {
+            request: ControlRequest::CreateEntity(spec),
+            ..
+        }) => spec,
+        other => panic!("sumbot.xml: {other:?}"),
+    };
+    let mut rng = simrob_math::SplitMix64::new(seed);
+    let mut placed: Vec<(f64, f64)> = Vec::new();
+    let mut wheels = Vec::new();
+    while placed.len() < n {
+        let (x, y) = (
+            (rng.next_f64() - 0.5) * square,
+            (rng.next_f64() - 0.5) * square,
+        );
+        let taken = placed.iter().any(|&(px, py)| (px - x).hypot(py - y) < 0.14);
+        let left = rng.next_u64() & 1 == 0;
+        if !taken {
+            placed.push((x, y));
+            wheels.push(if left { (3.0, 5.0) } else { (5.0, 3.0) });
+        }
+    }
+    for (i, &(x, y)) in placed.iter().enumerate() {
+        let spec = moved_copy(&sumbot, EntityId(100 + i as u32), [x, y + 0.1, 0.0]);
+        w.apply_control(&ControlRequest::CreateEntity(spec))
+            .unwrap();
+    }
+    for (i, (l, r)) in wheels.into_iter().enumerate() {
+        motors(&mut w, 100 + i as u32, l, r);
+    }
+    w
+}
+
+/// Every body's pose and velocities, bit for bit.
+#[cfg(feature = "parallel")]
+fn every_state_bits(w: &simrob_world::World, n: usize) -> Vec<u64> {
+    let mut bits = Vec::new();
+    for i in 0..n {
+        for body in 0..3 {
+            let s = w.body_state(EntityId(100 + i as u32), body).unwrap();
+            for v in s
+                .position
+                .iter()
+                .chain(&s.orientation)
+                .chain(&s.linear_velocity)
+                .chain(&s.angular_velocity)
+            {
+                bits.push(v.to_bits());
+            }
+        }
+    }
+    bits
+}
+
+/// A crowd of SumBots pushing each other runs the same, bit for bit, on one, two and three
+/// threads (placed as densely as the field's random layouts, they push each other).
+#[cfg(feature = "parallel")]
+#[test]
+fn threads_do_not_change_a_crowd() {
+    let n = 300;
+    let mut runs = Vec::new();
+    for threads in [1, 2, 3] {
+        let mut w = floor_crowd(n, 7);
+        w.set_physics_threads(threads).unwrap();
+        assert_eq!(w.physics().threads(), threads);
+        let start = every_state_bits(&w, n);
+        run(&mut w, 200);
+        let end = every_state_bits(&w, n);
+        assert_ne!(start, end, "the crowd did not move");
+        runs.push(end);
+    }
+    assert!(runs[0] == runs[1], "one and two threads differ");
+    assert!(runs[0] == runs[2], "one and three threads differ");
+}
+
+/// Without the `parallel` feature a world runs on one thread and says so when asked for more.
+#[cfg(not(feature = "parallel"))]
+#[test]
+fn threads_need_the_parallel_feature() {
+    let mut w = world_with(&["materials.xml"]);
+    assert!(w.set_physics_threads(1).is_ok());
+    let err = w.set_physics_threads(2).unwrap_err().to_string();
+    assert!(err.contains("parallel"), "{err}");
+}
