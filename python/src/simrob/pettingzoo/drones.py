@@ -17,15 +17,14 @@ from typing import Any, Optional
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import ParallelEnv
-
 from .. import _native
+from ._base import NativeParallelEnv
 
 #: Frames an episode lasts at most (25 simulated seconds).
 MAX_CYCLES = 600
 
 
-class DroneTargetsEnv(ParallelEnv):
+class DroneTargetsEnv(NativeParallelEnv):
     """``n`` drones flying to their targets; see the module's documentation."""
 
     metadata = {"name": "simrob_drones_v0", "render_modes": [], "is_parallelizable": True}
@@ -40,40 +39,18 @@ class DroneTargetsEnv(ParallelEnv):
         self._n = n
         self._max_cycles = max_cycles
         self.possible_agents = [f"drone_{i}" for i in range(n)]
-        self._index = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Box(-np.inf, np.inf, (_native.DRONE_OBS,), np.float32)
         act_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
-        self.agents: list[str] = []
-        self._rng = np.random.default_rng()
-        self._cycles = 0
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        obs = self._core.reset(int(self._rng.integers(0, 2**63 - 1)))
-        self.agents = list(self.possible_agents)
-        self._cycles = 0
-        return (
-            {a: obs[i] for i, a in enumerate(self.agents)},
-            {a: {} for a in self.agents},
-        )
+        self._agents_known()
 
     def step(self, actions: dict[str, Any]):
         if not self.agents:
             raise RuntimeError("every agent is done: call reset")
         arr = np.zeros((self._n, 2), dtype=np.float64)
         for agent, action in actions.items():
-            i = self._index.get(agent)
-            if i is None:
-                raise ValueError(f"no agent {agent!r}")
+            i = self._index_of(agent)
             a = np.asarray(action, dtype=np.float64)
             if a.shape != (2,):
                 raise ValueError(f"{agent}: an action of shape {a.shape}: expected (2,)")
@@ -100,12 +77,6 @@ class DroneTargetsEnv(ParallelEnv):
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
         """``(positions, targets)``: ``(n, 2)`` arrays in map units."""
         return self._core.positions()
-
-    def render(self):
-        return None
-
-    def close(self):
-        self._core.close()
 
 
 def parallel_env(**kwargs) -> DroneTargetsEnv:

@@ -20,14 +20,12 @@ action and reward: ``docs/python.md``.
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Optional
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import ParallelEnv
-
 from .. import _native
+from ._base import NativeParallelEnv
 
 #: FutRob's actions an agent chooses from, by index.
 ACTIONS: tuple[str, ...] = tuple(_native.team_actions())
@@ -37,7 +35,7 @@ PREDICATES: tuple[str, ...] = tuple(_native.team_predicates())
 MAX_CYCLES = 300
 
 
-class FutRobTeamEnv(ParallelEnv):
+class FutRobTeamEnv(NativeParallelEnv):
     """FutRob's team task; see the module's documentation."""
 
     metadata = {"name": "simrob_futrob_v0", "render_modes": [], "is_parallelizable": True}
@@ -70,42 +68,18 @@ class FutRobTeamEnv(ParallelEnv):
             name = f"{team}_{k}"
             self.possible_agents.append(name)
             self.players[name] = (team, entity, role)
-        self._index = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Box(-np.inf, np.inf, (self._core.obs_len,), np.float32)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(len(ACTIONS)) for a in self.possible_agents}
         self.state_space = spaces.Box(-np.inf, np.inf, (self._core.state_len,), np.float32)
-        self.agents: list[str] = []
-        self._rng = np.random.default_rng()
-        self._cycles = 0
-
-    @functools.lru_cache(maxsize=None)
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    @functools.lru_cache(maxsize=None)
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        obs = self._core.reset(int(self._rng.integers(0, 2**63 - 1)))
-        self.agents = list(self.possible_agents)
-        self._cycles = 0
-        return (
-            {a: obs[i] for i, a in enumerate(self.agents)},
-            {a: {} for a in self.agents},
-        )
+        self._agents_known()
 
     def step(self, actions: dict[str, Any]):
         if not self.agents:
             raise RuntimeError("every agent is done: call reset")
         arr = np.zeros(len(self.possible_agents), dtype=np.int64)
         for agent, action in actions.items():
-            i = self._index.get(agent)
-            if i is None:
-                raise ValueError(f"no agent {agent!r}")
+            i = self._index_of(agent)
             a = np.asarray(action)
             if a.shape != () or not np.issubdtype(a.dtype, np.integer):
                 raise ValueError(f"{agent}: action {action!r}: an integer index into ACTIONS")
@@ -133,12 +107,6 @@ class FutRobTeamEnv(ParallelEnv):
         """Goals ``(cyan, magenta)`` since the reset."""
         c, m, _ = self._core.score()
         return c, m
-
-    def render(self):
-        return None
-
-    def close(self):
-        self._core.close()
 
 
 def parallel_env(**kwargs) -> FutRobTeamEnv:
