@@ -10,7 +10,7 @@ CORE="math protocol physics world session flat swarm soccer futrob coord record"
 # Sockets, files, threads, clocks (reading the wall clock; `Instant` values handed in are fine).
 PATTERN='UdpSocket|TcpStream|TcpListener|UnixStream|std::fs|fs::(read|write|File|create|remove|rename|metadata|OpenOptions)|File::(open|create)|OpenOptions|std::thread|thread::(spawn|scope|sleep)|Instant::now|SystemTime::now|std::process|tokio|mio::|std::io::stdin|std::io::stdout'
 # Documented exceptions, as `path:pattern` (a line of that file matching the pattern):
-# - the swarm splits proximity, collision, drone-control and grid-gather work over scoped
+# - the swarm splits proximity, collision, drone-control, movement and grid work over scoped
 #   threads (as many as `SimConfig::threads`, by default the machine's cores: sim.rs asks
 #   how many); each thread writes only its own robots or grid slots, so results do not
 #   depend on the thread count;
@@ -24,6 +24,7 @@ EXCEPTIONS=(
   'crates/swarm/src/systems/collision.rs:std::thread::(scope|available_parallelism)'
   'crates/swarm/src/drones.rs:std::thread::(scope|available_parallelism)'
   'crates/swarm/src/grid.rs:std::thread::scope'
+  'crates/swarm/src/systems/movement.rs:std::thread::scope'
   'crates/swarm/src/sim.rs:std::thread::available_parallelism'
   'crates/swarm/src/scenario.rs:std::fs::(read|metadata|File::open)'
 )

@@ -471,6 +471,14 @@ impl TeamComm {
             .filter(move |t| now_ms.saturating_sub(t.last_update) <= ttl)
     }
 
+    /// The fresh teammates at `now_ms` as `(id, role)`, by id: what a player believes of its
+    /// team at that moment (a table that flaps shows as this list changing).
+    pub fn fresh_roles(&self, now_ms: u64) -> Vec<(i32, Option<Role>)> {
+        let mut v: Vec<(i32, Option<Role>)> = self.fresh(now_ms).map(|t| (t.id, t.role)).collect();
+        v.sort();
+        v
+    }
+
     /// Every teammate in the table (fresh or not yet expired).
     pub fn members(&self) -> impl Iterator<Item = &TeamMember> {
         self.members.values()

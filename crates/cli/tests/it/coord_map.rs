@@ -8,15 +8,15 @@
 use crate::coord_common;
 use crate::headless;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::Receiver;
 
 use coord_common::{start, GUARD};
 use headless::Page;
 use simrob_coord::model::{RobotInfo, RobotStatus, Running, TaskClass, TaskState};
-use simrob_coord::wire::{encode, Envelope, FrameDecoder, Msg};
+use simrob_coord::wire::{encode, Envelope, Msg};
 
 /// A robot speaking the General Robot Interface by hand.
 struct Robot {
@@ -28,25 +28,7 @@ struct Robot {
 impl Robot {
     fn join(addr: &str, id: u32, at: (f64, f64)) -> Robot {
         let stream = TcpStream::connect(addr).expect("robot connects");
-        let mut reader = stream.try_clone().expect("clone");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut dec = FrameDecoder::default();
-            let mut buf = [0u8; 8192];
-            loop {
-                let n = match reader.read(&mut buf) {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => n,
-                };
-                dec.push(&buf[..n]);
-                while let Some(m) = dec.next_message() {
-                    let env = m.expect("the Control Center speaks the wire format");
-                    if tx.send(env.msg).is_err() {
-                        return;
-                    }
-                }
-            }
-        });
+        let rx = coord_common::incoming(&stream);
         let mut r = Robot {
             id,
             stream,

@@ -259,12 +259,7 @@ fn the_keeper_relocates_on_a_field_players_report() {
 fn views(brains: &[Brain], now: u64) -> Vec<Vec<(i32, Option<Role>)>> {
     brains
         .iter()
-        .map(|b| {
-            let mut v: Vec<(i32, Option<Role>)> =
-                b.world().comm.fresh(now).map(|t| (t.id, t.role)).collect();
-            v.sort();
-            v
-        })
+        .map(|b| b.world().comm.fresh_roles(now))
         .collect()
 }
 

@@ -135,12 +135,7 @@ fn cycle(brains: &mut [Brain], radio: &mut UdpRadio, now: u64) {
 fn views(brains: &[Brain], now: u64) -> Vec<Vec<(i32, Option<Role>)>> {
     brains
         .iter()
-        .map(|b| {
-            let mut v: Vec<(i32, Option<Role>)> =
-                b.world().comm.fresh(now).map(|t| (t.id, t.role)).collect();
-            v.sort();
-            v
-        })
+        .map(|b| b.world().comm.fresh_roles(now))
         .collect()
 }
 

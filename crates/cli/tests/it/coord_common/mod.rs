@@ -93,42 +93,42 @@ pub fn address(p: &Proc, scheme: &str) -> String {
     p.after(&format!("listening on {scheme}://"))
 }
 
+/// Every message the Control Center sends on `stream`, decoded on a thread of their own
+/// (the channel closes with the connection).
+pub fn incoming(stream: &TcpStream) -> Receiver<Msg> {
+    let mut reader = stream.try_clone().expect("clone");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut dec = FrameDecoder::default();
+        let mut buf = [0u8; 8192];
+        loop {
+            let n = match std::io::Read::read(&mut reader, &mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            dec.push(&buf[..n]);
+            while let Some(m) = dec.next_message() {
+                let env = m.expect("the Control Center speaks the wire format");
+                if tx.send(env.msg).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    rx
+}
+
 /// The operator's connection to the Control Center.
 pub struct Operator {
     stream: TcpStream,
-    reports: Receiver<String>,
+    reports: Receiver<Msg>,
 }
 
 impl Operator {
     pub fn connect(addr: &str) -> Operator {
         let stream = TcpStream::connect(addr).expect("operator connects");
-        let mut reader = stream.try_clone().expect("clone");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut dec = FrameDecoder::default();
-            let mut buf = [0u8; 8192];
-            loop {
-                let n = match std::io::Read::read(&mut reader, &mut buf) {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => n,
-                };
-                dec.push(&buf[..n]);
-                while let Some(m) = dec.next_message() {
-                    let text = match m.expect("the Control Center speaks the wire format").msg {
-                        Msg::Report { text } => text,
-                        Msg::Refused { reason } => format!("refused: {reason}"),
-                        other => format!("{other:?}"),
-                    };
-                    if tx.send(text).is_err() {
-                        return;
-                    }
-                }
-            }
-        });
-        Operator {
-            stream,
-            reports: rx,
-        }
+        let reports = incoming(&stream);
+        Operator { stream, reports }
     }
 
     pub fn send(&mut self, command: OperatorCommand) {
@@ -146,7 +146,12 @@ impl Operator {
 
     pub fn wait(&self, pred: impl Fn(&str) -> bool) -> String {
         loop {
-            match self.reports.recv_timeout(GUARD) {
+            let report = self.reports.recv_timeout(GUARD).map(|m| match m {
+                Msg::Report { text } => text,
+                Msg::Refused { reason } => format!("refused: {reason}"),
+                other => format!("{other:?}"),
+            });
+            match report {
                 Ok(r) if pred(&r) => return r,
                 Ok(_) => {}
                 Err(e) => panic!("the awaited report never came: {e}"),
