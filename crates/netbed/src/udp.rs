@@ -285,13 +285,8 @@ impl Relay {
             f.up.expire(now, Dir::Up(i), &mut self.schedule);
             f.down.expire(now, Dir::Down(i), &mut self.schedule);
         }
-        while let Some((dir, bytes)) = self.schedule.pop_due(now) {
-            // A full socket buffer loses the datagram, as a network would.
-            let _ = match dir {
-                Dir::Up(i) => self.flows[i].socket.send_to(&bytes, self.server),
-                Dir::Down(i) => self.front.send_to(&bytes, self.flows[i].agent),
-            };
-        }
+        // The totals are published before the datagrams leave: whoever has received one may
+        // ask for them and finds it counted (the counts are kept as fates are drawn).
         if let Ok(mut s) = self.stats.lock() {
             let mut total = RelayStats {
                 flows: self.flows.len(),
@@ -302,6 +297,13 @@ impl Relay {
                 add(&mut total.down, &f.down.stats);
             }
             *s = total;
+        }
+        while let Some((dir, bytes)) = self.schedule.pop_due(now) {
+            // A full socket buffer loses the datagram, as a network would.
+            let _ = match dir {
+                Dir::Up(i) => self.flows[i].socket.send_to(&bytes, self.server),
+                Dir::Down(i) => self.front.send_to(&bytes, self.flows[i].agent),
+            };
         }
     }
 }
