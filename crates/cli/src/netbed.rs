@@ -6,7 +6,7 @@
 use std::io::{BufRead, Write};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -266,34 +266,32 @@ fn tcp(args: TcpArgs) -> Result<()> {
 /// the relay keeps running until Ctrl-C.
 fn terminal(mut act: impl FnMut(&str) -> Result<bool>) -> Result<()> {
     let stop = crate::shell::ctrl_c_flag()?;
-    let (tx, rx) = mpsc::channel::<String>();
+    // Typed lines, or `None` for Ctrl-C: the loop sleeps until one comes.
+    let (tx, rx) = mpsc::channel::<Option<String>>();
+    let on_stop = tx.clone();
+    crate::shell::on_ctrl_c(Box::new(move || {
+        let _ = on_stop.send(None);
+    }));
     std::thread::Builder::new()
         .name("netbed-terminal".into())
         .spawn(move || {
             for line in std::io::stdin().lock().lines() {
                 let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
+                if tx.send(Some(line)).is_err() {
                     break;
                 }
             }
         })?;
-    let mut typing = true;
+    // A Ctrl-C before the hook was in place raised only the flag.
     while !stop.load(Ordering::SeqCst) {
-        // Looks at the Ctrl-C flag five times a second.
-        let tick = Duration::from_millis(200);
-        if !typing {
-            std::thread::sleep(tick);
-            continue;
-        }
-        match rx.recv_timeout(tick) {
-            Ok(line) => {
+        match rx.recv() {
+            Ok(Some(line)) => {
                 if !act(line.trim())? {
                     break;
                 }
                 std::io::stdout().flush()?;
             }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => typing = false,
+            Ok(None) | Err(_) => break,
         }
     }
     Ok(())
