@@ -553,21 +553,30 @@ impl Node {
     }
 }
 
+/// The ROS 2 topic `name` carrying `M` (no key), as a writer or a reader needs it.
+fn topic<M: Message>(
+    p: &DomainParticipant,
+    name: &str,
+    qos: &QosPolicies,
+) -> Result<rustdds::Topic, NodeError> {
+    dds(
+        p.create_topic(
+            dds_topic(name),
+            M::TYPE_NAME.to_owned(),
+            qos,
+            TopicKind::NoKey,
+        ),
+        format!("topic {name}"),
+    )
+}
+
 fn writer<M: Message>(
     p: &DomainParticipant,
     publisher: &Publisher,
     name: &str,
     qos: QosPolicies,
 ) -> Result<Writer<M>, NodeError> {
-    let topic = dds(
-        p.create_topic(
-            dds_topic(name),
-            M::TYPE_NAME.to_owned(),
-            &qos,
-            TopicKind::NoKey,
-        ),
-        format!("topic {name}"),
-    )?;
+    let topic = topic::<M>(p, name, &qos)?;
     dds(
         publisher.create_datawriter_no_key_cdr::<M>(&topic, Some(qos)),
         format!("writer {name}"),
@@ -580,15 +589,7 @@ fn reader<M: Message>(
     name: &str,
     qos: QosPolicies,
 ) -> Result<Reader<M>, NodeError> {
-    let topic = dds(
-        p.create_topic(
-            dds_topic(name),
-            M::TYPE_NAME.to_owned(),
-            &qos,
-            TopicKind::NoKey,
-        ),
-        format!("topic {name}"),
-    )?;
+    let topic = topic::<M>(p, name, &qos)?;
     dds(
         subscriber.create_datareader_no_key_cdr::<M>(&topic, Some(qos)),
         format!("reader {name}"),
