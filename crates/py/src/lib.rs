@@ -71,16 +71,31 @@ pub(crate) fn table<'py>(
     ))
 }
 
-/// A batch's step result from `n * k` observations laid end to end, `n` rewards and `n`
-/// terminated flags.
-pub(crate) fn batch_step<'py>(
+/// Steps a batch of worlds: checks `actions` (see [`batch_actions`]) and that every world
+/// is reset, then, with the GIL released, calls `step_one(world, action, obs)` for each
+/// world in order, where `obs` is that world's `k` observation values; it returns the
+/// world's reward and whether its episode ended.
+pub(crate) fn step_batch<'py, T: Send>(
     py: Python<'py>,
+    worlds: &mut [Option<T>],
+    actions: &numpy::PyReadonlyArray2<'py, f64>,
     k: usize,
-    obs: Vec<f32>,
-    rew: Vec<f64>,
-    term: Vec<bool>,
+    step_one: impl Fn(&mut T, [f64; 2], &mut [f32]) -> (f64, bool) + Send + Sync,
 ) -> PyResult<BatchStep<'py>> {
-    let obs = numpy::ndarray::Array2::from_shape_vec((rew.len(), k), obs)
+    let n = worlds.len();
+    let a = batch_actions(actions, n)?;
+    all_reset(worlds)?;
+    let (obs, rew, term) = py.detach(|| {
+        let mut obs = vec![0f32; n * k];
+        let mut rew = vec![0f64; n];
+        let mut term = vec![false; n];
+        for (i, (slot, out)) in worlds.iter_mut().zip(obs.chunks_mut(k)).enumerate() {
+            let Some(w) = slot.as_mut() else { continue };
+            (rew[i], term[i]) = step_one(w, a[i], out);
+        }
+        (obs, rew, term)
+    });
+    let obs = numpy::ndarray::Array2::from_shape_vec((n, k), obs)
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     Ok((
         numpy::IntoPyArray::into_pyarray(obs, py),

@@ -340,41 +340,25 @@ impl NomadGoal {
         if self.closed {
             return Err(closed("NomadGoal"));
         }
-        let n = self.runs.len();
-        let a = crate::batch_actions(&actions, n)?;
-        crate::all_reset(&self.runs)?;
         let (max_speed, max_turn) = (self.max_speed, self.max_turn);
-        let runs = &mut self.runs;
-        let (obs, rew, term) = py.detach(|| {
-            let mut obs = vec![0f32; n * NOMAD_OBS];
-            let mut rew = vec![0f64; n];
-            let mut term = vec![false; n];
-            for (i, slot) in runs.iter_mut().enumerate() {
-                let Some(run) = slot.as_mut() else { continue };
-                run.velocity = Velocity::new(a[i][0] * max_speed, a[i][1] * max_turn);
-                run.world.set_velocity(run.robot, run.velocity);
-                run.world.step();
-                let d = run.distance();
-                let bumped = run.world.bumpers(run.robot).unwrap_or(0) != 0;
-                let mut r = (run.prev_distance - d) / 10.0 - 0.01;
-                if bumped {
-                    r -= 0.5;
-                }
-                run.prev_distance = d;
-                if d < GOAL_RADIUS {
-                    r += 10.0;
-                    term[i] = true;
-                }
-                rew[i] = r;
-                run.observe(
-                    &mut obs[i * NOMAD_OBS..(i + 1) * NOMAD_OBS],
-                    max_speed,
-                    max_turn,
-                );
+        crate::step_batch(py, &mut self.runs, &actions, NOMAD_OBS, |run, a, obs| {
+            run.velocity = Velocity::new(a[0] * max_speed, a[1] * max_turn);
+            run.world.set_velocity(run.robot, run.velocity);
+            run.world.step();
+            let d = run.distance();
+            let bumped = run.world.bumpers(run.robot).unwrap_or(0) != 0;
+            let mut r = (run.prev_distance - d) / 10.0 - 0.01;
+            if bumped {
+                r -= 0.5;
             }
-            (obs, rew, term)
-        });
-        crate::batch_step(py, NOMAD_OBS, obs, rew, term)
+            run.prev_distance = d;
+            let reached = d < GOAL_RADIUS;
+            if reached {
+                r += 10.0;
+            }
+            run.observe(obs, max_speed, max_turn);
+            (r, reached)
+        })
     }
 
     /// World `i`'s robot pose (x, y in inches, heading in degrees) and goal (x, y).

@@ -503,52 +503,41 @@ impl SumBotBall {
         if self.closed {
             return Err(closed("SumBotBall"));
         }
-        let n = self.worlds.len();
-        let a = crate::batch_actions(&actions, n)?;
-        crate::all_reset(&self.worlds)?;
         let (skip, max) = (self.frame_skip, self.max_wheel_speed);
-        let worlds = &mut self.worlds;
-        let (obs, rew, term) = py.detach(|| {
-            let mut obs = vec![0f32; n * SUMBOT_OBS];
-            let mut rew = vec![0f64; n];
-            let mut term = vec![false; n];
-            for (i, slot) in worlds.iter_mut().enumerate() {
-                let Some(w) = slot.as_mut() else { continue };
-                let motors = vec![
-                    MotorCommand {
-                        wheel_joint_id: 0,
-                        value: a[i][0] * max,
-                    },
-                    MotorCommand {
-                        wheel_joint_id: 1,
-                        value: a[i][1] * max,
-                    },
-                ];
-                let _ = w.world.apply_entity(&EntityRequest::RobotMotorControl {
-                    entity_id: SUMBOT,
-                    motors,
-                });
-                for _ in 0..skip {
-                    w.world.advance();
-                }
-                let d = w.distance();
-                let (_, r) = w.robot();
-                let flipped = r[0].abs() > 1.2 || r[1].abs() > 1.2;
-                let mut reward = 10.0 * (w.prev_distance - d) - 0.01;
-                w.prev_distance = d;
-                if d < REACH {
-                    reward += 10.0;
-                    term[i] = true;
-                } else if flipped || !d.is_finite() {
-                    reward -= 10.0;
-                    term[i] = true;
-                }
-                rew[i] = reward;
-                w.observe(&mut obs[i * SUMBOT_OBS..(i + 1) * SUMBOT_OBS]);
+        crate::step_batch(py, &mut self.worlds, &actions, SUMBOT_OBS, |w, a, obs| {
+            let motors = vec![
+                MotorCommand {
+                    wheel_joint_id: 0,
+                    value: a[0] * max,
+                },
+                MotorCommand {
+                    wheel_joint_id: 1,
+                    value: a[1] * max,
+                },
+            ];
+            let _ = w.world.apply_entity(&EntityRequest::RobotMotorControl {
+                entity_id: SUMBOT,
+                motors,
+            });
+            for _ in 0..skip {
+                w.world.advance();
             }
-            (obs, rew, term)
-        });
-        crate::batch_step(py, SUMBOT_OBS, obs, rew, term)
+            let d = w.distance();
+            let (_, r) = w.robot();
+            let flipped = r[0].abs() > 1.2 || r[1].abs() > 1.2;
+            let mut reward = 10.0 * (w.prev_distance - d) - 0.01;
+            w.prev_distance = d;
+            let mut ended = false;
+            if d < REACH {
+                reward += 10.0;
+                ended = true;
+            } else if flipped || !d.is_finite() {
+                reward -= 10.0;
+                ended = true;
+            }
+            w.observe(obs);
+            (reward, ended)
+        })
     }
 
     /// `(ids, poses)` of world `i`, as `World.poses`.
