@@ -19,12 +19,8 @@ mod maps;
 use std::time::Instant;
 
 use maps::{bitmap_map, rays_for, rooms_bitmap, vector_map};
+use simrob_benchkit::thread_cpu as cpu_seconds;
 use simrob_flat::{Map, Ray};
-
-fn cpu_seconds() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    Some(s.split_whitespace().next()?.parse::<f64>().ok()? * 1e-9)
-}
 
 fn measure(name: &str, map: &Map, rays: &[Ray]) {
     let mut best_cpu: f64 = 0.0;

@@ -23,18 +23,6 @@ use simrob_server::files::DirStore;
 use simrob_server::udp::UdpServer;
 use simrob_session::{ServerConfig, Session};
 
-/// Processor time of this process so far, seconds (user + system; NaN where
-/// `/proc/self/stat` cannot be read).
-fn process_cpu() -> f64 {
-    let ticks = || -> Option<f64> {
-        let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-        let rest = stat.rsplit_once(')')?.1;
-        let f: Vec<&str> = rest.split_whitespace().collect();
-        Some(f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?)
-    };
-    ticks().map_or(f64::NAN, |t| t / 100.0)
-}
-
 /// The materials and field of the SimRob manual and `n` SumBots on a grid 0.5 m apart, driving in circles.
 fn world(n: u32) -> Vec<Request> {
     let materials =
@@ -89,15 +77,6 @@ fn world(n: u32) -> Vec<Request> {
     out
 }
 
-/// Processor time of the calling thread so far, seconds (`/proc/thread-self/schedstat`,
-/// nanoseconds; NaN elsewhere).
-fn thread_cpu() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(f64::NAN, |ns| ns / 1e9)
-}
-
 struct Figure {
     iterations: u64,
     simulated: f64,
@@ -147,18 +126,27 @@ fn measure(ros: bool, seconds: f64, robots: u32, dir: &std::path::Path) -> Figur
         server.session().world().iteration(),
         server.session().world().sim_time(),
     );
-    let (c0, w0) = (process_cpu(), Instant::now());
+    let (c0, w0) = (
+        simrob_benchkit::process_cpu().unwrap_or(f64::NAN),
+        Instant::now(),
+    );
     let (server, server_cpu) = std::thread::scope(|s| {
         let h = s.spawn(|| {
-            let c = thread_cpu();
+            let c = simrob_benchkit::thread_cpu().unwrap_or(f64::NAN);
             server.run(&stop).expect("runs");
-            (server, thread_cpu() - c)
+            (
+                server,
+                simrob_benchkit::thread_cpu().unwrap_or(f64::NAN) - c,
+            )
         });
         std::thread::sleep(Duration::from_secs_f64(seconds));
         stop.store(true, Ordering::Relaxed);
         h.join().expect("the server thread")
     });
-    let (wall, cpu) = (w0.elapsed().as_secs_f64(), process_cpu() - c0);
+    let (wall, cpu) = (
+        w0.elapsed().as_secs_f64(),
+        simrob_benchkit::process_cpu().unwrap_or(f64::NAN) - c0,
+    );
     Figure {
         iterations: server.session().world().iteration() - i0,
         simulated: server.session().world().sim_time() - t0,

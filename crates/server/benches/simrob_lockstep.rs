@@ -27,29 +27,6 @@ use simrob_server::files::DirStore;
 use simrob_server::udp::UdpServer;
 use simrob_session::{LocalCommand, ServerConfig, Session};
 
-/// Processor time of this process so far, seconds (user + system; NaN where
-/// `/proc/self/stat` cannot be read).
-fn process_cpu() -> f64 {
-    let ticks = || -> Option<f64> {
-        let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-        // The fields after the command name (which may hold spaces) in parentheses.
-        let rest = stat.rsplit_once(')')?.1;
-        let f: Vec<&str> = rest.split_whitespace().collect();
-        Some(f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?)
-    };
-    // The kernel's USER_HZ is 100 on every Linux platform.
-    ticks().map_or(f64::NAN, |t| t / 100.0)
-}
-
-/// Processor time of the calling thread so far, seconds (`/proc/thread-self/schedstat`,
-/// nanoseconds; NaN elsewhere).
-fn thread_cpu() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(f64::NAN, |ns| ns / 1e9)
-}
-
 /// What a measurement did, per wall-clock second and per processor second.
 struct Rate {
     count: f64,
@@ -183,13 +160,16 @@ fn lockstep(agents: usize, seconds: f64) -> Rate {
     };
     let mut p = Agent::connect(addr).expect("connect");
     let i0 = probe(&mut p);
-    let (t0, c0) = (Instant::now(), process_cpu());
+    let (t0, c0) = (
+        Instant::now(),
+        simrob_benchkit::process_cpu().unwrap_or(f64::NAN),
+    );
     std::thread::sleep(Duration::from_secs_f64(seconds));
     let i1 = probe(&mut p);
     let rate = Rate {
         count: (i1 - i0) as f64,
         wall: t0.elapsed().as_secs_f64(),
-        cpu: process_cpu() - c0,
+        cpu: simrob_benchkit::process_cpu().unwrap_or(f64::NAN) - c0,
     };
     running.store(false, Ordering::Relaxed);
     for h in handles {
@@ -230,14 +210,20 @@ fn motor_control_rate() -> Rate {
     let from: SocketAddr = "127.0.0.1:9".parse().expect("addr");
     let now = Instant::now();
     let rounds = 300;
-    let (t0, c0) = (Instant::now(), thread_cpu());
+    let (t0, c0) = (
+        Instant::now(),
+        simrob_benchkit::thread_cpu().unwrap_or(f64::NAN),
+    );
     for _ in 0..rounds {
         for d in &datagrams {
             core.handle_datagram(from, d, now);
         }
         while core.poll_transmit().is_some() {}
     }
-    let (wall, cpu) = (t0.elapsed().as_secs_f64(), thread_cpu() - c0);
+    let (wall, cpu) = (
+        t0.elapsed().as_secs_f64(),
+        simrob_benchkit::thread_cpu().unwrap_or(f64::NAN) - c0,
+    );
     assert_eq!(core.stats().errors, 0);
     Rate {
         count: (rounds * datagrams.len()) as f64,

@@ -5,14 +5,6 @@
 
 use std::time::Instant;
 
-/// Processor time of this thread, s (Linux `/proc/thread-self/schedstat`, ns); 0 elsewhere.
-fn cpu_s() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(0.0, |ns| ns / 1e9)
-}
-
 use simrob_soccer::{Profile, Team};
 use simrob_trials::matchplay::{play, MatchParams};
 use simrob_trials::{run_trial, Case};
@@ -30,7 +22,7 @@ fn main() {
     let (mut all_n, mut all_cpu) = (0u32, 0.0);
     for (case, profile) in runs {
         let n = 60;
-        let (start, cpu0) = (Instant::now(), cpu_s());
+        let (start, cpu0) = (Instant::now(), simrob_benchkit::thread_cpu().unwrap_or(0.0));
         let mut ok = 0;
         let mut sim_s = 0.0;
         for t in 0..n {
@@ -45,7 +37,10 @@ fn main() {
                 }
             }
         }
-        let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_s() - cpu0);
+        let (wall, cpu) = (
+            start.elapsed().as_secs_f64(),
+            simrob_benchkit::thread_cpu().unwrap_or(0.0) - cpu0,
+        );
         if profile.name == "paper" {
             all_n += n;
             all_cpu += cpu;
@@ -70,10 +65,13 @@ fn main() {
         duration_s: 300.0,
         kick_off: Team::Cyan,
     };
-    let (start, cpu0) = (Instant::now(), cpu_s());
+    let (start, cpu0) = (Instant::now(), simrob_benchkit::thread_cpu().unwrap_or(0.0));
     match play(&p, None) {
         Ok(s) => {
-            let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_s() - cpu0);
+            let (wall, cpu) = (
+                start.elapsed().as_secs_f64(),
+                simrob_benchkit::thread_cpu().unwrap_or(0.0) - cpu0,
+            );
             println!(
                 "3 v 3 match, paper: 5 simulated minutes in {wall:.2} s = {:.2} match minutes per wall second, {:.2} per processor second; goals {}–{}, shots {}–{}, passes {}–{}, falls {}–{}",
                 5.0 / wall,

@@ -167,9 +167,12 @@ fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> Rate {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let thread = std::thread::spawn(move || {
-        let cpu = thread_cpu();
+        let cpu = simrob_benchkit::thread_cpu().unwrap_or(f64::NAN);
         server.run(&flag).expect("run");
-        (server.session().stats().iterations, thread_cpu() - cpu)
+        (
+            server.session().stats().iterations,
+            simrob_benchkit::thread_cpu().unwrap_or(f64::NAN) - cpu,
+        )
     });
     // An agent that takes no broadcasts: without anyone there, an unpaced server idles.
     let mut agent = Agent::connect(udp).expect("agent");
@@ -207,15 +210,6 @@ fn step_rate(robots: u32, watcher: Watcher, seconds: f64) -> Rate {
 struct Rate {
     wall: f64,
     cpu: f64,
-}
-
-/// Processor time of the calling thread so far, seconds (Linux: `/proc/thread-self/schedstat`,
-/// nanoseconds on the CPU first; NaN elsewhere).
-fn thread_cpu() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(f64::NAN, |ns| ns / 1e9)
 }
 
 /// Collects the page's own measurement (`?bench=1` reports its draw rate after 8 s).

@@ -13,24 +13,12 @@
 use simrob_protocol::EntityId;
 use std::time::Instant;
 
+use simrob_benchkit::process_cpu as cpu_seconds;
 use simrob_protocol::humanoid::encode_brain_broadcast;
 use simrob_soccer::camera::CameraProfile;
 use simrob_soccer::{ActionStatus, KidSizeField, Posture};
 use simrob_world::brain::BrainView;
 use simrob_world::{World, WorldConfig};
-
-/// CPU seconds this process has used (Linux `/proc/self/stat`, user + system, in clock ticks
-/// of 10 ms), to tell the simulation's speed from a busy machine's wall clock; `None`
-/// elsewhere.
-fn cpu_seconds() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which is in parentheses and may hold spaces).
-    let rest = &s[s.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = f.get(11)?.parse().ok()?;
-    let stime: f64 = f.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
-}
 
 const CYCLE: [(&str, &[(&str, &str)]); 8] = [
     ("walk", &[("distance", "30")]),

@@ -1,0 +1,89 @@
+//! What a benchmark run cost, read from Linux's `/proc`: the processor time of the whole
+//! process ([`process_cpu`]) or of the calling thread ([`thread_cpu`]), and the process's
+//! peak resident memory ([`peak_memory_mb`]).
+//!
+//! SimRob's benchmarks print these beside the wall clock, because on a machine shared with
+//! other work the wall clock measures the machine's load as much as the run, while processor
+//! time hardly moves. Each function returns `None` where `/proc` cannot be read (another
+//! operating system, a sandbox); callers print that as unknown, never as zero.
+//!
+//! This crate is for benchmarks and examples only; it depends on `std` alone.
+#![warn(missing_docs)]
+
+/// The kernel's clock ticks a second for `/proc/self/stat` (`USER_HZ`): 100 on every Linux
+/// platform.
+const USER_HZ: f64 = 100.0;
+
+/// Processor time this process has used so far, user and system, every thread counted, in
+/// seconds (`/proc/self/stat`, in ticks of 10 ms).
+pub fn process_cpu() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    parse_stat(&stat)
+}
+
+/// Processor time the calling thread has used so far, in seconds
+/// (`/proc/thread-self/schedstat`, nanoseconds).
+pub fn thread_cpu() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e9)
+}
+
+/// Peak resident memory of this process so far, in MB of 2^20 bytes (`VmHWM` in
+/// `/proc/self/status`).
+pub fn peak_memory_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    parse_peak_kb(&status).map(|kb| kb / 1024.0)
+}
+
+/// User plus system time from a `/proc/PID/stat` line, in seconds.
+fn parse_stat(stat: &str) -> Option<f64> {
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = f.get(11)?.parse().ok()?;
+    let stime: f64 = f.get(12)?.parse().ok()?;
+    Some((utime + stime) / USER_HZ)
+}
+
+/// `VmHWM` in kB from a `/proc/PID/status` text.
+fn parse_peak_kb(status: &str) -> Option<f64> {
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_after_a_command_name_with_spaces_and_parentheses() {
+        // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+        // utime stime ...
+        let line = "42 (a (b) c) R 1 42 42 0 -1 4194304 10 0 0 0 250 75 0 0 20 0 1 0";
+        assert_eq!(parse_stat(line), Some(3.25));
+        assert_eq!(parse_stat("42 (x) R 1 2"), None);
+    }
+
+    #[test]
+    fn peak_memory_line() {
+        let status = "Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t    2048 kB\nVmRSS:\t 1000 kB\n";
+        assert_eq!(parse_peak_kb(status), Some(2048.0));
+        assert_eq!(parse_peak_kb("Name:\tx\n"), None);
+    }
+
+    #[test]
+    fn this_process_and_thread_have_used_some_time() {
+        // Linux only; elsewhere the readers say they cannot tell.
+        if std::path::Path::new("/proc/thread-self/schedstat").exists() {
+            let mut x = 0u64;
+            for i in 0..2_000_000u64 {
+                x = x.wrapping_mul(31).wrapping_add(i);
+            }
+            assert!(x != 1);
+            assert!(thread_cpu().is_some_and(|s| s > 0.0));
+            assert!(process_cpu().is_some_and(|s| s >= 0.0));
+            assert!(peak_memory_mb().is_some_and(|m| m > 0.0));
+        }
+    }
+}
