@@ -873,24 +873,10 @@ impl Step<'_> {
         work: &mut OrcaScratch,
         scratch: &mut orca::Scratch,
     ) -> (f64, f64) {
-        let OrcaScratch {
-            near,
-            limits,
-            neighbours,
-        } = work;
+        let OrcaScratch { limits, neighbours } = work;
         let grid = self.grid;
         let radius = self.half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
         let max_speed = MAX_SPEED * std::f64::consts::SQRT_2;
-        near.clear();
-        grid.for_each_near(p.x, p.y, ORCA_RANGE, |m| {
-            let j = grid.ids[m];
-            if j as usize != i {
-                let d2 = (grid.xs[m] - p.x).powi(2) + (grid.ys[m] - p.y).powi(2);
-                if d2 < ORCA_RANGE * ORCA_RANGE {
-                    near.push((d2, j, m));
-                }
-            }
-        });
         let radius_of = |m: usize| {
             if self.slot_mode[m] == MODE_STILL {
                 grid.radii[m] + ORCA_MARGIN
@@ -898,38 +884,58 @@ impl Step<'_> {
                 radius
             }
         };
-        // The safety step's limits, from every neighbour that one frame could bring into
-        // contact (before the list is cut down to the nearest few).
+        // One pass over the grid cells around: the safety step's limits, from every
+        // neighbour that one frame could bring into contact, in scan order; whether any
+        // neighbour within range flies; and the nearest few, ties by id (the same set
+        // whatever the order of the scan), kept sorted by insertion.
         let reach = 2.0 * radius + 2.0 * max_speed + self.half;
         limits.clear();
         let mut any_flying = false;
-        for &(d2, _, m) in near.iter() {
+        let mut best = [(0.0, 0, 0); ORCA_NEIGHBOURS];
+        let mut count = 0;
+        let (px, py) = (p.x, p.y);
+        grid.for_each_near(px, py, ORCA_RANGE, |m| {
+            let j = grid.ids[m];
+            if j as usize == i {
+                return;
+            }
+            let (ox, oy) = (grid.xs[m] - px, grid.ys[m] - py);
+            let d2 = ox.powi(2) + oy.powi(2);
+            if d2 >= ORCA_RANGE * ORCA_RANGE {
+                return;
+            }
+            let other = self.slot_mode[m];
+            any_flying |= other == MODE_FLYING;
             if d2 < reach * reach && d2 > 0.0 {
                 let d = d2.sqrt();
-                let u = ((grid.xs[m] - p.x) / d, (grid.ys[m] - p.y) / d);
+                let u = (ox / d, oy / d);
                 let gap = d - radius - radius_of(m);
-                let other = self.slot_mode[m];
-                any_flying |= other == MODE_FLYING;
                 limits.push((u, if other == MODE_STILL { gap } else { 0.5 * gap }));
             }
-        }
+            // Into the sorted nearest few (an insertion into a handful, most candidates
+            // farther than the last of them once there are enough).
+            let closer = |a: (f64, u32), b: (f64, u32)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
+            let key = (d2, j);
+            if count == ORCA_NEIGHBOURS {
+                let last = best[ORCA_NEIGHBOURS - 1];
+                if !closer(key, (last.0, last.1)) {
+                    return;
+                }
+            } else {
+                count += 1;
+            }
+            let mut at = count - 1;
+            while at > 0 && closer(key, (best[at - 1].0, best[at - 1].1)) {
+                best[at] = best[at - 1];
+                at -= 1;
+            }
+            best[at] = (d2, j, m);
+        });
+        let near = &best[..count];
         // A hovering drone with no flying one near: the safety step alone keeps it clear.
-        if mode == MODE_HOVERING
-            && !any_flying
-            && !near
-                .iter()
-                .any(|&(_, _, m)| self.slot_mode[m] == MODE_FLYING)
-        {
+        if mode == MODE_HOVERING && !any_flying {
             return safety_step(preferred, limits);
         }
-        // The nearest few, ties by id: the same set whatever the order of the grid scan.
-        let by_distance =
-            |a: &(f64, u32, usize), b: &(f64, u32, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-        if near.len() > ORCA_NEIGHBOURS {
-            near.select_nth_unstable_by(ORCA_NEIGHBOURS, by_distance);
-            near.truncate(ORCA_NEIGHBOURS);
-        }
-        near.sort_unstable_by(by_distance);
         neighbours.clear();
         neighbours.extend(near.iter().map(|&(_, _, m)| {
             let other = self.slot_mode[m];
@@ -1017,8 +1023,6 @@ struct Work {
 /// Per-thread working space of the ORCA controller.
 #[derive(Default)]
 struct OrcaScratch {
-    /// Drones around: squared distance, id, grid slot.
-    near: Vec<(f64, u32, usize)>,
     /// The safety step's limits.
     limits: Vec<((f64, f64), f64)>,
     neighbours: Vec<orca::Neighbour>,
