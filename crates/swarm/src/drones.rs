@@ -901,7 +901,9 @@ impl Step<'_> {
             }
             let (ox, oy) = (grid.xs[m] - px, grid.ys[m] - py);
             let d2 = ox.powi(2) + oy.powi(2);
-            if d2 >= ORCA_RANGE * ORCA_RANGE {
+            // (A NaN distance is out of range, as it is for `<`.)
+            let in_range = d2 < ORCA_RANGE * ORCA_RANGE;
+            if !in_range {
                 return;
             }
             let other = self.slot_mode[m];
@@ -912,24 +914,7 @@ impl Step<'_> {
                 let gap = d - radius - radius_of(m);
                 limits.push((u, if other == MODE_STILL { gap } else { 0.5 * gap }));
             }
-            // Into the sorted nearest few (an insertion into a handful, most candidates
-            // farther than the last of them once there are enough).
-            let closer = |a: (f64, u32), b: (f64, u32)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
-            let key = (d2, j);
-            if count == ORCA_NEIGHBOURS {
-                let last = best[ORCA_NEIGHBOURS - 1];
-                if !closer(key, (last.0, last.1)) {
-                    return;
-                }
-            } else {
-                count += 1;
-            }
-            let mut at = count - 1;
-            while at > 0 && closer(key, (best[at - 1].0, best[at - 1].1)) {
-                best[at] = best[at - 1];
-                at -= 1;
-            }
-            best[at] = (d2, j, m);
+            keep_nearest(&mut best, &mut count, (d2, j, m));
         });
         let near = &best[..count];
         // A hovering drone with no flying one near: the safety step alone keeps it clear.
@@ -1026,6 +1011,34 @@ struct OrcaScratch {
     /// The safety step's limits.
     limits: Vec<((f64, f64), f64)>,
     neighbours: Vec<orca::Neighbour>,
+}
+
+/// Keeps `best[..count]` the nearest candidates `(squared distance, id, grid slot)` seen so
+/// far, at most `K`, sorted by distance then id: `cand` is inserted in its place (most
+/// candidates are farther than the last once there are `K`, and cost one comparison). The
+/// same few, in the same order, as sorting every candidate by (distance, id) and keeping the
+/// first `K`, whatever order they come in.
+#[inline]
+fn keep_nearest<const K: usize>(
+    best: &mut [(f64, u32, usize); K],
+    count: &mut usize,
+    cand: (f64, u32, usize),
+) {
+    let closer =
+        |a: (f64, u32, usize), b: (f64, u32, usize)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
+    if *count == K {
+        if K == 0 || !closer(cand, best[K - 1]) {
+            return;
+        }
+    } else {
+        *count += 1;
+    }
+    let mut at = *count - 1;
+    while at > 0 && closer(cand, best[at - 1]) {
+        best[at] = best[at - 1];
+        at -= 1;
+    }
+    best[at] = cand;
 }
 
 /// What a drone is, for the others' avoidance.
@@ -1331,6 +1344,33 @@ mod tests {
             slow[i] = Some(t);
         }
         assert_eq!(fast, slow);
+    }
+
+    #[test]
+    fn the_nearest_few_are_those_of_a_full_sort() {
+        // Candidates in many orders, with ties in distance (broken by id): the kept few are
+        // the first of all of them sorted by (distance, id).
+        for round in 0..200u64 {
+            let n = (round % 23) as usize;
+            let cands: Vec<(f64, u32, usize)> = (0..n)
+                .map(|k| {
+                    let u = hash_u01(round, 9, k as u64, 0);
+                    // Few distinct distances, so ties are common.
+                    let d2 = (u * 5.0).floor() * 3.0;
+                    let id = (hash_u01(round, 9, k as u64, 1) * 1000.0) as u32 * 16 + k as u32;
+                    (d2, id, k)
+                })
+                .collect();
+            let mut best = [(0.0, 0, 0); ORCA_NEIGHBOURS];
+            let mut count = 0;
+            for &c in &cands {
+                keep_nearest(&mut best, &mut count, c);
+            }
+            let mut sorted = cands.clone();
+            sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            sorted.truncate(ORCA_NEIGHBOURS);
+            assert_eq!(&best[..count], &sorted[..], "round {round}");
+        }
     }
 
     #[test]
