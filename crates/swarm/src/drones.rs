@@ -873,24 +873,10 @@ impl Step<'_> {
         work: &mut OrcaScratch,
         scratch: &mut orca::Scratch,
     ) -> (f64, f64) {
-        let OrcaScratch {
-            near,
-            limits,
-            neighbours,
-        } = work;
+        let OrcaScratch { limits, neighbours } = work;
         let grid = self.grid;
         let radius = self.half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
         let max_speed = MAX_SPEED * std::f64::consts::SQRT_2;
-        near.clear();
-        grid.for_each_near(p.x, p.y, ORCA_RANGE, |m| {
-            let j = grid.ids[m];
-            if j as usize != i {
-                let d2 = (grid.xs[m] - p.x).powi(2) + (grid.ys[m] - p.y).powi(2);
-                if d2 < ORCA_RANGE * ORCA_RANGE {
-                    near.push((d2, j, m));
-                }
-            }
-        });
         let radius_of = |m: usize| {
             if self.slot_mode[m] == MODE_STILL {
                 grid.radii[m] + ORCA_MARGIN
@@ -898,38 +884,43 @@ impl Step<'_> {
                 radius
             }
         };
-        // The safety step's limits, from every neighbour that one frame could bring into
-        // contact (before the list is cut down to the nearest few).
+        // One pass over the grid cells around: the safety step's limits, from every
+        // neighbour that one frame could bring into contact, in scan order; whether any
+        // neighbour within range flies; and the nearest few, ties by id (the same set
+        // whatever the order of the scan), kept sorted by insertion.
         let reach = 2.0 * radius + 2.0 * max_speed + self.half;
         limits.clear();
         let mut any_flying = false;
-        for &(d2, _, m) in near.iter() {
+        let mut best = [(0.0, 0, 0); ORCA_NEIGHBOURS];
+        let mut count = 0;
+        let (px, py) = (p.x, p.y);
+        grid.for_each_near(px, py, ORCA_RANGE, |m| {
+            let j = grid.ids[m];
+            if j as usize == i {
+                return;
+            }
+            let (ox, oy) = (grid.xs[m] - px, grid.ys[m] - py);
+            let d2 = ox.powi(2) + oy.powi(2);
+            // (A NaN distance is out of range, as it is for `<`.)
+            let in_range = d2 < ORCA_RANGE * ORCA_RANGE;
+            if !in_range {
+                return;
+            }
+            let other = self.slot_mode[m];
+            any_flying |= other == MODE_FLYING;
             if d2 < reach * reach && d2 > 0.0 {
                 let d = d2.sqrt();
-                let u = ((grid.xs[m] - p.x) / d, (grid.ys[m] - p.y) / d);
+                let u = (ox / d, oy / d);
                 let gap = d - radius - radius_of(m);
-                let other = self.slot_mode[m];
-                any_flying |= other == MODE_FLYING;
                 limits.push((u, if other == MODE_STILL { gap } else { 0.5 * gap }));
             }
-        }
+            keep_nearest(&mut best, &mut count, (d2, j, m));
+        });
+        let near = &best[..count];
         // A hovering drone with no flying one near: the safety step alone keeps it clear.
-        if mode == MODE_HOVERING
-            && !any_flying
-            && !near
-                .iter()
-                .any(|&(_, _, m)| self.slot_mode[m] == MODE_FLYING)
-        {
+        if mode == MODE_HOVERING && !any_flying {
             return safety_step(preferred, limits);
         }
-        // The nearest few, ties by id: the same set whatever the order of the grid scan.
-        let by_distance =
-            |a: &(f64, u32, usize), b: &(f64, u32, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-        if near.len() > ORCA_NEIGHBOURS {
-            near.select_nth_unstable_by(ORCA_NEIGHBOURS, by_distance);
-            near.truncate(ORCA_NEIGHBOURS);
-        }
-        near.sort_unstable_by(by_distance);
         neighbours.clear();
         neighbours.extend(near.iter().map(|&(_, _, m)| {
             let other = self.slot_mode[m];
@@ -1017,11 +1008,37 @@ struct Work {
 /// Per-thread working space of the ORCA controller.
 #[derive(Default)]
 struct OrcaScratch {
-    /// Drones around: squared distance, id, grid slot.
-    near: Vec<(f64, u32, usize)>,
     /// The safety step's limits.
     limits: Vec<((f64, f64), f64)>,
     neighbours: Vec<orca::Neighbour>,
+}
+
+/// Keeps `best[..count]` the nearest candidates `(squared distance, id, grid slot)` seen so
+/// far, at most `K`, sorted by distance then id: `cand` is inserted in its place (most
+/// candidates are farther than the last once there are `K`, and cost one comparison). The
+/// same few, in the same order, as sorting every candidate by (distance, id) and keeping the
+/// first `K`, whatever order they come in.
+#[inline]
+fn keep_nearest<const K: usize>(
+    best: &mut [(f64, u32, usize); K],
+    count: &mut usize,
+    cand: (f64, u32, usize),
+) {
+    let closer =
+        |a: (f64, u32, usize), b: (f64, u32, usize)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
+    if *count == K {
+        if K == 0 || !closer(cand, best[K - 1]) {
+            return;
+        }
+    } else {
+        *count += 1;
+    }
+    let mut at = *count - 1;
+    while at > 0 && closer(cand, best[at - 1]) {
+        best[at] = best[at - 1];
+        at -= 1;
+    }
+    best[at] = cand;
 }
 
 /// What a drone is, for the others' avoidance.
@@ -1327,6 +1344,33 @@ mod tests {
             slow[i] = Some(t);
         }
         assert_eq!(fast, slow);
+    }
+
+    #[test]
+    fn the_nearest_few_are_those_of_a_full_sort() {
+        // Candidates in many orders, with ties in distance (broken by id): the kept few are
+        // the first of all of them sorted by (distance, id).
+        for round in 0..200u64 {
+            let n = (round % 23) as usize;
+            let cands: Vec<(f64, u32, usize)> = (0..n)
+                .map(|k| {
+                    let u = hash_u01(round, 9, k as u64, 0);
+                    // Few distinct distances, so ties are common.
+                    let d2 = (u * 5.0).floor() * 3.0;
+                    let id = (hash_u01(round, 9, k as u64, 1) * 1000.0) as u32 * 16 + k as u32;
+                    (d2, id, k)
+                })
+                .collect();
+            let mut best = [(0.0, 0, 0); ORCA_NEIGHBOURS];
+            let mut count = 0;
+            for &c in &cands {
+                keep_nearest(&mut best, &mut count, c);
+            }
+            let mut sorted = cands.clone();
+            sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            sorted.truncate(ORCA_NEIGHBOURS);
+            assert_eq!(&best[..count], &sorted[..], "round {round}");
+        }
     }
 
     #[test]

@@ -62,6 +62,9 @@ pub struct SpatialGrid {
     pub layout: GridLayout,
     cell: f64,
     inv: f64,
+    /// The last column and row, as floats (a cell is found by clamping in floating point,
+    /// then one conversion).
+    last: (f64, f64),
     cols: usize,
     rows: usize,
     /// The window of cells between the entries: first column and row, columns and rows.
@@ -184,8 +187,11 @@ impl SpatialGrid {
     /// The cell holding `(x, y)` (clamped to the grid).
     #[inline]
     pub fn cell_of(&self, x: f64, y: f64) -> (usize, usize) {
-        let cx = ((x * self.inv).max(0.0) as usize).min(self.cols.saturating_sub(1));
-        let cy = ((y * self.inv).max(0.0) as usize).min(self.rows.saturating_sub(1));
+        // Clamped before the conversion (a NaN gives 0, as `max` does): the same cells as
+        // converting first and clamping after, for a fraction of the instructions (this is
+        // the hottest line of a query).
+        let cx = (x * self.inv).max(0.0).min(self.last.0) as u32 as usize;
+        let cy = (y * self.inv).max(0.0).min(self.last.1) as u32 as usize;
         (cx, cy)
     }
 
@@ -256,6 +262,7 @@ impl SpatialGrid {
         self.inv = 1.0 / cell;
         self.cols = side(world.res.width, cell);
         self.rows = side(world.res.height, cell);
+        self.last = ((self.cols - 1) as f64, (self.rows - 1) as f64);
         self.scratch.clear();
         self.cells.clear();
         self.max_extent = 0.0;
@@ -461,43 +468,40 @@ impl SpatialGrid {
         if cx0 > cx1 || cy0 > cy1 {
             return;
         }
-        if !self.start.is_empty() {
-            for cy in cy0..=cy1 {
+        // One call site of `f` (the row's run found per layout, a branch that always goes
+        // the same way), so the caller's closure is inlined into the loop.
+        let keys = &self.keys;
+        // Sparse without a row index: one binary search for the first cell; the rows come in
+        // key order, so each row's run is searched for from the end of the last one,
+        // galloping (the next run is usually a few entries on).
+        let mut from = if self.start.is_empty() && self.row_start.is_empty() {
+            keys.partition_point(|&k| k < self.cell_key(cx0, cy0))
+        } else {
+            0
+        };
+        for cy in cy0..=cy1 {
+            let run = if !self.start.is_empty() {
                 let row = (cy - wy) * ww;
                 let (c0, c1) = (row + cx0 - wx, row + cx1 - wx);
-                for k in self.start[c0] as usize..self.start[c1 + 1] as usize {
-                    f(k);
-                }
-            }
-            return;
-        }
-        if !self.row_start.is_empty() {
-            // Sparse with a row index: each row's cells searched for among its entries.
-            for cy in cy0..=cy1 {
+                self.start[c0] as usize..self.start[c1 + 1] as usize
+            } else if !self.row_start.is_empty() {
+                // Sparse with a row index: the row's cells searched for among its entries.
                 let r = cy - wy;
                 let (a, b) = (self.row_start[r] as usize, self.row_start[r + 1] as usize);
-                let run = &self.keys[a..b];
+                let run = &keys[a..b];
                 let (c0, c1) = (self.cell_key(cx0, cy), self.cell_key(cx1, cy));
                 let lo = run.partition_point(|&k| k < c0);
                 let hi = lo + run[lo..].partition_point(|&k| k <= c1);
-                for k in a + lo..a + hi {
-                    f(k);
-                }
-            }
-            return;
-        }
-        // Sparse: one binary search for the first cell; the rows come in key order, so each
-        // row's run is searched for from the end of the last one, galloping (the next run is
-        // usually a few entries on).
-        let keys = &self.keys;
-        let mut from = keys.partition_point(|&k| k < self.cell_key(cx0, cy0));
-        for cy in cy0..=cy1 {
-            let lo = gallop(keys, from, self.cell_key(cx0, cy));
-            let hi = gallop(keys, lo, self.cell_key(cx1, cy) + 1);
-            for k in lo..hi {
+                a + lo..a + hi
+            } else {
+                let lo = gallop(keys, from, self.cell_key(cx0, cy));
+                let hi = gallop(keys, lo, self.cell_key(cx1, cy) + 1);
+                from = hi;
+                lo..hi
+            };
+            for k in run {
                 f(k);
             }
-            from = hi;
         }
     }
 }
