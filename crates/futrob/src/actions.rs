@@ -20,7 +20,9 @@
 //! the robot's own moves; a ball last seen rolling, where its trajectory says it has gone), then sweeps the head to both sides and down (a keeper's
 //! `findBall` looks out at the field first, where its ball comes from; a field player's
 //! `findBall` also turns in place 120° after a fruitless sweep and sweeps again, so it
-//! covers every direction); `lookAtBall`
+//! covers every direction; a field player's `findPartner` while it holds the ball turns
+//! with the ball after a fruitless sweep, [`TURN_WITH_BALL_DEG`] at a time, and looks again);
+//! `lookAtBall`
 //! keeps the ball centred; `followBall` turns toward the ball when it is off to the side,
 //! walks with long steps while far and mini/lateral steps when close, until the ball is in
 //! front of a foot; `kickBall`/`passBall`/`clearBall` approach, choose the direction (the
