@@ -20,7 +20,9 @@
 //! the robot's own moves; a ball last seen rolling, where its trajectory says it has gone), then sweeps the head to both sides and down (a keeper's
 //! `findBall` looks out at the field first, where its ball comes from; a field player's
 //! `findBall` also turns in place 120° after a fruitless sweep and sweeps again, so it
-//! covers every direction); `lookAtBall`
+//! covers every direction; a field player's `findPartner` while it holds the ball turns
+//! with the ball after a fruitless sweep, [`TURN_WITH_BALL_DEG`] at a time, and looks again);
+//! `lookAtBall`
 //! keeps the ball centred; `followBall` turns toward the ball when it is off to the side,
 //! walks with long steps while far and mini/lateral steps when close, until the ball is in
 //! front of a foot; `kickBall`/`passBall`/`clearBall` approach, choose the direction (the
@@ -101,7 +103,25 @@ struct Search {
     post_guided: u32,
     /// The body already turned toward where the object was last seen.
     turned: bool,
+    /// `findPartner` by a field player holding the ball: after a fruitless head sweep it
+    /// turns with the ball ([`TURN_WITH_BALL_DEG`]) and looks again, instead of sweeping the
+    /// same view for ever.
+    with_ball: bool,
+    /// Elementary turns still to make with the ball (`with_ball`), and their sign (+ right).
+    orbit: (u32, f64),
+    /// The full sweep was made; later looks (after turning with the ball) are level only.
+    swept_once: bool,
 }
+
+/// How far (degrees) a field player holding the ball turns with it after a head sweep that
+/// did not find its teammate (`findPartner`), before it looks again: two elementary turns,
+/// the head on the ball, a lateral step after each turn that left the ball beside the feet.
+/// With the head's ±60° and the camera's ±37°, a level look covers ±97°: three such turns
+/// bring every direction into view.
+pub const TURN_WITH_BALL_DEG: f64 = 40.0;
+
+/// The level head poses of a look for the teammate after turning with the ball.
+const LEVEL_SWEEP: [(f64, f64); 3] = [(0.0, 0.0), (-60.0, 0.0), (60.0, 0.0)];
 
 /// The ball: near, straight ahead and to both sides, then farther, then the feet.
 const BALL_SWEEP: [(f64, f64); 7] = [
@@ -153,6 +173,17 @@ impl Search {
             started: false,
             post_guided: 0,
             turned: false,
+            with_ball: false,
+            orbit: (0, 0.0),
+            swept_once: false,
+        }
+    }
+
+    /// `findPartner`'s search: a field player holding the ball turns with it between sweeps.
+    fn for_a_partner() -> Search {
+        Search {
+            with_ball: true,
+            ..Search::new(ObjectKind::Partner)
         }
     }
 
@@ -172,7 +203,9 @@ impl Search {
     }
 
     fn poses(&self, role: Role) -> &'static [(f64, f64)] {
-        if self.target == ObjectKind::Ball && role == Role::Goalkeeper {
+        if self.swept_once {
+            &LEVEL_SWEEP
+        } else if self.target == ObjectKind::Ball && role == Role::Goalkeeper {
             &KEEPER_BALL_SWEEP
         } else if self.target == ObjectKind::Ball {
             &BALL_SWEEP
@@ -226,6 +259,39 @@ impl Search {
         }
         if c.busy {
             return (None, None, None);
+        }
+        if self.orbit.0 > 0 {
+            // Turning with the ball: the head on it, the ball back in front of a foot after
+            // each turn, then the next turn.
+            let head =
+                c.wm.position(ObjectKind::Ball)
+                    .map(|p| head_towards(p, &c.p));
+            if head.is_none() {
+                // The ball is lost: leave it to the rules (`findBall`).
+                self.orbit.0 = 0;
+                return (None, None, Some(false));
+            }
+            if !c.wm.in_sight(ObjectKind::Ball) {
+                // The head on its way down to the ball: a move now would lose it. A ball not
+                // seen within 1.5 s is left to the rules (`findBall`).
+                let since = *self.commanded.get_or_insert(c.now);
+                if c.now.saturating_sub(since) > 1500 {
+                    self.orbit.0 = 0;
+                    return (None, None, Some(false));
+                }
+                return (head, None, None);
+            }
+            self.commanded = None;
+            if let Some(a) = approach_step(c.wm) {
+                return (head, Some(a), None);
+            }
+            // The count holds one more than the turns left: the ball is brought back to a
+            // foot after the last turn too, before the look.
+            self.orbit.0 -= 1;
+            if self.orbit.0 > 0 {
+                let a = c.p.motion.turn_step_deg.copysign(self.orbit.1);
+                return (head, Some(Action::with(ActionKind::Turn, a)), None);
+            }
         }
         if self.turn_left.abs() >= c.p.motion.turn_step_deg {
             let a = c.p.motion.turn_step_deg.copysign(self.turn_left);
@@ -294,6 +360,25 @@ impl Search {
                     return self.step(c);
                 }
                 return (None, None, None);
+            }
+            if self.with_ball && c.wm.role() == Role::FieldPlayer && c.wm.ball_held() {
+                // Holding the ball with the teammate nowhere in the head's reach (behind the
+                // robot, which also hides the ball from it: neither finds the other): turn
+                // with the ball toward where the teammate was last seen (else left), and look
+                // again.
+                let side = c.wm.object(ObjectKind::Partner).last_pos.map_or(-1.0, |p| {
+                    if p.x >= 0.0 {
+                        1.0
+                    } else {
+                        -1.0
+                    }
+                });
+                let q = c.p.motion.turn_step_deg;
+                self.orbit = (((TURN_WITH_BALL_DEG / q).round() as u32).max(1) + 1, side);
+                self.idx = 0;
+                self.started = true;
+                self.swept_once = true;
+                return self.step(c);
             }
             return (None, None, Some(false));
         };
@@ -680,6 +765,7 @@ impl Machine {
             ActionKind::Save => Machine::Save { diving: false },
             ActionKind::Relocate => Machine::Relocate,
             ActionKind::SupportBall => Machine::Support,
+            ActionKind::FindPartner => Machine::Find(Search::for_a_partner()),
             k => match k.search_target() {
                 Some(t) => Machine::Find(Search::new(t)),
                 None => Machine::Hold(None),

@@ -117,6 +117,12 @@
 //!   kicker lines up with elementary turns while the shot is at least 10° off its heading.
 //! - **Falls:** the simulator knows when the robot is down ([`BodyStatus::fallen`]), so the
 //!   handler stands it up automatically (`autoGetUp`, default on).
+//! - **`findPartner` with the ball.** FutRob's search moves the head; a field player holding
+//!   the ball whose teammate is behind it (where its body also hides the ball from the
+//!   teammate) would sweep for ever. After one fruitless sweep it turns with the ball:
+//!   [`actions::TURN_WITH_BALL_DEG`] in elementary turns, the head on the ball, stepping
+//!   the ball back to a foot after each, toward where the teammate was last seen, then a
+//!   level three-pose look, and again.
 //! - **`autoLookAtBall`:** whenever the current action leaves the head free (not a search,
 //!   not an explicit head command) and the ball's position is known.
 //! - **Team messages:** little-endian i32 × 4; params and action codes in [`msg`] and

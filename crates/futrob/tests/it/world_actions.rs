@@ -802,6 +802,54 @@ fn find_sweeps_the_head_then_marks_searched() {
     assert_eq!(h.current(), None, "found: the search is over");
 }
 
+/// Runs `findPartner` for `ms` with the ball (if `ball`) seen at the right foot every frame;
+/// returns the body commands with the time they were sent.
+fn find_partner_for(ball: bool, ms: u64) -> Vec<(u64, String)> {
+    let mut w = wm(Role::FieldPlayer);
+    let mut h = ActionHandler::new();
+    let mut body = InstantBody(BodyStatus::default());
+    let frame = [at(ObjectKind::Ball, 4.0, 15.0)];
+    if ball {
+        feed(&mut w, 0, 3, &frame);
+        assert!(w.ball_held());
+    }
+    h.request(Action::new(ActionKind::FindPartner));
+    let mut cmds = Vec::new();
+    for now in (1000..1000 + ms).step_by(50) {
+        if ball && now % 250 == 0 {
+            w.observe(now, &frame);
+        }
+        let o = run_handler(&mut w, &mut h, &mut body, now);
+        cmds.extend(body_cmds(&o).into_iter().map(|c| (now, c)));
+    }
+    cmds
+}
+
+#[test]
+fn find_partner_with_the_ball_turns_with_it_after_a_fruitless_sweep() {
+    // Holding the ball, with the teammate behind it (out of the head's reach), a passer
+    // that only sweeps its head never finds it: after the full sweep it turns with the
+    // ball, two elementary turns (left: no teammate seen before), and looks again.
+    let cmds = find_partner_for(true, 30_000);
+    let turns: Vec<&(u64, String)> = cmds
+        .iter()
+        .filter(|(_, c)| c.starts_with("turn "))
+        .collect();
+    assert!(
+        turns.len() >= 4,
+        "turned with the ball, more than once: {cmds:?}"
+    );
+    assert!(turns.iter().all(|(_, c)| c == "turn angle=-20"), "{cmds:?}");
+    // Not before the head has swept the ten far poses (750 ms each at least).
+    assert!(
+        turns[0].0 >= 1000 + 7_500,
+        "first turn at {} ms",
+        turns[0].0
+    );
+    // Without the ball it moves only its head, as before.
+    assert!(find_partner_for(false, 30_000).is_empty());
+}
+
 #[test]
 fn a_goal_search_looks_where_the_goal_was_and_both_ways_from_a_post() {
     // The goal was seen 30° to the left, then the robot turned: the search looks first
