@@ -34,25 +34,29 @@ use simrob_protocol::{
 use simrob_world::{moved_copy, World, WorldConfig};
 
 const HELP: &str = "\
-simrob-odebench — simrob's physics against ODE (the engine of the SimRob simulator)
+simrob-odebench — simrob's physics against ODE (the engine of the SimRob simulator) and MuJoCo
 
-Runs the same scene in both engines (the SimRob soccer field and materials, the ball, N SumBots
+Runs the same scene in every engine (the SimRob soccer field and materials, the ball, N SumBots
 driving in circles, dt 0.01 s, one thread each), alternating the engines in 41 blocks each (an
 engine's speed is its median block's: a burst of load from elsewhere does not count), and
 prints steps per second, the speed ratios and plausibility figures: a SumBot at rest and
 driving, the ball off walls and the floor, robots tipped over in seeded random layouts. Needs
 ODE's shared library (Debian/Ubuntu: apt-get install libode-dev); without it, it prints why
-and exits (--crowd needs no ODE).
+and exits (--crowd needs no ODE). MuJoCo joins when its library is found: $SIMROB_MUJOCO_LIB
+(the path of libmujoco.so), the loader's path, or python3's `mujoco` package
+(pip install mujoco-core); $SIMROB_MUJOCO_XML=FILE writes the last MuJoCo model built (MJCF).
 
 USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--speed-only]
                        [--scenarios DIR] [--exact-100] [--layouts K] [--layout-robots N]
                        [--layout-seconds S]
        simrob-odebench --crowd N [--crowd-steps S] [--crowd-layouts K] [--threads T]
+                       [--crowd-engine default|mujoco]
+       simrob-odebench --check-mujoco
 
   --scale F        multiply the number of timed steps (default 1; 0.1 for a quick look)
   --sizes LIST     robot counts (default 1,6,22,100)
-  --engines LIST   which engines to run, of ode-step, ode-quick, default, fast (default: all);
-                   ratios need both of their engines
+  --engines LIST   which engines to run, of ode-step, ode-quick, default, fast, mujoco
+                   (default: all, MuJoCo if found); ratios need both of their engines
   --speed-only     print the steps-per-second table only (no other table, no layouts)
   --scenarios DIR  where materials.xml, field.xml, ball.xml and sumbot.xml are
                    (default: the repository's scenarios/)
@@ -66,6 +70,9 @@ USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--spee
                    the field's (robots meet) instead of a grid (0, the default: the grid)
   --threads T      threads each simrob step runs on (default 1; the run is the same whatever
                    the number: compare the digests)
+  --crowd-engine E the crowd in simrob's default mode (default) or in MuJoCo (mujoco)
+  --check-mujoco   only this: the MuJoCo scene of one SumBot and the ball against its specs and
+                   simrob (mass, coordinates, rest, speed; `key values` lines; no ODE needed)
 ";
 
 const SUMBOT_WHEEL_RADIUS: f64 = 0.023;
@@ -95,6 +102,8 @@ struct Options {
     threads: usize,
     /// `--crowd`'s layouts: 0 the grid, k > 0 random layouts 1..=k.
     crowd_layouts: u32,
+    /// `--crowd-engine mujoco`: the crowd in MuJoCo instead of simrob's default mode.
+    crowd_mujoco: bool,
 }
 
 fn options() -> Result<Option<Options>> {
@@ -114,6 +123,7 @@ fn options() -> Result<Option<Options>> {
         crowd_steps: 500,
         threads: 1,
         crowd_layouts: 0,
+        crowd_mujoco: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -181,6 +191,11 @@ fn options() -> Result<Option<Options>> {
                     bail!("--threads: between 1 and {}", simrob_physics::MAX_THREADS);
                 }
             }
+            "--crowd-engine" => match value("--crowd-engine")?.as_str() {
+                "default" => o.crowd_mujoco = false,
+                "mujoco" => o.crowd_mujoco = true,
+                other => bail!("--crowd-engine: default or mujoco, not {other:?}"),
+            },
             "--crowd-layouts" => {
                 o.crowd_layouts = value("--crowd-layouts")?
                     .parse()
@@ -833,16 +848,24 @@ fn crowd(scene: &Scene, n: u32, o: &Options) -> Result<()> {
         };
         let mut big = scene.clone();
         big.field = floor;
-        let mut w = big.simrob(&robots, false, false)?;
-        w.set_physics_threads(o.threads)?;
+        let mut e = if o.crowd_mujoco {
+            if o.threads != 1 {
+                bail!("--crowd-engine mujoco: one thread (--threads 1)");
+            }
+            Engine::Mujoco(Box::new(big.mujoco(&robots, false)?))
+        } else {
+            let mut w = big.simrob(&robots, false, false)?;
+            w.set_physics_threads(o.threads)?;
+            Engine::Simrob(Box::new(w))
+        };
         for _ in 0..100 {
-            w.advance();
+            e.step();
         }
         let cpu = process_cpu();
         let per_thread = thread_cpu();
         let wall = Instant::now();
         for _ in 0..steps {
-            w.advance();
+            e.step();
         }
         let wall = wall.elapsed().as_secs_f64();
         let cpu = process_cpu().zip(cpu).map(|(b, a)| (b - a).as_secs_f64());
@@ -857,7 +880,6 @@ fn crowd(scene: &Scene, n: u32, o: &Options) -> Result<()> {
                 t - before
             })
             .fold(0.0, f64::max);
-        let e = Engine::Simrob(Box::new(w));
         let m = robots.len() as u32;
         let out = outcome(&e, m, steps, Duration::from_secs_f64(wall));
         let digest = crowd_digest(&e, m);
@@ -867,7 +889,8 @@ fn crowd(scene: &Scene, n: u32, o: &Options) -> Result<()> {
             format!("random layout {layout}")
         };
         println!(
-            "{m} SumBots, {name}, {} thread(s), {steps} steps: {:.0} steps/s by the wall clock, {} processor s ({} steps per processor s), busiest thread {busiest:.2} s ({:.0} steps per its processor s); flips {}, upright {}, NaN {}; state digest {digest:016x}",
+            "{m} SumBots, {name}, {}, {} thread(s), {steps} steps: {:.0} steps/s by the wall clock, {} processor s ({} steps per processor s), busiest thread {busiest:.2} s ({:.0} steps per its processor s); flips {}, upright {}, NaN {}; state digest {digest:016x}",
+            if o.crowd_mujoco { ENGINES[MUJOCO] } else { ENGINES[2] },
             o.threads,
             out.steps_per_second,
             cpu.map_or("?".into(), |c| format!("{c:.2}")),

@@ -321,7 +321,10 @@ impl Builder {
     pub fn add(&mut self, spec: &EntitySpec) {
         let entity = spec.entity_id().0;
         let (bodies, joints) = spec.structure();
-        let statics: Vec<_> = bodies.iter().filter(|b| b.mass.unwrap_or(1.0) <= 0.0).collect();
+        let statics: Vec<_> = bodies
+            .iter()
+            .filter(|b| b.mass.unwrap_or(1.0) <= 0.0)
+            .collect();
         for b in statics {
             let g = self.geom(
                 &b.shape,
@@ -332,7 +335,10 @@ impl Builder {
             self.bodies.push_str(&g);
             self.bodies.push('\n');
         }
-        let moving: Vec<_> = bodies.iter().filter(|b| b.mass.unwrap_or(1.0) > 0.0).collect();
+        let moving: Vec<_> = bodies
+            .iter()
+            .filter(|b| b.mass.unwrap_or(1.0) > 0.0)
+            .collect();
         if moving.is_empty() {
             return;
         }
@@ -484,7 +490,15 @@ impl Builder {
         xml.push('\n');
         for (c, p) in parent.iter().enumerate() {
             if p.is_some_and(|(pid, _)| pid == b.id) {
-                self.body(moving, parent, joints, entity, c, Some((b.position, q)), xml);
+                self.body(
+                    moving,
+                    parent,
+                    joints,
+                    entity,
+                    c,
+                    Some((b.position, q)),
+                    xml,
+                );
             }
         }
         xml.push_str("</body>\n");
@@ -513,10 +527,8 @@ impl Builder {
     pub fn build(self, api: &'static Api) -> Result<MjScene, String> {
         static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "simrob-odebench-{}-{n}.xml",
-            std::process::id()
-        ));
+        let path =
+            std::env::temp_dir().join(format!("simrob-odebench-{}-{n}.xml", std::process::id()));
         std::fs::write(&path, self.xml()).map_err(|e| format!("{}: {e}", path.display()))?;
         let c = CString::new(path.to_string_lossy().into_owned()).map_err(|e| e.to_string())?;
         let mut error = [0 as c_char; 1000];
@@ -537,7 +549,10 @@ impl Builder {
         if model.is_null() {
             // SAFETY: MuJoCo writes a NUL-terminated message into the buffer.
             let msg = unsafe { CStr::from_ptr(error.as_ptr()) };
-            return Err(format!("MuJoCo rejected the scene: {}", msg.to_string_lossy()));
+            return Err(format!(
+                "MuJoCo rejected the scene: {}",
+                msg.to_string_lossy()
+            ));
         }
         // SAFETY: a compiled model.
         let data = unsafe { (api.mj_makeData)(model) };
@@ -663,7 +678,11 @@ impl MjScene {
         }
         let p = &qpos[f.qpos..f.qpos + 7];
         let v = &qvel[f.qvel..f.qvel + 3];
-        Some(([p[0], p[1], p[2]], [p[4], p[5], p[6], p[3]], [v[0], v[1], v[2]]))
+        Some((
+            [p[0], p[1], p[2]],
+            [p[4], p[5], p[6], p[3]],
+            [v[0], v[1], v[2]],
+        ))
     }
 }
 

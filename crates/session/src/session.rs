@@ -296,7 +296,10 @@ impl Session {
         if let Err(e) = world.set_physics_threads(config.physics_threads) {
             // A build without parallel physics: `simrob serve` refuses such a configuration
             // before it gets here; a session built otherwise steps on one thread.
-            tracing::warn!("physicsthreads {}: {e}; stepping on one thread", config.physics_threads);
+            tracing::warn!(
+                "physicsthreads {}: {e}; stepping on one thread",
+                config.physics_threads
+            );
         }
         let flags = SessionFlags {
             sync_wait: config.sync_wait,

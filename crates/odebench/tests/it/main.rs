@@ -25,7 +25,11 @@ fn mujoco_scene_is_built_like_the_others() {
         .output()
         .expect("running simrob-odebench");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     if let Some(why) = text.strip_prefix("skipped: ") {
         assert!(
             std::env::var("SIMROB_REQUIRE_MUJOCO").as_deref() != Ok("1"),
@@ -35,7 +39,11 @@ fn mujoco_scene_is_built_like_the_others() {
         return;
     }
     let n = numbers(&text);
-    let get = |k: &str| n.get(k).unwrap_or_else(|| panic!("no {k} in\n{text}")).clone();
+    let get = |k: &str| {
+        n.get(k)
+            .unwrap_or_else(|| panic!("no {k} in\n{text}"))
+            .clone()
+    };
     // The SumBot (1.2 kg chassis, two 0.1 kg wheels) and the 0.6 kg ball; the field is static.
     let mass = get("mass");
     assert!((mass[0] - 2.0).abs() < 1e-9, "spec mass {mass:?}");
