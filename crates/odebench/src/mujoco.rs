@@ -249,16 +249,12 @@ impl Builder {
         // solmix: with two materials, weights that give the cross pair its own ζ (MuJoCo
         // averages two geoms' solref weighted by solmix).
         let mut mix = vec![1.0; ids.len()];
-        if let ([a, b], Some(za), Some(zb), Some(zab)) = (
-            ids.as_slice(),
-            zeta(ids[0], ids[0]),
-            ids.get(1).and_then(|&b| zeta(b, b)),
-            ids.get(1).and_then(|&b| zeta(ids[0], b)),
-        ) {
-            let _ = (a, b);
-            if (za - zb).abs() > 1e-9 {
-                let f = ((zab - za) / (zb - za)).clamp(0.01, 0.99);
-                mix = vec![1.0 - f, f];
+        if let &[a, b] = ids.as_slice() {
+            if let (Some(za), Some(zb), Some(zab)) = (zeta(a, a), zeta(b, b), zeta(a, b)) {
+                if (za - zb).abs() > 1e-9 {
+                    let f = ((zab - za) / (zb - za)).clamp(0.01, 0.99);
+                    mix = vec![1.0 - f, f];
+                }
             }
         }
         let materials = ids
@@ -369,6 +365,13 @@ impl Builder {
                     (i2, i1)
                 } else {
                     continue;
+                };
+                // A hinge turns its body against its parent; ODE's Hinge2 turns body 2
+                // against body 1: hung the other way round, the axis is reversed.
+                let axis = if c == i1 {
+                    axis.map(|a| a.map(|v| -v))
+                } else {
+                    axis
                 };
                 parent[c] = Some((moving[p].id, axis));
                 placed[c] = true;
