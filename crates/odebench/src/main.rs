@@ -11,10 +11,11 @@
 //! at five speeds and dropped from three heights, each averaged over 20 starts a twentieth of
 //! a step apart (how far ODE's contact sends a ball back depends on how deep it first
 //! overlaps); and robots tipped over in seeded random layouts of SumBots driving among each
-//! other. `--crowd N` instead times N SumBots on a large floor in simrob alone.
+//! other. `--crowd N` instead times N SumBots on a large floor in simrob (or MuJoCo) alone.
 //!
 //! ODE is loaded at run time from Debian's `libode` (`apt-get install libode-dev`); without it
-//! the tool says so and exits successfully. Build it optimised:
+//! the tool says so and exits successfully. MuJoCo, a third engine, joins when its library is
+//! found (`mujoco.rs`: the `mujoco-core` Python wheel ships it). Build it optimised:
 //! `cargo run --release -p simrob-odebench`.
 
 mod mujoco;
