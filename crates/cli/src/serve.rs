@@ -60,6 +60,11 @@ pub struct ServeArgs {
     /// `simrob replay FILE`, export it with `simrob replay FILE --export csv`.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Threads each physics step runs on (configuration key `physicsthreads`, default 1); the
+    /// run is the same at any number. Above 1 needs a simrob built with parallel physics:
+    /// `cargo build --release -p simrob --features parallel`.
+    #[arg(long, value_name = "N")]
+    pub physics_threads: Option<usize>,
     /// Print every configuration key with its default, and exit.
     #[arg(long)]
     pub list_config: bool,
@@ -89,6 +94,19 @@ pub fn config_from(args: &ServeArgs) -> Result<ServerConfig> {
     }
     if let Some(dir) = &args.save_dir {
         config.save_directory = dir.clone();
+    }
+    if let Some(n) = args.physics_threads {
+        config
+            .set("physicsthreads", &n.to_string())
+            .map_err(|e| anyhow::anyhow!("--physics-threads: {e}"))?;
+    }
+    if config.physics_threads > 1 && !simrob_world::PARALLEL_PHYSICS {
+        anyhow::bail!(
+            "{} physics threads asked for (--physics-threads or the configuration key \
+             `physicsthreads`), but this simrob was built without parallel physics: build it \
+             with `cargo build --release -p simrob --features parallel`, or use 1",
+            config.physics_threads
+        );
     }
     Ok(config)
 }

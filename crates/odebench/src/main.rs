@@ -11,12 +11,14 @@
 //! at five speeds and dropped from three heights, each averaged over 20 starts a twentieth of
 //! a step apart (how far ODE's contact sends a ball back depends on how deep it first
 //! overlaps); and robots tipped over in seeded random layouts of SumBots driving among each
-//! other. `--crowd N` instead times N SumBots on a large floor in simrob alone.
+//! other. `--crowd N` instead times N SumBots on a large floor in simrob (or MuJoCo) alone.
 //!
 //! ODE is loaded at run time from Debian's `libode` (`apt-get install libode-dev`); without it
-//! the tool says so and exits successfully. Build it optimised:
+//! the tool says so and exits successfully. MuJoCo, a third engine, joins when its library is
+//! found (`mujoco.rs`: the `mujoco-core` Python wheel ships it). Build it optimised:
 //! `cargo run --release -p simrob-odebench`.
 
+mod mujoco;
 mod ode;
 
 use std::path::{Path, PathBuf};
@@ -33,25 +35,29 @@ use simrob_protocol::{
 use simrob_world::{moved_copy, World, WorldConfig};
 
 const HELP: &str = "\
-simrob-odebench — simrob's physics against ODE (the engine of the SimRob simulator)
+simrob-odebench — simrob's physics against ODE (the engine of the SimRob simulator) and MuJoCo
 
-Runs the same scene in both engines (the SimRob soccer field and materials, the ball, N SumBots
+Runs the same scene in every engine (the SimRob soccer field and materials, the ball, N SumBots
 driving in circles, dt 0.01 s, one thread each), alternating the engines in 41 blocks each (an
 engine's speed is its median block's: a burst of load from elsewhere does not count), and
 prints steps per second, the speed ratios and plausibility figures: a SumBot at rest and
 driving, the ball off walls and the floor, robots tipped over in seeded random layouts. Needs
 ODE's shared library (Debian/Ubuntu: apt-get install libode-dev); without it, it prints why
-and exits (--crowd needs no ODE).
+and exits (--crowd needs no ODE). MuJoCo joins when its library is found: $SIMROB_MUJOCO_LIB
+(the path of libmujoco.so), the loader's path, or python3's `mujoco` package
+(pip install mujoco-core); $SIMROB_MUJOCO_XML=FILE writes the last MuJoCo model built (MJCF).
 
 USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--speed-only]
                        [--scenarios DIR] [--exact-100] [--layouts K] [--layout-robots N]
                        [--layout-seconds S]
        simrob-odebench --crowd N [--crowd-steps S] [--crowd-layouts K] [--threads T]
+                       [--crowd-engine default|mujoco]
+       simrob-odebench --check-mujoco
 
   --scale F        multiply the number of timed steps (default 1; 0.1 for a quick look)
   --sizes LIST     robot counts (default 1,6,22,100)
-  --engines LIST   which engines to run, of ode-step, ode-quick, default, fast (default: all);
-                   ratios need both of their engines
+  --engines LIST   which engines to run, of ode-step, ode-quick, default, fast, mujoco
+                   (default: all, MuJoCo if found); ratios need both of their engines
   --speed-only     print the steps-per-second table only (no other table, no layouts)
   --scenarios DIR  where materials.xml, field.xml, ball.xml and sumbot.xml are
                    (default: the repository's scenarios/)
@@ -65,6 +71,9 @@ USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--spee
                    the field's (robots meet) instead of a grid (0, the default: the grid)
   --threads T      threads each simrob step runs on (default 1; the run is the same whatever
                    the number: compare the digests)
+  --crowd-engine E the crowd in simrob's default mode (default) or in MuJoCo (mujoco)
+  --check-mujoco   only this: the MuJoCo scene of one SumBot and the ball against its specs and
+                   simrob (mass, coordinates, rest, speed; `key values` lines; no ODE needed)
 ";
 
 const SUMBOT_WHEEL_RADIUS: f64 = 0.023;
@@ -80,6 +89,10 @@ struct Options {
     exact_100: bool,
     /// Indices into [`ENGINES`].
     engines: Vec<usize>,
+    /// `--engines` was given (else MuJoCo joins when its library is found).
+    engines_given: bool,
+    /// `--check-mujoco`: the MuJoCo scene's build checks only.
+    check_mujoco: bool,
     speed_only: bool,
     layouts: u32,
     layout_robots: u32,
@@ -90,6 +103,8 @@ struct Options {
     threads: usize,
     /// `--crowd`'s layouts: 0 the grid, k > 0 random layouts 1..=k.
     crowd_layouts: u32,
+    /// `--crowd-engine mujoco`: the crowd in MuJoCo instead of simrob's default mode.
+    crowd_mujoco: bool,
 }
 
 fn options() -> Result<Option<Options>> {
@@ -98,7 +113,9 @@ fn options() -> Result<Option<Options>> {
         sizes: vec![1, 6, 22, 100],
         scenarios: Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios"),
         exact_100: false,
-        engines: (0..ENGINES.len()).collect(),
+        engines: (0..MUJOCO).collect(),
+        engines_given: false,
+        check_mujoco: false,
         speed_only: false,
         layouts: 8,
         layout_robots: 22,
@@ -107,6 +124,7 @@ fn options() -> Result<Option<Options>> {
         crowd_steps: 500,
         threads: 1,
         crowd_layouts: 0,
+        crowd_mujoco: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -135,6 +153,7 @@ fn options() -> Result<Option<Options>> {
             "--scenarios" => o.scenarios = PathBuf::from(value("--scenarios")?),
             "--exact-100" => o.exact_100 = true,
             "--speed-only" => o.speed_only = true,
+            "--check-mujoco" => o.check_mujoco = true,
             "--layouts" => {
                 o.layouts = value("--layouts")?
                     .parse()
@@ -173,6 +192,11 @@ fn options() -> Result<Option<Options>> {
                     bail!("--threads: between 1 and {}", simrob_physics::MAX_THREADS);
                 }
             }
+            "--crowd-engine" => match value("--crowd-engine")?.as_str() {
+                "default" => o.crowd_mujoco = false,
+                "mujoco" => o.crowd_mujoco = true,
+                other => bail!("--crowd-engine: default or mujoco, not {other:?}"),
+            },
             "--crowd-layouts" => {
                 o.crowd_layouts = value("--crowd-layouts")?
                     .parse()
@@ -189,6 +213,7 @@ fn options() -> Result<Option<Options>> {
             "--engines" => {
                 let list = value("--engines")?;
                 o.engines = Vec::new();
+                o.engines_given = true;
                 for name in list.split(',').map(str::trim) {
                     let Some(k) = ENGINE_KEYS.iter().position(|&key| key == name) else {
                         bail!(
@@ -355,6 +380,26 @@ impl Scene {
     }
 }
 
+impl Scene {
+    /// The scene in MuJoCo, built as [`Scene::ode`] builds it in ODE.
+    fn mujoco(&self, robots: &[Placement], ball: bool) -> Result<mujoco::MjScene> {
+        let api = mujoco_api().map_err(anyhow::Error::msg)?;
+        let mut b = mujoco::Builder::new(&self.interactions);
+        b.add(&self.field);
+        if ball {
+            b.add(&self.ball);
+        }
+        for r in self.robots(robots) {
+            b.add(&r);
+        }
+        for (i, r) in robots.iter().enumerate() {
+            b.set_motor(100 + i as u32, 0, r.wheels.0);
+            b.set_motor(100 + i as u32, 1, r.wheels.1);
+        }
+        b.build(api).map_err(anyhow::Error::msg)
+    }
+}
+
 /// Where a SumBot starts (offset from `sumbot.xml`'s place, which puts it at the field's
 /// centre) and its two wheel targets (rad/s).
 #[derive(Clone, Copy)]
@@ -367,6 +412,7 @@ struct Placement {
 enum Engine {
     Simrob(Box<World>),
     Ode(OdeScene),
+    Mujoco(Box<mujoco::MjScene>),
 }
 
 /// Position, orientation `[x, y, z, w]` and velocity of a body.
@@ -379,6 +425,7 @@ impl Engine {
                 w.advance();
             }
             Engine::Ode(s) => s.step(),
+            Engine::Mujoco(s) => s.step(),
         }
     }
 
@@ -387,6 +434,7 @@ impl Engine {
         match self {
             Engine::Simrob(w) => w.set_entity_velocity(EntityId(entity), linear, angular)?,
             Engine::Ode(s) => s.set_velocity(entity, 0, linear, angular),
+            Engine::Mujoco(s) => s.set_velocity(entity, 0, linear, angular),
         }
         Ok(())
     }
@@ -399,6 +447,7 @@ impl Engine {
             Engine::Ode(s) => s
                 .state(entity, body)
                 .map(|s| (s.position, s.orientation, s.linear_velocity)),
+            Engine::Mujoco(s) => s.state(entity, body),
         }
     }
 }
@@ -444,14 +493,24 @@ fn outcome(e: &Engine, n: u32, steps: u64, time: Duration) -> Outcome {
 }
 
 /// The names `--engines` takes, in the order of [`ENGINES`].
-const ENGINE_KEYS: [&str; 4] = ["ode-step", "ode-quick", "default", "fast"];
+const ENGINE_KEYS: [&str; 5] = ["ode-step", "ode-quick", "default", "fast", "mujoco"];
 
-const ENGINES: [&str; 4] = [
+const ENGINES: [&str; 5] = [
     "ODE dWorldStep",
     "ODE QuickStep (20 it.)",
     "simrob default",
     "simrob fast",
+    "MuJoCo (Newton, implicitfast)",
 ];
+/// [`ENGINES`]' index of MuJoCo.
+const MUJOCO: usize = 4;
+
+/// MuJoCo's library, loaded once when first asked for.
+fn mujoco_api() -> Result<&'static mujoco::Api, String> {
+    static API: std::sync::OnceLock<Result<&'static mujoco::Api, String>> =
+        std::sync::OnceLock::new();
+    API.get_or_init(mujoco::Api::load).clone()
+}
 
 fn build(
     scene: &Scene,
@@ -475,7 +534,8 @@ fn build_at(
         0 => Engine::Ode(scene.ode(api, robots, Stepper::Step, ball)),
         1 => Engine::Ode(scene.ode(api, robots, Stepper::Quick(20), ball)),
         2 => Engine::Simrob(Box::new(scene.simrob(robots, false, ball)?)),
-        _ => Engine::Simrob(Box::new(scene.simrob(robots, true, ball)?)),
+        3 => Engine::Simrob(Box::new(scene.simrob(robots, true, ball)?)),
+        _ => Engine::Mujoco(Box::new(scene.mujoco(robots, ball)?)),
     })
 }
 
@@ -557,10 +617,10 @@ fn speed_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
         Clock::kind()
     );
     println!(
-        "| SumBots | steps | {} | simrob default / ODE step | simrob default / ODE quick | simrob fast / ODE quick |",
+        "| SumBots | steps | {} | simrob default / ODE step | simrob default / ODE quick | simrob fast / ODE quick | simrob default / MuJoCo | simrob fast / MuJoCo |",
         ENGINES.join(" | ")
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|{}", "---|".repeat(ENGINES.len() + 5));
     for &n in &o.sizes {
         let steps = timed_steps(n, o.scale);
         let block = (steps / ROUNDS as u64).max(1);
@@ -588,8 +648,8 @@ fn speed_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
                 times.push(start.elapsed());
             }
         }
-        let mut cells = vec![String::from("—"); 4];
-        let mut rate = [f64::NAN; 4];
+        let mut cells = vec![String::from("—"); ENGINES.len()];
+        let mut rate = [f64::NAN; ENGINES.len()];
         for (k, e, times) in &mut engines {
             times.sort_unstable();
             let out = outcome(e, n, block, times[times.len() / 2]);
@@ -607,12 +667,14 @@ fn speed_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
             }
         };
         println!(
-            "| {n} | {} | {} | {} | {} | {} |",
+            "| {n} | {} | {} | {} | {} | {} | {} | {} |",
             block * ROUNDS as u64,
             cells.join(" | "),
             ratio(rate[2], rate[0]),
             ratio(rate[2], rate[1]),
             ratio(rate[3], rate[1]),
+            ratio(rate[2], rate[MUJOCO]),
+            ratio(rate[3], rate[MUJOCO]),
         );
     }
     Ok(())
@@ -787,16 +849,24 @@ fn crowd(scene: &Scene, n: u32, o: &Options) -> Result<()> {
         };
         let mut big = scene.clone();
         big.field = floor;
-        let mut w = big.simrob(&robots, false, false)?;
-        w.set_physics_threads(o.threads)?;
+        let mut e = if o.crowd_mujoco {
+            if o.threads != 1 {
+                bail!("--crowd-engine mujoco: one thread (--threads 1)");
+            }
+            Engine::Mujoco(Box::new(big.mujoco(&robots, false)?))
+        } else {
+            let mut w = big.simrob(&robots, false, false)?;
+            w.set_physics_threads(o.threads)?;
+            Engine::Simrob(Box::new(w))
+        };
         for _ in 0..100 {
-            w.advance();
+            e.step();
         }
         let cpu = process_cpu();
         let per_thread = thread_cpu();
         let wall = Instant::now();
         for _ in 0..steps {
-            w.advance();
+            e.step();
         }
         let wall = wall.elapsed().as_secs_f64();
         let cpu = process_cpu().zip(cpu).map(|(b, a)| (b - a).as_secs_f64());
@@ -811,7 +881,6 @@ fn crowd(scene: &Scene, n: u32, o: &Options) -> Result<()> {
                 t - before
             })
             .fold(0.0, f64::max);
-        let e = Engine::Simrob(Box::new(w));
         let m = robots.len() as u32;
         let out = outcome(&e, m, steps, Duration::from_secs_f64(wall));
         let digest = crowd_digest(&e, m);
@@ -821,7 +890,8 @@ fn crowd(scene: &Scene, n: u32, o: &Options) -> Result<()> {
             format!("random layout {layout}")
         };
         println!(
-            "{m} SumBots, {name}, {} thread(s), {steps} steps: {:.0} steps/s by the wall clock, {} processor s ({} steps per processor s), busiest thread {busiest:.2} s ({:.0} steps per its processor s); flips {}, upright {}, NaN {}; state digest {digest:016x}",
+            "{m} SumBots, {name}, {}, {} thread(s), {steps} steps: {:.0} steps/s by the wall clock, {} processor s ({} steps per processor s), busiest thread {busiest:.2} s ({:.0} steps per its processor s); flips {}, upright {}, NaN {}; state digest {digest:016x}",
+            if o.crowd_mujoco { ENGINES[MUJOCO] } else { ENGINES[2] },
             o.threads,
             out.steps_per_second,
             cpu.map_or("?".into(), |c| format!("{c:.2}")),
@@ -1169,6 +1239,9 @@ fn main() -> Result<()> {
         // simrob alone: no ODE needed.
         return crowd(&Scene::load(&o.scenarios)?, n, &o);
     }
+    if o.check_mujoco {
+        return check_mujoco(&Scene::load(&o.scenarios)?);
+    }
     let api = match Api::load() {
         Ok(api) => api,
         Err(why) => {
@@ -1181,6 +1254,18 @@ fn main() -> Result<()> {
             "(a debug build: timings mean little; use cargo run --release -p simrob-odebench)\n"
         );
     }
+    let mut o = o;
+    match mujoco_api() {
+        Ok(m) => {
+            println!("MuJoCo {} from {}", m.version(), m.path);
+            if !o.engines_given {
+                o.engines.push(MUJOCO);
+            }
+        }
+        Err(why) if o.engines.contains(&MUJOCO) => bail!("{why}"),
+        Err(why) => println!("(without MuJoCo: {why})"),
+    }
+    println!();
     let scene = Scene::load(&o.scenarios)?;
     speed_table(&scene, api, &o)?;
     if !o.speed_only {
@@ -1191,5 +1276,63 @@ fn main() -> Result<()> {
     if o.layouts > 0 && !o.speed_only {
         layouts_table(&scene, api, &o)?;
     }
+    Ok(())
+}
+
+/// `--check-mujoco`: the MuJoCo scene against its specs and simrob's default mode, one SumBot
+/// and the ball (no ODE needed): the model's mass and coordinates, where the SumBot and the
+/// ball come to rest, and the SumBot's straight-line speed against ω·r. One `key value...`
+/// line each, for the crate's test.
+fn check_mujoco(scene: &Scene) -> Result<()> {
+    let api = match mujoco_api() {
+        Ok(api) => api,
+        Err(why) => {
+            println!("skipped: {why}");
+            return Ok(());
+        }
+    };
+    println!("mujoco {} {}", api.version(), api.path);
+    let idle = Scene::grid(1, (0.0, 0.0));
+    let m = scene.mujoco(&idle, true)?;
+    let (nq, nv) = m.sizes();
+    println!("mass {} {}", m.spec_mass, m.total_mass());
+    println!("sizes {nq} {nv}");
+    let mut rest = Vec::new();
+    for mut e in [
+        Engine::Mujoco(Box::new(m)),
+        Engine::Simrob(Box::new(scene.simrob(&idle, false, true)?)),
+    ] {
+        for _ in 0..500 {
+            e.step();
+        }
+        let (p, q, _) = e.pose(100, 0).context("chassis")?;
+        let (b, _, _) = e.pose(BALL, 0).context("ball")?;
+        rest.push((p[2], tilt_degrees(q), b[2]));
+    }
+    println!("rest_z {} {}", rest[0].0, rest[1].0);
+    println!("rest_tilt {} {}", rest[0].1, rest[1].1);
+    println!(
+        "ball_z {} {}",
+        rest[0].2,
+        FIELD_TOP + scene_ball_radius(scene)
+    );
+    let straight = Scene::grid(1, (3.0, 3.0));
+    let mut speeds = Vec::new();
+    for mut e in [
+        Engine::Mujoco(Box::new(scene.mujoco(&straight, false)?)),
+        Engine::Simrob(Box::new(scene.simrob(&straight, false, false)?)),
+    ] {
+        for _ in 0..100 {
+            e.step();
+        }
+        let (a, _, _) = e.pose(100, 0).context("chassis")?;
+        for _ in 0..200 {
+            e.step();
+        }
+        let (b, _, _) = e.pose(100, 0).context("chassis")?;
+        let speed = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt() / 2.0;
+        speeds.push(speed / (3.0 * SUMBOT_WHEEL_RADIUS));
+    }
+    println!("straight {} {}", speeds[0], speeds[1]);
     Ok(())
 }

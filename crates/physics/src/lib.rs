@@ -138,7 +138,7 @@ mod face_contacts;
 pub mod mapping;
 mod rapier_backend;
 
-pub use rapier_backend::{RapierBackend, MAX_THREADS};
+pub use rapier_backend::{RapierBackend, MAX_THREADS, PARALLEL};
 
 /// A 3-vector in f64.
 pub type Vec3 = [f64; 3];

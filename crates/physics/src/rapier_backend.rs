@@ -72,6 +72,8 @@ const BOUNCE_MIN_SPEED: f32 = 0.1;
 const MAX_CORRECTIVE_VELOCITY: f32 = 3.0;
 /// Most threads a step may run on ([`RapierBackend::set_threads`]).
 pub const MAX_THREADS: usize = 256;
+/// Whether this build can step on more than one thread (the crate's `parallel` feature).
+pub const PARALLEL: bool = cfg!(feature = "parallel");
 /// No body moves faster than this (m/s), whatever [`LENGTH_UNIT`].
 const MAX_LINEAR_VELOCITY: f32 = 400.0;
 

@@ -124,6 +124,10 @@ pub struct ServerConfig {
     /// `removeunreachableagents`: remove an agent as soon as a datagram sent to it is
     /// answered with ICMP port unreachable (its program has stopped; default true).
     pub remove_unreachable_agents: bool,
+    /// `physicsthreads`: threads each physics step runs on, 1 to
+    /// [`simrob_world::MAX_PHYSICS_THREADS`] (default 1); the run is the same at any number.
+    /// Above 1 needs a build with parallel physics ([`simrob_world::PARALLEL_PHYSICS`]).
+    pub physics_threads: usize,
     /// Who may change the world, and the limits on work, size and values (their keys are
     /// listed in [`crate::Limits`]).
     pub limits: crate::Limits,
@@ -147,6 +151,7 @@ impl Default for ServerConfig {
             random_seed: 0,
             agent_silence_timeout: 0.0,
             remove_unreachable_agents: true,
+            physics_threads: 1,
             limits: crate::Limits::default(),
         }
     }
@@ -305,6 +310,19 @@ impl ServerConfig {
                 self.agent_silence_timeout = v;
             }
             "removeunreachableagents" => self.remove_unreachable_agents = boolean(&k, value)?,
+            "physicsthreads" => {
+                let n: usize = integer(&k, value)?;
+                if !(1..=simrob_world::MAX_PHYSICS_THREADS).contains(&n) {
+                    return Err(bad(
+                        &k,
+                        format!(
+                            "must be between 1 and {} threads, found {n}",
+                            simrob_world::MAX_PHYSICS_THREADS
+                        ),
+                    ));
+                }
+                self.physics_threads = n;
+            }
             other => {
                 if let Some(result) = self.limits.set(other, value) {
                     return result.map_err(|problem| bad(other, problem.to_string()));

@@ -323,6 +323,12 @@ pub const SERVER_KEYS: &[KeyDoc] = &[
         "remove an agent nothing was heard from for this many seconds (agents behind a firewall, whose closed port answers nothing); 0 = never. Agents that only listen must then send something more often",
     ),
     key(
+        "physicsthreads",
+        "1",
+        Allowed::whole(1.0, simrob_world::MAX_PHYSICS_THREADS as f64),
+        "threads each physics step runs on; the run is the same at any number. Above 1 needs a simrob built with parallel physics (`cargo build --release -p simrob --features parallel`); another build refuses to start",
+    ),
+    key(
         "removeunreachableagents",
         "true",
         Allowed::Bool,

@@ -292,7 +292,15 @@ impl Session {
             Some(secret) => simrob_world::SaveKey::from_secret(secret),
             None => default_save_key().clone(),
         };
-        let world = World::new(config.world.clone());
+        let mut world = World::new(config.world.clone());
+        if let Err(e) = world.set_physics_threads(config.physics_threads) {
+            // A build without parallel physics: `simrob serve` refuses such a configuration
+            // before it gets here; a session built otherwise steps on one thread.
+            tracing::warn!(
+                "physicsthreads {}: {e}; stepping on one thread",
+                config.physics_threads
+            );
+        }
         let flags = SessionFlags {
             sync_wait: config.sync_wait,
             ..SessionFlags::default()

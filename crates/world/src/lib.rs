@@ -53,6 +53,9 @@ pub use save::{
 };
 use simrob_physics::{euler_to_quat, quat_to_euler, BodyId, BodyState, StepParams};
 pub use simrob_physics::{PhysicsBackend, RapierBackend};
+/// Most threads a physics step may run on, and whether this build can use more than one
+/// ([`World::set_physics_threads`]).
+pub use simrob_physics::{MAX_THREADS as MAX_PHYSICS_THREADS, PARALLEL as PARALLEL_PHYSICS};
 pub use simrob_protocol as protocol;
 use simrob_protocol::{
     BodyState as WireBody, Broadcast, ControlRequest, EntityId, EntityInfo, EntityInfoKind,
@@ -157,6 +160,11 @@ impl World<RapierBackend> {
         self.physics
             .set_threads(threads)
             .map_err(|e| WorldError::Invalid(e.to_string()))
+    }
+
+    /// Threads each physics step runs on ([`World::set_physics_threads`]).
+    pub fn physics_threads(&self) -> usize {
+        self.physics.threads()
     }
 }
 

@@ -178,3 +178,36 @@ fn send_runs_again_against_the_same_serve() {
         String::from_utf8_lossy(&second.stdout)
     );
 }
+
+/// A `simrob` built without parallel physics refuses more than one physics thread, from the
+/// flag or the configuration key, and says how to build one that takes them; out of range is
+/// refused in any build.
+#[test]
+fn serve_refuses_physics_threads_it_cannot_use() {
+    let out = simrob()
+        .args(["serve", "--port", "0", "--physics-threads", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("physicsthreads"));
+    if cfg!(feature = "parallel") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("simrob-cli-threads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("simrob.toml");
+    std::fs::write(&config, "physicsthreads = 2\n").unwrap();
+    for args in [
+        vec!["serve", "--port", "0", "--physics-threads", "2"],
+        vec!["serve", "--port", "0", "--config", config.to_str().unwrap()],
+    ] {
+        let out = simrob().args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--features parallel") && err.contains("physicsthreads"),
+            "{args:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

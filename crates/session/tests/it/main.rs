@@ -6,4 +6,5 @@ mod departures;
 mod divergence;
 mod hardening;
 mod info_request;
+mod physics_threads;
 mod rerun;
