@@ -173,6 +173,7 @@ fn whole_path(robots: usize, auctions: usize) {
     };
     let mut rng = Xoshiro256PlusPlus::new(2);
     let mut messages = 0u64;
+    let mut answers = Vec::with_capacity(robots);
     let timer = Timer::start();
     for _ in 0..auctions {
         let task = TaskSpec::new(
@@ -184,7 +185,7 @@ fn whole_path(robots: usize, auctions: usize) {
         );
         cc.announce(task).expect("announced");
         // The in-memory router: each envelope from the Control Center goes to its robot (or
-        // to every robot in id order), and what a robot answers goes straight back.
+        // to every robot in id order), and what the robots answer goes back together.
         while let Some(env) = cc.poll_transmit() {
             messages += 1;
             let targets = match env.to {
@@ -201,9 +202,10 @@ fn whole_path(robots: usize, auctions: usize) {
                 }
                 while let Some(env) = a.poll_transmit() {
                     messages += 1;
-                    let _ = cc.handle(env, 0.0);
+                    answers.push(env);
                 }
             }
+            let _refused = cc.handle_all(&mut answers, 0.0);
         }
     }
     let (wall, cpu) = timer.stop();
