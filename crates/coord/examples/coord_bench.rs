@@ -3,11 +3,14 @@
 //! 1. Contract Net auctions per second with 1,000 robots bidding, in-process, on one core:
 //!    the auction mechanics alone (auctioneer + each robot's bidder and Task Manager), and
 //!    the whole path (Control Center and robot agents exchanging GRI envelopes).
-//! 2. The warehouse with 1,000 robots and 10,000 tasks allocated by Contract Net: simulated
-//!    seconds against wall seconds, and the tasks done.
+//! 2. The warehouse with 1,000 robots (`--warehouse-robots`, several sizes separated by
+//!    commas) and 10,000 tasks allocated by Contract Net: simulated seconds against processor
+//!    seconds, and what the run did (tasks done and failed, makespan, auctions, messages).
 //!
 //! `cargo run --release -p simrob-coord --example coord_bench [-- --robots N --tasks N --auctions N
-//! --only mechanics|whole|warehouse]`
+//! --warehouse-robots N[,N…] --only mechanics|whole|warehouse]`
+//!
+//! `--robots` (default 1,000) is the number of bidders of the first two parts.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -76,7 +79,21 @@ fn main() {
         whole_path(robots, auctions / 2);
     }
     if run("warehouse") {
-        warehouse(robots, tasks);
+        let args: Vec<String> = std::env::args().collect();
+        let sizes = args
+            .iter()
+            .position(|a| a == "--warehouse-robots")
+            .and_then(|i| args.get(i + 1))
+            .map_or("1000", String::as_str);
+        for n in sizes.split(',') {
+            match n.trim().parse::<usize>() {
+                Ok(n) if n > 0 => warehouse(n, tasks),
+                _ => {
+                    eprintln!("coord_bench: --warehouse-robots wants robot counts separated by commas, not {n:?}");
+                    std::process::exit(2);
+                }
+            }
+        }
     }
 }
 
