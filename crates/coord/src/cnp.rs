@@ -647,6 +647,7 @@ impl Bidder {
     /// movement task the extra distance from where its queue ends to the task's first point
     /// plus the task's own length (metres); for perception and pan-tilt the seconds its
     /// class is already booked plus the task's own (seconds). `None`: it refuses.
+    #[inline]
     pub fn cost(
         &self,
         task: &TaskSpec,
@@ -682,6 +683,7 @@ impl Bidder {
     }
 
     /// The answer to an announcement.
+    #[inline]
     pub fn on_announce(
         &self,
         auction: AuctionId,

@@ -106,6 +106,7 @@ impl RobotAgent {
         self.clock.now(local)
     }
 
+    #[inline]
     fn send_cc(&mut self, msg: Msg) {
         self.sent += 1;
         self.out.push_back(Envelope {
