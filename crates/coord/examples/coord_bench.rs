@@ -3,11 +3,14 @@
 //! 1. Contract Net auctions per second with 1,000 robots bidding, in-process, on one core:
 //!    the auction mechanics alone (auctioneer + each robot's bidder and Task Manager), and
 //!    the whole path (Control Center and robot agents exchanging GRI envelopes).
-//! 2. The warehouse with 1,000 robots and 10,000 tasks allocated by Contract Net: simulated
-//!    seconds against wall seconds, and the tasks done.
+//! 2. The warehouse with 1,000 robots (`--warehouse-robots`, several sizes separated by
+//!    commas) and 10,000 tasks allocated by Contract Net: simulated seconds against processor
+//!    seconds, and what the run did (tasks done and failed, makespan, auctions, messages).
 //!
 //! `cargo run --release -p simrob-coord --example coord_bench [-- --robots N --tasks N --auctions N
-//! --only mechanics|whole|warehouse]`
+//! --warehouse-robots N[,N…] --only mechanics|whole|warehouse]`
+//!
+//! `--robots` (default 1,000) is the number of bidders of the first two parts.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -76,7 +79,21 @@ fn main() {
         whole_path(robots, auctions / 2);
     }
     if run("warehouse") {
-        warehouse(robots, tasks);
+        let args: Vec<String> = std::env::args().collect();
+        let sizes = args
+            .iter()
+            .position(|a| a == "--warehouse-robots")
+            .and_then(|i| args.get(i + 1))
+            .map_or("1000", String::as_str);
+        for n in sizes.split(',') {
+            match n.trim().parse::<usize>() {
+                Ok(n) if n > 0 => warehouse(n, tasks),
+                _ => {
+                    eprintln!("coord_bench: --warehouse-robots wants robot counts separated by commas, not {n:?}");
+                    std::process::exit(2);
+                }
+            }
+        }
     }
 }
 
@@ -173,6 +190,7 @@ fn whole_path(robots: usize, auctions: usize) {
     };
     let mut rng = Xoshiro256PlusPlus::new(2);
     let mut messages = 0u64;
+    let mut answers = Vec::with_capacity(robots);
     let timer = Timer::start();
     for _ in 0..auctions {
         let task = TaskSpec::new(
@@ -184,7 +202,7 @@ fn whole_path(robots: usize, auctions: usize) {
         );
         cc.announce(task).expect("announced");
         // The in-memory router: each envelope from the Control Center goes to its robot (or
-        // to every robot in id order), and what a robot answers goes straight back.
+        // to every robot in id order), and what the robots answer goes back together.
         while let Some(env) = cc.poll_transmit() {
             messages += 1;
             let targets = match env.to {
@@ -201,9 +219,10 @@ fn whole_path(robots: usize, auctions: usize) {
                 }
                 while let Some(env) = a.poll_transmit() {
                     messages += 1;
-                    let _ = cc.handle(env, 0.0);
+                    answers.push(env);
                 }
             }
+            let _refused = cc.handle_all(&mut answers, 0.0);
         }
     }
     let (wall, cpu) = timer.stop();

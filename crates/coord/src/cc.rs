@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use thiserror::Error;
 
 use crate::alloc::{greedy, hungarian, Idle};
-use crate::cnp::{Auctioneer, CnpConfig, CnpOut, CostModel, Euclidean, IdSet};
+use crate::cnp::{valid_cost, Auctioneer, CnpConfig, CnpOut, CostModel, Euclidean, IdSet};
 use crate::model::{
     AuctionId, RobotId, RobotInfo, RobotStatus, Running, TaskClass, TaskId, TaskSpec, TaskState,
     ValueError, CONTROL_CENTER,
@@ -484,7 +484,112 @@ impl ControlCenter {
     }
 
     /// Handles one message from the network, at local time `local`.
+    #[inline]
     pub fn handle(&mut self, env: Envelope, local: f64) -> Result<(), CcError> {
+        // The message of every robot in every auction, taken without moving the envelope
+        // through the general path (the same checks, the same effect).
+        if let Msg::Bid {
+            auction,
+            robot,
+            cost,
+        } = env.msg
+        {
+            if env.from == robot && self.present.contains(robot) && cost.is_none_or(valid_cost) {
+                self.now_local = local;
+                let now = self.t();
+                self.auctions.on_bid(auction, robot, cost, now);
+                self.pump_auctions();
+                return Ok(());
+            }
+        }
+        self.handle_any(env, local)
+    }
+
+    /// Handles messages from the network in order, at local time `local`, and empties
+    /// `envs`: the same as [`ControlCenter::handle`] for each, faster for the bids of one
+    /// auction arriving together (the auction is looked up once for them all, and bids are
+    /// read in place). Returns why messages were refused, in order.
+    pub fn handle_all(&mut self, envs: &mut Vec<Envelope>, local: f64) -> Vec<CcError> {
+        let mut refused = Vec::new();
+        let mut i = 0;
+        while i < envs.len() {
+            let taken = match envs[i].msg {
+                Msg::Bid { auction, .. } => self.bid_run(auction, &envs[i..], local),
+                _ => 0,
+            };
+            if taken > 0 {
+                i += taken;
+                continue;
+            }
+            // Anything else, or a bid the general path must look at (it says why).
+            let env = std::mem::replace(
+                &mut envs[i],
+                Envelope {
+                    from: CONTROL_CENTER,
+                    to: None,
+                    msg: Msg::Welcome { robot: 0 },
+                },
+            );
+            if let Err(e) = self.handle(env, local) {
+                refused.push(e);
+            }
+            i += 1;
+        }
+        envs.clear();
+        refused
+    }
+
+    /// Takes the plain bids for `auction` at the start of `envs` (in time, from a robot
+    /// present and still to answer, in its own name, with a valid cost) until bidding
+    /// completes; returns how many it took (0: the first is not one).
+    fn bid_run(&mut self, auction: AuctionId, envs: &[Envelope], local: f64) -> usize {
+        // Only while handling a bid has no other effect than the bid (nothing waits to be
+        // announced, nothing to send out).
+        if self.auctions.has_output()
+            || (self.config.policy == Policy::Cnp && !self.waiting.is_empty())
+        {
+            return 0;
+        }
+        self.now_local = local;
+        let now = self.t();
+        let present = &self.present;
+        let Some(mut run) = self.auctions.bid_run(auction, now) else {
+            return 0;
+        };
+        let mut taken = 0;
+        let mut complete = false;
+        for e in envs {
+            let Msg::Bid {
+                auction: a,
+                robot,
+                cost,
+            } = e.msg
+            else {
+                break;
+            };
+            if a != auction
+                || e.from != robot
+                || !present.contains(robot)
+                || !cost.is_none_or(valid_cost)
+                || !run.take(robot, cost)
+            {
+                break;
+            }
+            taken += 1;
+            if run.complete() {
+                complete = true;
+                break;
+            }
+        }
+        if complete {
+            self.auctions.close_bidding_now(auction, now);
+            self.pump_auctions();
+        }
+        taken
+    }
+
+    #[inline(never)]
+    fn handle_any(&mut self, env: Envelope, local: f64) -> Result<(), CcError> {
         self.now_local = local;
         validate(&env.msg)?;
         let from = env.from;

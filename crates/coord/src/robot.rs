@@ -106,6 +106,7 @@ impl RobotAgent {
         self.clock.now(local)
     }
 
+    #[inline]
     fn send_cc(&mut self, msg: Msg) {
         self.sent += 1;
         self.out.push_back(Envelope {
@@ -117,7 +118,29 @@ impl RobotAgent {
 
     /// Handles a message addressed to this robot (or to everyone). `board` holds the latest
     /// state of every task; this robot's own changes are written to it as they happen.
+    #[inline]
     pub fn handle(
+        &mut self,
+        env: &Envelope,
+        local: f64,
+        pose: RobotPose,
+        board: &mut TaskBoard,
+        model: &dyn CostModel,
+    ) {
+        // A call for bids, the message every robot gets in every auction: answered at once.
+        if let Msg::Announce { auction, task, .. } = &env.msg {
+            let bid = self
+                .bidder
+                .on_announce(*auction, task, &self.tm, (pose.x, pose.y), model);
+            self.send_cc(bid);
+            self.pump(local, board);
+            return;
+        }
+        self.handle_any(env, local, pose, board, model);
+    }
+
+    #[inline(never)]
+    fn handle_any(
         &mut self,
         env: &Envelope,
         local: f64,

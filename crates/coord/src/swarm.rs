@@ -310,11 +310,9 @@ impl CoordSystem {
             self.count(outbound.len() as u64);
             match &mut self.link {
                 Link::Local(cc) => {
-                    for env in outbound {
-                        moved = true;
-                        if let Err(e) = cc.handle(env, now) {
-                            tracing::debug!(target: "simrob_coord::swarm", "control center refused a message: {e}");
-                        }
+                    moved |= !outbound.is_empty();
+                    for e in cc.handle_all(&mut outbound, now) {
+                        tracing::debug!(target: "simrob_coord::swarm", "control center refused a message: {e}");
                     }
                 }
                 Link::Remote(link) => {

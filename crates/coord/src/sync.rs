@@ -189,6 +189,12 @@ impl SyncTasks {
         self.deps.remove(&task);
     }
 
+    /// Whether some task still waits for preconditions (its answer may change with the
+    /// board).
+    pub fn waits(&self) -> bool {
+        !self.deps.is_empty()
+    }
+
     /// The preconditions `task` still waits for.
     pub fn waiting_for(&self, task: TaskId) -> &[TaskId] {
         self.deps.get(&task).map(Vec::as_slice).unwrap_or(&[])

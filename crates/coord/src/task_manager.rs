@@ -91,6 +91,10 @@ pub struct TaskManager {
     /// Where the movement tasks held leave the robot (kept up to date on every change, so a
     /// bid costs no walk over the queue).
     tail: Option<(f64, f64)>,
+    /// The last [`TaskManager::schedule`] changed nothing, nothing changed since, and no
+    /// task waits for preconditions: scheduling again would change nothing either,
+    /// whatever the board says (a robot ticked every round costs nothing then).
+    settled: bool,
 }
 
 impl TaskManager {
@@ -105,6 +109,7 @@ impl TaskManager {
             sync: SyncTasks::default(),
             out: VecDeque::new(),
             tail: None,
+            settled: false,
         }
     }
 
@@ -125,6 +130,7 @@ impl TaskManager {
     }
 
     fn set_state(&mut self, task: TaskId, state: TaskState) {
+        self.settled = false;
         if let Some(h) = self.tasks.get_mut(&task) {
             if h.state != state {
                 h.state = state;
@@ -164,6 +170,7 @@ impl TaskManager {
     /// A task to run (from the Control Center or won in an auction). It is reported
     /// QUEUED, or FAILED when the robot cannot take it (class, world, cycle).
     pub fn submit(&mut self, spec: TaskSpec, board: &TaskBoard) -> Result<(), TmError> {
+        self.settled = false;
         let id = spec.id;
         if self.tasks.contains_key(&id) {
             // The task already held keeps its state; nothing is reported for the duplicate.
@@ -206,9 +213,16 @@ impl TaskManager {
     /// Starts whatever may start: for each free class, the first queued task of that class
     /// whose preconditions are met. Tasks whose preconditions failed are marked BLOCKED.
     pub fn schedule(&mut self, board: &TaskBoard) {
-        if self.queue.is_empty() {
+        if self.queue.is_empty() || self.settled {
             return;
         }
+        let events = self.out.len();
+        self.schedule_queue(board);
+        // Every change schedule makes is reported (a new state, a basic task to start).
+        self.settled = self.out.len() == events && !self.sync.waits();
+    }
+
+    fn schedule_queue(&mut self, board: &TaskBoard) {
         let mut i = 0;
         while i < self.queue.len() {
             let id = self.queue[i];
@@ -278,6 +292,7 @@ impl TaskManager {
         task: TaskId,
         result: Result<(), FailCode>,
     ) -> Result<(), TmError> {
+        self.settled = false;
         let h = self.tasks.get_mut(&task).ok_or(TmError::Unknown(task))?;
         let class = h.spec.class();
         if h.state != TaskState::Running || self.running[class.index()] != Some(task) {
@@ -298,6 +313,7 @@ impl TaskManager {
 
     /// Aborts a task: a running one is stopped in the lower layer.
     pub fn abort(&mut self, task: TaskId) -> Result<(), TmError> {
+        self.settled = false;
         let h = self.tasks.get(&task).ok_or(TmError::Unknown(task))?;
         if h.state.is_final() {
             return Err(TmError::AlreadyFinal(task));
@@ -313,6 +329,7 @@ impl TaskManager {
 
     /// Removes a final task from tracking.
     pub fn clear(&mut self, task: TaskId) -> Result<(), TmError> {
+        self.settled = false;
         let h = self.tasks.get(&task).ok_or(TmError::Unknown(task))?;
         if !h.state.is_final() {
             return Err(TmError::NotFinal(task));

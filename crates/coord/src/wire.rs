@@ -430,7 +430,7 @@ pub fn validate(msg: &Msg) -> Result<(), ValueError> {
     // The messages of every auction, checked without a call.
     match msg {
         Msg::Bid { cost: None, .. } | Msg::Accept { .. } => Ok(()),
-        Msg::Bid { cost: Some(c), .. } if c.is_finite() && *c >= 0.0 => Ok(()),
+        Msg::Bid { cost: Some(c), .. } if crate::cnp::valid_cost(*c) => Ok(()),
         _ => validate_all(msg),
     }
 }

@@ -791,3 +791,104 @@ fn a_robot_process_restarted_with_the_same_id_gets_its_unfinished_tasks_again() 
     net.finish(1, t, Ok(()));
     assert_eq!(net.state(t), Some(TaskState::Ended));
 }
+
+/// Bids arriving together (`handle_all`) do exactly what the same messages handled one by
+/// one do: the same answers, logs, counters and refusals, odd bids included (twice from one
+/// robot, from a stranger, in another robot's name, a negative cost, for another auction,
+/// after bidding closed) and other messages between them.
+#[test]
+fn bids_handled_together_equal_bids_handled_one_by_one() {
+    let build = || {
+        let mut cc = ControlCenter::new(CcConfig {
+            policy: Policy::Cnp,
+            ..CcConfig::default()
+        });
+        for r in 1..=6 {
+            cc.join(info(r, MOVE)).unwrap();
+        }
+        cc.announce(goto(1.0)).unwrap();
+        cc.announce(goto(2.0)).unwrap();
+        while cc.poll_transmit().is_some() {}
+        cc
+    };
+    let bid = |from: u32, auction: u64, robot: u32, cost: Option<f64>| Envelope {
+        from,
+        to: Some(0),
+        msg: Msg::Bid {
+            auction,
+            robot,
+            cost,
+        },
+    };
+    let status = Envelope {
+        from: 3,
+        to: Some(0),
+        msg: Msg::Status {
+            status: Box::new(simrob_coord::model::RobotStatus {
+                robot: 3,
+                time: 0.0,
+                synced: false,
+                x: 0.0,
+                y: 0.0,
+                heading: 0.0,
+                speed: 0.0,
+                battery: None,
+                running: Default::default(),
+                queued: 0,
+                ok: true,
+                error: None,
+            }),
+        },
+    };
+    let batch = vec![
+        bid(1, 1, 1, Some(4.0)),
+        bid(2, 1, 2, Some(3.0)),
+        bid(2, 1, 2, Some(1.0)),  // twice
+        bid(9, 1, 9, Some(0.5)),  // a stranger
+        bid(3, 1, 4, Some(0.5)),  // in another's name
+        bid(3, 1, 3, Some(-1.0)), // a negative cost
+        bid(1, 2, 1, Some(7.0)),  // the other auction
+        status,
+        bid(3, 1, 3, None),
+        bid(4, 1, 4, Some(2.0)),
+        bid(5, 1, 5, Some(2.0)),
+        bid(6, 1, 6, Some(9.0)), // the last: bidding closes
+        bid(6, 1, 6, Some(9.0)), // after it closed
+        bid(2, 2, 2, Some(1.0)),
+        bid(3, 2, 3, Some(1.0)),
+        bid(99, 77, 99, Some(1.0)), // no such auction, no such robot
+    ];
+    let mut one = build();
+    let mut refused_one = Vec::new();
+    for env in batch.clone() {
+        if let Err(e) = one.handle(env, 0.25) {
+            refused_one.push(e);
+        }
+    }
+    let mut all = build();
+    let mut envs = batch;
+    let refused_all = all.handle_all(&mut envs, 0.25);
+    assert!(envs.is_empty());
+    assert_eq!(refused_all, refused_one);
+    assert_eq!(refused_all.len(), 4, "{refused_all:?}");
+    assert_eq!(all.cnp_stats(), one.cnp_stats());
+    let drain = |cc: &mut ControlCenter| {
+        let mut out = Vec::new();
+        while let Some(e) = cc.poll_transmit() {
+            out.push(e);
+        }
+        let mut logs = Vec::new();
+        while let Some(l) = cc.poll_log() {
+            logs.push(l.to_string());
+        }
+        (out, logs)
+    };
+    let (a, b) = (drain(&mut all), drain(&mut one));
+    assert_eq!(a, b);
+    assert!(
+        a.0.iter()
+            .any(|e| matches!(e.msg, Msg::Award { winner: 4, .. })),
+        "robot 4 and 5 tie at 2 m and robot 2's first bid of 3 stands: {:?}",
+        a.0
+    );
+}
