@@ -57,7 +57,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for &n in &sizes {
         let side = (n as f64).sqrt() * 10.0;
         let poses: Vec<(f64, f64, f64)> = (0..n)
-            .map(|_| (next() * side, next() * side, next() * 6.283 - 3.1416))
+            .map(|_| {
+                (
+                    next() * side,
+                    next() * side,
+                    (next() - 0.5) * std::f64::consts::TAU,
+                )
+            })
             .collect();
         let out: Box<dyn Write> = match path {
             Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),

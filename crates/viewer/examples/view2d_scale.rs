@@ -34,7 +34,7 @@ fn frame(n: usize, side: f64) -> Frame2d {
                 id: k as u32 + 1,
                 x: next() * side,
                 y: next() * side,
-                theta: next() * 6.28,
+                theta: next() * std::f64::consts::TAU,
                 half: [0.5, 0.5],
                 kind: 1,
                 state: 1,

@@ -86,6 +86,19 @@ fn drone_swarm_with_robots_seed_duration_and_a_recording() {
     assert!(r.dropped().is_empty());
     let last = r.snapshot(r.len() - 1).unwrap();
     assert_eq!(last.entities.iter().filter(|e| e.kind == 1).count(), 50);
+    // The replay reads it too: its poses as CSV.
+    let csv = simrob()
+        .args(["replay", "--export", "csv"])
+        .arg(&rec)
+        .output()
+        .expect("simrob replay");
+    assert!(
+        csv.status.success(),
+        "{}",
+        String::from_utf8_lossy(&csv.stderr)
+    );
+    let rows = String::from_utf8_lossy(&csv.stdout).lines().count();
+    assert!(rows > 50 * 20, "{rows} CSV rows");
     // Version 1 (JSON lines) on request.
     let out = simrob()
         .args([
