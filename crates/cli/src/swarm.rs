@@ -78,11 +78,11 @@ pub struct RunArgs {
     /// robot a box on the floor, 1 map unit = 1 cm).
     #[arg(long, value_name = "FORMAT", default_value = "swarm")]
     record_format: RecordFormat,
-    /// With --record-format swarm: snapshots the recorder may hold while the disk catches
-    /// up (each 16 bytes a robot). A snapshot taken while all are held is left out, counted
-    /// in the summary and marked in the file; the run is unchanged.
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
-    record_queue: u16,
+    /// With --record-format swarm: megabytes of snapshots (16 bytes a robot each) the
+    /// recorder may hold while the disk catches up. A snapshot that does not fit is left out,
+    /// counted in the summary and marked in the file; the run never waits and is unchanged.
+    #[arg(long, value_name = "MB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    record_buffer: u32,
     /// Print the summary as one JSON object.
     #[arg(long)]
     json: bool,
@@ -196,7 +196,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         let out = BufWriter::new(file);
         let recorder: Box<dyn Consumer> = match args.record_format {
             RecordFormat::Swarm => {
-                let rec = CompactRecorder::new(out, 1, usize::from(args.record_queue))
+                let rec = CompactRecorder::new(out, 1, u64::from(args.record_buffer) << 20)
                     .context("cannot start the recorder's thread")?;
                 recorder_stats = Some(rec.stats());
                 Box::new(rec)

@@ -71,7 +71,7 @@ fn one(
         let rec: Box<dyn Consumer> = if path.ends_with(".jsonl") {
             Box::new(JsonLinesRecorder::new(file))
         } else {
-            let rec = CompactRecorder::new(file, 1, 2)?;
+            let rec = CompactRecorder::new(file, 1, 64 << 20)?;
             stats = Some(rec.stats());
             Box::new(rec)
         };

@@ -12,10 +12,11 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use simrob_record::swarm::compact::ENTITY_BYTES;
 use simrob_record::swarm::{Columns, CompactWriter, EntityLine, WriteError, Writer};
 pub use simrob_record::swarm::{Header, PoiInfo, FORMAT, VERSION, VERSION_COMPACT};
 
@@ -380,6 +381,7 @@ pub struct RecorderStats {
     written: AtomicU64,
     dropped: AtomicU64,
     bytes: AtomicU64,
+    pending: AtomicU64,
     error: std::sync::Mutex<Option<String>>,
 }
 
@@ -429,7 +431,10 @@ fn write_loop<W: Write>(
             Msg::Snapshot(cols) => {
                 w.snapshot(&cols)?;
                 stats.written.fetch_add(1, Ordering::Relaxed);
-                // The buffer goes back to the simulation for a later snapshot.
+                stats
+                    .pending
+                    .fetch_sub((cols.len() * ENTITY_BYTES) as u64, Ordering::Relaxed);
+                // The buffer goes back to the simulation for a later snapshot (two kept).
                 let _ = back.try_send(cols);
             }
             Msg::Log(l) => w.log(&l)?,
@@ -445,33 +450,30 @@ fn write_loop<W: Write>(
 /// Writes the `simrob-swarm-recording` version 2 (compact: binary snapshot columns,
 /// deflated) on a thread of its own, so the simulation never waits on the disk.
 ///
-/// The simulation's side quantises a snapshot into one of `queue` buffers (16 bytes an
-/// entity) and hands it over; the writer encodes, deflates and writes it and hands the
-/// buffer back. When every buffer is still with the writer (the disk or the encoder did not
-/// keep up), the snapshot is left out: counted ([`RecorderStats::dropped`]) and marked in
-/// the file by a `dropped` record; the memory stays bounded at `queue` buffers and the run
-/// is unchanged. Log, clock and end records are never left out.
+/// The simulation's side quantises a snapshot into a buffer (16 bytes an entity) and hands
+/// it over; the writer encodes, deflates and writes it. Snapshots waiting for the writer may
+/// hold at most `max_pending` bytes (one snapshot is always taken when none waits). A
+/// snapshot past that (the disk or the encoder did not keep up) is left out: counted
+/// ([`RecorderStats::dropped`]) and marked in the file by a `dropped` record; memory stays
+/// bounded and the run is unchanged. Log, clock and end records are never left out.
 pub struct CompactRecorder {
     tx: Option<Sender<Msg>>,
     free: Receiver<Columns>,
     thread: Option<JoinHandle<Result<(), WriteError>>>,
     stats: Arc<RecorderStats>,
+    max_pending: u64,
 }
 
 impl CompactRecorder {
     /// A recorder writing to `out` on a new thread, deflating at `level` (0 = stored, 1 =
-    /// fastest … 9), with `queue` snapshot buffers (at least 1).
+    /// fastest … 9), holding at most `max_pending` bytes of snapshots for the writer.
     pub fn new<W: Write + Send + 'static>(
         out: W,
         level: u32,
-        queue: usize,
+        max_pending: u64,
     ) -> std::io::Result<CompactRecorder> {
-        let queue = queue.max(1);
         let (tx, rx) = mpsc::channel();
-        let (back, free) = mpsc::sync_channel(queue);
-        for _ in 0..queue {
-            let _ = back.send(Columns::default());
-        }
+        let (back, free) = mpsc::sync_channel(2);
         let stats = Arc::new(RecorderStats::default());
         let st = stats.clone();
         let thread = std::thread::Builder::new()
@@ -488,6 +490,7 @@ impl CompactRecorder {
             free,
             thread: Some(thread),
             stats,
+            max_pending,
         })
     }
 
@@ -530,17 +533,14 @@ impl Consumer for CompactRecorder {
     }
 
     fn snapshot(&mut self, s: &Snapshot) -> Result<(), ConsumerError> {
-        let mut cols = match self.free.try_recv() {
-            Ok(cols) => cols,
-            Err(TryRecvError::Empty) => {
-                self.stats.dropped.fetch_add(1, Ordering::Relaxed);
-                return self.send(Msg::Dropped(s.frame, s.t));
-            }
-            Err(TryRecvError::Disconnected) => {
-                self.stop()?;
-                return Err(ConsumerError::WriterGone);
-            }
-        };
+        let need = (s.entities.len() * ENTITY_BYTES) as u64;
+        let pending = self.stats.pending.load(Ordering::Relaxed);
+        if pending > 0 && pending + need > self.max_pending {
+            self.stats.dropped.fetch_add(1, Ordering::Relaxed);
+            return self.send(Msg::Dropped(s.frame, s.t));
+        }
+        let mut cols = self.free.try_recv().unwrap_or_default();
+        self.stats.pending.fetch_add(need, Ordering::Relaxed);
         cols.begin(s.frame, s.t);
         for e in &s.entities {
             let line = EntityLine {

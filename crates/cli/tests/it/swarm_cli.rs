@@ -158,7 +158,7 @@ fn bad_input_is_a_clear_error() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--record-queue"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--record-buffer"));
     let help = simrob().args(["swarm", "run", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
     for flag in ["--duration", "--seed", "--robots", "--record", "--json"] {

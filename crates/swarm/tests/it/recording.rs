@@ -79,7 +79,7 @@ fn recording_does_not_change_the_run_and_reads_back() {
     let s0 = plain.run();
     let file = SharedFile::new(None);
     let mut recorded = drones(400, 4.0);
-    let rec = CompactRecorder::new(file.clone(), 1, 2).unwrap();
+    let rec = CompactRecorder::new(file.clone(), 1, 64 << 20).unwrap();
     let stats = rec.stats();
     recorded.add_system(Box::new(Seer::new("drones", 1.0, vec![Box::new(rec)])));
     let mut json = drones(400, 4.0);
@@ -127,8 +127,8 @@ fn a_writer_that_falls_behind_leaves_snapshots_out_counted_and_marked() {
     let mut sim = drones(50, 10.0);
     let mut plain = drones(50, 10.0);
     plain.run();
-    // One buffer: the stalled writer holds it; every later snapshot is left out.
-    let rec = CompactRecorder::new(file.clone(), 1, 1).unwrap();
+    // Room for one snapshot: the stalled writer holds it; every later one is left out.
+    let rec = CompactRecorder::new(file.clone(), 1, 50 * 16 + 100).unwrap();
     let stats = rec.stats();
     sim.add_system(Box::new(Seer::new("drones", 1.0, vec![Box::new(rec)])));
     while sim.step() {}
