@@ -149,7 +149,7 @@ fn bad_input_is_a_clear_error() {
         .args([
             "swarm",
             "run",
-            "--record-queue",
+            "--record-buffer",
             "0",
             "--record",
             "/nonexistent/x",
