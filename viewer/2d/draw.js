@@ -190,6 +190,8 @@ export class Renderer {
     const cpu = new URLSearchParams(location.search).get('canvas') !== 'gpu';
     this.ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d', { alpha: false, willReadFrequently: cpu }));
     this.camera = new Camera();
+    /** @type {HTMLCanvasElement | null} the density picture's pixels, one a cell */
+    this.gridCanvas = null;
     /** @type {Scene2d | null} */
     this.scene = null;
     /** @type {HTMLCanvasElement | null} */
@@ -338,6 +340,7 @@ export class Renderer {
       if ([cam.scale, cam.ox, cam.oy].join() !== before) return this.draw(frame, layers);
     }
     this.lap('map');
+    if (frame.grid) this.density(frame.grid);
     this.layout(frame);
     const visible = this.visibleCount;
     this.lap('layout');
@@ -481,6 +484,36 @@ export class Renderer {
     this.taskLegend(tasks);
     this.scaleBar(scene);
     this.lap('overlay');
+  }
+
+  /**
+   * Paints a density picture (too many bodies in view to send one by one): each cell's
+   * count as a shade from pale to dark blue on a logarithmic scale, empty cells clear.
+   * @param {import('./frame.js').Grid2d} g
+   */
+  density(g) {
+    const { ctx, camera: cam } = this;
+    if (!this.gridCanvas) this.gridCanvas = document.createElement('canvas');
+    const c = this.gridCanvas;
+    c.width = g.cols;
+    c.height = g.rows;
+    const gctx = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d'));
+    const img = gctx.createImageData(g.cols, g.rows);
+    const top = Math.log1p(Math.max(1, g.max));
+    for (let k = 0; k < g.counts.length; k++) {
+      const n = g.counts[k];
+      if (n === 0) continue;
+      const f = 0.25 + 0.75 * (Math.log1p(n) / top);
+      img.data[4 * k] = Math.round(200 - 170 * f);
+      img.data[4 * k + 1] = Math.round(220 - 150 * f);
+      img.data[4 * k + 2] = Math.round(255 - 75 * f);
+      img.data[4 * k + 3] = 255;
+    }
+    gctx.putImageData(img, 0, 0);
+    const [ax, ay] = cam.toScreen(g.x0, g.y0);
+    const [bx, by] = cam.toScreen(g.x1, g.y1);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(c, ax, ay, bx - ax, by - ay);
   }
 
   /**

@@ -32,27 +32,47 @@
  *   states: Uint8Array, flags: Uint8Array}} Bodies
  */
 /**
+ * A density picture: `cols` × `rows` counts over the map rectangle x0..x1, y0..y1 (row 0
+ * at y0), `bodies` in it in all, the largest count `max`.
+ * @typedef {{x0: number, y0: number, x1: number, y1: number, cols: number, rows: number,
+ *   bodies: number, max: number, counts: Uint16Array}} Grid2d
+ */
+/**
  * @typedef {{scene: number, frame: number, time: number, status: Status2d,
  *   names?: [number, string][], sensors?: Sensors2d[], carried?: [number, number][],
  *   routes?: Route2d[], tasks?: Task2d[], figures?: [string, string][], replay?: Replay2d,
- *   bodies: Bodies}} Frame2d
+ *   bodies: Bodies, grid?: Grid2d}} Frame2d
  */
 
 const MAGIC = 'S2D1';
+const GRID_MAGIC = 'S2G1';
+
+/** No bodies (a density frame's). */
+function noBodies() {
+  return { n: 0, pose: new Float32Array(0), ids: new Uint32Array(0), kinds: new Uint8Array(0), states: new Uint8Array(0), flags: new Uint8Array(0) };
+}
 
 /**
- * Decodes a binary frame ("S2D1", JSON header, bodies).
+ * Decodes a binary frame: "S2D1" (JSON header, bodies) or "S2G1" (JSON header, a density
+ * picture).
  * @param {ArrayBuffer} buf
  * @returns {Frame2d}
  */
 export function decodeFrame(buf) {
   const view = new DataView(buf);
   const magic = String.fromCharCode(view.getUint8(0), view.getUint8(1), view.getUint8(2), view.getUint8(3));
-  if (magic !== MAGIC) throw new Error(`not a 2D frame (${magic})`);
+  if (magic !== MAGIC && magic !== GRID_MAGIC) throw new Error(`not a 2D frame (${magic})`);
   const len = view.getUint32(4, true);
   const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, 8, len)));
   let off = 8 + len;
   off += (4 - (off % 4)) % 4;
+  if (magic === GRID_MAGIC) {
+    // The density picture of the page's view: too many bodies in it to send one by one.
+    const cols = view.getUint32(off, true);
+    const rows = view.getUint32(off + 4, true);
+    const counts = new Uint16Array(buf.slice(off + 8, off + 8 + 2 * cols * rows));
+    return { ...header, bodies: noBodies(), grid: { ...header.grid, cols, rows, counts } };
+  }
   const n = view.getUint32(off, true);
   off += 4;
   const pose = new Float32Array(buf, off, 5 * n);

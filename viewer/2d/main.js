@@ -94,6 +94,25 @@ function send(cmd) {
   if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(cmd));
 }
 
+// The map rectangle shown and the canvas size, told to the server (which sends the bodies
+// in it, or their density when there are too many): when it changes, at most 10 times a
+// second.
+let viewSent = '';
+let viewAt = 0;
+function tellView() {
+  if (!ws || ws.readyState !== WebSocket.OPEN || !renderer.scene) return;
+  const cam = renderer.camera;
+  const [x0, y0] = cam.toMap(0, 0);
+  const [x1, y1] = cam.toMap(canvas.width, canvas.height);
+  const v = { cmd: 'view', x0, y0, x1, y1, w: canvas.width, h: canvas.height };
+  const key = JSON.stringify(v);
+  const now = performance.now();
+  if (key === viewSent || now - viewAt < 100 || !(x1 > x0 && y1 > y0)) return;
+  viewSent = key;
+  viewAt = now;
+  send(v);
+}
+
 /** @param {string} text */
 function response(text) {
   debug.responses.push(text);
@@ -111,6 +130,7 @@ function connect() {
   ws = new WebSocket(`${proto}://${location.host}/ws`);
   ws.binaryType = 'arraybuffer';
   ws.onopen = () => {
+    viewSent = '';
     debug.connected = true;
     $('conn').textContent = 'connected';
   };
@@ -308,6 +328,7 @@ const panelsFor = { frame: /** @type {Frame2d | null} */ (null), selected: /** @
 /** @param {number} now */
 function loop() {
   resize();
+  tellView();
   if (bench && frame && renderer.scene) dirty = true;
   if (dirty) {
     const t0 = performance.now();

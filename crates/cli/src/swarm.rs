@@ -12,7 +12,9 @@ use simrob_record::simrec::JsonLinesWriter;
 use simrob_swarm::drones::Avoidance;
 use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_swarm::script::Script;
-use simrob_swarm::seer::{Consumer, ConsumerError, JsonLinesRecorder, Seer};
+use simrob_swarm::seer::{
+    CompactRecorder, Consumer, ConsumerError, JsonLinesRecorder, RecorderStats, Seer,
+};
 use simrob_swarm::systems::ClockSystem;
 use simrob_swarm::{Simulation, Summary};
 use simrob_viewer::record::{swarm_box, swarm_walls};
@@ -65,15 +67,22 @@ pub struct RunArgs {
     /// whatever the count; only its speed changes.
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
-    /// Record snapshots, logs and the clock trace to FILE (JSON lines, readable while
-    /// written; see --record-format).
+    /// Record snapshots (every `world.snapshot_period`), logs and the clock trace to FILE,
+    /// readable while written; see --record-format.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
-    /// Format of --record: `swarm` (simrob-swarm-recording v1: snapshots, logs, clock
-    /// trace, summary) or `viewer` (simrob-recording v1, which `simrob` viewer replays:
-    /// every robot a box on the floor, 1 map unit = 1 cm).
+    /// Format of --record: `swarm` (simrob-swarm-recording v2: binary snapshots, about 7
+    /// bytes a drone, written on a thread of its own so the run never waits on the disk),
+    /// `swarm-json` (simrob-swarm-recording v1: JSON lines, about 35 bytes a drone, written
+    /// by the run) or `viewer` (simrob-recording v1, which `simrob` viewer replays: every
+    /// robot a box on the floor, 1 map unit = 1 cm).
     #[arg(long, value_name = "FORMAT", default_value = "swarm")]
     record_format: RecordFormat,
+    /// With --record-format swarm: megabytes of snapshots (16 bytes a robot each) the
+    /// recorder may hold while the disk catches up. A snapshot that does not fit is left out,
+    /// counted in the summary and marked in the file; the run never waits and is unchanged.
+    #[arg(long, value_name = "MB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    record_buffer: u32,
     /// Print the summary as one JSON object.
     #[arg(long)]
     json: bool,
@@ -98,8 +107,10 @@ pub struct RunArgs {
 /// Recording formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum RecordFormat {
-    /// simrob-swarm-recording v1.
+    /// simrob-swarm-recording v2 (compact, written on its own thread).
     Swarm,
+    /// simrob-swarm-recording v1 (JSON lines).
+    SwarmJson,
     /// simrob-recording v1 (the viewer's replay format).
     Viewer,
 }
@@ -178,12 +189,19 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         );
     }
     sim.add_system(Box::new(ClockSystem::new(wall_clock())));
+    let mut recorder_stats = None;
     if let Some(path) = &args.record {
         let file = File::create(path)
             .with_context(|| format!("cannot create the recording {}", path.display()))?;
         let out = BufWriter::new(file);
         let recorder: Box<dyn Consumer> = match args.record_format {
-            RecordFormat::Swarm => Box::new(JsonLinesRecorder::new(out)),
+            RecordFormat::Swarm => {
+                let rec = CompactRecorder::new(out, 1, u64::from(args.record_buffer) << 20)
+                    .context("cannot start the recorder's thread")?;
+                recorder_stats = Some(rec.stats());
+                Box::new(rec)
+            }
+            RecordFormat::SwarmJson => Box::new(JsonLinesRecorder::new(out)),
             RecordFormat::Viewer => Box::new(ViewerRecorder::new(out)),
         };
         let period = scenario.file.world.snapshot_period;
@@ -242,6 +260,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         args.json,
         interrupted,
         args.record.as_deref(),
+        recorder_stats.as_deref(),
     );
     if let (Some(view), false) = (view, interrupted) {
         println!(
@@ -319,7 +338,14 @@ fn drive_live(
     Ok((sim.finish(run.stepping_seconds), run.interrupted, view))
 }
 
-fn report(s: &Summary, sim: &Simulation, json: bool, interrupted: bool, record: Option<&Path>) {
+fn report(
+    s: &Summary,
+    sim: &Simulation,
+    json: bool,
+    interrupted: bool,
+    record: Option<&Path>,
+    recorder: Option<&RecorderStats>,
+) {
     let realtime = if s.wall_seconds > 0.0 {
         s.simulated_seconds / s.wall_seconds
     } else {
@@ -347,6 +373,13 @@ fn report(s: &Summary, sim: &Simulation, json: bool, interrupted: bool, record: 
             );
             if let Some(r) = record {
                 o.insert("record".into(), serde_json::json!(r.display().to_string()));
+            }
+            if let Some(st) = recorder {
+                o.insert(
+                    "recording".into(),
+                    serde_json::json!({"snapshots": st.written(), "dropped": st.dropped(),
+                        "bytes": st.bytes(), "error": st.error()}),
+                );
             }
         }
         println!("{v}");
@@ -405,6 +438,17 @@ fn report(s: &Summary, sim: &Simulation, json: bool, interrupted: bool, record: 
     }
     if let Some(r) = record {
         println!("  recording        {}", r.display());
+    }
+    if let Some(st) = recorder {
+        println!(
+            "                   {} snapshots, {:.1} MB; {} left out (the disk did not keep up)",
+            st.written(),
+            st.bytes() as f64 / 1e6,
+            st.dropped()
+        );
+        if let Some(e) = st.error() {
+            println!("                   the recording stopped: {e}");
+        }
     }
 }
 

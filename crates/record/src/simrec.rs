@@ -140,7 +140,7 @@ pub enum Kind {
     JsonLines,
     /// `simrob-recording` version 2 (compact blocks).
     Compact,
-    /// `simrob-swarm-recording` version 1.
+    /// `simrob-swarm-recording` version 1 or 2.
     Swarm,
 }
 
@@ -152,7 +152,7 @@ pub enum HeaderError {
     Bad(serde_json::Error),
     /// A version this reader does not know.
     #[error(
-        "line 1: {format} version {version} is not supported (this simrob reads {} versions {} and {}, {} version 1)",
+        "line 1: {format} version {version} is not supported (this simrob reads {} versions {} and {}, {} versions 1 and 2)",
         FORMAT, VERSION_JSON_LINES, VERSION, SWARM_FORMAT
     )]
     Version {
@@ -176,7 +176,7 @@ pub enum HeaderError {
 }
 
 /// Checks a recording's first line (as JSON): a `simrob-recording` version 1 or 2, or a
-/// `simrob-swarm-recording` version 1 (its header then names the scenario and seed).
+/// `simrob-swarm-recording` version 1 or 2 (its header then names the scenario and seed).
 pub fn check_header(value: &serde_json::Value) -> Result<(Header, Kind), HeaderError> {
     let format = value.get("format").and_then(|f| f.as_str());
     let version = value.get("version").and_then(|v| v.as_u64());
@@ -192,7 +192,7 @@ pub fn check_header(value: &serde_json::Value) -> Result<(Header, Kind), HeaderE
             };
             Ok((header, kind))
         }
-        (Some(SWARM_FORMAT), Some(1)) => {
+        (Some(SWARM_FORMAT), Some(1 | 2)) => {
             let scenario = value
                 .get("scenario")
                 .and_then(|s| s.as_str())

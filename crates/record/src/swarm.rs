@@ -1,5 +1,9 @@
-//! The swarm recording (`simrob-swarm-recording`, version 1): its writer, its reader and its
-//! validation.
+//! The swarm recording (`simrob-swarm-recording`, versions 1 and 2): its writers, its reader
+//! and its validation.
+//!
+//! Version 2 ([`compact`], what `simrob swarm run --record` writes) keeps version 1's header
+//! line and its JSON lines as records, and holds each snapshot as binary columns (16 bytes an
+//! entity before deflate, about 7 after). Version 1, below, is all JSON lines.
 //!
 //! JSON lines (one JSON object per line, UTF-8), flushed after every line so a file can be
 //! read while it is being written. Every line has a `"type"`:
@@ -33,10 +37,15 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+pub mod compact;
+pub use compact::{Columns, CompactWriter, STATES};
+
 /// The format name in the header line.
 pub const FORMAT: &str = "simrob-swarm-recording";
-/// The format version in the header line.
+/// The format version of the JSON-lines layout.
 pub const VERSION: u32 = 1;
+/// The format version of the compact layout ([`compact`]).
+pub const VERSION_COMPACT: u32 = 2;
 /// Longest header line a reader accepts.
 const MAX_HEADER_BYTES: u64 = 64 << 20;
 
@@ -115,6 +124,26 @@ pub enum WriteError {
     /// A value could not be written as JSON.
     #[error("{0}")]
     Json(#[from] serde_json::Error),
+    /// A coordinate the compact layout cannot hold (beyond ±2,147,483 map units, or not
+    /// finite).
+    #[error(
+        "entity {entity}: {value} cannot be recorded (beyond ±2,147,483 map units, or not finite)"
+    )]
+    Range {
+        /// The entity.
+        entity: u32,
+        /// The value.
+        value: f64,
+    },
+    /// A kind index above 255.
+    #[error("entity kind {0}: the compact recording holds at most 256 kinds")]
+    Kind(u16),
+    /// A state word the compact layout does not know.
+    #[error("state {0:?} is not one of the compact recording's states")]
+    State(String),
+    /// A snapshot or record too large for the layout.
+    #[error("a snapshot larger than the compact recording holds")]
+    TooLarge,
 }
 
 fn r3(v: f64) -> f64 {
@@ -234,7 +263,9 @@ pub enum ReadError {
     #[error("line 1: not a {FORMAT} header (it needs format, version, width, height): {0}")]
     NotAHeader(#[source] serde_json::Error),
     /// A version this reader does not know.
-    #[error("line 1: {FORMAT} version {0:?} is not supported (this simrob reads version 1)")]
+    #[error(
+        "line 1: {FORMAT} version {0:?} is not supported (this simrob reads versions 1 and 2)"
+    )]
     Version(Option<u64>),
     /// Another format.
     #[error("line 1: not a {FORMAT} (format {0:?})")]
@@ -282,6 +313,16 @@ pub enum ReadError {
         /// The entity.
         entity: u32,
     },
+    /// A version-2 record that cannot be read.
+    #[error("record {record} (byte {offset}): {what}")]
+    Record {
+        /// Its number (the header is record 1).
+        record: u64,
+        /// Where it starts in the file.
+        offset: u64,
+        /// What is wrong.
+        what: &'static str,
+    },
     /// A snapshot past the last one indexed.
     #[error("frame {index}: the recording has {count}")]
     NoFrame {
@@ -297,18 +338,25 @@ pub enum ReadError {
 struct RawHeader {
     format: Option<String>,
     version: Option<u64>,
+    #[serde(default)]
+    states: Vec<String>,
     #[serde(flatten)]
     header: Header,
 }
 
 /// Reads and checks a header line (line 1).
 pub fn parse_header(line: &[u8]) -> Result<Header, ReadError> {
+    parse_header_versioned(line).map(|(h, _, _)| h)
+}
+
+/// Reads and checks a header line: the header, its version and (version 2) its states.
+fn parse_header_versioned(line: &[u8]) -> Result<(Header, u32, Vec<String>), ReadError> {
     let raw: RawHeader = serde_json::from_slice(line).map_err(ReadError::NotAHeader)?;
-    match (raw.format.as_deref(), raw.version) {
-        (Some(FORMAT), Some(1)) => {}
+    let version = match (raw.format.as_deref(), raw.version) {
+        (Some(FORMAT), Some(v @ (1 | 2))) => v as u32,
         (Some(FORMAT), v) => return Err(ReadError::Version(v)),
         (f, _) => return Err(ReadError::Format(f.map(str::to_string))),
-    }
+    };
     let h = raw.header;
     if !(h.width.is_finite() && h.width > 0.0 && h.height.is_finite() && h.height > 0.0) {
         return Err(ReadError::Size {
@@ -323,7 +371,15 @@ pub fn parse_header(line: &[u8]) -> Result<Header, ReadError> {
     if h.kinds.len() > usize::from(u8::MAX) {
         return Err(ReadError::Kinds(h.kinds.len()));
     }
-    Ok(h)
+    if raw.states.len() > 256 {
+        return Err(ReadError::Kinds(raw.states.len()));
+    }
+    let states = if raw.states.is_empty() {
+        STATES.iter().map(|s| s.to_string()).collect()
+    } else {
+        raw.states
+    };
+    Ok((h, version, states))
 }
 
 /// One entity of a snapshot, as read.
@@ -433,9 +489,12 @@ pub struct Reader<R: Read + Seek> {
     times: Vec<f64>,
     /// Bytes indexed so far (whole lines only).
     scanned: u64,
-    /// Lines read so far.
+    /// Lines (version 1) or records (version 2) read so far.
     line_no: u64,
     finished: bool,
+    version: u32,
+    states: Vec<String>,
+    dropped: Vec<f64>,
 }
 
 impl<R: Read + Seek> std::fmt::Debug for Reader<R> {
@@ -460,7 +519,7 @@ impl<R: Read + Seek> Reader<R> {
         if first.is_empty() {
             return Err(ReadError::Empty);
         }
-        let header = parse_header(first.trim_ascii())?;
+        let (header, version, states) = parse_header_versioned(first.trim_ascii())?;
         let mut r = Reader {
             src,
             header,
@@ -469,6 +528,9 @@ impl<R: Read + Seek> Reader<R> {
             scanned: first.len() as u64,
             line_no: 1,
             finished: false,
+            version,
+            states,
+            dropped: Vec::new(),
         };
         r.refresh()?;
         Ok(r)
@@ -499,11 +561,98 @@ impl<R: Read + Seek> Reader<R> {
         self.finished
     }
 
+    /// The file's version: 1 (JSON lines) or 2 (compact).
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// Simulated times of the snapshots the writer left out because it could not keep up
+    /// (version 2's `dropped` records).
+    pub fn dropped(&self) -> &[f64] {
+        &self.dropped
+    }
+
+    /// Indexes the version-2 records appended since the last call.
+    fn refresh_compact(&mut self) -> Result<(), ReadError> {
+        let end = self.src.seek(SeekFrom::End(0))?;
+        while !self.finished && end - self.scanned >= 5 {
+            let offset = self.scanned;
+            let record = self.line_no + 1;
+            let bad = |what| ReadError::Record {
+                record,
+                offset,
+                what,
+            };
+            self.src.seek(SeekFrom::Start(offset))?;
+            let mut head = [0u8; 5 + 16];
+            self.src.read_exact(&mut head[..5])?;
+            let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
+            let max = compact::MAX_ENTITIES as u64 * compact::ENTITY_BYTES as u64 * 2;
+            if u64::from(len) > max {
+                return Err(bad("a record longer than any the format allows"));
+            }
+            if end - offset - 5 < u64::from(len) {
+                break; // a record still being written
+            }
+            match head[0] {
+                compact::TAG_SNAPSHOT => {
+                    if (len as usize) < compact::SNAPSHOT_HEAD {
+                        return Err(bad("a snapshot shorter than its head"));
+                    }
+                    self.src.read_exact(&mut head[5..])?;
+                    let mut tb = [0u8; 8];
+                    tb.copy_from_slice(&head[13..21]);
+                    let t = f64::from_le_bytes(tb);
+                    if !t.is_finite() {
+                        return Err(bad("a snapshot without a finite time"));
+                    }
+                    if self.times.last().is_some_and(|&last| t < last) {
+                        return Err(bad("a snapshot earlier than the one before"));
+                    }
+                    self.places.push(Place {
+                        offset: offset + 5,
+                        len: len as usize,
+                        line: record,
+                    });
+                    self.times.push(t);
+                }
+                compact::TAG_JSON => {
+                    if len > compact::MAX_JSON_BYTES {
+                        return Err(bad("a JSON record longer than 64 MiB"));
+                    }
+                    let mut text = vec![0; len as usize];
+                    self.src.read_exact(&mut text)?;
+                    #[derive(Deserialize)]
+                    struct Typed<'a> {
+                        #[serde(borrow, rename = "type")]
+                        kind: Option<&'a str>,
+                        t: Option<f64>,
+                    }
+                    let typed: Typed = serde_json::from_slice(&text)
+                        .map_err(|_| bad("a JSON record that is not a JSON object"))?;
+                    match typed.kind {
+                        Some("end") => self.finished = true,
+                        Some("dropped") => self.dropped.push(typed.t.unwrap_or(f64::NAN)),
+                        _ => {}
+                    }
+                }
+                _ => return Err(bad("an unknown record tag")),
+            }
+            self.scanned = offset + 5 + u64::from(len);
+            self.line_no = record;
+        }
+        Ok(())
+    }
+
     /// Indexes the whole lines appended since the last call; returns how many snapshots it
     /// added. A snapshot without a readable time, or earlier than the one before, is an
     /// error naming its line.
     pub fn refresh(&mut self) -> Result<usize, ReadError> {
         let before = self.times.len();
+        if self.version == VERSION_COMPACT {
+            self.refresh_compact()?;
+            return Ok(self.times.len() - before);
+        }
         self.src.seek(SeekFrom::Start(self.scanned))?;
         let mut reader = BufReader::with_capacity(1 << 20, &mut self.src);
         let mut line = Vec::new();
@@ -544,6 +693,13 @@ impl<R: Read + Seek> Reader<R> {
         let mut buf = vec![0; place.len];
         self.src.seek(SeekFrom::Start(place.offset))?;
         self.src.read_exact(&mut buf)?;
+        if self.version == VERSION_COMPACT {
+            return compact::decode(&buf, &self.states).map_err(|what| ReadError::Record {
+                record: place.line,
+                offset: place.offset - 5,
+                what,
+            });
+        }
         parse_snapshot(buf.trim_ascii(), place.line)
     }
 }
@@ -650,7 +806,7 @@ mod tests {
                 "not a simrob-swarm-recording",
             ),
             (
-                "{\"format\":\"simrob-swarm-recording\",\"version\":2,\"width\":1,\"height\":1}\n",
+                "{\"format\":\"simrob-swarm-recording\",\"version\":3,\"width\":1,\"height\":1}\n",
                 "version",
             ),
             (

@@ -2,7 +2,7 @@
 //! processor seconds), peak memory, and what the run did (arrived, crashed, still flying).
 //!
 //! ```sh
-//! cargo run --release -p simrob-swarm --example swarm_scale -- [SIZES] [DURATION] [THREADS] [SEEDS] [CELL] [RECORD_DIR]
+//! cargo run --release -p simrob-swarm --example swarm_scale -- [SIZES] [DURATION] [THREADS] [SEEDS] [CELL] [RECORD_DIR] [FORMAT]
 //! cargo run --release -p simrob-swarm --example swarm_scale -- 10000,100000,1000000 60 2
 //! ```
 //!
@@ -12,8 +12,10 @@
 //! `A..B` (default 1); CELL: the grid's cell size (`world.cell_size`, default 20 as bundled;
 //! 10,000,000 drones need 60, as a scenario's grid has at most 4,194,304 cells). Each size and seed runs in a child process of its own, so the peak
 //! memory printed is that run's alone (`VmHWM`). RECORD_DIR: also record each run (snapshots at 1 Hz,
-//! `simrob-swarm-recording`) to `RECORD_DIR/swarm-N-SEED.jsonl` and print its size; the
-//! processor seconds then include the recorder's. Processor seconds are the child's (user +
+//! `simrob-swarm-recording`) to `RECORD_DIR/swarm-N-SEED.swarm` and print its size, bytes
+//! per drone per snapshot and snapshots left out; the processor seconds then include the
+//! recorder's. FORMAT: `compact` (version 2 on its own thread, the default, as `simrob swarm
+//! run --record` writes it) or `json` (version 1, JSON lines on the run's thread, `.jsonl`). Processor seconds are the child's (user +
 //! system, every thread), so other work on the machine does not count against them.
 
 use std::path::Path;
@@ -21,7 +23,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use simrob_swarm::scenario::{Overrides, Scenario};
-use simrob_swarm::seer::{JsonLinesRecorder, Seer};
+use simrob_swarm::seer::{CompactRecorder, Consumer, JsonLinesRecorder, Seer};
 
 #[path = "support/cpu_time.rs"]
 mod cpu_time;
@@ -62,14 +64,18 @@ fn one(
         threads: Some(threads),
         ..Overrides::default()
     })?;
+    let mut stats = None;
     if let Some(path) = record {
         // Snapshots at 1 Hz to a file, as `simrob swarm run --record` writes them.
         let file = std::io::BufWriter::new(std::fs::File::create(path)?);
-        sim.add_system(Box::new(Seer::new(
-            "drone swarm",
-            1.0,
-            vec![Box::new(JsonLinesRecorder::new(file))],
-        )));
+        let rec: Box<dyn Consumer> = if path.ends_with(".jsonl") {
+            Box::new(JsonLinesRecorder::new(file))
+        } else {
+            let rec = CompactRecorder::new(file, 1, 64 << 20)?;
+            stats = Some(rec.stats());
+            Box::new(rec)
+        };
+        sim.add_system(Box::new(Seer::new("drone swarm", 1.0, vec![rec])));
     }
     let build = t0.elapsed().as_secs_f64();
     let start = Instant::now();
@@ -97,11 +103,27 @@ fn one(
     );
     if let Some(path) = record {
         let bytes = std::fs::metadata(path)?.len() as f64;
+        // Snapshots at t = 0, 1, 2, … and one at the end (unless on a whole second).
+        let snapshots = match &stats {
+            Some(st) => st.written().max(1) as f64,
+            None => s.simulated_seconds.ceil() + 1.0,
+        };
         println!(
-            "            recording {path}: {:.1} MB, {:.2} MB per simulated s",
+            "            recording {path}: {:.1} MB, {:.2} MB per simulated s, {:.1} bytes a drone a snapshot",
             bytes / 1e6,
-            bytes / 1e6 / sim_s
+            bytes / 1e6 / sim_s,
+            bytes / snapshots / n as f64
         );
+        if let Some(st) = stats {
+            println!(
+                "            {} snapshots written, {} left out (the writer behind){}",
+                st.written(),
+                st.dropped(),
+                st.error()
+                    .map(|e| format!("; failed: {e}"))
+                    .unwrap_or_default()
+            );
+        }
     }
     Ok(())
 }
@@ -143,6 +165,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let cell: f64 = args.get(5).map_or(Ok(20.0), |s| s.parse())?;
     let record = args.get(6);
+    let ext = match args.get(7).map(String::as_str) {
+        None | Some("compact") => "swarm",
+        Some("json") => "jsonl",
+        Some(other) => return Err(format!("FORMAT is compact or json, not {other:?}").into()),
+    };
     println!(
         "drone swarm (ORCA), at most {duration} simulated s (a run ends once every drone has \
          arrived or crashed); processor s = user + system of the run's process"
@@ -175,7 +202,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 cell.to_string(),
             ]);
             if let Some(dir) = record {
-                cmd.arg(format!("{dir}/swarm-{n}-{seed}.jsonl"));
+                cmd.arg(format!("{dir}/swarm-{n}-{seed}.{ext}"));
             }
             let status = cmd.status()?;
             if !status.success() {

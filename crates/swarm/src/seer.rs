@@ -4,14 +4,21 @@
 //!
 //! # The recording
 //!
-//! [`JsonLinesRecorder`] writes the `simrob-swarm-recording` through its format's owner,
-//! `simrob_record::swarm` (the format, its writer, its reader and its validation); this
-//! module keeps what is the swarm's: which entities a snapshot holds and in what state.
+//! [`CompactRecorder`] writes the `simrob-swarm-recording` version 2 (binary snapshot
+//! columns) on a thread of its own; [`JsonLinesRecorder`] writes version 1 (JSON lines) on
+//! the simulation's thread. Both go through the format's owner, `simrob_record::swarm` (the
+//! format, its writers, its reader and its validation); this module keeps what is the
+//! swarm's: which entities a snapshot holds and in what state.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 
-use simrob_record::swarm::{EntityLine, WriteError, Writer};
-pub use simrob_record::swarm::{Header, PoiInfo, FORMAT, VERSION};
+use simrob_record::swarm::compact::ENTITY_BYTES;
+use simrob_record::swarm::{Columns, CompactWriter, EntityLine, WriteError, Writer};
+pub use simrob_record::swarm::{Header, PoiInfo, FORMAT, VERSION, VERSION_COMPACT};
 
 use crate::drones::DroneState;
 use crate::ecs::SwarmWorld;
@@ -62,6 +69,12 @@ pub enum ConsumerError {
     /// A value could not be written as JSON.
     #[error("{0}")]
     Json(#[from] serde_json::Error),
+    /// A value the recording's layout cannot hold.
+    #[error("{0}")]
+    Layout(WriteError),
+    /// The recorder's writing thread stopped without saying why (it panicked).
+    #[error("the recording's writer stopped")]
+    WriterGone,
 }
 
 impl From<WriteError> for ConsumerError {
@@ -69,6 +82,7 @@ impl From<WriteError> for ConsumerError {
         match e {
             WriteError::Io(e) => ConsumerError::Write(e),
             WriteError::Json(e) => ConsumerError::Json(e),
+            e => ConsumerError::Layout(e),
         }
     }
 }
@@ -358,6 +372,205 @@ impl<W: Write> Consumer for JsonLinesRecorder<W> {
 
     fn finish(&mut self, summary: &Summary) -> Result<(), ConsumerError> {
         Ok(self.out.end(summary)?)
+    }
+}
+
+/// What a [`CompactRecorder`] has done so far (shared with the shell, which reports it).
+#[derive(Debug, Default)]
+pub struct RecorderStats {
+    written: AtomicU64,
+    dropped: AtomicU64,
+    bytes: AtomicU64,
+    pending: AtomicU64,
+    error: std::sync::Mutex<Option<String>>,
+}
+
+impl RecorderStats {
+    /// Snapshots written.
+    pub fn written(&self) -> u64 {
+        self.written.load(Ordering::Relaxed)
+    }
+    /// Snapshots left out because the writer had not finished the ones before (each is a
+    /// `dropped` record in the file).
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+    /// Bytes written.
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+    /// Why the writer stopped, if it failed (a full disk, a value the layout cannot hold).
+    pub fn error(&self) -> Option<String> {
+        self.error.lock().ok().and_then(|e| e.clone())
+    }
+    fn fail(&self, e: &impl std::fmt::Display) {
+        if let Ok(mut slot) = self.error.lock() {
+            slot.get_or_insert_with(|| e.to_string());
+        }
+    }
+}
+
+enum Msg {
+    Header(Box<Header>),
+    Snapshot(Columns),
+    Log(LogLine),
+    Clock(u64, f64),
+    Dropped(u64, f64),
+    End(serde_json::Value),
+}
+
+fn write_loop<W: Write>(
+    mut w: CompactWriter<W>,
+    rx: Receiver<Msg>,
+    back: SyncSender<Columns>,
+    stats: &RecorderStats,
+) -> Result<(), WriteError> {
+    for msg in rx {
+        match msg {
+            Msg::Header(h) => w.header(&h)?,
+            Msg::Snapshot(cols) => {
+                w.snapshot(&cols)?;
+                stats.written.fetch_add(1, Ordering::Relaxed);
+                stats
+                    .pending
+                    .fetch_sub((cols.len() * ENTITY_BYTES) as u64, Ordering::Relaxed);
+                // The buffer goes back to the simulation for a later snapshot (two kept).
+                let _ = back.try_send(cols);
+            }
+            Msg::Log(l) => w.log(&l)?,
+            Msg::Clock(n, wall) => w.clock(n, wall)?,
+            Msg::Dropped(frame, t) => w.dropped(frame, t)?,
+            Msg::End(summary) => w.end(&summary)?,
+        }
+        stats.bytes.store(w.bytes_written(), Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Writes the `simrob-swarm-recording` version 2 (compact: binary snapshot columns,
+/// deflated) on a thread of its own, so the simulation never waits on the disk.
+///
+/// The simulation's side quantises a snapshot into a buffer (16 bytes an entity) and hands
+/// it over; the writer encodes, deflates and writes it. Snapshots waiting for the writer may
+/// hold at most `max_pending` bytes (one snapshot is always taken when none waits). A
+/// snapshot past that (the disk or the encoder did not keep up) is left out: counted
+/// ([`RecorderStats::dropped`]) and marked in the file by a `dropped` record; memory stays
+/// bounded and the run is unchanged. Log, clock and end records are never left out.
+pub struct CompactRecorder {
+    tx: Option<Sender<Msg>>,
+    free: Receiver<Columns>,
+    thread: Option<JoinHandle<Result<(), WriteError>>>,
+    stats: Arc<RecorderStats>,
+    max_pending: u64,
+}
+
+impl CompactRecorder {
+    /// A recorder writing to `out` on a new thread, deflating at `level` (0 = stored, 1 =
+    /// fastest … 9), holding at most `max_pending` bytes of snapshots for the writer.
+    pub fn new<W: Write + Send + 'static>(
+        out: W,
+        level: u32,
+        max_pending: u64,
+    ) -> std::io::Result<CompactRecorder> {
+        let (tx, rx) = mpsc::channel();
+        let (back, free) = mpsc::sync_channel(2);
+        let stats = Arc::new(RecorderStats::default());
+        let st = stats.clone();
+        let thread = std::thread::Builder::new()
+            .name("swarm-recorder".into())
+            .spawn(move || {
+                let r = write_loop(CompactWriter::new(out, level), rx, back, &st);
+                if let Err(e) = &r {
+                    st.fail(e);
+                }
+                r
+            })?;
+        Ok(CompactRecorder {
+            tx: Some(tx),
+            free,
+            thread: Some(thread),
+            stats,
+            max_pending,
+        })
+    }
+
+    /// What it has written and left out so far.
+    pub fn stats(&self) -> Arc<RecorderStats> {
+        self.stats.clone()
+    }
+
+    /// Stops the writer (after what it holds) and returns why it had stopped, if it failed.
+    fn stop(&mut self) -> Result<(), ConsumerError> {
+        self.tx = None;
+        match self.thread.take().map(JoinHandle::join) {
+            None | Some(Ok(Ok(()))) => Ok(()),
+            Some(Ok(Err(e))) => Err(e.into()),
+            Some(Err(_)) => Err(ConsumerError::WriterGone),
+        }
+    }
+
+    fn send(&mut self, msg: Msg) -> Result<(), ConsumerError> {
+        if let Some(tx) = &self.tx {
+            if tx.send(msg).is_ok() {
+                return Ok(());
+            }
+        }
+        // The writer has stopped: say why.
+        self.stop()?;
+        Err(ConsumerError::WriterGone)
+    }
+}
+
+impl Drop for CompactRecorder {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
+
+impl Consumer for CompactRecorder {
+    fn header(&mut self, h: &Header) -> Result<(), ConsumerError> {
+        self.send(Msg::Header(Box::new(h.clone())))
+    }
+
+    fn snapshot(&mut self, s: &Snapshot) -> Result<(), ConsumerError> {
+        let need = (s.entities.len() * ENTITY_BYTES) as u64;
+        let pending = self.stats.pending.load(Ordering::Relaxed);
+        if pending > 0 && pending + need > self.max_pending {
+            self.stats.dropped.fetch_add(1, Ordering::Relaxed);
+            return self.send(Msg::Dropped(s.frame, s.t));
+        }
+        let mut cols = self.free.try_recv().unwrap_or_default();
+        self.stats.pending.fetch_add(need, Ordering::Relaxed);
+        cols.begin(s.frame, s.t);
+        for e in &s.entities {
+            let line = EntityLine {
+                id: e.id,
+                kind: e.kind,
+                x: e.x,
+                y: e.y,
+                theta: e.theta,
+                state: e.state,
+            };
+            if let Err(err) = cols.push(&line) {
+                self.stats.fail(&err);
+                let _ = self.stop();
+                return Err(err.into());
+            }
+        }
+        self.send(Msg::Snapshot(cols))
+    }
+
+    fn log(&mut self, l: &LogLine) -> Result<(), ConsumerError> {
+        self.send(Msg::Log(l.clone()))
+    }
+
+    fn clock(&mut self, second: u64, wall: f64) -> Result<(), ConsumerError> {
+        self.send(Msg::Clock(second, wall))
+    }
+
+    fn finish(&mut self, summary: &Summary) -> Result<(), ConsumerError> {
+        self.send(Msg::End(serde_json::to_value(summary)?))?;
+        self.stop()
     }
 }
 

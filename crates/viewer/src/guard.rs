@@ -29,6 +29,12 @@ pub struct Guard {
     /// Connections waiting for their request head at a time; past it the one that has waited
     /// longest is closed to make room for the newcomer.
     pub max_pending: usize,
+    /// The 2D view: most bodies a page is sent one by one; when more are in its view
+    /// rectangle it is sent their density picture instead (23 bytes a body).
+    pub max_view_bodies: usize,
+    /// The 2D view: most cells of a density picture (2 bytes a cell); a cell is as many of
+    /// the page's pixels as keep the picture within this.
+    pub max_view_cells: usize,
 }
 
 impl Default for Guard {
@@ -39,6 +45,8 @@ impl Default for Guard {
             max_message: 64 << 10,
             commands_per_second: 100.0,
             max_pending: 256,
+            max_view_bodies: 20_000,
+            max_view_cells: 65_536,
         }
     }
 }

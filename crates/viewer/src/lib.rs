@@ -512,6 +512,17 @@ impl PageLink {
         socket: &mut WebSocket,
         incoming: Option<Result<Message, axum::Error>>,
     ) -> bool {
+        self.command_with(socket, incoming, |_| None).await
+    }
+
+    /// [`PageLink::command`], with the commands `local` answers (`Some`) kept from the
+    /// backend: what is the page's own (its view), charged to the same budget.
+    pub(crate) async fn command_with(
+        &mut self,
+        socket: &mut WebSocket,
+        incoming: Option<Result<Message, axum::Error>>,
+        mut local: impl FnMut(&serde_json::Value) -> Option<Result<(), CommandError>>,
+    ) -> bool {
         let Some(Ok(msg)) = incoming else {
             return false;
         };
@@ -522,7 +533,10 @@ impl PageLink {
         let outcome = if self.budget.take(std::time::Instant::now()) {
             serde_json::from_str::<serde_json::Value>(t.as_str())
                 .map_err(CommandError::from)
-                .and_then(|cmd| self.backend.command(&cmd))
+                .and_then(|cmd| match local(&cmd) {
+                    Some(r) => r,
+                    None => self.backend.command(&cmd),
+                })
         } else {
             Err(CommandError::TooMany {
                 per_second: self.guard.commands_per_second,

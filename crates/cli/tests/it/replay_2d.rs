@@ -16,7 +16,7 @@ fn header(bytes: &[u8]) -> serde_json::Value {
 fn a_swarm_recording_replays_in_the_2d_view() {
     let dir = std::env::temp_dir().join(format!("simrob-cli-replay-2d-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch");
-    let file = dir.join("hospital.jsonl");
+    let file = dir.join("hospital.swarm");
     let status = simrob()
         .args(["swarm", "run", "--quiet", "--duration", "20", "--record"])
         .arg(&file)

@@ -76,6 +76,47 @@ fn drone_swarm_with_robots_seed_duration_and_a_recording() {
     ] {
         assert!(text.contains(needle), "{needle:?} not in\n{text}");
     }
+    assert!(text.contains("left out"), "the recorder's figures:\n{text}");
+    // The default recording: version 2 (compact), read by the one reader.
+    let mut r = simrob_record::swarm::Reader::open(std::fs::File::open(&rec).unwrap()).unwrap();
+    assert_eq!(r.version(), 2);
+    assert_eq!(r.header().scenario, "drone swarm");
+    assert!(r.is_finished());
+    assert!(r.len() >= 20, "a snapshot every 0.1 s: {}", r.len());
+    assert!(r.dropped().is_empty());
+    let last = r.snapshot(r.len() - 1).unwrap();
+    assert_eq!(last.entities.iter().filter(|e| e.kind == 1).count(), 50);
+    // The replay reads it too: its poses as CSV.
+    let csv = simrob()
+        .args(["replay", "--export", "csv"])
+        .arg(&rec)
+        .output()
+        .expect("simrob replay");
+    assert!(
+        csv.status.success(),
+        "{}",
+        String::from_utf8_lossy(&csv.stderr)
+    );
+    let rows = String::from_utf8_lossy(&csv.stdout).lines().count();
+    assert!(rows > 50 * 20, "{rows} CSV rows");
+    // Version 1 (JSON lines) on request.
+    let out = simrob()
+        .args([
+            "swarm",
+            "run",
+            "--quiet",
+            "--robots",
+            "50",
+            "--duration",
+            "2",
+        ])
+        .args(["--seed", "9", "--record-format", "swarm-json"])
+        .arg(scenario("drone-swarm.toml"))
+        .arg("--record")
+        .arg(&rec)
+        .output()
+        .expect("simrob runs");
+    assert!(out.status.success());
     let rec_text = std::fs::read_to_string(&rec).unwrap();
     let first: serde_json::Value = serde_json::from_str(rec_text.lines().next().unwrap()).unwrap();
     assert_eq!(first["format"], "simrob-swarm-recording");
@@ -104,6 +145,20 @@ fn bad_input_is_a_clear_error() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/scenario.toml"));
+    let out = simrob()
+        .args([
+            "swarm",
+            "run",
+            "--record-buffer",
+            "0",
+            "--record",
+            "/nonexistent/x",
+        ])
+        .arg(scenario("drone-swarm.toml"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--record-buffer"));
     let help = simrob().args(["swarm", "run", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
     for flag in ["--duration", "--seed", "--robots", "--record", "--json"] {
@@ -200,6 +255,7 @@ fn threads_change_nothing_but_speed() {
         let out = simrob()
             .args(["swarm", "run", "--json", "--quiet", "--robots", "400"])
             .args(["--duration", "3", "--seed", "5", "--threads", threads])
+            .args(["--record-format", "swarm-json"])
             .arg(scenario("drone-swarm.toml"))
             .arg("--record")
             .arg(&rec)

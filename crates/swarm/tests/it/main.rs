@@ -2,4 +2,5 @@
 
 mod crossings;
 mod map_files;
+mod recording;
 mod swarm;

@@ -28,9 +28,14 @@
 //! All numbers little-endian; map units, y down, a heading θ points along (cos θ, sin θ) in
 //! map coordinates (so a positive turn is clockwise on the screen).
 //!
-//! Page → server: JSON commands for the [`Backend`] (`{"cmd":…}`; see [`mrs`] and
-//! [`swarm`]).
+//! A page is sent the bodies in its view rectangle only, and when more than
+//! [`Guard::max_view_bodies`] are in it, a density picture (`"S2G1"`) instead: see
+//! [`density`].
+//!
+//! Page → server: `{"cmd":"view",…}` (what the page shows: [`density::PageView`]) and JSON
+//! commands for the [`Backend`] (`{"cmd":…}`; see [`mrs`] and [`swarm`]).
 
+pub mod density;
 pub mod mrs;
 pub mod replay;
 pub mod swarm;
@@ -396,17 +401,56 @@ pub fn parse_addr(s: &str) -> Result<SocketAddr, AddrError> {
 pub struct View2d {
     addr: SocketAddr,
     scene: watch::Sender<Arc<String>>,
-    frames: watch::Sender<Arc<Vec<u8>>>,
+    frames: watch::Sender<Option<Arc<Frame2d>>>,
     responses: broadcast::Sender<String>,
     pages: Arc<Pages>,
     stop: Arc<AtomicBool>,
     last_publish: Mutex<Option<Instant>>,
+    sent: Arc<SentStats>,
+}
+
+/// What the view has sent its pages: frames and bytes, and the largest frame.
+#[derive(Debug, Default)]
+pub struct SentStats {
+    frames: std::sync::atomic::AtomicU64,
+    bytes: std::sync::atomic::AtomicU64,
+    largest: std::sync::atomic::AtomicU64,
+    grids: std::sync::atomic::AtomicU64,
+}
+
+impl SentStats {
+    fn add(&self, bytes: &[u8]) {
+        let n = bytes.len() as u64;
+        self.frames.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(n, Ordering::Relaxed);
+        self.largest.fetch_max(n, Ordering::Relaxed);
+        if bytes.starts_with(density::GRID_MAGIC) {
+            self.grids.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    /// Frames sent, all pages together.
+    pub fn frames(&self) -> u64 {
+        self.frames.load(Ordering::Relaxed)
+    }
+    /// Of them, density pictures.
+    pub fn grids(&self) -> u64 {
+        self.grids.load(Ordering::Relaxed)
+    }
+    /// Bytes of frames sent.
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+    /// The largest frame sent, bytes.
+    pub fn largest(&self) -> u64 {
+        self.largest.load(Ordering::Relaxed)
+    }
 }
 
 #[derive(Clone)]
 struct AppState {
     scene: watch::Receiver<Arc<String>>,
-    frames: watch::Receiver<Arc<Vec<u8>>>,
+    frames: watch::Receiver<Option<Arc<Frame2d>>>,
+    sent: Arc<SentStats>,
     pages: Arc<Pages>,
     page: crate::PageShared,
 }
@@ -434,12 +478,14 @@ impl View2d {
         guard: Guard,
     ) -> std::io::Result<View2d> {
         let (scene_tx, scene_rx) = watch::channel(Arc::new(String::new()));
-        let (frames_tx, frames_rx) = watch::channel(Arc::new(Vec::new()));
+        let (frames_tx, frames_rx) = watch::channel(None);
         let pages = Arc::new(Pages::default());
         let responses = crate::responses_channel();
+        let sent = Arc::new(SentStats::default());
         let state = AppState {
             scene: scene_rx,
             frames: frames_rx,
+            sent: sent.clone(),
             pages: pages.clone(),
             page: crate::PageShared::new(
                 serde_json::json!({"type": "hello", "server": hello, "mode": mode, "world": world}),
@@ -462,7 +508,13 @@ impl View2d {
             pages,
             stop,
             last_publish: Mutex::new(None),
+            sent,
         })
+    }
+
+    /// What has been sent to pages so far.
+    pub fn sent(&self) -> Arc<SentStats> {
+        self.sent.clone()
     }
 
     /// The page's address.
@@ -506,9 +558,15 @@ impl View2d {
         self.scene.send_replace(Arc::new(v.to_string()));
     }
 
-    /// Replaces the newest frame (cheap; never waits for pages).
+    /// Replaces the newest frame (a copy; never waits for pages). Each page is sent what
+    /// is in its view ([`density`]), encoded on the view's thread.
     pub fn publish(&self, frame: &Frame2d) {
-        self.frames.send_replace(Arc::new(frame.encode()));
+        self.publish_owned(frame.clone());
+    }
+
+    /// [`View2d::publish`] without the copy.
+    pub fn publish_owned(&self, frame: Frame2d) {
+        self.frames.send_replace(Some(Arc::new(frame)));
     }
 
     /// Whether a frame is due now: a page is connected and the last frame is at least
@@ -609,6 +667,8 @@ async fn page(mut socket: WebSocket, state: AppState) {
     };
     scene.mark_changed();
     frames.mark_changed();
+    let guard = state.page.guard;
+    let mut view: Option<density::PageView> = None;
     loop {
         tokio::select! {
             _ = link.tick() => if !link.ping(&mut socket).await { return },
@@ -625,9 +685,13 @@ async fn page(mut socket: WebSocket, state: AppState) {
                 if changed.is_err() {
                     return;
                 }
-                let bytes = frames.borrow_and_update().clone();
-                if !bytes.is_empty() && socket.send(Message::Binary(bytes.to_vec().into())).await.is_err() {
-                    return;
+                let frame = frames.borrow_and_update().clone();
+                if let Some(frame) = frame {
+                    let bytes = density::encode_for(&frame, view.as_ref(), &guard);
+                    state.sent.add(&bytes);
+                    if socket.send(Message::Binary(bytes.into())).await.is_err() {
+                        return;
+                    }
                 }
             }
             r = responses.recv() => {
@@ -636,8 +700,20 @@ async fn page(mut socket: WebSocket, state: AppState) {
                 }
             }
             incoming = socket.recv() => {
-                if !link.command(&mut socket, incoming).await {
+                let mut changed_view = false;
+                let ok = link.command_with(&mut socket, incoming, |cmd| {
+                    (cmd.get("cmd").and_then(|c| c.as_str()) == Some("view")).then(|| {
+                        view = Some(density::PageView::parse(cmd)?);
+                        changed_view = true;
+                        Ok(())
+                    })
+                }).await;
+                if !ok {
                     return;
+                }
+                if changed_view {
+                    // The page sees its new view at once, even while the run is paused.
+                    frames.mark_changed();
                 }
             }
         }

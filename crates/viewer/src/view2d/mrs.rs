@@ -289,7 +289,7 @@ fn hook(view: Arc<View2d>, ops: Receiver<Operation>, speed: f64, stepped: bool) 
             view.set_scene(&scene(core.world().map(), version));
             shown = Some(now);
         }
-        view.publish(&frame(core, version, status.clone()));
+        view.publish_owned(frame(core, version, status.clone()));
     })
 }
 

@@ -389,7 +389,7 @@ mod tests {
                 "not a simrob-swarm-recording",
             ),
             (
-                br#"{"format":"simrob-swarm-recording","version":2,"width":1,"height":1}"#,
+                br#"{"format":"simrob-swarm-recording","version":3,"width":1,"height":1}"#,
                 "version",
             ),
             (

@@ -346,7 +346,7 @@ pub fn run_live(
     let mut snap = seer::Snapshot::default();
     view.set_scene(scene);
     let c = control.get();
-    view.publish(&frame(sim, scene, status(&c, "waiting"), &mut snap));
+    view.publish_owned(frame(sim, scene, status(&c, "waiting"), &mut snap));
     let mut run = LiveRun {
         stepping_seconds: 0.0,
         interrupted: false,
@@ -373,7 +373,7 @@ pub fn run_live(
                 let ahead = sim.time() - due;
                 if ahead > 0.0 {
                     if view.due() {
-                        view.publish(&frame(sim, scene, status(&c, "running"), &mut snap));
+                        view.publish_owned(frame(sim, scene, status(&c, "running"), &mut snap));
                     }
                     let wait = Duration::from_secs_f64((ahead / c.speed).min(1.0 / 30.0));
                     control.wait(c, wait);
@@ -385,7 +385,7 @@ pub fn run_live(
             control.take_step()
         };
         if !go {
-            view.publish(&frame(sim, scene, status(&c, "paused"), &mut snap));
+            view.publish_owned(frame(sim, scene, status(&c, "paused"), &mut snap));
             control.wait(c, Duration::from_millis(100));
             continue;
         }
@@ -397,12 +397,12 @@ pub fn run_live(
         }
         let state = if c.playing { "running" } else { "paused" };
         if view.due() || (!c.playing && control.get().steps == 0) {
-            view.publish(&frame(sim, scene, status(&c, state), &mut snap));
+            view.publish_owned(frame(sim, scene, status(&c, state), &mut snap));
         }
     }
     let c = control.get();
     let state = if run.interrupted { "stopped" } else { "ended" };
-    view.publish(&frame(sim, scene, status(&c, state), &mut snap));
+    view.publish_owned(frame(sim, scene, status(&c, state), &mut snap));
     run
 }
 
@@ -504,7 +504,7 @@ impl Watch {
                 controls: false,
             };
             self.view
-                .publish(&frame(sim, &self.scene, status, &mut self.snap));
+                .publish_owned(frame(sim, &self.scene, status, &mut self.snap));
         }
     }
 }

@@ -4,6 +4,7 @@ mod headless;
 mod sumbot;
 
 mod browser;
+mod density;
 mod guard;
 mod replay;
 mod view2d;

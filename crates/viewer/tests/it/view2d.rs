@@ -424,18 +424,26 @@ fn a_crashed_drone_is_drawn_differently_from_a_flying_one() {
     assert_ne!(c["color"], fl["color"]);
     // On the canvas, close up: the flying drone in its blue, the crashed one grey (crossed
     // out in red); the legend names both.
-    let close_up = |page: &mut Page, id: u32| -> Value {
+    // Where each is and how large, as first drawn: zoomed in, the page is sent only the
+    // bodies in its view.
+    let scale = f(&page.eval("__simrob2d.camera.scale"));
+    let at = |d: &Value| (f(&d["x"]), f(&d["y"]), 25.0 * scale / f(&d["r"]));
+    let (at_fl, at_c) = (at(fl), at(c));
+    let close_up = |page: &mut Page, id: u32, (x, y, s): (f64, f64, f64)| -> Value {
         let draws = page.eval("__simrob2d.draws");
-        page.eval(&format!(
-            "(() => {{ const d = __simrob2d.drawn.find(d => d.id === {id}); __simrob2d.focus(d.x, d.y, 25 * __simrob2d.camera.scale / d.r); return 1; }})()"
-        ));
-        page.wait_for(&format!("__simrob2d.draws > {draws}"), "__simrob2d.draws");
+        page.eval(&format!("__simrob2d.focus({x}, {y}, {s}); 1"));
+        page.wait_for(
+            &format!(
+                "__simrob2d.draws > {draws} && __simrob2d.drawn.some(d => d.id === {id} && d.r >= 15)"
+            ),
+            "__simrob2d.draws",
+        );
         let d = page.eval(&format!(
             "JSON.stringify(__simrob2d.drawn.find(d => d.id === {id}))"
         ));
         serde_json::from_str(d.as_str().expect("json")).expect("drawn")
     };
-    let fl = close_up(&mut page, flying.0);
+    let fl = close_up(&mut page, flying.0, at_fl);
     assert!(f(&fl["r"]) >= 15.0, "{fl}");
     assert!(
         any_pixel_near(
@@ -451,7 +459,7 @@ fn a_crashed_drone_is_drawn_differently_from_a_flying_one() {
         ),
         "the flying drone is not drawn blue: {fl}"
     );
-    let c = close_up(&mut page, crashed.0);
+    let c = close_up(&mut page, crashed.0, at_c);
     assert!(
         any_pixel_near(
             &mut page,
