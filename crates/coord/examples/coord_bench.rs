@@ -30,27 +30,22 @@ use simrob_swarm::scenario::Scenario;
 /// rate "on one core" is right even when other processes share the machine.
 struct Timer {
     wall: Instant,
-    cpu: Option<u64>,
-}
-
-fn cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
+    cpu: Option<f64>,
 }
 
 impl Timer {
     fn start() -> Timer {
         Timer {
             wall: Instant::now(),
-            cpu: cpu_ns(),
+            cpu: simrob_benchkit::thread_cpu(),
         }
     }
 
     /// (wall seconds, processor seconds — the wall time where unknown).
     fn stop(&self) -> (f64, f64) {
         let wall = self.wall.elapsed().as_secs_f64();
-        let cpu = match (self.cpu, cpu_ns()) {
-            (Some(a), Some(b)) => (b - a) as f64 / 1e9,
+        let cpu = match (self.cpu, simrob_benchkit::thread_cpu()) {
+            (Some(a), Some(b)) => b - a,
             _ => wall,
         };
         (wall, cpu)

@@ -30,24 +30,6 @@ mod common;
 
 use common::{TestServer, START, SYNC_AND_START};
 
-/// Processor seconds of this process so far (user + system, all threads).
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return f64::NAN;
-    };
-    let Some(rest) = stat.rsplit(')').next() else {
-        return f64::NAN;
-    };
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| {
-        f.get(i)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(f64::NAN)
-    };
-    // After the name: state is field 0, utime 11, stime 12; 100 ticks a second on Linux.
-    (ticks(11) + ticks(12)) / 100.0
-}
-
 fn register(agent: &mut Agent, key: &str, sync: bool) -> Result<(), ClientError> {
     let mut last = None;
     for _ in 0..10 {
@@ -84,7 +66,7 @@ fn lockstep(up: Impairment, down: Impairment, iterations: u64) -> Lockstep {
         },
     );
     let relay = UdpRelay::start(server.addr, up, down).expect("relay");
-    let cpu0 = cpu_seconds();
+    let cpu0 = simrob_benchkit::process_cpu().unwrap_or(f64::NAN);
     let t0 = Instant::now();
     let threads: Vec<_> = (0..AGENTS)
         .map(|i| {
@@ -133,7 +115,7 @@ fn lockstep(up: Impairment, down: Impairment, iterations: u64) -> Lockstep {
         longest_wait: results.iter().map(|r| r.0).max().unwrap_or_default(),
         missed: results.iter().map(|r| r.1).collect(),
         all_reached: results.iter().all(|r| r.2 >= iterations),
-        cpu: cpu_seconds() - cpu0,
+        cpu: simrob_benchkit::process_cpu().unwrap_or(f64::NAN) - cpu0,
     }
 }
 

@@ -862,14 +862,14 @@ fn crowd(scene: &Scene, n: u32, o: &Options) -> Result<()> {
         for _ in 0..100 {
             e.step();
         }
-        let cpu = process_cpu();
+        let cpu = simrob_benchkit::process_cpu();
         let per_thread = thread_cpu();
         let wall = Instant::now();
         for _ in 0..steps {
             e.step();
         }
         let wall = wall.elapsed().as_secs_f64();
-        let cpu = process_cpu().zip(cpu).map(|(b, a)| (b - a).as_secs_f64());
+        let cpu = simrob_benchkit::process_cpu().zip(cpu).map(|(b, a)| b - a);
         // The busiest thread's share: on an idle machine a step takes at least that long.
         let busiest = thread_cpu()
             .iter()
@@ -978,16 +978,6 @@ fn crowd_digest(e: &Engine, n: u32) -> u64 {
         }
     }
     h
-}
-
-/// The processor time of the whole process (all its threads), from `/proc/self/stat`.
-fn process_cpu() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let after = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    // utime and stime: fields 14 and 15 of the line, 12 and 13 after the command's ')'.
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    Some(Duration::from_secs_f64(ticks as f64 / 100.0))
 }
 
 /// Each thread of the process and its processor time (s), from `/proc/self/task/*/stat`.

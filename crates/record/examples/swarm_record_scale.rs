@@ -15,23 +15,6 @@ use std::io::Write;
 
 use simrob_record::swarm::{Columns, CompactWriter, EntityLine, STATES};
 
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return f64::NAN;
-    };
-    let f: Vec<&str> = stat
-        .rsplit_once(')')
-        .map_or("", |r| r.1)
-        .split_whitespace()
-        .collect();
-    let tick = |k: usize| {
-        f.get(k)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(f64::NAN)
-    };
-    (tick(11) + tick(12)) / 100.0
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let sizes: Vec<usize> = args
@@ -73,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut cols = Columns::default();
         let (mut sim, mut writer) = (0.0, 0.0);
         for k in 0..snapshots {
-            let c0 = cpu_seconds();
+            let c0 = simrob_benchkit::process_cpu().unwrap_or(f64::NAN);
             cols.begin(k as u64 * 24, k as f64);
             for (i, &(x, y, theta)) in poses.iter().enumerate() {
                 cols.push(&EntityLine {
@@ -85,10 +68,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     state: STATES[1 + (i % 3)],
                 })?;
             }
-            let c1 = cpu_seconds();
+            let c1 = simrob_benchkit::process_cpu().unwrap_or(f64::NAN);
             let before = w.bytes_written();
             w.snapshot(&cols)?;
-            let c2 = cpu_seconds();
+            let c2 = simrob_benchkit::process_cpu().unwrap_or(f64::NAN);
             sim += c1 - c0;
             writer += c2 - c1;
             if k + 1 == snapshots {

@@ -17,9 +17,7 @@ use simrob_swarm::grid::GridLayout;
 use simrob_swarm::grid::SpatialGrid;
 use simrob_swarm::scenario::{Overrides, Scenario};
 
-#[path = "support/cpu_time.rs"]
-mod cpu_time;
-use cpu_time::cpu_seconds;
+use simrob_benchkit::process_cpu as cpu_seconds;
 
 /// A bundled scenario's text with `[world]` width and height set (when `side` is given).
 fn scenario(

@@ -31,9 +31,6 @@ use std::time::Instant;
 
 use simrob_swarm::scenario::{Overrides, Scenario};
 
-#[path = "support/cpu_time.rs"]
-mod cpu_time;
-
 /// One hospital: 800 × 500 map units, as drawn in `scenarios/swarm/hospital.drawio`.
 const W: f64 = 800.0;
 const H: f64 = 500.0;
@@ -247,23 +244,10 @@ fn scenario_json(hospitals: usize, duration: f64, seed: u64) -> String {
     s
 }
 
-/// Peak resident memory of this process, MB (`VmHWM`).
-fn peak_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse::<f64>().ok())
-        })
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
-
 fn one(robots: usize, duration: f64, threads: usize) -> Result<(), Box<dyn std::error::Error>> {
     let hospitals = robots.div_ceil(ROBOTS.len()).max(1);
     let t0 = Instant::now();
-    let c0 = cpu_time::cpu_seconds().unwrap_or(f64::NAN);
+    let c0 = simrob_benchkit::process_cpu().unwrap_or(f64::NAN);
     let text = scenario_json(hospitals, duration, 1);
     let scenario = Scenario::from_json_str(&text, Path::new("."))?;
     drop(text);
@@ -273,12 +257,12 @@ fn one(robots: usize, duration: f64, threads: usize) -> Result<(), Box<dyn std::
     })?;
     drop(scenario);
     let build_wall = t0.elapsed().as_secs_f64();
-    let build_cpu = cpu_time::cpu_seconds().unwrap_or(f64::NAN) - c0;
+    let build_cpu = simrob_benchkit::process_cpu().unwrap_or(f64::NAN) - c0;
     let start = Instant::now();
-    let c1 = cpu_time::cpu_seconds().unwrap_or(f64::NAN);
+    let c1 = simrob_benchkit::process_cpu().unwrap_or(f64::NAN);
     while sim.step() {}
     let wall = start.elapsed().as_secs_f64();
-    let cpu = cpu_time::cpu_seconds().unwrap_or(f64::NAN) - c1;
+    let cpu = simrob_benchkit::process_cpu().unwrap_or(f64::NAN) - c1;
     let s = sim.finish(wall);
     let sim_s = s.simulated_seconds.max(1e-12);
     println!(
@@ -288,7 +272,7 @@ fn one(robots: usize, duration: f64, threads: usize) -> Result<(), Box<dyn std::
         s.simulated_seconds,
         wall / sim_s,
         cpu / sim_s,
-        peak_mb(),
+        simrob_benchkit::peak_memory_mb().unwrap_or(f64::NAN),
         s.tasks_done,
         s.scripts_done,
         s.collisions,

@@ -25,26 +25,6 @@ use std::time::Instant;
 use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_swarm::seer::{CompactRecorder, Consumer, JsonLinesRecorder, Seer};
 
-#[path = "support/cpu_time.rs"]
-mod cpu_time;
-
-fn cpu_seconds() -> f64 {
-    cpu_time::cpu_seconds().unwrap_or(f64::NAN)
-}
-
-/// Peak resident memory of this process, MB (`VmHWM`).
-fn peak_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse::<f64>().ok())
-        })
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
-
 fn one(
     n: usize,
     duration: f64,
@@ -79,10 +59,10 @@ fn one(
     }
     let build = t0.elapsed().as_secs_f64();
     let start = Instant::now();
-    let c1 = cpu_seconds();
+    let c1 = simrob_benchkit::process_cpu().unwrap_or(f64::NAN);
     while sim.step() {}
     let wall = start.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - c1;
+    let cpu = simrob_benchkit::process_cpu().unwrap_or(f64::NAN) - c1;
     let s = sim.finish(wall);
     let flying = n as u64 - s.arrived - s.crashed;
     let sim_s = s.simulated_seconds.max(1e-12);
@@ -95,7 +75,7 @@ fn one(
         wall / sim_s,
         cpu / sim_s,
         sim_s / wall.max(1e-12),
-        peak_mb(),
+        simrob_benchkit::peak_memory_mb().unwrap_or(f64::NAN),
         s.arrived,
         s.crashed,
         flying,

@@ -13,9 +13,7 @@ use simrob_swarm::nav::crossing::Crossings;
 use simrob_swarm::nav::NavMap;
 use simrob_swarm::scenario::{Overrides, Scenario};
 
-#[path = "support/cpu_time.rs"]
-mod cpu_time;
-use cpu_time::cpu_seconds;
+use simrob_benchkit::process_cpu as cpu_seconds;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let arg = |i: usize| std::env::args().nth(i);

@@ -16,15 +16,6 @@ use simrob_soccer::Profile;
 use simrob_trials::matchplay::{play, MatchParams, MatchSummary};
 use simrob_trials::referee::{StrikeEnd, StrikeKind};
 
-/// Processor time of this process (all threads), s, from `/proc/self/stat` (Linux).
-fn cpu_seconds() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let rest = s.rsplit_once(')')?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
-
 fn matches(first: u64, last: u64, minutes: f64) -> Vec<MatchSummary> {
     let next = AtomicU64::new(first);
     let workers = std::thread::available_parallelism().map_or(1, |p| p.get());
@@ -124,9 +115,9 @@ fn main() {
     let last: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
     let minutes: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10.0);
     let rows = args.iter().any(|a| a == "rows");
-    let (t0, c0) = (Instant::now(), cpu_seconds());
+    let (t0, c0) = (Instant::now(), simrob_benchkit::process_cpu());
     let all = matches(first, last, minutes);
-    let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu_seconds());
+    let (wall, cpu) = (t0.elapsed().as_secs_f64(), simrob_benchkit::process_cpu());
     if rows {
         println!("seed goals shots on-target passes completed loops longest-exchange");
         for m in &all {

@@ -22,15 +22,6 @@ use simrob_soccer::Profile;
 use simrob_trials::stats::{over_seeds, totals, Rate};
 use simrob_trials::{run_trial, Case, TrialResult};
 
-/// Processor time of this process (all threads), s, from `/proc/self/stat` (Linux).
-fn cpu_seconds() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let rest = s.rsplit_once(')')?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
-
 fn run(case: Case, n: u32, seed: u64, profile: &Profile) -> Vec<TrialResult> {
     let next = AtomicU32::new(0);
     let workers = std::thread::available_parallelism().map_or(1, |p| p.get());
@@ -103,7 +94,7 @@ fn main() {
             100.0 * r.high
         )
     };
-    let (wall0, cpu0) = (Instant::now(), cpu_seconds());
+    let (wall0, cpu0) = (Instant::now(), simrob_benchkit::process_cpu());
     out!("{n} trials a case, seed {seed}");
     for case in [
         Case::PenaltyKick,
@@ -155,7 +146,7 @@ fn main() {
         }
     }
     let wall = wall0.elapsed().as_secs_f64();
-    match (cpu0, cpu_seconds()) {
+    match (cpu0, simrob_benchkit::process_cpu()) {
         (Some(a), Some(b)) => out!("{wall:.1} s wall, {:.1} s processor time", b - a),
         _ => out!("{wall:.1} s wall"),
     }
@@ -164,7 +155,7 @@ fn main() {
 /// The table over seeds `first..=last`, `n` trials at each.
 fn over_seed_range(n: u32, first: u64, last: u64, only: Option<Case>, profiles: &[Profile]) {
     let pct = |x: f64| format!("{:.1}", 100.0 * x);
-    let (wall0, cpu0) = (Instant::now(), cpu_seconds());
+    let (wall0, cpu0) = (Instant::now(), simrob_benchkit::process_cpu());
     let seeds = last.saturating_sub(first) + 1;
     out!("{n} trials a case at each of seeds {first}..{last} ({seeds} seeds)");
     out!("| case | profile | trials | pooled rate [95 % Wilson] | per seed min / median / max | FutRob's robots | lower end ≥ FutRob's rate |");
@@ -209,7 +200,7 @@ fn over_seed_range(n: u32, first: u64, last: u64, only: Option<Case>, profiles: 
         }
     }
     let wall = wall0.elapsed().as_secs_f64();
-    match (cpu0, cpu_seconds()) {
+    match (cpu0, simrob_benchkit::process_cpu()) {
         (Some(a), Some(b)) => out!("{wall:.1} s wall, {:.1} s processor time", b - a),
         _ => out!("{wall:.1} s wall"),
     }

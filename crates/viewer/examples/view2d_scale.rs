@@ -16,9 +16,6 @@ use simrob_viewer::view2d::density::{encode_for, PageView};
 use simrob_viewer::view2d::{Body2d, Frame2d};
 use simrob_viewer::Guard;
 
-#[path = "../../swarm/examples/support/cpu_time.rs"]
-mod cpu_time;
-
 fn frame(n: usize, side: f64) -> Frame2d {
     let mut s = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
@@ -46,13 +43,13 @@ fn frame(n: usize, side: f64) -> Frame2d {
 }
 
 fn measure(repeats: usize, mut f: impl FnMut() -> Vec<u8>) -> (usize, f64, f64) {
-    let c0 = cpu_time::cpu_seconds().unwrap_or(f64::NAN);
+    let c0 = simrob_benchkit::process_cpu().unwrap_or(f64::NAN);
     let w0 = std::time::Instant::now();
     let mut bytes = 0;
     for _ in 0..repeats {
         bytes = std::hint::black_box(f()).len();
     }
-    let cpu = (cpu_time::cpu_seconds().unwrap_or(f64::NAN) - c0) / repeats as f64;
+    let cpu = (simrob_benchkit::process_cpu().unwrap_or(f64::NAN) - c0) / repeats as f64;
     let wall = w0.elapsed().as_secs_f64() / repeats as f64;
     (bytes, cpu * 1e3, wall * 1e3)
 }
