@@ -573,6 +573,10 @@ pub struct StaticIndex {
     rows: usize,
     /// `(cy · cols + cx, index into items)` for every cell a collider covers, sorted.
     cells: Vec<(u64, u32)>,
+    /// Where each row's entries start in `cells` (`rows + 1` offsets), so a query searches
+    /// only its own rows: on a large map one search over every entry cost a chain of cache
+    /// misses per row, per robot, per frame.
+    row_start: Vec<usize>,
     /// `(entity, x, y, shape)` of every indexed collider.
     pub items: Vec<(EntityId, f64, f64, Shape)>,
 }
@@ -614,6 +618,13 @@ impl StaticIndex {
             }
         }
         self.cells.sort_unstable();
+        self.row_start.clear();
+        let mut i = 0;
+        for cy in 0..=self.rows {
+            let end = self.key(0, cy);
+            i += self.cells[i..].partition_point(|&(c, _)| c < end);
+            self.row_start.push(i);
+        }
     }
 
     fn key(&self, cx: usize, cy: usize) -> u64 {
@@ -642,8 +653,9 @@ impl StaticIndex {
         let (cx1, cy1) = self.cell_of(x + radius, y + radius);
         for cy in cy0..=cy1 {
             let (c0, c1) = (self.key(cx0, cy), self.key(cx1, cy));
-            let lo = self.cells.partition_point(|&(c, _)| c < c0);
-            let run = &self.cells[lo..];
+            let row = &self.cells[self.row_start[cy]..self.row_start[cy + 1]];
+            let lo = row.partition_point(|&(c, _)| c < c0);
+            let run = &row[lo..];
             let hi = run.partition_point(|&(c, _)| c <= c1);
             out.extend(run[..hi].iter().map(|&(_, k)| k));
         }
