@@ -21,13 +21,14 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use thiserror::Error;
 
 use crate::alloc::{greedy, hungarian, Idle};
-use crate::cnp::{valid_cost, Auctioneer, CnpConfig, CnpOut, CostModel, Euclidean, IdSet};
+use crate::cnp::{Auctioneer, CnpConfig, CnpOut, CostModel, Euclidean, IdSet};
 use crate::model::{
     AuctionId, RobotId, RobotInfo, RobotStatus, Running, TaskClass, TaskId, TaskSpec, TaskState,
     ValueError, CONTROL_CENTER,
 };
 use crate::sync::find_cycle;
 use crate::time::{ClockView, Stamp};
+use crate::wire::valid_cost;
 use crate::wire::{class_set, validate, Envelope, Msg, OperatorCommand, Policy};
 
 /// Default seconds between re-announcements of unallocated tasks (`reannounce_period`).

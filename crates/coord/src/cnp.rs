@@ -17,7 +17,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use crate::model::{AuctionId, RobotId, TaskClass, TaskId, TaskSpec};
 use crate::task_manager::TaskManager;
-use crate::wire::Msg;
+use crate::wire::{valid_cost, Msg};
 
 /// Default time robots have to bid (`bid_window`, seconds).
 pub const DEFAULT_BID_WINDOW: f64 = 0.5;
@@ -93,15 +93,6 @@ impl Ord for Due {
     fn cmp(&self, o: &Self) -> Ordering {
         self.0.total_cmp(&o.0)
     }
-}
-
-/// A bid's cost is a number ≥ 0 and finite: a sign bit of 0 and an exponent below all
-/// ones (+0 to the largest finite), or −0. On the bits, two comparisons: `is_finite() && c
-/// >= 0.0` became a dozen instructions on every bid.
-#[inline(always)]
-pub(crate) fn valid_cost(c: f64) -> bool {
-    let b = c.to_bits();
-    b < 0x7ff0_0000_0000_0000 || b == 0x8000_0000_0000_0000
 }
 
 /// Hashes auction ids (sequential integers) with one multiplication.
@@ -735,25 +726,6 @@ fn seconds(task: &TaskSpec) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn valid_costs_are_finite_and_not_negative() {
-        for c in [0.0, -0.0, 1e-300, 5e-324, 1.0, f64::MAX] {
-            assert_eq!(valid_cost(c), c.is_finite() && c >= 0.0, "{c}");
-            assert!(valid_cost(c));
-        }
-        for c in [
-            -5e-324,
-            -1.0,
-            f64::MIN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-            -f64::NAN,
-        ] {
-            assert!(!valid_cost(c), "{c}");
-        }
-    }
 
     #[test]
     fn id_sets_keep_small_and_huge_ids() {
