@@ -1,6 +1,7 @@
 //! What a benchmark run cost, read from Linux's `/proc`: the processor time of the whole
 //! process ([`process_cpu`]) or of the calling thread ([`thread_cpu`]), and the process's
-//! peak resident memory ([`peak_memory_mb`]).
+//! peak resident memory ([`peak_memory_mb`]); and [`size_list`], the sizes a benchmark is
+//! asked to run (`10000,100000`).
 //!
 //! SimRob's benchmarks print these beside the wall clock, because on a machine shared with
 //! other work the wall clock measures the machine's load as much as the run, while processor
@@ -36,6 +37,12 @@ pub fn peak_memory_mb() -> Option<f64> {
     parse_peak_kb(&status).map(|kb| kb / 1024.0)
 }
 
+/// The sizes in a comma-separated list such as `10000,100000,1000000` (no spaces); an
+/// entry that is not a whole number is an error.
+pub fn size_list(text: &str) -> Result<Vec<usize>, std::num::ParseIntError> {
+    text.split(',').map(str::parse).collect()
+}
+
 /// User plus system time from a `/proc/PID/stat` line, in seconds.
 fn parse_stat(stat: &str) -> Option<f64> {
     // The fields after the command name, which is in parentheses and may hold spaces.
@@ -63,6 +70,13 @@ mod tests {
         let line = "42 (a (b) c) R 1 42 42 0 -1 4194304 10 0 0 0 250 75 0 0 20 0 1 0";
         assert_eq!(parse_stat(line), Some(3.25));
         assert_eq!(parse_stat("42 (x) R 1 2"), None);
+    }
+
+    #[test]
+    fn size_lists() {
+        assert_eq!(size_list("10,2000"), Ok(vec![10, 2000]));
+        assert!(size_list("10,,20").is_err());
+        assert!(size_list("1e6").is_err());
     }
 
     #[test]

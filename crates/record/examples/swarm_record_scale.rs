@@ -17,12 +17,8 @@ use simrob_record::swarm::{Columns, CompactWriter, EntityLine, STATES};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let sizes: Vec<usize> = args
-        .get(1)
-        .map_or("100000,1000000", String::as_str)
-        .split(',')
-        .map(str::parse)
-        .collect::<Result<_, _>>()?;
+    let sizes: Vec<usize> =
+        simrob_benchkit::size_list(args.get(1).map_or("100000,1000000", String::as_str))?;
     let snapshots: usize = args.get(2).map_or(Ok(5), |s| s.parse())?;
     let path = args.get(3);
     println!("compact swarm recording, entities uniform over the map; per snapshot:");

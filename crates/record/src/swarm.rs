@@ -709,7 +709,8 @@ mod tests {
     use super::*;
     use std::io::Cursor;
 
-    fn header() -> Header {
+    /// A small header the format tests share (the compact format's tests too).
+    pub(super) fn header() -> Header {
         Header {
             scenario: "s".into(),
             seed: 3,

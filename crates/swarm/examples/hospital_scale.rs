@@ -292,12 +292,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let threads: usize = args.get(4).ok_or("threads")?.parse()?;
         return one(n, duration, threads);
     }
-    let sizes: Vec<usize> = args
-        .get(1)
-        .map_or("1000,10000,100000", String::as_str)
-        .split(',')
-        .map(str::parse)
-        .collect::<Result<_, _>>()?;
+    let sizes: Vec<usize> =
+        simrob_benchkit::size_list(args.get(1).map_or("1000,10000,100000", String::as_str))?;
     let duration: f64 = args.get(2).map_or(Ok(300.0), |s| s.parse())?;
     let threads: usize = args.get(3).map_or(Ok(1), |s| s.parse())?;
     println!(

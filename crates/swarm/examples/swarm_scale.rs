@@ -125,12 +125,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             args.get(7).map(String::as_str),
         );
     }
-    let sizes: Vec<usize> = args
-        .get(1)
-        .map_or("10000,100000,1000000", String::as_str)
-        .split(',')
-        .map(str::parse)
-        .collect::<Result<_, _>>()?;
+    let sizes: Vec<usize> =
+        simrob_benchkit::size_list(args.get(1).map_or("10000,100000,1000000", String::as_str))?;
     let duration: f64 = args.get(2).map_or(Ok(60.0), |s| s.parse())?;
     let threads: usize = match args.get(3) {
         Some(s) => s.parse()?,

@@ -48,6 +48,20 @@ pub struct EntitySnap {
     pub half: [f64; 2],
 }
 
+impl EntitySnap {
+    /// This entity as a recording's snapshot line.
+    fn line(&self) -> EntityLine<'_> {
+        EntityLine {
+            id: self.id,
+            kind: self.kind,
+            x: self.x,
+            y: self.y,
+            theta: self.theta,
+            state: self.state,
+        }
+    }
+}
+
 /// The simulation at one instant.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Snapshot {
@@ -351,14 +365,7 @@ impl<W: Write> Consumer for JsonLinesRecorder<W> {
     }
 
     fn snapshot(&mut self, s: &Snapshot) -> Result<(), ConsumerError> {
-        let entities = s.entities.iter().map(|e| EntityLine {
-            id: e.id,
-            kind: e.kind,
-            x: e.x,
-            y: e.y,
-            theta: e.theta,
-            state: e.state,
-        });
+        let entities = s.entities.iter().map(EntitySnap::line);
         Ok(self.out.snapshot(s.frame, s.t, entities)?)
     }
 
@@ -543,15 +550,7 @@ impl Consumer for CompactRecorder {
         self.stats.pending.fetch_add(need, Ordering::Relaxed);
         cols.begin(s.frame, s.t);
         for e in &s.entities {
-            let line = EntityLine {
-                id: e.id,
-                kind: e.kind,
-                x: e.x,
-                y: e.y,
-                theta: e.theta,
-                state: e.state,
-            };
-            if let Err(err) = cols.push(&line) {
+            if let Err(err) = cols.push(&e.line()) {
                 self.stats.fail(&err);
                 let _ = self.stop();
                 return Err(err.into());

@@ -56,12 +56,8 @@ fn measure(repeats: usize, mut f: impl FnMut() -> Vec<u8>) -> (usize, f64, f64) 
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let sizes: Vec<usize> = args
-        .get(1)
-        .map_or("100000,1000000", String::as_str)
-        .split(',')
-        .map(str::parse)
-        .collect::<Result<_, _>>()?;
+    let sizes: Vec<usize> =
+        simrob_benchkit::size_list(args.get(1).map_or("100000,1000000", String::as_str))?;
     let repeats: usize = args.get(2).map_or(Ok(10), |s| s.parse())?;
     let guard = Guard::default();
     println!(

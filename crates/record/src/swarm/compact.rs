@@ -346,26 +346,15 @@ pub(super) fn decode(payload: &[u8], states: &[String]) -> Result<super::Snapsho
 
 #[cfg(test)]
 mod tests {
-    use super::super::{PoiInfo, ReadError, Reader};
+    use super::super::{ReadError, Reader};
     use super::*;
     use std::io::Cursor;
 
     fn header() -> Header {
         Header {
-            scenario: "s".into(),
-            seed: 3,
-            fps: 10.0,
             snapshot_period: 1.0,
-            width: 100.0,
-            height: 50.0,
             kinds: vec!["world".into(), "drone".into()],
-            walls: vec![[1.0, 2.0, 3.0, 4.0]],
-            pois: vec![PoiInfo {
-                name: "p".into(),
-                x: 1.5,
-                y: 2.5,
-            }],
-            paths: vec![],
+            ..super::super::tests::header()
         }
     }
 
