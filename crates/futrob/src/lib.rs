@@ -149,7 +149,7 @@ pub mod world;
 
 pub use actions::{ActionHandler, BodyStatus, Fall};
 pub use brain::{Brain, BrainOutput};
-pub use config::{BrainParams, ConfigError, IniConfig, VisionStub};
+pub use config::{BrainParams, ConfigError, IniConfig, RangeCalibration, VisionStub};
 pub use motion::MotionTable;
 pub use msg::{Message, Param, Role, SimRadio, TeamComm, BROADCAST};
 pub use names::{Action, ActionKind, Family, ObjectKind, Predicate};
