@@ -136,6 +136,78 @@ pub struct BrainParams {
     pub auto_get_up: bool,
     /// Run `lookAtBall` on the head whenever the current action leaves it free.
     pub auto_look_at_ball: bool,
+    /// The camera's distance calibration the keeper-position report corrects its ranges
+    /// with (see [`RangeCalibration`]); none by default.
+    pub range_calibration: RangeCalibration,
+}
+
+/// FutRob's camera calibration: the mean distance error its vision made at each true
+/// distance (true distance cm, mean error cm), measured over the head tilts at which the
+/// ball was seen — the same figure the `paper` camera of `simrob-soccer` draws its errors
+/// from.
+pub const FUTROB_RANGE_BIAS: [(f64, f64); 10] = [
+    (5.0, 5.33),
+    (20.0, 2.17),
+    (40.0, 0.57),
+    (60.0, 0.86),
+    (80.0, 0.64),
+    (90.0, 2.69),
+    (100.0, 2.71),
+    (110.0, 4.19),
+    (130.0, 8.69),
+    (150.0, 17.78),
+];
+
+/// The mean distance error a camera is known to make, which a reading is corrected by.
+///
+/// A range error that is a bias at a given distance (FutRob's camera reads 150 cm as about
+/// 168 cm, every frame) does not average out over sightings; knowing it, a team subtracts it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum RangeCalibration {
+    /// Readings taken as they come.
+    #[default]
+    None,
+    /// FutRob's calibration ([`FUTROB_RANGE_BIAS`]): linear between its rows, the first row's
+    /// error below 5 cm, proportional to the distance beyond 150 cm.
+    FutRob,
+}
+
+impl RangeCalibration {
+    /// The mean error (cm) of a reading of an object at true distance `d` cm.
+    pub fn bias_at(self, d: f64) -> f64 {
+        let t: &[(f64, f64)] = match self {
+            RangeCalibration::None => return 0.0,
+            RangeCalibration::FutRob => &FUTROB_RANGE_BIAS,
+        };
+        let (Some(first), Some(last)) = (t.first(), t.last()) else {
+            return 0.0;
+        };
+        if d <= first.0 {
+            return first.1;
+        }
+        if d >= last.0 {
+            return last.1 * d / last.0;
+        }
+        t.windows(2).find(|w| d <= w[1].0).map_or(last.1, |w| {
+            let s = (d - w[0].0) / (w[1].0 - w[0].0);
+            w[0].1 + (w[1].1 - w[0].1) * s
+        })
+    }
+
+    /// The true distance (cm) whose mean reading is `measured` cm: the solution of
+    /// `d + bias(d) = measured` (by fixed-point iteration; FutRob's error never changes by
+    /// half a centimetre per centimetre, so it converges). Not finite or negative in, out
+    /// unchanged.
+    pub fn correct(self, measured: f64) -> f64 {
+        if self == RangeCalibration::None || !measured.is_finite() || measured < 0.0 {
+            return measured;
+        }
+        let mut d = measured;
+        for _ in 0..60 {
+            d = (measured - self.bias_at(d)).max(0.0);
+        }
+        d
+    }
 }
 
 impl Default for BrainParams {
@@ -181,6 +253,7 @@ impl Default for BrainParams {
             intercept_reach_cm: 40.0,
             auto_get_up: true,
             auto_look_at_ball: false,
+            range_calibration: RangeCalibration::None,
         }
     }
 }

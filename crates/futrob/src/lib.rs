@@ -100,7 +100,11 @@
 //!   axis only inside its `[MIN, MAX]` window (10/40 cm in x, 40/80 cm in y, inclusive).
 //!   `gkNeedsRelocate` uses the x offset only: the FutRob keeper moves only along its goal
 //!   line, so a y report could never be corrected. The keeper dead-reckons its offset
-//!   with each lateral step until the next report.
+//!   with each lateral step until the next report. The ranges of the keeper and the goal
+//!   are first corrected by the camera's known mean error
+//!   ([`config::RangeCalibration`], none by default; FutRob's table for FutRob's camera):
+//!   the x offset is the keeper's range times the sine of the bearing difference, so a
+//!   range bias (FutRob's camera reads 150 cm 12 % long) would scale every offset.
 //! - **`gkNeedsStartSaving`:** crossing point `x_c` and time `t_c` of the keeper's line
 //!   (`y = 0` in its frame); `need = |x_c| − coverage/2`; lateral steps
 //!   `n = ceil(max(0, need − SAVE_DISTANCE)/step)`; keeper time
@@ -149,7 +153,7 @@ pub mod world;
 
 pub use actions::{ActionHandler, BodyStatus, Fall};
 pub use brain::{Brain, BrainOutput};
-pub use config::{BrainParams, ConfigError, IniConfig, VisionStub};
+pub use config::{BrainParams, ConfigError, IniConfig, RangeCalibration, VisionStub};
 pub use motion::MotionTable;
 pub use msg::{Message, Param, Role, SimRadio, TeamComm, BROADCAST};
 pub use names::{Action, ActionKind, Family, ObjectKind, Predicate};

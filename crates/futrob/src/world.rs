@@ -713,17 +713,23 @@ impl WorldModel {
             return None;
         }
         let valid = |s: &&Sighting| s.distance_cm.is_finite() && s.angle_deg.is_finite();
-        let g = frame
+        let p = &self.params;
+        // Ranges corrected by the camera's known mean error: the offset along the goal line
+        // is the keeper's range times the sine of the bearing difference (keeper − goal
+        // centre), so a range bias scales it — FutRob's camera reads 150 cm 12 % long, every
+        // frame, and averaging more frames does not remove that.
+        let at = |s: &Sighting| {
+            Vec2::from_polar(s.angle_deg, p.range_calibration.correct(s.distance_cm))
+        };
+        let g = at(frame
             .iter()
             .filter(valid)
-            .find(|s| s.object == ObjectKind::MyGoal)?
-            .position();
-        let p = &self.params;
+            .find(|s| s.object == ObjectKind::MyGoal)?);
         let k = frame
             .iter()
             .filter(valid)
             .filter(|s| s.object == ObjectKind::Partner)
-            .map(Sighting::position)
+            .map(at)
             .filter(|k| k.minus(g).norm() <= p.keeper_id_distance_cm)
             .min_by(|a, b| a.minus(g).norm().total_cmp(&b.minus(g).norm()))?;
         let gn = g.norm();

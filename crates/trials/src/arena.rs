@@ -9,7 +9,8 @@
 //! the world through a [`BodyLink`] exactly as a networked player's go over UDP.
 
 use simrob_futrob::body::BodyLink;
-use simrob_futrob::{Brain, BrainParams, ObjectKind, Role, RuleSet, SimRadio};
+use simrob_futrob::config::FUTROB_RANGE_BIAS;
+use simrob_futrob::{Brain, BrainParams, ObjectKind, RangeCalibration, Role, RuleSet, SimRadio};
 use simrob_protocol::EntityId;
 use simrob_protocol::{EntityRequest, Vec3};
 use simrob_soccer::field::BALL_ENTITY;
@@ -157,7 +158,22 @@ impl Arena {
                 material: None,
             })?;
             let brain = s.rules.map(|rules| {
-                let mut b = Brain::new(s.entity as i32, s.role, rules, BrainParams::default());
+                // The brain knows its camera's calibration, as FutRob's knew its own.
+                let camera = &self.params.profile.camera.distance_error;
+                let calibrated = camera.len() == FUTROB_RANGE_BIAS.len()
+                    && camera
+                        .iter()
+                        .zip(FUTROB_RANGE_BIAS)
+                        .all(|(a, b)| a.0 == b.0 && a.1 == b.1);
+                let params = BrainParams {
+                    range_calibration: if calibrated {
+                        RangeCalibration::FutRob
+                    } else {
+                        RangeCalibration::None
+                    },
+                    ..BrainParams::default()
+                };
+                let mut b = Brain::new(s.entity as i32, s.role, rules, params);
                 b.start();
                 b
             });

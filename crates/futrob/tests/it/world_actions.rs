@@ -8,7 +8,7 @@ use simrob_futrob::rules::RuleSet;
 use simrob_futrob::trajectory::{ols_line, SampleFate, TrajectoryParams};
 use simrob_futrob::{
     Action, ActionKind, BodyStatus, Brain, BrainParams, Fall, Family, Message, ObjectKind, Param,
-    Predicate, Role, Sighting, Trajectory, Vec2, WorldModel, BROADCAST,
+    Predicate, RangeCalibration, Role, Sighting, Trajectory, Vec2, WorldModel, BROADCAST,
 };
 
 fn wm(role: Role) -> WorldModel {
@@ -424,6 +424,58 @@ fn the_keeper_report_is_the_mean_of_two_seconds_of_frames() {
     assert_eq!(w.keeper_report(), Some((Some(30), None)));
     w.robot_moved(Vec2::new(0.0, 12.0), 0.0);
     assert_eq!(w.keeper_report(), None);
+}
+
+/// What the `paper` camera reads, on average, of an object at (x, y) cm: the true bearing and
+/// the true range plus FutRob's calibration bias at that range.
+fn paper_mean_reading(o: ObjectKind, x: f64, y: f64) -> Sighting {
+    let s = at(o, x, y);
+    let (bias, _) = simrob_soccer::CameraProfile::paper().distance_error_at(s.distance_cm);
+    Sighting::new(o, s.angle_deg, s.distance_cm + bias)
+}
+
+#[test]
+fn the_keeper_offset_is_corrected_for_the_cameras_range_bias() {
+    // The calibration inverts the `paper` camera's mean error at every range.
+    let cam = simrob_soccer::CameraProfile::paper();
+    for d in [
+        3.0, 5.0, 12.0, 33.0, 85.0, 125.0, 150.0, 151.0, 180.0, 400.0,
+    ] {
+        let read = d + cam.distance_error_at(d).0;
+        let back = RangeCalibration::FutRob.correct(read);
+        assert!(
+            (back - d).abs() < 1e-6,
+            "{d} cm read as {read} corrected to {back}"
+        );
+        assert_eq!(RangeCalibration::None.correct(read), read);
+    }
+    // Facing our goal 180 cm ahead, the keeper 30 cm in front of it and X cm to our right.
+    // The camera reads 150 cm as 168 cm, every frame: the uncorrected estimate (range ×
+    // sine of the bearing difference) is 12 % long, so a keeper 9 cm off — inside the 10 cm
+    // threshold — was reported at 10 cm and moved, and one 20 cm off was sent 22 cm.
+    let report = |calibration: RangeCalibration, x: f64| {
+        let mut w = WorldModel::new(
+            1,
+            Role::FieldPlayer,
+            BrainParams {
+                range_calibration: calibration,
+                ..BrainParams::default()
+            },
+        );
+        let frame = [
+            paper_mean_reading(ObjectKind::MyGoal, 0.0, 180.0),
+            paper_mean_reading(ObjectKind::Partner, x, 150.0),
+        ];
+        feed(&mut w, 0, 8, &frame);
+        w.keeper_report().map(|r| r.0)
+    };
+    assert_eq!(report(RangeCalibration::None, 9.0), Some(Some(-10)));
+    assert_eq!(report(RangeCalibration::None, 20.0), Some(Some(-22)));
+    assert_eq!(report(RangeCalibration::FutRob, 9.0), Some(None));
+    assert_eq!(report(RangeCalibration::FutRob, -9.5), Some(None));
+    assert_eq!(report(RangeCalibration::FutRob, 20.0), Some(Some(-20)));
+    assert_eq!(report(RangeCalibration::FutRob, -30.0), Some(Some(30)));
+    assert_eq!(report(RangeCalibration::FutRob, 5.0), Some(None));
 }
 
 /// A ball rolling with constant deceleration from `p0` with velocity `v` (cm/s) and
