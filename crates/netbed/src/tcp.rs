@@ -187,10 +187,14 @@ fn forward(mut from: TcpStream, mut to: TcpStream, shared: &Shared) {
                 };
             }
         }
+        // Counted before the bytes leave, so that whoever received them and then asks finds
+        // them counted (counted after, a busy machine could answer in between); taken back
+        // if the write fails.
+        shared.bytes.fetch_add(n as u64, Ordering::Relaxed);
         if to.write_all(&buf[..n]).is_err() {
+            shared.bytes.fetch_sub(n as u64, Ordering::Relaxed);
             break;
         }
-        shared.bytes.fetch_add(n as u64, Ordering::Relaxed);
     }
     let _ = to.shutdown(Shutdown::Write);
     let _ = from.shutdown(Shutdown::Read);
