@@ -37,12 +37,10 @@ fn hospital_runs_and_prints_one_json_summary() {
     }
 }
 
-#[test]
-fn drone_swarm_with_robots_seed_duration_and_a_recording() {
-    let dir = std::env::temp_dir().join(format!("simrob-swarm-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let rec = dir.join("run.jsonl");
-    let out = simrob()
+/// `simrob swarm run` of 50 drones of the bundled swarm for 2 s, seed 9, recorded to `rec`
+/// with `extra` options.
+fn record_drones(rec: &std::path::Path, extra: &[&str]) -> std::io::Result<std::process::Output> {
+    simrob()
         .args([
             "swarm",
             "run",
@@ -51,14 +49,21 @@ fn drone_swarm_with_robots_seed_duration_and_a_recording() {
             "50",
             "--duration",
             "2",
-            "--seed",
-            "9",
         ])
+        .args(["--seed", "9"])
+        .args(extra)
         .arg(scenario("drone-swarm.toml"))
         .arg("--record")
-        .arg(&rec)
+        .arg(rec)
         .output()
-        .expect("simrob runs");
+}
+
+#[test]
+fn drone_swarm_with_robots_seed_duration_and_a_recording() {
+    let dir = std::env::temp_dir().join(format!("simrob-swarm-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rec = dir.join("run.jsonl");
+    let out = record_drones(&rec, &[]).expect("simrob runs");
     assert!(
         out.status.success(),
         "{}",
@@ -100,22 +105,7 @@ fn drone_swarm_with_robots_seed_duration_and_a_recording() {
     let rows = String::from_utf8_lossy(&csv.stdout).lines().count();
     assert!(rows > 50 * 20, "{rows} CSV rows");
     // Version 1 (JSON lines) on request.
-    let out = simrob()
-        .args([
-            "swarm",
-            "run",
-            "--quiet",
-            "--robots",
-            "50",
-            "--duration",
-            "2",
-        ])
-        .args(["--seed", "9", "--record-format", "swarm-json"])
-        .arg(scenario("drone-swarm.toml"))
-        .arg("--record")
-        .arg(&rec)
-        .output()
-        .expect("simrob runs");
+    let out = record_drones(&rec, &["--record-format", "swarm-json"]).expect("simrob runs");
     assert!(out.status.success());
     let rec_text = std::fs::read_to_string(&rec).unwrap();
     let first: serde_json::Value = serde_json::from_str(rec_text.lines().next().unwrap()).unwrap();
