@@ -108,6 +108,11 @@ fn the_relay_does_exactly_what_the_seed_says() {
     server
         .set_read_timeout(Some(Duration::from_secs(30)))
         .expect("guard");
+    // How many datagrams the server has taken so far: the agent keeps at most two batches
+    // ahead of it, so that the server's receive buffer never overflows while its thread
+    // waits for a core (the relay and the sending agent can keep both cores busy).
+    let arrived = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = arrived.clone();
     let receiver = std::thread::spawn(move || {
         let mut got = Vec::new();
         let mut buf = [0u8; 256];
@@ -121,9 +126,13 @@ fn the_relay_does_exactly_what_the_seed_says() {
                 .and_then(|v| v.parse::<u64>().ok())
                 .expect("numbered");
             got.push(n);
+            counter.store(got.len(), std::sync::atomic::Ordering::Release);
         }
         got
     });
+    // Copies the seed sends of the datagrams numbered below `k`.
+    let copies_below =
+        |k: u64| -> usize { (0..k.min(N)).map(|n| imp.fate(id, n).delays.len()).sum() };
     let agent = UdpSocket::bind("127.0.0.1:0").expect("agent socket");
     for n in 0..N {
         let d = format!("<Key>probe</Key><N>{n}</N>");
@@ -132,6 +141,15 @@ fn the_relay_does_exactly_what_the_seed_says() {
             // Ten at a time, each batch taken by the relay before the next (no socket
             // buffer overflows on a loaded machine): waits for the relay's count.
             while relay.stats().up.received <= n {
+                std::thread::yield_now();
+            }
+            // And every copy of the batch before the last has reached the server (a copy
+            // the relay holds back is let go once later ones have passed it). Waits on the
+            // server's count; a receiver that failed ends the wait.
+            let due = copies_below((n + 1).saturating_sub(20));
+            while arrived.load(std::sync::atomic::Ordering::Acquire) < due
+                && !receiver.is_finished()
+            {
                 std::thread::yield_now();
             }
         }
