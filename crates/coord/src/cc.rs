@@ -3,7 +3,9 @@
 //! clear, and the three logs — tasks sent, robot status, task states — stamped with the
 //! Time Server's time.
 //!
-//! Sans-IO: feed it envelopes ([`ControlCenter::handle`]) and operator requests, call
+//! Sans-IO: feed it envelopes ([`ControlCenter::handle`]; in one process, the robots'
+//! messages in an [`Outbox`], bids as compact records: [`ControlCenter::handle_outbox`]) and
+//! operator requests, call
 //! [`ControlCenter::handle_timeout`] with the local clock, and take out what it sends
 //! ([`ControlCenter::poll_transmit`]) and logs ([`ControlCenter::poll_log`]).
 //!

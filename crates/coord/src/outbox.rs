@@ -241,6 +241,6 @@ mod tests {
         pushed.push(msgs[5].clone());
         assert_eq!(by_push_bid, pushed);
         ob.clear();
-        assert!(ob.is_empty() && ob.len() == 0);
+        assert!(ob.is_empty() && ob.envelopes().is_empty());
     }
 }
