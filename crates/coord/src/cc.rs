@@ -5,9 +5,8 @@
 //!
 //! Sans-IO: feed it envelopes ([`ControlCenter::handle`]; in one process, the robots'
 //! messages in an [`Outbox`], bids as compact records: [`ControlCenter::handle_outbox`]) and
-//! operator requests, call
-//! [`ControlCenter::handle_timeout`] with the local clock, and take out what it sends
-//! ([`ControlCenter::poll_transmit`]) and logs ([`ControlCenter::poll_log`]).
+//! operator requests, call [`ControlCenter::handle_timeout`] with the local clock, and take
+//! out what it sends ([`ControlCenter::poll_transmit`]) and logs ([`ControlCenter::poll_log`]).
 //!
 //! A task state a robot reports is relayed to the robots holding tasks that wait for it (the
 //! GRI's task-state slots, read by each robot's Synchronize Tasks module only where it has

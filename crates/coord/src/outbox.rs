@@ -23,8 +23,8 @@ use crate::wire::{valid_cost, Envelope, Msg};
 /// be mistaken for one.
 const REFUSAL: f64 = -1.0;
 
-/// One bid kept compact: the robot (the sender, in its own name) and its cost, or
-/// [`REFUSAL`].
+/// One bid kept compact: the robot (the sender, in its own name) and its cost: a valid one
+/// (≥ 0, or −0), or [`REFUSAL`] (negative) for a bid with no cost.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct CompactBid {
     pub(crate) robot: RobotId,
