@@ -2,7 +2,9 @@
 //!
 //! 1. Contract Net auctions per second with 1,000 robots bidding, in-process, on one core:
 //!    the auction mechanics alone (auctioneer + each robot's bidder and Task Manager), and
-//!    the whole path (Control Center and robot agents exchanging GRI envelopes).
+//!    the whole path (Control Center and robot agents exchanging GRI messages in memory: a
+//!    call for bids to every robot, each robot's bid from its own state into the outbox,
+//!    award, accept, the task run and its states reported).
 //! 2. The warehouse with 1,000 robots (`--warehouse-robots`, several sizes separated by
 //!    commas) and 10,000 tasks allocated by Contract Net: simulated seconds against processor
 //!    seconds, and what the run did (tasks done and failed, makespan, auctions, messages).
@@ -15,10 +17,11 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use simrob_coord::cc::{CcConfig, ControlCenter};
+use simrob_coord::cc::{Allocation, CcConfig, ControlCenter};
 use simrob_coord::cnp::{Auctioneer, Bidder, CnpConfig, CnpOut, Euclidean};
 use simrob_coord::compare::{run_one, RunSpec};
 use simrob_coord::model::{RobotInfo, TaskClass, TaskKind, TaskSpec};
+use simrob_coord::outbox::Outbox;
 use simrob_coord::robot::{Command, RobotAgent, RobotPose};
 use simrob_coord::sync::TaskBoard;
 use simrob_coord::task_manager::TaskManager;
@@ -185,7 +188,7 @@ fn whole_path(robots: usize, auctions: usize) {
     };
     let mut rng = Xoshiro256PlusPlus::new(2);
     let mut messages = 0u64;
-    let mut answers = Vec::with_capacity(robots);
+    let mut answers = Outbox::new();
     let timer = Timer::start();
     for _ in 0..auctions {
         let task = TaskSpec::new(
@@ -197,7 +200,9 @@ fn whole_path(robots: usize, auctions: usize) {
         );
         cc.announce(task).expect("announced");
         // The in-memory router: each envelope from the Control Center goes to its robot (or
-        // to every robot in id order), and what the robots answer goes back together.
+        // to every robot in id order); what the robots answer goes into one outbox, in
+        // order (a bid as a compact record, every other message as its envelope), and
+        // back to the Control Center together.
         while let Some(env) = cc.poll_transmit() {
             messages += 1;
             let targets = match env.to {
@@ -206,18 +211,16 @@ fn whole_path(robots: usize, auctions: usize) {
             };
             for i in targets {
                 let a = &mut agents[i];
-                a.handle(&env, 0.0, pose(i), &mut board, &Euclidean);
+                a.handle_into(&env, 0.0, pose(i), &mut board, &Euclidean, &mut answers);
                 while let Some(c) = a.poll_command() {
                     if let Command::Start { task, .. } = c {
                         let _ = a.basic_done(task, Ok(()), 0.0, &mut board);
+                        a.drain_into(&mut answers);
                     }
                 }
-                while let Some(env) = a.poll_transmit() {
-                    messages += 1;
-                    answers.push(env);
-                }
             }
-            let _refused = cc.handle_all(&mut answers, 0.0);
+            messages += answers.len() as u64;
+            let _refused = cc.handle_outbox(&mut answers, 0.0);
         }
     }
     let (wall, cpu) = timer.stop();
@@ -227,10 +230,23 @@ fn whole_path(robots: usize, auctions: usize) {
         .values()
         .filter(|t| t.state == Some(simrob_coord::model::TaskState::Ended))
         .count();
+    // Which robot won which task: how many robots won any, and a digest (FNV-1a over
+    // (task, robot) in task order) that changes if a single task goes to another robot.
+    let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut winners = std::collections::BTreeSet::new();
+    for (&task, t) in cc.tasks() {
+        if let Allocation::Robot(r) = t.allocation {
+            winners.insert(r);
+            for b in task.to_le_bytes().into_iter().chain(r.to_le_bytes()) {
+                digest = (digest ^ b as u64).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+    }
     println!(
-        "CNP whole path: {auctions} auctions × {robots} robots in {cpu:.3} s of processor time ({wall:.3} s wall) = {:.0} auctions/s; {messages} messages, allocated {}, tasks ended {ended}",
+        "CNP whole path: {auctions} auctions × {robots} robots in {cpu:.3} s of processor time ({wall:.3} s wall) = {:.0} auctions/s; {messages} messages, allocated {}, tasks ended {ended}, robots that won ≥ 1: {}, allocation digest {digest:016x}",
         auctions as f64 / cpu,
-        s.allocated
+        s.allocated,
+        winners.len()
     );
 }
 

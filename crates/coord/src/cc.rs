@@ -3,9 +3,10 @@
 //! clear, and the three logs — tasks sent, robot status, task states — stamped with the
 //! Time Server's time.
 //!
-//! Sans-IO: feed it envelopes ([`ControlCenter::handle`]) and operator requests, call
-//! [`ControlCenter::handle_timeout`] with the local clock, and take out what it sends
-//! ([`ControlCenter::poll_transmit`]) and logs ([`ControlCenter::poll_log`]).
+//! Sans-IO: feed it envelopes ([`ControlCenter::handle`]; in one process, the robots'
+//! messages in an [`Outbox`], bids as compact records: [`ControlCenter::handle_outbox`]) and
+//! operator requests, call [`ControlCenter::handle_timeout`] with the local clock, and take
+//! out what it sends ([`ControlCenter::poll_transmit`]) and logs ([`ControlCenter::poll_log`]).
 //!
 //! A task state a robot reports is relayed to the robots holding tasks that wait for it (the
 //! GRI's task-state slots, read by each robot's Synchronize Tasks module only where it has
@@ -26,6 +27,7 @@ use crate::model::{
     AuctionId, RobotId, RobotInfo, RobotStatus, Running, TaskClass, TaskId, TaskSpec, TaskState,
     ValueError, CONTROL_CENTER,
 };
+use crate::outbox::{CompactBid, Item, Outbox};
 use crate::sync::find_cycle;
 use crate::time::{ClockView, Stamp};
 use crate::wire::valid_cost;
@@ -507,43 +509,59 @@ impl ControlCenter {
     }
 
     /// Handles messages from the network in order, at local time `local`, and empties
-    /// `envs`: the same as [`ControlCenter::handle`] for each, faster for the bids of one
-    /// auction arriving together (the auction is looked up once for them all, and bids are
-    /// read in place). Returns why messages were refused, in order.
+    /// `envs`: the same as [`ControlCenter::handle`] for each (they go through an
+    /// [`Outbox`], see [`ControlCenter::handle_outbox`]). Returns why messages were refused,
+    /// in order.
     pub fn handle_all(&mut self, envs: &mut Vec<Envelope>, local: f64) -> Vec<CcError> {
+        let mut outbox = Outbox::new();
+        outbox.extend(envs.drain(..));
+        self.handle_outbox(&mut outbox, local)
+    }
+
+    /// Handles the messages of an [`Outbox`] in order, at local time `local`, and empties it
+    /// (keeping its buffers): the same as [`ControlCenter::handle`] for each message, the
+    /// bids of one auction that arrive together taken with the auction looked up once and
+    /// read in place, without an envelope each. Returns why messages were refused, in order.
+    pub fn handle_outbox(&mut self, outbox: &mut Outbox, local: f64) -> Vec<CcError> {
         let mut refused = Vec::new();
-        let mut i = 0;
-        while i < envs.len() {
-            let taken = match envs[i].msg {
-                Msg::Bid { auction, .. } => self.bid_run(auction, &envs[i..], local),
-                _ => 0,
-            };
-            if taken > 0 {
-                i += taken;
-                continue;
+        let Outbox { items, bids } = outbox;
+        for item in items.drain(..) {
+            match item {
+                Item::Env(env) => {
+                    if let Err(e) = self.handle(env, local) {
+                        refused.push(e);
+                    }
+                }
+                Item::Bids {
+                    auction,
+                    start,
+                    len,
+                } => {
+                    let mut rest = &bids[start..start + len];
+                    while let Some(&first) = rest.first() {
+                        let taken = self.bid_run(auction, rest, local);
+                        if taken > 0 {
+                            rest = &rest[taken..];
+                            continue;
+                        }
+                        // A bid the general path must look at (it says why).
+                        if let Err(e) = self.handle(first.envelope(auction), local) {
+                            refused.push(e);
+                        }
+                        rest = &rest[1..];
+                    }
+                }
             }
-            // Anything else, or a bid the general path must look at (it says why).
-            let env = std::mem::replace(
-                &mut envs[i],
-                Envelope {
-                    from: CONTROL_CENTER,
-                    to: None,
-                    msg: Msg::Welcome { robot: 0 },
-                },
-            );
-            if let Err(e) = self.handle(env, local) {
-                refused.push(e);
-            }
-            i += 1;
         }
-        envs.clear();
+        bids.clear();
         refused
     }
 
-    /// Takes the plain bids for `auction` at the start of `envs` (in time, from a robot
-    /// present and still to answer, in its own name, with a valid cost) until bidding
-    /// completes; returns how many it took (0: the first is not one).
-    fn bid_run(&mut self, auction: AuctionId, envs: &[Envelope], local: f64) -> usize {
+    /// Takes the plain bids for `auction` at the start of `bids` (in time, from a robot
+    /// present and still to answer) until bidding completes; returns how many it took (0:
+    /// the first is not one). Each has exactly the effect of [`ControlCenter::handle`] on
+    /// its message.
+    fn bid_run(&mut self, auction: AuctionId, bids: &[CompactBid], local: f64) -> usize {
         // Only while handling a bid has no other effect than the bid (nothing waits to be
         // announced, nothing to send out).
         if self.auctions.has_output()
@@ -559,21 +577,9 @@ impl ControlCenter {
         };
         let mut taken = 0;
         let mut complete = false;
-        for e in envs {
-            let Msg::Bid {
-                auction: a,
-                robot,
-                cost,
-            } = e.msg
-            else {
-                break;
-            };
-            if a != auction
-                || e.from != robot
-                || !present.contains(robot)
-                || !cost.is_none_or(valid_cost)
-                || !run.take(robot, cost)
-            {
+        for b in bids {
+            // Compact bids are in the sender's own name with a valid cost or none.
+            if !present.contains(b.robot) || !run.take(b.robot, b.cost) {
                 break;
             }
             taken += 1;

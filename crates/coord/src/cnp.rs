@@ -366,17 +366,22 @@ impl Auctioneer {
         }
     }
 
+    /// The lowest bid, ties to the lower robot id. Every cost kept is valid (≥ 0, or −0):
+    /// for those, the bits with the sign bit flipped order as `total_cmp` does (−0 first),
+    /// so the comparison is one of integers.
     fn best(bids: &[(f64, RobotId)]) -> Option<usize> {
-        let mut best: Option<usize> = None;
-        for (i, &(c, r)) in bids.iter().enumerate() {
-            if best.is_none_or(|b| {
-                let (bc, br) = bids[b];
-                c.total_cmp(&bc).then(r.cmp(&br)) == Ordering::Less
-            }) {
-                best = Some(i);
+        let key = |&(c, r): &(f64, RobotId)| {
+            debug_assert!(valid_cost(c));
+            ((c.to_bits() ^ (1 << 63)) as u128) << 32 | r as u128
+        };
+        let mut best: Option<(usize, u128)> = None;
+        for (i, b) in bids.iter().enumerate() {
+            let k = key(b);
+            if best.is_none_or(|(_, bk)| k < bk) {
+                best = Some((i, k));
             }
         }
-        best
+        best.map(|(i, _)| i)
     }
 
     /// Closes bidding of an auction whose [`BidRun`] is complete.
@@ -564,22 +569,22 @@ pub(crate) struct BidRun<'a> {
 }
 
 impl BidRun<'_> {
-    /// Takes the bid of `robot`, whose cost the caller checked ([`valid_cost`]); false (and
-    /// nothing changed) if it is not a robot still to answer (the caller hands it to
-    /// [`Auctioneer::on_bid`], which notes it).
+    /// Takes the answer of `robot`: a bid with cost `cost` if it is ≥ 0 (or −0), a refusal
+    /// if it is negative (the caller checked it is one or the other; see
+    /// [`crate::outbox`]); false (and nothing changed) if it is not a robot still to answer
+    /// (the caller hands it to [`Auctioneer::on_bid`], which notes it).
     #[inline]
-    pub(crate) fn take(&mut self, robot: RobotId, cost: Option<f64>) -> bool {
+    pub(crate) fn take(&mut self, robot: RobotId, cost: f64) -> bool {
         if !self.a.pending.remove(robot) {
             return false;
         }
         self.a.waiting -= 1;
         self.a.answered += 1;
-        match cost {
-            Some(c) => {
-                self.a.bids.push((c, robot));
-                self.stats.bids += 1;
-            }
-            _ => self.stats.refusals += 1,
+        if cost >= 0.0 {
+            self.a.bids.push((cost, robot));
+            self.stats.bids += 1;
+        } else {
+            self.stats.refusals += 1;
         }
         true
     }
@@ -638,7 +643,7 @@ impl Bidder {
     /// movement task the extra distance from where its queue ends to the task's first point
     /// plus the task's own length (metres); for perception and pan-tilt the seconds its
     /// class is already booked plus the task's own (seconds). `None`: it refuses.
-    #[inline]
+    #[inline(always)]
     pub fn cost(
         &self,
         task: &TaskSpec,

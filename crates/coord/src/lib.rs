@@ -35,6 +35,7 @@ pub mod cc;
 pub mod cnp;
 pub mod compare;
 pub mod model;
+pub mod outbox;
 pub mod robot;
 pub mod swarm;
 pub mod sync;

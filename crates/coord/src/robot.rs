@@ -11,6 +11,7 @@ use crate::cnp::{Bidder, CostModel};
 use crate::model::{
     BasicKind, FailCode, RobotInfo, RobotStatus, TaskClass, TaskId, CONTROL_CENTER,
 };
+use crate::outbox::Outbox;
 use crate::sync::TaskBoard;
 use crate::task_manager::{TaskManager, TmError, TmEvent};
 use crate::time::{ClockView, Stamp};
@@ -137,6 +138,44 @@ impl RobotAgent {
             return;
         }
         self.handle_any(env, local, pose, board, model);
+    }
+
+    /// [`RobotAgent::handle`], then what the robot sends moves into `out`, in order: the
+    /// in-process path, where the answer to a call for bids is written straight into `out`
+    /// as a compact bid (still one message sent) instead of an envelope queued and taken
+    /// out again. The same messages, in the same order, as `handle` followed by
+    /// [`RobotAgent::poll_transmit`] until empty, each pushed into `out`.
+    #[inline]
+    pub fn handle_into(
+        &mut self,
+        env: &Envelope,
+        local: f64,
+        pose: RobotPose,
+        board: &mut TaskBoard,
+        model: &dyn CostModel,
+        out: &mut Outbox,
+    ) {
+        if let Msg::Announce { auction, task, .. } = &env.msg {
+            if self.out.is_empty() {
+                let cost = self.bidder.cost(task, &self.tm, (pose.x, pose.y), model);
+                self.sent += 1;
+                out.push_bid(*auction, self.info.robot, cost);
+                self.pump(local, board);
+                self.drain_into(out);
+                return;
+            }
+        }
+        self.handle(env, local, pose, board, model);
+        self.drain_into(out);
+    }
+
+    /// Moves every message waiting to be sent into `out`, in order (as
+    /// [`RobotAgent::poll_transmit`] until empty would give them).
+    #[inline]
+    pub fn drain_into(&mut self, out: &mut Outbox) {
+        if !self.out.is_empty() {
+            out.extend(self.out.drain(..));
+        }
     }
 
     #[inline(never)]

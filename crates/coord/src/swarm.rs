@@ -29,6 +29,7 @@ use crate::cnp::{CnpStats, Euclidean};
 use crate::model::{
     BasicKind, FailCode, RobotId, RobotInfo, TaskClass, TaskId, TaskSpec, TaskState, CONTROL_CENTER,
 };
+use crate::outbox::Outbox;
 use crate::robot::{Command, RobotAgent, RobotPose};
 use crate::sync::TaskBoard;
 use crate::time::{TimeServer, DEFAULT_CLOCK_PERIOD};
@@ -181,6 +182,8 @@ pub struct CoordSystem {
     report: Rc<RefCell<CoordReport>>,
     logs: Rc<RefCell<Vec<LogLine>>>,
     kill_sent: bool,
+    /// What the robots send an in-process Control Center in one round (kept for its buffers).
+    outbound: Outbox,
 }
 
 impl std::fmt::Debug for CoordSystem {
@@ -218,6 +221,7 @@ impl CoordSystem {
             report: Rc::new(RefCell::new(CoordReport::default())),
             logs: Rc::new(RefCell::new(Vec::new())),
             kill_sent: false,
+            outbound: Outbox::new(),
         }
     }
 
@@ -299,23 +303,32 @@ impl CoordSystem {
                 moved = true;
                 self.deliver(env, ctx);
             }
-            // Robots → Control Center.
-            let mut outbound = Vec::new();
-            for b in &mut self.bots {
-                b.agent.tick(now, &mut self.board);
-                while let Some(env) = b.agent.poll_transmit() {
-                    outbound.push(env);
-                }
-            }
-            self.count(outbound.len() as u64);
+            // Robots → Control Center: in one process through an outbox (bids compact),
+            // over a link as envelopes; in the same order either way.
             match &mut self.link {
                 Link::Local(cc) => {
-                    moved |= !outbound.is_empty();
-                    for e in cc.handle_all(&mut outbound, now) {
+                    let mut outbound = std::mem::take(&mut self.outbound);
+                    for b in &mut self.bots {
+                        b.agent.tick(now, &mut self.board);
+                        b.agent.drain_into(&mut outbound);
+                    }
+                    let n = outbound.len() as u64;
+                    moved |= n > 0;
+                    for e in cc.handle_outbox(&mut outbound, now) {
                         tracing::debug!(target: "simrob_coord::swarm", "control center refused a message: {e}");
                     }
+                    self.outbound = outbound;
+                    self.report.borrow_mut().messages += n;
                 }
                 Link::Remote(link) => {
+                    let mut outbound = Vec::new();
+                    for b in &mut self.bots {
+                        b.agent.tick(now, &mut self.board);
+                        while let Some(env) = b.agent.poll_transmit() {
+                            outbound.push(env);
+                        }
+                    }
+                    self.report.borrow_mut().messages += outbound.len() as u64;
                     if !outbound.is_empty() {
                         moved = true;
                         link.borrow_mut().outbox.extend(outbound);

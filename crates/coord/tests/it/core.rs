@@ -892,3 +892,184 @@ fn bids_handled_together_equal_bids_handled_one_by_one() {
         a.0
     );
 }
+
+/// Robots answering calls for bids straight into an outbox (`handle_into`: a bid is a
+/// compact record in a per-auction run, not an envelope queued by the robot) give the
+/// Control Center exactly what their envelopes handled one by one give: the same awards,
+/// allocation, messages out, logs, counters, refusals and messages sent per robot. Mixed
+/// in: a robot that cannot take the task (it refuses), one whose cost is not a number,
+/// a bid twice, a stranger's bid, one in another robot's name, a negative cost, bids for
+/// two auctions at once and a bid after bidding closed.
+#[test]
+fn bids_through_an_outbox_equal_envelopes_one_by_one() {
+    use simrob_coord::outbox::Outbox;
+
+    struct Side {
+        cc: ControlCenter,
+        agents: Vec<RobotAgent>,
+        board: TaskBoard,
+        refused: Vec<CcError>,
+        out: Vec<Envelope>,
+        logs: Vec<String>,
+        messages: usize,
+    }
+    let build = || {
+        let mut cc = ControlCenter::new(CcConfig {
+            policy: Policy::Cnp,
+            ..CcConfig::default()
+        });
+        let mut agents = Vec::new();
+        for r in 1..=6 {
+            let caps = if r == 5 {
+                &[TaskClass::Perception][..]
+            } else {
+                MOVE
+            };
+            let a = RobotAgent::new(info(r, caps));
+            cc.handle(a.hello(), 0.0).unwrap();
+            agents.push(a);
+        }
+        cc.announce(goto(10.0)).unwrap();
+        cc.announce(goto(3.0)).unwrap();
+        Side {
+            cc,
+            agents,
+            board: TaskBoard::default(),
+            refused: Vec::new(),
+            out: Vec::new(),
+            logs: Vec::new(),
+            messages: 0,
+        }
+    };
+    // Robot 6 is lost: its cost is not a number, which the Control Center refuses.
+    let pose = |r: u32| RobotPose {
+        x: if r == 6 { f64::NAN } else { r as f64 },
+        ..RobotPose::default()
+    };
+    let bid = |from: u32, auction: u64, robot: u32, cost: Option<f64>| Envelope {
+        from,
+        to: Some(0),
+        msg: Msg::Bid {
+            auction,
+            robot,
+            cost,
+        },
+    };
+    // One round: what the Control Center sends goes to its robots, their answers (and
+    // `extra` after them) go back; true if anything moved.
+    let round = |s: &mut Side, outbox: bool, now: f64, extra: Vec<Envelope>| {
+        let mut ob = Outbox::new();
+        let mut envs = Vec::new();
+        let mut moved = false;
+        s.cc.handle_timeout(now);
+        while let Some(env) = s.cc.poll_transmit() {
+            moved = true;
+            for a in s.agents.iter_mut() {
+                if env.to.is_some_and(|to| to != a.id()) {
+                    continue;
+                }
+                let p = pose(a.id());
+                if outbox {
+                    a.handle_into(&env, now, p, &mut s.board, &Euclidean, &mut ob);
+                } else {
+                    a.handle(&env, now, p, &mut s.board, &Euclidean);
+                    envs.extend(std::iter::from_fn(|| a.poll_transmit()));
+                }
+            }
+            s.out.push(env);
+        }
+        if outbox {
+            ob.extend(extra);
+            moved |= !ob.is_empty();
+            s.messages += ob.len();
+            let refused = s.cc.handle_outbox(&mut ob, now);
+            s.refused.extend(refused);
+            assert!(ob.is_empty());
+        } else {
+            envs.extend(extra);
+            moved |= !envs.is_empty();
+            s.messages += envs.len();
+            for e in envs {
+                if let Err(e) = s.cc.handle(e, now) {
+                    s.refused.push(e);
+                }
+            }
+        }
+        while let Some(l) = s.cc.poll_log() {
+            s.logs.push(l.to_string());
+        }
+        moved
+    };
+    let run = |outbox: bool| {
+        let mut s = build();
+        let odd = vec![
+            bid(2, 1, 2, Some(0.0)),  // twice
+            bid(9, 1, 9, Some(0.0)),  // a stranger
+            bid(3, 2, 4, Some(0.0)),  // in another's name
+            bid(3, 2, 3, Some(-2.0)), // a negative cost
+        ];
+        round(&mut s, outbox, 0.1, odd);
+        while round(&mut s, outbox, 0.1, Vec::new()) {}
+        // Robot 6 never bid validly: bidding closes at its deadline.
+        while round(&mut s, outbox, 1.0, Vec::new()) {}
+        round(&mut s, outbox, 1.0, vec![bid(4, 1, 4, Some(0.0))]); // late
+                                                                   // A third task, bid on from the robots' queues.
+        s.cc.announce(goto(-4.0)).unwrap();
+        while round(&mut s, outbox, 1.2, Vec::new()) {}
+        while round(&mut s, outbox, 2.0, Vec::new()) {}
+        s
+    };
+    let (a, b) = (run(true), run(false));
+    // (Compared as text: a cost that is not a number is not equal to itself.)
+    assert_eq!(format!("{:?}", a.refused), format!("{:?}", b.refused));
+    assert_eq!(a.cc.cnp_stats(), b.cc.cnp_stats());
+    assert_eq!(a.out, b.out);
+    assert_eq!(a.logs, b.logs);
+    assert_eq!(a.messages, b.messages);
+    let sent = |s: &Side| s.agents.iter().map(|a| a.sent).collect::<Vec<_>>();
+    assert_eq!(sent(&a), sent(&b));
+    let held = |s: &Side| {
+        s.cc.tasks()
+            .iter()
+            .map(|(&t, e)| (t, e.allocation, e.state))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(held(&a), held(&b));
+    // The run did what it says: every odd message refused or ignored as it should be, and
+    // each task won by the robot nearest its end of queue.
+    let stats = a.cc.cnp_stats();
+    assert_eq!((stats.announced, stats.allocated), (3, 3), "{stats:?}");
+    assert_eq!(stats.refusals, 3, "robot 5 refuses every task: {stats:?}");
+    assert_eq!(stats.late_bids, 1, "{stats:?}");
+    assert!(
+        a.refused.contains(&CcError::UnknownRobot(9)),
+        "{:?}",
+        a.refused
+    );
+    assert!(a
+        .refused
+        .contains(&CcError::SpeaksFor { from: 3, robot: 4 }));
+    assert_eq!(
+        a.refused
+            .iter()
+            .filter(|e| matches!(e, CcError::Value(_)))
+            .count(),
+        4,
+        "robot 6's three costs and the negative one: {:?}",
+        a.refused
+    );
+    assert!(a
+        .logs
+        .iter()
+        .any(|l| l.contains("ignored a bid from robot 2")));
+    assert_eq!(
+        held(&a).iter().map(|h| h.1).collect::<Vec<_>>(),
+        vec![
+            Allocation::Robot(4),
+            Allocation::Robot(3),
+            Allocation::Robot(1)
+        ],
+        "{:?}",
+        a.logs
+    );
+}
