@@ -196,8 +196,7 @@ fn ode_restitution(
     // that, what a manifold without a new contact gets does not matter (most manifolds: a
     // wheel rolling, a box resting), and is not worked out.
     if coeffs.erp < 1.0
-        && m
-            .solver_contacts
+        && m.solver_contacts
             .iter()
             .all(|c| c.contact_id[0] & NEW_CONTACT_BIT == 0)
     {
