@@ -18,6 +18,7 @@
 //! found (`mujoco.rs`: the `mujoco-core` Python wheel ships it). Build it optimised:
 //! `cargo run --release -p simrob-odebench`.
 
+mod dynlib;
 mod mujoco;
 mod ode;
 
@@ -365,26 +366,13 @@ impl Scene {
             contact: d,
         };
         let mut s = OdeScene::new(api, stepper, &self.interactions, default_pair);
-        s.add(&self.field);
-        if ball {
-            s.add(&self.ball);
-        }
-        for r in self.robots(robots) {
-            s.add(&r);
-        }
-        for (i, r) in robots.iter().enumerate() {
-            s.set_motor(100 + i as u32, 0, r.wheels.0);
-            s.set_motor(100 + i as u32, 1, r.wheels.1);
-        }
+        self.fill(&mut s, robots, ball);
         s
     }
-}
 
-impl Scene {
-    /// The scene in MuJoCo, built as [`Scene::ode`] builds it in ODE.
-    fn mujoco(&self, robots: &[Placement], ball: bool) -> Result<mujoco::MjScene> {
-        let api = mujoco_api().map_err(anyhow::Error::msg)?;
-        let mut b = mujoco::Builder::new(&self.interactions);
+    /// Adds the field, the ball if asked, the robots and their wheel targets to an engine's
+    /// scene, in the order simrob's world gets them.
+    fn fill(&self, b: &mut impl SceneBuilder, robots: &[Placement], ball: bool) {
         b.add(&self.field);
         if ball {
             b.add(&self.ball);
@@ -396,6 +384,40 @@ impl Scene {
             b.set_motor(100 + i as u32, 0, r.wheels.0);
             b.set_motor(100 + i as u32, 1, r.wheels.1);
         }
+    }
+}
+
+/// An engine's scene as it is being built: entities added as the SimRob simulator adds them,
+/// and wheel targets (rad/s) by entity and wheel joint.
+trait SceneBuilder {
+    fn add(&mut self, spec: &EntitySpec);
+    fn set_motor(&mut self, entity: u32, wheel_joint: u32, velocity: f64);
+}
+
+impl SceneBuilder for OdeScene {
+    fn add(&mut self, spec: &EntitySpec) {
+        OdeScene::add(self, spec);
+    }
+    fn set_motor(&mut self, entity: u32, wheel_joint: u32, velocity: f64) {
+        OdeScene::set_motor(self, entity, wheel_joint, velocity);
+    }
+}
+
+impl SceneBuilder for mujoco::Builder {
+    fn add(&mut self, spec: &EntitySpec) {
+        mujoco::Builder::add(self, spec);
+    }
+    fn set_motor(&mut self, entity: u32, wheel_joint: u32, velocity: f64) {
+        mujoco::Builder::set_motor(self, entity, wheel_joint, velocity);
+    }
+}
+
+impl Scene {
+    /// The scene in MuJoCo, built as [`Scene::ode`] builds it in ODE.
+    fn mujoco(&self, robots: &[Placement], ball: bool) -> Result<mujoco::MjScene> {
+        let api = mujoco_api().map_err(anyhow::Error::msg)?;
+        let mut b = mujoco::Builder::new(&self.interactions);
+        self.fill(&mut b, robots, ball);
         b.build(api).map_err(anyhow::Error::msg)
     }
 }

@@ -29,14 +29,13 @@
 //!   has no MuJoCo counterpart and is not mapped; `solimp` is MuJoCo's default.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
+
+use crate::dynlib::{c_api, open_first, Ptr};
 use std::fmt::Write as _;
 
 use simrob_physics::{euler_to_quat, mapping, rotate, Quat, Vec3};
 use simrob_protocol::{EntitySpec, Interaction, JointSpec, Shape};
 
-type Ptr = *mut c_void;
-
-const RTLD_NOW: c_int = 2;
 const STATE_QPOS: c_int = 1 << 1;
 const STATE_QVEL: c_int = 1 << 2;
 const STATE_CTRL: c_int = 1 << 6;
@@ -47,47 +46,12 @@ const TIMECONST: f64 = 0.02;
 /// The integrator named in the model (MuJoCo's recommended one; its default is `Euler`).
 pub const INTEGRATOR: &str = "implicitfast";
 
-extern "C" {
-    fn dlopen(filename: *const c_char, flag: c_int) -> Ptr;
-    fn dlsym(handle: Ptr, symbol: *const c_char) -> Ptr;
-    fn dlerror() -> *const c_char;
-}
-
-macro_rules! mj_api {
-    ($($name:ident : fn($($arg:ty),*) $(-> $ret:ty)?;)*) => {
-        /// The MuJoCo functions used here, resolved from the shared library.
-        #[allow(non_snake_case)]
-        pub struct Api {
-            $($name: unsafe extern "C" fn($($arg),*) $(-> $ret)?,)*
-            /// Where the library was loaded from.
-            pub path: String,
-        }
-
-        impl Api {
-            /// # Safety
-            /// `handle` is a live `dlopen` handle of libmujoco 3 or 4.
-            unsafe fn resolve(handle: Ptr, path: String) -> Result<Api, String> {
-                Ok(Api {
-                    $($name: {
-                        let name = concat!(stringify!($name), "\0");
-                        // SAFETY: a valid handle and a NUL-terminated name.
-                        let p = unsafe { dlsym(handle, name.as_ptr() as *const c_char) };
-                        if p.is_null() {
-                            return Err(format!("libmujoco has no {}", stringify!($name)));
-                        }
-                        // SAFETY: the symbol has this C signature in MuJoCo 3 and 4's mujoco.h.
-                        unsafe {
-                            std::mem::transmute::<Ptr, unsafe extern "C" fn($($arg),*) $(-> $ret)?>(p)
-                        }
-                    },)*
-                    path,
-                })
-            }
-        }
-    };
-}
-
-mj_api! {
+c_api! {
+    /// The MuJoCo functions used here, resolved from libmujoco 3 or 4.
+    pub struct Api ("libmujoco") {
+        /// Where the library was loaded from.
+        pub path: String,
+    }
     mj_versionString: fn() -> *const c_char;
     mj_loadXML: fn(*const c_char, *const c_void, *mut c_char, c_int) -> Ptr;
     mj_makeData: fn(Ptr) -> Ptr;
@@ -135,27 +99,16 @@ fn candidates() -> Vec<String> {
 impl Api {
     /// Loads libmujoco; `Err` says why not.
     pub fn load() -> Result<&'static Api, String> {
-        let mut why = Vec::new();
-        for path in candidates() {
-            let Ok(c) = CString::new(path.clone()) else {
-                continue;
-            };
-            // SAFETY: a NUL-terminated name; loading runs the library's initialisers.
-            let handle = unsafe { dlopen(c.as_ptr(), RTLD_NOW) };
-            if handle.is_null() {
-                // SAFETY: dlerror returns a NUL-terminated message or null.
-                let e = unsafe { dlerror() };
-                if !e.is_null() {
-                    // SAFETY: see above.
-                    why.push(unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned());
-                }
-                continue;
+        let why = match open_first(candidates()) {
+            Ok((handle, path)) => {
+                // SAFETY: a live handle of libmujoco, whose functions have the signatures
+                // declared above in MuJoCo 3 and 4's mujoco.h.
+                let api = unsafe { Api::resolve(handle, path)? };
+                // The library stays loaded for the life of the process.
+                return Ok(Box::leak(Box::new(api)));
             }
-            // SAFETY: a live handle of the library just opened.
-            let api = unsafe { Api::resolve(handle, path)? };
-            // The library stays loaded for the life of the process.
-            return Ok(Box::leak(Box::new(api)));
-        }
+            Err(why) => why,
+        };
         Err(format!(
             "MuJoCo's library is not found (set SIMROB_MUJOCO_LIB to libmujoco.so's path, or \
              `pip install mujoco-core` for python3){}",

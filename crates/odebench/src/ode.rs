@@ -4,13 +4,14 @@
 //! motor on axis 2, and one contact joint per contact point with the pair's soft ERP/CFM,
 //! friction and slip (Hardness × 0.01 as CFM, Slip × 0.1, as simrob's mapping documents).
 
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_int};
+
+use crate::dynlib::{c_api, open_first, Ptr};
 
 use simrob_physics::{euler_to_quat, mapping};
 use simrob_protocol::{EntitySpec, Interaction, JointSpec, Shape};
 
 type Real = f64;
-type Ptr = *mut c_void;
 
 /// `dSurfaceParameters` of ODE 0.16.
 #[repr(C)]
@@ -63,7 +64,6 @@ struct Mass {
     i: [Real; 12],
 }
 
-const RTLD_NOW: c_int = 2;
 const CONTACT_SOFT_ERP: c_int = 0x008;
 const CONTACT_SOFT_CFM: c_int = 0x010;
 const CONTACT_SLIP1: c_int = 0x100;
@@ -79,45 +79,11 @@ const PARAM_FMAX2: c_int = 0x105;
 /// Contact points per colliding pair (SimRob's `contactpointsammount` default).
 const MAX_CONTACTS: usize = 4;
 
-extern "C" {
-    fn dlopen(filename: *const c_char, flag: c_int) -> Ptr;
-    fn dlsym(handle: Ptr, symbol: *const c_char) -> Ptr;
-}
-
 type NearCallback = unsafe extern "C" fn(Ptr, Ptr, Ptr);
 
-macro_rules! ode_api {
-    ($($name:ident : fn($($arg:ty),*) $(-> $ret:ty)?;)*) => {
-        /// The ODE functions used here, resolved from the shared library.
-        #[allow(non_snake_case)]
-        pub struct Api {
-            $($name: unsafe extern "C" fn($($arg),*) $(-> $ret)?,)*
-        }
-
-        impl Api {
-            /// # Safety
-            /// `handle` is a live `dlopen` handle of libode 0.16 (double precision).
-            unsafe fn resolve(handle: Ptr) -> Result<Api, String> {
-                Ok(Api {
-                    $($name: {
-                        let name = concat!(stringify!($name), "\0");
-                        // SAFETY: a valid handle and a NUL-terminated name.
-                        let p = unsafe { dlsym(handle, name.as_ptr() as *const c_char) };
-                        if p.is_null() {
-                            return Err(format!("libode has no {}", stringify!($name)));
-                        }
-                        // SAFETY: the symbol has this C signature in ODE 0.16's headers.
-                        unsafe {
-                            std::mem::transmute::<Ptr, unsafe extern "C" fn($($arg),*) $(-> $ret)?>(p)
-                        }
-                    },)*
-                })
-            }
-        }
-    };
-}
-
-ode_api! {
+c_api! {
+    /// The ODE functions used here, resolved from libode 0.16 (double precision).
+    pub struct Api ("libode") {}
     dInitODE2: fn(u32) -> c_int;
     dCheckConfiguration: fn(*const c_char) -> c_int;
     dWorldCreate: fn() -> Ptr;
@@ -168,23 +134,18 @@ ode_api! {
 }
 
 /// The names tried, newest first.
-const LIBRARIES: [&CStr; 3] = [c"libode.so.8", c"libode.so", c"libode.so.6"];
+const LIBRARIES: [&str; 3] = ["libode.so.8", "libode.so", "libode.so.6"];
 
 impl Api {
     /// Loads libode and checks that it is the double-precision build; `Err` says why not.
     pub fn load() -> Result<&'static Api, String> {
-        let handle = LIBRARIES
-            .iter()
-            // SAFETY: NUL-terminated names; loading a shared library runs its initialisers,
-            // which for libode only set up its allocator.
-            .map(|name| unsafe { dlopen(name.as_ptr(), RTLD_NOW) })
-            .find(|h| !h.is_null())
-            .ok_or_else(|| {
-                "libode (the Open Dynamics Engine) is not installed; on Debian or Ubuntu: \
-                 apt-get install libode-dev"
-                    .to_string()
-            })?;
-        // SAFETY: a live handle of the library just opened.
+        let (handle, _) = open_first(LIBRARIES.map(String::from)).map_err(|_| {
+            "libode (the Open Dynamics Engine) is not installed; on Debian or Ubuntu: \
+             apt-get install libode-dev"
+                .to_string()
+        })?;
+        // SAFETY: a live handle of libode, whose functions have the signatures declared above
+        // in ODE 0.16's headers.
         let api = unsafe { Api::resolve(handle)? };
         // SAFETY: plain C calls with valid arguments.
         unsafe {
