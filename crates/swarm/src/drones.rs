@@ -938,6 +938,7 @@ impl Step<'_> {
             pairs,
         } = work;
         let probe = *probe;
+        let contact_reach2 = 8.0 * self.grid.max_extent * self.grid.max_extent * (1.0 + 1e-9);
         let grid = self.grid;
         let radius = self.half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
         let max_speed = MAX_SPEED * std::f64::consts::SQRT_2;
@@ -972,8 +973,12 @@ impl Step<'_> {
             }
             // Its contacts, as the collision system finds them (every shape in the grid is
             // small enough to overlap only within range, see `HANDOFF_MAX_EXTENT`).
+            // Two shapes of half extents at most E overlap only closer than √8·E (the
+            // squared bound has a margin for rounding), so the shape is read only then.
             if let Some(s) = probe {
-                if overlaps(s, px, py, grid.shapes[m], grid.xs[m], grid.ys[m]) {
+                if d2 < contact_reach2
+                    && overlaps(s, px, py, grid.shapes[m], grid.xs[m], grid.ys[m])
+                {
                     let (a, b) = (i as u32, j);
                     pairs.push((a.min(b), a.max(b)));
                 }
