@@ -148,17 +148,22 @@ fn detect(
         _ => (&[][..], &[][..]),
     };
     let (_, pp) = w.pose.raw();
+    // Without walls and an obstacle map, the drones the controller scans need nothing here
+    // (their velocity is not even read).
+    let grid_only = obstacles.is_none() && static_index.is_empty();
     for k in range {
         let i = grid.ids[k] as usize;
-        if !(vp.get(i).copied().unwrap_or(false) && vels[i].is_moving()) {
-            continue;
-        }
         // The drones the controller scans: those it controls (a drone with a pose and a
         // velocity) that fly or hover.
-        let scanned = dp.get(i).copied().unwrap_or(false)
+        let has_vel = vp.get(i).copied().unwrap_or(false);
+        let scanned = has_vel
+            && dp.get(i).copied().unwrap_or(false)
             && pp.get(i).copied().unwrap_or(false)
             && matches!(drones[i].state, DroneState::Flying | DroneState::Hovering);
-        if scanned && obstacles.is_none() && static_index.is_empty() {
+        if scanned && grid_only {
+            continue;
+        }
+        if !(has_vel && vels[i].is_moving()) {
             continue;
         }
         let (x, y, s) = (grid.xs[k], grid.ys[k], grid.shapes[k]);

@@ -498,9 +498,10 @@ fn contacts_found_in_orcas_scan_are_the_collision_systems() {
     // the drones' contacts found in ORCA's neighbour scan give the same collision events, at
     // the same times and in the same order, and the same run, as the collision system
     // finding them all; on one and two threads, in entity and in slot order. A rammer too
-    // large for the scan (half extent 8) makes the collision system find every contact.
+    // large for the scan (half extent 8) makes the collision system find every contact;
+    // with walls, it still tests the scanned drones against them.
     type Run = (Vec<u64>, (u64, u64, u64, u64), Vec<(f64, Payload)>);
-    fn run(big: bool, in_scan: bool, threads: usize, slot_from: usize) -> Run {
+    fn run(big: bool, walls: bool, in_scan: bool, threads: usize, slot_from: usize) -> Run {
         let text =
             "fps = 24\nduration = 1.5\nseed = 2\n[generator]\nkind = \"drone-swarm\"\nrobots = 5000\n";
         let mut b = scenario(text).build(&Overrides::default()).unwrap();
@@ -534,6 +535,21 @@ fn contacts_found_in_orcas_scan_are_the_collision_systems() {
                         w: 0.0,
                     },
                 );
+            }
+        }
+        if walls {
+            // Walls across the start grid (static colliders, in the wall index).
+            for k in 0..4 {
+                let e = world.spawn("wall");
+                world.pose.insert(
+                    e,
+                    SwarmPose {
+                        x: 300.0 + 400.0 * k as f64,
+                        y: 130.0,
+                        theta: 0.0,
+                    },
+                );
+                world.set_collider(e, Shape::Box { hw: 150.0, hh: 4.0 });
             }
         }
         for k in 0..12 {
@@ -605,11 +621,11 @@ fn contacts_found_in_orcas_scan_are_the_collision_systems() {
             events,
         )
     }
-    for big in [false, true] {
-        let all = run(big, false, 1, usize::MAX);
+    for (big, walls) in [(false, false), (true, false), (false, true)] {
+        let all = run(big, walls, false, 1, usize::MAX);
         assert!(all.1 .1 > 60, "rammed drones: {:?}", all.1);
         for (threads, slot_from) in [(1, usize::MAX), (2, usize::MAX), (2, 0)] {
-            let fused = run(big, true, threads, slot_from);
+            let fused = run(big, walls, true, threads, slot_from);
             assert_eq!(
                 fused.1, all.1,
                 "big {big}, {threads} threads, from {slot_from}"
