@@ -238,7 +238,11 @@ const DISTURB_MAX: f64 = 0.1;
 const ORCA_TAU: f64 = 24.0;
 const ORCA_NEIGHBOURS: usize = 6;
 /// ORCA's neighbours are those within this distance (map units).
-pub(crate) const ORCA_RANGE: f64 = 20.0;
+const ORCA_RANGE: f64 = 20.0;
+// The scan finds every contact only if two shapes of the largest half extent it takes over
+// overlap only within its range (`2·√2·E < ORCA_RANGE`).
+const _: () =
+    assert!(2.0 * std::f64::consts::SQRT_2 * crate::systems::HANDOFF_MAX_EXTENT < ORCA_RANGE);
 const ORCA_MARGIN: f64 = 0.1;
 const STREAM_CTRL: u64 = 1;
 const STREAM_DISTURB: u64 = 2;
