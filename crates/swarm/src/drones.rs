@@ -52,10 +52,11 @@
 
 use crate::ecs::{EntityId, Proximity, SwarmPose, SwarmWorld, Velocity};
 use crate::event::{Event, Payload, Tag};
-use crate::geom::Shape;
+use crate::geom::{overlaps, Shape};
 use crate::grid::SpatialGrid;
 use crate::orca;
 use crate::sim::{Ctx, System};
+use crate::systems::ContactHandoff;
 use simrob_math::hash_u01;
 
 /// What a drone is doing.
@@ -236,7 +237,12 @@ const DISTURB_MAX: f64 = 0.1;
 /// margin added to the disc around a drone's square.
 const ORCA_TAU: f64 = 24.0;
 const ORCA_NEIGHBOURS: usize = 6;
+/// ORCA's neighbours are those within this distance (map units).
 const ORCA_RANGE: f64 = 20.0;
+// The scan finds every contact only if two shapes of the largest half extent it takes over
+// overlap only within its range (`2·√2·E < ORCA_RANGE`).
+const _: () =
+    assert!(2.0 * std::f64::consts::SQRT_2 * crate::systems::HANDOFF_MAX_EXTENT < ORCA_RANGE);
 const ORCA_MARGIN: f64 = 0.1;
 const STREAM_CTRL: u64 = 1;
 const STREAM_DISTURB: u64 = 2;
@@ -529,6 +535,8 @@ pub struct DroneController {
     out: Vec<(Drone, Velocity, bool)>,
     /// From this many drones on they are controlled in grid-slot order.
     slot_order_from: usize,
+    /// Whether ORCA's neighbour scan also finds the drones' contacts ([`ContactHandoff`]).
+    contacts_in_scan: bool,
 }
 
 impl DroneController {
@@ -557,6 +565,7 @@ impl DroneController {
             slot_mode: Vec::new(),
             out: Vec::new(),
             slot_order_from: SLOT_ORDER_FROM,
+            contacts_in_scan: true,
         }
     }
 
@@ -572,6 +581,15 @@ impl DroneController {
     /// drone sees the same inputs either way: the run does not depend on it.
     pub fn with_slot_order_from(mut self, drones: usize) -> Self {
         self.slot_order_from = drones;
+        self
+    }
+
+    /// Whether, with ORCA, each drone's neighbour scan also finds its contacts for the
+    /// collision system (default: yes), instead of the collision system searching the grid
+    /// around each drone again ([`ContactHandoff`]). The contacts, their events and the run
+    /// are the same either way.
+    pub fn with_contacts_in_scan(mut self, on: bool) -> Self {
+        self.contacts_in_scan = on;
         self
     }
 
@@ -629,6 +647,30 @@ struct Step<'a> {
     /// is (`MODE_*`), in the grid's order, so a neighbour scan reads contiguous memory.
     slot_vel: &'a [(f64, f64)],
     slot_mode: &'a [u8],
+    /// Whether the scan finds the contacts of the moving drones it scans
+    /// ([`ContactHandoff`]), and the colliders (by entity) for it.
+    contacts: bool,
+    shapes: &'a [Shape],
+    sp: &'a [bool],
+}
+
+/// What a part of the controller's frame found: the drones that arrived and the contacts
+/// (pairs, smaller id first) of the drones it scanned.
+#[derive(Default)]
+struct Found {
+    arrivals: Vec<EntityId>,
+    pairs: Vec<(u32, u32)>,
+}
+
+impl Found {
+    fn join(parts: impl IntoIterator<Item = Found>) -> Found {
+        let mut all = Found::default();
+        for p in parts {
+            all.arrivals.extend(p.arrivals);
+            all.pairs.extend(p.pairs);
+        }
+        all
+    }
 }
 
 impl Step<'_> {
@@ -641,7 +683,7 @@ impl Step<'_> {
         dp: &[bool],
         vels: &mut [Velocity],
         vp: &[bool],
-    ) -> Vec<EntityId> {
+    ) -> Found {
         let mut work = Work::default();
         let mut arrivals = Vec::new();
         for k in 0..drones.len() {
@@ -653,7 +695,10 @@ impl Step<'_> {
                 arrivals.push(EntityId(i as u32));
             }
         }
-        arrivals
+        Found {
+            arrivals,
+            pairs: work.orca_near.pairs,
+        }
     }
 
     /// Controls the drones in grid slots `first..first + out.len()`, in slot order (so
@@ -668,7 +713,7 @@ impl Step<'_> {
         vels: &[Velocity],
         vp: &[bool],
         out: &mut [(Drone, Velocity, bool)],
-    ) -> Vec<EntityId> {
+    ) -> Found {
         let mut work = Work::default();
         let mut arrivals = Vec::new();
         let grid = self.grid;
@@ -691,7 +736,10 @@ impl Step<'_> {
             }
             *o = (d, v, true);
         }
-        arrivals
+        Found {
+            arrivals,
+            pairs: work.orca_near.pairs,
+        }
     }
 
     /// Copies the drones' new states and velocities from their grid slots (`out`, by
@@ -706,7 +754,7 @@ impl Step<'_> {
         vels: &mut [Velocity],
         vp: &[bool],
         out: &[(Drone, Velocity, bool)],
-    ) -> Vec<EntityId> {
+    ) -> Found {
         let slot_of = self.grid.slots();
         let mut work = None;
         let mut arrivals = Vec::new();
@@ -729,7 +777,10 @@ impl Step<'_> {
                 }
             }
         }
-        arrivals
+        Found {
+            arrivals,
+            pairs: work.map(|w| w.orca_near.pairs).unwrap_or_default(),
+        }
     }
 
     /// Controls drone `i` (state `d`, velocity `vel`, both updated); true when it arrived
@@ -751,6 +802,17 @@ impl Step<'_> {
         } = work;
         // Its velocity at the start of the frame, per frame.
         let own = (vel.x / fps, vel.y / fps);
+        // A drone moving at the start of the frame (as the collision system sees it) looks
+        // for its contacts in ORCA's scan.
+        orca_near.probe = if self.contacts
+            && vel.is_moving()
+            && self.sp.get(i).copied().unwrap_or(false)
+            && matches!(d.state, DroneState::Flying | DroneState::Hovering)
+        {
+            Some(self.shapes[i])
+        } else {
+            None
+        };
         let (dx, dy) = (d.target.0 - p.x, d.target.1 - p.y);
         match d.state {
             DroneState::Crashed | DroneState::Idle => return false,
@@ -873,7 +935,14 @@ impl Step<'_> {
         work: &mut OrcaScratch,
         scratch: &mut orca::Scratch,
     ) -> (f64, f64) {
-        let OrcaScratch { limits, neighbours } = work;
+        let OrcaScratch {
+            limits,
+            neighbours,
+            probe,
+            pairs,
+        } = work;
+        let probe = *probe;
+        let contact_reach2 = 8.0 * self.grid.max_extent * self.grid.max_extent * (1.0 + 1e-9);
         let grid = self.grid;
         let radius = self.half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
         let max_speed = MAX_SPEED * std::f64::consts::SQRT_2;
@@ -905,6 +974,18 @@ impl Step<'_> {
             let in_range = d2 < ORCA_RANGE * ORCA_RANGE;
             if !in_range {
                 return;
+            }
+            // Its contacts, as the collision system finds them (every shape in the grid is
+            // small enough to overlap only within range, see `HANDOFF_MAX_EXTENT`).
+            // Two shapes of half extents at most E overlap only closer than √8·E (the
+            // squared bound has a margin for rounding), so the shape is read only then.
+            if let Some(s) = probe {
+                if d2 < contact_reach2
+                    && overlaps(s, px, py, grid.shapes[m], grid.xs[m], grid.ys[m])
+                {
+                    let (a, b) = (i as u32, j);
+                    pairs.push((a.min(b), a.max(b)));
+                }
             }
             let other = self.slot_mode[m];
             any_flying |= other == MODE_FLYING;
@@ -1011,6 +1092,10 @@ struct OrcaScratch {
     /// The safety step's limits.
     limits: Vec<((f64, f64), f64)>,
     neighbours: Vec<orca::Neighbour>,
+    /// The scanning drone's collider when the scan finds its contacts too.
+    probe: Option<Shape>,
+    /// Contacts found (pairs, smaller id first).
+    pairs: Vec<(u32, u32)>,
 }
 
 /// Keeps `best[..count]` the nearest candidates `(squared distance, id, grid slot)` seen so
@@ -1105,6 +1190,10 @@ impl System for DroneController {
         if self.total >= self.slot_order_from {
             ctx.world.res.get_mut::<SpatialGrid>().track_slots = true;
         }
+        // ORCA scans every drone's neighbours: it finds their contacts too.
+        if self.avoidance == Avoidance::Orca && self.contacts_in_scan {
+            ctx.world.res.get_mut::<ContactHandoff>().drones = true;
+        }
         ctx.events
             .schedule(DISTURB_PERIOD, Event::global(Self::DISTURBANCE));
     }
@@ -1127,8 +1216,10 @@ impl System for DroneController {
         }
         let mut out = std::mem::take(&mut self.out);
         let slot_order_from = self.slot_order_from;
-        let arrivals: Vec<EntityId> = ctx.world.with_custom::<Drone, _>(|drones, w| {
+        let contacts = ctx.world.res.get::<ContactHandoff>().pending();
+        let found: Found = ctx.world.with_custom::<Drone, _>(|drones, w| {
             let grid = w.res.get::<SpatialGrid>();
+            let (shapes, sp) = w.collider.raw();
             let (drones, dp) = drones.raw_mut();
             let (poses, pp) = w.pose.raw();
             let (vels, vp) = w.vel.raw_mut();
@@ -1146,6 +1237,9 @@ impl System for DroneController {
                 avoidance,
                 slot_vel: &slot_vel,
                 slot_mode: &slot_mode,
+                contacts,
+                shapes,
+                sp,
             };
             if n < slot_order_from {
                 if threads <= 1 || n < PARALLEL_MIN {
@@ -1164,10 +1258,7 @@ impl System for DroneController {
                             scope.spawn(move || step.control(c * chunk, d, dpc, v, vpc))
                         })
                         .collect();
-                    handles
-                        .into_iter()
-                        .flat_map(|h| h.join().unwrap_or_default())
-                        .collect()
+                    Found::join(handles.into_iter().map(|h| h.join().unwrap_or_default()))
                 });
             }
             // A large swarm: in grid-slot order (neighbours' reads are local), into `out`,
@@ -1178,7 +1269,7 @@ impl System for DroneController {
             let chunk = slots.div_ceil(threads).max(1);
             let (ro_drones, ro_vels) = (&*drones, &*vels);
             let step = &step;
-            let mut arrivals: Vec<EntityId> = std::thread::scope(|scope| {
+            let mut found = std::thread::scope(|scope| {
                 let handles: Vec<_> = out
                     .chunks_mut(chunk)
                     .enumerate()
@@ -1188,14 +1279,11 @@ impl System for DroneController {
                         })
                     })
                     .collect();
-                handles
-                    .into_iter()
-                    .flat_map(|h| h.join().unwrap_or_default())
-                    .collect()
+                Found::join(handles.into_iter().map(|h| h.join().unwrap_or_default()))
             });
             let out = &out[..];
             let chunk = n.div_ceil(threads).max(1);
-            let rest: Vec<EntityId> = std::thread::scope(|scope| {
+            let rest = std::thread::scope(|scope| {
                 let handles: Vec<_> = drones
                     .chunks_mut(chunk)
                     .zip(vels.chunks_mut(chunk))
@@ -1205,20 +1293,23 @@ impl System for DroneController {
                         scope.spawn(move || step.copy_back(c * chunk, d, dpc, v, vpc, out))
                     })
                     .collect();
-                handles
-                    .into_iter()
-                    .flat_map(|h| h.join().unwrap_or_default())
-                    .collect()
+                Found::join(handles.into_iter().map(|h| h.join().unwrap_or_default()))
             });
-            arrivals.extend(rest);
+            found.arrivals.extend(rest.arrivals);
+            found.pairs.extend(rest.pairs);
             // Reported in id order, as in entity order.
-            arrivals.sort_unstable();
-            arrivals
+            found.arrivals.sort_unstable();
+            found
         });
         self.out = out;
         self.slot_vel = slot_vel;
         self.slot_mode = slot_mode;
-        for e in arrivals {
+        // The frame's contacts are raised before the arrivals, as when the collision system
+        // (which runs before this controller) finds them all.
+        if contacts {
+            ContactHandoff::finish(ctx, found.pairs);
+        }
+        for e in found.arrivals {
             self.report(ctx, e, true);
         }
     }

@@ -263,8 +263,6 @@ impl SpatialGrid {
         self.cols = side(world.res.width, cell);
         self.rows = side(world.res.height, cell);
         self.last = ((self.cols - 1) as f64, (self.rows - 1) as f64);
-        self.scratch.clear();
-        self.cells.clear();
         self.max_extent = 0.0;
         let (poses, pp) = world.pose.raw();
         let (shapes, sp) = world.collider.raw();
@@ -318,15 +316,29 @@ impl SpatialGrid {
             }
         }
         let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
-        for part in &mut parts {
-            if count == 1 {
-                // One part: its buffers become the entries (the old ones its next buffers).
-                std::mem::swap(&mut self.scratch, &mut part.entries);
-                std::mem::swap(&mut self.cells, &mut part.cells);
-            } else {
-                self.scratch.extend_from_slice(&part.entries);
-                self.cells.extend_from_slice(&part.cells);
-            }
+        if count == 1 {
+            // One part: its buffers become the entries (the old ones its next buffers).
+            std::mem::swap(&mut self.scratch, &mut parts[0].entries);
+            std::mem::swap(&mut self.cells, &mut parts[0].cells);
+        } else {
+            // The parts joined in id order, each copied by a thread of its own.
+            let total: usize = parts.iter().map(|p| p.entries.len()).sum();
+            self.scratch.resize(total, (0, 0));
+            self.cells.resize(total, (0, 0));
+            std::thread::scope(|scope| {
+                let (mut entries, mut cells) = (&mut self.scratch[..], &mut self.cells[..]);
+                for part in &parts {
+                    let (e, e_rest) = entries.split_at_mut(part.entries.len());
+                    let (c, c_rest) = cells.split_at_mut(part.cells.len());
+                    (entries, cells) = (e_rest, c_rest);
+                    scope.spawn(move || {
+                        e.copy_from_slice(&part.entries);
+                        c.copy_from_slice(&part.cells);
+                    });
+                }
+            });
+        }
+        for part in &parts {
             self.max_extent = self.max_extent.max(part.max_extent);
             let (a0, b0, a1, b1) = part.bounds;
             (x0, y0, x1, y1) = (x0.min(a0), y0.min(b0), x1.max(a1), y1.max(b1));
@@ -350,20 +362,34 @@ impl SpatialGrid {
         self.row_start.clear();
         self.order.clear();
         let cells = &self.cells;
+        // Whether `pos` holds each entry's slot (else the slots come from `order`).
+        let mut by_pos = false;
         if dense {
             // By cell of the window (stable: id order within a cell).
             let win = |k: usize| {
                 let (cx, cy) = cells[k];
                 (cy as usize - wy) * ww + cx as usize - wx
             };
-            counting_sort(
-                m,
-                wcells as usize,
-                win,
-                &mut self.start,
-                &mut self.order,
-                &mut self.pos,
-            );
+            if count > 1 {
+                counting_sort_parallel(
+                    m,
+                    wcells as usize,
+                    win,
+                    count,
+                    &mut self.start,
+                    &mut self.order,
+                );
+            } else {
+                counting_sort(
+                    m,
+                    wcells as usize,
+                    win,
+                    &mut self.start,
+                    &mut self.order,
+                    &mut self.pos,
+                );
+                by_pos = true;
+            }
         } else if wh as u64 <= DENSE_CELLS_PER_ENTRY * m as u64 + DENSE_CELLS_MIN {
             // By row of the window (stable: id order within a row), then each row's run by
             // cell.
@@ -395,7 +421,7 @@ impl SpatialGrid {
         if self.track_slots {
             self.slot_of.resize(n, u32::MAX);
         }
-        if self.track_slots && dense {
+        if self.track_slots && by_pos {
             for (&(_, i), &p) in self.scratch.iter().zip(&self.pos) {
                 self.slot_of[i as usize] = p;
             }
@@ -539,6 +565,79 @@ fn counting_sort(
         *p = *at;
         *at += 1;
     }
+    start.truncate(buckets + 1);
+}
+
+/// [`counting_sort`] on `threads` threads (without `pos`): the same `start` and `order`.
+/// Each thread takes a run of buckets: it counts the entries of its buckets (reading every
+/// entry's bucket, in order), then places them into its own run of `order`, so no two
+/// threads write the same memory and no entry is moved by more than one thread.
+fn counting_sort_parallel(
+    entries: usize,
+    buckets: usize,
+    bucket_of: impl Fn(usize) -> usize + Sync,
+    threads: usize,
+    start: &mut Vec<u32>,
+    order: &mut Vec<u32>,
+) {
+    start.clear();
+    start.resize(buckets + 2, 0);
+    order.clear();
+    order.resize(entries, 0);
+    let per = buckets.div_ceil(threads.max(1)).max(1);
+    let bucket_of = &bucket_of;
+    // `start[1 + b]`: first each of the thread's buckets' begin within the thread's run
+    // of `order`, then (after placing) its end, which becomes where bucket `b + 1` begins
+    // once the run's own begin is added.
+    let join = |h: std::thread::ScopedJoinHandle<'_, u32>| {
+        h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+    };
+    let totals: Vec<u32> = std::thread::scope(|scope| {
+        let handles: Vec<_> = start[1..=buckets]
+            .chunks_mut(per)
+            .enumerate()
+            .map(|(t, run)| {
+                scope.spawn(move || {
+                    let lo = t * per;
+                    for k in 0..entries {
+                        let b = bucket_of(k).wrapping_sub(lo);
+                        if b < run.len() {
+                            run[b] += 1;
+                        }
+                    }
+                    let mut sum = 0;
+                    for c in run.iter_mut() {
+                        (*c, sum) = (sum, sum + *c);
+                    }
+                    sum
+                })
+            })
+            .collect();
+        handles.into_iter().map(join).collect()
+    });
+    std::thread::scope(|scope| {
+        let mut rest = &mut order[..];
+        let mut base = 0;
+        for (t, run) in start[1..=buckets].chunks_mut(per).enumerate() {
+            let (mine, tail) = rest.split_at_mut(totals[t] as usize);
+            rest = tail;
+            let at = base;
+            base += totals[t];
+            scope.spawn(move || {
+                let lo = t * per;
+                for k in 0..entries {
+                    let b = bucket_of(k).wrapping_sub(lo);
+                    if b < run.len() {
+                        mine[run[b] as usize] = k as u32;
+                        run[b] += 1;
+                    }
+                }
+                for c in run.iter_mut() {
+                    *c += at;
+                }
+            });
+        }
+    });
     start.truncate(buckets + 1);
 }
 
@@ -794,10 +893,40 @@ mod tests {
                 assert_eq!(g.radii, grids[0].radii);
                 assert_eq!(g.slots(), grids[0].slots());
                 assert_eq!(g.max_extent, grids[0].max_extent);
+                assert_eq!(g.start, grids[0].start);
+                assert_eq!(g.row_start, grids[0].row_start);
             }
             assert!(grids[0].ids.len() > PARALLEL_MIN);
             for (m, &i) in grids[0].ids.iter().enumerate() {
                 assert_eq!(grids[0].slots()[i as usize], m as u32);
+            }
+        }
+    }
+
+    #[test]
+    fn the_counting_sort_on_several_threads_is_the_counting_sort() {
+        // Buckets many, few or one; crowded or mostly empty; more threads than buckets.
+        let mut rng = Xoshiro256PlusPlus::new(11);
+        for round in 0..60 {
+            let entries = rng.below(3000) as usize;
+            let buckets = [1, 2, 3, 7, 100, 5000][round % 6];
+            let keys: Vec<usize> = (0..entries)
+                .map(|_| rng.below(buckets as u64) as usize)
+                .collect();
+            let (mut start, mut order, mut pos) = (Vec::new(), Vec::new(), Vec::new());
+            counting_sort(
+                entries,
+                buckets,
+                |k| keys[k],
+                &mut start,
+                &mut order,
+                &mut pos,
+            );
+            for threads in [1, 2, 3, 8] {
+                let (mut s2, mut o2) = (vec![9; 3], vec![9; 5]);
+                counting_sort_parallel(entries, buckets, |k| keys[k], threads, &mut s2, &mut o2);
+                assert_eq!(s2, start, "round {round}, {threads} threads");
+                assert_eq!(o2, order, "round {round}, {threads} threads");
             }
         }
     }

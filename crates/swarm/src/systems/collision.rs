@@ -1,4 +1,5 @@
-use crate::ecs::{EntityId, SwarmWorld};
+use crate::drones::{Drone, DroneState};
+use crate::ecs::{EntityId, Resource, SwarmWorld};
 use crate::event::{Event, Payload, Tag};
 use crate::geom::overlaps;
 use crate::grid::{SpatialGrid, StaticIndex};
@@ -10,22 +11,131 @@ use crate::sim::{Ctx, System};
 /// such a contact names the world entity, 0). A `Collision` event naming both entities (smaller
 /// id first) is raised when a contact begins; a contact is remembered while the two
 /// still overlap, so it is reported once, however long it lasts.
+///
+/// The drones' ORCA controller already scans every drone's neighbours each frame; when it
+/// asks for it ([`ContactHandoff::drones`]), the drones that it scans are tested there, in
+/// that scan, and this system tests only the rest (other moving colliders, and every
+/// moving collider against walls and the obstacle map). The controller then finishes the
+/// frame's contacts ([`ContactHandoff::finish`]) before its own events, so the same contacts
+/// are raised in the same order as when this system finds them all.
 #[derive(Debug, Default)]
 pub struct CollisionSystem {
-    contacts: Vec<(u32, u32)>,
-    now: Vec<(u32, u32)>,
     statics: Vec<u32>,
     /// Threads of its own; `None`: the run's ([`crate::sim::SimConfig::threads`]).
     threads: Option<usize>,
 }
 
+/// The contacts of a frame, shared by the collision system and a controller that finds
+/// some of them in its own neighbour scan (a world resource).
+#[derive(Debug, Default)]
+pub struct ContactHandoff {
+    /// Set (before the run starts) by a controller that tests the drones it controls with
+    /// ORCA for contacts in its own neighbour scan; the collision system then leaves those
+    /// drones' grid neighbours to it.
+    pub drones: bool,
+    /// Whether this frame's contacts wait for that controller's (set by the collision
+    /// system, cleared by [`ContactHandoff::finish`]).
+    pending: bool,
+    /// The pairs in contact after the last frame (sorted).
+    contacts: Vec<(u32, u32)>,
+    /// The pairs found this frame so far.
+    now: Vec<(u32, u32)>,
+}
+
+impl Resource for ContactHandoff {
+    fn initial() -> &'static Self {
+        static INITIAL: std::sync::LazyLock<ContactHandoff> =
+            std::sync::LazyLock::new(ContactHandoff::default);
+        &INITIAL
+    }
+}
+
+/// The largest half extent of any grid entry for which the drones' ORCA scan (every grid
+/// entry within 20 map units) sees every pair that can overlap: two shapes within this half
+/// extent overlap only closer than `2·√2·7 < 20`. Beyond, the collision system finds every
+/// contact itself that frame.
+pub const HANDOFF_MAX_EXTENT: f64 = 7.0;
+
+impl ContactHandoff {
+    /// Whether this frame's contacts wait for the controller's scan.
+    pub fn pending(&self) -> bool {
+        self.pending
+    }
+
+    /// The pairs in contact after the last frame (smaller id first, sorted).
+    pub fn contacts(&self) -> &[(u32, u32)] {
+        &self.contacts
+    }
+
+    /// Ends the frame's contact detection: `found` (pairs, smaller id first) join those
+    /// found so far; contacts of the last frame that still overlap stay contacts; a
+    /// `Collision` event is raised for each new one, in pair order.
+    pub fn finish(ctx: &mut Ctx, found: impl IntoIterator<Item = (u32, u32)>) {
+        let mut this = std::mem::take(ctx.world.res.get_mut::<ContactHandoff>());
+        this.pending = false;
+        this.now.extend(found);
+        let w = &ctx.world;
+        // Contacts that still overlap stay contacts even if neither moved this frame.
+        for &(a, b) in &this.contacts {
+            let (ea, eb) = (EntityId(a), EntityId(b));
+            if ea == EntityId::WORLD {
+                if let (Some(map), Some(p), Some(s)) =
+                    (&w.res.obstacles, w.pose.get(eb), w.collider.get(eb))
+                {
+                    let (hw, hh) = s.half_extents();
+                    if map.disc_overlaps(simrob_flat::Vec2::new(p.x, p.y), hw.min(hh)) {
+                        this.now.push((a, b));
+                    }
+                }
+                continue;
+            }
+            if let (Some(pa), Some(sa), Some(pb), Some(sb)) = (
+                w.pose.get(ea),
+                w.collider.get(ea),
+                w.pose.get(eb),
+                w.collider.get(eb),
+            ) {
+                if overlaps(*sa, pa.x, pa.y, *sb, pb.x, pb.y) {
+                    this.now.push((a, b));
+                }
+            }
+        }
+        this.now.sort_unstable();
+        this.now.dedup();
+        // New contacts: in `now` but not in `contacts` (both sorted).
+        let mut j = 0;
+        for &pair in &this.now {
+            while j < this.contacts.len() && this.contacts[j] < pair {
+                j += 1;
+            }
+            if j < this.contacts.len() && this.contacts[j] == pair {
+                continue;
+            }
+            ctx.stats.collisions += 1;
+            ctx.events.emit(Event {
+                tag: Tag::COLLISION,
+                entity: None,
+                error: false,
+                observation: false,
+                payload: Payload::Pair(EntityId(pair.0), EntityId(pair.1)),
+            });
+        }
+        std::mem::swap(&mut this.contacts, &mut this.now);
+        this.now.clear();
+        *ctx.world.res.get_mut::<ContactHandoff>() = this;
+    }
+}
+
 /// Below this many colliders one thread does all.
 const PARALLEL_MIN: usize = 4096;
 
-/// Contacts of the moving colliders in grid slots `range` (pairs, smaller id first).
+/// Contacts of the moving colliders in grid slots `range` (pairs, smaller id first); with
+/// `handoff`, not those of a drone with grid neighbours that the drones' controller scans
+/// ([`ContactHandoff`]).
 fn detect(
     w: &SwarmWorld,
     range: std::ops::Range<usize>,
+    handoff: bool,
     now: &mut Vec<(u32, u32)>,
     statics: &mut Vec<u32>,
 ) {
@@ -33,20 +143,40 @@ fn detect(
     let static_index = w.res.get::<StaticIndex>();
     let obstacles = w.res.obstacles.as_deref();
     let (vels, vp) = w.vel.raw();
+    let (drones, dp) = match w.custom::<Drone>() {
+        Some(c) if handoff => c.raw(),
+        _ => (&[][..], &[][..]),
+    };
+    let (_, pp) = w.pose.raw();
+    // Without walls and an obstacle map, the drones the controller scans need nothing here
+    // (their velocity is not even read).
+    let grid_only = obstacles.is_none() && static_index.is_empty();
     for k in range {
         let i = grid.ids[k] as usize;
-        if !(vp.get(i).copied().unwrap_or(false) && vels[i].is_moving()) {
+        // The drones the controller scans: those it controls (a drone with a pose and a
+        // velocity) that fly or hover.
+        let has_vel = vp.get(i).copied().unwrap_or(false);
+        let scanned = has_vel
+            && dp.get(i).copied().unwrap_or(false)
+            && pp.get(i).copied().unwrap_or(false)
+            && matches!(drones[i].state, DroneState::Flying | DroneState::Hovering);
+        if scanned && grid_only {
+            continue;
+        }
+        if !(has_vel && vels[i].is_moving()) {
             continue;
         }
         let (x, y, s) = (grid.xs[k], grid.ys[k], grid.shapes[k]);
         let (hw, hh) = s.half_extents();
         let reach = hw.max(hh) + grid.max_extent;
-        grid.for_each_near(x, y, reach, |m| {
-            let j = grid.ids[m] as usize;
-            if j != i && overlaps(s, x, y, grid.shapes[m], grid.xs[m], grid.ys[m]) {
-                now.push((i.min(j) as u32, i.max(j) as u32));
-            }
-        });
+        if !scanned {
+            grid.for_each_near(x, y, reach, |m| {
+                let j = grid.ids[m] as usize;
+                if j != i && overlaps(s, x, y, grid.shapes[m], grid.xs[m], grid.ys[m]) {
+                    now.push((i.min(j) as u32, i.max(j) as u32));
+                }
+            });
+        }
         if let Some(map) = obstacles {
             if map.disc_overlaps(simrob_flat::Vec2::new(x, y), hw.min(hh)) {
                 now.push((0, i as u32));
@@ -72,11 +202,6 @@ impl CollisionSystem {
             ..CollisionSystem::default()
         }
     }
-
-    /// The pairs in contact after the last frame.
-    pub fn contacts(&self) -> &[(u32, u32)] {
-        &self.contacts
-    }
 }
 
 impl System for CollisionSystem {
@@ -84,17 +209,29 @@ impl System for CollisionSystem {
         "collision"
     }
 
+    fn start(&mut self, ctx: &mut Ctx) {
+        // A fresh run: no contacts yet, and none left to a controller until one that runs
+        // after this system asks (in its own start).
+        *ctx.world.res.get_mut::<ContactHandoff>() = ContactHandoff::default();
+    }
+
     fn fixed_rate(&self) -> bool {
         true
     }
 
     fn run(&mut self, ctx: &mut Ctx) {
+        let mut handoff = std::mem::take(ctx.world.res.get_mut::<ContactHandoff>());
         let w = &ctx.world;
-        let n = w.res.get::<SpatialGrid>().ids.len();
-        self.now.clear();
+        let grid = w.res.get::<SpatialGrid>();
+        let n = grid.ids.len();
+        // The controller's scan sees every pair that can overlap only while the grid's
+        // shapes are small.
+        let deferred = handoff.drones && grid.max_extent <= HANDOFF_MAX_EXTENT;
+        let mut now = std::mem::take(&mut handoff.now);
+        now.clear();
         let threads = self.threads.unwrap_or_else(|| ctx.config.thread_count());
         if threads <= 1 || n < PARALLEL_MIN {
-            detect(w, 0..n, &mut self.now, &mut self.statics);
+            detect(w, 0..n, deferred, &mut now, &mut self.statics);
         } else {
             let chunk = n.div_ceil(threads);
             let parts: Vec<Vec<(u32, u32)>> = std::thread::scope(|scope| {
@@ -103,7 +240,7 @@ impl System for CollisionSystem {
                         let range = (c * chunk).min(n)..((c + 1) * chunk).min(n);
                         scope.spawn(move || {
                             let mut out = Vec::new();
-                            detect(w, range, &mut out, &mut Vec::new());
+                            detect(w, range, deferred, &mut out, &mut Vec::new());
                             out
                         })
                     })
@@ -114,55 +251,15 @@ impl System for CollisionSystem {
                     .collect()
             });
             for p in parts {
-                self.now.extend(p);
+                now.extend(p);
             }
         }
-        // Contacts that still overlap stay contacts even if neither moved this frame.
-        for &(a, b) in &self.contacts {
-            let (ea, eb) = (EntityId(a), EntityId(b));
-            if ea == EntityId::WORLD {
-                if let (Some(map), Some(p), Some(s)) =
-                    (&w.res.obstacles, w.pose.get(eb), w.collider.get(eb))
-                {
-                    let (hw, hh) = s.half_extents();
-                    if map.disc_overlaps(simrob_flat::Vec2::new(p.x, p.y), hw.min(hh)) {
-                        self.now.push((a, b));
-                    }
-                }
-                continue;
-            }
-            if let (Some(pa), Some(sa), Some(pb), Some(sb)) = (
-                w.pose.get(ea),
-                w.collider.get(ea),
-                w.pose.get(eb),
-                w.collider.get(eb),
-            ) {
-                if overlaps(*sa, pa.x, pa.y, *sb, pb.x, pb.y) {
-                    self.now.push((a, b));
-                }
-            }
+        handoff.now = now;
+        handoff.pending = deferred;
+        *ctx.world.res.get_mut::<ContactHandoff>() = handoff;
+        if !deferred {
+            ContactHandoff::finish(ctx, []);
         }
-        self.now.sort_unstable();
-        self.now.dedup();
-        // New contacts: in `now` but not in `contacts` (both sorted).
-        let mut j = 0;
-        for &pair in &self.now {
-            while j < self.contacts.len() && self.contacts[j] < pair {
-                j += 1;
-            }
-            if j < self.contacts.len() && self.contacts[j] == pair {
-                continue;
-            }
-            ctx.stats.collisions += 1;
-            ctx.events.emit(Event {
-                tag: Tag::COLLISION,
-                entity: None,
-                error: false,
-                observation: false,
-                payload: Payload::Pair(EntityId(pair.0), EntityId(pair.1)),
-            });
-        }
-        std::mem::swap(&mut self.contacts, &mut self.now);
     }
 }
 

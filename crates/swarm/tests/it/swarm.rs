@@ -492,6 +492,157 @@ fn threads_do_not_change_the_run() {
 }
 
 #[test]
+fn contacts_found_in_orcas_scan_are_the_collision_systems() {
+    // 5,000 drones (the parallel paths) rammed by robots that are not drones (boxes along
+    // the rows, discs down the columns; they keep going, so contacts last and begin again):
+    // the drones' contacts found in ORCA's neighbour scan give the same collision events, at
+    // the same times and in the same order, and the same run, as the collision system
+    // finding them all; on one and two threads, in entity and in slot order. A rammer too
+    // large for the scan (half extent 8) makes the collision system find every contact;
+    // with walls, it still tests the scanned drones against them.
+    type Run = (Vec<u64>, (u64, u64, u64, u64), Vec<(f64, Payload)>);
+    fn run(big: bool, walls: bool, in_scan: bool, threads: usize, slot_from: usize) -> Run {
+        let text =
+            "fps = 24\nduration = 1.5\nseed = 2\n[generator]\nkind = \"drone-swarm\"\nrobots = 5000\n";
+        let mut b = scenario(text).build(&Overrides::default()).unwrap();
+        let mut world = std::mem::take(b.world_mut());
+        // Forty drones start on top of another one, both moving: contacts between two
+        // flying drones, which only the drones' own scans find when the scan looks for
+        // contacts.
+        let drones: Vec<_> = world
+            .custom::<Drone>()
+            .unwrap()
+            .iter()
+            .map(|(e, _)| e)
+            .collect();
+        for k in 0..40 {
+            let (a, b) = (drones[k * 120], drones[k * 120 + 1]);
+            let p = *world.pose.get(b).unwrap();
+            world.pose.insert(
+                a,
+                SwarmPose {
+                    x: p.x + 0.2,
+                    y: p.y + 0.1,
+                    theta: 0.0,
+                },
+            );
+            for e in [a, b] {
+                world.vel.insert(
+                    e,
+                    Velocity {
+                        x: 1.0,
+                        y: 0.5,
+                        w: 0.0,
+                    },
+                );
+            }
+        }
+        if walls {
+            // Walls across the start grid (static colliders, in the wall index).
+            for k in 0..4 {
+                let e = world.spawn("wall");
+                world.pose.insert(
+                    e,
+                    SwarmPose {
+                        x: 300.0 + 400.0 * k as f64,
+                        y: 130.0,
+                        theta: 0.0,
+                    },
+                );
+                world.set_collider(e, Shape::Box { hw: 150.0, hh: 4.0 });
+            }
+        }
+        for k in 0..12 {
+            let (pose, vel, shape) = if k % 2 == 0 {
+                let half = if big && k == 0 { 8.0 } else { 4.0 };
+                (
+                    SwarmPose {
+                        x: 5.0,
+                        y: 20.0 + 60.0 * k as f64,
+                        theta: 0.0,
+                    },
+                    (200.0, 0.0),
+                    Shape::Box { hw: half, hh: half },
+                )
+            } else {
+                (
+                    SwarmPose {
+                        x: 20.0 + 60.0 * k as f64,
+                        y: 5.0,
+                        theta: 0.0,
+                    },
+                    (0.0, 150.0),
+                    Shape::Circle { r: 3.0 },
+                )
+            };
+            let e = world.spawn("robot");
+            world.pose.insert(e, pose);
+            world.vel.insert(
+                e,
+                Velocity {
+                    x: vel.0,
+                    y: vel.1,
+                    w: 0.0,
+                },
+            );
+            world.set_collider(e, shape);
+        }
+        let mut c = Simulation::new(world, b.ctx.config.clone());
+        c.set_threads(threads);
+        c.add_system(Box::new(MovementSystem));
+        c.add_system(Box::new(CollisionSystem::default()));
+        c.add_system(Box::new(simrob_swarm::systems::StopOnCollision));
+        c.add_system(Box::new(
+            DroneController::new(5.0)
+                .with_slot_order_from(slot_from)
+                .with_contacts_in_scan(in_scan),
+        ));
+        let log = Rc::new(RefCell::new(Vec::new()));
+        struct Spy(Rc<RefCell<Vec<(f64, Payload)>>>);
+        impl simrob_swarm::System for Spy {
+            fn name(&self) -> &str {
+                "spy"
+            }
+            fn wants(&self, e: &Event) -> bool {
+                e.tag == Tag::COLLISION || e.tag == Tag::ARRIVED
+            }
+            fn react(&mut self, e: &Event, ctx: &mut simrob_swarm::Ctx) {
+                self.0
+                    .borrow_mut()
+                    .push((ctx.events.now(), e.payload.clone()));
+            }
+        }
+        c.add_system(Box::new(Spy(log.clone())));
+        let s = c.run();
+        let events = log.borrow().clone();
+        (
+            fingerprint(&c),
+            (s.events, s.collisions, s.crashed, s.arrived),
+            events,
+        )
+    }
+    for (big, walls) in [(false, false), (true, false), (false, true)] {
+        let all = run(big, walls, false, 1, usize::MAX);
+        assert!(all.1 .1 > 60, "rammed drones: {:?}", all.1);
+        for (threads, slot_from) in [(1, usize::MAX), (2, usize::MAX), (2, 0)] {
+            let fused = run(big, walls, true, threads, slot_from);
+            assert_eq!(
+                fused.1, all.1,
+                "big {big}, {threads} threads, from {slot_from}"
+            );
+            assert!(
+                fused.2 == all.2,
+                "the same events: big {big}, {threads} threads, from {slot_from}"
+            );
+            assert!(
+                fused.0 == all.0,
+                "the same run: big {big}, {threads} threads"
+            );
+        }
+    }
+}
+
+#[test]
 fn every_drone_arrives_whatever_the_seed_and_size() {
     // ORCA alone leaves a few drones standing for good (two head-on on one line, or one
     // pressing into a drone that hovers on its way); the stall watch's detours free them.
