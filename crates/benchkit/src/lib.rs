@@ -1,7 +1,9 @@
 //! What a benchmark run cost, read from Linux's `/proc`: the processor time of the whole
 //! process ([`process_cpu`]) or of the calling thread ([`thread_cpu`]), and the process's
-//! peak resident memory ([`peak_memory_mb`]); and [`size_list`], the sizes a benchmark is
-//! asked to run (`10000,100000`).
+//! peak resident memory ([`peak_memory_mb`]); [`size_list`], the sizes a benchmark is
+//! asked to run (`10000,100000`); and [`one_run`], the arguments of a benchmark's child
+//! process that runs one size (`PROGRAM --one 10000 60 …`), so that each size's processor
+//! time and peak memory are its own.
 //!
 //! SimRob's benchmarks print these beside the wall clock, because on a machine shared with
 //! other work the wall clock measures the machine's load as much as the run, while processor
@@ -43,6 +45,61 @@ pub fn size_list(text: &str) -> Result<Vec<usize>, std::num::ParseIntError> {
     text.split(',').map(str::parse).collect()
 }
 
+/// The flag that makes a benchmark's process one child run: `PROGRAM --one ARG…`.
+pub const ONE: &str = "--one";
+
+/// The arguments after [`ONE`] when this process is a child run (`args` as
+/// `std::env::args()` gives them, the program first), `None` when it is not.
+pub fn one_run(args: &[String]) -> Option<OneRun<'_>> {
+    (args.get(1).map(String::as_str) == Some(ONE)).then(|| OneRun {
+        rest: args[2..].iter(),
+    })
+}
+
+/// A child run's arguments, taken in order.
+#[derive(Debug, Clone)]
+pub struct OneRun<'a> {
+    rest: std::slice::Iter<'a, String>,
+}
+
+impl<'a> OneRun<'a> {
+    /// The next argument as a `T`; `name` says which in the error when it is missing or
+    /// does not parse.
+    pub fn next<T: std::str::FromStr>(&mut self, name: &str) -> Result<T, OneRunError>
+    where
+        T::Err: std::fmt::Display,
+    {
+        let text = self.rest.next().ok_or_else(|| OneRunError {
+            name: name.into(),
+            problem: "missing".into(),
+        })?;
+        text.parse().map_err(|e: T::Err| OneRunError {
+            name: name.into(),
+            problem: format!("{text:?}: {e}"),
+        })
+    }
+
+    /// The next argument as text, if there is one (an optional last argument).
+    pub fn optional(&mut self) -> Option<&'a str> {
+        self.rest.next().map(String::as_str)
+    }
+}
+
+/// A child run's argument that is missing or does not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OneRunError {
+    name: String,
+    problem: String,
+}
+
+impl std::fmt::Display for OneRunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{ONE}: {} {}", self.name, self.problem)
+    }
+}
+
+impl std::error::Error for OneRunError {}
+
 /// User plus system time from a `/proc/PID/stat` line, in seconds.
 fn parse_stat(stat: &str) -> Option<f64> {
     // The fields after the command name, which is in parentheses and may hold spaces.
@@ -70,6 +127,27 @@ mod tests {
         let line = "42 (a (b) c) R 1 42 42 0 -1 4194304 10 0 0 0 250 75 0 0 20 0 1 0";
         assert_eq!(parse_stat(line), Some(3.25));
         assert_eq!(parse_stat("42 (x) R 1 2"), None);
+    }
+
+    #[test]
+    fn a_child_runs_arguments_in_order() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(one_run(&args(&["bench", "1000,10000"])).is_none());
+        assert!(one_run(&args(&["bench"])).is_none());
+        let a = args(&["bench", "--one", "1000", "2.5", "/tmp/x"]);
+        let mut one = one_run(&a).expect("a child run");
+        assert_eq!(one.next::<usize>("robots"), Ok(1000));
+        assert_eq!(one.next::<f64>("duration"), Ok(2.5));
+        assert_eq!(one.optional(), Some("/tmp/x"));
+        assert_eq!(one.optional(), None);
+        let e = one.next::<usize>("threads").unwrap_err();
+        assert_eq!(e.to_string(), "--one: threads missing");
+        let a = args(&["bench", "--one", "many"]);
+        let e = one_run(&a).expect("a child run").next::<usize>("robots");
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "--one: robots \"many\": invalid digit found in string"
+        );
     }
 
     #[test]

@@ -137,7 +137,10 @@ pub struct BrainParams {
     /// Run `lookAtBall` on the head whenever the current action leaves it free.
     pub auto_look_at_ball: bool,
     /// The camera's distance calibration the keeper-position report corrects its ranges
-    /// with (see [`RangeCalibration`]); none by default.
+    /// with (`rangeCalibration`, see [`RangeCalibration`]): FutRob's by default, the camera
+    /// a FutRob brain sees through unless told otherwise (the simulator's humanoid camera,
+    /// the trials' `paper` profile). A brain on an exact camera turns it off
+    /// ([`BrainParams::on_exact_camera`]).
     pub range_calibration: RangeCalibration,
 }
 
@@ -162,17 +165,34 @@ pub const FUTROB_RANGE_BIAS: [(f64, f64); 10] = [
 ///
 /// A range error that is a bias at a given distance (FutRob's camera reads 150 cm as about
 /// 168 cm, every frame) does not average out over sightings; knowing it, a team subtracts it.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// `ini.config`'s `rangeCalibration` names it: `futrob` or `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RangeCalibration {
-    /// Readings taken as they come.
-    #[default]
+    /// Readings taken as they come (`none`).
     None,
     /// FutRob's calibration ([`FUTROB_RANGE_BIAS`]): linear between its rows, the first row's
-    /// error below 5 cm, proportional to the distance beyond 150 cm.
+    /// error below 5 cm, proportional to the distance beyond 150 cm (`futrob`).
     FutRob,
 }
 
 impl RangeCalibration {
+    /// The name `rangeCalibration` takes (`futrob`, `none`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RangeCalibration::None => "none",
+            RangeCalibration::FutRob => "futrob",
+        }
+    }
+
+    /// The calibration called `name` (`futrob` or `none`, any letter case).
+    pub fn named(name: &str) -> Option<RangeCalibration> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "none" => Some(RangeCalibration::None),
+            "futrob" => Some(RangeCalibration::FutRob),
+            _ => None,
+        }
+    }
+
     /// The mean error (cm) of a reading of an object at true distance `d` cm.
     pub fn bias_at(self, d: f64) -> f64 {
         let t: &[(f64, f64)] = match self {
@@ -253,7 +273,19 @@ impl Default for BrainParams {
             intercept_reach_cm: 40.0,
             auto_get_up: true,
             auto_look_at_ball: false,
+            range_calibration: RangeCalibration::FutRob,
+        }
+    }
+}
+
+impl BrainParams {
+    /// These parameters for a brain whose camera reports true distances (the simulator's
+    /// `ideal` camera, `simrob soccer player --ideal-camera`): there is no range bias to
+    /// correct, so the range calibration is off whatever `rangeCalibration` said.
+    pub fn on_exact_camera(self) -> BrainParams {
+        BrainParams {
             range_calibration: RangeCalibration::None,
+            ..self
         }
     }
 }
@@ -484,6 +516,7 @@ pub const KEYS: &[Key] = &[
     Key { name: "interceptReach", unit: "cm", default: "40", range: Some((0.0, 1000.0)), meaning: "followBall: a ball rolling by within this is waited for, not walked into" },
     Key { name: "searchWalkSteps", unit: "steps", default: "4", range: Some((0.0, 100.0)), meaning: "findBall: long steps toward a far ball before the next sweep" },
     Key { name: "autoGetUp", unit: "0/1", default: "1", range: None, meaning: "stand up automatically when the body reports a fall" },
+    Key { name: "rangeCalibration", unit: "futrob/none", default: "futrob", range: None, meaning: "keeper position report: the camera's mean range error its keeper and goal ranges are corrected by, `futrob` (FutRob's calibration table, the error of the simulator's FutRob camera and of the `paper` profile) or `none`; off on an exact camera (`--ideal-camera`, the `ideal` profile)" },
 ];
 
 impl IniConfig {
@@ -667,6 +700,13 @@ impl IniConfig {
                 "interceptReach" => p.intercept_reach_cm = numk()?,
                 "searchWalkSteps" => p.search_walk_steps = numk()? as u32,
                 "autoGetUp" => p.auto_get_up = flag()?,
+                "rangeCalibration" => {
+                    p.range_calibration = RangeCalibration::named(value).ok_or_else(|| {
+                        err(format!(
+                            "rangeCalibration must be futrob or none, not {value:?}"
+                        ))
+                    })?
+                }
                 _ => return Err(err(format!("unknown key {key:?}"))),
             }
         }

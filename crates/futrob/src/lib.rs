@@ -102,7 +102,8 @@
 //!   line, so a y report could never be corrected. The keeper dead-reckons its offset
 //!   with each lateral step until the next report. The ranges of the keeper and the goal
 //!   are first corrected by the camera's known mean error
-//!   ([`config::RangeCalibration`], none by default; FutRob's table for FutRob's camera):
+//!   (`rangeCalibration`, [`config::RangeCalibration`]: FutRob's table by default, the
+//!   camera a FutRob brain sees through; none on an exact camera):
 //!   the x offset is the keeper's range times the sine of the bearing difference, so a
 //!   range bias (FutRob's camera reads 150 cm 12 % long) would scale every offset.
 //! - **`gkNeedsStartSaving`:** crossing point `x_c` and time `t_c` of the keeper's line

@@ -8,11 +8,13 @@
 //! cargo run --release -p simrob-record --example swarm_record_scale -- 100000,1000000 5 /tmp/rec.swarm
 //! ```
 //!
-//! Both costs are processor seconds of this process (user + system) per snapshot, measured
+//! Positions come from the swarm's generator (`simrob_math`'s xoshiro256++, seed 1). Both
+//! costs are processor seconds of this process (user + system) per snapshot, measured
 //! one after the other on one thread; FILE (default: discarded) is where snapshots go.
 
 use std::io::Write;
 
+use simrob_math::rng::Xoshiro256PlusPlus;
 use simrob_record::swarm::{Columns, CompactWriter, EntityLine, STATES};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,13 +28,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "{:>9}  {:>12}  {:>10}  {:>14}  {:>14}",
         "entities", "bytes", "bytes/ent", "sim thread ms", "writer ms"
     );
-    let mut s = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    // The swarm's generator, seed 1: the same positions on every run.
+    let mut rng = Xoshiro256PlusPlus::new(1);
+    let mut next = move || rng.next_f64();
     for &n in &sizes {
         let side = (n as f64).sqrt() * 10.0;
         let poses: Vec<(f64, f64, f64)> = (0..n)

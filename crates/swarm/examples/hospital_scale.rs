@@ -286,11 +286,8 @@ fn one(robots: usize, duration: f64, threads: usize) -> Result<(), Box<dyn std::
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("--one") {
-        let n: usize = args.get(2).ok_or("robots")?.parse()?;
-        let duration: f64 = args.get(3).ok_or("duration")?.parse()?;
-        let threads: usize = args.get(4).ok_or("threads")?.parse()?;
-        return one(n, duration, threads);
+    if let Some(mut a) = simrob_benchkit::one_run(&args) {
+        return one(a.next("robots")?, a.next("duration")?, a.next("threads")?);
     }
     let sizes: Vec<usize> =
         simrob_benchkit::size_list(args.get(1).map_or("1000,10000,100000", String::as_str))?;
@@ -314,7 +311,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for n in sizes {
         let status = Command::new(&me)
             .args([
-                "--one",
+                simrob_benchkit::ONE,
                 &n.to_string(),
                 &duration.to_string(),
                 &threads.to_string(),

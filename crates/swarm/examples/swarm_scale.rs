@@ -110,19 +110,14 @@ fn one(
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("--one") {
-        let n: usize = args.get(2).ok_or("n")?.parse()?;
-        let duration: f64 = args.get(3).ok_or("duration")?.parse()?;
-        let threads: usize = args.get(4).ok_or("threads")?.parse()?;
-        let seed: u64 = args.get(5).ok_or("seed")?.parse()?;
-        let cell: f64 = args.get(6).ok_or("cell")?.parse()?;
+    if let Some(mut a) = simrob_benchkit::one_run(&args) {
         return one(
-            n,
-            duration,
-            threads,
-            seed,
-            cell,
-            args.get(7).map(String::as_str),
+            a.next("drones")?,
+            a.next("duration")?,
+            a.next("threads")?,
+            a.next("seed")?,
+            a.next("cell")?,
+            a.optional(),
         );
     }
     let sizes: Vec<usize> =

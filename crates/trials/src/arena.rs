@@ -9,8 +9,7 @@
 //! the world through a [`BodyLink`] exactly as a networked player's go over UDP.
 
 use simrob_futrob::body::BodyLink;
-use simrob_futrob::config::FUTROB_RANGE_BIAS;
-use simrob_futrob::{Brain, BrainParams, ObjectKind, RangeCalibration, Role, RuleSet, SimRadio};
+use simrob_futrob::{Brain, BrainParams, ObjectKind, Role, RuleSet, SimRadio};
 use simrob_protocol::EntityId;
 use simrob_protocol::{EntityRequest, Vec3};
 use simrob_soccer::field::BALL_ENTITY;
@@ -158,20 +157,14 @@ impl Arena {
                 material: None,
             })?;
             let brain = s.rules.map(|rules| {
-                // The brain knows its camera's calibration, as FutRob's knew its own.
-                let camera = &self.params.profile.camera.distance_error;
-                let calibrated = camera.len() == FUTROB_RANGE_BIAS.len()
-                    && camera
-                        .iter()
-                        .zip(FUTROB_RANGE_BIAS)
-                        .all(|(a, b)| a.0 == b.0 && a.1 == b.1);
-                let params = BrainParams {
-                    range_calibration: if calibrated {
-                        RangeCalibration::FutRob
-                    } else {
-                        RangeCalibration::None
-                    },
-                    ..BrainParams::default()
+                // The brain is configured as an `ini.config` would configure it: the default
+                // `rangeCalibration` (FutRob's camera, the `paper` profile's), off on an exact
+                // camera as with `simrob soccer player --ideal-camera`.
+                let exact = self.params.profile.camera.distance_error.is_empty();
+                let params = if exact {
+                    BrainParams::default().on_exact_camera()
+                } else {
+                    BrainParams::default()
                 };
                 let mut b = Brain::new(s.entity as i32, s.role, rules, params);
                 b.start();

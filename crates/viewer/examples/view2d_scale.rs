@@ -8,22 +8,19 @@
 //! cargo run --release -p simrob-viewer --example view2d_scale -- 100000,1000000 10
 //! ```
 //!
-//! Bodies are placed by a fixed pseudo-random sequence (uniform over a map of 10 map units
-//! per body on a side's square root), as drones spread over the drone swarm's map. Processor
+//! Bodies are placed by the swarm's generator (`simrob_math`'s xoshiro256++, seed 1),
+//! uniform over a map of 10 map units per body on a side's square root, as drones spread
+//! over the drone swarm's map. Processor
 //! seconds are this process's (user + system; the encoding runs on one thread).
 
+use simrob_math::rng::Xoshiro256PlusPlus;
 use simrob_viewer::view2d::density::{encode_for, PageView};
 use simrob_viewer::view2d::{Body2d, Frame2d};
 use simrob_viewer::Guard;
 
 fn frame(n: usize, side: f64) -> Frame2d {
-    let mut s = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = Xoshiro256PlusPlus::new(1);
+    let mut next = move || rng.next_f64();
     Frame2d {
         frame: 1,
         bodies: (0..n)

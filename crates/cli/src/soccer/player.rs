@@ -34,7 +34,8 @@ pub struct PlayerArgs {
     #[arg(long)]
     verbose: bool,
     /// On the simulator, see through an exact camera instead of FutRob's (4 Hz, its
-    /// calibration's distance errors, drop-outs).
+    /// calibration's distance errors, drop-outs). Its distances are true, so the keeper
+    /// report's range correction (the config's `rangeCalibration`) is off.
     #[arg(long)]
     ideal_camera: bool,
 }
@@ -67,6 +68,16 @@ pub fn load(config: &Path) -> Result<(IniConfig, RuleSet)> {
         );
     }
     Ok((cfg, rules))
+}
+
+/// The brain `cfg` describes; on an exact camera (`--ideal-camera`) without its range
+/// correction, as there is no range bias to correct.
+pub fn brain(cfg: &IniConfig, rules: RuleSet, exact_camera: bool) -> Brain {
+    if exact_camera {
+        Brain::new(cfg.id, cfg.role, rules, cfg.params.on_exact_camera())
+    } else {
+        Brain::from_config(cfg, rules)
+    }
 }
 
 /// Where a player's senses come from and where its actions go.
@@ -185,7 +196,8 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     let sock = net::team_socket(cfg.comm_port)?;
     sock.set_nonblocking(true)?;
     let dest = net::destination(&cfg.comm_address, cfg.comm_port)?;
-    let mut brain = Brain::from_config(&cfg, rules);
+    let exact_camera = args.ideal_camera && matches!(senses, Senses::Sim { .. });
+    let mut brain = brain(&cfg, rules, exact_camera);
     say!(
         "robot {id} ({}) playing; team messages on udp port {} to {}",
         cfg.role.name(),
@@ -304,4 +316,85 @@ fn report_team(id: i32, brain: &Brain, known: &mut BTreeMap<i32, Option<Role>>) 
         }
     }
     *known = now;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simrob_futrob::{ObjectKind, Vec2};
+    use simrob_soccer::CameraProfile;
+
+    /// What FutRob's camera (`paper`) reads on average of an object at (x, y) cm: the true
+    /// bearing, the true range plus its calibration's mean error there.
+    fn mean_reading(o: ObjectKind, x: f64, y: f64) -> Sighting {
+        let p = Vec2::new(x, y);
+        let (bias, _) = CameraProfile::paper().distance_error_at(p.norm());
+        Sighting::new(o, p.bearing_deg(), p.norm() + bias)
+    }
+
+    /// The keeper offset robot 2 reports from an `ini.config` with `extra` lines, loaded as
+    /// `simrob soccer player` loads it, seeing its goal 180 cm ahead and its keeper 30 cm in
+    /// front of it and 20 cm to the right through FutRob's camera (150 cm read as 168 cm).
+    fn reported(name: &str, extra: &str, exact_camera: bool) -> Option<i32> {
+        let dir =
+            std::env::temp_dir().join(format!("simrob-player-range-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let rules = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/soccer/rules/field_player.xml"
+        );
+        let config = dir.join("ini.config");
+        std::fs::write(
+            &config,
+            format!("[robot_profile]\nid=2\nrole=2\nrules={rules}\n{extra}"),
+        )
+        .unwrap();
+        let (cfg, rules) = load(&config).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let mut b = brain(&cfg, rules, exact_camera);
+        let frame = [
+            mean_reading(ObjectKind::MyGoal, 0.0, 180.0),
+            mean_reading(ObjectKind::Partner, 20.0, 150.0),
+        ];
+        for i in 0..8 {
+            b.observe(i * 250, &frame);
+        }
+        b.world().keeper_report().and_then(|r| r.0)
+    }
+
+    #[test]
+    fn a_player_corrects_its_keeper_report_by_the_configured_range_calibration() {
+        // The default and `futrob` correct the camera's 12 % at 150 cm: 20 cm off is sent
+        // as 20 cm (x is + to the keeper's right, our left).
+        assert_eq!(reported("default", "", false), Some(-20));
+        assert_eq!(
+            reported("futrob", "[brain]\nrangeCalibration=futrob\n", false),
+            Some(-20)
+        );
+        // Without it, the bias scales the offset.
+        assert_eq!(
+            reported("none", "rangeCalibration=none\n", false),
+            Some(-22)
+        );
+        // On the exact camera there is nothing to correct, whatever the config says.
+        assert_eq!(
+            reported("exact", "rangeCalibration=futrob\n", true),
+            Some(-22)
+        );
+    }
+
+    #[test]
+    fn an_unknown_range_calibration_is_refused_with_the_line() {
+        let dir =
+            std::env::temp_dir().join(format!("simrob-player-range-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = dir.join("ini.config");
+        std::fs::write(&config, "id=2\nrules=r.xml\nrangeCalibration=paper\n").unwrap();
+        let e = load(&config).unwrap_err().to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            e.ends_with("ini.config:3: rangeCalibration must be futrob or none, not \"paper\""),
+            "{e}"
+        );
+    }
 }

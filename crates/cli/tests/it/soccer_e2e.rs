@@ -81,30 +81,22 @@ fn the_field_player_kicks_towards_the_goal_and_the_keeper_tracks_the_ball() {
         }
     };
     let start = ball(&mut eye);
-    let mut kicker = Proc::start(
-        simrob()
-            .args([
-                "soccer",
-                "player",
-                "--ideal-camera",
-                "--server",
-                &addr,
-                "--config",
-            ])
-            .arg(dir.join("kicker.config")),
-    );
-    let mut keeper = Proc::start(
-        simrob()
-            .args([
-                "soccer",
-                "player",
-                "--ideal-camera",
-                "--server",
-                &addr,
-                "--config",
-            ])
-            .arg(dir.join("keeper.config")),
-    );
+    let player = |config: &str| {
+        Proc::start(
+            simrob()
+                .args([
+                    "soccer",
+                    "player",
+                    "--ideal-camera",
+                    "--server",
+                    &addr,
+                    "--config",
+                ])
+                .arg(dir.join(config)),
+        )
+    };
+    let mut kicker = player("kicker.config");
+    let mut keeper = player("keeper.config");
     kicker.wait_for("robot 2: brain of humanoid 22");
     keeper.wait_for("robot 1: brain of humanoid 31");
     // The field player finds the ball, walks to it, finds the goal and kicks.

@@ -487,3 +487,51 @@ fn the_documented_keys_are_the_parsers() {
     let names: Vec<&str> = PROFILE_KEYS.iter().chain(KEYS).map(|k| k.name).collect();
     assert!(names.contains(&"searchWalkSteps") && names.contains(&"logRules"));
 }
+
+/// `rangeCalibration` names the keeper report's range correction: FutRob's camera's by
+/// default (the camera a FutRob brain sees through), `none` on request or on an exact camera.
+#[test]
+fn range_calibration_is_a_key_futrob_by_default() {
+    use simrob_futrob::RangeCalibration;
+    let load = |extra: &str| IniConfig::parse(&format!("id=1\nrules=r.xml\n{extra}"), "ini.config");
+    let default = load("").unwrap().params;
+    assert_eq!(default.range_calibration, RangeCalibration::FutRob);
+    assert_eq!(default, simrob_futrob::BrainParams::default());
+    assert_eq!(
+        load("rangeCalibration=none\n")
+            .unwrap()
+            .params
+            .range_calibration,
+        RangeCalibration::None
+    );
+    assert_eq!(
+        load("[vision]\nrangeCalibration=FutRob\n")
+            .unwrap()
+            .params
+            .range_calibration,
+        RangeCalibration::FutRob
+    );
+    assert_eq!(
+        default.on_exact_camera().range_calibration,
+        RangeCalibration::None
+    );
+    let e = load("rangeCalibration=paper\n").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "ini.config:3: rangeCalibration must be futrob or none, not \"paper\""
+    );
+    for c in [RangeCalibration::None, RangeCalibration::FutRob] {
+        assert_eq!(RangeCalibration::named(c.name()), Some(c));
+    }
+    // The shipped team's configs load, the field players naming the key.
+    let team = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer/team/");
+    for name in ["keeper.config", "player2.config", "player3.config"] {
+        let text = std::fs::read_to_string(format!("{team}{name}")).unwrap();
+        let c = IniConfig::parse(&text, name).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.params.range_calibration, RangeCalibration::FutRob);
+        assert_eq!(
+            name != "keeper.config",
+            text.contains("rangeCalibration=futrob")
+        );
+    }
+}

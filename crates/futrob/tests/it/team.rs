@@ -151,8 +151,8 @@ fn run(brains: &mut [Brain], radio: &mut SimRadio, from: u64, ms: u64) {
     }
 }
 
-#[test]
-fn brains_discover_each_other_over_the_simulated_radio() {
+/// A keeper (1) and two field players (2, 3), each having announced itself.
+fn started_team() -> Vec<Brain> {
     let mut brains = vec![
         brain(1, Role::Goalkeeper),
         brain(2, Role::FieldPlayer),
@@ -161,6 +161,12 @@ fn brains_discover_each_other_over_the_simulated_radio() {
     for b in &mut brains {
         b.start();
     }
+    brains
+}
+
+#[test]
+fn brains_discover_each_other_over_the_simulated_radio() {
+    let mut brains = started_team();
     let mut radio = SimRadio::new(&[1, 2, 3], 0.0, 30, 10, 7);
     run(&mut brains, &mut radio, 0, 500);
     for b in &brains {
@@ -273,14 +279,7 @@ fn a_player_restarted_mid_match_is_learnt_again_and_the_table_never_flaps_at_twe
     let want = |me: i32| -> Vec<(i32, Option<Role>)> {
         everyone.into_iter().filter(|(i, _)| *i != me).collect()
     };
-    let mut brains = vec![
-        brain(1, Role::Goalkeeper),
-        brain(2, Role::FieldPlayer),
-        brain(3, Role::FieldPlayer),
-    ];
-    for b in &mut brains {
-        b.start();
-    }
+    let mut brains = started_team();
     let mut radio = SimRadio::new(&[1, 2, 3], 0.2, 30, 20, 5);
     // Settle, then 8 s of play: every cycle every robot sees both teammates, roles right.
     run(&mut brains, &mut radio, 0, 2000);

@@ -11,8 +11,9 @@ use simrob_futrob::{
     Predicate, RangeCalibration, Role, Sighting, Trajectory, Vec2, WorldModel, BROADCAST,
 };
 
+/// A world model fed exact sightings ([`at`]): a brain on an exact camera.
 fn wm(role: Role) -> WorldModel {
-    WorldModel::new(1, role, BrainParams::default())
+    WorldModel::new(1, role, BrainParams::default().on_exact_camera())
 }
 
 /// Feeds the same frame `n` times, 250 ms apart, from `t0`.

@@ -2,11 +2,10 @@
 //! picture (more drones in view than `Guard::max_view_bodies`), zoomed in the drones in its
 //! view one by one; no frame sent is larger than the limits allow.
 
-use crate::headless::Page;
+use crate::view2d::open_still;
 
 use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_viewer::view2d::density::max_bytes;
-use simrob_viewer::view2d::swarm::still;
 use simrob_viewer::Guard;
 
 #[test]
@@ -21,17 +20,9 @@ fn zoomed_out_a_density_picture_zoomed_in_the_drones_in_view() {
         .expect("build");
     let guard = Guard::default();
     assert!(N > guard.max_view_bodies);
-    let (view, f) = still(&sim, None, "127.0.0.1:0".parse().expect("addr"), "test").expect("view");
+    let (mut page, view, f, dir) = open_still(&sim, None, "density");
     let drones = f.bodies.iter().filter(|b| b.kind == 1).count();
     assert_eq!(drones, N);
-    let dir = std::env::temp_dir().join(format!("simrob-density-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut page = Page::open(
-        &format!("http://{}/", view.addr()),
-        &dir.join("profile"),
-        1000,
-        700,
-    );
     // Zoomed out (the whole map): a grid counting every body, drawn.
     page.wait_for(
         &format!(

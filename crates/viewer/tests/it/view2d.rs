@@ -14,7 +14,7 @@ use simrob_mrs::{DirMapFiles, MrsClient, MrsConfig, MrsCore, MrsServer, ShellOpt
 use simrob_swarm::drones::{Avoidance, DroneState};
 use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_viewer::view2d::swarm::still;
-use simrob_viewer::view2d::{mrs, View2d};
+use simrob_viewer::view2d::{mrs, Frame2d, View2d};
 use simrob_viewer::Guard;
 
 fn scratch(tag: &str) -> PathBuf {
@@ -285,20 +285,33 @@ fn the_mrs_robot_its_sonar_rays_and_a_merged_rectangle_are_drawn_where_the_world
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Serves one frame of `sim` in the 2D view and opens a 1000 × 700 page on it, with a
+/// browser profile in a fresh scratch directory named after `tag`; returns the page, the view
+/// (kept alive), the frame served and the directory.
+pub(crate) fn open_still(
+    sim: &simrob_swarm::Simulation,
+    map: Option<&simrob_swarm::drawio::DrawioMap>,
+    tag: &str,
+) -> (Page, View2d, Frame2d, PathBuf) {
+    let (view, frame) =
+        still(sim, map, "127.0.0.1:0".parse().expect("addr"), "test").expect("view");
+    let dir = scratch(tag);
+    let page = Page::open(
+        &format!("http://{}/", view.addr()),
+        &dir.join("profile"),
+        1000,
+        700,
+    );
+    (page, view, frame, dir)
+}
+
 /// Shows one frame of `sim` in a page and returns the page, the view kept alive.
 fn show(
     sim: &simrob_swarm::Simulation,
     map: Option<&simrob_swarm::drawio::DrawioMap>,
     tag: &str,
 ) -> (Page, View2d, PathBuf) {
-    let (view, _) = still(sim, map, "127.0.0.1:0".parse().expect("addr"), "test").expect("view");
-    let dir = scratch(tag);
-    let mut page = Page::open(
-        &format!("http://{}/", view.addr()),
-        &dir.join("profile"),
-        1000,
-        700,
-    );
+    let (mut page, view, _, dir) = open_still(sim, map, tag);
     page.wait_for(
         &format!(
             "__simrob2d.frame && __simrob2d.frame.frame === {} && __simrob2d.drawn.length > 0",
