@@ -343,6 +343,8 @@ impl Agent {
             let n = match self.socket.recv_from(&mut self.buf) {
                 Ok((n, from)) if from == self.server => n,
                 Ok(_) => continue, // not from our server
+                // A signal arrived while waiting (a child process ended, say): wait on.
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e)
                     if matches!(
                         e.kind(),
