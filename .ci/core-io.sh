@@ -26,7 +26,7 @@ EXCEPTIONS=(
   'crates/swarm/src/systems/proximity.rs:std::thread::(scope|available_parallelism)'
   'crates/swarm/src/systems/collision.rs:std::thread::(scope|available_parallelism)'
   'crates/swarm/src/drones.rs:std::thread::(scope|available_parallelism)'
-  'crates/swarm/src/grid.rs:std::thread::scope'
+  'crates/swarm/src/grid.rs:std::thread::(scope|ScopedJoinHandle)'
   'crates/swarm/src/systems/movement.rs:std::thread::scope'
   'crates/swarm/src/sim.rs:std::thread::available_parallelism'
   'crates/swarm/src/scenario.rs:std::fs::(read|metadata|File::open)'

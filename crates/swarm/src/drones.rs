@@ -50,13 +50,13 @@
 //! frame (poses, last velocities, which drones fly), so a run is the same whatever the
 //! number of threads.
 
+use crate::contacts::ContactHandoff;
 use crate::ecs::{EntityId, Proximity, SwarmPose, SwarmWorld, Velocity};
 use crate::event::{Event, Payload, Tag};
 use crate::geom::{overlaps, Shape};
 use crate::grid::SpatialGrid;
 use crate::orca;
 use crate::sim::{Ctx, System};
-use crate::systems::ContactHandoff;
 use simrob_math::hash_u01;
 
 /// What a drone is doing.
@@ -242,7 +242,7 @@ const ORCA_RANGE: f64 = 20.0;
 // The scan finds every contact only if two shapes of the largest half extent it takes over
 // overlap only within its range (`2·√2·E < ORCA_RANGE`).
 const _: () =
-    assert!(2.0 * std::f64::consts::SQRT_2 * crate::systems::HANDOFF_MAX_EXTENT < ORCA_RANGE);
+    assert!(2.0 * std::f64::consts::SQRT_2 * crate::contacts::HANDOFF_MAX_EXTENT < ORCA_RANGE);
 const ORCA_MARGIN: f64 = 0.1;
 const STREAM_CTRL: u64 = 1;
 const STREAM_DISTURB: u64 = 2;

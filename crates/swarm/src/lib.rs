@@ -44,6 +44,7 @@
 
 #![warn(missing_docs)]
 
+pub mod contacts;
 pub mod drawio;
 pub mod drones;
 pub mod ecs;

@@ -11,6 +11,6 @@ mod proximity;
 pub use battery::BatterySystem;
 pub use claw::ClawSystem;
 pub use clock::ClockSystem;
-pub use collision::{CollisionSystem, ContactHandoff, StopOnCollision, HANDOFF_MAX_EXTENT};
+pub use collision::{CollisionSystem, StopOnCollision};
 pub use movement::MovementSystem;
 pub use proximity::ProximitySystem;
