@@ -8,8 +8,8 @@
 #   .ci/coord-bench-guard.sh            # check (needs valgrind; about a minute of build, seconds to run)
 #   .ci/coord-bench-guard.sh --record   # record the current counts as the new reference
 #
-# Not part of .ci/run (a release build of the coordination crate costs minutes); run it
-# before merging a change to the auction or allocation core.
+# Part of .ci/run, after the tests; run it before merging a change to the auction or
+# allocation core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REF=.ci/coord-bench-instructions
