@@ -206,6 +206,19 @@ impl Net {
     }
 }
 
+/// A bid from `from` to the Control Center, in `robot`'s name (`None`: a refusal).
+fn bid(from: u32, auction: u64, robot: u32, cost: Option<f64>) -> Envelope {
+    Envelope {
+        from,
+        to: Some(0),
+        msg: Msg::Bid {
+            auction,
+            robot,
+            cost,
+        },
+    }
+}
+
 fn goto(x: f64) -> TaskSpec {
     TaskSpec::new(0, TaskKind::Goto { x, y: 0.0 })
 }
@@ -811,15 +824,6 @@ fn bids_handled_together_equal_bids_handled_one_by_one() {
         while cc.poll_transmit().is_some() {}
         cc
     };
-    let bid = |from: u32, auction: u64, robot: u32, cost: Option<f64>| Envelope {
-        from,
-        to: Some(0),
-        msg: Msg::Bid {
-            auction,
-            robot,
-            cost,
-        },
-    };
     let status = Envelope {
         from: 3,
         to: Some(0),
@@ -945,15 +949,6 @@ fn bids_through_an_outbox_equal_envelopes_one_by_one() {
     let pose = |r: u32| RobotPose {
         x: if r == 6 { f64::NAN } else { r as f64 },
         ..RobotPose::default()
-    };
-    let bid = |from: u32, auction: u64, robot: u32, cost: Option<f64>| Envelope {
-        from,
-        to: Some(0),
-        msg: Msg::Bid {
-            auction,
-            robot,
-            cost,
-        },
     };
     // One round: what the Control Center sends goes to its robots, their answers (and
     // `extra` after them) go back; true if anything moved.

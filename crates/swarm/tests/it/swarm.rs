@@ -288,22 +288,7 @@ fn collisions_are_reported_once_per_contact() {
     );
     sim.add_system(Box::new(MovementSystem));
     sim.add_system(Box::new(CollisionSystem::default()));
-    let log = Rc::new(RefCell::new(Vec::new()));
-    struct Spy(Rc<RefCell<Vec<(f64, Payload)>>>);
-    impl simrob_swarm::System for Spy {
-        fn name(&self) -> &str {
-            "spy"
-        }
-        fn wants(&self, e: &Event) -> bool {
-            e.tag == Tag::COLLISION
-        }
-        fn react(&mut self, e: &Event, ctx: &mut simrob_swarm::Ctx) {
-            self.0
-                .borrow_mut()
-                .push((ctx.events.now(), e.payload.clone()));
-        }
-    }
-    sim.add_system(Box::new(Spy(log.clone())));
+    let log = Spy::add(&mut sim, &[Tag::COLLISION]);
     sim.run_until(8.0); // a passes b between x = 52 and 68 (about 1.6 s of contact)
     assert_eq!(log.borrow().len(), 1);
     assert_eq!(log.borrow()[0].1, Payload::Pair(a, b));
@@ -337,6 +322,55 @@ fn swarm(n: usize, seconds: f64) -> Simulation {
         "fps = 24\nduration = {seconds}\nseed = 7\n[generator]\nkind = \"drone-swarm\"\nrobots = {n}\nproximity_beams = 12\n"
     );
     build(&text)
+}
+
+/// `world` (taken from `built`, whose config it keeps) in the drone swarm's pipeline on
+/// `threads` threads: movement, collision, stop on collision and `controller`.
+fn drone_pipeline(
+    world: SwarmWorld,
+    built: &Simulation,
+    threads: usize,
+    controller: DroneController,
+) -> Simulation {
+    let mut c = Simulation::new(world, built.ctx.config.clone());
+    c.set_threads(threads);
+    c.add_system(Box::new(MovementSystem));
+    c.add_system(Box::new(CollisionSystem::default()));
+    c.add_system(Box::new(simrob_swarm::systems::StopOnCollision));
+    c.add_system(Box::new(controller));
+    c
+}
+
+/// A system that logs the events of some tags (time, payload), in the order raised.
+struct Spy {
+    tags: Vec<Tag>,
+    log: Rc<RefCell<Vec<(f64, Payload)>>>,
+}
+
+impl Spy {
+    /// Adds a spy on `tags` to `sim`; its log.
+    fn add(sim: &mut Simulation, tags: &[Tag]) -> Rc<RefCell<Vec<(f64, Payload)>>> {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        sim.add_system(Box::new(Spy {
+            tags: tags.to_vec(),
+            log: log.clone(),
+        }));
+        log
+    }
+}
+
+impl simrob_swarm::System for Spy {
+    fn name(&self) -> &str {
+        "spy"
+    }
+    fn wants(&self, e: &Event) -> bool {
+        self.tags.contains(&e.tag)
+    }
+    fn react(&mut self, e: &Event, ctx: &mut simrob_swarm::Ctx) {
+        self.log
+            .borrow_mut()
+            .push((ctx.events.now(), e.payload.clone()));
+    }
 }
 
 fn fingerprint(sim: &Simulation) -> Vec<u64> {
@@ -412,16 +446,14 @@ fn slot_order_gives_the_same_run_as_entity_order() {
                     })
                     .unwrap();
                 let world = std::mem::take(b.world_mut());
-                let mut c = Simulation::new(world, b.ctx.config.clone());
-                c.set_threads(threads);
-                c.add_system(Box::new(MovementSystem));
-                c.add_system(Box::new(CollisionSystem::default()));
-                c.add_system(Box::new(simrob_swarm::systems::StopOnCollision));
-                c.add_system(Box::new(
+                let mut c = drone_pipeline(
+                    world,
+                    &b,
+                    threads,
                     DroneController::new(5.0)
                         .with_slot_order_from(from)
                         .with_avoidance(avoidance),
-                ));
+                );
                 let s = c.run();
                 (
                     fingerprint(&c),
@@ -587,32 +619,15 @@ fn contacts_found_in_orcas_scan_are_the_collision_systems() {
             );
             world.set_collider(e, shape);
         }
-        let mut c = Simulation::new(world, b.ctx.config.clone());
-        c.set_threads(threads);
-        c.add_system(Box::new(MovementSystem));
-        c.add_system(Box::new(CollisionSystem::default()));
-        c.add_system(Box::new(simrob_swarm::systems::StopOnCollision));
-        c.add_system(Box::new(
+        let mut c = drone_pipeline(
+            world,
+            &b,
+            threads,
             DroneController::new(5.0)
                 .with_slot_order_from(slot_from)
                 .with_contacts_in_scan(in_scan),
-        ));
-        let log = Rc::new(RefCell::new(Vec::new()));
-        struct Spy(Rc<RefCell<Vec<(f64, Payload)>>>);
-        impl simrob_swarm::System for Spy {
-            fn name(&self) -> &str {
-                "spy"
-            }
-            fn wants(&self, e: &Event) -> bool {
-                e.tag == Tag::COLLISION || e.tag == Tag::ARRIVED
-            }
-            fn react(&mut self, e: &Event, ctx: &mut simrob_swarm::Ctx) {
-                self.0
-                    .borrow_mut()
-                    .push((ctx.events.now(), e.payload.clone()));
-            }
-        }
-        c.add_system(Box::new(Spy(log.clone())));
+        );
+        let log = Spy::add(&mut c, &[Tag::COLLISION, Tag::ARRIVED]);
         let s = c.run();
         let events = log.borrow().clone();
         (
