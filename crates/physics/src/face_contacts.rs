@@ -89,6 +89,7 @@ fn plane_contacts(
     );
     let mut found: [TrackedContact<ContactData>; 4] = [unused; 4];
     let mut count = 0;
+    let plane_face = PackedFeatureId::face(0);
     for k in 0..face.num_vertices.min(found.len()) {
         let vertex = face.vertices[k];
         let in_big = in_face * vertex;
@@ -102,7 +103,7 @@ fn plane_contacts(
         *contact = TrackedContact::flipped(
             on_plane,
             vertex,
-            PackedFeatureId::face(0),
+            plane_face,
             face.vids[k],
             dist,
             flipped,
@@ -146,7 +147,8 @@ impl PersistentQueryDispatcher<ContactManifoldData, ContactData> for FaceContact
     ) -> Result<(), Unsupported> {
         // A ball and a box: rapier's own ball–convex contact, called on the shapes' types
         // rather than through the shape-pair dispatch (the same manifold).
-        match (g1.as_cuboid(), g2.as_cuboid()) {
+        let (box1, box2) = (g1.as_cuboid(), g2.as_cuboid());
+        match (box1, box2) {
             (Some(c1), None) => {
                 if let Some(b2) = g2.as_ball() {
                     let m = first_manifold(manifolds);
@@ -164,7 +166,7 @@ impl PersistentQueryDispatcher<ContactManifoldData, ContactData> for FaceContact
             }
             _ => {}
         }
-        let (Some(c1), Some(c2)) = (g1.as_cuboid(), g2.as_cuboid()) else {
+        let (Some(c1), Some(c2)) = (box1, box2) else {
             return Err(Unsupported);
         };
         if plane_contacts(pos12, c1, c2, prediction, first_manifold(manifolds), false)
