@@ -100,14 +100,8 @@ fn plane_contacts(
         let on_plane = in_big - normal * dist + centre;
         let contact = &mut found[count];
         count += 1;
-        *contact = TrackedContact::flipped(
-            on_plane,
-            vertex,
-            plane_face,
-            face.vids[k],
-            dist,
-            flipped,
-        );
+        *contact =
+            TrackedContact::flipped(on_plane, vertex, plane_face, face.vids[k], dist, flipped);
         if let Some(seen) = m
             .points
             .iter()
