@@ -1403,7 +1403,12 @@ impl PhysicsBackend for RapierBackend {
                         if let Some(rb) = world.bodies.get(handle) {
                             let p = rb.position();
                             if p.translation.is_finite() && p.rotation.is_finite() {
-                                self.noted[i] = Some(Noted::Body(*p));
+                                // In place: a note built aside and copied in is read back
+                                // whole right after its parts were stored (a stall).
+                                match &mut self.noted[i] {
+                                    Some(Noted::Body(pose)) => *pose = *p,
+                                    noted => *noted = Some(Noted::Body(*p)),
+                                }
                             }
                         }
                     }
