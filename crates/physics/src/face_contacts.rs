@@ -80,43 +80,54 @@ fn plane_contacts(
     let keep = small.half_extents.length() * 2.0 + prediction;
     let normal_in_small = in_face.rotation.inverse() * normal;
     let face = small.support_face(-normal_in_small);
-    let unused = TrackedContact::new(
-        Vector::ZERO,
-        Vector::ZERO,
-        PackedFeatureId::UNKNOWN,
-        PackedFeatureId::UNKNOWN,
-        0.0,
-    );
-    let mut found: [TrackedContact<ContactData>; 4] = [unused; 4];
+    let plane_face = PackedFeatureId::face(0);
+    // The vertices kept, and the impulses each had at the previous call (found by features).
+    let mut kept = [0; 4];
+    let mut seen_data = [ContactData::default(); 4];
     let mut count = 0;
-    for k in 0..face.num_vertices.min(found.len()) {
+    for k in 0..face.num_vertices.min(kept.len()) {
+        if (in_face * face.vertices[k]).dot(normal) > keep {
+            continue;
+        }
+        let (fid1, fid2) = if flipped {
+            (face.vids[k], plane_face)
+        } else {
+            (plane_face, face.vids[k])
+        };
+        if let Some(seen) = m.points.iter().find(|p| p.fid1 == fid1 && p.fid2 == fid2) {
+            seen_data[count] = seen.data;
+        }
+        kept[count] = k;
+        count += 1;
+    }
+    // The contacts are written field by field where they stay: built aside and copied in, each
+    // was read back whole right after its parts were stored (a third of this function's time).
+    m.points.truncate(count);
+    while m.points.len() < count {
+        m.points.push(TrackedContact::new(
+            Vector::ZERO,
+            Vector::ZERO,
+            PackedFeatureId::UNKNOWN,
+            PackedFeatureId::UNKNOWN,
+            0.0,
+        ));
+    }
+    for (i, p) in m.points.iter_mut().enumerate() {
+        let k = kept[i];
         let vertex = face.vertices[k];
         let in_big = in_face * vertex;
         let dist = in_big.dot(normal);
-        if dist > keep {
-            continue;
-        }
         let on_plane = in_big - normal * dist + centre;
-        let contact = &mut found[count];
-        count += 1;
-        *contact = TrackedContact::flipped(
-            on_plane,
-            vertex,
-            PackedFeatureId::face(0),
-            face.vids[k],
-            dist,
-            flipped,
-        );
-        if let Some(seen) = m
-            .points
-            .iter()
-            .find(|p| p.fid1 == contact.fid1 && p.fid2 == contact.fid2)
-        {
-            contact.data = seen.data;
+        if flipped {
+            (p.local_p1, p.local_p2) = (vertex, on_plane);
+            (p.fid1, p.fid2) = (face.vids[k], plane_face);
+        } else {
+            (p.local_p1, p.local_p2) = (on_plane, vertex);
+            (p.fid1, p.fid2) = (plane_face, face.vids[k]);
         }
+        p.dist = dist;
+        p.data = seen_data[i];
     }
-    m.points.clear();
-    m.points.extend_from_slice(&found[..count]);
     if flipped {
         m.local_n1 = -normal_in_small;
         m.local_n2 = normal;
@@ -146,7 +157,8 @@ impl PersistentQueryDispatcher<ContactManifoldData, ContactData> for FaceContact
     ) -> Result<(), Unsupported> {
         // A ball and a box: rapier's own ball–convex contact, called on the shapes' types
         // rather than through the shape-pair dispatch (the same manifold).
-        match (g1.as_cuboid(), g2.as_cuboid()) {
+        let (box1, box2) = (g1.as_cuboid(), g2.as_cuboid());
+        match (box1, box2) {
             (Some(c1), None) => {
                 if let Some(b2) = g2.as_ball() {
                     let m = first_manifold(manifolds);
@@ -164,7 +176,7 @@ impl PersistentQueryDispatcher<ContactManifoldData, ContactData> for FaceContact
             }
             _ => {}
         }
-        let (Some(c1), Some(c2)) = (g1.as_cuboid(), g2.as_cuboid()) else {
+        let (Some(c1), Some(c2)) = (box1, box2) else {
             return Err(Unsupported);
         };
         if plane_contacts(pos12, c1, c2, prediction, first_manifold(manifolds), false)

@@ -130,6 +130,17 @@ enum Noted {
     },
 }
 
+/// A body that [`PhysicsBackend::note_finite_poses`] notes at every call: its index, and its
+/// rigid body or its driven wheel.
+#[derive(Debug, Clone, Copy)]
+enum ToNote {
+    Body(usize, RigidBodyHandle),
+    /// A wheel noted with its frame: only its angle changes.
+    Wheel(usize, usize),
+    /// A wheel not noted when every body was (no frame, or an angle that is not finite).
+    WheelAgain(usize, usize),
+}
+
 /// Everything that is saved by `export_state`.
 #[derive(Serialize, Deserialize)]
 struct State {
@@ -375,9 +386,16 @@ pub struct RapierBackend {
     /// The fixed bodies' poses in `noted` still hold: no fixed body was added, removed, moved
     /// or loaded since (a step never moves one).
     fixed_noted: bool,
+    /// The bodies [`PhysicsBackend::note_finite_poses`] notes again while `fixed_noted` holds
+    /// (every body but the fixed ones noted finite), listed when it last noted every body.
+    to_note: Vec<ToNote>,
     /// Every fixed body was found finite by [`PhysicsBackend::non_finite_bodies`] and no state
     /// was loaded since.
     fixed_finite: AtomicBool,
+    /// Every body that is not in `to_note` (the fixed ones, and the disabled bodies of driven
+    /// wheels, which no step moves) was found finite by [`PhysicsBackend::non_finite_bodies`]
+    /// since `to_note` was listed: while `fixed_noted` holds, only `to_note`'s are checked.
+    others_finite: AtomicBool,
     /// Threads a step runs on ([`RapierBackend::set_threads`]; not part of a saved state).
     threads: usize,
 }
@@ -519,7 +537,9 @@ impl RapierBackend {
             hooks,
             noted: Vec::new(),
             fixed_noted: false,
+            to_note: Vec::new(),
             fixed_finite: AtomicBool::new(false),
+            others_finite: AtomicBool::new(false),
             threads: 1,
         };
         install_thread_pool(&mut backend.state.world, 1);
@@ -942,6 +962,24 @@ impl RapierBackend {
             .ok_or(PhysicsError::NoSuchBody(d.wheel))
     }
 
+    /// What [`PhysicsBackend::note_finite_poses`] notes of driven wheel `i` (`None`: nothing,
+    /// its angle is not finite or its collider has no frame).
+    fn wheel_noted(&self, i: usize) -> Option<Noted> {
+        let d = &self.state.driven[i];
+        let frame = self
+            .state
+            .world
+            .colliders
+            .get(d.collider)
+            .and_then(|c| c.position_wrt_parent())?;
+        d.angle.is_finite().then_some(Noted::Wheel {
+            chassis: d.chassis.index(),
+            frame_on_chassis: *frame,
+            wheel_in_frame: d.wheel_in_frame,
+            angle: d.angle,
+        })
+    }
+
     /// Turns driven wheel `i` to the angle about its axis that `orientation` has on the chassis
     /// (a driven wheel's place is its chassis').
     fn set_driven_angle(&mut self, i: usize, orientation: crate::Quat) {
@@ -1354,37 +1392,70 @@ impl PhysicsBackend for RapierBackend {
 
     fn note_finite_poses(&mut self) {
         // Without a lookup and a `Result` per body (the world notes every pose before every
-        // iteration), without the fixed bodies already noted when none has changed since, and
-        // a driven wheel by its parts.
+        // iteration), and, when nothing but steps changed the world since every body was noted
+        // (`fixed_noted`), only the bodies listed then: the fixed ones noted finite keep their
+        // pose, and a driven wheel its frame (only its angle turns).
+        if std::mem::replace(&mut self.fixed_noted, true) {
+            let world = &self.state.world;
+            for &n in &self.to_note {
+                match n {
+                    ToNote::Body(i, handle) => {
+                        if let Some(rb) = world.bodies.get(handle) {
+                            let p = rb.position();
+                            if p.translation.is_finite() && p.rotation.is_finite() {
+                                // In place: a note built aside and copied in is read back
+                                // whole right after its parts were stored (a stall).
+                                match &mut self.noted[i] {
+                                    Some(Noted::Body(pose)) => *pose = *p,
+                                    noted => *noted = Some(Noted::Body(*p)),
+                                }
+                            }
+                        }
+                    }
+                    ToNote::Wheel(i, d) => {
+                        let a = self.state.driven[d].angle;
+                        if let (Some(Noted::Wheel { angle, .. }), true) =
+                            (&mut self.noted[i], a.is_finite())
+                        {
+                            *angle = a;
+                        }
+                    }
+                    ToNote::WheelAgain(i, d) => {
+                        if let Some(n) = self.wheel_noted(d) {
+                            self.noted[i] = Some(n);
+                        }
+                    }
+                }
+            }
+            return;
+        }
         self.noted.resize(self.state.bodies.len(), None);
-        let skip_fixed = std::mem::replace(&mut self.fixed_noted, true);
-        let world = &self.state.world;
-        for (entry, noted) in self.state.bodies.iter().zip(self.noted.iter_mut()) {
-            if let Some(i) = entry.driven {
-                let d = &self.state.driven[i];
-                let frame = world
-                    .colliders
-                    .get(d.collider)
-                    .and_then(|c| c.position_wrt_parent());
-                if let (Some(frame), true) = (frame, d.angle.is_finite()) {
-                    *noted = Some(Noted::Wheel {
-                        chassis: d.chassis.index(),
-                        frame_on_chassis: *frame,
-                        wheel_in_frame: d.wheel_in_frame,
-                        angle: d.angle,
-                    });
+        self.to_note.clear();
+        *self.others_finite.get_mut() = false;
+        for i in 0..self.state.bodies.len() {
+            let entry = &self.state.bodies[i];
+            if let Some(d) = entry.driven {
+                // Noted now, the wheel's frame holds until the next change (which notes every
+                // body again); otherwise it is looked for again each time.
+                if let Some(n) = self.wheel_noted(d) {
+                    self.noted[i] = Some(n);
+                    self.to_note.push(ToNote::Wheel(i, d));
+                } else {
+                    self.to_note.push(ToNote::WheelAgain(i, d));
                 }
                 continue;
             }
+            let handle = entry.handle;
             // A body of negative mass is fixed (see `add_body`).
-            if skip_fixed && entry.desc.mass < 0.0 && noted.is_some() {
-                continue;
-            }
-            if let Some(rb) = world.bodies.get(entry.handle) {
+            let fixed = entry.desc.mass < 0.0;
+            if let Some(rb) = self.state.world.bodies.get(handle) {
                 let p = rb.position();
                 if p.translation.is_finite() && p.rotation.is_finite() {
-                    *noted = Some(Noted::Body(*p));
+                    self.noted[i] = Some(Noted::Body(*p));
                 }
+            }
+            if !fixed || self.noted[i].is_none() {
+                self.to_note.push(ToNote::Body(i, handle));
             }
         }
     }
@@ -1416,6 +1487,22 @@ impl PhysicsBackend for RapierBackend {
         // (turned at finite rates): when those are all finite, as they are unless the engine
         // diverged, so is every state. Otherwise each body's state is checked. Fixed bodies
         // found finite stay so until a state is loaded (nothing else makes one non-finite).
+        // While nothing but steps changed the world since `to_note` was listed, and the bodies
+        // not in it were found finite since, only those in it can have become non-finite.
+        if self.fixed_noted && self.others_finite.load(Ordering::Relaxed) {
+            let world = &self.state.world;
+            let finite = |n: &ToNote| match *n {
+                ToNote::Body(_, handle) => world.bodies.get(handle).is_none_or(rigid_body_finite),
+                ToNote::Wheel(_, d) | ToNote::WheelAgain(_, d) => {
+                    self.state.driven[d].angle.is_finite()
+                }
+            };
+            if self.to_note.iter().all(finite) {
+                return;
+            }
+            crate::non_finite_states(self, out);
+            return;
+        }
         let skip_fixed = self.fixed_finite.load(Ordering::Relaxed);
         if self
             .state
@@ -1426,6 +1513,8 @@ impl PhysicsBackend for RapierBackend {
             && self.state.driven.iter().all(|d| d.angle.is_finite())
         {
             self.fixed_finite.store(true, Ordering::Relaxed);
+            self.others_finite
+                .store(self.fixed_noted, Ordering::Relaxed);
             return;
         }
         crate::non_finite_states(self, out);
