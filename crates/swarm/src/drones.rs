@@ -963,39 +963,46 @@ impl Step<'_> {
         let mut best = [(0.0, 0, 0); ORCA_NEIGHBOURS];
         let mut count = 0;
         let (px, py) = (p.x, p.y);
-        grid.for_each_near(px, py, ORCA_RANGE, |m| {
-            let j = grid.ids[m];
-            if j as usize == i {
-                return;
-            }
-            let (ox, oy) = (grid.xs[m] - px, grid.ys[m] - py);
-            let d2 = ox.powi(2) + oy.powi(2);
-            // (A NaN distance is out of range, as it is for `<`.)
-            let in_range = d2 < ORCA_RANGE * ORCA_RANGE;
-            if !in_range {
-                return;
-            }
-            // Its contacts, as the collision system finds them (every shape in the grid is
-            // small enough to overlap only within range, see `HANDOFF_MAX_EXTENT`).
-            // Two shapes of half extents at most E overlap only closer than √8·E (the
-            // squared bound has a margin for rounding), so the shape is read only then.
-            if let Some(s) = probe {
-                if d2 < contact_reach2
-                    && overlaps(s, px, py, grid.shapes[m], grid.xs[m], grid.ys[m])
-                {
-                    let (a, b) = (i as u32, j);
-                    pairs.push((a.min(b), a.max(b)));
+        let (ids, xs, ys, modes) = (&grid.ids[..], &grid.xs[..], &grid.ys[..], self.slot_mode);
+        grid.for_each_run_near(px, py, ORCA_RANGE, |run| {
+            // The row's run as slices read side by side (no index check per entry).
+            let first = run.start;
+            let row = ids[run.clone()]
+                .iter()
+                .zip(&xs[run.clone()])
+                .zip(&ys[run.clone()])
+                .zip(&modes[run]);
+            for (k, (((&j, &x), &y), &other)) in row.enumerate() {
+                if j as usize == i {
+                    continue;
                 }
+                let (ox, oy) = (x - px, y - py);
+                let d2 = ox.powi(2) + oy.powi(2);
+                // (A NaN distance is out of range, as it is for `<`.)
+                let in_range = d2 < ORCA_RANGE * ORCA_RANGE;
+                if !in_range {
+                    continue;
+                }
+                let m = first + k;
+                // Its contacts, as the collision system finds them (every shape in the grid
+                // is small enough to overlap only within range, see `HANDOFF_MAX_EXTENT`).
+                // Two shapes of half extents at most E overlap only closer than √8·E (the
+                // squared bound has a margin for rounding), so the shape is read only then.
+                if let Some(s) = probe {
+                    if d2 < contact_reach2 && overlaps(s, px, py, grid.shapes[m], x, y) {
+                        let (a, b) = (i as u32, j);
+                        pairs.push((a.min(b), a.max(b)));
+                    }
+                }
+                any_flying |= other == MODE_FLYING;
+                if d2 < reach * reach && d2 > 0.0 {
+                    let d = d2.sqrt();
+                    let u = (ox / d, oy / d);
+                    let gap = d - radius - radius_of(m);
+                    limits.push((u, if other == MODE_STILL { gap } else { 0.5 * gap }));
+                }
+                keep_nearest(&mut best, &mut count, (d2, j, m));
             }
-            let other = self.slot_mode[m];
-            any_flying |= other == MODE_FLYING;
-            if d2 < reach * reach && d2 > 0.0 {
-                let d = d2.sqrt();
-                let u = (ox / d, oy / d);
-                let gap = d - radius - radius_of(m);
-                limits.push((u, if other == MODE_STILL { gap } else { 0.5 * gap }));
-            }
-            keep_nearest(&mut best, &mut count, (d2, j, m));
         });
         let near = &best[..count];
         // A hovering drone with no flying one near: the safety step alone keeps it clear.

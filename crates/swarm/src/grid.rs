@@ -483,6 +483,25 @@ impl SpatialGrid {
     /// `radius` around `(x, y)`: row by row, cell-major, id order within a cell.
     #[inline]
     pub fn for_each_near(&self, x: f64, y: f64, radius: f64, mut f: impl FnMut(usize)) {
+        self.for_each_run_near(x, y, radius, |run| {
+            for k in run {
+                f(k);
+            }
+        });
+    }
+
+    /// Calls `f(run)` for each row's run of grid slots (contiguous; possibly empty) whose
+    /// cells touch the square of half side `radius` around `(x, y)`: the same slots, in the
+    /// same order, as [`SpatialGrid::for_each_near`], for a caller that reads the columns
+    /// (`ids`, `xs`, …) as slices.
+    #[inline]
+    pub fn for_each_run_near(
+        &self,
+        x: f64,
+        y: f64,
+        radius: f64,
+        mut f: impl FnMut(std::ops::Range<usize>),
+    ) {
         if self.ids.is_empty() {
             return;
         }
@@ -525,9 +544,7 @@ impl SpatialGrid {
                 from = hi;
                 lo..hi
             };
-            for k in run {
-                f(k);
-            }
+            f(run);
         }
     }
 }
