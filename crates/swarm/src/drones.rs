@@ -1009,6 +1009,11 @@ impl Step<'_> {
         if mode == MODE_HOVERING && !any_flying {
             return safety_step(preferred, limits);
         }
+        // No drone within range (so no half-plane and no limit): ORCA keeps the preferred
+        // velocity within the speed limit, and the safety step leaves it.
+        if count == 0 {
+            return orca::free_velocity(preferred, max_speed);
+        }
         neighbours.clear();
         neighbours.extend(near.iter().map(|&(_, _, m)| {
             let other = self.slot_mode[m];
