@@ -963,7 +963,14 @@ impl Step<'_> {
         let mut best = [(0.0, 0, 0); ORCA_NEIGHBOURS];
         let mut count = 0;
         let (px, py) = (p.x, p.y);
-        let (ids, xs, ys, modes) = (&grid.ids[..], &grid.xs[..], &grid.ys[..], self.slot_mode);
+        // The columns cut to one length, so a row's run is checked once against it.
+        let n = grid.ids.len();
+        let (ids, xs, ys, modes) = (
+            &grid.ids[..],
+            &grid.xs[..n],
+            &grid.ys[..n],
+            &self.slot_mode[..n],
+        );
         grid.for_each_run_near(px, py, ORCA_RANGE, |run| {
             // The row's run as slices read side by side (no index check per entry).
             let first = run.start;
