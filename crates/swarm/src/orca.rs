@@ -95,6 +95,7 @@ pub struct Agent {
 
 /// The ORCA half-plane of `agent` with respect to one neighbour, for time horizon `tau`;
 /// `dt` is the step over which a velocity is held (used when the two already overlap).
+#[inline]
 pub fn half_plane(agent: &Agent, other: &Neighbour, tau: f64, dt: f64) -> Line {
     let rel_pos = sub(other.pos, agent.pos);
     let rel_vel = sub(agent.vel, other.vel);
