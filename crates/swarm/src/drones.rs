@@ -1022,15 +1022,20 @@ impl Step<'_> {
             return orca::free_velocity(preferred, max_speed);
         }
         neighbours.clear();
-        neighbours.extend(near.iter().map(|&(_, _, m)| {
-            let other = self.slot_mode[m];
-            orca::Neighbour {
-                pos: (grid.xs[m], grid.ys[m]),
-                vel: self.slot_vel[m],
-                radius: radius_of(m),
+        let (vels, radii) = (&self.slot_vel[..n], &grid.radii[..n]);
+        for &(_, _, m) in near {
+            let other = modes[m];
+            neighbours.push(orca::Neighbour {
+                pos: (xs[m], ys[m]),
+                vel: vels[m],
+                radius: if other == MODE_STILL {
+                    radii[m] + ORCA_MARGIN
+                } else {
+                    radius
+                },
                 responsibility: responsibility(mode, other),
-            }
-        }));
+            });
+        }
         let agent = orca::Agent {
             pos: (p.x, p.y),
             vel: own_vel,
