@@ -686,12 +686,16 @@ impl Step<'_> {
     ) -> Found {
         let mut work = Work::default();
         let mut arrivals = Vec::new();
-        for k in 0..drones.len() {
+        let rows = drones
+            .iter_mut()
+            .zip(vels.iter_mut())
+            .zip(dp.iter().zip(vp));
+        for (k, ((d, v), (&has_drone, &has_vel))) in rows.enumerate() {
             let i = first + k;
-            if !(dp[k] && vp[k] && self.pp.get(i).copied().unwrap_or(false)) {
+            if !(has_drone && has_vel && self.pp.get(i).copied().unwrap_or(false)) {
                 continue;
             }
-            if self.one(i, self.poses[i], &mut drones[k], &mut vels[k], &mut work) {
+            if self.one(i, self.poses[i], d, v, &mut work) {
                 arrivals.push(EntityId(i as u32));
             }
         }
