@@ -808,15 +808,10 @@ impl Step<'_> {
         let own = (vel.x / fps, vel.y / fps);
         // A drone moving at the start of the frame (as the collision system sees it) looks
         // for its contacts in ORCA's scan.
-        orca_near.probe = if self.contacts
+        orca_near.probe = self.contacts
             && vel.is_moving()
             && self.sp.get(i).copied().unwrap_or(false)
-            && matches!(d.state, DroneState::Flying | DroneState::Hovering)
-        {
-            Some(self.shapes[i])
-        } else {
-            None
-        };
+            && matches!(d.state, DroneState::Flying | DroneState::Hovering);
         let (dx, dy) = (d.target.0 - p.x, d.target.1 - p.y);
         match d.state {
             DroneState::Crashed | DroneState::Idle => return false,
@@ -998,12 +993,13 @@ impl Step<'_> {
                 // Its contacts, as the collision system finds them (every shape in the grid
                 // is small enough to overlap only within range, see `HANDOFF_MAX_EXTENT`).
                 // Two shapes of half extents at most E overlap only closer than √8·E (the
-                // squared bound has a margin for rounding), so the shape is read only then.
-                if let Some(s) = probe {
-                    if d2 < contact_reach2 && overlaps(s, px, py, grid.shapes[m], x, y) {
-                        let (a, b) = (i as u32, j);
-                        pairs.push((a.min(b), a.max(b)));
-                    }
+                // squared bound has a margin for rounding), so the shapes are read only then.
+                if probe
+                    && d2 < contact_reach2
+                    && overlaps(self.shapes[i], px, py, grid.shapes[m], x, y)
+                {
+                    let (a, b) = (i as u32, j);
+                    pairs.push((a.min(b), a.max(b)));
                 }
                 any_flying |= other == MODE_FLYING;
                 if d2 < reach * reach && d2 > 0.0 {
@@ -1120,8 +1116,9 @@ struct OrcaScratch {
     /// The safety step's limits.
     limits: Vec<((f64, f64), f64)>,
     neighbours: Vec<orca::Neighbour>,
-    /// The scanning drone's collider when the scan finds its contacts too.
-    probe: Option<Shape>,
+    /// Whether the scan finds the scanning drone's contacts too (its collider is
+    /// `Step::shapes[i]`).
+    probe: bool,
     /// Contacts found (pairs, smaller id first).
     pairs: Vec<(u32, u32)>,
 }
