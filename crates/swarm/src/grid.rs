@@ -553,7 +553,8 @@ impl SpatialGrid {
         } else {
             0
         };
-        for cy in cy0..=cy1 {
+        // (A half-open range: cheaper to step than `cy0..=cy1`; `cy1 + 1` is at most the rows.)
+        for cy in cy0..cy1 + 1 {
             let run = if !self.start.is_empty() {
                 let row = (cy - wy) * ww;
                 let (c0, c1) = (row + cx0 - wx, row + cx1 - wx);
