@@ -244,6 +244,8 @@ const ORCA_RANGE: f64 = 20.0;
 const _: () =
     assert!(2.0 * std::f64::consts::SQRT_2 * crate::contacts::HANDOFF_MAX_EXTENT < ORCA_RANGE);
 const ORCA_MARGIN: f64 = 0.1;
+/// ORCA's speed limit, map units per frame (a drone's top speed on both axes at once).
+const ORCA_MAX_SPEED: f64 = MAX_SPEED * std::f64::consts::SQRT_2;
 const STREAM_CTRL: u64 = 1;
 const STREAM_DISTURB: u64 = 2;
 const STREAM_DETOUR: u64 = 3;
@@ -652,6 +654,12 @@ struct Step<'a> {
     contacts: bool,
     shapes: &'a [Shape],
     sp: &'a [bool],
+    /// ORCA, worked out once a frame: the squared distance within which two shapes of the
+    /// grid may overlap (√8 times the largest half extent, with a margin for rounding), a
+    /// drone's radius, and the reach of the safety step's limits.
+    contact_reach2: f64,
+    radius: f64,
+    reach: f64,
 }
 
 /// What a part of the controller's frame found: the drones that arrived and the contacts
@@ -941,10 +949,9 @@ impl Step<'_> {
             pairs,
         } = work;
         let probe = *probe;
-        let contact_reach2 = 8.0 * self.grid.max_extent * self.grid.max_extent * (1.0 + 1e-9);
+        let (contact_reach2, radius, reach) = (self.contact_reach2, self.radius, self.reach);
         let grid = self.grid;
-        let radius = self.half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
-        let max_speed = MAX_SPEED * std::f64::consts::SQRT_2;
+        let max_speed = ORCA_MAX_SPEED;
         let radius_of = |m: usize| {
             if self.slot_mode[m] == MODE_STILL {
                 grid.radii[m] + ORCA_MARGIN
@@ -956,7 +963,6 @@ impl Step<'_> {
         // neighbour that one frame could bring into contact, in scan order; whether any
         // neighbour within range flies; and the nearest few, ties by id (the same set
         // whatever the order of the scan), kept sorted by insertion.
-        let reach = 2.0 * radius + 2.0 * max_speed + self.half;
         limits.clear();
         let mut any_flying = false;
         let mut best = [(0.0, 0, 0); ORCA_NEIGHBOURS];
@@ -1250,6 +1256,7 @@ impl System for DroneController {
             let (vels, vp) = w.vel.raw_mut();
             let n = drones.len().min(poses.len()).min(vels.len());
             let (drones, dp, vels, vp) = (&mut drones[..n], &dp[..n], &mut vels[..n], &vp[..n]);
+            let radius = half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
             let step = Step {
                 fps,
                 seed,
@@ -1265,6 +1272,9 @@ impl System for DroneController {
                 contacts,
                 shapes,
                 sp,
+                contact_reach2: 8.0 * grid.max_extent * grid.max_extent * (1.0 + 1e-9),
+                radius,
+                reach: 2.0 * radius + 2.0 * ORCA_MAX_SPEED + half,
             };
             if n < slot_order_from {
                 if threads <= 1 || n < PARALLEL_MIN {
