@@ -244,6 +244,8 @@ const ORCA_RANGE: f64 = 20.0;
 const _: () =
     assert!(2.0 * std::f64::consts::SQRT_2 * crate::contacts::HANDOFF_MAX_EXTENT < ORCA_RANGE);
 const ORCA_MARGIN: f64 = 0.1;
+/// ORCA's speed limit, map units per frame (a drone's top speed on both axes at once).
+const ORCA_MAX_SPEED: f64 = MAX_SPEED * std::f64::consts::SQRT_2;
 const STREAM_CTRL: u64 = 1;
 const STREAM_DISTURB: u64 = 2;
 const STREAM_DETOUR: u64 = 3;
@@ -652,6 +654,12 @@ struct Step<'a> {
     contacts: bool,
     shapes: &'a [Shape],
     sp: &'a [bool],
+    /// ORCA, worked out once a frame: the squared distance within which two shapes of the
+    /// grid may overlap (√8 times the largest half extent, with a margin for rounding), a
+    /// drone's radius, and the reach of the safety step's limits.
+    contact_reach2: f64,
+    radius: f64,
+    reach: f64,
 }
 
 /// What a part of the controller's frame found: the drones that arrived and the contacts
@@ -686,12 +694,16 @@ impl Step<'_> {
     ) -> Found {
         let mut work = Work::default();
         let mut arrivals = Vec::new();
-        for k in 0..drones.len() {
+        let rows = drones
+            .iter_mut()
+            .zip(vels.iter_mut())
+            .zip(dp.iter().zip(vp));
+        for (k, ((d, v), (&has_drone, &has_vel))) in rows.enumerate() {
             let i = first + k;
-            if !(dp[k] && vp[k] && self.pp.get(i).copied().unwrap_or(false)) {
+            if !(has_drone && has_vel && self.pp.get(i).copied().unwrap_or(false)) {
                 continue;
             }
-            if self.one(i, self.poses[i], &mut drones[k], &mut vels[k], &mut work) {
+            if self.one(i, self.poses[i], d, v, &mut work) {
                 arrivals.push(EntityId(i as u32));
             }
         }
@@ -804,15 +816,10 @@ impl Step<'_> {
         let own = (vel.x / fps, vel.y / fps);
         // A drone moving at the start of the frame (as the collision system sees it) looks
         // for its contacts in ORCA's scan.
-        orca_near.probe = if self.contacts
+        orca_near.probe = self.contacts
             && vel.is_moving()
             && self.sp.get(i).copied().unwrap_or(false)
-            && matches!(d.state, DroneState::Flying | DroneState::Hovering)
-        {
-            Some(self.shapes[i])
-        } else {
-            None
-        };
+            && matches!(d.state, DroneState::Flying | DroneState::Hovering);
         let (dx, dy) = (d.target.0 - p.x, d.target.1 - p.y);
         match d.state {
             DroneState::Crashed | DroneState::Idle => return false,
@@ -942,10 +949,9 @@ impl Step<'_> {
             pairs,
         } = work;
         let probe = *probe;
-        let contact_reach2 = 8.0 * self.grid.max_extent * self.grid.max_extent * (1.0 + 1e-9);
+        let (contact_reach2, radius, reach) = (self.contact_reach2, self.radius, self.reach);
         let grid = self.grid;
-        let radius = self.half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
-        let max_speed = MAX_SPEED * std::f64::consts::SQRT_2;
+        let max_speed = ORCA_MAX_SPEED;
         let radius_of = |m: usize| {
             if self.slot_mode[m] == MODE_STILL {
                 grid.radii[m] + ORCA_MARGIN
@@ -957,61 +963,85 @@ impl Step<'_> {
         // neighbour that one frame could bring into contact, in scan order; whether any
         // neighbour within range flies; and the nearest few, ties by id (the same set
         // whatever the order of the scan), kept sorted by insertion.
-        let reach = 2.0 * radius + 2.0 * max_speed + self.half;
         limits.clear();
         let mut any_flying = false;
         let mut best = [(0.0, 0, 0); ORCA_NEIGHBOURS];
         let mut count = 0;
         let (px, py) = (p.x, p.y);
-        grid.for_each_near(px, py, ORCA_RANGE, |m| {
-            let j = grid.ids[m];
-            if j as usize == i {
-                return;
-            }
-            let (ox, oy) = (grid.xs[m] - px, grid.ys[m] - py);
-            let d2 = ox.powi(2) + oy.powi(2);
-            // (A NaN distance is out of range, as it is for `<`.)
-            let in_range = d2 < ORCA_RANGE * ORCA_RANGE;
-            if !in_range {
-                return;
-            }
-            // Its contacts, as the collision system finds them (every shape in the grid is
-            // small enough to overlap only within range, see `HANDOFF_MAX_EXTENT`).
-            // Two shapes of half extents at most E overlap only closer than √8·E (the
-            // squared bound has a margin for rounding), so the shape is read only then.
-            if let Some(s) = probe {
-                if d2 < contact_reach2
-                    && overlaps(s, px, py, grid.shapes[m], grid.xs[m], grid.ys[m])
+        // The columns cut to one length, so a row's run is checked once against it.
+        let n = grid.ids.len();
+        let (ids, xs, ys, modes) = (
+            &grid.ids[..],
+            &grid.xs[..n],
+            &grid.ys[..n],
+            &self.slot_mode[..n],
+        );
+        grid.for_each_run_near(px, py, ORCA_RANGE, |run| {
+            // The row's run as slices read side by side (no index check per entry).
+            let first = run.start;
+            let row = ids[run.clone()]
+                .iter()
+                .zip(&xs[run.clone()])
+                .zip(&ys[run.clone()])
+                .zip(&modes[run]);
+            for (k, (((&j, &x), &y), &other)) in row.enumerate() {
+                if j as usize == i {
+                    continue;
+                }
+                let (ox, oy) = (x - px, y - py);
+                let d2 = ox.powi(2) + oy.powi(2);
+                // (A NaN distance is out of range, as it is for `<`.)
+                let in_range = d2 < ORCA_RANGE * ORCA_RANGE;
+                if !in_range {
+                    continue;
+                }
+                let m = first + k;
+                // Its contacts, as the collision system finds them (every shape in the grid
+                // is small enough to overlap only within range, see `HANDOFF_MAX_EXTENT`).
+                // Two shapes of half extents at most E overlap only closer than √8·E (the
+                // squared bound has a margin for rounding), so the shapes are read only then.
+                if probe
+                    && d2 < contact_reach2
+                    && overlaps(self.shapes[i], px, py, grid.shapes[m], x, y)
                 {
                     let (a, b) = (i as u32, j);
                     pairs.push((a.min(b), a.max(b)));
                 }
+                any_flying |= other == MODE_FLYING;
+                if d2 < reach * reach && d2 > 0.0 {
+                    let d = d2.sqrt();
+                    let u = (ox / d, oy / d);
+                    let gap = d - radius - radius_of(m);
+                    limits.push((u, if other == MODE_STILL { gap } else { 0.5 * gap }));
+                }
+                keep_nearest(&mut best, &mut count, (d2, j, m));
             }
-            let other = self.slot_mode[m];
-            any_flying |= other == MODE_FLYING;
-            if d2 < reach * reach && d2 > 0.0 {
-                let d = d2.sqrt();
-                let u = (ox / d, oy / d);
-                let gap = d - radius - radius_of(m);
-                limits.push((u, if other == MODE_STILL { gap } else { 0.5 * gap }));
-            }
-            keep_nearest(&mut best, &mut count, (d2, j, m));
         });
         let near = &best[..count];
         // A hovering drone with no flying one near: the safety step alone keeps it clear.
         if mode == MODE_HOVERING && !any_flying {
             return safety_step(preferred, limits);
         }
+        // No drone within range (so no half-plane and no limit): ORCA keeps the preferred
+        // velocity within the speed limit, and the safety step leaves it.
+        if count == 0 {
+            return orca::free_velocity(preferred, max_speed);
+        }
         neighbours.clear();
-        neighbours.extend(near.iter().map(|&(_, _, m)| {
-            let other = self.slot_mode[m];
-            orca::Neighbour {
-                pos: (grid.xs[m], grid.ys[m]),
-                vel: self.slot_vel[m],
-                radius: radius_of(m),
+        let (vels, radii) = (&self.slot_vel[..n], &grid.radii[..n]);
+        for &(_, _, m) in near {
+            let other = modes[m];
+            neighbours.push(orca::Neighbour {
+                pos: (xs[m], ys[m]),
+                vel: vels[m],
+                radius: if other == MODE_STILL {
+                    radii[m] + ORCA_MARGIN
+                } else {
+                    radius
+                },
                 responsibility: responsibility(mode, other),
-            }
-        }));
+            });
+        }
         let agent = orca::Agent {
             pos: (p.x, p.y),
             vel: own_vel,
@@ -1092,8 +1122,9 @@ struct OrcaScratch {
     /// The safety step's limits.
     limits: Vec<((f64, f64), f64)>,
     neighbours: Vec<orca::Neighbour>,
-    /// The scanning drone's collider when the scan finds its contacts too.
-    probe: Option<Shape>,
+    /// Whether the scan finds the scanning drone's contacts too (its collider is
+    /// `Step::shapes[i]`).
+    probe: bool,
     /// Contacts found (pairs, smaller id first).
     pairs: Vec<(u32, u32)>,
 }
@@ -1225,6 +1256,7 @@ impl System for DroneController {
             let (vels, vp) = w.vel.raw_mut();
             let n = drones.len().min(poses.len()).min(vels.len());
             let (drones, dp, vels, vp) = (&mut drones[..n], &dp[..n], &mut vels[..n], &vp[..n]);
+            let radius = half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
             let step = Step {
                 fps,
                 seed,
@@ -1240,6 +1272,9 @@ impl System for DroneController {
                 contacts,
                 shapes,
                 sp,
+                contact_reach2: 8.0 * grid.max_extent * grid.max_extent * (1.0 + 1e-9),
+                radius,
+                reach: 2.0 * radius + 2.0 * ORCA_MAX_SPEED + half,
             };
             if n < slot_order_from {
                 if threads <= 1 || n < PARALLEL_MIN {

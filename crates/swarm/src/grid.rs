@@ -282,26 +282,46 @@ impl SpatialGrid {
         {
             let this = &*self;
             let fill = |first: usize, part: &mut FillPart| {
-                part.entries.clear();
-                part.cells.clear();
-                part.bounds = (usize::MAX, usize::MAX, 0, 0);
-                part.max_extent = 0.0;
-                let (mut x0, mut y0, mut x1, mut y1) = part.bounds;
-                for i in first..(first + chunk).min(n) {
-                    if !(pp[i] && sp[i]) {
+                // The part's buffers as locals while filling (their lengths stay in
+                // registers).
+                let (mut entries, mut cells) = (
+                    std::mem::take(&mut part.entries),
+                    std::mem::take(&mut part.cells),
+                );
+                entries.clear();
+                cells.clear();
+                let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
+                // (A comparison for `f64::max`: the same largest extent, a NaN one skipped
+                // either way.)
+                let mut max_extent = 0.0f64;
+                let last = (first + chunk).min(n);
+                let ids = first..last;
+                let rows = pp[ids.clone()]
+                    .iter()
+                    .zip(&sp[ids.clone()])
+                    .zip(&poses[ids.clone()])
+                    .zip(&shapes[ids.clone()]);
+                for (i, (((&has_pose, &has_shape), p), s)) in ids.zip(rows) {
+                    if !(has_pose && has_shape) {
                         continue;
                     }
                     let moving = vp.get(i).copied().unwrap_or(false);
-                    let (hw, hh) = shapes[i].half_extents();
-                    if !moving && hw.max(hh) > cell * 0.5 {
+                    let (hw, hh) = s.half_extents();
+                    let extent = hw.max(hh);
+                    if !moving && extent > cell * 0.5 {
                         continue;
                     }
-                    part.max_extent = part.max_extent.max(hw.max(hh));
-                    let (cx, cy) = this.cell_of(poses[i].x, poses[i].y);
+                    if extent > max_extent {
+                        max_extent = extent;
+                    }
+                    let (cx, cy) = this.cell_of(p.x, p.y);
                     (x0, y0, x1, y1) = (x0.min(cx), y0.min(cy), x1.max(cx), y1.max(cy));
-                    part.entries.push((this.cell_key(cx, cy), i as u32));
-                    part.cells.push((cx as u32, cy as u32));
+                    entries.push((this.cell_key(cx, cy), i as u32));
+                    cells.push((cx as u32, cy as u32));
                 }
+                part.entries = entries;
+                part.cells = cells;
+                part.max_extent = max_extent;
                 part.bounds = (x0, y0, x1, y1);
             };
             if count == 1 {
@@ -439,15 +459,24 @@ impl SpatialGrid {
         // The entries' columns, gathered in slices (on several threads for a large grid: each
         // slot's value depends on that slot alone, so the grid is the same either way).
         let gather = |from: usize, out: Gather<'_>| {
-            for (j, &k) in self.order[from..from + out.keys.len()].iter().enumerate() {
+            let order = &self.order[from..from + out.keys.len()];
+            let slots = order
+                .iter()
+                .zip(out.keys.iter_mut())
+                .zip(out.ids.iter_mut())
+                .zip(out.xs.iter_mut())
+                .zip(out.ys.iter_mut())
+                .zip(out.shapes.iter_mut())
+                .zip(out.radii.iter_mut());
+            for ((((((&k, key), id), x), y), shape), radius) in slots {
                 let (c, i) = self.scratch[k as usize];
                 let (p, s) = (&poses[i as usize], &shapes[i as usize]);
-                out.keys[j] = c;
-                out.ids[j] = i;
-                out.xs[j] = p.x;
-                out.ys[j] = p.y;
-                out.shapes[j] = *s;
-                out.radii[j] = s.bounding_radius();
+                *key = c;
+                *id = i;
+                *x = p.x;
+                *y = p.y;
+                *shape = *s;
+                *radius = s.bounding_radius();
             }
         };
         let out = Gather {
@@ -483,6 +512,25 @@ impl SpatialGrid {
     /// `radius` around `(x, y)`: row by row, cell-major, id order within a cell.
     #[inline]
     pub fn for_each_near(&self, x: f64, y: f64, radius: f64, mut f: impl FnMut(usize)) {
+        self.for_each_run_near(x, y, radius, |run| {
+            for k in run {
+                f(k);
+            }
+        });
+    }
+
+    /// Calls `f(run)` for each row's run of grid slots (contiguous; possibly empty) whose
+    /// cells touch the square of half side `radius` around `(x, y)`: the same slots, in the
+    /// same order, as [`SpatialGrid::for_each_near`], for a caller that reads the columns
+    /// (`ids`, `xs`, …) as slices.
+    #[inline]
+    pub fn for_each_run_near(
+        &self,
+        x: f64,
+        y: f64,
+        radius: f64,
+        mut f: impl FnMut(std::ops::Range<usize>),
+    ) {
         if self.ids.is_empty() {
             return;
         }
@@ -505,7 +553,8 @@ impl SpatialGrid {
         } else {
             0
         };
-        for cy in cy0..=cy1 {
+        // (A half-open range: cheaper to step than `cy0..=cy1`; `cy1 + 1` is at most the rows.)
+        for cy in cy0..cy1 + 1 {
             let run = if !self.start.is_empty() {
                 let row = (cy - wy) * ww;
                 let (c0, c1) = (row + cx0 - wx, row + cx1 - wx);
@@ -525,9 +574,7 @@ impl SpatialGrid {
                 from = hi;
                 lo..hi
             };
-            for k in run {
-                f(k);
-            }
+            f(run);
         }
     }
 }

@@ -95,6 +95,7 @@ pub struct Agent {
 
 /// The ORCA half-plane of `agent` with respect to one neighbour, for time horizon `tau`;
 /// `dt` is the step over which a velocity is held (used when the two already overlap).
+#[inline]
 pub fn half_plane(agent: &Agent, other: &Neighbour, tau: f64, dt: f64) -> Line {
     let rel_pos = sub(other.pos, agent.pos);
     let rel_vel = sub(agent.vel, other.vel);
@@ -199,15 +200,24 @@ fn lp1(lines: &[Line], k: usize, radius: f64, opt: V2, direction: bool) -> Optio
     Some(add(line.point, mul(line.dir, t)))
 }
 
+/// The velocity closest to `preferred` within the speed limit `max_speed`: what
+/// [`velocity`] gives an agent with no neighbours (the same bits, without its set-up).
+#[inline]
+pub fn free_velocity(preferred: V2, max_speed: f64) -> V2 {
+    if len2(preferred) > max_speed * max_speed {
+        mul(normalize(preferred), max_speed)
+    } else {
+        preferred
+    }
+}
+
 /// The point closest to `opt` in the disc of `radius` and every half-plane. Returns the
 /// number of lines satisfied in order (`lines.len()` on success) and the best point found.
 fn lp2(lines: &[Line], radius: f64, opt: V2, direction: bool) -> (usize, V2) {
     let mut result = if direction {
         mul(opt, radius)
-    } else if len2(opt) > radius * radius {
-        mul(normalize(opt), radius)
     } else {
-        opt
+        free_velocity(opt, radius)
     };
     for (i, line) in lines.iter().enumerate() {
         if det(line.dir, sub(line.point, result)) > 0.0 {

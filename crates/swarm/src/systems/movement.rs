@@ -33,7 +33,20 @@ impl System for MovementSystem {
             let n = poses.len().min(vels.len());
             // Each pose depends on its own entity alone: chunks on several threads give the
             // same poses as one.
+            // The range a centre may take for half extents `(hw, hh)`: `(x0, x1, y0, y1)`.
+            let bounds = |hw: f64, hh: f64| {
+                (
+                    hw.min(width * 0.5),
+                    (width - hw).max(width * 0.5),
+                    hh.min(height * 0.5),
+                    (height - hh).max(height * 0.5),
+                )
+            };
             let integrate = |first: usize, poses: &mut [SwarmPose]| {
+                // The last shape's range, kept while the next has the same half extents (to
+                // the bit: the same range), as most entities share a shape.
+                let mut last = (0u64, 0u64);
+                let mut range = bounds(0.0, 0.0);
                 for (k, p) in poses.iter_mut().enumerate() {
                     let i = first + k;
                     if !(pp[i] && vp[i]) {
@@ -48,10 +61,13 @@ impl System for MovementSystem {
                     } else {
                         (0.0, 0.0)
                     };
-                    p.x =
-                        (p.x + v.x * dt).clamp(hw.min(width * 0.5), (width - hw).max(width * 0.5));
-                    p.y = (p.y + v.y * dt)
-                        .clamp(hh.min(height * 0.5), (height - hh).max(height * 0.5));
+                    if (hw.to_bits(), hh.to_bits()) != last {
+                        last = (hw.to_bits(), hh.to_bits());
+                        range = bounds(hw, hh);
+                    }
+                    let (x0, x1, y0, y1) = range;
+                    p.x = (p.x + v.x * dt).clamp(x0, x1);
+                    p.y = (p.y + v.y * dt).clamp(y0, y1);
                     if v.w != 0.0 {
                         p.theta = wrap_angle(p.theta + v.w * dt);
                     }
