@@ -172,7 +172,9 @@ fn ball_over_face(
     if dist == 0.0 {
         return false;
     }
-    if !(dist <= ball.radius + prediction) {
+    // Out of reach (or a radius that is not a number): no contact, as rapier's.
+    let in_reach = dist <= ball.radius + prediction;
+    if !in_reach {
         m.clear();
         return true;
     }
