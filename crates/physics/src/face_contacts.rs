@@ -12,7 +12,9 @@
 //!
 //! A ball and a box (a wheel or the soccer ball on the floor, the next most common pair) get
 //! rapier's own ball–convex contact, called on the two shapes' types rather than through the
-//! shape-pair dispatch: the same manifold, 0.3 k fewer instructions a pair a step. Every other
+//! shape-pair dispatch: the same manifold, 0.3 k fewer instructions a pair a step; when the
+//! ball is over one face of the box (a wheel on the floor), its steps are done here, to the
+//! same bits, with the contact written where it stays (0.1 k fewer again). Every other
 //! pair (boxes of similar size, a box near an edge or a corner of the other, a box swallowed by
 //! the other, any other shapes) goes to rapier's own contact generation.
 
