@@ -12,7 +12,9 @@
 //!
 //! A ball and a box (a wheel or the soccer ball on the floor, the next most common pair) get
 //! rapier's own ball–convex contact, called on the two shapes' types rather than through the
-//! shape-pair dispatch: the same manifold, 0.3 k fewer instructions a pair a step. Every other
+//! shape-pair dispatch: the same manifold, 0.3 k fewer instructions a pair a step; when the
+//! ball is over one face of the box (a wheel on the floor), its steps are done here, to the
+//! same bits, with the contact written where it stays (0.1 k fewer again). Every other
 //! pair (boxes of similar size, a box near an edge or a corner of the other, a box swallowed by
 //! the other, any other shapes) goes to rapier's own contact generation.
 
@@ -24,7 +26,7 @@ use rapier3d::parry::query::{
     PersistentQueryDispatcher, QueryDispatcher, ShapeCastHit, ShapeCastOptions, TrackedContact,
     Unsupported,
 };
-use rapier3d::parry::shape::{Cuboid, PackedFeatureId, Shape};
+use rapier3d::parry::shape::{Ball, Cuboid, PackedFeatureId, Shape};
 use rapier3d::prelude::{Pose, Real, Vector};
 
 type Manifold = ContactManifold<ContactManifoldData, ContactData>;
@@ -138,6 +140,79 @@ fn plane_contacts(
     true
 }
 
+/// The manifold of `ball` (its centre posed by `pos` in `cuboid`'s frame) and `cuboid` when the
+/// centre is out of the box across exactly one pair of its face planes (a wheel or the ball over
+/// the floor), `flipped` when the cuboid is the pair's second shape: rapier's ball–convex contact
+/// (`contact_manifold_convex_ball`), the same operations in the same order, so the same bits,
+/// but the contact written field by field where it stays rather than built aside and copied in
+/// (a copy read back whole right after its parts were stored). `false`, and nothing written,
+/// in every other case.
+fn ball_over_face(
+    pos: &Pose,
+    cuboid: &Cuboid,
+    ball: &Ball,
+    prediction: Real,
+    m: &mut Manifold,
+    flipped: bool,
+) -> bool {
+    let centre = pos.translation;
+    if !centre.is_finite() {
+        return false;
+    }
+    // The centre's projection on the box (parry's `Aabb::do_project_local_point`).
+    let (mins, maxs) = (-cuboid.half_extents, cuboid.half_extents);
+    let shift = (mins - centre).max(Vector::ZERO) - (centre - maxs).max(Vector::ZERO);
+    let i = match [shift.x != 0.0, shift.y != 0.0, shift.z != 0.0] {
+        [true, false, false] => 0,
+        [false, true, false] => 1,
+        [false, false, true] => 2,
+        _ => return false,
+    };
+    let on_box = centre + shift;
+    let dpos = centre - on_box;
+    let dist = dpos.length();
+    if dist == 0.0 {
+        return false;
+    }
+    // Out of reach (or a radius that is not a number): no contact, as rapier's.
+    let in_reach = dist <= ball.radius + prediction;
+    if !in_reach {
+        m.clear();
+        return true;
+    }
+    let n1 = dpos / dist;
+    let n2 = pos.rotation.inverse() * -n1;
+    let on_ball = n2 * ball.radius;
+    let face = if on_box[i] < mins.midpoint(maxs)[i] {
+        i + 3
+    } else {
+        i
+    };
+    let (box_face, ball_face) = (PackedFeatureId::face(face as u32), PackedFeatureId::face(0));
+    if m.points.len() != 1 {
+        m.points.clear();
+        m.points.push(TrackedContact::new(
+            Vector::ZERO,
+            Vector::ZERO,
+            PackedFeatureId::UNKNOWN,
+            PackedFeatureId::UNKNOWN,
+            0.0,
+        ));
+    }
+    let p = &mut m.points[0];
+    if flipped {
+        (p.local_p1, p.local_p2) = (on_ball, on_box);
+        (p.fid1, p.fid2) = (ball_face, box_face);
+        (m.local_n1, m.local_n2) = (n2, n1);
+    } else {
+        (p.local_p1, p.local_p2) = (on_box, on_ball);
+        (p.fid1, p.fid2) = (box_face, ball_face);
+        (m.local_n1, m.local_n2) = (n1, n2);
+    }
+    p.dist = dist - ball.radius;
+    true
+}
+
 fn first_manifold(manifolds: &mut Vec<Manifold>) -> &mut Manifold {
     if manifolds.is_empty() {
         manifolds.push(ContactManifold::new());
@@ -162,7 +237,11 @@ impl PersistentQueryDispatcher<ContactManifoldData, ContactData> for FaceContact
             (Some(c1), None) => {
                 if let Some(b2) = g2.as_ball() {
                     let m = first_manifold(manifolds);
-                    contact_manifold_convex_ball(pos12, c1, b2, None, None, prediction, m, false);
+                    if !ball_over_face(pos12, c1, b2, prediction, m, false) {
+                        contact_manifold_convex_ball(
+                            pos12, c1, b2, None, None, prediction, m, false,
+                        );
+                    }
                     return Ok(());
                 }
             }
@@ -170,7 +249,11 @@ impl PersistentQueryDispatcher<ContactManifoldData, ContactData> for FaceContact
                 if let Some(b1) = g1.as_ball() {
                     let m = first_manifold(manifolds);
                     let pos21 = pos12.inverse();
-                    contact_manifold_convex_ball(&pos21, c2, b1, None, None, prediction, m, true);
+                    if !ball_over_face(&pos21, c2, b1, prediction, m, true) {
+                        contact_manifold_convex_ball(
+                            &pos21, c2, b1, None, None, prediction, m, true,
+                        );
+                    }
                     return Ok(());
                 }
             }
@@ -398,6 +481,55 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A ball over a box's face, past its edges and corners, touching, in reach or not, inside,
+    /// either first, called again on the manifold it left (its impulses kept): every bit of
+    /// rapier's own manifold, each time.
+    #[test]
+    fn a_ball_over_a_face_is_rapiers_manifold_to_the_bit() {
+        let floor = Cuboid::new(Vector::new(1.2, 0.9, 0.05));
+        let ball = rapier3d::parry::shape::Ball::new(0.023);
+        let mut cases = 0;
+        for k in 0..4000u32 {
+            // A deterministic spread of centres around the floor's top face and its rims.
+            let f = |n: u32, m: u32| ((k.wrapping_mul(n) % m) as f32) / (m as f32);
+            let x = 1.3 * (2.0 * f(7919, 1009) - 1.0);
+            let y = 1.0 * (2.0 * f(104_729, 997) - 1.0);
+            let z = -0.1 + 0.2 * f(1_299_709, 991);
+            let rot =
+                Rotation::from_scaled_axis(Vector::new(f(31, 101), -f(37, 103), 3.0 * f(41, 107)));
+            let pos12 = Pose::from_parts(Vector::new(x, y, z), rot);
+            for flip in [false, true] {
+                let p = if flip { pos12.inverse() } else { pos12 };
+                let (a, b): (&dyn Shape, &dyn Shape) = if flip {
+                    (&ball, &floor)
+                } else {
+                    (&floor, &ball)
+                };
+                let run = |d: &dyn PersistentQueryDispatcher<ContactManifoldData, ContactData>| {
+                    let mut m = Vec::new();
+                    d.contact_manifolds(&p, a, b, 0.002, &mut m, &mut None)
+                        .unwrap();
+                    let first = format!("{m:?}");
+                    for q in m.iter_mut().flat_map(|m| m.points.iter_mut()) {
+                        q.data.impulse = 0.25;
+                    }
+                    let moved = Pose::from_parts(
+                        p.translation + Vector::new(1e-4, -2e-4, 3e-4),
+                        p.rotation,
+                    );
+                    d.contact_manifolds(&moved, a, b, 0.002, &mut m, &mut None)
+                        .unwrap();
+                    (first, format!("{m:?}"))
+                };
+                let ours = run(&FaceContacts);
+                assert_eq!(ours, run(&DefaultQueryDispatcher), "{k} {flip}");
+                cases += usize::from(ours.0.contains("TrackedContact"));
+            }
+        }
+        // Enough of them touch for the test to say something.
+        assert!(cases > 500, "{cases}");
     }
 
     /// Near an edge of the floor, or between boxes of a size, the box–box test decides.
