@@ -21,7 +21,9 @@
 //! Progress: every `SWARM_SCALE_PROGRESS` simulated seconds (default 10; 0 for none) each
 //! run prints a line to stderr, starting `progress`: the simulated time, the interval's
 //! processor and wall seconds per simulated second, the peak memory so far, and the drones
-//! arrived, crashed, flying, hovering, detouring and their stalls so far. It only reads the
+//! arrived, crashed (and, apart, drones that arrived and were then stopped by a collision
+//! while hovering: the summary counts them as arrived), flying, hovering, detouring and their
+//! stalls so far. It only reads the
 //! world between frames, so the run is the same with or without it.
 
 use std::path::Path;
@@ -97,6 +99,20 @@ fn one(
         flying,
         build,
     );
+    let after = sim
+        .world()
+        .custom::<Drone>()
+        .map_or(0, |c| {
+            c.iter()
+                .filter(|(_, d)| d.state == DroneState::Crashed)
+                .count() as u64
+        })
+        .saturating_sub(s.crashed);
+    if after > 0 {
+        println!(
+            "            {after} of the arrived drones were stopped by a collision while hovering"
+        );
+    }
     if let Some(path) = record {
         let bytes = std::fs::metadata(path)?.len() as f64;
         // Snapshots at t = 0, 1, 2, … and one at the end (unless on a whole second).
@@ -147,12 +163,14 @@ fn progress(sim: &Simulation, n: usize, last: (f64, f64, Instant)) -> (f64, f64,
     let dt = (t - last.0).max(1e-12);
     let frame = sim.frame() as u32;
     let (mut flying, mut hovering, mut detouring, mut stalls) = (0u64, 0u64, 0u64, 0u64);
+    let mut stopped = 0u64;
     if let Some(drones) = sim.world().custom::<Drone>() {
         for (_, d) in drones.iter() {
             match d.state {
                 DroneState::Flying => flying += 1,
                 DroneState::Hovering => hovering += 1,
-                _ => {}
+                DroneState::Crashed => stopped += 1,
+                DroneState::Idle => {}
             }
             if d.progress.detouring(frame) {
                 detouring += 1;
@@ -163,12 +181,14 @@ fn progress(sim: &Simulation, n: usize, last: (f64, f64, Instant)) -> (f64, f64,
     let s = sim.summary(0.0);
     eprintln!(
         "progress {n} drones  t {t:>7.1} s  cpu/sim {:>7.3}  wall/sim {:>7.3}  peak {:>6.0} MB  \
-         arrived {}  crashed {}  flying {flying}  hovering {hovering}  detouring {detouring}  stalls {stalls}",
+         arrived {}  crashed {} (+{} after arriving)  flying {flying}  hovering {hovering}  \
+         detouring {detouring}  stalls {stalls}",
         (cpu - last.1) / dt,
         (now - last.2).as_secs_f64() / dt,
         simrob_benchkit::peak_memory_mb().unwrap_or(f64::NAN),
         s.arrived,
         s.crashed,
+        stopped.saturating_sub(s.crashed),
     );
     (t, cpu, now)
 }
