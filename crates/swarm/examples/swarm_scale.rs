@@ -17,13 +17,23 @@
 //! recorder's. FORMAT: `compact` (version 2 on its own thread, the default, as `simrob swarm
 //! run --record` writes it) or `json` (version 1, JSON lines on the run's thread, `.jsonl`). Processor seconds are the child's (user +
 //! system, every thread), so other work on the machine does not count against them.
+//!
+//! Progress: every `SWARM_SCALE_PROGRESS` simulated seconds (default 10; 0 for none) each
+//! run prints a line to stderr, starting `progress`: the simulated time, the interval's
+//! processor and wall seconds per simulated second, the peak memory so far, and the drones
+//! arrived, crashed (and, apart, drones that arrived and were then stopped by a collision
+//! while hovering: the summary counts them as arrived), flying, hovering, detouring and their
+//! stalls so far. It only reads the
+//! world between frames, so the run is the same with or without it.
 
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use simrob_swarm::drones::{Drone, DroneState};
 use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_swarm::seer::{CompactRecorder, Consumer, JsonLinesRecorder, Seer};
+use simrob_swarm::sim::Simulation;
 
 fn one(
     n: usize,
@@ -60,7 +70,15 @@ fn one(
     let build = t0.elapsed().as_secs_f64();
     let start = Instant::now();
     let c1 = simrob_benchkit::process_cpu().unwrap_or(f64::NAN);
-    while sim.step() {}
+    let every = progress_every()?;
+    let mut last = (0.0, c1, start);
+    let mut next = every;
+    while sim.step() {
+        if every > 0.0 && sim.time() >= next - 1e-9 {
+            next += every;
+            last = progress(&sim, n, last);
+        }
+    }
     let wall = start.elapsed().as_secs_f64();
     let cpu = simrob_benchkit::process_cpu().unwrap_or(f64::NAN) - c1;
     let s = sim.finish(wall);
@@ -81,6 +99,20 @@ fn one(
         flying,
         build,
     );
+    let after = sim
+        .world()
+        .custom::<Drone>()
+        .map_or(0, |c| {
+            c.iter()
+                .filter(|(_, d)| d.state == DroneState::Crashed)
+                .count() as u64
+        })
+        .saturating_sub(s.crashed);
+    if after > 0 {
+        println!(
+            "            {after} of the arrived drones were stopped by a collision while hovering"
+        );
+    }
     if let Some(path) = record {
         let bytes = std::fs::metadata(path)?.len() as f64;
         // Snapshots at t = 0, 1, 2, … and one at the end (unless on a whole second).
@@ -106,6 +138,59 @@ fn one(
         }
     }
     Ok(())
+}
+
+/// `SWARM_SCALE_PROGRESS`: simulated seconds between progress lines (0: none).
+fn progress_every() -> Result<f64, Box<dyn std::error::Error>> {
+    match std::env::var("SWARM_SCALE_PROGRESS") {
+        Err(_) => Ok(10.0),
+        Ok(s) => match s.parse::<f64>() {
+            Ok(v) if v >= 0.0 && v.is_finite() => Ok(v),
+            _ => Err(format!(
+                "SWARM_SCALE_PROGRESS is simulated seconds between progress lines (0: none), not {s:?}"
+            )
+            .into()),
+        },
+    }
+}
+
+/// Prints one progress line (stderr) for the interval since `last` (simulated s, processor
+/// s, wall instant); returns the new mark. Reads the world only.
+fn progress(sim: &Simulation, n: usize, last: (f64, f64, Instant)) -> (f64, f64, Instant) {
+    let now = Instant::now();
+    let cpu = simrob_benchkit::process_cpu().unwrap_or(f64::NAN);
+    let t = sim.time();
+    let dt = (t - last.0).max(1e-12);
+    let frame = sim.frame() as u32;
+    let (mut flying, mut hovering, mut detouring, mut stalls) = (0u64, 0u64, 0u64, 0u64);
+    let mut stopped = 0u64;
+    if let Some(drones) = sim.world().custom::<Drone>() {
+        for (_, d) in drones.iter() {
+            match d.state {
+                DroneState::Flying => flying += 1,
+                DroneState::Hovering => hovering += 1,
+                DroneState::Crashed => stopped += 1,
+                DroneState::Idle => {}
+            }
+            if d.progress.detouring(frame) {
+                detouring += 1;
+            }
+            stalls += u64::from(d.progress.stalls());
+        }
+    }
+    let s = sim.summary(0.0);
+    eprintln!(
+        "progress {n} drones  t {t:>7.1} s  cpu/sim {:>7.3}  wall/sim {:>7.3}  peak {:>6.0} MB  \
+         arrived {}  crashed {} (+{} after arriving)  flying {flying}  hovering {hovering}  \
+         detouring {detouring}  stalls {stalls}",
+        (cpu - last.1) / dt,
+        (now - last.2).as_secs_f64() / dt,
+        simrob_benchkit::peak_memory_mb().unwrap_or(f64::NAN),
+        s.arrived,
+        s.crashed,
+        stopped.saturating_sub(s.crashed),
+    );
+    (t, cpu, now)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

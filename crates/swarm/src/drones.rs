@@ -533,6 +533,8 @@ pub struct DroneController {
     /// between frames to reuse the memory.
     slot_vel: Vec<(f64, f64)>,
     slot_mode: Vec<u8>,
+    /// Each entity's `MODE_*` (by entity id), the first step of the view.
+    mode_of: Vec<u8>,
     /// A large swarm's new states and velocities by grid slot (see `control_slots`).
     out: Vec<(Drone, Velocity, bool)>,
     /// From this many drones on they are controlled in grid-slot order.
@@ -565,6 +567,7 @@ impl DroneController {
             ticks: 0,
             slot_vel: Vec::new(),
             slot_mode: Vec::new(),
+            mode_of: Vec::new(),
             out: Vec::new(),
             slot_order_from: SLOT_ORDER_FROM,
             contacts_in_scan: true,
@@ -1062,8 +1065,7 @@ fn neighbour_view(
     w: &SwarmWorld,
     fps: f64,
     threads: usize,
-    slot_vel: &mut Vec<(f64, f64)>,
-    slot_mode: &mut Vec<u8>,
+    (slot_vel, slot_mode, mode_of): (&mut Vec<(f64, f64)>, &mut Vec<u8>, &mut Vec<u8>),
 ) {
     let grid = w.res.get::<SpatialGrid>();
     let (vels, vp) = w.vel.raw();
@@ -1071,6 +1073,33 @@ fn neighbour_view(
         Some(c) => c.raw(),
         None => (&[][..], &[][..]),
     };
+    // Each drone's mode, in entity order first (one pass over the drones in order, a byte
+    // each), so that the pass in slot order reads a byte from a small array instead of a
+    // whole drone from anywhere in memory once the drones have mixed.
+    let mode = |d: &Drone, present: bool| match (d.state, present) {
+        (DroneState::Flying, true) => MODE_FLYING,
+        (DroneState::Hovering, true) => MODE_HOVERING,
+        _ => MODE_STILL,
+    };
+    let ents = drones.len().min(dp.len());
+    mode_of.resize(ents, MODE_STILL);
+    let modes = |first: usize, out: &mut [u8]| {
+        for ((m, d), &p) in out.iter_mut().zip(&drones[first..]).zip(&dp[first..]) {
+            *m = mode(d, p);
+        }
+    };
+    if threads <= 1 || ents < PARALLEL_MIN {
+        modes(0, mode_of);
+    } else {
+        let chunk = ents.div_ceil(threads);
+        let modes = &modes;
+        std::thread::scope(|scope| {
+            for (c, out) in mode_of.chunks_mut(chunk).enumerate() {
+                scope.spawn(move || modes(c * chunk, out));
+            }
+        });
+    }
+    let mode_of = &mode_of[..];
     let n = grid.ids.len();
     slot_vel.resize(n, (0.0, 0.0));
     slot_mode.resize(n, MODE_STILL);
@@ -1082,11 +1111,7 @@ fn neighbour_view(
             } else {
                 (0.0, 0.0)
             };
-            *m = match (drones.get(j).map(|d| d.state), dp.get(j).copied()) {
-                (Some(DroneState::Flying), Some(true)) => MODE_FLYING,
-                (Some(DroneState::Hovering), Some(true)) => MODE_HOVERING,
-                _ => MODE_STILL,
-            };
+            *m = mode_of.get(j).copied().unwrap_or(MODE_STILL);
         }
     };
     if threads <= 1 || n < PARALLEL_MIN {
@@ -1240,7 +1265,12 @@ impl System for DroneController {
         let mut slot_vel = std::mem::take(&mut self.slot_vel);
         let mut slot_mode = std::mem::take(&mut self.slot_mode);
         if avoidance == Avoidance::Orca {
-            neighbour_view(&ctx.world, fps, threads, &mut slot_vel, &mut slot_mode);
+            neighbour_view(
+                &ctx.world,
+                fps,
+                threads,
+                (&mut slot_vel, &mut slot_mode, &mut self.mode_of),
+            );
         } else {
             slot_vel.clear();
             slot_mode.clear();

@@ -94,6 +94,43 @@ fn detect(
     }
 }
 
+/// With the drones' scan finding their contacts and neither walls nor an obstacle map: the
+/// contacts of the moving colliders among entities `range` that the drones' controller does
+/// not scan (pairs, smaller id first), the same as [`detect`] finds for them from their grid
+/// slots (every collider with a pose and a velocity is in the grid, at its pose).
+fn detect_unscanned(w: &SwarmWorld, range: std::ops::Range<usize>, now: &mut Vec<(u32, u32)>) {
+    let grid = w.res.get::<SpatialGrid>();
+    let (vels, vp) = w.vel.raw();
+    let (poses, pp) = w.pose.raw();
+    let (shapes, sp) = w.collider.raw();
+    let (drones, dp) = match w.custom::<Drone>() {
+        Some(c) => c.raw(),
+        None => (&[][..], &[][..]),
+    };
+    for i in range {
+        if !(pp.get(i).copied().unwrap_or(false)
+            && sp.get(i).copied().unwrap_or(false)
+            && vp.get(i).copied().unwrap_or(false))
+        {
+            continue;
+        }
+        let scanned = dp.get(i).copied().unwrap_or(false)
+            && matches!(drones[i].state, DroneState::Flying | DroneState::Hovering);
+        if scanned || !vels[i].is_moving() {
+            continue;
+        }
+        let (x, y, s) = (poses[i].x, poses[i].y, shapes[i]);
+        let (hw, hh) = s.half_extents();
+        let reach = hw.max(hh) + grid.max_extent;
+        grid.for_each_near(x, y, reach, |m| {
+            let j = grid.ids[m] as usize;
+            if j != i && overlaps(s, x, y, grid.shapes[m], grid.xs[m], grid.ys[m]) {
+                now.push((i.min(j) as u32, i.max(j) as u32));
+            }
+        });
+    }
+}
+
 impl CollisionSystem {
     /// Uses at most `threads` threads (the results do not depend on it).
     pub fn with_threads(threads: usize) -> Self {
@@ -130,7 +167,38 @@ impl System for CollisionSystem {
         let mut now = std::mem::take(&mut handoff.now);
         now.clear();
         let threads = self.threads.unwrap_or_else(|| ctx.config.thread_count());
-        if threads <= 1 || n < PARALLEL_MIN {
+        // With no walls and no obstacle map, what is left to this system when the drones'
+        // scan finds their contacts is the few other moving colliders: looked for in entity
+        // order, which reads the drones' columns one after the other (in grid-slot order,
+        // once the drones have mixed, each slot's drone is a read from anywhere in memory).
+        let grid_only = w.res.obstacles.is_none() && w.res.get::<StaticIndex>().is_empty();
+        if deferred && grid_only {
+            let entities = w.pose.raw().0.len();
+            if threads <= 1 || entities < PARALLEL_MIN {
+                detect_unscanned(w, 0..entities, &mut now);
+            } else {
+                let chunk = entities.div_ceil(threads);
+                let parts: Vec<Vec<(u32, u32)>> = std::thread::scope(|scope| {
+                    let handles: Vec<_> = (0..threads)
+                        .map(|c| {
+                            let range = (c * chunk).min(entities)..((c + 1) * chunk).min(entities);
+                            scope.spawn(move || {
+                                let mut out = Vec::new();
+                                detect_unscanned(w, range, &mut out);
+                                out
+                            })
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().unwrap_or_default())
+                        .collect()
+                });
+                for p in parts {
+                    now.extend(p);
+                }
+            }
+        } else if threads <= 1 || n < PARALLEL_MIN {
             detect(w, 0..n, deferred, &mut now, &mut self.statics);
         } else {
             let chunk = n.div_ceil(threads);
