@@ -31,6 +31,18 @@ use rapier3d::prelude::{Pose, Real, Vector};
 
 type Manifold = ContactManifold<ContactManifoldData, ContactData>;
 
+/// A contact whose fields are then written one by one, where it stays.
+#[inline]
+fn blank_contact() -> TrackedContact<ContactData> {
+    TrackedContact::new(
+        Vector::ZERO,
+        Vector::ZERO,
+        PackedFeatureId::UNKNOWN,
+        PackedFeatureId::UNKNOWN,
+        0.0,
+    )
+}
+
 /// The dispatcher that finds box-on-a-face contacts and leaves every other query to the next
 /// one of its chain (see the module docs).
 #[derive(Debug, Clone, Copy, Default)]
@@ -106,13 +118,7 @@ fn plane_contacts(
     // was read back whole right after its parts were stored (a third of this function's time).
     m.points.truncate(count);
     while m.points.len() < count {
-        m.points.push(TrackedContact::new(
-            Vector::ZERO,
-            Vector::ZERO,
-            PackedFeatureId::UNKNOWN,
-            PackedFeatureId::UNKNOWN,
-            0.0,
-        ));
+        m.points.push(blank_contact());
     }
     for (i, p) in m.points.iter_mut().enumerate() {
         let k = kept[i];
@@ -191,13 +197,7 @@ fn ball_over_face(
     let (box_face, ball_face) = (PackedFeatureId::face(face as u32), PackedFeatureId::face(0));
     if m.points.len() != 1 {
         m.points.clear();
-        m.points.push(TrackedContact::new(
-            Vector::ZERO,
-            Vector::ZERO,
-            PackedFeatureId::UNKNOWN,
-            PackedFeatureId::UNKNOWN,
-            0.0,
-        ));
+        m.points.push(blank_contact());
     }
     let p = &mut m.points[0];
     if flipped {
@@ -449,13 +449,7 @@ mod tests {
             (0.0, 0.2),
         ] {
             let pos12 = Pose::from_parts(Vector::new(x, -0.2, z), rot);
-            for flip in [false, true] {
-                let p = if flip { pos12.inverse() } else { pos12 };
-                let (a, b): (&dyn Shape, &dyn Shape) = if flip {
-                    (&ball, &floor)
-                } else {
-                    (&floor, &ball)
-                };
+            for (p, a, b, flip) in in_both_orders(pos12, &floor, &ball) {
                 let run = |d: &dyn PersistentQueryDispatcher<ContactManifoldData, ContactData>| {
                     let mut m = Vec::new();
                     d.contact_manifolds(&p, a, b, 0.002, &mut m, &mut None)
@@ -483,6 +477,19 @@ mod tests {
         }
     }
 
+    /// The pair (floor, ball) at `pos12` in both orders: the pose of the second shape in the
+    /// first's frame, the two shapes, and whether the ball comes first.
+    fn in_both_orders<'a>(
+        pos12: Pose,
+        floor: &'a dyn Shape,
+        ball: &'a dyn Shape,
+    ) -> [(Pose, &'a dyn Shape, &'a dyn Shape, bool); 2] {
+        [
+            (pos12, floor, ball, false),
+            (pos12.inverse(), ball, floor, true),
+        ]
+    }
+
     /// A ball over a box's face, past its edges and corners, touching, in reach or not, inside,
     /// either first, called again on the manifold it left (its impulses kept): every bit of
     /// rapier's own manifold, each time.
@@ -500,13 +507,7 @@ mod tests {
             let rot =
                 Rotation::from_scaled_axis(Vector::new(f(31, 101), -f(37, 103), 3.0 * f(41, 107)));
             let pos12 = Pose::from_parts(Vector::new(x, y, z), rot);
-            for flip in [false, true] {
-                let p = if flip { pos12.inverse() } else { pos12 };
-                let (a, b): (&dyn Shape, &dyn Shape) = if flip {
-                    (&ball, &floor)
-                } else {
-                    (&floor, &ball)
-                };
+            for (p, a, b, flip) in in_both_orders(pos12, &floor, &ball) {
                 let run = |d: &dyn PersistentQueryDispatcher<ContactManifoldData, ContactData>| {
                     let mut m = Vec::new();
                     d.contact_manifolds(&p, a, b, 0.002, &mut m, &mut None)

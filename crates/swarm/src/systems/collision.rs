@@ -174,53 +174,15 @@ impl System for CollisionSystem {
         let grid_only = w.res.obstacles.is_none() && w.res.get::<StaticIndex>().is_empty();
         if deferred && grid_only {
             let entities = w.pose.raw().0.len();
-            if threads <= 1 || entities < PARALLEL_MIN {
-                detect_unscanned(w, 0..entities, &mut now);
-            } else {
-                let chunk = entities.div_ceil(threads);
-                let parts: Vec<Vec<(u32, u32)>> = std::thread::scope(|scope| {
-                    let handles: Vec<_> = (0..threads)
-                        .map(|c| {
-                            let range = (c * chunk).min(entities)..((c + 1) * chunk).min(entities);
-                            scope.spawn(move || {
-                                let mut out = Vec::new();
-                                detect_unscanned(w, range, &mut out);
-                                out
-                            })
-                        })
-                        .collect();
-                    handles
-                        .into_iter()
-                        .map(|h| h.join().unwrap_or_default())
-                        .collect()
-                });
-                for p in parts {
-                    now.extend(p);
-                }
-            }
+            in_parts(entities, threads, &mut now, |range, out| {
+                detect_unscanned(w, range, out)
+            });
         } else if threads <= 1 || n < PARALLEL_MIN {
             detect(w, 0..n, deferred, &mut now, &mut self.statics);
         } else {
-            let chunk = n.div_ceil(threads);
-            let parts: Vec<Vec<(u32, u32)>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|c| {
-                        let range = (c * chunk).min(n)..((c + 1) * chunk).min(n);
-                        scope.spawn(move || {
-                            let mut out = Vec::new();
-                            detect(w, range, deferred, &mut out, &mut Vec::new());
-                            out
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_default())
-                    .collect()
+            in_parts(n, threads, &mut now, |range, out| {
+                detect(w, range, deferred, out, &mut Vec::new())
             });
-            for p in parts {
-                now.extend(p);
-            }
         }
         handoff.now = now;
         handoff.pending = deferred;
@@ -228,6 +190,43 @@ impl System for CollisionSystem {
         if !deferred {
             ContactHandoff::finish(ctx, []);
         }
+    }
+}
+
+/// Runs `find` over `0..len` — in one go on one thread or for a small `len`, else in
+/// `threads` consecutive parts on threads of their own — and appends what it found to `out`
+/// in part order (the same pairs, in the same order, as one go).
+fn in_parts(
+    len: usize,
+    threads: usize,
+    out: &mut Vec<(u32, u32)>,
+    find: impl Fn(std::ops::Range<usize>, &mut Vec<(u32, u32)>) + Sync,
+) {
+    if threads <= 1 || len < PARALLEL_MIN {
+        find(0..len, out);
+        return;
+    }
+    let chunk = len.div_ceil(threads);
+    let find = &find;
+    let parts: Vec<Vec<(u32, u32)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|c| {
+                let range = (c * chunk).min(len)..((c + 1) * chunk).min(len);
+                scope.spawn(move || {
+                    let mut part = Vec::new();
+                    find(range, &mut part);
+                    part
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            // (A part that panicked panics here, rather than losing its pairs.)
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    for p in parts {
+        out.extend(p);
     }
 }
 
