@@ -73,6 +73,15 @@ pub enum DroneState {
     Idle,
 }
 
+impl DroneState {
+    /// Whether the ORCA controller's neighbour scan finds this drone's contacts (when it moves
+    /// and has a collider): a drone in the air. The collision system leaves exactly these to it.
+    #[inline]
+    pub fn in_the_air(self) -> bool {
+        matches!(self, DroneState::Flying | DroneState::Hovering)
+    }
+}
+
 /// The drone component: its target and state.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Drone {
@@ -822,7 +831,7 @@ impl Step<'_> {
         orca_near.probe = self.contacts
             && vel.is_moving()
             && self.sp.get(i).copied().unwrap_or(false)
-            && matches!(d.state, DroneState::Flying | DroneState::Hovering);
+            && d.state.in_the_air();
         let (dx, dy) = (d.target.0 - p.x, d.target.1 - p.y);
         match d.state {
             DroneState::Crashed | DroneState::Idle => return false,

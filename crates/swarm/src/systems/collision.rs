@@ -1,8 +1,8 @@
 use crate::contacts::{ContactHandoff, HANDOFF_MAX_EXTENT};
-use crate::drones::{Drone, DroneState};
+use crate::drones::Drone;
 use crate::ecs::SwarmWorld;
 use crate::event::{Event, Payload, Tag};
-use crate::geom::overlaps;
+use crate::geom::{overlaps, Shape};
 use crate::grid::{SpatialGrid, StaticIndex};
 use crate::script::Script;
 use crate::sim::{Ctx, System};
@@ -59,7 +59,7 @@ fn detect(
         let scanned = has_vel
             && dp.get(i).copied().unwrap_or(false)
             && pp.get(i).copied().unwrap_or(false)
-            && matches!(drones[i].state, DroneState::Flying | DroneState::Hovering);
+            && drones[i].state.in_the_air();
         if scanned && grid_only {
             continue;
         }
@@ -70,12 +70,7 @@ fn detect(
         let (hw, hh) = s.half_extents();
         let reach = hw.max(hh) + grid.max_extent;
         if !scanned {
-            grid.for_each_near(x, y, reach, |m| {
-                let j = grid.ids[m] as usize;
-                if j != i && overlaps(s, x, y, grid.shapes[m], grid.xs[m], grid.ys[m]) {
-                    now.push((i.min(j) as u32, i.max(j) as u32));
-                }
-            });
+            grid_contacts(grid, i, (x, y, s), reach, now);
         }
         if let Some(map) = obstacles {
             if map.disc_overlaps(simrob_flat::Vec2::new(x, y), hw.min(hh)) {
@@ -114,21 +109,33 @@ fn detect_unscanned(w: &SwarmWorld, range: std::ops::Range<usize>, now: &mut Vec
         {
             continue;
         }
-        let scanned = dp.get(i).copied().unwrap_or(false)
-            && matches!(drones[i].state, DroneState::Flying | DroneState::Hovering);
+        let scanned = dp.get(i).copied().unwrap_or(false) && drones[i].state.in_the_air();
         if scanned || !vels[i].is_moving() {
             continue;
         }
         let (x, y, s) = (poses[i].x, poses[i].y, shapes[i]);
         let (hw, hh) = s.half_extents();
         let reach = hw.max(hh) + grid.max_extent;
-        grid.for_each_near(x, y, reach, |m| {
-            let j = grid.ids[m] as usize;
-            if j != i && overlaps(s, x, y, grid.shapes[m], grid.xs[m], grid.ys[m]) {
-                now.push((i.min(j) as u32, i.max(j) as u32));
-            }
-        });
+        grid_contacts(grid, i, (x, y, s), reach, now);
     }
+}
+
+/// The contacts of entity `i` (at `(x, y)`, of shape `s`) with the grid's entries within
+/// `reach`, as pairs, smaller id first.
+#[inline]
+fn grid_contacts(
+    grid: &SpatialGrid,
+    i: usize,
+    (x, y, s): (f64, f64, Shape),
+    reach: f64,
+    now: &mut Vec<(u32, u32)>,
+) {
+    grid.for_each_near(x, y, reach, |m| {
+        let j = grid.ids[m] as usize;
+        if j != i && overlaps(s, x, y, grid.shapes[m], grid.xs[m], grid.ys[m]) {
+            now.push((i.min(j) as u32, i.max(j) as u32));
+        }
+    });
 }
 
 impl CollisionSystem {
