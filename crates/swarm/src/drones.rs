@@ -541,7 +541,7 @@ pub struct DroneController {
     /// ORCA's view of the frame's start in grid-slot order (see [`neighbour_view`]), kept
     /// between frames to reuse the memory.
     slot_vel: Vec<(f64, f64)>,
-    slot_view: Vec<SlotView>,
+    slot_mode: Vec<u8>,
     /// Each entity's `MODE_*` (by entity id), the first step of the view.
     mode_of: Vec<u8>,
     /// From this many drones on they are controlled in grid-slot order, once the grid's
@@ -575,7 +575,7 @@ impl DroneController {
             kill_sent: false,
             ticks: 0,
             slot_vel: Vec::new(),
-            slot_view: Vec::new(),
+            slot_mode: Vec::new(),
             mode_of: Vec::new(),
             slot_order_from: SLOT_ORDER_FROM,
             slot_order_mixing: SLOT_ORDER_MIXING,
@@ -682,7 +682,7 @@ struct Step<'a> {
     /// ORCA: each grid slot's velocity at the start of the frame (per frame) and what it
     /// is (`MODE_*`), in the grid's order, so a neighbour scan reads contiguous memory.
     slot_vel: &'a [(f64, f64)],
-    slot_view: &'a [SlotView],
+    slot_mode: &'a [u8],
     /// Whether the scan finds the contacts of the moving drones it scans
     /// ([`ContactHandoff`]), and the colliders (by entity) for it.
     contacts: bool,
@@ -1004,7 +1004,7 @@ impl Step<'_> {
         let grid = self.grid;
         let max_speed = ORCA_MAX_SPEED;
         let radius_of = |m: usize| {
-            if self.slot_view[m].mode == MODE_STILL {
+            if self.slot_mode[m] == MODE_STILL {
                 grid.radii[m] + ORCA_MARGIN
             } else {
                 radius
@@ -1021,12 +1021,21 @@ impl Step<'_> {
         let (px, py) = (p.x, p.y);
         // The columns cut to one length, so a row's run is checked once against it.
         let n = grid.ids.len();
-        let view = &self.slot_view[..n];
+        let (ids, xs, ys, modes) = (
+            &grid.ids[..],
+            &grid.xs[..n],
+            &grid.ys[..n],
+            &self.slot_mode[..n],
+        );
         grid.for_each_run_near(px, py, ORCA_RANGE, |run| {
-            // The row's run of records, read in order.
+            // The row's run as slices read side by side (no index check per entry).
             let first = run.start;
-            for (k, r) in view[run].iter().enumerate() {
-                let (j, x, y, other) = (r.id, r.x, r.y, r.mode);
+            let row = ids[run.clone()]
+                .iter()
+                .zip(&xs[run.clone()])
+                .zip(&ys[run.clone()])
+                .zip(&modes[run]);
+            for (k, (((&j, &x), &y), &other)) in row.enumerate() {
                 if j as usize == i {
                     continue;
                 }
@@ -1072,10 +1081,9 @@ impl Step<'_> {
         neighbours.clear();
         let (vels, radii) = (&self.slot_vel[..n], &grid.radii[..n]);
         for &(_, _, m) in near {
-            let r = &view[m];
-            let other = r.mode;
+            let other = modes[m];
             neighbours.push(orca::Neighbour {
-                pos: (r.x, r.y),
+                pos: (xs[m], ys[m]),
                 vel: vels[m],
                 radius: if other == MODE_STILL {
                     radii[m] + ORCA_MARGIN
@@ -1096,20 +1104,8 @@ impl Step<'_> {
     }
 }
 
-/// One grid slot as ORCA's neighbour scan reads it: the grid's position and entity id of
-/// the slot and what it is (`MODE_*`), side by side (24 bytes: a row's run of slots is a
-/// few consecutive cache lines, where the grid's columns and a mode column were four
-/// places in memory).
-#[derive(Clone, Copy, Debug, Default)]
-struct SlotView {
-    x: f64,
-    y: f64,
-    id: u32,
-    mode: u8,
-}
-
 /// ORCA's view of the frame's start in the grid's slot order: each slot's velocity (per
-/// frame; zero without one), and its position, entity and what it is ([`SlotView`]). Built by gathering once per slot
+/// frame; zero without one) and what it is (`MODE_*`). Built by gathering once per slot
 /// (on `threads` threads for a large grid; each slot depends on itself alone), so a
 /// neighbour scan then reads these beside the grid's positions instead of looking every
 /// neighbour up by entity id.
@@ -1117,7 +1113,7 @@ fn neighbour_view(
     w: &SwarmWorld,
     fps: f64,
     threads: usize,
-    (slot_vel, slot_view, mode_of): (&mut Vec<(f64, f64)>, &mut Vec<SlotView>, &mut Vec<u8>),
+    (slot_vel, slot_mode, mode_of): (&mut Vec<(f64, f64)>, &mut Vec<u8>, &mut Vec<u8>),
 ) {
     let grid = w.res.get::<SpatialGrid>();
     let (vels, vp) = w.vel.raw();
@@ -1154,42 +1150,31 @@ fn neighbour_view(
     let mode_of = &mode_of[..];
     let n = grid.ids.len();
     slot_vel.resize(n, (0.0, 0.0));
-    slot_view.resize(n, SlotView::default());
-    let fill = |from: usize, sv: &mut [(f64, f64)], sm: &mut [SlotView]| {
-        let to = from + sv.len();
-        let slots = grid.ids[from..to]
-            .iter()
-            .zip(&grid.xs[from..to])
-            .zip(&grid.ys[from..to])
-            .zip(sv)
-            .zip(sm);
-        for ((((&id, &x), &y), v), r) in slots {
-            let j = id as usize;
+    slot_mode.resize(n, MODE_STILL);
+    let fill = |ids: &[u32], sv: &mut [(f64, f64)], sm: &mut [u8]| {
+        for ((&j, v), m) in ids.iter().zip(sv).zip(sm) {
+            let j = j as usize;
             *v = if vp.get(j).copied().unwrap_or(false) {
                 (vels[j].x / fps, vels[j].y / fps)
             } else {
                 (0.0, 0.0)
             };
-            *r = SlotView {
-                x,
-                y,
-                id,
-                mode: mode_of.get(j).copied().unwrap_or(MODE_STILL),
-            };
+            *m = mode_of.get(j).copied().unwrap_or(MODE_STILL);
         }
     };
     if threads <= 1 || n < PARALLEL_MIN {
-        fill(0, slot_vel, slot_view);
+        fill(&grid.ids, slot_vel, slot_mode);
     } else {
         let chunk = n.div_ceil(threads);
         let fill = &fill;
         std::thread::scope(|scope| {
-            for (c, (sv, sm)) in slot_vel
-                .chunks_mut(chunk)
-                .zip(slot_view.chunks_mut(chunk))
-                .enumerate()
+            for ((ids, sv), sm) in grid
+                .ids
+                .chunks(chunk)
+                .zip(slot_vel.chunks_mut(chunk))
+                .zip(slot_mode.chunks_mut(chunk))
             {
-                scope.spawn(move || fill(c * chunk, sv, sm));
+                scope.spawn(move || fill(ids, sv, sm));
             }
         });
     }
@@ -1331,17 +1316,17 @@ impl System for DroneController {
         let threads = self.threads.unwrap_or_else(|| ctx.config.thread_count());
         let avoidance = self.avoidance;
         let mut slot_vel = std::mem::take(&mut self.slot_vel);
-        let mut slot_view = std::mem::take(&mut self.slot_view);
+        let mut slot_mode = std::mem::take(&mut self.slot_mode);
         if avoidance == Avoidance::Orca {
             neighbour_view(
                 &ctx.world,
                 fps,
                 threads,
-                (&mut slot_vel, &mut slot_view, &mut self.mode_of),
+                (&mut slot_vel, &mut slot_mode, &mut self.mode_of),
             );
         } else {
             slot_vel.clear();
-            slot_view.clear();
+            slot_mode.clear();
         }
         let (slot_order_from, slot_order_mixing) = (self.slot_order_from, self.slot_order_mixing);
         let contacts = ctx.world.res.get::<ContactHandoff>().pending();
@@ -1365,7 +1350,7 @@ impl System for DroneController {
                 pp,
                 avoidance,
                 slot_vel: &slot_vel,
-                slot_view: &slot_view,
+                slot_mode: &slot_mode,
                 contacts,
                 shapes,
                 sp,
@@ -1410,7 +1395,7 @@ impl System for DroneController {
             found
         });
         self.slot_vel = slot_vel;
-        self.slot_view = slot_view;
+        self.slot_mode = slot_mode;
         // The frame's contacts are raised before the arrivals, as when the collision system
         // (which runs before this controller) finds them all.
         if contacts {
