@@ -544,10 +544,10 @@ pub struct DroneController {
     slot_mode: Vec<u8>,
     /// Each entity's `MODE_*` (by entity id), the first step of the view.
     mode_of: Vec<u8>,
-    /// A large swarm's new states and velocities by grid slot (see `control_slots`).
-    out: Vec<(Drone, Velocity, bool)>,
-    /// From this many drones on they are controlled in grid-slot order.
+    /// From this many drones on they are controlled in grid-slot order, once the grid's
+    /// [`SpatialGrid::mixing`] is at least `slot_order_mixing`.
     slot_order_from: usize,
+    slot_order_mixing: f64,
     /// Whether ORCA's neighbour scan also finds the drones' contacts ([`ContactHandoff`]).
     contacts_in_scan: bool,
 }
@@ -577,8 +577,8 @@ impl DroneController {
             slot_vel: Vec::new(),
             slot_mode: Vec::new(),
             mode_of: Vec::new(),
-            out: Vec::new(),
             slot_order_from: SLOT_ORDER_FROM,
+            slot_order_mixing: SLOT_ORDER_MIXING,
             contacts_in_scan: true,
         }
     }
@@ -590,11 +590,23 @@ impl DroneController {
     }
 
     /// Controls the drones in the spatial grid's slot order (a drone's neighbours were
-    /// just read for the drone before it, so their memory is at hand) once there are at
-    /// least `drones` of them (default [`SLOT_ORDER_FROM`]: never); below, in entity order. Every
-    /// drone sees the same inputs either way: the run does not depend on it.
-    pub fn with_slot_order_from(mut self, drones: usize) -> Self {
+    /// just read for the drone before it, so their memory is at hand) in every frame once
+    /// there are at least `drones` of them, however mixed they are (`usize::MAX`: never);
+    /// below, in entity order. The default is [`DroneController::with_slot_order`]
+    /// with [`SLOT_ORDER_FROM`] and [`SLOT_ORDER_MIXING`]. Every drone sees the same inputs
+    /// either way: the run does not depend on it.
+    pub fn with_slot_order_from(self, drones: usize) -> Self {
+        self.with_slot_order(drones, 0.0)
+    }
+
+    /// Controls the drones in the spatial grid's slot order in the frames where there are
+    /// at least `drones` of them and the grid's [`SpatialGrid::mixing`] (the share of slots
+    /// whose drone is far, in entity order, from the previous slot's) is at least `mixing`;
+    /// otherwise in entity order (default: [`SLOT_ORDER_FROM`] drones, [`SLOT_ORDER_MIXING`]).
+    /// Every drone sees the same inputs either way: the run does not depend on it.
+    pub fn with_slot_order(mut self, drones: usize, mixing: f64) -> Self {
         self.slot_order_from = drones;
+        self.slot_order_mixing = mixing;
         self
     }
 
@@ -638,13 +650,23 @@ impl DroneController {
 /// Below this many drones the controller runs on one thread.
 const PARALLEL_MIN: usize = 4096;
 
-/// From this many drones on the controller goes through them in grid-slot order
-/// ([`DroneController::with_slot_order_from`]): by default never. Measured on 1,000,000
-/// drones (first 12 simulated s, 2 threads) it cost 4.4–4.6 processor seconds per simulated
-/// second against 3.8–4.0 in entity order: the drones start on a grid in id order, so entity
-/// order already walks the grid cell by cell, and the per-slot buffer and the copy back
-/// cost more than the reads they make local.
-pub const SLOT_ORDER_FROM: usize = usize::MAX;
+/// From this many drones on the controller goes through them in grid-slot order once they
+/// have mixed ([`SLOT_ORDER_MIXING`]; [`DroneController::with_slot_order`]). Below, a swarm's
+/// data fits in the processor's last-level cache (about 150 bytes a drone: 100,000 drones fit
+/// in 32 MiB), where the order matters little: at 100,000 drones an earlier slot order (a
+/// per-slot buffer copied back) measured 10–45 % slower.
+pub const SLOT_ORDER_FROM: usize = 1 << 18;
+
+/// The grid's [`SpatialGrid::mixing`] from which a large swarm is controlled in slot order.
+/// The drones start on a grid in id order (mixing near 0: entity order already walks the
+/// grid cell by cell); at 1,000,000 drones mixing reaches 0.14 at 10 simulated s, 0.50 at
+/// 50 s and 0.74 at 110 s. Measured there by switching the order every 10 simulated s in
+/// one run (2 threads): slot order cost 19 % more at mixing 0.14, 3 % more at 0.36, and
+/// about the same or less from 0.5 on (−2 % at 0.50, +1 % at 0.60, −5 % at 0.67).
+pub const SLOT_ORDER_MIXING: f64 = 0.5;
+
+/// Drones controlled together in grid-slot order (see `Step::control_slots`).
+const SLOT_BATCH: usize = 64;
 
 /// What one frame of the controller reads.
 struct Step<'a> {
@@ -725,40 +747,58 @@ impl Step<'_> {
         }
     }
 
-    /// Controls the drones in grid slots `first..first + out.len()`, in slot order (so
-    /// each drone's neighbour scan reads memory next to the last one's): each drone's new
-    /// state and velocity go to its slot in `out` (flag set), to be copied back by
-    /// [`copy_back`]. Returns those that arrived.
+    /// Controls drones `first..first + drones.len()` in place, in grid-slot order (so each
+    /// drone's neighbour scan reads memory next to the last one's once the drones have
+    /// mixed): goes through every slot of the grid and controls the drones of this part
+    /// met on the way, [`SLOT_BATCH`] at a time (their states and velocities copied out
+    /// together first: reads from all over memory that the processor makes side by side,
+    /// then copied back), then, in entity order, those of the part that are not in the grid
+    /// (no collider). Returns those that arrived (in the order controlled).
     fn control_slots(
         &self,
         first: usize,
-        drones: &[Drone],
+        drones: &mut [Drone],
         dp: &[bool],
-        vels: &[Velocity],
+        vels: &mut [Velocity],
         vp: &[bool],
-        out: &mut [(Drone, Velocity, bool)],
     ) -> Found {
         let mut work = Work::default();
         let mut arrivals = Vec::new();
-        let grid = self.grid;
-        for (k, o) in out.iter_mut().enumerate() {
-            o.2 = false;
-            let m = first + k;
-            let i = grid.ids[m] as usize;
-            // In the grid, so it has a pose: the grid's copy of it, beside its neighbours'.
-            if !(i < drones.len() && dp[i] && vp[i]) {
+        let len = drones.len();
+        // Which drones of the part were met in the grid.
+        let mut met = vec![false; len];
+        // The batch: (slot, drone of the part), and their copies.
+        let mut batch = Vec::with_capacity(SLOT_BATCH);
+        let mut copies = Vec::with_capacity(SLOT_BATCH);
+        let mut part = Part {
+            first,
+            drones,
+            dp,
+            vels,
+            vp,
+        };
+        for (m, &id) in self.grid.ids.iter().enumerate() {
+            let k = (id as usize).wrapping_sub(first);
+            if k >= len {
                 continue;
             }
-            let p = SwarmPose {
-                x: grid.xs[m],
-                y: grid.ys[m],
-                theta: 0.0,
-            };
-            let (mut d, mut v) = (drones[i], vels[i]);
-            if self.one(i, p, &mut d, &mut v, &mut work) {
+            met[k] = true;
+            batch.push((m as u32, k as u32));
+            if batch.len() == SLOT_BATCH {
+                self.batch(&mut part, &batch, &mut copies, &mut work, &mut arrivals);
+                batch.clear();
+            }
+        }
+        self.batch(&mut part, &batch, &mut copies, &mut work, &mut arrivals);
+        let rest = part.drones.iter_mut().zip(part.vels.iter_mut()).zip(met);
+        for (k, ((d, v), met)) in rest.enumerate() {
+            let i = first + k;
+            if met || !(dp[k] && vp[k] && self.pp.get(i).copied().unwrap_or(false)) {
+                continue;
+            }
+            if self.one(i, self.poses[i], d, v, &mut work) {
                 arrivals.push(EntityId(i as u32));
             }
-            *o = (d, v, true);
         }
         Found {
             arrivals,
@@ -766,44 +806,43 @@ impl Step<'_> {
         }
     }
 
-    /// Copies the drones' new states and velocities from their grid slots (`out`, by
-    /// [`Step::control_slots`]) back to the entities `first..first + drones.len()`; a drone
-    /// that is not in the grid (no collider) is controlled here, in entity order. Returns
-    /// those of the latter that arrived.
-    fn copy_back(
+    /// Controls a batch of a part's drones in the grid (`(slot, drone of the part)`): their
+    /// states and velocities copied out together first, then controlled, then copied back.
+    fn batch(
         &self,
-        first: usize,
-        drones: &mut [Drone],
-        dp: &[bool],
-        vels: &mut [Velocity],
-        vp: &[bool],
-        out: &[(Drone, Velocity, bool)],
-    ) -> Found {
-        let slot_of = self.grid.slots();
-        let mut work = None;
-        let mut arrivals = Vec::new();
-        for (k, (d, v)) in drones.iter_mut().zip(vels.iter_mut()).enumerate() {
-            let i = first + k;
-            match slot_of.get(i).copied().unwrap_or(u32::MAX) {
-                u32::MAX => {
-                    if dp[k] && vp[k] && self.pp.get(i).copied().unwrap_or(false) {
-                        let work = work.get_or_insert_with(Work::default);
-                        if self.one(i, self.poses[i], d, v, work) {
-                            arrivals.push(EntityId(i as u32));
-                        }
-                    }
-                }
-                m => {
-                    if let Some((nd, nv, true)) = out.get(m as usize) {
-                        *d = *nd;
-                        *v = *nv;
-                    }
-                }
+        part: &mut Part<'_>,
+        batch: &[(u32, u32)],
+        copies: &mut Vec<(Drone, Velocity, bool)>,
+        work: &mut Work,
+        arrivals: &mut Vec<EntityId>,
+    ) {
+        let grid = self.grid;
+        copies.clear();
+        copies.extend(batch.iter().map(|&(_, k)| {
+            let k = k as usize;
+            (part.drones[k], part.vels[k], part.dp[k] && part.vp[k])
+        }));
+        for (&(m, k), (d, v, ok)) in batch.iter().zip(copies.iter_mut()) {
+            if !*ok {
+                continue;
+            }
+            // In the grid, so it has a pose: the grid's copy of it, beside its neighbours'.
+            let m = m as usize;
+            let p = SwarmPose {
+                x: grid.xs[m],
+                y: grid.ys[m],
+                theta: 0.0,
+            };
+            let i = part.first + k as usize;
+            if self.one(i, p, d, v, work) {
+                arrivals.push(EntityId(i as u32));
             }
         }
-        Found {
-            arrivals,
-            pairs: work.map(|w| w.orca_near.pairs).unwrap_or_default(),
+        for (&(_, k), (d, v, ok)) in batch.iter().zip(copies.iter()) {
+            if *ok {
+                part.drones[k as usize] = *d;
+                part.vels[k as usize] = *v;
+            }
         }
     }
 
@@ -1141,6 +1180,15 @@ fn neighbour_view(
     }
 }
 
+/// A thread's part of the drones (entities `first..first + drones.len()`).
+struct Part<'a> {
+    first: usize,
+    drones: &'a mut [Drone],
+    dp: &'a [bool],
+    vels: &'a mut [Velocity],
+    vp: &'a [bool],
+}
+
 /// Per-thread working space of the controller.
 #[derive(Default)]
 struct Work {
@@ -1251,10 +1299,6 @@ impl System for DroneController {
         let drones = ctx.world.custom_mut::<Drone>();
         self.total = drones.len();
         self.reported = drones.iter().filter(|(_, d)| d.reported).count();
-        // Slot order needs each drone's grid slot from every rebuild.
-        if self.total >= self.slot_order_from {
-            ctx.world.res.get_mut::<SpatialGrid>().track_slots = true;
-        }
         // ORCA scans every drone's neighbours: it finds their contacts too.
         if self.avoidance == Avoidance::Orca && self.contacts_in_scan {
             ctx.world.res.get_mut::<ContactHandoff>().drones = true;
@@ -1284,8 +1328,7 @@ impl System for DroneController {
             slot_vel.clear();
             slot_mode.clear();
         }
-        let mut out = std::mem::take(&mut self.out);
-        let slot_order_from = self.slot_order_from;
+        let (slot_order_from, slot_order_mixing) = (self.slot_order_from, self.slot_order_mixing);
         let contacts = ctx.world.res.get::<ContactHandoff>().pending();
         let found: Found = ctx.world.with_custom::<Drone, _>(|drones, w| {
             let grid = w.res.get::<SpatialGrid>();
@@ -1315,67 +1358,42 @@ impl System for DroneController {
                 radius,
                 reach: 2.0 * radius + 2.0 * ORCA_MAX_SPEED + half,
             };
-            if n < slot_order_from {
-                if threads <= 1 || n < PARALLEL_MIN {
-                    return step.control(0, drones, dp, vels, vp);
-                }
-                // In entity order, each thread its own run of drones.
-                let chunk = n.div_ceil(threads);
-                let step = &step;
-                return std::thread::scope(|scope| {
+            // Slot order once the drones have mixed (a choice of cost alone).
+            let use_slots = n >= slot_order_from && grid.mixing() >= slot_order_mixing;
+            let control =
+                |first: usize, d: &mut [Drone], dpc: &[bool], v: &mut [Velocity], vpc: &[bool]| {
+                    if use_slots {
+                        step.control_slots(first, d, dpc, v, vpc)
+                    } else {
+                        step.control(first, d, dpc, v, vpc)
+                    }
+                };
+            // Each thread its own run of drones (in slot order: each goes through the whole
+            // grid and controls its own).
+            let chunk = n.div_ceil(threads);
+            let control = &control;
+            let mut found = if threads <= 1 || n < PARALLEL_MIN {
+                control(0, drones, dp, vels, vp)
+            } else {
+                std::thread::scope(|scope| {
                     let handles: Vec<_> = drones
                         .chunks_mut(chunk)
                         .zip(vels.chunks_mut(chunk))
                         .zip(dp.chunks(chunk).zip(vp.chunks(chunk)))
                         .enumerate()
                         .map(|(c, ((d, v), (dpc, vpc)))| {
-                            scope.spawn(move || step.control(c * chunk, d, dpc, v, vpc))
+                            scope.spawn(move || control(c * chunk, d, dpc, v, vpc))
                         })
                         .collect();
                     Found::join(handles.into_iter().map(|h| h.join().unwrap_or_default()))
-                });
-            }
-            // A large swarm: in grid-slot order (neighbours' reads are local), into `out`,
-            // then copied back to the entities; the same drones get the same inputs as in
-            // entity order, so the run is the same.
-            let slots = grid.ids.len();
-            out.resize(slots, (Drone::default(), Velocity::default(), false));
-            let chunk = slots.div_ceil(threads).max(1);
-            let (ro_drones, ro_vels) = (&*drones, &*vels);
-            let step = &step;
-            let mut found = std::thread::scope(|scope| {
-                let handles: Vec<_> = out
-                    .chunks_mut(chunk)
-                    .enumerate()
-                    .map(|(c, o)| {
-                        scope.spawn(move || {
-                            step.control_slots(c * chunk, ro_drones, dp, ro_vels, vp, o)
-                        })
-                    })
-                    .collect();
-                Found::join(handles.into_iter().map(|h| h.join().unwrap_or_default()))
-            });
-            let out = &out[..];
-            let chunk = n.div_ceil(threads).max(1);
-            let rest = std::thread::scope(|scope| {
-                let handles: Vec<_> = drones
-                    .chunks_mut(chunk)
-                    .zip(vels.chunks_mut(chunk))
-                    .zip(dp.chunks(chunk).zip(vp.chunks(chunk)))
-                    .enumerate()
-                    .map(|(c, ((d, v), (dpc, vpc)))| {
-                        scope.spawn(move || step.copy_back(c * chunk, d, dpc, v, vpc, out))
-                    })
-                    .collect();
-                Found::join(handles.into_iter().map(|h| h.join().unwrap_or_default()))
-            });
-            found.arrivals.extend(rest.arrivals);
-            found.pairs.extend(rest.pairs);
+                })
+            };
             // Reported in id order, as in entity order.
-            found.arrivals.sort_unstable();
+            if use_slots {
+                found.arrivals.sort_unstable();
+            }
             found
         });
-        self.out = out;
         self.slot_vel = slot_vel;
         self.slot_mode = slot_mode;
         // The frame's contacts are raised before the arrivals, as when the collision system

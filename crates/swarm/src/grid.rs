@@ -103,6 +103,8 @@ pub struct SpatialGrid {
     parts: Vec<FillPart>,
     /// Threads a rebuild may use (0 or 1: the caller's only); the grid does not depend on it.
     pub threads: usize,
+    /// Slots whose entity id is far from the previous slot's ([`SpatialGrid::mixing`]).
+    jumps: usize,
     /// Whether a rebuild keeps each entity's slot ([`SpatialGrid::slots`]; off by default,
     /// as most frames do not need it).
     pub track_slots: bool,
@@ -117,6 +119,10 @@ struct FillPart {
     bounds: (usize, usize, usize, usize),
     max_extent: f64,
 }
+
+/// Consecutive slots whose entity ids differ by more than this count as a jump in
+/// [`SpatialGrid::mixing`] (a few kilobytes of a per-entity column apart).
+pub const MIX_JUMP: u32 = 64;
 
 /// Below this many entries a rebuild runs on one thread.
 const PARALLEL_MIN: usize = 1 << 16;
@@ -458,8 +464,16 @@ impl SpatialGrid {
         self.radii.resize(m, 0.0);
         // The entries' columns, gathered in slices (on several threads for a large grid: each
         // slot's value depends on that slot alone, so the grid is the same either way).
-        let gather = |from: usize, out: Gather<'_>| {
+        // Each part also counts the slots whose entity id is far from the previous slot's
+        // (see [`SpatialGrid::mixing`]; the first slot of a part compares with the slot
+        // before it, so the count does not depend on the parts).
+        let gather = |from: usize, out: Gather<'_>| -> usize {
             let order = &self.order[from..from + out.keys.len()];
+            let mut prev = match from.checked_sub(1) {
+                Some(b) => self.scratch[self.order[b] as usize].1,
+                None => order.first().map_or(0, |&k| self.scratch[k as usize].1),
+            };
+            let mut jumps = 0;
             let slots = order
                 .iter()
                 .zip(out.keys.iter_mut())
@@ -473,11 +487,14 @@ impl SpatialGrid {
                 let (p, s) = (&poses[i as usize], &shapes[i as usize]);
                 *key = c;
                 *id = i;
+                jumps += usize::from(i.abs_diff(prev) > MIX_JUMP);
+                prev = i;
                 *x = p.x;
                 *y = p.y;
                 *shape = *s;
                 *radius = s.bounding_radius();
             }
+            jumps
         };
         let out = Gather {
             keys: &mut self.keys,
@@ -488,24 +505,40 @@ impl SpatialGrid {
             radii: &mut self.radii,
         };
         let threads = self.threads.max(1);
-        if threads <= 1 || m < PARALLEL_MIN {
-            gather(0, out);
+        self.jumps = if threads <= 1 || m < PARALLEL_MIN {
+            gather(0, out)
         } else {
             let chunk = m.div_ceil(threads);
             let gather = &gather;
             std::thread::scope(|scope| {
                 let mut rest = out;
                 let mut from = 0;
+                let mut parts = Vec::with_capacity(threads);
                 while from < m {
                     let take = chunk.min(m - from);
                     let (head, tail) = rest.split_at(take);
                     rest = tail;
                     let at = from;
-                    scope.spawn(move || gather(at, head));
+                    parts.push(scope.spawn(move || gather(at, head)));
                     from += take;
                 }
-            });
-        }
+                parts
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                    .sum()
+            })
+        };
+    }
+
+    /// How mixed the entities are in the grid's slot order, from the last rebuild: the
+    /// share (0 to 1) of slots whose entity id is more than [`MIX_JUMP`] away from the
+    /// previous slot's. Near 0 when entity order walks the grid cell by cell (entities
+    /// numbered along the map's rows, as the drones start); near 1 once they have mixed, so
+    /// that going through them in entity order reads the grid at random. A caller may pick
+    /// the order in which it goes through the entities from it (the grid, and what is read
+    /// from it, is the same either way).
+    pub fn mixing(&self) -> f64 {
+        self.jumps as f64 / self.ids.len().max(1) as f64
     }
 
     /// Calls `f(slot)` for every grid entry whose cell touches the square of half side
@@ -939,6 +972,7 @@ mod tests {
                 assert_eq!(g.ys, grids[0].ys);
                 assert_eq!(g.radii, grids[0].radii);
                 assert_eq!(g.slots(), grids[0].slots());
+                assert_eq!(g.mixing(), grids[0].mixing());
                 assert_eq!(g.max_extent, grids[0].max_extent);
                 assert_eq!(g.start, grids[0].start);
                 assert_eq!(g.row_start, grids[0].row_start);
@@ -948,6 +982,55 @@ mod tests {
                 assert_eq!(grids[0].slots()[i as usize], m as u32);
             }
         }
+    }
+
+    #[test]
+    fn mixing_counts_the_slots_far_in_id_from_the_last() {
+        // Entities numbered along the map's rows, one a cell (as the drones start): entity
+        // order is slot order, a jump only at each row's end. Then the same entities
+        // scattered at random: most slots jump. Either way, one thread or two.
+        let (cols, rows) = (512usize, 256usize);
+        let mut world = SwarmWorld::new(cols as f64 * 10.0, rows as f64 * 10.0);
+        for k in 0..cols * rows {
+            let e = world.spawn("drone");
+            let (x, y) = (
+                (k % cols) as f64 * 10.0 + 5.0,
+                (k / cols) as f64 * 10.0 + 5.0,
+            );
+            world.pose.insert(e, SwarmPose { x, y, theta: 0.0 });
+            world.vel.insert(e, Velocity::default());
+            world.set_collider(e, Shape::Circle { r: 1.0 });
+        }
+        let jumps = |g: &SpatialGrid| {
+            let far = g.ids.windows(2).filter(|w| w[0].abs_diff(w[1]) > MIX_JUMP);
+            far.count() as f64 / g.ids.len() as f64
+        };
+        let mut grids = [1, 2].map(|threads| SpatialGrid {
+            threads,
+            ..SpatialGrid::default()
+        });
+        for g in &mut grids {
+            g.rebuild(&world, 10.0);
+            assert!(g.ids.len() > PARALLEL_MIN);
+            assert_eq!(g.mixing(), jumps(g));
+            assert!(g.mixing() < 0.01, "{}", g.mixing());
+        }
+        let mut rng = Xoshiro256PlusPlus::new(3);
+        let ids: Vec<_> = world.pose.iter().map(|(e, _)| e).collect();
+        for e in ids {
+            let (x, y) = (
+                rng.next_f64() * cols as f64 * 10.0,
+                rng.next_f64() * rows as f64 * 10.0,
+            );
+            world.pose.insert(e, SwarmPose { x, y, theta: 0.0 });
+        }
+        for g in &mut grids {
+            g.rebuild(&world, 10.0);
+            assert_eq!(g.mixing(), jumps(g));
+            assert!(g.mixing() > 0.9, "{}", g.mixing());
+        }
+        assert_eq!(grids[0].mixing(), grids[1].mixing());
+        assert_eq!(SpatialGrid::default().mixing(), 0.0);
     }
 
     #[test]
