@@ -672,6 +672,8 @@ struct Step<'a> {
     contact_reach2: f64,
     radius: f64,
     reach: f64,
+    /// The map's width and height (the movement system keeps every centre inside it).
+    map: (f64, f64),
 }
 
 /// What a part of the controller's frame found: the drones that arrived and the contacts
@@ -1032,7 +1034,8 @@ impl Step<'_> {
         let near = &best[..count];
         // A hovering drone with no flying one near: the safety step alone keeps it clear.
         if mode == MODE_HOVERING && !any_flying {
-            return safety_step(preferred, limits);
+            let safe = safety_step(preferred, limits);
+            return self.within_walls(i, p, preferred, safe, limits);
         }
         // No drone within range (so no half-plane and no limit): ORCA keeps the preferred
         // velocity within the speed limit, and the safety step leaves it.
@@ -1061,7 +1064,44 @@ impl Step<'_> {
             max_speed,
         };
         let v = orca::velocity(&agent, preferred, neighbours, ORCA_TAU, 1.0, scratch);
-        safety_step(v, limits)
+        let safe = safety_step(v, limits);
+        self.within_walls(i, p, v, safe, limits)
+    }
+
+    /// The safety step's velocity `safe` for drone `i` at `p` (chosen from `wanted` under
+    /// `limits`), kept by the map's edges too: the movement system stops a drone at the
+    /// edge, and a move cut short across one axis can carry it nearer a neighbour along the
+    /// other than its share of the gap (a drone sliding along a wall towards a neighbour
+    /// while the edge takes away the part of its move that led away from it). Only when
+    /// the move the edge leaves would break a limit, the step is taken again with the
+    /// edges as limits of their own; otherwise `safe` is kept as it is.
+    fn within_walls(
+        &self,
+        i: usize,
+        p: SwarmPose,
+        wanted: (f64, f64),
+        safe: (f64, f64),
+        limits: &mut Vec<((f64, f64), f64)>,
+    ) -> (f64, f64) {
+        if limits.is_empty() || !self.sp.get(i).copied().unwrap_or(false) {
+            return safe;
+        }
+        let (hw, hh) = self.shapes[i].half_extents();
+        let (x0, x1, y0, y1) = centre_range(self.map, hw, hh);
+        let moved = (
+            (p.x + safe.0).clamp(x0, x1) - p.x,
+            (p.y + safe.1).clamp(y0, y1) - p.y,
+        );
+        if moved == safe || within_limits(moved, limits) {
+            return safe;
+        }
+        limits.extend([
+            ((1.0, 0.0), x1 - p.x),
+            ((-1.0, 0.0), p.x - x0),
+            ((0.0, 1.0), y1 - p.y),
+            ((0.0, -1.0), p.y - y0),
+        ]);
+        safety_step(wanted, limits)
     }
 }
 
@@ -1238,6 +1278,109 @@ fn safety_step(mut v: (f64, f64), limits: &[((f64, f64), f64)]) -> (f64, f64) {
     (v.0 * t, v.1 * t)
 }
 
+/// Whether the move `v` keeps every limit of the safety step.
+fn within_limits(v: (f64, f64), limits: &[((f64, f64), f64)]) -> bool {
+    limits
+        .iter()
+        .all(|&(u, b)| v.0 * u.0 + v.1 * u.1 <= b.max(0.0) + 1e-12)
+}
+
+/// The reach of the safety step's limits for drones of disc `radius` and half side
+/// `half`: every neighbour that one frame could bring into contact.
+fn orca_reach(radius: f64, half: f64) -> f64 {
+    2.0 * radius + 2.0 * ORCA_MAX_SPEED + half
+}
+
+/// The range `(x0, x1, y0, y1)` in which the movement system keeps the centre of a shape
+/// of half extents `(hw, hh)` on a map of size `(width, height)`.
+fn centre_range((width, height): (f64, f64), hw: f64, hh: f64) -> (f64, f64, f64, f64) {
+    (
+        hw.min(width * 0.5),
+        (width - hw).max(width * 0.5),
+        hh.min(height * 0.5),
+        (height - hh).max(height * 0.5),
+    )
+}
+
+/// What the disturbance reads to keep a push within the safety step's limits: the grid
+/// (the poses the controller last saw: nothing has moved since), the drones' states, the
+/// drones' disc radius, the limits' reach and the map's size.
+struct Near<'a> {
+    grid: &'a SpatialGrid,
+    drones: &'a crate::ecs::Column<Drone>,
+    radius: f64,
+    reach: f64,
+    map: (f64, f64),
+}
+
+impl Near<'_> {
+    /// The push (per frame, along `axis`: 0 = x, 1 = y) that drone `e` at `p`, of `shape`,
+    /// moving at `vel` (per frame, as the safety step chose it) may take of `push` without
+    /// coming nearer to a neighbour than its share of the gap between their discs (half of
+    /// it towards a drone in the air, all of it towards anything else), the map's edge
+    /// stopping it as the movement system does. `None` when `push` keeps every limit (it
+    /// is taken whole); else the largest part of it that does (0 when none does).
+    fn cut_push(
+        &self,
+        e: EntityId,
+        p: SwarmPose,
+        shape: Shape,
+        vel: (f64, f64),
+        axis: usize,
+        push: f64,
+    ) -> Option<f64> {
+        let (hw, hh) = shape.half_extents();
+        let (x0, x1, y0, y1) = centre_range(self.map, hw, hh);
+        let (pos, lo_hi) = ([p.x, p.y], [(x0, x1), (y0, y1)]);
+        let v = [vel.0, vel.1];
+        let moved = |k: usize, dv: f64| (pos[k] + v[k] + dv).clamp(lo_hi[k].0, lo_hi[k].1) - pos[k];
+        let other = 1 - axis;
+        let (still, pushed, across) = (moved(axis, 0.0), moved(axis, push), moved(other, 0.0));
+        // The move along `axis` that every limit leaves: [lo, hi].
+        let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+        let grid = self.grid;
+        grid.for_each_near(p.x, p.y, self.reach, |m| {
+            let j = grid.ids[m];
+            if j == e.0 {
+                return;
+            }
+            let (ox, oy) = (grid.xs[m] - p.x, grid.ys[m] - p.y);
+            let d2 = ox * ox + oy * oy;
+            if !(d2 < self.reach * self.reach && d2 > 0.0) {
+                return;
+            }
+            let d = d2.sqrt();
+            let u = [ox / d, oy / d];
+            let in_the_air = self
+                .drones
+                .get(EntityId(j))
+                .is_some_and(|o| o.state.in_the_air());
+            let b = if in_the_air {
+                0.5 * (d - 2.0 * self.radius)
+            } else {
+                d - self.radius - (grid.radii[m] + ORCA_MARGIN)
+            };
+            let room = b.max(0.0) - across * u[other];
+            if u[axis] > 0.0 {
+                hi = hi.min(room / u[axis]);
+            } else if u[axis] < 0.0 {
+                lo = lo.max(room / u[axis]);
+            }
+        });
+        if (lo..=hi).contains(&pushed) {
+            return None;
+        }
+        // As far as the limits leave, never beyond the push nor back past the move without it.
+        let kept = if lo <= hi {
+            pushed.clamp(lo, hi)
+        } else {
+            still
+        };
+        let kept = kept.clamp(still.min(pushed), still.max(pushed));
+        Some(kept - v[axis])
+    }
+}
+
 impl System for DroneController {
     fn name(&self) -> &str {
         "drones"
@@ -1313,7 +1456,8 @@ impl System for DroneController {
                 sp,
                 contact_reach2: 8.0 * grid.max_extent * grid.max_extent * (1.0 + 1e-9),
                 radius,
-                reach: 2.0 * radius + 2.0 * ORCA_MAX_SPEED + half,
+                reach: orca_reach(radius, half),
+                map: (w.res.width, w.res.height),
             };
             if n < slot_order_from {
                 if threads <= 1 || n < PARALLEL_MIN {
@@ -1398,7 +1542,12 @@ impl System for DroneController {
             let fps = ctx.config.fps;
             let seed = ctx.config.seed;
             let ticks = self.ticks;
+            let safety = self.avoidance == Avoidance::Orca;
+            let radius = self.half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
+            let reach = orca_reach(radius, self.half);
             ctx.world.with_custom::<Drone, _>(|drones, w| {
+                let grid = w.res.get::<SpatialGrid>();
+                let map = (w.res.width, w.res.height);
                 for (e, d) in drones.iter() {
                     if d.state != DroneState::Hovering {
                         continue;
@@ -1413,12 +1562,31 @@ impl System for DroneController {
                     if hash_u01(seed, STREAM_DISTURB, id, c + 3) < 0.5 {
                         push = -push;
                     }
-                    if let Some(v) = w.vel.get_mut(e) {
-                        if along_x {
-                            v.x += push;
-                        } else {
-                            v.y += push;
+                    let Some(v) = w.vel.get_mut(e) else {
+                        continue;
+                    };
+                    // With ORCA the push keeps the safety step's limits (the velocity it
+                    // is added to was chosen to keep them): cut to what they leave.
+                    if safety {
+                        if let (Some(p), Some(shape)) = (w.pose.get(e), w.collider.get(e)) {
+                            let near = Near {
+                                grid,
+                                drones,
+                                radius,
+                                reach,
+                                map,
+                            };
+                            let vel = (v.x / fps, v.y / fps);
+                            let axis = usize::from(!along_x);
+                            if let Some(cut) = near.cut_push(e, *p, *shape, vel, axis, push / fps) {
+                                push = cut * fps;
+                            }
                         }
+                    }
+                    if along_x {
+                        v.x += push;
+                    } else {
+                        v.y += push;
                     }
                 }
             });
