@@ -257,6 +257,62 @@ fn cornered(seed: u64) -> (f64, f64, Vec<Spec>) {
 }
 
 #[test]
+fn the_disturbance_never_pushes_pressed_drones_into_each_other() {
+    // The reduced case: four hovering drones in a diamond (each touching two others on a
+    // diagonal, where the squares' corners leave the least room), all pressing towards the
+    // diamond's centre, their common target, the safety step holding them at gap 0. The
+    // periodic disturbance adds its push to the velocity the safety step chose; uncut, a
+    // push towards a neighbour went past the step's limit and nothing took it back (a pair
+    // whose discs overlap may not come nearer, but nothing parts it either), so the
+    // overlap grew push by push until two squares touched.
+    let d = 2.0 * RADIUS + 1e-9;
+    let c = d / std::f64::consts::SQRT_2;
+    for seed in 1..=8 {
+        let centre = (50.0, 50.0);
+        let drones: Vec<Spec> = [(-c, 0.0), (c, 0.0), (0.0, -c), (0.0, c)]
+            .into_iter()
+            .map(|(ox, oy)| Spec {
+                at: (centre.0 + ox, centre.1 + oy),
+                target: centre,
+                hovering: true,
+            })
+            .collect();
+        let mut sim = crowd(100.0, 100.0, &drones, seed, 1);
+        if let Some(what) = overlap_within(&mut sim, 120 * 24) {
+            panic!("seed {seed}: {what}");
+        }
+    }
+}
+
+#[test]
+fn a_drone_stopped_by_the_map_edge_never_slides_into_a_neighbour() {
+    // The reduced case: two drones flying down the left edge of the map to targets beyond
+    // it (so they keep pressing against it), one just below and to the right of the other.
+    // The upper one's velocity kept the safety step's limit towards the lower one only
+    // because part of it led left, away from it; the movement system stops it at the edge
+    // and takes that part away, and what is left carried it into its neighbour.
+    let c = (2.0 * RADIUS + 0.5) / std::f64::consts::SQRT_2;
+    for seed in 1..=4 {
+        let drones = [
+            Spec {
+                at: (2.5, 40.0),
+                target: (-30.0, 72.5),
+                hovering: false,
+            },
+            Spec {
+                at: (2.5 + c, 40.0 + c),
+                target: (-30.0, 80.0),
+                hovering: false,
+            },
+        ];
+        let mut sim = crowd(100.0, 100.0, &drones, seed, 1);
+        if let Some(what) = overlap_within(&mut sim, 20 * 24) {
+            panic!("seed {seed}: {what}");
+        }
+    }
+}
+
+#[test]
 fn no_two_drones_ever_overlap_in_a_dense_crowd() {
     type Family = fn(u64) -> (f64, f64, Vec<Spec>);
     let families: [(&str, Family, u64); 4] = [
