@@ -22,7 +22,12 @@
 //!     hovering one (so drones at their targets are pushed aside only a little), all of it
 //!     towards crashed or idle drones and other colliders. Then a safety step keeps every
 //!     pair apart whatever ORCA chose in a crowd: a drone moves towards a neighbour by at
-//!     most half of the gap between their discs (all of it towards one that does not move).
+//!     most half of the gap between their discs (all of it towards one that does not move),
+//!     so no two discs ever come closer than the sum of their radii. Two things move a
+//!     drone besides the velocity the step chose, and both keep its limits: the map's edge
+//!     (a move the edge cuts short across one axis could carry the drone nearer a neighbour
+//!     along the other; when it would break a limit, the step is taken again with the
+//!     edges as limits of their own) and the disturbance (below).
 //!     ORCA is reciprocal and local: two drones head-on on one line, or a drone pressing
 //!     straight into one that hovers on its way, can stand still for good. A flying drone
 //!     that has not come 1 unit closer to its target for a second is stalled and detours:
@@ -41,7 +46,12 @@
 //!     model does.
 //! * **Collisions:** the collision system's event stops both drones; they have crashed.
 //! * **Disturbance** every 0.125 s: each hovering drone, with probability 0.4, is pushed by
-//!   `U[0, 0.1)` per frame along x or y, random sign.
+//!   `U[0, 0.1)` per frame along x or y, random sign. The push is added to the velocity the
+//!   safety step chose; with ORCA it is cut to what that step's limits leave (a push that
+//!   would carry a drone nearer a neighbour than its share of the gap goes only as far as
+//!   the share; nearly every push is taken whole). Uncut, pushes added up in a crowd: a
+//!   pair whose discs overlap may not come nearer but nothing parts them, so push by push
+//!   the overlap grew until two squares touched.
 //! * **End:** when every drone has reported (arrived or crashed), if the run is set to end
 //!   when its work is done; otherwise at the duration.
 //!
