@@ -682,8 +682,9 @@ struct Step<'a> {
     contact_reach2: f64,
     radius: f64,
     reach: f64,
-    /// The map's width and height (the movement system keeps every centre inside it).
-    map: (f64, f64),
+    /// The range `(x0, x1, y0, y1)` in which the movement system keeps a drone's centre
+    /// (the map less half a drone on each side).
+    edges: (f64, f64, f64, f64),
 }
 
 /// What a part of the controller's frame found: the drones that arrived and the contacts
@@ -1084,8 +1085,28 @@ impl Step<'_> {
     /// other than its share of the gap (a drone sliding along a wall towards a neighbour
     /// while the edge takes away the part of its move that led away from it). Only when
     /// the move the edge leaves would break a limit, the step is taken again with the
-    /// edges as limits of their own; otherwise `safe` is kept as it is.
+    /// edges as limits of their own; otherwise `safe` is kept as it is. (The edges are
+    /// those of a drone of the controller's size, as its disc is.)
+    #[inline]
     fn within_walls(
+        &self,
+        i: usize,
+        p: SwarmPose,
+        wanted: (f64, f64),
+        safe: (f64, f64),
+        limits: &mut Vec<((f64, f64), f64)>,
+    ) -> (f64, f64) {
+        let (x0, x1, y0, y1) = self.edges;
+        // Nearly always the edge stops nothing.
+        if (x0..=x1).contains(&(p.x + safe.0)) && (y0..=y1).contains(&(p.y + safe.1)) {
+            return safe;
+        }
+        self.at_the_edge(i, p, wanted, safe, limits)
+    }
+
+    /// [`Step::within_walls`] for a move that the edge cuts short.
+    #[cold]
+    fn at_the_edge(
         &self,
         i: usize,
         p: SwarmPose,
@@ -1096,8 +1117,7 @@ impl Step<'_> {
         if limits.is_empty() || !self.sp.get(i).copied().unwrap_or(false) {
             return safe;
         }
-        let (hw, hh) = self.shapes[i].half_extents();
-        let (x0, x1, y0, y1) = centre_range(self.map, hw, hh);
+        let (x0, x1, y0, y1) = self.edges;
         let moved = (
             (p.x + safe.0).clamp(x0, x1) - p.x,
             (p.y + safe.1).clamp(y0, y1) - p.y,
@@ -1349,7 +1369,19 @@ impl Near<'_> {
         // The move along `axis` that every limit leaves: [lo, hi].
         let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
         let grid = self.grid;
-        grid.for_each_near(p.x, p.y, self.reach, |m| {
+        // Only a neighbour this near can hold the move back: the move is at most `moves`
+        // long whatever the push, and a limit binds only on a move longer than it allows
+        // (half the gap between two drones' discs, all of it towards anything else, whose
+        // disc is at most √2 times the grid's largest half extent plus the margin). The
+        // others' limits hold for every move in question, so leaving them out changes
+        // nothing.
+        let moves = (v[0] * v[0] + v[1] * v[1]).sqrt() + push.abs();
+        let other_radius = std::f64::consts::SQRT_2 * grid.max_extent + ORCA_MARGIN;
+        let near = (2.0 * (self.radius + moves))
+            .max(self.radius + other_radius + moves)
+            .min(self.reach)
+            + 1e-9;
+        grid.for_each_near(p.x, p.y, near, |m| {
             let j = grid.ids[m];
             if j == e.0 {
                 return;
@@ -1467,7 +1499,7 @@ impl System for DroneController {
                 contact_reach2: 8.0 * grid.max_extent * grid.max_extent * (1.0 + 1e-9),
                 radius,
                 reach: orca_reach(radius, half),
-                map: (w.res.width, w.res.height),
+                edges: centre_range((w.res.width, w.res.height), half, half),
             };
             if n < slot_order_from {
                 if threads <= 1 || n < PARALLEL_MIN {
