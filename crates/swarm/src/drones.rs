@@ -103,6 +103,11 @@ pub struct Drone {
     pub reported: bool,
     /// How its flight is going: the stall watch that starts a detour ([`Progress`]).
     pub progress: Progress,
+    /// With ORCA, whether the velocity the controller last chose for it while hovering left
+    /// it less room than a disturbance's push towards a neighbour (or near the map's
+    /// edge): only then is a push checked against the safety step's limits, as a push
+    /// cannot break a limit with that much room.
+    pub tight: bool,
 }
 
 /// A flying drone's progress towards its target, and the detour it takes when that
@@ -523,6 +528,7 @@ pub fn populate(world: &mut SwarmWorld, params: &SwarmParams) -> Vec<EntityId> {
                 state,
                 reported: state == DroneState::Idle,
                 progress: Progress::default(),
+                tight: true,
             },
         );
         if params.proximity_beams > 0 {
@@ -560,6 +566,8 @@ pub struct DroneController {
     slot_order_from: usize,
     /// Whether ORCA's neighbour scan also finds the drones' contacts ([`ContactHandoff`]).
     contacts_in_scan: bool,
+    /// When the next disturbance is due (simulated s).
+    next_disturbance: f64,
 }
 
 impl DroneController {
@@ -590,6 +598,7 @@ impl DroneController {
             out: Vec::new(),
             slot_order_from: SLOT_ORDER_FROM,
             contacts_in_scan: true,
+            next_disturbance: DISTURB_PERIOD,
         }
     }
 
@@ -685,6 +694,9 @@ struct Step<'a> {
     /// The range `(x0, x1, y0, y1)` in which the movement system keeps a drone's centre
     /// (the map less half a drone on each side).
     edges: (f64, f64, f64, f64),
+    /// Whether a disturbance is due at the start of the next frame: then each hovering
+    /// drone's room for its push is worked out ([`Drone::tight`]).
+    room_check: bool,
 }
 
 /// What a part of the controller's frame found: the drones that arrived and the contacts
@@ -849,7 +861,7 @@ impl Step<'_> {
         match d.state {
             DroneState::Crashed | DroneState::Idle => return false,
             DroneState::Hovering => {
-                *vel = self.hover(i, (p, own), (dx, dy), orca_near, scratch);
+                *vel = self.hover(i, (p, own), (dx, dy), orca_near, scratch, &mut d.tight);
                 return false;
             }
             DroneState::Flying => {}
@@ -857,7 +869,7 @@ impl Step<'_> {
         if dx * dx + dy * dy < ARRIVE * ARRIVE {
             d.state = DroneState::Hovering;
             d.reported = true;
-            *vel = self.hover(i, (p, own), (dx, dy), orca_near, scratch);
+            *vel = self.hover(i, (p, own), (dx, dy), orca_near, scratch, &mut d.tight);
             return true;
         }
         if self.avoidance == Avoidance::Orca {
@@ -930,7 +942,8 @@ impl Step<'_> {
     }
 
     /// A hovering drone's velocity: a slow correction towards its target; with ORCA it
-    /// still makes way for others.
+    /// still makes way for others, and `tight` says whether a disturbance's push could
+    /// break one of the safety step's limits ([`Drone::tight`]).
     fn hover(
         &self,
         i: usize,
@@ -938,13 +951,18 @@ impl Step<'_> {
         to_target: (f64, f64),
         near: &mut OrcaScratch,
         scratch: &mut orca::Scratch,
+        tight: &mut bool,
     ) -> Velocity {
         let preferred = (
             to_target.0.clamp(-HOVER_SPEED, HOVER_SPEED),
             to_target.1.clamp(-HOVER_SPEED, HOVER_SPEED),
         );
         let v = if self.avoidance == Avoidance::Orca {
-            self.orca(i, at, MODE_HOVERING, preferred, near, scratch)
+            let v = self.orca(i, at, MODE_HOVERING, preferred, near, scratch);
+            if self.room_check {
+                *tight = self.tight(at.0, v, &near.limits);
+            }
+            v
         } else {
             preferred
         };
@@ -953,6 +971,24 @@ impl Step<'_> {
             y: v.1 * self.fps,
             w: 0.0,
         }
+    }
+
+    /// Whether a push of less than [`DISTURB_MAX`] (per frame, along an axis) on a drone at
+    /// `p` moving at `v` (per frame) could break one of `limits`: some limit leaves it less
+    /// room than that, or the map's edge could cut the pushed move short (only with a
+    /// limit at all: the edge alone harms nothing).
+    #[inline]
+    fn tight(&self, p: SwarmPose, v: (f64, f64), limits: &[((f64, f64), f64)]) -> bool {
+        if limits.is_empty() {
+            return false;
+        }
+        let (x0, x1, y0, y1) = self.edges;
+        let (x, y) = (p.x + v.0, p.y + v.1);
+        let room = DISTURB_MAX + 1e-9;
+        !(x - room >= x0 && x + room <= x1 && y - room >= y0 && y + room <= y1)
+            || limits
+                .iter()
+                .any(|&(u, b)| b.max(0.0) - (v.0 * u.0 + v.1 * u.1) < room)
     }
 
     /// ORCA's velocity (per frame) for drone `i` at `p` flying at `own_vel` (per frame), in
@@ -1444,6 +1480,7 @@ impl System for DroneController {
         if self.avoidance == Avoidance::Orca && self.contacts_in_scan {
             ctx.world.res.get_mut::<ContactHandoff>().drones = true;
         }
+        self.next_disturbance = DISTURB_PERIOD.max(ctx.events.now());
         ctx.events
             .schedule(DISTURB_PERIOD, Event::global(Self::DISTURBANCE));
     }
@@ -1456,6 +1493,9 @@ impl System for DroneController {
         let half = self.half;
         let threads = self.threads.unwrap_or_else(|| ctx.config.thread_count());
         let avoidance = self.avoidance;
+        // The disturbance due at the start of the next frame (as the run's loop takes its
+        // events) reads the room this frame leaves the hovering drones.
+        let room_check = self.next_disturbance <= (frame + 1) as f64 / fps;
         let mut slot_vel = std::mem::take(&mut self.slot_vel);
         let mut slot_mode = std::mem::take(&mut self.slot_mode);
         if avoidance == Avoidance::Orca {
@@ -1500,6 +1540,7 @@ impl System for DroneController {
                 radius,
                 reach: orca_reach(radius, half),
                 edges: centre_range((w.res.width, w.res.height), half, half),
+                room_check,
             };
             if n < slot_order_from {
                 if threads <= 1 || n < PARALLEL_MIN {
@@ -1608,8 +1649,9 @@ impl System for DroneController {
                         continue;
                     };
                     // With ORCA the push keeps the safety step's limits (the velocity it
-                    // is added to was chosen to keep them): cut to what they leave.
-                    if safety {
+                    // is added to was chosen to keep them): cut to what they leave. A drone
+                    // with room enough for any push needs no check.
+                    if safety && d.tight {
                         if let (Some(p), Some(shape)) = (w.pose.get(e), w.collider.get(e)) {
                             let near = Near {
                                 grid,
@@ -1620,7 +1662,8 @@ impl System for DroneController {
                             };
                             let vel = (v.x / fps, v.y / fps);
                             let axis = usize::from(!along_x);
-                            if let Some(cut) = near.cut_push(e, *p, *shape, vel, axis, push / fps) {
+                            let cut = near.cut_push(e, *p, *shape, vel, axis, push / fps);
+                            if let Some(cut) = cut {
                                 push = cut * fps;
                             }
                         }
@@ -1632,6 +1675,7 @@ impl System for DroneController {
                     }
                 }
             });
+            self.next_disturbance = ctx.events.now() + DISTURB_PERIOD;
             ctx.events
                 .after(DISTURB_PERIOD, Event::global(Self::DISTURBANCE));
             return;
