@@ -22,7 +22,12 @@
 //!     hovering one (so drones at their targets are pushed aside only a little), all of it
 //!     towards crashed or idle drones and other colliders. Then a safety step keeps every
 //!     pair apart whatever ORCA chose in a crowd: a drone moves towards a neighbour by at
-//!     most half of the gap between their discs (all of it towards one that does not move).
+//!     most half of the gap between their discs (all of it towards one that does not move),
+//!     so no two discs ever come closer than the sum of their radii. Two things move a
+//!     drone besides the velocity the step chose, and both keep its limits: the map's edge
+//!     (a move the edge cuts short across one axis could carry the drone nearer a neighbour
+//!     along the other; when it would break a limit, the step is taken again with the
+//!     edges as limits of their own) and the disturbance (below).
 //!     ORCA is reciprocal and local: two drones head-on on one line, or a drone pressing
 //!     straight into one that hovers on its way, can stand still for good. A flying drone
 //!     that has not come 1 unit closer to its target for a second is stalled and detours:
@@ -41,7 +46,12 @@
 //!     model does.
 //! * **Collisions:** the collision system's event stops both drones; they have crashed.
 //! * **Disturbance** every 0.125 s: each hovering drone, with probability 0.4, is pushed by
-//!   `U[0, 0.1)` per frame along x or y, random sign.
+//!   `U[0, 0.1)` per frame along x or y, random sign. The push is added to the velocity the
+//!   safety step chose; with ORCA it is cut to what that step's limits leave (a push that
+//!   would carry a drone nearer a neighbour than its share of the gap goes only as far as
+//!   the share; nearly every push is taken whole). Uncut, pushes added up in a crowd: a
+//!   pair whose discs overlap may not come nearer but nothing parts them, so push by push
+//!   the overlap grew until two squares touched.
 //! * **End:** when every drone has reported (arrived or crashed), if the run is set to end
 //!   when its work is done; otherwise at the duration.
 //!
@@ -93,6 +103,11 @@ pub struct Drone {
     pub reported: bool,
     /// How its flight is going: the stall watch that starts a detour ([`Progress`]).
     pub progress: Progress,
+    /// With ORCA, whether the velocity the controller last chose for it while hovering left
+    /// it less room than a disturbance's push towards a neighbour (or near the map's
+    /// edge): only then is a push checked against the safety step's limits, as a push
+    /// cannot break a limit with that much room.
+    pub tight: bool,
 }
 
 /// A flying drone's progress towards its target, and the detour it takes when that
@@ -513,6 +528,7 @@ pub fn populate(world: &mut SwarmWorld, params: &SwarmParams) -> Vec<EntityId> {
                 state,
                 reported: state == DroneState::Idle,
                 progress: Progress::default(),
+                tight: true,
             },
         );
         if params.proximity_beams > 0 {
@@ -550,6 +566,8 @@ pub struct DroneController {
     slot_order_mixing: f64,
     /// Whether ORCA's neighbour scan also finds the drones' contacts ([`ContactHandoff`]).
     contacts_in_scan: bool,
+    /// When the next disturbance is due (simulated s).
+    next_disturbance: f64,
 }
 
 impl DroneController {
@@ -580,6 +598,7 @@ impl DroneController {
             slot_order_from: SLOT_ORDER_FROM,
             slot_order_mixing: SLOT_ORDER_MIXING,
             contacts_in_scan: true,
+            next_disturbance: DISTURB_PERIOD,
         }
     }
 
@@ -694,6 +713,12 @@ struct Step<'a> {
     contact_reach2: f64,
     radius: f64,
     reach: f64,
+    /// The range `(x0, x1, y0, y1)` in which the movement system keeps a drone's centre
+    /// (the map less half a drone on each side).
+    edges: (f64, f64, f64, f64),
+    /// Whether a disturbance is due at the start of the next frame: then each hovering
+    /// drone's room for its push is worked out ([`Drone::tight`]).
+    room_check: bool,
 }
 
 /// What a part of the controller's frame found: the drones that arrived and the contacts
@@ -875,7 +900,7 @@ impl Step<'_> {
         match d.state {
             DroneState::Crashed | DroneState::Idle => return false,
             DroneState::Hovering => {
-                *vel = self.hover(i, (p, own), (dx, dy), orca_near, scratch);
+                *vel = self.hover(i, (p, own), (dx, dy), orca_near, scratch, &mut d.tight);
                 return false;
             }
             DroneState::Flying => {}
@@ -883,7 +908,7 @@ impl Step<'_> {
         if dx * dx + dy * dy < ARRIVE * ARRIVE {
             d.state = DroneState::Hovering;
             d.reported = true;
-            *vel = self.hover(i, (p, own), (dx, dy), orca_near, scratch);
+            *vel = self.hover(i, (p, own), (dx, dy), orca_near, scratch, &mut d.tight);
             return true;
         }
         if self.avoidance == Avoidance::Orca {
@@ -956,7 +981,8 @@ impl Step<'_> {
     }
 
     /// A hovering drone's velocity: a slow correction towards its target; with ORCA it
-    /// still makes way for others.
+    /// still makes way for others, and `tight` says whether a disturbance's push could
+    /// break one of the safety step's limits ([`Drone::tight`]).
     fn hover(
         &self,
         i: usize,
@@ -964,13 +990,18 @@ impl Step<'_> {
         to_target: (f64, f64),
         near: &mut OrcaScratch,
         scratch: &mut orca::Scratch,
+        tight: &mut bool,
     ) -> Velocity {
         let preferred = (
             to_target.0.clamp(-HOVER_SPEED, HOVER_SPEED),
             to_target.1.clamp(-HOVER_SPEED, HOVER_SPEED),
         );
         let v = if self.avoidance == Avoidance::Orca {
-            self.orca(i, at, MODE_HOVERING, preferred, near, scratch)
+            let v = self.orca(i, at, MODE_HOVERING, preferred, near, scratch);
+            if self.room_check {
+                *tight = self.tight(at.0, v, &near.limits);
+            }
+            v
         } else {
             preferred
         };
@@ -979,6 +1010,24 @@ impl Step<'_> {
             y: v.1 * self.fps,
             w: 0.0,
         }
+    }
+
+    /// Whether a push of less than [`DISTURB_MAX`] (per frame, along an axis) on a drone at
+    /// `p` moving at `v` (per frame) could break one of `limits`: some limit leaves it less
+    /// room than that, or the map's edge could cut the pushed move short (only with a
+    /// limit at all: the edge alone harms nothing).
+    #[inline]
+    fn tight(&self, p: SwarmPose, v: (f64, f64), limits: &[((f64, f64), f64)]) -> bool {
+        if limits.is_empty() {
+            return false;
+        }
+        let (x0, x1, y0, y1) = self.edges;
+        let (x, y) = (p.x + v.0, p.y + v.1);
+        let room = DISTURB_MAX + 1e-9;
+        !(x - room >= x0 && x + room <= x1 && y - room >= y0 && y + room <= y1)
+            || limits
+                .iter()
+                .any(|&(u, b)| b.max(0.0) - (v.0 * u.0 + v.1 * u.1) < room)
     }
 
     /// ORCA's velocity (per frame) for drone `i` at `p` flying at `own_vel` (per frame), in
@@ -1071,7 +1120,8 @@ impl Step<'_> {
         let near = &best[..count];
         // A hovering drone with no flying one near: the safety step alone keeps it clear.
         if mode == MODE_HOVERING && !any_flying {
-            return safety_step(preferred, limits);
+            let safe = safety_step(preferred, limits);
+            return self.within_walls(i, p, preferred, safe, limits);
         }
         // No drone within range (so no half-plane and no limit): ORCA keeps the preferred
         // velocity within the speed limit, and the safety step leaves it.
@@ -1100,7 +1150,63 @@ impl Step<'_> {
             max_speed,
         };
         let v = orca::velocity(&agent, preferred, neighbours, ORCA_TAU, 1.0, scratch);
-        safety_step(v, limits)
+        let safe = safety_step(v, limits);
+        self.within_walls(i, p, v, safe, limits)
+    }
+
+    /// The safety step's velocity `safe` for drone `i` at `p` (chosen from `wanted` under
+    /// `limits`), kept by the map's edges too: the movement system stops a drone at the
+    /// edge, and a move cut short across one axis can carry it nearer a neighbour along the
+    /// other than its share of the gap (a drone sliding along a wall towards a neighbour
+    /// while the edge takes away the part of its move that led away from it). Only when
+    /// the move the edge leaves would break a limit, the step is taken again with the
+    /// edges as limits of their own; otherwise `safe` is kept as it is. (The edges are
+    /// those of a drone of the controller's size, as its disc is.)
+    #[inline]
+    fn within_walls(
+        &self,
+        i: usize,
+        p: SwarmPose,
+        wanted: (f64, f64),
+        safe: (f64, f64),
+        limits: &mut Vec<((f64, f64), f64)>,
+    ) -> (f64, f64) {
+        let (x0, x1, y0, y1) = self.edges;
+        // Nearly always the edge stops nothing.
+        if (x0..=x1).contains(&(p.x + safe.0)) && (y0..=y1).contains(&(p.y + safe.1)) {
+            return safe;
+        }
+        self.at_the_edge(i, p, wanted, safe, limits)
+    }
+
+    /// [`Step::within_walls`] for a move that the edge cuts short.
+    #[cold]
+    fn at_the_edge(
+        &self,
+        i: usize,
+        p: SwarmPose,
+        wanted: (f64, f64),
+        safe: (f64, f64),
+        limits: &mut Vec<((f64, f64), f64)>,
+    ) -> (f64, f64) {
+        if limits.is_empty() || !self.sp.get(i).copied().unwrap_or(false) {
+            return safe;
+        }
+        let (x0, x1, y0, y1) = self.edges;
+        let moved = (
+            (p.x + safe.0).clamp(x0, x1) - p.x,
+            (p.y + safe.1).clamp(y0, y1) - p.y,
+        );
+        if moved == safe || within_limits(moved, limits) {
+            return safe;
+        }
+        limits.extend([
+            ((1.0, 0.0), x1 - p.x),
+            ((-1.0, 0.0), p.x - x0),
+            ((0.0, 1.0), y1 - p.y),
+            ((0.0, -1.0), p.y - y0),
+        ]);
+        safety_step(wanted, limits)
     }
 }
 
@@ -1286,6 +1392,121 @@ fn safety_step(mut v: (f64, f64), limits: &[((f64, f64), f64)]) -> (f64, f64) {
     (v.0 * t, v.1 * t)
 }
 
+/// Whether the move `v` keeps every limit of the safety step.
+fn within_limits(v: (f64, f64), limits: &[((f64, f64), f64)]) -> bool {
+    limits
+        .iter()
+        .all(|&(u, b)| v.0 * u.0 + v.1 * u.1 <= b.max(0.0) + 1e-12)
+}
+
+/// The reach of the safety step's limits for drones of disc `radius` and half side
+/// `half`: every neighbour that one frame could bring into contact.
+fn orca_reach(radius: f64, half: f64) -> f64 {
+    2.0 * radius + 2.0 * ORCA_MAX_SPEED + half
+}
+
+/// The range `(x0, x1, y0, y1)` in which the movement system keeps the centre of a shape
+/// of half extents `(hw, hh)` on a map of size `(width, height)`.
+fn centre_range((width, height): (f64, f64), hw: f64, hh: f64) -> (f64, f64, f64, f64) {
+    (
+        hw.min(width * 0.5),
+        (width - hw).max(width * 0.5),
+        hh.min(height * 0.5),
+        (height - hh).max(height * 0.5),
+    )
+}
+
+/// What the disturbance reads to keep a push within the safety step's limits: the grid
+/// (the poses the controller last saw: nothing has moved since), the drones' states, the
+/// drones' disc radius, the limits' reach and the map's size.
+struct Near<'a> {
+    grid: &'a SpatialGrid,
+    drones: &'a crate::ecs::Column<Drone>,
+    radius: f64,
+    reach: f64,
+    map: (f64, f64),
+}
+
+impl Near<'_> {
+    /// The push (per frame, along `axis`: 0 = x, 1 = y) that drone `e` at `p`, of `shape`,
+    /// moving at `vel` (per frame, as the safety step chose it) may take of `push` without
+    /// coming nearer to a neighbour than its share of the gap between their discs (half of
+    /// it towards a drone in the air, all of it towards anything else), the map's edge
+    /// stopping it as the movement system does. `None` when `push` keeps every limit (it
+    /// is taken whole); else the largest part of it that does (0 when none does).
+    fn cut_push(
+        &self,
+        e: EntityId,
+        p: SwarmPose,
+        shape: Shape,
+        vel: (f64, f64),
+        axis: usize,
+        push: f64,
+    ) -> Option<f64> {
+        let (hw, hh) = shape.half_extents();
+        let (x0, x1, y0, y1) = centre_range(self.map, hw, hh);
+        let (pos, lo_hi) = ([p.x, p.y], [(x0, x1), (y0, y1)]);
+        let v = [vel.0, vel.1];
+        let moved = |k: usize, dv: f64| (pos[k] + v[k] + dv).clamp(lo_hi[k].0, lo_hi[k].1) - pos[k];
+        let other = 1 - axis;
+        let (still, pushed, across) = (moved(axis, 0.0), moved(axis, push), moved(other, 0.0));
+        // The move along `axis` that every limit leaves: [lo, hi].
+        let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+        let grid = self.grid;
+        // Only a neighbour this near can hold the move back: the move is at most `moves`
+        // long whatever the push, and a limit binds only on a move longer than it allows
+        // (half the gap between two drones' discs, all of it towards anything else, whose
+        // disc is at most √2 times the grid's largest half extent plus the margin). The
+        // others' limits hold for every move in question, so leaving them out changes
+        // nothing.
+        let moves = (v[0] * v[0] + v[1] * v[1]).sqrt() + push.abs();
+        let other_radius = std::f64::consts::SQRT_2 * grid.max_extent + ORCA_MARGIN;
+        let near = (2.0 * (self.radius + moves))
+            .max(self.radius + other_radius + moves)
+            .min(self.reach)
+            + 1e-9;
+        grid.for_each_near(p.x, p.y, near, |m| {
+            let j = grid.ids[m];
+            if j == e.0 {
+                return;
+            }
+            let (ox, oy) = (grid.xs[m] - p.x, grid.ys[m] - p.y);
+            let d2 = ox * ox + oy * oy;
+            if !(d2 < self.reach * self.reach && d2 > 0.0) {
+                return;
+            }
+            let d = d2.sqrt();
+            let u = [ox / d, oy / d];
+            let in_the_air = self
+                .drones
+                .get(EntityId(j))
+                .is_some_and(|o| o.state.in_the_air());
+            let b = if in_the_air {
+                0.5 * (d - 2.0 * self.radius)
+            } else {
+                d - self.radius - (grid.radii[m] + ORCA_MARGIN)
+            };
+            let room = b.max(0.0) - across * u[other];
+            if u[axis] > 0.0 {
+                hi = hi.min(room / u[axis]);
+            } else if u[axis] < 0.0 {
+                lo = lo.max(room / u[axis]);
+            }
+        });
+        if (lo..=hi).contains(&pushed) {
+            return None;
+        }
+        // As far as the limits leave, never beyond the push nor back past the move without it.
+        let kept = if lo <= hi {
+            pushed.clamp(lo, hi)
+        } else {
+            still
+        };
+        let kept = kept.clamp(still.min(pushed), still.max(pushed));
+        Some(kept - v[axis])
+    }
+}
+
 impl System for DroneController {
     fn name(&self) -> &str {
         "drones"
@@ -1303,6 +1524,7 @@ impl System for DroneController {
         if self.avoidance == Avoidance::Orca && self.contacts_in_scan {
             ctx.world.res.get_mut::<ContactHandoff>().drones = true;
         }
+        self.next_disturbance = DISTURB_PERIOD.max(ctx.events.now());
         ctx.events
             .schedule(DISTURB_PERIOD, Event::global(Self::DISTURBANCE));
     }
@@ -1315,6 +1537,9 @@ impl System for DroneController {
         let half = self.half;
         let threads = self.threads.unwrap_or_else(|| ctx.config.thread_count());
         let avoidance = self.avoidance;
+        // The disturbance due at the start of the next frame (as the run's loop takes its
+        // events) reads the room this frame leaves the hovering drones.
+        let room_check = self.next_disturbance <= (frame + 1) as f64 / fps;
         let mut slot_vel = std::mem::take(&mut self.slot_vel);
         let mut slot_mode = std::mem::take(&mut self.slot_mode);
         if avoidance == Avoidance::Orca {
@@ -1356,7 +1581,9 @@ impl System for DroneController {
                 sp,
                 contact_reach2: 8.0 * grid.max_extent * grid.max_extent * (1.0 + 1e-9),
                 radius,
-                reach: 2.0 * radius + 2.0 * ORCA_MAX_SPEED + half,
+                reach: orca_reach(radius, half),
+                edges: centre_range((w.res.width, w.res.height), half, half),
+                room_check,
             };
             // Slot order once the drones have mixed (a choice of cost alone).
             let use_slots = n >= slot_order_from && grid.mixing() >= slot_order_mixing;
@@ -1416,7 +1643,12 @@ impl System for DroneController {
             let fps = ctx.config.fps;
             let seed = ctx.config.seed;
             let ticks = self.ticks;
+            let safety = self.avoidance == Avoidance::Orca;
+            let radius = self.half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
+            let reach = orca_reach(radius, self.half);
             ctx.world.with_custom::<Drone, _>(|drones, w| {
+                let grid = w.res.get::<SpatialGrid>();
+                let map = (w.res.width, w.res.height);
                 for (e, d) in drones.iter() {
                     if d.state != DroneState::Hovering {
                         continue;
@@ -1431,15 +1663,37 @@ impl System for DroneController {
                     if hash_u01(seed, STREAM_DISTURB, id, c + 3) < 0.5 {
                         push = -push;
                     }
-                    if let Some(v) = w.vel.get_mut(e) {
-                        if along_x {
-                            v.x += push;
-                        } else {
-                            v.y += push;
+                    let Some(v) = w.vel.get_mut(e) else {
+                        continue;
+                    };
+                    // With ORCA the push keeps the safety step's limits (the velocity it
+                    // is added to was chosen to keep them): cut to what they leave. A drone
+                    // with room enough for any push needs no check.
+                    if safety && d.tight {
+                        if let (Some(p), Some(shape)) = (w.pose.get(e), w.collider.get(e)) {
+                            let near = Near {
+                                grid,
+                                drones,
+                                radius,
+                                reach,
+                                map,
+                            };
+                            let vel = (v.x / fps, v.y / fps);
+                            let axis = usize::from(!along_x);
+                            let cut = near.cut_push(e, *p, *shape, vel, axis, push / fps);
+                            if let Some(cut) = cut {
+                                push = cut * fps;
+                            }
                         }
+                    }
+                    if along_x {
+                        v.x += push;
+                    } else {
+                        v.y += push;
                     }
                 }
             });
+            self.next_disturbance = ctx.events.now() + DISTURB_PERIOD;
             ctx.events
                 .after(DISTURB_PERIOD, Event::global(Self::DISTURBANCE));
             return;
