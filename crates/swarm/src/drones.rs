@@ -1121,6 +1121,9 @@ impl Step<'_> {
         // A hovering drone with no flying one near: the safety step alone keeps it clear.
         if mode == MODE_HOVERING && !any_flying {
             let safe = safety_step(preferred, limits);
+            if self.inside_edges(p, safe) {
+                return safe;
+            }
             return self.within_walls(i, p, preferred, safe, limits);
         }
         // No drone within range (so no half-plane and no limit): ORCA keeps the preferred
@@ -1151,7 +1154,18 @@ impl Step<'_> {
         };
         let v = orca::velocity(&agent, preferred, neighbours, ORCA_TAU, 1.0, scratch);
         let safe = safety_step(v, limits);
+        if self.inside_edges(p, safe) {
+            return safe;
+        }
         self.within_walls(i, p, v, safe, limits)
+    }
+
+    /// Whether the move `v` from `p` stays within the edges (nearly always): then the edge
+    /// stops nothing and [`Step::within_walls`] has nothing to do.
+    #[inline]
+    fn inside_edges(&self, p: SwarmPose, v: (f64, f64)) -> bool {
+        let (x0, x1, y0, y1) = self.edges;
+        (x0..=x1).contains(&(p.x + v.0)) && (y0..=y1).contains(&(p.y + v.1))
     }
 
     /// The safety step's velocity `safe` for drone `i` at `p` (chosen from `wanted` under
@@ -1162,26 +1176,8 @@ impl Step<'_> {
     /// the move the edge leaves would break a limit, the step is taken again with the
     /// edges as limits of their own; otherwise `safe` is kept as it is. (The edges are
     /// those of a drone of the controller's size, as its disc is.)
-    #[inline]
-    fn within_walls(
-        &self,
-        i: usize,
-        p: SwarmPose,
-        wanted: (f64, f64),
-        safe: (f64, f64),
-        limits: &mut Vec<((f64, f64), f64)>,
-    ) -> (f64, f64) {
-        let (x0, x1, y0, y1) = self.edges;
-        // Nearly always the edge stops nothing.
-        if (x0..=x1).contains(&(p.x + safe.0)) && (y0..=y1).contains(&(p.y + safe.1)) {
-            return safe;
-        }
-        self.at_the_edge(i, p, wanted, safe, limits)
-    }
-
-    /// [`Step::within_walls`] for a move that the edge cuts short.
     #[cold]
-    fn at_the_edge(
+    fn within_walls(
         &self,
         i: usize,
         p: SwarmPose,
