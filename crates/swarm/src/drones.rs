@@ -67,6 +67,7 @@ use crate::geom::{overlaps, Shape};
 use crate::grid::SpatialGrid;
 use crate::orca;
 use crate::sim::{Ctx, System};
+use crate::systems::centre_range;
 use simrob_math::hash_u01;
 
 /// What a drone is doing.
@@ -1399,17 +1400,6 @@ fn within_limits(v: (f64, f64), limits: &[((f64, f64), f64)]) -> bool {
 /// `half`: every neighbour that one frame could bring into contact.
 fn orca_reach(radius: f64, half: f64) -> f64 {
     2.0 * radius + 2.0 * ORCA_MAX_SPEED + half
-}
-
-/// The range `(x0, x1, y0, y1)` in which the movement system keeps the centre of a shape
-/// of half extents `(hw, hh)` on a map of size `(width, height)`.
-fn centre_range((width, height): (f64, f64), hw: f64, hh: f64) -> (f64, f64, f64, f64) {
-    (
-        hw.min(width * 0.5),
-        (width - hw).max(width * 0.5),
-        hh.min(height * 0.5),
-        (height - hh).max(height * 0.5),
-    )
 }
 
 /// What the disturbance reads to keep a push within the safety step's limits: the grid

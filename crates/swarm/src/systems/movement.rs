@@ -33,15 +33,7 @@ impl System for MovementSystem {
             let n = poses.len().min(vels.len());
             // Each pose depends on its own entity alone: chunks on several threads give the
             // same poses as one.
-            // The range a centre may take for half extents `(hw, hh)`: `(x0, x1, y0, y1)`.
-            let bounds = |hw: f64, hh: f64| {
-                (
-                    hw.min(width * 0.5),
-                    (width - hw).max(width * 0.5),
-                    hh.min(height * 0.5),
-                    (height - hh).max(height * 0.5),
-                )
-            };
+            let bounds = |hw: f64, hh: f64| centre_range((width, height), hw, hh);
             let integrate = |first: usize, poses: &mut [SwarmPose]| {
                 // The last shape's range, kept while the next has the same half extents (to
                 // the bit: the same range), as most entities share a shape.
@@ -110,4 +102,16 @@ impl System for MovementSystem {
         grid.rebuild(w, cell);
         *w.res.get_mut::<SpatialGrid>() = grid;
     }
+}
+
+/// The range `(x0, x1, y0, y1)` in which the movement system keeps the centre of a shape of
+/// half extents `(hw, hh)` on a map of size `(width, height)` (the middle, on a map smaller
+/// than the shape).
+pub(crate) fn centre_range((width, height): (f64, f64), hw: f64, hh: f64) -> (f64, f64, f64, f64) {
+    (
+        hw.min(width * 0.5),
+        (width - hw).max(width * 0.5),
+        hh.min(height * 0.5),
+        (height - hh).max(height * 0.5),
+    )
 }
