@@ -61,13 +61,12 @@
 //! number of threads.
 
 use crate::contacts::ContactHandoff;
-use crate::ecs::{EntityId, Proximity, SwarmPose, SwarmWorld, Velocity};
+use crate::ecs::{centre_range, EntityId, Proximity, SwarmPose, SwarmWorld, Velocity};
 use crate::event::{Event, Payload, Tag};
 use crate::geom::{overlaps, Shape};
 use crate::grid::SpatialGrid;
 use crate::orca;
 use crate::sim::{Ctx, System};
-use crate::systems::centre_range;
 use simrob_math::hash_u01;
 
 /// What a drone is doing.

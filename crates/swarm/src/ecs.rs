@@ -53,6 +53,18 @@ pub struct NameTaken {
     pub other: EntityId,
 }
 
+/// The range `(x0, x1, y0, y1)` in which the movement system keeps the centre of a shape of
+/// half extents `(hw, hh)` on a map of size `(width, height)` (the middle, on a map smaller
+/// than the shape).
+pub(crate) fn centre_range((width, height): (f64, f64), hw: f64, hh: f64) -> (f64, f64, f64, f64) {
+    (
+        hw.min(width * 0.5),
+        (width - hw).max(width * 0.5),
+        hh.min(height * 0.5),
+        (height - hh).max(height * 0.5),
+    )
+}
+
 /// One component type for every entity: dense values plus presence flags.
 #[derive(Clone, Debug, Default)]
 pub struct Column<T> {

@@ -12,6 +12,5 @@ pub use battery::BatterySystem;
 pub use claw::ClawSystem;
 pub use clock::ClockSystem;
 pub use collision::{CollisionSystem, StopOnCollision};
-pub(crate) use movement::centre_range;
 pub use movement::MovementSystem;
 pub use proximity::ProximitySystem;

@@ -1,4 +1,4 @@
-use crate::ecs::SwarmPose;
+use crate::ecs::{centre_range, SwarmPose};
 use crate::grid::{SpatialGrid, StaticIndex};
 use crate::sim::{Ctx, System};
 use simrob_math::wrap_angle;
@@ -102,16 +102,4 @@ impl System for MovementSystem {
         grid.rebuild(w, cell);
         *w.res.get_mut::<SpatialGrid>() = grid;
     }
-}
-
-/// The range `(x0, x1, y0, y1)` in which the movement system keeps the centre of a shape of
-/// half extents `(hw, hh)` on a map of size `(width, height)` (the middle, on a map smaller
-/// than the shape).
-pub(crate) fn centre_range((width, height): (f64, f64), hw: f64, hh: f64) -> (f64, f64, f64, f64) {
-    (
-        hw.min(width * 0.5),
-        (width - hw).max(width * 0.5),
-        hh.min(height * 0.5),
-        (height - hh).max(height * 0.5),
-    )
 }
