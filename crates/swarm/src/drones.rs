@@ -14,8 +14,13 @@
 //!   no more than ±0.2 per axis and frame. A flying drone's velocity comes from one of two
 //!   avoidance models ([`Avoidance`]):
 //!   * [`Avoidance::Orca`] (the default): optimal reciprocal collision avoidance
-//!     ([`crate::orca`]). The preferred velocity is the distance to the target capped at
-//!     ±2.5 per axis and frame (±0.2 when hovering); each drone is a disc of radius
+//!     ([`crate::orca`]). The preferred velocity points straight at the target at the
+//!     drone's top speed, `2.5·√2` per frame (the speed HMR Sim's drone reaches on a
+//!     diagonal), or the whole way when nearer (±0.2 per axis when hovering). HMR Sim caps
+//!     each axis at ±2.5 instead, so its drones fly at 45° until level with their target
+//!     and then straight along one axis: every drone bound for one column of targets ends
+//!     in one file, and those files jammed in the hovering swarm (a 10,000-drone run took
+//!     twice as long, a 100,000-drone run nearly three times). Each drone is a disc of radius
 //!     `size·√2/2 + 0.1` (the disc around its square), sees its 6 nearest neighbours within
 //!     20 units and avoids them over a horizon of 24 frames. Flying and hovering drones both
 //!     avoid: half the avoidance each between equals, ¾ for a flying drone towards a
@@ -268,7 +273,8 @@ const ORCA_RANGE: f64 = 20.0;
 const _: () =
     assert!(2.0 * std::f64::consts::SQRT_2 * crate::contacts::HANDOFF_MAX_EXTENT < ORCA_RANGE);
 const ORCA_MARGIN: f64 = 0.1;
-/// ORCA's speed limit, map units per frame (a drone's top speed on both axes at once).
+/// A drone's top speed with ORCA, map units per frame, in any direction: HMR Sim's 2.5 per
+/// axis on both axes at once. A flying drone wants to fly at it straight at its target.
 const ORCA_MAX_SPEED: f64 = MAX_SPEED * std::f64::consts::SQRT_2;
 const STREAM_CTRL: u64 = 1;
 const STREAM_DISTURB: u64 = 2;
