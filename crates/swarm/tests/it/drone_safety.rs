@@ -2,6 +2,7 @@
 //! with ORCA no two drones that start apart ever overlap, however dense the crowd (packed
 //! hovering drones, flying drones pushing through them, drones pressed together, the
 //! disturbance firing).
+
 use simrob_math::hash_u01;
 use simrob_swarm::drones::{Drone, DroneController, DroneState};
 use simrob_swarm::ecs::{SwarmPose, Velocity};
