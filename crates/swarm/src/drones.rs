@@ -14,8 +14,13 @@
 //!   no more than ±0.2 per axis and frame. A flying drone's velocity comes from one of two
 //!   avoidance models ([`Avoidance`]):
 //!   * [`Avoidance::Orca`] (the default): optimal reciprocal collision avoidance
-//!     ([`crate::orca`]). The preferred velocity is the distance to the target capped at
-//!     ±2.5 per axis and frame (±0.2 when hovering); each drone is a disc of radius
+//!     ([`crate::orca`]). The preferred velocity points straight at the target at the
+//!     drone's top speed, `2.5·√2` per frame (the speed HMR Sim's drone reaches on a
+//!     diagonal), or the whole way when nearer (±0.2 per axis when hovering). HMR Sim caps
+//!     each axis at ±2.5 instead, so its drones fly at 45° until level with their target
+//!     and then straight along one axis: every drone bound for one column of targets ends
+//!     in one file, and those files jammed in the hovering swarm (a 10,000-drone run took
+//!     twice as long, a 100,000-drone run nearly three times). Each drone is a disc of radius
 //!     `size·√2/2 + 0.1` (the disc around its square), sees its 6 nearest neighbours within
 //!     20 units and avoids them over a horizon of 24 frames. Flying and hovering drones both
 //!     avoid: half the avoidance each between equals, ¾ for a flying drone towards a
@@ -268,7 +273,8 @@ const ORCA_RANGE: f64 = 20.0;
 const _: () =
     assert!(2.0 * std::f64::consts::SQRT_2 * crate::contacts::HANDOFF_MAX_EXTENT < ORCA_RANGE);
 const ORCA_MARGIN: f64 = 0.1;
-/// ORCA's speed limit, map units per frame (a drone's top speed on both axes at once).
+/// A drone's top speed with ORCA, map units per frame, in any direction: HMR Sim's 2.5 per
+/// axis on both axes at once. A flying drone wants to fly at it straight at its target.
 const ORCA_MAX_SPEED: f64 = MAX_SPEED * std::f64::consts::SQRT_2;
 const STREAM_CTRL: u64 = 1;
 const STREAM_DISTURB: u64 = 2;
@@ -912,10 +918,7 @@ impl Step<'_> {
             return true;
         }
         if self.avoidance == Avoidance::Orca {
-            let mut preferred = (
-                dx.clamp(-MAX_SPEED, MAX_SPEED),
-                dy.clamp(-MAX_SPEED, MAX_SPEED),
-            );
+            let mut preferred = straight_at(dx, dy, ORCA_MAX_SPEED);
             let turn = d.progress.watch(
                 frame.min(u64::from(u32::MAX)) as u32,
                 (dx * dx + dy * dy).sqrt(),
@@ -1052,13 +1055,6 @@ impl Step<'_> {
         let (contact_reach2, radius, reach) = (self.contact_reach2, self.radius, self.reach);
         let grid = self.grid;
         let max_speed = ORCA_MAX_SPEED;
-        let radius_of = |m: usize| {
-            if self.slot_mode[m] == MODE_STILL {
-                grid.radii[m] + ORCA_MARGIN
-            } else {
-                radius
-            }
-        };
         // One pass over the grid cells around: the safety step's limits, from every
         // neighbour that one frame could bring into contact, in scan order; whether any
         // neighbour within range flies; and the nearest few, ties by id (the same set
@@ -1111,8 +1107,8 @@ impl Step<'_> {
                 if d2 < reach * reach && d2 > 0.0 {
                     let d = d2.sqrt();
                     let u = (ox / d, oy / d);
-                    let gap = d - radius - radius_of(m);
-                    limits.push((u, if other == MODE_STILL { gap } else { 0.5 * gap }));
+                    let still = (other == MODE_STILL).then(|| grid.radii[m]);
+                    limits.push((u, share_of_gap(d, radius, still)));
                 }
                 keep_nearest(&mut best, &mut count, (d2, j, m));
             }
@@ -1346,6 +1342,18 @@ const MODE_STILL: u8 = 0;
 const MODE_FLYING: u8 = 1;
 const MODE_HOVERING: u8 = 2;
 
+/// The velocity (per frame) straight at a target `(dx, dy)` away: the whole way when it
+/// is nearer than `speed`, else `speed` along the line.
+#[inline]
+fn straight_at(dx: f64, dy: f64, speed: f64) -> (f64, f64) {
+    let d2 = dx * dx + dy * dy;
+    if d2 <= speed * speed {
+        return (dx, dy);
+    }
+    let k = speed / d2.sqrt();
+    (dx * k, dy * k)
+}
+
 /// The share of the avoidance a drone in `mode` takes towards one in `other`: all of it
 /// towards what does not avoid; half between equals; a flying drone takes ¾ towards a
 /// hovering one, so drones at their targets are pushed aside only a little.
@@ -1386,6 +1394,18 @@ fn safety_step(mut v: (f64, f64), limits: &[((f64, f64), f64)]) -> (f64, f64) {
         }
     }
     (v.0 * t, v.1 * t)
+}
+
+/// The safety step's limit towards a neighbour whose centre is `d` away, for a drone whose
+/// disc has `radius`: half the gap between the two discs towards a drone in the air (it
+/// takes the other half), all of the gap towards anything else (`still`: its shape's radius
+/// in the grid, the margin added).
+#[inline]
+fn share_of_gap(d: f64, radius: f64, still: Option<f64>) -> f64 {
+    match still {
+        None => 0.5 * (d - 2.0 * radius),
+        Some(r) => d - radius - (r + ORCA_MARGIN),
+    }
 }
 
 /// Whether the move `v` keeps every limit of the safety step.
@@ -1466,11 +1486,7 @@ impl Near<'_> {
                 .drones
                 .get(EntityId(j))
                 .is_some_and(|o| o.state.in_the_air());
-            let b = if in_the_air {
-                0.5 * (d - 2.0 * self.radius)
-            } else {
-                d - self.radius - (grid.radii[m] + ORCA_MARGIN)
-            };
+            let b = share_of_gap(d, self.radius, (!in_the_air).then(|| grid.radii[m]));
             let room = b.max(0.0) - across * u[other];
             if u[axis] > 0.0 {
                 hi = hi.min(room / u[axis]);

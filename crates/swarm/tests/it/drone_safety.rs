@@ -1,6 +1,7 @@
-//! The drone swarm's safety promise, searched for counterexamples: with ORCA, no two drones
-//! that start apart ever overlap, however dense the crowd (packed hovering drones, flying
-//! drones pushing through them, drones pressed together, the disturbance firing).
+//! The drone swarm's flight and safety promise: a drone flies straight at its target, and
+//! with ORCA no two drones that start apart ever overlap, however dense the crowd (packed
+//! hovering drones, flying drones pushing through them, drones pressed together, the
+//! disturbance firing).
 
 use simrob_math::hash_u01;
 use simrob_swarm::drones::{Drone, DroneController, DroneState};
@@ -340,4 +341,55 @@ fn no_two_drones_ever_overlap_in_a_dense_crowd() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_lone_drone_flies_straight_at_its_target_at_top_speed() {
+    // Not HMR Sim's 45° and then along one axis: straight, so that drones bound for one
+    // column of targets do not end in one file.
+    let top = 2.5 * std::f64::consts::SQRT_2;
+    for (start, target) in [
+        ((20.0, 20.0), (520.0, 220.0)),
+        ((500.0, 30.0), (40.0, 370.0)),
+        ((300.0, 380.0), (310.0, 20.0)),
+    ] {
+        let spec = Spec {
+            at: start,
+            target,
+            hovering: false,
+        };
+        let mut sim = crowd(600.0, 400.0, &[spec], 7, 1);
+        let (lx, ly) = (target.0 - start.0, target.1 - start.1);
+        let length = (lx * lx + ly * ly).sqrt();
+        let mut frames = 0u32;
+        loop {
+            sim.step();
+            frames += 1;
+            let (_, d) = sim
+                .world()
+                .custom::<Drone>()
+                .expect("drones")
+                .iter()
+                .next()
+                .expect("one drone");
+            let p = sim.world().pose.iter().next().expect("a pose").1;
+            let (px, py) = (p.x - start.0, p.y - start.1);
+            let off_line = (px * ly - py * lx).abs() / length;
+            assert!(
+                off_line < 1e-6,
+                "{start:?} → {target:?}: {off_line} off the line"
+            );
+            if d.state == DroneState::Hovering {
+                break;
+            }
+            assert!(frames < 1000, "{start:?} → {target:?}: not arrived");
+        }
+        // It reports once within 5 of its target, at top speed all the way there (the
+        // first frame only takes off).
+        let expected = ((length - 5.0) / top).ceil() as u32 + 1;
+        assert!(
+            frames.abs_diff(expected) <= 1,
+            "{start:?} → {target:?}: {frames} frames, {expected} at top speed"
+        );
+    }
 }
