@@ -392,7 +392,11 @@ impl SpatialGrid {
         let mut by_pos = false;
         if dense {
             // By cell of the window (stable: id order within a cell).
-            let win = |k: usize| {
+            // A closure of values (the cells as a slice, the window's numbers copied), so a
+            // sort's loop keeps them in registers instead of reading them again after every
+            // count it writes.
+            let cells = &cells[..];
+            let win = move |k: usize| {
                 let (cx, cy) = cells[k];
                 (cy as usize - wy) * ww + cx as usize - wx
             };
@@ -655,7 +659,7 @@ fn counting_sort(
 fn counting_sort_parallel(
     entries: usize,
     buckets: usize,
-    bucket_of: impl Fn(usize) -> usize + Sync,
+    bucket_of: impl Fn(usize) -> usize + Send + Sync + Copy,
     threads: usize,
     start: &mut Vec<u32>,
     order: &mut Vec<u32>,
@@ -665,7 +669,6 @@ fn counting_sort_parallel(
     order.clear();
     order.resize(entries, 0);
     let per = buckets.div_ceil(threads.max(1)).max(1);
-    let bucket_of = &bucket_of;
     // `start[1 + b]`: first each of the thread's buckets' begin within the thread's run
     // of `order`, then (after placing) its end, which becomes where bucket `b + 1` begins
     // once the run's own begin is added.
@@ -678,6 +681,8 @@ fn counting_sort_parallel(
             .enumerate()
             .map(|(t, run)| {
                 scope.spawn(move || {
+                    // The thread's own copy of `bucket_of` (see the caller's closure).
+                    let bucket_of = bucket_of;
                     let lo = t * per;
                     for k in 0..entries {
                         let b = bucket_of(k).wrapping_sub(lo);
@@ -704,6 +709,7 @@ fn counting_sort_parallel(
             let at = base;
             base += totals[t];
             scope.spawn(move || {
+                let bucket_of = bucket_of;
                 let lo = t * per;
                 for k in 0..entries {
                     let b = bucket_of(k).wrapping_sub(lo);
