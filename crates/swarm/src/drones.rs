@@ -650,6 +650,13 @@ impl DroneController {
         self
     }
 
+    /// The disc ORCA and the safety step see around a drone's square (its radius, the
+    /// margin added) and the reach of the step's limits ([`orca_reach`]).
+    fn disc(&self) -> (f64, f64) {
+        let radius = self.half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
+        (radius, orca_reach(radius, self.half))
+    }
+
     /// The avoidance model in use.
     pub fn avoidance(&self) -> Avoidance {
         self.avoidance
@@ -1564,7 +1571,7 @@ impl System for DroneController {
             let (vels, vp) = w.vel.raw_mut();
             let n = drones.len().min(poses.len()).min(vels.len());
             let (drones, dp, vels, vp) = (&mut drones[..n], &dp[..n], &mut vels[..n], &vp[..n]);
-            let radius = half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
+            let (radius, reach) = self.disc();
             let step = Step {
                 fps,
                 seed,
@@ -1582,7 +1589,7 @@ impl System for DroneController {
                 sp,
                 contact_reach2: 8.0 * grid.max_extent * grid.max_extent * (1.0 + 1e-9),
                 radius,
-                reach: orca_reach(radius, half),
+                reach,
                 edges: centre_range((w.res.width, w.res.height), half, half),
                 room_check,
             };
@@ -1645,8 +1652,7 @@ impl System for DroneController {
             let seed = ctx.config.seed;
             let ticks = self.ticks;
             let safety = self.avoidance == Avoidance::Orca;
-            let radius = self.half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
-            let reach = orca_reach(radius, self.half);
+            let (radius, reach) = self.disc();
             ctx.world.with_custom::<Drone, _>(|drones, w| {
                 let grid = w.res.get::<SpatialGrid>();
                 let map = (w.res.width, w.res.height);
