@@ -73,6 +73,8 @@ use crate::grid::SpatialGrid;
 use crate::orca;
 use crate::sim::{Ctx, System};
 use simrob_math::hash_u01;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// What a drone is doing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -560,18 +562,22 @@ pub struct DroneController {
     total: usize,
     kill_sent: bool,
     ticks: u64,
-    /// ORCA's view of the frame's start in grid-slot order (see [`neighbour_view`]), kept
-    /// between frames to reuse the memory.
-    slot_vel: Vec<(f64, f64)>,
-    slot_mode: Vec<u8>,
-    /// Each entity's `MODE_*` (by entity id), the first step of the view.
-    mode_of: Vec<u8>,
+    /// ORCA's view of the frame's start (see [`neighbour_view`]), kept between frames to
+    /// reuse the memory.
+    view: View,
+    /// How far from its target a hovering drone is calm ([`calm_within`]), worked out for
+    /// the drones' targets whose digest ([`targets_digest`]) is kept beside it.
+    calm: Option<(u64, Option<f64>)>,
     /// From this many drones on they are controlled in grid-slot order, once the grid's
     /// [`SpatialGrid::mixing`] is at least `slot_order_mixing`.
     slot_order_from: usize,
     slot_order_mixing: f64,
     /// Whether ORCA's neighbour scan also finds the drones' contacts ([`ContactHandoff`]).
     contacts_in_scan: bool,
+    /// Whether calm hovering drones move without a scan ([`calm_within`]).
+    calm_on: bool,
+    /// Where the number of hovering drone-frames that moved as calm is added up, if asked.
+    calm_count: Option<Arc<AtomicU64>>,
     /// When the next disturbance is due (simulated s).
     next_disturbance: f64,
 }
@@ -598,12 +604,13 @@ impl DroneController {
             total: 0,
             kill_sent: false,
             ticks: 0,
-            slot_vel: Vec::new(),
-            slot_mode: Vec::new(),
-            mode_of: Vec::new(),
+            view: View::default(),
+            calm: None,
             slot_order_from: SLOT_ORDER_FROM,
             slot_order_mixing: SLOT_ORDER_MIXING,
             contacts_in_scan: true,
+            calm_on: true,
+            calm_count: None,
             next_disturbance: DISTURB_PERIOD,
         }
     }
@@ -644,6 +651,22 @@ impl DroneController {
         self
     }
 
+    /// Whether a calm hovering drone (one near its target among others near theirs, with no
+    /// flying drone within ORCA's range) moves as it wants without ORCA's neighbour scan, as
+    /// the scan would have it ([`calm_within`]; default on). The run is the same either way;
+    /// off, every hovering drone is scanned.
+    pub fn with_calm(mut self, on: bool) -> Self {
+        self.calm_on = on;
+        self
+    }
+
+    /// Adds to `count`, each frame, the hovering drones that moved as calm, without a scan
+    /// (for benchmarks and tests: how much of a run takes that way).
+    pub fn with_calm_count(mut self, count: Arc<AtomicU64>) -> Self {
+        self.calm_count = Some(count);
+        self
+    }
+
     /// Flying drones avoid each other with `avoidance`.
     pub fn with_avoidance(mut self, avoidance: Avoidance) -> Self {
         self.avoidance = avoidance;
@@ -655,6 +678,33 @@ impl DroneController {
     fn disc(&self) -> (f64, f64) {
         let radius = self.half * std::f64::consts::SQRT_2 + ORCA_MARGIN;
         (radius, orca_reach(radius, self.half))
+    }
+
+    /// How far from its target a hovering drone may be and still be calm
+    /// ([`calm_within`]) for the drones' targets now; the targets' spacing is worked out
+    /// again only when their digest changes.
+    fn calm_within(&mut self, w: &SwarmWorld) -> Option<f64> {
+        let (drones, dp) = match w.custom::<Drone>() {
+            Some(c) => c.raw(),
+            None => return None,
+        };
+        let digest = targets_digest(drones, dp);
+        let spacing = match self.calm {
+            Some((d, spacing)) if d == digest => spacing,
+            _ => {
+                let targets: Vec<(f64, f64)> = drones
+                    .iter()
+                    .zip(dp)
+                    .filter(|&(d, &p)| has_target(d, p))
+                    .map(|(d, _)| d.target)
+                    .collect();
+                let spacing = Some(target_spacing(&targets, CALM_SPACING_CAP));
+                self.calm = Some((digest, spacing));
+                spacing
+            }
+        };
+        let grid = w.res.get::<SpatialGrid>();
+        calm_within(spacing?, self.disc().0, grid.max_extent)
     }
 
     /// The avoidance model in use.
@@ -715,6 +765,10 @@ struct Step<'a> {
     /// is (`MODE_*`), in the grid's order, so a neighbour scan reads contiguous memory.
     slot_vel: &'a [(f64, f64)],
     slot_mode: &'a [u8],
+    /// Whether each slot's drone is calm ([`calm_within`]; all false without that bound).
+    slot_calm: &'a [bool],
+    /// The square of [`calm_within`]'s distance (negative without one).
+    calm_within2: f64,
     /// Whether the scan finds the contacts of the moving drones it scans
     /// ([`ContactHandoff`]), and the colliders (by entity) for it.
     contacts: bool,
@@ -740,6 +794,8 @@ struct Step<'a> {
 struct Found {
     arrivals: Vec<EntityId>,
     pairs: Vec<(u32, u32)>,
+    /// Hovering drones that moved as calm ([`Step::calm_here`]).
+    calm: u64,
 }
 
 impl Found {
@@ -748,6 +804,7 @@ impl Found {
         for p in parts {
             all.arrivals.extend(p.arrivals);
             all.pairs.extend(p.pairs);
+            all.calm += p.calm;
         }
         all
     }
@@ -782,6 +839,7 @@ impl Step<'_> {
         Found {
             arrivals,
             pairs: work.orca_near.pairs,
+            calm: work.orca_near.calm,
         }
     }
 
@@ -841,6 +899,7 @@ impl Step<'_> {
         Found {
             arrivals,
             pairs: work.orca_near.pairs,
+            calm: work.orca_near.calm,
         }
     }
 
@@ -1007,6 +1066,20 @@ impl Step<'_> {
             to_target.1.clamp(-HOVER_SPEED, HOVER_SPEED),
         );
         let v = if self.avoidance == Avoidance::Orca {
+            if self.calm_here(at.0, to_target, preferred) {
+                // What the scan would find: no limit that binds or leaves less room than a
+                // push, no contact (see `calm_within`).
+                near.limits.clear();
+                near.calm += 1;
+                if self.room_check {
+                    *tight = false;
+                }
+                return Velocity {
+                    x: preferred.0 * self.fps,
+                    y: preferred.1 * self.fps,
+                    w: 0.0,
+                };
+            }
             let v = self.orca(i, at, MODE_HOVERING, preferred, near, scratch);
             if self.room_check {
                 *tight = self.tight(at.0, v, &near.limits);
@@ -1020,6 +1093,32 @@ impl Step<'_> {
             y: v.1 * self.fps,
             w: 0.0,
         }
+    }
+
+    /// Whether a hovering drone at `p`, `to_target` from its target, that would rather move
+    /// `v` (per frame) is calm among calm drones: it is at most [`Step::calm_within`] from
+    /// its target, every drone in the grid cells within [`ORCA_RANGE`] is calm (in the
+    /// frame's view), and the move leaves it a push's room from the map's edges. Then ORCA's
+    /// scan would find no flying drone, no limit of the safety step that `v` comes within a
+    /// push of (so the step keeps `v` and no push is cut) and no contact
+    /// ([`calm_within`]): the drone moves at `v`, as the scan would have it.
+    #[inline]
+    fn calm_here(&self, p: SwarmPose, to_target: (f64, f64), v: (f64, f64)) -> bool {
+        if to_target.0 * to_target.0 + to_target.1 * to_target.1 > self.calm_within2 {
+            return false;
+        }
+        let (x0, x1, y0, y1) = self.edges;
+        let (x, y) = (p.x + v.0, p.y + v.1);
+        let room = DISTURB_MAX + 1e-9;
+        if !(x - room >= x0 && x + room <= x1 && y - room >= y0 && y + room <= y1) {
+            return false;
+        }
+        let calm = &self.slot_calm[..self.grid.ids.len().min(self.slot_calm.len())];
+        let mut all = true;
+        self.grid.for_each_run_near(p.x, p.y, ORCA_RANGE, |run| {
+            all &= calm.get(run).is_some_and(|c| c.iter().all(|&c| c));
+        });
+        all
     }
 
     /// Whether a push of less than [`DISTURB_MAX`] (per frame, along an axis) on a drone at
@@ -1057,6 +1156,8 @@ impl Step<'_> {
             neighbours,
             probe,
             pairs,
+            found,
+            calm: _,
         } = work;
         let probe = *probe;
         let (contact_reach2, radius, reach) = (self.contact_reach2, self.radius, self.reach);
@@ -1079,45 +1180,49 @@ impl Step<'_> {
             &grid.ys[..n],
             &self.slot_mode[..n],
         );
+        let range2 = ORCA_RANGE * ORCA_RANGE;
+        let me = i as u32;
         grid.for_each_run_near(px, py, ORCA_RANGE, |run| {
-            // The row's run as slices read side by side (no index check per entry).
-            let first = run.start;
-            let row = ids[run.clone()]
-                .iter()
-                .zip(&xs[run.clone()])
-                .zip(&ys[run.clone()])
-                .zip(&modes[run]);
-            for (k, (((&j, &x), &y), &other)) in row.enumerate() {
-                if j as usize == i {
-                    continue;
+            // The row's run in chunks: first the entries within range (not itself) listed
+            // without a branch on each (which way the range test goes is a coin toss for the
+            // processor), then those few taken in the scan's order.
+            let mut from = run.start;
+            while from < run.end {
+                let to = run.end.min(from + SCAN_CHUNK);
+                let mut n_found = 0;
+                let row = ids[from..to].iter().zip(&xs[from..to]).zip(&ys[from..to]);
+                for (k, ((&j, &x), &y)) in row.enumerate() {
+                    let d2 = (x - px).powi(2) + (y - py).powi(2);
+                    // (A NaN distance is out of range, as it is for `<`.)
+                    found[n_found] = (k as u32, d2);
+                    n_found += usize::from((d2 < range2) & (j != me));
                 }
-                let (ox, oy) = (x - px, y - py);
-                let d2 = ox.powi(2) + oy.powi(2);
-                // (A NaN distance is out of range, as it is for `<`.)
-                let in_range = d2 < ORCA_RANGE * ORCA_RANGE;
-                if !in_range {
-                    continue;
+                for &(k, d2) in &found[..n_found] {
+                    let m = from + k as usize;
+                    let (j, x, y, other) = (ids[m], xs[m], ys[m], modes[m]);
+                    let (ox, oy) = (x - px, y - py);
+                    // Its contacts, as the collision system finds them (every shape in the
+                    // grid is small enough to overlap only within range, see
+                    // `HANDOFF_MAX_EXTENT`). Two shapes of half extents at most E overlap only
+                    // closer than √8·E (the squared bound has a margin for rounding), so the
+                    // shapes are read only then.
+                    if probe
+                        && d2 < contact_reach2
+                        && overlaps(self.shapes[i], px, py, grid.shapes[m], x, y)
+                    {
+                        let (a, b) = (i as u32, j);
+                        pairs.push((a.min(b), a.max(b)));
+                    }
+                    any_flying |= other == MODE_FLYING;
+                    if d2 < reach * reach && d2 > 0.0 {
+                        let d = d2.sqrt();
+                        let u = (ox / d, oy / d);
+                        let still = (other == MODE_STILL).then(|| grid.radii[m]);
+                        limits.push((u, share_of_gap(d, radius, still)));
+                    }
+                    keep_nearest(&mut best, &mut count, (d2, j, m));
                 }
-                let m = first + k;
-                // Its contacts, as the collision system finds them (every shape in the grid
-                // is small enough to overlap only within range, see `HANDOFF_MAX_EXTENT`).
-                // Two shapes of half extents at most E overlap only closer than √8·E (the
-                // squared bound has a margin for rounding), so the shapes are read only then.
-                if probe
-                    && d2 < contact_reach2
-                    && overlaps(self.shapes[i], px, py, grid.shapes[m], x, y)
-                {
-                    let (a, b) = (i as u32, j);
-                    pairs.push((a.min(b), a.max(b)));
-                }
-                any_flying |= other == MODE_FLYING;
-                if d2 < reach * reach && d2 > 0.0 {
-                    let d = d2.sqrt();
-                    let u = (ox / d, oy / d);
-                    let still = (other == MODE_STILL).then(|| grid.radii[m]);
-                    limits.push((u, share_of_gap(d, radius, still)));
-                }
-                keep_nearest(&mut best, &mut count, (d2, j, m));
+                from = to;
             }
         });
         let near = &best[..count];
@@ -1209,8 +1314,30 @@ impl Step<'_> {
     }
 }
 
+/// ORCA's view of the frame's start ([`neighbour_view`]).
+#[derive(Debug, Default)]
+struct View {
+    /// Each grid slot's velocity (per frame).
+    slot_vel: Vec<(f64, f64)>,
+    /// What each grid slot is (`MODE_*`).
+    slot_mode: Vec<u8>,
+    /// Whether each grid slot's drone is calm ([`calm_within`]).
+    slot_calm: Vec<bool>,
+    /// Each entity's `MODE_*` (by entity id) and [`CALM_BIT`], the first step of the view.
+    mode_of: Vec<u8>,
+}
+
+impl View {
+    fn clear(&mut self) {
+        self.slot_vel.clear();
+        self.slot_mode.clear();
+        self.slot_calm.clear();
+    }
+}
+
 /// ORCA's view of the frame's start in the grid's slot order: each slot's velocity (per
-/// frame; zero without one) and what it is (`MODE_*`). Built by gathering once per slot
+/// frame; zero without one), what it is (`MODE_*`) and whether it is a calm drone (a
+/// hovering one at most `calm_within` from its target). Built by gathering once per slot
 /// (on `threads` threads for a large grid; each slot depends on itself alone), so a
 /// neighbour scan then reads these beside the grid's positions instead of looking every
 /// neighbour up by entity id.
@@ -1218,27 +1345,46 @@ fn neighbour_view(
     w: &SwarmWorld,
     fps: f64,
     threads: usize,
-    (slot_vel, slot_mode, mode_of): (&mut Vec<(f64, f64)>, &mut Vec<u8>, &mut Vec<u8>),
+    calm_within: Option<f64>,
+    view: &mut View,
 ) {
+    let View {
+        slot_vel,
+        slot_mode,
+        slot_calm,
+        mode_of,
+    } = view;
     let grid = w.res.get::<SpatialGrid>();
     let (vels, vp) = w.vel.raw();
+    let (poses, pp) = w.pose.raw();
     let (drones, dp) = match w.custom::<Drone>() {
         Some(c) => c.raw(),
         None => (&[][..], &[][..]),
     };
     // Each drone's mode, in entity order first (one pass over the drones in order, a byte
     // each), so that the pass in slot order reads a byte from a small array instead of a
-    // whole drone from anywhere in memory once the drones have mixed.
-    let mode = |d: &Drone, present: bool| match (d.state, present) {
+    // whole drone from anywhere in memory once the drones have mixed. The byte's top bit
+    // says whether it is calm ([`calm_within`]).
+    let calm2 = calm_within.map_or(-1.0, |d| d * d);
+    let mode = |i: usize, d: &Drone, present: bool| match (d.state, present) {
         (DroneState::Flying, true) => MODE_FLYING,
-        (DroneState::Hovering, true) => MODE_HOVERING,
+        (DroneState::Hovering, true) => {
+            let calm = match (poses.get(i), pp.get(i)) {
+                (Some(p), Some(true)) => {
+                    (d.target.0 - p.x).powi(2) + (d.target.1 - p.y).powi(2) <= calm2
+                }
+                _ => false,
+            };
+            MODE_HOVERING | if calm { CALM_BIT } else { 0 }
+        }
         _ => MODE_STILL,
     };
     let ents = drones.len().min(dp.len());
     mode_of.resize(ents, MODE_STILL);
     let modes = |first: usize, out: &mut [u8]| {
-        for ((m, d), &p) in out.iter_mut().zip(&drones[first..]).zip(&dp[first..]) {
-            *m = mode(d, p);
+        let drones = drones[first..].iter().zip(&dp[first..]);
+        for (k, (m, (d, &p))) in out.iter_mut().zip(drones).enumerate() {
+            *m = mode(first + k, d, p);
         }
     };
     if threads <= 1 || ents < PARALLEL_MIN {
@@ -1256,30 +1402,34 @@ fn neighbour_view(
     let n = grid.ids.len();
     slot_vel.resize(n, (0.0, 0.0));
     slot_mode.resize(n, MODE_STILL);
-    let fill = |ids: &[u32], sv: &mut [(f64, f64)], sm: &mut [u8]| {
-        for ((&j, v), m) in ids.iter().zip(sv).zip(sm) {
+    slot_calm.resize(n, false);
+    let fill = |ids: &[u32], sv: &mut [(f64, f64)], sm: &mut [u8], sc: &mut [bool]| {
+        for (((&j, v), m), c) in ids.iter().zip(sv).zip(sm).zip(sc) {
             let j = j as usize;
             *v = if vp.get(j).copied().unwrap_or(false) {
                 (vels[j].x / fps, vels[j].y / fps)
             } else {
                 (0.0, 0.0)
             };
-            *m = mode_of.get(j).copied().unwrap_or(MODE_STILL);
+            let mode = mode_of.get(j).copied().unwrap_or(MODE_STILL);
+            *m = mode & !CALM_BIT;
+            *c = mode & CALM_BIT != 0;
         }
     };
     if threads <= 1 || n < PARALLEL_MIN {
-        fill(&grid.ids, slot_vel, slot_mode);
+        fill(&grid.ids, slot_vel, slot_mode, slot_calm);
     } else {
         let chunk = n.div_ceil(threads);
         let fill = &fill;
         std::thread::scope(|scope| {
-            for ((ids, sv), sm) in grid
+            for (((ids, sv), sm), sc) in grid
                 .ids
                 .chunks(chunk)
                 .zip(slot_vel.chunks_mut(chunk))
                 .zip(slot_mode.chunks_mut(chunk))
+                .zip(slot_calm.chunks_mut(chunk))
             {
-                scope.spawn(move || fill(ids, sv, sm));
+                scope.spawn(move || fill(ids, sv, sm, sc));
             }
         });
     }
@@ -1314,7 +1464,14 @@ struct OrcaScratch {
     probe: bool,
     /// Contacts found (pairs, smaller id first).
     pairs: Vec<(u32, u32)>,
+    /// A chunk's entries within range: place in the chunk, squared distance.
+    found: [(u32, f64); SCAN_CHUNK],
+    /// Hovering drones that moved as calm, without a scan.
+    calm: u64,
 }
+
+/// How many of a row's entries ORCA's scan tests for range before taking those within it.
+const SCAN_CHUNK: usize = 32;
 
 /// Keeps `best[..count]` the nearest candidates `(squared distance, id, grid slot)` seen so
 /// far, at most `K`, sorted by distance then id: `cand` is inserted in its place (most
@@ -1343,6 +1500,101 @@ fn keep_nearest<const K: usize>(
     }
     best[at] = cand;
 }
+
+/// The spacing of targets beyond which [`target_spacing`] looks no further.
+const CALM_SPACING_CAP: f64 = 32.0;
+
+/// How far from its target a hovering drone may be and still be calm, when no two drones'
+/// targets are nearer than `spacing`, for drones of disc `radius` among colliders of half
+/// extent at most `max_extent`; `None` when the targets are too near for any.
+///
+/// Two calm drones are then at least `spacing − 2·d` apart, where `d` is what this returns,
+/// at least the margin [`CALM_MARGIN`] more than all of the following need:
+/// * the safety step's limit towards the other leaves at least `HOVER_SPEED·√2` (the
+///   fastest a hovering drone wants to move) plus a push ([`DISTURB_MAX`]): half the gap
+///   between the discs, so the centres at least `2·radius + 2·(HOVER_SPEED·√2 + DISTURB_MAX)`
+///   apart. No limit then binds, the step keeps the velocity and no push is cut;
+/// * no contact: two shapes of half extent at most `max_extent` touch only nearer than
+///   `2·√2·max_extent`.
+///
+/// A drone among calm drones alone (none other in the grid within ORCA's range) is in
+/// neither ORCA's view of a flying drone nor a still one: it moves as it wants
+/// ([`Step::calm_here`]).
+fn calm_within(spacing: f64, radius: f64, max_extent: f64) -> Option<f64> {
+    let apart = (2.0 * radius + 2.0 * (HOVER_SPEED * std::f64::consts::SQRT_2 + DISTURB_MAX))
+        .max(2.0 * std::f64::consts::SQRT_2 * max_extent);
+    let d = 0.5 * (spacing - apart) - CALM_MARGIN;
+    (d > 0.0).then_some(d)
+}
+
+/// What [`calm_within`] keeps in hand for rounding (map units).
+const CALM_MARGIN: f64 = 0.01;
+
+/// Whether a drone's target counts for the targets' spacing: it is present and not idle
+/// (an idle drone has no target, and never hovers).
+fn has_target(d: &Drone, present: bool) -> bool {
+    present && d.state != DroneState::Idle
+}
+
+/// A digest of the drones' targets (those that [`has_target`]) that does not depend on
+/// their order: when it changes, the targets' spacing is worked out again.
+fn targets_digest(drones: &[Drone], present: &[bool]) -> u64 {
+    let mix = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    drones
+        .iter()
+        .zip(present)
+        .filter(|&(d, &p)| has_target(d, p))
+        .fold(0u64, |acc, (d, _)| {
+            let (x, y) = (d.target.0.to_bits(), d.target.1.to_bits());
+            acc.wrapping_add(mix(x ^ mix(y)))
+        })
+}
+
+/// The least distance between two of `targets`, or `cap` when none are nearer (a lower
+/// bound of it in any case; a NaN target makes it 0). Points are sorted into cells of side
+/// `cap` and each is measured against those in its own and the eight cells around.
+fn target_spacing(targets: &[(f64, f64)], cap: f64) -> f64 {
+    if targets
+        .iter()
+        .any(|t| !(t.0.is_finite() && t.1.is_finite()))
+    {
+        return 0.0;
+    }
+    let cell = |t: (f64, f64)| ((t.0 / cap).floor() as i64, (t.1 / cap).floor() as i64);
+    let mut keyed: Vec<((i64, i64), usize)> = targets
+        .iter()
+        .enumerate()
+        .map(|(k, &t)| (cell(t), k))
+        .collect();
+    keyed.sort_unstable();
+    let mut best2 = cap * cap;
+    for &((cx, cy), k) in &keyed {
+        let t = targets[k];
+        for nx in cx - 1..=cx + 1 {
+            for ny in cy - 1..=cy + 1 {
+                let from = keyed.partition_point(|&(c, _)| c < (nx, ny));
+                for &(c, m) in &keyed[from..] {
+                    if c != (nx, ny) {
+                        break;
+                    }
+                    if m != k {
+                        let u = targets[m];
+                        best2 = best2.min((t.0 - u.0).powi(2) + (t.1 - u.1).powi(2));
+                    }
+                }
+            }
+        }
+    }
+    best2.sqrt()
+}
+
+/// A hovering drone near enough its target to be calm ([`calm_within`]), in the first step
+/// of the view.
+const CALM_BIT: u8 = 0x80;
 
 /// What a drone is, for the others' avoidance.
 const MODE_STILL: u8 = 0;
@@ -1548,18 +1800,15 @@ impl System for DroneController {
         // The disturbance due at the start of the next frame (as the run's loop takes its
         // events) reads the room this frame leaves the hovering drones.
         let room_check = self.next_disturbance <= (frame + 1) as f64 / fps;
-        let mut slot_vel = std::mem::take(&mut self.slot_vel);
-        let mut slot_mode = std::mem::take(&mut self.slot_mode);
+        let mut view = std::mem::take(&mut self.view);
+        let mut calm_within = None;
         if avoidance == Avoidance::Orca {
-            neighbour_view(
-                &ctx.world,
-                fps,
-                threads,
-                (&mut slot_vel, &mut slot_mode, &mut self.mode_of),
-            );
+            if self.calm_on {
+                calm_within = self.calm_within(&ctx.world);
+            }
+            neighbour_view(&ctx.world, fps, threads, calm_within, &mut view);
         } else {
-            slot_vel.clear();
-            slot_mode.clear();
+            view.clear();
         }
         let (slot_order_from, slot_order_mixing) = (self.slot_order_from, self.slot_order_mixing);
         let contacts = ctx.world.res.get::<ContactHandoff>().pending();
@@ -1582,8 +1831,10 @@ impl System for DroneController {
                 poses,
                 pp,
                 avoidance,
-                slot_vel: &slot_vel,
-                slot_mode: &slot_mode,
+                slot_vel: &view.slot_vel,
+                slot_mode: &view.slot_mode,
+                slot_calm: &view.slot_calm,
+                calm_within2: calm_within.map_or(-1.0, |d| d * d),
                 contacts,
                 shapes,
                 sp,
@@ -1629,8 +1880,10 @@ impl System for DroneController {
             }
             found
         });
-        self.slot_vel = slot_vel;
-        self.slot_mode = slot_mode;
+        self.view = view;
+        if let Some(count) = &self.calm_count {
+            count.fetch_add(found.calm, Ordering::Relaxed);
+        }
         // The frame's contacts are raised before the arrivals, as when the collision system
         // (which runs before this controller) finds them all.
         if contacts {
@@ -1731,6 +1984,92 @@ impl System for DroneController {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn target_spacing_is_the_least_distance_up_to_its_cap() {
+        // Points at random (some near each other, some across cell edges and at negative
+        // coordinates) against every pair measured.
+        for seed in 0..20u64 {
+            let n = 2 + (seed as usize * 7) % 60;
+            let pts: Vec<(f64, f64)> = (0..n as u64)
+                .map(|k| {
+                    let u = hash_u01(seed, 11, k, 0);
+                    let v = hash_u01(seed, 11, k, 1);
+                    (u * 300.0 - 100.0, v * 200.0 - 50.0)
+                })
+                .collect();
+            let mut least = f64::INFINITY;
+            for a in 0..n {
+                for b in a + 1..n {
+                    least = least.min((pts[a].0 - pts[b].0).hypot(pts[a].1 - pts[b].1));
+                }
+            }
+            for cap in [5.0, 32.0] {
+                let got = target_spacing(&pts, cap);
+                assert!(
+                    (got - least.min(cap)).abs() < 1e-9,
+                    "seed {seed}, cap {cap}: {got} against {least}"
+                );
+            }
+        }
+        // The bundled layout's targets are 15 apart.
+        let lay = layout(10_000);
+        let s = target_spacing(&lay.targets, CALM_SPACING_CAP);
+        assert!((s - 15.0).abs() < 1e-3, "{s}");
+        assert_eq!(target_spacing(&[(0.0, 0.0), (f64::NAN, 1.0)], 32.0), 0.0);
+        assert_eq!(target_spacing(&[(1.0, 1.0), (1.0, 1.0)], 32.0), 0.0);
+    }
+
+    #[test]
+    fn calm_drones_are_apart_enough_that_no_limit_binds_and_no_push_is_cut() {
+        let radius = 2.5 * std::f64::consts::SQRT_2 + ORCA_MARGIN;
+        let d = calm_within(15.0, radius, 2.5).unwrap();
+        assert!(d > 3.0, "{d}");
+        // Two calm drones are at least this far apart: the limit towards the other leaves
+        // the fastest hovering move and a push, and their squares cannot touch.
+        let apart = 15.0 - 2.0 * d;
+        let share = share_of_gap(apart, radius, None);
+        let fastest = (HOVER_SPEED, HOVER_SPEED);
+        assert!(share >= HOVER_SPEED * std::f64::consts::SQRT_2 + DISTURB_MAX + CALM_MARGIN);
+        let limit = [(
+            (
+                std::f64::consts::FRAC_1_SQRT_2,
+                std::f64::consts::FRAC_1_SQRT_2,
+            ),
+            share,
+        )];
+        assert_eq!(safety_step(fastest, &limit), fastest);
+        assert!(apart > 2.0 * std::f64::consts::SQRT_2 * 2.5);
+        // Targets too near for any, or larger colliders about: none.
+        assert_eq!(calm_within(8.0, radius, 2.5), None);
+        assert!(calm_within(15.0, radius, 4.5).is_none_or(|d| 15.0 - 2.0 * d > 4.5 * 8f64.sqrt()));
+    }
+
+    #[test]
+    fn the_targets_digest_ignores_order_and_idle_drones() {
+        let drone = |x: f64, y: f64, state| Drone {
+            target: (x, y),
+            state,
+            ..Drone::default()
+        };
+        let a = [
+            drone(1.0, 2.0, DroneState::Flying),
+            drone(3.0, 4.0, DroneState::Hovering),
+            drone(9.0, 9.0, DroneState::Idle),
+        ];
+        let b = [a[1], a[2], a[0]];
+        let present = [true; 3];
+        assert_eq!(targets_digest(&a, &present), targets_digest(&b, &present));
+        let mut c = a;
+        c[2].target = (50.0, 50.0);
+        assert_eq!(targets_digest(&a, &present), targets_digest(&c, &present));
+        c[0].target = (1.0, 2.5);
+        assert_ne!(targets_digest(&a, &present), targets_digest(&c, &present));
+        assert_ne!(
+            targets_digest(&a, &present),
+            targets_digest(&a, &[true, false, true])
+        );
+    }
 
     #[test]
     fn rings_match_the_example() {

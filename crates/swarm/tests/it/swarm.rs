@@ -3,6 +3,8 @@
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use simrob_swarm::drones::{Avoidance, Drone, DroneController, DroneState};
 use simrob_swarm::ecs::{Proximity, SwarmPose, Velocity};
@@ -427,6 +429,53 @@ fn threads_do_not_change_a_large_swarm() {
         .collect();
     assert_eq!(runs[0].1 .0, 6);
     assert_eq!(runs[1], runs[0], "2 threads as 1");
+}
+
+#[test]
+fn calm_hovering_drones_move_as_the_scan_has_them() {
+    // 400 drones for 24 s: most arrive and hover, flying drones still pass among them. A
+    // calm hovering drone (near its target among others near theirs, nothing flying near)
+    // moves without ORCA's scan; the run is the one in which every drone is scanned, in
+    // entity and in slot order, on one and on two threads.
+    let text =
+        "fps = 24\nduration = 24\nseed = 9\n[generator]\nkind = \"drone-swarm\"\nrobots = 400\n";
+    let runs: Vec<_> = [(false, usize::MAX, 1), (true, usize::MAX, 1), (true, 0, 2)]
+        .into_iter()
+        .map(|(calm, from, threads)| {
+            let mut b = scenario(text).build(&Overrides::default()).unwrap();
+            let world = std::mem::take(b.world_mut());
+            let count = Arc::new(AtomicU64::new(0));
+            let mut c = drone_pipeline(
+                world,
+                &b,
+                threads,
+                DroneController::new(5.0)
+                    .with_calm(calm)
+                    .with_calm_count(count.clone())
+                    .with_slot_order_from(from),
+            );
+            let log = Spy::add(&mut c, &[Tag::COLLISION, Tag::ARRIVED]);
+            let s = c.run();
+            let events = log.borrow().clone();
+            (
+                (fingerprint(&c), events),
+                (s.events, s.collisions, s.crashed, s.arrived, s.frames),
+                count.load(Ordering::Relaxed),
+            )
+        })
+        .collect();
+    let (scanned, calm, calm_slots) = (&runs[0], &runs[1], &runs[2]);
+    assert!(scanned.1 .3 > 300, "most arrive: {:?}", scanned.1);
+    assert_eq!(scanned.2, 0, "all scanned");
+    // Of some 4,000 drone-seconds hovering, most are calm.
+    assert!(calm.2 > 40_000, "calm drone-frames: {}", calm.2);
+    assert_eq!(calm_slots.2, calm.2);
+    assert_eq!(calm.1, scanned.1, "calm as scanned");
+    assert!(calm.0 == scanned.0, "the same run, calm as scanned");
+    assert!(
+        calm_slots.0 == scanned.0,
+        "the same run, slot order, 2 threads"
+    );
 }
 
 #[test]
