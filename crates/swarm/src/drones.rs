@@ -38,6 +38,10 @@
 //!     that has not come 1 unit closer to its target for a second is stalled and detours:
 //!     for a second its preferred velocity turns 45°–90° to its right (the right-hand rule;
 //!     after its first stall, to a side drawn each time) — see [`Progress`].
+//!     A calm hovering drone, near its target among others near theirs with nothing
+//!     flying near, moves as it wants without a look at its neighbours: the targets'
+//!     spacing keeps such drones far enough apart that the look would change nothing
+//!     ([`DroneController::with_calm`]).
 //!   * [`Avoidance::Hmr`]: HMR Sim's heuristic, step by step. The velocity per axis is the
 //!     distance to the target capped at ±2.5 per frame, times `1 + U[0,1)`; avoidance tries
 //!     13 headings (the velocity turned by 0°, ±15°, … ±90°, never backwards), counts for
@@ -1096,7 +1100,7 @@ impl Step<'_> {
     }
 
     /// Whether a hovering drone at `p`, `to_target` from its target, that would rather move
-    /// `v` (per frame) is calm among calm drones: it is at most [`Step::calm_within`] from
+    /// `v` (per frame) is calm among calm drones: it is at most [`calm_within`] from
     /// its target, every drone in the grid cells within [`ORCA_RANGE`] is calm (in the
     /// frame's view), and the move leaves it a push's room from the map's edges. Then ORCA's
     /// scan would find no flying drone, no limit of the safety step that `v` comes within a
