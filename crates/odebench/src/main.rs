@@ -5,7 +5,8 @@
 //! (41 blocks each; an engine's speed is that of its median block) and the tool prints steps
 //! per second, the ratios, and what each engine did: robots flipped,
 //! non-finite states, where the ball rests; then a single SumBot's resting height and tilt, its
-//! drift over an idle minute and its straight-line speed against ω·r, and how far the ball
+//! drift over an idle minute, its straight-line speed against ω·r and how far the centre of
+//! its circle wanders in 500 s, and how far the ball
 //! falls in 0.5 s (both engines integrate once per step: ½g·t·(t + h), not ½g·t²); then the
 //! ball rolled at 1.5 m/s into two walls, and how fast it comes off them; the ball off a wall
 //! at five speeds and dropped from three heights, each averaged over 20 starts a twentieth of
@@ -41,8 +42,8 @@ simrob-odebench — simrob's physics against ODE (the engine of the SimRob simul
 Runs the same scene in every engine (the SimRob soccer field and materials, the ball, N SumBots
 driving in circles, dt 0.01 s, one thread each), alternating the engines in 41 blocks each (an
 engine's speed is its median block's: a burst of load from elsewhere does not count), and
-prints steps per second, the speed ratios and plausibility figures: a SumBot at rest and
-driving, the ball off walls and the floor, robots tipped over in seeded random layouts. Needs
+prints steps per second, the speed ratios and plausibility figures: a SumBot at rest,
+driving and circling, the ball off walls and the floor, robots tipped over in seeded random layouts. Needs
 ODE's shared library (Debian/Ubuntu: apt-get install libode-dev); without it, it prints why
 and exits (--crowd needs no ODE). MuJoCo joins when its library is found: $SIMROB_MUJOCO_LIB
 (the path of libmujoco.so), the loader's path, or python3's `mujoco` package
@@ -778,8 +779,8 @@ fn scene_ball_radius(scene: &Scene) -> f64 {
 
 fn single_robot_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     println!("\n## One SumBot on the field (and the ball falling from rest)\n");
-    println!("| engine | resting chassis z (m) | tilt (°) | idle 60 s: turn (°) | idle 60 s: drift (mm) | straight 3 rad/s: speed / ω·r | straight 5 s: yaw (°) | ball's 0.5 s fall / ½g·t² |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| engine | resting chassis z (m) | tilt (°) | idle 60 s: turn (°) | idle 60 s: drift (mm) | straight 3 rad/s: speed / ω·r | straight 5 s: yaw (°) | ball's 0.5 s fall / ½g·t² | circling 600 s: centre's drift (mm) |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     let robot = 100;
     for &k in &o.engines {
         let name = ENGINES[k];
@@ -807,17 +808,45 @@ fn single_robot_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<(
         let (b, qb, _) = s.pose(robot, 0).context("chassis")?;
         let speed = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt() / 5.0;
         let fall = free_fall(scene, api, k)?;
+        let circling = circle_drift(scene, api, k)?;
         println!(
-            "| {name} | {:.4} | {:.1} | {:.3} | {:.2} | {:.3} | {:.2} | {fall:.4} |",
+            "| {name} | {:.4} | {:.1} | {:.3} | {:.2} | {:.3} | {:.2} | {fall:.4} | {:.0} |",
             p0[2],
             tilt_degrees(q0),
             turn,
             drift * 1e3,
             speed / (3.0 * SUMBOT_WHEEL_RADIUS),
             wrap_angle_euclid(yaw(qb) - yaw(qa)).to_degrees(),
+            circling * 1e3,
         );
     }
     Ok(())
+}
+
+/// How far the centre of a SumBot's circle moves (m) as it drives in circles as in the speed
+/// table (wheels 3 and 5 rad/s, the ball on the field): the chassis' mean position over the
+/// first 100 s against its mean over 500–600 s (each some fourteen circles). A wheel that
+/// slips the same way on every heading leaves the circle where it is.
+fn circle_drift(scene: &Scene, api: &'static Api, which: usize) -> Result<f64> {
+    let mut e = build(scene, api, which, 1, true, (3.0, 5.0))?;
+    for _ in 0..100 {
+        e.step();
+    }
+    let mean = |e: &mut Engine| -> Result<[f64; 2]> {
+        let mut sum = [0.0; 2];
+        for _ in 0..10_000 {
+            e.step();
+            let (p, _, _) = e.pose(100, 0).context("chassis")?;
+            sum = [sum[0] + p[0], sum[1] + p[1]];
+        }
+        Ok([sum[0] / 1e4, sum[1] / 1e4])
+    };
+    let first = mean(&mut e)?;
+    for _ in 0..40_000 {
+        e.step();
+    }
+    let last = mean(&mut e)?;
+    Ok((last[0] - first[0]).hypot(last[1] - first[1]))
 }
 
 fn wall_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
