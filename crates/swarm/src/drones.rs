@@ -1111,10 +1111,7 @@ impl Step<'_> {
         if to_target.0 * to_target.0 + to_target.1 * to_target.1 > self.calm_within2 {
             return false;
         }
-        let (x0, x1, y0, y1) = self.edges;
-        let (x, y) = (p.x + v.0, p.y + v.1);
-        let room = DISTURB_MAX + 1e-9;
-        if !(x - room >= x0 && x + room <= x1 && y - room >= y0 && y + room <= y1) {
+        if !self.push_room_at_edges(p, v) {
             return false;
         }
         let calm = &self.slot_calm[..self.grid.ids.len().min(self.slot_calm.len())];
@@ -1123,6 +1120,16 @@ impl Step<'_> {
             all &= calm.get(run).is_some_and(|c| c.iter().all(|&c| c));
         });
         all
+    }
+
+    /// Whether a drone at `p` moving `v` (per frame) is left a push's room ([`DISTURB_MAX`])
+    /// from the map's edges on every side: then the edge cannot cut its pushed move short.
+    #[inline]
+    fn push_room_at_edges(&self, p: SwarmPose, v: (f64, f64)) -> bool {
+        let (x0, x1, y0, y1) = self.edges;
+        let (x, y) = (p.x + v.0, p.y + v.1);
+        let room = DISTURB_MAX + 1e-9;
+        x - room >= x0 && x + room <= x1 && y - room >= y0 && y + room <= y1
     }
 
     /// Whether a push of less than [`DISTURB_MAX`] (per frame, along an axis) on a drone at
@@ -1134,10 +1141,8 @@ impl Step<'_> {
         if limits.is_empty() {
             return false;
         }
-        let (x0, x1, y0, y1) = self.edges;
-        let (x, y) = (p.x + v.0, p.y + v.1);
         let room = DISTURB_MAX + 1e-9;
-        !(x - room >= x0 && x + room <= x1 && y - room >= y0 && y + room <= y1)
+        !self.push_room_at_edges(p, v)
             || limits
                 .iter()
                 .any(|&(u, b)| b.max(0.0) - (v.0 * u.0 + v.1 * u.1) < room)
