@@ -90,9 +90,9 @@
 //! * **Solver.** Each step is solved as ODE integrates it, once per step (velocity, then
 //!   position with the new velocity: a ball falling for 0.5 s drops ½g·t·(t + h), 2 % more than
 //!   ½g·t², in ODE as here), with five solver passes and two without position correction
-//!   (**fast mode**: three and one; friction is then solved once a step, 8 % of a fast step
-//!   less, and a ball that bounces off a wall rolls away slower: `simrob-odebench`'s wall
-//!   table), rapier's simplified friction (one friction constraint per
+//!   (**fast mode**: two and two; with three and one, friction solved once a step, a SumBot
+//!   driving in circles wandered off its circle: `simrob-odebench`'s one-SumBot table),
+//!   rapier's simplified friction (one friction constraint per
 //!   contact patch plus a twist constraint), and rapier's length unit set to 0.1 m, the size of
 //!   the things simulated: its contact prediction distance (2 mm) and broad-phase margins (4 mm)
 //!   scale with it, so robots a few centimetres apart are not all candidate pairs; speed limits

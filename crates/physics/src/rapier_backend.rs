@@ -41,23 +41,25 @@ const FAST_SUBSTEPS: usize = 1;
 /// Solver passes within the substep. Five settle a jointed SumBot to rest as six did (no turn,
 /// no drift in an idle minute); four leave it rocking (0.03° and 0.25 mm a minute), two or
 /// three let it creep 3–6 mm a minute. Fast mode's SumBots are one body each (driven wheels):
-/// three passes settle them (no turn, no drift, 1.000 ω·r) and keep SumBots driving in circles
-/// among each other on their wheels (`simrob-odebench`'s 32 random layouts of 22, a simulated
-/// minute each: no flips). Two do as much in the benchmark (no flips in the 32 layouts, the
-/// same rest, drive and ball rows, 4 % fewer instructions a step) but let a SumBot driving
-/// straight on equal wheel speeds turn 12° in 10 s (three: under 1°): the two wheels' contacts
-/// are solved one after the other, and two passes leave the first one's friction ahead.
+/// two passes, with two passes without position correction after them
+/// ([`FAST_STABILIZATION_PASSES`]), settle them (no turn, no drift, 1.000 ω·r), drive them
+/// straight on equal wheel speeds (no yaw in 10 s) and keep SumBots driving in circles among
+/// each other on their wheels (`simrob-odebench`'s 32 random layouts of 22, a simulated minute
+/// each: no flips). With one pass without correction after them two passes turned a SumBot
+/// driving straight 12° in 10 s; one pass (with two without correction) tipped SumBots over
+/// in nearly every random layout.
 const PASSES: usize = 5;
-const FAST_PASSES: usize = 3;
-/// Passes without position correction after them (where friction is solved). Two in the
-/// default mode. Fast mode's one takes 5–8 % off its step and leaves a SumBot at rest and
-/// driving straight as two do (no turn or drift at rest, 1.000 ω·r, no yaw driving straight,
-/// no flips among 100): a ball rolled into a wall comes off it as fast, and rolls away a third
-/// slower (`simrob-odebench`'s wall table). But a SumBot driving in circles wanders off its
-/// circle (its centre 166 mm in 500 s, against 16 mm with two passes; `simrob-odebench`'s
-/// one-SumBot table).
+const FAST_PASSES: usize = 2;
+/// Passes without position correction after them, where friction is solved: two in both
+/// modes. With one, fast mode (then with three passes before it; 43.2 k instructions a step at
+/// one SumBot against 45.4 k now) let a SumBot driving in circles wander off its circle: its
+/// centre moved 166 mm in 500 s, where ODE QuickStep's moves 12–14 mm and the default mode's 7,
+/// until it met a wall; with two it moves 16 mm (`simrob-odebench`'s one-SumBot table).
+/// Friction solved in the passes with correction too (rapier's `friction_in_bias_pass`, one
+/// pass and one: 41.3 k) held the circle as well, but a chassis dragging an edge on the floor
+/// rocks on it (`simrob-physics`' fast-mode wheel test).
 const STABILIZATION_PASSES: usize = 2;
-const FAST_STABILIZATION_PASSES: usize = 1;
+const FAST_STABILIZATION_PASSES: usize = 2;
 /// The size of the things simulated (m): SumBots, balls and wheels are centimetres across.
 /// rapier scales its tolerances by it — contact prediction distance 2 mm, the broad phase's
 /// margin 4 mm — so a crowd of robots 15 cm apart is not a crowd of candidate pairs.
@@ -620,6 +622,8 @@ impl RapierBackend {
         ip.normalized_max_corrective_velocity = MAX_CORRECTIVE_VELOCITY / LENGTH_UNIT;
         ip.normalized_max_linear_velocity = MAX_LINEAR_VELOCITY / LENGTH_UNIT;
         ip.friction_model = FrictionModel::Simplified;
+        // Friction only in the passes without position correction (see [`FAST_STABILIZATION_PASSES`]).
+        ip.friction_in_bias_pass = false;
         // No continuous collision detection, as in ODE: rapier's stops a fast body (a ball
         // rolling at 1.5 m/s sweeps its own radius in a step) where it first touches a fixed
         // body, without changing its velocity, and so without the overlap that makes it
