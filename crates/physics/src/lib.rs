@@ -49,22 +49,29 @@
 //!   sweeping stopped a rolling ball where it first touched a wall without the overlap, and its
 //!   cap on turning (79 rad/s at dt 0.01) kept a ball from rolling faster than 2.4 m/s.
 //!   `simrob-odebench`'s wall and drop table: the ball's rebound within 8 % of ODE's from 0.5 to
-//!   3 m/s and its first bounce within 15 % (averaged over where in a step it lands). Not
-//!   reproduced: ODE's force-dependent slip lets a spinning ball keep half its spin through the
-//!   wall, so ODE's rolls back slower afterwards.
+//!   3 m/s and its first bounce within 15 % (averaged over where in a step it lands). ODE's
+//!   force-dependent slip lets a spinning ball keep about half its spin through a wall, and
+//!   so does simrob's (see **Slip**).
 //! * **Slip.** ODE's force-dependent slip (`v_slip = slip · F_tangent`) is approximated by a
 //!   reduction of the pair's friction coefficient, `μ_eff = μ / (1 + s)` with
 //!   `s = 10 · SLIP_SCALE · (slip1 + slip2) / 2` and `SLIP_SCALE` = 0.1 (the SimRob manual's Slip
 //!   0.1 lowers μ by 9 %). The approximation keeps the ordering "more slip ⇒ more sliding" without
 //!   a velocity-level model; see [`mapping::slip_friction`]. Between two moving bodies (robot
-//!   and robot, robot and ball) the slip also bounds the friction as ODE's does: a contact
-//!   sliding at speed `v` carries at most `v / slip` of friction (`slip` = the pair's mean
-//!   Slip × `SLIP_SCALE`, m/s per N), a coefficient `v / (slip · N)` with the load `N` the
-//!   contact carried the step before. Without it a wheel held at 3–5 rad/s by its 10 N·m
-//!   motor against another robot's side drove itself up it: `simrob-odebench`'s 16 random
-//!   layouts of 22 SumBots tipped 10 robots in the default mode, ODE dWorldStep none; with
-//!   it, 1. Against the field (what does not move) the coefficient stays as above, so a
-//!   SumBot rests and drives as before.
+//!   and robot, robot and ball), and against what does not move off the vertical (a wall, a
+//!   post), the slip also bounds the friction as ODE's does. A contact that carried a load `N`
+//!   the step before, sliding at speed `v`, carries at most `v / slip` of friction (`slip` =
+//!   the pair's mean Slip × `SLIP_SCALE`, m/s per N): a coefficient `v / (slip · N)`. Without
+//!   it a wheel held at 3–5 rad/s by its 10 N·m motor against another robot's side drove
+//!   itself up it: `simrob-odebench`'s 16 random layouts of 22 SumBots tipped 10 robots in
+//!   the default mode, ODE dWorldStep none; with it, 1 (none in 32 layouts since the next
+//!   rule). A new contact (no load yet: a ball meeting a wall) is met as ODE solves it, the
+//!   slip with the impact: the step ends still sliding at `slip` times the friction, a friction
+//!   impulse `m_t·v / (1 + m_t·slip/h)` against a normal impulse `m_n·(1 + e)·closing speed`
+//!   (`m_t`, `m_n`: the bodies' effective masses along the slide and the normal). A ball rolled
+//!   into a wall keeps about half its spin (ODE: 56 % at 1.5 m/s), where the pair's friction
+//!   alone left it a tenth. On the floor a body stands on (a normal within 45° of the
+//!   vertical, against what does not move) the coefficient stays as above, so a SumBot rests
+//!   and drives as before.
 //! * **WheelJoint = ODE Hinge2.** Axis 2 is the wheel axis: a velocity motor with at most
 //!   `Maximum_Torque`; positive targets follow ODE's sign (the rate is body 1's angular velocity
 //!   minus body 2's about axis 2, so on the SimRob manual's SumBot a positive speed drives it

@@ -245,19 +245,63 @@ fn ode_restitution(
     (rebound / closing).clamp(0.0, coeffs.erp)
 }
 
-/// The friction coefficient of a contact between two moving bodies under ODE's
-/// force-dependent slip: ODE lets such a contact slide at `slip` m/s per newton it carries,
-/// so at the speed the surfaces slide past each other it carries at most `speed / slip` of
-/// friction. With the load the contact carried the step before (its normal impulses over
-/// `h`), that bound is a friction coefficient; the pair's own is the other bound. A contact
-/// that is new (no load yet) keeps the pair's coefficient.
+/// A contact against what does not move whose normal is this close to the vertical (the
+/// cosine of the angle between them; the world's Z is up) carries a body's weight (the floor under a robot or the ball): its friction is the
+/// pair's own, not bounded by the slip (see [`slipping_friction`]).
+const SUPPORT_NORMAL_COS: f32 = 0.7;
+
+/// Whether a contact's slip bounds its friction ([`slipping_friction`]): between two moving
+/// bodies (robot and robot, robot and ball), and against what does not move off the vertical
+/// (a wall, a goal post); not on the floor a body stands on, so that a SumBot rests and drives
+/// as with the pair's friction alone.
+fn slip_bounded(normal: Vector, rb1: Option<&RigidBody>, rb2: Option<&RigidBody>) -> bool {
+    match (moves(rb1), moves(rb2)) {
+        (true, true) => true,
+        (false, false) => false,
+        _ => normal.z.abs() < SUPPORT_NORMAL_COS,
+    }
+}
+
+/// The inverse of a body's effective mass along `dir` at the world point `at` (0: fixed).
+fn inverse_effective_mass(rb: Option<&RigidBody>, at: Vector, dir: Vector) -> f32 {
+    match rb {
+        Some(rb) if rb.is_dynamic() => {
+            let mp = rb.mass_properties();
+            let arm = (at - mp.world_com).cross(dir);
+            let inv_inertia = mp.local_mprops.world_inv_inertia(rb.rotation());
+            inverse_mass(Some(rb)) + arm.dot(inv_inertia * arm)
+        }
+        _ => 0.0,
+    }
+}
+
+/// The friction coefficient of a contact under ODE's force-dependent slip: ODE lets a contact
+/// slide at `slip` m/s per newton of friction it carries.
+///
+/// * A contact that carried a load the step before (its normal impulses over `h`) carries at
+///   most `speed / slip` of friction at the speed its surfaces slide past each other: as a
+///   coefficient, over that load.
+/// * A contact that carried none (it is new: a ball meeting a wall) is met as ODE meets it,
+///   in one step, with the slip solved together with the impact: the step ends with the
+///   surfaces still sliding at `slip` times the friction, so a friction impulse of
+///   `m_t·v / (1 + m_t·slip/h)` (`m_t` the bodies' effective mass along the slide, `v` its
+///   speed), against a normal impulse of `m_n·(1 + e)·closing speed`. A ball rolled into a
+///   wall keeps about half its spin through it, as ODE's does; with the pair's friction alone
+///   the wall took it all, and the ball rolled away up to five times as fast as ODE's a second
+///   later (`simrob-odebench`'s wall table).
+///
+/// The pair's own coefficient is the other bound.
 fn slipping_friction(
     m: &ModifiableManifold,
     rb1: Option<&RigidBody>,
     rb2: Option<&RigidBody>,
     coeffs: &PairCoefficients,
     h: f32,
+    restitution: f32,
 ) -> f32 {
+    if coeffs.slip <= 0.0 {
+        return coeffs.friction;
+    }
     let load: f32 = m
         .manifold
         .points
@@ -268,14 +312,30 @@ fn slipping_friction(
     let Some(c) = m.solver_contacts.first() else {
         return coeffs.friction;
     };
-    if !(load > 0.0 && coeffs.slip > 0.0) {
-        return coeffs.friction;
-    }
+    let normal = *m.normal;
     let v1 = rb1.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor1));
     let v2 = rb2.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor2));
     let v = v1 - v2;
-    let sliding = (v - *m.normal * v.dot(*m.normal)).length();
-    coeffs.friction.min(sliding / coeffs.slip / load)
+    let slide = v - normal * v.dot(normal);
+    let sliding = slide.length();
+    if load > 0.0 {
+        return coeffs.friction.min(sliding / coeffs.slip / load);
+    }
+    let closing = v.dot(normal);
+    if !(closing > 0.0 && sliding > 0.0) {
+        return coeffs.friction;
+    }
+    let along = slide / sliding;
+    let inverse = |dir: Vector| {
+        inverse_effective_mass(rb1, c.anchor1, dir) + inverse_effective_mass(rb2, c.anchor2, dir)
+    };
+    let (inv_t, inv_n) = (inverse(along), inverse(normal));
+    if !(inv_t > 0.0 && inv_n > 0.0) {
+        return coeffs.friction;
+    }
+    let friction = sliding / (inv_t + coeffs.slip / h);
+    let pressure = (1.0 + restitution) * closing / inv_n;
+    coeffs.friction.min(friction / pressure)
 }
 
 /// Applies per-material-pair friction and restitution to every contact.
@@ -362,12 +422,13 @@ impl PhysicsHooks for MaterialHooks {
         let rb2 = context.rigid_body2.and_then(|b| context.bodies.get(b));
         let h = self.h;
         if let Some(m) = context.rigid_mut() {
-            *m.friction = if moves(rb1) && moves(rb2) {
-                slipping_friction(m, rb1, rb2, &coeffs, h)
+            let restitution = ode_restitution(m, rb1, rb2, &coeffs, h, self.gravity);
+            *m.restitution = restitution;
+            *m.friction = if slip_bounded(*m.normal, rb1, rb2) {
+                slipping_friction(m, rb1, rb2, &coeffs, h, restitution)
             } else {
                 coeffs.friction
             };
-            *m.restitution = ode_restitution(m, rb1, rb2, &coeffs, h, self.gravity);
             // A driven wheel rolls on what does not move (the field); against another robot
             // or the ball it is a plain surface (see `drive_surface`).
             if let Some(rate) = driven_rate(c1).filter(|_| !moves(rb2)) {
