@@ -565,10 +565,9 @@ fn a_dropped_ball_bounces_as_in_ode() {
 
 /// A ball rolling into a wall at 3 m/s reaches it rolling (no cap on how fast a body turns)
 /// and comes back; no continuous collision detection stops it short of the wall.
-/// The spin a ball rolled at `speed` into a wall keeps through it (its spin about the axis it
-/// rolled on just after it left the wall, over its spin before), for each of 8 phases of where
-/// in a step it meets the wall, with the pair's `slip`.
-fn spin_kept_through_a_wall(speed: f64, slip: f64) -> Vec<f64> {
+/// A floor, a wall whose face is at x = 1.0 and a ball resting on the floor short of it,
+/// settled for 0.2 s; wall and floor against the ball: a wood–metal pair with the given slip.
+fn ball_before_a_wall(slip: f64) -> (RapierBackend, BodyId) {
     let wood_metal = Contact {
         hardness: 0.1,
         bounciness: 0.7,
@@ -576,25 +575,33 @@ fn spin_kept_through_a_wall(speed: f64, slip: f64) -> Vec<f64> {
         slip2: slip,
         friction: 1.0,
     };
+    let mut p = RapierBackend::default();
+    floor(&mut p);
+    p.set_interactions(&[((MaterialId(0), MaterialId(1)), wood_metal)]);
+    p.add_body(&BodyDesc {
+        shape: Shape::Box {
+            size: [0.1, 1.0, 0.3],
+        },
+        mass: -1.0,
+        material: MaterialId(0),
+        position: [1.05, 0.0, 0.2],
+        orientation: IDENTITY,
+    })
+    .unwrap();
+    let b = ball(&mut p, 0.08);
+    for _ in 0..20 {
+        p.step();
+    }
+    (p, b)
+}
+
+/// The spin a ball rolled at `speed` into a wall keeps through it (its spin about the axis it
+/// rolled on just after it left the wall, over its spin before), for each of 8 phases of where
+/// in a step it meets the wall, with the pair's `slip`.
+fn spin_kept_through_a_wall(speed: f64, slip: f64) -> Vec<f64> {
     let mut kept = Vec::new();
     for k in 0..8 {
-        let mut p = RapierBackend::default();
-        floor(&mut p);
-        p.set_interactions(&[((MaterialId(0), MaterialId(1)), wood_metal)]);
-        p.add_body(&BodyDesc {
-            shape: Shape::Box {
-                size: [0.1, 1.0, 0.3],
-            },
-            mass: -1.0,
-            material: MaterialId(0),
-            position: [1.05, 0.0, 0.2],
-            orientation: IDENTITY,
-        })
-        .unwrap();
-        let b = ball(&mut p, 0.08);
-        for _ in 0..20 {
-            p.step();
-        }
+        let (mut p, b) = ball_before_a_wall(slip);
         let mut s = p.body_state(b).unwrap();
         s.position[0] = 0.5 + f64::from(k) * speed * 0.01 / 8.0;
         s.linear_velocity = [speed, 0.0, 0.0];
@@ -633,33 +640,9 @@ fn a_ball_rolled_into_a_wall_keeps_part_of_its_spin() {
 
 #[test]
 fn a_fast_rolling_ball_rebounds_off_a_wall() {
-    let wood_metal = Contact {
-        hardness: 0.1,
-        bounciness: 0.7,
-        slip1: 0.1,
-        slip2: 0.1,
-        friction: 1.0,
-    };
     let mut backs = Vec::new();
     for k in 0..8 {
-        let mut p = RapierBackend::default();
-        floor(&mut p);
-        p.set_interactions(&[((MaterialId(0), MaterialId(1)), wood_metal)]);
-        // A wall whose face is at x = 1.0.
-        p.add_body(&BodyDesc {
-            shape: Shape::Box {
-                size: [0.1, 1.0, 0.3],
-            },
-            mass: -1.0,
-            material: MaterialId(0),
-            position: [1.05, 0.0, 0.2],
-            orientation: IDENTITY,
-        })
-        .unwrap();
-        let b = ball(&mut p, 0.08);
-        for _ in 0..20 {
-            p.step();
-        }
+        let (mut p, b) = ball_before_a_wall(0.1);
         let mut s = p.body_state(b).unwrap();
         s.position[0] = f64::from(k) * 0.03 / 8.0;
         s.linear_velocity = [3.0, 0.0, 0.0];
