@@ -246,8 +246,9 @@ fn ode_restitution(
 }
 
 /// A contact against what does not move whose normal is this close to the vertical (the
-/// cosine of the angle between them; the world's Z is up) carries a body's weight (the floor under a robot or the ball): its friction is the
-/// pair's own, not bounded by the slip (see [`slipping_friction`]).
+/// cosine of the angle between them; the world's Z is up) carries a body's weight (the floor
+/// under a robot or the ball): its friction is the pair's own, not bounded by the slip (see
+/// [`slipping_friction`]).
 const SUPPORT_NORMAL_COS: f32 = 0.7;
 
 /// Whether a contact's slip bounds its friction ([`slipping_friction`]): between two moving
@@ -688,7 +689,8 @@ impl RapierBackend {
         ip.normalized_max_corrective_velocity = MAX_CORRECTIVE_VELOCITY / LENGTH_UNIT;
         ip.normalized_max_linear_velocity = MAX_LINEAR_VELOCITY / LENGTH_UNIT;
         ip.friction_model = FrictionModel::Simplified;
-        // Friction only in the passes without position correction (see [`FAST_STABILIZATION_PASSES`]).
+        // Friction only in the passes without position correction (see
+        // `FAST_STABILIZATION_PASSES`).
         ip.friction_in_bias_pass = false;
         // No continuous collision detection, as in ODE: rapier's stops a fast body (a ball
         // rolling at 1.5 m/s sweeps its own radius in a step) where it first touches a fixed
