@@ -68,7 +68,7 @@
 //!   slip with the impact: the step ends still sliding at `slip` times the friction, a friction
 //!   impulse `m_t·v / (1 + m_t·slip/h)` against a normal impulse `m_n·(1 + e)·closing speed`
 //!   (`m_t`, `m_n`: the bodies' effective masses along the slide and the normal). A ball rolled
-//!   into a wall keeps about half its spin (ODE: 56 % at 1.5 m/s), where the pair's friction
+//!   into a wall keeps about half its spin (ODE at 1.5 m/s: 42–56 %), where the pair's friction
 //!   alone left it a tenth. On the floor a body stands on (a normal within 45° of the
 //!   vertical, against what does not move) the coefficient stays as above, so a SumBot rests
 //!   and drives as before.

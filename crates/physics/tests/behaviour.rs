@@ -621,9 +621,9 @@ fn spin_kept_through_a_wall(speed: f64, slip: f64) -> Vec<f64> {
 }
 
 /// ODE's force-dependent slip lets a ball rolled into a wall keep about half its spin through
-/// it (in ODE 0.16, with the SimRob manual's ball and materials at 1.5 m/s: 56 %); with the pair's
-/// friction alone the wall takes nearly all of it (here under 15 %), and the ball rolls away
-/// from the wall much faster than ODE's afterwards.
+/// it (in ODE 0.16, with the SimRob manual's ball and materials at 1.5 m/s: 42–56 %); with
+/// the pair's friction alone the wall takes nearly all of it (here under 15 %), and the ball
+/// rolls away from the wall much faster than ODE's afterwards.
 #[test]
 fn a_ball_rolled_into_a_wall_keeps_part_of_its_spin() {
     for speed in [0.5, 1.5, 3.0] {
