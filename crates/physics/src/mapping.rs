@@ -106,9 +106,69 @@ pub fn slip_friction(friction: f64, slip1: f64, slip2: f64) -> f64 {
     friction.max(0.0) / (1.0 + s)
 }
 
+/// A contact on the step it is met (it carried no load before), as [`ode_impact_friction`]
+/// needs it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Impact {
+    /// The speed (m/s) the surfaces slide past each other.
+    pub sliding: f64,
+    /// The bodies' inverse effective mass (1/kg) along the slide.
+    pub inv_mass_along: f64,
+    /// The speed (m/s) at which the bodies close along the normal.
+    pub closing: f64,
+    /// The bodies' inverse effective mass (1/kg) along the normal.
+    pub inv_mass_normal: f64,
+    /// The restitution the contact bounces with.
+    pub restitution: f64,
+}
+
+/// The friction coefficient ODE's force-dependent slip gives a contact on the step it is met.
+/// ODE solves the slip with the impact: the step ends with the surfaces still sliding at
+/// `slip` (m/s per N) times the friction, so the friction impulse is
+/// `sliding / (1/m_t + slip/h)`, and the normal impulse `(1 + e)·closing / (1/m_n)`. Their
+/// ratio is the coefficient; `friction` (the pair's own) bounds it. A contact not closing,
+/// not sliding, or without a mass to push keeps `friction`.
+pub fn ode_impact_friction(friction: f64, slip: f64, h: f64, i: &Impact) -> f64 {
+    let ok = |x: f64| x > 0.0 && x.is_finite();
+    if !(ok(i.sliding) && ok(i.closing) && ok(i.inv_mass_along) && ok(i.inv_mass_normal) && ok(h)) {
+        return friction;
+    }
+    let impulse = i.sliding / (i.inv_mass_along + slip.max(0.0) / h);
+    let pressure = (1.0 + i.restitution.max(0.0)) * i.closing / i.inv_mass_normal;
+    friction.min(impulse / pressure)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn impact_friction_leaves_the_slide_the_slip_allows() {
+        // A solid ball (0.6 kg) at a wall: 1/m_t = 3.5/m along the slide, 1/m_n = 1/m.
+        let (m, h, slip, v) = (0.6, 0.01, 0.01, 1.5);
+        let ball = |sliding: f64, closing: f64, restitution: f64| Impact {
+            sliding,
+            inv_mass_along: 3.5 / m,
+            closing,
+            inv_mass_normal: 1.0 / m,
+            restitution,
+        };
+        let mu = ode_impact_friction(1.0, slip, h, &ball(v, v, 0.0));
+        // The friction impulse over the step leaves the surfaces sliding at slip × force.
+        let impulse = mu * m * v;
+        let left = v - impulse * 3.5 / m;
+        assert!((left - slip * impulse / h).abs() < 1e-12, "{mu} {left}");
+        // Without slip it stops the slide; the pair's coefficient bounds it; a bounce shares
+        // the same friction out over a larger normal impulse.
+        let stop = ode_impact_friction(1.0, 0.0, h, &ball(v, v, 0.0));
+        assert!((stop - 1.0 / 3.5).abs() < 1e-12);
+        assert_eq!(ode_impact_friction(0.1, 0.0, h, &ball(v, v, 0.0)), 0.1);
+        let bounced = ode_impact_friction(1.0, slip, h, &ball(v, v, 0.5));
+        assert!((bounced * 1.5 - mu).abs() < 1e-12);
+        // Not closing, not sliding: the pair's coefficient.
+        assert_eq!(ode_impact_friction(0.9, slip, h, &ball(v, -1.0, 0.0)), 0.9);
+        assert_eq!(ode_impact_friction(0.9, slip, h, &ball(0.0, v, 0.0)), 0.9);
+    }
 
     #[test]
     fn spring_reproduces_ode_erp() {

@@ -9,7 +9,10 @@ use serde::{Deserialize, Serialize};
 use simrob_protocol::MaterialId;
 
 use crate::face_contacts::FaceContacts;
-use crate::mapping::{ode_rebound, ode_spring, slip_friction, CONTACT_CFM_SCALE, SLIP_SCALE};
+use crate::mapping::{
+    ode_impact_friction, ode_rebound, ode_spring, slip_friction, Impact, CONTACT_CFM_SCALE,
+    SLIP_SCALE,
+};
 use crate::{
     BodyDesc, BodyId, BodyState, Contact, JointDesc, JointId, PhysicsBackend, PhysicsError, RayHit,
     Shape, StepParams, Vec3,
@@ -331,17 +334,22 @@ fn slipping_friction(
     if !(closing > 0.0 && sliding > 0.0) {
         return coeffs.friction;
     }
-    let along = slide / sliding;
     let inverse = |dir: Vector| {
         inverse_effective_mass(rb1, c.anchor1, dir) + inverse_effective_mass(rb2, c.anchor2, dir)
     };
-    let (inv_t, inv_n) = (inverse(along), inverse(normal));
-    if !(inv_t > 0.0 && inv_n > 0.0) {
-        return coeffs.friction;
-    }
-    let friction = sliding / (inv_t + coeffs.slip / h);
-    let pressure = (1.0 + restitution) * closing / inv_n;
-    coeffs.friction.min(friction / pressure)
+    let impact = Impact {
+        sliding: f64::from(sliding),
+        inv_mass_along: f64::from(inverse(slide / sliding)),
+        closing: f64::from(closing),
+        inv_mass_normal: f64::from(inverse(normal)),
+        restitution: f64::from(restitution),
+    };
+    ode_impact_friction(
+        f64::from(coeffs.friction),
+        f64::from(coeffs.slip),
+        f64::from(h),
+        &impact,
+    ) as f32
 }
 
 /// Applies per-material-pair friction and restitution to every contact.
