@@ -200,8 +200,8 @@ fn inverse_mass(rb: Option<&RigidBody>) -> f32 {
 /// send them apart ([`ode_rebound`]): from its deepest point, the speed at which the two bodies
 /// close there, and the pair's ERP and CFM. rapier applies it only to a contact that is new
 /// (that bore no load the step before) and that is pushed this step, once, after the solver's
-/// passes; resting and rolling contacts are not new. At most the pair's ERP: a body that closes
-/// slowly on a deep overlap does not leave faster than it came.
+/// passes; resting and rolling contacts are not new. At most [`MAX_RESTITUTION`]: a body that
+/// closes slowly on a deep overlap does not leave faster than it came.
 fn ode_restitution(
     m: &ModifiableManifold,
     rb1: Option<&RigidBody>,
@@ -233,10 +233,7 @@ fn ode_restitution(
     if approach < BOUNCE_MIN_SPEED {
         return 0.0;
     }
-    // ODE applies gravity before it moves the bodies: a falling ball meets the floor a step's
-    // gravity faster than it fell.
-    let falls = |rb: Option<&RigidBody>| f32::from(u8::from(moves(rb)));
-    let closing = approach + h * gravity.dot(*m.normal) * (falls(rb1) - falls(rb2));
+    let closing = approach + step_gravity(gravity, *m.normal, rb1, rb2, h);
     let rebound = ode_rebound(
         f64::from(coeffs.erp),
         f64::from(coeffs.cfm),
@@ -245,7 +242,74 @@ fn ode_restitution(
         f64::from(deepest.dist),
         f64::from(closing.max(0.0)),
     ) as f32;
-    (rebound / closing).clamp(0.0, coeffs.erp)
+    // rapier sends the contact back at the restitution times the approach it had before the
+    // step's gravity; ODE's rebound is the speed after it.
+    (rebound / approach).clamp(0.0, MAX_RESTITUTION)
+}
+
+/// How much faster two bodies close along `normal` (from the first to the second) once a
+/// step's gravity has acted on them. ODE applies gravity before it moves the bodies: a
+/// falling ball meets the floor a step's gravity faster than it fell.
+fn step_gravity(
+    gravity: Vector,
+    normal: Vector,
+    rb1: Option<&RigidBody>,
+    rb2: Option<&RigidBody>,
+    h: f32,
+) -> f32 {
+    let falls = |rb: Option<&RigidBody>| f32::from(u8::from(moves(rb)));
+    h * gravity.dot(normal) * (falls(rb1) - falls(rb2))
+}
+
+/// The most restitution a contact is given: rapier bounces a contact with a restitution of 1
+/// or more on every step, not only on the step it is met.
+const MAX_RESTITUTION: f32 = 0.99;
+
+/// A bouncing contact moves its bodies on the step it is met as ODE's does (`gravity`: see
+/// [`step_gravity`]).
+///
+/// ODE's bounce is its position correction (see [`ode_restitution`]): the step that meets the
+/// contact sends the body back at the rebound speed and moves it a step at that speed, still
+/// overlapping; the contact then lets it go. rapier would also push the body out of the
+/// overlap by its own correction (up to [`MAX_CORRECTIVE_VELOCITY`] for a step, nine tenths of
+/// the overlap) before the bounce sets its velocity: the ball left the floor from higher than
+/// ODE's, came down on it less deep and bounced lower the second time (dropped from 1 m, its
+/// second bounce was a third of ODE's). So each overlapping point's overlap is made shallow
+/// enough that rapier's correction moves the bodies apart at the point's rebound speed.
+///
+/// A point not yet overlapping (rapier meets contacts a little before the bodies touch; ODE
+/// only once they overlap) would stop the bodies where they touch. ODE lets them fall into the
+/// overlap for a step (`closing`: the approach with the step's gravity), then sends them back a
+/// step at the rebound speed; here that happens in the one step, a step early: the point's gap
+/// is widened to let the bodies through to where ODE's would be after its bounce.
+fn bounce_as_in_ode(
+    m: &mut ModifiableManifold,
+    rb1: Option<&RigidBody>,
+    rb2: Option<&RigidBody>,
+    restitution: f32,
+    gravity: f32,
+    h: f32,
+) {
+    let erp_inv_dt = rigid_contact(f64::from(h)).erp_inv_dt(h);
+    if erp_inv_dt.is_nan() || erp_inv_dt <= 0.0 {
+        return;
+    }
+    let normal = *m.normal;
+    for c in m.solver_contacts.iter_mut() {
+        let v1 = rb1.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor1));
+        let v2 = rb2.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor2));
+        let approach = (v1 - v2).dot(normal);
+        let rebound = restitution * approach;
+        if rebound.is_nan() || rebound <= 0.0 {
+            // Not closing: rapier's correction as for any other contact.
+            continue;
+        }
+        c.dist = if c.dist < 0.0 {
+            c.dist.max(-rebound / erp_inv_dt)
+        } else {
+            c.dist.max((approach + gravity - rebound) * h)
+        };
+    }
 }
 
 /// A contact against what does not move whose normal is this close to the vertical (the
@@ -438,6 +502,10 @@ impl PhysicsHooks for MaterialHooks {
         if let Some(m) = context.rigid_mut() {
             let restitution = ode_restitution(m, rb1, rb2, &coeffs, h, self.gravity);
             *m.restitution = restitution;
+            if restitution > 0.0 {
+                let gravity = step_gravity(self.gravity, *m.normal, rb1, rb2, h);
+                bounce_as_in_ode(m, rb1, rb2, restitution, gravity, h);
+            }
             *m.friction = if slip_bounded(*m.normal, rb1, rb2) {
                 slipping_friction(m, rb1, rb2, &coeffs, h, restitution)
             } else {

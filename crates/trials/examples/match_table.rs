@@ -119,11 +119,11 @@ fn main() {
     let all = matches(first, last, minutes);
     let (wall, cpu) = (t0.elapsed().as_secs_f64(), simrob_benchkit::process_cpu());
     if rows {
-        println!("seed goals shots on-target passes completed loops longest-exchange");
+        println!("seed goals shots on-target passes completed loops longest-exchange possession-s");
         for m in &all {
             let longest = m.exchanges.iter().map(|e| e.strikes).max().unwrap_or(0);
             println!(
-                "{:4} {}–{} {}–{} {}–{} {}–{} {}–{} {}–{} {}",
+                "{:4} {}–{} {}–{} {}–{} {}–{} {}–{} {}–{} {} {:.0}–{:.0}",
                 m.seed,
                 m.goals[0],
                 m.goals[1],
@@ -137,7 +137,9 @@ fn main() {
                 m.passes_completed[1],
                 m.pass_loops[0],
                 m.pass_loops[1],
-                longest
+                longest,
+                m.possession_s[0],
+                m.possession_s[1]
             );
         }
     }
