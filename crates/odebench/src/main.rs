@@ -11,8 +11,8 @@
 //! ball rolled at 1.5 m/s into two walls, and how fast it comes off them; the ball off a wall
 //! at five speeds and dropped from three heights, each averaged over 20 starts a twentieth of
 //! a step apart (how far ODE's contact sends a ball back depends on how deep it first
-//! overlaps); and robots tipped over in seeded random layouts of SumBots driving among each
-//! other. `--crowd N` instead times N SumBots on a large floor in simrob (or MuJoCo) alone.
+//! overlaps); a SumBot driving into the ball (the robot's speed, the ball's); and robots
+//! tipped over in seeded random layouts of SumBots driving among each other. `--crowd N` instead times N SumBots on a large floor in simrob (or MuJoCo) alone.
 //!
 //! ODE is loaded at run time from Debian's `libode` (`apt-get install libode-dev`); without it
 //! the tool says so and exits successfully. MuJoCo, a third engine, joins when its library is
@@ -43,11 +43,12 @@ Runs the same scene in every engine (the SimRob soccer field and materials, the 
 driving in circles, dt 0.01 s, one thread each), alternating the engines in 41 blocks each (an
 engine's speed is its median block's: a burst of load from elsewhere does not count), and
 prints steps per second, the speed ratios and plausibility figures: a SumBot at rest,
-driving and circling, the ball off walls and the floor, robots tipped over in seeded random layouts. Needs
-ODE's shared library (Debian/Ubuntu: apt-get install libode-dev); without it, it prints why
-and exits (--crowd needs no ODE). MuJoCo joins when its library is found: $SIMROB_MUJOCO_LIB
-(the path of libmujoco.so), the loader's path, or python3's `mujoco` package
-(pip install mujoco-core); $SIMROB_MUJOCO_XML=FILE writes the last MuJoCo model built (MJCF).
+driving and circling, the ball off walls and the floor, a SumBot driving into the ball, robots
+tipped over in seeded random layouts. Needs ODE's shared library (Debian/Ubuntu: apt-get
+install libode-dev); without it, it prints why and exits (--crowd needs no ODE). MuJoCo joins
+when its library is found: $SIMROB_MUJOCO_LIB (the path of libmujoco.so), the loader's path,
+or python3's `mujoco` package (pip install mujoco-core); $SIMROB_MUJOCO_XML=FILE writes the
+last MuJoCo model built (MJCF).
 
 USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--speed-only]
                        [--scenarios DIR] [--exact-100] [--layouts K] [--layout-robots N]
@@ -861,6 +862,107 @@ fn wall_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     Ok(())
 }
 
+/// One SumBot driving straight at `rate` rad/s (both wheels) into the ball, which lies on the
+/// field `gap` ahead of its chassis' centre (a SumBot drives towards −X): the robot's speed
+/// over the 0.1 s before it meets the ball, the ball's fastest speed, and the ball's speed 1 s
+/// after it started to move (m/s; along −X, the robot's way). `Err` with why when the ball
+/// never moved in 6 s.
+fn robot_into_ball(
+    scene: &Scene,
+    api: &'static Api,
+    which: usize,
+    rate: f64,
+    gap: f64,
+) -> Result<std::result::Result<[f64; 3], &'static str>> {
+    let r = scene_ball_radius(scene);
+    let (bodies, _) = scene.ball.structure();
+    let p0 = bodies.first().map_or([0.0; 3], |b| b.position);
+    let mut placed = scene.clone();
+    placed.ball = moved_copy(
+        &scene.ball,
+        EntityId(BALL),
+        [-gap - p0[0], -p0[1], FIELD_TOP + r - p0[2]],
+    );
+    let robot = Scene::placement(1, 0).0;
+    let mut e = build(&placed, api, which, 1, true, (rate, rate))?;
+    let mut xs = std::collections::VecDeque::new();
+    let (mut robot_speed, mut fastest, mut moved_at) = (0.0, 0.0_f64, None);
+    for i in 0..600 {
+        e.step();
+        let (_, _, v) = e.pose(BALL, 0).context("ball")?;
+        if moved_at.is_none() {
+            if v[0].hypot(v[1]) > 0.01 {
+                moved_at = Some(i);
+            } else {
+                xs.push_back(e.pose(robot, 0).context("chassis")?.0[0]);
+                if xs.len() > 11 {
+                    xs.pop_front();
+                }
+                if let (Some(first), Some(last)) = (xs.front(), xs.back()) {
+                    robot_speed = (first - last) / ((xs.len() - 1).max(1) as f64 * TIMESTEP);
+                }
+            }
+        }
+        fastest = fastest.max(-v[0]);
+        if moved_at.is_some_and(|m| i == m + 100) {
+            return Ok(Ok([robot_speed, fastest, -v[0]]));
+        }
+    }
+    let (_, q, _) = e.pose(robot, 0).context("chassis")?;
+    Ok(Err(if tilt_degrees(q) > 60.0 {
+        "the robot tipped over"
+    } else {
+        "the robot never met the ball"
+    }))
+}
+
+fn robot_ball_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+    const RATES: [f64; 2] = [5.0, 10.0];
+    println!("\n## A SumBot driving into the ball (averaged over 20 starts; in brackets: against ODE dWorldStep)\n");
+    print!("| engine |");
+    for w in RATES {
+        print!(" wheels {w} rad/s: robot (m/s) | ball's fastest | ball 1 s after |");
+    }
+    println!();
+    println!("|---|{}", "---|".repeat(3 * RATES.len()));
+    let mut ode = Vec::new();
+    for &k in &o.engines {
+        print!("| {} |", ENGINES[k]);
+        for (i, &w) in RATES.iter().enumerate() {
+            // Starts a twentieth of a step's travel apart (ω·r·h), so over the depths at
+            // which the robot first overlaps the ball.
+            let mut sum = [0.0; 3];
+            let mut failed = None;
+            for j in 0..PHASES {
+                let gap = 0.2 + f64::from(j) / f64::from(PHASES) * w * 0.023 * TIMESTEP;
+                match robot_into_ball(scene, api, k, w, gap)? {
+                    Ok(f) => (0..3).for_each(|n| sum[n] += f[n] / f64::from(PHASES)),
+                    Err(why) => failed = Some(why),
+                }
+            }
+            if let Some(why) = failed {
+                print!(" — ({why}) | — | — |");
+                if k == 0 {
+                    ode.push([f64::NAN; 3]);
+                }
+                continue;
+            }
+            if k == 0 {
+                ode.push(sum);
+            }
+            let reference = ode.get(i).filter(|_| k != 0);
+            print!(
+                " {} | {} | {} |",
+                ratio_cell(sum[0], reference.map(|r| r[0])),
+                ratio_cell(sum[1], reference.map(|r| r[1])),
+                ratio_cell(sum[2], reference.map(|r| r[2]))
+            );
+        }
+        println!();
+    }
+    Ok(())
+}
+
 /// Robots a square metre in the random layouts of the field (22 on its 1.9 × 1.5 m).
 const LAYOUT_DENSITY: f64 = 22.0 / (1.9 * 1.5);
 
@@ -1313,6 +1415,7 @@ fn main() -> Result<()> {
         single_robot_table(&scene, api, &o)?;
         wall_table(&scene, api, &o)?;
         restitution_table(&scene, api, &o)?;
+        robot_ball_table(&scene, api, &o)?;
     }
     if o.layouts > 0 && !o.speed_only {
         layouts_table(&scene, api, &o)?;
@@ -1322,8 +1425,8 @@ fn main() -> Result<()> {
 
 /// `--check-mujoco`: the MuJoCo scene against its specs and simrob's default mode, one SumBot
 /// and the ball (no ODE needed): the model's mass and coordinates, where the SumBot and the
-/// ball come to rest, and the SumBot's straight-line speed against ω·r. One `key value...`
-/// line each, for the crate's test.
+/// ball come to rest, and the SumBot's straight-line speed towards −X against ω·r. One
+/// `key value...` line each, for the crate's test.
 fn check_mujoco(scene: &Scene) -> Result<()> {
     let api = match mujoco_api() {
         Ok(api) => api,
@@ -1371,7 +1474,9 @@ fn check_mujoco(scene: &Scene) -> Result<()> {
             e.step();
         }
         let (b, _, _) = e.pose(100, 0).context("chassis")?;
-        let speed = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt() / 2.0;
+        // Along −X: a positive wheel target drives the SumBot that way in ODE (the SimRob
+        // manual's robot), and in simrob.
+        let speed = -(b[0] - a[0]) / 2.0;
         speeds.push(speed / (3.0 * SUMBOT_WHEEL_RADIUS));
     }
     println!("straight {} {}", speeds[0], speeds[1]);

@@ -11,7 +11,8 @@
 //! How the scene maps (see `docs/benchmarks.md`):
 //! - Structure: each entity's first body with a mass is a free body; bodies joined to it by a
 //!   Fixed joint are welded into it (MuJoCo's exact weld), by a Wheel joint hang from it on a
-//!   hinge about the joint's axis 2. Hinge2's suspension along axis 1 (CFM 0.001, ERP 0.9: a
+//!   hinge about the joint's axis 2, reversed (ODE's Hinge2 motor turns body 1 against body
+//!   2, MuJoCo's hinge its body against its parent). Hinge2's suspension along axis 1 (CFM 0.001, ERP 0.9: a
 //!   0.05 mm sag under a SumBot) is left out.
 //! - Motors: a `velocity` actuator (kv 100 N·m·s), integrated implicitly by `implicitfast`;
 //!   ODE's motor is a velocity constraint limited to Maximum_Torque (10 N·m). MuJoCo's force
@@ -319,9 +320,12 @@ impl Builder {
                 } else {
                     continue;
                 };
-                // A hinge turns its body against its parent; ODE's Hinge2 turns body 2
-                // against body 1: hung the other way round, the axis is reversed.
-                let axis = if c == i1 {
+                // A hinge's rate is its body's turning against its parent's about the axis;
+                // ODE's Hinge2 rate about axis 2 (its motor's target) is body 1's against body
+                // 2's (`dJointGetHinge2Angle2Rate`: axis · (ω1 − ω2)), so a positive target
+                // drives a SumBot towards −X. A wheel (body 2) hung from its chassis turns
+                // about the reversed axis; a body 1 hung from body 2 about the axis itself.
+                let axis = if c == i2 {
                     axis.map(|a| a.map(|v| -v))
                 } else {
                     axis

@@ -55,7 +55,10 @@ fn mujoco_scene_is_built_like_the_others() {
     assert!((z[0] - z[1]).abs() < 0.002, "resting chassis z {z:?}");
     let ball = get("ball_z");
     assert!((ball[0] - ball[1]).abs() < 0.001, "resting ball z {ball:?}");
-    // Wheels at 3 rad/s drive it at about ω·r.
+    // Wheels at 3 rad/s drive it at about ω·r, towards −X as in ODE and in simrob (MuJoCo's
+    // hinge turns its wheel against the chassis, ODE's Hinge2 motor the chassis against the
+    // wheel).
     let s = get("straight");
     assert!((0.75..1.1).contains(&s[0]), "MuJoCo's speed / ω·r {s:?}");
+    assert!((0.75..1.1).contains(&s[1]), "simrob's speed / ω·r {s:?}");
 }
