@@ -919,12 +919,13 @@ fn robot_into_ball(
 fn robot_ball_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     const RATES: [f64; 2] = [5.0, 10.0];
     println!("\n## A SumBot driving into the ball (averaged over 20 starts; in brackets: against ODE dWorldStep)\n");
-    print!("| engine |");
-    for w in RATES {
-        print!(" wheels {w} rad/s: robot (m/s) | ball's fastest | ball 1 s after |");
-    }
-    println!();
-    println!("|---|{}", "---|".repeat(3 * RATES.len()));
+    engine_table_head(&RATES, |w| {
+        vec![
+            format!("wheels {w} rad/s: robot (m/s)"),
+            "ball's fastest".into(),
+            "ball 1 s after".into(),
+        ]
+    });
     let mut ode = Vec::new();
     for &k in &o.engines {
         print!("| {} |", ENGINES[k]);
@@ -1306,16 +1307,21 @@ fn ratio_cell(value: f64, ode: Option<f64>) -> String {
     }
 }
 
+/// Prints a table's head: an engine column, then for each of `groups` the columns `columns`
+/// gives it (each cell's text, the first naming the group).
+fn engine_table_head<T: Copy>(groups: &[T], columns: impl Fn(T) -> Vec<String>) {
+    let cells: Vec<String> = groups.iter().flat_map(|&g| columns(g)).collect();
+    println!("| engine | {} |", cells.join(" | "));
+    println!("|---|{}", "---|".repeat(cells.len()));
+}
+
 fn restitution_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     const SPEEDS: [f64; 5] = [0.5, 1.0, 1.5, 2.0, 3.0];
     const HEIGHTS: [f64; 3] = [0.1, 0.3, 1.0];
     println!("\n## The ball off a wall and off the floor (in brackets: against ODE dWorldStep)\n");
-    print!("| engine |");
-    for v in SPEEDS {
-        print!(" wall at {v} m/s: back | 1 s after |");
-    }
-    println!();
-    println!("|---|{}", "---|".repeat(2 * SPEEDS.len()));
+    engine_table_head(&SPEEDS, |v| {
+        vec![format!("wall at {v} m/s: back"), "1 s after".into()]
+    });
     let mut ode: Vec<(f64, f64)> = Vec::new();
     for &k in &o.engines {
         print!("| {} |", ENGINES[k]);
@@ -1339,12 +1345,13 @@ fn restitution_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()
         println!();
     }
     println!();
-    print!("| engine |");
-    for h in HEIGHTS {
-        print!(" dropped {h} m: 1st bounce (m) | 2nd | bounces > 1 mm |");
-    }
-    println!();
-    println!("|---|{}", "---|".repeat(3 * HEIGHTS.len()));
+    engine_table_head(&HEIGHTS, |h| {
+        vec![
+            format!("dropped {h} m: 1st bounce (m)"),
+            "2nd".into(),
+            "bounces > 1 mm".into(),
+        ]
+    });
     let mut ode: Vec<(f64, f64, u32)> = Vec::new();
     for &k in &o.engines {
         print!("| {} |", ENGINES[k]);
