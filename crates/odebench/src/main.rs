@@ -12,7 +12,8 @@
 //! at five speeds and dropped from three heights, each averaged over 20 starts a twentieth of
 //! a step apart (how far ODE's contact sends a ball back depends on how deep it first
 //! overlaps); a SumBot driving into the ball (the robot's speed, the ball's); and robots
-//! tipped over in seeded random layouts of SumBots driving among each other. `--crowd N` instead times N SumBots on a large floor in simrob (or MuJoCo) alone.
+//! tipped over in seeded random layouts of SumBots driving among each other. `--crowd N`
+//! instead times N SumBots on a large floor in simrob (or MuJoCo) alone.
 //!
 //! ODE is loaded at run time from Debian's `libode` (`apt-get install libode-dev`); without it
 //! the tool says so and exits successfully. MuJoCo, a third engine, joins when its library is
@@ -767,6 +768,21 @@ fn roll_into_wall(
     Ok((fastest_back, -v[1]))
 }
 
+/// The scene with its ball at `(x, y)` on the field, its bottom `height` above the field's top
+/// (0.05 m: the floor box's top, where the ball of `ball.xml` rests).
+fn ball_placed(scene: &Scene, [x, y]: [f64; 2], height: f64) -> Scene {
+    let (bodies, _) = scene.ball.structure();
+    let p0 = bodies.first().map_or([0.0; 3], |b| b.position);
+    let z = FIELD_TOP + scene_ball_radius(scene) + height;
+    let mut placed = scene.clone();
+    placed.ball = moved_copy(
+        &scene.ball,
+        EntityId(BALL),
+        [x - p0[0], y - p0[1], z - p0[2]],
+    );
+    placed
+}
+
 fn scene_ball_radius(scene: &Scene) -> f64 {
     let (bodies, _) = scene.ball.structure();
     bodies
@@ -874,15 +890,7 @@ fn robot_into_ball(
     rate: f64,
     gap: f64,
 ) -> Result<std::result::Result<[f64; 3], &'static str>> {
-    let r = scene_ball_radius(scene);
-    let (bodies, _) = scene.ball.structure();
-    let p0 = bodies.first().map_or([0.0; 3], |b| b.position);
-    let mut placed = scene.clone();
-    placed.ball = moved_copy(
-        &scene.ball,
-        EntityId(BALL),
-        [-gap - p0[0], -p0[1], FIELD_TOP + r - p0[2]],
-    );
+    let placed = ball_placed(scene, [-gap, 0.0], 0.0);
     let robot = Scene::placement(1, 0).0;
     let mut e = build(&placed, api, which, 1, true, (rate, rate))?;
     let mut xs = std::collections::VecDeque::new();
@@ -935,7 +943,8 @@ fn robot_ball_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()>
             let mut sum = [0.0; 3];
             let mut failed = None;
             for j in 0..PHASES {
-                let gap = 0.2 + f64::from(j) / f64::from(PHASES) * w * 0.023 * TIMESTEP;
+                let gap =
+                    0.2 + f64::from(j) / f64::from(PHASES) * w * SUMBOT_WHEEL_RADIUS * TIMESTEP;
                 match robot_into_ball(scene, api, k, w, gap)? {
                     Ok(f) => (0..3).for_each(|n| sum[n] += f[n] / f64::from(PHASES)),
                     Err(why) => failed = Some(why),
@@ -1250,17 +1259,8 @@ fn drop_bounces(
     which: usize,
     height: f64,
 ) -> Result<(f64, f64, u32)> {
-    let r = scene_ball_radius(scene);
-    let (bodies, _) = scene.ball.structure();
-    let p0 = bodies.first().map_or([0.0; 3], |b| b.position);
-    // The field's top is where the ball of `ball.xml` rests: 0.05 m (its floor box's top).
-    let rest = FIELD_TOP + r;
-    let mut placed = scene.clone();
-    placed.ball = moved_copy(
-        &scene.ball,
-        EntityId(BALL),
-        [-p0[0], -p0[1], rest + height - p0[2]],
-    );
+    let rest = FIELD_TOP + scene_ball_radius(scene);
+    let placed = ball_placed(scene, [0.0, 0.0], height);
     let mut e = build(&placed, api, which, 0, true, (0.0, 0.0))?;
     let mut peaks = Vec::new();
     let mut prev_vz = 0.0;

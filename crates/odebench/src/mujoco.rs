@@ -12,8 +12,8 @@
 //! - Structure: each entity's first body with a mass is a free body; bodies joined to it by a
 //!   Fixed joint are welded into it (MuJoCo's exact weld), by a Wheel joint hang from it on a
 //!   hinge about the joint's axis 2, reversed (ODE's Hinge2 motor turns body 1 against body
-//!   2, MuJoCo's hinge its body against its parent). Hinge2's suspension along axis 1 (CFM 0.001, ERP 0.9: a
-//!   0.05 mm sag under a SumBot) is left out.
+//!   2, MuJoCo's hinge its body against its parent). Hinge2's suspension along axis 1 (CFM
+//!   0.001, ERP 0.9: a 0.05 mm sag under a SumBot) is left out.
 //! - Motors: a `velocity` actuator (kv 100 N·m·s), integrated implicitly by `implicitfast`;
 //!   ODE's motor is a velocity constraint limited to Maximum_Torque (10 N·m). MuJoCo's force
 //!   range is not set: where it binds (a wheel spun up in the air) `implicitfast` integrates

@@ -47,15 +47,14 @@
 //!   step later); bodies that meet slower than 0.1 m/s do not bounce. On the step it bounces a
 //!   contact also moves its bodies as ODE's does: they leave still overlapping, a step at the
 //!   rebound speed, and are not pushed out of the overlap first (so a ball lands the second
-//!   time as deep as ODE's, and bounces as high). Bodies are not swept
-//!   (no continuous collision detection) and may turn as fast as they like, as in ODE: rapier's
+//!   time as deep as ODE's, and bounces as high). Bodies are not swept (no continuous
+//!   collision detection) and may turn as fast as they like, as in ODE: rapier's
 //!   sweeping stopped a rolling ball where it first touched a wall without the overlap, and its
 //!   cap on turning (79 rad/s at dt 0.01) kept a ball from rolling faster than 2.4 m/s.
 //!   `simrob-odebench`'s wall and drop table: the ball's rebound within 8 % of ODE's from 0.5 to
 //!   3 m/s, and its first and second bounces within 6 % of ODE's dropped from 0.1–1 m
-//!   (averaged over where in a step it lands). ODE's
-//!   force-dependent slip lets a spinning ball keep about half its spin through a wall, and
-//!   so does simrob's (see **Slip**).
+//!   (averaged over where in a step it lands). ODE's force-dependent slip lets a spinning ball
+//!   keep about half its spin through a wall, and so does simrob's (see **Slip**).
 //! * **Slip.** ODE's force-dependent slip (`v_slip = slip · F_tangent`) is approximated by a
 //!   reduction of the pair's friction coefficient, `μ_eff = μ / (1 + s)` with
 //!   `s = 10 · SLIP_SCALE · (slip1 + slip2) / 2` and `SLIP_SCALE` = 0.1 (the SimRob manual's Slip

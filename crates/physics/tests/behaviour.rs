@@ -603,8 +603,8 @@ fn first_two_bounces(mut step: impl FnMut() -> (f64, f64)) -> (f64, f64) {
     (peak(0), peak(1))
 }
 
-/// The ball dropped 1 m bounces twice as high as ODE's, on average over where within a step
-/// it lands. ODE's ball, worked out step by step as ODE's solver moves it (gravity, then the
+/// The ball dropped from 1 m bounces as high as ODE's, the first time and the second, on
+/// average over where within a step it lands. ODE's ball, worked out step by step as ODE's solver moves it (gravity, then the
 /// contact's ERP and CFM on the overlap, then the move), leaves the floor still overlapping
 /// it and so lands the second time as deep as it left: the second bounce is a fifth of the
 /// first. A ball pushed out of the overlap before it left landed shallower and bounced a
