@@ -44,9 +44,10 @@ Runs the same scene in every engine (the SimRob soccer field and materials, the 
 driving in circles, dt 0.01 s, one thread each), alternating the engines in 41 blocks each (an
 engine's speed is its median block's: a burst of load from elsewhere does not count), and
 prints steps per second, the speed ratios and plausibility figures: a SumBot at rest,
-driving and circling, the ball off walls and the floor, a SumBot driving into the ball, robots
-tipped over in seeded random layouts. Needs ODE's shared library (Debian/Ubuntu: apt-get
-install libode-dev); without it, it prints why and exits (--crowd needs no ODE). MuJoCo joins
+driving and circling, the ball off walls and the floor, the ball rolling on the field, a
+SumBot driving into the ball, robots tipped over in seeded random layouts. Needs ODE's shared
+library (Debian/Ubuntu: apt-get install libode-dev); without it, it prints why and exits
+(--crowd needs no ODE). MuJoCo joins
 when its library is found: $SIMROB_MUJOCO_LIB (the path of libmujoco.so), the loader's path,
 or python3's `mujoco` package (pip install mujoco-core); $SIMROB_MUJOCO_XML=FILE writes the
 last MuJoCo model built (MJCF).
@@ -1315,6 +1316,42 @@ fn engine_table_head<T: Copy>(groups: &[T], columns: impl Fn(T) -> Vec<String>) 
     println!("|---|{}", "---|".repeat(cells.len()));
 }
 
+/// The ball rolled from rest along the field's long axis at `speed` (rolling, not sliding),
+/// from 1 m behind the centre spot, 30 cm off the axis: its speed after 1.5 s over the speed
+/// it was given, and the vertical velocity the engine reports for it then (m/s).
+fn roll_on_floor(scene: &Scene, api: &'static Api, which: usize, speed: f64) -> Result<(f64, f64)> {
+    let placed = ball_placed(scene, [-1.0, 0.3], 0.0);
+    let mut e = build(&placed, api, which, 0, true, (0.0, 0.0))?;
+    for _ in 0..200 {
+        e.step();
+    }
+    let r = scene_ball_radius(scene);
+    e.push(BALL, [speed, 0.0, 0.0], [0.0, speed / r, 0.0])?;
+    for _ in 0..150 {
+        e.step();
+    }
+    let (_, _, v) = e.pose(BALL, 0).context("ball")?;
+    Ok((v[0].hypot(v[1]) / speed, v[2]))
+}
+
+/// How the ball rolls on the field (see [`roll_on_floor`]), by engine.
+fn rolling_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+    const SPEEDS: [f64; 3] = [0.25, 0.5, 1.0];
+    println!("\n## The ball rolling on the field (its speed after 1.5 s over the speed it was given; the vertical velocity reported then)\n");
+    engine_table_head(&SPEEDS, |v| {
+        vec![format!("{v} m/s: speed kept"), "vertical (m/s)".into()]
+    });
+    for &k in &o.engines {
+        print!("| {} |", ENGINES[k]);
+        for &v in &SPEEDS {
+            let (kept, vz) = roll_on_floor(scene, api, k, v)?;
+            print!(" {kept:.3} | {vz:.3} |");
+        }
+        println!();
+    }
+    Ok(())
+}
+
 fn restitution_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     const SPEEDS: [f64; 5] = [0.5, 1.0, 1.5, 2.0, 3.0];
     const HEIGHTS: [f64; 3] = [0.1, 0.3, 1.0];
@@ -1422,6 +1459,7 @@ fn main() -> Result<()> {
         single_robot_table(&scene, api, &o)?;
         wall_table(&scene, api, &o)?;
         restitution_table(&scene, api, &o)?;
+        rolling_table(&scene, api, &o)?;
         robot_ball_table(&scene, api, &o)?;
     }
     if o.layouts > 0 && !o.speed_only {
