@@ -73,8 +73,14 @@
 //!   (`m_t`, `m_n`: the bodies' effective masses along the slide and the normal). A ball rolled
 //!   into a wall keeps about half its spin (ODE at 1.5 m/s: 42–56 %), where the pair's friction
 //!   alone left it a tenth. On the floor a body stands on (a normal within 45° of the
-//!   vertical, against what does not move) the coefficient stays as above, so a SumBot rests
-//!   and drives as before.
+//!   vertical, against what does not move) the coefficient stays as above, and a wheel there
+//!   slides as ODE's force-dependent slip lets it: at `slip` m/s per newton of the friction
+//!   its contact carries, asked of the contact as a surface velocity worked out from the step
+//!   before (one step of Newton's method on `s = slip · F`, with the contact's last friction
+//!   and the slide the bodies have now, which holds steady). A SumBot driving straight at
+//!   3 rad/s goes 0.94 ω·r (ODE: 0.93; 1.00 without the slip), and a SumBot pushing the ball
+//!   holds its speed as ODE's does: without the slip its wheels swung against their motors
+//!   and the robot surged, as ODE's does with the slip taken out (`simrob-odebench`).
 //! * **WheelJoint = ODE Hinge2.** Axis 2 is the wheel axis: a velocity motor with at most
 //!   `Maximum_Torque`; positive targets follow ODE's sign (the rate is body 1's angular velocity
 //!   minus body 2's about axis 2, so on the SimRob manual's SumBot a positive speed drives it

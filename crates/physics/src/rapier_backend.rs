@@ -45,8 +45,9 @@ const FAST_SUBSTEPS: usize = 1;
 /// no drift in an idle minute); four leave it rocking (0.03° and 0.25 mm a minute), two or
 /// three let it creep 3–6 mm a minute. Fast mode's SumBots are one body each (driven wheels):
 /// two passes, with two passes without position correction after them
-/// ([`FAST_STABILIZATION_PASSES`]), settle them (no turn, no drift, 1.000 ω·r), drive them
-/// straight on equal wheel speeds (no yaw in 10 s) and keep SumBots driving in circles among
+/// ([`FAST_STABILIZATION_PASSES`]), settle them (no turn, no drift; 1.000 ω·r before the
+/// wheels slipped on the floor, 0.940 since), drive them straight on equal wheel speeds (no
+/// yaw in 10 s) and keep SumBots driving in circles among
 /// each other on their wheels (`simrob-odebench`'s 32 random layouts of 22, a simulated minute
 /// each: no flips). With one pass without correction after them two passes turned a SumBot
 /// driving straight 12° in 10 s; one pass (with two without correction) tipped SumBots over
@@ -375,21 +376,11 @@ fn slipping_friction(
     if coeffs.slip <= 0.0 {
         return coeffs.friction;
     }
-    let load: f32 = m
-        .manifold
-        .points
-        .iter()
-        .map(|p| p.data.impulse)
-        .sum::<f32>()
-        / h;
-    let Some(c) = m.solver_contacts.first() else {
+    let load = per_second(m, h, |d| d.impulse);
+    let Some((c, v, slide)) = slide_at_first(m, rb1, rb2) else {
         return coeffs.friction;
     };
     let normal = *m.normal;
-    let v1 = rb1.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor1));
-    let v2 = rb2.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor2));
-    let v = v1 - v2;
-    let slide = v - normal * v.dot(normal);
     let sliding = slide.length();
     if load > 0.0 {
         return coeffs.friction.min(sliding / coeffs.slip / load);
@@ -414,6 +405,82 @@ fn slipping_friction(
         f64::from(h),
         &impact,
     ) as f32
+}
+
+/// Whether a collider is a wheel's (a WheelCylinder's sphere, on the wheel's own body or, in
+/// fast mode, as a driven surface of its chassis).
+fn is_wheel(c: &Collider) -> bool {
+    c.collision_groups().memberships.contains(GROUP_WHEEL)
+}
+
+/// What a manifold's contacts carried the step before (`of` each one's impulses), summed over
+/// its points and divided by the step `h`: a force.
+fn per_second<T>(m: &ModifiableManifold, h: f32, of: impl Fn(&ContactData) -> T) -> T
+where
+    T: std::iter::Sum + std::ops::Div<f32, Output = T>,
+{
+    m.manifold.points.iter().map(|p| of(&p.data)).sum::<T>() / h
+}
+
+/// At a manifold's first solver contact: the contact, the first body's velocity relative to
+/// the second's there (with the first body's surface velocity the contact already asks for:
+/// none before [`drive_surface`]), and its part along the contact's plane, the slide.
+fn slide_at_first(
+    m: &ModifiableManifold,
+    rb1: Option<&RigidBody>,
+    rb2: Option<&RigidBody>,
+) -> Option<(SolverContact, Vector, Vector)> {
+    let c = *m.solver_contacts.first()?;
+    let normal = *m.normal;
+    let v1 = rb1.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor1));
+    let v2 = rb2.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor2));
+    let v = v1 - v2 + c.tangent_velocity;
+    Some((c, v, v - normal * v.dot(normal)))
+}
+
+/// ODE's force-dependent slip at a wheel on the floor it stands on: the wheel's surface slides
+/// over the floor at `slip` m/s per newton of the friction the contact carries, as ODE's
+/// contact (friction with a constraint-force mixing of `slip`) lets it. rapier's friction does
+/// not slip, so each step the contact is asked to slide by `s`, as a surface velocity of the
+/// first body ([`drive_surface`]'s convention: the contact asks `v₁ − v₂ = −s` along the
+/// floor, on top of a driven surface's own speed). ODE solves the slide with the friction; here
+/// it is worked out from the step before, as one step of Newton's method on `s = slip · F`
+/// with the friction `F` the contact kept for its warm start
+/// and the slide `σ` the bodies have now: `s = (slip · F + g · σ) / (1 + g)`, `g = slip · m / h`.
+/// That holds `s = slip · F` once steady and does not swing as long as `m` is at least the
+/// bodies' effective mass at the contact along the friction, so `m` is their reduced mass,
+/// which is never less (a slide worked out from the force alone, `g = 0`, swings and grows
+/// from an effective `g` near 1/2 on: a fast-mode SumBot is one body of 1.4 kg). A wheel that
+/// pulls or brakes slides by that much (a SumBot driving straight at 3 rad/s goes 0.94 ω·r,
+/// ODE's 0.93), and the slide takes up the swings of a driven wheel against its motor that a
+/// wheel held without slip keeps up (`simrob-odebench`'s robot pushing the ball). Only between
+/// a wheel and what does not move, with a normal within 45° of the vertical: elsewhere the slip
+/// bounds the friction ([`slip_bounded`]).
+fn slip_on_floor(
+    m: &mut ModifiableManifold,
+    rb1: Option<&RigidBody>,
+    rb2: Option<&RigidBody>,
+    slip: f32,
+    h: f32,
+) {
+    let force = per_second(m, h, |d| d.warmstart_tangent_world);
+    let Some((_, _, slide)) = slide_at_first(m, rb1, rb2) else {
+        return;
+    };
+    let sigma = -slide;
+    let inverse = inverse_mass(rb1) + inverse_mass(rb2);
+    let g = if inverse > 0.0 {
+        slip / (inverse * h)
+    } else {
+        0.0
+    };
+    let s = (force * slip + sigma * g) / (1.0 + g);
+    if !s.is_finite() || s == Vector::ZERO {
+        return;
+    }
+    for sc in m.solver_contacts.iter_mut() {
+        sc.tangent_velocity += s;
+    }
 }
 
 /// Applies per-material-pair friction and restitution to every contact.
@@ -518,6 +585,10 @@ impl PhysicsHooks for MaterialHooks {
             }
             if let Some(rate) = driven_rate(c2).filter(|_| !moves(rb1)) {
                 drive_surface(m, c2, rate, false);
+            }
+            let on_floor = moves(rb1) != moves(rb2) && m.normal.z.abs() >= SUPPORT_NORMAL_COS;
+            if on_floor && coeffs.slip > 0.0 && (is_wheel(c1) || is_wheel(c2)) {
+                slip_on_floor(m, rb1, rb2, coeffs.slip, h);
             }
         }
     }

@@ -752,3 +752,58 @@ fn a_fast_rolling_ball_rebounds_off_a_wall() {
     assert!(mean > 0.5 && mean < 1.2, "{backs:?}");
     assert!(backs.iter().all(|&b| b < 0.65 * 3.0), "{backs:?}");
 }
+
+/// The two-wheeler's chassis speed (m/s, along −X) at every step of its third second driving
+/// straight at 4 rad/s (ω·r = 0.12 m/s), its wheels on the floor with Slip `slip` (the cube's
+/// edge drags on the floor, so the wheels pull).
+fn pulling_speeds(slip: f64) -> Vec<f64> {
+    let pair = |hardness, bounciness| Contact {
+        hardness,
+        bounciness,
+        slip1: slip,
+        slip2: slip,
+        friction: 1.0,
+    };
+    let mut p = RapierBackend::default();
+    floor(&mut p);
+    p.set_interactions(&[
+        ((MaterialId(0), MaterialId(0)), pair(0.15, 0.6)),
+        ((MaterialId(0), MaterialId(1)), pair(0.1, 0.7)),
+    ]);
+    let (bodies, joints) = two_wheeler(&mut p, [0.0, 0.0]);
+    for j in joints {
+        p.set_motor_velocity(j, 4.0).unwrap();
+    }
+    let mut speeds = Vec::new();
+    for i in 0..300 {
+        p.step();
+        if i >= 200 {
+            speeds.push(-p.body_state(bodies[0]).unwrap().linear_velocity[0]);
+        }
+    }
+    speeds
+}
+
+/// A wheel that pulls slips over the floor as ODE's force-dependent slip lets it, at `slip`
+/// m/s per newton of friction: the robot drives steadily below ω·r, twice as far below with
+/// twice the Slip (the drag it pulls against does not change), where a wheel held without
+/// slip swings against its motor and the robot surges (0.097–0.139 m/s in the third second).
+#[test]
+fn a_wheel_that_pulls_slips_as_in_ode() {
+    let wr = 4.0 * 0.03;
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let spread = |v: &[f64]| {
+        v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min)
+    };
+    let (one, two) = (pulling_speeds(0.1), pulling_speeds(0.2));
+    for v in [&one, &two] {
+        assert!(spread(v) < 0.02 * mean(v), "the robot surges: {v:?}");
+    }
+    let (d1, d2) = (wr - mean(&one), wr - mean(&two));
+    assert!(d1 > 0.03 * wr, "no slip: {} m/s at ω·r {wr}", mean(&one));
+    let ratio = d2 / d1;
+    assert!(
+        (1.7..2.3).contains(&ratio),
+        "slip {d1} and {d2} m/s below ω·r with Slip 0.1 and 0.2: {ratio}"
+    );
+}
