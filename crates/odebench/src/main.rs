@@ -47,10 +47,9 @@ prints steps per second, the speed ratios and plausibility figures: a SumBot at 
 driving and circling, the ball off walls and the floor, the ball rolling on the field, a
 SumBot driving into the ball, robots tipped over in seeded random layouts. Needs ODE's shared
 library (Debian/Ubuntu: apt-get install libode-dev); without it, it prints why and exits
-(--crowd needs no ODE). MuJoCo joins
-when its library is found: $SIMROB_MUJOCO_LIB (the path of libmujoco.so), the loader's path,
-or python3's `mujoco` package (pip install mujoco-core); $SIMROB_MUJOCO_XML=FILE writes the
-last MuJoCo model built (MJCF).
+(--crowd needs no ODE). MuJoCo joins when its library is found: $SIMROB_MUJOCO_LIB (the path
+of libmujoco.so), the loader's path, or python3's `mujoco` package (pip install mujoco-core);
+$SIMROB_MUJOCO_XML=FILE writes the last MuJoCo model built (MJCF).
 
 USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--speed-only]
                        [--scenarios DIR] [--exact-100] [--layouts K] [--layout-robots N]

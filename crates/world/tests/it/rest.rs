@@ -148,12 +148,17 @@ fn equal_wheel_speeds_drive_straight_for_ten_seconds_in_fast_mode() {
 }
 
 /// The chassis' mean position over the next `turns` whole turns of its heading (whole
-/// circles average to the circle's centre, whatever time a circle takes).
+/// circles average to the circle's centre, whatever time a circle takes); fails if they take
+/// over 30 simulated seconds a turn.
 fn mean_over_turns(w: &mut simrob_world::World, turns: f64) -> [f64; 2] {
     let mut sum = [0.0; 2];
     let mut n = 0.0;
     let (mut last, mut turned) = (yaw(w, SUMBOT), 0.0f64);
     while turned.abs() < turns * std::f64::consts::TAU {
+        assert!(
+            n < turns * 30.0 * PER_SECOND as f64,
+            "{turned} rad in {n} steps: the robot hardly turns"
+        );
         run(w, 1);
         let now = yaw(w, SUMBOT);
         turned += simrob_math::wrap_angle(now - last);
