@@ -228,9 +228,7 @@ fn ode_restitution(
     else {
         return 0.0;
     };
-    let v1 = rb1.map_or(Vector::ZERO, |rb| rb.velocity_at_point(deepest.anchor1));
-    let v2 = rb2.map_or(Vector::ZERO, |rb| rb.velocity_at_point(deepest.anchor2));
-    let approach = (v1 - v2).dot(*m.normal);
+    let approach = relative_velocity(deepest, rb1, rb2).dot(*m.normal);
     if approach < BOUNCE_MIN_SPEED {
         return 0.0;
     }
@@ -246,6 +244,18 @@ fn ode_restitution(
     // rapier sends the contact back at the restitution times the approach it had before the
     // step's gravity; ODE's rebound is the speed after it.
     (rebound / approach).clamp(0.0, MAX_RESTITUTION)
+}
+
+/// The first body's velocity relative to the second's at a solver contact (a missing body
+/// stands still).
+fn relative_velocity(
+    c: &SolverContact,
+    rb1: Option<&RigidBody>,
+    rb2: Option<&RigidBody>,
+) -> Vector {
+    let v1 = rb1.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor1));
+    let v2 = rb2.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor2));
+    v1 - v2
 }
 
 /// How much faster two bodies close along `normal` (from the first to the second) once a
@@ -297,9 +307,7 @@ fn bounce_as_in_ode(
     }
     let normal = *m.normal;
     for c in m.solver_contacts.iter_mut() {
-        let v1 = rb1.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor1));
-        let v2 = rb2.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor2));
-        let approach = (v1 - v2).dot(normal);
+        let approach = relative_velocity(c, rb1, rb2).dot(normal);
         let rebound = restitution * approach;
         if rebound.is_nan() || rebound <= 0.0 {
             // Not closing: rapier's correction as for any other contact.
@@ -432,9 +440,7 @@ fn slide_at_first(
 ) -> Option<(SolverContact, Vector, Vector)> {
     let c = *m.solver_contacts.first()?;
     let normal = *m.normal;
-    let v1 = rb1.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor1));
-    let v2 = rb2.map_or(Vector::ZERO, |rb| rb.velocity_at_point(c.anchor2));
-    let v = v1 - v2 + c.tangent_velocity;
+    let v = relative_velocity(&c, rb1, rb2) + c.tangent_velocity;
     Some((c, v, v - normal * v.dot(normal)))
 }
 
