@@ -16,6 +16,13 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+
+/// The most runs a sweep makes (scenarios × parameter combinations × seeds).
+const MAX_RUNS: usize = 1_000_000;
+
+/// The largest sweep file read (bytes, 1 MiB); a path naming anything but a regular file is
+/// refused.
+const MAX_SWEEP_FILE: u64 = 1 << 20;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -189,8 +196,10 @@ fn fill(arg: &str, values: &HashMap<&str, String>) -> Result<String> {
 
 impl Sweep {
     fn load(path: &Path, out: &Path) -> Result<Sweep> {
-        let text = std::fs::read_to_string(path)
+        let bytes = simrob_swarm::scenario::read_bounded(path, MAX_SWEEP_FILE)
             .with_context(|| format!("cannot read the sweep file {}", path.display()))?;
+        let text = String::from_utf8(bytes)
+            .with_context(|| format!("the sweep file {} is not UTF-8 text", path.display()))?;
         Sweep::parse(&text, path, out).with_context(|| format!("sweep file {}", path.display()))
     }
 
@@ -204,8 +213,8 @@ impl Sweep {
             Some(Seeds::List(v)) if v.is_empty() => bail!("`seeds` is empty"),
             Some(Seeds::List(v)) => v.into_iter().map(Some).collect(),
             Some(Seeds::Range { from, count }) => {
-                if count == 0 || count > 1_000_000 {
-                    bail!("`seeds.count` must be 1 to 1,000,000, found {count}");
+                if count == 0 || count > MAX_RUNS as u64 {
+                    bail!("`seeds.count` must be 1 to {MAX_RUNS}, found {count}");
                 }
                 (from..from.saturating_add(count)).map(Some).collect()
             }
@@ -228,6 +237,15 @@ impl Sweep {
                 .map(toml_to_json)
                 .collect::<Result<_>>()
                 .with_context(|| format!("parameter {name:?}"))?;
+            // Counted before the combinations are made: a grid past the limit is refused
+            // before it takes the memory.
+            let combos = grid.len().saturating_mul(values.len());
+            if combos > MAX_RUNS {
+                bail!(
+                    "the parameters make at least {combos} combinations: a sweep has at most \
+                     {MAX_RUNS} runs"
+                );
+            }
             grid = grid
                 .into_iter()
                 .flat_map(|combo| {
@@ -245,9 +263,12 @@ impl Sweep {
                 bail!("metric {m:?} has the name of a parameter or a result column");
             }
         }
-        let total = scenarios.len() * grid.len() * seeds.len();
-        if total > 1_000_000 {
-            bail!("{total} runs: a sweep has at most 1,000,000");
+        let total = scenarios
+            .len()
+            .saturating_mul(grid.len())
+            .saturating_mul(seeds.len());
+        if total > MAX_RUNS {
+            bail!("{total} runs: a sweep has at most {MAX_RUNS}");
         }
         let mut runs = Vec::with_capacity(total);
         for scenario in &scenarios {
@@ -984,6 +1005,24 @@ robots = [10, 20]
                 SWEEP.replace("\"tasks_done\"", "\"robots\""),
                 "name of a parameter",
             ),
+            // 32⁵ combinations (33,554,432, times 3 seeds and 2 scenarios): refused before they
+            // are made, at the fifth parameter's first 32.
+            (
+                SWEEP.replace("robots = [10, 20]", &{
+                    let values = (0..32)
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    ["a", "b", "c", "d", "e"]
+                        .map(|p| format!("{p} = [{values}]\n"))
+                        .concat()
+                }),
+                "a sweep has at most 1000000 runs",
+            ),
+            (
+                SWEEP.replace("count = 3", "count = 18446744073709551615"),
+                "seeds.count",
+            ),
         ];
         for (text, expected) in cases {
             let e = match Sweep::parse(&text, Path::new("x.toml"), Path::new("r")) {
@@ -992,6 +1031,15 @@ robots = [10, 20]
             };
             assert!(e.contains(expected), "{expected:?} not in {e}");
         }
+    }
+
+    #[test]
+    fn a_sweep_file_that_is_not_a_regular_file_is_refused() {
+        let e = match Sweep::load(Path::new("/dev/zero"), Path::new("r")) {
+            Ok(_) => panic!("accepted /dev/zero"),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(e.contains("not a regular file"), "{e}");
     }
 
     #[test]

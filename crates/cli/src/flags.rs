@@ -6,6 +6,17 @@
 use anyhow::{bail, Result};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 
+/// A number from the command line as an error message shows it: as Rust prints it, but in
+/// exponent form when that would be long (`1e300`, not three hundred digits).
+pub fn shown(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-6..1e15).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 /// The viewer's port when the command line names none.
 pub const DEFAULT_GUI_PORT: u16 = 8080;
 

@@ -4,6 +4,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+
+/// The shortest `--timestep` (s), the SimRob server's `mintimestep` too: a shorter step would
+/// leave simulated time all but still while the server steps flat out.
+const MIN_TIMESTEP: f64 = 0.00001;
 use simrob_mrs::flat::{FlatPose, Map};
 use simrob_mrs::{
     write_atomically, ClientId, DirMapFiles, MrsConfig, MrsCore, MrsServer, ShellOptions,
@@ -51,7 +55,7 @@ pub struct MrsArgs {
     /// reproducible runs).
     #[arg(long)]
     stepped: bool,
-    /// Simulation step in seconds.
+    /// Simulation step in seconds, from 0.00001 to 1.
     #[arg(long, default_value_t = 0.01)]
     timestep: f64,
     /// Directory for the files named by `#LOAD`, `#MERGE` and `#SNAPSHOT` (names may not leave
@@ -129,8 +133,11 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
         map.merge(&read_map(m)?)
             .with_context(|| format!("cannot merge {}", m.display()))?;
     }
-    if !(args.timestep > 0.0 && args.timestep <= 1.0) {
-        bail!("--timestep {}: must be in (0, 1] seconds", args.timestep);
+    if !(MIN_TIMESTEP..=1.0).contains(&args.timestep) {
+        bail!(
+            "--timestep {}: must be from {MIN_TIMESTEP} to 1 second",
+            crate::flags::shown(args.timestep)
+        );
     }
     if !args.speed.or_real_time().is_finite() || args.speed.or_real_time() < 0.0 {
         bail!(

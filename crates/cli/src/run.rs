@@ -166,8 +166,9 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
         let limits = simrob_session::Limits::default();
         if !(limits.min_timestep..=limits.max_timestep).contains(&t) {
             bail!(
-                "--timestep {t}: a timestep is from {} to {} s (the server's `mintimestep` and \
+                "--timestep {}: a timestep is from {} to {} s (the server's `mintimestep` and \
                  `maxtimestep`)",
+                crate::flags::shown(t),
                 limits.min_timestep,
                 limits.max_timestep
             );

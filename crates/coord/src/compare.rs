@@ -37,7 +37,14 @@ pub enum CompareError {
     /// The scenario could not be built.
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
+    /// More tasks to draw than [`MAX_TASKS`].
+    #[error("{0} tasks is more than the limit of {MAX_TASKS}")]
+    TooManyTasks(usize),
 }
+
+/// The most tasks a comparison run draws (`--tasks`; four per robot by default): some 150
+/// bytes each before the run, so about 1.5 GB at the limit.
+pub const MAX_TASKS: usize = 10_000_000;
 
 /// One run of a comparison.
 #[derive(Clone, Debug)]
@@ -108,6 +115,9 @@ pub fn task_list(
     if sites.pickups.is_empty() || sites.drops.is_empty() {
         return Err(CompareError::NoSites);
     }
+    if count > MAX_TASKS {
+        return Err(CompareError::TooManyTasks(count));
+    }
     let mut rng = Xoshiro256PlusPlus::new(seed ^ 0x434f_4f52_4454_534b);
     let mut out = Vec::with_capacity(count);
     for _ in 0..count {
@@ -153,6 +163,9 @@ fn run(
     let generated = scenario.robots_configurable();
     if spec.robots.is_some() && !generated {
         return Err(CompareError::RobotsSetByMap(scenario.name()));
+    }
+    if given.is_none() && spec.tasks > MAX_TASKS {
+        return Err(CompareError::TooManyTasks(spec.tasks));
     }
     let ov = Overrides {
         duration: Some(spec.max_time),
@@ -306,6 +319,27 @@ mod tests {
     fn shelves_are_recognised() {
         assert!(is_shelf("s12_3"));
         assert!(!is_shelf("storage") && !is_shelf("s1") && !is_shelf("s1_2_3") && !is_shelf("s_2"));
+    }
+
+    #[test]
+    fn more_tasks_than_the_limit_are_refused_before_the_run_is_built() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/swarm/warehouse.toml");
+        let scenario = Scenario::load(&path).expect("bundled scenario");
+        for tasks in [MAX_TASKS + 1, usize::MAX] {
+            let spec = RunSpec {
+                policy: Policy::Cnp,
+                seed: 1,
+                robots: Some(2),
+                tasks,
+                max_time: 10.0,
+                batteries: false,
+            };
+            match run_one(&scenario, &spec) {
+                Err(CompareError::TooManyTasks(n)) => assert_eq!(n, tasks),
+                other => panic!("{tasks} tasks: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -216,6 +216,14 @@ pub enum ScriptCheckError {
 /// squared); a larger world is refused when the run is built.
 pub const MAX_GRID_CELLS: usize = 1 << 22;
 
+/// The most drones the drone-swarm generator makes (`robots`, `--robots`): some 300 bytes
+/// each, so about 15 GB at the limit. More is refused before anything is built.
+pub const MAX_DRONES: usize = 50_000_000;
+
+/// The most robots the warehouse generator makes (`robots`, `--robots`): some 5 KB each with
+/// their scripts, so about 10 GB at the limit. More is refused before anything is built.
+pub const MAX_WAREHOUSE_ROBOTS: usize = 2_000_000;
+
 /// The largest scenario file, draw.io map or obstacle map read, bytes (64 MiB). A path
 /// naming anything but a regular file (`/dev/zero`, a FIFO, a directory) is refused too.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
@@ -617,6 +625,21 @@ impl Scenario {
                     ))
                 }
             }
+        }
+        match &generator {
+            Some(GeneratorSpec::DroneSwarm { robots, .. }) if *robots > MAX_DRONES => {
+                return err(format!(
+                    "{origin}: {robots} drones is more than the drone swarm's limit of \
+                     {MAX_DRONES}"
+                ));
+            }
+            Some(GeneratorSpec::Warehouse { robots, .. }) if *robots > MAX_WAREHOUSE_ROBOTS => {
+                return err(format!(
+                    "{origin}: {robots} robots is more than the warehouse's limit of \
+                     {MAX_WAREHOUSE_ROBOTS}"
+                ));
+            }
+            _ => {}
         }
         if let Some(b) = ov.proximity_beams {
             match &mut generator {
@@ -1289,5 +1312,24 @@ mod tests {
         assert!(s.build(&Overrides::default()).is_err());
         let ok = Scenario::from_toml_str("[world]\nwidth = 4000\nheight = 3000\n", base).unwrap();
         assert!(ok.build(&Overrides::default()).is_ok());
+    }
+    #[test]
+    fn more_generated_robots_than_the_limits_are_refused_before_anything_is_built() {
+        let base = Path::new("/nonexistent");
+        for (kind, over, limit) in [
+            ("drone-swarm", MAX_DRONES + 1, "drone swarm's limit"),
+            ("drone-swarm", usize::MAX, "drone swarm's limit"),
+            ("warehouse", MAX_WAREHOUSE_ROBOTS + 1, "warehouse's limit"),
+            ("warehouse", usize::MAX, "warehouse's limit"),
+        ] {
+            let text = format!("[generator]\nkind = \"{kind}\"\nrobots = 10\n");
+            let s = Scenario::from_toml_str(&text, base).unwrap();
+            let ov = Overrides {
+                robots: Some(over),
+                ..Overrides::default()
+            };
+            let e = s.build(&ov).unwrap_err().to_string();
+            assert!(e.contains(limit) && e.contains(&over.to_string()), "{e}");
+        }
     }
 }
