@@ -581,7 +581,7 @@ impl Layout {
     }
 
     fn read(dir: &Path) -> Layout {
-        std::fs::read_to_string(dir.join("sweep.json"))
+        crate::flags::read_text(&dir.join("sweep.json"), crate::flags::MAX_TEXT_FILE)
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default()

@@ -9,6 +9,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The largest results file `simrob plot batch` reads (1 GiB: a sweep's 1,000,000 rows).
+const MAX_RESULTS_FILE: u64 = 1 << 30;
+
 use anyhow::{bail, Context, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -429,7 +432,7 @@ fn batch_figure(
     y_label: Option<String>,
     title: Option<String>,
 ) -> Result<Figure> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::flags::read_text(path, MAX_RESULTS_FILE)
         .with_context(|| format!("cannot read the results {}", path.display()))?;
     let mut lines = text.lines();
     let header = csv_fields(lines.next().unwrap_or_default());

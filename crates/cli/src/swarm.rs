@@ -456,8 +456,10 @@ fn bench(args: BenchArgs) -> Result<()> {
     if !(args.duration.is_finite() && args.duration > 0.0) {
         bail!("--duration must be a positive number of seconds");
     }
+    // (`{:?}` writes a float TOML reads back, `1e300` included, where `{}` would write it in
+    // full: an integer TOML cannot hold.)
     let text = format!(
-        "name = \"drone swarm\"\nfps = 24\nduration = {}\nseed = {}\n\
+        "name = \"drone swarm\"\nfps = 24\nduration = {:?}\nseed = {}\n\
          [generator]\nkind = \"drone-swarm\"\nproximity_beams = {}\n",
         args.duration, args.seed, args.proximity
     );
@@ -466,7 +468,8 @@ fn bench(args: BenchArgs) -> Result<()> {
         println!(
             "drone swarm, at most {} simulated s each (a run ends when every drone has arrived \
              or crashed), proximity beams: {}",
-            args.duration, args.proximity
+            crate::flags::shown(args.duration),
+            args.proximity
         );
         println!(
             "{:>9}  {:>9}  {:>8}  {:>8}  {:>7}  {:>13}  {:>9}  {:>13}  {:>7}",

@@ -24,7 +24,7 @@ pub struct TeamArgs {
 }
 
 pub fn run(args: TeamArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&args.file)
+    let text = crate::flags::read_text(&args.file, crate::flags::MAX_TEXT_FILE)
         .with_context(|| format!("cannot read the team file {}", args.file.display()))?;
     let mut configs = Vec::new();
     for (i, line) in text.lines().enumerate() {
