@@ -3,7 +3,7 @@
 //! ```toml
 //! name = "hospital"
 //! map = "hospital.drawio"     # relative to this file (optional)
-//! fps = 10                    # also `FPS`
+//! fps = 10                    # also `FPS`; 0.01 to 1000
 //! duration = 600              # simulated seconds
 //! seed = 7
 //! end_when_done = true        # kill switch once every script / drone is done
@@ -14,7 +14,7 @@
 //! cell_size = 20              # spatial grid
 //! collision = true
 //! stop_on_collision = true    # every robot stops when it collides
-//! snapshot_period = 0.1       # Seer
+//! snapshot_period = 0.1       # Seer; at least 0.001
 //! default_handler = ["Abort"] # for script errors without a handler
 //! nav = { merge_radius = 8, max_off_path = 60, extend = true }
 //! paths = [[[20, 50], [180, 50]]]      # extra map-paths (polylines)
@@ -24,7 +24,7 @@
 //!
 //! [generator]                 # optional: generated robots and map
 //! kind = "drone-swarm"        # or "warehouse"
-//! robots = 200
+//! robots = 200               # at most 50,000,000 drones, 2,000,000 warehouse robots
 //!
 //! [[entities]]                # extra entities (also `extraEntities`)
 //! type = "robot"
@@ -223,6 +223,17 @@ pub const MAX_DRONES: usize = 50_000_000;
 /// The most robots the warehouse generator makes (`robots`, `--robots`): some 5 KB each with
 /// their scripts, so about 10 GB at the limit. More is refused before anything is built.
 pub const MAX_WAREHOUSE_ROBOTS: usize = 2_000_000;
+
+/// The fewest frames a simulated second (`fps`): a frame of at most 100 s.
+pub const MIN_FPS: f64 = 0.01;
+
+/// The most frames a simulated second (`fps`; HMR Sim's scenarios have 10 to 24): more would
+/// leave the simulated time all but still while the run goes on frame after frame.
+pub const MAX_FPS: f64 = 1000.0;
+
+/// The shortest `world.snapshot_period` (simulated s): shorter snapshots would repeat one
+/// frame's world without end.
+pub const MIN_SNAPSHOT_PERIOD: f64 = 0.001;
 
 /// The largest scenario file, draw.io map or obstacle map read, bytes (64 MiB). A path
 /// naming anything but a regular file (`/dev/zero`, a FIFO, a directory) is refused too.
@@ -559,11 +570,19 @@ impl Scenario {
             None => (None, None),
         };
         if let Some(fps) = file.fps {
-            if !(fps.is_finite() && fps > 0.0) {
+            if !(MIN_FPS..=MAX_FPS).contains(&fps) {
                 return err(format!(
-                    "{origin}: fps must be a positive number, found {fps}"
+                    "{origin}: fps must be from {MIN_FPS} to {MAX_FPS} frames a simulated \
+                     second, found {fps:?}"
                 ));
             }
+        }
+        let period = file.world.snapshot_period;
+        if !(period.is_finite() && period >= MIN_SNAPSHOT_PERIOD) {
+            return err(format!(
+                "{origin}: world.snapshot_period must be at least {MIN_SNAPSHOT_PERIOD} simulated \
+                 seconds, found {period:?}"
+            ));
         }
         if let Some(d) = file.duration {
             if !(d.is_finite() && d >= 0.0) {

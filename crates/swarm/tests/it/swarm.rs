@@ -888,6 +888,17 @@ fn bad_scenarios_say_what_and_where() {
     assert!(m.contains("Proximity") && m.contains("beams"), "{m}");
     let m = e("fps = -3");
     assert!(m.contains("fps"), "{m}");
+    // A frame so short that simulated time stood still, snapshots repeating one frame.
+    let m = e("fps = 1e300");
+    assert!(
+        m.contains("fps must be from 0.01 to 1000") && m.contains("1e300"),
+        "{m}"
+    );
+    let m = e("[world]\nsnapshot_period = 1e-300");
+    assert!(
+        m.contains("world.snapshot_period must be at least 0.001"),
+        "{m}"
+    );
     let m = e("fsp = 3");
     assert!(m.contains("unknown field") && m.contains("fsp"), "{m}");
     let m = e("map = \"missing.drawio\"");
