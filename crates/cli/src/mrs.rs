@@ -5,6 +5,9 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
+/// The shortest `--snapshot-every` (s): the picture rewritten ten times a second at most.
+const MIN_SNAPSHOT_EVERY: f64 = 0.1;
+
 /// The shortest `--timestep` (s), the SimRob server's `mintimestep` too: a shorter step would
 /// leave simulated time all but still while the server steps flat out.
 const MIN_TIMESTEP: f64 = 0.00001;
@@ -66,7 +69,7 @@ pub struct MrsArgs {
     /// With --snapshot-every, serve and rewrite the picture periodically instead.
     #[arg(long, value_name = "FILE.png")]
     snapshot: Option<PathBuf>,
-    /// Serve, and rewrite the --snapshot picture every this many seconds.
+    /// Serve, and rewrite the --snapshot picture every this many seconds (at least 0.1).
     #[arg(long, value_name = "SECONDS", requires = "snapshot")]
     snapshot_every: Option<f64>,
     /// Pixels per inch of the pictures.
@@ -101,7 +104,10 @@ fn seconds_or_never(flag: &str, seconds: f64) -> Result<Option<Duration>> {
     }
     match Duration::try_from_secs_f64(seconds) {
         Ok(d) if seconds.is_finite() => Ok(Some(d)),
-        _ => bail!("{flag} {seconds}: must be a number of seconds, 0 = never"),
+        _ => bail!(
+            "{flag} {}: must be a number of seconds, 0 = never",
+            crate::flags::shown(seconds)
+        ),
     }
 }
 
@@ -212,11 +218,14 @@ pub fn run(args: MrsArgs) -> Result<()> {
     };
     let files = DirMapFiles::new(&dir).map_err(anyhow::Error::msg)?;
     let snapshot = match (&args.snapshot, args.snapshot_every) {
-        (Some(p), Some(every)) if every > 0.0 && every.is_finite() => {
+        (Some(p), Some(every)) if (MIN_SNAPSHOT_EVERY..=1e9).contains(&every) => {
             Some((p.clone(), Duration::from_secs_f64(every)))
         }
         (Some(_), Some(every)) => {
-            bail!("--snapshot-every {every}: must be a positive number of seconds")
+            bail!(
+                "--snapshot-every {}: must be from {MIN_SNAPSHOT_EVERY} to 1e9 seconds",
+                crate::flags::shown(every)
+            )
         }
         _ => None,
     };
