@@ -208,6 +208,9 @@ impl Sweep {
         if file.command.is_empty() {
             bail!("`command` is empty: give a simrob subcommand, e.g. [\"swarm\", \"run\", \"{{scenario}}\", \"--json\"]");
         }
+        if file.command[0] == "batch" {
+            bail!("`command` is `batch`: a sweep cannot run sweeps (each would start the next without end)");
+        }
         let seeds: Vec<Option<u64>> = match file.seeds {
             None => vec![None],
             Some(Seeds::List(v)) if v.is_empty() => bail!("`seeds` is empty"),
@@ -377,6 +380,16 @@ fn last_line(text: &str) -> Option<String> {
         .map(|l| l.chars().take(300).collect())
 }
 
+/// Kills `child` and every process of its process group (what it started).
+fn stop_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(child.id()) {
+        use nix::sys::signal::{killpg, Signal};
+        let _ = killpg(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL);
+    }
+    let _ = child.kill();
+}
+
 /// Runs `simrob ARGS`, stopping it after `timeout`; `None` if the sweep was interrupted.
 fn execute(
     exe: &Path,
@@ -385,12 +398,18 @@ fn execute(
     stop: &AtomicBool,
 ) -> Option<Outcome> {
     let started = Instant::now();
-    let child = Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
+        .stderr(Stdio::piped());
+    // The run in a process group of its own, so that stopping it stops what it started too
+    // (`soccer team`'s players, anything a subcommand spawns), and what it left running when
+    // it ended does not hold its output open.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let child = command.spawn();
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
@@ -434,17 +453,19 @@ fn execute(
             Err(_) => break None,
         }
         if stop.load(Ordering::Relaxed) {
-            let _ = child.kill();
+            stop_group(&mut child);
             let _ = child.wait();
             return None;
         }
         if timeout.is_some_and(|t| started.elapsed() > t) {
             timed_out = true;
-            let _ = child.kill();
+            stop_group(&mut child);
             break child.wait().ok();
         }
         std::thread::sleep(Duration::from_millis(20));
     };
+    // Whatever the run left running goes with it.
+    stop_group(&mut child);
     let wall = started.elapsed().as_secs_f64();
     let stdout = out.join().unwrap_or_default();
     let stderr = err.join().unwrap_or_default();
@@ -1022,6 +1043,11 @@ robots = [10, 20]
             (
                 SWEEP.replace("count = 3", "count = 18446744073709551615"),
                 "seeds.count",
+            ),
+            // A sweep that runs itself would start runs without end.
+            (
+                SWEEP.replace("[\"swarm\", \"run\",", "[\"batch\", \"x.toml\","),
+                "a sweep cannot run sweeps",
             ),
         ];
         for (text, expected) in cases {
