@@ -10,9 +10,12 @@ use clap::Args;
 
 use super::player::{beside, load};
 
+/// The most robots a team file may list: each is a process of its own.
+const MAX_ROBOTS: usize = 64;
+
 #[derive(Args)]
 pub struct TeamArgs {
-    /// The team file: one ini.config per line.
+    /// The team file: one ini.config per line, at most 64 robots.
     #[arg(long)]
     file: PathBuf,
     /// The simulator, IP:PORT, for every robot.
@@ -31,6 +34,13 @@ pub fn run(args: TeamArgs) -> Result<()> {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
+        }
+        if configs.len() == MAX_ROBOTS {
+            bail!(
+                "{}:{}: more than {MAX_ROBOTS} robots (each is a process of its own)",
+                args.file.display(),
+                i + 1
+            );
         }
         let path = beside(&args.file, line);
         // Check every robot before starting any.
