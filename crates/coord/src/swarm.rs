@@ -428,6 +428,11 @@ impl CoordSystem {
     }
 }
 
+/// Whether `robots` robots numbered from `base` all have ids (1 to `RobotId::MAX`).
+pub fn robot_ids_fit(base: RobotId, robots: usize) -> bool {
+    base >= 1 && (base as u64).saturating_add(robots as u64) - 1 <= RobotId::MAX as u64
+}
+
 impl System for CoordSystem {
     fn name(&self) -> &str {
         "coord"
@@ -440,7 +445,14 @@ impl System for CoordSystem {
     fn start(&mut self, ctx: &mut Ctx) {
         let ids = ctx.world.vel.ids();
         for (k, e) in ids.into_iter().enumerate() {
-            let id = self.config.robot_id_base + k as RobotId;
+            // Ids past the largest a robot may have are not given (the command line refuses
+            // such a base; see `robot_ids_fit`).
+            let Some(id) = RobotId::try_from(k)
+                .ok()
+                .and_then(|k| self.config.robot_id_base.checked_add(k))
+            else {
+                break;
+            };
             let speed = ctx
                 .world
                 .navigator
@@ -698,5 +710,19 @@ impl CoordSystem {
     /// The id of the Control Center robots talk to.
     pub fn cc_id(&self) -> RobotId {
         CONTROL_CENTER
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn robot_ids_fit_from_1_to_the_largest() {
+        assert!(robot_ids_fit(1, 0) && robot_ids_fit(1, 10));
+        assert!(robot_ids_fit(RobotId::MAX - 2, 3));
+        assert!(!robot_ids_fit(RobotId::MAX - 1, 3));
+        assert!(!robot_ids_fit(0, 1));
+        assert!(!robot_ids_fit(2, usize::MAX));
     }
 }

@@ -62,6 +62,14 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         ..Overrides::default()
     };
     let mut sim = scenario.build(&ov).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let robots = sim.world().robot_count();
+    if !simrob_coord::swarm::robot_ids_fit(args.robot_id_base, robots) {
+        bail!(
+            "--robot-id-base {}: {robots} robots numbered from it go past the largest robot id, {}",
+            args.robot_id_base,
+            u32::MAX
+        );
+    }
     let world = sim.world_mut();
     let scripts = world.custom_mut::<Script>();
     for e in scripts.ids() {
