@@ -911,8 +911,10 @@ impl ControlCenter {
         }
         crate::wire::check_task(&spec)?;
         if spec.id == 0 {
-            while self.tasks.contains_key(&self.next_task) {
-                self.next_task += 1;
+            // The next free id from `next_task`, past the largest back to 1 (an id is never
+            // 0; at most `max_tasks` are taken, so one is free).
+            while self.next_task == 0 || self.tasks.contains_key(&self.next_task) {
+                self.next_task = self.next_task.wrapping_add(1);
             }
             spec.id = self.next_task;
         } else if self.tasks.contains_key(&spec.id) {
@@ -928,7 +930,9 @@ impl ControlCenter {
             });
         }
         let id = spec.id;
-        self.next_task = self.next_task.max(id + 1);
+        // (An id given as the largest leaves `next_task` there: the next chosen id goes on
+        // from 1.)
+        self.next_task = self.next_task.max(id.saturating_add(1));
         self.tasks.insert(
             id,
             TaskEntry {

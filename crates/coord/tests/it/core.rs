@@ -1068,3 +1068,21 @@ fn bids_through_an_outbox_equal_envelopes_one_by_one() {
         a.logs
     );
 }
+
+#[test]
+fn the_largest_task_id_is_taken_and_the_next_chosen_id_goes_on_from_1() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    let top = net
+        .cc
+        .submit(TaskSpec {
+            id: TaskId::MAX,
+            ..goto(1.0)
+        })
+        .unwrap();
+    assert_eq!(top, TaskId::MAX);
+    // Chosen by the Control Center: not the largest again, not 0.
+    let next = net.cc.submit(goto(2.0)).unwrap();
+    assert_eq!(next, 1);
+    assert_eq!(net.cc.submit(goto(3.0)).unwrap(), 2);
+}
