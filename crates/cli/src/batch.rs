@@ -196,10 +196,8 @@ fn fill(arg: &str, values: &HashMap<&str, String>) -> Result<String> {
 
 impl Sweep {
     fn load(path: &Path, out: &Path) -> Result<Sweep> {
-        let bytes = simrob_swarm::scenario::read_bounded(path, MAX_SWEEP_FILE)
+        let text = crate::shell::read_text(path, MAX_SWEEP_FILE)
             .with_context(|| format!("cannot read the sweep file {}", path.display()))?;
-        let text = String::from_utf8(bytes)
-            .with_context(|| format!("the sweep file {} is not UTF-8 text", path.display()))?;
         Sweep::parse(&text, path, out).with_context(|| format!("sweep file {}", path.display()))
     }
 
@@ -602,7 +600,7 @@ impl Layout {
     }
 
     fn read(dir: &Path) -> Layout {
-        crate::flags::read_text(&dir.join("sweep.json"), crate::flags::MAX_TEXT_FILE)
+        crate::shell::read_text(&dir.join("sweep.json"), crate::shell::MAX_TEXT_FILE)
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default()

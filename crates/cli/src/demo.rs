@@ -239,7 +239,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         None
     } else {
         let text = match &args.script {
-            Some(path) => crate::flags::read_text(path, crate::flags::MAX_TEXT_FILE)
+            Some(path) => crate::shell::read_text(path, crate::shell::MAX_TEXT_FILE)
                 .with_context(|| format!("cannot read script {}", path.display()))?,
             None => BUILT_IN_SCRIPT.to_string(),
         };

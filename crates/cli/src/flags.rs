@@ -6,18 +6,6 @@
 use anyhow::{bail, Result};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 
-/// The largest text file read from a path on the command line (64 MiB, as scenarios):
-/// configurations, scripts, team and rule files.
-pub const MAX_TEXT_FILE: u64 = simrob_swarm::scenario::MAX_FILE_BYTES;
-
-/// Reads the text file at `path`: a regular file of at most `max` bytes, else a clear error
-/// (nothing is read from a device or a FIFO, so `/dev/zero` is refused at once).
-pub fn read_text(path: &std::path::Path, max: u64) -> std::io::Result<String> {
-    let bytes = simrob_swarm::scenario::read_bounded(path, max)?;
-    String::from_utf8(bytes)
-        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
-}
-
 /// A number from the command line as an error message shows it: as Rust prints it, but in
 /// exponent form when that would be long (`1e300`, not three hundred digits).
 pub fn shown(v: f64) -> String {
@@ -274,25 +262,6 @@ pub fn gui_hint(args: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn files_from_the_command_line_are_regular_files_within_a_limit() {
-        // A device, a directory: refused at once, nothing read.
-        for p in ["/dev/zero", "/"] {
-            let e = read_text(std::path::Path::new(p), MAX_TEXT_FILE).unwrap_err();
-            assert!(e.to_string().contains("not a regular file"), "{p}: {e}");
-        }
-        let dir = std::env::temp_dir().join(format!("simrob-read-text-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("a.txt");
-        std::fs::write(&f, "0 5 5\n").unwrap();
-        assert_eq!(read_text(&f, MAX_TEXT_FILE).unwrap(), "0 5 5\n");
-        let e = read_text(&f, 3).unwrap_err();
-        assert!(e.to_string().contains("limit"), "{e}");
-        std::fs::write(&f, [0xff, 0xfe]).unwrap();
-        assert!(read_text(&f, MAX_TEXT_FILE).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 
     #[test]
     fn numbers_in_errors_are_short() {

@@ -5,17 +5,14 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-/// The shortest `--snapshot-every` (s): the picture rewritten ten times a second at most.
-const MIN_SNAPSHOT_EVERY: f64 = 0.1;
-
-/// The shortest `--timestep` (s), the SimRob server's `mintimestep` too: a shorter step would
-/// leave simulated time all but still while the server steps flat out.
-const MIN_TIMESTEP: f64 = 0.00001;
 use simrob_mrs::flat::{FlatPose, Map};
 use simrob_mrs::{
     write_atomically, ClientId, DirMapFiles, MrsConfig, MrsCore, MrsServer, ShellOptions,
     EXAMPLE_MAP,
 };
+
+/// The shortest `--snapshot-every` (s): the picture rewritten ten times a second at most.
+const MIN_SNAPSHOT_EVERY: f64 = 0.1;
 
 /// Arguments of `simrob mrs`.
 ///
@@ -139,9 +136,12 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
         map.merge(&read_map(m)?)
             .with_context(|| format!("cannot merge {}", m.display()))?;
     }
-    if !(MIN_TIMESTEP..=1.0).contains(&args.timestep) {
+    // The SimRob server's floor (`mintimestep`): a shorter step would leave simulated time
+    // all but still while the server steps flat out.
+    let min_timestep = simrob_session::Limits::default().min_timestep;
+    if !(min_timestep..=1.0).contains(&args.timestep) {
         bail!(
-            "--timestep {}: must be from {MIN_TIMESTEP} to 1 second",
+            "--timestep {}: must be from {min_timestep} to 1 second",
             crate::flags::shown(args.timestep)
         );
     }

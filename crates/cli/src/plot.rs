@@ -432,7 +432,7 @@ fn batch_figure(
     y_label: Option<String>,
     title: Option<String>,
 ) -> Result<Figure> {
-    let text = crate::flags::read_text(path, MAX_RESULTS_FILE)
+    let text = crate::shell::read_text(path, MAX_RESULTS_FILE)
         .with_context(|| format!("cannot read the results {}", path.display()))?;
     let mut lines = text.lines();
     let header = csv_fields(lines.next().unwrap_or_default());

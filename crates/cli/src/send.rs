@@ -141,7 +141,7 @@ fn server_address(args: &SendArgs, config: Option<&ServerConfig>) -> Result<Sock
 }
 
 fn read_config(path: &std::path::Path) -> Result<ServerConfig> {
-    let text = crate::flags::read_text(path, crate::flags::MAX_TEXT_FILE)
+    let text = crate::shell::read_text(path, crate::shell::MAX_TEXT_FILE)
         .with_context(|| format!("cannot read configuration {}", path.display()))?;
     ServerConfig::from_text(&path.display().to_string(), &text).map_err(anyhow::Error::msg)
 }

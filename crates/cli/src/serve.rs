@@ -74,7 +74,7 @@ pub struct ServeArgs {
 pub fn config_from(args: &ServeArgs) -> Result<ServerConfig> {
     let mut config = match &args.config {
         Some(path) => {
-            let text = crate::flags::read_text(path, crate::flags::MAX_TEXT_FILE)
+            let text = crate::shell::read_text(path, crate::shell::MAX_TEXT_FILE)
                 .with_context(|| format!("cannot read configuration {}", path.display()))?;
             ServerConfig::from_text(&path.display().to_string(), &text)
                 .map_err(anyhow::Error::msg)?

@@ -13,6 +13,16 @@ pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     simrob_swarm::scenario::read_bounded(path, max)
 }
 
+/// The largest text file read from a path on the command line (64 MiB, as scenarios):
+/// configurations, scripts, team and rule files.
+pub const MAX_TEXT_FILE: u64 = simrob_swarm::scenario::MAX_FILE_BYTES;
+
+/// [`read_file`] as UTF-8 text.
+pub fn read_text(path: &Path, max: u64) -> std::io::Result<String> {
+    String::from_utf8(read_file(path, max)?)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
 /// Sends the libraries' `tracing` logs to standard error, filtered by `filter` (`--log`),
 /// else by `RUST_LOG`, else at `warn`.
 pub fn init_logging(filter: Option<&str>) -> Result<()> {
@@ -103,5 +113,29 @@ pub fn ignore_broken_pipe(result: Result<()>) -> Result<()> {
             Ok(())
         }
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_from_the_command_line_are_regular_files_within_a_limit() {
+        // A device, a directory: refused at once, nothing read.
+        for p in ["/dev/zero", "/"] {
+            let e = read_text(std::path::Path::new(p), MAX_TEXT_FILE).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{p}: {e}");
+        }
+        let dir = std::env::temp_dir().join(format!("simrob-read-text-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("a.txt");
+        std::fs::write(&f, "0 5 5\n").unwrap();
+        assert_eq!(read_text(&f, MAX_TEXT_FILE).unwrap(), "0 5 5\n");
+        let e = read_text(&f, 3).unwrap_err();
+        assert!(e.to_string().contains("limit"), "{e}");
+        std::fs::write(&f, [0xff, 0xfe]).unwrap();
+        assert!(read_text(&f, MAX_TEXT_FILE).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -51,11 +51,11 @@ pub fn beside(config: &Path, name: &str) -> PathBuf {
 }
 
 pub fn load(config: &Path) -> Result<(IniConfig, RuleSet)> {
-    let text = crate::flags::read_text(config, crate::flags::MAX_TEXT_FILE)
+    let text = crate::shell::read_text(config, crate::shell::MAX_TEXT_FILE)
         .with_context(|| format!("cannot read {}", config.display()))?;
     let cfg = IniConfig::parse(&text, &config.display().to_string())?;
     let rules_path = beside(config, &cfg.rules);
-    let rules_text = crate::flags::read_text(&rules_path, crate::flags::MAX_TEXT_FILE)
+    let rules_text = crate::shell::read_text(&rules_path, crate::shell::MAX_TEXT_FILE)
         .with_context(|| format!("cannot read the rules file {}", rules_path.display()))?;
     let rules = RuleSet::parse(&rules_text, &rules_path.display().to_string())?;
     for w in rules.case_warnings() {
@@ -165,7 +165,7 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     // --server on the command line means the simulator, even if the config enables the stub.
     let mut senses = if cfg.vision_stub_enabled && args.server.is_none() {
         let p = beside(&args.config, &cfg.vision_stub_src);
-        let text = crate::flags::read_text(&p, crate::flags::MAX_TEXT_FILE)
+        let text = crate::shell::read_text(&p, crate::shell::MAX_TEXT_FILE)
             .with_context(|| format!("cannot read the vision stub {}", p.display()))?;
         Senses::Stub {
             stub: VisionStub::parse(&text, &p.display().to_string())?,

@@ -27,7 +27,7 @@ pub struct TeamArgs {
 }
 
 pub fn run(args: TeamArgs) -> Result<()> {
-    let text = crate::flags::read_text(&args.file, crate::flags::MAX_TEXT_FILE)
+    let text = crate::shell::read_text(&args.file, crate::shell::MAX_TEXT_FILE)
         .with_context(|| format!("cannot read the team file {}", args.file.display()))?;
     let mut configs = Vec::new();
     for (i, line) in text.lines().enumerate() {
