@@ -89,6 +89,46 @@ def test_bad_input_raises_and_a_closed_world_says_so(tmp_path):
             call()
 
 
+def test_requests_are_held_to_the_servers_limits(tmp_path):
+    # A wheel target of 1e308 rad/s sent the SumBot through the floor (z -73 m after 3 s);
+    # a server refuses it (maxvelocity), and so does the world in-process, changing nothing.
+    w = sim.World(str(SOCCER))
+    twin = sim.World(str(SOCCER))
+    with pytest.raises(ValueError, match=r"1e308 is out of range.*maxvelocity"):
+        w.set_wheels(3, [1e308, -1e308])
+    with pytest.raises(ValueError, match="maxgravity"):
+        w.request(
+            '<Message><Simulation_Message><Control_Request Command="Set_World_Gravity">'
+            "<Gravity>-1e300</Gravity></Control_Request></Simulation_Message></Message>"
+        )
+    w.step(300)
+    twin.step(300)
+    assert np.array_equal(w.poses()[1], twin.poses()[1])
+    assert w.poses()[1][0][2] > 0.05  # the SumBot still on the floor
+    # A server configuration's limits apply instead of the defaults.
+    config = tmp_path / "server.cfg"
+    config.write_text("maxvelocity 2\n")
+    limited = sim.World(str(SOCCER), config=str(config))
+    limited.set_wheels(3, [2.0, -2.0])
+    with pytest.raises(ValueError, match="at most 2 in size"):
+        limited.set_wheels(3, [3.0, 3.0])
+    config.write_text("maxentities 2\n")
+    with pytest.raises(ValueError, match="maxentities"):
+        sim.World(str(SOCCER), config=str(config))
+    config.write_text("nosuchkey 1\n")
+    with pytest.raises(ValueError):
+        sim.World(str(SOCCER), config=str(config))
+    # The Mobile Robot Simulator's world: the command line's timestep range, bounded rates.
+    for dt in (0.0, 1e-300, 2.0):
+        with pytest.raises(ValueError, match="timestep is from"):
+            sim.MrsWorld(timestep=dt)
+    m = sim.MrsWorld()
+    r = m.add_robot(150, 150, 0)
+    with pytest.raises(ValueError, match="more than 1000"):
+        m.set_velocity(r, 1e300, 0)
+    m.set_velocity(r, 1000, -1000)
+
+
 def test_sumbot_batch_checks_shapes_and_nan():
     b = sim.SumBotBall(3)
     with pytest.raises(RuntimeError, match="reset"):

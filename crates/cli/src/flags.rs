@@ -6,15 +6,9 @@
 use anyhow::{bail, Result};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 
-/// A number from the command line as an error message shows it: as Rust prints it, but in
-/// exponent form when that would be long (`1e300`, not three hundred digits).
+/// A number from the command line as an error message shows it ([`simrob_math::Shown`]).
 pub fn shown(v: f64) -> String {
-    let a = v.abs();
-    if a != 0.0 && a.is_finite() && !(1e-6..1e15).contains(&a) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
+    simrob_math::Shown(v).to_string()
 }
 
 /// The viewer's port when the command line names none.

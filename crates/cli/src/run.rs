@@ -9,7 +9,8 @@ use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec,
     MotorCommand, Request,
 };
-use simrob_world::{Applied, World, WorldConfig};
+use simrob_session::Limits;
+use simrob_world::{Applied, LoadOptions, World};
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -33,6 +34,12 @@ pub struct RunArgs {
     /// Timestep in seconds (default: the scenario's, else 0.01).
     #[arg(long)]
     timestep: Option<f64>,
+    /// A server configuration file, as `simrob serve --config` takes: its world defaults
+    /// (`defaultstepsize`, `defaultgravity`, …) and its limits (`maxvelocity`,
+    /// `maxposition`, `maxentities`, …) apply. Without it, the server's defaults do: the
+    /// scenario and `--motors` are held to the same limits as on `simrob serve`.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Print only a JSON summary at the end (for `simrob batch`): scenario, iterations,
     /// simulated and wall seconds, and each robot's and ball's final pose under
     /// `entities.ID` (`x`, `y`, `z` in m; `roll`, `pitch`, `yaw` in rad).
@@ -58,15 +65,15 @@ pub fn read_requests(path: &Path) -> Result<Vec<Request>> {
         .collect()
 }
 
-/// Applies every request of a scenario file to `world`. Save/Load paths are relative to the
-/// scenario's folder.
-pub fn load_scenario(world: &mut World, path: &Path) -> Result<()> {
+/// Applies every request of a scenario file to `world`, each held to `limits` first as the
+/// server holds it (a value out of range, too many entities or bodies: an error, and the
+/// request does not run). Save/Load paths are relative to the scenario's folder.
+pub fn load_scenario(world: &mut World, path: &Path, limits: &Limits) -> Result<()> {
     let base = path.parent().unwrap_or(Path::new("."));
     for (n, request) in read_requests(path)?.into_iter().enumerate() {
-        match world
-            .apply(&request)
-            .with_context(|| format!("{}: request {}", path.display(), n + 1))?
-        {
+        let at = || format!("{}: request {}", path.display(), n + 1);
+        limits.check(&request, world).with_context(at)?;
+        match world.apply(&request).with_context(at)? {
             Applied::Done(_) => {}
             Applied::Save(file) => {
                 let target = base.join(file);
@@ -79,7 +86,13 @@ pub fn load_scenario(world: &mut World, path: &Path) -> Result<()> {
                     .with_context(|| format!("cannot read {}", source.display()))?;
                 let xml = String::from_utf8(bytes)
                     .with_context(|| format!("{} is not UTF-8 text", source.display()))?;
-                world.load_xml(&xml)?;
+                let options = LoadOptions {
+                    limits: limits.load_limits(),
+                    ..LoadOptions::default()
+                };
+                world
+                    .load_xml_with(&xml, &options)
+                    .with_context(|| format!("cannot load {}", source.display()))?;
             }
         }
     }
@@ -159,11 +172,12 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
     // With --json the running text goes nowhere and one JSON object is printed at the end.
     let mut sink = std::io::sink();
     let mut out: &mut dyn Write = if args.json { &mut sink } else { &mut *json_out };
-    let mut world = World::new(WorldConfig::default());
-    load_scenario(&mut world, &args.scenario)?;
+    let config = crate::serve::read_config(args.config.as_deref())?;
+    let limits = &config.limits;
+    let mut world = World::new(config.world.clone());
+    load_scenario(&mut world, &args.scenario, limits)?;
     if let Some(t) = args.timestep {
         // The same range the server enforces (`mintimestep`, `maxtimestep`).
-        let limits = simrob_session::Limits::default();
         if !(limits.min_timestep..=limits.max_timestep).contains(&t) {
             bail!(
                 "--timestep {}: a timestep is from {} to {} s (the server's `mintimestep` and \
@@ -176,7 +190,13 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
         world.apply_control(&ControlRequest::SetTimestep(t))?;
     }
     for m in &args.motors {
-        world.apply_entity(&parse_motors(m)?)?;
+        let request = Request::Entity {
+            request: parse_motors(m)?,
+            response: None,
+        };
+        let context = || format!("--motors {m:?}");
+        limits.check(&request, &world).with_context(context)?;
+        world.apply(&request).with_context(context)?;
     }
     if !world.modes().initialized {
         world.apply_control(&ControlRequest::InitializeSimulation)?;
@@ -240,6 +260,87 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
 #[cfg(test)]
 mod file_tests {
     use super::*;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+
+    fn soccer() -> String {
+        format!("{}/../../scenarios/soccer.xml", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    fn run_with(args: &[&str]) -> Result<String> {
+        use clap::Parser;
+        let cli = Cli::try_parse_from(["run"].iter().chain(args))?;
+        let mut out = Vec::new();
+        simulate(cli.run, &mut out)?;
+        Ok(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    #[test]
+    fn the_scenario_and_motors_are_held_to_the_servers_limits() {
+        let scenario = soccer();
+        // A wheel target past `maxvelocity` sent the SumBot through the floor (z −73 m
+        // after 3 s); the server refuses it, and so does `run`, before anything runs.
+        let e = format!(
+            "{:#}",
+            run_with(&["--motors", "3:0=1e308,1=-1e308", "--json", &scenario]).unwrap_err()
+        );
+        assert!(
+            e.contains("Value 1e308 is out of range") && e.contains("maxvelocity"),
+            "{e}"
+        );
+        // Within the limit it runs.
+        let out = run_with(&[
+            "--motors",
+            "3:0=3,1=3",
+            "--json",
+            "--iterations",
+            "5",
+            &scenario,
+        ])
+        .expect("runs");
+        assert!(out.contains("\"iterations\":5"), "{out}");
+        // A configuration's limits apply, and its world defaults.
+        let dir = std::env::temp_dir().join(format!("simrob-run-limits-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = dir.join("server.cfg");
+        std::fs::write(&config, "maxvelocity 2\n").unwrap();
+        let config = config.to_string_lossy().into_owned();
+        let e = format!(
+            "{:#}",
+            run_with(&["--config", &config, "--motors", "3:0=3,1=3", &scenario]).unwrap_err()
+        );
+        assert!(e.contains("at most 2 in size"), "{e}");
+        std::fs::write(dir.join("server.cfg"), "maxentities 2\n").unwrap();
+        let e = format!(
+            "{:#}",
+            run_with(&["--config", &config, &scenario]).unwrap_err()
+        );
+        assert!(
+            e.contains("soccer.xml: request") && e.contains("maxentities"),
+            "{e}"
+        );
+        // A scenario's own request past a limit.
+        let bad = dir.join("gravity.xml");
+        std::fs::write(
+            &bad,
+            "<Message><Simulation_Message><Control_Request Command=\"Set_World_Gravity\">\
+             <Gravity>-1e300</Gravity></Control_Request></Simulation_Message></Message>",
+        )
+        .unwrap();
+        let e = format!(
+            "{:#}",
+            run_with(&[bad.to_string_lossy().as_ref()]).unwrap_err()
+        );
+        assert!(
+            e.contains("gravity.xml: request 1") && e.contains("Gravity -1e300 is out of range"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_scenario_that_is_a_device_a_fifo_or_huge_is_refused_at_once() {

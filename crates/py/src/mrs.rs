@@ -25,6 +25,25 @@ fn load_map(map: Option<PathBuf>) -> PyResult<Map> {
     }
 }
 
+/// The largest speed (in/s) and turn rate (°/s) a Python caller may ask of a Nomad-200: a
+/// robot moving a map's width in a step is no experiment (the network's `V` message carries
+/// at most 99.9).
+const MAX_RATE: f64 = 1000.0;
+
+/// A timestep (s) within the range the command line's `simrob mrs --timestep` takes: from
+/// the SimRob server's `mintimestep` to 1 s.
+fn timestep_ok(what: &str, dt: f64) -> PyResult<()> {
+    let min = simrob_session::Limits::default().min_timestep;
+    if dt.is_finite() && (min..=1.0).contains(&dt) {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{what} is from {min} to 1 s, found {}",
+            simrob_math::Shown(dt)
+        )))
+    }
+}
+
 fn finite(what: &str, values: &[f64]) -> PyResult<()> {
     match values.iter().find(|v| !v.is_finite()) {
         Some(v) => Err(PyValueError::new_err(format!(
@@ -62,13 +81,12 @@ fn robot_id(world: &FlatWorld, id: u32) -> PyResult<RobotId> {
 #[pymethods]
 impl MrsWorld {
     /// `MrsWorld(map=None, timestep=0.01)`: a world on a map file (the simulator's vector
-    /// text format or a BMP), or on the built-in 300 × 300 example map.
+    /// text format or a BMP), or on the built-in 300 × 300 example map; `timestep` from
+    /// 0.00001 to 1 s.
     #[new]
     #[pyo3(signature = (map=None, timestep=0.01))]
     fn new(map: Option<PathBuf>, timestep: f64) -> PyResult<Self> {
-        if !(timestep.is_finite() && timestep > 0.0 && timestep <= 1.0) {
-            return Err(PyValueError::new_err("timestep is above 0 and at most 1 s"));
-        }
+        timestep_ok("timestep", timestep)?;
         let mut world = FlatWorld::new(load_map(map)?);
         world.set_timestep(timestep);
         Ok(MrsWorld { world: Some(world) })
@@ -116,9 +134,15 @@ impl MrsWorld {
     }
 
     /// Sets robot `id`'s speed (inches/s, negative backwards) and turn rate (degrees/s,
-    /// positive clockwise); they persist.
+    /// positive clockwise), each at most 1000 in size; they persist.
     fn set_velocity(&mut self, id: u32, forward: f64, turn: f64) -> PyResult<()> {
         finite("velocity", &[forward, turn])?;
+        if let Some(v) = [forward, turn].into_iter().find(|v| v.abs() > MAX_RATE) {
+            return Err(PyValueError::new_err(format!(
+                "velocity: {} is more than {MAX_RATE} in size (in/s or °/s)",
+                simrob_math::Shown(v)
+            )));
+        }
         let w = self.get_mut()?;
         let r = robot_id(w, id)?;
         w.set_velocity(r, Velocity::new(forward, turn));
@@ -256,13 +280,11 @@ impl NomadGoal {
                 crate::MAX_BATCH
             )));
         }
-        if !(dt.is_finite() && dt > 0.0 && dt <= 1.0) {
-            return Err(PyValueError::new_err("dt is above 0 and at most 1 s"));
-        }
+        timestep_ok("dt", dt)?;
         for (name, v) in [("max_speed", max_speed), ("max_turn", max_turn)] {
-            if !(v.is_finite() && v > 0.0 && v <= 1000.0) {
+            if !(v.is_finite() && v > 0.0 && v <= MAX_RATE) {
                 return Err(PyValueError::new_err(format!(
-                    "{name} is above 0 and at most 1000"
+                    "{name} is above 0 and at most {MAX_RATE}"
                 )));
             }
         }

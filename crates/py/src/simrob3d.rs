@@ -12,7 +12,8 @@ use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec,
     MotorCommand, Request,
 };
-use simrob_world::{Applied, World, WorldConfig};
+use simrob_session::{Limits, ServerConfig};
+use simrob_world::{Applied, LoadOptions, World, WorldConfig};
 
 use crate::{closed, read_bounded};
 
@@ -49,10 +50,23 @@ fn decode(text: &[u8], origin: &str) -> PyResult<Vec<Request>> {
         .collect()
 }
 
-/// Applies `requests`, saving and loading files relative to `base`; returns the
-/// confirmations.
+/// Loads a saved world from `xml` within `limits` (those a server's Load applies).
+fn load_within(world: &mut World, xml: &str, limits: &Limits) -> Result<(), String> {
+    let options = LoadOptions {
+        limits: limits.load_limits(),
+        ..LoadOptions::default()
+    };
+    world
+        .load_xml_with(xml, &options)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Applies `requests`, each held to `limits` first as a server holds it, saving and loading
+/// files relative to `base`; returns the confirmations.
 fn apply_all(
     world: &mut World,
+    limits: &Limits,
     requests: &[Request],
     base: &Path,
     origin: &str,
@@ -66,6 +80,9 @@ fn apply_all(
                 n + 1
             )));
         }
+        limits
+            .check(request, world)
+            .map_err(|e| PyValueError::new_err(format!("{origin}: request {}: {e}", n + 1)))?;
         match world.apply(request) {
             Ok(Applied::Done(text)) => out.push(text),
             Ok(Applied::Save(file)) => {
@@ -78,8 +95,7 @@ fn apply_all(
             Ok(Applied::Load(file)) => {
                 let source = base.join(file);
                 let xml = read_text(&source)?;
-                world
-                    .load_xml(&xml)
+                load_within(world, &xml, limits)
                     .map_err(|e| PyValueError::new_err(format!("{}: {e}", source.display())))?;
                 out.push(format!("loaded {}", source.display()));
             }
@@ -105,6 +121,8 @@ fn read_text(path: &Path) -> PyResult<String> {
 #[pyclass(module = "simrob._native", name = "World")]
 pub struct World3d {
     world: Option<World>,
+    /// What a request may ask: a server's limits (`maxvelocity`, `maxposition`, …).
+    limits: Limits,
 }
 
 impl World3d {
@@ -118,25 +136,41 @@ impl World3d {
 
 #[pymethods]
 impl World3d {
-    /// `World(scenario=None)`: an empty world, or one set up by a scenario file of SimRob
-    /// XML messages (applied in order). The world is initialized (it advances) unless the
-    /// scenario leaves it in step mode.
+    /// `World(scenario=None, config=None)`: an empty world, or one set up by a scenario file
+    /// of SimRob XML messages (applied in order). The world is initialized (it advances)
+    /// unless the scenario leaves it in step mode. `config` is a server configuration file
+    /// (as `simrob serve --config` takes): its world defaults and limits apply. Requests are
+    /// held to a server's limits (`maxvelocity`, `maxposition`, `maxentities`, …; the
+    /// defaults without `config`): one past them raises `ValueError` and does not run.
     #[new]
-    #[pyo3(signature = (scenario=None))]
-    fn new(scenario: Option<PathBuf>) -> PyResult<Self> {
-        let mut world = World::new(WorldConfig::default());
+    #[pyo3(signature = (scenario=None, config=None))]
+    fn new(scenario: Option<PathBuf>, config: Option<PathBuf>) -> PyResult<Self> {
+        let config = match config {
+            Some(path) => {
+                let text = read_text(&path)?;
+                ServerConfig::from_text(&path.display().to_string(), &text)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?
+            }
+            None => ServerConfig::default(),
+        };
+        let limits = config.limits;
+        let mut world = World::new(config.world);
         if let Some(path) = scenario {
             let bytes = read_bounded(&path)?;
             let requests = decode(&bytes, &path.display().to_string())?;
             let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-            apply_all(&mut world, &requests, &base, &path.display().to_string())?;
+            let origin = path.display().to_string();
+            apply_all(&mut world, &limits, &requests, &base, &origin)?;
             if !world.modes().initialized {
                 world
                     .apply_control(&ControlRequest::InitializeSimulation)
                     .map_err(|e| PyValueError::new_err(e.to_string()))?;
             }
         }
-        Ok(World3d { world: Some(world) })
+        Ok(World3d {
+            world: Some(world),
+            limits,
+        })
     }
 
     /// Applies SimRob XML messages (one or more `<Message>` elements, as a scenario file holds
@@ -144,7 +178,14 @@ impl World3d {
     /// directory. A bad message raises `ValueError`; the messages before it stay applied.
     fn request(&mut self, xml: &str) -> PyResult<Vec<String>> {
         let requests = decode(xml.as_bytes(), "request")?;
-        apply_all(self.get_mut()?, &requests, Path::new("."), "request")
+        let limits = self.limits.clone();
+        apply_all(
+            self.get_mut()?,
+            &limits,
+            &requests,
+            Path::new("."),
+            "request",
+        )
     }
 
     /// Runs `n` iterations (the GIL released meanwhile); returns how many ran (fewer when
@@ -161,7 +202,8 @@ impl World3d {
         }))
     }
 
-    /// Sets the wheel speeds (rad/s) of robot `entity`: `speeds[i]` drives wheel joint `i`.
+    /// Sets the wheel speeds (rad/s) of robot `entity`: `speeds[i]` drives wheel joint `i`
+    /// (each finite and within `maxvelocity`, 10 000 by default).
     fn set_wheels(&mut self, entity: u32, speeds: Vec<f64>) -> PyResult<()> {
         if let Some(bad) = speeds.iter().find(|v| !v.is_finite()) {
             return Err(PyValueError::new_err(format!(
@@ -176,11 +218,20 @@ impl World3d {
                 value,
             })
             .collect();
-        self.get_mut()?
-            .apply_entity(&EntityRequest::RobotMotorControl {
+        let request = Request::Entity {
+            request: EntityRequest::RobotMotorControl {
                 entity_id: EntityId(entity),
                 motors,
-            })
+            },
+            response: None,
+        };
+        let limits = &self.limits;
+        let world = self.world.as_mut().ok_or_else(|| closed("World"))?;
+        limits
+            .check(&request, world)
+            .map_err(|e| PyValueError::new_err(format!("set_wheels: {e}")))?;
+        world
+            .apply(&request)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(())
     }
@@ -246,9 +297,8 @@ impl World3d {
 
     /// Replaces the world with a saved one (XML of `save_xml` or a save file's text).
     fn load_xml(&mut self, xml: &str) -> PyResult<()> {
-        self.get_mut()?
-            .load_xml(xml)
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+        let limits = self.limits.clone();
+        load_within(self.get_mut()?, xml, &limits).map_err(PyValueError::new_err)
     }
 
     /// Saves the world to a file.
@@ -260,8 +310,8 @@ impl World3d {
     /// Loads a saved world from a file.
     fn load(&mut self, path: PathBuf) -> PyResult<()> {
         let xml = read_text(&path)?;
-        self.get_mut()?
-            .load_xml(&xml)
+        let limits = self.limits.clone();
+        load_within(self.get_mut()?, &xml, &limits)
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))
     }
 

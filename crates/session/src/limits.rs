@@ -16,6 +16,7 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 
+use simrob_math::Shown;
 use simrob_protocol::{ControlRequest, EntityRequest, EntitySpec, Request};
 use simrob_world::{LoadLimits, World};
 
@@ -191,7 +192,10 @@ pub enum LimitValueError {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum Refusal {
     /// A position coordinate beyond `maxposition` (or not finite).
-    #[error("{what} {value} is out of range (|{what}| ≤ {max} m, configuration key maxposition)")]
+    #[error(
+        "{what} {} is out of range (|{what}| ≤ {max} m, configuration key maxposition)",
+        Shown::of(.value)
+    )]
     Position {
         /// The request field the value came from (`Position`).
         what: &'static str,
@@ -202,7 +206,8 @@ pub enum Refusal {
     },
     /// A velocity or motor target component beyond `maxvelocity` (or not finite).
     #[error(
-        "{what} {value} is out of range (at most {max} in size, configuration key maxvelocity)"
+        "{what} {} is out of range (at most {max} in size, configuration key maxvelocity)",
+        Shown::of(.value)
     )]
     Velocity {
         /// The request field the value came from (`Value` of a motor).
@@ -214,7 +219,8 @@ pub enum Refusal {
     },
     /// A gravity beyond `maxgravity` in size (or not finite).
     #[error(
-        "Gravity {value} is out of range (|Gravity| ≤ {max} m/s², configuration key maxgravity)"
+        "Gravity {} is out of range (|Gravity| ≤ {max} m/s², configuration key maxgravity)",
+        Shown::of(.value)
     )]
     Gravity {
         /// The gravity asked for, in m/s².
@@ -223,7 +229,10 @@ pub enum Refusal {
         max: f64,
     },
     /// A timestep outside `mintimestep` … `maxtimestep` (or not finite).
-    #[error("Timestep {value} is out of range ({min} … {max} s, configuration keys mintimestep and maxtimestep)")]
+    #[error(
+        "Timestep {} is out of range ({min} … {max} s, configuration keys mintimestep and maxtimestep)",
+        Shown::of(.value)
+    )]
     Timestep {
         /// The timestep asked for, in seconds.
         value: f64,
