@@ -19,6 +19,20 @@ use crate::node::{Inputs, Node, NodeError};
 /// Metres per inch.
 pub const INCH: f64 = 0.0254;
 
+/// A Nomad-200's velocity for a `cmd_vel` of `v` m/s and `w` rad/s (counter-clockwise):
+/// inches/s and degrees/s clockwise, each held to the ±[`MAX_VEL`] the simulator's own `V`
+/// message carries (2.54 m/s, 1.74 rad/s), as a robot base saturates a command beyond what
+/// it can do.
+///
+/// [`MAX_VEL`]: simrob_mrs::protocol::MAX_VEL
+pub fn nomad_velocity(v: f64, w: f64) -> Velocity {
+    let max = simrob_mrs::protocol::MAX_VEL;
+    Velocity::new(
+        (v / INCH).clamp(-max, max),
+        (-w.to_degrees()).clamp(-max, max),
+    )
+}
+
 /// The client id of the robot ROS drives from the start (no TCP client has it).
 pub const ROS_CLIENT: ClientId = ClientId(u64::MAX);
 
@@ -158,12 +172,28 @@ impl MrsRos {
             for c in self.bridge.take_commands() {
                 if let Command::Velocity { id, v, w } = c {
                     let Ok(id) = u32::try_from(id) else { continue };
-                    core.set_velocity(RobotId(id), Velocity::new(v / INCH, -w.to_degrees()));
+                    core.set_velocity(RobotId(id), nomad_velocity(v, w));
                 }
             }
         }
         if step {
             core.step();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cmd_vel_beyond_the_v_messages_range_is_held_to_it() {
+        let within = nomad_velocity(0.5, 1.0);
+        assert!((within.forward - 0.5 / INCH).abs() < 1e-9);
+        assert!((within.turn + 1f64.to_degrees()).abs() < 1e-9);
+        let far = nomad_velocity(1e300, -1e300);
+        assert_eq!((far.forward, far.turn), (99.9, 99.9));
+        let back = nomad_velocity(-1e300, 1e300);
+        assert_eq!((back.forward, back.turn), (-99.9, -99.9));
     }
 }
