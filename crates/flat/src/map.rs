@@ -36,7 +36,11 @@ pub enum MapError {
     #[error("empty map: the first line must be `width height` (e.g. `300 300`)")]
     Empty,
     /// The map is larger than [`MAX_MAP_SIDE`] or has no area.
-    #[error("map size {width} x {height}: each side must be more than 0 and at most {MAX_MAP_SIDE} inches")]
+    #[error(
+        "map size {} x {}: each side must be more than 0 and at most {MAX_MAP_SIDE} inches",
+        simrob_math::Shown::of(.width),
+        simrob_math::Shown::of(.height)
+    )]
     BadSize {
         /// Width in inches.
         width: f64,

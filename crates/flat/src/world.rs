@@ -38,7 +38,12 @@ pub enum PlaceError {
     #[error("the pose must be finite numbers")]
     NotFinite,
     /// The disc would overlap a wall, the border or another robot.
-    #[error("a robot of radius {radius} in at ({x}, {y}) would overlap an obstacle, the map border or another robot")]
+    #[error(
+        "a robot of radius {} in at ({}, {}) would overlap an obstacle, the map border or another robot",
+        simrob_math::Shown::of(.radius),
+        simrob_math::Shown::of(.x),
+        simrob_math::Shown::of(.y)
+    )]
     Occupied {
         /// Centre x.
         x: f64,

@@ -295,6 +295,7 @@ fn bad_vector_maps_are_refused_with_the_line() {
         ("0 300\n", "map size"),
         ("-5 300\n", "map size"),
         ("1e9 300\n", "map size"),
+        ("1e300 300\n", "map size 1e300 x 300: each side"),
     ];
     for (text, needle) in cases {
         let e = Map::parse_vector(text).expect_err(text).to_string();

@@ -99,7 +99,11 @@ pub enum CoreError {
     #[error("the server is full ({0} robots, the most it takes)")]
     Full(usize),
     /// No spot near the start pose is free for a new robot.
-    #[error("no free place for a robot within {PLACE_SEARCH} in of ({x}, {y})")]
+    #[error(
+        "no free place for a robot within {PLACE_SEARCH} in of ({}, {})",
+        simrob_math::Shown::of(.x),
+        simrob_math::Shown::of(.y)
+    )]
     NoFreePlace {
         /// The start's x, in inches.
         x: f64,

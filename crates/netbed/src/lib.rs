@@ -44,7 +44,7 @@ pub enum NetbedError {
     #[error("{0} is not a loopback address: the test bed only relays on this machine")]
     NotLoopback(SocketAddr),
     /// A probability outside 0–1.
-    #[error("{name} {value}: a probability between 0 and 1")]
+    #[error("{name} {}: a probability between 0 and 1", simrob_math::Shown::of(.value))]
     Probability {
         /// Which one.
         name: &'static str,

@@ -127,7 +127,8 @@ pub enum WriteError {
     /// A coordinate the compact layout cannot hold (beyond ±2,147,483 map units, or not
     /// finite).
     #[error(
-        "entity {entity}: {value} cannot be recorded (beyond ±2,147,483 map units, or not finite)"
+        "entity {entity}: {} cannot be recorded (beyond ±2,147,483 map units, or not finite)",
+        simrob_math::Shown::of(.value)
     )]
     Range {
         /// The entity.
@@ -271,7 +272,11 @@ pub enum ReadError {
     #[error("line 1: not a {FORMAT} (format {0:?})")]
     Format(Option<String>),
     /// A map without an area.
-    #[error("line 1: the map is {width} × {height}: both must be positive")]
+    #[error(
+        "line 1: the map is {} × {}: both must be positive",
+        simrob_math::Shown::of(.width),
+        simrob_math::Shown::of(.height)
+    )]
     Size {
         /// The header's width.
         width: f64,

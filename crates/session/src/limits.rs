@@ -179,7 +179,7 @@ pub enum LimitValueError {
         found: u32,
     },
     /// `maxtimestep` is above the longest timestep the world accepts.
-    #[error("at most {max} s, found {found}")]
+    #[error("at most {max} s, found {}", Shown::of(.found))]
     TimestepTooLong {
         /// The longest timestep allowed, in seconds ([`simrob_world::MAX_TIMESTEP`]).
         max: f64,

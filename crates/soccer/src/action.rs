@@ -136,7 +136,10 @@ pub enum ActionError {
         value: String,
     },
     /// A numeric parameter lies outside the vocabulary's range for it.
-    #[error("action {action}: {param} = {value} is out of range [{min}, {max}] {unit}")]
+    #[error(
+        "action {action}: {param} = {} is out of range [{min}, {max}] {unit}",
+        simrob_math::Shown::of(.value)
+    )]
     OutOfRange {
         /// The action, in FutRob's spelling.
         action: &'static str,
