@@ -172,7 +172,7 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
     // With --json the running text goes nowhere and one JSON object is printed at the end.
     let mut sink = std::io::sink();
     let mut out: &mut dyn Write = if args.json { &mut sink } else { &mut *json_out };
-    let config = crate::serve::read_config(args.config.as_deref())?;
+    let config = crate::shell::read_config(args.config.as_deref())?;
     let limits = &config.limits;
     let mut world = World::new(config.world.clone());
     load_scenario(&mut world, &args.scenario, limits)?;

@@ -1,7 +1,7 @@
 //! `simrob serve`: the SimRob UDP server.
 
 use std::net::IpAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use simrob_protocol::{ControlRequest, Request};
@@ -71,18 +71,8 @@ pub struct ServeArgs {
 }
 
 /// Builds the server configuration from a file and flags.
-/// The server configuration in the file at `path` (`--config`), else the defaults.
-pub fn read_config(path: Option<&Path>) -> Result<ServerConfig> {
-    let Some(path) = path else {
-        return Ok(ServerConfig::default());
-    };
-    let text = crate::shell::read_text(path, crate::shell::MAX_TEXT_FILE)
-        .with_context(|| format!("cannot read configuration {}", path.display()))?;
-    ServerConfig::from_text(&path.display().to_string(), &text).map_err(anyhow::Error::msg)
-}
-
 pub fn config_from(args: &ServeArgs) -> Result<ServerConfig> {
-    let mut config = read_config(args.config.as_deref())?;
+    let mut config = crate::shell::read_config(args.config.as_deref())?;
     if let Some(ip) = args.bind {
         config.receiver_ip = ip;
     }
