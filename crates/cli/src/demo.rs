@@ -60,7 +60,9 @@ pub struct DemoArgs {
     /// Drive from a script instead of the keyboard: lines `AT LEFT RIGHT`: from AT seconds
     /// after the start (absolute times, increasing line by line), drive the wheels at LEFT
     /// and RIGHT rad/s; `#` starts a comment. The last line ends the demo at its time, so
-    /// it must stop the wheels (`AT 0 0`). Example: `0 5 5` / `2 4 -4` / `3 0 0`.
+    /// it must stop the wheels (`AT 0 0`). Example: `0 5 5` / `2 4 -4` / `3 0 0`. Speeds
+    /// are at most the server's `maxvelocity` (10000 by default): checked before the demo's
+    /// own server starts; what a `--server` refuses is printed as the drive goes.
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
     /// Wheel speed for the arrow keys, rad/s (`--speed` is the pace everywhere else; it is
@@ -82,8 +84,9 @@ fn motors(left: f64, right: f64) -> EntityRequest {
     EntityRequest::two_wheels(ROBOT, left, right)
 }
 
-/// Parses a script: `(at seconds, left, right)`, times increasing, the last line stopping.
-fn parse_script(text: &str) -> Result<Vec<(f64, f64, f64)>> {
+/// Parses a script: `(at seconds, left, right)`, times increasing, the last line stopping;
+/// with `max_speed` (the local server's `maxvelocity`), no wheel faster than that.
+fn parse_script(text: &str, max_speed: Option<f64>) -> Result<Vec<(f64, f64, f64)>> {
     let mut steps = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -104,6 +107,16 @@ fn parse_script(text: &str) -> Result<Vec<(f64, f64, f64)>> {
         };
         if t < 0.0 {
             bail!("script line {}: time must not be negative", n + 1);
+        }
+        if let Some(max) = max_speed {
+            if let Some(v) = [l, r].into_iter().find(|v| v.abs() > max) {
+                bail!(
+                    "script line {}: a wheel speed of {} rad/s is more than the server's \
+                     limit of {max} (configuration key maxvelocity)",
+                    n + 1,
+                    crate::flags::shown(v)
+                );
+            }
         }
         if let Some(&(prev, _, _)) = steps.last() {
             if t <= prev {
@@ -243,7 +256,13 @@ pub fn run(args: DemoArgs) -> Result<()> {
                 .with_context(|| format!("cannot read script {}", path.display()))?,
             None => BUILT_IN_SCRIPT.to_string(),
         };
-        Some(parse_script(&text)?)
+        // The server started here has the default limits; one given with --server says
+        // itself what it refuses (printed as the drive goes).
+        let max_speed = args
+            .server
+            .is_none()
+            .then(|| simrob_session::Limits::default().max_velocity);
+        Some(parse_script(&text, max_speed)?)
     };
     let (server, local) = match args.server {
         Some(addr) => (addr, None),
@@ -313,12 +332,29 @@ fn scripted(agent: &mut Agent, script: &[(f64, f64, f64)], every: f64) -> Result
                 next_print = t + every;
             }
         }
+        for e in refusals(agent)? {
+            println!("t {t:6.2} s  the server refused it: {e}");
+        }
         if t >= end || crate::shell::interrupted() {
             break;
         }
     }
     agent.entity(motors(0.0, 0.0), false)?;
     Ok(())
+}
+
+/// What the server refused since the last call (its `Error:` texts, such as wheel speeds
+/// past its `maxvelocity`); the other messages that waited are dropped.
+fn refusals(agent: &mut Agent) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    while let Some(m) = agent.recv(Duration::ZERO)? {
+        if let ServerMessage::Response(simrob_protocol::Response::Text(t)) = m {
+            if let Some(e) = t.strip_prefix("Error: ") {
+                out.push(e.to_string());
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Leaves raw mode when dropped, whatever happens.
@@ -382,6 +418,9 @@ fn keyboard(agent: &mut Agent, args: &DemoArgs) -> Result<()> {
                 next_print = t + args.every;
             }
         }
+        for e in refusals(agent)? {
+            print!("the server refused it: {e}\r\n");
+        }
     }
 }
 
@@ -391,25 +430,34 @@ mod tests {
 
     #[test]
     fn scripts_parse_and_errors_say_the_line() {
-        let s = parse_script(BUILT_IN_SCRIPT).unwrap();
+        let s = parse_script(BUILT_IN_SCRIPT, None).unwrap();
         assert_eq!(s[0], (0.0, 5.0, 5.0));
         assert_eq!(s.len(), 5);
-        assert!(parse_script("1 2")
+        assert!(parse_script("1 2", None)
             .unwrap_err()
             .to_string()
             .contains("line 1"));
-        assert!(parse_script("0 1 1\n1 x 2")
+        assert!(parse_script("0 1 1\n1 x 2", None)
             .unwrap_err()
             .to_string()
             .contains("line 2"));
-        assert!(parse_script("# nothing").is_err());
+        assert!(parse_script("# nothing", None).is_err());
         // Durations instead of times, or lines out of order: refused, naming the line.
-        let m = parse_script("2 5 5\n1 4 -4\n3 0 0")
+        let m = parse_script("2 5 5\n1 4 -4\n3 0 0", None)
             .unwrap_err()
             .to_string();
         assert!(m.contains("line 2") && m.contains("since the start"), "{m}");
         // A last line that would drive: its speeds would never be used.
-        let m = parse_script("0 5 5\n4 3 3").unwrap_err().to_string();
+        let m = parse_script("0 5 5\n4 3 3", None).unwrap_err().to_string();
         assert!(m.contains("AT 0 0"), "{m}");
+        // Faster than the local server's limit: refused before anything starts.
+        let m = parse_script("0 5 5\n1 1e308 -1e308\n2 0 0", Some(10000.0))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            m.contains("line 2") && m.contains("1e308 rad/s") && m.contains("maxvelocity"),
+            "{m}"
+        );
+        assert!(parse_script("0 10000 -10000\n2 0 0", Some(10000.0)).is_ok());
     }
 }
