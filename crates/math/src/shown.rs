@@ -11,6 +11,9 @@ use std::fmt;
 /// assert_eq!(Shown(1e300).to_string(), "1e300");
 /// assert_eq!(Shown(-1e-300).to_string(), "-1e-300");
 /// assert_eq!(Shown(f64::NAN).to_string(), "NaN");
+/// // A precision applies to a number shown in full.
+/// assert_eq!(format!("{:.1}", Shown(2.25)), "2.2");
+/// assert_eq!(format!("{:.1}", Shown(1e300)), "1e300");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Shown(pub f64);
@@ -28,6 +31,8 @@ impl fmt::Display for Shown {
         let a = v.abs();
         if a != 0.0 && a.is_finite() && !(1e-6..1e15).contains(&a) {
             write!(f, "{v:e}")
+        } else if let Some(p) = f.precision() {
+            write!(f, "{v:.p$}")
         } else {
             write!(f, "{v}")
         }

@@ -122,6 +122,7 @@ impl SwarmRos {
                     Ok(()) => ctx.log(Some(e), format!("ROS goal ({x:.1}, {y:.1})")),
                     Err(err) => {
                         tracing::info!(target: "simrob::ros2", "goal for {}: {err}", robot_name(&ctx.world, e));
+                        let (x, y) = (simrob_math::Shown(x), simrob_math::Shown(y));
                         ctx.log(Some(e), format!("ROS goal ({x:.1}, {y:.1}): {err}"));
                     }
                 }

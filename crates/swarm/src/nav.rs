@@ -41,7 +41,11 @@ pub struct GoalError {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RouteError {
     /// The robot is too far from every point of the map's paths.
-    #[error("no map point within {within} of ({x:.1}, {y:.1})")]
+    #[error(
+        "no map point within {within} of ({:.1}, {:.1})",
+        simrob_math::Shown::of(.x),
+        simrob_math::Shown::of(.y)
+    )]
     StartOffMap {
         /// The robot's x, map units.
         x: f64,
@@ -54,7 +58,11 @@ pub enum RouteError {
     #[error("there is no POI called {0:?}")]
     UnknownPoi(String),
     /// The goal is too far from every point of the map's paths.
-    #[error("no map point within {within} of the goal ({x:.1}, {y:.1})")]
+    #[error(
+        "no map point within {within} of the goal ({:.1}, {:.1})",
+        simrob_math::Shown::of(.x),
+        simrob_math::Shown::of(.y)
+    )]
     GoalOffMap {
         /// The goal's x, map units.
         x: f64,
