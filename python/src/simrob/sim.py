@@ -11,8 +11,9 @@
 - :class:`SumBotBall`, :class:`NomadGoal`, :class:`DroneTargets`: the tasks behind the
   Gymnasium and PettingZoo environments, each a batch of worlds stepped in Rust.
 
-Stepping releases the GIL. Bad input (wrong shapes, NaN, unknown files, an object used after
-``close()``) raises ``ValueError``, ``FileNotFoundError`` or ``RuntimeError``.
+Stepping releases the GIL. Bad input (wrong shapes, NaN, unknown files, a request past the
+limits a server holds it to, an object used after ``close()``) raises ``ValueError``,
+``FileNotFoundError`` or ``RuntimeError`` and changes nothing.
 """
 
 from __future__ import annotations
