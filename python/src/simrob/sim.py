@@ -13,7 +13,8 @@
 
 Stepping releases the GIL. Bad input (wrong shapes, NaN, unknown files, a request past the
 limits a server holds it to, an object used after ``close()``) raises ``ValueError``,
-``FileNotFoundError`` or ``RuntimeError`` and changes nothing.
+``FileNotFoundError`` or ``RuntimeError``; the bad request does not run (of several
+messages given to ``World.request`` at once, those before it stay applied).
 """
 
 from __future__ import annotations
