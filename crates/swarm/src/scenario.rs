@@ -646,6 +646,13 @@ impl Scenario {
             }
         }
         match &generator {
+            Some(GeneratorSpec::DroneSwarm { robots: 0, .. })
+            | Some(GeneratorSpec::Warehouse { robots: 0, .. }) => {
+                return err(format!(
+                    "{origin}: a generated scenario needs at least 1 robot (generator.robots or \
+                     --robots)"
+                ));
+            }
             Some(GeneratorSpec::DroneSwarm { robots, .. }) if *robots > MAX_DRONES => {
                 return err(format!(
                     "{origin}: {robots} drones is more than the drone swarm's limit of \
@@ -1349,6 +1356,20 @@ mod tests {
             };
             let e = s.build(&ov).unwrap_err().to_string();
             assert!(e.contains(limit) && e.contains(&over.to_string()), "{e}");
+        }
+        // None at all: a run of nothing until the duration.
+        for kind in ["drone-swarm", "warehouse"] {
+            let text = format!("[generator]\nkind = \"{kind}\"\nrobots = 0\n");
+            let s = Scenario::from_toml_str(&text, base).unwrap();
+            let e = s.build(&Overrides::default()).unwrap_err().to_string();
+            assert!(e.contains("at least 1 robot"), "{e}");
+            let text = format!("[generator]\nkind = \"{kind}\"\nrobots = 3\n");
+            let s = Scenario::from_toml_str(&text, base).unwrap();
+            let ov = Overrides {
+                robots: Some(0),
+                ..Overrides::default()
+            };
+            assert!(s.build(&ov).is_err());
         }
     }
 }
