@@ -343,6 +343,7 @@ pub const LIMIT_KEYS: &[KeyDoc] = &[
     key("maxrequestsperdatagram", "64", Allowed::whole_from(1.0), "requests one datagram may carry; with more, none of them runs"),
     key("maxfilerequestsperdatagram", "1", Allowed::whole_from(1.0), "Save and Load requests one datagram may carry"),
     key("maxconfirmationfanout", "64", Allowed::whole_from(0.0), "a confirmation goes to every agent while there are at most this many; beyond, to its sender only"),
+    key("maxagents", "4096", Allowed::whole_from(1.0), "most agents registered at once: a Register_Agent under a new key beyond is refused (a key registered again, from a new port, is not new)"),
     key("maxstepsperiteration", "1000", Allowed::whole(1.0, simrob_world::MAX_STEPS_PER_ITERATION as f64), "largest `Set_Steps_Per_Iteration`"),
     key("stepsperslice", "10", Allowed::whole_from(1.0), "physics steps run at a time: a longer iteration runs in slices, the server answering agents between them"),
     key("maxqueuedrequests", "4096", Allowed::whole_from(1.0), "requests waiting for an iteration under way or a file operation; a datagram that would queue more is refused whole"),

@@ -78,6 +78,8 @@ pub struct Limits {
     pub max_file_requests_per_datagram: usize,
     /// A confirmation goes to every agent while there are at most this many, beyond that to its sender only (key `maxconfirmationfanout`, default 64).
     pub max_confirmation_fanout: usize,
+    /// Most agents registered at once; a Register_Agent under a new key beyond is refused (key `maxagents`, default 4096).
+    pub max_agents: usize,
     /// Largest `Set_Steps_Per_Iteration` (key `maxstepsperiteration`, default 1000).
     pub max_steps_per_iteration: u32,
     /// Physics steps run at a time: a longer iteration runs in slices, agents answered between them (key `stepsperslice`, default 10).
@@ -125,6 +127,7 @@ impl Default for Limits {
             max_requests_per_datagram: 64,
             max_file_requests_per_datagram: 1,
             max_confirmation_fanout: 64,
+            max_agents: DEFAULT_MAX_AGENTS,
             max_steps_per_iteration: load.max_steps_per_iteration,
             steps_per_slice: 10,
             max_queued_requests: 4096,
@@ -284,6 +287,9 @@ fn positive(value: &str) -> Result<f64, LimitValueError> {
     }
 }
 
+/// Default of [`Limits::max_agents`].
+pub const DEFAULT_MAX_AGENTS: usize = 4096;
+
 fn count<T: std::str::FromStr + PartialOrd + From<u8>>(value: &str) -> Result<T, LimitValueError> {
     match value.trim().parse::<T>() {
         Ok(v) if v >= T::from(1) => Ok(v),
@@ -310,6 +316,7 @@ impl Limits {
                 "maxconfirmationfanout",
                 d.max_confirmation_fanout.to_string(),
             ),
+            ("maxagents", d.max_agents.to_string()),
             (
                 "maxstepsperiteration",
                 d.max_steps_per_iteration.to_string(),
@@ -357,6 +364,7 @@ impl Limits {
                         .parse()
                         .map_err(|_| LimitValueError::NotWhole(value.to_string()))?
                 }
+                "maxagents" => self.max_agents = count(value)?,
                 "maxstepsperiteration" => {
                     let n: u32 = count(value)?;
                     if n > simrob_world::MAX_STEPS_PER_ITERATION {

@@ -1025,6 +1025,16 @@ impl Session {
                         ),
                     );
                 }
+                let max_agents = self.config.limits.max_agents;
+                if self.agents.get(&key).is_none() && self.agents.len() >= max_agents {
+                    return self.send_error(
+                        origin,
+                        format!(
+                            "Register_Agent: the server already has {} agents, the most allowed (configuration key maxagents = {max_agents}); agent {key:?} was not registered",
+                            self.agents.len()
+                        ),
+                    );
+                }
                 let new_addr = SocketAddr::new(ip_addr, port);
                 let moved_from = self
                     .agents

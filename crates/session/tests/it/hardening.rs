@@ -127,6 +127,42 @@ fn a_registration_storm_is_answered_whole_and_linearly() {
 }
 
 #[test]
+fn registrations_past_maxagents_are_refused_and_leave_the_table_as_it_was() {
+    // The agent table had no bound: every Register_Agent under a new key (a forged source
+    // address each, from anywhere) added an agent that no ICMP reply would ever remove, so a
+    // flood of them grew the server without end (100,000 registrations with broadcast 0 on
+    // loopback: 10 to 87 MB, and a core busy broadcasting to them).
+    let mut config = ServerConfig::default();
+    config.limits.max_agents = 3;
+    let mut s = session_with(config);
+    let now = Instant::now();
+    for i in 0..5u16 {
+        let port = 30_000 + i;
+        let reg = register(&format!("k{i}"), "192.0.2.30", port, 0.0);
+        s.handle_datagram(addr(&format!("192.0.2.30:{port}")), reg.as_bytes(), now);
+    }
+    let out = drain(&mut s);
+    assert_eq!(s.agents().len(), 3);
+    let refused = texts_to(&out, addr("192.0.2.30:30004"));
+    assert!(
+        refused
+            .iter()
+            .any(|t| t.contains("already has 3 agents") && t.contains("maxagents")),
+        "{refused:?}"
+    );
+    // A key already registered may register again (from a new port: a controller run
+    // again), full table or not.
+    let again = register("k0", "192.0.2.30", 31_000, 0.0);
+    s.handle_datagram(addr("192.0.2.30:31000"), again.as_bytes(), now);
+    drain(&mut s);
+    assert_eq!(s.agents().len(), 3);
+    assert_eq!(
+        s.agents().iter().find(|a| a.key == "k0").map(|a| a.addr),
+        Some(addr("192.0.2.30:31000"))
+    );
+}
+
+#[test]
 fn strangers_may_not_change_the_world_nor_use_someone_elses_key() {
     let mut s = session();
     let before = gravity(&s);
