@@ -1,6 +1,7 @@
 //! What the viewer's HTTP server accepts: pages of its own origin only, request heads within
-//! a time, WebSocket messages within a size, connections that answer pings, and a bounded
-//! rate of page commands (a command past it is refused, and the page told).
+//! a time, WebSocket messages within a size, connections that answer pings, a bounded
+//! number of pages open at once, and a bounded rate of page commands (a command past it is
+//! refused, and the page told).
 //!
 //! Any web page the user visits can open a WebSocket to `127.0.0.1`: the browser sends that
 //! page's `Origin`, and the viewer refuses every origin but its own (`http://HOST` of the
@@ -8,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -35,6 +37,9 @@ pub struct Guard {
     /// The 2D view: most cells of a density picture (2 bytes a cell); a cell is as many of
     /// the page's pixels as keep the picture within this.
     pub max_view_cells: usize,
+    /// Pages (WebSocket connections) open at once; one more is refused (HTTP 503) until one
+    /// closes. Each open page holds its own buffers and is sent every frame.
+    pub max_pages: usize,
 }
 
 impl Default for Guard {
@@ -47,6 +52,7 @@ impl Default for Guard {
             max_pending: 256,
             max_view_bodies: 20_000,
             max_view_cells: 65_536,
+            max_pages: 64,
         }
     }
 }
@@ -69,10 +75,36 @@ pub fn origin_allowed(headers: &HeaderMap) -> bool {
 /// Upgrades a page's request to a WebSocket within `guard`: refused (403) unless it comes from
 /// the viewer's own page ([`origin_allowed`]); messages and frames at most
 /// [`Guard::max_message`]; `serve` runs the connection.
+/// The pages a view has open (shared by its connections).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct OpenPages(Arc<AtomicUsize>);
+
+/// One open page's place among [`OpenPages`], given back when dropped.
+pub(crate) struct PageSlot(Arc<AtomicUsize>);
+
+impl OpenPages {
+    /// A place for one more page, unless `max` are open.
+    fn enter(&self, max: usize) -> Option<PageSlot> {
+        self.0
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| PageSlot(self.0.clone()))
+    }
+}
+
+impl Drop for PageSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 pub(crate) fn upgrade<F, Fut>(
     upgrade: axum::extract::ws::WebSocketUpgrade,
     headers: &HeaderMap,
     guard: Guard,
+    open: &OpenPages,
     serve: F,
 ) -> axum::response::Response
 where
@@ -87,10 +119,23 @@ where
         )
             .into_response();
     }
+    let Some(slot) = open.enter(guard.max_pages) else {
+        return (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "the viewer already has {} pages open, the most it serves: close one",
+                guard.max_pages
+            ),
+        )
+            .into_response();
+    };
     upgrade
         .max_message_size(guard.max_message)
         .max_frame_size(guard.max_message)
-        .on_upgrade(serve)
+        .on_upgrade(move |socket| async move {
+            let _slot = slot;
+            serve(socket).await
+        })
 }
 
 /// A token bucket: how many page commands may pass now.

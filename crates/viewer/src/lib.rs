@@ -105,6 +105,8 @@ pub(crate) struct PageShared {
     pub(crate) backend: Arc<dyn Backend>,
     pub(crate) guard: Guard,
     pub(crate) responses: broadcast::Sender<String>,
+    /// The pages open now (at most `guard.max_pages`).
+    pub(crate) open: guard::OpenPages,
 }
 
 impl PageShared {
@@ -120,6 +122,7 @@ impl PageShared {
             backend,
             guard,
             responses: responses.clone(),
+            open: guard::OpenPages::default(),
         }
     }
 }
@@ -408,7 +411,8 @@ async fn ws(
     State(state): State<AppState>,
 ) -> axum::response::Response {
     let limits = state.page.guard;
-    guard::upgrade(upgrade, &headers, limits, move |socket| {
+    let open = state.page.open.clone();
+    guard::upgrade(upgrade, &headers, limits, &open, move |socket| {
         session(socket, state)
     })
 }

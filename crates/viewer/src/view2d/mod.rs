@@ -617,7 +617,10 @@ async fn ws(
     State(state): State<AppState>,
 ) -> axum::response::Response {
     let limits = state.page.guard;
-    guard::upgrade(upgrade, &headers, limits, move |socket| page(socket, state))
+    let open = state.page.open.clone();
+    guard::upgrade(upgrade, &headers, limits, &open, move |socket| {
+        page(socket, state)
+    })
 }
 
 /// The pages connected now, and a condition to wait for one.

@@ -125,6 +125,34 @@ fn a_page_of_another_origin_cannot_open_the_websocket() {
 }
 
 #[test]
+fn pages_past_max_pages_are_refused_until_one_closes() {
+    // Every open page held some 140 KB and was sent every frame, with no bound: 3,000
+    // WebSockets from one program took a server from 12 to 423 MB.
+    let (viewer, _) = start(Guard {
+        max_pages: 2,
+        ..Guard::default()
+    });
+    let addr = viewer.addr();
+    let mut first = connect(addr);
+    assert!(upgrade(&mut first, addr, None).contains("101"));
+    let mut second = connect(addr);
+    assert!(upgrade(&mut second, addr, None).contains("101"));
+    let mut third = connect(addr);
+    let refused = upgrade(&mut third, addr, None);
+    assert!(refused.contains("503"), "{refused}");
+    // One closes (the WebSocket close handshake, then the server hangs up): its place is
+    // free as its session ends, just after; each try is a whole upgrade, answered.
+    first.write_all(&[0x88, 0x80, 1, 2, 3, 4]).unwrap();
+    let mut rest = Vec::new();
+    let _ = first.read_to_end(&mut rest);
+    let reopened = (0..1000).any(|_| {
+        let mut s = connect(addr);
+        upgrade(&mut s, addr, None).contains("101")
+    });
+    assert!(reopened, "no place came free after a page closed");
+}
+
+#[test]
 fn a_connection_that_sends_no_request_head_is_closed() {
     let (viewer, _) = start(Guard {
         header_timeout: Duration::from_millis(100),
