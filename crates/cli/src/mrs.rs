@@ -83,6 +83,13 @@ pub struct MrsArgs {
     /// refuses newcomers).
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     make_room_after: f64,
+    /// Most picture files `#SNAPSHOT` may write into the map directory in a run (a name
+    /// written again counts once); past it, `#SNAPSHOT` is refused with `E …`.
+    #[arg(long, value_name = "FILES", default_value_t = 1000)]
+    max_snapshots: usize,
+    /// Most bytes of those pictures at once.
+    #[arg(long, value_name = "BYTES", default_value_t = 256 << 20)]
+    max_snapshot_bytes: u64,
     /// Show the world live in the browser: the map, every robot with its id, heading, sonar
     /// rays and bumpers; place a robot, load or merge a map from the page. On
     /// 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
@@ -216,7 +223,12 @@ pub fn run(args: MrsArgs) -> Result<()> {
             .unwrap_or_else(|| PathBuf::from(".")),
         (None, None) => PathBuf::from("."),
     };
-    let files = DirMapFiles::new(&dir).map_err(anyhow::Error::msg)?;
+    let files = DirMapFiles::new(&dir)
+        .map_err(anyhow::Error::msg)?
+        .with_quota(simrob_mrs::SnapshotQuota {
+            max_files: args.max_snapshots,
+            max_bytes: args.max_snapshot_bytes,
+        });
     let snapshot = match (&args.snapshot, args.snapshot_every) {
         (Some(p), Some(every)) if (MIN_SNAPSHOT_EVERY..=1e9).contains(&every) => {
             Some((p.clone(), Duration::from_secs_f64(every)))

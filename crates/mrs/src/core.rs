@@ -65,6 +65,14 @@ pub enum FileError {
     /// Writing the file failed (holds the name).
     #[error("cannot write {0}")]
     Write(String),
+    /// The files this server wrote would be more, or larger, than it may write.
+    #[error("cannot write {name}: {problem}")]
+    Quota {
+        /// The file's name.
+        name: String,
+        /// Which limit, and its flag.
+        problem: String,
+    },
     /// Writing through a temporary file failed (the file is unchanged).
     #[error("cannot write {}: {source}", path.display())]
     WriteAtomically {
