@@ -118,6 +118,13 @@ def test_requests_are_held_to_the_servers_limits(tmp_path):
     config.write_text("nosuchkey 1\n")
     with pytest.raises(ValueError):
         sim.World(str(SOCCER), config=str(config))
+    # A message's Save names a plain file in the current directory, as a server's do in its
+    # save directory (World.save takes any path).
+    with pytest.raises(ValueError, match="outside"):
+        w.request(
+            '<Message><Simulation_Message><Control_Request Command="Save">'
+            "<File>../escape.xml</File></Control_Request></Simulation_Message></Message>"
+        )
     # The Mobile Robot Simulator's world: the command line's timestep range, bounded rates.
     for dt in (0.0, 1e-300, 2.0):
         with pytest.raises(ValueError, match="timestep is from"):

@@ -65,9 +65,19 @@ pub fn read_requests(path: &Path) -> Result<Vec<Request>> {
         .collect()
 }
 
+/// The file a scenario's Save or Load names: a plain file name in the scenario's folder, as
+/// a server's are in its save directory (a scenario may not write or read elsewhere).
+fn in_folder(base: &Path, file: &str) -> Result<PathBuf> {
+    Ok(simrob_server::files::resolve_beside(
+        base,
+        file,
+        "the scenario's folder",
+    )?)
+}
+
 /// Applies every request of a scenario file to `world`, each held to `limits` first as the
 /// server holds it (a value out of range, too many entities or bodies: an error, and the
-/// request does not run). Save/Load paths are relative to the scenario's folder.
+/// request does not run). Save/Load name plain files in the scenario's folder.
 pub fn load_scenario(world: &mut World, path: &Path, limits: &Limits) -> Result<()> {
     let base = path.parent().unwrap_or(Path::new("."));
     for (n, request) in read_requests(path)?.into_iter().enumerate() {
@@ -76,12 +86,12 @@ pub fn load_scenario(world: &mut World, path: &Path, limits: &Limits) -> Result<
         match world.apply(&request).with_context(at)? {
             Applied::Done(_) => {}
             Applied::Save(file) => {
-                let target = base.join(file);
+                let target = in_folder(base, &file).with_context(at)?;
                 std::fs::write(&target, world.save_xml())
                     .with_context(|| format!("cannot save to {}", target.display()))?;
             }
             Applied::Load(file) => {
-                let source = base.join(file);
+                let source = in_folder(base, &file).with_context(at)?;
                 let bytes = crate::shell::read_file(&source, simrob_server::files::MAX_SAVE_FILE)
                     .with_context(|| format!("cannot read {}", source.display()))?;
                 let xml = String::from_utf8(bytes)
@@ -271,6 +281,14 @@ mod file_tests {
         format!("{}/../../scenarios/soccer.xml", env!("CARGO_MANIFEST_DIR"))
     }
 
+    /// The error `run` gives for `args`, with its causes.
+    fn run_error(args: &[&str]) -> String {
+        match run_with(args) {
+            Ok(out) => panic!("{args:?} ran: {out}"),
+            Err(e) => format!("{e:#}"),
+        }
+    }
+
     fn run_with(args: &[&str]) -> Result<String> {
         use clap::Parser;
         let cli = Cli::try_parse_from(["run"].iter().chain(args))?;
@@ -284,10 +302,7 @@ mod file_tests {
         let scenario = soccer();
         // A wheel target past `maxvelocity` sent the SumBot through the floor (z −73 m
         // after 3 s); the server refuses it, and so does `run`, before anything runs.
-        let e = format!(
-            "{:#}",
-            run_with(&["--motors", "3:0=1e308,1=-1e308", "--json", &scenario]).unwrap_err()
-        );
+        let e = run_error(&["--motors", "3:0=1e308,1=-1e308", "--json", &scenario]);
         assert!(
             e.contains("Value 1e308 is out of range") && e.contains("maxvelocity"),
             "{e}"
@@ -309,16 +324,10 @@ mod file_tests {
         let config = dir.join("server.cfg");
         std::fs::write(&config, "maxvelocity 2\n").unwrap();
         let config = config.to_string_lossy().into_owned();
-        let e = format!(
-            "{:#}",
-            run_with(&["--config", &config, "--motors", "3:0=3,1=3", &scenario]).unwrap_err()
-        );
+        let e = run_error(&["--config", &config, "--motors", "3:0=3,1=3", &scenario]);
         assert!(e.contains("at most 2 in size"), "{e}");
         std::fs::write(dir.join("server.cfg"), "maxentities 2\n").unwrap();
-        let e = format!(
-            "{:#}",
-            run_with(&["--config", &config, &scenario]).unwrap_err()
-        );
+        let e = run_error(&["--config", &config, &scenario]);
         assert!(
             e.contains("soccer.xml: request") && e.contains("maxentities"),
             "{e}"
@@ -331,14 +340,43 @@ mod file_tests {
              <Gravity>-1e300</Gravity></Control_Request></Simulation_Message></Message>",
         )
         .unwrap();
-        let e = format!(
-            "{:#}",
-            run_with(&[bad.to_string_lossy().as_ref()]).unwrap_err()
-        );
+        let e = run_error(&[bad.to_string_lossy().as_ref()]);
         assert!(
             e.contains("gravity.xml: request 1") && e.contains("Gravity -1e300 is out of range"),
             "{e}"
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_scenarios_save_and_load_name_plain_files_in_its_folder() {
+        let dir = std::env::temp_dir().join(format!("simrob-run-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let inner = dir.join("scenarios");
+        std::fs::create_dir_all(&inner).unwrap();
+        let save = |file: &str| {
+            format!(
+                "<Message><Simulation_Message><Control_Request Command=\"Save\">\
+                 <File>{file}</File></Control_Request></Simulation_Message></Message>"
+            )
+        };
+        // Out of its folder (a scenario from elsewhere wrote wherever it named, over any
+        // file of the user's): refused, nothing written.
+        for bad in ["../escape.xml", "/tmp/escape.xml", ".hidden.xml"] {
+            let scenario = inner.join("bad.xml");
+            std::fs::write(&scenario, save(bad)).unwrap();
+            let e = run_error(&[scenario.to_string_lossy().as_ref()]);
+            assert!(
+                e.contains("request 1") && e.contains("scenario's folder"),
+                "{bad}: {e}"
+            );
+        }
+        assert!(!dir.join("escape.xml").exists());
+        // A plain name: saved beside the scenario.
+        let scenario = inner.join("good.xml");
+        std::fs::write(&scenario, save("state.xml")).unwrap();
+        run_with(&["--iterations", "1", scenario.to_string_lossy().as_ref()]).expect("runs");
+        assert!(inner.join("state.xml").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -62,8 +62,19 @@ fn load_within(world: &mut World, xml: &str, limits: &Limits) -> Result<(), Stri
         .map_err(|e| e.to_string())
 }
 
+/// The file a message's Save or Load names: a plain file name in `base`, as a server's are
+/// in its save directory (`World.save`/`load` take any path).
+fn plain_file(base: &Path, file: &str) -> PyResult<std::path::PathBuf> {
+    simrob_server::files::resolve_beside(
+        base,
+        file,
+        "the scenario's folder (or, for request, the current directory)",
+    )
+    .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// Applies `requests`, each held to `limits` first as a server holds it, saving and loading
-/// files relative to `base`; returns the confirmations.
+/// plain files in `base`; returns the confirmations.
 fn apply_all(
     world: &mut World,
     limits: &Limits,
@@ -86,14 +97,14 @@ fn apply_all(
         match world.apply(request) {
             Ok(Applied::Done(text)) => out.push(text),
             Ok(Applied::Save(file)) => {
-                let target = base.join(file);
+                let target = plain_file(base, &file)?;
                 std::fs::write(&target, world.save_xml()).map_err(|e| {
                     PyRuntimeError::new_err(format!("cannot save to {}: {e}", target.display()))
                 })?;
                 out.push(format!("saved {}", target.display()));
             }
             Ok(Applied::Load(file)) => {
-                let source = base.join(file);
+                let source = plain_file(base, &file)?;
                 let xml = read_text(&source)?;
                 load_within(world, &xml, limits)
                     .map_err(|e| PyValueError::new_err(format!("{}: {e}", source.display())))?;
@@ -174,8 +185,9 @@ impl World3d {
     }
 
     /// Applies SimRob XML messages (one or more `<Message>` elements, as a scenario file holds
-    /// them); returns the confirmations. Save and Load name files relative to the current
-    /// directory. A bad message raises `ValueError`; the messages before it stay applied.
+    /// them); returns the confirmations. Save and Load name plain files in the current
+    /// directory (no directories, no leading dot; `save`/`load` take any path). A bad message
+    /// raises `ValueError`; the messages before it stay applied.
     fn request(&mut self, xml: &str) -> PyResult<Vec<String>> {
         let requests = decode(xml.as_bytes(), "request")?;
         let limits = self.limits.clone();

@@ -88,6 +88,55 @@ impl Default for Quota {
     }
 }
 
+/// The path `name` stands for in `dir` (canonical), if it is a plain file name there (see
+/// the module docs): no directories, no leading dot, no control characters, at most
+/// [`MAX_NAME`] bytes, and no symbolic link leading out. `place` names `dir` in messages
+/// (`the save directory`), never its path.
+pub fn resolve_in(dir: &Path, name: &str, place: &str) -> Result<PathBuf, FileError> {
+    let trimmed = name.trim();
+    if trimmed.is_empty() {
+        return Err(FileError::Name("a file name is needed".into()));
+    }
+    if trimmed.chars().any(char::is_control) {
+        return Err(FileError::Name(format!(
+            "file {name:?} contains control characters"
+        )));
+    }
+    if trimmed.len() > MAX_NAME {
+        return Err(FileError::Name(format!(
+            "file name of {} bytes is longer than {MAX_NAME}",
+            trimmed.len()
+        )));
+    }
+    if trimmed.contains(['/', '\\']) || trimmed.starts_with('.') {
+        return Err(FileError::Name(format!(
+            "file {name:?} is outside {place}: use a plain name in it, e.g. \"run1.xml\""
+        )));
+    }
+    let full = dir.join(trimmed);
+    // A symbolic link may not lead out.
+    if let Ok(real) = full.canonicalize() {
+        if !real.starts_with(dir) {
+            return Err(FileError::Name(format!(
+                "file {name:?} leads outside {place}"
+            )));
+        }
+    }
+    Ok(full)
+}
+
+/// [`resolve_in`] the folder `base` (a scenario's folder; empty: the current directory).
+pub fn resolve_beside(base: &Path, name: &str, place: &str) -> Result<PathBuf, FileError> {
+    let base = if base.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        base
+    };
+    let shown = base.display().to_string();
+    let dir = base.canonicalize().map_err(io("open", &shown))?;
+    resolve_in(&dir, name, place)
+}
+
 /// A [`SaveStore`] on a directory of the file system (see the module docs).
 #[derive(Debug, Clone)]
 pub struct DirStore {
@@ -124,36 +173,7 @@ impl DirStore {
 
     /// The path `name` stands for, if it is a plain file name (see the module docs).
     pub fn resolve(&self, name: &str) -> Result<PathBuf, FileError> {
-        let trimmed = name.trim();
-        if trimmed.is_empty() {
-            return Err(FileError::Name("a file name is needed".into()));
-        }
-        if trimmed.chars().any(char::is_control) {
-            return Err(FileError::Name(format!(
-                "file {name:?} contains control characters"
-            )));
-        }
-        if trimmed.len() > MAX_NAME {
-            return Err(FileError::Name(format!(
-                "file name of {} bytes is longer than {MAX_NAME}",
-                trimmed.len()
-            )));
-        }
-        if trimmed.contains(['/', '\\']) || trimmed.starts_with('.') {
-            return Err(FileError::Name(format!(
-                "file {name:?} is outside the save directory: use a plain name in it, e.g. \"run1.xml\""
-            )));
-        }
-        let full = self.dir.join(trimmed);
-        // A symbolic link may not lead out.
-        if let Ok(real) = full.canonicalize() {
-            if !real.starts_with(&self.dir) {
-                return Err(FileError::Name(format!(
-                    "file {name:?} leads outside the save directory"
-                )));
-            }
-        }
-        Ok(full)
+        resolve_in(&self.dir, name, "the save directory")
     }
 
     /// Files and bytes in the directory, not counting `except`.
