@@ -72,9 +72,6 @@ pub fn origin_allowed(headers: &HeaderMap) -> bool {
     origin == format!("http://{host}") || origin == format!("https://{host}")
 }
 
-/// Upgrades a page's request to a WebSocket within `guard`: refused (403) unless it comes from
-/// the viewer's own page ([`origin_allowed`]); messages and frames at most
-/// [`Guard::max_message`]; `serve` runs the connection.
 /// The pages a view has open (shared by its connections).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct OpenPages(Arc<AtomicUsize>);
@@ -100,6 +97,10 @@ impl Drop for PageSlot {
     }
 }
 
+/// Upgrades a page's request to a WebSocket within `guard`: refused (403) unless it comes from
+/// the viewer's own page ([`origin_allowed`]), and (503) while [`Guard::max_pages`] pages are
+/// open (`open` counts them); messages and frames at most [`Guard::max_message`]; `serve`
+/// runs the connection.
 pub(crate) fn upgrade<F, Fut>(
     upgrade: axum::extract::ws::WebSocketUpgrade,
     headers: &HeaderMap,
