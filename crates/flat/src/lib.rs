@@ -58,7 +58,9 @@ pub mod robot;
 pub mod world;
 
 pub use geom::{normalize_deg, Ray, Rect, Vec2};
-pub use map::{Bitmap, Map, MapError, DEFAULT_CELL_SIZE, MAX_MAP_SIDE, VECTOR_CELL_SIZE};
+pub use map::{
+    Bitmap, Map, MapError, DEFAULT_CELL_SIZE, MAX_MAP_SIDE, MAX_RECTS, VECTOR_CELL_SIZE,
+};
 pub use robot::{
     arc_motion, bumper_mask, move_disc, sonar_distance, sonar_reading, FlatPose, RobotModel,
     Velocity, CONTACT_SKIN,

@@ -6,6 +6,12 @@ use crate::geom::{sweep_disc_rect, Ray, Rect, Vec2};
 /// The largest width or height a map may have, in inches.
 pub const MAX_MAP_SIDE: f64 = 100_000.0;
 
+/// The most rectangles a vector map holds, from its file and merged onto it (`#MERGE`,
+/// `#RECT`). Each addition rebuilds the map's index, so rectangles added one at a time cost
+/// more the more there are: 60,000 `#RECT`s took a server 34 s, ten times what the first
+/// 10,000 took, and a client adding them without end slowed it for everyone.
+pub const MAX_RECTS: usize = 20_000;
+
 /// Side of a grid cell in inches for bitmap maps (the grid then only indexes merged
 /// rectangles; pixels have their own tiles). Larger maps get larger cells so that the grid
 /// never holds more than [`MAX_GRID_CELLS`] cells.
@@ -35,6 +41,12 @@ pub enum MapError {
     /// The vector text has no `width height` line.
     #[error("empty map: the first line must be `width height` (e.g. `300 300`)")]
     Empty,
+    /// More rectangles than [`MAX_RECTS`].
+    #[error("{count} rectangles: a map holds at most {MAX_RECTS}")]
+    TooManyRects {
+        /// The rectangles the map would hold.
+        count: usize,
+    },
     /// The map is larger than [`MAX_MAP_SIDE`] or has no area.
     #[error(
         "map size {} x {}: each side must be more than 0 and at most {MAX_MAP_SIDE} inches",
@@ -230,6 +242,9 @@ impl Map {
     /// A vector map from its size and rectangles.
     pub fn from_rects(width: f64, height: f64, rects: Vec<Rect>) -> Result<Self, MapError> {
         check_size(width, height)?;
+        if rects.len() > MAX_RECTS {
+            return Err(MapError::TooManyRects { count: rects.len() });
+        }
         let mut map = Map {
             width,
             height,
@@ -303,6 +318,11 @@ impl Map {
                             ),
                         });
                     };
+                    if rects.len() == MAX_RECTS {
+                        return Err(MapError::TooManyRects {
+                            count: MAX_RECTS + 1,
+                        });
+                    }
                     rects.push(Rect::new(x1, y1, x2, y2));
                 }
             }
@@ -333,14 +353,20 @@ impl Map {
         if other.bitmap.is_some() {
             return Err(MapError::MergeBitmap);
         }
-        self.add_rects(other.rects.iter().copied());
-        Ok(())
+        self.add_rects(other.rects.iter().copied())
     }
 
-    /// Adds rectangles to the map.
-    pub fn add_rects(&mut self, rects: impl IntoIterator<Item = Rect>) {
+    /// Adds rectangles to the map; none when it would then hold more than [`MAX_RECTS`].
+    pub fn add_rects(&mut self, rects: impl IntoIterator<Item = Rect>) -> Result<(), MapError> {
+        let before = self.rects.len();
         self.rects.extend(rects);
+        if self.rects.len() > MAX_RECTS {
+            let count = self.rects.len();
+            self.rects.truncate(before);
+            return Err(MapError::TooManyRects { count });
+        }
         self.rebuild();
+        Ok(())
     }
 
     /// Width in inches.

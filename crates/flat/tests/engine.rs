@@ -306,6 +306,23 @@ fn bad_vector_maps_are_refused_with_the_line() {
 }
 
 #[test]
+fn a_map_holds_at_most_max_rects_rectangles() {
+    use simrob_flat::MAX_RECTS;
+    let rects = |n: usize| "10 10 11 11\n".repeat(n);
+    let full = Map::parse_vector(&format!("300 300\n{}", rects(MAX_RECTS))).expect("at the limit");
+    let e = Map::parse_vector(&format!("300 300\n{}", rects(MAX_RECTS + 1)))
+        .expect_err("past it")
+        .to_string();
+    assert!(e.contains(&format!("at most {MAX_RECTS}")), "{e}");
+    // Merged onto a full map, one more is refused and the map is unchanged.
+    let mut map = full;
+    let one = Map::parse_vector("300 300\n5 5 6 6\n").expect("one");
+    assert!(map.merge(&one).is_err());
+    assert_eq!(map.rects().len(), MAX_RECTS);
+    assert!(!map.disc_overlaps(simrob_flat::geom::Vec2::new(5.5, 5.5), 0.1));
+}
+
+#[test]
 fn robots_collide_with_and_see_each_other() {
     let mut w = FlatWorld::new(Map::empty(400.0, 400.0).expect("map"));
     let a = w
