@@ -8,8 +8,8 @@ pub const MAX_MAP_SIDE: f64 = 100_000.0;
 
 /// The most rectangles a vector map holds, from its file and merged onto it (`#MERGE`,
 /// `#RECT`). Each addition rebuilds the map's index, so rectangles added one at a time cost
-/// more the more there are: 60,000 `#RECT`s took a server 34 s, ten times what the first
-/// 10,000 took, and a client adding them without end slowed it for everyone.
+/// more the more there are: 60,000 `#RECT`s took a server 34 s, the last 10,000 seven times
+/// what the first took, and a client adding them without end slowed it for everyone.
 pub const MAX_RECTS: usize = 20_000;
 
 /// Side of a grid cell in inches for bitmap maps (the grid then only indexes merged
