@@ -10,7 +10,7 @@ use simrob_protocol::{
     MotorCommand, Request,
 };
 use simrob_session::Limits;
-use simrob_world::{Applied, LoadOptions, World};
+use simrob_world::World;
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -65,47 +65,15 @@ pub fn read_requests(path: &Path) -> Result<Vec<Request>> {
         .collect()
 }
 
-/// The file a scenario's Save or Load names: a plain file name in the scenario's folder, as
-/// a server's are in its save directory (a scenario may not write or read elsewhere).
-fn in_folder(base: &Path, file: &str) -> Result<PathBuf> {
-    Ok(simrob_server::files::resolve_beside(
-        base,
-        file,
-        "the scenario's folder",
-    )?)
-}
-
-/// Applies every request of a scenario file to `world`, each held to `limits` first as the
-/// server holds it (a value out of range, too many entities or bodies: an error, and the
-/// request does not run). Save/Load name plain files in the scenario's folder.
+/// Applies every request of a scenario file to `world` as a server would, each held to
+/// `limits` first (a value out of range, too many entities or bodies: an error, and the
+/// request does not run); Save/Load name plain files in the scenario's folder
+/// ([`simrob_server::local`]).
 pub fn load_scenario(world: &mut World, path: &Path, limits: &Limits) -> Result<()> {
-    let base = path.parent().unwrap_or(Path::new("."));
-    for (n, request) in read_requests(path)?.into_iter().enumerate() {
-        let at = || format!("{}: request {}", path.display(), n + 1);
-        limits.check(&request, world).with_context(at)?;
-        match world.apply(&request).with_context(at)? {
-            Applied::Done(_) => {}
-            Applied::Save(file) => {
-                let target = in_folder(base, &file).with_context(at)?;
-                std::fs::write(&target, world.save_xml())
-                    .with_context(|| format!("cannot save to {}", target.display()))?;
-            }
-            Applied::Load(file) => {
-                let source = in_folder(base, &file).with_context(at)?;
-                let bytes = crate::shell::read_file(&source, simrob_server::files::MAX_SAVE_FILE)
-                    .with_context(|| format!("cannot read {}", source.display()))?;
-                let xml = String::from_utf8(bytes)
-                    .with_context(|| format!("{} is not UTF-8 text", source.display()))?;
-                let options = LoadOptions {
-                    limits: limits.load_limits(),
-                    ..LoadOptions::default()
-                };
-                world
-                    .load_xml_with(&xml, &options)
-                    .with_context(|| format!("cannot load {}", source.display()))?;
-            }
-        }
-    }
+    let requests = read_requests(path)?;
+    let folder = path.parent().unwrap_or(Path::new("."));
+    simrob_server::local::apply_requests(world, limits, &requests, folder, "the scenario's folder")
+        .with_context(|| path.display().to_string())?;
     Ok(())
 }
 

@@ -13,7 +13,7 @@ use simrob_protocol::{
     MotorCommand, Request,
 };
 use simrob_session::{Limits, ServerConfig};
-use simrob_world::{Applied, LoadOptions, World, WorldConfig};
+use simrob_world::{World, WorldConfig};
 
 use crate::{closed, read_bounded};
 
@@ -50,31 +50,8 @@ fn decode(text: &[u8], origin: &str) -> PyResult<Vec<Request>> {
         .collect()
 }
 
-/// Loads a saved world from `xml` within `limits` (those a server's Load applies).
-fn load_within(world: &mut World, xml: &str, limits: &Limits) -> Result<(), String> {
-    let options = LoadOptions {
-        limits: limits.load_limits(),
-        ..LoadOptions::default()
-    };
-    world
-        .load_xml_with(xml, &options)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
-}
-
-/// The file a message's Save or Load names: a plain file name in `base`, as a server's are
-/// in its save directory (`World.save`/`load` take any path).
-fn plain_file(base: &Path, file: &str) -> PyResult<std::path::PathBuf> {
-    simrob_server::files::resolve_beside(
-        base,
-        file,
-        "the scenario's folder (or, for request, the current directory)",
-    )
-    .map_err(|e| PyValueError::new_err(e.to_string()))
-}
-
-/// Applies `requests`, each held to `limits` first as a server holds it, saving and loading
-/// plain files in `base`; returns the confirmations.
+/// Applies `requests` as a server would (see [`simrob_server::local`]): Save and Load name
+/// plain files in `base`; returns the confirmations. `origin` starts an error's message.
 fn apply_all(
     world: &mut World,
     limits: &Limits,
@@ -82,43 +59,14 @@ fn apply_all(
     base: &Path,
     origin: &str,
 ) -> PyResult<Vec<String>> {
-    let mut out = Vec::new();
-    for (n, request) in requests.iter().enumerate() {
-        if matches!(request, Request::Agent(_)) {
-            return Err(PyValueError::new_err(format!(
-                "{origin}: request {}: agent messages (Register_Agent, …) are for a server's \
-                 agents; an in-process world has none",
-                n + 1
-            )));
-        }
-        limits
-            .check(request, world)
-            .map_err(|e| PyValueError::new_err(format!("{origin}: request {}: {e}", n + 1)))?;
-        match world.apply(request) {
-            Ok(Applied::Done(text)) => out.push(text),
-            Ok(Applied::Save(file)) => {
-                let target = plain_file(base, &file)?;
-                std::fs::write(&target, world.save_xml()).map_err(|e| {
-                    PyRuntimeError::new_err(format!("cannot save to {}: {e}", target.display()))
-                })?;
-                out.push(format!("saved {}", target.display()));
-            }
-            Ok(Applied::Load(file)) => {
-                let source = plain_file(base, &file)?;
-                let xml = read_text(&source)?;
-                load_within(world, &xml, limits)
-                    .map_err(|e| PyValueError::new_err(format!("{}: {e}", source.display())))?;
-                out.push(format!("loaded {}", source.display()));
-            }
-            Err(e) => {
-                return Err(PyValueError::new_err(format!(
-                    "{origin}: request {}: {e}",
-                    n + 1
-                )))
-            }
-        }
-    }
-    Ok(out)
+    simrob_server::local::apply_requests(
+        world,
+        limits,
+        requests,
+        base,
+        "the scenario's folder (or, for request, the current directory)",
+    )
+    .map_err(|e| PyValueError::new_err(format!("{origin}: {e}")))
 }
 
 fn read_text(path: &Path) -> PyResult<String> {
@@ -310,7 +258,8 @@ impl World3d {
     /// Replaces the world with a saved one (XML of `save_xml` or a save file's text).
     fn load_xml(&mut self, xml: &str) -> PyResult<()> {
         let limits = self.limits.clone();
-        load_within(self.get_mut()?, xml, &limits).map_err(PyValueError::new_err)
+        simrob_server::local::load_within(self.get_mut()?, xml, &limits)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// Saves the world to a file.
@@ -323,7 +272,7 @@ impl World3d {
     fn load(&mut self, path: PathBuf) -> PyResult<()> {
         let xml = read_text(&path)?;
         let limits = self.limits.clone();
-        load_within(self.get_mut()?, &xml, &limits)
+        simrob_server::local::load_within(self.get_mut()?, &xml, &limits)
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))
     }
 

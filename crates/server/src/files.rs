@@ -231,35 +231,40 @@ impl SaveStore for DirStore {
 
     fn load(&mut self, name: &str) -> Result<String, FileError> {
         let path = self.resolve(name)?;
-        let name = name.trim();
-        let content = |problem: String| FileError::Content {
-            name: name.into(),
-            problem,
-        };
-        let meta = std::fs::metadata(&path).map_err(io("load", name))?;
-        if !meta.is_file() {
-            return Err(content("not a file".into()));
-        }
-        if meta.len() > MAX_SAVE_FILE {
-            return Err(content(format!(
-                "{} bytes is larger than the {MAX_SAVE_FILE}-byte limit",
-                meta.len()
-            )));
-        }
-        // A file that grows after the look above still stops at the limit.
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        std::fs::File::open(&path)
-            .map_err(io("load", name))?
-            .take(MAX_SAVE_FILE + 1)
-            .read_to_end(&mut bytes)
-            .map_err(io("load", name))?;
-        if bytes.len() as u64 > MAX_SAVE_FILE {
-            return Err(content(format!(
-                "it grew past the {MAX_SAVE_FILE}-byte limit while it was read"
-            )));
-        }
-        String::from_utf8(bytes).map_err(|_| content("the file is not UTF-8 text".into()))
+        read_save(&path, name.trim())
     }
+}
+
+/// The text of the save file at `path` (`name` in messages): a regular file of at most
+/// [`MAX_SAVE_FILE`] bytes, UTF-8.
+pub fn read_save(path: &Path, name: &str) -> Result<String, FileError> {
+    let content = |problem: String| FileError::Content {
+        name: name.into(),
+        problem,
+    };
+    let meta = std::fs::metadata(path).map_err(io("load", name))?;
+    if !meta.is_file() {
+        return Err(content("not a file".into()));
+    }
+    if meta.len() > MAX_SAVE_FILE {
+        return Err(content(format!(
+            "{} bytes is larger than the {MAX_SAVE_FILE}-byte limit",
+            meta.len()
+        )));
+    }
+    // A file that grows after the look above still stops at the limit.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)
+        .map_err(io("load", name))?
+        .take(MAX_SAVE_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io("load", name))?;
+    if bytes.len() as u64 > MAX_SAVE_FILE {
+        return Err(content(format!(
+            "it grew past the {MAX_SAVE_FILE}-byte limit while it was read"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| content("the file is not UTF-8 text".into()))
 }
 
 #[cfg(test)]
