@@ -116,8 +116,13 @@ def test_requests_are_held_to_the_servers_limits(tmp_path):
     with pytest.raises(ValueError, match="maxentities"):
         sim.World(str(SOCCER), config=str(config))
     config.write_text("nosuchkey 1\n")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="nosuchkey"):
         sim.World(str(SOCCER), config=str(config))
+    # The file is read as `simrob serve --config` reads it: a missing one, a directory.
+    with pytest.raises(FileNotFoundError, match="cannot read configuration"):
+        sim.World(str(SOCCER), config=str(tmp_path / "none.cfg"))
+    with pytest.raises(ValueError, match="not a regular file"):
+        sim.World(str(SOCCER), config=str(tmp_path))
     # A message's Save names a plain file in the current directory, as a server's do in its
     # save directory (World.save takes any path).
     with pytest.raises(ValueError, match="outside"):

@@ -140,12 +140,6 @@ fn server_address(args: &SendArgs, config: Option<&ServerConfig>) -> Result<Sock
     }
 }
 
-fn read_config(path: &std::path::Path) -> Result<ServerConfig> {
-    let text = crate::shell::read_text(path, crate::shell::MAX_TEXT_FILE)
-        .with_context(|| format!("cannot read configuration {}", path.display()))?;
-    ServerConfig::from_text(&path.display().to_string(), &text).map_err(anyhow::Error::msg)
-}
-
 /// Prints a message of the log: errors on stderr, the rest on stdout.
 fn show(message: &ServerMessage) {
     let (text, error) = describe(message);
@@ -288,7 +282,11 @@ fn execute(args: SendArgs) -> Result<i32> {
     if args.command.is_some() && (args.raw.is_some() || args.interactive) {
         bail!("give either a command, --raw FILE or --interactive, not several");
     }
-    let config = args.config.as_deref().map(read_config).transpose()?;
+    let config = args
+        .config
+        .as_deref()
+        .map(|p| crate::shell::read_config(Some(p)))
+        .transpose()?;
     let keys = config
         .as_ref()
         .map(|c| c.keys.clone())

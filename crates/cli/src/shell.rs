@@ -10,19 +10,16 @@ use anyhow::{Context, Result};
 /// Reads a file named on the command line or in a scenario: a regular file of at most `max`
 /// bytes (a device, a FIFO or a huge file gets an error at once).
 pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    simrob_swarm::scenario::read_bounded(path, max)
+    Ok(simrob_files::read_bounded(path, max)?)
 }
 
-/// The server configuration in the file at `path` (`--config` of `serve` and `run`), else
-/// the defaults.
+/// The server configuration in the file at `path` (`--config` of `serve`, `run` and `send`),
+/// else the defaults.
 pub fn read_config(path: Option<&Path>) -> Result<simrob_session::ServerConfig> {
-    let Some(path) = path else {
-        return Ok(simrob_session::ServerConfig::default());
-    };
-    let text = read_text(path, MAX_TEXT_FILE)
-        .with_context(|| format!("cannot read configuration {}", path.display()))?;
-    simrob_session::ServerConfig::from_text(&path.display().to_string(), &text)
-        .map_err(anyhow::Error::msg)
+    path.map_or_else(
+        || Ok(simrob_session::ServerConfig::default()),
+        |p| simrob_server::files::read_config(p).map_err(anyhow::Error::msg),
+    )
 }
 
 /// The largest text file read from a path on the command line (64 MiB, as scenarios):

@@ -1,5 +1,16 @@
-//! Atomic file writes for SimRob's shells: the SimRob server's Save, the Mobile Robot
-//! Simulator's map and snapshot files, and the command line's result files.
+//! Files for SimRob's shells: reading a file named from outside within a size, the plain
+//! names a directory of files takes, and atomic writes (the SimRob server's Save and Load, the
+//! Mobile Robot Simulator's map and snapshot files, the command line's and Python's scenario,
+//! configuration and result files).
+//!
+//! [`read_bounded`] reads a regular file of at most a given size: a device, a FIFO or a
+//! directory is refused before it is opened (opening a FIFO would wait for a writer), and a
+//! file that grows while it is read stops at the limit.
+//!
+//! [`check_plain_name`] and [`resolve_in`] are the one rule for a file named by a client or a
+//! scenario in a directory of the user's (a server's save directory, the MRS map directory, a
+//! scenario's folder): a plain name, at most [`MAX_NAME`] bytes, no `/` or `\`, no leading
+//! `.`, no control characters, and no symbolic link leading out.
 //!
 //! [`write_atomically`] writes the bytes to a temporary file in the target's directory, flushes
 //! it to disk (`fsync`), renames it over the target and then flushes the directory, so a
@@ -10,14 +21,174 @@
 //! [`remove_stale_temps`] removes the temporary files a writer that was killed mid-write left
 //! in a directory (a store calls it when it opens).
 //!
-//! This crate is not a file store: names, quotas, size limits and messages belong to its
-//! callers. It depends on `std` alone.
+//! This crate is not a file store: quotas, size limits and messages naming the directory
+//! belong to its callers. It depends on `std` alone.
 #![warn(missing_docs)]
 
 use std::fs::File;
-use std::io::Write;
-use std::path::Path;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why [`read_bounded`] read nothing.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The path names a device, a FIFO or a directory.
+    NotAFile,
+    /// The file is larger than the limit (or grew past it while it was read).
+    TooLarge {
+        /// Its size, or the bytes read when it grew past the limit.
+        len: u64,
+        /// The limit, in bytes.
+        max: u64,
+    },
+    /// The operating system's error (`NotFound` for a missing file).
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::NotAFile => {
+                f.write_str("not a regular file (a device, a FIFO or a directory)")
+            }
+            ReadError::TooLarge { len, max } => {
+                write!(f, "{len} bytes is more than the {max}-byte limit")
+            }
+            ReadError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for ReadError {
+    fn from(e: std::io::Error) -> Self {
+        ReadError::Io(e)
+    }
+}
+
+impl From<ReadError> for std::io::Error {
+    fn from(e: ReadError) -> Self {
+        use std::io::ErrorKind;
+        match e {
+            ReadError::Io(e) => e,
+            ReadError::NotAFile => std::io::Error::new(ErrorKind::InvalidInput, e.to_string()),
+            ReadError::TooLarge { .. } => {
+                std::io::Error::new(ErrorKind::FileTooLarge, e.to_string())
+            }
+        }
+    }
+}
+
+/// Reads the file at `path`: a regular file of at most `max` bytes, else a [`ReadError`]
+/// (nothing is read from a device or a FIFO, and a file that grows while it is read stops at
+/// `max`).
+pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+    // Look before opening: opening a FIFO blocks until someone writes to it.
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotAFile);
+    }
+    if meta.len() > max {
+        return Err(ReadError::TooLarge {
+            len: meta.len(),
+            max,
+        });
+    }
+    let file = File::open(path)?;
+    // The path may have been replaced between the look and the opening.
+    if !file.metadata()?.is_file() {
+        return Err(ReadError::NotAFile);
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(ReadError::TooLarge {
+            len: bytes.len() as u64,
+            max,
+        });
+    }
+    Ok(bytes)
+}
+
+/// The longest plain file name, in bytes (what common file systems allow).
+pub const MAX_NAME: usize = 255;
+
+/// Why a name is not a plain file name in a directory ([`check_plain_name`], [`resolve_in`]).
+/// The messages name neither the directory nor the name: callers add them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameError {
+    /// The name is empty.
+    Empty,
+    /// The name has control characters.
+    ControlCharacters,
+    /// The name is longer than [`MAX_NAME`] bytes.
+    TooLong {
+        /// Its length, in bytes.
+        len: usize,
+    },
+    /// The name has a `/` or a `\`, or starts with `.` (another directory, a hidden file).
+    NotPlain,
+    /// The name is a symbolic link to somewhere outside the directory.
+    LeadsOut,
+}
+
+impl std::fmt::Display for NameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NameError::Empty => f.write_str("a file name is needed"),
+            NameError::ControlCharacters => {
+                f.write_str("a file name may not contain control characters")
+            }
+            NameError::TooLong { len } => {
+                write!(f, "a file name of {len} bytes is longer than {MAX_NAME}")
+            }
+            NameError::NotPlain => f.write_str("not a plain file name (no '/', no leading '.')"),
+            NameError::LeadsOut => f.write_str("a link leading out of the directory"),
+        }
+    }
+}
+
+impl std::error::Error for NameError {}
+
+/// Whether `name` is a plain file name (see the crate docs), as it is (no trimming).
+pub fn check_plain_name(name: &str) -> Result<(), NameError> {
+    if name.is_empty() {
+        return Err(NameError::Empty);
+    }
+    if name.chars().any(char::is_control) {
+        return Err(NameError::ControlCharacters);
+    }
+    if name.len() > MAX_NAME {
+        return Err(NameError::TooLong { len: name.len() });
+    }
+    if name.contains(['/', '\\']) || name.starts_with('.') {
+        return Err(NameError::NotPlain);
+    }
+    Ok(())
+}
+
+/// The path of the plain file name `name` in `dir` (which should be canonical, so that a
+/// link's target can be compared with it): [`check_plain_name`], and no symbolic link
+/// leading out of `dir`. The file need not exist.
+pub fn resolve_in(dir: &Path, name: &str) -> Result<PathBuf, NameError> {
+    check_plain_name(name)?;
+    let full = dir.join(name);
+    if let Ok(real) = full.canonicalize() {
+        if !real.starts_with(dir) {
+            return Err(NameError::LeadsOut);
+        }
+    }
+    Ok(full)
+}
 
 /// The prefix of the temporary files [`write_atomically`] creates (a leading dot hides them
 /// from listings; file stores refuse names with a leading dot, so no user file has it).
@@ -209,5 +380,62 @@ mod tests {
         assert!(!is_temp_name(".x.tmp-7-"));
         assert!(!is_temp_name(".x.tmp-a"));
         assert!(!is_temp_name("x.tmp-1-2"));
+    }
+
+    #[test]
+    fn bounded_reads_take_regular_files_up_to_the_limit() {
+        let d = temp_dir("bounded");
+        let small = d.join("small.txt");
+        std::fs::write(&small, b"0123456789").unwrap();
+        assert_eq!(read_bounded(&small, 10).unwrap(), b"0123456789");
+        let e = read_bounded(&small, 9).unwrap_err();
+        assert!(
+            matches!(e, ReadError::TooLarge { len: 10, max: 9 }),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), "10 bytes is more than the 9-byte limit");
+        assert!(matches!(read_bounded(&d, 100), Err(ReadError::NotAFile)));
+        let missing = read_bounded(&d.join("none"), 100).unwrap_err();
+        assert!(
+            matches!(&missing, ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound),
+            "{missing:?}"
+        );
+        // A device is refused before it is opened (reading /dev/zero would never end).
+        if Path::new("/dev/zero").exists() {
+            assert!(matches!(
+                read_bounded(Path::new("/dev/zero"), 100),
+                Err(ReadError::NotAFile)
+            ));
+        }
+        let io: std::io::Error = ReadError::TooLarge { len: 2, max: 1 }.into();
+        assert_eq!(io.kind(), std::io::ErrorKind::FileTooLarge);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn plain_names_stay_in_their_directory() {
+        let d = temp_dir("names").canonicalize().unwrap();
+        assert_eq!(resolve_in(&d, "run1.xml"), Ok(d.join("run1.xml")));
+        assert_eq!(check_plain_name(""), Err(NameError::Empty));
+        assert_eq!(check_plain_name("a\nb"), Err(NameError::ControlCharacters));
+        let long = "x".repeat(MAX_NAME + 1);
+        assert_eq!(
+            check_plain_name(&long),
+            Err(NameError::TooLong { len: MAX_NAME + 1 })
+        );
+        assert_eq!(check_plain_name(&long[..MAX_NAME]), Ok(()));
+        for name in ["../x.xml", "/tmp/x.xml", "a/b", "a\\b", ".hidden", ".."] {
+            assert_eq!(check_plain_name(name), Err(NameError::NotPlain), "{name}");
+        }
+        // A link inside the directory to a file outside it.
+        #[cfg(unix)]
+        {
+            let outside = temp_dir("names-outside").canonicalize().unwrap();
+            std::os::unix::fs::symlink(outside.join("t.xml"), d.join("link.xml")).unwrap();
+            std::fs::write(outside.join("t.xml"), b"x").unwrap();
+            assert_eq!(resolve_in(&d, "link.xml"), Err(NameError::LeadsOut));
+            std::fs::remove_dir_all(&outside).unwrap();
+        }
+        std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
+use simrob_files::{NameError, ReadError};
 
 use crate::core::{ClientId, CoreError, FileError, MapFiles, MrsCore, MAX_MAP_FILE};
 use crate::protocol::{error_reply, MAX_LINE};
@@ -88,7 +89,7 @@ impl Default for SnapshotQuota {
 }
 
 /// The longest map or snapshot file name, in bytes.
-pub const MAX_FILE_NAME: usize = 255;
+pub const MAX_FILE_NAME: usize = simrob_files::MAX_NAME;
 
 impl DirMapFiles {
     /// Files under `dir` (created if missing). Temporary files left by an earlier run that
@@ -124,49 +125,41 @@ impl DirMapFiles {
 
     /// The path of the file `name`, if `name` is a plain file name that stays inside.
     pub fn resolve(&self, name: &str) -> Result<PathBuf, FileError> {
-        check_file_name(name)?;
-        let path = self.dir.join(name);
-        if let Ok(real) = path.canonicalize() {
-            if !real.starts_with(&self.dir) {
-                return Err(FileError::LeavesDirectory(name.to_string()));
-            }
-        }
-        Ok(path)
+        simrob_files::resolve_in(&self.dir, name).map_err(|e| name_error(name, e))
     }
 }
 
-/// Why `name` is not a plain file name for the map directory.
+/// Why `name` is not a plain file name for the map directory (`simrob_files`' rule).
 pub fn check_file_name(name: &str) -> Result<(), FileError> {
-    if name.is_empty() {
-        return Err(FileError::EmptyName);
-    }
-    if name.len() > MAX_FILE_NAME {
-        return Err(FileError::NameTooLong {
-            len: name.len(),
+    simrob_files::check_plain_name(name).map_err(|e| name_error(name, e))
+}
+
+/// [`FileError`]'s form of a name `simrob_files` refused.
+fn name_error(name: &str, e: NameError) -> FileError {
+    match e {
+        NameError::Empty => FileError::EmptyName,
+        NameError::ControlCharacters => FileError::ControlCharacters,
+        NameError::TooLong { len } => FileError::NameTooLong {
+            len,
             max: MAX_FILE_NAME,
-        });
+        },
+        NameError::NotPlain => FileError::NotPlain(name.to_string()),
+        NameError::LeadsOut => FileError::LeavesDirectory(name.to_string()),
     }
-    if name.chars().any(char::is_control) {
-        return Err(FileError::ControlCharacters);
-    }
-    if name.contains(['/', '\\']) || name.starts_with('.') {
-        return Err(FileError::NotPlain(name.to_string()));
-    }
-    Ok(())
 }
 
 impl MapFiles for DirMapFiles {
     fn read(&mut self, name: &str) -> Result<Vec<u8>, FileError> {
         let path = self.resolve(name)?;
-        let read_error = |source| FileError::Read {
-            name: name.to_string(),
-            source,
-        };
-        let meta = std::fs::metadata(&path).map_err(read_error)?;
-        if !meta.is_file() || meta.len() > MAX_MAP_FILE {
-            return Err(FileError::NotAMapFile(name.to_string()));
-        }
-        std::fs::read(&path).map_err(read_error)
+        simrob_files::read_bounded(&path, MAX_MAP_FILE).map_err(|e| match e {
+            ReadError::Io(source) => FileError::Read {
+                name: name.to_string(),
+                source,
+            },
+            ReadError::NotAFile | ReadError::TooLarge { .. } => {
+                FileError::NotAMapFile(name.to_string())
+            }
+        })
     }
 
     fn write(&mut self, name: &str, bytes: &[u8]) -> Result<PathBuf, FileError> {

@@ -139,28 +139,12 @@ pub(crate) fn all_reset<T>(worlds: &[Option<T>]) -> PyResult<()> {
 /// Reads a regular file of at most [`MAX_FILE`] bytes; a missing file is
 /// `FileNotFoundError`, anything else odd a `ValueError`.
 fn read_bounded(path: &Path) -> PyResult<Vec<u8>> {
-    let meta = std::fs::metadata(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
+    simrob_files::read_bounded(path, MAX_FILE).map_err(|e| match e {
+        simrob_files::ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
             PyFileNotFoundError::new_err(format!("no file {}", path.display()))
-        } else {
-            PyValueError::new_err(format!("cannot read {}: {e}", path.display()))
         }
-    })?;
-    if !meta.is_file() {
-        return Err(PyValueError::new_err(format!(
-            "{} is not a regular file",
-            path.display()
-        )));
-    }
-    if meta.len() > MAX_FILE {
-        return Err(PyValueError::new_err(format!(
-            "{} is {} bytes, over the limit of {MAX_FILE}",
-            path.display(),
-            meta.len()
-        )));
-    }
-    std::fs::read(path)
-        .map_err(|e| PyValueError::new_err(format!("cannot read {}: {e}", path.display())))
+        e => PyValueError::new_err(format!("cannot read {}: {e}", path.display())),
+    })
 }
 
 /// Runs the `simrob` command line with `argv` (program name first), the GIL released;

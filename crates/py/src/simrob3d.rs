@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 
 use numpy::ndarray::{Array1, Array2};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use simrob_math::Xoshiro256StarStar;
 use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec,
     MotorCommand, Request,
 };
+use simrob_server::files::{read_config, ConfigFileError};
 use simrob_session::{Limits, ServerConfig};
 use simrob_world::{World, WorldConfig};
 
@@ -105,11 +106,12 @@ impl World3d {
     #[pyo3(signature = (scenario=None, config=None))]
     fn new(scenario: Option<PathBuf>, config: Option<PathBuf>) -> PyResult<Self> {
         let config = match config {
-            Some(path) => {
-                let text = read_text(&path)?;
-                ServerConfig::from_text(&path.display().to_string(), &text)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?
-            }
+            Some(path) => read_config(&path).map_err(|e| match e {
+                ConfigFileError::Read { missing: true, .. } => {
+                    PyFileNotFoundError::new_err(e.to_string())
+                }
+                e => PyValueError::new_err(e.to_string()),
+            })?,
             None => ServerConfig::default(),
         };
         let limits = config.limits;

@@ -1,4 +1,5 @@
-//! Save/Load files: plain names in one directory, written atomically, within a quota.
+//! Save/Load files: plain names in one directory, written atomically, within a quota; and
+//! the server's configuration file ([`read_config`]).
 //!
 //! A name is a plain file name (`run1.xml`): no directories, no leading dot, no control
 //! characters, at most [`MAX_NAME`] bytes. The directory holds at most
@@ -7,14 +8,14 @@
 //! a killed server left behind are removed when the store opens. Messages name the file, never
 //! the directory's absolute path.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
+
+pub use simrob_files::MAX_NAME;
+use simrob_files::{NameError, ReadError};
+use simrob_session::{ConfigError, ServerConfig};
 
 /// Largest save file Load reads (bytes).
 pub const MAX_SAVE_FILE: u64 = 64 * 1024 * 1024;
-
-/// Longest file name, bytes.
-pub const MAX_NAME: usize = 255;
 
 /// Why a save file could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -93,36 +94,19 @@ impl Default for Quota {
 /// [`MAX_NAME`] bytes, and no symbolic link leading out. `place` names `dir` in messages
 /// (`the save directory`), never its path.
 pub fn resolve_in(dir: &Path, name: &str, place: &str) -> Result<PathBuf, FileError> {
-    let trimmed = name.trim();
-    if trimmed.is_empty() {
-        return Err(FileError::Name("a file name is needed".into()));
-    }
-    if trimmed.chars().any(char::is_control) {
-        return Err(FileError::Name(format!(
-            "file {name:?} contains control characters"
-        )));
-    }
-    if trimmed.len() > MAX_NAME {
-        return Err(FileError::Name(format!(
-            "file name of {} bytes is longer than {MAX_NAME}",
-            trimmed.len()
-        )));
-    }
-    if trimmed.contains(['/', '\\']) || trimmed.starts_with('.') {
-        return Err(FileError::Name(format!(
-            "file {name:?} is outside {place}: use a plain name in it, e.g. \"run1.xml\""
-        )));
-    }
-    let full = dir.join(trimmed);
-    // A symbolic link may not lead out.
-    if let Ok(real) = full.canonicalize() {
-        if !real.starts_with(dir) {
-            return Err(FileError::Name(format!(
-                "file {name:?} leads outside {place}"
-            )));
-        }
-    }
-    Ok(full)
+    simrob_files::resolve_in(dir, name.trim()).map_err(|e| {
+        FileError::Name(match e {
+            NameError::Empty => e.to_string(),
+            NameError::ControlCharacters => format!("file {name:?} contains control characters"),
+            NameError::TooLong { len } => {
+                format!("file name of {len} bytes is longer than {MAX_NAME}")
+            }
+            NameError::NotPlain => format!(
+                "file {name:?} is outside {place}: use a plain name in it, e.g. \"run1.xml\""
+            ),
+            NameError::LeadsOut => format!("file {name:?} leads outside {place}"),
+        })
+    })
 }
 
 /// [`resolve_in`] the folder `base` (a scenario's folder; empty: the current directory).
@@ -242,29 +226,51 @@ pub fn read_save(path: &Path, name: &str) -> Result<String, FileError> {
         name: name.into(),
         problem,
     };
-    let meta = std::fs::metadata(path).map_err(io("load", name))?;
-    if !meta.is_file() {
-        return Err(content("not a file".into()));
-    }
-    if meta.len() > MAX_SAVE_FILE {
-        return Err(content(format!(
-            "{} bytes is larger than the {MAX_SAVE_FILE}-byte limit",
-            meta.len()
-        )));
-    }
-    // A file that grows after the look above still stops at the limit.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)
-        .map_err(io("load", name))?
-        .take(MAX_SAVE_FILE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io("load", name))?;
-    if bytes.len() as u64 > MAX_SAVE_FILE {
-        return Err(content(format!(
-            "it grew past the {MAX_SAVE_FILE}-byte limit while it was read"
-        )));
-    }
+    let bytes = simrob_files::read_bounded(path, MAX_SAVE_FILE).map_err(|e| match e {
+        ReadError::Io(source) => io("load", name)(source),
+        ReadError::NotAFile => content("not a file".into()),
+        ReadError::TooLarge { .. } => content(e.to_string()),
+    })?;
     String::from_utf8(bytes).map_err(|_| content("the file is not UTF-8 text".into()))
+}
+
+/// The largest configuration file [`read_config`] reads, in bytes (64 MiB, as scenario files).
+pub const MAX_CONFIG_FILE: u64 = 64 << 20;
+
+/// Why [`read_config`] gave no configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigFileError {
+    /// The file is missing, not a regular file, larger than [`MAX_CONFIG_FILE`] or not UTF-8.
+    #[error("cannot read configuration {file}: {problem}")]
+    Read {
+        /// The file's path, as given.
+        file: String,
+        /// What is wrong.
+        problem: String,
+        /// There is no such file.
+        missing: bool,
+    },
+    /// A key or value of the file is refused.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
+/// The server configuration in the file at `path` (see [`ServerConfig::from_text`]): what
+/// `simrob serve --config`, `simrob run --config`, `simrob send --config` and Python's
+/// `World(config=)` read.
+pub fn read_config(path: &Path) -> Result<ServerConfig, ConfigFileError> {
+    let file = path.display().to_string();
+    let unreadable = |problem: String, missing: bool| ConfigFileError::Read {
+        file: file.clone(),
+        problem,
+        missing,
+    };
+    let bytes = simrob_files::read_bounded(path, MAX_CONFIG_FILE).map_err(|e| {
+        let missing = matches!(&e, ReadError::Io(io) if io.kind() == std::io::ErrorKind::NotFound);
+        unreadable(e.to_string(), missing)
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| unreadable("not UTF-8 text".into(), false))?;
+    Ok(ServerConfig::from_text(&file, &text)?)
 }
 
 #[cfg(test)]
@@ -427,6 +433,40 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("missing.xml"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_configuration_file_is_read_within_bounds_or_refused_clearly() {
+        let d = temp_dir("config");
+        std::fs::create_dir_all(&d).unwrap();
+        let good = d.join("simrob.toml");
+        std::fs::write(&good, "maxvelocity = 20\n").unwrap();
+        assert_eq!(read_config(&good).unwrap().limits.max_velocity, 20.0);
+        let e = read_config(&d.join("none.toml")).unwrap_err();
+        assert!(
+            matches!(e, ConfigFileError::Read { missing: true, .. }),
+            "{e}"
+        );
+        assert!(
+            e.to_string().starts_with("cannot read configuration "),
+            "{e}"
+        );
+        let e = read_config(&d).unwrap_err();
+        assert!(
+            matches!(e, ConfigFileError::Read { missing: false, .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        let latin1 = d.join("latin1.data");
+        std::fs::write(&latin1, b"servername caf\xe9\n").unwrap();
+        let e = read_config(&latin1).unwrap_err();
+        assert!(e.to_string().ends_with("not UTF-8 text"), "{e}");
+        let wrong = d.join("wrong.toml");
+        std::fs::write(&wrong, "nosuchkey = 1\n").unwrap();
+        let e = read_config(&wrong).unwrap_err();
+        assert!(matches!(e, ConfigFileError::Config(_)), "{e}");
+        assert!(e.to_string().contains("nosuchkey"), "{e}");
         let _ = std::fs::remove_dir_all(&d);
     }
 }

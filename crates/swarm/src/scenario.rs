@@ -64,6 +64,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
+use simrob_files::read_bounded;
 
 use crate::drawio::{self, DrawioMap, MapShape};
 use crate::drones::{self, DroneController, SwarmParams};
@@ -238,40 +239,6 @@ pub const MIN_SNAPSHOT_PERIOD: f64 = 0.001;
 /// The largest scenario file, draw.io map or obstacle map read, bytes (64 MiB). A path
 /// naming anything but a regular file (`/dev/zero`, a FIFO, a directory) is refused too.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
-
-/// Reads the file at `path`: a regular file of at most `max` bytes, else a clear error
-/// (nothing is read from a device or a FIFO, and a file that grows while it is read stops
-/// at `max`).
-pub fn read_bounded(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::{Error, ErrorKind, Read};
-    let too_large = |len: u64| {
-        Error::new(
-            ErrorKind::InvalidData,
-            format!("{len} bytes is more than the {max}-byte limit"),
-        )
-    };
-    // Look before opening: opening a FIFO blocks until someone writes to it.
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            "not a regular file (a device, a FIFO or a directory)",
-        ));
-    }
-    if meta.len() > max {
-        return Err(too_large(meta.len()));
-    }
-    let file = std::fs::File::open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(max + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max {
-        return Err(too_large(bytes.len() as u64));
-    }
-    Ok(bytes)
-}
 
 /// [`read_bounded`] to text, with [`MAX_FILE_BYTES`].
 fn read_text(path: &Path) -> std::io::Result<String> {
