@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
+import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -256,3 +259,45 @@ def test_the_simrob_command_runs_through_the_extension():
     assert '"iterations":20' in out.stdout.replace(" ", "")
     bad = subprocess.run([str(exe), "run", "--nope"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--nope" in bad.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_stops_a_long_run_and_keeps_the_world_usable():
+    # Python's own Ctrl-C handler, whatever the test runner installed: KeyboardInterrupt.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def interrupted(long_call):
+        """Runs `long_call` (days of simulated work) while another thread sends this process
+        Ctrl-C once it has begun; it must raise KeyboardInterrupt rather than run on."""
+        started = threading.Event()
+
+        def send():
+            started.wait()
+            os.kill(os.getpid(), signal.SIGINT)
+
+        sender = threading.Thread(target=send, daemon=True)
+        sender.start()
+        with pytest.raises(KeyboardInterrupt):
+            started.set()
+            long_call()
+        sender.join()
+
+    try:
+        w = sim.World(str(SOCCER))
+        interrupted(lambda: w.step(10**15))
+        assert w.step(10) == 10
+        m = sim.MrsWorld()
+        interrupted(lambda: m.step(10**15))
+        m.step(3)
+        s = sim.Swarm(
+            str(REPO / "scenarios" / "swarm" / "drone-swarm.toml"),
+            seed=1,
+            robots=20,
+            duration=1e9,
+            full_duration=True,
+        )
+        interrupted(s.run)
+        assert not s.finished
+        assert s.step(2) is True
+    finally:
+        signal.signal(signal.SIGINT, previous)

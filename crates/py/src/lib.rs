@@ -11,11 +11,13 @@
 //! - `main`: the `simrob` command line.
 //!
 //! Every entry point checks what Python hands it (shapes, finite numbers, files, a closed
-//! object) and raises a Python exception; stepping releases the GIL. The Python package
+//! object) and raises a Python exception; stepping releases the GIL, and a long run looks
+//! for Ctrl-C at least every [`SIGNAL_LOOK`] ([`run_slices`]). The Python package
 //! (`python/src/simrob`) wraps these in Gymnasium and PettingZoo environments.
 #![warn(missing_docs)]
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use pyo3::exceptions::{PyFileNotFoundError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -175,6 +177,53 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_FILE", MAX_FILE)?;
     m.add("MAX_BATCH", MAX_BATCH)?;
     Ok(())
+}
+
+/// How long a call runs with the GIL released before it looks for a signal: Ctrl-C stops a
+/// long `step` or `run` within about this much (a `KeyboardInterrupt`; what ran stays run).
+pub const SIGNAL_LOOK: Duration = Duration::from_millis(50);
+
+/// Runs `one` at most `n` times on `state`, stopping early when it says the run is over,
+/// for at most [`SIGNAL_LOOK`] at a call: `(how many ran, whether the run goes on)`. What
+/// runs is the same however the calls slice it.
+pub(crate) fn run_for_a_while<S>(
+    state: &mut S,
+    n: u64,
+    mut one: impl FnMut(&mut S) -> bool,
+) -> (u64, bool) {
+    let start = Instant::now();
+    let mut ran = 0;
+    while ran < n {
+        if !one(state) {
+            return (ran, false);
+        }
+        ran += 1;
+        if start.elapsed() >= SIGNAL_LOOK {
+            break;
+        }
+    }
+    (ran, true)
+}
+
+/// Runs `n` iterations in slices, each through `slice` (given how many are left, it runs
+/// some with the GIL released, see [`run_for_a_while`]), looking for a signal between them:
+/// returns how many ran, fewer when a slice says the run is over; Ctrl-C raises
+/// `KeyboardInterrupt` with what ran kept.
+pub(crate) fn run_slices(
+    py: Python<'_>,
+    n: u64,
+    mut slice: impl FnMut(Python<'_>, u64) -> PyResult<(u64, bool)>,
+) -> PyResult<u64> {
+    let mut done = 0;
+    while done < n {
+        let (ran, more) = slice(py, n - done)?;
+        done += ran;
+        if !more || done >= n {
+            break;
+        }
+        py.check_signals()?;
+    }
+    Ok(done)
 }
 
 type Job<S> = Box<dyn FnOnce(&mut S) + Send>;

@@ -149,11 +149,19 @@ impl MrsWorld {
         Ok(())
     }
 
-    /// Runs `n` fixed steps (the GIL released meanwhile).
+    /// Runs `n` fixed steps (the GIL released meanwhile). Ctrl-C stops it with
+    /// `KeyboardInterrupt`, the steps run so far kept.
     #[pyo3(signature = (n=1))]
     fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<()> {
         let w = self.get_mut()?;
-        py.detach(|| (0..n).for_each(|_| w.step()));
+        crate::run_slices(py, n, |py, left| {
+            Ok(py.detach(|| {
+                crate::run_for_a_while(w, left, |w| {
+                    w.step();
+                    true
+                })
+            }))
+        })?;
         Ok(())
     }
 

@@ -151,17 +151,14 @@ impl World3d {
     }
 
     /// Runs `n` iterations (the GIL released meanwhile); returns how many ran (fewer when
-    /// the world is not initialized or is in step mode).
+    /// the world is not initialized or is in step mode). Ctrl-C stops it with
+    /// `KeyboardInterrupt`, the iterations run so far kept.
     #[pyo3(signature = (n=1))]
     fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<u64> {
         let world = self.get_mut()?;
-        Ok(py.detach(|| {
-            let mut done = 0;
-            while done < n && world.advance() {
-                done += 1;
-            }
-            done
-        }))
+        crate::run_slices(py, n, |py, left| {
+            Ok(py.detach(|| crate::run_for_a_while(world, left, |w| w.advance())))
+        })
     }
 
     /// Sets the wheel speeds (rad/s) of robot `entity`: `speeds[i]` drives wheel joint `i`

@@ -89,21 +89,28 @@ impl Swarm {
     }
 
     /// Runs `n` frames (the GIL released meanwhile); returns whether the run goes on.
+    /// Ctrl-C stops it with `KeyboardInterrupt`, the frames run so far kept.
     #[pyo3(signature = (n=1))]
     fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<bool> {
-        self.sim()?.call(py, move |sim| {
-            for _ in 0..n {
-                if !sim.step() {
-                    return false;
-                }
-            }
-            !sim.is_finished()
-        })
+        let sim = self.sim()?;
+        crate::run_slices(py, n, |py, left| {
+            sim.call(py, move |sim| {
+                crate::run_for_a_while(sim, left, |sim| sim.step())
+            })
+        })?;
+        sim.call(py, |sim| !sim.is_finished())
     }
 
-    /// Runs to the end (the GIL released); returns the summary as `summary()` does.
+    /// Runs to the end (the GIL released); returns the summary as `summary()` does. Ctrl-C
+    /// stops it with `KeyboardInterrupt`, the frames run so far kept (the run not ended).
     fn run(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let summary = self.sim()?.call(py, |sim| sim.run())?;
+        let sim = self.sim()?;
+        crate::run_slices(py, u64::MAX, |py, left| {
+            sim.call(py, move |sim| {
+                crate::run_for_a_while(sim, left, |sim| sim.step())
+            })
+        })?;
+        let summary = sim.call(py, |sim| sim.finish(0.0))?;
         to_py(py, &summary)
     }
 
