@@ -11,7 +11,8 @@
 - :class:`SumBotBall`, :class:`NomadGoal`, :class:`DroneTargets`: the tasks behind the
   Gymnasium and PettingZoo environments, each a batch of worlds stepped in Rust.
 
-Stepping releases the GIL. Bad input (wrong shapes, NaN, unknown files, a request past the
+Stepping releases the GIL; Ctrl-C stops a long ``step`` or ``run`` (``KeyboardInterrupt``, what
+ran kept). Bad input (wrong shapes, NaN, unknown files, a request past the
 limits a server holds it to, an object used after ``close()``) raises ``ValueError``,
 ``FileNotFoundError`` or ``RuntimeError``; the bad request does not run (of several
 messages given to ``World.request`` at once, those before it stay applied).
