@@ -301,3 +301,21 @@ def test_ctrl_c_stops_a_long_run_and_keeps_the_world_usable():
         assert s.step(2) is True
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_with_closes_worlds_and_runs_an_error_included():
+    with sim.World(str(SOCCER)) as w:
+        assert w.step(5) == 5 and not w.closed
+    assert w.closed
+    with pytest.raises(RuntimeError, match="closed"):
+        w.step(1)
+    with pytest.raises(ValueError, match="inside"):
+        with sim.Swarm(str(REPO / "scenarios" / "swarm" / "drone-swarm.toml"), robots=10) as s:
+            assert s.step(3)
+            raise ValueError("inside the block")
+    with pytest.raises(RuntimeError, match="closed"):
+        s.step(1)
+    for make in (sim.MrsWorld, lambda: sim.SumBotBall(2), lambda: sim.NomadGoal(2),
+                 lambda: sim.DroneTargets(10)):
+        with make() as o:
+            assert isinstance(o, sim._Closes)

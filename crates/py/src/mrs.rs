@@ -56,7 +56,7 @@ fn finite(what: &str, values: &[f64]) -> PyResult<()> {
 /// The Mobile Robot Simulator's world in this process: Nomad-200 robots (radius 10 in, 16
 /// sonars, 20 bumpers) on a map, in inches, degrees (heading clockwise from +x, as the
 /// protocol has it) and seconds.
-#[pyclass(module = "simrob._native")]
+#[pyclass(module = "simrob._native", subclass)]
 pub struct MrsWorld {
     world: Option<FlatWorld>,
 }
@@ -219,7 +219,7 @@ struct NomadRun {
 }
 
 /// The Nomad-200 driving to a goal on a map: `n` worlds stepped together in Rust.
-#[pyclass(module = "simrob._native")]
+#[pyclass(module = "simrob._native", subclass)]
 pub struct NomadGoal {
     base: FlatWorld,
     max_speed: f64,

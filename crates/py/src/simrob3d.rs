@@ -78,7 +78,7 @@ fn read_text(path: &Path) -> PyResult<String> {
 
 /// A 3D SimRob world in this process: the physics world a `simrob serve` shares with its
 /// agents, without the server. Requests are the SimRob manual's XML messages.
-#[pyclass(module = "simrob._native", name = "World")]
+#[pyclass(module = "simrob._native", name = "World", subclass)]
 pub struct World3d {
     world: Option<World>,
     /// What a request may ask: a server's limits (`maxvelocity`, `maxposition`, …).
@@ -307,7 +307,7 @@ struct SumBotWorld {
 }
 
 /// The SumBot reaching the ball: `n` worlds stepped together in Rust.
-#[pyclass(module = "simrob._native")]
+#[pyclass(module = "simrob._native", subclass)]
 pub struct SumBotBall {
     template: Vec<Request>,
     ball: EntityId,

@@ -22,7 +22,7 @@ type Row = (u32, [f64; 3]);
 /// A swarm run in this process: a scenario file (TOML or JSON, as `simrob swarm run`
 /// takes) built with a seed, stepped frame by frame. Units: map units (x right, y down),
 /// seconds, radians.
-#[pyclass(module = "simrob._native")]
+#[pyclass(module = "simrob._native", subclass)]
 pub struct Swarm {
     sim: Option<Worker<Simulation>>,
 }
@@ -236,7 +236,7 @@ struct DroneRun {
 /// The drone swarm of HMR Sim's example with the controller left to the caller: `n` drones
 /// take off from a grid and each flies to its own target on rings; a collision stops both
 /// drones (crashed).
-#[pyclass(module = "simrob._native")]
+#[pyclass(module = "simrob._native", subclass)]
 pub struct DroneTargets {
     drones: usize,
     run: Option<Worker<Option<DroneRun>>>,

@@ -11,7 +11,8 @@
 - :class:`SumBotBall`, :class:`NomadGoal`, :class:`DroneTargets`: the tasks behind the
   Gymnasium and PettingZoo environments, each a batch of worlds stepped in Rust.
 
-Stepping releases the GIL; Ctrl-C stops a long ``step`` or ``run`` (``KeyboardInterrupt``, what
+Each is closed by ``close()`` or at the end of a ``with`` block (``with sim.World(path) as
+w:``). Stepping releases the GIL; Ctrl-C stops a long ``step`` or ``run`` (``KeyboardInterrupt``, what
 ran kept). Bad input (wrong shapes, NaN, unknown files, a request past the
 limits a server holds it to, an object used after ``close()``) raises ``ValueError``,
 ``FileNotFoundError`` or ``RuntimeError``; the bad request does not run (of several
@@ -20,21 +21,60 @@ messages given to ``World.request`` at once, those before it stay applied).
 
 from __future__ import annotations
 
+from . import _native
 from ._native import (
     DRONE_OBS,
     MAX_BATCH,
     MAX_FILE,
     NOMAD_OBS,
     SUMBOT_OBS,
-    DroneTargets,
-    MrsWorld,
-    NomadGoal,
-    SumBotBall,
-    Swarm,
-    World,
     futrob_cases,
     futrob_trial,
 )
+
+
+class _Closes:
+    """``with`` closes the object when the block ends, an error in it included."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+        return False
+
+
+class World(_Closes, _native.World):
+    __doc__ = _native.World.__doc__
+    __slots__ = ()
+
+
+class MrsWorld(_Closes, _native.MrsWorld):
+    __doc__ = _native.MrsWorld.__doc__
+    __slots__ = ()
+
+
+class Swarm(_Closes, _native.Swarm):
+    __doc__ = _native.Swarm.__doc__
+    __slots__ = ()
+
+
+class SumBotBall(_Closes, _native.SumBotBall):
+    __doc__ = _native.SumBotBall.__doc__
+    __slots__ = ()
+
+
+class NomadGoal(_Closes, _native.NomadGoal):
+    __doc__ = _native.NomadGoal.__doc__
+    __slots__ = ()
+
+
+class DroneTargets(_Closes, _native.DroneTargets):
+    __doc__ = _native.DroneTargets.__doc__
+    __slots__ = ()
+
 
 __all__ = [
     "DRONE_OBS",
