@@ -306,7 +306,8 @@ def test_ctrl_c_stops_a_long_run_and_keeps_the_world_usable():
 def test_with_closes_worlds_and_runs_an_error_included():
     with sim.World(str(SOCCER)) as w:
         assert w.step(5) == 5 and not w.closed
-    assert w.closed
+        assert repr(w) == "<simrob.sim.World: 3 entities, iteration 5, 0.05 s>"
+    assert w.closed and repr(w) == "<simrob.sim.World: closed>"
     with pytest.raises(RuntimeError, match="closed"):
         w.step(1)
     with pytest.raises(ValueError, match="inside"):

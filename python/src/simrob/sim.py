@@ -34,7 +34,8 @@ from ._native import (
 
 
 class _Closes:
-    """``with`` closes the object when the block ends, an error in it included."""
+    """``with`` closes the object when the block ends, an error in it included; ``repr``
+    says what it holds (``_state``), or that it is closed."""
 
     __slots__ = ()
 
@@ -45,35 +46,65 @@ class _Closes:
         self.close()
         return False
 
+    def _state(self) -> str:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        try:
+            state = self._state()
+        except RuntimeError:  # closed
+            state = "closed"
+        return f"<simrob.sim.{type(self).__name__}: {state}>"
+
 
 class World(_Closes, _native.World):
     __doc__ = _native.World.__doc__
     __slots__ = ()
+
+    def _state(self) -> str:
+        return f"{len(self.entity_ids())} entities, iteration {self.iteration}, {self.time:g} s"
 
 
 class MrsWorld(_Closes, _native.MrsWorld):
     __doc__ = _native.MrsWorld.__doc__
     __slots__ = ()
 
+    def _state(self) -> str:
+        w, h = self.size
+        return f"{len(self.poses()[0])} robots on {w:g} × {h:g} in, {self.time:g} s"
+
 
 class Swarm(_Closes, _native.Swarm):
     __doc__ = _native.Swarm.__doc__
     __slots__ = ()
+
+    def _state(self) -> str:
+        end = ", ended" if self.finished else ""
+        return f"{len(self.poses()[0])} entities, frame {self.frame}, {self.time:g} s{end}"
 
 
 class SumBotBall(_Closes, _native.SumBotBall):
     __doc__ = _native.SumBotBall.__doc__
     __slots__ = ()
 
+    def _state(self) -> str:
+        return f"{len(self)} worlds"
+
 
 class NomadGoal(_Closes, _native.NomadGoal):
     __doc__ = _native.NomadGoal.__doc__
     __slots__ = ()
 
+    def _state(self) -> str:
+        return f"{len(self)} worlds"
+
 
 class DroneTargets(_Closes, _native.DroneTargets):
     __doc__ = _native.DroneTargets.__doc__
     __slots__ = ()
+
+    def _state(self) -> str:
+        return f"{len(self)} drones"
 
 
 __all__ = [
