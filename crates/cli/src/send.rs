@@ -265,9 +265,9 @@ fn raw(session: &mut Session, datagram: &[u8]) -> Result<i32> {
 
 pub fn run(args: SendArgs) -> Result<()> {
     // Local mistakes (a bad file, a bad address) are reported like the server's errors:
-    // one line on stderr, exit status 1.
+    // one line on stderr starting `Error: `, exit status 1.
     let code = execute(args).unwrap_or_else(|e| {
-        eprintln!("error: {e:#}");
+        eprintln!("Error: {e:#}");
         EXIT_REFUSED
     });
     if code != 0 {

@@ -396,6 +396,13 @@ fn send_checks_values_before_sending_and_times_out_without_answer() {
             text(&out.stderr)
         );
     }
+    // A local mistake reads as every other command's error: one line, `Error: `.
+    let out = send(&["--config", "/nonexistent/simrob.toml", "pause"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "Error: cannot read configuration /nonexistent/simrob.toml: No such file or directory (os error 2)\n"
+    );
     let mut buf = [0u8; 4096];
     assert!(silent.recv_from(&mut buf).is_err(), "something was sent");
     // A valid command: sent with a confirmation request, then exit 2 on silence.
