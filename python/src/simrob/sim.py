@@ -57,54 +57,35 @@ class _Closes:
         return f"<simrob.sim.{type(self).__name__}: {state}>"
 
 
-class World(_Closes, _native.World):
-    __doc__ = _native.World.__doc__
-    __slots__ = ()
-
-    def _state(self) -> str:
-        return f"{len(self.entity_ids())} entities, iteration {self.iteration}, {self.time:g} s"
-
-
-class MrsWorld(_Closes, _native.MrsWorld):
-    __doc__ = _native.MrsWorld.__doc__
-    __slots__ = ()
-
-    def _state(self) -> str:
-        w, h = self.size
-        return f"{len(self.poses()[0])} robots on {w:g} × {h:g} in, {self.time:g} s"
+def _closing(native: type, state) -> type:
+    """``native`` with :class:`_Closes`, its ``repr`` saying ``state(self)``."""
+    name = native.__name__
+    body = {
+        "__doc__": native.__doc__,
+        "__module__": __name__,
+        "__qualname__": name,
+        "__slots__": (),
+        "_state": state,
+    }
+    return type(name, (_Closes, native), body)
 
 
-class Swarm(_Closes, _native.Swarm):
-    __doc__ = _native.Swarm.__doc__
-    __slots__ = ()
-
-    def _state(self) -> str:
-        end = ", ended" if self.finished else ""
-        return f"{len(self.poses()[0])} entities, frame {self.frame}, {self.time:g} s{end}"
-
-
-class SumBotBall(_Closes, _native.SumBotBall):
-    __doc__ = _native.SumBotBall.__doc__
-    __slots__ = ()
-
-    def _state(self) -> str:
-        return f"{len(self)} worlds"
-
-
-class NomadGoal(_Closes, _native.NomadGoal):
-    __doc__ = _native.NomadGoal.__doc__
-    __slots__ = ()
-
-    def _state(self) -> str:
-        return f"{len(self)} worlds"
-
-
-class DroneTargets(_Closes, _native.DroneTargets):
-    __doc__ = _native.DroneTargets.__doc__
-    __slots__ = ()
-
-    def _state(self) -> str:
-        return f"{len(self)} drones"
+World = _closing(
+    _native.World,
+    lambda w: f"{len(w.entity_ids())} entities, iteration {w.iteration}, {w.time:g} s",
+)
+MrsWorld = _closing(
+    _native.MrsWorld,
+    lambda m: f"{len(m.poses()[0])} robots on {m.size[0]:g} × {m.size[1]:g} in, {m.time:g} s",
+)
+Swarm = _closing(
+    _native.Swarm,
+    lambda s: f"{len(s.poses()[0])} entities, frame {s.frame}, {s.time:g} s"
+    + (", ended" if s.finished else ""),
+)
+SumBotBall = _closing(_native.SumBotBall, lambda b: f"{len(b)} worlds")
+NomadGoal = _closing(_native.NomadGoal, lambda b: f"{len(b)} worlds")
+DroneTargets = _closing(_native.DroneTargets, lambda b: f"{len(b)} drones")
 
 
 __all__ = [
