@@ -259,6 +259,17 @@ def test_the_simrob_command_runs_through_the_extension():
     assert '"iterations":20' in out.stdout.replace(" ", "")
     bad = subprocess.run([str(exe), "run", "--nope"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--nope" in bad.stderr
+    # `python -m simrob` is the same command line.
+    out = subprocess.run(
+        [sys.executable, "-m", "simrob", "run", str(SOCCER), "--iterations", "20", "--json"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert '"iterations":20' in out.stdout.replace(" ", "")
+    bad = subprocess.run(
+        [sys.executable, "-m", "simrob", "run", "--nope"], capture_output=True, text=True, timeout=60
+    )
+    assert bad.returncode == 2 and "--nope" in bad.stderr
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
