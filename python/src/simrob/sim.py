@@ -21,6 +21,8 @@ messages given to ``World.request`` at once, those before it stay applied).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import _native
 from ._native import (
     DRONE_OBS,
@@ -70,22 +72,25 @@ def _closing(native: type, state) -> type:
     return type(name, (_Closes, native), body)
 
 
-World = _closing(
-    _native.World,
-    lambda w: f"{len(w.entity_ids())} entities, iteration {w.iteration}, {w.time:g} s",
-)
-MrsWorld = _closing(
-    _native.MrsWorld,
-    lambda m: f"{len(m.poses()[0])} robots on {m.size[0]:g} × {m.size[1]:g} in, {m.time:g} s",
-)
-Swarm = _closing(
-    _native.Swarm,
-    lambda s: f"{len(s.poses()[0])} entities, frame {s.frame}, {s.time:g} s"
-    + (", ended" if s.finished else ""),
-)
-SumBotBall = _closing(_native.SumBotBall, lambda b: f"{len(b)} worlds")
-NomadGoal = _closing(_native.NomadGoal, lambda b: f"{len(b)} worlds")
-DroneTargets = _closing(_native.DroneTargets, lambda b: f"{len(b)} drones")
+if TYPE_CHECKING:  # Type checkers see the extension's classes (`_native.pyi`), `with` included.
+    from ._native import DroneTargets, MrsWorld, NomadGoal, SumBotBall, Swarm, World
+else:
+    World = _closing(
+        _native.World,
+        lambda w: f"{len(w.entity_ids())} entities, iteration {w.iteration}, {w.time:g} s",
+    )
+    MrsWorld = _closing(
+        _native.MrsWorld,
+        lambda m: f"{len(m.poses()[0])} robots on {m.size[0]:g} × {m.size[1]:g} in, {m.time:g} s",
+    )
+    Swarm = _closing(
+        _native.Swarm,
+        lambda s: f"{len(s.poses()[0])} entities, frame {s.frame}, {s.time:g} s"
+        + (", ended" if s.finished else ""),
+    )
+    SumBotBall = _closing(_native.SumBotBall, lambda b: f"{len(b)} worlds")
+    NomadGoal = _closing(_native.NomadGoal, lambda b: f"{len(b)} worlds")
+    DroneTargets = _closing(_native.DroneTargets, lambda b: f"{len(b)} drones")
 
 
 __all__ = [
