@@ -225,7 +225,7 @@ pub fn run(args: MrsArgs) -> Result<()> {
     };
     let files = DirMapFiles::new(&dir)
         .map_err(anyhow::Error::msg)?
-        .with_quota(simrob_mrs::SnapshotQuota {
+        .with_quota(simrob_files::Quota {
             max_files: args.max_snapshots,
             max_bytes: args.max_snapshot_bytes,
         });

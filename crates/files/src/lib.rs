@@ -21,7 +21,10 @@
 //! [`remove_stale_temps`] removes the temporary files a writer that was killed mid-write left
 //! in a directory (a store calls it when it opens).
 //!
-//! This crate is not a file store: quotas, size limits and messages naming the directory
+//! [`Quota`] is how much a directory of files may hold (files and bytes); its callers count
+//! what they hold.
+//!
+//! This crate is not a file store: counting, size limits and messages naming the directory
 //! belong to its callers. It depends on `std` alone.
 #![warn(missing_docs)]
 
@@ -117,6 +120,51 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
         });
     }
     Ok(bytes)
+}
+
+/// How much a directory of files may hold, in files and in bytes together: the SimRob
+/// server's save directory (configuration keys `savedirectoryfiles`, `savedirectorybytes`)
+/// and what a Mobile Robot Simulator writes into its map directory (`--max-snapshots`,
+/// `--max-snapshot-bytes`). Each caller counts what it holds and words the refusal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    /// Most files.
+    pub max_files: usize,
+    /// Most bytes of them together.
+    pub max_bytes: u64,
+}
+
+impl Default for Quota {
+    /// 1,000 files, 256 MiB.
+    fn default() -> Self {
+        Quota {
+            max_files: 1000,
+            max_bytes: 256 << 20,
+        }
+    }
+}
+
+/// Which limit of a [`Quota`] a write would pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverQuota {
+    /// One file more than `max_files`.
+    Files,
+    /// More bytes than `max_bytes`.
+    Bytes,
+}
+
+impl Quota {
+    /// Whether `files` files of `bytes` bytes in all (the file about to be written counted
+    /// in both) stay within the quota; the number of files is checked first.
+    pub fn admits(&self, files: usize, bytes: u64) -> Result<(), OverQuota> {
+        if files > self.max_files {
+            Err(OverQuota::Files)
+        } else if bytes > self.max_bytes {
+            Err(OverQuota::Bytes)
+        } else {
+            Ok(())
+        }
+    }
 }
 
 /// The longest plain file name, in bytes (what common file systems allow).
@@ -437,5 +485,18 @@ mod tests {
             std::fs::remove_dir_all(&outside).unwrap();
         }
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_quota_admits_up_to_its_limits_files_first() {
+        let q = Quota {
+            max_files: 2,
+            max_bytes: 10,
+        };
+        assert_eq!(q.admits(2, 10), Ok(()));
+        assert_eq!(q.admits(3, 10), Err(OverQuota::Files));
+        assert_eq!(q.admits(2, 11), Err(OverQuota::Bytes));
+        assert_eq!(q.admits(3, 11), Err(OverQuota::Files));
+        assert_eq!(Quota::default().max_files, 1000);
     }
 }

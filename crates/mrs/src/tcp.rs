@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
-use simrob_files::{NameError, ReadError};
+use simrob_files::{NameError, OverQuota, Quota, ReadError};
 
 use crate::core::{ClientId, CoreError, FileError, MapFiles, MrsCore, MAX_MAP_FILE};
 use crate::protocol::{error_reply, MAX_LINE};
@@ -62,30 +62,13 @@ impl Default for ShellOptions {
 #[derive(Debug, Clone)]
 pub struct DirMapFiles {
     dir: PathBuf,
-    /// What this server may write there ([`SnapshotQuota`]).
-    quota: SnapshotQuota,
+    /// What this server may write there (`--max-snapshots`, `--max-snapshot-bytes`): a
+    /// client writing pictures under new names in a loop filled the disk (3,000 files, 59 MB
+    /// in 5 s).
+    quota: Quota,
     /// The files it wrote, by name, and their sizes (a name written again counts once, at
     /// its last size).
     written: std::collections::HashMap<String, u64>,
-}
-
-/// How much a server may write into its map directory (`#SNAPSHOT` pictures): a client
-/// writing pictures under new names in a loop filled the disk (3,000 files, 59 MB in 5 s).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SnapshotQuota {
-    /// Most files written (`--max-snapshots`, default 1000).
-    pub max_files: usize,
-    /// Most bytes of them at once (`--max-snapshot-bytes`, default 256 MiB).
-    pub max_bytes: u64,
-}
-
-impl Default for SnapshotQuota {
-    fn default() -> Self {
-        SnapshotQuota {
-            max_files: 1000,
-            max_bytes: 256 << 20,
-        }
-    }
 }
 
 /// The longest map or snapshot file name, in bytes.
@@ -112,13 +95,13 @@ impl DirMapFiles {
         }
         Ok(DirMapFiles {
             dir,
-            quota: SnapshotQuota::default(),
+            quota: Quota::default(),
             written: std::collections::HashMap::new(),
         })
     }
 
     /// The same files, writing at most `quota`.
-    pub fn with_quota(mut self, quota: SnapshotQuota) -> Self {
+    pub fn with_quota(mut self, quota: Quota) -> Self {
         self.quota = quota;
         self
     }
@@ -169,23 +152,23 @@ impl MapFiles for DirMapFiles {
         let total: u64 = self.written.values().sum::<u64>() - before.unwrap_or(0);
         let size = bytes.len() as u64;
         let quota = self.quota;
-        let refused = |problem: String| FileError::Quota {
-            name: name.to_string(),
-            problem,
-        };
-        if files > quota.max_files {
-            return Err(refused(format!(
-                "this server has written {} files, the most it may (--max-snapshots {})",
-                self.written.len(),
-                quota.max_files
-            )));
-        }
-        if total + size > quota.max_bytes {
-            return Err(refused(format!(
-                "{size} bytes more would make the files this server wrote larger than \
-                 --max-snapshot-bytes {}",
-                quota.max_bytes
-            )));
+        if let Err(over) = quota.admits(files, total + size) {
+            let problem = match over {
+                OverQuota::Files => format!(
+                    "this server has written {} files, the most it may (--max-snapshots {})",
+                    self.written.len(),
+                    quota.max_files
+                ),
+                OverQuota::Bytes => format!(
+                    "{size} bytes more would make the files this server wrote larger than \
+                     --max-snapshot-bytes {}",
+                    quota.max_bytes
+                ),
+            };
+            return Err(FileError::Quota {
+                name: name.to_string(),
+                problem,
+            });
         }
         write_atomically(&path, bytes).map_err(|_| FileError::Write(name.to_string()))?;
         self.written.insert(name.to_string(), size);
@@ -746,7 +729,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let mut files = DirMapFiles::new(&dir)
             .expect("a directory")
-            .with_quota(SnapshotQuota {
+            .with_quota(Quota {
                 max_files: 2,
                 max_bytes: 10,
             });

@@ -10,8 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-pub use simrob_files::MAX_NAME;
-use simrob_files::{NameError, ReadError};
+use simrob_files::{NameError, OverQuota, ReadError};
+pub use simrob_files::{Quota, MAX_NAME};
 use simrob_session::{ConfigError, ServerConfig};
 
 /// Largest save file Load reads (bytes).
@@ -69,24 +69,6 @@ pub trait SaveStore: Send {
     fn load(&mut self, name: &str) -> Result<String, FileError>;
     /// Limits what the store may hold from now on (stores without a quota ignore it).
     fn set_quota(&mut self, _quota: Quota) {}
-}
-
-/// How much a save directory may hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Quota {
-    /// Most bytes of files in the directory (`savedirectorybytes`).
-    pub max_bytes: u64,
-    /// Most files in the directory (`savedirectoryfiles`).
-    pub max_files: usize,
-}
-
-impl Default for Quota {
-    fn default() -> Self {
-        Quota {
-            max_bytes: 256 << 20,
-            max_files: 1000,
-        }
-    }
 }
 
 /// The path `name` stands for in `dir` (canonical), if it is a plain file name there (see
@@ -190,23 +172,20 @@ impl SaveStore for DirStore {
         let path = self.resolve(name)?;
         let name = name.trim();
         let (files, bytes) = self.usage(&path);
-        let new_bytes = contents.len() as u64;
-        if files + 1 > self.quota.max_files {
-            return Err(FileError::Quota {
-                name: name.into(),
-                problem: format!(
+        let bytes = bytes + contents.len() as u64;
+        if let Err(over) = self.quota.admits(files + 1, bytes) {
+            let problem = match over {
+                OverQuota::Files => format!(
                     "the save directory already holds {files} files, the most allowed (configuration key savedirectoryfiles)"
                 ),
-            });
-        }
-        if bytes + new_bytes > self.quota.max_bytes {
-            return Err(FileError::Quota {
-                name: name.into(),
-                problem: format!(
-                    "the save directory would hold {} bytes, more than {} (configuration key savedirectorybytes)",
-                    bytes + new_bytes,
+                OverQuota::Bytes => format!(
+                    "the save directory would hold {bytes} bytes, more than {} (configuration key savedirectorybytes)",
                     self.quota.max_bytes
                 ),
+            };
+            return Err(FileError::Quota {
+                name: name.into(),
+                problem,
             });
         }
         simrob_files::write_atomically(&path, contents.as_bytes()).map_err(io("save to", name))?;
