@@ -52,7 +52,10 @@ pub enum FileError {
     },
 }
 
-fn io<'a>(action: &'static str, name: &'a str) -> impl FnOnce(std::io::Error) -> FileError + 'a {
+pub(crate) fn io<'a>(
+    action: &'static str,
+    name: &'a str,
+) -> impl FnOnce(std::io::Error) -> FileError + 'a {
     move |source| FileError::Io {
         action,
         name: name.to_string(),

@@ -10,7 +10,7 @@ use simrob_protocol::Request;
 use simrob_session::{Limits, Refusal};
 use simrob_world::{Applied, LoadOptions, World, WorldError};
 
-use crate::files::{read_save, resolve_beside, FileError};
+use crate::files::{io, read_save, resolve_beside, FileError};
 
 /// Why request `n` (from 1) was not applied; those before it were.
 #[derive(Debug, thiserror::Error)]
@@ -86,15 +86,8 @@ pub fn apply_requests(
             Applied::Done(text) => out.push(text),
             Applied::Save(name) => {
                 let path = resolve_beside(folder, &name, place).map_err(file)?;
-                simrob_files::write_atomically(&path, world.save_xml().as_bytes()).map_err(
-                    |source| {
-                        file(FileError::Io {
-                            action: "save to",
-                            name: name.clone(),
-                            source,
-                        })
-                    },
-                )?;
+                simrob_files::write_atomically(&path, world.save_xml().as_bytes())
+                    .map_err(|source| file(io("save to", &name)(source)))?;
                 out.push(format!("saved {name}"));
             }
             Applied::Load(name) => {
