@@ -769,8 +769,10 @@ struct Step<'a> {
     /// is (`MODE_*`), in the grid's order, so a neighbour scan reads contiguous memory.
     slot_vel: &'a [(f64, f64)],
     slot_mode: &'a [u8],
-    /// Whether each slot's drone is calm ([`calm_within`]; all false without that bound).
-    slot_calm: &'a [bool],
+    /// How many of the slots before each slot hold no calm drone ([`calm_within`]; every
+    /// slot without that bound), one more than the slots: a run of slots is all calm when
+    /// its two ends read the same.
+    unsettled_before: &'a [u32],
     /// The square of [`calm_within`]'s distance (negative without one).
     calm_within2: f64,
     /// Whether the scan finds the contacts of the moving drones it scans
@@ -1114,10 +1116,11 @@ impl Step<'_> {
         if !self.push_room_at_edges(p, v) {
             return false;
         }
-        let calm = &self.slot_calm[..self.grid.ids.len().min(self.slot_calm.len())];
+        // Two reads a row's run, however many drones it holds.
+        let before = self.unsettled_before;
         let mut all = true;
         self.grid.for_each_run_near(p.x, p.y, ORCA_RANGE, |run| {
-            all &= calm.get(run).is_some_and(|c| c.iter().all(|&c| c));
+            all &= run.end < before.len() && before[run.start] == before[run.end];
         });
         all
     }
@@ -1330,8 +1333,9 @@ struct View {
     slot_vel: Vec<(f64, f64)>,
     /// What each grid slot is (`MODE_*`).
     slot_mode: Vec<u8>,
-    /// Whether each grid slot's drone is calm ([`calm_within`]).
-    slot_calm: Vec<bool>,
+    /// How many slots before each grid slot hold no calm drone ([`calm_within`]), one more
+    /// than the slots (the last: all of them).
+    unsettled_before: Vec<u32>,
     /// Each entity's `MODE_*` (by entity id) and [`CALM_BIT`], the first step of the view.
     mode_of: Vec<u8>,
 }
@@ -1340,7 +1344,7 @@ impl View {
     fn clear(&mut self) {
         self.slot_vel.clear();
         self.slot_mode.clear();
-        self.slot_calm.clear();
+        self.unsettled_before.clear();
     }
 }
 
@@ -1360,7 +1364,7 @@ fn neighbour_view(
     let View {
         slot_vel,
         slot_mode,
-        slot_calm,
+        unsettled_before,
         mode_of,
     } = view;
     let grid = w.res.get::<SpatialGrid>();
@@ -1411,8 +1415,9 @@ fn neighbour_view(
     let n = grid.ids.len();
     slot_vel.resize(n, (0.0, 0.0));
     slot_mode.resize(n, MODE_STILL);
-    slot_calm.resize(n, false);
-    let fill = |ids: &[u32], sv: &mut [(f64, f64)], sm: &mut [u8], sc: &mut [bool]| {
+    // Each slot's own count first (1: not calm) one place on, then summed.
+    unsettled_before.resize(n + 1, 0);
+    let fill = |ids: &[u32], sv: &mut [(f64, f64)], sm: &mut [u8], sc: &mut [u32]| {
         for (((&j, v), m), c) in ids.iter().zip(sv).zip(sm).zip(sc) {
             let j = j as usize;
             *v = if vp.get(j).copied().unwrap_or(false) {
@@ -1422,11 +1427,11 @@ fn neighbour_view(
             };
             let mode = mode_of.get(j).copied().unwrap_or(MODE_STILL);
             *m = mode & !CALM_BIT;
-            *c = mode & CALM_BIT != 0;
+            *c = u32::from(mode & CALM_BIT == 0);
         }
     };
     if threads <= 1 || n < PARALLEL_MIN {
-        fill(&grid.ids, slot_vel, slot_mode, slot_calm);
+        fill(&grid.ids, slot_vel, slot_mode, &mut unsettled_before[1..]);
     } else {
         let chunk = n.div_ceil(threads);
         let fill = &fill;
@@ -1436,11 +1441,17 @@ fn neighbour_view(
                 .chunks(chunk)
                 .zip(slot_vel.chunks_mut(chunk))
                 .zip(slot_mode.chunks_mut(chunk))
-                .zip(slot_calm.chunks_mut(chunk))
+                .zip(unsettled_before[1..].chunks_mut(chunk))
             {
                 scope.spawn(move || fill(ids, sv, sm, sc));
             }
         });
+    }
+    unsettled_before[0] = 0;
+    let mut sum = 0;
+    for c in unsettled_before.iter_mut() {
+        sum += *c;
+        *c = sum;
     }
 }
 
@@ -1842,7 +1853,7 @@ impl System for DroneController {
                 avoidance,
                 slot_vel: &view.slot_vel,
                 slot_mode: &view.slot_mode,
-                slot_calm: &view.slot_calm,
+                unsettled_before: &view.unsettled_before,
                 calm_within2: calm_within.map_or(-1.0, |d| d * d),
                 contacts,
                 shapes,
