@@ -10,10 +10,12 @@ CORE="math protocol physics world session flat swarm soccer futrob coord record"
 # Sockets, files, threads, clocks (reading the wall clock; `Instant` values handed in are fine).
 PATTERN='UdpSocket|TcpStream|TcpListener|UnixStream|std::fs|fs::(read|write|File|create|remove|rename|metadata|OpenOptions)|File::(open|create)|OpenOptions|std::thread|thread::(spawn|scope|sleep)|Instant::now|SystemTime::now|std::process|tokio|mio::|std::io::stdin|std::io::stdout'
 # Documented exceptions, as `path:pattern` (a line of that file matching the pattern):
-# - the swarm splits proximity, collision, drone-control, movement and grid work over scoped
-#   threads (as many as `SimConfig::threads`, by default the machine's cores: sim.rs asks
-#   how many); each thread writes only its own robots or grid slots, so results do not
-#   depend on the thread count;
+# - the swarm splits proximity, collision, drone-control, movement and grid work into parts
+#   (as many as `SimConfig::threads`, by default the machine's cores: sim.rs asks how many)
+#   run on a rayon pool of that many threads kept for the process (par.rs; no `std::thread`
+#   there: it asks which process it is in, so a forked child builds pools of its own); each
+#   part writes only its own robots or grid slots, so results do not depend on the thread
+#   count;
 # - simrob-physics' opt-in `parallel` feature steps a world asked for several threads on a
 #   rayon pool of its own (rapier's parallel step, the same run at any thread count; no
 #   `std::thread` here, so no exception is needed: ARCHITECTURE.md says so);
@@ -23,11 +25,7 @@ PATTERN='UdpSocket|TcpStream|TcpListener|UnixStream|std::fs|fs::(read|write|File
 #   own, so the simulation never waits on the disk; the writer (a file, a pipe) is handed
 #   in by the shell, which opens it; the run is the same with and without it (tested).
 EXCEPTIONS=(
-  'crates/swarm/src/systems/proximity.rs:std::thread::(scope|available_parallelism)'
-  'crates/swarm/src/systems/collision.rs:std::thread::(scope|available_parallelism)'
-  'crates/swarm/src/drones.rs:std::thread::(scope|available_parallelism)'
-  'crates/swarm/src/grid.rs:std::thread::(scope|ScopedJoinHandle)'
-  'crates/swarm/src/systems/movement.rs:std::thread::scope'
+  'crates/swarm/src/par.rs:std::process::id'
   'crates/swarm/src/sim.rs:std::thread::available_parallelism'
   'crates/swarm/src/scenario.rs:std::fs::(read|metadata|File::open)'
   'crates/swarm/src/seer.rs:std::thread::(JoinHandle|Builder)'

@@ -236,6 +236,46 @@ def test_swarm_scenario_steps_and_reports():
         s.poses()
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_large_swarm_runs_in_a_child_forked_after_a_run():
+    """The swarm keeps its threads for the process. A child forked after a run (as
+    multiprocessing's default start on Linux does) has none of them: it starts its own and
+    runs the same swarm, rather than waiting for threads that are not there."""
+    import select
+    import warnings
+
+    path = str(REPO / "scenarios" / "swarm" / "drone-swarm.toml")
+
+    def run() -> float:
+        # 5,000 drones: the controller's passes split over the machine's cores.
+        s = sim.Swarm(path, seed=2, robots=5000, duration=0.25, full_duration=True)
+        s.run()
+        return float(s.poses()[1].sum())
+
+    here = run()
+    r, w = os.pipe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
+        pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.write(w, repr(run()).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    # A bound on the wait, not a pace: the child answers in well under a second unless it
+    # waits forever.
+    ready, _, _ = select.select([r], [], [], 300)
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+    answer = os.read(r, 64).decode() if ready else ""
+    os.close(r)
+    os.waitpid(pid, 0)
+    assert answer, "the forked child never finished its swarm"
+    assert float(answer) == here
+
+
 def test_futrob_case_trial_runs_in_process():
     assert "penalty-kick" in sim.futrob_cases()
     r = sim.futrob_trial("penalty-kick", trial=0, seed=1)

@@ -1404,12 +1404,8 @@ fn neighbour_view(
         modes(0, mode_of);
     } else {
         let chunk = ents.div_ceil(threads);
-        let modes = &modes;
-        std::thread::scope(|scope| {
-            for (c, out) in mode_of.chunks_mut(chunk).enumerate() {
-                scope.spawn(move || modes(c * chunk, out));
-            }
-        });
+        let parts = mode_of.chunks_mut(chunk).enumerate().collect();
+        crate::par::each(threads, parts, |(c, out)| modes(c * chunk, out));
     }
     let mode_of = &mode_of[..];
     let n = grid.ids.len();
@@ -1434,17 +1430,15 @@ fn neighbour_view(
         fill(&grid.ids, slot_vel, slot_mode, &mut unsettled_before[1..]);
     } else {
         let chunk = n.div_ceil(threads);
-        let fill = &fill;
-        std::thread::scope(|scope| {
-            for (((ids, sv), sm), sc) in grid
-                .ids
-                .chunks(chunk)
-                .zip(slot_vel.chunks_mut(chunk))
-                .zip(slot_mode.chunks_mut(chunk))
-                .zip(unsettled_before[1..].chunks_mut(chunk))
-            {
-                scope.spawn(move || fill(ids, sv, sm, sc));
-            }
+        let parts = grid
+            .ids
+            .chunks(chunk)
+            .zip(slot_vel.chunks_mut(chunk))
+            .zip(slot_mode.chunks_mut(chunk))
+            .zip(unsettled_before[1..].chunks_mut(chunk))
+            .collect();
+        crate::par::each(threads, parts, |(((ids, sv), sm), sc)| {
+            fill(ids, sv, sm, sc)
         });
     }
     unsettled_before[0] = 0;
@@ -1877,22 +1871,20 @@ impl System for DroneController {
             // Each thread its own run of drones (in slot order: each goes through the whole
             // grid and controls its own).
             let chunk = n.div_ceil(threads);
-            let control = &control;
             let mut found = if threads <= 1 || n < PARALLEL_MIN {
                 control(0, drones, dp, vels, vp)
             } else {
-                std::thread::scope(|scope| {
-                    let handles: Vec<_> = drones
-                        .chunks_mut(chunk)
-                        .zip(vels.chunks_mut(chunk))
-                        .zip(dp.chunks(chunk).zip(vp.chunks(chunk)))
-                        .enumerate()
-                        .map(|(c, ((d, v), (dpc, vpc)))| {
-                            scope.spawn(move || control(c * chunk, d, dpc, v, vpc))
-                        })
-                        .collect();
-                    Found::join(handles.into_iter().map(|h| h.join().unwrap_or_default()))
-                })
+                let parts = drones
+                    .chunks_mut(chunk)
+                    .zip(vels.chunks_mut(chunk))
+                    .zip(dp.chunks(chunk).zip(vp.chunks(chunk)))
+                    .enumerate()
+                    .collect();
+                Found::join(crate::par::each(
+                    threads,
+                    parts,
+                    |(c, ((d, v), (dpc, vpc)))| control(c * chunk, d, dpc, v, vpc),
+                ))
             };
             // Reported in id order, as in entity order.
             if use_slots {

@@ -333,12 +333,8 @@ impl SpatialGrid {
             if count == 1 {
                 fill(0, &mut parts[0]);
             } else {
-                let fill = &fill;
-                std::thread::scope(|scope| {
-                    for (c, part) in parts.iter_mut().enumerate() {
-                        scope.spawn(move || fill(c * chunk, part));
-                    }
-                });
+                let items = parts.iter_mut().enumerate().collect();
+                crate::par::each(count, items, |(c, part)| fill(c * chunk, part));
             }
         }
         let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
@@ -347,21 +343,21 @@ impl SpatialGrid {
             std::mem::swap(&mut self.scratch, &mut parts[0].entries);
             std::mem::swap(&mut self.cells, &mut parts[0].cells);
         } else {
-            // The parts joined in id order, each copied by a thread of its own.
+            // The parts joined in id order, each copied on a thread of its own.
             let total: usize = parts.iter().map(|p| p.entries.len()).sum();
             self.scratch.resize(total, (0, 0));
             self.cells.resize(total, (0, 0));
-            std::thread::scope(|scope| {
-                let (mut entries, mut cells) = (&mut self.scratch[..], &mut self.cells[..]);
-                for part in &parts {
-                    let (e, e_rest) = entries.split_at_mut(part.entries.len());
-                    let (c, c_rest) = cells.split_at_mut(part.cells.len());
-                    (entries, cells) = (e_rest, c_rest);
-                    scope.spawn(move || {
-                        e.copy_from_slice(&part.entries);
-                        c.copy_from_slice(&part.cells);
-                    });
-                }
+            let (mut entries, mut cells) = (&mut self.scratch[..], &mut self.cells[..]);
+            let mut copies = Vec::with_capacity(parts.len());
+            for part in &parts {
+                let (e, e_rest) = entries.split_at_mut(part.entries.len());
+                let (c, c_rest) = cells.split_at_mut(part.cells.len());
+                (entries, cells) = (e_rest, c_rest);
+                copies.push((part, e, c));
+            }
+            crate::par::each(count, copies, |(part, e, c)| {
+                e.copy_from_slice(&part.entries);
+                c.copy_from_slice(&part.cells);
             });
         }
         for part in &parts {
@@ -513,24 +509,19 @@ impl SpatialGrid {
             gather(0, out)
         } else {
             let chunk = m.div_ceil(threads);
-            let gather = &gather;
-            std::thread::scope(|scope| {
-                let mut rest = out;
-                let mut from = 0;
-                let mut parts = Vec::with_capacity(threads);
-                while from < m {
-                    let take = chunk.min(m - from);
-                    let (head, tail) = rest.split_at(take);
-                    rest = tail;
-                    let at = from;
-                    parts.push(scope.spawn(move || gather(at, head)));
-                    from += take;
-                }
-                parts
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                    .sum()
-            })
+            let mut rest = out;
+            let mut from = 0;
+            let mut parts = Vec::with_capacity(threads);
+            while from < m {
+                let take = chunk.min(m - from);
+                let (head, tail) = rest.split_at(take);
+                rest = tail;
+                parts.push((from, head));
+                from += take;
+            }
+            crate::par::each(threads, parts, |(at, head)| gather(at, head))
+                .into_iter()
+                .sum()
         };
     }
 
@@ -672,56 +663,41 @@ fn counting_sort_parallel(
     // `start[1 + b]`: first each of the thread's buckets' begin within the thread's run
     // of `order`, then (after placing) its end, which becomes where bucket `b + 1` begins
     // once the run's own begin is added.
-    let join = |h: std::thread::ScopedJoinHandle<'_, u32>| {
-        h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
-    };
-    let totals: Vec<u32> = std::thread::scope(|scope| {
-        let handles: Vec<_> = start[1..=buckets]
-            .chunks_mut(per)
-            .enumerate()
-            .map(|(t, run)| {
-                scope.spawn(move || {
-                    // The thread's own copy of `bucket_of` (see the caller's closure).
-                    let bucket_of = bucket_of;
-                    let lo = t * per;
-                    for k in 0..entries {
-                        let b = bucket_of(k).wrapping_sub(lo);
-                        if b < run.len() {
-                            run[b] += 1;
-                        }
-                    }
-                    let mut sum = 0;
-                    for c in run.iter_mut() {
-                        (*c, sum) = (sum, sum + *c);
-                    }
-                    sum
-                })
-            })
-            .collect();
-        handles.into_iter().map(join).collect()
+    let runs = start[1..=buckets].chunks_mut(per).enumerate().collect();
+    let totals: Vec<u32> = crate::par::each(threads, runs, |(t, run)| {
+        let lo = t * per;
+        for k in 0..entries {
+            let b = bucket_of(k).wrapping_sub(lo);
+            if b < run.len() {
+                run[b] += 1;
+            }
+        }
+        let mut sum = 0;
+        for c in run.iter_mut() {
+            (*c, sum) = (sum, sum + *c);
+        }
+        sum
     });
-    std::thread::scope(|scope| {
-        let mut rest = &mut order[..];
-        let mut base = 0;
-        for (t, run) in start[1..=buckets].chunks_mut(per).enumerate() {
-            let (mine, tail) = rest.split_at_mut(totals[t] as usize);
-            rest = tail;
-            let at = base;
-            base += totals[t];
-            scope.spawn(move || {
-                let bucket_of = bucket_of;
-                let lo = t * per;
-                for k in 0..entries {
-                    let b = bucket_of(k).wrapping_sub(lo);
-                    if b < run.len() {
-                        mine[run[b] as usize] = k as u32;
-                        run[b] += 1;
-                    }
-                }
-                for c in run.iter_mut() {
-                    *c += at;
-                }
-            });
+    let mut rest = &mut order[..];
+    let mut base = 0;
+    let mut runs = Vec::with_capacity(totals.len());
+    for (t, run) in start[1..=buckets].chunks_mut(per).enumerate() {
+        let (mine, tail) = rest.split_at_mut(totals[t] as usize);
+        rest = tail;
+        runs.push((t, run, mine, base));
+        base += totals[t];
+    }
+    crate::par::each(threads, runs, |(t, run, mine, at)| {
+        let lo = t * per;
+        for k in 0..entries {
+            let b = bucket_of(k).wrapping_sub(lo);
+            if b < run.len() {
+                mine[run[b] as usize] = k as u32;
+                run[b] += 1;
+            }
+        }
+        for c in run.iter_mut() {
+            *c += at;
         }
     });
     start.truncate(buckets + 1);

@@ -55,6 +55,7 @@ pub use simrob_flat::geom;
 pub mod grid;
 pub mod nav;
 pub mod orca;
+pub mod par;
 pub mod scenario;
 pub mod script;
 pub mod seer;

@@ -201,7 +201,7 @@ impl System for CollisionSystem {
 }
 
 /// Runs `find` over `0..len` — in one go on one thread or for a small `len`, else in
-/// `threads` consecutive parts on threads of their own — and appends what it found to `out`
+/// `threads` consecutive parts on a pool of that many threads — and appends what it found to `out`
 /// in part order (the same pairs, in the same order, as one go).
 fn in_parts(
     len: usize,
@@ -214,23 +214,13 @@ fn in_parts(
         return;
     }
     let chunk = len.div_ceil(threads);
-    let find = &find;
-    let parts: Vec<Vec<(u32, u32)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|c| {
-                let range = (c * chunk).min(len)..((c + 1) * chunk).min(len);
-                scope.spawn(move || {
-                    let mut part = Vec::new();
-                    find(range, &mut part);
-                    part
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            // (A part that panicked panics here, rather than losing its pairs.)
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+    let ranges = (0..threads)
+        .map(|c| (c * chunk).min(len)..((c + 1) * chunk).min(len))
+        .collect();
+    let parts = crate::par::each(threads, ranges, |range| {
+        let mut part = Vec::new();
+        find(range, &mut part);
+        part
     });
     for p in parts {
         out.extend(p);

@@ -70,12 +70,8 @@ impl System for MovementSystem {
                 integrate(0, &mut poses[..n]);
             } else {
                 let chunk = n.div_ceil(threads);
-                let integrate = &integrate;
-                std::thread::scope(|scope| {
-                    for (c, part) in poses[..n].chunks_mut(chunk).enumerate() {
-                        scope.spawn(move || integrate(c * chunk, part));
-                    }
-                });
+                let parts = poses[..n].chunks_mut(chunk).enumerate().collect();
+                crate::par::each(threads, parts, |(c, part)| integrate(c * chunk, part));
             }
         }
         if !w.item.is_empty() {

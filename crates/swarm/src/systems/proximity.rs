@@ -326,14 +326,9 @@ impl System for ProximitySystem {
         for (c, (s_chunk, p_chunk)) in sensors.chunks_mut(chunk).zip(sp.chunks(chunk)).enumerate() {
             work[c % threads].push((c * chunk, s_chunk, p_chunk));
         }
-        let scene = &scene;
-        std::thread::scope(|scope| {
-            for list in work {
-                scope.spawn(move || {
-                    for (first, s_chunk, p_chunk) in list {
-                        scene.sense(first, s_chunk, p_chunk);
-                    }
-                });
+        crate::par::each(threads, work, |list| {
+            for (first, s_chunk, p_chunk) in list {
+                scene.sense(first, s_chunk, p_chunk);
             }
         });
     }
