@@ -125,7 +125,7 @@ struct FillPart {
 pub const MIX_JUMP: u32 = 64;
 
 /// Below this many entries a rebuild runs on one thread.
-const PARALLEL_MIN: usize = 1 << 16;
+const PARALLEL_MIN: usize = 1 << 13;
 
 /// Mutable slices of the grid's columns, for one part of a rebuild's gather.
 struct Gather<'a> {

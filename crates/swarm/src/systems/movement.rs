@@ -11,7 +11,7 @@ use simrob_math::wrap_angle;
 pub struct MovementSystem;
 
 /// Below this many entities the poses are integrated on one thread.
-const PARALLEL_MIN: usize = 1 << 16;
+const PARALLEL_MIN: usize = 1 << 13;
 
 impl System for MovementSystem {
     fn name(&self) -> &str {

@@ -407,9 +407,9 @@ fn same_scenario_and_seed_same_run_bit_for_bit() {
 
 #[test]
 fn threads_do_not_change_a_large_swarm() {
-    // 70,000 drones: movement and the grid's entries also go parallel (from 65,536).
+    // 10,000 drones: movement and the grid's entries also go parallel (from 8,192).
     let text =
-        "fps = 24\nduration = 0.25\nseed = 4\n[generator]\nkind = \"drone-swarm\"\nrobots = 70000\n";
+        "fps = 24\nduration = 0.25\nseed = 4\n[generator]\nkind = \"drone-swarm\"\nrobots = 10000\n";
     let sc = scenario(text);
     let runs: Vec<_> = [1, 2]
         .into_iter()
