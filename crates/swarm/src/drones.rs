@@ -1918,51 +1918,77 @@ impl System for DroneController {
             let ticks = self.ticks;
             let safety = self.avoidance == Avoidance::Orca;
             let (radius, reach) = self.disc();
+            let threads = self.threads.unwrap_or_else(|| ctx.config.thread_count());
             ctx.world.with_custom::<Drone, _>(|drones, w| {
-                let grid = w.res.get::<SpatialGrid>();
-                let map = (w.res.width, w.res.height);
-                for (e, d) in drones.iter() {
-                    if d.state != DroneState::Hovering {
-                        continue;
-                    }
-                    let id = e.0 as u64;
-                    let c = ticks * 4;
-                    if hash_u01(seed, STREAM_DISTURB, id, c) >= DISTURB_P {
-                        continue;
-                    }
-                    let along_x = hash_u01(seed, STREAM_DISTURB, id, c + 1) < 0.5;
-                    let mut push = hash_u01(seed, STREAM_DISTURB, id, c + 2) * DISTURB_MAX * fps;
-                    if hash_u01(seed, STREAM_DISTURB, id, c + 3) < 0.5 {
-                        push = -push;
-                    }
-                    let Some(v) = w.vel.get_mut(e) else {
-                        continue;
-                    };
-                    // With ORCA the push keeps the safety step's limits (the velocity it
-                    // is added to was chosen to keep them): cut to what they leave. A drone
-                    // with room enough for any push needs no check.
-                    if safety && d.tight {
-                        if let (Some(p), Some(shape)) = (w.pose.get(e), w.collider.get(e)) {
-                            let near = Near {
-                                grid,
-                                drones,
-                                radius,
-                                reach,
-                                map,
-                            };
-                            let vel = (v.x / fps, v.y / fps);
-                            let axis = usize::from(!along_x);
-                            let cut = near.cut_push(e, *p, *shape, vel, axis, push / fps);
-                            if let Some(cut) = cut {
-                                push = cut * fps;
+                let drones = &*drones;
+                let near = Near {
+                    grid: w.res.get::<SpatialGrid>(),
+                    drones,
+                    radius,
+                    reach,
+                    map: (w.res.width, w.res.height),
+                };
+                let (ds, dp) = drones.raw();
+                let (poses, pp) = w.pose.raw();
+                let (shapes, sp) = w.collider.raw();
+                let (vels, vp) = w.vel.raw_mut();
+                let n = ds.len().min(dp.len()).min(vels.len()).min(vp.len());
+                // Each hovering drone's push is drawn for it alone and cut by what the grid
+                // of the last frame and the drones' states leave, neither of which a push
+                // changes: on several threads for a large swarm, the same pushes.
+                let push_part = |(first, vels): (usize, &mut [Velocity])| {
+                    for (k, v) in vels.iter_mut().enumerate() {
+                        let i = first + k;
+                        let d = &ds[i];
+                        if !dp[i] || !vp[i] || d.state != DroneState::Hovering {
+                            continue;
+                        }
+                        let id = i as u64;
+                        let c = ticks * 4;
+                        if hash_u01(seed, STREAM_DISTURB, id, c) >= DISTURB_P {
+                            continue;
+                        }
+                        let along_x = hash_u01(seed, STREAM_DISTURB, id, c + 1) < 0.5;
+                        let mut push =
+                            hash_u01(seed, STREAM_DISTURB, id, c + 2) * DISTURB_MAX * fps;
+                        if hash_u01(seed, STREAM_DISTURB, id, c + 3) < 0.5 {
+                            push = -push;
+                        }
+                        // With ORCA the push keeps the safety step's limits (the velocity
+                        // it is added to was chosen to keep them): cut to what they leave.
+                        // A drone with room enough for any push needs no check.
+                        let posed = pp.get(i).copied().unwrap_or(false)
+                            && sp.get(i).copied().unwrap_or(false);
+                        if safety && d.tight && posed {
+                            if let (Some(p), Some(shape)) = (poses.get(i), shapes.get(i)) {
+                                let vel = (v.x / fps, v.y / fps);
+                                let axis = usize::from(!along_x);
+                                let e = EntityId(i as u32);
+                                if let Some(cut) =
+                                    near.cut_push(e, *p, *shape, vel, axis, push / fps)
+                                {
+                                    push = cut * fps;
+                                }
                             }
                         }
+                        if along_x {
+                            v.x += push;
+                        } else {
+                            v.y += push;
+                        }
                     }
-                    if along_x {
-                        v.x += push;
-                    } else {
-                        v.y += push;
-                    }
+                };
+                let vels = &mut vels[..n];
+                if threads <= 1 || n < PARALLEL_MIN {
+                    push_part((0, vels));
+                } else {
+                    let chunk = n.div_ceil(threads);
+                    let parts = vels
+                        .chunks_mut(chunk)
+                        .enumerate()
+                        .map(|(c, part)| (c * chunk, part))
+                        .collect();
+                    crate::par::each(threads, parts, push_part);
                 }
             });
             self.next_disturbance = ctx.events.now() + DISTURB_PERIOD;

@@ -432,6 +432,60 @@ fn threads_do_not_change_a_large_swarm() {
 }
 
 #[test]
+fn threads_do_not_change_the_pushes_of_a_large_hovering_swarm() {
+    // 5,000 drones hovering 7.4 apart (their limits leave less room than a push, so pushes
+    // are cut by what the neighbours leave), disturbed every 0.125 s: from 4,096 drones the
+    // pushes are drawn and cut on several threads. A pushed drone is back at its target a
+    // frame later, so the swarm is looked at in the frame of each push.
+    let text =
+        "fps = 24\nduration = 1\nseed = 3\n[generator]\nkind = \"drone-swarm\"\nrobots = 5000\n";
+    let runs: Vec<_> = [1, 2]
+        .into_iter()
+        .map(|threads| {
+            let mut sim = scenario(text)
+                .build(&Overrides {
+                    threads: Some(threads),
+                    ..Overrides::default()
+                })
+                .unwrap();
+            let w = sim.world_mut();
+            let ids: Vec<_> = w
+                .custom::<Drone>()
+                .unwrap()
+                .iter()
+                .map(|(e, _)| e)
+                .collect();
+            assert_eq!(ids.len(), 5000);
+            for (k, &e) in ids.iter().enumerate() {
+                let (x, y) = (100.0 + 7.4 * (k % 70) as f64, 100.0 + 7.4 * (k / 70) as f64);
+                *w.pose.get_mut(e).unwrap() = SwarmPose { x, y, theta: 0.0 };
+                let d = w.custom_mut::<Drone>().get_mut(e).unwrap();
+                d.target = (x, y);
+                d.state = DroneState::Hovering;
+                d.reported = true;
+            }
+            // The frames of the pushes at 0.125, 0.25 and 0.375 s.
+            [0.13, 0.26, 0.38]
+                .into_iter()
+                .map(|t| {
+                    sim.run_until(t);
+                    let w = sim.world();
+                    let drones = w.custom::<Drone>().unwrap();
+                    let off = |&&e: &&_| {
+                        drones.get(e).map(|d| d.target) != w.pose.get(e).map(|p| (p.x, p.y))
+                    };
+                    (fingerprint(&sim), ids.iter().filter(off).count())
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for (k, (_, moved)) in runs[0].iter().enumerate() {
+        assert!(*moved > 1000, "push {k}: {moved} drones off their targets");
+    }
+    assert!(runs[1] == runs[0], "2 threads as 1");
+}
+
+#[test]
 fn calm_hovering_drones_move_as_the_scan_has_them() {
     // 400 drones for 24 s: most arrive and hover, flying drones still pass among them. A
     // calm hovering drone (near its target among others near theirs, nothing flying near)
