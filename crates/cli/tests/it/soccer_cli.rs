@@ -62,8 +62,11 @@ fn two_players_discover_each_other_ask_roles_and_expire() {
             .arg(&keeper_cfg),
     );
     keeper.wait_for("robot 1 (goalkeeper) playing");
-    // The keeper's own announcement went out before robot 3 existed: robot 3 misses it.
+    // The keeper's own announcement went out before robot 3 existed: robot 3 misses it. A
+    // player prints each message before it sends it, so the announcement is surely on the
+    // air once a later message is printed (its first action, sent after the announcement).
     keeper.wait_for("sent src 1 -> dest 255 (all): COMM_PARAM_ROLE");
+    keeper.wait_for("sent src 1 -> dest 255 (all): COMM_PARAM_ACTION_TAKEN");
     let mut kicker = Proc::start(
         simrob()
             .args(["soccer", "player", "--verbose", "--config"])
