@@ -326,6 +326,16 @@ fn swarm(n: usize, seconds: f64) -> Simulation {
     build(&text)
 }
 
+/// The drones' entity ids, in entity order.
+fn drone_ids(world: &SwarmWorld) -> Vec<simrob_swarm::EntityId> {
+    world
+        .custom::<Drone>()
+        .expect("drones")
+        .iter()
+        .map(|(e, _)| e)
+        .collect()
+}
+
 /// `world` (taken from `built`, whose config it keeps) in the drone swarm's pipeline on
 /// `threads` threads: movement, collision, stop on collision and `controller`.
 fn drone_pipeline(
@@ -449,12 +459,7 @@ fn threads_do_not_change_the_pushes_of_a_large_hovering_swarm() {
                 })
                 .unwrap();
             let w = sim.world_mut();
-            let ids: Vec<_> = w
-                .custom::<Drone>()
-                .unwrap()
-                .iter()
-                .map(|(e, _)| e)
-                .collect();
+            let ids = drone_ids(w);
             assert_eq!(ids.len(), 5000);
             for (k, &e) in ids.iter().enumerate() {
                 let (x, y) = (100.0 + 7.4 * (k % 70) as f64, 100.0 + 7.4 * (k / 70) as f64);
@@ -586,12 +591,7 @@ fn slot_order_in_many_parts_gives_the_same_run() {
         .map(|(from, threads)| {
             let mut b = scenario(text).build(&Overrides::default()).unwrap();
             let mut world = std::mem::take(b.world_mut());
-            let ids: Vec<_> = world
-                .custom::<Drone>()
-                .unwrap()
-                .iter()
-                .map(|(e, _)| e)
-                .collect();
+            let ids = drone_ids(&world);
             for (k, e) in ids.into_iter().enumerate() {
                 if let Some(p) = world.pose.get_mut(e) {
                     (p.x, p.y) = (20.0 + 14.0 * (k % 90) as f64, 20.0 + 14.0 * (k / 90) as f64);
@@ -692,12 +692,7 @@ fn contacts_found_in_orcas_scan_are_the_collision_systems() {
         // Forty drones start on top of another one, both moving: contacts between two
         // flying drones, which only the drones' own scans find when the scan looks for
         // contacts.
-        let drones: Vec<_> = world
-            .custom::<Drone>()
-            .unwrap()
-            .iter()
-            .map(|(e, _)| e)
-            .collect();
+        let drones = drone_ids(&world);
         for k in 0..40 {
             let (a, b) = (drones[k * 120], drones[k * 120 + 1]);
             let p = *world.pose.get(b).unwrap();
