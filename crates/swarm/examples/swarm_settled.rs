@@ -1,0 +1,158 @@
+//! What a swarm that has arrived costs: every drone of the bundled drone swarm starts at its
+//! target, hovering (disturbed every 0.125 s, ORCA making way, as at the end of a run), and
+//! the world runs DURATION simulated seconds. Prints, for each size, the wall and processor
+//! seconds per simulated second, the processor nanoseconds per drone per frame, peak memory,
+//! and what the run did: drones still hovering and crashed. It is the least a frame of that
+//! many drones costs in this model, since every drone is still controlled, moved, put in the
+//! grid and disturbed each frame.
+//!
+//! ```sh
+//! cargo run --release -p simrob-swarm --example swarm_settled -- [SIZES] [DURATION] [THREADS] [SEED]
+//! cargo run --release -p simrob-swarm --example swarm_settled -- 10000,100000,1000000 5 2
+//! ```
+//!
+//! SIZES: comma-separated drone counts (default 10000,100000,1000000); DURATION: simulated
+//! seconds timed (default 5; one more is run first, untimed, for the controller to settle);
+//! THREADS: controller threads (default: the machine's cores); SEED: the run's seed (default
+//! 1). Each size runs in a child process of its own, so the peak memory printed is that
+//! run's alone (`VmHWM`). Processor seconds are the child's (user + system, every thread).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use simrob_swarm::drones::{Drone, DroneState};
+use simrob_swarm::ecs::SwarmPose;
+use simrob_swarm::scenario::{Overrides, Scenario};
+
+/// Untimed simulated seconds before the timed ones.
+const WARM_UP: f64 = 1.0;
+
+fn one(
+    n: usize,
+    duration: f64,
+    threads: usize,
+    seed: u64,
+) -> Result<(), Box<dyn std::error::Error>> {
+    if !(duration.is_finite() && duration > 0.0) {
+        return Err(format!("DURATION is simulated seconds above 0, not {duration}").into());
+    }
+    let text = format!(
+        "name = \"drone swarm\"\nfps = 24\nduration = {}\nseed = {seed}\n\
+         [world]\ncell_size = 20\n[generator]\nkind = \"drone-swarm\"\n",
+        WARM_UP + duration
+    );
+    let scenario = Scenario::from_toml_str(&text, Path::new("."))?;
+    let mut sim = scenario.build(&Overrides {
+        robots: Some(n),
+        threads: Some(threads),
+        full_duration: true,
+        ..Overrides::default()
+    })?;
+    // Every drone at its target, hovering, as one that arrived.
+    let w = sim.world_mut();
+    let ids: Vec<_> = w
+        .custom::<Drone>()
+        .map(|c| c.iter().map(|(e, _)| e).collect())
+        .unwrap_or_default();
+    for e in ids {
+        let Some(d) = w.custom_mut::<Drone>().get_mut(e) else {
+            continue;
+        };
+        if d.state != DroneState::Flying {
+            continue;
+        }
+        let (x, y) = d.target;
+        d.state = DroneState::Hovering;
+        d.reported = true;
+        if let Some(p) = w.pose.get_mut(e) {
+            *p = SwarmPose { x, y, theta: 0.0 };
+        }
+    }
+    sim.run_until(WARM_UP);
+    let c0 = simrob_benchkit::process_cpu().unwrap_or(f64::NAN);
+    let t0 = Instant::now();
+    sim.run_until(WARM_UP + duration);
+    let wall = t0.elapsed().as_secs_f64();
+    let cpu = simrob_benchkit::process_cpu().unwrap_or(f64::NAN) - c0;
+    let (mut hovering, mut crashed) = (0u64, 0u64);
+    if let Some(drones) = sim.world().custom::<Drone>() {
+        for (_, d) in drones.iter() {
+            match d.state {
+                DroneState::Hovering => hovering += 1,
+                DroneState::Crashed => crashed += 1,
+                DroneState::Flying | DroneState::Idle => {}
+            }
+        }
+    }
+    let frames = duration * 24.0 * n.max(1) as f64;
+    println!(
+        "{:>10}  {:>4}  {:>7}  {:>6.1}  {:>9.4}  {:>9.4}  {:>8.1}  {:>7.2}  {:>8.0}  {:>9}  {:>7}",
+        n,
+        seed,
+        threads,
+        duration,
+        wall / duration,
+        cpu / duration,
+        cpu / frames * 1e9,
+        duration / wall.max(1e-12),
+        simrob_benchkit::peak_memory_mb().unwrap_or(f64::NAN),
+        hovering,
+        crashed,
+    );
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(mut a) = simrob_benchkit::one_run(&args) {
+        return one(
+            a.next("drones")?,
+            a.next("duration")?,
+            a.next("threads")?,
+            a.next("seed")?,
+        );
+    }
+    let sizes: Vec<usize> =
+        simrob_benchkit::size_list(args.get(1).map_or("10000,100000,1000000", String::as_str))?;
+    let duration: f64 = args.get(2).map_or(Ok(5.0), |s| s.parse())?;
+    let threads: usize = match args.get(3) {
+        Some(s) => s.parse()?,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let seed: u64 = args.get(4).map_or(Ok(1), |s| s.parse())?;
+    println!(
+        "drone swarm (ORCA), every drone starting at its target, hovering; {duration} simulated s \
+         timed after {WARM_UP} untimed; processor s = user + system of the run's process"
+    );
+    println!(
+        "{:>10}  {:>4}  {:>7}  {:>6}  {:>9}  {:>9}  {:>8}  {:>7}  {:>8}  {:>9}  {:>7}",
+        "drones",
+        "seed",
+        "threads",
+        "sim s",
+        "wall/sim",
+        "cpu/sim",
+        "ns/drone",
+        "× real",
+        "peak MB",
+        "hovering",
+        "crashed"
+    );
+    let exe = std::env::current_exe()?;
+    for &n in &sizes {
+        let status = Command::new(&exe)
+            .args([
+                simrob_benchkit::ONE.to_string(),
+                n.to_string(),
+                duration.to_string(),
+                threads.to_string(),
+                seed.to_string(),
+            ])
+            .status()?;
+        if !status.success() {
+            eprintln!("{n} drones: the run failed ({status})");
+        }
+    }
+    Ok(())
+}
