@@ -41,9 +41,40 @@ pub fn peak_memory_mb() -> Option<f64> {
 
 /// The sizes in a comma-separated list such as `10000,100000,1000000` (no spaces); an
 /// entry that is not a whole number is an error.
-pub fn size_list(text: &str) -> Result<Vec<usize>, std::num::ParseIntError> {
-    text.split(',').map(str::parse).collect()
+pub fn size_list(text: &str) -> Result<Vec<usize>, SizeListError> {
+    text.split(',')
+        .map(|entry| {
+            entry.parse().map_err(|_| SizeListError {
+                entry: entry.into(),
+            })
+        })
+        .collect()
 }
+
+/// An entry of a size list that is not a whole number. Its `Debug` is its message, as a
+/// benchmark's `main` prints an error it returns with `Debug`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SizeListError {
+    entry: String,
+}
+
+impl std::fmt::Display for SizeListError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "SIZES is a comma-separated list of whole numbers, such as 10000,100000: {:?} is not one",
+            self.entry
+        )
+    }
+}
+
+impl std::fmt::Debug for SizeListError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for SizeListError {}
 
 /// The flag that makes a benchmark's process one child run: `PROGRAM --one ARG…`.
 pub const ONE: &str = "--one";
@@ -85,8 +116,8 @@ impl<'a> OneRun<'a> {
     }
 }
 
-/// A child run's argument that is missing or does not parse.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A child run's argument that is missing or does not parse. Its `Debug` is its message.
+#[derive(Clone, PartialEq, Eq)]
 pub struct OneRunError {
     name: String,
     problem: String,
@@ -95,6 +126,12 @@ pub struct OneRunError {
 impl std::fmt::Display for OneRunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{ONE}: {} {}", self.name, self.problem)
+    }
+}
+
+impl std::fmt::Debug for OneRunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
     }
 }
 
@@ -155,6 +192,11 @@ mod tests {
         assert_eq!(size_list("10,2000"), Ok(vec![10, 2000]));
         assert!(size_list("10,,20").is_err());
         assert!(size_list("1e6").is_err());
+        let e = size_list("100,x").unwrap_err();
+        assert_eq!(
+            format!("{e:?}"),
+            "SIZES is a comma-separated list of whole numbers, such as 10000,100000: \"x\" is not one"
+        );
     }
 
     #[test]

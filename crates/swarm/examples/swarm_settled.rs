@@ -103,7 +103,32 @@ fn one(
     Ok(())
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// Positional argument `k` as a `T`, if given; `what` says what it must be in the error.
+fn arg<T: std::str::FromStr>(
+    args: &[String],
+    k: usize,
+    name: &str,
+    what: &str,
+) -> Result<Option<T>, String> {
+    args.get(k)
+        .map(|s| {
+            s.parse()
+                .map_err(|_| format!("{name} is {what}, not {s:?}"))
+        })
+        .transpose()
+}
+
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("swarm_settled: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     if let Some(mut a) = simrob_benchkit::one_run(&args) {
         return one(
@@ -115,12 +140,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let sizes: Vec<usize> =
         simrob_benchkit::size_list(args.get(1).map_or("10000,100000,1000000", String::as_str))?;
-    let duration: f64 = args.get(2).map_or(Ok(5.0), |s| s.parse())?;
-    let threads: usize = match args.get(3) {
-        Some(s) => s.parse()?,
+    let duration: f64 = arg(&args, 2, "DURATION", "simulated seconds above 0")?.unwrap_or(5.0);
+    if !(duration.is_finite() && duration > 0.0) {
+        return Err(format!("DURATION is simulated seconds above 0, not {duration}").into());
+    }
+    let threads: usize = match arg(&args, 3, "THREADS", "a number of threads")? {
+        Some(t) => t,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let seed: u64 = args.get(4).map_or(Ok(1), |s| s.parse())?;
+    let seed: u64 = arg(&args, 4, "SEED", "a whole number")?.unwrap_or(1);
     println!(
         "drone swarm (ORCA), every drone starting at its target, hovering; {duration} simulated s \
          timed after {WARM_UP} untimed; processor s = user + system of the run's process"
