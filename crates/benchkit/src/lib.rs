@@ -76,6 +76,58 @@ impl std::fmt::Debug for SizeListError {
 
 impl std::error::Error for SizeListError {}
 
+/// Positional argument `k` of a benchmark (`args` as `std::env::args()` gives them, the
+/// program first) as a `T`, `None` when it is not given; `name` and `what` say what it must
+/// be in the error, as `DURATION is simulated seconds, not "x"`.
+pub fn arg<T: std::str::FromStr>(
+    args: &[String],
+    k: usize,
+    name: &str,
+    what: &str,
+) -> Result<Option<T>, ArgError> {
+    args.get(k)
+        .map(|text| {
+            text.parse().map_err(|_| ArgError {
+                message: format!("{name} is {what}, not {text:?}"),
+            })
+        })
+        .transpose()
+}
+
+/// The threads a benchmark runs on when not told: the machine's cores.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A benchmark's argument that does not parse ([`arg`]). Its `Debug` is its message.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ArgError {
+    message: String,
+}
+
+impl ArgError {
+    /// An error with this message (an argument that parses but is out of range).
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ArgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::fmt::Debug for ArgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ArgError {}
+
 /// The flag that makes a benchmark's process one child run: `PROGRAM --one ARG…`.
 pub const ONE: &str = "--one";
 
@@ -85,6 +137,17 @@ pub fn one_run(args: &[String]) -> Option<OneRun<'_>> {
     (args.get(1).map(String::as_str) == Some(ONE)).then(|| OneRun {
         rest: args[2..].iter(),
     })
+}
+
+/// Runs this program again as one child run (`PROGRAM --one ARGS…`, read back by
+/// [`one_run`]) and waits for it: its status, or the error that kept it from starting.
+pub fn run_child<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+) -> std::io::Result<std::process::ExitStatus> {
+    std::process::Command::new(std::env::current_exe()?)
+        .arg(ONE)
+        .args(args)
+        .status()
 }
 
 /// A child run's arguments, taken in order.
@@ -192,6 +255,14 @@ mod tests {
         assert_eq!(size_list("10,2000"), Ok(vec![10, 2000]));
         assert!(size_list("10,,20").is_err());
         assert!(size_list("1e6").is_err());
+        let a: Vec<String> = ["bench", "100", "2.5", "x"].map(String::from).to_vec();
+        assert_eq!(arg::<f64>(&a, 2, "DURATION", "seconds"), Ok(Some(2.5)));
+        assert_eq!(arg::<f64>(&a, 4, "DURATION", "seconds"), Ok(None));
+        let e = arg::<usize>(&a, 3, "THREADS", "a number of threads").unwrap_err();
+        assert_eq!(
+            format!("{e:?}"),
+            "THREADS is a number of threads, not \"x\""
+        );
         let e = size_list("100,x").unwrap_err();
         assert_eq!(
             format!("{e:?}"),

@@ -26,7 +26,6 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 use simrob_swarm::scenario::{Overrides, Scenario};
@@ -307,16 +306,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "errors",
         "ended"
     );
-    let me = std::env::current_exe()?;
     for n in sizes {
-        let status = Command::new(&me)
-            .args([
-                simrob_benchkit::ONE,
-                &n.to_string(),
-                &duration.to_string(),
-                &threads.to_string(),
-            ])
-            .status()?;
+        let status =
+            simrob_benchkit::run_child([n.to_string(), duration.to_string(), threads.to_string()])?;
         if !status.success() {
             eprintln!("hospital_scale: the run with {n} robots failed ({status})");
         }

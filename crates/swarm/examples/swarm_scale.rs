@@ -27,9 +27,9 @@
 //! world between frames, so the run is the same with or without it.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
+use simrob_benchkit::{arg, cores};
 use simrob_swarm::drones::{Drone, DroneState};
 use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_swarm::seer::{CompactRecorder, Consumer, JsonLinesRecorder, Seer};
@@ -207,11 +207,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let sizes: Vec<usize> =
         simrob_benchkit::size_list(args.get(1).map_or("10000,100000,1000000", String::as_str))?;
-    let duration: f64 = args.get(2).map_or(Ok(60.0), |s| s.parse())?;
-    let threads: usize = match args.get(3) {
-        Some(s) => s.parse()?,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let duration: f64 = arg(&args, 2, "DURATION", "simulated seconds")?.unwrap_or(60.0);
+    let threads = arg(&args, 3, "THREADS", "a number of threads")?.unwrap_or_else(cores);
     let seeds: Vec<u64> = match args.get(4) {
         Some(s) => match s.split_once("..") {
             Some((a, b)) => (a.parse::<u64>()?..=b.parse::<u64>()?).collect(),
@@ -245,22 +242,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "flying",
         "build"
     );
-    let exe = std::env::current_exe()?;
     for &n in &sizes {
         for &seed in &seeds {
-            let mut cmd = Command::new(&exe);
-            cmd.args([
-                "--one".to_string(),
+            let mut args = vec![
                 n.to_string(),
                 duration.to_string(),
                 threads.to_string(),
                 seed.to_string(),
                 cell.to_string(),
-            ]);
+            ];
             if let Some(dir) = record {
-                cmd.arg(format!("{dir}/swarm-{n}-{seed}.{ext}"));
+                args.push(format!("{dir}/swarm-{n}-{seed}.{ext}"));
             }
-            let status = cmd.status()?;
+            let status = simrob_benchkit::run_child(args)?;
             if !status.success() {
                 eprintln!("{n} drones, seed {seed}: the run failed ({status})");
             }

@@ -18,9 +18,9 @@
 //! run's alone (`VmHWM`). Processor seconds are the child's (user + system, every thread).
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
+use simrob_benchkit::{arg, cores};
 use simrob_swarm::drones::{Drone, DroneState};
 use simrob_swarm::ecs::SwarmPose;
 use simrob_swarm::scenario::{Overrides, Scenario};
@@ -103,21 +103,6 @@ fn one(
     Ok(())
 }
 
-/// Positional argument `k` as a `T`, if given; `what` says what it must be in the error.
-fn arg<T: std::str::FromStr>(
-    args: &[String],
-    k: usize,
-    name: &str,
-    what: &str,
-) -> Result<Option<T>, String> {
-    args.get(k)
-        .map(|s| {
-            s.parse()
-                .map_err(|_| format!("{name} is {what}, not {s:?}"))
-        })
-        .transpose()
-}
-
 fn main() -> std::process::ExitCode {
     match run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -144,10 +129,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     if !(duration.is_finite() && duration > 0.0) {
         return Err(format!("DURATION is simulated seconds above 0, not {duration}").into());
     }
-    let threads: usize = match arg(&args, 3, "THREADS", "a number of threads")? {
-        Some(t) => t,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = arg(&args, 3, "THREADS", "a number of threads")?.unwrap_or_else(cores);
     let seed: u64 = arg(&args, 4, "SEED", "a whole number")?.unwrap_or(1);
     println!(
         "drone swarm (ORCA), every drone starting at its target, hovering; {duration} simulated s \
@@ -167,17 +149,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         "hovering",
         "crashed"
     );
-    let exe = std::env::current_exe()?;
     for &n in &sizes {
-        let status = Command::new(&exe)
-            .args([
-                simrob_benchkit::ONE.to_string(),
-                n.to_string(),
-                duration.to_string(),
-                threads.to_string(),
-                seed.to_string(),
-            ])
-            .status()?;
+        let status = simrob_benchkit::run_child([
+            n.to_string(),
+            duration.to_string(),
+            threads.to_string(),
+            seed.to_string(),
+        ])?;
         if !status.success() {
             eprintln!("{n} drones: the run failed ({status})");
         }
