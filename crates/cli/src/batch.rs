@@ -56,7 +56,10 @@ struct RunArgs {
     /// Output directory (default: results/NAME, NAME being the sweep's `name` or file stem).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Runs at the same time (default: the number of cores).
+    /// Runs at the same time (default: the number of cores). Each run is given its share of
+    /// the cores, the cores over N (at least 1), as $SIMROB_THREADS: what `swarm run` and
+    /// `soccer case` use when their --threads is not given (a sweep's own $SIMROB_THREADS
+    /// is left to every run).
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
     /// Run again the runs that failed last time (finished runs are otherwise skipped).
@@ -389,14 +392,20 @@ fn stop_group(child: &mut std::process::Child) {
 }
 
 /// Runs `simrob ARGS`, stopping it after `timeout`; `None` if the sweep was interrupted.
+/// `threads`: the run's share of the cores, given as `SIMROB_THREADS` (see
+/// [`crate::flags::THREADS_ENV`]).
 fn execute(
     exe: &Path,
     args: &[String],
+    threads: Option<usize>,
     timeout: Option<Duration>,
     stop: &AtomicBool,
 ) -> Option<Outcome> {
     let started = Instant::now();
     let mut command = Command::new(exe);
+    if let Some(n) = threads {
+        command.env(crate::flags::THREADS_ENV, n.to_string());
+    }
     command
         .args(args)
         .stdin(Stdio::null())
@@ -788,16 +797,23 @@ fn run_sweep(args: RunArgs) -> Result<()> {
         .collect();
     let skipped = in_scope - pending.len();
     let exe = std::env::current_exe().context("cannot find the simrob binary")?;
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = args.jobs.unwrap_or(cores).max(1);
+    // Each run's share of the cores, unless the sweep's own environment already says.
+    let share = std::env::var_os(crate::flags::THREADS_ENV)
+        .is_none()
+        .then(|| (cores / jobs).clamp(1, crate::flags::THREADS_ENV_MAX));
     if !args.quiet && args.chunk.is_none() {
         eprintln!(
-            "{}: {} runs, {} to do ({skipped} already done), {jobs} at a time; results in {}",
+            "{}: {} runs, {} to do ({skipped} already done), {jobs} at a time{}; results in {}",
             sweep.name,
             sweep.runs.len(),
             pending.len(),
+            match share {
+                Some(1) => ", 1 thread each".to_string(),
+                Some(n) => format!(", {n} threads each"),
+                None => String::new(),
+            },
             dir.display()
         );
     }
@@ -833,7 +849,7 @@ fn run_sweep(args: RunArgs) -> Result<()> {
                 let Some(run) = pending.get(next.fetch_add(1, Ordering::SeqCst)) else {
                     return;
                 };
-                let Some(outcome) = execute(exe, &run.args, sweep.timeout, stop) else {
+                let Some(outcome) = execute(exe, &run.args, share, sweep.timeout, stop) else {
                     return;
                 };
                 if tx.send(row(run, &outcome, &sweep.metrics)).is_err() {

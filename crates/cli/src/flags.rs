@@ -253,6 +253,31 @@ pub fn gui_hint(args: &[String]) -> Option<String> {
     })
 }
 
+/// The environment variable that gives a run its share of the machine's cores when its
+/// command line does not say how many threads to use (`simrob batch` sets it for each run
+/// to its cores over its jobs, so that runs side by side do not take more threads than
+/// there are cores).
+pub const THREADS_ENV: &str = "SIMROB_THREADS";
+
+/// The most threads `SIMROB_THREADS` may give.
+pub const THREADS_ENV_MAX: usize = 64;
+
+/// The threads a run uses when its command line leaves the choice to it: `SIMROB_THREADS`
+/// when set (1 to [`THREADS_ENV_MAX`]; anything else is an error), else `None` (the
+/// machine's cores).
+pub fn threads_from_env() -> Result<Option<usize>> {
+    match std::env::var(THREADS_ENV) {
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => {
+            bail!("{THREADS_ENV} is a number of threads (1 to {THREADS_ENV_MAX}), not {v:?}")
+        }
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if (1..=THREADS_ENV_MAX).contains(&n) => Ok(Some(n)),
+            _ => bail!("{THREADS_ENV} is a number of threads (1 to {THREADS_ENV_MAX}), not {v:?}"),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,8 +63,8 @@ pub struct RunArgs {
     /// Run the whole duration even when every task is done.
     #[arg(long)]
     full_duration: bool,
-    /// Threads the run may use (0 = the machine's cores, at most 8). The run is the same
-    /// whatever the count; only its speed changes.
+    /// Threads the run may use, at most 64 (0 = $SIMROB_THREADS if set, else the machine's
+    /// cores, at most 8). The run is the same whatever the count; only its speed changes.
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
     /// Record snapshots (every `world.snapshot_period`), logs and the clock trace to FILE,
@@ -139,8 +139,8 @@ pub struct BenchArgs {
     /// Seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Threads the run may use (0 = the machine's cores, at most 8). The run is the same
-    /// whatever the count; only its speed changes.
+    /// Threads the run may use, at most 64 (0 = $SIMROB_THREADS if set, else the machine's
+    /// cores, at most 8). The run is the same whatever the count; only its speed changes.
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
     /// Print one JSON object per size.
@@ -169,6 +169,15 @@ fn wall_clock() -> Box<dyn FnMut() -> f64> {
     Box::new(move || start.elapsed().as_secs_f64())
 }
 
+/// The threads a run is given: `--threads` when above 0, else `SIMROB_THREADS` when set, else
+/// 0 (the machine's cores, at most 8).
+fn run_threads(flag: usize) -> Result<usize> {
+    if flag > 0 {
+        return Ok(flag);
+    }
+    Ok(crate::flags::threads_from_env()?.unwrap_or(0))
+}
+
 fn run_scenario(args: RunArgs) -> Result<()> {
     check_duration(args.duration)?;
     let scenario = Scenario::load(&args.scenario)?;
@@ -179,7 +188,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         full_duration: args.full_duration,
         proximity_beams: args.proximity,
         avoidance: args.avoidance,
-        threads: Some(args.threads),
+        threads: Some(run_threads(args.threads)?),
     };
     let mut sim = scenario.build(&overrides)?;
     if sim.total_frames().is_none() {
@@ -364,6 +373,10 @@ fn report(
             o.insert("times_real_time".into(), serde_json::json!(realtime));
             o.insert("ended_by".into(), serde_json::json!(ended_by));
             o.insert(
+                "threads".into(),
+                serde_json::json!(sim.ctx.config.thread_count()),
+            );
+            o.insert(
                 "error_list".into(),
                 serde_json::to_value(&sim.ctx.stats.error_list).unwrap_or_default(),
             );
@@ -464,6 +477,7 @@ fn bench(args: BenchArgs) -> Result<()> {
         args.duration, args.seed, args.proximity
     );
     let scenario = Scenario::from_toml_str(&text, Path::new("."))?;
+    let threads = run_threads(args.threads)?;
     if !args.json {
         println!(
             "drone swarm, at most {} simulated s each (a run ends when every drone has arrived \
@@ -490,7 +504,7 @@ fn bench(args: BenchArgs) -> Result<()> {
             let mut sim = scenario.build(&Overrides {
                 robots: Some(n),
                 avoidance: Some(avoidance),
-                threads: Some(args.threads),
+                threads: Some(threads),
                 ..Overrides::default()
             })?;
             let build = t0.elapsed().as_secs_f64();

@@ -35,16 +35,18 @@ pub struct SimConfig {
     /// reported).
     pub end_when_done: bool,
     /// Threads the parallel systems (drones, collision, proximity) may use; 0 = the
-    /// machine's cores, at most 8. A run's results do not depend on it.
+    /// machine's cores, at most 8; at most [`MAX_THREADS`](crate::scenario::MAX_THREADS)
+    /// (more counts as that many). A run's results do not depend on it.
     pub threads: usize,
 }
 
 impl SimConfig {
-    /// The number of threads to use: [`SimConfig::threads`], or the machine's cores (at
-    /// most 8) when it is 0.
+    /// The number of threads to use: [`SimConfig::threads`] (at most
+    /// [`MAX_THREADS`](crate::scenario::MAX_THREADS)), or the machine's cores (at most 8)
+    /// when it is 0.
     pub fn thread_count(&self) -> usize {
         if self.threads > 0 {
-            self.threads
+            self.threads.min(crate::scenario::MAX_THREADS)
         } else {
             std::thread::available_parallelism()
                 .map(|n| n.get())

@@ -31,8 +31,9 @@ pub struct CaseArgs {
     /// `simrob replay`.
     #[arg(long, value_name = "DIR")]
     pub record: Option<std::path::PathBuf>,
-    /// Worker threads (default: the machine's cores).
-    #[arg(long)]
+    /// Trials run side by side on this many threads (default: $SIMROB_THREADS if set, else
+    /// the machine's cores). The results do not depend on it.
+    #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 }
 
@@ -58,7 +59,7 @@ pub fn run(a: CaseArgs) -> Result<()> {
         a.trials,
         a.seed,
         &profile,
-        a.threads,
+        a.threads.or(crate::flags::threads_from_env()?),
         a.record.as_deref(),
     )?;
     let t = totals(case, &results);

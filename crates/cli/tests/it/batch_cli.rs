@@ -217,6 +217,56 @@ fn bad_sweeps_change_nothing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The `threads` each run of a sweep of `swarm run` reported, run with `-j jobs` and the
+/// sweep's environment holding `env` as `SIMROB_THREADS`.
+fn threads_per_run(name: &str, jobs: usize, env: Option<&str>) -> Vec<u64> {
+    let dir = scratch(name);
+    let sweep = dir.join("sweep.toml");
+    std::fs::write(
+        &sweep,
+        r#"
+name = "threads"
+command = ["swarm", "run", "scenarios/swarm/drone-swarm.toml", "--robots", "{robots}", "--duration", "1", "--json", "--quiet"]
+metrics = ["threads"]
+[parameters]
+robots = [5, 6, 7]
+"#,
+    )
+    .unwrap();
+    let mut c = simrob();
+    c.arg("batch")
+        .arg(&sweep)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .args(["--quiet", "-j", &jobs.to_string()])
+        .env_remove("SIMROB_THREADS");
+    if let Some(e) = env {
+        c.env("SIMROB_THREADS", e);
+    }
+    ok(c.output().unwrap());
+    let jsonl = std::fs::read_to_string(dir.join("out/results.jsonl")).unwrap();
+    let threads = jsonl
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["status"], "ok", "{v}");
+            v["threads"].as_u64().expect("threads")
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    threads
+}
+
+#[test]
+fn each_run_of_a_sweep_gets_its_share_of_the_cores() {
+    // Runs side by side share the cores instead of each taking them all.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(threads_per_run("share-all", cores, None), vec![1; 3]);
+    assert_eq!(threads_per_run("share-one", 1, None), vec![cores as u64; 3]);
+    // A sweep's own SIMROB_THREADS is every run's.
+    assert_eq!(threads_per_run("share-env", 1, Some("3")), vec![3; 3]);
+}
+
 #[test]
 fn figures_are_written_as_png_and_svg() {
     let dir = scratch("plot");

@@ -260,7 +260,9 @@ fn threads_change_nothing_but_speed() {
             serde_json::from_slice(&out.stdout).expect("one JSON object");
         let fields = summary.as_object_mut().expect("an object");
         // What the wall clock measured, and the recording's own name, differ by nature.
-        fields.retain(|k, _| !k.contains("wall") && k != "times_real_time" && k != "record");
+        fields.retain(|k, _| {
+            !k.contains("wall") && !matches!(k.as_str(), "times_real_time" | "record" | "threads")
+        });
         let snapshots: Vec<String> = std::fs::read_to_string(&rec)
             .unwrap()
             .lines()
@@ -278,4 +280,56 @@ fn threads_change_nothing_but_speed() {
         assert!(a == b, "snapshot {i} differs between one thread and two");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The threads a `swarm run` used, from its JSON summary, given `--threads` and
+/// `SIMROB_THREADS`; `Err` with its standard error when it failed.
+fn threads_used(flag: Option<&str>, env: Option<&str>) -> Result<serde_json::Value, String> {
+    let mut c = simrob();
+    c.args([
+        "swarm",
+        "run",
+        "--json",
+        "--quiet",
+        "--robots",
+        "5",
+        "--duration",
+        "1",
+    ])
+    .arg(scenario("drone-swarm.toml"))
+    .env_remove("SIMROB_THREADS");
+    if let Some(t) = flag {
+        c.args(["--threads", t]);
+    }
+    if let Some(e) = env {
+        c.env("SIMROB_THREADS", e);
+    }
+    let out = c.output().expect("simrob runs");
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let text = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON object");
+    Ok(v["threads"].clone())
+}
+
+#[test]
+fn threads_come_from_the_flag_then_simrob_threads_then_the_cores() {
+    let cores = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    assert_eq!(threads_used(None, None), Ok(serde_json::json!(cores)));
+    assert_eq!(threads_used(None, Some("3")), Ok(serde_json::json!(3)));
+    assert_eq!(threads_used(Some("2"), Some("3")), Ok(serde_json::json!(2)));
+    for bad in ["0", "x", "65", "-1"] {
+        let err = threads_used(None, Some(bad)).expect_err(bad);
+        assert!(
+            err.contains(&format!(
+                "SIMROB_THREADS is a number of threads (1 to 64), not {bad:?}"
+            )),
+            "{bad}: {err}"
+        );
+    }
+    // A flag given leaves the variable unread.
+    assert_eq!(threads_used(Some("1"), Some("x")), Ok(serde_json::json!(1)));
 }
