@@ -105,15 +105,6 @@ pub struct ArgError {
     message: String,
 }
 
-impl ArgError {
-    /// An error with this message (an argument that parses but is out of range).
-    pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
-    }
-}
-
 impl std::fmt::Display for ArgError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)

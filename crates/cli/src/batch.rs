@@ -742,6 +742,8 @@ fn run_sweep(args: RunArgs) -> Result<()> {
     if args.chunk_size == 0 {
         bail!("--chunk-size must be at least 1");
     }
+    // A SIMROB_THREADS every run would fail on is refused before anything is written.
+    let env_threads = crate::flags::threads_from_env()?;
     if args.dry_run {
         for r in &sweep.runs {
             println!("{:>5}  simrob {}", r.index, r.args.join(" "));
@@ -800,7 +802,7 @@ fn run_sweep(args: RunArgs) -> Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = args.jobs.unwrap_or(cores).max(1);
     // Each run's share of the cores, unless the sweep's own environment already says.
-    let share = std::env::var_os(crate::flags::THREADS_ENV)
+    let share = env_threads
         .is_none()
         .then(|| (cores / jobs).clamp(1, crate::flags::THREADS_ENV_MAX));
     if !args.quiet && args.chunk.is_none() {

@@ -214,6 +214,23 @@ fn bad_sweeps_change_nothing() {
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("no value for {scenery}"), "{e}");
     assert!(!dir.join("out").exists());
+    // A SIMROB_THREADS that every run would fail on.
+    let sweep = write_sweep(&dir);
+    let out = simrob()
+        .arg("batch")
+        .arg(&sweep)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .env("SIMROB_THREADS", "0")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("SIMROB_THREADS is a number of threads (1 to 64), not \"0\""),
+        "{e}"
+    );
+    assert!(!dir.join("out").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
