@@ -217,12 +217,6 @@ pub enum ScriptCheckError {
 /// squared); a larger world is refused when the run is built.
 pub const MAX_GRID_CELLS: usize = 1 << 22;
 
-/// The most threads a run may be given (`Overrides::threads`, `simrob swarm run --threads`;
-/// [`SimConfig::threads`](crate::sim::SimConfig::threads) above it counts as it): more only
-/// cut each pass into thinner parts (5,000 drones for a simulated second took 5.4 s on 1,000
-/// threads, 0.1 s on 2). More is refused when the run is built.
-pub const MAX_THREADS: usize = 64;
-
 /// The most drones the drone-swarm generator makes (`robots`, `--robots`): some 300 bytes
 /// each, so about 15 GB at the limit. More is refused before anything is built.
 pub const MAX_DRONES: usize = 50_000_000;
@@ -618,9 +612,10 @@ impl Scenario {
                 }
             }
         }
-        if let Some(t) = ov.threads.filter(|&t| t > MAX_THREADS) {
+        if let Some(t) = ov.threads.filter(|&t| t > crate::sim::MAX_THREADS) {
             return err(format!(
-                "{origin}: {t} threads is more than the limit of {MAX_THREADS} (0: the machine's cores)"
+                "{origin}: {t} threads is more than the limit of {} (0: the machine's cores)",
+                crate::sim::MAX_THREADS
             ));
         }
         match &generator {
@@ -1359,8 +1354,8 @@ mod tests {
         for (threads, ok) in [
             (0, true),
             (1, true),
-            (MAX_THREADS, true),
-            (MAX_THREADS + 1, false),
+            (crate::sim::MAX_THREADS, true),
+            (crate::sim::MAX_THREADS + 1, false),
         ] {
             let ov = Overrides {
                 threads: Some(threads),
@@ -1369,7 +1364,7 @@ mod tests {
             match s.build(&ov) {
                 Ok(sim) => {
                     assert!(ok, "{threads} threads built");
-                    assert!(sim.ctx.config.thread_count() <= MAX_THREADS);
+                    assert!(sim.ctx.config.thread_count() <= crate::sim::MAX_THREADS);
                 }
                 Err(e) => {
                     assert!(!ok, "{threads} threads: {e}");
@@ -1380,6 +1375,6 @@ mod tests {
         }
         let mut sim = s.build(&Overrides::default()).unwrap();
         sim.set_threads(usize::MAX);
-        assert_eq!(sim.ctx.config.thread_count(), MAX_THREADS);
+        assert_eq!(sim.ctx.config.thread_count(), crate::sim::MAX_THREADS);
     }
 }
