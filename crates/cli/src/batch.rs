@@ -57,9 +57,9 @@ struct RunArgs {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Runs at the same time (default: the number of cores). Each run is given its share of
-    /// the cores, the cores over N (at least 1), as $SIMROB_THREADS: what `swarm run` and
-    /// `soccer case` use when their --threads is not given (a sweep's own $SIMROB_THREADS
-    /// is left to every run).
+    /// the cores, the cores over N (at least 1), as $SIMROB_THREADS: what `swarm run`,
+    /// `swarm bench` and `soccer case` use when their --threads is not given (a sweep's own
+    /// $SIMROB_THREADS is left to every run).
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
     /// Run again the runs that failed last time (finished runs are otherwise skipped).
