@@ -42,7 +42,7 @@ pub struct SimConfig {
 
 /// The most threads a run may be given ([`SimConfig::threads`], `Overrides::threads`,
 /// `simrob swarm run --threads`): more only cut each pass into thinner parts (5,000 drones
-/// for a simulated second took 5.4 s on 1,000 threads, 0.1 s on 2). More is refused when a
+/// for a simulated second took 5.4 s on 1,000 threads, 0.05 s on 2). More is refused when a
 /// scenario's run is built; [`SimConfig::threads`] above it counts as it.
 pub const MAX_THREADS: usize = 64;
 
