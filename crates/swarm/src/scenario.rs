@@ -75,7 +75,7 @@ use crate::ecs::{
 use crate::geom::Shape;
 use crate::nav::{NavMap, DEFAULT_SPEED};
 use crate::script::{Instr, Script, ScriptError, ScriptSystem};
-use crate::sim::{InstructionError, SimConfig, Simulation};
+use crate::sim::{InstructionError, SimConfig, Simulation, MAX_THREADS};
 use crate::systems::{
     BatterySystem, ClawSystem, CollisionSystem, MovementSystem, ProximitySystem, StopOnCollision,
 };
@@ -612,10 +612,10 @@ impl Scenario {
                 }
             }
         }
-        if let Some(t) = ov.threads.filter(|&t| t > crate::sim::MAX_THREADS) {
+        if let Some(t) = ov.threads.filter(|&t| t > MAX_THREADS) {
             return err(format!(
                 "{origin}: {t} threads is more than the limit of {} (0: the machine's cores)",
-                crate::sim::MAX_THREADS
+                MAX_THREADS
             ));
         }
         match &generator {
@@ -1354,8 +1354,8 @@ mod tests {
         for (threads, ok) in [
             (0, true),
             (1, true),
-            (crate::sim::MAX_THREADS, true),
-            (crate::sim::MAX_THREADS + 1, false),
+            (MAX_THREADS, true),
+            (MAX_THREADS + 1, false),
         ] {
             let ov = Overrides {
                 threads: Some(threads),
@@ -1364,7 +1364,7 @@ mod tests {
             match s.build(&ov) {
                 Ok(sim) => {
                     assert!(ok, "{threads} threads built");
-                    assert!(sim.ctx.config.thread_count() <= crate::sim::MAX_THREADS);
+                    assert!(sim.ctx.config.thread_count() <= MAX_THREADS);
                 }
                 Err(e) => {
                     assert!(!ok, "{threads} threads: {e}");
@@ -1375,6 +1375,6 @@ mod tests {
         }
         let mut sim = s.build(&Overrides::default()).unwrap();
         sim.set_threads(usize::MAX);
-        assert_eq!(sim.ctx.config.thread_count(), crate::sim::MAX_THREADS);
+        assert_eq!(sim.ctx.config.thread_count(), MAX_THREADS);
     }
 }

@@ -28,11 +28,17 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// `text` as `dir/sweep.toml`.
+fn sweep_file(dir: &Path, text: &str) -> PathBuf {
+    let path = dir.join("sweep.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 /// Two scenarios (one missing) × two seeds × two durations: 8 runs, 4 of them failing.
 fn write_sweep(dir: &Path) -> PathBuf {
-    let path = dir.join("sweep.toml");
-    std::fs::write(
-        &path,
+    sweep_file(
+        dir,
         r#"
 name = "test"
 command = ["swarm", "run", "{scenario}", "--seed", "{seed}", "--duration", "{duration}", "--json", "--quiet"]
@@ -43,8 +49,6 @@ metrics = ["tasks_done", "collisions", "robots"]
 duration = [5, 60]
 "#,
     )
-    .unwrap();
-    path
 }
 
 /// The CSV without its wall-time column.
@@ -238,9 +242,8 @@ fn bad_sweeps_change_nothing() {
 /// sweep's environment holding `env` as `SIMROB_THREADS`.
 fn threads_per_run(name: &str, jobs: usize, env: Option<&str>) -> Vec<u64> {
     let dir = scratch(name);
-    let sweep = dir.join("sweep.toml");
-    std::fs::write(
-        &sweep,
+    let sweep = sweep_file(
+        &dir,
         r#"
 name = "threads"
 command = ["swarm", "run", "scenarios/swarm/drone-swarm.toml", "--robots", "{robots}", "--duration", "1", "--json", "--quiet"]
@@ -248,8 +251,7 @@ metrics = ["threads"]
 [parameters]
 robots = [5, 6, 7]
 "#,
-    )
-    .unwrap();
+    );
     let mut c = simrob();
     c.arg("batch")
         .arg(&sweep)
