@@ -7,9 +7,8 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::sumbot::{run_iterations, wheels};
-use simrob_client::agent::{Agent, AgentOptions};
-use simrob_protocol::{ControlRequest, Request};
+use crate::sumbot::{initialize, run_iterations, wheels};
+use simrob_client::agent::Agent;
 
 #[test]
 fn a_recorded_serve_exports_to_csv_and_replays() {
@@ -37,24 +36,7 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
     // Initialize, then drive the SumBot (entity 3) with both wheels at +6 rad/s, counting
     // the iterations the server broadcasts (not the clock).
     let mut agent = Agent::connect(addr.parse().unwrap()).unwrap();
-    agent
-        .register(
-            "driver",
-            AgentOptions {
-                broadcast: -1.0,
-                ..AgentOptions::default()
-            },
-        )
-        .unwrap();
-    agent
-        .request(
-            Request::Control {
-                request: ControlRequest::InitializeSimulation,
-                response: None,
-            },
-            Duration::from_secs(10),
-        )
-        .unwrap();
+    initialize(&mut agent, "driver", Duration::from_secs(10));
     run_iterations(&mut agent, 40);
     wheels(&mut agent, 6.0, 6.0);
     run_iterations(&mut agent, 120);

@@ -16,7 +16,7 @@ use simrob_server::udp::UdpServer;
 use simrob_session::{ServerConfig, Session};
 use simrob_viewer::{observer, responses_channel, SessionBridge, Viewer};
 
-use crate::sumbot::{run_iterations, wheels};
+use crate::sumbot::{initialize, run_iterations, wheels};
 use headless::{centroid, orange_pixels, screenshot, Page};
 
 struct Live {
@@ -84,24 +84,7 @@ fn live(tag: &str) -> Live {
 fn the_page_draws_the_robot_where_the_world_says_and_follows_it() {
     let live = live("top");
     let mut agent = Agent::connect(live.udp).unwrap();
-    agent
-        .register(
-            "observer",
-            AgentOptions {
-                broadcast: -1.0,
-                ..AgentOptions::default()
-            },
-        )
-        .unwrap();
-    agent
-        .request(
-            Request::Control {
-                request: ControlRequest::InitializeSimulation,
-                response: None,
-            },
-            Duration::from_secs(2),
-        )
-        .unwrap();
+    initialize(&mut agent, "observer", Duration::from_secs(2));
     run_iterations(&mut agent, 120); // the robot lands
     agent
         .request(

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use simrob_client::agent::{Agent, AgentOptions};
-use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest, Request};
+use simrob_client::agent::Agent;
+use simrob_protocol::{decode_datagram, CommandKeys, Request};
 use simrob_server::files::DirStore;
 use simrob_server::udp::UdpServer;
 use simrob_session::{ServerConfig, Session};
@@ -17,7 +17,7 @@ use simrob_viewer::record::{header_now, recorder, Recording, RecordingReader, FO
 use simrob_viewer::replay::serve_replay;
 use simrob_viewer::{Frame, FrameBody, FrameEntity};
 
-use crate::sumbot::{run_iterations, wheels};
+use crate::sumbot::{initialize, run_iterations, wheels};
 use headless::{centroid, orange_pixels, screenshot, Page};
 
 /// Runs the soccer scenario at real time with a recorder, drives the SumBot, stops.
@@ -45,24 +45,7 @@ fn record_a_run(dir: &Path) -> PathBuf {
     let thread = std::thread::spawn(move || server.run(&flag).unwrap());
 
     let mut agent = Agent::connect(udp).unwrap();
-    agent
-        .register(
-            "driver",
-            AgentOptions {
-                broadcast: -1.0,
-                ..AgentOptions::default()
-            },
-        )
-        .unwrap();
-    agent
-        .request(
-            Request::Control {
-                request: ControlRequest::InitializeSimulation,
-                response: None,
-            },
-            Duration::from_secs(2),
-        )
-        .unwrap();
+    initialize(&mut agent, "driver", Duration::from_secs(2));
     // The robot lands, then both wheels +6 rad/s: towards −X.
     run_iterations(&mut agent, 50);
     wheels(&mut agent, 6.0, 6.0);

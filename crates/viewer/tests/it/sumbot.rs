@@ -3,8 +3,31 @@
 #![allow(dead_code)]
 
 use simrob_client::agent::{Agent, AgentOptions};
-use simrob_protocol::{EntityId, EntityRequest, MotorCommand};
+use simrob_protocol::{ControlRequest, EntityId, EntityRequest, MotorCommand, Request};
 use std::time::Duration;
+
+/// Registers `agent` as `key` with broadcasts off, then initializes the simulation and waits
+/// up to `timeout` for the server's answer.
+pub fn initialize(agent: &mut Agent, key: &str, timeout: Duration) {
+    agent
+        .register(
+            key,
+            AgentOptions {
+                broadcast: -1.0,
+                ..AgentOptions::default()
+            },
+        )
+        .unwrap();
+    agent
+        .request(
+            Request::Control {
+                request: ControlRequest::InitializeSimulation,
+                response: None,
+            },
+            timeout,
+        )
+        .unwrap();
+}
 
 /// Waits (on broadcasts, not the clock) until `n` more iterations have run.
 pub fn run_iterations(agent: &mut Agent, n: u64) {
