@@ -236,6 +236,28 @@ def test_swarm_scenario_steps_and_reports():
         s.poses()
 
 
+def test_swarms_step_on_any_thread_side_by_side():
+    """A swarm built on one thread steps on another, the GIL released: two threads step two
+    swarms at once, and each ends as the same swarm stepped alone."""
+    path = str(REPO / "scenarios" / "swarm" / "drone-swarm.toml")
+
+    def run(s) -> bytes:
+        s.step(48)
+        return s.poses()[1].tobytes()
+
+    alone = run(sim.Swarm(path, seed=3, robots=50))
+    swarms = [sim.Swarm(path, seed=3, robots=50) for _ in range(2)]
+    out: list = [None, None]
+    threads = [
+        threading.Thread(target=lambda k=k: out.__setitem__(k, run(swarms[k]))) for k in range(2)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)  # a bound on the wait, not a pace
+    assert out == [alone, alone]
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_large_swarm_runs_in_a_child_forked_after_a_run():
     """The swarm keeps its threads for the process. A child forked after a run (as

@@ -164,7 +164,7 @@ fn check_duration(d: Option<f64>) -> Result<()> {
     Ok(())
 }
 
-fn wall_clock() -> Box<dyn FnMut() -> f64> {
+fn wall_clock() -> Box<dyn FnMut() -> f64 + Send> {
     let start = Instant::now();
     Box::new(move || start.elapsed().as_secs_f64())
 }
@@ -578,7 +578,7 @@ impl<W: std::io::Write> ViewerRecorder<W> {
     }
 }
 
-impl<W: std::io::Write> Consumer for ViewerRecorder<W> {
+impl<W: std::io::Write + Send> Consumer for ViewerRecorder<W> {
     fn header(&mut self, h: &simrob_swarm::seer::Header) -> Result<(), ConsumerError> {
         self.walls = swarm_walls(&h.walls);
         self.fps = h.fps;

@@ -204,7 +204,7 @@ fn run(
     let report = system.report();
     sim.add_system(Box::new(system));
     sim.run();
-    let r = report.borrow().clone();
+    let r = crate::swarm::lock(&report).clone();
     Ok(r)
 }
 

@@ -16,9 +16,8 @@
 //!
 //! Observation never changes a run: metrics ([`CoordReport`]) are read from a shared handle.
 
-use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde::Serialize;
 use simrob_swarm::nav::{start_route, Goal};
@@ -94,7 +93,7 @@ pub enum Link {
     /// In the same simulation, exchanging envelopes in memory.
     Local(Box<ControlCenter>),
     /// Elsewhere on the network: the shell carries the envelopes through the link.
-    Remote(Rc<RefCell<RemoteLink>>),
+    Remote(Arc<Mutex<RemoteLink>>),
 }
 
 /// What a coordinated run did.
@@ -179,8 +178,8 @@ pub struct CoordSystem {
     releases: VecDeque<(f64, TaskSpec)>,
     released: Vec<TaskId>,
     final_count: usize,
-    report: Rc<RefCell<CoordReport>>,
-    logs: Rc<RefCell<Vec<LogLine>>>,
+    report: Arc<Mutex<CoordReport>>,
+    logs: Arc<Mutex<Vec<LogLine>>>,
     kill_sent: bool,
     /// What the robots send an in-process Control Center in one round (kept for its buffers).
     outbound: Outbox,
@@ -202,7 +201,7 @@ impl CoordSystem {
     }
 
     /// A coordination system whose robots talk to a Control Center elsewhere through `link`.
-    pub fn remote(config: SwarmCoordConfig, link: Rc<RefCell<RemoteLink>>) -> Self {
+    pub fn remote(config: SwarmCoordConfig, link: Arc<Mutex<RemoteLink>>) -> Self {
         Self::new(config, Link::Remote(link))
     }
 
@@ -218,8 +217,8 @@ impl CoordSystem {
             releases: VecDeque::new(),
             released: Vec::new(),
             final_count: 0,
-            report: Rc::new(RefCell::new(CoordReport::default())),
-            logs: Rc::new(RefCell::new(Vec::new())),
+            report: Arc::new(Mutex::new(CoordReport::default())),
+            logs: Arc::new(Mutex::new(Vec::new())),
             kill_sent: false,
             outbound: Outbox::new(),
         }
@@ -230,22 +229,22 @@ impl CoordSystem {
     pub fn with_tasks(mut self, mut tasks: Vec<(f64, TaskSpec)>) -> Self {
         tasks.sort_by(|a, b| a.0.total_cmp(&b.0));
         self.releases = tasks.into();
-        self.report.borrow_mut().tasks = self.releases.len();
+        lock(&self.report).tasks = self.releases.len();
         self
     }
 
     /// A handle on the run's figures, updated every frame.
-    pub fn report(&self) -> Rc<RefCell<CoordReport>> {
+    pub fn report(&self) -> Arc<Mutex<CoordReport>> {
         self.report.clone()
     }
 
     /// A handle on the Control Center's log lines (when `keep_logs`).
-    pub fn logs(&self) -> Rc<RefCell<Vec<LogLine>>> {
+    pub fn logs(&self) -> Arc<Mutex<Vec<LogLine>>> {
         self.logs.clone()
     }
 
     fn count(&self, n: u64) {
-        self.report.borrow_mut().messages += n;
+        lock(&self.report).messages += n;
     }
 
     fn pose_of(ctx: &Ctx, e: EntityId) -> RobotPose {
@@ -294,7 +293,7 @@ impl CoordSystem {
                         inbound.push(env);
                     }
                 }
-                Link::Remote(link) => inbound.extend(link.borrow_mut().inbox.drain(..)),
+                Link::Remote(link) => inbound.extend(lock(link).inbox.drain(..)),
             }
             if matches!(self.link, Link::Local(_)) {
                 self.count(inbound.len() as u64);
@@ -318,7 +317,7 @@ impl CoordSystem {
                         tracing::debug!(target: "simrob_coord::swarm", "control center refused a message: {e}");
                     }
                     self.outbound = outbound;
-                    self.report.borrow_mut().messages += n;
+                    lock(&self.report).messages += n;
                 }
                 Link::Remote(link) => {
                     let mut outbound = Vec::new();
@@ -328,10 +327,10 @@ impl CoordSystem {
                             outbound.push(env);
                         }
                     }
-                    self.report.borrow_mut().messages += outbound.len() as u64;
+                    lock(&self.report).messages += outbound.len() as u64;
                     if !outbound.is_empty() {
                         moved = true;
-                        link.borrow_mut().outbox.extend(outbound);
+                        lock(link).outbox.extend(outbound);
                     }
                     // The remote side answers later: one round per frame.
                     if !moved {
@@ -484,7 +483,7 @@ impl System for CoordSystem {
                 report_now: true,
             });
         }
-        self.report.borrow_mut().robots = self.bots.len();
+        lock(&self.report).robots = self.bots.len();
         let mut hellos = Vec::new();
         for b in &self.bots {
             hellos.push(b.agent.hello());
@@ -499,7 +498,7 @@ impl System for CoordSystem {
                     let _ = cc.handle(h, ctx.time);
                 }
             }
-            Link::Remote(link) => link.borrow_mut().outbox.extend(hellos),
+            Link::Remote(link) => lock(link).outbox.extend(hellos),
         }
     }
 
@@ -538,7 +537,7 @@ impl System for CoordSystem {
                         let _ = cc.handle(env, now);
                     }
                 }
-                Link::Remote(link) => link.borrow_mut().outbox.extend(flush),
+                Link::Remote(link) => lock(link).outbox.extend(flush),
             }
         }
     }
@@ -584,7 +583,7 @@ impl System for CoordSystem {
                     if let Some(at) = m.retry_at {
                         if now >= at {
                             m.retry_at = None;
-                            self.report.borrow_mut().retries += 1;
+                            lock(&self.report).retries += 1;
                             if let Err(msg) =
                                 start_route(&mut ctx.world, e, &Goal::Point(m.target.0, m.target.1))
                             {
@@ -653,7 +652,7 @@ impl System for CoordSystem {
                     let _ = cc.handle(s, now);
                 }
             }
-            Link::Remote(link) => link.borrow_mut().outbox.extend(statuses),
+            Link::Remote(link) => lock(link).outbox.extend(statuses),
         }
         self.exchange(ctx);
         // Figures.
@@ -667,7 +666,7 @@ impl System for CoordSystem {
             }
         }
         self.final_count = finals.iter().sum();
-        let mut r = self.report.borrow_mut();
+        let mut r = lock(&self.report);
         r.time = now + dt;
         if r.makespan.is_none() {
             r.travel += travel;
@@ -679,7 +678,7 @@ impl System for CoordSystem {
         if let Link::Local(cc) = &mut self.link {
             r.cnp = cc.cnp_stats();
             if self.config.keep_logs {
-                let mut logs = self.logs.borrow_mut();
+                let mut logs = lock(&self.logs);
                 while let Some(l) = cc.poll_log() {
                     logs.push(l);
                 }
@@ -711,6 +710,12 @@ impl CoordSystem {
     pub fn cc_id(&self) -> RobotId {
         CONTROL_CENTER
     }
+}
+
+/// The shared state behind `m` (a poisoned lock is taken over: a report, logs or a link's
+/// queues hold no invariant a panic elsewhere could break).
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]

@@ -226,6 +226,40 @@ pub(crate) fn run_slices(
     Ok(done)
 }
 
+/// A state stepped on the caller's thread with the GIL released (a swarm run, whose systems
+/// are `Send`): no thread to hand each call to and wake, which cost more than a small swarm's
+/// frame. A panic while it ran leaves it unusable.
+pub(crate) struct Local<S> {
+    state: std::sync::Mutex<S>,
+}
+
+impl<S: Send> Local<S> {
+    /// Builds the state with `make`, the GIL released.
+    pub(crate) fn start(
+        py: Python<'_>,
+        make: impl FnOnce() -> PyResult<S> + Send,
+    ) -> PyResult<Self> {
+        let state = py.detach(make)?;
+        Ok(Local {
+            state: std::sync::Mutex::new(state),
+        })
+    }
+
+    /// Runs `f` on the state, the GIL released while it runs.
+    pub(crate) fn call<R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut S) -> R + Send,
+    ) -> PyResult<R> {
+        py.detach(|| {
+            let mut state = self.state.lock().map_err(|_| {
+                PyRuntimeError::new_err("the simulation has stopped (a panic while it ran)")
+            })?;
+            Ok(f(&mut state))
+        })
+    }
+}
+
 type Job<S> = Box<dyn FnOnce(&mut S) + Send>;
 
 /// A state that lives on a thread of its own (a swarm run, whose systems need not be

@@ -14,7 +14,7 @@ use simrob_swarm::{
     Ctx, EntityId, Event, Payload, SimConfig, Simulation, SwarmWorld, System, Tag, Velocity,
 };
 
-use crate::{closed, Worker};
+use crate::{closed, Local};
 
 /// An entity's id and three numbers about it.
 type Row = (u32, [f64; 3]);
@@ -24,16 +24,16 @@ type Row = (u32, [f64; 3]);
 /// seconds, radians.
 #[pyclass(module = "simrob._native", subclass)]
 pub struct Swarm {
-    sim: Option<Worker<Simulation>>,
+    sim: Option<Local<Simulation>>,
 }
 
 impl Swarm {
-    fn sim(&self) -> PyResult<&Worker<Simulation>> {
+    fn sim(&self) -> PyResult<&Local<Simulation>> {
         self.sim.as_ref().ok_or_else(|| closed("Swarm"))
     }
 
-    /// `(ids, rows)`: three numbers per entity, read from the world by `rows` on the
-    /// simulation's thread.
+    /// `(ids, rows)`: three numbers per entity, read from the world by `rows` (the GIL
+    /// released).
     fn rows<'py>(
         &self,
         py: Python<'py>,
@@ -81,7 +81,7 @@ impl Swarm {
             full_duration,
             ..Overrides::default()
         };
-        let worker = Worker::start(py, move || {
+        let worker = Local::start(py, move || {
             let s = Scenario::load(&scenario).map_err(|e| PyValueError::new_err(e.0))?;
             s.build(&ov).map_err(|e| PyValueError::new_err(e.0))
         })?;
@@ -239,7 +239,7 @@ struct DroneRun {
 #[pyclass(module = "simrob._native", subclass)]
 pub struct DroneTargets {
     drones: usize,
-    run: Option<Worker<Option<DroneRun>>>,
+    run: Option<Local<Option<DroneRun>>>,
 }
 
 fn build_drones(n: usize, seed: u64) -> DroneRun {
@@ -331,7 +331,7 @@ impl DroneRun {
 }
 
 impl DroneTargets {
-    fn worker(&self) -> PyResult<&Worker<Option<DroneRun>>> {
+    fn worker(&self) -> PyResult<&Local<Option<DroneRun>>> {
         self.run.as_ref().ok_or_else(|| closed("DroneTargets"))
     }
 }
@@ -347,7 +347,7 @@ impl DroneTargets {
         }
         Ok(DroneTargets {
             drones: n,
-            run: Some(Worker::start(py, || Ok(None))?),
+            run: Some(Local::start(py, || Ok(None))?),
         })
     }
 

@@ -102,7 +102,7 @@ impl From<WriteError> for ConsumerError {
 }
 
 /// Something that receives snapshots: a recorder, a viewer, a metric.
-pub trait Consumer {
+pub trait Consumer: Send {
     /// The static world, before the first snapshot.
     fn header(&mut self, header: &Header) -> Result<(), ConsumerError>;
     /// One snapshot.
@@ -359,7 +359,7 @@ impl<W: Write> JsonLinesRecorder<W> {
     }
 }
 
-impl<W: Write> Consumer for JsonLinesRecorder<W> {
+impl<W: Write + Send> Consumer for JsonLinesRecorder<W> {
     fn header(&mut self, h: &Header) -> Result<(), ConsumerError> {
         Ok(self.out.header(h)?)
     }
@@ -605,20 +605,32 @@ impl Consumer for MemoryConsumer {
     }
 }
 
-impl<T: Consumer> Consumer for std::rc::Rc<std::cell::RefCell<T>> {
+/// A consumer shared with whoever reads what it kept (a poisoned lock is taken over: a
+/// consumer keeps no invariant a panic elsewhere could break).
+impl<T: Consumer> Consumer for std::sync::Arc<std::sync::Mutex<T>> {
     fn header(&mut self, h: &Header) -> Result<(), ConsumerError> {
-        self.borrow_mut().header(h)
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .header(h)
     }
     fn snapshot(&mut self, s: &Snapshot) -> Result<(), ConsumerError> {
-        self.borrow_mut().snapshot(s)
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .snapshot(s)
     }
     fn log(&mut self, l: &LogLine) -> Result<(), ConsumerError> {
-        self.borrow_mut().log(l)
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .log(l)
     }
     fn clock(&mut self, second: u64, wall: f64) -> Result<(), ConsumerError> {
-        self.borrow_mut().clock(second, wall)
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clock(second, wall)
     }
     fn finish(&mut self, s: &Summary) -> Result<(), ConsumerError> {
-        self.borrow_mut().finish(s)
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .finish(s)
     }
 }

@@ -250,8 +250,10 @@ pub struct InstructionDef {
 pub type InstructionSet = BTreeMap<String, InstructionDef>;
 
 /// A system: fixed-rate, reactive, or both. Every method has a default, so a system
-/// implements only what it does.
-pub trait System {
+/// implements only what it does. A system is `Send`, so a simulation can be built on one
+/// thread and stepped on another (the Python module steps it on the caller's thread with the
+/// GIL released): what it shares with its owner, it shares through an `Arc<Mutex<_>>`.
+pub trait System: Send {
     /// A short name (for logs).
     fn name(&self) -> &str;
 

@@ -1,13 +1,12 @@
 //! `simrob coord swarm`: a swarm scenario whose robots join a networked Control Center.
 
-use std::cell::RefCell;
 use std::path::PathBuf;
-use std::rc::Rc;
 use std::sync::mpsc::TryRecvError;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
-use simrob_coord::swarm::{CoordSystem, RemoteLink, SwarmCoordConfig};
+use simrob_coord::swarm::{lock, CoordSystem, RemoteLink, SwarmCoordConfig};
 use simrob_swarm::scenario::{Overrides, Scenario};
 
 use super::net::{connect_cc, write_env, Incoming};
@@ -76,7 +75,7 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         scripts.remove(e);
     }
     let (mut writer, rx) = connect_cc(&args.cc)?;
-    let link = Rc::new(RefCell::new(RemoteLink::default()));
+    let link = Arc::new(Mutex::new(RemoteLink::default()));
     let config = SwarmCoordConfig {
         robot_id_base: args.robot_id_base,
         end_when_done: false,
@@ -117,7 +116,7 @@ pub fn run(args: SwarmArgs) -> Result<()> {
     loop {
         loop {
             match rx.try_recv() {
-                Ok(Incoming::Message(_, env)) => link.borrow_mut().inbox.push_back(env),
+                Ok(Incoming::Message(_, env)) => lock(&link).inbox.push_back(env),
                 Ok(Incoming::Bad(_, e)) => eprintln!("bad message from the Control Center: {e}"),
                 Ok(Incoming::Closed(_)) | Err(TryRecvError::Disconnected) => {
                     println!("the Control Center closed the connection");
@@ -133,7 +132,7 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         if let Some(w) = watch.as_mut() {
             w.show(&sim);
         }
-        let out: Vec<_> = link.borrow_mut().outbox.drain(..).collect();
+        let out: Vec<_> = lock(&link).outbox.drain(..).collect();
         for env in out {
             write_env(&mut writer, &env)?;
         }

@@ -132,9 +132,9 @@ fn preconditions_hold_inside_the_swarm() {
     let logs = system.logs();
     sim.add_system(Box::new(system));
     sim.run();
-    let r = report.borrow();
+    let r = simrob_coord::swarm::lock(&report);
     assert_eq!(r.ended, 2, "{r:?}");
-    let logs = logs.borrow();
+    let logs = simrob_coord::swarm::lock(&logs);
     let line = |needle: &str| {
         logs.iter()
             .position(|l| l.text.contains(needle))

@@ -5,7 +5,7 @@ use crate::sim::{Ctx, Summary, System};
 /// took (in `Stats::clock`, and as a `Clock` event the recorders write). The wall clock is
 /// handed in by the shell — the core never reads a clock itself.
 pub struct ClockSystem {
-    now: Box<dyn FnMut() -> f64>,
+    now: Box<dyn FnMut() -> f64 + Send>,
     last: f64,
 }
 
@@ -14,7 +14,7 @@ impl ClockSystem {
     pub const TAG: Tag = Tag::fixed("Clock");
 
     /// A clock system reading wall seconds from `now`.
-    pub fn new(now: Box<dyn FnMut() -> f64>) -> Self {
+    pub fn new(now: Box<dyn FnMut() -> f64 + Send>) -> Self {
         ClockSystem { now, last: 0.0 }
     }
 }

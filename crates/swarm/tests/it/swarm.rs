@@ -1,10 +1,8 @@
 //! End-to-end behaviour of the swarm layer: scenarios built from text, run to the end.
 
-use std::cell::RefCell;
 use std::path::Path;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use simrob_swarm::drones::{Avoidance, Drone, DroneController, DroneState};
 use simrob_swarm::ecs::{Proximity, SwarmPose, Velocity};
@@ -81,7 +79,7 @@ fn error_handlers_run_and_the_default_handler_aborts() {
         r#"components = { Script = { instructions = ["Go island", "Go right"], handlers = { Unreachable = ["Log no way to the island", "Skip"] } } }"#,
     );
     let mut sim = build(&text);
-    let log = Rc::new(RefCell::new(MemoryConsumer::default()));
+    let log = Arc::new(Mutex::new(MemoryConsumer::default()));
     sim.add_system(Box::new(Seer::new("t", 1.0, vec![Box::new(log.clone())])));
     let summary = sim.run();
     assert_eq!((summary.scripts_done, summary.scripts_failed), (1, 0));
@@ -90,7 +88,13 @@ fn error_handlers_run_and_the_default_handler_aborts() {
         (sim.world().pose.get(r).unwrap().x - 280.0).abs() < 1e-6,
         "went right after the handler"
     );
-    let texts: Vec<String> = log.borrow().logs.iter().map(|l| l.text.clone()).collect();
+    let texts: Vec<String> = log
+        .lock()
+        .unwrap()
+        .logs
+        .iter()
+        .map(|l| l.text.clone())
+        .collect();
     assert!(
         texts.iter().any(|t| t == "no way to the island"),
         "{texts:?}"
@@ -292,11 +296,15 @@ fn collisions_are_reported_once_per_contact() {
     sim.add_system(Box::new(CollisionSystem::default()));
     let log = Spy::add(&mut sim, &[Tag::COLLISION]);
     sim.run_until(8.0); // a passes b between x = 52 and 68 (about 1.6 s of contact)
-    assert_eq!(log.borrow().len(), 1);
-    assert_eq!(log.borrow()[0].1, Payload::Pair(a, b));
+    assert_eq!(log.lock().unwrap().len(), 1);
+    assert_eq!(log.lock().unwrap()[0].1, Payload::Pair(a, b));
     sim.world_mut().vel.get_mut(a).unwrap().x = -10.0;
     sim.run();
-    assert_eq!(log.borrow().len(), 2, "back through b: a new contact");
+    assert_eq!(
+        log.lock().unwrap().len(),
+        2,
+        "back through b: a new contact"
+    );
     assert_eq!(sim.summary(0.0).collisions, 2);
 }
 
@@ -356,13 +364,13 @@ fn drone_pipeline(
 /// A system that logs the events of some tags (time, payload), in the order raised.
 struct Spy {
     tags: Vec<Tag>,
-    log: Rc<RefCell<Vec<(f64, Payload)>>>,
+    log: Arc<Mutex<Vec<(f64, Payload)>>>,
 }
 
 impl Spy {
     /// Adds a spy on `tags` to `sim`; its log.
-    fn add(sim: &mut Simulation, tags: &[Tag]) -> Rc<RefCell<Vec<(f64, Payload)>>> {
-        let log = Rc::new(RefCell::new(Vec::new()));
+    fn add(sim: &mut Simulation, tags: &[Tag]) -> Arc<Mutex<Vec<(f64, Payload)>>> {
+        let log = Arc::new(Mutex::new(Vec::new()));
         sim.add_system(Box::new(Spy {
             tags: tags.to_vec(),
             log: log.clone(),
@@ -380,7 +388,8 @@ impl simrob_swarm::System for Spy {
     }
     fn react(&mut self, e: &Event, ctx: &mut simrob_swarm::Ctx) {
         self.log
-            .borrow_mut()
+            .lock()
+            .unwrap()
             .push((ctx.events.now(), e.payload.clone()));
     }
 }
@@ -515,7 +524,7 @@ fn calm_hovering_drones_move_as_the_scan_has_them() {
             );
             let log = Spy::add(&mut c, &[Tag::COLLISION, Tag::ARRIVED]);
             let s = c.run();
-            let events = log.borrow().clone();
+            let events = log.lock().unwrap().clone();
             (
                 (fingerprint(&c), events),
                 (s.events, s.collisions, s.crashed, s.arrived, s.frames),
@@ -605,7 +614,7 @@ fn slot_order_in_many_parts_gives_the_same_run() {
             );
             let log = Spy::add(&mut c, &[Tag::COLLISION, Tag::ARRIVED]);
             let s = c.run();
-            let events = log.borrow().clone();
+            let events = log.lock().unwrap().clone();
             (
                 fingerprint(&c),
                 (s.events, s.collisions, s.crashed, s.arrived, s.frames),
@@ -775,7 +784,7 @@ fn contacts_found_in_orcas_scan_are_the_collision_systems() {
         );
         let log = Spy::add(&mut c, &[Tag::COLLISION, Tag::ARRIVED]);
         let s = c.run();
-        let events = log.borrow().clone();
+        let events = log.lock().unwrap().clone();
         (
             fingerprint(&c),
             (s.events, s.collisions, s.crashed, s.arrived),
@@ -924,11 +933,11 @@ fn drones_report_and_the_run_ends_when_all_have() {
 #[test]
 fn recordings_are_versioned_json_lines() {
     let mut sim = swarm(30, 2.0);
-    let buf = Rc::new(RefCell::new(Vec::<u8>::new()));
-    struct Shared(Rc<RefCell<Vec<u8>>>);
+    let buf = Arc::new(Mutex::new(Vec::<u8>::new()));
+    struct Shared(Arc<Mutex<Vec<u8>>>);
     impl std::io::Write for Shared {
         fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(b);
+            self.0.lock().unwrap().extend_from_slice(b);
             Ok(b.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
@@ -940,7 +949,7 @@ fn recordings_are_versioned_json_lines() {
     let s = sim.run();
     let summary = sim.finish(0.0);
     let _ = s;
-    let text = String::from_utf8(buf.borrow().clone()).unwrap();
+    let text = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
     let lines: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).expect("every line is JSON"))
