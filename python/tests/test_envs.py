@@ -127,7 +127,21 @@ def test_drones_are_reproducible_and_reward_flying_home():
     r2, a2 = run(2)
     assert r1 == r2 and a1 == a2
     assert a1 > 0, "drones flying at their targets arrive"
+    env = drones.parallel_env(n=3)
+    env.reset(seed=0)
     with pytest.raises(ValueError, match="shape"):
-        env = drones.parallel_env(n=3)
-        env.reset(seed=0)
         env.step({"drone_0": np.zeros(3)})
+    # A bad action among good ones is named; nothing is stepped.
+    with pytest.raises(ValueError, match=r"drone_2: an action of shape \(2, 1\)"):
+        env.step({"drone_0": np.zeros(2), "drone_1": [0.5, -0.5], "drone_2": np.zeros((2, 1))})
+    with pytest.raises(ValueError):
+        env.step({"drone_0": np.zeros(2), "drone_1": "up"})
+    with pytest.raises(ValueError, match="no agent"):
+        env.step({"drone_9": np.zeros(2)})
+    assert env._cycles == 0
+    # Lists, tuples and arrays alike; agents left out stand still.
+    obs, rew, term, trunc, info = env.step({"drone_0": (1.0, 0.0), "drone_2": [0.0, 1.0]})
+    assert set(obs) == set(rew) == set(term) == set(trunc) == set(info) == set(env.possible_agents)
+    assert all(isinstance(r, float) for r in rew.values())
+    assert all(type(t) is bool and type(i["crashed"]) is bool for t, i in zip(term.values(), info.values()))
+    env.close()

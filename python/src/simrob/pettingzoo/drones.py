@@ -49,29 +49,36 @@ class DroneTargetsEnv(NativeParallelEnv):
         if not self.agents:
             raise RuntimeError("every agent is done: call reset")
         arr = np.zeros((self._n, 2), dtype=np.float64)
-        for agent, action in actions.items():
-            i = self._index_of(agent)
-            a = np.asarray(action, dtype=np.float64)
-            if a.shape != (2,):
-                raise ValueError(f"{agent}: an action of shape {a.shape}: expected (2,)")
-            arr[i] = a
+        if actions:
+            # All the actions in one array (one conversion, not one an agent); an action of
+            # another shape, or not numbers, is then looked for agent by agent to be named.
+            rows = [self._index_of(agent) for agent in actions]
+            try:
+                given = np.asarray(list(actions.values()), dtype=np.float64)
+            except ValueError:
+                given = None
+            if given is None or given.shape != (len(rows), 2):
+                for agent, action in actions.items():
+                    a = np.asarray(action, dtype=np.float64)
+                    if a.shape != (2,):
+                        raise ValueError(f"{agent}: an action of shape {a.shape}: expected (2,)")
+                raise ValueError(f"actions of shape {np.shape(given)}: expected (2,) each")
+            arr[rows] = given
         obs, reward, arrived, crashed = self._core.step(arr)
         self._cycles += 1
         out = self.agents
         truncate = self._cycles >= self._max_cycles
-        observations = {}
-        rewards = {}
-        terminations = {}
-        truncations = {}
-        infos = {}
-        for a in out:
-            i = self._index[a]
-            observations[a] = obs[i]
-            rewards[a] = float(reward[i])
-            terminations[a] = bool(arrived[i] or crashed[i])
-            truncations[a] = truncate and not terminations[a]
-            infos[a] = {"arrived": bool(arrived[i]), "crashed": bool(crashed[i])}
-        self.agents = [a for a in out if not (terminations[a] or truncations[a])]
+        idx = [self._index[a] for a in out]
+        done = (arrived[idx] | crashed[idx]).tolist()
+        observations = dict(zip(out, obs[idx]))
+        rewards = dict(zip(out, reward[idx].tolist()))
+        terminations = dict(zip(out, done))
+        truncations = {a: truncate and not d for a, d in zip(out, done)}
+        infos = {
+            a: {"arrived": ar, "crashed": cr}
+            for a, ar, cr in zip(out, arrived[idx].tolist(), crashed[idx].tolist())
+        }
+        self.agents = [a for a, d in zip(out, done) if not (d or truncate)]
         return observations, rewards, terminations, truncations, infos
 
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
