@@ -228,9 +228,13 @@ pub(crate) fn run_slices(
 
 /// A state stepped on the caller's thread with the GIL released (a swarm run, whose systems
 /// are `Send`): no thread to hand each call to and wake, which cost more than a small swarm's
-/// frame. A panic while it ran leaves it unusable.
+/// frame. A panic while it ran raises `RuntimeError` and leaves it unusable (it is dropped).
 pub(crate) struct Local<S> {
-    state: std::sync::Mutex<S>,
+    state: std::sync::Mutex<Option<S>>,
+}
+
+fn stopped() -> PyErr {
+    PyRuntimeError::new_err("the simulation has stopped (a panic while it ran)")
 }
 
 impl<S: Send> Local<S> {
@@ -241,7 +245,7 @@ impl<S: Send> Local<S> {
     ) -> PyResult<Self> {
         let state = py.detach(make)?;
         Ok(Local {
-            state: std::sync::Mutex::new(state),
+            state: std::sync::Mutex::new(Some(state)),
         })
     }
 
@@ -252,18 +256,23 @@ impl<S: Send> Local<S> {
         f: impl FnOnce(&mut S) -> R + Send,
     ) -> PyResult<R> {
         py.detach(|| {
-            let mut state = self.state.lock().map_err(|_| {
-                PyRuntimeError::new_err("the simulation has stopped (a panic while it ran)")
-            })?;
-            Ok(f(&mut state))
+            let mut slot = self.state.lock().map_err(|_| stopped())?;
+            let state = slot.as_mut().ok_or_else(stopped)?;
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(state))) {
+                Ok(r) => Ok(r),
+                Err(_) => {
+                    *slot = None;
+                    Err(stopped())
+                }
+            }
         })
     }
 }
 
 type Job<S> = Box<dyn FnOnce(&mut S) + Send>;
 
-/// A state that lives on a thread of its own (a swarm run, whose systems need not be
-/// `Send`), driven by jobs sent from Python; the caller waits with the GIL released.
+/// A state that lives on a thread of its own (FutRob's arena, which is not `Send`), driven by
+/// jobs sent from Python; the caller waits with the GIL released.
 pub(crate) struct Worker<S> {
     tx: Option<std::sync::mpsc::Sender<Job<S>>>,
     thread: Option<std::thread::JoinHandle<()>>,
