@@ -57,7 +57,7 @@ use simrob_soccer::{Pose2, Team};
 use simrob_trials::matchplay::alternate_kick_off;
 use simrob_trials::{Arena, ArenaParams, PlayerSpec};
 
-use crate::Worker;
+use crate::Local;
 
 /// The actions an agent chooses from: `(name, FutRob action, its parameter)`. The body's
 /// basic actions (one step, one 20° turn quantum, a kick or a dive) and FutRob's
@@ -443,11 +443,11 @@ impl TeamRun {
 #[pyclass(module = "simrob._native")]
 pub struct FutRobTeam {
     setup: TeamSetup,
-    run: Option<Worker<Option<TeamRun>>>,
+    run: Option<Local<Option<TeamRun>>>,
 }
 
 impl FutRobTeam {
-    fn worker(&self) -> PyResult<&Worker<Option<TeamRun>>> {
+    fn worker(&self) -> PyResult<&Local<Option<TeamRun>>> {
         self.run.as_ref().ok_or_else(|| crate::closed("FutRobTeam"))
     }
     fn agents(&self) -> usize {
@@ -521,7 +521,7 @@ impl FutRobTeam {
                 iterations: step_ms / 10,
                 shaping,
             },
-            run: Some(Worker::start(py, || Ok(None))?),
+            run: Some(Local::start(py, || Ok(None))?),
         })
     }
 

@@ -226,9 +226,9 @@ pub(crate) fn run_slices(
     Ok(done)
 }
 
-/// A state stepped on the caller's thread with the GIL released (a swarm run, whose systems
-/// are `Send`): no thread to hand each call to and wake, which cost more than a small swarm's
-/// frame. A panic while it ran raises `RuntimeError` and leaves it unusable (it is dropped).
+/// A state stepped on the caller's thread with the GIL released (a swarm run, FutRob's arena:
+/// both are `Send`): no thread to hand each call to and wake, which cost more than a small
+/// swarm's frame. A panic while it ran raises `RuntimeError` and leaves it unusable (it is dropped).
 pub(crate) struct Local<S> {
     state: std::sync::Mutex<Option<S>>,
 }
@@ -266,80 +266,5 @@ impl<S: Send> Local<S> {
                 }
             }
         })
-    }
-}
-
-type Job<S> = Box<dyn FnOnce(&mut S) + Send>;
-
-/// A state that lives on a thread of its own (FutRob's arena, which is not `Send`), driven by
-/// jobs sent from Python; the caller waits with the GIL released.
-pub(crate) struct Worker<S> {
-    tx: Option<std::sync::mpsc::Sender<Job<S>>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl<S: 'static> Worker<S> {
-    /// Starts the thread and builds the state on it with `make`.
-    pub(crate) fn start(
-        py: Python<'_>,
-        make: impl FnOnce() -> PyResult<S> + Send + 'static,
-    ) -> PyResult<Self> {
-        let (tx, rx) = std::sync::mpsc::channel::<Job<S>>();
-        let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<PyResult<()>>(1);
-        let thread = std::thread::Builder::new()
-            .name("simrob-py".into())
-            .spawn(move || {
-                let mut state = match make() {
-                    Ok(s) => {
-                        let _ = ready_tx.send(Ok(()));
-                        s
-                    }
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(e));
-                        return;
-                    }
-                };
-                while let Ok(job) = rx.recv() {
-                    job(&mut state);
-                }
-            })
-            .map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
-        let ready = py.detach(move || ready_rx.recv());
-        let worker = Worker {
-            tx: Some(tx),
-            thread: Some(thread),
-        };
-        match ready {
-            Ok(Ok(())) => Ok(worker),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(PyRuntimeError::new_err(
-                "the simulation failed to start (a panic)",
-            )),
-        }
-    }
-
-    /// Runs `f` on the state, the GIL released while it runs.
-    pub(crate) fn call<R: Send + 'static>(
-        &self,
-        py: Python<'_>,
-        f: impl FnOnce(&mut S) -> R + Send + 'static,
-    ) -> PyResult<R> {
-        let stopped = || PyRuntimeError::new_err("the simulation thread has stopped (a panic)");
-        let tx = self.tx.as_ref().ok_or_else(stopped)?;
-        let (rtx, rrx) = std::sync::mpsc::sync_channel(1);
-        tx.send(Box::new(move |s: &mut S| {
-            let _ = rtx.send(f(s));
-        }))
-        .map_err(|_| stopped())?;
-        py.detach(move || rrx.recv()).map_err(|_| stopped())
-    }
-}
-
-impl<S> Drop for Worker<S> {
-    fn drop(&mut self) {
-        self.tx = None;
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
     }
 }

@@ -95,13 +95,14 @@ impl Player {
 }
 
 /// Something that watches the world after every iteration (a recorder, a viewer). It must
-/// not change what it watches: observing a run never changes it.
-pub type Observer = Box<dyn FnMut(&World<RapierBackend>)>;
+/// not change what it watches: observing a run never changes it. It is `Send`, as the arena
+/// is (the Python module steps an arena on the caller's thread with the GIL released).
+pub type Observer = Box<dyn FnMut(&World<RapierBackend>) + Send>;
 
 /// Something that looks at the whole arena (the world and every robot's brain) after every
 /// iteration, to trace why the robots do what they do. Like an observer, it cannot change
 /// the run.
-pub type Inspector = Box<dyn FnMut(&Arena)>;
+pub type Inspector = Box<dyn FnMut(&Arena) + Send>;
 
 /// See the module documentation.
 pub struct Arena {

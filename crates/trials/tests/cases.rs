@@ -114,6 +114,21 @@ fn the_keepers_body_stops_what_it_covers_and_nothing_else() {
     assert!(run(0.5), "a ball 50 cm to the side goes in");
 }
 
+/// A value an observer (which must be `Send`) writes and the test reads afterwards.
+type Shared<T> = std::sync::Arc<std::sync::Mutex<T>>;
+
+fn shared<T>(v: T) -> Shared<T> {
+    std::sync::Arc::new(std::sync::Mutex::new(v))
+}
+
+fn get<T: Copy>(s: &Shared<T>) -> T {
+    *s.lock().unwrap()
+}
+
+fn set<T>(s: &Shared<T>, v: T) {
+    *s.lock().unwrap() = v;
+}
+
 /// Until the ball has left the centre spot (moved 5 cm) or 10 s have passed, keeps in
 /// `nearest` the least distance from the spot of the robots `ids` (the team not kicking off).
 fn defenders_from_the_spot(
@@ -121,14 +136,14 @@ fn defenders_from_the_spot(
     ball: [f64; 3],
     ids: std::ops::RangeInclusive<u32>,
     touched: &mut bool,
-    nearest: &std::cell::Cell<f64>,
+    nearest: &Shared<f64>,
 ) {
     *touched |= ball[0].hypot(ball[1]) > 0.05 || w.sim_time() > 10.0;
     if !*touched {
         for id in ids {
             if let Some(h) = w.humanoid(simrob_protocol::EntityId(id)) {
                 let q = h.pose();
-                nearest.set(nearest.get().min(q.x.hypot(q.y)));
+                set(nearest, get(nearest).min(q.x.hypot(q.y)));
             }
         }
     }
@@ -145,18 +160,18 @@ fn magenta_kicks_off_a_match_and_cyan_stays_out_of_the_circle() {
     };
     // Until the ball leaves the centre spot, the cyan robots (3–5) stay out of the centre
     // circle and magenta's first field player (7) stands at the ball.
-    let cyan_nearest = std::rc::Rc::new(std::cell::Cell::new(f64::INFINITY));
-    let kicker_start = std::rc::Rc::new(std::cell::Cell::new(f64::NAN));
+    let cyan_nearest = shared(f64::INFINITY);
+    let kicker_start = shared(f64::NAN);
     let (watch, start) = (cyan_nearest.clone(), kicker_start.clone());
     let mut touched = false;
     let observer = move |w: &simrob_world::World| {
         let ball = w
             .entity_pose(simrob_soccer::field::BALL_ENTITY)
             .map_or([0.0; 3], |(p, _)| p);
-        if start.get().is_nan() {
+        if get(&start).is_nan() {
             if let Some(h) = w.humanoid(simrob_protocol::EntityId(7)) {
                 let q = h.pose();
-                start.set((q.x - ball[0]).hypot(q.y - ball[1]));
+                set(&start, (q.x - ball[0]).hypot(q.y - ball[1]));
             }
         }
         defenders_from_the_spot(w, ball, 3..=5, &mut touched, &watch);
@@ -167,14 +182,14 @@ fn magenta_kicks_off_a_match_and_cyan_stays_out_of_the_circle() {
         Some("kick-off magenta")
     );
     assert!(
-        cyan_nearest.get() > 0.75,
+        get(&cyan_nearest) > 0.75,
         "the defending team stayed out of the circle: {}",
-        cyan_nearest.get()
+        get(&cyan_nearest)
     );
     assert!(
-        kicker_start.get() < 0.35,
+        get(&kicker_start) < 0.35,
         "magenta's kicker starts at the ball: {}",
-        kicker_start.get()
+        get(&kicker_start)
     );
 }
 
@@ -187,26 +202,26 @@ fn a_one_minute_match_is_played_and_scored_from_the_world() {
         duration_s: 60.0,
         kick_off: Team::Cyan,
     };
-    let seen = std::rc::Rc::new(std::cell::Cell::new(0u64));
+    let seen = shared(0u64);
     let counter = seen.clone();
     // Until the ball leaves the centre spot, the magenta robots (6–8) stay out of the centre
     // circle (radius 0.75 m): cyan kicks off.
-    let nearest = std::rc::Rc::new(std::cell::Cell::new(f64::INFINITY));
+    let nearest = shared(f64::INFINITY);
     let watch = nearest.clone();
     let mut touched = false;
     let observer = move |w: &simrob_world::World| {
-        counter.set(counter.get() + 1);
+        set(&counter, get(&counter) + 1);
         let ball = w
             .entity_pose(simrob_soccer::field::BALL_ENTITY)
             .map_or([0.0; 3], |(p, _)| p);
         defenders_from_the_spot(w, ball, 6..=8, &mut touched, &watch);
     };
     let s = play(&p, Some(Box::new(observer))).unwrap();
-    assert_eq!(seen.get(), 6000, "one iteration every 10 ms");
+    assert_eq!(get(&seen), 6000, "one iteration every 10 ms");
     assert!(
-        nearest.get() > 0.75,
+        get(&nearest) > 0.75,
         "the defending team stayed out of the circle: {}",
-        nearest.get()
+        get(&nearest)
     );
     assert_eq!(
         s.events.first().map(|e| e.1.as_str()),

@@ -1,8 +1,7 @@
 //! `simrob soccer match`: a 3-vs-3 FutRob match in-process, judged from the world.
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -220,7 +219,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
 
 /// A recording of an in-process run (25 frames per simulated second) for `simrob replay`.
 pub(super) struct Recording {
-    state: Rc<RefCell<(Writer<std::fs::File>, Option<std::io::Error>)>>,
+    state: Arc<Mutex<(Writer<std::fs::File>, Option<std::io::Error>)>>,
 }
 
 impl Recording {
@@ -229,7 +228,7 @@ impl Recording {
         let writer = Writer::create(path, source)
             .with_context(|| format!("cannot create the recording {}", path.display()))?;
         Ok(Recording {
-            state: Rc::new(RefCell::new((writer, None))),
+            state: Arc::new(Mutex::new((writer, None))),
         })
     }
 
@@ -243,7 +242,7 @@ impl Recording {
             if n % 4 != 0 {
                 return;
             }
-            let mut st = state.borrow_mut();
+            let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
             if st.1.is_none() {
                 let frame = Frame::of(&Snapshot::of(w, modes.clone()));
                 if let Err(e) = st.0.write_frame(&frame) {
@@ -255,10 +254,10 @@ impl Recording {
 
     /// Ends the recording (once the run, and so its observer, is over).
     pub(super) fn finish(self) -> Result<()> {
-        let Ok(cell) = Rc::try_unwrap(self.state) else {
+        let Ok(cell) = Arc::try_unwrap(self.state) else {
             bail!("the recording is still being written");
         };
-        let (writer, err) = cell.into_inner();
+        let (writer, err) = cell.into_inner().unwrap_or_else(PoisonError::into_inner);
         if let Some(e) = err {
             bail!("the recording failed: {e}");
         }

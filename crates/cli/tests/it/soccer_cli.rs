@@ -361,3 +361,51 @@ fn a_match_ends_with_a_summary_a_coach_reads() {
     let row = format!("{} ({})", shots(0), on(0));
     assert!(text.contains(&row), "{row:?} in\n{text}");
 }
+
+#[test]
+fn a_recorded_match_replays_its_frames() {
+    // Twelve simulated seconds recorded at 25 frames a second: every fourth 10 ms iteration.
+    let dir = std::env::temp_dir().join(format!("simrob-cli-match-rec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("match.rec");
+    let out = simrob()
+        .args([
+            "soccer",
+            "match",
+            "--seed",
+            "3",
+            "--duration",
+            "0.2",
+            "--record",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let export = simrob()
+        .args(["replay", "--export", "csv"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(export.status.success(), "{export:?}");
+    let csv = String::from_utf8_lossy(&export.stdout);
+    let ball: Vec<f64> = csv
+        .lines()
+        .skip(1)
+        .map(|r| r.split(',').collect::<Vec<_>>())
+        .filter(|c| c[3] == "Ball")
+        .map(|c| c[0].parse().unwrap())
+        .collect();
+    assert_eq!(ball.len(), 300, "one frame every 40 ms for 12 s");
+    assert!(
+        (ball[0] - 0.04).abs() < 1e-9 && (ball[299] - 12.0).abs() < 1e-9,
+        "{ball:?}"
+    );
+    // Six humanoids in every frame.
+    assert_eq!(
+        csv.lines().filter(|r| r.contains(",Humanoid,")).count(),
+        1800
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
