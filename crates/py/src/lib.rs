@@ -238,12 +238,19 @@ fn stopped() -> PyErr {
 }
 
 impl<S: Send> Local<S> {
-    /// Builds the state with `make`, the GIL released.
+    /// Builds the state with `make`, the GIL released; a panic while building raises
+    /// `RuntimeError` too.
     pub(crate) fn start(
         py: Python<'_>,
         make: impl FnOnce() -> PyResult<S> + Send,
     ) -> PyResult<Self> {
-        let state = py.detach(make)?;
+        let state = py.detach(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(make)).unwrap_or_else(|_| {
+                Err(PyRuntimeError::new_err(
+                    "the simulation failed to start (a panic)",
+                ))
+            })
+        })?;
         Ok(Local {
             state: std::sync::Mutex::new(Some(state)),
         })
