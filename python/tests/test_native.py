@@ -217,12 +217,16 @@ def test_swarm_scenario_steps_and_reports():
     s = sim.Swarm(str(REPO / "scenarios" / "swarm" / "drone-swarm.toml"), seed=3, robots=30)
     ids, poses = s.poses()
     assert poses.shape == (len(ids), 3)
+    assert s.summary()["wall_seconds"] == 0.0  # nothing run yet
     assert s.step(48)
+    stepped = s.summary()["wall_seconds"]
     assert s.frame == 48
     vids, vel = s.velocities()
     assert vel.shape == (len(vids), 3) and np.abs(vel).sum() > 0
     summary = s.run()
     assert summary["arrived"] + summary["crashed"] <= 30 and s.finished
+    # The wall time of every step and run of this swarm, not of the last call alone.
+    assert summary["wall_seconds"] > stepped > 0.0
     assert isinstance(s.drain_log(), list)
     kind, _ = s.entity(int(vids[0]))
     assert kind == "drone"
@@ -381,6 +385,8 @@ def test_with_closes_worlds_and_runs_an_error_included():
         assert w.step(5) == 5 and not w.closed
         assert repr(w) == "<simrob.sim.World: 3 entities, iteration 5, 0.05 s>"
     assert w.closed and repr(w) == "<simrob.sim.World: closed>"
+    assert repr(sim.DroneTargets(1)) == "<simrob.sim.DroneTargets: 1 drone>"
+    assert repr(sim.SumBotBall(2)) == "<simrob.sim.SumBotBall: 2 worlds>"
     with pytest.raises(RuntimeError, match="closed"):
         w.step(1)
     with pytest.raises(ValueError, match="inside"):

@@ -2,6 +2,7 @@
 //! its targets under outside control (`simrob._native.DroneTargets`, one agent per drone).
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
@@ -25,6 +26,8 @@ type Row = (u32, [f64; 3]);
 #[pyclass(module = "simrob._native", subclass)]
 pub struct Swarm {
     sim: Option<Local<Simulation>>,
+    /// Wall time spent in `step` and `run` (the summary's `wall_seconds`).
+    wall: Duration,
 }
 
 impl Swarm {
@@ -85,7 +88,10 @@ impl Swarm {
             let s = Scenario::load(&scenario).map_err(|e| PyValueError::new_err(e.0))?;
             s.build(&ov).map_err(|e| PyValueError::new_err(e.0))
         })?;
-        Ok(Swarm { sim: Some(worker) })
+        Ok(Swarm {
+            sim: Some(worker),
+            wall: Duration::ZERO,
+        })
     }
 
     /// Runs `n` frames (the GIL released meanwhile); returns whether the run goes on.
@@ -93,24 +99,32 @@ impl Swarm {
     #[pyo3(signature = (n=1))]
     fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<bool> {
         let sim = self.sim()?;
-        crate::run_slices(py, n, |py, left| {
+        let start = Instant::now();
+        let ran = crate::run_slices(py, n, |py, left| {
             sim.call(py, move |sim| {
                 crate::run_for_a_while(sim, left, |sim| sim.step())
             })
-        })?;
-        sim.call(py, |sim| !sim.is_finished())
+        });
+        self.wall += start.elapsed();
+        ran?;
+        self.sim()?.call(py, |sim| !sim.is_finished())
     }
 
-    /// Runs to the end (the GIL released); returns the summary as `summary()` does. Ctrl-C
+    /// Runs to the end (the GIL released); returns the summary as `summary()` does (its
+    /// `wall_seconds` the wall time of every `step` and `run` of this swarm). Ctrl-C
     /// stops it with `KeyboardInterrupt`, the frames run so far kept (the run not ended).
     fn run(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let sim = self.sim()?;
-        crate::run_slices(py, u64::MAX, |py, left| {
+        let start = Instant::now();
+        let ran = crate::run_slices(py, u64::MAX, |py, left| {
             sim.call(py, move |sim| {
                 crate::run_for_a_while(sim, left, |sim| sim.step())
             })
-        })?;
-        let summary = sim.call(py, |sim| sim.finish(0.0))?;
+        });
+        self.wall += start.elapsed();
+        ran?;
+        let wall = self.wall.as_secs_f64();
+        let summary = self.sim()?.call(py, move |sim| sim.finish(wall))?;
         to_py(py, &summary)
     }
 
@@ -176,9 +190,11 @@ impl Swarm {
         })
     }
 
-    /// The figures so far (arrived, crashed, collisions, tasks done, …) as a dict.
+    /// The figures so far (arrived, crashed, collisions, tasks done, …) as a dict;
+    /// `wall_seconds` is the wall time spent in `step` and `run` so far.
     fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let s = self.sim()?.call(py, |sim| sim.summary(0.0))?;
+        let wall = self.wall.as_secs_f64();
+        let s = self.sim()?.call(py, move |sim| sim.summary(wall))?;
         to_py(py, &s)
     }
 

@@ -72,25 +72,30 @@ def _closing(native: type, state) -> type:
     return type(name, (_Closes, native), body)
 
 
+def _count(n: int, one: str, many: str) -> str:
+    """``1 robot``, ``2 robots``."""
+    return f"{n} {one if n == 1 else many}"
+
+
 if TYPE_CHECKING:  # Type checkers see the extension's classes (`_native.pyi`), `with` included.
     from ._native import DroneTargets, MrsWorld, NomadGoal, SumBotBall, Swarm, World
 else:
     World = _closing(
         _native.World,
-        lambda w: f"{len(w.entity_ids())} entities, iteration {w.iteration}, {w.time:g} s",
+        lambda w: f"{_count(len(w.entity_ids()), 'entity', 'entities')}, iteration {w.iteration}, {w.time:g} s",
     )
     MrsWorld = _closing(
         _native.MrsWorld,
-        lambda m: f"{len(m.poses()[0])} robots on {m.size[0]:g} × {m.size[1]:g} in, {m.time:g} s",
+        lambda m: f"{_count(len(m.poses()[0]), 'robot', 'robots')} on {m.size[0]:g} × {m.size[1]:g} in, {m.time:g} s",
     )
     Swarm = _closing(
         _native.Swarm,
-        lambda s: f"{len(s.poses()[0])} entities, frame {s.frame}, {s.time:g} s"
+        lambda s: f"{_count(len(s.poses()[0]), 'entity', 'entities')}, frame {s.frame}, {s.time:g} s"
         + (", ended" if s.finished else ""),
     )
-    SumBotBall = _closing(_native.SumBotBall, lambda b: f"{len(b)} worlds")
-    NomadGoal = _closing(_native.NomadGoal, lambda b: f"{len(b)} worlds")
-    DroneTargets = _closing(_native.DroneTargets, lambda b: f"{len(b)} drones")
+    SumBotBall = _closing(_native.SumBotBall, lambda b: _count(len(b), "world", "worlds"))
+    NomadGoal = _closing(_native.NomadGoal, lambda b: _count(len(b), "world", "worlds"))
+    DroneTargets = _closing(_native.DroneTargets, lambda b: _count(len(b), "drone", "drones"))
 
 
 __all__ = [
