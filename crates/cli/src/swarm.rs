@@ -17,7 +17,7 @@ use simrob_swarm::seer::{
 };
 use simrob_swarm::systems::ClockSystem;
 use simrob_swarm::{Simulation, Summary};
-use simrob_viewer::record::{swarm_box, swarm_walls};
+use simrob_viewer::record::{swarm_box, swarm_walls, viewer_kind};
 use simrob_viewer::{Frame, FrameBody, FrameEntity};
 
 /// Subcommands of `simrob swarm`.
@@ -555,16 +555,6 @@ struct ViewerRecorder<W: std::io::Write> {
     fps: f64,
     /// The world's kind names (robot, drone, item, …), by kind index.
     kinds: Vec<String>,
-}
-
-/// The viewer's name of a world kind: `item` → `Item`; an unnamed kind is a `Robot`.
-fn viewer_kind(kinds: &[String], kind: u16) -> String {
-    let name = kinds.get(usize::from(kind)).map_or("", String::as_str);
-    let mut chars = name.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => "Robot".into(),
-    }
 }
 
 impl<W: std::io::Write> ViewerRecorder<W> {

@@ -102,8 +102,16 @@ fn drone_swarm_with_robots_seed_duration_and_a_recording() {
         "{}",
         String::from_utf8_lossy(&csv.stderr)
     );
-    let rows = String::from_utf8_lossy(&csv.stdout).lines().count();
+    let csv = String::from_utf8_lossy(&csv.stdout);
+    let rows = csv.lines().count();
     assert!(rows > 50 * 20, "{rows} CSV rows");
+    // Each row names its entity's kind as the world does: drones are drones.
+    let kinds: std::collections::BTreeSet<&str> = csv
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').nth(3))
+        .collect();
+    assert_eq!(kinds, ["Drone"].into(), "{}", &csv[..csv.len().min(400)]);
     // Version 1 (JSON lines) on request.
     let out = record_drones(&rec, &["--record-format", "swarm-json"]).expect("simrob runs");
     assert!(out.status.success());
@@ -189,6 +197,36 @@ fn viewer_format_recordings_replay_in_the_viewer() {
     // Kinds named from the world: the hospital's three robots and its three medicine items.
     assert_eq!(f.entities.iter().filter(|e| e.kind == "Robot").count(), 3);
     assert_eq!(f.entities.iter().filter(|e| e.kind == "Item").count(), 3);
+    // The swarm's own recording exported as CSV names them alike (it called every one a
+    // robot), in metres as short as they are (660 units: 6.6, not 6.6000000000000005).
+    let own = dir.join("hospital.swarm");
+    let out = simrob()
+        .args(["swarm", "run", "--quiet", "--duration", "3"])
+        .arg(scenario("hospital.toml"))
+        .arg("--record")
+        .arg(&own)
+        .output()
+        .expect("simrob runs");
+    assert!(out.status.success());
+    let csv = simrob()
+        .args(["replay", "--export", "csv"])
+        .arg(&own)
+        .output()
+        .expect("simrob replay");
+    let csv = String::from_utf8_lossy(&csv.stdout);
+    let first: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("0,0,"))
+        .collect();
+    let kinds = |k: &str| {
+        first
+            .iter()
+            .filter(|l| l.split(',').nth(3) == Some(k))
+            .count()
+    };
+    assert_eq!((kinds("Robot"), kinds("Item")), (3, 3), "{first:?}");
+    assert!(first.iter().all(|l| !l.contains("00000")), "{first:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

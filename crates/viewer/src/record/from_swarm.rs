@@ -9,8 +9,9 @@ use crate::{Frame, FrameBody, FrameEntity};
 
 /// Width of a swarm robot drawn in a replay, map units.
 pub const SWARM_ROBOT_SIZE: f64 = 20.0;
-/// Metres per map unit when a swarm recording is read.
-const SWARM_SCALE: f64 = 0.01;
+/// Map units per metre when a swarm recording is read (divided by, so that 660 units are
+/// 6.6 m, not 6.6000000000000005).
+const UNITS_PER_METRE: f64 = 100.0;
 /// Height of swarm boxes, map units.
 const SWARM_HEIGHT: f64 = 5.0;
 
@@ -28,15 +29,15 @@ pub(super) struct SwarmSource {
 /// axis turned to the viewer's (both the recorder of a swarm run and the reader of a swarm
 /// recording use it).
 pub fn swarm_box(e: u32, id: u32, x: f64, y: f64, theta: f64, size: [f64; 2]) -> FrameBody {
-    let s = SWARM_SCALE;
+    let m = |units: f64| units / UNITS_PER_METRE;
     FrameBody {
         e,
         id,
         shape: "Box".into(),
-        dims: [size[0].max(1.0) * s, size[1].max(1.0) * s, SWARM_HEIGHT * s],
+        dims: [m(size[0].max(1.0)), m(size[1].max(1.0)), m(SWARM_HEIGHT)],
         material: 0,
         mass: 1.0,
-        p: [x * s, -y * s, SWARM_HEIGHT * 0.5 * s],
+        p: [m(x), m(-y), m(SWARM_HEIGHT * 0.5)],
         r: [0.0, 0.0, -theta],
         v: [0.0; 3],
         w: [0.0; 3],
@@ -57,6 +58,21 @@ pub fn swarm_walls(walls: &[[f64; 4]]) -> Vec<FrameBody> {
         .collect()
 }
 
+/// The viewer's name of a swarm world's kind `kind` (an index into the recording's `kinds`):
+/// `item` → `Item`, `drone` → `Drone`; a kind without a name is a `Robot`.
+pub fn viewer_kind(kinds: &[String], kind: impl TryInto<usize>) -> String {
+    let name = kind
+        .try_into()
+        .ok()
+        .and_then(|k| kinds.get(k))
+        .map_or("", String::as_str);
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => "Robot".into(),
+    }
+}
+
 /// One (checked) snapshot of a swarm recording as a frame.
 pub(super) fn swarm_frame(snap: swarm::Snapshot, world: &SwarmSource) -> Frame {
     let mut bodies = world.walls.clone();
@@ -69,11 +85,12 @@ pub(super) fn swarm_frame(snap: swarm::Snapshot, world: &SwarmSource) -> Frame {
             r: None,
         });
     }
+    let kinds = &world.reader.header().kinds;
     for e in snap.entities {
         let b = swarm_box(e.id, 0, e.x, e.y, e.theta, [SWARM_ROBOT_SIZE; 2]);
         entities.push(FrameEntity {
             id: e.id,
-            kind: "Robot".into(),
+            kind: viewer_kind(kinds, e.kind),
             p: Some(b.p),
             r: Some(b.r),
         });

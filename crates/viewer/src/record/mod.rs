@@ -66,7 +66,7 @@ use simrob_record::swarm;
 
 pub use compact::Writer;
 use csv::{csv_rows, CSV_HEADER};
-pub use from_swarm::{swarm_box, swarm_walls, SWARM_ROBOT_SIZE};
+pub use from_swarm::{swarm_box, swarm_walls, viewer_kind, SWARM_ROBOT_SIZE};
 use from_swarm::{swarm_frame, SwarmSource};
 pub use recorder::{recorder, FLUSH_EVERY};
 pub use simrob_record::simrec::{

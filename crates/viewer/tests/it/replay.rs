@@ -563,6 +563,8 @@ const PIN_V1_TEXT: u64 = 74959215225505658;
 const PIN_V1_FRAMES: u64 = 8165980258088952958;
 const PIN_SWARM_LEN: usize = 9311;
 const PIN_SWARM_BYTES: u64 = 11448146840944996926;
-const PIN_SWARM_FRAMES: u64 = 367191614776479892;
+// Entities named by their kind (drones, items; a kind without a name a robot), positions in
+// metres divided from map units (660 units: 6.6, not 6.6000000000000005).
+const PIN_SWARM_FRAMES: u64 = 11709980330416777208;
 const PIN_SWARM_SCENE: u64 = 10368991805376975563;
 const PIN_SWARM_FRAMES_2D: u64 = 7372890250329668621;
