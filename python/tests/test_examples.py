@@ -70,3 +70,16 @@ def test_the_ppo_example_trains_a_few_steps() -> None:
     rows = ppo_sumbot.train(1, 2048, num_envs=8, n_steps=128, window=1024, log=lambda *_: None)
     assert [r["steps"] for r in rows] == [1024, 2048]
     assert all(r["episodes"] == 0 or math.isfinite(r["mean_return"]) for r in rows)
+
+
+def test_the_guides_lockstep_example_prints_what_it_says(monkeypatch, capsys) -> None:
+    # docs/experiments.md's Python example, run as written: the same position every run.
+    repo = Path(__file__).resolve().parents[2]
+    guide = (repo / "docs" / "experiments.md").read_text()
+    block = guide.split("## From Python", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    expected = [line[2:].split(":")[0] for line in block.splitlines() if line.startswith("# (")]
+    assert len(expected) == 1, block
+    monkeypatch.chdir(repo)
+    for _ in range(2):
+        exec(compile(block, "docs/experiments.md", "exec"), {})
+        assert capsys.readouterr().out.strip() == expected[0]

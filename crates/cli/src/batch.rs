@@ -685,6 +685,11 @@ fn collect(dir: &Path) -> Result<()> {
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
             .collect(),
+        // A sweep prepared for Slurm whose array tasks have not written yet: nothing to merge,
+        // every run still to come.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir.join("sweep.json").is_file() => {
+            Vec::new()
+        }
         Err(e) => {
             return Err(e).with_context(|| format!("no array-task results in {}", parts.display()))
         }

@@ -188,17 +188,19 @@ impl Watch {
         if self.none_yet() {
             return EXIT_REFUSED;
         }
-        let count = |kind: &str| {
-            self.entities
+        let count = |kind: &str, one: &str, many: &str| {
+            let n = self
+                .entities
                 .values()
                 .filter(|e| format!("{:?}", e.kind) == kind)
-                .count()
+                .count();
+            format!("{n} {}", if n == 1 { one } else { many })
         };
         println!(
-            "iteration {}: {} robots, {} balls (ids {})",
+            "iteration {}: {}, {} (ids {})",
             self.iteration.unwrap_or(0),
-            count("Robot"),
-            count("Ball"),
+            count("Robot", "robot", "robots"),
+            count("Ball", "ball", "balls"),
             self.entities
                 .keys()
                 .map(EntityId::to_string)
@@ -269,6 +271,11 @@ fn edit_lines(
             Ok(line) => {
                 if !line.trim().is_empty() {
                     let _ = rl.add_history_entry(line.as_str());
+                    // Saved as each line is entered: `quit` ends the process while this
+                    // thread still waits for the next line.
+                    if let Some(h) = &history {
+                        let _ = rl.save_history(h);
+                    }
                 }
                 if tx.send(Ok(line)).is_err() || ack.recv().is_err() {
                     break;
@@ -281,9 +288,6 @@ fn edit_lines(
                 break;
             }
         }
-    }
-    if let Some(h) = &history {
-        let _ = rl.save_history(h);
     }
     true
 }

@@ -179,6 +179,17 @@ fn a_sweep_runs_records_failures_resumes_and_merges_chunks() {
     ] {
         assert!(script.contains(line), "{line} not in\n{script}");
     }
+    // Collected before any array task has run: nothing yet, every run still to come.
+    let printed = ok(simrob()
+        .args(["batch", "collect"])
+        .arg(&cluster)
+        .output()
+        .unwrap());
+    assert!(printed.contains("0 rows from 0 files"), "{printed}");
+    assert!(
+        printed.contains("8 of 8 runs have no result yet"),
+        "{printed}"
+    );
     for k in 0..3 {
         ok(simrob()
             .arg("batch")
