@@ -14,8 +14,13 @@
 //! (kept for preconditions already cleared), so nothing depends on having heard every
 //! state of the system. A robot that leaves hands its unfinished
 //! tasks back to allocation. A task nobody bid on is logged and announced again every
-//! `reannounce_period` seconds while the policy is Contract Net; under a centralised policy
-//! it waits for an idle robot.
+//! `reannounce_period` seconds while the policy is Contract Net (logged in full the first
+//! time, in a few words after); under a centralised policy it waits for an idle robot.
+//!
+//! Every table is bounded by a key of [`CcConfig`]: robots (`max_robots`, of which at most
+//! `max_departed_robots` that have left), their names (`max_name_bytes`), tasks
+//! (`max_tasks`), a path's points (`max_path_points`) and a task's coordinates
+//! (`max_coordinate`); a request past one is refused naming the key, and changes nothing.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -31,7 +36,7 @@ use crate::outbox::{CompactBid, Item, Outbox};
 use crate::sync::find_cycle;
 use crate::time::{ClockView, Stamp};
 use crate::wire::valid_cost;
-use crate::wire::{class_set, validate, Envelope, Msg, OperatorCommand, Policy};
+use crate::wire::{class_set, validate, Envelope, Msg, OperatorCommand, Policy, MAX_PATH_POINTS};
 
 /// Default seconds between re-announcements of unallocated tasks (`reannounce_period`).
 pub const DEFAULT_REANNOUNCE_PERIOD: f64 = 1.0;
@@ -41,6 +46,13 @@ pub const DEFAULT_MAX_OPEN_AUCTIONS: usize = 10_000;
 pub const DEFAULT_MAX_TASKS: usize = 1_000_000;
 /// Default most robots (`max_robots`).
 pub const DEFAULT_MAX_ROBOTS: usize = 100_000;
+/// Default most robots that have left kept in the table (`max_departed_robots`).
+pub const DEFAULT_MAX_DEPARTED_ROBOTS: usize = 1_000;
+/// Default longest robot name, kind or world, bytes (`max_name_bytes`).
+pub const DEFAULT_MAX_NAME_BYTES: usize = 256;
+/// Default largest |x| or |y| of a task's point, metres (`max_coordinate`): far beyond any
+/// robot's map, and short in a log.
+pub const DEFAULT_MAX_COORDINATE: f64 = 1e6;
 
 /// Control Center settings (every one a documented key of `simrob coord serve`).
 #[derive(Clone, Debug)]
@@ -59,9 +71,21 @@ pub struct CcConfig {
     /// Most tasks tracked at once (`max_tasks`, default 1 000 000): a new task beyond it is
     /// refused.
     pub max_tasks: usize,
-    /// Most robots known, present or gone (`max_robots`, default 100 000): a new robot beyond it is
-    /// refused.
+    /// Most robots known, present or gone (`max_robots`, default 100 000): a new robot beyond it
+    /// takes the place of the robot that left longest ago, and is refused when none has left.
     pub max_robots: usize,
+    /// Most robots that have left kept in the table (`max_departed_robots`, default 1 000):
+    /// beyond it, the one that left longest ago is forgotten.
+    pub max_departed_robots: usize,
+    /// Longest robot name, kind or world, and task world, in bytes (`max_name_bytes`, default
+    /// 256): a `hello` or a task with a longer one is refused.
+    pub max_name_bytes: usize,
+    /// Most points of a path task (`max_path_points`, default and at most 4096, the wire's
+    /// limit): a task with more is refused.
+    pub max_path_points: usize,
+    /// Largest |x| or |y| of a task's point, metres (`max_coordinate`, default 1 000 000): a
+    /// task beyond it is refused.
+    pub max_coordinate: f64,
 }
 
 impl Default for CcConfig {
@@ -73,6 +97,10 @@ impl Default for CcConfig {
             max_open_auctions: DEFAULT_MAX_OPEN_AUCTIONS,
             max_tasks: DEFAULT_MAX_TASKS,
             max_robots: DEFAULT_MAX_ROBOTS,
+            max_departed_robots: DEFAULT_MAX_DEPARTED_ROBOTS,
+            max_name_bytes: DEFAULT_MAX_NAME_BYTES,
+            max_path_points: MAX_PATH_POINTS,
+            max_coordinate: DEFAULT_MAX_COORDINATE,
         }
     }
 }
@@ -155,6 +183,9 @@ pub struct TaskEntry {
     /// Final states of preconditions that were cleared before this task reached a robot
     /// (sent to the robot with the task).
     pub settled_after: Vec<(TaskId, TaskState)>,
+    /// How many times it has been announced for bids (the log describes it in full the first
+    /// time only).
+    pub announced: u32,
 }
 
 /// How a robot is doing, as the map shows it.
@@ -283,6 +314,30 @@ pub enum CcError {
         /// The setting that sets it.
         key: &'static str,
     },
+    /// A name (a robot's name, kind or world, a task's world) longer than a configured limit.
+    #[error("invalid: {what} is {found} bytes, longer than {limit} (key {key})")]
+    TooLong {
+        /// What is too long (`robot name`, `robot kind`, `robot world`, `task world`).
+        what: &'static str,
+        /// Its length, bytes.
+        found: usize,
+        /// The limit, bytes.
+        limit: usize,
+        /// The setting that sets it (`max_name_bytes`).
+        key: &'static str,
+    },
+    /// A task's coordinate beyond a configured limit.
+    #[error("invalid: {name} = {} is beyond ±{} m (key {key})", short(*value), short(*limit))]
+    Coordinate {
+        /// The field (`x`, `y`).
+        name: &'static str,
+        /// The value found.
+        value: f64,
+        /// The limit, metres.
+        limit: f64,
+        /// The setting that sets it (`max_coordinate`).
+        key: &'static str,
+    },
     /// A task's or a message's values are invalid.
     #[error("invalid: {0}")]
     Value(#[from] ValueError),
@@ -344,6 +399,8 @@ pub struct ControlCenter {
     waiting: VecDeque<TaskId>,
     /// Tasks whose auction found no taker, to announce again.
     retry: VecDeque<TaskId>,
+    /// Robots that have left and are still in the table, the one that left longest ago first.
+    departed: VecDeque<RobotId>,
     /// Tasks that became final, and robots that joined, since the last re-announcement:
     /// room that may have opened for the tasks in `retry`.
     freed: usize,
@@ -389,6 +446,7 @@ impl ControlCenter {
             by_auction: HashMap::new(),
             waiting: VecDeque::new(),
             retry: VecDeque::new(),
+            departed: VecDeque::new(),
             freed: 0,
             cost: Box::new(Euclidean),
             next_reannounce: 0.0,
@@ -704,16 +762,28 @@ impl ControlCenter {
         if id == CONTROL_CENTER {
             return Err(CcError::ControlCenterId);
         }
+        for (what, text) in [
+            ("robot name", &info.name),
+            ("robot kind", &info.kind),
+            ("robot world", &info.world),
+        ] {
+            self.check_name(what, text)?;
+        }
         match self.robots.get(&id) {
             Some(r) if r.present => return Err(CcError::RobotIdTaken(id)),
+            Some(_) => self.departed.retain(|&d| d != id),
             None if self.robots.len() >= self.config.max_robots => {
-                return Err(CcError::Limit {
-                    what: "robots",
-                    limit: self.config.max_robots,
-                    key: "max_robots",
-                })
+                // The robot that left longest ago gives its place; with none gone, refused.
+                let Some(gone) = self.departed.pop_front() else {
+                    return Err(CcError::Limit {
+                        what: "robots",
+                        limit: self.config.max_robots,
+                        key: "max_robots",
+                    });
+                };
+                self.forget(gone);
             }
-            _ => {}
+            None => {}
         }
         cclog!(
             self,
@@ -755,6 +825,12 @@ impl ControlCenter {
         r.present = false;
         r.assigned = 0;
         self.present.remove(robot);
+        self.departed.push_back(robot);
+        while self.departed.len() > self.config.max_departed_robots {
+            if let Some(gone) = self.departed.pop_front() {
+                self.forget(gone);
+            }
+        }
         let now = self.t();
         self.auctions.robot_left(robot, now);
         let mut back = Vec::new();
@@ -777,6 +853,72 @@ impl ControlCenter {
         }
         self.dirty = true;
         self.pump_auctions();
+    }
+
+    /// Drops a robot that has left from the table (its finished tasks keep its id).
+    fn forget(&mut self, robot: RobotId) {
+        if self.robots.get(&robot).is_some_and(|r| !r.present) {
+            self.robots.remove(&robot);
+            cclog!(
+                self,
+                LogKind::Tasks,
+                "forgotten\trobot={robot}\tleft longest ago (max_departed_robots, max_robots)"
+            );
+        }
+    }
+
+    /// Refuses a name (of a robot, its kind or world, a task's world) over `max_name_bytes`.
+    fn check_name(&self, what: &'static str, text: &str) -> Result<(), CcError> {
+        if text.len() > self.config.max_name_bytes {
+            return Err(CcError::TooLong {
+                what,
+                found: text.len(),
+                limit: self.config.max_name_bytes,
+                key: "max_name_bytes",
+            });
+        }
+        Ok(())
+    }
+
+    /// Refuses a task over the configured limits: more points than `max_path_points`, a point
+    /// beyond `max_coordinate`, a world name longer than `max_name_bytes`.
+    fn check_limits(&self, spec: &TaskSpec) -> Result<(), CcError> {
+        use crate::model::TaskKind;
+        let limit = self.config.max_coordinate;
+        let point = |x: f64, y: f64| {
+            for (name, value) in [("x", x), ("y", y)] {
+                // (NaN was refused before; it is not within the limit either.)
+                if value.is_nan() || value.abs() > limit {
+                    return Err(CcError::Coordinate {
+                        name,
+                        value,
+                        limit,
+                        key: "max_coordinate",
+                    });
+                }
+            }
+            Ok(())
+        };
+        match &spec.kind {
+            TaskKind::Goto { x, y } => point(*x, *y)?,
+            TaskKind::Path { points } => {
+                if points.len() > self.config.max_path_points {
+                    return Err(ValueError::TooManyPoints {
+                        max: self.config.max_path_points,
+                        found: points.len(),
+                    }
+                    .into());
+                }
+                for p in points {
+                    point(p[0], p[1])?;
+                }
+            }
+            TaskKind::Perceive { .. } | TaskKind::PanTilt { .. } => {}
+        }
+        if let Some(w) = &spec.world {
+            self.check_name("task world", w)?;
+        }
+        Ok(())
     }
 
     fn task_state(&mut self, robot: RobotId, task: TaskId, state: TaskState) {
@@ -910,6 +1052,7 @@ impl ControlCenter {
             });
         }
         crate::wire::check_task(&spec)?;
+        self.check_limits(&spec)?;
         if spec.id == 0 {
             // The next free id from `next_task`, past the largest back to 1 (an id is never
             // 0; at most `max_tasks` are taken, so one is free).
@@ -941,6 +1084,7 @@ impl ControlCenter {
                 state: None,
                 abort_pending: false,
                 settled_after: Vec::new(),
+                announced: 0,
             },
         );
         for &a in &self.tasks[&id].spec.after {
@@ -986,6 +1130,7 @@ impl ControlCenter {
 
     /// Sends a task straight to `robot` (centralised, the operator's choice).
     pub fn send_task(&mut self, robot: RobotId, spec: TaskSpec) -> Result<TaskId, CcError> {
+        self.check_limits(&spec)?;
         self.fits(&spec, robot)?;
         let id = self.admit(spec)?;
         self.give(id, robot, "sent");
@@ -1031,16 +1176,30 @@ impl ControlCenter {
         let auction = self
             .auctions
             .announce_to(spec.clone(), self.present.clone(), now);
+        let mut times = 0;
         if let Some(t) = self.tasks.get_mut(&id) {
             t.allocation = Allocation::Auction(auction);
+            t.announced = t.announced.saturating_add(1);
+            times = t.announced;
         }
         self.by_auction.insert(auction, id);
-        cclog!(
-            self,
-            LogKind::Tasks,
-            "announced\tauction={auction}\ttask={id}\t{}",
-            describe(&spec)
-        );
+        // In full the first time; again (every `reannounce_period` while nobody takes it),
+        // in a few words whatever the task's size.
+        if times <= 1 {
+            cclog!(
+                self,
+                LogKind::Tasks,
+                "announced\tauction={auction}\ttask={id}\t{}",
+                describe(&spec)
+            );
+        } else {
+            cclog!(
+                self,
+                LogKind::Tasks,
+                "announced\tauction={auction}\ttask={id}\tagain ({times} times): {}",
+                summary(&spec)
+            );
+        }
     }
 
     fn announce_waiting(&mut self) {
@@ -1096,7 +1255,8 @@ impl ControlCenter {
                     cclog!(
                         self,
                         LogKind::Tasks,
-                        "accepted\tauction={auction}\trobot={robot}\tcost={cost:.3}"
+                        "accepted\tauction={auction}\trobot={robot}\tcost={}",
+                        fixed(cost, 3)
                     );
                     self.give(task, robot, "won");
                 }
@@ -1352,7 +1512,7 @@ impl ControlCenter {
         );
         for (id, r) in &self.robots {
             let st = r.status.as_ref();
-            let f = |v: Option<f64>| v.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
+            let f = |v: Option<f64>| v.map(|v| fixed(v, 2)).unwrap_or_else(|| "-".into());
             let t = |v: Option<TaskId>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
             s.push_str(&format!(
                 "\n{id}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
@@ -1480,29 +1640,54 @@ impl ControlCenter {
 fn status_line(s: &RobotStatus) -> String {
     let t = |v: Option<TaskId>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
     format!(
-        "robot={}\tx={:.3}\ty={:.3}\theading={:.3}\tspeed={:.3}\tbattery={}\tmovement={}\tperception={}\tpan_tilt={}\tqueued={}\t{}",
-        s.robot, s.x, s.y, s.heading, s.speed,
+        "robot={}\tx={}\ty={}\theading={}\tspeed={}\tbattery={}\tmovement={}\tperception={}\tpan_tilt={}\tqueued={}\t{}",
+        s.robot, fixed(s.x, 3), fixed(s.y, 3), fixed(s.heading, 3), fixed(s.speed, 3),
         s.battery.map(|b| format!("{b:.2}")).unwrap_or_else(|| "-".into()),
         t(s.running.movement), t(s.running.perception), t(s.running.pan_tilt), s.queued,
         if s.ok { "ok".to_string() } else { format!("error: {}", s.error.as_deref().unwrap_or("")) },
     )
 }
 
+/// A number as logs and tables show it: its shortest form, in exponent form when that is
+/// shorter than many digits (`1e300`, `5e-324`: at most 24 characters whatever the value).
+pub fn short(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-6..1e15).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// `{v:.prec$}`, or the exponent form for a value too large to print in full.
+fn fixed(v: f64, prec: usize) -> String {
+    if v.abs() < 1e15 {
+        format!("{v:.prec$}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
 /// A short description of a task for logs and tables.
 pub fn describe(spec: &TaskSpec) -> String {
     use crate::model::TaskKind;
     let mut s = match &spec.kind {
-        TaskKind::Goto { x, y } => format!("goto {x} {y}"),
+        TaskKind::Goto { x, y } => format!("goto {} {}", short(*x), short(*y)),
         TaskKind::Path { points } => format!(
             "path {}",
             points
                 .iter()
-                .map(|p| format!("{},{}", p[0], p[1]))
+                .map(|p| format!("{},{}", short(p[0]), short(p[1])))
                 .collect::<Vec<_>>()
                 .join(" ")
         ),
-        TaskKind::Perceive { seconds } => format!("perceive {seconds}"),
-        TaskKind::PanTilt { pan, tilt, seconds } => format!("pan_tilt {pan} {tilt} {seconds}"),
+        TaskKind::Perceive { seconds } => format!("perceive {}", short(*seconds)),
+        TaskKind::PanTilt { pan, tilt, seconds } => format!(
+            "pan_tilt {} {} {}",
+            short(*pan),
+            short(*tilt),
+            short(*seconds)
+        ),
     };
     if !spec.after.is_empty() {
         s.push_str(&format!(
@@ -1513,6 +1698,33 @@ pub fn describe(spec: &TaskSpec) -> String {
                 .collect::<Vec<_>>()
                 .join(",")
         ));
+    }
+    if let Some(w) = &spec.world {
+        s.push_str(&format!(" in {w}"));
+    }
+    s
+}
+
+/// A task in a few words whatever its size (a path by its number of points and its goal,
+/// preconditions by their number): what the log says of a task announced again.
+pub fn summary(spec: &TaskSpec) -> String {
+    use crate::model::TaskKind;
+    let mut s = match &spec.kind {
+        TaskKind::Path { points } if points.len() > 1 => {
+            let last = points[points.len() - 1];
+            format!(
+                "path of {} points to {},{}",
+                points.len(),
+                short(last[0]),
+                short(last[1])
+            )
+        }
+        _ => describe(&TaskSpec::new(spec.id, spec.kind.clone())),
+    };
+    match spec.after.len() {
+        0 => {}
+        1 => s.push_str(&format!(" after {}", spec.after[0])),
+        n => s.push_str(&format!(" after {n} tasks")),
     }
     if let Some(w) = &spec.world {
         s.push_str(&format!(" in {w}"));

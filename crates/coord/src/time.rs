@@ -70,10 +70,12 @@ pub struct Stamp {
 
 impl std::fmt::Display for Stamp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.synced {
-            write!(f, "{:.3}", self.time)
-        } else {
-            write!(f, "{:.3}(unsynced)", self.time)
+        // (A time too large to print in full, in exponent form: a log line stays short.)
+        match (self.synced, self.time.abs() < 1e15) {
+            (true, true) => write!(f, "{:.3}", self.time),
+            (false, true) => write!(f, "{:.3}(unsynced)", self.time),
+            (true, false) => write!(f, "{:e}", self.time),
+            (false, false) => write!(f, "{:e}(unsynced)", self.time),
         }
     }
 }

@@ -48,7 +48,8 @@ use crate::model::{
 
 /// The default longest line (`max_message_bytes`).
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 65_536;
-/// The most points a path task may have (`max_path_points`).
+/// The most points a path task may have on the wire; the Control Center's `max_path_points`
+/// (at most this, and this by default) may lower it.
 pub const MAX_PATH_POINTS: usize = 4096;
 
 /// One GRI message.

@@ -13,11 +13,14 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use simrob_coord::cc::{CcConfig, ControlCenter, LogKind, LogLine};
+use simrob_coord::cc::{
+    CcConfig, ControlCenter, LogKind, LogLine, DEFAULT_MAX_COORDINATE, DEFAULT_MAX_DEPARTED_ROBOTS,
+    DEFAULT_MAX_NAME_BYTES,
+};
 use simrob_coord::cnp::CnpConfig;
 use simrob_coord::model::RobotId;
 use simrob_coord::time::TimeServer;
-use simrob_coord::wire::{Envelope, Msg, Policy, DEFAULT_MAX_MESSAGE_BYTES};
+use simrob_coord::wire::{Envelope, Msg, Policy, DEFAULT_MAX_MESSAGE_BYTES, MAX_PATH_POINTS};
 
 use super::map::LiveMap;
 use super::menu::{self, MenuAction, MENU_HELP};
@@ -27,6 +30,23 @@ use super::net::{spawn_reader, write_env, Incoming};
 pub const OPERATOR_BASE: RobotId = 0x4000_0000;
 /// The Time Server's id on the wire.
 pub const TIME_SERVER: RobotId = u32::MAX;
+
+/// `--clock-period` (clock_period), seconds: faster would send every connection thousands of
+/// clock messages a second.
+const CLOCK_PERIOD: (f64, f64) = (0.01, 60.0);
+/// `--bid-window` and `--accept-window` (bid_window, accept_window), seconds.
+const WINDOW: (f64, f64) = (0.01, 3600.0);
+/// `--reannounce-period` (reannounce_period), seconds: each announcement again is logged.
+const REANNOUNCE_PERIOD: (f64, f64) = (0.1, 3600.0);
+/// `--silence-timeout` (silence_timeout) when not 0, seconds.
+const SILENCE_TIMEOUT: (f64, f64) = (0.1, 86_400.0);
+/// `--max-message-bytes` (max_message_bytes): a `hello` fits in the least; a reader buffers
+/// at most the most for each connection.
+const MAX_MESSAGE_BYTES: (usize, usize) = (1024, 1 << 20);
+/// The longest `--max-name-bytes` (max_name_bytes).
+const MAX_NAME_BYTES: usize = 4096;
+/// `--max-coordinate` (max_coordinate), metres: every coordinate within it is short in a log.
+const MAX_COORDINATE: (f64, f64) = (1.0, 1e12);
 
 /// Arguments of `simrob coord serve` (and `cc`).
 #[derive(clap::Args, Clone)]
@@ -46,39 +66,56 @@ pub struct ServeArgs {
     /// Write the three logs (tasks.log, status.log, states.log) in this folder.
     #[arg(long, value_name = "DIR")]
     log_dir: Option<PathBuf>,
-    /// Seconds between Time Server publications (clock_period).
+    /// Seconds between Time Server publications (clock_period), from 0.01 to 60.
     #[arg(long, default_value_t = 0.1)]
     clock_period: f64,
-    /// Seconds robots have to bid (bid_window).
+    /// Seconds robots have to bid (bid_window), from 0.01 to 3600.
     #[arg(long, default_value_t = 0.5)]
     bid_window: f64,
-    /// Seconds a winner has to accept (accept_window).
+    /// Seconds a winner has to accept (accept_window), from 0.01 to 3600.
     #[arg(long, default_value_t = 0.5)]
     accept_window: f64,
-    /// Seconds between announcements of tasks nobody took (reannounce_period).
+    /// Seconds between announcements of tasks nobody took (reannounce_period), from 0.1 to
+    /// 3600.
     #[arg(long, default_value_t = 1.0)]
     reannounce_period: f64,
-    /// Most connections at once (max_connections); more are refused.
+    /// Most connections at once (max_connections), at least 1; more are refused.
     #[arg(long, default_value_t = 256)]
     max_connections: usize,
-    /// Longest GRI line in bytes (max_message_bytes).
+    /// Longest GRI line in bytes (max_message_bytes), from 1024 to 1048576.
     #[arg(long, default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
     max_message_bytes: usize,
-    /// Most robots (max_robots).
+    /// Most robots in the table, present or gone (max_robots), at least 1; a new robot beyond
+    /// it takes the place of the one that left longest ago, or is refused.
     #[arg(long, default_value_t = 100_000)]
     max_robots: usize,
-    /// Most tasks tracked (max_tasks).
+    /// Most robots that have left kept in the table (max_departed_robots; 0 = none); beyond
+    /// it the one that left longest ago is forgotten.
+    #[arg(long, default_value_t = DEFAULT_MAX_DEPARTED_ROBOTS)]
+    max_departed_robots: usize,
+    /// Longest robot name, kind or world, and task world, in bytes (max_name_bytes), from 1 to
+    /// 4096; a hello or a task with a longer one is refused.
+    #[arg(long, default_value_t = DEFAULT_MAX_NAME_BYTES)]
+    max_name_bytes: usize,
+    /// Most tasks tracked (max_tasks), at least 1.
     #[arg(long, default_value_t = 1_000_000)]
     max_tasks: usize,
-    /// Most auctions open at once (max_open_auctions).
+    /// Most points of a path task (max_path_points), from 1 to 4096.
+    #[arg(long, default_value_t = MAX_PATH_POINTS)]
+    max_path_points: usize,
+    /// Largest |x| or |y| of a task's point in metres (max_coordinate), from 1 to 1e12; a task
+    /// beyond it is refused.
+    #[arg(long, default_value_t = DEFAULT_MAX_COORDINATE, value_name = "METRES")]
+    max_coordinate: f64,
+    /// Most auctions open at once (max_open_auctions), at least 1.
     #[arg(long, default_value_t = 64)]
     max_open_auctions: usize,
     /// Seconds a robot's connection may send nothing before it is let go (silence_timeout;
-    /// 0 = never). Robot agents report their status every half second and swarm robots
-    /// every simulated second, so a connection silent this long is a stalled link or a hung
-    /// process: its robots leave and their unfinished tasks go back to allocation (keep it
-    /// longer than the robots' status period). Operators' connections are never let go for
-    /// silence.
+    /// 0 = never, else from 0.1 to 86400). Robot agents report their status every half second
+    /// and swarm robots every simulated second, so a connection silent this long is a stalled
+    /// link or a hung process: its robots leave and their unfinished tasks go back to
+    /// allocation (keep it longer than the robots' status period). Operators' connections are
+    /// never let go for silence.
     #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     silence_timeout: f64,
     /// Show the map live in the browser (the 2D view: every robot by its condition, every
@@ -98,21 +135,95 @@ impl ServeArgs {
     }
 
     fn config(&self) -> Result<CcConfig> {
-        for (name, v) in [
-            ("--clock-period", self.clock_period),
-            ("--bid-window", self.bid_window),
-            ("--accept-window", self.accept_window),
-            ("--reannounce-period", self.reannounce_period),
+        use crate::flags::shown;
+        for (name, key, v, (min, max)) in [
+            (
+                "--clock-period",
+                "clock_period",
+                self.clock_period,
+                CLOCK_PERIOD,
+            ),
+            ("--bid-window", "bid_window", self.bid_window, WINDOW),
+            (
+                "--accept-window",
+                "accept_window",
+                self.accept_window,
+                WINDOW,
+            ),
+            (
+                "--reannounce-period",
+                "reannounce_period",
+                self.reannounce_period,
+                REANNOUNCE_PERIOD,
+            ),
         ] {
-            if !(v.is_finite() && v > 0.0) {
-                bail!("{name} must be a positive number of seconds");
+            if !(min..=max).contains(&v) {
+                bail!(
+                    "{name} {}: must be from {min} to {max} seconds ({key})",
+                    shown(v)
+                );
             }
         }
-        if !(self.silence_timeout.is_finite() && self.silence_timeout >= 0.0) {
-            bail!("--silence-timeout must be 0 (never) or a positive number of seconds");
+        let (min, max) = SILENCE_TIMEOUT;
+        if !(self.silence_timeout == 0.0 || (min..=max).contains(&self.silence_timeout)) {
+            bail!(
+                "--silence-timeout {}: must be 0 (never) or from {min} to {max} seconds (silence_timeout)",
+                shown(self.silence_timeout)
+            );
         }
-        if self.max_open_auctions == 0 || self.max_connections == 0 {
-            bail!("--max-open-auctions and --max-connections must be at least 1");
+        let (min, max) = MAX_COORDINATE;
+        if !(min..=max).contains(&self.max_coordinate) {
+            bail!(
+                "--max-coordinate {}: must be from {min} to {} metres (max_coordinate)",
+                shown(self.max_coordinate),
+                shown(max)
+            );
+        }
+        for (name, key, v, (min, max)) in [
+            (
+                "--max-message-bytes",
+                "max_message_bytes",
+                self.max_message_bytes,
+                MAX_MESSAGE_BYTES,
+            ),
+            (
+                "--max-name-bytes",
+                "max_name_bytes",
+                self.max_name_bytes,
+                (1, MAX_NAME_BYTES),
+            ),
+            (
+                "--max-path-points",
+                "max_path_points",
+                self.max_path_points,
+                (1, MAX_PATH_POINTS),
+            ),
+            (
+                "--max-connections",
+                "max_connections",
+                self.max_connections,
+                (1, usize::MAX),
+            ),
+            (
+                "--max-robots",
+                "max_robots",
+                self.max_robots,
+                (1, usize::MAX),
+            ),
+            ("--max-tasks", "max_tasks", self.max_tasks, (1, usize::MAX)),
+            (
+                "--max-open-auctions",
+                "max_open_auctions",
+                self.max_open_auctions,
+                (1, usize::MAX),
+            ),
+        ] {
+            if v < min {
+                bail!("{name} {v}: must be at least {min} ({key})");
+            }
+            if v > max {
+                bail!("{name} {v}: must be at most {max} ({key})");
+            }
         }
         Ok(CcConfig {
             policy: self.policy,
@@ -124,6 +235,10 @@ impl ServeArgs {
             max_open_auctions: self.max_open_auctions,
             max_tasks: self.max_tasks,
             max_robots: self.max_robots,
+            max_departed_robots: self.max_departed_robots,
+            max_name_bytes: self.max_name_bytes,
+            max_path_points: self.max_path_points,
+            max_coordinate: self.max_coordinate,
         })
     }
 }

@@ -6,10 +6,10 @@
 
 use crate::coord_common;
 
-use coord_common::{address, pos, start, Operator, Proc};
+use coord_common::{address, incoming, pos, start, Operator, Proc, GUARD};
 
-use simrob_coord::model::{TaskKind, TaskSpec};
-use simrob_coord::wire::OperatorCommand;
+use simrob_coord::model::{RobotInfo, TaskClass, TaskKind, TaskSpec};
+use simrob_coord::wire::{encode, Envelope, Msg, OperatorCommand};
 
 /// A Control Center logging to `logs`, an operator following it, and robot 1 driving the
 /// SumBot of the SimRob server at `simrob_addr`.
@@ -175,4 +175,184 @@ fn a_sumbot_robot_reports_its_pose_from_a_server_running_as_fast_as_it_can() {
     let (x, y) = pos(&rows, 1);
     assert!(x.is_finite() && y.is_finite(), "{rows:?}");
     let _ = std::fs::remove_dir_all(&logs);
+}
+
+/// `simrob coord cc` with `flags` and no menu input: it stops at once, having started (exit
+/// 0) or refused its flags (the error).
+fn cc_with(flags: &[&str]) -> (bool, String) {
+    let logs = std::env::temp_dir().join(format!("simrob-coord-flags-{}", std::process::id()));
+    let out = crate::support::simrob()
+        .args(["coord", "cc", "--port", "0", "--log-dir"])
+        .arg(&logs)
+        .args(flags)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("simrob runs");
+    let _ = std::fs::remove_dir_all(&logs);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn flags_out_of_their_range_are_refused_with_the_range_and_the_key() {
+    for (flag, value, why) in [
+        ("--clock-period", "1e-10", "--clock-period 1e-10: must be from 0.01 to 60 seconds (clock_period)"),
+        ("--clock-period", "1e308", "--clock-period 1e308: must be from 0.01 to 60 seconds (clock_period)"),
+        ("--clock-period", "NaN", "--clock-period NaN: must be from 0.01 to 60 seconds (clock_period)"),
+        ("--bid-window", "1e-10", "--bid-window 1e-10: must be from 0.01 to 3600 seconds (bid_window)"),
+        ("--accept-window", "1e308", "--accept-window 1e308: must be from 0.01 to 3600 seconds (accept_window)"),
+        ("--reannounce-period", "0.01", "--reannounce-period 0.01: must be from 0.1 to 3600 seconds (reannounce_period)"),
+        ("--silence-timeout", "1e-10", "--silence-timeout 1e-10: must be 0 (never) or from 0.1 to 86400 seconds (silence_timeout)"),
+        ("--silence-timeout", "inf", "--silence-timeout inf: must be 0 (never) or from 0.1 to 86400 seconds (silence_timeout)"),
+        ("--max-message-bytes", "0", "--max-message-bytes 0: must be at least 1024 (max_message_bytes)"),
+        ("--max-message-bytes", "1048577", "--max-message-bytes 1048577: must be at most 1048576 (max_message_bytes)"),
+        ("--max-name-bytes", "0", "--max-name-bytes 0: must be at least 1 (max_name_bytes)"),
+        ("--max-name-bytes", "4097", "--max-name-bytes 4097: must be at most 4096 (max_name_bytes)"),
+        ("--max-path-points", "4097", "--max-path-points 4097: must be at most 4096 (max_path_points)"),
+        ("--max-coordinate", "1e300", "--max-coordinate 1e300: must be from 1 to 1000000000000 metres (max_coordinate)"),
+        ("--max-coordinate", "NaN", "--max-coordinate NaN: must be from 1 to 1000000000000 metres (max_coordinate)"),
+        ("--max-robots", "0", "--max-robots 0: must be at least 1 (max_robots)"),
+        ("--max-tasks", "0", "--max-tasks 0: must be at least 1 (max_tasks)"),
+    ] {
+        let (started, err) = cc_with(&[flag, value]);
+        assert!(!started, "{flag} {value} was accepted");
+        assert!(err.contains(why), "{flag} {value}: {err}");
+    }
+    // Each bound is accepted.
+    let (started, err) = cc_with(&[
+        "--clock-period",
+        "0.01",
+        "--bid-window",
+        "3600",
+        "--accept-window",
+        "0.01",
+        "--reannounce-period",
+        "0.1",
+        "--silence-timeout",
+        "0",
+        "--max-message-bytes",
+        "1024",
+        "--max-name-bytes",
+        "4096",
+        "--max-path-points",
+        "1",
+        "--max-coordinate",
+        "1e12",
+        "--max-departed-robots",
+        "0",
+    ]);
+    assert!(started, "{err}");
+    let (started, err) = cc_with(&["--clock-period", "60", "--silence-timeout", "86400"]);
+    assert!(started, "{err}");
+}
+
+#[test]
+fn bad_input_from_the_network_is_refused_and_changes_nothing() {
+    let cc = start(
+        &[
+            "coord",
+            "serve",
+            "--port",
+            "0",
+            "--max-departed-robots",
+            "2",
+        ],
+        false,
+    );
+    let addr = address(&cc, "tcp");
+    let mut op = Operator::connect(&addr);
+    op.send(OperatorCommand::Follow);
+    op.wait(|r| r.starts_with("following"));
+    let error = |r: &str| r.starts_with("error") || r.starts_with("refused");
+    // Coordinates past max_coordinate (the audit's path of 2,000 points at 1e300), a path
+    // longer than max_path_points, a world name longer than max_name_bytes.
+    let tasks = [
+        (
+            TaskKind::Path {
+                points: vec![[1e300, 1e300]; 2000],
+            },
+            "error: invalid: x = 1e300 is beyond ±1000000 m (key max_coordinate)",
+        ),
+        (
+            TaskKind::Goto { x: 3.0, y: -2e6 },
+            "error: invalid: y = -2000000 is beyond ±1000000 m (key max_coordinate)",
+        ),
+        (
+            TaskKind::Path {
+                points: vec![[1.0, 1.0]; 4097],
+            },
+            "refused: message 4 (operator): a path has at most 4096 points (max_path_points), found 4097",
+        ),
+    ];
+    for (kind, why) in tasks {
+        op.send(OperatorCommand::Submit {
+            task: TaskSpec::new(0, kind),
+        });
+        assert_eq!(op.wait(error), why);
+    }
+    op.send(OperatorCommand::Submit {
+        task: TaskSpec {
+            world: Some("w".repeat(300)),
+            ..TaskSpec::new(0, TaskKind::Goto { x: 1.0, y: 1.0 })
+        },
+    });
+    assert_eq!(
+        op.wait(error),
+        "error: invalid: task world is 300 bytes, longer than 256 (key max_name_bytes)"
+    );
+    // A robot with a 64,000-byte name is refused; then five robots say hello and hang up.
+    let hello = |id: u32, name: String| {
+        let mut s = std::net::TcpStream::connect(&addr).expect("robot connects");
+        let answers = incoming(&s);
+        let info = RobotInfo {
+            robot: id,
+            name,
+            kind: "test".into(),
+            world: "flat".into(),
+            capabilities: vec![TaskClass::Movement],
+            speed: 1.0,
+        };
+        let env = Envelope {
+            from: id,
+            to: Some(0),
+            msg: Msg::Hello {
+                info: Box::new(info),
+            },
+        };
+        std::io::Write::write_all(&mut s, encode(&env).as_bytes()).expect("hello sent");
+        let answer = answers.recv_timeout(GUARD).expect("an answer");
+        let _ = s.shutdown(std::net::Shutdown::Both);
+        answer
+    };
+    assert_eq!(
+        hello(1, "n".repeat(64_000)),
+        Msg::Refused {
+            reason: "hello from robot 1: invalid: robot name is 64000 bytes, longer than 256 (key max_name_bytes)".into()
+        }
+    );
+    for id in 1..=5 {
+        assert_eq!(hello(id, format!("r{id}")), Msg::Welcome { robot: id });
+        op.wait(|r| r.contains("\tleft\t") && r.contains(&format!("robot={id}\t")));
+    }
+    // Of the robots that left, the last two are remembered; no task was taken.
+    op.send(OperatorCommand::Robots);
+    let table = op.wait(|r| r.starts_with("id\tname"));
+    let ids: Vec<&str> = table
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').next().unwrap_or(""))
+        .collect();
+    assert_eq!(ids, ["4", "5"], "{table}");
+    assert!(
+        table.lines().skip(1).all(|l| l.ends_with("\tleft")),
+        "{table}"
+    );
+    op.send(OperatorCommand::Tasks);
+    assert_eq!(
+        op.wait(|r| r.starts_with("task\t")),
+        "task\trobot\tstate\tafter\twhat"
+    );
+    drop(cc);
 }

@@ -9,7 +9,7 @@ use simrob_coord::model::{FailCode, RobotInfo, TaskClass, TaskId, TaskKind, Task
 use simrob_coord::robot::{Command, RobotAgent, RobotPose};
 use simrob_coord::sync::TaskBoard;
 use simrob_coord::time::TimeServer;
-use simrob_coord::wire::{decode, encode, Envelope, Msg, Policy};
+use simrob_coord::wire::{decode, encode, Envelope, Msg, OperatorCommand, Policy};
 
 struct Bot {
     agent: RobotAgent,
@@ -1085,4 +1085,249 @@ fn the_largest_task_id_is_taken_and_the_next_chosen_id_goes_on_from_1() {
     let next = net.cc.submit(goto(2.0)).unwrap();
     assert_eq!(next, 1);
     assert_eq!(net.cc.submit(goto(3.0)).unwrap(), 2);
+}
+
+/// Everything the Control Center sends and logs until it has nothing more (drained).
+fn drain(cc: &mut ControlCenter) -> (Vec<Envelope>, Vec<String>) {
+    let sent = std::iter::from_fn(|| cc.poll_transmit()).collect();
+    let logs = std::iter::from_fn(|| cc.poll_log())
+        .map(|l| l.to_string())
+        .collect();
+    (sent, logs)
+}
+
+/// An operator's request as it comes from the network (through the codec).
+fn operator(command: OperatorCommand) -> Envelope {
+    wire(&Envelope {
+        from: 0x4000_0001,
+        to: Some(0),
+        msg: Msg::Operator {
+            command: Box::new(command),
+        },
+    })
+}
+
+#[test]
+fn a_task_past_the_coordinate_points_or_name_limits_is_refused_and_changes_nothing() {
+    let mut cc = ControlCenter::new(CcConfig {
+        max_path_points: 8,
+        max_name_bytes: 16,
+        ..CcConfig::default()
+    });
+    cc.join(info(1, MOVE)).unwrap();
+    let _ = drain(&mut cc);
+    let path = |points: Vec<[f64; 2]>| TaskSpec::new(0, TaskKind::Path { points });
+    let far = |x: f64, y: f64| TaskSpec::new(0, TaskKind::Goto { x, y });
+    let cases: Vec<(TaskSpec, &str)> = vec![
+        (
+            far(1e300, 0.0),
+            "invalid: x = 1e300 is beyond ±1000000 m (key max_coordinate)",
+        ),
+        (
+            far(0.0, -1_000_000.5),
+            "invalid: y = -1000000.5 is beyond ±1000000 m (key max_coordinate)",
+        ),
+        (
+            path(vec![[0.0, 0.0], [1e300, 1e300]]),
+            "invalid: x = 1e300 is beyond ±1000000 m (key max_coordinate)",
+        ),
+        (
+            path(vec![[1.0, 2.0]; 9]),
+            "invalid: a path has at most 8 points (max_path_points), found 9",
+        ),
+        (
+            TaskSpec {
+                world: Some("w".repeat(17)),
+                ..far(1.0, 1.0)
+            },
+            "invalid: task world is 17 bytes, longer than 16 (key max_name_bytes)",
+        ),
+    ];
+    for (task, why) in cases {
+        for command in [
+            OperatorCommand::Submit { task: task.clone() },
+            OperatorCommand::Announce { task: task.clone() },
+            OperatorCommand::Send {
+                robot: 1,
+                task: task.clone(),
+            },
+        ] {
+            cc.handle(operator(command), 0.0).unwrap();
+            let (sent, logs) = drain(&mut cc);
+            assert_eq!(
+                sent.iter().map(|e| &e.msg).collect::<Vec<_>>(),
+                [&Msg::Report {
+                    text: format!("error: {why}")
+                }],
+                "only the answer, to the operator"
+            );
+            assert_eq!(sent[0].to, Some(0x4000_0001));
+            assert!(logs.is_empty(), "{logs:?}");
+            assert!(cc.tasks().is_empty());
+            assert_eq!(cc.waiting(), 0);
+            assert_eq!(cc.cnp_stats().announced, 0);
+        }
+        assert_eq!(cc.submit(task).unwrap_err().to_string(), why);
+    }
+    // At the limits, taken.
+    cc.submit(far(1e6, -1e6)).unwrap();
+    cc.submit(path(vec![[-1e6, 1e6]; 8])).unwrap();
+    cc.submit(TaskSpec {
+        world: Some("w".repeat(16)),
+        ..far(1.0, 1.0)
+    })
+    .unwrap();
+    assert_eq!(cc.tasks().len(), 3);
+}
+
+#[test]
+fn a_path_nobody_takes_is_logged_in_full_once_then_in_a_few_words() {
+    let mut cc = ControlCenter::new(CcConfig::default());
+    // A robot that cannot take it answers every announcement with a refusal.
+    cc.join(info(1, &[TaskClass::Perception])).unwrap();
+    let points: Vec<[f64; 2]> = (0..4096)
+        .map(|i| [-999_999.123_456_789_1 + i as f64, 5e-324])
+        .collect();
+    let id = cc
+        .submit(TaskSpec::new(0, TaskKind::Path { points }))
+        .unwrap();
+    let (_, first) = drain(&mut cc);
+    let full: Vec<&String> = first
+        .iter()
+        .filter(|l| l.contains("\tannounced\t") || l.contains("\tsubmitted\t"))
+        .collect();
+    assert_eq!(full.len(), 2, "{first:?}");
+    for l in &full {
+        assert!(l.contains("-999999.1234567891,5e-324 "), "numbers in short");
+        assert!(l.len() < 4096 * 32, "{} bytes", l.len());
+    }
+    // Nobody takes it: announced again every second for an hour, a line or two each time,
+    // none of them growing with the path.
+    let mut again = 0;
+    let mut bytes = 0;
+    for tick in 1..=3600 * 4 {
+        let now = tick as f64 * 0.25;
+        cc.handle_timeout(now);
+        cc.handle(
+            Envelope {
+                from: 1,
+                to: Some(0),
+                msg: Msg::Bid {
+                    auction: cc.cnp_stats().announced,
+                    robot: 1,
+                    cost: None,
+                },
+            },
+            now,
+        )
+        .unwrap();
+        let (_, logs) = drain(&mut cc);
+        for l in logs {
+            assert!(l.len() < 200, "{l}");
+            again += usize::from(l.contains("\tannounced\t"));
+            bytes += l.len();
+        }
+    }
+    assert!(again >= 3000, "announced again {again} times");
+    assert!(bytes < 3600 * 300, "{bytes} bytes of log in an hour");
+    assert_eq!(cc.tasks()[&id].announced as usize, again + 1);
+    let mut logs = Vec::new();
+    cc.handle_timeout(3601.0);
+    cc.handle_timeout(3602.0);
+    while let Some(l) = cc.poll_log() {
+        logs.push(l.text);
+    }
+    assert!(
+        logs.iter().any(|l| l.starts_with("announced\t")
+            && l.ends_with(&format!(
+                "\ttask={id}\tagain ({} times): path of 4096 points to -995904.1234567891,5e-324",
+                again + 2
+            ))),
+        "{logs:?}"
+    );
+}
+
+#[test]
+fn a_hello_with_a_name_past_max_name_bytes_is_refused_and_changes_nothing() {
+    let mut cc = ControlCenter::new(CcConfig::default());
+    for (field, what) in [(0, "name"), (1, "kind"), (2, "world")] {
+        let mut r = info(1, MOVE);
+        let long = "n".repeat(64_000);
+        match field {
+            0 => r.name = long,
+            1 => r.kind = long,
+            _ => r.world = long,
+        }
+        let hello = wire(&Envelope {
+            from: 1,
+            to: Some(0),
+            msg: Msg::Hello { info: Box::new(r) },
+        });
+        assert_eq!(
+            cc.handle(hello, 0.0).unwrap_err().to_string(),
+            format!("invalid: robot {what} is 64000 bytes, longer than 256 (key max_name_bytes)")
+        );
+        let (sent, logs) = drain(&mut cc);
+        assert!(sent.is_empty() && logs.is_empty(), "{sent:?} {logs:?}");
+        assert!(cc.robots().is_empty());
+    }
+    let mut r = info(1, MOVE);
+    r.name = "n".repeat(256);
+    cc.join(r).unwrap();
+    assert_eq!(cc.robots().len(), 1);
+}
+
+#[test]
+fn robots_that_left_are_forgotten_past_max_departed_robots_and_make_room_past_max_robots() {
+    let mut cc = ControlCenter::new(CcConfig {
+        max_robots: 6,
+        max_departed_robots: 3,
+        ..CcConfig::default()
+    });
+    // Ten robots say hello and hang up: the three that left last are remembered.
+    for id in 1..=10 {
+        cc.join(info(id, MOVE)).unwrap();
+        cc.leave(id);
+    }
+    let ids = |cc: &ControlCenter| cc.robots().keys().copied().collect::<Vec<_>>();
+    assert_eq!(ids(&cc), [8, 9, 10]);
+    assert_eq!(cc.robots_table().lines().count(), 1 + 3);
+    let (_, logs) = drain(&mut cc);
+    assert_eq!(
+        logs.iter().filter(|l| l.contains("\tforgotten\t")).count(),
+        7
+    );
+    // One that comes back is present again, no longer among those that left.
+    cc.join(info(9, MOVE)).unwrap();
+    assert!(cc.robots()[&9].present);
+    // A full table: a new robot takes the place of the one that left longest ago (8, then
+    // 10), and is refused once every robot in the table is present.
+    for id in 11..=13 {
+        cc.join(info(id, MOVE)).unwrap();
+    }
+    assert_eq!(ids(&cc), [8, 9, 10, 11, 12, 13]);
+    cc.join(info(14, MOVE)).unwrap();
+    assert_eq!(ids(&cc), [9, 10, 11, 12, 13, 14]);
+    cc.join(info(15, MOVE)).unwrap();
+    assert_eq!(ids(&cc), [9, 11, 12, 13, 14, 15]);
+    let _ = drain(&mut cc);
+    assert_eq!(
+        cc.join(info(16, MOVE)).unwrap_err(),
+        CcError::Limit {
+            what: "robots",
+            limit: 6,
+            key: "max_robots"
+        }
+    );
+    let (sent, logs) = drain(&mut cc);
+    assert!(sent.is_empty() && logs.is_empty());
+    assert_eq!(ids(&cc), [9, 11, 12, 13, 14, 15]);
+    // The table stays within the limits however many come and go.
+    for id in 100..1100 {
+        cc.leave(id - 100 + 9);
+        let _ = cc.join(info(id, MOVE));
+        cc.leave(id);
+    }
+    assert!(cc.robots().len() <= 6);
+    assert!(cc.robots().values().filter(|r| !r.present).count() <= 3);
 }
