@@ -65,11 +65,12 @@ pub struct DemoArgs {
     /// own server starts; what a `--server` refuses is printed as the drive goes.
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
-    /// Wheel speed for the arrow keys, rad/s (`--speed` is the pace everywhere else; it is
-    /// still accepted here for this).
+    /// Wheel speed for the arrow keys, rad/s, greater than 0 and (with the demo's own server)
+    /// at most its `maxvelocity`, 10000 (`--speed` is the pace everywhere else; it is still
+    /// accepted here for this).
     #[arg(long, value_name = "RAD_S", default_value_t = 6.0, alias = "speed")]
     pub wheel_speed: f64,
-    /// Seconds between printed poses.
+    /// Seconds between printed poses, 0 (every pose received) to 3600.
     #[arg(long, default_value_t = 0.5)]
     pub every: f64,
     /// The web viewer of the built-in server, on by default: `--gui=ADDR` to place it.
@@ -78,6 +79,35 @@ pub struct DemoArgs {
     /// Do not start the web viewer.
     #[arg(long)]
     pub no_gui: bool,
+}
+
+/// The longest `--every`, seconds.
+const MAX_EVERY: f64 = 3600.0;
+
+/// Checks `--wheel-speed` and `--every`: a number in range, or an error naming the flag (and
+/// the server's `maxvelocity`, `max_speed`, when the demo starts its own server).
+fn check_flags(args: &DemoArgs, max_speed: Option<f64>) -> Result<()> {
+    let s = args.wheel_speed;
+    if !(s.is_finite() && s > 0.0) {
+        bail!(
+            "--wheel-speed {}: must be a number of rad/s greater than 0",
+            crate::flags::shown(s)
+        );
+    }
+    if let Some(max) = max_speed.filter(|max| s > *max) {
+        bail!(
+            "--wheel-speed {}: is more than the server's limit of {max} rad/s (configuration \
+             key maxvelocity)",
+            crate::flags::shown(s)
+        );
+    }
+    if !(0.0..=MAX_EVERY).contains(&args.every) {
+        bail!(
+            "--every {}: must be a number of seconds from 0 (every pose) to {MAX_EVERY}",
+            crate::flags::shown(args.every)
+        );
+    }
+    Ok(())
 }
 
 fn motors(left: f64, right: f64) -> EntityRequest {
@@ -246,8 +276,15 @@ fn wait_text(agent: &mut Agent) -> Result<std::result::Result<String, String>> {
 
 pub fn run(args: DemoArgs) -> Result<()> {
     crate::shell::init_logging(args.log.as_deref())?;
-    // The script is read and checked first: a bad one starts no server and changes nothing
-    // on one given with --server.
+    // The server started here has the default limits; one given with --server says itself
+    // what it refuses (printed as the drive goes).
+    let max_speed = args
+        .server
+        .is_none()
+        .then(|| ServerConfig::default().limits.max_velocity);
+    // The flags and the script are checked first: bad ones start no server and change
+    // nothing on one given with --server.
+    check_flags(&args, max_speed)?;
     let script = if args.script.is_none() && std::io::stdin().is_terminal() {
         None
     } else {
@@ -256,12 +293,6 @@ pub fn run(args: DemoArgs) -> Result<()> {
                 .with_context(|| format!("cannot read script {}", path.display()))?,
             None => BUILT_IN_SCRIPT.to_string(),
         };
-        // The server started here has the default limits; one given with --server says
-        // itself what it refuses (printed as the drive goes).
-        let max_speed = args
-            .server
-            .is_none()
-            .then(|| simrob_session::Limits::default().max_velocity);
         Some(parse_script(&text, max_speed)?)
     };
     let (server, local) = match args.server {
@@ -381,6 +412,12 @@ fn keyboard(agent: &mut Agent, args: &DemoArgs) -> Result<()> {
     let mut next_print = 0.0;
     let s = args.wheel_speed;
     loop {
+        // SIGTERM or SIGHUP (Ctrl-C is a key here, below): stop as `q` does.
+        if crate::shell::interrupted() {
+            agent.entity(motors(0.0, 0.0), false)?;
+            print!("\r\n");
+            return Ok(());
+        }
         while poll(Duration::ZERO)? {
             if let Event::Key(k) = read()? {
                 if k.kind == KeyEventKind::Release {

@@ -90,7 +90,8 @@ enum Command {
 
 /// Runs the command line `args` (the program name first, as `std::env::args_os` gives it) and
 /// returns its exit status: 0 success, 1 an error (its message on standard error), 2 a command
-/// line that does not parse (clap's), 130 stopped by Ctrl-C. The same for every subcommand.
+/// line that does not parse (clap's), 128 + the signal when Ctrl-C (130), SIGTERM (143) or
+/// SIGHUP (129) stopped it. The same for every subcommand.
 pub fn main_with_args<I, T>(args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
@@ -132,10 +133,10 @@ where
     if let Err(e) = &result {
         eprintln!("Error: {e:?}");
     }
-    match result {
-        _ if shell::interrupted() => 130,
-        Ok(()) => 0,
-        Err(_) => 1,
+    match (shell::stop_status(), result) {
+        (Some(status), _) => status,
+        (None, Ok(())) => 0,
+        (None, Err(_)) => 1,
     }
 }
 

@@ -14,6 +14,10 @@ use simrob_mrs::{
 /// The shortest `--snapshot-every` (s): the picture rewritten ten times a second at most.
 const MIN_SNAPSHOT_EVERY: f64 = 0.1;
 
+/// The largest `--scale`, pixels per inch (a picture is at most
+/// [`simrob_mrs::render::MAX_SIDE`] pixels a side whatever the scale).
+const MAX_SCALE: u32 = 100;
+
 /// Arguments of `simrob mrs`.
 ///
 /// Serves Nomad-200 robots (radius 10 in, 16 sonars, 20 bumpers) on a 2D map over TCP: every
@@ -37,7 +41,8 @@ pub struct MrsArgs {
     /// Vector maps to merge onto the map, in order. May be repeated.
     #[arg(long, value_name = "FILE")]
     merge: Vec<PathBuf>,
-    /// Where robots start: `x,y,angle` (inches, degrees clockwise from +x); it must be free.
+    /// Where robots start: `x,y,angle` (inches, degrees clockwise from +x, at most 36000 either
+    /// way, taken modulo 360); it must be free.
     /// A robot whose start is taken by another robot goes to the nearest free spot.
     /// Default: the map's centre (or the nearest free spot), angle 0.
     #[arg(long, value_name = "X,Y,ANGLE", value_parser = parse_pose)]
@@ -69,10 +74,11 @@ pub struct MrsArgs {
     /// Serve, and rewrite the --snapshot picture every this many seconds (at least 0.1).
     #[arg(long, value_name = "SECONDS", requires = "snapshot")]
     snapshot_every: Option<f64>,
-    /// Pixels per inch of the pictures.
+    /// Pixels per inch of the pictures, 1 to 100 (a picture is at most 4096 pixels a side:
+    /// the scale is lowered to fit).
     #[arg(long, default_value_t = 2)]
     scale: u32,
-    /// Most robots (connections) at a time; a connection past it is refused at once.
+    /// Most robots (connections) at a time, at least 1; a connection past it is refused at once.
     #[arg(long, default_value_t = simrob_mrs::DEFAULT_MAX_CLIENTS)]
     max_clients: usize,
     /// Close a connection that sends nothing for this many seconds (0 = never).
@@ -122,7 +128,10 @@ fn parse_pose(s: &str) -> Result<FlatPose, String> {
         .collect::<Result<_, _>>()
         .map_err(|_| format!("{s:?}: expected X,Y,ANGLE, e.g. 150,130,90"))?;
     match v[..] {
-        [x, y, a] if x.is_finite() && y.is_finite() && a.is_finite() => Ok(FlatPose::new(x, y, a)),
+        [x, y, a] if x.is_finite() && y.is_finite() && a.is_finite() => {
+            let a = simrob_mrs::protocol::check_heading(a).map_err(|e| format!("{s:?}: {e}"))?;
+            Ok(FlatPose::new(x, y, a))
+        }
         _ => Err(format!("{s:?}: expected three finite numbers X,Y,ANGLE")),
     }
 }
@@ -151,6 +160,15 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
             "--timestep {}: must be from {min_timestep} to 1 second",
             crate::flags::shown(args.timestep)
         );
+    }
+    if !(1..=MAX_SCALE).contains(&args.scale) {
+        bail!(
+            "--scale {}: must be from 1 to {MAX_SCALE} pixels per inch",
+            args.scale
+        );
+    }
+    if args.max_clients == 0 {
+        bail!("--max-clients 0: must be at least 1 (the most robots connected at a time)");
     }
     if !args.speed.or_real_time().is_finite() || args.speed.or_real_time() < 0.0 {
         bail!(

@@ -232,8 +232,10 @@ fn static_shapes(frame: &Frame) -> Vec<Vec<(f64, f64)>> {
 }
 
 fn open(path: &Path) -> Result<RecordingReader> {
-    let r = RecordingReader::open(path)
-        .with_context(|| format!("cannot read the recording {}", path.display()))?;
+    let cannot = || format!("cannot read the recording {}", path.display());
+    // Looked at before it is opened: opening a FIFO would wait for a writer.
+    crate::shell::regular_file(path).with_context(cannot)?;
+    let r = RecordingReader::open(path).with_context(cannot)?;
     if r.is_empty() {
         bail!("{}: the recording has no frames", path.display());
     }

@@ -55,8 +55,10 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> Result<()> {
-    let mut recording = RecordingReader::open(&args.file)
-        .with_context(|| format!("cannot read the recording {}", args.file.display()))?;
+    let cannot = || format!("cannot read the recording {}", args.file.display());
+    // Looked at before it is opened: opening a FIFO would wait for a writer.
+    crate::shell::regular_file(&args.file).with_context(cannot)?;
+    let mut recording = RecordingReader::open(&args.file).with_context(cannot)?;
     let exported = match args.export {
         Some(Export::Csv) => Some(export_csv(&mut recording, args.output.as_ref())),
         Some(Export::Simrec) => Some(convert(&mut recording, args.output.as_ref())),

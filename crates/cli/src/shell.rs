@@ -1,8 +1,9 @@
-//! What the subcommands share, in a module that imports none of them: logging, Ctrl-C,
+//! What the subcommands share, in a module that imports none of them: logging, Ctrl-C (and
+//! SIGTERM, SIGHUP),
 //! bounded file reads, quiet broken pipes.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
@@ -11,6 +12,14 @@ use anyhow::{Context, Result};
 /// bytes (a device, a FIFO or a huge file gets an error at once).
 pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     Ok(simrob_files::read_bounded(path, max)?)
+}
+
+/// Checks that `path`, named on the command line, is a regular file, without opening it: a
+/// device, a FIFO or a directory gets an error at once (as [`read_file`] gives). For files
+/// read as they grow rather than whole (recordings).
+pub fn regular_file(path: &Path) -> std::io::Result<()> {
+    simrob_files::regular_file(path)?;
+    Ok(())
 }
 
 /// The server configuration in the file at `path` (`--config` of `serve`, `run` and `send`),
@@ -52,23 +61,57 @@ pub fn init_logging(filter: Option<&str>) -> Result<()> {
 
 /// The one flag Ctrl-C raises, for every command of this process: the handler is installed
 /// by the first call (before a command prints the address it serves on); later calls return
-/// the same flag. A command that stops on it ends with status 130 ([`interrupted`]).
+/// the same flag. SIGTERM (`kill`, `timeout`, Slurm at a job's time limit) and SIGHUP (the
+/// terminal closed) raise it too, so a server stopped so still finishes its recording; a
+/// second signal while the command stops ends the process at once. A command that stops on
+/// it ends with status 128 + the signal (130 for Ctrl-C; [`stop_status`]).
 pub(crate) fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
     if let Some(flag) = CTRL_C.get() {
         return Ok(flag.clone());
     }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
-    ctrlc::set_handler(move || {
+    on_stop_signals(move |signal| {
+        if STOP_SIGNAL
+            .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
+            std::process::exit(128 + signal);
+        }
         flag.store(true, Ordering::SeqCst);
         let actions = ON_CTRL_C.lock().unwrap_or_else(|e| e.into_inner());
         for a in actions.iter() {
             a();
         }
-    })
-    .context("cannot install the Ctrl-C handler")?;
+    })?;
     Ok(CTRL_C.get_or_init(|| stop).clone())
 }
+
+/// Runs `handle` (on a thread of its own) with each SIGINT, SIGTERM or SIGHUP.
+#[cfg(unix)]
+fn on_stop_signals(handle: impl Fn(i32) + Send + 'static) -> Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+        .context("cannot install the Ctrl-C handler")?;
+    std::thread::Builder::new()
+        .name("simrob-signals".into())
+        .spawn(move || {
+            for signal in signals.forever() {
+                handle(signal);
+            }
+        })
+        .context("cannot install the Ctrl-C handler")?;
+    Ok(())
+}
+
+/// Runs `handle` with each Ctrl-C (as signal 2, SIGINT).
+#[cfg(not(unix))]
+fn on_stop_signals(handle: impl Fn(i32) + Send + 'static) -> Result<()> {
+    ctrlc::set_handler(move || handle(2)).context("cannot install the Ctrl-C handler")
+}
+
+/// The signal that stopped this process's command (0: none yet).
+static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
 
 /// Also run `action` when Ctrl-C raises the flag (after raising it): it wakes a thread that
 /// sleeps on something other than the flag.
@@ -84,10 +127,16 @@ static ON_CTRL_C: std::sync::Mutex<Vec<Box<dyn Fn() + Send>>> = std::sync::Mutex
 /// The flag of [`ctrl_c_flag`], once a command has installed it.
 static CTRL_C: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 
-/// Whether Ctrl-C (SIGINT) stopped this process's command: it then exits with status 130, as
-/// shells expect of an interrupted program.
+/// Whether Ctrl-C (SIGINT), SIGTERM or SIGHUP stopped this process's command.
 pub fn interrupted() -> bool {
     CTRL_C.get().is_some_and(|flag| flag.load(Ordering::SeqCst))
+}
+
+/// The exit status of a command stopped by a signal, as shells expect of a program the
+/// signal ended: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP).
+pub fn stop_status() -> Option<u8> {
+    let signal = STOP_SIGNAL.load(Ordering::SeqCst);
+    (interrupted() && signal > 0).then(|| (128 + signal).clamp(0, 255) as u8)
 }
 
 /// `simrob … | head`: printing to a pipe whose reader has stopped fails; `println!` then

@@ -5,7 +5,8 @@
 //!
 //! [`read_bounded`] reads a regular file of at most a given size: a device, a FIFO or a
 //! directory is refused before it is opened (opening a FIFO would wait for a writer), and a
-//! file that grows while it is read stops at the limit.
+//! file that grows while it is read stops at the limit. [`regular_file`] is its first look,
+//! for files read otherwise (a recording followed as it grows).
 //!
 //! [`check_plain_name`] and [`resolve_in`] are the one rule for a file named by a client or a
 //! scenario in a directory of the user's (a server's save directory, the MRS map directory, a
@@ -91,15 +92,23 @@ impl From<ReadError> for std::io::Error {
     }
 }
 
-/// Reads the file at `path`: a regular file of at most `max` bytes, else a [`ReadError`]
-/// (nothing is read from a device or a FIFO, and a file that grows while it is read stops at
-/// `max`).
-pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
-    // Look before opening: opening a FIFO blocks until someone writes to it.
+/// The metadata of the regular file at `path`, looked at without opening it; a device, a
+/// FIFO or a directory is [`ReadError::NotAFile`] (opening a FIFO would wait for a writer,
+/// reading `/dev/zero` would never end). For a file read otherwise than whole by
+/// [`read_bounded`] (a recording followed as it grows): call it before opening the file.
+pub fn regular_file(path: &Path) -> Result<std::fs::Metadata, ReadError> {
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
         return Err(ReadError::NotAFile);
     }
+    Ok(meta)
+}
+
+/// Reads the file at `path`: a regular file of at most `max` bytes, else a [`ReadError`]
+/// (nothing is read from a device or a FIFO, and a file that grows while it is read stops at
+/// `max`).
+pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+    let meta = regular_file(path)?;
     if meta.len() > max {
         return Err(ReadError::TooLarge {
             len: meta.len(),

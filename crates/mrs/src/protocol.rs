@@ -61,7 +61,7 @@
 //! |---|---|---|
 //! | `#SONARS` | all 16 sonars | `#SONARS p0 p1 … p15` (inches) |
 //! | `#BUMPERS` | all 20 bumpers | `#BUMPERS b0b1…b19` (`0`/`1` each) |
-//! | `#PLACE x y a` | move this robot (inches, degrees) | `#PLACE` |
+//! | `#PLACE x y a` | move this robot (inches, degrees; `a` taken modulo 360, at most [`MAX_PLACE_HEADING`] either way) | `#PLACE` |
 //! | `#LOAD file` | replace the map (a plain file name in the map directory) | `#LOAD` |
 //! | `#MERGE file` | merge a vector map onto the map | `#MERGE` |
 //! | `#RECT x1 y1 x2 y2` | add one rectangle (inside the map) | `#RECT` |
@@ -73,6 +73,24 @@ use std::fmt;
 
 /// The longest request line accepted, in bytes.
 pub const MAX_LINE: usize = 4096;
+
+/// The largest heading `#PLACE` takes either way, in degrees: a hundred turns. Headings are
+/// taken modulo 360 (`#PLACE 150 150 -90` faces as `270`, `450` as `90`); beyond this a
+/// heading is no longer a direction anyone meant and is refused.
+pub const MAX_PLACE_HEADING: f64 = 36_000.0;
+
+/// Whether `heading` (degrees) is one `#PLACE` takes: finite and at most
+/// [`MAX_PLACE_HEADING`] either way (the error says so).
+pub fn check_heading(heading: f64) -> Result<f64, String> {
+    if heading.is_finite() && heading.abs() <= MAX_PLACE_HEADING {
+        Ok(heading)
+    } else {
+        Err(format!(
+            "heading {} is out of range: at most {MAX_PLACE_HEADING} degrees either way (taken modulo 360)",
+            simrob_math::Shown(heading)
+        ))
+    }
+}
 
 /// The prefix of an error reply.
 pub const ERROR_PREFIX: &str = "E ";
@@ -264,7 +282,7 @@ fn parse_extension(rest: &str) -> Result<Request, ProtocolError> {
             Ok(Request::Place {
                 x: v[0],
                 y: v[1],
-                heading: v[2],
+                heading: check_heading(v[2]).map_err(|e| ProtocolError(format!("#PLACE {e}")))?,
             })
         }
         "RECT" => {
@@ -554,6 +572,8 @@ mod tests {
             ("#STEP 0", "usage"),
             ("#PLACE 1 2", "usage"),
             ("#PLACE 1 2 NaN", "finite"),
+            ("#PLACE 150 150 1e308", "heading 1e308 is out of range"),
+            ("#PLACE 150 150 -36001", "36000 degrees"),
             ("#LOAD", "usage"),
             ("V+100-3é0", "Vsaaasggg"),
         ] {

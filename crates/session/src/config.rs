@@ -7,7 +7,9 @@
 //! * TOML: a flat table of the same keys (`communicationreceiverport = 5005`).
 //!
 //! Keys are case-insensitive. An unknown key, a value of the wrong type or a value out of range
-//! is an error naming the line. No file is needed: every key has a default.
+//! is an error naming the line; keys whose values disagree (`defaultgravity` beyond
+//! `maxgravity`, `mintimestep` above `maxtimestep`, …) are an error naming both keys
+//! ([`ServerConfig::check_together`]). No file is needed: every key has a default.
 //!
 //! Every key, its default, the values it accepts and its meaning are in [`crate::keydoc`]
 //! (the tables the reference page `docs/reference/config.md` is generated from).
@@ -15,6 +17,7 @@
 use std::net::IpAddr;
 use std::path::PathBuf;
 
+use simrob_math::Shown;
 use simrob_protocol::{config_keys, CommandKeys, KeysError};
 use simrob_world::WorldConfig;
 
@@ -27,6 +30,16 @@ pub enum ConfigError {
         /// The key, lower case.
         key: String,
         /// What is wrong with the value.
+        problem: String,
+    },
+    /// Two keys whose values disagree: a default beyond the limit on it (`defaultgravity` and
+    /// `maxgravity`, `syncwait` and `maxsyncwait`, `defaultstepsize` and `mintimestep` …
+    /// `maxtimestep`), or a minimum above its maximum (`mintimestep`, `maxtimestep`).
+    #[error("{keys}: {problem}")]
+    Conflict {
+        /// The keys, lower case, as `a and b`.
+        keys: String,
+        /// What is wrong, with both values.
         problem: String,
     },
     /// A key that is neither a SimRob key, a simrob key, a limit nor a command key.
@@ -335,6 +348,63 @@ impl ServerConfig {
         Ok(())
     }
 
+    /// Whether the values agree with each other: each default within the limit on it, each
+    /// minimum at most its maximum (a [`ConfigError::Conflict`] naming both keys if not).
+    /// [`ServerConfig::from_text`] checks it once every key is read, so a file may give the
+    /// keys in any order.
+    pub fn check_together(&self) -> Result<(), ConfigError> {
+        let l = &self.limits;
+        let w = &self.world;
+        let conflict = |keys: &str, problem: String| {
+            Err(ConfigError::Conflict {
+                keys: keys.to_string(),
+                problem,
+            })
+        };
+        if l.min_timestep > l.max_timestep {
+            return conflict(
+                "mintimestep and maxtimestep",
+                format!(
+                    "mintimestep {} s is above maxtimestep {} s",
+                    Shown::of(&l.min_timestep),
+                    Shown::of(&l.max_timestep)
+                ),
+            );
+        }
+        if !(l.min_timestep..=l.max_timestep).contains(&w.default_step_size) {
+            return conflict(
+                "defaultstepsize, mintimestep and maxtimestep",
+                format!(
+                    "defaultstepsize {} s is outside mintimestep … maxtimestep ({} … {} s)",
+                    Shown::of(&w.default_step_size),
+                    Shown::of(&l.min_timestep),
+                    Shown::of(&l.max_timestep)
+                ),
+            );
+        }
+        if w.default_gravity.abs() > l.max_gravity {
+            return conflict(
+                "defaultgravity and maxgravity",
+                format!(
+                    "defaultgravity {} m/s² is beyond maxgravity {} (|defaultgravity| ≤ maxgravity)",
+                    Shown::of(&w.default_gravity),
+                    Shown::of(&l.max_gravity)
+                ),
+            );
+        }
+        if self.sync_wait > l.max_sync_wait {
+            return conflict(
+                "syncwait and maxsyncwait",
+                format!(
+                    "syncwait {} s is more than maxsyncwait {} s",
+                    Shown::of(&self.sync_wait),
+                    Shown::of(&l.max_sync_wait)
+                ),
+            );
+        }
+        Ok(())
+    }
+
     /// Reads a configuration file: TOML when the name ends in `.toml`, the legacy
     /// `Configuration.data` form otherwise.
     pub fn from_text(name: &str, text: &str) -> Result<ServerConfig, ConfigError> {
@@ -397,6 +467,11 @@ impl ServerConfig {
         c.keys.validate().map_err(|source| ConfigError::Keys {
             file: name.to_string(),
             source,
+        })?;
+        c.check_together().map_err(|e| ConfigError::In {
+            file: name.to_string(),
+            line: None,
+            source: Box::new(e),
         })?;
         Ok(c)
     }

@@ -100,6 +100,9 @@ pub struct Limits {
     pub min_timestep: f64,
     /// Longest allowed timestep, in seconds (key `maxtimestep`, default 1).
     pub max_timestep: f64,
+    /// Longest wait for synchronous agents, in seconds: the largest `Set_Sync_Wait`, `syncwait`
+    /// and `Sync_Wait` of a loaded file (key `maxsyncwait`, default 10).
+    pub max_sync_wait: f64,
     /// Bytes sent to an unproven address per byte received from it (key `amplificationfactor`, default 3).
     pub amplification_factor: f64,
     /// Whether addresses on the loopback interface count as proven (key `trustloopback`, default true).
@@ -138,6 +141,7 @@ impl Default for Limits {
             max_gravity: load.max_gravity,
             min_timestep: load.timestep.0,
             max_timestep: load.timestep.1,
+            max_sync_wait: DEFAULT_MAX_SYNC_WAIT,
             amplification_factor: 3.0,
             trust_loopback: true,
             trusted: Trusted::None,
@@ -244,6 +248,17 @@ pub enum Refusal {
         /// The longest allowed, in seconds (`maxtimestep`).
         max: f64,
     },
+    /// A `Set_Sync_Wait` beyond `maxsyncwait` (or not finite).
+    #[error(
+        "Sync_Wait {} is out of range (0 … {max} s, configuration key maxsyncwait)",
+        Shown::of(.value)
+    )]
+    SyncWait {
+        /// The wait asked for, in seconds.
+        value: f64,
+        /// The limit, in seconds (`maxsyncwait`).
+        max: f64,
+    },
     /// A `Set_Steps_Per_Iteration` above `maxstepsperiteration`.
     #[error(
         "Steps_Per_Iteration {value} is more than {max} (configuration key maxstepsperiteration)"
@@ -286,6 +301,11 @@ fn positive(value: &str) -> Result<f64, LimitValueError> {
         _ => Err(LimitValueError::NotPositive(value.to_string())),
     }
 }
+
+/// Default of [`Limits::max_sync_wait`], in seconds: a hundred times the SimRob manual's
+/// `syncwait` (0.1 s), room for lockstep over a slow link. One synchronous agent that never
+/// synchronizes holds every iteration this long.
+pub const DEFAULT_MAX_SYNC_WAIT: f64 = 10.0;
 
 /// Default of [`Limits::max_agents`].
 pub const DEFAULT_MAX_AGENTS: usize = 4096;
@@ -330,6 +350,7 @@ impl Limits {
             ("maxgravity", d.max_gravity.to_string()),
             ("mintimestep", d.min_timestep.to_string()),
             ("maxtimestep", d.max_timestep.to_string()),
+            ("maxsyncwait", d.max_sync_wait.to_string()),
             ("amplificationfactor", d.amplification_factor.to_string()),
             ("trustloopback", d.trust_loopback.to_string()),
             ("trustedagentips", String::new()),
@@ -393,6 +414,7 @@ impl Limits {
                     }
                     self.max_timestep = v;
                 }
+                "maxsyncwait" => self.max_sync_wait = positive(value)?,
                 "amplificationfactor" => self.amplification_factor = positive(value)?,
                 "trustloopback" => {
                     self.trust_loopback = match value.trim().to_ascii_lowercase().as_str() {
@@ -506,6 +528,13 @@ impl Limits {
                         value: *t,
                         min: self.min_timestep,
                         max: self.max_timestep,
+                    });
+                }
+                // A negative wait is refused where it is applied.
+                ControlRequest::SetSyncWait(s) if !(s.is_finite() && *s <= self.max_sync_wait) => {
+                    return Err(Refusal::SyncWait {
+                        value: *s,
+                        max: self.max_sync_wait,
                     });
                 }
                 ControlRequest::SetStepsPerIteration(n) if *n > self.max_steps_per_iteration => {

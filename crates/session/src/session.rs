@@ -879,6 +879,13 @@ impl Session {
                 Ok(())
             }
             (true, FileResult::Loaded(xml)) => match session_flags_of(&xml).and_then(|flags| {
+                let max = self.config.limits.max_sync_wait;
+                if flags.sync_wait > max {
+                    return Err(WorldError::Load(format!(
+                        "Sync_Wait {} is out of range (0 … {max} s, configuration key maxsyncwait)",
+                        simrob_math::Shown::of(&flags.sync_wait)
+                    )));
+                }
                 self.world
                     .load_xml_with(
                         &xml,

@@ -101,6 +101,53 @@ fn mrs_snapshot_writes_a_png_and_refuses_bad_arguments() {
         assert!(!out.status.success(), "{bad:?} should fail");
         assert!(!out.stderr.is_empty(), "{bad:?}: no explanation");
     }
+    // Values out of range: refused, naming the flag and its range; no picture written.
+    for (bad, why) in [
+        (vec!["--scale", "0"], "--scale 0: must be from 1 to 100"),
+        (vec!["--scale", "101"], "--scale 101: must be from 1 to 100"),
+        (
+            vec!["--max-clients", "0"],
+            "--max-clients 0: must be at least 1",
+        ),
+        (
+            vec!["--start", "150,130,1e308"],
+            "heading 1e308 is out of range",
+        ),
+        (vec!["--start", "150,130,NaN"], "three finite numbers"),
+    ] {
+        let png = dir.join("refused.png");
+        let out = simrob()
+            .args(["mrs", "--snapshot"])
+            .arg(&png)
+            .args(&bad)
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{bad:?} should fail");
+        assert!(err.contains(why), "{bad:?}: {err}");
+        assert!(!png.exists(), "{bad:?} wrote a picture");
+    }
+    let ok = dir.join("turned.png");
+    let out = simrob()
+        .args([
+            "mrs",
+            "--start",
+            "150,130,-450",
+            "--scale",
+            "1",
+            "--max-clients",
+            "1",
+        ])
+        .arg("--snapshot")
+        .arg(&ok)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(ok.exists());
     let help = simrob().args(["mrs", "--help"]).output().expect("help");
     let text = String::from_utf8_lossy(&help.stdout);
     for flag in [

@@ -88,3 +88,28 @@ fn a_recording_serve_paces_at_real_time_unless_told_otherwise() {
     assert!(first_line(&["--speed", "0"]).starts_with("listening on udp://"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn demo_refuses_wheel_speeds_and_print_periods_out_of_range_before_it_starts() {
+    for (flag, value, why) in [
+        ("--wheel-speed", "NaN", "greater than 0"),
+        ("--wheel-speed", "inf", "greater than 0"),
+        ("--wheel-speed", "0", "greater than 0"),
+        ("--wheel-speed", "1e308", "maxvelocity"),
+        ("--every", "NaN", "from 0 (every pose) to 3600"),
+        ("--every", "1e308", "from 0 (every pose) to 3600"),
+    ] {
+        let out = simrob()
+            .args(["demo", "--no-gui", flag, value])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{flag} {value}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("{flag} {value}")) && err.contains(why),
+            "{flag} {value}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{flag} {value}: nothing started");
+    }
+}

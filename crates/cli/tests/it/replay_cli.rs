@@ -172,3 +172,53 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn replay_and_plot_refuse_a_fifo_a_device_or_a_directory_at_once() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-replay-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let fifo_arg = fifo.to_str().unwrap().to_string();
+    let png = dir.join("p.png");
+    let png_arg = png.to_str().unwrap().to_string();
+    for path in [fifo_arg.as_str(), "/dev/zero", dir.to_str().unwrap()] {
+        for args in [
+            vec!["replay", path, "--export", "csv"],
+            vec!["replay", path],
+            vec!["plot", "trajectory", path, "-o", &png_arg],
+            vec!["plot", "series", path, "-s", "3.x", "-o", &png_arg],
+        ] {
+            let child = simrob()
+                .args(&args)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn simrob");
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let _ = tx.send(child.wait_with_output());
+            });
+            let out = match rx.recv_timeout(Duration::from_secs(30)) {
+                Ok(out) => out.expect("output"),
+                Err(_) => {
+                    // Failure guard: a command waiting in open() for a writer is let go.
+                    let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+                    panic!("{args:?} waits on its input");
+                }
+            };
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+            assert!(
+                err.contains("not a regular file") && err.contains(path),
+                "{args:?}: {err}"
+            );
+            assert!(out.stdout.is_empty(), "{args:?}: nothing exported");
+            assert!(!png.exists(), "{args:?}: no picture");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,6 +7,44 @@ use std::net::UdpSocket;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+/// `kill`, `timeout` and Slurm stop a server with SIGTERM, a closed terminal with SIGHUP: it
+/// stops as on Ctrl-C (its summary, its recording finished), with 128 + the signal.
+#[test]
+fn serve_stopped_by_sigterm_or_sighup_finishes_its_recording() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-term-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (signal, code) in [("-TERM", 143), ("-HUP", 129)] {
+        let rec = dir.join(format!("run{signal}.simrec"));
+        let (mut child, mut out, _addr) = listening::start(
+            simrob()
+                .args(["serve", "--port", "0", "--speed", "1", "--scenario"])
+                .arg(repo("scenarios/soccer.xml"))
+                .arg("--record")
+                .arg(&rec),
+            "udp",
+        );
+        let status = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "{signal}: {status:?}");
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+        assert!(rest.contains("stopped at iteration"), "{signal}: {rest}");
+        let export = simrob()
+            .args(["replay", "--export", "csv"])
+            .arg(&rec)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&export.stderr);
+        assert!(export.status.success(), "{signal}: {err}");
+        assert!(!err.contains("no end mark"), "{signal}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn serve_listens_answers_and_stops_on_ctrl_c() {
     let dir = std::env::temp_dir().join(format!("simrob-cli-serve-{}", std::process::id()));

@@ -113,6 +113,31 @@ fn rectangles_must_lie_inside_the_map() {
 }
 
 #[test]
+fn a_place_with_an_absurd_heading_is_refused_and_moves_nothing() {
+    use simrob_mrs::{ClientId, NoFiles};
+    let mut core = MrsCore::new(Map::parse_vector(EXAMPLE_MAP).expect("map"), stepped());
+    core.connect(ClientId(1)).expect("robot");
+    let mut ask = |line: &str| core.handle_line(ClientId(1), line, &mut NoFiles).unwrap();
+    let before = ask("P");
+    assert_eq!(before, "P015000130000000");
+    for heading in ["1e308", "-1e308", "36000.5", "-40000", "inf", "NaN"] {
+        let e = ask(&format!("#PLACE 160 130 {heading}"));
+        assert!(
+            e.starts_with("E #PLACE") || e.contains("finite"),
+            "{heading}: {e}"
+        );
+        assert_eq!(ask("P"), before, "{heading} moved the robot");
+    }
+    let e = ask("#PLACE 160 130 1e308");
+    assert!(e.contains("1e308") && e.contains("36000 degrees"), "{e}");
+    // Ordinary headings are taken modulo 360, as before.
+    assert_eq!(ask("#PLACE 150 130 450"), "#PLACE");
+    assert_eq!(ask("P"), "P015000130000900");
+    assert_eq!(ask("#PLACE 150 130 -36000"), "#PLACE");
+    assert_eq!(ask("P"), "P015000130000000");
+}
+
+#[test]
 fn messages_with_control_characters_are_logged_escaped() {
     use simrob_mrs::{ClientId, NoFiles};
     let mut core = MrsCore::new(Map::parse_vector(EXAMPLE_MAP).expect("map"), stepped());

@@ -341,6 +341,13 @@ fn bad_input_is_answered_and_the_world_stays_as_it_was() {
     let mut truncated_save = before.clone();
     truncated_save.truncate(before.len() / 3);
     std::fs::write(server.save_dir.join("truncated.xml"), truncated_save).unwrap();
+    // A save file whose Sync_Wait would hold every iteration for ever.
+    assert!(before.contains("<Sync_Wait>0.1</Sync_Wait>"), "{before}");
+    std::fs::write(
+        server.save_dir.join("forever.xml"),
+        before.replace("<Sync_Wait>0.1</Sync_Wait>", "<Sync_Wait>1e300</Sync_Wait>"),
+    )
+    .unwrap();
     let junk: Vec<u8> = (0..65507u32).map(|i| (i * 7919 % 251) as u8).collect();
     let cases: Vec<(Vec<u8>, &str)> = vec![
         (vec![0xff, 0x00, 0x13, 0x37, 0xfe], "UTF-8"),
@@ -356,6 +363,10 @@ fn bad_input_is_answered_and_the_world_stays_as_it_was() {
         (control("<Control_Request Command=\"Load\"><File>corrupt.xml</File></Control_Request>").into_bytes(), "cannot load simulation"),
         (control("<Control_Request Command=\"Load\"><File>truncated.xml</File></Control_Request>").into_bytes(), "cannot load simulation"),
         (control("<Control_Request Command=\"Load\"><File>missing.xml</File></Control_Request>").into_bytes(), "missing.xml"),
+        (control("<Control_Request Command=\"Load\"><File>forever.xml</File></Control_Request>").into_bytes(), "maxsyncwait"),
+        (control("<Control_Request Command=\"Set_Sync_Wait\"><Sync_Wait>1e300</Sync_Wait></Control_Request>").into_bytes(), "maxsyncwait"),
+        (control("<Control_Request Command=\"Set_Sync_Wait\"><Sync_Wait>10.5</Sync_Wait></Control_Request>").into_bytes(), "maxsyncwait"),
+        (control("<Control_Request Command=\"Set_Sync_Wait\"><Sync_Wait>-1</Sync_Wait></Control_Request>").into_bytes(), "non-negative"),
         (control("<Control_Request Command=\"Save\"><File>../escape.xml</File></Control_Request>").into_bytes(), "outside the save directory"),
         (control("<Control_Request Command=\"Save\"><File>/tmp/escape.xml</File></Control_Request>").into_bytes(), "outside the save directory"),
         (register_xml("spoof", "RobotController", "10.1.2.3", 4000, false, 0.1).into_bytes(), "may only register its own address"),
@@ -458,4 +469,58 @@ fn a_burst_of_requests_is_answered_whole_in_order_and_byte_for_byte() {
     assert!(all.len() > 64, "more than one batch");
     assert!(a.recv(SHORT).is_none(), "nothing more");
     assert!(b.recv(SHORT).is_none() && c.recv(SHORT).is_none());
+}
+
+#[test]
+fn a_configuration_beyond_the_servers_own_limits_is_refused_naming_the_keys() {
+    let dir = std::env::temp_dir().join(format!("simrob-e2e-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let read = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        simrob_server::files::read_config(&path).map_err(|e| e.to_string())
+    };
+    for (text, keys) in [
+        // One synchronous agent that never synchronizes would stop the world for good.
+        ("syncwait 1e300\n", &["syncwait", "maxsyncwait"][..]),
+        ("syncwait 10.5\n", &["syncwait", "maxsyncwait"]),
+        ("maxsyncwait 1\nsyncwait 2\n", &["syncwait", "maxsyncwait"]),
+        // The limits agents are held to hold for the file too.
+        ("defaultgravity 1e300\n", &["defaultgravity", "maxgravity"]),
+        (
+            "maxgravity 5\ndefaultgravity -9.8\n",
+            &["defaultgravity", "maxgravity"],
+        ),
+        (
+            "mintimestep 2\nmaxtimestep 1\n",
+            &["mintimestep", "maxtimestep"],
+        ),
+        (
+            "defaultstepsize 0.5\nmaxtimestep 0.1\n",
+            &["defaultstepsize", "maxtimestep"],
+        ),
+        ("mintimestep 0.05\n", &["defaultstepsize", "mintimestep"]),
+    ] {
+        for (name, body) in [
+            ("c.data", text.to_string()),
+            ("c.toml", text.replace(' ', " = ")),
+        ] {
+            let e = read(name, &body).expect_err(&body);
+            assert!(
+                e.contains(name) && keys.iter().all(|k| e.contains(k)),
+                "{body:?}: {e}"
+            );
+            // Numbers are shown short, not in 300 digits.
+            assert!(e.len() < 300, "{e}");
+        }
+    }
+    let e = read("c.data", "syncwait 1e300\n").unwrap_err();
+    assert!(e.contains("1e300"), "{e}");
+    // Within the limits, in any order: accepted as before.
+    let c = read("ok.data", "syncwait 20\nmaxsyncwait 30\nmaxgravity 20\n").unwrap();
+    assert_eq!((c.sync_wait, c.limits.max_sync_wait), (20.0, 30.0));
+    let c = read("ok.toml", "defaultgravity = -1.6\nmaxtimestep = 0.01\n").unwrap();
+    assert_eq!(c.world.default_gravity, -1.6);
+    assert_eq!(c.limits.max_sync_wait, 10.0);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

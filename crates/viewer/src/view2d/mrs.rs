@@ -60,13 +60,14 @@ pub fn parse(cmd: &serde_json::Value) -> Result<Operation, CommandError> {
                 .and_then(|r| r.as_u64())
                 .and_then(|r| u32::try_from(r).ok())
                 .ok_or(CommandError::Usage("place needs \"robot\": a robot id"))?;
+            // As `#PLACE`: a heading is taken modulo 360, up to a hundred turns either way.
+            let heading =
+                simrob_mrs::protocol::check_heading(number(cmd, "heading")?).map_err(|_| {
+                    CommandError::Usage("place: a heading of at most 36000 degrees either way")
+                })?;
             Ok(Operation::Place {
                 robot,
-                pose: FlatPose::new(
-                    number(cmd, "x")?,
-                    number(cmd, "y")?,
-                    number(cmd, "heading")?,
-                ),
+                pose: FlatPose::new(number(cmd, "x")?, number(cmd, "y")?, heading),
             })
         }
         "load" => Ok(Operation::Load(file(cmd)?)),
@@ -328,6 +329,14 @@ mod tests {
                 "four finite",
             ),
             (json!({"cmd": "teleport"}), "unknown command"),
+            (
+                json!({"cmd": "place", "robot": 0, "x": 150, "y": 150, "heading": 1e308}),
+                format!(
+                    "at most {} degrees",
+                    simrob_mrs::protocol::MAX_PLACE_HEADING
+                )
+                .as_str(),
+            ),
         ] {
             let e = parse(&cmd).expect_err(&cmd.to_string()).to_string();
             assert!(e.contains(why), "{cmd}: {e}");
