@@ -582,6 +582,12 @@ fn handle(
                 refuse(conns, e.to_string());
             }
         }
+        // The time is this server's own Time Server's: a robot's `clock` would move every
+        // robot's deadlines.
+        Msg::Clock { .. } => refuse(
+            conns,
+            "clock: only this server's Time Server publishes the time".into(),
+        ),
         other => {
             let name = other.name();
             let allowed = conns

@@ -332,6 +332,52 @@ fn bad_input_from_the_network_is_refused_and_changes_nothing() {
             reason: "hello from robot 1: invalid: robot name is 64000 bytes, longer than 256 (key max_name_bytes)".into()
         }
     );
+    // A robot may not set the time: that is the server's own Time Server's.
+    {
+        let mut s = std::net::TcpStream::connect(&addr).expect("robot connects");
+        let answers = incoming(&s);
+        for msg in [
+            Msg::Hello {
+                info: Box::new(RobotInfo {
+                    robot: 9,
+                    name: "clockmaker".into(),
+                    kind: "test".into(),
+                    world: "flat".into(),
+                    capabilities: vec![TaskClass::Movement],
+                    speed: 1.0,
+                }),
+            },
+            Msg::Clock {
+                seq: u64::MAX,
+                time: 1e9,
+            },
+        ] {
+            let env = Envelope {
+                from: 9,
+                to: Some(0),
+                msg,
+            };
+            std::io::Write::write_all(&mut s, encode(&env).as_bytes()).expect("sent");
+        }
+        assert_eq!(
+            answers.recv_timeout(GUARD).expect("welcome"),
+            Msg::Welcome { robot: 9 }
+        );
+        let refused = loop {
+            match answers.recv_timeout(GUARD).expect("an answer") {
+                Msg::Clock { .. } => continue,
+                other => break other,
+            }
+        };
+        assert_eq!(
+            refused,
+            Msg::Refused {
+                reason: "clock: only this server's Time Server publishes the time".into()
+            }
+        );
+        let _ = s.shutdown(std::net::Shutdown::Both);
+        op.wait(|r| r.contains("\tleft\t") && r.contains("robot=9\t"));
+    }
     for id in 1..=5 {
         assert_eq!(hello(id, format!("r{id}")), Msg::Welcome { robot: id });
         op.wait(|r| r.contains("\tleft\t") && r.contains(&format!("robot={id}\t")));
