@@ -84,6 +84,14 @@ pub fn config_from(args: &ServeArgs) -> Result<ServerConfig> {
             .set("realtimefactor", &f.to_string())
             .map_err(anyhow::Error::msg)?;
     }
+    let rtf = config.real_time_factor;
+    if rtf > 0.0 && rtf < simrob_viewer::command::MIN_REAL_TIME_FACTOR {
+        anyhow::bail!(
+            "a pace of {rtf:?} (--speed or the configuration key `realtimefactor`) is too slow: \
+             0 (as fast as possible) or at least {}",
+            simrob_viewer::command::MIN_REAL_TIME_FACTOR
+        );
+    }
     if let Some(dir) = &args.save_dir {
         config.save_directory = dir.clone();
     }

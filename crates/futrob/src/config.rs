@@ -469,6 +469,7 @@ pub const KEYS: &[Key] = &[
     Key { name: "commAddress", unit: "IPv4", default: "127.255.255.255", range: None, meaning: "where team messages go: 255.255.255.255 on a LAN; the loopback broadcast 127.255.255.255 for robots on one machine" },
     Key { name: "COMM_TTL", unit: "ms", default: "10000", range: Some((1.0, 3600000.0)), meaning: "teammate data older than this is dropped" },
     Key { name: "partnerPassWindow", unit: "ms", default: "10000", range: Some((0.0, 3600000.0)), meaning: "partnerPass holds this long after a teammate's pass" },
+    Key { name: "commMaxTeammates", unit: "count", default: "64", range: Some((1.0, 4096.0)), meaning: "teammates the table holds; a message from a new sender while this many are fresh is dropped, its sender not asked its role" },
     Key { name: "visibilityHysteresis", unit: "cycles", default: "2", range: Some((1.0, 100.0)), meaning: "vision cycles before an object changes between seen and not seen" },
     Key { name: "VISION_LATENCY_MS", unit: "ms", default: "250", range: Some((1.0, 10000.0)), meaning: "vision cycle (the vision stub plays one scene per cycle)" },
     Key { name: "trajectoryEpsilon", unit: "cm", default: "10", range: Some((0.1, 1000.0)), meaning: "a ball sample farther than this from the fitted line is an outlier" },
@@ -654,6 +655,7 @@ impl IniConfig {
                 }
                 "COMM_TTL" => p.comm.ttl_ms = msk()?,
                 "partnerPassWindow" => p.comm.pass_window_ms = msk()?,
+                "commMaxTeammates" => p.comm.max_teammates = numk()? as usize,
                 "visibilityHysteresis" => p.hysteresis = numk()? as u32,
                 "VISION_LATENCY_MS" => p.vision_period_ms = msk()?,
                 "trajectoryEpsilon" => p.trajectory.epsilon_cm = numk()?,

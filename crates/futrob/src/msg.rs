@@ -37,6 +37,11 @@ use crate::names::ActionKind;
 pub const BROADCAST: i32 = 255;
 /// Least interval between two `ASK_ROLE` to the same teammate whose role is still unknown.
 pub const ASK_ROLE_RETRY_MS: u64 = 1000;
+/// Least interval between two answers to the same teammate's `ASK_ROLE`: a flood of
+/// questions must not draw as many messages onto the team's address. Half of
+/// [`ASK_ROLE_RETRY_MS`], so that a teammate's questions, a second apart when sent, are
+/// each answered however the radio delays them.
+pub const ANSWER_ROLE_RETRY_MS: u64 = 500;
 /// Size of a team message on the wire.
 pub const MESSAGE_LEN: usize = 16;
 
@@ -249,6 +254,8 @@ pub struct TeamMember {
     pub ball_distance: Option<i32>,
     /// Its distance to the nearest teammate it sees.
     pub partner_distance: Option<i32>,
+    /// When its `ASK_ROLE` was last answered, ms.
+    pub role_answered: Option<u64>,
     /// Its distance to the nearest opponent it sees.
     pub opponent_distance: Option<i32>,
     /// Its distance to its own goal.
@@ -278,6 +285,8 @@ pub struct CommStats {
     pub unknown_param: u64,
     /// Rejected: addressed to another robot.
     pub not_for_me: u64,
+    /// Dropped: from a robot not in the table while it held `max_teammates` fresh ones.
+    pub table_full: u64,
     /// Ignored: our own broadcast echoed back.
     pub own: u64,
     /// Sent.
@@ -291,6 +300,12 @@ pub struct CommParams {
     pub ttl_ms: u64,
     /// How long after a teammate's `passBall` `partnerPass` holds, ms.
     pub pass_window_ms: u64,
+    /// Most teammates in the table (`commMaxTeammates`): a message from a new sender while
+    /// it holds this many fresh ones is dropped (counted in [`CommStats::table_full`]), and
+    /// its sender is not asked its role. Datagrams with a new source id each added a
+    /// teammate, and drew an `ASK_ROLE` onto the team's address: a flood of them grew the
+    /// table by 49,000 robots (and sent as many messages) in 8 s.
+    pub max_teammates: usize,
 }
 
 impl Default for CommParams {
@@ -298,6 +313,7 @@ impl Default for CommParams {
         CommParams {
             ttl_ms: 10_000,
             pass_window_ms: 10_000,
+            max_teammates: 64,
         }
     }
 }
@@ -321,6 +337,8 @@ pub enum Received {
     Accepted(Message),
     /// Well formed but addressed to another robot.
     NotForMe(Message),
+    /// From a robot not in the table, which is full ([`CommParams::max_teammates`]).
+    TableFull(Message),
     /// Our own message echoed back.
     Own(Message),
     /// Dropped (bad length or unknown param).
@@ -404,9 +422,18 @@ impl TeamComm {
             tracing::debug!(target: "futrob::comm", robot = self.id, msg = %m, "MSG REJECTED");
             return Received::NotForMe(m);
         }
+        let is_new = !self.members.contains_key(&m.source);
+        if is_new && m.param != Param::Leave && self.members.len() >= self.params.max_teammates {
+            // Room only where a teammate has gone silent past the TTL.
+            self.expire(now_ms);
+            if self.members.len() >= self.params.max_teammates {
+                self.stats.table_full += 1;
+                tracing::debug!(target: "futrob::comm", robot = self.id, msg = %m, "MSG DROPPED: the teammate table is full");
+                return Received::TableFull(m);
+            }
+        }
         self.stats.accepted += 1;
         tracing::debug!(target: "futrob::comm", robot = self.id, msgSrc = m.source, msgDest = m.destination, msgParam = m.param.name(), msgValue = m.value, "MSG RECEIVED");
-        let is_new = !self.members.contains_key(&m.source);
         let member = self.members.entry(m.source).or_insert_with(|| TeamMember {
             id: m.source,
             ..TeamMember::default()
@@ -433,8 +460,14 @@ impl TeamComm {
                 return Received::Accepted(m);
             }
             Param::AskRole => {
-                let role = self.role.code();
-                self.send(m.source, Param::Role, role);
+                let due = member
+                    .role_answered
+                    .is_none_or(|a| now_ms.saturating_sub(a) >= ANSWER_ROLE_RETRY_MS);
+                if due {
+                    member.role_answered = Some(now_ms);
+                    let role = self.role.code();
+                    self.send(m.source, Param::Role, role);
+                }
             }
             Param::GkPosX | Param::GkPosY | Param::Exit => {}
         }

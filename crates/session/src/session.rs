@@ -1346,7 +1346,9 @@ impl Session {
         self.dirty = true;
         let pace = self.pace();
         self.next_due = if pace > 0.0 {
-            let period = Duration::from_secs_f64(self.world.iteration_seconds() / pace);
+            // At most a million seconds an iteration (a pace of 1e-300 is a world at rest,
+            // not a panic converting the period).
+            let period = Duration::from_secs_f64((self.world.iteration_seconds() / pace).min(1e6));
             let base = self.next_due.unwrap_or(now);
             // Falling more than a second behind: restart the schedule instead of bursting.
             let next = base + period;
@@ -1725,6 +1727,19 @@ mod timing_tests {
         assert_eq!(due - t0, Duration::from_millis(5));
         assert!(!s.handle_timeout(t0 + Duration::from_millis(4)));
         assert!(s.handle_timeout(due));
+    }
+
+    #[test]
+    fn a_pace_too_slow_for_a_clock_holds_the_world_instead_of_panicking() {
+        // `realtimefactor 1e-300`: an iteration due in a million seconds, not a period too
+        // long for a `Duration`.
+        let mut s = server(|c| c.real_time_factor = 1e-300);
+        let t0 = Instant::now();
+        send(&mut s, agent(9000), INIT, t0);
+        assert!(s.handle_timeout(t0));
+        let due = s.poll_timeout(t0).unwrap();
+        assert_eq!(due - t0, Duration::from_secs(1_000_000));
+        assert!(!s.handle_timeout(t0 + Duration::from_secs(3600)));
     }
 
     #[test]

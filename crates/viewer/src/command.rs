@@ -4,6 +4,13 @@
 //! and a Control Center) reads a command `{"cmd":NAME,…}` with the same helpers and refuses it
 //! with a [`CommandError`], whose text the page shows after `Error: `.
 
+/// The smallest real-time factor above 0 a live server is paced at (the page's `rtf`, `simrob
+/// serve --speed` and its `realtimefactor`): a factor of 1e-300 made the next iteration due
+/// in more seconds than a clock holds, and the server panicked (`{"cmd":"rtf","value":1e-300}`
+/// from a page stopped it). At 10⁻⁶ an iteration of 1,000 steps of 1 s (the default
+/// `maxstepsperiteration` and `maxtimestep`) is due some 30 years on.
+pub const MIN_REAL_TIME_FACTOR: f64 = 1e-6;
+
 /// A replay speed that is not a finite number greater than 0.
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
 #[error("the speed must be a number greater than 0")]

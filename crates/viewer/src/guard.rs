@@ -1,7 +1,7 @@
 //! What the viewer's HTTP server accepts: pages of its own origin only, request heads within
-//! a time, WebSocket messages within a size, connections that answer pings, a bounded
-//! number of pages open at once, and a bounded rate of page commands (a command past it is
-//! refused, and the page told).
+//! a time (one request a connection), WebSocket messages within a size, connections that
+//! answer pings and read what they are sent, a bounded number of pages open at once, and a
+//! bounded rate of page commands (a command past it is refused, and the page told).
 //!
 //! Any web page the user visits can open a WebSocket to `127.0.0.1`: the browser sends that
 //! page's `Origin`, and the viewer refuses every origin but its own (`http://HOST` of the
@@ -22,7 +22,8 @@ use tokio::sync::{mpsc, oneshot};
 pub struct Guard {
     /// Time a connection has to send its first request head; then it is closed.
     pub header_timeout: Duration,
-    /// A WebSocket that answers no ping for this long is closed.
+    /// A WebSocket that answers no ping for this long is closed, and so is one a send to
+    /// which has waited this long (a page that reads nothing).
     pub idle_timeout: Duration,
     /// Largest WebSocket message from a page, bytes.
     pub max_message: usize,
@@ -137,6 +138,39 @@ where
             let _slot = slot;
             serve(socket).await
         })
+}
+
+/// Marks every HTTP answer but a WebSocket's `101` `Connection: close`: the server closes the
+/// connection once it is sent, so each request comes on a connection of its own and its head
+/// is held to [`Guard::header_timeout`] and [`Guard::max_pending`] like the first. Kept open,
+/// a connection was past the guard after its first request: 60 connections that each loaded
+/// a file, then sent a byte of their next request head a second, were all still open 25 s on
+/// (an idle one for ever, and without any bound on their number).
+pub(crate) async fn one_request(
+    mut response: axum::response::Response,
+) -> axum::response::Response {
+    if response.status() != axum::http::StatusCode::SWITCHING_PROTOCOLS {
+        response.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+    }
+    response
+}
+
+/// Sends `message` to a page, waiting at most `within` for it to go out. False: the page is
+/// gone, or has read nothing for that long (a page that never reads fills the socket's
+/// buffers, and a send then waits for ever: its connection held its place among
+/// [`Guard::max_pages`] for good, pings unsent, as the idle timeout was never checked).
+pub(crate) async fn send(
+    socket: &mut axum::extract::ws::WebSocket,
+    message: axum::extract::ws::Message,
+    within: Duration,
+) -> bool {
+    matches!(
+        tokio::time::timeout(within, socket.send(message)).await,
+        Ok(Ok(()))
+    )
 }
 
 /// A token bucket: how many page commands may pass now.

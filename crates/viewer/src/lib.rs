@@ -285,6 +285,7 @@ pub(crate) fn serve_app(
                         tokio::time::sleep(Duration::from_millis(100)).await;
                     }
                 };
+                let app = app.layer(axum::middleware::map_response(guard::one_request));
                 let _ = axum::serve(listener, app)
                     .with_graceful_shutdown(shutdown)
                     .await;
@@ -438,16 +439,16 @@ async fn session(mut socket: WebSocket, state: AppState) {
                 }
                 // The scene only when this page does not have it yet.
                 if frame.scene.generation != scene_sent {
-                    if socket.send(Message::Binary(frame.scene.bytes.clone())).await.is_err() {
+                    if !link.send(&mut socket, Message::Binary(frame.scene.bytes.clone())).await {
                         return;
                     }
                     scene_sent = frame.scene.generation;
                 }
-                if socket.send(Message::Binary(frame.poses.clone())).await.is_err() {
+                if !link.send(&mut socket, Message::Binary(frame.poses.clone())).await {
                     return;
                 }
             }
-            r = responses.recv() => if !forward_response(&mut socket, r).await { return },
+            r = responses.recv() => if !link.forward_response(&mut socket, r).await { return },
             incoming = socket.recv() => {
                 if !link.command(&mut socket, incoming).await {
                     return;
@@ -476,10 +477,10 @@ impl PageLink {
         shared: &PageShared,
     ) -> Option<(Self, broadcast::Receiver<String>)> {
         let responses = shared.responses.subscribe();
-        socket
-            .send(Message::Text(shared.hello.as_str().into()))
-            .await
-            .ok()?;
+        let hello = Message::Text(shared.hello.as_str().into());
+        if !guard::send(socket, hello, shared.guard.idle_timeout).await {
+            return None;
+        }
         shared.backend.connected();
         let guard = shared.guard;
         // A ping every third of the idle timeout.
@@ -503,10 +504,31 @@ impl PageLink {
     /// Pings the page, or closes it when it has been silent too long. False: it is gone.
     pub(crate) async fn ping(&mut self, socket: &mut WebSocket) -> bool {
         if self.last_heard.elapsed() >= self.guard.idle_timeout {
-            let _ = socket.send(Message::Close(None)).await;
+            let _ = self.send(socket, Message::Close(None)).await;
             return false;
         }
-        socket.send(Message::Ping(Vec::new().into())).await.is_ok()
+        self.send(socket, Message::Ping(Vec::new().into())).await
+    }
+
+    /// Sends `message` to the page within the guard's idle timeout (see [`guard::send`]).
+    /// False: the page is gone or reads nothing.
+    pub(crate) async fn send(&self, socket: &mut WebSocket, message: Message) -> bool {
+        guard::send(socket, message, self.guard.idle_timeout).await
+    }
+
+    /// Sends a response (or how many were missed) to the page. False: the connection is over.
+    pub(crate) async fn forward_response(
+        &self,
+        socket: &mut WebSocket,
+        r: Result<String, broadcast::error::RecvError>,
+    ) -> bool {
+        let text = match r {
+            Ok(t) => t,
+            Err(broadcast::error::RecvError::Lagged(n)) => format!("({n} responses not shown)"),
+            Err(broadcast::error::RecvError::Closed) => return false,
+        };
+        let msg = serde_json::json!({"type": "response", "text": text}).to_string();
+        self.send(socket, Message::Text(msg.into())).await
     }
 
     /// Handles what the page sent: a command goes to the backend, its error back to the page.
@@ -550,27 +572,11 @@ impl PageLink {
             Ok(()) => true,
             Err(e) => {
                 let msg = serde_json::json!({"type": "response", "text": format!("Error: {e}")});
-                socket
-                    .send(Message::Text(msg.to_string().into()))
+                self.send(socket, Message::Text(msg.to_string().into()))
                     .await
-                    .is_ok()
             }
         }
     }
-}
-
-/// Sends a response (or how many were missed) to the page. False: the connection is over.
-pub(crate) async fn forward_response(
-    socket: &mut WebSocket,
-    r: Result<String, broadcast::error::RecvError>,
-) -> bool {
-    let text = match r {
-        Ok(t) => t,
-        Err(broadcast::error::RecvError::Lagged(n)) => format!("({n} responses not shown)"),
-        Err(broadcast::error::RecvError::Closed) => return false,
-    };
-    let msg = serde_json::json!({"type": "response", "text": text}).to_string();
-    socket.send(Message::Text(msg.into())).await.is_ok()
 }
 
 /// The page's commands as typed local commands into a running session (through
@@ -616,6 +622,11 @@ impl Backend for SessionBridge {
                 if v < 0.0 {
                     return Err(CommandError::Usage(
                         "the real-time factor must not be negative",
+                    ));
+                }
+                if v > 0.0 && v < command::MIN_REAL_TIME_FACTOR {
+                    return Err(CommandError::Usage(
+                        "the real-time factor is 0 (as fast as possible) or at least 0.000001",
                     ));
                 }
                 return self.send(LocalCommand::SetRealTimeFactor(v));

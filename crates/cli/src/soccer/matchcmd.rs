@@ -16,7 +16,7 @@ use simrob_viewer::{Frame, FrameView};
     "Watch the match live in the web viewer (prints its address; the match is then played at --speed); on 127.0.0.1"
 )))]
 #[command(mut_arg("speed", |a| a.help(
-    "With --gui or --ros2: simulated seconds per wall second, greater than 0 [default: 1]"
+    "With --gui or --ros2: simulated seconds per wall second, at least 0.000001 [default: 1]"
 )))]
 pub struct MatchArgs {
     /// Seed of the match: the same seed plays the same match.
@@ -156,8 +156,11 @@ pub fn run(a: MatchArgs) -> Result<()> {
     };
     let gui = a.gui.addr();
     let speed = a.speed.or_real_time();
-    if (gui.is_some() || a.ros2.ros2) && !(speed.is_finite() && speed > 0.0) {
-        bail!("--speed must be a positive number");
+    // A pace under the real-time factor's least made the next frame due past any clock
+    // (`--gui --speed 1e-300` panicked).
+    let least = simrob_viewer::command::MIN_REAL_TIME_FACTOR;
+    if (gui.is_some() || a.ros2.ros2) && !(speed.is_finite() && speed >= least) {
+        bail!("--speed must be a number of at least {least}, not {speed:?}");
     }
     let viewer = if let Some(gui) = gui {
         let bind = gui.resolve(crate::flags::LOCALHOST)?;

@@ -207,6 +207,7 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     let wall = Instant::now();
     let end = args.duration.map(|s| Duration::from_secs_f64(s.max(0.0)));
     let mut buf = [0u8; 2048];
+    let mut drops = DropReport::default();
     let mut known: BTreeMap<i32, Option<Role>> = BTreeMap::new();
     let stub_mode = matches!(senses, Senses::Stub { .. });
     brain.start();
@@ -216,10 +217,27 @@ pub fn run(args: PlayerArgs) -> Result<()> {
         }
         let Some((now, frame)) = senses.next(Duration::from_millis(20))? else {
             // No news from the simulator: still listen to the team.
-            drain(&sock, &mut buf, &mut brain, senses.now(), id, args.verbose);
+            let now = senses.now();
+            drain(
+                &sock,
+                &mut buf,
+                &mut brain,
+                now,
+                id,
+                args.verbose,
+                &mut drops,
+            );
             continue;
         };
-        drain(&sock, &mut buf, &mut brain, now, id, args.verbose);
+        drain(
+            &sock,
+            &mut buf,
+            &mut brain,
+            now,
+            id,
+            args.verbose,
+            &mut drops,
+        );
         if let Some(frame) = frame {
             brain.observe(now, &frame);
         }
@@ -257,19 +275,59 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     }
     let s = brain.world().comm.stats();
     say!(
-        "robot {id} stopped: {} cycles, messages received {} accepted {} dropped {} (bad length {}, unknown param {}), sent {}",
+        "robot {id} stopped: {} cycles, messages received {} accepted {} dropped {} (bad length {}, unknown param {}, new senders while the teammate table was full {}), sent {}",
         brain.cycles(),
         s.received,
         s.accepted,
-        s.bad_length + s.unknown_param,
+        s.bad_length + s.unknown_param + s.table_full,
         s.bad_length,
         s.unknown_param,
+        s.table_full,
         s.sent
     );
     Ok(())
 }
 
-/// Hands every waiting team datagram to the brain.
+/// Most team datagrams handed to the brain in one decision cycle; more wait for the next
+/// (and past the socket's buffer the kernel drops them), so a flood never stops the robot
+/// deciding.
+const MAX_DATAGRAMS_PER_CYCLE: usize = 1024;
+
+/// Lines saying a dropped datagram a second, at most; past them a drop is only counted, and
+/// the next line says how many were not said: a flood of bad datagrams printed a line each,
+/// 10 MB in 16 s.
+const DROP_LINES_PER_SECOND: u32 = 10;
+
+/// Says dropped datagrams, at most [`DROP_LINES_PER_SECOND`] a (simulated) second.
+#[derive(Default)]
+struct DropReport {
+    window_start: u64,
+    said: u32,
+    unsaid: u64,
+}
+
+impl DropReport {
+    /// A datagram dropped at `now` (ms) for `why`: the line to print, if one is due.
+    fn dropped(&mut self, id: i32, now: u64, why: &dyn std::fmt::Display) -> Option<String> {
+        if now.saturating_sub(self.window_start) >= 1000 {
+            self.window_start = now;
+            self.said = 0;
+        }
+        if self.said >= DROP_LINES_PER_SECOND {
+            self.unsaid += 1;
+            return None;
+        }
+        let more = match self.unsaid {
+            0 => String::new(),
+            n => format!(" ({n} more dropped, not said)"),
+        };
+        self.said += 1;
+        self.unsaid = 0;
+        Some(format!("robot {id}: dropped a datagram: {why}{more}"))
+    }
+}
+
+/// Hands the waiting team datagrams to the brain, at most [`MAX_DATAGRAMS_PER_CYCLE`].
 fn drain(
     sock: &std::net::UdpSocket,
     buf: &mut [u8],
@@ -277,12 +335,26 @@ fn drain(
     now: u64,
     id: i32,
     verbose: bool,
+    drops: &mut DropReport,
 ) {
-    while let Ok((n, _)) = sock.recv_from(buf) {
-        match brain.handle_datagram(now, &buf[..n]) {
-            Received::Accepted(m) if verbose => say!("robot {id}: received {m}"),
-            Received::Dropped(e) => say!("robot {id}: dropped a datagram: {e}"),
-            _ => {}
+    for _ in 0..MAX_DATAGRAMS_PER_CYCLE {
+        let Ok((n, _)) = sock.recv_from(buf) else {
+            return;
+        };
+        let line = match brain.handle_datagram(now, &buf[..n]) {
+            Received::Accepted(m) if verbose => Some(format!("robot {id}: received {m}")),
+            Received::Dropped(e) => drops.dropped(id, now, &e),
+            Received::TableFull(m) => drops.dropped(
+                id,
+                now,
+                &format_args!(
+                    "{m}: a new sender while the teammate table is full (commMaxTeammates)"
+                ),
+            ),
+            _ => None,
+        };
+        if let Some(line) = line {
+            say!("{line}");
         }
     }
 }
@@ -381,6 +453,24 @@ mod tests {
             reported("exact", "rangeCalibration=futrob\n", true),
             Some(-22)
         );
+    }
+
+    #[test]
+    fn a_flood_of_bad_datagrams_is_said_ten_lines_a_second_with_how_many_more() {
+        // Each bad datagram printed a line: a flood wrote 10 MB in 16 s.
+        let mut r = DropReport::default();
+        let why = "datagram of 1 bytes (a team message is exactly 16)";
+        // 10 a millisecond for 3 s.
+        let lines: Vec<String> = (0..30_000u64)
+            .filter_map(|i| r.dropped(1, i / 10, &why))
+            .collect();
+        assert_eq!(lines.len(), 30);
+        let plain = format!("robot 1: dropped a datagram: {why}");
+        let after = format!("{plain} (9990 more dropped, not said)");
+        for (i, line) in lines.iter().enumerate() {
+            let want = if i > 0 && i % 10 == 0 { &after } else { &plain };
+            assert_eq!(line, want, "line {i}");
+        }
     }
 
     #[test]

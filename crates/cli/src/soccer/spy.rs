@@ -54,7 +54,12 @@ pub fn run(args: SpyArgs) -> Result<()> {
     let mut buf = [0u8; 2048];
     let mut n_msg = 0u64;
     let (mut accepted, mut rejected) = (0u64, 0u64);
-    let mut dropped: Vec<DecodeError> = Vec::new();
+    // Counted, not kept: a flood of bad datagrams grew a list of them without end.
+    let (mut bad_length, mut unknown_param, mut table_full) = (0u64, 0u64, 0u64);
+    let mut dropped = |e: DecodeError| match e {
+        DecodeError::WrongLength(_) => bad_length += 1,
+        DecodeError::UnknownParam(_) => unknown_param += 1,
+    };
     let t0 = std::time::Instant::now();
     while !stop.load(Ordering::Relaxed) && args.count.is_none_or(|c| n_msg < c) {
         let Ok((n, _)) = sock.recv_from(&mut buf) else {
@@ -70,7 +75,7 @@ pub fn run(args: SpyArgs) -> Result<()> {
                     format!("[msg={n_msg}] {m}")
                 }
                 Err(e) => {
-                    dropped.push(e);
+                    dropped(e);
                     format!("-----| [msg={n_msg}] DROPPED |----- {e}")
                 }
             }
@@ -85,8 +90,12 @@ pub fn run(args: SpyArgs) -> Result<()> {
                     format!("-----| [msg={n_msg}] MSG REJECTED |----- {m}")
                 }
                 Received::Dropped(e) => {
-                    dropped.push(e);
+                    dropped(e);
                     format!("-----| [msg={n_msg}] DROPPED |----- {e}")
+                }
+                Received::TableFull(m) => {
+                    table_full += 1;
+                    format!("-----| [msg={n_msg}] DROPPED: the teammate table is full |----- {m}")
                 }
             }
         };
@@ -94,14 +103,14 @@ pub fn run(args: SpyArgs) -> Result<()> {
         while comm.poll_transmit().is_some() {}
         say!("{line}");
     }
-    let bad_length = dropped
-        .iter()
-        .filter(|e| matches!(e, DecodeError::WrongLength(_)))
-        .count();
+    let table = if table_full > 0 {
+        format!(", {table_full} from new senders while the teammate table was full")
+    } else {
+        String::new()
+    };
     say!(
-        "spy: {n_msg} datagrams, {accepted} accepted, {rejected} rejected, {} dropped ({bad_length} bad length, {} unknown param)",
-        dropped.len(),
-        dropped.len() - bad_length
+        "spy: {n_msg} datagrams, {accepted} accepted, {rejected} rejected, {} dropped ({bad_length} bad length, {unknown_param} unknown param{table})",
+        bad_length + unknown_param + table_full,
     );
     Ok(())
 }

@@ -90,6 +90,39 @@ fn a_recording_serve_paces_at_real_time_unless_told_otherwise() {
 }
 
 #[test]
+fn serve_refuses_a_pace_too_slow_for_a_clock_before_it_starts() {
+    // `--speed 1e-300` (or `realtimefactor 1e-300`) made the next iteration due in more
+    // seconds than a clock holds: the server panicked on its first iteration.
+    let dir = std::env::temp_dir().join(format!("simrob-cli-slow-pace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("Configuration.data");
+    std::fs::write(&config, "realtimefactor 1e-300\n").unwrap();
+    let speed = ["--speed", "1e-300"];
+    let file = ["--config", config.to_str().unwrap()];
+    for extra in [&speed[..], &file[..]] {
+        // With a scenario the world is started, so an unrefused pace panicked at once.
+        let out = simrob()
+            .args(["serve", "--port", "0", "--scenario"])
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../scenarios/soccer.xml"
+            ))
+            .args(extra)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+        assert!(
+            err.contains("a pace of 1e-300 (--speed or the configuration key `realtimefactor`) is too slow: 0 (as fast as possible) or at least 0.000001"),
+            "{extra:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn demo_refuses_wheel_speeds_and_print_periods_out_of_range_before_it_starts() {
     for (flag, value, why) in [
         ("--wheel-speed", "NaN", "greater than 0"),

@@ -243,6 +243,30 @@ fn a_team_file_starts_every_robot() {
 }
 
 #[test]
+fn a_watched_match_refuses_a_pace_too_slow_for_a_clock() {
+    // `--gui --speed 1e-300` made the next frame due past any clock: the match panicked.
+    let out = simrob()
+        .args([
+            "soccer",
+            "match",
+            "--gui=0",
+            "--speed",
+            "1e-300",
+            "--duration",
+            "1",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--speed must be a number of at least 0.000001, not 1e-300"),
+        "{err}"
+    );
+}
+
+#[test]
 fn bad_configs_and_rules_are_refused_with_file_and_line() {
     let dir = tmp("bad");
     let cfg = dir.join("ini.config");

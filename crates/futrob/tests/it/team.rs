@@ -103,6 +103,7 @@ fn teammates_expire_after_the_ttl_of_handed_in_time() {
         CommParams {
             ttl_ms: 10_000,
             pass_window_ms: 10_000,
+            ..CommParams::default()
         },
     );
     c.handle_message(Message::new(2, BROADCAST, Param::Role, 2), 1_000);
@@ -117,6 +118,69 @@ fn teammates_expire_after_the_ttl_of_handed_in_time() {
     assert_eq!(c.members().count(), 1, "refreshed by any message");
     c.handle_message(Message::new(3, BROADCAST, Param::Leave, 0), 24_500);
     assert_eq!(c.members().count(), 0, "leaving removes it at once");
+}
+
+#[test]
+fn a_flood_of_new_senders_fills_the_table_only_to_its_limit_and_asks_no_more() {
+    // Each datagram from a new source id added a teammate and drew an ASK_ROLE onto the
+    // team's address: 49,000 forged ids in 8 s grew the table (and the messages sent) by as
+    // many.
+    let p = CommParams {
+        max_teammates: 4,
+        ..CommParams::default()
+    };
+    let mut c = TeamComm::new(1, Role::Goalkeeper, p);
+    c.handle_message(Message::new(2, BROADCAST, Param::Role, 2), 0);
+    let mut sent = 0;
+    while c.poll_transmit().is_some() {
+        sent += 1;
+    }
+    for id in 1000..11_000 {
+        let r = c.handle_message(Message::new(id, BROADCAST, Param::BallDistance, 5), 100);
+        assert!(
+            id < 1003 || matches!(r, Received::TableFull(_)),
+            "{id}: {r:?}"
+        );
+        while c.poll_transmit().is_some() {
+            sent += 1;
+        }
+    }
+    assert_eq!(c.members().count(), 4);
+    assert_eq!(c.stats().table_full, 10_000 - 3);
+    assert_eq!(
+        sent, 3,
+        "the three newcomers let in were asked their role, no one else"
+    );
+    // The teammate already known is heard as before.
+    assert!(matches!(
+        c.handle_message(Message::new(2, BROADCAST, Param::BallInSight, 1), 200),
+        Received::Accepted(_)
+    ));
+    assert!(c.member(2).unwrap().ball_in_sight);
+    // Those silent past the TTL make room.
+    c.handle_message(Message::new(2, BROADCAST, Param::BallInSight, 1), 10_050);
+    assert!(matches!(
+        c.handle_message(Message::new(7, BROADCAST, Param::Role, 2), 10_101),
+        Received::Accepted(_)
+    ));
+    let ids: Vec<i32> = c.members().map(|t| t.id).collect();
+    assert_eq!(ids, vec![2, 7]);
+}
+
+#[test]
+fn ask_role_is_answered_at_most_twice_a_second_per_asker() {
+    // Each ASK_ROLE drew an answer onto the team's address: a flood of them from one id made
+    // every robot send as much as it was sent.
+    let mut c = TeamComm::new(1, Role::Goalkeeper, CommParams::default());
+    c.handle_message(Message::new(3, BROADCAST, Param::Role, 2), 0);
+    while c.poll_transmit().is_some() {}
+    let mut answers = Vec::new();
+    for t in 0..1500u64 {
+        c.handle_message(Message::new(3, 1, Param::AskRole, 0), t);
+        answers.extend(std::iter::from_fn(|| c.poll_transmit()).map(|m| (t, m)));
+    }
+    let role = Message::new(1, 3, Param::Role, Role::Goalkeeper.code());
+    assert_eq!(answers, vec![(0, role), (500, role), (1000, role)]);
 }
 
 fn brain(id: i32, role: Role) -> Brain {

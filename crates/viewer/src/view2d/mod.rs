@@ -680,7 +680,7 @@ async fn page(mut socket: WebSocket, state: AppState) {
                     return;
                 }
                 let text = scene.borrow_and_update().clone();
-                if !text.is_empty() && socket.send(Message::Text(text.as_str().into())).await.is_err() {
+                if !text.is_empty() && !link.send(&mut socket, Message::Text(text.as_str().into())).await {
                     return;
                 }
             }
@@ -692,13 +692,13 @@ async fn page(mut socket: WebSocket, state: AppState) {
                 if let Some(frame) = frame {
                     let bytes = density::encode_for(&frame, view.as_ref(), &guard);
                     state.sent.add(&bytes);
-                    if socket.send(Message::Binary(bytes.into())).await.is_err() {
+                    if !link.send(&mut socket, Message::Binary(bytes.into())).await {
                         return;
                     }
                 }
             }
             r = responses.recv() => {
-                if !crate::forward_response(&mut socket, r).await {
+                if !link.forward_response(&mut socket, r).await {
                     return;
                 }
             }

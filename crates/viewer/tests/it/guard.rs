@@ -269,3 +269,175 @@ fn half_open_connections_never_keep_a_page_load_out() {
         Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}"),
     }
 }
+
+#[test]
+fn every_answer_closes_its_connection_so_the_next_head_is_timed_again() {
+    // Kept open after an answer, a connection was past the guard: its next request head
+    // had no time limit (60 connections each sending a byte of it a second were all open
+    // 25 s on) and idle ones stayed for ever, in any number.
+    let (viewer, _) = start(Guard {
+        header_timeout: Duration::from_millis(100),
+        ..Guard::default()
+    });
+    let addr = viewer.addr();
+    for path in ["/", "/main.js", "/no-such-file"] {
+        let mut s = connect(addr);
+        // HTTP/1.1 without `Connection: close`: a client that would keep it open.
+        write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+        let mut answer = Vec::new();
+        // The server closes after its answer (the read timeout only guards a failure).
+        s.read_to_end(&mut answer)
+            .unwrap_or_else(|e| panic!("{path}: the connection stayed open: {e}"));
+        let answer = String::from_utf8_lossy(&answer).to_ascii_lowercase();
+        assert!(
+            answer.contains("\r\nconnection: close\r\n"),
+            "{path}: {answer:.200}"
+        );
+        // Nothing more is read from it: a second head on it is never answered.
+        let _ = s.write_all(b"GET / HTTP/1.1\r\n");
+    }
+    // A WebSocket stays open.
+    let mut s = connect(addr);
+    assert!(upgrade(&mut s, addr, None).contains("101"));
+    assert_eq!(read_frame(&mut s).map(|(op, _)| op), Some(1), "the hello");
+}
+
+/// A frame of `n` small boxes (its scene differs with `n`).
+fn boxes(n: usize, x: f64) -> simrob_viewer::Frame {
+    use simrob_viewer::{Frame, FrameBody, FrameEntity};
+    Frame {
+        iteration: n as u64,
+        initialized: true,
+        bodies: (0..n)
+            .map(|i| FrameBody {
+                e: i as u32,
+                id: 0,
+                shape: "Box".into(),
+                dims: [0.1, 0.1, 0.1],
+                material: 0,
+                mass: 1.0,
+                p: [x + i as f64, 0.0, 0.0],
+                r: [0.0; 3],
+                v: [0.0; 3],
+                w: [0.0; 3],
+            })
+            .collect(),
+        entities: (0..n)
+            .map(|i| FrameEntity {
+                id: i as u32,
+                kind: "Robot".into(),
+                p: Some([x + i as f64, 0.0, 0.0]),
+                r: Some([0.0; 3]),
+            })
+            .collect(),
+        ..Frame::default()
+    }
+}
+
+#[test]
+fn a_page_that_never_reads_is_let_go_after_the_idle_timeout() {
+    // A page that reads nothing fills the socket's buffers; the server's send then waited
+    // for ever, pings unsent and the idle timeout never checked: the page held its place
+    // among max_pages for good (64 of them locked every browser out).
+    let (viewer, _) = start(Guard {
+        max_pages: 1,
+        idle_timeout: Duration::from_millis(300),
+        ..Guard::default()
+    });
+    let addr = viewer.addr();
+    let mut stalled = connect(addr);
+    assert!(upgrade(&mut stalled, addr, None).contains("101"));
+    // Frames of megabytes until its buffers are full; then it is let go and the place is
+    // free: each try is an upgrade, answered (the deadline only guards a failure).
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut n = 0;
+    let freed = loop {
+        n += 1;
+        viewer.publish(&boxes(20_000 + n % 2, n as f64));
+        let mut s = connect(addr);
+        let status = upgrade(&mut s, addr, None);
+        if status.contains("101") {
+            break true;
+        }
+        assert!(status.contains("503"), "{status}");
+        if std::time::Instant::now() > deadline {
+            break false;
+        }
+    };
+    assert!(freed, "a page that never reads kept its place");
+    drop(stalled);
+}
+
+#[test]
+fn a_real_time_factor_too_small_for_a_clock_is_refused_and_the_server_runs_on() {
+    // `{"cmd":"rtf","value":1e-300}` made the next iteration due in more seconds than a
+    // Duration holds: the server's thread panicked and the world stopped for every agent.
+    use crate::sumbot::{initialize, run_iterations};
+    use simrob_client::agent::Agent;
+    use simrob_protocol::{decode_datagram, CommandKeys, Request};
+    use simrob_server::files::DirStore;
+    use simrob_server::udp::UdpServer;
+    use simrob_session::{ServerConfig, Session};
+    use simrob_viewer::{observer, SessionBridge};
+    use std::sync::atomic::AtomicBool;
+
+    let dir = std::env::temp_dir().join(format!("simrob-viewer-rtf-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = ServerConfig {
+        receiver_port: 0,
+        save_directory: dir.clone(),
+        ..ServerConfig::default()
+    };
+    let mut server =
+        UdpServer::bind(Session::new(config), Box::new(DirStore::new(&dir).unwrap())).unwrap();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
+    let requests: Vec<Request> =
+        decode_datagram(&std::fs::read(path).unwrap(), &CommandKeys::default())
+            .into_iter()
+            .map(|r| r.unwrap())
+            .collect();
+    server.apply_local(&requests).unwrap();
+    let udp = server.local_addr().unwrap();
+    let viewer = Viewer::start(
+        "127.0.0.1:0".parse().unwrap(),
+        SessionBridge::new(server.commands()),
+        responses_channel(),
+        "test",
+        "live",
+    )
+    .unwrap();
+    server.add_sampled_observer(observer(&viewer), viewer.frame_requests());
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let thread = std::thread::spawn(move || server.run(&flag));
+    let mut agent = Agent::connect(udp).unwrap();
+    initialize(&mut agent, "rtf", Duration::from_secs(10));
+
+    let mut page = connect(viewer.addr());
+    assert!(upgrade(&mut page, viewer.addr(), None).contains("101"));
+    for value in ["1e-300", "1e-7"] {
+        page.write_all(&frame(
+            format!(r#"{{"cmd":"rtf","value":{value}}}"#).as_bytes(),
+        ))
+        .unwrap();
+        let refusal = loop {
+            let (op, p) = read_frame(&mut page).expect("an answer");
+            let text = String::from_utf8_lossy(&p).to_string();
+            if op == 1 && text.contains("\"response\"") {
+                break text;
+            }
+        };
+        assert!(
+            refusal.contains(
+                "Error: the real-time factor is 0 (as fast as possible) or at least 0.000001"
+            ),
+            "{value}: {refusal}"
+        );
+    }
+    // The world runs on.
+    run_iterations(&mut agent, 20);
+    stop.store(true, Ordering::Relaxed);
+    thread.join().expect("the server's thread").unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
