@@ -88,6 +88,14 @@ def test_bad_actions_raise():
         env.unwrapped.step(np.zeros(2))
 
 
+@pytest.mark.parametrize("cls", [simrob_gym.SumBotBallVectorEnv, simrob_gym.NomadVectorEnv])
+@pytest.mark.parametrize("max_steps", [0, -1, 2.5, float("nan"), "100", True])
+def test_a_vector_env_refuses_a_step_limit_that_is_not_a_positive_count(cls, max_steps):
+    # 0 or -1 once cut every episode after its first step, NaN never; silently.
+    with pytest.raises(ValueError, match="max_steps .*: a positive number of steps"):
+        cls(num_envs=2, max_steps=max_steps)
+
+
 @pytest.mark.parametrize("module", simrob_pz.MODULES)
 def test_pettingzoo_parallel_api_test_passes(module):
     from pettingzoo.test import parallel_api_test

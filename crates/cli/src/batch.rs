@@ -23,6 +23,14 @@ const MAX_RUNS: usize = 1_000_000;
 /// The largest sweep file read (bytes, 1 MiB); a path naming anything but a regular file is
 /// refused.
 const MAX_SWEEP_FILE: u64 = 1 << 20;
+
+/// The most bytes a sweep's runs hold together (256 MiB): their command lines, parameter
+/// values and scenarios. A long argument or value times many runs is refused before it takes
+/// the memory.
+const MAX_SWEEP_BYTES: usize = 256 << 20;
+
+/// The longest sweep name (`name`, or the file's stem), in characters.
+const MAX_NAME: usize = 100;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -155,6 +163,10 @@ fn toml_to_json(v: &toml::Value) -> Result<Value> {
     Ok(match v {
         toml::Value::String(s) => json!(s),
         toml::Value::Integer(i) => json!(i),
+        // JSON has no NaN or infinity (they would become null, an empty argument).
+        toml::Value::Float(f) if !f.is_finite() => {
+            bail!("{f} is not a finite number")
+        }
         toml::Value::Float(f) => json!(f),
         toml::Value::Boolean(b) => json!(b),
         other => bail!(
@@ -164,12 +176,59 @@ fn toml_to_json(v: &toml::Value) -> Result<Value> {
     })
 }
 
+/// The bytes of `arg` outside `{placeholders}`.
+fn literal_len(arg: &str) -> usize {
+    let mut inside = false;
+    arg.bytes()
+        .filter(|&b| {
+            match b {
+                b'{' => inside = true,
+                b'}' if inside => {
+                    inside = false;
+                    return false;
+                }
+                _ => {}
+            }
+            !inside
+        })
+        .count()
+}
+
+/// About what a parameter `name = v` of a combination takes, in bytes.
+fn weight(name: &str, v: &Value) -> usize {
+    let value = match v {
+        Value::String(s) => s.len(),
+        _ => 24,
+    };
+    name.len() + value + 32
+}
+
 fn plain(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
         other => other.to_string(),
     }
+}
+
+/// Checks a sweep's name, which names its output directory (`results/NAME`) and its Slurm
+/// job: letters, digits, `-`, `_` and `.`, not starting with `.`, at most [`MAX_NAME`]
+/// characters. So it can neither lead out of `results/` nor put a line into a script.
+fn check_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.chars().count() <= MAX_NAME
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !ok {
+        bail!(
+            "name {:?}: 1 to {MAX_NAME} letters, digits, '-', '_' or '.', not starting with '.' \
+             (it names the output directory results/NAME)",
+            name.chars().take(MAX_NAME + 20).collect::<String>()
+        );
+    }
+    Ok(())
 }
 
 /// Replaces `{name}` placeholders; an unknown one is an error.
@@ -229,6 +288,8 @@ impl Sweep {
             file.scenarios.into_iter().map(Some).collect()
         };
         let mut grid: Vec<Vec<(String, Value)>> = vec![Vec::new()];
+        // What the combinations hold, in bytes: past MAX_SWEEP_BYTES they are not made.
+        let mut grid_bytes = 0usize;
         for (name, values) in &file.parameters {
             if ["scenario", "seed", "run", "out"].contains(&name.as_str()) {
                 bail!("parameter {name:?}: the name is taken by a built-in placeholder");
@@ -248,6 +309,18 @@ impl Sweep {
                 bail!(
                     "the parameters make at least {combos} combinations: a sweep has at most \
                      {MAX_RUNS} runs"
+                );
+            }
+            let value_bytes = values
+                .iter()
+                .fold(0usize, |sum, v| sum.saturating_add(weight(name, v)));
+            grid_bytes = grid_bytes
+                .saturating_mul(values.len())
+                .saturating_add(grid.len().saturating_mul(value_bytes));
+            if grid_bytes > MAX_SWEEP_BYTES {
+                bail!(
+                    "the parameters' combinations take at least {grid_bytes} bytes: a sweep's \
+                     runs hold at most {MAX_SWEEP_BYTES} bytes together"
                 );
             }
             grid = grid
@@ -274,7 +347,37 @@ impl Sweep {
         if total > MAX_RUNS {
             bail!("{total} runs: a sweep has at most {MAX_RUNS}");
         }
+        let named = file.name.is_some();
+        let name = match file.name {
+            Some(n) => n,
+            None => path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "sweep".into()),
+        };
+        check_name(&name).with_context(|| {
+            if named {
+                "`name`"
+            } else {
+                "the file's name, the sweep's name when `name` is not given: give `name`"
+            }
+        })?;
+        // Every run's command line holds at least the command's text outside placeholders:
+        // a long argument times many runs is refused before any run is made.
+        let literal = file
+            .command
+            .iter()
+            .fold(0usize, |sum, a| sum.saturating_add(literal_len(a) + 1));
+        let at_least = total.saturating_mul(literal);
+        if at_least > MAX_SWEEP_BYTES {
+            bail!(
+                "{total} runs of a command of {literal} bytes take at least {at_least} bytes: a \
+                 sweep's runs hold at most {MAX_SWEEP_BYTES} bytes together"
+            );
+        }
         let mut runs = Vec::with_capacity(total);
+        // Bytes of the runs so far: past MAX_SWEEP_BYTES the sweep is refused.
+        let mut command_bytes = 0usize;
         for scenario in &scenarios {
             for combo in &grid {
                 for seed in &seeds {
@@ -296,6 +399,20 @@ impl Sweep {
                         .iter()
                         .map(|a| fill(a, &values))
                         .collect::<Result<Vec<_>>>()?;
+                    command_bytes = args
+                        .iter()
+                        .map(String::len)
+                        .chain(combo.iter().map(|(k, v)| weight(k, v)))
+                        .chain(scenario.iter().map(String::len))
+                        .fold(command_bytes, |sum, n| sum.saturating_add(n + 1));
+                    if command_bytes > MAX_SWEEP_BYTES {
+                        bail!(
+                            "the first {} of {total} runs already take {command_bytes} bytes \
+                             (command lines, parameter values, scenarios): a sweep's runs hold \
+                             at most {MAX_SWEEP_BYTES} bytes together",
+                            index + 1
+                        );
+                    }
                     runs.push(Run {
                         index,
                         scenario: scenario.clone(),
@@ -313,11 +430,6 @@ impl Sweep {
             Some(t) => Some(Duration::from_secs_f64(t.min(1e9))),
             None => None,
         };
-        let name = file.name.unwrap_or_else(|| {
-            path.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "sweep".into())
-        });
         Ok(Sweep {
             name,
             runs,
@@ -919,6 +1031,21 @@ fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> 
     };
     let dir_abs = absolute(dir)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    // The script names these paths on lines of their own: a line break or other control
+    // character in one would start a line of its own, a command of the script.
+    for (what, p) in [
+        ("the output directory", &dir_abs),
+        ("the current directory", &cwd),
+        ("the simrob binary", &exe),
+    ] {
+        if p.to_string_lossy().chars().any(char::is_control) {
+            bail!(
+                "{what} {:?} has a control character (a line break?): the Slurm script cannot \
+                 name it",
+                p.display()
+            );
+        }
+    }
     let logs = dir_abs.join("slurm");
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
     let mut array = format!("0-{}", chunks - 1);
@@ -1070,6 +1197,43 @@ robots = [10, 20]
                 SWEEP.replace("[\"swarm\", \"run\",", "[\"batch\", \"x.toml\","),
                 "a sweep cannot run sweeps",
             ),
+            // The name is the output directory's: it cannot lead elsewhere, nor put a line of
+            // its own into the Slurm script.
+            (SWEEP.replace("\"demo\"", "\"../../elsewhere\""), "name"),
+            (SWEEP.replace("\"demo\"", "\"/tmp/elsewhere\""), "name"),
+            (SWEEP.replace("\"demo\"", "\"x\\nrm -rf ~\""), "name"),
+            (SWEEP.replace("\"demo\"", "\"\""), "name"),
+            // NaN and infinity would be empty arguments.
+            (
+                SWEEP.replace("robots = [10, 20]", "robots = [10, nan]"),
+                "not a finite number",
+            ),
+            (
+                SWEEP.replace("robots = [10, 20]", "robots = [-inf]"),
+                "not a finite number",
+            ),
+            // A long argument times many runs: refused before it takes the memory (about
+            // 300 MB here), as are long values times many combinations.
+            (
+                SWEEP
+                    .replace("\"{scenario}\"", &format!("\"{}\"", "x".repeat(300_000)))
+                    .replace("count = 3", "count = 500"),
+                "at most 268435456 bytes",
+            ),
+            (
+                SWEEP.replace(
+                    "robots = [10, 20]",
+                    &format!(
+                        "robots = [\"{}\"]\nspeed = [{}]",
+                        "x".repeat(300_000),
+                        (0..1000)
+                            .map(|v| v.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ),
+                "at most 268435456 bytes",
+            ),
         ];
         for (text, expected) in cases {
             let e = match Sweep::parse(&text, Path::new("x.toml"), Path::new("r")) {
@@ -1078,6 +1242,18 @@ robots = [10, 20]
             };
             assert!(e.contains(expected), "{expected:?} not in {e}");
         }
+    }
+
+    #[test]
+    fn a_sweep_without_a_name_is_named_by_its_file_if_that_name_is_plain() {
+        let text = SWEEP.replace("name = \"demo\"\n", "");
+        let s = Sweep::parse(&text, Path::new("dir/my-sweep.toml"), Path::new("r")).unwrap();
+        assert_eq!(s.name, "my-sweep");
+        let e = match Sweep::parse(&text, Path::new("dir/a\nb.toml"), Path::new("r")) {
+            Ok(_) => panic!("accepted a line break in the name"),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(e.contains("give `name`"), "{e}");
     }
 
     #[test]

@@ -112,6 +112,20 @@ pub struct TcpArgs {
     /// terminal changes it).
     #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME")]
     delay: Duration,
+    /// Connections open at once (1 to 1024): a client that comes when this many are open is
+    /// closed at once.
+    #[arg(long, value_name = "N", default_value_t = simrob_netbed::DEFAULT_MAX_CONNECTIONS,
+          value_parser = parse_max_connections)]
+    max_connections: usize,
+}
+
+/// `--max-connections`: 1 to [`simrob_netbed::MAX_CONNECTIONS`].
+fn parse_max_connections(s: &str) -> Result<usize, String> {
+    let max = simrob_netbed::MAX_CONNECTIONS;
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("{s:?}: a whole number from 1 to {max}")),
+    }
 }
 
 /// `50ms`, `0.05s`, `2s`, `0`.
@@ -181,10 +195,11 @@ fn udp(args: UdpArgs) -> Result<()> {
     let show = |relay: &UdpRelay| {
         let s = relay.stats();
         println!(
-            "agents {}; up: {}; down: {}",
+            "agents {}; up: {}; down: {}; bytes on their way {}",
             s.flows,
             link(&s.up),
-            link(&s.down)
+            link(&s.down),
+            s.queued_bytes
         );
     };
     terminal(|line| match line {
@@ -212,6 +227,7 @@ fn tcp(args: TcpArgs) -> Result<()> {
     }
     .with_context(|| format!("cannot start the relay on {listen}"))?;
     relay.set_delay(args.delay);
+    relay.set_max_connections(args.max_connections);
     println!("listening on tcp://{}", relay.addr());
     println!(
         "relaying to tcp://{to} (delay {} ms); type delay TIME, stall, resume, cut, stats or quit",
@@ -221,8 +237,8 @@ fn tcp(args: TcpArgs) -> Result<()> {
     let show = |relay: &TcpRelay| {
         let s = relay.stats();
         println!(
-            "connections {}, cut {}, bytes forwarded {}",
-            s.connections, s.cut, s.bytes
+            "connections {}, cut {}, bytes forwarded {}, open {}, refused {}",
+            s.connections, s.cut, s.bytes, s.open, s.refused
         );
     };
     terminal(|line| {
@@ -311,7 +327,7 @@ fn describe(i: &Impairment) -> String {
 
 fn link(s: &LinkStats) -> String {
     format!(
-        "received {}, lost {}, duplicated {}, reordered {}, sent {}",
-        s.received, s.lost, s.duplicated, s.reordered, s.sent
+        "received {}, lost {}, duplicated {}, reordered {}, sent {}, overflowed {}",
+        s.received, s.lost, s.duplicated, s.reordered, s.sent, s.overflowed
     )
 }

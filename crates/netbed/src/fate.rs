@@ -28,6 +28,12 @@ pub struct Impairment {
     pub seed: u64,
 }
 
+/// The most bytes of datagrams a relay holds on their way (64 MiB): a copy that would take it
+/// past this is dropped, as a full router queue drops, and counted in
+/// [`LinkStats::overflowed`]. With a long delay, a flood would otherwise be held in memory
+/// without end. (Besides, each agent's stream holds at most one datagram back for reordering.)
+pub const MAX_QUEUED_BYTES: usize = 64 << 20;
+
 /// How long a datagram held back for reordering waits for the next one of its stream (past
 /// its own delay) before it goes anyway.
 pub const REORDER_HOLD: Duration = Duration::from_millis(20);
@@ -124,6 +130,8 @@ pub struct LinkStats {
     pub reordered: u64,
     /// Datagrams (copies) sent on.
     pub sent: u64,
+    /// Copies dropped because the relay already held [`MAX_QUEUED_BYTES`] on their way.
+    pub overflowed: u64,
 }
 
 struct Entry<T> {
@@ -152,23 +160,38 @@ impl<T> Ord for Entry<T> {
 }
 
 /// Datagrams on their way, released in order of time (and of arrival for equal times).
+/// It holds at most [`MAX_QUEUED_BYTES`] (or the limit given to [`Schedule::with_limit`]).
 pub struct Schedule<T> {
     heap: BinaryHeap<Entry<T>>,
     order: u64,
+    bytes: usize,
+    limit: usize,
 }
 
 impl<T> Default for Schedule<T> {
     fn default() -> Self {
-        Schedule {
-            heap: BinaryHeap::new(),
-            order: 0,
-        }
+        Self::with_limit(MAX_QUEUED_BYTES)
     }
 }
 
 impl<T> Schedule<T> {
-    /// Queues `bytes` for `item` at `due`.
-    pub fn push(&mut self, due: Instant, item: T, bytes: Vec<u8>) {
+    /// A schedule that holds at most `limit` bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        Schedule {
+            heap: BinaryHeap::new(),
+            order: 0,
+            bytes: 0,
+            limit,
+        }
+    }
+
+    /// Queues `bytes` for `item` at `due`; `false` (and nothing queued) when that would take
+    /// the schedule past its limit.
+    pub fn push(&mut self, due: Instant, item: T, bytes: Vec<u8>) -> bool {
+        if self.bytes.saturating_add(bytes.len()) > self.limit {
+            return false;
+        }
+        self.bytes += bytes.len();
         self.order += 1;
         self.heap.push(Entry {
             due,
@@ -176,6 +199,12 @@ impl<T> Schedule<T> {
             item,
             bytes,
         });
+        true
+    }
+
+    /// Bytes on their way.
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// When the next datagram is due.
@@ -188,7 +217,9 @@ impl<T> Schedule<T> {
         if self.heap.peek()?.due > now {
             return None;
         }
-        self.heap.pop().map(|e| (e.item, e.bytes))
+        let e = self.heap.pop()?;
+        self.bytes -= e.bytes.len();
+        Some((e.item, e.bytes))
     }
 
     /// Datagrams on their way.
@@ -253,13 +284,11 @@ impl Stream {
                 continue;
             }
             last_due = last_due.max(due);
-            self.stats.sent += 1;
-            out.push(due, item.clone(), bytes.clone());
+            self.queue(out, due, item.clone(), bytes.clone());
         }
         if let Some((due, held)) = previously {
             self.stats.reordered += 1;
-            self.stats.sent += 1;
-            out.push(due.max(last_due), item, held);
+            self.queue(out, due.max(last_due), item, held);
         }
     }
 
@@ -268,10 +297,18 @@ impl Stream {
         if let Some((due, _)) = &self.held {
             if now >= *due + REORDER_HOLD {
                 if let Some((_, held)) = self.held.take() {
-                    self.stats.sent += 1;
-                    out.push(now, item, held);
+                    self.queue(out, now, item, held);
                 }
             }
+        }
+    }
+
+    /// Queues a copy, counted as sent, or as overflowed when the schedule is full.
+    fn queue<T>(&mut self, out: &mut Schedule<T>, due: Instant, item: T, bytes: Vec<u8>) {
+        if out.push(due, item, bytes) {
+            self.stats.sent += 1;
+        } else {
+            self.stats.overflowed += 1;
         }
     }
 
@@ -347,6 +384,27 @@ mod tests {
             out.pop_due(t0 + REORDER_HOLD).map(|(_, b)| b),
             Some(b"c".to_vec())
         );
+    }
+
+    #[test]
+    fn the_schedule_holds_no_more_than_its_limit() {
+        let imp = Impairment {
+            delay: Duration::from_secs(3600),
+            duplicate: 1.0,
+            ..Impairment::clean()
+        };
+        let t0 = Instant::now();
+        let mut s = Stream::new(1);
+        let mut out = Schedule::with_limit(1000);
+        for _ in 0..10 {
+            s.submit(&imp, t0, vec![0; 100], (), &mut out);
+        }
+        // Ten copies fit, the ten others are dropped and counted.
+        assert_eq!(out.bytes(), 1000);
+        assert_eq!((s.stats.sent, s.stats.overflowed), (10, 10));
+        let later = t0 + Duration::from_secs(7200);
+        assert_eq!(std::iter::from_fn(|| out.pop_due(later)).count(), 10);
+        assert_eq!(out.bytes(), 0);
     }
 
     #[test]

@@ -30,9 +30,9 @@ pub mod fate;
 mod tcp;
 mod udp;
 
-pub use fate::{Impairment, LinkStats, REORDER_HOLD};
-pub use tcp::{TcpRelay, TcpStats};
-pub use udp::{rewrite_port, RelayStats, UdpRelay, MAX_FLOWS};
+pub use fate::{Impairment, LinkStats, MAX_QUEUED_BYTES, REORDER_HOLD};
+pub use tcp::{TcpRelay, TcpStats, CHUNK, DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS};
+pub use udp::{rewrite_port, RelayStats, UdpRelay, MAX_DATAGRAM, MAX_FLOWS};
 
 use std::net::SocketAddr;
 use std::time::Duration;

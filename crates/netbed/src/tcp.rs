@@ -1,15 +1,33 @@
 //! The TCP relay: clients connect to it instead of the server; each connection is piped to
 //! the server through two threads that can add a delay, stall (forward nothing, as a link
 //! that stopped) or cut every connection (both ends see it closed).
+//!
+//! At most [`TcpRelay::set_max_connections`] connections are open at once
+//! ([`DEFAULT_MAX_CONNECTIONS`] unless set): a client past it is closed at once, never
+//! relayed. A connection is forgotten (its sockets closed) when both its ways have ended, and
+//! each way holds at most one chunk of [`CHUNK`] bytes: a peer that never reads stops its
+//! way at what the kernel's socket buffers hold, the relay's memory stays bounded.
 
+use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::NetbedError;
+
+/// Connections open at once unless [`TcpRelay::set_max_connections`] says otherwise
+/// (`simrob netbed tcp --max-connections`).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 128;
+
+/// The most connections a relay may be set to keep open (each is two threads and two
+/// sockets).
+pub const MAX_CONNECTIONS: usize = 1024;
+
+/// The most bytes a way of a connection reads before it has passed them on.
+pub const CHUNK: usize = 16 << 10;
 
 /// What a TCP relay did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -20,7 +38,14 @@ pub struct TcpStats {
     pub cut: u64,
     /// Bytes forwarded, both ways.
     pub bytes: u64,
+    /// Connections open now.
+    pub open: usize,
+    /// Connections closed at once because as many as allowed were open.
+    pub refused: u64,
 }
+
+/// Both sockets of a connection (client, server).
+type Pair = [Arc<TcpStream>; 2];
 
 #[derive(Default)]
 struct Shared {
@@ -30,10 +55,14 @@ struct Shared {
     resumed: Condvar,
     /// Delay before each chunk is forwarded, in microseconds.
     delay_us: AtomicU64,
-    open: Mutex<Vec<TcpStream>>,
+    /// Open connections by number; a connection leaves when both its ways have ended.
+    open: Mutex<BTreeMap<u64, Pair>>,
+    /// Connections allowed open at once.
+    max_connections: AtomicUsize,
     connections: AtomicU64,
     cut: AtomicU64,
     bytes: AtomicU64,
+    refused: AtomicU64,
 }
 
 /// A running TCP relay (see the module's text). Dropping it stops accepting and cuts what
@@ -66,7 +95,10 @@ impl TcpRelay {
     pub fn start_any(front: SocketAddr, server: SocketAddr) -> Result<TcpRelay, NetbedError> {
         let listener = TcpListener::bind(front)?;
         let addr = listener.local_addr()?;
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(Shared {
+            max_connections: AtomicUsize::new(DEFAULT_MAX_CONNECTIONS),
+            ..Shared::default()
+        });
         let s = shared.clone();
         let thread = std::thread::Builder::new()
             .name("netbed-tcp".into())
@@ -89,6 +121,14 @@ impl TcpRelay {
         self.shared.delay_us.store(us, Ordering::Relaxed);
     }
 
+    /// Keeps at most `n` connections open at once (1 to [`MAX_CONNECTIONS`], clamped): a
+    /// client that comes when `n` are open is closed at once and counted as refused.
+    pub fn set_max_connections(&self, n: usize) {
+        self.shared
+            .max_connections
+            .store(n.clamp(1, MAX_CONNECTIONS), Ordering::Relaxed);
+    }
+
     /// Stops forwarding anything (`true`) or goes on (`false`): a stalled link, the
     /// connections stay open.
     pub fn stall(&self, stalled: bool) {
@@ -101,19 +141,23 @@ impl TcpRelay {
     /// Cuts every open connection: both the client and the server see it closed.
     pub fn cut(&self) {
         if let Ok(mut open) = self.shared.open.lock() {
-            for s in open.drain(..) {
-                let _ = s.shutdown(Shutdown::Both);
+            for (_, pair) in std::mem::take(&mut *open) {
+                for s in pair {
+                    let _ = s.shutdown(Shutdown::Both);
+                }
                 self.shared.cut.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
 
-    /// What the relay did so far (cut counts sockets, two per connection).
+    /// What the relay did so far.
     pub fn stats(&self) -> TcpStats {
         TcpStats {
             connections: self.shared.connections.load(Ordering::Relaxed),
-            cut: self.shared.cut.load(Ordering::Relaxed) / 2,
+            cut: self.shared.cut.load(Ordering::Relaxed),
             bytes: self.shared.bytes.load(Ordering::Relaxed),
+            open: self.shared.open.lock().map(|o| o.len()).unwrap_or(0),
+            refused: self.shared.refused.load(Ordering::SeqCst),
         }
     }
 }
@@ -137,7 +181,16 @@ fn accept_loop(listener: TcpListener, server: SocketAddr, shared: Arc<Shared>) {
         if shared.stop.load(Ordering::Relaxed) {
             break;
         }
-        let Ok(client) = client else { continue };
+        let client = match client {
+            Ok(c) => c,
+            Err(_) => {
+                // Out of descriptors or memory for now: the pending client stays queued, so
+                // a loop straight back into `accept` would spin; a short pause lets
+                // connections end first.
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            }
+        };
         if let Err(e) = pipe(client, server, &shared) {
             eprintln!("netbed: a TCP connection could not be relayed: {e}");
         }
@@ -145,31 +198,66 @@ fn accept_loop(listener: TcpListener, server: SocketAddr, shared: Arc<Shared>) {
 }
 
 fn pipe(client: TcpStream, server: SocketAddr, shared: &Arc<Shared>) -> io::Result<()> {
+    let full = shared
+        .open
+        .lock()
+        .map(|o| o.len() >= shared.max_connections.load(Ordering::Relaxed))
+        .unwrap_or(true);
+    if full {
+        // As many as allowed are open: this one is closed at once (the accept loop is the
+        // only one to add connections, so the count cannot grow in between).
+        // Counted before it is closed: whoever sees it closed sees it counted.
+        shared.refused.fetch_add(1, Ordering::SeqCst);
+        let _ = client.shutdown(Shutdown::Both);
+        return Ok(());
+    }
     client.set_nonblocking(false)?;
     let upstream = TcpStream::connect(server)?;
     let _ = client.set_nodelay(true);
     let _ = upstream.set_nodelay(true);
+    let (client, upstream) = (Arc::new(client), Arc::new(upstream));
+    let id = shared.connections.fetch_add(1, Ordering::Relaxed);
     if let Ok(mut open) = shared.open.lock() {
-        open.push(client.try_clone()?);
-        open.push(upstream.try_clone()?);
+        open.insert(id, [client.clone(), upstream.clone()]);
     }
-    shared.connections.fetch_add(1, Ordering::Relaxed);
+    // The way that ends last forgets the connection (and so closes its sockets).
+    let ways = Arc::new(AtomicUsize::new(2));
     for (from, to) in [
-        (client.try_clone()?, upstream.try_clone()?),
-        (upstream, client),
+        (client.clone(), upstream.clone()),
+        (upstream.clone(), client.clone()),
     ] {
-        let s = shared.clone();
-        std::thread::Builder::new()
+        let (s, left) = (shared.clone(), ways.clone());
+        let spawned = std::thread::Builder::new()
             .name("netbed-pipe".into())
-            .spawn(move || forward(from, to, &s))?;
+            .spawn(move || {
+                forward(&from, &to, &s);
+                if left.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    if let Ok(mut open) = s.open.lock() {
+                        open.remove(&id);
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            // No thread for this way: the connection is closed (a way already started sees
+            // it closed and ends).
+            let _ = client.shutdown(Shutdown::Both);
+            let _ = upstream.shutdown(Shutdown::Both);
+            if ways.fetch_sub(1, Ordering::AcqRel) == 1 {
+                if let Ok(mut open) = shared.open.lock() {
+                    open.remove(&id);
+                }
+            }
+            return Err(e);
+        }
     }
     Ok(())
 }
 
-fn forward(mut from: TcpStream, mut to: TcpStream, shared: &Shared) {
-    let mut buf = vec![0u8; 16 << 10];
+fn forward(from: &TcpStream, to: &TcpStream, shared: &Shared) {
+    let mut buf = vec![0u8; CHUNK];
+    let (mut reader, mut writer) = (from, to);
     loop {
-        let n = match from.read(&mut buf) {
+        let n = match reader.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
@@ -191,7 +279,7 @@ fn forward(mut from: TcpStream, mut to: TcpStream, shared: &Shared) {
         // them counted (counted after, a busy machine could answer in between); taken back
         // if the write fails.
         shared.bytes.fetch_add(n as u64, Ordering::Relaxed);
-        if to.write_all(&buf[..n]).is_err() {
+        if writer.write_all(&buf[..n]).is_err() {
             shared.bytes.fetch_sub(n as u64, Ordering::Relaxed);
             break;
         }

@@ -21,9 +21,11 @@ use mio::{Events, Interest, Poll, Token};
 
 use crate::fate::{stream_id, Impairment, LinkStats, Schedule, Stream};
 use crate::NetbedError;
+#[cfg(doc)]
+use crate::MAX_QUEUED_BYTES;
 
-/// Largest datagram relayed.
-const MAX_DATAGRAM: usize = 65536;
+/// The receive buffer: larger than any UDP datagram (65,507 bytes of payload over IPv4).
+pub const MAX_DATAGRAM: usize = 65536;
 
 /// Most agents (sockets towards the server) one relay keeps.
 pub const MAX_FLOWS: usize = 1024;
@@ -39,6 +41,8 @@ pub struct RelayStats {
     pub down: LinkStats,
     /// Agents seen.
     pub flows: usize,
+    /// Bytes of datagrams on their way now (at most [`MAX_QUEUED_BYTES`]).
+    pub queued_bytes: usize,
 }
 
 /// A running UDP relay (see the module's text). Dropping it stops it.
@@ -290,6 +294,7 @@ impl Relay {
         if let Ok(mut s) = self.stats.lock() {
             let mut total = RelayStats {
                 flows: self.flows.len(),
+                queued_bytes: self.schedule.bytes(),
                 ..RelayStats::default()
             };
             for f in &self.flows {
@@ -320,6 +325,7 @@ fn add(sum: &mut LinkStats, s: &LinkStats) {
     sum.duplicated += s.duplicated;
     sum.reordered += s.reordered;
     sum.sent += s.sent;
+    sum.overflowed += s.overflowed;
 }
 
 /// The text of the first `<name>…</name>` in `bytes`.

@@ -99,6 +99,9 @@ class _Batch(VectorEnv):
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, core: Any, obs_dim: int, num_envs: int, max_steps: int):
+        if not (isinstance(max_steps, int) and not isinstance(max_steps, bool) and max_steps > 0):
+            core.close()
+            raise ValueError(f"max_steps {max_steps!r}: a positive number of steps")
         self.num_envs = num_envs
         self._core = core
         self._max_steps = max_steps

@@ -249,6 +249,68 @@ fn bad_sweeps_change_nothing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_sweep_cannot_write_elsewhere_nor_script_a_command_nor_take_the_memory() {
+    let dir = scratch("hostile");
+    let cwd = dir.join("a/b");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let refused = |text: &str, extra: &[&str]| {
+        let sweep = sweep_file(&dir, text);
+        let out = simrob()
+            .current_dir(&cwd)
+            .arg("batch")
+            .arg(&sweep)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // A name leading out of results/ (to a/escaped), or an absolute one.
+    for name in ["../../escaped", "/tmp/simrob-escaped"] {
+        let text = format!("name = {name:?}\ncommand = [\"swarm\", \"run\", \"x.toml\"]\n");
+        let e = refused(&text, &["--slurm"]);
+        assert!(e.contains("name") && e.contains("results/NAME"), "{e}");
+    }
+    assert!(!dir.join("a/escaped").exists());
+    // A line break in the name once put a line of its own, a command, into sweep.sbatch.
+    let e = refused(
+        "name = \"x\\nrm -rf ~\"\ncommand = [\"swarm\", \"run\", \"x.toml\"]\n",
+        &["--slurm"],
+    );
+    assert!(e.contains("name"), "{e}");
+    // And in --out.
+    let sweep = sweep_file(&dir, "command = [\"swarm\", \"run\", \"x.toml\"]\n");
+    let out = simrob()
+        .arg("batch")
+        .arg(&sweep)
+        .arg("--slurm")
+        .arg("--out")
+        .arg(dir.join("x\nrm -rf ~"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("control character"));
+    assert!(!dir.join("x\nrm -rf ~/sweep.sbatch").exists());
+    // A 900 kB argument times a million seeds once aborted the process (out of memory): a
+    // clear refusal now, before anything is made.
+    let e = refused(
+        &format!(
+            "command = [\"swarm\", \"run\", \"{}\"]\nseeds = {{ from = 1, count = 1000000 }}\n",
+            "x".repeat(900_000)
+        ),
+        &["--dry-run"],
+    );
+    assert!(e.contains("at most 268435456 bytes"), "{e}");
+    // NaN is not an argument.
+    let e = refused(
+        "command = [\"swarm\", \"run\", \"{x}\"]\n[parameters]\nx = [nan]\n",
+        &["--dry-run"],
+    );
+    assert!(e.contains("NaN is not a finite number"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The `threads` each run of a sweep of `swarm run` reported, run with `-j jobs` and the
 /// sweep's environment holding `env` as `SIMROB_THREADS`.
 fn threads_per_run(name: &str, jobs: usize, env: Option<&str>) -> Vec<u64> {

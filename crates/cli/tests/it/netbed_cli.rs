@@ -150,4 +150,16 @@ fn the_relay_commands_refuse_other_machines_and_bad_numbers() {
     ]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("is larger than the delay"), "{err}");
+    for n in ["0", "1025", "lots"] {
+        let (code, err) = run(&[
+            "netbed",
+            "tcp",
+            "--to",
+            "127.0.0.1:5005",
+            "--max-connections",
+            n,
+        ]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("a whole number from 1 to 1024"), "{n}: {err}");
+    }
 }

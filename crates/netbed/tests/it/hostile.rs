@@ -1,0 +1,92 @@
+//! Relays under abuse: connections opened and closed without end, more at once than
+//! allowed, a flood of datagrams held for a long delay. Memory and descriptors stay within
+//! the documented limits, and the relay keeps serving. Waits are on the relays' counts,
+//! with a guard against failure.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream, UdpSocket};
+use std::time::{Duration, Instant};
+
+use simrob_netbed::{Impairment, TcpRelay, UdpRelay, MAX_QUEUED_BYTES};
+
+const GUARD: Duration = Duration::from_secs(60);
+
+/// Waits until `done` holds; fails past the guard.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < GUARD, "never: {what}");
+        std::thread::yield_now();
+    }
+}
+
+/// Opens a connection through `relay` and the server's end of it.
+fn connect(relay: &TcpRelay, server: &TcpListener) -> (TcpStream, TcpStream) {
+    let client = TcpStream::connect(relay.addr()).expect("connect through the relay");
+    client.set_read_timeout(Some(GUARD)).expect("guard");
+    let (upstream, _) = server.accept().expect("the relay connects on");
+    upstream.set_read_timeout(Some(GUARD)).expect("guard");
+    (client, upstream)
+}
+
+#[test]
+fn a_tcp_relay_forgets_closed_connections_and_refuses_past_its_limit() {
+    let server = TcpListener::bind("127.0.0.1:0").expect("listener");
+    let relay = TcpRelay::start(server.local_addr().expect("addr")).expect("relay");
+    relay.set_max_connections(2);
+    // Many connections, one after the other: each is forgotten (its sockets closed) once both
+    // ends have closed, so the relay's descriptors do not run out.
+    for i in 0..300u32 {
+        let (mut client, mut upstream) = connect(&relay, &server);
+        client.write_all(&i.to_le_bytes()).expect("write");
+        let mut got = [0u8; 4];
+        upstream.read_exact(&mut got).expect("forwarded");
+        assert_eq!(u32::from_le_bytes(got), i);
+        drop((client, upstream));
+        wait_until("the connection forgotten", || relay.stats().open == 0);
+    }
+    // Two at once are relayed; a third is closed at once, and counted.
+    let (a, a_up) = connect(&relay, &server);
+    let (_b, _b_up) = connect(&relay, &server);
+    let mut third = TcpStream::connect(relay.addr()).expect("connect");
+    third.set_read_timeout(Some(GUARD)).expect("guard");
+    let mut byte = [0u8; 1];
+    assert_eq!(third.read(&mut byte).unwrap_or(0), 0, "closed at once");
+    let s = relay.stats();
+    assert_eq!((s.open, s.refused, s.connections), (2, 1, 302), "{s:?}");
+    // Room again once one closes.
+    drop((a, a_up));
+    wait_until("room again", || relay.stats().open == 1);
+    let (mut c, mut c_up) = connect(&relay, &server);
+    c.write_all(b"x").expect("write");
+    c_up.read_exact(&mut byte).expect("forwarded");
+    assert_eq!(&byte, b"x");
+}
+
+#[test]
+fn a_flood_held_by_a_long_delay_stays_within_the_queue_limit() {
+    let server = UdpSocket::bind("127.0.0.1:0").expect("server socket");
+    let slow = Impairment {
+        delay: Duration::from_secs(3600),
+        duplicate: 1.0,
+        ..Impairment::clean()
+    };
+    let relay = UdpRelay::start(server.local_addr().expect("addr"), slow, slow).expect("relay");
+    let agent = UdpSocket::bind("127.0.0.1:0").expect("agent socket");
+    let datagram = vec![b'x'; 60_000];
+    // Twice over what the relay may hold (each datagram doubled), one at a time so the
+    // kernel loses none.
+    let n = (MAX_QUEUED_BYTES / datagram.len()) as u64 + 2;
+    for k in 1..=n {
+        agent.send_to(&datagram, relay.addr()).expect("send");
+        wait_until("the datagram received", || relay.stats().up.received == k);
+    }
+    let s = relay.stats();
+    assert!(s.queued_bytes <= MAX_QUEUED_BYTES, "{s:?}");
+    assert_eq!(
+        s.up.sent,
+        (MAX_QUEUED_BYTES / datagram.len()) as u64,
+        "{s:?}"
+    );
+    assert_eq!(s.up.sent + s.up.overflowed, 2 * n, "{s:?}");
+}
