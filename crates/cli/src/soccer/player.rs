@@ -215,29 +215,21 @@ pub fn run(args: PlayerArgs) -> Result<()> {
         if stop.load(Ordering::Relaxed) || end.is_some_and(|e| wall.elapsed() >= e) {
             break;
         }
-        let Some((now, frame)) = senses.next(Duration::from_millis(20))? else {
-            // No news from the simulator: still listen to the team.
-            let now = senses.now();
-            drain(
-                &sock,
-                &mut buf,
-                &mut brain,
-                now,
-                id,
-                args.verbose,
-                &mut drops,
-            );
-            continue;
-        };
+        let news = senses.next(Duration::from_millis(20))?;
+        // The team is listened to with or without news from the simulator.
+        let heard = news.as_ref().map_or_else(|| senses.now(), |(now, _)| *now);
         drain(
             &sock,
             &mut buf,
             &mut brain,
-            now,
+            heard,
             id,
             args.verbose,
             &mut drops,
         );
+        let Some((now, frame)) = news else {
+            continue;
+        };
         if let Some(frame) = frame {
             brain.observe(now, &frame);
         }

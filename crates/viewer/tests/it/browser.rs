@@ -10,10 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use simrob_client::agent::{Agent, AgentOptions};
-use simrob_protocol::{decode_datagram, CommandKeys, ControlRequest, EntityId, Request};
-use simrob_server::files::DirStore;
-use simrob_server::udp::UdpServer;
-use simrob_session::{ServerConfig, Session};
+use simrob_protocol::{ControlRequest, EntityId, Request};
 use simrob_viewer::{observer, responses_channel, SessionBridge, Viewer};
 
 use crate::sumbot::{initialize, run_iterations, wheels};
@@ -41,21 +38,7 @@ fn live(tag: &str) -> Live {
     let dir = std::env::temp_dir().join(format!("simrob-viewer-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let config = ServerConfig {
-        receiver_port: 0,
-        real_time_factor: 1.0,
-        save_directory: dir.clone(),
-        ..ServerConfig::default()
-    };
-    let mut server =
-        UdpServer::bind(Session::new(config), Box::new(DirStore::new(&dir).unwrap())).unwrap();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
-    let requests: Vec<Request> =
-        decode_datagram(&std::fs::read(path).unwrap(), &CommandKeys::default())
-            .into_iter()
-            .map(|r| r.unwrap())
-            .collect();
-    server.apply_local(&requests).unwrap();
+    let mut server = crate::sumbot::soccer_server(&dir, 1.0);
     let udp = server.local_addr().unwrap();
     let responses = responses_channel();
     let bridge = SessionBridge::new(server.commands());

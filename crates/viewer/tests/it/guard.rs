@@ -374,30 +374,13 @@ fn a_real_time_factor_too_small_for_a_clock_is_refused_and_the_server_runs_on() 
     // Duration holds: the server's thread panicked and the world stopped for every agent.
     use crate::sumbot::{initialize, run_iterations};
     use simrob_client::agent::Agent;
-    use simrob_protocol::{decode_datagram, CommandKeys, Request};
-    use simrob_server::files::DirStore;
-    use simrob_server::udp::UdpServer;
-    use simrob_session::{ServerConfig, Session};
     use simrob_viewer::{observer, SessionBridge};
     use std::sync::atomic::AtomicBool;
 
     let dir = std::env::temp_dir().join(format!("simrob-viewer-rtf-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let config = ServerConfig {
-        receiver_port: 0,
-        save_directory: dir.clone(),
-        ..ServerConfig::default()
-    };
-    let mut server =
-        UdpServer::bind(Session::new(config), Box::new(DirStore::new(&dir).unwrap())).unwrap();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
-    let requests: Vec<Request> =
-        decode_datagram(&std::fs::read(path).unwrap(), &CommandKeys::default())
-            .into_iter()
-            .map(|r| r.unwrap())
-            .collect();
-    server.apply_local(&requests).unwrap();
+    let mut server = crate::sumbot::soccer_server(&dir, 0.0);
     let udp = server.local_addr().unwrap();
     let viewer = Viewer::start(
         "127.0.0.1:0".parse().unwrap(),

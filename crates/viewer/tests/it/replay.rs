@@ -9,10 +9,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use simrob_client::agent::Agent;
-use simrob_protocol::{decode_datagram, CommandKeys, Request};
-use simrob_server::files::DirStore;
-use simrob_server::udp::UdpServer;
-use simrob_session::{ServerConfig, Session};
 use simrob_viewer::record::{header_now, recorder, Recording, RecordingReader, FORMAT, VERSION};
 use simrob_viewer::replay::serve_replay;
 use simrob_viewer::{Frame, FrameBody, FrameEntity};
@@ -23,21 +19,7 @@ use headless::{centroid, orange_pixels, screenshot, Page};
 /// Runs the soccer scenario at real time with a recorder, drives the SumBot, stops.
 fn record_a_run(dir: &Path) -> PathBuf {
     let file = dir.join("run.simrec");
-    let config = ServerConfig {
-        receiver_port: 0,
-        real_time_factor: 1.0,
-        save_directory: dir.to_path_buf(),
-        ..ServerConfig::default()
-    };
-    let mut server =
-        UdpServer::bind(Session::new(config), Box::new(DirStore::new(dir).unwrap())).unwrap();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
-    let requests: Vec<Request> =
-        decode_datagram(&std::fs::read(path).unwrap(), &CommandKeys::default())
-            .into_iter()
-            .map(|r| r.unwrap())
-            .collect();
-    server.apply_local(&requests).unwrap();
+    let mut server = crate::sumbot::soccer_server(dir, 1.0);
     let udp = server.local_addr().unwrap();
     server.add_observer(recorder(&file, &format!("udp://{udp}")).unwrap());
     let stop = Arc::new(AtomicBool::new(false));

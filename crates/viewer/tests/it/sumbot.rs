@@ -3,8 +3,35 @@
 #![allow(dead_code)]
 
 use simrob_client::agent::{Agent, AgentOptions};
-use simrob_protocol::{ControlRequest, EntityId, EntityRequest, MotorCommand, Request};
+use simrob_protocol::{
+    decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand, Request,
+};
+use simrob_server::files::DirStore;
+use simrob_server::udp::UdpServer;
+use simrob_session::{ServerConfig, Session};
+use std::path::Path;
 use std::time::Duration;
+
+/// A SimRob server on a free loopback port with the soccer scenario applied (not yet
+/// initialized), saving in `dir`, paced at `real_time_factor` (0: as fast as it can).
+pub fn soccer_server(dir: &Path, real_time_factor: f64) -> UdpServer {
+    let config = ServerConfig {
+        receiver_port: 0,
+        real_time_factor,
+        save_directory: dir.to_path_buf(),
+        ..ServerConfig::default()
+    };
+    let mut server =
+        UdpServer::bind(Session::new(config), Box::new(DirStore::new(dir).unwrap())).unwrap();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
+    let requests: Vec<Request> =
+        decode_datagram(&std::fs::read(path).unwrap(), &CommandKeys::default())
+            .into_iter()
+            .map(|r| r.unwrap())
+            .collect();
+    server.apply_local(&requests).unwrap();
+    server
+}
 
 /// Registers `agent` as `key` with broadcasts off, then initializes the simulation and waits
 /// up to `timeout` for the server's answer.
