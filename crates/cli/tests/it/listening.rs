@@ -16,10 +16,15 @@ pub fn start(
     let mut out = BufReader::new(child.stdout.take().expect("stdout"));
     let mut line = String::new();
     out.read_line(&mut line).expect("first line");
-    let addr = line
+    let Some(addr) = line
         .trim()
         .strip_prefix(&format!("listening on {scheme}://"))
-        .unwrap_or_else(|| panic!("first line: {line:?}"))
-        .to_string();
+        .map(str::to_string)
+    else {
+        // Not left running (as fast as it can) after the test has failed.
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("first line: {line:?}");
+    };
     (child, out, addr)
 }
