@@ -148,6 +148,10 @@ def test_bad_input_raises_and_changes_nothing():
     ):
         with pytest.raises(ValueError):
             futrob.parallel_env(**kwargs)
+    # An error quotes what it was given, not a megabyte of it.
+    with pytest.raises(ValueError) as refused:
+        futrob.parallel_env(opponent="x" * 10**6)
+    assert len(str(refused.value)) < 200 and "1000000 characters" in str(refused.value)
     env.close()
     with pytest.raises(RuntimeError, match="closed"):
         env.step({"cyan_0": 0, "magenta_0": 0})

@@ -191,9 +191,9 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
     if args.start.is_some() && !core.world().is_free(s.position(), radius, None) {
         bail!(
             "--start {},{},{}: a robot (radius {radius} in) there would overlap a wall or leave the {} × {} in map; choose a free spot",
-            s.x,
-            s.y,
-            s.heading_deg,
+            simrob_math::Shown::of(&s.x),
+            simrob_math::Shown::of(&s.y),
+            simrob_math::Shown::of(&s.heading_deg),
             core.world().map().width(),
             core.world().map().height()
         );

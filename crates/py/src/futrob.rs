@@ -494,13 +494,15 @@ impl FutRobTeam {
             "futrob" => true,
             o => {
                 return Err(PyValueError::new_err(format!(
-                    "opponent {o:?}: \"agents\" or \"futrob\""
+                    "opponent {}: \"agents\" or \"futrob\"",
+                    quoted(o)
                 )))
             }
         };
         let p = Profile::named(profile).ok_or_else(|| {
             PyValueError::new_err(format!(
-                "unknown profile {profile:?}: \"paper\" or \"ideal\""
+                "unknown profile {}: \"paper\" or \"ideal\"",
+                quoted(profile)
             ))
         })?;
         if !(10..=10_000).contains(&step_ms) || step_ms % 10 != 0 {
@@ -662,4 +664,16 @@ pub fn team_actions() -> Vec<&'static str> {
 #[pyfunction]
 pub fn team_predicates() -> Vec<&'static str> {
     Predicate::all().map(|p| p.name()).collect()
+}
+
+/// `text` quoted for an error, its first 40 characters at most (an error does not repeat a
+/// megabyte it was given).
+fn quoted(text: &str) -> String {
+    const MOST: usize = 40;
+    if text.chars().count() <= MOST {
+        format!("{text:?}")
+    } else {
+        let head: String = text.chars().take(MOST).collect();
+        format!("{head:?}… ({} characters)", text.chars().count())
+    }
 }

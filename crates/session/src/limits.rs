@@ -530,8 +530,9 @@ impl Limits {
                         max: self.max_timestep,
                     });
                 }
-                // A negative wait is refused where it is applied.
-                ControlRequest::SetSyncWait(s) if !(s.is_finite() && *s <= self.max_sync_wait) => {
+                ControlRequest::SetSyncWait(s)
+                    if !(s.is_finite() && *s >= 0.0 && *s <= self.max_sync_wait) =>
+                {
                     return Err(Refusal::SyncWait {
                         value: *s,
                         max: self.max_sync_wait,

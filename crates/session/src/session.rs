@@ -2036,7 +2036,7 @@ mod timing_tests {
         }
         let refused = s.handle_command(control(ControlRequest::SetSyncWait(-1.0)), t0);
         assert!(
-            matches!(&refused, Err(SessionError::Refused { command, .. }) if command == "Set_Sync_Wait"),
+            matches!(&refused, Err(SessionError::NotAllowed { command, .. }) if command == "Set_Sync_Wait"),
             "{refused:?}"
         );
         let flags = s.session_flags();

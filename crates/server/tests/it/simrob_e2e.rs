@@ -366,7 +366,7 @@ fn bad_input_is_answered_and_the_world_stays_as_it_was() {
         (control("<Control_Request Command=\"Load\"><File>forever.xml</File></Control_Request>").into_bytes(), "maxsyncwait"),
         (control("<Control_Request Command=\"Set_Sync_Wait\"><Sync_Wait>1e300</Sync_Wait></Control_Request>").into_bytes(), "maxsyncwait"),
         (control("<Control_Request Command=\"Set_Sync_Wait\"><Sync_Wait>10.5</Sync_Wait></Control_Request>").into_bytes(), "maxsyncwait"),
-        (control("<Control_Request Command=\"Set_Sync_Wait\"><Sync_Wait>-1</Sync_Wait></Control_Request>").into_bytes(), "non-negative"),
+        (control("<Control_Request Command=\"Set_Sync_Wait\"><Sync_Wait>-1</Sync_Wait></Control_Request>").into_bytes(), "(0 … 10 s, configuration key maxsyncwait)"),
         (control("<Control_Request Command=\"Save\"><File>../escape.xml</File></Control_Request>").into_bytes(), "outside the save directory"),
         (control("<Control_Request Command=\"Save\"><File>/tmp/escape.xml</File></Control_Request>").into_bytes(), "outside the save directory"),
         (register_xml("spoof", "RobotController", "10.1.2.3", 4000, false, 0.1).into_bytes(), "may only register its own address"),
