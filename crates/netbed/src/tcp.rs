@@ -57,6 +57,8 @@ struct Shared {
     delay_us: AtomicU64,
     /// Open connections by number; a connection leaves when both its ways have ended.
     open: Mutex<BTreeMap<u64, Pair>>,
+    /// Notified when a connection leaves `open` (its descriptors released).
+    left: Condvar,
     /// Connections allowed open at once.
     max_connections: AtomicUsize,
     connections: AtomicU64,
@@ -148,6 +150,7 @@ impl TcpRelay {
                 self.shared.cut.fetch_add(1, Ordering::Relaxed);
             }
         }
+        self.shared.left.notify_all();
     }
 
     /// What the relay did so far.
@@ -185,9 +188,12 @@ fn accept_loop(listener: TcpListener, server: SocketAddr, shared: Arc<Shared>) {
             Ok(c) => c,
             Err(_) => {
                 // Out of descriptors or memory for now: the pending client stays queued, so
-                // a loop straight back into `accept` would spin; a short pause lets
-                // connections end first.
-                std::thread::sleep(Duration::from_millis(10));
+                // a loop straight back into `accept` would spin. It waits for a connection of
+                // its own to end and release its descriptors (at most a second: the shortage
+                // may be another program's).
+                if let Ok(open) = shared.open.lock() {
+                    let _ = shared.left.wait_timeout(open, Duration::from_secs(1));
+                }
                 continue;
             }
         };
@@ -195,6 +201,15 @@ fn accept_loop(listener: TcpListener, server: SocketAddr, shared: Arc<Shared>) {
             eprintln!("netbed: a TCP connection could not be relayed: {e}");
         }
     }
+}
+
+/// Connection `id` leaves the open ones, its sockets released; the accept loop, if it waits
+/// for descriptors, is told.
+fn forget(shared: &Shared, id: u64) {
+    if let Ok(mut open) = shared.open.lock() {
+        open.remove(&id);
+    }
+    shared.left.notify_all();
 }
 
 fn pipe(client: TcpStream, server: SocketAddr, shared: &Arc<Shared>) -> io::Result<()> {
@@ -232,9 +247,7 @@ fn pipe(client: TcpStream, server: SocketAddr, shared: &Arc<Shared>) -> io::Resu
             .spawn(move || {
                 forward(&from, &to, &s);
                 if left.fetch_sub(1, Ordering::AcqRel) == 1 {
-                    if let Ok(mut open) = s.open.lock() {
-                        open.remove(&id);
-                    }
+                    forget(&s, id);
                 }
             });
         if let Err(e) = spawned {
@@ -243,9 +256,7 @@ fn pipe(client: TcpStream, server: SocketAddr, shared: &Arc<Shared>) -> io::Resu
             let _ = client.shutdown(Shutdown::Both);
             let _ = upstream.shutdown(Shutdown::Both);
             if ways.fetch_sub(1, Ordering::AcqRel) == 1 {
-                if let Ok(mut open) = shared.open.lock() {
-                    open.remove(&id);
-                }
+                forget(shared, id);
             }
             return Err(e);
         }
