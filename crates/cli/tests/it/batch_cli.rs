@@ -2,23 +2,14 @@
 //! of `simrob swarm run`, a failing run, an interrupted sweep resumed, Slurm chunks merged,
 //! figures written.
 
+use crate::support::ok;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 fn simrob() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_simrob"));
     c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     c
-}
-
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -1,6 +1,6 @@
 //! `simrob mrs` as a user runs it: serve on a free port, answer a client, write snapshots.
 
-use crate::support::{repo, simrob};
+use crate::support::{ok, repo, simrob};
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
@@ -78,16 +78,11 @@ fn mrs_snapshot_writes_a_png_and_refuses_bad_arguments() {
     for map in ["maps/example.txt", "maps/arena.bmp"] {
         let png = dir.join("shot.png");
         let _ = std::fs::remove_file(&png);
-        let out = simrob()
+        ok(simrob()
             .args(["mrs", "--map", &repo(map), "--snapshot"])
             .arg(&png)
             .output()
-            .expect("run");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .expect("run"));
         let bytes = std::fs::read(&png).expect("png written");
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
     }
@@ -127,8 +122,8 @@ fn mrs_snapshot_writes_a_png_and_refuses_bad_arguments() {
         assert!(err.contains(why), "{bad:?}: {err}");
         assert!(!png.exists(), "{bad:?} wrote a picture");
     }
-    let ok = dir.join("turned.png");
-    let out = simrob()
+    let turned = dir.join("turned.png");
+    ok(simrob()
         .args([
             "mrs",
             "--start",
@@ -139,15 +134,10 @@ fn mrs_snapshot_writes_a_png_and_refuses_bad_arguments() {
             "1",
         ])
         .arg("--snapshot")
-        .arg(&ok)
+        .arg(&turned)
         .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(ok.exists());
+        .expect("run"));
+    assert!(turned.exists());
     let help = simrob().args(["mrs", "--help"]).output().expect("help");
     let text = String::from_utf8_lossy(&help.stdout);
     for flag in [

@@ -38,3 +38,15 @@ pub fn send_piped(server: &str, input: &[u8]) -> std::process::Output {
         .expect("simrob send reads its input");
     child.wait_with_output().expect("simrob send ends")
 }
+
+/// The standard output of a `simrob` that succeeded; fails the test with both outputs if it
+/// did not.
+pub fn ok(out: std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
