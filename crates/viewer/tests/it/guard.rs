@@ -274,11 +274,9 @@ fn half_open_connections_never_keep_a_page_load_out() {
 fn every_answer_closes_its_connection_so_the_next_head_is_timed_again() {
     // Kept open after an answer, a connection was past the guard: its next request head
     // had no time limit (60 connections each sending a byte of it a second were all open
-    // 25 s on) and idle ones stayed for ever, in any number.
-    let (viewer, _) = start(Guard {
-        header_timeout: Duration::from_millis(100),
-        ..Guard::default()
-    });
+    // 25 s on) and idle ones stayed for ever, in any number. (The default head timeout: a
+    // loaded machine may be slow to read the first head.)
+    let (viewer, _) = start(Guard::default());
     let addr = viewer.addr();
     for path in ["/", "/main.js", "/no-such-file"] {
         let mut s = connect(addr);
