@@ -190,6 +190,11 @@ pub struct Ros2 {
     /// (`std_msgs/Empty`), so a ROS controller's run is reproducible.
     #[arg(long, requires = "ros2")]
     pub ros2_lockstep: bool,
+    /// With --ros2: how many other DDS participants (ROS 2 processes) on the domain simrob
+    /// keeps track of; past it ROS 2 stops with a line on standard error and the world goes
+    /// on without it, so forged announcements cannot grow it without bound (default 1000).
+    #[arg(long, value_name = "N", requires = "ros2", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub ros2_max_participants: Option<u32>,
 }
 
 impl Ros2 {
@@ -217,7 +222,11 @@ impl Ros2 {
 
     /// The domain and discovery range from ROS 2's environment variables.
     pub fn discovery(&self) -> Result<simrob_ros2::env::Discovery> {
-        Ok(simrob_ros2::env::Discovery::from_env()?)
+        let mut d = simrob_ros2::env::Discovery::from_env()?;
+        if let Some(n) = self.ros2_max_participants {
+            d.max_participants = n as usize;
+        }
+        Ok(d)
     }
 }
 

@@ -21,7 +21,16 @@ pub struct Discovery {
     pub domain_id: u16,
     /// The discovery range.
     pub range: Range,
+    /// Most other participants the node tracks before it stops (`--ros2-max-participants`,
+    /// default [`DEFAULT_MAX_PARTICIPANTS`]).
+    pub max_participants: usize,
 }
+
+/// How many other DDS participants on the domain a node tracks, by default, before it stops:
+/// a ROS 2 process is one participant, so a thousand is a large laboratory's worth, and
+/// bounds what forged announcements cost (some 3 KB of memory each, and the work and traffic
+/// RustDDS spends on each until its announced lease ends).
+pub const DEFAULT_MAX_PARTICIPANTS: usize = 1000;
 
 /// A ROS environment variable with a value ROS 2 would refuse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -70,6 +79,10 @@ impl Discovery {
             }
             Some(other) => return Err(EnvError::Range(other.to_owned())),
         };
-        Ok(Discovery { domain_id, range })
+        Ok(Discovery {
+            domain_id,
+            range,
+            max_participants: DEFAULT_MAX_PARTICIPANTS,
+        })
     }
 }

@@ -20,7 +20,8 @@ use rustdds::no_key::{DataReader, DataWriter};
 use rustdds::policy::{Durability, History, Reliability};
 use rustdds::{
     CDRDeserializerAdapter, CDRSerializerAdapter, DomainParticipant, DomainParticipantBuilder,
-    Publisher, QosPolicies, QosPolicyBuilder, Subscriber, TopicKind,
+    DomainParticipantStatusEvent, DomainParticipantStatusListener, Publisher, QosPolicies,
+    QosPolicyBuilder, StatusEvented, Subscriber, TopicKind, GUID,
 };
 
 use crate::bridge::{Bridge, Out};
@@ -31,6 +32,11 @@ use crate::msg::{
 
 /// Most samples taken from one reader per [`Node::receive`].
 pub const MAX_TAKE: usize = 16;
+
+/// How long dropping a [`Node`] waits for its DDS participant to stop (it says goodbye to
+/// its peers and joins RustDDS's threads); past it the participant is left to stop on its
+/// own, or with the process. A participant busy with a flood of forged peers took minutes.
+pub const STOP_WAIT: Duration = Duration::from_secs(2);
 
 /// The QoS profiles of ROS 2's standard topics.
 pub mod qos {
@@ -152,12 +158,15 @@ pub struct Inputs {
 }
 
 /// A writer of a world's own topic (see [`Node::topic_writer`]).
-pub struct TopicWriter<M: Message>(Writer<M>);
+pub struct TopicWriter<M: Message>(Option<Writer<M>>);
 
 impl<M: Message> TopicWriter<M> {
     /// Writes `m`; a failure is logged (the next one tries again).
     pub fn write(&self, m: M) {
-        if let Err(e) = write(&self.0, m) {
+        let Some(w) = &self.0 else {
+            return;
+        };
+        if let Err(e) = write(w, m) {
             tracing::debug!(target: "simrob::ros2", "not written: {e}");
         }
     }
@@ -176,8 +185,11 @@ impl Wake {
     }
 }
 
-/// The token of the node's [`Wake`]; readers get the ones after it.
+/// The token of the node's [`Wake`].
 const WAKE_TOKEN: mio::Token = mio::Token(0);
+/// The token of the participant's status (peers found and lost); readers get the ones after
+/// it.
+const STATUS_TOKEN: mio::Token = mio::Token(1);
 
 /// The node's event queue: readable when [`Node::wait`] would return at once (see
 /// [`Node::ready_source`]).
@@ -210,6 +222,115 @@ impl mio::event::Source for ReadySource {
     }
 }
 
+/// The DDS side of a [`Node`]: the participant and everything made from it.
+struct Dds {
+    participant: DomainParticipant,
+    publisher: Publisher,
+    subscriber: Subscriber,
+    /// Peers found and lost.
+    status: DomainParticipantStatusListener,
+    clock: Writer<Clock>,
+    tf: Writer<TFMessage>,
+    tf_static: Writer<TFMessage>,
+    step: Option<Reader<Empty>>,
+    robots: BTreeMap<String, RobotTopics>,
+}
+
+impl Dds {
+    /// Writes one of the bridge's messages (not a robot's appearing or going).
+    fn write(&self, out: Out) -> Result<(), String> {
+        match out {
+            Out::Clock(c) => write(&self.clock, c),
+            Out::Tf(t) => write(&self.tf, t),
+            Out::TfStatic(t) => write(&self.tf_static, t),
+            Out::Odom { robot, msg } => match self.robots.get(&robot) {
+                Some(t) => write(&t.odom, *msg),
+                None => Ok(()),
+            },
+            Out::Sonars {
+                robot,
+                ranges,
+                scan,
+            } => match self.robots.get(&robot) {
+                Some(t) => {
+                    let mut r = Ok(());
+                    for (w, m) in t.sonars.iter().zip(ranges) {
+                        r = r.and(write(w, m));
+                    }
+                    match &t.scan {
+                        Some(w) => r.and(write(w, scan)),
+                        None => r,
+                    }
+                }
+                None => Ok(()),
+            },
+            Out::Bumpers { robot, pressed } => match self.robots.get(&robot) {
+                Some(RobotTopics {
+                    bumpers: Some(w), ..
+                }) => write(
+                    w,
+                    Float64MultiArray {
+                        data: pressed.iter().map(|p| if *p { 1.0 } else { 0.0 }).collect(),
+                        ..Default::default()
+                    },
+                ),
+                _ => Ok(()),
+            },
+            Out::Appeared { .. } | Out::Gone { .. } => Ok(()),
+        }
+    }
+
+    /// Takes every reader and the status listener out of `events` (so that nothing of this
+    /// participant wakes the node once it is handed to [`reap`]).
+    fn deregister(&mut self, events: &mio::Poll) {
+        let registry = events.registry();
+        let gone = |r: &mut dyn mio::event::Source| {
+            if let Err(e) = registry.deregister(r) {
+                tracing::debug!(target: "simrob::ros2", "deregistering a reader: {e}");
+            }
+        };
+        gone(&mut self.status);
+        if let Some(r) = &mut self.step {
+            gone(r);
+        }
+        for t in self.robots.values_mut() {
+            if let Some(r) = &mut t.cmd_vel {
+                gone(r);
+            }
+            if let Some(r) = &mut t.wheels {
+                gone(r);
+            }
+            if let Some(r) = &mut t.goal {
+                gone(r);
+            }
+        }
+    }
+}
+
+/// Drops a participant on a thread of its own (RustDDS joins its threads, and says goodbye
+/// to its peers, when its participant is dropped), waiting for it at most `wait`.
+fn reap(dds: Dds, wait: Duration) {
+    let (done, stopped) = std::sync::mpsc::channel::<()>();
+    let spawned = std::thread::Builder::new()
+        .name("ros2-stop".into())
+        .spawn(move || {
+            drop(dds);
+            let _ = done.send(());
+        });
+    match spawned {
+        Ok(_) if wait.is_zero() => {}
+        Ok(_) => {
+            if stopped.recv_timeout(wait).is_err() {
+                tracing::warn!(target: "simrob::ros2", "the DDS participant did not stop within {wait:?}; left to stop on its own");
+            }
+        }
+        // The closure, and the participant with it, was dropped here.
+        Err(e) => {
+            tracing::warn!(target: "simrob::ros2", "no thread to stop the DDS participant on ({e}); stopped in place")
+        }
+    }
+}
+
 /// A ROS 2 participant publishing a world.
 pub struct Node {
     events: mio::Poll,
@@ -221,14 +342,14 @@ pub struct Node {
     /// Readers with samples to take (those that signalled, and those left with more than a
     /// turn takes).
     pending: BTreeSet<mio::Token>,
-    participant: DomainParticipant,
-    publisher: Publisher,
-    subscriber: Subscriber,
-    clock: Writer<Clock>,
-    tf: Writer<TFMessage>,
-    tf_static: Writer<TFMessage>,
-    step: Option<Reader<Empty>>,
-    robots: BTreeMap<String, RobotTopics>,
+    /// The participant, until the node stops ([`Node::stopped`]).
+    dds: Option<Dds>,
+    domain_id: u16,
+    /// The other participants found on the domain (at most `max_participants`).
+    peers: Vec<GUID>,
+    max_participants: usize,
+    /// Why the node stopped, once it has.
+    stopped: Option<String>,
     inputs: Inputs,
     dropped: u64,
 }
@@ -251,34 +372,104 @@ impl Node {
         )?;
         let events = mio::Poll::new()?;
         let wake = Arc::new(mio::Waker::new(events.registry(), WAKE_TOKEN)?);
+        let mut status = participant.status_listener();
+        events.registry().register(
+            status.as_status_source_mio1(),
+            STATUS_TOKEN,
+            mio::Interest::READABLE,
+        )?;
         let mut node = Node {
             events,
             event_buf: mio::Events::with_capacity(256),
             wake,
-            next_token: WAKE_TOKEN.0 + 1,
+            next_token: STATUS_TOKEN.0 + 1,
             sources: HashMap::new(),
             pending: BTreeSet::new(),
-            clock: writer(&participant, &publisher, "/clock", qos::default(1))?,
-            tf: writer(&participant, &publisher, "/tf", qos::default(100))?,
-            tf_static: writer(&participant, &publisher, "/tf_static", qos::tf_static())?,
-            step: None,
-            participant,
-            publisher,
-            subscriber,
-            robots: BTreeMap::new(),
+            dds: Some(Dds {
+                clock: writer(&participant, &publisher, "/clock", qos::default(1))?,
+                tf: writer(&participant, &publisher, "/tf", qos::default(100))?,
+                tf_static: writer(&participant, &publisher, "/tf_static", qos::tf_static())?,
+                step: None,
+                status,
+                participant,
+                publisher,
+                subscriber,
+                robots: BTreeMap::new(),
+            }),
+            domain_id: discovery.domain_id,
+            peers: Vec::new(),
+            max_participants: discovery.max_participants,
+            stopped: None,
             inputs,
             dropped: 0,
         };
         if lockstep {
-            let r = reader(
-                &node.participant,
-                &node.subscriber,
-                "/simrob/step",
-                qos::trigger(),
-            )?;
-            node.step = Some(node.watch(r, "", Input::Step)?);
+            let r = match &node.dds {
+                Some(d) => reader(
+                    &d.participant,
+                    &d.subscriber,
+                    "/simrob/step",
+                    qos::trigger(),
+                )?,
+                None => return Ok(node),
+            };
+            let r = node.watch(r, "", Input::Step)?;
+            if let Some(d) = &mut node.dds {
+                d.step = Some(r);
+            }
         }
         Ok(node)
+    }
+
+    /// Why the node stopped publishing and reading (more peers than it may track), once it
+    /// has; the world goes on without ROS 2.
+    pub fn stopped(&self) -> Option<&str> {
+        self.stopped.as_deref()
+    }
+
+    /// The participant's index among this machine's participants on the domain (it sets the
+    /// participant's UDP ports), while the node runs.
+    pub fn participant_id(&self) -> Option<u16> {
+        self.dds.as_ref().map(|d| d.participant.participant_id())
+    }
+
+    /// Reads what the participant says of its peers; past `max_participants` of them the
+    /// node stops: its participant is dropped (on a thread of its own, not waited for), so
+    /// what a flood of forged peers costs in memory, processor time and traffic to the
+    /// addresses they name is bounded.
+    fn track_peers(&mut self) {
+        let Some(d) = &self.dds else {
+            return;
+        };
+        while let Some(event) = d.status.try_recv_status() {
+            match event {
+                DomainParticipantStatusEvent::ParticipantDiscovered { dpd }
+                    if !self.peers.contains(&dpd.guid) =>
+                {
+                    self.peers.push(dpd.guid);
+                }
+                DomainParticipantStatusEvent::ParticipantLost { id, .. } => {
+                    self.peers.retain(|g| g.prefix != id);
+                }
+                _ => {}
+            }
+            if self.peers.len() > self.max_participants {
+                let why = format!(
+                    "ROS 2 stopped: more than {} other DDS participants on domain {} (--ros2-max-participants); the world goes on without ROS 2",
+                    self.max_participants, self.domain_id
+                );
+                tracing::error!(target: "simrob::ros2", "{why}");
+                self.stopped = Some(why);
+                self.peers = Vec::new();
+                self.sources.clear();
+                self.pending.clear();
+                if let Some(mut d) = self.dds.take() {
+                    d.deregister(&self.events);
+                    reap(d, Duration::ZERO);
+                }
+                return;
+            }
+        }
     }
 
     /// Registers a reader in the event queue.
@@ -321,7 +512,7 @@ impl Node {
             Err(e) => tracing::warn!(target: "simrob::ros2", "waiting for DDS samples: {e}"),
         }
         for e in self.event_buf.iter() {
-            if e.token() != WAKE_TOKEN {
+            if e.token() != WAKE_TOKEN && e.token() != STATUS_TOKEN {
                 self.pending.insert(e.token());
             }
         }
@@ -336,28 +527,34 @@ impl Node {
         ReadySource(self.events.as_raw_fd())
     }
 
-    /// A writer on ROS 2 topic `name` for a world's own topics (beside the robots').
+    /// A writer on ROS 2 topic `name` for a world's own topics (beside the robots'); it
+    /// writes nothing once the node has stopped.
     pub fn topic_writer<M: Message>(
         &self,
         name: &str,
         qos: QosPolicies,
     ) -> Result<TopicWriter<M>, NodeError> {
-        Ok(TopicWriter(writer(
-            &self.participant,
-            &self.publisher,
-            name,
-            qos,
-        )?))
+        match &self.dds {
+            Some(d) => Ok(TopicWriter(Some(writer(
+                &d.participant,
+                &d.publisher,
+                name,
+                qos,
+            )?))),
+            None => Ok(TopicWriter(None)),
+        }
     }
 
     /// The DDS domain.
     pub fn domain_id(&self) -> u16 {
-        self.participant.domain_id()
+        self.domain_id
     }
 
-    /// The robots whose topics are open.
+    /// The robots whose topics are open (none once the node has stopped).
     pub fn robots(&self) -> impl Iterator<Item = &str> {
-        self.robots.keys().map(String::as_str)
+        self.dds
+            .iter()
+            .flat_map(|d| d.robots.keys().map(String::as_str))
     }
 
     /// Messages dropped: malformed, or for a robot that is gone.
@@ -368,6 +565,10 @@ impl Node {
     /// Publishes what the bridge said (opening and closing robots' topics as they come and
     /// go). A failed write is logged; the next step tries again.
     pub fn publish(&mut self, outs: Vec<Out>) -> Result<(), NodeError> {
+        self.track_peers();
+        if self.dds.is_none() {
+            return Ok(());
+        }
         for out in outs {
             let written = match out {
                 Out::Appeared {
@@ -380,7 +581,7 @@ impl Node {
                     Ok(())
                 }
                 Out::Gone { robot } => {
-                    if let Some(t) = self.robots.remove(&robot) {
+                    if let Some(t) = self.dds.as_mut().and_then(|d| d.robots.remove(&robot)) {
                         for token in t.tokens {
                             self.sources.remove(&token);
                             self.pending.remove(&token);
@@ -388,42 +589,12 @@ impl Node {
                     }
                     Ok(())
                 }
-                Out::Clock(c) => write(&self.clock, c),
-                Out::Tf(t) => write(&self.tf, t),
-                Out::TfStatic(t) => write(&self.tf_static, t),
-                Out::Odom { robot, msg } => match self.robots.get(&robot) {
-                    Some(t) => write(&t.odom, *msg),
-                    None => Ok(()),
-                },
-                Out::Sonars {
-                    robot,
-                    ranges,
-                    scan,
-                } => match self.robots.get(&robot) {
-                    Some(t) => {
-                        let mut r = Ok(());
-                        for (w, m) in t.sonars.iter().zip(ranges) {
-                            r = r.and(write(w, m));
-                        }
-                        match &t.scan {
-                            Some(w) => r.and(write(w, scan)),
-                            None => r,
-                        }
-                    }
-                    None => Ok(()),
-                },
-                Out::Bumpers { robot, pressed } => match self.robots.get(&robot) {
-                    Some(RobotTopics {
-                        bumpers: Some(w), ..
-                    }) => write(
-                        w,
-                        Float64MultiArray {
-                            data: pressed.iter().map(|p| if *p { 1.0 } else { 0.0 }).collect(),
-                            ..Default::default()
-                        },
-                    ),
-                    _ => Ok(()),
-                },
+                out => {
+                    let Some(d) = &self.dds else {
+                        return Ok(());
+                    };
+                    d.write(out)
+                }
             };
             if let Err(e) = written {
                 tracing::debug!(target: "simrob::ros2", "not written: {e}");
@@ -439,7 +610,10 @@ impl Node {
         sonars: usize,
         bumpers: bool,
     ) -> Result<(), NodeError> {
-        let (p, pb, s) = (&self.participant, &self.publisher, &self.subscriber);
+        let Some(d) = &self.dds else {
+            return Ok(());
+        };
+        let (p, pb, s) = (&d.participant, &d.publisher, &d.subscriber);
         let velocity = drive && self.inputs.velocity;
         let topics = RobotTopics {
             odom: writer(p, pb, &format!("{robot}/odom"), qos::default(10))?,
@@ -473,7 +647,9 @@ impl Node {
             tokens: (first..self.next_token).map(mio::Token).collect(),
             ..topics
         };
-        self.robots.insert(robot.to_owned(), topics);
+        if let Some(d) = &mut self.dds {
+            d.robots.insert(robot.to_owned(), topics);
+        }
         Ok(())
     }
 
@@ -483,6 +659,10 @@ impl Node {
     /// [`Node::wait`].
     pub fn receive(&mut self, bridge: &mut Bridge) -> usize {
         self.wait(Some(Duration::ZERO));
+        self.track_peers();
+        let Some(d) = &mut self.dds else {
+            return 0;
+        };
         let mut dropped = 0;
         let mut steps = 0;
         // Only the readers that signalled: a world of many robots costs nothing per idle one.
@@ -491,8 +671,8 @@ impl Node {
                 continue;
             };
             let (name, input) = (name.as_str(), *input);
-            let more = match (input, self.robots.get_mut(name)) {
-                (Input::Step, _) => match &mut self.step {
+            let more = match (input, d.robots.get_mut(name)) {
+                (Input::Step, _) => match &mut d.step {
                     Some(r) => {
                         let (ms, more) = take(r, "simrob", "step", &mut dropped);
                         steps += ms.len();
@@ -620,4 +800,14 @@ fn take<M: Message>(
         }
     }
     (out, true)
+}
+
+impl Drop for Node {
+    /// Stops the participant, waiting for it at most [`STOP_WAIT`].
+    fn drop(&mut self) {
+        if let Some(mut d) = self.dds.take() {
+            d.deregister(&self.events);
+            reap(d, STOP_WAIT);
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! ROS 2's environment variables.
 
-use simrob_ros2::env::{Discovery, EnvError, Range};
+use simrob_ros2::env::{Discovery, EnvError, Range, DEFAULT_MAX_PARTICIPANTS};
 
 fn with(vars: &[(&str, &str)]) -> Result<Discovery, EnvError> {
     Discovery::from_vars(|k| {
@@ -16,7 +16,8 @@ fn defaults_are_domain_0_on_the_subnet() {
         with(&[]).unwrap(),
         Discovery {
             domain_id: 0,
-            range: Range::Subnet
+            range: Range::Subnet,
+            max_participants: DEFAULT_MAX_PARTICIPANTS,
         }
     );
     assert_eq!(with(&[("ROS_DOMAIN_ID", "")]).unwrap().domain_id, 0);
