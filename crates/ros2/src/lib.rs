@@ -9,7 +9,8 @@
 //!   rates (simulated time); `cmd_vel`, wheel speeds and goals in, world
 //!   [`bridge::Command`]s out (the latest per robot);
 //! * [`env`]: the domain and discovery range from ROS 2's environment variables;
-//! * [`node`]: the DDS participant, its topics and their QoS;
+//! * [`node`]: the DDS participant, its topics and their QoS (with `LOCALHOST`, on Linux, its
+//!   sockets take datagrams from the loopback interface only);
 //! * [`simrob`]: the SimRob server's worlds (`simrob serve --ros2`);
 //! * [`mrs`]: the Mobile Robot Simulator's Nomad-200s (`simrob mrs --ros2`);
 //! * [`swarm`]: the swarm's robots (`simrob swarm run --ros2`).
@@ -18,6 +19,8 @@
 #![warn(missing_docs)]
 
 pub mod bridge;
+#[cfg(target_os = "linux")]
+mod confine;
 pub mod env;
 pub mod mrs;
 pub mod msg;

@@ -359,12 +359,26 @@ impl Node {
     /// range is [`Range::Localhost`]. `lockstep` adds the step trigger `/simrob/step`.
     pub fn new(discovery: Discovery, inputs: Inputs, lockstep: bool) -> Result<Node, NodeError> {
         let mut b = DomainParticipantBuilder::new(discovery.domain_id);
-        if discovery.range == Range::Localhost {
+        let local = discovery.range == Range::Localhost;
+        if local {
             b = b
                 .with_only_networks([IpAddr::V4(Ipv4Addr::LOCALHOST)])
                 .same_host_loopback(true);
         }
+        #[cfg(target_os = "linux")]
+        let before = local.then(crate::confine::sockets);
         let participant = dds(b.build(), "participant")?;
+        #[cfg(target_os = "linux")]
+        if let Some(before) = before {
+            match before.and_then(|b| crate::confine::to_loopback(&b)) {
+                Ok(n) => {
+                    tracing::debug!(target: "simrob::ros2", "{n} sockets take datagrams from the loopback interface only")
+                }
+                Err(e) => {
+                    tracing::warn!(target: "simrob::ros2", "cannot keep other machines' datagrams out of the participant's sockets ({e}): they bind every address, so firewall the domain's ports on a network you do not trust")
+                }
+            }
+        }
         let publisher = dds(participant.create_publisher(&qos::default(10)), "publisher")?;
         let subscriber = dds(
             participant.create_subscriber(&qos::default(10)),

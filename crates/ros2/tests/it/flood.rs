@@ -1,6 +1,7 @@
-//! A flood of forged DDS participant announcements against a real participant, on the
-//! loopback interface only: past `max_participants` peers the node stops (its participant
-//! dropped) instead of growing without bound.
+//! Forged DDS participant announcements against a real participant, sent on the loopback
+//! interface and from a network namespace of the test's own: past `max_participants` peers
+//! the node stops (its participant dropped) instead of growing without bound, and with
+//! `LOCALHOST` nothing from another machine reaches it.
 
 use std::net::{Ipv4Addr, UdpSocket};
 use std::time::{Duration, Instant};
@@ -66,10 +67,9 @@ fn forged_participant(prefix: [u8; 12], port: u16, lease_s: i32) -> Vec<u8> {
     m
 }
 
-/// A node on the loopback interface (at most 20 peers) that `count` forged participants have
-/// been announced to, and the socket they named as their address (whatever the participant
-/// sends them stays in this test).
-fn forged_peers(domain_offset: u32, count: u32, mark: u8) -> (Node, UdpSocket) {
+/// A node on the loopback interface (at most 20 peers) on a domain of this test process's
+/// own, and its unicast discovery port.
+fn local_node(domain_offset: u32) -> (Node, u16) {
     let domain = 150 + ((std::process::id() + domain_offset) % 60) as u16;
     let node = Node::new(
         Discovery {
@@ -82,10 +82,18 @@ fn forged_peers(domain_offset: u32, count: u32, mark: u8) -> (Node, UdpSocket) {
     )
     .expect("a participant on the loopback interface");
     let index = node.participant_id().expect("the node runs");
+    (node, discovery_port(domain, index))
+}
+
+/// A node on the loopback interface (at most 20 peers) that `count` forged participants have
+/// been announced to, and the socket they named as their address (whatever the participant
+/// sends them stays in this test).
+fn forged_peers(domain_offset: u32, count: u32, mark: u8) -> (Node, UdpSocket) {
+    let (node, discovery) = local_node(domain_offset);
     let sink = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("a loopback socket");
     let sink_port = sink.local_addr().expect("its address").port();
     let forger = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("a loopback socket");
-    let to = (Ipv4Addr::LOCALHOST, discovery_port(domain, index));
+    let to = (Ipv4Addr::LOCALHOST, discovery);
     for i in 0..count {
         let mut prefix = [mark; 12];
         prefix[..4].copy_from_slice(&i.to_le_bytes());
@@ -136,4 +144,133 @@ fn a_few_peers_leave_the_node_running() {
     assert!(node.publish(bridge.clock_only(1.0)).is_ok());
     assert_eq!(node.stopped(), None);
     assert!(node.participant_id().is_some());
+}
+
+/// A network namespace of this test's own, joined to this one by a veth pair (removed on
+/// drop): a second machine whose datagrams arrive on an interface that is not `lo`.
+struct OtherMachine {
+    name: String,
+    host_side: String,
+}
+
+impl OtherMachine {
+    /// Its address and ours, or None where namespaces cannot be made (no `ip`, no
+    /// privilege).
+    fn new() -> Option<(OtherMachine, Ipv4Addr, Ipv4Addr)> {
+        let id = std::process::id() % 50_000;
+        let m = OtherMachine {
+            name: format!("simrob-t{id}"),
+            host_side: format!("srt{id}a"),
+        };
+        let peer = format!("srt{id}b");
+        let net = (id % 60) as u8;
+        let (ours, theirs) = (
+            Ipv4Addr::new(10, 213, net, 1),
+            Ipv4Addr::new(10, 213, net, 2),
+        );
+        if !ip(&["netns", "add", &m.name]) {
+            return None;
+        }
+        let ok = ip(&[
+            "link",
+            "add",
+            &m.host_side,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            &peer,
+        ]) && ip(&["link", "set", &peer, "netns", &m.name])
+            && ip(&["addr", "add", &format!("{ours}/30"), "dev", &m.host_side])
+            && ip(&["link", "set", &m.host_side, "up"])
+            && ip(&[
+                "netns",
+                "exec",
+                &m.name,
+                "ip",
+                "addr",
+                "add",
+                &format!("{theirs}/30"),
+                "dev",
+                &peer,
+            ])
+            && ip(&["netns", "exec", &m.name, "ip", "link", "set", &peer, "up"]);
+        assert!(ok, "the namespace {} could not be wired", m.name);
+        Some((m, ours, theirs))
+    }
+
+    /// Sends `datagram` from inside the namespace to `to`.
+    fn send(&self, datagram: &[u8], to: (Ipv4Addr, u16)) {
+        let hex: String = datagram.iter().map(|b| format!("{b:02x}")).collect();
+        let script = "import socket,sys; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(bytes.fromhex(sys.argv[1]), (sys.argv[2], int(sys.argv[3])))";
+        let ok = std::process::Command::new("ip")
+            .args(["netns", "exec", &self.name, "python3", "-c", script, &hex])
+            .arg(to.0.to_string())
+            .arg(to.1.to_string())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "sent from the namespace");
+    }
+}
+
+impl Drop for OtherMachine {
+    fn drop(&mut self) {
+        ip(&["link", "del", &self.host_side]);
+        ip(&["netns", "del", &self.name]);
+    }
+}
+
+fn ip(args: &[&str]) -> bool {
+    std::process::Command::new("ip")
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// With `LOCALHOST`, a participant takes nothing that came from another machine: a forged
+/// peer announced from a network namespace is not answered, while the same announcement
+/// from loopback is.
+#[cfg(target_os = "linux")]
+#[test]
+fn localhost_takes_nothing_from_another_machine() {
+    let Some((other, ours, _theirs)) = OtherMachine::new() else {
+        eprintln!("skipped: no network namespace can be made here (needs `ip` and CAP_NET_ADMIN)");
+        return;
+    };
+    let (node, port) = local_node(15);
+    let from_afar = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("a loopback socket");
+    let from_here = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("a loopback socket");
+    let named = |s: &UdpSocket| s.local_addr().expect("its address").port();
+    // From the other machine to our address on the veth pair (the sockets bind every
+    // address), naming a socket here; then the same from loopback.
+    other.send(
+        &forged_participant([0x11; 12], named(&from_afar), 30),
+        (ours, port),
+    );
+    UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))
+        .expect("a loopback socket")
+        .send_to(
+            &forged_participant([0x22; 12], named(&from_here), 30),
+            (Ipv4Addr::LOCALHOST, port),
+        )
+        .expect("sent on loopback");
+    // The peer announced from here is answered at once (its announcement, then heartbeats
+    // ten times a second); by its twentieth datagram one announced from afar would have
+    // been answered too.
+    from_here
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("a timeout");
+    let mut buf = [0u8; 2048];
+    for _ in 0..20 {
+        from_here
+            .recv_from(&mut buf)
+            .expect("the participant answers the peer announced from loopback");
+    }
+    from_afar.set_nonblocking(true).expect("non-blocking");
+    assert!(
+        from_afar.recv_from(&mut buf).is_err(),
+        "the peer announced from another machine was answered"
+    );
+    drop(node);
 }
