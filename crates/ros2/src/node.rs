@@ -541,8 +541,9 @@ impl Node {
         ReadySource(self.events.as_raw_fd())
     }
 
-    /// A writer on ROS 2 topic `name` for a world's own topics (beside the robots'); it
-    /// writes nothing once the node has stopped.
+    /// A writer on ROS 2 topic `name` for a world's own topics (beside the robots'). One made
+    /// after the node has stopped writes nothing; one made before stops reaching anyone with
+    /// the participant.
     pub fn topic_writer<M: Message>(
         &self,
         name: &str,
