@@ -42,7 +42,8 @@ pub fn read_text(path: &Path, max: u64) -> std::io::Result<String> {
 }
 
 /// Sends the libraries' `tracing` logs to standard error, filtered by `filter` (`--log`),
-/// else by `RUST_LOG`, else at `warn`.
+/// else by `RUST_LOG`, else at `warn`; in colour only on a terminal (and without `NO_COLOR`),
+/// so a log redirected to a file (a Slurm job's, `2> log`) holds plain text.
 pub fn init_logging(filter: Option<&str>) -> Result<()> {
     let text = match filter {
         Some(f) => f.to_string(),
@@ -52,9 +53,12 @@ pub fn init_logging(filter: Option<&str>) -> Result<()> {
         format!("--log {text:?} is not a log filter (try `info` or `simrob=debug`)")
     })?;
     // A second subscriber (a test calling twice) keeps the first.
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .try_init();
     Ok(())
 }

@@ -469,8 +469,10 @@ impl Node {
             }
             if self.peers.len() > self.max_participants {
                 let why = format!(
-                    "ROS 2 stopped: more than {} other DDS participants on domain {} (--ros2-max-participants); the world goes on without ROS 2",
-                    self.max_participants, self.domain_id
+                    "ROS 2 stopped: more than {} other DDS participant{} on domain {} (--ros2-max-participants); the world goes on without ROS 2",
+                    self.max_participants,
+                    if self.max_participants == 1 { "" } else { "s" },
+                    self.domain_id
                 );
                 tracing::error!(target: "simrob::ros2", "{why}");
                 self.stopped = Some(why);

@@ -28,6 +28,7 @@ mod pipes_cli;
 mod reference;
 mod replay_2d;
 mod replay_cli;
+mod ros2_cli;
 mod send_cli;
 mod simrob_serve;
 mod soccer_cli;

@@ -1,0 +1,72 @@
+//! `--ros2` on the command line: three real participants on a domain of this test's own,
+//! on the loopback interface.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+
+use crate::support::{repo, simrob};
+
+/// `simrob serve --ros2` on `domain`, discovery on this machine only, with `extra` flags.
+fn serve(domain: u16, extra: &[&str]) -> Child {
+    simrob()
+        .args(["serve", "--port", "0", "--scenario"])
+        .arg(repo("scenarios/soccer.xml"))
+        .arg("--ros2")
+        .args(extra)
+        .env("ROS_DOMAIN_ID", domain.to_string())
+        .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+        .env_remove("RUST_LOG")
+        .env_remove("NO_COLOR")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn simrob serve --ros2")
+}
+
+/// Past `--ros2-max-participants` peers ROS 2 stops with a line on standard error (plain
+/// text: standard error is not a terminal here), and the server goes on and stops on SIGTERM
+/// as ever.
+#[test]
+fn past_max_participants_ros2_stops_and_the_server_goes_on() {
+    let domain = 210 + (std::process::id() % 20) as u16;
+    let mut first = serve(domain, &["--ros2-max-participants", "1"]);
+    let mut peers = [serve(domain, &[]), serve(domain, &[])];
+    let mut err = BufReader::new(first.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    let mut said = String::new();
+    // Each line it writes, until the one that says ROS 2 stopped (or it ends).
+    while err.read_line(&mut line).expect("a line of standard error") > 0 {
+        if line.contains("ROS 2 stopped") {
+            said = line.clone();
+            break;
+        }
+        line.clear();
+    }
+    for p in &mut peers {
+        let _ = p.kill();
+        let _ = p.wait();
+    }
+    assert!(
+        said.contains("more than 1 other DDS participant on domain")
+            && said.contains("--ros2-max-participants")
+            && said.contains("the world goes on"),
+        "{said:?}"
+    );
+    assert!(
+        !said.contains('\u{1b}'),
+        "colour codes in a log that is not a terminal: {said:?}"
+    );
+    // The server still runs, and a stop signal ends it.
+    assert!(
+        first.try_wait().expect("status").is_none(),
+        "the server ended"
+    );
+    let pid = first.id().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let status = first.wait().expect("the server exits");
+    assert_eq!(status.code(), Some(143), "{status:?}");
+}
