@@ -423,6 +423,16 @@ impl Sweep {
                 }
             }
         }
+        // A parameter `command` never uses would make runs that differ only in a column.
+        for name in &params {
+            let placeholder = format!("{{{name}}}");
+            if !file.command.iter().any(|a| a.contains(&placeholder)) {
+                bail!(
+                    "parameter {name:?} is never used in `command`: write {placeholder} where its \
+                     value goes, or remove the parameter"
+                );
+            }
+        }
         let timeout = match file.timeout {
             Some(t) if !(t.is_finite() && t > 0.0) => {
                 bail!("`timeout` must be a number of seconds greater than 0, found {t}")
@@ -620,6 +630,9 @@ fn row(run: &Run, outcome: &Outcome, metrics: &[String]) -> Map<String, Value> {
         r.insert(k.clone(), v.clone());
     }
     let summary = summary_of(&outcome.stdout);
+    // Metrics the run's summary does not have: the run failed (a named metric is a field of
+    // every run's summary; an empty column marked `ok` would hide a misspelt name).
+    let mut missing: Vec<&str> = Vec::new();
     if let Some(s) = &summary {
         if metrics.is_empty() {
             for (k, v) in s {
@@ -633,7 +646,15 @@ fn row(run: &Run, outcome: &Outcome, metrics: &[String]) -> Map<String, Value> {
         } else {
             let whole = Value::Object(s.clone());
             for m in metrics {
-                r.insert(m.clone(), lookup(&whole, m).cloned().unwrap_or(Value::Null));
+                match lookup(&whole, m) {
+                    Some(v) => {
+                        r.insert(m.clone(), v.clone());
+                    }
+                    None => {
+                        r.insert(m.clone(), Value::Null);
+                        missing.push(m.as_str());
+                    }
+                }
             }
         }
     } else {
@@ -645,9 +666,31 @@ fn row(run: &Run, outcome: &Outcome, metrics: &[String]) -> Map<String, Value> {
         "wall_s".into(),
         json!((outcome.wall * 1000.0).round() / 1000.0),
     );
-    r.insert("status".into(), json!(outcome.status));
+    let (status, error) = match (outcome.status, &summary) {
+        ("ok", Some(s)) if !missing.is_empty() => {
+            let mut fields: Vec<&str> = s.keys().map(String::as_str).collect();
+            fields.sort_unstable();
+            let shown = fields
+                .iter()
+                .take(30)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let named: Vec<String> = missing.iter().map(|m| format!("{m:?}")).collect();
+            (
+                "failed",
+                Some(format!(
+                    "metric {} not in the run's JSON summary (its fields: {shown}{})",
+                    named.join(", "),
+                    if fields.len() > 30 { " …" } else { "" }
+                )),
+            )
+        }
+        (status, _) => (status, outcome.error.clone()),
+    };
+    r.insert("status".into(), json!(status));
     r.insert("exit_code".into(), json!(outcome.exit_code));
-    r.insert("error".into(), json!(outcome.error));
+    r.insert("error".into(), json!(error));
     r
 }
 
@@ -1160,6 +1203,11 @@ robots = [10, 20]
         let cases = [
             (SWEEP.replace("{robots}", "{speed}"), "no value for {speed}"),
             (SWEEP.replace("count = 3", "count = 0"), "seeds.count"),
+            // A parameter `command` never uses: runs that differ only in a column.
+            (
+                SWEEP.replace("robots = [10, 20]", "robots = [10, 20]\nspeed = [1, 2]"),
+                "parameter \"speed\" is never used in `command`: write {speed}",
+            ),
             (
                 SWEEP.replace("robots = [10, 20]", "robots = []"),
                 "no values",
@@ -1296,6 +1344,21 @@ robots = [10, 20]
             &["policies.0.makespan.mean".into()],
         ));
         assert_eq!(v["policies.0.makespan.mean"], 2.5);
+        // A listed metric the summary does not have: the run failed, and says which.
+        let v = Value::Object(row(
+            &s.runs[0],
+            &pretty,
+            &[
+                "policies.0.makespan.mean".into(),
+                "policies.0.makespn".into(),
+            ],
+        ));
+        assert_eq!(v["status"], "failed");
+        assert_eq!(v["exit_code"], 0);
+        assert_eq!(
+            v["error"],
+            "metric \"policies.0.makespn\" not in the run's JSON summary (its fields: policies)"
+        );
         let outcome = Outcome {
             stdout: "progress\n{\"tasks_done\":4,\"stats\":{\"events\":9},\"wall\":1}\n".into(),
             ..pretty

@@ -485,3 +485,67 @@ right = [2.0, 6.0]
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_unused_parameter_is_refused_and_a_missing_metric_fails_its_run() {
+    let dir = scratch("metrics");
+    // `robots` is never substituted in `command`: refused before anything runs.
+    let sweep = sweep_file(
+        &dir,
+        r#"
+command = ["swarm", "run", "scenarios/swarm/drone-swarm.toml", "--robots", "5", "--duration", "1", "--json", "--quiet"]
+metrics = ["arrived"]
+[parameters]
+robots = [5, 6]
+"#,
+    );
+    let out = simrob()
+        .arg("batch")
+        .arg(&sweep)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("parameter \"robots\" is never used in `command`: write {robots}"),
+        "{e}"
+    );
+    assert!(!dir.join("out").exists());
+    // `arived` is no field of the summary: each run is recorded failed, saying so, and the
+    // fields it does have; the metric that is there is kept.
+    let sweep = sweep_file(
+        &dir,
+        r#"
+command = ["swarm", "run", "scenarios/swarm/drone-swarm.toml", "--robots", "{robots}", "--duration", "1", "--json", "--quiet"]
+metrics = ["crashed", "arived"]
+[parameters]
+robots = [5, 6]
+"#,
+    );
+    let printed = ok(simrob()
+        .arg("batch")
+        .arg(&sweep)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .arg("--quiet")
+        .output()
+        .unwrap());
+    assert!(printed.contains("2 of 2 runs done, 2 failed"), "{printed}");
+    let jsonl = std::fs::read_to_string(dir.join("out/results.jsonl")).unwrap();
+    for line in jsonl.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["status"], "failed", "{v}");
+        assert_eq!(v["exit_code"], 0, "{v}");
+        assert_eq!(v["crashed"], 0, "{v}");
+        assert!(v["arived"].is_null(), "{v}");
+        let error = v["error"].as_str().unwrap_or_default();
+        assert!(
+            error.starts_with("metric \"arived\" not in the run's JSON summary (its fields: ")
+                && error.contains(" arrived "),
+            "{v}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
