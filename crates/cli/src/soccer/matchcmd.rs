@@ -16,14 +16,14 @@ use simrob_viewer::{Frame, FrameView};
     "Watch the match live in the web viewer (prints its address; the match is then played at --speed); on 127.0.0.1"
 )))]
 #[command(mut_arg("speed", |a| a.help(
-    "With --gui or --ros2: simulated seconds per wall second, at least 0.000001 [default: 1]"
+    "With --gui or --ros2: simulated seconds per wall second, 0 (as fast as possible) or at least 0.000001 [default: 1]"
 )))]
 pub struct MatchArgs {
     /// Seed of the match: the same seed plays the same match.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Simulated minutes of play.
-    #[arg(long, default_value_t = 10.0)]
+    /// Simulated seconds of play (600: ten minutes), at most 86400.
+    #[arg(long, value_name = "S", default_value_t = 600.0)]
     pub duration: f64,
     /// Who kicks off: `alternate` (cyan for odd seeds, magenta for even ones, so that over
     /// consecutive seeds each team kicks off half of the matches), `toss` (a coin toss drawn
@@ -43,13 +43,16 @@ pub struct MatchArgs {
     /// at --speed.
     #[command(flatten)]
     pub gui: crate::flags::Gui,
-    /// With --gui: simulated seconds per wall second (default 1).
+    /// With --gui or --ros2: simulated seconds per wall second (0 = as fast as possible).
     #[command(flatten)]
     pub speed: crate::flags::Speed,
     /// The match on ROS 2 (docs/ros2.md), watched: the brains play it.
     #[command(flatten)]
     pub ros2: crate::flags::Ros2,
 }
+
+/// The longest match `--duration` plays, simulated seconds (a day).
+const MAX_DURATION_S: f64 = 86_400.0;
 
 /// The page only watches a match: its brains play it.
 struct WatchOnly;
@@ -120,10 +123,13 @@ fn live_view(
     move |arena: &simrob_trials::Arena, summary: &MatchSummary| {
         let w = arena.world();
         n += 1;
-        let due = start + std::time::Duration::from_secs_f64(w.sim_time() / factor);
-        let now = std::time::Instant::now();
-        if due > now {
-            std::thread::sleep(due - now);
+        // 0: as fast as possible, never waiting.
+        if factor > 0.0 {
+            let due = start + std::time::Duration::from_secs_f64(w.sim_time() / factor);
+            let now = std::time::Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            }
         }
         if n % 3 == 0 {
             simrob_viewer::publish_captioned(
@@ -139,10 +145,14 @@ pub fn run(a: MatchArgs) -> Result<()> {
     let Some(profile) = Profile::named(&a.profile) else {
         bail!("unknown profile {:?}: choose paper or ideal", a.profile);
     };
-    if !(a.duration.is_finite() && a.duration > 0.0 && a.duration <= 24.0 * 60.0) {
-        bail!("--duration must be between 0 and 1440 simulated minutes");
+    if !(a.duration.is_finite() && a.duration > 0.0 && a.duration <= MAX_DURATION_S) {
+        bail!(
+            "--duration {}: simulated seconds of play, greater than 0 and at most {MAX_DURATION_S} \
+             (a day)",
+            crate::flags::shown(a.duration)
+        );
     }
-    let mut params = MatchParams::new(profile, a.seed, a.duration * 60.0);
+    let mut params = MatchParams::new(profile, a.seed, a.duration);
     params.kick_off = match a.kick_off.as_str() {
         "alternate" => params.kick_off,
         "toss" => coin_toss(a.seed),
@@ -159,8 +169,8 @@ pub fn run(a: MatchArgs) -> Result<()> {
     // A pace under the real-time factor's least made the next frame due past any clock
     // (`--gui --speed 1e-300` panicked).
     let least = simrob_viewer::command::MIN_REAL_TIME_FACTOR;
-    if (gui.is_some() || a.ros2.ros2) && !(speed.is_finite() && speed >= least) {
-        bail!("--speed must be a number of at least {least}, not {speed:?}");
+    if (gui.is_some() || a.ros2.ros2) && !(speed == 0.0 || speed.is_finite() && speed >= least) {
+        bail!("--speed must be 0 (as fast as possible) or a number of at least {least}, not {speed:?}");
     }
     let viewer = if let Some(gui) = gui {
         let bind = gui.resolve(crate::flags::LOCALHOST)?;

@@ -24,8 +24,8 @@ pub struct PlayerArgs {
     /// config's `server` and its vision stub).
     #[arg(long)]
     server: Option<String>,
-    /// Stop after this many seconds (default: run until Ctrl-C).
-    #[arg(long)]
+    /// Stop after this many wall-clock seconds (default: run until Ctrl-C).
+    #[arg(long, value_name = "WALL_S")]
     duration: Option<f64>,
     /// Team-message UDP port; overrides the config's `commPort`.
     #[arg(long)]
@@ -205,7 +205,17 @@ pub fn run(args: PlayerArgs) -> Result<()> {
         dest.ip()
     );
     let wall = Instant::now();
-    let end = args.duration.map(|s| Duration::from_secs_f64(s.max(0.0)));
+    let end = args
+        .duration
+        .map(|s| {
+            Duration::try_from_secs_f64(s).map_err(|_| {
+                anyhow::anyhow!(
+                    "--duration {}: wall-clock seconds, 0 or more",
+                    crate::flags::shown(s)
+                )
+            })
+        })
+        .transpose()?;
     let mut buf = [0u8; 2048];
     let mut drops = DropReport::default();
     let mut known: BTreeMap<i32, Option<Role>> = BTreeMap::new();

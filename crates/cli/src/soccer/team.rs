@@ -21,8 +21,8 @@ pub struct TeamArgs {
     /// The simulator, IP:PORT, for every robot.
     #[arg(long)]
     server: Option<String>,
-    /// Stop after this many seconds.
-    #[arg(long)]
+    /// Stop every robot after this many wall-clock seconds (default: run until Ctrl-C).
+    #[arg(long, value_name = "WALL_S")]
     duration: Option<f64>,
 }
 

@@ -253,7 +253,7 @@ fn a_watched_match_refuses_a_pace_too_slow_for_a_clock() {
             "--speed",
             "1e-300",
             "--duration",
-            "1",
+            "60",
         ])
         .stdin(std::process::Stdio::null())
         .output()
@@ -261,7 +261,46 @@ fn a_watched_match_refuses_a_pace_too_slow_for_a_clock() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("--speed must be a number of at least 0.000001, not 1e-300"),
+        err.contains(
+            "--speed must be 0 (as fast as possible) or a number of at least 0.000001, not 1e-300"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_match_lasts_the_simulated_seconds_asked_and_a_watched_one_may_run_flat_out() {
+    // `--duration` is simulated seconds, as everywhere else; `--speed 0` with --gui plays the
+    // match as fast as it can instead of being refused.
+    let out = simrob()
+        .args([
+            "soccer",
+            "match",
+            "--gui=0",
+            "--speed",
+            "0",
+            "--duration",
+            "6",
+            "--json",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let summary = text.lines().last().unwrap_or_default();
+    let v: serde_json::Value = serde_json::from_str(summary).unwrap();
+    assert_eq!(v["duration_s"], 6.0, "{v}");
+    let out = simrob()
+        .args(["soccer", "match", "--duration", "90000"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "--duration 90000: simulated seconds of play, greater than 0 and at most 86400"
+        ),
         "{err}"
     );
 }
@@ -305,7 +344,7 @@ fn bad_configs_and_rules_are_refused_with_file_and_line() {
 fn a_match_kick_off_alternates_with_the_seed_and_can_be_chosen() {
     let kick_off = |args: &[&str]| {
         let out = simrob()
-            .args(["soccer", "match", "--duration", "0.1", "--json"])
+            .args(["soccer", "match", "--duration", "6", "--json"])
             .args(args)
             .output()
             .unwrap();
@@ -342,7 +381,7 @@ fn a_match_kick_off_alternates_with_the_seed_and_can_be_chosen() {
 /// passes completed and possession — the same figures `--json` gives.
 #[test]
 fn a_match_ends_with_a_summary_a_coach_reads() {
-    let args = ["soccer", "match", "--seed", "1", "--duration", "3.5"];
+    let args = ["soccer", "match", "--seed", "1", "--duration", "210"];
     let out = simrob().args(args).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout).to_string();
@@ -400,7 +439,7 @@ fn a_recorded_match_replays_its_frames() {
             "--seed",
             "3",
             "--duration",
-            "0.2",
+            "12",
             "--record",
         ])
         .arg(&file)

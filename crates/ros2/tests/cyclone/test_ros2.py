@@ -440,7 +440,7 @@ def test_soccer_match_on_ros2():
     domain = DOMAIN + 4
     dp = DomainParticipant(domain)
     s = Simrob(
-        "soccer", "match", "--seed", "1", "--duration", "0.25", "--json", "--ros2",
+        "soccer", "match", "--seed", "1", "--duration", "15", "--json", "--ros2",
         domain=domain,
     )
     try:
