@@ -66,10 +66,13 @@ pub struct DemoArgs {
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
     /// Wheel speed for the arrow keys, rad/s, greater than 0 and (with the demo's own server)
-    /// at most its `maxvelocity`, 10000 (`--speed` is the pace everywhere else; it is still
-    /// accepted here for this).
-    #[arg(long, value_name = "RAD_S", default_value_t = 6.0, alias = "speed")]
+    /// at most its `maxvelocity`, 10000.
+    #[arg(long, value_name = "RAD_S", default_value_t = 6.0)]
     pub wheel_speed: f64,
+    /// `--speed`, the pace of other commands: the demo runs at real time, so it is refused
+    /// with a hint to write `--wheel-speed` (which it once meant here).
+    #[arg(long = "speed", value_name = "F", hide = true, value_parser = refused_speed)]
+    pub refused_speed: Option<f64>,
     /// Seconds between printed poses, 0 (every pose received) to 3600.
     #[arg(long, default_value_t = 0.5)]
     pub every: f64,
@@ -79,6 +82,14 @@ pub struct DemoArgs {
     /// Do not start the web viewer.
     #[arg(long)]
     pub no_gui: bool,
+}
+
+/// Refuses `demo --speed F`, saying to write `--wheel-speed F` for the arrow keys' speed.
+fn refused_speed(s: &str) -> Result<f64, String> {
+    Err(format!(
+        "the demo runs at real time (`--speed` is the pace of other commands): for the arrow \
+         keys' wheel speed write --wheel-speed {s}"
+    ))
 }
 
 /// The longest `--every`, seconds.

@@ -18,7 +18,7 @@ use simrob_swarm::script::Script;
     "Watch the swarm's robots live in the browser (the 2D view: map, robots by state, their routes); on 127.0.0.1"
 )))]
 #[command(mut_arg("speed", |a| a.help(
-    "Simulated seconds per wall second, greater than 0 [default: 1]"
+    "Simulated seconds per wall second, 0 = as fast as possible [default: 1]"
 )))]
 pub struct SwarmArgs {
     /// The swarm scenario (.toml or .json); its scripts are set aside: its robots do what
@@ -33,7 +33,7 @@ pub struct SwarmArgs {
     /// Robots (generated scenarios only).
     #[arg(long)]
     robots: Option<usize>,
-    /// The pace, `--speed F` (default 1).
+    /// The pace, `--speed F` (0 = as fast as possible; default 1).
     #[command(flatten)]
     speed: crate::flags::Speed,
     /// Seed of the run.
@@ -46,8 +46,12 @@ pub struct SwarmArgs {
 }
 
 pub fn run(args: SwarmArgs) -> Result<()> {
-    if !(args.speed.or_real_time().is_finite() && args.speed.or_real_time() > 0.0) {
-        bail!("--speed must be a positive factor");
+    let speed = args.speed.or_real_time();
+    if !(speed.is_finite() && speed >= 0.0) {
+        bail!(
+            "--speed {}: simulated seconds per wall second, 0 (as fast as possible) or more",
+            crate::flags::shown(speed)
+        );
     }
     if args.robot_id_base == 0 {
         bail!("--robot-id-base: robot ids start at 1");
@@ -136,11 +140,13 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         for env in out {
             write_env(&mut writer, &env)?;
         }
-        // Simulated time runs at --speed × wall time.
-        let due = sim.frame() as f64 / fps / args.speed.or_real_time();
-        let ahead = due - start.elapsed().as_secs_f64();
-        if ahead > 0.0 {
-            std::thread::sleep(Duration::from_secs_f64(ahead.min(1.0)));
+        // Simulated time runs at --speed × wall time (0: as fast as possible).
+        if speed > 0.0 {
+            let due = sim.frame() as f64 / fps / speed;
+            let ahead = due - start.elapsed().as_secs_f64();
+            if ahead > 0.0 {
+                std::thread::sleep(Duration::from_secs_f64(ahead.min(1.0)));
+            }
         }
     }
 }

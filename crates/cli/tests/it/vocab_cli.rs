@@ -122,7 +122,7 @@ fn http_port_still_works_and_says_what_to_use() {
 #[test]
 fn soccer_match_http_port_starts_the_viewer() {
     let (addr, stderr) = address_line(
-        &["soccer", "match", "--duration", "0.1", "--http-port", "0"],
+        &["soccer", "match", "--duration", "6", "--http-port", "0"],
         "viewer on http://",
     );
     assert!(addr.is_some(), "--http-port was ignored: {stderr}");
@@ -145,6 +145,19 @@ fn real_time_factor_still_works_and_says_what_to_use() {
     );
     assert!(addr.is_some(), "{stderr}");
     assert!(stderr.contains("use --speed 2"), "{stderr}");
+}
+
+#[test]
+fn demo_speed_is_refused_with_a_hint_to_write_wheel_speed() {
+    // Once taken, silently, as the wheel speed; `--speed` is the pace everywhere else.
+    let out = simrob()
+        .args(["demo", "--speed", "3"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("simrob runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("write --wheel-speed 3"), "{stderr}");
 }
 
 #[test]
