@@ -262,6 +262,34 @@ pub fn gui_hint(args: &[String]) -> Option<String> {
     })
 }
 
+/// clap's message for a negative number given to a count (`--robots -3`, an unsigned
+/// number): "invalid digit found in string" says nothing of why; this says what it takes.
+pub fn negative_count(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::ValueValidation {
+        return None;
+    }
+    let int = std::error::Error::source(e)?.downcast_ref::<std::num::ParseIntError>()?;
+    if *int.kind() != std::num::IntErrorKind::InvalidDigit {
+        return None;
+    }
+    let (Some(ContextValue::String(value)), Some(ContextValue::String(arg))) = (
+        e.get(ContextKind::InvalidValue),
+        e.get(ContextKind::InvalidArg),
+    ) else {
+        return None;
+    };
+    let negative = value
+        .strip_prefix('-')
+        .is_some_and(|v| v.parse::<f64>().is_ok());
+    negative.then(|| {
+        format!(
+            "error: invalid value '{value}' for '{arg}': a whole number, 0 or more\n\n\
+             For more information, try '--help'."
+        )
+    })
+}
+
 /// The environment variable that gives a run its share of the machine's cores when its
 /// command line does not say how many threads to use (`simrob batch` sets it for each run
 /// to its cores over its jobs, so that runs side by side do not take more threads than

@@ -114,13 +114,20 @@ where
     }
     shell::quiet_broken_pipe();
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-    let cli = match Cli::try_parse_from(&args) {
+    let cli = match command()
+        .try_get_matches_from(&args)
+        .and_then(|mut m| <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m))
+    {
         Ok(cli) => cli,
         Err(e) => {
             let args: Vec<String> = args
                 .iter()
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect();
+            if let Some(message) = flags::negative_count(&e) {
+                eprintln!("{message}");
+                return e.exit_code().clamp(0, 255) as u8;
+            }
             let hint = flags::gui_hint(&args).filter(|_| e.use_stderr());
             let _ = e.print();
             if let Some(h) = hint {
@@ -138,6 +145,23 @@ where
         (None, Ok(())) => 0,
         (None, Err(_)) => 1,
     }
+}
+
+/// The command line: [`Cli`], every value of every subcommand allowed to be a negative
+/// number (`--robots -3` reaches the command's own check and its clear message instead of
+/// clap's "unexpected argument '-3'", whose tip `-- -3` does not work for an option).
+fn command() -> clap::Command {
+    fn negatives(cmd: clap::Command) -> clap::Command {
+        cmd.mut_args(|a| {
+            if a.get_action().takes_values() {
+                a.allow_negative_numbers(true)
+            } else {
+                a
+            }
+        })
+        .mut_subcommands(negatives)
+    }
+    negatives(<Cli as clap::CommandFactory>::command())
 }
 
 /// Runs the subcommand.

@@ -161,6 +161,53 @@ fn demo_speed_is_refused_with_a_hint_to_write_wheel_speed() {
 }
 
 #[test]
+fn negative_numbers_reach_each_command_and_its_own_message() {
+    // Once "unexpected argument '-5' found", with a tip (`-- -5`) that did not work.
+    let scenario = repo("scenarios/swarm/hospital.toml");
+    let soccer = repo("scenarios/soccer.xml");
+    for (args, code, says) in [
+        (
+            vec!["swarm", "run", &scenario, "--duration", "-5"],
+            1,
+            "--duration must be a non-negative number of seconds, found -5",
+        ),
+        (
+            vec!["run", &soccer, "--timestep", "-1"],
+            1,
+            "--timestep -1: a timestep is from 0.00001 to 1 s",
+        ),
+        (
+            vec!["mrs", "--speed", "-1"],
+            1,
+            "--speed -1: must be 0 (as fast as possible) or positive",
+        ),
+        (
+            vec!["swarm", "run", &scenario, "--robots", "-3"],
+            2,
+            "invalid value '-3' for '--robots <N>': a whole number, 0 or more",
+        ),
+        (
+            vec!["run", &soccer, "--iterations", "-3"],
+            2,
+            "a whole number, 0 or more",
+        ),
+    ] {
+        let out = simrob()
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("simrob runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("unexpected argument"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
 fn gui_with_a_space_gets_a_hint() {
     let out = simrob()
         .args(["mrs", "--gui", "9000"])
