@@ -30,8 +30,9 @@ pub const SERVER_ENV: &str = "SIMROB_SERVER";
 pub const DEFAULT_KEY: &str = "commander";
 /// Exit code when the server refused a request (its error is on stderr).
 pub const EXIT_REFUSED: i32 = 1;
-/// Exit code when no answer came within the timeout.
-pub const EXIT_SILENT: i32 = 2;
+/// Exit code when no answer came within the timeout (2 is every command's "the command line
+/// does not parse").
+pub const EXIT_SILENT: i32 = 3;
 /// The largest UDP payload.
 const MAX_DATAGRAM: usize = 65_507;
 
@@ -49,8 +50,11 @@ Examples (a server started with `simrob serve`):
   simrob send --interactive
 
 Each command is sent with <Response>true</Response>; the confirmation is printed on stdout.
-Exit status: 0 confirmed; 1 refused by the server (its error on stderr) or a local error
-(bad file, bad value); 2 no answer within --timeout (is the server running?).";
+Exit status: 0 confirmed; 1 refused by the server (its error on stderr) or a local error (a
+file that cannot be read or is not a request, an address that does not resolve); 2 the
+command line does not parse (an unknown command, a bad value such as `motors --entity 3
+0=abc`: clap's message, as for every simrob command); 3 no answer within --timeout (is the
+server running?).";
 
 /// Arguments of `simrob send`.
 #[derive(clap::Args)]
@@ -76,7 +80,7 @@ pub struct SendArgs {
     /// Send FILE's bytes as one datagram, as they are (`-` = stdin), and print every
     /// response that comes back within --timeout (errors on stderr; exit 1 if any error).
     /// A request without <Response>true</Response> gets no confirmation: then no error
-    /// within --timeout is success; otherwise exit 2 if nothing came back.
+    /// within --timeout is success; otherwise exit 3 if nothing came back.
     #[arg(long, value_name = "FILE", conflicts_with = "interactive")]
     pub raw: Option<PathBuf>,
     /// A prompt: one command per line (`init`, `play`, `pause`, `step`, `timestep 0.02`,

@@ -123,7 +123,7 @@ fn split_words(line: &str) -> Result<Vec<String>, String> {
 }
 
 enum Flow {
-    /// Go on; the exit status of the line (0, 1 or 2).
+    /// Go on; the exit status of the line (0, 1 or 3).
     Continue(i32),
     Quit,
 }
