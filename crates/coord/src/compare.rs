@@ -254,7 +254,7 @@ pub struct PolicyRow {
     pub completed: usize,
     /// Seconds until every task was final (the run's end for a run that never got there).
     pub makespan_s: Spread,
-    /// Metres driven by all robots.
+    /// Metres driven by all robots (their map units converted, a map unit a centimetre).
     pub travel_m: Spread,
     /// Tasks ended per hour of simulated time.
     pub tasks_per_hour: Spread,
@@ -278,7 +278,7 @@ impl PolicyRow {
             runs: runs.len(),
             completed: runs.iter().filter(|r| r.makespan.is_some()).count(),
             makespan_s: f(&|r| r.makespan.unwrap_or(r.time)),
-            travel_m: f(&|r| r.travel),
+            travel_m: f(&|r| r.travel / simrob_swarm::MAP_UNITS_PER_METRE),
             tasks_per_hour: f(&|r| r.tasks_per_hour()),
             messages: f(&|r| r.messages as f64),
             idle_s: f(&|r| r.idle),
@@ -301,7 +301,7 @@ pub fn table(rows: &[PolicyRow]) -> String {
             r.completed,
             r.runs,
             pm(r.makespan_s, 1),
-            pm(r.travel_m, 0),
+            pm(r.travel_m, 1),
             pm(r.tasks_per_hour, 0),
             pm(r.messages, 0),
             pm(r.idle_s, 0),

@@ -111,7 +111,8 @@ pub struct CoordReport {
     pub aborted: usize,
     /// Simulated seconds until the last task was final (`None` while some are not).
     pub makespan: Option<f64>,
-    /// Total distance driven by all robots (map units, taken as metres).
+    /// Total distance driven by all robots, map units (centimetres,
+    /// [`simrob_swarm::MAP_UNITS_PER_METRE`]).
     pub travel: f64,
     /// Robot-seconds with no task running, up to the makespan (or the end of the run).
     pub idle: f64,

@@ -71,6 +71,11 @@ pub use ecs::{
     SwarmPose, SwarmWorld, Velocity,
 };
 pub use event::{Event, EventQueue, Payload, Tag};
+
+/// Map units per metre: a map unit is a centimetre. The model itself works in map units
+/// (positions, sizes, speeds per second); the 3D viewer draws a swarm with this scale and
+/// `simrob coord compare` reports travel in metres with it.
+pub const MAP_UNITS_PER_METRE: f64 = 100.0;
 pub use geom::Shape;
 pub use sim::{
     Ctx, ErrorRecord, InstructionDef, Outcome, SimConfig, Simulation, Stats, Summary, System,

@@ -728,7 +728,7 @@ impl System for PathSystem {
     }
 }
 
-/// A distance in route cost units (`COST_SCALE` a metre), rounded by `round` and capped at
+/// A distance in route cost units (`COST_SCALE` a map unit), rounded by `round` and capped at
 /// `u32::MAX` (4,294 km): a route's sum over at most `u32::MAX` edges never overflows, however
 /// far apart a map puts its points.
 fn cost_units(distance: f64, round: fn(f64) -> f64) -> u64 {

@@ -10,8 +10,8 @@ use crate::{Frame, FrameBody, FrameEntity};
 /// Width of a swarm robot drawn in a replay, map units.
 pub const SWARM_ROBOT_SIZE: f64 = 20.0;
 /// Map units per metre when a swarm recording is read (divided by, so that 660 units are
-/// 6.6 m, not 6.6000000000000005).
-const UNITS_PER_METRE: f64 = 100.0;
+/// 6.6 m, not 6.6000000000000005): a map unit is a centimetre.
+const UNITS_PER_METRE: f64 = simrob_swarm::MAP_UNITS_PER_METRE;
 /// Height of swarm boxes, map units.
 const SWARM_HEIGHT: f64 = 5.0;
 
