@@ -12,15 +12,23 @@ use simrob_protocol::{
 use simrob_session::Limits;
 use simrob_world::World;
 
+/// The scenario `simrob run` runs when given none.
+const DEFAULT_SCENARIO: &str = "scenarios/soccer.xml";
+
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("scenario_given").args(["scenario", "scenario_flag"]).required(false)))]
 pub struct RunArgs {
     /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
     /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.
     #[arg(long, value_name = "FILTER")]
     pub log: Option<String>,
-    /// Scenario file (SimRob XML messages).
-    #[arg(default_value = "scenarios/soccer.xml")]
-    pub scenario: PathBuf,
+    /// Scenario file (SimRob XML messages), or give it as `--scenario FILE` [default:
+    /// scenarios/soccer.xml].
+    #[arg(value_name = "SCENARIO")]
+    pub scenario: Option<PathBuf>,
+    /// The scenario file, as a flag (the same as SCENARIO).
+    #[arg(long = "scenario", value_name = "FILE")]
+    pub scenario_flag: Option<PathBuf>,
     /// Iterations to run.
     #[arg(long, default_value_t = 1000)]
     iterations: u64,
@@ -150,10 +158,15 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
     // With --json the running text goes nowhere and one JSON object is printed at the end.
     let mut sink = std::io::sink();
     let mut out: &mut dyn Write = if args.json { &mut sink } else { &mut *json_out };
+    let scenario = args
+        .scenario
+        .clone()
+        .or_else(|| args.scenario_flag.clone())
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_SCENARIO));
     let config = crate::shell::read_config(args.config.as_deref())?;
     let limits = &config.limits;
     let mut world = World::new(config.world.clone());
-    load_scenario(&mut world, &args.scenario, limits)?;
+    load_scenario(&mut world, &scenario, limits)?;
     if let Some(t) = args.timestep {
         // The same range the server enforces (`mintimestep`, `maxtimestep`).
         if !(limits.min_timestep..=limits.max_timestep).contains(&t) {
@@ -185,7 +198,7 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
     writeln!(
         out,
         "{}: {} entities, timestep {} s",
-        args.scenario.display(),
+        scenario.display(),
         world.entity_ids().count(),
         world.params().timestep
     )?;
@@ -224,7 +237,7 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
             );
         }
         let summary = serde_json::json!({
-            "scenario": args.scenario.display().to_string(),
+            "scenario": scenario.display().to_string(),
             "iterations": args.iterations,
             "simulated_seconds": world.sim_time(),
             "wall_seconds": wall,

@@ -18,6 +18,7 @@ use simrob_session::{all_keys, ServerConfig, Session};
 #[command(mut_arg("speed", |a| a.help(
     "The pace in asynchronous mode: simulated seconds per wall second (0 = as fast as possible; configuration key `realtimefactor`). With the viewer or a recording and neither this flag nor the key, the server paces at real time (1). As fast as possible, the simulation only runs while an agent is registered or the viewer or a recording watches"
 )))]
+#[command(group(clap::ArgGroup::new("scenario_given").args(["scenario", "scenario_flag"]).required(false)))]
 pub struct ServeArgs {
     /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
     /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.
@@ -33,12 +34,16 @@ pub struct ServeArgs {
     /// UDP port (default: the configuration's, 5005; 0 picks a free port).
     #[arg(long, value_name = "N")]
     pub port: Option<u16>,
-    /// Scenario to create at start: a file of SimRob XML messages applied in order. The
-    /// simulation then starts (Initialize_Simulation) unless --no-start is given.
-    #[arg(long, value_name = "FILE")]
+    /// Scenario to create at start: a file of SimRob XML messages applied in order (or give
+    /// it as SCENARIO). The simulation then starts (Initialize_Simulation) unless --no-start
+    /// is given.
+    #[arg(long = "scenario", value_name = "FILE")]
+    pub scenario_flag: Option<PathBuf>,
+    /// The scenario file, as a positional argument (the same as --scenario FILE).
+    #[arg(value_name = "SCENARIO")]
     pub scenario: Option<PathBuf>,
-    /// With --scenario: create the scenario but wait for an agent's Initialize_Simulation.
-    #[arg(long, requires = "scenario")]
+    /// With a scenario: create it but wait for an agent's Initialize_Simulation.
+    #[arg(long, requires = "scenario_given")]
     pub no_start: bool,
     /// The pace in asynchronous mode, `--speed F`: simulated seconds per wall second (0 = as
     /// fast as possible; configuration key `realtimefactor`). With the viewer and neither this
@@ -176,7 +181,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
         config.real_time_factor = 1.0;
         println!("pacing at real time for {watcher} (--speed 0: as fast as possible)");
     }
-    let mut server = build(config, args.scenario.as_deref(), !args.no_start)?;
+    let scenario = args.scenario.as_deref().or(args.scenario_flag.as_deref());
+    let mut server = build(config, scenario, !args.no_start)?;
     let stop = crate::shell::ctrl_c_flag()?;
     let addr = server.local_addr()?;
     println!("listening on udp://{addr}");

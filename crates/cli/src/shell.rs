@@ -35,6 +35,15 @@ pub fn read_config(path: Option<&Path>) -> Result<simrob_session::ServerConfig> 
 /// configurations, scripts, team and rule files.
 pub const MAX_TEXT_FILE: u64 = simrob_swarm::scenario::MAX_FILE_BYTES;
 
+/// The scenario a command was given, as its positional argument or as `--scenario` (clap
+/// lets through one at most; a command that needs one makes clap require one of them).
+pub fn scenario_given<T: Clone>(positional: &Option<T>, flag: &Option<T>) -> anyhow::Result<T> {
+    match positional.as_ref().or(flag.as_ref()) {
+        Some(s) => Ok(s.clone()),
+        None => anyhow::bail!("give a scenario: SCENARIO or --scenario FILE"),
+    }
+}
+
 /// [`read_file`] as UTF-8 text.
 pub fn read_text(path: &Path, max: u64) -> std::io::Result<String> {
     String::from_utf8(read_file(path, max)?)

@@ -35,6 +35,7 @@ pub enum SwarmCommand {
 
 /// Arguments of `simrob swarm run`.
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("scenario_given").args(["scenario", "scenario_flag"]).required(true)))]
 #[command(mut_arg("gui", crate::flags::gui_help(
     "Watch the run live in the browser (rooms, POIs, paths, routes, robots, drones and items by state, who carries what; play, pause, step, speed); it starts when the first page connects and the page stays after the end until Ctrl-C; on 127.0.0.1"
 )))]
@@ -42,8 +43,12 @@ pub enum SwarmCommand {
     "With --gui or --ros2: simulated seconds per wall second (0 = as fast as possible) [default: 1]"
 )))]
 pub struct RunArgs {
-    /// Scenario file (.toml or .json).
-    pub scenario: PathBuf,
+    /// Scenario file (.toml or .json); or give it as `--scenario FILE`.
+    #[arg(value_name = "SCENARIO")]
+    pub scenario: Option<PathBuf>,
+    /// The scenario file, as a flag (the same as SCENARIO).
+    #[arg(long = "scenario", value_name = "FILE")]
+    pub scenario_flag: Option<PathBuf>,
     /// Simulated seconds to run (default: the scenario's `duration`).
     #[arg(long, value_name = "S")]
     duration: Option<f64>,
@@ -180,7 +185,8 @@ fn run_threads(flag: usize) -> Result<usize> {
 
 fn run_scenario(args: RunArgs) -> Result<()> {
     check_duration(args.duration)?;
-    let scenario = Scenario::load(&args.scenario)?;
+    let path = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
+    let scenario = Scenario::load(&path)?;
     let overrides = Overrides {
         duration: args.duration,
         seed: args.seed,
@@ -194,7 +200,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
     if sim.total_frames().is_none() {
         bail!(
             "{}: no duration: give one in the scenario or with --duration",
-            args.scenario.display()
+            path.display()
         );
     }
     sim.add_system(Box::new(ClockSystem::new(wall_clock())));

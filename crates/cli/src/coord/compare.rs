@@ -12,11 +12,16 @@ use simrob_swarm::scenario::{Overrides, Scenario};
 
 /// Arguments of `simrob coord compare`.
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("scenario_given").args(["scenario", "scenario_flag"]).required(true)))]
 pub struct CompareArgs {
     /// The swarm scenario: `warehouse`, `hospital` (the bundled ones) or a scenario file
-    /// (.toml or .json) whose map has points of interest to fetch from and deliver to.
-    #[arg(long, value_name = "S")]
-    scenario: String,
+    /// (.toml or .json) whose map has points of interest to fetch from and deliver to; or
+    /// give it as SCENARIO.
+    #[arg(long = "scenario", value_name = "S")]
+    scenario_flag: Option<String>,
+    /// The swarm scenario, as a positional argument (the same as --scenario).
+    #[arg(value_name = "SCENARIO")]
+    scenario: Option<String>,
     /// Allocation policies to compare: cnp (Contract Net), hungarian (optimal assignment),
     /// greedy (nearest idle robot).
     #[arg(long, value_delimiter = ',', default_value = "cnp,hungarian,greedy")]
@@ -171,10 +176,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
     if !(args.max_time.is_finite() && args.max_time > 0.0) {
         bail!("--max-time must be a positive number of seconds");
     }
-    let scenario = load(&args.scenario)?;
+    let name = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
+    let scenario = load(&name)?;
     let generated = scenario.robots_configurable();
     let robots = match (args.robots, generated) {
-        (Some(_), false) => bail!("{}: its robots come from its map; --robots works with generated scenarios (the warehouse)", args.scenario),
+        (Some(_), false) => bail!("{}: its robots come from its map; --robots works with generated scenarios (the warehouse)", name),
         (r, true) => Some(r.unwrap_or(40)),
         (None, false) => None,
     };
@@ -191,7 +197,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
             .robot_count()
     };
     if count == 0 {
-        bail!("{}: the scenario has no robots", args.scenario);
+        bail!("{}: the scenario has no robots", name);
     }
     let given = match &args.task_file {
         Some(path) => Some(read_tasks(path)?),

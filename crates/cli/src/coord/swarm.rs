@@ -14,6 +14,7 @@ use simrob_swarm::script::Script;
 
 /// Arguments of `simrob coord swarm`.
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("scenario_given").args(["scenario", "scenario_flag"]).required(true)))]
 #[command(mut_arg("gui", crate::flags::gui_help(
     "Watch the swarm's robots live in the browser (the 2D view: map, robots by state, their routes); on 127.0.0.1"
 )))]
@@ -21,9 +22,13 @@ use simrob_swarm::script::Script;
     "Simulated seconds per wall second, 0 = as fast as possible [default: 1]"
 )))]
 pub struct SwarmArgs {
-    /// The swarm scenario (.toml or .json); its scripts are set aside: its robots do what
-    /// the Control Center allocates.
-    scenario: PathBuf,
+    /// The swarm scenario (.toml or .json), or give it as `--scenario FILE`; its scripts are
+    /// set aside: its robots do what the Control Center allocates.
+    #[arg(value_name = "SCENARIO")]
+    scenario: Option<PathBuf>,
+    /// The scenario file, as a flag (the same as SCENARIO).
+    #[arg(long = "scenario", value_name = "FILE")]
+    scenario_flag: Option<PathBuf>,
     /// The Control Center (`simrob coord serve`).
     #[arg(long, default_value = "127.0.0.1:7030")]
     cc: String,
@@ -56,7 +61,8 @@ pub fn run(args: SwarmArgs) -> Result<()> {
     if args.robot_id_base == 0 {
         bail!("--robot-id-base: robot ids start at 1");
     }
-    let scenario = Scenario::load(&args.scenario).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let path = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
+    let scenario = Scenario::load(&path).map_err(|e| anyhow::anyhow!("{e}"))?;
     let ov = Overrides {
         robots: args.robots,
         seed: args.seed,

@@ -208,6 +208,84 @@ fn negative_numbers_reach_each_command_and_its_own_message() {
 }
 
 #[test]
+fn a_scenario_is_positional_or_a_flag_on_every_command_that_takes_one() {
+    let hospital = repo("scenarios/swarm/hospital.toml");
+    let soccer = repo("scenarios/soccer.xml");
+    for (positional, flag) in [
+        (
+            vec![
+                "swarm",
+                "run",
+                &hospital,
+                "--duration",
+                "1",
+                "--json",
+                "--quiet",
+            ],
+            vec![
+                "swarm",
+                "run",
+                "--scenario",
+                &hospital,
+                "--duration",
+                "1",
+                "--json",
+                "--quiet",
+            ],
+        ),
+        (
+            vec!["run", &soccer, "--iterations", "3", "--json"],
+            vec!["run", "--scenario", &soccer, "--iterations", "3", "--json"],
+        ),
+        (
+            vec![
+                "coord", "compare", "hospital", "--seeds", "1", "--json", "--quiet",
+            ],
+            vec![
+                "coord",
+                "compare",
+                "--scenario",
+                "hospital",
+                "--seeds",
+                "1",
+                "--json",
+                "--quiet",
+            ],
+        ),
+    ] {
+        let run = |args: &[&str]| {
+            let out = simrob()
+                .current_dir(repo(""))
+                .args(args)
+                .stdin(Stdio::null())
+                .output()
+                .expect("simrob runs");
+            assert!(out.status.success(), "{args:?}: {out:?}");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let a: serde_json::Value = serde_json::from_str(run(&positional).trim()).unwrap();
+        let b: serde_json::Value = serde_json::from_str(run(&flag).trim()).unwrap();
+        for key in ["robots", "scenario", "iterations", "policies"] {
+            assert_eq!(a.get(key), b.get(key), "{key}: {positional:?} / {flag:?}");
+        }
+    }
+    // Both at once, or neither where one is needed: clap says which forms there are.
+    for args in [
+        vec!["swarm", "run", "a.toml", "--scenario", "b.toml"],
+        vec!["coord", "swarm"],
+        vec!["serve", "--no-start"],
+    ] {
+        let out = simrob().args(&args).output().expect("simrob runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("<SCENARIO|--scenario <FILE>>"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
 fn gui_with_a_space_gets_a_hint() {
     let out = simrob()
         .args(["mrs", "--gui", "9000"])
