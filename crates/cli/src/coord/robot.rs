@@ -25,6 +25,7 @@ use super::net::{connect_cc, write_env, Incoming};
 
 /// Arguments of `simrob coord robot`.
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("backend").args(["simrob", "mrs"]).required(true)))]
 pub struct RobotArgs {
     /// The Control Center (`simrob coord serve`).
     #[arg(long, default_value = "127.0.0.1:7030")]
@@ -36,12 +37,7 @@ pub struct RobotArgs {
     #[arg(long)]
     name: Option<String>,
     /// Drive a SumBot on this SimRob server (`simrob serve`), e.g. 127.0.0.1:5005.
-    #[arg(
-        long,
-        value_name = "ADDR",
-        conflicts_with = "mrs",
-        required_unless_present = "mrs"
-    )]
+    #[arg(long, value_name = "ADDR")]
     simrob: Option<String>,
     /// The SumBot's entity id on the SimRob server.
     #[arg(long, default_value_t = 3)]

@@ -286,6 +286,20 @@ fn a_scenario_is_positional_or_a_flag_on_every_command_that_takes_one() {
 }
 
 #[test]
+fn a_robot_agent_without_a_backend_names_both() {
+    let out = simrob()
+        .args(["coord", "robot", "--id", "2"])
+        .output()
+        .expect("simrob runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("<--simrob <ADDR>|--mrs <ADDR>>"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn gui_with_a_space_gets_a_hint() {
     let out = simrob()
         .args(["mrs", "--gui", "9000"])
