@@ -27,7 +27,7 @@ pub struct CaseArgs {
     /// Print one JSON object (every trial and the totals) instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Write a recording of every trial into this directory (`<case>-<trial>.rec`), for
+    /// Write a recording of every trial into this directory (`<case>-<trial>.simrec`), for
     /// `simrob replay`.
     #[arg(long, value_name = "DIR")]
     pub record: Option<std::path::PathBuf>,
@@ -111,7 +111,7 @@ fn run_all(
                     let Some(dir) = record else {
                         return Ok(run_trial(case, i, seed, profile)?);
                     };
-                    let path = dir.join(format!("{}-{i}.rec", case.name()));
+                    let path = dir.join(format!("{}-{i}.simrec", case.name()));
                     let rec = super::matchcmd::Recording::create(&path, "simrob soccer case")?;
                     let r = run_trial_observed(case, i, seed, profile, Some(rec.observer()))?;
                     rec.finish()?;

@@ -431,7 +431,7 @@ fn a_recorded_match_replays_its_frames() {
     let dir = std::env::temp_dir().join(format!("simrob-cli-match-rec-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("match.rec");
+    let file = dir.join("match.simrec");
     let out = simrob()
         .args([
             "soccer",
@@ -470,5 +470,39 @@ fn a_recorded_match_replays_its_frames() {
         csv.lines().filter(|r| r.contains(",Humanoid,")).count(),
         1800
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_case_records_each_trial_as_a_simrec_file() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-case-rec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = simrob()
+        .args([
+            "soccer",
+            "case",
+            "penalty-kick",
+            "--trials",
+            "2",
+            "--json",
+            "--record",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["penalty-kick-0.simrec", "penalty-kick-1.simrec"]);
+    let export = simrob()
+        .args(["replay", "--export", "csv"])
+        .arg(dir.join("penalty-kick-0.simrec"))
+        .output()
+        .unwrap();
+    assert!(export.status.success(), "{export:?}");
+    assert!(String::from_utf8_lossy(&export.stdout).contains(",Ball,"));
     let _ = std::fs::remove_dir_all(&dir);
 }
