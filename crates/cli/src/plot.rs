@@ -66,9 +66,10 @@ pub enum PlotCommand {
         /// The spread drawn around the mean.
         #[arg(long, value_enum, default_value = "std")]
         spread: Spread,
-        /// Axis labels with units (default: the column names).
+        /// The x axis's label, with its unit (default: the --x column's name).
         #[arg(long, value_name = "TEXT")]
         x_label: Option<String>,
+        /// The y axis's label, with its unit (default: the --y column's name).
         #[arg(long, value_name = "TEXT")]
         y_label: Option<String>,
         #[command(flatten)]

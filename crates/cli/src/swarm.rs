@@ -79,8 +79,8 @@ pub struct RunArgs {
     /// Format of --record: `swarm` (simrob-swarm-recording v2: binary snapshots, about 7
     /// bytes a drone, written on a thread of its own so the run never waits on the disk),
     /// `swarm-json` (simrob-swarm-recording v1: JSON lines, about 35 bytes a drone, written
-    /// by the run) or `viewer` (simrob-recording v1, which `simrob` viewer replays: every
-    /// robot a box on the floor, 1 map unit = 1 cm).
+    /// by the run) or `viewer` (simrob-recording v1, the 3D viewer's format, which `simrob
+    /// replay` plays: every robot a box on the floor, 1 map unit = 1 cm).
     #[arg(long, value_name = "FORMAT", default_value = "swarm")]
     record_format: RecordFormat,
     /// With --record-format swarm: megabytes of snapshots (16 bytes a robot each) the
@@ -124,7 +124,12 @@ pub enum RecordFormat {
 #[derive(clap::Args)]
 pub struct BenchArgs {
     /// Swarm sizes to measure (comma-separated).
-    #[arg(long, value_delimiter = ',', default_values_t = [200usize, 10_000, 100_000])]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "200,10000,100000",
+        value_name = "SIZES"
+    )]
     robots: Vec<usize>,
     /// Simulated seconds per measurement, at most (a run also ends when every drone has
     /// arrived or crashed).

@@ -130,11 +130,13 @@ pub enum SendCommand {
     /// The name is resolved by the server, inside its save directory (`simrob serve
     /// --save-dir`), e.g. `run1.xml`.
     Save {
+        /// The file's name on the server, inside its save directory (e.g. `run1.xml`).
         #[arg(value_name = "FILE")]
         file: String,
     },
     /// Load: a simulation saved with `save`, from the server's save directory.
     Load {
+        /// The file's name on the server, inside its save directory (as given to `save`).
         #[arg(value_name = "FILE")]
         file: String,
     },
