@@ -167,7 +167,7 @@ def nomad_tcp(binary: str, steps: int):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=20000, help="agent-steps per in-process run")
+    ap.add_argument("--steps", type=int, default=20000, help="the scale of the in-process runs, in agent-steps: the SumBot's single env runs a quarter of it, the Nomad's batch and the drones five times it, the FutRob team a twentieth (their steps cost that differently); the other runs N each")
     ap.add_argument("--net-steps", type=int, default=2000, help="agent-steps per network run")
     ap.add_argument("--batch", type=int, default=64, help="worlds in a batch")
     ap.add_argument("--drones", type=int, default=100, help="drones in the swarm environment")

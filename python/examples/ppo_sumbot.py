@@ -28,6 +28,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
+from gymnasium.vector import AutoresetMode  # noqa: E402
 
 import simrob.gym as sgym  # noqa: E402
 
@@ -136,7 +137,9 @@ def train(
 ) -> list[dict]:
     """Trains one policy; returns one row per window of ``window`` steps."""
     rng = np.random.default_rng(seed)
-    env = sgym.SumBotBallVectorEnv(num_envs=num_envs)
+    # Same-step resets: a finished world's last observation is in infos["final_obs"], and the
+    # observation returned is already the next episode's first.
+    env = sgym.SumBotBallVectorEnv(num_envs=num_envs, autoreset_mode=AutoresetMode.SAME_STEP)
     obs_dim = env.single_observation_space.shape[0]
     pi = Mlp([obs_dim, 64, 64, 2], rng, 0.01)
     vf = Mlp([obs_dim, 64, 64, 1], rng, 1.0)
@@ -174,7 +177,7 @@ def train(
             done_steps += num_envs
             # A truncated episode is bootstrapped from its last observation's value.
             if trunc.any():
-                fin = norm(infos["final_obs"][trunc])
+                fin = norm(np.stack(infos["final_obs"][trunc]))
                 rew = rew.copy()
                 rew[trunc] += gamma * vf.forward(fin)[0][:, 0]
             for i in np.flatnonzero(term | trunc):

@@ -92,8 +92,130 @@ def test_bad_actions_raise():
 @pytest.mark.parametrize("max_steps", [0, -1, 2.5, float("nan"), "100", True])
 def test_a_vector_env_refuses_a_step_limit_that_is_not_a_positive_count(cls, max_steps):
     # 0 or -1 once cut every episode after its first step, NaN never; silently.
-    with pytest.raises(ValueError, match="max_steps .*: a positive number of steps"):
-        cls(num_envs=2, max_steps=max_steps)
+    with pytest.raises(ValueError, match="max_episode_steps .*: a positive number of steps"):
+        cls(num_envs=2, max_episode_steps=max_steps)
+
+
+def _first_truncation(envs, n):
+    envs.reset(seed=1)
+    for k in range(1, 1000):
+        _, _, term, trunc, _ = envs.step(np.zeros((n, 2)))
+        if trunc.any() or term.any():
+            return k
+    return None
+
+
+@pytest.mark.parametrize("env_id", simrob_gym.ENV_IDS)
+def test_make_vec_takes_max_episode_steps_as_gymnasium_passes_it(env_id):
+    # Gymnasium passes the registered limit, or the caller's, as max_episode_steps: a batch
+    # once took max_steps and dropped every other keyword.
+    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point",
+                        max_episode_steps=7)
+    assert _first_truncation(envs, 2) == 7
+    envs.close()
+    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point",
+                        max_episode_steps=np.int64(4))
+    assert _first_truncation(envs, 2) == 4
+    envs.close()
+    with pytest.raises(TypeError, match="frame_skp"):
+        gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point", frame_skp=3)
+    with pytest.raises(ValueError, match="render_mode"):
+        gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point",
+                     render_mode="human")
+
+
+def _steer(obs):
+    """Actions that drive each SumBot at its ball."""
+    turn = np.clip(3.0 * np.arctan2(obs[:, 5], obs[:, 4]), -1, 1)
+    return np.stack([0.6 - turn, 0.6 + turn], axis=1)
+
+
+def _until_one_ends(envs, obs, limit=2000):
+    for _ in range(limit):
+        obs, rew, term, trunc, info = envs.step(_steer(obs))
+        if (term | trunc).any():
+            return obs, rew, term, trunc, info
+    raise AssertionError("no episode ended")
+
+
+def test_next_step_autoreset_is_the_default_as_in_gymnasium():
+    envs = simrob_gym.SumBotBallVectorEnv(num_envs=3)
+    assert envs.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    obs, _ = envs.reset(seed=3)
+    obs, rew, term, trunc, _ = _until_one_ends(envs, obs)
+    done = term | trunc
+    assert term.any(), "the steering controller reaches a ball"
+    # The step after an episode ends starts the next: a fresh observation, reward 0, not done;
+    # the other worlds step on.
+    nxt, rew2, term2, trunc2, _ = envs.step(_steer(obs))
+    assert (rew2[done] == 0).all() and not term2[done].any() and not trunc2[done].any()
+    assert not np.array_equal(nxt[done], obs[done])
+    assert (rew2[~done] != 0).all()
+    envs.close()
+
+
+def test_gymnasiums_observation_wrappers_take_the_batch():
+    from gymnasium.wrappers import vector as vw
+
+    envs = vw.NormalizeObservation(
+        gym.make_vec("simrob/SumBotBall-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    )
+    envs.reset(seed=0)
+    obs, *_ = envs.step(np.zeros((4, 2), dtype=np.float32))
+    assert obs.shape == (4, simrob.sim.SUMBOT_OBS)
+    envs.close()
+
+
+def test_same_step_autoreset_hands_the_last_observation_as_gymnasium_does():
+    envs = simrob_gym.SumBotBallVectorEnv(
+        num_envs=3, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
+    )
+    obs, _ = envs.reset(seed=3)
+    obs, rew, term, trunc, info = _until_one_ends(envs, obs)
+    done = term | trunc
+    assert info["final_obs"].dtype == object and (info["_final_obs"] == done).all()
+    for i in np.flatnonzero(done):
+        last = info["final_obs"][i]
+        assert last.shape == (simrob.sim.SUMBOT_OBS,) and last[6] < 0.12  # at the ball
+        assert obs[i][6] >= 0.3  # the next episode's start: the ball 0.3 m away at least
+        assert info["final_info"][i] == {}
+    envs.close()
+
+
+def test_disabled_autoreset_leaves_the_reset_to_the_caller():
+    envs = simrob_gym.NomadVectorEnv(
+        num_envs=2, max_episode_steps=3, autoreset_mode=gym.vector.AutoresetMode.DISABLED
+    )
+    envs.reset(seed=0)
+    for _ in range(3):
+        _, _, _, trunc, _ = envs.step(np.zeros((2, 2)))
+    assert trunc.all()
+    with pytest.raises(RuntimeError, match="episode has ended"):
+        envs.step(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="reset_mask"):
+        envs.reset(options={"reset_mask": np.array([1, 0])})
+    obs, _ = envs.reset(options={"reset_mask": np.array([True, True])})
+    assert obs.shape == (2, simrob.sim.NOMAD_OBS)
+    envs.step(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        simrob_gym.NomadVectorEnv(num_envs=2, autoreset_mode="sometimes")
+    envs.close()
+
+
+def test_a_single_env_refuses_a_step_after_its_episode_ended():
+    env = simrob_gym.SumBotBallEnv()
+    obs, _ = env.reset(seed=3)
+    for _ in range(2000):
+        obs, r, term, _, _ = env.step(_steer(obs[None, :])[0])
+        if term:
+            break
+    assert term
+    # Once, a step after the end paid the +10 of reaching the ball again, every step.
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(np.zeros(2))
+    env.reset(seed=4)
+    env.step(np.zeros(2))
+    env.close()
 
 
 @pytest.mark.parametrize("module", simrob_pz.MODULES)
@@ -153,3 +275,16 @@ def test_drones_are_reproducible_and_reward_flying_home():
     assert all(isinstance(r, float) for r in rew.values())
     assert all(type(t) is bool and type(i["crashed"]) is bool for t, i in zip(term.values(), info.values()))
     env.close()
+
+
+def test_pettingzoo_counts_are_whole_numbers_not_bools():
+    from simrob.pettingzoo import drones, futrob
+
+    env = drones.parallel_env(n=np.int64(2), max_cycles=np.int64(5))
+    with pytest.raises(RuntimeError, match="call reset before step"):
+        env.step({})
+    env.reset(seed=0)
+    env.step({})
+    for mod in (drones, futrob):
+        with pytest.raises(ValueError, match="max_cycles True"):
+            mod.parallel_env(max_cycles=True)

@@ -154,8 +154,6 @@ def test_sumbot_batch_checks_shapes_and_nan():
         b.step(np.zeros((2, 2)))
     with pytest.raises(ValueError, match="NaN"):
         b.step(np.array([[0, 0], [np.nan, 0], [0, 0]], dtype=np.float64))
-    with pytest.raises(TypeError):
-        b.step(np.zeros((3, 2), dtype=np.int32))
     with pytest.raises(ValueError):
         b.reset(3, 0)
     obs, rew, term = b.step(np.ones((3, 2)))
@@ -399,3 +397,140 @@ def test_with_closes_worlds_and_runs_an_error_included():
                  lambda: sim.DroneTargets(10)):
         with make() as o:
             assert isinstance(o, sim._Closes)
+
+
+def test_batch_actions_of_any_real_type_are_taken():
+    # An action space's sample() is float32: it once raised "type mismatch".
+    b = sim.SumBotBall(2)
+    b.reset(0, 1)
+    b.reset(1, 1)
+    ref = sim.SumBotBall(2)
+    ref.reset(0, 1)
+    ref.reset(1, 1)
+    for actions in (np.full((2, 2), 0.5, dtype=np.float32), [[0.5, 0.5], [0.5, 0.5]]):
+        obs, rew, _ = b.step(actions)
+        want, want_rew, _ = ref.step(np.full((2, 2), 0.5))
+        assert np.array_equal(obs, want) and np.array_equal(rew, want_rew)
+    obs, _, _ = b.step(np.ones((2, 2), dtype=np.int64))
+    with pytest.raises(ValueError):
+        b.step([["fast", "left"], [0, 0]])
+    d = sim.DroneTargets(3)
+    d.reset(0)
+    d.step(np.zeros((3, 2), dtype=np.float32))
+
+
+def _drive_until_the_ball(b, i_of, limit=3000):
+    """Drives world `i_of`'s SumBot (alone: the others are left out) until it reaches its
+    ball."""
+    obs = np.stack([b.reset(i, 3) for i in range(len(b))])
+    only = np.arange(len(b)) == i_of
+    for _ in range(limit):
+        turn = np.clip(3.0 * np.arctan2(obs[:, 5], obs[:, 4]), -1, 1)
+        obs, rew, term = b.step(np.stack([0.6 - turn, 0.6 + turn], axis=1), only)
+        if term[i_of]:
+            return obs
+    raise AssertionError("the SumBot did not reach the ball")
+
+
+def test_an_ended_world_is_reset_or_left_out_before_it_steps_again():
+    b = sim.SumBotBall(2)
+    _drive_until_the_ball(b, 0)
+    # Stepped again, it once paid the reward for reaching the ball every step.
+    with pytest.raises(RuntimeError, match="world 0's episode has ended"):
+        b.step(np.zeros((2, 2)))
+    before = b.poses(1)[1].copy()
+    obs, rew, term = b.step(np.full((2, 2), 0.5), np.array([False, True]))
+    assert (obs[0] == 0).all() and rew[0] == 0 and not term[0]
+    assert not np.array_equal(b.poses(1)[1], before), "world 1 stepped"
+    with pytest.raises(ValueError, match="active"):
+        b.step(np.zeros((2, 2)), np.array([True]))
+    b.reset(0, 5)
+    b.step(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: sim.SumBotBall(-1), "n"),
+        (lambda: sim.SumBotBall(1, frame_skip=-1), "frame_skip"),
+        (lambda: sim.NomadGoal(-2), "n"),
+        (lambda: sim.SumBotBall(1).reset(0, -1), "seed"),
+        (lambda: sim.SumBotBall(1).reset(-1, 0), "i"),
+        (lambda: sim.World().step(-1), "n"),
+        (lambda: sim.MrsWorld().set_velocity(-1, 0, 0), "id"),
+        (lambda: sim.DroneTargets(-1), "n"),
+        (lambda: sim.futrob_trial("pass", trial=-1), "trial"),
+        (lambda: sim.FutRobTeam(step_ms=-10), "step_ms"),
+        (lambda: sim.SumBotBall(1).reset(0, 2**64), "seed"),
+    ],
+)
+def test_a_negative_or_huge_count_is_a_value_error_naming_the_argument(call, name):
+    # These were OverflowError, which `except ValueError` does not catch.
+    with pytest.raises(ValueError, match="whole number") as e:
+        call()
+    assert f"while processing '{name}'" in "".join(getattr(e.value, "__notes__", []))
+
+
+def test_numpy_integers_are_whole_numbers():
+    b = sim.SumBotBall(np.int64(2), frame_skip=np.int32(3))
+    b.reset(np.uint8(1), np.int64(7))
+    assert len(b) == 2
+
+
+def test_drone_episodes_start_from_their_seed():
+    d = sim.DroneTargets(8)
+    a = d.reset(1)
+    pa, ta = d.positions()
+    assert np.array_equal(a, d.reset(1))
+    b = d.reset(2)
+    pb, tb = d.positions()
+    assert not np.array_equal(a, b) and not np.array_equal(pa, pb)
+    # Moved by at most 6 map units from the same take-off grid, to the same targets.
+    assert np.abs(pa - pb).max() <= 12 and np.array_equal(ta, tb)
+
+
+def test_a_closed_batch_says_so_everywhere():
+    for make, name in ((lambda: sim.SumBotBall(2), "SumBotBall"),
+                       (lambda: sim.NomadGoal(2), "NomadGoal"),
+                       (lambda: sim.DroneTargets(2), "DroneTargets"),
+                       (lambda: sim.FutRobTeam(1, opponent="futrob"), "FutRobTeam")):
+        o = make()
+        assert not o.closed
+        o.close()
+        assert o.closed and repr(o) == f"<simrob.sim.{name}: closed>"
+        with pytest.raises(RuntimeError, match="closed"):
+            o.reset(0, 0) if name in ("SumBotBall", "NomadGoal") else o.reset(0)
+        if name != "FutRobTeam":
+            with pytest.raises(RuntimeError, match="closed"):
+                len(o)
+    n = sim.NomadGoal(3)
+    with pytest.raises(ValueError, match="world 5 of a batch of 3"):
+        n.state(5)
+    n.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        n.size
+    with pytest.raises(RuntimeError, match="closed"):
+        n.state(0)
+    w = sim.World()
+    w.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        w.request("not XML")
+
+
+def test_the_futrob_team_task_is_in_sim_and_takes_any_integer_array():
+    with sim.FutRobTeam(1, opponent="futrob") as t:
+        assert repr(t) == "<simrob.sim.FutRobTeam: 1 agent, not reset>"
+        t.reset(1)
+        for actions in (np.array([1], dtype=np.int32), [1], np.array([1], dtype=np.uint8)):
+            t.step(actions)
+        with pytest.raises(TypeError, match="integers"):
+            t.step(np.array([1.5]))
+        assert repr(t) == "<simrob.sim.FutRobTeam: 1 agent, 0.6 s>"
+
+
+def test_saving_where_no_file_can_be_is_an_os_error(tmp_path):
+    w = sim.World()
+    with pytest.raises(FileNotFoundError, match="cannot save to"):
+        w.save(str(tmp_path / "no" / "such" / "dir.xml"))
+    with pytest.raises(IsADirectoryError):
+        w.save(str(tmp_path))

@@ -17,14 +17,15 @@ pub fn futrob_cases() -> Vec<&'static str> {
 /// trial, seed, scenario, placement, outcome, success, metrics, sim_seconds), the same as
 /// one row of `simrob soccer case --json`.
 #[pyfunction]
-#[pyo3(signature = (case, trial=0, seed=0, profile="paper"))]
+#[pyo3(signature = (case, trial=Whole(0), seed=Whole(0), profile="paper"), text_signature = "(case, trial=0, seed=0, profile='paper')")]
 pub fn futrob_trial(
     py: Python<'_>,
     case: &str,
-    trial: u32,
-    seed: u64,
+    trial: Whole<u32>,
+    seed: Whole<u64>,
     profile: &str,
 ) -> PyResult<Py<PyAny>> {
+    let (trial, seed) = (trial.0, seed.0);
     let c = Case::parse(case).ok_or_else(|| {
         PyValueError::new_err(format!(
             "unknown case {case:?}: one of {}",
@@ -49,7 +50,7 @@ pub fn futrob_trial(
 // ---------------------------------------------------------------------------------------
 
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::PyRuntimeError;
 use simrob_futrob::{Action, ActionKind, Predicate, Role, RuleSet};
 use simrob_math::Xoshiro256StarStar;
@@ -58,6 +59,7 @@ use simrob_trials::matchplay::alternate_kick_off;
 use simrob_trials::{Arena, ArenaParams, PlayerSpec};
 
 use crate::Local;
+use crate::Whole;
 
 /// The actions an agent chooses from: `(name, FutRob action, its parameter)`. The body's
 /// basic actions (one step, one 20° turn quantum, a kick or a dive) and FutRob's
@@ -440,7 +442,7 @@ impl TeamRun {
 /// keeper and a field player; 3: a keeper and two field players), each with a FutRob brain
 /// (camera, world model, team radio, action handler) whose actions are chosen by an agent
 /// instead of rules; with `opponent="futrob"` magenta is played by FutRob's match rules.
-#[pyclass(module = "simrob._native")]
+#[pyclass(module = "simrob._native", subclass)]
 pub struct FutRobTeam {
     setup: TeamSetup,
     run: Option<Local<Option<TeamRun>>>,
@@ -475,15 +477,19 @@ impl FutRobTeam {
     /// 10 to 10 000); `shaping` (finite, |shaping| <= 100) adds `shaping` × the ball's
     /// progress towards the opponents' goal (m) to each agent's reward.
     #[new]
-    #[pyo3(signature = (players_per_team=2, opponent="agents", profile="paper", step_ms=200, shaping=0.0))]
+    #[pyo3(
+        signature = (players_per_team=Whole(2), opponent="agents", profile="paper", step_ms=Whole(200), shaping=0.0),
+        text_signature = "(players_per_team=2, opponent='agents', profile='paper', step_ms=200, shaping=0.0)"
+    )]
     fn new(
         py: Python<'_>,
-        players_per_team: usize,
+        players_per_team: Whole<usize>,
         opponent: &str,
         profile: &str,
-        step_ms: u32,
+        step_ms: Whole<u32>,
         shaping: f64,
     ) -> PyResult<Self> {
+        let (players_per_team, step_ms) = (players_per_team.0, step_ms.0);
         if !(1..=3).contains(&players_per_team) {
             return Err(PyValueError::new_err(format!(
                 "players_per_team = {players_per_team}: 1, 2 or 3"
@@ -560,7 +566,12 @@ impl FutRobTeam {
 
     /// Starts an episode from `seed` (kick-off places jittered, every noise stream, the
     /// kicking team: cyan for odd seeds); returns the observations `(agents, obs_len)`.
-    fn reset<'py>(&mut self, py: Python<'py>, seed: u64) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Whole<u64>,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let seed = seed.0;
         let setup = self.setup.clone();
         let (n, k) = (self.agents(), self.obs_len());
         let obs = self.worker()?.call(py, move |slot| {
@@ -575,16 +586,19 @@ impl FutRobTeam {
         Ok(a.into_pyarray(py))
     }
 
-    /// One step with `actions` (`(agents,)` integers, indices into `team_actions()`).
+    /// One step with `actions` (`(agents,)` integers of any integer type, or a list: indices
+    /// into `team_actions()`).
     /// Returns `(obs (agents, obs_len) float32, rewards (agents,), scorer, ball_out)`:
     /// `scorer` is 0 (cyan) or 1 (magenta) when a goal ended the step, else None;
     /// `ball_out` when the ball left the field and was put back 30 cm inside.
     fn step<'py>(
         &mut self,
         py: Python<'py>,
-        actions: PyReadonlyArray1<'py, i64>,
+        actions: &Bound<'py, PyAny>,
     ) -> PyResult<TeamStepOut<'py>> {
         let (n, k) = (self.agents(), self.obs_len());
+        self.worker()?;
+        let actions = crate::integers(actions, "actions")?;
         let a = actions.as_array();
         if a.len() != n {
             return Err(PyValueError::new_err(format!(
@@ -651,6 +665,12 @@ impl FutRobTeam {
     /// Frees the run; using it afterwards raises `RuntimeError`.
     fn close(&mut self) {
         self.run = None;
+    }
+
+    /// Whether `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.run.is_none()
     }
 }
 

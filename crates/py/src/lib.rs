@@ -19,6 +19,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use numpy::PyArrayMethods;
 use pyo3::exceptions::{PyFileNotFoundError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -73,45 +74,212 @@ pub(crate) fn table<'py>(
     ))
 }
 
-/// Steps a batch of worlds: checks `actions` (see [`batch_actions`]) and that every world
-/// is reset, then, with the GIL released, calls `step_one(world, action, obs)` for each
-/// world in order, where `obs` is that world's `k` observation values; it returns the
-/// world's reward and whether its episode ended.
-pub(crate) fn step_batch<'py, T: Send>(
-    py: Python<'py>,
-    worlds: &mut [Option<T>],
-    actions: &numpy::PyReadonlyArray2<'py, f64>,
-    k: usize,
-    step_one: impl Fn(&mut T, [f64; 2], &mut [f32]) -> (f64, bool) + Send + Sync,
-) -> PyResult<BatchStep<'py>> {
-    let n = worlds.len();
-    let a = batch_actions(actions, n)?;
-    all_reset(worlds)?;
-    let (obs, rew, term) = py.detach(|| {
-        let mut obs = vec![0f32; n * k];
-        let mut rew = vec![0f64; n];
-        let mut term = vec![false; n];
-        for (i, (slot, out)) in worlds.iter_mut().zip(obs.chunks_mut(k)).enumerate() {
-            let Some(w) = slot.as_mut() else { continue };
-            (rew[i], term[i]) = step_one(w, a[i], out);
+/// A whole number from Python (an `int`, a numpy integer, anything with `__index__`) that
+/// fits `T`: a negative or too large one is a `ValueError` saying so (Python adds a note
+/// naming the argument), not the `OverflowError` of a plain `usize` or `u64` argument.
+#[derive(Clone, Copy, Debug)]
+pub struct Whole<T>(pub T);
+
+impl<'a, 'py, T: TryFrom<u64>> FromPyObject<'a, 'py> for Whole<T> {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let most = || {
+            let mut m = u64::MAX;
+            while T::try_from(m).is_err() {
+                m >>= 1;
+            }
+            m
+        };
+        let v: u64 = match obj.extract::<i64>() {
+            Ok(v) if v < 0 => {
+                return Err(PyValueError::new_err(format!(
+                    "{v}: a whole number of at least 0 is wanted"
+                )))
+            }
+            Ok(v) => v.unsigned_abs(),
+            Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(obj.py()) => {
+                obj.extract::<u64>().map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "a whole number too large: at most {} is wanted",
+                        most()
+                    ))
+                })?
+            }
+            Err(e) => return Err(e),
+        };
+        T::try_from(v).map(Whole).map_err(|_| {
+            PyValueError::new_err(format!(
+                "{v}: a whole number too large (at most {})",
+                most()
+            ))
+        })
+    }
+}
+
+/// `obj` (an array of any integer type, or a sequence of ints) as an int64 array; an array
+/// of another kind (floats, strings) is a `TypeError` naming `what`.
+pub(crate) fn integers<'py>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<numpy::PyReadonlyArray1<'py, i64>> {
+    let np = obj.py().import("numpy")?;
+    let a = np.call_method1("asarray", (obj,))?;
+    let kind: String = a.getattr("dtype")?.getattr("kind")?.extract()?;
+    if !matches!(kind.as_str(), "i" | "u" | "b") {
+        let dtype: String = a.getattr("dtype")?.str()?.extract()?;
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{what}: integers are wanted, not an array of {dtype}"
+        )));
+    }
+    let a = a.call_method1("astype", ("int64",))?;
+    let a = a
+        .cast_into::<numpy::PyArray1<i64>>()
+        .map_err(|_| PyValueError::new_err(format!("{what}: a one-dimensional array is wanted")))?;
+    Ok(a.readonly())
+}
+
+/// A batch's actions as given: any array-like of real numbers (float64 or not: an
+/// `action_space.sample()` is float32).
+pub(crate) type Actions<'py> = numpy::PyArrayLike2<'py, f64, numpy::AllowTypeChange>;
+/// Which worlds of a batch a step runs (`None`: all).
+pub(crate) type Active<'py> = Option<numpy::PyArrayLike1<'py, bool, numpy::AllowTypeChange>>;
+
+/// The worlds of a batch task (`SumBotBall`, `NomadGoal`): each reset or not, its episode
+/// ended or not, the batch closed or not.
+pub(crate) struct Batch<T> {
+    what: &'static str,
+    worlds: Vec<Option<T>>,
+    ended: Vec<bool>,
+    closed: bool,
+}
+
+impl<T: Send> Batch<T> {
+    /// `n` worlds, none reset: 1 to [`MAX_BATCH`], else `ValueError`.
+    pub(crate) fn new(what: &'static str, n: usize) -> PyResult<Self> {
+        if n == 0 || n > MAX_BATCH {
+            return Err(PyValueError::new_err(format!(
+                "n = {n}: a batch holds 1 to {MAX_BATCH} worlds"
+            )));
         }
-        (obs, rew, term)
-    });
-    let obs = numpy::ndarray::Array2::from_shape_vec((n, k), obs)
-        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    Ok((
-        numpy::IntoPyArray::into_pyarray(obs, py),
-        numpy::IntoPyArray::into_pyarray(rew, py),
-        numpy::IntoPyArray::into_pyarray(term, py),
-    ))
+        Ok(Batch {
+            what,
+            worlds: (0..n).map(|_| None).collect(),
+            ended: vec![false; n],
+            closed: false,
+        })
+    }
+
+    /// The number of worlds (`RuntimeError` once closed).
+    pub(crate) fn len(&self) -> PyResult<usize> {
+        if self.closed {
+            return Err(closed(self.what));
+        }
+        Ok(self.worlds.len())
+    }
+
+    /// `i` if the batch is open and has a world `i` (else `RuntimeError`, `ValueError`).
+    pub(crate) fn index(&self, i: usize) -> PyResult<usize> {
+        let n = self.len()?;
+        if i >= n {
+            return Err(PyValueError::new_err(format!(
+                "world {i} of a batch of {n}"
+            )));
+        }
+        Ok(i)
+    }
+
+    /// World `i`, reset (else `RuntimeError`).
+    pub(crate) fn get(&self, i: usize) -> PyResult<&T> {
+        let i = self.index(i)?;
+        self.worlds[i]
+            .as_ref()
+            .ok_or_else(|| PyRuntimeError::new_err(format!("world {i} is not reset")))
+    }
+
+    /// World `i` starts an episode as `w` (its index checked by [`Batch::index`] before).
+    pub(crate) fn put(&mut self, i: usize, w: T) {
+        self.worlds[i] = Some(w);
+        self.ended[i] = false;
+    }
+
+    /// Frees the worlds; using them afterwards raises `RuntimeError`.
+    pub(crate) fn close(&mut self) {
+        self.closed = true;
+        self.worlds.iter_mut().for_each(|w| *w = None);
+    }
+
+    /// Steps the worlds `active` names (all when `None`; an `(n,)` array of booleans) with
+    /// `actions` (an `(n, 2)` array of finite numbers, each clamped to [-1, 1]): with the
+    /// GIL released, `step_one(world, action, obs)` for each in order, where `obs` is that
+    /// world's `k` observation values; it returns the world's reward and whether its episode
+    /// ended. A world left out gets zeros, reward 0 and not ended. Stepping a world that is
+    /// not reset, or whose episode has ended, is a `RuntimeError` and steps none.
+    pub(crate) fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: &Actions<'py>,
+        active: &Active<'py>,
+        k: usize,
+        step_one: impl Fn(&mut T, [f64; 2], &mut [f32]) -> (f64, bool) + Send + Sync,
+    ) -> PyResult<BatchStep<'py>> {
+        let n = self.len()?;
+        let a = batch_actions(actions, n)?;
+        let on: Vec<bool> = match active {
+            None => vec![true; n],
+            Some(m) => {
+                let m = m.as_array();
+                if m.shape() != [n] {
+                    return Err(PyValueError::new_err(format!(
+                        "active of shape {:?}: expected ({n},)",
+                        m.shape()
+                    )));
+                }
+                m.iter().copied().collect()
+            }
+        };
+        for (i, _) in on.iter().enumerate().filter(|(_, on)| **on) {
+            if self.worlds[i].is_none() {
+                return Err(PyRuntimeError::new_err(format!(
+                    "world {i} is not reset: call reset before step"
+                )));
+            }
+            if self.ended[i] {
+                return Err(PyRuntimeError::new_err(format!(
+                    "world {i}'s episode has ended: reset it, or leave it out of the step \
+                     (active)"
+                )));
+            }
+        }
+        let worlds = &mut self.worlds;
+        let (obs, rew, term) = py.detach(|| {
+            let mut obs = vec![0f32; n * k];
+            let mut rew = vec![0f64; n];
+            let mut term = vec![false; n];
+            for (i, (slot, out)) in worlds.iter_mut().zip(obs.chunks_mut(k)).enumerate() {
+                let Some(w) = slot.as_mut().filter(|_| on[i]) else {
+                    continue;
+                };
+                (rew[i], term[i]) = step_one(w, a[i], out);
+            }
+            (obs, rew, term)
+        });
+        for (ended, t) in self.ended.iter_mut().zip(&term) {
+            *ended |= *t;
+        }
+        let obs = numpy::ndarray::Array2::from_shape_vec((n, k), obs)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok((
+            numpy::IntoPyArray::into_pyarray(obs, py),
+            numpy::IntoPyArray::into_pyarray(rew, py),
+            numpy::IntoPyArray::into_pyarray(term, py),
+        ))
+    }
 }
 
 /// A batch's actions: `actions` must be an `(n, 2)` array of finite numbers (else
 /// `ValueError`); each is clamped to [-1, 1].
-pub(crate) fn batch_actions(
-    actions: &numpy::PyReadonlyArray2<'_, f64>,
-    n: usize,
-) -> PyResult<Vec<[f64; 2]>> {
+pub(crate) fn batch_actions(actions: &Actions<'_>, n: usize) -> PyResult<Vec<[f64; 2]>> {
     let a = actions.as_array();
     if a.shape() != [n, 2] {
         return Err(PyValueError::new_err(format!(
@@ -128,13 +296,19 @@ pub(crate) fn batch_actions(
         .collect())
 }
 
-/// `RuntimeError` naming the first world of a batch that has not been reset.
-pub(crate) fn all_reset<T>(worlds: &[Option<T>]) -> PyResult<()> {
-    match worlds.iter().position(Option::is_none) {
-        Some(i) => Err(PyRuntimeError::new_err(format!(
-            "world {i} is not reset: call reset before step"
-        ))),
-        None => Ok(()),
+/// The `OSError` subclass Python raises for `e` (`FileNotFoundError`, `PermissionError`,
+/// `IsADirectoryError`, …), its message `what` and `e`.
+pub(crate) fn os_error(what: &str, e: &std::io::Error) -> PyErr {
+    use pyo3::exceptions as x;
+    use std::io::ErrorKind as K;
+    let msg = format!("{what}: {e}");
+    match e.kind() {
+        K::NotFound => x::PyFileNotFoundError::new_err(msg),
+        K::PermissionDenied => x::PyPermissionError::new_err(msg),
+        K::IsADirectory => x::PyIsADirectoryError::new_err(msg),
+        K::NotADirectory => x::PyNotADirectoryError::new_err(msg),
+        K::AlreadyExists => x::PyFileExistsError::new_err(msg),
+        _ => x::PyOSError::new_err(msg),
     }
 }
 

@@ -4,14 +4,14 @@
 use std::path::PathBuf;
 
 use numpy::ndarray::Array1;
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use simrob_math::Xoshiro256StarStar;
 use simrob_mrs::flat::geom::{normalize_deg, Vec2};
 use simrob_mrs::flat::{FlatPose, FlatWorld, Map, RobotId, RobotModel, Velocity};
 
-use crate::{closed, read_bounded};
+use crate::{closed, read_bounded, Batch, Whole};
 
 fn load_map(map: Option<PathBuf>) -> PyResult<Map> {
     match map {
@@ -70,7 +70,8 @@ impl MrsWorld {
     }
 }
 
-fn robot_id(world: &FlatWorld, id: u32) -> PyResult<RobotId> {
+fn robot_id(world: &FlatWorld, id: Whole<u32>) -> PyResult<RobotId> {
+    let id = id.0;
     let r = RobotId(id);
     world
         .robot(r)
@@ -117,7 +118,7 @@ impl MrsWorld {
     }
 
     /// Moves robot `id` to (x, y, heading).
-    fn place(&mut self, id: u32, x: f64, y: f64, heading: f64) -> PyResult<()> {
+    fn place(&mut self, id: Whole<u32>, x: f64, y: f64, heading: f64) -> PyResult<()> {
         finite("pose", &[x, y, heading])?;
         let w = self.get_mut()?;
         let r = robot_id(w, id)?;
@@ -126,7 +127,7 @@ impl MrsWorld {
     }
 
     /// Removes robot `id`.
-    fn remove_robot(&mut self, id: u32) -> PyResult<()> {
+    fn remove_robot(&mut self, id: Whole<u32>) -> PyResult<()> {
         let w = self.get_mut()?;
         let r = robot_id(w, id)?;
         w.remove_robot(r);
@@ -135,7 +136,7 @@ impl MrsWorld {
 
     /// Sets robot `id`'s speed (inches/s, negative backwards) and turn rate (degrees/s,
     /// positive clockwise), each at most 1000 in size; they persist.
-    fn set_velocity(&mut self, id: u32, forward: f64, turn: f64) -> PyResult<()> {
+    fn set_velocity(&mut self, id: Whole<u32>, forward: f64, turn: f64) -> PyResult<()> {
         finite("velocity", &[forward, turn])?;
         if let Some(v) = [forward, turn].into_iter().find(|v| v.abs() > MAX_RATE) {
             return Err(PyValueError::new_err(format!(
@@ -151,8 +152,9 @@ impl MrsWorld {
 
     /// Runs `n` fixed steps (the GIL released meanwhile). Ctrl-C stops it with
     /// `KeyboardInterrupt`, the steps run so far kept.
-    #[pyo3(signature = (n=1))]
-    fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<()> {
+    #[pyo3(signature = (n=Whole(1)), text_signature = "($self, n=1)")]
+    fn step(&mut self, py: Python<'_>, n: Whole<u64>) -> PyResult<()> {
+        let n = n.0;
         let w = self.get_mut()?;
         crate::run_slices(py, n, |py, left| {
             Ok(py.detach(|| {
@@ -180,7 +182,7 @@ impl MrsWorld {
 
     /// Robot `id`'s 16 sonar readings (inches from its surface, 5 to 110), sonar 0 ahead,
     /// then clockwise.
-    fn sonars<'py>(&self, py: Python<'py>, id: u32) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn sonars<'py>(&self, py: Python<'py>, id: Whole<u32>) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let w = self.get()?;
         let r = robot_id(w, id)?;
         let s = w.sonars(r).unwrap_or_default();
@@ -188,7 +190,11 @@ impl MrsWorld {
     }
 
     /// Robot `id`'s 20 bumpers (True = closed), bumper 0 at the front, then clockwise.
-    fn bumpers<'py>(&self, py: Python<'py>, id: u32) -> PyResult<Bound<'py, PyArray1<bool>>> {
+    fn bumpers<'py>(
+        &self,
+        py: Python<'py>,
+        id: Whole<u32>,
+    ) -> PyResult<Bound<'py, PyArray1<bool>>> {
         let w = self.get()?;
         let r = robot_id(w, id)?;
         let mask = w.bumpers(r).unwrap_or(0);
@@ -224,8 +230,7 @@ pub struct NomadGoal {
     base: FlatWorld,
     max_speed: f64,
     max_turn: f64,
-    runs: Vec<Option<NomadRun>>,
-    closed: bool,
+    runs: Batch<NomadRun>,
 }
 
 impl NomadRun {
@@ -274,20 +279,18 @@ impl NomadGoal {
     /// map file (or the built-in example map), each with one Nomad-200; a step lasts `dt` s
     /// at speed `action[0] * max_speed` in/s and turn rate `action[1] * max_turn` °/s.
     #[new]
-    #[pyo3(signature = (n=1, map=None, dt=0.1, max_speed=24.0, max_turn=60.0))]
+    #[pyo3(
+        signature = (n=Whole(1), map=None, dt=0.1, max_speed=24.0, max_turn=60.0),
+        text_signature = "(n=1, map=None, dt=0.1, max_speed=24.0, max_turn=60.0)"
+    )]
     fn new(
-        n: usize,
+        n: Whole<usize>,
         map: Option<PathBuf>,
         dt: f64,
         max_speed: f64,
         max_turn: f64,
     ) -> PyResult<Self> {
-        if n == 0 || n > crate::MAX_BATCH {
-            return Err(PyValueError::new_err(format!(
-                "n = {n}: a batch holds 1 to {} worlds",
-                crate::MAX_BATCH
-            )));
-        }
+        let runs = Batch::new("NomadGoal", n.0)?;
         timestep_ok("dt", dt)?;
         for (name, v) in [("max_speed", max_speed), ("max_turn", max_turn)] {
             if !(v.is_finite() && v > 0.0 && v <= MAX_RATE) {
@@ -302,13 +305,19 @@ impl NomadGoal {
             base,
             max_speed,
             max_turn,
-            runs: (0..n).map(|_| None).collect(),
-            closed: false,
+            runs,
         })
     }
 
-    fn __len__(&self) -> usize {
+    /// The number of worlds.
+    fn __len__(&self) -> PyResult<usize> {
         self.runs.len()
+    }
+
+    /// Whether `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.runs.len().is_err()
     }
 
     /// Resets world `i` from `seed` (start pose and goal drawn on free ground); returns its
@@ -316,19 +325,11 @@ impl NomadGoal {
     fn reset<'py>(
         &mut self,
         py: Python<'py>,
-        i: usize,
-        seed: u64,
+        i: Whole<usize>,
+        seed: Whole<u64>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
-        if self.closed {
-            return Err(closed("NomadGoal"));
-        }
-        if i >= self.runs.len() {
-            return Err(PyValueError::new_err(format!(
-                "world {i} of a batch of {}",
-                self.runs.len()
-            )));
-        }
-        let mut rng = Xoshiro256StarStar::new(seed);
+        let i = self.runs.index(i.0)?;
+        let mut rng = Xoshiro256StarStar::new(seed.0);
         let radius = RobotModel::NOMAD_200.radius + 1.0;
         let mut world = self.base.clone();
         let start = free_point(&world, &mut rng, radius)
@@ -356,49 +357,47 @@ impl NomadGoal {
         run.prev_distance = run.distance();
         let mut obs = vec![0f32; NOMAD_OBS];
         run.observe(&mut obs, self.max_speed, self.max_turn);
-        self.runs[i] = Some(run);
+        self.runs.put(i, run);
         Ok(Array1::from_vec(obs).into_pyarray(py))
     }
 
-    /// Steps every world with `actions` (an `(n, 2)` float64 array in [-1, 1]: speed, turn
-    /// rate). Returns `(obs (n, 41) float32, reward (n,) float64, terminated (n,) bool)`.
+    /// Steps the worlds with `actions` (an `(n, 2)` array in [-1, 1]: speed, turn rate),
+    /// every world or those `active` (an `(n,)` bool array) names. Returns `(obs (n, 41)
+    /// float32, reward (n,) float64, terminated (n,) bool)`, zeros for a world left out. A
+    /// world whose episode has ended must be reset (or left out) before it is stepped again.
+    #[pyo3(signature = (actions, active=None))]
     fn step<'py>(
         &mut self,
         py: Python<'py>,
-        actions: PyReadonlyArray2<'py, f64>,
+        actions: crate::Actions<'py>,
+        active: crate::Active<'py>,
     ) -> PyResult<crate::BatchStep<'py>> {
-        if self.closed {
-            return Err(closed("NomadGoal"));
-        }
         let (max_speed, max_turn) = (self.max_speed, self.max_turn);
-        crate::step_batch(py, &mut self.runs, &actions, NOMAD_OBS, |run, a, obs| {
-            run.velocity = Velocity::new(a[0] * max_speed, a[1] * max_turn);
-            run.world.set_velocity(run.robot, run.velocity);
-            run.world.step();
-            let d = run.distance();
-            let bumped = run.world.bumpers(run.robot).unwrap_or(0) != 0;
-            let mut r = (run.prev_distance - d) / 10.0 - 0.01;
-            if bumped {
-                r -= 0.5;
-            }
-            run.prev_distance = d;
-            let reached = d < GOAL_RADIUS;
-            if reached {
-                r += 10.0;
-            }
-            run.observe(obs, max_speed, max_turn);
-            (r, reached)
-        })
+        self.runs
+            .step(py, &actions, &active, NOMAD_OBS, |run, a, obs| {
+                run.velocity = Velocity::new(a[0] * max_speed, a[1] * max_turn);
+                run.world.set_velocity(run.robot, run.velocity);
+                run.world.step();
+                let d = run.distance();
+                let bumped = run.world.bumpers(run.robot).unwrap_or(0) != 0;
+                let mut r = (run.prev_distance - d) / 10.0 - 0.01;
+                if bumped {
+                    r -= 0.5;
+                }
+                run.prev_distance = d;
+                let reached = d < GOAL_RADIUS;
+                if reached {
+                    r += 10.0;
+                }
+                run.observe(obs, max_speed, max_turn);
+                (r, reached)
+            })
     }
 
     /// World `i`'s robot pose (x, y in inches, heading in degrees) and goal (x, y).
     #[allow(clippy::type_complexity)]
-    fn state(&self, i: usize) -> PyResult<((f64, f64, f64), (f64, f64))> {
-        let run = self
-            .runs
-            .get(i)
-            .and_then(Option::as_ref)
-            .ok_or_else(|| PyRuntimeError::new_err(format!("world {i} is not reset")))?;
+    fn state(&self, i: Whole<usize>) -> PyResult<((f64, f64, f64), (f64, f64))> {
+        let run = self.runs.get(i.0)?;
         let r = run
             .world
             .robot(run.robot)
@@ -411,13 +410,13 @@ impl NomadGoal {
 
     /// Map width and height (inches).
     #[getter]
-    fn size(&self) -> (f64, f64) {
-        (self.base.map().width(), self.base.map().height())
+    fn size(&self) -> PyResult<(f64, f64)> {
+        self.runs.len()?;
+        Ok((self.base.map().width(), self.base.map().height()))
     }
 
     /// Frees the worlds; using them afterwards raises `RuntimeError`.
     fn close(&mut self) {
-        self.closed = true;
-        self.runs.iter_mut().for_each(|r| *r = None);
+        self.runs.close();
     }
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use numpy::ndarray::{Array1, Array2};
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::{PyFileNotFoundError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use simrob_math::Xoshiro256StarStar;
@@ -16,7 +16,7 @@ use simrob_server::files::{read_config, ConfigFileError};
 use simrob_session::{Limits, ServerConfig};
 use simrob_world::{World, WorldConfig};
 
-use crate::{closed, read_bounded};
+use crate::{closed, read_bounded, Batch, Whole};
 
 /// The default SumBot scene: the SimRob manual's materials, field, SumBot and ball.
 const SOCCER_XML: &str = include_str!("../../../scenarios/soccer.xml");
@@ -139,6 +139,7 @@ impl World3d {
     /// directory (no directories, no leading dot; `save`/`load` take any path). A bad message
     /// raises `ValueError`; the messages before it stay applied.
     fn request(&mut self, xml: &str) -> PyResult<Vec<String>> {
+        self.get()?;
         let requests = decode(xml.as_bytes(), "request")?;
         let limits = self.limits.clone();
         apply_all(
@@ -153,8 +154,9 @@ impl World3d {
     /// Runs `n` iterations (the GIL released meanwhile); returns how many ran (fewer when
     /// the world is not initialized or is in step mode). Ctrl-C stops it with
     /// `KeyboardInterrupt`, the iterations run so far kept.
-    #[pyo3(signature = (n=1))]
-    fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<u64> {
+    #[pyo3(signature = (n=Whole(1)), text_signature = "($self, n=1)")]
+    fn step(&mut self, py: Python<'_>, n: Whole<u64>) -> PyResult<u64> {
+        let n = n.0;
         let world = self.get_mut()?;
         crate::run_slices(py, n, |py, left| {
             Ok(py.detach(|| crate::run_for_a_while(world, left, |w| w.advance())))
@@ -163,7 +165,8 @@ impl World3d {
 
     /// Sets the wheel speeds (rad/s) of robot `entity`: `speeds[i]` drives wheel joint `i`
     /// (each finite and within `maxvelocity`, 10 000 by default).
-    fn set_wheels(&mut self, entity: u32, speeds: Vec<f64>) -> PyResult<()> {
+    fn set_wheels(&mut self, entity: Whole<u32>, speeds: Vec<f64>) -> PyResult<()> {
+        let entity = entity.0;
         if let Some(bad) = speeds.iter().find(|v| !v.is_finite()) {
             return Err(PyValueError::new_err(format!(
                 "wheel speed {bad} is not a finite number"
@@ -213,7 +216,8 @@ impl World3d {
     }
 
     /// The kind of entity `id`: "Robot", "Ball", "Field" or "Humanoid".
-    fn kind(&self, id: u32) -> PyResult<String> {
+    fn kind(&self, id: Whole<u32>) -> PyResult<String> {
+        let id = id.0;
         self.get()?
             .entity_spec(EntityId(id))
             .map(|s| s.type_name().to_string())
@@ -264,7 +268,7 @@ impl World3d {
     /// Saves the world to a file.
     fn save(&self, path: PathBuf) -> PyResult<()> {
         std::fs::write(&path, self.get()?.save_xml())
-            .map_err(|e| PyRuntimeError::new_err(format!("cannot save to {}: {e}", path.display())))
+            .map_err(|e| crate::os_error(&format!("cannot save to {}", path.display()), &e))
     }
 
     /// Loads a saved world from a file.
@@ -313,8 +317,7 @@ pub struct SumBotBall {
     ball: EntityId,
     frame_skip: u32,
     max_wheel_speed: f64,
-    worlds: Vec<Option<SumBotWorld>>,
-    closed: bool,
+    worlds: Batch<SumBotWorld>,
 }
 
 fn random_in(rng: &mut Xoshiro256StarStar, (lo, hi): (f64, f64)) -> f64 {
@@ -363,19 +366,6 @@ impl SumBotBall {
         };
         w.prev_distance = w.distance();
         Ok(w)
-    }
-
-    fn check(&self, i: usize) -> PyResult<()> {
-        if self.closed {
-            return Err(closed("SumBotBall"));
-        }
-        if i >= self.worlds.len() {
-            return Err(PyValueError::new_err(format!(
-                "world {i} of a batch of {}",
-                self.worlds.len()
-            )));
-        }
-        Ok(())
     }
 }
 
@@ -433,14 +423,13 @@ impl SumBotBall {
     /// default scene: field, SumBot 3, ball 8); each step runs `frame_skip` iterations of
     /// 0.01 s with the wheels at `action * max_wheel_speed` rad/s.
     #[new]
-    #[pyo3(signature = (n=1, frame_skip=2, max_wheel_speed=30.0))]
-    fn new(n: usize, frame_skip: u32, max_wheel_speed: f64) -> PyResult<Self> {
-        if n == 0 || n > crate::MAX_BATCH {
-            return Err(PyValueError::new_err(format!(
-                "n = {n}: a batch holds 1 to {} worlds",
-                crate::MAX_BATCH
-            )));
-        }
+    #[pyo3(
+        signature = (n=Whole(1), frame_skip=Whole(2), max_wheel_speed=30.0),
+        text_signature = "(n=1, frame_skip=2, max_wheel_speed=30.0)"
+    )]
+    fn new(n: Whole<usize>, frame_skip: Whole<u32>, max_wheel_speed: f64) -> PyResult<Self> {
+        let worlds = Batch::new("SumBotBall", n.0)?;
+        let frame_skip = frame_skip.0;
         if frame_skip == 0 || frame_skip > 1000 {
             return Err(PyValueError::new_err("frame_skip is 1 to 1000 iterations"));
         }
@@ -460,32 +449,35 @@ impl SumBotBall {
                 _ => None,
             })
             .ok_or_else(|| PyRuntimeError::new_err("the SumBot scene has no ball"))?;
-        let mut me = SumBotBall {
+        Ok(SumBotBall {
             template,
             ball,
             frame_skip,
             max_wheel_speed,
-            worlds: Vec::new(),
-            closed: false,
-        };
-        me.worlds = (0..n).map(|_| None).collect();
-        Ok(me)
+            worlds,
+        })
     }
 
     /// The number of worlds.
-    fn __len__(&self) -> usize {
+    fn __len__(&self) -> PyResult<usize> {
         self.worlds.len()
+    }
+
+    /// Whether `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.worlds.len().is_err()
     }
 
     /// Resets world `i` from `seed` (the ball's place); returns its observation.
     fn reset<'py>(
         &mut self,
         py: Python<'py>,
-        i: usize,
-        seed: u64,
+        i: Whole<usize>,
+        seed: Whole<u64>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
-        self.check(i)?;
-        let mut rng = Xoshiro256StarStar::new(seed);
+        let i = self.worlds.index(i.0)?;
+        let mut rng = Xoshiro256StarStar::new(seed.0);
         let ball = loop {
             let b = [random_in(&mut rng, BALL_X), random_in(&mut rng, BALL_Y)];
             // The robot starts at (0, -0.1).
@@ -498,70 +490,67 @@ impl SumBotBall {
             .map_err(PyRuntimeError::new_err)?;
         let mut obs = vec![0f32; SUMBOT_OBS];
         w.observe(&mut obs);
-        self.worlds[i] = Some(w);
+        self.worlds.put(i, w);
         Ok(Array1::from_vec(obs).into_pyarray(py))
     }
 
-    /// Steps every world with `actions` (an `(n, 2)` float64 array in [-1, 1]: wheel joint 0
-    /// and 1). Returns `(obs (n, 10) float32, reward (n,) float64, terminated (n,) bool)`.
-    /// A world whose episode has ended must be reset before it is stepped again.
+    /// Steps the worlds with `actions` (an `(n, 2)` array in [-1, 1]: wheel joint 0 and 1),
+    /// every world or those `active` (an `(n,)` bool array) names. Returns `(obs (n, 10)
+    /// float32, reward (n,) float64, terminated (n,) bool)`, zeros for a world left out. A
+    /// world whose episode has ended must be reset (or left out) before it is stepped again.
+    #[pyo3(signature = (actions, active=None))]
     fn step<'py>(
         &mut self,
         py: Python<'py>,
-        actions: PyReadonlyArray2<'py, f64>,
+        actions: crate::Actions<'py>,
+        active: crate::Active<'py>,
     ) -> PyResult<crate::BatchStep<'py>> {
-        if self.closed {
-            return Err(closed("SumBotBall"));
-        }
         let (skip, max) = (self.frame_skip, self.max_wheel_speed);
-        crate::step_batch(py, &mut self.worlds, &actions, SUMBOT_OBS, |w, a, obs| {
-            let motors = vec![
-                MotorCommand {
-                    wheel_joint_id: 0,
-                    value: a[0] * max,
-                },
-                MotorCommand {
-                    wheel_joint_id: 1,
-                    value: a[1] * max,
-                },
-            ];
-            let _ = w.world.apply_entity(&EntityRequest::RobotMotorControl {
-                entity_id: SUMBOT,
-                motors,
-            });
-            for _ in 0..skip {
-                w.world.advance();
-            }
-            let d = w.distance();
-            let (_, r) = w.robot();
-            let flipped = r[0].abs() > 1.2 || r[1].abs() > 1.2;
-            let mut reward = 10.0 * (w.prev_distance - d) - 0.01;
-            w.prev_distance = d;
-            let mut ended = false;
-            if d < REACH {
-                reward += 10.0;
-                ended = true;
-            } else if flipped || !d.is_finite() {
-                reward -= 10.0;
-                ended = true;
-            }
-            w.observe(obs);
-            (reward, ended)
-        })
+        self.worlds
+            .step(py, &actions, &active, SUMBOT_OBS, |w, a, obs| {
+                let motors = vec![
+                    MotorCommand {
+                        wheel_joint_id: 0,
+                        value: a[0] * max,
+                    },
+                    MotorCommand {
+                        wheel_joint_id: 1,
+                        value: a[1] * max,
+                    },
+                ];
+                let _ = w.world.apply_entity(&EntityRequest::RobotMotorControl {
+                    entity_id: SUMBOT,
+                    motors,
+                });
+                for _ in 0..skip {
+                    w.world.advance();
+                }
+                let d = w.distance();
+                let (_, r) = w.robot();
+                let flipped = r[0].abs() > 1.2 || r[1].abs() > 1.2;
+                let mut reward = 10.0 * (w.prev_distance - d) - 0.01;
+                w.prev_distance = d;
+                let mut ended = false;
+                if d < REACH {
+                    reward += 10.0;
+                    ended = true;
+                } else if flipped || !d.is_finite() {
+                    reward -= 10.0;
+                    ended = true;
+                }
+                w.observe(obs);
+                (reward, ended)
+            })
     }
 
     /// `(ids, poses)` of world `i`, as `World.poses`.
-    fn poses<'py>(&self, py: Python<'py>, i: usize) -> PyResult<crate::Table<'py>> {
-        self.check(i)?;
-        let w = self.worlds[i]
-            .as_ref()
-            .ok_or_else(|| PyRuntimeError::new_err(format!("world {i} is not reset")))?;
+    fn poses<'py>(&self, py: Python<'py>, i: Whole<usize>) -> PyResult<crate::Table<'py>> {
+        let w = self.worlds.get(i.0)?;
         pose_table(py, &w.world, [SUMBOT, w.ball])
     }
 
     /// Frees the worlds; using them afterwards raises `RuntimeError`.
     fn close(&mut self) {
-        self.closed = true;
-        self.worlds.iter_mut().for_each(|w| *w = None);
+        self.worlds.close();
     }
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use simrob_swarm::drones::{self, Drone, DroneState, SwarmParams};
@@ -15,7 +15,8 @@ use simrob_swarm::{
     Ctx, EntityId, Event, Payload, SimConfig, Simulation, SwarmWorld, System, Tag, Velocity,
 };
 
-use crate::{closed, Local};
+use crate::{closed, Local, Whole};
+use simrob_math::Xoshiro256StarStar;
 
 /// An entity's id and three numbers about it.
 type Row = (u32, [f64; 3]);
@@ -59,11 +60,12 @@ impl Swarm {
     fn new(
         py: Python<'_>,
         scenario: PathBuf,
-        seed: Option<u64>,
+        seed: Option<Whole<u64>>,
         duration: Option<f64>,
-        robots: Option<usize>,
+        robots: Option<Whole<usize>>,
         full_duration: bool,
     ) -> PyResult<Self> {
+        let (seed, robots) = (seed.map(|s| s.0), robots.map(|r| r.0));
         if let Some(d) = duration {
             if !(d.is_finite() && d >= 0.0) {
                 return Err(PyValueError::new_err(
@@ -96,8 +98,9 @@ impl Swarm {
 
     /// Runs `n` frames (the GIL released meanwhile); returns whether the run goes on.
     /// Ctrl-C stops it with `KeyboardInterrupt`, the frames run so far kept.
-    #[pyo3(signature = (n=1))]
-    fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<bool> {
+    #[pyo3(signature = (n=Whole(1)), text_signature = "($self, n=1)")]
+    fn step(&mut self, py: Python<'_>, n: Whole<u64>) -> PyResult<bool> {
+        let n = n.0;
         let sim = self.sim()?;
         let start = Instant::now();
         let ran = crate::run_slices(py, n, |py, left| {
@@ -166,7 +169,8 @@ impl Swarm {
     }
 
     /// The type ("robot", "drone", "poi", …) and name ("" if none) of entity `id`.
-    fn entity(&self, py: Python<'_>, id: u32) -> PyResult<(String, String)> {
+    fn entity(&self, py: Python<'_>, id: Whole<u32>) -> PyResult<(String, String)> {
+        let id = id.0;
         self.sim()?
             .call(py, move |sim| {
                 let e = EntityId(id);
@@ -258,6 +262,11 @@ pub struct DroneTargets {
     run: Option<Local<Option<DroneRun>>>,
 }
 
+/// How far (map units, each way) a reset moves each drone from its place on the take-off
+/// grid, drawn from the seed: the grid's pitch is 20 and a drone 5 across, so drones never
+/// start touching.
+const START_JITTER: f64 = 6.0;
+
 fn build_drones(n: usize, seed: u64) -> DroneRun {
     let lay = drones::layout(n);
     let mut world = SwarmWorld::new(lay.width, lay.height);
@@ -268,6 +277,21 @@ fn build_drones(n: usize, seed: u64) -> DroneRun {
         ..SwarmParams::default()
     };
     let ids = drones::populate(&mut world, &params);
+    let mut rng = Xoshiro256StarStar::new(seed);
+    for &e in &ids {
+        let dx = START_JITTER * (2.0 * rng.next_f64() - 1.0);
+        let dy = START_JITTER * (2.0 * rng.next_f64() - 1.0);
+        if let Some(p) = world.pose.get_mut(e) {
+            p.x += dx;
+            p.y += dy;
+        }
+        // A drone without a target (more drones than targets) hovers where it starts.
+        if let Some(d) = world.custom_mut::<Drone>().get_mut(e) {
+            if d.state == DroneState::Idle {
+                d.target = (d.target.0 + dx, d.target.1 + dy);
+            }
+        }
+    }
     let config = SimConfig {
         fps: FPS,
         duration: None,
@@ -356,8 +380,9 @@ impl DroneTargets {
 impl DroneTargets {
     /// `DroneTargets(n=20)`: `n` drones (1 to 10 000).
     #[new]
-    #[pyo3(signature = (n=20))]
-    fn new(py: Python<'_>, n: usize) -> PyResult<Self> {
+    #[pyo3(signature = (n=Whole(20)), text_signature = "(n=20)")]
+    fn new(py: Python<'_>, n: Whole<usize>) -> PyResult<Self> {
+        let n = n.0;
         if n == 0 || n > 10_000 {
             return Err(PyValueError::new_err(format!("n = {n}: 1 to 10000 drones")));
         }
@@ -368,13 +393,25 @@ impl DroneTargets {
     }
 
     /// Number of drones.
-    fn __len__(&self) -> usize {
-        self.drones
+    fn __len__(&self) -> PyResult<usize> {
+        self.worker()?;
+        Ok(self.drones)
     }
 
-    /// Starts a new episode from `seed`; returns the observations `(n, 12)` float32.
-    fn reset<'py>(&mut self, py: Python<'py>, seed: u64) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let n = self.drones;
+    /// Whether `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.run.is_none()
+    }
+
+    /// Starts a new episode from `seed` (each drone's place on the take-off grid moved by up
+    /// to 6 map units each way); returns the observations `(n, 12)` float32.
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Whole<u64>,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let (n, seed) = (self.drones, seed.0);
         let obs = self.worker()?.call(py, move |slot| {
             let run = build_drones(n, seed);
             let mut obs = vec![0f32; n * DRONE_OBS];
@@ -395,7 +432,7 @@ impl DroneTargets {
     fn step<'py>(
         &mut self,
         py: Python<'py>,
-        actions: PyReadonlyArray2<'py, f64>,
+        actions: crate::Actions<'py>,
     ) -> PyResult<(
         Bound<'py, PyArray2<f32>>,
         Bound<'py, PyArray1<f64>>,
@@ -497,9 +534,10 @@ impl DroneTargets {
 
     /// Map width and height (map units).
     #[getter]
-    fn size(&self) -> (f64, f64) {
+    fn size(&self) -> PyResult<(f64, f64)> {
+        self.worker()?;
         let l = drones::layout(self.drones);
-        (l.width, l.height)
+        Ok((l.width, l.height))
     }
 
     /// Frees the run; using it afterwards raises `RuntimeError`.

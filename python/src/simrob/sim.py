@@ -8,8 +8,8 @@
 - :class:`Swarm`: a swarm scenario file (TOML or JSON, as ``simrob swarm run`` takes),
   stepped frame by frame, poses and velocities as arrays, its log and summary.
 - :func:`futrob_trial`: one trial of a FutRob case study.
-- :class:`SumBotBall`, :class:`NomadGoal`, :class:`DroneTargets`: the tasks behind the
-  Gymnasium and PettingZoo environments, each a batch of worlds stepped in Rust.
+- :class:`SumBotBall`, :class:`NomadGoal`, :class:`DroneTargets`, :class:`FutRobTeam`: the
+  tasks behind the Gymnasium and PettingZoo environments, stepped in Rust.
 
 Each is closed by ``close()`` or at the end of a ``with`` block (``with sim.World(path) as
 w:``). Stepping releases the GIL; Ctrl-C stops a long ``step`` or ``run`` (``KeyboardInterrupt``, what
@@ -77,8 +77,19 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def _team_state(team) -> str:
+    """``2 agents, 12.4 s`` (``not reset`` before the first reset)."""
+    if team.closed:
+        raise RuntimeError("closed")
+    agents = _count(len(team.players()), "agent", "agents")
+    try:
+        return f"{agents}, {team.sim_time():g} s"
+    except RuntimeError:
+        return f"{agents}, not reset"
+
+
 if TYPE_CHECKING:  # Type checkers see the extension's classes (`_native.pyi`), `with` included.
-    from ._native import DroneTargets, MrsWorld, NomadGoal, SumBotBall, Swarm, World
+    from ._native import DroneTargets, FutRobTeam, MrsWorld, NomadGoal, SumBotBall, Swarm, World
 else:
     World = _closing(
         _native.World,
@@ -96,6 +107,7 @@ else:
     SumBotBall = _closing(_native.SumBotBall, lambda b: _count(len(b), "world", "worlds"))
     NomadGoal = _closing(_native.NomadGoal, lambda b: _count(len(b), "world", "worlds"))
     DroneTargets = _closing(_native.DroneTargets, lambda b: _count(len(b), "drone", "drones"))
+    FutRobTeam = _closing(_native.FutRobTeam, _team_state)
 
 
 __all__ = [
@@ -105,6 +117,7 @@ __all__ = [
     "NOMAD_OBS",
     "SUMBOT_OBS",
     "DroneTargets",
+    "FutRobTeam",
     "MrsWorld",
     "NomadGoal",
     "SumBotBall",

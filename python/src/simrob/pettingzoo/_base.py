@@ -3,11 +3,20 @@ the native core, the index of an agent's entry in the core's arrays."""
 
 from __future__ import annotations
 
-from typing import Optional
+import numbers
+from typing import Any, Optional
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
+
+
+def positive_count(name: str, value: Any, unit: str) -> int:
+    """``value`` as a whole number of at least 1 (an ``int`` or a numpy integer, not a bool);
+    anything else is a ``ValueError`` naming ``name``."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and value > 0:
+        return int(value)
+    raise ValueError(f"{name} {value!r}: a positive number of {unit}")
 
 
 class NativeParallelEnv(ParallelEnv):
@@ -25,6 +34,15 @@ class NativeParallelEnv(ParallelEnv):
         self.agents: list[str] = []
         self._rng = np.random.default_rng()
         self._cycles = 0
+        self._started = False
+
+    def _check_playing(self) -> None:
+        """A step needs an agent still playing: ``RuntimeError`` before the first reset and
+        once every agent is done."""
+        if not self._started:
+            raise RuntimeError("call reset before step")
+        if not self.agents:
+            raise RuntimeError("every agent is done: call reset")
 
     def _index_of(self, agent: str) -> int:
         i = self._index.get(agent)
@@ -44,6 +62,7 @@ class NativeParallelEnv(ParallelEnv):
         obs = self._core.reset(int(self._rng.integers(0, 2**63 - 1)))  # type: ignore[attr-defined]
         self.agents = list(self.possible_agents)
         self._cycles = 0
+        self._started = True
         return (
             {a: obs[i] for i, a in enumerate(self.agents)},
             {a: {} for a in self.agents},

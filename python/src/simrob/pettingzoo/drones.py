@@ -18,7 +18,7 @@ from typing import Any, Optional
 import numpy as np
 from gymnasium import spaces
 from .. import _native
-from ._base import NativeParallelEnv
+from ._base import NativeParallelEnv, positive_count
 
 #: Frames an episode lasts at most (25 simulated seconds).
 MAX_CYCLES = 600
@@ -32,8 +32,7 @@ class DroneTargetsEnv(NativeParallelEnv):
     def __init__(self, n: int = 20, max_cycles: int = MAX_CYCLES, render_mode: Optional[str] = None):
         if render_mode is not None:
             raise ValueError(f"render_mode {render_mode!r}: this environment does not render")
-        if not (isinstance(max_cycles, int) and max_cycles > 0):
-            raise ValueError(f"max_cycles {max_cycles!r}: a positive number of frames")
+        max_cycles = positive_count("max_cycles", max_cycles, "frames")
         self.render_mode = None
         self._core = _native.DroneTargets(n)
         self._n = n
@@ -46,8 +45,7 @@ class DroneTargetsEnv(NativeParallelEnv):
         self._agents_known()
 
     def step(self, actions: dict[str, Any]):
-        if not self.agents:
-            raise RuntimeError("every agent is done: call reset")
+        self._check_playing()
         arr = np.zeros((self._n, 2), dtype=np.float64)
         if actions:
             # All the actions in one array (one conversion, not one an agent); an action of

@@ -25,7 +25,7 @@ from typing import Any, Optional
 import numpy as np
 from gymnasium import spaces
 from .. import _native
-from ._base import NativeParallelEnv
+from ._base import NativeParallelEnv, positive_count
 
 #: FutRob's actions an agent chooses from, by index.
 ACTIONS: tuple[str, ...] = tuple(_native.team_actions())
@@ -52,8 +52,7 @@ class FutRobTeamEnv(NativeParallelEnv):
     ):
         if render_mode is not None:
             raise ValueError(f"render_mode {render_mode!r}: this environment does not render")
-        if not (isinstance(max_cycles, int) and max_cycles > 0):
-            raise ValueError(f"max_cycles {max_cycles!r}: a positive number of steps")
+        max_cycles = positive_count("max_cycles", max_cycles, "steps")
         self.render_mode = None
         self._core = _native.FutRobTeam(players_per_team, opponent, profile, step_ms, shaping)
         self._max_cycles = max_cycles
@@ -75,8 +74,7 @@ class FutRobTeamEnv(NativeParallelEnv):
         self._agents_known()
 
     def step(self, actions: dict[str, Any]):
-        if not self.agents:
-            raise RuntimeError("every agent is done: call reset")
+        self._check_playing()
         arr = np.zeros(len(self.possible_agents), dtype=np.int64)
         for agent, action in actions.items():
             i = self._index_of(agent)
