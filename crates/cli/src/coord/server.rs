@@ -40,6 +40,8 @@ const WINDOW: (f64, f64) = (0.01, 3600.0);
 const REANNOUNCE_PERIOD: (f64, f64) = (0.1, 3600.0);
 /// `--silence-timeout` (silence_timeout) when not 0, seconds.
 const SILENCE_TIMEOUT: (f64, f64) = (0.1, 86_400.0);
+/// `--hello-timeout` (hello_timeout) when not 0, seconds.
+const HELLO_TIMEOUT: (f64, f64) = (0.1, 86_400.0);
 /// `--max-message-bytes` (max_message_bytes): a `hello` fits in the least; a reader buffers
 /// at most the most for each connection.
 const MAX_MESSAGE_BYTES: (usize, usize) = (1024, 1 << 20);
@@ -79,9 +81,16 @@ pub struct ServeArgs {
     /// 3600.
     #[arg(long, default_value_t = 1.0)]
     reannounce_period: f64,
-    /// Most connections at once (max_connections), at least 1; more are refused.
+    /// Most connections at once (max_connections), at least 1. When full, a newcomer takes
+    /// the place of the oldest connection that has not yet said hello nor sent an operator's
+    /// request; with none such it is refused.
     #[arg(long, default_value_t = 256)]
     max_connections: usize,
+    /// Seconds a new connection has to say hello or send an operator's request before it is
+    /// closed (hello_timeout; 0 = never, else from 0.1 to 86400), so connections that say
+    /// nothing do not hold every place.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    hello_timeout: f64,
     /// Longest GRI line in bytes (max_message_bytes), from 1024 to 1048576.
     #[arg(long, default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
     max_message_bytes: usize,
@@ -171,6 +180,13 @@ impl ServeArgs {
                 shown(self.silence_timeout)
             );
         }
+        let (min, max) = HELLO_TIMEOUT;
+        if !(self.hello_timeout == 0.0 || (min..=max).contains(&self.hello_timeout)) {
+            bail!(
+                "--hello-timeout {}: must be 0 (never) or from {min} to {max} seconds (hello_timeout)",
+                shown(self.hello_timeout)
+            );
+        }
         let (min, max) = MAX_COORDINATE;
         if !(min..=max).contains(&self.max_coordinate) {
             bail!(
@@ -250,6 +266,10 @@ struct Conn {
     heard: f64,
     /// Let go for silence (closed by us; its reader reports the close).
     let_go: bool,
+    /// Local time it was accepted.
+    opened: f64,
+    /// It has said hello (a robot's accepted) or sent an operator's request.
+    introduced: bool,
 }
 
 struct Logs {
@@ -376,6 +396,9 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
             None => {}
             Some(Incoming::Accepted(stream)) => {
                 if conns.len() >= args.max_connections {
+                    make_room(&mut conns, now);
+                }
+                if conns.len() >= args.max_connections {
                     let mut s = stream;
                     let _ = write_env(
                         &mut s,
@@ -401,6 +424,8 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
                                     robots: Vec::new(),
                                     heard: now,
                                     let_go: false,
+                                    opened: now,
+                                    introduced: false,
                                 },
                             );
                         }
@@ -450,6 +475,9 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
         }
         if args.silence_timeout > 0.0 {
             let_go_of_silent(&mut conns, now, args.silence_timeout);
+        }
+        if args.hello_timeout > 0.0 {
+            close_unintroduced(&mut conns, now, args.hello_timeout);
         }
         // The Time Server, then whatever is due.
         if let Some(msg) = ts.tick(now) {
@@ -519,6 +547,51 @@ fn let_go_of_silent(conns: &mut HashMap<usize, Conn>, now: f64, timeout: f64) {
     }
 }
 
+/// Closes connections that have been open `timeout` seconds without a hello or an
+/// operator's request, telling them why; their readers report the close.
+fn close_unintroduced(conns: &mut HashMap<usize, Conn>, now: f64, timeout: f64) {
+    for (c, conn) in conns.iter_mut() {
+        if conn.let_go || conn.introduced || now - conn.opened < timeout {
+            continue;
+        }
+        conn.let_go = true;
+        println!("connection {c}: no hello within {timeout} s (--hello-timeout), closed");
+        let _ = write_env(
+            &mut conn.stream,
+            &refused(format!(
+                "no hello within {timeout} s (hello_timeout): connection closed"
+            )),
+        );
+        let _ = conn.stream.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+/// When every place is taken: closes the oldest connection that has not said hello nor
+/// sent an operator's request, and forgets it at once so a newcomer takes its place.
+fn make_room(conns: &mut HashMap<usize, Conn>, now: f64) {
+    let oldest = conns
+        .iter()
+        .filter(|(_, conn)| !conn.introduced)
+        .min_by(|a, b| a.1.opened.total_cmp(&b.1.opened).then(a.0.cmp(b.0)))
+        .map(|(&c, _)| c);
+    if let Some(c) = oldest {
+        if let Some(mut conn) = conns.remove(&c) {
+            println!(
+                "connection {c}: no hello in {:.1} s, closed to make room (--max-connections)",
+                now - conn.opened
+            );
+            let _ = write_env(
+                &mut conn.stream,
+                &refused(
+                    "no hello yet and the server is full (max_connections): closed to make room"
+                        .into(),
+                ),
+            );
+            let _ = conn.stream.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
 fn refused(reason: String) -> Envelope {
     Envelope {
         from: 0,
@@ -571,12 +644,16 @@ fn handle(
                     robot_conn.insert(id, c);
                     if let Some(conn) = conns.get_mut(&c) {
                         conn.robots.push(id);
+                        conn.introduced = true;
                     }
                 }
                 Err(e) => refuse(conns, format!("hello from robot {id}: {e}")),
             }
         }
         Msg::Operator { .. } => {
+            if let Some(conn) = conns.get_mut(&c) {
+                conn.introduced = true;
+            }
             env.from = OPERATOR_BASE + c as RobotId;
             if let Err(e) = cc.handle(env, now) {
                 refuse(conns, e.to_string());
