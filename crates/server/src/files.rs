@@ -174,6 +174,7 @@ impl SaveStore for DirStore {
     fn save(&mut self, name: &str, contents: &str) -> Result<PathBuf, FileError> {
         let path = self.resolve(name)?;
         let name = name.trim();
+        loadable_size(name, contents.len() as u64)?;
         let (files, bytes) = self.usage(&path);
         let bytes = bytes + contents.len() as u64;
         if let Err(over) = self.quota.admits(files + 1, bytes) {
@@ -199,6 +200,20 @@ impl SaveStore for DirStore {
         let path = self.resolve(name)?;
         read_save(&path, name.trim())
     }
+}
+
+/// Refuses a save of `bytes` bytes that Load would not read back (more than
+/// [`MAX_SAVE_FILE`]): nothing is written.
+pub fn loadable_size(name: &str, bytes: u64) -> Result<(), FileError> {
+    if bytes > MAX_SAVE_FILE {
+        return Err(FileError::Quota {
+            name: name.into(),
+            problem: format!(
+                "the file would be {bytes} bytes, more than the {MAX_SAVE_FILE} a Load reads; nothing was written"
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The text of the save file at `path` (`name` in messages): a regular file of at most
@@ -329,6 +344,34 @@ mod tests {
         assert!(e.contains("savedirectorybytes"), "{e}");
         assert_eq!(store.load("s1.xml").unwrap(), "x".repeat(157));
         assert_eq!(std::fs::read_dir(store.dir()).unwrap().count(), 3);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_save_that_load_would_refuse_is_refused_and_writes_nothing() {
+        assert!(loadable_size("a.xml", MAX_SAVE_FILE).is_ok());
+        let e = loadable_size("a.xml", MAX_SAVE_FILE + 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            format!(
+                "cannot save a.xml: the file would be {} bytes, more than the {MAX_SAVE_FILE} a Load reads; nothing was written",
+                MAX_SAVE_FILE + 1
+            )
+        );
+        let d = temp_dir("too-large");
+        let mut store = DirStore::with_quota(
+            &d,
+            Quota {
+                max_bytes: 1 << 30,
+                max_files: 3,
+            },
+        )
+        .unwrap();
+        let huge = "x".repeat(MAX_SAVE_FILE as usize + 1);
+        assert!(store.save("big.xml", &huge).is_err());
+        assert!(!store.dir().join("big.xml").exists());
         let _ = std::fs::remove_dir_all(&d);
     }
 

@@ -90,6 +90,11 @@ pub struct Limits {
     pub max_entities: usize,
     /// Most rigid bodies in the world, for Create_Entity and Load (key `maxbodies`, default 1000).
     pub max_bodies: usize,
+    /// Most registered materials, for Register_Materials_Interactions and Load (key `maxmaterials`, default 1000).
+    pub max_materials: usize,
+    /// Most material-pair interactions, and most pairs with a rolling resistance, for
+    /// Register_Materials_Interactions, Set_Rolling_Resistance and Load (key `maxinteractions`, default 10000).
+    pub max_interactions: usize,
     /// Largest |coordinate| of a position, in metres (key `maxposition`, default 10000).
     pub max_position: f64,
     /// Largest |component| of a velocity or motor target (key `maxvelocity`, default 10000).
@@ -136,6 +141,8 @@ impl Default for Limits {
             max_queued_requests: 4096,
             max_entities: load.max_entities,
             max_bodies: load.max_bodies,
+            max_materials: load.max_materials,
+            max_interactions: load.max_interactions,
             max_position: load.max_position,
             max_velocity: load.max_velocity,
             max_gravity: load.max_gravity,
@@ -285,6 +292,25 @@ pub enum Refusal {
         /// The limit (`maxbodies`).
         max: usize,
     },
+    /// A Register_Materials_Interactions that would take the world past `maxmaterials`.
+    #[error("the world would have {would} materials, more than {max} (configuration key maxmaterials); nothing was registered")]
+    Materials {
+        /// Materials the world would hold with the new ones.
+        would: usize,
+        /// The limit (`maxmaterials`).
+        max: usize,
+    },
+    /// A Register_Materials_Interactions or Set_Rolling_Resistance that would take the world
+    /// past `maxinteractions` material pairs.
+    #[error("the world would have {would} {what}, more than {max} (configuration key maxinteractions); nothing was registered")]
+    Interactions {
+        /// `interactions` or `rolling resistances`.
+        what: &'static str,
+        /// Pairs the world would hold with the new ones.
+        would: usize,
+        /// The limit (`maxinteractions`).
+        max: usize,
+    },
     /// A sender that `worldaccess` does not let change the world.
     #[error("{from} may not change the world (configuration key worldaccess = {access}): register as an agent from this address first")]
     WorldAccess {
@@ -345,6 +371,8 @@ impl Limits {
             ("maxqueuedrequests", d.max_queued_requests.to_string()),
             ("maxentities", d.max_entities.to_string()),
             ("maxbodies", d.max_bodies.to_string()),
+            ("maxmaterials", d.max_materials.to_string()),
+            ("maxinteractions", d.max_interactions.to_string()),
             ("maxposition", d.max_position.to_string()),
             ("maxvelocity", d.max_velocity.to_string()),
             ("maxgravity", d.max_gravity.to_string()),
@@ -400,6 +428,8 @@ impl Limits {
                 "maxqueuedrequests" => self.max_queued_requests = count(value)?,
                 "maxentities" => self.max_entities = count(value)?,
                 "maxbodies" => self.max_bodies = count(value)?,
+                "maxmaterials" => self.max_materials = count(value)?,
+                "maxinteractions" => self.max_interactions = count(value)?,
                 "maxposition" => self.max_position = positive(value)?,
                 "maxvelocity" => self.max_velocity = positive(value)?,
                 "maxgravity" => self.max_gravity = positive(value)?,
@@ -469,6 +499,8 @@ impl Limits {
             max_gravity: self.max_gravity,
             timestep: (self.min_timestep, self.max_timestep),
             max_steps_per_iteration: self.max_steps_per_iteration,
+            max_materials: self.max_materials,
+            max_interactions: self.max_interactions,
         }
     }
 
@@ -542,6 +574,55 @@ impl Limits {
                     return Err(Refusal::Steps {
                         value: *n,
                         max: self.max_steps_per_iteration,
+                    });
+                }
+                ControlRequest::RegisterMaterialsInteractions {
+                    materials,
+                    interactions,
+                } => {
+                    let new: std::collections::BTreeSet<_> = materials
+                        .iter()
+                        .map(|m| m.id)
+                        .filter(|&id| !world.has_material(id))
+                        .collect();
+                    let would = world.material_count() + new.len();
+                    if !new.is_empty() && would > self.max_materials {
+                        return Err(Refusal::Materials {
+                            would,
+                            max: self.max_materials,
+                        });
+                    }
+                    let new: std::collections::BTreeSet<_> = interactions
+                        .iter()
+                        .map(|i| {
+                            (
+                                i.material_1.min(i.material_2),
+                                i.material_1.max(i.material_2),
+                            )
+                        })
+                        .filter(|&(a, b)| !world.has_interaction(a, b))
+                        .collect();
+                    let would = world.interaction_count() + new.len();
+                    if !new.is_empty() && would > self.max_interactions {
+                        return Err(Refusal::Interactions {
+                            what: "interactions",
+                            would,
+                            max: self.max_interactions,
+                        });
+                    }
+                }
+                ControlRequest::SetRollingResistance {
+                    material_1,
+                    material_2,
+                    coefficient,
+                } if *coefficient != 0.0
+                    && !world.has_rolling_resistance(*material_1, *material_2)
+                    && world.rolling_resistance_count() >= self.max_interactions =>
+                {
+                    return Err(Refusal::Interactions {
+                        what: "rolling resistances",
+                        would: world.rolling_resistance_count() + 1,
+                        max: self.max_interactions,
                     });
                 }
                 ControlRequest::CreateEntity(spec) => {

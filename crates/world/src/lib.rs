@@ -244,6 +244,32 @@ impl<P: PhysicsBackend + Default> World<P> {
     pub fn materials(&self) -> impl Iterator<Item = (MaterialId, &str)> {
         self.materials.iter().map(|(k, v)| (*k, v.as_str()))
     }
+    /// Whether material `id` is registered.
+    pub fn has_material(&self, id: MaterialId) -> bool {
+        self.materials.contains_key(&id)
+    }
+    /// How many materials are registered.
+    pub fn material_count(&self) -> usize {
+        self.materials.len()
+    }
+    /// Whether an interaction of materials `a` and `b` (in either order) is registered.
+    pub fn has_interaction(&self, a: MaterialId, b: MaterialId) -> bool {
+        self.interactions.contains_key(&(a.min(b), a.max(b)))
+    }
+    /// How many material-pair interactions are registered.
+    pub fn interaction_count(&self) -> usize {
+        self.interactions.len()
+    }
+    /// Whether a rolling resistance of materials `a` and `b` (in either order) is set.
+    pub fn has_rolling_resistance(&self, a: MaterialId, b: MaterialId) -> bool {
+        self.soccer
+            .rolling
+            .contains_key(&humanoid::rolling_key(a, b))
+    }
+    /// How many material pairs have a rolling resistance set.
+    pub fn rolling_resistance_count(&self) -> usize {
+        self.soccer.rolling.len()
+    }
     /// The physics engine (read-only: ray casts, body states).
     pub fn physics(&self) -> &P {
         &self.physics

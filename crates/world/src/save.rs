@@ -135,12 +135,21 @@ pub struct LoadLimits {
     pub timestep: (f64, f64),
     /// Most steps per iteration (`maxstepsperiteration`).
     pub max_steps_per_iteration: u32,
+    /// Most registered materials in a file (`maxmaterials`).
+    pub max_materials: usize,
+    /// Most material-pair interactions in a file (`maxinteractions`).
+    pub max_interactions: usize,
 }
 
 /// Default of [`LoadLimits::max_entities`].
 pub const DEFAULT_MAX_ENTITIES: usize = 250;
 /// Default of [`LoadLimits::max_bodies`].
 pub const DEFAULT_MAX_BODIES: usize = 1000;
+/// Default of [`LoadLimits::max_materials`]: a SimRob world names a handful; each name may
+/// be as long as a datagram, so a thousand stay within what a save file may hold.
+pub const DEFAULT_MAX_MATERIALS: usize = 1000;
+/// Default of [`LoadLimits::max_interactions`].
+pub const DEFAULT_MAX_INTERACTIONS: usize = 10_000;
 
 impl Default for LoadLimits {
     fn default() -> Self {
@@ -152,6 +161,8 @@ impl Default for LoadLimits {
             max_gravity: 1000.0,
             timestep: (1e-5, 1.0),
             max_steps_per_iteration: 1000,
+            max_materials: DEFAULT_MAX_MATERIALS,
+            max_interactions: DEFAULT_MAX_INTERACTIONS,
         }
     }
 }
@@ -513,6 +524,20 @@ impl<P: PhysicsBackend + Default> World<P> {
 
         if let Some(m) = root.children("Control_Request").next() {
             let (materials, interactions) = decode_materials_element(m).map_err(load_err)?;
+            if materials.len() > limits.max_materials {
+                return Err(load_err(format!(
+                    "the file has {} materials, more than the {} allowed (maxmaterials)",
+                    materials.len(),
+                    limits.max_materials
+                )));
+            }
+            if interactions.len() > limits.max_interactions {
+                return Err(load_err(format!(
+                    "the file has {} interactions, more than the {} allowed (maxinteractions)",
+                    interactions.len(),
+                    limits.max_interactions
+                )));
+            }
             world
                 .apply_control(&ControlRequest::RegisterMaterialsInteractions {
                     materials,

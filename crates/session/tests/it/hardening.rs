@@ -469,3 +469,59 @@ fn a_configured_save_key_seals_save_files() {
         "a session without a configured key uses the process's own"
     );
 }
+
+fn materials(ids: std::ops::Range<u32>) -> String {
+    let m: String = ids
+        .map(|i| format!("<Material><Material_Id>{i}</Material_Id><Material_Name>m{i}</Material_Name></Material>"))
+        .collect();
+    control(&format!(
+        "<Control_Request Command=\"Register_Materials_Interactions\">{m}<Response>true</Response></Control_Request>"
+    ))
+}
+
+#[test]
+fn materials_and_interactions_cannot_grow_past_their_limits() {
+    // 1000 datagrams of ~700 new materials each once made 698,235 materials, 714 MB of
+    // memory and a 76 MB save file no Load would read.
+    let mut config = ServerConfig::default();
+    config.limits.max_materials = 10;
+    config.limits.max_interactions = 2;
+    let mut s = session_with(config);
+    let me = addr("127.0.0.1:4000");
+    let have = s.world().material_count();
+    s.handle_datagram(me, materials(100..108).as_bytes(), Instant::now());
+    let out = texts_to(&drain(&mut s), me).join("\n");
+    assert!(out.contains("Registered 8 materials"), "{out}");
+    let have = have + 8;
+    assert_eq!(s.world().material_count(), have);
+    // Past the limit: refused whole, nothing registered.
+    s.handle_datagram(me, materials(200..220).as_bytes(), Instant::now());
+    let out = texts_to(&drain(&mut s), me).join("\n");
+    assert!(out.contains("configuration key maxmaterials"), "{out}");
+    assert_eq!(s.world().material_count(), have);
+    assert!(!s.world().has_material(simrob_protocol::MaterialId(200)));
+    // Registering known materials again (new names) is not growth.
+    s.handle_datagram(me, materials(100..108).as_bytes(), Instant::now());
+    let out = texts_to(&drain(&mut s), me).join("\n");
+    assert!(out.contains("Registered 8 materials"), "{out}");
+    // Interactions: pairs, counted once whichever order they are named in.
+    let pair = |a: u32, b: u32| {
+        format!("<Interaction><Material_1>{a}</Material_1><Material_2>{b}</Material_2><Hardness>0.1</Hardness><Bounciness>0.2</Bounciness><Slip1>0</Slip1><Slip2>0</Slip2><Friction>1</Friction></Interaction>")
+    };
+    let interactions = |pairs: &[(u32, u32)]| {
+        let body: String = pairs.iter().map(|&(a, b)| pair(a, b)).collect();
+        control(&format!("<Control_Request Command=\"Register_Materials_Interactions\">{body}<Response>true</Response></Control_Request>"))
+    };
+    s.handle_datagram(
+        me,
+        interactions(&[(100, 101), (101, 100), (102, 103)]).as_bytes(),
+        Instant::now(),
+    );
+    let out = texts_to(&drain(&mut s), me).join("\n");
+    assert!(out.contains("3 interactions"), "{out}");
+    assert_eq!(s.world().interaction_count(), 2);
+    s.handle_datagram(me, interactions(&[(104, 105)]).as_bytes(), Instant::now());
+    let out = texts_to(&drain(&mut s), me).join("\n");
+    assert!(out.contains("configuration key maxinteractions"), "{out}");
+    assert_eq!(s.world().interaction_count(), 2);
+}
