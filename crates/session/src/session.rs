@@ -587,10 +587,13 @@ impl Session {
             Some(request) => vec![Ok(request)],
             None => decode_datagram(data, &self.config.keys),
         };
-        if let Some(reason) = self
-            .refuse_datagram(&results)
-            .or_else(|| self.refuse_queueing(results.len()))
-        {
+        if let Some(reason) = self.refuse_datagram(&results) {
+            self.stats.requests += results.len() as u64;
+            self.send_error(Origin::Peer(from), reason);
+            return;
+        }
+        let results = self.refuse_strangers_at_once(from, results);
+        if let Some(reason) = self.refuse_queueing(from, &results) {
             self.stats.requests += results.len() as u64;
             self.send_error(Origin::Peer(from), reason);
             return;
@@ -684,11 +687,74 @@ impl Session {
         None
     }
 
-    /// Why `n` more requests may not wait in the queue, if so: it already holds
-    /// `maxqueuedrequests` waiting for an iteration under way or a file operation.
-    fn refuse_queueing(&self, n: usize) -> Option<String> {
+    /// While requests must wait (an iteration under way, a file operation), refuses at once
+    /// the requests of `results` that change the world when `from` may not change it, so
+    /// they do not hold places in the queue; returns the others. A datagram that registers
+    /// an agent, or a sender with requests waiting (a registration among them may give it
+    /// the right), is left to be judged in turn.
+    fn refuse_strangers_at_once(
+        &mut self,
+        from: SocketAddr,
+        results: Vec<Result<Request, DecodeError>>,
+    ) -> Vec<Result<Request, DecodeError>> {
+        let must_wait = self.waiting.is_some() || self.world.iteration_in_progress();
+        let registers = results.iter().any(|r| {
+            matches!(
+                r,
+                Ok(Request::Agent(
+                    simrob_protocol::AgentRequest::RegisterAgent { .. }
+                ))
+            )
+        });
+        let origin = Origin::Peer(from);
+        if !must_wait || registers || self.queued.iter().any(|(o, _)| *o == origin) {
+            return results;
+        }
+        let key = self.owner_keys.get(&from).map(String::as_str);
+        let Err(reason) = self.config.limits.may_change_world(from, key) else {
+            return results;
+        };
+        let mut kept = Vec::with_capacity(results.len());
+        for r in results {
+            match r {
+                Ok(request @ (Request::Control { .. } | Request::Entity { .. })) => {
+                    self.stats.requests += 1;
+                    let command = request.command(&self.config.keys).to_string();
+                    let e = SessionError::NotAllowed {
+                        command,
+                        reason: reason.clone(),
+                    };
+                    self.send_error(origin, &e);
+                }
+                other => kept.push(other),
+            }
+        }
+        kept
+    }
+
+    /// Why the requests of `results` from `from` may not wait in the queue, if so: it
+    /// already holds `maxqueuedrequests` waiting for an iteration under way or a file
+    /// operation. Only requests that would wait count: registrations, Info_Requests and
+    /// Synchronizes that run at once between slices of an iteration are never refused.
+    fn refuse_queueing(
+        &self,
+        from: SocketAddr,
+        results: &[Result<Request, DecodeError>],
+    ) -> Option<String> {
         let max = self.config.limits.max_queued_requests;
-        (!self.queued.is_empty() && self.queued.len() + n > max).then(|| {
+        let in_progress = self.world.iteration_in_progress();
+        let origin = Origin::Peer(from);
+        // Once one of the sender's requests waits, its later ones wait behind it.
+        let mut held = self.waiting.is_some() || self.queued.iter().any(|(o, _)| *o == origin);
+        let mut n = 0;
+        for r in results {
+            let changes_world = matches!(r, Ok(Request::Control { .. } | Request::Entity { .. }));
+            held |= changes_world && in_progress;
+            if held {
+                n += 1;
+            }
+        }
+        (n > 0 && !self.queued.is_empty() && self.queued.len() + n > max).then(|| {
             format!(
                 "the server is busy: {} requests are waiting for the iteration under way or a file operation (configuration key maxqueuedrequests = {max}); nothing in this datagram was executed, send it again",
                 self.queued.len()

@@ -525,3 +525,60 @@ fn materials_and_interactions_cannot_grow_past_their_limits() {
     assert!(out.contains("configuration key maxinteractions"), "{out}");
     assert_eq!(s.world().interaction_count(), 2);
 }
+
+#[test]
+fn a_full_queue_never_refuses_what_runs_between_slices_and_strangers_do_not_fill_it() {
+    let mut config = ServerConfig::default();
+    config.limits.max_queued_requests = 3;
+    config.limits.world_access = simrob_session::WorldAccess::Agents;
+    let mut s = session_with(config);
+    let me = addr("127.0.0.1:5001");
+    s.handle_datagram(
+        me,
+        register("me", "127.0.0.1", 5001, -1.0).as_bytes(),
+        Instant::now(),
+    );
+    let heavy = control("<Control_Request Command=\"Initialize_Simulation\"/><Control_Request Command=\"Set_Step_Mode\"><Step_Mode>true</Step_Mode></Control_Request><Control_Request Command=\"Set_Steps_Per_Iteration\"><Steps_Per_Iteration>1000</Steps_Per_Iteration></Control_Request><Control_Request Command=\"Make_Step\"/>");
+    s.handle_datagram(me, heavy.as_bytes(), Instant::now());
+    let t0 = Instant::now();
+    assert!(s.handle_timeout(t0));
+    assert!(s.world().iteration_in_progress());
+    drain(&mut s);
+    let step = control("<Control_Request Command=\"Make_Step\"/>");
+    for _ in 0..3 {
+        s.handle_datagram(me, step.as_bytes(), t0);
+    }
+    // The queue is full. A stranger's world change is refused at once for want of access,
+    // not for the queue, and takes no place in it.
+    let stranger = addr("127.0.0.1:6000");
+    let gravity_before = gravity(&s);
+    s.handle_datagram(
+        stranger,
+        control("<Control_Request Command=\"Set_World_Gravity\"><Gravity>-3</Gravity></Control_Request>").as_bytes(),
+        t0,
+    );
+    let out = texts_to(&drain(&mut s), stranger).join("\n");
+    assert!(out.contains("may not change the world"), "{out}");
+    assert!(!out.contains("maxqueuedrequests"), "{out}");
+    // A registration, an Info_Request and a Synchronize are answered at once.
+    let b = addr("127.0.0.1:5002");
+    s.handle_datagram(b, register("b", "127.0.0.1", 5002, -1.0).as_bytes(), t0);
+    s.handle_datagram(b, info_request("b").as_bytes(), t0);
+    s.handle_datagram(
+        b,
+        "<Message><Agent_Message Command=\"Synchronize\"><Key>b</Key><Iteration>0</Iteration></Agent_Message></Message>".as_bytes(),
+        t0,
+    );
+    let out = texts_to(&drain(&mut s), b);
+    let all = out.join("\n");
+    assert!(!all.contains("maxqueuedrequests"), "{all}");
+    assert!(all.contains("<Key>b</Key>"), "{all}");
+    assert!(s.agents().iter().any(|a| a.key == "b"), "b is registered");
+    // A registered agent's world change still waits its turn, and a full queue refuses it.
+    s.handle_datagram(me, step.as_bytes(), t0);
+    let out = texts_to(&drain(&mut s), me).join("\n");
+    assert!(out.contains("maxqueuedrequests"), "{out}");
+    while s.handle_timeout(t0) {}
+    assert_eq!(s.world().iteration(), 4);
+    assert_eq!(gravity(&s), gravity_before);
+}
