@@ -424,44 +424,56 @@ fn write_end(name: &str, out: &mut String) {
     out.push('>');
 }
 
-/// Appends `text` escaped for element content (`&`, `<`, `>`).
+/// Appends `text` escaped for element content (`&`, `<`, `>`); a character XML 1.0 does not
+/// allow (a control character other than tab, newline and carriage return, U+FFFE, U+FFFF)
+/// becomes U+FFFD, so the document stays well-formed for every parser.
 pub fn escape_text_into(text: &str, out: &mut String) {
-    escape_into(text, out, |b| match b {
-        b'&' => Some("&amp;"),
-        b'<' => Some("&lt;"),
-        b'>' => Some("&gt;"),
-        b'\r' => Some("&#13;"),
-        _ => None,
+    escape_into(text, out, |c| match c {
+        '&' => Some("&amp;"),
+        '<' => Some("&lt;"),
+        '>' => Some("&gt;"),
+        '\r' => Some("&#13;"),
+        c => forbidden(c),
     });
+}
+
+/// Whether XML 1.0 forbids `c` in a document (a control character other than tab, newline
+/// and carriage return, U+FFFE, U+FFFF; surrogates cannot be in a `str`).
+pub fn is_forbidden_in_xml(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{8}' | '\u{B}' | '\u{C}' | '\u{E}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}')
+}
+
+fn forbidden(c: char) -> Option<&'static str> {
+    is_forbidden_in_xml(c).then_some("\u{FFFD}")
 }
 
 /// Appends `text` escaped for a double-quoted attribute value (`&`, `<`, `>`, `"`, `'`,
 /// and tab / newline / carriage return as character references so they survive).
 pub fn escape_attr_into(text: &str, out: &mut String) {
-    escape_into(text, out, |b| match b {
-        b'&' => Some("&amp;"),
-        b'<' => Some("&lt;"),
-        b'>' => Some("&gt;"),
-        b'"' => Some("&quot;"),
-        b'\'' => Some("&apos;"),
-        b'\t' => Some("&#9;"),
-        b'\n' => Some("&#10;"),
-        b'\r' => Some("&#13;"),
-        _ => None,
+    escape_into(text, out, |c| match c {
+        '&' => Some("&amp;"),
+        '<' => Some("&lt;"),
+        '>' => Some("&gt;"),
+        '"' => Some("&quot;"),
+        '\'' => Some("&apos;"),
+        '\t' => Some("&#9;"),
+        '\n' => Some("&#10;"),
+        '\r' => Some("&#13;"),
+        c => forbidden(c),
     });
 }
 
-/// Appends `text` with every byte `replace` names replaced (only ASCII bytes are: the text
-/// between them stays whole UTF-8).
-fn escape_into(text: &str, out: &mut String, replace: impl Fn(u8) -> Option<&'static str>) {
+/// Appends `text` with every character `replace` names replaced (the text between them
+/// stays whole UTF-8).
+fn escape_into(text: &str, out: &mut String, replace: impl Fn(char) -> Option<&'static str>) {
     let mut last = 0;
-    for (i, b) in text.bytes().enumerate() {
-        let Some(rep) = replace(b) else {
+    for (i, c) in text.char_indices() {
+        let Some(rep) = replace(c) else {
             continue;
         };
         out.push_str(&text[last..i]);
         out.push_str(rep);
-        last = i + 1;
+        last = i + c.len_utf8();
     }
     out.push_str(&text[last..]);
 }
@@ -749,5 +761,17 @@ mod tests {
         let back = parse_elements(&pretty).unwrap();
         assert_eq!(back[0].attr("k"), el.attr("k"));
         assert_eq!(back[0].children[0].text, "<&>\r");
+    }
+
+    #[test]
+    fn characters_xml_forbids_never_reach_a_document() {
+        let mut out = String::new();
+        escape_text_into("a\u{1}b\u{FFFF}c\td&", &mut out);
+        assert_eq!(out, "a\u{FFFD}b\u{FFFD}c\td&amp;");
+        let mut out = String::new();
+        escape_attr_into("k\u{1B}[31m\u{0}", &mut out);
+        assert_eq!(out, "k\u{FFFD}[31m\u{FFFD}");
+        let doc = format!("<R>{out}</R>");
+        assert!(parse_elements_bytes(doc.as_bytes()).is_ok());
     }
 }

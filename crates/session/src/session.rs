@@ -1085,6 +1085,14 @@ impl Session {
                 if key.trim().is_empty() {
                     return self.send_error(origin, "Register_Agent: Key must not be empty");
                 }
+                if key.chars().any(|c| c.is_control()) {
+                    return self.send_error(
+                        origin,
+                        format!(
+                            "Register_Agent: Key {key:?} has a control character; a key is sent back to every agent in XML, which cannot carry it"
+                        ),
+                    );
+                }
                 // A key registered again from the IP it was registered from moves to the new
                 // address (a controller run again comes from a new port); from another IP
                 // it is refused (a stranger may not take over someone's agent).

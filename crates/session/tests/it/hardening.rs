@@ -582,3 +582,48 @@ fn a_full_queue_never_refuses_what_runs_between_slices_and_strangers_do_not_fill
     assert_eq!(s.world().iteration(), 4);
     assert_eq!(gravity(&s), gravity_before);
 }
+
+#[test]
+fn a_key_with_a_control_character_is_refused_and_every_answer_stays_well_formed_xml() {
+    let mut s = session();
+    let good = addr("127.0.0.1:5001");
+    s.handle_datagram(
+        good,
+        register("good", "127.0.0.1", 5001, -1.0).as_bytes(),
+        Instant::now(),
+    );
+    drain(&mut s);
+    let evil = addr("127.0.0.1:5002");
+    s.handle_datagram(
+        evil,
+        register("evil\u{1}", "127.0.0.1", 5002, -1.0).as_bytes(),
+        Instant::now(),
+    );
+    let out = drain(&mut s);
+    let to_evil = texts_to(&out, evil).join("\n");
+    assert!(to_evil.contains("control character"), "{to_evil}");
+    assert!(
+        texts_to(&out, good).is_empty(),
+        "the others are told nothing: {out:?}"
+    );
+    assert_eq!(s.agents().len(), 1);
+    // Whatever a client names is sent back well-formed: an Info_Request about a key with a
+    // control character, a Save of a file name with one.
+    s.handle_datagram(
+        good,
+        "<Message><Agent_Message Command=\"Info_Request\"><Requester>good</Requester><Requested>x\u{1}y</Requested></Agent_Message></Message>".as_bytes(),
+        Instant::now(),
+    );
+    s.handle_datagram(
+        good,
+        control("<Control_Request Command=\"Save\"><File>a\u{1}.xml</File><Response>true</Response></Control_Request>").as_bytes(),
+        Instant::now(),
+    );
+    let out = texts_to(&drain(&mut s), good);
+    assert!(!out.is_empty());
+    for text in out {
+        assert!(!text.contains('\u{1}'), "{text:?}");
+        simrob_protocol::decode_server_message(text.as_bytes())
+            .unwrap_or_else(|e| panic!("{text:?}: {e}"));
+    }
+}
