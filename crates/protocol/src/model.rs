@@ -147,6 +147,20 @@ impl Shape {
             Shape::WheelCylinder { .. } => "WheelCylinder",
         }
     }
+
+    /// Its largest extent, metres: the diameter of a sphere, the longest side of a box, the
+    /// larger of a cylinder's diameter and length. NaN when a dimension is not a number.
+    pub fn size(&self) -> f64 {
+        let dims: &[f64] = match self {
+            Shape::Sphere { radius } => &[2.0 * radius.abs()],
+            Shape::Box { size } => &[size[0].abs(), size[1].abs(), size[2].abs()],
+            Shape::Cylinder { radius, length } | Shape::WheelCylinder { radius, length } => {
+                &[2.0 * radius.abs(), length.abs()]
+            }
+        };
+        dims.iter()
+            .fold(0.0, |acc, &d| if d.is_nan() || d > acc { d } else { acc })
+    }
 }
 
 /// A `<Body>` inside `<Structure>`.

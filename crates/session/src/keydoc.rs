@@ -349,6 +349,8 @@ pub const LIMIT_KEYS: &[KeyDoc] = &[
     key("maxqueuedrequests", "4096", Allowed::whole_from(1.0), "requests waiting for an iteration under way or a file operation; a datagram that would queue more is refused whole"),
     key("maxentities", "250", Allowed::whole_from(1.0), "most entities in the world (Create_Entity and Load)"),
     key("maxbodies", "1000", Allowed::whole_from(1.0), "most rigid bodies in the world (Create_Entity and Load)"),
+    key("maxbodysize", "100", Allowed::POSITIVE, "largest extent of a body (Create_Entity and Load), m: a sphere's diameter, a box's longest side, the larger of a cylinder's diameter and length (a ball of radius 10¹⁵ m once made every iteration diverge)"),
+    key("maxbodymass", "100000", Allowed::POSITIVE, "largest mass of a body (Create_Entity and Load), kg; −1 (a static body) is always allowed"),
     key("maxmaterials", "1000", Allowed::whole_from(1.0), "most registered materials (Register_Materials_Interactions and Load): registering more is refused whole"),
     key("maxinteractions", "10000", Allowed::whole_from(1.0), "most material-pair interactions (Register_Materials_Interactions and Load), and most material pairs with a rolling resistance (Set_Rolling_Resistance): past it the request is refused whole"),
     key("maxposition", "10000", Allowed::POSITIVE, "largest |coordinate| of a position, m"),

@@ -90,6 +90,10 @@ pub struct Limits {
     pub max_entities: usize,
     /// Most rigid bodies in the world, for Create_Entity and Load (key `maxbodies`, default 1000).
     pub max_bodies: usize,
+    /// Largest extent of a body, in metres, for Create_Entity and Load (key `maxbodysize`, default 100).
+    pub max_body_size: f64,
+    /// Largest mass of a body, in kg (−1, static, always allowed), for Create_Entity and Load (key `maxbodymass`, default 100000).
+    pub max_body_mass: f64,
     /// Most registered materials, for Register_Materials_Interactions and Load (key `maxmaterials`, default 1000).
     pub max_materials: usize,
     /// Most material-pair interactions, and most pairs with a rolling resistance, for
@@ -141,6 +145,8 @@ impl Default for Limits {
             max_queued_requests: 4096,
             max_entities: load.max_entities,
             max_bodies: load.max_bodies,
+            max_body_size: load.max_body_size,
+            max_body_mass: load.max_body_mass,
             max_materials: load.max_materials,
             max_interactions: load.max_interactions,
             max_position: load.max_position,
@@ -292,6 +298,10 @@ pub enum Refusal {
         /// The limit (`maxbodies`).
         max: usize,
     },
+    /// A Create_Entity with a body larger than `maxbodysize` or heavier than `maxbodymass`
+    /// (holds which body, its size or mass, and the limit).
+    #[error("{0}")]
+    Body(String),
     /// A Register_Materials_Interactions that would take the world past `maxmaterials`.
     #[error("the world would have {would} materials, more than {max} (configuration key maxmaterials); nothing was registered")]
     Materials {
@@ -371,6 +381,8 @@ impl Limits {
             ("maxqueuedrequests", d.max_queued_requests.to_string()),
             ("maxentities", d.max_entities.to_string()),
             ("maxbodies", d.max_bodies.to_string()),
+            ("maxbodysize", d.max_body_size.to_string()),
+            ("maxbodymass", d.max_body_mass.to_string()),
             ("maxmaterials", d.max_materials.to_string()),
             ("maxinteractions", d.max_interactions.to_string()),
             ("maxposition", d.max_position.to_string()),
@@ -428,6 +440,8 @@ impl Limits {
                 "maxqueuedrequests" => self.max_queued_requests = count(value)?,
                 "maxentities" => self.max_entities = count(value)?,
                 "maxbodies" => self.max_bodies = count(value)?,
+                "maxbodysize" => self.max_body_size = positive(value)?,
+                "maxbodymass" => self.max_body_mass = positive(value)?,
                 "maxmaterials" => self.max_materials = count(value)?,
                 "maxinteractions" => self.max_interactions = count(value)?,
                 "maxposition" => self.max_position = positive(value)?,
@@ -499,6 +513,8 @@ impl Limits {
             max_gravity: self.max_gravity,
             timestep: (self.min_timestep, self.max_timestep),
             max_steps_per_iteration: self.max_steps_per_iteration,
+            max_body_size: self.max_body_size,
+            max_body_mass: self.max_body_mass,
             max_materials: self.max_materials,
             max_interactions: self.max_interactions,
         }
@@ -642,6 +658,9 @@ impl Limits {
                         }
                     };
                     pos("Position", &positions)?;
+                    if let Some(why) = self.load_limits().body_too_large(spec) {
+                        return Err(Refusal::Body(why));
+                    }
                     let have = simrob_world::PhysicsBackend::body_count(world.physics());
                     if have + bodies > self.max_bodies {
                         return Err(Refusal::Bodies {

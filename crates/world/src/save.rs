@@ -135,16 +135,54 @@ pub struct LoadLimits {
     pub timestep: (f64, f64),
     /// Most steps per iteration (`maxstepsperiteration`).
     pub max_steps_per_iteration: u32,
+    /// Largest extent of a body, metres (`maxbodysize`; see [`protocol::Shape::size`]).
+    pub max_body_size: f64,
+    /// Largest mass of a body, kg; −1 (static) is always allowed (`maxbodymass`).
+    pub max_body_mass: f64,
     /// Most registered materials in a file (`maxmaterials`).
     pub max_materials: usize,
     /// Most material-pair interactions in a file (`maxinteractions`).
     pub max_interactions: usize,
 }
 
+impl LoadLimits {
+    /// Why a body of `spec` is too large or too heavy (`maxbodysize`, `maxbodymass`), if so.
+    pub fn body_too_large(&self, spec: &protocol::EntitySpec) -> Option<String> {
+        let (bodies, _) = spec.structure();
+        for b in bodies.iter() {
+            let size = b.shape.size();
+            if !(size <= self.max_body_size) {
+                return Some(format!(
+                    "body {} is {} m across, more than {} m (configuration key maxbodysize)",
+                    b.id,
+                    simrob_math::Shown::of(&size),
+                    simrob_math::Shown::of(&self.max_body_size)
+                ));
+            }
+            if let Some(m) = b.mass {
+                if m != -1.0 && !(m <= self.max_body_mass) {
+                    return Some(format!(
+                        "body {} has a mass of {} kg, more than {} kg (configuration key maxbodymass; -1 is a static body)",
+                        b.id,
+                        simrob_math::Shown::of(&m),
+                        simrob_math::Shown::of(&self.max_body_mass)
+                    ));
+                }
+            }
+        }
+        None
+    }
+}
+
 /// Default of [`LoadLimits::max_entities`].
 pub const DEFAULT_MAX_ENTITIES: usize = 250;
 /// Default of [`LoadLimits::max_bodies`].
 pub const DEFAULT_MAX_BODIES: usize = 1000;
+/// Default of [`LoadLimits::max_body_size`], metres: ten times a football pitch's width; a
+/// ball of radius 10¹⁵ m once made every iteration diverge.
+pub const DEFAULT_MAX_BODY_SIZE: f64 = 100.0;
+/// Default of [`LoadLimits::max_body_mass`], kg.
+pub const DEFAULT_MAX_BODY_MASS: f64 = 100_000.0;
 /// Default of [`LoadLimits::max_materials`]: a SimRob world names a handful; each name may
 /// be as long as a datagram, so a thousand stay within what a save file may hold.
 pub const DEFAULT_MAX_MATERIALS: usize = 1000;
@@ -161,6 +199,8 @@ impl Default for LoadLimits {
             max_gravity: 1000.0,
             timestep: (1e-5, 1.0),
             max_steps_per_iteration: 1000,
+            max_body_size: DEFAULT_MAX_BODY_SIZE,
+            max_body_mass: DEFAULT_MAX_BODY_MASS,
             max_materials: DEFAULT_MAX_MATERIALS,
             max_interactions: DEFAULT_MAX_INTERACTIONS,
         }
@@ -554,6 +594,9 @@ impl<P: PhysicsBackend + Default> World<P> {
                     protocol::EntitySpec::Ball { .. } => 1,
                     protocol::EntitySpec::Humanoid { .. } => simrob_soccer::humanoid::PARTS.len(),
                 };
+                if let Some(why) = limits.body_too_large(&spec) {
+                    return Err(load_err(why));
+                }
                 if world.physics.body_count() + bodies > limits.max_bodies {
                     return Err(load_err(format!(
                         "the file has more than the {} bodies allowed (maxbodies)",

@@ -627,3 +627,36 @@ fn a_key_with_a_control_character_is_refused_and_every_answer_stays_well_formed_
             .unwrap_or_else(|e| panic!("{text:?}: {e}"));
     }
 }
+
+fn ball(id: u32, radius: &str, mass: &str) -> String {
+    control(&format!("<Control_Request Command=\"Create_Entity\" Type=\"Ball\"><Data><Entity_id>{id}</Entity_id><Material>1</Material><Mass>{mass}</Mass><Position_X>0</Position_X><Position_Y>1</Position_Y><Position_Z>0.5</Position_Z><Rotation_X>0</Rotation_X><Rotation_Y>0</Rotation_Y><Rotation_Z>0</Rotation_Z><Radius>{radius}</Radius></Data><Response>true</Response></Control_Request>"))
+}
+
+#[test]
+fn a_body_too_large_or_too_heavy_is_refused_and_the_world_goes_on() {
+    // A ball of radius 1e15 m once made every iteration diverge, freezing the world.
+    let mut s = session();
+    let me = addr("127.0.0.1:4000");
+    let entities = s.world().entity_ids().count();
+    for (radius, mass, key) in [
+        ("1e15", "0.1", "maxbodysize"),
+        ("0.05", "1e300", "maxbodymass"),
+    ] {
+        s.handle_datagram(me, ball(500, radius, mass).as_bytes(), Instant::now());
+        let out = texts_to(&drain(&mut s), me).join("\n");
+        assert!(
+            out.contains(&format!("configuration key {key}")),
+            "{radius} {mass}: {out}"
+        );
+        assert!(
+            !out.contains("1000000000000000 m"),
+            "numbers are short: {out}"
+        );
+        assert_eq!(s.world().entity_ids().count(), entities);
+    }
+    // Within the limits, and static (-1), it is created.
+    s.handle_datagram(me, ball(500, "50", "-1").as_bytes(), Instant::now());
+    let out = texts_to(&drain(&mut s), me).join("\n");
+    assert!(!out.contains("Error"), "{out}");
+    assert_eq!(s.world().entity_ids().count(), entities + 1);
+}

@@ -299,6 +299,36 @@ fn files_past_the_limits_are_refused_before_anything_is_built() {
     };
     let err = w.load_xml_with(&xml, &small).unwrap_err().to_string();
     assert!(err.contains("maxbodies"), "{err}");
+    for (limits, key) in [
+        (
+            LoadLimits {
+                max_body_size: 0.01,
+                ..LoadLimits::default()
+            },
+            "maxbodysize",
+        ),
+        (
+            LoadLimits {
+                max_body_mass: 1e-6,
+                ..LoadLimits::default()
+            },
+            "maxbodymass",
+        ),
+        (
+            LoadLimits {
+                max_materials: 1,
+                ..LoadLimits::default()
+            },
+            "maxmaterials",
+        ),
+    ] {
+        let options = LoadOptions {
+            limits,
+            ..LoadOptions::default()
+        };
+        let err = w.load_xml_with(&xml, &options).unwrap_err().to_string();
+        assert!(err.contains(key), "{key}: {err}");
+    }
     let timestep = xml.replacen("<Timestep>0.01<", "<Timestep>10<", 1);
     assert_ne!(timestep, xml);
     assert!(w
