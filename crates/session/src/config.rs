@@ -97,6 +97,9 @@ pub const MIN_DATAGRAM_SIZE: usize = 1024;
 /// Largest UDP payload over IPv4.
 pub const MAX_DATAGRAM_SIZE: usize = 65507;
 
+/// Default of [`ServerConfig::unproven_silence_timeout`], seconds.
+pub const DEFAULT_UNPROVEN_SILENCE_TIMEOUT: f64 = 60.0;
+
 /// Everything the SimRob server is configured with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerConfig {
@@ -134,6 +137,12 @@ pub struct ServerConfig {
     /// nothing); 0 = never (default). Agents that only listen (a GUI agent) must then send
     /// something (an `Info_Request` about themselves) more often than this.
     pub agent_silence_timeout: f64,
+    /// `unprovensilencetimeout`: seconds without a datagram from an agent whose receiving
+    /// address is not proven (not loopback with `trustloopback`, not in `trustedagentips`)
+    /// after which it is removed; 0 = never. The server sends such an address at most
+    /// `amplificationfactor` times what came from it, so a silent one soon gets nothing and
+    /// no ICMP would ever tell that it left (default 60).
+    pub unproven_silence_timeout: f64,
     /// `removeunreachableagents`: remove an agent as soon as a datagram sent to it is
     /// answered with ICMP port unreachable (its program has stopped; default true).
     pub remove_unreachable_agents: bool,
@@ -163,6 +172,7 @@ impl Default for ServerConfig {
             allow_foreign_agent_ip: false,
             random_seed: 0,
             agent_silence_timeout: 0.0,
+            unproven_silence_timeout: DEFAULT_UNPROVEN_SILENCE_TIMEOUT,
             remove_unreachable_agents: true,
             physics_threads: 1,
             limits: crate::Limits::default(),
@@ -312,7 +322,7 @@ impl ServerConfig {
             }
             "allowforeignagentip" => self.allow_foreign_agent_ip = boolean(&k, value)?,
             "randomseed" => self.random_seed = integer(&k, value)?,
-            "agentsilencetimeout" => {
+            "agentsilencetimeout" | "unprovensilencetimeout" => {
                 let v = non_negative(&k, value)?;
                 if v > 1e6 {
                     return Err(bad(
@@ -320,7 +330,11 @@ impl ServerConfig {
                         format!("must be at most 1000000 seconds (0 = never), found {v}"),
                     ));
                 }
-                self.agent_silence_timeout = v;
+                if k == "agentsilencetimeout" {
+                    self.agent_silence_timeout = v;
+                } else {
+                    self.unproven_silence_timeout = v;
+                }
             }
             "removeunreachableagents" => self.remove_unreachable_agents = boolean(&k, value)?,
             "physicsthreads" => {

@@ -323,6 +323,12 @@ pub const SERVER_KEYS: &[KeyDoc] = &[
         "remove an agent nothing was heard from for this many seconds (agents behind a firewall, whose closed port answers nothing); 0 = never. Agents that only listen must then send something more often",
     ),
     key(
+        "unprovensilencetimeout",
+        "60",
+        Allowed::range(0.0, 1e6),
+        "remove an agent at an unproven address (not loopback with `trustloopback`, not in `trustedagentips`) nothing was heard from for this many seconds; 0 = never. The server sends such an address at most `amplificationfactor` times what came from it, so once that is spent it is sent nothing, and no ICMP would tell that it left",
+    ),
+    key(
         "physicsthreads",
         "1",
         Allowed::whole(1.0, simrob_world::MAX_PHYSICS_THREADS as f64),

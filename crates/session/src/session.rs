@@ -196,8 +196,14 @@ enum Departure {
     Unregistered(SocketAddr),
     /// A datagram sent to it was answered ICMP port unreachable.
     Unreachable,
-    /// Nothing was heard from it for this long (`agentsilencetimeout`).
-    Silent(Duration),
+    /// Nothing was heard from it for this long (`agentsilencetimeout`, or
+    /// `unprovensilencetimeout` when `unproven`).
+    Silent {
+        /// How long nothing was heard from it.
+        after: Duration,
+        /// Its address is not proven: the server may send it nothing more.
+        unproven: bool,
+    },
 }
 
 /// Auto-adjust bookkeeping: a window of wall time and simulated time.
@@ -560,7 +566,7 @@ impl Session {
     pub fn handle_datagram(&mut self, from: SocketAddr, data: &[u8], now: Instant) {
         self.tell_time(now);
         self.stats.datagrams_in += 1;
-        if self.config.agent_silence_timeout > 0.0 {
+        if self.tracks_silence() {
             if let Some(key) = self.owner_keys.get(&from) {
                 if let Some(t) = self.heard.get_mut(key) {
                     *t = now;
@@ -1164,10 +1170,12 @@ impl Session {
                 }
                 self.owners.insert(key.clone(), from);
                 self.owner_keys.insert(from, key.clone());
-                if let Some(timeout) = self.silence_timeout() {
+                if let Some((timeout, _)) = self.silence_timeout(new_addr) {
                     self.heard.insert(key.clone(), now);
                     let due = now + timeout;
                     self.silence_check = Some(self.silence_check.map_or(due, |c| c.min(due)));
+                } else {
+                    self.heard.remove(&key);
                 }
                 let moved = match moved_from {
                     Some(old) => format!(" (moved from {old})"),
@@ -1251,9 +1259,30 @@ impl Session {
         }
     }
 
-    fn silence_timeout(&self) -> Option<Duration> {
-        let s = self.config.agent_silence_timeout;
-        (s > 0.0).then(|| Duration::from_secs_f64(s.min(1e6)))
+    /// Whether any agent may be removed for silence.
+    fn tracks_silence(&self) -> bool {
+        self.config.agent_silence_timeout > 0.0 || self.config.unproven_silence_timeout > 0.0
+    }
+
+    /// How long an agent receiving at `addr` may be silent before it is removed, and whether
+    /// that is the unproven address's timeout; `None`: never.
+    fn silence_timeout(&self, addr: SocketAddr) -> Option<(Duration, bool)> {
+        let secs = |s: f64| (s > 0.0).then(|| Duration::from_secs_f64(s.min(1e6)));
+        let any = secs(self.config.agent_silence_timeout).map(|d| (d, false));
+        let unproven = secs(self.config.unproven_silence_timeout)
+            .filter(|_| !self.config.limits.proven(addr))
+            .map(|d| (d, true));
+        match (any, unproven) {
+            (Some(a), Some(u)) => Some(if u.0 < a.0 { u } else { a }),
+            (a, u) => a.or(u),
+        }
+    }
+
+    /// The silence timeout of agent `key`, if it has one.
+    fn silence_timeout_of(&self, key: &str) -> Option<(Duration, bool)> {
+        self.agents
+            .get(key)
+            .and_then(|a| self.silence_timeout(a.addr))
     }
 
     /// A datagram sent to `addr` was refused: the host answered ICMP port unreachable (on
@@ -1279,24 +1308,37 @@ impl Session {
     /// Removes the agents nothing was heard from for `agentsilencetimeout`; notes when the
     /// next one may fall silent.
     fn expire_silent(&mut self, now: Instant) -> bool {
-        let Some(timeout) = self.silence_timeout() else {
+        if !self.tracks_silence() {
             return false;
-        };
+        }
         if self.silence_check.is_none_or(|c| c > now) {
             return false;
         }
-        let mut gone: Vec<String> = self
+        let mut gone: Vec<(String, Duration, bool)> = self
             .heard
             .iter()
-            .filter(|(_, t)| now.saturating_duration_since(**t) >= timeout)
-            .map(|(k, _)| k.clone())
+            .filter_map(|(k, t)| {
+                let (timeout, unproven) = self.silence_timeout_of(k)?;
+                (now.saturating_duration_since(*t) >= timeout)
+                    .then(|| (k.clone(), timeout, unproven))
+            })
             .collect();
         // In registration order, whatever the map's.
-        gone.sort_by_key(|k| self.agents.iter().position(|a| &a.key == k));
-        for key in &gone {
-            self.depart(key, Departure::Silent(timeout));
+        gone.sort_by_key(|(k, ..)| self.agents.iter().position(|a| &a.key == k));
+        for (key, after, unproven) in &gone {
+            self.depart(
+                key,
+                Departure::Silent {
+                    after: *after,
+                    unproven: *unproven,
+                },
+            );
         }
-        self.silence_check = self.heard.values().min().map(|t| *t + timeout);
+        self.silence_check = self
+            .heard
+            .iter()
+            .filter_map(|(k, t)| Some(*t + self.silence_timeout_of(k)?.0))
+            .min();
         !gone.is_empty()
     }
 
@@ -1318,9 +1360,19 @@ impl Session {
             Departure::Unreachable => {
                 "its port is closed (ICMP port unreachable): its program has stopped".to_string()
             }
-            Departure::Silent(t) => format!(
+            Departure::Silent {
+                after,
+                unproven: false,
+            } => format!(
                 "nothing heard from it for {} s (configuration key agentsilencetimeout)",
-                t.as_secs_f64()
+                after.as_secs_f64()
+            ),
+            Departure::Silent {
+                after,
+                unproven: true,
+            } => format!(
+                "nothing heard from it for {} s, and its address is not proven, so the server may send it nothing more (configuration key unprovensilencetimeout)",
+                after.as_secs_f64()
             ),
         };
         self.log(

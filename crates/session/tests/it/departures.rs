@@ -293,3 +293,64 @@ fn the_unregister_command_takes_its_configured_name() {
     );
     assert!(s.agents().is_empty());
 }
+
+#[test]
+fn an_agent_at_an_unproven_address_that_falls_silent_is_removed_after_unprovensilencetimeout() {
+    // With trustloopback false, an agent that left sent nothing more: its credit spent, the
+    // server sent it nothing, no ICMP came back, and it held a maxagents place for good.
+    let t0 = Instant::now();
+    let mut config = ServerConfig {
+        unproven_silence_timeout: 5.0,
+        ..ServerConfig::default()
+    };
+    config.limits.trust_loopback = false;
+    let mut s = session_with(config);
+    let (gone, talking) = (addr("127.0.0.1:45001"), addr("127.0.0.1:45002"));
+    s.handle_datagram(
+        gone,
+        register("gone", "127.0.0.1", 45001, 0.0).as_bytes(),
+        t0,
+    );
+    s.handle_datagram(
+        talking,
+        register("talking", "127.0.0.1", 45002, 0.0).as_bytes(),
+        t0,
+    );
+    drain(&mut s);
+    logs(&mut s);
+    assert_eq!(s.poll_timeout(t0), Some(t0 + Duration::from_secs(5)));
+    // "talking" asks about itself at 4 s; "gone" says nothing.
+    let t4 = t0 + Duration::from_secs(4);
+    s.handle_datagram(
+        talking,
+        "<Message><Agent_Message Command=\"Info_Request\"><Requester>talking</Requester><Requested>talking</Requested></Agent_Message></Message>".as_bytes(),
+        t4,
+    );
+    assert!(!s.handle_timeout(t0 + Duration::from_millis(4999)));
+    assert_eq!(keys(&s), vec!["gone", "talking"]);
+    assert!(s.handle_timeout(t0 + Duration::from_secs(5)));
+    assert_eq!(keys(&s), vec!["talking"]);
+    let log = logs(&mut s).join("\n");
+    assert!(
+        log.contains("agent \"gone\"") && log.contains("configuration key unprovensilencetimeout"),
+        "{log}"
+    );
+    // The next deadline is talking's: 5 s after it was last heard.
+    assert_eq!(
+        s.poll_timeout(t0 + Duration::from_secs(5)),
+        Some(t4 + Duration::from_secs(5))
+    );
+    assert!(s.handle_timeout(t4 + Duration::from_secs(5)));
+    assert!(s.agents().is_empty());
+
+    // On loopback with trustloopback (the default) an address is proven: no such timeout.
+    let mut proven = session();
+    proven.handle_datagram(
+        gone,
+        register("gone", "127.0.0.1", 45001, 0.0).as_bytes(),
+        t0,
+    );
+    assert_eq!(proven.poll_timeout(t0), None);
+    assert!(!proven.handle_timeout(t0 + Duration::from_secs(3600)));
+    assert_eq!(keys(&proven), vec!["gone"]);
+}
