@@ -660,3 +660,28 @@ fn a_body_too_large_or_too_heavy_is_refused_and_the_world_goes_on() {
     assert!(!out.contains("Error"), "{out}");
     assert_eq!(s.world().entity_ids().count(), entities + 1);
 }
+
+#[test]
+fn an_info_request_is_answered_to_the_requesters_registered_address_whoever_sends_it() {
+    // SimRob manual §2.2, as docs/reference/protocol.md says: the answer goes to the agent
+    // named in Requester, at the address it registered, not to the socket that asked.
+    let mut s = session();
+    let a = addr("127.0.0.1:5001");
+    s.handle_datagram(
+        a,
+        register("a", "127.0.0.1", 5001, -1.0).as_bytes(),
+        Instant::now(),
+    );
+    drain(&mut s);
+    let other = addr("127.0.0.1:6000");
+    s.handle_datagram(other, info_request("a").as_bytes(), Instant::now());
+    let out = drain(&mut s);
+    assert!(texts_to(&out, other).is_empty(), "{out:?}");
+    let to_a = texts_to(&out, a);
+    assert_eq!(to_a.len(), 1, "{out:?}");
+    assert!(to_a[0].contains("<Key>a</Key>"), "{to_a:?}");
+    // A requester that is not registered is an error to the sender.
+    s.handle_datagram(other, info_request("nobody").as_bytes(), Instant::now());
+    let out = texts_to(&drain(&mut s), other).join("\n");
+    assert!(out.contains("is not a registered agent"), "{out}");
+}
