@@ -139,7 +139,15 @@ pub enum CoreError {
     )]
     NotStepped,
     /// A `#RECT` that does not lie inside the map.
-    #[error("#RECT {} {} {} {} is not inside the {w} × {h} in map", rect[0], rect[1], rect[2], rect[3])]
+    #[error(
+        "#RECT {} {} {} {} is not inside the {} × {} in map",
+        simrob_math::Shown(rect[0]),
+        simrob_math::Shown(rect[1]),
+        simrob_math::Shown(rect[2]),
+        simrob_math::Shown(rect[3]),
+        simrob_math::Shown::of(.w),
+        simrob_math::Shown::of(.h)
+    )]
     RectOutside {
         /// The rectangle's four numbers as given, in inches.
         rect: [f64; 4],

@@ -105,6 +105,13 @@ fn rectangles_must_lie_inside_the_map() {
     let mut c = Conn::open(h.addr());
     let e = c.ask("#RECT 0 0 1e308 1e308");
     assert!(e.starts_with("E ") && e.contains("not inside"), "{e}");
+    // Huge numbers are shown short, as #PLACE shows them (1,284 bytes once).
+    let e = c.ask("#RECT 1e308 1e308 1e308 1e308");
+    assert!(
+        e.contains("#RECT 1e308 1e308 1e308 1e308 is not inside"),
+        "{e}"
+    );
+    assert!(e.len() < 120, "{} bytes: {e}", e.len());
     assert!(c.ask("#RECT -5 0 10 10").starts_with("E "));
     assert_eq!(c.ask("#RECT 10 10 20 20"), "#RECT");
     drop(c);
