@@ -122,8 +122,8 @@ macro_rules! command_table {
 }
 
 command_table! {
-    RegisterAgent, Agent, "commandregisteragentkey", "Register_Agent", "§2.1", "adds an agent (its address, whether it is synchronous, how often it gets broadcasts) or updates the one with the same key";
-    InfoRequest, Agent, "commandinforequestkey", "Info_Request", "§2.2", "asks for the address of another agent; answered to the requester only";
+    RegisterAgent, Agent, "commandregisteragentkey", "Register_Agent", "§2.1", "adds an agent (its address, whether it is synchronous, how often it gets broadcasts) or updates the one with the same key; a key with a control character is refused";
+    InfoRequest, Agent, "commandinforequestkey", "Info_Request", "§2.2", "asks for the address of another agent; answered to the requester only: to the address the agent named in `Requester` registered, whichever socket the request came from";
     RegisterMaterialsInteractions, Control, "commandregistermaterialsinteractionskey", "Register_Materials_Interactions", "§2.3", "registers materials and how pairs of them meet (hardness, bounciness, slip, friction)";
     CreateEntity, Control, "commandcreateentitykey", "Create_Entity", "§2.4", "adds a robot, a field, a ball or (simrob) a humanoid";
     InitializeSimulation, Control, "commandinitializesimulationkey", "Initialize_Simulation", "§2.5", "starts the physics (nothing moves before)";

@@ -151,7 +151,7 @@ impl LoadLimits {
         let (bodies, _) = spec.structure();
         for b in bodies.iter() {
             let size = b.shape.size();
-            if !(size <= self.max_body_size) {
+            if size.is_nan() || size > self.max_body_size {
                 return Some(format!(
                     "body {} is {} m across, more than {} m (configuration key maxbodysize)",
                     b.id,
@@ -160,7 +160,7 @@ impl LoadLimits {
                 ));
             }
             if let Some(m) = b.mass {
-                if m != -1.0 && !(m <= self.max_body_mass) {
+                if m != -1.0 && (m.is_nan() || m > self.max_body_mass) {
                     return Some(format!(
                         "body {} has a mass of {} kg, more than {} kg (configuration key maxbodymass; -1 is a static body)",
                         b.id,

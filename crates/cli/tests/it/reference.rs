@@ -376,7 +376,17 @@ fn the_protocol_reference_is_what_the_code_says() {
          velocities (`<DrawData>`, each body with its `<Entity_id>`, a simrob addition) and every\n\
          robot's and ball's pose (`<Entities_Info>`). A broadcast larger than\n\
          `maximumdatagramsize` is split into parts, each a complete `<Broadcast>` with\n\
-         `<Part>` and `<Parts>`.\n\n",
+         `<Part>` and `<Parts>`.\n\n\
+         Text a client gave that the server sends back (a key, a file name, an entity's name)\n\
+         has every character XML 1.0 forbids (control characters other than tab, newline and\n\
+         carriage return) replaced by U+FFFD, so every answer is well-formed XML; a\n\
+         `Register_Agent` whose key has a control character is refused, the key being sent to\n\
+         every agent in confirmations. An `Info_Request` is answered, as the SimRob manual has\n\
+         it, at the address its `Requester` registered, whichever socket sent it (an agent may\n\
+         send from one socket and receive on another); a `Requester` or `Requested` that is not\n\
+         registered is an error to the sender. Whoever names another agent as `Requester` thus\n\
+         has it sent one small answer per request, to an address that registered to receive\n\
+         (and at most `amplificationfactor` times what it sent, when it is not proven).\n\n",
     );
     let responses = [
         Response::Text("Sucessfully added agent with key driver".into()),
