@@ -64,6 +64,7 @@ fn main() {
         seed: 1,
         duration_s: 300.0,
         kick_off: Team::Cyan,
+        stop: None,
     };
     let (start, cpu0) = (Instant::now(), simrob_benchkit::thread_cpu().unwrap_or(0.0));
     match play(&p, None) {

@@ -37,6 +37,10 @@ pub struct MatchParams {
     pub duration_s: f64,
     /// The team that kicks off the match.
     pub kick_off: Team,
+    /// Raised to end the match early (Ctrl-C): play stops after the iteration under way and
+    /// the summary covers what was played ([`MatchSummary::played_s`]). Only read: a match
+    /// not stopped is the same with or without it.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What happened in a match. Per-team figures are `[cyan, magenta]`.
@@ -46,8 +50,10 @@ pub struct MatchSummary {
     pub seed: u64,
     /// The noise profile's name.
     pub profile: String,
-    /// Simulated seconds of play.
+    /// Simulated seconds of play asked for.
     pub duration_s: f64,
+    /// Simulated seconds played: `duration_s`, or less when the match was stopped early.
+    pub played_s: f64,
     /// The team that kicked off the match (`cyan` or `magenta`).
     pub kick_off: String,
     /// Each team's goalkeeper (its robot id).
@@ -98,6 +104,7 @@ impl MatchParams {
             seed,
             duration_s,
             kick_off: alternate_kick_off(seed),
+            stop: None,
         }
     }
 }
@@ -239,7 +246,12 @@ pub fn play_watched(
     let mut prev = arena.ball();
     let mut sheet = ScoreSheet::new(hl, f.goal_width);
     let mut robots: Vec<RobotAt> = Vec::new();
-    while arena.now_ms() < end_ms {
+    let stopped = || {
+        p.stop
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    };
+    while arena.now_ms() < end_ms && !stopped() {
         arena.step()?;
         let t = arena.now_ms() as f64 / 1000.0;
         let b = arena.ball();
@@ -394,6 +406,7 @@ pub fn play_watched(
     }
     s.goal_log = sheet.goals;
     s.strikes = sheet.strikes;
+    s.played_s = arena.now_ms() as f64 / 1000.0;
     Ok(s)
 }
 

@@ -157,6 +157,7 @@ fn magenta_kicks_off_a_match_and_cyan_stays_out_of_the_circle() {
         seed: 2,
         duration_s: 12.0,
         kick_off: Team::Magenta,
+        stop: None,
     };
     // Until the ball leaves the centre spot, the cyan robots (3–5) stay out of the centre
     // circle and magenta's first field player (7) stands at the ball.
@@ -201,6 +202,7 @@ fn a_one_minute_match_is_played_and_scored_from_the_world() {
         seed: 1,
         duration_s: 60.0,
         kick_off: Team::Cyan,
+        stop: None,
     };
     let seen = shared(0u64);
     let counter = seen.clone();
@@ -243,8 +245,36 @@ fn a_one_minute_match_is_played_and_scored_from_the_world() {
         "someone reached the ball: {s:?}"
     );
     assert!(s.messages > 0);
+    assert_eq!(s.played_s, 60.0, "played to the end");
     let again = play(&p, None).unwrap();
     assert_eq!(s, again, "the same seed plays the same match");
+}
+
+#[test]
+fn a_match_stopped_early_sums_up_what_was_played() {
+    use simrob_trials::matchplay::{play, MatchParams};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let p = MatchParams {
+        profile: Profile::paper(),
+        seed: 3,
+        duration_s: 60.0,
+        kick_off: Team::Cyan,
+        stop: Some(stop.clone()),
+    };
+    // Ctrl-C after 2.5 simulated seconds (as the signal handler raises the flag).
+    let seen = shared(0u64);
+    let counter = seen.clone();
+    let observer = move |_: &simrob_world::World| {
+        set(&counter, get(&counter) + 1);
+        if get(&counter) == 250 {
+            stop.store(true, Ordering::Relaxed);
+        }
+    };
+    let s = play(&p, Some(Box::new(observer))).unwrap();
+    assert_eq!(get(&seen), 250, "no iteration after the stop");
+    assert_eq!((s.duration_s, s.played_s), (60.0, 2.5));
+    assert!(s.strikes.iter().all(|x| x.t <= 2.5), "{s:?}");
 }
 
 /// The case figures hold beyond the seeds they were developed on: at seeds this test picks

@@ -13,16 +13,17 @@ use simrob_trials::{run_trial, run_trial_observed, Case, TrialResult};
 #[derive(Args)]
 pub struct CaseArgs {
     /// Which study: penalty-kick, penalty-save, discovery, relocation or pass.
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(CASES), ignore_case = true)]
     pub name: String,
-    /// How many trials (trial i runs scenario i mod n of the study's table).
-    #[arg(long, default_value_t = 30)]
+    /// How many trials, at least 1 (trial i runs scenario i mod n of the study's table).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
     pub trials: u32,
     /// Seed of the whole run: the same seed gives the same table.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// `paper` (FutRob's measured camera errors, motion noise and falls) or `ideal`
     /// (exact camera every frame, exact motions).
-    #[arg(long, default_value = "paper")]
+    #[arg(long, default_value = "paper", value_parser = clap::builder::PossibleValuesParser::new(PROFILES), ignore_case = true)]
     pub profile: String,
     /// Print one JSON object (every trial and the totals) instead of the table.
     #[arg(long)]
@@ -37,8 +38,19 @@ pub struct CaseArgs {
     pub threads: Option<usize>,
 }
 
+/// The case studies' names, as `--help` and a wrong one's error list them.
+const CASES: [&str; 5] = [
+    "penalty-kick",
+    "penalty-save",
+    "discovery",
+    "relocation",
+    "pass",
+];
+/// The noise profiles' names.
+pub(super) const PROFILES: [&str; 2] = ["paper", "ideal"];
+
 pub fn run(a: CaseArgs) -> Result<()> {
-    let Some(case) = Case::parse(&a.name) else {
+    let Some(case) = Case::parse(&a.name.to_ascii_lowercase()) else {
         bail!(
             "unknown case study {:?}: choose penalty-kick, penalty-save, discovery, relocation or pass",
             a.name
@@ -47,13 +59,11 @@ pub fn run(a: CaseArgs) -> Result<()> {
     let Some(profile) = Profile::named(&a.profile) else {
         bail!("unknown profile {:?}: choose paper or ideal", a.profile);
     };
-    if a.trials == 0 {
-        bail!("--trials must be at least 1");
-    }
     if let Some(dir) = &a.record {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the directory {}", dir.display()))?;
     }
+    let stop = crate::shell::ctrl_c_flag()?;
     let results = run_all(
         case,
         a.trials,
@@ -61,7 +71,15 @@ pub fn run(a: CaseArgs) -> Result<()> {
         &profile,
         a.threads.or(crate::flags::threads_from_env()?),
         a.record.as_deref(),
+        &stop,
     )?;
+    if crate::shell::interrupted() {
+        eprintln!(
+            "stopped after {} of {} trials: the table is theirs",
+            results.len(),
+            a.trials
+        );
+    }
     let t = totals(case, &results);
     let mut out = std::io::stdout().lock();
     if a.json {
@@ -86,6 +104,7 @@ fn run_all(
     profile: &Profile,
     threads: Option<usize>,
     record: Option<&std::path::Path>,
+    stop: &std::sync::atomic::AtomicBool,
 ) -> Result<Vec<TrialResult>> {
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -103,6 +122,10 @@ fn run_all(
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
+                // Ctrl-C: the trials under way finish (their recordings too), no more start.
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= trials {
                     break;

@@ -22,16 +22,16 @@ pub struct MatchArgs {
     /// Seed of the match: the same seed plays the same match.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Simulated seconds of play (600: ten minutes), at most 86400.
-    #[arg(long, value_name = "S", default_value_t = 600.0)]
+    /// Simulated seconds of play (600: ten minutes), above 0 and at most 86400.
+    #[arg(long, value_name = "S", default_value_t = 600.0, value_parser = match_duration)]
     pub duration: f64,
     /// Who kicks off: `alternate` (cyan for odd seeds, magenta for even ones, so that over
     /// consecutive seeds each team kicks off half of the matches), `toss` (a coin toss drawn
     /// from the seed), `cyan` or `magenta`. After a goal the team that conceded it kicks off.
-    #[arg(long, default_value = "alternate", value_name = "WHO")]
+    #[arg(long, default_value = "alternate", value_name = "WHO", value_parser = clap::builder::PossibleValuesParser::new(["alternate", "toss", "cyan", "magenta"]), ignore_case = true)]
     pub kick_off: String,
     /// `paper` (FutRob's measured camera errors, motion noise and falls) or `ideal`.
-    #[arg(long, default_value = "paper")]
+    #[arg(long, default_value = "paper", value_parser = clap::builder::PossibleValuesParser::new(super::case::PROFILES), ignore_case = true)]
     pub profile: String,
     /// Print the summary as one JSON object.
     #[arg(long)]
@@ -53,6 +53,22 @@ pub struct MatchArgs {
 
 /// The longest match `--duration` plays, simulated seconds (a day).
 const MAX_DURATION_S: f64 = 86_400.0;
+
+/// `--duration`: simulated seconds above 0 and at most [`MAX_DURATION_S`] (a bad one is a
+/// command line that does not parse, status 2).
+fn match_duration(text: &str) -> Result<f64, String> {
+    let v: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if v.is_finite() && v > 0.0 && v <= MAX_DURATION_S {
+        Ok(v)
+    } else {
+        Err(format!(
+            "simulated seconds of play, greater than 0 and at most {MAX_DURATION_S} (a day), not {text}"
+        ))
+    }
+}
 
 /// The page only watches a match: its brains play it.
 struct WatchOnly;
@@ -145,15 +161,9 @@ pub fn run(a: MatchArgs) -> Result<()> {
     let Some(profile) = Profile::named(&a.profile) else {
         bail!("unknown profile {:?}: choose paper or ideal", a.profile);
     };
-    if !(a.duration.is_finite() && a.duration > 0.0 && a.duration <= MAX_DURATION_S) {
-        bail!(
-            "--duration {}: simulated seconds of play, greater than 0 and at most {MAX_DURATION_S} \
-             (a day)",
-            crate::flags::shown(a.duration)
-        );
-    }
     let mut params = MatchParams::new(profile, a.seed, a.duration);
-    params.kick_off = match a.kick_off.as_str() {
+    params.stop = Some(crate::shell::ctrl_c_flag()?);
+    params.kick_off = match a.kick_off.to_ascii_lowercase().as_str() {
         "alternate" => params.kick_off,
         "toss" => coin_toss(a.seed),
         other => Team::parse(other).with_context(|| {
@@ -169,7 +179,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
     // A pace under the real-time factor's least made the next frame due past any clock
     // (`--gui --speed 1e-300` panicked).
     let least = simrob_viewer::command::MIN_REAL_TIME_FACTOR;
-    if (gui.is_some() || a.ros2.ros2) && !(speed == 0.0 || speed.is_finite() && speed >= least) {
+    if !(speed == 0.0 || speed.is_finite() && speed >= least) {
         bail!("--speed must be 0 (as fast as possible) or a number of at least {least}, not {speed:?}");
     }
     let viewer = if let Some(gui) = gui {
@@ -219,7 +229,16 @@ pub fn run(a: MatchArgs) -> Result<()> {
         r.finish()?;
     }
     let text = if a.json {
-        format!("{}\n", serde_json::to_string(&summary)?)
+        let mut doc = serde_json::to_value(&summary)?;
+        if let Some(fields) = doc.as_object_mut() {
+            fields.insert("saves".into(), serde_json::json!(saves(&summary)));
+            let (from, to) = quietest_spell(&summary);
+            fields.insert(
+                "longest_without_strike_s".into(),
+                serde_json::json!([from, to]),
+            );
+        }
+        format!("{doc}\n")
     } else {
         report(&summary)
     };
@@ -278,6 +297,34 @@ impl Recording {
     }
 }
 
+/// Each team's keeper's saves, `[cyan's, magenta's]`: the other team's shots, not goals,
+/// that met the keeper.
+fn saves(s: &MatchSummary) -> [usize; 2] {
+    use simrob_trials::referee::{StrikeEnd, StrikeKind};
+    let of = |team: &str| {
+        s.strikes
+            .iter()
+            .filter(|x| x.kind == StrikeKind::Shot && x.team.is_some_and(|t| t != team))
+            .filter(|x| x.end != StrikeEnd::Goal)
+            .filter(|x| x.met == Some(s.keepers[(team == "magenta") as usize]))
+            .count()
+    };
+    [of("cyan"), of("magenta")]
+}
+
+/// The longest spell in which nobody struck the ball, `(from, to)` in simulated seconds.
+fn quietest_spell(s: &MatchSummary) -> (f64, f64) {
+    let mut last = 0.0;
+    let mut spell = (0.0, 0.0);
+    for x in s.strikes.iter().map(|x| x.t).chain([s.played_s]) {
+        if x - last > spell.1 - spell.0 {
+            spell = (last, x);
+        }
+        last = x;
+    }
+    spell
+}
+
 /// `mm:ss` of a match time in seconds.
 fn clock(t: f64) -> String {
     let t = t.max(0.0).floor() as u64;
@@ -287,16 +334,21 @@ fn clock(t: f64) -> String {
 /// The end-of-match summary a coach reads: the score, who scored and when, each team's shots
 /// (on target), passes (completed), possession and falls, and what stood out.
 fn report(s: &MatchSummary) -> String {
-    use simrob_trials::referee::{StrikeEnd, StrikeKind};
     use std::fmt::Write;
     let mut t = String::new();
+    let played = if s.played_s < s.duration_s {
+        format!(
+            "stopped at {} of {}",
+            clock(s.played_s),
+            clock(s.duration_s)
+        )
+    } else {
+        format!("{} of play", clock(s.duration_s))
+    };
     let _ = writeln!(
         t,
-        "FutRob 3 v 3 — profile {}, seed {}, {} of play, {} kicked off",
-        s.profile,
-        s.seed,
-        clock(s.duration_s),
-        s.kick_off
+        "FutRob 3 v 3 — profile {}, seed {}, {played}, {} kicked off",
+        s.profile, s.seed, s.kick_off
     );
     let _ = writeln!(
         t,
@@ -346,19 +398,12 @@ fn report(s: &MatchSummary) -> String {
         format!("{} ({})", s.shots[0], s.shots_on_target[0]),
         format!("{} ({})", s.shots[1], s.shots_on_target[1]),
     );
-    let saves = |team: &str| {
-        s.strikes
-            .iter()
-            .filter(|x| x.kind == StrikeKind::Shot && x.team.is_some_and(|t| t != team))
-            .filter(|x| x.end != StrikeEnd::Goal)
-            .filter(|x| x.met == Some(s.keepers[(team == "magenta") as usize]))
-            .count()
-    };
+    let [cyan_saves, magenta_saves] = saves(s);
     row(
         &mut t,
         "keeper's saves",
-        saves("cyan").to_string(),
-        saves("magenta").to_string(),
+        cyan_saves.to_string(),
+        magenta_saves.to_string(),
     );
     row(
         &mut t,
@@ -392,15 +437,7 @@ fn report(s: &MatchSummary) -> String {
         "  {strikes} strikes of the ball, {} balls out of play, {} team messages",
         s.outs, s.messages
     );
-    // The longest spell in which nobody struck the ball.
-    let mut last = 0.0;
-    let mut spell = (0.0, 0.0);
-    for x in s.strikes.iter().map(|x| x.t).chain([s.duration_s]) {
-        if x - last > spell.1 - spell.0 {
-            spell = (last, x);
-        }
-        last = x;
-    }
+    let spell = quietest_spell(s);
     if spell.1 - spell.0 >= 60.0 {
         let _ = writeln!(
             t,

@@ -25,7 +25,7 @@ pub struct PlayerArgs {
     #[arg(long)]
     server: Option<String>,
     /// Stop after this many wall-clock seconds (default: run until Ctrl-C).
-    #[arg(long, value_name = "WALL_S")]
+    #[arg(long, value_name = "WALL_S", value_parser = wall_seconds)]
     duration: Option<f64>,
     /// Team-message UDP port; overrides the config's `commPort`.
     #[arg(long)]
@@ -207,15 +207,7 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     let wall = Instant::now();
     let end = args
         .duration
-        .map(|s| {
-            Duration::try_from_secs_f64(s).map_err(|_| {
-                anyhow::anyhow!(
-                    "--duration {}: wall-clock seconds, 0 or more",
-                    crate::flags::shown(s)
-                )
-            })
-        })
-        .transpose()?;
+        .and_then(|s| Duration::try_from_secs_f64(s).ok());
     let mut buf = [0u8; 2048];
     let mut drops = DropReport::default();
     let mut known: BTreeMap<i32, Option<Role>> = BTreeMap::new();
@@ -390,6 +382,18 @@ fn report_team(id: i32, brain: &Brain, known: &mut BTreeMap<i32, Option<Role>>) 
         }
     }
     *known = now;
+}
+
+/// `--duration` of a robot or a team: wall-clock seconds, 0 or more (checked before anything
+/// starts; a bad one is a command line that does not parse, status 2).
+pub(super) fn wall_seconds(text: &str) -> Result<f64, String> {
+    let v: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    Duration::try_from_secs_f64(v)
+        .map(|_| v)
+        .map_err(|_| format!("wall-clock seconds, 0 or more, not {text}"))
 }
 
 #[cfg(test)]

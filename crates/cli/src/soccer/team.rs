@@ -22,7 +22,7 @@ pub struct TeamArgs {
     #[arg(long)]
     server: Option<String>,
     /// Stop every robot after this many wall-clock seconds (default: run until Ctrl-C).
-    #[arg(long, value_name = "WALL_S")]
+    #[arg(long, value_name = "WALL_S", value_parser = super::player::wall_seconds)]
     duration: Option<f64>,
 }
 

@@ -291,18 +291,141 @@ fn a_match_lasts_the_simulated_seconds_asked_and_a_watched_one_may_run_flat_out(
     let summary = text.lines().last().unwrap_or_default();
     let v: serde_json::Value = serde_json::from_str(summary).unwrap();
     assert_eq!(v["duration_s"], 6.0, "{v}");
+    assert_eq!(v["played_s"], 6.0, "{v}");
+    // The keepers' saves and the quietest spell, printed in the table, are in the JSON too.
+    assert!(v["saves"].as_array().is_some_and(|a| a.len() == 2), "{v}");
+    assert!(
+        v["longest_without_strike_s"][1].as_f64() <= Some(6.0),
+        "{v}"
+    );
+}
+
+/// Bad values are a command line that does not parse (status 2, clap's message naming the
+/// flag), before anything plays; a few once exited 1 from inside the command, or (a robot's
+/// --duration -1) after the robot had joined its team.
+#[test]
+fn soccer_values_out_of_range_are_refused_before_anything_runs() {
+    for (args, says) in [
+        (
+            &["soccer", "match", "--duration", "90000"][..],
+            "at most 86400",
+        ),
+        (
+            &["soccer", "match", "--duration", "0"][..],
+            "greater than 0",
+        ),
+        (
+            &["soccer", "match", "--kick-off", "blue"][..],
+            "[possible values: alternate, toss, cyan, magenta]",
+        ),
+        (
+            &["soccer", "match", "--profile", "fast"][..],
+            "[possible values: paper, ideal]",
+        ),
+        (
+            &["soccer", "case", "penalty-kik"][..],
+            "[possible values: penalty-kick,",
+        ),
+        (
+            &["soccer", "case", "pass", "--trials", "0"][..],
+            "--trials <TRIALS>",
+        ),
+        (
+            &[
+                "soccer",
+                "player",
+                "--config",
+                "x.config",
+                "--duration",
+                "-1",
+            ][..],
+            "wall-clock seconds, 0 or more",
+        ),
+        (
+            &["soccer", "match", "--speed", "-1", "--duration", "1"][..],
+            "--speed must be 0",
+        ),
+    ] {
+        let out = simrob()
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let code = if says.starts_with("--speed") { 1 } else { 2 };
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing ran");
+    }
+    // Names in any case, as the profile always was.
     let out = simrob()
-        .args(["soccer", "match", "--duration", "90000"])
+        .args([
+            "soccer",
+            "case",
+            "PENALTY-KICK",
+            "--trials",
+            "1",
+            "--profile",
+            "IDEAL",
+            "--json",
+        ])
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// SIGTERM (or Ctrl-C) ends a match as it ends a server: the summary of what was played, the
+/// recording finished, status 143.
+#[test]
+fn a_match_stopped_by_sigterm_sums_up_and_finishes_its_recording() {
+    let dir = tmp("match-term");
+    let rec = dir.join("m.simrec");
+    let mut child = simrob()
+        .args([
+            "soccer",
+            "match",
+            "--gui=0",
+            "--speed",
+            "1",
+            "--duration",
+            "86400",
+            "--record",
+        ])
+        .arg(&rec)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    if !line.starts_with("viewer on http://") {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("first line: {line:?}");
+    }
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    assert_eq!(status.code(), Some(143), "{status:?}: {rest}");
+    assert!(rest.contains("stopped at 00:"), "{rest}");
     assert!(
-        err.contains(
-            "--duration 90000: simulated seconds of play, greater than 0 and at most 86400"
-        ),
-        "{err}"
+        rest.contains("of 24:00:00") || rest.contains("of 1440:00"),
+        "{rest}"
     );
+    let export = simrob()
+        .args(["replay", "--export", "csv"])
+        .arg(&rec)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&export.stderr);
+    assert!(export.status.success(), "{err}");
+    assert!(!err.contains("no end mark"), "{err}");
 }
 
 #[test]
