@@ -31,7 +31,7 @@ use crate::trajectory::TrajectoryParams;
 
 /// A config that cannot be loaded: file, line, what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+#[error("{}: {message}", where_in(file, *line))]
 pub struct ConfigError {
     /// File name as given.
     pub file: String,
@@ -39,6 +39,15 @@ pub struct ConfigError {
     pub line: u32,
     /// What is wrong.
     pub message: String,
+}
+
+/// `file:line`, or `file` alone for the file as a whole (line 0).
+fn where_in(file: &str, line: u32) -> String {
+    if line == 0 {
+        file.to_string()
+    } else {
+        format!("{file}:{line}")
+    }
 }
 
 /// Every tunable of the brain. Defaults are FutRob's values where it gives them, otherwise

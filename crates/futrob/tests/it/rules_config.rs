@@ -390,11 +390,11 @@ fn bad_configs_are_refused_with_file_and_line() {
             "id=1\nrules=r.xml\nCOMM_TTL=-5\n",
             "ini.config:3: COMM_TTL=-5 is out of range",
         ),
-        ("id=1\n", "ini.config:0: missing rules"),
-        ("rules=r.xml\n", "ini.config:0: missing id"),
+        ("id=1\n", "ini.config: missing rules"),
+        ("rules=r.xml\n", "ini.config: missing id"),
         (
             "id=1\nrules=r.xml\nvisionStubEnabled=1\n",
-            "ini.config:0: visionStubEnabled=1 needs visionStubSrc",
+            "ini.config: visionStubEnabled=1 needs visionStubSrc",
         ),
     ];
     for (text, want) in cases {
