@@ -561,18 +561,24 @@ fn load_font() -> Result<()> {
         .map_err(|_| anyhow::anyhow!("{}: not a TrueType/OpenType font", path.display()))
 }
 
+/// Draws the figure in memory and writes it through a temporary file and a rename
+/// ([`simrob_files::write_atomically`]): a failure leaves no part of a figure, and an existing
+/// file as it was.
 fn draw_to(figure: &Figure, out: &Path, size: (u32, u32)) -> Result<()> {
     load_font()?;
     let ext = out
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
+    let bytes = match ext.as_deref() {
         Some("svg") => {
-            let root = SVGBackend::new(out, size).into_drawing_area();
-            draw(figure, &root, size)?;
-            root.present()
-                .with_context(|| format!("cannot write {}", out.display()))?;
+            let mut text = String::new();
+            {
+                let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
+                draw(figure, &root, size)?;
+                root.present().context("cannot draw the figure")?;
+            }
+            text.into_bytes()
         }
         Some("png") => {
             let mut buf = vec![0u8; size.0 as usize * size.1 as usize * 3];
@@ -583,15 +589,18 @@ fn draw_to(figure: &Figure, out: &Path, size: (u32, u32)) -> Result<()> {
             }
             let img = image::RgbImage::from_raw(size.0, size.1, buf)
                 .context("the figure's pixels do not fill the image")?;
-            img.save(out)
-                .with_context(|| format!("cannot write {}", out.display()))?;
+            let mut png = std::io::Cursor::new(Vec::new());
+            img.write_to(&mut png, image::ImageFormat::Png)
+                .context("cannot encode the figure as PNG")?;
+            png.into_inner()
         }
         _ => bail!(
             "{}: the figure must be a .png or an .svg file",
             out.display()
         ),
-    }
-    Ok(())
+    };
+    simrob_files::write_atomically(out, &bytes)
+        .with_context(|| format!("cannot write {}", out.display()))
 }
 
 /// Line colours: strong, distinct, readable in print.

@@ -177,12 +177,30 @@ fn convert(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<
         anyhow::bail!("--export simrec needs --output FILE");
     };
     let source = recording.header().source.clone();
-    let mut writer = Writer::create(path, &source)
-        .with_context(|| format!("cannot create {}", path.display()))?;
+    let mut out = create_output(recording, path)?;
+    let mut writer = Writer::new(&mut out, &source)
+        .with_context(|| format!("cannot write {}", path.display()))?;
     recording
         .for_each(|f| writer.write_frame(f))
         .and_then(|()| writer.finish())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    out.commit()
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The file `--output` names, written to a temporary file beside it and renamed over it only
+/// when the export succeeded ([`simrob_files::AtomicFile`]): a failed export leaves no part
+/// and an existing file as it was. The recording itself is refused as the output (writing it
+/// would destroy what is read).
+fn create_output(recording: &RecordingReader, path: &PathBuf) -> Result<simrob_files::AtomicFile> {
+    if simrob_files::same_file(recording.path(), path) {
+        anyhow::bail!(
+            "--output {} is the recording being exported: give another file",
+            path.display()
+        );
+    }
+    simrob_files::AtomicFile::create(path)
+        .with_context(|| format!("cannot create {}", path.display()))
 }
 
 /// A compact or swarm recording ends with a mark its writer adds when it stops cleanly: without
@@ -204,12 +222,11 @@ fn warn_if_unfinished(recording: &RecordingReader) {
 fn export_csv(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<()> {
     match output {
         Some(path) => {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("cannot create {}", path.display()))?;
-            let mut out = std::io::BufWriter::new(file);
+            let mut out = create_output(recording, path)?;
             recording
                 .export_csv(&mut out)
-                .and_then(|()| out.flush())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            out.commit()
                 .with_context(|| format!("cannot write {}", path.display()))
         }
         None => {

@@ -19,6 +19,9 @@
 //! returned keeps the new one. Each write has its own temporary file, named after the process
 //! and a counter ([`TEMP_PREFIX`]`PID-N`), so processes and threads that write the same file
 //! at once never trip over each other's temporary file; the last rename wins.
+//! [`AtomicFile`] is the same for a file written as a stream (an export): renamed over the
+//! target only on success. [`same_file`] tells whether two paths are one file (an export's
+//! output naming its input).
 //! [`remove_stale_temps`] removes the temporary files a writer that was killed mid-write left
 //! in a directory (a store calls it when it opens).
 //!
@@ -285,6 +288,104 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// A file written as a stream and put in place only when whole: [`AtomicFile::create`] opens
+/// a temporary file in the target's directory (named as [`write_atomically`]'s),
+/// [`AtomicFile::commit`] flushes it to disk and renames it over the target. Dropped without
+/// a commit (an error midway), the temporary file is removed and the target is unchanged: no
+/// partial file that looks complete, and an existing good file is never clobbered.
+#[derive(Debug)]
+pub struct AtomicFile {
+    file: Option<std::io::BufWriter<File>>,
+    temp: PathBuf,
+    target: PathBuf,
+}
+
+impl AtomicFile {
+    /// Opens a temporary file next to `target` (nothing is written to `target` yet).
+    pub fn create(target: &Path) -> std::io::Result<AtomicFile> {
+        let dir = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let temp = dir.join(format!(
+            "{TEMP_PREFIX}{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
+        Ok(AtomicFile {
+            file: Some(std::io::BufWriter::new(file)),
+            temp,
+            target: target.to_path_buf(),
+        })
+    }
+
+    /// Flushes what was written to disk and renames it over the target.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        let Some(buffered) = self.file.take() else {
+            return Err(std::io::Error::other("already committed"));
+        };
+        let file = buffered.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&self.temp, &self.target)?;
+        let dir = self
+            .target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.file {
+            Some(f) => f.write(buf),
+            None => Err(std::io::Error::other("already committed")),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.file {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// Whether `a` and `b` name the same existing file (the same device and inode on Unix, the
+/// same canonical path elsewhere): a command that reads one and writes the other refuses it,
+/// as writing would destroy what it reads. A path that does not exist is no file's.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+    }
+}
+
 /// Whether `name` is one of [`write_atomically`]'s temporary files, or one of the form
 /// `.NAME.tmp-PID-N` that earlier SimRob servers used for a Save in progress.
 pub fn is_temp_name(name: &str) -> bool {
@@ -507,5 +608,45 @@ mod tests {
         assert_eq!(q.admits(2, 11), Err(OverQuota::Bytes));
         assert_eq!(q.admits(3, 11), Err(OverQuota::Files));
         assert_eq!(Quota::default().max_files, 1000);
+    }
+
+    #[test]
+    fn an_atomic_file_appears_only_when_committed() {
+        let d = temp_dir("stream");
+        let target = d.join("out.csv");
+        std::fs::write(&target, "good\n").unwrap();
+        // Dropped midway (an error): the old file stays, no temporary file is left.
+        {
+            let mut f = AtomicFile::create(&target).unwrap();
+            f.write_all(b"half").unwrap();
+        }
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "good\n");
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+        // Committed: the new file, whole.
+        let mut f = AtomicFile::create(&target).unwrap();
+        f.write_all(b"new\n").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new\n");
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn same_file_sees_through_other_spellings() {
+        let d = temp_dir("same");
+        let a = d.join("a");
+        std::fs::write(&a, "x").unwrap();
+        assert!(same_file(&a, &d.join(".").join("a")));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&a, d.join("link")).unwrap();
+            std::fs::hard_link(&a, d.join("hard")).unwrap();
+            assert!(same_file(&a, &d.join("link")));
+            assert!(same_file(&a, &d.join("hard")));
+        }
+        std::fs::write(d.join("b"), "x").unwrap();
+        assert!(!same_file(&a, &d.join("b")));
+        assert!(!same_file(&a, &d.join("missing")));
+        let _ = std::fs::remove_dir_all(&d);
     }
 }

@@ -222,3 +222,134 @@ fn replay_and_plot_refuse_a_fifo_a_device_or_a_directory_at_once() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A compact recording of `n` frames of one robot moving along X, finished.
+fn write_recording(path: &std::path::Path, n: u64) {
+    use simrob_viewer::{Frame, FrameEntity};
+    let mut w = simrob_viewer::record::Writer::create(path, "test").unwrap();
+    for i in 0..n {
+        w.write_frame(&Frame {
+            iteration: i,
+            time: i as f64 * 0.01,
+            entities: vec![FrameEntity {
+                id: 3,
+                kind: "Robot".into(),
+                p: Some([i as f64 * 0.125, 0.5, 0.25]),
+                r: Some([0.0, 0.0, 1.5]),
+            }],
+            ..Frame::default()
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// Byte offsets of the blocks of a compact recording (after its header line).
+fn block_offsets(bytes: &[u8]) -> Vec<usize> {
+    let mut at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let mut out = Vec::new();
+    while at + 32 <= bytes.len() && &bytes[at..at + 4] == b"SRB2" {
+        out.push(at);
+        let len = u32::from_le_bytes(bytes[at + 4..at + 8].try_into().unwrap()) as usize;
+        at += 32 + len;
+    }
+    out
+}
+
+#[test]
+fn an_export_never_destroys_its_input_or_a_good_output() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("run.simrec");
+    write_recording(&file, 600);
+    let good = std::fs::read(&file).unwrap();
+    // The output is the input (spelt the same, or otherwise): refused, the file untouched.
+    let other_spelling = dir.join(".").join("run.simrec");
+    for format in ["csv", "simrec"] {
+        for out in [&file, &other_spelling] {
+            let o = simrob()
+                .arg("replay")
+                .arg(&file)
+                .args(["--export", format, "--output"])
+                .arg(out)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{format}: {err}");
+            assert!(err.contains("is the recording being exported"), "{err}");
+            assert_eq!(
+                std::fs::read(&file).unwrap(),
+                good,
+                "{format}: input intact"
+            );
+        }
+    }
+    // A good export to compare with.
+    let csv = dir.join("poses.csv");
+    let o = simrob()
+        .arg("replay")
+        .arg(&file)
+        .args(["--export", "csv", "--output"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let good_csv = std::fs::read(&csv).unwrap();
+    let simrec = dir.join("copy.simrec");
+    let o = simrob()
+        .arg("replay")
+        .arg(&file)
+        .args(["--export", "simrec", "--output"])
+        .arg(&simrec)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let good_simrec = std::fs::read(&simrec).unwrap();
+    // A recording damaged in its second block: the export fails midway, and the outputs
+    // already there are kept as they were, with no temporary file left beside them.
+    let mut bad = good.clone();
+    let second = block_offsets(&bad)[1];
+    for b in &mut bad[second + 32 + 4..second + 32 + 40] {
+        *b ^= 0x5a;
+    }
+    let damaged = dir.join("damaged.simrec");
+    std::fs::write(&damaged, &bad).unwrap();
+    for (format, out, before) in [("csv", &csv, &good_csv), ("simrec", &simrec, &good_simrec)] {
+        let o = simrob()
+            .arg("replay")
+            .arg(&damaged)
+            .args(["--export", format, "--output"])
+            .arg(out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        assert_eq!(
+            &std::fs::read(out).unwrap(),
+            before,
+            "{format}: old output kept"
+        );
+        // A new output is not created at all.
+        let fresh = dir.join(format!("fresh.{format}"));
+        let o = simrob()
+            .arg("replay")
+            .arg(&damaged)
+            .args(["--export", format, "--output"])
+            .arg(&fresh)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        assert!(!fresh.exists(), "{format}: no partial file");
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["copy.simrec", "damaged.simrec", "poses.csv", "run.simrec"],
+        "no temporary file left"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
