@@ -117,6 +117,12 @@ pub enum DecodeError {
         /// The count read.
         n: usize,
     },
+    /// A block header's frame count beyond [`BLOCK_FRAMES`].
+    #[error("a block of {n} frames (a block holds at most {BLOCK_FRAMES})")]
+    Frames {
+        /// The count read.
+        n: u32,
+    },
     /// A name that is not UTF-8.
     #[error("{0}")]
     Utf8(std::string::FromUtf8Error),
@@ -565,10 +571,11 @@ impl<'a> Cursor<'a> {
         let bytes = self.take(n.div_ceil(8))?;
         Ok((0..n).map(|k| bytes[k / 8] >> (k % 8) & 1 == 1).collect())
     }
-    /// A count that cannot exceed what is left of the block (one byte per item at least).
-    fn count(&mut self) -> Result<usize, DecodeError> {
+    /// A count of items of at least `min` bytes each: it cannot exceed what is left of the
+    /// block, so a corrupt count is refused before anything is allocated for it.
+    fn count(&mut self, min: usize) -> Result<usize, DecodeError> {
         let n = self.u32()? as usize;
-        if n > self.bytes.len() - self.at {
+        if n > (self.bytes.len() - self.at) / min {
             return Err(DecodeError::Count { n });
         }
         Ok(n)
@@ -581,6 +588,9 @@ pub fn decode_block(payload: &[u8], frames: u32) -> Result<Vec<Frame>, DecodeErr
         bytes: payload,
         at: 0,
     };
+    if frames as usize > BLOCK_FRAMES {
+        return Err(DecodeError::Frames { n: frames });
+    }
     let mut out: Vec<Frame> = Vec::with_capacity(frames as usize);
     for _ in 0..frames {
         let mut f = Frame {
@@ -600,7 +610,8 @@ pub fn decode_block(payload: &[u8], frames: u32) -> Result<Vec<Frame>, DecodeErr
         let layout = c.u8()?;
         let prev = out.last();
         f.bodies = if layout & 1 != 0 {
-            let n = c.count()?;
+            // A body is 45 bytes at least: entity, id, name length, dimensions, material, mass.
+            let n = c.count(45)?;
             let mut bodies = Vec::with_capacity(n);
             for _ in 0..n {
                 bodies.push(FrameBody {
@@ -629,7 +640,8 @@ pub fn decode_block(payload: &[u8], frames: u32) -> Result<Vec<Frame>, DecodeErr
             b.w = c.v3()?;
         }
         f.entities = if layout & 2 != 0 {
-            let n = c.count()?;
+            // An entity is 6 bytes at least: id, name length, whether it has a pose.
+            let n = c.count(6)?;
             let mut entities = Vec::with_capacity(n);
             for _ in 0..n {
                 let id = c.u32()?;
@@ -666,4 +678,52 @@ pub fn decode_block(payload: &[u8], frames: u32) -> Result<Vec<Frame>, DecodeErr
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One frame of a block with `bodies` bodies announced (and none following).
+    fn payload_announcing(bodies: u32) -> Vec<u8> {
+        let mut p = Vec::new();
+        p.extend_from_slice(&7u64.to_le_bytes()); // iteration
+        p.extend_from_slice(&0.5f64.to_le_bytes()); // time
+        p.push(1); // flags
+        p.extend_from_slice(&0.01f64.to_le_bytes()); // timestep
+        p.extend_from_slice(&(-9.8f64).to_le_bytes()); // gravity
+        p.extend_from_slice(&1u32.to_le_bytes()); // steps per iteration
+        p.extend_from_slice(&1f64.to_le_bytes()); // real-time factor
+        p.push(1); // layout: the bodies follow
+        p.extend_from_slice(&bodies.to_le_bytes());
+        p
+    }
+
+    #[test]
+    fn a_frame_count_beyond_a_block_is_refused_before_allocating() {
+        let p = payload_announcing(0);
+        assert!(matches!(
+            decode_block(&p, u32::MAX),
+            Err(DecodeError::Frames { n: u32::MAX })
+        ));
+        assert!(matches!(
+            decode_block(&p, BLOCK_FRAMES as u32 + 1),
+            Err(DecodeError::Frames { .. })
+        ));
+    }
+
+    #[test]
+    fn a_list_longer_than_its_bytes_can_hold_is_refused() {
+        // 4000 bytes follow: room for 88 bodies of 45 bytes, not 1000.
+        let mut p = payload_announcing(1000);
+        p.extend(std::iter::repeat_n(0u8, 4000));
+        let e = decode_block(&p, 1).unwrap_err();
+        assert!(matches!(e, DecodeError::Count { n: 1000 }), "{e}");
+        let mut p = payload_announcing(u32::MAX);
+        p.extend(std::iter::repeat_n(0u8, 64));
+        assert!(matches!(
+            decode_block(&p, 1),
+            Err(DecodeError::Count { .. })
+        ));
+    }
 }

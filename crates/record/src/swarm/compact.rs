@@ -290,7 +290,8 @@ pub(super) fn decode(payload: &[u8], states: &[String]) -> Result<super::Snapsho
     let body: &[u8] = match payload[20] {
         0 => raw,
         1 => {
-            let mut out = Vec::with_capacity(want);
+            // Grown as the stream inflates: a corrupt count allocates nothing up front.
+            let mut out = Vec::with_capacity(want.min(1 << 20));
             flate2::read::DeflateDecoder::new(raw)
                 .take(want as u64 + 1)
                 .read_to_end(&mut out)

@@ -271,6 +271,13 @@ impl RecordingReader {
                     self.path.display()
                 )));
             }
+            if frames as usize > BLOCK_FRAMES {
+                return Err(invalid(format!(
+                    "{}: block at byte {at}: {} (the file is damaged)",
+                    self.path.display(),
+                    simrob_record::simrec::DecodeError::Frames { n: frames }
+                )));
+            }
             let end = at + BLOCK_HEADER as u64 + u64::from(len);
             if end > size {
                 break; // still being written
@@ -372,7 +379,8 @@ impl RecordingReader {
                 .map(|f| vec![f])
                 .map_err(|e| place(e.to_string()));
         }
-        let mut payload = Vec::with_capacity(u.raw as usize);
+        // Grown as the block inflates: a corrupt size allocates nothing up front.
+        let mut payload = Vec::with_capacity((u.raw as usize).min(1 << 20));
         ZlibDecoder::new(&bytes[..])
             .take(u64::from(u.raw) + 1)
             .read_to_end(&mut payload)
@@ -731,6 +739,19 @@ mod tests {
         let mut r = RecordingReader::open(&path).unwrap();
         let e = r.frame(0).unwrap_err().to_string();
         assert!(e.contains("block at byte"), "{e}");
+        assert!(Recording::open(&path).is_err());
+        // A frame count beyond a block's (0xFFFFFFFF): refused at once, naming the file and
+        // the block's byte, not allocated.
+        let mut bad = good.clone();
+        bad[header_len + 8..header_len + 12].copy_from_slice(&u32::MAX.to_le_bytes());
+        std::fs::write(&path, &bad).unwrap();
+        let e = RecordingReader::open(&path).unwrap_err().to_string();
+        assert!(
+            e.contains(&path.display().to_string())
+                && e.contains(&format!("block at byte {header_len}"))
+                && e.contains("a block holds at most 256"),
+            "{e}"
+        );
         assert!(Recording::open(&path).is_err());
         // A huge length.
         let mut bad = good;
