@@ -240,6 +240,7 @@ fn open(path: &Path) -> Result<RecordingReader> {
     if r.is_empty() {
         bail!("{}: the recording has no frames", path.display());
     }
+    crate::replay::warn_if_unfinished(&r, "plotted");
     Ok(r)
 }
 

@@ -65,7 +65,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         None => None,
     };
     if let Some(result) = exported {
-        warn_if_unfinished(&recording);
+        warn_if_unfinished(&recording, "exported");
         return result;
     }
     // Ctrl-C is caught before the address is printed: whoever reads it may stop us at once.
@@ -206,13 +206,14 @@ fn create_output(recording: &RecordingReader, path: &PathBuf) -> Result<simrob_f
 /// A compact or swarm recording ends with a mark its writer adds when it stops cleanly: without
 /// it the file is still being written or was cut short (a killed recorder, a full disk, a
 /// partial copy), and what was exported is only its whole blocks so far. Says so on standard
-/// error. (A JSON-lines recording has no end mark.)
-fn warn_if_unfinished(recording: &RecordingReader) {
+/// error; `done` says what was done with them (`exported`, `plotted`). (A JSON-lines
+/// recording has no end mark.)
+pub(crate) fn warn_if_unfinished(recording: &RecordingReader, done: &str) {
     use simrob_viewer::record::Kind;
     if recording.kind() != Kind::JsonLines && !recording.is_finished() {
         eprintln!(
             "warning: {} has no end mark: it is still being written or was cut short; \
-             exported its {} complete frames",
+             {done} its {} complete frames",
             recording.path().display(),
             recording.len()
         );

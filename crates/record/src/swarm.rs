@@ -29,8 +29,10 @@
 //! **Validation** (the reader's, the only one): the header needs `format`, `version` 1 and a
 //! positive `width` and `height`, finite walls and map paths and at most 255 kinds; every
 //! snapshot a time no earlier than the one before and finite poses. Each error names the
-//! line that is wrong. Only whole lines are read: a last line without its newline is being
-//! written and is read by a later [`Reader::refresh`].
+//! line that is wrong, as does a whole line that is not JSON. Only whole lines are read: a
+//! last line without its newline is being written and is read by a later [`Reader::refresh`].
+//! (Version 2: a record running past the end of the file is being written, unless the file
+//! already ends with its end record: then its length is damaged, an error.)
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 
@@ -309,6 +311,12 @@ pub enum ReadError {
         /// What the JSON parser said.
         #[source]
         source: serde_json::Error,
+    },
+    /// A whole line (version 1) that is not JSON.
+    #[error("line {line}: not a JSON line (a version-1 recording is all JSON lines)")]
+    NotJson {
+        /// Its line.
+        line: u64,
     },
     /// An entity whose pose is not finite.
     #[error("line {line}: entity {entity}: a pose that is not finite")]
@@ -592,12 +600,22 @@ impl<R: Read + Seek> Reader<R> {
             let mut head = [0u8; 5 + 16];
             self.src.read_exact(&mut head[..5])?;
             let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
+            if head[0] != compact::TAG_SNAPSHOT && head[0] != compact::TAG_JSON {
+                return Err(bad("an unknown record tag"));
+            }
             let max = compact::MAX_ENTITIES as u64 * compact::ENTITY_BYTES as u64 * 2;
             if u64::from(len) > max {
                 return Err(bad("a record longer than any the format allows"));
             }
             if end - offset - 5 < u64::from(len) {
-                break; // a record still being written
+                // A record still being written, unless the file already ends with its end
+                // record: then this record's length is damaged.
+                if self.ends_with_end_record(offset + 5, end)? {
+                    return Err(bad(
+                        "a record running past the recording's end record (a damaged length)",
+                    ));
+                }
+                break;
             }
             match head[0] {
                 compact::TAG_SNAPSHOT => {
@@ -649,6 +667,21 @@ impl<R: Read + Seek> Reader<R> {
         Ok(())
     }
 
+    /// Whether the bytes `from..end` end with a whole end record (`J`, its length, then
+    /// `{"type":"end",…}`), looked for in the last MiB.
+    fn ends_with_end_record(&mut self, from: u64, end: u64) -> Result<bool, ReadError> {
+        let start = from.max(end.saturating_sub(1 << 20));
+        self.src.seek(SeekFrom::Start(start))?;
+        let mut tail = Vec::new();
+        (&mut self.src).take(end - start).read_to_end(&mut tail)?;
+        Ok((0..tail.len().saturating_sub(5)).any(|p| {
+            tail[p] == compact::TAG_JSON
+                && u32::from_le_bytes([tail[p + 1], tail[p + 2], tail[p + 3], tail[p + 4]]) as usize
+                    == tail.len() - p - 5
+                && is_end(&tail[p + 5..])
+        }))
+    }
+
     /// Indexes the whole lines appended since the last call; returns how many snapshots it
     /// added. A snapshot without a readable time, or earlier than the one before, is an
     /// error naming its line.
@@ -683,6 +716,11 @@ impl<R: Read + Seek> Reader<R> {
                 self.times.push(t);
             } else if is_end(text) {
                 self.finished = true;
+            } else if !text.is_empty()
+                && serde_json::from_slice::<serde::de::IgnoredAny>(text).is_err()
+            {
+                // Binary records behind a version-1 header, or a damaged line.
+                return Err(ReadError::NotJson { line: self.line_no });
             }
             self.scanned += n as u64;
         }

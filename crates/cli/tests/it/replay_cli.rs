@@ -353,3 +353,51 @@ fn an_export_never_destroys_its_input_or_a_good_output() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn damage_before_the_end_mark_is_an_error_and_plot_warns_of_a_cut() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-damage-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("run.simrec");
+    write_recording(&file, 600);
+    let good = std::fs::read(&file).unwrap();
+    // The second block's length damaged (longer than the rest of the file): the end mark
+    // follows, so this is an error naming the block, not a file cut short.
+    let mut bad = good.clone();
+    let second = block_offsets(&bad)[1];
+    bad[second + 4..second + 8].copy_from_slice(&(1u32 << 20).to_le_bytes());
+    let damaged = dir.join("damaged.simrec");
+    std::fs::write(&damaged, &bad).unwrap();
+    for args in [
+        vec!["replay", "--export", "csv"],
+        vec!["plot", "trajectory", "-o", "/dev/null/x.svg"],
+    ] {
+        let o = simrob().args(&args).arg(&damaged).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("block at byte {second}")) && !err.contains("warning"),
+            "{args:?}: {err}"
+        );
+    }
+    // Cut short (no end mark): plot draws what is there and says so, as --export does.
+    let cut = dir.join("cut.simrec");
+    std::fs::write(&cut, &good[..good.len() - 32]).unwrap();
+    let svg = dir.join("paths.svg");
+    let o = simrob()
+        .args(["plot", "trajectory"])
+        .arg(&cut)
+        .arg("-o")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("has no end mark") && err.contains("plotted its 600 complete frames"),
+        "{err}"
+    );
+    assert!(svg.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

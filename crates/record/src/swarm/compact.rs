@@ -465,6 +465,40 @@ mod tests {
     }
 
     #[test]
+    fn a_damaged_length_before_the_end_record_is_an_error_not_a_cut() {
+        let whole = file(1);
+        let head_len = whole.iter().position(|&b| b == b'\n').unwrap() + 1;
+        // The first snapshot's length made longer than the rest of the file (within what
+        // the format allows): the end record follows, so this is damage, named.
+        let mut bad = whole.clone();
+        bad[head_len + 1..head_len + 5].copy_from_slice(&(1u32 << 20).to_le_bytes());
+        let e = Reader::open(Cursor::new(bad.clone())).unwrap_err();
+        assert!(
+            matches!(e, ReadError::Record { record: 2, offset, .. } if offset == head_len as u64),
+            "{e}"
+        );
+        assert!(e.to_string().contains("damaged length"), "{e}");
+        // The same file cut before its end record: a file still being written.
+        let cut = bad[..whole.len() - 3].to_vec();
+        let r = Reader::open(Cursor::new(cut)).unwrap();
+        assert_eq!(r.len(), 0);
+        assert!(!r.is_finished());
+    }
+
+    #[test]
+    fn binary_records_behind_a_version_1_header_are_refused() {
+        let whole = file(1);
+        let head_len = whole.iter().position(|&b| b == b'\n').unwrap() + 1;
+        let head = String::from_utf8(whole[..head_len].to_vec()).unwrap();
+        assert!(head.contains("\"version\":2"), "{head}");
+        let mut bad = head.replace("\"version\":2", "\"version\":1").into_bytes();
+        bad.extend_from_slice(&whole[head_len..]);
+        bad.push(b'\n');
+        let e = Reader::open(Cursor::new(bad)).unwrap_err();
+        assert!(matches!(e, ReadError::NotJson { line: 2 }), "{e}");
+    }
+
+    #[test]
     fn what_the_layout_cannot_hold_is_refused_before_writing() {
         let mut c = Columns::default();
         c.begin(0, 0.0);

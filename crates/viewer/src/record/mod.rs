@@ -280,7 +280,15 @@ impl RecordingReader {
             }
             let end = at + BLOCK_HEADER as u64 + u64::from(len);
             if end > size {
-                break; // still being written
+                // Still being written, unless the file already ends with its end mark: then
+                // this block's length is damaged.
+                if self.ends_with_end_mark(at, size)? {
+                    return Err(invalid(format!(
+                        "{}: block at byte {at}: runs past the recording's end mark (a damaged length)",
+                        self.path.display()
+                    )));
+                }
+                break;
             }
             self.units.push(Unit {
                 offset: at,
@@ -296,6 +304,18 @@ impl RecordingReader {
         }
         self.scanned = at;
         Ok(())
+    }
+
+    /// Whether the file's last block header, after byte `at`, is the end mark.
+    fn ends_with_end_mark(&self, at: u64, size: u64) -> std::io::Result<bool> {
+        let Some(last) = size.checked_sub(BLOCK_HEADER as u64).filter(|&l| l > at) else {
+            return Ok(false);
+        };
+        let mut f = &self.file;
+        f.seek(SeekFrom::Start(last))?;
+        let mut magic = [0u8; 4];
+        f.read_exact(&mut magic)?;
+        Ok(magic == END_MAGIC)
     }
 
     fn scan_lines(&mut self) -> std::io::Result<()> {
@@ -753,6 +773,20 @@ mod tests {
             "{e}"
         );
         assert!(Recording::open(&path).is_err());
+        // A length past the end of a finished file (the end mark follows): damage at that
+        // block, not a file still being written.
+        let mut bad = good.clone();
+        bad[header_len + 4..header_len + 8].copy_from_slice(&(1u32 << 20).to_le_bytes());
+        std::fs::write(&path, &bad).unwrap();
+        let e = RecordingReader::open(&path).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("block at byte {header_len}")) && e.contains("end mark"),
+            "{e}"
+        );
+        // The same without its end mark: a file being written, followed.
+        std::fs::write(&path, &bad[..bad.len() - BLOCK_HEADER]).unwrap();
+        let r = RecordingReader::open(&path).unwrap();
+        assert!(!r.is_finished() && r.is_empty());
         // A huge length.
         let mut bad = good;
         bad[header_len + 4..header_len + 8].copy_from_slice(&u32::MAX.to_le_bytes());
