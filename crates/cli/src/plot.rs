@@ -655,7 +655,8 @@ fn legend_corner(figure: &Figure, xr: (f64, f64), yr: (f64, f64)) -> SeriesLabel
         .map_or(SeriesLabelPosition::UpperRight, |c| c.0)
 }
 
-fn bounds(figure: &Figure) -> ((f64, f64), (f64, f64)) {
+/// The least and greatest finite x and y of a figure's points, bars and shapes.
+fn raw_bounds(figure: &Figure) -> ((f64, f64), (f64, f64)) {
     let mut xs = (f64::INFINITY, f64::NEG_INFINITY);
     let mut ys = xs;
     let mut see = |x: f64, y: f64| {
@@ -678,11 +679,38 @@ fn bounds(figure: &Figure) -> ((f64, f64), (f64, f64)) {
             see(x, y);
         }
     }
+    (xs, ys)
+}
+
+/// The axes' ranges: [`raw_bounds`] with a margin of 5 % each side.
+fn bounds(figure: &Figure) -> ((f64, f64), (f64, f64)) {
+    let (xs, ys) = raw_bounds(figure);
     let pad = |(a, b): (f64, f64)| {
         let span = if b > a { b - a } else { a.abs().max(1.0) };
         (a - 0.05 * span, b + 0.05 * span)
     };
     (pad(xs), pad(ys))
+}
+
+/// Refuses axes a figure cannot be drawn on: values so far apart that their span (or the
+/// margin around it) overflows a 64-bit float (say ±1e308). The axis is named by its label
+/// (a column, or a quantity).
+fn check_ranges(figure: &Figure, xr: (f64, f64), yr: (f64, f64)) -> Result<()> {
+    let (raw_x, raw_y) = raw_bounds(figure);
+    for (axis, label, r, raw) in [
+        ("x", &figure.x_label, xr, raw_x),
+        ("y", &figure.y_label, yr, raw_y),
+    ] {
+        if !(r.0.is_finite() && r.1.is_finite() && (r.1 - r.0).is_finite() && r.1 > r.0) {
+            bail!(
+                "cannot draw the {axis} axis ({label}): its values go from {:e} to {:e}, \
+                 too far apart for a 64-bit float to hold the span and its margin",
+                raw.0,
+                raw.1
+            );
+        }
+    }
+    Ok(())
 }
 
 fn draw<DB: DrawingBackend>(
@@ -715,6 +743,7 @@ where
             xr = (xr.0 - extra / 2.0, xr.1 + extra / 2.0);
         }
     }
+    check_ranges(figure, xr, yr)?;
     let mut builder = ChartBuilder::on(root);
     builder
         .margin_left(px(20.0))
