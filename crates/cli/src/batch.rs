@@ -5,7 +5,8 @@
 //! Results, one row per run: `DIR/results.jsonl` (appended as runs finish, which is what makes
 //! an interrupted sweep resumable) and `DIR/results.csv`, both sorted by run number when the
 //! sweep ends. With Slurm, each array task writes `DIR/parts/chunk-K.jsonl` and
-//! `simrob batch collect DIR` merges them.
+//! `simrob batch collect DIR` merges them, checking every row against the sweep kept in
+//! `DIR/sweep.json`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read, Write};
@@ -28,6 +29,9 @@ const MAX_SWEEP_FILE: u64 = 1 << 20;
 /// values and scenarios. A long argument or value times many runs is refused before it takes
 /// the memory.
 const MAX_SWEEP_BYTES: usize = 256 << 20;
+
+/// The largest result file `collect` reads (bytes, 1 GiB).
+const MAX_RESULT_FILE: u64 = 1 << 30;
 
 /// The longest sweep name (`name`, or the file's stem), in characters.
 const MAX_NAME: usize = 100;
@@ -257,10 +261,12 @@ fn fill(arg: &str, values: &HashMap<&str, String>) -> Result<String> {
 }
 
 impl Sweep {
-    fn load(path: &Path, out: &Path) -> Result<Sweep> {
+    fn load(path: &Path, out: &Path) -> Result<(Sweep, String)> {
         let text = crate::shell::read_text(path, MAX_SWEEP_FILE)
             .with_context(|| format!("cannot read the sweep file {}", path.display()))?;
-        Sweep::parse(&text, path, out).with_context(|| format!("sweep file {}", path.display()))
+        let sweep = Sweep::parse(&text, path, out)
+            .with_context(|| format!("sweep file {}", path.display()))?;
+        Ok((sweep, text))
     }
 
     fn parse(text: &str, path: &Path, out: &Path) -> Result<Sweep> {
@@ -701,6 +707,116 @@ fn matches(row: &Map<String, Value>, run: &Run) -> bool {
         && run.params.iter().all(|(k, v)| row.get(k) == Some(v))
 }
 
+/// Why a result row is not one of `sweep`'s, if it is not.
+fn not_of(row: &Map<String, Value>, i: usize, sweep: &Sweep) -> Option<String> {
+    match sweep.runs.get(i) {
+        None => Some(format!(
+            "run {i} is not in it: it has {} runs",
+            sweep.runs.len()
+        )),
+        Some(run) if !matches(row, run) => Some(format!("run {i} differs")),
+        Some(_) => None,
+    }
+}
+
+/// The result files of DIR: results.jsonl, then parts/*.jsonl in name order.
+fn result_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let parts = dir.join("parts");
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&parts) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", parts.display())),
+    };
+    files.sort();
+    Ok(files)
+}
+
+/// Refuses a directory holding results of another sweep: a row of DIR/results.jsonl or of
+/// DIR/parts/*.jsonl whose run is not `sweep`'s, or differs from it.
+fn check_same_sweep(dir: &Path, sweep: &Sweep) -> Result<()> {
+    let mut files = vec![dir.join("results.jsonl")];
+    files.extend(result_files(dir)?);
+    for f in &files {
+        let mut rows = BTreeMap::new();
+        read_rows(f, &mut rows)?;
+        for (i, r) in &rows {
+            if let Some(why) = not_of(r, *i, sweep) {
+                bail!(
+                    "{} holds results of another sweep ({why}): give another --out",
+                    f.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether two rows of the same run say different things (the wall time aside).
+fn conflict(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
+    let strip = |m: &Map<String, Value>| {
+        let mut m = m.clone();
+        m.remove("wall_s");
+        m
+    };
+    strip(a) != strip(b)
+}
+
+/// Merges the rows of a result file into `rows` for `collect`, checking each: every whole
+/// line must be a result row (a run number) of `sweep` (when DIR/sweep.json names it); a
+/// failure is replaced by a later row of the run, a success is kept, and two successes of the
+/// same run that differ are a conflict. A last line without its line break (a task killed
+/// while writing it) is left out, with a warning. Errors name the file and the line.
+fn merge_rows(
+    path: &Path,
+    rows: &mut BTreeMap<usize, (Map<String, Value>, String)>,
+    sweep: Option<&Sweep>,
+) -> Result<()> {
+    if !path.exists() {
+        return Ok(()); // no results.jsonl yet
+    }
+    let text = crate::shell::read_text(path, MAX_RESULT_FILE)
+        .with_context(|| format!("cannot read {}: nothing written", path.display()))?;
+    let count = text.split_inclusive('\n').count();
+    for (k, line) in text.split_inclusive('\n').enumerate() {
+        let at = format!("{}:{}", path.display(), k + 1);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed = serde_json::from_str::<Value>(line);
+        let row = match parsed {
+            Ok(Value::Object(o)) if o.get("run").and_then(Value::as_u64).is_some() => o,
+            _ if k + 1 == count && !line.ends_with('\n') => {
+                eprintln!(
+                    "warning: {at}: a line cut short (a task stopped while writing it), left out"
+                );
+                continue;
+            }
+            _ => bail!("{at}: not a result row (a JSON object with a run number): nothing written"),
+        };
+        let run = row.get("run").and_then(Value::as_u64).unwrap_or_default();
+        let run = usize::try_from(run).unwrap_or(usize::MAX);
+        if let Some(why) = sweep.and_then(|s| not_of(&row, run, s)) {
+            bail!("{at}: a row of another sweep ({why}): nothing written");
+        }
+        let ok = |r: &Map<String, Value>| r.get("status") == Some(&json!("ok"));
+        match rows.get(&run) {
+            Some((old, there)) if ok(old) && ok(&row) && conflict(old, &row) => bail!(
+                "{at}: run {run} has another result at {there}: the two disagree, nothing \
+                 written (remove the wrong one)"
+            ),
+            // A success is never replaced by a failure.
+            Some((old, _)) if ok(old) => {}
+            _ => {
+                rows.insert(run, (row, at));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Rows of a JSON-lines file, by run number (a cut last line is ignored).
 fn read_rows(path: &Path, rows: &mut BTreeMap<usize, Map<String, Value>>) -> Result<()> {
     let file = match std::fs::File::open(path) {
@@ -744,22 +860,36 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     simrob_mrs::write_atomically(path, bytes).map_err(anyhow::Error::msg)
 }
 
-/// The column order of a sweep's results, kept in DIR/sweep.json for `collect`.
+/// The column order of a sweep's results, kept in DIR/sweep.json for `collect`, with the
+/// sweep file itself (so `collect` knows which rows belong to the sweep).
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Layout {
     name: String,
     runs: usize,
     params: Vec<String>,
     metrics: Vec<String>,
+    /// The sweep file's path, its text and the output directory it was run into (absent
+    /// from the sweep.json of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source: Option<Source>,
+}
+
+/// A sweep file as it was when the sweep was run or prepared.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Source {
+    file: PathBuf,
+    text: String,
+    out: PathBuf,
 }
 
 impl Layout {
-    fn of(sweep: &Sweep) -> Layout {
+    fn of(sweep: &Sweep, source: Source) -> Layout {
         Layout {
             name: sweep.name.clone(),
             runs: sweep.runs.len(),
             params: sweep.params.clone(),
             metrics: sweep.metrics.clone(),
+            source: Some(source),
         }
     }
 
@@ -832,27 +962,34 @@ pub fn run(args: BatchArgs) -> Result<()> {
 }
 
 fn collect(dir: &Path) -> Result<()> {
-    let mut rows = BTreeMap::new();
-    read_rows(&dir.join("results.jsonl"), &mut rows)?;
-    let parts = dir.join("parts");
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(&parts) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect(),
-        // A sweep prepared for Slurm whose array tasks have not written yet: nothing to merge,
-        // every run still to come.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir.join("sweep.json").is_file() => {
-            Vec::new()
-        }
-        Err(e) => {
-            return Err(e).with_context(|| format!("no array-task results in {}", parts.display()))
-        }
+    let layout = Layout::read(dir);
+    // The sweep the directory was made for, to check every row against.
+    let sweep = match &layout.source {
+        Some(src) => Some(
+            Sweep::parse(&src.text, &src.file, &src.out).with_context(|| {
+                format!(
+                    "{}: the sweep it records does not parse",
+                    dir.join("sweep.json").display()
+                )
+            })?,
+        ),
+        None => None,
     };
-    files.sort();
-    for f in &files {
-        read_rows(f, &mut rows)?;
+    let parts = dir.join("parts");
+    if !parts.exists() && !dir.join("sweep.json").is_file() {
+        bail!(
+            "no array-task results in {}: not a sweep's directory",
+            parts.display()
+        );
     }
+    let files = result_files(dir)?;
+    let mut merged = BTreeMap::new();
+    merge_rows(&dir.join("results.jsonl"), &mut merged, sweep.as_ref())?;
+    for f in &files {
+        merge_rows(f, &mut merged, sweep.as_ref())?;
+    }
+    let rows: BTreeMap<usize, Map<String, Value>> =
+        merged.into_iter().map(|(k, (r, _))| (k, r)).collect();
     let layout = Layout::read(dir);
     write_results(dir, &rows, &layout)?;
     let ok = rows
@@ -893,12 +1030,13 @@ fn run_sweep(args: RunArgs) -> Result<()> {
         bail!("give a sweep file: simrob batch SWEEP.toml (see simrob batch --help)");
     };
     // The output directory may only be known after the name; read the file twice is fine.
-    let probe = Sweep::load(sweep_path, Path::new("DIR"))?;
+    let (probe, _) = Sweep::load(sweep_path, Path::new("DIR"))?;
     let dir = args
         .out
         .clone()
         .unwrap_or_else(|| Path::new("results").join(&probe.name));
-    let sweep = Sweep::load(sweep_path, &dir)?;
+    drop(probe);
+    let (sweep, text) = Sweep::load(sweep_path, &dir)?;
     if args.chunk_size == 0 {
         bail!("--chunk-size must be at least 1");
     }
@@ -911,8 +1049,18 @@ fn run_sweep(args: RunArgs) -> Result<()> {
         println!("{} runs", sweep.runs.len());
         return Ok(());
     }
+    // Results of another sweep in DIR (its results or its array tasks' parts) are refused
+    // before anything is written, here or with --slurm.
+    check_same_sweep(&dir, &sweep)?;
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let layout = Layout::of(&sweep);
+    let layout = Layout::of(
+        &sweep,
+        Source {
+            file: absolute(sweep_path)?,
+            text,
+            out: dir.clone(),
+        },
+    );
     write_atomic(
         &dir.join("sweep.json"),
         serde_json::to_string_pretty(&layout)?.as_bytes(),
@@ -939,16 +1087,6 @@ fn run_sweep(args: RunArgs) -> Result<()> {
     };
     let mut rows = BTreeMap::new();
     read_rows(&results, &mut rows)?;
-    for (i, r) in &rows {
-        if let Some(run) = sweep.runs.get(*i) {
-            if !matches(r, run) {
-                bail!(
-                    "{} holds results of another sweep (run {i} differs): give another --out",
-                    results.display()
-                );
-            }
-        }
-    }
     let in_scope = runs.len();
     let pending: Vec<&Run> = runs
         .into_iter()

@@ -585,3 +585,102 @@ fn a_range_beyond_a_float_is_refused_not_drawn_forever() {
     assert!(err.contains("x axis (robots)"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn collect_merges_only_the_sweeps_rows_and_slurm_refuses_another_sweeps_directory() {
+    let dir = scratch("collect-check");
+    let out = dir.join("res");
+    let sweep = |name: &str, seeds: &str| {
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(
+            &path,
+            format!(
+                "name = \"{name}\"\ncommand = [\"swarm\", \"run\", \"{{scenario}}\", \"--seed\", \"{{seed}}\", \"--json\"]\n\
+                 scenarios = [\"scenarios/swarm/hospital.toml\"]\nseeds = {seeds}\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let a = sweep("a", "[1, 2]");
+    ok(simrob()
+        .arg("batch")
+        .arg(&a)
+        .arg("--slurm")
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap());
+    let row = |run: u32, seed: u32, done: u32| {
+        format!(
+            "{{\"run\":{run},\"scenario\":\"scenarios/swarm/hospital.toml\",\"seed\":{seed},\"tasks_done\":{done},\"wall_s\":0.1,\"status\":\"ok\",\"exit_code\":0,\"error\":null}}\n"
+        )
+    };
+    let parts = out.join("parts");
+    std::fs::create_dir_all(&parts).unwrap();
+    std::fs::write(parts.join("chunk-0.jsonl"), row(0, 1, 3)).unwrap();
+    let collect = || {
+        simrob()
+            .args(["batch", "collect"])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    ok(collect());
+    let good = std::fs::read(out.join("results.csv")).unwrap();
+    // Each of these part files is refused, naming it, and nothing is written.
+    for (name, text, says) in [
+        ("chunk-1.jsonl", row(7, 1, 3), "run 7 is not in it"),
+        ("chunk-1.jsonl", row(1, 99, 3), "run 1 differs"),
+        (
+            "chunk-1.jsonl",
+            "not JSON at all\n".to_string(),
+            "not a result row",
+        ),
+        ("chunk-1.jsonl", row(0, 1, 4), "the two disagree"),
+    ] {
+        let path = parts.join(name);
+        std::fs::write(&path, &text).unwrap();
+        let o = collect();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{text}: {err}");
+        assert!(
+            err.contains(says) && err.contains(&format!("{}:1", path.display())),
+            "{text}: {err}"
+        );
+        assert_eq!(std::fs::read(out.join("results.csv")).unwrap(), good);
+        std::fs::remove_file(&path).unwrap();
+    }
+    // The same row twice (a collect run again) and a failure then a success merge.
+    let mut retried = row(1, 2, 5).replace("\"ok\"", "\"failed\"");
+    retried.push_str(&row(1, 2, 5));
+    std::fs::write(parts.join("chunk-1.jsonl"), retried).unwrap();
+    let text = ok(collect());
+    assert!(
+        text.contains("2 rows from 2 files: 2 ok, 0 failed"),
+        "{text}"
+    );
+    ok(collect());
+    // Another sweep into this directory: refused with --slurm as without, nothing changed.
+    let layout = std::fs::read(out.join("sweep.json")).unwrap();
+    let b = sweep("b", "[5]");
+    for extra in [&["--slurm"][..], &["--dry-run"][..]] {
+        let o = simrob()
+            .arg("batch")
+            .arg(&b)
+            .args(extra)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        if extra == ["--dry-run"] {
+            assert!(o.status.success(), "a dry run writes nothing: {err}");
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("holds results of another sweep"), "{err}");
+    }
+    assert_eq!(std::fs::read(out.join("sweep.json")).unwrap(), layout);
+    let _ = std::fs::remove_dir_all(&dir);
+}
