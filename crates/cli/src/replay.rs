@@ -65,7 +65,10 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         None => None,
     };
     if let Some(result) = exported {
-        warn_if_unfinished(&recording, "exported");
+        // Only an export that went through says how much it exported.
+        if result.is_ok() {
+            warn_if_unfinished(&recording, "exported");
+        }
         return result;
     }
     // Ctrl-C is caught before the address is printed: whoever reads it may stop us at once.
@@ -172,19 +175,73 @@ fn replay_2d(args: &ReplayArgs, bind: SocketAddr, speed: f64, stop: &AtomicBool)
     play_until_ctrl_c(stop, following, || replay.play())
 }
 
+/// A writer that remembers whether writing failed: an export's error is then told apart as
+/// the output's (cannot write) or the recording's (cannot read).
+struct Watched<W: Write> {
+    inner: W,
+    failed: bool,
+}
+
+impl<W: Write> Watched<W> {
+    fn new(inner: W) -> Watched<W> {
+        Watched {
+            inner,
+            failed: false,
+        }
+    }
+}
+
+impl<W: Write> Write for Watched<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.failed |= r.is_err();
+        r
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.inner.flush();
+        self.failed |= r.is_err();
+        r
+    }
+}
+
+/// The context of an export's error: writing `output` failed, or reading the recording did
+/// (its error names the file and where), and then what became of the output.
+fn export_error(
+    recording: &RecordingReader,
+    write_failed: bool,
+    output: Option<&PathBuf>,
+) -> String {
+    match (write_failed, output) {
+        (true, Some(path)) => format!("cannot write {}", path.display()),
+        (true, None) => "cannot write the CSV".into(),
+        (false, Some(path)) => format!(
+            "cannot read the recording {} to the end: {} is not written",
+            recording.path().display(),
+            path.display()
+        ),
+        (false, None) => format!(
+            "cannot read the recording {} to the end: the CSV on standard output stops there",
+            recording.path().display()
+        ),
+    }
+}
+
 fn convert(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<()> {
     let Some(path) = output else {
         anyhow::bail!("--export simrec needs --output FILE");
     };
     let source = recording.header().source.clone();
-    let mut out = create_output(recording, path)?;
+    let mut out = Watched::new(create_output(recording, path)?);
     let mut writer = Writer::new(&mut out, &source)
         .with_context(|| format!("cannot write {}", path.display()))?;
-    recording
-        .for_each(|f| writer.write_frame(f))
-        .and_then(|()| writer.finish())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    out.commit()
+    let mut write_failed = false;
+    let result = recording
+        .for_each(|f| writer.write_frame(f).inspect_err(|_| write_failed = true))
+        .and_then(|()| writer.finish().inspect_err(|_| write_failed = true));
+    let write_failed = write_failed || out.failed;
+    result.with_context(|| export_error(recording, write_failed, output))?;
+    out.inner
+        .commit()
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
@@ -223,20 +280,20 @@ pub(crate) fn warn_if_unfinished(recording: &RecordingReader, done: &str) {
 fn export_csv(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<()> {
     match output {
         Some(path) => {
-            let mut out = create_output(recording, path)?;
-            recording
-                .export_csv(&mut out)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            out.commit()
+            let mut out = Watched::new(create_output(recording, path)?);
+            let result = recording.export_csv(&mut out);
+            let failed = out.failed;
+            result.with_context(|| export_error(recording, failed, output))?;
+            out.inner
+                .commit()
                 .with_context(|| format!("cannot write {}", path.display()))
         }
         None => {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let mut out = Watched::new(std::io::BufWriter::new(std::io::stdout().lock()));
+            let result = recording.export_csv(&mut out).and_then(|()| out.flush());
+            let failed = out.failed;
             crate::shell::ignore_broken_pipe(
-                recording
-                    .export_csv(&mut out)
-                    .and_then(|()| out.flush())
-                    .context("cannot write the CSV"),
+                result.with_context(|| export_error(recording, failed, None)),
             )
         }
     }

@@ -401,3 +401,45 @@ fn damage_before_the_end_mark_is_an_error_and_plot_warns_of_a_cut() {
     assert!(svg.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_export_that_cannot_read_its_recording_says_so() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-readerr-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("run.simrec");
+    write_recording(&file, 600);
+    // The second block's payload damaged, and the end mark gone: the export stops at the
+    // second block, and does not claim to have exported the 600 frames it indexed.
+    let mut bad = std::fs::read(&file).unwrap();
+    let second = block_offsets(&bad)[1];
+    for b in &mut bad[second + 32 + 4..second + 32 + 40] {
+        *b ^= 0x5a;
+    }
+    bad.truncate(bad.len() - 32);
+    let damaged = dir.join("damaged.simrec");
+    std::fs::write(&damaged, &bad).unwrap();
+    let out_csv = dir.join("p.csv");
+    for (format, out) in [
+        ("csv", None),
+        ("csv", Some(&out_csv)),
+        ("simrec", Some(&dir.join("c.simrec"))),
+    ] {
+        let mut cmd = simrob();
+        cmd.arg("replay").arg(&damaged).args(["--export", format]);
+        if let Some(o) = out {
+            cmd.arg("--output").arg(o);
+        }
+        let o = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{format} {out:?}: {err}");
+        let first = err.lines().next().unwrap_or_default();
+        assert!(
+            first.contains("cannot read the recording") && !err.contains("cannot write"),
+            "{format} {out:?}: {err}"
+        );
+        assert!(err.contains(&format!("block at byte {second}")), "{err}");
+        assert!(!err.contains("exported its"), "{format} {out:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
