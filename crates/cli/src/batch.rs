@@ -294,6 +294,8 @@ impl Sweep {
             file.scenarios.into_iter().map(Some).collect()
         };
         let mut grid: Vec<Vec<(String, Value)>> = vec![Vec::new()];
+        // Each parameter's values, for counting the runs' bytes before making them.
+        let mut param_values: Vec<(String, Vec<Value>)> = Vec::new();
         // What the combinations hold, in bytes: past MAX_SWEEP_BYTES they are not made.
         let mut grid_bytes = 0usize;
         for (name, values) in &file.parameters {
@@ -329,6 +331,7 @@ impl Sweep {
                      runs hold at most {MAX_SWEEP_BYTES} bytes together"
                 );
             }
+            param_values.push((name.clone(), values.clone()));
             grid = grid
                 .into_iter()
                 .flat_map(|combo| {
@@ -379,6 +382,39 @@ impl Sweep {
             bail!(
                 "{total} runs of a command of {literal} bytes take at least {at_least} bytes: a \
                  sweep's runs hold at most {MAX_SWEEP_BYTES} bytes together"
+            );
+        }
+        // What the runs will hold, counted exactly before any is made: a sweep past the limit
+        // is refused at once, without taking the memory.
+        let counted = RunBytes {
+            command: &file.command,
+            total,
+            out_len: out.display().to_string().len(),
+            scenarios: &scenarios,
+            seeds: &seeds,
+            params: &param_values,
+        }
+        .count(|arg| {
+            // The placeholders every run fills, checked as filling them would.
+            let mut known: HashMap<&str, String> = HashMap::new();
+            for k in ["run", "out"] {
+                known.insert(k, String::new());
+            }
+            if scenarios[0].is_some() {
+                known.insert("scenario", String::new());
+            }
+            if seeds[0].is_some() {
+                known.insert("seed", String::new());
+            }
+            for (k, _) in &param_values {
+                known.insert(k, String::new());
+            }
+            fill(arg, &known).map(drop)
+        })?;
+        if counted > MAX_SWEEP_BYTES {
+            bail!(
+                "{total} runs take {counted} bytes (command lines, parameter values, scenarios): \
+                 a sweep's runs hold at most {MAX_SWEEP_BYTES} bytes together"
             );
         }
         let mut runs = Vec::with_capacity(total);
@@ -453,6 +489,92 @@ impl Sweep {
             params,
             timeout,
         })
+    }
+}
+
+/// What a sweep's runs will be made of, to count their bytes before making them.
+struct RunBytes<'a> {
+    command: &'a [String],
+    total: usize,
+    out_len: usize,
+    scenarios: &'a [Option<String>],
+    seeds: &'a [Option<u64>],
+    params: &'a [(String, Vec<Value>)],
+}
+
+/// Decimal digits of `n`.
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// Decimal digits of 0, 1, …, n − 1 together.
+fn digits_below(n: usize) -> usize {
+    let n = n as u64;
+    let mut sum = 0u64;
+    let mut low = 0u64;
+    let mut width = 1u64;
+    while low < n {
+        let high = if width == 1 {
+            10
+        } else {
+            low.saturating_mul(10)
+        }
+        .min(n);
+        sum = sum.saturating_add((high - low).saturating_mul(width));
+        low = high;
+        width += 1;
+    }
+    usize::try_from(sum).unwrap_or(usize::MAX)
+}
+
+impl RunBytes<'_> {
+    /// The bytes the runs' command lines, parameter values and scenarios take together, as
+    /// the runs being made count them (each piece plus one); `check` is called on every
+    /// argument first (an unknown placeholder is its error).
+    fn count(&self, check: impl Fn(&str) -> Result<()>) -> Result<usize> {
+        let n = self.total;
+        // Each value of a list of `k` is in n / k of the runs.
+        let spread = |k: usize, sum: usize| (n / k.max(1)).saturating_mul(sum);
+        let mut bytes = 0usize;
+        for arg in self.command {
+            check(arg)?;
+            bytes = bytes.saturating_add(n.saturating_mul(literal_len(arg) + 1));
+            let mut rest = arg.as_str();
+            while let Some(open) = rest.find('{') {
+                let Some(close) = rest[open..].find('}') else {
+                    break;
+                };
+                let name = &rest[open + 1..open + close];
+                let filled = match name {
+                    "run" => digits_below(n),
+                    "out" => n.saturating_mul(self.out_len),
+                    "scenario" => spread(
+                        self.scenarios.len(),
+                        self.scenarios.iter().flatten().map(String::len).sum(),
+                    ),
+                    "seed" => spread(
+                        self.seeds.len(),
+                        self.seeds.iter().flatten().map(|&s| digits(s)).sum(),
+                    ),
+                    _ => self
+                        .params
+                        .iter()
+                        .find(|(k, _)| k == name)
+                        .map_or(0, |(_, vs)| {
+                            spread(vs.len(), vs.iter().map(|v| plain(v).len()).sum())
+                        }),
+                };
+                bytes = bytes.saturating_add(filled);
+                rest = &rest[open + close + 1..];
+            }
+        }
+        for (k, vs) in self.params {
+            let sum = vs.iter().map(|v| weight(k, v) + 1).sum();
+            bytes = bytes.saturating_add(spread(vs.len(), sum));
+        }
+        let scenario_bytes = self.scenarios.iter().flatten().map(|s| s.len() + 1).sum();
+        bytes = bytes.saturating_add(spread(self.scenarios.len(), scenario_bytes));
+        Ok(bytes)
     }
 }
 
@@ -1505,6 +1627,75 @@ robots = [10, 20]
         let all = row(&s.runs[0], &outcome, &[]);
         assert_eq!(all["wall"], 1);
         assert!(all.get("stats").is_none());
+    }
+
+    #[test]
+    fn the_runs_bytes_are_counted_exactly_before_they_are_made() {
+        for text in [
+            SWEEP,
+            "command = [\"swarm\", \"run\", \"{seed}\", \"r{run}x{run}\"]\nseeds = { from = 95, count = 1010 }\n",
+            "command = [\"a{p}{q}\", \"{out}/{run}\"]\n[parameters]\np = [\"xy\", 3, true]\nq = [1.5, \"\"]\n",
+        ] {
+            let s = Sweep::parse(text, Path::new("x.toml"), Path::new("some/dir")).unwrap();
+            let made: usize = s
+                .runs
+                .iter()
+                .map(|r| {
+                    r.args.iter().map(|a| a.len() + 1).sum::<usize>()
+                        + r.params.iter().map(|(k, v)| weight(k, v) + 1).sum::<usize>()
+                        + r.scenario.as_ref().map_or(0, |s| s.len() + 1)
+                })
+                .sum();
+            let file: SweepFile = toml::from_str(text).unwrap();
+            let scenarios: Vec<Option<String>> = if file.scenarios.is_empty() {
+                vec![None]
+            } else {
+                file.scenarios.iter().cloned().map(Some).collect()
+            };
+            let seeds: Vec<Option<u64>> = match file.seeds {
+                None => vec![None],
+                Some(Seeds::List(v)) => v.into_iter().map(Some).collect(),
+                Some(Seeds::Range { from, count }) => (from..from + count).map(Some).collect(),
+            };
+            let params: Vec<(String, Vec<Value>)> = file
+                .parameters
+                .iter()
+                .map(|(k, vs)| (k.clone(), vs.iter().map(|v| toml_to_json(v).unwrap()).collect()))
+                .collect();
+            let counted = RunBytes {
+                command: &file.command,
+                total: s.runs.len(),
+                out_len: "some/dir".len(),
+                scenarios: &scenarios,
+                seeds: &seeds,
+                params: &params,
+            }
+            .count(|_| Ok(()))
+            .unwrap();
+            assert_eq!(counted, made, "{text}");
+        }
+        assert_eq!(digits_below(1), 1);
+        assert_eq!(digits_below(10), 10);
+        assert_eq!(digits_below(101), 10 + 180 + 3);
+    }
+
+    #[test]
+    fn a_sweep_too_large_is_refused_before_its_runs_are_made() {
+        // 1,000,000 runs of 13 arguments: past 256 MiB together. Refused on the count, not
+        // after 972,031 runs were made.
+        let text = r#"
+command = ["swarm", "run", "scenarios/swarm/hospital.toml", "--seed", "{seed}", "--duration", "{a}", "--robots", "{b}", "--threads", "{c}", "--json", "--quiet"]
+seeds = { from = 1, count = 1000 }
+[parameters]
+a = [1,2,3,4,5,6,7,8,9,10]
+b = [1,2,3,4,5,6,7,8,9,10]
+c = [1,2,3,4,5,6,7,8,9,10]
+"#;
+        let e = Sweep::parse(text, Path::new("x.toml"), Path::new("res"))
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(e.starts_with("1000000 runs take "), "{e}");
     }
 
     #[test]
