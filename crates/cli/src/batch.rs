@@ -72,7 +72,7 @@ struct RunArgs {
     /// the cores, the cores over N (at least 1), as $SIMROB_THREADS: what `swarm run`,
     /// `swarm bench` and `soccer case` use when their --threads is not given (a sweep's own
     /// $SIMROB_THREADS is left to every run).
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", value_parser = at_least_one)]
     jobs: Option<usize>,
     /// Run again the runs that failed last time (finished runs are otherwise skipped).
     #[arg(long)]
@@ -88,10 +88,10 @@ struct RunArgs {
     #[arg(long)]
     slurm: bool,
     /// Runs per array task (--slurm).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = at_least_one)]
     chunk_size: usize,
     /// Array tasks running at once, Slurm's `--array=…%N` (--slurm; default: no limit).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
     max_parallel: Option<usize>,
     /// Slurm partition (--slurm).
     #[arg(long, value_name = "NAME")]
@@ -115,12 +115,74 @@ struct RunArgs {
     chunk: Option<usize>,
 }
 
-/// Seeds: a list, or `{ from = 1, count = 8 }`.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Seeds {
-    List(Vec<u64>),
-    Range { from: u64, count: u64 },
+/// The forms `seeds` takes, for its error messages.
+const SEED_FORMS: &str =
+    "`seeds` is a list of whole numbers 0 or more (`seeds = [1, 2, 3]`) or a range (`seeds = { from = 1, count = 8 }`)";
+
+/// A count of 1 or more (`--jobs`, `--chunk-size`, `--max-parallel`): anything else does
+/// not parse (exit status 2).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{s:?}: expected a whole number, 1 or more")),
+    }
+}
+
+/// A TOML value as a message shows it.
+fn toml_shown(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("{s:?}"),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        toml::Value::Datetime(d) => d.to_string(),
+        toml::Value::Array(_) => "a list".into(),
+        toml::Value::Table(_) => "a table without whole numbers `from` and `count`".into(),
+    }
+}
+
+/// Seeds: a list of distinct whole numbers, or `{ from = 1, count = 8 }` (at most
+/// [`MAX_RUNS`]).
+fn seeds_of(v: &toml::Value) -> Result<Vec<u64>> {
+    let whole = |v: &toml::Value| v.as_integer().and_then(|i| u64::try_from(i).ok());
+    match v {
+        toml::Value::Array(items) => {
+            if items.is_empty() {
+                bail!("`seeds` is empty");
+            }
+            let mut seen = std::collections::HashSet::new();
+            items
+                .iter()
+                .map(|item| {
+                    let Some(n) = whole(item) else {
+                        bail!("{SEED_FORMS}: found {} in the list", toml_shown(item));
+                    };
+                    if !seen.insert(n) {
+                        bail!(
+                            "`seeds` lists {n} twice: each seed makes its own runs, give it once"
+                        );
+                    }
+                    Ok(n)
+                })
+                .collect()
+        }
+        toml::Value::Table(t) => {
+            let (Some(from), Some(count)) = (
+                t.get("from").and_then(whole),
+                t.get("count").and_then(whole),
+            ) else {
+                bail!("{SEED_FORMS}: found {}", toml_shown(v));
+            };
+            if let Some(k) = t.keys().find(|k| !["from", "count"].contains(&k.as_str())) {
+                bail!("{SEED_FORMS}: unknown key {k:?}");
+            }
+            if count == 0 || count > MAX_RUNS as u64 {
+                bail!("`seeds.count` must be 1 to {MAX_RUNS}, found {count}");
+            }
+            Ok((from..from.saturating_add(count)).collect())
+        }
+        other => bail!("{SEED_FORMS}: found {}", toml_shown(other)),
+    }
 }
 
 /// The sweep file.
@@ -133,7 +195,7 @@ struct SweepFile {
     command: Vec<String>,
     #[serde(default)]
     scenarios: Vec<String>,
-    seeds: Option<Seeds>,
+    seeds: Option<toml::Value>,
     #[serde(default)]
     parameters: BTreeMap<String, Vec<toml::Value>>,
     /// Summary fields to keep (dotted paths into the JSON); default: every top-level number,
@@ -277,16 +339,9 @@ impl Sweep {
         if file.command[0] == "batch" {
             bail!("`command` is `batch`: a sweep cannot run sweeps (each would start the next without end)");
         }
-        let seeds: Vec<Option<u64>> = match file.seeds {
+        let seeds: Vec<Option<u64>> = match &file.seeds {
             None => vec![None],
-            Some(Seeds::List(v)) if v.is_empty() => bail!("`seeds` is empty"),
-            Some(Seeds::List(v)) => v.into_iter().map(Some).collect(),
-            Some(Seeds::Range { from, count }) => {
-                if count == 0 || count > MAX_RUNS as u64 {
-                    bail!("`seeds.count` must be 1 to {MAX_RUNS}, found {count}");
-                }
-                (from..from.saturating_add(count)).map(Some).collect()
-            }
+            Some(v) => seeds_of(v)?.into_iter().map(Some).collect(),
         };
         let scenarios: Vec<Option<String>> = if file.scenarios.is_empty() {
             vec![None]
@@ -1159,9 +1214,6 @@ fn run_sweep(args: RunArgs) -> Result<()> {
         .unwrap_or_else(|| Path::new("results").join(&probe.name));
     drop(probe);
     let (sweep, text) = Sweep::load(sweep_path, &dir)?;
-    if args.chunk_size == 0 {
-        bail!("--chunk-size must be at least 1");
-    }
     // A SIMROB_THREADS every run would fail on is refused before anything is written.
     let env_threads = crate::flags::threads_from_env()?;
     if args.dry_run {
@@ -1353,9 +1405,6 @@ fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> 
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
     let mut array = format!("0-{}", chunks - 1);
     if let Some(n) = args.max_parallel {
-        if n == 0 {
-            bail!("--max-parallel must be at least 1");
-        }
         array.push_str(&format!("%{n}"));
     }
     let mut s = String::from("#!/bin/bash\n");
@@ -1463,6 +1512,22 @@ robots = [10, 20]
         let cases = [
             (SWEEP.replace("{robots}", "{speed}"), "no value for {speed}"),
             (SWEEP.replace("count = 3", "count = 0"), "seeds.count"),
+            (
+                SWEEP.replace("seeds = { from = 1, count = 3 }", "seeds = [1, 2, 1]"),
+                "`seeds` lists 1 twice",
+            ),
+            (
+                SWEEP.replace("seeds = { from = 1, count = 3 }", "seeds = \"1..3\""),
+                "`seeds` is a list of whole numbers 0 or more (`seeds = [1, 2, 3]`) or a range (`seeds = { from = 1, count = 8 }`): found \"1..3\"",
+            ),
+            (
+                SWEEP.replace("seeds = { from = 1, count = 3 }", "seeds = [1, -2]"),
+                "found -2 in the list",
+            ),
+            (
+                SWEEP.replace("count = 3", "count = 3, step = 2"),
+                "unknown key \"step\"",
+            ),
             // A parameter `command` never uses: runs that differ only in a column.
             (
                 SWEEP.replace("robots = [10, 20]", "robots = [10, 20]\nspeed = [1, 2]"),
@@ -1498,6 +1563,10 @@ robots = [10, 20]
             ),
             (
                 SWEEP.replace("count = 3", "count = 18446744073709551615"),
+                "value was too large",
+            ),
+            (
+                SWEEP.replace("count = 3", "count = 9223372036854775807"),
                 "seeds.count",
             ),
             // A sweep that runs itself would start runs without end.
@@ -1652,10 +1721,9 @@ robots = [10, 20]
             } else {
                 file.scenarios.iter().cloned().map(Some).collect()
             };
-            let seeds: Vec<Option<u64>> = match file.seeds {
+            let seeds: Vec<Option<u64>> = match &file.seeds {
                 None => vec![None],
-                Some(Seeds::List(v)) => v.into_iter().map(Some).collect(),
-                Some(Seeds::Range { from, count }) => (from..from + count).map(Some).collect(),
+                Some(v) => seeds_of(v).unwrap().into_iter().map(Some).collect(),
             };
             let params: Vec<(String, Vec<Value>)> = file
                 .parameters

@@ -94,8 +94,8 @@ pub struct OutArgs {
     output: PathBuf,
     /// Size in pixels, WIDTHxHEIGHT (text is sized for it: 1200x900 prints well at one
     /// column of a paper).
-    #[arg(long, value_name = "WxH", default_value = "1200x900")]
-    size: String,
+    #[arg(long, value_name = "WxH", default_value = "1200x900", value_parser = parse_size)]
+    size: (u32, u32),
     /// A title above the plot.
     #[arg(long)]
     title: Option<String>,
@@ -163,21 +163,21 @@ pub fn run(cmd: PlotCommand) -> Result<()> {
             (f, out)
         }
     };
-    let size = parse_size(&out.size)?;
-    draw_to(&figure, &out.output, size)?;
+    draw_to(&figure, &out.output, out.size)?;
     println!("wrote {}", out.output.display());
     Ok(())
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32)> {
+/// `--size WxH`, each 200 to 10000 pixels (anything else does not parse: exit status 2).
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let parsed = s
         .split_once(['x', 'X'])
         .and_then(|(w, h)| Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?)));
     match parsed {
         Some((w, h)) if (200..=10_000).contains(&w) && (200..=10_000).contains(&h) => Ok((w, h)),
-        _ => {
-            bail!("--size {s:?}: expected WIDTHxHEIGHT in pixels, each 200 to 10000, e.g. 1200x900")
-        }
+        _ => Err(format!(
+            "{s:?}: expected WIDTHxHEIGHT in pixels, each 200 to 10000, e.g. 1200x900"
+        )),
     }
 }
 

@@ -28,7 +28,7 @@ pub enum Export {
 ))]
 #[command(mut_arg("speed", |a| a.help(
     "The replay's pace: recorded seconds per wall second, greater than 0 [default: 1]"
-)))]
+).value_parser(replay_speed)))]
 pub struct ReplayArgs {
     /// The recording: `simrob serve --record FILE` (compact or the older JSON lines; shown
     /// in the 3D viewer) or `simrob swarm run --record FILE` (shown in the 2D view). A
@@ -52,6 +52,17 @@ pub struct ReplayArgs {
     /// Where --export writes (default: standard output).
     #[arg(long, value_name = "OUT", requires = "export")]
     pub output: Option<PathBuf>,
+}
+
+/// A replay's `--speed`: a number greater than 0 (anything else does not parse: exit
+/// status 2).
+fn replay_speed(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
+        _ => Err(format!(
+            "{s:?}: recorded seconds per wall second, a number greater than 0"
+        )),
+    }
 }
 
 pub fn run(args: ReplayArgs) -> Result<()> {

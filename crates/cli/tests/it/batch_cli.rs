@@ -684,3 +684,59 @@ fn collect_merges_only_the_sweeps_rows_and_slurm_refuses_another_sweeps_director
     assert_eq!(std::fs::read(out.join("sweep.json")).unwrap(), layout);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bad_values_do_not_parse_and_exit_2() {
+    let dir = scratch("bad-values");
+    let sweep = sweep_file(
+        &dir,
+        "command = [\"swarm\", \"run\", \"x\", \"--seed\", \"{seed}\"]\nseeds = [1, 2]\n",
+    );
+    let csv = dir.join("r.csv");
+    std::fs::write(&csv, "a,b\n1,2\n2,3\n").unwrap();
+    let rec = dir.join("run.simrec");
+    simrob_viewer::record::Writer::create(&rec, "test")
+        .unwrap()
+        .finish()
+        .unwrap();
+    let s = sweep.to_str().unwrap();
+    let (c, r, out) = (
+        csv.to_str().unwrap(),
+        rec.to_str().unwrap(),
+        dir.join("out"),
+    );
+    let out = out.to_str().unwrap();
+    let png = dir.join("f.png");
+    let png = png.to_str().unwrap();
+    for (args, says) in [
+        (vec!["batch", s, "--out", out, "--jobs", "0"], "--jobs"),
+        (vec!["batch", s, "--out", out, "-j", "-1"], "--jobs"),
+        (
+            vec!["batch", s, "--out", out, "--slurm", "--chunk-size", "0"],
+            "--chunk-size",
+        ),
+        (
+            vec!["batch", s, "--out", out, "--slurm", "--max-parallel", "0"],
+            "--max-parallel",
+        ),
+        (vec!["replay", r, "--speed", "0", "--gui=0"], "--speed"),
+        (vec!["replay", r, "--speed", "-1", "--gui=0"], "--speed"),
+        (
+            vec![
+                "plot", "batch", c, "--x", "a", "--y", "b", "-o", png, "--size", "0x0",
+            ],
+            "--size",
+        ),
+    ] {
+        let o = simrob().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(says) && err.contains("invalid value"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!dir.join("out").exists(), "nothing written");
+    assert!(!Path::new(png).exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
