@@ -260,7 +260,10 @@ fn convert(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<
 /// when the export succeeded ([`simrob_files::AtomicFile`]): a failed export leaves no part
 /// and an existing file as it was. The recording itself is refused as the output (writing it
 /// would destroy what is read).
-fn create_output(recording: &RecordingReader, path: &PathBuf) -> Result<simrob_files::AtomicFile> {
+fn create_output(
+    recording: &RecordingReader,
+    path: &std::path::Path,
+) -> Result<simrob_files::AtomicFile> {
     if simrob_files::same_file(recording.path(), path) {
         anyhow::bail!(
             "--output {} is the recording being exported: give another file",
