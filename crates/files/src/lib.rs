@@ -262,30 +262,16 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// file system that cannot flush a directory still gets the atomic rename). On an error the
 /// temporary file is removed and `path` is unchanged.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes)?;
+    file.commit()
+}
+
+/// The directory `path` is in (`.` for a bare name).
+fn dir_of(path: &Path) -> &Path {
+    path.parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let temp = dir.join(format!(
-        "{TEMP_PREFIX}{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = (|| {
-        let mut f = File::create(&temp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temp);
-        return Err(e);
-    }
-    // The rename is in the directory's entries: flush them too.
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+        .unwrap_or(Path::new("."))
 }
 
 /// A file written as a stream and put in place only when whole: [`AtomicFile::create`] opens
@@ -303,19 +289,14 @@ pub struct AtomicFile {
 impl AtomicFile {
     /// Opens a temporary file next to `target` (nothing is written to `target` yet).
     pub fn create(target: &Path) -> std::io::Result<AtomicFile> {
-        let dir = target
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let temp = dir.join(format!(
+        let temp = dir_of(target).join(format!(
             "{TEMP_PREFIX}{}-{}",
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
+        // The name is this process's own: a file by that name is one a dead process of the
+        // same id left, and is written over.
+        let file = File::create(&temp)?;
         Ok(AtomicFile {
             file: Some(std::io::BufWriter::new(file)),
             temp,
@@ -328,16 +309,19 @@ impl AtomicFile {
         let Some(buffered) = self.file.take() else {
             return Err(std::io::Error::other("already committed"));
         };
-        let file = buffered.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&self.temp, &self.target)?;
-        let dir = self
-            .target
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if let Ok(d) = File::open(dir) {
+        let put = (|| {
+            let file = buffered.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()?;
+            drop(file);
+            std::fs::rename(&self.temp, &self.target)
+        })();
+        if let Err(e) = put {
+            let _ = std::fs::remove_file(&self.temp);
+            return Err(e);
+        }
+        // The rename is in the directory's entries: flush them too (best effort: a file
+        // system that cannot flush a directory still gets the atomic rename).
+        if let Ok(d) = File::open(dir_of(&self.target)) {
             let _ = d.sync_all();
         }
         Ok(())
