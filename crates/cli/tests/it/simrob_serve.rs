@@ -23,24 +23,12 @@ fn serve_stopped_by_sigterm_or_sighup_finishes_its_recording() {
                 .arg(&rec),
             "udp",
         );
-        let status = Command::new("kill")
-            .args([signal, &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let status = child.wait().unwrap();
+        let status = crate::support::stop_with(&mut child, signal);
         assert_eq!(status.code(), Some(code), "{signal}: {status:?}");
         let mut rest = String::new();
         std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
         assert!(rest.contains("stopped at iteration"), "{signal}: {rest}");
-        let export = simrob()
-            .args(["replay", "--export", "csv"])
-            .arg(&rec)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&export.stderr);
-        assert!(export.status.success(), "{signal}: {err}");
-        assert!(!err.contains("no end mark"), "{signal}: {err}");
+        crate::support::assert_recording_finished(&rec);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

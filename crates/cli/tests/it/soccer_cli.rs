@@ -404,12 +404,7 @@ fn a_match_stopped_by_sigterm_sums_up_and_finishes_its_recording() {
         let _ = child.wait();
         panic!("first line: {line:?}");
     }
-    let kill = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let status = child.wait().unwrap();
+    let status = crate::support::stop_with(&mut child, "-TERM");
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
     assert_eq!(status.code(), Some(143), "{status:?}: {rest}");
@@ -418,14 +413,7 @@ fn a_match_stopped_by_sigterm_sums_up_and_finishes_its_recording() {
         rest.contains("of 24:00:00") || rest.contains("of 1440:00"),
         "{rest}"
     );
-    let export = simrob()
-        .args(["replay", "--export", "csv"])
-        .arg(&rec)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&export.stderr);
-    assert!(export.status.success(), "{err}");
-    assert!(!err.contains("no end mark"), "{err}");
+    crate::support::assert_recording_finished(&rec);
 }
 
 #[test]

@@ -50,3 +50,26 @@ pub fn ok(out: std::process::Output) -> String {
     );
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
+
+/// Sends `signal` (`-TERM`, `-HUP`, …) to `child` with `kill`, and waits for it to end.
+pub fn stop_with(child: &mut std::process::Child, signal: &str) -> std::process::ExitStatus {
+    let kill = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(kill.success(), "kill {signal}");
+    child.wait().expect("the child ends")
+}
+
+/// Fails the test unless the recording `rec` was finished (its end mark written): a command
+/// stopped by a signal still finishes its recording.
+pub fn assert_recording_finished(rec: &std::path::Path) {
+    let export = simrob()
+        .args(["replay", "--export", "csv"])
+        .arg(rec)
+        .output()
+        .expect("simrob replay runs");
+    let err = String::from_utf8_lossy(&export.stderr);
+    assert!(export.status.success(), "{}: {err}", rec.display());
+    assert!(!err.contains("no end mark"), "{}: {err}", rec.display());
+}
