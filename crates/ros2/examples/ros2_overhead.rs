@@ -23,7 +23,14 @@ use simrob_server::files::DirStore;
 use simrob_server::udp::UdpServer;
 use simrob_session::{ServerConfig, Session};
 
-/// The materials and field of the SimRob manual and `n` SumBots on a grid 0.5 m apart, driving in circles.
+/// Most SumBots that fit on the field on [`world`]'s grid: 12 × 12 span 1.65 m between the
+/// outer chassis' centres, within the field's 1.82 m.
+const MAX_ROBOTS: u32 = 144;
+
+/// The materials and field of the SimRob manual and `n` SumBots on a square grid 15 cm apart
+/// on the field (100 span 1.35 m × 1.35 m of its 2.8 m × 1.82 m), each driving in a circle of
+/// its own radius, as in `simrob-world`'s physics benchmark: circling, they run into each
+/// other.
 fn world(n: u32) -> Vec<Request> {
     let materials =
         std::fs::read("scenarios/materials.xml").expect("run from the repository's root");
@@ -49,6 +56,8 @@ fn world(n: u32) -> Vec<Request> {
             _ => None,
         })
         .expect("a robot in sumbot.xml");
+    let columns = f64::from(n).sqrt().ceil() as u32;
+    let half = f64::from(columns.max(1) - 1) / 2.0;
     for i in 0..n {
         let mut s = spec.clone();
         if let EntitySpec::Robot {
@@ -57,8 +66,9 @@ fn world(n: u32) -> Vec<Request> {
         {
             *entity_id = EntityId(100 + i);
             for b in bodies.iter_mut() {
-                b.position[0] += f64::from(i % 10) * 0.5 - 2.25;
-                b.position[1] += f64::from(i / 10) * 0.5 - 2.25;
+                // `sumbot.xml` puts its chassis at y = −0.1.
+                b.position[0] += (f64::from(i % columns) - half) * 0.15;
+                b.position[1] += (f64::from(i / columns) - half) * 0.15 + 0.1;
             }
         }
         out.push(Request::Control {
@@ -66,7 +76,11 @@ fn world(n: u32) -> Vec<Request> {
             response: Some(false),
         });
         out.push(Request::Entity {
-            request: EntityRequest::two_wheels(EntityId(100 + i), -4.0, -6.0),
+            request: EntityRequest::two_wheels(
+                EntityId(100 + i),
+                3.0,
+                3.0 - (1.0 + f64::from(i % 5) * 0.5),
+            ),
             response: Some(false),
         });
     }
@@ -161,6 +175,10 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let seconds: f64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(10.0);
     let robots: u32 = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
+    if robots > MAX_ROBOTS {
+        eprintln!("ros2_overhead: at most {MAX_ROBOTS} SumBots fit on the field, not {robots}");
+        std::process::exit(2);
+    }
     let dir = std::env::temp_dir().join(format!("simrob-ros2-overhead-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     println!("{robots} SumBots, as fast as possible, {seconds} s each");
