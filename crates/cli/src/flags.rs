@@ -140,7 +140,7 @@ pub fn gui_help(what: &'static str) -> impl FnOnce(clap::Arg) -> clap::Arg {
 pub struct Speed {
     /// Pace: simulated (or recorded) seconds per wall second; 0 = as fast as possible where
     /// the command allows it (default 1).
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", value_parser = pace)]
     pub speed: Option<f64>,
     /// Old spelling of `--speed` (says so on standard error).
     #[arg(long, value_name = "F", hide = true, value_parser = old_real_time_factor)]
@@ -249,9 +249,23 @@ fn old_http_port(s: &str) -> Result<u16, String> {
 
 /// Reads the old `--real-time-factor F`, saying on standard error what to write instead.
 fn old_real_time_factor(s: &str) -> Result<f64, String> {
-    let f: f64 = s.parse().map_err(|_| format!("{s:?}: expected a number"))?;
+    let f = pace(s)?;
     eprintln!("--real-time-factor {s} is an old spelling: use --speed {s}");
     Ok(f)
+}
+
+/// `--speed F` on every command: 0 (as fast as possible) or a pace of at least
+/// [`MIN_REAL_TIME_FACTOR`](simrob_viewer::command::MIN_REAL_TIME_FACTOR) simulated seconds
+/// per wall second (a slower one put the next frame past any clock). Anything else does not
+/// parse: the same words and exit status 2 whichever command it is given to.
+pub fn pace(s: &str) -> Result<f64, String> {
+    let least = simrob_viewer::command::MIN_REAL_TIME_FACTOR;
+    match s.trim().parse::<f64>() {
+        Ok(f) if f == 0.0 || (f.is_finite() && f >= least) => Ok(f),
+        _ => Err(format!(
+            "simulated seconds per wall second: 0 (as fast as possible) or a number of at least {least}"
+        )),
+    }
 }
 
 /// A hint for a command line clap refused: `--gui 9000` (a space where `=` belongs).

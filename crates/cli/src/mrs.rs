@@ -170,12 +170,6 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
     if args.max_clients == 0 {
         bail!("--max-clients 0: must be at least 1 (the most robots connected at a time)");
     }
-    if !args.speed.or_real_time().is_finite() || args.speed.or_real_time() < 0.0 {
-        bail!(
-            "--speed {}: must be 0 (as fast as possible) or positive",
-            args.speed.or_real_time()
-        );
-    }
     let core = MrsCore::new(
         map,
         MrsConfig {

@@ -52,12 +52,6 @@ pub struct SwarmArgs {
 
 pub fn run(args: SwarmArgs) -> Result<()> {
     let speed = args.speed.or_real_time();
-    if !(speed.is_finite() && speed >= 0.0) {
-        bail!(
-            "--speed {}: simulated seconds per wall second, 0 (as fast as possible) or more",
-            crate::flags::shown(speed)
-        );
-    }
     if args.robot_id_base == 0 {
         bail!("--robot-id-base: robot ids start at 1");
     }

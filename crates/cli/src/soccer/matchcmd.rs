@@ -98,13 +98,12 @@ fn shown_modes() -> SnapshotModes {
 /// What the live view shows over the field: the score, the match clock and each robot's role
 /// and the action it last started.
 fn caption(arena: &simrob_trials::Arena, s: &MatchSummary) -> String {
-    let clock = |t: u64| format!("{:02}:{:02}", t / 60, t % 60);
     let mut text = format!(
         "cyan {} : {} magenta    {} / {}",
         s.goals[0],
         s.goals[1],
-        clock(arena.now_ms() / 1000),
-        clock(s.duration_s.round() as u64)
+        clock(arena.now_ms() as f64 / 1000.0),
+        length(s.duration_s)
     );
     for team in [Team::Cyan, Team::Magenta] {
         let robots: Vec<String> = arena
@@ -176,12 +175,6 @@ pub fn run(a: MatchArgs) -> Result<()> {
     };
     let gui = a.gui.addr();
     let speed = a.speed.or_real_time();
-    // A pace under the real-time factor's least made the next frame due past any clock
-    // (`--gui --speed 1e-300` panicked).
-    let least = simrob_viewer::command::MIN_REAL_TIME_FACTOR;
-    if !(speed == 0.0 || speed.is_finite() && speed >= least) {
-        bail!("--speed must be 0 (as fast as possible) or a number of at least {least}, not {speed:?}");
-    }
     let viewer = if let Some(gui) = gui {
         let bind = gui.resolve(crate::flags::LOCALHOST)?;
         let v = simrob_viewer::Viewer::start(
@@ -331,6 +324,23 @@ fn clock(t: f64) -> String {
     format!("{:02}:{:02}", t / 60, t % 60)
 }
 
+/// A length of play as `MM:SS`, with tenths when it is not whole seconds (`--duration 0.5`
+/// is `00:00.5`, not `00:00`).
+fn length(t: f64) -> String {
+    let t = t.max(0.0);
+    if (t - t.round()).abs() < 0.05 {
+        clock(t.round())
+    } else {
+        let tenths = (t * 10.0).round() as u64;
+        format!(
+            "{:02}:{:02}.{}",
+            tenths / 600,
+            tenths / 10 % 60,
+            tenths % 10
+        )
+    }
+}
+
 /// The end-of-match summary a coach reads: the score, who scored and when, each team's shots
 /// (on target), passes (completed), possession and falls, and what stood out.
 fn report(s: &MatchSummary) -> String {
@@ -339,11 +349,11 @@ fn report(s: &MatchSummary) -> String {
     let played = if s.played_s < s.duration_s {
         format!(
             "stopped at {} of {}",
-            clock(s.played_s),
-            clock(s.duration_s)
+            length(s.played_s),
+            length(s.duration_s)
         )
     } else {
-        format!("{} of play", clock(s.duration_s))
+        format!("{} of play", length(s.duration_s))
     };
     let _ = writeln!(
         t,
@@ -480,4 +490,18 @@ fn report(s: &MatchSummary) -> String {
         "(--json gives every strike, goal and event; docs/soccer.md says how each figure is counted)"
     );
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::length;
+
+    #[test]
+    fn a_length_of_play_keeps_its_tenths() {
+        assert_eq!(length(600.0), "10:00");
+        assert_eq!(length(0.5), "00:00.5");
+        assert_eq!(length(61.25), "01:01.3");
+        assert_eq!(length(119.97), "02:00");
+        assert_eq!(length(32.47), "00:32.5");
+    }
 }

@@ -259,10 +259,10 @@ fn a_watched_match_refuses_a_pace_too_slow_for_a_clock() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains(
-            "--speed must be 0 (as fast as possible) or a number of at least 0.000001, not 1e-300"
+            "invalid value '1e-300' for '--speed <F>': simulated seconds per wall second: 0 (as fast as possible) or a number of at least 0.000001"
         ),
         "{err}"
     );

@@ -178,8 +178,8 @@ fn negative_numbers_reach_each_command_and_its_own_message() {
         ),
         (
             vec!["mrs", "--speed", "-1"],
-            1,
-            "--speed -1: must be 0 (as fast as possible) or positive",
+            2,
+            "invalid value '-1' for '--speed <F>': simulated seconds per wall second: 0 (as fast as possible) or a number of at least 0.000001",
         ),
         (
             vec!["swarm", "run", &scenario, "--robots", "-3"],
@@ -204,6 +204,43 @@ fn negative_numbers_reach_each_command_and_its_own_message() {
             !stderr.contains("unexpected argument"),
             "{args:?}: {stderr}"
         );
+    }
+}
+
+#[test]
+fn every_command_that_takes_a_pace_refuses_the_same_bad_values_in_the_same_words() {
+    // Each command checked `--speed` on its own: exit 1 or 2, "must be 0 or positive", "a
+    // factor ≥ 0", the configuration key's name; `mrs --speed 1e-300` printed a 300-digit
+    // time factor and served.
+    let hospital = repo("scenarios/swarm/hospital.toml");
+    let drones = repo("scenarios/swarm/drone-swarm.toml");
+    let soccer = repo("scenarios/soccer.xml");
+    let commands: [Vec<&str>; 5] = [
+        vec!["serve", &soccer, "--port", "0"],
+        vec!["mrs", "--port", "0"],
+        vec!["soccer", "match", "--gui=0"],
+        vec!["coord", "swarm", &hospital],
+        vec!["swarm", "run", &drones, "--gui=0"],
+    ];
+    for command in &commands {
+        for bad in ["-1", "NaN", "inf", "1e-300", "fast"] {
+            let out = simrob()
+                .args(command)
+                .args(["--speed", bad])
+                .stdin(Stdio::null())
+                .output()
+                .expect("simrob runs");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{command:?} --speed {bad}: {stderr}"
+            );
+            assert!(
+                stderr.contains(&format!("invalid value '{bad}' for '--speed <F>': simulated seconds per wall second: 0 (as fast as possible) or a number of at least 0.000001")),
+                "{command:?} --speed {bad}: {stderr}"
+            );
+        }
     }
 }
 
