@@ -123,11 +123,22 @@ pub enum LocalCommand {
     SetRealTimeFactor(f64),
 }
 
+/// `why`, starting with `command`'s name (once: a reason that already names it is kept as is).
+fn named(command: &str, why: &impl std::fmt::Display) -> String {
+    let why = why.to_string();
+    if why.starts_with(command) {
+        why
+    } else {
+        format!("{command}: {why}")
+    }
+}
+
 /// Why a local command or a file operation failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SessionError {
-    /// The world refused the request (it is unchanged).
-    #[error("{command}: {source}")]
+    /// The world refused the request (it is unchanged). Said once with its command's name:
+    /// most of the world's reasons already start with it.
+    #[error("{}", named(command, source))]
     Refused {
         /// The command, as the request named it.
         command: String,

@@ -685,3 +685,35 @@ fn an_info_request_is_answered_to_the_requesters_registered_address_whoever_send
     let out = texts_to(&drain(&mut s), other).join("\n");
     assert!(out.contains("is not a registered agent"), "{out}");
 }
+
+#[test]
+fn a_refusal_names_its_command_once() {
+    // "Robot_Motor_Control: Robot_Motor_Control: robot 3 has no motor on wheel joint 5": the
+    // session put the command's name before a reason that already began with it.
+    let mut s = session();
+    let me = addr("127.0.0.1:4001");
+    for (request, says) in [
+        (
+            "<Entity_Request Command=\"Robot_Motor_Control\"><Entity_Id>3</Entity_Id><Motors><Motor><Wheel_Joint_Id>5</Wheel_Joint_Id><Value>1</Value></Motor></Motors><Response>true</Response></Entity_Request>",
+            "Error: Robot_Motor_Control: robot 3 has no motor on wheel joint 5",
+        ),
+        (
+            "<Entity_Request Command=\"Set_Entity_Position\"><Entity_Id>7</Entity_Id><Position_X>0</Position_X><Position_Y>0</Position_Y><Position_Z>0</Position_Z><Response>true</Response></Entity_Request>",
+            "Error: Set_Entity_Position: entity 7 is a Field",
+        ),
+        (
+            "<Entity_Request Command=\"Robot_Motor_Control\"><Entity_Id>99</Entity_Id><Motors><Motor><Wheel_Joint_Id>0</Wheel_Joint_Id><Value>1</Value></Motor></Motors><Response>true</Response></Entity_Request>",
+            "Error: Robot_Motor_Control: entity 99 does not exist",
+        ),
+    ] {
+        s.handle_datagram(me, control(request).as_bytes(), Instant::now());
+        let out = texts_to(&drain(&mut s), me).join("\n");
+        assert!(out.contains(says), "{out}");
+        for name in ["Robot_Motor_Control", "Set_Entity_Position"] {
+            assert!(
+                !out.contains(&format!("{name}: {name}")),
+                "said twice: {out}"
+            );
+        }
+    }
+}
