@@ -5,6 +5,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use crate::support::repo;
+
 /// The `--help` text of `bin` with the given subcommand path.
 fn help(bin: &str, path: &[String]) -> String {
     let out = Command::new(bin)
@@ -193,6 +195,46 @@ fn the_configuration_reference_is_what_the_code_says() {
 }
 
 /// One request of each command, as the protocol reference shows it.
+/// The SimRob manual's SumBot, as `scenarios/sumbot.xml` creates it.
+fn sumbot() -> simrob_protocol::Request {
+    let xml = std::fs::read(repo("scenarios/sumbot.xml")).expect("scenarios/sumbot.xml");
+    let mut requests =
+        simrob_protocol::decode_datagram(&xml, &simrob_protocol::CommandKeys::default());
+    assert_eq!(requests.len(), 1, "sumbot.xml holds one request");
+    requests.remove(0).expect("sumbot.xml decodes")
+}
+
+/// What a command's examples need said beside them.
+fn notes(c: simrob_protocol::Command) -> &'static str {
+    use simrob_protocol::Command;
+    match c {
+        Command::RegisterAgent => {
+            "`<IP>` and `<Port>` are where the agent receives: the server sends its confirmations\n\
+             and broadcasts there, whichever address the request came from. Bind that socket\n\
+             before registering: an address whose port is closed is removed at the first ICMP\n\
+             \"port unreachable\" (agents that leave: [the SimRob guide](../simrob.md)).\n\n"
+        }
+        Command::CreateEntity => {
+            "A robot is bodies (`Box`, `Sphere`, `Cylinder`, `WheelCylinder`) and the joints between\n\
+             them (`FixedJoint`; `WheelJoint`, ODE's Hinge2: `Axis_1` its suspension and steering\n\
+             axis, held by a spring of `Hardness` and `Bounciness`, `Axis_2` the wheel's spin\n\
+             axis, turned by its motor up to `Maximum_Torque` N·m; axes in the world frame),\n\
+             `<Motors>` lists the wheel joints `Robot_Motor_Control` drives, and\n\
+             `<Reference_Body>` is the body whose pose the broadcasts' `<Robot_Entity>` gives.\n\
+             The first example is the manual's SumBot (`scenarios/sumbot.xml`): its front is its\n\
+             chassis' −X side, wheel joint 0 is its left wheel (on −Y) and joint 1 its right, and\n\
+             both at +3 rad/s drive it forwards, towards −X. Then a field (mass −1: fixed) and a\n\
+             ball. An entity id is used once: creating it again is refused (the world keeps what\n\
+             earlier agents created; `Save` and `Load` bring a run back to a saved state).\n\n"
+        }
+        Command::HumanoidAction => {
+            "Parameters are FutRob's, in centimetres and degrees, angles positive to the right\n\
+             (`simrob send action --help` lists each action's).\n\n"
+        }
+        _ => "",
+    }
+}
+
 fn examples(c: simrob_protocol::Command) -> Vec<simrob_protocol::Request> {
     use simrob_protocol::*;
     let control = |request| Request::Control {
@@ -246,6 +288,7 @@ fn examples(c: simrob_protocol::Command) -> Vec<simrob_protocol::Request> {
             })]
         }
         Command::CreateEntity => vec![
+            sumbot(),
             control(ControlRequest::CreateEntity(EntitySpec::Field {
                 entity_id: EntityId(1),
                 bodies: vec![BodySpec {
@@ -325,7 +368,8 @@ fn the_protocol_reference_is_what_the_code_says() {
          (the world) and `<Entity_Request>` (one entity) elements. Requests run in document\n\
          order. `<Response>true</Response>` inside a control or entity request asks for a\n\
          confirmation (configuration key `defaultresponserequest` when absent). Units are\n\
-         metres, kilograms, seconds and radians; Z is up. Every command's name can be changed\n\
+         metres, kilograms, seconds and radians, Z up (but `Humanoid_Action`'s parameters,\n\
+         which are FutRob's: centimetres and degrees). Every command's name can be changed\n\
          with its [configuration key](config.md#command-names).\n\n\
          ## Commands\n\n\
          | command | element | defined in | what it does |\n|---|---|---|---|\n",
@@ -356,6 +400,7 @@ fn the_protocol_reference_is_what_the_code_says() {
             c.section(),
             c.config_key()
         ));
+        page.push_str(notes(*c));
         for request in examples(*c) {
             assert_eq!(
                 request.kind(),
@@ -374,7 +419,8 @@ fn the_protocol_reference_is_what_the_code_says() {
          text says what is wrong and where), or an `Info_Request`. A `<Broadcast>` goes to every\n\
          agent after each iteration, as often as its registration asked: every body's pose and\n\
          velocities (`<DrawData>`, each body with its `<Entity_id>`, a simrob addition) and every\n\
-         robot's and ball's pose (`<Entities_Info>`). A broadcast larger than\n\
+         robot's and ball's pose (`<Entities_Info>`: a robot's is its reference body's, in\n\
+         `<Robot_Entity>`, a ball's in `<Ball_Entity>`). A broadcast larger than\n\
          `maximumdatagramsize` is split into parts, each a complete `<Broadcast>` with\n\
          `<Part>` and `<Parts>`.\n\n\
          Text a client gave that the server sends back (a key, a file name, an entity's name)\n\
@@ -410,12 +456,20 @@ fn the_protocol_reference_is_what_the_code_says() {
             linear_velocity: [0.0, 0.0, 0.0],
             angular_velocity: [0.0, 0.0, 0.0],
         }],
-        entities: vec![EntityInfo {
-            kind: EntityInfoKind::Ball,
-            entity_id: EntityId(2),
-            position: [0.0, 0.0, 0.05],
-            rotation: [0.0, 0.0, 0.0],
-        }],
+        entities: vec![
+            EntityInfo {
+                kind: EntityInfoKind::Robot,
+                entity_id: EntityId(3),
+                position: [0.0, -0.1, 0.0922],
+                rotation: [0.0, 0.134, 0.0],
+            },
+            EntityInfo {
+                kind: EntityInfoKind::Ball,
+                entity_id: EntityId(2),
+                position: [0.0, 0.0, 0.05],
+                rotation: [0.0, 0.0, 0.0],
+            },
+        ],
     };
     let messages = responses
         .into_iter()
