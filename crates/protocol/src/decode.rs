@@ -205,6 +205,53 @@ pub fn decode_request_element(el: &Element, keys: &CommandKeys) -> Result<Reques
     }
 }
 
+/// Fails when the request element `el` holds a child its decoding did not read: one the
+/// command does not take (`<response>`, a `<Rotation_Z>` in `Set_Entity_Position`) or one
+/// given more often than the command reads it (two `<Timestep>`s). What was read is what the
+/// encoder writes back for `request`, so the two are compared.
+fn every_child_read(
+    el: &Element,
+    request: &Request,
+    keys: &CommandKeys,
+) -> Result<(), DecodeError> {
+    let read = crate::encode::request_element(request, keys);
+    // The one name read in either spelling (the SimRob manual writes both).
+    let same =
+        |a: &str, b: &str| a == b || [a, b].iter().all(|n| n.eq_ignore_ascii_case("Entity_Id"));
+    let count =
+        |children: &[Element], name: &str| children.iter().filter(|c| same(&c.name, name)).count();
+    for child in &el.children {
+        let name = child.name.as_str();
+        let (given, taken) = (count(&el.children, name), count(&read.children, name));
+        if taken == 0 {
+            let mut takes: Vec<&str> = read.children.iter().map(|c| c.name.as_str()).collect();
+            if !matches!(request, Request::Agent(_)) && !takes.contains(&"Response") {
+                takes.push("Response");
+            }
+            takes.dedup();
+            let mut message = format!("unknown element <{name}>");
+            if let Some(like) = takes.iter().find(|t| t.eq_ignore_ascii_case(name)) {
+                message.push_str(&format!(
+                    " (did you mean <{like}>? names are case-sensitive)"
+                ));
+            } else if !takes.is_empty() {
+                message.push_str(&format!(" (this request reads <{}>)", takes.join(">, <")));
+            }
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnexpectedElement,
+                message,
+            ));
+        }
+        if given > taken {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnexpectedElement,
+                format!("<{name}> given {given} times, read {taken}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Decodes the request element `el` of `family`: its `Command` attribute names the
 /// command (under `keys`), the command table says how to read the rest.
 fn decode_command(
@@ -214,7 +261,11 @@ fn decode_command(
 ) -> Result<Request, DecodeError> {
     let cmd = el.required_attr("Command")?;
     match keys.lookup(cmd) {
-        Some(command) if command.family() == family => decode_payload(command, el),
+        Some(command) if command.family() == family => {
+            let request = decode_payload(command, el)?;
+            every_child_read(el, &request, keys)?;
+            Ok(request)
+        }
         other => {
             let mut message = format!(
                 "unknown command {:?} in {} (known: {})",
@@ -725,6 +776,20 @@ fn decode_payload(cmd: Command, el: &Element) -> Result<Request, DecodeError> {
                     })
                 })()
                 .map_err(|e: DecodeError| e.within(format!("Motor[{index}]")).within("Motors"))?;
+                if motors
+                    .iter()
+                    .any(|m: &MotorCommand| m.wheel_joint_id == motor.wheel_joint_id)
+                {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::UnexpectedElement,
+                        format!(
+                            "wheel joint {} is given twice (one <Motor> a joint)",
+                            motor.wheel_joint_id
+                        ),
+                    )
+                    .within(format!("Motor[{index}]"))
+                    .within("Motors"));
+                }
                 motors.push(motor);
             }
             entity(EntityRequest::RobotMotorControl { entity_id, motors })

@@ -482,7 +482,10 @@ fn send_interactive_reports_errors_and_goes_on() {
         "{stdout}"
     );
     assert!(stdout.ends_with("Initialize_Simulation: Simulation initialized\n"));
-    assert!(stderr.contains("Error: Make_Step: "), "{stderr}");
+    assert!(
+        stderr.contains("Error: Make_Step refused: the simulation is not initialized"),
+        "{stderr}"
+    );
     assert!(stderr.contains("finite"), "{stderr}");
     assert!(stderr.contains("fly"), "{stderr}");
     assert!(stderr.contains("entity 5 does not exist"), "{stderr}");

@@ -530,3 +530,42 @@ fn server_messages() {
         })
     );
 }
+
+#[test]
+fn an_element_a_request_does_not_read_is_an_error_not_ignored() {
+    // A misspelt `<response>` ran the request and answered nothing; `<Rotation_Z>` in
+    // Set_Entity_Position was dropped; of two `<Timestep>`s the first was used; of two motors
+    // on one joint the last.
+    let position = |extra: &str| {
+        sim(&format!(
+            r#"<Entity_Request Command="Set_Entity_Position"><Entity_Id>3</Entity_Id><Position_X>0</Position_X><Position_Y>-0.3</Position_Y><Position_Z>0.1</Position_Z>{extra}</Entity_Request>"#
+        ))
+    };
+    for (xml, says) in [
+        (
+            position("<response>true</response>"),
+            "unknown element <response> (did you mean <Response>? names are case-sensitive)",
+        ),
+        (
+            position("<Respones>true</Respones>"),
+            "unknown element <Respones> (this request reads <Entity_Id>, <Position_X>, <Position_Y>, <Position_Z>, <Response>)",
+        ),
+        (
+            position("<Rotation_Z>0</Rotation_Z>"),
+            "unknown element <Rotation_Z>",
+        ),
+        (
+            sim(r#"<Control_Request Command="Set_Timestep"><Timestep>0.01</Timestep><Timestep>0.03</Timestep></Control_Request>"#),
+            "<Timestep> given 2 times, read 1",
+        ),
+        (
+            sim(r#"<Entity_Request Command="Robot_Motor_Control"><Entity_Id>3</Entity_Id><Motors><Motor><Wheel_Joint_Id>0</Wheel_Joint_Id><Value>5</Value></Motor><Motor><Wheel_Joint_Id>0</Wheel_Joint_Id><Value>-5</Value></Motor></Motors></Entity_Request>"#),
+            "wheel joint 0 is given twice (one <Motor> a joint)",
+        ),
+    ] {
+        let e = single_err(&xml).to_string();
+        assert!(e.contains(says), "{e}");
+    }
+    // Written right, each runs.
+    assert!(decode(&position("<Response>true</Response>"))[0].is_ok());
+}
