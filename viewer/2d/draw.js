@@ -133,8 +133,11 @@ const MAX_LABELS = 200;
  * the selected one are labelled. */
 const DENSE = 300;
 
-/** Places labels so that none overlaps another nor leaves the canvas (first come, first
- * placed). */
+/** Side of the cells the label placer buckets the bodies' screen boxes into, pixels. */
+const LABEL_CELL = 32;
+
+/** Places labels so that none overlaps another label, a body or a task's square, nor leaves
+ * the canvas (first come, first placed). */
 class LabelPlacer {
   /** @param {number} w @param {number} h the canvas' size */
   constructor(w, h) {
@@ -144,14 +147,77 @@ class LabelPlacer {
     this.placed = [];
     /** @type {{x: number, y: number, w: number, h: number}[]} boxes no label may cover */
     this.avoid = [];
+    /** The bodies' screen boxes (x0, y0, x1, y1 each) and group (a carried item's is its
+     * carrier's index, any other body's its own). */
+    this.boxes = new Float32Array(0);
+    this.group = new Int32Array(0);
+    this.cols = Math.max(1, Math.ceil(w / LABEL_CELL));
+    this.rows = Math.max(1, Math.ceil(h / LABEL_CELL));
+    /** The bodies in each cell: `cellBodies[cellStart[c] .. cellStart[c + 1]]`. */
+    this.cellStart = new Uint32Array(this.cols * this.rows + 1);
+    this.cellBodies = new Uint32Array(0);
   }
 
   /**
-   * Places `text` near (sx, sy) if a free spot exists; returns whether it did.
-   * @param {CanvasRenderingContext2D} ctx
-   * @param {string} text @param {number} sx @param {number} sy @param {number} r
+   * The bodies no label may cover: `boxes` holds x0, y0, x1, y1 of each body on the screen
+   * (x1 < x0 for one off it), `group` whose labels may come next to it.
+   * @param {Float32Array} boxes @param {Int32Array} group @param {number} n
    */
-  place(ctx, text, sx, sy, r) {
+  setBodies(boxes, group, n) {
+    this.boxes = boxes;
+    this.group = group;
+    const { cols, rows } = this;
+    const counts = new Uint32Array(cols * rows + 1);
+    /** @param {number} i @param {(c: number) => void} f */
+    const cells = (i, f) => {
+      if (boxes[4 * i + 2] < boxes[4 * i]) return;
+      const cx0 = Math.max(0, Math.floor(boxes[4 * i] / LABEL_CELL));
+      const cy0 = Math.max(0, Math.floor(boxes[4 * i + 1] / LABEL_CELL));
+      const cx1 = Math.min(cols - 1, Math.floor(boxes[4 * i + 2] / LABEL_CELL));
+      const cy1 = Math.min(rows - 1, Math.floor(boxes[4 * i + 3] / LABEL_CELL));
+      for (let cy = cy0; cy <= cy1; cy++) for (let cx = cx0; cx <= cx1; cx++) f(cy * cols + cx);
+    };
+    for (let i = 0; i < n; i++) cells(i, (c) => counts[c + 1]++);
+    for (let c = 0; c < cols * rows; c++) counts[c + 1] += counts[c];
+    this.cellStart = counts.slice();
+    this.cellBodies = new Uint32Array(counts[cols * rows]);
+    for (let i = 0; i < n; i++) cells(i, (c) => (this.cellBodies[counts[c]++] = i));
+  }
+
+  /**
+   * Whether the box (x, y, w, h) covers a body not of group `g`.
+   * @param {number} x @param {number} y @param {number} w @param {number} h @param {number} g
+   */
+  coversBody(x, y, w, h, g) {
+    const { cols, rows, boxes, group, cellStart, cellBodies } = this;
+    if (!cellBodies.length) return false;
+    const cx0 = Math.max(0, Math.floor(x / LABEL_CELL));
+    const cy0 = Math.max(0, Math.floor(y / LABEL_CELL));
+    const cx1 = Math.min(cols - 1, Math.floor((x + w) / LABEL_CELL));
+    const cy1 = Math.min(rows - 1, Math.floor((y + h) / LABEL_CELL));
+    for (let cy = cy0; cy <= cy1; cy++) {
+      for (let cx = cx0; cx <= cx1; cx++) {
+        const c = cy * cols + cx;
+        for (let k = cellStart[c]; k < cellStart[c + 1]; k++) {
+          const i = cellBodies[k];
+          if (group[i] === g) continue;
+          if (x + w <= boxes[4 * i] || boxes[4 * i + 2] <= x || y + h <= boxes[4 * i + 1] || boxes[4 * i + 3] <= y) continue;
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Places `text` next to the box of half-sizes (rx, ry) around (sx, sy) if a free spot
+   * exists; returns whether it did. The bodies of group `g` (the one labelled, and what it
+   * carries) may be next to it; no other body is covered.
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {string} text @param {number} sx @param {number} sy @param {number} rx
+   * @param {number} [ry] @param {number} [g]
+   */
+  place(ctx, text, sx, sy, rx, ry = rx, g = -1) {
     let w = textWidths.get(text);
     if (w === undefined) {
       if (textWidths.size > 5000) textWidths.clear();
@@ -160,15 +226,15 @@ class LabelPlacer {
     }
     const h = 14;
     const spots = [
-      [sx + r + 2, sy - h / 2],
-      [sx - r - 2 - w, sy - h / 2],
-      [sx - w / 2, sy - r - 2 - h],
-      [sx - w / 2, sy + r + 2],
+      [sx + rx + 2, sy - h / 2],
+      [sx - rx - 2 - w, sy - h / 2],
+      [sx - w / 2, sy - ry - 2 - h],
+      [sx - w / 2, sy + ry + 2],
     ];
     for (const [x, y] of spots) {
       if (x < 0 || y < 0 || x + w > this.w || y + h > this.h) continue;
       const free = (/** @type {{x: number, y: number, w: number, h: number}} */ b) => x + w <= b.x || b.x + b.w <= x || y + h <= b.y || b.y + b.h <= y;
-      if (this.placed.every(free) && this.avoid.every(free)) {
+      if (this.placed.every(free) && this.avoid.every(free) && !this.coversBody(x, y, w, h, g)) {
         this.placed.push({ text, x, y, w, h });
         ctx.fillStyle = 'rgba(255,255,255,0.8)';
         ctx.fillRect(x, y, w, h);
@@ -468,10 +534,19 @@ export class Renderer {
     // No label covers a task's square.
     for (const t of tasks) placer.avoid.push({ x: t.sx - TASK_MARK - 2, y: t.sy - TASK_MARK - 2, w: 2 * TASK_MARK + 4, h: 2 * TASK_MARK + 4 });
     ctx.font = '12px sans-serif';
-    for (const i of this.labelOrder(layers.labels, visible > DENSE)) {
+    const order = this.labelOrder(layers.labels, visible > DENSE);
+    // No label covers a body: their screen boxes, a carried item in its carrier's group.
+    const { boxes, group } = this.screenBoxes(b);
+    placer.setBodies(boxes, group, b.n);
+    for (const i of order) {
+      // A carried item's label goes next to its carrier, as the carrier's does.
+      const g = group[i];
+      const rx = (boxes[4 * g + 2] - boxes[4 * g]) / 2;
+      const ry = (boxes[4 * g + 3] - boxes[4 * g + 1]) / 2;
+      const [x, y] = [this.sx[g], this.sy[g]];
       // A robot at a task's goal: its label goes outside the task's square.
-      if (!placer.place(ctx, this.label(i), this.sx[i], this.sy[i], this.sr[i]) && tasks.length) {
-        placer.place(ctx, this.label(i), this.sx[i], this.sy[i], TASK_MARK + 2);
+      if (!placer.place(ctx, this.label(i), x, y, rx, ry, g) && tasks.length) {
+        placer.place(ctx, this.label(i), x, y, Math.max(rx, TASK_MARK + 2), Math.max(ry, TASK_MARK + 2), g);
       }
     }
     for (const p of scene.pois) {
@@ -658,6 +733,48 @@ export class Renderer {
     }
     this.visibleCount = visible;
     this.tinyCount = tiny;
+  }
+
+  /**
+   * The screen box of every body of the frame last laid out, as drawn (x0, y0, x1, y1; empty
+   * for one off the screen), and its label group: a carried item's carrier, else itself.
+   * @param {import('./frame.js').Bodies} b
+   */
+  screenBoxes(b) {
+    const n = b.n;
+    const boxes = new Float32Array(4 * n);
+    const group = new Int32Array(n);
+    const s = this.camera.scale;
+    for (let i = 0; i < n; i++) {
+      group[i] = i;
+      if (!this.vis[i]) {
+        boxes[4 * i] = 1;
+        boxes[4 * i + 2] = 0;
+        continue;
+      }
+      let ex = this.sr[i];
+      let ey = ex;
+      if (ex >= SMALL_R && !this.carried[i] && (b.flags[i] & 1) !== 1) {
+        // A box turned by its heading (as `outline` draws it).
+        const hw = Math.max(MIN_R, b.pose[5 * i + 3] * s);
+        const hh = Math.max(MIN_R, b.pose[5 * i + 4] * s);
+        const c = Math.abs(Math.cos(b.pose[5 * i + 2]));
+        const sn = Math.abs(Math.sin(b.pose[5 * i + 2]));
+        ex = c * hw + sn * hh;
+        ey = sn * hw + c * hh;
+      }
+      boxes[4 * i] = this.sx[i] - ex;
+      boxes[4 * i + 1] = this.sy[i] - ey;
+      boxes[4 * i + 2] = this.sx[i] + ex;
+      boxes[4 * i + 3] = this.sy[i] + ey;
+    }
+    for (let i = 0; i < n; i++) {
+      if (!this.carried[i]) continue;
+      const c = this.carriers.get(b.ids[i]);
+      const k = c === undefined ? undefined : this.indexOf(c);
+      if (k !== undefined && this.vis[k]) group[i] = k;
+    }
+    return { boxes, group };
   }
 
   /**

@@ -397,6 +397,81 @@ fn a_swarm_item_carried_by_a_robot_is_drawn_with_it_and_labelled_as_an_item() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The labels the page placed that cover a body on the screen (its drawn disc or square,
+/// `r` around its centre): each as `label text / body label`.
+fn labels_over_bodies(page: &mut Page) -> Vec<String> {
+    let v = page.eval(
+        "JSON.stringify((() => {
+          const out = [];
+          const bodies = __simrob2d.drawn;
+          for (const l of __simrob2d.labels) {
+            for (const d of bodies) {
+              if (l.x + l.w <= d.sx - d.r || d.sx + d.r <= l.x || l.y + l.h <= d.sy - d.r || d.sy + d.r <= l.y) continue;
+              out.push(l.text + ' / ' + d.label);
+            }
+          }
+          return out;
+        })())",
+    );
+    serde_json::from_str(v.as_str().unwrap_or("[]")).expect("labels over bodies")
+}
+
+#[test]
+fn labels_cover_no_body_and_a_carried_item_is_labelled_beside_its_carrier() {
+    // A crowd of drones avoiding each other: many labels, bodies close together.
+    let scenario = Scenario::load(&repo("scenarios/swarm/drone-swarm.toml")).expect("drone swarm");
+    let mut sim = scenario
+        .build(&Overrides {
+            avoidance: Some(Avoidance::Hmr),
+            ..Overrides::default()
+        })
+        .expect("build");
+    for _ in 0..300 {
+        if !sim.step() {
+            break;
+        }
+    }
+    let (mut page, _view, dir) = show(&sim, scenario.map.as_ref(), "label-crowd");
+    let n = f(&page.eval("__simrob2d.labels.length"));
+    assert!(n >= 20.0, "only {n} labels placed");
+    let over = labels_over_bodies(&mut page);
+    assert!(over.is_empty(), "labels over bodies: {over:?}");
+    drop(page);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // A robot carrying an item: both labelled, neither label over the robot.
+    let scenario = Scenario::load(&repo("scenarios/swarm/hospital.toml")).expect("hospital");
+    let mut sim = scenario.build(&Overrides::default()).expect("build");
+    let (item, carrier) = loop {
+        assert!(sim.step(), "the run ended before a robot carried an item");
+        let w = sim.world();
+        if let Some((item, i)) = w.item.iter().find(|(_, i)| i.carried_by.is_some()) {
+            break (item, i.carried_by.expect("carrier"));
+        }
+    };
+    let (mut page, _view, dir) = show(&sim, scenario.map.as_ref(), "label-carried");
+    let texts = page.eval(&format!(
+        "JSON.stringify([__simrob2d.drawn.find(d => d.id === {}).label, __simrob2d.drawn.find(d => d.id === {}).label, __simrob2d.labels.map(l => l.text)])",
+        item.0, carrier.0
+    ));
+    let texts: Value = serde_json::from_str(texts.as_str().expect("json")).expect("labels");
+    for k in 0..2 {
+        assert!(
+            texts[2]
+                .as_array()
+                .expect("labels")
+                .iter()
+                .any(|t| *t == texts[k]),
+            "{} not labelled: {texts}",
+            texts[k]
+        );
+    }
+    let over = labels_over_bodies(&mut page);
+    assert!(over.is_empty(), "labels over bodies: {over:?}");
+    drop(page);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_crashed_drone_is_drawn_differently_from_a_flying_one() {
     let scenario = Scenario::load(&repo("scenarios/swarm/drone-swarm.toml")).expect("drone swarm");
