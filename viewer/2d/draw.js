@@ -120,8 +120,9 @@ function niceStep(v) {
 /** Widths of label texts (12 px sans-serif), pixels: measuring is slow. */
 const textWidths = new Map();
 
-/** Smallest radius a body is drawn with, pixels. */
-export const MIN_R = 3;
+/** Smallest radius a body is drawn with, pixels: a body is drawn at its true size down to
+ * one pixel across, so a crowd shows its spacing rather than a solid block. */
+export const MIN_R = 0.5;
 /** Below this radius (pixels) a disc is drawn as a square and without its heading. */
 export const SMALL_R = 4;
 /** From this many bodies a few pixels across on the screen, they are stamped into one image
@@ -287,8 +288,8 @@ export class Renderer {
     this.names = new Map();
     /** Bodies on the screen in the frame last drawn. */
     this.visibleCount = 0;
-    /** @type {({r: number, words: Uint32Array} | undefined)[]} pixel stamps of tiny bodies,
-     * by state × 8 + radius */
+    /** @type {({size: number, words: Uint32Array} | undefined)[]} pixel stamps of tiny
+     * bodies, by state × 16 + size */
     this.stamps = [];
     /** The layer tiny bodies are stamped into, pixel by pixel, then drawn at once. */
     this.layer = document.createElement('canvas');
@@ -879,7 +880,7 @@ export class Renderer {
         ctx.lineWidth = 2;
         ctx.beginPath();
         for (const i of list) {
-          if (b.kinds[i] === item) continue;
+          if (b.kinds[i] === item || this.sr[i] < SMALL_R) continue;
           const t = b.pose[5 * i + 2];
           ctx.moveTo(this.sx[i], this.sy[i]);
           ctx.lineTo(this.sx[i] + Math.cos(t) * this.sr[i], this.sy[i] + Math.sin(t) * this.sr[i]);
@@ -917,21 +918,24 @@ export class Renderer {
 
   /**
    * The stamp of a body in state `k` a few pixels across: its mark (filled, ring, crossed
-   * out) as RGBA words, 0 where it is transparent; one per state and radius.
+   * out) as RGBA words, 0 where it is transparent; one per state and size (1 to 15 pixels
+   * across; under 3, only the state's colour).
    * @param {number} k @param {number} r pixels
    */
   stamp(k, r) {
-    const ri = Math.min(7, Math.max(1, Math.round(r)));
-    const key = 8 * k + ri;
+    const size = Math.min(15, Math.max(1, Math.round(2 * r)));
+    const key = 16 * k + size;
     let st = this.stamps[key];
     if (st) return st;
-    const size = 2 * ri + 1;
     const c = document.createElement('canvas');
     c.width = size;
     c.height = size;
     const g = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d', { willReadFrequently: true }));
     const style = this.style(k);
-    if (style.mark === 'ring') {
+    if (size < 3) {
+      g.fillStyle = style.color;
+      g.fillRect(0, 0, size, size);
+    } else if (style.mark === 'ring') {
       g.fillStyle = '#fff';
       g.fillRect(0, 0, size, size);
       g.strokeStyle = style.color;
@@ -952,7 +956,7 @@ export class Renderer {
       g.fillStyle = style.color;
       g.fillRect(0, 0, size, size);
     }
-    st = { r: ri, words: new Uint32Array(g.getImageData(0, 0, size, size).data.buffer) };
+    st = { size, words: new Uint32Array(g.getImageData(0, 0, size, size).data.buffer) };
     this.stamps[key] = st;
     return st;
   }
@@ -993,9 +997,9 @@ export class Renderer {
       const i = list[k];
       const st = this.stamp(stateOf(i), sr[i]);
       const words = st.words;
-      const size = 2 * st.r + 1;
-      const x0 = Math.round(sx[i]) - st.r;
-      const y0 = Math.round(sy[i]) - st.r;
+      const size = st.size;
+      const x0 = Math.round(sx[i] - size / 2);
+      const y0 = Math.round(sy[i] - size / 2);
       const xa = x0 < 0 ? -x0 : 0;
       const xb = size < w - x0 ? size : w - x0;
       const ya = y0 < 0 ? -y0 : 0;

@@ -664,6 +664,66 @@ fn hundreds_of_drones_a_few_pixels_across_are_stamped_in_their_states_colours() 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_crowd_of_drones_a_pixel_or_two_across_is_drawn_at_its_true_size_with_gaps_between() {
+    // Thousands of drones on their take-off grid, the whole map in view: each a pixel or two
+    // across, a few pixels apart.
+    let scenario = Scenario::load(&repo("scenarios/swarm/drone-swarm.toml")).expect("drone swarm");
+    let sim = scenario
+        .build(&Overrides {
+            robots: Some(3_000),
+            ..Overrides::default()
+        })
+        .expect("build");
+    let (mut page, _view, dir) = show(&sim, scenario.map.as_ref(), "true-size");
+    // Without the routes (lines between the drones).
+    let draws = page.eval("__simrob2d.draws");
+    page.eval("const r = document.getElementById('routes'); r.checked = false; r.dispatchEvent(new Event('change')); 1");
+    page.wait_for(&format!("__simrob2d.draws > {draws}"), "__simrob2d.draws");
+    let v = page.eval(
+        "JSON.stringify((() => {
+          const b = __simrob2d.frame.bodies, s = __simrob2d.camera.scale;
+          const d = __simrob2d.drawn;
+          const i = Math.floor(d.length / 2);
+          let best = null;
+          for (const o of d) {
+            if (o === d[i]) continue;
+            const g = Math.hypot(o.sx - d[i].sx, o.sy - d[i].sy);
+            if (!best || g < best.g) best = { g, o };
+          }
+          return { n: d.length, half: Math.max(b.pose[3], b.pose[4]) * s, r: d[i].r, a: [d[i].sx, d[i].sy], b: [best.o.sx, best.o.sy], gap: best.g, color: d[i].color };
+        })())",
+    );
+    let v: Value = serde_json::from_str(v.as_str().expect("json")).expect("crowd");
+    let (half, r, gap) = (f(&v["half"]), f(&v["r"]), f(&v["gap"]));
+    assert!(
+        half < 2.0 && gap > 2.0 * half + 2.0,
+        "not a crowd of small drones: {v}"
+    );
+    assert!(
+        (r - half.max(0.5)).abs() < 1e-3,
+        "drawn at radius {r}, true {half}: {v}"
+    );
+    // Between a drone and its nearest neighbour, the map's white shows.
+    let (mx, my) = (
+        (f(&v["a"][0]) + f(&v["b"][0])) / 2.0,
+        (f(&v["a"][1]) + f(&v["b"][1])) / 2.0,
+    );
+    let p = page.eval(&format!("__simrob2d.pixel({mx}, {my})"));
+    let p: Vec<u64> = p
+        .as_array()
+        .expect("pixel")
+        .iter()
+        .map(|c| c.as_u64().unwrap_or(0))
+        .collect();
+    assert!(
+        p.iter().take(3).all(|c| *c > 200),
+        "no gap between neighbouring drones at ({mx}, {my}): pixel {p:?}, {v}"
+    );
+    drop(page);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Records `scenario` (cut to `duration` simulated seconds) as `simrob swarm run --record`
 /// does, into `path`.
 fn record_swarm(scenario: &Scenario, duration: f64, path: &Path) {
