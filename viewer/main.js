@@ -227,7 +227,7 @@ function connect() {
     else if (msg.type === 'hello') {
       // A new connection: the server sends its scene again.
       state.scene = null; state.poses = null; state.look = null;
-      panel.hello(msg.server || '', msg.mode === 'replay');
+      panel.hello(msg.server || '', msg.mode === 'replay', msg.watch || undefined);
     }
   };
   socket.onclose = () => { panel.disconnected(); setTimeout(connect, 1000); };

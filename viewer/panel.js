@@ -48,15 +48,18 @@ export class Panel {
   }
 
   /**
-   * The server said what it is: a replay or a live simulation (only now are its controls shown).
-   * @param {string} server @param {boolean} replay
+   * The server said what it is: a replay or a live simulation (only now are its controls
+   * shown); `watch`, why a live world is only watched (then no controls are shown).
+   * @param {string} server @param {boolean} replay @param {string} [watch]
    */
-  hello(server, replay) {
+  hello(server, replay, watch) {
     // The heading already says simrob: `simrob soccer match` shows as `soccer match`.
     const source = server.replace(/^simrob\s+/, '');
     $('source').textContent = source;
     $('replay').style.display = replay ? 'block' : 'none';
-    $('sim').style.display = replay ? 'none' : 'block';
+    $('sim').style.display = replay || watch ? 'none' : 'block';
+    $('watch').textContent = watch ? `Watched only: ${watch}.` : '';
+    $('watch').style.display = watch ? 'block' : 'none';
     $('mode').textContent = replay ? 'REPLAY' : 'LIVE';
     $('mode').className = replay ? 'replay' : 'live';
     document.body.dataset.mode = replay ? 'replay' : 'live';

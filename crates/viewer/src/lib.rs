@@ -23,7 +23,8 @@
 //!
 //! Protocol of the WebSocket: server → page, binary scene and poses messages (the frame's
 //! meta inside them is `{"type":"frame",…}` JSON) and JSON text `{"type":"response","text":…}`,
-//! `{"type":"hello","server":…,"mode":"live"|"replay"}` (first, on every connection); page → server
+//! `{"type":"hello","server":…,"mode":"live"|"replay"}` (first, on every connection; with
+//! `"watch":REASON` when the page only watches, [`Backend::watch_only`]); page → server
 //! `{"cmd":"initialize"|"play"|"pause"|"step"}`, `{"cmd":"timestep","value":0.01}`,
 //! `{"cmd":"gravity","value":-9.8}`, `{"cmd":"rtf","value":1}`,
 //! `{"cmd":"motors","entity":3,"values":[[0,3],[1,-3]]}`.
@@ -88,6 +89,11 @@ pub trait Backend: Send + Sync + 'static {
     fn command(&self, cmd: &serde_json::Value) -> Result<(), CommandError>;
     /// A page connected (after its hello was sent). A replay starts playing on the first.
     fn connected(&self) {}
+    /// Why the page only watches, when it does (a world its own agents drive): the page then
+    /// shows no live controls and says this instead.
+    fn watch_only(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 #[derive(Clone)]
@@ -168,14 +174,13 @@ impl Viewer {
         let (snapshots_tx, snapshots_rx) = watch::channel(None);
         let wants = Arc::new(AtomicBool::new(false));
         let publisher = frames_tx.clone();
+        let mut hello = serde_json::json!({"type": "hello", "server": hello, "mode": mode});
+        if let (Some(reason), Some(fields)) = (backend.watch_only(), hello.as_object_mut()) {
+            fields.insert("watch".into(), reason.into());
+        }
         let state = AppState {
             frames: frames_rx,
-            page: PageShared::new(
-                serde_json::json!({"type": "hello", "server": hello, "mode": mode}),
-                backend,
-                guard,
-                &responses,
-            ),
+            page: PageShared::new(hello, backend, guard, &responses),
         };
         let app = Router::new()
             .route("/", get(index))

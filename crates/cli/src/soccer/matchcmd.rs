@@ -13,7 +13,7 @@ use simrob_viewer::{Frame, FrameView};
 
 #[derive(Args)]
 #[command(mut_arg("gui", crate::flags::gui_help(
-    "Watch the match live in the web viewer (prints its address; the match is then played at --speed); on 127.0.0.1"
+    "Watch the match live in the web viewer (prints its address; the match kicks off when the first page connects, is played at --speed, and the page keeps the final score until Ctrl-C; the page only watches); on 127.0.0.1"
 )))]
 #[command(mut_arg("speed", |a| a.help(
     "With --gui or --ros2: simulated seconds per wall second, 0 (as fast as possible) or at least 0.000001 [default: 1]"
@@ -39,8 +39,9 @@ pub struct MatchArgs {
     /// Record the match (25 frames per simulated second) for `simrob replay FILE`.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
-    /// Watch the match live in the web viewer (prints its address); the match is then played
-    /// at --speed.
+    /// Watch the match live in the web viewer (prints its address); the match kicks off when
+    /// the first page connects, is played at --speed, and the page keeps the final score
+    /// until Ctrl-C.
     #[command(flatten)]
     pub gui: crate::flags::Gui,
     /// With --gui or --ros2: simulated seconds per wall second (0 = as fast as possible).
@@ -70,14 +71,48 @@ fn match_duration(text: &str) -> Result<f64, String> {
     }
 }
 
-/// The page only watches a match: its brains play it.
-struct WatchOnly;
+/// Why the page only watches a match.
+const WATCH_ONLY: &str = "this match is played by its FutRob brains: the page only watches";
+
+/// The page only watches a match: its brains play it. Counts the pages that connected (the
+/// match kicks off when the first does).
+#[derive(Default)]
+struct WatchOnly {
+    pages: Mutex<u64>,
+    changed: std::sync::Condvar,
+}
+
+impl WatchOnly {
+    /// Waits until a page has connected, or `stop` is set (checked every 100 ms). Returns
+    /// whether a page did.
+    fn wait_for_page(&self, stop: &std::sync::atomic::AtomicBool) -> bool {
+        let mut n = self.pages.lock().unwrap_or_else(PoisonError::into_inner);
+        while *n == 0 {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return false;
+            }
+            n = self
+                .changed
+                .wait_timeout(n, std::time::Duration::from_millis(100))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        true
+    }
+}
 
 impl simrob_viewer::Backend for WatchOnly {
     fn command(&self, _cmd: &serde_json::Value) -> Result<(), simrob_viewer::CommandError> {
-        Err(simrob_viewer::CommandError::WatchOnly(
-            "this match is played by its FutRob brains: the page only watches",
-        ))
+        Err(simrob_viewer::CommandError::WatchOnly(WATCH_ONLY))
+    }
+
+    fn connected(&self) {
+        *self.pages.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        self.changed.notify_all();
+    }
+
+    fn watch_only(&self) -> Option<&'static str> {
+        Some(WATCH_ONLY)
     }
 }
 
@@ -95,11 +130,21 @@ fn shown_modes() -> SnapshotModes {
     }
 }
 
-/// What the live view shows over the field: the score, the match clock and each robot's role
-/// and the action it last started.
+/// Whether the match is over: its clock has reached its length.
+fn full_time(arena: &simrob_trials::Arena, s: &MatchSummary) -> bool {
+    arena.now_ms() >= (s.duration_s * 1000.0).round() as u64
+}
+
+/// What the live view shows over the field: the score, the match clock (`full time` at the
+/// end) and each robot's role and the action it last started.
 fn caption(arena: &simrob_trials::Arena, s: &MatchSummary) -> String {
     let mut text = format!(
-        "cyan {} : {} magenta    {} / {}",
+        "{}cyan {} : {} magenta    {} / {}",
+        if full_time(arena, s) {
+            "full time · "
+        } else {
+            ""
+        },
         s.goals[0],
         s.goals[1],
         clock(arena.now_ms() as f64 / 1000.0),
@@ -146,7 +191,8 @@ fn live_view(
                 std::thread::sleep(due - now);
             }
         }
-        if n % 3 == 0 {
+        // Every third iteration, and the last: the page keeps the final score.
+        if n % 3 == 0 || full_time(arena, summary) {
             simrob_viewer::publish_captioned(
                 &frames,
                 &Frame::of(&Snapshot::of(w, modes.clone())),
@@ -175,17 +221,19 @@ pub fn run(a: MatchArgs) -> Result<()> {
     };
     let gui = a.gui.addr();
     let speed = a.speed.or_real_time();
+    let watch = Arc::new(WatchOnly::default());
     let viewer = if let Some(gui) = gui {
         let bind = gui.resolve(crate::flags::LOCALHOST)?;
         let v = simrob_viewer::Viewer::start(
             bind,
-            std::sync::Arc::new(WatchOnly),
+            watch.clone(),
             simrob_viewer::responses_channel(),
             "simrob soccer match",
             "live",
         )
         .with_context(|| format!("cannot start the viewer on {bind} (try --gui=0)"))?;
         println!("viewer on http://{}", v.addr());
+        eprintln!("the match kicks off when the first page connects");
         Some(v)
     } else {
         None
@@ -203,7 +251,16 @@ pub fn run(a: MatchArgs) -> Result<()> {
             }
         }))
     };
+    let stop = params.stop.clone();
+    let interrupted = || {
+        stop.as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    };
     let mut ros = super::matchros::start(&a.ros2, if gui.is_some() { 0.0 } else { speed })?;
+    // Nobody misses the kick-off: a watched match starts when the first page connects.
+    if let (Some(_), Some(stop)) = (&viewer, &stop) {
+        watch.wait_for_page(stop);
+    }
     let summary = match (&viewer, ros.as_mut()) {
         (None, None) => play(&params, observer)?,
         (v, mut ros) => {
@@ -235,11 +292,24 @@ pub fn run(a: MatchArgs) -> Result<()> {
     } else {
         report(&summary)
     };
-    let mut out = std::io::stdout().lock();
-    match std::io::Write::write_all(&mut out, text.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => Ok(r?),
+    {
+        let mut out = std::io::stdout().lock();
+        match std::io::Write::write_all(&mut out, text.as_bytes()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+            r => r?,
+        }
     }
+    // The page keeps the final score until Ctrl-C.
+    if let (Some(v), false) = (&viewer, interrupted()) {
+        println!(
+            "the match has ended; the page stays on http://{} until Ctrl-C",
+            v.addr()
+        );
+        while !interrupted() {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+    Ok(())
 }
 
 /// A recording of an in-process run (25 frames per simulated second) for `simrob replay`.

@@ -268,28 +268,43 @@ fn a_watched_match_refuses_a_pace_too_slow_for_a_clock() {
     );
 }
 
+/// Opens the page of a watched match `m` (its `viewer on http://ADDR` line read) in headless
+/// Chromium.
+fn watch_page(m: &mut Proc, dir: &Path) -> crate::headless::Page {
+    let line = m.wait_for("viewer on http://");
+    let addr = line
+        .trim()
+        .trim_start_matches("viewer on http://")
+        .to_string();
+    crate::headless::Page::open(&format!("http://{addr}/"), &dir.join("profile"), 900, 600)
+}
+
 #[test]
 fn a_match_lasts_the_simulated_seconds_asked_and_a_watched_one_may_run_flat_out() {
     // `--duration` is simulated seconds, as everywhere else; `--speed 0` with --gui plays the
     // match as fast as it can instead of being refused.
-    let out = simrob()
-        .args([
-            "soccer",
-            "match",
-            "--gui=0",
-            "--speed",
-            "0",
-            "--duration",
-            "6",
-            "--json",
-        ])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let summary = text.lines().last().unwrap_or_default();
-    let v: serde_json::Value = serde_json::from_str(summary).unwrap();
+    let dir = tmp("match-flat-out");
+    let mut m = Proc::start(
+        simrob()
+            .args([
+                "soccer",
+                "match",
+                "--gui=0",
+                "--speed",
+                "0",
+                "--duration",
+                "6",
+                "--json",
+            ])
+            .stdin(std::process::Stdio::null()),
+    );
+    let page = watch_page(&mut m, &dir);
+    let summary = m.wait_for("\"duration_s\"");
+    m.wait_for("the match has ended; the page stays on http://");
+    drop(page);
+    let status = crate::support::stop_with(&mut m.child, "-INT");
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
     assert_eq!(v["duration_s"], 6.0, "{v}");
     assert_eq!(v["played_s"], 6.0, "{v}");
     // The keepers' saves and the quietest spell, printed in the table, are in the JSON too.
@@ -298,6 +313,47 @@ fn a_match_lasts_the_simulated_seconds_asked_and_a_watched_one_may_run_flat_out(
         v["longest_without_strike_s"][1].as_f64() <= Some(6.0),
         "{v}"
     );
+}
+
+/// The page of `soccer match --gui` only watches: it shows no live controls and says why; at
+/// the end the page keeps the final score until Ctrl-C.
+#[test]
+fn a_watched_match_waits_for_its_page_shows_no_controls_and_keeps_the_final_score() {
+    let dir = tmp("match-watched");
+    let mut m = Proc::start(
+        simrob()
+            .args([
+                "soccer",
+                "match",
+                "--gui=0",
+                "--speed",
+                "0",
+                "--duration",
+                "3",
+            ])
+            .stdin(std::process::Stdio::null()),
+    );
+    let mut page = watch_page(&mut m, &dir);
+    page.wait_for("simrob.frame !== null", "simrob.received");
+    page.wait_for(
+        "document.getElementById('sim').style.display === 'none' && document.getElementById('watch').textContent.includes('FutRob brains')",
+        "[document.getElementById('sim').style.display, document.getElementById('watch').textContent]",
+    );
+    m.wait_for("the match has ended; the page stays on http://");
+    page.wait_for(
+        "(simrob.frame.caption || '').startsWith('full time · cyan')",
+        "simrob.frame && simrob.frame.caption",
+    );
+    // Still served: a reload gets the final frame again.
+    page.eval("location.reload(); 1");
+    page.wait_for(
+        "window.simrob && simrob.frame && (simrob.frame.caption || '').startsWith('full time')",
+        "document.getElementById('status').textContent",
+    );
+    drop(page);
+    let status = crate::support::stop_with(&mut m.child, "-INT");
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Bad values are a command line that does not parse (status 2, clap's message naming the
