@@ -8,7 +8,8 @@
 //! recording of any length opens at once. A recording its writer has not finished (no `end`
 //! line yet) is followed: the player waits on its last frame for the next ones. The
 //! recording keeps no sizes, names or routes: bodies are drawn
-//! [`BODY_HALF`]/[`ITEM_HALF`] map units across, items are labelled by id, and a carried
+//! [`BODY_HALF`]/[`ITEM_HALF`] map units across (robots as discs, drones as squares, as
+//! live), items are labelled by id, and a carried
 //! item's carrier is the body it was recorded exactly on (the swarm moves a carried item
 //! with its carrier, pose for pose).
 //!
@@ -105,6 +106,7 @@ pub fn frame_from_snapshot(line: &[u8], scene: &Scene2d) -> Result<Frame2d, swar
 /// The 2D frame of a (checked) snapshot.
 pub fn frame_of(snap: swarm::Snapshot, scene: &Scene2d) -> Frame2d {
     let item_kind = scene.kinds.iter().position(|k| k == "item");
+    let drone_kind = scene.kinds.iter().position(|k| k == "drone");
     let item_state = scene.state("item");
     let carried_state = scene.state("carried");
     let mut f = Frame2d {
@@ -133,7 +135,8 @@ pub fn frame_of(snap: swarm::Snapshot, scene: &Scene2d) -> Frame2d {
             half: [half, half],
             kind: u8::try_from(e.kind).unwrap_or(u8::MAX),
             state,
-            disc: !is_item,
+            // Drones are squares (their collider is a box), as the live view draws them.
+            disc: !is_item && drone_kind.is_none_or(|k| k != e.kind as usize),
         });
     }
     // A carried item sits exactly on its carrier (same recorded pose).
@@ -421,6 +424,20 @@ mod tests {
             swarm::snapshot_time(br#"{"type":"snapshot","frame":3}"#),
             None
         );
+    }
+
+    #[test]
+    fn drones_replay_as_squares_and_robots_as_discs_as_live() {
+        let header = br#"{"type":"header","format":"simrob-swarm-recording","version":1,"width":100,"height":100,"kinds":["world","robot","drone"]}"#;
+        let h = swarm::parse_header(header).expect("header");
+        let scene = scene_of(&h);
+        let f = frame_from_snapshot(
+            br#"{"type":"snapshot","frame":0,"t":0,"entities":[[1,1,10,5,0,""],[2,2,20,5,0,"flying"]]}"#,
+            &scene,
+        )
+        .expect("frame");
+        let disc: Vec<bool> = f.bodies.iter().map(|b| b.disc).collect();
+        assert_eq!(disc, [true, false], "robot a disc, drone a square");
     }
 
     #[test]
