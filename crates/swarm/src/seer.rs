@@ -290,14 +290,16 @@ impl Seer {
         }
     }
 
-    fn take(&mut self, ctx: &mut Ctx) {
+    /// A snapshot of the world at `frame`, stamped `t` (the observation's time; at the end,
+    /// the frame's own time).
+    fn take(&mut self, ctx: &mut Ctx, t: f64) {
         self.flush_logs(ctx);
         if self.last_frame == Some(ctx.frame) {
             return;
         }
         self.last_frame = Some(ctx.frame);
         let mut snap = std::mem::take(&mut self.snap);
-        snapshot(&ctx.world, ctx.frame, ctx.events.now(), &mut snap);
+        snapshot(&ctx.world, ctx.frame, t, &mut snap);
         self.each(|c| c.snapshot(&snap));
         self.snap = snap;
     }
@@ -333,13 +335,17 @@ impl System for Seer {
             }
             return;
         }
-        self.take(ctx);
+        let t = ctx.events.now();
+        self.take(ctx, t);
         ctx.events
             .after(self.period, Event::observation(Self::TICK));
     }
 
     fn finish(&mut self, ctx: &mut Ctx, summary: &Summary) {
-        self.take(ctx);
+        // The world as the run left it: at its last frame's time (the event clock may trail
+        // it, at the time of the last event handled), as the summary and the live view say.
+        let t = ctx.frame as f64 / ctx.config.fps;
+        self.take(ctx, t);
         self.each(|c| c.finish(summary));
     }
 }

@@ -152,3 +152,33 @@ fn a_writer_that_falls_behind_leaves_snapshots_out_counted_and_marked() {
     assert_eq!(r.dropped().len() as u64, dropped);
     assert_eq!(r.dropped()[0], 1.0);
 }
+
+/// The last snapshot of a run is stamped with its frame's time (`frame / fps`), as the run's
+/// summary and the live view say; it once had the time of the last event handled (54.60 s for
+/// the hospital's frame 1093, 54.65 s).
+#[test]
+fn the_last_snapshot_is_stamped_with_its_frames_time() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/swarm/hospital.toml");
+    let mut sim = Scenario::load(&path)
+        .expect("hospital")
+        .build(&Overrides::default())
+        .expect("build");
+    let file = SharedFile::new(None);
+    sim.add_system(Box::new(Seer::new(
+        "hospital",
+        0.25,
+        vec![Box::new(JsonLinesRecorder::new(file.clone()))],
+    )));
+    let summary = sim.run();
+    let mut r = Reader::open(std::io::Cursor::new(file.contents())).unwrap();
+    assert!(r.is_finished());
+    let last = r.snapshot(r.len() - 1).unwrap();
+    assert_eq!(last.frame, summary.frames);
+    assert!(
+        (last.t - summary.simulated_seconds).abs() < 1e-9,
+        "last snapshot: frame {} at t = {}, the run: {} s",
+        last.frame,
+        last.t,
+        summary.simulated_seconds
+    );
+}
