@@ -249,7 +249,7 @@ function panels() {
   const st = frame.status;
   const r = frame.replay;
   $('time').textContent = r
-    ? `t = ${frame.time.toFixed(2)} s of ${r.end.toFixed(2)} s, frame ${r.index + 1}/${r.count}`
+    ? `t = ${frame.time.toFixed(2)} s of ${r.end.toFixed(2)} s, frame ${frame.frame} (snapshot ${r.index + 1}/${r.count})`
     : `t = ${frame.time.toFixed(2)} s, frame ${frame.frame}`;
   $('state').textContent = st.state;
   $('status').dataset.state = st.state;

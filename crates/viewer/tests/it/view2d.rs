@@ -834,6 +834,19 @@ fn a_swarm_recording_replays_in_the_2d_view_with_its_controls() {
         "JSON.stringify([__simrob2d.drawn.find(d => d.id === {item}), __simrob2d.drawn.find(d => d.id === {carrier})])"
     ));
     let drawn: Value = serde_json::from_str(drawn.as_str().expect("json")).expect("drawn");
+    // "frame" is the run's frame, as the live view and the log say; the snapshot is counted
+    // apart.
+    let sim_frame = page.eval("__simrob2d.frame.frame");
+    let index = page.eval("__simrob2d.frame.replay.index");
+    let time_text = page.text("time");
+    assert!(
+        time_text.contains(&format!(
+            ", frame {sim_frame} (snapshot {}/{})",
+            index.as_u64().unwrap_or(0) + 1,
+            snaps.len()
+        )),
+        "{time_text}"
+    );
     let (i, c) = (&drawn[0], &drawn[1]);
     assert_eq!(i["kind"], "item", "{i}");
     assert_eq!(i["carrier"], carrier, "{i}");
