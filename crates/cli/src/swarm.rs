@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use simrob_record::simrec::JsonLinesWriter;
 use simrob_swarm::drones::Avoidance;
 use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_swarm::script::Script;
@@ -79,8 +78,8 @@ pub struct RunArgs {
     /// Format of --record: `swarm` (simrob-swarm-recording v2: binary snapshots, about 7
     /// bytes a drone, written on a thread of its own so the run never waits on the disk),
     /// `swarm-json` (simrob-swarm-recording v1: JSON lines, about 35 bytes a drone, written
-    /// by the run) or `viewer` (simrob-recording v1, the 3D viewer's format, which `simrob
-    /// replay` plays: every robot a box on the floor, 1 map unit = 1 cm).
+    /// by the run) or `viewer` (simrob-recording v2, the 3D viewer's compact format, which
+    /// `simrob replay` plays: every robot a box on the floor, 1 map unit = 1 cm).
     #[arg(long, value_name = "FORMAT", default_value = "swarm")]
     record_format: RecordFormat,
     /// With --record-format swarm: megabytes of snapshots (16 bytes a robot each) the
@@ -116,7 +115,7 @@ pub enum RecordFormat {
     Swarm,
     /// simrob-swarm-recording v1 (JSON lines).
     SwarmJson,
-    /// simrob-recording v1 (the viewer's replay format).
+    /// simrob-recording v2 (the 3D viewer's compact replay format).
     Viewer,
 }
 
@@ -555,12 +554,15 @@ fn bench(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Writes snapshots in the viewer's recording format (`simrob-recording` v1): each frame
+/// Writes snapshots in the viewer's recording format (`simrob-recording` v2, compact, its
+/// end marked when the run finishes): each frame
 /// holds every wall (one `Field` entity of boxes) and every robot or item (a `Robot`
 /// entity with one box body). The 2D map becomes the floor: x stays, y is mirrored (the
 /// viewer's Y points away from the screen's top), 1 map unit = 1 cm.
 struct ViewerRecorder<W: std::io::Write> {
-    out: JsonLinesWriter<W>,
+    /// The file, until the header names the recording's source.
+    out: Option<W>,
+    writer: Option<simrob_viewer::record::Writer<W>>,
     /// The map's walls as the viewer's static boxes.
     walls: Vec<FrameBody>,
     fps: f64,
@@ -571,7 +573,8 @@ struct ViewerRecorder<W: std::io::Write> {
 impl<W: std::io::Write> ViewerRecorder<W> {
     fn new(out: W) -> Self {
         ViewerRecorder {
-            out: JsonLinesWriter::new(out),
+            out: Some(out),
+            writer: None,
             walls: Vec::new(),
             fps: 24.0,
             kinds: Vec::new(),
@@ -584,8 +587,13 @@ impl<W: std::io::Write + Send> Consumer for ViewerRecorder<W> {
         self.walls = swarm_walls(&h.walls);
         self.fps = h.fps;
         self.kinds = h.kinds.clone();
-        let header = simrob_viewer::record::header_now(&format!("simrob swarm: {}", h.scenario));
-        Ok(self.out.header(&header)?)
+        if let Some(out) = self.out.take() {
+            self.writer = Some(simrob_viewer::record::Writer::new(
+                out,
+                &format!("simrob swarm: {}", h.scenario),
+            )?);
+        }
+        Ok(())
     }
 
     fn snapshot(&mut self, snap: &simrob_swarm::seer::Snapshot) -> Result<(), ConsumerError> {
@@ -625,6 +633,16 @@ impl<W: std::io::Write + Send> Consumer for ViewerRecorder<W> {
             bodies,
             entities,
         };
-        Ok(self.out.frame(&frame)?)
+        if let Some(w) = self.writer.as_mut() {
+            w.write_frame(&frame)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _summary: &Summary) -> Result<(), ConsumerError> {
+        if let Some(w) = self.writer.take() {
+            w.finish()?;
+        }
+        Ok(())
     }
 }

@@ -189,10 +189,12 @@ fn viewer_format_recordings_replay_in_the_viewer() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = std::fs::read_to_string(&rec).unwrap();
-    let r = simrob_viewer::record::Recording::parse(&text).expect("the viewer reads it");
-    assert!(r.frames.len() >= 10, "{} frames", r.frames.len());
-    let f = &r.frames[0];
+    // The compact format, its end marked: a replay of it ends.
+    let mut r = simrob_viewer::record::RecordingReader::open(&rec).expect("the viewer reads it");
+    assert_eq!(r.header().version, 2);
+    assert!(r.is_finished(), "no end mark");
+    assert!(r.len() >= 10, "{} frames", r.len());
+    let f = r.frame(0).expect("frame 0");
     assert!(f.entities.iter().any(|e| e.kind == "Field"), "walls");
     // Kinds named from the world: the hospital's three robots and its three medicine items.
     assert_eq!(f.entities.iter().filter(|e| e.kind == "Robot").count(), 3);
