@@ -642,6 +642,11 @@ impl Session {
                 self.next_due = None;
                 self.dirty = true;
                 self.emit_changed(false);
+                // Confirmed as the timestep and gravity are: to every agent and the viewer.
+                self.confirm(
+                    None,
+                    format!("Set_Real_Time_Factor: Real-time factor set to {f}"),
+                );
                 Ok(())
             }
             LocalCommand::Request(request) => {
@@ -1851,6 +1856,27 @@ mod timing_tests {
         let mut paced = server(|c| c.real_time_factor = 1.0);
         send(&mut paced, agent(9000), INIT, t0);
         assert!(paced.handle_timeout(t0), "paced runs stay cheap: they run");
+    }
+
+    #[test]
+    fn a_real_time_factor_set_locally_is_confirmed_to_every_agent_and_the_viewer() {
+        let mut s = server(|_| {});
+        let t0 = Instant::now();
+        register(&mut s, 9000, false, t0);
+        let _ = texts(&mut s);
+        s.set_observed(true);
+        while s.poll_event().is_some() {}
+        s.handle_command(LocalCommand::SetRealTimeFactor(2.0), t0)
+            .unwrap();
+        let said = "Set_Real_Time_Factor: Real-time factor set to 2";
+        assert_eq!(texts(&mut s), [(agent(9000), said.to_string())]);
+        let local: Vec<String> = std::iter::from_fn(|| s.poll_event())
+            .filter_map(|e| match e {
+                Event::Response(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(local, [said]);
     }
 
     #[test]
