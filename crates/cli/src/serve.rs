@@ -173,30 +173,38 @@ pub fn run(args: ServeArgs) -> Result<()> {
         (None, Some(_)) => Some("the recording"),
         (None, None) => None,
     };
+    let mut pacing = None;
     if let (Some(watcher), false, true) = (
         watcher,
         args.speed.is_given(),
         config.real_time_factor == 0.0,
     ) {
         config.real_time_factor = 1.0;
-        println!("pacing at real time for {watcher} (--speed 0: as fast as possible)");
+        pacing = Some(watcher);
     }
     let scenario = args.scenario.as_deref().or(args.scenario_flag.as_deref());
     let mut server = build(config, scenario, !args.no_start)?;
     let stop = crate::shell::ctrl_c_flag()?;
     let addr = server.local_addr()?;
-    println!("listening on udp://{addr}");
-    let _viewer = if let Some(gui) = gui {
-        let viewer = start_viewer_on(&mut server, gui)?;
-        println!("viewer on http://{}", viewer.addr());
-        Some(viewer)
-    } else {
-        None
+    // The viewer and the recording first: a taken port or an unwritable file fails before
+    // the ready line (`listening on …`) is printed.
+    let viewer = match gui {
+        Some(gui) => Some(start_viewer_on(&mut server, gui)?),
+        None => None,
     };
     if let Some(path) = &args.record {
         let recorder = simrob_viewer::record::recorder(path, &format!("udp://{addr}"))
             .with_context(|| format!("cannot record to {}", path.display()))?;
         server.add_observer(recorder);
+    }
+    if let Some(watcher) = pacing {
+        println!("pacing at real time for {watcher} (--speed 0: as fast as possible)");
+    }
+    println!("listening on udp://{addr}");
+    if let Some(v) = &viewer {
+        println!("viewer on http://{}", v.addr());
+    }
+    if let Some(path) = &args.record {
         println!("recording to {}", path.display());
     }
     let _ros2 = if args.ros2.ros2 {

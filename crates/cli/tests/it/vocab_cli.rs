@@ -98,6 +98,9 @@ fn a_taken_named_port_is_an_error_that_says_what_to_do() {
             stderr.contains(&format!("port {port} is taken")) && stderr.contains("--gui=0"),
             "{args:?}: {stderr}"
         );
+        // Nothing said it was ready (a script waiting for `listening on` would think so).
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.contains("listening"), "{args:?}: {stdout}");
     }
 }
 
