@@ -25,11 +25,27 @@ import { Panel } from './panel.js';
 
 const params = new URLSearchParams(location.search);
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** What the URL asked that could not be done (shown in the responses panel). @type {string[]} */
+const urlErrors = [];
+/**
+ * URL option `key` as a number, if it is one that `ok` accepts; else undefined, and a bad
+ * one is said (the default stays).
+ * @param {string} key @param {(v: number) => boolean} ok @param {string} want what it must be
+ * @returns {number | undefined}
+ */
+function urlNumber(key, ok, want) {
+  const text = params.get(key);
+  if (text === null) return undefined;
+  const v = Number(text);
+  if (text.trim() !== '' && Number.isFinite(v) && ok(v)) return v;
+  urlErrors.push(`Error: ?${key}=${text} ignored: ${want}`);
+  return undefined;
+}
 const glCanvas = /** @type {HTMLCanvasElement} */ ($('gl'));
 const stage = $('stage');
 const bench = params.get('bench') === '1';
 const software = softwareGl();
-const res = Math.min(Math.max(parseFloat(params.get('res') || '1') || 1, 0.1), 2);
+const res = Math.min(Math.max(urlNumber('res', (v) => v > 0, 'a number greater than 0 (0.1 to 2)') ?? 1, 0.1), 2);
 const glView = new GlView(glCanvas, { antialias: !software, res, instanced: params.get('gl') === 'instanced', depth: params.get('depth') === '1' || !software });
 const glReady = glView.gl !== null;
 const top = new TopCanvas(/** @type {HTMLCanvasElement} */ ($('flat')));
@@ -54,7 +70,7 @@ const state = {
   hover: null,
   cam: { target: [0, 0, 0.05], dist: 3.2, yaw: -0.9, pitch: 0.75 },
   top: { cx: 0, cy: 0, scale: 0 },
-  fitted: params.has('scale'),
+  fitted: false,
   fov: params.get('fov') === '1',
   hideLabels: params.get('labels') === '0',
   /** @type {(p: ArrayLike<number>) => number[] | null} world → CSS px of the last drawing */
@@ -64,9 +80,18 @@ const state = {
   /** Milliseconds of script per drawing (for ?bench=1). */
   scriptMs: 0,
 };
-for (const [key, name] of /** @type {const} */ ([['scale', 'scale'], ['cx', 'cx'], ['cy', 'cy']])) {
-  if (params.has(key)) state.top[name] = parseFloat(params.get(key) || '0');
+{
+  const scale = urlNumber('scale', (v) => v > 0, 'pixels per metre, a number greater than 0');
+  const cx = urlNumber('cx', () => true, 'metres, a number');
+  const cy = urlNumber('cy', () => true, 'metres, a number');
+  if (scale !== undefined) {
+    state.top.scale = scale;
+    state.fitted = true;
+  }
+  if (cx !== undefined) state.top.cx = cx;
+  if (cy !== undefined) state.top.cy = cy;
 }
+for (const e of urlErrors) panel.log(e);
 if (params.get('panel') === '0') $('side').style.display = 'none';
 window.addEventListener('keydown', (ev) => {
   if (ev.key === 'f' && !(ev.target instanceof HTMLInputElement)) { state.fov = !state.fov; redraw(); }
@@ -273,6 +298,8 @@ const debug = {
     });
   },
   get scaleBar() { return top.scaleBar; },
+  /** The URL options ignored, and why. */
+  urlErrors,
   get labels() { return labels.placed; },
   top: state.top,
   cam: state.cam,

@@ -269,6 +269,33 @@ fn labels_do_not_overlap_in_the_default_soccer_view() {
 }
 
 #[test]
+fn url_options_that_are_not_numbers_are_ignored_and_said() {
+    let live = live("badurl");
+    let _agent = initialized(&live);
+    let url = format!(
+        "http://{}/?view=top&scale=abc&cx=foo&cy=0.5&res=x",
+        live.viewer.addr()
+    );
+    let mut page = Page::open(&url, &live.dir.join("profile"), 800, 600);
+    page.wait_for(
+        "simrob.drawn > 0 && simrob.scaleBar !== undefined",
+        "document.getElementById('status').textContent",
+    );
+    // The view fitted as without them: a finite scale, the bodies spread out on the canvas.
+    let top = page.eval("[simrob.top.scale, simrob.top.cx, simrob.top.cy]");
+    let finite = top
+        .as_array()
+        .is_some_and(|a| a.iter().all(|v| v.as_f64().is_some_and(f64::is_finite)));
+    assert!(finite && top[0].as_f64() > Some(0.0), "{top}");
+    // Each bad one said on the page.
+    let log = page.text("log");
+    for key in ["?scale=abc ignored", "?cx=foo ignored", "?res=x ignored"] {
+        assert!(log.contains(key), "{key}: {log}");
+    }
+    assert!(!log.contains("?cy="), "{log}");
+}
+
+#[test]
 fn the_top_view_has_a_scale_grid_and_coordinates_and_picks_by_shape() {
     let live = live("topview");
     let _agent = initialized(&live);
