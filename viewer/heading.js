@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Which way each robot faces, for its heading arrow (drawn by `gl.js`, one instance of a flat
- * arrow per robot, on top of it). Robots and drones get one; humanoids have their own marks
+ * arrow per robot, on top of it). Robots get one (drones have no heading: none); humanoids have their own marks
  * (`labels.js`).
  *
  * Facing is the direction the robot drives when it drives forwards:
@@ -32,7 +32,8 @@ export class Headings {
     const backwards = [];
     for (let k = 0; k < s.m; k++) {
       const kind = kindOf(s, k);
-      if (kind !== 'Robot' && kind !== 'Drone') continue;
+      // Not drones: the swarm's drones fly any way without turning (no heading).
+      if (kind !== 'Robot') continue;
       const first = s.bodyStart[k], last = s.bodyStart[k + 1];
       if (first === last) continue;
       let wheeled = false;

@@ -817,6 +817,7 @@ export class Renderer {
     if (!scene) return;
     const states = Math.max(1, scene.states.length);
     const item = scene.kinds.indexOf('item');
+    const drone = scene.kinds.indexOf('drone');
     // Bucket the bodies on the screen by state (counting sort), carried items apart.
     // Bodies a few pixels across are stamped into one image when there are many (a path
     // per body costs more), bucketed apart from the others.
@@ -875,12 +876,13 @@ export class Renderer {
         ctx.stroke();
       }
       if (st.mark !== 'cross') {
-        // Headings, from the centre to the rim (not for items, nor a few pixels across).
+        // Headings, from the centre to the rim (not for items, nor drones, which fly any
+        // way without turning, nor bodies a few pixels across).
         ctx.strokeStyle = st.mark === 'ring' ? st.color : '#fff';
         ctx.lineWidth = 2;
         ctx.beginPath();
         for (const i of list) {
-          if (b.kinds[i] === item || this.sr[i] < SMALL_R) continue;
+          if (b.kinds[i] === item || b.kinds[i] === drone || this.sr[i] < SMALL_R) continue;
           const t = b.pose[5 * i + 2];
           ctx.moveTo(this.sx[i], this.sy[i]);
           ctx.lineTo(this.sx[i] + Math.cos(t) * this.sr[i], this.sy[i] + Math.sin(t) * this.sr[i]);

@@ -547,6 +547,21 @@ fn a_crashed_drone_is_drawn_differently_from_a_flying_one() {
         ),
         "the flying drone is not drawn blue: {fl}"
     );
+    // No heading mark: the model's drones have none (it was a white line pointing east).
+    assert!(
+        any_pixel_near(
+            &mut page,
+            f(&fl["sx"]) + f(&fl["r"]) * 0.6,
+            f(&fl["sy"]),
+            0,
+            |p| {
+                (i32::from(p[0]) - 0x1f).abs() < 20
+                    && (i32::from(p[1]) - 0x77).abs() < 20
+                    && (i32::from(p[2]) - 0xb4).abs() < 20
+            }
+        ),
+        "a heading mark is drawn on the flying drone: {fl}"
+    );
     let c = close_up(&mut page, crashed.0, at_c);
     assert!(
         any_pixel_near(
