@@ -264,6 +264,11 @@ pub(crate) fn serve_app(
     app: Router,
     background: Option<Background>,
 ) -> std::io::Result<(SocketAddr, Arc<AtomicBool>)> {
+    // The icon every browser asks for: none (204), rather than a 404 in its console.
+    let app = app.route(
+        "/favicon.ico",
+        get(|| async { axum::http::StatusCode::NO_CONTENT }),
+    );
     let listener = TcpListener::bind(bind)?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;

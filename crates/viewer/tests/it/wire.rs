@@ -174,6 +174,9 @@ fn the_page_and_its_modules_are_served_and_nothing_else() {
             );
         }
     }
+    // The icon a browser asks for on every page: none, and no error in its console.
+    let icon = get("/favicon.ico");
+    assert!(icon.starts_with("HTTP/1.1 204"), "{icon}");
     for path in ["/app.js", "/../Cargo.toml", "/secret.js"] {
         let reply = get(path);
         assert!(reply.starts_with("HTTP/1.1 404"), "{path}: {reply}");
