@@ -53,6 +53,10 @@ pub const DEFAULT_MAX_NAME_BYTES: usize = 256;
 /// Default largest |x| or |y| of a task's point, metres (`max_coordinate`): far beyond any
 /// robot's map, and short in a log.
 pub const DEFAULT_MAX_COORDINATE: f64 = 1e6;
+/// Default seconds a centralised round waits after the first change it could use
+/// (`round_period`): 0, a round at the next [`ControlCenter::handle_timeout`] (what an
+/// in-process run wants, where everything of a frame arrives before it).
+pub const DEFAULT_ROUND_PERIOD: f64 = 0.0;
 
 /// Control Center settings (every one a documented key of `simrob coord serve`).
 #[derive(Clone, Debug)]
@@ -86,6 +90,12 @@ pub struct CcConfig {
     /// Largest |x| or |y| of a task's point, metres (`max_coordinate`, default 1 000 000): a
     /// task beyond it is refused.
     pub max_coordinate: f64,
+    /// Seconds of Time Server time a centralised round (`hungarian`, `greedy`) waits after the
+    /// first change it could use — a task submitted, a robot joined, idle or gone
+    /// (`round_period`, default 0: at the next [`ControlCenter::handle_timeout`]). Everything
+    /// that arrives meanwhile is assigned together, so the optimal assignment sees the whole
+    /// problem rather than one message at a time.
+    pub round_period: f64,
 }
 
 impl Default for CcConfig {
@@ -101,6 +111,7 @@ impl Default for CcConfig {
             max_name_bytes: DEFAULT_MAX_NAME_BYTES,
             max_path_points: MAX_PATH_POINTS,
             max_coordinate: DEFAULT_MAX_COORDINATE,
+            round_period: DEFAULT_ROUND_PERIOD,
         }
     }
 }
@@ -408,6 +419,8 @@ pub struct ControlCenter {
     next_reannounce: f64,
     /// Something changed that a centralised round could use.
     dirty: bool,
+    /// When the centralised round is due (Time Server time; set when `dirty` becomes true).
+    round_at: f64,
     out: VecDeque<Envelope>,
     logs: VecDeque<LogLine>,
     /// Operators that asked to follow the logs.
@@ -451,6 +464,7 @@ impl ControlCenter {
             cost: Box::new(Euclidean),
             next_reannounce: 0.0,
             dirty: false,
+            round_at: 0.0,
             out: VecDeque::new(),
             logs: VecDeque::new(),
             followers: Vec::new(),
@@ -511,6 +525,15 @@ impl ControlCenter {
             to,
             msg,
         });
+    }
+
+    /// Marks a change a centralised round could use: the round is due `round_period` after
+    /// the first such change since the last round.
+    fn changed(&mut self) {
+        if !self.dirty {
+            self.dirty = true;
+            self.round_at = self.t() + self.config.round_period;
+        }
     }
 
     /// The current allocation policy.
@@ -678,7 +701,7 @@ impl ControlCenter {
                 if let Some(r) = self.robots.get_mut(&robot) {
                     r.status = Some(*status);
                 }
-                self.dirty = true;
+                self.changed();
                 Ok(())
             }
             msg @ Msg::TaskState {
@@ -809,7 +832,7 @@ impl ControlCenter {
         );
         self.present.insert(id);
         self.send(Some(id), Msg::Welcome { robot: id });
-        self.dirty = true;
+        self.changed();
         Ok(())
     }
 
@@ -851,7 +874,7 @@ impl ControlCenter {
         for id in back {
             self.waiting.push_back(id);
         }
-        self.dirty = true;
+        self.changed();
         self.pump_auctions();
     }
 
@@ -948,7 +971,7 @@ impl ControlCenter {
             if let Some(r) = self.robots.get_mut(&robot) {
                 r.assigned = r.assigned.saturating_sub(1);
             }
-            self.dirty = true;
+            self.changed();
             self.freed += 1;
         }
         cclog!(
@@ -1162,7 +1185,7 @@ impl ControlCenter {
             describe(&self.tasks[&id].spec)
         );
         self.waiting.push_back(id);
-        self.dirty = true;
+        self.changed();
         if self.config.policy == Policy::Cnp {
             self.announce_waiting();
         }
@@ -1380,7 +1403,8 @@ impl ControlCenter {
             );
         }
         self.config.policy = policy;
-        self.dirty = true;
+        self.dirty = false;
+        self.changed();
         let again: Vec<TaskId> = self.retry.drain(..).collect();
         self.waiting.extend(again);
         if policy == Policy::Cnp {
@@ -1410,7 +1434,7 @@ impl ControlCenter {
                 }
             }
             Policy::Hungarian | Policy::Greedy => {
-                if self.dirty {
+                if self.dirty && (self.config.round_period <= 0.0 || now >= self.round_at) {
                     self.dirty = false;
                     self.centralised_round();
                 }
@@ -1423,6 +1447,9 @@ impl ControlCenter {
         let mut next = self.auctions.poll_timeout();
         if self.config.policy == Policy::Cnp && !self.retry.is_empty() {
             next = Some(next.map_or(self.next_reannounce, |n| n.min(self.next_reannounce)));
+        }
+        if self.config.policy != Policy::Cnp && self.dirty {
+            next = Some(next.map_or(self.round_at, |n| n.min(self.round_at)));
         }
         next
     }

@@ -38,6 +38,12 @@ const CLOCK_PERIOD: (f64, f64) = (0.01, 60.0);
 const WINDOW: (f64, f64) = (0.01, 3600.0);
 /// `--reannounce-period` (reannounce_period), seconds: each announcement again is logged.
 const REANNOUNCE_PERIOD: (f64, f64) = (0.1, 3600.0);
+/// `--round-period` (round_period), seconds.
+const ROUND_PERIOD: (f64, f64) = (0.0, 3600.0);
+/// Most events taken from the queue in one turn of the loop before the rounds that are due:
+/// whatever arrived together is handled together, and the clock and the connections' checks
+/// still come at least this often.
+const EVENTS_PER_TURN: usize = 1024;
 /// `--silence-timeout` (silence_timeout) when not 0, seconds.
 const SILENCE_TIMEOUT: (f64, f64) = (0.1, 86_400.0);
 /// `--hello-timeout` (hello_timeout) when not 0, seconds.
@@ -81,6 +87,12 @@ pub struct ServeArgs {
     /// 3600.
     #[arg(long, default_value_t = 1.0)]
     reannounce_period: f64,
+    /// Seconds a centralised round (hungarian, greedy) waits after the first change it could
+    /// use — a task submitted, a robot joined, idle or gone (round_period), from 0 to 3600.
+    /// What arrives meanwhile is assigned together, so the optimal assignment sees the whole
+    /// problem, not one message at a time.
+    #[arg(long, default_value_t = 0.5, value_name = "SECONDS")]
+    round_period: f64,
     /// Most connections at once (max_connections), at least 1. When full, a newcomer takes
     /// the place of the oldest connection that has not yet said hello nor sent an operator's
     /// request; with none such it is refused.
@@ -164,6 +176,12 @@ impl ServeArgs {
                 "reannounce_period",
                 self.reannounce_period,
                 REANNOUNCE_PERIOD,
+            ),
+            (
+                "--round-period",
+                "round_period",
+                self.round_period,
+                ROUND_PERIOD,
             ),
         ] {
             if !(min..=max).contains(&v) {
@@ -255,6 +273,7 @@ impl ServeArgs {
             max_name_bytes: self.max_name_bytes,
             max_path_points: self.max_path_points,
             max_coordinate: self.max_coordinate,
+            round_period: self.round_period,
         })
     }
 }
@@ -392,86 +411,98 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
         };
         let now = local(start);
         let mut quit = false;
-        match event {
-            None => {}
-            Some(Incoming::Accepted(stream)) => {
-                if conns.len() >= args.max_connections {
-                    make_room(&mut conns, now);
-                }
-                if conns.len() >= args.max_connections {
-                    let mut s = stream;
-                    let _ = write_env(
-                        &mut s,
-                        &refused(format!(
-                            "too many connections (max_connections {})",
-                            args.max_connections
-                        )),
-                    );
-                } else {
-                    let id = next_conn;
-                    next_conn += 1;
-                    let _ = stream.set_nodelay(true);
-                    let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
-                    match stream
-                        .try_clone()
-                        .and_then(|r| spawn_reader(id, r, args.max_message_bytes, tx.clone()))
-                    {
-                        Ok(()) => {
-                            conns.insert(
-                                id,
-                                Conn {
-                                    stream,
-                                    robots: Vec::new(),
-                                    heard: now,
-                                    let_go: false,
-                                    opened: now,
-                                    introduced: false,
-                                },
-                            );
+        // Everything that arrived together is handled before the rounds that are due (a
+        // centralised round then sees all of it).
+        let mut event = event;
+        for _ in 0..EVENTS_PER_TURN {
+            match event {
+                None => {}
+                Some(Incoming::Accepted(stream)) => {
+                    if conns.len() >= args.max_connections {
+                        make_room(&mut conns, now);
+                    }
+                    if conns.len() >= args.max_connections {
+                        let mut s = stream;
+                        let _ = write_env(
+                            &mut s,
+                            &refused(format!(
+                                "too many connections (max_connections {})",
+                                args.max_connections
+                            )),
+                        );
+                    } else {
+                        let id = next_conn;
+                        next_conn += 1;
+                        let _ = stream.set_nodelay(true);
+                        let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
+                        match stream
+                            .try_clone()
+                            .and_then(|r| spawn_reader(id, r, args.max_message_bytes, tx.clone()))
+                        {
+                            Ok(()) => {
+                                conns.insert(
+                                    id,
+                                    Conn {
+                                        stream,
+                                        robots: Vec::new(),
+                                        heard: now,
+                                        let_go: false,
+                                        opened: now,
+                                        introduced: false,
+                                    },
+                                );
+                            }
+                            Err(e) => tracing::warn!("connection refused: {e}"),
                         }
-                        Err(e) => tracing::warn!("connection refused: {e}"),
                     }
                 }
-            }
-            Some(Incoming::Message(c, env)) => {
-                if let Some(conn) = conns.get_mut(&c) {
-                    conn.heard = now;
-                }
-                handle(&mut cc, &mut conns, &mut robot_conn, c, env, now)
-            }
-            Some(Incoming::Bad(c, e)) => {
-                if let Some(conn) = conns.get_mut(&c) {
-                    let _ = write_env(&mut conn.stream, &refused(e.to_string()));
-                }
-            }
-            Some(Incoming::Closed(c)) => {
-                if let Some(conn) = conns.remove(&c) {
-                    for r in conn.robots {
-                        robot_conn.remove(&r);
-                        cc.leave(r);
+                Some(Incoming::Message(c, env)) => {
+                    if let Some(conn) = conns.get_mut(&c) {
+                        conn.heard = now;
                     }
-                    cc.unfollow(OPERATOR_BASE + c as RobotId);
+                    handle(&mut cc, &mut conns, &mut robot_conn, c, env, now)
                 }
-            }
-            Some(Incoming::Line(line)) => match menu::parse_line(&line) {
-                Ok(None) => {}
-                Ok(Some(MenuAction::Quit)) => quit = true,
-                Ok(Some(MenuAction::Help)) => println!("{MENU_HELP}"),
-                Ok(Some(MenuAction::Command(cmd))) => {
-                    let env = Envelope {
-                        from: OPERATOR_BASE,
-                        to: None,
-                        msg: Msg::Operator {
-                            command: Box::new(cmd),
-                        },
-                    };
-                    if let Err(e) = cc.handle(env, now) {
-                        println!("error: {e}");
+                Some(Incoming::Bad(c, e)) => {
+                    if let Some(conn) = conns.get_mut(&c) {
+                        let _ = write_env(&mut conn.stream, &refused(e.to_string()));
                     }
                 }
-                Err(e) => println!("error: {e} (help: h)"),
-            },
-            Some(Incoming::EndOfInput) => quit = true,
+                Some(Incoming::Closed(c)) => {
+                    if let Some(conn) = conns.remove(&c) {
+                        for r in conn.robots {
+                            robot_conn.remove(&r);
+                            cc.leave(r);
+                        }
+                        cc.unfollow(OPERATOR_BASE + c as RobotId);
+                    }
+                }
+                Some(Incoming::Line(line)) => match menu::parse_line(&line) {
+                    Ok(None) => {}
+                    Ok(Some(MenuAction::Quit)) => quit = true,
+                    Ok(Some(MenuAction::Help)) => println!("{MENU_HELP}"),
+                    Ok(Some(MenuAction::Command(cmd))) => {
+                        let env = Envelope {
+                            from: OPERATOR_BASE,
+                            to: None,
+                            msg: Msg::Operator {
+                                command: Box::new(cmd),
+                            },
+                        };
+                        if let Err(e) = cc.handle(env, now) {
+                            println!("error: {e}");
+                        }
+                    }
+                    Err(e) => println!("error: {e} (help: h)"),
+                },
+                Some(Incoming::EndOfInput) => quit = true,
+            }
+            if quit {
+                break;
+            }
+            match rx.try_recv() {
+                Ok(e) => event = Some(e),
+                Err(_) => break,
+            }
         }
         if args.silence_timeout > 0.0 {
             let_go_of_silent(&mut conns, now, args.silence_timeout);

@@ -1331,3 +1331,80 @@ fn robots_that_left_are_forgotten_past_max_departed_robots_and_make_room_past_ma
     assert!(cc.robots().len() <= 6);
     assert!(cc.robots().values().filter(|r| !r.present).count() <= 3);
 }
+
+/// The robots at (530, 440), (595, 450), (660, 440) and the tasks to 560, 480 and 700 on
+/// y = 440, each message handled in a turn of its own with a round due after each, as the
+/// live Control Center's loop does. Returns who got which goal.
+fn one_message_a_turn(policy: Policy, tasks_first: bool) -> BTreeMap<u32, f64> {
+    let mut cc = ControlCenter::new(CcConfig {
+        policy,
+        round_period: 0.5,
+        ..CcConfig::default()
+    });
+    let mut now = 0.0;
+    let turn = |cc: &mut ControlCenter, env: Envelope, now: &mut f64| {
+        *now += 0.01;
+        cc.handle(wire(&env), *now).unwrap();
+        cc.handle_timeout(*now);
+    };
+    let submits: Vec<Envelope> = [560.0, 480.0, 700.0]
+        .into_iter()
+        .map(|x| {
+            operator(OperatorCommand::Submit {
+                task: TaskSpec::new(0, TaskKind::Goto { x, y: 440.0 }),
+            })
+        })
+        .collect();
+    if tasks_first {
+        for s in &submits {
+            turn(&mut cc, s.clone(), &mut now);
+        }
+    }
+    for (id, x, y) in [
+        (100, 530.0, 440.0),
+        (101, 595.0, 450.0),
+        (102, 660.0, 440.0),
+    ] {
+        let mut agent = RobotAgent::new(info(id, MOVE));
+        turn(&mut cc, agent.hello(), &mut now);
+        let pose = RobotPose {
+            x,
+            y,
+            ..RobotPose::default()
+        };
+        let status = agent.status(now, pose, None, None);
+        turn(&mut cc, status, &mut now);
+    }
+    if !tasks_first {
+        for s in &submits {
+            turn(&mut cc, s.clone(), &mut now);
+        }
+    }
+    // Nothing is assigned until the round is due; then all at once.
+    assert!(cc
+        .tasks()
+        .values()
+        .all(|t| t.allocation == Allocation::Waiting));
+    cc.handle_timeout(now + 0.5);
+    cc.tasks()
+        .values()
+        .map(|t| match (t.allocation, &t.spec.kind) {
+            (Allocation::Robot(r), TaskKind::Goto { x, .. }) => (r, *x),
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_live_hungarian_round_assigns_everything_that_arrived_together_optimally() {
+    let optimal = BTreeMap::from([(100, 480.0), (101, 560.0), (102, 700.0)]);
+    // Tasks waiting for robots that join one by one (costs 126.4, not 315.5).
+    assert_eq!(one_message_a_turn(Policy::Hungarian, true), optimal);
+    // Idle robots, tasks submitted one after the other (not greedy's choice).
+    assert_eq!(one_message_a_turn(Policy::Hungarian, false), optimal);
+    // Greedy takes the cheapest pair first, as it should (costs 185.4).
+    assert_eq!(
+        one_message_a_turn(Policy::Greedy, false),
+        BTreeMap::from([(100, 560.0), (101, 480.0), (102, 700.0)])
+    );
+}
