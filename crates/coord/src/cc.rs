@@ -183,7 +183,8 @@ pub enum Allocation {
 /// A task as the Control Center sees it.
 #[derive(Clone, Debug)]
 pub struct TaskEntry {
-    /// The task as admitted, with its id.
+    /// The task as admitted, with its id; once a robot has held it, with that robot's world
+    /// (a task handed back to allocation goes to a robot of the same world only).
     pub spec: TaskSpec,
     /// Where it is in allocation: waiting, in an auction or held by a robot.
     pub allocation: Allocation,
@@ -1121,6 +1122,13 @@ impl ControlCenter {
             return;
         };
         t.allocation = Allocation::Robot(robot);
+        // A task keeps the world it was first given in (its frame and units): back in
+        // allocation, it goes to a robot of that world only.
+        if t.spec.world.is_none() {
+            if let Some(r) = self.robots.get(&robot) {
+                t.spec.world = Some(r.info.world.clone());
+            }
+        }
         let abort = t.abort_pending;
         let settled = std::mem::take(&mut t.settled_after);
         if let Some(r) = self.robots.get_mut(&robot) {

@@ -349,7 +349,7 @@ fn the_map_shows_every_robot_and_task_as_plain_data() {
             (p, Some(2), Some(TaskState::Queued), None)
         ]
     );
-    assert_eq!(map.tasks[1].what, format!("perceive 2 after {a}"));
+    assert_eq!(map.tasks[1].what, format!("perceive 2 after {a} in flat"));
     net.cc.leave(2);
     assert_eq!(net.cc.map().robots[1].condition, Condition::Left);
     let json = serde_json::to_string(&net.cc.map()).unwrap();
@@ -1407,4 +1407,103 @@ fn a_live_hungarian_round_assigns_everything_that_arrived_together_optimally() {
         one_message_a_turn(Policy::Greedy, false),
         BTreeMap::from([(100, 560.0), (101, 480.0), (102, 700.0)])
     );
+}
+
+#[test]
+fn a_task_back_from_a_robot_that_left_stays_in_that_robots_world() {
+    for policy in [Policy::Greedy, Policy::Hungarian, Policy::Cnp] {
+        let mut cc = ControlCenter::new(CcConfig {
+            policy,
+            cnp: CnpConfig {
+                bid_window: 1.0,
+                accept_window: 1.0,
+            },
+            ..CcConfig::default()
+        });
+        let in_world = |robot, world: &str| RobotInfo {
+            world: world.into(),
+            ..info(robot, MOVE)
+        };
+        let mut now = 0.0;
+        let status = |cc: &mut ControlCenter, robot: u32, now: f64| {
+            let mut agent = RobotAgent::new(info(robot, MOVE));
+            let s = agent.status(now, RobotPose::default(), None, None);
+            cc.handle(s, now).unwrap();
+        };
+        cc.join(in_world(1, "mrs")).unwrap();
+        cc.join(in_world(2, "swarm")).unwrap();
+        status(&mut cc, 2, now);
+        let task = cc.send_task(1, goto(3.0)).unwrap();
+        assert_eq!(cc.tasks()[&task].spec.world.as_deref(), Some("mrs"));
+        cc.leave(1);
+        // The swarm robot, idle, never gets it (nor bids on it), however long it waits.
+        for _ in 0..50 {
+            now += 0.5;
+            cc.handle_timeout(now);
+            while let Some(env) = cc.poll_transmit() {
+                if let Msg::Announce { auction, .. } = env.msg {
+                    // It would refuse: another world (its task manager says so too).
+                    let bid = Envelope {
+                        from: 2,
+                        to: Some(0),
+                        msg: Msg::Bid {
+                            auction,
+                            robot: 2,
+                            cost: None,
+                        },
+                    };
+                    cc.handle(bid, now).unwrap();
+                }
+            }
+            assert_ne!(
+                cc.tasks()[&task].allocation,
+                Allocation::Robot(2),
+                "{policy:?}"
+            );
+        }
+        assert_eq!(cc.tasks()[&task].spec.world.as_deref(), Some("mrs"));
+        // A robot of its world takes it.
+        cc.join(in_world(3, "mrs")).unwrap();
+        status(&mut cc, 3, now);
+        for _ in 0..10 {
+            now += 0.5;
+            cc.handle_timeout(now);
+            while let Some(env) = cc.poll_transmit() {
+                if let Msg::Announce { auction, .. } = env.msg {
+                    for robot in [2, 3] {
+                        let cost = (robot == 3).then_some(1.0);
+                        let bid = Envelope {
+                            from: robot,
+                            to: Some(0),
+                            msg: Msg::Bid {
+                                auction,
+                                robot,
+                                cost,
+                            },
+                        };
+                        cc.handle(bid, now).unwrap();
+                    }
+                }
+                if let Msg::Award {
+                    auction, winner, ..
+                } = env.msg
+                {
+                    let accept = Envelope {
+                        from: winner,
+                        to: Some(0),
+                        msg: Msg::Accept {
+                            auction,
+                            robot: winner,
+                        },
+                    };
+                    cc.handle(accept, now).unwrap();
+                }
+            }
+        }
+        assert_eq!(
+            cc.tasks()[&task].allocation,
+            Allocation::Robot(3),
+            "{policy:?}"
+        );
+    }
 }
