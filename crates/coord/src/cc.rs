@@ -116,6 +116,63 @@ impl Default for CcConfig {
     }
 }
 
+impl CcConfig {
+    /// Refuses a name (of a robot, its kind or world, a task's world) over `max_name_bytes`.
+    fn check_name(&self, what: &'static str, text: &str) -> Result<(), CcError> {
+        if text.len() > self.max_name_bytes {
+            return Err(CcError::TooLong {
+                what,
+                found: text.len(),
+                limit: self.max_name_bytes,
+                key: "max_name_bytes",
+            });
+        }
+        Ok(())
+    }
+
+    /// Refuses a task over these limits: more points than `max_path_points`, a point beyond
+    /// `max_coordinate`, a world name longer than `max_name_bytes` (what the Control Center
+    /// checks of every task it is given; a task file can be checked the same way up front).
+    pub fn check_limits(&self, spec: &TaskSpec) -> Result<(), CcError> {
+        use crate::model::TaskKind;
+        let limit = self.max_coordinate;
+        let point = |x: f64, y: f64| {
+            for (name, value) in [("x", x), ("y", y)] {
+                // (NaN was refused before; it is not within the limit either.)
+                if value.is_nan() || value.abs() > limit {
+                    return Err(CcError::Coordinate {
+                        name,
+                        value,
+                        limit,
+                        key: "max_coordinate",
+                    });
+                }
+            }
+            Ok(())
+        };
+        match &spec.kind {
+            TaskKind::Goto { x, y } => point(*x, *y)?,
+            TaskKind::Path { points } => {
+                if points.len() > self.max_path_points {
+                    return Err(ValueError::TooManyPoints {
+                        max: self.max_path_points,
+                        found: points.len(),
+                    }
+                    .into());
+                }
+                for p in points {
+                    point(p[0], p[1])?;
+                }
+            }
+            TaskKind::Perceive { .. } | TaskKind::PanTilt { .. } => {}
+        }
+        if let Some(w) = &spec.world {
+            self.check_name("task world", w)?;
+        }
+        Ok(())
+    }
+}
+
 /// Which of the three logs a line belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LogKind {
@@ -893,56 +950,12 @@ impl ControlCenter {
 
     /// Refuses a name (of a robot, its kind or world, a task's world) over `max_name_bytes`.
     fn check_name(&self, what: &'static str, text: &str) -> Result<(), CcError> {
-        if text.len() > self.config.max_name_bytes {
-            return Err(CcError::TooLong {
-                what,
-                found: text.len(),
-                limit: self.config.max_name_bytes,
-                key: "max_name_bytes",
-            });
-        }
-        Ok(())
+        self.config.check_name(what, text)
     }
 
-    /// Refuses a task over the configured limits: more points than `max_path_points`, a point
-    /// beyond `max_coordinate`, a world name longer than `max_name_bytes`.
+    /// Refuses a task over the configured limits (see [`CcConfig::check_limits`]).
     fn check_limits(&self, spec: &TaskSpec) -> Result<(), CcError> {
-        use crate::model::TaskKind;
-        let limit = self.config.max_coordinate;
-        let point = |x: f64, y: f64| {
-            for (name, value) in [("x", x), ("y", y)] {
-                // (NaN was refused before; it is not within the limit either.)
-                if value.is_nan() || value.abs() > limit {
-                    return Err(CcError::Coordinate {
-                        name,
-                        value,
-                        limit,
-                        key: "max_coordinate",
-                    });
-                }
-            }
-            Ok(())
-        };
-        match &spec.kind {
-            TaskKind::Goto { x, y } => point(*x, *y)?,
-            TaskKind::Path { points } => {
-                if points.len() > self.config.max_path_points {
-                    return Err(ValueError::TooManyPoints {
-                        max: self.config.max_path_points,
-                        found: points.len(),
-                    }
-                    .into());
-                }
-                for p in points {
-                    point(p[0], p[1])?;
-                }
-            }
-            TaskKind::Perceive { .. } | TaskKind::PanTilt { .. } => {}
-        }
-        if let Some(w) = &spec.world {
-            self.check_name("task world", w)?;
-        }
-        Ok(())
+        self.config.check_limits(spec)
     }
 
     fn task_state(&mut self, robot: RobotId, task: TaskId, state: TaskState) {

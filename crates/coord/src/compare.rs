@@ -40,6 +40,14 @@ pub enum CompareError {
     /// More tasks to draw than [`MAX_TASKS`].
     #[error("{0} tasks is more than the limit of {MAX_TASKS}")]
     TooManyTasks(usize),
+    /// The Control Center refused tasks of the run (the first refusal, and how many).
+    #[error("the Control Center refused {count} task(s); {first}")]
+    Refused {
+        /// The first refusal, `task N: why`.
+        first: String,
+        /// How many tasks were refused.
+        count: usize,
+    },
 }
 
 /// The most tasks a comparison run draws (`--tasks`; four per robot by default): some 150
@@ -205,6 +213,12 @@ fn run(
     sim.add_system(Box::new(system));
     sim.run();
     let r = crate::swarm::lock(&report).clone();
+    if let Some(first) = r.refused.first() {
+        return Err(CompareError::Refused {
+            first: first.clone(),
+            count: r.refused.len(),
+        });
+    }
     Ok(r)
 }
 

@@ -109,6 +109,10 @@ pub struct CoordReport {
     pub failed: usize,
     /// Tasks ABORTED.
     pub aborted: usize,
+    /// Tasks the Control Center refused when they were released, each as `task N: why`
+    /// (they never run: a run counts them as final, and a comparison stops with the reason).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
     /// Simulated seconds until the last task was final (`None` while some are not).
     pub makespan: Option<f64>,
     /// Total distance driven by all robots, map units (centimetres,
@@ -130,7 +134,7 @@ pub struct CoordReport {
 impl CoordReport {
     /// Whether every released task is final.
     pub fn done(&self) -> bool {
-        self.tasks > 0 && self.ended + self.failed + self.aborted >= self.tasks
+        self.tasks > 0 && self.ended + self.failed + self.aborted + self.refused.len() >= self.tasks
     }
 
     /// Tasks ended per hour of simulated time, up to the makespan.
@@ -567,9 +571,13 @@ impl System for CoordSystem {
                 break;
             };
             if let Link::Local(cc) = &mut self.link {
+                let id = spec.id;
                 match cc.submit(spec) {
                     Ok(id) => self.released.push(id),
-                    Err(e) => tracing::warn!(target: "simrob_coord::swarm", "task refused: {e}"),
+                    Err(e) => {
+                        tracing::warn!(target: "simrob_coord::swarm", "task {id} refused: {e}");
+                        lock(&self.report).refused.push(format!("task {id}: {e}"));
+                    }
                 }
             }
         }

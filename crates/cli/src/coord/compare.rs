@@ -1,12 +1,15 @@
 //! `simrob coord compare`: allocation policies side by side on a swarm scenario.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use simrob_coord::cc::CcError;
 use simrob_coord::compare::{run_one, run_with_tasks, table, PolicyRow, RunSpec};
-use simrob_coord::model::TaskSpec;
+use simrob_coord::model::{TaskId, TaskSpec};
+use simrob_coord::swarm::SwarmCoordConfig;
+use simrob_coord::sync::find_cycle;
 use simrob_coord::wire::Policy;
 use simrob_swarm::scenario::{Overrides, Scenario};
 
@@ -164,9 +167,34 @@ fn parse_tasks(text: &str) -> Result<Vec<(f64, TaskSpec)>> {
             bail!("line {line}: task {} is numbered twice", spec.id);
         }
     }
+    // What the Control Center of every run will check (it would refuse the task), and
+    // what would keep a task waiting for ever: a task of another world, a cycle.
+    let config = SwarmCoordConfig::default();
+    let after: HashMap<TaskId, &[TaskId]> = tasks
+        .iter()
+        .map(|(_, _, spec)| (spec.id, spec.after.as_slice()))
+        .collect();
     for (line, _, spec) in &tasks {
         if let Some(missing) = spec.after.iter().find(|id| !ids.contains(id)) {
             bail!("line {line}: after {missing}: there is no task {missing} in the file (it would wait for ever)");
+        }
+        config
+            .cc
+            .check_limits(spec)
+            .map_err(|e| anyhow::anyhow!("line {line}: {e}"))?;
+        if let Some(w) = spec.world.as_deref().filter(|w| *w != config.world) {
+            bail!(
+                "line {line}: in {w}: every robot of these runs is in world {} (it would wait for ever)",
+                config.world
+            );
+        }
+        if let Some(cycle) = find_cycle(spec.id, spec.after.as_slice(), |t| after.get(&t).copied())
+        {
+            let e = CcError::Cycle {
+                task: spec.id,
+                cycle,
+            };
+            bail!("line {line}: {e}");
         }
     }
     Ok(tasks.into_iter().map(|(_, at, spec)| (at, spec)).collect())
@@ -306,5 +334,24 @@ mod tests {
         assert!(err("0 fly 1 2").contains("line 1"));
         assert!(err("0 goto 1 2\n0 goto 3 4 id 1").contains("numbered twice"));
         assert!(err("0 goto 1 2 after 7").contains("no task 7"));
+        // What the Control Center would refuse, or what would wait for ever, is refused
+        // before any run, with its line.
+        assert_eq!(
+            err("0 goto 100 100 after 2\n0 goto 200 200 after 1"),
+            "line 1: task 1: its preconditions close a cycle (1 → 2 → 1)"
+        );
+        assert_eq!(
+            err("0 goto 100 100 after 1"),
+            "line 1: task 1: its preconditions close a cycle (1 → 1)"
+        );
+        assert_eq!(
+            err("0 goto 1 2\n0 goto 1000001 100"),
+            "line 2: invalid: x = 1000001 is beyond ±1000000 m (key max_coordinate)"
+        );
+        assert_eq!(
+            err("0 goto 100 100 in mrs"),
+            "line 1: in mrs: every robot of these runs is in world swarm (it would wait for ever)"
+        );
+        assert!(parse_tasks("0 goto 999999 100 in swarm").is_ok());
     }
 }

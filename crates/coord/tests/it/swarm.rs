@@ -75,6 +75,30 @@ fn a_given_task_list_is_released_on_time_and_its_preconditions_hold() {
     }
 }
 
+/// A task the Control Center refuses at its release is not dropped silently: the run does
+/// not wait for it until its end, and the comparison stops naming it.
+#[test]
+fn a_task_refused_at_release_stops_the_comparison_with_the_reason() {
+    let hospital = scenario("hospital.toml");
+    let tasks = vec![
+        (0.0, TaskSpec::new(1, TaskKind::Goto { x: 110.0, y: 115.0 })),
+        (0.0, TaskSpec::new(2, TaskKind::Goto { x: 1e7, y: 115.0 })),
+    ];
+    let spec = RunSpec {
+        policy: Policy::Cnp,
+        seed: 1,
+        robots: None,
+        tasks: 2,
+        max_time: 3600.0,
+        batteries: false,
+    };
+    let e = run_with_tasks(&hospital, &spec, &tasks).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the Control Center refused 1 task(s); task 2: invalid: x = 10000000 is beyond ±1000000 m (key max_coordinate)"
+    );
+}
+
 #[test]
 fn the_warehouse_is_served_by_contract_net() {
     let warehouse = scenario("warehouse.toml");
