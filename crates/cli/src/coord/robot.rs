@@ -58,6 +58,11 @@ pub struct RobotArgs {
     /// 0.1 for a Nomad).
     #[arg(long)]
     tolerance: Option<f64>,
+    /// Seconds a movement may make no progress — come no closer to its point by the
+    /// tolerance — before it FAILS as unreachable, FAILED(3) (a wall, the field's edge, a
+    /// robot in the way); 0 = never.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    stall_time: f64,
     /// Seconds without a word from the Control Center (its Time Server speaks every
     /// --clock-period) after which the link counts as lost and the robot connects again
     /// (0 = never).
@@ -279,6 +284,7 @@ pub fn run(args: RobotArgs) -> Result<()> {
         (None, None) => bail!("say which robot to drive: --simrob ADDR or --mrs ADDR"),
     };
     for (name, v) in [
+        ("--stall-time", args.stall_time),
         ("--cc-silence", args.cc_silence),
         ("--reconnect-for", args.reconnect_for),
     ] {
@@ -345,6 +351,36 @@ pub fn run(args: RobotArgs) -> Result<()> {
     }
 }
 
+/// Whether a movement is still getting closer to its point: it has stalled when it has come
+/// no `progress` closer for `time` seconds.
+#[derive(Clone, Copy, Debug)]
+struct Stall {
+    /// The least distance to the point so far.
+    best: f64,
+    /// When it last came `progress` closer (local seconds).
+    since: f64,
+}
+
+impl Stall {
+    /// A movement starting `distance` from its point at `now`.
+    fn new(distance: f64, now: f64) -> Stall {
+        Stall {
+            best: distance,
+            since: now,
+        }
+    }
+
+    /// The movement is `distance` from its point at `now`: whether it has stalled (never
+    /// with `time` 0).
+    fn stalled(&mut self, distance: f64, now: f64, progress: f64, time: f64) -> bool {
+        if distance <= self.best - progress {
+            self.best = distance;
+            self.since = now;
+        }
+        time > 0.0 && now - self.since >= time
+    }
+}
+
 /// One connection to the Control Center, from `hello` until it is lost. The robot's upper
 /// layer starts afresh on each (tasks of an earlier connection were given back to
 /// allocation when it went).
@@ -408,6 +444,7 @@ fn session_loop(
     heard: &mut f64,
 ) -> Result<Lost> {
     let mut goal: Option<(TaskId, (f64, f64))> = None;
+    let mut stall: Option<Stall> = None;
     let mut timed: [Option<(TaskId, f64)>; 2] = [None; 2];
     let mut next_status = 0.0;
     let mut report_now = true;
@@ -455,12 +492,26 @@ fn session_loop(
         }
         // The lower layer: reached points, finished timed tasks.
         if let Some((task, (x, y))) = goal {
-            if (x - pose.x).hypot(y - pose.y) <= tolerance {
+            let distance = (x - pose.x).hypot(y - pose.y);
+            let stall = stall.get_or_insert_with(|| Stall::new(distance, local));
+            if distance <= tolerance {
                 goal = None;
                 body.drive(pose, None)?;
                 report_now = true;
                 let _ = agent.basic_done(task, Ok(()), local, board);
+            } else if stall.stalled(distance, local, tolerance, args.stall_time) {
+                goal = None;
+                body.drive(pose, None)?;
+                report_now = true;
+                eprintln!(
+                    "robot {}: task {task}: no closer than {distance:.2} m to its point for {} s (--stall-time): unreachable",
+                    args.id, args.stall_time
+                );
+                let _ = agent.basic_done(task, Err(FailCode::Unreachable), local, board);
             }
+        }
+        if goal.is_none() {
+            stall = None;
         }
         for slot in &mut timed {
             if let Some((task, end)) = *slot {
@@ -479,7 +530,10 @@ fn session_loop(
                     task,
                     basic: BasicKind::GoTo { x, y },
                     ..
-                } => goal = Some((task, (x, y))),
+                } => {
+                    goal = Some((task, (x, y)));
+                    stall = None;
+                }
                 Command::Start {
                     task,
                     basic: BasicKind::Perceive { seconds },
@@ -519,5 +573,30 @@ fn session_loop(
         }
         // The control period; messages are read at the next step.
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stall;
+
+    #[test]
+    fn a_movement_that_comes_no_closer_for_the_stall_time_has_stalled() {
+        // Driving closer every step: never stalled, however long it takes.
+        let mut s = Stall::new(10.0, 0.0);
+        for step in 1..=1000 {
+            let now = step as f64 * 0.1;
+            assert!(!s.stalled(10.0 - now * 0.05, now, 0.05, 10.0), "{now}");
+        }
+        // Against a wall: 10 s without coming 5 cm closer (turning on the spot, creeping
+        // by less) stalls it, not before.
+        let mut s = Stall::new(2.0, 0.0);
+        assert!(!s.stalled(1.9, 1.0, 0.05, 10.0));
+        assert!(!s.stalled(1.89, 6.0, 0.05, 10.0));
+        assert!(!s.stalled(1.87, 10.9, 0.05, 10.0));
+        assert!(s.stalled(1.87, 11.0, 0.05, 10.0));
+        // 0: never.
+        let mut s = Stall::new(2.0, 0.0);
+        assert!(!s.stalled(2.0, 1e9, 0.05, 0.0));
     }
 }
