@@ -40,6 +40,9 @@ pub enum CompareError {
     /// More tasks to draw than [`MAX_TASKS`].
     #[error("{0} tasks is more than the limit of {MAX_TASKS}")]
     TooManyTasks(usize),
+    /// No tasks to allocate.
+    #[error("no tasks to allocate (at least 1)")]
+    NoTasks,
     /// The Control Center refused tasks of the run (the first refusal, and how many).
     #[error("the Control Center refused {count} task(s); {first}")]
     Refused {
@@ -174,6 +177,9 @@ fn run(
     }
     if given.is_none() && spec.tasks > MAX_TASKS {
         return Err(CompareError::TooManyTasks(spec.tasks));
+    }
+    if given.map_or(spec.tasks, <[_]>::len) == 0 {
+        return Err(CompareError::NoTasks);
     }
     let ov = Overrides {
         duration: Some(spec.max_time),

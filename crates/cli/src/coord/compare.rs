@@ -36,7 +36,7 @@ pub struct CompareArgs {
     /// robots elsewhere).
     #[arg(long, value_name = "N")]
     robots: Option<usize>,
-    /// Tasks per run (default: four per robot).
+    /// Tasks per run, at least 1 (default: four per robot).
     #[arg(long, value_name = "N", conflicts_with = "task_file")]
     tasks: Option<usize>,
     /// Your own tasks instead of drawn ones, the same in every run: a text file with one
@@ -203,6 +203,9 @@ fn parse_tasks(text: &str) -> Result<Vec<(f64, TaskSpec)>> {
 pub fn run(args: CompareArgs) -> Result<()> {
     if !(args.max_time.is_finite() && args.max_time > 0.0) {
         bail!("--max-time must be a positive number of seconds");
+    }
+    if args.tasks == Some(0) {
+        bail!("--tasks 0: no tasks to allocate (at least 1; a run without tasks would only wait until --max-time)");
     }
     let name = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
     let scenario = load(&name)?;

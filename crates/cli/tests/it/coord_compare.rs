@@ -70,3 +70,25 @@ fn a_bad_task_file_is_refused_with_its_line() {
     assert!(err.contains("line 2") && err.contains("no task 4"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn no_tasks_is_refused_before_any_run() {
+    let out = simrob()
+        .args([
+            "coord",
+            "compare",
+            "--scenario",
+            "warehouse",
+            "--seeds",
+            "1..2",
+            "--tasks",
+            "0",
+            "--quiet",
+        ])
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--tasks 0: no tasks to allocate"), "{err}");
+    assert!(out.stdout.is_empty());
+}

@@ -100,6 +100,20 @@ fn a_task_refused_at_release_stops_the_comparison_with_the_reason() {
 }
 
 #[test]
+fn a_run_without_tasks_is_refused() {
+    let spec = RunSpec {
+        policy: Policy::Cnp,
+        seed: 1,
+        robots: Some(5),
+        tasks: 0,
+        max_time: 3600.0,
+        batteries: false,
+    };
+    let e = run_one(&scenario("warehouse.toml"), &spec).unwrap_err();
+    assert_eq!(e.to_string(), "no tasks to allocate (at least 1)");
+}
+
+#[test]
 fn the_warehouse_is_served_by_contract_net() {
     let warehouse = scenario("warehouse.toml");
     let spec = RunSpec {
