@@ -26,14 +26,17 @@ pub struct CompareArgs {
     #[arg(value_name = "SCENARIO")]
     scenario: Option<String>,
     /// Allocation policies to compare: cnp (Contract Net), hungarian (optimal assignment),
-    /// greedy (nearest idle robot).
+    /// greedy (nearest idle robot). Every cost is a straight-line distance; robots drive
+    /// along the map's paths, and travel is measured along them.
     #[arg(long, value_delimiter = ',', default_value = "cnp,hungarian,greedy")]
     policies: Vec<Policy>,
-    /// Seeds: a range `A..B` (inclusive) or a list `1,5,9`.
+    /// Seeds: a range `A..B` (inclusive) or a list `1,5,9`. The table gives each figure's
+    /// mean ± sample standard deviation over them (n − 1; 0 with one seed).
     #[arg(long, default_value = "1..20", value_parser = parse_seeds)]
     seeds: Seeds,
     /// Robots (generated scenarios such as the warehouse; default 40 there, the map's
-    /// robots elsewhere).
+    /// robots elsewhere). The warehouse's floor is sized for its robots: more robots, more
+    /// aisles, longer trips.
     #[arg(long, value_name = "N")]
     robots: Option<usize>,
     /// Tasks per run, at least 1 (default: four per robot).
