@@ -30,7 +30,7 @@ pub struct CompareArgs {
     /// along the map's paths, and travel is measured along them.
     #[arg(long, value_delimiter = ',', default_value = "cnp,hungarian,greedy")]
     policies: Vec<Policy>,
-    /// Seeds: a range `A..B` (inclusive) or a list `1,5,9`. The table gives each figure's
+    /// Seeds: a range `A..B` (inclusive) or a list `1,5,9` (each at most once). The table gives each figure's
     /// mean ± sample standard deviation over them (n − 1; 0 with one seed).
     #[arg(long, default_value = "1..20", value_parser = parse_seeds)]
     seeds: Seeds,
@@ -100,6 +100,12 @@ fn parse_seeds(s: &str) -> Result<Seeds, String> {
     let seeds = seeds?;
     if seeds.is_empty() {
         return Err("no seeds".into());
+    }
+    let mut seen = HashSet::new();
+    if let Some(n) = seeds.iter().find(|&&n| !seen.insert(n)) {
+        return Err(format!(
+            "{n} is listed twice: each seed makes its own runs, give it once (a seed run twice would count twice)"
+        ));
     }
     Ok(Seeds(seeds))
 }
@@ -329,6 +335,18 @@ mod tests {
             (12.5, 2, &[1][..])
         );
         assert_eq!((tasks[2].1.id, &tasks[2].1.after[..]), (9, &[1, 2][..]));
+    }
+
+    #[test]
+    fn a_seed_listed_twice_is_refused() {
+        assert_eq!(parse_seeds("1,5,9").unwrap().0, [1, 5, 9]);
+        assert_eq!(
+            parse_seeds("1, 1").unwrap_err(),
+            "1 is listed twice: each seed makes its own runs, give it once (a seed run twice would count twice)"
+        );
+        assert!(parse_seeds("3,1,2,3")
+            .unwrap_err()
+            .starts_with("3 is listed twice"));
     }
 
     #[test]
