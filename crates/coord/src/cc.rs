@@ -905,6 +905,11 @@ impl ControlCenter {
         }
         r.present = false;
         r.assigned = 0;
+        // It runs nothing now: the table shows it so (its last pose stays).
+        if let Some(st) = r.status.as_mut() {
+            st.running = Running::default();
+            st.queued = 0;
+        }
         self.present.remove(robot);
         self.departed.push_back(robot);
         while self.departed.len() > self.config.max_departed_robots {
@@ -919,9 +924,16 @@ impl ControlCenter {
             if t.allocation == Allocation::Robot(robot) && !t.state.is_some_and(TaskState::is_final)
             {
                 t.allocation = Allocation::Waiting;
-                t.state = None;
-                back.push(*id);
+                back.push((*id, t.state.take()));
             }
+        }
+        for &(id, old) in &back {
+            let old = old.map(|s| s.to_string()).unwrap_or_else(|| "new".into());
+            cclog!(
+                self,
+                LogKind::States,
+                "robot={robot}\ttask={id}\t{old}→new\t(robot {robot} left: back to allocation)"
+            );
         }
         cclog!(
             self,
@@ -929,7 +941,7 @@ impl ControlCenter {
             "left\trobot={robot}\t{} tasks back to allocation",
             back.len()
         );
-        for id in back {
+        for (id, _) in back {
             self.waiting.push_back(id);
         }
         self.changed();

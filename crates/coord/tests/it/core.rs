@@ -1507,3 +1507,37 @@ fn a_task_back_from_a_robot_that_left_stays_in_that_robots_world() {
         );
     }
 }
+
+#[test]
+fn a_robot_that_leaves_hands_back_its_tasks_in_the_states_log_and_runs_nothing() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.add(2, MOVE, 10.0);
+    let t = net.cc.send_task(1, goto(5.0)).unwrap();
+    net.settle();
+    net.status(1);
+    net.settle();
+    assert!(net
+        .cc
+        .robots_table()
+        .contains(&format!("\t{t}\t-\t-\t1\tok")));
+    let _ = net.logs(LogKind::States);
+    net.cc.leave(1);
+    net.bots.remove(&1);
+    let mut states = Vec::new();
+    while let Some(l) = net.cc.poll_log() {
+        if l.kind == LogKind::States {
+            states.push(l.text);
+        }
+    }
+    assert_eq!(
+        states,
+        [format!(
+            "robot=1\ttask={t}\tRUNNING→new\t(robot 1 left: back to allocation)"
+        )]
+    );
+    let table = net.cc.robots_table();
+    let row = table.lines().find(|l| l.starts_with("1\t")).unwrap();
+    assert!(row.ends_with("\t-\t-\t-\t0\tleft"), "{row}");
+    assert_eq!(net.cc.map().robots[0].running, Default::default());
+}
