@@ -1104,8 +1104,12 @@ impl ControlCenter {
         self.check_limits(&spec)?;
         if spec.id == 0 {
             // The next free id from `next_task`, past the largest back to 1 (an id is never
-            // 0; at most `max_tasks` are taken, so one is free).
-            while self.next_task == 0 || self.tasks.contains_key(&self.next_task) {
+            // 0; at most `max_tasks` are taken, so one is free), and not one a tracked task's
+            // preconditions name (that task waits for the task given that id, not for this).
+            while self.next_task == 0
+                || self.tasks.contains_key(&self.next_task)
+                || self.dependents.contains_key(&self.next_task)
+            {
                 self.next_task = self.next_task.wrapping_add(1);
             }
             spec.id = self.next_task;

@@ -1541,3 +1541,22 @@ fn a_robot_that_leaves_hands_back_its_tasks_in_the_states_log_and_runs_nothing()
     assert!(row.ends_with("\t-\t-\t-\t0\tleft"), "{row}");
     assert_eq!(net.cc.map().robots[0].running, Default::default());
 }
+
+#[test]
+fn an_id_a_waiting_precondition_names_is_not_given_to_another_task() {
+    let mut cc = ControlCenter::new(CcConfig::default());
+    cc.join(info(1, MOVE)).unwrap();
+    let waits = TaskSpec {
+        id: 63,
+        ..after(goto(1.0), &[64])
+    };
+    assert_eq!(cc.send_task(1, waits).unwrap(), 63);
+    // An unrelated task the Control Center numbers does not take 64 (task 63 would run
+    // after it); 64 stays for the task 63 waits for.
+    assert_eq!(cc.send_task(1, goto(2.0)).unwrap(), 65);
+    let awaited = TaskSpec {
+        id: 64,
+        ..goto(3.0)
+    };
+    assert_eq!(cc.send_task(1, awaited).unwrap(), 64);
+}
