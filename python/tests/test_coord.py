@@ -49,3 +49,19 @@ def test_a_robot_with_an_operators_id_is_refused(cc: server.Process) -> None:
         with pytest.raises(CoordError) as e:
             robot.hello()
         assert "own id" in str(e.value)
+
+
+def test_each_request_gets_its_own_answer_and_a_refusal_raises(cc: server.Process) -> None:
+    with Operator(cc.address) as op:
+        op.command("follow")
+        assert op.mode("hungarian") == "allocation policy: hungarian"
+        assert op.submit({"goto": {"x": 560.0, "y": 440.0}}, world="swarm") == "task 1 submitted (hungarian)"
+        # The table, not an earlier answer (nor a log line of the submission).
+        assert op.report("tasks").startswith("task\trobot\tstate")
+        with pytest.raises(CoordError) as e:
+            op.send_task(9, {"goto": {"x": 1.0, "y": 1.0}})
+        assert str(e.value) == "there is no robot 9"
+        with pytest.raises(CoordError, match="beyond"):
+            op.submit({"goto": {"x": 1e7, "y": 0.0}})
+        assert op.abort(1) == "abort of task 1 sent"
+        op.wait_for(["report"], lambda m: m["text"].startswith("tasks.log") and "abort" in m["text"])

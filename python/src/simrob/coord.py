@@ -86,9 +86,15 @@ class GriConnection:
         self, kinds: Iterable[str], where: Callable[[Dict[str, Any]], bool] = lambda m: True,
         timeout: Optional[float] = None,
     ) -> Dict[str, Any]:
-        """The next message of one of ``kinds`` that satisfies ``where`` (others are kept);
-        a ``refused`` raises :class:`CoordError` with the Control Center's reason."""
+        """The next message of one of ``kinds`` that satisfies ``where``, among those kept
+        first (others are kept); a ``refused`` raises :class:`CoordError` with the Control
+        Center's reason."""
         wanted = set(kinds)
+        for i, env in enumerate(self._kept):
+            msg = env["msg"]
+            if msg.get("kind") in wanted and where(msg):
+                del self._kept[i]
+                return msg
         limit = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
         kept: List[Envelope] = []
@@ -156,34 +162,48 @@ class Robot(GriConnection):
         self.send(self.robot, {"kind": "decline", "auction": auction, "robot": self.robot, "reason": reason}, CONTROL_CENTER)
 
 
+# Log lines an operator that follows the logs receives as reports (not answers).
+_LOG_PREFIXES = ("tasks.log\t", "status.log\t", "states.log\t")
+
+
 class Operator(GriConnection):
     """An operator: sends, submits and announces tasks, aborts and clears them, switches the
-    allocation policy, lists robots and tasks."""
+    allocation policy, lists robots and tasks. Each request waits for the Control Center's
+    answer and returns its text (``task 4 submitted (hungarian)``); an answer ``error: …``
+    raises :class:`CoordError` with the reason. Log lines of ``follow`` are kept for
+    :meth:`wait_for`."""
 
-    def command(self, op: str, **fields: Any) -> None:
+    def command(self, op: str, timeout: Optional[float] = None, **fields: Any) -> str:
+        """Sends the operator's request ``op`` and returns the Control Center's answer."""
         self.send(CONTROL_CENTER, {"kind": "operator", "command": {"op": op, **fields}}, CONTROL_CENTER)
+        answer = self.wait_for(
+            ["report"], lambda m: not str(m.get("text", "")).startswith(_LOG_PREFIXES), timeout=timeout
+        )
+        text = str(answer["text"])
+        if text.startswith("error: "):
+            raise CoordError(text[len("error: "):])
+        return text
 
-    def send_task(self, robot: int, kind: Dict[str, Any], task_id: int = 0, **spec: Any) -> None:
+    def send_task(self, robot: int, kind: Dict[str, Any], task_id: int = 0, **spec: Any) -> str:
         """Sends a task straight to ``robot`` (``task_id`` 0: the Control Center picks one)."""
-        self.command("send", robot=robot, task={"id": task_id, "kind": kind, **spec})
+        return self.command("send", robot=robot, task={"id": task_id, "kind": kind, **spec})
 
-    def submit(self, kind: Dict[str, Any], task_id: int = 0, **spec: Any) -> None:
-        self.command("submit", task={"id": task_id, "kind": kind, **spec})
+    def submit(self, kind: Dict[str, Any], task_id: int = 0, **spec: Any) -> str:
+        return self.command("submit", task={"id": task_id, "kind": kind, **spec})
 
-    def announce(self, kind: Dict[str, Any], task_id: int = 0, **spec: Any) -> None:
-        self.command("announce", task={"id": task_id, "kind": kind, **spec})
+    def announce(self, kind: Dict[str, Any], task_id: int = 0, **spec: Any) -> str:
+        return self.command("announce", task={"id": task_id, "kind": kind, **spec})
 
-    def abort(self, task: int) -> None:
-        self.command("abort", task=task)
+    def abort(self, task: int) -> str:
+        return self.command("abort", task=task)
 
-    def clear(self, task: int) -> None:
-        self.command("clear", task=task)
+    def clear(self, task: int) -> str:
+        return self.command("clear", task=task)
 
-    def mode(self, policy: str) -> None:
+    def mode(self, policy: str) -> str:
         """``cnp``, ``hungarian`` or ``greedy``."""
-        self.command("mode", policy=policy)
+        return self.command("mode", policy=policy)
 
     def report(self, op: str, timeout: Optional[float] = None) -> str:
         """Asks ``robots`` or ``tasks`` and returns the report's text."""
-        self.command(op)
-        return str(self.wait_for(["report"], timeout=timeout)["text"])
+        return self.command(op, timeout=timeout)
