@@ -286,6 +286,11 @@ pub struct PolicyRow {
     pub tasks_ended: Spread,
     /// Tasks FAILED or ABORTED.
     pub tasks_failed: Spread,
+    /// Tasks ABORTED (counted in `tasks_failed` too).
+    pub tasks_aborted: Spread,
+    /// Tasks not final when the run stopped (`max_time`): ended + failed + pending = the
+    /// run's tasks.
+    pub tasks_pending: Spread,
 }
 
 impl PolicyRow {
@@ -304,19 +309,22 @@ impl PolicyRow {
             idle_s: f(&|r| r.idle),
             tasks_ended: f(&|r| r.ended as f64),
             tasks_failed: f(&|r| (r.failed + r.aborted) as f64),
+            tasks_aborted: f(&|r| r.aborted as f64),
+            tasks_pending: f(&|r| r.pending() as f64),
         }
     }
 }
 
-/// The comparison table as Markdown: mean ± standard deviation over seeds.
+/// The comparison table as Markdown: mean ± sample standard deviation over seeds (failed
+/// counts aborted tasks too; pending, those not final when the run stopped).
 pub fn table(rows: &[PolicyRow]) -> String {
     let mut s = String::from(
-        "| policy | runs done | makespan (s) | travel (m) | tasks/h | messages | idle (robot·s) | failed |\n|---|---|---|---|---|---|---|---|\n",
+        "| policy | runs done | makespan (s) | travel (m) | tasks/h | messages | idle (robot·s) | failed | pending |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     let pm = |x: Spread, d: usize| format!("{:.d$} ± {:.d$}", x.mean, x.sd, d = d);
     for r in rows {
         s.push_str(&format!(
-            "| {} | {}/{} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {}/{} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.policy,
             r.completed,
             r.runs,
@@ -326,6 +334,7 @@ pub fn table(rows: &[PolicyRow]) -> String {
             pm(r.messages, 0),
             pm(r.idle_s, 0),
             pm(r.tasks_failed, 1),
+            pm(r.tasks_pending, 1),
         ));
     }
     s
@@ -360,6 +369,28 @@ mod tests {
                 other => panic!("{tasks} tasks: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn the_table_shows_what_is_pending() {
+        let stopped = CoordReport {
+            tasks: 12,
+            ended: 9,
+            failed: 1,
+            aborted: 1,
+            time: 10.0,
+            ..CoordReport::default()
+        };
+        let row = PolicyRow::from_runs(Policy::Cnp, &[stopped.clone(), stopped]);
+        assert_eq!(row.tasks_pending.mean, 1.0);
+        assert_eq!(row.tasks_aborted.mean, 1.0);
+        assert_eq!(row.tasks_failed.mean, 2.0);
+        let t = table(&[row]);
+        assert!(
+            t.starts_with("| policy |") && t.contains("| failed | pending |"),
+            "{t}"
+        );
+        assert!(t.ends_with("| 2.0 ± 0.0 | 1.0 ± 0.0 |\n"), "{t}");
     }
 
     #[test]

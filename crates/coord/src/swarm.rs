@@ -137,6 +137,12 @@ impl CoordReport {
         self.tasks > 0 && self.ended + self.failed + self.aborted + self.refused.len() >= self.tasks
     }
 
+    /// Tasks not final (nor refused) when the run stopped.
+    pub fn pending(&self) -> usize {
+        self.tasks
+            .saturating_sub(self.ended + self.failed + self.aborted + self.refused.len())
+    }
+
     /// Tasks ended per hour of simulated time, up to the makespan.
     pub fn tasks_per_hour(&self) -> f64 {
         let t = self.makespan.unwrap_or(self.time);
