@@ -399,18 +399,6 @@ fn session(
     agent.bidder.max_queue = args.max_queue;
     let mut board = TaskBoard::default();
     write_env(&mut writer, &agent.hello())?;
-    println!(
-        "robot {} ({}) {} the Control Center at {}",
-        args.id,
-        body.kind(),
-        if first {
-            "connected to"
-        } else {
-            "connected again to"
-        },
-        args.cc
-    );
-    std::io::stdout().flush()?;
     let mut heard = start.elapsed().as_secs_f64();
     let lost = session_loop(
         args,
@@ -422,6 +410,7 @@ fn session(
         &mut writer,
         &rx,
         &mut heard,
+        first,
     );
     // Whatever ended it, the body stops and the connection goes.
     let _ = writer.shutdown(std::net::Shutdown::Both);
@@ -442,6 +431,7 @@ fn session_loop(
     writer: &mut std::net::TcpStream,
     rx: &std::sync::mpsc::Receiver<Incoming>,
     heard: &mut f64,
+    first: bool,
 ) -> Result<Lost> {
     let mut goal: Option<(TaskId, (f64, f64))> = None;
     let mut stall: Option<Stall> = None;
@@ -477,7 +467,23 @@ fn session_loop(
                             bail!("the Control Center did not take this robot: {reason}");
                         }
                     }
+                    let was_welcomed = agent.welcomed;
                     agent.handle(&env, local, pose, board, &Euclidean);
+                    if agent.welcomed && !was_welcomed {
+                        // Connected only once the Control Center took the hello.
+                        println!(
+                            "robot {} ({}) {} the Control Center at {}",
+                            args.id,
+                            body.kind(),
+                            if first {
+                                "connected to"
+                            } else {
+                                "connected again to"
+                            },
+                            args.cc
+                        );
+                        std::io::stdout().flush()?;
+                    }
                 }
                 Ok(Incoming::Bad(_, e)) => eprintln!("bad message from the Control Center: {e}"),
                 Ok(Incoming::Closed(_)) | Err(TryRecvError::Disconnected) => {

@@ -402,3 +402,35 @@ fn bad_input_from_the_network_is_refused_and_changes_nothing() {
     );
     drop(cc);
 }
+
+/// A robot agent says it is connected only once the Control Center has taken its hello: a
+/// second agent with a taken id never says so, and gives up.
+#[test]
+fn a_robot_refused_its_id_never_says_it_is_connected() {
+    let cc = start(&["coord", "serve", "--port", "0"], false);
+    let cc_addr = address(&cc, "tcp");
+    let mrs = start(&["mrs", "--port", "0"], false);
+    let mrs_addr = address(&mrs, "tcp");
+    let robot = |extra: &[&str]| {
+        let mut args = vec![
+            "coord", "robot", "--cc", &cc_addr, "--id", "1", "--mrs", &mrs_addr,
+        ];
+        args.extend_from_slice(extra);
+        start(&args, false)
+    };
+    let first = robot(&[]);
+    first.wait_line("robot 1 (nomad) connected to the Control Center");
+    let mut second = robot(&["--reconnect-for", "0"]);
+    // Every line it prints until it ends (its output closes).
+    let mut lines = Vec::new();
+    loop {
+        match second.lines.recv_timeout(GUARD) {
+            Ok(l) => lines.push(l),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(e) => panic!("the second agent did not end: {e}; {lines:?}"),
+        }
+    }
+    assert!(!lines.iter().any(|l| l.contains("connected")), "{lines:?}");
+    let status = second.child.wait().expect("it ends");
+    assert!(!status.success());
+}
