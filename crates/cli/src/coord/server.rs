@@ -496,6 +496,9 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
                 },
                 Some(Incoming::EndOfInput) => quit = true,
             }
+            // Each event's answers go out before the next event is handled: a robot hears
+            // them in the order it spoke.
+            send_out(&mut cc, &mut conns, &robot_conn, menu);
             if quit {
                 break;
             }
@@ -525,25 +528,7 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
             );
         }
         cc.handle_timeout(now);
-        while let Some(env) = cc.poll_transmit() {
-            match env.to {
-                None => broadcast(&mut conns, &env),
-                Some(OPERATOR_BASE) if menu => {
-                    if let Msg::Report { text } = &env.msg {
-                        println!("{text}");
-                    }
-                }
-                Some(id) if id >= OPERATOR_BASE => {
-                    let c = (id - OPERATOR_BASE) as usize;
-                    send_to(&mut conns, c, &env);
-                }
-                Some(id) => {
-                    if let Some(&c) = robot_conn.get(&id) {
-                        send_to(&mut conns, c, &env);
-                    }
-                }
-            }
-        }
+        send_out(&mut cc, &mut conns, &robot_conn, menu);
         while let Some(line) = cc.poll_log() {
             logs.write(&line, true);
         }
@@ -558,6 +543,35 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
     }
     logs.flush();
     Ok(())
+}
+
+/// Sends what the Control Center has to send: to every connection, to one robot's, to an
+/// operator's, or (the menu's operator) to standard output.
+fn send_out(
+    cc: &mut ControlCenter,
+    conns: &mut HashMap<usize, Conn>,
+    robot_conn: &HashMap<RobotId, usize>,
+    menu: bool,
+) {
+    while let Some(env) = cc.poll_transmit() {
+        match env.to {
+            None => broadcast(conns, &env),
+            Some(OPERATOR_BASE) if menu => {
+                if let Msg::Report { text } = &env.msg {
+                    println!("{text}");
+                }
+            }
+            Some(id) if id >= OPERATOR_BASE => {
+                let c = (id - OPERATOR_BASE) as usize;
+                send_to(conns, c, &env);
+            }
+            Some(id) => {
+                if let Some(&c) = robot_conn.get(&id) {
+                    send_to(conns, c, &env);
+                }
+            }
+        }
+    }
 }
 
 /// Closes robot connections silent for `timeout` seconds (a stalled link, a hung process):
