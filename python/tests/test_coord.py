@@ -24,7 +24,12 @@ def test_a_task_sent_to_a_robot_runs_to_the_end(cc: server.Process) -> None:
         assert "python" in op.report("robots")
         op.command("follow")
         op.send_task(3, {"goto": {"x": 1.5, "y": -2.0}}, task_id=7)
-        assert robot.next_task() == {"id": 7, "kind": {"goto": {"x": 1.5, "y": -2.0}}}
+        # The task comes in the world of the robot it was given to (the hello's, `simrob` here).
+        assert robot.next_task() == {
+            "id": 7,
+            "kind": {"goto": {"x": 1.5, "y": -2.0}},
+            "world": "simrob",
+        }
         robot.task_state(7, "running", 0.1)
         robot.task_state(7, "ended", 0.5)
         op.wait_for(["report"], lambda m: "task=7" in m["text"] and "RUNNING→ENDED" in m["text"])

@@ -138,7 +138,8 @@ class Robot(GriConnection):
         self.send(self.robot, {"kind": "bye", "robot": self.robot}, CONTROL_CENTER)
 
     def next_task(self, timeout: Optional[float] = None) -> Dict[str, Any]:
-        """The next task given to this robot (``{"id": …, "kind": {…}}``)."""
+        """The next task given to this robot (``{"id": …, "kind": {…}, "world": …}``: a task
+        carries the world of the robot it was given to, and stays in that world)."""
         return self.wait_for(["task"], timeout=timeout)["task"]
 
     def task_state(self, task: int, state: str, time_s: float, synced: bool = True, **extra: Any) -> None:
