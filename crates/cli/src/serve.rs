@@ -16,7 +16,7 @@ use simrob_session::{all_keys, ServerConfig, Session};
     crate::flags::gui_help("Serve the web viewer too, on the server's IP unless ADDR names one")
 ))]
 #[command(mut_arg("speed", |a| a.help(
-    "The pace in asynchronous mode: simulated seconds per wall second (0 = as fast as possible; configuration key `realtimefactor`). With the viewer or a recording and neither this flag nor the key, the server paces at real time (1). As fast as possible, the simulation only runs while an agent is registered or the viewer or a recording watches"
+    "The pace in asynchronous mode: simulated seconds per wall second (0 = as fast as possible; configuration key `realtimefactor`). With the viewer, a recording or --ros2 (without --ros2-lockstep) and neither this flag nor the key, the server paces at real time (1). As fast as possible, the simulation only runs while an agent is registered, the viewer or a recording watches, or --ros2 publishes"
 )))]
 #[command(group(clap::ArgGroup::new("scenario_given").args(["scenario", "scenario_flag"]).required(false)))]
 pub struct ServeArgs {
@@ -46,9 +46,10 @@ pub struct ServeArgs {
     #[arg(long, requires = "scenario_given")]
     pub no_start: bool,
     /// The pace in asynchronous mode, `--speed F`: simulated seconds per wall second (0 = as
-    /// fast as possible; configuration key `realtimefactor`). With the viewer and neither this
-    /// flag nor the key, the server paces at real time (1). As fast as possible, the
-    /// simulation only runs while an agent is registered or the viewer or a recording watches.
+    /// fast as possible; configuration key `realtimefactor`). With the viewer, a recording or
+    /// --ros2 (without --ros2-lockstep) and neither this flag nor the key, the server paces at
+    /// real time (1). As fast as possible, the simulation only runs while an agent is
+    /// registered, the viewer or a recording watches, or --ros2 publishes.
     #[command(flatten)]
     pub speed: crate::flags::Speed,
     /// Directory Save and Load are confined to (configuration key `savedirectory`).
@@ -168,10 +169,14 @@ pub fn run(args: ServeArgs) -> Result<()> {
     // Someone watching (the viewer) or a recording of a world nobody drives wants the world
     // at real time, not as fast as the machine can (a standing robot recorded for 56
     // simulated minutes in 6 s); --speed or `realtimefactor` say otherwise.
-    let watcher = match (&gui, &args.record) {
-        (Some(_), _) => Some("the viewer"),
-        (None, Some(_)) => Some("the recording"),
-        (None, None) => None,
+    // So do ROS 2 nodes (teleop, `ros2 topic pub -r 10`, Nav2 live in wall time), unless
+    // lockstep lets the ROS side set the pace.
+    let ros2_paced = args.ros2.ros2 && !args.ros2.ros2_lockstep;
+    let watcher = match (&gui, &args.record, ros2_paced) {
+        (Some(_), _, _) => Some("the viewer"),
+        (None, Some(_), _) => Some("the recording"),
+        (None, None, true) => Some("ROS 2"),
+        (None, None, false) => None,
     };
     let mut pacing = None;
     if let (Some(watcher), false, true) = (

@@ -72,3 +72,33 @@ fn past_max_participants_ros2_stops_and_the_server_goes_on() {
     let status = first.wait().expect("the server exits");
     assert_eq!(status.code(), Some(143), "{status:?}");
 }
+
+/// ROS 2 nodes live in wall time: `serve --ros2` paces at real time unless told otherwise
+/// (`--speed`, or lockstep, where the ROS side sets the pace).
+#[test]
+fn serve_ros2_paces_at_real_time_unless_told_otherwise() {
+    let domain = 190 + (std::process::id() % 20) as u16;
+    let first_line = |extra: &[&str]| {
+        let mut child = simrob()
+            .args(["serve", "--port", "0", "--ros2"])
+            .args(extra)
+            .env("ROS_DOMAIN_ID", domain.to_string())
+            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn simrob serve --ros2");
+        let mut line = String::new();
+        let read = BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line);
+        let _ = child.kill();
+        let _ = child.wait();
+        read.expect("a line of standard output");
+        line
+    };
+    assert_eq!(
+        first_line(&[]).trim(),
+        "pacing at real time for ROS 2 (--speed 0: as fast as possible)"
+    );
+    assert!(first_line(&["--speed", "0"]).starts_with("listening on udp://"));
+    assert!(first_line(&["--ros2-lockstep"]).starts_with("listening on udp://"));
+}
