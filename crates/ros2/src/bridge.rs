@@ -223,21 +223,27 @@ pub struct Bridge {
     dropped: u64,
 }
 
-/// Whether `t` is due against `next` at `rate`; moves `next` on.
+/// Whether a publication at `rate` whose next one is at `next` is due at `t`: its time has
+/// come, or the world jumped back past the last one (a reset, a load).
+fn is_due(t: f64, next: f64, rate: f64) -> bool {
+    rate <= 0.0 || t + 1e-9 >= next || t + 1e-9 < next - 1.0 / rate
+}
+
+/// Whether `t` is due against `next` at `rate` ([`is_due`]); moves `next` on.
 fn due(t: f64, next: &mut f64, rate: f64) -> bool {
-    if rate <= 0.0 {
-        return true;
-    }
-    if t + 1e-9 < *next {
+    if !is_due(t, *next, rate) {
         return false;
     }
-    let period = 1.0 / rate;
-    // The next one a period on, or from now if the world jumped (a reset, a load).
-    *next = if t - *next > period || t < *next - period {
-        t + period
-    } else {
-        *next + period
-    };
+    if rate > 0.0 {
+        let period = 1.0 / rate;
+        // The next one a period on, or from now if the world jumped (forward past a whole
+        // period, or back: a reset, a load).
+        *next = if (t - *next).abs() > period {
+            t + period
+        } else {
+            *next + period
+        };
+    }
     true
 }
 
@@ -414,10 +420,9 @@ impl Bridge {
     /// sensors due): when not, and the robots are the same, [`Bridge::clock_only`] does
     /// without the frame.
     pub fn needs_frame(&self, t: f64) -> bool {
-        let is_due = |next: f64, rate: f64| rate <= 0.0 || t + 1e-9 >= next;
         self.robots.is_empty()
-            || is_due(self.next_odom, self.rates.odom)
-            || is_due(self.next_sensors, self.rates.sensors)
+            || is_due(t, self.next_odom, self.rates.odom)
+            || is_due(t, self.next_sensors, self.rates.sensors)
     }
 
     /// `/clock` at simulated time `t` if it is due (the rest is not: see

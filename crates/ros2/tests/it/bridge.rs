@@ -275,3 +275,33 @@ fn a_paused_world_repeats_its_state_whatever_the_rates() {
         .iter()
         .any(|o| matches!(o, Out::Clock(c) if c.clock.nanosec == 500_000_000)));
 }
+
+#[test]
+fn after_a_jump_back_in_time_everything_is_published_from_then_on() {
+    let mut b = Bridge::new(Rates {
+        clock: 10.0,
+        odom: 50.0,
+        sensors: 10.0,
+    });
+    let a = || vec![robot("a", 1, 0.0, 0.0)];
+    // 41.8 simulated seconds at 10 ms per frame.
+    for i in 0..=4180 {
+        b.step(&frame(i as f64 * 0.01, a()));
+    }
+    // A load: the world is back at 2.38 s. Odometry, /tf and /clock go on at their rates
+    // from there, not once the old time comes round again.
+    assert!(b.needs_frame(2.38), "the frame is built after the jump");
+    let (mut odom, mut tf, mut clocks) = (0, 0, 0);
+    for i in 238..338 {
+        let t = i as f64 * 0.01;
+        let outs = if b.needs_frame(t) {
+            b.step(&frame(t, a()))
+        } else {
+            b.clock_only(t)
+        };
+        odom += odoms(&outs);
+        tf += outs.iter().filter(|o| matches!(o, Out::Tf(_))).count();
+        clocks += outs.iter().filter(|o| matches!(o, Out::Clock(_))).count();
+    }
+    assert_eq!((odom, tf, clocks), (50, 50, 10));
+}
