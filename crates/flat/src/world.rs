@@ -29,6 +29,11 @@ pub struct Robot {
     pub blocked: bool,
     /// Distance travelled since it was added (inches).
     pub odometer: f64,
+    /// The motion the last step made, per second: the displacement in the map's frame
+    /// (inches/s; short of the commanded velocity, or zero, against an obstacle) and the
+    /// heading's change (degrees/s, clockwise as headings). Zero before the first step and
+    /// after a placement.
+    pub motion: (Vec2, f64),
 }
 
 /// Why a robot could not be placed.
@@ -263,6 +268,7 @@ impl FlatWorld {
                 bumpers: 0,
                 blocked: false,
                 odometer: 0.0,
+                motion: (Vec2::default(), 0.0),
             },
         );
         self.buckets.insert(id, pose.position());
@@ -291,6 +297,7 @@ impl FlatWorld {
         self.buckets.insert(id, pose.position());
         if let Some(r) = self.robots.get_mut(&id) {
             r.pose = pose;
+            r.motion = (Vec2::default(), 0.0);
         }
         self.update_bumpers();
         Ok(())
@@ -390,6 +397,11 @@ impl FlatWorld {
                 r.pose = FlatPose::new(to.x, to.y, pose.heading_deg + dtheta);
                 r.blocked = blocked;
                 r.odometer += moved;
+                r.motion = if dt > 0.0 {
+                    ((to - from) * (1.0 / dt), dtheta / dt)
+                } else {
+                    (Vec2::default(), 0.0)
+                };
             }
         }
         self.steps += 1;

@@ -53,15 +53,16 @@ pub fn frame_of(core: &MrsCore) -> Frame {
             let m = r.model;
             let yaw = -r.pose.heading_deg.to_radians();
             let spacing = m.sonar_spacing_deg().to_radians();
-            let (s, c) = yaw.sin_cos();
-            let v = r.velocity.forward * INCH;
+            // The motion the last step made, not the command (a robot against a wall has
+            // stopped whatever it was told).
+            let (moved, turned) = r.motion;
             RobotFrame {
                 name: robot_name(id),
                 id: u64::from(id.0),
                 position: [r.pose.x * INCH, -r.pose.y * INCH, 0.0],
                 rotation: [0.0, 0.0, yaw],
-                linear_velocity: Some([v * c, v * s, 0.0]),
-                angular_velocity: Some([0.0, 0.0, -r.velocity.turn.to_radians()]),
+                linear_velocity: Some([moved.x * INCH, -moved.y * INCH, 0.0]),
+                angular_velocity: Some([0.0, 0.0, -turned.to_radians()]),
                 takes_cmd_vel: true,
                 drive: None,
                 sonars: Some(RangeRing {
@@ -195,5 +196,41 @@ mod tests {
         assert_eq!((far.forward, far.turn), (99.9, 99.9));
         let back = nomad_velocity(-1e300, 1e300);
         assert_eq!((back.forward, back.turn), (-99.9, -99.9));
+    }
+
+    #[test]
+    fn odometry_twist_is_the_motion_made_not_the_command() {
+        let map = simrob_flat::map::Map::empty(200.0, 200.0).expect("map");
+        let mut core = MrsCore::new(
+            map,
+            simrob_mrs::MrsConfig {
+                start: Some(simrob_flat::robot::FlatPose::new(150.0, 100.0, 0.0)),
+                ..Default::default()
+            },
+        );
+        let id = core.connect(ClientId(1)).expect("a robot");
+        let twist = |core: &MrsCore| {
+            let f = frame_of(core);
+            let r = &f.robots[0];
+            (r.linear_velocity.unwrap(), r.angular_velocity.unwrap())
+        };
+        assert_eq!(twist(&core), ([0.0; 3], [0.0; 3]), "not moved yet");
+        core.set_velocity(id, Velocity::new(20.0, 0.0));
+        core.step();
+        let (lin, _) = twist(&core);
+        assert!((lin[0] - 20.0 * INCH).abs() < 1e-9, "{lin:?}");
+        // Against the map's border (x = 200) it has stopped, whatever it is told.
+        for _ in 0..500 {
+            core.step();
+        }
+        let r = core.world().robot(id).expect("robot");
+        assert!(r.blocked && r.velocity.forward == 20.0);
+        assert_eq!(twist(&core).0, [0.0; 3]);
+        // Turning on the spot: no translation, the turn counter-clockwise in ROS's frame.
+        core.set_velocity(id, Velocity::new(0.0, 90.0));
+        core.step();
+        let (lin, ang) = twist(&core);
+        assert_eq!(lin, [0.0; 3]);
+        assert!((ang[2] + 90f64.to_radians()).abs() < 1e-9, "{ang:?}");
     }
 }
