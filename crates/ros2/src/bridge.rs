@@ -650,3 +650,33 @@ fn sonar_messages(robot: &str, ring: &RangeRing, stamp: Time, rate: f64) -> Out 
         scan,
     }
 }
+
+/// Lockstep's bookkeeping, sans IO: one step per message on `/simrob/step` (messages that
+/// arrive together, or while a step is under way, wait their turn), or one when every driven
+/// robot has a command waiting ([`Bridge::all_commanded`]); never a second step before the
+/// world has shown the one made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Lockstep {
+    owed: usize,
+    stepped_from: Option<u64>,
+}
+
+impl Lockstep {
+    /// `triggers` step messages arrived; the world shows iteration `shown` (None: nothing
+    /// yet); `all_commanded` as [`Bridge::all_commanded`]. Returns whether to step now.
+    pub fn step(&mut self, shown: Option<u64>, triggers: usize, all_commanded: bool) -> bool {
+        self.owed = self.owed.saturating_add(triggers);
+        let Some(it) = shown else { return false };
+        if self.stepped_from == Some(it) || (self.owed == 0 && !all_commanded) {
+            return false;
+        }
+        self.owed = self.owed.saturating_sub(1);
+        self.stepped_from = Some(it);
+        true
+    }
+
+    /// Step messages received and not yet stepped for.
+    pub fn owed(&self) -> usize {
+        self.owed
+    }
+}

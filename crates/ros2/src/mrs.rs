@@ -112,6 +112,7 @@ pub struct MrsRos {
     last_time: Option<f64>,
     robots: usize,
     shown: std::time::Instant,
+    lockstep: crate::bridge::Lockstep,
 }
 
 impl MrsRos {
@@ -131,6 +132,7 @@ impl MrsRos {
             last_time: None,
             robots: usize::MAX,
             shown: std::time::Instant::now(),
+            lockstep: crate::bridge::Lockstep::default(),
         })
     }
 
@@ -150,16 +152,10 @@ impl MrsRos {
                 tracing::warn!(target: "simrob::ros2", "no robot for ROS: {e}");
             }
         }
-        let (time, count) = (core.world().time(), core.world().robot_count());
-        if self.last_time != Some(time) || self.robots != count {
-            self.last_time = Some(time);
-            self.robots = count;
-            let outs = self.bridge.step(&frame_of(core));
-            if let Err(e) = self.node.publish(outs) {
-                tracing::warn!(target: "simrob::ros2", "{e}");
-            }
-            self.shown = std::time::Instant::now();
-        } else if self.options.lockstep && self.shown.elapsed() >= crate::simrob::REPEAT {
+        if !self.show(core)
+            && self.options.lockstep
+            && self.shown.elapsed() >= crate::simrob::REPEAT
+        {
             // Paused: the state again, for controllers that join late.
             self.shown = std::time::Instant::now();
             let outs = self.bridge.repeat(&frame_of(core));
@@ -167,19 +163,47 @@ impl MrsRos {
                 tracing::warn!(target: "simrob::ros2", "{e}");
             }
         }
-        let triggers = self.node.receive(&mut self.bridge);
-        let step = self.options.lockstep && (triggers > 0 || self.bridge.all_commanded());
-        if !self.options.lockstep || step {
-            for c in self.bridge.take_commands() {
-                if let Command::Velocity { id, v, w } = c {
-                    let Ok(id) = u32::try_from(id) else { continue };
-                    core.set_velocity(RobotId(id), nomad_velocity(v, w));
+        let mut triggers = self.node.receive(&mut self.bridge);
+        loop {
+            let step = self.options.lockstep
+                && self.lockstep.step(
+                    Some(core.world().steps()),
+                    std::mem::take(&mut triggers),
+                    self.bridge.all_commanded(),
+                );
+            if !self.options.lockstep || step {
+                for c in self.bridge.take_commands() {
+                    if let Command::Velocity { id, v, w } = c {
+                        let Ok(id) = u32::try_from(id) else { continue };
+                        core.set_velocity(RobotId(id), nomad_velocity(v, w));
+                    }
                 }
             }
-        }
-        if step {
+            if !step {
+                break;
+            }
             core.step();
+            // Each step shown before the next (one per message on /simrob/step, those that
+            // came together included).
+            self.show(core);
         }
+    }
+
+    /// Publishes what is due if simulated time moved or robots came or went; returns
+    /// whether it did.
+    fn show(&mut self, core: &MrsCore) -> bool {
+        let (time, count) = (core.world().time(), core.world().robot_count());
+        if self.last_time == Some(time) && self.robots == count {
+            return false;
+        }
+        self.last_time = Some(time);
+        self.robots = count;
+        let outs = self.bridge.step(&frame_of(core));
+        if let Err(e) = self.node.publish(outs) {
+            tracing::warn!(target: "simrob::ros2", "{e}");
+        }
+        self.shown = std::time::Instant::now();
+        true
     }
 }
 

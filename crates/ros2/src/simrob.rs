@@ -212,8 +212,8 @@ fn run(
     wants: &AtomicBool,
 ) {
     let mut bridge = Bridge::new(options.rates);
-    // Lockstep: the iteration last published, and whether its step was asked for.
-    let mut stepped_from: Option<u64> = None;
+    // Lockstep: the steps owed and the iteration last stepped from.
+    let mut lockstep = crate::bridge::Lockstep::default();
     let mut current: Option<u64> = None;
     let mut shown: Option<(Frame, Instant)> = None;
     let mut kinds = Vec::new();
@@ -253,15 +253,12 @@ fn run(
         }
         let triggers = node.receive(&mut bridge);
         if options.lockstep {
-            let Some(it) = current else { continue };
-            let all_commanded = bridge.all_commanded();
-            if stepped_from != Some(it) && (triggers > 0 || all_commanded) {
+            if lockstep.step(current, triggers, bridge.all_commanded()) {
                 send(&commands, bridge.take_commands());
                 let _ = commands.send(LocalCommand::Request(Request::Control {
                     request: ControlRequest::MakeStep,
                     response: Some(false),
                 }));
-                stepped_from = Some(it);
             }
         } else {
             send(&commands, bridge.take_commands());

@@ -305,3 +305,26 @@ fn after_a_jump_back_in_time_everything_is_published_from_then_on() {
     }
     assert_eq!((odom, tf, clocks), (50, 50, 10));
 }
+
+#[test]
+fn lockstep_makes_one_step_per_step_message() {
+    let mut l = Lockstep::default();
+    // Five messages together, before the world has shown anything: they wait.
+    assert!(!l.step(None, 5, false));
+    let mut steps = 0;
+    for it in 0..10 {
+        // Each iteration shown once or twice (a repeat): at most one step from it.
+        steps += usize::from(l.step(Some(it), 0, false));
+        assert!(!l.step(Some(it), 0, false));
+    }
+    assert_eq!((steps, l.owed()), (5, 0));
+    // Messages that arrive while a step is under way are kept for the next iterations.
+    assert!(l.step(Some(10), 1, false));
+    assert!(!l.step(Some(10), 2, false));
+    assert!(l.step(Some(11), 0, false));
+    assert!(l.step(Some(12), 0, false));
+    assert!(!l.step(Some(13), 0, false));
+    // Every driven robot commanded: one step.
+    assert!(l.step(Some(13), 0, true));
+    assert!(!l.step(Some(13), 0, true));
+}
