@@ -1,5 +1,5 @@
 //! The swarm's worlds (`simrob swarm run`) on ROS 2: each moving robot under its scenario
-//! name (made a valid ROS name), `odom` and `/tf` out, a goal in on `goal_pose`
+//! name (made a valid ROS name, and unique: [`Names`]), `odom` and `/tf` out, a goal in on `goal_pose`
 //! (`geometry_msgs/PoseStamped`, as RViz's "2D Goal Pose" sends) that starts a route on the
 //! scenario's map-paths, as the `Go X,Y` instruction does.
 //!
@@ -10,6 +10,7 @@
 //! the goals that arrived, and paces the run at `speed` × real time (the ROS side lives in
 //! wall time); with lockstep it instead waits, each frame, for a message on `/simrob/step`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,16 +41,71 @@ pub fn robot_name(world: &SwarmWorld, e: EntityId) -> String {
     }
 }
 
-/// The robots: entities that move (have a velocity) and are not carried items.
-pub fn frame_of(world: &SwarmWorld, time: f64) -> Frame {
-    let robots = world
+/// The swarm's robots' ROS names, each unique and kept for the run (a name is never given
+/// to another robot, even after its robot has gone). A robot is named [`robot_name`]; when a
+/// robot seen before (or, in the same frame, one whose scenario name is already a valid ROS
+/// name, or one of lower id) has that name, `_<id>` is appended until it is free.
+#[derive(Debug, Default)]
+pub struct Names {
+    by_entity: BTreeMap<u32, String>,
+    taken: BTreeSet<String>,
+}
+
+impl Names {
+    /// The name of `e` (named now if it has none yet).
+    pub fn name(&mut self, world: &SwarmWorld, e: EntityId) -> String {
+        if let Some(n) = self.by_entity.get(&e.0) {
+            return n.clone();
+        }
+        let wanted = robot_name(world, e);
+        let mut name = wanted.clone();
+        while self.taken.contains(&name) {
+            name = format!("{name}_{}", e.0);
+        }
+        if name != wanted {
+            tracing::warn!(target: "simrob::ros2", "robot {} (entity {}): the ROS name {wanted} is taken, published as {name}", world.name.get(e).map_or("", String::as_str), e.0);
+        }
+        self.taken.insert(name.clone());
+        self.by_entity.insert(e.0, name.clone());
+        name
+    }
+
+    /// Names the robots among `es` that have none: first those whose scenario name is a
+    /// valid ROS name as it is, then the others, each in the order given.
+    fn assign(&mut self, world: &SwarmWorld, es: &[EntityId]) {
+        let as_given = |e: EntityId| {
+            world
+                .name
+                .get(e)
+                .is_some_and(|n| *n == robot_name(world, e))
+        };
+        for first in [true, false] {
+            for &e in es {
+                if as_given(e) == first {
+                    self.name(world, e);
+                }
+            }
+        }
+    }
+}
+
+/// The robots: entities that move (have a velocity) and are not carried items, under their
+/// [`Names`].
+pub fn frame_of(world: &SwarmWorld, time: f64, names: &mut Names) -> Frame {
+    let es: Vec<EntityId> = world
         .pose
         .iter()
         .filter(|(e, _)| world.vel.has(*e) && !world.item.has(*e) && !world.poi.has(*e))
+        .map(|(e, _)| e)
+        .collect();
+    names.assign(world, &es);
+    let robots = es
+        .into_iter()
+        .filter_map(|e| world.pose.get(e).map(|p| (e, p)))
         .map(|(e, p)| {
             let v = world.vel.get(e).copied().unwrap_or_default();
             RobotFrame {
-                name: robot_name(world, e),
+                name: names.name(world, e),
                 id: u64::from(e.0),
                 position: [p.x, -p.y, 0.0],
                 rotation: [0.0, 0.0, -p.theta],
@@ -86,6 +142,7 @@ pub struct SwarmRos {
     stop: Arc<AtomicBool>,
     started: Option<(Instant, f64)>,
     steps_owed: usize,
+    names: Names,
 }
 
 impl SwarmRos {
@@ -105,6 +162,7 @@ impl SwarmRos {
             stop,
             started: None,
             steps_owed: 0,
+            names: Names::default(),
         })
     }
 
@@ -121,7 +179,7 @@ impl SwarmRos {
                 match start_route(&mut ctx.world, e, &Goal::Point(x, -y)) {
                     Ok(()) => ctx.log(Some(e), format!("ROS goal ({x:.1}, {y:.1})")),
                     Err(err) => {
-                        tracing::info!(target: "simrob::ros2", "goal for {}: {err}", robot_name(&ctx.world, e));
+                        tracing::info!(target: "simrob::ros2", "goal for {}: {err}", self.names.name(&ctx.world, e));
                         let (x, y) = (simrob_math::Shown(x), simrob_math::Shown(y));
                         ctx.log(Some(e), format!("ROS goal ({x:.1}, {y:.1}): {err}"));
                     }
@@ -141,7 +199,9 @@ impl System for SwarmRos {
     }
 
     fn run(&mut self, ctx: &mut Ctx) {
-        let outs = self.bridge.step(&frame_of(&ctx.world, ctx.time));
+        let outs = self
+            .bridge
+            .step(&frame_of(&ctx.world, ctx.time, &mut self.names));
         if let Err(e) = self.node.publish(outs) {
             tracing::warn!(target: "simrob::ros2", "{e}");
         }
@@ -174,5 +234,54 @@ impl System for SwarmRos {
             }
         }
         self.apply(ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simrob_swarm::ecs::{SwarmPose, Velocity};
+
+    fn world(names: &[&str]) -> SwarmWorld {
+        let mut w = SwarmWorld::new(200.0, 100.0);
+        for n in names {
+            let e = w.spawn("robot");
+            w.pose.insert(e, SwarmPose::default());
+            w.vel.insert(e, Velocity::default());
+            w.set_name(e, n).expect("a new name");
+        }
+        w
+    }
+
+    fn names_of(w: &SwarmWorld, names: &mut Names) -> Vec<String> {
+        frame_of(w, 0.0, names)
+            .robots
+            .into_iter()
+            .map(|r| r.name)
+            .collect()
+    }
+
+    #[test]
+    fn robot_names_are_unique_and_kept() {
+        // Entity 1 is `1abc` (`robot_1` on ROS), `a-b` and `a_b` both sanitise to `a_b`.
+        let mut w = world(&["1abc", "a-b", "dup", "ab", "robot_1", "a_b"]);
+        let mut names = Names::default();
+        let first = names_of(&w, &mut names);
+        // Names valid as given keep them; the others give way, `_<id>` appended.
+        assert_eq!(first, ["robot_1_1", "a_b_2", "dup", "ab", "robot_1", "a_b"]);
+        // The same on every frame, and in a second run.
+        assert_eq!(names_of(&w, &mut names), first);
+        assert_eq!(names_of(&w, &mut Names::default()), first);
+        // A robot that comes later takes no name already given, even one whose robot went.
+        let gone = EntityId(3);
+        w.vel.remove(gone);
+        let e = w.spawn("robot");
+        w.pose.insert(e, SwarmPose::default());
+        w.vel.insert(e, Velocity::default());
+        w.name.insert(e, "dup".into());
+        assert_eq!(
+            names_of(&w, &mut names),
+            ["robot_1_1", "a_b_2", "ab", "robot_1", "a_b", "dup_7"]
+        );
     }
 }
