@@ -226,6 +226,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
                 discovery,
                 rates: args.ros2.rates(),
                 lockstep: args.ros2.ros2_lockstep,
+                max_velocity: server.session().config().limits.max_velocity,
             },
             server.commands(),
         )

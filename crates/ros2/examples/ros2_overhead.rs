@@ -129,6 +129,7 @@ fn measure(ros: bool, seconds: f64, robots: u32, dir: &std::path::Path) -> Figur
                     sensors: 10.0,
                 },
                 lockstep: false,
+                max_velocity: server.session().config().limits.max_velocity,
             },
             server.commands(),
         )

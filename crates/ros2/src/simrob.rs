@@ -125,6 +125,54 @@ pub struct Options {
     /// Lockstep: the world advances one iteration when every robot that takes `cmd_vel` has
     /// sent one since the last, or on a message on `/simrob/step`.
     pub lockstep: bool,
+    /// The server's `maxvelocity`: wheel speeds past it are refused (see [`Refusals`]).
+    pub max_velocity: f64,
+}
+
+/// Wheel commands past the server's `maxvelocity` are refused, as the server refuses them
+/// from any agent, with a warning naming the robot: once, then not again for that robot
+/// until one of its commands is accepted (a stream of bad commands logs one line).
+#[derive(Clone, Debug)]
+pub struct Refusals {
+    max_velocity: f64,
+    refusing: std::collections::BTreeSet<u64>,
+}
+
+impl Refusals {
+    /// Refusing wheel speeds past `max_velocity` (rad/s).
+    pub fn new(max_velocity: f64) -> Refusals {
+        Refusals {
+            max_velocity,
+            refusing: std::collections::BTreeSet::new(),
+        }
+    }
+
+    /// Whether `c` goes to the server; when not, the warning to log (None: already said for
+    /// this robot).
+    pub fn admit(&mut self, c: &Command) -> Result<(), Option<String>> {
+        let Command::Wheels { id, speeds } = c else {
+            return Ok(());
+        };
+        let past = speeds
+            .iter()
+            .map(|(_, v)| *v)
+            .find(|v| !(v.is_finite() && v.abs() <= self.max_velocity));
+        let Some(v) = past else {
+            self.refusing.remove(id);
+            return Ok(());
+        };
+        if !self.refusing.insert(*id) {
+            return Err(None);
+        }
+        let name = u32::try_from(*id).map_or_else(|_| id.to_string(), |i| robot_name(EntityId(i)));
+        Err(Some(format!(
+            "{name}: a wheel speed of {} rad/s (from cmd_vel or wheel_commands) is past {} \
+             (configuration key maxvelocity): refused, the robot keeps its last command \
+             (further refusals for it are not logged until a command is accepted)",
+            simrob_math::Shown(v),
+            simrob_math::Shown(self.max_velocity)
+        )))
+    }
 }
 
 /// The ROS 2 side of a running server: stops its thread when dropped.
@@ -212,6 +260,7 @@ fn run(
     wants: &AtomicBool,
 ) {
     let mut bridge = Bridge::new(options.rates);
+    let mut refusals = Refusals::new(options.max_velocity);
     // Lockstep: the steps owed and the iteration last stepped from.
     let mut lockstep = crate::bridge::Lockstep::default();
     let mut current: Option<u64> = None;
@@ -254,14 +303,14 @@ fn run(
         let triggers = node.receive(&mut bridge);
         if options.lockstep {
             if lockstep.step(current, triggers, bridge.all_commanded()) {
-                send(&commands, bridge.take_commands());
+                send(&commands, &mut refusals, bridge.take_commands());
                 let _ = commands.send(LocalCommand::Request(Request::Control {
                     request: ControlRequest::MakeStep,
                     response: Some(false),
                 }));
             }
         } else {
-            send(&commands, bridge.take_commands());
+            send(&commands, &mut refusals, bridge.take_commands());
         }
         // Sleep until a frame, a sample or a stop wakes the thread (`receive` cleared the
         // readiness, so look at the frames once more: one handed over since then may have
@@ -282,10 +331,55 @@ fn run(
     }
 }
 
-fn send(commands: &Sender<LocalCommand>, cs: Vec<Command>) {
+fn send(commands: &Sender<LocalCommand>, refusals: &mut Refusals, cs: Vec<Command>) {
     for c in cs {
+        match refusals.admit(&c) {
+            Ok(()) => {}
+            Err(Some(warning)) => {
+                tracing::warn!(target: "simrob::ros2", "{warning}");
+                continue;
+            }
+            Err(None) => continue,
+        }
         if let Some(r) = request_of(&c) {
             let _ = commands.send(LocalCommand::Request(r));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wheel_speeds_past_maxvelocity_are_refused_with_one_warning_per_streak() {
+        let mut r = Refusals::new(100.0);
+        let wheels = |id, v| Command::Wheels {
+            id,
+            speeds: vec![(0, 1.0), (1, v)],
+        };
+        assert_eq!(r.admit(&wheels(3, 100.0)), Ok(()));
+        let warning = r.admit(&wheels(3, 250.0)).unwrap_err().expect("a warning");
+        assert!(
+            warning.starts_with("robot_3: a wheel speed of 250 rad/s")
+                && warning.contains("maxvelocity")
+                && warning.contains("keeps its last command"),
+            "{warning}"
+        );
+        // The same robot again: refused, not said again; another robot: said.
+        assert_eq!(r.admit(&wheels(3, -1e6)), Err(None));
+        assert!(r.admit(&wheels(4, f64::INFINITY)).unwrap_err().is_some());
+        // Once one of its commands is accepted, the next refusal is said again.
+        assert_eq!(r.admit(&wheels(3, 5.0)), Ok(()));
+        assert!(r.admit(&wheels(3, 1e6)).unwrap_err().is_some());
+        // Goals and bare velocities are not the server's wheels.
+        assert_eq!(
+            r.admit(&Command::Velocity {
+                id: 3,
+                v: 1e9,
+                w: 0.0
+            }),
+            Ok(())
+        );
     }
 }

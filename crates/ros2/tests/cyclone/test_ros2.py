@@ -413,6 +413,27 @@ def test_lockstep_one_step_per_step_message(offset, args, robot):
         s.stop()
 
 
+def test_a_refused_cmd_vel_is_logged():
+    """A cmd_vel whose wheel speeds are past `maxvelocity` is refused with a warning that
+    names the robot (it was dropped without a word)."""
+    domain = DOMAIN + 7
+    dp = DomainParticipant(domain)
+    s = Simrob(
+        "serve", "--port", "0", "--bind", "127.0.0.1", "--scenario", "scenarios/soccer.xml",
+        "--speed", "1", "--ros2", domain=domain,
+    )
+    try:
+        odom = reader(dp, "robot_3/odom", m.Odometry)
+        cmd = writer(dp, "robot_3/cmd_vel", m.Twist)
+        wait_matched(dp, cmd)
+        cmd.write(m.Twist(linear=m.Vector3(x=250.0)))
+        said = lambda _: any("robot_3: a wheel speed of" in l and "maxvelocity" in l for l in s.stderr)  # noqa: E731
+        # The odometry that keeps coming is the clock of this wait.
+        wait_for(odom, said)
+    finally:
+        s.stop()
+
+
 def test_swarm_lockstep_one_frame_per_step_message(tmp_path):
     """`swarm run --ros2-lockstep` sleeps until /simrob/step arrives and makes exactly one
     frame per message, those sent together included: frame k (stamped k / fps) is published
