@@ -26,7 +26,7 @@ pub enum SwarmCommand {
     ///
     /// Bundled: scenarios/swarm/hospital.toml, scenarios/swarm/drone-swarm.toml,
     /// scenarios/swarm/warehouse.toml.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Benchmark the drone swarm at several sizes: what it did (arrived, crashed, when all
     /// had arrived) and how fast (wall seconds per simulated second).
     Bench(BenchArgs),
@@ -42,6 +42,9 @@ pub enum SwarmCommand {
     "With --gui or --ros2: simulated seconds per wall second (0 = as fast as possible) [default: 1]"
 )))]
 pub struct RunArgs {
+    /// What to log on standard error, `--log FILTER`.
+    #[command(flatten)]
+    pub log: crate::flags::Log,
     /// Scenario file (.toml or .json); or give it as `--scenario FILE`.
     #[arg(value_name = "SCENARIO")]
     pub scenario: Option<PathBuf>,
@@ -159,7 +162,7 @@ pub struct BenchArgs {
 
 pub fn run(cmd: SwarmCommand) -> Result<()> {
     match cmd {
-        SwarmCommand::Run(args) => run_scenario(args),
+        SwarmCommand::Run(args) => run_scenario(*args),
         SwarmCommand::Bench(args) => bench(args),
     }
 }
@@ -188,6 +191,7 @@ fn run_threads(flag: usize) -> Result<usize> {
 }
 
 fn run_scenario(args: RunArgs) -> Result<()> {
+    args.log.init()?;
     check_duration(args.duration)?;
     let path = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
     let scenario = Scenario::load(&path)?;

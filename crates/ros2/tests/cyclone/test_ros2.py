@@ -434,6 +434,32 @@ def test_a_refused_cmd_vel_is_logged():
         s.stop()
 
 
+def test_mrs_and_swarm_log_dropped_input(tmp_path):
+    """`mrs --ros2` and `swarm run --ros2` print the log lines of input they drop (they
+    started no logging: nothing was printed)."""
+    scenario = tmp_path / "log.toml"
+    scenario.write_text(SWARM_SCENARIO)
+    nan = float("nan")
+    for offset, args, robot, topic, typ, bad, line in [
+        (8, ("mrs", "--port", "0"), "nomad_0", "cmd_vel", m.Twist,
+         m.Twist(linear=m.Vector3(x=nan)), "nomad_0/cmd_vel: not a finite velocity, dropped"),
+        (9, ("swarm", "run", str(scenario), "--quiet", "--speed", "1"), "r1", "goal_pose", m.PoseStamped,
+         m.PoseStamped(pose=m.Pose(position=m.Point(x=nan, y=0.0))), "r1/goal_pose: not a finite position, dropped"),
+    ]:
+        domain = DOMAIN + offset
+        dp = DomainParticipant(domain)
+        s = Simrob(*args, "--ros2", domain=domain)
+        try:
+            odom = reader(dp, robot + "/odom", m.Odometry)
+            w = writer(dp, robot + "/" + topic, typ, BEST_EFFORT)
+            wait_matched(dp, w)
+            said = lambda _: any(line in l for l in s.stderr)  # noqa: E731
+            # The odometry that keeps coming is the clock of this wait.
+            wait_for(odom, said, each=lambda: w.write(bad))
+        finally:
+            s.stop()
+
+
 def test_swarm_lockstep_one_frame_per_step_message(tmp_path):
     """`swarm run --ros2-lockstep` sleeps until /simrob/step arrives and makes exactly one
     frame per message, those sent together included: frame k (stamped k / fps) is published
