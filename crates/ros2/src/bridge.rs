@@ -378,16 +378,18 @@ impl Bridge {
             .filter(|n| !frame.robots.iter().any(|r| &r.name == *n))
             .cloned()
             .collect();
+        // /tf_static is one latched message holding every robot: published again when the
+        // robots change, either way.
+        let mut changed = !gone.is_empty();
         for robot in gone {
             self.robots.remove(&robot);
             self.pending.remove(&robot);
             self.pending_goals.remove(&robot);
             out.push(Out::Gone { robot });
         }
-        let mut appeared = false;
         for r in &frame.robots {
             if !self.robots.contains_key(&r.name) {
-                appeared = true;
+                changed = true;
                 out.push(Out::Appeared {
                     robot: r.name.clone(),
                     drive: r.takes_cmd_vel,
@@ -406,7 +408,7 @@ impl Bridge {
             k.drive = r.drive;
         }
         let stamp = Time::from_secs(t);
-        if appeared {
+        if changed {
             out.push(Out::TfStatic(static_transforms(frame, stamp)));
         }
         let clock = due(t, &mut self.next_clock, self.rates.clock);

@@ -68,6 +68,21 @@ fn robots_appear_and_disappear_with_their_topics() {
     assert!(outs
         .iter()
         .any(|o| matches!(o, Out::Gone { robot } if robot == "a")));
+    // ...and without a robot that has gone.
+    let statics = |outs: &[Out]| {
+        outs.iter().find_map(|o| match o {
+            Out::TfStatic(t) => Some(
+                t.transforms
+                    .iter()
+                    .map(|t| t.child_frame_id.clone())
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        })
+    };
+    assert_eq!(statics(&outs), Some(vec!["b/odom".to_string()]));
+    assert_eq!(statics(&b.step(&frame(0.03, vec![]))), Some(vec![]));
+    b.step(&frame(0.04, vec![robot("b", 2, 0.0, 0.0)]));
     assert_eq!(b.robots().collect::<Vec<_>>(), ["b"]);
     assert!(
         !b.cmd_vel("a", Twist::default()),
