@@ -238,17 +238,18 @@ fn entity_request() -> impl Strategy<Value = EntityRequest> {
         }),
         (
             id(),
-            prop::collection::vec(
-                (id(), finite()).prop_map(|(wheel_joint_id, value)| MotorCommand {
-                    wheel_joint_id,
-                    value
-                }),
-                0..4
-            )
+            // One <Motor> a wheel joint (a joint given twice is refused).
+            prop::collection::btree_map(id(), finite(), 0..4)
         )
             .prop_map(|(entity_id, motors)| EntityRequest::RobotMotorControl {
                 entity_id: EntityId(entity_id),
-                motors
+                motors: motors
+                    .into_iter()
+                    .map(|(wheel_joint_id, value)| MotorCommand {
+                        wheel_joint_id,
+                        value
+                    })
+                    .collect()
             }),
     ]
 }
