@@ -137,6 +137,19 @@ pub(crate) fn on_ctrl_c(action: Box<dyn Fn() + Send>) {
 
 static ON_CTRL_C: std::sync::Mutex<Vec<Box<dyn Fn() + Send>>> = std::sync::Mutex::new(Vec::new());
 
+/// Blocks until Ctrl-C, SIGTERM or SIGHUP stops the command (at once if one already has),
+/// without polling: a page that stays after a run waits here. Needs [`ctrl_c_flag`] installed.
+pub fn wait_for_stop() {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    // Registered before the flag is read: a signal after the read runs this action.
+    on_ctrl_c(Box::new(move || {
+        let _ = tx.send(());
+    }));
+    if !interrupted() {
+        let _ = rx.recv();
+    }
+}
+
 /// The flag of [`ctrl_c_flag`], once a command has installed it.
 static CTRL_C: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 

@@ -290,9 +290,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
             "the run has ended; the page stays on http://{} until Ctrl-C",
             view.addr()
         );
-        while !stop.load(Ordering::Relaxed) {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
+        crate::shell::wait_for_stop();
     }
     Ok(())
 }

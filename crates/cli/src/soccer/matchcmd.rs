@@ -305,9 +305,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
             "the match has ended; the page stays on http://{} until Ctrl-C",
             v.addr()
         );
-        while !interrupted() {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
+        crate::shell::wait_for_stop();
     }
     Ok(())
 }
