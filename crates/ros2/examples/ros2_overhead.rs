@@ -4,6 +4,8 @@
 //! participant (nobody subscribes: the bridge still builds and RustDDS still serializes
 //! every sample).
 //!
+//! Each line also says what the run left: robots upright, tipped over, fallen off the field.
+//!
 //! Each figure is per wall second and per processor second of the whole process (the
 //! server's thread, the bridge's and RustDDS's), and the iterations are counted over the
 //! same wall time for both.
@@ -98,6 +100,11 @@ struct Figure {
     cpu: f64,
     /// The server thread's own processor time.
     server_cpu: f64,
+    /// What the run left: robots upright, tipped (chassis tilted over 60°), fallen off the
+    /// field (below its top) or not finite.
+    upright: u32,
+    tipped: u32,
+    fallen: u32,
 }
 
 fn measure(ros: bool, seconds: f64, robots: u32, dir: &std::path::Path) -> Figure {
@@ -163,7 +170,23 @@ fn measure(ros: bool, seconds: f64, robots: u32, dir: &std::path::Path) -> Figur
         w0.elapsed().as_secs_f64(),
         simrob_benchkit::process_cpu().unwrap_or(f64::NAN) - c0,
     );
+    let (mut upright, mut tipped, mut fallen) = (0, 0, 0);
+    for i in 0..robots {
+        match server.session().world().entity_pose(EntityId(100 + i)) {
+            Some((p, [roll, pitch, _])) if p.iter().all(|v| v.is_finite()) && p[2] > 0.0 => {
+                if (roll.cos() * pitch.cos()).acos() > 60f64.to_radians() {
+                    tipped += 1;
+                } else {
+                    upright += 1;
+                }
+            }
+            _ => fallen += 1,
+        }
+    }
     Figure {
+        upright,
+        tipped,
+        fallen,
         iterations: server.session().world().iteration() - i0,
         simulated: server.session().world().sim_time() - t0,
         wall,
@@ -187,14 +210,17 @@ fn main() {
     for ros in [false, true, false, true] {
         let f = measure(ros, seconds, robots, &dir);
         println!(
-            "{:<24} {:>6} iterations ({:.1} simulated s): {:>6.0} it/s wall, {:>6.0} it/s per server-thread processor second, {:>6.0} per process processor second ({:.1} s)",
+            "{:<24} {:>6} iterations ({:.1} simulated s): {:>6.0} it/s wall, {:>6.0} it/s per server-thread processor second, {:>6.0} per process processor second ({:.1} s); robots upright {}, tipped {}, fallen or not finite {}",
             if ros { "--ros2 (odom+tf 50 Hz)" } else { "without ROS 2" },
             f.iterations,
             f.simulated,
             f.iterations as f64 / f.wall,
             f.iterations as f64 / f.server_cpu,
             f.iterations as f64 / f.cpu,
-            f.cpu
+            f.cpu,
+            f.upright,
+            f.tipped,
+            f.fallen
         );
         figures.push((ros, f));
     }
