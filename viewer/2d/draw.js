@@ -111,6 +111,22 @@ export class Camera {
  * A "nice" step (1, 2 or 5 × 10^k) near `v`.
  * @param {number} v
  */
+/**
+ * The shade of a density cell holding `n` bodies when the most in a cell is `max`: pale to
+ * dark blue on a logarithmic scale.
+ * @param {number} n @param {number} max
+ * @returns {[number, number, number]}
+ */
+function densityShade(n, max) {
+  const f = 0.25 + 0.75 * (Math.log1p(n) / Math.log1p(Math.max(1, max)));
+  return [Math.round(200 - 170 * f), Math.round(220 - 150 * f), Math.round(255 - 75 * f)];
+}
+
+/** A cell's size for the density key: three significant figures, no trailing zeros. */
+function fmtSize(v) {
+  return String(Number(v.toPrecision(3)));
+}
+
 function niceStep(v) {
   const p = Math.pow(10, Math.floor(Math.log10(v)));
   const m = v / p;
@@ -259,6 +275,8 @@ export class Renderer {
     this.camera = new Camera();
     /** @type {HTMLCanvasElement | null} the density picture's pixels, one a cell */
     this.gridCanvas = null;
+    /** @type {{text: string, cellW: number, cellH: number, max: number} | null} the density picture's key as last drawn */
+    this.densityKey = null;
     /** @type {Scene2d | null} */
     this.scene = null;
     /** @type {HTMLCanvasElement | null} */
@@ -559,6 +577,7 @@ export class Renderer {
     this.lap('labels');
     this.taskLegend(tasks);
     this.scaleBar(scene);
+    this.densityKey = frame.grid ? this.densityLegend(frame.grid, scene) : null;
     this.lap('overlay');
   }
 
@@ -575,14 +594,13 @@ export class Renderer {
     c.height = g.rows;
     const gctx = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d'));
     const img = gctx.createImageData(g.cols, g.rows);
-    const top = Math.log1p(Math.max(1, g.max));
     for (let k = 0; k < g.counts.length; k++) {
       const n = g.counts[k];
       if (n === 0) continue;
-      const f = 0.25 + 0.75 * (Math.log1p(n) / top);
-      img.data[4 * k] = Math.round(200 - 170 * f);
-      img.data[4 * k + 1] = Math.round(220 - 150 * f);
-      img.data[4 * k + 2] = Math.round(255 - 75 * f);
+      const [r, gr, bl] = densityShade(n, g.max);
+      img.data[4 * k] = r;
+      img.data[4 * k + 1] = gr;
+      img.data[4 * k + 2] = bl;
       img.data[4 * k + 3] = 255;
     }
     gctx.putImageData(img, 0, 0);
@@ -590,6 +608,43 @@ export class Renderer {
     const [bx, by] = cam.toScreen(g.x1, g.y1);
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(c, ax, ay, bx - ax, by - ay);
+  }
+
+  /**
+   * The density picture's key, in a box at the top right of the canvas: the shades from one
+   * body a cell to the most in a cell, and a cell's size. Returns what it says.
+   * @param {import('./frame.js').Grid2d} g @param {Scene2d} scene
+   * @returns {{text: string, cellW: number, cellH: number, max: number}}
+   */
+  densityLegend(g, scene) {
+    const { ctx, canvas } = this;
+    const cellW = (g.x1 - g.x0) / g.cols;
+    const cellH = (g.y1 - g.y0) / g.rows;
+    const units = scene.units === 'unit' ? 'units' : scene.units;
+    const size = cellW.toPrecision(3) === cellH.toPrecision(3)
+      ? `${fmtSize(cellW)} ${units}`
+      : `${fmtSize(cellW)} × ${fmtSize(cellH)} ${units}`;
+    const text = `bodies in a cell ${size} across`;
+    const most = g.max >= 65535 ? '≥ 65,535' : g.max.toLocaleString('en');
+    ctx.font = '12px sans-serif';
+    const ramp = 120;
+    const w = Math.max(ctx.measureText(text).width, ramp + 16 + ctx.measureText(most).width) + 16;
+    const x = canvas.width - w - 8;
+    ctx.fillStyle = 'rgba(255,255,255,0.9)';
+    ctx.fillRect(x, 8, w, 42);
+    ctx.fillStyle = '#111';
+    ctx.fillText(text, x + 8, 22);
+    const steps = 24;
+    for (let i = 0; i < steps; i++) {
+      const n = Math.max(1, Math.round(Math.expm1((Math.log1p(Math.max(1, g.max)) * (i + 1)) / steps)));
+      const [r, gr, bl] = densityShade(n, g.max);
+      ctx.fillStyle = `rgb(${r},${gr},${bl})`;
+      ctx.fillRect(x + 20 + (ramp * i) / steps, 30, ramp / steps + 0.5, 12);
+    }
+    ctx.fillStyle = '#111';
+    ctx.fillText('1', x + 8, 41);
+    ctx.fillText(most, x + 24 + ramp, 41);
+    return { text: `${text}: 1 to ${most}`, cellW, cellH, max: g.max };
   }
 
   /**

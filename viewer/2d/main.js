@@ -76,6 +76,7 @@ const debug = {
 // Every body as drawn, made when read; how many were stamped a few pixels across.
 Object.defineProperty(debug, 'drawn', { get: () => renderer.drawn });
 Object.defineProperty(debug, 'stamped', { get: () => renderer.stamped });
+Object.defineProperty(debug, 'densityKey', { get: () => renderer.densityKey });
 /** @type {any} */ (window).__simrob2d = debug;
 
 function resize() {

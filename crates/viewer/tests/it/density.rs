@@ -39,6 +39,20 @@ fn zoomed_out_a_density_picture_zoomed_in_the_drones_in_view() {
     let grid: Vec<u64> = serde_json::from_str(grid.as_str().expect("json")).expect("grid");
     assert!(grid[0] * grid[1] <= guard.max_view_cells as u64, "{grid:?}");
     assert_eq!(grid[2], 0, "no body sent one by one");
+    // The picture's key: the shades from one body a cell to the most in one, a cell's size.
+    let key = page.eval(
+        "JSON.stringify(__simrob2d.densityKey && [__simrob2d.densityKey.text, __simrob2d.densityKey.max, __simrob2d.frame.grid.max, __simrob2d.densityKey.cellW, (__simrob2d.frame.grid.x1 - __simrob2d.frame.grid.x0) / __simrob2d.frame.grid.cols])",
+    );
+    let key: serde_json::Value =
+        serde_json::from_str(key.as_str().expect("json")).expect("density key");
+    let text = key[0].as_str().expect("the key's text");
+    assert_eq!(key[1], key[2], "the key's most in a cell: {key}");
+    assert!(key[1].as_u64().is_some_and(|m| m >= 1), "{key}");
+    assert_eq!(key[3], key[4], "the key's cell size: {key}");
+    assert!(
+        text.starts_with("bodies in a cell ") && text.ends_with(&format!("1 to {}", key[1])),
+        "{text}"
+    );
     // Where a drone is, the picture is shaded blue.
     let d = f.bodies.iter().find(|b| b.kind == 1).expect("a drone");
     let at = page.eval(&format!(
