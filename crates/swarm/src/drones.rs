@@ -76,6 +76,7 @@ use crate::geom::{overlaps, Shape};
 use crate::grid::SpatialGrid;
 use crate::orca;
 use crate::sim::{Ctx, System};
+use crate::work::WorkLeft;
 use simrob_math::hash_u01;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -564,7 +565,6 @@ pub struct DroneController {
     threads: Option<usize>,
     reported: usize,
     total: usize,
-    kill_sent: bool,
     ticks: u64,
     /// ORCA's view of the frame's start (see [`neighbour_view`]), kept between frames to
     /// reuse the memory.
@@ -609,7 +609,6 @@ impl DroneController {
             threads: None,
             reported: 0,
             total: 0,
-            kill_sent: false,
             ticks: 0,
             view: View::default(),
             calm: None,
@@ -729,10 +728,8 @@ impl DroneController {
         } else {
             ctx.stats.crashed += 1;
         }
-        if self.reported >= self.total && ctx.config.end_when_done && !self.kill_sent {
-            self.kill_sent = true;
-            ctx.log(None, "every drone has reported");
-            ctx.events.emit(Event::global(Tag::KILL_SWITCH));
+        if self.reported >= self.total {
+            WorkLeft::done(ctx, "drones", "every drone has reported");
         }
     }
 }
@@ -1873,6 +1870,9 @@ impl System for DroneController {
         let drones = ctx.world.custom_mut::<Drone>();
         self.total = drones.len();
         self.reported = drones.iter().filter(|(_, d)| d.reported).count();
+        if self.reported < self.total {
+            WorkLeft::begin(ctx, "drones");
+        }
         // ORCA scans every drone's neighbours: it finds their contacts too.
         if self.avoidance == Avoidance::Orca && self.contacts_in_scan {
             ctx.world.res.get_mut::<ContactHandoff>().drones = true;

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use crate::ecs::{Column, EntityId, SwarmWorld};
 use crate::event::{Event, Payload, Tag};
 use crate::sim::{Ctx, InstructionDef, InstructionSet, Outcome, Summary, System};
+use crate::work::WorkLeft;
 
 /// One instruction: a name and its arguments, as written.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -411,7 +412,6 @@ impl Script {
 pub struct ScriptSystem {
     set: Arc<InstructionSet>,
     default_handler: Vec<Instr>,
-    kill_sent: bool,
 }
 
 impl ScriptSystem {
@@ -423,7 +423,6 @@ impl ScriptSystem {
                 name: "Abort".into(),
                 args: vec![],
             }],
-            kill_sent: false,
         }
     }
 
@@ -592,6 +591,16 @@ impl System for ScriptSystem {
         self.set = set;
     }
 
+    fn start(&mut self, ctx: &mut Ctx) {
+        let running = ctx
+            .world
+            .custom::<Script>()
+            .is_some_and(|c| c.iter().any(|(_, s)| s.state != ScriptState::Done));
+        if running {
+            WorkLeft::begin(ctx, "scripts");
+        }
+    }
+
     fn run(&mut self, ctx: &mut Ctx) {
         let mut all_done = true;
         let ids = ctx
@@ -607,10 +616,12 @@ impl System for ScriptSystem {
                 all_done = false;
             }
         }
-        if all_done && !ids.is_empty() && ctx.config.end_when_done && !self.kill_sent {
-            self.kill_sent = true;
-            ctx.log(None, "every script is done");
-            ctx.events.emit(Event::global(Tag::KILL_SWITCH));
+        if !ids.is_empty() {
+            if all_done {
+                WorkLeft::done(ctx, "scripts", "every script is done");
+            } else {
+                WorkLeft::begin(ctx, "scripts");
+            }
         }
     }
 

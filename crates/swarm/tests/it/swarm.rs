@@ -1281,3 +1281,33 @@ fn observing_a_run_does_not_change_its_figures() {
         .iter()
         .all(|e| !e.tag.is_empty() && !e.entity.is_empty()));
 }
+
+/// Scripted robots and generated drones in one run: the run ends for work done only when
+/// both are done. It ended when the first kind did (the script's `Wait 1`, at 1.04 s, with
+/// none of the 50 drones arrived), and said "all work done".
+#[test]
+fn a_run_of_scripts_and_drones_ends_when_both_are_done() {
+    let text = r#"
+fps = 24
+duration = 60
+[generator]
+kind = "drone-swarm"
+robots = 50
+[world]
+pois = { p = [500, 380] }
+[[entities]]
+type = "robot"
+name = "walker"
+position = [500, 380]
+components = { Script = ["Wait 1"] }
+"#;
+    let s = build(text).run();
+    assert!(s.killed, "the work ends the run: {s:?}");
+    assert_eq!((s.scripts_done, s.arrived, s.crashed), (1, 50, 0), "{s:?}");
+    assert!(s.simulated_seconds > 1.5, "{s:?}");
+    // The other way round: the drones arrive long before a script's Wait 30 ends.
+    let s = build(&text.replace("Wait 1", "Wait 30")).run();
+    assert!(s.killed, "{s:?}");
+    assert_eq!((s.scripts_done, s.arrived), (1, 50), "{s:?}");
+    assert!(s.simulated_seconds >= 30.0, "{s:?}");
+}
