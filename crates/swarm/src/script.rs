@@ -18,7 +18,8 @@
 //!
 //! Built-ins: `Wait SECONDS` (or `Wait MIN MAX`, a random time between), `WaitFor TAG` (block until an event `TAG` about this robot),
 //! `Emit TAG` (raise an event `TAG` about this robot), `Log TEXT…`, `Loop` (start again
-//! from the top), and in handlers `Retry`, `Skip`, `Abort`.
+//! from the top), `Abort`, and in handlers only `Retry` and `Skip` (a script's own list with
+//! either is refused: they say where the script resumes after its handler).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -99,6 +100,19 @@ pub enum ScriptError {
         name: String,
         /// The instructions there are.
         known: String,
+    },
+    /// `Retry` or `Skip` in a script's own instructions: they say where a script resumes
+    /// after an error handler, so they belong in handlers only.
+    #[error(
+        "script instruction {index} ({instruction}): {instruction} is for error handlers only \
+         (it says where the script resumes after the handler); use Loop to start again, Abort \
+         to end the script"
+    )]
+    HandlerOnly {
+        /// The line, counted from 1.
+        index: usize,
+        /// The instruction as written.
+        instruction: String,
     },
     #[error(
         "{part} instruction {index} ({instruction}): wrong number of arguments; usage: {usage}"
@@ -236,6 +250,12 @@ impl Script {
         };
         for (i, ins) in self.instructions.iter().enumerate() {
             check("script", i, ins)?;
+            if handler_only(&ins.name) {
+                return Err(ScriptError::HandlerOnly {
+                    index: i + 1,
+                    instruction: ins.to_string(),
+                });
+            }
         }
         for (tag, h) in &self.handlers {
             for (i, ins) in h.iter().enumerate() {
@@ -257,6 +277,11 @@ impl Script {
             .chain(self.handlers.values().flatten())
             .chain(self.default_handler.iter().flatten())
     }
+}
+
+/// `Retry` and `Skip`: where the script resumes after an error handler, so only in handlers.
+fn handler_only(name: &str) -> bool {
+    matches!(name, "Retry" | "Skip")
 }
 
 fn no_run() -> crate::sim::InstructionFn {
@@ -514,6 +539,13 @@ impl ScriptSystem {
                 ctx.events.emit(Event::about(Tag::SCRIPT_DONE, e));
                 return;
             };
+            if !from_handler && handler_only(&ins.name) {
+                // A script not checked against its instructions (built by hand): fail
+                // rather than stand on the instruction for ever.
+                let text = format!("{} outside an error handler", ins.name);
+                self.on_error(ctx, e, &Tag::INSTRUCTION_FAILED, &text, true);
+                continue;
+            }
             match ins.name.as_str() {
                 "Retry" => {
                     s.resume = Resume::Retry;

@@ -1311,3 +1311,41 @@ components = { Script = ["Wait 1"] }
     assert_eq!((s.scripts_done, s.arrived), (1, 50), "{s:?}");
     assert!(s.simulated_seconds >= 30.0, "{s:?}");
 }
+
+/// `Retry` and `Skip` say where a script resumes after an error handler. In a script's own
+/// list they stood on the instruction for ever (256 times a frame, the script never done),
+/// and the scenario loaded: now it is refused, naming the robot and the instruction.
+#[test]
+fn retry_and_skip_outside_a_handler_are_refused() {
+    for word in ["Retry", "Skip"] {
+        let text = with_robot(&format!(
+            "components = {{ Script = [\"Log a\", \"{word}\", \"Log x\"] }}"
+        ));
+        let e = scenario(&text)
+            .build(&Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("entity r:")
+                && e.contains(&format!("instruction 2 ({word})"))
+                && e.contains("error handlers only"),
+            "{e}"
+        );
+        // In a handler they are what they are for.
+        let text = with_robot(&format!(
+            "components = {{ Script = {{ instructions = [\"Go island\"], handlers = {{ Unreachable = [\"{word}\"] }} }} }}"
+        ));
+        assert!(scenario(&text).build(&Overrides::default()).is_ok());
+    }
+    // A script put in by hand (not checked) fails there instead of stalling: the default
+    // handler (Abort) ends it.
+    let mut sim = build(CORRIDOR);
+    let w = sim.world_mut();
+    let r = w.spawn("robot");
+    w.pose.insert(r, SwarmPose::default());
+    w.custom_mut::<Script>()
+        .insert(r, Script::new(&["Skip", "Log x"]).unwrap());
+    let s = sim.run();
+    assert_eq!((s.scripts_done, s.scripts_failed), (0, 1), "{s:?}");
+    assert!(s.killed && s.simulated_seconds < 1.0, "{s:?}");
+}
