@@ -105,6 +105,22 @@ pub enum EntityError {
     /// A radius or size that is not positive.
     #[error("radius and size must be positive")]
     NotPositive,
+    /// A wall whose place is not finite or whose width or height is not positive (a wall
+    /// of negative size stopped nothing).
+    #[error(
+        "a wall needs a finite position and a positive width and height, found position \
+         ({x}, {y}), size {w} × {h}"
+    )]
+    BadWall {
+        /// The wall's x (its left side, or its centre for a listed entity).
+        x: f64,
+        /// The wall's y (its top, or its centre for a listed entity).
+        y: f64,
+        /// Its width.
+        w: f64,
+        /// Its height.
+        h: f64,
+    },
     /// A map shape's `component_NAME` annotation that is not JSON.
     #[error("{key}: the value must be JSON ({error}), found {found:?}")]
     ComponentJson {
@@ -729,7 +745,9 @@ impl Scenario {
             add_poi(&mut world, name, p[0], p[1])
                 .map_err(|e| ScenarioError(format!("{origin}: world.pois.{name}: {e}")))?;
         }
-        for w in &f.world.walls {
+        for (k, w) in f.world.walls.iter().enumerate() {
+            check_wall(w[0], w[1], w[2], w[3])
+                .map_err(|e| ScenarioError(format!("{origin}: world.walls[{k}]: {e}")))?;
             add_wall(&mut world, w[0], w[1], w[2], w[3]);
         }
         let mut drone_size = None;
@@ -854,6 +872,16 @@ pub fn validate_scripts(sim: &Simulation) -> Result<(), ScriptCheckError> {
         }
     }
     Ok(())
+}
+
+/// A wall at `(x, y)` of `w` × `h`: finite, with a positive width and height.
+fn check_wall(x: f64, y: f64, w: f64, h: f64) -> Result<(), EntityError> {
+    let finite = [x, y, w, h].iter().all(|v| v.is_finite());
+    if finite && w > 0.0 && h > 0.0 {
+        Ok(())
+    } else {
+        Err(EntityError::BadWall { x, y, w, h })
+    }
 }
 
 fn add_wall(world: &mut SwarmWorld, x: f64, y: f64, w: f64, h: f64) -> EntityId {
@@ -1003,6 +1031,7 @@ fn add_entity(world: &mut SwarmWorld, spec: &EntitySpec, stop: bool) -> Result<(
     match kind.as_str() {
         "wall" => {
             let [w, h] = spec.size.unwrap_or([10.0, 10.0]);
+            check_wall(x, y, w, h)?;
             add_wall(world, x - w * 0.5, y - h * 0.5, w, h);
             return Ok(());
         }
@@ -1344,6 +1373,39 @@ mod tests {
             };
             assert!(s.build(&ov).is_err());
         }
+    }
+
+    /// A wall of negative size loaded and stopped nothing; a NaN corner loaded too.
+    #[test]
+    fn walls_of_no_size_or_no_place_are_refused() {
+        let base = Path::new(".");
+        for (walls, at) in [
+            ("[world]\nwalls = [[150, 80, -20, 40]]", "world.walls[0]"),
+            (
+                "[world]\nwalls = [[0, 0, 5, 5], [nan, 0, 10, 10]]",
+                "world.walls[1]",
+            ),
+            ("[world]\nwalls = [[0, 0, 10, 0]]", "world.walls[0]"),
+            (
+                "[[entities]]\ntype = \"wall\"\nposition = [200, 50]\nsize = [-10, 5]",
+                "entities[0]",
+            ),
+            (
+                "[[entities]]\ntype = \"wall\"\nposition = [200, 50]\nsize = [inf, 5]",
+                "entities[0]",
+            ),
+        ] {
+            let s = Scenario::from_toml_str(walls, base).unwrap();
+            let e = s.build(&Overrides::default()).unwrap_err().to_string();
+            assert!(
+                e.contains(at) && e.contains("a positive width and height"),
+                "{walls}: {e}"
+            );
+        }
+        let ok = "[world]\nwalls = [[0, 0, 10, 5]]\n[[entities]]\ntype = \"wall\"\n\
+                  position = [200, 50]\nsize = [10, 5]";
+        let s = Scenario::from_toml_str(ok, base).unwrap();
+        assert!(s.build(&Overrides::default()).is_ok());
     }
 
     #[test]
