@@ -9,7 +9,7 @@
 //! end_when_done = true        # kill switch once every script / drone is done
 //!
 //! [world]                     # world-level components (also `simulationComponents`)
-//! width = 800                 # default: the map's page, or the generator's
+//! width = 800                 # default: the map's page, or the generator's (at least its layout)
 //! height = 500
 //! cell_size = 20              # spatial grid
 //! collision = true
@@ -316,6 +316,7 @@ impl Default for NavSpec {
 #[serde(deny_unknown_fields)]
 pub struct WorldSpec {
     /// World width, map units; default: the map's page, the obstacle map's or the generator's.
+    /// With a generator, a width or height smaller than its layout is refused.
     pub width: Option<f64>,
     /// World height, map units; default: the map's page, the obstacle map's or the generator's.
     pub height: Option<f64>,
@@ -682,24 +683,30 @@ impl Scenario {
             (None, Some(o)) => (o.width(), o.height()),
             (None, None) => (1000.0, 1000.0),
         };
-        match &generator {
+        let layout = match &generator {
             Some(GeneratorSpec::DroneSwarm { robots, .. }) => {
                 let lay = drones::layout(*robots);
-                width = width.max(lay.width);
-                height = height.max(lay.height);
+                Some((lay.width, lay.height, format!("{robots}-drone swarm")))
             }
             Some(GeneratorSpec::Warehouse { robots, .. }) => {
                 let (w, h) = warehouse::size(*robots);
-                width = width.max(w);
-                height = height.max(h);
+                Some((w, h, format!("warehouse of {robots} robots")))
             }
-            None => {}
+            None => None,
+        };
+        if let Some((w, h, _)) = &layout {
+            width = width.max(*w);
+            height = height.max(*h);
         }
         if let Some(w) = f.world.width {
             width = w;
         }
         if let Some(h) = f.world.height {
             height = h;
+        }
+        if let Some((w, h, what)) = &layout {
+            check_room_for_layout(width, height, *w, *h, what)
+                .map_err(|e| ScenarioError(format!("{origin}: {e}")))?;
         }
         if !(width.is_finite() && width > 0.0 && height.is_finite() && height > 0.0) {
             return err(format!(
@@ -845,6 +852,28 @@ impl Scenario {
         validate_scripts(&sim).map_err(|e| ScenarioError(format!("{origin}: {e}")))?;
         Ok(sim)
     }
+}
+
+/// A world of `width` × `height` (given by `world.width`/`world.height`) holds a generator's
+/// layout of `need_w` × `need_h`: a smaller one put drones and shelves outside it (20 drones
+/// in 100 × 100: 16 crashed, none arrived).
+fn check_room_for_layout(
+    width: f64,
+    height: f64,
+    need_w: f64,
+    need_h: f64,
+    what: &str,
+) -> Result<(), String> {
+    if width < need_w || height < need_h {
+        return Err(format!(
+            "the world ({width} × {height}, world.width/world.height) is smaller than the \
+             {what} needs (at least {} × {}): leave world.width and world.height out and \
+             the generator sizes the world",
+            need_w.ceil(),
+            need_h.ceil()
+        ));
+    }
+    Ok(())
 }
 
 fn check_lines(sim: &Simulation, lines: &[String]) -> Result<(), ScriptError> {
@@ -1406,6 +1435,49 @@ mod tests {
                   position = [200, 50]\nsize = [10, 5]";
         let s = Scenario::from_toml_str(ok, base).unwrap();
         assert!(s.build(&Overrides::default()).is_ok());
+    }
+
+    /// A given world smaller than the generator's layout loaded: 20 drones in 100 × 100
+    /// started and flew outside it (16 crashed, none arrived).
+    #[test]
+    fn a_given_world_smaller_than_the_generators_layout_is_refused() {
+        let base = Path::new(".");
+        for (kind, robots) in [("drone-swarm", 20), ("warehouse", 40)] {
+            let lay = |w: &str, h: &str| {
+                format!(
+                    "[world]\nwidth = {w}\nheight = {h}\n[generator]\nkind = \"{kind}\"\n\
+                     robots = {robots}\n"
+                )
+            };
+            let (need_w, need_h) = if kind == "drone-swarm" {
+                let l = drones::layout(robots);
+                (l.width, l.height)
+            } else {
+                warehouse::size(robots)
+            };
+            for (w, h) in [
+                (need_w - 1.0, need_h),
+                (need_w, need_h - 1.0),
+                (100.0, 100.0),
+            ] {
+                let s =
+                    Scenario::from_toml_str(&lay(&w.to_string(), &h.to_string()), base).unwrap();
+                let e = s.build(&Overrides::default()).unwrap_err().to_string();
+                let needs = format!("at least {} × {}", need_w.ceil(), need_h.ceil());
+                assert!(
+                    e.contains("is smaller than the") && e.contains(&needs),
+                    "{e}"
+                );
+            }
+            // As large or larger: built, at the size given.
+            let text = lay(&need_w.to_string(), &(need_h + 50.0).to_string());
+            let sim = Scenario::from_toml_str(&text, base)
+                .unwrap()
+                .build(&Overrides::default())
+                .unwrap();
+            let r = &sim.world().res;
+            assert_eq!((r.width, r.height), (need_w, need_h + 50.0));
+        }
     }
 
     #[test]
