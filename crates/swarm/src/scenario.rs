@@ -13,7 +13,8 @@
 //! height = 500
 //! cell_size = 20              # spatial grid
 //! collision = true
-//! stop_on_collision = true    # every robot stops when it collides
+//! stop_on_collision = true    # every robot stops when it collides, generated ones too
+//!                             # (left out: all but the warehouse's robots stop)
 //! snapshot_period = 0.1       # Seer; at least 0.001
 //! default_handler = ["Abort"] # for script errors without a handler
 //! nav = { merge_radius = 8, max_off_path = 60, extend = true }
@@ -326,9 +327,12 @@ pub struct WorldSpec {
     /// Whether the collision system runs (default true).
     #[serde(default = "d_true")]
     pub collision: bool,
-    /// Whether every robot stops when it collides (default true).
-    #[serde(default = "d_true")]
-    pub stop_on_collision: bool,
+    /// Whether every robot stops when it collides, generated ones included. Left out: listed
+    /// and drawn robots stop, the drone swarm's drones stop (a collision is a crash), the
+    /// warehouse's robots do not. `false` with the drone swarm is refused (its drones crash
+    /// on a collision whatever the key says).
+    #[serde(default)]
+    pub stop_on_collision: Option<bool>,
     /// Seconds of simulated time between Seer snapshots (default 0.1).
     #[serde(default = "d_period")]
     pub snapshot_period: f64,
@@ -360,7 +364,7 @@ impl Default for WorldSpec {
             height: None,
             cell_size: d_cell(),
             collision: true,
-            stop_on_collision: true,
+            stop_on_collision: None,
             snapshot_period: d_period(),
             default_handler: None,
             nav: NavSpec::default(),
@@ -718,7 +722,16 @@ impl Scenario {
         let nav = &f.world.nav;
         *world.res.get_mut::<NavMap>() = NavMap::new(nav.merge_radius, nav.max_off_path);
         world.res.get_mut::<NavMap>().extend = nav.extend;
-        let stop = f.world.stop_on_collision;
+        let stop = f.world.stop_on_collision.unwrap_or(true);
+        if f.world.stop_on_collision == Some(false)
+            && matches!(generator, Some(GeneratorSpec::DroneSwarm { .. }))
+        {
+            return err(format!(
+                "{origin}: world.stop_on_collision = false does not apply to the drone swarm: \
+                 a drone that collides has crashed and stops; leave the key out (listed robots \
+                 take StopOnCollision = false one by one)"
+            ));
+        }
 
         if let Some(map) = &self.map {
             let mp = self
@@ -779,7 +792,7 @@ impl Scenario {
                 robots,
                 proximity_beams,
             }) => {
-                warehouse::populate(
+                let ids = warehouse::populate(
                     &mut world,
                     &WarehouseParams {
                         robots: *robots,
@@ -788,6 +801,12 @@ impl Scenario {
                     },
                 )
                 .map_err(|e| ScenarioError(format!("{origin}: warehouse: {e}")))?;
+                // The warehouse's robots keep going after a contact unless the file says.
+                if f.world.stop_on_collision == Some(true) {
+                    for e in ids {
+                        world.stop_on_collision.insert(e, ());
+                    }
+                }
             }
             None => {}
         }
@@ -1478,6 +1497,39 @@ mod tests {
             let r = &sim.world().res;
             assert_eq!((r.width, r.height), (need_w, need_h + 50.0));
         }
+    }
+
+    /// `world.stop_on_collision` never reached generated robots: warehouse robots could not
+    /// be made to stop, drones stopped whatever it said.
+    #[test]
+    fn stop_on_collision_reaches_generated_robots() {
+        let base = Path::new(".");
+        let stopping = |text: &str| -> Result<(usize, usize), String> {
+            let sim = Scenario::from_toml_str(text, base)
+                .unwrap()
+                .build(&Overrides::default())
+                .map_err(|e| e.to_string())?;
+            let w = sim.world();
+            Ok((w.robot_count(), w.stop_on_collision.iter().count()))
+        };
+        let wh = "[generator]\nkind = \"warehouse\"\nrobots = 8\n";
+        assert_eq!(stopping(wh), Ok((8, 0)), "left out: they do not stop");
+        let on = format!("[world]\nstop_on_collision = true\n{wh}");
+        assert_eq!(stopping(&on), Ok((8, 8)));
+        let off = format!("[world]\nstop_on_collision = false\n{wh}");
+        assert_eq!(stopping(&off), Ok((8, 0)));
+        let ds = "[generator]\nkind = \"drone-swarm\"\nrobots = 8\n";
+        assert_eq!(stopping(ds), Ok((8, 8)), "left out: drones stop");
+        let on = format!("[world]\nstop_on_collision = true\n{ds}");
+        assert_eq!(stopping(&on), Ok((8, 8)));
+        let off = format!("[world]\nstop_on_collision = false\n{ds}");
+        let e = stopping(&off).unwrap_err();
+        assert!(e.contains("does not apply to the drone swarm"), "{e}");
+        // Listed robots: the key as before.
+        let listed = "[[entities]]\ntype = \"robot\"\nposition = [5, 5]\n";
+        assert_eq!(stopping(listed), Ok((1, 1)));
+        let off = format!("[world]\nstop_on_collision = false\n{listed}");
+        assert_eq!(stopping(&off), Ok((1, 0)));
     }
 
     #[test]

@@ -18,7 +18,8 @@
 //! there either and nobody stands inside a crossing blocking it. The summary's
 //! `collisions` counts every contact; in the bundled warehouse there are none. A
 //! `Collision` handler (wait 0.5–1.5 s, retry) is in their scripts for runs that turn
-//! stopping on collision on.
+//! stopping on collision on (a scenario's `world.stop_on_collision = true`; left out, they
+//! do not stop).
 //!
 //! They start four to an aisle segment, 25 units apart, each with a proximity sensor, a
 //! claw and a battery.
