@@ -895,8 +895,9 @@ fn check_room_for_layout(
     Ok(())
 }
 
+/// Checks the lines of `world.default_handler` (a handler: `Retry` and `Skip` allowed).
 fn check_lines(sim: &Simulation, lines: &[String]) -> Result<(), ScriptError> {
-    let s = Script::new(lines)?;
+    let s = Script::default().with_default_handler(lines)?;
     s.validate(sim.instructions())
 }
 

@@ -1336,6 +1336,11 @@ fn retry_and_skip_outside_a_handler_are_refused() {
             "components = {{ Script = {{ instructions = [\"Go island\"], handlers = {{ Unreachable = [\"{word}\"] }} }} }}"
         ));
         assert!(scenario(&text).build(&Overrides::default()).is_ok());
+        let text = CORRIDOR.replace(
+            "[world]\n",
+            &format!("[world]\ndefault_handler = [\"Wait 1\", \"{word}\"]\n"),
+        );
+        assert!(scenario(&text).build(&Overrides::default()).is_ok());
     }
     // A script put in by hand (not checked) fails there instead of stalling: the default
     // handler (Abort) ends it.
