@@ -5,7 +5,9 @@
 //! undirected graph. Points closer than `merge_radius` are merged into one "super-point".
 //! A robot may leave the graph by at most `max_off_path` map units: a route starts at the
 //! graph point nearest to the robot and ends at the goal POI (or at the graph point nearest
-//! to a goal coordinate, then the coordinate). When `extend` is on, the off-graph legs of
+//! to a goal coordinate, then the coordinate). A robot or goal coordinate within
+//! `max_off_path` of a map-path but farther from every point (the middle of a long segment)
+//! goes by the segment: from or to either of its ends (a one-way segment: only its way). When `extend` is on, the off-graph legs of
 //! every route found are added to the shared map, so the map grows as robots explore.
 
 use std::collections::{BTreeMap, HashMap};
@@ -312,9 +314,57 @@ impl NavMap {
         }
     }
 
+    /// The edge `(a, b)` nearest to `(x, y)` within `radius` (ties: the lowest `(a, b)`),
+    /// searched over every edge: for a point whose nearby buckets hold no node, such as the
+    /// middle of a segment longer than `2 × max_off_path`.
+    fn nearest_edge(&self, x: f64, y: f64, radius: f64) -> Option<(u32, u32)> {
+        let mut best: Option<(f64, u32, u32)> = None;
+        for (a, list) in self.adj.iter().enumerate() {
+            let a = a as u32;
+            let (ax, ay) = self.nodes[a as usize];
+            for &(b, _) in list {
+                let (bx, by) = self.nodes[b as usize];
+                let d = point_segment(x, y, ax, ay, bx, by);
+                if d <= radius
+                    && best.is_none_or(|(bd, ba, bb)| d < bd || (d == bd && (a, b) < (ba, bb)))
+                {
+                    best = Some((d, a, b));
+                }
+            }
+        }
+        best.map(|(_, a, b)| (a, b))
+    }
+
+    /// The ends of edge `(a, b)` a route may start from (`start`) or end at: both for a
+    /// two-way edge (the route picks the shorter), else the head (from a one-way lane,
+    /// robots keep to its direction) or the tail (into it, they come from its start).
+    fn edge_ends(&self, a: u32, b: u32, start: bool) -> Vec<u32> {
+        if self.has_edge(b, a) {
+            vec![a.min(b), a.max(b)]
+        } else if start {
+            vec![b]
+        } else {
+            vec![a]
+        }
+    }
+
+    /// Where a route to the point `(x, y)` may end: the nearest node within `max_off_path`,
+    /// else the ends of the nearest edge within `max_off_path` (a point in the middle of a
+    /// long segment).
+    fn end_candidates(&self, x: f64, y: f64) -> Vec<u32> {
+        if let Some(n) = self.nearest(x, y, self.max_off_path) {
+            return vec![n];
+        }
+        match self.nearest_edge(x, y, self.max_off_path) {
+            Some((a, b)) => self.edge_ends(a, b, false),
+            None => Vec::new(),
+        }
+    }
+
     /// Where a route from `(x, y)` may start. On a one-way edge: its head (robots keep to
     /// the lane's direction). On a two-way edge: either end (the route picks the shorter).
-    /// Elsewhere: the nearest node within `max_off_path`.
+    /// Elsewhere: the nearest node within `max_off_path`, else the ends of the nearest edge
+    /// within `max_off_path` (a robot in the middle of a long segment, far from both ends).
     fn start_candidates(&self, x: f64, y: f64) -> Vec<u32> {
         let (kx, ky) = self.key(x, y);
         let reach = (self.max_off_path / self.bucket).ceil() as i64;
@@ -339,16 +389,16 @@ impl NavMap {
         }
         let mut out = Vec::new();
         if let Some((_, a, b)) = best {
-            if self.has_edge(b, a) {
-                out.push(a.min(b));
-                out.push(a.max(b));
-            } else {
-                out.push(b);
-            }
+            out = self.edge_ends(a, b, true);
         }
         if let Some(n) = self.nearest(x, y, self.max_off_path) {
             if !out.contains(&n) && out.len() != 1 {
                 out.push(n);
+            }
+        }
+        if out.is_empty() {
+            if let Some((a, b)) = self.nearest_edge(x, y, self.max_off_path) {
+                out = self.edge_ends(a, b, true);
             }
         }
         out
@@ -432,34 +482,45 @@ impl NavMap {
                 within: self.max_off_path,
             });
         }
-        let (end, last) = match goal {
+        let (ends, last) = match goal {
             Goal::Poi(name) => match self.pois.get(name) {
-                Some(&n) => (n, None),
+                Some(&n) => (vec![n], None),
                 None => return Err(RouteError::UnknownPoi(name.clone())),
             },
-            Goal::Point(gx, gy) => match self.nearest(*gx, *gy, self.max_off_path) {
-                Some(n) => (n, Some((*gx, *gy))),
-                None => {
+            Goal::Point(gx, gy) => {
+                let ends = self.end_candidates(*gx, *gy);
+                if ends.is_empty() {
                     return Err(RouteError::GoalOffMap {
                         x: *gx,
                         y: *gy,
                         within: self.max_off_path,
-                    })
+                    });
                 }
-            },
+                (ends, Some((*gx, *gy)))
+            }
         };
-        let mut found: Option<(u64, u32, Arc<Vec<u32>>)> = None;
-        for &s in &starts {
-            let Some((nodes, cost)) = self.astar(s, end) else {
-                continue;
+        let mut found: Option<(u64, u32, u32, Arc<Vec<u32>>)> = None;
+        for &end in &ends {
+            // The leg from the graph to a goal coordinate (the same for every start).
+            let tail = match last {
+                Some((gx, gy)) => {
+                    let (ex, ey) = self.nodes[end as usize];
+                    cost_units((ex - gx).hypot(ey - gy), f64::ceil)
+                }
+                None => 0,
             };
-            let (sx, sy) = self.nodes[s as usize];
-            let total = cost + cost_units((sx - x).hypot(sy - y), f64::ceil);
-            if found.as_ref().is_none_or(|(c, _, _)| total < *c) {
-                found = Some((total, s, nodes));
+            for &s in &starts {
+                let Some((nodes, cost)) = self.astar(s, end) else {
+                    continue;
+                };
+                let (sx, sy) = self.nodes[s as usize];
+                let total = cost + cost_units((sx - x).hypot(sy - y), f64::ceil) + tail;
+                if found.as_ref().is_none_or(|(c, _, _, _)| total < *c) {
+                    found = Some((total, s, end, nodes));
+                }
             }
         }
-        let Some((_, start, nodes)) = found else {
+        let Some((_, start, end, nodes)) = found else {
             let what = match goal {
                 Goal::Poi(n) => n.clone(),
                 Goal::Point(gx, gy) => format!("({gx:.1}, {gy:.1})"),
@@ -834,6 +895,58 @@ mod tests {
         assert_eq!(m.nodes().len(), before + 2);
         // The new points are now part of the map: (27, 0) is a graph point.
         assert!(m.nearest(27.0, 0.0, 0.1).is_some());
+    }
+
+    /// A robot in the middle of a segment longer than `2 × max_off_path` (or stopped there
+    /// by a collision) got "no map point within 60", though it stood on the path; a `Go X,Y`
+    /// target there got "no map point within 60 of the goal".
+    #[test]
+    fn the_middle_of_a_long_segment_is_on_the_map() {
+        let mut m = NavMap::new(8.0, 60.0);
+        m.extend = false;
+        m.add_polyline(&[(40.0, 100.0), (360.0, 100.0)]);
+        m.add_poi("a", 40.0, 100.0);
+        m.add_poi("b", 360.0, 100.0);
+        // From the middle (on it, or 30 off it) to either end.
+        let r = m.route(196.0, 100.0, &Goal::Poi("b".into())).unwrap();
+        assert_eq!(r, vec![(360.0, 100.0)]);
+        let r = m.route(150.0, 130.0, &Goal::Poi("a".into())).unwrap();
+        assert_eq!(r, vec![(40.0, 100.0)]);
+        // To a point in the middle, from an end: by the nearer way.
+        let r = m.route(40.0, 100.0, &Goal::Point(200.0, 100.0)).unwrap();
+        assert_eq!(r, vec![(200.0, 100.0)]);
+        let r = m.route(360.0, 100.0, &Goal::Point(300.0, 120.0)).unwrap();
+        assert_eq!(r, vec![(300.0, 120.0)]);
+        // From the middle to the middle, and still not beyond max_off_path.
+        let r = m.route(100.0, 100.0, &Goal::Point(250.0, 100.0)).unwrap();
+        assert_eq!(r.last(), Some(&(250.0, 100.0)));
+        let e = m.route(200.0, 161.0, &Goal::Poi("b".into())).unwrap_err();
+        assert!(matches!(e, RouteError::StartOffMap { .. }), "{e}");
+        let e = m
+            .route(40.0, 100.0, &Goal::Point(200.0, 190.0))
+            .unwrap_err();
+        assert!(matches!(e, RouteError::GoalOffMap { .. }), "{e}");
+        // A one-way segment is taken its way only: from its middle to its head, then round.
+        let mut m = NavMap::new(1.0, 60.0);
+        m.extend = false;
+        m.add_oneway_polyline(&[
+            (0.0, 0.0),
+            (300.0, 0.0),
+            (300.0, 40.0),
+            (0.0, 40.0),
+            (0.0, 0.0),
+        ]);
+        let r = m.route(150.0, 0.0, &Goal::Point(50.0, 0.0)).unwrap();
+        assert_eq!(
+            r,
+            vec![
+                (300.0, 0.0),
+                (300.0, 40.0),
+                (0.0, 40.0),
+                (0.0, 0.0),
+                (50.0, 0.0)
+            ]
+        );
     }
 
     /// A draw.io path at y = 3.9e130 (its key is `i64::MAX`) overflowed the bucket search.
