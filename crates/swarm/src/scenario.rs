@@ -1194,9 +1194,12 @@ pub fn add_component(
                     y: a[1].as_f64().ok_or(Rule("vy must be a number"))?,
                     w: 0.0,
                 },
+                _ if v.as_object().is_some_and(|o| o.is_empty()) => Velocity::default(),
                 _ => {
-                    check_keys(v, &[])?;
-                    Velocity::default()
+                    return Err(RuleFound {
+                        rule: "Velocity is [vx, vy] or {} (at rest)",
+                        found: v.to_string(),
+                    })
                 }
             };
             world.vel.insert(e, vel);
@@ -1320,8 +1323,19 @@ pub fn add_component(
                 move_drain: field(v, "move_drain", 0.01)?,
                 empty: false,
             };
-            if b.capacity <= 0.0 || b.charge < 0.0 || b.idle_drain < 0.0 || b.move_drain < 0.0 {
-                return Err(Rule("capacity must be positive; charge and drains ≥ 0"));
+            if b.capacity <= 0.0
+                || b.charge < 0.0
+                || b.charge > b.capacity
+                || b.idle_drain < 0.0
+                || b.move_drain < 0.0
+            {
+                return Err(RuleFound {
+                    rule: "capacity must be positive, charge from 0 to capacity, drains ≥ 0",
+                    found: format!(
+                        "capacity {}, charge {}, idle_drain {}, move_drain {}",
+                        b.capacity, b.charge, b.idle_drain, b.move_drain
+                    ),
+                });
             }
             world.battery.insert(e, b);
         }
@@ -1531,6 +1545,42 @@ mod tests {
         assert_eq!(stopping(listed), Ok((1, 1)));
         let off = format!("[world]\nstop_on_collision = false\n{listed}");
         assert_eq!(stopping(&off), Ok((1, 0)));
+    }
+
+    /// A charge above the capacity loaded; `Velocity = { x = 1 }` said `(expected: )`.
+    #[test]
+    fn battery_charge_above_capacity_and_velocity_fields_are_refused_clearly() {
+        let base = Path::new(".");
+        let robot = |c: &str| {
+            format!("[[entities]]\ntype = \"robot\"\nname = \"r\"\nposition = [5, 5]\ncomponents = {{ {c} }}\n")
+        };
+        let refused = |c: &str| {
+            Scenario::from_toml_str(&robot(c), base)
+                .unwrap()
+                .build(&Overrides::default())
+                .unwrap_err()
+                .to_string()
+        };
+        let e = refused("Battery = { capacity = 10, charge = 20 }");
+        assert!(
+            e.contains("components.Battery") && e.contains("charge from 0 to capacity"),
+            "{e}"
+        );
+        assert!(e.contains("capacity 10, charge 20"), "{e}");
+        let e = refused("Velocity = { x = 1 }");
+        assert!(
+            e.contains("components.Velocity") && e.contains("Velocity is [vx, vy] or {}"),
+            "{e}"
+        );
+        assert!(!e.contains("expected: )"), "{e}");
+        for ok in [
+            "Battery = { capacity = 10, charge = 10 }",
+            "Velocity = {}",
+            "Velocity = [1, 0]",
+        ] {
+            let s = Scenario::from_toml_str(&robot(ok), base).unwrap();
+            assert!(s.build(&Overrides::default()).is_ok(), "{ok}");
+        }
     }
 
     #[test]

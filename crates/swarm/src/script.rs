@@ -16,6 +16,10 @@
 //! starts the handler for that error afresh; an instruction of a handler that itself fails
 //! aborts the script.
 //!
+//! A script runs at most [`MAX_STEPS_AT_ONCE`] (256) instructions at one go: a loop of
+//! instructions that finish at once runs 256 of them a frame (`["Log a", "Loop"]`: 128
+//! rounds, `Loop` counting as one).
+//!
 //! Built-ins: `Wait SECONDS` (or `Wait MIN MAX`, a random time between), `WaitFor TAG` (block until an event `TAG` about this robot),
 //! `Emit TAG` (raise an event `TAG` about this robot), `Log TEXT…`, `Loop` (start again
 //! from the top), `Abort`, and in handlers only `Retry` and `Skip` (a script's own list with
@@ -431,6 +435,12 @@ impl Script {
     }
 }
 
+/// The most instructions a script runs at one go (in a frame, or when an event it waits
+/// for arrives; `Loop`, `Retry` and `Skip` count too): a loop of instructions that finish at
+/// once (`["Log a", "Loop"]`: 128 rounds a frame) goes on in the next frame rather than
+/// stalling the run. A fixed rule of the model, not a setting.
+pub const MAX_STEPS_AT_ONCE: usize = 256;
+
 /// The script (control) system: runs READY scripts each frame and reacts to the events
 /// their robots wait for and to error events about them.
 #[derive(Default)]
@@ -505,10 +515,10 @@ impl ScriptSystem {
         ctx.log(Some(e), format!("{label}: {tag}: {message}"));
     }
 
-    /// Runs `e`'s script while it is READY (at most a bounded number of instructions per
-    /// call, so a loop of instant instructions cannot stall the run).
+    /// Runs `e`'s script while it is READY (at most [`MAX_STEPS_AT_ONCE`] instructions
+    /// per call, so a loop of instant instructions cannot stall the run).
     fn execute(&self, ctx: &mut Ctx, e: EntityId) {
-        for _ in 0..256 {
+        for _ in 0..MAX_STEPS_AT_ONCE {
             let Some(s) = Script::of_mut(&mut ctx.world, e) else {
                 return;
             };

@@ -1354,3 +1354,18 @@ fn retry_and_skip_outside_a_handler_are_refused() {
     assert_eq!((s.scripts_done, s.scripts_failed), (0, 1), "{s:?}");
     assert!(s.killed && s.simulated_seconds < 1.0, "{s:?}");
 }
+
+/// A loop of instructions that finish at once runs `MAX_STEPS_AT_ONCE` of them a frame
+/// (documented), and the run goes on.
+#[test]
+fn a_loop_of_instant_instructions_runs_a_bounded_number_a_frame() {
+    use simrob_swarm::script::MAX_STEPS_AT_ONCE;
+    let mut sim = build(&with_robot(
+        r#"components = { Script = ["Log a", "Loop"] }"#,
+    ));
+    assert!(sim.step());
+    let logged = sim.ctx.logs.iter().filter(|l| l.text == "a").count();
+    assert_eq!(logged, MAX_STEPS_AT_ONCE / 2, "Log and Loop each count");
+    assert!(sim.step());
+    assert_eq!(sim.ctx.logs.len(), MAX_STEPS_AT_ONCE);
+}
