@@ -205,42 +205,90 @@ pub fn decode_request_element(el: &Element, keys: &CommandKeys) -> Result<Reques
     }
 }
 
-/// Fails when the request element `el` holds a child its decoding did not read: one the
-/// command does not take (`<response>`, a `<Rotation_Z>` in `Set_Entity_Position`) or one
-/// given more often than the command reads it (two `<Timestep>`s). What was read is what the
-/// encoder writes back for `request`, so the two are compared.
+/// Fails when the request element `el` holds an element its decoding did not read, at any
+/// depth: one the command does not take (`<response>`, a `<Rotation_Z>` in
+/// `Set_Entity_Position`, a `<Mas>` in a `<Body>`) or one given more often than it is read
+/// (two `<Timestep>`s, two `<Radius>` in a ball's `<Data>`). What was read is what the encoder
+/// writes back for `request`, so the two are compared ([`every_element_read`]).
 fn every_child_read(
     el: &Element,
     request: &Request,
     keys: &CommandKeys,
 ) -> Result<(), DecodeError> {
     let read = crate::encode::request_element(request, keys);
-    // The one name read in either spelling (the SimRob manual writes both).
-    let same =
-        |a: &str, b: &str| a == b || [a, b].iter().all(|n| n.eq_ignore_ascii_case("Entity_Id"));
-    let count =
-        |children: &[Element], name: &str| children.iter().filter(|c| same(&c.name, name)).count();
+    let also = if matches!(request, Request::Agent(_)) {
+        &[][..]
+    } else {
+        &["Response"][..]
+    };
+    every_element_read(el, &read, also)
+}
+
+/// The one name read in either spelling (the SimRob manual writes both `Entity_id` and
+/// `Entity_Id`).
+fn same_name(a: &str, b: &str) -> bool {
+    a == b || [a, b].iter().all(|n| n.eq_ignore_ascii_case("Entity_Id"))
+}
+
+/// The optional children an element of `read`'s kind (below `parent`) reads when they are
+/// there, beside those `read` holds: named when an unknown element is refused, so that a
+/// misspelt `<Mas>` is told `<Mass>` is read.
+fn optional_children(parent: &Element, read: &Element) -> &'static [&'static str] {
+    match read.name.as_str() {
+        "Body" => &["Material", "Mass"],
+        "Joint" if read.attr("Type") == Some("WheelJoint") => {
+            &["Hardness", "Bounciness", "Maximum_Torque"]
+        }
+        "Data" => match parent.attr("Type") {
+            Some("Ball") => &["Material", "Mass"],
+            Some("Humanoid") => &["Profile", "Seed", "Material"],
+            _ => &[],
+        },
+        _ => &[],
+    }
+}
+
+/// Fails when `el` holds a child that `read` (what the encoder writes back for what was
+/// decoded from `el`) does not, or more of a name than `read` holds; then the same for each
+/// child and its counterpart (the k-th child of a name with the k-th of that name in
+/// `read`), at every depth. `also` names the optional children `el`'s kind reads beside
+/// those in `read`, for the message. The error's path names where the element is
+/// (`Data/Structure/Body[1] (Body_id 0)`).
+fn every_element_read(el: &Element, read: &Element, also: &[&str]) -> Result<(), DecodeError> {
+    // Most often `el` is written as the encoder writes: the same names in the same order,
+    // each child's counterpart at its place.
+    let in_order = el.children.len() == read.children.len()
+        && el
+            .children
+            .iter()
+            .zip(&read.children)
+            .all(|(a, b)| same_name(&a.name, &b.name));
+    if in_order {
+        for (i, (child, back)) in el.children.iter().zip(&read.children).enumerate() {
+            if !child.children.is_empty() {
+                every_element_read(child, back, optional_children(el, back))
+                    .map_err(|e| e.within(child_segment(el, i)))?;
+            }
+        }
+        return Ok(());
+    }
+    // Each name once, in order of appearance, with how often `el` gives it: a handful of
+    // names however many children (a field's hundreds of bodies are one name).
+    let mut names: Vec<(&str, usize)> = Vec::new();
     for child in &el.children {
-        let name = child.name.as_str();
-        let (given, taken) = (count(&el.children, name), count(&read.children, name));
+        match names.iter_mut().find(|(n, _)| same_name(n, &child.name)) {
+            Some((_, given)) => *given += 1,
+            None => names.push((&child.name, 1)),
+        }
+    }
+    for &(name, given) in &names {
+        let taken = read
+            .children
+            .iter()
+            .filter(|c| same_name(&c.name, name))
+            .count();
         if taken == 0 {
-            let mut takes: Vec<&str> = read.children.iter().map(|c| c.name.as_str()).collect();
-            if !matches!(request, Request::Agent(_)) && !takes.contains(&"Response") {
-                takes.push("Response");
-            }
-            takes.dedup();
-            let mut message = format!("unknown element <{name}>");
-            if let Some(like) = takes.iter().find(|t| t.eq_ignore_ascii_case(name)) {
-                message.push_str(&format!(
-                    " (did you mean <{like}>? names are case-sensitive)"
-                ));
-            } else if !takes.is_empty() {
-                message.push_str(&format!(" (this request reads <{}>)", takes.join(">, <")));
-            }
-            return Err(DecodeError::new(
-                DecodeErrorKind::UnexpectedElement,
-                message,
-            ));
+            return Err(unknown_element(el, name, read, also));
         }
         if given > taken {
             return Err(DecodeError::new(
@@ -249,7 +297,72 @@ fn every_child_read(
             ));
         }
     }
+    for &(name, _) in &names {
+        let given_ones = el
+            .children
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| same_name(&c.name, name));
+        let read_ones = read.children.iter().filter(|c| same_name(&c.name, name));
+        for ((i, child), back) in given_ones.zip(read_ones) {
+            if !child.children.is_empty() {
+                every_element_read(child, back, optional_children(el, back))
+                    .map_err(|e| e.within(child_segment(el, i)))?;
+            }
+        }
+    }
     Ok(())
+}
+
+/// The refusal of `<name>` in `el`, naming what `el` reads (`read`'s children and `also`).
+fn unknown_element(el: &Element, name: &str, read: &Element, also: &[&str]) -> DecodeError {
+    let mut takes: Vec<&str> = read.children.iter().map(|c| c.name.as_str()).collect();
+    for a in also {
+        if !takes.contains(a) {
+            takes.push(a);
+        }
+    }
+    takes.dedup();
+    let mut message = format!("unknown element <{name}>");
+    if let Some(like) = takes.iter().find(|t| t.eq_ignore_ascii_case(name)) {
+        message.push_str(&format!(
+            " (did you mean <{like}>? names are case-sensitive)"
+        ));
+    } else {
+        let this = match el.name.as_str() {
+            AGENT_MESSAGE | CONTROL_REQUEST | ENTITY_REQUEST => "this request".into(),
+            other => format!("this <{other}>"),
+        };
+        if takes.is_empty() {
+            message.push_str(&format!(" ({this} holds no element)"));
+        } else {
+            message.push_str(&format!(" ({this} reads <{}>)", takes.join(">, <")));
+        }
+    }
+    DecodeError::new(DecodeErrorKind::UnexpectedElement, message)
+}
+
+/// Where the `i`-th child of `parent` is, as the decoders name it: `Body[3] (Body_id 2)`,
+/// `Motor[2]`, `Data`; a name given more than once gets its index among those.
+fn child_segment(parent: &Element, i: usize) -> String {
+    let child = &parent.children[i];
+    let name = child.name.as_str();
+    let index = 1 + parent.children[..i]
+        .iter()
+        .filter(|c| same_name(&c.name, name))
+        .count();
+    let given = parent
+        .children
+        .iter()
+        .filter(|c| same_name(&c.name, name))
+        .count();
+    match name {
+        "Body" => indexed_segment(child, index, "Body_id"),
+        "Joint" => indexed_segment(child, index, "Joint_id"),
+        "Motor" | "Material" | "Interaction" => format!("{name}[{index}]"),
+        _ if given > 1 => format!("{name}[{index}]"),
+        _ => name.to_string(),
+    }
 }
 
 /// Decodes the request element `el` of `family`: its `Command` attribute names the
@@ -324,6 +437,15 @@ pub fn decode_contact(el: &Element) -> Result<Contact, DecodeError> {
 pub fn decode_materials_element(
     el: &Element,
 ) -> Result<(Vec<Material>, Vec<Interaction>), DecodeError> {
+    let (materials, interactions) = materials_of(el)?;
+    let read = crate::encode::materials_element(&materials, &interactions, &CommandKeys::default());
+    every_element_read(el, &read, &["Response"])?;
+    Ok((materials, interactions))
+}
+
+/// [`decode_materials_element`] without the check that every element was read (a request's
+/// decoding checks the whole request).
+fn materials_of(el: &Element) -> Result<(Vec<Material>, Vec<Interaction>), DecodeError> {
     let mut materials = Vec::new();
     let mut interactions = Vec::new();
     for child in &el.children {
@@ -368,6 +490,15 @@ pub fn decode_materials_element(
 /// attribute is not checked, so save files can embed the element whatever the configured
 /// key). Error paths start below the element (`Data/Structure/Body[3] (Body_id 2): …`).
 pub fn decode_entity_spec_element(el: &Element) -> Result<EntitySpec, DecodeError> {
+    let spec = entity_spec_of(el)?;
+    let read = crate::encode::entity_spec_element(&spec, &CommandKeys::default());
+    every_element_read(el, &read, &[])?;
+    Ok(spec)
+}
+
+/// [`decode_entity_spec_element`] without the check that every element was read (a
+/// request's decoding checks the whole request).
+fn entity_spec_of(el: &Element) -> Result<EntitySpec, DecodeError> {
     let ty = el.required_attr("Type")?;
     let data = el.required_child("Data")?;
     let spec = match ty {
@@ -443,15 +574,11 @@ fn decode_structure(data: &Element) -> Result<(Vec<BodySpec>, Vec<JointSpec>), D
         match child.name.as_str() {
             "Body" => {
                 let seg = indexed_segment(child, bodies.len() + 1, "Body_id");
-                bodies.push(
-                    decode_body_element(child).map_err(|e| e.within(seg).within("Structure"))?,
-                );
+                bodies.push(body_of(child).map_err(|e| e.within(seg).within("Structure"))?);
             }
             "Joint" => {
                 let seg = indexed_segment(child, joints.len() + 1, "Joint_id");
-                joints.push(
-                    decode_joint_element(child).map_err(|e| e.within(seg).within("Structure"))?,
-                );
+                joints.push(joint_of(child).map_err(|e| e.within(seg).within("Structure"))?);
             }
             _ => {
                 return Err(
@@ -501,6 +628,13 @@ fn decode_shape(el: &Element) -> Result<Shape, DecodeError> {
 
 /// Decodes one `<Body Type="…">` of a `<Structure>`.
 pub fn decode_body_element(el: &Element) -> Result<BodySpec, DecodeError> {
+    let body = body_of(el)?;
+    let read = crate::encode::body_element(&body);
+    every_element_read(el, &read, optional_children(&read, &read))?;
+    Ok(body)
+}
+
+fn body_of(el: &Element) -> Result<BodySpec, DecodeError> {
     let shape = decode_shape(el)?;
     Ok(BodySpec {
         id: el.child_u32("Body_id")?,
@@ -514,6 +648,13 @@ pub fn decode_body_element(el: &Element) -> Result<BodySpec, DecodeError> {
 
 /// Decodes one `<Joint Type="FixedJoint|WheelJoint">` of a `<Structure>`.
 pub fn decode_joint_element(el: &Element) -> Result<JointSpec, DecodeError> {
+    let joint = joint_of(el)?;
+    let read = crate::encode::joint_element(&joint);
+    every_element_read(el, &read, optional_children(&read, &read))?;
+    Ok(joint)
+}
+
+fn joint_of(el: &Element) -> Result<JointSpec, DecodeError> {
     let ty = el.required_attr("Type")?;
     match ty {
         "FixedJoint" => Ok(JointSpec::Fixed {
@@ -717,15 +858,13 @@ fn decode_payload(cmd: Command, el: &Element) -> Result<Request, DecodeError> {
             key: el.child_string("Key")?,
         })),
         Command::RegisterMaterialsInteractions => {
-            let (materials, interactions) = decode_materials_element(el)?;
+            let (materials, interactions) = materials_of(el)?;
             control(ControlRequest::RegisterMaterialsInteractions {
                 materials,
                 interactions,
             })
         }
-        Command::CreateEntity => control(ControlRequest::CreateEntity(decode_entity_spec_element(
-            el,
-        )?)),
+        Command::CreateEntity => control(ControlRequest::CreateEntity(entity_spec_of(el)?)),
         Command::InitializeSimulation => control(ControlRequest::InitializeSimulation),
         Command::SetStepMode => control(ControlRequest::SetStepMode(el.child_bool("Step_Mode")?)),
         Command::MakeStep => control(ControlRequest::MakeStep),

@@ -77,12 +77,16 @@
 //!   ports `u16`, iterations `u64`, `Steps_Per_Iteration` a `u32` ≥ 1.
 //! - **Optional** elements (per [`model`]): `Material` and `Mass` of bodies and balls;
 //!   `Hardness`, `Bounciness` and `Maximum_Torque` of wheel joints; `<Response>` inside
-//!   control and entity requests (ignored inside `<Agent_Message>`, where the SimRob manual does
+//!   control and entity requests (not inside `<Agent_Message>`, where the SimRob manual does
 //!   not allow it). Everything else is required; a missing element is an error naming it.
-//! - Unknown children of list elements (`Message`, `Simulation_Message`, `Structure`,
-//!   `Motors`, the materials request) are errors, so a misspelled `<Bdy>` is not silently
-//!   dropped; other unknown children are ignored. When an element is repeated where one is
-//!   expected, the first one counts.
+//! - **An element that is not read is an error**, at every depth: a name misspelt or in
+//!   another case, one its command or its parent element does not take, one given more often
+//!   than it is read (two `<Radius>`). The error names it and where it is
+//!   (`…/Data/Structure/Body[3] (Body_id 2): unknown element <Mas> (this <Body> reads …,
+//!   <Mass>)`), so a misspelt optional `<Mas>` does not fall back to the default mass. The
+//!   element decoders save files use ([`decode_entity_spec_element`],
+//!   [`decode_materials_element`], [`decode_body_element`], [`decode_joint_element`]) check
+//!   the same. Attributes other than those read are not checked.
 //! - An unknown `Agent_Type` decodes to [`AgentType::Other`] (the server decides); unknown
 //!   commands, entity, body and joint types are errors that list the known names.
 //! - Comments, the XML declaration and a UTF-8 byte-order mark are skipped. Input must be

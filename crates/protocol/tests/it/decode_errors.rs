@@ -569,3 +569,88 @@ fn an_element_a_request_does_not_read_is_an_error_not_ignored() {
     // Written right, each runs.
     assert!(decode(&position("<Response>true</Response>"))[0].is_ok());
 }
+
+#[test]
+fn an_element_a_request_does_not_read_is_an_error_at_every_depth() {
+    // A misspelt optional child fell back to its default (a chassis of 1 kg instead of 1.2,
+    // a wheel of 10 N·m instead of 0.001); an extra or repeated one was dropped.
+    let wheel_joint = |extra: &str| {
+        format!(
+            r#"<Joint Type="WheelJoint"><Joint_id>0</Joint_id><Body_1>0</Body_1><Body_2>1</Body_2><Axis_1_X>0</Axis_1_X><Axis_1_Y>0</Axis_1_Y><Axis_1_Z>1</Axis_1_Z><Axis_2_X>0</Axis_2_X><Axis_2_Y>1</Axis_2_Y><Axis_2_Z>0</Axis_2_Z>{extra}</Joint>"#
+        )
+    };
+    let ball = |extra: &str| {
+        sim(&format!(
+            r#"<Control_Request Command="Create_Entity" Type="Ball"><Data><Entity_id>8</Entity_id><Position_X>0</Position_X><Position_Y>0</Position_Y><Position_Z>0.1</Position_Z><Rotation_X>0</Rotation_X><Rotation_Y>0</Rotation_Y><Rotation_Z>0</Rotation_Z><Radius>0.03</Radius>{extra}</Data></Control_Request>"#
+        ))
+    };
+    let materials = |extra: &str| {
+        sim(&format!(
+            r#"<Control_Request Command="Register_Materials_Interactions"><Material><Material_Id>1</Material_Id><Material_Name>felt</Material_Name></Material><Interaction><Material_1>1</Material_1><Material_2>1</Material_2><Hardness>1</Hardness><Bounciness>0.2</Bounciness><Slip1>0</Slip1><Slip2>0</Slip2><Friction>1</Friction>{extra}</Interaction></Control_Request>"#
+        ))
+    };
+    let prefix = "Message[1]/Simulation_Message/Control_Request[Create_Entity]/Data";
+    for (xml, says) in [
+        (
+            robot_with_body(r#"<Body Type="Sphere"><Body_id>2</Body_id><Mas>1.2</Mas><Position_X>0</Position_X><Position_Y>0</Position_Y><Position_Z>0</Position_Z><Rotation_X>0</Rotation_X><Rotation_Y>0</Rotation_Y><Rotation_Z>0</Rotation_Z><Radius>1</Radius></Body>"#),
+            format!("{prefix}/Structure/Body[3] (Body_id 2): unknown element <Mas> (this <Body> reads <Body_id>, <Position_X>, <Position_Y>, <Position_Z>, <Rotation_X>, <Rotation_Y>, <Rotation_Z>, <Radius>, <Material>, <Mass>)"),
+        ),
+        (
+            robot_with_body(&wheel_joint("<Maximum_Torgue>0.001</Maximum_Torgue>")),
+            format!("{prefix}/Structure/Joint[1] (Joint_id 0): unknown element <Maximum_Torgue> (this <Joint> reads <Joint_id>, <Body_1>, <Body_2>, <Axis_1_X>, <Axis_1_Y>, <Axis_1_Z>, <Axis_2_X>, <Axis_2_Y>, <Axis_2_Z>, <Hardness>, <Bounciness>, <Maximum_Torque>)"),
+        ),
+        (
+            robot_with_body(&wheel_joint("<maximum_torque>0.001</maximum_torque>")),
+            format!("{prefix}/Structure/Joint[1] (Joint_id 0): unknown element <maximum_torque> (did you mean <Maximum_Torque>? names are case-sensitive)"),
+        ),
+        (
+            robot_with_body(&wheel_joint("<Hardness>1</Hardness><Hardness>2</Hardness>")),
+            format!("{prefix}/Structure/Joint[1] (Joint_id 0): <Hardness> given 2 times, read 1"),
+        ),
+        (
+            ball("<Radius>0.5</Radius>"),
+            format!("{prefix}: <Radius> given 2 times, read 1"),
+        ),
+        (
+            ball("<Velocity_X>3</Velocity_X>"),
+            format!("{prefix}: unknown element <Velocity_X> (this <Data> reads <Entity_id>, <Position_X>, <Position_Y>, <Position_Z>, <Rotation_X>, <Rotation_Y>, <Rotation_Z>, <Radius>, <Material>, <Mass>)"),
+        ),
+        (
+            ball("<Entity_Id>8</Entity_Id>"),
+            format!("{prefix}: <Entity_id> given 2 times, read 1"),
+        ),
+        (
+            materials("<Restitution>0.9</Restitution>"),
+            "Message[1]/Simulation_Message/Control_Request[Register_Materials_Interactions]/Interaction[1]: unknown element <Restitution> (this <Interaction> reads <Material_1>, <Material_2>, <Hardness>, <Bounciness>, <Slip1>, <Slip2>, <Friction>)".to_string(),
+        ),
+        (
+            sim(r#"<Entity_Request Command="Robot_Motor_Control"><Entity_Id>3</Entity_Id><Motors><Motor><Wheel_Joint_Id>0</Wheel_Joint_Id><Value>5</Value></Motor><Motor><Wheel_Joint_Id>1</Wheel_Joint_Id><Value>5</Value><Velocity>9</Velocity></Motor></Motors></Entity_Request>"#),
+            "Message[1]/Simulation_Message/Entity_Request[Robot_Motor_Control]/Motors/Motor[2]: unknown element <Velocity> (this <Motor> reads <Wheel_Joint_Id>, <Value>)".to_string(),
+        ),
+        (
+            ball("").replace("<Radius>0.03</Radius>", "<Radius>0.03<Unit>m</Unit></Radius>"),
+            format!("{prefix}/Radius: unknown element <Unit> (this <Radius> holds no element)"),
+        ),
+    ] {
+        let e = single_err(&xml);
+        assert_eq!(e.kind(), DecodeErrorKind::UnexpectedElement, "{e}");
+        assert_eq!(e.to_string(), says);
+    }
+    // Written right, each is read; the manual's other spelling of Entity_id too.
+    for xml in [
+        robot_with_body(&wheel_joint("<Maximum_Torque>0.001</Maximum_Torque>")),
+        ball("<Mass>0.05</Mass>"),
+        ball("").replace("Entity_id>", "Entity_Id>"),
+        materials(""),
+    ] {
+        assert!(decode(&xml)[0].is_ok(), "{xml}");
+    }
+    // The element decoders other crates use (save files) check the same.
+    let [body] = &tree::parse_elements(r#"<Body Type="Sphere"><Body_id>0</Body_id><Mas>1</Mas><Position_X>0</Position_X><Position_Y>0</Position_Y><Position_Z>0</Position_Z><Rotation_X>0</Rotation_X><Rotation_Y>0</Rotation_Y><Rotation_Z>0</Rotation_Z><Radius>1</Radius></Body>"#).unwrap()[..] else {
+        panic!("one element")
+    };
+    assert!(decode_body_element(body)
+        .unwrap_err()
+        .to_string()
+        .contains("unknown element <Mas>"));
+}

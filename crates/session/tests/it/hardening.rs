@@ -717,3 +717,43 @@ fn a_refusal_names_its_command_once() {
         }
     }
 }
+
+/// A misspelt, unknown or repeated element inside a Create_Entity's `<Data>` (and below) is
+/// refused with where it is, and nothing is created: a `<Mas>` used to leave the ball at
+/// the default mass, a second `<Radius>` was dropped.
+#[test]
+fn an_element_a_nested_decoder_does_not_read_creates_nothing() {
+    let mut s = session();
+    let me = addr("127.0.0.1:4000");
+    let ball = |extra: &str| {
+        control(&format!(
+            "<Control_Request Command=\"Create_Entity\" Type=\"Ball\"><Data><Entity_id>40</Entity_id><Position_X>0</Position_X><Position_Y>0</Position_Y><Position_Z>0.1</Position_Z><Rotation_X>0</Rotation_X><Rotation_Y>0</Rotation_Y><Rotation_Z>0</Rotation_Z><Radius>0.03</Radius>{extra}</Data><Response>true</Response></Control_Request>"
+        ))
+    };
+    for (extra, says) in [
+        (
+            "<Mas>0.05</Mas>",
+            "Create_Entity]/Data: unknown element &lt;Mas&gt;",
+        ),
+        (
+            "<Radius>0.5</Radius>",
+            "Create_Entity]/Data: &lt;Radius&gt; given 2 times, read 1",
+        ),
+        (
+            "<Velocity_X>3</Velocity_X>",
+            "Create_Entity]/Data: unknown element &lt;Velocity_X&gt;",
+        ),
+    ] {
+        s.handle_datagram(me, ball(extra).as_bytes(), Instant::now());
+        let out = texts_to(&drain(&mut s), me);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert!(out[0].contains(says), "{extra}: {out:?}");
+        assert!(
+            !s.world().entity_ids().any(|id| id == EntityId(40)),
+            "{extra}: created"
+        );
+    }
+    s.handle_datagram(me, ball("<Mass>0.05</Mass>").as_bytes(), Instant::now());
+    let out = texts_to(&drain(&mut s), me);
+    assert!(out[0].contains("Created Ball entity 40"), "{out:?}");
+}
