@@ -197,6 +197,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
         Some(gui) => Some(start_viewer_on(&mut server, gui)?),
         None => None,
     };
+    // Recording: a second stop signal (`timeout` and Slurm send one to the process and one to
+    // its group) waits until the recording is finished and the summary printed.
+    let finishing = args
+        .record
+        .as_ref()
+        .map(|_| crate::shell::FinishBeforeExit::hold());
     if let Some(path) = &args.record {
         let recorder = simrob_viewer::record::recorder(path, &format!("udp://{addr}"))
             .with_context(|| format!("cannot record to {}", path.display()))?;
@@ -238,14 +244,15 @@ pub fn run(args: ServeArgs) -> Result<()> {
         None
     };
     server.run(&stop)?;
-    let s = server.session().stats();
+    let s = server.session().stats().clone();
+    let iteration = server.session().world().iteration();
+    // Dropping the server finishes a recording (its end mark written): before the summary.
+    drop(server);
     println!(
-        "stopped at iteration {}: {} datagrams in, {} out, {} errors answered",
-        server.session().world().iteration(),
-        s.datagrams_in,
-        s.datagrams_out,
-        s.errors
+        "stopped at iteration {iteration}: {} datagrams in, {} out, {} errors answered",
+        s.datagrams_in, s.datagrams_out, s.errors
     );
+    drop(finishing);
     Ok(())
 }
 

@@ -76,8 +76,9 @@ pub fn init_logging(filter: Option<&str>) -> Result<()> {
 /// by the first call (before a command prints the address it serves on); later calls return
 /// the same flag. SIGTERM (`kill`, `timeout`, Slurm at a job's time limit) and SIGHUP (the
 /// terminal closed) raise it too, so a server stopped so still finishes its recording; a
-/// second signal while the command stops ends the process at once. A command that stops on
-/// it ends with status 128 + the signal (130 for Ctrl-C; [`stop_status`]).
+/// second signal while the command stops ends the process at once, once no
+/// [`FinishBeforeExit`] is held (a recording being finished, and its summary). A command that
+/// stops on it ends with status 128 + the signal (130 for Ctrl-C; [`stop_status`]).
 pub(crate) fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
     if let Some(flag) = CTRL_C.get() {
         return Ok(flag.clone());
@@ -89,6 +90,7 @@ pub(crate) fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
             .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
             .is_err()
         {
+            FinishBeforeExit::wait_for_none();
             std::process::exit(128 + signal);
         }
         flag.store(true, Ordering::SeqCst);
@@ -136,6 +138,42 @@ pub(crate) fn on_ctrl_c(action: Box<dyn Fn() + Send>) {
 }
 
 static ON_CTRL_C: std::sync::Mutex<Vec<Box<dyn Fn() + Send>>> = std::sync::Mutex::new(Vec::new());
+
+/// While one is held, a second stop signal does not end the process at once: it waits for
+/// every one to be dropped, then ends it. A command that records holds one from the start
+/// of its recording until the recording is finished and its summary printed: `timeout` and
+/// Slurm send their signal to the command and to its process group, so it comes twice, and
+/// the first one's clean stop (the recording finished) must not be cut short by the second.
+pub(crate) struct FinishBeforeExit(());
+
+/// How many [`FinishBeforeExit`] are held, and the signal thread's wait for none.
+static FINISHING: (std::sync::Mutex<usize>, std::sync::Condvar) =
+    (std::sync::Mutex::new(0), std::sync::Condvar::new());
+
+impl FinishBeforeExit {
+    pub(crate) fn hold() -> FinishBeforeExit {
+        *FINISHING.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        FinishBeforeExit(())
+    }
+
+    fn wait_for_none() {
+        let held = FINISHING.0.lock().unwrap_or_else(|e| e.into_inner());
+        let _none = FINISHING
+            .1
+            .wait_while(held, |n| *n > 0)
+            .unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+impl Drop for FinishBeforeExit {
+    fn drop(&mut self) {
+        let mut held = FINISHING.0.lock().unwrap_or_else(|e| e.into_inner());
+        *held -= 1;
+        if *held == 0 {
+            FINISHING.1.notify_all();
+        }
+    }
+}
 
 /// Blocks until Ctrl-C, SIGTERM or SIGHUP stops the command (at once if one already has),
 /// without polling: a page that stays after a run waits here. Needs [`ctrl_c_flag`] installed.

@@ -213,6 +213,11 @@ fn run_scenario(args: RunArgs) -> Result<()> {
     }
     sim.add_system(Box::new(ClockSystem::new(wall_clock())));
     let mut recorder_stats = None;
+    // A second stop signal waits until the recording is finished and the summary printed.
+    let finishing = args
+        .record
+        .as_ref()
+        .map(|_| crate::shell::FinishBeforeExit::hold());
     if let Some(path) = &args.record {
         let file = File::create(path)
             .with_context(|| format!("cannot create the recording {}", path.display()))?;
@@ -285,6 +290,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         args.record.as_deref(),
         recorder_stats.as_deref(),
     );
+    drop(finishing);
     if let (Some(view), false) = (view, interrupted) {
         println!(
             "the run has ended; the page stays on http://{} until Ctrl-C",

@@ -134,6 +134,8 @@ fn run_all(
                     let Some(dir) = record else {
                         return Ok(run_trial(case, i, seed, profile)?);
                     };
+                    // A second stop signal waits until this trial's recording is finished.
+                    let _finishing = crate::shell::FinishBeforeExit::hold();
                     let path = dir.join(format!("{}-{i}.simrec", case.name()));
                     let rec = super::matchcmd::Recording::create(&path, "simrob soccer case")?;
                     let r = run_trial_observed(case, i, seed, profile, Some(rec.observer()))?;

@@ -215,6 +215,11 @@ pub fn run(a: MatchArgs) -> Result<()> {
             format!("unknown --kick-off {other:?}: choose alternate, toss, cyan or magenta")
         })?,
     };
+    // A second stop signal waits until the recording is finished and the summary printed.
+    let finishing = a
+        .record
+        .as_ref()
+        .map(|_| crate::shell::FinishBeforeExit::hold());
     let recording = match &a.record {
         Some(path) => Some(Recording::create(path, "simrob soccer match")?),
         None => None,
@@ -299,6 +304,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
             r => r?,
         }
     }
+    drop(finishing);
     // The page keeps the final score until Ctrl-C.
     if let (Some(v), false) = (&viewer, interrupted()) {
         println!(

@@ -33,6 +33,37 @@ fn serve_stopped_by_sigterm_or_sighup_finishes_its_recording() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `timeout` and Slurm send their stop signal to the server and to its process group, so it
+/// comes twice: the second waits for the first's clean stop (the recording finished, the
+/// summary printed) before it ends the process.
+#[cfg(unix)]
+#[test]
+fn serve_stopped_by_two_signals_at_once_finishes_its_recording() {
+    use nix::sys::signal::{kill, Signal};
+    let dir = std::env::temp_dir().join(format!("simrob-cli-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rec = dir.join("twice.simrec");
+    let (mut child, mut out, _addr) = listening::start(
+        simrob()
+            .args(["serve", "--port", "0", "--speed", "0", "--scenario"])
+            .arg(repo("scenarios/soccer.xml"))
+            .arg("--record")
+            .arg(&rec),
+        "udp",
+    );
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    // Two different signals: the kernel does not merge them into one.
+    kill(pid, Signal::SIGINT).unwrap();
+    kill(pid, Signal::SIGTERM).unwrap();
+    let status = child.wait().unwrap();
+    assert!(matches!(status.code(), Some(130 | 143)), "{status:?}");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    assert!(rest.contains("stopped at iteration"), "{rest}");
+    crate::support::assert_recording_finished(&rec);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn serve_listens_answers_and_stops_on_ctrl_c() {
     let dir = std::env::temp_dir().join(format!("simrob-cli-serve-{}", std::process::id()));
