@@ -366,8 +366,12 @@ fn the_protocol_reference_is_what_the_code_says() {
          `<Agent_Message>` elements (agent registration and synchronisation) and\n\
          `<Simulation_Message>` elements, each holding any number of `<Control_Request>`\n\
          (the world) and `<Entity_Request>` (one entity) elements. Requests run in document\n\
-         order. A request holding an element it does not read (a name misspelt or in another\n\
-         case, one its command does not take, one given twice) is an error and does not run. `<Response>true</Response>` inside a control or entity request asks for a\n\
+         order. A request holding an element it does not read, at any depth (inside `<Data>`, a\n\
+         `<Body>`, a `<Joint>`, a `<Motor>`, a `<Material>` or an `<Interaction>` too: a name\n\
+         misspelt or in another case, one its command or its parent does not take, one given\n\
+         twice) is an error naming the element and where it is, and does not run: a misspelt\n\
+         optional `<Mas>` does not leave the body at the default mass. `<Response>true</Response>`\n\
+         inside a control or entity request asks for a\n\
          confirmation (configuration key `defaultresponserequest` when absent). Units are\n\
          metres, kilograms, seconds and radians, Z up (but `Humanoid_Action`'s parameters,\n\
          which are FutRob's: centimetres and degrees). Every command's name can be changed\n\
