@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use simrob_protocol::tree::parse_finite_f64;
 use simrob_protocol::{
     decode_datagram, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec,
     MotorCommand, Request,
@@ -36,9 +37,10 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 100)]
     every: u64,
     /// Wheel speeds to set on a robot before running: ENTITY:JOINT=RAD_S[,JOINT=RAD_S…],
-    /// e.g. `--motors 3:0=3,1=3`. May be repeated.
-    #[arg(long = "motors", value_name = "SPEC")]
-    motors: Vec<String>,
+    /// e.g. `--motors 3:0=3,1=3` (each joint once, each speed a finite number). May be
+    /// repeated.
+    #[arg(long = "motors", value_name = "SPEC", value_parser = parse_motors)]
+    motors: Vec<Motors>,
     /// Timestep in seconds (default: the scenario's, else 0.01).
     #[arg(long)]
     timestep: Option<f64>,
@@ -85,33 +87,50 @@ pub fn load_scenario(world: &mut World, path: &Path, limits: &Limits) -> Result<
     Ok(())
 }
 
-fn parse_motors(spec: &str) -> Result<EntityRequest> {
+/// One `--motors` value: its text (for messages) and the motor command it stands for.
+#[derive(Clone)]
+struct Motors {
+    text: String,
+    request: EntityRequest,
+}
+
+/// Reads `--motors ENTITY:JOINT=RAD_S[,JOINT=RAD_S…]`, refusing what the SimRob protocol
+/// refuses in a `Robot_Motor_Control`: a speed that is not a finite number, a joint given
+/// twice.
+fn parse_motors(spec: &str) -> Result<Motors, String> {
     let Some((entity, rest)) = spec.split_once(':') else {
-        bail!("--motors {spec:?}: expected ENTITY:JOINT=RAD_S[,JOINT=RAD_S…], e.g. 3:0=3,1=3");
+        return Err("expected ENTITY:JOINT=RAD_S[,JOINT=RAD_S…], e.g. 3:0=3,1=3".into());
     };
     let entity_id: u32 = entity
         .trim()
         .parse()
-        .with_context(|| format!("--motors {spec:?}: {entity:?} is not an entity id"))?;
-    let mut motors = Vec::new();
+        .map_err(|_| format!("{entity:?} is not an entity id"))?;
+    let mut motors: Vec<MotorCommand> = Vec::new();
     for pair in rest.split(',') {
         let Some((joint, value)) = pair.split_once('=') else {
-            bail!("--motors {spec:?}: {pair:?} is not JOINT=RAD_S");
+            return Err(format!("{pair:?} is not JOINT=RAD_S"));
         };
+        let wheel_joint_id: u32 = joint
+            .trim()
+            .parse()
+            .map_err(|_| format!("{joint:?} is not a joint id"))?;
+        let value = parse_finite_f64(value).map_err(|e| format!("joint {wheel_joint_id}: {e}"))?;
+        if motors.iter().any(|m| m.wheel_joint_id == wheel_joint_id) {
+            return Err(format!(
+                "joint {wheel_joint_id} is given twice (one speed a joint)"
+            ));
+        }
         motors.push(MotorCommand {
-            wheel_joint_id: joint
-                .trim()
-                .parse()
-                .with_context(|| format!("--motors {spec:?}: {joint:?} is not a joint id"))?,
-            value: value
-                .trim()
-                .parse()
-                .with_context(|| format!("--motors {spec:?}: {value:?} is not a number"))?,
+            wheel_joint_id,
+            value,
         });
     }
-    Ok(EntityRequest::RobotMotorControl {
-        entity_id: EntityId(entity_id),
-        motors,
+    Ok(Motors {
+        text: spec.to_string(),
+        request: EntityRequest::RobotMotorControl {
+            entity_id: EntityId(entity_id),
+            motors,
+        },
     })
 }
 
@@ -182,10 +201,10 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
     }
     for m in &args.motors {
         let request = Request::Entity {
-            request: parse_motors(m)?,
+            request: m.request.clone(),
             response: None,
         };
-        let context = || format!("--motors {m:?}");
+        let context = || format!("--motors {:?}", m.text);
         limits.check(&request, &world).with_context(context)?;
         world.apply(&request).with_context(context)?;
     }
@@ -327,6 +346,34 @@ mod file_tests {
             "{e}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `--motors` refuses what the XML protocol refuses in a Robot_Motor_Control (one joint
+    /// twice, a speed that is not a finite number), as a bad flag value (clap's status 2).
+    #[test]
+    fn motors_refuses_a_joint_twice_and_a_speed_that_is_not_finite() {
+        use clap::Parser;
+        for (spec, why) in [
+            ("3:0=3,0=5", "joint 0 is given twice"),
+            (
+                "3:0=NaN",
+                "joint 0: expected a finite number (NaN and infinity are not allowed)",
+            ),
+            ("3:1=inf", "joint 1: expected a finite number"),
+            ("3:0=fast", "joint 0: expected a number, found \"fast\""),
+        ] {
+            let e = match Cli::try_parse_from(["run", "--motors", spec]) {
+                Ok(_) => panic!("--motors {spec} parsed"),
+                Err(e) => e,
+            };
+            assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation, "{spec}");
+            assert_eq!(e.exit_code(), 2, "{spec}");
+            let text = e.to_string();
+            assert!(
+                text.contains(why) && text.contains("--motors"),
+                "{spec}: {text}"
+            );
+        }
     }
 
     #[test]
