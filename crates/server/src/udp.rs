@@ -195,9 +195,9 @@ impl UdpServer {
                 .session
                 .handle_command(LocalCommand::Request(r.clone()), now)
                 .and_then(|()| self.serve_files(now));
-            result.map_err(|source| ServerError::Scenario {
+            result.map_err(|cause| ServerError::Scenario {
                 request: n + 1,
-                source,
+                cause,
             })?;
         }
         self.process_events();
@@ -427,13 +427,14 @@ fn is_transient(e: &io::Error) -> bool {
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
     /// A request of the start-up scenario was refused; the ones after it were not applied.
-    #[error("request {request}: {source}")]
+    /// The message holds why (so `cause` is not also the error's source, which an error
+    /// report would print again).
+    #[error("request {request}: {cause}")]
     Scenario {
         /// Which request, counted from 1.
         request: usize,
         /// Why the session refused it.
-        #[source]
-        source: SessionError,
+        cause: SessionError,
     },
 }
 

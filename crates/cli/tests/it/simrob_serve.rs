@@ -161,6 +161,35 @@ fn serve_refuses_a_bad_configuration() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A scenario the world refuses: `serve` says why once, as `run` does (it said it three
+/// times, once for each layer of the error).
+#[test]
+fn serve_and_run_say_once_why_a_scenario_is_refused() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-badscen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("neg_mass.xml");
+    std::fs::write(
+        &scenario,
+        "<Message><Simulation_Message><Control_Request Command=\"Create_Entity\" Type=\"Ball\"><Data><Entity_id>8</Entity_id><Mass>-2</Mass><Position_X>0</Position_X><Position_Y>0</Position_Y><Position_Z>0.1</Position_Z><Rotation_X>0</Rotation_X><Rotation_Y>0</Rotation_Y><Rotation_Z>0</Rotation_Z><Radius>0.03</Radius></Data></Control_Request></Simulation_Message></Message>",
+    )
+    .unwrap();
+    for command in [&["serve", "--port", "0"][..], &["run"][..]] {
+        let out = simrob().args(command).arg(&scenario).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{command:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            err.matches("Mass must be positive").count(),
+            1,
+            "{command:?}: {err}"
+        );
+        assert!(
+            err.contains("request 1: Create_Entity Ball 8"),
+            "{command:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn demo_drives_the_sumbot_from_a_script() {
     let dir = std::env::temp_dir().join(format!("simrob-cli-demo-{}", std::process::id()));
