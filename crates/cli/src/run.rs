@@ -376,6 +376,41 @@ mod file_tests {
         }
     }
 
+    /// A scenario `serve` takes but `run` cannot (a session's pacing, agent messages): the
+    /// refusal says what to do.
+    #[test]
+    fn a_session_setting_in_a_scenario_is_refused_with_what_to_do() {
+        let dir = std::env::temp_dir().join(format!("simrob-run-session-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (command, body) in [
+            (
+                "Set_AutoAdjust_Mode",
+                "<AutoAdjust_Mode>true</AutoAdjust_Mode>",
+            ),
+            ("Set_Sync_Mode", "<Sync_Mode>true</Sync_Mode>"),
+            ("Set_Sync_Wait", "<Sync_Wait>0.5</Sync_Wait>"),
+        ] {
+            let scenario = dir.join(format!("{command}.xml"));
+            std::fs::write(
+                &scenario,
+                format!(
+                    "<Message><Simulation_Message><Control_Request Command=\"{command}\">{body}\
+                     </Control_Request></Simulation_Message></Message>"
+                ),
+            )
+            .unwrap();
+            let e = run_error(&[scenario.to_string_lossy().as_ref()]);
+            assert!(
+                e.contains(&format!("request 1: {command} is a server's setting"))
+                    && e.contains(
+                        "remove it from the scenario, or give the scenario to `simrob serve`"
+                    ),
+                "{e}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_scenarios_save_and_load_name_plain_files_in_its_folder() {
         let dir = std::env::temp_dir().join(format!("simrob-run-save-{}", std::process::id()));

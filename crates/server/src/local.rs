@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use simrob_protocol::Request;
+use simrob_protocol::{CommandKeys, Request};
 use simrob_session::{Limits, Refusal};
 use simrob_world::{Applied, LoadOptions, World, WorldError};
 
@@ -18,11 +18,25 @@ pub enum LocalError {
     /// An agent message (Register_Agent, …).
     #[error(
         "request {n}: agent messages (Register_Agent, …) are for a server's agents; a world \
-         in this process has none"
+         in this process has none: remove them from the scenario, or give it to `simrob serve`"
     )]
     AgentMessage {
         /// The request's number, from 1.
         n: usize,
+    },
+    /// A setting of a server's session (Set_Sync_Mode, Set_Sync_Wait, Set_AutoAdjust_Mode):
+    /// how it paces its agents. A world in this process has none and runs every iteration
+    /// as fast as it can.
+    #[error(
+        "request {n}: {command} is a server's setting (how it paces its agents); a world in \
+         this process has no agents and runs every iteration as fast as it can: remove it \
+         from the scenario, or give the scenario to `simrob serve`"
+    )]
+    SessionSetting {
+        /// The request's number, from 1.
+        n: usize,
+        /// The command, as the default command names name it.
+        command: String,
     },
     /// Past one of the server's limits.
     #[error("request {n}: {cause}")]
@@ -79,10 +93,14 @@ pub fn apply_requests(
             .check(request, world)
             .map_err(|cause| LocalError::Refused { n, cause })?;
         let file = |cause| LocalError::File { n, cause };
-        match world
-            .apply(request)
-            .map_err(|cause| LocalError::World { n, cause })?
-        {
+        let applied = world.apply(request).map_err(|cause| match cause {
+            WorldError::SessionCommand => LocalError::SessionSetting {
+                n,
+                command: request.command(&CommandKeys::default()).to_string(),
+            },
+            cause => LocalError::World { n, cause },
+        })?;
+        match applied {
             Applied::Done(text) => out.push(text),
             Applied::Save(name) => {
                 let path = resolve_beside(folder, &name, place).map_err(file)?;
