@@ -134,6 +134,16 @@ fn parse_motors(spec: &str) -> Result<Motors, String> {
     })
 }
 
+/// `v` as a JSON number written as simrob writes every number (`simrob_protocol::real`: an
+/// engine's `f32` value as the shortest text that reads back to it, 1.2 and not
+/// 1.2000000476837158); null if not finite.
+fn json_real(v: f64) -> serde_json::Value {
+    simrob_protocol::real(v)
+        .to_string()
+        .parse::<f64>()
+        .map_or(serde_json::Value::Null, serde_json::Value::from)
+}
+
 /// The iteration, its simulated time and every entity's pose but the fields'.
 fn print_poses(out: &mut impl Write, world: &World) -> std::io::Result<()> {
     writeln!(
@@ -249,10 +259,11 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
             if matches!(spec, EntitySpec::Field { .. }) {
                 continue;
             }
+            let [x, y, z, roll, pitch, yaw] = [p[0], p[1], p[2], r[0], r[1], r[2]].map(json_real);
             entities.insert(
                 id.to_string(),
-                serde_json::json!({"kind": spec.type_name(), "x": p[0], "y": p[1], "z": p[2],
-                    "roll": r[0], "pitch": r[1], "yaw": r[2]}),
+                serde_json::json!({"kind": spec.type_name(), "x": x, "y": y, "z": z,
+                    "roll": roll, "pitch": pitch, "yaw": yaw}),
             );
         }
         let summary = serde_json::json!({
@@ -318,6 +329,14 @@ mod file_tests {
         ])
         .expect("runs");
         assert!(out.contains("\"iterations\":5"), "{out}");
+        // Poses as the engine's f32 values, at their length: the ball's 1.2, not
+        // 1.2000000476837158.
+        assert!(out.contains("\"x\":1.2,"), "{out}");
+        let poses = &out[out.find("\"entities\"").unwrap()..];
+        assert!(
+            !poses.contains("0000000") && !poses.contains("9999999"),
+            "{out}"
+        );
         // A configuration's limits apply, and its world defaults.
         let dir = std::env::temp_dir().join(format!("simrob-run-limits-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -52,6 +52,13 @@ pub use save::{
     default_save_key, session_flags_of, EngineState, LoadLimits, LoadOptions, SaveKey, SessionFlags,
 };
 use simrob_physics::{euler_to_quat, quat_to_euler, BodyId, BodyState, StepParams};
+
+/// A body's Euler angles (radians) at the precision of the engine's `f32` orientation they
+/// come from, so that each is printed as the shortest text of an `f32` (0.13483973, not
+/// 0.13483972862247642), as the engine's own values are.
+fn euler_of(orientation: simrob_physics::Quat) -> [f64; 3] {
+    quat_to_euler(orientation).map(|a| f64::from(a as f32))
+}
 pub use simrob_physics::{PhysicsBackend, RapierBackend};
 /// Most threads a physics step may run on, and whether this build can use more than one
 /// ([`World::set_physics_threads`]).
@@ -632,7 +639,7 @@ impl<P: PhysicsBackend + Default> World<P> {
                     material: b.material,
                     mass: b.mass,
                     position: s.position,
-                    rotation: quat_to_euler(s.orientation),
+                    rotation: euler_of(s.orientation),
                     linear_velocity: s.linear_velocity,
                     angular_velocity: s.angular_velocity,
                 });
@@ -649,7 +656,7 @@ impl<P: PhysicsBackend + Default> World<P> {
                     kind,
                     entity_id: *id,
                     position: s.position,
-                    rotation: quat_to_euler(s.orientation),
+                    rotation: euler_of(s.orientation),
                 });
             }
         }
@@ -665,7 +672,7 @@ impl<P: PhysicsBackend + Default> World<P> {
             _ => e.bodies.first()?.handle,
         };
         let s = self.physics.body_state(handle).ok()?;
-        Some((s.position, quat_to_euler(s.orientation)))
+        Some((s.position, euler_of(s.orientation)))
     }
 
     /// Full kinematic state of one body of an entity.

@@ -397,10 +397,17 @@ impl<P: PhysicsBackend + Default> World<P> {
                     .with_attr("Entity_Id", id.to_string())
                     .with_attr("Body_id", b.body_id.to_string());
                 el.push_vec3(["Position_X", "Position_Y", "Position_Z"], s.position);
-                el.push(Element::leaf("Quaternion_X", s.orientation[0]));
-                el.push(Element::leaf("Quaternion_Y", s.orientation[1]));
-                el.push(Element::leaf("Quaternion_Z", s.orientation[2]));
-                el.push(Element::leaf("Quaternion_W", s.orientation[3]));
+                for (name, q) in [
+                    "Quaternion_X",
+                    "Quaternion_Y",
+                    "Quaternion_Z",
+                    "Quaternion_W",
+                ]
+                .into_iter()
+                .zip(s.orientation)
+                {
+                    el.push(Element::leaf(name, protocol::real(q)));
+                }
                 el.push_vec3(
                     [
                         "Linear_Velocity_X",

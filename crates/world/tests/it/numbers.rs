@@ -48,6 +48,18 @@ fn every_broadcast_number_reads_back_exactly() {
                 checked += 1;
             }
         }
+        // Euler angles come from the engine's f32 orientation: at its precision, printed as
+        // the shortest text of an f32.
+        for r in sent
+            .bodies
+            .iter()
+            .map(|b| b.rotation)
+            .chain(sent.entities.iter().map(|e| e.rotation))
+        {
+            for a in r {
+                assert_eq!(f64::from(a as f32), a, "angle {a} is not an f32");
+            }
+        }
         for (a, b) in sent.entities.iter().zip(&got.entities) {
             for (x, y) in a
                 .position
@@ -61,4 +73,36 @@ fn every_broadcast_number_reads_back_exactly() {
         }
     }
     assert!(checked > 1000, "{checked}");
+}
+
+/// A saved file's readable state (positions, quaternions, velocities) prints the engine's f32
+/// values as the shortest text that reads back to them: quaternions were printed at f64
+/// length (`0.9999985694885254`).
+#[test]
+fn a_saved_files_numbers_are_the_shortest_that_read_back() {
+    let mut w = world_with(&["materials.xml", "field.xml", "sumbot.xml", "ball.xml"]);
+    motors(&mut w, 3, 3.0, 2.0);
+    run(&mut w, 100);
+    let xml = w.save_xml();
+    let mut checked = 0;
+    for name in [
+        "Quaternion_X",
+        "Quaternion_Y",
+        "Quaternion_Z",
+        "Quaternion_W",
+        "Position_X",
+    ] {
+        let open = format!("<{name}>");
+        for piece in xml.split(&open).skip(1) {
+            let text = &piece[..piece.find('<').unwrap()];
+            let v: f32 = text.parse().unwrap();
+            assert_eq!(
+                text,
+                simrob_protocol::real(f64::from(v)).to_string(),
+                "{name} {text}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "{checked}");
 }
