@@ -128,7 +128,7 @@ command_table! {
     CreateEntity, Control, "commandcreateentitykey", "Create_Entity", "§2.4", "adds a robot, a field, a ball or (simrob) a humanoid";
     InitializeSimulation, Control, "commandinitializesimulationkey", "Initialize_Simulation", "§2.5", "starts the physics (nothing moves before)";
     SetStepMode, Control, "commandsetstepmodekey", "Set_Step_Mode", "§2.6", "`true`: advance one iteration per `Make_Step` (pause); `false`: run";
-    MakeStep, Control, "commandsetstepflagkey", "Make_Step", "§2.7", "advances one iteration in step mode";
+    MakeStep, Control, "commandsetstepflagkey", "Make_Step", "§2.7", "grants one iteration in step mode, which the server runs at its pace";
     SetAutoAdjustMode, Control, "commandsetautoadjustmodekey", "Set_AutoAdjust_Mode", "§2.8", "`true`: adjust timestep and steps per iteration so that simulated time tracks the wall clock";
     SetSyncMode, Control, "commandsetsyncmodekey", "Set_Sync_Mode", "§2.9", "`true`: after each broadcast, wait for every synchronous agent's `Synchronize`";
     Synchronize, Agent, "commandsynthesizekey", "Synchronize", "§2.10", "a synchronous agent has finished an iteration";

@@ -531,7 +531,7 @@ pub enum ControlRequest {
     /// `Set_Step_Mode` (`Step_Mode`): `true` advances one iteration per `Make_Step` (pause),
     /// `false` runs.
     SetStepMode(bool),
-    /// `Make_Step`: advances one iteration in step mode.
+    /// `Make_Step`: grants one iteration in step mode (queued: the server runs it at its pace).
     MakeStep,
     /// `Set_AutoAdjust_Mode` (`AutoAdjust_Mode`): `true` adjusts timestep and steps per iteration
     /// so that simulated time tracks wall-clock time.

@@ -80,8 +80,14 @@ pub enum SendCommand {
     /// Play: Set_Step_Mode false (the simulation runs on its own again).
     Play,
     /// Make_Step: advance one iteration while paused.
+    ///
+    /// The confirmation, `Step granted`, says the step is granted (queued): the server runs
+    /// it at its own pace. One that runs as fast as it can runs it at once; a paced one
+    /// (`serve --speed F`, or `--gui` or `--record` without `--speed 0`) runs an iteration
+    /// every timestep / F wall seconds, so `step` can return before its steps have run (a
+    /// Save then holds them as `Pending_Steps`).
     Step {
-        /// Number of Make_Step requests to send, one after the other, each confirmed.
+        /// Number of Make_Step requests to send, one after the other, each confirmed (granted).
         #[arg(long, short = 'n', value_name = "N", default_value_t = 1,
               value_parser = clap::value_parser!(u32).range(1..))]
         count: u32,
