@@ -228,7 +228,16 @@ impl EventQueue {
 
     /// Takes the next event if it is due at or before `t`, moving the clock to it.
     pub fn pop_due(&mut self, t: f64) -> Option<(f64, Event)> {
-        if self.heap.peek()?.time <= t {
+        self.pop_if(|time| time <= t)
+    }
+
+    /// Takes the next event if it is due strictly before `t`, moving the clock to it.
+    pub fn pop_before(&mut self, t: f64) -> Option<(f64, Event)> {
+        self.pop_if(|time| time < t)
+    }
+
+    fn pop_if(&mut self, due: impl Fn(f64) -> bool) -> Option<(f64, Event)> {
+        if due(self.heap.peek()?.time) {
             let q = self.heap.pop()?;
             self.set_now(q.time);
             Some((q.time, q.event))

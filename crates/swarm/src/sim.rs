@@ -8,7 +8,10 @@
 //!
 //! Events raised during step 2 at time `t` are handled at the start of the next frame,
 //! before time moves on. The run ends when `duration` seconds are simulated or a
-//! `KillSwitch` event is handled.
+//! `KillSwitch` event is handled. A run of `duration` seconds runs the frames before it and
+//! handles the events due before it, those between its last frame and its end included;
+//! an event due exactly at the end belongs to the frame at the end, which the run does not
+//! reach, so it is never handled, whatever else is queued (an observer's event included).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -329,6 +332,17 @@ pub struct Summary {
     pub killed: bool,
 }
 
+/// The first frame at or after `seconds` of simulated time at `fps` frames a second (a time
+/// within rounding of a frame's is that frame's: 3 × 0.1 s is frame 3 at 10 fps).
+pub(crate) fn first_frame_at(seconds: f64, fps: f64) -> u64 {
+    let f = seconds.max(0.0) * fps;
+    if (f - f.round()).abs() < 1e-9 * f.max(1.0) {
+        f.round() as u64
+    } else {
+        f.ceil() as u64
+    }
+}
+
 /// A runnable simulation.
 pub struct Simulation {
     /// The world, the event queue, the counters and the clock.
@@ -364,14 +378,7 @@ impl Simulation {
         } else {
             24.0
         };
-        let total_frames = config.duration.map(|d| {
-            let f = d.max(0.0) * fps;
-            if (f - f.round()).abs() < 1e-9 {
-                f.round() as u64
-            } else {
-                f.ceil() as u64
-            }
-        });
+        let total_frames = config.duration.map(|d| first_frame_at(d, fps));
         Simulation {
             ctx: Ctx {
                 world,
@@ -471,8 +478,16 @@ impl Simulation {
         }
     }
 
-    fn dispatch_due(&mut self, t: f64) -> bool {
-        while let Some((when, event)) = self.ctx.events.pop_due(t) {
+    /// Handles every event due at or before `t` (`through`) or strictly before it, in
+    /// order; `true` if a kill switch ended the run.
+    fn dispatch_due(&mut self, t: f64, through: bool) -> bool {
+        loop {
+            let next = if through {
+                self.ctx.events.pop_due(t)
+            } else {
+                self.ctx.events.pop_before(t)
+            };
+            let Some((when, event)) = next else { break };
             if !event.observation {
                 self.ctx.stats.events += 1;
             }
@@ -512,20 +527,18 @@ impl Simulation {
         let fps = self.ctx.config.fps;
         if let Some(total) = self.total_frames {
             if self.ctx.frame >= total {
-                // Events due before the end still happen.
+                // Events due before the end still happen; those due at the end belong to
+                // the frame at the end, which the run does not reach (its fixed-rate
+                // systems do not run either), whatever else is queued.
                 let end = total as f64 / fps;
-                while self.ctx.events.peek_time().is_some_and(|t| t < end) {
-                    if self.dispatch_due(end) {
-                        break;
-                    }
-                }
+                self.dispatch_due(end, false);
                 self.ctx.time = end;
                 self.finished = true;
                 return false;
             }
         }
         let t = self.ctx.frame as f64 / fps;
-        if self.dispatch_due(t) {
+        if self.dispatch_due(t, true) {
             self.finished = true;
             return false;
         }

@@ -1368,4 +1368,66 @@ fn a_loop_of_instant_instructions_runs_a_bounded_number_a_frame() {
     assert_eq!(logged, MAX_STEPS_AT_ONCE / 2, "Log and Loop each count");
     assert!(sim.step());
     assert_eq!(sim.ctx.logs.len(), MAX_STEPS_AT_ONCE);
+
+/// Moves its entity 1 to the right on every `Nudge` event: an event that changes the world.
+struct Nudger(simrob_swarm::EntityId);
+
+impl simrob_swarm::System for Nudger {
+    fn name(&self) -> &str {
+        "nudger"
+    }
+    fn wants(&self, event: &Event) -> bool {
+        event.tag == Tag::new("Nudge")
+    }
+    fn react(&mut self, _event: &Event, ctx: &mut simrob_swarm::Ctx) {
+        if let Some(p) = ctx.world.pose.get_mut(self.0) {
+            p.x += 1.0;
+        }
+    }
+}
+
+#[test]
+fn events_due_at_the_end_are_not_handled_whatever_else_is_queued() {
+    // 1 s at 10 fps: frames at 0, 0.1, …, 0.9. Nudges before the end (one between the last
+    // frame and the end) happen; the one due exactly at the end does not, with or without
+    // an observer's event queued just before it.
+    let run = |observer_at: Option<f64>| {
+        let mut w = SwarmWorld::new(200.0, 100.0);
+        let a = w.spawn("robot");
+        w.pose.insert(
+            a,
+            SwarmPose {
+                x: 50.0,
+                y: 50.0,
+                theta: 0.0,
+            },
+        );
+        let mut sim = Simulation::new(
+            w,
+            SimConfig {
+                fps: 10.0,
+                duration: Some(1.0),
+                ..SimConfig::default()
+            },
+        );
+        sim.add_system(Box::new(Nudger(a)));
+        for t in [0.5, 0.95, 1.0] {
+            sim.schedule(t, Event::global(Tag::new("Nudge")));
+        }
+        if let Some(t) = observer_at {
+            sim.schedule(t, Event::observation(Tag::new("Look")));
+        }
+        let s = sim.run();
+        (
+            s.events,
+            s.frames,
+            s.killed,
+            sim.world().pose.get(a).unwrap().x,
+        )
+    };
+    let plain = run(None);
+    assert_eq!(plain, (2, 10, false, 52.0));
+    for t in [0.93, 0.97, 0.999_999] {
+        assert_eq!(run(Some(t)), plain, "an observer's event at {t} s");
+    }
 }
