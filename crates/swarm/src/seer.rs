@@ -26,7 +26,7 @@ use crate::event::{Event, Payload, Tag};
 use crate::grid::StaticIndex;
 use crate::nav::NavMap;
 use crate::script::{Script, ScriptState};
-use crate::sim::{Ctx, LogLine, Summary, System};
+use crate::sim::{first_frame_at, Ctx, LogLine, Summary, System};
 use crate::systems::ClockSystem;
 
 /// One entity in a snapshot.
@@ -232,8 +232,9 @@ pub fn snapshot(world: &SwarmWorld, frame: u64, t: f64, out: &mut Snapshot) {
     }
 }
 
-/// The Seer system: takes a snapshot every `period` simulated seconds (and one at the end)
-/// and hands it, with log lines and clock figures, to its consumers. A consumer that
+/// The Seer system: takes a snapshot every `period` simulated seconds (at the first frame at
+/// or after each multiple of it, stamped with that frame's time; one a frame when the period
+/// is shorter than a frame) and one at the end, and hands it, with log lines and clock figures, to its consumers. A consumer that
 /// fails is dropped and its error kept ([`Seer::errors`]).
 pub struct Seer {
     period: f64,
@@ -290,14 +291,15 @@ impl Seer {
         }
     }
 
-    /// A snapshot of the world at `frame`, stamped `t` (the observation's time; at the end,
-    /// the frame's own time).
-    fn take(&mut self, ctx: &mut Ctx, t: f64) {
+    /// A snapshot of the world as it is at the current frame, stamped with that frame's time
+    /// (the time of the state it holds).
+    fn take(&mut self, ctx: &mut Ctx) {
         self.flush_logs(ctx);
         if self.last_frame == Some(ctx.frame) {
             return;
         }
         self.last_frame = Some(ctx.frame);
+        let t = ctx.frame as f64 / ctx.config.fps;
         let mut snap = std::mem::take(&mut self.snap);
         snapshot(&ctx.world, ctx.frame, t, &mut snap);
         self.each(|c| c.snapshot(&snap));
@@ -335,19 +337,38 @@ impl System for Seer {
             }
             return;
         }
-        let t = ctx.events.now();
-        self.take(ctx, t);
+        self.take(ctx);
+        let next = next_tick_frame(ctx.frame, self.period, ctx.config.fps);
         ctx.events
-            .after(self.period, Event::observation(Self::TICK));
+            .schedule(next as f64 / ctx.config.fps, Event::observation(Self::TICK));
     }
 
     fn finish(&mut self, ctx: &mut Ctx, summary: &Summary) {
         // The world as the run left it: at its last frame's time (the event clock may trail
         // it, at the time of the last event handled), as the summary and the live view say.
-        let t = ctx.frame as f64 / ctx.config.fps;
-        self.take(ctx, t);
+        self.take(ctx);
         self.each(|c| c.finish(summary));
     }
+}
+
+/// The frame of the Seer's tick after the one at `frame`: the first frame at or after the
+/// next multiple of `period` (k × `period`, worked out from k, so no rounding builds up and
+/// no snapshot is lost), and at least the next frame (a period shorter than a frame gives
+/// one snapshot a frame). Ticks fall on frames, so each is handled at the start of its
+/// frame and the snapshot it takes holds the state at the tick's time.
+fn next_tick_frame(frame: u64, period: f64, fps: f64) -> u64 {
+    let frame_at = |k: u64| first_frame_at(k as f64 * period, fps);
+    // A k at or just before the next frame's time, then up to the first whose frame is
+    // after this one (a step or two).
+    let mut k = ((frame + 1) as f64 / fps / period).floor() as u64;
+    k = k.saturating_sub(1);
+    for _ in 0..4 {
+        if frame_at(k) > frame {
+            break;
+        }
+        k = k.saturating_add(1);
+    }
+    frame_at(k).max(frame + 1)
 }
 
 /// Writes a recording in the `simrob-swarm-recording` JSON-lines format to any writer

@@ -1431,3 +1431,39 @@ fn events_due_at_the_end_are_not_handled_whatever_else_is_queued() {
         assert_eq!(run(Some(t)), plain, "an observer's event at {t} s");
     }
 }
+
+#[test]
+fn every_snapshot_is_stamped_with_the_time_of_its_poses_and_none_is_lost() {
+    // A robot at a constant 20 map units a second, snapshots every 0.1 s for 10 s: at 10 fps
+    // one a frame; at 24 fps at the first frame at or after each 0.1 s (0, 0.125, 0.208…).
+    for fps in [10.0, 24.0, 7.0] {
+        let text = format!(
+            "fps = {fps}\nduration = 10\n[world]\nwidth = 400\nheight = 300\n\
+             [[entities]]\ntype = \"robot\"\nname = \"r\"\nposition = [50, 150]\nradius = 5\n\
+             components = {{ Velocity = [20, 0] }}\n"
+        );
+        let mut sim = build(&text);
+        let log = Arc::new(Mutex::new(MemoryConsumer::default()));
+        sim.add_system(Box::new(Seer::new("t", 0.1, vec![Box::new(log.clone())])));
+        sim.run();
+        let log = log.lock().unwrap();
+        let frames: Vec<u64> = log.snapshots.iter().map(|s| s.frame).collect();
+        // 0, 0.1, …, 9.9 s and the end (10 s); at 7 fps some 0.1 s share a frame, and 9.9 s
+        // falls on the end's.
+        let mut want: Vec<u64> = (0..100)
+            .map(|k| (f64::from(k) / 10.0 * fps - 1e-9).ceil() as u64)
+            .collect();
+        want.push((10.0 * fps) as u64);
+        want.dedup();
+        assert_eq!(frames, want, "{fps} fps");
+        for s in &log.snapshots {
+            assert_eq!(s.t, s.frame as f64 / fps, "{fps} fps, frame {}", s.frame);
+            let x = s.entities[0].x;
+            assert!(
+                (x - (50.0 + 20.0 * s.t)).abs() < 1e-6,
+                "{fps} fps: x = {x} at {} s",
+                s.t
+            );
+        }
+    }
+}
