@@ -138,6 +138,14 @@ pub enum WriteError {
         /// The value.
         value: f64,
     },
+    /// A pose that is not a finite number: JSON has none (a version-1 snapshot line).
+    #[error("entity {entity}: {value} cannot be recorded (not a finite number)")]
+    NotFinite {
+        /// The entity.
+        entity: u32,
+        /// The value.
+        value: f64,
+    },
     /// A kind index above 255.
     #[error("entity kind {0}: the compact recording holds at most 256 kinds")]
     Kind(u16),
@@ -149,8 +157,14 @@ pub enum WriteError {
     TooLarge,
 }
 
+/// `v` rounded to 1/1000 (a number too large to scale is kept: it is whole already).
 fn r3(v: f64) -> f64 {
-    (v * 1000.0).round() / 1000.0
+    let scaled = v * 1000.0;
+    if scaled.is_finite() {
+        scaled.round() / 1000.0
+    } else {
+        v
+    }
 }
 
 /// Writes a swarm recording to any writer (the shell opens the file), flushing after every
@@ -195,7 +209,8 @@ impl<W: Write> Writer<W> {
     }
 
     /// A snapshot line: simulation frame `frame` at simulated time `t` (numbers rounded to
-    /// 1/1000).
+    /// 1/1000). A pose that is not a finite number is refused ([`WriteError::NotFinite`]),
+    /// and nothing is written: JSON has no infinities or NaN.
     pub fn snapshot<'a>(
         &mut self,
         frame: u64,
@@ -215,6 +230,13 @@ impl<W: Write> Writer<W> {
         for (k, e) in entities.into_iter().enumerate() {
             if k > 0 {
                 buf.push(',');
+            }
+            if let Some(&value) = [e.x, e.y, e.theta].iter().find(|v| !v.is_finite()) {
+                self.buf = buf;
+                return Err(WriteError::NotFinite {
+                    entity: e.id,
+                    value,
+                });
             }
             let _ = write!(
                 buf,
@@ -809,6 +831,24 @@ mod tests {
             r.snapshot(2),
             Err(ReadError::NoFrame { index: 2, count: 2 })
         ));
+    }
+
+    #[test]
+    fn a_snapshot_line_is_always_json() {
+        let mut out = Vec::new();
+        let mut w = Writer::new(&mut out);
+        w.header(&header()).unwrap();
+        // 1e308 × 1000 overflows: the number is kept as it is, not rounded to infinity.
+        w.snapshot(0, 0.0, [robot(1e308)]).unwrap();
+        for bad in [f64::INFINITY, f64::NAN] {
+            let e = w.snapshot(1, 0.1, [robot(1.0), robot(bad)]).unwrap_err();
+            assert!(matches!(e, WriteError::NotFinite { entity: 4, .. }), "{e}");
+            assert!(e.to_string().contains("not a finite number"), "{e}");
+        }
+        w.end(&json!({})).unwrap();
+        let mut r = Reader::open(Cursor::new(out)).unwrap();
+        assert_eq!(r.times(), &[0.0], "the refused lines are not written");
+        assert_eq!(r.snapshot(0).unwrap().entities[0].x, 1e308);
     }
 
     #[test]
