@@ -39,9 +39,14 @@
 //! In a draw.io map, a shape's `type` annotation decides what it becomes:
 //! `robot` (or `drone`) — a moving robot (pose at the shape's centre, a box collider, or a
 //! disc for ellipses, a velocity, a navigator); `poi` — a point of interest named by its
-//! `name` annotation or label; `item` — something a claw can carry (named likewise);
-//! `wall` — a static obstacle; `ignore` — nothing. Any other type makes a plain entity of
-//! that type at the shape's centre. Shapes without annotations are walls, except text.
+//! `name` annotation or label; `item` (or HMR Sim's `pickable`) — something a claw can carry
+//! (named likewise); `wall` — a static obstacle; `ignore` — nothing. Any other type is
+//! refused. Shapes without annotations are walls, except text.
+//!
+//! # The world's bounds
+//! The world spans x from 0 to its width and y from 0 to its height; moving robots are kept
+//! inside. A robot, drone, item or POI (listed or drawn) whose position is outside, or a
+//! map-path point outside, is refused; walls may reach outside.
 //! Annotations `component_NAME` add components, their value in JSON (HMR Sim's style):
 //! `component_Script='["Go storage", "Grab medicine", "Go room1", "Drop"]'`.
 //! Edges are map-paths.
@@ -66,6 +71,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 use simrob_files::read_bounded;
+use simrob_math::Shown;
 
 use crate::drawio::{self, DrawioMap, MapShape};
 use crate::drones::{self, DroneController, SwarmParams};
@@ -121,6 +127,32 @@ pub enum EntityError {
         w: f64,
         /// Its height.
         h: f64,
+    },
+    /// A position outside the world (x from 0 to its width, y from 0 to its height).
+    #[error(
+        "position ({}, {}) is outside the {} × {} world",
+        Shown::of(.x),
+        Shown::of(.y),
+        Shown::of(.width),
+        Shown::of(.height)
+    )]
+    Outside {
+        /// The position's x, map units.
+        x: f64,
+        /// The position's y, map units.
+        y: f64,
+        /// The world's width, map units.
+        width: f64,
+        /// The world's height, map units.
+        height: f64,
+    },
+    /// A `type` the loader does not know (`known`: the types it knows).
+    #[error("unknown type {found:?} (known: {known})")]
+    UnknownType {
+        /// The type found.
+        found: String,
+        /// The types there are.
+        known: &'static str,
     },
     /// A map shape's `component_NAME` annotation that is not JSON.
     #[error("{key}: the value must be JSON ({error}), found {found:?}")]
@@ -380,7 +412,8 @@ impl Default for WorldSpec {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EntitySpec {
-    /// The entity's type (`type` in the file): `robot`, `drone`, `poi`, `item`, `wall`, or any other.
+    /// The entity's type (`type` in the file): `robot`, `drone`, `poi`, `item` (or
+    /// `pickable`) or `wall`; another is refused.
     #[serde(rename = "type")]
     pub kind: String,
     /// The entity's name (POIs need one; robots without one are labelled by their id).
@@ -572,6 +605,31 @@ impl Scenario {
                  seconds, found {period:?}"
             ));
         }
+        let nav = &file.world.nav;
+        for (key, v) in [
+            ("merge_radius", nav.merge_radius),
+            ("max_off_path", nav.max_off_path),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return err(format!(
+                    "{origin}: world.nav.{key} must be a non-negative number of map units, \
+                     found {}",
+                    Shown(v)
+                ));
+            }
+        }
+        if let Some(GeneratorSpec::DroneSwarm {
+            proximity_range, ..
+        }) = &file.generator
+        {
+            if !(proximity_range.is_finite() && *proximity_range > 0.0) {
+                return err(format!(
+                    "{origin}: generator.proximity_range must be a positive number of map \
+                     units, found {}",
+                    Shown(*proximity_range)
+                ));
+            }
+        }
         if let Some(d) = file.duration {
             if !(d.is_finite() && d >= 0.0) {
                 return err(format!(
@@ -745,6 +803,10 @@ impl Scenario {
                 })?;
             }
             for p in &map.paths {
+                for &(x, y) in &p.points {
+                    path_point(&world, x, y)
+                        .map_err(|e| ScenarioError(format!("map {mp}: edge id={:?}: {e}", p.id)))?;
+                }
                 if p.oneway {
                     world.res.get_mut::<NavMap>().add_oneway_polyline(&p.points);
                 } else {
@@ -757,6 +819,10 @@ impl Scenario {
                 return err(format!(
                     "{origin}: world.paths[{k}] needs at least two points"
                 ));
+            }
+            for (i, q) in p.iter().enumerate() {
+                path_point(&world, q[0], q[1])
+                    .map_err(|e| ScenarioError(format!("{origin}: world.paths[{k}][{i}]: {e}")))?;
             }
             let pts: Vec<(f64, f64)> = p.iter().map(|q| (q[0], q[1])).collect();
             world.res.get_mut::<NavMap>().add_polyline(&pts);
@@ -953,7 +1019,55 @@ fn add_wall(world: &mut SwarmWorld, x: f64, y: f64, w: f64, h: f64) -> EntityId 
     e
 }
 
-fn add_poi(world: &mut SwarmWorld, name: &str, x: f64, y: f64) -> Result<EntityId, NameTaken> {
+/// Refuses a point outside the world: x from 0 to its width, y from 0 to its height (a
+/// moving robot is kept inside them; a robot, item or POI placed outside could not be reached
+/// or would jump to the edge at its first move).
+fn inside(world: &SwarmWorld, x: f64, y: f64) -> Result<(), EntityError> {
+    let (width, height) = (world.res.width, world.res.height);
+    if (0.0..=width).contains(&x) && (0.0..=height).contains(&y) {
+        Ok(())
+    } else {
+        Err(EntityError::Outside {
+            x,
+            y,
+            width,
+            height,
+        })
+    }
+}
+
+/// A map-path's point: finite and inside the world.
+fn path_point(world: &SwarmWorld, x: f64, y: f64) -> Result<(), String> {
+    if !(x.is_finite() && y.is_finite()) {
+        return Err(format!(
+            "a map-path's points must be finite numbers, found ({}, {})",
+            Shown(x),
+            Shown(y)
+        ));
+    }
+    inside(world, x, y).map_err(|e| format!("map-path point: {e}"))
+}
+
+/// The entity types of a scenario's `[[entities]]` (HMR Sim's `pickable` is an `item`).
+const ENTITY_TYPES: &str = "robot, drone, item (or pickable), poi, wall";
+
+/// The entity types of a draw.io map's shapes.
+const SHAPE_TYPES: &str = "robot, drone, item (or pickable), poi, wall, ignore";
+
+/// `kind` as the loader knows it: `pickable` (HMR Sim's name) is `item`.
+fn known_type(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "robot" => "robot",
+        "drone" => "drone",
+        "item" | "pickable" => "item",
+        "poi" => "poi",
+        "wall" => "wall",
+        _ => return None,
+    })
+}
+
+fn add_poi(world: &mut SwarmWorld, name: &str, x: f64, y: f64) -> Result<EntityId, EntityError> {
+    inside(world, x, y)?;
     let e = world.spawn("poi");
     world.pose.insert(e, SwarmPose { x, y, theta: 0.0 });
     world.poi.insert(e, ());
@@ -971,14 +1085,20 @@ fn add_shape(world: &mut SwarmWorld, s: &MapShape, stop: bool) -> Result<(), Ent
         .get("type")
         .map(|t| t.trim().to_ascii_lowercase())
         .unwrap_or_else(|| "wall".into());
+    if kind == "ignore" {
+        return Ok(());
+    }
+    let kind = known_type(&kind).ok_or(EntityError::UnknownType {
+        found: kind,
+        known: SHAPE_TYPES,
+    })?;
     let name = s
         .attrs
         .get("name")
         .cloned()
         .or_else(|| (!s.label.trim().is_empty()).then(|| strip_html(&s.label)));
     let (cx, cy) = s.centre();
-    let e = match kind.as_str() {
-        "ignore" => return Ok(()),
+    let e = match kind {
         "wall" => {
             add_wall(world, s.x, s.y, s.width, s.height);
             return Ok(());
@@ -990,7 +1110,8 @@ fn add_shape(world: &mut SwarmWorld, s: &MapShape, stop: bool) -> Result<(), Ent
             add_poi(world, &n, cx, cy)?
         }
         _ => {
-            let e = world.spawn(&kind);
+            inside(world, cx, cy)?;
+            let e = world.spawn(kind);
             world.pose.insert(
                 e,
                 SwarmPose {
@@ -1002,7 +1123,7 @@ fn add_shape(world: &mut SwarmWorld, s: &MapShape, stop: bool) -> Result<(), Ent
             if let Some(n) = &name {
                 world.set_name(e, n)?;
             }
-            match kind.as_str() {
+            match kind {
                 "robot" | "drone" => {
                     let shape = if s.is_ellipse() {
                         Shape::Circle {
@@ -1076,8 +1197,12 @@ fn add_entity(world: &mut SwarmWorld, spec: &EntitySpec, stop: bool) -> Result<(
     if !(x.is_finite() && y.is_finite() && spec.heading.is_finite()) {
         return Err(EntityError::NotFinite);
     }
-    let kind = spec.kind.trim().to_ascii_lowercase();
-    match kind.as_str() {
+    let found = spec.kind.trim().to_ascii_lowercase();
+    let kind = known_type(&found).ok_or(EntityError::UnknownType {
+        found,
+        known: ENTITY_TYPES,
+    })?;
+    match kind {
         "wall" => {
             let [w, h] = spec.size.unwrap_or([10.0, 10.0]);
             check_wall(x, y, w, h)?;
@@ -1093,7 +1218,8 @@ fn add_entity(world: &mut SwarmWorld, spec: &EntitySpec, stop: bool) -> Result<(
         }
         _ => {}
     }
-    let e = world.spawn(&kind);
+    inside(world, x, y)?;
+    let e = world.spawn(kind);
     world.pose.insert(
         e,
         SwarmPose {
@@ -1114,7 +1240,7 @@ fn add_entity(world: &mut SwarmWorld, spec: &EntitySpec, stop: bool) -> Result<(
         (None, None) => Shape::Circle { r: 5.0 },
         _ => return Err(EntityError::NotPositive),
     };
-    match kind.as_str() {
+    match kind {
         "robot" | "drone" => make_robot(world, e, shape, stop),
         "item" => {
             world.item.insert(e, Item::default());

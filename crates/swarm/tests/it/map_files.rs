@@ -83,3 +83,59 @@ fn a_file_past_the_limit_is_refused_before_it_is_read() {
     assert!(e.contains("limit"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn built_err(toml: &str, base: &Path) -> String {
+    match Scenario::from_toml_str(toml, base).and_then(|s| s.build(&Default::default())) {
+        Ok(_) => panic!("accepted: {toml}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_map_shape_of_unknown_type_or_outside_the_world_is_refused() {
+    let dir = temp_dir("shapes");
+    let hospital = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/swarm/hospital.drawio"),
+    )
+    .unwrap();
+    let map = dir.join("map.drawio");
+    let toml = "map = \"map.drawio\"\n";
+    // A typo in a robot's type.
+    let typo = hospital.replacen(r#"type="robot""#, r#"type="robto""#, 1);
+    assert_ne!(typo, hospital);
+    std::fs::write(&map, &typo).unwrap();
+    let e = built_err(toml, &dir);
+    assert!(
+        e.starts_with(&format!("map {}: shape id=", map.display()))
+            && e.ends_with(
+                ": unknown type \"robto\" (known: robot, drone, item (or pickable), poi, wall, \
+                 ignore)"
+            ),
+        "{e}"
+    );
+    // The same map with a world narrower than its robots and POIs.
+    std::fs::write(&map, &hospital).unwrap();
+    let e = built_err(&format!("{toml}[world]\nwidth = 100\n"), &dir);
+    assert!(
+        e.contains(": shape id=") && e.contains("is outside the 100 × "),
+        "{e}"
+    );
+    // A map-path whose end lies left of the page (x < 0).
+    let edge = r##"<mxfile><diagram name="p" id="p"><mxGraphModel pageWidth="400" pageHeight="300"><root>
+<mxCell id="0"/><mxCell id="1" parent="0"/>
+<mxCell id="e" style="endArrow=none;" edge="1" parent="1">
+  <mxGeometry relative="1" as="geometry">
+    <mxPoint x="50" y="50" as="sourcePoint"/><mxPoint x="-20" y="50" as="targetPoint"/>
+  </mxGeometry></mxCell>
+</root></mxGraphModel></diagram></mxfile>"##;
+    std::fs::write(&map, edge).unwrap();
+    assert_eq!(
+        built_err(toml, &dir),
+        format!(
+            "map {}: edge id=\"e\": map-path point: position (-20, 50) is outside the 400 × 300 \
+             world",
+            map.display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

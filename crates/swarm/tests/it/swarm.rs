@@ -1467,3 +1467,100 @@ fn every_snapshot_is_stamped_with_the_time_of_its_poses_and_none_is_lost() {
         }
     }
 }
+
+/// Positions outside the world, unknown entity types and bad numbers of `[world]` and the
+/// generator are refused when the scenario is loaded or built, naming what and where.
+#[test]
+fn outside_positions_unknown_types_and_bad_numbers_are_refused() {
+    let e = |t: &str| match Scenario::from_toml_str(t, Path::new(".")) {
+        Err(e) => e.to_string(),
+        Ok(s) => s
+            .build(&Overrides::default())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default(),
+    };
+    let entity = |kind: &str, at: &str| {
+        e(&format!(
+            "{CORRIDOR}\n[[entities]]\ntype = \"{kind}\"\nname = \"r1\"\nposition = {at}\n"
+        ))
+    };
+    // CORRIDOR's world is 300 × 100.
+    for (kind, at, want) in [
+        (
+            "robot",
+            "[5000, 50]",
+            "scenario: entities[0] (r1): position (5000, 50) is outside the 300 × 100 world",
+        ),
+        (
+            "robot",
+            "[1e308, 1e308]",
+            "scenario: entities[0] (r1): position (1e308, 1e308) is outside the 300 × 100 world",
+        ),
+        (
+            "item",
+            "[-1, 50]",
+            "scenario: entities[0] (r1): position (-1, 50) is outside the 300 × 100 world",
+        ),
+        (
+            "poi",
+            "[20, 100.5]",
+            "scenario: entities[0] (r1): position (20, 100.5) is outside the 300 × 100 world",
+        ),
+        (
+            "robto",
+            "[20, 50]",
+            "scenario: entities[0] (r1): unknown type \"robto\" (known: robot, drone, item \
+             (or pickable), poi, wall)",
+        ),
+    ] {
+        assert_eq!(entity(kind, at), want, "{kind} at {at}");
+    }
+    // On the world's edge is inside; HMR Sim's `pickable` is an item.
+    assert_eq!(entity("robot", "[300, 0]"), "");
+    let sim = build(&format!(
+        "{CORRIDOR}\n[[entities]]\ntype = \"pickable\"\nname = \"box\"\nposition = [30, 50]\n"
+    ));
+    let b = sim.world().find("box").unwrap();
+    assert!(sim.world().item.has(b));
+    assert_eq!(sim.world().kind_name(b), "item");
+
+    let world = |extra: &str| e(&format!("[world]\nwidth = 400\nheight = 300\n{extra}"));
+    for (extra, want) in [
+        (
+            "pois = { shelf = [3000, 200] }",
+            "scenario: world.pois.shelf: position (3000, 200) is outside the 400 × 300 world",
+        ),
+        (
+            "paths = [[[50, 50], [300, 50], [nan, 200]]]",
+            "scenario: world.paths[0][2]: a map-path's points must be finite numbers, found \
+             (NaN, 200)",
+        ),
+        (
+            "paths = [[[50, 50], [300, 500]]]",
+            "scenario: world.paths[0][1]: map-path point: position (300, 500) is outside the \
+             400 × 300 world",
+        ),
+        (
+            "nav = { merge_radius = -8 }",
+            "scenario: world.nav.merge_radius must be a non-negative number of map units, found -8",
+        ),
+        (
+            "nav = { max_off_path = nan, extend = true }",
+            "scenario: world.nav.max_off_path must be a non-negative number of map units, found \
+             NaN",
+        ),
+        (
+            "walls = [[0, 0, inf, 10]]",
+            "scenario: world.walls[0]: a wall needs a finite position and a positive width and \
+             height, found position (0, 0), size inf × 10",
+        ),
+    ] {
+        assert_eq!(world(extra), want, "{extra}");
+    }
+    let m = e("[generator]\nkind = \"drone-swarm\"\nproximity_beams = 4\nproximity_range = -15\n");
+    assert_eq!(
+        m,
+        "scenario: generator.proximity_range must be a positive number of map units, found -15"
+    );
+}
