@@ -299,6 +299,12 @@ fn read_text(path: &Path) -> std::io::Result<String> {
     })
 }
 
+/// `text` without a leading UTF-8 byte order mark (Windows editors write one; JSON has no
+/// place for it, TOML skips it).
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 fn err<T>(msg: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError(msg.into()))
 }
@@ -545,9 +551,8 @@ impl Scenario {
         let base = path.parent().unwrap_or(Path::new("."));
         let origin = path.display().to_string();
         let file: ScenarioFile = match path.extension().and_then(|e| e.to_str()) {
-            Some("json") => {
-                serde_json::from_str(&text).map_err(|e| ScenarioError(format!("{origin}: {e}")))?
-            }
+            Some("json") => serde_json::from_str(without_bom(&text))
+                .map_err(|e| ScenarioError(format!("{origin}: {e}")))?,
             Some("toml") => {
                 toml::from_str(&text).map_err(|e| ScenarioError(format!("{origin}: {e}")))?
             }
@@ -565,8 +570,8 @@ impl Scenario {
 
     /// A scenario from JSON text; `base` is the folder its map path is relative to.
     pub fn from_json_str(text: &str, base: &Path) -> Result<Scenario, ScenarioError> {
-        let file: ScenarioFile =
-            serde_json::from_str(text).map_err(|e| ScenarioError(format!("scenario: {e}")))?;
+        let file: ScenarioFile = serde_json::from_str(without_bom(text))
+            .map_err(|e| ScenarioError(format!("scenario: {e}")))?;
         Self::with_file(file, base, "scenario".into())
     }
 

@@ -139,3 +139,19 @@ fn a_map_shape_of_unknown_type_or_outside_the_world_is_refused() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_json_scenario_may_start_with_a_byte_order_mark() {
+    let dir = temp_dir("bom");
+    let path = dir.join("bom.json");
+    let json = r#"{"name": "bom", "fps": 10, "duration": 1, "extraEntities": [
+        {"type": "robot", "name": "r1", "position": [50, 50]}]}"#;
+    std::fs::write(&path, format!("\u{feff}{json}")).unwrap();
+    let s = Scenario::load(&path).unwrap();
+    assert_eq!(s.name(), "bom");
+    let sim = s.build(&Default::default()).unwrap();
+    assert!(sim.world().find("r1").is_some());
+    let s = Scenario::from_json_str(&format!("\u{feff}{json}"), &dir).unwrap();
+    assert_eq!(s.file.entities.len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
