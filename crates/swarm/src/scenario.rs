@@ -2,7 +2,8 @@
 //!
 //! ```toml
 //! name = "hospital"
-//! map = "hospital.drawio"     # relative to this file (optional)
+//! map = "hospital.drawio"     # relative to this file, or to `context` (optional)
+//! context = "."               # HMR Sim's: the folder `map` is in, relative to this file
 //! fps = 10                    # also `FPS`; 0.01 to 1000
 //! duration = 600              # simulated seconds
 //! seed = 7
@@ -34,6 +35,12 @@
 //! size = [10, 10]             # or radius = 5
 //! components = { Claw = { range = 20 }, Script = ["Go dock"] }
 //! ```
+//!
+//! # HMR Sim's `simulation.json`
+//! Its keys carry over: `map`, `context` (the folder the map is in, here relative to the
+//! scenario file), `FPS`, `duration`, `simulationComponents` (`[world]`) and `extraEntities`
+//! (`[[entities]]`), their values in this crate's terms; `DLW` (its walls' line width) and
+//! `verbose` are accepted and ignored.
 //!
 //! # Map shapes
 //! In a draw.io map, a shape's `type` annotation decides what it becomes:
@@ -487,8 +494,18 @@ fn d_wh_beams() -> u16 {
 pub struct ScenarioFile {
     /// The scenario's name (default: where it was loaded from).
     pub name: Option<String>,
-    /// The draw.io map, relative to the scenario file.
+    /// The draw.io map, relative to the scenario file (or to `context`).
     pub map: Option<String>,
+    /// The folder `map` is relative to, itself relative to the scenario file's folder
+    /// (HMR Sim's `context`; default: the scenario file's folder).
+    pub context: Option<String>,
+    /// HMR Sim's default line width of its draw.io walls (`DLW`): accepted and ignored
+    /// (walls are as drawn).
+    #[serde(rename = "DLW")]
+    pub dlw: Option<f64>,
+    /// HMR Sim's `verbose` (how much its loader logs): accepted and ignored (`simrob swarm
+    /// run --log` sets what is logged).
+    pub verbose: Option<Value>,
     /// Frames per simulated second of the fixed-rate systems (also `FPS`; default 24).
     #[serde(alias = "FPS")]
     pub fps: Option<f64>,
@@ -582,7 +599,10 @@ impl Scenario {
     ) -> Result<Scenario, ScenarioError> {
         let (map, map_path) = match &file.map {
             Some(m) => {
-                let p = base.join(m);
+                let p = match &file.context {
+                    Some(c) => base.join(c).join(m),
+                    None => base.join(m),
+                };
                 let text = read_text(&p).map_err(|e| {
                     ScenarioError(format!(
                         "{origin}: cannot read the map {}: {e}",

@@ -155,3 +155,36 @@ fn a_json_scenario_may_start_with_a_byte_order_mark() {
     assert_eq!(s.file.entities.len(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn hmr_sims_own_simulation_json_keys_are_accepted() {
+    // HMR Sim's examples/hospitalSimulation/simulation.json key set, the map in `context`.
+    let dir = temp_dir("hmr");
+    std::fs::create_dir_all(dir.join("maps")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/swarm/hospital.drawio"),
+        dir.join("maps/hospital.drawio"),
+    )
+    .unwrap();
+    let path = dir.join("simulation.json");
+    std::fs::write(
+        &path,
+        r#"{"context": "maps", "map": "hospital.drawio", "FPS": 60, "DLW": 10, "duration": 10, "verbose": 20}"#,
+    )
+    .unwrap();
+    let s = Scenario::load(&path).unwrap();
+    assert_eq!(
+        s.map_path.as_deref(),
+        Some(dir.join("maps/hospital.drawio").as_path())
+    );
+    let sim = s.build(&Default::default()).unwrap();
+    assert_eq!(sim.world().robot_count(), 3);
+    // Without `context` the map is looked for beside the scenario.
+    std::fs::write(&path, r#"{"map": "hospital.drawio", "DLW": 10}"#).unwrap();
+    let e = Scenario::load(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("cannot read the map") && e.contains("hospital.drawio"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
