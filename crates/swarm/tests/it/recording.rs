@@ -182,3 +182,37 @@ fn the_last_snapshot_is_stamped_with_its_frames_time() {
         summary.simulated_seconds
     );
 }
+
+#[test]
+fn recording_an_hmr_swarm_that_runs_to_its_duration_changes_nothing() {
+    // HMR Sim's drones are pushed every 0.125 s, so a push falls due exactly at the end of a
+    // 10 s run: it is not handled, with snapshots or without (every 0.1 s, or 0.07 s).
+    let hmr = || {
+        let text = "fps = 24\nduration = 10\nseed = 3\n[generator]\nkind = \"drone-swarm\"\n\
+                    robots = 300\navoidance = \"hmr\"\n";
+        Scenario::from_toml_str(text, Path::new("."))
+            .unwrap()
+            .build(&Overrides {
+                full_duration: true,
+                ..Overrides::default()
+            })
+            .unwrap()
+    };
+    let mut plain = hmr();
+    let s0 = plain.run();
+    for period in [0.1, 0.07] {
+        let mut seen = hmr();
+        seen.add_system(Box::new(Seer::new(
+            "drones",
+            period,
+            vec![Box::new(JsonLinesRecorder::new(std::io::sink()))],
+        )));
+        let s = seen.run();
+        assert_eq!(
+            (s.frames, s.events, s.collisions, s.crashed, s.arrived),
+            (s0.frames, s0.events, s0.collisions, s0.crashed, s0.arrived),
+            "snapshots every {period} s"
+        );
+        assert_eq!(end_state(&seen), end_state(&plain), "every {period} s");
+    }
+}
