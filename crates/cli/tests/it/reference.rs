@@ -116,7 +116,7 @@ fn the_configuration_reference_is_what_the_code_says() {
          configuration file (the Mobile Robot Simulator, the swarm, coordination, the viewer)\n\
          take their settings and limits as command-line flags, each with its default in\n\
          [every command's help](cli-help.md); the swarm's scenario files are described in\n\
-         [the swarm guide](../swarm.md).\n\n\
+         [Swarm scenario files](swarm-scenario.md).\n\n\
          ## The SimRob server\n\n\
          `simrob serve --config FILE` reads the legacy `Configuration.data` form (one\n\
          `key value` per line; `key=value` and `key: value` work too; `#` starts a comment) or,\n\
