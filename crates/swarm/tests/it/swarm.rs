@@ -1368,6 +1368,7 @@ fn a_loop_of_instant_instructions_runs_a_bounded_number_a_frame() {
     assert_eq!(logged, MAX_STEPS_AT_ONCE / 2, "Log and Loop each count");
     assert!(sim.step());
     assert_eq!(sim.ctx.logs.len(), MAX_STEPS_AT_ONCE);
+}
 
 /// Moves its entity 1 to the right on every `Nudge` event: an event that changes the world.
 struct Nudger(simrob_swarm::EntityId);
