@@ -75,7 +75,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
     /// Record snapshots (every `world.snapshot_period`), logs and the clock trace to FILE,
-    /// readable while written; see --record-format.
+    /// readable while written; see --record-format. FILE may not be the scenario or a map it
+    /// reads (refused before the run).
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
     /// Format of --record: `swarm` (simrob-swarm-recording v2: binary snapshots, about 7
@@ -195,6 +196,9 @@ fn run_scenario(args: RunArgs) -> Result<()> {
     check_duration(args.duration)?;
     let path = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
     let scenario = Scenario::load(&path)?;
+    if let Some(record) = &args.record {
+        refuse_an_input_as_record(record, &path, &scenario)?;
+    }
     let overrides = Overrides {
         duration: args.duration,
         seed: args.seed,
@@ -297,6 +301,31 @@ fn run_scenario(args: RunArgs) -> Result<()> {
             view.addr()
         );
         crate::shell::wait_for_stop();
+    }
+    Ok(())
+}
+
+/// Refuses a `--record` file that is one of the files the run reads (the scenario, its
+/// draw.io map, its obstacle map), however the path is spelt (`./`, `..`, a link): creating
+/// the recording would destroy it.
+fn refuse_an_input_as_record(record: &Path, path: &Path, scenario: &Scenario) -> Result<()> {
+    let base = path.parent().unwrap_or(Path::new("."));
+    let inputs = [
+        ("the scenario", Some(path.to_path_buf())),
+        ("the scenario's map", scenario.map_path.clone()),
+        (
+            "the scenario's obstacle map",
+            scenario.file.world.obstacles.as_ref().map(|o| base.join(o)),
+        ),
+    ];
+    for (what, input) in inputs {
+        if let Some(input) = input.filter(|i| simrob_files::same_file(i, record)) {
+            bail!(
+                "--record {} is {what} ({}): give another file",
+                record.display(),
+                input.display()
+            );
+        }
     }
     Ok(())
 }

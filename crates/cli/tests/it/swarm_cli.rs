@@ -373,3 +373,56 @@ fn threads_come_from_the_flag_then_simrob_threads_then_the_cores() {
     // A flag given leaves the variable unread.
     assert_eq!(threads_used(Some("1"), Some("x")), Ok(serde_json::json!(1)));
 }
+
+/// `--record` naming a file the run reads (the scenario, its map), however spelt, is refused
+/// before the run and the file is left as it was (it was overwritten with the recording).
+#[test]
+fn the_record_file_may_not_be_the_scenario_or_its_map() {
+    let dir = std::env::temp_dir().join(format!("simrob-swarm-record-self-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["hospital.toml", "hospital.drawio"] {
+        std::fs::copy(scenario(f), dir.join(f)).unwrap();
+    }
+    let toml = dir.join("hospital.toml");
+    let before = (
+        std::fs::read(&toml).unwrap(),
+        std::fs::read(dir.join("hospital.drawio")).unwrap(),
+    );
+    let mut records = vec![
+        (toml.clone(), "the scenario"),
+        (dir.join(".").join("hospital.toml"), "the scenario"),
+        (dir.join("hospital.drawio"), "the scenario's map"),
+    ];
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(dir.join("hospital.drawio"), dir.join("link.swarm")).unwrap();
+        records.push((dir.join("link.swarm"), "the scenario's map"));
+    }
+    for (record, what) in records {
+        let out = simrob()
+            .args(["swarm", "run", "--quiet", "--duration", "1"])
+            .arg(&toml)
+            .arg("--record")
+            .arg(&record)
+            .output()
+            .expect("simrob runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{record:?}: {err}");
+        assert!(
+            err.contains(&format!("--record {} is {what}", record.display()))
+                && err.contains("give another file"),
+            "{record:?}: {err}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "the run ran: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let after = (
+        std::fs::read(&toml).unwrap(),
+        std::fs::read(dir.join("hospital.drawio")).unwrap(),
+    );
+    assert!(before == after, "an input was changed");
+    let _ = std::fs::remove_dir_all(&dir);
+}
