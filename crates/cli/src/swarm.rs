@@ -268,7 +268,8 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         let wake = ros.waker();
         crate::shell::on_ctrl_c(Box::new(move || wake.wake()));
         sim.add_system(Box::new(ros));
-        println!("{}", crate::flags::Ros2::banner(discovery));
+        // Standard output is the summary's alone (one JSON object with --json).
+        eprintln!("{}", crate::flags::Ros2::banner(discovery));
     }
     let (summary, interrupted, view) = match args
         .gui
@@ -296,7 +297,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
     );
     drop(finishing);
     if let (Some(view), false) = (view, interrupted) {
-        println!(
+        eprintln!(
             "the run has ended; the page stays on http://{} until Ctrl-C",
             view.addr()
         );
@@ -383,7 +384,7 @@ fn drive_live(
         simrob_viewer::Guard::default(),
     )
     .with_context(|| format!("cannot serve the 2D view on {addr}"))?;
-    println!(
+    eprintln!(
         "2D view on http://{} (the run starts when a page connects)",
         view.addr()
     );
@@ -402,7 +403,11 @@ fn report(
     record: Option<&Path>,
     recorder: Option<&RecorderStats>,
 ) {
-    let realtime = if s.wall_seconds > 0.0 {
+    // Simulated seconds per wall second: 0 when nothing was simulated (`--duration 0`, a run
+    // interrupted before a page connected), however little wall time that took.
+    let realtime = if s.simulated_seconds == 0.0 {
+        0.0
+    } else if s.wall_seconds > 0.0 {
         s.simulated_seconds / s.wall_seconds
     } else {
         f64::INFINITY

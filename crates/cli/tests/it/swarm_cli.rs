@@ -240,10 +240,10 @@ fn the_live_view_draws_the_hospitals_walls() {
     let mut child = simrob()
         .args(["swarm", "run", "--gui=0", "--speed", "0", "--quiet"])
         .arg(scenario("hospital.toml"))
-        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("simrob runs");
-    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut out = BufReader::new(child.stderr.take().expect("stderr"));
     let mut addr = None;
     let mut line = String::new();
     while out.read_line(&mut line).expect("read") > 0 {
@@ -425,4 +425,56 @@ fn the_record_file_may_not_be_the_scenario_or_its_map() {
     );
     assert!(before == after, "an input was changed");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `swarm run --gui` says where its page is on standard error: standard output is the
+/// summary's alone, one JSON object with `--json` (the address line came first on it). A run
+/// stopped before any page connected simulated nothing: 0× real time, as `--duration 0`
+/// says (it said `inf×`, `null` in JSON).
+#[test]
+fn with_gui_standard_output_is_the_summary_alone() {
+    use std::io::{BufRead, BufReader, Read};
+    for json in [true, false] {
+        let mut child = simrob()
+            .args(["swarm", "run", "--gui=0", "--quiet"])
+            .args(json.then_some("--json"))
+            .arg(scenario("hospital.toml"))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("simrob runs");
+        let mut err = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut line = String::new();
+        let mut seen = String::new();
+        while err.read_line(&mut line).expect("read") > 0 && !line.starts_with("2D view on ") {
+            seen.push_str(&line);
+            line.clear();
+        }
+        if !line.starts_with("2D view on http://") {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("no address on standard error: {seen}");
+        }
+        let status = crate::support::stop_with(&mut child, "-TERM");
+        assert_eq!(status.code(), Some(143), "{status:?}");
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .expect("stdout")
+            .read_to_string(&mut out)
+            .expect("read");
+        if json {
+            let v: serde_json::Value =
+                serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+            assert_eq!(v["ended_by"], "interrupted", "{v}");
+            assert_eq!(v["simulated_seconds"], 0.0, "{v}");
+            assert_eq!(v["times_real_time"], 0.0, "{v}");
+        } else {
+            assert!(!out.contains("2D view"), "{out}");
+            assert!(out.contains("ended: interrupted"), "{out}");
+            assert!(out.contains("(0× real time)"), "{out}");
+        }
+    }
 }

@@ -8,6 +8,13 @@ use std::process::{Child, Stdio};
 /// Starts `args`, reads standard output up to the line starting with `prefix` and returns the
 /// rest of that line, then stops the process and returns its standard error too.
 fn address_line(args: &[&str], prefix: &str) -> (Option<String>, String) {
+    address_line_on(args, prefix, false)
+}
+
+/// [`address_line`], the line read from standard error when `on_stderr` (the commands that
+/// keep standard output for their summary, `--json` included); then the standard error
+/// returned is what came before it and after the process stopped.
+fn address_line_on(args: &[&str], prefix: &str, on_stderr: bool) -> (Option<String>, String) {
     let mut child: Child = simrob()
         .args(args)
         .stdin(Stdio::null())
@@ -15,22 +22,34 @@ fn address_line(args: &[&str], prefix: &str) -> (Option<String>, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("simrob runs");
-    let stdout = child.stdout.take().expect("stdout");
+    let mut seen = String::new();
+    let lines: Box<dyn Read> = if on_stderr {
+        Box::new(child.stderr.take().expect("stderr"))
+    } else {
+        Box::new(child.stdout.take().expect("stdout"))
+    };
+    let mut lines = BufReader::new(lines);
     let mut found = None;
-    for line in BufReader::new(stdout).lines() {
-        let Ok(line) = line else { break };
-        if let Some(rest) = line.strip_prefix(prefix) {
+    let mut line = String::new();
+    while lines.read_line(&mut line).is_ok_and(|n| n > 0) {
+        if let Some(rest) = line.trim_end().strip_prefix(prefix) {
             found = Some(rest.to_string());
             break;
         }
+        if on_stderr {
+            seen.push_str(&line);
+        }
+        line.clear();
     }
     let _ = child.kill();
     let _ = child.wait();
     let mut stderr = String::new();
-    if let Some(mut e) = child.stderr.take() {
+    if on_stderr {
+        let _ = lines.read_to_string(&mut stderr);
+    } else if let Some(mut e) = child.stderr.take() {
         let _ = e.read_to_string(&mut stderr);
     }
-    (found, stderr)
+    (found, seen + &stderr)
 }
 
 fn port_of(addr: &str) -> u16 {
@@ -53,7 +72,7 @@ fn serve_gui_with_a_port_after_equals() {
 
 #[test]
 fn swarm_run_gui_with_a_free_port() {
-    let (addr, stderr) = address_line(
+    let (addr, stderr) = address_line_on(
         &[
             "swarm",
             "run",
@@ -61,6 +80,7 @@ fn swarm_run_gui_with_a_free_port() {
             &repo("scenarios/swarm/hospital.toml"),
         ],
         "2D view on http://",
+        true,
     );
     let addr = addr.unwrap_or_else(|| panic!("no 2D view: {stderr}"));
     assert_ne!(port_of(&addr), 0, "{addr}");
