@@ -254,6 +254,34 @@ fn rate(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--duration S` of a simulation: simulated seconds, a finite number, 0 or more. Anything
+/// else does not parse (exit status 2), whichever command it is given to.
+pub fn simulated_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && f >= 0.0 => Ok(f),
+        _ => Err("simulated seconds: a number, 0 or more".into()),
+    }
+}
+
+/// [`simulated_seconds`] above 0 (a measurement that needs some time).
+pub fn positive_simulated_seconds(s: &str) -> Result<f64, String> {
+    match simulated_seconds(s) {
+        Ok(f) if f > 0.0 => Ok(f),
+        _ => Err("simulated seconds: a number above 0".into()),
+    }
+}
+
+/// `--threads N` of a run: 0 (`SIMROB_THREADS` if set, else the machine's cores) to
+/// [`THREADS_ENV_MAX`]. Anything else does not parse (exit status 2).
+pub fn threads(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n <= THREADS_ENV_MAX => Ok(n),
+        _ => Err(format!(
+            "a number of threads, 0 to {THREADS_ENV_MAX} (0 = ${THREADS_ENV} if set, else the machine's cores)"
+        )),
+    }
+}
+
 /// Reads the old `--http-port N`, saying on standard error what to write instead.
 fn old_http_port(s: &str) -> Result<u16, String> {
     let n: u16 = s
@@ -356,6 +384,22 @@ mod tests {
         assert_eq!(shown(0.5), "0.5");
         assert_eq!(shown(0.0), "0");
         assert_eq!(shown(f64::NAN), "NaN");
+    }
+
+    #[test]
+    fn seconds_and_threads() {
+        assert_eq!(simulated_seconds("0"), Ok(0.0));
+        assert_eq!(simulated_seconds(" 2.5 "), Ok(2.5));
+        for bad in ["-1", "nan", "inf", "-inf", "x", ""] {
+            assert!(simulated_seconds(bad).is_err(), "{bad}");
+        }
+        assert!(positive_simulated_seconds("0").is_err());
+        assert_eq!(positive_simulated_seconds("1e-3"), Ok(1e-3));
+        assert_eq!(threads("0"), Ok(0));
+        assert_eq!(threads("64"), Ok(64));
+        for bad in ["65", "-1", "x"] {
+            assert!(threads(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -51,8 +51,8 @@ pub struct RunArgs {
     /// The scenario file, as a flag (the same as SCENARIO).
     #[arg(long = "scenario", value_name = "FILE")]
     pub scenario_flag: Option<PathBuf>,
-    /// Simulated seconds to run (default: the scenario's `duration`).
-    #[arg(long, value_name = "S")]
+    /// Simulated seconds to run, 0 or more (default: the scenario's `duration`).
+    #[arg(long, value_name = "S", value_parser = crate::flags::simulated_seconds)]
     duration: Option<f64>,
     /// Seed of the run (default: the scenario's `seed`, else 0).
     #[arg(long, value_name = "N")]
@@ -72,7 +72,7 @@ pub struct RunArgs {
     full_duration: bool,
     /// Threads the run may use, at most 64 (0 = $SIMROB_THREADS if set, else the machine's
     /// cores, at most 8). The run is the same whatever the count; only its speed changes.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::flags::threads)]
     threads: usize,
     /// Record snapshots (every `world.snapshot_period`), logs and the clock trace to FILE,
     /// readable while written; see --record-format. FILE may not be the scenario or a map it
@@ -136,7 +136,7 @@ pub struct BenchArgs {
     robots: Vec<usize>,
     /// Simulated seconds per measurement, at most (a run also ends when every drone has
     /// arrived or crashed).
-    #[arg(long, default_value_t = 10.0, value_name = "S")]
+    #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = crate::flags::positive_simulated_seconds)]
     duration: f64,
     /// Avoidance models to measure (comma-separated): `orca`, `hmr` (HMR Sim's heuristic).
     #[arg(
@@ -154,7 +154,7 @@ pub struct BenchArgs {
     seed: u64,
     /// Threads the run may use, at most 64 (0 = $SIMROB_THREADS if set, else the machine's
     /// cores, at most 8). The run is the same whatever the count; only its speed changes.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::flags::threads)]
     threads: usize,
     /// Print one JSON object per size.
     #[arg(long)]
@@ -166,15 +166,6 @@ pub fn run(cmd: SwarmCommand) -> Result<()> {
         SwarmCommand::Run(args) => run_scenario(*args),
         SwarmCommand::Bench(args) => bench(args),
     }
-}
-
-fn check_duration(d: Option<f64>) -> Result<()> {
-    if let Some(d) = d {
-        if !(d.is_finite() && d >= 0.0) {
-            bail!("--duration must be a non-negative number of seconds, found {d}");
-        }
-    }
-    Ok(())
 }
 
 fn wall_clock() -> Box<dyn FnMut() -> f64 + Send> {
@@ -193,7 +184,6 @@ fn run_threads(flag: usize) -> Result<usize> {
 
 fn run_scenario(args: RunArgs) -> Result<()> {
     args.log.init()?;
-    check_duration(args.duration)?;
     let path = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
     let scenario = Scenario::load(&path)?;
     if let Some(record) = &args.record {
@@ -518,9 +508,6 @@ fn report(
 }
 
 fn bench(args: BenchArgs) -> Result<()> {
-    if !(args.duration.is_finite() && args.duration > 0.0) {
-        bail!("--duration must be a positive number of seconds");
-    }
     // (`{:?}` writes a float TOML reads back, `1e300` included, where `{}` would write it in
     // full: an integer TOML cannot hold.)
     let text = format!(

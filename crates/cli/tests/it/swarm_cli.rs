@@ -478,3 +478,35 @@ fn with_gui_standard_output_is_the_summary_alone() {
         }
     }
 }
+
+/// A bad `--duration` or `--threads` is a command line that does not parse (exit status 2,
+/// as for every bad value), on `swarm run` and `swarm bench` alike (they gave exit 1 after
+/// the scenario was read).
+#[test]
+fn bad_duration_and_threads_do_not_parse() {
+    let cases: [(&[&str], &str); 8] = [
+        (&["run", "--duration", "-1"], "--duration"),
+        (&["run", "--duration", "nan"], "--duration"),
+        (&["run", "--duration", "inf"], "--duration"),
+        (&["run", "--threads", "65"], "--threads"),
+        (&["bench", "--duration", "-1"], "--duration"),
+        (&["bench", "--duration", "0"], "--duration"),
+        (&["bench", "--duration", "nan"], "--duration"),
+        (&["bench", "--threads", "65"], "--threads"),
+    ];
+    for (args, flag) in cases {
+        let mut c = simrob();
+        c.arg("swarm").args(args);
+        if args[0] == "run" {
+            c.arg(scenario("hospital.toml"));
+        }
+        let out = c.output().expect("simrob runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("invalid value '{}' for '{flag}", args[2])),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}

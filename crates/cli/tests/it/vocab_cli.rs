@@ -191,8 +191,8 @@ fn negative_numbers_reach_each_command_and_its_own_message() {
     for (args, code, says) in [
         (
             vec!["swarm", "run", &scenario, "--duration", "-5"],
-            1,
-            "--duration must be a non-negative number of seconds, found -5",
+            2,
+            "invalid value '-5' for '--duration <S>': simulated seconds: a number, 0 or more",
         ),
         (
             vec!["run", &soccer, "--timestep", "-1"],
