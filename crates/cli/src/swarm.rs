@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use simrob_swarm::drones::Avoidance;
-use simrob_swarm::scenario::{Overrides, Scenario};
+use simrob_swarm::scenario::{Overrides, Scenario, MAX_DRONES};
 use simrob_swarm::script::Script;
 use simrob_swarm::seer::{
     CompactRecorder, Consumer, ConsumerError, JsonLinesRecorder, RecorderStats, Seer,
@@ -126,12 +126,14 @@ pub enum RecordFormat {
 /// Arguments of `simrob swarm bench`.
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Swarm sizes to measure (comma-separated).
+    /// Swarm sizes to measure (comma-separated), each from 1 to 50000000 drones (all checked
+    /// before the first is run).
     #[arg(
         long,
         value_delimiter = ',',
         default_value = "200,10000,100000",
-        value_name = "SIZES"
+        value_name = "SIZES",
+        value_parser = drone_count
     )]
     robots: Vec<usize>,
     /// Simulated seconds per measurement, at most (a run also ends when every drone has
@@ -165,6 +167,17 @@ pub fn run(cmd: SwarmCommand) -> Result<()> {
     match cmd {
         SwarmCommand::Run(args) => run_scenario(*args),
         SwarmCommand::Bench(args) => bench(args),
+    }
+}
+
+/// A size of `swarm bench`: 1 to [`MAX_DRONES`] drones, the drone swarm's limit (a bad one
+/// does not parse, so no size is run when one of them is out of range).
+fn drone_count(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_DRONES).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "a number of drones, 1 to {MAX_DRONES} (the drone swarm's limit)"
+        )),
     }
 }
 
