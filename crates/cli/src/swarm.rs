@@ -14,8 +14,9 @@ use simrob_swarm::script::Script;
 use simrob_swarm::seer::{
     CompactRecorder, Consumer, ConsumerError, JsonLinesRecorder, RecorderStats, Seer,
 };
+use simrob_swarm::sim::LogLine;
 use simrob_swarm::systems::ClockSystem;
-use simrob_swarm::{Simulation, Summary};
+use simrob_swarm::{EntityId, Simulation, Summary};
 use simrob_viewer::record::{swarm_box, swarm_walls, viewer_kind};
 use simrob_viewer::{Frame, FrameBody, FrameEntity};
 
@@ -240,11 +241,14 @@ fn run_scenario(args: RunArgs) -> Result<()> {
             RecordFormat::Viewer => Box::new(ViewerRecorder::new(out)),
         };
         let period = scenario.file.world.snapshot_period;
-        sim.add_system(Box::new(Seer::new(
-            &sim.name.clone(),
-            period,
-            vec![recorder],
-        )));
+        let mut consumers = vec![recorder];
+        // The recorder's observer gathers the log lines: the echo is one more of its consumers.
+        if tracing::enabled!(target: LOG_TARGET, tracing::Level::INFO) {
+            consumers.push(Box::new(LogEcho::names_of(&sim)));
+        }
+        sim.add_system(Box::new(Seer::new(&sim.name.clone(), period, consumers)));
+    } else {
+        sim.add_system(Box::new(LogEcho::default()));
     }
     if args.speed.is_given() && args.gui.addr().is_none() && !args.ros2.ros2 {
         bail!("--speed paces the run in the 2D view: it needs --gui (without it the run is as fast as possible)");
@@ -332,6 +336,93 @@ fn refuse_an_input_as_record(record: &Path, path: &Path, scenario: &Scenario) ->
         }
     }
     Ok(())
+}
+
+/// The target of the run's log lines on standard error (`--log simrob::swarm::log=info`).
+const LOG_TARGET: &str = "simrob::swarm::log";
+
+/// The run's log (a script's `Log TEXT`, its errors, "every script is done") on standard
+/// error, at level info, each line with its simulated time and entity: `t = 41.00 s r1: done`.
+/// Without a recording it is a system that takes the lines as they come (nothing else reads
+/// them: they would pile up); with one, a consumer of the recorder's observer, which takes them.
+/// Either way it only reads the run: the run is the same whether its log is shown or not.
+#[derive(Default)]
+struct LogEcho {
+    /// Entity names by id, for the consumer (the system asks the world).
+    names: std::collections::HashMap<u32, String>,
+}
+
+impl LogEcho {
+    /// The consumer, with the names of `sim`'s entities.
+    fn names_of(sim: &Simulation) -> Self {
+        LogEcho {
+            names: sim
+                .world()
+                .name
+                .iter()
+                .map(|(e, n)| (e.0, n.clone()))
+                .collect(),
+        }
+    }
+
+    fn echo(line: &LogLine, who: Option<String>) {
+        let text = &line.text;
+        match who {
+            // (An error's line names its entity already.)
+            Some(who) if !text.starts_with(&format!("{who}: ")) => {
+                tracing::info!(target: LOG_TARGET, "t = {:.2} s {who}: {text}", line.t)
+            }
+            _ => tracing::info!(target: LOG_TARGET, "t = {:.2} s {text}", line.t),
+        }
+    }
+
+    fn take(ctx: &mut simrob_swarm::Ctx) {
+        let lines = std::mem::take(&mut ctx.logs);
+        if tracing::enabled!(target: LOG_TARGET, tracing::Level::INFO) {
+            for l in &lines {
+                Self::echo(l, l.entity.map(|e| ctx.world.label(EntityId(e))));
+            }
+        }
+    }
+}
+
+impl simrob_swarm::System for LogEcho {
+    fn name(&self) -> &str {
+        "log on standard error"
+    }
+
+    fn fixed_rate(&self) -> bool {
+        true
+    }
+
+    fn run(&mut self, ctx: &mut simrob_swarm::Ctx) {
+        Self::take(ctx);
+    }
+
+    fn finish(&mut self, ctx: &mut simrob_swarm::Ctx, _summary: &Summary) {
+        Self::take(ctx);
+    }
+}
+
+impl Consumer for LogEcho {
+    fn header(&mut self, _header: &simrob_swarm::seer::Header) -> Result<(), ConsumerError> {
+        Ok(())
+    }
+
+    fn snapshot(&mut self, _snap: &simrob_swarm::seer::Snapshot) -> Result<(), ConsumerError> {
+        Ok(())
+    }
+
+    fn log(&mut self, line: &LogLine) -> Result<(), ConsumerError> {
+        let who = line.entity.map(|e| {
+            self.names
+                .get(&e)
+                .cloned()
+                .unwrap_or_else(|| EntityId(e).to_string())
+        });
+        Self::echo(line, who);
+        Ok(())
+    }
 }
 
 fn drive(sim: &mut Simulation, quiet: bool, stop: &AtomicBool) -> (Summary, bool) {

@@ -534,3 +534,60 @@ fn bench_checks_every_size_before_running_any() {
         );
     }
 }
+
+/// A script's `Log` line goes to standard error at level info when `--log` asks for it, with
+/// its simulated time and entity, with and without a recording (it was only in a recording);
+/// showing it changes nothing in the run.
+#[test]
+fn log_lines_go_to_standard_error_when_asked_for() {
+    let dir = std::env::temp_dir().join(format!("simrob-swarm-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rec = dir.join("run.jsonl");
+    let run = |extra: &[&str]| {
+        let out = simrob()
+            .args(["swarm", "run", "--json", "--quiet"])
+            .args(extra)
+            .arg(scenario("hospital.toml"))
+            .env_remove("RUST_LOG")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("simrob runs");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{extra:?}: {err}");
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("one JSON object");
+        let fields = v.as_object_mut().expect("an object");
+        fields.retain(|k, _| {
+            !k.contains("wall") && !matches!(k.as_str(), "times_real_time" | "record")
+        });
+        (v, err)
+    };
+    let line = "t = 31.00 s r3: the garden has no map-path: going home instead";
+    let (quiet, err) = run(&[]);
+    assert!(!err.contains("going home"), "{err}");
+    let (shown, err) = run(&["--log", "info"]);
+    assert!(err.contains(line), "{err}");
+    assert!(err.contains("every script is done"), "{err}");
+    assert_eq!(quiet, shown, "showing the log changed the run");
+    let rec_arg = rec.to_string_lossy().into_owned();
+    let record = [
+        "--record",
+        rec_arg.as_str(),
+        "--record-format",
+        "swarm-json",
+    ];
+    let (recorded, err) = run(&[&["--log", "simrob::swarm::log=info"][..], &record[..]].concat());
+    assert!(err.contains(line), "{err}");
+    let (recorded_quietly, _) = run(&record);
+    assert_eq!(
+        recorded, recorded_quietly,
+        "showing the log changed the run"
+    );
+    // The recording keeps its log lines.
+    let text = std::fs::read_to_string(&rec).unwrap();
+    assert!(
+        text.contains("going home instead"),
+        "the recording lost its log"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
