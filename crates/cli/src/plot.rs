@@ -34,7 +34,8 @@ pub enum PlotCommand {
     },
     /// Recorded quantities over simulated time: ENTITY.QUANTITY, QUANTITY one of x y z (m),
     /// roll pitch yaw (rad), vx vy vz speed (m/s), wx wy wz (rad/s; velocities of the entity's
-    /// first body).
+    /// first body; a swarm recording keeps none: there they are worked out from successive
+    /// snapshots' poses, at the middle of each interval).
     Series {
         /// A recording.
         recording: PathBuf,
@@ -303,22 +304,28 @@ fn trajectory(path: &Path, wanted: &[u32], title: Option<String>) -> Result<Figu
 /// Reads one quantity of an entity from a frame.
 type Reader = fn(&Frame, u32) -> Option<f64>;
 
+/// Reads an entity's position (`pos`) or rotation (roll, pitch, yaw) from a frame.
+fn pose(f: &Frame, id: u32, pos: bool) -> Option<[f64; 3]> {
+    let e = f.entities.iter().find(|e| e.id == id)?;
+    if pos {
+        e.p
+    } else {
+        e.r
+    }
+}
+
 /// A quantity of a frame: its unit and how to read it.
 fn quantity(name: &str) -> Option<(&'static str, Reader)> {
-    fn pose(f: &Frame, id: u32, pos: bool, k: usize) -> Option<f64> {
-        let e = f.entities.iter().find(|e| e.id == id)?;
-        Some(if pos { e.p?[k] } else { e.r?[k] })
-    }
     fn body(f: &Frame, id: u32) -> Option<&simrob_viewer::FrameBody> {
         f.bodies.iter().filter(|b| b.e == id).min_by_key(|b| b.id)
     }
     Some(match name {
-        "x" => ("m", |f, id| pose(f, id, true, 0)),
-        "y" => ("m", |f, id| pose(f, id, true, 1)),
-        "z" => ("m", |f, id| pose(f, id, true, 2)),
-        "roll" => ("rad", |f, id| pose(f, id, false, 0)),
-        "pitch" => ("rad", |f, id| pose(f, id, false, 1)),
-        "yaw" => ("rad", |f, id| pose(f, id, false, 2)),
+        "x" => ("m", |f, id| pose(f, id, true).map(|p| p[0])),
+        "y" => ("m", |f, id| pose(f, id, true).map(|p| p[1])),
+        "z" => ("m", |f, id| pose(f, id, true).map(|p| p[2])),
+        "roll" => ("rad", |f, id| pose(f, id, false).map(|r| r[0])),
+        "pitch" => ("rad", |f, id| pose(f, id, false).map(|r| r[1])),
+        "yaw" => ("rad", |f, id| pose(f, id, false).map(|r| r[2])),
         "vx" => ("m/s", |f, id| body(f, id).map(|b| b.v[0])),
         "vy" => ("m/s", |f, id| body(f, id).map(|b| b.v[1])),
         "vz" => ("m/s", |f, id| body(f, id).map(|b| b.v[2])),
@@ -332,34 +339,147 @@ fn quantity(name: &str) -> Option<(&'static str, Reader)> {
     })
 }
 
-fn series_figure(path: &Path, specs: &[String], title: Option<String>) -> Result<Figure> {
-    let mut wanted = Vec::new();
-    let mut units: Vec<&str> = Vec::new();
+/// A velocity worked out from successive poses, for a recording that keeps none: whether it
+/// is of the position (else of the rotation) and which axis (`None`: the speed).
+fn derived(name: &str) -> Option<(bool, Option<usize>)> {
+    Some(match name {
+        "vx" => (true, Some(0)),
+        "vy" => (true, Some(1)),
+        "vz" => (true, Some(2)),
+        "speed" => (true, None),
+        "wx" => (false, Some(0)),
+        "wy" => (false, Some(1)),
+        "wz" => (false, Some(2)),
+        _ => return None,
+    })
+}
+
+/// Whether `r` keeps its bodies' velocities: a swarm recording (or one written from a swarm
+/// run, `--record-format viewer`, or exported from one) keeps only poses.
+fn keeps_velocities(r: &RecordingReader) -> bool {
+    r.kind() != simrob_viewer::record::Kind::Swarm
+        && !r.header().source.starts_with("simrob swarm: ")
+}
+
+/// The rate of change of `samples` (time, pose) between successive samples, at the middle of
+/// each interval: of axis `axis`, or the length of the change when `None`. Angles (`angle`)
+/// change by the shorter way round.
+fn rates(samples: &[(f64, [f64; 3])], angle: bool, axis: Option<usize>) -> Vec<(f64, f64)> {
+    samples
+        .windows(2)
+        .filter(|w| w[1].0 > w[0].0)
+        .map(|w| {
+            let ((t0, a), (t1, b)) = (w[0], w[1]);
+            let d: [f64; 3] = std::array::from_fn(|k| {
+                let d = b[k] - a[k];
+                if angle {
+                    (d + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU)
+                        - std::f64::consts::PI
+                } else {
+                    d
+                }
+            });
+            let change = axis.map_or_else(|| d[0].hypot(d[1]).hypot(d[2]), |k| d[k]);
+            ((t0 + t1) / 2.0, change / (t1 - t0))
+        })
+        .collect()
+}
+
+/// How a series is read: a quantity of each frame, or a velocity from successive poses.
+enum Sampled {
+    Read(Reader, Vec<(f64, f64)>),
+    Rate {
+        position: bool,
+        axis: Option<usize>,
+        samples: Vec<(f64, [f64; 3])>,
+    },
+}
+
+/// A series to draw: its label, its unit and its points (time, value).
+type Series = (String, &'static str, Vec<(f64, f64)>);
+
+/// The points of each series of `specs` (`ENTITY.QUANTITY`) in the recording `path`, with
+/// their labels and units.
+fn series_points(path: &Path, specs: &[String]) -> Result<Vec<Series>> {
+    let mut parsed = Vec::new();
     for s in specs {
-        let parsed = s.split_once('.').and_then(|(e, q)| {
+        let p = s.split_once('.').and_then(|(e, q)| {
             Some((e.trim().parse::<u32>().ok()?, q.trim(), quantity(q.trim())?))
         });
-        let Some((id, name, (unit, read))) = parsed else {
+        let Some((id, name, (unit, read))) = p else {
             bail!("--series {s:?}: expected ENTITY.QUANTITY, e.g. 3.x, with QUANTITY one of x y z roll pitch yaw vx vy vz speed wx wy wz");
         };
-        if !units.contains(&unit) {
-            units.push(unit);
-        }
-        wanted.push((format!("entity {id} {name}"), id, read, Vec::new()));
+        parsed.push((id, name.to_string(), unit, read));
     }
     let mut reader = open(path)?;
+    let measured = keeps_velocities(&reader);
+    let mut wanted = Vec::new();
+    for (id, name, unit, read) in parsed {
+        let how = match derived(&name).filter(|_| !measured) {
+            Some((position, axis)) => Sampled::Rate {
+                position,
+                axis,
+                samples: Vec::new(),
+            },
+            None => Sampled::Read(read, Vec::new()),
+        };
+        let label = match how {
+            Sampled::Rate { .. } => format!("entity {id} {name} (from poses)"),
+            Sampled::Read(..) => format!("entity {id} {name}"),
+        };
+        wanted.push((label, unit, id, how));
+    }
     reader.for_each(|f| {
-        for (_, id, read, points) in wanted.iter_mut() {
-            if let Some(v) = read(f, *id) {
-                points.push((f.time, v));
+        for (_, _, id, how) in wanted.iter_mut() {
+            match how {
+                Sampled::Read(read, points) => {
+                    if let Some(v) = read(f, *id) {
+                        points.push((f.time, v));
+                    }
+                }
+                Sampled::Rate {
+                    position, samples, ..
+                } => {
+                    if let Some(p) = pose(f, *id, *position) {
+                        samples.push((f.time, p));
+                    }
+                }
             }
         }
         Ok(())
     })?;
-    let mut lines = Vec::new();
-    for (label, _, _, points) in wanted {
+    let mut out = Vec::new();
+    for (label, unit, _, how) in wanted {
+        let points = match how {
+            Sampled::Read(_, points) => points,
+            Sampled::Rate {
+                position,
+                axis,
+                samples,
+            } => {
+                if samples.len() == 1 {
+                    bail!(
+                        "{}: {label} needs two snapshots of the entity, and the recording has one",
+                        path.display()
+                    );
+                }
+                rates(&samples, !position, axis)
+            }
+        };
         if points.is_empty() {
             bail!("{}: {label} is not in the recording", path.display());
+        }
+        out.push((label, unit, points));
+    }
+    Ok(out)
+}
+
+fn series_figure(path: &Path, specs: &[String], title: Option<String>) -> Result<Figure> {
+    let mut units: Vec<&str> = Vec::new();
+    let mut lines = Vec::new();
+    for (label, unit, points) in series_points(path, specs)? {
+        if !units.contains(&unit) {
+            units.push(unit);
         }
         lines.push(Line {
             label,
@@ -872,6 +992,79 @@ mod tests {
         assert_eq!(parse_size("800x600").unwrap(), (800, 600));
         assert!(parse_size("10x10").is_err());
         assert!(parse_size("big").is_err());
+    }
+
+    /// A recording from `source` of entity 1 moving along x at 0.5 m/s for 1 s, then standing
+    /// (a swarm body, whose recorded velocity is 0), a frame every 0.1 s.
+    fn moving_robot(dir: &Path, source: &str) -> PathBuf {
+        use simrob_viewer::{record::Writer, FrameEntity};
+        let path = dir.join(format!("{}.simrec", source.len()));
+        let mut w = Writer::new(std::fs::File::create(&path).unwrap(), source).unwrap();
+        for i in 0..=20 {
+            let t = i as f64 / 10.0;
+            let x = 50.0 * t.min(1.0) + 100.0; // map units (cm)
+            let b = simrob_viewer::record::swarm_box(1, 0, x, 40.0, 0.25 * t, [10.0, 10.0]);
+            let frame = Frame {
+                iteration: i,
+                time: t,
+                initialized: true,
+                paused: false,
+                sync: false,
+                auto_adjust: false,
+                timestep: 0.1,
+                gravity: 0.0,
+                steps_per_iteration: 1,
+                real_time_factor: 0.0,
+                entities: vec![FrameEntity {
+                    id: 1,
+                    kind: "Robot".into(),
+                    p: Some(b.p),
+                    r: Some(b.r),
+                }],
+                bodies: vec![b],
+            };
+            w.write_frame(&frame).unwrap();
+        }
+        w.finish().unwrap();
+        path
+    }
+
+    #[test]
+    fn velocities_of_a_swarm_recording_come_from_its_poses() {
+        let dir = std::env::temp_dir().join(format!("simrob-plot-rates-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let specs = [
+            "1.speed".to_string(),
+            "1.vx".into(),
+            "1.wz".into(),
+            "1.x".into(),
+        ];
+        // A swarm run's recording keeps no velocities (they read 0): worked out from the poses.
+        let swarm = series_points(&moving_robot(&dir, "simrob swarm: test"), &specs).unwrap();
+        let (label, unit, speed) = &swarm[0];
+        assert_eq!(
+            (label.as_str(), *unit),
+            ("entity 1 speed (from poses)", "m/s")
+        );
+        assert_eq!(speed.len(), 20);
+        // (The compact format keeps poses as 32-bit floats.)
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-5;
+        assert!(near(speed[0].0, 0.05) && near(speed[0].1, 0.5), "{speed:?}");
+        assert!(speed[..10].iter().all(|p| near(p.1, 0.5)), "{speed:?}");
+        assert!(speed[10..].iter().all(|p| near(p.1, 0.0)), "{speed:?}");
+        assert!(swarm[1].2[..10].iter().all(|p| near(p.1, 0.5)), "vx");
+        // The heading turns 0.25 rad/s (the map's y axis turned: -0.25 in the viewer's frame).
+        assert!(
+            swarm[2].2.iter().all(|p| near(p.1, -0.25)),
+            "{:?}",
+            swarm[2].2
+        );
+        assert_eq!(swarm[3].0, "entity 1 x");
+        // Another recording's velocities are read as recorded.
+        let other = series_points(&moving_robot(&dir, "simrob serve"), &specs).unwrap();
+        assert_eq!(other[0].0, "entity 1 speed");
+        assert!(other[0].2.iter().all(|p| p.1 == 0.0));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
