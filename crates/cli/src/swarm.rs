@@ -489,6 +489,32 @@ fn drive_live(
     Ok((sim.finish(run.stepping_seconds), run.interrupted, view))
 }
 
+/// Why a run ended: `interrupted` (Ctrl-C), `all work done` (its kill switch: every script
+/// or drone done) or `duration`.
+fn ended_by(s: &Summary, interrupted: bool) -> &'static str {
+    if interrupted {
+        "interrupted"
+    } else if s.killed {
+        "all work done"
+    } else {
+        "duration"
+    }
+}
+
+/// The summary as JSON, with `ended_by` where the core's `killed` was (whether its kill
+/// switch ended the run, which reads as a failure).
+fn summary_json(s: &Summary, interrupted: bool) -> serde_json::Value {
+    let mut v = serde_json::to_value(s).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("killed");
+        o.insert(
+            "ended_by".into(),
+            serde_json::json!(ended_by(s, interrupted)),
+        );
+    }
+    v
+}
+
 fn report(
     s: &Summary,
     sim: &Simulation,
@@ -506,18 +532,11 @@ fn report(
     } else {
         f64::INFINITY
     };
-    let ended_by = if interrupted {
-        "interrupted"
-    } else if s.killed {
-        "all work done"
-    } else {
-        "duration"
-    };
+    let ended_by = ended_by(s, interrupted);
     if json {
-        let mut v = serde_json::to_value(s).unwrap_or_default();
+        let mut v = summary_json(s, interrupted);
         if let Some(o) = v.as_object_mut() {
             o.insert("times_real_time".into(), serde_json::json!(realtime));
-            o.insert("ended_by".into(), serde_json::json!(ended_by));
             o.insert(
                 "threads".into(),
                 serde_json::json!(sim.ctx.config.thread_count()),
@@ -659,7 +678,7 @@ fn bench(args: BenchArgs) -> Result<()> {
             // When every drone had arrived (none crashed, none still flying).
             let all_in = (flying == 0 && s.crashed == 0).then_some(s.simulated_seconds);
             if args.json {
-                let mut v = serde_json::to_value(&s).unwrap_or_default();
+                let mut v = summary_json(&s, false);
                 if let Some(o) = v.as_object_mut() {
                     o.insert("avoidance".into(), serde_json::json!(avoidance.name()));
                     o.insert("still_flying".into(), serde_json::json!(flying));

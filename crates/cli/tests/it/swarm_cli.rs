@@ -26,6 +26,8 @@ fn hospital_runs_and_prints_one_json_summary() {
     assert_eq!(v["robots"], 3);
     assert_eq!(v["tasks_done"], 3);
     assert_eq!(v["ended_by"], "all work done");
+    // The core's kill-switch flag (`killed`, true for every run that ended so) is not a field.
+    assert!(v.get("killed").is_none(), "{v}");
     for key in [
         "simulated_seconds",
         "wall_seconds",
@@ -590,4 +592,32 @@ fn log_lines_go_to_standard_error_when_asked_for() {
         "the recording lost its log"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `swarm bench --json` says why each run ended as `swarm run` does (`ended_by`), not with
+/// the core's `killed` (true for a swarm that all arrived).
+#[test]
+fn bench_json_says_why_each_run_ended() {
+    let out = simrob()
+        .args([
+            "swarm",
+            "bench",
+            "--json",
+            "--robots",
+            "10",
+            "--avoidance",
+            "orca",
+        ])
+        .args(["--duration", "30", "--threads", "1"])
+        .output()
+        .expect("simrob runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert!(v.get("killed").is_none(), "{v}");
+    assert_eq!(v["ended_by"], "all work done", "{v}");
+    assert_eq!(v["still_flying"], 0, "{v}");
 }
