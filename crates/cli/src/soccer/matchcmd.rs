@@ -237,7 +237,8 @@ pub fn run(a: MatchArgs) -> Result<()> {
             "live",
         )
         .with_context(|| format!("cannot start the viewer on {bind} (try --gui=0)"))?;
-        println!("viewer on http://{}", v.addr());
+        // Standard output is the summary's alone (one JSON object with --json).
+        eprintln!("viewer on http://{}", v.addr());
         eprintln!("the match kicks off when the first page connects");
         Some(v)
     } else {
@@ -307,7 +308,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
     drop(finishing);
     // The page keeps the final score until Ctrl-C.
     if let (Some(v), false) = (&viewer, interrupted()) {
-        println!(
+        eprintln!(
             "the match has ended; the page stays on http://{} until Ctrl-C",
             v.addr()
         );

@@ -21,7 +21,7 @@ pub(super) fn start(flags: &crate::flags::Ros2, speed: f64) -> Result<Option<Soc
         speed,
     })
     .context("cannot start the ROS 2 participant")?;
-    println!("{}", crate::flags::Ros2::banner(discovery));
+    eprintln!("{}", crate::flags::Ros2::banner(discovery));
     Ok(Some(ros))
 }
 

@@ -284,7 +284,7 @@ fn a_match_lasts_the_simulated_seconds_asked_and_a_watched_one_may_run_flat_out(
     // `--duration` is simulated seconds, as everywhere else; `--speed 0` with --gui plays the
     // match as fast as it can instead of being refused.
     let dir = tmp("match-flat-out");
-    let mut m = Proc::start(
+    let mut m = Proc::start_with_stderr(
         simrob()
             .args([
                 "soccer",
@@ -320,7 +320,7 @@ fn a_match_lasts_the_simulated_seconds_asked_and_a_watched_one_may_run_flat_out(
 #[test]
 fn a_watched_match_waits_for_its_page_shows_no_controls_and_keeps_the_final_score() {
     let dir = tmp("match-watched");
-    let mut m = Proc::start(
+    let mut m = Proc::start_with_stderr(
         simrob()
             .args([
                 "soccer",
@@ -449,11 +449,13 @@ fn a_match_stopped_by_sigterm_sums_up_and_finishes_its_recording() {
         .arg(&rec)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
-    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
     if !line.starts_with("viewer on http://") {
         let _ = child.kill();
         let _ = child.wait();
@@ -671,4 +673,38 @@ fn a_case_records_each_trial_as_a_simrec_file() {
     assert!(export.status.success(), "{export:?}");
     assert!(String::from_utf8_lossy(&export.stdout).contains(",Ball,"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `soccer match --gui --json`: the viewer's address is on standard error, and standard output
+/// is the summary alone, one JSON object (the address line came first on it).
+#[test]
+fn a_watched_match_keeps_standard_output_for_its_json_summary() {
+    use std::io::{BufRead, Read};
+    let mut child = simrob()
+        .args(["soccer", "match", "--gui=0", "--duration", "6", "--json"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    if !line.starts_with("viewer on http://") {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("first line on standard error: {line:?}");
+    }
+    let status = crate::support::stop_with(&mut child, "-TERM");
+    assert_eq!(status.code(), Some(143), "{status:?}");
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    assert_eq!(v["duration_s"], 6.0, "{v}");
 }

@@ -144,9 +144,10 @@ fn http_port_still_works_and_says_what_to_use() {
 
 #[test]
 fn soccer_match_http_port_starts_the_viewer() {
-    let (addr, stderr) = address_line(
+    let (addr, stderr) = address_line_on(
         &["soccer", "match", "--duration", "6", "--http-port", "0"],
         "viewer on http://",
+        true,
     );
     assert!(addr.is_some(), "--http-port was ignored: {stderr}");
     assert!(stderr.contains("use --gui=0"), "{stderr}");

@@ -24,21 +24,44 @@ pub struct Proc {
 }
 
 impl Proc {
+    /// Starts `cmd`, its standard output read (standard error as the test's).
     pub fn start(cmd: &mut Command) -> Proc {
+        Self::start_reading(cmd, false)
+    }
+
+    /// Starts `cmd`, its standard output and standard error read (the lines of each in order,
+    /// the two interleaved as they come): for a command that says where its page is on
+    /// standard error.
+    pub fn start_with_stderr(cmd: &mut Command) -> Proc {
+        Self::start_reading(cmd, true)
+    }
+
+    fn start_reading(cmd: &mut Command, stderr: bool) -> Proc {
         let mut child = cmd
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if stderr {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
             .expect("simrob runs");
-        let out = child.stdout.take().unwrap();
         let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
+        let mut streams: Vec<Box<dyn std::io::Read + Send>> =
+            vec![Box::new(child.stdout.take().unwrap())];
+        if let Some(e) = child.stderr.take() {
+            streams.push(Box::new(e));
+        }
+        for stream in streams {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for l in BufReader::new(stream).lines().map_while(Result::ok) {
+                    if tx.send(l).is_err() {
+                        break;
+                    }
                 }
-            }
-        });
+            });
+        }
         Proc {
             child,
             lines,
