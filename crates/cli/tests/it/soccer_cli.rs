@@ -452,18 +452,16 @@ fn a_match_stopped_by_sigterm_sums_up_and_finishes_its_recording() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
-    if !line.starts_with("viewer on http://") {
+    let out = crate::support::Lines::of(child.stdout.take().unwrap());
+    let err = crate::support::Lines::of(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    if err.until("viewer on http://", &mut seen).is_none() {
         let _ = child.kill();
         let _ = child.wait();
-        panic!("first line: {line:?}");
+        panic!("no viewer line: {seen}");
     }
     let status = crate::support::stop_with(&mut child, "-TERM");
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    let rest = out.rest();
     assert_eq!(status.code(), Some(143), "{status:?}: {rest}");
     assert!(rest.contains("stopped at 00:"), "{rest}");
     assert!(
@@ -679,7 +677,7 @@ fn a_case_records_each_trial_as_a_simrec_file() {
 /// is the summary alone, one JSON object (the address line came first on it).
 #[test]
 fn a_watched_match_keeps_standard_output_for_its_json_summary() {
-    use std::io::{BufRead, Read};
+    use crate::support::Lines;
     let mut child = simrob()
         .args(["soccer", "match", "--gui=0", "--duration", "6", "--json"])
         .stdin(std::process::Stdio::null())
@@ -687,23 +685,20 @@ fn a_watched_match_keeps_standard_output_for_its_json_summary() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    if !line.starts_with("viewer on http://") {
+    let out = Lines::of(child.stdout.take().unwrap());
+    let err = Lines::of(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    if err.until("viewer on http://", &mut seen).is_none() {
         let _ = child.kill();
         let _ = child.wait();
-        panic!("first line on standard error: {line:?}");
+        panic!(
+            "no address on standard error: {seen}; standard output: {}",
+            out.rest()
+        );
     }
     let status = crate::support::stop_with(&mut child, "-TERM");
     assert_eq!(status.code(), Some(143), "{status:?}");
-    let mut out = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
+    let out = out.rest();
     let v: serde_json::Value =
         serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out:?}"));
     assert_eq!(v["duration_s"], 6.0, "{v}");

@@ -73,3 +73,53 @@ pub fn assert_recording_finished(rec: &std::path::Path) {
     assert!(export.status.success(), "{}: {err}", rec.display());
     assert!(!err.contains("no end mark"), "{}: {err}", rec.display());
 }
+
+/// Longest wait for an expected line of a process's output (a guard against a hang, not a
+/// timing window).
+pub const LINE_GUARD: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// A process's output stream read line by line on a thread of its own, so that every wait
+/// for a line is bounded ([`LINE_GUARD`]).
+pub struct Lines(std::sync::mpsc::Receiver<String>);
+
+impl Lines {
+    /// Starts reading `stream`.
+    pub fn of(stream: impl std::io::Read + Send + 'static) -> Lines {
+        use std::io::BufRead;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(stream)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        Lines(rx)
+    }
+
+    /// The first line starting with `prefix` (`None` if the stream ended first, or nothing
+    /// came for [`LINE_GUARD`]); the lines before it are added to `before`.
+    pub fn until(&self, prefix: &str, before: &mut String) -> Option<String> {
+        while let Ok(l) = self.0.recv_timeout(LINE_GUARD) {
+            if l.starts_with(prefix) {
+                return Some(l);
+            }
+            before.push_str(&l);
+            before.push('\n');
+        }
+        None
+    }
+
+    /// The lines still to come, until the stream ends (or nothing came for [`LINE_GUARD`]).
+    pub fn rest(&self) -> String {
+        let mut out = String::new();
+        while let Ok(l) = self.0.recv_timeout(LINE_GUARD) {
+            out.push_str(&l);
+            out.push('\n');
+        }
+        out
+    }
+}

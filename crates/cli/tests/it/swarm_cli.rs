@@ -238,24 +238,25 @@ fn viewer_format_recordings_replay_in_the_viewer() {
 /// (it once drew none: the scene was read before the run had indexed its walls).
 #[test]
 fn the_live_view_draws_the_hospitals_walls() {
-    use std::io::{BufRead, BufReader};
     let mut child = simrob()
         .args(["swarm", "run", "--gui=0", "--speed", "0", "--quiet"])
         .arg(scenario("hospital.toml"))
+        .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("simrob runs");
-    let mut out = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut addr = None;
-    let mut line = String::new();
-    while out.read_line(&mut line).expect("read") > 0 {
-        if let Some(rest) = line.trim().strip_prefix("2D view on http://") {
-            addr = rest.split_whitespace().next().map(str::to_owned);
-            break;
-        }
-        line.clear();
-    }
-    let addr = addr.unwrap_or_else(|| panic!("no address printed: {line:?}"));
+    let err = crate::support::Lines::of(child.stderr.take().expect("stderr"));
+    let mut seen = String::new();
+    let line = err.until("2D view on http://", &mut seen);
+    let addr = line.as_deref().and_then(|l| {
+        l.strip_prefix("2D view on http://")
+            .and_then(|rest| rest.split_whitespace().next().map(str::to_owned))
+    });
+    let Some(addr) = addr else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("no address printed: {seen}");
+    };
     let (mut ws, _) = tungstenite::connect(format!("ws://{addr}/ws")).expect("connect");
     let scene = loop {
         match ws.read().expect("a message") {
@@ -435,7 +436,7 @@ fn the_record_file_may_not_be_the_scenario_or_its_map() {
 /// says (it said `inf×`, `null` in JSON).
 #[test]
 fn with_gui_standard_output_is_the_summary_alone() {
-    use std::io::{BufRead, BufReader, Read};
+    use crate::support::Lines;
     for json in [true, false] {
         let mut child = simrob()
             .args(["swarm", "run", "--gui=0", "--quiet"])
@@ -446,27 +447,20 @@ fn with_gui_standard_output_is_the_summary_alone() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("simrob runs");
-        let mut err = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut line = String::new();
+        let out = Lines::of(child.stdout.take().expect("stdout"));
+        let err = Lines::of(child.stderr.take().expect("stderr"));
         let mut seen = String::new();
-        while err.read_line(&mut line).expect("read") > 0 && !line.starts_with("2D view on ") {
-            seen.push_str(&line);
-            line.clear();
-        }
-        if !line.starts_with("2D view on http://") {
+        if err.until("2D view on http://", &mut seen).is_none() {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("no address on standard error: {seen}");
+            panic!(
+                "no address on standard error: {seen}; standard output: {}",
+                out.rest()
+            );
         }
         let status = crate::support::stop_with(&mut child, "-TERM");
         assert_eq!(status.code(), Some(143), "{status:?}");
-        let mut out = String::new();
-        child
-            .stdout
-            .take()
-            .expect("stdout")
-            .read_to_string(&mut out)
-            .expect("read");
+        let out = out.rest();
         if json {
             let v: serde_json::Value =
                 serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));

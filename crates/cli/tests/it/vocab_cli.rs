@@ -1,8 +1,7 @@
 //! One command-line vocabulary: `--gui[=ADDR]` for every viewer, a taken port handled one
 //! way, old spellings still accepted with a line saying what to write instead.
 
-use crate::support::{repo, simrob};
-use std::io::{BufRead, BufReader, Read};
+use crate::support::{repo, simrob, Lines};
 use std::process::{Child, Stdio};
 
 /// Starts `args`, reads standard output up to the line starting with `prefix` and returns the
@@ -13,7 +12,7 @@ fn address_line(args: &[&str], prefix: &str) -> (Option<String>, String) {
 
 /// [`address_line`], the line read from standard error when `on_stderr` (the commands that
 /// keep standard output for their summary, `--json` included); then the standard error
-/// returned is what came before it and after the process stopped.
+/// returned is what came before it and after the process stopped. Every wait is bounded.
 fn address_line_on(args: &[&str], prefix: &str, on_stderr: bool) -> (Option<String>, String) {
     let mut child: Child = simrob()
         .args(args)
@@ -22,34 +21,18 @@ fn address_line_on(args: &[&str], prefix: &str, on_stderr: bool) -> (Option<Stri
         .stderr(Stdio::piped())
         .spawn()
         .expect("simrob runs");
+    let out = Lines::of(child.stdout.take().expect("stdout"));
+    let err = Lines::of(child.stderr.take().expect("stderr"));
     let mut seen = String::new();
-    let lines: Box<dyn Read> = if on_stderr {
-        Box::new(child.stderr.take().expect("stderr"))
+    let found = if on_stderr {
+        err.until(prefix, &mut seen)
     } else {
-        Box::new(child.stdout.take().expect("stdout"))
+        out.until(prefix, &mut String::new())
     };
-    let mut lines = BufReader::new(lines);
-    let mut found = None;
-    let mut line = String::new();
-    while lines.read_line(&mut line).is_ok_and(|n| n > 0) {
-        if let Some(rest) = line.trim_end().strip_prefix(prefix) {
-            found = Some(rest.to_string());
-            break;
-        }
-        if on_stderr {
-            seen.push_str(&line);
-        }
-        line.clear();
-    }
     let _ = child.kill();
     let _ = child.wait();
-    let mut stderr = String::new();
-    if on_stderr {
-        let _ = lines.read_to_string(&mut stderr);
-    } else if let Some(mut e) = child.stderr.take() {
-        let _ = e.read_to_string(&mut stderr);
-    }
-    (found, seen + &stderr)
+    let found = found.map(|l| l[prefix.len()..].to_string());
+    (found, seen + &err.rest())
 }
 
 fn port_of(addr: &str) -> u16 {
