@@ -101,6 +101,11 @@ pub struct UdpArgs {
     /// Impair only one way: `up` (agents to server) or `down` (server to agents).
     #[arg(long, value_name = "WAY", value_parser = ["up", "down"])]
     only: Option<String>,
+    /// Forget an agent (close its socket towards the server) after this long without a
+    /// datagram either way, e.g. 60s (more than 0, at most 3600s). The relay keeps at most
+    /// 1024 agents at once; a new one past that is not relayed until one is forgotten.
+    #[arg(long, default_value = "60s", value_parser = parse_flow_idle, value_name = "TIME")]
+    flow_idle: Duration,
 }
 
 /// Arguments of `simrob netbed tcp`.
@@ -125,6 +130,16 @@ fn parse_max_connections(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
         Ok(n) if (1..=max).contains(&n) => Ok(n),
         _ => Err(format!("{s:?}: a whole number from 1 to {max}")),
+    }
+}
+
+/// `--flow-idle`: a time above 0.
+fn parse_flow_idle(s: &str) -> Result<Duration, String> {
+    match parse_duration(s)? {
+        Duration::ZERO => Err(format!(
+            "{s:?}: a time above 0 (an agent is forgotten after it)"
+        )),
+        d => Ok(d),
     }
 }
 
@@ -183,6 +198,7 @@ fn udp(args: UdpArgs) -> Result<()> {
         UdpRelay::start_on(listen, to, up, down)
     }
     .with_context(|| format!("cannot start the relay on {listen}"))?;
+    relay.set_flow_idle(args.flow_idle);
     println!("listening on udp://{}", relay.addr());
     println!(
         "relaying to udp://{to}: {}",
@@ -195,8 +211,11 @@ fn udp(args: UdpArgs) -> Result<()> {
     let show = |relay: &UdpRelay| {
         let s = relay.stats();
         println!(
-            "agents {}; up: {}; down: {}; bytes on their way {}",
+            "agents {} (forgotten {}, datagrams from agents with no room {}); up: {}; down: {}; \
+             bytes on their way {}",
             s.flows,
+            s.expired,
+            s.no_flow,
             link(&s.up),
             link(&s.down),
             s.queued_bytes

@@ -9,7 +9,8 @@
 //! - [`TcpRelay`]: sits between TCP clients (the Mobile Robot Simulator, the coordination
 //!   layer) and their server and delays, stalls or cuts the connections on demand.
 //!
-//! [`fate`] is the sans-IO part (fates, the release queue), tested without sockets or clocks.
+//! [`fate`] and [`flows`] are the sans-IO parts (fates, the release queue, which agent has
+//! which flow and when it is forgotten), tested without sockets or clocks.
 //! The tests of this crate run the SimRob server through the relay; `examples/lossy.rs`
 //! measures it (see `docs/network.md`).
 //!
@@ -27,10 +28,12 @@
 #![warn(missing_docs)]
 
 pub mod fate;
+pub mod flows;
 mod tcp;
 mod udp;
 
 pub use fate::{Impairment, LinkStats, MAX_QUEUED_BYTES, REORDER_HOLD};
+pub use flows::DEFAULT_FLOW_IDLE;
 pub use tcp::{TcpRelay, TcpStats, CHUNK, DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS};
 pub use udp::{rewrite_port, RelayStats, UdpRelay, MAX_DATAGRAM, MAX_FLOWS};
 

@@ -8,10 +8,9 @@
 //! which agents appeared), so agent `a3` meets the same fates in every run, whatever port it
 //! got.
 
-use std::collections::BTreeMap;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -20,6 +19,7 @@ use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token};
 
 use crate::fate::{stream_id, Impairment, LinkStats, Schedule, Stream};
+use crate::flows::{Flows, DEFAULT_FLOW_IDLE};
 use crate::NetbedError;
 #[cfg(doc)]
 use crate::MAX_QUEUED_BYTES;
@@ -27,7 +27,11 @@ use crate::MAX_QUEUED_BYTES;
 /// The receive buffer: larger than any UDP datagram (65,507 bytes of payload over IPv4).
 pub const MAX_DATAGRAM: usize = 65536;
 
-/// Most agents (sockets towards the server) one relay keeps.
+/// Most agents (sockets towards the server) one relay keeps at once. An agent's flow is
+/// forgotten once it has seen no datagram either way for the flow idle time
+/// ([`UdpRelay::set_flow_idle`], [`DEFAULT_FLOW_IDLE`]); a new agent that comes while this
+/// many are open and none idle is not relayed, and its datagrams are counted in
+/// [`RelayStats::no_flow`].
 pub const MAX_FLOWS: usize = 1024;
 
 const FRONT: Token = Token(usize::MAX);
@@ -39,8 +43,13 @@ pub struct RelayStats {
     pub up: LinkStats,
     /// Server towards agents.
     pub down: LinkStats,
-    /// Agents seen.
+    /// Agents with a flow now.
     pub flows: usize,
+    /// Flows forgotten after their idle time.
+    pub expired: u64,
+    /// Datagrams from agents that got no flow ([`MAX_FLOWS`] open and none idle), not
+    /// relayed.
+    pub no_flow: u64,
     /// Bytes of datagrams on their way now (at most [`MAX_QUEUED_BYTES`]).
     pub queued_bytes: usize,
 }
@@ -50,6 +59,7 @@ pub struct UdpRelay {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
     stats: Arc<Mutex<RelayStats>>,
+    flow_idle_us: Arc<AtomicU64>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -94,14 +104,17 @@ impl UdpRelay {
         let addr = socket.local_addr().map_err(NetbedError::Io)?;
         let stop = Arc::new(AtomicBool::new(false));
         let stats = Arc::new(Mutex::new(RelayStats::default()));
+        let flow_idle_us = Arc::new(AtomicU64::new(micros(DEFAULT_FLOW_IDLE)));
         let mut relay = Relay {
             poll: Poll::new().map_err(NetbedError::Io)?,
             front: socket,
             server,
             up,
             down,
-            flows: Vec::new(),
-            by_agent: BTreeMap::new(),
+            flows: Flows::new(MAX_FLOWS, DEFAULT_FLOW_IDLE),
+            flow_idle_us: flow_idle_us.clone(),
+            gone: (LinkStats::default(), LinkStats::default()),
+            warned: false,
             schedule: Schedule::default(),
             stats: stats.clone(),
         };
@@ -118,8 +131,16 @@ impl UdpRelay {
             addr,
             stop,
             stats,
+            flow_idle_us,
             thread: Some(thread),
         })
+    }
+
+    /// Forgets an agent's flow (closes its socket towards the server) once it has seen no
+    /// datagram either way for `idle` ([`DEFAULT_FLOW_IDLE`] unless set), and has none on
+    /// its way. The fates of the other flows do not change.
+    pub fn set_flow_idle(&self, idle: Duration) {
+        self.flow_idle_us.store(micros(idle), Ordering::Relaxed);
     }
 
     /// Where agents send (instead of the server's address).
@@ -142,14 +163,17 @@ impl Drop for UdpRelay {
     }
 }
 
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
 #[derive(Clone, Copy)]
 enum Dir {
-    Up(usize),
-    Down(usize),
+    Up(u64),
+    Down(u64),
 }
 
 struct Flow {
-    agent: SocketAddr,
     socket: UdpSocket,
     up: Stream,
     down: Stream,
@@ -161,8 +185,12 @@ struct Relay {
     server: SocketAddr,
     up: Impairment,
     down: Impairment,
-    flows: Vec<Flow>,
-    by_agent: BTreeMap<SocketAddr, usize>,
+    flows: Flows<Flow>,
+    flow_idle_us: Arc<AtomicU64>,
+    /// What the forgotten flows did (up, down).
+    gone: (LinkStats, LinkStats),
+    /// A warning was printed for a datagram that got no flow.
+    warned: bool,
     schedule: Schedule<Dir>,
     stats: Arc<Mutex<RelayStats>>,
 }
@@ -179,7 +207,7 @@ impl Relay {
             let next = self
                 .flows
                 .iter()
-                .flat_map(|f| [f.up.held_until(), f.down.held_until()])
+                .flat_map(|(_, s)| [s.flow.up.held_until(), s.flow.down.held_until()])
                 .flatten()
                 .chain(self.schedule.next_due())
                 .min();
@@ -196,7 +224,7 @@ impl Relay {
                 if event.token() == FRONT {
                     self.read_front(&mut buf)?;
                 } else {
-                    self.read_server(event.token().0, &mut buf);
+                    self.read_server(event.token().0 as u64, &mut buf);
                 }
             }
             self.release(Instant::now());
@@ -213,22 +241,36 @@ impl Relay {
                 // An ICMP error for an agent that went away: nothing to relay.
                 Err(_) => continue,
             };
-            let Some(i) = self.flow(from, &buf[..n]) else {
+            let now = Instant::now();
+            let Some(i) = self.flow(from, &buf[..n], now) else {
+                if !self.warned {
+                    self.warned = true;
+                    eprintln!(
+                        "netbed: {MAX_FLOWS} agents have a flow and none has been idle long \
+                         enough to be forgotten: datagrams from new agents ({from}) are not \
+                         relayed (counted in the stats as no flow)"
+                    );
+                }
                 continue;
             };
-            let bytes = rewrite_port(&buf[..n], from.port(), self.flows[i].port());
-            let now = Instant::now();
-            let f = &mut self.flows[i];
-            f.up.submit(&self.up, now, bytes, Dir::Up(i), &mut self.schedule);
+            let Some(s) = self.flows.get_mut(i) else {
+                continue;
+            };
+            let bytes = rewrite_port(&buf[..n], from.port(), s.flow.port());
+            let before = self.schedule.len();
+            s.flow
+                .up
+                .submit(&self.up, now, bytes, Dir::Up(i), &mut self.schedule);
+            s.pending += self.schedule.len() - before;
         }
     }
 
-    fn read_server(&mut self, i: usize, buf: &mut [u8]) {
-        let Some(f) = self.flows.get_mut(i) else {
+    fn read_server(&mut self, i: u64, buf: &mut [u8]) {
+        let Some(s) = self.flows.get_mut(i) else {
             return;
         };
         loop {
-            let n = match f.socket.recv_from(buf) {
+            let n = match s.flow.socket.recv_from(buf) {
                 Ok((n, from)) if from == self.server => n,
                 Ok(_) => continue,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
@@ -236,26 +278,22 @@ impl Relay {
                 Err(_) => continue,
             };
             let now = Instant::now();
-            f.down.submit(
+            s.last = s.last.max(now);
+            let before = self.schedule.len();
+            s.flow.down.submit(
                 &self.down,
                 now,
                 buf[..n].to_vec(),
                 Dir::Down(i),
                 &mut self.schedule,
             );
+            s.pending += self.schedule.len() - before;
         }
     }
 
     /// The flow of agent `from`, opened (with its socket towards the server) on its first
     /// datagram; `None` past [`MAX_FLOWS`] or when no socket can be had.
-    fn flow(&mut self, from: SocketAddr, first: &[u8]) -> Option<usize> {
-        if let Some(&i) = self.by_agent.get(&from) {
-            return Some(i);
-        }
-        if self.flows.len() >= MAX_FLOWS {
-            return None;
-        }
-        let i = self.flows.len();
+    fn flow(&mut self, from: SocketAddr, first: &[u8], now: Instant) -> Option<u64> {
         // Towards a server on this machine from its own address; otherwise from whichever
         // address the route to it takes.
         let local = if self.server.ip().is_loopback() {
@@ -265,50 +303,74 @@ impl Relay {
         } else {
             std::net::Ipv6Addr::UNSPECIFIED.into()
         };
-        let mut socket = UdpSocket::bind(SocketAddr::new(local, 0)).ok()?;
-        self.poll
-            .registry()
-            .register(&mut socket, Token(i), Interest::READABLE)
-            .ok()?;
-        let name = element(first, "Key")
-            .map(<[u8]>::to_vec)
-            .unwrap_or_else(|| format!("flow {i}").into_bytes());
-        let id = stream_id(&name);
-        self.flows.push(Flow {
-            agent: from,
-            socket,
-            up: Stream::new(id),
-            down: Stream::new(id ^ 0x5555_5555_5555_5555),
-        });
-        self.by_agent.insert(from, i);
-        Some(i)
+        let registry = self.poll.registry();
+        self.flows.get_or_open(from, now, |i| {
+            let mut socket = UdpSocket::bind(SocketAddr::new(local, 0)).ok()?;
+            registry
+                .register(
+                    &mut socket,
+                    Token(usize::try_from(i).ok()?),
+                    Interest::READABLE,
+                )
+                .ok()?;
+            let name = element(first, "Key")
+                .map(<[u8]>::to_vec)
+                .unwrap_or_else(|| format!("flow {i}").into_bytes());
+            let id = stream_id(&name);
+            Some(Flow {
+                socket,
+                up: Stream::new(id),
+                down: Stream::new(id ^ 0x5555_5555_5555_5555),
+            })
+        })
     }
 
     fn release(&mut self, now: Instant) {
-        for (i, f) in self.flows.iter_mut().enumerate() {
-            f.up.expire(now, Dir::Up(i), &mut self.schedule);
-            f.down.expire(now, Dir::Down(i), &mut self.schedule);
+        for (i, s) in self.flows.iter_mut() {
+            let before = self.schedule.len();
+            s.flow.up.expire(now, Dir::Up(i), &mut self.schedule);
+            s.flow.down.expire(now, Dir::Down(i), &mut self.schedule);
+            s.pending += self.schedule.len() - before;
         }
         // The totals are published before the datagrams leave: whoever has received one may
         // ask for them and finds it counted (the counts are kept as fates are drawn).
         if let Ok(mut s) = self.stats.lock() {
+            // The forgotten flows' figures stay in the totals.
             let mut total = RelayStats {
                 flows: self.flows.len(),
+                expired: self.flows.expired,
+                no_flow: self.flows.no_flow,
                 queued_bytes: self.schedule.bytes(),
-                ..RelayStats::default()
+                up: self.gone.0,
+                down: self.gone.1,
             };
-            for f in &self.flows {
-                add(&mut total.up, &f.up.stats);
-                add(&mut total.down, &f.down.stats);
+            for (_, f) in self.flows.iter() {
+                add(&mut total.up, &f.flow.up.stats);
+                add(&mut total.down, &f.flow.down.stats);
             }
             *s = total;
         }
         while let Some((dir, bytes)) = self.schedule.pop_due(now) {
+            let (Dir::Up(i) | Dir::Down(i)) = dir;
+            let Some(s) = self.flows.get_mut(i) else {
+                continue;
+            };
+            s.pending = s.pending.saturating_sub(1);
             // A full socket buffer loses the datagram, as a network would.
             let _ = match dir {
-                Dir::Up(i) => self.flows[i].socket.send_to(&bytes, self.server),
-                Dir::Down(i) => self.front.send_to(&bytes, self.flows[i].agent),
+                Dir::Up(_) => s.flow.socket.send_to(&bytes, self.server),
+                Dir::Down(_) => self.front.send_to(&bytes, s.agent),
             };
+        }
+        self.flows.set_idle(Duration::from_micros(
+            self.flow_idle_us.load(Ordering::Relaxed),
+        ));
+        for mut f in self.flows.expire(now, |f| {
+            f.up.held_until().is_some() || f.down.held_until().is_some()
+        }) {
+            let _ = self.poll.registry().deregister(&mut f.socket);
+            add(&mut self.gone.0, &f.up.stats);
+            add(&mut self.gone.1, &f.down.stats);
         }
     }
 }

@@ -90,3 +90,27 @@ fn a_flood_held_by_a_long_delay_stays_within_the_queue_limit() {
     );
     assert_eq!(s.up.sent + s.up.overflowed, 2 * n, "{s:?}");
 }
+
+#[test]
+fn a_udp_relay_forgets_idle_agents_and_keeps_their_figures() {
+    let server = UdpSocket::bind("127.0.0.1:0").expect("server socket");
+    server.set_read_timeout(Some(GUARD)).expect("guard");
+    let clean = Impairment::clean();
+    let relay = UdpRelay::start(server.local_addr().expect("addr"), clean, clean).expect("relay");
+    // Forgotten as soon as idle: each run of the agent (a new socket) gets a new flow, and
+    // the old one is closed, so runs never use up the relay's flows.
+    relay.set_flow_idle(Duration::from_millis(1));
+    let mut buf = [0u8; 64];
+    for run in 1..=5u64 {
+        let agent = UdpSocket::bind("127.0.0.1:0").expect("agent socket");
+        agent
+            .send_to(b"<Key>again</Key>", relay.addr())
+            .expect("send");
+        let (n, _) = server.recv_from(&mut buf).expect("relayed (guard)");
+        assert_eq!(&buf[..n], b"<Key>again</Key>");
+        wait_until("the flow forgotten", || relay.stats().expired == run);
+    }
+    let s = relay.stats();
+    assert_eq!((s.flows, s.no_flow), (0, 0), "{s:?}");
+    assert_eq!((s.up.received, s.up.sent), (5, 5), "{s:?}");
+}
