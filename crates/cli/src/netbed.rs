@@ -70,6 +70,8 @@ impl Ends {
                 }
             }
         }
+        simrob_netbed::check_ends(self.listen, to)
+            .map_err(|e| anyhow::anyhow!("--to {}: {e} (--listen {})", self.to, self.listen))?;
         Ok((self.listen, to))
     }
 }

@@ -62,7 +62,26 @@ pub enum NetbedError {
         /// The delay given.
         delay: Duration,
     },
+    /// A server address with port 0, where nothing can be reached.
+    #[error("{0}: port 0 is no server's port")]
+    NoPort(SocketAddr),
+    /// The server's address is the relay's own: it would relay to itself without end.
+    #[error("the server's address {0} is the relay's own: it would relay to itself")]
+    Loop(SocketAddr),
     /// A socket or thread could not be had.
     #[error("network: {0}")]
     Io(#[from] std::io::Error),
+}
+
+/// Checks that a relay on `front` may relay to `server`: the server has a port, and it is
+/// not the relay's own address (a relay sending to itself floods itself).
+pub fn check_ends(front: SocketAddr, server: SocketAddr) -> Result<(), NetbedError> {
+    if server.port() == 0 {
+        return Err(NetbedError::NoPort(server));
+    }
+    let same_ip = front.ip() == server.ip() || front.ip().is_unspecified();
+    if front.port() == server.port() && same_ip {
+        return Err(NetbedError::Loop(server));
+    }
+    Ok(())
 }

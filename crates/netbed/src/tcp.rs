@@ -16,7 +16,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::NetbedError;
+use crate::{check_ends, NetbedError};
 
 /// Connections open at once unless [`TcpRelay::set_max_connections`] says otherwise
 /// (`simrob netbed tcp --max-connections`).
@@ -95,8 +95,11 @@ impl TcpRelay {
     /// addresses. For a user who asked for it explicitly (`simrob netbed tcp
     /// --allow-non-loopback`); tests stay on loopback.
     pub fn start_any(front: SocketAddr, server: SocketAddr) -> Result<TcpRelay, NetbedError> {
+        check_ends(front, server)?;
         let listener = TcpListener::bind(front)?;
         let addr = listener.local_addr()?;
+        // A free port the system picked may be the server's, if no server is there.
+        check_ends(addr, server)?;
         let shared = Arc::new(Shared {
             max_connections: AtomicUsize::new(DEFAULT_MAX_CONNECTIONS),
             ..Shared::default()

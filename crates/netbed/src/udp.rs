@@ -20,9 +20,9 @@ use mio::{Events, Interest, Poll, Token};
 
 use crate::fate::{stream_id, Impairment, LinkStats, Schedule, Stream};
 use crate::flows::{Flows, DEFAULT_FLOW_IDLE};
-use crate::NetbedError;
 #[cfg(doc)]
 use crate::MAX_QUEUED_BYTES;
+use crate::{check_ends, NetbedError};
 
 /// The receive buffer: larger than any UDP datagram (65,507 bytes of payload over IPv4).
 pub const MAX_DATAGRAM: usize = 65536;
@@ -100,8 +100,11 @@ impl UdpRelay {
     ) -> Result<UdpRelay, NetbedError> {
         up.validate()?;
         down.validate()?;
+        check_ends(front, server)?;
         let socket = UdpSocket::bind(front).map_err(NetbedError::Io)?;
         let addr = socket.local_addr().map_err(NetbedError::Io)?;
+        // A free port the system picked may be the server's, if no server is there.
+        check_ends(addr, server)?;
         let stop = Arc::new(AtomicBool::new(false));
         let stats = Arc::new(Mutex::new(RelayStats::default()));
         let flow_idle_us = Arc::new(AtomicU64::new(micros(DEFAULT_FLOW_IDLE)));

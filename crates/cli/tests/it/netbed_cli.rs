@@ -132,6 +132,25 @@ fn the_relay_commands_refuse_other_machines_and_bad_numbers() {
             "{err}"
         );
     }
+    // A relay to itself (it would flood itself) or to port 0 does not start.
+    for cmd in ["udp", "tcp"] {
+        for (to, listen, says) in [
+            ("127.0.0.1:5030", "127.0.0.1:5030", "is the relay's own"),
+            ("127.0.0.1:0", "127.0.0.1:0", "port 0 is no server's port"),
+            (
+                "localhost:0",
+                "127.0.0.1:5031",
+                "port 0 is no server's port",
+            ),
+        ] {
+            let (code, err) = run(&["netbed", cmd, "--to", to, "--listen", listen]);
+            assert_eq!(code, Some(1), "{cmd} --to {to}: {err}");
+            assert!(
+                err.contains(&format!("--to {to}: ")) && err.contains(says),
+                "{err}"
+            );
+        }
+    }
     let (code, err) = run(&["netbed", "udp", "--to", "127.0.0.1:5005", "--delay", "50"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("give a unit, e.g. 50ms or 0.05s"), "{err}");
