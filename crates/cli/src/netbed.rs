@@ -82,20 +82,22 @@ pub struct UdpArgs {
     #[command(flatten)]
     ends: Ends,
     /// Probability that a datagram is lost (0 to 1).
-    #[arg(long, default_value_t = 0.0, value_name = "P")]
+    #[arg(long, default_value_t = 0.0, value_name = "P", value_parser = parse_probability)]
     loss: f64,
     /// Probability that a datagram that is not lost arrives twice (0 to 1).
-    #[arg(long, default_value_t = 0.0, value_name = "P")]
+    #[arg(long, default_value_t = 0.0, value_name = "P", value_parser = parse_probability)]
     dup: f64,
     /// Probability that a datagram is held back until the next one of its agent has gone,
     /// so the two arrive swapped (0 to 1).
-    #[arg(long, default_value_t = 0.0, value_name = "P")]
+    #[arg(long, default_value_t = 0.0, value_name = "P", value_parser = parse_probability)]
     reorder: f64,
     /// Delay added to every datagram, e.g. 50ms or 0.05s.
-    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME")]
+    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME",
+          allow_hyphen_values = true)]
     delay: Duration,
     /// Each datagram's delay varies by up to this either way (uniformly; at most --delay).
-    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME")]
+    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME",
+          allow_hyphen_values = true)]
     jitter: Duration,
     /// Seed of the random stream (each agent's datagrams meet the same fates in every run).
     #[arg(long, default_value_t = 1)]
@@ -117,7 +119,8 @@ pub struct TcpArgs {
     ends: Ends,
     /// Delay every chunk forwarded by this much from the start, e.g. 50ms (`delay` at the
     /// terminal changes it).
-    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME")]
+    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME",
+          allow_hyphen_values = true)]
     delay: Duration,
     /// Connections open at once (1 to 1024): a client that comes when this many are open is
     /// closed at once.
@@ -135,6 +138,14 @@ fn parse_max_connections(s: &str) -> Result<usize, String> {
     }
 }
 
+/// `--loss`, `--dup`, `--reorder`: a probability from 0 to 1.
+fn parse_probability(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("{s:?}: a probability from 0 to 1")),
+    }
+}
+
 /// `--flow-idle`: a time above 0.
 fn parse_flow_idle(s: &str) -> Result<Duration, String> {
     match parse_duration(s)? {
@@ -148,6 +159,9 @@ fn parse_flow_idle(s: &str) -> Result<Duration, String> {
 /// `50ms`, `0.05s`, `2s`, `0`.
 fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
+    if s.starts_with('-') {
+        return Err(format!("{s:?}: a time cannot be negative (0 to 3600 s)"));
+    }
     let (number, scale) = if let Some(n) = s.strip_suffix("ms") {
         (n, 1e-3)
     } else if let Some(n) = s.strip_suffix('s') {
@@ -176,6 +190,13 @@ pub fn run(cmd: NetbedCommand) -> Result<()> {
 
 fn udp(args: UdpArgs) -> Result<()> {
     let (listen, to) = args.ends.resolve()?;
+    if args.jitter > args.delay {
+        bail!(
+            "--jitter {} ms is larger than --delay {} ms: a datagram's delay would be negative",
+            ms(args.jitter),
+            ms(args.delay)
+        );
+    }
     let imp = Impairment {
         loss: args.loss,
         duplicate: args.dup,
@@ -332,6 +353,25 @@ fn terminal(mut act: impl FnMut(&str) -> Result<bool>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `v` to three significant digits, without trailing zeros: 33.3, 0.5, 5, 1500.
+fn readable(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let digits = (2 - v.abs().log10().floor() as i64).clamp(0, 12) as usize;
+    let text = format!("{v:.digits$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// A time in milliseconds as the banner shows it (`0.5`, `50`).
+fn ms(d: Duration) -> String {
+    readable(d.as_secs_f64() * 1e3)
 }
 
 fn describe(i: &Impairment) -> String {

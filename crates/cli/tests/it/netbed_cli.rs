@@ -154,9 +154,23 @@ fn the_relay_commands_refuse_other_machines_and_bad_numbers() {
     let (code, err) = run(&["netbed", "udp", "--to", "127.0.0.1:5005", "--delay", "50"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("give a unit, e.g. 50ms or 0.05s"), "{err}");
-    let (code, err) = run(&["netbed", "udp", "--to", "127.0.0.1:5005", "--loss", "1.5"]);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("a probability between 0 and 1"), "{err}");
+    // Probabilities are checked as the command line is read, naming the flag.
+    for (flag, p) in [("--loss", "1.5"), ("--dup", "inf"), ("--reorder", "-0.1")] {
+        let (code, err) = run(&["netbed", "udp", "--to", "127.0.0.1:5005", flag, p]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains(&format!("for '{flag} <P>'")) && err.contains("a probability from 0 to 1"),
+            "{err}"
+        );
+    }
+    for cmd in ["udp", "tcp"] {
+        let (code, err) = run(&["netbed", cmd, "--to", "127.0.0.1:5005", "--delay", "-5ms"]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("'--delay <TIME>'") && err.contains("a time cannot be negative"),
+            "{err}"
+        );
+    }
     let (code, err) = run(&[
         "netbed",
         "udp",
@@ -168,7 +182,11 @@ fn the_relay_commands_refuse_other_machines_and_bad_numbers() {
         "20ms",
     ]);
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("is larger than the delay"), "{err}");
+    assert!(
+        err.contains("--jitter 20 ms is larger than --delay 10 ms")
+            && !err.contains("cannot start"),
+        "{err}"
+    );
     for n in ["0", "1025", "lots"] {
         let (code, err) = run(&[
             "netbed",
