@@ -87,8 +87,10 @@ pub struct UdpArgs {
     /// Probability that a datagram that is not lost arrives twice (0 to 1).
     #[arg(long, default_value_t = 0.0, value_name = "P", value_parser = parse_probability)]
     dup: f64,
-    /// Probability that a datagram is held back until the next one of its agent has gone,
-    /// so the two arrive swapped (0 to 1).
+    /// Probability that a datagram is held back until the next one of its agent that is not
+    /// held has gone, so that one overtakes it (0 to 1): this share of the datagrams arrives
+    /// out of order. At most 64 are held for an agent at once; one held 20 ms past its time
+    /// with no follower goes anyway.
     #[arg(long, default_value_t = 0.0, value_name = "P", value_parser = parse_probability)]
     reorder: f64,
     /// Delay added to every datagram, e.g. 50ms or 0.05s.

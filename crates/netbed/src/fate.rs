@@ -2,7 +2,7 @@
 //! the stream and the datagram's number in it) and the queue that releases them in time.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::time::{Duration, Instant};
 
 use simrob_math::rng::hash_u01;
@@ -17,8 +17,12 @@ pub struct Impairment {
     pub loss: f64,
     /// Probability that a datagram that is not lost arrives twice (0–1).
     pub duplicate: f64,
-    /// Probability that a datagram is held back until the next one of its stream has gone
-    /// (so the two arrive swapped), or [`REORDER_HOLD`] past its time when none comes (0–1).
+    /// Probability that a datagram is held back until the next one of its stream that is not
+    /// held has gone (so that one overtakes it), or [`REORDER_HOLD`] past its time when none
+    /// comes (0–1). Several may be held at once, at most [`MAX_HELD`] a stream: that share of
+    /// the datagrams (not lost) arrives overtaken, except the few that wait out
+    /// [`REORDER_HOLD`] and those past [`MAX_HELD`] (a datagram drawn to be held when as many
+    /// are held goes, and takes them along).
     pub reorder: f64,
     /// Mean one-way delay added to every datagram.
     pub delay: Duration,
@@ -31,8 +35,12 @@ pub struct Impairment {
 /// The most bytes of datagrams a relay holds on their way (64 MiB): a copy that would take it
 /// past this is dropped, as a full router queue drops, and counted in
 /// [`LinkStats::overflowed`]. With a long delay, a flood would otherwise be held in memory
-/// without end. (Besides, each agent's stream holds at most one datagram back for reordering.)
+/// without end. Datagrams held back for reordering (at most [`MAX_HELD`] a stream) count
+/// against it too.
 pub const MAX_QUEUED_BYTES: usize = 64 << 20;
+
+/// The most datagrams a stream holds back for reordering at once.
+pub const MAX_HELD: usize = 64;
 
 /// How long a datagram held back for reordering waits for the next one of its stream (past
 /// its own delay) before it goes anyway.
@@ -106,7 +114,7 @@ pub struct Fate {
     pub lost: bool,
     /// The delay of each copy that arrives (none when lost, two when duplicated).
     pub delays: Vec<Duration>,
-    /// It is held back until the next datagram of its stream has gone.
+    /// It is held back until the next datagram of its stream that is not held has gone.
     pub reordered: bool,
 }
 
@@ -202,7 +210,22 @@ impl<T> Schedule<T> {
         true
     }
 
-    /// Bytes on their way.
+    /// Counts `n` bytes held outside the schedule (for reordering) against its limit; `false`
+    /// (and nothing counted) when they do not fit.
+    pub fn reserve(&mut self, n: usize) -> bool {
+        if self.bytes.saturating_add(n) > self.limit {
+            return false;
+        }
+        self.bytes += n;
+        true
+    }
+
+    /// Bytes counted by [`Schedule::reserve`] no longer held.
+    pub fn unreserve(&mut self, n: usize) {
+        self.bytes = self.bytes.saturating_sub(n);
+    }
+
+    /// Bytes on their way (in the schedule or held for reordering).
     pub fn bytes(&self) -> usize {
         self.bytes
     }
@@ -233,12 +256,13 @@ impl<T> Schedule<T> {
     }
 }
 
-/// One direction of one stream: numbers its datagrams, draws their fates, holds one back
-/// for reordering.
+/// One direction of one stream: numbers its datagrams, draws their fates, holds some back
+/// for reordering (at most [`MAX_HELD`]).
 pub struct Stream {
     id: u64,
     seq: u64,
-    held: Option<(Instant, Vec<u8>)>,
+    /// Held back for reordering: when each was due, and its bytes, in order of arrival.
+    held: VecDeque<(Instant, Vec<u8>)>,
     /// What this stream did.
     pub stats: LinkStats,
 }
@@ -249,7 +273,7 @@ impl Stream {
         Stream {
             id,
             seq: 0,
-            held: None,
+            held: VecDeque::new(),
             stats: LinkStats::default(),
         }
     }
@@ -273,33 +297,47 @@ impl Stream {
         if fate.delays.len() > 1 {
             self.stats.duplicated += 1;
         }
-        // One datagram is held at a time; any other that goes releases it after itself.
-        let hold_this = fate.reordered && self.held.is_none();
-        let previously = if hold_this { None } else { self.held.take() };
+        // Datagrams drawn to be held wait (up to MAX_HELD); the next one that goes releases
+        // them all after itself, in their order.
+        let hold_this = fate.reordered && self.held.len() < MAX_HELD;
+        let previously = if hold_this {
+            VecDeque::new()
+        } else {
+            std::mem::take(&mut self.held)
+        };
         let mut last_due = now;
         for (i, d) in fate.delays.iter().enumerate() {
             let due = now + *d;
             if i == 0 && hold_this {
-                self.held = Some((due, bytes.clone()));
+                if out.reserve(bytes.len()) {
+                    self.held.push_back((due, bytes.clone()));
+                } else {
+                    self.stats.overflowed += 1;
+                }
                 continue;
             }
             last_due = last_due.max(due);
             self.queue(out, due, item.clone(), bytes.clone());
         }
-        if let Some((due, held)) = previously {
+        for (due, held) in previously {
             self.stats.reordered += 1;
-            self.queue(out, due.max(last_due), item, held);
+            out.unreserve(held.len());
+            self.queue(out, due.max(last_due), item.clone(), held);
         }
     }
 
-    /// Releases a held datagram whose wait for a follower is over.
-    pub fn expire<T>(&mut self, now: Instant, item: T, out: &mut Schedule<T>) {
-        if let Some((due, _)) = &self.held {
-            if now >= *due + REORDER_HOLD {
-                if let Some((_, held)) = self.held.take() {
-                    self.queue(out, now, item, held);
-                }
-            }
+    /// Releases the held datagrams whose wait for a follower is over.
+    pub fn expire<T: Clone>(&mut self, now: Instant, item: T, out: &mut Schedule<T>) {
+        if self.held.iter().all(|(due, _)| now < *due + REORDER_HOLD) {
+            return;
+        }
+        let (gone, stay): (VecDeque<_>, VecDeque<_>) = std::mem::take(&mut self.held)
+            .into_iter()
+            .partition(|(due, _)| now >= *due + REORDER_HOLD);
+        self.held = stay;
+        for (_, held) in gone {
+            out.unreserve(held.len());
+            self.queue(out, now, item.clone(), held);
         }
     }
 
@@ -312,9 +350,9 @@ impl Stream {
         }
     }
 
-    /// When a held datagram goes at the latest.
+    /// When the first held datagram goes at the latest.
     pub fn held_until(&self) -> Option<Instant> {
-        self.held.as_ref().map(|(due, _)| *due + REORDER_HOLD)
+        self.held.iter().map(|(due, _)| *due + REORDER_HOLD).min()
     }
 }
 
@@ -370,11 +408,13 @@ mod tests {
         let mut s = Stream::new(1);
         let mut out = Schedule::default();
         s.submit(&imp, t0, b"a".to_vec(), (), &mut out);
-        assert!(out.is_empty());
-        // Every datagram is to be held, but one is held at a time: b goes, then a.
         s.submit(&imp, t0, b"b".to_vec(), (), &mut out);
+        assert!(out.is_empty());
+        // Both are held until one that is not held goes: x, then a and b in their order.
+        s.submit(&Impairment::clean(), t0, b"x".to_vec(), (), &mut out);
         let order: Vec<Vec<u8>> = std::iter::from_fn(|| out.pop_due(t0).map(|(_, b)| b)).collect();
-        assert_eq!(order, vec![b"b".to_vec(), b"a".to_vec()]);
+        assert_eq!(order, vec![b"x".to_vec(), b"a".to_vec(), b"b".to_vec()]);
+        assert_eq!(s.stats.reordered, 2);
         // With no follower it goes anyway, REORDER_HOLD later.
         s.submit(&imp, t0, b"c".to_vec(), (), &mut out);
         s.expire(t0, (), &mut out);
@@ -384,6 +424,51 @@ mod tests {
             out.pop_due(t0 + REORDER_HOLD).map(|(_, b)| b),
             Some(b"c".to_vec())
         );
+    }
+
+    #[test]
+    fn the_share_reordered_is_the_probability_asked() {
+        let t0 = Instant::now();
+        for (p, seed) in [(0.1, 3), (0.5, 3), (0.5, 4), (0.9, 5)] {
+            let imp = Impairment {
+                reorder: p,
+                loss: 0.05,
+                seed,
+                ..Impairment::clean()
+            };
+            let mut s = Stream::new(7);
+            let mut out = Schedule::default();
+            let n = 4000u64;
+            for k in 0..n {
+                s.submit(&imp, t0, k.to_le_bytes().to_vec(), (), &mut out);
+            }
+            // Every datagram drawn to be held is overtaken, but those past MAX_HELD and the
+            // last few, still held at the end.
+            let drawn = (0..n).filter(|k| imp.fate(7, *k).reordered).count() as u64;
+            let passed = s.stats.received - s.stats.lost;
+            let share = s.stats.reordered as f64 / passed as f64;
+            assert!((share - p).abs() < 0.03, "{p}: {share}");
+            assert!(
+                s.stats.reordered <= drawn,
+                "{p}: {} of {drawn}",
+                s.stats.reordered
+            );
+            assert!(
+                drawn - s.stats.reordered <= drawn / 50 + MAX_HELD as u64,
+                "{p}"
+            );
+            // Counted inversions: each datagram reordered arrives after a later one.
+            let order: Vec<u64> = std::iter::from_fn(|| out.pop_due(t0))
+                .map(|(_, b)| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+                .collect();
+            let mut latest = 0;
+            let mut overtaken = 0;
+            for k in &order {
+                overtaken += u64::from(*k < latest);
+                latest = latest.max(*k);
+            }
+            assert_eq!(overtaken, s.stats.reordered, "{p}");
+        }
     }
 
     #[test]

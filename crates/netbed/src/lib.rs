@@ -32,7 +32,7 @@ pub mod flows;
 mod tcp;
 mod udp;
 
-pub use fate::{Impairment, LinkStats, MAX_QUEUED_BYTES, REORDER_HOLD};
+pub use fate::{Impairment, LinkStats, MAX_HELD, MAX_QUEUED_BYTES, REORDER_HOLD};
 pub use flows::DEFAULT_FLOW_IDLE;
 pub use tcp::{TcpRelay, TcpStats, CHUNK, DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS};
 pub use udp::{rewrite_port, RelayStats, UdpRelay, MAX_DATAGRAM, MAX_FLOWS};
