@@ -275,7 +275,7 @@ fn tcp(args: TcpArgs) -> Result<()> {
     println!("listening on tcp://{}", relay.addr());
     println!(
         "relaying to tcp://{to} (delay {} ms); type delay TIME, stall, resume, cut, stats or quit",
-        args.delay.as_millis()
+        ms(args.delay)
     );
     std::io::stdout().flush()?;
     let show = |relay: &TcpRelay| {
@@ -291,7 +291,7 @@ fn tcp(args: TcpArgs) -> Result<()> {
             (Some("delay"), Some(t)) => match parse_duration(t) {
                 Ok(d) => {
                     relay.set_delay(d);
-                    println!("delay {} ms", d.as_millis());
+                    println!("delay {} ms", ms(d));
                 }
                 Err(e) => println!("delay {e}"),
             },
@@ -379,11 +379,11 @@ fn ms(d: Duration) -> String {
 fn describe(i: &Impairment) -> String {
     format!(
         "loss {} %, duplication {} %, reordering {} %, delay {} ± {} ms, seed {}",
-        i.loss * 100.0,
-        i.duplicate * 100.0,
-        i.reorder * 100.0,
-        i.delay.as_millis(),
-        i.jitter.as_millis(),
+        readable(i.loss * 100.0),
+        readable(i.duplicate * 100.0),
+        readable(i.reorder * 100.0),
+        ms(i.delay),
+        ms(i.jitter),
         i.seed
     )
 }
@@ -393,4 +393,28 @@ fn link(s: &LinkStats) -> String {
         "received {}, lost {}, duplicated {}, reordered {}, sent {}, overflowed {}",
         s.received, s.lost, s.duplicated, s.reordered, s.sent, s.overflowed
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_banner_says_the_settings_in_use_readably() {
+        let i = Impairment {
+            loss: 0.333_333_333_3,
+            duplicate: 0.05,
+            reorder: 0.0001,
+            delay: Duration::from_micros(500),
+            jitter: Duration::from_micros(250),
+            seed: 4,
+        };
+        assert_eq!(
+            describe(&i),
+            "loss 33.3 %, duplication 5 %, reordering 0.01 %, delay 0.5 ± 0.25 ms, seed 4"
+        );
+        assert_eq!(ms(Duration::from_millis(50)), "50");
+        assert_eq!(ms(Duration::from_secs(3600)), "3600000");
+        assert_eq!(readable(100.0), "100");
+    }
 }
