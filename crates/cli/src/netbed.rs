@@ -390,8 +390,8 @@ fn describe(i: &Impairment) -> String {
 
 fn link(s: &LinkStats) -> String {
     format!(
-        "received {}, lost {}, duplicated {}, reordered {}, sent {}, overflowed {}",
-        s.received, s.lost, s.duplicated, s.reordered, s.sent, s.overflowed
+        "received {}, lost {}, duplicated {}, reordered {}, sent {}, waiting {}, overflowed {}",
+        s.received, s.lost, s.duplicated, s.reordered, s.sent, s.waiting, s.overflowed
     )
 }
 

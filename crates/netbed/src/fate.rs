@@ -125,19 +125,24 @@ pub fn stream_id(name: &[u8]) -> u64 {
     })
 }
 
-/// What a link did, counted.
+/// What a link did, counted. Every copy of a datagram that came in and was not lost is, at
+/// any time, either `sent`, `waiting` or `overflowed`: `received - lost + duplicated = sent +
+/// waiting + overflowed`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LinkStats {
     /// Datagrams that came in.
     pub received: u64,
-    /// Datagrams lost.
+    /// Datagrams lost (their fate; never sent).
     pub lost: u64,
-    /// Datagrams sent twice.
+    /// Datagrams that are to arrive twice (two copies).
     pub duplicated: u64,
-    /// Datagrams held back and overtaken.
+    /// Datagrams held back and overtaken by a later one.
     pub reordered: u64,
-    /// Datagrams (copies) sent on.
+    /// Copies that have left: handed to the socket towards their receiver (counted just
+    /// before, so whoever received one finds it counted).
     pub sent: u64,
+    /// Copies on their way now: waiting for their delay, or held back for reordering.
+    pub waiting: u64,
     /// Copies dropped because the relay already held [`MAX_QUEUED_BYTES`] on their way.
     pub overflowed: u64,
 }
@@ -310,6 +315,7 @@ impl Stream {
             let due = now + *d;
             if i == 0 && hold_this {
                 if out.reserve(bytes.len()) {
+                    self.stats.waiting += 1;
                     self.held.push_back((due, bytes.clone()));
                 } else {
                     self.stats.overflowed += 1;
@@ -321,6 +327,7 @@ impl Stream {
         }
         for (due, held) in previously {
             self.stats.reordered += 1;
+            self.stats.waiting -= 1;
             out.unreserve(held.len());
             self.queue(out, due.max(last_due), item.clone(), held);
         }
@@ -336,18 +343,25 @@ impl Stream {
             .partition(|(due, _)| now >= *due + REORDER_HOLD);
         self.held = stay;
         for (_, held) in gone {
+            self.stats.waiting -= 1;
             out.unreserve(held.len());
             self.queue(out, now, item.clone(), held);
         }
     }
 
-    /// Queues a copy, counted as sent, or as overflowed when the schedule is full.
+    /// Queues a copy, counted as waiting, or as overflowed when the schedule is full.
     fn queue<T>(&mut self, out: &mut Schedule<T>, due: Instant, item: T, bytes: Vec<u8>) {
         if out.push(due, item, bytes) {
-            self.stats.sent += 1;
+            self.stats.waiting += 1;
         } else {
             self.stats.overflowed += 1;
         }
+    }
+
+    /// A copy of this stream taken from the schedule leaves now: counted as sent.
+    pub fn leave(&mut self) {
+        self.stats.waiting = self.stats.waiting.saturating_sub(1);
+        self.stats.sent += 1;
     }
 
     /// When the first held datagram goes at the latest.
@@ -486,10 +500,16 @@ mod tests {
         }
         // Ten copies fit, the ten others are dropped and counted.
         assert_eq!(out.bytes(), 1000);
-        assert_eq!((s.stats.sent, s.stats.overflowed), (10, 10));
+        let st = s.stats;
+        assert_eq!((st.waiting, st.sent, st.overflowed), (10, 0, 10));
         let later = t0 + Duration::from_secs(7200);
-        assert_eq!(std::iter::from_fn(|| out.pop_due(later)).count(), 10);
+        while out.pop_due(later).is_some() {
+            s.leave();
+        }
         assert_eq!(out.bytes(), 0);
+        let st = s.stats;
+        assert_eq!((st.waiting, st.sent, st.overflowed), (0, 10, 10));
+        assert_eq!(st.received - st.lost + st.duplicated, 20);
     }
 
     #[test]

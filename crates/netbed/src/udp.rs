@@ -50,7 +50,8 @@ pub struct RelayStats {
     /// Datagrams from agents that got no flow ([`MAX_FLOWS`] open and none idle), not
     /// relayed.
     pub no_flow: u64,
-    /// Bytes of datagrams on their way now (at most [`MAX_QUEUED_BYTES`]).
+    /// Bytes of the copies on their way now (`waiting`: for their delay, or held back for
+    /// reordering), at most [`MAX_QUEUED_BYTES`].
     pub queued_bytes: usize,
 }
 
@@ -335,8 +336,22 @@ impl Relay {
             s.flow.down.expire(now, Dir::Down(i), &mut self.schedule);
             s.pending += self.schedule.len() - before;
         }
-        // The totals are published before the datagrams leave: whoever has received one may
-        // ask for them and finds it counted (the counts are kept as fates are drawn).
+        // The copies due leave now: counted as sent and published before they are handed to
+        // the sockets, so whoever has received one and asks finds it counted (and no longer
+        // on its way).
+        let mut leaving = Vec::new();
+        while let Some((dir, bytes)) = self.schedule.pop_due(now) {
+            let (Dir::Up(i) | Dir::Down(i)) = dir;
+            let Some(s) = self.flows.get_mut(i) else {
+                continue;
+            };
+            s.pending = s.pending.saturating_sub(1);
+            match dir {
+                Dir::Up(_) => s.flow.up.leave(),
+                Dir::Down(_) => s.flow.down.leave(),
+            }
+            leaving.push((dir, bytes));
+        }
         if let Ok(mut s) = self.stats.lock() {
             // The forgotten flows' figures stay in the totals.
             let mut total = RelayStats {
@@ -353,12 +368,11 @@ impl Relay {
             }
             *s = total;
         }
-        while let Some((dir, bytes)) = self.schedule.pop_due(now) {
+        for (dir, bytes) in leaving {
             let (Dir::Up(i) | Dir::Down(i)) = dir;
-            let Some(s) = self.flows.get_mut(i) else {
+            let Some(s) = self.flows.get(i) else {
                 continue;
             };
-            s.pending = s.pending.saturating_sub(1);
             // A full socket buffer loses the datagram, as a network would.
             let _ = match dir {
                 Dir::Up(_) => s.flow.socket.send_to(&bytes, self.server),
@@ -390,6 +404,7 @@ fn add(sum: &mut LinkStats, s: &LinkStats) {
     sum.duplicated += s.duplicated;
     sum.reordered += s.reordered;
     sum.sent += s.sent;
+    sum.waiting += s.waiting;
     sum.overflowed += s.overflowed;
 }
 

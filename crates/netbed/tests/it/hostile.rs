@@ -83,12 +83,14 @@ fn a_flood_held_by_a_long_delay_stays_within_the_queue_limit() {
     }
     let s = relay.stats();
     assert!(s.queued_bytes <= MAX_QUEUED_BYTES, "{s:?}");
+    // Nothing has left: what is held waits, the rest overflowed.
     assert_eq!(
-        s.up.sent,
-        (MAX_QUEUED_BYTES / datagram.len()) as u64,
+        (s.up.sent, s.up.waiting),
+        (0, (MAX_QUEUED_BYTES / datagram.len()) as u64),
         "{s:?}"
     );
-    assert_eq!(s.up.sent + s.up.overflowed, 2 * n, "{s:?}");
+    assert_eq!(s.up.waiting + s.up.overflowed, 2 * n, "{s:?}");
+    assert_eq!(s.queued_bytes as u64, s.up.waiting * datagram.len() as u64);
 }
 
 #[test]
@@ -113,4 +115,34 @@ fn a_udp_relay_forgets_idle_agents_and_keeps_their_figures() {
     let s = relay.stats();
     assert_eq!((s.flows, s.no_flow), (0, 0), "{s:?}");
     assert_eq!((s.up.received, s.up.sent), (5, 5), "{s:?}");
+}
+
+#[test]
+fn a_datagram_received_is_counted_sent_and_no_longer_on_its_way() {
+    let server = UdpSocket::bind("127.0.0.1:0").expect("server socket");
+    server.set_read_timeout(Some(GUARD)).expect("guard");
+    let clean = Impairment::clean();
+    let relay = UdpRelay::start(server.local_addr().expect("addr"), clean, clean).expect("relay");
+    let agent = UdpSocket::bind("127.0.0.1:0").expect("agent socket");
+    agent.set_read_timeout(Some(GUARD)).expect("guard");
+    let mut buf = [0u8; 256];
+    for k in 1..=50u64 {
+        agent.send_to(&[b'u'; 101], relay.addr()).expect("send");
+        let (_, via) = server.recv_from(&mut buf).expect("relayed up (guard)");
+        // The moment it has arrived, the relay counts it sent and holds no byte of it.
+        let s = relay.stats();
+        assert_eq!(
+            (s.up.sent, s.up.waiting, s.queued_bytes),
+            (k, 0, 0),
+            "{s:?}"
+        );
+        server.send_to(&[b'd'; 101], via).expect("answer");
+        agent.recv_from(&mut buf).expect("relayed down (guard)");
+        let s = relay.stats();
+        assert_eq!(
+            (s.down.sent, s.down.waiting, s.queued_bytes),
+            (k, 0, 0),
+            "{s:?}"
+        );
+    }
 }

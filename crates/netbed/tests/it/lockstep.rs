@@ -158,7 +158,7 @@ fn the_relay_does_exactly_what_the_seed_says() {
     got.sort_unstable();
     expected.sort_unstable();
     assert_eq!(got, expected);
-    // The relay counts after sending: wait for its count to catch up.
+    // The relay counts a copy sent as it hands it to the socket: wait for the last.
     let mut s = relay.stats().up;
     while s.sent < expected.len() as u64 {
         std::thread::yield_now();
