@@ -243,25 +243,121 @@ fn start_server(args: &DemoArgs) -> Result<Running> {
     Ok((addr, stop, handle, viewer))
 }
 
-/// Creates the scene; entities that already exist (a server started with the scenario) are
-/// fine.
-fn create_scene(agent: &mut Agent) -> Result<()> {
-    for (name, xml) in SCENARIO {
+/// How long the demo tries to have each request of the scene answered, and how often it
+/// sends it again meanwhile (a lost request or answer on a lossy link).
+const SCENE_WAIT: Duration = Duration::from_secs(5);
+const SCENE_RESEND: Duration = Duration::from_millis(500);
+
+/// The commands of the scene's requests: the drive sends none of them, so an answer to one
+/// that comes while driving is a late or duplicated answer to the scene, not a refusal.
+const SCENE_COMMANDS: [&str; 2] = ["Register_Materials_Interactions", "Create_Entity"];
+
+/// One request of the scene, with what tells its answer from others.
+struct SceneRequest {
+    /// The scenario's name (`SumBot`).
+    name: &'static str,
+    /// The request, asking for a confirmation.
+    xml: String,
+    /// Its command, which starts its answer.
+    command: &'static str,
+    /// The entity it creates (type, id), which its answer names.
+    entity: Option<(String, u32)>,
+}
+
+impl SceneRequest {
+    fn new(name: &'static str, xml: &str) -> SceneRequest {
         // Ask for a confirmation so that errors and successes both come back.
         let xml = xml.replace("<Data>", "<Response>true</Response><Data>");
-        let xml = if name == "materials" {
-            xml.replace(
-                "<Control_Request Command=\"Register_Materials_Interactions\">",
-                "<Control_Request Command=\"Register_Materials_Interactions\"><Response>true</Response>",
-            )
-        } else {
-            xml
+        let materials = "<Control_Request Command=\"Register_Materials_Interactions\">";
+        if xml.contains(materials) {
+            return SceneRequest {
+                name,
+                xml: xml.replace(materials, &format!("{materials}<Response>true</Response>")),
+                command: SCENE_COMMANDS[0],
+                entity: None,
+            };
+        }
+        let between = |open: &str, close: &str| {
+            let start = xml.find(open)? + open.len();
+            let len = xml[start..].find(close)?;
+            Some(xml[start..start + len].trim().to_string())
         };
-        agent.send_raw(xml.as_bytes())?;
-        match wait_text(agent)? {
+        let entity = between("Command=\"Create_Entity\" Type=\"", "\"")
+            .zip(between("<Entity_id>", "</Entity_id>").and_then(|id| id.parse().ok()));
+        SceneRequest {
+            name,
+            xml,
+            command: SCENE_COMMANDS[1],
+            entity,
+        }
+    }
+
+    /// The request as an error message names it: `Create_Entity Robot 3 (the SumBot)`.
+    fn label(&self) -> String {
+        match &self.entity {
+            Some((kind, id)) => format!("{} {kind} {id} (the {})", self.command, self.name),
+            None => format!("{} (the {})", self.command, self.name),
+        }
+    }
+
+    /// Whether `text`, a text response, answers this request: it starts with the request's
+    /// command and names its entity (`Create_Entity: Created Robot entity 3`,
+    /// `Error: Create_Entity: entity 3 already exists…`, `Error: Create_Entity Robot 3: …`).
+    fn answered_by(&self, text: &str) -> bool {
+        let text = text.strip_prefix("Error: ").unwrap_or(text);
+        let Some(rest) = text.strip_prefix(self.command) else {
+            return false;
+        };
+        match &self.entity {
+            None => rest.starts_with(':'),
+            Some((kind, id)) => {
+                rest.starts_with(&format!(" {kind} {id}:")) || names(rest, &format!("entity {id}"))
+            }
+        }
+    }
+}
+
+/// Whether `text` has `words` not followed by a digit (`entity 3`, not `entity 30`).
+fn names(text: &str, words: &str) -> bool {
+    text.match_indices(words).any(|(i, _)| {
+        !text[i + words.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit())
+    })
+}
+
+/// Creates the scene; entities that already exist (a server started with the scenario) are
+/// fine. Each request is sent again every [`SCENE_RESEND`] until its own answer comes (an
+/// answer to another request, a late or duplicated one, is not taken for it), for at most
+/// [`SCENE_WAIT`]; then the error names the request left unanswered.
+fn create_scene(agent: &mut Agent, server: SocketAddr) -> Result<()> {
+    for (name, xml) in SCENARIO {
+        let request = SceneRequest::new(name, xml);
+        let deadline = Instant::now() + SCENE_WAIT;
+        let mut sent = 0u32;
+        let answer = loop {
+            if Instant::now() >= deadline {
+                bail!(
+                    "no answer to {} from {server} within {} s (sent {sent} times): the \
+                     requests or their answers were lost, or the server stopped",
+                    request.label(),
+                    SCENE_WAIT.as_secs()
+                );
+            }
+            agent.send_raw(request.xml.as_bytes())?;
+            sent += 1;
+            let resend = (Instant::now() + SCENE_RESEND).min(deadline);
+            if let Some(answer) = wait_answer(agent, &request, resend)? {
+                break answer;
+            }
+        };
+        match answer {
             Ok(_) => {}
+            // There before, or made by an earlier copy of this request (sent again, or
+            // duplicated on the way) whose answer was lost: it is there either way.
             Err(e) if e.contains("already exists") => {
-                println!("{name}: already in the world")
+                println!("{name}: in the world (the server says: {e})");
             }
             Err(e) => bail!("creating the {name}: {e}"),
         }
@@ -269,20 +365,29 @@ fn create_scene(agent: &mut Agent) -> Result<()> {
     Ok(())
 }
 
-/// The next text response: `Ok(confirmation)` or `Err(error text)`.
-fn wait_text(agent: &mut Agent) -> Result<std::result::Result<String, String>> {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while Instant::now() < deadline {
+/// The answer to `request` that comes before `until`: `Ok(confirmation)` or `Err(error
+/// text)`; other responses (stale or duplicated answers to other requests) are passed over.
+fn wait_answer(
+    agent: &mut Agent,
+    request: &SceneRequest,
+    until: Instant,
+) -> Result<Option<std::result::Result<String, String>>> {
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(None);
+        }
         if let Some(ServerMessage::Response(simrob_protocol::Response::Text(t))) =
-            agent.recv(Duration::from_millis(200))?
+            agent.recv(left.min(Duration::from_millis(200)))?
         {
-            return Ok(match t.strip_prefix("Error: ") {
-                Some(e) => Err(e.to_string()),
-                None => Ok(t),
-            });
+            if request.answered_by(&t) {
+                return Ok(Some(match t.strip_prefix("Error: ") {
+                    Some(e) => Err(e.to_string()),
+                    None => Ok(t),
+                }));
+            }
         }
     }
-    bail!("the server did not answer within 3 s")
 }
 
 pub fn run(args: DemoArgs) -> Result<()> {
@@ -341,10 +446,14 @@ fn drive(server: SocketAddr, args: &DemoArgs, script: Option<&[(f64, f64, f64)]>
             },
         )
         .map_err(|e| match e {
-            ClientError::Timeout(_) => anyhow::anyhow!("no SimRob server answers at {server}"),
+            ClientError::Timeout(t) => anyhow::anyhow!(
+                "no answer to Register_Agent (key demo) from {server} within {} s: no SimRob \
+                 server there, or the requests or their answers were lost",
+                crate::flags::shown(t.as_secs_f64())
+            ),
             e => e.into(),
         })?;
-    create_scene(&mut agent)?;
+    create_scene(&mut agent, server)?;
     // Simulated time tracks wall time (auto-adjust mode), whatever server this is.
     agent.control(ControlRequest::SetAutoAdjustMode(true), false)?;
     agent.control(ControlRequest::SetStepMode(false), false)?;
@@ -386,13 +495,16 @@ fn scripted(agent: &mut Agent, script: &[(f64, f64, f64)], every: f64) -> Result
 }
 
 /// What the server refused since the last call (its `Error:` texts, such as wheel speeds
-/// past its `maxvelocity`); the other messages that waited are dropped.
+/// past its `maxvelocity`); the other messages that waited are dropped, and so are late or
+/// duplicated answers to the scene's requests (the drive sends none).
 fn refusals(agent: &mut Agent) -> Result<Vec<String>> {
     let mut out = Vec::new();
     while let Some(m) = agent.recv(Duration::ZERO)? {
         if let ServerMessage::Response(simrob_protocol::Response::Text(t)) = m {
             if let Some(e) = t.strip_prefix("Error: ") {
-                out.push(e.to_string());
+                if !SCENE_COMMANDS.iter().any(|c| e.starts_with(c)) {
+                    out.push(e.to_string());
+                }
             }
         }
     }
@@ -475,6 +587,45 @@ fn keyboard(agent: &mut Agent, args: &DemoArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_is_matched_to_its_own_request() {
+        let reqs: Vec<SceneRequest> = SCENARIO
+            .iter()
+            .map(|(name, xml)| SceneRequest::new(name, xml))
+            .collect();
+        let labels: Vec<String> = reqs.iter().map(SceneRequest::label).collect();
+        assert_eq!(
+            labels,
+            [
+                "Register_Materials_Interactions (the materials)",
+                "Create_Entity Field 7 (the field)",
+                "Create_Entity Robot 3 (the SumBot)",
+                "Create_Entity Ball 8 (the ball)"
+            ]
+        );
+        let robot = &reqs[2];
+        for yes in [
+            "Create_Entity: Created Robot entity 3",
+            "Error: Create_Entity: entity 3 already exists; entity ids must be unique",
+            "Error: Create_Entity Robot 3: Body 1: material 1 is not registered",
+        ] {
+            assert!(robot.answered_by(yes), "{yes}");
+        }
+        for no in [
+            "Create_Entity: Created Field entity 7",
+            "Error: Create_Entity: entity 8 already exists; entity ids must be unique",
+            "Create_Entity: Created Robot entity 30",
+            "Register_Materials_Interactions: Registered 2 materials and 3 interactions",
+            "Sucessfully added agent with key demo, port 1 and ip 127.0.0.1",
+            "Error: Robot_Motor_Control: entity 3 does not exist",
+        ] {
+            assert!(!robot.answered_by(no), "{no}");
+        }
+        assert!(reqs[0].answered_by("Register_Materials_Interactions: Registered 2 materials"));
+        assert!(!reqs[0].answered_by("Create_Entity: Created Field entity 7"));
+        assert!(reqs[0].xml.contains("<Response>true</Response>"));
+    }
 
     #[test]
     fn scripts_parse_and_errors_say_the_line() {

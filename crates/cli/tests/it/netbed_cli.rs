@@ -200,3 +200,74 @@ fn the_relay_commands_refuse_other_machines_and_bad_numbers() {
         assert!(err.contains("a whole number from 1 to 1024"), "{n}: {err}");
     }
 }
+
+/// Kills a child process when dropped, whatever happened.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_demo_behind_a_lossy_relay_takes_no_answer_for_another_requests() {
+    let dir = std::env::temp_dir().join(format!("simrob-netbed-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let script = dir.join("drive.txt");
+    std::fs::write(&script, "0 2 2\n1 0 0\n").expect("script");
+    let mut driven = 0;
+    for seed in [1, 3, 4] {
+        // A fresh world each time: nothing of the scene is there before the demo.
+        let (server, _out, addr) = crate::listening::start(
+            simrob()
+                .args(["serve", "--port", "0", "--save-dir"])
+                .arg(&dir),
+            "udp",
+        );
+        let _server = Killed(server);
+        let lossy = Impairment {
+            loss: 0.2,
+            duplicate: 0.5,
+            seed,
+            ..Impairment::clean()
+        };
+        let down = Impairment {
+            seed: seed + 100,
+            ..lossy
+        };
+        let relay = simrob_netbed::UdpRelay::start(addr.parse().expect("addr"), lossy, down)
+            .expect("relay");
+        let out = simrob()
+            .args(["demo", "--no-gui", "--every", "0.1", "--server"])
+            .arg(relay.addr().to_string())
+            .arg("--script")
+            .arg(&script)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("the demo runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // Duplicated and late answers are never taken for another request's.
+        assert!(
+            !stdout.contains("already in the world") && !stdout.contains("refused"),
+            "seed {seed}: {stdout}"
+        );
+        if out.status.success() {
+            assert!(
+                stdout.contains("robot (") && stdout.contains("ball ("),
+                "seed {seed}: {stdout}"
+            );
+            driven += 1;
+        } else {
+            // Or a time-out that names the request left unanswered.
+            assert!(
+                stderr.contains("Error: no answer to ") && !stderr.contains("creating the"),
+                "seed {seed}: {stderr}"
+            );
+        }
+    }
+    assert!(driven > 0, "no run drove through the relay");
+    let _ = std::fs::remove_dir_all(&dir);
+}
