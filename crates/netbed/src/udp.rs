@@ -252,7 +252,8 @@ impl Relay {
                     eprintln!(
                         "netbed: {MAX_FLOWS} agents have a flow and none has been idle long \
                          enough to be forgotten: datagrams from new agents ({from}) are not \
-                         relayed (counted in the stats as no flow)"
+                         relayed (counted in stats as datagrams from agents with no room; a \
+                         shorter flow idle time, --flow-idle, forgets agents sooner)"
                     );
                 }
                 continue;
