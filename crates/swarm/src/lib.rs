@@ -62,7 +62,6 @@ pub mod seer;
 pub mod sim;
 pub mod systems;
 pub mod warehouse;
-pub mod work;
 
 #[cfg(test)]
 mod pinned;

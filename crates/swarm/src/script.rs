@@ -30,8 +30,8 @@ use std::sync::Arc;
 
 use crate::ecs::{Column, EntityId, SwarmWorld};
 use crate::event::{Event, Payload, Tag};
+use crate::sim::work::WorkLeft;
 use crate::sim::{Ctx, InstructionDef, InstructionSet, Outcome, Summary, System};
-use crate::work::WorkLeft;
 
 /// One instruction: a name and its arguments, as written.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -13,6 +13,8 @@
 //! an event due exactly at the end belongs to the frame at the end, which the run does not
 //! reach, so it is never handled, whatever else is queued (an observer's event included).
 
+pub mod work;
+
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 

@@ -1,13 +1,13 @@
-//! WorkLeft still to do in a run, of every kind: each system whose work can end (the scripts, the
+//! Work still to do in a run, of every kind: each system whose work can end (the scripts, the
 //! generated drones) says here when it has work and when its work is done, and the run's
 //! kill switch ([`crate::SimConfig::end_when_done`]) is raised once no kind of work is left —
 //! not when the first kind ends (scripted robots done while drones still fly).
 
 use std::collections::BTreeSet;
 
+use super::Ctx;
 use crate::ecs::Resource;
 use crate::event::{Event, Tag};
-use crate::sim::Ctx;
 
 /// The kinds of work not yet done (a world-level resource).
 #[derive(Clone, Debug, Default)]
