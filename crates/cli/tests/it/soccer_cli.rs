@@ -677,28 +677,10 @@ fn a_case_records_each_trial_as_a_simrec_file() {
 /// is the summary alone, one JSON object (the address line came first on it).
 #[test]
 fn a_watched_match_keeps_standard_output_for_its_json_summary() {
-    use crate::support::Lines;
-    let mut child = simrob()
-        .args(["soccer", "match", "--gui=0", "--duration", "6", "--json"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = Lines::of(child.stdout.take().unwrap());
-    let err = Lines::of(child.stderr.take().unwrap());
-    let mut seen = String::new();
-    if err.until("viewer on http://", &mut seen).is_none() {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!(
-            "no address on standard error: {seen}; standard output: {}",
-            out.rest()
-        );
-    }
-    let status = crate::support::stop_with(&mut child, "-TERM");
-    assert_eq!(status.code(), Some(143), "{status:?}");
-    let out = out.rest();
+    let out = crate::support::stdout_when_stopped(
+        simrob().args(["soccer", "match", "--gui=0", "--duration", "6", "--json"]),
+        "viewer on http://",
+    );
     let v: serde_json::Value =
         serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out:?}"));
     assert_eq!(v["duration_s"], 6.0, "{v}");

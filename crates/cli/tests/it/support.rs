@@ -123,3 +123,29 @@ impl Lines {
         out
     }
 }
+
+/// Starts `cmd` (its standard output and error piped), waits for a line starting with
+/// `marker` on its standard error, stops it with SIGTERM (exit status 143) and returns all it
+/// wrote on standard output. Panics, killing it, when the line never comes.
+pub fn stdout_when_stopped(cmd: &mut Command, marker: &str) -> String {
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("simrob runs");
+    let out = Lines::of(child.stdout.take().expect("stdout"));
+    let err = Lines::of(child.stderr.take().expect("stderr"));
+    let mut seen = String::new();
+    if err.until(marker, &mut seen).is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!(
+            "no {marker:?} on standard error: {seen}; standard output: {}",
+            out.rest()
+        );
+    }
+    let status = stop_with(&mut child, "-TERM");
+    assert_eq!(status.code(), Some(143), "{status:?}");
+    out.rest()
+}

@@ -436,31 +436,14 @@ fn the_record_file_may_not_be_the_scenario_or_its_map() {
 /// says (it said `inf×`, `null` in JSON).
 #[test]
 fn with_gui_standard_output_is_the_summary_alone() {
-    use crate::support::Lines;
     for json in [true, false] {
-        let mut child = simrob()
-            .args(["swarm", "run", "--gui=0", "--quiet"])
-            .args(json.then_some("--json"))
-            .arg(scenario("hospital.toml"))
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("simrob runs");
-        let out = Lines::of(child.stdout.take().expect("stdout"));
-        let err = Lines::of(child.stderr.take().expect("stderr"));
-        let mut seen = String::new();
-        if err.until("2D view on http://", &mut seen).is_none() {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "no address on standard error: {seen}; standard output: {}",
-                out.rest()
-            );
-        }
-        let status = crate::support::stop_with(&mut child, "-TERM");
-        assert_eq!(status.code(), Some(143), "{status:?}");
-        let out = out.rest();
+        let out = crate::support::stdout_when_stopped(
+            simrob()
+                .args(["swarm", "run", "--gui=0", "--quiet"])
+                .args(json.then_some("--json"))
+                .arg(scenario("hospital.toml")),
+            "2D view on http://",
+        );
         if json {
             let v: serde_json::Value =
                 serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
