@@ -966,16 +966,21 @@ fn recordings_are_versioned_json_lines() {
     assert_eq!(summary.robots, 30);
 }
 
-#[test]
-fn bad_scenarios_say_what_and_where() {
-    let e = |t: &str| match Scenario::from_toml_str(t, Path::new(".")) {
+/// Why scenario `t` does not load or build (empty when it does).
+fn load_error(t: &str) -> String {
+    match Scenario::from_toml_str(t, Path::new(".")) {
         Err(e) => e.to_string(),
         Ok(s) => s
             .build(&Overrides::default())
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default(),
-    };
+    }
+}
+
+#[test]
+fn bad_scenarios_say_what_and_where() {
+    let e = load_error;
     let m = e(&with_robot(r#"components = { Script = ["Fly away"] }"#));
     assert!(
         m.contains("entity r") && m.contains("unknown instruction \"Fly\"") && m.contains("Go"),
@@ -1473,14 +1478,7 @@ fn every_snapshot_is_stamped_with_the_time_of_its_poses_and_none_is_lost() {
 /// generator are refused when the scenario is loaded or built, naming what and where.
 #[test]
 fn outside_positions_unknown_types_and_bad_numbers_are_refused() {
-    let e = |t: &str| match Scenario::from_toml_str(t, Path::new(".")) {
-        Err(e) => e.to_string(),
-        Ok(s) => s
-            .build(&Overrides::default())
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default(),
-    };
+    let e = load_error;
     let entity = |kind: &str, at: &str| {
         e(&format!(
             "{CORRIDOR}\n[[entities]]\ntype = \"{kind}\"\nname = \"r1\"\nposition = {at}\n"
