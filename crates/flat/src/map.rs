@@ -65,6 +65,24 @@ pub enum MapError {
     /// Only vector maps can be merged.
     #[error("only vector maps can be merged onto a map (this one is a bitmap)")]
     MergeBitmap,
+    /// A merged map larger than the map it is merged onto (its rectangles could lie outside).
+    #[error(
+        "a {} × {} in map cannot be merged onto this {} × {} in map: a merged map may be no larger than the map (its rectangles keep their coordinates)",
+        simrob_math::Shown::of(.width),
+        simrob_math::Shown::of(.height),
+        simrob_math::Shown::of(.onto_width),
+        simrob_math::Shown::of(.onto_height)
+    )]
+    MergeLarger {
+        /// The merged map's width, in inches.
+        width: f64,
+        /// The merged map's height, in inches.
+        height: f64,
+        /// The width of the map merged onto.
+        onto_width: f64,
+        /// The height of the map merged onto.
+        onto_height: f64,
+    },
 }
 
 /// A black-and-white bitmap, one pixel per square inch: pixel `(x, y)` covers the square
@@ -279,8 +297,9 @@ impl Map {
     }
 
     /// Parses the vector text format: the first line is `width height`, every other line a
-    /// rectangle `x1 y1 x2 y2` (left, top, right, bottom; y down; inches). Numbers may have
-    /// decimals; corners in the other order are accepted. Blank lines and lines starting
+    /// rectangle `x1 y1 x2 y2` (left, top, right, bottom; y down; inches) inside the map
+    /// (every corner from 0 to the width or height; a rectangle outside is refused with its
+    /// line number). Numbers may have decimals; corners in the other order are accepted. Blank lines and lines starting
     /// with `#` are skipped.
     pub fn parse_vector(text: &str) -> Result<Self, MapError> {
         let mut size: Option<(f64, f64)> = None;
@@ -308,7 +327,7 @@ impl Map {
                     check_size(w, h)?;
                     size = Some((w, h));
                 }
-                Some(_) => {
+                Some((w, h)) => {
                     let [x1, y1, x2, y2] = nums[..] else {
                         return Err(MapError::Syntax {
                             line: n + 1,
@@ -318,6 +337,22 @@ impl Map {
                             ),
                         });
                     };
+                    if ![x1, x2].iter().all(|x| (0.0..=w).contains(x))
+                        || ![y1, y2].iter().all(|y| (0.0..=h).contains(y))
+                    {
+                        return Err(MapError::Syntax {
+                            line: n + 1,
+                            message: format!(
+                                "rectangle {} {} {} {} is not inside the {} × {} in map (corners from 0 to the width and height)",
+                                simrob_math::Shown(x1),
+                                simrob_math::Shown(y1),
+                                simrob_math::Shown(x2),
+                                simrob_math::Shown(y2),
+                                simrob_math::Shown(w),
+                                simrob_math::Shown(h)
+                            ),
+                        });
+                    }
                     if rects.len() == MAX_RECTS {
                         return Err(MapError::TooManyRects {
                             count: MAX_RECTS + 1,
@@ -347,11 +382,21 @@ impl Map {
         Self::parse_vector(text)
     }
 
-    /// Merges a vector map onto this one: its rectangles are added; this map keeps its size
-    /// (rectangles beyond it are clipped by the border wall). Bitmap maps cannot be merged.
+    /// Merges a vector map onto this one: its rectangles are added with their coordinates;
+    /// this map keeps its size. The merged map may be no larger than this one in either side
+    /// (so its rectangles, inside its own size, are inside this map). Bitmap maps cannot be
+    /// merged.
     pub fn merge(&mut self, other: &Map) -> Result<(), MapError> {
         if other.bitmap.is_some() {
             return Err(MapError::MergeBitmap);
+        }
+        if other.width > self.width || other.height > self.height {
+            return Err(MapError::MergeLarger {
+                width: other.width,
+                height: other.height,
+                onto_width: self.width,
+                onto_height: self.height,
+            });
         }
         self.add_rects(other.rects.iter().copied())
     }

@@ -282,6 +282,14 @@ fn merge_adds_obstacles() {
     let mut b = bitmap();
     b.merge(&boxes).expect("merge onto bitmap");
     assert_eq!(sonar_reading(&b, &NOMAD, &pose, 0), 20.0);
+    // A merged map larger than the map is refused, and the map is unchanged.
+    let big = Map::parse_vector("20000 20000\n5000 5000 6000 6000\n").expect("big");
+    let e = b.merge(&big).expect_err("larger").to_string();
+    assert!(
+        e.contains("a 20000 × 20000 in map cannot be merged onto this 300 × 300 in map"),
+        "{e}"
+    );
+    assert_eq!(b.rects().len(), 1);
 }
 
 #[test]
@@ -296,6 +304,15 @@ fn bad_vector_maps_are_refused_with_the_line() {
         ("-5 300\n", "map size"),
         ("1e9 300\n", "map size"),
         ("1e300 300\n", "map size 1e300 x 300: each side"),
+        (
+            "300 300\n# a comment\n-50 -50 -10 -10\n",
+            "line 3: rectangle -50 -50 -10 -10 is not inside the 300 × 300 in map",
+        ),
+        (
+            "300 300\n0 0 300 300\n250 250 400 400\n",
+            "line 3: rectangle",
+        ),
+        ("300 200\n0 0 10 201\n", "line 2: rectangle"),
     ];
     for (text, needle) in cases {
         let e = Map::parse_vector(text).expect_err(text).to_string();
