@@ -19,6 +19,20 @@ use crate::render;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ClientId(pub u64);
 
+/// The widest and highest map the Mobile Robot Simulator takes, in inches: the largest
+/// position `P` can report (5 digits in tenths of an inch). The 2D worlds of other commands
+/// take larger maps ([`simrob_flat::MAX_MAP_SIDE`]).
+pub const MAX_MAP_SIDE: f64 = 9999.9;
+
+/// Refuses a map larger than `P` can report ([`MAX_MAP_SIDE`]).
+pub fn check_map_size(map: &Map) -> Result<(), CoreError> {
+    let (width, height) = (map.width(), map.height());
+    if width > MAX_MAP_SIDE || height > MAX_MAP_SIDE {
+        return Err(CoreError::MapTooLarge { width, height });
+    }
+    Ok(())
+}
+
 /// Largest map file read by `#LOAD` / `#MERGE` (bytes).
 pub const MAX_MAP_FILE: u64 = 256 * 1024 * 1024;
 
@@ -155,6 +169,35 @@ pub enum CoreError {
         w: f64,
         /// The map's height, in inches.
         h: f64,
+    },
+    /// A map change (`#LOAD`, `#MERGE`, `#RECT`, the live view's) that would put a connected
+    /// robot inside an obstacle or outside the map.
+    #[error(
+        "{change} would put robot {robot} at ({}, {}) inside an obstacle or outside the map; move it first (#PLACE)",
+        simrob_math::Shown::of(.x),
+        simrob_math::Shown::of(.y)
+    )]
+    BuriesRobot {
+        /// What was refused (`#LOAD file`, …).
+        change: String,
+        /// The robot's id.
+        robot: u32,
+        /// Its x, in inches.
+        x: f64,
+        /// Its y, in inches.
+        y: f64,
+    },
+    /// A map wider or higher than `P` can report ([`MAX_MAP_SIDE`]).
+    #[error(
+        "a {} × {} in map is too large: `P` reports positions in 5 digits of tenths of an inch, so each side may be at most {MAX_MAP_SIDE} in",
+        simrob_math::Shown::of(.width),
+        simrob_math::Shown::of(.height)
+    )]
+    MapTooLarge {
+        /// The map's width, in inches.
+        width: f64,
+        /// The map's height, in inches.
+        height: f64,
     },
     /// The `#SNAPSHOT` picture could not be encoded as PNG.
     #[error("cannot encode the picture: {0}")]
@@ -486,28 +529,50 @@ impl MrsCore {
         Ok(())
     }
 
-    /// Replaces the map with the file `name` (`#LOAD`).
+    /// Replaces the map with the file `name` (`#LOAD`): at most [`MAX_MAP_SIDE`] a side, and
+    /// no connected robot may end up inside an obstacle or outside it.
     pub fn load_map(&mut self, name: &str, files: &mut dyn MapFiles) -> Result<(), CoreError> {
         let map = read_map(files, name)?;
-        self.world.set_map(map);
+        check_map_size(&map)?;
+        self.change_map(map, &format!("#LOAD {name}"))?;
         self.log.push(format!("map {name} loaded"));
         Ok(())
     }
 
-    /// Merges the vector map in the file `name` onto the map (`#MERGE`).
+    /// Merges the vector map in the file `name` onto the map (`#MERGE`): it may be no larger
+    /// than the map, and no connected robot may end up inside a rectangle.
     pub fn merge_map(&mut self, name: &str, files: &mut dyn MapFiles) -> Result<(), CoreError> {
-        let map = read_map(files, name)?;
-        self.world
-            .merge_map(&map)
-            .map_err(|source| CoreError::MapFile {
-                name: name.to_string(),
-                source,
-            })?;
+        let other = read_map(files, name)?;
+        let mut map = self.world.map().clone();
+        map.merge(&other).map_err(|source| CoreError::MapFile {
+            name: name.to_string(),
+            source,
+        })?;
+        self.change_map(map, &format!("#MERGE {name}"))?;
         self.log.push(format!("map {name} merged"));
         Ok(())
     }
 
-    /// Merges one rectangle `[x1, y1, x2, y2]` onto the map (`#RECT`); it must lie inside it.
+    /// Puts `map` in place of the map unless a connected robot would then overlap an
+    /// obstacle or the border (the first such robot is named; nothing changes).
+    fn change_map(&mut self, map: Map, change: &str) -> Result<(), CoreError> {
+        for (id, robot) in self.world.robots() {
+            let p = robot.pose.position();
+            if map.disc_overlaps(p, robot.model.radius) {
+                return Err(CoreError::BuriesRobot {
+                    change: change.to_string(),
+                    robot: id.0,
+                    x: p.x,
+                    y: p.y,
+                });
+            }
+        }
+        self.world.set_map(map);
+        Ok(())
+    }
+
+    /// Merges one rectangle `[x1, y1, x2, y2]` onto the map (`#RECT`); it must lie inside it
+    /// and overlap no connected robot.
     pub fn add_rect(&mut self, [x1, y1, x2, y2]: [f64; 4]) -> Result<(), CoreError> {
         let (w, h) = (self.world.map().width(), self.world.map().height());
         if ![x1, x2].iter().all(|x| (0.0..=w).contains(x))
@@ -519,8 +584,16 @@ impl MrsCore {
                 h,
             });
         }
-        let other = Map::from_rects(w, h, vec![Rect::new(x1, y1, x2, y2)])?;
-        Ok(self.world.merge_map(&other)?)
+        let mut map = self.world.map().clone();
+        map.add_rects([Rect::new(x1, y1, x2, y2)])?;
+        let change = format!(
+            "#RECT {} {} {} {}",
+            simrob_math::Shown(x1),
+            simrob_math::Shown(y1),
+            simrob_math::Shown(x2),
+            simrob_math::Shown(y2)
+        );
+        self.change_map(map, &change)
     }
 
     /// Where a new robot would go now, if anywhere: the start, else the nearest free spot

@@ -163,12 +163,18 @@ fn refusing_a_client_on_a_full_map_costs_a_bounded_search() {
     use simrob_mrs::{ClientId, NoFiles};
     let mut core = MrsCore::new(Map::parse_vector(EXAMPLE_MAP).expect("map"), stepped());
     core.connect(ClientId(0)).expect("robot");
-    // Fill the whole map: nowhere left for a robot.
+    // Fill the whole map but the first robot's corner: nowhere left for another robot.
     assert_eq!(
-        core.handle_line(ClientId(0), "#RECT 0 0 300 300", &mut NoFiles)
+        core.handle_line(ClientId(0), "#PLACE 15 15 0", &mut NoFiles)
             .as_deref(),
-        Some("#RECT")
+        Some("#PLACE")
     );
+    for rect in ["#RECT 0 30 300 300", "#RECT 30 0 300 30"] {
+        assert_eq!(
+            core.handle_line(ClientId(0), rect, &mut NoFiles).as_deref(),
+            Some("#RECT")
+        );
+    }
     let e = core.connect(ClientId(1)).expect_err("no room");
     assert!(e.to_string().contains("no free place"), "{e}");
     assert_eq!(core.free_start(), None);

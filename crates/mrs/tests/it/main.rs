@@ -5,6 +5,7 @@ mod common;
 mod client;
 mod e2e;
 mod hostile;
+mod map_changes;
 mod reconnect;
 mod stepped;
 mod wander;
