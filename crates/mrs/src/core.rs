@@ -497,7 +497,7 @@ impl MrsCore {
                 for _ in 0..n {
                     self.world.step();
                 }
-                Ok(step_reply(self.world.time()))
+                Ok(step_reply(self.world.time(), self.world.timestep()))
             }
             Request::Snapshot(name) => {
                 let png = self.snapshot_png()?;

@@ -65,7 +65,7 @@
 //! | `#LOAD file` | replace the map (a plain file name in the map directory) | `#LOAD` |
 //! | `#MERGE file` | merge a vector map onto the map | `#MERGE` |
 //! | `#RECT x1 y1 x2 y2` | add one rectangle (inside the map) | `#RECT` |
-//! | `#STEP n` | stepped mode: advance n steps (1–100000) | `#STEP t` (simulated seconds) |
+//! | `#STEP n` | stepped mode: advance n steps (1–100000) | `#STEP t` (simulated seconds, as many decimals as the timestep, at least 2) |
 //! | `#SNAPSHOT file` | write a PNG of the world (map directory) | `#SNAPSHOT` |
 //! | `#HELP` | list the messages | `#HELP …` |
 
@@ -487,9 +487,13 @@ pub fn parse_bumpers_reply<const N: usize>(reply: &str) -> Option<[bool; N]> {
     Some(out)
 }
 
-/// `#STEP t`: the simulated time after the steps.
-pub fn step_reply(time: f64) -> String {
-    format!("#STEP {time:.2}")
+/// `#STEP t`: the simulated time after the steps (a whole number of steps of `timestep`
+/// seconds), with as many decimals as the timestep has, at least 2: `#STEP 1.00` with the
+/// default 0.01 s, `#STEP 0.005` after five steps of 0.001 s.
+pub fn step_reply(time: f64, timestep: f64) -> String {
+    let shown = timestep.to_string();
+    let decimals = shown.split_once('.').map_or(0, |(_, d)| d.len()).max(2);
+    format!("#STEP {time:.decimals$}")
 }
 
 /// Reads a `#STEP t` reply.
@@ -676,7 +680,13 @@ mod tests {
         assert_eq!(parse_sonars_reply::<16>(&sonars_reply(&r[..15])), None);
         let b: Option<[bool; 20]> = parse_bumpers_reply(&bumpers_reply(0b101, 20));
         assert_eq!(b.map(|a| (a[0], a[1], a[2])), Some((true, false, true)));
-        assert_eq!(parse_step_reply(&step_reply(1.5)), Some(1.5));
+        assert_eq!(parse_step_reply(&step_reply(1.5, 0.01)), Some(1.5));
+        assert_eq!(step_reply(1.5, 0.01), "#STEP 1.50");
+        assert_eq!(step_reply(0.001, 0.001), "#STEP 0.001");
+        assert_eq!(step_reply(9.0 * 0.001, 0.001), "#STEP 0.009");
+        assert_eq!(step_reply(3.0 * 0.00001, 0.00001), "#STEP 0.00003");
+        assert_eq!(step_reply(7.0 * 0.1, 0.1), "#STEP 0.70");
+        assert_eq!(step_reply(2.0, 1.0), "#STEP 2.00");
         assert_eq!(parse_error_reply(&error_reply(&"no")), Some("no"));
     }
 }
