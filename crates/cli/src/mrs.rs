@@ -70,9 +70,10 @@ pub struct MrsArgs {
     /// it). Default: the map's directory (or the current one).
     #[arg(long, value_name = "DIR")]
     map_dir: Option<PathBuf>,
-    /// Write a PNG picture of the map, a robot at the start with its sonar rays, and exit.
+    /// Write a PNG picture of the map, a robot at the start with its sonar rays, and exit
+    /// (the name must end in .png).
     /// With --snapshot-every, serve and rewrite the picture periodically instead.
-    #[arg(long, value_name = "FILE.png")]
+    #[arg(long, value_name = "FILE.png", value_parser = parse_png_path)]
     snapshot: Option<PathBuf>,
     /// Serve, and rewrite the --snapshot picture every this many seconds (at least 0.1).
     #[arg(long, value_name = "SECONDS", requires = "snapshot")]
@@ -122,6 +123,16 @@ fn seconds_or_never(flag: &str, seconds: f64) -> Result<Option<Duration>> {
             crate::flags::shown(seconds)
         ),
     }
+}
+
+fn parse_png_path(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    simrob_mrs::check_png_name(&name).map_err(|e| e.to_string())?;
+    Ok(path)
 }
 
 fn parse_pose(s: &str) -> Result<FlatPose, String> {

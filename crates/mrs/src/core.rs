@@ -33,6 +33,20 @@ pub fn check_map_size(map: &Map) -> Result<(), CoreError> {
     Ok(())
 }
 
+/// Refuses a picture file name (`#SNAPSHOT`, `--snapshot`) that does not end in `.png` (in
+/// any case): the picture is a PNG whatever the name.
+pub fn check_png_name(name: &str) -> Result<(), FileError> {
+    let png = name.len() > 4
+        && name
+            .get(name.len() - 4..)
+            .is_some_and(|end| end.eq_ignore_ascii_case(".png"));
+    if png {
+        Ok(())
+    } else {
+        Err(FileError::NotPng(name.to_string()))
+    }
+}
+
 /// Largest map file read by `#LOAD` / `#MERGE` (bytes).
 pub const MAX_MAP_FILE: u64 = 256 * 1024 * 1024;
 
@@ -65,6 +79,9 @@ pub enum FileError {
     /// The name resolves, through a link, to a file outside the map directory.
     #[error("{0:?} leads out of the map directory")]
     LeavesDirectory(String),
+    /// A picture's name that does not end in `.png` (holds the name).
+    #[error("{0:?}: pictures are written as PNG, so the file name must end in .png")]
+    NotPng(String),
     /// Reading the file failed.
     #[error("cannot read {name}: {source}")]
     Read {
@@ -500,6 +517,7 @@ impl MrsCore {
                 Ok(step_reply(self.world.time(), self.world.timestep()))
             }
             Request::Snapshot(name) => {
+                check_png_name(&name)?;
                 let png = self.snapshot_png()?;
                 files.write(&name, &png)?;
                 Ok("#SNAPSHOT".into())

@@ -66,7 +66,7 @@
 //! | `#MERGE file` | merge a vector map onto the map | `#MERGE` |
 //! | `#RECT x1 y1 x2 y2` | add one rectangle (inside the map) | `#RECT` |
 //! | `#STEP n` | stepped mode: advance n steps (1–100000) | `#STEP t` (simulated seconds, as many decimals as the timestep, at least 2) |
-//! | `#SNAPSHOT file` | write a PNG of the world (map directory) | `#SNAPSHOT` |
+//! | `#SNAPSHOT file.png` | write a PNG of the world (map directory; the name must end in `.png`) | `#SNAPSHOT` |
 //! | `#HELP` | list the messages | `#HELP …` |
 
 use std::fmt;

@@ -122,6 +122,18 @@ fn mrs_snapshot_writes_a_png_and_refuses_bad_arguments() {
         assert!(err.contains(why), "{bad:?}: {err}");
         assert!(!png.exists(), "{bad:?} wrote a picture");
     }
+    // A picture is a PNG: a name without .png is refused (a usage error), nothing written.
+    for name in ["snap.txt", "snap"] {
+        let out = simrob()
+            .args(["mrs", "--snapshot"])
+            .arg(dir.join(name))
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains("must end in .png"), "{name}: {err}");
+        assert!(!dir.join(name).exists(), "{name} written");
+    }
     let turned = dir.join("turned.png");
     ok(simrob()
         .args([

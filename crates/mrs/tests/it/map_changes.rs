@@ -107,3 +107,28 @@ fn maps_larger_than_p_can_report_are_refused() {
     // The other 2D worlds keep larger maps.
     assert!(Map::empty(100_000.0, 100_000.0).is_ok());
 }
+
+#[test]
+fn snapshots_are_written_only_under_png_names() {
+    let mut files = Mem::default();
+    let mut core = core_on(EXAMPLE_MAP);
+    for name in ["x.txt", "png", ".png", "shot.png.txt", "shotpng"] {
+        let e = ask(&mut core, &mut files, &format!("#SNAPSHOT {name}"));
+        assert!(e.starts_with("E "), "{name}: {e}");
+        assert!(e.contains("must end in .png"), "{name}: {e}");
+    }
+    assert!(
+        files.0.is_empty(),
+        "a refused name wrote {:?}",
+        files.0.keys()
+    );
+    assert_eq!(
+        ask(&mut core, &mut files, "#SNAPSHOT shot.png"),
+        "#SNAPSHOT"
+    );
+    assert_eq!(
+        ask(&mut core, &mut files, "#SNAPSHOT SHOT.PNG"),
+        "#SNAPSHOT"
+    );
+    assert_eq!(files.0.len(), 2);
+}
