@@ -67,7 +67,9 @@ pub struct MrsArgs {
     #[arg(long, default_value_t = 0.01)]
     timestep: f64,
     /// Directory for the files named by `#LOAD`, `#MERGE` and `#SNAPSHOT` (names may not leave
-    /// it). Default: the map's directory (or the current one).
+    /// it); it must exist (it is not created). Temporary files an interrupted write left in it
+    /// (`.simrob-tmp-…`) are removed at start. Default: the map's directory (or the current
+    /// one).
     #[arg(long, value_name = "DIR")]
     map_dir: Option<PathBuf>,
     /// Write a PNG picture of the map, a robot at the start with its sonar rays, and exit

@@ -112,14 +112,9 @@ pub enum FileError {
         /// The operating system's error.
         source: std::io::Error,
     },
-    /// The map directory does not exist and could not be created.
-    #[error("cannot create the map directory {}: {source}", path.display())]
-    CreateDirectory {
-        /// The map directory.
-        path: PathBuf,
-        /// The operating system's error.
-        source: std::io::Error,
-    },
+    /// The map directory is not an existing directory (holds its path).
+    #[error("the map directory {} does not exist or is not a directory (it is not created: make it first)", .0.display())]
+    NotADirectory(PathBuf),
     /// The map directory could not be opened (resolved to its real path).
     #[error("cannot open the map directory {}: {source}", path.display())]
     OpenDirectory {

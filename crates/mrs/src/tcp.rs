@@ -75,14 +75,15 @@ pub struct DirMapFiles {
 pub const MAX_FILE_NAME: usize = simrob_files::MAX_NAME;
 
 impl DirMapFiles {
-    /// Files under `dir` (created if missing). Temporary files left by an earlier run that
-    /// was killed while writing are removed.
+    /// Files under `dir`, which must be an existing directory (a mistyped name is refused,
+    /// not created). Temporary files left in it by an earlier run that was killed while
+    /// writing (`.simrob-tmp-…`, see [`simrob_files::is_temp_name`]) are removed; nothing
+    /// else is touched.
     pub fn new(dir: impl Into<PathBuf>) -> Result<Self, FileError> {
         let dir = dir.into();
-        std::fs::create_dir_all(&dir).map_err(|source| FileError::CreateDirectory {
-            path: dir.clone(),
-            source,
-        })?;
+        if !dir.is_dir() {
+            return Err(FileError::NotADirectory(dir));
+        }
         let dir = dir
             .canonicalize()
             .map_err(|source| FileError::OpenDirectory {
@@ -727,6 +728,7 @@ mod tests {
     fn the_pictures_a_server_writes_are_bounded_in_number_and_bytes() {
         let dir = std::env::temp_dir().join(format!("simrob-mrs-quota-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).expect("a directory");
         let mut files = DirMapFiles::new(&dir)
             .expect("a directory")
             .with_quota(Quota {

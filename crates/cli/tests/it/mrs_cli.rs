@@ -122,6 +122,23 @@ fn mrs_snapshot_writes_a_png_and_refuses_bad_arguments() {
         assert!(err.contains(why), "{bad:?}: {err}");
         assert!(!png.exists(), "{bad:?} wrote a picture");
     }
+    // A map directory that does not exist is refused, not created.
+    let missing = dir.join("no-such-dir").join("deep");
+    let out = simrob()
+        .args(["mrs", "--port", "0", "--map-dir"])
+        .arg(&missing)
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("does not exist or is not a directory"),
+        "{err}"
+    );
+    assert!(
+        !dir.join("no-such-dir").exists(),
+        "the map directory was created"
+    );
     // A picture is a PNG: a name without .png is refused (a usage error), nothing written.
     for name in ["snap.txt", "snap"] {
         let out = simrob()
