@@ -87,12 +87,12 @@ pub struct MrsArgs {
     /// Most robots (connections) at a time, at least 1; a connection past it is refused at once.
     #[arg(long, default_value_t = simrob_mrs::DEFAULT_MAX_CLIENTS)]
     max_clients: usize,
-    /// Close a connection that sends nothing for this many seconds (0 = never).
+    /// Close a connection that sends nothing for this many seconds (0 = never; at most 1e9).
     #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
     idle_timeout: f64,
     /// When the server is full, a newcomer takes the place of the connection that has sent
     /// nothing for longest, if that is at least this many seconds (0 = never: a full server
-    /// refuses newcomers).
+    /// refuses newcomers; at most 1e9).
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     make_room_after: f64,
     /// Most picture files `#SNAPSHOT` may write into the map directory in a run (a name
@@ -113,18 +113,21 @@ pub struct MrsArgs {
     ros2: crate::flags::Ros2,
 }
 
-/// A number of seconds from the command line; 0 = never (`None`).
+/// The longest `--idle-timeout` and `--make-room-after`, in seconds (about 31 years).
+const MAX_SECONDS: f64 = 1e9;
+
+/// A number of seconds from the command line, 0 to [`MAX_SECONDS`]; 0 = never (`None`).
 fn seconds_or_never(flag: &str, seconds: f64) -> Result<Option<Duration>> {
     if seconds == 0.0 {
         return Ok(None);
     }
-    match Duration::try_from_secs_f64(seconds) {
-        Ok(d) if seconds.is_finite() => Ok(Some(d)),
-        _ => bail!(
-            "{flag} {}: must be a number of seconds, 0 = never",
+    if !(0.0..=MAX_SECONDS).contains(&seconds) {
+        bail!(
+            "{flag} {}: must be from 0 to {MAX_SECONDS:e} seconds (0 = never)",
             crate::flags::shown(seconds)
-        ),
+        );
     }
+    Ok(Some(Duration::from_secs_f64(seconds)))
 }
 
 fn parse_png_path(s: &str) -> Result<PathBuf, String> {

@@ -122,6 +122,23 @@ fn mrs_snapshot_writes_a_png_and_refuses_bad_arguments() {
         assert!(err.contains(why), "{bad:?}: {err}");
         assert!(!png.exists(), "{bad:?} wrote a picture");
     }
+    // Seconds out of range: the message gives the range.
+    for flag in ["--idle-timeout", "--make-room-after"] {
+        for bad in ["1e300", "-1", "NaN", "inf"] {
+            let out = simrob()
+                .args(["mrs", "--port", "0", flag, bad])
+                .output()
+                .expect("run");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{flag} {bad}: {err}");
+            assert!(
+                err.contains(&format!(
+                    "{flag} {bad}: must be from 0 to 1e9 seconds (0 = never)"
+                )),
+                "{flag} {bad}: {err}"
+            );
+        }
+    }
     // A map directory that does not exist is refused, not created.
     let missing = dir.join("no-such-dir").join("deep");
     let out = simrob()
