@@ -171,7 +171,12 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
         map.merge(&read_map(m)?)
             .with_context(|| format!("cannot merge {}", m.display()))?;
     }
-    simrob_mrs::check_map_size(&map).map_err(anyhow::Error::msg)?;
+    simrob_mrs::check_map_size(&map)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| match &args.map {
+            Some(p) => format!("map {}", p.display()),
+            None => "the built-in example map".into(),
+        })?;
     // The SimRob server's floor (`mintimestep`): a shorter step would leave simulated time
     // all but still while the server steps flat out.
     let min_timestep = simrob_session::Limits::default().min_timestep;

@@ -122,6 +122,29 @@ fn mrs_snapshot_writes_a_png_and_refuses_bad_arguments() {
         assert!(err.contains(why), "{bad:?}: {err}");
         assert!(!png.exists(), "{bad:?} wrote a picture");
     }
+    // Maps P cannot report positions on, and rectangles outside their map: refused, saying why.
+    std::fs::write(dir.join("big.txt"), "20000 20000\n").expect("big map");
+    std::fs::write(dir.join("outside.txt"), "300 300\n250 250 400 400\n").expect("map");
+    for (map, why) in [
+        ("big.txt", "each side may be at most 9999.9 in"),
+        (
+            "outside.txt",
+            "line 2: rectangle 250 250 400 400 is not inside the 300 × 300 in map",
+        ),
+    ] {
+        let png = dir.join("refused-map.png");
+        let out = simrob()
+            .args(["mrs", "--map"])
+            .arg(dir.join(map))
+            .arg("--snapshot")
+            .arg(&png)
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{map}: {err}");
+        assert!(err.contains(why), "{map}: {err}");
+        assert!(!png.exists(), "{map}: a picture written");
+    }
     // Seconds out of range: the message gives the range.
     for flag in ["--idle-timeout", "--make-room-after"] {
         for bad in ["1e300", "-1", "NaN", "inf"] {
