@@ -219,6 +219,8 @@ struct Run {
 /// A sweep expanded into runs.
 struct Sweep {
     name: String,
+    /// `command` as the file gives it, placeholders unfilled.
+    command: Vec<String>,
     runs: Vec<Run>,
     metrics: Vec<String>,
     params: Vec<String>,
@@ -539,6 +541,7 @@ impl Sweep {
         };
         Ok(Sweep {
             name,
+            command: file.command,
             runs,
             metrics: file.metrics,
             params,
@@ -912,13 +915,18 @@ fn result_files(dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Refuses a directory holding results of another sweep: a row of DIR/results.jsonl or of
-/// DIR/parts/*.jsonl whose run is not `sweep`'s, or differs from it.
+/// DIR/parts/*.jsonl whose run is not `sweep`'s, or differs from it, or results made by a
+/// sweep (DIR/sweep.json) whose `command` or `metrics` differ from `sweep`'s (its rows would
+/// be kept as this sweep's). The same sweep with runs added after the recorded ones (another
+/// scenario at the end of `scenarios`, say) is the same sweep: its recorded runs are skipped.
 fn check_same_sweep(dir: &Path, sweep: &Sweep) -> Result<()> {
     let mut files = vec![dir.join("results.jsonl")];
     files.extend(result_files(dir)?);
+    let mut any = false;
     for f in &files {
         let mut rows = BTreeMap::new();
         read_rows(f, &mut rows)?;
+        any |= !rows.is_empty();
         for (i, r) in &rows {
             if let Some(why) = not_of(r, *i, sweep) {
                 bail!(
@@ -927,6 +935,40 @@ fn check_same_sweep(dir: &Path, sweep: &Sweep) -> Result<()> {
                 );
             }
         }
+    }
+    if !any {
+        return Ok(());
+    }
+    let layout = Layout::read(dir);
+    let recorded = dir.join("sweep.json");
+    let another = |what: &str, was: String, now: String| {
+        anyhow::anyhow!(
+            "{} holds results of another sweep (its {what} was {was}, now {now}): give another \
+             --out, or remove the directory to run the sweep again",
+            dir.display()
+        )
+    };
+    if let Some(src) = &layout.source {
+        let old = Sweep::parse(&src.text, &src.file, &src.out).with_context(|| {
+            format!(
+                "{}: the sweep it records does not parse; give another --out",
+                recorded.display()
+            )
+        })?;
+        if old.command != sweep.command {
+            return Err(another(
+                "`command`",
+                format!("{:?}", old.command),
+                format!("{:?}", sweep.command),
+            ));
+        }
+    }
+    if !layout.name.is_empty() && layout.metrics != sweep.metrics {
+        return Err(another(
+            "`metrics`",
+            format!("{:?}", layout.metrics),
+            format!("{:?}", sweep.metrics),
+        ));
     }
     Ok(())
 }

@@ -733,3 +733,82 @@ fn bad_values_do_not_parse_and_exit_2() {
     assert!(!Path::new(png).exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A small sweep of `swarm run` (two drone counts, one second each), `extra` lines added.
+fn drone_sweep(dir: &Path, command_tail: &str, extra: &str) -> PathBuf {
+    sweep_file(
+        dir,
+        &format!(
+            "name = \"drones\"\ncommand = [\"swarm\", \"run\", \"scenarios/swarm/drone-swarm.toml\", \
+             \"--robots\", \"{{robots}}\", \"--json\", \"--quiet\"{command_tail}]\n{extra}\n\
+             [parameters]\nrobots = [5, 6]\n"
+        ),
+    )
+}
+
+/// `simrob batch SWEEP --out OUT ARGS…`, its output.
+fn batch(sweep: &Path, out: &Path, args: &[&str]) -> std::process::Output {
+    simrob()
+        .arg("batch")
+        .arg(sweep)
+        .arg("--out")
+        .arg(out)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_changed_sweep_is_refused_where_the_old_ones_results_are() {
+    let dir = scratch("changed");
+    let out = dir.join("out");
+    let metrics = "metrics = [\"arrived\"]";
+    let sweep = drone_sweep(&dir, ", \"--duration\", \"1\"", metrics);
+    ok(batch(&sweep, &out, &["--quiet"]));
+    let before: Vec<Vec<u8>> = ["sweep.json", "results.jsonl", "results.csv"]
+        .iter()
+        .map(|f| std::fs::read(out.join(f)).unwrap())
+        .collect();
+    let unchanged = || {
+        for (f, bytes) in ["sweep.json", "results.jsonl", "results.csv"]
+            .iter()
+            .zip(&before)
+        {
+            assert_eq!(&std::fs::read(out.join(f)).unwrap(), bytes, "{f} changed");
+        }
+    };
+    // Another argument, another metric: another sweep, refused before any run.
+    for (tail, extra, says) in [
+        (", \"--duration\", \"2\"", metrics, "its `command` was"),
+        (
+            ", \"--duration\", \"1\"",
+            "metrics = [\"arrived\", \"crashed\"]",
+            "its `metrics` was",
+        ),
+        // Seeds added: the runs are numbered anew.
+        (
+            ", \"--duration\", \"1\", \"--seed\", \"{seed}\"",
+            "metrics = [\"arrived\"]\nseeds = [1, 2]",
+            "another sweep",
+        ),
+    ] {
+        let changed = drone_sweep(&dir, tail, extra);
+        let o = batch(&changed, &out, &["--quiet"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{extra}: {err}");
+        assert!(
+            err.contains("holds results of another sweep") && err.contains(says),
+            "{extra}: {err}"
+        );
+        unchanged();
+    }
+    // The same sweep again: nothing to do, and it is still the same sweep.
+    let sweep = drone_sweep(&dir, ", \"--duration\", \"1\"", metrics);
+    let o = batch(&sweep, &out, &[]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("2 runs, 0 to do (2 already done)"),
+        "{o:?}"
+    );
+    unchanged();
+    let _ = std::fs::remove_dir_all(&dir);
+}
