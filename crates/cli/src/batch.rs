@@ -1334,6 +1334,10 @@ fn run_sweep(args: RunArgs) -> Result<()> {
         );
     }
     let stop = crate::shell::ctrl_c_flag()?;
+    // A second stop signal (`timeout` and Slurm signal the process, then its group) waits
+    // until the runs are stopped and the results written, instead of ending the process with
+    // its runs left running and no results.csv.
+    let _finishing = crate::shell::FinishBeforeExit::hold();
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {

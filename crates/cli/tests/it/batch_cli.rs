@@ -812,3 +812,72 @@ fn a_changed_sweep_is_refused_where_the_old_ones_results_are() {
     unchanged();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The `swarm run` processes whose command line holds `text` (Linux: /proc).
+#[cfg(target_os = "linux")]
+fn processes_with(text: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(text) && c.contains(" swarm run "))
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sweep_stopped_by_two_signals_stops_its_runs_and_writes_its_results() {
+    use std::os::unix::process::CommandExt;
+    let dir = scratch("two-signals");
+    let out = dir.join("out");
+    // Runs that last until stopped (a page kept after the run), each recording from its start.
+    let sweep = drone_sweep(
+        &dir,
+        ", \"--gui=127.0.0.1:0\", \"--record\", \"{out}/run-{run}.simrec\"",
+        "metrics = [\"arrived\"]",
+    );
+    let child = simrob()
+        .arg("batch")
+        .arg(&sweep)
+        .arg("--out")
+        .arg(&out)
+        .args(["--jobs", "2", "--quiet"])
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    // Whatever happens, the sweep does not outlive the test.
+    struct Stopped(std::process::Child);
+    impl Drop for Stopped {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Stopped(child);
+    // Both runs started: their recordings are there.
+    let guard = std::time::Instant::now() + crate::support::LINE_GUARD;
+    while !(out.join("run-0.simrec").exists() && out.join("run-1.simrec").exists()) {
+        assert!(std::time::Instant::now() < guard, "the runs never started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(processes_with(out.to_str().unwrap()).len(), 2);
+    // As `timeout` does: the process, then its group.
+    let pid = child.0.id().to_string();
+    for target in [pid.clone(), format!("-{pid}")] {
+        let kill = Command::new("kill")
+            .args(["-TERM", "--", &target])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+    }
+    let status = child.0.wait().unwrap();
+    assert_eq!(status.code(), Some(143), "{status:?}");
+    assert_eq!(
+        processes_with(out.to_str().unwrap()),
+        Vec::<String>::new(),
+        "runs left running"
+    );
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert!(csv.starts_with("run,robots,arrived,"), "{csv}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
