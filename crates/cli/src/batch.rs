@@ -61,6 +61,7 @@ enum BatchCommand {
 }
 
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("slurm_or_chunk").args(["slurm", "chunk"]).multiple(true)))]
 struct RunArgs {
     /// The sweep file (TOML): `command`, `scenarios`, `seeds`, `[parameters]`, `metrics`.
     #[arg(value_name = "SWEEP")]
@@ -87,27 +88,27 @@ struct RunArgs {
     /// per chunk of runs. Submit it with `sbatch`, then `simrob batch collect DIR`.
     #[arg(long)]
     slurm: bool,
-    /// Runs per array task (--slurm).
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = at_least_one)]
+    /// Runs per array task (--slurm, --chunk).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = at_least_one, requires = "slurm_or_chunk")]
     chunk_size: usize,
     /// Array tasks running at once, Slurm's `--array=…%N` (--slurm; default: no limit).
-    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    #[arg(long, value_name = "N", value_parser = at_least_one, requires = "slurm")]
     max_parallel: Option<usize>,
     /// Slurm partition (--slurm).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", requires = "slurm")]
     partition: Option<String>,
     /// Time limit of each array task, Slurm's format, e.g. 00:30:00 (--slurm).
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", requires = "slurm")]
     time: Option<String>,
     /// Memory of each array task, e.g. 2G (--slurm).
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", requires = "slurm")]
     mem: Option<String>,
     /// CPUs of each array task; its runs share them (--slurm).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "slurm")]
     cpus_per_task: usize,
     /// The simrob binary the array tasks run, on a filesystem the nodes share (--slurm;
     /// default: this one).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", requires = "slurm")]
     simrob: Option<PathBuf>,
     /// Run only chunk K of --chunk-size runs, into DIR/parts/chunk-K.jsonl (what an array
     /// task does).
@@ -345,6 +346,14 @@ impl Sweep {
             None => vec![None],
             Some(v) => seeds_of(v)?.into_iter().map(Some).collect(),
         };
+        if let Some((_, s)) = file
+            .scenarios
+            .iter()
+            .enumerate()
+            .find(|(i, s)| file.scenarios[..*i].contains(s))
+        {
+            bail!("`scenarios` lists {s:?} twice: each scenario makes its own runs, give it once");
+        }
         let scenarios: Vec<Option<String>> = if file.scenarios.is_empty() {
             vec![None]
         } else {
@@ -367,6 +376,17 @@ impl Sweep {
                 .map(toml_to_json)
                 .collect::<Result<_>>()
                 .with_context(|| format!("parameter {name:?}"))?;
+            if let Some((_, v)) = values
+                .iter()
+                .enumerate()
+                .find(|(i, v)| values[..*i].contains(v))
+            {
+                bail!(
+                    "parameter {name:?} lists {} twice: each value makes its own runs, give it \
+                     once",
+                    plain(v)
+                );
+            }
             // Counted before the combinations are made: a grid past the limit is refused
             // before it takes the memory.
             let combos = grid.len().saturating_mul(values.len());
@@ -532,6 +552,21 @@ impl Sweep {
                 );
             }
         }
+        // Seeds (or scenarios) `command` never uses would make runs that are the same
+        // simulation, differing only in a column.
+        for (given, name, list) in [
+            (file.seeds.is_some(), "seed", "seeds"),
+            (scenarios[0].is_some(), "scenario", "scenarios"),
+        ] {
+            let placeholder = format!("{{{name}}}");
+            if given && !file.command.iter().any(|a| a.contains(&placeholder)) {
+                bail!(
+                    "`{list}` is given but `command` never uses {placeholder}: every {name} \
+                     would run the same simulation; write {placeholder} where it goes, or \
+                     remove `{list}`"
+                );
+            }
+        }
         let timeout = match file.timeout {
             Some(t) if !(t.is_finite() && t > 0.0) => {
                 bail!("`timeout` must be a number of seconds greater than 0, found {t}")
@@ -681,11 +716,14 @@ struct Outcome {
     wall: f64,
 }
 
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
+/// What a failed run's standard error says went wrong: its first line starting `error:` or
+/// `Error:` (an argument refused, a scenario not found: what follows is help), else its last
+/// line; at most 300 characters.
+fn error_line(text: &str) -> Option<String> {
+    let lines = || text.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines()
+        .find(|l| l.starts_with("error:") || l.starts_with("Error:"))
+        .or_else(|| lines().last())
         .map(|l| l.chars().take(300).collect())
 }
 
@@ -790,7 +828,7 @@ fn execute(
     } else if exit_code != Some(0) {
         (
             "failed",
-            last_line(&stderr).or_else(|| Some(format!("exit status {exit_code:?}"))),
+            error_line(&stderr).or_else(|| Some(format!("exit status {exit_code:?}"))),
         )
     } else if summary_of(&stdout).is_none() {
         ("failed", Some("no JSON summary on standard output".into()))
@@ -1265,6 +1303,17 @@ fn run_sweep(args: RunArgs) -> Result<()> {
         println!("{} runs", sweep.runs.len());
         return Ok(());
     }
+    // The sweep file where a result goes would be overwritten by it.
+    for name in ["sweep.json", "results.csv", "results.jsonl", "sweep.sbatch"] {
+        if simrob_files::same_file(sweep_path, &dir.join(name)) {
+            bail!(
+                "the sweep file {} is {name}, which the sweep writes in {}: move it out, or \
+                 give another --out",
+                sweep_path.display(),
+                dir.display()
+            );
+        }
+    }
     // Results of another sweep in DIR (its results or its array tasks' parts) are refused
     // before anything is written, here or with --slurm.
     check_same_sweep(&dir, &sweep)?;
@@ -1529,6 +1578,24 @@ robots = [10, 20]
 "#;
 
     #[test]
+    fn a_failed_runs_error_is_its_error_line_not_the_help_after_it() {
+        let clap = "error: invalid value 'true' for '--avoidance <MODEL>'\n  [possible values: orca, hmr]\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            error_line(clap).as_deref(),
+            Some("error: invalid value 'true' for '--avoidance <MODEL>'")
+        );
+        assert_eq!(
+            error_line("loading\nError: no such file\n").as_deref(),
+            Some("Error: no such file")
+        );
+        assert_eq!(
+            error_line("a\npanicked here\n\n").as_deref(),
+            Some("panicked here")
+        );
+        assert_eq!(error_line(" \n"), None);
+    }
+
+    #[test]
     fn a_sweep_expands_to_scenarios_times_grid_times_seeds() {
         let s = Sweep::parse(SWEEP, Path::new("x.toml"), Path::new("res")).unwrap();
         assert_eq!(s.name, "demo");
@@ -1582,6 +1649,24 @@ robots = [10, 20]
             (
                 SWEEP.replace("robots = [10, 20]", "robots = []"),
                 "no values",
+            ),
+            // Seeds or scenarios `command` never uses: every one the same simulation.
+            (
+                SWEEP.replace("\"--seed\", \"{seed}\", ", ""),
+                "`seeds` is given but `command` never uses {seed}",
+            ),
+            (
+                SWEEP.replace("\"{scenario}\"", "\"a.toml\""),
+                "`scenarios` is given but `command` never uses {scenario}",
+            ),
+            // A value or scenario listed twice would run the same runs twice.
+            (
+                SWEEP.replace("robots = [10, 20]", "robots = [10, 20, 10]"),
+                "parameter \"robots\" lists 10 twice",
+            ),
+            (
+                SWEEP.replace("\"b.toml\"]", "\"a.toml\"]"),
+                "`scenarios` lists \"a.toml\" twice",
             ),
             (SWEEP.replace("robots = [10, 20]", "seed = [1]"), "built-in"),
             (SWEEP.replace("timeout = 60", "timeout = -1"), "timeout"),

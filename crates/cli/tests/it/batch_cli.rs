@@ -881,3 +881,48 @@ fn a_sweep_stopped_by_two_signals_stops_its_runs_and_writes_its_results() {
     assert!(csv.starts_with("run,robots,arrived,"), "{csv}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn slurm_options_without_slurm_do_not_parse() {
+    let dir = scratch("slurm-only");
+    let sweep = drone_sweep(&dir, "", "");
+    let out = dir.join("out");
+    for args in [
+        &["--partition", "short"][..],
+        &["--mem", "2G"],
+        &["--time", "00:30:00"],
+        &["--max-parallel", "3"],
+        &["--cpus-per-task", "2"],
+        &["--simrob", "/bin/true"],
+        &["--chunk-size", "5"],
+    ] {
+        let o = batch(&sweep, &out, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("--slurm"), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?}: nothing runs");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_sweep_file_named_as_an_output_is_refused_not_overwritten() {
+    let dir = scratch("self");
+    let text = std::fs::read_to_string(drone_sweep(&dir, "", "")).unwrap();
+    for name in ["sweep.json", "results.csv", "results.jsonl", "sweep.sbatch"] {
+        let sweep = dir.join(name);
+        std::fs::write(&sweep, &text).unwrap();
+        for extra in [&[][..], &["--slurm"]] {
+            let o = batch(&sweep, &dir, extra);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+            assert!(
+                err.contains(&format!("is {name}, which the sweep writes")),
+                "{err}"
+            );
+            assert_eq!(std::fs::read_to_string(&sweep).unwrap(), text);
+        }
+        std::fs::remove_file(&sweep).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
