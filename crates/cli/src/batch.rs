@@ -723,7 +723,7 @@ fn error_line(text: &str) -> Option<String> {
     let lines = || text.lines().map(str::trim).filter(|l| !l.is_empty());
     lines()
         .find(|l| l.starts_with("error:") || l.starts_with("Error:"))
-        .or_else(|| lines().last())
+        .or_else(|| lines().next_back())
         .map(|l| l.chars().take(300).collect())
 }
 
