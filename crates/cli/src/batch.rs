@@ -1207,6 +1207,18 @@ fn sh(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
+/// `s` as one word of a POSIX shell: as it is when it needs no quotes, else quoted.
+fn sh_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:=,+@%".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        sh(s)
+    }
+}
+
 fn absolute(p: &Path) -> Result<PathBuf> {
     std::path::absolute(p).with_context(|| format!("cannot resolve {}", p.display()))
 }
@@ -1298,7 +1310,8 @@ fn run_sweep(args: RunArgs) -> Result<()> {
     let env_threads = crate::flags::threads_from_env()?;
     if args.dry_run {
         for r in &sweep.runs {
-            println!("{:>5}  simrob {}", r.index, r.args.join(" "));
+            let words: Vec<String> = r.args.iter().map(|a| sh_word(a)).collect();
+            println!("{:>5}  simrob {}", r.index, words.join(" "));
         }
         println!("{} runs", sweep.runs.len());
         return Ok(());
@@ -1353,6 +1366,7 @@ fn run_sweep(args: RunArgs) -> Result<()> {
     let mut rows = BTreeMap::new();
     read_rows(&results, &mut rows)?;
     let in_scope = runs.len();
+    let in_scope_runs: Vec<usize> = runs.iter().map(|r| r.index).collect();
     let pending: Vec<&Run> = runs
         .into_iter()
         .filter(|r| match rows.get(&r.index) {
@@ -1454,10 +1468,24 @@ fn run_sweep(args: RunArgs) -> Result<()> {
     }
     let interrupted = stop.load(Ordering::Relaxed);
     let done = rows.len();
+    // The runs of this sweep (or chunk) whose recorded result is a failure, this time or
+    // before.
+    let failing = in_scope_runs
+        .iter()
+        .filter(|&&i| {
+            rows.get(&i)
+                .is_some_and(|r| r.get("status") != Some(&json!("ok")))
+        })
+        .count();
     println!(
-        "{}: {done} of {} runs done, {failed} failed this time{}",
+        "{}: {done} of {} runs done, {failed} failed this time{}{}",
         sweep.name,
         sweep.runs.len(),
+        if failing > 0 {
+            format!(", {failing} failed in all (--retry-failed runs them again)")
+        } else {
+            String::new()
+        },
         if interrupted {
             " (interrupted: run the same command again to resume)"
         } else {
@@ -1466,6 +1494,12 @@ fn run_sweep(args: RunArgs) -> Result<()> {
     );
     if args.chunk.is_none() {
         println!("results: {}", dir.join("results.csv").display());
+    }
+    if failing > 0 && !interrupted {
+        bail!(
+            "{failing} of {in_scope} runs failed (their rows say why): --retry-failed runs them \
+             again"
+        );
     }
     Ok(())
 }

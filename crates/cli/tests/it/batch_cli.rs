@@ -42,6 +42,18 @@ duration = [5, 60]
     )
 }
 
+/// The standard output of a sweep some of whose runs failed: exit status 1, saying how many
+/// and that --retry-failed runs them again.
+fn with_failures(out: std::process::Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("runs failed (their rows say why): --retry-failed runs them again"),
+        "{err}"
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
 /// The CSV without its wall-time column.
 fn without_wall(csv: &str) -> Vec<String> {
     let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
@@ -60,14 +72,16 @@ fn a_sweep_runs_records_failures_resumes_and_merges_chunks() {
     let dir = scratch("sweep");
     let sweep = write_sweep(&dir);
     let out = dir.join("out");
-    let printed = ok(simrob()
-        .arg("batch")
-        .arg(&sweep)
-        .arg("--out")
-        .arg(&out)
-        .args(["--jobs", "2", "--quiet"])
-        .output()
-        .unwrap());
+    let printed = with_failures(
+        simrob()
+            .arg("batch")
+            .arg(&sweep)
+            .arg("--out")
+            .arg(&out)
+            .args(["--jobs", "2", "--quiet"])
+            .output()
+            .unwrap(),
+    );
     assert!(printed.contains("8 of 8 runs done, 4 failed"), "{printed}");
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
@@ -118,8 +132,24 @@ fn a_sweep_runs_records_failures_resumes_and_merges_chunks() {
         .arg(&out)
         .output()
         .unwrap();
-    assert!(err.status.success());
-    let stderr = String::from_utf8_lossy(&err.stderr);
+    let stderr = String::from_utf8_lossy(&err.stderr).into_owned();
+    // The failures recorded before are still failures, and said to be.
+    let printed = with_failures(err);
+    assert!(printed.contains("4 failed this time"), "{printed}");
+    // Run again, nothing to do: the failures recorded before are still said to be.
+    let printed = with_failures(
+        simrob()
+            .arg("batch")
+            .arg(&sweep)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        printed.contains("0 failed this time, 4 failed in all (--retry-failed runs them again)"),
+        "{printed}"
+    );
     assert!(
         stderr.contains("8 runs, 5 to do (3 already done)"),
         "{stderr}"
@@ -182,14 +212,20 @@ fn a_sweep_runs_records_failures_resumes_and_merges_chunks() {
         "{printed}"
     );
     for k in 0..3 {
-        ok(simrob()
+        // Chunk 0 is the hospital's; 1 and 2 hold the missing scenario's runs, which fail.
+        let o = simrob()
             .arg("batch")
             .arg(&sweep)
             .arg("--out")
             .arg(&cluster)
             .args(["--chunk", &k.to_string(), "--chunk-size", "3", "--quiet"])
             .output()
-            .unwrap());
+            .unwrap();
+        if k == 0 {
+            ok(o);
+        } else {
+            with_failures(o);
+        }
         let printed = ok(simrob()
             .args(["batch", "collect"])
             .arg(&cluster)
@@ -524,14 +560,16 @@ metrics = ["crashed", "arived"]
 robots = [5, 6]
 "#,
     );
-    let printed = ok(simrob()
-        .arg("batch")
-        .arg(&sweep)
-        .arg("--out")
-        .arg(dir.join("out"))
-        .arg("--quiet")
-        .output()
-        .unwrap());
+    let printed = with_failures(
+        simrob()
+            .arg("batch")
+            .arg(&sweep)
+            .arg("--out")
+            .arg(dir.join("out"))
+            .arg("--quiet")
+            .output()
+            .unwrap(),
+    );
     assert!(printed.contains("2 of 2 runs done, 2 failed"), "{printed}");
     let jsonl = std::fs::read_to_string(dir.join("out/results.jsonl")).unwrap();
     for line in jsonl.lines() {
@@ -924,5 +962,26 @@ fn a_sweep_file_named_as_an_output_is_refused_not_overwritten() {
         }
         std::fs::remove_file(&sweep).unwrap();
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_dry_run_lists_command_lines_a_shell_reads_back() {
+    let dir = scratch("dry-run");
+    let sweep = sweep_file(
+        &dir,
+        "command = [\"swarm\", \"run\", \"x.toml\", \"--avoidance\", \"{av}\"]\n\
+         [parameters]\nav = [\"hmr\", \"; rm -rf ~\", \"x\\ny\", \"it's\"]\n",
+    );
+    let listed = ok(batch(&sweep, &dir.join("out"), &["--dry-run"]));
+    // Each value one word, as the run gets it.
+    assert_eq!(
+        listed,
+        "    0  simrob swarm run x.toml --avoidance hmr\n\
+         \x20   1  simrob swarm run x.toml --avoidance '; rm -rf ~'\n\
+         \x20   2  simrob swarm run x.toml --avoidance 'x\ny'\n\
+         \x20   3  simrob swarm run x.toml --avoidance 'it'\\''s'\n\
+         4 runs\n"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
