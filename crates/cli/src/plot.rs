@@ -51,7 +51,9 @@ pub enum PlotCommand {
         out: OutArgs,
     },
     /// A sweep's metric against a parameter (`simrob batch` results.csv): the mean over
-    /// seeds with ±1 standard deviation (or min–max), one line per value of --group.
+    /// seeds with ±1 standard deviation (or min–max), one line per value of --group. A
+    /// point whose runs differ in another parameter (the sweep.json beside the results names
+    /// them) or scenario is refused (--group it); failed runs are left out, and said to be.
     Batch {
         /// The sweep's results.csv.
         results: PathBuf,
@@ -524,6 +526,25 @@ fn csv_fields(line: &str) -> Vec<String> {
     out
 }
 
+/// The parameters of the sweep whose results are `results` (the `params` of the sweep.json
+/// `simrob batch` writes beside them); none when there is no such file.
+fn sweep_params(results: &Path) -> Vec<String> {
+    let Some(dir) = results.parent() else {
+        return Vec::new();
+    };
+    crate::shell::read_text(&dir.join("sweep.json"), crate::shell::MAX_TEXT_FILE)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| {
+            v.get("params")?.as_array().map(|a| {
+                a.iter()
+                    .filter_map(|p| p.as_str().map(String::from))
+                    .collect()
+            })
+        })
+        .unwrap_or_default()
+}
+
 /// Mean, spread low and high of `values`.
 fn summarize(values: &[f64], spread: Spread) -> (f64, f64, f64) {
     let n = values.len() as f64;
@@ -559,7 +580,20 @@ fn batch_figure(
     let text = crate::shell::read_text(path, MAX_RESULTS_FILE)
         .with_context(|| format!("cannot read the results {}", path.display()))?;
     let mut lines = text.lines();
-    let header = csv_fields(lines.next().unwrap_or_default());
+    let first = lines.next().unwrap_or_default();
+    if first.trim().is_empty() {
+        bail!(
+            "{}: empty, no header line: a sweep's results.csv (simrob batch) is expected",
+            path.display()
+        );
+    }
+    if first.trim_start().starts_with('{') {
+        bail!(
+            "{}: JSON lines, not CSV: plot the sweep's results.csv (beside its results.jsonl)",
+            path.display()
+        );
+    }
+    let header = csv_fields(first);
     let col = |name: &str| {
         header.iter().position(|h| h == name).with_context(|| {
             format!(
@@ -572,8 +606,33 @@ fn batch_figure(
     let (xi, yi) = (col(x)?, col(y)?);
     let gi: Vec<usize> = group.iter().map(|g| col(g)).collect::<Result<_>>()?;
     let status = header.iter().position(|h| h == "status");
+    // The sweep's other inputs (its parameters, from the sweep.json beside the results, and
+    // its scenario): a point pooling runs where one of them varies would mix them.
+    let inputs: Vec<(usize, &str)> = sweep_params(path)
+        .iter()
+        .map(String::as_str)
+        .chain(["scenario"])
+        .filter(|c| *c != x && !group.iter().any(|g| g == c))
+        .filter_map(|c| {
+            header
+                .iter()
+                .position(|h| h == c)
+                .map(|i| (i, header[i].as_str()))
+        })
+        .collect();
+    let mut seen: BTreeMap<(String, u64), Vec<String>> = BTreeMap::new();
     let mut groups: BTreeMap<String, BTreeMap<u64, (f64, Vec<f64>)>> = BTreeMap::new();
     let mut skipped = 0;
+    // Failed runs left out, by point (the group, then x as written).
+    let mut left_out: BTreeMap<String, usize> = BTreeMap::new();
+    let field = |f: &[String], i: usize| f.get(i).cloned().unwrap_or_default();
+    let key_of = |f: &[String]| {
+        gi.iter()
+            .zip(group)
+            .map(|(&i, g)| format!("{g} {}", field(f, i)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     for (n, line) in lines.enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -581,6 +640,13 @@ fn batch_figure(
         let f = csv_fields(line);
         if status.is_some_and(|s| f.get(s).map(String::as_str) != Some("ok")) {
             skipped += 1;
+            let key = key_of(&f);
+            let at = if key.is_empty() {
+                format!("{x} = {}", field(&f, xi))
+            } else {
+                format!("{key}, {x} = {}", field(&f, xi))
+            };
+            *left_out.entry(at).or_default() += 1;
             continue;
         }
         let number = |i: usize, name: &str| -> Result<f64> {
@@ -597,12 +663,26 @@ fn batch_figure(
                 })
         };
         let (xv, yv) = (number(xi, x)?, number(yi, y)?);
-        let key = gi
-            .iter()
-            .zip(group)
-            .map(|(&i, g)| format!("{g} {}", f.get(i).map(String::as_str).unwrap_or("")))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let key = key_of(&f);
+        let values: Vec<String> = inputs.iter().map(|&(i, _)| field(&f, i)).collect();
+        let point = seen
+            .entry((key.clone(), xv.to_bits()))
+            .or_insert(values.clone());
+        if let Some(k) = (0..values.len()).find(|&k| point[k] != values[k]) {
+            let name = inputs[k].1;
+            bail!(
+                "{}: the point {x} = {xv}{} would pool runs of {name} {:?} and {:?}: add \
+                 --group {name} (a line each), or plot the runs of one {name}",
+                path.display(),
+                if key.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({key})")
+                },
+                point[k],
+                values[k]
+            );
+        }
         let at = groups
             .entry(key)
             .or_default()
@@ -616,24 +696,48 @@ fn batch_figure(
             path.display()
         );
     }
+    if skipped > 0 {
+        let shown: Vec<String> = left_out
+            .iter()
+            .take(20)
+            .map(|(at, n)| format!("{at}: {n}"))
+            .collect();
+        eprintln!(
+            "note: {skipped} failed runs left out of the means ({}{})",
+            shown.join("; "),
+            if left_out.len() > 20 { "; …" } else { "" }
+        );
+    }
     let mut out = Vec::new();
     for (label, by_x) in groups {
         let mut rows: Vec<(f64, Vec<f64>)> = by_x.into_values().collect();
         rows.sort_by(|a, b| a.0.total_cmp(&b.0));
         let mut points = Vec::new();
         let mut bars = Vec::new();
+        let (mut fewest, mut most) = (usize::MAX, 0);
         for (xv, ys) in rows {
             let (mean, lo, hi) = summarize(&ys, spread);
             points.push((xv, mean));
-            bars.push((xv, lo, hi));
+            // A single run has no spread: no bar (one of zero height reads as no variation).
+            if ys.len() > 1 {
+                bars.push((xv, lo, hi));
+            }
+            fewest = fewest.min(ys.len());
+            most = most.max(ys.len());
         }
-        let seeds = match spread {
-            Spread::Std => "mean ± sd",
-            Spread::Minmax => "mean, min–max",
+        let n = if fewest == most {
+            format!("n = {most}")
+        } else {
+            format!("n = {fewest}–{most}")
+        };
+        let seeds = match (spread, most) {
+            (_, 1) => "single runs, no spread".to_string(),
+            (Spread::Std, _) => format!("mean ± sd, {n}"),
+            (Spread::Minmax, _) => format!("mean, min–max, {n}"),
         };
         out.push(Line {
             label: if label.is_empty() {
-                seeds.to_string()
+                seeds
             } else {
                 format!("{label} ({seeds})")
             },

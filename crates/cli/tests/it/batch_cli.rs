@@ -985,3 +985,93 @@ fn a_dry_run_lists_command_lines_a_shell_reads_back() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_batch_plot_neither_pools_parameters_nor_hides_failed_or_single_runs() {
+    let dir = scratch("plot-pool");
+    let csv = dir.join("results.csv");
+    std::fs::write(
+        dir.join("sweep.json"),
+        r#"{"params": ["robots", "policy"]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &csv,
+        "run,seed,robots,policy,m,wall_s,status,exit_code,error\n\
+         0,1,10,cnp,1,0.1,ok,0,\n1,2,10,cnp,3,0.1,ok,0,\n2,1,10,greedy,5,0.1,ok,0,\n\
+         3,2,10,greedy,,0.1,failed,1,boom\n4,1,20,cnp,2,0.1,ok,0,\n5,2,20,cnp,2,0.1,ok,0,\n\
+         6,1,20,greedy,6,0.1,ok,0,\n7,2,20,greedy,8,0.1,ok,0,\n",
+    )
+    .unwrap();
+    let svg = dir.join("f.svg");
+    let plot = |csv: &Path, extra: &[&str]| {
+        simrob()
+            .args(["plot", "batch"])
+            .arg(csv)
+            .args(["--x", "robots", "--y", "m", "-o"])
+            .arg(&svg)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // cnp and greedy in one mean: refused, saying how to plot them.
+    let o = plot(&csv, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("would pool runs of policy \"cnp\" and \"greedy\": add --group policy"),
+        "{err}"
+    );
+    assert!(!svg.exists());
+    // A line each: the failed run is said to be left out, of which point; greedy at 10 is one
+    // run, drawn without a bar, and the legend says how many runs a point has.
+    let o = plot(&csv, &["--group", "policy"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("1 failed runs left out of the means (policy greedy, robots = 10: 1)"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("policy cnp (mean ± sd, n = 2)"), "{text}");
+    assert!(
+        text.contains("policy greedy (mean ± sd, n = 1–2)"),
+        "{text}"
+    );
+    // One run per point: no spread claimed.
+    let one = dir.join("one.csv");
+    std::fs::write(&one, "run,robots,m,status\n0,10,1,ok\n1,20,2,ok\n").unwrap();
+    ok(plot(&one, &[]));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains("single runs, no spread") && !text.contains("mean ± sd"),
+        "{text}"
+    );
+    // Without a sweep.json, the scenario still is an input.
+    let scen = dir.join("scen.csv");
+    std::fs::write(
+        &scen,
+        "run,scenario,robots,m,status\n0,a.toml,10,1,ok\n1,b.toml,10,2,ok\n",
+    )
+    .unwrap();
+    let o = plot(&scen, &[]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("add --group scenario"),
+        "{o:?}"
+    );
+    // An empty file, and the JSON lines, are said to be what they are.
+    let empty = dir.join("empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    let jsonl = dir.join("results.jsonl");
+    std::fs::write(&jsonl, "{\"run\":0,\"robots\":10,\"m\":1}\n").unwrap();
+    for (file, says) in [
+        (&empty, "empty, no header line"),
+        (&jsonl, "JSON lines, not CSV"),
+    ] {
+        let o = plot(file, &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
