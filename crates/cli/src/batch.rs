@@ -97,11 +97,14 @@ struct RunArgs {
     /// Slurm partition (--slurm).
     #[arg(long, value_name = "NAME", requires = "slurm")]
     partition: Option<String>,
-    /// Time limit of each array task, Slurm's format, e.g. 00:30:00 (--slurm).
-    #[arg(long, value_name = "TIME", requires = "slurm")]
+    /// Time limit of each array task, Slurm's format: MINUTES, MINUTES:SECONDS,
+    /// HOURS:MINUTES:SECONDS, DAYS-HOURS[:MINUTES[:SECONDS]] or UNLIMITED, e.g. 00:30:00
+    /// (--slurm).
+    #[arg(long, value_name = "TIME", requires = "slurm", value_parser = slurm_time)]
     time: Option<String>,
-    /// Memory of each array task, e.g. 2G (--slurm).
-    #[arg(long, value_name = "SIZE", requires = "slurm")]
+    /// Memory of each array task, Slurm's format: a whole number, megabytes or with a unit
+    /// K, M, G or T, e.g. 2G (--slurm).
+    #[arg(long, value_name = "SIZE", requires = "slurm", value_parser = slurm_mem)]
     mem: Option<String>,
     /// CPUs of each array task; its runs share them (--slurm).
     #[arg(long, value_name = "N", default_value_t = 1, requires = "slurm")]
@@ -128,6 +131,50 @@ fn at_least_one(s: &str) -> Result<usize, String> {
         _ => Err(format!("{s:?}: expected a whole number, 1 or more")),
     }
 }
+
+/// Whether `s` is one or more ASCII digits.
+fn all_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `--time` in one of Slurm's forms (`sbatch --time`); anything else does not parse.
+fn slurm_time(s: &str) -> Result<String, String> {
+    let (days, rest) = match s.split_once('-') {
+        Some((d, rest)) => (Some(d), rest),
+        None => (None, s),
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    let ok = ["UNLIMITED", "INFINITE"].contains(&s.to_ascii_uppercase().as_str())
+        || (days.is_none_or(all_digits)
+            && (1..=3).contains(&parts.len())
+            && parts.iter().all(|p| all_digits(p)));
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "{s:?}: Slurm's time is MINUTES, MINUTES:SECONDS, HOURS:MINUTES:SECONDS, \
+             DAYS-HOURS[:MINUTES[:SECONDS]] or UNLIMITED (e.g. 00:30:00)"
+        ))
+    }
+}
+
+/// `--mem` in Slurm's form: a whole number with an optional unit K, M, G or T.
+fn slurm_mem(s: &str) -> Result<String, String> {
+    let number = s
+        .strip_suffix(['K', 'M', 'G', 'T', 'k', 'm', 'g', 't'])
+        .unwrap_or(s);
+    if all_digits(number) {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "{s:?}: Slurm's memory is a whole number of megabytes, or with a unit K, M, G or T \
+             (e.g. 2G)"
+        ))
+    }
+}
+
+/// Slurm's default `MaxArraySize`: array indices go from 0 to one less.
+const SLURM_MAX_ARRAY_SIZE: usize = 1001;
 
 /// A TOML value as a message shows it.
 fn toml_shown(v: &toml::Value) -> String {
@@ -1316,6 +1363,13 @@ fn run_sweep(args: RunArgs) -> Result<()> {
         println!("{} runs", sweep.runs.len());
         return Ok(());
     }
+    if dir.exists() && !dir.is_dir() {
+        bail!(
+            "--out {}: not a directory (the sweep writes its results into a directory): give \
+             a directory, new or the sweep's",
+            dir.display()
+        );
+    }
     // The sweep file where a result goes would be overwritten by it.
     for name in ["sweep.json", "results.csv", "results.jsonl", "sweep.sbatch"] {
         if simrob_files::same_file(sweep_path, &dir.join(name)) {
@@ -1532,6 +1586,15 @@ fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> 
     }
     let logs = dir_abs.join("slurm");
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
+    if chunks > SLURM_MAX_ARRAY_SIZE {
+        eprintln!(
+            "warning: {chunks} array tasks (indices 0 to {}): a cluster with Slurm's default \
+             MaxArraySize ({SLURM_MAX_ARRAY_SIZE}) refuses the array; --chunk-size {} makes \
+             {SLURM_MAX_ARRAY_SIZE} tasks or fewer",
+            chunks - 1,
+            sweep.runs.len().div_ceil(SLURM_MAX_ARRAY_SIZE)
+        );
+    }
     let mut array = format!("0-{}", chunks - 1);
     if let Some(n) = args.max_parallel {
         array.push_str(&format!("%{n}"));
@@ -1610,6 +1673,30 @@ timeout = 60
 [parameters]
 robots = [10, 20]
 "#;
+
+    #[test]
+    fn slurm_times_and_memory_sizes_are_slurms_forms() {
+        for t in [
+            "30",
+            "30:00",
+            "00:30:00",
+            "2-0",
+            "2-12:30",
+            "2-12:30:00",
+            "UNLIMITED",
+        ] {
+            assert_eq!(slurm_time(t).as_deref(), Ok(t), "{t}");
+        }
+        for t in ["banana", "", "1:2:3:4", "a-1", "1-", "1h", "-5", "1:-2"] {
+            assert!(slurm_time(t).is_err(), "{t}");
+        }
+        for m in ["2G", "500", "500m", "1T", "0"] {
+            assert_eq!(slurm_mem(m).as_deref(), Ok(m), "{m}");
+        }
+        for m in ["lots", "", "G", "2GB", "1.5G", "-1G"] {
+            assert!(slurm_mem(m).is_err(), "{m}");
+        }
+    }
 
     #[test]
     fn a_failed_runs_error_is_its_error_line_not_the_help_after_it() {

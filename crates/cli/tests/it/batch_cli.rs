@@ -750,6 +750,18 @@ fn bad_values_do_not_parse_and_exit_2() {
             vec!["batch", s, "--out", out, "--slurm", "--max-parallel", "0"],
             "--max-parallel",
         ),
+        (
+            vec!["batch", s, "--out", out, "--slurm", "--mem", "lots"],
+            "--mem",
+        ),
+        (
+            vec!["batch", s, "--out", out, "--slurm", "--time", "banana"],
+            "--time",
+        ),
+        (
+            vec!["batch", s, "--out", out, "--slurm", "--time", "1:2:3:4"],
+            "--time",
+        ),
         (vec!["replay", r, "--speed", "0", "--gui=0"], "--speed"),
         (vec!["replay", r, "--speed", "-1", "--gui=0"], "--speed"),
         (
@@ -1073,5 +1085,42 @@ fn a_batch_plot_neither_pools_parameters_nor_hides_failed_or_single_runs() {
         assert_eq!(o.status.code(), Some(1), "{err}");
         assert!(err.contains(says), "{err}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_array_past_slurms_default_size_is_warned_of_and_out_must_be_a_directory() {
+    let dir = scratch("big-array");
+    let sweep = sweep_file(
+        &dir,
+        "command = [\"swarm\", \"run\", \"x.toml\", \"--seed\", \"{seed}\"]\n\
+         seeds = { from = 1, count = 1002 }\n",
+    );
+    let out = dir.join("out");
+    let o = batch(
+        &sweep,
+        &out,
+        &["--slurm", "--time", "1-12", "--mem", "500m"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("warning: 1002 array tasks (indices 0 to 1001)")
+            && err.contains("--chunk-size 2 makes 1001 tasks or fewer"),
+        "{err}"
+    );
+    let o = batch(&sweep, &out, &["--slurm", "--chunk-size", "2"]);
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("warning"),
+        "{o:?}"
+    );
+    // --out naming a file.
+    let o = batch(&sweep, &sweep, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("not a directory (the sweep writes its results into a directory)"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
