@@ -880,10 +880,21 @@ fn a_sweep_stopped_by_two_signals_stops_its_runs_and_writes_its_results() {
     use std::os::unix::process::CommandExt;
     let dir = scratch("two-signals");
     let out = dir.join("out");
-    // Runs that last until stopped (a page kept after the run), each recording from its start.
+    // Runs that last until stopped (a page kept after the run), each recording from its start
+    // into a pipe the test reads: opening a pipe waits for its other end, so the test knows
+    // when each run has started.
+    let pipes: Vec<PathBuf> = (0..2)
+        .map(|k| dir.join(format!("run-{k}.simrec")))
+        .collect();
+    for p in &pipes {
+        assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
+    }
     let sweep = drone_sweep(
         &dir,
-        ", \"--gui=127.0.0.1:0\", \"--record\", \"{out}/run-{run}.simrec\"",
+        &format!(
+            ", \"--gui=127.0.0.1:0\", \"--record\", \"{}/run-{{run}}.simrec\"",
+            dir.display()
+        ),
         "metrics = [\"arrived\"]",
     );
     let child = simrob()
@@ -904,13 +915,21 @@ fn a_sweep_stopped_by_two_signals_stops_its_runs_and_writes_its_results() {
         }
     }
     let mut child = Stopped(child);
-    // Both runs started: their recordings are there.
-    let guard = std::time::Instant::now() + crate::support::LINE_GUARD;
-    while !(out.join("run-0.simrec").exists() && out.join("run-1.simrec").exists()) {
-        assert!(std::time::Instant::now() < guard, "the runs never started");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    assert_eq!(processes_with(out.to_str().unwrap()).len(), 2);
+    // Both runs started: each opened its recording (kept open, unread, until the end: a
+    // recording waiting for its page writes a few hundred bytes, far less than a pipe holds).
+    let (tx, rx) = std::sync::mpsc::channel();
+    let opening = pipes.clone();
+    std::thread::spawn(move || {
+        let files: Vec<std::fs::File> = opening
+            .iter()
+            .filter_map(|p| std::fs::File::open(p).ok())
+            .collect();
+        let _ = tx.send(files);
+    });
+    let _recordings = rx
+        .recv_timeout(crate::support::LINE_GUARD)
+        .expect("the runs never started");
+    assert_eq!(processes_with(dir.to_str().unwrap()).len(), 2);
     // As `timeout` does: the process, then its group.
     let pid = child.0.id().to_string();
     for target in [pid.clone(), format!("-{pid}")] {
@@ -923,7 +942,7 @@ fn a_sweep_stopped_by_two_signals_stops_its_runs_and_writes_its_results() {
     let status = child.0.wait().unwrap();
     assert_eq!(status.code(), Some(143), "{status:?}");
     assert_eq!(
-        processes_with(out.to_str().unwrap()),
+        processes_with(dir.to_str().unwrap()),
         Vec::<String>::new(),
         "runs left running"
     );
