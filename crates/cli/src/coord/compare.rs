@@ -65,6 +65,23 @@ pub struct CompareArgs {
     quiet: bool,
 }
 
+/// How a heading names the seeds run: `seeds 3..7` for consecutive ones in order, else the
+/// list as given (`seeds 1,9,3`).
+fn seed_text(seeds: &[u64]) -> String {
+    let consecutive = seeds.windows(2).all(|w| w[0].checked_add(1) == Some(w[1]));
+    match (seeds.first(), seeds.last()) {
+        (Some(a), Some(b)) if seeds.len() > 1 && consecutive => format!("seeds {a}..{b}"),
+        _ => format!(
+            "seeds {}",
+            seeds
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    }
+}
+
 /// A list of seeds.
 #[derive(Clone, Debug)]
 pub struct Seeds(Vec<u64>);
@@ -286,19 +303,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     }
     bar.finish_and_clear();
     let seeds = &args.seeds.0;
-    let seed_text = match (seeds.first(), seeds.last()) {
-        (Some(a), Some(b)) if seeds.len() > 1 && b - a + 1 == seeds.len() as u64 => {
-            format!("seeds {a}..{b}")
-        }
-        _ => format!(
-            "seeds {}",
-            seeds
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-    };
+    let seed_text = seed_text(seeds);
     if args.json {
         let out = serde_json::json!({
             "scenario": scenario.name(),
@@ -322,6 +327,16 @@ pub fn run(args: CompareArgs) -> Result<()> {
 mod tests {
     use super::*;
     use simrob_coord::model::TaskKind;
+
+    #[test]
+    fn a_heading_names_the_seeds_that_ran() {
+        assert_eq!(seed_text(&[3, 4, 5]), "seeds 3..5");
+        assert_eq!(seed_text(&[1, 9, 3]), "seeds 1,9,3");
+        assert_eq!(seed_text(&[5, 3]), "seeds 5,3");
+        assert_eq!(seed_text(&[40401, 913, 7]), "seeds 40401,913,7");
+        assert_eq!(seed_text(&[u64::MAX, 0]), "seeds 18446744073709551615,0");
+        assert_eq!(seed_text(&[7]), "seeds 7");
+    }
 
     #[test]
     fn a_task_file_numbers_its_tasks_and_keeps_times_and_preconditions() {
