@@ -221,6 +221,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
     }
     sim.add_system(Box::new(ClockSystem::new(wall_clock())));
     let mut recorder_stats = None;
+    let mut failures = None;
     // A second stop signal waits until the recording is finished and the summary printed.
     let finishing = args
         .record
@@ -246,7 +247,9 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         if tracing::enabled!(target: LOG_TARGET, tracing::Level::INFO) {
             consumers.push(Box::new(LogEcho::names_of(&sim)));
         }
-        sim.add_system(Box::new(Seer::new(&sim.name.clone(), period, consumers)));
+        let seer = Seer::new(&sim.name.clone(), period, consumers);
+        failures = Some(seer.failures());
+        sim.add_system(Box::new(seer));
     } else {
         sim.add_system(Box::new(LogEcho::default()));
     }
@@ -294,14 +297,18 @@ fn run_scenario(args: RunArgs) -> Result<()> {
             (summary, interrupted, None)
         }
     };
-    report(
-        &summary,
-        &sim,
-        args.json,
-        interrupted,
-        args.record.as_deref(),
-        recorder_stats.as_deref(),
-    );
+    // Why the recording stopped: its writer's error, or the Seer's when it dropped the recorder
+    // (a JSON-lines or viewer recording that could not be written).
+    let recording_error = recorder_stats
+        .as_ref()
+        .and_then(|s| s.error())
+        .or_else(|| failures.and_then(|f| f.first()));
+    let recording = args.record.as_deref().map(|path| Recording {
+        path,
+        stats: recorder_stats.as_deref(),
+        error: recording_error,
+    });
+    report(&summary, &sim, args.json, interrupted, recording.as_ref());
     drop(finishing);
     if let (Some(view), false) = (view, interrupted) {
         eprintln!(
@@ -515,13 +522,21 @@ fn summary_json(s: &Summary, interrupted: bool) -> serde_json::Value {
     v
 }
 
+/// What `swarm run --record` wrote, for the summary.
+struct Recording<'a> {
+    path: &'a Path,
+    /// The compact recorder's figures (the other formats are written on the run's thread).
+    stats: Option<&'a RecorderStats>,
+    /// Why the recording stopped before the end of the run.
+    error: Option<String>,
+}
+
 fn report(
     s: &Summary,
     sim: &Simulation,
     json: bool,
     interrupted: bool,
-    record: Option<&Path>,
-    recorder: Option<&RecorderStats>,
+    recording: Option<&Recording>,
 ) {
     // Simulated seconds per wall second: 0 when nothing was simulated (`--duration 0`, a run
     // interrupted before a page connected), however little wall time that took.
@@ -549,15 +564,18 @@ fn report(
                 "wall_per_simulated_second_trace".into(),
                 serde_json::json!(sim.ctx.stats.clock),
             );
-            if let Some(r) = record {
-                o.insert("record".into(), serde_json::json!(r.display().to_string()));
-            }
-            if let Some(st) = recorder {
+            if let Some(r) = recording {
                 o.insert(
-                    "recording".into(),
-                    serde_json::json!({"snapshots": st.written(), "dropped": st.dropped(),
-                        "bytes": st.bytes(), "error": st.error()}),
+                    "record".into(),
+                    serde_json::json!(r.path.display().to_string()),
                 );
+                let mut rec = serde_json::json!({"error": r.error});
+                if let (Some(st), Some(m)) = (r.stats, rec.as_object_mut()) {
+                    m.insert("snapshots".into(), st.written().into());
+                    m.insert("dropped".into(), st.dropped().into());
+                    m.insert("bytes".into(), st.bytes().into());
+                }
+                o.insert("recording".into(), rec);
             }
         }
         println!("{v}");
@@ -614,17 +632,17 @@ fn report(
             drones as u64 - s.arrived - s.crashed
         );
     }
-    if let Some(r) = record {
-        println!("  recording        {}", r.display());
-    }
-    if let Some(st) = recorder {
-        println!(
-            "                   {} snapshots, {:.1} MB; {} left out (the disk did not keep up)",
-            st.written(),
-            st.bytes() as f64 / 1e6,
-            st.dropped()
-        );
-        if let Some(e) = st.error() {
+    if let Some(r) = recording {
+        println!("  recording        {}", r.path.display());
+        if let Some(st) = r.stats {
+            println!(
+                "                   {} snapshots, {:.1} MB; {} left out (the disk did not keep up)",
+                st.written(),
+                st.bytes() as f64 / 1e6,
+                st.dropped()
+            );
+        }
+        if let Some(e) = &r.error {
             println!("                   the recording stopped: {e}");
         }
     }
@@ -742,7 +760,7 @@ impl<W: std::io::Write + Send> Consumer for ViewerRecorder<W> {
         if let Some(out) = self.out.take() {
             self.writer = Some(simrob_viewer::record::Writer::new(
                 out,
-                &format!("simrob swarm: {}", h.scenario),
+                &format!("simrob swarm: {} (seed {})", h.scenario, h.seed),
             )?);
         }
         Ok(())

@@ -74,7 +74,7 @@ pub struct Snapshot {
 }
 
 /// Why a consumer stopped taking a run's output. The Seer drops that consumer and keeps the
-/// error ([`Seer::errors`]); the run goes on.
+/// error ([`Seer::failures`]); the run goes on.
 #[derive(Debug, thiserror::Error)]
 pub enum ConsumerError {
     /// Writing failed (a full disk, a closed pipe).
@@ -240,7 +240,7 @@ pub struct Seer {
     period: f64,
     consumers: Vec<Box<dyn Consumer>>,
     snap: Snapshot,
-    errors: Vec<ConsumerError>,
+    failures: Failures,
     scenario: String,
     clock_seconds: u64,
     last_frame: Option<u64>,
@@ -260,23 +260,24 @@ impl Seer {
             },
             consumers,
             snap: Snapshot::default(),
-            errors: Vec::new(),
+            failures: Failures::default(),
             scenario: scenario.to_string(),
             clock_seconds: 0,
             last_frame: None,
         }
     }
 
-    /// Errors of consumers that were dropped.
-    pub fn errors(&self) -> &[ConsumerError] {
-        &self.errors
+    /// Why consumers were dropped, as they are dropped: a handle to keep before the Seer goes
+    /// into the simulation, to report a recording that stopped.
+    pub fn failures(&self) -> Failures {
+        self.failures.clone()
     }
 
     fn each(&mut self, mut f: impl FnMut(&mut dyn Consumer) -> Result<(), ConsumerError>) {
         let mut k = 0;
         while k < self.consumers.len() {
             if let Err(e) = f(self.consumers[k].as_mut()) {
-                self.errors.push(e);
+                self.failures.push(e);
                 self.consumers.remove(k);
             } else {
                 k += 1;
@@ -304,6 +305,24 @@ impl Seer {
         snapshot(&ctx.world, ctx.frame, t, &mut snap);
         self.each(|c| c.snapshot(&snap));
         self.snap = snap;
+    }
+}
+
+/// Why a [`Seer`]'s consumers were dropped, in the order they failed (shared: the shell keeps
+/// a handle while the Seer runs inside the simulation).
+#[derive(Clone, Debug, Default)]
+pub struct Failures(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Failures {
+    fn push(&self, e: ConsumerError) {
+        if let Ok(mut list) = self.0.lock() {
+            list.push(e.to_string());
+        }
+    }
+
+    /// The first consumer's error, if one failed.
+    pub fn first(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|l| l.first().cloned())
     }
 }
 

@@ -194,6 +194,12 @@ fn viewer_format_recordings_replay_in_the_viewer() {
     // The compact format, its end marked: a replay of it ends.
     let mut r = simrob_viewer::record::RecordingReader::open(&rec).expect("the viewer reads it");
     assert_eq!(r.header().version, 2);
+    // The seed that made it is in its header (it was not).
+    assert!(
+        r.header().source.ends_with("(seed 1)"),
+        "{}",
+        r.header().source
+    );
     assert!(r.is_finished(), "no end mark");
     assert!(r.len() >= 10, "{} frames", r.len());
     let f = r.frame(0).expect("frame 0");
@@ -597,4 +603,35 @@ fn bench_json_says_why_each_run_ended() {
     assert!(v.get("killed").is_none(), "{v}");
     assert_eq!(v["ended_by"], "all work done", "{v}");
     assert_eq!(v["still_flying"], 0, "{v}");
+}
+
+/// A recording that cannot be written (a full disk: `/dev/full`) stops, the run goes on and the
+/// summary says why, whatever the format (the JSON-lines and viewer formats said nothing).
+#[test]
+fn a_recording_that_cannot_be_written_is_said_in_every_format() {
+    for format in ["swarm", "swarm-json", "viewer"] {
+        let out = simrob()
+            .args(["swarm", "run", "--quiet", "--json", "--record", "/dev/full"])
+            .args(["--record-format", format])
+            .arg(scenario("hospital.toml"))
+            .output()
+            .expect("simrob runs");
+        assert!(out.status.success(), "{format}: {out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        let error = v["recording"]["error"].as_str().unwrap_or_default();
+        assert!(error.contains("No space left"), "{format}: {v}");
+        assert_eq!(v["tasks_done"], 3, "{format}: the run went on: {v}");
+
+        let out = simrob()
+            .args(["swarm", "run", "--quiet", "--record", "/dev/full"])
+            .args(["--record-format", format])
+            .arg(scenario("hospital.toml"))
+            .output()
+            .expect("simrob runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("the recording stopped: cannot write the recording"),
+            "{format}: {text}"
+        );
+    }
 }
