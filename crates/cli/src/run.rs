@@ -50,6 +50,11 @@ pub struct RunArgs {
     /// scenario and `--motors` are held to the same limits as on `simrob serve`.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Threads each physics step runs on (configuration key `physicsthreads`, default 1); the
+    /// run is the same at any number. Above 1 needs a simrob built with parallel physics:
+    /// `cargo build --release -p simrob --features parallel`.
+    #[arg(long, value_name = "N")]
+    physics_threads: Option<usize>,
     /// Print only a JSON summary at the end (for `simrob batch`): scenario, iterations,
     /// simulated and wall seconds, and each robot's and ball's final pose under
     /// `entities.ID` (`x`, `y`, `z` in m; `roll`, `pitch`, `yaw` in rad).
@@ -192,9 +197,13 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
         .clone()
         .or_else(|| args.scenario_flag.clone())
         .unwrap_or_else(|| PathBuf::from(DEFAULT_SCENARIO));
-    let config = crate::shell::read_config(args.config.as_deref())?;
+    let mut config = crate::shell::read_config(args.config.as_deref())?;
+    crate::serve::physics_threads(&mut config, args.physics_threads)?;
     let limits = &config.limits;
     let mut world = World::new(config.world.clone());
+    world
+        .set_physics_threads(config.physics_threads)
+        .map_err(|e| anyhow::anyhow!("physicsthreads {}: {e}", config.physics_threads))?;
     load_scenario(&mut world, &scenario, limits)?;
     if let Some(t) = args.timestep {
         // The same range the server enforces (`mintimestep`, `maxtimestep`).

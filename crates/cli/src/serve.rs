@@ -101,7 +101,14 @@ pub fn config_from(args: &ServeArgs) -> Result<ServerConfig> {
     if let Some(dir) = &args.save_dir {
         config.save_directory = dir.clone();
     }
-    if let Some(n) = args.physics_threads {
+    physics_threads(&mut config, args.physics_threads)?;
+    Ok(config)
+}
+
+/// Sets `physicsthreads` from `--physics-threads` when given, and refuses more than one
+/// thread in a simrob built without parallel physics (`serve` and `run` alike).
+pub(crate) fn physics_threads(config: &mut ServerConfig, flag: Option<usize>) -> Result<()> {
+    if let Some(n) = flag {
         config
             .set("physicsthreads", &n.to_string())
             .map_err(|e| anyhow::anyhow!("--physics-threads: {e}"))?;
@@ -114,7 +121,7 @@ pub fn config_from(args: &ServeArgs) -> Result<ServerConfig> {
             config.physics_threads
         );
     }
-    Ok(config)
+    Ok(())
 }
 
 /// Binds a server for `config`, with the scenario applied (and started unless `start` is

@@ -266,10 +266,10 @@ fn send_runs_again_against_the_same_serve() {
 }
 
 /// A `simrob` built without parallel physics refuses more than one physics thread, from the
-/// flag or the configuration key, and says how to build one that takes them; out of range is
-/// refused in any build.
+/// flag or the configuration key, on `serve` and `run` (`run` took the key and stepped on one
+/// thread), and says how to build one that takes them; out of range is refused in any build.
 #[test]
-fn serve_refuses_physics_threads_it_cannot_use() {
+fn serve_and_run_refuse_physics_threads_they_cannot_use() {
     let out = simrob()
         .args(["serve", "--port", "0", "--physics-threads", "0"])
         .output()
@@ -286,6 +286,14 @@ fn serve_refuses_physics_threads_it_cannot_use() {
     for args in [
         vec!["serve", "--port", "0", "--physics-threads", "2"],
         vec!["serve", "--port", "0", "--config", config.to_str().unwrap()],
+        vec!["run", "--iterations", "1", "--physics-threads", "2"],
+        vec![
+            "run",
+            "--iterations",
+            "1",
+            "--config",
+            config.to_str().unwrap(),
+        ],
     ] {
         let out = simrob().args(&args).output().unwrap();
         assert!(!out.status.success(), "{args:?}");
