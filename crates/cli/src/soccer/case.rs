@@ -32,9 +32,9 @@ pub struct CaseArgs {
     /// `simrob replay`.
     #[arg(long, value_name = "DIR")]
     pub record: Option<std::path::PathBuf>,
-    /// Trials run side by side on this many threads (default: $SIMROB_THREADS if set, else
-    /// the machine's cores). The results do not depend on it.
-    #[arg(long, value_name = "N")]
+    /// Trials run side by side on this many threads, at most 64 (0 or left out:
+    /// $SIMROB_THREADS if set, else the machine's cores). The results do not depend on it.
+    #[arg(long, value_name = "N", value_parser = crate::flags::threads)]
     pub threads: Option<usize>,
 }
 
@@ -69,7 +69,10 @@ pub fn run(a: CaseArgs) -> Result<()> {
         a.trials,
         a.seed,
         &profile,
-        a.threads.or(crate::flags::threads_from_env()?),
+        match a.threads {
+            Some(n) if n > 0 => Some(n),
+            _ => crate::flags::threads_from_env()?,
+        },
         a.record.as_deref(),
         &stop,
     )?;
@@ -137,7 +140,12 @@ fn run_all(
                     // A second stop signal waits until this trial's recording is finished.
                     let _finishing = crate::shell::FinishBeforeExit::hold();
                     let path = dir.join(format!("{}-{i}.simrec", case.name()));
-                    let rec = super::matchcmd::Recording::create(&path, "simrob soccer case")?;
+                    let source = format!(
+                        "simrob soccer case {}, profile {}, trial {i} (seed {seed})",
+                        case.name(),
+                        profile.name
+                    );
+                    let rec = super::matchcmd::Recording::create(&path, &source)?;
                     let r = run_trial_observed(case, i, seed, profile, Some(rec.observer()))?;
                     rec.finish()?;
                     Ok(r)

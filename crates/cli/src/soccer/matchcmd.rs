@@ -206,6 +206,11 @@ pub fn run(a: MatchArgs) -> Result<()> {
     let Some(profile) = Profile::named(&a.profile) else {
         bail!("unknown profile {:?}: choose paper or ideal", a.profile);
     };
+    // A recording's header says what made it.
+    let source = format!(
+        "simrob soccer match, profile {}, kick-off {} (seed {})",
+        profile.name, a.kick_off, a.seed
+    );
     let mut params = MatchParams::new(profile, a.seed, a.duration);
     params.stop = Some(crate::shell::ctrl_c_flag()?);
     params.kick_off = match a.kick_off.to_ascii_lowercase().as_str() {
@@ -221,7 +226,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
         .as_ref()
         .map(|_| crate::shell::FinishBeforeExit::hold());
     let recording = match &a.record {
-        Some(path) => Some(Recording::create(path, "simrob soccer match")?),
+        Some(path) => Some(Recording::create(path, &source)?),
         None => None,
     };
     let gui = a.gui.addr();

@@ -386,6 +386,15 @@ fn soccer_values_out_of_range_are_refused_before_anything_runs() {
             &["soccer", "case", "pass", "--trials", "0"][..],
             "--trials <TRIALS>",
         ),
+        // (Both ran: clamped to 64 threads and to the machine's cores.)
+        (
+            &["soccer", "case", "pass", "--threads", "4294967296"][..],
+            "a number of threads, 0 to 64",
+        ),
+        (
+            &["soccer", "case", "pass", "--threads", "65"][..],
+            "a number of threads, 0 to 64",
+        ),
         (
             &[
                 "soccer",
@@ -612,6 +621,16 @@ fn a_recorded_match_replays_its_frames() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
+    // The recording says what made it (it said only "simrob soccer match").
+    let source = simrob_viewer::record::RecordingReader::open(&file)
+        .unwrap()
+        .header()
+        .source
+        .clone();
+    assert_eq!(
+        source,
+        "simrob soccer match, profile paper, kick-off alternate (seed 3)"
+    );
     let export = simrob()
         .args(["replay", "--export", "csv"])
         .arg(&file)
@@ -663,6 +682,15 @@ fn a_case_records_each_trial_as_a_simrec_file() {
         .collect();
     names.sort();
     assert_eq!(names, ["penalty-kick-0.simrec", "penalty-kick-1.simrec"]);
+    let source = simrob_viewer::record::RecordingReader::open(&dir.join("penalty-kick-1.simrec"))
+        .unwrap()
+        .header()
+        .source
+        .clone();
+    assert_eq!(
+        source,
+        "simrob soccer case penalty-kick, profile paper, trial 1 (seed 1)"
+    );
     let export = simrob()
         .args(["replay", "--export", "csv"])
         .arg(dir.join("penalty-kick-0.simrec"))
