@@ -178,7 +178,98 @@ def test_same_step_autoreset_hands_the_last_observation_as_gymnasium_does():
         last = info["final_obs"][i]
         assert last.shape == (simrob.sim.SUMBOT_OBS,) and last[6] < 0.12  # at the ball
         assert obs[i][6] >= 0.3  # the next episode's start: the ball 0.3 m away at least
-        assert info["final_info"][i] == {}
+    envs.close()
+
+
+def test_same_step_final_info_is_a_dict_of_arrays_as_gymnasiums():
+    # It was an object array of dicts; Gymnasium 1.x's SyncVectorEnv gives a dict (of arrays,
+    # each with its `_key` mask: empty here, the environments have no infos) and
+    # `_final_info` saying which worlds ended.
+    def ended(envs):
+        envs.reset(seed=0)
+        for _ in range(3):
+            _, _, term, trunc, info = envs.step(np.zeros((2, 2), dtype=np.float32))
+        assert (term | trunc).all()
+        return info
+
+    ours = ended(simrob_gym.NomadVectorEnv(
+        num_envs=2, max_episode_steps=3, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP))
+    theirs = ended(gym.make_vec(
+        "simrob/Nomad-v0", num_envs=2, vectorization_mode="sync", max_episode_steps=3,
+        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}))
+    assert set(ours) == set(theirs) == {"final_obs", "_final_obs", "final_info", "_final_info"}
+    for key in theirs:
+        assert type(ours[key]) is type(theirs[key]), key
+    assert ours["final_info"] == theirs["final_info"] == {}
+    assert (ours["_final_info"] == theirs["_final_info"]).all()
+    assert ours["final_obs"].dtype == theirs["final_obs"].dtype == object
+
+
+def _disabled(mode="vector"):
+    if mode == "vector":
+        return simrob_gym.NomadVectorEnv(
+            num_envs=2, max_episode_steps=3, autoreset_mode=gym.vector.AutoresetMode.DISABLED)
+    return gym.make_vec("simrob/Nomad-v0", num_envs=2, vectorization_mode="sync",
+                        max_episode_steps=3,
+                        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.DISABLED})
+
+
+def test_a_partial_reset_returns_the_other_worlds_current_observations():
+    # The worlds a reset_mask leaves out were zeros; SyncVectorEnv returns where they are.
+    for mode in ("vector", "sync"):
+        envs = _disabled(mode)
+        envs.reset(seed=1)
+        envs.step(np.zeros((2, 2), dtype=np.float32))
+        obs, *_ = envs.step(np.full((2, 2), 0.5, dtype=np.float32))
+        again, _ = envs.reset(options={"reset_mask": np.array([True, False])})
+        assert np.array_equal(again[1], obs[1]) and again[1].any(), mode
+        assert not np.array_equal(again[0], obs[0]), mode
+        envs.close()
+
+
+@pytest.mark.parametrize(
+    "mask",
+    [
+        np.array([True, False]),
+        np.array([1, 0]),
+        np.array([1.0, 0.0]),
+        [True, False],
+        np.array([True]),
+        np.array([False, False]),
+        np.array([[True, False]]),
+    ],
+    ids=["bool", "int", "float", "list", "short", "none", "2d"],
+)
+def test_a_reset_mask_is_taken_or_refused_as_gymnasium_does(mask):
+    def outcome(mode):
+        envs = _disabled(mode)
+        envs.reset(seed=0)
+        try:
+            envs.reset(options={"reset_mask": mask})
+            return None
+        except (TypeError, ValueError) as e:
+            return type(e)
+        finally:
+            envs.close()
+
+    assert outcome("vector") is outcome("sync")
+
+
+def test_a_list_of_seeds_seeds_each_world_as_gymnasium_does():
+    envs = simrob_gym.NomadVectorEnv(num_envs=2)
+    obs, _ = envs.reset(seed=[11, 12])
+    for i, seed in enumerate((11, 12)):
+        one = simrob_gym.NomadEnv()
+        first, _ = one.reset(seed=seed)
+        assert np.array_equal(obs[i], first)
+        one.close()
+    again, _ = envs.reset(seed=[11, 12])
+    assert np.array_equal(obs, again)
+    envs.reset(seed=[None, 12])
+    with pytest.raises(ValueError, match="seed"):
+        envs.reset(seed=[1, 2, 3])
+    with pytest.raises(ValueError, match="seed"):
+        envs.reset(seed=[1, -2])
     envs.close()
 
 
@@ -192,7 +283,7 @@ def test_disabled_autoreset_leaves_the_reset_to_the_caller():
     assert trunc.all()
     with pytest.raises(RuntimeError, match="episode has ended"):
         envs.step(np.zeros((2, 2)))
-    with pytest.raises(ValueError, match="reset_mask"):
+    with pytest.raises(TypeError, match="reset_mask"):
         envs.reset(options={"reset_mask": np.array([1, 0])})
     obs, _ = envs.reset(options={"reset_mask": np.array([True, True])})
     assert obs.shape == (2, simrob.sim.NOMAD_OBS)
@@ -216,6 +307,48 @@ def test_a_single_env_refuses_a_step_after_its_episode_ended():
     env.reset(seed=4)
     env.step(np.zeros(2))
     env.close()
+
+
+def test_a_single_env_refuses_a_step_after_the_truncation_it_reported():
+    env = simrob_gym.NomadEnv(max_episode_steps=3)
+    env.reset(seed=1)
+    ends = [env.step(np.zeros(2))[2:4] for _ in range(3)]
+    assert ends == [(False, False), (False, False), (False, True)]
+    with pytest.raises(RuntimeError, match="truncated"):
+        env.step(np.zeros(2))
+    env.reset(seed=2)
+    env.step(np.zeros(2))
+    env.close()
+    # Constructed directly without it, nothing truncates; `gymnasium.make` adds a TimeLimit.
+    assert simrob_gym.NomadEnv()._max_steps is None
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        simrob_gym.NomadEnv(max_episode_steps=0)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [np.zeros((1, 2)), np.zeros((2, 1)), np.zeros(3), np.array([0.5 + 1j, 0.0]), ["a", "b"]],
+    ids=["1x2", "2x1", "3", "complex", "strings"],
+)
+def test_a_single_env_refuses_an_action_of_the_wrong_shape_or_not_real(action):
+    env = simrob_gym.SumBotBallEnv()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="action"):
+        env.step(action)
+    env.step(np.zeros(2, dtype=np.float32))
+    env.step([1, -1])
+    env.close()
+
+
+def test_a_vector_env_refuses_actions_not_of_its_shape():
+    envs = simrob_gym.SumBotBallVectorEnv(num_envs=1)
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match="shape"):
+        envs.step(np.zeros(2))
+    with pytest.raises(ValueError, match="complex"):
+        envs.step(np.zeros((1, 2), dtype=complex))
+    envs.step(np.zeros((1, 2)))
+    envs.close()
 
 
 @pytest.mark.parametrize("module", simrob_pz.MODULES)
@@ -288,3 +421,40 @@ def test_pettingzoo_counts_are_whole_numbers_not_bools():
     for mod in (drones, futrob):
         with pytest.raises(ValueError, match="max_cycles True"):
             mod.parallel_env(max_cycles=True)
+
+
+def test_nomad_observations_stay_within_their_bounds():
+    # The space said (-inf, inf) though every component is bounded.
+    env = simrob_gym.NomadEnv(max_episode_steps=200)
+    space = env.observation_space
+    assert np.isfinite(space.low).all() and np.isfinite(space.high).all()
+    rng = np.random.default_rng(0)
+    for seed in range(5):
+        obs, _ = env.reset(seed=seed)
+        assert space.contains(obs), obs
+        for _ in range(200):
+            obs, _, term, trunc, _ = env.step(rng.uniform(-1, 1, 2))
+            assert space.contains(obs), obs
+            if term or trunc:
+                break
+    env.close()
+    envs = simrob_gym.NomadVectorEnv(num_envs=3)
+    obs, _ = envs.reset(seed=0)
+    assert envs.observation_space.contains(obs)
+    envs.close()
+
+
+def test_mrs_world_reads_every_robots_sensors_at_once():
+    w = simrob.sim.MrsWorld()
+    ids = [w.add_robot(x, y, 0.0) for x, y in ((60, 60), (150, 150), (240, 240))]
+    w.set_velocity(ids[0], 20.0, 5.0)
+    w.step(300)
+    order, _ = w.poses()
+    sonars, bumpers = w.all_sonars(), w.all_bumpers()
+    assert sonars.shape == (3, 16) and sonars.dtype == np.float64
+    assert bumpers.shape == (3, 20) and bumpers.dtype == np.bool_
+    for row, r in enumerate(order):
+        assert np.array_equal(sonars[row], w.sonars(int(r)))
+        assert np.array_equal(bumpers[row], w.bumpers(int(r)))
+    empty = simrob.sim.MrsWorld()
+    assert empty.all_sonars().shape == (0, 16) and empty.all_bumpers().shape == (0, 20)

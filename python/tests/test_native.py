@@ -534,3 +534,67 @@ def test_saving_where_no_file_can_be_is_an_os_error(tmp_path):
         w.save(str(tmp_path / "no" / "such" / "dir.xml"))
     with pytest.raises(IsADirectoryError):
         w.save(str(tmp_path))
+
+
+def test_every_world_says_whether_it_is_closed():
+    # MrsWorld and Swarm had no `closed`, which the docs promise for every world.
+    for make in (sim.World, sim.MrsWorld,
+                 lambda: sim.Swarm(str(REPO / "scenarios" / "swarm" / "drone-swarm.toml"),
+                                   robots=4)):
+        o = make()
+        assert o.closed is False
+        o.close()
+        assert o.closed is True
+        assert repr(o).endswith(": closed>")
+
+
+def test_the_swarm_summary_says_why_the_run_ended_as_the_command_line_does():
+    s = sim.Swarm(str(REPO / "scenarios" / "swarm" / "drone-swarm.toml"), seed=3, robots=4)
+    assert "killed" not in s.summary() and s.summary()["ended_by"] is None  # running
+    summary = s.run()
+    assert "killed" not in summary
+    # Every drone home: the kill switch ends the run, which `killed: True` read as a failure.
+    assert summary["arrived"] == 4 and summary["ended_by"] == "all work done"
+    assert s.summary()["ended_by"] == "all work done"
+    short = sim.Swarm(str(REPO / "scenarios" / "swarm" / "drone-swarm.toml"), seed=3,
+                      robots=4, duration=1.0)
+    assert short.run()["ended_by"] == "duration"
+
+
+def test_a_batch_takes_only_bools_for_active():
+    b = sim.SumBotBall(2)
+    b.reset(0, 1)
+    b.reset(1, 2)
+    for bad in (np.array([0.5, 0.0]), np.array([1, 0]), ["yes", ""]):
+        with pytest.raises(ValueError, match="bool"):
+            b.step(np.zeros((2, 2)), bad)
+    b.step(np.zeros((2, 2)), np.array([True, False]))
+    b.step(np.zeros((2, 2)), [False, True])
+    n = sim.NomadGoal(2)
+    n.reset(0, 1)
+    with pytest.raises(ValueError, match="bool"):
+        n.step(np.zeros((2, 2)), np.array([0.5, 0.0]))
+    n.step(np.zeros((2, 2)), np.array([True, False]))
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "."], ids=["device", "directory"])
+def test_a_path_that_is_not_a_regular_file_is_a_value_error_for_every_world(path, tmp_path):
+    # The swarm said FileNotFoundError "no scenario file" of a path that is there.
+    for make in (sim.World, sim.MrsWorld, sim.Swarm):
+        with pytest.raises(ValueError, match="not a regular file"):
+            make(path)
+        with pytest.raises(FileNotFoundError):
+            make(str(tmp_path / "missing"))
+
+
+def test_set_wheels_needs_a_speed():
+    w = sim.World(str(SOCCER))
+    with pytest.raises(ValueError, match="no speeds"):
+        w.set_wheels(3, [])
+    w.set_wheels(3, [1.0])
+
+
+def test_a_swarms_repr_counts_the_entities_its_summary_counts():
+    s = sim.Swarm(str(REPO / "scenarios" / "swarm" / "drone-swarm.toml"), seed=3, robots=4)
+    n = s.summary()["entities"]
+    assert repr(s).startswith(f"<simrob.sim.Swarm: {n} entities,")

@@ -496,30 +496,14 @@ fn drive_live(
     Ok((sim.finish(run.stepping_seconds), run.interrupted, view))
 }
 
-/// Why a run ended: `interrupted` (Ctrl-C), `all work done` (its kill switch: every script
-/// or drone done) or `duration`.
+/// Why a run ended: `interrupted` (Ctrl-C), `all work done` or `duration`.
 fn ended_by(s: &Summary, interrupted: bool) -> &'static str {
-    if interrupted {
-        "interrupted"
-    } else if s.killed {
-        "all work done"
-    } else {
-        "duration"
-    }
+    s.ended_by(interrupted)
 }
 
-/// The summary as JSON, with `ended_by` where the core's `killed` was (whether its kill
-/// switch ended the run, which reads as a failure).
+/// The summary as JSON, with `ended_by` where the core's `killed` was.
 fn summary_json(s: &Summary, interrupted: bool) -> serde_json::Value {
-    let mut v = serde_json::to_value(s).unwrap_or_default();
-    if let Some(o) = v.as_object_mut() {
-        o.remove("killed");
-        o.insert(
-            "ended_by".into(),
-            serde_json::json!(ended_by(s, interrupted)),
-        );
-    }
-    v
+    s.to_json(Some(s.ended_by(interrupted)))
 }
 
 /// What `swarm run --record` wrote, for the summary.

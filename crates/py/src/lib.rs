@@ -142,8 +142,30 @@ pub(crate) fn integers<'py>(
 /// A batch's actions as given: any array-like of real numbers (float64 or not: an
 /// `action_space.sample()` is float32).
 pub(crate) type Actions<'py> = numpy::PyArrayLike2<'py, f64, numpy::AllowTypeChange>;
-/// Which worlds of a batch a step runs (`None`: all).
-pub(crate) type Active<'py> = Option<numpy::PyArrayLike1<'py, bool, numpy::AllowTypeChange>>;
+/// Which worlds of a batch a step runs (`None`: all): an array of bools (checked by
+/// [`Batch::step`]: another dtype is a `ValueError`).
+pub(crate) type Active<'py> = Option<Bound<'py, PyAny>>;
+
+/// `obj` as `n` booleans: an array (or sequence) of dtype bool and shape `(n,)`; numbers
+/// (0.5 is not a yes) or another shape are a `ValueError` naming `what`.
+pub(crate) fn bools(obj: &Bound<'_, PyAny>, n: usize, what: &str) -> PyResult<Vec<bool>> {
+    let np = obj.py().import("numpy")?;
+    let a = np.call_method1("asarray", (obj,))?;
+    let kind: String = a.getattr("dtype")?.getattr("kind")?.extract()?;
+    if kind != "b" {
+        let dtype: String = a.getattr("dtype")?.str()?.extract()?;
+        return Err(PyValueError::new_err(format!(
+            "{what} of {dtype}: an ({n},) bool array is wanted"
+        )));
+    }
+    let shape: Vec<usize> = a.getattr("shape")?.extract()?;
+    if shape != [n] {
+        return Err(PyValueError::new_err(format!(
+            "{what} of shape {shape:?}: expected ({n},)"
+        )));
+    }
+    a.call_method0("tolist")?.extract()
+}
 
 /// The worlds of a batch task (`SumBotBall`, `NomadGoal`): each reset or not, its episode
 /// ended or not, the batch closed or not.
@@ -227,16 +249,7 @@ impl<T: Send> Batch<T> {
         let a = batch_actions(actions, n)?;
         let on: Vec<bool> = match active {
             None => vec![true; n],
-            Some(m) => {
-                let m = m.as_array();
-                if m.shape() != [n] {
-                    return Err(PyValueError::new_err(format!(
-                        "active of shape {:?}: expected ({n},)",
-                        m.shape()
-                    )));
-                }
-                m.iter().copied().collect()
-            }
+            Some(m) => bools(m, n, "active")?,
         };
         for (i, _) in on.iter().enumerate().filter(|(_, on)| **on) {
             if self.worlds[i].is_none() {

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use numpy::ndarray::Array1;
-use numpy::{IntoPyArray, PyArray1};
+use numpy::ndarray::{Array1, Array2};
+use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use simrob_math::Xoshiro256StarStar;
@@ -203,9 +203,51 @@ impl MrsWorld {
         Ok(Array1::from_vec(v).into_pyarray(py))
     }
 
+    /// Every robot's 16 sonar readings at once: an `(n, 16)` float64 array, a row a robot
+    /// in the order of `poses()`, each row as `sonars(id)` gives it (the GIL released).
+    fn all_sonars<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let w = self.get()?;
+        let k = RobotModel::NOMAD_200.sonar_count;
+        let flat = py.detach(|| {
+            let mut flat = Vec::with_capacity(w.robots().count() * k);
+            for (id, _) in w.robots() {
+                let mut s = w.sonars(id).unwrap_or_default();
+                s.resize(k, 0.0);
+                flat.extend_from_slice(&s);
+            }
+            flat
+        });
+        let n = flat.len() / k;
+        Array2::from_shape_vec((n, k), flat)
+            .map(|a| a.into_pyarray(py))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    /// Every robot's 20 bumpers at once: an `(n, 20)` bool array, a row a robot in the
+    /// order of `poses()`, each row as `bumpers(id)` gives it.
+    fn all_bumpers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
+        let w = self.get()?;
+        let k = RobotModel::NOMAD_200.bumper_count;
+        let mut flat = Vec::new();
+        for (id, _) in w.robots() {
+            let mask = w.bumpers(id).unwrap_or(0);
+            flat.extend((0..k).map(|i| mask >> i & 1 == 1));
+        }
+        let n = flat.len() / k;
+        Array2::from_shape_vec((n, k), flat)
+            .map(|a| a.into_pyarray(py))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
     /// Frees the world; using it afterwards raises `RuntimeError`.
     fn close(&mut self) {
         self.world = None;
+    }
+
+    /// Whether `close` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.world.is_none()
     }
 }
 

@@ -167,6 +167,11 @@ impl World3d {
     /// (each finite and within `maxvelocity`, 10 000 by default).
     fn set_wheels(&mut self, entity: Whole<u32>, speeds: Vec<f64>) -> PyResult<()> {
         let entity = entity.0;
+        if speeds.is_empty() {
+            return Err(PyValueError::new_err(
+                "set_wheels with no speeds: give one a wheel joint, from joint 0",
+            ));
+        }
         if let Some(bad) = speeds.iter().find(|v| !v.is_finite()) {
             return Err(PyValueError::new_err(format!(
                 "wheel speed {bad} is not a finite number"

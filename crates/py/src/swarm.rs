@@ -73,11 +73,23 @@ impl Swarm {
                 ));
             }
         }
-        if !scenario.is_file() {
-            return Err(pyo3::exceptions::PyFileNotFoundError::new_err(format!(
-                "no scenario file {}",
-                scenario.display()
-            )));
+        // As the other worlds' files: a missing one is FileNotFoundError, one that is there
+        // but not a regular file (a directory, a device) a ValueError.
+        match std::fs::metadata(&scenario) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(pyo3::exceptions::PyFileNotFoundError::new_err(format!(
+                    "no scenario file {}",
+                    scenario.display()
+                )));
+            }
+            Err(e) => return Err(crate::os_error(&scenario.display().to_string(), &e)),
+            Ok(m) if !m.is_file() => {
+                return Err(PyValueError::new_err(format!(
+                    "cannot read {}: not a regular file (a device, a FIFO or a directory)",
+                    scenario.display()
+                )));
+            }
+            Ok(_) => {}
         }
         let ov = Overrides {
             duration,
@@ -128,7 +140,7 @@ impl Swarm {
         ran?;
         let wall = self.wall.as_secs_f64();
         let summary = self.sim()?.call(py, move |sim| sim.finish(wall))?;
-        to_py(py, &summary)
+        to_py(py, &summary.to_json(Some(summary.ended_by(false))))
     }
 
     /// Simulated seconds.
@@ -194,17 +206,27 @@ impl Swarm {
         })
     }
 
-    /// The figures so far (arrived, crashed, collisions, tasks done, …) as a dict;
-    /// `wall_seconds` is the wall time spent in `step` and `run` so far.
+    /// The figures so far (arrived, crashed, collisions, tasks done, …) as a dict, the keys
+    /// of `simrob swarm run --json`'s summary; `wall_seconds` is the wall time spent in
+    /// `step` and `run` so far, `ended_by` why the run ended ("all work done" or
+    /// "duration"; None while it goes on).
     fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let wall = self.wall.as_secs_f64();
-        let s = self.sim()?.call(py, move |sim| sim.summary(wall))?;
-        to_py(py, &s)
+        let (s, finished) = self
+            .sim()?
+            .call(py, move |sim| (sim.summary(wall), sim.is_finished()))?;
+        to_py(py, &s.to_json(finished.then(|| s.ended_by(false))))
     }
 
     /// Frees the run; using it afterwards raises `RuntimeError`.
     fn close(&mut self) {
         self.sim = None;
+    }
+
+    /// Whether `close` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.sim.is_none()
     }
 }
 

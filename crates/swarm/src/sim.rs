@@ -334,6 +334,32 @@ pub struct Summary {
     pub killed: bool,
 }
 
+impl Summary {
+    /// Why a run that has ended ended: `interrupted` (stopped from outside, Ctrl-C), `all
+    /// work done` (its kill switch: every script or drone done) or `duration`.
+    pub fn ended_by(&self, interrupted: bool) -> &'static str {
+        if interrupted {
+            "interrupted"
+        } else if self.killed {
+            "all work done"
+        } else {
+            "duration"
+        }
+    }
+
+    /// The summary as JSON with `ended_by` (see [`Summary::ended_by`]; `None`: the run goes
+    /// on, `null`) where `killed` is (whether the kill switch ended the run, which reads as a
+    /// failure where it means all work was done).
+    pub fn to_json(&self, ended_by: Option<&str>) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or_default();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("killed");
+            o.insert("ended_by".into(), serde_json::json!(ended_by));
+        }
+        v
+    }
+}
+
 /// The first frame at or after `seconds` of simulated time at `fps` frames a second (a time
 /// within rounding of a frame's is that frame's: 3 × 0.1 s is frame 3 at 10 fps).
 pub(crate) fn first_frame_at(seconds: f64, fps: f64) -> u64 {

@@ -20,6 +20,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.utils import seeding
 from gymnasium.vector.utils import batch_space
 
 from . import _native
@@ -33,39 +34,80 @@ def _seed_from(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**63 - 1))
 
 
-def _action(action: Any, n: int) -> np.ndarray:
-    a = np.asarray(action, dtype=np.float64)
+def _real(action: Any) -> np.ndarray:
+    """``action`` as a float64 array; complex numbers, strings or objects are a ``ValueError``."""
+    try:
+        a = np.asarray(action)
+    except ValueError as e:
+        raise ValueError(f"an action that is not an array of numbers: {e}") from None
+    if a.dtype.kind not in "biuf":
+        raise ValueError(f"an action of {a.dtype}: real numbers are wanted")
+    return a.astype(np.float64)
+
+
+def _action(action: Any) -> np.ndarray:
+    """A single environment's action: shape (2,) exactly, as a (1, 2) batch."""
+    a = _real(action)
+    if a.shape != (2,):
+        raise ValueError(f"an action of shape {a.shape}: expected (2,)")
+    return a.reshape(1, 2)
+
+
+def _actions(actions: Any, n: int) -> np.ndarray:
+    """A vector environment's actions: shape (n, 2) exactly."""
+    a = _real(actions)
     if a.shape != (n, 2):
-        if n == 1 and a.shape == (2,):
-            return a.reshape(1, 2)
-        want = "(2,)" if n == 1 else f"({n}, 2)"
-        raise ValueError(f"an action of shape {a.shape}: expected {want}")
+        raise ValueError(f"actions of shape {a.shape}: expected ({n}, 2)")
     return a
+
+
+def _nomad_space() -> spaces.Box:
+    """The Nomad observation's true bounds: sonars ÷ their range, bumpers and the distance
+    to the goal ÷ the map's diagonal in [0, 1]; the bearing's cos and sin and the commanded
+    speed and turn rate (fractions of their maxima) in [-1, 1]."""
+    low = np.zeros(_native.NOMAD_OBS, dtype=np.float32)
+    low[37:] = -1.0
+    return spaces.Box(low, np.ones(_native.NOMAD_OBS, dtype=np.float32), dtype=np.float32)
 
 
 class _Single(gym.Env):
     metadata = {"render_modes": []}
 
-    def __init__(self, core: Any, obs_dim: int, render_mode: Optional[str] = None):
-        if render_mode is not None:
-            raise ValueError(f"render_mode {render_mode!r}: these environments do not render")
+    def __init__(self, core: Any, obs_dim: int, max_episode_steps: Any = None,
+                 render_mode: Optional[str] = None):
+        try:
+            if max_episode_steps is not None:
+                max_episode_steps = _whole("max_episode_steps", max_episode_steps)
+            if render_mode is not None:
+                raise ValueError(f"render_mode {render_mode!r}: these environments do not render")
+        except ValueError:
+            core.close()
+            raise
         self.render_mode = None
         self._core = core
+        self._max_steps = max_episode_steps
+        self._steps = 0
+        self._ended: Optional[str] = None
         self.observation_space = spaces.Box(-np.inf, np.inf, (obs_dim,), np.float32)
         self.action_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         super().reset(seed=seed)
         obs = self._core.reset(0, _seed_from(self.np_random))
-        self._ended = False
+        self._ended = None
+        self._steps = 0
         return obs, {}
 
     def step(self, action):
-        if getattr(self, "_ended", False):
-            raise RuntimeError("the episode has ended (terminated): call reset() first")
-        obs, reward, terminated = self._core.step(_action(action, 1))
-        self._ended = bool(terminated[0])
-        return obs[0], float(reward[0]), bool(terminated[0]), False, {}
+        if self._ended is not None:
+            raise RuntimeError(f"the episode has ended ({self._ended}): call reset() first")
+        obs, reward, terminated = self._core.step(_action(action))
+        self._steps += 1
+        term = bool(terminated[0])
+        trunc = not term and self._max_steps is not None and self._steps >= self._max_steps
+        if term or trunc:
+            self._ended = "terminated" if term else "truncated"
+        return obs[0], float(reward[0]), term, trunc, {}
 
     def close(self):
         self._core.close()
@@ -76,17 +118,23 @@ class SumBotBallEnv(_Single):
 
     Each step holds wheel joints 0 and 1 at ``action * max_wheel_speed`` rad/s for
     ``frame_skip`` iterations of 0.01 s. A reset rebuilds the scene with the ball at a
-    random place (from the seed) at least 0.3 m from the robot.
+    random place (from the seed) at least 0.3 m from the robot. Constructed directly, an
+    episode is truncated only at ``max_episode_steps`` when given (``gymnasium.make`` adds
+    its own ``TimeLimit`` at the registered 500 steps instead); a step after the episode
+    terminated or was truncated here is a ``RuntimeError``.
     """
 
-    def __init__(self, frame_skip: int = 2, max_wheel_speed: float = 30.0, render_mode=None):
+    def __init__(self, frame_skip: int = 2, max_wheel_speed: float = 30.0,
+                 max_episode_steps: Optional[int] = None, render_mode=None):
         core = _native.SumBotBall(1, frame_skip, max_wheel_speed)
-        super().__init__(core, _native.SUMBOT_OBS, render_mode)
+        super().__init__(core, _native.SUMBOT_OBS, max_episode_steps, render_mode)
 
 
 class NomadEnv(_Single):
     """A Nomad-200 drives to a goal on a Mobile Robot Simulator map (the built-in example
-    map unless ``map`` names a map file); start pose and goal are drawn from the seed."""
+    map unless ``map`` names a map file); start pose and goal are drawn from the seed.
+    Truncation and the step after the end as :class:`SumBotBallEnv`'s (``gymnasium.make``'s
+    ``TimeLimit`` is at 400 steps)."""
 
     def __init__(
         self,
@@ -94,10 +142,12 @@ class NomadEnv(_Single):
         dt: float = 0.1,
         max_speed: float = 24.0,
         max_turn: float = 60.0,
+        max_episode_steps: Optional[int] = None,
         render_mode=None,
     ):
         core = _native.NomadGoal(1, map, dt, max_speed, max_turn)
-        super().__init__(core, _native.NOMAD_OBS, render_mode)
+        super().__init__(core, _native.NOMAD_OBS, max_episode_steps, render_mode)
+        self.observation_space = _nomad_space()
 
 
 def _whole(name: str, value: Any) -> int:
@@ -138,28 +188,65 @@ class _Batch(VectorEnv):
         # Worlds whose episode ended at the last step: the next step resets them (NEXT_STEP),
         # or the caller does (DISABLED: ``reset(options={"reset_mask": ...})``).
         self._ended = np.zeros(num_envs, dtype=np.bool_)
+        # Each world's latest observation: what a reset that leaves it out returns for it.
+        self._obs = np.zeros(self.observation_space.shape, dtype=np.float32)
 
     def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
+        seeds = None
+        if isinstance(seed, (list, tuple)):
+            # As Gymnasium's SyncVectorEnv: one seed (or None) a world; world i then starts as
+            # a single environment reset with seed[i] does.
+            if len(seed) != self.num_envs:
+                raise ValueError(
+                    f"seed: a list of {len(seed)} seeds for {self.num_envs} worlds "
+                    "(one a world, or a single int)"
+                )
+            seeds = list(seed)
+            for s in seeds:
+                if s is not None and not (isinstance(s, numbers.Integral)
+                                          and not isinstance(s, (bool, np.bool_)) and s >= 0):
+                    raise ValueError(f"seed {s!r} in {seed!r}: a whole number of at least 0 or None")
+            if all(s is not None for s in seeds):
+                entropy = [int(s) for s in seeds]
+                self._np_random = np.random.Generator(
+                    np.random.PCG64(np.random.SeedSequence(entropy)))
+                self._np_random_seed = entropy[0]
+            else:
+                super().reset(seed=None)
+        else:
+            super().reset(seed=seed)
         mask = None if options is None else options.get("reset_mask")
         if mask is None:
             mask = np.ones(self.num_envs, dtype=np.bool_)
         else:
-            mask = np.asarray(mask)
-            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
-                raise ValueError(
-                    f"reset_mask: a boolean array of shape ({self.num_envs},) is wanted, "
-                    f"not {mask.dtype} of shape {mask.shape}"
+            # What Gymnasium's SyncVectorEnv takes: a numpy bool array of shape (num_envs,)
+            # with a world to reset.
+            if not isinstance(mask, np.ndarray):
+                raise TypeError(
+                    f"reset_mask: a numpy bool array of shape ({self.num_envs},) is wanted, "
+                    f"not {type(mask).__name__}"
                 )
-        obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+            if mask.shape != (self.num_envs,):
+                raise ValueError(
+                    f"reset_mask of shape {mask.shape}: ({self.num_envs},) is wanted"
+                )
+            if mask.dtype != np.bool_:
+                raise TypeError(f"reset_mask of {mask.dtype}: a bool array is wanted")
+            if not mask.any():
+                raise ValueError("reset_mask names no world to reset: at least one True is wanted")
         for i in np.flatnonzero(mask):
-            obs[i] = self._core.reset(int(i), _seed_from(self.np_random))
+            if seeds is not None and seeds[i] is not None:
+                rng, _ = seeding.np_random(seeds[i])
+                world_seed = _seed_from(rng)
+            else:
+                world_seed = _seed_from(self.np_random)
+            self._obs[i] = self._core.reset(int(i), world_seed)
         self._steps[mask] = 0
         self._ended[mask] = False
-        return obs, {}
+        return self._obs.copy(), {}
 
     def step(self, actions):
-        a = _action(actions, self.num_envs)
+        a = _actions(actions, self.num_envs)
         mode = self.autoreset_mode
         if mode == AutoresetMode.DISABLED and self._ended.any():
             i = int(np.flatnonzero(self._ended)[0])
@@ -183,17 +270,18 @@ class _Batch(VectorEnv):
             truncated[restart] = False
             done[restart] = False
         if mode == AutoresetMode.SAME_STEP and done.any():
+            # As Gymnasium's SyncVectorEnv: the last observations in an object array, the
+            # last infos (empty here) as a dict of arrays, each with its `_key` mask.
             final = np.full(self.num_envs, None, dtype=object)
-            final_info = np.full(self.num_envs, None, dtype=object)
             for i in np.flatnonzero(done):
                 final[i] = obs[i].copy()
-                final_info[i] = {}
                 obs[i] = self._core.reset(int(i), _seed_from(self.np_random))
                 self._steps[i] = 0
             infos.update(final_obs=final, _final_obs=done.copy(),
-                         final_info=final_info, _final_info=done.copy())
+                         final_info={}, _final_info=done.copy())
         else:
             self._ended = done
+        self._obs = obs.copy()
         return obs, reward, terminated, truncated, infos
 
     def close_extras(self, **kwargs):
@@ -228,6 +316,8 @@ class NomadVectorEnv(_Batch):
         core = _native.NomadGoal(num_envs, map, dt, max_speed, max_turn)
         super().__init__(core, _native.NOMAD_OBS, num_envs, max_episode_steps, autoreset_mode,
                          render_mode)
+        self.single_observation_space = _nomad_space()
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
 
 
 #: The registered ids.

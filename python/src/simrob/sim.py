@@ -101,7 +101,7 @@ else:
     )
     Swarm = _closing(
         _native.Swarm,
-        lambda s: f"{_count(len(s.poses()[0]), 'entity', 'entities')}, frame {s.frame}, {s.time:g} s"
+        lambda s: f"{_count(s.summary()['entities'], 'entity', 'entities')}, frame {s.frame}, {s.time:g} s"
         + (", ended" if s.finished else ""),
     )
     SumBotBall = _closing(_native.SumBotBall, lambda b: _count(len(b), "world", "worlds"))

@@ -1,8 +1,9 @@
 """The drone swarm to its targets, as a PettingZoo parallel environment.
 
 ``n`` drones (5 × 5 squares) take off from a grid and each flies to its own target on rings
-around the map's centre (HMR Sim's swarm example, ``simrob swarm drones``), 24 frames per
-simulated second. Each agent ``drone_i`` controls its drone's velocity; a collision stops
+around the map's centre (HMR Sim's swarm example: the bundled drone-swarm scenario,
+``simrob swarm run scenarios/swarm/drone-swarm.toml``), 24 frames per simulated second;
+``n`` is 1 to 10,000. Each agent ``drone_i`` controls its drone's velocity; a collision stops
 both drones (crashed, the agent's episode ends), and so does arriving within 5 map units of
 the target. Observation, action and reward: ``docs/python.md``.
 
