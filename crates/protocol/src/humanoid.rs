@@ -25,6 +25,12 @@
 //!             name: "walk".into(),
 //!             params: vec![("distance".into(), "30".into())],
 //!         }),
+//!         ended: vec![ActionReport {
+//!             seq: 3,
+//!             status: "interrupted".into(),
+//!             name: "turn".into(),
+//!             params: vec![("angle".into(), "-40".into())],
+//!         }],
 //!     },
 //!     camera: Some(CameraMessage {
 //!         time: 8.0,
@@ -67,6 +73,10 @@ pub struct HumanoidState {
     pub posture: String,
     /// `None` before its first action.
     pub action: Option<ActionReport>,
+    /// The actions that ended since the previous broadcast to this brain, in the order they
+    /// ended, each with its final status (`done`, `interrupted` or `fell`): every action
+    /// requested is listed here exactly once, even one replaced before it started.
+    pub ended: Vec<ActionReport>,
 }
 
 /// One object the camera recognised.
@@ -110,15 +120,21 @@ pub fn brain_broadcast_element(b: &BrainBroadcast) -> Element {
         .with_child(Element::leaf("Head_Pan", s.head_pan))
         .with_child(Element::leaf("Head_Tilt", s.head_tilt))
         .with_child(Element::leaf("Posture", &s.posture));
-    if let Some(a) = &s.action {
-        let mut el = Element::new("Action")
+    let report = |tag: &str, a: &ActionReport| {
+        let mut el = Element::new(tag)
             .with_attr("Seq", a.seq.to_string())
             .with_attr("Status", a.status.clone())
             .with_attr("name", a.name.clone());
         for (k, v) in &a.params {
             el = el.with_attr(k.clone(), v.clone());
         }
-        state = state.with_child(el);
+        el
+    };
+    if let Some(a) = &s.action {
+        state = state.with_child(report("Action", a));
+    }
+    for a in &s.ended {
+        state = state.with_child(report("Ended", a));
     }
     let mut out = Element::new("Broadcast")
         .with_child(Element::leaf("Iteration", b.iteration))
@@ -151,20 +167,26 @@ pub fn encode_brain_broadcast(b: &BrainBroadcast) -> String {
     );
     escape_text_into(&s.posture, &mut out);
     out.push_str("</Posture>");
-    if let Some(a) = &s.action {
-        let _ = write!(out, "<Action Seq=\"{}\" Status=\"", a.seq);
-        escape_attr_into(&a.status, &mut out);
+    let report = |out: &mut String, tag: &str, a: &ActionReport| {
+        let _ = write!(out, "<{tag} Seq=\"{}\" Status=\"", a.seq);
+        escape_attr_into(&a.status, out);
         out.push_str("\" name=\"");
-        escape_attr_into(&a.name, &mut out);
+        escape_attr_into(&a.name, out);
         out.push('"');
         for (k, v) in &a.params {
             out.push(' ');
             out.push_str(k);
             out.push_str("=\"");
-            escape_attr_into(v, &mut out);
+            escape_attr_into(v, out);
             out.push('"');
         }
         out.push_str("/>");
+    };
+    if let Some(a) = &s.action {
+        report(&mut out, "Action", a);
+    }
+    for a in &s.ended {
+        report(&mut out, "Ended", a);
     }
     out.push_str("</Humanoid_State>");
     if let Some(c) = &b.camera {
@@ -222,30 +244,32 @@ pub fn decode_brain_broadcast(data: &[u8]) -> Result<BrainBroadcast, DecodeError
         .required_child("Humanoid_State")
         .map_err(|e| e.within("Broadcast"))?;
     let state = (|| {
+        let report = |a: &Element| -> Result<ActionReport, DecodeError> {
+            let seq = a.required_attr("Seq")?;
+            Ok(ActionReport {
+                seq: seq.parse().map_err(|_| {
+                    DecodeError::invalid(format!(
+                        "attribute Seq: expected an integer, found {seq:?}"
+                    ))
+                })?,
+                status: a.required_attr("Status")?.to_string(),
+                name: a.required_attr("name")?.to_string(),
+                params: a
+                    .attrs
+                    .iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "Seq" | "Status" | "name"))
+                    .cloned()
+                    .collect(),
+            })
+        };
         let action = match st.child("Action") {
             None => None,
-            Some(a) => Some(
-                (|| {
-                    let seq = a.required_attr("Seq")?;
-                    Ok(ActionReport {
-                        seq: seq.parse().map_err(|_| {
-                            DecodeError::invalid(format!(
-                                "attribute Seq: expected an integer, found {seq:?}"
-                            ))
-                        })?,
-                        status: a.required_attr("Status")?.to_string(),
-                        name: a.required_attr("name")?.to_string(),
-                        params: a
-                            .attrs
-                            .iter()
-                            .filter(|(k, _)| !matches!(k.as_str(), "Seq" | "Status" | "name"))
-                            .cloned()
-                            .collect(),
-                    })
-                })()
-                .map_err(|e: DecodeError| e.within("Action"))?,
-            ),
+            Some(a) => Some(report(a).map_err(|e| e.within("Action"))?),
         };
+        let mut ended = Vec::new();
+        for (i, a) in st.children("Ended").enumerate() {
+            ended.push(report(a).map_err(|e| e.within(format!("Ended[{}]", i + 1)))?);
+        }
         Ok(HumanoidState {
             entity_id: EntityId(st.child_u32("Entity_Id")?),
             time: st.child_f64("Time")?,
@@ -253,6 +277,7 @@ pub fn decode_brain_broadcast(data: &[u8]) -> Result<BrainBroadcast, DecodeError
             head_tilt: st.child_f64("Head_Tilt")?,
             posture: st.child_string("Posture")?,
             action,
+            ended,
         })
     })()
     .map_err(|e: DecodeError| e.within("Humanoid_State").within("Broadcast"))?;

@@ -331,8 +331,15 @@ pub struct Humanoid {
     state: Option<ActionState>,
     pending: Option<(Action, u64)>,
     seq: u64,
+    /// The last [`ENDED_KEPT`] actions that ended, oldest first, with their end count.
+    ended: VecDeque<(u64, ActionState)>,
+    /// How many actions have ended since the robot was made.
+    ended_total: u64,
     rng: Xoshiro256StarStar,
 }
+
+/// How many ended actions a humanoid remembers for [`Humanoid::ended_since`].
+pub const ENDED_KEPT: usize = 16;
 
 /// Body parts of the humanoid, in the order [`Humanoid::part_poses`] returns them.
 pub const PARTS: [&str; 6] = [
@@ -443,8 +450,62 @@ impl Humanoid {
             state: None,
             pending: None,
             seq: 0,
+            ended: VecDeque::new(),
+            ended_total: 0,
             rng,
         }
+    }
+
+    /// Records that an action ended (`status` is not [`ActionStatus::Running`]).
+    fn ended(&mut self, action: Action, seq: u64, status: ActionStatus) {
+        self.ended_total += 1;
+        if self.ended.len() == ENDED_KEPT {
+            self.ended.pop_front();
+        }
+        self.ended.push_back((
+            self.ended_total,
+            ActionState {
+                action,
+                seq,
+                status,
+            },
+        ));
+    }
+
+    /// Ends the running action with `status` (nothing when none is running).
+    fn end_running(&mut self, status: ActionStatus) {
+        let Some(s) = &mut self.state else { return };
+        if s.status != ActionStatus::Running {
+            return;
+        }
+        s.status = status;
+        let (action, seq) = (s.action.clone(), s.seq);
+        self.ended(action, seq, status);
+    }
+
+    /// Drops the action waiting for an equilibrium point: it ends `interrupted` without
+    /// having started.
+    fn drop_pending(&mut self) {
+        if let Some((action, seq)) = self.pending.take() {
+            self.ended(action, seq, ActionStatus::Interrupted);
+        }
+    }
+
+    /// How many actions have ended since the robot was made (running count; see
+    /// [`Humanoid::ended_since`]).
+    pub fn ended_total(&self) -> u64 {
+        self.ended_total
+    }
+
+    /// The actions that ended after the first `count` ones, in the order they ended, each with
+    /// its final status: at most the last [`ENDED_KEPT`]. Every action requested ends exactly
+    /// once: `done`, `fell`, or `interrupted` (replaced by a newer request, before or after it
+    /// started, or cancelled by [`Humanoid::place`] or a fall).
+    pub fn ended_since(&self, count: u64) -> impl Iterator<Item = &ActionState> + '_ {
+        self.ended
+            .iter()
+            .filter(move |(n, _)| *n > count)
+            .map(|(_, s)| s)
     }
 
     /// Where it stands.
@@ -476,8 +537,11 @@ impl Humanoid {
         &self.rng
     }
 
-    /// Puts it at `pose`, standing, head level, with no action (a referee placing a robot).
+    /// Puts it at `pose`, standing, head level, with no action (a referee placing a robot):
+    /// the running action and the one waiting end `interrupted`.
     pub fn place(&mut self, pose: Pose2) {
+        self.end_running(ActionStatus::Interrupted);
+        self.drop_pending();
         self.pose = pose;
         self.head = (0.0, 0.0);
         self.posture = Posture::Standing;
@@ -485,7 +549,6 @@ impl Humanoid {
         self.blend = 1.0;
         self.current = None;
         self.queue.clear();
-        self.pending = None;
     }
 
     /// Asks for an action; returns its sequence number, or `None` when it is the very action
@@ -531,6 +594,8 @@ impl Humanoid {
             }
         }
         self.seq += 1;
+        // A request waiting for an equilibrium point is replaced before it started.
+        self.drop_pending();
         self.pending = Some((action, self.seq));
         if self.current.is_none() {
             self.start_pending(table);
@@ -542,11 +607,7 @@ impl Humanoid {
         let Some((action, seq)) = self.pending.take() else {
             return;
         };
-        if let Some(s) = &mut self.state {
-            if s.status == ActionStatus::Running {
-                s.status = ActionStatus::Interrupted;
-            }
-        }
+        self.end_running(ActionStatus::Interrupted);
         self.queue = self.segments(&action, table);
         self.state = Some(ActionState {
             action,
@@ -706,11 +767,7 @@ impl Humanoid {
                     self.start_pending(table);
                 }
                 let Some(segment) = self.queue.pop_front() else {
-                    if let Some(s) = &mut self.state {
-                        if s.status == ActionStatus::Running {
-                            s.status = ActionStatus::Done;
-                        }
-                    }
+                    self.end_running(ActionStatus::Done);
                     break;
                 };
                 self.begin(segment, table, noise);
@@ -817,12 +874,10 @@ impl Humanoid {
                 }
                 self.set_posture(p, secs(table.fall_ms));
                 self.queue.clear();
-                if let Some(s) = &mut self.state {
-                    s.status = ActionStatus::Fell;
-                }
+                self.end_running(ActionStatus::Fell);
                 events.push(HumanoidEvent::Fell(p));
                 // Whatever was asked meanwhile cannot be done lying down.
-                self.pending = None;
+                self.drop_pending();
                 break;
             }
             if let Some(Current { segment, .. }) = &cur {
@@ -836,11 +891,7 @@ impl Humanoid {
             }
             if left <= 1e-12 {
                 if self.queue.is_empty() && self.pending.is_none() {
-                    if let Some(s) = &mut self.state {
-                        if s.status == ActionStatus::Running {
-                            s.status = ActionStatus::Done;
-                        }
-                    }
+                    self.end_running(ActionStatus::Done);
                 }
                 break;
             }
@@ -1113,6 +1164,63 @@ mod tests {
         run(&mut h, 1.0);
         assert!((h.pose().heading - 20.0 * DEG).abs() < 1e-9);
         assert!((h.pose().x - 0.12).abs() < 1e-9);
+    }
+
+    fn ended(h: &Humanoid) -> Vec<(u64, &'static str, ActionStatus)> {
+        h.ended_since(0)
+            .map(|s| (s.seq, s.action.name(), s.status))
+            .collect()
+    }
+
+    #[test]
+    fn every_action_ends_once_even_when_replaced_before_it_started() {
+        let t = MotionTable::default();
+        let mut h = robot();
+        // Two requests with no time between: the walk never moves.
+        assert_eq!(h.request(walk(30.0), &t), Ok(Some(1)));
+        assert_eq!(
+            h.request(Action::Turn { angle_deg: -40.0 }, &t),
+            Ok(Some(2))
+        );
+        assert_eq!(ended(&h), vec![(1, "walk", ActionStatus::Interrupted)]);
+        // A walk replaced mid-step; a turn waiting for the step's end, replaced in turn.
+        run(&mut h, 2.0);
+        assert_eq!(h.request(walk(30.0), &t), Ok(Some(3)));
+        run(&mut h, 0.2);
+        assert_eq!(h.request(Action::Turn { angle_deg: 20.0 }, &t), Ok(Some(4)));
+        assert_eq!(
+            h.request(Action::WalkLeft { distance_cm: 8.0 }, &t),
+            Ok(Some(5))
+        );
+        run(&mut h, 5.0);
+        assert_eq!(
+            ended(&h),
+            vec![
+                (1, "walk", ActionStatus::Interrupted),
+                (2, "turn", ActionStatus::Done),
+                (4, "turn", ActionStatus::Interrupted),
+                (3, "walk", ActionStatus::Interrupted),
+                (5, "walkLeft", ActionStatus::Done),
+            ]
+        );
+        assert_eq!(h.ended_total(), 5);
+        assert_eq!(h.ended_since(4).count(), 1);
+    }
+
+    #[test]
+    fn placing_a_robot_interrupts_its_action() {
+        let t = MotionTable::default();
+        let mut h = robot();
+        h.request(walk(48.0), &t).unwrap();
+        run(&mut h, 0.3);
+        h.place(Pose2::default());
+        run(&mut h, 1.0);
+        assert_eq!(
+            h.action_state().unwrap().status,
+            ActionStatus::Interrupted,
+            "not done: the walk did not reach its end"
+        );
+        assert_eq!(ended(&h), vec![(1, "walk", ActionStatus::Interrupted)]);
     }
 
     #[test]

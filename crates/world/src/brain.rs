@@ -62,6 +62,10 @@ pub struct HumanoidSnapshot {
     pub view: RobotView,
     /// The running or last action.
     pub action: Option<ActionState>,
+    /// The last actions that ended (at most `simrob_soccer::humanoid::ENDED_KEPT`), oldest
+    /// first, each numbered by how many actions had ended with it
+    /// (`simrob_soccer::Humanoid::ended_since`).
+    pub ended: Vec<(u64, ActionState)>,
 }
 
 /// The humanoid part of a world snapshot: time, humanoids, balls' centres.
@@ -94,11 +98,20 @@ impl<P: simrob_physics::PhysicsBackend + Default> crate::World<P> {
         let humanoids = scene
             .robots
             .iter()
-            .map(|v| HumanoidSnapshot {
-                view: *v,
-                action: self
-                    .humanoid(EntityId(v.id))
-                    .and_then(|h| h.action_state().cloned()),
+            .map(|v| {
+                let h = self.humanoid(EntityId(v.id));
+                HumanoidSnapshot {
+                    view: *v,
+                    action: h.and_then(|h| h.action_state().cloned()),
+                    ended: h
+                        .map(|h| {
+                            let first = h
+                                .ended_total()
+                                .saturating_sub(simrob_soccer::humanoid::ENDED_KEPT as u64);
+                            (first + 1..).zip(h.ended_since(first).cloned()).collect()
+                        })
+                        .unwrap_or_default(),
+                }
             })
             .collect();
         SoccerSnapshot {
@@ -109,7 +122,22 @@ impl<P: simrob_physics::PhysicsBackend + Default> crate::World<P> {
     }
 }
 
-/// A humanoid's proprioception in FutRob's units (degrees).
+fn report(a: &ActionState) -> ActionReport {
+    ActionReport {
+        seq: a.seq,
+        status: a.status.as_str().to_string(),
+        name: a.action.name().to_string(),
+        params: a
+            .action
+            .params()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    }
+}
+
+/// A humanoid's proprioception in FutRob's units (degrees), with no ended actions (a
+/// [`BrainView`] adds those its brain has not been told of).
 pub fn humanoid_state(h: &HumanoidSnapshot, time: f64) -> HumanoidState {
     HumanoidState {
         entity_id: EntityId(h.view.id),
@@ -117,17 +145,8 @@ pub fn humanoid_state(h: &HumanoidSnapshot, time: f64) -> HumanoidState {
         head_pan: h.view.head.0.to_degrees(),
         head_tilt: h.view.head.1.to_degrees(),
         posture: h.view.posture.as_str().to_string(),
-        action: h.action.as_ref().map(|a| ActionReport {
-            seq: a.seq,
-            status: a.status.as_str().to_string(),
-            name: a.action.name().to_string(),
-            params: a
-                .action
-                .params()
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-        }),
+        action: h.action.as_ref().map(report),
+        ended: Vec::new(),
     }
 }
 
@@ -154,6 +173,8 @@ pub struct BrainView {
     pub robot: u32,
     camera: Camera,
     field: KidSizeField,
+    /// How many of its robot's actions had ended at the last view (`None` before the first).
+    ended_seen: Option<u64>,
 }
 
 impl BrainView {
@@ -167,13 +188,28 @@ impl BrainView {
                 Xoshiro256StarStar::for_stream(seed, robot as u64),
             ),
             field: KidSizeField::default(),
+            ended_seen: None,
         }
     }
 
-    /// What the brain receives at `iteration`: `None` when its robot does not exist.
+    /// What the brain receives at `iteration`: `None` when its robot does not exist. Its
+    /// state lists the actions that ended since the previous view (none at the first).
     pub fn view(&mut self, iteration: u64, s: &SoccerSnapshot) -> Option<BrainBroadcast> {
         let me = s.humanoids.iter().find(|h| h.view.id == self.robot)?;
-        let state = humanoid_state(me, s.time);
+        let mut state = humanoid_state(me, s.time);
+        // The actions that ended since the previous view; from the first view on (what ended
+        // before it is history this brain was not there for).
+        let total = me.ended.last().map_or(0, |(n, _)| *n);
+        if let Some(seen) = self.ended_seen {
+            state.ended = me
+                .ended
+                .iter()
+                // (A robot made again since counts from zero again.)
+                .filter(|(n, _)| *n > seen || total < seen)
+                .map(|(_, a)| report(a))
+                .collect();
+        }
+        self.ended_seen = Some(total);
         let camera = self
             .camera
             .frame(&s.scene(&self.field))

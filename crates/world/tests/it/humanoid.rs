@@ -313,3 +313,45 @@ fn a_saved_scene_reloads_with_the_robots_where_they_stood() {
     act(&mut loaded, 20, "turn", &[("angle", "20")]);
     run_until_idle(&mut loaded, 20, 5.0);
 }
+
+#[test]
+fn a_brain_is_told_once_of_every_action_that_ends() {
+    use simrob_soccer::camera::CameraProfile;
+    use simrob_world::brain::BrainView;
+    let mut w = scene();
+    humanoid(&mut w, 21, Team::Cyan, -2.0, 1.0, 0.0);
+    let mut brain = BrainView::new(21, CameraProfile::ideal(), 1);
+    let mut ended = Vec::new();
+    let mut look = |w: &World, brain: &mut BrainView| {
+        let b = brain.view(w.iteration(), &w.soccer_snapshot()).unwrap();
+        for e in b.state.ended {
+            ended.push((e.seq, e.name, e.status));
+        }
+    };
+    look(&w, &mut brain);
+    // Replaced before it moved, replaced mid-walk, placed mid-turn, done.
+    act(&mut w, 21, "walk", &[("distance", "30")]);
+    act(&mut w, 21, "turn", &[("angle", "-40")]);
+    run(&mut w, 0.5);
+    look(&w, &mut brain);
+    act(&mut w, 21, "walk", &[("distance", "30")]);
+    run(&mut w, 1.0);
+    look(&w, &mut brain);
+    w.place_humanoid(EntityId(21), Pose2::default()).unwrap();
+    w.advance();
+    look(&w, &mut brain);
+    act(&mut w, 21, "walkLeft", &[("distance", "4")]);
+    run(&mut w, 2.0);
+    look(&w, &mut brain);
+    look(&w, &mut brain);
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        ended,
+        vec![
+            (1, s("walk"), s("interrupted")),
+            (2, s("turn"), s("interrupted")),
+            (3, s("walk"), s("interrupted")),
+            (4, s("walkLeft"), s("done")),
+        ]
+    );
+}
