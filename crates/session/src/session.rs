@@ -1115,6 +1115,14 @@ impl Session {
                         ),
                     );
                 }
+                let brain_note = if crate::agents::humanoid::is_brain(&type_name) {
+                    match crate::agents::humanoid::check_key(&type_name, &key, &self.world) {
+                        Ok(note) => note,
+                        Err(e) => return self.send_error(origin, e),
+                    }
+                } else {
+                    String::new()
+                };
                 // A key registered again from the IP it was registered from moves to the new
                 // address (a controller run again comes from a new port); from another IP
                 // it is refused (a stranger may not take over someone's agent).
@@ -1200,7 +1208,7 @@ impl Session {
                 self.confirm(
                     Some(from),
                     format!(
-                        "Sucessfully added agent with key {key}, port {port} and ip {ip}{moved}"
+                        "Sucessfully added agent with key {key}, port {port} and ip {ip}{moved}{brain_note}"
                     ),
                 );
             }
@@ -1615,6 +1623,7 @@ impl Session {
         self.dirty = false;
         let max = self.config.maximum_datagram_size;
         let mut encoded: BTreeMap<&str, Vec<Vec<u8>>> = BTreeMap::new();
+        let mut sent_nothing = Vec::new();
         for i in recipients {
             let agent = &self.agents[i];
             let to = agent.addr;
@@ -1651,11 +1660,21 @@ impl Session {
                 },
                 None => Vec::new(),
             };
-            if !parts.is_empty() {
+            if parts.is_empty() {
+                // Sent nothing (a brain whose humanoid does not exist): lockstep does not
+                // wait for an answer to a broadcast it never got.
+                sent_nothing.push(i);
+            } else {
                 self.stats.broadcasts += 1;
             }
             for payload in parts {
                 self.outbox.push_back(Transmit { to, payload });
+            }
+        }
+        drop(encoded);
+        for (i, a) in self.agents.iter_mut().enumerate() {
+            if sent_nothing.contains(&i) && a.awaited == Some(iteration) {
+                a.awaited = None;
             }
         }
         self.set_sync_deadline(sync_mode, iteration, now);

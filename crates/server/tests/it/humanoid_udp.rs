@@ -405,3 +405,103 @@ fn paper_camera_noise_has_the_calibration_tables_bias_and_spread() {
     let dropped = 1.0 - n / frames as f64;
     assert!((dropped - 0.05).abs() < 0.017, "dropout {dropped}");
 }
+
+#[test]
+fn a_brain_is_told_once_of_every_action_that_ends() {
+    let mut rig = Rig::start("hum-ended", -2.0, 1.0, 0.0, "Humanoid_Brain_Ideal", 1);
+    let mut ended = Vec::new();
+    let mut note = |b: &BrainBroadcast| {
+        for e in &b.state.ended {
+            ended.push((e.seq, e.name.clone(), e.status.clone()));
+        }
+    };
+    // Replaced before it started.
+    assert_eq!(rig.act("<Action name=\"walk\" distance=\"30\"/>"), 1);
+    assert_eq!(rig.act("<Action name=\"turn\" angle=\"-40\"/>"), 2);
+    for _ in 0..50 {
+        note(&rig.step().0);
+    }
+    // Replaced at the end of a quantum, then placed mid-walk.
+    assert_eq!(rig.act("<Action name=\"walk\" distance=\"30\"/>"), 3);
+    for _ in 0..100 {
+        note(&rig.step().0);
+    }
+    rig.request(&position_xml(ROBOT, -2.0, 1.0, 0.0));
+    let seq = rig.act("<Action name=\"walkLeft\" distance=\"4\"/>");
+    for _ in 0..200 {
+        note(&rig.step().0);
+    }
+    assert_eq!(seq, 4);
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        ended,
+        vec![
+            (1, s("walk"), s("interrupted")),
+            (2, s("turn"), s("interrupted")),
+            (3, s("walk"), s("interrupted")),
+            (4, s("walkLeft"), s("done")),
+        ]
+    );
+}
+
+#[test]
+fn a_brain_key_names_a_humanoid_or_none_yet_and_never_holds_lockstep() {
+    let mut rig = Rig::start("hum-key", -2.0, 1.0, 0.0, "Humanoid_Brain_Ideal", 1);
+    // The longest Sync_Wait: an agent lockstep waited for would hold each iteration 10 s.
+    let t = rig.request(&control(
+        "<Control_Request Command=\"Set_Sync_Wait\"><Sync_Wait>10</Sync_Wait><Response>true</Response></Control_Request>",
+    ));
+    assert!(!t.starts_with("Error"), "{t}");
+    let other = Peer::new(rig.cmd.server);
+    let answer = |key: &str| -> String {
+        other.send_str(&register_xml(
+            key,
+            "Humanoid_Brain",
+            "127.0.0.1",
+            other.port(),
+            true,
+            0.0,
+        ));
+        loop {
+            match other.recv(WAIT) {
+                Some(ServerMessage::Response(simrob_protocol::Response::Text(t))) => return t,
+                Some(_) => continue,
+                None => panic!("no answer to registering {key}"),
+            }
+        }
+    };
+    let s = |x: &str| x.to_string();
+    let t = answer(&BALL.to_string());
+    assert!(
+        t.starts_with("Error") && t.contains("entity 2 is a Ball, not a Humanoid"),
+        "{t}"
+    );
+    let t = answer("striker");
+    assert!(t.starts_with("Error") && t.contains("entity id"), "{t}");
+    let t = answer("99");
+    assert!(
+        !t.starts_with("Error") && t.contains("no humanoid 99 yet"),
+        "{t}"
+    );
+    // Each iteration comes as soon as brain 21 and the watcher synchronized, well within
+    // the 10 s lockstep would wait for brain 99.
+    let first = rig.step().0.iteration;
+    let quick = Duration::from_secs(5);
+    for i in 1..=5 {
+        let b = loop {
+            match rig.poses.recv(quick) {
+                Some(ServerMessage::Broadcast(b)) => break b,
+                Some(_) => continue,
+                None => panic!("iteration {} waited for brain 99", first + i),
+            }
+        };
+        assert_eq!(b.iteration, first + i);
+        let brain = rig.next_brain();
+        for (peer, key) in [(&rig.brain, ROBOT.to_string()), (&rig.poses, s("watcher"))] {
+            peer.send_str(&format!(
+                "<Message><Agent_Message Command=\"Synchronize\"><Key>{key}</Key><Iteration>{}</Iteration></Agent_Message></Message>",
+                brain.iteration
+            ));
+        }
+    }
+}

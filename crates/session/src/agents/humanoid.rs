@@ -4,13 +4,20 @@
 //! profile: 4 Hz, its calibration's distance errors, dropouts…), `Humanoid_Brain_Ideal`
 //! through an exact camera every broadcast. The agent's `Key` is its robot's entity id.
 //!
+//! A brain's key must be a number: the id of a humanoid, or of no entity yet (the brain
+//! receives nothing, and lockstep does not wait for it, until a humanoid with that id is
+//! made); a key naming another kind of entity (the ball, a wheeled robot) is refused
+//! ([`check_key`]).
+//!
 //! Each agent gets its own filter (its camera's frame clock and noise stream, seeded from the
 //! session's `randomseed` and the agent's key), so the same run gives every brain the same
 //! frames.
 
 use simrob_protocol::humanoid::encode_brain_broadcast;
+use simrob_protocol::EntityId;
 use simrob_soccer::camera::CameraProfile;
 use simrob_world::brain::BrainView;
+use simrob_world::World;
 
 use super::{AgentFilter, AgentInfo, FilterRegistry, View};
 use crate::snapshot::Snapshot;
@@ -19,6 +26,34 @@ use crate::snapshot::Snapshot;
 pub const HUMANOID_BRAIN: &str = "Humanoid_Brain";
 /// Agent type of a brain with an exact camera.
 pub const HUMANOID_BRAIN_IDEAL: &str = "Humanoid_Brain_Ideal";
+
+/// Whether `agent_type` is one of the brain agent types.
+pub fn is_brain(agent_type: &str) -> bool {
+    agent_type == HUMANOID_BRAIN || agent_type == HUMANOID_BRAIN_IDEAL
+}
+
+/// Checks a brain's `Key` against the world: `Err` with what is wrong when it is not an
+/// entity id or names an entity that is not a humanoid; `Ok` with a note for the
+/// confirmation when no entity has that id yet (empty when the humanoid exists).
+pub fn check_key(agent_type: &str, key: &str, world: &World) -> Result<String, String> {
+    let Ok(id) = key.trim().parse::<u32>() else {
+        return Err(format!(
+            "Register_Agent: a {agent_type} agent's Key is its humanoid's entity id (a number), got {key:?}"
+        ));
+    };
+    if world.humanoid(EntityId(id)).is_some() {
+        return Ok(String::new());
+    }
+    match world.entity_spec(EntityId(id)) {
+        Some(spec) => Err(format!(
+            "Register_Agent: a {agent_type} agent's Key is its humanoid's entity id; entity {id} is a {}, not a Humanoid",
+            spec.type_name()
+        )),
+        None => Ok(format!(
+            "; no humanoid {id} yet: it receives nothing, and lockstep does not wait for it, until Create_Entity Type=\"Humanoid\" makes entity {id}"
+        )),
+    }
+}
 
 /// One brain's filter.
 pub struct BrainFilter {
