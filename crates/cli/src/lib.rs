@@ -162,7 +162,13 @@ fn command() -> clap::Command {
         })
         .mut_subcommands(negatives)
     }
-    negatives(<Cli as clap::CommandFactory>::command())
+    negatives(<Cli as clap::CommandFactory>::command()).mut_subcommand("send", |send| {
+        // Each action's parameters, ranges and defaults, from the one table the server
+        // checks requests against.
+        send.mut_subcommand("action", |a| {
+            a.after_help(simrob_soccer::action::actions_help())
+        })
+    })
 }
 
 /// Runs the subcommand.

@@ -1,6 +1,8 @@
-#![doc = include_str!("humanoid.md")]
+#![doc = include_str!("../../../docs/reference/humanoid.md")]
 //!
 //! ## In Rust
+//!
+//! (The page above is the documentation site's reference page `docs/reference/humanoid.md`.)
 //!
 //! The requests are [`EntitySpec::Humanoid`](crate::EntitySpec::Humanoid),
 //! [`EntityRequest::HumanoidAction`](crate::EntityRequest::HumanoidAction) and
@@ -321,7 +323,7 @@ mod tests {
     #[test]
     fn the_documented_datagrams_decode() {
         let keys = CommandKeys::default();
-        let doc = include_str!("humanoid.md");
+        let doc = include_str!("../../../docs/reference/humanoid.md");
         // Every <Message> example of the documentation decodes.
         let mut found = 0;
         for block in doc.split("```xml").skip(1) {
@@ -363,7 +365,7 @@ mod tests {
 
     #[test]
     fn the_documented_broadcast_decodes() {
-        let doc = include_str!("humanoid.md");
+        let doc = include_str!("../../../docs/reference/humanoid.md");
         let block = doc
             .split("```xml")
             .skip(1)

@@ -101,6 +101,91 @@ pub fn action_names() -> impl Iterator<Item = &'static str> {
         .map(ActionKind::name)
 }
 
+/// Every basic action with its parameters, one line each, made from the vocabulary's table
+/// (names, units, ranges, defaults) and the body's motion table (the default step of
+/// `walk`, `walkRight` and `walkLeft`, the quanta): what `simrob send action --help` prints.
+pub fn actions_help() -> String {
+    use simrob_futrob::MotionTable;
+    let t = MotionTable::default();
+    let num = |v: f64| simrob_math::Shown::of(&v).to_string();
+    let mut out = String::from(
+        "Actions and their parameters (names in any letter case; ranges include their ends; a parameter left out takes its default):\n",
+    );
+    for kind in ActionKind::ALL.into_iter().filter(|k| k.is_basic()) {
+        let what = match kind {
+            ActionKind::None => "hold still: a running action stops at its next equilibrium point".to_string(),
+            ActionKind::InitialPosition => "back to the rest pose".to_string(),
+            ActionKind::Walk => format!(
+                "forward: as many {} cm steps of {} s as fit ({} cm steps of {} s with gait=normal), then as many {} cm mini steps of {} s as fit in the rest; what is left under a mini step is not walked",
+                num(t.step_cm),
+                num(t.step_ms as f64 / 1000.0),
+                num(t.normal_step_cm),
+                num(t.normal_step_ms as f64 / 1000.0),
+                num(t.mini_step_cm),
+                num(t.mini_step_ms as f64 / 1000.0)
+            ),
+            ActionKind::WalkRight | ActionKind::WalkLeft => format!(
+                "sideways: as many {} cm steps of {} s as fit; the rest is not walked",
+                num(t.lateral_step_cm),
+                num(t.lateral_step_ms as f64 / 1000.0)
+            ),
+            ActionKind::Turn => format!(
+                "on the spot, positive to the right: as many {}° turns of {} s as fit, the rest not turned; an angle under {}° is made of as many {}° turns of {} s as fit",
+                num(t.turn_step_deg),
+                num(t.turn_step_ms as f64 / 1000.0),
+                num(t.turn_step_deg),
+                num(t.small_turn_deg),
+                num(t.small_turn_ms as f64 / 1000.0)
+            ),
+            ActionKind::TurnHeadVertically => "head tilt to angle: 0 level, negative down".to_string(),
+            ActionKind::TurnHeadHorizontally => "head pan to angle: positive right".to_string(),
+            ActionKind::KickRight | ActionKind::KickLeft => format!(
+                "kick with that foot ({} s; the ball rolls about {} cm)",
+                num(t.kick_ms as f64 / 1000.0),
+                num(t.kick_distance_cm)
+            ),
+            ActionKind::SaveRight | ActionKind::SaveLeft => format!(
+                "keeper dive to that side, hold, get back up ({} s)",
+                num((t.save_ms + t.save_hold_ms + t.save_recover_ms) as f64 / 1000.0)
+            ),
+            ActionKind::FrontGetUp => format!(
+                "stand up after falling forward (posture fallenFront; {} s)",
+                num(t.get_up_ms as f64 / 1000.0)
+            ),
+            _ => format!(
+                "stand up after falling backward (posture fallenBack; {} s)",
+                num(t.get_up_ms as f64 / 1000.0)
+            ),
+        };
+        let mut params = Vec::new();
+        for p in kind.params() {
+            let default = match (p.default, kind) {
+                (Some(d), _) => num(d),
+                (None, ActionKind::Walk) => format!("one step ({} cm)", num(t.step_cm)),
+                (None, _) => format!("one step ({} cm)", num(t.lateral_step_cm)),
+            };
+            params.push(format!(
+                "{}={}..{} {}, default {}",
+                p.name,
+                num(p.min),
+                num(p.max),
+                p.unit,
+                default
+            ));
+        }
+        if kind == ActionKind::Walk {
+            params.push("gait=long|normal, default long".to_string());
+        }
+        let params = if params.is_empty() {
+            "no parameters".to_string()
+        } else {
+            params.join("; ")
+        };
+        out.push_str(&format!("  {}: {params}\n      {what}\n", kind.name()));
+    }
+    out
+}
+
 /// Why an action request was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ActionError {
@@ -429,5 +514,18 @@ mod tests {
         assert!(e.to_string().contains("[0, 1200] cm"), "{e}");
         let e = Action::parse("walk", &p(&[("distance", "3"), ("Distance", "4")])).unwrap_err();
         assert!(matches!(e, ActionError::DuplicateParameter { .. }), "{e}");
+        // The help names every action and the ranges the parser enforces.
+        let help = actions_help();
+        for n in action_names() {
+            assert!(help.contains(&format!("  {n}")), "{n}: {help}");
+        }
+        assert!(
+            help.contains("walk: distance=0..1200 cm, default one step (12 cm); gait=long|normal"),
+            "{help}"
+        );
+        assert!(
+            help.contains("turn: angle=-360..360 degrees, default 20\n"),
+            "{help}"
+        );
     }
 }

@@ -1166,6 +1166,52 @@ mod tests {
         assert!((h.pose().x - 0.12).abs() < 1e-9);
     }
 
+    /// The examples of docs/reference/humanoid.md ("How a request becomes steps"): how far,
+    /// how much and how long each request goes.
+    #[test]
+    fn the_documented_step_examples_hold() {
+        let t = MotionTable::default();
+        let cases: [(Action, f64, f64, f64); 10] = [
+            (walk(30.0), 30.0, 0.0, 2.8),
+            (walk(7.0), 6.0, 0.0, 1.2),
+            (
+                Action::Walk {
+                    distance_cm: 17.0,
+                    gait: Gait::Normal,
+                },
+                16.0,
+                0.0,
+                1.2,
+            ),
+            (walk(1.0), 0.0, 0.0, 0.0),
+            (Action::WalkRight { distance_cm: 10.0 }, 8.0, 0.0, 1.2),
+            (Action::Turn { angle_deg: 45.0 }, 0.0, -40.0, 1.6),
+            (Action::Turn { angle_deg: -12.0 }, 0.0, 10.0, 0.8),
+            (Action::Turn { angle_deg: 35.0 }, 0.0, -20.0, 0.8),
+            (Action::Turn { angle_deg: 4.0 }, 0.0, 0.0, 0.0),
+            (walk(50.0), 50.0, 0.0, 3.6),
+        ];
+        for (action, cm, deg, secs) in cases {
+            let mut h = robot();
+            h.request(action.clone(), &t).unwrap();
+            let mut took = 0.0;
+            while h.action_state().unwrap().status == ActionStatus::Running {
+                run(&mut h, 0.01);
+                took += 0.01;
+                assert!(took < 10.0, "{action}");
+            }
+            let p = h.pose();
+            let moved = p.x.hypot(p.y) * 100.0;
+            assert!((moved - cm).abs() < 1e-6, "{action}: {moved} cm");
+            assert!((p.heading.to_degrees() - deg).abs() < 1e-6, "{action}");
+            // Done in the step after its last motion ends (at most one 10 ms step late).
+            assert!(
+                took + 1e-9 >= secs && took <= secs + 0.0101,
+                "{action}: {took} s"
+            );
+        }
+    }
+
     fn ended(h: &Humanoid) -> Vec<(u64, &'static str, ActionStatus)> {
         h.ended_since(0)
             .map(|s| (s.seq, s.action.name(), s.status))

@@ -218,9 +218,8 @@ pub enum SendCommand {
     /// Examples: `action --entity 21 walk distance=30` (2 steps of 12 cm and 3 of 2 cm),
     /// `action --entity 21 turn angle=-40` (two 20° turns to the left),
     /// `action --entity 21 turnHeadVertically angle=-30`, `action --entity 21 kickRight`.
-    /// Units are centimetres and degrees; angles are positive to the right. Actions: none,
-    /// initialPosition, walk, walkRight, walkLeft, turn, turnHeadVertically,
-    /// turnHeadHorizontally, kickRight, kickLeft, saveRight, saveLeft, frontGetUp, backGetUp.
+    /// Units are centimetres and degrees; angles are positive to the right. Every action,
+    /// its parameters, their ranges and defaults are listed below.
     Action {
         /// Humanoid entity id.
         #[arg(long, value_name = "ID")]

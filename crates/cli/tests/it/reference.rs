@@ -228,8 +228,10 @@ fn notes(c: simrob_protocol::Command) -> &'static str {
              earlier agents created; `Save` and `Load` bring a run back to a saved state).\n\n"
         }
         Command::HumanoidAction => {
-            "Parameters are FutRob's, in centimetres and degrees, angles positive to the right\n\
-             (`simrob send action --help` lists each action's).\n\n"
+            "Parameters are FutRob's, in centimetres and degrees, angles positive to the right;\n\
+             every action's parameters, ranges, defaults and timing are in [humanoid soccer\n\
+             messages](humanoid.md#ask-for-an-action-entity_request-commandhumanoid_action)\n\
+             (and `simrob send action --help` lists each action's parameters).\n\n"
         }
         _ => "",
     }
@@ -495,8 +497,8 @@ fn the_protocol_reference_is_what_the_code_says() {
         page.push_str(&format!("```xml\n{}\n```\n\n", pretty.trim_end()));
     }
     page.push_str(
-        "The humanoid soccer extension's messages (the camera's sightings and the brains'\n\
-         broadcast) are described in [FutRob soccer](../soccer.md).\n",
+        "The humanoid soccer extension's messages (making a humanoid, its brain's registration\n\
+         and broadcast, every action) are described in [humanoid soccer messages](humanoid.md).\n",
     );
     up_to_date("protocol.md", &page);
 }
