@@ -43,6 +43,7 @@
 //! assert_eq!(decode_brain_broadcast(xml.as_bytes()).unwrap(), b);
 //! ```
 
+use crate::encode::{real, Real};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::ids::EntityId;
 use crate::tree::{escape_attr_into, escape_text_into, parse_elements_bytes, Element};
@@ -113,14 +114,28 @@ pub struct BrainBroadcast {
     pub camera: Option<CameraMessage>,
 }
 
+/// A time as written: simulated seconds to the microsecond (`8.12`, not the
+/// `8.120000000000001` that summing 10 ms steps makes).
+fn time_text(t: f64) -> Real {
+    let rounded = (t * 1e6).round() / 1e6;
+    real(if rounded.is_finite() { rounded } else { t })
+}
+
+/// An angle (degrees) or distance (cm) as written: at the `f32` precision every other number
+/// of the protocol has (`30`, not the `29.999999999999996` a conversion from radians makes).
+fn measure_text(v: f64) -> Real {
+    let single = (v as f32) as f64;
+    real(if single.is_finite() { single } else { v })
+}
+
 /// The `<Broadcast>` of a brain.
 pub fn brain_broadcast_element(b: &BrainBroadcast) -> Element {
     let s = &b.state;
     let mut state = Element::new("Humanoid_State")
         .with_child(Element::leaf("Entity_Id", s.entity_id))
-        .with_child(Element::leaf("Time", s.time))
-        .with_child(Element::leaf("Head_Pan", s.head_pan))
-        .with_child(Element::leaf("Head_Tilt", s.head_tilt))
+        .with_child(Element::leaf("Time", time_text(s.time)))
+        .with_child(Element::leaf("Head_Pan", measure_text(s.head_pan)))
+        .with_child(Element::leaf("Head_Tilt", measure_text(s.head_tilt)))
         .with_child(Element::leaf("Posture", &s.posture));
     let report = |tag: &str, a: &ActionReport| {
         let mut el = Element::new(tag)
@@ -144,12 +159,12 @@ pub fn brain_broadcast_element(b: &BrainBroadcast) -> Element {
     if let Some(c) = &b.camera {
         out = out.with_child(
             Element::new("Camera")
-                .with_child(Element::leaf("Time", c.time))
+                .with_child(Element::leaf("Time", time_text(c.time)))
                 .with_children(c.objects.iter().map(|o| {
                     Element::new("Object")
                         .with_attr("Type", o.kind.clone())
-                        .with_attr("Angle", o.angle.to_string())
-                        .with_attr("Distance", o.distance.to_string())
+                        .with_attr("Angle", measure_text(o.angle).to_string())
+                        .with_attr("Distance", measure_text(o.distance).to_string())
                 })),
         );
     }
@@ -165,7 +180,11 @@ pub fn encode_brain_broadcast(b: &BrainBroadcast) -> String {
     let _ = write!(
         out,
         "<Broadcast><Iteration>{}</Iteration><Humanoid_State><Entity_Id>{}</Entity_Id><Time>{}</Time><Head_Pan>{}</Head_Pan><Head_Tilt>{}</Head_Tilt><Posture>",
-        b.iteration, s.entity_id, s.time, s.head_pan, s.head_tilt
+        b.iteration,
+        s.entity_id,
+        time_text(s.time),
+        measure_text(s.head_pan),
+        measure_text(s.head_tilt)
     );
     escape_text_into(&s.posture, &mut out);
     out.push_str("</Posture>");
@@ -192,14 +211,15 @@ pub fn encode_brain_broadcast(b: &BrainBroadcast) -> String {
     }
     out.push_str("</Humanoid_State>");
     if let Some(c) = &b.camera {
-        let _ = write!(out, "<Camera><Time>{}</Time>", c.time);
+        let _ = write!(out, "<Camera><Time>{}</Time>", time_text(c.time));
         for o in &c.objects {
             out.push_str("<Object Type=\"");
             escape_attr_into(&o.kind, &mut out);
             let _ = write!(
                 out,
                 "\" Angle=\"{}\" Distance=\"{}\"/>",
-                o.angle, o.distance
+                measure_text(o.angle),
+                measure_text(o.distance)
             );
         }
         out.push_str("</Camera>");
@@ -384,6 +404,41 @@ mod tests {
             decode_brain_broadcast(encode_brain_broadcast(&b).as_bytes()).unwrap(),
             b
         );
+    }
+
+    #[test]
+    fn numbers_are_written_without_float_noise() {
+        let b = BrainBroadcast {
+            iteration: 812,
+            state: HumanoidState {
+                entity_id: EntityId(21),
+                time: 0.01 * 812.0 + 1e-12,
+                head_pan: (30.0f64 * std::f64::consts::PI / 180.0).to_degrees(),
+                head_tilt: -20.0,
+                posture: "standing".into(),
+                action: None,
+                ended: Vec::new(),
+            },
+            camera: Some(CameraMessage {
+                time: 8.120000000000001,
+                objects: vec![ObjectSeen {
+                    kind: "BALL".into(),
+                    angle: -19.97380964689998,
+                    distance: 585.2349955359813,
+                }],
+            }),
+        };
+        assert_eq!(b.state.head_pan, 29.999999999999996);
+        let xml = encode_brain_broadcast(&b);
+        for part in [
+            "<Time>8.12</Time>",
+            "<Head_Pan>30</Head_Pan>",
+            "Angle=\"-19.97381\"",
+            "Distance=\"585.235\"",
+        ] {
+            assert!(xml.contains(part), "{part} in {xml}");
+        }
+        assert_eq!(brain_broadcast_element(&b).to_xml(), xml);
     }
 
     #[test]

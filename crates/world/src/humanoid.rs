@@ -569,7 +569,7 @@ impl<P: PhysicsBackend + Default> crate::World<P> {
         self.soccer.humanoids.keys().copied()
     }
 
-    /// Puts humanoid `id` at `pose`, standing, head level, its action cancelled.
+    /// Puts humanoid `id` at `pose`, standing, head level, its running and waiting actions ending `interrupted`.
     pub fn place_humanoid(&mut self, id: EntityId, pose: Pose2) -> Result<(), WorldError> {
         if !(pose.x.is_finite() && pose.y.is_finite() && pose.heading.is_finite()) {
             return Err(WorldError::Invalid(
