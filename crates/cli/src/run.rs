@@ -198,7 +198,7 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
         .or_else(|| args.scenario_flag.clone())
         .unwrap_or_else(|| PathBuf::from(DEFAULT_SCENARIO));
     let mut config = crate::shell::read_config(args.config.as_deref())?;
-    crate::serve::physics_threads(&mut config, args.physics_threads)?;
+    crate::shell::physics_threads(&mut config, args.physics_threads)?;
     let limits = &config.limits;
     let mut world = World::new(config.world.clone());
     world

@@ -101,27 +101,8 @@ pub fn config_from(args: &ServeArgs) -> Result<ServerConfig> {
     if let Some(dir) = &args.save_dir {
         config.save_directory = dir.clone();
     }
-    physics_threads(&mut config, args.physics_threads)?;
+    crate::shell::physics_threads(&mut config, args.physics_threads)?;
     Ok(config)
-}
-
-/// Sets `physicsthreads` from `--physics-threads` when given, and refuses more than one
-/// thread in a simrob built without parallel physics (`serve` and `run` alike).
-pub(crate) fn physics_threads(config: &mut ServerConfig, flag: Option<usize>) -> Result<()> {
-    if let Some(n) = flag {
-        config
-            .set("physicsthreads", &n.to_string())
-            .map_err(|e| anyhow::anyhow!("--physics-threads: {e}"))?;
-    }
-    if config.physics_threads > 1 && !simrob_world::PARALLEL_PHYSICS {
-        anyhow::bail!(
-            "{} physics threads asked for (--physics-threads or the configuration key \
-             `physicsthreads`), but this simrob was built without parallel physics: build it \
-             with `cargo build --release -p simrob --features parallel`, or use 1",
-            config.physics_threads
-        );
-    }
-    Ok(())
 }
 
 /// Binds a server for `config`, with the scenario applied (and started unless `start` is

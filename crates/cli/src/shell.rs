@@ -22,6 +22,28 @@ pub fn regular_file(path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Sets `physicsthreads` from `--physics-threads` when given, and refuses more than one
+/// thread in a simrob built without parallel physics (`serve` and `run` alike).
+pub fn physics_threads(
+    config: &mut simrob_session::ServerConfig,
+    flag: Option<usize>,
+) -> Result<()> {
+    if let Some(n) = flag {
+        config
+            .set("physicsthreads", &n.to_string())
+            .map_err(|e| anyhow::anyhow!("--physics-threads: {e}"))?;
+    }
+    if config.physics_threads > 1 && !simrob_world::PARALLEL_PHYSICS {
+        anyhow::bail!(
+            "{} physics threads asked for (--physics-threads or the configuration key \
+             `physicsthreads`), but this simrob was built without parallel physics: build it \
+             with `cargo build --release -p simrob --features parallel`, or use 1",
+            config.physics_threads
+        );
+    }
+    Ok(())
+}
+
 /// The server configuration in the file at `path` (`--config` of `serve`, `run` and `send`),
 /// else the defaults.
 pub fn read_config(path: Option<&Path>) -> Result<simrob_session::ServerConfig> {
