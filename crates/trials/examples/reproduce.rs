@@ -5,6 +5,10 @@
 //!
 //! `cargo run --release -p simrob-trials --example reproduce -- [TRIALS] [SEED] [CASE] [paper|ideal] [failures]`
 //!
+//! TRIALS (default 100) is at least 1; CASE is `penalty-kick`, `penalty-save`, `discovery`,
+//! `relocation` or `pass` (default: every case). Any other word, 0 trials or a range that runs
+//! backwards is an error naming it (exit status 2); `--help` prints the usage.
+//!
 //! With `failures`, every trial that did not succeed is listed too (trial, its seed,
 //! scenario, outcome, placement and metrics), to rerun and watch. `paper` or `ideal` runs one
 //! profile only.
@@ -62,24 +66,135 @@ macro_rules! out {
     }};
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let n: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
-    let seed_arg = args.get(2).map_or("1", String::as_str);
+/// What `--help` prints.
+const USAGE: &str = "\
+reproduce [TRIALS] [SEED] [CASE] [paper|ideal] [failures]
+  TRIALS    trials of each case at each seed, at least 1 (default 100)
+  SEED      a seed (1), or a range FIRST..LAST with FIRST at most LAST (101..120): TRIALS
+            trials at each seed, each case's rate pooled over them (default 1)
+  CASE      one case only: penalty-kick, penalty-save, discovery, relocation or pass
+            (default every case; over a range of seeds, every case but discovery)
+  paper     only the paper profile (FutRob's camera, motion noise and falls)
+  ideal     only the ideal profile (an exact camera and exact motions); default: both
+  failures  list every trial that did not succeed (one seed only)
+The words after SEED may come in any order.
+Examples: reproduce 100 1 · reproduce 100 6001..6020 paper · reproduce 100 1 pass failures
+";
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq)]
+struct Options {
+    trials: u32,
+    first: u64,
+    last: u64,
+    only: Option<Case>,
+    failures: bool,
+    /// The profiles' names, in the order they run.
+    profiles: Vec<&'static str>,
+}
+
+/// What to do: run, or print the usage.
+#[derive(Debug, PartialEq)]
+enum Parsed {
+    Run(Options),
+    Help,
+}
+
+/// Reads the arguments after the program's name.
+fn parse(args: &[String]) -> Result<Parsed, String> {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        return Ok(Parsed::Help);
+    }
+    let trials = match args.first() {
+        None => 100,
+        Some(t) => match t.parse::<u32>() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                return Err(format!(
+                    "TRIALS is the number of trials of each case, a whole number of at least 1, not {t:?}"
+                ))
+            }
+        },
+    };
+    let seed_arg = args.get(1).map_or("1", String::as_str);
+    let wrong_seed = |why: &str| {
+        format!("SEED is a whole number (1) or a range FIRST..LAST with FIRST at most LAST (101..120); {seed_arg:?} {why}")
+    };
+    let number = |s: &str| {
+        s.parse::<u64>()
+            .map_err(|_| wrong_seed(&format!("has {s:?}, not a whole number")))
+    };
     let (first, last) = match seed_arg.split_once("..") {
-        Some((a, b)) => (a.parse().ok(), b.parse().ok()),
-        None => (seed_arg.parse().ok(), seed_arg.parse().ok()),
+        Some((a, b)) => (number(a)?, number(b)?),
+        None => (number(seed_arg)?, number(seed_arg)?),
     };
-    let (Some(first), Some(last)) = (first, last) else {
-        eprintln!("SEED is a number or a range FIRST..LAST, not {seed_arg:?}");
-        std::process::exit(2);
+    if first > last {
+        return Err(wrong_seed(&format!(
+            "runs backwards (write {last}..{first})"
+        )));
+    }
+    let mut o = Options {
+        trials,
+        first,
+        last,
+        only: None,
+        failures: false,
+        profiles: Vec::new(),
     };
-    let words = || args.iter().skip(3).map(String::as_str);
-    let only = words().find_map(Case::parse);
-    let failures = words().any(|a| a == "failures");
+    for word in args.iter().skip(2).map(String::as_str) {
+        match word {
+            "failures" => o.failures = true,
+            "paper" | "ideal" => {
+                if !o.profiles.contains(&word) {
+                    o.profiles.push(if word == "paper" { "paper" } else { "ideal" });
+                }
+            }
+            _ => match Case::parse(word) {
+                Some(c) if o.only.is_none_or(|o| o == c) => o.only = Some(c),
+                Some(c) => {
+                    return Err(format!(
+                        "one case at a time: {} and {} both given",
+                        o.only.map_or("", |o| o.name()),
+                        c.name()
+                    ))
+                }
+                None => {
+                    return Err(format!(
+                        "unknown argument {word:?}: after TRIALS and SEED come a case ({}), paper or ideal, and failures (reproduce --help)",
+                        Case::ALL.map(Case::name).join(", ")
+                    ))
+                }
+            },
+        }
+    }
+    if o.failures && first != last {
+        return Err(format!(
+            "failures lists the trials of one seed that did not succeed; run it with one SEED, not the range {seed_arg:?}"
+        ));
+    }
+    if o.profiles.is_empty() || o.profiles.len() == 2 {
+        o.profiles = vec!["paper", "ideal"];
+    }
+    Ok(Parsed::Run(o))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let o = match parse(&args) {
+        Ok(Parsed::Run(o)) => o,
+        Ok(Parsed::Help) => {
+            print!("{USAGE}");
+            return;
+        }
+        Err(e) => {
+            eprintln!("reproduce: {e}");
+            std::process::exit(2);
+        }
+    };
+    let (n, first, last, only, failures) = (o.trials, o.first, o.last, o.only, o.failures);
     let profiles: Vec<Profile> = [Profile::paper(), Profile::ideal()]
         .into_iter()
-        .filter(|p| !words().any(|w| w == "paper" || w == "ideal") || words().any(|w| w == p.name))
+        .filter(|p| o.profiles.contains(&p.name.as_ref()))
         .collect();
     if first != last {
         over_seed_range(n, first, last, only, &profiles);
@@ -156,7 +271,7 @@ fn main() {
 fn over_seed_range(n: u32, first: u64, last: u64, only: Option<Case>, profiles: &[Profile]) {
     let pct = |x: f64| format!("{:.1}", 100.0 * x);
     let (wall0, cpu0) = (Instant::now(), simrob_benchkit::process_cpu());
-    let seeds = last.saturating_sub(first) + 1;
+    let seeds = last - first + 1;
     out!("{n} trials a case at each of seeds {first}..{last} ({seeds} seeds)");
     out!("| case | profile | trials | pooled rate [95 % Wilson] | per seed min / median / max | FutRob's robots | lower end ≥ FutRob's rate |");
     out!("|---|---|---|---|---|---|---|");
@@ -203,5 +318,76 @@ fn over_seed_range(n: u32, first: u64, last: u64, only: Option<Case>, profiles: 
     match (cpu0, simrob_benchkit::process_cpu()) {
         (Some(a), Some(b)) => out!("{wall:.1} s wall, {:.1} s processor time", b - a),
         _ => out!("{wall:.1} s wall"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_words(words: &[&str]) -> Result<Parsed, String> {
+        parse(&words.iter().map(|w| w.to_string()).collect::<Vec<_>>())
+    }
+
+    fn run(words: &[&str]) -> Options {
+        match parse_words(words) {
+            Ok(Parsed::Run(o)) => o,
+            other => panic!("{words:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_documented_commands() {
+        let o = run(&[]);
+        assert_eq!((o.trials, o.first, o.last), (100, 1, 1));
+        assert_eq!((o.only, o.failures), (None, false));
+        assert_eq!(o.profiles, ["paper", "ideal"]);
+        let o = run(&["100", "6001..6020", "paper"]);
+        assert_eq!((o.first, o.last), (6001, 6020));
+        assert_eq!(o.profiles, ["paper"]);
+        let o = run(&["100", "1", "pass", "failures"]);
+        assert_eq!((o.only, o.failures), (Some(Case::Pass), true));
+        let o = run(&["5", "1", "ideal", "relocation"]);
+        assert_eq!(
+            (o.only, o.profiles.clone()),
+            (Some(Case::Relocation), vec!["ideal"])
+        );
+        assert_eq!(
+            run(&["5", "1", "ideal", "paper"]).profiles,
+            ["paper", "ideal"]
+        );
+        assert_eq!(run(&["5", "7..7"]).first, 7);
+    }
+
+    #[test]
+    fn help() {
+        assert_eq!(parse_words(&["--help"]), Ok(Parsed::Help));
+        assert_eq!(parse_words(&["-h"]), Ok(Parsed::Help));
+        assert_eq!(parse_words(&["100", "1", "--help"]), Ok(Parsed::Help));
+    }
+
+    #[test]
+    fn mistakes_are_errors_naming_them() {
+        let err = |w: &[&str]| parse_words(w).unwrap_err();
+        let e = err(&["5", "120..101", "pass", "paper"]);
+        assert!(e.starts_with("SEED is"), "{e}");
+        assert!(
+            e.ends_with("\"120..101\" runs backwards (write 101..120)"),
+            "{e}"
+        );
+        let e = err(&["0", "1", "pass"]);
+        assert!(e.starts_with("TRIALS is"), "{e}");
+        assert!(e.ends_with("at least 1, not \"0\""), "{e}");
+        assert!(err(&["many"]).starts_with("TRIALS is"));
+        assert!(err(&["5", "x"]).starts_with("SEED is"));
+        assert!(err(&["5", "1..x"]).contains("has \"x\""));
+        let e = err(&["5", "1", "passs", "idael"]);
+        assert!(e.starts_with("unknown argument \"passs\""), "{e}");
+        assert!(
+            e.contains("penalty-kick, penalty-save, discovery, relocation, pass"),
+            "{e}"
+        );
+        assert!(err(&["5", "1", "pass", "relocation"]).starts_with("one case at a time"));
+        assert!(err(&["5", "1..3", "failures"]).starts_with("failures lists"));
     }
 }
