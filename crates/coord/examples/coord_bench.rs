@@ -12,7 +12,9 @@
 //! `cargo run --release -p simrob-coord --example coord_bench [-- --robots N --tasks N --auctions N
 //! --warehouse-robots N[,N…] --only mechanics|whole|warehouse]`
 //!
-//! `--robots` (default 1,000) is the number of bidders of the first two parts.
+//! `--robots` (default 1,000) is the number of bidders of the first two parts. Every argument
+//! is checked before anything runs: an unknown flag or a bad value is an error naming it (exit
+//! status 2); `--help` prints the usage.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -55,42 +57,126 @@ impl Timer {
     }
 }
 
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+/// What `--help` prints.
+const USAGE: &str = "\
+coord_bench [--robots N] [--auctions N] [--tasks N] [--warehouse-robots N[,N...]] [--only PART]
+  --robots N                  bidders of the auction benchmarks, at least 1 (default 1000)
+  --auctions N                auctions of the mechanics benchmark, at least 1 (default 20000;
+                              the whole path runs half as many)
+  --tasks N                   tasks of the warehouse, at least 1 (default 10000)
+  --warehouse-robots N[,N...] the warehouse's robots, one run per size (default 1000)
+  --only PART                 run one part only: mechanics, whole or warehouse (default all)
+  -h, --help                  print this and exit
+";
+
+/// The parts of the benchmark, in the order they run.
+const PARTS: [&str; 3] = ["mechanics", "whole", "warehouse"];
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq)]
+struct Options {
+    robots: usize,
+    auctions: usize,
+    tasks: usize,
+    warehouse_robots: Vec<usize>,
+    only: Option<&'static str>,
+}
+
+/// What to do: run with these options, or print the usage.
+#[derive(Debug, PartialEq)]
+enum Parsed {
+    Run(Options),
+    Help,
+}
+
+/// Reads the arguments after the program's name; every flag and value is checked here, so
+/// nothing runs on a command line with a mistake in it.
+fn parse(args: &[String]) -> Result<Parsed, String> {
+    let mut o = Options {
+        robots: 1000,
+        auctions: 20_000,
+        tasks: 10_000,
+        warehouse_robots: vec![1000],
+        only: None,
+    };
+    let count = |flag: &str, v: &str| -> Result<usize, String> {
+        match v.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(format!(
+                "{flag} wants a whole number of at least 1, not {v:?}"
+            )),
+        }
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let flag = flag.as_str();
+        if flag == "--help" || flag == "-h" {
+            return Ok(Parsed::Help);
+        }
+        if ![
+            "--robots",
+            "--auctions",
+            "--tasks",
+            "--warehouse-robots",
+            "--only",
+        ]
+        .contains(&flag)
+        {
+            return Err(format!(
+                "unknown argument {flag:?}; the flags are --robots, --auctions, --tasks, --warehouse-robots, --only and --help"
+            ));
+        }
+        let Some(value) = it.next() else {
+            return Err(format!("{flag} wants a value (coord_bench --help)"));
+        };
+        match flag {
+            "--robots" => o.robots = count(flag, value)?,
+            "--auctions" => o.auctions = count(flag, value)?,
+            "--tasks" => o.tasks = count(flag, value)?,
+            "--warehouse-robots" => {
+                o.warehouse_robots = value
+                    .split(',')
+                    .map(|n| count(flag, n.trim()))
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| {
+                        format!(
+                            "--warehouse-robots wants robot counts of at least 1 separated by commas (1000,10000), not {value:?}"
+                        )
+                    })?
+            }
+            _ => {
+                o.only = Some(PARTS.into_iter().find(|p| p == value).ok_or_else(|| {
+                    format!("--only wants mechanics, whole or warehouse, not {value:?}")
+                })?)
+            }
+        }
+    }
+    Ok(Parsed::Run(o))
 }
 
 fn main() {
-    let robots = arg("--robots", 1000);
-    let auctions = arg("--auctions", 20_000);
-    let tasks = arg("--tasks", 10_000);
-    let only: Option<String> = std::env::args().skip_while(|a| a != "--only").nth(1);
-    let run = |part: &str| only.as_deref().is_none_or(|o| o == part);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let o = match parse(&args) {
+        Ok(Parsed::Run(o)) => o,
+        Ok(Parsed::Help) => {
+            print!("{USAGE}");
+            return;
+        }
+        Err(e) => {
+            eprintln!("coord_bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let run = |part: &str| o.only.is_none_or(|only| only == part);
     if run("mechanics") {
-        mechanics(robots, auctions);
+        mechanics(o.robots, o.auctions);
     }
     if run("whole") {
-        whole_path(robots, auctions / 2);
+        whole_path(o.robots, o.auctions / 2);
     }
     if run("warehouse") {
-        let args: Vec<String> = std::env::args().collect();
-        let sizes = args
-            .iter()
-            .position(|a| a == "--warehouse-robots")
-            .and_then(|i| args.get(i + 1))
-            .map_or("1000", String::as_str);
-        for n in sizes.split(',') {
-            match n.trim().parse::<usize>() {
-                Ok(n) if n > 0 => warehouse(n, tasks),
-                _ => {
-                    eprintln!("coord_bench: --warehouse-robots wants robot counts separated by commas, not {n:?}");
-                    std::process::exit(2);
-                }
-            }
+        for &n in &o.warehouse_robots {
+            warehouse(n, o.tasks);
         }
     }
 }
@@ -275,4 +361,68 @@ fn warehouse(robots: usize, tasks: usize) {
         r.cnp.announced,
         r.messages
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_words(words: &[&str]) -> Result<Parsed, String> {
+        parse(&words.iter().map(|w| w.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn defaults_and_flags() {
+        let Ok(Parsed::Run(o)) = parse_words(&[]) else {
+            panic!("no arguments run everything");
+        };
+        assert_eq!(
+            o,
+            Options {
+                robots: 1000,
+                auctions: 20_000,
+                tasks: 10_000,
+                warehouse_robots: vec![1000],
+                only: None
+            }
+        );
+        let Ok(Parsed::Run(o)) = parse_words(&[
+            "--only",
+            "warehouse",
+            "--warehouse-robots",
+            "1000,10000",
+            "--robots",
+            "50",
+        ]) else {
+            panic!("valid");
+        };
+        assert_eq!(o.only, Some("warehouse"));
+        assert_eq!(o.warehouse_robots, vec![1000, 10000]);
+        assert_eq!(o.robots, 50);
+        assert_eq!(parse_words(&["--help"]), Ok(Parsed::Help));
+        assert_eq!(parse_words(&["--robots", "5", "-h"]), Ok(Parsed::Help));
+    }
+
+    #[test]
+    fn mistakes_are_errors_naming_them() {
+        let err = |w: &[&str]| parse_words(w).unwrap_err();
+        assert_eq!(
+            err(&["--only", "wholee"]),
+            "--only wants mechanics, whole or warehouse, not \"wholee\""
+        );
+        assert_eq!(
+            err(&["--robots", "abc"]),
+            "--robots wants a whole number of at least 1, not \"abc\""
+        );
+        assert!(err(&["--robots", "0"]).starts_with("--robots wants"));
+        assert_eq!(
+            err(&["--tasks"]),
+            "--tasks wants a value (coord_bench --help)"
+        );
+        // Checked before anything runs: the first size is fine, the second is not.
+        assert!(err(&["--warehouse-robots", "150,abc"]).contains("\"150,abc\""));
+        assert!(err(&["--warehouse-robots", "150,0"]).starts_with("--warehouse-robots"));
+        assert!(err(&["--robot", "5"]).starts_with("unknown argument \"--robot\""));
+        assert!(err(&["500"]).starts_with("unknown argument \"500\""));
+    }
 }
