@@ -1,7 +1,9 @@
 //! What a benchmark run cost, read from Linux's `/proc`: the processor time of the whole
 //! process ([`process_cpu`]) or of the calling thread ([`thread_cpu`]), and the process's
-//! peak resident memory ([`peak_memory_mb`]); [`size_list`], the sizes a benchmark is
-//! asked to run (`10000,100000`); and [`one_run`], the arguments of a benchmark's child
+//! peak resident memory ([`peak_memory_mb`]); [`cpu_per`], processor time as a benchmark
+//! prints it (`< x` below the clock's tick, never a measured 0); [`size_list`] and
+//! [`seed_list`], the sizes and seeds a benchmark is asked to run (`10000,100000`,
+//! `1..30`); and [`one_run`], the arguments of a benchmark's child
 //! process that runs one size (`PROGRAM --one 10000 60 …`), so that each size's processor
 //! time and peak memory are its own.
 //!
@@ -92,6 +94,58 @@ pub fn arg<T: std::str::FromStr>(
             })
         })
         .transpose()
+}
+
+/// The seeds a benchmark is asked to run: one (`7`), a comma-separated list (`1,5,9`) or an
+/// inclusive range `FIRST..LAST` (`1..30`, FIRST at most LAST); `name` says which argument
+/// in the error.
+pub fn seed_list(name: &str, text: &str) -> Result<Vec<u64>, ArgError> {
+    let wrong = |why: String| ArgError {
+        message: format!(
+            "{name} is a seed (7), seeds separated by commas (1,5,9) or a range FIRST..LAST \
+             with FIRST at most LAST (1..30), all whole numbers; {why}"
+        ),
+    };
+    let number = |entry: &str| {
+        entry
+            .parse::<u64>()
+            .map_err(|_| wrong(format!("{entry:?} is not a whole number")))
+    };
+    if let Some((a, b)) = text.split_once("..") {
+        let (first, last) = (number(a)?, number(b)?);
+        if first > last {
+            return Err(wrong(format!(
+                "{text:?} runs backwards (write {last}..{first})"
+            )));
+        }
+        return Ok((first..=last).collect());
+    }
+    text.split(',').map(number).collect()
+}
+
+/// Whether a benchmark was asked for its usage (`--help` or `-h` among `args`, the program
+/// first, as `std::env::args()` gives them).
+pub fn help_asked(args: &[String]) -> bool {
+    args.iter().skip(1).any(|a| a == "--help" || a == "-h")
+}
+
+/// The resolution of [`process_cpu`]: one clock tick, 10 ms. A run that took less than a
+/// tick may read as 0.
+pub const PROCESS_CPU_RESOLUTION: f64 = 1.0 / USER_HZ;
+
+/// `cpu` seconds of [`process_cpu`] divided by `per` (simulated seconds, frames, …), with
+/// `decimals` decimals, as a benchmark prints it; when `cpu` is less than the clock's tick
+/// ([`PROCESS_CPU_RESOLUTION`]) it was too little to measure, and the text is `< x`, `x`
+/// being one tick divided by `per` (at least the last decimal printed), never a measured 0.
+/// Unknown (`NaN`) stays `NaN`.
+pub fn cpu_per(cpu: f64, per: f64, decimals: usize) -> String {
+    if cpu.is_nan() || cpu >= PROCESS_CPU_RESOLUTION / 2.0 {
+        return format!("{:.*}", decimals, cpu / per);
+    }
+    let step = 10f64.powi(-(decimals as i32));
+    // The bound rounded up to the decimals printed.
+    let bound = ((PROCESS_CPU_RESOLUTION / per) / step).ceil().max(1.0) * step;
+    format!("< {bound:.decimals$}")
 }
 
 /// The threads a benchmark runs on when not told: the machine's cores.
@@ -259,6 +313,52 @@ mod tests {
             format!("{e:?}"),
             "SIZES is a comma-separated list of whole numbers, such as 10000,100000: \"x\" is not one"
         );
+    }
+
+    #[test]
+    fn seed_lists() {
+        assert_eq!(seed_list("SEEDS", "7"), Ok(vec![7]));
+        assert_eq!(
+            seed_list("SEEDS", "77,4242,31337"),
+            Ok(vec![77, 4242, 31337])
+        );
+        assert_eq!(seed_list("SEEDS", "3..5"), Ok(vec![3, 4, 5]));
+        assert_eq!(seed_list("SEEDS", "5..5"), Ok(vec![5]));
+        let e = seed_list("SEEDS", "120..101").unwrap_err().to_string();
+        assert!(e.starts_with("SEEDS is a seed"), "{e}");
+        assert!(
+            e.ends_with("\"120..101\" runs backwards (write 101..120)"),
+            "{e}"
+        );
+        let e = seed_list("SEEDS", "77,x").unwrap_err().to_string();
+        assert!(e.ends_with("\"x\" is not a whole number"), "{e}");
+        assert!(seed_list("SEEDS", "1..").is_err());
+        assert!(seed_list("SEEDS", "").is_err());
+        assert!(seed_list("SEEDS", "1,,2").is_err());
+        assert!(seed_list("SEEDS", "-1").is_err());
+    }
+
+    #[test]
+    fn help() {
+        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(help_asked(&a(&["bench", "--help"])));
+        assert!(help_asked(&a(&["bench", "100", "-h"])));
+        assert!(!help_asked(&a(&["bench", "100"])));
+        assert!(!help_asked(&a(&["-h"])));
+    }
+
+    #[test]
+    fn processor_time_below_a_tick_is_not_a_zero() {
+        // Measured: printed as before.
+        assert_eq!(cpu_per(0.37, 60.0, 4), "0.0062");
+        assert_eq!(cpu_per(0.01, 1.0, 4), "0.0100");
+        assert_eq!(cpu_per(2.5, 5.0 * 24.0 * 1000.0 / 1e9, 1), "20833.3");
+        // No tick: an upper bound, at least the last decimal printed.
+        assert_eq!(cpu_per(0.0, 60.0, 4), "< 0.0002");
+        assert_eq!(cpu_per(0.0, 300.0, 4), "< 0.0001");
+        assert_eq!(cpu_per(0.0, 5.0, 4), "< 0.0020");
+        assert_eq!(cpu_per(0.0, 5.0 * 24.0 * 700.0 / 1e9, 1), "< 119.1");
+        assert_eq!(cpu_per(f64::NAN, 5.0, 4), "NaN");
     }
 
     #[test]

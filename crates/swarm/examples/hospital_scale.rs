@@ -265,12 +265,12 @@ fn one(robots: usize, duration: f64, threads: usize) -> Result<(), Box<dyn std::
     let s = sim.finish(wall);
     let sim_s = s.simulated_seconds.max(1e-12);
     println!(
-        "{:>8}  {:>9}  {:>6.1}  {:>9.4}  {:>9.4}  {:>8.0}  {:>10}  {:>8}  {:>10}  {:>6}  {:>7}  {:>5.1} ({:.1})",
+        "{:>8}  {:>9}  {:>6.1}  {:>9.4}  {:>9}  {:>8.0}  {:>10}  {:>8}  {:>10}  {:>6}  {:>7}  {:>5.1} ({:.1})",
         s.robots,
         hospitals,
         s.simulated_seconds,
         wall / sim_s,
-        cpu / sim_s,
+        simrob_benchkit::cpu_per(cpu, sim_s, 4),
         simrob_benchkit::peak_memory_mb().unwrap_or(f64::NAN),
         s.tasks_done,
         s.scripts_done,
@@ -290,8 +290,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let sizes: Vec<usize> =
         simrob_benchkit::size_list(args.get(1).map_or("1000,10000,100000", String::as_str))?;
-    let duration: f64 = args.get(2).map_or(Ok(300.0), |s| s.parse())?;
-    let threads: usize = args.get(3).map_or(Ok(1), |s| s.parse())?;
+    let duration: f64 =
+        simrob_benchkit::arg(&args, 2, "DURATION", "simulated seconds")?.unwrap_or(300.0);
+    let threads: usize =
+        simrob_benchkit::arg(&args, 3, "THREADS", "a number of threads")?.unwrap_or(1);
     println!(
         "{:>8}  {:>9}  {:>6}  {:>9}  {:>9}  {:>8}  {:>10}  {:>8}  {:>10}  {:>6}  {:>7}  build cpu (wall) s",
         "robots",

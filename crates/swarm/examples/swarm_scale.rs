@@ -8,15 +8,17 @@
 //!
 //! SIZES: comma-separated drone counts (default 10000,100000,1000000); DURATION: simulated
 //! seconds at most (default 60; a run ends earlier once every drone has arrived or crashed);
-//! THREADS: controller threads (default: the machine's cores); SEEDS: a seed or a range
-//! `A..B` (default 1); CELL: the grid's cell size (`world.cell_size`, default 20 as bundled;
+//! THREADS: controller threads (default: the machine's cores); SEEDS: a seed, seeds
+//! separated by commas (`77,4242,31337`) or a range `A..B` with A at most B (default 1); CELL: the grid's cell size (`world.cell_size`, default 20 as bundled;
 //! 10,000,000 drones need 60, as a scenario's grid has at most 4,194,304 cells). Each size and seed runs in a child process of its own, so the peak
 //! memory printed is that run's alone (`VmHWM`). RECORD_DIR: also record each run (snapshots at 1 Hz,
 //! `simrob-swarm-recording`) to `RECORD_DIR/swarm-N-SEED.swarm` and print its size, bytes
 //! per drone per snapshot and snapshots left out; the processor seconds then include the
 //! recorder's. FORMAT: `compact` (version 2 on its own thread, the default, as `simrob swarm
 //! run --record` writes it) or `json` (version 1, JSON lines on the run's thread, `.jsonl`). Processor seconds are the child's (user +
-//! system, every thread), so other work on the machine does not count against them.
+//! system, every thread), so other work on the machine does not count against them; a run
+//! that took less than the processor clock's 10 ms tick prints `< x` (x: that tick per
+//! simulated second), not 0. A bad argument is an error naming it; `--help` prints the usage.
 //!
 //! Progress: every `SWARM_SCALE_PROGRESS` simulated seconds (default 10; 0 for none) each
 //! run prints a line to stderr, starting `progress`: the simulated time, the interval's
@@ -85,13 +87,13 @@ fn one(
     let flying = n as u64 - s.arrived - s.crashed;
     let sim_s = s.simulated_seconds.max(1e-12);
     println!(
-        "{:>10}  {:>4}  {:>7}  {:>6.1}  {:>9.4}  {:>9.4}  {:>7.2}  {:>8.0}  {:>9}  {:>7}  {:>7}  {:>6.1}",
+        "{:>10}  {:>4}  {:>7}  {:>6.1}  {:>9.4}  {:>9}  {:>7.2}  {:>8.0}  {:>9}  {:>7}  {:>7}  {:>6.1}",
         n,
         seed,
         threads,
         s.simulated_seconds,
         wall / sim_s,
-        cpu / sim_s,
+        simrob_benchkit::cpu_per(cpu, sim_s, 4),
         sim_s / wall.max(1e-12),
         simrob_benchkit::peak_memory_mb().unwrap_or(f64::NAN),
         s.arrived,
@@ -180,10 +182,10 @@ fn progress(sim: &Simulation, n: usize, last: (f64, f64, Instant)) -> (f64, f64,
     }
     let s = sim.summary(0.0);
     eprintln!(
-        "progress {n} drones  t {t:>7.1} s  cpu/sim {:>7.3}  wall/sim {:>7.3}  peak {:>6.0} MB  \
+        "progress {n} drones  t {t:>7.1} s  cpu/sim {:>7}  wall/sim {:>7.3}  peak {:>6.0} MB  \
          arrived {}  crashed {} (+{} after arriving)  flying {flying}  hovering {hovering}  \
          detouring {detouring}  stalls {stalls}",
-        (cpu - last.1) / dt,
+        simrob_benchkit::cpu_per(cpu - last.1, dt, 3),
         (now - last.2).as_secs_f64() / dt,
         simrob_benchkit::peak_memory_mb().unwrap_or(f64::NAN),
         s.arrived,
@@ -192,6 +194,21 @@ fn progress(sim: &Simulation, n: usize, last: (f64, f64, Instant)) -> (f64, f64,
     );
     (t, cpu, now)
 }
+
+/// What `--help` prints.
+const USAGE: &str = "\
+swarm_scale [SIZES] [DURATION] [THREADS] [SEEDS] [CELL] [RECORD_DIR] [FORMAT]
+  SIZES       drone counts separated by commas (default 10000,100000,1000000)
+  DURATION    simulated seconds at most, above 0 (default 60)
+  THREADS     controller threads, at least 1 (default: the machine's cores)
+  SEEDS       a seed (7), seeds separated by commas (77,4242,31337) or a range FIRST..LAST
+              (1..30) (default 1)
+  CELL        the grid's cell size, above 0 (default 20)
+  RECORD_DIR  also record each run to RECORD_DIR/swarm-N-SEED.swarm
+  FORMAT      compact (the default) or json
+cpu/sim \"< x\": the run took less than the processor clock's 10 ms tick; x is that tick
+divided by the simulated seconds.
+";
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -205,24 +222,41 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             a.optional(),
         );
     }
+    if simrob_benchkit::help_asked(&args) {
+        print!("{USAGE}");
+        return Ok(());
+    }
     let sizes: Vec<usize> =
         simrob_benchkit::size_list(args.get(1).map_or("10000,100000,1000000", String::as_str))?;
     let duration: f64 = arg(&args, 2, "DURATION", "simulated seconds")?.unwrap_or(60.0);
     let threads = arg(&args, 3, "THREADS", "a number of threads")?.unwrap_or_else(cores);
+    if !(duration.is_finite() && duration > 0.0) {
+        return Err(format!("DURATION is simulated seconds above 0, not {duration}").into());
+    }
+    if threads == 0 {
+        return Err("THREADS is a number of threads, at least 1, not 0".into());
+    }
     let seeds: Vec<u64> = match args.get(4) {
-        Some(s) => match s.split_once("..") {
-            Some((a, b)) => (a.parse::<u64>()?..=b.parse::<u64>()?).collect(),
-            None => vec![s.parse()?],
-        },
+        Some(s) => simrob_benchkit::seed_list("SEEDS", s)?,
         None => vec![1],
     };
-    let cell: f64 = args.get(5).map_or(Ok(20.0), |s| s.parse())?;
+    let cell: f64 =
+        arg(&args, 5, "CELL", "the grid's cell size, a number above 0")?.unwrap_or(20.0);
+    if !(cell.is_finite() && cell > 0.0) {
+        return Err(format!("CELL is the grid's cell size, a number above 0, not {cell}").into());
+    }
     let record = args.get(6);
     let ext = match args.get(7).map(String::as_str) {
         None | Some("compact") => "swarm",
         Some("json") => "jsonl",
         Some(other) => return Err(format!("FORMAT is compact or json, not {other:?}").into()),
     };
+    if let Some(extra) = args.get(8) {
+        return Err(format!(
+            "swarm_scale takes at most 7 arguments (SIZES DURATION THREADS SEEDS CELL RECORD_DIR FORMAT); {extra:?} is one too many"
+        )
+        .into());
+    }
     println!(
         "drone swarm (ORCA), at most {duration} simulated s (a run ends once every drone has \
          arrived or crashed); processor s = user + system of the run's process"

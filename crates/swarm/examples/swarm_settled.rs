@@ -7,15 +7,18 @@
 //! grid and disturbed each frame.
 //!
 //! ```sh
-//! cargo run --release -p simrob-swarm --example swarm_settled -- [SIZES] [DURATION] [THREADS] [SEED]
+//! cargo run --release -p simrob-swarm --example swarm_settled -- [SIZES] [DURATION] [THREADS] [SEEDS]
 //! cargo run --release -p simrob-swarm --example swarm_settled -- 10000,100000,1000000 5 2
 //! ```
 //!
 //! SIZES: comma-separated drone counts (default 10000,100000,1000000); DURATION: simulated
 //! seconds timed (default 5; one more is run first, untimed, for the controller to settle);
-//! THREADS: controller threads (default: the machine's cores); SEED: the run's seed (default
-//! 1). Each size runs in a child process of its own, so the peak memory printed is that
-//! run's alone (`VmHWM`). Processor seconds are the child's (user + system, every thread).
+//! THREADS: controller threads (default: the machine's cores); SEEDS: a seed, seeds separated
+//! by commas (`1,5,9`) or a range `A..B` with A at most B (default 1). Each size and seed runs
+//! in a child process of its own, so the peak memory printed is that run's alone (`VmHWM`).
+//! Processor seconds are the child's (user + system, every thread); a run that took less than
+//! the processor clock's 10 ms tick prints `< x` (x: that tick per simulated second, or per
+//! drone and frame), not 0. A bad argument is an error naming it; `--help` prints the usage.
 
 use std::path::Path;
 use std::time::Instant;
@@ -87,14 +90,14 @@ fn one(
     }
     let frames = duration * 24.0 * n.max(1) as f64;
     println!(
-        "{:>10}  {:>4}  {:>7}  {:>6.1}  {:>9.4}  {:>9.4}  {:>8.1}  {:>7.2}  {:>8.0}  {:>9}  {:>7}",
+        "{:>10}  {:>4}  {:>7}  {:>6.1}  {:>9.4}  {:>9}  {:>8}  {:>7.2}  {:>8.0}  {:>9}  {:>7}",
         n,
         seed,
         threads,
         duration,
         wall / duration,
-        cpu / duration,
-        cpu / frames * 1e9,
+        simrob_benchkit::cpu_per(cpu, duration, 4),
+        simrob_benchkit::cpu_per(cpu, frames / 1e9, 1),
         duration / wall.max(1e-12),
         simrob_benchkit::peak_memory_mb().unwrap_or(f64::NAN),
         hovering,
@@ -102,6 +105,18 @@ fn one(
     );
     Ok(())
 }
+
+/// What `--help` prints.
+const USAGE: &str = "\
+swarm_settled [SIZES] [DURATION] [THREADS] [SEEDS]
+  SIZES     drone counts separated by commas (default 10000,100000,1000000)
+  DURATION  simulated seconds timed, above 0 (default 5; one more is run first, untimed)
+  THREADS   controller threads, at least 1 (default: the machine's cores)
+  SEEDS     a seed (7), seeds separated by commas (1,5,9) or a range FIRST..LAST (1..30)
+            (default 1)
+cpu/sim and ns/drone \"< x\": the run took less than the processor clock's 10 ms tick; x is
+that tick divided by the simulated seconds (or by the drones' frames).
+";
 
 fn main() -> std::process::ExitCode {
     match run() {
@@ -123,6 +138,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             a.next("seed")?,
         );
     }
+    if simrob_benchkit::help_asked(&args) {
+        print!("{USAGE}");
+        return Ok(());
+    }
     let sizes: Vec<usize> =
         simrob_benchkit::size_list(args.get(1).map_or("10000,100000,1000000", String::as_str))?;
     let duration: f64 = arg(&args, 2, "DURATION", "simulated seconds above 0")?.unwrap_or(5.0);
@@ -130,7 +149,19 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         return Err(format!("DURATION is simulated seconds above 0, not {duration}").into());
     }
     let threads = arg(&args, 3, "THREADS", "a number of threads")?.unwrap_or_else(cores);
-    let seed: u64 = arg(&args, 4, "SEED", "a whole number")?.unwrap_or(1);
+    if threads == 0 {
+        return Err("THREADS is a number of threads, at least 1, not 0".into());
+    }
+    let seeds: Vec<u64> = match args.get(4) {
+        Some(s) => simrob_benchkit::seed_list("SEEDS", s)?,
+        None => vec![1],
+    };
+    if let Some(extra) = args.get(5) {
+        return Err(format!(
+            "swarm_settled takes at most 4 arguments (SIZES DURATION THREADS SEEDS); {extra:?} is one too many"
+        )
+        .into());
+    }
     println!(
         "drone swarm (ORCA), every drone starting at its target, hovering; {duration} simulated s \
          timed after {WARM_UP} untimed; processor s = user + system of the run's process"
@@ -150,14 +181,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         "crashed"
     );
     for &n in &sizes {
-        let status = simrob_benchkit::run_child([
-            n.to_string(),
-            duration.to_string(),
-            threads.to_string(),
-            seed.to_string(),
-        ])?;
-        if !status.success() {
-            eprintln!("{n} drones: the run failed ({status})");
+        for &seed in &seeds {
+            let status = simrob_benchkit::run_child([
+                n.to_string(),
+                duration.to_string(),
+                threads.to_string(),
+                seed.to_string(),
+            ])?;
+            if !status.success() {
+                eprintln!("{n} drones, seed {seed}: the run failed ({status})");
+            }
         }
     }
     Ok(())

@@ -13,14 +13,20 @@ use simrob_swarm::nav::crossing::Crossings;
 use simrob_swarm::nav::NavMap;
 use simrob_swarm::scenario::{Overrides, Scenario};
 
-use simrob_benchkit::process_cpu as cpu_seconds;
+use simrob_benchkit::{arg, process_cpu as cpu_seconds};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let arg = |i: usize| std::env::args().nth(i);
-    let robots: usize = arg(1).map(|s| s.parse()).transpose()?.unwrap_or(1000);
-    let seconds: f64 = arg(2).map(|s| s.parse()).transpose()?.unwrap_or(600.0);
-    let seed: u64 = arg(3).map(|s| s.parse()).transpose()?.unwrap_or(1);
-    let only_turns = arg(4).as_deref() == Some("turns");
+    let args: Vec<String> = std::env::args().collect();
+    let robots: usize = arg(&args, 1, "ROBOTS", "a number of robots")?.unwrap_or(1000);
+    let seconds: f64 = arg(&args, 2, "SECONDS", "simulated seconds")?.unwrap_or(600.0);
+    let seed: u64 = arg(&args, 3, "SEED", "a whole number")?.unwrap_or(1);
+    let only_turns = match args.get(4).map(String::as_str) {
+        None => false,
+        Some("turns") => true,
+        Some(other) => {
+            return Err(format!("the fourth argument is turns or nothing, not {other:?}").into())
+        }
+    };
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/swarm/warehouse.toml");
     let scenario = Scenario::load(&path)?;
     for managed in [true, false] {
