@@ -283,7 +283,17 @@ fn one(robots: usize, duration: f64, threads: usize) -> Result<(), Box<dyn std::
     Ok(())
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("hospital_scale: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     if let Some(mut a) = simrob_benchkit::one_run(&args) {
         return one(a.next("robots")?, a.next("duration")?, a.next("threads")?);

@@ -210,7 +210,17 @@ cpu/sim \"< x\": the run took less than the processor clock's 10 ms tick; x is t
 divided by the simulated seconds.
 ";
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("swarm_scale: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     if let Some(mut a) = simrob_benchkit::one_run(&args) {
         return one(

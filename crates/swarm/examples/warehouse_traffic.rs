@@ -15,7 +15,17 @@ use simrob_swarm::scenario::{Overrides, Scenario};
 
 use simrob_benchkit::{arg, process_cpu as cpu_seconds};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("warehouse_traffic: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let robots: usize = arg(&args, 1, "ROBOTS", "a number of robots")?.unwrap_or(1000);
     let seconds: f64 = arg(&args, 2, "SECONDS", "simulated seconds")?.unwrap_or(600.0);
