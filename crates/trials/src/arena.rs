@@ -13,7 +13,7 @@ use simrob_futrob::{Brain, BrainParams, ObjectKind, Role, RuleSet, SimRadio};
 use simrob_protocol::EntityId;
 use simrob_protocol::{EntityRequest, Vec3};
 use simrob_soccer::field::BALL_ENTITY;
-use simrob_soccer::{KidSizeField, Pose2, Posture, Profile, Team};
+use simrob_soccer::{Action, ActionStatus, KidSizeField, Pose2, Posture, Profile, Team};
 use simrob_world::brain::BrainView;
 use simrob_world::{HumanoidSpec, RapierBackend, World, WorldConfig};
 
@@ -405,6 +405,16 @@ impl Arena {
         self.world
             .humanoid(EntityId(entity))
             .is_some_and(|h| h.posture() == Posture::Standing)
+    }
+
+    /// The sequence number of robot `entity`'s kick under way (its body's request), 0 when
+    /// it is not kicking: one kick keeps one number from the swing to the end.
+    pub fn kick(&self, entity: u32) -> u64 {
+        self.world
+            .humanoid(EntityId(entity))
+            .and_then(|h| h.action_state())
+            .filter(|a| a.status == ActionStatus::Running && matches!(a.action, Action::Kick(_)))
+            .map_or(0, |a| a.seq)
     }
 }
 

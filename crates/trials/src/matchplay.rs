@@ -309,6 +309,7 @@ pub fn play_watched(
                     x: q.x,
                     y: q.y,
                     standing: arena.standing(pl.entity),
+                    kick: arena.kick(pl.entity),
                     action: pl
                         .brain()
                         .and_then(|br| br.handler().current())

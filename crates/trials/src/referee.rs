@@ -5,7 +5,13 @@
 //!
 //! A **strike** is the ball going from under 0.2 m/s to over 0.5 m/s in one 10 ms iteration,
 //! credited to the nearest standing robot within [`STRIKE_REACH`] (none: the ball came off a
-//! wall or post). It is
+//! wall or post). One kick is one strike however often it pushes the ball: when the ball,
+//! kicked against a post or a robot, stops dead in front of the striker and the same kick,
+//! still under way, pushes it again before it has left the striker ([`RobotAt::kick`]), that
+//! push goes on with the open strike instead of starting a new one; the strike keeps its time
+//! and place and takes its speed, heading and kind from the last push, the one the ball
+//! leaves with. A new kick, a touch while walking, or a ball put back after it went out
+//! starts a new strike. It is
 //! - a **pass** when the striker's running action is `passBall`;
 //! - a **shot** when it heads for the opponents' goal line, less than [`WIDE_MARGIN`] outside
 //!   a post, fast enough to roll that far ([`ROLL_DECEL`]); **on target** when that line is
@@ -93,9 +99,10 @@ pub struct Strike {
     pub on_target: bool,
     /// Where the ball was.
     pub at: [f64; 2],
-    /// The ball's speed just after, m/s.
+    /// The ball's speed just after (after the kick's last push), m/s.
     pub speed: f64,
-    /// The ball's heading just after, degrees counter-clockwise from +X.
+    /// The ball's heading just after (after the kick's last push), degrees counter-clockwise
+    /// from +X.
     pub heading_deg: f64,
     /// The first robot the ball ran into (a sharp change of its velocity beside a robot)
     /// before it ended, if any — a keeper's save, a block, a pass stopped by its receiver.
@@ -160,6 +167,9 @@ pub struct RobotAt {
     pub standing: bool,
     /// Its running action's name (empty if none).
     pub action: &'static str,
+    /// The sequence number of its kick under way (0 when it is not kicking): pushes by one
+    /// kick are one strike.
+    pub kick: u64,
 }
 
 /// The sheet: strikes and goals as they happen.
@@ -170,6 +180,8 @@ pub struct ScoreSheet {
     /// Every goal, in order.
     pub goals: Vec<GoalEvent>,
     open: Option<usize>,
+    /// The open strike's striker's kick (0: none).
+    open_kick: u64,
     left_striker: bool,
     prev_v: Option<[f64; 2]>,
     slow: bool,
@@ -223,40 +235,55 @@ impl ScoreSheet {
     ) -> Option<usize> {
         let speed = v[0].hypot(v[1]);
         let mut started = None;
+        let mut struck = false;
         if self.slow && speed > FAST {
+            struck = true;
             let by = nearest(robots, ball, STRIKE_REACH);
-            if let Some(r) = by {
-                self.end(StrikeEnd::Next, Some(r.entity));
+            let again = match (self.open, by) {
+                (Some(i), Some(r)) => {
+                    !self.left_striker
+                        && r.kick != 0
+                        && r.kick == self.open_kick
+                        && self.strikes[i].robot == Some(r.entity)
+                }
+                _ => false,
+            };
+            if let (true, Some(i), Some(r)) = (again, self.open, by) {
+                // The same kick pushing the ball again: the open strike goes on, as the ball
+                // now leaves it.
+                let (kind, on_target) = self.classify(r, ball, v);
+                let s = &mut self.strikes[i];
+                s.speed = speed;
+                s.heading_deg = v[1].atan2(v[0]).to_degrees();
+                s.kind = kind;
+                s.on_target = on_target;
+            } else {
+                if let Some(r) = by {
+                    self.end(StrikeEnd::Next, Some(r.entity));
+                }
+                let mut s = Strike {
+                    t,
+                    robot: by.map(|r| r.entity),
+                    team: by.map(|r| r.team.as_str()),
+                    action: by.map(|r| r.action.to_string()).unwrap_or_default(),
+                    at: ball,
+                    speed,
+                    heading_deg: v[1].atan2(v[0]).to_degrees(),
+                    ..Strike::default()
+                };
+                if let Some(r) = by {
+                    (s.kind, s.on_target) = self.classify(r, ball, v);
+                }
+                self.strikes.push(s);
+                let i = self.strikes.len() - 1;
+                self.open = Some(i);
+                self.open_kick = by.map_or(0, |r| r.kick);
+                self.left_striker = false;
+                started = Some(i);
             }
-            let mut s = Strike {
-                t,
-                robot: by.map(|r| r.entity),
-                team: by.map(|r| r.team.as_str()),
-                action: by.map(|r| r.action.to_string()).unwrap_or_default(),
-                at: ball,
-                speed,
-                heading_deg: v[1].atan2(v[0]).to_degrees(),
-                ..Strike::default()
-            };
-            s.kind = match s.action.as_str() {
-                "passBall" => StrikeKind::Pass,
-                _ => match by.and_then(|r| self.shot_line(r.team, ball, v)) {
-                    Some(inside) => {
-                        s.on_target = inside;
-                        StrikeKind::Shot
-                    }
-                    None if s.action == "clearBall" => StrikeKind::Clearance,
-                    None => StrikeKind::Kick,
-                },
-            };
-            self.strikes.push(s);
-            let i = self.strikes.len() - 1;
-            self.open = Some(i);
-            self.left_striker = false;
-            started = Some(i);
         }
         if let (Some(i), Some(pv)) = (self.open, self.prev_v) {
-            if started.is_none() {
+            if !struck {
                 let s = &self.strikes[i];
                 let striker = s.robot.and_then(|e| robots.iter().find(|r| r.entity == e));
                 if striker.is_none_or(|r| (r.x - ball[0]).hypot(r.y - ball[1]) > STRIKE_REACH) {
@@ -286,6 +313,18 @@ impl ScoreSheet {
         }
         self.prev_v = Some(v);
         started
+    }
+
+    /// What a strike by `r` from `ball` at `v` is, and whether it is on target.
+    fn classify(&self, r: &RobotAt, ball: [f64; 2], v: [f64; 2]) -> (StrikeKind, bool) {
+        if r.action == "passBall" {
+            return (StrikeKind::Pass, false);
+        }
+        match self.shot_line(r.team, ball, v) {
+            Some(inside) => (StrikeKind::Shot, inside),
+            None if r.action == "clearBall" => (StrikeKind::Clearance, false),
+            None => (StrikeKind::Kick, false),
+        }
     }
 
     /// Where a strike by `team` from `ball` at `v` crosses the opponents' goal line: `None` if
@@ -459,5 +498,60 @@ mod tests {
             sheet.shot_line(Team::Magenta, [-3.5, 0.0], [-1.12, 0.0]),
             Some(true)
         );
+    }
+    fn robot_7(kick: u64) -> Vec<RobotAt> {
+        vec![RobotAt {
+            entity: 7,
+            team: Team::Magenta,
+            role: Role::FieldPlayer,
+            x: -4.27,
+            y: 0.95,
+            standing: true,
+            action: "clearBall",
+            kick,
+        }]
+    }
+
+    /// Robot 7's kick at a ball 10 cm in front of the left post at 0 s, the ball stopped by
+    /// the post, and a second push at 0.08 s by the kick `second` (its number; 0: not kicking).
+    fn kick_into_the_post(second: u64) -> ScoreSheet {
+        let mut sheet = ScoreSheet::new(4.5, 1.9);
+        let at = [-4.41, 0.95];
+        let v = |speed: f64, deg: f64| {
+            let a = f64::to_radians(deg);
+            [speed * a.cos(), speed * a.sin()]
+        };
+        sheet.step(0.0, at, [0.0, 0.0], &robot_7(895));
+        sheet.step(0.01, at, v(1.12, 167.0), &robot_7(895));
+        for k in 2..8 {
+            sheet.step(k as f64 * 0.01, at, v(0.1, 167.0), &robot_7(895));
+        }
+        sheet.step(0.08, at, v(0.51, 139.0), &robot_7(second));
+        for k in 9..30 {
+            sheet.step(k as f64 * 0.01, at, v(0.45, 139.0), &robot_7(second));
+        }
+        sheet
+    }
+
+    #[test]
+    fn a_kick_that_pushes_the_ball_twice_against_a_post_is_one_strike() {
+        // The same kick (895) pushing again: one strike, with the speed and heading
+        // the ball left with.
+        let sheet = kick_into_the_post(895);
+        assert_eq!(sheet.strikes.len(), 1, "{:?}", sheet.strikes);
+        let s = &sheet.strikes[0];
+        assert_eq!((s.t, s.robot), (0.01, Some(7)));
+        assert!((s.speed - 0.51).abs() < 1e-9, "{s:?}");
+        assert!((s.heading_deg - 139.0).abs() < 1e-9, "{s:?}");
+        // 0.51 m/s from 9 cm out, crossing 8 cm outside the post: a shot, wide.
+        assert_eq!((s.kind, s.on_target), (StrikeKind::Shot, false));
+        // A new kick by the same robot (896) is a strike of its own.
+        let sheet = kick_into_the_post(896);
+        assert_eq!(sheet.strikes.len(), 2, "{:?}", sheet.strikes);
+        assert_eq!(sheet.strikes[0].end, StrikeEnd::Next);
+        assert_eq!(sheet.strikes[0].next, Some(7));
+        // A push while not kicking (a step into the ball) never continues a strike.
+        let sheet = kick_into_the_post(0);
+        assert_eq!(sheet.strikes.len(), 2, "{:?}", sheet.strikes);
     }
 }
