@@ -123,6 +123,15 @@ pub fn seed_list(name: &str, text: &str) -> Result<Vec<u64>, ArgError> {
     text.split(',').map(number).collect()
 }
 
+/// What a benchmark's command line asks for: a run with these options, or its usage.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed<T> {
+    /// Run with these options.
+    Run(T),
+    /// Print the usage (`--help` or `-h` was given).
+    Help,
+}
+
 /// Whether a benchmark was asked for its usage (`--help` or `-h` among `args`, the program
 /// first, as `std::env::args()` gives them).
 pub fn help_asked(args: &[String]) -> bool {

@@ -496,16 +496,6 @@ fn drive_live(
     Ok((sim.finish(run.stepping_seconds), run.interrupted, view))
 }
 
-/// Why a run ended: `interrupted` (Ctrl-C), `all work done` or `duration`.
-fn ended_by(s: &Summary, interrupted: bool) -> &'static str {
-    s.ended_by(interrupted)
-}
-
-/// The summary as JSON, with `ended_by` where the core's `killed` was.
-fn summary_json(s: &Summary, interrupted: bool) -> serde_json::Value {
-    s.to_json(Some(s.ended_by(interrupted)))
-}
-
 /// What `swarm run --record` wrote, for the summary.
 struct Recording<'a> {
     path: &'a Path,
@@ -531,9 +521,10 @@ fn report(
     } else {
         f64::INFINITY
     };
-    let ended_by = ended_by(s, interrupted);
+    // Why the run ended: `interrupted` (Ctrl-C), `all work done` or `duration`.
+    let ended_by = s.ended_by(interrupted);
     if json {
-        let mut v = summary_json(s, interrupted);
+        let mut v = s.to_json(Some(ended_by));
         if let Some(o) = v.as_object_mut() {
             o.insert("times_real_time".into(), serde_json::json!(realtime));
             o.insert(
@@ -680,7 +671,7 @@ fn bench(args: BenchArgs) -> Result<()> {
             // When every drone had arrived (none crashed, none still flying).
             let all_in = (flying == 0 && s.crashed == 0).then_some(s.simulated_seconds);
             if args.json {
-                let mut v = summary_json(&s, false);
+                let mut v = s.to_json(Some(s.ended_by(false)));
                 if let Some(o) = v.as_object_mut() {
                     o.insert("avoidance".into(), serde_json::json!(avoidance.name()));
                     o.insert("still_flying".into(), serde_json::json!(flying));

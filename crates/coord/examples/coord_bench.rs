@@ -82,12 +82,7 @@ struct Options {
     only: Option<&'static str>,
 }
 
-/// What to do: run with these options, or print the usage.
-#[derive(Debug, PartialEq)]
-enum Parsed {
-    Run(Options),
-    Help,
-}
+type Parsed = simrob_benchkit::Parsed<Options>;
 
 /// Reads the arguments after the program's name; every flag and value is checked here, so
 /// nothing runs on a command line with a mistake in it.

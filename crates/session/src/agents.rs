@@ -259,6 +259,10 @@ impl AgentTable {
     pub fn get(&self, key: &str) -> Option<&Agent> {
         self.by_key.get(key).map(|&i| &self.list[i])
     }
+    /// The `i`-th agent in the order they first registered, to update.
+    pub fn at_mut(&mut self, i: usize) -> Option<&mut Agent> {
+        self.list.get_mut(i)
+    }
     /// The agent registered with `key`, to update.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Agent> {
         self.by_key.get(key).map(|&i| &mut self.list[i])

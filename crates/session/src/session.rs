@@ -1672,8 +1672,12 @@ impl Session {
             }
         }
         drop(encoded);
-        for (i, a) in self.agents.iter_mut().enumerate() {
-            if sent_nothing.contains(&i) && a.awaited == Some(iteration) {
+        for i in sent_nothing {
+            if let Some(a) = self
+                .agents
+                .at_mut(i)
+                .filter(|a| a.awaited == Some(iteration))
+            {
                 a.awaited = None;
             }
         }

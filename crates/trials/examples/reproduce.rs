@@ -93,12 +93,7 @@ struct Options {
     profiles: Vec<&'static str>,
 }
 
-/// What to do: run, or print the usage.
-#[derive(Debug, PartialEq)]
-enum Parsed {
-    Run(Options),
-    Help,
-}
+type Parsed = simrob_benchkit::Parsed<Options>;
 
 /// Reads the arguments after the program's name.
 fn parse(args: &[String]) -> Result<Parsed, String> {
