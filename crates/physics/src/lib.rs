@@ -386,6 +386,12 @@ pub trait PhysicsBackend {
     fn motor_velocity(&self, joint: JointId) -> Result<f64, PhysicsError>;
     /// Advances the world by one timestep.
     fn step(&mut self);
+    /// Runs each step on `threads` threads (at least 1). The step's result is the same
+    /// whatever the number: only the order in which independent work is done changes. The
+    /// setting belongs to the backend, not to its state: importing a state keeps it.
+    fn set_threads(&mut self, threads: usize) -> Result<(), PhysicsError>;
+    /// Threads a step runs on ([`PhysicsBackend::set_threads`]).
+    fn threads(&self) -> usize;
     /// Kinematic state of a body.
     fn body_state(&self, body: BodyId) -> Result<BodyState, PhysicsError>;
     /// A body's pose (position, orientation): the pose of [`PhysicsBackend::body_state`],

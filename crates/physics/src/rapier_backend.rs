@@ -776,36 +776,6 @@ impl RapierBackend {
         backend
     }
 
-    /// Runs each step on `threads` threads (at least 1; default 1). The step's result is the
-    /// same whatever the number: only the order in which independent work is done changes.
-    /// The setting belongs to this backend, not to its state: importing a state keeps it.
-    ///
-    /// More than one needs the crate's `parallel` feature (rapier's parallel step); without
-    /// it, asking for more is refused.
-    pub fn set_threads(&mut self, threads: usize) -> Result<(), PhysicsError> {
-        if threads == 0 || threads > MAX_THREADS {
-            return Err(PhysicsError::Invalid(format!(
-                "threads: {threads} (1 to {MAX_THREADS})"
-            )));
-        }
-        if threads > 1 && !cfg!(feature = "parallel") {
-            return Err(PhysicsError::Invalid(format!(
-                "threads: {threads}, but simrob-physics was built without its `parallel` \
-                 feature (one thread only)"
-            )));
-        }
-        if threads != self.threads {
-            install_thread_pool(&mut self.state.world, threads);
-            self.threads = threads;
-        }
-        Ok(())
-    }
-
-    /// Threads a step runs on.
-    pub fn threads(&self) -> usize {
-        self.threads
-    }
-
     fn rebuild_hooks(&mut self) {
         self.hooks.h = self.state.params.timestep as f32;
         self.hooks.gravity = Vector::new(0.0, 0.0, self.state.params.gravity as f32);
@@ -1347,6 +1317,31 @@ fn rigid_contact(h: f64) -> SpringCoefficients<f32> {
 }
 
 impl PhysicsBackend for RapierBackend {
+    /// More than one thread needs the crate's `parallel` feature (rapier's parallel step);
+    /// without it, asking for more is refused.
+    fn set_threads(&mut self, threads: usize) -> Result<(), PhysicsError> {
+        if threads == 0 || threads > MAX_THREADS {
+            return Err(PhysicsError::Invalid(format!(
+                "threads: {threads} (1 to {MAX_THREADS})"
+            )));
+        }
+        if threads > 1 && !cfg!(feature = "parallel") {
+            return Err(PhysicsError::Invalid(format!(
+                "threads: {threads}, but simrob-physics was built without its `parallel` \
+                 feature (one thread only)"
+            )));
+        }
+        if threads != self.threads {
+            install_thread_pool(&mut self.state.world, threads);
+            self.threads = threads;
+        }
+        Ok(())
+    }
+
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
     fn add_body(&mut self, desc: &BodyDesc) -> Result<BodyId, PhysicsError> {
         self.fixed_noted = false;
         if !desc.mass.is_finite() || desc.mass == 0.0 {

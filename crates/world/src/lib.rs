@@ -160,9 +160,11 @@ impl World<RapierBackend> {
     pub fn new(config: WorldConfig) -> Self {
         World::with_backend(config)
     }
+}
 
+impl<P: PhysicsBackend + Default> World<P> {
     /// Runs each physics step on `threads` threads (1 to [`simrob_physics::MAX_THREADS`];
-    /// default 1). The run is the same whatever the number.
+    /// default 1). The run is the same whatever the number; a loaded save file keeps it.
     pub fn set_physics_threads(&mut self, threads: usize) -> Result<(), WorldError> {
         self.physics
             .set_threads(threads)
@@ -173,9 +175,7 @@ impl World<RapierBackend> {
     pub fn physics_threads(&self) -> usize {
         self.physics.threads()
     }
-}
 
-impl<P: PhysicsBackend + Default> World<P> {
     /// An empty world on backend `P`.
     pub fn with_backend(config: WorldConfig) -> Self {
         let mut physics = P::default();

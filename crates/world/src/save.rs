@@ -480,7 +480,10 @@ impl<P: PhysicsBackend + Default> World<P> {
         xml: &str,
         options: &LoadOptions<'_>,
     ) -> Result<EngineState, WorldError> {
-        let (loaded, engine) = Self::from_save(self.config.clone(), xml, options)?;
+        let (mut loaded, engine) = Self::from_save(self.config.clone(), xml, options)?;
+        // The threads a step runs on belong to the shell that runs the world, not to the
+        // simulation a file holds: the loaded world keeps this one's.
+        loaded.set_physics_threads(self.physics_threads())?;
         *self = loaded;
         Ok(engine)
     }

@@ -148,7 +148,7 @@ fn threads_do_not_change_a_crowd() {
     for threads in [1, 2, 3] {
         let mut w = floor_crowd(n, 7);
         w.set_physics_threads(threads).unwrap();
-        assert_eq!(w.physics().threads(), threads);
+        assert_eq!(w.physics_threads(), threads);
         let start = every_state_bits(&w, n);
         run(&mut w, 200);
         let end = every_state_bits(&w, n);
@@ -157,6 +157,34 @@ fn threads_do_not_change_a_crowd() {
     }
     assert!(runs[0] == runs[1], "one and two threads differ");
     assert!(runs[0] == runs[2], "one and three threads differ");
+}
+
+/// Loading a save file keeps the threads the world steps on (a setting of the shell running
+/// it, not of the simulation in the file), and the loaded crowd runs on as it did.
+#[cfg(feature = "parallel")]
+#[test]
+fn loading_a_save_keeps_the_physics_threads() {
+    let n = 40;
+    let mut w = floor_crowd(n, 11);
+    w.set_physics_threads(2).unwrap();
+    run(&mut w, 20);
+    let saved = w.save_xml();
+    run(&mut w, 50);
+    w.load_xml(&saved).expect("load");
+    assert_eq!(
+        w.physics_threads(),
+        2,
+        "a load dropped the world to one thread"
+    );
+    let mut one = floor_crowd(n, 11);
+    one.load_xml(&saved).expect("load on one thread");
+    assert_eq!(one.physics_threads(), 1);
+    run(&mut w, 50);
+    run(&mut one, 50);
+    assert!(
+        every_state_bits(&w, n) == every_state_bits(&one, n),
+        "a loaded crowd runs differently on two threads and on one"
+    );
 }
 
 /// Without the `parallel` feature a world runs on one thread and says so when asked for more.
