@@ -431,6 +431,13 @@ impl ServerConfig {
                         message: e.to_string(),
                     })?;
             for (key, value) in &table {
+                if let Some(wrong) = toml_type_mismatch(key, value) {
+                    return Err(ConfigError::In {
+                        file: name.to_string(),
+                        line: None,
+                        source: Box::new(bad(key, wrong)),
+                    });
+                }
                 let text = match value {
                     toml::Value::String(s) => s.clone(),
                     toml::Value::Integer(i) => i.to_string(),
@@ -491,6 +498,32 @@ impl ServerConfig {
     }
 }
 
+/// Why a TOML `value` has the wrong type for `key`, if it has: a number key takes a TOML
+/// number (`physicsthreads = 2`, not `"2"`), a yes/no key `true` or `false`. Keys of words
+/// (addresses, names, the command names) take strings, and numbers where the words are digits.
+fn toml_type_mismatch(key: &str, value: &toml::Value) -> Option<String> {
+    use crate::keydoc::{Allowed, LIMIT_KEYS, SERVER_KEYS};
+    let k = key.trim().to_ascii_lowercase();
+    let doc = SERVER_KEYS.iter().chain(LIMIT_KEYS).find(|d| d.key == k)?;
+    let fits = match doc.allowed {
+        Allowed::Number { .. } => value.is_integer() || value.is_float(),
+        Allowed::Bool => value.is_bool(),
+        Allowed::OneOf(_) | Allowed::Text(_) => !value.is_bool(),
+    };
+    (!fits).then(|| {
+        let wanted = match doc.allowed {
+            Allowed::Number { .. } => "a number, without quotes",
+            Allowed::Bool => "true or false, without quotes",
+            Allowed::OneOf(_) | Allowed::Text(_) => "a string",
+        };
+        format!(
+            "expected {wanted} ({}), found a {}",
+            doc.allowed,
+            value.type_str()
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -514,6 +547,37 @@ mod tests {
             "Make_Thing"
         );
         assert_eq!(a.sync_wait, 0.5);
+    }
+
+    /// In a TOML file a value of the wrong TOML type is refused naming the key, though its
+    /// text would parse (`physicsthreads = "2"` and `maxentities = "1"` were taken as
+    /// numbers); words keys take strings as before.
+    #[test]
+    fn toml_values_of_the_wrong_type_are_refused() {
+        for (text, key) in [
+            ("physicsthreads = \"2\"\n", "physicsthreads"),
+            ("maxentities = \"1\"\n", "maxentities"),
+            (
+                "defaultresponserequest = \"true\"\n",
+                "defaultresponserequest",
+            ),
+            ("defaultresponserequest = 1\n", "defaultresponserequest"),
+            (
+                "communicationreceiverip = true\n",
+                "communicationreceiverip",
+            ),
+        ] {
+            let e = ServerConfig::from_text("simrob.toml", text)
+                .expect_err(text)
+                .to_string();
+            assert!(e.contains(key) && e.contains("expected"), "{text}: {e}");
+        }
+        let c = ServerConfig::from_text(
+            "simrob.toml",
+            "physicsthreads = 1\ncommunicationreceiverip = \"127.0.0.1\"\n",
+        )
+        .expect("the right types");
+        assert_eq!(c.physics_threads, 1);
     }
 
     #[test]
