@@ -282,6 +282,16 @@ pub fn threads(s: &str) -> Result<usize, String> {
     }
 }
 
+/// Reads `--physics-threads N`: 1 to [`simrob_world::MAX_PHYSICS_THREADS`] (a value out of
+/// range is a command-line mistake like any other, refused before anything starts).
+pub fn physics_threads(s: &str) -> Result<usize, String> {
+    let max = simrob_world::MAX_PHYSICS_THREADS;
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("a number of physics threads, 1 to {max}")),
+    }
+}
+
 /// Reads the old `--http-port N`, saying on standard error what to write instead.
 fn old_http_port(s: &str) -> Result<u16, String> {
     let n: u16 = s

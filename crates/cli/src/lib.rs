@@ -24,10 +24,24 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// `simrob --version`: the version, and whether this build steps the 3D physics on several
+/// threads (`--physics-threads`), which only a build with the `parallel` feature does.
+const VERSION: &str = if simrob_world::PARALLEL_PHYSICS {
+    concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (parallel physics: --physics-threads above 1)"
+    )
+} else {
+    concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (physics on one thread; --features parallel for more)"
+    )
+};
+
 /// simrob — a multi-robot simulator: a 3D physics world driven by SimRob XML messages, a 2D
 /// world for many robots.
 #[derive(Parser)]
-#[command(name = "simrob", version, about, long_about = None)]
+#[command(name = "simrob", version = VERSION, about, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

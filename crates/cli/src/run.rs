@@ -51,9 +51,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Threads each physics step runs on (configuration key `physicsthreads`, default 1); the
-    /// run is the same at any number. Above 1 needs a simrob built with parallel physics:
-    /// `cargo build --release -p simrob --features parallel`.
-    #[arg(long, value_name = "N")]
+    /// run is the same at any number; 1 to 256. Above 1 needs a simrob built with parallel
+    /// physics: `cargo build --release -p simrob --features parallel`.
+    #[arg(long, value_name = "N", value_parser = crate::flags::physics_threads)]
     physics_threads: Option<usize>,
     /// Print only a JSON summary at the end (for `simrob batch`): scenario, iterations,
     /// simulated and wall seconds, and each robot's and ball's final pose under

@@ -67,9 +67,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Threads each physics step runs on (configuration key `physicsthreads`, default 1); the
-    /// run is the same at any number. Above 1 needs a simrob built with parallel physics:
-    /// `cargo build --release -p simrob --features parallel`.
-    #[arg(long, value_name = "N")]
+    /// run is the same at any number; 1 to 256. Above 1 needs a simrob built with parallel
+    /// physics: `cargo build --release -p simrob --features parallel`.
+    #[arg(long, value_name = "N", value_parser = crate::flags::physics_threads)]
     pub physics_threads: Option<usize>,
     /// Print every configuration key with its default, and exit.
     #[arg(long)]
@@ -198,6 +198,10 @@ pub fn run(args: ServeArgs) -> Result<()> {
     }
     if let Some(watcher) = pacing {
         println!("pacing at real time for {watcher} (--speed 0: as fast as possible)");
+    }
+    let threads = server.session().world().physics_threads();
+    if threads > 1 {
+        println!("physics steps on {threads} threads");
     }
     println!("listening on udp://{addr}");
     if let Some(v) = &viewer {

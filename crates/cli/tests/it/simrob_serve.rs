@@ -265,17 +265,48 @@ fn send_runs_again_against_the_same_serve() {
     );
 }
 
+/// `simrob --version` says whether this build steps the physics on several threads.
+#[test]
+fn the_version_says_whether_physics_runs_on_several_threads() {
+    let out = simrob().arg("--version").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let expected = if cfg!(feature = "parallel") {
+        "(parallel physics"
+    } else {
+        "(physics on one thread"
+    };
+    assert!(
+        text.starts_with("simrob ") && text.contains(expected),
+        "{text}"
+    );
+}
+
 /// A `simrob` built without parallel physics refuses more than one physics thread, from the
 /// flag or the configuration key, on `serve` and `run` (`run` took the key and stepped on one
-/// thread), and says how to build one that takes them; out of range is refused in any build.
+/// thread), and says how to build one that takes them; out of range is refused in any build,
+/// as the command-line mistake it is (exit code 2, the range in the message), whatever the
+/// value (`0` and `257` exited 1 and `-1` was told "0 or more").
 #[test]
 fn serve_and_run_refuse_physics_threads_they_cannot_use() {
-    let out = simrob()
-        .args(["serve", "--port", "0", "--physics-threads", "0"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("physicsthreads"));
+    for command in [
+        vec!["serve", "--port", "0"],
+        vec!["run", "--iterations", "1"],
+    ] {
+        for bad in ["0", "257", "-1", "abc", "1.5"] {
+            let out = simrob()
+                .args(&command)
+                .args(["--physics-threads", bad])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{command:?} {bad}: {err}");
+            assert!(
+                err.contains("--physics-threads") && err.contains("1 to 256"),
+                "{command:?} {bad}: {err}"
+            );
+        }
+    }
     if cfg!(feature = "parallel") {
         return;
     }
