@@ -15,9 +15,9 @@
 //! tipped over in seeded random layouts of SumBots driving among each other. `--crowd N`
 //! instead times N SumBots on a large floor in simrob (or MuJoCo) alone.
 //!
-//! ODE is loaded at run time from Debian's `libode` (`apt-get install libode-dev`); without it
-//! the tool says so and exits successfully. MuJoCo, a third engine, joins when its library is
-//! found (`mujoco.rs`: the `mujoco-core` Python wheel ships it). Build it optimised:
+//! ODE is loaded at run time from Debian's `libode` (`apt-get install libode-dev`) when an ODE
+//! engine is asked for; without it the tool says so and fails. MuJoCo, a third engine, joins
+//! when its library is found (`mujoco.rs`: the `mujoco-core` Python wheel ships it). Build it optimised:
 //! `cargo run --release -p simrob-odebench`.
 
 mod dynlib;
@@ -33,7 +33,7 @@ use simrob_math::wrap_angle_euclid;
 use simrob_physics::rotate;
 use simrob_protocol::{
     decode_datagram, BodySpec, CommandKeys, ControlRequest, EntityId, EntityRequest, EntitySpec,
-    Interaction, MaterialId, MotorCommand, Request,
+    Interaction, MaterialId, MotorCommand, Request, Shape,
 };
 use simrob_world::{moved_copy, World, WorldConfig};
 
@@ -45,39 +45,62 @@ driving in circles, dt 0.01 s, one thread each), alternating the engines in 41 b
 engine's speed is its median block's: a burst of load from elsewhere does not count), and
 prints steps per second, the speed ratios and plausibility figures: a SumBot at rest,
 driving and circling, the ball off walls and the floor, the ball rolling on the field, a
-SumBot driving into the ball, robots tipped over in seeded random layouts. Needs ODE's shared
-library (Debian/Ubuntu: apt-get install libode-dev); without it, it prints why and exits
-(--crowd needs no ODE). MuJoCo joins when its library is found: $SIMROB_MUJOCO_LIB (the path
-of libmujoco.so), the loader's path, or python3's `mujoco` package (pip install mujoco-core);
-$SIMROB_MUJOCO_XML=FILE writes the last MuJoCo model built (MJCF).
+SumBot driving into the ball, robots tipped over in seeded random layouts.
+
+ODE's shared library is loaded only when an ODE engine (ode-step, ode-quick) is asked for, as
+it is by default: $SIMROB_ODE_LIB (the path of libode.so; when set, the only place looked),
+else the loader's path (Debian/Ubuntu: apt-get install libode-dev); without it the tool says
+so and fails (--engines default,fast,mujoco, --crowd and --check-mujoco need no ODE). MuJoCo
+joins when its library is found: $SIMROB_MUJOCO_LIB (the path of libmujoco.so; when set, the
+only place looked, and a library that does not load there is an error), the loader's path,
+or python3's `mujoco` package (pip install mujoco-core); asked for (--engines mujoco,
+--crowd-engine mujoco, --check-mujoco) and not found, the tool fails.
+$SIMROB_MUJOCO_XML=FILE writes the last MuJoCo model built (MJCF); a file it cannot write is
+an error.
 
 USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--speed-only]
-                       [--scenarios DIR] [--exact-100] [--layouts K] [--layout-robots N]
-                       [--layout-seconds S]
-       simrob-odebench --crowd N [--crowd-steps S] [--crowd-layouts K] [--threads T]
-                       [--crowd-engine default|mujoco]
-       simrob-odebench --check-mujoco
+                       [--scenarios DIR] [--exact-100] [--layouts K|FIRST..LAST]
+                       [--layout-robots N] [--layout-seconds S]
+       simrob-odebench --crowd N [--crowd-steps S] [--crowd-layouts K|FIRST..LAST]
+                       [--threads T] [--crowd-engine default|mujoco] [--scenarios DIR]
+       simrob-odebench --check-mujoco [--scenarios DIR]
 
-  --scale F        multiply the number of timed steps (default 1; 0.1 for a quick look)
-  --sizes LIST     robot counts (default 1,6,22,100)
+An option is given once; one that the chosen mode does not use (a crowd option without
+--crowd, a table option with --crowd or --check-mujoco, a layout option with --speed-only
+or --layouts 0) is refused.
+
+  --scale F        multiply the number of timed steps (default 1; 0.1 for a quick look;
+                   more than 0, at most 100)
+  --sizes LIST     robot counts (default 1,6,22,100; each 1 to 400, at most 8 counts)
   --engines LIST   which engines to run, of ode-step, ode-quick, default, fast, mujoco
                    (default: all, MuJoCo if found); ratios need both of their engines
   --speed-only     print the steps-per-second table only (no other table, no layouts)
   --scenarios DIR  where materials.xml, field.xml, ball.xml and sumbot.xml are
                    (default: the repository's scenarios/)
-  --exact-100      also time ODE's exact stepper (dWorldStep) at 100 robots (very slow)
-  --layouts K      seeded random layouts to count flips in (default 8; 0: none)
-  --layout-robots N  SumBots in each random layout (default 22)
-  --layout-seconds S simulated seconds each layout drives (default 60)
-  --crowd N        only this: N SumBots on a large floor in simrob's default mode (steps/s,
-                   flips, robots upright, a digest of the end state); --crowd-steps S timed
-                   steps (default 500); --crowd-layouts K: K seeded random layouts as dense as
-                   the field's (robots meet) instead of a grid (0, the default: the grid)
+  --exact-100      also time ODE's exact stepper (dWorldStep) at 100 robots or more (very
+                   slow)
+  --layouts K|FIRST..LAST
+                   seeded random layouts to count flips in: K is layouts 1 to K (default 8;
+                   0: none), FIRST..LAST those numbers (65..128: layouts 65 to 128, each the
+                   same layout as in a run of 1 to 128); at most 1000 layouts, numbered 1 to
+                   1000000
+  --layout-robots N  SumBots in each random layout (default 22; 1 to 60)
+  --layout-seconds S simulated seconds each layout drives (default 60; more than 0, at most
+                   3600)
+  --crowd N        only this: N SumBots (1 to 10000) on a large floor in simrob's default
+                   mode (steps/s, flips, robots upright, a digest of the end state)
+  --crowd-steps S  timed steps (default 500; 1 to 1000000)
+  --crowd-layouts K|FIRST..LAST
+                   seeded random layouts as dense as the field's (robots meet) instead of a
+                   grid: K is layouts 1 to K (0, the default: the grid), FIRST..LAST those
+                   numbers; at most 100 layouts, numbered 1 to 1000000
   --threads T      threads each simrob step runs on (default 1; the run is the same whatever
                    the number: compare the digests)
-  --crowd-engine E the crowd in simrob's default mode (default) or in MuJoCo (mujoco)
+  --crowd-engine E the crowd in simrob's default mode (default) or in MuJoCo (mujoco; one
+                   thread)
   --check-mujoco   only this: the MuJoCo scene of one SumBot and the ball against its specs and
-                   simrob (mass, coordinates, rest, speed; `key values` lines; no ODE needed)
+                   simrob (mass, coordinates, rest, speed; `key values` lines; no ODE needed);
+                   fails without MuJoCo's library
 ";
 
 const SUMBOT_WHEEL_RADIUS: f64 = 0.023;
@@ -98,20 +121,129 @@ struct Options {
     /// `--check-mujoco`: the MuJoCo scene's build checks only.
     check_mujoco: bool,
     speed_only: bool,
-    layouts: u32,
+    /// The random layouts flips are counted in (empty: none).
+    layouts: Layouts,
     layout_robots: u32,
     layout_seconds: f64,
     crowd: Option<u32>,
     crowd_steps: u64,
     /// Threads each simrob step runs on.
     threads: usize,
-    /// `--crowd`'s layouts: 0 the grid, k > 0 random layouts 1..=k.
-    crowd_layouts: u32,
+    /// `--crowd`'s random layouts (empty: the grid).
+    crowd_layouts: Layouts,
     /// `--crowd-engine mujoco`: the crowd in MuJoCo instead of simrob's default mode.
     crowd_mujoco: bool,
 }
 
+/// The largest `--scale`.
+const MAX_SCALE: f64 = 100.0;
+/// The most counts `--sizes` takes.
+const MAX_SIZES: usize = 8;
+/// The most random layouts one run of `--layouts` drives.
+const MAX_LAYOUTS: u32 = 1000;
+/// The most random layouts one run of `--crowd-layouts` drives.
+const MAX_CROWD_LAYOUTS: u32 = 100;
+/// The highest layout number (`--layouts`, `--crowd-layouts`).
+const MAX_LAYOUT_NUMBER: u32 = 1_000_000;
+/// The most timed steps of `--crowd-steps` (10,000 simulated seconds).
+const MAX_CROWD_STEPS: u64 = 1_000_000;
+
+/// Seeded random layouts `first..=last` (numbered from 1); `last < first`: none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Layouts {
+    first: u32,
+    last: u32,
+}
+
+impl Layouts {
+    const NONE: Layouts = Layouts { first: 1, last: 0 };
+
+    fn count(self) -> u32 {
+        (self.last + 1).saturating_sub(self.first)
+    }
+
+    fn numbers(self) -> std::ops::RangeInclusive<u32> {
+        self.first..=self.last
+    }
+
+    /// `K` (layouts 1 to K; 0: none) or `FIRST..LAST` (inclusive, from 1), at most `max`
+    /// layouts, none numbered above [`MAX_LAYOUT_NUMBER`].
+    fn parse(name: &str, text: &str, max: u32) -> Result<Layouts> {
+        let form = format!(
+            "{name} is a number of layouts K (layouts 1 to K, at most {max}) or a range \
+             FIRST..LAST of layout numbers (1 to {MAX_LAYOUT_NUMBER}, at most {max} layouts)"
+        );
+        let number = |t: &str| {
+            t.trim()
+                .parse::<u32>()
+                .with_context(|| format!("{form}, not {text:?}"))
+        };
+        let layouts = match text.split_once("..") {
+            Some((a, b)) => {
+                let (first, last) = (number(a)?, number(b)?);
+                if first == 0 || first > last {
+                    bail!("{form}: {text:?} must run from 1 or more upwards (FIRST at most LAST)");
+                }
+                Layouts { first, last }
+            }
+            None => {
+                let k = number(text)?;
+                if k > max {
+                    bail!("{form}: {k} is more than {max}");
+                }
+                Layouts { first: 1, last: k }
+            }
+        };
+        if layouts.last > MAX_LAYOUT_NUMBER {
+            bail!("{form}: {text:?} goes past layout {MAX_LAYOUT_NUMBER}");
+        }
+        if layouts.count() > max {
+            bail!(
+                "{form}: {text:?} is {} layouts, more than {max}",
+                layouts.count()
+            );
+        }
+        Ok(layouts)
+    }
+}
+
+/// Which of the tool's modes an option belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The tables (no `--crowd`, no `--check-mujoco`).
+    Tables,
+    /// `--crowd N`.
+    Crowd,
+    /// Every mode (`--scenarios`).
+    Any,
+}
+
+/// Every option, the mode it applies to, and whether it takes a value.
+const OPTIONS: [(&str, Mode, bool); 17] = [
+    ("--scale", Mode::Tables, true),
+    ("--sizes", Mode::Tables, true),
+    ("--engines", Mode::Tables, true),
+    ("--speed-only", Mode::Tables, false),
+    ("--scenarios", Mode::Any, true),
+    ("--exact-100", Mode::Tables, false),
+    ("--layouts", Mode::Tables, true),
+    ("--layout-robots", Mode::Tables, true),
+    ("--layout-seconds", Mode::Tables, true),
+    ("--crowd", Mode::Crowd, true),
+    ("--crowd-steps", Mode::Crowd, true),
+    ("--crowd-layouts", Mode::Crowd, true),
+    ("--threads", Mode::Crowd, true),
+    ("--crowd-engine", Mode::Crowd, true),
+    ("--check-mujoco", Mode::Any, false),
+    ("--help", Mode::Any, false),
+    ("-h", Mode::Any, false),
+];
+
 fn options() -> Result<Option<Options>> {
+    parse_options(std::env::args().skip(1))
+}
+
+fn parse_options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>> {
     let mut o = Options {
         scale: 1.0,
         sizes: vec![1, 6, 22, 100],
@@ -121,104 +253,117 @@ fn options() -> Result<Option<Options>> {
         engines_given: false,
         check_mujoco: false,
         speed_only: false,
-        layouts: 8,
+        layouts: Layouts { first: 1, last: 8 },
         layout_robots: 22,
         layout_seconds: 60.0,
         crowd: None,
         crowd_steps: 500,
         threads: 1,
-        crowd_layouts: 0,
+        crowd_layouts: Layouts::NONE,
         crowd_mujoco: false,
     };
-    let mut args = std::env::args().skip(1);
+    let mut given: Vec<&'static str> = Vec::new();
+    let mut args = args.into_iter();
     while let Some(a) = args.next() {
-        let mut value = |name: &str| args.next().with_context(|| format!("{name} needs a value"));
-        match a.as_str() {
-            "-h" | "--help" => {
-                print!("{HELP}");
-                return Ok(None);
-            }
+        let Some(&(name, _, takes_value)) = OPTIONS.iter().find(|(n, _, _)| *n == a) else {
+            bail!("unknown argument {a:?} (see --help)");
+        };
+        if name == "--help" || name == "-h" {
+            print!("{HELP}");
+            return Ok(None);
+        }
+        if given.contains(&name) {
+            bail!("{name} is given twice; give it once");
+        }
+        given.push(name);
+        let value = if takes_value {
+            args.next()
+                .with_context(|| format!("{name} needs a value (see --help)"))?
+        } else {
+            String::new()
+        };
+        match name {
             "--scale" => {
-                o.scale = value("--scale")?.parse().context("--scale: a number")?;
-                if !(o.scale > 0.0 && o.scale.is_finite()) {
-                    bail!("--scale must be a positive number");
+                o.scale = value
+                    .parse()
+                    .with_context(|| format!("--scale: a number, not {value:?}"))?;
+                if !(o.scale > 0.0 && o.scale <= MAX_SCALE) {
+                    bail!("--scale: more than 0, at most {MAX_SCALE}, not {value}");
                 }
             }
             "--sizes" => {
-                o.sizes = value("--sizes")?
+                o.sizes = value
                     .split(',')
                     .map(|s| s.trim().parse::<u32>())
                     .collect::<Result<_, _>>()
-                    .context("--sizes: robot counts separated by commas")?;
+                    .with_context(|| {
+                        format!("--sizes: robot counts separated by commas, not {value:?}")
+                    })?;
                 if o.sizes.iter().any(|&n| n == 0 || n > 400) {
                     bail!("--sizes: each count between 1 and 400");
                 }
+                if o.sizes.len() > MAX_SIZES {
+                    bail!("--sizes: at most {MAX_SIZES} counts");
+                }
             }
-            "--scenarios" => o.scenarios = PathBuf::from(value("--scenarios")?),
+            "--scenarios" => o.scenarios = PathBuf::from(value),
             "--exact-100" => o.exact_100 = true,
             "--speed-only" => o.speed_only = true,
             "--check-mujoco" => o.check_mujoco = true,
-            "--layouts" => {
-                o.layouts = value("--layouts")?
-                    .parse()
-                    .context("--layouts: a number of layouts")?;
-            }
+            "--layouts" => o.layouts = Layouts::parse("--layouts", &value, MAX_LAYOUTS)?,
             "--layout-robots" => {
-                o.layout_robots = value("--layout-robots")?
-                    .parse()
-                    .context("--layout-robots: a number of robots")?;
+                o.layout_robots = value.parse().with_context(|| {
+                    format!("--layout-robots: a number of robots, not {value:?}")
+                })?;
                 if !(1..=60).contains(&o.layout_robots) {
                     bail!("--layout-robots: between 1 and 60 (they must fit on the field)");
                 }
             }
             "--crowd" => {
-                let n: u32 = value("--crowd")?
+                let n: u32 = value
                     .parse()
-                    .context("--crowd: a number of robots")?;
+                    .with_context(|| format!("--crowd: a number of robots, not {value:?}"))?;
                 if !(1..=10_000).contains(&n) {
                     bail!("--crowd: between 1 and 10000 robots");
                 }
                 o.crowd = Some(n);
             }
             "--crowd-steps" => {
-                o.crowd_steps = value("--crowd-steps")?
+                o.crowd_steps = value
                     .parse()
-                    .context("--crowd-steps: a number of steps")?;
-                if o.crowd_steps == 0 {
-                    bail!("--crowd-steps: at least 1");
+                    .with_context(|| format!("--crowd-steps: a number of steps, not {value:?}"))?;
+                if !(1..=MAX_CROWD_STEPS).contains(&o.crowd_steps) {
+                    bail!("--crowd-steps: between 1 and {MAX_CROWD_STEPS}");
                 }
             }
             "--threads" => {
-                o.threads = value("--threads")?
+                o.threads = value
                     .parse()
-                    .context("--threads: a number of threads")?;
+                    .with_context(|| format!("--threads: a number of threads, not {value:?}"))?;
                 if !(1..=simrob_physics::MAX_THREADS).contains(&o.threads) {
                     bail!("--threads: between 1 and {}", simrob_physics::MAX_THREADS);
                 }
             }
-            "--crowd-engine" => match value("--crowd-engine")?.as_str() {
+            "--crowd-engine" => match value.as_str() {
                 "default" => o.crowd_mujoco = false,
                 "mujoco" => o.crowd_mujoco = true,
                 other => bail!("--crowd-engine: default or mujoco, not {other:?}"),
             },
             "--crowd-layouts" => {
-                o.crowd_layouts = value("--crowd-layouts")?
-                    .parse()
-                    .context("--crowd-layouts: a number of layouts")?;
+                o.crowd_layouts = Layouts::parse("--crowd-layouts", &value, MAX_CROWD_LAYOUTS)?;
             }
             "--layout-seconds" => {
-                o.layout_seconds = value("--layout-seconds")?
-                    .parse()
-                    .context("--layout-seconds: simulated seconds")?;
+                o.layout_seconds = value.parse().with_context(|| {
+                    format!("--layout-seconds: simulated seconds, not {value:?}")
+                })?;
                 if !(o.layout_seconds > 0.0 && o.layout_seconds <= 3600.0) {
                     bail!("--layout-seconds: more than 0, at most 3600");
                 }
             }
             "--engines" => {
-                let list = value("--engines")?;
                 o.engines = Vec::new();
                 o.engines_given = true;
-                for name in list.split(',').map(str::trim) {
+                for name in value.split(',').map(str::trim) {
                     let Some(k) = ENGINE_KEYS.iter().position(|&key| key == name) else {
                         bail!(
                             "--engines: unknown engine {name:?} (one of {})",
@@ -231,10 +376,76 @@ fn options() -> Result<Option<Options>> {
                 }
                 o.engines.sort_unstable();
             }
-            other => bail!("unknown argument {other:?} (see --help)"),
+            _ => unreachable!("every option of OPTIONS is handled"),
+        }
+    }
+    // Options that the chosen mode would not use are refused, not ignored.
+    let of_mode = |mode: Mode| -> Vec<&str> {
+        given
+            .iter()
+            .copied()
+            .filter(|n| OPTIONS.iter().any(|(o, m, _)| o == n && *m == mode))
+            .collect()
+    };
+    let (tables, crowd) = (of_mode(Mode::Tables), of_mode(Mode::Crowd));
+    if o.check_mujoco {
+        let other: Vec<&str> = tables.iter().chain(&crowd).copied().collect();
+        if !other.is_empty() {
+            bail!(
+                "{} not apply to --check-mujoco, which runs alone (with --scenarios at most)",
+                names_do(&other)
+            );
+        }
+    } else if o.crowd.is_some() {
+        if !tables.is_empty() {
+            bail!(
+                "{} not apply to --crowd (--crowd-steps, --crowd-layouts, --threads, \
+                 --crowd-engine and --scenarios do)",
+                names_do(&tables)
+            );
+        }
+        if o.crowd_mujoco && o.threads != 1 {
+            bail!("--crowd-engine mujoco runs on one thread: --threads 1 (or leave it out)");
+        }
+    } else {
+        if !crowd.is_empty() {
+            bail!(
+                "{} not apply without --crowd N (they set up the crowd); give --crowd N, or \
+                 leave them out",
+                names_do(&crowd)
+            );
+        }
+        if o.speed_only || o.layouts.count() == 0 {
+            let mut unused: Vec<&str> = ["--layout-robots", "--layout-seconds"]
+                .into_iter()
+                .filter(|n| given.contains(n))
+                .collect();
+            if o.layouts.count() > 0 && given.contains(&"--layouts") {
+                unused.insert(0, "--layouts");
+            }
+            if !unused.is_empty() {
+                bail!(
+                    "{} not apply when no random layouts run ({}); leave them out",
+                    names_do(&unused),
+                    if o.speed_only {
+                        "--speed-only"
+                    } else {
+                        "--layouts 0"
+                    }
+                );
+            }
         }
     }
     Ok(Some(o))
+}
+
+/// Options named in an error, with the verb: "--a does", "--a and --b do".
+fn names_do(names: &[&str]) -> String {
+    match names {
+        [one] => format!("{one} does"),
+        [rest @ .., last] => format!("{} and {last} do", rest.join(", ")),
+        [] => String::new(),
+    }
 }
 
 /// The scene's ingredients, decoded once from the scenario files.
@@ -280,13 +491,14 @@ impl Scene {
             })
             .flatten()
             .collect();
-        Ok(Scene {
+        let scene = Scene {
             materials,
             interactions,
             field: entity(dir, "field.xml")?,
             ball: entity(dir, "ball.xml")?,
             sumbot: entity(dir, "sumbot.xml")?,
-        })
+        };
+        Ok(scene)
     }
 
     /// Robot `i` of `n`: entity id and where it starts (a grid around the field's centre).
@@ -537,9 +749,12 @@ fn mujoco_api() -> Result<&'static mujoco::Api, String> {
     API.get_or_init(mujoco::Api::load).clone()
 }
 
+/// ODE's library: loaded only when an ODE engine is asked for.
+type Ode = Option<&'static Api>;
+
 fn build(
     scene: &Scene,
-    api: &'static Api,
+    api: Ode,
     which: usize,
     n: u32,
     ball: bool,
@@ -550,14 +765,16 @@ fn build(
 
 fn build_at(
     scene: &Scene,
-    api: &'static Api,
+    api: Ode,
     which: usize,
     robots: &[Placement],
     ball: bool,
 ) -> Result<Engine> {
+    // Loaded whenever an ODE engine is asked for (`main`).
+    let ode = || api.context("ODE's library is not loaded");
     Ok(match which {
-        0 => Engine::Ode(scene.ode(api, robots, Stepper::Step, ball)),
-        1 => Engine::Ode(scene.ode(api, robots, Stepper::Quick(20), ball)),
+        0 => Engine::Ode(scene.ode(ode()?, robots, Stepper::Step, ball)),
+        1 => Engine::Ode(scene.ode(ode()?, robots, Stepper::Quick(20), ball)),
         2 => Engine::Simrob(Box::new(scene.simrob(robots, false, ball)?)),
         3 => Engine::Simrob(Box::new(scene.simrob(robots, true, ball)?)),
         _ => Engine::Mujoco(Box::new(scene.mujoco(robots, ball)?)),
@@ -636,7 +853,7 @@ fn timed_steps(n: u32, scale: f64) -> u64 {
     ((base as f64 * scale) as u64).max(ROUNDS as u64)
 }
 
-fn speed_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+fn speed_table(scene: &Scene, api: Ode, o: &Options) -> Result<()> {
     println!(
         "## Steps per second (wheels 3 and 5 rad/s, dt 0.01 s, one thread each; {})\n",
         Clock::kind()
@@ -709,7 +926,7 @@ fn speed_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
 const BALL: u32 = 8;
 
 /// How far the ball falls in 0.5 s from rest, 2 m above the field, against ½g·t².
-fn free_fall(scene: &Scene, api: &'static Api, which: usize) -> Result<f64> {
+fn free_fall(scene: &Scene, api: Ode, which: usize) -> Result<f64> {
     let mut high = scene.clone();
     high.ball = moved_copy(&scene.ball, EntityId(BALL), [0.0, 0.0, 2.0]);
     let mut e = build(&high, api, which, 0, true, (0.0, 0.0))?;
@@ -725,7 +942,7 @@ fn free_fall(scene: &Scene, api: &'static Api, which: usize) -> Result<f64> {
 /// (1.2: the goal mouth, 20 cm from the goal's side wall; 0: the centre spot, 80 cm from the
 /// field's side wall): its fastest speed back from the wall, and its speed 1 s after the wall
 /// (m/s; negative: rolling into the wall again).
-fn into_a_wall(scene: &Scene, api: &'static Api, which: usize, x: f64) -> Result<(f64, f64)> {
+fn into_a_wall(scene: &Scene, api: Ode, which: usize, x: f64) -> Result<(f64, f64)> {
     roll_into_wall(scene, api, which, (x, 0.0), 1.5, 300)
 }
 
@@ -735,7 +952,7 @@ fn into_a_wall(scene: &Scene, api: &'static Api, which: usize, x: f64) -> Result
 /// after it hit (m/s; positive: away from the wall).
 fn roll_into_wall(
     scene: &Scene,
-    api: &'static Api,
+    api: Ode,
     which: usize,
     (x, dy): (f64, f64),
     speed: f64,
@@ -788,13 +1005,13 @@ fn scene_ball_radius(scene: &Scene) -> f64 {
     bodies
         .first()
         .and_then(|b| match b.shape {
-            simrob_protocol::Shape::Sphere { radius } => Some(radius),
+            Shape::Sphere { radius } => Some(radius),
             _ => None,
         })
         .unwrap_or(0.03)
 }
 
-fn single_robot_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+fn single_robot_table(scene: &Scene, api: Ode, o: &Options) -> Result<()> {
     println!("\n## One SumBot on the field (and the ball falling from rest)\n");
     println!("| engine | resting chassis z (m) | tilt (°) | idle 60 s: turn (°) | idle 60 s: drift (mm) | straight 3 rad/s: speed / ω·r | straight 5 s: yaw (°) | ball's 0.5 s fall / ½g·t² | circling: centre's drift, 8 turns then 8 from 500 s (mm) |");
     println!("|---|---|---|---|---|---|---|---|---|");
@@ -846,7 +1063,7 @@ fn single_robot_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<(
 /// of its heading, so that each mean is the circle's centre whatever time a turn takes; a
 /// window that a robot does not turn through in 200 s ends there). A wheel that slips the same
 /// way on every heading leaves the circle where it is.
-fn circle_drift(scene: &Scene, api: &'static Api, which: usize) -> Result<f64> {
+fn circle_drift(scene: &Scene, api: Ode, which: usize) -> Result<f64> {
     const TURNS: f64 = 8.0;
     let mut e = build(scene, api, which, 1, true, (3.0, 5.0))?;
     for _ in 0..100 {
@@ -874,7 +1091,7 @@ fn circle_drift(scene: &Scene, api: &'static Api, which: usize) -> Result<f64> {
     Ok((last[0] - first[0]).hypot(last[1] - first[1]))
 }
 
-fn wall_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+fn wall_table(scene: &Scene, api: Ode, o: &Options) -> Result<()> {
     println!("\n## The ball rolled into a wall at 1.5 m/s\n");
     println!("| engine | goal's side wall (20 cm): fastest back (m/s) | 1 s after (m/s, + away) | field's side wall (80 cm): fastest back | 1 s after |");
     println!("|---|---|---|---|---|");
@@ -893,7 +1110,7 @@ fn wall_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
 /// never moved in 6 s.
 fn robot_into_ball(
     scene: &Scene,
-    api: &'static Api,
+    api: Ode,
     which: usize,
     rate: f64,
     gap: f64,
@@ -932,7 +1149,7 @@ fn robot_into_ball(
     }))
 }
 
-fn robot_ball_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+fn robot_ball_table(scene: &Scene, api: Ode, o: &Options) -> Result<()> {
     const RATES: [f64; 2] = [5.0, 10.0];
     println!("\n## A SumBot driving into the ball (averaged over 20 starts; in brackets: against ODE dWorldStep)\n");
     engine_table_head(&RATES, |w| {
@@ -993,10 +1210,11 @@ const LAYOUT_DENSITY: f64 = 22.0 / (1.9 * 1.5);
 /// and a digest of the end state (the same digest at any number of threads).
 fn crowd(scene: &Scene, n: u32, o: &Options) -> Result<()> {
     let steps = o.crowd_steps;
-    let layouts: Vec<u32> = if o.crowd_layouts == 0 {
-        vec![0]
+    // 0: the grid; layout numbers are checked before (at most MAX_CROWD_LAYOUTS of them).
+    let layouts = if o.crowd_layouts.count() == 0 {
+        0..=0
     } else {
-        (1..=o.crowd_layouts).collect()
+        o.crowd_layouts.numbers()
     };
     for layout in layouts {
         let (robots, side) = if layout == 0 {
@@ -1008,7 +1226,7 @@ fn crowd(scene: &Scene, n: u32, o: &Options) -> Result<()> {
             entity_id: EntityId(1),
             bodies: vec![BodySpec {
                 id: 0,
-                shape: simrob_protocol::Shape::Box {
+                shape: Shape::Box {
                     size: [side, side, 0.1],
                 },
                 material: Some(MaterialId(0)),
@@ -1021,9 +1239,6 @@ fn crowd(scene: &Scene, n: u32, o: &Options) -> Result<()> {
         let mut big = scene.clone();
         big.field = floor;
         let mut e = if o.crowd_mujoco {
-            if o.threads != 1 {
-                bail!("--crowd-engine mujoco: one thread (--threads 1)");
-            }
             Engine::Mujoco(Box::new(big.mujoco(&robots, false)?))
         } else {
             let mut w = big.simrob(&robots, false, false)?;
@@ -1196,25 +1411,26 @@ fn random_layout(n: u32, seed: u64) -> Vec<Placement> {
     robots
 }
 
-/// Robots tipped over (chassis tilted more than 60°) in each of `o.layouts` seeded random
+/// Robots tipped over (chassis tilted more than 60°) in each of the `o.layouts` seeded random
 /// layouts, after `o.layout_seconds` of driving, by engine.
-fn layouts_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+fn layouts_table(scene: &Scene, api: Ode, o: &Options) -> Result<()> {
     let n = o.layout_robots;
     let steps = (o.layout_seconds / TIMESTEP).round() as u64;
     println!(
         "\n## Flips in random layouts ({n} SumBots at random on the field driving in circles among each other, {} s; robots tipped over at the end / processor seconds)\n",
         o.layout_seconds
     );
+    // At most MAX_LAYOUTS columns (checked with the options).
     print!("| engine |");
-    for seed in 1..=o.layouts {
+    for seed in o.layouts.numbers() {
         print!(" layout {seed} |");
     }
     println!(" all layouts |");
-    println!("|---|{}---|", "---|".repeat(o.layouts as usize));
+    println!("|---|{}---|", "---|".repeat(o.layouts.count() as usize));
     for &k in &o.engines {
         print!("| {} |", ENGINES[k]);
         let mut total = 0;
-        for seed in 1..=o.layouts {
+        for seed in o.layouts.numbers() {
             let robots = random_layout(n, u64::from(seed));
             let mut e = build_at(scene, api, k, &robots, true)?;
             let start = Clock::now();
@@ -1241,7 +1457,7 @@ fn layouts_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
 /// it hit (m/s; positive: away from the wall).
 fn rebound_off_wall(
     scene: &Scene,
-    api: &'static Api,
+    api: Ode,
     which: usize,
     speed: f64,
     phase: f64,
@@ -1261,12 +1477,7 @@ fn rebound_off_wall(
 /// The ball dropped from rest, its bottom `height` above the field at the centre spot: how
 /// high its bottom rises after the first and the second bounce (m above where it rests), and
 /// how many times it leaves the floor by more than 1 mm in 3 s.
-fn drop_bounces(
-    scene: &Scene,
-    api: &'static Api,
-    which: usize,
-    height: f64,
-) -> Result<(f64, f64, u32)> {
+fn drop_bounces(scene: &Scene, api: Ode, which: usize, height: f64) -> Result<(f64, f64, u32)> {
     let rest = FIELD_TOP + scene_ball_radius(scene);
     let placed = ball_placed(scene, [0.0, 0.0], height);
     let mut e = build(&placed, api, which, 0, true, (0.0, 0.0))?;
@@ -1326,7 +1537,7 @@ fn engine_table_head<T: Copy>(groups: &[T], columns: impl Fn(T) -> Vec<String>) 
 /// The ball rolled from rest along the field's long axis at `speed` (rolling, not sliding),
 /// from 1 m behind the centre spot, 30 cm off the axis: its speed after 1.5 s over the speed
 /// it was given, and the vertical velocity the engine reports for it then (m/s).
-fn roll_on_floor(scene: &Scene, api: &'static Api, which: usize, speed: f64) -> Result<(f64, f64)> {
+fn roll_on_floor(scene: &Scene, api: Ode, which: usize, speed: f64) -> Result<(f64, f64)> {
     let placed = ball_placed(scene, [-1.0, 0.3], 0.0);
     let mut e = build(&placed, api, which, 0, true, (0.0, 0.0))?;
     for _ in 0..200 {
@@ -1342,7 +1553,7 @@ fn roll_on_floor(scene: &Scene, api: &'static Api, which: usize, speed: f64) -> 
 }
 
 /// How the ball rolls on the field (see [`roll_on_floor`]), by engine.
-fn rolling_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+fn rolling_table(scene: &Scene, api: Ode, o: &Options) -> Result<()> {
     const SPEEDS: [f64; 3] = [0.25, 0.5, 1.0];
     println!("\n## The ball rolling on the field (its speed after 1.5 s over the speed it was given; the vertical velocity reported then)\n");
     engine_table_head(&SPEEDS, |v| {
@@ -1359,7 +1570,7 @@ fn rolling_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
     Ok(())
 }
 
-fn restitution_table(scene: &Scene, api: &'static Api, o: &Options) -> Result<()> {
+fn restitution_table(scene: &Scene, api: Ode, o: &Options) -> Result<()> {
     const SPEEDS: [f64; 5] = [0.5, 1.0, 1.5, 2.0, 3.0];
     const HEIGHTS: [f64; 3] = [0.1, 0.3, 1.0];
     println!("\n## The ball off a wall and off the floor (in brackets: against ODE dWorldStep)\n");
@@ -1429,38 +1640,50 @@ fn main() -> Result<()> {
     let Some(o) = options()? else {
         return Ok(());
     };
+    let scene = Scene::load(&o.scenarios)?;
     if let Some(n) = o.crowd {
-        // simrob alone: no ODE needed.
-        return crowd(&Scene::load(&o.scenarios)?, n, &o);
+        // simrob (or MuJoCo) alone: no ODE needed.
+        return crowd(&scene, n, &o);
     }
     if o.check_mujoco {
-        return check_mujoco(&Scene::load(&o.scenarios)?);
+        return check_mujoco(&scene);
     }
-    let api = match Api::load() {
-        Ok(api) => api,
-        Err(why) => {
-            println!("simrob-odebench: skipped: {why}");
-            return Ok(());
+    let mut o = o;
+    let mujoco = match mujoco_api() {
+        Ok(m) => {
+            if !o.engines_given {
+                o.engines.push(MUJOCO);
+            }
+            Ok(m)
         }
+        // Asked for by --engines, or (when --engines does not choose) by SIMROB_MUJOCO_LIB:
+        // not left out quietly.
+        Err(why)
+            if o.engines.contains(&MUJOCO)
+                || (!o.engines_given && mujoco::lib_override().is_some()) =>
+        {
+            bail!("{why}")
+        }
+        Err(why) => Err(why),
+    };
+    // ODE only when an ODE engine is asked for.
+    let api = if o.engines.iter().any(|&k| k < 2) {
+        Some(Api::load().map_err(|why| {
+            anyhow::anyhow!("{why} (or leave ODE out: --engines default,fast,mujoco)")
+        })?)
+    } else {
+        None
     };
     if cfg!(debug_assertions) {
         println!(
             "(a debug build: timings mean little; use cargo run --release -p simrob-odebench)\n"
         );
     }
-    let mut o = o;
-    match mujoco_api() {
-        Ok(m) => {
-            println!("MuJoCo {} from {}", m.version(), m.path);
-            if !o.engines_given {
-                o.engines.push(MUJOCO);
-            }
-        }
-        Err(why) if o.engines.contains(&MUJOCO) => bail!("{why}"),
+    match mujoco {
+        Ok(m) => println!("MuJoCo {} from {}", m.version(), m.path),
         Err(why) => println!("(without MuJoCo: {why})"),
     }
     println!();
-    let scene = Scene::load(&o.scenarios)?;
     speed_table(&scene, api, &o)?;
     if !o.speed_only {
         single_robot_table(&scene, api, &o)?;
@@ -1469,7 +1692,7 @@ fn main() -> Result<()> {
         rolling_table(&scene, api, &o)?;
         robot_ball_table(&scene, api, &o)?;
     }
-    if o.layouts > 0 && !o.speed_only {
+    if o.layouts.count() > 0 && !o.speed_only {
         layouts_table(&scene, api, &o)?;
     }
     Ok(())
@@ -1480,13 +1703,8 @@ fn main() -> Result<()> {
 /// ball come to rest, and the SumBot's straight-line speed towards −X against ω·r. One
 /// `key value...` line each, for the crate's test.
 fn check_mujoco(scene: &Scene) -> Result<()> {
-    let api = match mujoco_api() {
-        Ok(api) => api,
-        Err(why) => {
-            println!("skipped: {why}");
-            return Ok(());
-        }
-    };
+    // Asked to check MuJoCo: without it, that is a failure.
+    let api = mujoco_api().map_err(anyhow::Error::msg)?;
     println!("mujoco {} {}", api.version(), api.path);
     let idle = Scene::grid(1, (0.0, 0.0));
     let m = scene.mujoco(&idle, true)?;
@@ -1533,4 +1751,53 @@ fn check_mujoco(scene: &Scene) -> Result<()> {
     }
     println!("straight {} {}", speeds[0], speeds[1]);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Option<Options>> {
+        parse_options(args.iter().map(|a| a.to_string()))
+    }
+
+    #[test]
+    fn layouts_are_a_count_or_a_range() {
+        let l = |t: &str| Layouts::parse("--layouts", t, MAX_LAYOUTS);
+        assert_eq!(l("8").unwrap(), Layouts { first: 1, last: 8 });
+        assert_eq!(l("0").unwrap().count(), 0);
+        let r = l("65..128").unwrap();
+        assert_eq!((r.first, r.last, r.count()), (65, 128, 64));
+        assert_eq!(l("129..129").unwrap().count(), 1);
+        for bad in [
+            "0..3",
+            "5..3",
+            "1..1001",
+            "1001",
+            "4294967295",
+            "x",
+            "3..",
+            "999999..1000001",
+        ] {
+            let e = l(bad).unwrap_err().to_string();
+            assert!(e.contains("--layouts") && e.contains("1000"), "{bad}: {e}");
+        }
+        let c = Layouts::parse("--crowd-layouts", "100000000", MAX_CROWD_LAYOUTS);
+        assert!(c.unwrap_err().to_string().contains("at most 100"));
+    }
+
+    #[test]
+    fn the_options_keep_their_defaults_and_ranges() {
+        let o = parse(&["--layouts", "129..160"]).unwrap().unwrap();
+        assert_eq!(o.layouts.numbers(), 129..=160);
+        let o = parse(&["--crowd", "5", "--crowd-layouts", "6..10"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.crowd_layouts.numbers(), 6..=10);
+        let o = parse(&[]).unwrap().unwrap();
+        assert_eq!(o.layouts.numbers(), 1..=8);
+        assert_eq!(o.crowd_layouts.count(), 0);
+        // The docs' callgrind command.
+        assert!(parse(&["--speed-only", "--layouts", "0"]).is_ok());
+    }
 }

@@ -66,12 +66,20 @@ c_api! {
     mj_getTotalmass: fn(Ptr) -> f64;
 }
 
+/// `$SIMROB_MUJOCO_LIB` when set (to anything but the empty string): then the only place the
+/// library is looked for.
+pub fn lib_override() -> Option<String> {
+    std::env::var_os("SIMROB_MUJOCO_LIB")
+        .filter(|p| !p.is_empty())
+        .map(|p| p.to_string_lossy().into_owned())
+}
+
 /// Where to find the library: `$SIMROB_MUJOCO_LIB` (a path), the loader's search path, then
 /// the `mujoco` Python package of `python3` (the `mujoco-core` wheel carries
 /// `libmujoco.so.*` beside its modules).
 fn candidates() -> Vec<String> {
     let mut out = Vec::new();
-    if let Ok(p) = std::env::var("SIMROB_MUJOCO_LIB") {
+    if let Some(p) = lib_override() {
         out.push(p);
         return out;
     }
@@ -110,6 +118,18 @@ impl Api {
             }
             Err(why) => why,
         };
+        if let Some(path) = lib_override() {
+            return Err(format!(
+                "SIMROB_MUJOCO_LIB is set to {path:?}, which does not load ({}); when set it \
+                 is the only place MuJoCo's library is looked for: set it to libmujoco.so's \
+                 path, or unset it to search the loader's path and python3's `mujoco` package",
+                if why.is_empty() {
+                    "no such library".to_string()
+                } else {
+                    why.join("; ")
+                }
+            ));
+        }
         Err(format!(
             "MuJoCo's library is not found (set SIMROB_MUJOCO_LIB to libmujoco.so's path, or \
              `pip install mujoco-core` for python3){}",
@@ -504,7 +524,16 @@ impl Builder {
         let _ = std::fs::remove_file(&path);
         // To look at the model in MuJoCo's own tools.
         if let Some(keep) = std::env::var_os("SIMROB_MUJOCO_XML") {
-            let _ = std::fs::write(keep, self.xml());
+            if let Err(e) = std::fs::write(&keep, self.xml()) {
+                if !model.is_null() {
+                    // SAFETY: compiled above, not used after.
+                    unsafe { (api.mj_deleteModel)(model) };
+                }
+                return Err(format!(
+                    "SIMROB_MUJOCO_XML: cannot write the model to {}: {e}",
+                    std::path::Path::new(&keep).display()
+                ));
+            }
         }
         if model.is_null() {
             // SAFETY: MuJoCo writes a NUL-terminated message into the buffer.

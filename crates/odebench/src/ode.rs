@@ -139,10 +139,28 @@ const LIBRARIES: [&str; 3] = ["libode.so.8", "libode.so", "libode.so.6"];
 impl Api {
     /// Loads libode and checks that it is the double-precision build; `Err` says why not.
     pub fn load() -> Result<&'static Api, String> {
-        let (handle, _) = open_first(LIBRARIES.map(String::from)).map_err(|_| {
-            "libode (the Open Dynamics Engine) is not installed; on Debian or Ubuntu: \
-             apt-get install libode-dev"
-                .to_string()
+        // `$SIMROB_ODE_LIB`, when set, is the only place looked.
+        let explicit = std::env::var_os("SIMROB_ODE_LIB")
+            .filter(|p| !p.is_empty())
+            .map(|p| p.to_string_lossy().into_owned());
+        let names = match &explicit {
+            Some(path) => vec![path.clone()],
+            None => LIBRARIES.map(String::from).to_vec(),
+        };
+        let (handle, _) = open_first(names).map_err(|why| match &explicit {
+            Some(path) => format!(
+                "SIMROB_ODE_LIB is set to {path:?}, which does not load ({}); when set it is \
+                 the only place ODE's library is looked for: set it to libode.so's path, or \
+                 unset it",
+                if why.is_empty() {
+                    "no such library".to_string()
+                } else {
+                    why.join("; ")
+                }
+            ),
+            None => "libode (the Open Dynamics Engine) is not installed; on Debian or Ubuntu: \
+                     apt-get install libode-dev"
+                .to_string(),
         })?;
         // SAFETY: a live handle of libode, whose functions have the signatures declared above
         // in ODE 0.16's headers.
