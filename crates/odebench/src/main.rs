@@ -58,6 +58,9 @@ or python3's `mujoco` package (pip install mujoco-core); asked for (--engines mu
 $SIMROB_MUJOCO_XML=FILE writes the last MuJoCo model built (MJCF); a file it cannot write is
 an error.
 
+The scenario files are checked before any engine builds a scene: a Field, a Ball (entity 8,
+a positive mass) and a Robot, every size positive, every mass positive or -1 (static).
+
 USAGE: simrob-odebench [--scale F] [--sizes 1,6,22,100] [--engines LIST] [--speed-only]
                        [--scenarios DIR] [--exact-100] [--layouts K|FIRST..LAST]
                        [--layout-robots N] [--layout-seconds S]
@@ -498,7 +501,86 @@ impl Scene {
             ball: entity(dir, "ball.xml")?,
             sumbot: entity(dir, "sumbot.xml")?,
         };
+        scene
+            .check()
+            .with_context(|| format!("the scenario files in {}", dir.display()))?;
         Ok(scene)
+    }
+
+    /// Checks the decoded specs once, before any engine builds a scene from them (ODE aborts
+    /// the process on a body of no size or mass, and would time a ball as a robot): the
+    /// entities' kinds, positive finite sizes, masses positive or −1 (static), a ball that
+    /// moves; then simrob's world builds the field, the ball and one SumBot, which checks the
+    /// rest (materials registered, joints between the entity's bodies).
+    fn check(&self) -> Result<()> {
+        let kinds = [
+            ("field.xml", &self.field, "Field"),
+            ("ball.xml", &self.ball, "Ball"),
+            ("sumbot.xml", &self.sumbot, "Robot"),
+        ];
+        for (file, spec, kind) in kinds {
+            let id = spec.entity_id();
+            if spec.type_name() != kind {
+                bail!(
+                    "{file}: entity {id} is a {}, not a {kind} (the benchmark needs a {kind} there)",
+                    spec.type_name()
+                );
+            }
+            let (bodies, _) = spec.structure();
+            if bodies.is_empty() {
+                bail!("{file}: entity {id} has no body");
+            }
+            for b in bodies.iter() {
+                let at = format!("{file}: entity {id}, body {}", b.id);
+                let sizes: Vec<(&str, f64)> = match b.shape {
+                    Shape::Sphere { radius } => vec![("Radius", radius)],
+                    Shape::Box { size } => {
+                        vec![
+                            ("Size_X", size[0]),
+                            ("Size_Y", size[1]),
+                            ("Size_Z", size[2]),
+                        ]
+                    }
+                    Shape::Cylinder { radius, length }
+                    | Shape::WheelCylinder { radius, length } => {
+                        vec![("Radius", radius), ("Length", length)]
+                    }
+                };
+                for (name, v) in sizes {
+                    if !(v.is_finite() && v > 0.0) {
+                        bail!("{at}: {name} must be a positive number of metres, not {v}");
+                    }
+                }
+                if let Some(m) = b.mass {
+                    if !(m.is_finite() && (m > 0.0 || m == -1.0)) {
+                        bail!("{at}: Mass must be positive (kg) or -1 (static), not {m}");
+                    }
+                }
+                if !b.position.iter().chain(&b.rotation).all(|v| v.is_finite()) {
+                    bail!("{at}: its position and rotation must be finite numbers");
+                }
+            }
+        }
+        if self.ball.entity_id() != EntityId(BALL) {
+            bail!(
+                "ball.xml: the ball is entity {}; the benchmark reads it as entity {BALL} (as \
+                 scenarios/ball.xml)",
+                self.ball.entity_id()
+            );
+        }
+        if self.ball.structure().0.iter().any(|b| b.mass == Some(-1.0)) {
+            bail!("ball.xml: the ball's Mass is -1 (static); the benchmark rolls and drops it: give it a positive mass");
+        }
+        let field = self.field.entity_id();
+        if field == EntityId(BALL) || field.0 >= 100 {
+            bail!(
+                "field.xml: the field is entity {field}; the benchmark gives the ball entity \
+                 {BALL} and the robots 100 on"
+            );
+        }
+        self.simrob(&Scene::grid(1, (0.0, 0.0)), false, true)
+            .context("simrob's world refuses them")?;
+        Ok(())
     }
 
     /// Robot `i` of `n`: entity id and where it starts (a grid around the field's centre).
@@ -1640,6 +1722,7 @@ fn main() -> Result<()> {
     let Some(o) = options()? else {
         return Ok(());
     };
+    // The scenario files are checked before any engine builds a scene from them.
     let scene = Scene::load(&o.scenarios)?;
     if let Some(n) = o.crowd {
         // simrob (or MuJoCo) alone: no ODE needed.

@@ -283,7 +283,9 @@ impl OdeScene {
             // body at least 1 kg: the SumBot's 0.1 kg wheels and the 0.6 kg ball weighed 1 kg in
             // ODE.
             let total = if mass > 0.0 { mass } else { 1.0 };
-            // SAFETY: valid world/space handles; geometry sizes come from decoded, checked specs.
+            // SAFETY: valid world/space handles; sizes and masses are positive and finite
+            // (`Scene::check` in main.rs refuses other scenario files before any scene is built;
+            // the crowd's floor is a positive box).
             unsafe {
                 let mut m = Mass {
                     mass: 0.0,

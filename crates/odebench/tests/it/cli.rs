@@ -2,6 +2,7 @@
 //! and exit code, before any engine runs. Runs that time anything are kept to one SumBot and
 //! a few dozen steps.
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -204,6 +205,84 @@ fn options_the_mode_does_not_use_are_refused() {
         &[],
         &["--crowd-engine mujoco runs on one thread"],
     );
+}
+
+/// A copy of the repository's scenario files, `file` replaced by `contents`.
+fn scenarios_with(name: &str, file: &str, contents: &str) -> PathBuf {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("odebench-scenarios-{name}"));
+    std::fs::create_dir_all(&dir).expect("a scenario folder");
+    for f in ["materials.xml", "field.xml", "ball.xml", "sumbot.xml"] {
+        std::fs::copy(from.join(f), dir.join(f)).expect("copying a scenario file");
+    }
+    std::fs::write(dir.join(file), contents).expect("writing a scenario file");
+    dir
+}
+
+fn ball_xml() -> String {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/ball.xml");
+    std::fs::read_to_string(from).expect("scenarios/ball.xml")
+}
+
+#[test]
+fn a_bad_scenario_file_is_refused_the_same_by_every_engine() {
+    let ball = ball_xml();
+    assert!(ball.contains("<Radius>0.03</Radius>") && ball.contains("<Mass>0.6</Mass>"));
+    let cases = [
+        (
+            "radius-0",
+            "ball.xml",
+            ball.replace("<Radius>0.03</Radius>", "<Radius>0</Radius>"),
+            "ball.xml: entity 8, body 0: Radius must be a positive number of metres, not 0",
+        ),
+        (
+            "radius-negative",
+            "ball.xml",
+            ball.replace("<Radius>0.03</Radius>", "<Radius>-0.03</Radius>"),
+            "Radius must be a positive number of metres, not -0.03",
+        ),
+        (
+            "mass-0",
+            "ball.xml",
+            ball.replace("<Mass>0.6</Mass>", "<Mass>0</Mass>"),
+            "ball.xml: entity 8, body 0: Mass must be positive (kg) or -1 (static), not 0",
+        ),
+        (
+            "mass-static",
+            "ball.xml",
+            ball.replace("<Mass>0.6</Mass>", "<Mass>-1</Mass>"),
+            "the ball's Mass is -1 (static)",
+        ),
+        (
+            "sumbot-is-a-ball",
+            "sumbot.xml",
+            ball.replace("<Entity_id>8</Entity_id>", "<Entity_id>100</Entity_id>"),
+            "sumbot.xml: entity 100 is a Ball, not a Robot",
+        ),
+    ];
+    for (name, file, contents, why) in cases {
+        let dir = scenarios_with(name, file, &contents);
+        let dir = dir.to_str().expect("a UTF-8 path");
+        for engines in ["ode-step", "ode-quick", "default", "fast", "mujoco"] {
+            refused(
+                &[
+                    "--scenarios",
+                    dir,
+                    "--engines",
+                    engines,
+                    "--speed-only",
+                    "--sizes",
+                    "1",
+                    "--scale",
+                    "0.01",
+                ],
+                &[],
+                &[why],
+            );
+        }
+        refused(&["--scenarios", dir, "--crowd", "1"], &[], &[why]);
+        refused(&["--scenarios", dir, "--check-mujoco"], &[], &[why]);
+    }
 }
 
 #[test]
