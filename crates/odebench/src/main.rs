@@ -81,7 +81,7 @@ or --layouts 0) is refused.
   --scenarios DIR  where materials.xml, field.xml, ball.xml and sumbot.xml are
                    (default: the repository's scenarios/)
   --exact-100      also time ODE's exact stepper (dWorldStep) at 100 robots or more (very
-                   slow)
+                   slow; without it its cell says so)
   --layouts K|FIRST..LAST
                    seeded random layouts to count flips in: K is layouts 1 to K (default 8;
                    0: none), FIRST..LAST those numbers (65..128: layouts 65 to 128, each the
@@ -973,6 +973,9 @@ fn speed_table(scene: &Scene, api: Ode, o: &Options) -> Result<()> {
             }
         }
         let mut cells = vec![String::from("—"); ENGINES.len()];
+        if o.engines.contains(&0) && !active.contains(&0) {
+            cells[0] = "— (too slow at 100 SumBots or more; --exact-100 times it)".into();
+        }
         let mut rate = [f64::NAN; ENGINES.len()];
         for (k, e, times) in &mut engines {
             times.sort_unstable();
@@ -1358,19 +1361,38 @@ fn crowd(scene: &Scene, n: u32, o: &Options) -> Result<()> {
             format!("random layout {layout}")
         };
         println!(
-            "{m} SumBots, {name}, {}, {} thread(s), {steps} steps: {:.0} steps/s by the wall clock, {} processor s ({} steps per processor s), busiest thread {busiest:.2} s ({:.0} steps per its processor s); flips {}, upright {}, NaN {}; state digest {digest:016x}",
+            "{m} SumBots, {name}, {}, {} thread(s), {steps} steps: {:.0} steps/s by the wall clock, {} processor s ({} steps per processor s), busiest thread {} s ({} steps per its processor s); flips {}, upright {}, NaN {}; state digest {digest:016x}",
             if o.crowd_mujoco { ENGINES[MUJOCO] } else { ENGINES[2] },
             o.threads,
             out.steps_per_second,
-            cpu.map_or("?".into(), |c| format!("{c:.2}")),
-            cpu.map_or("?".into(), |c| format!("{:.0}", steps as f64 / c)),
-            steps as f64 / busiest,
+            cpu_seconds(cpu),
+            per_cpu_second(steps, cpu),
+            cpu_seconds(Some(busiest)),
+            per_cpu_second(steps, Some(busiest)),
             out.flipped,
             m - out.flipped - out.non_finite,
             out.non_finite,
         );
     }
     Ok(())
+}
+
+/// Processor seconds (of `/proc`, in ticks of 10 ms) as the crowd prints them: `< 0.01` for a
+/// run shorter than a tick, never a measured 0; `?` unknown.
+fn cpu_seconds(cpu: Option<f64>) -> String {
+    cpu.map_or("?".into(), |c| simrob_benchkit::cpu_per(c, 1.0, 2))
+}
+
+/// `steps` over processor seconds `cpu` (as [`cpu_seconds`]): `> x` for a run shorter than
+/// the clock's tick (`x` the steps over one tick), never infinite; `?` unknown.
+fn per_cpu_second(steps: u64, cpu: Option<f64>) -> String {
+    const TICK: f64 = simrob_benchkit::PROCESS_CPU_RESOLUTION;
+    match cpu {
+        None => "?".into(),
+        Some(c) if c.is_nan() => "?".into(),
+        Some(c) if c < TICK / 2.0 => format!("> {:.0}", steps as f64 / TICK),
+        Some(c) => format!("{:.0}", steps as f64 / c),
+    }
 }
 
 /// `n` SumBots on a grid 0.4 m apart, each driving in a circle (they never meet), and the
@@ -1608,6 +1630,15 @@ fn ratio_cell(value: f64, ode: Option<f64>) -> String {
     }
 }
 
+/// A height `value` (m) in millimetres to a tenth, against ODE's as [`ratio_cell`] does.
+fn mm_cell(value: f64, ode: Option<f64>) -> String {
+    let mm = value * 1e3;
+    match ode {
+        Some(o) if o.abs() > 1e-9 => format!("{mm:.1} ({:+.0} %)", (value / o - 1.0) * 100.0),
+        _ => format!("{mm:.1}"),
+    }
+}
+
 /// Prints a table's head: an engine column, then for each of `groups` the columns `columns`
 /// gives it (each cell's text, the first naming the group).
 fn engine_table_head<T: Copy>(groups: &[T], columns: impl Fn(T) -> Vec<String>) {
@@ -1684,9 +1715,9 @@ fn restitution_table(scene: &Scene, api: Ode, o: &Options) -> Result<()> {
     println!();
     engine_table_head(&HEIGHTS, |h| {
         vec![
-            format!("dropped {h} m: 1st bounce (m)"),
-            "2nd".into(),
-            "bounces > 1 mm".into(),
+            format!("dropped {h} m: 1st bounce (mm)"),
+            "2nd (mm)".into(),
+            format!("bounces > 1 mm, all {PHASES} drops"),
         ]
     });
     let mut ode: Vec<(f64, f64, u32)> = Vec::new();
@@ -1709,8 +1740,8 @@ fn restitution_table(scene: &Scene, api: Ode, o: &Options) -> Result<()> {
             let reference = ode.get(i).filter(|_| k != 0);
             print!(
                 " {} | {} | {n} |",
-                ratio_cell(first, reference.map(|r| r.0)),
-                ratio_cell(second, reference.map(|r| r.1))
+                mm_cell(first, reference.map(|r| r.0)),
+                mm_cell(second, reference.map(|r| r.1))
             );
         }
         println!();
@@ -1882,5 +1913,22 @@ mod tests {
         assert_eq!(o.crowd_layouts.count(), 0);
         // The docs' callgrind command.
         assert!(parse(&["--speed-only", "--layouts", "0"]).is_ok());
+    }
+
+    #[test]
+    fn bounce_heights_print_in_millimetres() {
+        assert_eq!(mm_cell(0.0015, None), "1.5");
+        assert_eq!(mm_cell(0.0015, Some(0.0016)), "1.5 (-6 %)");
+        assert_eq!(mm_cell(0.100, Some(0.100)), "100.0 (+0 %)");
+    }
+
+    #[test]
+    fn a_run_shorter_than_a_tick_is_never_infinitely_fast() {
+        assert_eq!(cpu_seconds(Some(0.0)), "< 0.01");
+        assert_eq!(per_cpu_second(1, Some(0.0)), "> 100");
+        assert_eq!(cpu_seconds(Some(1.5)), "1.50");
+        assert_eq!(per_cpu_second(300, Some(1.5)), "200");
+        assert_eq!(cpu_seconds(None), "?");
+        assert_eq!(per_cpu_second(300, None), "?");
     }
 }

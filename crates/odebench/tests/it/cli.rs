@@ -37,6 +37,16 @@ fn refused(args: &[&str], env: &[(&str, &str)], words: &[&str]) {
     assert!(!out.contains('|'), "{args:?} printed a table:\n{out}");
 }
 
+/// libode is missing here (the tool says so): tests that need ODE pass without running.
+fn without_ode(o: &Output) -> bool {
+    let (_, err) = text(o);
+    if err.contains("libode (the Open Dynamics Engine) is not installed") {
+        eprintln!("not run: libode is not installed");
+        return true;
+    }
+    false
+}
+
 /// MuJoCo's library: the one CI names, or python3's `mujoco` package.
 fn mujoco_found() -> bool {
     let lib = std::env::var("SIMROB_MUJOCO_LIB").unwrap_or_default();
@@ -320,6 +330,15 @@ fn layout_ranges_run_those_layouts_only() {
 }
 
 #[test]
+fn the_crowd_never_prints_an_infinite_rate() {
+    let o = run(&["--crowd", "1", "--crowd-steps", "1"], &[]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains("processor s ("), "{out}");
+    assert!(!out.contains("inf"), "{out}");
+}
+
+#[test]
 fn ode_is_loaded_only_for_an_ode_engine() {
     let missing = "/nonexistent/libode.so";
     let quick = ["--speed-only", "--sizes", "1", "--scale", "0.01"];
@@ -334,6 +353,31 @@ fn ode_is_loaded_only_for_an_ode_engine() {
         &[&["--engines", "ode-quick,fast"][..], &quick[..]].concat(),
         &[("SIMROB_ODE_LIB", missing)],
         &["SIMROB_ODE_LIB", missing, "--engines default,fast,mujoco"],
+    );
+}
+
+#[test]
+fn ode_step_at_100_says_why_it_is_not_timed() {
+    let o = run(
+        &[
+            "--engines",
+            "ode-step",
+            "--sizes",
+            "100",
+            "--speed-only",
+            "--scale",
+            "0.01",
+        ],
+        &[],
+    );
+    if without_ode(&o) {
+        return;
+    }
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(
+        out.contains("too slow") && out.contains("--exact-100"),
+        "{out}"
     );
 }
 
