@@ -201,10 +201,15 @@ impl Origin {
 }
 
 /// Why an agent left.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Departure {
     /// It sent `Unregister_Agent` from this address.
     Unregistered(SocketAddr),
+    /// Another key registered at its address (an address is one agent).
+    Replaced {
+        /// The key registered there now.
+        by: String,
+    },
     /// A datagram sent to it was answered ICMP port unreachable.
     Unreachable,
     /// Nothing was heard from it for this long (`agentsilencetimeout`, or
@@ -526,6 +531,22 @@ impl Session {
             to,
             payload: encode_response(&Response::Text(text)).into_bytes(),
         });
+    }
+
+    /// Refuses a `Register_Agent`: the error to its sender, and a log line saying who was
+    /// turned away and why (a server's operator sees refusals at `--log info`).
+    fn refuse_registration(&mut self, to: Origin, key: &str, message: impl std::fmt::Display) {
+        let from = match to {
+            Origin::Peer(addr) => addr.to_string(),
+            Origin::Local => "this process".to_string(),
+        };
+        let text = message.to_string();
+        let why = text.strip_prefix("Register_Agent: ").unwrap_or(&text);
+        self.log(
+            LogLevel::Info,
+            format!("agent {key:?} from {from} not registered: {why}"),
+        );
+        self.send_error(to, text);
     }
 
     fn send_error(&mut self, to: Origin, message: impl std::fmt::Display) {
@@ -1071,22 +1092,25 @@ impl Session {
                 if !self.filters.contains(&type_name) {
                     let known: Vec<&str> = self.filters.names().collect();
                     let known = known.join(", ");
-                    return self.send_error(
+                    return self.refuse_registration(
                         origin,
+                        &key,
                         format!(
                             "Register_Agent: unknown agent type {type_name:?} (known: {known})"
                         ),
                     );
                 }
                 let Ok(ip_addr) = ip.trim().parse::<IpAddr>() else {
-                    return self.send_error(
+                    return self.refuse_registration(
                         origin,
+                        &key,
                         format!("Register_Agent: IP {ip:?} is not an IP address"),
                     );
                 };
                 if !self.config.allow_foreign_agent_ip && ip_addr != from.ip() {
-                    return self.send_error(
+                    return self.refuse_registration(
                         origin,
+                        &key,
                         format!(
                             "Register_Agent: agent {key:?} registers IP {ip_addr} but sends from {}; an agent may only register its own address (configuration key allowforeignagentip)",
                             from.ip()
@@ -1094,22 +1118,32 @@ impl Session {
                     );
                 }
                 if port == 0 {
-                    return self.send_error(origin, "Register_Agent: Port 0 is not a port");
+                    return self.refuse_registration(
+                        origin,
+                        &key,
+                        "Register_Agent: Port 0 is not a port",
+                    );
                 }
                 if !(broadcast == -1.0 || broadcast >= 0.0) {
-                    return self.send_error(
+                    return self.refuse_registration(
                         origin,
+                        &key,
                         format!(
                             "Register_Agent: Broadcast must be -1 (never) or a number of seconds >= 0, got {broadcast}"
                         ),
                     );
                 }
                 if key.trim().is_empty() {
-                    return self.send_error(origin, "Register_Agent: Key must not be empty");
+                    return self.refuse_registration(
+                        origin,
+                        &key,
+                        "Register_Agent: Key must not be empty",
+                    );
                 }
                 if key.chars().any(|c| c.is_control()) {
-                    return self.send_error(
+                    return self.refuse_registration(
                         origin,
+                        &key,
                         format!(
                             "Register_Agent: Key {key:?} has a control character; a key is sent back to every agent in XML, which cannot carry it"
                         ),
@@ -1118,7 +1152,7 @@ impl Session {
                 let brain_note = if crate::agents::humanoid::is_brain(&type_name) {
                     match crate::agents::humanoid::check_key(&type_name, &key, &self.world) {
                         Ok(note) => note,
-                        Err(e) => return self.send_error(origin, e),
+                        Err(e) => return self.refuse_registration(origin, &key, e),
                     }
                 } else {
                     String::new()
@@ -1128,25 +1162,56 @@ impl Session {
                 // it is refused (a stranger may not take over someone's agent).
                 let old_owner = self.owners.get(&key).copied().filter(|o| *o != from);
                 if let Some(owner) = old_owner.filter(|o| o.ip() != from.ip()) {
-                    return self.send_error(
+                    return self.refuse_registration(
                         origin,
+                        &key,
                         format!(
                             "Register_Agent: key {key:?} is registered from {}; register under another key, or stop that agent first (a key may be registered again only from the IP it was registered from)",
                             owner.ip()
                         ),
                     );
                 }
-                let max_agents = self.config.limits.max_agents;
-                if self.agents.get(&key).is_none() && self.agents.len() >= max_agents {
-                    return self.send_error(
+                // An address is one agent: another key registered at it is replaced (a
+                // controller run again on a fixed port under a new key; its old key would
+                // otherwise be sent broadcasts it no longer reads, and held lockstep).
+                let new_addr = SocketAddr::new(ip_addr, port);
+                let replaced: Vec<String> = self
+                    .agents
+                    .iter()
+                    .filter(|a| a.addr == new_addr && a.key != key)
+                    .map(|a| a.key.clone())
+                    .collect();
+                if let Some((other, owner)) = replaced.iter().find_map(|k| {
+                    self.owners
+                        .get(k)
+                        .filter(|o| o.ip() != from.ip())
+                        .map(|o| (k.clone(), *o))
+                }) {
+                    return self.refuse_registration(
                         origin,
+                        &key,
+                        format!(
+                            "Register_Agent: {new_addr} is agent {other:?}'s, registered from {}; an address is one agent, and only a program on that IP may take it over",
+                            owner.ip()
+                        ),
+                    );
+                }
+                let max_agents = self.config.limits.max_agents;
+                if self.agents.get(&key).is_none()
+                    && self.agents.len() - replaced.len() >= max_agents
+                {
+                    return self.refuse_registration(
+                        origin,
+                        &key,
                         format!(
                             "Register_Agent: the server already has {} agents, the most allowed (configuration key maxagents = {max_agents}); agent {key:?} was not registered",
                             self.agents.len()
                         ),
                     );
                 }
-                let new_addr = SocketAddr::new(ip_addr, port);
+                for other in &replaced {
+                    self.depart(other, Departure::Replaced { by: key.clone() });
+                }
                 let moved_from = self
                     .agents
                     .get(&key)
@@ -1201,10 +1266,13 @@ impl Session {
                 } else {
                     self.heard.remove(&key);
                 }
-                let moved = match moved_from {
+                let mut moved = match moved_from {
                     Some(old) => format!(" (moved from {old})"),
                     None => String::new(),
                 };
+                for other in &replaced {
+                    moved.push_str(&format!(" (replacing agent {other})"));
+                }
                 self.confirm(
                     Some(from),
                     format!(
@@ -1379,11 +1447,14 @@ impl Session {
                 self.owner_keys.remove(&owner);
             }
         }
-        let reason = match why {
+        let reason = match &why {
             Departure::Unregistered(_) => "it unregistered".to_string(),
             Departure::Unreachable => {
                 "its port is closed (ICMP port unreachable): its program has stopped".to_string()
             }
+            Departure::Replaced { by } => format!(
+                "agent {by:?} registered at its address (an address is one agent: a program run again there)"
+            ),
             Departure::Silent {
                 after,
                 unproven: false,

@@ -442,7 +442,9 @@ fn the_protocol_reference_is_what_the_code_says() {
          (and at most `amplificationfactor` times what it sent, when it is not proven).\n\n",
     );
     let responses = [
-        Response::Text("Sucessfully added agent with key driver".into()),
+        Response::Text(
+            "Sucessfully added agent with key driver, port 5010 and ip 127.0.0.1".into(),
+        ),
         Response::AgentInformation {
             key: "viewer".into(),
             port: 5011,

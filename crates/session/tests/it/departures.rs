@@ -354,3 +354,72 @@ fn an_agent_at_an_unproven_address_that_falls_silent_is_removed_after_unprovensi
     assert!(!proven.handle_timeout(t0 + Duration::from_secs(3600)));
     assert_eq!(keys(&proven), vec!["gone"]);
 }
+
+/// A controller run again on a fixed port under a new key: the old key, whose program has
+/// stopped, is replaced (an address is one agent), everyone is told, and lockstep no longer
+/// waits for it (it waited `syncwait` an iteration for a key nobody would synchronize).
+#[test]
+fn a_new_key_at_an_agents_address_replaces_it() {
+    let t0 = Instant::now();
+    let (mut s, a, b) = lockstep(ServerConfig::default(), t0);
+    // b's program stopped without unregistering; a new one binds the same port as "b2".
+    s.handle_datagram(b, register_sync("b2", 41002).as_bytes(), t0);
+    let out = drain(&mut s);
+    let told = "<Response>Removed agent with key b, port 41002 and ip 127.0.0.1: agent \"b2\" registered at its address (an address is one agent: a program run again there)</Response>";
+    assert!(texts_to(&out, a).iter().any(|t| t == told), "{out:?}");
+    let to_b = texts_to(&out, b);
+    assert_eq!(
+        to_b.iter()
+            .filter(|t| t.contains("Sucessfully added"))
+            .count(),
+        1,
+        "one confirmation to the address: {to_b:?}"
+    );
+    assert!(
+        to_b[to_b.len() - 1].contains("(replacing agent b)"),
+        "{to_b:?}"
+    );
+    assert_eq!(keys(&s), vec!["a", "b2"]);
+    let logged = logs(&mut s);
+    assert!(
+        logged
+            .iter()
+            .any(|m| m.contains("agent \"b\"")
+                && m.contains("agent \"b2\" registered at its address")),
+        "{logged:?}"
+    );
+    // a's Synchronize alone lets the next iteration run: nobody waits for "b".
+    s.handle_datagram(a, synchronize("a", 1).as_bytes(), t0);
+    assert_eq!(s.poll_timeout(t0), Some(t0));
+    assert!(s.handle_timeout(t0));
+    let out = drain(&mut s);
+    assert_eq!(texts_to(&out, b).len(), 1, "b2 gets the broadcast once");
+}
+
+/// A refused registration is logged (who, from where, why) as well as answered: a server's
+/// operator sees at `--log info` why an agent was turned away.
+#[test]
+fn a_refused_registration_is_logged() {
+    let t0 = Instant::now();
+    let mut config = ServerConfig::default();
+    config.set("maxagents", "1").expect("maxagents");
+    let mut s = session_with(config);
+    let (a, b) = (addr("127.0.0.1:41001"), addr("127.0.0.1:41002"));
+    s.handle_datagram(a, register_sync("first", 41001).as_bytes(), t0);
+    s.handle_datagram(b, register_sync("second", 41002).as_bytes(), t0);
+    let out = drain(&mut s);
+    assert!(texts_to(&out, b)[0].contains("maxagents"), "{out:?}");
+    let logged = logs(&mut s);
+    assert!(
+        logged.iter().any(
+            |m| m.contains("agent \"second\" from 127.0.0.1:41002 not registered")
+                && m.contains("maxagents")
+        ),
+        "{logged:?}"
+    );
+    assert_eq!(keys(&s), vec!["first"]);
+    // Replacing the agent at an address frees its place: a full server takes the new key.
+    s.handle_datagram(a, register_sync("first-again", 41001).as_bytes(), t0);
+    drain(&mut s);
+    assert_eq!(keys(&s), vec!["first-again"]);
+}
