@@ -286,8 +286,9 @@ pub struct Session {
     amplification: Amplification,
     /// The address each agent key was registered from: only it may use the key.
     owners: HashMap<String, SocketAddr>,
-    /// The key registered from each address.
-    owner_keys: HashMap<SocketAddr, String>,
+    /// The keys registered from each address, in the order they registered (a program may
+    /// register several agents from one socket).
+    owner_keys: HashMap<SocketAddr, Vec<String>>,
     /// When each agent was last heard from (only with `agentsilencetimeout`).
     heard: HashMap<String, Instant>,
     /// When the next agent may fall silent for good (only with `agentsilencetimeout`).
@@ -533,6 +534,29 @@ impl Session {
         });
     }
 
+    /// Forgets that `key` was registered from `owner`.
+    fn disown(&mut self, owner: SocketAddr, key: &str) {
+        if let Some(keys) = self.owner_keys.get_mut(&owner) {
+            keys.retain(|k| k != key);
+            if keys.is_empty() {
+                self.owner_keys.remove(&owner);
+            }
+        }
+    }
+
+    /// Whether `from` may change the world: as any of the agents registered from it.
+    fn may_change_world(&self, from: SocketAddr) -> Result<(), Refusal> {
+        let limits = &self.config.limits;
+        let keys = self.owner_keys.get(&from).map_or(&[][..], Vec::as_slice);
+        if keys
+            .iter()
+            .any(|k| limits.may_change_world(from, Some(k)).is_ok())
+        {
+            return Ok(());
+        }
+        limits.may_change_world(from, keys.last().map(String::as_str))
+    }
+
     /// Refuses a `Register_Agent`: the error to its sender, and a log line saying who was
     /// turned away and why (a server's operator sees refusals at `--log info`).
     fn refuse_registration(&mut self, to: Origin, key: &str, message: impl std::fmt::Display) {
@@ -599,7 +623,8 @@ impl Session {
         self.tell_time(now);
         self.stats.datagrams_in += 1;
         if self.tracks_silence() {
-            if let Some(key) = self.owner_keys.get(&from) {
+            // Whatever it sends keeps every agent registered from that address.
+            for key in self.owner_keys.get(&from).into_iter().flatten() {
                 if let Some(t) = self.heard.get_mut(key) {
                     *t = now;
                 }
@@ -753,8 +778,7 @@ impl Session {
         if !must_wait || registers || self.queued.iter().any(|(o, _)| *o == origin) {
             return results;
         }
-        let key = self.owner_keys.get(&from).map(String::as_str);
-        let Err(reason) = self.config.limits.may_change_world(from, key) else {
+        let Err(reason) = self.may_change_world(from) else {
             return results;
         };
         let mut kept = Vec::with_capacity(results.len());
@@ -809,8 +833,7 @@ impl Session {
     /// the limits on values and sizes (everyone).
     fn admit(&self, origin: Origin, request: &Request) -> Result<(), Refusal> {
         if let Origin::Peer(from) = origin {
-            let key = self.owner_keys.get(&from).map(String::as_str);
-            self.config.limits.may_change_world(from, key)?;
+            self.may_change_world(from)?;
         }
         self.config.limits.check(request, &self.world)
     }
@@ -1253,12 +1276,13 @@ impl Session {
                 // address it left; its next broadcast goes to the new address.
                 self.agents.insert(agent);
                 if let Some(old) = old_owner {
-                    if self.owner_keys.get(&old) == Some(&key) {
-                        self.owner_keys.remove(&old);
-                    }
+                    self.disown(old, &key);
                 }
                 self.owners.insert(key.clone(), from);
-                self.owner_keys.insert(from, key.clone());
+                let keys = self.owner_keys.entry(from).or_default();
+                if !keys.contains(&key) {
+                    keys.push(key.clone());
+                }
                 if let Some((timeout, _)) = self.silence_timeout(new_addr) {
                     self.heard.insert(key.clone(), now);
                     let due = now + timeout;
@@ -1443,9 +1467,7 @@ impl Session {
         self.views.remove(key);
         self.heard.remove(key);
         if let Some(owner) = self.owners.remove(key) {
-            if self.owner_keys.get(&owner).map(String::as_str) == Some(key) {
-                self.owner_keys.remove(&owner);
-            }
+            self.disown(owner, key);
         }
         let reason = match &why {
             Departure::Unregistered(_) => "it unregistered".to_string(),

@@ -423,3 +423,39 @@ fn a_refused_registration_is_logged() {
     drain(&mut s);
     assert_eq!(keys(&s), vec!["first-again"]);
 }
+
+/// A program that registers two agents from one socket (each receiving at a port of its
+/// own) and keeps talking keeps both: what an address sends keeps every agent registered
+/// from it (the first key was removed for silence while its program talked as the second).
+#[test]
+fn one_socket_talking_keeps_every_agent_it_registered() {
+    let t0 = Instant::now();
+    let config = ServerConfig {
+        agent_silence_timeout: 2.0,
+        ..ServerConfig::default()
+    };
+    let mut s = session_with(config);
+    let sender = addr("127.0.0.1:41010");
+    s.handle_datagram(sender, register_sync("left", 41011).as_bytes(), t0);
+    s.handle_datagram(sender, register_sync("right", 41012).as_bytes(), t0);
+    drain(&mut s);
+    assert_eq!(keys(&s), vec!["left", "right"]);
+    let info = "<Message><Agent_Message Command=\"Info_Request\"><Requester>left</Requester><Requested>right</Requested></Agent_Message></Message>";
+    let mut now = t0;
+    for _ in 0..50 {
+        now += Duration::from_millis(200);
+        s.handle_datagram(sender, info.as_bytes(), now);
+        s.handle_timeout(now);
+        drain(&mut s);
+    }
+    assert_eq!(
+        keys(&s),
+        vec!["left", "right"],
+        "both stayed for 10 s of talk"
+    );
+    // Silence removes both.
+    now += Duration::from_secs(3);
+    s.handle_timeout(now);
+    drain(&mut s);
+    assert!(keys(&s).is_empty(), "{:?}", keys(&s));
+}
