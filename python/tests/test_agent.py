@@ -179,3 +179,64 @@ def test_split_broadcasts_go_out_whole_and_in_order_or_not_at_all() -> None:
     assert [b.iteration for b in whole] == [6, 8]
     assert [b.bodies for b in whole] == [[(6, 1), (6, 2), (6, 3)], [(8, 1), (8, 2), (8, 3)]]
     assert all(b.part is None for b in whole)
+
+
+def test_a_call_takes_only_its_own_confirmation_not_a_classmates(sim: Process) -> None:
+    # The server confirms a request to every agent and sends an error to its sender only:
+    # carol's calls must not report bob's confirmations as their own.
+    from simrob import protocol
+
+    with Agent(sim.address) as bob, Agent(sim.address) as carol:
+        bob.register("bob", broadcast=-1)
+        carol.register("carol", broadcast=-1)
+        for _ in range(5):
+            # Bob's confirmation reaches carol before the answer to her own request.
+            bob.send_raw(protocol.motors(3, {0: 1.0, 1: 1.0}, confirm=True))
+            with pytest.raises(ServerError) as e:
+                carol.motors(999, {0: 1.0})
+            assert "999" in str(e.value)
+            bob.send_raw(protocol.set_entity_position(8, (0.0, 0.0, 0.2), confirm=True))
+            assert carol.motors(3, {0: 2.0}) == "Robot_Motor_Control: Motors of robot 3 set"
+            bob.send_raw(protocol.motors(3, {0: 1.0}, confirm=True))
+            assert carol.set_entity_position(8, 0.0, 0.0, 0.2).startswith(
+                "Set_Entity_Position: Entity 8 moved to "
+            )
+        # Bob's confirmations are still there for carol's recv(), in order.
+        seen = [carol.recv(5.0) for _ in range(15)]
+        texts = [getattr(m, "text", None) for m in seen]
+        assert texts == [
+            "Robot_Motor_Control: Motors of robot 3 set",
+            "Set_Entity_Position: Entity 8 moved to (0, 0, 0.2)",
+            "Robot_Motor_Control: Motors of robot 3 set",
+        ] * 5, texts
+
+
+def test_responses_skipped_while_waiting_for_broadcasts_are_bounded(sim: Process) -> None:
+    # A lockstep loop that never calls recv() beside a chatty classmate keeps only the latest
+    # 1,000 skipped messages (simrob.agent.PENDING_MAX, as documented).
+    from simrob import protocol
+
+    PENDING_MAX = 1000
+
+    with Agent(sim.address) as bob, Agent(sim.address) as carol:
+        bob.register("bob", broadcast=-1)
+        bob.initialize()
+        bob.set_step_mode(True)
+        # Carol joins once the world waits for steps: a broadcast only after each burst.
+        carol.register("carol")
+        confirmed = 0
+        rounds = 0
+        while confirmed <= PENDING_MAX + 100:
+            # 50 confirmations carol skips, then one step: one broadcast after them.
+            burst = protocol.motors(3, {0: float(rounds)}, confirm=True) * 50
+            bob.send_raw(burst + protocol.control_request("Make_Step", confirm=False))
+            confirmed += 50
+            rounds += 1
+            carol.next_broadcast(5.0)
+        assert len(carol._pending) == PENDING_MAX
+        assert all(getattr(m, "text", "").startswith("Robot_Motor_Control: ") for m in carol._pending)
+        first = carol.recv(0.0)
+        assert first is not None and first.text == "Robot_Motor_Control: Motors of robot 3 set"  # type: ignore[union-attr]
+        from simrob.agent import PENDING_MAX as documented
+
+        assert documented == PENDING_MAX

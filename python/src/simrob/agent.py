@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import ipaddress
+import re
 import socket
 import time
 from pathlib import Path
@@ -21,6 +22,13 @@ _REGISTER_RESEND = 0.5
 _STALE_PARTS = 64
 # Split broadcasts put together at once.
 _ASSEMBLIES = 4
+#: Messages an agent keeps for :meth:`Agent.recv` at most (responses and agent information
+#: skipped while waiting for a broadcast or a confirmation): the latest ones, the oldest
+#: dropped beyond this.
+PENDING_MAX = 1000
+# The error the server sends every agent when the physics diverged on an entity: not the
+# answer to a request.
+_DIVERGED = re.compile(r"Error: entity \d+: the physics gave it a non-finite ")
 
 Address = Tuple[str, int]
 
@@ -56,6 +64,18 @@ class Agent:
     ``confirm``: ``True`` (the default) asks the server for a confirmation, waits for it and
     returns its text, raising :class:`ServerError` with the server's message on an error;
     ``False`` sends and returns at once (what a controller does every iteration).
+
+    The server sends a confirmation to every registered agent, and an error to the sender
+    only. So a method waits for a confirmation that can be its own: the same command and,
+    where the server's text names them, the same entity, materials or file
+    (``Robot_Motor_Control: Motors of robot 3 set`` answers ``motors(3, …)``, not
+    ``motors(4, …)``); other agents' confirmations are kept for :meth:`recv`. The protocol
+    carries no request number, so two agents sending the same command for the same entity
+    at about the same time cannot be told apart: each may take the other's confirmation
+    (and a set command's value is not compared). Any error the server sends this agent
+    raises :class:`ServerError`, even one for an earlier request sent with
+    ``confirm=False``. At most :data:`PENDING_MAX` (1,000) skipped messages are kept for
+    :meth:`recv`, the latest ones.
     """
 
     def __init__(self, server: Union[str, Address], timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -69,7 +89,7 @@ class Agent:
         else:
             self._sock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", 0))
         self.key: Optional[str] = None
-        self._pending: Deque[ServerMessage] = collections.deque()
+        self._pending: Deque[ServerMessage] = collections.deque(maxlen=PENDING_MAX)
         self._assembly: Dict[int, List[Broadcast]] = {}
         self._assembled: Optional[int] = None
         #: The newest whole broadcast received.
@@ -131,7 +151,7 @@ class Agent:
                 ET.SubElement(request, "Response").text = "true"
             self.send_raw(ET.tostring(message))
             if request is not None:
-                answers.append(self._wait_response(timeout))
+                answers.append(self._wait_response(timeout, _command(request.get("Command", ""))))
         return answers
 
     def _recv_direct(self, timeout: float) -> Optional[ServerMessage]:
@@ -180,14 +200,17 @@ class Agent:
 
     def recv(self, timeout: Optional[float] = None) -> Optional[ServerMessage]:
         """The next message (a response, agent information or a whole broadcast), or
-        ``None`` after ``timeout`` seconds."""
+        ``None`` after ``timeout`` seconds. Messages skipped by :meth:`next_broadcast` and by
+        a wait for a confirmation come first (the latest :data:`PENDING_MAX` of them)."""
         if self._pending:
             return self._pending.popleft()
         return self._recv_direct(self.timeout if timeout is None else timeout)
 
     def next_broadcast(self, timeout: Optional[float] = None) -> Broadcast:
-        """The next whole broadcast; responses meanwhile are kept for :meth:`recv`. Raises
-        :class:`Timeout` when none comes in time."""
+        """The next whole broadcast; responses meanwhile are kept for :meth:`recv`, the
+        latest :data:`PENDING_MAX` (1,000) of them, the oldest dropped beyond that (a lockstep
+        loop that never calls :meth:`recv` does not grow). Raises :class:`Timeout` when none
+        comes in time."""
         limit = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
         kept: List[ServerMessage] = []
@@ -214,7 +237,7 @@ class Agent:
                         f"no answer from {self.server} within {limit} s: the request or its "
                         "answer was lost, or no server listens there"
                     )
-                if isinstance(m, Response):
+                if isinstance(m, Response) and not _DIVERGED.match(m.text):
                     if m.is_error:
                         raise ServerError(m.text[len(p.ERROR_PREFIX):])
                     if accept(m.text):
@@ -223,9 +246,11 @@ class Agent:
         finally:
             self._pending.extend(kept)
 
-    def _request(self, xml: str, confirm: bool, timeout: Optional[float] = None) -> Optional[str]:
+    def _request(
+        self, xml: str, confirm: bool, accept: Callable[[str], bool], timeout: Optional[float] = None
+    ) -> Optional[str]:
         self.send_raw(xml)
-        return self._wait_response(timeout) if confirm else None
+        return self._wait_response(timeout, accept) if confirm else None
 
     # -- agent messages ------------------------------------------------------------------
 
@@ -320,7 +345,14 @@ class Agent:
         self, materials: List[Tuple[int, str]], interactions: List[Mapping[str, float]],
         confirm: bool = True,
     ) -> Optional[str]:
-        return self._request(p.materials_interactions(materials, interactions, confirm), confirm)
+        materials, interactions = list(materials), list(interactions)
+        done = (
+            f"Register_Materials_Interactions: Registered {len(materials)} materials and "
+            f"{len(interactions)} interactions"
+        )
+        return self._request(
+            p.materials_interactions(materials, interactions, confirm), confirm, lambda t: t == done
+        )
 
     def create_entity(self, xml: str, confirm: bool = True) -> Optional[str]:
         """``Create_Entity`` from its ``<Control_Request>`` (or whole ``<Message>``) XML."""
@@ -328,18 +360,32 @@ class Agent:
             xml = f"<Message><Simulation_Message>{xml}</Simulation_Message></Message>"
         if confirm and "<Response>" not in xml:
             xml = xml.replace("</Control_Request>", "<Response>true</Response></Control_Request>", 1)
-        return self._request(xml, confirm)
+        found = re.search(r"<Entity_id>\s*(\d+)\s*</Entity_id>", xml)
+        accept = _command("Create_Entity")
+        if found:
+            suffix = f" entity {int(found.group(1))}"
+            accept = lambda t: t.startswith("Create_Entity: Created ") and t.endswith(suffix)  # noqa: E731
+        return self._request(xml, confirm, accept)
 
     def initialize(self, confirm: bool = True) -> Optional[str]:
         """``Initialize_Simulation``."""
-        return self._request(p.control_request("Initialize_Simulation", confirm=confirm), confirm)
+        return self._request(
+            p.control_request("Initialize_Simulation", confirm=confirm), confirm, _command("Initialize_Simulation")
+        )
 
     def make_step(self, confirm: bool = True) -> Optional[str]:
         """``Make_Step``: one iteration in step mode."""
-        return self._request(p.control_request("Make_Step", confirm=confirm), confirm)
+        return self._request(p.control_request("Make_Step", confirm=confirm), confirm, _command("Make_Step"))
 
     def _simple(self, method: str, value: Any, confirm: bool) -> Optional[str]:
-        return self._request(p.simple_control(method, value, confirm), confirm)
+        command = p.SIMPLE_CONTROLS[method][0]
+        accept = _command(command)
+        if method == "load":
+            accept = _starts(f"Load: simulation loaded from {value} at iteration ")
+        elif method == "save":
+            name = Path(str(value)).name
+            accept = lambda t: t.startswith("Save: simulation saved to ") and name in t  # noqa: E731
+        return self._request(p.simple_control(method, value, confirm), confirm, accept)
 
     def set_step_mode(self, on: bool, confirm: bool = True) -> Optional[str]:
         return self._simple("set_step_mode", bool(on), confirm)
@@ -367,7 +413,7 @@ class Agent:
         return self._simple("set_world_bounciness", float(bounciness), confirm)
 
     def save(self, file: str, confirm: bool = True) -> Optional[str]:
-        """``Save`` into the server's save directory."""
+        """``Save`` into the server's save directory; the confirmation taken names the file."""
         return self._simple("save", file, confirm)
 
     def load(self, file: str, confirm: bool = True) -> Optional[str]:
@@ -382,18 +428,47 @@ class Agent:
     def set_rolling_resistance(
         self, material_1: int, material_2: int, coefficient: float, confirm: bool = True
     ) -> Optional[str]:
-        return self._request(p.rolling_resistance(material_1, material_2, coefficient, confirm), confirm)
+        return self._request(
+            p.rolling_resistance(material_1, material_2, coefficient, confirm), confirm,
+            _starts(f"Set_Rolling_Resistance: Rolling resistance of materials {int(material_1)} and {int(material_2)} set to "),
+        )
 
     # -- entity requests ---------------------------------------------------------------------
 
     def motors(self, entity_id: int, speeds: Mapping[int, float], confirm: bool = True) -> Optional[str]:
-        """``Robot_Motor_Control``: ``{wheel joint id: rad/s}``."""
-        return self._request(p.motors(entity_id, {j: float(v) for j, v in speeds.items()}, confirm), confirm)
+        """``Robot_Motor_Control``: ``{wheel joint id: rad/s}``; the confirmation taken names
+        this robot."""
+        done = f"Robot_Motor_Control: Motors of robot {int(entity_id)} set"
+        return self._request(
+            p.motors(entity_id, {j: float(v) for j, v in speeds.items()}, confirm), confirm, lambda t: t == done
+        )
 
     def set_entity_position(
         self, entity_id: int, x: float, y: float, z: float, confirm: bool = True
     ) -> Optional[str]:
-        return self._request(p.set_entity_position(entity_id, (float(x), float(y), float(z)), confirm), confirm)
+        """``Set_Entity_Position``; the confirmation taken names this entity."""
+        moved = (
+            f"Set_Entity_Position: Entity {int(entity_id)} moved to ",
+            f"Set_Entity_Position: Humanoid {int(entity_id)} placed at ",
+        )
+        return self._request(
+            p.set_entity_position(entity_id, (float(x), float(y), float(z)), confirm), confirm,
+            lambda t: t.startswith(moved),
+        )
 
     def humanoid_action(self, entity_id: int, name: str, confirm: bool = True, **params: Any) -> Optional[str]:
-        return self._request(p.humanoid_action(entity_id, name, params, confirm), confirm)
+        """``Humanoid_Action``; the confirmation taken names this robot."""
+        return self._request(
+            p.humanoid_action(entity_id, name, params, confirm), confirm,
+            _starts(f"Humanoid_Action: robot {int(entity_id)}: "),
+        )
+
+
+def _starts(prefix: str) -> Callable[[str], bool]:
+    """Accepts a confirmation that starts with ``prefix``."""
+    return lambda t: t.startswith(prefix)
+
+
+def _command(command: str) -> Callable[[str], bool]:
+    """Accepts a confirmation of ``command`` (the server prefixes it with ``Command: ``)."""
+    return _starts(f"{command}: ")
