@@ -38,6 +38,11 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How often [`Agent::register`] sends its request again while no confirmation comes.
 pub const REGISTER_RESEND: Duration = Duration::from_millis(500);
 
+/// Messages an agent keeps for [`Agent::recv`] at most (responses, agent information and
+/// broadcasts skipped while waiting for a broadcast or a confirmation): the latest ones, the
+/// oldest dropped beyond this.
+pub const PENDING_MAX: usize = 1000;
+
 /// What can go wrong for an agent.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -95,6 +100,17 @@ struct Assembly {
 }
 
 /// One agent: a UDP socket talking to one server.
+///
+/// The server sends a confirmation to every registered agent, and an error to the sender
+/// only. So [`Agent::request`] waits for a confirmation that can be its own: the same command
+/// and, where the server's text names them, the same entity, materials or file
+/// (`Robot_Motor_Control: Motors of robot 3 set` answers a motor command for robot 3, not
+/// robot 4); other agents' confirmations are kept for [`Agent::recv`]. The protocol carries
+/// no request number, so two agents sending the same command for the same entity at about
+/// the same time cannot be told apart: each may take the other's confirmation (and a set
+/// command's value is not compared). Any error the server sends this agent ends the wait,
+/// even one for an earlier request sent without asking for a confirmation. At most
+/// [`PENDING_MAX`] skipped messages are kept for [`Agent::recv`], the latest ones.
 pub struct Agent {
     socket: UdpSocket,
     server: SocketAddr,
@@ -190,9 +206,11 @@ impl Agent {
         })
     }
 
-    /// Sends `request` asking for a confirmation and waits for the response: the confirmation
-    /// text, or [`ClientError::Server`] with the error. Broadcasts that arrive meanwhile are
-    /// kept for [`Agent::recv`]. A lost request or confirmation gives
+    /// Sends `request` asking for a confirmation and waits for the response: its confirmation
+    /// text (one of this command, naming the same entity, materials or file where the
+    /// server's text names them; see [`Agent`]), or [`ClientError::Server`] with the error.
+    /// Broadcasts and other agents' confirmations that arrive meanwhile are kept for
+    /// [`Agent::recv`]. A lost request or confirmation gives
     /// [`ClientError::Timeout`] after `timeout`; the request is not sent again (whether the
     /// server applied it is not known, and `Make_Step`, `Initialize_Simulation` or a motor
     /// command must not be applied twice): the caller decides.
@@ -209,7 +227,8 @@ impl Agent {
             other => other,
         };
         self.send(&request)?;
-        self.wait_response(timeout, |_| true)
+        let expected = Expected::of(&request, &self.keys);
+        self.wait_response(timeout, |t| expected.matches(t))
     }
 
     /// Registers this agent under `key`, announcing its own address, and waits for the
@@ -261,7 +280,7 @@ impl Agent {
                 Some(ServerMessage::Response(Response::Text(t))) if t.starts_with("Error: ") => {
                     return Err(ClientError::Server(t))
                 }
-                Some(other) => self.pending.push_back(other),
+                Some(other) => self.keep(other),
                 None => return Err(ClientError::Timeout(DEFAULT_TIMEOUT)),
             }
         }
@@ -305,24 +324,37 @@ impl Agent {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.recv_direct(left)? {
-                Some(ServerMessage::Response(Response::Text(t))) => {
+                Some(ServerMessage::Response(Response::Text(t))) if !is_divergence(&t) => {
                     if let Some(e) = t.strip_prefix("Error: ") {
                         return Err(ClientError::Server(e.to_string()));
                     }
                     if accept(&t) {
                         return Ok(t);
                     }
-                    self.pending
-                        .push_back(ServerMessage::Response(Response::Text(t)));
+                    self.keep(ServerMessage::Response(Response::Text(t)));
                 }
-                Some(other) => self.pending.push_back(other),
+                Some(other) => self.keep(other),
                 None => return Err(ClientError::Timeout(timeout)),
             }
         }
     }
 
+    /// Keeps `m` for [`Agent::recv`]: the latest [`PENDING_MAX`], the oldest dropped.
+    fn keep(&mut self, m: ServerMessage) {
+        if self.pending.len() >= PENDING_MAX {
+            self.pending.pop_front();
+        }
+        self.pending.push_back(m);
+    }
+
+    /// How many messages are kept for [`Agent::recv`] (at most [`PENDING_MAX`]).
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
     /// The next message from the server (responses and complete broadcasts), waiting at most
-    /// `timeout`; `None` on time-out. Split broadcasts are reassembled (a few iterations at
+    /// `timeout`; `None` on time-out. Messages skipped by [`Agent::next_broadcast`] and by a
+    /// wait for a confirmation come first (the latest [`PENDING_MAX`] of them). Split broadcasts are reassembled (a few iterations at
     /// a time, as parts cross on a jittery link) and delivered whole or not at all: one with
     /// a part lost is dropped when a newer one completes, and never goes out half.
     pub fn recv(&mut self, timeout: Duration) -> Result<Option<ServerMessage>, ClientError> {
@@ -424,21 +456,19 @@ impl Agent {
         Some(whole)
     }
 
-    /// The next complete broadcast, skipping responses (kept for [`Agent::recv`]); `None` on
-    /// time-out.
+    /// The next complete broadcast, skipping responses (kept for [`Agent::recv`], the latest
+    /// [`PENDING_MAX`] of them, the oldest dropped beyond that: a lockstep loop that never
+    /// calls `recv` does not grow); `None` on time-out.
     pub fn next_broadcast(&mut self, timeout: Duration) -> Result<Option<Broadcast>, ClientError> {
         let deadline = Instant::now() + timeout;
-        let mut kept = Vec::new();
-        let result = loop {
+        loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.recv_direct(left)? {
-                Some(ServerMessage::Broadcast(b)) => break Some(b),
-                Some(other) => kept.push(other),
-                None => break None,
+                Some(ServerMessage::Broadcast(b)) => return Ok(Some(b)),
+                Some(other) => self.keep(other),
+                None => return Ok(None),
             }
-        };
-        self.pending.extend(kept);
-        Ok(result)
+        }
     }
 
     /// Lockstep: wait for each broadcast, call `act`, then Synchronize with its iteration (a
@@ -475,5 +505,112 @@ impl Drop for Agent {
         if let Some(key) = self.key.take() {
             let _ = self.send(&Request::Agent(AgentRequest::UnregisterAgent { key }));
         }
+    }
+}
+
+/// Whether `text` is the error the server sends every agent when the physics diverged on an
+/// entity: not the answer to any request.
+fn is_divergence(text: &str) -> bool {
+    text.strip_prefix("Error: entity ")
+        .is_some_and(|t| t.contains(": the physics gave it a non-finite "))
+}
+
+/// What a confirmation of one request looks like: one of `starts` (`Command: ` and the text
+/// the server writes, as far as it names the request's entity, materials or file), the whole
+/// text when `exact` (robot 3 is not robot 30), and `contains` somewhere after it.
+struct Expected {
+    starts: Vec<String>,
+    exact: bool,
+    contains: Option<String>,
+}
+
+impl Expected {
+    fn of(request: &Request, keys: &CommandKeys) -> Expected {
+        let command = request.command(keys);
+        let one = |s: String| vec![format!("{command}: {s}")];
+        let mut contains = None;
+        let exact = matches!(
+            request,
+            Request::Control {
+                request: ControlRequest::RegisterMaterialsInteractions { .. }
+                    | ControlRequest::CreateEntity(_),
+                ..
+            } | Request::Entity {
+                request: EntityRequest::RobotMotorControl { .. },
+                ..
+            }
+        );
+        let starts = match request {
+            Request::Control { request, .. } => match request {
+                ControlRequest::RegisterMaterialsInteractions {
+                    materials,
+                    interactions,
+                } => one(format!(
+                    "Registered {} materials and {} interactions",
+                    materials.len(),
+                    interactions.len()
+                )),
+                ControlRequest::CreateEntity(spec) => one(format!(
+                    "Created {} entity {}",
+                    spec.type_name(),
+                    spec.entity_id()
+                )),
+                ControlRequest::Save(path) => {
+                    contains = std::path::Path::new(path)
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned());
+                    one("simulation saved to ".into())
+                }
+                ControlRequest::Load(path) => {
+                    one(format!("simulation loaded from {path} at iteration "))
+                }
+                ControlRequest::SetRollingResistance {
+                    material_1,
+                    material_2,
+                    ..
+                } => one(format!(
+                    "Rolling resistance of materials {material_1} and {material_2} set to "
+                )),
+                _ => one(String::new()),
+            },
+            Request::Entity { request, .. } => match request {
+                EntityRequest::SetEntityPosition { entity_id, .. } => vec![
+                    format!("{command}: Entity {entity_id} moved to "),
+                    format!("{command}: Humanoid {entity_id} placed at "),
+                ],
+                EntityRequest::RobotMotorControl { entity_id, .. } => {
+                    one(format!("Motors of robot {entity_id} set"))
+                }
+                EntityRequest::HumanoidAction { entity_id, .. } => {
+                    one(format!("robot {entity_id}: "))
+                }
+            },
+            Request::Agent(AgentRequest::RegisterAgent { key, .. }) => {
+                vec![format!("Sucessfully added agent with key {key},")]
+            }
+            Request::Agent(AgentRequest::UnregisterAgent { key }) => {
+                vec![format!("Removed agent with key {key},")]
+            }
+            Request::Agent(_) => vec![format!("{command}: ")],
+        };
+        Expected {
+            starts,
+            exact,
+            contains,
+        }
+    }
+
+    fn matches(&self, text: &str) -> bool {
+        self.starts.iter().any(|s| {
+            let hit = if self.exact {
+                text == s
+            } else {
+                text.starts_with(s.as_str())
+            };
+            hit && self
+                .contains
+                .as_ref()
+                .is_none_or(|c| text[s.len()..].contains(c.as_str()))
+        })
     }
 }

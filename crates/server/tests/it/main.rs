@@ -2,6 +2,7 @@
 
 mod simrob_common;
 
+mod confirmations;
 mod departures;
 mod humanoid_udp;
 mod simrob_e2e;
