@@ -246,12 +246,13 @@ impl Agent {
             broadcast: options.broadcast,
             key: key.to_string(),
         });
-        let expected = format!("key {key},");
+        // Its own confirmation, not another agent's removal naming the same key.
+        let expected = format!("Sucessfully added agent with key {key},");
         let deadline = Instant::now() + DEFAULT_TIMEOUT;
         loop {
             self.send(&request)?;
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.wait_response(left.min(REGISTER_RESEND), |t| t.contains(&expected)) {
+            match self.wait_response(left.min(REGISTER_RESEND), |t| t.starts_with(&expected)) {
                 Ok(text) => {
                     self.key = Some(key.to_string());
                     return Ok(text);

@@ -274,7 +274,9 @@ class Agent:
             left = deadline - time.monotonic()
             try:
                 text = self._wait_response(
-                    max(0.0, min(left, _REGISTER_RESEND)), lambda t: f"key {key}," in t
+                    max(0.0, min(left, _REGISTER_RESEND)),
+                    # its own confirmation, not another agent's removal naming the same key
+                    lambda t: t.startswith(f"Sucessfully added agent with key {key},"),
                 )
             except Timeout:
                 if time.monotonic() < deadline:
