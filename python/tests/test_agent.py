@@ -72,6 +72,10 @@ def test_a_controller_run_again_takes_its_key_over(sim: Process) -> None:
         first.set_sync_mode(True)
         first.initialize()
         first.next_broadcast(5.0)
+        # The server now waits for the first run's Synchronize (at most 10 s) before it sends
+        # its closed port anything, whose bounce would remove the key before the second run
+        # registers it: the move is what this test is about, however slow the machine.
+        first.set_sync_wait(10.0)
         first.key = None  # killed: nothing is sent when it closes
     with Agent(sim.address) as second:
         text = second.register("rerun", sync=True)
