@@ -132,6 +132,22 @@ pub enum Parsed<T> {
     Help,
 }
 
+/// The options of a benchmark's command line read by `parsed`: on `--help`, prints `usage`
+/// and exits 0; on a mistake, prints it after the program's `name` and exits 2.
+pub fn options_or_exit<T>(name: &str, usage: &str, parsed: Result<Parsed<T>, String>) -> T {
+    match parsed {
+        Ok(Parsed::Run(options)) => options,
+        Ok(Parsed::Help) => {
+            print!("{usage}");
+            std::process::exit(0);
+        }
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            std::process::exit(2);
+        }
+    }
+}
+
 /// Whether a benchmark was asked for its usage (`--help` or `-h` among `args`, the program
 /// first, as `std::env::args()` gives them).
 pub fn help_asked(args: &[String]) -> bool {

@@ -247,12 +247,12 @@ impl Agent {
             key: key.to_string(),
         });
         // Its own confirmation, not another agent's removal naming the same key.
-        let expected = format!("Sucessfully added agent with key {key},");
+        let expected = Expected::of(&request, &self.keys);
         let deadline = Instant::now() + DEFAULT_TIMEOUT;
         loop {
             self.send(&request)?;
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.wait_response(left.min(REGISTER_RESEND), |t| t.starts_with(&expected)) {
+            match self.wait_response(left.min(REGISTER_RESEND), |t| expected.matches(t)) {
                 Ok(text) => {
                     self.key = Some(key.to_string());
                     return Ok(text);
@@ -292,11 +292,10 @@ impl Agent {
     /// in lockstep. Dropping a registered agent sends the request without waiting.
     pub fn unregister(&mut self) -> Result<String, ClientError> {
         let key = self.key.clone().ok_or(ClientError::NotRegistered)?;
-        self.send(&Request::Agent(AgentRequest::UnregisterAgent {
-            key: key.clone(),
-        }))?;
-        let expected = format!("Removed agent with key {key},");
-        let text = self.wait_response(DEFAULT_TIMEOUT, |t| t.starts_with(&expected))?;
+        let request = Request::Agent(AgentRequest::UnregisterAgent { key });
+        self.send(&request)?;
+        let expected = Expected::of(&request, &self.keys);
+        let text = self.wait_response(DEFAULT_TIMEOUT, |t| expected.matches(t))?;
         self.key = None;
         Ok(text)
     }

@@ -151,17 +151,7 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let o = match parse(&args) {
-        Ok(Parsed::Run(o)) => o,
-        Ok(Parsed::Help) => {
-            print!("{USAGE}");
-            return;
-        }
-        Err(e) => {
-            eprintln!("coord_bench: {e}");
-            std::process::exit(2);
-        }
-    };
+    let o = simrob_benchkit::options_or_exit("coord_bench", USAGE, parse(&args));
     let run = |part: &str| o.only.is_none_or(|only| only == part);
     if run("mechanics") {
         mechanics(o.robots, o.auctions);

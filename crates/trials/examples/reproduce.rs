@@ -175,17 +175,7 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let o = match parse(&args) {
-        Ok(Parsed::Run(o)) => o,
-        Ok(Parsed::Help) => {
-            print!("{USAGE}");
-            return;
-        }
-        Err(e) => {
-            eprintln!("reproduce: {e}");
-            std::process::exit(2);
-        }
-    };
+    let o = simrob_benchkit::options_or_exit("reproduce", USAGE, parse(&args));
     let (n, first, last, only, failures) = (o.trials, o.first, o.last, o.only, o.failures);
     let profiles: Vec<Profile> = [Profile::paper(), Profile::ideal()]
         .into_iter()
