@@ -7,14 +7,10 @@
 # Usage: .ci/python.sh PATH/TO/simrob
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="$(realpath "$1")"
-[ -x "$bin" ] || { echo "python: no simrob binary at $1" >&2; exit 1; }
+. .ci/lib.sh
+simrob_bin python "$1"
 
-if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
-  echo "python: installing python3 and python3-venv"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv >/dev/null
-fi
+python_venv_ready python
 tmp="$(mktemp -d)"
 venv="$tmp/venv"
 python3 -m venv "$venv"

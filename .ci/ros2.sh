@@ -6,14 +6,10 @@
 # Usage: .ci/ros2.sh PATH/TO/simrob
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="$(realpath "$1")"
-[ -x "$bin" ] || { echo "ros2: no simrob binary at $1" >&2; exit 1; }
+. .ci/lib.sh
+simrob_bin ros2 "$1"
 
-if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
-  echo "ros2: installing python3 and python3-venv"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv >/dev/null
-fi
+python_venv_ready ros2
 venv="$(mktemp -d)/venv"
 python3 -m venv "$venv"
 timeout 600 "$venv/bin/pip" install -q "cyclonedds==11.0.1" pytest

@@ -5,8 +5,8 @@
 # Usage (as root): .ci/slurm.sh PATH/TO/simrob
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="$(realpath "$1")"
-[ -x "$bin" ] || { echo "slurm: no simrob binary at $1" >&2; exit 1; }
+. .ci/lib.sh
+simrob_bin slurm "$1"
 [ "$(id -u)" = 0 ] || { echo "slurm: needs root (it starts munged, slurmctld and slurmd)" >&2; exit 1; }
 fail() { echo "slurm: $*" >&2; for f in /var/log/slurmctld.log /var/log/slurmd.log; do [ -f "$f" ] && tail -n 30 "$f" >&2; done; exit 1; }
 
