@@ -832,6 +832,16 @@ struct Found {
 }
 
 impl Found {
+    /// What a part found: `arrivals`, and the contacts and calm drones its `work` counted.
+    #[inline(always)]
+    fn of(arrivals: Vec<EntityId>, work: Work) -> Found {
+        Found {
+            arrivals,
+            pairs: work.orca_near.pairs,
+            calm: work.orca_near.calm,
+        }
+    }
+
     fn join(parts: impl IntoIterator<Item = Found>) -> Found {
         let mut all = Found::default();
         for p in parts {
@@ -862,18 +872,9 @@ impl Step<'_> {
             .zip(dp.iter().zip(vp));
         for (k, ((d, v), (&has_drone, &has_vel))) in rows.enumerate() {
             let i = first + k;
-            if !(has_drone && has_vel && self.pp.get(i).copied().unwrap_or(false)) {
-                continue;
-            }
-            if self.one(i, self.poses[i], d, v, &mut work) {
-                arrivals.push(EntityId(i as u32));
-            }
+            self.listed(i, has_drone && has_vel, d, v, &mut work, &mut arrivals);
         }
-        Found {
-            arrivals,
-            pairs: work.orca_near.pairs,
-            calm: work.orca_near.calm,
-        }
+        Found::of(arrivals, work)
     }
 
     /// Controls drones `first..first + drones.len()` (part `part` of `lists`) in place, in
@@ -927,18 +928,36 @@ impl Step<'_> {
             .zip(part_of.vels.iter_mut())
             .zip(met);
         for (k, ((d, v), met)) in rest.enumerate() {
-            let i = first + k;
-            if met || !(dp[k] && vp[k] && self.pp.get(i).copied().unwrap_or(false)) {
-                continue;
-            }
-            if self.one(i, self.poses[i], d, v, &mut work) {
-                arrivals.push(EntityId(i as u32));
-            }
+            self.listed(
+                first + k,
+                !met && dp[k] && vp[k],
+                d,
+                v,
+                &mut work,
+                &mut arrivals,
+            );
         }
-        Found {
-            arrivals,
-            pairs: work.orca_near.pairs,
-            calm: work.orca_near.calm,
+        Found::of(arrivals, work)
+    }
+
+    /// Controls drone `i` (state `d`, velocity `v`) at its pose when `listed` (it has a
+    /// drone and a velocity, and has not been controlled already) and it has a pose; adds it
+    /// to `arrivals` when it arrived.
+    #[inline(always)]
+    fn listed(
+        &self,
+        i: usize,
+        listed: bool,
+        d: &mut Drone,
+        v: &mut Velocity,
+        work: &mut Work,
+        arrivals: &mut Vec<EntityId>,
+    ) {
+        if listed
+            && self.pp.get(i).copied().unwrap_or(false)
+            && self.one(i, self.poses[i], d, v, work)
+        {
+            arrivals.push(EntityId(i as u32));
         }
     }
 
