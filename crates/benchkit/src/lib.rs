@@ -3,9 +3,10 @@
 //! peak resident memory ([`peak_memory_mb`]); [`cpu_per`], processor time as a benchmark
 //! prints it (`< x` below the clock's tick, never a measured 0); [`size_list`] and
 //! [`seed_list`], the sizes and seeds a benchmark is asked to run (`10000,100000`,
-//! `1..30`); and [`one_run`], the arguments of a benchmark's child
+//! `1..30`); [`one_run`], the arguments of a benchmark's child
 //! process that runs one size (`PROGRAM --one 10000 60 …`), so that each size's processor
-//! time and peak memory are its own.
+//! time and peak memory are its own; and [`exit_code`], a benchmark's exit status from what
+//! its run returned.
 //!
 //! SimRob's benchmarks print these beside the wall clock, because on a machine shared with
 //! other work the wall clock measures the machine's load as much as the run, while processor
@@ -144,6 +145,21 @@ pub fn options_or_exit<T>(name: &str, usage: &str, parsed: Result<Parsed<T>, Str
         Err(e) => {
             eprintln!("{name}: {e}");
             std::process::exit(2);
+        }
+    }
+}
+
+/// A benchmark's exit status from what its run returned: success, or the error printed after
+/// the program's `name` (`name: error` on stderr) and failure.
+pub fn exit_code<E: std::fmt::Display>(
+    name: &str,
+    result: Result<(), E>,
+) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            std::process::ExitCode::FAILURE
         }
     }
 }
@@ -289,6 +305,13 @@ fn parse_peak_kb(status: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_that_failed_exits_with_failure() {
+        use std::process::ExitCode;
+        assert_eq!(exit_code::<String>("bench", Ok(())), ExitCode::SUCCESS);
+        assert_eq!(exit_code("bench", Err("no")), ExitCode::FAILURE);
+    }
 
     #[test]
     fn stat_fields_after_a_command_name_with_spaces_and_parentheses() {

@@ -284,13 +284,7 @@ fn one(robots: usize, duration: f64, threads: usize) -> Result<(), Box<dyn std::
 }
 
 fn main() -> std::process::ExitCode {
-    match run() {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("hospital_scale: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    simrob_benchkit::exit_code("hospital_scale", run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

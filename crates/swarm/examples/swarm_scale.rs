@@ -211,13 +211,7 @@ divided by the simulated seconds.
 ";
 
 fn main() -> std::process::ExitCode {
-    match run() {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("swarm_scale: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    simrob_benchkit::exit_code("swarm_scale", run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

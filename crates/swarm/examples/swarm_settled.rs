@@ -119,13 +119,7 @@ that tick divided by the simulated seconds (or by the drones' frames).
 ";
 
 fn main() -> std::process::ExitCode {
-    match run() {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("swarm_settled: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    simrob_benchkit::exit_code("swarm_settled", run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

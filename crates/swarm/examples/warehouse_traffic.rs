@@ -16,13 +16,7 @@ use simrob_swarm::scenario::{Overrides, Scenario};
 use simrob_benchkit::{arg, process_cpu as cpu_seconds};
 
 fn main() -> std::process::ExitCode {
-    match run() {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("warehouse_traffic: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    simrob_benchkit::exit_code("warehouse_traffic", run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
