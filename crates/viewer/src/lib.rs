@@ -185,7 +185,7 @@ impl Viewer {
         let app = Router::new()
             .route("/", get(index))
             .route("/{file}", get(module))
-            .route("/ws", get(ws))
+            .route("/ws", get(ws::<AppState>))
             .with_state(state);
         let (addr, stop) = serve_app(
             bind,
@@ -416,15 +416,37 @@ async fn module(
     serve_module("", &MODULES, &file)
 }
 
-async fn ws(
+/// A view's state as its pages' WebSocket handler ([`ws`]) needs it: what its pages share,
+/// and how it talks to a page once connected.
+pub(crate) trait PageState: Clone + Send + Sync + 'static {
+    /// What every page of the view shares.
+    fn page(&self) -> &PageShared;
+
+    /// Talks to one connected page until it leaves.
+    fn serve(self, socket: WebSocket) -> impl std::future::Future<Output = ()> + Send + 'static;
+}
+
+impl PageState for AppState {
+    fn page(&self) -> &PageShared {
+        &self.page
+    }
+
+    fn serve(self, socket: WebSocket) -> impl std::future::Future<Output = ()> + Send + 'static {
+        session(socket, self)
+    }
+}
+
+/// A page's WebSocket request (3D or 2D): refused or upgraded by the [`guard`] under the
+/// view's limits, then served by the view ([`PageState::serve`]).
+pub(crate) async fn ws<S: PageState>(
     upgrade: WebSocketUpgrade,
     headers: axum::http::HeaderMap,
-    State(state): State<AppState>,
+    State(state): State<S>,
 ) -> axum::response::Response {
-    let limits = state.page.guard;
-    let open = state.page.open.clone();
+    let limits = state.page().guard;
+    let open = state.page().open.clone();
     guard::upgrade(upgrade, &headers, limits, &open, move |socket| {
-        session(socket, state)
+        state.serve(socket)
     })
 }
 

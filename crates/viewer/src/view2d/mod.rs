@@ -45,15 +45,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
+use axum::extract::ws::{Message, WebSocket};
+use axum::extract::Path;
 use axum::response::{Html, IntoResponse};
 use axum::routing::get;
 use axum::Router;
 use serde::Serialize;
 use tokio::sync::{broadcast, watch};
 
-use crate::guard::{self, Guard};
+use crate::guard::Guard;
 use crate::{Backend, CommandError};
 
 /// The 2D page.
@@ -497,7 +497,7 @@ impl View2d {
         let app = Router::new()
             .route("/", get(index))
             .route("/2d/{file}", get(module))
-            .route("/ws", get(ws))
+            .route("/ws", get(crate::ws::<AppState>))
             .with_state(state);
         let (addr, stop) = crate::serve_app(bind, guard, app, None)?;
         Ok(View2d {
@@ -611,16 +611,14 @@ async fn module(Path(file): Path<String>) -> axum::response::Response {
     crate::serve_module("2d/", &MODULES, &file)
 }
 
-async fn ws(
-    upgrade: WebSocketUpgrade,
-    headers: axum::http::HeaderMap,
-    State(state): State<AppState>,
-) -> axum::response::Response {
-    let limits = state.page.guard;
-    let open = state.page.open.clone();
-    guard::upgrade(upgrade, &headers, limits, &open, move |socket| {
-        page(socket, state)
-    })
+impl crate::PageState for AppState {
+    fn page(&self) -> &crate::PageShared {
+        &self.page
+    }
+
+    fn serve(self, socket: WebSocket) -> impl std::future::Future<Output = ()> + Send + 'static {
+        page(socket, self)
+    }
 }
 
 /// The pages connected now, and a condition to wait for one.
