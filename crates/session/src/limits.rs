@@ -533,31 +533,19 @@ impl Limits {
     /// Why `request` may not run in a world like `world` under these limits, if so: values
     /// out of range, a world grown past its entity or body limit.
     pub fn check(&self, request: &Request, world: &World) -> Result<(), Refusal> {
+        // The first of `v` that is not finite or larger than `max` in size.
+        let beyond = |v: &[f64], max: f64| {
+            v.iter()
+                .copied()
+                .find(|x| !(x.is_finite() && x.abs() <= max))
+        };
         let pos = |what: &'static str, v: &[f64]| -> Result<(), Refusal> {
-            match v
-                .iter()
-                .find(|x| !(x.is_finite() && x.abs() <= self.max_position))
-            {
-                Some(&value) => Err(Refusal::Position {
-                    what,
-                    value,
-                    max: self.max_position,
-                }),
-                None => Ok(()),
-            }
+            let max = self.max_position;
+            beyond(v, max).map_or(Ok(()), |value| Err(Refusal::Position { what, value, max }))
         };
         let vel = |what: &'static str, v: &[f64]| -> Result<(), Refusal> {
-            match v
-                .iter()
-                .find(|x| !(x.is_finite() && x.abs() <= self.max_velocity))
-            {
-                Some(&value) => Err(Refusal::Velocity {
-                    what,
-                    value,
-                    max: self.max_velocity,
-                }),
-                None => Ok(()),
-            }
+            let max = self.max_velocity;
+            beyond(v, max).map_or(Ok(()), |value| Err(Refusal::Velocity { what, value, max }))
         };
         match request {
             Request::Control { request, .. } => match request {
