@@ -179,25 +179,7 @@ fn rolling_ball(n: u64, dt: f64) -> Recording {
                 time: i as f64 * dt,
                 initialized: true,
                 timestep: dt,
-                bodies: vec![FrameBody {
-                    e: 1,
-                    id: 0,
-                    shape: "Sphere".into(),
-                    dims: [0.02, 0.0, 0.0],
-                    material: 0,
-                    mass: 0.05,
-                    p,
-                    r: [0.0; 3],
-                    v: [0.0; 3],
-                    w: [0.0; 3],
-                }],
-                entities: vec![FrameEntity {
-                    id: 1,
-                    kind: "Ball".into(),
-                    p: Some(p),
-                    r: Some([0.0; 3]),
-                }],
-                ..Frame::default()
+                ..crate::wire::ball_at(1, p)
             }
         })
         .collect();

@@ -20,12 +20,18 @@ impl Backend for Nothing {
 }
 
 fn ball(x: f64) -> Frame {
-    let p = [x, 0.0, 0.02];
     Frame {
         iteration: (x * 100.0) as u64,
         initialized: true,
+        ..ball_at(8, [x, 0.0, 0.02])
+    }
+}
+
+/// A frame with one ball, entity `e`, at `p`.
+pub(crate) fn ball_at(e: u32, p: [f64; 3]) -> Frame {
+    Frame {
         bodies: vec![FrameBody {
-            e: 8,
+            e,
             id: 0,
             shape: "Sphere".into(),
             dims: [0.02, 0.0, 0.0],
@@ -37,7 +43,7 @@ fn ball(x: f64) -> Frame {
             w: [0.0; 3],
         }],
         entities: vec![FrameEntity {
-            id: 8,
+            id: e,
             kind: "Ball".into(),
             p: Some(p),
             r: Some([0.0; 3]),
