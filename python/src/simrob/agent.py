@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import protocol as p
+from ._udp import recvfrom_before
 from .protocol import AgentInformation, Broadcast, Response, ServerMessage
 
 DEFAULT_TIMEOUT = 2.0
@@ -157,14 +158,10 @@ class Agent:
     def _recv_direct(self, timeout: float) -> Optional[ServerMessage]:
         deadline = time.monotonic() + timeout
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            got = recvfrom_before(self._sock, deadline, 65536)
+            if got is None:
                 return None
-            self._sock.settimeout(left)
-            try:
-                data, sender = self._sock.recvfrom(65536)
-            except socket.timeout:
-                return None
+            data, sender = got
             if (sender[0], sender[1]) != self._server_addr:
                 continue  # not from our server
             message = p.decode_server_message(data)

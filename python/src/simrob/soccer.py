@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Optional, Tuple, Union
 
+from ._udp import recvfrom_before
+
 MESSAGE_LEN = 16
 BROADCAST = 255
 DEFAULT_PORT = 10020
@@ -113,14 +115,10 @@ class Spy:
         """The next message and its sender, or None after ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            got = recvfrom_before(self.sock, deadline, 64)
+            if got is None:
                 return None
-            self.sock.settimeout(left)
-            try:
-                data, sender = self.sock.recvfrom(64)
-            except socket.timeout:
-                return None
+            data, sender = got
             try:
                 m = TeamMessage.decode(data)
             except MessageError:
