@@ -3,7 +3,7 @@
 
 use crate::support::simrob;
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// The header of a 2D binary frame.
 fn header(bytes: &[u8]) -> serde_json::Value {
@@ -88,12 +88,7 @@ fn a_swarm_recording_replays_in_the_2d_view() {
     );
     drop(ws);
 
-    let status = Command::new("kill")
-        .args(["-INT", &replay.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
-    let status = replay.wait().expect("wait");
+    let status = crate::support::stop_with(&mut replay, "-INT");
     assert_eq!(status.code(), Some(130), "Ctrl-C: status 130 ({status:?})");
 
     // A bad speed is refused before anything is served.

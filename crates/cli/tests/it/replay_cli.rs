@@ -40,12 +40,7 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
     run_iterations(&mut agent, 40);
     wheels(&mut agent, 6.0, 6.0);
     run_iterations(&mut agent, 120);
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let status = child.wait().unwrap();
+    let status = crate::support::stop_with(&mut child, "-INT");
     assert_eq!(status.code(), Some(130), "Ctrl-C: status 130 ({status:?})");
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
@@ -150,12 +145,7 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
     let mut page = String::new();
     std::io::Read::read_to_string(&mut stream, &mut page).unwrap();
     assert!(page.starts_with("HTTP/1.1 200"), "{page}");
-    let status = Command::new("kill")
-        .args(["-INT", &replay.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let status = replay.wait().unwrap();
+    let status = crate::support::stop_with(&mut replay, "-INT");
     assert_eq!(status.code(), Some(130), "Ctrl-C: status 130 ({status:?})");
 
     // Not a recording: a clear error.

@@ -4,7 +4,7 @@ use crate::listening;
 use crate::support::{repo, send_piped, simrob};
 use std::io::Write;
 use std::net::UdpSocket;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 /// `kill`, `timeout` and Slurm stop a server with SIGTERM, a closed terminal with SIGHUP: it
@@ -113,12 +113,7 @@ fn serve_listens_answers_and_stops_on_ctrl_c() {
         .unwrap()
         .contains("entity 4 does not exist"));
     // Ctrl-C: a clean stop with a summary.
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let status = child.wait().unwrap();
+    let status = crate::support::stop_with(&mut child, "-INT");
     // Stopped by Ctrl-C: status 130, as shells expect of an interrupted program.
     assert_eq!(status.code(), Some(130), "{status:?}");
     let mut rest = String::new();
