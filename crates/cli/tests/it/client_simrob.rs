@@ -3,60 +3,24 @@
 //! dev-dependency of the client on the server would give the client's examples a different
 //! feature set from the main build and make them rebuild the whole tree.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use simrob_client::agent::{Agent, AgentOptions, ClientError};
-use simrob_protocol::{
-    decode_datagram, AgentType, CommandKeys, ControlRequest, EntityId, EntityRequest, MotorCommand,
-    Request,
-};
-use simrob_server::files::DirStore;
-use simrob_server::udp::UdpServer;
-use simrob_session::{ServerConfig, Session};
+use simrob_protocol::{AgentType, ControlRequest, EntityId, EntityRequest, MotorCommand, Request};
+use simrob_session::ServerConfig;
 
-struct Running {
-    addr: std::net::SocketAddr,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
+use crate::support::InProcess;
 
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-fn serve(tag: &str, max_datagram: usize) -> Running {
-    let dir = std::env::temp_dir().join(format!("simrob-client-{tag}-{}", std::process::id()));
+fn serve(tag: &str, max_datagram: usize) -> InProcess {
     let config = ServerConfig {
-        receiver_port: 0,
         maximum_datagram_size: max_datagram,
-        save_directory: dir.clone(),
         ..ServerConfig::default()
     };
-    let mut server =
-        UdpServer::bind(Session::new(config), Box::new(DirStore::new(&dir).unwrap())).unwrap();
-    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/soccer.xml");
-    let requests: Vec<Request> =
-        decode_datagram(&std::fs::read(scenario).unwrap(), &CommandKeys::default())
-            .into_iter()
-            .map(|r| r.unwrap())
-            .collect();
-    server.apply_local(&requests).unwrap();
-    let addr = server.local_addr().unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let thread = std::thread::spawn(move || server.run(&flag).unwrap());
-    Running {
-        addr,
-        stop,
-        thread: Some(thread),
-    }
+    InProcess::start(
+        &format!("client-{tag}"),
+        config,
+        Some("scenarios/soccer.xml"),
+    )
 }
 
 #[test]

@@ -1,78 +1,18 @@
 //! `simrob send humanoid` and `simrob send action` against a real server on the KidSize field.
 
-use std::net::SocketAddr;
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::process::Output;
 
-use simrob_protocol::{decode_datagram, CommandKeys};
-use simrob_server::files::DirStore;
-use simrob_server::udp::UdpServer;
-use simrob_session::{ServerConfig, Session};
+use simrob_session::ServerConfig;
 
-struct Server {
-    addr: SocketAddr,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-    dir: std::path::PathBuf,
-}
+use crate::support::InProcess;
 
-impl Server {
-    fn kidsize() -> Server {
-        let dir = std::env::temp_dir().join(format!("simrob-humanoid-send-{}", std::process::id()));
-        let config = ServerConfig {
-            receiver_port: 0,
-            save_directory: dir.clone(),
-            ..ServerConfig::default()
-        };
-        let store = DirStore::new(&dir).expect("save dir");
-        let mut server = UdpServer::bind(Session::new(config), Box::new(store)).expect("bind");
-        let scene = std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../scenarios/soccer/kidsize.xml"
-        ))
-        .expect("scenario");
-        let requests: Vec<_> = decode_datagram(&scene, &CommandKeys::default())
-            .into_iter()
-            .map(|r| r.expect("decodes"))
-            .collect();
-        server.apply_local(&requests).expect("applies");
-        let addr = server.local_addr().expect("address");
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let thread = std::thread::spawn(move || server.run(&flag).expect("server loop"));
-        Server {
-            addr,
-            stop,
-            thread: Some(thread),
-            dir,
-        }
-    }
-
-    fn send(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_simrob"))
-            .args([
-                "send",
-                "--server",
-                &self.addr.to_string(),
-                "--timeout",
-                "10",
-            ])
-            .args(args)
-            .output()
-            .expect("simrob runs")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+/// A server on the KidSize field.
+fn kidsize() -> InProcess {
+    InProcess::start(
+        "humanoid-send",
+        ServerConfig::default(),
+        Some("scenarios/soccer/kidsize.xml"),
+    )
 }
 
 fn text(o: &Output) -> (String, String) {
@@ -84,7 +24,7 @@ fn text(o: &Output) -> (String, String) {
 
 #[test]
 fn create_a_humanoid_and_drive_it() {
-    let server = Server::kidsize();
+    let server = kidsize();
     let o = server.send(&[
         "humanoid", "--entity", "21", "--team", "cyan", "--", "-0.3", "0.04", "0",
     ]);

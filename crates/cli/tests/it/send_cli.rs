@@ -1,67 +1,21 @@
 //! `simrob send` (the commander) as a user runs it, against a real SimRob server running in
 //! this test process on a loopback UDP port.
 
-use crate::support::{repo, send_piped};
+use crate::support::{repo, send_piped, InProcess};
 use std::io::{BufRead, BufReader, Write};
-use std::net::{SocketAddr, UdpSocket};
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
-use std::thread::JoinHandle;
+use std::net::UdpSocket;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use simrob_server::files::DirStore;
-use simrob_server::udp::UdpServer;
-use simrob_session::{ServerConfig, Session};
+use simrob_session::ServerConfig;
 
 /// A server in a thread, with its own save directory.
-struct Server {
-    addr: SocketAddr,
-    save_dir: PathBuf,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+fn start_server(tag: &str) -> InProcess {
+    InProcess::start(&format!("send-{tag}"), ServerConfig::default(), None)
 }
 
-impl Server {
-    fn start(tag: &str) -> Server {
-        let save_dir =
-            std::env::temp_dir().join(format!("simrob-send-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&save_dir);
-        let config = ServerConfig {
-            receiver_port: 0,
-            save_directory: save_dir.clone(),
-            ..ServerConfig::default()
-        };
-        let store = DirStore::new(&save_dir).expect("save dir");
-        let mut server = UdpServer::bind(Session::new(config), Box::new(store)).expect("bind");
-        let addr = server.local_addr().expect("address");
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let thread = std::thread::spawn(move || server.run(&flag).expect("server loop"));
-        Server {
-            addr,
-            save_dir,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    /// `simrob send --server ADDR --timeout 10 ARGS…`.
-    fn send(&self, args: &[&str]) -> Output {
-        simrob()
-            .args([
-                "send",
-                "--server",
-                &self.addr.to_string(),
-                "--timeout",
-                "10",
-            ])
-            .args(args)
-            .output()
-            .expect("simrob runs")
-    }
-
+impl InProcess {
     /// Sends and expects a confirmation: stdout, exit 0.
     fn ok(&self, args: &[&str]) -> String {
         let out = self.send(args);
@@ -77,16 +31,6 @@ impl Server {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-        let _ = std::fs::remove_dir_all(&self.save_dir);
-    }
-}
-
 fn simrob() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_simrob"));
     c.env_remove("SIMROB_SERVER").env_remove("RUST_BACKTRACE");
@@ -99,7 +43,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn send_set_timestep_is_confirmed() {
-    let server = Server::start("timestep");
+    let server = start_server("timestep");
     assert_eq!(
         server.ok(&["set-timestep", "0.02"]),
         "Set_Timestep: Timestep set to 0.02\n"
@@ -126,7 +70,7 @@ fn send_set_timestep_is_confirmed() {
 
 #[test]
 fn send_materials_then_sumbot_then_drive_it() {
-    let server = Server::start("sumbot");
+    let server = start_server("sumbot");
     let materials = repo("scenarios/materials.xml");
     let sumbot = repo("scenarios/sumbot.xml");
     assert_eq!(
@@ -159,7 +103,7 @@ fn send_materials_then_sumbot_then_drive_it() {
 
 #[test]
 fn send_motors_to_a_missing_entity_fails_with_exit_1() {
-    let server = Server::start("missing");
+    let server = start_server("missing");
     let out = server.send(&["motors", "--entity", "9", "0=1", "1=1"]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(text(&out.stdout), "");
@@ -171,7 +115,7 @@ fn send_motors_to_a_missing_entity_fails_with_exit_1() {
 
 #[test]
 fn send_step_mode_initialize_and_steps() {
-    let server = Server::start("steps");
+    let server = start_server("steps");
     let out = server.send(&["step"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("not initialized"));
@@ -214,7 +158,7 @@ fn send_step_mode_initialize_and_steps() {
 
 #[test]
 fn send_save_then_load_inside_the_save_dir() {
-    let server = Server::start("save");
+    let server = start_server("save");
     server.ok(&["register-materials", &repo("scenarios/materials.xml")]);
     server.ok(&["create-entity", &repo("scenarios/ball.xml")]);
     let saved = server.ok(&["save", "run1.xml"]);
@@ -232,7 +176,7 @@ fn send_save_then_load_inside_the_save_dir() {
 
 #[test]
 fn send_scenario_sends_every_request_in_order() {
-    let server = Server::start("scenario");
+    let server = start_server("scenario");
     let out = server.ok(&["scenario", &repo("scenarios/soccer.xml")]);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 4, "{out}");
@@ -247,7 +191,7 @@ fn send_scenario_sends_every_request_in_order() {
 
 #[test]
 fn send_raw_prints_what_comes_back() {
-    let server = Server::start("raw");
+    let server = start_server("raw");
     let dir = server.save_dir.clone();
     let garbage = dir.join("garbage.xml");
     std::fs::write(&garbage, "this is not <XML").unwrap();
@@ -305,7 +249,7 @@ fn send_raw_prints_what_comes_back() {
 fn send_raw_without_a_response_request_is_sent_and_succeeds() {
     // The SimRob manual's Set_Timestep example asks for no confirmation: the server applies
     // it silently; silence (no error) is success.
-    let server = Server::start("raw-silent");
+    let server = start_server("raw-silent");
     let file = server.save_dir.join("timestep.xml");
     std::fs::write(
         &file,
@@ -328,7 +272,7 @@ fn send_raw_without_a_response_request_is_sent_and_succeeds() {
 
 #[test]
 fn send_register_and_info() {
-    let server = Server::start("info");
+    let server = start_server("info");
     let out = server.ok(&["--register", "boss", "info", "boss"]);
     let lines: Vec<&str> = out.lines().collect();
     assert!(
@@ -430,7 +374,7 @@ fn send_checks_values_before_sending_and_times_out_without_answer() {
 
 #[test]
 fn send_interactive_runs_piped_commands() {
-    let server = Server::start("prompt");
+    let server = start_server("prompt");
     let out = send_piped(
         &server.addr.to_string(),
         b"# a script\ninit\npause\n\nstep\nstep --count 2\ntimestep 0.025\nquit\nplay\n",
@@ -458,7 +402,7 @@ fn send_interactive_runs_piped_commands() {
 
 #[test]
 fn send_interactive_reports_errors_and_goes_on() {
-    let server = Server::start("prompt-errors");
+    let server = start_server("prompt-errors");
     let mut child = simrob()
         .args(["send", "--server", &server.addr.to_string(), "-i"])
         .args(["--register", "desk"])
@@ -495,7 +439,7 @@ fn send_interactive_reports_errors_and_goes_on() {
 /// commands as they happen.
 #[test]
 fn send_interactive_log_shows_other_agents_commands() {
-    let server = Server::start("prompt-log");
+    let server = start_server("prompt-log");
     let mut child = simrob()
         .args(["send", "--server", &server.addr.to_string(), "-i"])
         .stdin(Stdio::piped())

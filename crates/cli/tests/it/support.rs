@@ -149,3 +149,83 @@ pub fn stdout_when_stopped(cmd: &mut Command, marker: &str) -> String {
     assert_eq!(status.code(), Some(143), "{status:?}");
     out.rest()
 }
+
+/// A SimRob server in a thread of this test process on a loopback UDP port, saving into a
+/// directory of its own; stopped, and the directory removed, when dropped.
+pub struct InProcess {
+    pub addr: std::net::SocketAddr,
+    pub save_dir: std::path::PathBuf,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl InProcess {
+    /// A server configured as `config` but on port 0 and saving into a fresh directory named
+    /// after `tag`; `scenario` (a path from the repository's root), when given, is applied
+    /// before the server starts.
+    pub fn start(
+        tag: &str,
+        config: simrob_session::ServerConfig,
+        scenario: Option<&str>,
+    ) -> InProcess {
+        let save_dir = std::env::temp_dir().join(format!("simrob-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&save_dir);
+        let config = simrob_session::ServerConfig {
+            receiver_port: 0,
+            save_directory: save_dir.clone(),
+            ..config
+        };
+        let store = simrob_server::files::DirStore::new(&save_dir).expect("save dir");
+        let mut server = simrob_server::udp::UdpServer::bind(
+            simrob_session::Session::new(config),
+            Box::new(store),
+        )
+        .expect("bind");
+        if let Some(scenario) = scenario {
+            let scene = std::fs::read(repo(scenario)).expect("scenario");
+            let keys = simrob_protocol::CommandKeys::default();
+            let requests: Vec<_> = simrob_protocol::decode_datagram(&scene, &keys)
+                .into_iter()
+                .map(|r| r.expect("decodes"))
+                .collect();
+            server.apply_local(&requests).expect("applies");
+        }
+        let addr = server.local_addr().expect("address");
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || server.run(&flag).expect("server loop"));
+        InProcess {
+            addr,
+            save_dir,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// `simrob send --server ADDR --timeout 10 ARGS…`.
+    pub fn send(&self, args: &[&str]) -> std::process::Output {
+        simrob()
+            .env_remove("SIMROB_SERVER")
+            .env_remove("RUST_BACKTRACE")
+            .args([
+                "send",
+                "--server",
+                &self.addr.to_string(),
+                "--timeout",
+                "10",
+            ])
+            .args(args)
+            .output()
+            .expect("simrob runs")
+    }
+}
+
+impl Drop for InProcess {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.save_dir);
+    }
+}
