@@ -1,37 +1,12 @@
 //! The Mobile Robot Simulator client against a real server on 127.0.0.1: every call of the
 //! seed, errors, several clients, and the wandering controller for minutes of simulated time.
 
-use crate::common::{robot_count_hook, wait_for_robots};
+use crate::common::{serve_counting_robots, wait_for_robots};
 use crate::stepped::serve_stepped;
 use simrob_mrs::flat::{FlatPose, Map};
 use simrob_mrs::wander::Wander;
+use simrob_mrs::EXAMPLE_MAP;
 use simrob_mrs::{MrsClient, MrsError};
-use simrob_mrs::{MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellOptions, EXAMPLE_MAP};
-use std::sync::mpsc;
-
-/// Like [`serve_stepped`], with the robot count reported as it changes (see `robot_count_hook`).
-fn serve_counting_robots(map: Map, start: FlatPose) -> (MrsHandle, mpsc::Receiver<usize>) {
-    let core = MrsCore::new(
-        map,
-        MrsConfig {
-            start: Some(start),
-            stepped: true,
-            ..MrsConfig::default()
-        },
-    );
-    let (hook, counts) = robot_count_hook();
-    let handle = MrsServer::bind(
-        "127.0.0.1:0",
-        core,
-        Box::new(NoFiles),
-        ShellOptions::default(),
-    )
-    .expect("bind")
-    .with_hook(hook)
-    .spawn()
-    .expect("spawn");
-    (handle, counts)
-}
 
 fn example() -> Map {
     Map::parse_vector(EXAMPLE_MAP).expect("example")

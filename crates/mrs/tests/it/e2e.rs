@@ -253,25 +253,7 @@ fn several_clients_drive_several_robots() {
 
 #[test]
 fn disconnecting_removes_the_robot() {
-    let core = MrsCore::new(
-        example(),
-        MrsConfig {
-            start: Some(FlatPose::new(150.0, 130.0, 0.0)),
-            stepped: true,
-            ..MrsConfig::default()
-        },
-    );
-    let (hook, robots) = common::robot_count_hook();
-    let h = MrsServer::bind(
-        "127.0.0.1:0",
-        core,
-        Box::new(NoFiles),
-        ShellOptions::default(),
-    )
-    .expect("bind")
-    .with_hook(hook)
-    .spawn()
-    .expect("spawn");
+    let (h, robots) = common::serve_counting_robots(example(), FlatPose::new(150.0, 130.0, 0.0));
     let mut a = Conn::open(h.addr());
     assert_eq!(a.ask("P"), "P015000130000000");
     let mut b = Conn::open(h.addr());

@@ -7,7 +7,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use simrob_mrs::ShellHook;
+use simrob_mrs::flat::{FlatPose, Map};
+use simrob_mrs::{MrsConfig, MrsCore, MrsHandle, MrsServer, NoFiles, ShellHook, ShellOptions};
 
 pub struct Conn {
     pub reader: BufReader<TcpStream>,
@@ -66,4 +67,29 @@ pub fn wait_for_robots(counts: &mpsc::Receiver<usize>, n: usize) {
         .expect("the server never reported that many robots")
         != n
     {}
+}
+
+/// A stepped server (no map directory) with its one start `start`, and the robot count it
+/// reports as it changes (see [`robot_count_hook`]).
+pub fn serve_counting_robots(map: Map, start: FlatPose) -> (MrsHandle, mpsc::Receiver<usize>) {
+    let core = MrsCore::new(
+        map,
+        MrsConfig {
+            start: Some(start),
+            stepped: true,
+            ..MrsConfig::default()
+        },
+    );
+    let (hook, counts) = robot_count_hook();
+    let handle = MrsServer::bind(
+        "127.0.0.1:0",
+        core,
+        Box::new(NoFiles),
+        ShellOptions::default(),
+    )
+    .expect("bind")
+    .with_hook(hook)
+    .spawn()
+    .expect("spawn");
+    (handle, counts)
 }
