@@ -13,8 +13,12 @@ use simrob_protocol::{
 use simrob_session::Limits;
 use simrob_world::World;
 
-/// The scenario `simrob run` runs when given none.
-const DEFAULT_SCENARIO: &str = "scenarios/soccer.xml";
+/// The scenario `simrob run` runs when given none: scenarios/soccer.xml (materials, field,
+/// SumBot and ball, self-contained), built in so that `simrob run` works from any directory.
+const BUILT_IN_SCENARIO: &str = include_str!("../../../scenarios/soccer.xml");
+
+/// How the built-in scenario is named in what `simrob run` prints.
+const BUILT_IN_NAME: &str = "scenarios/soccer.xml (built in)";
 
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("scenario_given").args(["scenario", "scenario_flag"]).required(false)))]
@@ -23,8 +27,8 @@ pub struct RunArgs {
     /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.
     #[arg(long, value_name = "FILTER")]
     pub log: Option<String>,
-    /// Scenario file (SimRob XML messages), or give it as `--scenario FILE` [default:
-    /// scenarios/soccer.xml].
+    /// Scenario file (SimRob XML messages), or give it as `--scenario FILE` [default: the
+    /// built-in soccer scenario, as scenarios/soccer.xml].
     #[arg(value_name = "SCENARIO")]
     pub scenario: Option<PathBuf>,
     /// The scenario file, as a flag (the same as SCENARIO).
@@ -73,10 +77,16 @@ pub fn read_requests(path: &Path) -> Result<Vec<Request>> {
     }
     let bytes = crate::shell::read_file(path, simrob_server::files::MAX_SAVE_FILE)
         .with_context(|| format!("cannot read scenario {}", path.display()))?;
-    decode_datagram(&bytes, &CommandKeys::default())
+    decode_requests(&bytes, &path.display().to_string())
+}
+
+/// Decodes every request of a scenario's text (SimRob XML messages); `origin` names it in
+/// errors.
+fn decode_requests(bytes: &[u8], origin: &str) -> Result<Vec<Request>> {
+    decode_datagram(bytes, &CommandKeys::default())
         .into_iter()
         .enumerate()
-        .map(|(n, r)| r.with_context(|| format!("{}: request {}", path.display(), n + 1)))
+        .map(|(n, r)| r.with_context(|| format!("{origin}: request {}", n + 1)))
         .collect()
 }
 
@@ -192,11 +202,7 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
     // With --json the running text goes nowhere and one JSON object is printed at the end.
     let mut sink = std::io::sink();
     let mut out: &mut dyn Write = if args.json { &mut sink } else { &mut *json_out };
-    let scenario = args
-        .scenario
-        .clone()
-        .or_else(|| args.scenario_flag.clone())
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_SCENARIO));
+    let scenario = args.scenario.clone().or_else(|| args.scenario_flag.clone());
     let mut config = crate::shell::read_config(args.config.as_deref())?;
     crate::shell::physics_threads(&mut config, args.physics_threads)?;
     let limits = &config.limits;
@@ -204,7 +210,22 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
     world
         .set_physics_threads(config.physics_threads)
         .map_err(|e| anyhow::anyhow!("physicsthreads {}: {e}", config.physics_threads))?;
-    load_scenario(&mut world, &scenario, limits)?;
+    match &scenario {
+        Some(path) => load_scenario(&mut world, path, limits)?,
+        None => {
+            // Self-contained: no Save or Load, so no folder is ever read.
+            let requests = decode_requests(BUILT_IN_SCENARIO.as_bytes(), BUILT_IN_NAME)?;
+            simrob_server::local::apply_requests(
+                &mut world,
+                limits,
+                &requests,
+                Path::new("."),
+                "the current directory",
+            )
+            .context(BUILT_IN_NAME)?;
+        }
+    }
+    let scenario = scenario.map_or_else(|| BUILT_IN_NAME.to_string(), |p| p.display().to_string());
     if let Some(t) = args.timestep {
         // The same range the server enforces (`mintimestep`, `maxtimestep`).
         if !(limits.min_timestep..=limits.max_timestep).contains(&t) {
@@ -236,7 +257,7 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
     writeln!(
         out,
         "{}: {} entities, timestep {} s",
-        scenario.display(),
+        scenario,
         world.entity_ids().count(),
         world.params().timestep
     )?;
@@ -276,7 +297,7 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
             );
         }
         let summary = serde_json::json!({
-            "scenario": scenario.display().to_string(),
+            "scenario": scenario,
             "iterations": args.iterations,
             "simulated_seconds": world.sim_time(),
             "wall_seconds": wall,
@@ -315,6 +336,26 @@ mod file_tests {
         let mut out = Vec::new();
         simulate(cli.run, &mut out)?;
         Ok(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    #[test]
+    fn without_a_scenario_the_built_in_one_runs_wherever_run_is() {
+        // The tests run in crates/cli, where no scenarios/soccer.xml is.
+        assert!(!Path::new("scenarios/soccer.xml").exists());
+        let out = run_with(&["--iterations", "5", "--every", "0"]).expect("built in");
+        assert!(
+            out.starts_with("scenarios/soccer.xml (built in): 3 entities"),
+            "{out}"
+        );
+        // The same world as the file's.
+        let file = run_with(&["--iterations", "5", "--every", "0", &soccer()]).expect("file");
+        let poses = |s: &str| {
+            s.lines()
+                .filter(|l| l.starts_with("  "))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(poses(&out), poses(&file));
     }
 
     #[test]

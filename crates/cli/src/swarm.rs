@@ -25,8 +25,8 @@ use simrob_viewer::{Frame, FrameBody, FrameEntity};
 pub enum SwarmCommand {
     /// Run a swarm scenario (TOML or JSON) headless, with a progress bar and a summary.
     ///
-    /// Bundled: scenarios/swarm/hospital.toml, scenarios/swarm/drone-swarm.toml,
-    /// scenarios/swarm/warehouse.toml.
+    /// Bundled, by name from any directory: hospital, drone-swarm, warehouse (their files are
+    /// scenarios/swarm/*.toml in the source tree).
     Run(Box<RunArgs>),
     /// Benchmark the drone swarm at several sizes: what it did (arrived, crashed, when all
     /// had arrived) and how fast (wall seconds per simulated second).
@@ -46,10 +46,11 @@ pub struct RunArgs {
     /// What to log on standard error, `--log FILTER`.
     #[command(flatten)]
     pub log: crate::flags::Log,
-    /// Scenario file (.toml or .json); or give it as `--scenario FILE`.
+    /// Scenario file (.toml or .json), or a bundled scenario's name: drone-swarm, hospital,
+    /// warehouse; or give it as `--scenario FILE`.
     #[arg(value_name = "SCENARIO")]
     pub scenario: Option<PathBuf>,
-    /// The scenario file, as a flag (the same as SCENARIO).
+    /// The scenario file or bundled name, as a flag (the same as SCENARIO).
     #[arg(long = "scenario", value_name = "FILE")]
     pub scenario_flag: Option<PathBuf>,
     /// Simulated seconds to run, 0 or more (default: the scenario's `duration`).
@@ -199,7 +200,7 @@ fn run_threads(flag: usize) -> Result<usize> {
 fn run_scenario(args: RunArgs) -> Result<()> {
     args.log.init()?;
     let path = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
-    let scenario = Scenario::load(&path)?;
+    let scenario = Scenario::open(&path)?;
     if let Some(record) = &args.record {
         refuse_an_input_as_record(record, &path, &scenario)?;
     }

@@ -312,6 +312,96 @@ fn without_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
+/// The swarm scenarios bundled with simrob, by name: each built in (its TOML here, its map in
+/// [`BUNDLED_MAPS`]), so that `simrob swarm run hospital` works from any directory. The same
+/// files are in the source tree's `scenarios/swarm/`.
+pub const BUNDLED: [(&str, &str); 3] = [
+    (
+        "drone-swarm",
+        include_str!("../../../scenarios/swarm/drone-swarm.toml"),
+    ),
+    (
+        "hospital",
+        include_str!("../../../scenarios/swarm/hospital.toml"),
+    ),
+    (
+        "warehouse",
+        include_str!("../../../scenarios/swarm/warehouse.toml"),
+    ),
+];
+
+/// The draw.io maps the [`BUNDLED`] scenarios name, by file name.
+const BUNDLED_MAPS: [(&str, &str); 2] = [
+    (
+        "drone-swarm.drawio",
+        include_str!("../../../scenarios/swarm/drone-swarm.drawio"),
+    ),
+    (
+        "hospital.drawio",
+        include_str!("../../../scenarios/swarm/hospital.drawio"),
+    ),
+];
+
+/// The names of the [`BUNDLED`] scenarios.
+pub fn bundled_names() -> impl Iterator<Item = &'static str> {
+    BUNDLED.iter().map(|(name, _)| *name)
+}
+
+/// Where the files a scenario names (its map, its obstacle map) are read from.
+enum Files<'a> {
+    /// A folder: the scenario file's.
+    Dir(&'a Path),
+    /// The maps built in with the [`BUNDLED`] scenarios.
+    Bundled,
+}
+
+impl Files<'_> {
+    /// The file `rel` names (relative to the scenario), as text, and its path for messages.
+    fn read(&self, rel: &Path) -> (Result<String, String>, PathBuf) {
+        match self {
+            Files::Dir(base) => {
+                let p = base.join(rel);
+                (read_text(&p).map_err(|e| e.to_string()), p)
+            }
+            Files::Bundled => (Self::bundled(rel).map(str::to_string), rel.to_path_buf()),
+        }
+    }
+
+    /// The file `rel` names, as bytes, and its path for messages.
+    fn read_bytes(&self, rel: &Path) -> (Result<Vec<u8>, String>, PathBuf) {
+        match self {
+            Files::Dir(base) => {
+                let p = base.join(rel);
+                (
+                    read_bounded(&p, MAX_FILE_BYTES).map_err(|e| e.to_string()),
+                    p,
+                )
+            }
+            Files::Bundled => (
+                Self::bundled(rel).map(|t| t.as_bytes().to_vec()),
+                rel.to_path_buf(),
+            ),
+        }
+    }
+
+    /// A bundled map by its file name.
+    fn bundled(rel: &Path) -> Result<&'static str, String> {
+        BUNDLED_MAPS
+            .iter()
+            .find(|(name, _)| Path::new(name) == rel)
+            .map(|(_, text)| *text)
+            .ok_or_else(|| "not a file bundled with simrob".to_string())
+    }
+
+    /// The path of a file read, when it is one on disk.
+    fn path(&self, p: PathBuf) -> Option<PathBuf> {
+        match self {
+            Files::Dir(_) => Some(p),
+            Files::Bundled => None,
+        }
+    }
+}
+
 fn err<T>(msg: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError(msg.into()))
 }
@@ -561,6 +651,41 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// A scenario file, or one of the scenarios bundled with simrob by its name
+    /// ([`BUNDLED`]: `drone-swarm`, `hospital`, `warehouse`): what a command that takes a
+    /// swarm scenario makes of its argument. An existing file is read (a path, however
+    /// short); anything else must be a bundled name, else the error lists them.
+    pub fn open(arg: &Path) -> Result<Scenario, ScenarioError> {
+        if arg.is_file() {
+            return Self::load(arg);
+        }
+        if let Some(scenario) = arg.to_str().and_then(Self::bundled) {
+            return scenario;
+        }
+        if arg.exists() {
+            // A folder, a device…: the loader says why it is no scenario.
+            return Self::load(arg);
+        }
+        err(format!(
+            "{}: no such file, and not a bundled scenario (bundled: {}); give a scenario \
+             file (.toml or .json) or one of those names",
+            arg.display(),
+            bundled_names().collect::<Vec<_>>().join(", ")
+        ))
+    }
+
+    /// The bundled scenario `name` ([`BUNDLED`]), built into simrob with its map: `None`
+    /// for another name.
+    pub fn bundled(name: &str) -> Option<Result<Scenario, ScenarioError>> {
+        let (_, text) = BUNDLED.iter().find(|(n, _)| *n == name)?;
+        let origin = format!("{name} (bundled)");
+        Some(
+            toml::from_str(text)
+                .map_err(|e| ScenarioError(format!("{origin}: {e}")))
+                .and_then(|file| Self::with_files(file, &Files::Bundled, origin)),
+        )
+    }
+
     /// Loads a `.toml` or `.json` scenario file (and its map).
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         let text = read_text(path)
@@ -597,13 +722,22 @@ impl Scenario {
         base: &Path,
         origin: String,
     ) -> Result<Scenario, ScenarioError> {
+        Self::with_files(file, &Files::Dir(base), origin)
+    }
+
+    fn with_files(
+        file: ScenarioFile,
+        files: &Files,
+        origin: String,
+    ) -> Result<Scenario, ScenarioError> {
         let (map, map_path) = match &file.map {
             Some(m) => {
                 let p = match &file.context {
-                    Some(c) => base.join(c).join(m),
-                    None => base.join(m),
+                    Some(c) => Path::new(c).join(m),
+                    None => PathBuf::from(m),
                 };
-                let text = read_text(&p).map_err(|e| {
+                let (text, p) = files.read(&p);
+                let text = text.map_err(|e| {
                     ScenarioError(format!(
                         "{origin}: cannot read the map {}: {e}",
                         p.display()
@@ -611,7 +745,7 @@ impl Scenario {
                 })?;
                 let map = drawio::parse(&text)
                     .map_err(|e| ScenarioError(format!("map {}: {e}", p.display())))?;
-                (Some(map), Some(p))
+                (Some(map), files.path(p))
             }
             None => (None, None),
         };
@@ -664,8 +798,8 @@ impl Scenario {
         }
         let obstacles = match &file.world.obstacles {
             Some(o) => {
-                let p = base.join(o);
-                let bytes = read_bounded(&p, MAX_FILE_BYTES).map_err(|e| {
+                let (bytes, p) = files.read_bytes(Path::new(o));
+                let bytes = bytes.map_err(|e| {
                     ScenarioError(format!(
                         "{origin}: cannot read the obstacle map {}: {e}",
                         p.display()

@@ -1143,3 +1143,33 @@ fn an_array_past_slurms_default_size_is_warned_of_and_out_must_be_a_directory() 
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_bundled_sweeps_run_from_any_directory() {
+    let repo = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    // No bundled sweep names a file under scenarios/: each takes its scenario built in, by
+    // name, so it runs wherever `simrob batch` is started.
+    for entry in std::fs::read_dir(repo.join("sweeps")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let sweep: toml::Value = toml::from_str(&text).unwrap();
+        let mut named = format!("{:?}", sweep["command"]);
+        if let Some(s) = sweep.get("scenarios") {
+            named += &format!("{s:?}");
+        }
+        assert!(!named.contains("scenarios/"), "{}: {named}", path.display());
+    }
+    // One of them, run in an empty directory: every run ok.
+    let dir = scratch("anywhere");
+    ok(simrob()
+        .current_dir(&dir)
+        .arg("batch")
+        .arg(repo.join("sweeps/sumbot-wheels.toml"))
+        .args(["--out", "out", "--quiet"])
+        .output()
+        .unwrap());
+    let csv = std::fs::read_to_string(dir.join("out/results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 6, "{csv}");
+    assert!(csv.lines().skip(1).all(|l| l.contains(",ok,")), "{csv}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -147,3 +147,71 @@ fn demo_refuses_wheel_speeds_and_print_periods_out_of_range_before_it_starts() {
         assert!(out.stdout.is_empty(), "{flag} {value}: nothing started");
     }
 }
+
+/// A directory of its own, empty: no `scenarios/` to find there.
+fn empty_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("simrob-newcomer-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn run_without_a_scenario_runs_the_built_in_one_from_any_directory() {
+    let dir = empty_dir("run");
+    let out = simrob()
+        .args(["run", "--iterations", "10", "--every", "0"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let text = crate::support::ok(out);
+    assert!(
+        text.starts_with("scenarios/soccer.xml (built in): 3 entities"),
+        "{text}"
+    );
+    let out = simrob()
+        .args(["run", "--iterations", "10", "--json"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&crate::support::ok(out)).unwrap();
+    assert_eq!(json["scenario"], "scenarios/soccer.xml (built in)");
+    assert!(json["entities"]["3"]["x"].is_number(), "{json}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn swarm_run_takes_a_bundled_scenario_by_name_from_any_directory() {
+    let dir = empty_dir("swarm");
+    for name in ["hospital", "drone-swarm", "warehouse"] {
+        let out = simrob()
+            .args(["swarm", "run", name, "--duration", "0.5"])
+            .args(["--json", "--quiet"])
+            .args(if name == "hospital" {
+                &[][..]
+            } else {
+                &["--robots", "4"][..]
+            })
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_str(&crate::support::ok(out)).unwrap();
+        assert!(
+            json["robots"].as_u64().is_some_and(|n| n > 0),
+            "{name}: {json}"
+        );
+    }
+    let out = simrob()
+        .args(["swarm", "run", "hospitl"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("hospitl: no such file, and not a bundled scenario")
+            && err.contains("drone-swarm, hospital, warehouse"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
