@@ -28,8 +28,8 @@ pub struct CaseArgs {
     /// Print one JSON object (every trial and the totals) instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Write a recording of every trial into this directory (`<case>-<trial>.simrec`), for
-    /// `simrob replay`.
+    /// Write a recording of every trial into this directory (`<case>-<trial>.simrec`, trials
+    /// numbered from 1 as in the table), for `simrob replay`.
     #[arg(long, value_name = "DIR")]
     pub record: Option<std::path::PathBuf>,
     /// Trials run side by side on this many threads, at most 64 (0 or left out:
@@ -139,9 +139,11 @@ fn run_all(
                     };
                     // A second stop signal waits until this trial's recording is finished.
                     let _finishing = crate::shell::FinishBeforeExit::hold();
-                    let path = dir.join(format!("{}-{i}.simrec", case.name()));
+                    // Numbered from 1, as the table numbers the trials.
+                    let number = u64::from(i) + 1;
+                    let path = dir.join(format!("{}-{number}.simrec", case.name()));
                     let source = format!(
-                        "simrob soccer case {}, profile {}, trial {i} (seed {seed})",
+                        "simrob soccer case {}, profile {}, trial {number} (seed {seed})",
                         case.name(),
                         profile.name
                     );

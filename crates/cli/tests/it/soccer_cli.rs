@@ -681,19 +681,20 @@ fn a_case_records_each_trial_as_a_simrec_file() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["penalty-kick-0.simrec", "penalty-kick-1.simrec"]);
-    let source = simrob_viewer::record::RecordingReader::open(&dir.join("penalty-kick-1.simrec"))
+    // Numbered as the table numbers the trials: from 1.
+    assert_eq!(names, ["penalty-kick-1.simrec", "penalty-kick-2.simrec"]);
+    let source = simrob_viewer::record::RecordingReader::open(&dir.join("penalty-kick-2.simrec"))
         .unwrap()
         .header()
         .source
         .clone();
     assert_eq!(
         source,
-        "simrob soccer case penalty-kick, profile paper, trial 1 (seed 1)"
+        "simrob soccer case penalty-kick, profile paper, trial 2 (seed 1)"
     );
     let export = simrob()
         .args(["replay", "--export", "csv"])
-        .arg(dir.join("penalty-kick-0.simrec"))
+        .arg(dir.join("penalty-kick-1.simrec"))
         .output()
         .unwrap();
     assert!(export.status.success(), "{export:?}");
