@@ -1475,6 +1475,7 @@ fn run_sweep(args: RunArgs) -> Result<()> {
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<Map<String, Value>>();
     let mut failed = 0usize;
+    let mut ran = 0usize;
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..jobs.min(pending.len()) {
             let tx = tx.clone();
@@ -1496,6 +1497,7 @@ fn run_sweep(args: RunArgs) -> Result<()> {
         }
         drop(tx);
         for r in rx {
+            ran += 1;
             if r.get("status") != Some(&json!("ok")) {
                 failed += 1;
             }
@@ -1521,7 +1523,17 @@ fn run_sweep(args: RunArgs) -> Result<()> {
         write_results(&dir, &rows, &layout)?;
     }
     let interrupted = stop.load(Ordering::Relaxed);
-    let done = rows.len();
+    println!(
+        "{}",
+        summary_line(
+            &sweep.name,
+            args.chunk,
+            &in_scope_runs,
+            &rows,
+            (ran, failed),
+            interrupted
+        )
+    );
     // The runs of this sweep (or chunk) whose recorded result is a failure, this time or
     // before.
     let failing = in_scope_runs
@@ -1531,21 +1543,6 @@ fn run_sweep(args: RunArgs) -> Result<()> {
                 .is_some_and(|r| r.get("status") != Some(&json!("ok")))
         })
         .count();
-    println!(
-        "{}: {done} of {} runs done, {failed} failed this time{}{}",
-        sweep.name,
-        sweep.runs.len(),
-        if failing > 0 {
-            format!(", {failing} failed in all (--retry-failed runs them again)")
-        } else {
-            String::new()
-        },
-        if interrupted {
-            " (interrupted: run the same command again to resume)"
-        } else {
-            ""
-        }
-    );
     if args.chunk.is_none() {
         println!("results: {}", dir.join("results.csv").display());
     }
@@ -1556,6 +1553,53 @@ fn run_sweep(args: RunArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The line a sweep (or a chunk of it) ends with: its runs by their recorded result (ok,
+/// failed, not run yet, this time or before), then what this invocation ran, e.g.
+/// `drone-crashes: 25 runs: 0 succeeded, 25 failed; this time 25 ran, 25 of them failed`.
+/// `this_time` is (runs run, of which failed).
+fn summary_line(
+    name: &str,
+    chunk: Option<usize>,
+    in_scope: &[usize],
+    rows: &BTreeMap<usize, Map<String, Value>>,
+    this_time: (usize, usize),
+    interrupted: bool,
+) -> String {
+    let (ran, failed) = this_time;
+    let recorded: Vec<bool> = in_scope
+        .iter()
+        .filter_map(|i| rows.get(i))
+        .map(|r| r.get("status") == Some(&json!("ok")))
+        .collect();
+    let ok = recorded.iter().filter(|&&ok| ok).count();
+    let failing = recorded.len() - ok;
+    let not_run = in_scope.len() - recorded.len();
+    let mut s = match chunk {
+        Some(k) => format!("{name} chunk {k}: "),
+        None => format!("{name}: "),
+    };
+    s += &format!(
+        "{} run{}: {ok} succeeded, {failing} failed",
+        in_scope.len(),
+        if in_scope.len() == 1 { "" } else { "s" }
+    );
+    if failing > 0 {
+        s += " (--retry-failed runs them again)";
+    }
+    if not_run > 0 {
+        s += &format!(", {not_run} not run yet");
+    }
+    s += &match (ran, failed) {
+        (0, _) => "; none ran this time".to_string(),
+        (ran, 0) => format!("; this time {ran} ran, none failed"),
+        (ran, failed) => format!("; this time {ran} ran, {failed} of them failed"),
+    };
+    if interrupted {
+        s += " (interrupted: run the same command again to resume)";
+    }
+    s
 }
 
 fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> Result<()> {
@@ -1662,6 +1706,43 @@ fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_summary_line_counts_runs_by_result_then_what_ran_this_time() {
+        let row = |ok: bool| {
+            let mut r = Map::new();
+            r.insert("status".into(), json!(if ok { "ok" } else { "failed" }));
+            r
+        };
+        // Every run failing read "25 of 25 runs done, 25 failed this time": done and failed
+        // at once.
+        let all: Vec<usize> = (0..25).collect();
+        let rows = all.iter().map(|&i| (i, row(false))).collect();
+        assert_eq!(
+            summary_line("drone-crashes", None, &all, &rows, (25, 25), false),
+            "drone-crashes: 25 runs: 0 succeeded, 25 failed (--retry-failed runs them again); \
+             this time 25 ran, 25 of them failed"
+        );
+        let rows = all.iter().map(|&i| (i, row(true))).collect();
+        assert_eq!(
+            summary_line("drone-crashes", None, &all, &rows, (25, 0), false),
+            "drone-crashes: 25 runs: 25 succeeded, 0 failed; this time 25 ran, none failed"
+        );
+        // Interrupted: runs not run yet; a chunk counts its own runs.
+        let rows = (0..3).map(|i| (i, row(i != 1))).collect();
+        assert_eq!(
+            summary_line("s", Some(0), &[0, 1, 2, 3], &rows, (3, 1), true),
+            "s chunk 0: 4 runs: 2 succeeded, 1 failed (--retry-failed runs them again), 1 not \
+             run yet; this time 3 ran, 1 of them failed (interrupted: run the same command \
+             again to resume)"
+        );
+        let one = BTreeMap::new();
+        assert_eq!(
+            summary_line("s", None, &[0], &one, (0, 0), true),
+            "s: 1 run: 0 succeeded, 0 failed, 1 not run yet; none ran this time (interrupted: \
+             run the same command again to resume)"
+        );
+    }
 
     const SWEEP: &str = r#"
 name = "demo"

@@ -82,7 +82,12 @@ fn a_sweep_runs_records_failures_resumes_and_merges_chunks() {
             .output()
             .unwrap(),
     );
-    assert!(printed.contains("8 of 8 runs done, 4 failed"), "{printed}");
+    assert!(
+        printed.contains(
+            "8 runs: 4 succeeded, 4 failed (--retry-failed runs them again); this time 8 ran, 4 of them failed"
+        ),
+        "{printed}"
+    );
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(
@@ -93,7 +98,7 @@ fn a_sweep_runs_records_failures_resumes_and_merges_chunks() {
     let hospital: Vec<&str> = rows[1..]
         .iter()
         .copied()
-        .filter(|r| r.contains("hospital"))
+        .filter(|r| r.contains(",scenarios/swarm/hospital.toml,"))
         .collect();
     assert_eq!(hospital.len(), 4);
     for r in &hospital {
@@ -135,7 +140,12 @@ fn a_sweep_runs_records_failures_resumes_and_merges_chunks() {
     let stderr = String::from_utf8_lossy(&err.stderr).into_owned();
     // The failures recorded before are still failures, and said to be.
     let printed = with_failures(err);
-    assert!(printed.contains("4 failed this time"), "{printed}");
+    assert!(
+        printed.contains(
+            "8 runs: 4 succeeded, 4 failed (--retry-failed runs them again); this time 5 ran"
+        ),
+        "{printed}"
+    );
     // Run again, nothing to do: the failures recorded before are still said to be.
     let printed = with_failures(
         simrob()
@@ -147,7 +157,9 @@ fn a_sweep_runs_records_failures_resumes_and_merges_chunks() {
             .unwrap(),
     );
     assert!(
-        printed.contains("0 failed this time, 4 failed in all (--retry-failed runs them again)"),
+        printed.contains(
+            "8 runs: 4 succeeded, 4 failed (--retry-failed runs them again); none ran this time"
+        ),
         "{printed}"
     );
     assert!(
@@ -570,7 +582,10 @@ robots = [5, 6]
             .output()
             .unwrap(),
     );
-    assert!(printed.contains("2 of 2 runs done, 2 failed"), "{printed}");
+    assert!(
+        printed.contains("2 runs: 0 succeeded, 2 failed"),
+        "{printed}"
+    );
     let jsonl = std::fs::read_to_string(dir.join("out/results.jsonl")).unwrap();
     for line in jsonl.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
