@@ -261,6 +261,10 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
         world.entity_ids().count(),
         world.params().timestep
     )?;
+    // Simulated time as iterations × steps × timestep (fixed while the loop runs), not the
+    // world's running sum of timesteps (0.09999999999999999 after 10 steps of 0.01 s).
+    let start_time = world.sim_time();
+    let step_time = f64::from(world.modes().steps_per_iteration) * world.params().timestep;
     let start = Instant::now();
     for _ in 0..args.iterations {
         world.advance();
@@ -269,6 +273,7 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
         }
     }
     let wall = start.elapsed().as_secs_f64();
+    let simulated = start_time + args.iterations as f64 * step_time;
     if args.every == 0 || world.iteration() % args.every != 0 {
         print_poses(&mut out, &world)?;
     }
@@ -278,7 +283,7 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
         args.iterations,
         wall,
         args.iterations as f64 / wall.max(1e-9),
-        world.sim_time() / wall.max(1e-9)
+        simulated / wall.max(1e-9)
     )?;
     if args.json {
         let mut entities = serde_json::Map::new();
@@ -299,7 +304,7 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
         let summary = serde_json::json!({
             "scenario": scenario,
             "iterations": args.iterations,
-            "simulated_seconds": world.sim_time(),
+            "simulated_seconds": simulated,
             "wall_seconds": wall,
             "entities": entities,
         });
@@ -336,6 +341,18 @@ mod file_tests {
         let mut out = Vec::new();
         simulate(cli.run, &mut out)?;
         Ok(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    #[test]
+    fn json_gives_the_simulated_time_without_float_noise() {
+        // 10 steps of 0.01 s summed are 0.09999999999999999.
+        for (iterations, seconds) in [("10", 0.1), ("500", 5.0), ("3", 0.03)] {
+            let out = run_with(&["--iterations", iterations, "--json"]).expect("runs");
+            let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+            assert_eq!(json["simulated_seconds"].as_f64(), Some(seconds), "{out}");
+        }
+        let out = run_with(&["--iterations", "10", "--timestep", "0.002", "--json"]).unwrap();
+        assert!(out.contains("\"simulated_seconds\":0.02,"), "{out}");
     }
 
     #[test]

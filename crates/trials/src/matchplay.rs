@@ -242,6 +242,9 @@ pub fn play_watched(
     s.events
         .push((0.0, format!("kick-off {}", kicking.as_str())));
     let mut kickoff_at = Some(0.0);
+    // Possession counted in steps of 10 ms, so that its seconds are k / 100, not the sum of
+    // k 0.01s (2.4699999999999913).
+    let mut possession_steps = [0u64; 2];
     let end_ms = (p.duration_s * 1000.0).round() as u64;
     let mut prev = arena.ball();
     let mut sheet = ScoreSheet::new(hl, f.goal_width);
@@ -330,7 +333,9 @@ pub fn play_watched(
             .min_by(|a, b| a.0.total_cmp(&b.0));
         if let Some((d, entity, team)) = nearest {
             if d < 0.30 && arena.standing(entity) {
-                s.possession_s[team_index(team)] += 0.01;
+                let i = team_index(team);
+                possession_steps[i] += 1;
+                s.possession_s[i] = possession_steps[i] as f64 / 100.0;
             }
         }
         let over_goal_line = b[0].abs() > hl + f.ball_radius;

@@ -528,6 +528,16 @@ fn a_match_kick_off_alternates_with_the_seed_and_can_be_chosen() {
         let first = v["events"][0][1].as_str().unwrap_or_default().to_string();
         let team = v["kick_off"].as_str().unwrap_or_default().to_string();
         assert_eq!(first, format!("kick-off {team}"), "{v}");
+        // Seconds of possession are whole 10 ms steps, printed without float noise
+        // (2.47, not 2.4699999999999913).
+        let possession = v["possession_s"].to_string();
+        assert!(
+            possession
+                .split(['[', ',', ']'])
+                .filter(|n| !n.is_empty())
+                .all(|n| n.split('.').nth(1).is_none_or(|d| d.len() <= 2)),
+            "{possession}"
+        );
         team
     };
     assert_eq!(kick_off(&["--seed", "1"]), "cyan");
