@@ -435,7 +435,7 @@ pub fn futrob_team(data: &[u8]) {
             let _ = e.to_string();
         }
         while listener.poll_transmit().is_some() {}
-        if count % 4 == 0 {
+        if count.is_multiple_of(4) {
             let ball = Sighting::new(ObjectKind::Ball, 10.0, 300.0 - (count % 64) as f64 * 4.0);
             let mut said = Vec::new();
             for (b, s) in brains.iter_mut().zip(&mut status) {

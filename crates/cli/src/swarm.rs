@@ -451,7 +451,7 @@ fn drive(sim: &mut Simulation, quiet: bool, stop: &AtomicBool) -> (Summary, bool
     let fps = sim.ctx.config.fps;
     while sim.step() {
         let f = sim.frame();
-        if f % 8 == 0 {
+        if f.is_multiple_of(8) {
             bar.set_position(f);
             bar.set_message(format!("t = {:.1} s", f as f64 / fps));
             if stop.load(Ordering::Relaxed) {

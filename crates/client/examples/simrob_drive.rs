@@ -93,7 +93,7 @@ pub fn drive(server: SocketAddr, limit: u64, verbose: bool) -> Result<Drive, Cli
         };
         end.distance = (ball[0] - robot[0]).hypot(ball[1] - robot[1]);
         end.reached = end.distance <= TOUCH;
-        if verbose && (end.iterations % 100 == 0 || end.reached) {
+        if verbose && (end.iterations.is_multiple_of(100) || end.reached) {
             println!(
                 "iteration {:>5}: robot at ({:6.3}, {:6.3}), ball at ({:6.3}, {:6.3}), {:.3} m apart",
                 b.iteration, robot[0], robot[1], ball[0], ball[1], end.distance

@@ -427,7 +427,7 @@ impl KdTree {
             return;
         }
         let mid = pts.len() / 2;
-        if depth % 2 == 0 {
+        if depth.is_multiple_of(2) {
             pts.select_nth_unstable_by(mid, |a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
         } else {
             pts.select_nth_unstable_by(mid, |a, b| a.1.total_cmp(&b.1).then(a.2.cmp(&b.2)));

@@ -261,7 +261,7 @@ fn hex(bytes: &[u8]) -> String {
 
 fn unhex(text: &str) -> Result<Vec<u8>, String> {
     let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err("Physics_State has an odd number of hex digits (truncated?)".into());
     }
     let val = |c: u8| match c {

@@ -192,7 +192,7 @@ fn live_view(
             }
         }
         // Every third iteration, and the last: the page keeps the final score.
-        if n % 3 == 0 || full_time(arena, summary) {
+        if n.is_multiple_of(3) || full_time(arena, summary) {
             simrob_viewer::publish_captioned(
                 &frames,
                 &Frame::of(&Snapshot::of(w, modes.clone())),
@@ -344,7 +344,7 @@ impl Recording {
         let modes = shown_modes();
         Box::new(move |w: &simrob_world::World| {
             n += 1;
-            if n % 4 != 0 {
+            if !n.is_multiple_of(4) {
                 return;
             }
             let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);

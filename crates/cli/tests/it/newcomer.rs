@@ -215,3 +215,19 @@ fn swarm_run_takes_a_bundled_scenario_by_name_from_any_directory() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_docs_ask_for_the_rust_version_cargo_toml_declares() {
+    let manifest = std::fs::read_to_string(repo("Cargo.toml")).unwrap();
+    let manifest: toml::Value = toml::from_str(&manifest).unwrap();
+    let version = manifest["workspace"]["package"]["rust-version"]
+        .as_str()
+        .expect("the workspace's rust-version");
+    for page in ["README.md", "docs/getting-started.md", "docs/python.md"] {
+        let text = std::fs::read_to_string(repo(page)).unwrap();
+        assert!(
+            text.contains(&format!("({version} or newer")),
+            "{page} does not ask for Rust {version} or newer"
+        );
+    }
+}

@@ -169,7 +169,7 @@ impl Scene<'_> {
                 continue;
             }
             let period = s.period.max(1) as u64;
-            if s.beams == 0 || self.frame % period != 0 {
+            if s.beams == 0 || !self.frame.is_multiple_of(period) {
                 continue;
             }
             let beams = s.beams as usize;
