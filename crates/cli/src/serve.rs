@@ -152,6 +152,9 @@ pub fn run(args: ServeArgs) -> Result<()> {
         }
         return Ok(());
     }
+    // The ROS 2 environment (ROS_AUTOMATIC_DISCOVERY_RANGE, …) before anything is bound or
+    // announced: a refused variable is the only thing printed.
+    let discovery = args.ros2.ros2.then(|| args.ros2.discovery()).transpose()?;
     let mut config = config_from(&args)?;
     let gui = args.gui.addr();
     // Someone watching (the viewer) or a recording of a world nobody drives wants the world
@@ -196,22 +199,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
             .with_context(|| format!("cannot record to {}", path.display()))?;
         server.add_observer(recorder);
     }
-    if let Some(watcher) = pacing {
-        println!("pacing at real time for {watcher} (--speed 0: as fast as possible)");
-    }
-    let threads = server.session().world().physics_threads();
-    if threads > 1 {
-        println!("physics steps on {threads} threads");
-    }
-    println!("listening on udp://{addr}");
-    if let Some(v) = &viewer {
-        println!("viewer on http://{}", v.addr());
-    }
-    if let Some(path) = &args.record {
-        println!("recording to {}", path.display());
-    }
-    let _ros2 = if args.ros2.ros2 {
-        let discovery = args.ros2.discovery()?;
+    // ROS 2 before the ready lines too: a participant that cannot start fails first.
+    let ros2 = if let Some(discovery) = discovery {
         if args.ros2.ros2_lockstep {
             // Paused before the first iteration: every step is the ROS side's.
             server.apply_local(&[Request::Control {
@@ -230,11 +219,28 @@ pub fn run(args: ServeArgs) -> Result<()> {
         )
         .context("cannot start the ROS 2 participant")?;
         server.add_sampled_observer(observer, wants);
-        println!("{}", crate::flags::Ros2::banner(discovery));
-        Some(attached)
+        Some((attached, discovery))
     } else {
         None
     };
+    if let Some(watcher) = pacing {
+        println!("pacing at real time for {watcher} (--speed 0: as fast as possible)");
+    }
+    let threads = server.session().world().physics_threads();
+    if threads > 1 {
+        println!("physics steps on {threads} threads");
+    }
+    println!("listening on udp://{addr}");
+    if let Some(v) = &viewer {
+        println!("viewer on http://{}", v.addr());
+    }
+    if let Some(path) = &args.record {
+        println!("recording to {}", path.display());
+    }
+    let _ros2 = ros2.map(|(attached, discovery)| {
+        println!("{}", crate::flags::Ros2::banner(discovery));
+        attached
+    });
     server.run(&stop)?;
     let s = server.session().stats().clone();
     let iteration = server.session().world().iteration();

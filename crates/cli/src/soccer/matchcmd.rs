@@ -206,6 +206,8 @@ pub fn run(a: MatchArgs) -> Result<()> {
     let Some(profile) = Profile::named(&a.profile) else {
         bail!("unknown profile {:?}: choose paper or ideal", a.profile);
     };
+    // ROS 2's flags and environment before a recording is created or a viewer announced.
+    super::matchros::check(&a.ros2)?;
     // A recording's header says what made it.
     let source = format!(
         "simrob soccer match, profile {}, kick-off {} (seed {})",

@@ -8,13 +8,9 @@ use simrob_trials::Arena;
 /// The participant for `flags`, or none without --ros2. `speed` paces the match (0 when the
 /// 2D view paces it).
 pub(super) fn start(flags: &crate::flags::Ros2, speed: f64) -> Result<Option<SoccerRos>> {
-    if !flags.ros2 {
+    let Some(discovery) = check(flags)? else {
         return Ok(None);
-    }
-    if flags.ros2_lockstep {
-        bail!("--ros2-lockstep: a match is played by its FutRob brains, nothing on the ROS side to wait for");
-    }
-    let discovery = flags.discovery()?;
+    };
     let ros = SoccerRos::new(simrob_ros2::soccer::Options {
         discovery,
         rates: flags.rates(),
@@ -23,6 +19,19 @@ pub(super) fn start(flags: &crate::flags::Ros2, speed: f64) -> Result<Option<Soc
     .context("cannot start the ROS 2 participant")?;
     eprintln!("{}", crate::flags::Ros2::banner(discovery));
     Ok(Some(ros))
+}
+
+/// Checks the ROS 2 flags and environment (`ROS_AUTOMATIC_DISCOVERY_RANGE`, …) without
+/// starting anything: the discovery to use with `--ros2`, `None` without. A match calls it
+/// before it creates a file or announces a viewer, so a refusal is all it prints.
+pub(super) fn check(flags: &crate::flags::Ros2) -> Result<Option<simrob_ros2::env::Discovery>> {
+    if !flags.ros2 {
+        return Ok(None);
+    }
+    if flags.ros2_lockstep {
+        bail!("--ros2-lockstep: a match is played by its FutRob brains, nothing on the ROS side to wait for");
+    }
+    Ok(Some(flags.discovery()?))
 }
 
 /// Publishes the match as it is now.

@@ -102,3 +102,63 @@ fn serve_ros2_paces_at_real_time_unless_told_otherwise() {
     assert!(first_line(&["--speed", "0"]).starts_with("listening on udp://"));
     assert!(first_line(&["--ros2-lockstep"]).starts_with("listening on udp://"));
 }
+
+/// A ROS 2 environment simrob refuses (`ROS_AUTOMATIC_DISCOVERY_RANGE=OFF`) is refused before
+/// anything is announced or created: no `listening on …`, no viewer address, no recording.
+#[test]
+fn a_refused_ros2_environment_is_the_only_thing_printed() {
+    let dir = std::env::temp_dir().join(format!("simrob-ros2-env-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let runs: [&[&str]; 3] = [
+        &[
+            "serve",
+            "--port",
+            "0",
+            "--gui=0",
+            "--record",
+            "rec.simrec",
+            "--ros2",
+        ],
+        &[
+            "soccer",
+            "match",
+            "--duration",
+            "1",
+            "--gui=0",
+            "--record",
+            "rec.simrec",
+            "--ros2",
+        ],
+        &[
+            "swarm",
+            "run",
+            "hospital",
+            "--duration",
+            "1",
+            "--record",
+            "rec.swarm",
+            "--ros2",
+        ],
+    ];
+    for args in runs {
+        let out = simrob()
+            .args(args)
+            .current_dir(&dir)
+            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "OFF")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stdout.is_empty(), "{args:?} printed {stdout}");
+        assert!(
+            stderr.starts_with("Error: ROS_AUTOMATIC_DISCOVERY_RANGE=\"OFF\"")
+                && stderr.lines().count() == 1,
+            "{args:?}: {stderr}"
+        );
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
