@@ -16,7 +16,14 @@ from __future__ import annotations
 import numbers
 from typing import Any, Optional
 
-import gymnasium as gym
+try:
+    import gymnasium as gym
+except ModuleNotFoundError as _e:  # the `gym` extra not installed
+    if _e.name != "gymnasium":
+        raise
+    from .sim import _missing
+
+    raise _missing("gymnasium", "[gym]", "simrob.gym") from _e
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv

@@ -21,6 +21,8 @@ messages given to ``World.request`` at once, those before it stay applied).
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from typing import TYPE_CHECKING
 
 from . import _native
@@ -59,14 +61,45 @@ class _Closes:
         return f"<simrob.sim.{type(self).__name__}: {state}>"
 
 
+def _missing(package: str, extra: str, what: str) -> ModuleNotFoundError:
+    """The error for ``what`` without ``package``: its name and the command that installs it."""
+    return ModuleNotFoundError(
+        f"{what} needs {package}, which is not installed: pip install './python{extra}' "
+        f"(from simrob's source tree; it installs {package}), or pip install {package}",
+        name=package,
+    )
+
+
+def _require_numpy() -> None:
+    """Raises :class:`ModuleNotFoundError` naming numpy and how to install it when numpy cannot
+    be imported: the worlds return their poses and observations as numpy arrays, and without
+    numpy the extension would fail on the first one."""
+    try:
+        importlib.import_module("numpy")
+    except ImportError as e:
+        raise _missing("numpy", "", "simrob.sim") from e
+
+
 def _closing(native: type, state) -> type:
-    """``native`` with :class:`_Closes`, its ``repr`` saying ``state(self)``."""
+    """``native`` with :class:`_Closes`, its ``repr`` saying ``state(self)``; making one checks
+    that numpy is there first (:func:`_require_numpy`)."""
     name = native.__name__
+
+    def __new__(cls, *args, **kwargs):
+        _require_numpy()
+        return native.__new__(cls, *args, **kwargs)
+
+    try:  # `help()` and `inspect` show the extension's parameters, not `*args, **kwargs`.
+        signature = inspect.signature(native)
+    except (TypeError, ValueError):
+        signature = None
     body = {
         "__doc__": native.__doc__,
         "__module__": __name__,
         "__qualname__": name,
         "__slots__": (),
+        "__new__": __new__,
+        "__signature__": signature,
         "_state": state,
     }
     return type(name, (_Closes, native), body)

@@ -9,3 +9,13 @@
 
 #: The environment modules.
 MODULES = ("drones", "futrob")
+
+try:
+    import gymnasium as _gymnasium  # noqa: F401
+    import pettingzoo as _pettingzoo  # noqa: F401
+except ModuleNotFoundError as _e:  # the `pettingzoo` extra not installed
+    if _e.name not in ("gymnasium", "pettingzoo"):
+        raise
+    from ..sim import _missing
+
+    raise _missing(_e.name, "[pettingzoo]", "simrob.pettingzoo") from _e
