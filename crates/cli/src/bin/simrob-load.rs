@@ -60,9 +60,10 @@ struct Args {
     /// Its process id, to report its memory (with --server).
     #[arg(long, value_name = "PID")]
     pid: Option<u32>,
-    /// Scenario for the server this tool starts.
-    #[arg(long, value_name = "FILE", default_value = "scenarios/soccer.xml")]
-    scenario: String,
+    /// Scenario for the server this tool starts [default: the built-in soccer scenario, as
+    /// scenarios/soccer.xml].
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<String>,
     /// The pace of the server this tool starts: simulated seconds per wall second (0 = as
     /// fast as possible; `--real-time-factor` is its old spelling).
     #[arg(
@@ -91,7 +92,39 @@ impl Drop for ServerProcess {
     }
 }
 
+/// The scenario of the server this tool starts when given none: scenarios/soccer.xml, built
+/// in so that the tool runs from any directory.
+const BUILT_IN_SCENARIO: &str = include_str!("../../../../scenarios/soccer.xml");
+
+/// The built-in scenario written to a file of the temporary directory for `simrob serve` to
+/// read, removed when dropped (once the server listens, it has read it).
+struct TempScenario(std::path::PathBuf);
+
+impl TempScenario {
+    fn write() -> Result<Self> {
+        let path =
+            std::env::temp_dir().join(format!("simrob-load-soccer-{}.xml", std::process::id()));
+        std::fs::write(&path, BUILT_IN_SCENARIO)
+            .with_context(|| format!("cannot write the built-in scenario to {}", path.display()))?;
+        Ok(TempScenario(path))
+    }
+}
+
+impl Drop for TempScenario {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 fn start_server(args: &Args) -> Result<(SocketAddr, ServerProcess)> {
+    // The built-in scenario's file lives until the server listens (it has read it then).
+    let (scenario, _built_in) = match &args.scenario {
+        Some(s) => (s.clone(), None),
+        None => {
+            let t = TempScenario::write()?;
+            (t.0.display().to_string(), Some(t))
+        }
+    };
     let exe = std::env::current_exe()?;
     let simrob = exe
         .parent()
@@ -105,7 +138,7 @@ fn start_server(args: &Args) -> Result<(SocketAddr, ServerProcess)> {
             "--port",
             "0",
             "--scenario",
-            &args.scenario,
+            &scenario,
             "--speed",
             &args.speed.to_string(),
         ])

@@ -231,3 +231,16 @@ fn the_docs_ask_for_the_rust_version_cargo_toml_declares() {
         );
     }
 }
+
+#[test]
+fn simrob_load_without_a_scenario_serves_the_built_in_one_from_any_directory() {
+    let dir = empty_dir("load");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_simrob-load"))
+        .args(["--agents", "2", "--rate", "10", "--seconds", "0.1"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let text = crate::support::ok(out);
+    assert!(text.contains("server memory"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
