@@ -238,6 +238,17 @@ def test_swarm_scenario_steps_and_reports():
         s.poses()
 
 
+def test_a_bundled_swarm_scenario_goes_by_name_from_any_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no scenarios/ here
+    by_name = sim.Swarm("drone-swarm", seed=3, robots=30).run()
+    by_file = sim.Swarm(str(REPO / "scenarios" / "swarm" / "drone-swarm.toml"), seed=3, robots=30).run()
+    for key in ("frames", "arrived", "crashed", "events"):
+        assert by_name[key] == by_file[key], key
+    assert sim.Swarm("hospital", duration=1).run()["robots"] == 3
+    with pytest.raises(FileNotFoundError, match="not a bundled scenario .drone-swarm, hospital, warehouse"):
+        sim.Swarm("hospitl")
+
+
 def test_swarms_step_on_any_thread_side_by_side():
     """A swarm built on one thread steps on another, the GIL released: two threads step two
     swarms at once, and each ends as the same swarm stepped alone."""

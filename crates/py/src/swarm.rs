@@ -9,7 +9,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use simrob_swarm::drones::{self, Drone, DroneState, SwarmParams};
-use simrob_swarm::scenario::{Overrides, Scenario};
+use simrob_swarm::scenario::{bundled_names, Overrides, Scenario};
 use simrob_swarm::systems::{CollisionSystem, MovementSystem, ProximitySystem, StopOnCollision};
 use simrob_swarm::{
     Ctx, EntityId, Event, Payload, SimConfig, Simulation, SwarmWorld, System, Tag, Velocity,
@@ -22,7 +22,8 @@ use simrob_math::Xoshiro256StarStar;
 type Row = (u32, [f64; 3]);
 
 /// A swarm run in this process: a scenario file (TOML or JSON, as `simrob swarm run`
-/// takes) built with a seed, stepped frame by frame. Units: map units (x right, y down),
+/// takes) or a bundled scenario by name (`hospital`, `drone-swarm`, `warehouse`), built with
+/// a seed, stepped frame by frame. Units: map units (x right, y down),
 /// seconds, radians.
 #[pyclass(module = "simrob._native", subclass)]
 pub struct Swarm {
@@ -73,13 +74,20 @@ impl Swarm {
                 ));
             }
         }
+        // A bundled scenario's name (no such file here), as `simrob swarm run hospital`.
+        let bundled = !scenario.exists()
+            && scenario
+                .to_str()
+                .is_some_and(|n| bundled_names().any(|b| b == n));
         // As the other worlds' files: a missing one is FileNotFoundError, one that is there
         // but not a regular file (a directory, a device) a ValueError.
         match std::fs::metadata(&scenario) {
+            _ if bundled => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(pyo3::exceptions::PyFileNotFoundError::new_err(format!(
-                    "no scenario file {}",
-                    scenario.display()
+                    "no scenario file {}, and not a bundled scenario ({})",
+                    scenario.display(),
+                    bundled_names().collect::<Vec<_>>().join(", ")
                 )));
             }
             Err(e) => return Err(crate::os_error(&scenario.display().to_string(), &e)),
@@ -99,7 +107,7 @@ impl Swarm {
             ..Overrides::default()
         };
         let worker = Local::start(py, move || {
-            let s = Scenario::load(&scenario).map_err(|e| PyValueError::new_err(e.0))?;
+            let s = Scenario::open(&scenario).map_err(|e| PyValueError::new_err(e.0))?;
             s.build(&ov).map_err(|e| PyValueError::new_err(e.0))
         })?;
         Ok(Swarm {

@@ -5,8 +5,9 @@
   numpy arrays, save and load.
 - :class:`MrsWorld`: the Mobile Robot Simulator's world: Nomad-200 robots on a map, their 16
   sonars and 20 bumpers.
-- :class:`Swarm`: a swarm scenario file (TOML or JSON, as ``simrob swarm run`` takes),
-  stepped frame by frame, poses and velocities as arrays, its log and summary.
+- :class:`Swarm`: a swarm scenario file (TOML or JSON, as ``simrob swarm run`` takes) or a
+  bundled one by name (``hospital``, ``drone-swarm``, ``warehouse``), stepped frame by frame,
+  poses and velocities as arrays, its log and summary.
 - :func:`futrob_trial`: one trial of a FutRob case study.
 - :class:`SumBotBall`, :class:`NomadGoal`, :class:`DroneTargets`, :class:`FutRobTeam`: the
   tasks behind the Gymnasium and PettingZoo environments, stepped in Rust.
