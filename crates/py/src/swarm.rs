@@ -74,8 +74,9 @@ impl Swarm {
                 ));
             }
         }
-        // A bundled scenario's name (no such file here), as `simrob swarm run hospital`.
-        let bundled = !scenario.exists()
+        // A bundled scenario's name (no such file here), as `simrob swarm run hospital`
+        // (`Scenario::open`).
+        let bundled = !scenario.is_file()
             && scenario
                 .to_str()
                 .is_some_and(|n| bundled_names().any(|b| b == n));
