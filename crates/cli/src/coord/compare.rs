@@ -128,22 +128,9 @@ fn parse_seeds(s: &str) -> Result<Seeds, String> {
 }
 
 fn load(name: &str) -> Result<Scenario> {
-    let path = match name {
-        "warehouse" | "hospital" => {
-            let bundled = PathBuf::from("scenarios/swarm").join(format!("{name}.toml"));
-            if bundled.exists() {
-                bundled
-            } else {
-                PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                    .join("../../scenarios/swarm")
-                    .join(format!("{name}.toml"))
-            }
-        }
-        other => PathBuf::from(other),
-    };
-    Scenario::load(&path)
+    Scenario::open(Path::new(name))
         .map_err(|e| anyhow::anyhow!("{e}"))
-        .with_context(|| format!("loading scenario {}", path.display()))
+        .with_context(|| format!("loading scenario {name}"))
 }
 
 /// The largest task file `--task-file` reads.

@@ -22,11 +22,12 @@ use simrob_swarm::script::Script;
     "Simulated seconds per wall second, 0 = as fast as possible [default: 1]"
 )))]
 pub struct SwarmArgs {
-    /// The swarm scenario (.toml or .json), or give it as `--scenario FILE`; its scripts are
-    /// set aside: its robots do what the Control Center allocates.
+    /// The swarm scenario (.toml or .json), or a bundled scenario's name: drone-swarm,
+    /// hospital, warehouse; or give it as `--scenario FILE`. Its scripts are set aside: its
+    /// robots do what the Control Center allocates.
     #[arg(value_name = "SCENARIO")]
     scenario: Option<PathBuf>,
-    /// The scenario file, as a flag (the same as SCENARIO).
+    /// The scenario file or bundled name, as a flag (the same as SCENARIO).
     #[arg(long = "scenario", value_name = "FILE")]
     scenario_flag: Option<PathBuf>,
     /// The Control Center (`simrob coord serve`).
@@ -56,7 +57,7 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         bail!("--robot-id-base: robot ids start at 1");
     }
     let path = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
-    let scenario = Scenario::load(&path).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let scenario = Scenario::open(&path).map_err(|e| anyhow::anyhow!("{e}"))?;
     let ov = Overrides {
         robots: args.robots,
         seed: args.seed,

@@ -217,6 +217,20 @@ fn swarm_run_takes_a_bundled_scenario_by_name_from_any_directory() {
 }
 
 #[test]
+fn coord_compare_takes_a_bundled_scenario_by_name_from_any_directory() {
+    let dir = empty_dir("compare");
+    let out = simrob()
+        .args(["coord", "compare", "warehouse", "--seeds", "1..1"])
+        .args(["--policies", "greedy", "--robots", "4"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let table = crate::support::ok(out);
+    assert!(table.contains("| greedy | 1/1 |"), "{table}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_docs_ask_for_the_rust_version_cargo_toml_declares() {
     let manifest = std::fs::read_to_string(repo("Cargo.toml")).unwrap();
     let manifest: toml::Value = toml::from_str(&manifest).unwrap();
