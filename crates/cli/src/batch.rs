@@ -112,7 +112,11 @@ struct RunArgs {
     /// The simrob binary the array tasks run, on a filesystem the nodes share (--slurm;
     /// default: this one).
     #[arg(long, value_name = "PATH", requires = "slurm")]
-    simrob: Option<PathBuf>,
+    binary: Option<PathBuf>,
+    /// Old spelling of `--binary`.
+    #[arg(long = "simrob", value_name = "PATH", hide = true,
+          value_parser = crate::flags::renamed("simrob", "binary", ""))]
+    old_simrob: Option<String>,
     /// Run only chunk K of --chunk-size runs, into DIR/parts/chunk-K.jsonl (what an array
     /// task does).
     #[arg(long, value_name = "K")]
@@ -1607,7 +1611,7 @@ fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> 
     if chunks == 0 {
         bail!("the sweep has no runs");
     }
-    let exe = match &args.simrob {
+    let exe = match &args.binary {
         Some(p) => absolute(p)?,
         None => std::env::current_exe().context("cannot find the simrob binary")?,
     };

@@ -74,8 +74,12 @@ pub struct DemoArgs {
     #[arg(long = "speed", value_name = "F", hide = true, value_parser = refused_speed)]
     pub refused_speed: Option<f64>,
     /// Seconds between printed poses, 0 (every pose received) to 3600.
-    #[arg(long, default_value_t = 0.5)]
-    pub every: f64,
+    #[arg(long, value_name = "S", default_value_t = 0.5)]
+    pub every_seconds: f64,
+    /// Old spelling of `--every-seconds` (`run --every` counts iterations).
+    #[arg(long = "every", value_name = "S", hide = true,
+          value_parser = crate::flags::renamed("every", "every-seconds", ""))]
+    pub old_every: Option<String>,
     /// The web viewer of the built-in server, on by default: `--gui=ADDR` to place it.
     #[command(flatten)]
     pub gui: crate::flags::Gui,
@@ -92,10 +96,10 @@ fn refused_speed(s: &str) -> Result<f64, String> {
     ))
 }
 
-/// The longest `--every`, seconds.
+/// The longest `--every-seconds`, seconds.
 const MAX_EVERY: f64 = 3600.0;
 
-/// Checks `--wheel-speed` and `--every`: a number in range, or an error naming the flag (and
+/// Checks `--wheel-speed` and `--every-seconds`: a number in range, or an error naming the flag (and
 /// the server's `maxvelocity`, `max_speed`, when the demo starts its own server).
 fn check_flags(args: &DemoArgs, max_speed: Option<f64>) -> Result<()> {
     let s = args.wheel_speed;
@@ -112,10 +116,10 @@ fn check_flags(args: &DemoArgs, max_speed: Option<f64>) -> Result<()> {
             crate::flags::shown(s)
         );
     }
-    if !(0.0..=MAX_EVERY).contains(&args.every) {
+    if !(0.0..=MAX_EVERY).contains(&args.every_seconds) {
         bail!(
-            "--every {}: must be a number of seconds from 0 (every pose) to {MAX_EVERY}",
-            crate::flags::shown(args.every)
+            "--every-seconds {}: must be a number of seconds from 0 (every pose) to {MAX_EVERY}",
+            crate::flags::shown(args.every_seconds)
         );
     }
     Ok(())
@@ -459,7 +463,7 @@ fn drive(server: SocketAddr, args: &DemoArgs, script: Option<&[(f64, f64, f64)]>
     agent.control(ControlRequest::SetStepMode(false), false)?;
     agent.control(ControlRequest::InitializeSimulation, false)?;
     match script {
-        Some(script) => scripted(&mut agent, script, args.every),
+        Some(script) => scripted(&mut agent, script, args.every_seconds),
         None => keyboard(&mut agent, args),
     }
 }
@@ -575,7 +579,7 @@ fn keyboard(agent: &mut Agent, args: &DemoArgs) -> Result<()> {
             if t >= next_print {
                 print!("{}\r\n", pose_line(&b, t));
                 let _ = std::io::stdout().flush();
-                next_print = t + args.every;
+                next_print = t + args.every_seconds;
             }
         }
         for e in refusals(agent)? {

@@ -322,6 +322,31 @@ pub fn pace(s: &str) -> Result<f64, String> {
     }
 }
 
+/// The value parser of an old spelling kept hidden: it refuses every value with a message
+/// naming the new spelling (exit status 2), e.g. `--every 2` on `demo`: "write
+/// --every-seconds 2". `why` says what the old spelling means elsewhere, if anything.
+pub fn renamed(
+    old: &'static str,
+    new: &'static str,
+    why: &'static str,
+) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync + 'static {
+    move |v| {
+        let v = if v.is_empty() || v.contains(char::is_whitespace) {
+            format!("{v:?}")
+        } else {
+            v.to_string()
+        };
+        let why = if why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({why})")
+        };
+        Err(format!(
+            "--{old} is an old spelling here: write --{new} {v}{why}"
+        ))
+    }
+}
+
 /// A hint for a command line clap refused: `--gui 9000` (a space where `=` belongs).
 pub fn gui_hint(args: &[String]) -> Option<String> {
     args.windows(2).find_map(|w| {

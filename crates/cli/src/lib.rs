@@ -228,6 +228,53 @@ mod vocabulary {
         }
     }
 
+    /// Parses `value` with `arg`'s own value parser; the error as clap prints it.
+    fn parse(arg: &clap::Arg, value: &str) -> Result<(), String> {
+        clap::Command::new("t")
+            .arg(
+                clap::Arg::new("v")
+                    .long("v")
+                    .allow_negative_numbers(true)
+                    .value_parser(arg.get_value_parser().clone()),
+            )
+            .try_get_matches_from(["t", "--v", value])
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// The old spellings of renamed flags: still read, refused with exit status 2 and a
+    /// message naming the new spelling.
+    const RENAMED: &[(&str, &str, &str, &str)] = &[
+        ("soccer player", "duration", "wall-duration", "5"),
+        ("soccer team", "duration", "wall-duration", "5"),
+        ("soccer player", "config", "robot-config", "a.config"),
+        ("demo", "every", "every-seconds", "2"),
+        ("coord robot", "simrob", "server", "127.0.0.1:5005"),
+        ("batch", "simrob", "binary", "/bin/simrob"),
+        ("soccer case", "record", "record-dir", "runs"),
+        ("swarm bench", "robots", "sizes", "10,20"),
+    ];
+
+    #[test]
+    fn old_spellings_are_refused_with_the_new_one() {
+        for (path, old, new, value) in RENAMED {
+            let mut line: Vec<&str> = vec!["simrob"];
+            line.extend(path.split(' '));
+            let old_flag = format!("--{old}");
+            line.extend([old_flag.as_str(), value]);
+            let e = match super::command().try_get_matches_from(&line) {
+                Ok(_) => panic!("{line:?} parses"),
+                Err(e) => e,
+            };
+            let text = e.to_string();
+            assert_eq!(e.exit_code(), 2, "{line:?}: {text}");
+            assert!(
+                text.contains(&format!("write --{new} {value}")),
+                "{line:?}: {text}"
+            );
+        }
+    }
+
     #[test]
     fn each_shared_concept_has_one_visible_spelling() {
         let mut all = Vec::new();
@@ -284,6 +331,45 @@ mod vocabulary {
                 let has = |n: &str| visible.iter().any(|x| x.get_long() == Some(n));
                 if has(a) && has(b) {
                     wrong.push(format!("{path}: both --{a} and --{b}"));
+                }
+            }
+            // One meaning for each name (a value parsed by the flag's own parser).
+            for a in &visible {
+                let long = a.get_long().unwrap_or_default();
+                match long {
+                    // Simulated seconds everywhere (wall-clock time is --wall-duration).
+                    "duration" => {
+                        let e = parse(a, "-1").err().unwrap_or_default();
+                        if !e.contains("simulated seconds") {
+                            wrong.push(format!("{path}: --duration is not simulated seconds: {e}"));
+                        }
+                    }
+                    // Iterations (`run`); seconds between lines are --every-seconds.
+                    "every" if parse(a, "3").is_err() || parse(a, "0.5").is_ok() => {
+                        wrong.push(format!("{path}: --every is not a count of iterations"))
+                    }
+                    // One count (several sizes are --sizes).
+                    "robots"
+                        if parse(a, "3").is_err()
+                            || a.get_value_delimiter().is_some()
+                            || matches!(a.get_action(), clap::ArgAction::Append) =>
+                    {
+                        wrong.push(format!("{path}: --robots is not one count"))
+                    }
+                    // One file (a directory of recordings is --record-dir).
+                    "record" if a.get_value_names() != Some(&["FILE".into()]) => {
+                        wrong.push(format!("{path}: --record is not a FILE"))
+                    }
+                    // A server's configuration (a robot's is --robot-config).
+                    "config" => {
+                        let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                        if !help.to_lowercase().contains("configuration") {
+                            wrong.push(format!("{path}: --config is not a configuration: {help}"));
+                        }
+                    }
+                    // The SimRob server is --server; the binary batch runs is --binary.
+                    "simrob" => wrong.push(format!("{path}: --simrob is visible")),
+                    _ => {}
                 }
             }
         }

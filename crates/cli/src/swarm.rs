@@ -137,7 +137,11 @@ pub struct BenchArgs {
         value_name = "SIZES",
         value_parser = drone_count
     )]
-    robots: Vec<usize>,
+    sizes: Vec<usize>,
+    /// Old spelling of `--sizes` (`--robots` is one count).
+    #[arg(long = "robots", value_name = "SIZES", hide = true,
+          value_parser = crate::flags::renamed("robots", "sizes", "--robots is one count"))]
+    old_robots: Option<String>,
     /// Simulated seconds per measurement, at most (a run also ends when every drone has
     /// arrived or crashed).
     #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = crate::flags::positive_simulated_seconds)]
@@ -658,7 +662,7 @@ fn bench(args: BenchArgs) -> Result<()> {
             "× real"
         );
     }
-    for &n in &args.robots {
+    for &n in &args.sizes {
         for &avoidance in &args.avoidance {
             let t0 = Instant::now();
             let mut sim = scenario.build(&Overrides {

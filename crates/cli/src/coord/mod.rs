@@ -23,7 +23,7 @@ pub enum CoordCommand {
     /// (default coord-logs/): tasks.log, status.log, states.log. With --gui, the map of
     /// robots and task states in the browser at the same time.
     Cc(server::ServeArgs),
-    /// A robot agent: drives a SumBot on a SimRob server (--simrob) or a Nomad on a Mobile
+    /// A robot agent: drives a SumBot on a SimRob server (--server) or a Nomad on a Mobile
     /// Robot Simulator (--mrs) with the tasks the Control Center gives it.
     Robot(robot::RobotArgs),
     /// A swarm scenario whose robots join a Control Center (HMR Sim-style robots beside the

@@ -25,7 +25,7 @@ use super::net::{connect_cc, write_env, Incoming};
 
 /// Arguments of `simrob coord robot`.
 #[derive(clap::Args)]
-#[command(group(clap::ArgGroup::new("backend").args(["simrob", "mrs"]).required(true)))]
+#[command(group(clap::ArgGroup::new("backend").args(["server", "mrs"]).required(true)))]
 pub struct RobotArgs {
     /// The Control Center (`simrob coord serve`).
     #[arg(long, default_value = "127.0.0.1:7030")]
@@ -38,7 +38,11 @@ pub struct RobotArgs {
     name: Option<String>,
     /// Drive a SumBot on this SimRob server (`simrob serve`), e.g. 127.0.0.1:5005.
     #[arg(long, value_name = "ADDR")]
-    simrob: Option<String>,
+    server: Option<String>,
+    /// Old spelling of `--server`.
+    #[arg(long = "simrob", value_name = "ADDR", hide = true,
+          value_parser = crate::flags::renamed("simrob", "server", ""))]
+    old_simrob: Option<String>,
     /// The SumBot's entity id on the SimRob server.
     #[arg(long, default_value_t = 3)]
     entity: u32,
@@ -270,7 +274,7 @@ pub fn run(args: RobotArgs) -> Result<()> {
     if !(args.status_period.is_finite() && args.status_period > 0.0) {
         bail!("--status-period must be a positive number of seconds");
     }
-    let mut body: Box<dyn Body> = match (&args.simrob, &args.mrs) {
+    let mut body: Box<dyn Body> = match (&args.server, &args.mrs) {
         (Some(addr), _) => Box::new(SumBot::connect(
             addr,
             args.entity,
@@ -281,7 +285,7 @@ pub fn run(args: RobotArgs) -> Result<()> {
             client: MrsClient::connect(addr)
                 .with_context(|| format!("connecting to the Mobile Robot Simulator at {addr}"))?,
         }),
-        (None, None) => bail!("say which robot to drive: --simrob ADDR or --mrs ADDR"),
+        (None, None) => bail!("say which robot to drive: --server ADDR (a SimRob server) or --mrs ADDR (an MRS server)"),
     };
     for (name, v) in [
         ("--stall-time", args.stall_time),

@@ -31,7 +31,11 @@ pub struct CaseArgs {
     /// Write a recording of every trial into this directory (`<case>-<trial>.simrec`, trials
     /// numbered from 1 as in the table), for `simrob replay`.
     #[arg(long, value_name = "DIR")]
-    pub record: Option<std::path::PathBuf>,
+    pub record_dir: Option<std::path::PathBuf>,
+    /// Old spelling of `--record-dir` (`--record` is one file).
+    #[arg(long = "record", value_name = "DIR", hide = true,
+          value_parser = crate::flags::renamed("record", "record-dir", "--record is one file"))]
+    pub old_record: Option<String>,
     /// Trials run side by side on this many threads, at most 64 (0 or left out:
     /// $SIMROB_THREADS if set, else the machine's cores). The results do not depend on it.
     #[arg(long, value_name = "N", value_parser = crate::flags::threads)]
@@ -59,7 +63,7 @@ pub fn run(a: CaseArgs) -> Result<()> {
     let Some(profile) = Profile::named(&a.profile) else {
         bail!("unknown profile {:?}: choose paper or ideal", a.profile);
     };
-    if let Some(dir) = &a.record {
+    if let Some(dir) = &a.record_dir {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the directory {}", dir.display()))?;
     }
@@ -73,7 +77,7 @@ pub fn run(a: CaseArgs) -> Result<()> {
             Some(n) if n > 0 => Some(n),
             _ => crate::flags::threads_from_env()?,
         },
-        a.record.as_deref(),
+        a.record_dir.as_deref(),
         &stop,
     )?;
     if crate::shell::interrupted() {

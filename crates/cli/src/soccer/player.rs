@@ -18,15 +18,23 @@ use super::sim::SimLink;
 #[derive(Args)]
 pub struct PlayerArgs {
     /// The robot's ini.config.
-    #[arg(long)]
-    config: PathBuf,
+    #[arg(long, value_name = "FILE")]
+    robot_config: PathBuf,
+    /// Old spelling of `--robot-config` (`--config` is a server's configuration).
+    #[arg(long = "config", value_name = "FILE", hide = true,
+          value_parser = crate::flags::renamed("config", "robot-config", "--config is a server's configuration"))]
+    old_config: Option<String>,
     /// The simulator (`simrob serve`), IP:PORT: play its humanoid `entityId` (overrides the
     /// config's `server` and its vision stub).
     #[arg(long)]
     server: Option<String>,
     /// Stop after this many wall-clock seconds (default: run until Ctrl-C).
-    #[arg(long, value_name = "WALL_S", value_parser = wall_seconds)]
-    duration: Option<f64>,
+    #[arg(long, value_name = "S", value_parser = wall_seconds)]
+    wall_duration: Option<f64>,
+    /// Old spelling of `--wall-duration` (`--duration` is simulated seconds).
+    #[arg(long = "duration", value_name = "S", hide = true,
+          value_parser = crate::flags::renamed("duration", "wall-duration", "--duration is simulated seconds"))]
+    old_duration: Option<String>,
     /// Team-message UDP port; overrides the config's `commPort`.
     #[arg(long)]
     comm_port: Option<u16>,
@@ -153,18 +161,18 @@ impl Senses {
 }
 
 pub fn run(args: PlayerArgs) -> Result<()> {
-    let (mut cfg, rules) = load(&args.config)?;
+    let (mut cfg, rules) = load(&args.robot_config)?;
     if let Some(p) = args.comm_port {
         cfg.comm_port = p;
     }
     if let Some(s) = &args.server {
         cfg.server = Some(s.clone());
     }
-    super::logfmt::install(&cfg, &beside(&args.config, &cfg.logfile))?;
+    super::logfmt::install(&cfg, &beside(&args.robot_config, &cfg.logfile))?;
     let id = cfg.id;
     // --server on the command line means the simulator, even if the config enables the stub.
     let mut senses = if cfg.vision_stub_enabled && args.server.is_none() {
-        let p = beside(&args.config, &cfg.vision_stub_src);
+        let p = beside(&args.robot_config, &cfg.vision_stub_src);
         let text = crate::shell::read_text(&p, crate::shell::MAX_TEXT_FILE)
             .with_context(|| format!("cannot read the vision stub {}", p.display()))?;
         Senses::Stub {
@@ -206,7 +214,7 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     );
     let wall = Instant::now();
     let end = args
-        .duration
+        .wall_duration
         .and_then(|s| Duration::try_from_secs_f64(s).ok());
     let mut buf = [0u8; 2048];
     let mut drops = DropReport::default();

@@ -22,8 +22,12 @@ pub struct TeamArgs {
     #[arg(long)]
     server: Option<String>,
     /// Stop every robot after this many wall-clock seconds (default: run until Ctrl-C).
-    #[arg(long, value_name = "WALL_S", value_parser = super::player::wall_seconds)]
-    duration: Option<f64>,
+    #[arg(long, value_name = "S", value_parser = super::player::wall_seconds)]
+    wall_duration: Option<f64>,
+    /// Old spelling of `--wall-duration` (`--duration` is simulated seconds).
+    #[arg(long = "duration", value_name = "S", hide = true,
+          value_parser = crate::flags::renamed("duration", "wall-duration", "--duration is simulated seconds"))]
+    old_duration: Option<String>,
 }
 
 pub fn run(args: TeamArgs) -> Result<()> {
@@ -64,12 +68,12 @@ pub fn run(args: TeamArgs) -> Result<()> {
     let mut readers = Vec::new();
     for (path, id) in &configs {
         let mut cmd = Command::new(&exe);
-        cmd.args(["soccer", "player", "--config"]).arg(path);
+        cmd.args(["soccer", "player", "--robot-config"]).arg(path);
         if let Some(s) = &args.server {
             cmd.args(["--server", s]);
         }
-        if let Some(d) = args.duration {
-            cmd.args(["--duration", &d.to_string()]);
+        if let Some(d) = args.wall_duration {
+            cmd.args(["--wall-duration", &d.to_string()]);
         }
         let mut child = cmd
             .stdout(Stdio::piped())

@@ -977,7 +977,7 @@ fn slurm_options_without_slurm_do_not_parse() {
         &["--time", "00:30:00"],
         &["--max-parallel", "3"],
         &["--cpus-per-task", "2"],
-        &["--simrob", "/bin/true"],
+        &["--binary", "/bin/true"],
         &["--chunk-size", "5"],
     ] {
         let o = batch(&sweep, &out, args);

@@ -40,7 +40,7 @@ fn control_center_and_sumbot(
             &cc_addr,
             "--id",
             "1",
-            "--simrob",
+            "--server",
             simrob_addr,
         ],
         false,

@@ -94,7 +94,14 @@ fn send_and_demo_run_twice_against_one_serve_and_leave_when_they_stop() {
     std::fs::write(&script, "0 6 6\n0.3 0 0\n").unwrap();
     for n in 1..=2 {
         let out = simrob()
-            .args(["demo", "--every", "0.1", "--server", &addr, "--script"])
+            .args([
+                "demo",
+                "--every-seconds",
+                "0.1",
+                "--server",
+                &addr,
+                "--script",
+            ])
             .arg(&script)
             .stdin(Stdio::null())
             .output()

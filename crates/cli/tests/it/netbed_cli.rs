@@ -240,7 +240,7 @@ fn the_demo_behind_a_lossy_relay_takes_no_answer_for_another_requests() {
         let relay = simrob_netbed::UdpRelay::start(addr.parse().expect("addr"), lossy, down)
             .expect("relay");
         let out = simrob()
-            .args(["demo", "--no-gui", "--every", "0.1", "--server"])
+            .args(["demo", "--no-gui", "--every-seconds", "0.1", "--server"])
             .arg(relay.addr().to_string())
             .arg("--script")
             .arg(&script)

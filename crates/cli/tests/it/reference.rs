@@ -163,7 +163,7 @@ fn the_configuration_reference_is_what_the_code_says() {
     }
     page.push_str(
         "\n## A FutRob robot (`ini.config`)\n\n\
-         `simrob soccer player --config ini.config` (and each robot of `simrob soccer team`)\n\
+         `simrob soccer player --robot-config ini.config` (and each robot of `simrob soccer team`)\n\
          reads FutRob's `key=value` file with `[section]` headers and `#` comments. Keys may sit in\n\
          any section and are case-sensitive; an unknown key, a key given twice or a value out of\n\
          range is refused with the file and line.\n\n\

@@ -193,7 +193,7 @@ fn demo_drives_the_sumbot_from_a_script() {
     let mut f = std::fs::File::create(&script).unwrap();
     writeln!(f, "# t left right\n0 6 6\n1.5 0 0").unwrap();
     let out = simrob()
-        .args(["demo", "--every", "0.5", "--script"])
+        .args(["demo", "--every-seconds", "0.5", "--script"])
         .arg(&script)
         .stdin(Stdio::null())
         .output()

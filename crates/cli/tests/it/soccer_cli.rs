@@ -58,7 +58,7 @@ fn two_players_discover_each_other_ask_roles_and_expire() {
     let kicker_cfg = robot(&dir, 3, 2, "kicker.xml", p);
     let mut keeper = Proc::start(
         simrob()
-            .args(["soccer", "player", "--verbose", "--config"])
+            .args(["soccer", "player", "--verbose", "--robot-config"])
             .arg(&keeper_cfg),
     );
     keeper.wait_for("robot 1 (goalkeeper) playing");
@@ -69,7 +69,7 @@ fn two_players_discover_each_other_ask_roles_and_expire() {
     keeper.wait_for("sent src 1 -> dest 255 (all): COMM_PARAM_ACTION_TAKEN");
     let mut kicker = Proc::start(
         simrob()
-            .args(["soccer", "player", "--verbose", "--config"])
+            .args(["soccer", "player", "--verbose", "--robot-config"])
             .arg(&kicker_cfg),
     );
     // Robot 3 announces itself: the keeper learns it with its role.
@@ -234,7 +234,7 @@ fn a_team_file_starts_every_robot() {
     .unwrap();
     let mut team = Proc::start(
         simrob()
-            .args(["soccer", "team", "--duration", "30", "--file"])
+            .args(["soccer", "team", "--wall-duration", "30", "--file"])
             .arg(dir.join("team.txt")),
     );
     team.wait_for("team of 2 robots started");
@@ -399,9 +399,9 @@ fn soccer_values_out_of_range_are_refused_before_anything_runs() {
             &[
                 "soccer",
                 "player",
-                "--config",
+                "--robot-config",
                 "x.config",
-                "--duration",
+                "--wall-duration",
                 "-1",
             ][..],
             "wall-clock seconds, 0 or more",
@@ -486,7 +486,7 @@ fn bad_configs_and_rules_are_refused_with_file_and_line() {
     let cfg = dir.join("ini.config");
     std::fs::write(&cfg, "id=1\nrole=7\nrules=r.xml\n").unwrap();
     let out = simrob()
-        .args(["soccer", "player", "--config"])
+        .args(["soccer", "player", "--robot-config"])
         .arg(&cfg)
         .output()
         .unwrap();
@@ -503,7 +503,7 @@ fn bad_configs_and_rules_are_refused_with_file_and_line() {
     .unwrap();
     std::fs::write(dir.join("r.xml"), "<RuleSet>\n  <Rule name=\"x\">\n    <def><value term=\"ballInView\"/></def>\n    <action name=\"findBall\"/>\n  </Rule>\n</RuleSet>\n").unwrap();
     let out = simrob()
-        .args(["soccer", "player", "--config"])
+        .args(["soccer", "player", "--robot-config"])
         .arg(&cfg)
         .output()
         .unwrap();
@@ -680,7 +680,7 @@ fn a_case_records_each_trial_as_a_simrec_file() {
             "--trials",
             "2",
             "--json",
-            "--record",
+            "--record-dir",
         ])
         .arg(&dir)
         .output()

@@ -90,7 +90,7 @@ fn the_field_player_kicks_towards_the_goal_and_the_keeper_tracks_the_ball() {
                     "--ideal-camera",
                     "--server",
                     &addr,
-                    "--config",
+                    "--robot-config",
                 ])
                 .arg(dir.join(config)),
         )

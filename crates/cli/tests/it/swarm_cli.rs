@@ -496,20 +496,20 @@ fn bad_duration_and_threads_do_not_parse() {
     }
 }
 
-/// Every size of `swarm bench --robots` is checked before the first is run: one out of
+/// Every size of `swarm bench --sizes` is checked before the first is run: one out of
 /// range (0, more than the drone swarm's limit) does not parse and nothing is measured (the
 /// sizes before it were run, then it failed with "scenario: …").
 #[test]
 fn bench_checks_every_size_before_running_any() {
     for sizes in ["200,60000000", "200,0", "0", "50000001"] {
         let out = simrob()
-            .args(["swarm", "bench", "--duration", "1", "--robots", sizes])
+            .args(["swarm", "bench", "--duration", "1", "--sizes", sizes])
             .output()
             .expect("simrob runs");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{sizes}: {err}");
         assert!(
-            err.contains("for '--robots <SIZES>': a number of drones, 1 to 50000000"),
+            err.contains("for '--sizes <SIZES>': a number of drones, 1 to 50000000"),
             "{sizes}: {err}"
         );
         assert!(
@@ -586,7 +586,7 @@ fn bench_json_says_why_each_run_ended() {
             "swarm",
             "bench",
             "--json",
-            "--robots",
+            "--sizes",
             "10",
             "--avoidance",
             "orca",

@@ -338,7 +338,7 @@ fn a_robot_agent_without_a_backend_names_both() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("<--simrob <ADDR>|--mrs <ADDR>>"),
+        stderr.contains("<--server <ADDR>|--mrs <ADDR>>"),
         "{stderr}"
     );
 }
