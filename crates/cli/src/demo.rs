@@ -48,10 +48,6 @@ const BUILT_IN_SCRIPT: &str = "# at(s)  left(rad/s)  right(rad/s)\n\
     )
 ))]
 pub struct DemoArgs {
-    /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
-    /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.
-    #[arg(long, value_name = "FILTER")]
-    pub log: Option<String>,
     /// Connect to this running server instead of starting one (e.g. 127.0.0.1:5005). The
     /// demo turns its auto-adjust mode on (simulated time at wall-clock pace) and leaves it
     /// on: the protocol cannot ask what it was before.
@@ -395,7 +391,6 @@ fn wait_answer(
 }
 
 pub fn run(args: DemoArgs) -> Result<()> {
-    crate::shell::init_logging(args.log.as_deref())?;
     // The server started here has the default limits; one given with --server says itself
     // what it refuses (printed as the drive goes).
     let max_speed = args

@@ -134,22 +134,6 @@ pub fn gui_help(what: &'static str) -> impl FnOnce(clap::Arg) -> clap::Arg {
     }
 }
 
-/// `--log FILTER`: what a command logs on standard error.
-#[derive(clap::Args, Clone, Debug, Default)]
-pub struct Log {
-    /// What to log on standard error, as `RUST_LOG` filters: `simrob::ros2=info` (ROS 2 input
-    /// dropped), `info`, `simrob=debug`… Default: `RUST_LOG`, else `warn`.
-    #[arg(long, value_name = "FILTER")]
-    pub log: Option<String>,
-}
-
-impl Log {
-    /// Starts logging ([`crate::shell::init_logging`]).
-    pub fn init(&self) -> anyhow::Result<()> {
-        crate::shell::init_logging(self.log.as_deref())
-    }
-}
-
 /// `--speed F`: the pace, simulated seconds per wall second (and the hidden old
 /// `--real-time-factor F`).
 #[derive(clap::Args, Clone, Debug, Default)]

@@ -43,6 +43,11 @@ const VERSION: &str = if simrob_world::PARALLEL_PHYSICS {
 #[derive(Parser)]
 #[command(name = "simrob", version = VERSION, about, long_about = None)]
 struct Cli {
+    /// What to log on standard error: a level (`info`, `debug`…) or a level for each part of
+    /// simrob, e.g. `warn,simrob::session=debug`. Every command takes it, before or after its
+    /// name. Default: $RUST_LOG, else `warn`.
+    #[arg(long, value_name = "FILTER", global = true, value_parser = shell::parse_log_filter)]
+    log: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -151,7 +156,18 @@ where
             return e.exit_code().clamp(0, 255) as u8;
         }
     };
-    let result = run(cli);
+    // Logging starts once, here, for every command; `soccer player` adds its robot's log file
+    // (its configuration says which) and starts it itself.
+    shell::set_log_filter(cli.log.clone());
+    let own_log = matches!(
+        &cli.command,
+        Command::Soccer(soccer::SoccerCommand::Player(_))
+    );
+    let result = if own_log {
+        run(cli)
+    } else {
+        shell::init_logging(cli.log.as_deref()).and_then(|()| run(cli))
+    };
     if let Err(e) = &result {
         eprintln!("Error: {e:?}");
     }
@@ -221,7 +237,8 @@ mod vocabulary {
 
     /// Every subcommand (at any depth) with its path.
     fn walk(cmd: &clap::Command, path: String, out: &mut Vec<(String, clap::Command)>) {
-        for sub in cmd.get_subcommands() {
+        // clap's own `help` subcommands take no flags.
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
             let p = format!("{path} {}", sub.get_name());
             out.push((p.clone(), sub.clone()));
             walk(sub, p, out);
@@ -276,9 +293,33 @@ mod vocabulary {
     }
 
     #[test]
+    fn every_command_takes_log() {
+        for line in [
+            "simrob coord serve --log info",
+            "simrob --log debug netbed udp --to 127.0.0.1:9",
+            "simrob soccer spy --log warn,simrob::session=debug",
+        ] {
+            let parsed = super::command().try_get_matches_from(line.split(' '));
+            assert!(
+                parsed.is_ok(),
+                "{line}: {}",
+                parsed.err().map(|e| e.to_string()).unwrap_or_default()
+            );
+        }
+        let e = super::command()
+            .try_get_matches_from(["simrob", "mrs", "--log", "x=y=z"])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("e.g. `info`"), "{e}");
+    }
+
+    #[test]
     fn each_shared_concept_has_one_visible_spelling() {
+        let mut root = Cli::command();
+        root.build();
         let mut all = Vec::new();
-        walk(&Cli::command(), "simrob".into(), &mut all);
+        walk(&root, "simrob".into(), &mut all);
         let mut wrong = Vec::new();
         for (path, cmd) in &all {
             let visible: Vec<&clap::Arg> = cmd
@@ -332,6 +373,10 @@ mod vocabulary {
                 if has(a) && has(b) {
                     wrong.push(format!("{path}: both --{a} and --{b}"));
                 }
+            }
+            // What to log, on every command (the top-level --log, global).
+            if !visible.iter().any(|a| a.get_long() == Some("log")) {
+                wrong.push(format!("{path}: no --log"));
             }
             // One meaning for each name (a value parsed by the flag's own parser).
             for a in &visible {

@@ -34,9 +34,6 @@ const MAX_SCALE: u32 = 100;
     "The pace: simulated seconds per wall second (1 = real time, 0 = as fast as possible) [default: 1]"
 )))]
 pub struct MrsArgs {
-    /// What to log on standard error, `--log FILTER`.
-    #[command(flatten)]
-    log: crate::flags::Log,
     /// The map: a vector file (`width height`, then `x1 y1 x2 y2` per rectangle) or a BMP
     /// (black = obstacle). Default: the Mobile Robot Simulator's 300×300 example, built in.
     #[arg(long, value_name = "FILE")]
@@ -228,7 +225,6 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
 }
 
 pub fn run(args: MrsArgs) -> Result<()> {
-    args.log.init()?;
     let mut core = build_core(&args)?;
     if let (Some(path), None) = (&args.snapshot, args.snapshot_every) {
         // One picture: a robot at the start, then exit.

@@ -23,10 +23,6 @@ const BUILT_IN_NAME: &str = "scenarios/soccer.xml (built in)";
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("scenario_given").args(["scenario", "scenario_flag"]).required(false)))]
 pub struct RunArgs {
-    /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
-    /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.
-    #[arg(long, value_name = "FILTER")]
-    pub log: Option<String>,
     /// Scenario file (SimRob XML messages), or give it as `--scenario FILE` [default: the
     /// built-in soccer scenario, as scenarios/soccer.xml].
     #[arg(value_name = "SCENARIO")]
@@ -198,7 +194,6 @@ pub fn run(args: RunArgs) -> Result<()> {
 }
 
 fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
-    crate::shell::init_logging(args.log.as_deref())?;
     // With --json the running text goes nowhere and one JSON object is printed at the end.
     let mut sink = std::io::sink();
     let mut out: &mut dyn Write = if args.json { &mut sink } else { &mut *json_out };

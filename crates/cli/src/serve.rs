@@ -20,10 +20,6 @@ use simrob_session::{all_keys, ServerConfig, Session};
 )))]
 #[command(group(clap::ArgGroup::new("scenario_given").args(["scenario", "scenario_flag"]).required(false)))]
 pub struct ServeArgs {
-    /// What to log on standard error, as `RUST_LOG` filters: `info` (agents registering,
-    /// refusals), `simrob::session=debug,warn`… Default: `RUST_LOG`, else `warn`.
-    #[arg(long, value_name = "FILTER")]
-    pub log: Option<String>,
     /// Configuration file: the legacy `Configuration.data` (`key value` lines) or TOML (a name
     /// ending in `.toml`) with the same keys. See `--list-config`.
     #[arg(long, value_name = "FILE")]
@@ -145,7 +141,6 @@ pub fn build(
 }
 
 pub fn run(args: ServeArgs) -> Result<()> {
-    crate::shell::init_logging(args.log.as_deref())?;
     if args.list_config {
         for (key, default) in all_keys() {
             println!("{key} {default}");

@@ -72,24 +72,70 @@ pub fn read_text(path: &Path, max: u64) -> std::io::Result<String> {
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
+/// A log writer besides standard error's (a FutRob robot's log file), with its own filter.
+pub type ExtraLog =
+    Box<dyn tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync + 'static>;
+
+/// The `--log` filter of the command line (the top-level `simrob --log`, every command's).
+static LOG_FILTER: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Keeps the command line's `--log` for a command that starts its logging itself
+/// ([`init_logging_with`] with [`log_filter`]).
+pub fn set_log_filter(filter: Option<String>) {
+    if let Ok(mut f) = LOG_FILTER.lock() {
+        *f = filter;
+    }
+}
+
+/// The command line's `--log`, if given.
+pub fn log_filter() -> Option<String> {
+    LOG_FILTER.lock().ok().and_then(|f| f.clone())
+}
+
+/// Reads `--log FILTER`: a filter of `RUST_LOG`'s form (`info`, `warn,simrob::session=debug`).
+pub fn parse_log_filter(s: &str) -> Result<String, String> {
+    match tracing_subscriber::EnvFilter::try_new(s) {
+        Ok(_) => Ok(s.to_string()),
+        Err(_) => Err(
+            "not a log filter: write a level (error, warn, info, debug, trace), \
+             optionally followed by PART=LEVEL pairs, e.g. `info` or `warn,simrob::session=debug`"
+                .into(),
+        ),
+    }
+}
+
 /// Sends the libraries' `tracing` logs to standard error, filtered by `filter` (`--log`),
 /// else by `RUST_LOG`, else at `warn`; in colour only on a terminal (and without `NO_COLOR`),
 /// so a log redirected to a file (a Slurm job's, `2> log`) holds plain text.
 pub fn init_logging(filter: Option<&str>) -> Result<()> {
-    let text = match filter {
-        Some(f) => f.to_string(),
-        None => std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
+    init_logging_with(filter, None)
+}
+
+/// [`init_logging`], and `extra` (with its own filter) beside standard error.
+pub fn init_logging_with(filter: Option<&str>, extra: Option<ExtraLog>) -> Result<()> {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::Layer;
+    let (text, flag) = match filter {
+        Some(f) => (f.to_string(), "--log"),
+        None => (
+            std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
+            "RUST_LOG",
+        ),
     };
     let filter = tracing_subscriber::EnvFilter::try_new(&text).with_context(|| {
-        format!("--log {text:?} is not a log filter (try `info` or `simrob=debug`)")
+        format!("{flag} {text:?} is not a log filter (try `info` or `warn,simrob=debug`)")
     })?;
     // A second subscriber (a test calling twice) keeps the first.
     let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(colour)
+        .with_filter(filter);
+    let _ = tracing_subscriber::registry()
+        .with(extra)
+        .with(stderr)
         .try_init();
     Ok(())
 }

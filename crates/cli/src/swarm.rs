@@ -43,9 +43,6 @@ pub enum SwarmCommand {
     "With --gui or --ros2: simulated seconds per wall second (0 = as fast as possible) [default: 1]"
 )))]
 pub struct RunArgs {
-    /// What to log on standard error, `--log FILTER`.
-    #[command(flatten)]
-    pub log: crate::flags::Log,
     /// Scenario file (.toml or .json), or a bundled scenario's name: drone-swarm, hospital,
     /// warehouse; or give it as `--scenario FILE`.
     #[arg(value_name = "SCENARIO")]
@@ -202,7 +199,6 @@ fn run_threads(flag: usize) -> Result<usize> {
 }
 
 fn run_scenario(args: RunArgs) -> Result<()> {
-    args.log.init()?;
     // The ROS 2 environment (ROS_AUTOMATIC_DISCOVERY_RANGE, …) before a recording is created.
     if args.ros2.ros2 {
         args.ros2.discovery()?;

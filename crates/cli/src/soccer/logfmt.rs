@@ -82,11 +82,12 @@ where
     }
 }
 
-/// Installs the log writer the config asks for: one file per robot, the modules its
-/// switches enable.
-pub fn install(cfg: &IniConfig, path: &std::path::Path) -> Result<()> {
+/// The log writer the config asks for, if any: one file per robot, the modules its switches
+/// enable (for [`crate::shell::init_logging_with`]).
+pub fn writer(cfg: &IniConfig, path: &std::path::Path) -> Result<Option<crate::shell::ExtraLog>> {
+    use tracing_subscriber::Layer;
     if !cfg.log_enabled {
-        return Ok(());
+        return Ok(None);
     }
     let file = File::create(path)
         .with_context(|| format!("cannot create the log file {}", path.display()))?;
@@ -103,11 +104,12 @@ pub fn install(cfg: &IniConfig, path: &std::path::Path) -> Result<()> {
         }
     }
     let filter = tracing_subscriber::EnvFilter::new(directives.join(","));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(Mutex::new(file))
-        .with_ansi(false)
-        .event_format(FutRobFormat)
-        .try_init()
-        .map_err(|e| anyhow::anyhow!("cannot install the log writer: {e}"))
+    Ok(Some(
+        tracing_subscriber::fmt::layer()
+            .with_writer(Mutex::new(file))
+            .with_ansi(false)
+            .event_format(FutRobFormat)
+            .with_filter(filter)
+            .boxed(),
+    ))
 }

@@ -168,7 +168,8 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     if let Some(s) = &args.server {
         cfg.server = Some(s.clone());
     }
-    super::logfmt::install(&cfg, &beside(&args.robot_config, &cfg.logfile))?;
+    let file_log = super::logfmt::writer(&cfg, &beside(&args.robot_config, &cfg.logfile))?;
+    crate::shell::init_logging_with(crate::shell::log_filter().as_deref(), file_log)?;
     let id = cfg.id;
     // --server on the command line means the simulator, even if the config enables the stub.
     let mut senses = if cfg.vision_stub_enabled && args.server.is_none() {
