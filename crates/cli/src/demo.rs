@@ -69,8 +69,8 @@ pub struct DemoArgs {
     /// with a hint to write `--wheel-speed` (which it once meant here).
     #[arg(long = "speed", value_name = "F", hide = true, value_parser = refused_speed)]
     pub refused_speed: Option<f64>,
-    /// Seconds between printed poses, 0 (every pose received) to 3600.
-    #[arg(long, value_name = "S", default_value_t = 0.5)]
+    /// Seconds (or 50ms, 2s, 1min) between printed poses, 0 (every pose received) to 3600.
+    #[arg(long, value_name = "S", default_value_t = 0.5, value_parser = crate::flags::seconds)]
     pub every_seconds: f64,
     /// Old spelling of `--every-seconds` (`run --every` counts iterations).
     #[arg(long = "every", value_name = "S", hide = true,

@@ -238,20 +238,57 @@ fn rate(s: &str) -> Result<f64, String> {
     }
 }
 
-/// `--duration S` of a simulation: simulated seconds, a finite number, 0 or more. Anything
+/// How a time is written on the command line, as help texts and errors say it.
+pub const TIME_FORMS: &str = "(or 50ms, 2s, 1min)";
+
+/// A time on the command line, in seconds: a plain number of seconds, or a number with a unit
+/// `ms`, `s` or `min` (`2`, `2s`, `50ms`, `1.5min`); finite, 0 or more. Every flag whose
+/// value is a time reads it so (then checks its own range, if it has one).
+pub fn seconds(s: &str) -> Result<f64, String> {
+    let bad = || format!("expected a time: seconds, 0 or more {TIME_FORMS}, got '{s}'");
+    let t = s.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix("min") {
+        (n, 60.0)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        (t, 1.0)
+    };
+    let number = number.trim_end();
+    // A sign, `inf` and `NaN` are not times.
+    if !number.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return Err(bad());
+    }
+    let v = number.parse::<f64>().map_err(|_| bad())? * scale;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(bad())
+    }
+}
+
+/// [`seconds`] as a [`std::time::Duration`].
+pub fn duration(s: &str) -> Result<std::time::Duration, String> {
+    let v = seconds(s)?;
+    std::time::Duration::try_from_secs_f64(v)
+        .map_err(|_| format!("'{s}' is too long a time {TIME_FORMS}"))
+}
+
+/// `--duration S` of a simulation: simulated seconds ([`seconds`]), 0 or more. Anything
 /// else does not parse (exit status 2), whichever command it is given to.
 pub fn simulated_seconds(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(f) if f.is_finite() && f >= 0.0 => Ok(f),
-        _ => Err("simulated seconds: a number, 0 or more".into()),
-    }
+    seconds(s).map_err(|_| format!("expected simulated seconds, 0 or more {TIME_FORMS}, got '{s}'"))
 }
 
 /// [`simulated_seconds`] above 0 (a measurement that needs some time).
 pub fn positive_simulated_seconds(s: &str) -> Result<f64, String> {
     match simulated_seconds(s) {
         Ok(f) if f > 0.0 => Ok(f),
-        _ => Err("simulated seconds: a number above 0".into()),
+        _ => Err(format!(
+            "expected simulated seconds above 0 {TIME_FORMS}, got '{s}'"
+        )),
     }
 }
 
@@ -403,6 +440,30 @@ mod tests {
         assert_eq!(shown(0.5), "0.5");
         assert_eq!(shown(0.0), "0");
         assert_eq!(shown(f64::NAN), "NaN");
+    }
+
+    #[test]
+    fn one_way_to_write_a_time() {
+        for (text, v) in [
+            ("2", 2.0),
+            ("2s", 2.0),
+            ("50ms", 0.05),
+            ("1.5min", 90.0),
+            (" 0.5 s ", 0.5),
+            ("0", 0.0),
+            (".25", 0.25),
+            ("1e3ms", 1.0),
+        ] {
+            assert_eq!(seconds(text), Ok(v), "{text}");
+        }
+        for bad in [
+            "-1", "-0.5s", "nan", "NaN", "inf", "1e400", "x", "", "ms", "2h", "+1",
+        ] {
+            let e = seconds(bad).unwrap_err();
+            assert!(e.contains("(or 50ms, 2s, 1min)"), "{bad}: {e}");
+        }
+        assert_eq!(duration("50ms"), Ok(std::time::Duration::from_millis(50)));
+        assert!(duration("1e300").is_err());
     }
 
     #[test]

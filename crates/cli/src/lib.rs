@@ -259,6 +259,22 @@ mod vocabulary {
             .map_err(|e| e.to_string())
     }
 
+    /// Words in the names of flags whose value is a time.
+    const TIME_WORDS: &[&str] = &[
+        "time",
+        "delay",
+        "period",
+        "window",
+        "duration",
+        "jitter",
+        "idle",
+        "silence",
+        "every-seconds",
+        "snapshot-every",
+        "make-room-after",
+        "reconnect-for",
+    ];
+
     /// The old spellings of renamed flags: still read, refused with exit status 2 and a
     /// message naming the new spelling.
     const RENAMED: &[(&str, &str, &str, &str)] = &[
@@ -381,6 +397,35 @@ mod vocabulary {
             // One meaning for each name (a value parsed by the flag's own parser).
             for a in &visible {
                 let long = a.get_long().unwrap_or_default();
+                // Every time is read by one parser: seconds, or 50ms, 2s, 1min (Slurm's
+                // --time of `batch --slurm` is Slurm's own format).
+                let is_time = a.get_action().takes_values()
+                    && TIME_WORDS.iter().any(|w| long.contains(w))
+                    && !(path == "simrob batch" && long == "time");
+                if is_time {
+                    let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                    if !help.contains("(or 50ms, 2s, 1min") {
+                        wrong.push(format!(
+                            "{path}: --{long}'s help does not say how a time is written"
+                        ));
+                    }
+                    if a.get_value_names() != Some(&["S".into()]) {
+                        wrong.push(format!("{path}: --{long} <S> is not its value's name"));
+                    }
+                    for ok in ["2s", "50ms", "0.01min", "1"] {
+                        if let Err(e) = parse(a, ok) {
+                            wrong.push(format!("{path}: --{long} {ok} is refused: {e}"));
+                        }
+                    }
+                    for bad in ["-1", "nan", "inf", "x"] {
+                        match parse(a, bad) {
+                            Ok(()) => wrong.push(format!("{path}: --{long} {bad} is taken")),
+                            Err(e) if !e.contains("(or 50ms, 2s, 1min)") => wrong
+                                .push(format!("{path}: --{long} {bad}: {e} (not the time parser)")),
+                            Err(_) => {}
+                        }
+                    }
+                }
                 match long {
                     // Simulated seconds everywhere (wall-clock time is --wall-duration).
                     "duration" => {

@@ -60,8 +60,8 @@ pub struct MrsArgs {
     /// reproducible runs).
     #[arg(long)]
     stepped: bool,
-    /// Simulation step in seconds, from 0.00001 to 1.
-    #[arg(long, default_value_t = 0.01)]
+    /// Simulation step in seconds (or 50ms, 2s, 1min), from 0.00001 to 1.
+    #[arg(long, value_name = "S", default_value_t = 0.01, value_parser = crate::flags::seconds)]
     timestep: f64,
     /// Directory for the files named by `#LOAD`, `#MERGE` and `#SNAPSHOT` (names may not leave
     /// it); it must exist (it is not created). Temporary files an interrupted write left in it
@@ -74,8 +74,9 @@ pub struct MrsArgs {
     /// With --snapshot-every, serve and rewrite the picture periodically instead.
     #[arg(long, value_name = "FILE.png", value_parser = parse_png_path)]
     snapshot: Option<PathBuf>,
-    /// Serve, and rewrite the --snapshot picture every this many seconds (at least 0.1).
-    #[arg(long, value_name = "SECONDS", requires = "snapshot")]
+    /// Serve, and rewrite the --snapshot picture every this many seconds (or 50ms, 2s, 1min;
+    /// at least 0.1).
+    #[arg(long, value_name = "S", requires = "snapshot", value_parser = crate::flags::seconds)]
     snapshot_every: Option<f64>,
     /// Pixels per inch of the pictures, 1 to 100 (a picture is at most 4096 pixels a side:
     /// the scale is lowered to fit).
@@ -84,13 +85,14 @@ pub struct MrsArgs {
     /// Most robots (connections) at a time, at least 1; a connection past it is refused at once.
     #[arg(long, default_value_t = simrob_mrs::DEFAULT_MAX_CLIENTS)]
     max_clients: usize,
-    /// Close a connection that sends nothing for this many seconds (0 = never; at most 1e9).
-    #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
+    /// Close a connection that sends nothing for this many seconds (or 50ms, 2s, 1min; 0 =
+    /// never; at most 1e9).
+    #[arg(long, value_name = "S", default_value_t = 600.0, value_parser = crate::flags::seconds)]
     idle_timeout: f64,
     /// When the server is full, a newcomer takes the place of the connection that has sent
-    /// nothing for longest, if that is at least this many seconds (0 = never: a full server
-    /// refuses newcomers; at most 1e9).
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    /// nothing for longest, if that is at least this many seconds (or 50ms, 2s, 1min; 0 =
+    /// never: a full server refuses newcomers; at most 1e9).
+    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = crate::flags::seconds)]
     make_room_after: f64,
     /// Most picture files `#SNAPSHOT` may write into the map directory in a run (a name
     /// written again counts once); past it, `#SNAPSHOT` is refused with `E …`.

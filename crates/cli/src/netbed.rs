@@ -93,12 +93,13 @@ pub struct UdpArgs {
     /// with no follower goes anyway.
     #[arg(long, default_value_t = 0.0, value_name = "P", value_parser = parse_probability)]
     reorder: f64,
-    /// Delay added to every datagram, e.g. 50ms or 0.05s.
-    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME",
+    /// Delay added to every datagram, in seconds (or 50ms, 2s, 1min), at most 3600.
+    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "S",
           allow_hyphen_values = true)]
     delay: Duration,
-    /// Each datagram's delay varies by up to this either way (uniformly; at most --delay).
-    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME",
+    /// Each datagram's delay varies by up to this either way (uniformly; at most --delay), in
+    /// seconds (or 50ms, 2s, 1min).
+    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "S",
           allow_hyphen_values = true)]
     jitter: Duration,
     /// Seed of the random stream (each agent's datagrams meet the same fates in every run).
@@ -108,9 +109,9 @@ pub struct UdpArgs {
     #[arg(long, value_name = "WAY", value_parser = ["up", "down"])]
     only: Option<String>,
     /// Forget an agent (close its socket towards the server) after this long without a
-    /// datagram either way, e.g. 60s (more than 0, at most 3600s). The relay keeps at most
+    /// datagram either way, in seconds (or 50ms, 2s, 1min), more than 0, at most 3600. The relay keeps at most
     /// 1024 agents at once; a new one past that is not relayed until one is forgotten.
-    #[arg(long, default_value = "60s", value_parser = parse_flow_idle, value_name = "TIME")]
+    #[arg(long, default_value = "60s", value_parser = parse_flow_idle, value_name = "S")]
     flow_idle: Duration,
 }
 
@@ -119,9 +120,9 @@ pub struct UdpArgs {
 pub struct TcpArgs {
     #[command(flatten)]
     ends: Ends,
-    /// Delay every chunk forwarded by this much from the start, e.g. 50ms (`delay` at the
-    /// terminal changes it).
-    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "TIME",
+    /// Delay every chunk forwarded by this much from the start, in seconds (or 50ms, 2s,
+    /// 1min), at most 3600 (`delay` at the terminal changes it).
+    #[arg(long, default_value = "0ms", value_parser = parse_duration, value_name = "S",
           allow_hyphen_values = true)]
     delay: Duration,
     /// Connections open at once (1 to 1024): a client that comes when this many are open is
@@ -158,29 +159,16 @@ fn parse_flow_idle(s: &str) -> Result<Duration, String> {
     }
 }
 
-/// `50ms`, `0.05s`, `2s`, `0`.
+/// A delay or an idle time ([`crate::flags::seconds`]), at most 3600 s.
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    if s.starts_with('-') {
-        return Err(format!("{s:?}: a time cannot be negative (0 to 3600 s)"));
+    let v = crate::flags::seconds(s)?;
+    if v > 3600.0 {
+        return Err(format!(
+            "expected a time from 0 to 3600 seconds {}, got '{s}'",
+            crate::flags::TIME_FORMS
+        ));
     }
-    let (number, scale) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1.0)
-    } else if s == "0" {
-        ("0", 1.0)
-    } else {
-        return Err(format!("{s:?}: give a unit, e.g. 50ms or 0.05s"));
-    };
-    let v: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a time such as 50ms or 0.05s"))?;
-    if !(v.is_finite() && (0.0..=3600.0).contains(&(v * scale))) {
-        return Err(format!("{s:?}: a time from 0 to 3600 s"));
-    }
-    Ok(Duration::from_secs_f64(v * scale))
+    Ok(Duration::from_secs_f64(v))
 }
 
 pub fn run(cmd: NetbedCommand) -> Result<()> {

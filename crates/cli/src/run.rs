@@ -41,8 +41,8 @@ pub struct RunArgs {
     /// repeated.
     #[arg(long = "motors", value_name = "SPEC", value_parser = parse_motors)]
     motors: Vec<Motors>,
-    /// Timestep in seconds (default: the scenario's, else 0.01).
-    #[arg(long)]
+    /// Timestep in seconds (or 50ms, 2s, 1min; default: the scenario's, else 0.01).
+    #[arg(long, value_name = "S", value_parser = crate::flags::seconds)]
     timestep: Option<f64>,
     /// A server configuration file, as `simrob serve --config` takes: its world defaults
     /// (`defaultstepsize`, `defaultgravity`, …) and its limits (`maxvelocity`,

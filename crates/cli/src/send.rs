@@ -15,7 +15,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use simrob_protocol::tree::parse_finite_f64;
 use simrob_protocol::{decode_datagram, CommandKeys, Request, ServerMessage};
 use simrob_session::ServerConfig;
 
@@ -64,8 +63,9 @@ pub struct SendArgs {
     /// $SIMROB_SERVER, else 127.0.0.1:5005.
     #[arg(long, value_name = "IP:PORT", global = true)]
     pub server: Option<String>,
-    /// Seconds to wait for each answer (or, with --raw, for all responses).
-    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_timeout,
+    /// Seconds (or 50ms, 2s, 1min) to wait for each answer (or, with --raw, for all
+    /// responses), above 0 and at most 3600.
+    #[arg(long, value_name = "S", default_value = "2", value_parser = parse_timeout,
           global = true)]
     pub timeout: Duration,
     /// Register as a GUI agent under KEY first (Broadcast -1: no broadcasts). Not needed to
@@ -95,13 +95,12 @@ pub struct SendArgs {
 }
 
 fn parse_timeout(s: &str) -> Result<Duration, String> {
-    let v = parse_finite_f64(s).map_err(|e| e.to_string())?;
-    if v > 0.0 && v <= 3600.0 {
-        Ok(Duration::from_secs_f64(v))
-    } else {
-        Err(format!(
-            "must be a number of seconds greater than 0 and at most 3600, found {v}"
-        ))
+    match crate::flags::seconds(s)? {
+        v if v > 0.0 && v <= 3600.0 => Ok(Duration::from_secs_f64(v)),
+        _ => Err(format!(
+            "expected a time above 0 and at most 3600 seconds {}, got '{s}'",
+            crate::flags::TIME_FORMS
+        )),
     }
 }
 

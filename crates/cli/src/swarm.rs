@@ -50,7 +50,8 @@ pub struct RunArgs {
     /// The scenario file or bundled name, as a flag (the same as SCENARIO).
     #[arg(long = "scenario", value_name = "FILE")]
     pub scenario_flag: Option<PathBuf>,
-    /// Simulated seconds to run, 0 or more (default: the scenario's `duration`).
+    /// Simulated seconds to run (or 50ms, 2s, 1min), 0 or more (default: the scenario's
+    /// `duration`).
     #[arg(long, value_name = "S", value_parser = crate::flags::simulated_seconds)]
     duration: Option<f64>,
     /// Seed of the run (default: the scenario's `seed`, else 0).
@@ -139,8 +140,8 @@ pub struct BenchArgs {
     #[arg(long = "robots", value_name = "SIZES", hide = true,
           value_parser = crate::flags::renamed("robots", "sizes", "--robots is one count"))]
     old_robots: Option<String>,
-    /// Simulated seconds per measurement, at most (a run also ends when every drone has
-    /// arrived or crashed).
+    /// Simulated seconds per measurement (or 50ms, 2s, 1min), at most (a run also ends when
+    /// every drone has arrived or crashed).
     #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = crate::flags::positive_simulated_seconds)]
     duration: f64,
     /// Avoidance models to measure (comma-separated): `orca`, `hmr` (HMR Sim's heuristic).

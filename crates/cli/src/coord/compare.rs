@@ -49,9 +49,9 @@ pub struct CompareArgs {
     /// (1, 2, …) unless it says `id N`; `#` starts a comment. At most 1 MiB.
     #[arg(long, value_name = "FILE")]
     task_file: Option<PathBuf>,
-    /// Simulated seconds after which an unfinished run stops (its makespan is then that
-    /// time and it does not count as done).
-    #[arg(long, value_name = "S", default_value_t = 3600.0)]
+    /// Simulated seconds (or 50ms, 2s, 1min) after which an unfinished run stops (its
+    /// makespan is then that time and it does not count as done).
+    #[arg(long, value_name = "S", default_value_t = 3600.0, value_parser = crate::flags::simulated_seconds)]
     max_time: f64,
     /// Keep the robots' batteries (by default they are set aside: a robot running flat
     /// leaves and its tasks go to the others, which muddles the comparison).

@@ -52,8 +52,8 @@ pub struct RobotArgs {
     /// Drive a Nomad on this Mobile Robot Simulator (`simrob mrs`), e.g. 127.0.0.1:7020.
     #[arg(long, value_name = "ADDR")]
     mrs: Option<String>,
-    /// Seconds between status reports.
-    #[arg(long, default_value_t = 0.5)]
+    /// Seconds (or 50ms, 2s, 1min) between status reports.
+    #[arg(long, value_name = "S", default_value_t = 0.5, value_parser = crate::flags::seconds)]
     status_period: f64,
     /// Tasks held before the robot stops bidding.
     #[arg(long, default_value_t = 3)]
@@ -62,21 +62,21 @@ pub struct RobotArgs {
     /// 0.1 for a Nomad).
     #[arg(long)]
     tolerance: Option<f64>,
-    /// Seconds a movement may make no progress — come no closer to its point by the
+    /// Seconds (or 50ms, 2s, 1min) a movement may make no progress — come no closer to its point by the
     /// tolerance — before it FAILS as unreachable, FAILED(3) (a wall, the field's edge, a
     /// robot in the way); 0 = never.
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = crate::flags::seconds)]
     stall_time: f64,
-    /// Seconds without a word from the Control Center (its Time Server speaks every
+    /// Seconds (or 50ms, 2s, 1min) without a word from the Control Center (its Time Server speaks every
     /// --clock-period) after which the link counts as lost and the robot connects again
     /// (0 = never).
-    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 5.0, value_name = "S", value_parser = crate::flags::seconds)]
     cc_silence: f64,
     /// After losing the Control Center (closed, cut, or silent), keep trying to connect
-    /// again for this many seconds, then give up (0 = stop at once). A robot that connects
+    /// again for this many seconds (or 50ms, 2s, 1min), then give up (0 = stop at once). A robot that connects
     /// again starts afresh, as a restarted process: the Control Center sends it its
     /// unfinished tasks again from the start.
-    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 60.0, value_name = "S", value_parser = crate::flags::seconds)]
     reconnect_for: f64,
 }
 

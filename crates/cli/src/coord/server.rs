@@ -74,34 +74,35 @@ pub struct ServeArgs {
     /// Write the three logs (tasks.log, status.log, states.log) in this folder.
     #[arg(long, value_name = "DIR")]
     log_dir: Option<PathBuf>,
-    /// Seconds between Time Server publications (clock_period), from 0.01 to 60.
-    #[arg(long, default_value_t = 0.1)]
+    /// Seconds (or 50ms, 2s, 1min) between Time Server publications (clock_period), from
+    /// 0.01 to 60.
+    #[arg(long, value_name = "S", default_value_t = 0.1, value_parser = crate::flags::seconds)]
     clock_period: f64,
-    /// Seconds robots have to bid (bid_window), from 0.01 to 3600.
-    #[arg(long, default_value_t = 0.5)]
+    /// Seconds (or 50ms, 2s, 1min) robots have to bid (bid_window), from 0.01 to 3600.
+    #[arg(long, value_name = "S", default_value_t = 0.5, value_parser = crate::flags::seconds)]
     bid_window: f64,
-    /// Seconds a winner has to accept (accept_window), from 0.01 to 3600.
-    #[arg(long, default_value_t = 0.5)]
+    /// Seconds (or 50ms, 2s, 1min) a winner has to accept (accept_window), from 0.01 to 3600.
+    #[arg(long, value_name = "S", default_value_t = 0.5, value_parser = crate::flags::seconds)]
     accept_window: f64,
-    /// Seconds between announcements of tasks nobody took (reannounce_period), from 0.1 to
-    /// 3600.
-    #[arg(long, default_value_t = 1.0)]
+    /// Seconds (or 50ms, 2s, 1min) between announcements of tasks nobody took
+    /// (reannounce_period), from 0.1 to 3600.
+    #[arg(long, value_name = "S", default_value_t = 1.0, value_parser = crate::flags::seconds)]
     reannounce_period: f64,
-    /// Seconds a centralised round (hungarian, greedy) waits after the first change it could
-    /// use — a task submitted, a robot joined, idle or gone (round_period), from 0 to 3600.
-    /// What arrives meanwhile is assigned together, so the optimal assignment sees the whole
-    /// problem, not one message at a time.
-    #[arg(long, default_value_t = 0.5, value_name = "SECONDS")]
+    /// Seconds (or 50ms, 2s, 1min) a centralised round (hungarian, greedy) waits after the
+    /// first change it could use — a task submitted, a robot joined, idle or gone
+    /// (round_period), from 0 to 3600. What arrives meanwhile is assigned together, so the
+    /// optimal assignment sees the whole problem, not one message at a time.
+    #[arg(long, default_value_t = 0.5, value_name = "S", value_parser = crate::flags::seconds)]
     round_period: f64,
     /// Most connections at once (max_connections), at least 1. When full, a newcomer takes
     /// the place of the oldest connection that has not yet said hello nor sent an operator's
     /// request; with none such it is refused.
     #[arg(long, default_value_t = 256)]
     max_connections: usize,
-    /// Seconds a new connection has to say hello or send an operator's request before it is
-    /// closed (hello_timeout; 0 = never, else from 0.1 to 86400), so connections that say
-    /// nothing do not hold every place.
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    /// Seconds (or 50ms, 2s, 1min) a new connection has to say hello or send an operator's
+    /// request before it is closed (hello_timeout; 0 = never, else from 0.1 to 86400), so
+    /// connections that say nothing do not hold every place.
+    #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = crate::flags::seconds)]
     hello_timeout: f64,
     /// Longest GRI line in bytes (max_message_bytes), from 1024 to 1048576.
     #[arg(long, default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
@@ -131,13 +132,14 @@ pub struct ServeArgs {
     /// Most auctions open at once (max_open_auctions), at least 1.
     #[arg(long, default_value_t = 64)]
     max_open_auctions: usize,
-    /// Seconds a robot's connection may send nothing before it is let go (silence_timeout;
+    /// Seconds (or 50ms, 2s, 1min) a robot's connection may send nothing before it is let go
+    /// (silence_timeout;
     /// 0 = never, else from 0.1 to 86400). Robot agents report their status every half second
     /// and swarm robots every simulated second, so a connection silent this long is a stalled
     /// link or a hung process: its robots leave and their unfinished tasks go back to
     /// allocation (keep it longer than the robots' status period). Operators' connections are
     /// never let go for silence.
-    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 5.0, value_name = "S", value_parser = crate::flags::seconds)]
     silence_timeout: f64,
     /// Show the map live in the browser (the 2D view: every robot by its condition, every
     /// task at its goal by its state, a line from the robot holding it). On 127.0.0.1:8080

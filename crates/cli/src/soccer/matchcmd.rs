@@ -22,7 +22,8 @@ pub struct MatchArgs {
     /// Seed of the match: the same seed plays the same match.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Simulated seconds of play (600: ten minutes), above 0 and at most 86400.
+    /// Simulated seconds of play (or 50ms, 2s, 1min; 600: ten minutes), above 0 and at most
+    /// 86400.
     #[arg(long, value_name = "S", default_value_t = 600.0, value_parser = match_duration)]
     pub duration: f64,
     /// Who kicks off: `alternate` (cyan for odd seeds, magenta for even ones, so that over
@@ -58,16 +59,11 @@ const MAX_DURATION_S: f64 = 86_400.0;
 /// `--duration`: simulated seconds above 0 and at most [`MAX_DURATION_S`] (a bad one is a
 /// command line that does not parse, status 2).
 fn match_duration(text: &str) -> Result<f64, String> {
-    let v: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    if v.is_finite() && v > 0.0 && v <= MAX_DURATION_S {
-        Ok(v)
-    } else {
-        Err(format!(
+    match crate::flags::simulated_seconds(text)? {
+        v if v > 0.0 && v <= MAX_DURATION_S => Ok(v),
+        _ => Err(format!(
             "simulated seconds of play, greater than 0 and at most {MAX_DURATION_S} (a day), not {text}"
-        ))
+        )),
     }
 }
 

@@ -28,7 +28,8 @@ pub struct PlayerArgs {
     /// config's `server` and its vision stub).
     #[arg(long)]
     server: Option<String>,
-    /// Stop after this many wall-clock seconds (default: run until Ctrl-C).
+    /// Stop after this many wall-clock seconds (or 50ms, 2s, 1min; default: run until
+    /// Ctrl-C).
     #[arg(long, value_name = "S", value_parser = wall_seconds)]
     wall_duration: Option<f64>,
     /// Old spelling of `--wall-duration` (`--duration` is simulated seconds).
@@ -396,13 +397,14 @@ fn report_team(id: i32, brain: &Brain, known: &mut BTreeMap<i32, Option<Role>>) 
 /// `--duration` of a robot or a team: wall-clock seconds, 0 or more (checked before anything
 /// starts; a bad one is a command line that does not parse, status 2).
 pub(super) fn wall_seconds(text: &str) -> Result<f64, String> {
-    let v: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    Duration::try_from_secs_f64(v)
-        .map(|_| v)
-        .map_err(|_| format!("wall-clock seconds, 0 or more, not {text}"))
+    crate::flags::duration(text)
+        .map(|d| d.as_secs_f64())
+        .map_err(|_| {
+            format!(
+                "expected wall-clock seconds, 0 or more {}, got '{text}'",
+                crate::flags::TIME_FORMS
+            )
+        })
 }
 
 #[cfg(test)]

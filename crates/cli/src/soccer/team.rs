@@ -21,7 +21,8 @@ pub struct TeamArgs {
     /// The simulator, IP:PORT, for every robot.
     #[arg(long)]
     server: Option<String>,
-    /// Stop every robot after this many wall-clock seconds (default: run until Ctrl-C).
+    /// Stop every robot after this many wall-clock seconds (or 50ms, 2s, 1min; default: run
+    /// until Ctrl-C).
     #[arg(long, value_name = "S", value_parser = super::player::wall_seconds)]
     wall_duration: Option<f64>,
     /// Old spelling of `--wall-duration` (`--duration` is simulated seconds).

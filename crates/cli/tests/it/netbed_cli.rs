@@ -151,9 +151,22 @@ fn the_relay_commands_refuse_other_machines_and_bad_numbers() {
             );
         }
     }
-    let (code, err) = run(&["netbed", "udp", "--to", "127.0.0.1:5005", "--delay", "50"]);
+    let (code, err) = run(&["netbed", "udp", "--to", "127.0.0.1:5005", "--delay", "2h"]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("give a unit, e.g. 50ms or 0.05s"), "{err}");
+    assert!(
+        err.contains("seconds, 0 or more (or 50ms, 2s, 1min), got '2h'"),
+        "{err}"
+    );
+    let (code, err) = run(&[
+        "netbed",
+        "udp",
+        "--to",
+        "127.0.0.1:5005",
+        "--delay",
+        "61min",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("from 0 to 3600 seconds"), "{err}");
     // Probabilities are checked as the command line is read, naming the flag.
     for (flag, p) in [("--loss", "1.5"), ("--dup", "inf"), ("--reorder", "-0.1")] {
         let (code, err) = run(&["netbed", "udp", "--to", "127.0.0.1:5005", flag, p]);
@@ -167,7 +180,7 @@ fn the_relay_commands_refuse_other_machines_and_bad_numbers() {
         let (code, err) = run(&["netbed", cmd, "--to", "127.0.0.1:5005", "--delay", "-5ms"]);
         assert_eq!(code, Some(2), "{err}");
         assert!(
-            err.contains("'--delay <TIME>'") && err.contains("a time cannot be negative"),
+            err.contains("'--delay <S>'") && err.contains("0 or more (or 50ms, 2s, 1min)"),
             "{err}"
         );
     }

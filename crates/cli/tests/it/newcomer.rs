@@ -130,7 +130,7 @@ fn demo_refuses_wheel_speeds_and_print_periods_out_of_range_before_it_starts() {
         ("--wheel-speed", "inf", "greater than 0"),
         ("--wheel-speed", "0", "greater than 0"),
         ("--wheel-speed", "1e308", "maxvelocity"),
-        ("--every-seconds", "NaN", "from 0 (every pose) to 3600"),
+        ("--every-seconds", "3601", "from 0 (every pose) to 3600"),
         ("--every-seconds", "1e308", "from 0 (every pose) to 3600"),
     ] {
         let out = simrob()

@@ -176,12 +176,12 @@ fn negative_numbers_reach_each_command_and_its_own_message() {
         (
             vec!["swarm", "run", &scenario, "--duration", "-5"],
             2,
-            "invalid value '-5' for '--duration <S>': simulated seconds: a number, 0 or more",
+            "invalid value '-5' for '--duration <S>': expected simulated seconds, 0 or more (or 50ms, 2s, 1min), got '-5'",
         ),
         (
             vec!["run", &soccer, "--timestep", "-1"],
-            1,
-            "--timestep -1: a timestep is from 0.00001 to 1 s",
+            2,
+            "invalid value '-1' for '--timestep <S>': expected a time: seconds, 0 or more (or 50ms, 2s, 1min), got '-1'",
         ),
         (
             vec!["mrs", "--speed", "-1"],
