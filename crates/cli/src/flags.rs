@@ -193,7 +193,7 @@ pub struct Ros2 {
     /// With --ros2: how many other DDS participants (ROS 2 processes) on the domain simrob
     /// keeps track of; past it ROS 2 stops with a line on standard error and the world goes
     /// on without it, so forged announcements cannot grow it without bound (default 1000).
-    #[arg(long, value_name = "N", requires = "ros2", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, value_name = "N", requires = "ros2", value_parser = count(1u32, 1_000_000))]
     pub ros2_max_participants: Option<u32>,
 }
 
@@ -292,6 +292,68 @@ pub fn positive_simulated_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A whole number's type on the command line ([`count`]).
+pub trait Whole:
+    std::str::FromStr + PartialOrd + Copy + std::fmt::Display + Send + Sync + 'static
+{
+    /// The type's least value.
+    const LEAST: Self;
+    /// The type's greatest value.
+    const GREATEST: Self;
+    /// Whether the greatest value is too long to be worth saying ("0 or more" instead).
+    const WIDE: bool;
+}
+
+macro_rules! whole {
+    ($($t:ty => $wide:expr),*) => {
+        $(impl Whole for $t {
+            const LEAST: Self = <$t>::MIN;
+            const GREATEST: Self = <$t>::MAX;
+            const WIDE: bool = $wide;
+        })*
+    };
+}
+whole!(u8 => false, u16 => false, u32 => true, u64 => true, usize => true,
+       i8 => false, i16 => false, i32 => true, i64 => true);
+
+/// What [`count`] accepts, in words: "a whole number from 1 to 64", "a whole number, 0 or
+/// more".
+pub fn whole_words<T: Whole>(min: T, max: T) -> String {
+    if max == T::GREATEST && T::WIDE {
+        if min == T::LEAST && T::LEAST.to_string().starts_with('-') {
+            "a whole number".into()
+        } else {
+            format!("a whole number, {min} or more")
+        }
+    } else {
+        format!("a whole number from {min} to {max}")
+    }
+}
+
+/// The value parser of a whole number from `min` to `max` (a count, an id, a port): its error
+/// says what it takes ("expected a whole number from 1 to 64, got 'x'"), not Rust's
+/// "invalid digit found in string". Every number flag without a parser of its own gets it
+/// (with its type's range) in [`crate::command`].
+pub fn count<T: Whole>(
+    min: T,
+    max: T,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |s| match s.trim().parse::<T>() {
+        Ok(n) if min <= n && n <= max => Ok(n),
+        _ => Err(format!("expected {}, got '{s}'", whole_words(min, max))),
+    }
+}
+
+/// A number on the command line (a finite one: not `inf`, not `NaN`): the value parser of
+/// every number flag without a parser of its own ([`crate::command`]), whose error says
+/// "expected a number" instead of Rust's "invalid float literal".
+pub fn number(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("expected a number, got '{s}'")),
+    }
+}
+
 /// `--threads N` of a run: 0 (`SIMROB_THREADS` if set, else the machine's cores) to
 /// [`THREADS_ENV_MAX`]. Anything else does not parse (exit status 2).
 pub fn threads(s: &str) -> Result<usize, String> {
@@ -373,34 +435,6 @@ pub fn gui_hint(args: &[String]) -> Option<String> {
     args.windows(2).find_map(|w| {
         (w[0] == "--gui" && !w[1].is_empty() && GuiAddr::parse(&w[1]).is_ok())
             .then(|| format!("hint: write --gui={} (with =, no space)", w[1]))
-    })
-}
-
-/// clap's message for a negative number given to a count (`--robots -3`, an unsigned
-/// number): "invalid digit found in string" says nothing of why; this says what it takes.
-pub fn negative_count(e: &clap::Error) -> Option<String> {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    if e.kind() != ErrorKind::ValueValidation {
-        return None;
-    }
-    let int = std::error::Error::source(e)?.downcast_ref::<std::num::ParseIntError>()?;
-    if *int.kind() != std::num::IntErrorKind::InvalidDigit {
-        return None;
-    }
-    let (Some(ContextValue::String(value)), Some(ContextValue::String(arg))) = (
-        e.get(ContextKind::InvalidValue),
-        e.get(ContextKind::InvalidArg),
-    ) else {
-        return None;
-    };
-    let negative = value
-        .strip_prefix('-')
-        .is_some_and(|v| v.parse::<f64>().is_ok());
-    negative.then(|| {
-        format!(
-            "error: invalid value '{value}' for '{arg}': a whole number, 0 or more\n\n\
-             For more information, try '--help'."
-        )
     })
 }
 

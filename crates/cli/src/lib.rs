@@ -144,10 +144,6 @@ where
                 .iter()
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect();
-            if let Some(message) = flags::negative_count(&e) {
-                eprintln!("{message}");
-                return e.exit_code().clamp(0, 255) as u8;
-            }
             let hint = flags::gui_hint(&args).filter(|_| e.use_stderr());
             let _ = e.print();
             if let Some(h) = hint {
@@ -185,7 +181,7 @@ fn command() -> clap::Command {
     fn negatives(cmd: clap::Command) -> clap::Command {
         cmd.mut_args(|a| {
             if a.get_action().takes_values() {
-                a.allow_negative_numbers(true)
+                plain_numbers(a.allow_negative_numbers(true))
             } else {
                 a
             }
@@ -199,6 +195,47 @@ fn command() -> clap::Command {
             a.after_help(simrob_soccer::action::actions_help())
         })
     })
+}
+
+/// A number argument read by clap's own parser for its type (whose errors are Rust's: "invalid
+/// digit found in string", "invalid float literal") reads it with [`flags::count`] (the
+/// type's range) or [`flags::number`] instead, which say what they take. An argument whose
+/// parser is its own (a range, a unit) keeps it: clap's own takes every value of its type
+/// (every whole number of it; `NaN` for a float), which a parser of its own does not. The
+/// parsers are tried here, so a visible argument's parser says nothing when it reads.
+fn plain_numbers(a: clap::Arg) -> clap::Arg {
+    use std::any::TypeId;
+    // An old spelling kept hidden says so when read: not tried here.
+    if a.is_hide_set() {
+        return a;
+    }
+    let id = a.get_value_parser().type_id();
+    let takes = |v: &str| {
+        clap::Command::new("t")
+            .arg(
+                clap::Arg::new("v")
+                    .long("v")
+                    .allow_negative_numbers(true)
+                    .value_parser(a.get_value_parser().clone()),
+            )
+            .try_get_matches_from(["t", "--v", v])
+            .is_ok()
+    };
+    macro_rules! whole {
+        ($($t:ty),*) => {
+            $(if id == TypeId::of::<$t>()
+                && takes(&<$t>::MIN.to_string())
+                && takes(&<$t>::MAX.to_string())
+            {
+                return a.value_parser(flags::count(<$t>::MIN, <$t>::MAX));
+            })*
+        };
+    }
+    whole!(u8, u16, u32, u64, usize, i8, i16, i32, i64);
+    if id == TypeId::of::<f64>() && takes("NaN") && takes("-1e300") {
+        return a.value_parser(flags::number);
+    }
+    a
 }
 
 /// Runs the subcommand.
@@ -232,8 +269,6 @@ fn run(cli: Cli) -> Result<()> {
 #[cfg(test)]
 mod vocabulary {
     //! One spelling for each shared concept on every subcommand.
-    use super::Cli;
-    use clap::CommandFactory;
 
     /// Every subcommand (at any depth) with its path.
     fn walk(cmd: &clap::Command, path: String, out: &mut Vec<(String, clap::Command)>) {
@@ -332,7 +367,7 @@ mod vocabulary {
 
     #[test]
     fn each_shared_concept_has_one_visible_spelling() {
-        let mut root = Cli::command();
+        let mut root = super::command();
         root.build();
         let mut all = Vec::new();
         walk(&root, "simrob".into(), &mut all);
@@ -388,6 +423,23 @@ mod vocabulary {
                 let has = |n: &str| visible.iter().any(|x| x.get_long() == Some(n));
                 if has(a) && has(b) {
                     wrong.push(format!("{path}: both --{a} and --{b}"));
+                }
+            }
+            // A number's error says what the flag takes, not Rust's words for it (positional
+            // arguments too).
+            for a in cmd
+                .get_arguments()
+                .filter(|a| a.get_action().takes_values())
+            {
+                for v in ["x", "1.5.", "-"] {
+                    if let Err(e) = parse(a, v) {
+                        if ["invalid digit", "invalid float literal", "cannot parse"]
+                            .iter()
+                            .any(|rust| e.contains(rust))
+                        {
+                            wrong.push(format!("{path}: {}: {e}", a.get_id()));
+                        }
+                    }
                 }
             }
             // What to log, on every command (the top-level --log, global).

@@ -89,7 +89,7 @@ pub struct RunArgs {
     /// With --record-format swarm: megabytes of snapshots (16 bytes a robot each) the
     /// recorder may hold while the disk catches up. A snapshot that does not fit is left out,
     /// counted in the summary and marked in the file; the run never waits and is unchanged.
-    #[arg(long, value_name = "MB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    #[arg(long, value_name = "MB", default_value_t = 64, value_parser = crate::flags::count(1u32, 65536))]
     record_buffer: u32,
     /// Print the summary as one JSON object.
     #[arg(long)]

@@ -89,7 +89,7 @@ pub enum SendCommand {
     Step {
         /// Number of Make_Step requests to send, one after the other, each confirmed (granted).
         #[arg(long, short = 'n', value_name = "N", default_value_t = 1,
-              value_parser = clap::value_parser!(u32).range(1..))]
+              value_parser = crate::flags::count(1u32, u32::MAX))]
         count: u32,
     },
     /// Set_AutoAdjust_Mode: keep simulated time in step with wall-clock time.
@@ -154,7 +154,7 @@ pub enum SendCommand {
     /// Set_Steps_Per_Iteration: physics steps per iteration (agents see one).
     StepsPerIteration {
         /// Steps (≥ 1).
-        #[arg(value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        #[arg(value_name = "N", value_parser = crate::flags::count(1u32, u32::MAX))]
         steps: u32,
     },
     /// Set_Entity_Position: move a robot or ball rigidly to X Y Z (metres).
@@ -256,7 +256,7 @@ pub enum SendCommand {
         #[arg(long, value_name = "IP", requires = "port")]
         ip: Option<IpAddr>,
         /// The agent's UDP port (default: the commander's).
-        #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
+        #[arg(long, value_name = "PORT", value_parser = crate::flags::count(1u16, u16::MAX))]
         port: Option<u16>,
     },
     /// Info_Request: where agent KEY is. Needs --register (the answer goes to the

@@ -191,7 +191,7 @@ fn negative_numbers_reach_each_command_and_its_own_message() {
         (
             vec!["swarm", "run", &scenario, "--robots", "-3"],
             2,
-            "invalid value '-3' for '--robots <N>': a whole number, 0 or more",
+            "invalid value '-3' for '--robots <N>': expected a whole number, 0 or more, got '-3'",
         ),
         (
             vec!["run", &soccer, "--iterations", "-3"],
