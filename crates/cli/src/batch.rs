@@ -67,7 +67,7 @@ struct RunArgs {
     #[arg(value_name = "SWEEP")]
     sweep: Option<PathBuf>,
     /// Output directory (default: results/NAME, NAME being the sweep's `name` or file stem).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, short = 'o', value_name = "DIR")]
     out: Option<PathBuf>,
     /// Runs at the same time (default: the number of cores). Each run is given its share of
     /// the cores, the cores over N (at least 1), as $SIMROB_THREADS: what `swarm run`,

@@ -321,6 +321,10 @@ mod vocabulary {
         ("batch", "simrob", "binary", "/bin/simrob"),
         ("soccer case", "record", "record-dir", "runs"),
         ("swarm bench", "robots", "sizes", "10,20"),
+        ("replay", "output", "out", "poses.csv"),
+        ("plot trajectory", "output", "out", "f.png"),
+        ("plot series", "output", "out", "f.png"),
+        ("plot batch", "output", "out", "f.png"),
     ];
 
     #[test]
@@ -511,6 +515,16 @@ mod vocabulary {
                     }
                     // The SimRob server is --server; the binary batch runs is --binary.
                     "simrob" => wrong.push(format!("{path}: --simrob is visible")),
+                    // What a command writes is -o/--out.
+                    "output" | "output-file" | "out-file" | "out-dir" | "output-dir" => {
+                        wrong.push(format!("{path}: --{long} (write -o/--out)"))
+                    }
+                    "out" if a.get_short() != Some('o') => {
+                        wrong.push(format!("{path}: --out without -o"))
+                    }
+                    _ if a.get_short() == Some('o') && long != "out" => {
+                        wrong.push(format!("{path}: -o is --{long}, not --out"))
+                    }
                     _ => {}
                 }
             }

@@ -94,7 +94,11 @@ pub enum Spread {
 pub struct OutArgs {
     /// The figure: FILE.png or FILE.svg.
     #[arg(long, short = 'o', value_name = "FILE")]
-    output: PathBuf,
+    out: PathBuf,
+    /// Old spelling of `--out`.
+    #[arg(long = "output", value_name = "FILE", hide = true,
+          value_parser = crate::flags::renamed("output", "out", ""))]
+    old_output: Option<String>,
     /// Size in pixels, WIDTHxHEIGHT (text is sized for it: 1200x900 prints well at one
     /// column of a paper).
     #[arg(long, value_name = "WxH", default_value = "1200x900", value_parser = parse_size)]
@@ -166,8 +170,8 @@ pub fn run(cmd: PlotCommand) -> Result<()> {
             (f, out)
         }
     };
-    draw_to(&figure, &out.output, out.size)?;
-    println!("wrote {}", out.output.display());
+    draw_to(&figure, &out.out, out.size)?;
+    println!("wrote {}", out.out.display());
     Ok(())
 }
 

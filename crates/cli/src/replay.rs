@@ -16,7 +16,7 @@ pub enum Export {
     /// `time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z` (metres, radians, simulated s).
     Csv,
     /// The recording again in the compact format (`simrob-recording` version 2): converts a
-    /// JSON-lines or swarm recording; needs --output.
+    /// JSON-lines or swarm recording; needs --out.
     Simrec,
 }
 
@@ -50,8 +50,12 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub export: Option<Export>,
     /// Where --export writes (default: standard output).
-    #[arg(long, value_name = "OUT", requires = "export")]
-    pub output: Option<PathBuf>,
+    #[arg(long, short = 'o', value_name = "FILE", requires = "export")]
+    pub out: Option<PathBuf>,
+    /// Old spelling of `--out`.
+    #[arg(long = "output", value_name = "FILE", hide = true,
+          value_parser = crate::flags::renamed("output", "out", ""))]
+    pub old_output: Option<String>,
 }
 
 /// A replay's `--speed`: a number greater than 0 (anything else does not parse: exit
@@ -71,8 +75,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     crate::shell::regular_file(&args.file).with_context(cannot)?;
     let mut recording = RecordingReader::open(&args.file).with_context(cannot)?;
     let exported = match args.export {
-        Some(Export::Csv) => Some(export_csv(&mut recording, args.output.as_ref())),
-        Some(Export::Simrec) => Some(convert(&mut recording, args.output.as_ref())),
+        Some(Export::Csv) => Some(export_csv(&mut recording, args.out.as_ref())),
+        Some(Export::Simrec) => Some(convert(&mut recording, args.out.as_ref())),
         None => None,
     };
     if let Some(result) = exported {
@@ -239,7 +243,7 @@ fn export_error(
 
 fn convert(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<()> {
     let Some(path) = output else {
-        anyhow::bail!("--export simrec needs --output FILE");
+        anyhow::bail!("--export simrec needs --out FILE");
     };
     let source = recording.header().source.clone();
     let mut out = Watched::new(create_output(recording, path)?);
@@ -256,7 +260,7 @@ fn convert(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// The file `--output` names, written to a temporary file beside it and renamed over it only
+/// The file `--out` names, written to a temporary file beside it and renamed over it only
 /// when the export succeeded ([`simrob_files::AtomicFile`]): a failed export leaves no part
 /// and an existing file as it was. The recording itself is refused as the output (writing it
 /// would destroy what is read).
@@ -266,7 +270,7 @@ fn create_output(
 ) -> Result<simrob_files::AtomicFile> {
     if simrob_files::same_file(recording.path(), path) {
         anyhow::bail!(
-            "--output {} is the recording being exported: give another file",
+            "--out {} is the recording being exported: give another file",
             path.display()
         );
     }

@@ -113,7 +113,7 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
     let status = simrob()
         .arg("replay")
         .arg(&file)
-        .args(["--export", "csv", "--output"])
+        .args(["--export", "csv", "--out"])
         .arg(&out_file)
         .status()
         .unwrap();
@@ -261,7 +261,7 @@ fn an_export_never_destroys_its_input_or_a_good_output() {
             let o = simrob()
                 .arg("replay")
                 .arg(&file)
-                .args(["--export", format, "--output"])
+                .args(["--export", format, "--out"])
                 .arg(out)
                 .output()
                 .unwrap();
@@ -280,7 +280,7 @@ fn an_export_never_destroys_its_input_or_a_good_output() {
     let o = simrob()
         .arg("replay")
         .arg(&file)
-        .args(["--export", "csv", "--output"])
+        .args(["--export", "csv", "--out"])
         .arg(&csv)
         .output()
         .unwrap();
@@ -290,7 +290,7 @@ fn an_export_never_destroys_its_input_or_a_good_output() {
     let o = simrob()
         .arg("replay")
         .arg(&file)
-        .args(["--export", "simrec", "--output"])
+        .args(["--export", "simrec", "--out"])
         .arg(&simrec)
         .output()
         .unwrap();
@@ -309,7 +309,7 @@ fn an_export_never_destroys_its_input_or_a_good_output() {
         let o = simrob()
             .arg("replay")
             .arg(&damaged)
-            .args(["--export", format, "--output"])
+            .args(["--export", format, "--out"])
             .arg(out)
             .output()
             .unwrap();
@@ -324,7 +324,7 @@ fn an_export_never_destroys_its_input_or_a_good_output() {
         let o = simrob()
             .arg("replay")
             .arg(&damaged)
-            .args(["--export", format, "--output"])
+            .args(["--export", format, "--out"])
             .arg(&fresh)
             .output()
             .unwrap();
@@ -418,7 +418,7 @@ fn an_export_that_cannot_read_its_recording_says_so() {
         let mut cmd = simrob();
         cmd.arg("replay").arg(&damaged).args(["--export", format]);
         if let Some(o) = out {
-            cmd.arg("--output").arg(o);
+            cmd.arg("--out").arg(o);
         }
         let o = cmd.output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
