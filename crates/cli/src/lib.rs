@@ -322,6 +322,9 @@ mod vocabulary {
         ("soccer case", "record", "record-dir", "runs"),
         ("swarm bench", "robots", "sizes", "10,20"),
         ("replay", "output", "out", "poses.csv"),
+        ("soccer player", "comm-port", "team-port", "10020"),
+        ("soccer spy", "port", "team-port", "10020"),
+        ("soccer send-msg", "port", "team-port", "10020"),
         ("plot trajectory", "output", "out", "f.png"),
         ("plot series", "output", "out", "f.png"),
         ("plot batch", "output", "out", "f.png"),
@@ -515,6 +518,11 @@ mod vocabulary {
                     }
                     // The SimRob server is --server; the binary batch runs is --binary.
                     "simrob" => wrong.push(format!("{path}: --simrob is visible")),
+                    // The FutRob team messages' port is --team-port.
+                    "comm-port" => wrong.push(format!("{path}: --comm-port (write --team-port)")),
+                    "port" if path.starts_with("simrob soccer") => {
+                        wrong.push(format!("{path}: --port (the team's is --team-port)"))
+                    }
                     // What a command writes is -o/--out.
                     "output" | "output-file" | "out-file" | "out-dir" | "output-dir" => {
                         wrong.push(format!("{path}: --{long} (write -o/--out)"))

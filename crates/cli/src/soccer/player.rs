@@ -36,9 +36,13 @@ pub struct PlayerArgs {
     #[arg(long = "duration", value_name = "S", hide = true,
           value_parser = crate::flags::renamed("duration", "wall-duration", "--duration is simulated seconds"))]
     old_duration: Option<String>,
-    /// Team-message UDP port; overrides the config's `commPort`.
-    #[arg(long)]
-    comm_port: Option<u16>,
+    /// The team messages' UDP port; overrides the config's `commPort`.
+    #[arg(long, value_name = "PORT")]
+    team_port: Option<u16>,
+    /// Old spelling of `--team-port`.
+    #[arg(long = "comm-port", value_name = "PORT", hide = true,
+          value_parser = crate::flags::renamed("comm-port", "team-port", ""))]
+    old_comm_port: Option<String>,
     /// Print every team message sent and received.
     #[arg(long)]
     verbose: bool,
@@ -163,7 +167,7 @@ impl Senses {
 
 pub fn run(args: PlayerArgs) -> Result<()> {
     let (mut cfg, rules) = load(&args.robot_config)?;
-    if let Some(p) = args.comm_port {
+    if let Some(p) = args.team_port {
         cfg.comm_port = p;
     }
     if let Some(s) = &args.server {

@@ -27,9 +27,13 @@ pub struct SendMsgArgs {
     /// 255.255.255.255 every robot on the LAN.
     #[arg(long, default_value = "127.255.255.255")]
     to: String,
-    /// Team-message UDP port.
-    #[arg(long, default_value_t = DEFAULT_COMM_PORT)]
-    port: u16,
+    /// The team messages' UDP port (the robots' `commPort`).
+    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_COMM_PORT)]
+    team_port: u16,
+    /// Old spelling of `--team-port`.
+    #[arg(long = "port", value_name = "PORT", hide = true,
+          value_parser = crate::flags::renamed("port", "team-port", ""))]
+    old_port: Option<String>,
     /// The interactive prompt: `msg` asks for the four fields, `q` quits.
     #[arg(long, short)]
     interactive: bool,
@@ -46,7 +50,7 @@ fn param(s: &str) -> Result<Param> {
 }
 
 pub fn run(args: SendMsgArgs) -> Result<()> {
-    let dest = net::destination(&args.to, args.port)?;
+    let dest = net::destination(&args.to, args.team_port)?;
     let sock = std::net::UdpSocket::bind("0.0.0.0:0").context("cannot open a UDP socket")?;
     sock.set_broadcast(true)?;
     let send = |m: Message| -> Result<()> {

@@ -18,9 +18,13 @@ pub struct SpyArgs {
     /// Role of the robot emulated (1 goalkeeper, 2 field player).
     #[arg(long, default_value_t = 2)]
     role: i32,
-    /// Team-message UDP port.
-    #[arg(long, default_value_t = DEFAULT_COMM_PORT)]
-    port: u16,
+    /// The team messages' UDP port (the robots' `commPort`).
+    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_COMM_PORT)]
+    team_port: u16,
+    /// Old spelling of `--team-port`.
+    #[arg(long = "port", value_name = "PORT", hide = true,
+          value_parser = crate::flags::renamed("port", "team-port", ""))]
+    old_port: Option<String>,
     /// Exit after this many datagrams.
     #[arg(long)]
     count: Option<u64>,
@@ -37,7 +41,7 @@ pub fn run(args: SpyArgs) -> Result<()> {
         bail!("--id must be 1-254, or 255 for every message");
     }
     let stop = crate::shell::ctrl_c_flag()?;
-    let sock = net::team_socket(args.port)?;
+    let sock = net::team_socket(args.team_port)?;
     // As robot 255 every message is for us; otherwise filter like that robot.
     let mut comm = TeamComm::new(args.id, role, CommParams::default());
     say!(
@@ -49,7 +53,7 @@ pub fn run(args: SpyArgs) -> Result<()> {
         } else {
             ""
         },
-        args.port
+        args.team_port
     );
     let mut buf = [0u8; 2048];
     let mut n_msg = 0u64;

@@ -115,7 +115,7 @@ fn robot_msg(src: i32, dest: i32, param: i32, value: i32) -> Vec<u8> {
 fn the_spy_sees_what_the_sender_sends() {
     let p = port(1);
     let mut spy =
-        Proc::start(simrob().args(["soccer", "spy", "--port", &p.to_string(), "--count", "5"]));
+        Proc::start(simrob().args(["soccer", "spy", "--team-port", &p.to_string(), "--count", "5"]));
     spy.wait_for("listening on udp port");
     let out = simrob()
         .args([
@@ -129,7 +129,7 @@ fn the_spy_sees_what_the_sender_sends() {
             "20",
             "--value",
             "19",
-            "--port",
+            "--team-port",
             &p.to_string(),
         ])
         .output()
@@ -147,7 +147,7 @@ fn the_spy_sees_what_the_sender_sends() {
             "GK_POS_X",
             "--value",
             "-20",
-            "--port",
+            "--team-port",
             &p.to_string(),
         ])
         .output()
@@ -164,7 +164,7 @@ fn the_spy_sees_what_the_sender_sends() {
             "soccer",
             "send-msg",
             "--interactive",
-            "--port",
+            "--team-port",
             &p.to_string(),
         ])
         .stdin(Stdio::piped())
@@ -209,7 +209,7 @@ fn the_spy_as_a_robot_rejects_what_that_robot_would() {
         "1",
         "--role",
         "1",
-        "--port",
+        "--team-port",
         &p.to_string(),
         "--count",
         "2",
