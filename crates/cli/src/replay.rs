@@ -13,7 +13,7 @@ use simrob_viewer::record::{RecordingReader, Writer};
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum Export {
     /// Each robot's and ball's pose over time:
-    /// `time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z` (metres, radians, simulated s).
+    /// `time,iteration,entity,kind,x,y,z,roll,pitch,yaw` (metres, radians, simulated s).
     Csv,
     /// The recording again in the compact format (`simrob-recording` version 2): converts a
     /// JSON-lines or swarm recording; needs --out.

@@ -61,7 +61,7 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
     let mut rows = csv.lines();
     assert_eq!(
         rows.next(),
-        Some("time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z")
+        Some("time,iteration,entity,kind,x,y,z,roll,pitch,yaw")
     );
     let robot: Vec<(f64, u64, f64)> = rows
         .map(|r| r.split(',').collect::<Vec<_>>())

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use crate::Frame;
 
-pub(super) const CSV_HEADER: &str = "time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z";
+pub(super) const CSV_HEADER: &str = "time,iteration,entity,kind,x,y,z,roll,pitch,yaw";
 
 /// Shortest text that reads back as `v`: a value stored as a 32-bit float prints as one.
 /// Values far from 1 (below 1e-4 or from 1e9 in size: a rotation of 1e-19 rad, say) are

@@ -538,7 +538,7 @@ impl Recording {
     }
 
     /// Writes each robot's and ball's pose over time as CSV: a header row
-    /// `time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z`, then one row per frame and
+    /// `time,iteration,entity,kind,x,y,z,roll,pitch,yaw`, then one row per frame and
     /// entity with a pose (fields have none and are left out). Positions in metres, Euler
     /// angles in radians, time in simulated seconds.
     pub fn export_csv(&self, out: &mut impl Write) -> std::io::Result<()> {
@@ -900,7 +900,7 @@ mod tests {
         assert_eq!(
             rows,
             [
-                "time,iteration,entity,kind,x,y,z,rot_x,rot_y,rot_z",
+                "time,iteration,entity,kind,x,y,z,roll,pitch,yaw",
                 "0,0,3,Robot,0,0.5,0.25,0,0,1.5",
                 "0.01,1,3,Robot,-0.5,0.5,0.25,0,0,1.5",
             ]
