@@ -430,11 +430,20 @@ pub fn renamed(
     }
 }
 
-/// A hint for a command line clap refused: `--gui 9000` (a space where `=` belongs).
-pub fn gui_hint(args: &[String]) -> Option<String> {
+/// `--gui 8081`, `--gui 0.0.0.0:8081`: a viewer's address after a space, which clap would
+/// take for the next argument (a scenario, or "unexpected argument '8081'"). The message
+/// that refuses it, saying to write `--gui=ADDR`; `None` when the command line has none.
+pub fn gui_with_a_space(args: &[String]) -> Option<String> {
+    let args = args.split(|a| a == "--").next().unwrap_or_default();
     args.windows(2).find_map(|w| {
-        (w[0] == "--gui" && !w[1].is_empty() && GuiAddr::parse(&w[1]).is_ok())
-            .then(|| format!("hint: write --gui={} (with =, no space)", w[1]))
+        let looks_like_an_address =
+            w[1].trim().parse::<u16>().is_ok() || w[1].trim().parse::<SocketAddr>().is_ok();
+        (w[0] == "--gui" && looks_like_an_address).then(|| {
+            format!(
+                "error: --gui {0}: write --gui={0} (the viewer's address takes '=')",
+                w[1].trim()
+            )
+        })
     })
 }
 
@@ -528,11 +537,28 @@ mod tests {
     }
 
     #[test]
-    fn hint_for_a_space() {
+    fn an_address_after_a_space() {
         let args = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
-        assert!(gui_hint(&args("simrob mrs --gui 9000"))
-            .unwrap()
-            .contains("--gui=9000"));
-        assert_eq!(gui_hint(&args("simrob mrs --gui --speed 2")), None);
+        for (line, says) in [
+            (
+                "simrob mrs --gui 9000",
+                "write --gui=9000 (the viewer's address takes '=')",
+            ),
+            (
+                "simrob serve --gui 0.0.0.0:81 x.xml",
+                "write --gui=0.0.0.0:81",
+            ),
+        ] {
+            let e = gui_with_a_space(&args(line)).unwrap_or_default();
+            assert!(e.contains(says), "{line}: {e}");
+        }
+        for line in [
+            "simrob mrs --gui --speed 2",
+            "simrob serve --gui scene.xml",
+            "simrob mrs --gui=9000",
+            "simrob batch s.toml -- --gui 9000",
+        ] {
+            assert_eq!(gui_with_a_space(&args(line)), None, "{line}");
+        }
     }
 }

@@ -134,21 +134,22 @@ where
     }
     shell::quiet_broken_pipe();
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    // `--gui 8081` (a space where `=` belongs) would be read as the next argument.
+    let words: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if let Some(message) = flags::gui_with_a_space(&words) {
+        eprintln!("{message}\n\nFor more information, try '--help'.");
+        return 2;
+    }
     let cli = match command()
         .try_get_matches_from(&args)
         .and_then(|mut m| <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m))
     {
         Ok(cli) => cli,
         Err(e) => {
-            let args: Vec<String> = args
-                .iter()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect();
-            let hint = flags::gui_hint(&args).filter(|_| e.use_stderr());
             let _ = e.print();
-            if let Some(h) = hint {
-                eprintln!("{h}");
-            }
             return e.exit_code().clamp(0, 255) as u8;
         }
     };
@@ -556,6 +557,16 @@ mod vocabulary {
                 cmd.get_arguments().any(|a| a.get_long() == Some("gui")),
                 "{path} has no --gui"
             );
+        }
+        // `--gui 8081` (a space where `=` belongs) is refused on each, whatever follows it.
+        for (path, cmd) in &all {
+            if !cmd.get_arguments().any(|a| a.get_long() == Some("gui")) {
+                continue;
+            }
+            let mut line: Vec<String> = path.split(' ').map(String::from).collect();
+            line.extend(["--gui".into(), "8081".into()]);
+            let says = super::flags::gui_with_a_space(&line).unwrap_or_default();
+            assert!(says.contains("write --gui=8081"), "{path}: {says}");
         }
     }
 }

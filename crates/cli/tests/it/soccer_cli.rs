@@ -114,8 +114,14 @@ fn robot_msg(src: i32, dest: i32, param: i32, value: i32) -> Vec<u8> {
 #[test]
 fn the_spy_sees_what_the_sender_sends() {
     let p = port(1);
-    let mut spy =
-        Proc::start(simrob().args(["soccer", "spy", "--team-port", &p.to_string(), "--count", "5"]));
+    let mut spy = Proc::start(simrob().args([
+        "soccer",
+        "spy",
+        "--team-port",
+        &p.to_string(),
+        "--count",
+        "5",
+    ]));
     spy.wait_for("listening on udp port");
     let out = simrob()
         .args([

@@ -343,16 +343,35 @@ fn a_robot_agent_without_a_backend_names_both() {
     );
 }
 
+/// `--gui 8081` (a space where `=` belongs) was read as the next argument: `serve` took it
+/// for its scenario, the others for an unexpected argument. Every command now refuses it
+/// with what to write, before anything starts.
 #[test]
-fn gui_with_a_space_gets_a_hint() {
-    let out = simrob()
-        .args(["mrs", "--gui", "9000"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("simrob runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--gui=9000"), "{stderr}");
+fn gui_with_a_space_says_to_write_equals() {
+    let scenario = repo("scenarios/swarm/hospital.toml");
+    for args in [
+        vec!["mrs", "--gui", "9000"],
+        vec!["serve", "--port", "0", "--gui", "8081"],
+        vec!["swarm", "run", "--gui", "8081", scenario.as_str()],
+        vec!["demo", "--gui", "127.0.0.1:8081"],
+        vec!["coord", "cc", "--gui", "8081"],
+    ] {
+        let out = simrob()
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("simrob runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let addr = args[args.iter().position(|a| *a == "--gui").unwrap_or(0) + 1];
+        assert!(
+            stderr.contains(&format!(
+                "write --gui={addr} (the viewer's address takes '=')"
+            )),
+            "{args:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: something started");
+    }
 }
 
 #[test]

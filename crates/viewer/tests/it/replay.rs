@@ -110,10 +110,7 @@ fn a_recorded_run_reads_back_exports_and_replays_in_the_browser() {
     recording.export_csv(&mut csv).unwrap();
     let csv = String::from_utf8(csv).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
-    assert_eq!(
-        rows[0],
-        "time,iteration,entity,kind,x,y,z,roll,pitch,yaw"
-    );
+    assert_eq!(rows[0], "time,iteration,entity,kind,x,y,z,roll,pitch,yaw");
     let posed: usize = recording
         .frames
         .iter()
