@@ -301,7 +301,13 @@ pub fn run(args: MrsArgs) -> Result<()> {
         Box::new(files),
         options,
     )
-    .with_context(|| format!("cannot listen on {}:{}", args.bind, args.port))?;
+    .map_err(|e| {
+        crate::shell::cannot_listen(
+            e,
+            &format!("tcp://{}:{}", args.bind, args.port),
+            "Mobile Robot Simulator",
+        )
+    })?;
     let mut view = None;
     let server = match args
         .gui

@@ -113,16 +113,11 @@ pub fn build(
     let mut server = match UdpServer::bind(Session::new(config), Box::new(store)) {
         Ok(s) => s,
         Err(e) => {
-            let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
-                " (the port is taken, perhaps by another simrob server: stop it, choose \
-                 another --port, or --port 0 for a free one)"
-            } else {
-                ""
-            };
-            return Err(anyhow::Error::new(e).context(format!(
-                "cannot listen on udp://{}:{}{hint}",
-                c.receiver_ip, c.receiver_port
-            )));
+            return Err(crate::shell::cannot_listen(
+                e,
+                &format!("udp://{}:{}", c.receiver_ip, c.receiver_port),
+                "simrob server",
+            ))
         }
     };
     if let Some(path) = scenario {

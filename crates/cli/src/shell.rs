@@ -72,6 +72,22 @@ pub fn read_text(path: &Path, max: u64) -> std::io::Result<String> {
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
+/// Why a server could not listen on `url` (`udp://IP:PORT`, `tcp://IP:PORT`): the error with
+/// that context, and, when the port is taken, what to do about it (the same words on every
+/// server: `serve`, `mrs`, `coord serve` and `coord cc`). `server` names what may hold the
+/// port ("simrob server", "Control Center").
+pub fn cannot_listen(e: std::io::Error, url: &str, server: &str) -> anyhow::Error {
+    let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+        format!(
+            " (the port is taken, perhaps by another {server}: stop it, choose another \
+             --port, or --port 0 for a free one)"
+        )
+    } else {
+        String::new()
+    };
+    anyhow::Error::new(e).context(format!("cannot listen on {url}{hint}"))
+}
+
 /// A log writer besides standard error's (a FutRob robot's log file), with its own filter.
 pub type ExtraLog =
     Box<dyn tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync + 'static>;

@@ -339,8 +339,13 @@ impl Logs {
 pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
     let config = args.config()?;
     let mut logs = Logs::open(args.log_dir.as_ref())?;
-    let listener = TcpListener::bind(SocketAddr::new(args.bind, args.port))
-        .with_context(|| format!("cannot listen on {}:{}", args.bind, args.port))?;
+    let listener = TcpListener::bind(SocketAddr::new(args.bind, args.port)).map_err(|e| {
+        crate::shell::cannot_listen(
+            e,
+            &format!("tcp://{}", SocketAddr::new(args.bind, args.port)),
+            "Control Center",
+        )
+    })?;
     let addr = listener.local_addr()?;
     println!("listening on tcp://{addr}");
     if let Some(d) = &args.log_dir {

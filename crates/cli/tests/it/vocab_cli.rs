@@ -419,3 +419,47 @@ fn swarm_run_speed_without_gui_says_it_needs_gui() {
     assert!(!out.status.success(), "{stderr}");
     assert!(stderr.contains("needs --gui"), "{stderr}");
 }
+
+/// A server's port that is taken: every server says what to do, the same way (`serve` did;
+/// `mrs`, `coord serve` and `coord cc` said only "Address already in use").
+#[test]
+fn a_taken_server_port_says_what_to_do_on_every_server() {
+    let tcp = std::net::TcpListener::bind("127.0.0.1:0").expect("a free TCP port");
+    let tcp_port = tcp.local_addr().expect("addr").port().to_string();
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").expect("a free UDP port");
+    let udp_port = udp.local_addr().expect("addr").port().to_string();
+    for args in [
+        vec!["serve", "--bind", "127.0.0.1", "--port", udp_port.as_str()],
+        vec!["mrs", "--bind", "127.0.0.1", "--port", tcp_port.as_str()],
+        vec![
+            "coord",
+            "serve",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            tcp_port.as_str(),
+        ],
+        vec![
+            "coord",
+            "cc",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            tcp_port.as_str(),
+        ],
+    ] {
+        let out = simrob()
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("simrob runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        let port = args[args.len() - 1];
+        assert!(
+            stderr.contains(&format!(":{port} (the port is taken"))
+                && stderr.contains("choose another --port, or --port 0 for a free one"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
