@@ -117,8 +117,9 @@ struct RunArgs {
     #[arg(long = "simrob", value_name = "PATH", hide = true,
           value_parser = crate::flags::renamed("simrob", "binary", ""))]
     old_simrob: Option<String>,
-    /// Run only chunk K of --chunk-size runs, into DIR/parts/chunk-K.jsonl (what an array
-    /// task does).
+    /// Run only chunk K of --chunk-size runs, into DIR/parts/chunk-K.jsonl: each task of the
+    /// Slurm job array that --slurm writes runs its own chunk so; `simrob batch collect DIR`
+    /// merges the parts.
     #[arg(long, value_name = "K")]
     chunk: Option<usize>,
 }

@@ -190,9 +190,10 @@ pub struct Ros2 {
     /// (`std_msgs/Empty`), so a ROS controller's run is reproducible.
     #[arg(long, requires = "ros2")]
     pub ros2_lockstep: bool,
-    /// With --ros2: how many other DDS participants (ROS 2 processes) on the domain simrob
-    /// keeps track of; past it ROS 2 stops with a line on standard error and the world goes
-    /// on without it, so forged announcements cannot grow it without bound (default 1000).
+    /// With --ros2: how many other ROS 2 processes on the domain simrob keeps track of; past
+    /// it ROS 2 stops with a line on standard error and the world goes on without it, so that
+    /// a flood of announcements (real or fake) cannot make simrob's memory grow without
+    /// bound (default 1000).
     #[arg(long, value_name = "N", requires = "ros2", value_parser = count(1u32, 1_000_000))]
     pub ros2_max_participants: Option<u32>,
 }

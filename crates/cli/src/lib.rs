@@ -295,6 +295,26 @@ mod vocabulary {
             .map_err(|e| e.to_string())
     }
 
+    /// Words of the internals that help texts leave out.
+    const JARGON: &[&str] = &[
+        "GRI line",
+        "deflate",
+        "ODE CFM",
+        "ODE ERP",
+        "clap's",
+        "Broadcast -1",
+        "forged",
+        "DDS participants",
+        "what an array task does",
+    ];
+
+    /// Value names that are also what a flag of that name takes (`--seed <SEED>`).
+    const PLAIN_NAMES: &[&str] = &[
+        "FILE", "DIR", "PORT", "ID", "NAME", "SEED", "PROFILE", "TITLE", "POLICY", "ROLE", "PARAM",
+        "SIZE", "FORMAT", "KEY", "PATH", "SPEC", "TYPE", "IP", "SERIES", "SCENARIO", "POLICIES",
+        "SEEDS", "SIZES", "TIME",
+    ];
+
     /// Words in the names of flags whose value is a time.
     const TIME_WORDS: &[&str] = &[
         "time",
@@ -410,6 +430,20 @@ mod vocabulary {
                         wrong.push(format!("{path}: --gui does not take an optional =ADDR"));
                     }
                 }
+                // A value's name says what to write (N, S, ADDR, FILE…), not the field it fills.
+                let names = a
+                    .get_value_names()
+                    .filter(|_| a.get_action().takes_values())
+                    .unwrap_or_default();
+                for name in names {
+                    let echo = long.to_uppercase().replace('-', "_");
+                    let unit = ["RAD_S", "M_S2"].contains(&name.as_str());
+                    if (name.contains('_') && !unit)
+                        || (name.as_str() == echo && !PLAIN_NAMES.contains(&name.as_str()))
+                    {
+                        wrong.push(format!("{path}: --{long} <{name}>"));
+                    }
+                }
                 // Flags are switches, the others take a value, the same everywhere.
                 let takes_value = a.get_action().takes_values();
                 match long {
@@ -447,6 +481,24 @@ mod vocabulary {
                         {
                             wrong.push(format!("{path}: {}: {e}", a.get_id()));
                         }
+                    }
+                }
+            }
+            // Help in the user's words: not the internals' (the protocol's wire, the recording's
+            // encoding, the physics engine's parameters, the argument parser).
+            let mut texts: Vec<String> = cmd
+                .get_arguments()
+                .filter(|a| !a.is_hide_set())
+                .flat_map(|a| [a.get_help(), a.get_long_help()])
+                .chain([cmd.get_about(), cmd.get_long_about(), cmd.get_after_help()])
+                .flatten()
+                .map(|h| h.to_string())
+                .collect();
+            texts.retain(|t| !t.is_empty());
+            for t in &texts {
+                for jargon in JARGON {
+                    if t.contains(jargon) {
+                        wrong.push(format!("{path}: help says {jargon:?}: {t}"));
                     }
                 }
             }

@@ -51,7 +51,7 @@ pub struct MrsArgs {
     #[arg(long, default_value_t = simrob_mrs::DEFAULT_PORT)]
     port: u16,
     /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1")]
+    #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
     bind: String,
     /// The pace, `--speed F` (1 = real time, 0 = as fast as possible).
     #[command(flatten)]
@@ -80,10 +80,10 @@ pub struct MrsArgs {
     snapshot_every: Option<f64>,
     /// Pixels per inch of the pictures, 1 to 100 (a picture is at most 4096 pixels a side:
     /// the scale is lowered to fit).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, value_name = "N", default_value_t = 2)]
     scale: u32,
     /// Most robots (connections) at a time, at least 1; a connection past it is refused at once.
-    #[arg(long, default_value_t = simrob_mrs::DEFAULT_MAX_CLIENTS)]
+    #[arg(long, value_name = "N", default_value_t = simrob_mrs::DEFAULT_MAX_CLIENTS)]
     max_clients: usize,
     /// Close a connection that sends nothing for this many seconds (or 50ms, 2s, 1min; 0 =
     /// never; at most 1e9).

@@ -67,7 +67,7 @@ pub enum PlotCommand {
         #[arg(long, value_name = "COLUMN")]
         group: Vec<String>,
         /// The spread drawn around the mean.
-        #[arg(long, value_enum, default_value = "std")]
+        #[arg(long, value_name = "KIND", value_enum, default_value = "std")]
         spread: Spread,
         /// The x axis's label, with its unit (default: the --x column's name).
         #[arg(long, value_name = "TEXT")]

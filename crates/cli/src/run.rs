@@ -31,10 +31,10 @@ pub struct RunArgs {
     #[arg(long = "scenario", value_name = "FILE")]
     pub scenario_flag: Option<PathBuf>,
     /// Iterations to run.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, value_name = "N", default_value_t = 1000)]
     iterations: u64,
     /// Print the poses every N iterations (0 = only at the end).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, value_name = "N", default_value_t = 100)]
     every: u64,
     /// Wheel speeds to set on a robot before running: ENTITY:JOINT=RAD_S[,JOINT=RAD_S…],
     /// e.g. `--motors 3:0=3,1=3` (each joint once, each speed a finite number). May be

@@ -52,8 +52,8 @@ Each command is sent with <Response>true</Response>; the confirmation is printed
 Exit status: 0 confirmed; 1 refused by the server (its error on stderr) or a local error (a
 file that cannot be read or is not a request, an address that does not resolve); 2 the
 command line does not parse (an unknown command, a bad value such as `motors --entity 3
-0=abc`: clap's message, as for every simrob command); 3 no answer within --timeout (is the
-server running?).";
+0=abc`: a message saying what is wrong, then the usage, as for every simrob command); 3 no
+answer within --timeout (is the server running?).";
 
 /// Arguments of `simrob send`.
 #[derive(clap::Args)]
@@ -68,9 +68,10 @@ pub struct SendArgs {
     #[arg(long, value_name = "S", default_value = "2", value_parser = parse_timeout,
           global = true)]
     pub timeout: Duration,
-    /// Register as a GUI agent under KEY first (Broadcast -1: no broadcasts). Not needed to
-    /// get confirmations and errors; needed by `info`, and it makes the commander receive
-    /// every agent's confirmations. With --interactive the default key is `commander`.
+    /// Register with the server first, under KEY, as an agent that watches (a GUI agent that
+    /// is sent no positions). Not needed to get confirmations and errors; needed by `info`,
+    /// and it makes the commander receive every agent's confirmations. With --interactive
+    /// the default key is `commander`.
     #[arg(long, value_name = "KEY", global = true)]
     pub register: Option<String>,
     /// The server's configuration file (legacy `Configuration.data` or TOML): its command

@@ -57,9 +57,9 @@ pub struct ServeArgs {
     /// The world on ROS 2: `--ros2` and its rates and lockstep.
     #[command(flatten)]
     pub ros2: crate::flags::Ros2,
-    /// Record every iteration to FILE (created or truncated): the compact simrob-recording
-    /// format (deflate blocks of 32-bit poses), readable while being written; play it with
-    /// `simrob replay FILE`, export it with `simrob replay FILE --export csv`.
+    /// Record every iteration to FILE (created or truncated) in a compact, compressed format,
+    /// readable while it is being written; play it with `simrob replay FILE`, export it with
+    /// `simrob replay FILE --export csv`.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Threads each physics step runs on (configuration key `physicsthreads`, default 1); the

@@ -28,10 +28,10 @@ use super::net::{connect_cc, write_env, Incoming};
 #[command(group(clap::ArgGroup::new("backend").args(["server", "mrs"]).required(true)))]
 pub struct RobotArgs {
     /// The Control Center (`simrob coord serve`).
-    #[arg(long, default_value = "127.0.0.1:7030")]
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7030")]
     cc: String,
     /// This robot's id (1 or more; unique among the Control Center's robots).
-    #[arg(long)]
+    #[arg(long, value_name = "ID")]
     id: u32,
     /// A name for lists and logs (default: the kind and the id).
     #[arg(long)]
@@ -44,7 +44,7 @@ pub struct RobotArgs {
           value_parser = crate::flags::renamed("simrob", "server", ""))]
     old_simrob: Option<String>,
     /// The SumBot's entity id on the SimRob server.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, value_name = "ID", default_value_t = 3)]
     entity: u32,
     /// Send Initialize_Simulation to the SimRob server first (a fresh server).
     #[arg(long)]
@@ -56,11 +56,11 @@ pub struct RobotArgs {
     #[arg(long, value_name = "S", default_value_t = 0.5, value_parser = crate::flags::seconds)]
     status_period: f64,
     /// Tasks held before the robot stops bidding.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, value_name = "N", default_value_t = 3)]
     max_queue: usize,
     /// Distance (metres) at which a point counts as reached (default 0.05 for a SumBot,
     /// 0.1 for a Nomad).
-    #[arg(long)]
+    #[arg(long, value_name = "METRES")]
     tolerance: Option<f64>,
     /// Seconds (or 50ms, 2s, 1min) a movement may make no progress — come no closer to its point by the
     /// tolerance — before it FAILS as unreachable, FAILED(3) (a wall, the field's edge, a

@@ -63,10 +63,10 @@ const MAX_COORDINATE: (f64, f64) = (1.0, 1e12);
 )))]
 pub struct ServeArgs {
     /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1")]
+    #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
     bind: std::net::IpAddr,
     /// TCP port (0: any free port; the address is printed).
-    #[arg(long, default_value_t = 7030)]
+    #[arg(long, value_name = "PORT", default_value_t = 7030)]
     port: u16,
     /// Allocation policy at start: cnp, hungarian or greedy (the operator may switch).
     #[arg(long, default_value = "cnp")]
@@ -97,40 +97,41 @@ pub struct ServeArgs {
     /// Most connections at once (max_connections), at least 1. When full, a newcomer takes
     /// the place of the oldest connection that has not yet said hello nor sent an operator's
     /// request; with none such it is refused.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, value_name = "N", default_value_t = 256)]
     max_connections: usize,
     /// Seconds (or 50ms, 2s, 1min) a new connection has to say hello or send an operator's
     /// request before it is closed (hello_timeout; 0 = never, else from 0.1 to 86400), so
     /// connections that say nothing do not hold every place.
     #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = crate::flags::seconds)]
     hello_timeout: f64,
-    /// Longest GRI line in bytes (max_message_bytes), from 1024 to 1048576.
-    #[arg(long, default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
+    /// Longest message a robot or an operator may send, in bytes (max_message_bytes), from
+    /// 1024 to 1048576; a longer one is refused without being read whole.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
     max_message_bytes: usize,
     /// Most robots in the table, present or gone (max_robots), at least 1; a new robot beyond
     /// it takes the place of the one that left longest ago, or is refused.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
     max_robots: usize,
     /// Most robots that have left kept in the table (max_departed_robots; 0 = none); beyond
     /// it the one that left longest ago is forgotten.
-    #[arg(long, default_value_t = DEFAULT_MAX_DEPARTED_ROBOTS)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_DEPARTED_ROBOTS)]
     max_departed_robots: usize,
     /// Longest robot name, kind or world, and task world, in bytes (max_name_bytes), from 1 to
     /// 4096; a hello or a task with a longer one is refused.
-    #[arg(long, default_value_t = DEFAULT_MAX_NAME_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_NAME_BYTES)]
     max_name_bytes: usize,
     /// Most tasks tracked (max_tasks), at least 1.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     max_tasks: usize,
     /// Most points of a path task (max_path_points), from 1 to 4096.
-    #[arg(long, default_value_t = MAX_PATH_POINTS)]
+    #[arg(long, value_name = "N", default_value_t = MAX_PATH_POINTS)]
     max_path_points: usize,
     /// Largest |x| or |y| of a task's point in metres (max_coordinate), from 1 to 1e12; a task
     /// beyond it is refused.
     #[arg(long, default_value_t = DEFAULT_MAX_COORDINATE, value_name = "METRES")]
     max_coordinate: f64,
     /// Most auctions open at once (max_open_auctions), at least 1.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = 64)]
     max_open_auctions: usize,
     /// Seconds (or 50ms, 2s, 1min) a robot's connection may send nothing before it is let go
     /// (silence_timeout;

@@ -31,13 +31,13 @@ pub struct SwarmArgs {
     #[arg(long = "scenario", value_name = "FILE")]
     scenario_flag: Option<PathBuf>,
     /// The Control Center (`simrob coord serve`).
-    #[arg(long, default_value = "127.0.0.1:7030")]
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7030")]
     cc: String,
     /// The first robot id (the swarm's robots are numbered from it, in entity order).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, value_name = "ID", default_value_t = 100)]
     robot_id_base: u32,
     /// Robots (generated scenarios only).
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     robots: Option<usize>,
     /// The pace, `--speed F` (0 = as fast as possible; default 1).
     #[command(flatten)]

@@ -121,12 +121,14 @@ pub enum SendCommand {
         #[arg(value_name = "M_S2", value_parser = finite, allow_negative_numbers = true)]
         value: f64,
     },
-    /// Set_World_Hardness: the global contact softness (ODE CFM, 0..1).
+    /// Set_World_Hardness: how much every joint gives under load, 0 (rigid) to 1 (soft): a
+    /// softer world lets a robot's parts sag and stretch apart (ODE's CFM).
     WorldHardness {
         #[arg(value_name = "V", value_parser = finite, allow_negative_numbers = true)]
         value: f64,
     },
-    /// Set_World_Bounciness: the global error correction (ODE ERP, 0..1).
+    /// Set_World_Bounciness: how quickly every joint springs back when its parts have drifted
+    /// apart, 0 (never) to 1 (at once, in one step) (ODE's ERP).
     WorldBounciness {
         #[arg(value_name = "V", value_parser = finite, allow_negative_numbers = true)]
         value: f64,
@@ -248,8 +250,9 @@ pub enum SendCommand {
         /// Synchronous agent (the server waits for its Synchronize in sync mode).
         #[arg(long)]
         sync: bool,
-        /// Broadcast interval in simulated seconds; -1 = never, 0 = every iteration.
-        #[arg(long, value_name = "SECONDS", default_value = "-1",
+        /// Simulated seconds (or 50ms, 2s, 1min) between the broadcasts the agent gets; -1 =
+        /// never, 0 = every iteration.
+        #[arg(long, value_name = "S", default_value = "-1",
               value_parser = broadcast_interval, allow_negative_numbers = true)]
         broadcast: f64,
         /// The agent's IP (default: the commander's).
@@ -313,14 +316,15 @@ fn non_negative(s: &str) -> Result<f64, String> {
 }
 
 fn broadcast_interval(s: &str) -> Result<f64, String> {
-    let v = parse_finite_f64(s).map_err(|e| e.to_string())?;
-    if v == -1.0 || v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(format!(
-            "must be -1 (never) or a number of seconds >= 0, found {v}"
-        ))
+    if s.trim() == "-1" {
+        return Ok(-1.0);
     }
+    crate::flags::seconds(s).map_err(|_| {
+        format!(
+            "expected -1 (never) or a time: seconds, 0 or more {}, got '{s}'",
+            crate::flags::TIME_FORMS
+        )
+    })
 }
 
 /// `PARAM=VALUE`: an action parameter (the server judges the name and the value).

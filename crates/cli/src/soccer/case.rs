@@ -16,7 +16,7 @@ pub struct CaseArgs {
     #[arg(value_parser = clap::builder::PossibleValuesParser::new(CASES), ignore_case = true)]
     pub name: String,
     /// How many trials, at least 1 (trial i runs scenario i mod n of the study's table).
-    #[arg(long, default_value_t = 30, value_parser = crate::flags::count(1u32, u32::MAX))]
+    #[arg(long, value_name = "N", default_value_t = 30, value_parser = crate::flags::count(1u32, u32::MAX))]
     pub trials: u32,
     /// Seed of the whole run: the same seed gives the same table.
     #[arg(long, default_value_t = 1)]

@@ -26,7 +26,7 @@ pub struct PlayerArgs {
     old_config: Option<String>,
     /// The simulator (`simrob serve`), IP:PORT: play its humanoid `entityId` (overrides the
     /// config's `server` and its vision stub).
-    #[arg(long)]
+    #[arg(long, value_name = "ADDR")]
     server: Option<String>,
     /// Stop after this many wall-clock seconds (or 50ms, 2s, 1min; default: run until
     /// Ctrl-C).

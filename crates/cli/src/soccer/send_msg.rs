@@ -12,20 +12,25 @@ use super::net;
 #[derive(Args)]
 pub struct SendMsgArgs {
     /// Sender id.
-    #[arg(long)]
+    #[arg(long, value_name = "ID")]
     src: Option<i32>,
     /// Destination id (255 = every robot).
-    #[arg(long, default_value_t = 255)]
+    #[arg(long, value_name = "ID", default_value_t = 255)]
     dest: i32,
     /// Param: a code (20) or a name (ACTION_TAKEN, COMM_PARAM_ACTION_TAKEN).
     #[arg(long)]
     param: Option<String>,
     /// Value.
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     value: i32,
     /// Where to send: 127.255.255.255 reaches every robot on this machine,
     /// 255.255.255.255 every robot on the LAN.
-    #[arg(long, default_value = "127.255.255.255")]
+    #[arg(long, value_name = "IP", default_value = "127.255.255.255")]
     to: String,
     /// The team messages' UDP port (the robots' `commPort`).
     #[arg(long, value_name = "PORT", default_value_t = DEFAULT_COMM_PORT)]

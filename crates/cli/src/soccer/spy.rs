@@ -13,7 +13,7 @@ use super::net;
 #[derive(Args)]
 pub struct SpyArgs {
     /// Receive as this robot id; 255 receives every message.
-    #[arg(long, default_value_t = 255)]
+    #[arg(long, value_name = "ID", default_value_t = 255)]
     id: i32,
     /// Role of the robot emulated (1 goalkeeper, 2 field player).
     #[arg(long, default_value_t = 2)]
@@ -26,7 +26,7 @@ pub struct SpyArgs {
           value_parser = crate::flags::renamed("port", "team-port", ""))]
     old_port: Option<String>,
     /// Exit after this many datagrams.
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     count: Option<u64>,
 }
 

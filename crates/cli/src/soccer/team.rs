@@ -19,7 +19,7 @@ pub struct TeamArgs {
     #[arg(long)]
     file: PathBuf,
     /// The simulator, IP:PORT, for every robot.
-    #[arg(long)]
+    #[arg(long, value_name = "ADDR")]
     server: Option<String>,
     /// Stop every robot after this many wall-clock seconds (or 50ms, 2s, 1min; default: run
     /// until Ctrl-C).

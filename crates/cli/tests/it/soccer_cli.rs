@@ -390,7 +390,7 @@ fn soccer_values_out_of_range_are_refused_before_anything_runs() {
         ),
         (
             &["soccer", "case", "pass", "--trials", "0"][..],
-            "--trials <TRIALS>",
+            "--trials <N>': expected a whole number, 1 or more",
         ),
         // (Both ran: clamped to 64 threads and to the machine's cores.)
         (
