@@ -55,7 +55,7 @@ def test_messages_from_simrob_soccer_send_msg_decode() -> None:
     with Spy(port) as spy:
         subprocess.run(
             [binary, "soccer", "send-msg", "--src", "4", "--dest", "255", "--param", "ACTION_TAKEN",
-             "--value", "19", "--port", str(port)],
+             "--value", "19", "--team-port", str(port)],
             check=True, capture_output=True, timeout=30,
         )
         got = spy.recv(5.0)
