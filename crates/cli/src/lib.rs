@@ -109,7 +109,7 @@ enum Command {
 
 /// Runs the command line `args` (the program name first, as `std::env::args_os` gives it) and
 /// returns its exit status: 0 success, 1 an error (its message on standard error), 2 a command
-/// line that does not parse (clap's), 128 + the signal when Ctrl-C (130), SIGTERM (143) or
+/// line that does not parse (a message saying what is wrong, and the usage), 128 + the signal when Ctrl-C (130), SIGTERM (143) or
 /// SIGHUP (129) stopped it. The same for every subcommand; `send` adds 3 (no answer within
 /// its --timeout).
 pub fn main_with_args<I, T>(args: I) -> ExitCode

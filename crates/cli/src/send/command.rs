@@ -104,15 +104,15 @@ pub enum SendCommand {
     },
     /// Set_Sync_Wait: how long the server waits for synchronous agents each iteration.
     SyncWait {
-        /// Seconds (≥ 0).
-        #[arg(value_name = "SECONDS", value_parser = non_negative)]
+        /// Seconds (or 50ms, 2s, 1min), 0 or more.
+        #[arg(value_name = "S", value_parser = non_negative)]
         seconds: f64,
     },
     /// Set_Timestep: simulated seconds per physics step (0.010–0.070 recommended).
     #[command(visible_alias = "timestep")]
     SetTimestep {
-        /// Seconds (> 0).
-        #[arg(value_name = "SECONDS", value_parser = positive)]
+        /// Seconds (or 50ms, 2s, 1min), above 0.
+        #[arg(value_name = "S", value_parser = positive)]
         seconds: f64,
     },
     /// Set_World_Gravity: gravity along Z, m/s² (the default is -9.8).
@@ -297,22 +297,20 @@ fn finite(s: &str) -> Result<f64, String> {
     parse_finite_f64(s).map_err(|e| e.to_string())
 }
 
+/// A time above 0 ([`crate::flags::seconds`]).
 fn positive(s: &str) -> Result<f64, String> {
-    let v = parse_finite_f64(s).map_err(|e| e.to_string())?;
-    if v > 0.0 {
-        Ok(v)
-    } else {
-        Err(format!("must be greater than 0, found {v}"))
+    match crate::flags::seconds(s)? {
+        v if v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "expected a time above 0: seconds {}, got '{s}'",
+            crate::flags::TIME_FORMS
+        )),
     }
 }
 
+/// A time, 0 or more ([`crate::flags::seconds`]).
 fn non_negative(s: &str) -> Result<f64, String> {
-    let v = parse_finite_f64(s).map_err(|e| e.to_string())?;
-    if v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(format!("must not be negative, found {v}"))
-    }
+    crate::flags::seconds(s)
 }
 
 fn broadcast_interval(s: &str) -> Result<f64, String> {
@@ -608,6 +606,9 @@ mod tests {
         assert!(positive("0").is_err());
         assert!(positive("inf").is_err());
         assert_eq!(positive("0.02"), Ok(0.02));
+        assert_eq!(positive("20ms"), Ok(0.02));
+        assert_eq!(non_negative("1min"), Ok(60.0));
+        assert_eq!(broadcast_interval("2s"), Ok(2.0));
         assert!(non_negative("-1").is_err());
         assert_eq!(broadcast_interval("-1"), Ok(-1.0));
         assert!(broadcast_interval("-0.5").is_err());
