@@ -571,6 +571,20 @@ mod vocabulary {
                     }
                     // The SimRob server is --server; the binary batch runs is --binary.
                     "simrob" => wrong.push(format!("{path}: --simrob is visible")),
+                    _ if long != "server"
+                        && a.get_help().is_some_and(|h| {
+                            let h = h.to_string();
+                            h.contains("`simrob serve`") || h.contains("SimRob server")
+                        })
+                        && a.get_value_names().is_some_and(|n| {
+                            n.iter().any(|n| ["ADDR", "IP:PORT"].contains(&n.as_str()))
+                        })
+                        && !path.starts_with("simrob netbed") =>
+                    {
+                        wrong.push(format!(
+                            "{path}: --{long} names a SimRob server (write --server)"
+                        ))
+                    }
                     // The FutRob team messages' port is --team-port.
                     "comm-port" => wrong.push(format!("{path}: --comm-port (write --team-port)")),
                     "port" if path.starts_with("simrob soccer") => {
