@@ -10,6 +10,7 @@ use std::io::{BufRead, BufWriter, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -20,11 +21,13 @@ use simrob_coord::cc::{
 use simrob_coord::cnp::CnpConfig;
 use simrob_coord::model::RobotId;
 use simrob_coord::time::TimeServer;
-use simrob_coord::wire::{Envelope, Msg, Policy, DEFAULT_MAX_MESSAGE_BYTES, MAX_PATH_POINTS};
+use simrob_coord::wire::{
+    encode, Envelope, Msg, Policy, DEFAULT_MAX_MESSAGE_BYTES, MAX_PATH_POINTS,
+};
 
 use super::map::LiveMap;
 use super::menu::{self, MenuAction, MENU_HELP};
-use super::net::{spawn_reader, write_env, Incoming};
+use super::net::{spawn_bounded_reader, spawn_writer, write_env, Incoming, Inflow, Outflow};
 
 /// Operators are addressed as this plus their connection number.
 pub const OPERATOR_BASE: RobotId = 0x4000_0000;
@@ -51,6 +54,10 @@ const HELLO_TIMEOUT: (f64, f64) = (0.1, 86_400.0);
 /// `--max-message-bytes` (max_message_bytes): a `hello` fits in the least; a reader buffers
 /// at most the most for each connection.
 const MAX_MESSAGE_BYTES: (usize, usize) = (1024, 1 << 20);
+/// `--max-queued-lines` (max_queued_lines): lines of one connection read and not yet handled.
+const MAX_QUEUED_LINES: (usize, usize) = (1, 65_536);
+/// `--max-output-bytes` (max_output_bytes): bytes waiting to be sent to one connection.
+const MAX_OUTPUT_BYTES: (usize, usize) = (65_536, 1 << 30);
 /// The longest `--max-name-bytes` (max_name_bytes).
 const MAX_NAME_BYTES: usize = 4096;
 /// `--max-coordinate` (max_coordinate), metres: every coordinate within it is short in a log.
@@ -108,6 +115,17 @@ pub struct ServeArgs {
     /// 1024 to 1048576; a longer one is refused without being read whole.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
     max_message_bytes: usize,
+    /// Most lines of one connection read and not yet handled (max_queued_lines), from 1 to
+    /// 65536. A connection with this many waiting is not read until one is handled, so one
+    /// that sends faster than it is served is slowed (TCP holds the rest) and the others are
+    /// served in turn.
+    #[arg(long, default_value_t = 64, value_name = "LINES")]
+    max_queued_lines: usize,
+    /// Most bytes waiting to be sent to one connection (max_output_bytes), from 65536 to
+    /// 1073741824. A connection that does not read what it is sent (or asked for) is cut
+    /// when more would wait, with a line saying so; the others are never kept waiting for it.
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    max_output_bytes: usize,
     /// Most robots in the table, present or gone (max_robots), at least 1; a new robot beyond
     /// it takes the place of the one that left longest ago, or is refused.
     #[arg(long, value_name = "N", default_value_t = 100_000)]
@@ -224,6 +242,18 @@ impl ServeArgs {
                 MAX_MESSAGE_BYTES,
             ),
             (
+                "--max-queued-lines",
+                "max_queued_lines",
+                self.max_queued_lines,
+                MAX_QUEUED_LINES,
+            ),
+            (
+                "--max-output-bytes",
+                "max_output_bytes",
+                self.max_output_bytes,
+                MAX_OUTPUT_BYTES,
+            ),
+            (
                 "--max-name-bytes",
                 "max_name_bytes",
                 self.max_name_bytes,
@@ -283,6 +313,10 @@ impl ServeArgs {
 
 struct Conn {
     stream: TcpStream,
+    /// Lines read and not yet handled.
+    inflow: Arc<Inflow>,
+    /// Bytes queued and not yet sent.
+    outflow: Arc<Outflow>,
     robots: Vec<RobotId>,
     /// Local time of the last message that came on it.
     heard: f64,
@@ -292,6 +326,33 @@ struct Conn {
     opened: f64,
     /// It has said hello (a robot's accepted) or sent an operator's request.
     introduced: bool,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        self.inflow.close();
+        self.outflow.finish();
+    }
+}
+
+impl Conn {
+    /// Seconds since the start when something last came on it.
+    fn heard(&self) -> f64 {
+        self.heard.max(self.inflow.heard())
+    }
+
+    /// Stops reading and writing at once: its reader reports the close.
+    fn cut(&mut self) {
+        self.let_go = true;
+        self.inflow.close();
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+/// The limits of the connections themselves.
+#[derive(Clone, Copy)]
+struct ConnLimits {
+    max_output_bytes: usize,
 }
 
 struct Logs {
@@ -405,6 +466,9 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
     let mut robot_conn: HashMap<RobotId, usize> = HashMap::new();
     let mut next_conn = 1usize;
     let local = |start: Instant| start.elapsed().as_secs_f64();
+    let limits = ConnLimits {
+        max_output_bytes: args.max_output_bytes,
+    };
     while !stop.load(std::sync::atomic::Ordering::SeqCst) {
         let now = local(start);
         let mut due = ts.next_due();
@@ -422,7 +486,7 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
         // Everything that arrived together is handled before the rounds that are due (a
         // centralised round then sees all of it).
         let mut event = event;
-        for _ in 0..EVENTS_PER_TURN {
+        for turn in 1..=EVENTS_PER_TURN {
             match event {
                 None => {}
                 Some(Incoming::Accepted(stream)) => {
@@ -431,6 +495,8 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
                     }
                     if conns.len() >= args.max_connections {
                         let mut s = stream;
+                        // A line to a new connection is sent as far as it goes at once.
+                        let _ = s.set_nonblocking(true);
                         let _ = write_env(
                             &mut s,
                             &refused(format!(
@@ -442,16 +508,30 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
                         let id = next_conn;
                         next_conn += 1;
                         let _ = stream.set_nodelay(true);
-                        let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
-                        match stream
+                        let inflow = Inflow::new(args.max_queued_lines, start);
+                        let started = stream
                             .try_clone()
-                            .and_then(|r| spawn_reader(id, r, args.max_message_bytes, tx.clone()))
-                        {
-                            Ok(()) => {
+                            .and_then(|w| spawn_writer(id, w))
+                            .and_then(|outflow| {
+                                let r = stream.try_clone()?;
+                                spawn_bounded_reader(
+                                    id,
+                                    r,
+                                    args.max_message_bytes,
+                                    inflow.clone(),
+                                    tx.clone(),
+                                )
+                                .inspect_err(|_| outflow.finish())?;
+                                Ok(outflow)
+                            });
+                        match started {
+                            Ok(outflow) => {
                                 conns.insert(
                                     id,
                                     Conn {
                                         stream,
+                                        inflow,
+                                        outflow,
                                         robots: Vec::new(),
                                         heard: now,
                                         let_go: false,
@@ -467,17 +547,21 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
                 Some(Incoming::Message(c, env)) => {
                     if let Some(conn) = conns.get_mut(&c) {
                         conn.heard = now;
+                        conn.inflow.taken();
+                        if !conn.let_go {
+                            handle(&mut cc, &mut conns, &mut robot_conn, c, env, now, limits)
+                        }
                     }
-                    handle(&mut cc, &mut conns, &mut robot_conn, c, env, now)
                 }
                 Some(Incoming::Bad(c, e)) => {
                     if let Some(conn) = conns.get_mut(&c) {
-                        let _ = write_env(&mut conn.stream, &refused(e.to_string()));
+                        conn.inflow.taken();
                     }
+                    send_to(&mut conns, c, &refused(e.to_string()), limits);
                 }
                 Some(Incoming::Closed(c)) => {
                     if let Some(conn) = conns.remove(&c) {
-                        for r in conn.robots {
+                        for &r in &conn.robots {
                             robot_conn.remove(&r);
                             cc.leave(r);
                         }
@@ -506,8 +590,10 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
             }
             // Each event's answers go out before the next event is handled: a robot hears
             // them in the order it spoke.
-            send_out(&mut cc, &mut conns, &robot_conn, menu);
-            if quit {
+            send_out(&mut cc, &mut conns, &robot_conn, menu, limits);
+            // The next event waits for the next turn once this one has had its share (taken
+            // now, it would be lost).
+            if quit || turn == EVENTS_PER_TURN {
                 break;
             }
             match rx.try_recv() {
@@ -533,10 +619,11 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
                     to: None,
                     msg,
                 },
+                limits,
             );
         }
         cc.handle_timeout(now);
-        send_out(&mut cc, &mut conns, &robot_conn, menu);
+        send_out(&mut cc, &mut conns, &robot_conn, menu, limits);
         while let Some(line) = cc.poll_log() {
             logs.write(&line, true);
         }
@@ -560,10 +647,11 @@ fn send_out(
     conns: &mut HashMap<usize, Conn>,
     robot_conn: &HashMap<RobotId, usize>,
     menu: bool,
+    limits: ConnLimits,
 ) {
     while let Some(env) = cc.poll_transmit() {
         match env.to {
-            None => broadcast(conns, &env),
+            None => broadcast(conns, &env, limits),
             Some(OPERATOR_BASE) if menu => {
                 if let Msg::Report { text } = &env.msg {
                     println!("{text}");
@@ -571,11 +659,11 @@ fn send_out(
             }
             Some(id) if id >= OPERATOR_BASE => {
                 let c = (id - OPERATOR_BASE) as usize;
-                send_to(conns, c, &env);
+                send_to(conns, c, &env, limits);
             }
             Some(id) => {
                 if let Some(&c) = robot_conn.get(&id) {
-                    send_to(conns, c, &env);
+                    send_to(conns, c, &env, limits);
                 }
             }
         }
@@ -586,17 +674,17 @@ fn send_out(
 /// their readers report the close, and their robots leave.
 fn let_go_of_silent(conns: &mut HashMap<usize, Conn>, now: f64, timeout: f64) {
     for (c, conn) in conns.iter_mut() {
-        if conn.let_go || conn.robots.is_empty() || now - conn.heard < timeout {
+        let heard = conn.heard();
+        if conn.let_go || conn.robots.is_empty() || now - heard < timeout {
             continue;
         }
-        conn.let_go = true;
         let robots: Vec<String> = conn.robots.iter().map(|r| r.to_string()).collect();
         println!(
             "connection {c} (robot {}): nothing heard for {:.1} s (--silence-timeout), let go",
             robots.join(", "),
-            now - conn.heard
+            now - heard
         );
-        let _ = conn.stream.shutdown(std::net::Shutdown::Both);
+        conn.cut();
     }
 }
 
@@ -609,13 +697,12 @@ fn close_unintroduced(conns: &mut HashMap<usize, Conn>, now: f64, timeout: f64) 
         }
         conn.let_go = true;
         println!("connection {c}: no hello within {timeout} s (--hello-timeout), closed");
-        let _ = write_env(
-            &mut conn.stream,
+        farewell(
+            conn,
             &refused(format!(
                 "no hello within {timeout} s (hello_timeout): connection closed"
             )),
         );
-        let _ = conn.stream.shutdown(std::net::Shutdown::Both);
     }
 }
 
@@ -633,14 +720,13 @@ fn make_room(conns: &mut HashMap<usize, Conn>, now: f64) {
                 "connection {c}: no hello in {:.1} s, closed to make room (--max-connections)",
                 now - conn.opened
             );
-            let _ = write_env(
-                &mut conn.stream,
+            farewell(
+                &mut conn,
                 &refused(
                     "no hello yet and the server is full (max_connections): closed to make room"
                         .into(),
                 ),
             );
-            let _ = conn.stream.shutdown(std::net::Shutdown::Both);
         }
     }
 }
@@ -653,23 +739,41 @@ fn refused(reason: String) -> Envelope {
     }
 }
 
-fn send_to(conns: &mut HashMap<usize, Conn>, c: usize, env: &Envelope) {
+/// Sends `env` as far as the peer takes it at once, then closes the connection (its reader
+/// reports the close); the main loop never waits for it.
+fn farewell(conn: &mut Conn, env: &Envelope) {
+    conn.inflow.close();
+    let _ = conn.outflow.send(encode(env).as_bytes(), usize::MAX);
+    conn.outflow.finish();
+}
+
+fn send_to(conns: &mut HashMap<usize, Conn>, c: usize, env: &Envelope, limits: ConnLimits) {
     if let Some(conn) = conns.get_mut(&c) {
-        if write_env(&mut conn.stream, env).is_err() {
-            // A peer that cannot keep up is cut off; its reader reports the close.
-            let _ = conn.stream.shutdown(std::net::Shutdown::Both);
-        }
+        queue(c, conn, encode(env).as_bytes(), limits);
     }
 }
 
-fn broadcast(conns: &mut HashMap<usize, Conn>, env: &Envelope) {
-    let ids: Vec<usize> = conns
-        .iter()
-        .filter(|(_, c)| !c.robots.is_empty())
-        .map(|(&id, _)| id)
-        .collect();
-    for c in ids {
-        send_to(conns, c, env);
+/// Queues `line` for connection `c`; one that has more than `--max-output-bytes` waiting is
+/// cut (its reader reports the close).
+fn queue(c: usize, conn: &mut Conn, line: &[u8], limits: ConnLimits) {
+    if conn.let_go {
+        return;
+    }
+    if let Err(over) = conn.outflow.send(line, limits.max_output_bytes) {
+        println!(
+            "connection {c}: {} bytes would wait to be sent, more than --max-output-bytes {} (max_output_bytes): it does not read what it is sent, cut",
+            over.0, limits.max_output_bytes
+        );
+        conn.cut();
+    }
+}
+
+fn broadcast(conns: &mut HashMap<usize, Conn>, env: &Envelope, limits: ConnLimits) {
+    let line = encode(env);
+    for (&c, conn) in conns.iter_mut() {
+        if !conn.robots.is_empty() {
+            queue(c, conn, line.as_bytes(), limits);
+        }
     }
 }
 
@@ -680,9 +784,11 @@ fn handle(
     c: usize,
     mut env: Envelope,
     now: f64,
+    limits: ConnLimits,
 ) {
-    let refuse =
-        |conns: &mut HashMap<usize, Conn>, reason: String| send_to(conns, c, &refused(reason));
+    let refuse = |conns: &mut HashMap<usize, Conn>, reason: String| {
+        send_to(conns, c, &refused(reason), limits)
+    };
     match &env.msg {
         Msg::Hello { info } => {
             if info.robot >= OPERATOR_BASE || info.robot != env.from {

@@ -15,6 +15,7 @@ mod batch_cli;
 mod client_simrob;
 mod coord_compare;
 mod coord_e2e;
+mod coord_flood;
 mod coord_guard;
 mod coord_links;
 mod coord_map;
