@@ -94,13 +94,21 @@ pub struct MrsArgs {
     /// never: a full server refuses newcomers; at most 1e9).
     #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = crate::flags::seconds)]
     make_room_after: f64,
-    /// Most picture files `#SNAPSHOT` may write into the map directory in a run (a name
-    /// written again counts once); past it, `#SNAPSHOT` is refused with `E …`.
+    /// Most pictures `#SNAPSHOT` may write into the map directory in a run (each one counts,
+    /// under a name written before or not); past it, `#SNAPSHOT` is refused with `E …`.
     #[arg(long, value_name = "FILES", default_value_t = 1000)]
     max_snapshots: usize,
     /// Most bytes of those pictures at once.
     #[arg(long, value_name = "BYTES", default_value_t = 256 << 20)]
     max_snapshot_bytes: u64,
+    /// Most pixels a side of a `#SNAPSHOT` picture, from 16 to 4096 (the scale is lowered to
+    /// fit): drawing a picture holds up every client.
+    #[arg(long, value_name = "PIXELS", default_value_t = simrob_mrs::DEFAULT_MAX_SNAPSHOT_SIDE)]
+    max_snapshot_side: u32,
+    /// Most steps one `#STEP n` may ask for, from 1 to 10000000; a larger n is refused with
+    /// `E … (--max-step N)` (the steps hold up every client).
+    #[arg(long, value_name = "STEPS", default_value_t = simrob_mrs::DEFAULT_MAX_STEP)]
+    max_step: u32,
     /// Show the world live in the browser: the map, every robot with its id, heading, sonar
     /// rays and bumpers; place a robot, load or merge a map from the page. On
     /// 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
@@ -111,6 +119,9 @@ pub struct MrsArgs {
     #[command(flatten)]
     ros2: crate::flags::Ros2,
 }
+
+/// The largest `--max-step`.
+const MAX_STEP: u32 = 10_000_000;
 
 /// The longest `--idle-timeout` and `--make-room-after`, in seconds (about 31 years).
 const MAX_SECONDS: f64 = 1e9;
@@ -191,6 +202,19 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
             args.scale
         );
     }
+    if !(16..=simrob_mrs::DEFAULT_MAX_SNAPSHOT_SIDE).contains(&args.max_snapshot_side) {
+        bail!(
+            "--max-snapshot-side {}: must be from 16 to {} pixels",
+            args.max_snapshot_side,
+            simrob_mrs::DEFAULT_MAX_SNAPSHOT_SIDE
+        );
+    }
+    if !(1..=MAX_STEP).contains(&args.max_step) {
+        bail!(
+            "--max-step {}: must be from 1 to {MAX_STEP} steps",
+            args.max_step
+        );
+    }
     if args.max_clients == 0 {
         bail!("--max-clients 0: must be at least 1 (the most robots connected at a time)");
     }
@@ -201,6 +225,8 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
             stepped: args.stepped || args.ros2.ros2_lockstep,
             timestep: args.timestep,
             snapshot_scale: args.scale,
+            max_snapshot_side: args.max_snapshot_side,
+            max_step: args.max_step,
             max_clients: args.max_clients,
         },
     );

@@ -211,6 +211,14 @@ pub enum CoreError {
         /// The map's height, in inches.
         height: f64,
     },
+    /// `#STEP n` with n over [`MrsConfig::max_step`].
+    #[error("#STEP {n}: at most {max} steps at a time (--max-step {max}); send several")]
+    TooManySteps {
+        /// The steps asked for.
+        n: u32,
+        /// The most allowed.
+        max: u32,
+    },
     /// The `#SNAPSHOT` picture could not be encoded as PNG.
     #[error("cannot encode the picture: {0}")]
     Picture(#[source] image::ImageError),
@@ -269,10 +277,21 @@ pub struct MrsConfig {
     pub timestep: f64,
     /// Pixels per inch of `#SNAPSHOT` pictures.
     pub snapshot_scale: u32,
+    /// Most pixels a side of a `#SNAPSHOT` picture (1 to [`render::MAX_SIDE`]; the scale is
+    /// lowered to fit, `--max-snapshot-side`).
+    pub max_snapshot_side: u32,
+    /// Most steps one `#STEP n` may ask for (`--max-step`): a larger n is refused.
+    pub max_step: u32,
     /// Most robots (connections) at a time; past it a new connection is refused at once,
     /// without searching the map for room (`--max-clients`).
     pub max_clients: usize,
 }
+
+/// Default of [`MrsConfig::max_step`].
+pub const DEFAULT_MAX_STEP: u32 = 100_000;
+
+/// Default of [`MrsConfig::max_snapshot_side`].
+pub const DEFAULT_MAX_SNAPSHOT_SIDE: u32 = render::MAX_SIDE;
 
 /// Default of [`MrsConfig::max_clients`].
 pub const DEFAULT_MAX_CLIENTS: usize = 64;
@@ -284,6 +303,8 @@ impl Default for MrsConfig {
             stepped: false,
             timestep: simrob_flat::DEFAULT_TIMESTEP,
             snapshot_scale: 2,
+            max_snapshot_side: DEFAULT_MAX_SNAPSHOT_SIDE,
+            max_step: DEFAULT_MAX_STEP,
             max_clients: DEFAULT_MAX_CLIENTS,
         }
     }
@@ -506,6 +527,12 @@ impl MrsCore {
                 if !self.config.stepped {
                     return Err(CoreError::NotStepped);
                 }
+                if n > self.config.max_step {
+                    return Err(CoreError::TooManySteps {
+                        n,
+                        max: self.config.max_step,
+                    });
+                }
                 for _ in 0..n {
                     self.world.step();
                 }
@@ -523,7 +550,12 @@ impl MrsCore {
 
     /// A PNG picture of the world (map, robots, sonar rays, closed bumpers).
     pub fn snapshot_png(&self) -> Result<Vec<u8>, CoreError> {
-        render::png(&self.world, self.config.snapshot_scale).map_err(CoreError::Picture)
+        render::png_within(
+            &self.world,
+            self.config.snapshot_scale,
+            self.config.max_snapshot_side,
+        )
+        .map_err(CoreError::Picture)
     }
 
     /// Places a robot for tests and the command line (see [`FlatWorld::place_robot`]).

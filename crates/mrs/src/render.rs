@@ -17,13 +17,19 @@ const BUMP: Rgb<u8> = Rgb([230, 30, 30]);
 /// Draws the world at `scale` pixels per inch (lowered so no side exceeds [`MAX_SIDE`]; a
 /// map more than [`MAX_SIDE`] inches a side is drawn at less than one pixel per inch).
 pub fn draw(world: &FlatWorld, scale: u32) -> RgbImage {
+    draw_within(world, scale, MAX_SIDE)
+}
+
+/// As [`draw`], with no side over `max_side` pixels (1 to [`MAX_SIDE`]).
+pub fn draw_within(world: &FlatWorld, scale: u32, max_side: u32) -> RgbImage {
+    let most = max_side.clamp(1, MAX_SIDE);
     let map = world.map();
     let side = map.width().max(map.height()).ceil().max(1.0);
-    let s = match MAX_SIDE / side as u32 {
-        0 => f64::from(MAX_SIDE) / side,
+    let s = match most / side as u32 {
+        0 => f64::from(most) / side,
         fit => f64::from(scale.clamp(1, fit)),
     };
-    let px = |inches: f64| (inches * s).ceil().min(f64::from(MAX_SIDE)) as u32;
+    let px = |inches: f64| (inches * s).ceil().min(f64::from(most)) as u32;
     let (w, h) = (px(map.width()), px(map.height()));
     let mut img = RgbImage::from_pixel(w.max(1), h.max(1), WHITE);
     if let Some(b) = map.bitmap() {
@@ -104,7 +110,16 @@ pub fn sonar_rays<'a>(
 
 /// The picture as PNG bytes.
 pub fn png(world: &FlatWorld, scale: u32) -> Result<Vec<u8>, image::ImageError> {
-    let img = draw(world, scale);
+    png_within(world, scale, MAX_SIDE)
+}
+
+/// As [`png`], with no side over `max_side` pixels (1 to [`MAX_SIDE`]).
+pub fn png_within(
+    world: &FlatWorld,
+    scale: u32,
+    max_side: u32,
+) -> Result<Vec<u8>, image::ImageError> {
+    let img = draw_within(world, scale, max_side);
     let mut out = std::io::Cursor::new(Vec::new());
     img.write_to(&mut out, ImageFormat::Png)?;
     Ok(out.into_inner())

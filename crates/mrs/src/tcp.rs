@@ -69,6 +69,8 @@ pub struct DirMapFiles {
     /// The files it wrote, by name, and their sizes (a name written again counts once, at
     /// its last size).
     written: std::collections::HashMap<String, u64>,
+    /// Pictures written, a name written again included.
+    writes: usize,
 }
 
 /// The longest map or snapshot file name, in bytes.
@@ -98,6 +100,7 @@ impl DirMapFiles {
             dir,
             quota: Quota::default(),
             written: std::collections::HashMap::new(),
+            writes: 0,
         })
     }
 
@@ -149,16 +152,17 @@ impl MapFiles for DirMapFiles {
     fn write(&mut self, name: &str, bytes: &[u8]) -> Result<PathBuf, FileError> {
         let path = self.resolve(name)?;
         let before = self.written.get(name).copied();
-        let files = self.written.len() + usize::from(before.is_none());
+        // Every picture counts, under a new name or not: writing the same name in a loop
+        // costs the server a picture each time.
+        let files = self.writes + 1;
         let total: u64 = self.written.values().sum::<u64>() - before.unwrap_or(0);
         let size = bytes.len() as u64;
         let quota = self.quota;
         if let Err(over) = quota.admits(files, total + size) {
             let problem = match over {
                 OverQuota::Files => format!(
-                    "this server has written {} files, the most it may (--max-snapshots {})",
-                    self.written.len(),
-                    quota.max_files
+                    "this server has written {} pictures, the most it may (--max-snapshots {})",
+                    self.writes, quota.max_files
                 ),
                 OverQuota::Bytes => format!(
                     "{size} bytes more would make the files this server wrote larger than \
@@ -173,6 +177,7 @@ impl MapFiles for DirMapFiles {
         }
         write_atomically(&path, bytes).map_err(|_| FileError::Write(name.to_string()))?;
         self.written.insert(name.to_string(), size);
+        self.writes += 1;
         Ok(path)
     }
 }
@@ -197,8 +202,18 @@ const WAKE_SOURCE: Token = Token(usize::MAX - 1);
 struct Conn {
     stream: TcpStream,
     client: ClientId,
+    /// Bytes read and not yet taken (at most one read's worth: nothing more is read while a
+    /// complete line waits here, so a client that sends faster than it is served is held
+    /// back by TCP).
+    unread: Vec<u8>,
+    /// The line being gathered.
     input: Vec<u8>,
     output: Vec<u8>,
+    /// The socket may have more to read (set when it turns readable, cleared at WouldBlock).
+    readable: bool,
+    /// The client closed its side: what it sent before is answered, then the connection is
+    /// closed.
+    ended: bool,
     /// Skipping the rest of an over-long line.
     discarding: bool,
     writable_interest: bool,
@@ -352,8 +367,12 @@ impl MrsServer {
         let mut next_idle_sweep = Instant::now();
         // Connections may be waiting that the last accept could not take (out of descriptors).
         let mut accept_pending = false;
+        // Some client has requests waiting: the next poll does not wait.
+        let mut busy = false;
         while !stop.load(Ordering::Relaxed) {
-            let timeout = if stepped {
+            let timeout = if busy {
+                Duration::ZERO
+            } else if stepped {
                 Duration::from_millis(50)
             } else if fast {
                 Duration::ZERO
@@ -367,6 +386,48 @@ impl MrsServer {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
+            for event in events.iter() {
+                if event.token() == WAKE_SOURCE {
+                    // The hook, run below, takes what woke the loop.
+                    continue;
+                }
+                if event.token() == LISTENER {
+                    // Taken after the clients' turns: a robot whose client hung up leaves
+                    // before a newcomer's is placed.
+                    accept_pending = true;
+                    continue;
+                }
+                let key = event.token().0;
+                let Some(conn) = conns.get_mut(&key) else {
+                    continue;
+                };
+                if event.is_readable() || event.is_read_closed() || event.is_error() {
+                    conn.readable = true;
+                }
+                if !flush(conn, &poll, key) {
+                    if let Some(mut c) = conns.remove(&key) {
+                        let _ = poll.registry().deregister(&mut c.stream);
+                        core.disconnect(c.client);
+                    }
+                }
+            }
+            // Each client in turn, one request each: what else it sent waits for the next
+            // turn (and, past one read, in TCP), so no client holds up the others.
+            let mut over = Vec::new();
+            for (&key, conn) in conns.iter_mut() {
+                if !conn.has_work() {
+                    continue;
+                }
+                let open = serve_one(conn, &mut core, files.as_mut()) && flush(conn, &poll, key);
+                if !open {
+                    over.push(key);
+                }
+            }
+            for key in over {
+                if let Some(c) = conns.remove(&key) {
+                    end(c, &poll, &mut core);
+                }
+            }
             if accept_pending {
                 accept_pending = !accept_all(
                     &listener,
@@ -377,40 +438,7 @@ impl MrsServer {
                     &options,
                 );
             }
-            for event in events.iter() {
-                if event.token() == WAKE_SOURCE {
-                    // The hook, run below, takes what woke the loop.
-                    continue;
-                }
-                if event.token() == LISTENER {
-                    accept_pending = !accept_all(
-                        &listener,
-                        &poll,
-                        &mut conns,
-                        &mut next_id,
-                        &mut core,
-                        &options,
-                    );
-                    continue;
-                }
-                let key = event.token().0;
-                let Some(conn) = conns.get_mut(&key) else {
-                    continue;
-                };
-                let mut open = true;
-                if event.is_readable() || event.is_read_closed() || event.is_error() {
-                    open = read_and_answer(conn, &mut core, files.as_mut());
-                }
-                if open {
-                    open = flush(conn, &poll, key);
-                }
-                if !open {
-                    if let Some(mut c) = conns.remove(&key) {
-                        let _ = poll.registry().deregister(&mut c.stream);
-                        core.disconnect(c.client);
-                    }
-                }
-            }
+            busy = conns.values().any(Conn::has_work);
             if let Some(idle) = options.idle_timeout {
                 let now = Instant::now();
                 if now >= next_idle_sweep {
@@ -518,8 +546,12 @@ fn accept_all(
                     Conn {
                         stream,
                         client,
+                        unread: Vec::new(),
                         input: Vec::new(),
                         output: Vec::new(),
+                        // Data may have come with the connection.
+                        readable: true,
+                        ended: false,
                         discarding: false,
                         writable_interest: false,
                         last_input: Instant::now(),
@@ -603,54 +635,76 @@ fn close_idle(
     }
 }
 
-/// Reads what the client sent and answers every complete line. Returns false when the
-/// connection is over.
-fn read_and_answer(conn: &mut Conn, core: &mut MrsCore, files: &mut dyn MapFiles) -> bool {
-    let mut buf = [0u8; 8192];
-    let mut open = true;
-    loop {
-        match conn.stream.read(&mut buf) {
-            Ok(0) => {
-                open = false;
-                break;
-            }
-            Ok(n) => {
-                conn.last_input = Instant::now();
-                take_input(conn, &buf[..n], core, files);
-                if conn.output.len() > MAX_PENDING_OUTPUT {
-                    return false;
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => {
-                open = false;
-                break;
-            }
-        }
+impl Conn {
+    /// Something to read or answer.
+    fn has_work(&self) -> bool {
+        self.readable || self.ended || self.unread.contains(&b'\n')
     }
-    if !open {
-        // Answer what came before the end, if the client still listens.
-        let _ = conn.stream.write_all(&conn.output);
-    }
-    open
 }
 
-fn take_input(conn: &mut Conn, mut bytes: &[u8], core: &mut MrsCore, files: &mut dyn MapFiles) {
-    while !bytes.is_empty() {
-        let newline = bytes.iter().position(|&b| b == b'\n');
-        let (chunk, rest, complete) = match newline {
-            Some(i) => (&bytes[..=i], &bytes[i + 1..], true),
-            None => (bytes, &[][..], false),
+/// Ends a connection that is over: what was answered goes out if the client still listens,
+/// its robot leaves, and why is logged when it is the server's doing.
+fn end(mut c: Conn, poll: &Poll, core: &mut MrsCore) {
+    let _ = poll.registry().deregister(&mut c.stream);
+    if c.output.len() > MAX_PENDING_OUTPUT {
+        let why = format!("closing: more than {MAX_PENDING_OUTPUT} bytes of replies not read");
+        core.disconnect_because(c.client, Some(&why));
+        return;
+    }
+    let _ = c.stream.write_all(&c.output);
+    core.disconnect(c.client);
+}
+
+/// Answers the client's next request, reading (one read at a time) only until one is
+/// complete. Returns false when the connection is over.
+fn serve_one(conn: &mut Conn, core: &mut MrsCore, files: &mut dyn MapFiles) -> bool {
+    let mut buf = [0u8; 8192];
+    // A line being skipped (too long) is read a few reads a turn, as any other request.
+    for _ in 0..READS_PER_TURN {
+        if take_one(conn, core, files) {
+            return conn.output.len() <= MAX_PENDING_OUTPUT;
+        }
+        if conn.ended {
+            // Everything it sent before the end is answered.
+            return false;
+        }
+        if !conn.readable {
+            return true;
+        }
+        match conn.stream.read(&mut buf) {
+            Ok(0) => conn.ended = true,
+            Ok(n) => {
+                conn.last_input = Instant::now();
+                conn.unread.extend_from_slice(&buf[..n]);
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => conn.readable = false,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => conn.ended = true,
+        }
+    }
+    true
+}
+
+/// Most reads of one client's socket in one turn of the loop.
+const READS_PER_TURN: usize = 8;
+
+/// Takes what was read up to and including the first complete line, and answers it. False
+/// when no complete line was there (what there was is kept as the start of the next).
+fn take_one(conn: &mut Conn, core: &mut MrsCore, files: &mut dyn MapFiles) -> bool {
+    while !conn.unread.is_empty() {
+        let newline = conn.unread.iter().position(|&b| b == b'\n');
+        let (taken, complete) = match newline {
+            Some(i) => (i + 1, true),
+            None => (conn.unread.len(), false),
         };
-        bytes = rest;
+        let chunk: Vec<u8> = conn.unread.drain(..taken).collect();
         if conn.discarding {
             if complete {
                 conn.discarding = false;
             }
             continue;
         }
-        conn.input.extend_from_slice(chunk);
+        conn.input.extend_from_slice(&chunk);
         if !complete {
             if conn.input.len() > MAX_LINE + 2 {
                 conn.input.clear();
@@ -659,8 +713,9 @@ fn take_input(conn: &mut Conn, mut bytes: &[u8], core: &mut MrsCore, files: &mut
                     &mut conn.output,
                     &error_reply(&format!("line too long (at most {MAX_LINE} bytes)")),
                 );
+                return true;
             }
-            continue;
+            return false;
         }
         let line = std::mem::take(&mut conn.input);
         if line.len() > MAX_LINE + 2 {
@@ -668,17 +723,22 @@ fn take_input(conn: &mut Conn, mut bytes: &[u8], core: &mut MrsCore, files: &mut
                 &mut conn.output,
                 &error_reply(&format!("line too long (at most {MAX_LINE} bytes)")),
             );
-            continue;
+            return true;
         }
         match std::str::from_utf8(&line) {
             Ok(text) => {
                 if let Some(reply) = core.handle_line(conn.client, text, files) {
                     push_line(&mut conn.output, &reply);
+                } else {
+                    // A blank line: no reply, and not a request.
+                    continue;
                 }
             }
             Err(_) => push_line(&mut conn.output, &error_reply(&"not UTF-8 text")),
         }
+        return true;
     }
+    false
 }
 
 fn push_line(out: &mut Vec<u8>, line: &str) {
@@ -741,8 +801,22 @@ mod tests {
         let e = files.write("c.png", b"1").unwrap_err().to_string();
         assert!(e.contains("--max-snapshots 2"), "{e}");
         assert!(!dir.join("c.png").exists());
-        // A name written again counts once, at its new size.
-        files.write("a.png", b"123456").expect("again");
+        // A name written again counts again: each picture costs the server its drawing.
+        let e = files.write("a.png", b"1").unwrap_err().to_string();
+        assert!(e.contains("--max-snapshots 2"), "{e}");
+        assert_eq!(std::fs::read(dir.join("a.png")).expect("a"), b"1234");
+        // The bytes are those of the files as they are now.
+        let mut files = DirMapFiles::new(&dir)
+            .expect("a directory")
+            .with_quota(Quota {
+                max_files: 10,
+                max_bytes: 10,
+            });
+        files.write("a.png", b"1234").expect("first");
+        files.write("b.png", b"1234").expect("second");
+        files
+            .write("a.png", b"123456")
+            .expect("again, at its new size");
         let e = files.write("b.png", b"12345").unwrap_err().to_string();
         assert!(e.contains("--max-snapshot-bytes 10"), "{e}");
         assert_eq!(std::fs::read(dir.join("b.png")).expect("b"), b"1234");

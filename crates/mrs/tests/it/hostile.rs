@@ -179,3 +179,48 @@ fn refusing_a_client_on_a_full_map_costs_a_bounded_search() {
     assert!(e.to_string().contains("no free place"), "{e}");
     assert_eq!(core.free_start(), None);
 }
+
+#[test]
+fn a_client_sending_many_requests_at_once_does_not_hold_up_the_others() {
+    use std::io::Write;
+    let h = serve(stepped(), ShellOptions::default());
+    let mut busy = Conn::open(h.addr());
+    let mut other = Conn::open(h.addr());
+    assert!(other.ask("P").starts_with('P'));
+    // 200 requests of 100 steps in one write: they arrive, and are read, together.
+    busy.writer
+        .write_all("#STEP 100\n".repeat(200).as_bytes())
+        .expect("send");
+    let mut first = String::new();
+    busy.reader.read_line(&mut first).expect("the first answer");
+    assert_eq!(first.trim_end(), "#STEP 1.00");
+    // The other client's step is answered in its turn, not after all 200: the simulated time
+    // it reports is that of the few steps done before it.
+    let t: f64 = simrob_mrs::protocol::parse_step_reply(&other.ask("#STEP 1")).expect("#STEP t");
+    assert!(
+        t < 100.0,
+        "the other client waited for {t} s of simulated time"
+    );
+    // Every request of the busy client is answered, in order.
+    let mut last = first;
+    for _ in 1..200 {
+        last.clear();
+        busy.reader.read_line(&mut last).expect("an answer");
+    }
+    assert_eq!(last.trim_end(), "#STEP 200.01");
+}
+
+#[test]
+fn a_step_past_max_step_is_refused_and_names_the_flag() {
+    let h = serve(
+        MrsConfig {
+            max_step: 10,
+            ..stepped()
+        },
+        ShellOptions::default(),
+    );
+    let mut c = Conn::open(h.addr());
+    let e = c.ask("#STEP 11");
+    assert!(e.starts_with("E ") && e.contains("--max-step 10"), "{e}");
+    assert_eq!(c.ask("#STEP 10"), "#STEP 0.10");
+}
