@@ -109,6 +109,14 @@ pub struct MrsArgs {
     /// `E … (--max-step N)` (the steps hold up every client).
     #[arg(long, value_name = "STEPS", default_value_t = simrob_mrs::DEFAULT_MAX_STEP)]
     max_step: u32,
+    /// Most bytes of an `M` message's text printed, from 0 to 4096; the rest is left out and
+    /// how much is said (`… (N bytes more, --max-message-log-bytes 200)`).
+    #[arg(long, value_name = "BYTES", default_value_t = simrob_mrs::DEFAULT_MAX_MESSAGE_LOG_BYTES)]
+    max_message_log_bytes: usize,
+    /// Most `M` messages printed a second, from 0 (none) to 100000; those left out are
+    /// counted, and the count printed once the second is over.
+    #[arg(long, value_name = "MESSAGES", default_value_t = simrob_mrs::DEFAULT_MAX_MESSAGE_LOG_RATE)]
+    max_message_log_rate: u32,
     /// Show the world live in the browser: the map, every robot with its id, heading, sonar
     /// rays and bumpers; place a robot, load or merge a map from the page. On
     /// 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
@@ -215,6 +223,19 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
             args.max_step
         );
     }
+    if args.max_message_log_bytes > simrob_mrs::protocol::MAX_LINE {
+        bail!(
+            "--max-message-log-bytes {}: must be from 0 to {} bytes",
+            args.max_message_log_bytes,
+            simrob_mrs::protocol::MAX_LINE
+        );
+    }
+    if args.max_message_log_rate > 100_000 {
+        bail!(
+            "--max-message-log-rate {}: must be from 0 to 100000 messages a second",
+            args.max_message_log_rate
+        );
+    }
     if args.max_clients == 0 {
         bail!("--max-clients 0: must be at least 1 (the most robots connected at a time)");
     }
@@ -227,6 +248,8 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
             snapshot_scale: args.scale,
             max_snapshot_side: args.max_snapshot_side,
             max_step: args.max_step,
+            max_message_log_bytes: args.max_message_log_bytes,
+            max_message_log_rate: args.max_message_log_rate,
             max_clients: args.max_clients,
         },
     );

@@ -282,10 +282,23 @@ pub struct MrsConfig {
     pub max_snapshot_side: u32,
     /// Most steps one `#STEP n` may ask for (`--max-step`): a larger n is refused.
     pub max_step: u32,
+    /// Most bytes of an `M` message's text written to the log (`--max-message-log-bytes`);
+    /// the rest is left out, and how much is said.
+    pub max_message_log_bytes: usize,
+    /// Most `M` messages written to the log a second (`--max-message-log-rate`; 0 = none):
+    /// the others are counted, and the count logged once the second is over. Seconds are
+    /// those given to [`MrsCore::set_log_time`].
+    pub max_message_log_rate: u32,
     /// Most robots (connections) at a time; past it a new connection is refused at once,
     /// without searching the map for room (`--max-clients`).
     pub max_clients: usize,
 }
+
+/// Default of [`MrsConfig::max_message_log_bytes`].
+pub const DEFAULT_MAX_MESSAGE_LOG_BYTES: usize = 200;
+
+/// Default of [`MrsConfig::max_message_log_rate`].
+pub const DEFAULT_MAX_MESSAGE_LOG_RATE: u32 = 20;
 
 /// Default of [`MrsConfig::max_step`].
 pub const DEFAULT_MAX_STEP: u32 = 100_000;
@@ -305,6 +318,8 @@ impl Default for MrsConfig {
             snapshot_scale: 2,
             max_snapshot_side: DEFAULT_MAX_SNAPSHOT_SIDE,
             max_step: DEFAULT_MAX_STEP,
+            max_message_log_bytes: DEFAULT_MAX_MESSAGE_LOG_BYTES,
+            max_message_log_rate: DEFAULT_MAX_MESSAGE_LOG_RATE,
             max_clients: DEFAULT_MAX_CLIENTS,
         }
     }
@@ -318,8 +333,20 @@ pub struct MrsCore {
     robots: BTreeMap<ClientId, RobotId>,
     messages: BTreeMap<RobotId, String>,
     log: Vec<String>,
+    /// The `M` messages logged in the current second.
+    message_log: MessageLog,
     requests: u64,
     errors: u64,
+}
+
+/// How many `M` messages were logged, and left out, in the current second.
+#[derive(Debug, Default)]
+struct MessageLog {
+    /// The time now and when the current second began, in seconds.
+    now: f64,
+    since: f64,
+    logged: u32,
+    left_out: u64,
 }
 
 /// How far from the start a new robot may be put when the start is taken (inches).
@@ -336,6 +363,7 @@ impl MrsCore {
             robots: BTreeMap::new(),
             messages: BTreeMap::new(),
             log: Vec::new(),
+            message_log: MessageLog::default(),
             requests: 0,
             errors: 0,
         }
@@ -364,6 +392,51 @@ impl MrsCore {
     /// Requests handled and errors answered so far.
     pub fn counts(&self) -> (u64, u64) {
         (self.requests, self.errors)
+    }
+
+    /// The time, in seconds from any start, for the rate of `M` messages logged
+    /// ([`MrsConfig::max_message_log_rate`]): a server gives its clock here each turn. When
+    /// a second is over, how many messages were left out in it is logged.
+    pub fn set_log_time(&mut self, seconds: f64) {
+        self.message_log.now = seconds;
+        let m = &mut self.message_log;
+        if seconds - m.since >= 1.0 || seconds < m.since {
+            if m.left_out > 0 {
+                self.log.push(format!(
+                    "{} messages not shown (--max-message-log-rate {} a second)",
+                    m.left_out, self.config.max_message_log_rate
+                ));
+            }
+            m.since = seconds;
+            m.logged = 0;
+            m.left_out = 0;
+        }
+    }
+
+    /// Logs robot `id`'s message, within the rate and length allowed.
+    fn log_message(&mut self, id: RobotId, text: &str) {
+        self.set_log_time(self.message_log.now);
+        if self.message_log.logged >= self.config.max_message_log_rate {
+            self.message_log.left_out += 1;
+            return;
+        }
+        self.message_log.logged += 1;
+        let max = self.config.max_message_log_bytes;
+        let line = if text.len() > max {
+            let mut cut = max;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            format!(
+                "robot {}: {}… ({} bytes more, --max-message-log-bytes {max})",
+                id.0,
+                printable(&text[..cut]),
+                text.len() - cut
+            )
+        } else {
+            format!("robot {}: {}", id.0, printable(text))
+        };
+        self.log.push(line);
     }
 
     /// Log lines (messages shown, robots added and removed) since the last call.
@@ -497,8 +570,7 @@ impl MrsCore {
                 robot.pose.heading_deg,
             )),
             Request::Message(text) => {
-                self.log
-                    .push(format!("robot {}: {}", id.0, printable(&text)));
+                self.log_message(id, &text);
                 self.messages.insert(id, text);
                 Ok("M".into())
             }

@@ -44,8 +44,9 @@ pub mod wander;
 pub use self::client::{MrsClient, MrsError, BUMPERS, DEFAULT_PORT, DEFAULT_TIMEOUT, SONARS};
 pub use self::core::{
     check_map_size, check_png_name, printable, ClientId, CoreError, FileError, MapFiles, MrsConfig,
-    MrsCore, NoFiles, DEFAULT_MAX_CLIENTS, DEFAULT_MAX_SNAPSHOT_SIDE, DEFAULT_MAX_STEP,
-    MAX_MAP_FILE, MAX_MAP_SIDE,
+    MrsCore, NoFiles, DEFAULT_MAX_CLIENTS, DEFAULT_MAX_MESSAGE_LOG_BYTES,
+    DEFAULT_MAX_MESSAGE_LOG_RATE, DEFAULT_MAX_SNAPSHOT_SIDE, DEFAULT_MAX_STEP, MAX_MAP_FILE,
+    MAX_MAP_SIDE,
 };
 pub use self::tcp::{
     check_file_name, write_atomically, DirMapFiles, MrsHandle, MrsServer, ShellHook, ShellOptions,

@@ -367,6 +367,7 @@ impl MrsServer {
         let mut next_idle_sweep = Instant::now();
         // Connections may be waiting that the last accept could not take (out of descriptors).
         let mut accept_pending = false;
+        let started = Instant::now();
         // Some client has requests waiting: the next poll does not wait.
         let mut busy = false;
         while !stop.load(Ordering::Relaxed) {
@@ -468,6 +469,7 @@ impl MrsServer {
             if let Some(hook) = hook.as_mut() {
                 hook(&mut core, files.as_mut());
             }
+            core.set_log_time(started.elapsed().as_secs_f64());
             if options.print_log {
                 for l in core.drain_log() {
                     println!("{l}");

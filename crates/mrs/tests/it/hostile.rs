@@ -224,3 +224,49 @@ fn a_step_past_max_step_is_refused_and_names_the_flag() {
     assert!(e.starts_with("E ") && e.contains("--max-step 10"), "{e}");
     assert_eq!(c.ask("#STEP 10"), "#STEP 0.10");
 }
+
+#[test]
+fn messages_are_logged_cut_to_a_length_and_at_most_a_rate() {
+    use simrob_mrs::{ClientId, NoFiles};
+    let mut core = MrsCore::new(
+        Map::parse_vector(EXAMPLE_MAP).expect("map"),
+        MrsConfig {
+            max_message_log_bytes: 10,
+            max_message_log_rate: 2,
+            ..stepped()
+        },
+    );
+    core.connect(ClientId(1)).expect("robot");
+    core.set_log_time(0.0);
+    core.drain_log();
+    let long = format!("M{}\n", "x".repeat(1000));
+    for _ in 0..5 {
+        assert_eq!(
+            core.handle_line(ClientId(1), &long, &mut NoFiles)
+                .as_deref(),
+            Some("M")
+        );
+    }
+    let log = core.drain_log();
+    assert_eq!(log.len(), 2, "{log:?}");
+    for l in &log {
+        assert!(l.len() < 100, "{l}");
+        assert!(
+            l.contains("990 bytes more, --max-message-log-bytes 10"),
+            "{l}"
+        );
+    }
+    // The second is not over: nothing more.
+    core.set_log_time(0.9);
+    assert!(core.drain_log().is_empty());
+    // Once it is, how many were left out.
+    core.set_log_time(1.0);
+    let log = core.drain_log();
+    assert_eq!(
+        log,
+        vec!["3 messages not shown (--max-message-log-rate 2 a second)".to_string()]
+    );
+    // A new second: messages are logged again.
+    core.handle_line(ClientId(1), "Mhi\n", &mut NoFiles);
+    assert_eq!(core.drain_log().len(), 1);
+}
