@@ -117,6 +117,20 @@ pub struct MrsArgs {
     /// counted, and the count printed once the second is over.
     #[arg(long, value_name = "MESSAGES", default_value_t = simrob_mrs::DEFAULT_MAX_MESSAGE_LOG_RATE)]
     max_message_log_rate: u32,
+    /// Longest request line in bytes, its line ending left out, from 16 to 4096; a longer
+    /// one is answered `E line too long … (--max-line-bytes N)` and skipped.
+    #[arg(long, value_name = "BYTES", default_value_t = simrob_mrs::protocol::MAX_LINE)]
+    max_line_bytes: usize,
+    /// Most bytes of replies waiting for a client that does not read them, from 65536 to
+    /// 1073741824; past it the client gets `E closing: … (--max-output-bytes N)` if it can
+    /// still take a line, is closed, and the server prints why.
+    #[arg(long, value_name = "BYTES", default_value_t = simrob_mrs::DEFAULT_MAX_OUTPUT_BYTES)]
+    max_output_bytes: usize,
+    /// Most rectangles `#LOAD`, `#MERGE` and `#RECT` may leave in a vector map, from 1 to
+    /// 20000 (each change rebuilds the map's index, so its cost grows with them); past it
+    /// the change is refused (`E … more than --max-rects N`).
+    #[arg(long, value_name = "RECTS", default_value_t = simrob_mrs::flat::MAX_RECTS)]
+    max_rects: usize,
     /// Show the world live in the browser: the map, every robot with its id, heading, sonar
     /// rays and bumpers; place a robot, load or merge a map from the page. On
     /// 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port; 0 = any free port).
@@ -230,6 +244,26 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
             simrob_mrs::protocol::MAX_LINE
         );
     }
+    if !(16..=simrob_mrs::protocol::MAX_LINE).contains(&args.max_line_bytes) {
+        bail!(
+            "--max-line-bytes {}: must be from 16 to {} bytes",
+            args.max_line_bytes,
+            simrob_mrs::protocol::MAX_LINE
+        );
+    }
+    if !((1 << 16)..=(1 << 30)).contains(&args.max_output_bytes) {
+        bail!(
+            "--max-output-bytes {}: must be from 65536 to 1073741824 bytes",
+            args.max_output_bytes
+        );
+    }
+    if !(1..=simrob_mrs::flat::MAX_RECTS).contains(&args.max_rects) {
+        bail!(
+            "--max-rects {}: must be from 1 to {} rectangles",
+            args.max_rects,
+            simrob_mrs::flat::MAX_RECTS
+        );
+    }
     if args.max_message_log_rate > 100_000 {
         bail!(
             "--max-message-log-rate {}: must be from 0 to 100000 messages a second",
@@ -248,6 +282,7 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
             snapshot_scale: args.scale,
             max_snapshot_side: args.max_snapshot_side,
             max_step: args.max_step,
+            max_rects: args.max_rects,
             max_message_log_bytes: args.max_message_log_bytes,
             max_message_log_rate: args.max_message_log_rate,
             max_clients: args.max_clients,
@@ -332,6 +367,8 @@ pub fn run(args: MrsArgs) -> Result<()> {
         print_log: true,
         idle_timeout: seconds_or_never("--idle-timeout", args.idle_timeout)?,
         make_room_after: seconds_or_never("--make-room-after", args.make_room_after)?,
+        max_line_bytes: args.max_line_bytes,
+        max_output_bytes: args.max_output_bytes,
     };
     let map_desc = format!(
         "{} × {} in map, {} rectangles{}",

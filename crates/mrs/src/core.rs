@@ -130,7 +130,7 @@ pub enum FileError {
 #[derive(Debug, thiserror::Error)]
 pub enum CoreError {
     /// The server already has its most robots (`--max-clients`, held here).
-    #[error("the server is full ({0} robots, the most it takes)")]
+    #[error("the server is full ({0} robots, the most it takes: --max-clients {0})")]
     Full(usize),
     /// No spot near the start pose is free for a new robot.
     #[error(
@@ -211,6 +211,16 @@ pub enum CoreError {
         /// The map's height, in inches.
         height: f64,
     },
+    /// A map change that would leave more rectangles than [`MrsConfig::max_rects`].
+    #[error("{change}: the map would hold {count} rectangles, more than --max-rects {max}")]
+    TooManyRects {
+        /// The change refused.
+        change: String,
+        /// The rectangles it would leave.
+        count: usize,
+        /// The most allowed.
+        max: usize,
+    },
     /// `#STEP n` with n over [`MrsConfig::max_step`].
     #[error("#STEP {n}: at most {max} steps at a time (--max-step {max}); send several")]
     TooManySteps {
@@ -280,6 +290,10 @@ pub struct MrsConfig {
     /// Most pixels a side of a `#SNAPSHOT` picture (1 to [`render::MAX_SIDE`]; the scale is
     /// lowered to fit, `--max-snapshot-side`).
     pub max_snapshot_side: u32,
+    /// Most rectangles a client may leave in a vector map by `#LOAD`, `#MERGE` or `#RECT`
+    /// (`--max-rects`, at most [`simrob_flat::MAX_RECTS`]): each change rebuilds the map's
+    /// index, so the cost of each grows with it.
+    pub max_rects: usize,
     /// Most steps one `#STEP n` may ask for (`--max-step`): a larger n is refused.
     pub max_step: u32,
     /// Most bytes of an `M` message's text written to the log (`--max-message-log-bytes`);
@@ -318,6 +332,7 @@ impl Default for MrsConfig {
             snapshot_scale: 2,
             max_snapshot_side: DEFAULT_MAX_SNAPSHOT_SIDE,
             max_step: DEFAULT_MAX_STEP,
+            max_rects: simrob_flat::MAX_RECTS,
             max_message_log_bytes: DEFAULT_MAX_MESSAGE_LOG_BYTES,
             max_message_log_rate: DEFAULT_MAX_MESSAGE_LOG_RATE,
             max_clients: DEFAULT_MAX_CLIENTS,
@@ -673,6 +688,14 @@ impl MrsCore {
     /// Puts `map` in place of the map unless a connected robot would then overlap an
     /// obstacle or the border (the first such robot is named; nothing changes).
     fn change_map(&mut self, map: Map, change: &str) -> Result<(), CoreError> {
+        let count = map.rects().len();
+        if count > self.config.max_rects {
+            return Err(CoreError::TooManyRects {
+                change: change.to_string(),
+                count,
+                max: self.config.max_rects,
+            });
+        }
         for (id, robot) in self.world.robots() {
             let p = robot.pose.position();
             if map.disc_overlaps(p, robot.model.radius) {

@@ -50,7 +50,7 @@ pub use self::core::{
 };
 pub use self::tcp::{
     check_file_name, write_atomically, DirMapFiles, MrsHandle, MrsServer, ShellHook, ShellOptions,
-    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAKE_ROOM_AFTER, MAX_FILE_NAME,
+    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAKE_ROOM_AFTER, DEFAULT_MAX_OUTPUT_BYTES, MAX_FILE_NAME,
 };
 /// The 2D engine the simulator runs on.
 pub use simrob_flat as flat;

@@ -36,7 +36,17 @@ pub struct ShellOptions {
     /// nothing for longest, if that is at least this long (it is told why and closed, its robot
     /// removed); `None`: a full server refuses newcomers (`--make-room-after`).
     pub make_room_after: Option<Duration>,
+    /// Longest request line in bytes, its line ending left out (`--max-line-bytes`, 16 to
+    /// [`MAX_LINE`]); a longer one is answered `E line too long …` and skipped.
+    pub max_line_bytes: usize,
+    /// Most bytes of replies waiting for a client that does not read them
+    /// (`--max-output-bytes`); past it the client is told why, if it still can be, and
+    /// closed.
+    pub max_output_bytes: usize,
 }
+
+/// Default of [`ShellOptions::max_output_bytes`]: 1 MiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
 
 /// Default of [`ShellOptions::idle_timeout`]: ten minutes.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
@@ -52,6 +62,8 @@ impl Default for ShellOptions {
             print_log: false,
             idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
             make_room_after: Some(DEFAULT_MAKE_ROOM_AFTER),
+            max_line_bytes: MAX_LINE,
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
         }
     }
 }
@@ -191,9 +203,6 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), File
         source,
     })
 }
-
-/// Replies waiting for a client that does not read: past this the connection is closed.
-const MAX_PENDING_OUTPUT: usize = 1 << 20;
 
 const LISTENER: Token = Token(usize::MAX);
 const WAKE_SOURCE: Token = Token(usize::MAX - 1);
@@ -419,14 +428,15 @@ impl MrsServer {
                 if !conn.has_work() {
                     continue;
                 }
-                let open = serve_one(conn, &mut core, files.as_mut()) && flush(conn, &poll, key);
+                let open =
+                    serve_one(conn, &mut core, files.as_mut(), &options) && flush(conn, &poll, key);
                 if !open {
                     over.push(key);
                 }
             }
             for key in over {
                 if let Some(c) = conns.remove(&key) {
-                    end(c, &poll, &mut core);
+                    end(c, &poll, &mut core, options.max_output_bytes);
                 }
             }
             if accept_pending {
@@ -646,10 +656,17 @@ impl Conn {
 
 /// Ends a connection that is over: what was answered goes out if the client still listens,
 /// its robot leaves, and why is logged when it is the server's doing.
-fn end(mut c: Conn, poll: &Poll, core: &mut MrsCore) {
+fn end(mut c: Conn, poll: &Poll, core: &mut MrsCore, max_output: usize) {
     let _ = poll.registry().deregister(&mut c.stream);
-    if c.output.len() > MAX_PENDING_OUTPUT {
-        let why = format!("closing: more than {MAX_PENDING_OUTPUT} bytes of replies not read");
+    if c.output.len() > max_output {
+        let why = format!(
+            "closing: more than {max_output} bytes of replies not read (--max-output-bytes {max_output})"
+        );
+        // Told if its socket still takes a line, never waited for.
+        let _ = c
+            .stream
+            .write(format!("{}\n", error_reply(&why)).as_bytes());
+        let _ = c.stream.shutdown(std::net::Shutdown::Both);
         core.disconnect_because(c.client, Some(&why));
         return;
     }
@@ -659,12 +676,17 @@ fn end(mut c: Conn, poll: &Poll, core: &mut MrsCore) {
 
 /// Answers the client's next request, reading (one read at a time) only until one is
 /// complete. Returns false when the connection is over.
-fn serve_one(conn: &mut Conn, core: &mut MrsCore, files: &mut dyn MapFiles) -> bool {
+fn serve_one(
+    conn: &mut Conn,
+    core: &mut MrsCore,
+    files: &mut dyn MapFiles,
+    options: &ShellOptions,
+) -> bool {
     let mut buf = [0u8; 8192];
     // A line being skipped (too long) is read a few reads a turn, as any other request.
     for _ in 0..READS_PER_TURN {
-        if take_one(conn, core, files) {
-            return conn.output.len() <= MAX_PENDING_OUTPUT;
+        if take_one(conn, core, files, options.max_line_bytes) {
+            return conn.output.len() <= options.max_output_bytes;
         }
         if conn.ended {
             // Everything it sent before the end is answered.
@@ -692,7 +714,12 @@ const READS_PER_TURN: usize = 8;
 
 /// Takes what was read up to and including the first complete line, and answers it. False
 /// when no complete line was there (what there was is kept as the start of the next).
-fn take_one(conn: &mut Conn, core: &mut MrsCore, files: &mut dyn MapFiles) -> bool {
+fn take_one(
+    conn: &mut Conn,
+    core: &mut MrsCore,
+    files: &mut dyn MapFiles,
+    max_line: usize,
+) -> bool {
     while !conn.unread.is_empty() {
         let newline = conn.unread.iter().position(|&b| b == b'\n');
         let (taken, complete) = match newline {
@@ -708,22 +735,27 @@ fn take_one(conn: &mut Conn, core: &mut MrsCore, files: &mut dyn MapFiles) -> bo
         }
         conn.input.extend_from_slice(&chunk);
         if !complete {
-            if conn.input.len() > MAX_LINE + 2 {
+            if conn.input.len() > max_line + 2 {
                 conn.input.clear();
                 conn.discarding = true;
                 push_line(
                     &mut conn.output,
-                    &error_reply(&format!("line too long (at most {MAX_LINE} bytes)")),
+                    &error_reply(&format!(
+                        "line too long (at most {max_line} bytes, --max-line-bytes {max_line})"
+                    )),
                 );
                 return true;
             }
             return false;
         }
         let line = std::mem::take(&mut conn.input);
-        if line.len() > MAX_LINE + 2 {
+        let ending = if line.ends_with(b"\r\n") { 2 } else { 1 };
+        if line.len() - ending > max_line {
             push_line(
                 &mut conn.output,
-                &error_reply(&format!("line too long (at most {MAX_LINE} bytes)")),
+                &error_reply(&format!(
+                    "line too long (at most {max_line} bytes, --max-line-bytes {max_line})"
+                )),
             );
             return true;
         }

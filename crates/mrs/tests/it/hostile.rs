@@ -270,3 +270,101 @@ fn messages_are_logged_cut_to_a_length_and_at_most_a_rate() {
     core.handle_line(ClientId(1), "Mhi\n", &mut NoFiles);
     assert_eq!(core.drain_log().len(), 1);
 }
+
+#[test]
+fn lines_past_max_line_bytes_are_refused_naming_the_flag() {
+    let h = serve(
+        stepped(),
+        ShellOptions {
+            max_line_bytes: 20,
+            ..ShellOptions::default()
+        },
+    );
+    let mut c = Conn::open(h.addr());
+    assert_eq!(c.ask(&format!("M{}", "x".repeat(19))), "M");
+    assert_eq!(c.ask(&format!("M{}\r", "x".repeat(19))), "M", "CRLF");
+    let e = c.ask(&format!("M{}", "x".repeat(20)));
+    assert!(
+        e.starts_with("E ") && e.contains("--max-line-bytes 20"),
+        "{e}"
+    );
+    // Longer than one read: skipped whole, answered once.
+    let e = c.ask(&format!("M{}", "x".repeat(50_000)));
+    assert!(e.contains("--max-line-bytes 20"), "{e}");
+    assert_eq!(c.ask("B"), "B0");
+}
+
+#[test]
+fn a_client_that_does_not_read_its_replies_is_closed_and_the_server_says_why() {
+    use std::io::Write;
+    use std::sync::mpsc;
+    let (tx, rx) = mpsc::channel();
+    let hook: simrob_mrs::ShellHook = Box::new(move |core, _| {
+        for l in core.drain_log() {
+            let _ = tx.send(l);
+        }
+    });
+    let core = MrsCore::new(Map::parse_vector(EXAMPLE_MAP).expect("map"), stepped());
+    let h = MrsServer::bind(
+        "127.0.0.1:0",
+        core,
+        Box::new(NoFiles),
+        ShellOptions {
+            max_output_bytes: 65_536,
+            ..ShellOptions::default()
+        },
+    )
+    .expect("bind")
+    .with_hook(hook)
+    .spawn()
+    .expect("spawn");
+    let mut deaf = TcpStream::connect(h.addr()).expect("connect");
+    let mut w = deaf.try_clone().expect("clone");
+    // Far more replies than the sockets hold; it never reads them.
+    let writer = std::thread::spawn(move || {
+        let chunk = "#HELP\n".repeat(1000);
+        for _ in 0..200 {
+            if w.write_all(chunk.as_bytes()).is_err() {
+                return;
+            }
+        }
+    });
+    loop {
+        let l = rx
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the server never closed the client that does not read");
+        if l.contains("disconnected") {
+            assert!(
+                l.contains("replies not read (--max-output-bytes 65536)"),
+                "{l}"
+            );
+            break;
+        }
+    }
+    writer.join().expect("the writer ends");
+    // What it was sent ends: the connection is closed.
+    deaf.set_read_timeout(Some(Duration::from_secs(120)))
+        .expect("timeout");
+    let mut sink = Vec::new();
+    let _ = deaf.read_to_end(&mut sink);
+}
+
+#[test]
+fn a_map_change_past_max_rects_is_refused_naming_the_flag() {
+    let map = Map::parse_vector(EXAMPLE_MAP).expect("map");
+    let now = map.rects().len();
+    let h = serve(
+        MrsConfig {
+            max_rects: now + 1,
+            ..stepped()
+        },
+        ShellOptions::default(),
+    );
+    let mut c = Conn::open(h.addr());
+    assert_eq!(c.ask("#RECT 10 10 20 20"), "#RECT");
+    let e = c.ask("#RECT 30 10 40 20");
+    assert!(
+        e.starts_with("E ") && e.contains(&format!("more than --max-rects {}", now + 1)),
+        "{e}"
+    );
+}
