@@ -231,7 +231,11 @@ fn start_server(args: &DemoArgs) -> Result<Running> {
         None
     } else {
         let gui = args.gui.addr().unwrap_or_default();
-        Some(crate::serve::start_viewer_on(&mut server, gui)?)
+        Some(crate::serve::start_viewer_on(
+            &mut server,
+            gui,
+            args.gui.guard()?,
+        )?)
     };
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();

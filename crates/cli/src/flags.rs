@@ -107,9 +107,137 @@ pub struct Gui {
     /// Old spelling of `--gui=N` (says so on standard error).
     #[arg(long, value_name = "N", hide = true, value_parser = old_http_port)]
     pub http_port: Option<u16>,
+    /// What the viewer accepts from its pages.
+    #[command(flatten)]
+    pub limits: ViewerLimits,
+}
+
+/// The web viewer's limits (`--viewer-…`), on every command that serves a viewer.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ViewerLimits {
+    /// Viewer: most pages (WebSocket connections) open at once, from 1 to 4096; one more is
+    /// refused (HTTP 503) until one closes.
+    #[arg(long, value_name = "PAGES", default_value_t = 64)]
+    pub viewer_max_pages: usize,
+    /// Viewer: largest WebSocket message from a page, bytes, from 1024 to 16777216; a larger
+    /// one closes the page's connection with a close frame saying so.
+    #[arg(long, value_name = "BYTES", default_value_t = 65536)]
+    pub viewer_max_message_bytes: usize,
+    /// Viewer: page commands a second per page, from 1 to 100000 (bursts of twice as many
+    /// pass); one past it is refused and the page told.
+    #[arg(long, value_name = "N", default_value_t = 100.0)]
+    pub viewer_commands_per_second: f64,
+    /// Viewer: seconds a connection has to send its request head, from 0.1 to 3600; then it
+    /// is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub viewer_header_timeout: f64,
+    /// Viewer: connections waiting for their request head at once, from 1 to 65536; past it
+    /// the one that has waited longest is closed to make room.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub viewer_max_pending: usize,
+    /// Viewer: seconds a page may answer no ping, or read nothing it is sent, before it is
+    /// closed, from 1 to 86400.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub viewer_idle_timeout: f64,
+    /// 2D view: most bodies a page is sent one by one, from 1 to 1000000; past it the page
+    /// gets their density picture.
+    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    pub viewer_max_view_bodies: usize,
+    /// 2D view: most cells of a density picture, from 1024 to 16777216.
+    #[arg(long, value_name = "N", default_value_t = 65_536)]
+    pub viewer_max_view_cells: usize,
+}
+
+impl Default for ViewerLimits {
+    fn default() -> Self {
+        let g = simrob_viewer::Guard::default();
+        ViewerLimits {
+            viewer_max_pages: g.max_pages,
+            viewer_max_message_bytes: g.max_message,
+            viewer_commands_per_second: g.commands_per_second,
+            viewer_header_timeout: g.header_timeout.as_secs_f64(),
+            viewer_max_pending: g.max_pending,
+            viewer_idle_timeout: g.idle_timeout.as_secs_f64(),
+            viewer_max_view_bodies: g.max_view_bodies,
+            viewer_max_view_cells: g.max_view_cells,
+        }
+    }
+}
+
+impl ViewerLimits {
+    /// The viewer's guard, each flag within its range (else an error naming the flag).
+    pub fn guard(&self) -> Result<simrob_viewer::Guard> {
+        for (flag, v, (min, max)) in [
+            ("--viewer-max-pages", self.viewer_max_pages, (1, 4096)),
+            (
+                "--viewer-max-message-bytes",
+                self.viewer_max_message_bytes,
+                (1024, 1 << 24),
+            ),
+            ("--viewer-max-pending", self.viewer_max_pending, (1, 65_536)),
+            (
+                "--viewer-max-view-bodies",
+                self.viewer_max_view_bodies,
+                (1, 1_000_000),
+            ),
+            (
+                "--viewer-max-view-cells",
+                self.viewer_max_view_cells,
+                (1024, 1 << 24),
+            ),
+        ] {
+            if !(min..=max).contains(&v) {
+                bail!("{flag} {v}: must be from {min} to {max}");
+            }
+        }
+        for (flag, v, (min, max), unit) in [
+            (
+                "--viewer-commands-per-second",
+                self.viewer_commands_per_second,
+                (1.0, 100_000.0),
+                "commands a second",
+            ),
+            (
+                "--viewer-header-timeout",
+                self.viewer_header_timeout,
+                (0.1, 3600.0),
+                "seconds",
+            ),
+            (
+                "--viewer-idle-timeout",
+                self.viewer_idle_timeout,
+                (1.0, 86_400.0),
+                "seconds",
+            ),
+        ] {
+            if !(min..=max).contains(&v) {
+                bail!(
+                    "{flag} {}: must be from {} to {} {unit}",
+                    shown(v),
+                    shown(min),
+                    shown(max)
+                );
+            }
+        }
+        Ok(simrob_viewer::Guard {
+            header_timeout: std::time::Duration::from_secs_f64(self.viewer_header_timeout),
+            idle_timeout: std::time::Duration::from_secs_f64(self.viewer_idle_timeout),
+            max_message: self.viewer_max_message_bytes,
+            commands_per_second: self.viewer_commands_per_second,
+            max_pending: self.viewer_max_pending,
+            max_view_bodies: self.viewer_max_view_bodies,
+            max_view_cells: self.viewer_max_view_cells,
+            max_pages: self.viewer_max_pages,
+        })
+    }
 }
 
 impl Gui {
+    /// The viewer's limits ([`ViewerLimits::guard`]).
+    pub fn guard(&self) -> Result<simrob_viewer::Guard> {
+        self.limits.guard()
+    }
+
     /// The viewer's address if the command line asks for one (`--http-port N` counts, with a
     /// line on standard error, said when it is read, saying to write `--gui=N`).
     pub fn addr(&self) -> Option<GuiAddr> {

@@ -405,7 +405,7 @@ pub fn run(args: MrsArgs) -> Result<()> {
             let (v, hook) = simrob_viewer::view2d::mrs::live(
                 addr,
                 &format!("Mobile Robot Simulator on tcp://{}", server.local_addr()?),
-                simrob_viewer::Guard::default(),
+                args.gui.guard()?,
                 args.speed.or_real_time(),
                 args.stepped,
             )

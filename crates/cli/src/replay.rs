@@ -117,8 +117,9 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         _ if recording.is_finished() => Following::No,
         _ => Following::Yes,
     };
-    let (viewer, player) = simrob_viewer::replay::serve_file(recording, bind, &name)
-        .with_context(|| format!("cannot serve the replay on {bind}"))?;
+    let (viewer, player) =
+        simrob_viewer::replay::serve_file_guarded(recording, bind, &name, args.gui.guard()?)
+            .with_context(|| format!("cannot serve the replay on {bind}"))?;
     player.set_speed(speed).map_err(anyhow::Error::msg)?;
     println!("viewer on http://{}", viewer.addr());
     if let Some(((i0, t0), (i1, t1))) = ends {
@@ -178,7 +179,7 @@ fn replay_2d(args: &ReplayArgs, bind: SocketAddr, speed: f64, stop: &AtomicBool)
         recording.times().first().copied(),
         recording.times().last().copied(),
     );
-    let replay = SwarmReplay::serve(recording, bind, speed, simrob_viewer::Guard::default())
+    let replay = SwarmReplay::serve(recording, bind, speed, args.gui.guard()?)
         .with_context(|| format!("cannot serve the replay on {bind}"))?;
     println!(
         "2D view on http://{} (the replay starts when a page connects)",

@@ -175,7 +175,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     // The viewer and the recording first: a taken port or an unwritable file fails before
     // the ready line (`listening on …`) is printed.
     let viewer = match gui {
-        Some(gui) => Some(start_viewer_on(&mut server, gui)?),
+        Some(gui) => Some(start_viewer_on(&mut server, gui, args.gui.guard()?)?),
         None => None,
     };
     // Recording: a second stop signal (`timeout` and Slurm send one to the process and one to
@@ -249,9 +249,10 @@ pub fn run(args: ServeArgs) -> Result<()> {
 pub fn start_viewer_on(
     server: &mut UdpServer,
     gui: crate::flags::GuiAddr,
+    guard: simrob_viewer::Guard,
 ) -> Result<simrob_viewer::Viewer> {
     let addr = gui.resolve(server.local_addr()?.ip())?;
-    start_viewer(server, addr)
+    start_viewer(server, addr, guard)
 }
 
 /// Starts the web viewer for `server`: frames from the session's snapshots, the page's
@@ -259,14 +260,16 @@ pub fn start_viewer_on(
 pub fn start_viewer(
     server: &mut UdpServer,
     bind: std::net::SocketAddr,
+    guard: simrob_viewer::Guard,
 ) -> Result<simrob_viewer::Viewer> {
     let addr = server.local_addr()?;
-    let viewer = simrob_viewer::Viewer::start(
+    let viewer = simrob_viewer::Viewer::start_guarded(
         bind,
         simrob_viewer::SessionBridge::new(server.commands()),
         simrob_viewer::responses_channel(),
         &format!("udp://{addr}"),
         "live",
+        guard,
     )
     .with_context(|| format!("cannot serve the viewer on {bind}"))?;
     server.add_sampled_observer(simrob_viewer::observer(&viewer), viewer.frame_requests());

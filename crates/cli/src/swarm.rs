@@ -294,8 +294,14 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         .transpose()?
     {
         Some(addr) => {
-            let (summary, interrupted, view) =
-                drive_live(&mut sim, &scenario, addr, args.speed.or_real_time(), &stop)?;
+            let (summary, interrupted, view) = drive_live(
+                &mut sim,
+                &scenario,
+                addr,
+                args.speed.or_real_time(),
+                args.gui.guard()?,
+                &stop,
+            )?;
             (summary, interrupted, Some(view))
         }
         None => {
@@ -476,6 +482,7 @@ fn drive_live(
     scenario: &Scenario,
     addr: std::net::SocketAddr,
     speed: f64,
+    guard: simrob_viewer::Guard,
     stop: &AtomicBool,
 ) -> Result<(Summary, bool, simrob_viewer::view2d::View2d)> {
     use simrob_viewer::view2d::{swarm as live, View2d};
@@ -488,7 +495,7 @@ fn drive_live(
         control.clone(),
         "swarm",
         &format!("simrob swarm: {}", sim.name),
-        simrob_viewer::Guard::default(),
+        guard,
     )
     .with_context(|| format!("cannot serve the 2D view on {addr}"))?;
     eprintln!(

@@ -125,7 +125,8 @@ where
         return (
             axum::http::StatusCode::SERVICE_UNAVAILABLE,
             format!(
-                "the viewer already has {} pages open, the most it serves: close one",
+                "the viewer already has {} pages open, the most it serves (--viewer-max-pages {}): close one",
+                guard.max_pages,
                 guard.max_pages
             ),
         )

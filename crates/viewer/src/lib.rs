@@ -581,8 +581,29 @@ impl PageLink {
         incoming: Option<Result<Message, axum::Error>>,
         mut local: impl FnMut(&serde_json::Value) -> Option<Result<(), CommandError>>,
     ) -> bool {
-        let Some(Ok(msg)) = incoming else {
-            return false;
+        let msg = match incoming {
+            Some(Ok(msg)) => msg,
+            Some(Err(e)) => {
+                // A message past the limit: the page is told why it is closed (close code
+                // 1009, "message too big"), not cut off without a word.
+                let text = e.to_string();
+                if text.contains("too long")
+                    || text.contains("too big")
+                    || text.contains("Space limit")
+                {
+                    let reason = format!(
+                        "message larger than {} bytes (--viewer-max-message-bytes)",
+                        self.guard.max_message
+                    );
+                    let frame = axum::extract::ws::CloseFrame {
+                        code: 1009,
+                        reason: reason.into(),
+                    };
+                    let _ = self.send(socket, Message::Close(Some(frame))).await;
+                }
+                return false;
+            }
+            None => return false,
         };
         self.last_heard = tokio::time::Instant::now();
         let Message::Text(t) = msg else {

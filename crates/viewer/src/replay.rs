@@ -361,7 +361,12 @@ pub fn serve_replay(
             "the recording has no frames",
         ));
     }
-    serve(ReplayHandle::new(recording), bind, name)
+    serve(
+        ReplayHandle::new(recording),
+        bind,
+        name,
+        crate::Guard::default(),
+    )
 }
 
 /// Serves the viewer over a recording file read on demand (see [`RecordingReader`]; the
@@ -372,6 +377,16 @@ pub fn serve_file(
     reader: RecordingReader,
     bind: SocketAddr,
     name: &str,
+) -> std::io::Result<(Viewer, ReplayHandle)> {
+    serve_file_guarded(reader, bind, name, crate::Guard::default())
+}
+
+/// [`serve_file`] within other limits than the [`crate::Guard`]'s defaults.
+pub fn serve_file_guarded(
+    reader: RecordingReader,
+    bind: SocketAddr,
+    name: &str,
+    guard: crate::Guard,
 ) -> std::io::Result<(Viewer, ReplayHandle)> {
     if reader.is_empty() && reader.is_finished() {
         return Err(std::io::Error::new(
@@ -384,6 +399,7 @@ pub fn serve_file(
         ReplayHandle::from_source(Box::new(reader), follow),
         bind,
         name,
+        guard,
     )
 }
 
@@ -391,9 +407,17 @@ fn serve(
     handle: ReplayHandle,
     bind: SocketAddr,
     name: &str,
+    guard: crate::Guard,
 ) -> std::io::Result<(Viewer, ReplayHandle)> {
     handle.wait_for_page();
-    let viewer = Viewer::start(bind, handle.backend(), responses_channel(), name, "replay")?;
+    let viewer = Viewer::start_guarded(
+        bind,
+        handle.backend(),
+        responses_channel(),
+        name,
+        "replay",
+        guard,
+    )?;
     handle.attach(viewer.publisher())?;
     Ok((viewer, handle))
 }

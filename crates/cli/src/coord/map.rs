@@ -417,8 +417,8 @@ pub struct LiveMap {
 
 impl LiveMap {
     /// Serves the map's page on `bind`.
-    pub fn start(bind: SocketAddr, hello: &str) -> std::io::Result<LiveMap> {
-        let view = View2d::start(bind, Arc::new(Watching), "coord", hello, Guard::default())?;
+    pub fn start(bind: SocketAddr, hello: &str, guard: Guard) -> std::io::Result<LiveMap> {
+        let view = View2d::start(bind, Arc::new(Watching), "coord", hello, guard)?;
         let frames = MapFrames::default();
         view.set_scene(frames.scene());
         Ok(LiveMap { view, frames })

@@ -421,7 +421,7 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
     {
         Some(bind) => {
             let hello = format!("simrob coord: the Control Center on tcp://{addr}");
-            let m = LiveMap::start(bind, &hello)
+            let m = LiveMap::start(bind, &hello, args.gui.guard()?)
                 .with_context(|| format!("cannot serve the map on {bind}"))?;
             println!("map on http://{}", m.addr());
             Some(m)

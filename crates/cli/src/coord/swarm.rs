@@ -105,11 +105,12 @@ pub fn run(args: SwarmArgs) -> Result<()> {
                 "simrob coord swarm: {} (Control Center {})",
                 sim.name, args.cc
             );
-            let w = simrob_viewer::view2d::swarm::Watch::start(
+            let w = simrob_viewer::view2d::swarm::Watch::start_guarded(
                 addr,
                 &mut sim,
                 scenario.map.as_ref(),
                 &hello,
+                args.gui.guard()?,
             )?;
             println!("2D view on http://{}", w.addr());
             Some(w)

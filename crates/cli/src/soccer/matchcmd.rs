@@ -232,12 +232,13 @@ pub fn run(a: MatchArgs) -> Result<()> {
     let watch = Arc::new(WatchOnly::default());
     let viewer = if let Some(gui) = gui {
         let bind = gui.resolve(crate::flags::LOCALHOST)?;
-        let v = simrob_viewer::Viewer::start(
+        let v = simrob_viewer::Viewer::start_guarded(
             bind,
             watch.clone(),
             simrob_viewer::responses_channel(),
             "simrob soccer match",
             "live",
+            a.gui.guard()?,
         )
         .with_context(|| format!("cannot start the viewer on {bind} (try --gui=0)"))?;
         // Standard output is the summary's alone (one JSON object with --json).

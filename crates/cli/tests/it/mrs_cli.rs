@@ -222,3 +222,47 @@ fn mrs_snapshot_writes_a_png_and_refuses_bad_arguments() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn limits_out_of_their_range_are_refused_naming_the_flag_and_range() {
+    for (args, want) in [
+        (
+            &["--max-step", "0"][..],
+            "--max-step 0: must be from 1 to 10000000 steps",
+        ),
+        (
+            &["--max-line-bytes", "5000"][..],
+            "--max-line-bytes 5000: must be from 16 to 4096 bytes",
+        ),
+        (
+            &["--max-output-bytes", "10"][..],
+            "--max-output-bytes 10: must be from 65536 to 1073741824 bytes",
+        ),
+        (
+            &["--max-rects", "20001"][..],
+            "--max-rects 20001: must be from 1 to 20000 rectangles",
+        ),
+        (
+            &["--max-snapshot-side", "8"][..],
+            "--max-snapshot-side 8: must be from 16 to 4096 pixels",
+        ),
+        (
+            &["--gui=0", "--viewer-max-pages", "0"][..],
+            "--viewer-max-pages 0: must be from 1 to 4096",
+        ),
+        (
+            &["--gui=0", "--viewer-header-timeout", "0"][..],
+            "--viewer-header-timeout 0: must be from 0.1 to 3600 seconds",
+        ),
+    ] {
+        let out = simrob()
+            .args(["mrs", "--port", "0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} accepted");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

@@ -425,8 +425,9 @@ fn serve_scene(
     sim: &Simulation,
     map: Option<&DrawioMap>,
     hello: &str,
+    guard: crate::Guard,
 ) -> std::io::Result<(View2d, Scene2d)> {
-    let view = View2d::start(bind, backend, "swarm", hello, crate::Guard::default())?;
+    let view = View2d::start(bind, backend, "swarm", hello, guard)?;
     let scene = scene(sim.world(), map, &sim.name);
     view.set_scene(&scene);
     Ok((view, scene))
@@ -441,7 +442,14 @@ pub fn still(
     bind: std::net::SocketAddr,
     hello: &str,
 ) -> std::io::Result<(View2d, Frame2d)> {
-    let (view, scene) = serve_scene(bind, Arc::new(Still), sim, map, hello)?;
+    let (view, scene) = serve_scene(
+        bind,
+        Arc::new(Still),
+        sim,
+        map,
+        hello,
+        crate::Guard::default(),
+    )?;
     let status = Status2d {
         state: "paused".into(),
         speed: 0.0,
@@ -481,8 +489,19 @@ impl Watch {
         map: Option<&DrawioMap>,
         hello: &str,
     ) -> std::io::Result<Watch> {
+        Self::start_guarded(addr, sim, map, hello, crate::Guard::default())
+    }
+
+    /// [`Watch::start`] within other limits than the [`crate::Guard`]'s defaults.
+    pub fn start_guarded(
+        addr: std::net::SocketAddr,
+        sim: &mut Simulation,
+        map: Option<&DrawioMap>,
+        hello: &str,
+        guard: crate::Guard,
+    ) -> std::io::Result<Watch> {
         sim.start();
-        let (view, scene) = serve_scene(addr, Arc::new(Paced), sim, map, hello)?;
+        let (view, scene) = serve_scene(addr, Arc::new(Paced), sim, map, hello, guard)?;
         Ok(Watch {
             view,
             scene,

@@ -140,6 +140,10 @@ fn pages_past_max_pages_are_refused_until_one_closes() {
     let mut third = connect(addr);
     let refused = upgrade(&mut third, addr, None);
     assert!(refused.contains("503"), "{refused}");
+    // The page says which limit it met.
+    let mut body = String::new();
+    let _ = third.read_to_string(&mut body);
+    assert!(body.contains("--viewer-max-pages 2"), "{body}");
     // One closes (the WebSocket close handshake, then the server hangs up): its place is
     // free as its session ends, just after; each try is a whole upgrade, answered.
     first.write_all(&[0x88, 0x80, 1, 2, 3, 4]).unwrap();
@@ -191,10 +195,20 @@ fn an_oversized_message_ends_the_connection_and_is_not_applied() {
     big.extend(std::iter::repeat_n(b'x', 16 << 10));
     big.extend_from_slice(br#""}"#);
     let _ = s.write_all(&frame(&big));
-    // The server closes: a close frame or the end of the stream, never a response to it.
+    // The server closes with a close frame saying why (1009, message too big), never a
+    // response to it.
     loop {
         match read_frame(&mut s) {
-            None | Some((0x8, _)) => break,
+            None => panic!("closed without a close frame"),
+            Some((0x8, p)) => {
+                assert_eq!(p.get(..2), Some(&[0x03, 0xF1][..]), "close code 1009");
+                let reason = String::from_utf8_lossy(&p[2..]);
+                assert!(
+                    reason.contains("larger than 1024 bytes (--viewer-max-message-bytes)"),
+                    "{reason}"
+                );
+                break;
+            }
             Some((_, p)) => assert!(!String::from_utf8_lossy(&p).contains("\"response\"")),
         }
     }
@@ -217,6 +231,11 @@ fn commands_past_the_rate_are_refused_and_the_page_is_told() {
     while applied(&backend) + dropped < 10 {
         let (op, p) = read_frame(&mut s).expect("a frame");
         if op == 1 && String::from_utf8_lossy(&p).contains("command dropped") {
+            assert!(
+                String::from_utf8_lossy(&p).contains("(--viewer-commands-per-second 1)"),
+                "{}",
+                String::from_utf8_lossy(&p)
+            );
             dropped += 1;
         }
     }
