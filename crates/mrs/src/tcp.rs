@@ -1,7 +1,8 @@
 //! The TCP shell around [`MrsCore`]: **one thread owns the core and every socket** (no locks
 //! around the world). It waits on the sockets (mio: epoll/kqueue) until a request arrives or
-//! the next step is due, answers requests in arrival order, steps the world in real time
-//! (times a speed factor) or on `#STEP`, and writes snapshots.
+//! the next step is due, answers its clients in turn (one request each a turn, each client's
+//! in the order it sent them; the rest waits, past one read in TCP), steps the world in real
+//! time (times a speed factor) or on `#STEP`, and writes snapshots.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
@@ -78,8 +79,8 @@ pub struct DirMapFiles {
     /// client writing pictures under new names in a loop filled the disk (3,000 files, 59 MB
     /// in 5 s).
     quota: Quota,
-    /// The files it wrote, by name, and their sizes (a name written again counts once, at
-    /// its last size).
+    /// The files it wrote, by name, and their sizes now (toward `--max-snapshot-bytes`, a
+    /// name written again at its last size).
     written: std::collections::HashMap<String, u64>,
     /// Pictures written, a name written again included.
     writes: usize,

@@ -1,7 +1,9 @@
 //! `simrob coord serve` and `simrob coord cc`: the networked Control Center and Time Server.
 //!
-//! One thread owns the Control Center; a thread per connection reads GRI lines, one accepts
-//! connections, and (for `cc`) one reads the operator's menu. The Time Server publishes
+//! One thread owns the Control Center and never waits for a peer; a thread per connection
+//! reads GRI lines (at most `--max-queued-lines` of them waiting to be handled) and another
+//! writes what it is sent (at most `--max-output-bytes` waiting, else the connection is
+//! cut), one accepts connections, and (for `cc`) one reads the operator's menu. The Time Server publishes
 //! the seconds since the Control Center started.
 
 use std::collections::HashMap;
