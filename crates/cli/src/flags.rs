@@ -127,17 +127,17 @@ pub struct ViewerLimits {
     /// pass); one past it is refused and the page told.
     #[arg(long, value_name = "N", default_value_t = 100.0)]
     pub viewer_commands_per_second: f64,
-    /// Viewer: seconds a connection has to send its request head, from 0.1 to 3600; then it
-    /// is closed.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    /// Viewer: seconds (or 50ms, 2s, 1min) a connection has to send its request head, from
+    /// 0.1 to 3600; then it is closed.
+    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = seconds)]
     pub viewer_header_timeout: f64,
     /// Viewer: connections waiting for their request head at once, from 1 to 65536; past it
     /// the one that has waited longest is closed to make room.
     #[arg(long, value_name = "N", default_value_t = 256)]
     pub viewer_max_pending: usize,
-    /// Viewer: seconds a page may answer no ping, or read nothing it is sent, before it is
-    /// closed, from 1 to 86400.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    /// Viewer: seconds (or 50ms, 2s, 1min) a page may answer no ping, or read nothing it is
+    /// sent, before it is closed, from 1 to 86400.
+    #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = seconds)]
     pub viewer_idle_timeout: f64,
     /// 2D view: most bodies a page is sent one by one, from 1 to 1000000; past it the page
     /// gets their density picture.
