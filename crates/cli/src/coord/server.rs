@@ -402,7 +402,7 @@ impl Logs {
 /// Runs the Control Center until Ctrl-C (or `quit` in the menu).
 pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
     let config = args.config()?;
-    let mut logs = Logs::open(args.log_dir.as_ref())?;
+    // The port first: a Control Center that cannot listen creates no log files.
     let listener = TcpListener::bind(SocketAddr::new(args.bind, args.port)).map_err(|e| {
         crate::shell::cannot_listen(
             e,
@@ -410,6 +410,7 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
             "Control Center",
         )
     })?;
+    let mut logs = Logs::open(args.log_dir.as_ref())?;
     let addr = listener.local_addr()?;
     println!("listening on tcp://{addr}");
     if let Some(d) = &args.log_dir {

@@ -428,6 +428,8 @@ fn a_taken_server_port_says_what_to_do_on_every_server() {
     let tcp_port = tcp.local_addr().expect("addr").port().to_string();
     let udp = std::net::UdpSocket::bind("127.0.0.1:0").expect("a free UDP port");
     let udp_port = udp.local_addr().expect("addr").port().to_string();
+    // Each runs in an empty folder: a server that cannot listen writes nothing there.
+    let dir = std::env::temp_dir().join(format!("simrob-port-taken-{}", std::process::id()));
     for args in [
         vec!["serve", "--bind", "127.0.0.1", "--port", udp_port.as_str()],
         vec!["mrs", "--bind", "127.0.0.1", "--port", tcp_port.as_str()],
@@ -448,13 +450,22 @@ fn a_taken_server_port_says_what_to_do_on_every_server() {
             tcp_port.as_str(),
         ],
     ] {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("an empty folder");
         let out = simrob()
             .args(&args)
+            .current_dir(&dir)
             .stdin(Stdio::null())
             .output()
             .expect("simrob runs");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .expect("the folder")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert!(left.is_empty(), "{args:?} wrote {left:?}");
         let port = args[args.len() - 1];
         assert!(
             stderr.contains(&format!(":{port} (the port is taken"))
@@ -462,4 +473,5 @@ fn a_taken_server_port_says_what_to_do_on_every_server() {
             "{args:?}: {stderr}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
