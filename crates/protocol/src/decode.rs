@@ -18,6 +18,42 @@ const SIMULATION_MESSAGE: &str = "Simulation_Message";
 const CONTROL_REQUEST: &str = Family::Control.element();
 const ENTITY_REQUEST: &str = Family::Entity.element();
 
+/// What only a server sends, as the start of a datagram: a `<Response>` (a confirmation, an
+/// error, an `Agent_Information`), a `<Broadcast>`, or a bare error text (`Error: …`).
+/// Returns the root's name (`"Response"`, `"Broadcast"`, `"Error"`) when `data` starts so
+/// (after a byte-order mark, white space, an XML declaration and comments), else `None`.
+///
+/// A server drops such a datagram unanswered: answering another server's answer (or its
+/// own) with an error starts an exchange of errors that never ends.
+pub fn server_sent_root(data: &[u8]) -> Option<&'static str> {
+    let mut rest = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
+    loop {
+        let start = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+        rest = &rest[start..];
+        let skip_to = |rest: &[u8], open: &[u8], close: &[u8]| -> Option<usize> {
+            rest.starts_with(open).then(|| {
+                rest.windows(close.len())
+                    .position(|w| w == close)
+                    .map_or(rest.len(), |i| i + close.len())
+            })
+        };
+        if let Some(n) = skip_to(rest, b"<?", b"?>").or_else(|| skip_to(rest, b"<!--", b"-->")) {
+            rest = &rest[n..];
+            continue;
+        }
+        break;
+    }
+    if rest.starts_with(b"Error:") {
+        return Some("Error");
+    }
+    ["Response", "Broadcast"].into_iter().find(|name| {
+        rest.strip_prefix(b"<")
+            .and_then(|r| r.strip_prefix(name.as_bytes()))
+            .and_then(|r| r.first())
+            .is_some_and(|b| matches!(b, b'>' | b'/') || b.is_ascii_whitespace())
+    })
+}
+
 /// Decodes one datagram into its requests, one entry per request, in document order.
 ///
 /// - A datagram may hold several roots; each `<Message>` may hold `<Agent_Message>`s and

@@ -90,20 +90,22 @@ impl UdpServer {
     /// port 0 picks a free one); Save and Load go to `store`.
     /// The socket's receive buffer and the store's quota come from the configuration
     /// (`receivebuffer`, `savedirectorybytes`, `savedirectoryfiles`).
-    pub fn bind(session: Session, mut store: Box<dyn SaveStore>) -> io::Result<UdpServer> {
+    pub fn bind(mut session: Session, mut store: Box<dyn SaveStore>) -> io::Result<UdpServer> {
         let c = session.config();
         store.set_quota(crate::files::Quota {
             max_bytes: c.limits.save_directory_bytes,
             max_files: c.limits.save_directory_files,
         });
+        let asked = c.limits.receive_buffer;
         let socket = UdpSocket::bind(SocketAddr::new(c.receiver_ip, c.receiver_port))?;
         socket.set_nonblocking(true)?;
+        // No agent may register at the server's own address.
+        session.set_own_address(socket.local_addr()?);
         let mut socket = mio::net::UdpSocket::from_std(socket);
         let poll = mio::Poll::new()?;
         poll.registry()
             .register(&mut socket, SOCKET, mio::Interest::READABLE)?;
         let (commands_tx, commands_rx) = channel();
-        let asked = c.limits.receive_buffer;
         match set_receive_buffer(&socket, asked) {
             Ok(got) if got < asked => tracing::warn!(
                 "the OS gave a receive buffer of {got} bytes, less than the {asked} asked (raise net.core.rmem_max): bursts may be dropped"
@@ -255,6 +257,7 @@ impl UdpServer {
             Event::Response(text) => Observation::Response(text),
             Event::Log { level, message } => {
                 match level {
+                    LogLevel::Debug => tracing::debug!(target: "simrob::session", "{message}"),
                     LogLevel::Info => tracing::info!(target: "simrob::session", "{message}"),
                     LogLevel::Warn => tracing::warn!(target: "simrob::session", "{message}"),
                 }

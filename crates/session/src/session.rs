@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use simrob_protocol::{
-    decode_datagram, encode_broadcast, encode_response, AgentRequest, Broadcast, Command,
-    ControlRequest, DecodeError, DecodeErrorKind, EntityId, Request, Response,
+    decode_datagram, encode_broadcast, encode_response, server_sent_root, AgentRequest, Broadcast,
+    Command, ControlRequest, DecodeError, DecodeErrorKind, EntityId, Request, Response,
 };
 use simrob_world::{
     default_save_key, session_flags_of, Advance, Applied, LoadOptions, SessionFlags, World,
@@ -59,6 +59,9 @@ pub struct Stats {
     pub slices: u64,
     /// Times the physics diverged on an entity and it was put back at rest.
     pub diverged: u64,
+    /// Datagrams dropped unanswered because they are what a server sends (a `<Response>`, a
+    /// `<Broadcast>`, an error): another server's, or this one's sent back to it.
+    pub dropped: u64,
 }
 
 /// Identifies one file operation the session asked for.
@@ -68,6 +71,8 @@ pub struct FileTicket(u64);
 /// How important a [`Event::Log`] line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogLevel {
+    /// Detail for whoever investigates, such as a datagram dropped unanswered.
+    Debug,
     /// Ordinary news, such as an agent registering.
     Info,
     /// Something went wrong but the session goes on (a physics divergence, a view too large to send).
@@ -299,6 +304,8 @@ pub struct Session {
     info_form: Option<InfoRequestForm>,
     /// The key that seals and checks this session's save files.
     save_key: simrob_world::SaveKey,
+    /// The addresses the server itself receives at (see [`Session::set_own_address`]).
+    own: Vec<SocketAddr>,
 }
 
 impl Session {
@@ -357,7 +364,27 @@ impl Session {
             info_form: InfoRequestForm::new(&config.keys),
             save_key,
             config,
+            own: Vec::new(),
         }
+    }
+
+    /// Tells the session the address its shell receives at (the bound socket's): no agent may
+    /// register there, nor at that port on loopback when it is bound to every interface
+    /// (the server would send its own broadcasts to itself).
+    pub fn set_own_address(&mut self, addr: SocketAddr) {
+        if !self.own.contains(&addr) {
+            self.own.push(addr);
+        }
+    }
+
+    /// Whether `addr` is one the server itself receives at.
+    fn is_own_address(&self, addr: SocketAddr) -> bool {
+        self.own.iter().any(|own| {
+            own.port() == addr.port()
+                && (own.ip() == addr.ip()
+                    || (own.ip().is_unspecified()
+                        && (addr.ip().is_loopback() || addr.ip().is_unspecified())))
+        })
     }
 
     /// The agent types and their filters (register new ones here).
@@ -633,6 +660,24 @@ impl Session {
         if !self.config.limits.proven(from) {
             // Proven addresses are never held to their credit: no need to count.
             self.amplification.received(from, data.len());
+        }
+        if let Some(root) = server_sent_root(data) {
+            // Another server's answer or broadcast (or this one's, sent back to it): an
+            // error in reply would be answered with an error, and so on for ever.
+            self.stats.dropped += 1;
+            let what = if root == "Error" {
+                "an error".to_string()
+            } else {
+                format!("a <{root}>")
+            };
+            self.log(
+                LogLevel::Debug,
+                format!(
+                    "dropped a datagram of {} bytes from {from} unanswered: it is {what}, which only a server sends",
+                    data.len()
+                ),
+            );
+            return;
         }
         if data.len() > self.config.maximum_datagram_size {
             self.send_error(
@@ -1145,6 +1190,16 @@ impl Session {
                         origin,
                         &key,
                         "Register_Agent: Port 0 is not a port",
+                    );
+                }
+                if self.is_own_address(SocketAddr::new(ip_addr, port)) {
+                    return self.refuse_registration(
+                        origin,
+                        &key,
+                        format!(
+                            "Register_Agent: {} is the server's own address; register the address your program receives at (the one it sends from)",
+                            SocketAddr::new(ip_addr, port)
+                        ),
                     );
                 }
                 if !(broadcast == -1.0 || broadcast >= 0.0) {

@@ -439,7 +439,13 @@ fn the_protocol_reference_is_what_the_code_says() {
          send from one socket and receive on another); a `Requester` or `Requested` that is not\n\
          registered is an error to the sender. Whoever names another agent as `Requester` thus\n\
          has it sent one small answer per request, to an address that registered to receive\n\
-         (and at most `amplificationfactor` times what it sent, when it is not proven).\n\n",
+         (and at most `amplificationfactor` times what it sent, when it is not proven).\n\n\
+         The server never answers what only a server sends: a datagram whose root is a\n\
+         `<Response>` or a `<Broadcast>`, or whose text starts `Error:`, is dropped unanswered\n\
+         (counted, and logged at `--log debug`), never answered with an error, so two servers,\n\
+         or a server sent its own datagrams, never answer each other without end. No agent may\n\
+         register at the server's own address (`Error: Register_Agent: 127.0.0.1:5005 is the\n\
+         server's own address; …`).\n\n",
     );
     let responses = [
         Response::Text(

@@ -6,5 +6,6 @@ mod departures;
 mod divergence;
 mod hardening;
 mod info_request;
+mod loops;
 mod physics_threads;
 mod rerun;
