@@ -206,6 +206,10 @@ pub struct Agent {
     pub awaited: Option<u64>,
     /// Its random seed (see [`AgentInfo::seed`]).
     pub seed: u64,
+    /// Whether its address has sent the server a datagram (it registered from there, or sent
+    /// anything since): only then is it sent broadcasts, other agents' confirmations and
+    /// answers to `Info_Request`s. An address that never sent anything never asked for them.
+    pub asked: bool,
 }
 
 impl Agent {
@@ -351,6 +355,7 @@ mod tests {
                 synced: 0,
                 awaited: None,
                 seed: 0,
+                asked: true,
             });
         }
         assert_eq!(t.remove("b").map(|a| a.key), Some("b".to_string()));

@@ -306,6 +306,8 @@ pub struct Session {
     save_key: simrob_world::SaveKey,
     /// The addresses the server itself receives at (see [`Session::set_own_address`]).
     own: Vec<SocketAddr>,
+    /// Agents' addresses that have not sent the server anything yet (see [`Agent::asked`]).
+    unasked: std::collections::HashSet<SocketAddr>,
 }
 
 impl Session {
@@ -365,6 +367,7 @@ impl Session {
             save_key,
             config,
             own: Vec::new(),
+            unasked: std::collections::HashSet::new(),
         }
     }
 
@@ -617,7 +620,7 @@ impl Session {
         let mut sent_to_sender = false;
         let fan_out = self.agents.len() <= self.config.limits.max_confirmation_fanout;
         for a in self.agents.iter() {
-            if !fan_out && Some(a.addr) != from {
+            if (!fan_out || !a.asked) && Some(a.addr) != from {
                 continue;
             }
             sent_to_sender |= Some(a.addr) == from;
@@ -649,6 +652,12 @@ impl Session {
     pub fn handle_datagram(&mut self, from: SocketAddr, data: &[u8], now: Instant) {
         self.tell_time(now);
         self.stats.datagrams_in += 1;
+        if self.unasked.remove(&from) {
+            // The agents registered at this address now show they receive there.
+            for a in self.agents.iter_mut().filter(|a| a.addr == from) {
+                a.asked = true;
+            }
+        }
         if self.tracks_silence() {
             // Whatever it sends keeps every agent registered from that address.
             for key in self.owner_keys.get(&from).into_iter().flatten() {
@@ -1295,7 +1304,15 @@ impl Session {
                     .get(&key)
                     .map(|a| a.addr)
                     .filter(|old| *old != new_addr);
+                // Its address asked for datagrams if the registration came from it (or an
+                // agent there already showed it receives there).
+                let asked =
+                    new_addr == from || self.agents.iter().any(|a| a.addr == new_addr && a.asked);
+                if !asked {
+                    self.unasked.insert(new_addr);
+                }
                 let agent = Agent {
+                    asked,
                     key: key.clone(),
                     agent_type: type_name,
                     addr: new_addr,
@@ -1363,12 +1380,21 @@ impl Session {
                 requester,
                 requested,
             } => {
-                let Some(to) = self.agents.get(&requester).map(|a| a.addr) else {
+                let Some((to, asked)) = self.agents.get(&requester).map(|a| (a.addr, a.asked))
+                else {
                     return self.send_error(
                         origin,
                         format!("Info_Request: requester {requester:?} is not a registered agent"),
                     );
                 };
+                if !asked {
+                    return self.send_error(
+                        origin,
+                        format!(
+                            "Info_Request: requester {requester:?} receives at {to}, which has sent the server nothing yet; send this request from there"
+                        ),
+                    );
+                }
                 let Some(answer) = self.agents.info_answer(&requested) else {
                     return self.send_error(
                         origin,
@@ -1519,6 +1545,9 @@ impl Session {
         let Some(agent) = self.agents.remove(key) else {
             return;
         };
+        if !self.agents.iter().any(|a| a.addr == agent.addr) {
+            self.unasked.remove(&agent.addr);
+        }
         self.views.remove(key);
         self.heard.remove(key);
         if let Some(owner) = self.owners.remove(key) {
@@ -1731,6 +1760,10 @@ impl Session {
         let eps = 1e-9;
         let mut recipients: Vec<usize> = Vec::new();
         for (i, a) in self.agents.iter_mut().enumerate() {
+            if !a.asked {
+                // Its address has sent nothing: it never asked for broadcasts.
+                continue;
+            }
             let due = if sync_mode && a.sync {
                 true
             } else if a.broadcast_interval < 0.0 {

@@ -209,10 +209,15 @@ fn notes(c: simrob_protocol::Command) -> &'static str {
     use simrob_protocol::Command;
     match c {
         Command::RegisterAgent => {
-            "`<IP>` and `<Port>` are where the agent receives: the server sends its confirmations\n\
-             and broadcasts there, whichever address the request came from. Bind that socket\n\
-             before registering: an address whose port is closed is removed at the first ICMP\n\
-             \"port unreachable\" (agents that leave: [the SimRob guide](../simrob.md)).\n\n"
+            "`<IP>` and `<Port>` are where the agent receives: the server sends its broadcasts,\n\
+             other agents' confirmations and its `Info_Request` answers there, but only once that\n\
+             exact address (IP and port) has sent the server a datagram, on loopback too: until\n\
+             then only the sender of the registration hears back (its confirmation). Send from the\n\
+             socket you receive on (the shipped clients do); a program that receives on another\n\
+             port sends one datagram from it (its registration, or an `Info_Request` about\n\
+             itself). Bind that socket before registering: an address whose port is closed is\n\
+             removed at the first ICMP \"port unreachable\" (agents that leave: [the SimRob\n\
+             guide](../simrob.md)). The server's own address is refused.\n\n"
         }
         Command::CreateEntity => {
             "A robot is bodies (`Box`, `Sphere`, `Cylinder`, `WheelCylinder`) and the joints between\n\

@@ -148,3 +148,58 @@ fn a_server_sent_its_own_datagrams_does_not_answer_itself() {
     assert!(first <= 100, "{first}");
     assert_eq!(servers[0].1.stats().errors, 0);
 }
+
+fn info_request(requester: &str, requested: &str) -> String {
+    format!(
+        "<Message><Agent_Message Command=\"Info_Request\"><Requester>{requester}</Requester><Requested>{requested}</Requested></Agent_Message></Message>"
+    )
+}
+
+#[test]
+fn an_address_that_sent_nothing_is_sent_nothing_even_on_loopback() {
+    // One registration from one socket naming another port of this machine: the other port
+    // never asked, and gets nothing, however many iterations run.
+    let mut s = server_at(addr("127.0.0.1:5005"));
+    let (sender, victim) = (addr("127.0.0.1:40000"), addr("127.0.0.1:40001"));
+    let t0 = Instant::now();
+    s.handle_datagram(
+        sender,
+        register("v", "127.0.0.1", 40001, 0.0).as_bytes(),
+        t0,
+    );
+    let out = drain(&mut s);
+    let to_sender = texts_to(&out, sender);
+    assert_eq!(to_sender.len(), 1, "{to_sender:?}");
+    assert!(to_sender[0].contains("Sucessfully added agent with key v, port 40001"));
+    // Other agents' news and Info_Request answers do not go there either.
+    let other = addr("127.0.0.1:40002");
+    s.handle_datagram(
+        other,
+        register("o", "127.0.0.1", 40002, -1.0).as_bytes(),
+        t0,
+    );
+    s.handle_datagram(sender, info_request("v", "o").as_bytes(), t0);
+    let refused = texts_to(&drain(&mut s), sender);
+    assert!(
+        refused.iter().any(|t| t.contains("Error: Info_Request: requester \"v\" receives at 127.0.0.1:40001, which has sent the server nothing yet")),
+        "{refused:?}"
+    );
+    let mut to_victim = 0;
+    for i in 0..100u64 {
+        s.handle_timeout(t0 + Duration::from_millis(i * 10));
+        to_victim += drain(&mut s).iter().filter(|t| t.to == victim).count();
+    }
+    assert_eq!(
+        to_victim, 0,
+        "an address that never sent anything was sent datagrams"
+    );
+    assert!(s.stats().iterations >= 10);
+    // Once it sends something (here an Info_Request about itself), it gets its broadcasts.
+    let later = t0 + Duration::from_secs(2);
+    s.handle_datagram(victim, info_request("v", "v").as_bytes(), later);
+    let answer = texts_to(&drain(&mut s), victim);
+    assert!(answer[0].contains("<Agent_Information>"), "{answer:?}");
+    s.handle_timeout(later + Duration::from_millis(10));
+    let out = texts_to(&drain(&mut s), victim);
+    assert!(out.iter().any(|t| t.starts_with("<Broadcast>")), "{out:?}");
+}
