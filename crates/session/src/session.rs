@@ -615,10 +615,18 @@ impl Session {
     /// Sends `text` to every agent (at most `maxconfirmationfanout`, else to `from` alone),
     /// and to `from` if it is not one (an unregistered commander still sees its
     /// confirmations); local observers see it too when it answers them or a registered agent.
+    /// What an unproven address caused goes to it alone (within its amplification credit):
+    /// a stranger's registrations, moves and requests are never fanned out to other agents.
     fn confirm(&mut self, from: Option<SocketAddr>, text: String) {
+        let alone = from.is_some_and(|a| !self.config.limits.proven(a));
+        self.confirm_to(from, text, alone);
+    }
+
+    /// [`Session::confirm`], to `from` alone when `alone`.
+    fn confirm_to(&mut self, from: Option<SocketAddr>, text: String, alone: bool) {
         let payload = encode_response(&Response::Text(text.clone())).into_bytes();
         let mut sent_to_sender = false;
-        let fan_out = self.agents.len() <= self.config.limits.max_confirmation_fanout;
+        let fan_out = !alone && self.agents.len() <= self.config.limits.max_confirmation_fanout;
         for a in self.agents.iter() {
             if (!fan_out || !a.asked) && Some(a.addr) != from {
                 continue;
@@ -1550,9 +1558,13 @@ impl Session {
         }
         self.views.remove(key);
         self.heard.remove(key);
-        if let Some(owner) = self.owners.remove(key) {
+        let owner = self.owners.remove(key);
+        if let Some(owner) = owner {
             self.disown(owner, key);
         }
+        // An agent registered from or at an unproven address: its departure is its own news.
+        let limits = &self.config.limits;
+        let unproven = !limits.proven(agent.addr) || owner.is_some_and(|o| !limits.proven(o));
         let reason = match &why {
             Departure::Unregistered(_) => "it unregistered".to_string(),
             Departure::Unreachable => {
@@ -1587,15 +1599,17 @@ impl Session {
         );
         let from = match why {
             Departure::Unregistered(from) => Some(from),
+            _ if unproven => Some(agent.addr),
             _ => None,
         };
-        self.confirm(
+        self.confirm_to(
             from,
             format!(
                 "Removed agent with key {key}, port {} and ip {}: {reason}",
                 agent.addr.port(),
                 agent.addr.ip()
             ),
+            unproven,
         );
     }
 

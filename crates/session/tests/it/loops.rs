@@ -203,3 +203,47 @@ fn an_address_that_sent_nothing_is_sent_nothing_even_on_loopback() {
     let out = texts_to(&drain(&mut s), victim);
     assert!(out.iter().any(|t| t.starts_with("<Broadcast>")), "{out:?}");
 }
+
+#[test]
+fn what_an_unproven_address_causes_is_not_fanned_out_to_other_agents() {
+    // Loopback not trusted; the lab's agents at 127.0.0.5 are. A stranger at 127.0.0.2
+    // registers one key from 200 ports, each closing (ICMP port unreachable) after.
+    let mut config = ServerConfig::default();
+    config.set("trustloopback", "false").expect("trustloopback");
+    config
+        .set("trustedagentips", "127.0.0.5")
+        .expect("trustedagentips");
+    let mut s = session_with(config);
+    let t0 = Instant::now();
+    let lab: Vec<SocketAddr> = (0..5)
+        .map(|i| addr(&format!("127.0.0.5:{}", 21000 + i)))
+        .collect();
+    for (i, a) in lab.iter().enumerate() {
+        let reg = register(&format!("lab{i}"), "127.0.0.5", a.port(), 1000.0);
+        s.handle_datagram(*a, reg.as_bytes(), t0);
+    }
+    drain(&mut s);
+    let mut sent = 0;
+    let mut to_lab = 0;
+    for p in 0..200u16 {
+        let from = addr(&format!("127.0.0.2:{}", 30000 + p));
+        let reg = register("stranger", "127.0.0.2", from.port(), 1000.0);
+        sent += reg.len();
+        s.handle_datagram(from, reg.as_bytes(), t0);
+        s.handle_unreachable(from, t0);
+        let out = drain(&mut s);
+        to_lab += out
+            .iter()
+            .filter(|t| lab.contains(&t.to))
+            .map(|t| t.payload.len())
+            .sum::<usize>();
+    }
+    assert_eq!(
+        to_lab, 0,
+        "the stranger's {sent} bytes made the lab's agents be sent {to_lab}"
+    );
+    // The lab's own news still reaches the lab.
+    s.handle_datagram(lab[0], unregister("lab0").as_bytes(), t0);
+    let out = drain(&mut s);
+    assert_eq!(texts_to(&out, lab[1]).len(), 1, "{out:?}");
+}
