@@ -210,6 +210,9 @@ pub struct Agent {
     /// anything since): only then is it sent broadcasts, other agents' confirmations and
     /// answers to `Info_Request`s. An address that never sent anything never asked for them.
     pub asked: bool,
+    /// The `<Iteration>` of the last `Synchronize` it sent that was taken (a copy of it that
+    /// comes again is a resend, not an error).
+    pub answered: Option<u64>,
 }
 
 impl Agent {
@@ -356,6 +359,7 @@ mod tests {
                 awaited: None,
                 seed: 0,
                 asked: true,
+                answered: None,
             });
         }
         assert_eq!(t.remove("b").map(|a| a.key), Some("b".to_string()));

@@ -1321,6 +1321,7 @@ impl Session {
                 }
                 let agent = Agent {
                     asked,
+                    answered: None,
                     key: key.clone(),
                     agent_type: type_name,
                     addr: new_addr,
@@ -1438,7 +1439,22 @@ impl Session {
                         ),
                     );
                 }
+                // The broadcast this agent must answer: an older iteration does not answer
+                // it (the server would wait the whole Sync_Wait), unless it repeats the
+                // last one answered (a datagram sent again, or duplicated on the way).
+                if let Some(awaited) = agent.awaited.filter(|a| iteration < *a) {
+                    if agent.answered == Some(iteration) {
+                        return;
+                    }
+                    return self.send_error(
+                        origin,
+                        format!(
+                            "Synchronize: iteration {iteration} is older than iteration {awaited}, the broadcast agent {key:?} must answer now; answer the latest broadcast (send its <Iteration>)"
+                        ),
+                    );
+                }
                 agent.synced = agent.synced.max(iteration);
+                agent.answered = Some(iteration);
             }
             AgentRequest::UnregisterAgent { key } => {
                 let command = self.config.keys[Command::UnregisterAgent].to_string();

@@ -232,6 +232,18 @@ fn notes(c: simrob_protocol::Command) -> &'static str {
              ball. An entity id is used once: creating it again is refused (the world keeps what\n\
              earlier agents created; `Save` and `Load` bring a run back to a saved state).\n\n"
         }
+        Command::Synchronize => {
+            "`<Iteration>` is the `<Iteration>` of the broadcast being answered (the latest one\n\
+             the agent was sent). In synchronous mode the server waits, up to `Sync_Wait`, for\n\
+             each synchronous agent to answer the iteration it was last sent: an older iteration\n\
+             answers nothing and is an error (`Error: Synchronize: iteration 4 is older than\n\
+             iteration 5, the broadcast agent \"driver\" must answer now; answer the latest\n\
+             broadcast (send its <Iteration>)`), except a copy of the last `Synchronize` taken\n\
+             (sent again, or duplicated on the way), which is ignored without a word. An\n\
+             iteration that has not happened yet is an error too. Outside synchronous mode a\n\
+             `Synchronize` changes nothing. After a `Load` the iteration goes back to the\n\
+             saved one: answer the next broadcast's iteration, lower as it is.\n\n"
+        }
         Command::HumanoidAction => {
             "Parameters are FutRob's, in centimetres and degrees, angles positive to the right;\n\
              every action's parameters, ranges, defaults and timing are in [humanoid soccer\n\

@@ -9,3 +9,4 @@ mod info_request;
 mod loops;
 mod physics_threads;
 mod rerun;
+mod synchronize;

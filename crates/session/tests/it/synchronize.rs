@@ -1,0 +1,70 @@
+//! `Synchronize` answers the broadcast an agent was sent: an older iteration is an error
+//! (it would leave the server waiting the whole Sync_Wait), a copy of the last one answered
+//! is a resend and says nothing, and errors about an agent's key say where it is registered.
+
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use simrob_session::{ServerConfig, Session};
+
+use crate::common;
+use common::*;
+
+const INIT: &str = "<Message><Simulation_Message><Control_Request Command=\"Initialize_Simulation\"/></Simulation_Message></Message>";
+const SYNC_MODE: &str = "<Message><Simulation_Message><Control_Request Command=\"Set_Sync_Mode\"><Sync_Mode>true</Sync_Mode></Control_Request></Simulation_Message></Message>";
+
+fn register_sync(key: &str, port: u16) -> String {
+    format!(
+        "<Message><Agent_Message Command=\"Register_Agent\" Agent_Type=\"RobotController\"><Port>{port}</Port><IP>127.0.0.1</IP><Sync>true</Sync><Broadcast>-1</Broadcast><Key>{key}</Key></Agent_Message></Message>"
+    )
+}
+
+fn synchronize(key: &str, iteration: i64) -> String {
+    format!(
+        "<Message><Agent_Message Command=\"Synchronize\"><Key>{key}</Key><Iteration>{iteration}</Iteration></Agent_Message></Message>"
+    )
+}
+
+/// One synchronous agent in lockstep at iteration 1, awaited.
+fn lockstep(config: ServerConfig, t0: Instant) -> (Session, SocketAddr) {
+    let mut s = session_with(config);
+    let a = addr("127.0.0.1:41001");
+    s.handle_datagram(a, register_sync("a", 41001).as_bytes(), t0);
+    s.handle_datagram(a, SYNC_MODE.as_bytes(), t0);
+    s.handle_datagram(a, INIT.as_bytes(), t0);
+    assert!(s.handle_timeout(t0));
+    drain(&mut s);
+    assert_eq!(s.world().iteration(), 1);
+    (s, a)
+}
+
+#[test]
+fn an_older_iteration_is_an_error_and_a_resend_of_the_last_answer_is_not() {
+    let t0 = Instant::now();
+    let (mut s, a) = lockstep(ServerConfig::default(), t0);
+    for old in [0, -1] {
+        s.handle_datagram(a, synchronize("a", old).as_bytes(), t0);
+        let out = texts_to(&drain(&mut s), a);
+        assert_eq!(out.len(), 1, "Iteration {old}: {out:?}");
+        if old == 0 {
+            assert!(
+                out[0].contains("Error: Synchronize: iteration 0 is older than iteration 1, the broadcast agent \"a\" must answer now; answer the latest broadcast"),
+                "{out:?}"
+            );
+        }
+    }
+    // Not answered: the next iteration waits.
+    assert!(!s.handle_timeout(t0));
+    s.handle_datagram(a, synchronize("a", 1).as_bytes(), t0);
+    assert_eq!(drain(&mut s), vec![]);
+    assert!(s.handle_timeout(t0));
+    assert_eq!(s.world().iteration(), 2);
+    drain(&mut s);
+    // The answer to 1 again (sent twice, or duplicated on the way): nothing said.
+    s.handle_datagram(a, synchronize("a", 1).as_bytes(), t0);
+    assert_eq!(drain(&mut s), vec![]);
+    s.handle_datagram(a, synchronize("a", 2).as_bytes(), t0);
+    assert_eq!(drain(&mut s), vec![]);
+    assert!(s.handle_timeout(t0));
+    assert_eq!(s.world().iteration(), 3);
+}
