@@ -121,6 +121,8 @@ pub struct Agent {
     assembly: Vec<Assembly>,
     /// The iteration of the last split broadcast put together.
     assembled: Option<u64>,
+    /// A Load was confirmed (see [`Agent::take_rewound`]).
+    rewound: bool,
 }
 
 impl Agent {
@@ -149,6 +151,7 @@ impl Agent {
             pending: VecDeque::new(),
             assembly: Vec::new(),
             assembled: None,
+            rewound: false,
         })
     }
 
@@ -387,7 +390,11 @@ impl Agent {
                 }
                 Err(e) => return Err(e.into()),
             };
-            match decode_server_message(&self.buf[..n])? {
+            let message = decode_server_message(&self.buf[..n])?;
+            if let ServerMessage::Response(Response::Text(t)) = &message {
+                self.note_response(t);
+            }
+            match message {
                 ServerMessage::Broadcast(b) => {
                     if let Some(whole) = self.assemble(b) {
                         return Ok(Some(ServerMessage::Broadcast(whole)));
@@ -396,6 +403,23 @@ impl Agent {
                 other => return Ok(Some(other)),
             }
         }
+    }
+
+    fn note_response(&mut self, text: &str) {
+        if is_load_confirmation(text) {
+            // A Load winds the iterations back: the next broadcasts repeat iteration numbers
+            // already delivered, and must be put together (and answered) again.
+            self.assembly.clear();
+            self.assembled = None;
+            self.rewound = true;
+        }
+    }
+
+    /// Whether a Load was confirmed since the last call: the iterations went back to the
+    /// saved one, so a controller that skips broadcasts of iterations it already answered
+    /// answers them again.
+    pub fn take_rewound(&mut self) -> bool {
+        std::mem::take(&mut self.rewound)
     }
 
     fn assemble(&mut self, b: Broadcast) -> Option<Broadcast> {
@@ -458,7 +482,8 @@ impl Agent {
 
     /// The next complete broadcast, skipping responses (kept for [`Agent::recv`], the latest
     /// [`PENDING_MAX`] of them, the oldest dropped beyond that: a lockstep loop that never
-    /// calls `recv` does not grow); `None` on time-out.
+    /// calls `recv` does not grow); `None` on time-out. After a `Load`'s confirmation ([`Agent::take_rewound`]), iterations already
+    /// delivered come again and are delivered again.
     pub fn next_broadcast(&mut self, timeout: Duration) -> Result<Option<Broadcast>, ClientError> {
         let deadline = Instant::now() + timeout;
         loop {
@@ -484,6 +509,9 @@ impl Agent {
             let Some(b) = self.next_broadcast(Duration::from_secs(5))? else {
                 return Err(ClientError::Timeout(Duration::from_secs(5)));
             };
+            if std::mem::take(&mut self.rewound) {
+                answered = None; // a Load: iterations already answered come again
+            }
             if answered == Some(b.iteration) {
                 continue; // a duplicate (a lossy link): acted on already
             }
@@ -612,5 +640,50 @@ impl Expected {
                 .as_ref()
                 .is_none_or(|c| text[s.len()..].contains(c.as_str()))
         })
+    }
+}
+
+/// Whether `text` confirms a Load (whatever the command is called): `…: simulation loaded
+/// from FILE at iteration N`.
+fn is_load_confirmation(text: &str) -> bool {
+    !text.starts_with("Error: ")
+        && text.contains(": simulation loaded from ")
+        && text
+            .rsplit_once(" at iteration ")
+            .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(iteration: u64, index: u32) -> Broadcast {
+        Broadcast {
+            iteration,
+            part: Some((index, 2)),
+            bodies: Vec::new(),
+            entities: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn after_a_load_split_broadcasts_of_iterations_already_delivered_are_delivered_again() {
+        let mut agent = Agent::connect("127.0.0.1:9".parse().expect("address")).expect("socket");
+        assert!(agent.assemble(part(30, 1)).is_none());
+        assert_eq!(agent.assemble(part(30, 2)).map(|b| b.iteration), Some(30));
+        // Without a Load, parts of an iteration already delivered are late: dropped.
+        assert!(agent.assemble(part(21, 1)).is_none());
+        assert!(agent.assemble(part(21, 2)).is_none());
+        assert!(!agent.take_rewound());
+        agent.note_response("Error: Load: simulation loaded from a at iteration 20");
+        agent.note_response("Load: simulation loaded from s.xml at iteration 20");
+        assert!(agent.take_rewound());
+        assert!(!agent.take_rewound());
+        assert!(agent.assemble(part(21, 1)).is_none());
+        assert_eq!(agent.assemble(part(21, 2)).map(|b| b.iteration), Some(21));
+        assert!(is_load_confirmation(
+            "Charger: simulation loaded from x at iteration 7"
+        ));
+        assert!(!is_load_confirmation("Save: simulation saved to x"));
     }
 }

@@ -21,6 +21,8 @@ DEFAULT_TIMEOUT = 2.0
 _REGISTER_RESEND = 0.5
 # A part this many iterations older than the newest broadcast being put together is late.
 _STALE_PARTS = 64
+# A Load's confirmation (whatever the command is called): the iterations start again there.
+_LOADED = re.compile(r"^(?!Error: ).*: simulation loaded from .* at iteration \d+$", re.S)
 # Split broadcasts put together at once.
 _ASSEMBLIES = 4
 #: Messages an agent keeps for :meth:`Agent.recv` at most (responses and agent information
@@ -93,6 +95,9 @@ class Agent:
         self._pending: Deque[ServerMessage] = collections.deque(maxlen=PENDING_MAX)
         self._assembly: Dict[int, List[Broadcast]] = {}
         self._assembled: Optional[int] = None
+        #: Set when a Load's confirmation came (the iterations went back to the saved one);
+        #: a controller that skips iterations it already answered starts over then.
+        self.rewound = False
         #: The newest whole broadcast received.
         self.last_broadcast: Optional[Broadcast] = None
 
@@ -165,6 +170,12 @@ class Agent:
             if (sender[0], sender[1]) != self._server_addr:
                 continue  # not from our server
             message = p.decode_server_message(data)
+            if isinstance(message, Response) and _LOADED.search(message.text):
+                # A Load winds the iterations back: the next broadcasts repeat iteration
+                # numbers already delivered, and must be put together again.
+                self._assembly.clear()
+                self._assembled = None
+                self.rewound = True
             if isinstance(message, Broadcast):
                 whole = self._assemble(message)
                 if whole is None:
@@ -206,7 +217,8 @@ class Agent:
     def next_broadcast(self, timeout: Optional[float] = None) -> Broadcast:
         """The next whole broadcast; responses meanwhile are kept for :meth:`recv`, the
         latest :data:`PENDING_MAX` (1,000) of them, the oldest dropped beyond that (a lockstep
-        loop that never calls :meth:`recv` does not grow). Raises :class:`Timeout` when none
+        loop that never calls :meth:`recv` does not grow). After a ``Load``'s confirmation (:attr:`rewound`), iterations already
+        delivered come again and are delivered again. Raises :class:`Timeout` when none
         comes in time."""
         limit = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
