@@ -595,7 +595,8 @@ impl Session {
             Origin::Local => "this process".to_string(),
         };
         let text = message.to_string();
-        let why = text.strip_prefix("Register_Agent: ").unwrap_or(&text);
+        let prefix = format!("{}: ", &self.config.keys[Command::RegisterAgent]);
+        let why = text.strip_prefix(prefix.as_str()).unwrap_or(&text);
         self.log(
             LogLevel::Info,
             format!("agent {key:?} from {from} not registered: {why}"),
@@ -1173,6 +1174,7 @@ impl Session {
                 broadcast,
                 key,
             } => {
+                let reg = self.config.keys[Command::RegisterAgent].to_string();
                 let type_name = agent_type.as_str().to_string();
                 if !self.filters.contains(&type_name) {
                     let known: Vec<&str> = self.filters.names().collect();
@@ -1180,16 +1182,14 @@ impl Session {
                     return self.refuse_registration(
                         origin,
                         &key,
-                        format!(
-                            "Register_Agent: unknown agent type {type_name:?} (known: {known})"
-                        ),
+                        format!("{reg}: unknown agent type {type_name:?} (known: {known})"),
                     );
                 }
                 let Ok(ip_addr) = ip.trim().parse::<IpAddr>() else {
                     return self.refuse_registration(
                         origin,
                         &key,
-                        format!("Register_Agent: IP {ip:?} is not an IP address"),
+                        format!("{reg}: IP {ip:?} is not an IP address"),
                     );
                 };
                 if !self.config.allow_foreign_agent_ip && ip_addr != from.ip() {
@@ -1197,7 +1197,7 @@ impl Session {
                         origin,
                         &key,
                         format!(
-                            "Register_Agent: agent {key:?} registers IP {ip_addr} but sends from {}; an agent may only register its own address (configuration key allowforeignagentip)",
+                            "{reg}: agent {key:?} registers IP {ip_addr} but sends from {}; an agent may only register its own address (configuration key allowforeignagentip)",
                             from.ip()
                         ),
                     );
@@ -1206,7 +1206,7 @@ impl Session {
                     return self.refuse_registration(
                         origin,
                         &key,
-                        "Register_Agent: Port 0 is not a port",
+                        format!("{reg}: Port 0 is not a port"),
                     );
                 }
                 if self.is_own_address(SocketAddr::new(ip_addr, port)) {
@@ -1214,7 +1214,7 @@ impl Session {
                         origin,
                         &key,
                         format!(
-                            "Register_Agent: {} is the server's own address; register the address your program receives at (the one it sends from)",
+                            "{reg}: {} is the server's own address; register the address your program receives at (the one it sends from)",
                             SocketAddr::new(ip_addr, port)
                         ),
                     );
@@ -1224,7 +1224,7 @@ impl Session {
                         origin,
                         &key,
                         format!(
-                            "Register_Agent: Broadcast must be -1 (never) or a number of seconds >= 0, got {broadcast}"
+                            "{reg}: Broadcast must be -1 (never) or a number of seconds >= 0, got {broadcast}"
                         ),
                     );
                 }
@@ -1232,7 +1232,7 @@ impl Session {
                     return self.refuse_registration(
                         origin,
                         &key,
-                        "Register_Agent: Key must not be empty",
+                        format!("{reg}: Key must not be empty"),
                     );
                 }
                 if key.chars().any(|c| c.is_control()) {
@@ -1240,14 +1240,16 @@ impl Session {
                         origin,
                         &key,
                         format!(
-                            "Register_Agent: Key {key:?} has a control character; a key is sent back to every agent in XML, which cannot carry it"
+                            "{reg}: Key {key:?} has a control character; a key is sent back to every agent in XML, which cannot carry it"
                         ),
                     );
                 }
                 let brain_note = if crate::agents::humanoid::is_brain(&type_name) {
                     match crate::agents::humanoid::check_key(&type_name, &key, &self.world) {
                         Ok(note) => note,
-                        Err(e) => return self.refuse_registration(origin, &key, e),
+                        Err(e) => {
+                            return self.refuse_registration(origin, &key, format!("{reg}: {e}"))
+                        }
                     }
                 } else {
                     String::new()
@@ -1261,7 +1263,7 @@ impl Session {
                         origin,
                         &key,
                         format!(
-                            "Register_Agent: key {key:?} is registered from {}; register under another key, or stop that agent first (a key may be registered again only from the IP it was registered from)",
+                            "{reg}: key {key:?} is registered from {}; register under another key, or stop that agent first (a key may be registered again only from the IP it was registered from)",
                             owner.ip()
                         ),
                     );
@@ -1286,7 +1288,7 @@ impl Session {
                         origin,
                         &key,
                         format!(
-                            "Register_Agent: {new_addr} is agent {other:?}'s, registered from {}; an address is one agent, and only a program on that IP may take it over",
+                            "{reg}: {new_addr} is agent {other:?}'s, registered from {}; an address is one agent, and only a program on that IP may take it over",
                             owner.ip()
                         ),
                     );
@@ -1299,7 +1301,7 @@ impl Session {
                         origin,
                         &key,
                         format!(
-                            "Register_Agent: the server already has {} agents, the most allowed (configuration key maxagents = {max_agents}); agent {key:?} was not registered",
+                            "{reg}: the server already has {} agents, the most allowed (configuration key maxagents = {max_agents}); agent {key:?} was not registered",
                             self.agents.len()
                         ),
                     );
@@ -1389,25 +1391,26 @@ impl Session {
                 requester,
                 requested,
             } => {
+                let info = self.config.keys[Command::InfoRequest].to_string();
                 let Some((to, asked)) = self.agents.get(&requester).map(|a| (a.addr, a.asked))
                 else {
                     return self.send_error(
                         origin,
-                        format!("Info_Request: requester {requester:?} is not a registered agent"),
+                        format!("{info}: requester {requester:?} is not a registered agent"),
                     );
                 };
                 if !asked {
                     return self.send_error(
                         origin,
                         format!(
-                            "Info_Request: requester {requester:?} receives at {to}, which has sent the server nothing yet; send this request from there"
+                            "{info}: requester {requester:?} receives at {to}, which has sent the server nothing yet; send this request from there"
                         ),
                     );
                 }
                 let Some(answer) = self.agents.info_answer(&requested) else {
                     return self.send_error(
                         origin,
-                        format!("Info_Request: agent {requested:?} is not registered"),
+                        format!("{info}: agent {requested:?} is not registered"),
                     );
                 };
                 self.outbox.push_back(Transmit {
@@ -1416,26 +1419,27 @@ impl Session {
                 });
             }
             AgentRequest::Synchronize { key, iteration } => {
+                let sync_name = self.config.keys[Command::Synchronize].to_string();
                 if let Some(owner) = self.owners.get(&key).copied().filter(|o| *o != from) {
                     let hint = if owner.ip() == from.ip() {
-                        format!("is registered from {owner} now (it was registered again from there); only that address may synchronize it, or register the key again from here")
+                        format!("is registered from {owner}, not from {from}; only the address that registered a key may synchronize it: send from {owner}, or register the key again from here")
                     } else {
                         format!("is registered from {}; only that address may synchronize it: register under another key, or stop that agent first", owner.ip())
                     };
-                    return self.send_error(origin, format!("Synchronize: agent {key:?} {hint}"));
+                    return self.send_error(origin, format!("{sync_name}: agent {key:?} {hint}"));
                 }
                 let current = self.world.iteration();
                 let Some(agent) = self.agents.get_mut(&key) else {
                     return self.send_error(
                         origin,
-                        format!("Synchronize: agent {key:?} is not registered"),
+                        format!("{sync_name}: agent {key:?} is not registered"),
                     );
                 };
                 if iteration > current {
                     return self.send_error(
                         origin,
                         format!(
-                            "Synchronize: iteration {iteration} has not happened yet (the simulation is at iteration {current})"
+                            "{sync_name}: iteration {iteration} has not happened yet (the simulation is at iteration {current})"
                         ),
                     );
                 }
@@ -1449,7 +1453,7 @@ impl Session {
                     return self.send_error(
                         origin,
                         format!(
-                            "Synchronize: iteration {iteration} is older than iteration {awaited}, the broadcast agent {key:?} must answer now; answer the latest broadcast (send its <Iteration>)"
+                            "{sync_name}: iteration {iteration} is older than iteration {awaited}, the broadcast agent {key:?} must answer now; answer the latest broadcast (send its <Iteration>)"
                         ),
                     );
                 }
@@ -1465,7 +1469,7 @@ impl Session {
                     ),
                     Some(owner) if owner != from => {
                         let hint = if owner.ip() == from.ip() {
-                            format!("is registered from {owner} now (it was registered again from there); only that address may unregister it")
+                            format!("is registered from {owner}, not from {from}; only the address that registered a key may unregister it: send from {owner}")
                         } else {
                             format!(
                                 "is registered from {}; only that address may unregister it",

@@ -394,7 +394,8 @@ fn the_protocol_reference_is_what_the_code_says() {
          confirmation (configuration key `defaultresponserequest` when absent). Units are\n\
          metres, kilograms, seconds and radians, Z up (but `Humanoid_Action`'s parameters,\n\
          which are FutRob's: centimetres and degrees). Every command's name can be changed\n\
-         with its [configuration key](config.md#command-names).\n\n\
+         with its [configuration key](config.md#command-names); confirmations and errors then\n\
+         name it so.\n\n\
          ## Commands\n\n\
          | command | element | defined in | what it does |\n|---|---|---|---|\n",
     );

@@ -32,13 +32,14 @@ pub fn is_brain(agent_type: &str) -> bool {
     agent_type == HUMANOID_BRAIN || agent_type == HUMANOID_BRAIN_IDEAL
 }
 
-/// Checks a brain's `Key` against the world: `Err` with what is wrong when it is not an
+/// Checks a brain's `Key` against the world: `Err` with what is wrong (without the command's
+/// name) when it is not an
 /// entity id or names an entity that is not a humanoid; `Ok` with a note for the
 /// confirmation when no entity has that id yet (empty when the humanoid exists).
 pub fn check_key(agent_type: &str, key: &str, world: &World) -> Result<String, String> {
     let Ok(id) = key.trim().parse::<u32>() else {
         return Err(format!(
-            "Register_Agent: a {agent_type} agent's Key is its humanoid's entity id (a number), got {key:?}"
+            "a {agent_type} agent's Key is its humanoid's entity id (a number), got {key:?}"
         ));
     };
     if world.humanoid(EntityId(id)).is_some() {
@@ -46,7 +47,7 @@ pub fn check_key(agent_type: &str, key: &str, world: &World) -> Result<String, S
     }
     match world.entity_spec(EntityId(id)) {
         Some(spec) => Err(format!(
-            "Register_Agent: a {agent_type} agent's Key is its humanoid's entity id; entity {id} is a {}, not a Humanoid",
+            "a {agent_type} agent's Key is its humanoid's entity id; entity {id} is a {}, not a Humanoid",
             spec.type_name()
         )),
         None => Ok(format!(

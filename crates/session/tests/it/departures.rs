@@ -111,7 +111,8 @@ fn only_the_address_that_registered_a_key_may_unregister_it() {
     s.handle_datagram(late, unregister("a").as_bytes(), t0);
     let out = drain(&mut s);
     assert!(
-        texts_to(&out, late)[0].contains("is registered from 127.0.0.1:41001 now"),
+        texts_to(&out, late)[0]
+            .contains("is registered from 127.0.0.1:41001, not from 127.0.0.1:41999"),
         "{out:?}"
     );
     assert_eq!(keys(&s), vec!["a", "b"]);

@@ -68,3 +68,71 @@ fn an_older_iteration_is_an_error_and_a_resend_of_the_last_answer_is_not() {
     assert!(s.handle_timeout(t0));
     assert_eq!(s.world().iteration(), 3);
 }
+
+fn unregister(key: &str) -> String {
+    format!(
+        "<Message><Agent_Message Command=\"Unregister_Agent\"><Key>{key}</Key></Agent_Message></Message>"
+    )
+}
+
+#[test]
+fn a_key_used_from_another_port_is_told_where_it_is_registered_and_nothing_more() {
+    let t0 = Instant::now();
+    let mut s = session();
+    let (owner, other) = (addr("127.0.0.1:41001"), addr("127.0.0.1:55347"));
+    s.handle_datagram(
+        owner,
+        register("once", "127.0.0.1", 41001, -1.0).as_bytes(),
+        t0,
+    );
+    drain(&mut s);
+    s.handle_datagram(other, synchronize("once", 0).as_bytes(), t0);
+    s.handle_datagram(other, unregister("once").as_bytes(), t0);
+    let out = texts_to(&drain(&mut s), other);
+    assert_eq!(
+        out,
+        vec![
+            "<Response>Error: Synchronize: agent \"once\" is registered from 127.0.0.1:41001, not from 127.0.0.1:55347; only the address that registered a key may synchronize it: send from 127.0.0.1:41001, or register the key again from here</Response>",
+            "<Response>Error: Unregister_Agent: agent \"once\" is registered from 127.0.0.1:41001, not from 127.0.0.1:55347; only the address that registered a key may unregister it: send from 127.0.0.1:41001</Response>",
+        ]
+    );
+    assert!(!out.iter().any(|t| t.contains("registered again")));
+}
+
+#[test]
+fn errors_name_every_agent_command_by_its_configured_name() {
+    let mut config = ServerConfig::default();
+    for (key, name) in [
+        ("commandregisteragentkey", "Hello"),
+        ("commandinforequestkey", "Who"),
+        ("commandsynthesizekey", "Done"),
+        ("commandunregisteragentkey", "Bye"),
+    ] {
+        config.set(key, name).expect(key);
+    }
+    let mut s = session_with(config);
+    let me = addr("127.0.0.1:41001");
+    let t0 = Instant::now();
+    let hello = |port: u16, key: &str| {
+        format!("<Message><Agent_Message Command=\"Hello\" Agent_Type=\"RobotController\"><Port>{port}</Port><IP>127.0.0.1</IP><Sync>false</Sync><Broadcast>-1</Broadcast><Key>{key}</Key></Agent_Message></Message>")
+    };
+    for datagram in [
+        hello(0, "k"),
+        "<Message><Agent_Message Command=\"Who\"><Requester>nobody</Requester><Requested>k</Requested></Agent_Message></Message>".to_string(),
+        "<Message><Agent_Message Command=\"Done\"><Key>nobody</Key><Iteration>0</Iteration></Agent_Message></Message>".to_string(),
+        "<Message><Agent_Message Command=\"Bye\"><Key>nobody</Key></Agent_Message></Message>".to_string(),
+    ] {
+        s.handle_datagram(me, datagram.as_bytes(), t0);
+    }
+    let out = texts_to(&drain(&mut s), me);
+    let prefixes: Vec<&str> = out
+        .iter()
+        .map(|t| {
+            t.trim_start_matches("<Response>Error: ")
+                .split(':')
+                .next()
+                .unwrap_or("")
+        })
+        .collect();
+    assert_eq!(prefixes, ["Hello", "Who", "Done", "Bye"], "{out:?}");
+}
