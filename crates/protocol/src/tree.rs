@@ -132,6 +132,46 @@ fn parse_unsigned<T: std::str::FromStr>(text: &str, range: &'static str) -> Resu
     }
 }
 
+/// Whether element name `found` looks like a misspelling of `wanted`: the same but for case,
+/// or at most two letters apart (one for short names).
+pub(crate) fn looks_like(found: &str, wanted: &str) -> bool {
+    if found == wanted {
+        return false;
+    }
+    let (a, b): (Vec<char>, Vec<char>) = (
+        found.to_lowercase().chars().collect(),
+        wanted.to_lowercase().chars().collect(),
+    );
+    if a == b {
+        return true;
+    }
+    let most = if b.len() <= 4 { 1 } else { 2 };
+    if a.len().abs_diff(b.len()) > most {
+        return false;
+    }
+    // Edit distance, a transposition counting as one.
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()] <= most
+}
+
 impl Element {
     /// An element with no attributes, children or text.
     pub fn new(name: impl Into<String>) -> Element {
@@ -218,12 +258,24 @@ impl Element {
     }
 
     /// The first child named `name`, or a [`DecodeErrorKind::MissingElement`] error
-    /// `missing required child <name>`.
+    /// `missing required child <name>`, which names a child that looks like a misspelling
+    /// of it (`missing required child <Value>; found <Valeu>: is it misspelt?`).
     pub fn required_child(&self, name: &str) -> Result<&Element, DecodeError> {
         self.child(name).ok_or_else(|| {
+            let near: Vec<String> = self
+                .children
+                .iter()
+                .filter(|c| looks_like(&c.name, name))
+                .map(|c| format!("<{}>", c.name))
+                .collect();
+            let found = if near.is_empty() {
+                String::new()
+            } else {
+                format!("; found {}: is it misspelt?", near.join(", "))
+            };
             DecodeError::new(
                 DecodeErrorKind::MissingElement,
-                format!("missing required child <{name}>"),
+                format!("missing required child <{name}>{found}"),
             )
         })
     }

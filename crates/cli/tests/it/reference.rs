@@ -389,7 +389,10 @@ fn the_protocol_reference_is_what_the_code_says() {
          `<Body>`, a `<Joint>`, a `<Motor>`, a `<Material>` or an `<Interaction>` too: a name\n\
          misspelt or in another case, one its command or its parent does not take, one given\n\
          twice) is an error naming the element and where it is, and does not run: a misspelt\n\
-         optional `<Mas>` does not leave the body at the default mass. `<Response>true</Response>`\n\
+         optional `<Mas>` does not leave the body at the default mass. A required element\n\
+         missing is an error naming it, where it is, and any child that looks like it misspelt\n\
+         (`…/Motor[1]: missing required child <Value>; found <Valeu>: is it misspelt?`).\n\
+         `<Response>true</Response>`\n\
          inside a control or entity request asks for a\n\
          confirmation (configuration key `defaultresponserequest` when absent). Units are\n\
          metres, kilograms, seconds and radians, Z up (but `Humanoid_Action`'s parameters,\n\

@@ -654,3 +654,25 @@ fn an_element_a_request_does_not_read_is_an_error_at_every_depth() {
         .to_string()
         .contains("unknown element <Mas>"));
 }
+
+#[test]
+fn a_misspelt_required_element_is_named_beside_the_one_missing() {
+    let e = single_err(&sim(
+        r#"<Entity_Request Command="Robot_Motor_Control"><Entity_Id>3</Entity_Id><Motors><Motor><Wheel_Joint_Id>0</Wheel_Joint_Id><Valeu>1</Valeu></Motor></Motors></Entity_Request>"#,
+    ));
+    let text = e.to_string();
+    assert!(
+        text.contains("missing required child <Value>; found <Valeu>: is it misspelt?"),
+        "{text}"
+    );
+    assert!(text.contains("Motor"), "where it is: {text}");
+    // In another case, too; and an unrelated element is not named.
+    let e = single_err(&sim(
+        r#"<Control_Request Command="Set_Timestep"><timestep>0.01</timestep></Control_Request>"#,
+    ));
+    assert!(e.to_string().contains("found <timestep>"), "{e}");
+    let e = single_err(&sim(
+        r#"<Control_Request Command="Set_Timestep"><Gravity>0.01</Gravity></Control_Request>"#,
+    ));
+    assert!(!e.to_string().contains("found"), "{e}");
+}
