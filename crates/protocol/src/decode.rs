@@ -54,6 +54,23 @@ pub fn server_sent_root(data: &[u8]) -> Option<&'static str> {
     })
 }
 
+/// The first character XML 1.0 does not allow in a document (a control character other
+/// than tab, newline and carriage return, U+FFFE, U+FFFF), as a
+/// [`DecodeErrorKind::Syntax`] error: a datagram holding one is not well-formed.
+fn forbidden_character(text: &str) -> Option<DecodeError> {
+    let (offset, c) = text.char_indices().find(|&(_, c)| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{7f}'..='\u{9f}'))
+            || matches!(c, '\u{fffe}' | '\u{ffff}')
+    })?;
+    Some(DecodeError::syntax(
+        format!(
+            "character U+{:04X} is not allowed in XML 1.0 (only tab, newline and carriage return among control characters)",
+            u32::from(c)
+        ),
+        crate::error::Position::locate(text, offset),
+    ))
+}
+
 /// Decodes one datagram into its requests, one entry per request, in document order.
 ///
 /// - A datagram may hold several roots; each `<Message>` may hold `<Agent_Message>`s and
@@ -76,6 +93,9 @@ pub fn decode_datagram(data: &[u8], keys: &CommandKeys) -> Vec<Result<Request, D
         Ok(t) => t,
         Err(e) => return vec![Err(e)],
     };
+    if let Some(e) = forbidden_character(text) {
+        return vec![Err(e)];
+    }
     let partial = parse_partial(text);
     let mut out = Vec::new();
     let n = partial.roots.len();

@@ -249,6 +249,25 @@ struct FileWait {
 /// The prefix of every error response.
 pub const ERROR_PREFIX: &str = "Error: ";
 
+/// `text` in double quotes, as answers and the log show a client's text: every character XML
+/// 1.0 forbids (control characters but tab, newline and carriage return; U+FFFE, U+FFFF)
+/// replaced by U+FFFD, as the encoder would, and never shown as a Rust escape.
+pub(crate) fn quoted(text: &str) -> String {
+    let shown: String = text
+        .chars()
+        .map(|c| {
+            if (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+                || matches!(c, '\u{fffe}' | '\u{ffff}')
+            {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect();
+    format!("\"{shown}\"")
+}
+
 fn error_text(message: impl std::fmt::Display) -> String {
     format!("{ERROR_PREFIX}{message}")
 }
@@ -599,7 +618,7 @@ impl Session {
         let why = text.strip_prefix(prefix.as_str()).unwrap_or(&text);
         self.log(
             LogLevel::Info,
-            format!("agent {key:?} from {from} not registered: {why}"),
+            format!("agent {} from {from} not registered: {why}", quoted(key)),
         );
         self.send_error(to, text);
     }
@@ -1175,6 +1194,7 @@ impl Session {
                 key,
             } => {
                 let reg = self.config.keys[Command::RegisterAgent].to_string();
+                let key_q = quoted(&key);
                 let type_name = agent_type.as_str().to_string();
                 if !self.filters.contains(&type_name) {
                     let known: Vec<&str> = self.filters.names().collect();
@@ -1182,14 +1202,17 @@ impl Session {
                     return self.refuse_registration(
                         origin,
                         &key,
-                        format!("{reg}: unknown agent type {type_name:?} (known: {known})"),
+                        format!(
+                            "{reg}: unknown agent type {} (known: {known})",
+                            quoted(&type_name)
+                        ),
                     );
                 }
                 let Ok(ip_addr) = ip.trim().parse::<IpAddr>() else {
                     return self.refuse_registration(
                         origin,
                         &key,
-                        format!("{reg}: IP {ip:?} is not an IP address"),
+                        format!("{reg}: IP {} is not an IP address", quoted(&ip)),
                     );
                 };
                 if !self.config.allow_foreign_agent_ip && ip_addr != from.ip() {
@@ -1197,7 +1220,7 @@ impl Session {
                         origin,
                         &key,
                         format!(
-                            "{reg}: agent {key:?} registers IP {ip_addr} but sends from {}; an agent may only register its own address (configuration key allowforeignagentip)",
+                            "{reg}: agent {key_q} registers IP {ip_addr} but sends from {}; an agent may only register its own address (configuration key allowforeignagentip)",
                             from.ip()
                         ),
                     );
@@ -1240,7 +1263,7 @@ impl Session {
                         origin,
                         &key,
                         format!(
-                            "{reg}: Key {key:?} has a control character; a key is sent back to every agent in XML, which cannot carry it"
+                            "{reg}: Key {key_q} has a control character; a key is sent back to every agent in XML, which cannot carry it"
                         ),
                     );
                 }
@@ -1263,7 +1286,7 @@ impl Session {
                         origin,
                         &key,
                         format!(
-                            "{reg}: key {key:?} is registered from {}; register under another key, or stop that agent first (a key may be registered again only from the IP it was registered from)",
+                            "{reg}: key {key_q} is registered from {}; register under another key, or stop that agent first (a key may be registered again only from the IP it was registered from)",
                             owner.ip()
                         ),
                     );
@@ -1288,7 +1311,8 @@ impl Session {
                         origin,
                         &key,
                         format!(
-                            "{reg}: {new_addr} is agent {other:?}'s, registered from {}; an address is one agent, and only a program on that IP may take it over",
+                            "{reg}: {new_addr} is agent {}'s, registered from {}; an address is one agent, and only a program on that IP may take it over",
+                            quoted(&other),
                             owner.ip()
                         ),
                     );
@@ -1301,7 +1325,7 @@ impl Session {
                         origin,
                         &key,
                         format!(
-                            "{reg}: the server already has {} agents, the most allowed (configuration key maxagents = {max_agents}); agent {key:?} was not registered",
+                            "{reg}: the server already has {} agents, the most allowed (configuration key maxagents = {max_agents}); agent {key_q} was not registered",
                             self.agents.len()
                         ),
                     );
@@ -1345,11 +1369,11 @@ impl Session {
                 }
                 let message = match moved_from {
                     Some(old) => format!(
-                        "agent {key:?} ({}) moved from {old} to {} (registered again; sync {sync}, broadcast {broadcast})",
+                        "agent {key_q} ({}) moved from {old} to {} (registered again; sync {sync}, broadcast {broadcast})",
                         agent.agent_type, agent.addr
                     ),
                     None => format!(
-                        "agent {key:?} ({}) registered at {} (sync {sync}, broadcast {broadcast})",
+                        "agent {key_q} ({}) registered at {} (sync {sync}, broadcast {broadcast})",
                         agent.agent_type, agent.addr
                     ),
                 };
@@ -1391,26 +1415,27 @@ impl Session {
                 requester,
                 requested,
             } => {
+                let (requester_q, requested_q) = (quoted(&requester), quoted(&requested));
                 let info = self.config.keys[Command::InfoRequest].to_string();
                 let Some((to, asked)) = self.agents.get(&requester).map(|a| (a.addr, a.asked))
                 else {
                     return self.send_error(
                         origin,
-                        format!("{info}: requester {requester:?} is not a registered agent"),
+                        format!("{info}: requester {requester_q} is not a registered agent"),
                     );
                 };
                 if !asked {
                     return self.send_error(
                         origin,
                         format!(
-                            "{info}: requester {requester:?} receives at {to}, which has sent the server nothing yet; send this request from there"
+                            "{info}: requester {requester_q} receives at {to}, which has sent the server nothing yet; send this request from there"
                         ),
                     );
                 }
                 let Some(answer) = self.agents.info_answer(&requested) else {
                     return self.send_error(
                         origin,
-                        format!("{info}: agent {requested:?} is not registered"),
+                        format!("{info}: agent {requested_q} is not registered"),
                     );
                 };
                 self.outbox.push_back(Transmit {
@@ -1419,6 +1444,7 @@ impl Session {
                 });
             }
             AgentRequest::Synchronize { key, iteration } => {
+                let key_q = quoted(&key);
                 let sync_name = self.config.keys[Command::Synchronize].to_string();
                 if let Some(owner) = self.owners.get(&key).copied().filter(|o| *o != from) {
                     let hint = if owner.ip() == from.ip() {
@@ -1426,13 +1452,13 @@ impl Session {
                     } else {
                         format!("is registered from {}; only that address may synchronize it: register under another key, or stop that agent first", owner.ip())
                     };
-                    return self.send_error(origin, format!("{sync_name}: agent {key:?} {hint}"));
+                    return self.send_error(origin, format!("{sync_name}: agent {key_q} {hint}"));
                 }
                 let current = self.world.iteration();
                 let Some(agent) = self.agents.get_mut(&key) else {
                     return self.send_error(
                         origin,
-                        format!("{sync_name}: agent {key:?} is not registered"),
+                        format!("{sync_name}: agent {key_q} is not registered"),
                     );
                 };
                 if iteration > current {
@@ -1453,7 +1479,7 @@ impl Session {
                     return self.send_error(
                         origin,
                         format!(
-                            "{sync_name}: iteration {iteration} is older than iteration {awaited}, the broadcast agent {key:?} must answer now; answer the latest broadcast (send its <Iteration>)"
+                            "{sync_name}: iteration {iteration} is older than iteration {awaited}, the broadcast agent {key_q} must answer now; answer the latest broadcast (send its <Iteration>)"
                         ),
                     );
                 }
@@ -1461,11 +1487,12 @@ impl Session {
                 agent.answered = Some(iteration);
             }
             AgentRequest::UnregisterAgent { key } => {
+                let key_q = quoted(&key);
                 let command = self.config.keys[Command::UnregisterAgent].to_string();
                 match self.owners.get(&key).copied() {
                     None => self.send_error(
                         origin,
-                        format!("{command}: agent {key:?} is not registered"),
+                        format!("{command}: agent {key_q} is not registered"),
                     ),
                     Some(owner) if owner != from => {
                         let hint = if owner.ip() == from.ip() {
@@ -1476,7 +1503,7 @@ impl Session {
                                 owner.ip()
                             )
                         };
-                        self.send_error(origin, format!("{command}: agent {key:?} {hint}"));
+                        self.send_error(origin, format!("{command}: agent {key_q} {hint}"));
                     }
                     Some(_) => self.depart(&key, Departure::Unregistered(from)),
                 }
@@ -1591,7 +1618,8 @@ impl Session {
                 "its port is closed (ICMP port unreachable): its program has stopped".to_string()
             }
             Departure::Replaced { by } => format!(
-                "agent {by:?} registered at its address (an address is one agent: a program run again there)"
+                "agent {} registered at its address (an address is one agent: a program run again there)",
+                quoted(by)
             ),
             Departure::Silent {
                 after,
@@ -1611,7 +1639,8 @@ impl Session {
         self.log(
             LogLevel::Info,
             format!(
-                "agent {key:?} ({}) at {} left: {reason}; {} agent(s) left",
+                "agent {} ({}) at {} left: {reason}; {} agent(s) left",
+                quoted(key),
                 agent.agent_type,
                 agent.addr,
                 self.agents.len()

@@ -453,7 +453,11 @@ fn the_protocol_reference_is_what_the_code_says() {
          `<Part>` and `<Parts>`.\n\n\
          Text a client gave that the server sends back (a key, a file name, an entity's name)\n\
          has every character XML 1.0 forbids (control characters other than tab, newline and\n\
-         carriage return) replaced by U+FFFD, so every answer is well-formed XML; a\n\
+         carriage return) replaced by U+FFFD, so every answer is well-formed XML (a character\n\
+         reference to one, `&#1;`, is read as that character and shown so too); a datagram\n\
+         holding such a character itself is not well-formed XML 1.0 and runs nothing (`Error:\n\
+         XML syntax error at byte 59 (line 1, column 60): character U+0001 is not allowed in\n\
+         XML 1.0 …`); a\n\
          `Register_Agent` whose key has a control character is refused, the key being sent to\n\
          every agent in confirmations. An `Info_Request` is answered, as the SimRob manual has\n\
          it, at the address its `Requester` registered, whichever socket sent it (an agent may\n\

@@ -39,7 +39,8 @@ pub fn is_brain(agent_type: &str) -> bool {
 pub fn check_key(agent_type: &str, key: &str, world: &World) -> Result<String, String> {
     let Ok(id) = key.trim().parse::<u32>() else {
         return Err(format!(
-            "a {agent_type} agent's Key is its humanoid's entity id (a number), got {key:?}"
+            "a {agent_type} agent's Key is its humanoid's entity id (a number), got {}",
+            crate::session::quoted(key)
         ));
     };
     if world.humanoid(EntityId(id)).is_some() {

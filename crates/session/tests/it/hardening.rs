@@ -757,3 +757,30 @@ fn an_element_a_nested_decoder_does_not_read_creates_nothing() {
     let out = texts_to(&drain(&mut s), me);
     assert!(out[0].contains("Created Ball entity 40"), "{out:?}");
 }
+
+#[test]
+fn control_characters_are_never_echoed_as_escapes_and_raw_ones_run_nothing() {
+    let mut s = session();
+    let me = addr("127.0.0.1:4000");
+    let now = Instant::now();
+    // A character reference to U+0001: decoded, and shown as U+FFFD, not `\u{1}`.
+    let info = "<Message><Agent_Message Command=\"Info_Request\"><Requester>x&#1;y</Requester><Requested>q</Requested></Agent_Message></Message>";
+    s.handle_datagram(me, info.as_bytes(), now);
+    let out = texts_to(&drain(&mut s), me);
+    assert_eq!(
+        out,
+        vec!["<Response>Error: Info_Request: requester \"x\u{fffd}y\" is not a registered agent</Response>"]
+    );
+    // A raw U+0001 is not well-formed XML 1.0: nothing runs.
+    let before = gravity(&s);
+    let raw = control("<Control_Request Command=\"Set_World_Gravity\"><Gravity>-1</Gravity><Response>true</Response></Control_Request><Control_Request Command=\"Save\"><File>a\u{1}b</File></Control_Request>");
+    s.handle_datagram(me, raw.as_bytes(), now);
+    let out = texts_to(&drain(&mut s), me);
+    assert_eq!(gravity(&s), before);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(
+        out[0].contains("character U+0001 is not allowed in XML 1.0"),
+        "{out:?}"
+    );
+    assert!(out[0].contains("nothing in it was executed"), "{out:?}");
+}
