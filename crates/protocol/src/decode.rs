@@ -89,6 +89,17 @@ fn forbidden_character(text: &str) -> Option<DecodeError> {
 ///
 /// The returned vector is never empty.
 pub fn decode_datagram(data: &[u8], keys: &CommandKeys) -> Vec<Result<Request, DecodeError>> {
+    decode_datagram_with_depth(data, keys, crate::tree::MAX_DEPTH)
+}
+
+/// [`decode_datagram`], elements nested at most `max_depth` deep (at most
+/// [`crate::tree::MAX_DEPTH_LIMIT`]): deeper is a [`DecodeErrorKind::Syntax`] error.
+pub fn decode_datagram_with_depth(
+    data: &[u8],
+    keys: &CommandKeys,
+    max_depth: usize,
+) -> Vec<Result<Request, DecodeError>> {
+    let max_depth = max_depth.min(crate::tree::MAX_DEPTH_LIMIT);
     let text = match utf8(data) {
         Ok(t) => t,
         Err(e) => return vec![Err(e)],
@@ -96,7 +107,7 @@ pub fn decode_datagram(data: &[u8], keys: &CommandKeys) -> Vec<Result<Request, D
     if let Some(e) = forbidden_character(text) {
         return vec![Err(e)];
     }
-    let partial = parse_partial(text);
+    let partial = parse_partial(text, max_depth);
     let mut out = Vec::new();
     let n = partial.roots.len();
     for (i, root) in partial.roots.iter().enumerate() {

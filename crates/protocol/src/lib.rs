@@ -154,8 +154,9 @@ mod encode;
 pub use commands::{Command, Family};
 pub use decode::{
     decode_body_element, decode_body_state_element, decode_broadcast_element, decode_contact,
-    decode_datagram, decode_entity_spec_element, decode_joint_element, decode_materials_element,
-    decode_request_element, decode_response_element, decode_server_message, server_sent_root,
+    decode_datagram, decode_datagram_with_depth, decode_entity_spec_element, decode_joint_element,
+    decode_materials_element, decode_request_element, decode_response_element,
+    decode_server_message, server_sent_root,
 };
 pub use encode::{
     body_element, contact_children, encode_broadcast, encode_broadcast_into, encode_entity_spec,

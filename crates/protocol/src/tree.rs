@@ -32,9 +32,14 @@ use quick_xml::Reader;
 
 use crate::error::{DecodeError, DecodeErrorKind, Position};
 
-/// Deepest element nesting accepted by the parser. Deeper input is a syntax error: it is
-/// never legitimate in SimRob messages or save files, and refusing it bounds recursion.
+/// Deepest element nesting accepted by the parser by default (the SimRob server's
+/// configuration key `maxxmldepth`). Deeper input is a syntax error: it is never legitimate
+/// in SimRob messages or save files, and refusing it bounds recursion.
 pub const MAX_DEPTH: usize = 128;
+
+/// The largest `maxxmldepth` a server accepts: deeper trees would make recursion over them
+/// a risk to the stack.
+pub const MAX_DEPTH_LIMIT: usize = 1024;
 
 /// Longest piece of offending text quoted in an error message.
 const MAX_QUOTED: usize = 64;
@@ -562,7 +567,7 @@ pub(crate) struct Partial {
 /// deeper than [`MAX_DEPTH`]. An input with no element at all is an error of kind
 /// [`DecodeErrorKind::Empty`].
 pub fn parse_elements(xml: &str) -> Result<Vec<Element>, DecodeError> {
-    let p = parse_partial(xml);
+    let p = parse_partial(xml, MAX_DEPTH);
     match p.error {
         Some(e) => Err(e),
         None if p.roots.is_empty() => Err(DecodeError::new(
@@ -634,8 +639,8 @@ fn attach(stack: &mut [Element], roots: &mut Vec<Element>, el: Element) {
     }
 }
 
-/// Parses as much as possible; see [`Partial`].
-pub(crate) fn parse_partial(xml: &str) -> Partial {
+/// Parses as much as possible, nesting at most `max_depth` deep; see [`Partial`].
+pub(crate) fn parse_partial(xml: &str, max_depth: usize) -> Partial {
     let mut reader = Reader::from_str(xml);
     let mut stack: Vec<Element> = Vec::new();
     let mut roots: Vec<Element> = Vec::new();
@@ -650,9 +655,11 @@ pub(crate) fn parse_partial(xml: &str) -> Partial {
         };
         match event {
             Event::Start(start) => {
-                if stack.len() >= MAX_DEPTH {
+                if stack.len() >= max_depth {
                     break Some((
-                        format!("elements nested deeper than {MAX_DEPTH} levels"),
+                        format!(
+                            "elements nested deeper than {max_depth} levels (the SimRob server's configuration key maxxmldepth)"
+                        ),
                         at,
                     ));
                 }
@@ -773,7 +780,7 @@ mod tests {
 
     #[test]
     fn partial_keeps_complete_roots() {
-        let p = parse_partial("<A/><B><C/><D>");
+        let p = parse_partial("<A/><B><C/><D>", MAX_DEPTH);
         assert!(p.error.is_some());
         assert_eq!(p.roots.len(), 2);
         assert_eq!(p.open, 2);

@@ -14,7 +14,7 @@ use simrob_files::{NameError, OverQuota, ReadError};
 pub use simrob_files::{Quota, MAX_NAME};
 use simrob_session::{ConfigError, ServerConfig};
 
-/// Largest save file Load reads (bytes).
+/// Largest save file Load reads by default (bytes; the server's configuration key `maxsavefilebytes`).
 pub const MAX_SAVE_FILE: u64 = 64 * 1024 * 1024;
 
 /// Why a save file could not be written or read.
@@ -72,6 +72,9 @@ pub trait SaveStore: Send {
     fn load(&mut self, name: &str) -> Result<String, FileError>;
     /// Limits what the store may hold from now on (stores without a quota ignore it).
     fn set_quota(&mut self, _quota: Quota) {}
+    /// The largest file a save writes or a load reads from now on, bytes (configuration key
+    /// `maxsavefilebytes`; stores without a limit ignore it).
+    fn set_max_file_bytes(&mut self, _bytes: u64) {}
 }
 
 /// The path `name` stands for in `dir` (canonical), if it is a plain file name there (see
@@ -111,6 +114,8 @@ pub fn resolve_beside(base: &Path, name: &str, place: &str) -> Result<PathBuf, F
 pub struct DirStore {
     dir: PathBuf,
     quota: Quota,
+    /// The largest file a save writes or a load reads, bytes.
+    max_file: u64,
 }
 
 impl DirStore {
@@ -132,7 +137,11 @@ impl DirStore {
         if removed > 0 {
             tracing::info!("removed {removed} temporary files left by an interrupted Save");
         }
-        Ok(DirStore { dir, quota })
+        Ok(DirStore {
+            dir,
+            quota,
+            max_file: MAX_SAVE_FILE,
+        })
     }
 
     /// The directory, canonical.
@@ -171,10 +180,14 @@ impl SaveStore for DirStore {
         self.quota = quota;
     }
 
+    fn set_max_file_bytes(&mut self, bytes: u64) {
+        self.max_file = bytes;
+    }
+
     fn save(&mut self, name: &str, contents: &str) -> Result<PathBuf, FileError> {
         let path = self.resolve(name)?;
         let name = name.trim();
-        loadable_size(name, contents.len() as u64)?;
+        loadable_size_within(name, contents.len() as u64, self.max_file)?;
         let (files, bytes) = self.usage(&path);
         let bytes = bytes + contents.len() as u64;
         if let Err(over) = self.quota.admits(files + 1, bytes) {
@@ -198,18 +211,23 @@ impl SaveStore for DirStore {
 
     fn load(&mut self, name: &str) -> Result<String, FileError> {
         let path = self.resolve(name)?;
-        read_save(&path, name.trim())
+        read_save_within(&path, name.trim(), self.max_file)
     }
 }
 
 /// Refuses a save of `bytes` bytes that Load would not read back (more than
 /// [`MAX_SAVE_FILE`]): nothing is written.
 pub fn loadable_size(name: &str, bytes: u64) -> Result<(), FileError> {
-    if bytes > MAX_SAVE_FILE {
+    loadable_size_within(name, bytes, MAX_SAVE_FILE)
+}
+
+/// [`loadable_size`] for a limit of `max` bytes (configuration key `maxsavefilebytes`).
+pub fn loadable_size_within(name: &str, bytes: u64, max: u64) -> Result<(), FileError> {
+    if bytes > max {
         return Err(FileError::Quota {
             name: name.into(),
             problem: format!(
-                "the file would be {bytes} bytes, more than the {MAX_SAVE_FILE} a Load reads; nothing was written"
+                "the file would be {bytes} bytes, more than the {max} a Load reads (configuration key maxsavefilebytes); nothing was written"
             ),
         });
     }
@@ -219,11 +237,16 @@ pub fn loadable_size(name: &str, bytes: u64) -> Result<(), FileError> {
 /// The text of the save file at `path` (`name` in messages): a regular file of at most
 /// [`MAX_SAVE_FILE`] bytes, UTF-8.
 pub fn read_save(path: &Path, name: &str) -> Result<String, FileError> {
+    read_save_within(path, name, MAX_SAVE_FILE)
+}
+
+/// [`read_save`] for a limit of `max` bytes (configuration key `maxsavefilebytes`).
+pub fn read_save_within(path: &Path, name: &str, max: u64) -> Result<String, FileError> {
     let content = |problem: String| FileError::Content {
         name: name.into(),
         problem,
     };
-    let bytes = simrob_files::read_bounded(path, MAX_SAVE_FILE).map_err(|e| match e {
+    let bytes = simrob_files::read_bounded(path, max).map_err(|e| match e {
         ReadError::Io(source) => io("load", name)(source),
         ReadError::NotAFile => content("not a file".into()),
         ReadError::TooLarge { .. } => content(e.to_string()),
@@ -320,6 +343,25 @@ mod tests {
     }
 
     #[test]
+    fn the_configured_largest_save_file_bounds_saves_and_loads() {
+        let d = temp_dir("maxfile");
+        let mut store = DirStore::new(&d).unwrap();
+        let text = "x".repeat(200);
+        store.save("big.xml", &text).unwrap();
+        store.set_max_file_bytes(100);
+        let e = store.save("other.xml", &text).unwrap_err().to_string();
+        assert!(
+            e.contains("more than the 100 a Load reads (configuration key maxsavefilebytes)"),
+            "{e}"
+        );
+        assert!(!store.dir().join("other.xml").exists());
+        assert!(store.load("big.xml").is_err());
+        store.set_max_file_bytes(200);
+        assert_eq!(store.load("big.xml").unwrap(), text);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
     fn saves_past_the_quota_are_refused_and_write_nothing() {
         let d = temp_dir("quota");
         let mut store = DirStore::with_quota(
@@ -356,7 +398,7 @@ mod tests {
         assert_eq!(
             e,
             format!(
-                "cannot save a.xml: the file would be {} bytes, more than the {MAX_SAVE_FILE} a Load reads; nothing was written",
+                "cannot save a.xml: the file would be {} bytes, more than the {MAX_SAVE_FILE} a Load reads (configuration key maxsavefilebytes); nothing was written",
                 MAX_SAVE_FILE + 1
             )
         );

@@ -96,6 +96,7 @@ impl UdpServer {
             max_bytes: c.limits.save_directory_bytes,
             max_files: c.limits.save_directory_files,
         });
+        store.set_max_file_bytes(c.limits.max_save_file_bytes);
         let asked = c.limits.receive_buffer;
         let socket = UdpSocket::bind(SocketAddr::new(c.receiver_ip, c.receiver_port))?;
         socket.set_nonblocking(true)?;

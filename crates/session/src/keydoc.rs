@@ -372,6 +372,9 @@ pub const LIMIT_KEYS: &[KeyDoc] = &[
     key("savedirectorybytes", "268435456", Allowed::whole_from(1.0), "most bytes of save files in the save directory"),
     key("savedirectoryfiles", "1000", Allowed::whole_from(1.0), "most save files in the save directory"),
     key("savekey", "", Allowed::Text("text (none: a random key per run)"), "secret that seals the engine state in save files: files sealed with it resume exactly in any run that has it; any other file is rebuilt from its readable part"),
+    key("maxxmldepth", "128", Allowed::whole(1.0, simrob_protocol::tree::MAX_DEPTH_LIMIT as f64), "deepest element nesting a datagram may have; deeper is not well-formed and runs nothing (SimRob messages nest far less)"),
+    key("amplificationledger", "65536", Allowed::whole_from(1.0), "unproven addresses whose bytes the anti-amplification rule remembers; past it the oldest is forgotten (it then has less credit, never more)"),
+    key("maxsavefilebytes", "67108864", Allowed::whole_from(1.0), "largest save file a `Save` writes or a `Load` reads, bytes (a Save that would write more is refused and leaves the file as it was)"),
 ];
 
 #[cfg(test)]

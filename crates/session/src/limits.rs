@@ -126,6 +126,12 @@ pub struct Limits {
     pub save_directory_files: usize,
     /// Secret that seals the engine state in save files, so files sealed with it resume exactly in any run that has it (key `savekey`, default none: a random key per run).
     pub save_key: Option<String>,
+    /// Deepest element nesting a datagram may have (key `maxxmldepth`, default 128, at most 1024).
+    pub max_xml_depth: usize,
+    /// Unproven addresses the anti-amplification ledger remembers; past it the oldest is forgotten (key `amplificationledger`, default 65536).
+    pub amplification_ledger: usize,
+    /// Largest save file a Save writes or a Load reads, bytes (key `maxsavefilebytes`, default 67108864).
+    pub max_save_file_bytes: u64,
 }
 
 impl Default for Limits {
@@ -162,9 +168,15 @@ impl Default for Limits {
             save_directory_bytes: 256 << 20,
             save_directory_files: 1000,
             save_key: None,
+            max_xml_depth: simrob_protocol::tree::MAX_DEPTH,
+            amplification_ledger: DEFAULT_LEDGER_SIZE,
+            max_save_file_bytes: DEFAULT_MAX_SAVE_FILE_BYTES,
         }
     }
 }
+
+/// Default of [`Limits::max_save_file_bytes`]: 64 MiB.
+pub const DEFAULT_MAX_SAVE_FILE_BYTES: u64 = 64 << 20;
 
 /// Why a limit's value was refused (the configuration error names the key).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -197,6 +209,14 @@ pub enum LimitValueError {
         max: u32,
         /// The value given.
         found: u32,
+    },
+    /// `maxxmldepth` is deeper than the parser allows.
+    #[error("at most {max}, found {found}")]
+    TooDeep {
+        /// The largest value allowed ([`simrob_protocol::tree::MAX_DEPTH_LIMIT`]).
+        max: usize,
+        /// The value given.
+        found: usize,
     },
     /// `maxtimestep` is above the longest timestep the world accepts.
     #[error("at most {max} s, found {}", Shown::of(.found))]
@@ -398,6 +418,9 @@ impl Limits {
             ("savedirectorybytes", d.save_directory_bytes.to_string()),
             ("savedirectoryfiles", d.save_directory_files.to_string()),
             ("savekey", String::new()),
+            ("maxxmldepth", d.max_xml_depth.to_string()),
+            ("amplificationledger", d.amplification_ledger.to_string()),
+            ("maxsavefilebytes", d.max_save_file_bytes.to_string()),
         ]
     }
 
@@ -492,6 +515,16 @@ impl Limits {
                     let v = value.trim();
                     self.save_key = (!v.is_empty()).then(|| v.to_string());
                 }
+                "maxxmldepth" => {
+                    let n: usize = count(value)?;
+                    let max = simrob_protocol::tree::MAX_DEPTH_LIMIT;
+                    if n > max {
+                        return Err(LimitValueError::TooDeep { max, found: n });
+                    }
+                    self.max_xml_depth = n;
+                }
+                "amplificationledger" => self.amplification_ledger = count(value)?,
+                "maxsavefilebytes" => self.max_save_file_bytes = count(value)?,
                 _ => return Ok(false),
             }
             Ok(true)
@@ -710,21 +743,38 @@ fn simrob_soccer_parts() -> usize {
 #[derive(Debug, Default)]
 pub struct Amplification {
     ledger: HashMap<SocketAddr, (u64, u64)>,
+    /// The addresses of the ledger, in the order they first came (the oldest first).
+    order: std::collections::VecDeque<SocketAddr>,
     /// Datagrams not sent because their address had no credit left.
     pub withheld: u64,
+    /// Addresses forgotten because the ledger was full (`amplificationledger`).
+    pub forgotten: u64,
 }
 
-/// Most addresses the ledger remembers; past it, it starts over (every unproven address then
-/// has less credit, never more).
-const LEDGER_SIZE: usize = 65_536;
+/// Default of [`Limits::amplification_ledger`]: the addresses the ledger remembers; past it
+/// the oldest is forgotten (it then has less credit, never more).
+pub const DEFAULT_LEDGER_SIZE: usize = 65_536;
 
 impl Amplification {
-    /// `bytes` arrived from `from`.
-    pub fn received(&mut self, from: SocketAddr, bytes: usize) {
-        if self.ledger.len() >= LEDGER_SIZE && !self.ledger.contains_key(&from) {
-            self.ledger.clear();
+    /// `bytes` arrived from `from`; the ledger remembers at most `size` addresses, the
+    /// oldest forgotten first.
+    pub fn received_within(&mut self, size: usize, from: SocketAddr, bytes: usize) {
+        if !self.ledger.contains_key(&from) {
+            while self.ledger.len() >= size.max(1) {
+                let Some(oldest) = self.order.pop_front() else {
+                    break;
+                };
+                self.ledger.remove(&oldest);
+                self.forgotten += 1;
+            }
+            self.order.push_back(from);
         }
         self.ledger.entry(from).or_default().0 += bytes as u64;
+    }
+
+    /// `bytes` arrived from `from` (a ledger of the default size).
+    pub fn received(&mut self, from: SocketAddr, bytes: usize) {
+        self.received_within(DEFAULT_LEDGER_SIZE, from, bytes);
     }
 
     /// Whether `bytes` may go to `to` now (and books them if so).
@@ -765,6 +815,22 @@ mod tests {
             if !v.is_empty() {
                 assert_eq!(Limits::default().clone().set(k, &v), Some(Ok(())), "{k}");
             }
+        }
+    }
+
+    #[test]
+    fn a_full_ledger_forgets_its_oldest_address_only() {
+        let limits = Limits::default();
+        let mut a = Amplification::default();
+        let addr = |p: u16| SocketAddr::from(([192, 0, 2, 7], p));
+        for p in 1..=3 {
+            a.received_within(3, addr(p), 100);
+        }
+        a.received_within(3, addr(4), 100);
+        assert_eq!(a.forgotten, 1);
+        assert!(!a.may_send(&limits, addr(1), 1), "the oldest is forgotten");
+        for p in 2..=4 {
+            assert!(a.may_send(&limits, addr(p), 300), "{p} keeps its credit");
         }
     }
 

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use simrob_protocol::{
-    decode_datagram, encode_broadcast, encode_response, server_sent_root, AgentRequest, Broadcast,
-    Command, ControlRequest, DecodeError, DecodeErrorKind, EntityId, Request, Response,
+    decode_datagram_with_depth, encode_broadcast, encode_response, server_sent_root, AgentRequest,
+    Broadcast, Command, ControlRequest, DecodeError, DecodeErrorKind, EntityId, Request, Response,
 };
 use simrob_world::{
     default_save_key, session_flags_of, Advance, Applied, LoadOptions, SessionFlags, World,
@@ -696,7 +696,11 @@ impl Session {
         }
         if !self.config.limits.proven(from) {
             // Proven addresses are never held to their credit: no need to count.
-            self.amplification.received(from, data.len());
+            self.amplification.received_within(
+                self.config.limits.amplification_ledger,
+                from,
+                data.len(),
+            );
         }
         if let Some(root) = server_sent_root(data) {
             // Another server's answer or broadcast (or this one's, sent back to it): an
@@ -730,7 +734,11 @@ impl Session {
         // The most frequent request in its canonical form skips the general decoder.
         let results = match self.info_form.as_ref().and_then(|f| f.matches(data)) {
             Some(request) => vec![Ok(request)],
-            None => decode_datagram(data, &self.config.keys),
+            None => decode_datagram_with_depth(
+                data,
+                &self.config.keys,
+                self.config.limits.max_xml_depth,
+            ),
         };
         if let Some(reason) = self.refuse_datagram(&results) {
             self.stats.requests += results.len() as u64;
@@ -2063,7 +2071,7 @@ mod timing_tests {
         let mut s = Session::new(config);
         let t0 = Instant::now();
         for file in [MATERIALS, BALL] {
-            for r in decode_datagram(file.as_bytes(), &s.config.keys.clone()) {
+            for r in simrob_protocol::decode_datagram(file.as_bytes(), &s.config.keys.clone()) {
                 s.handle_command(LocalCommand::Request(r.unwrap()), t0)
                     .unwrap();
             }
@@ -2371,7 +2379,7 @@ mod timing_tests {
             let mut s = server(|_| {});
             s.set_observed(true);
             s.set_observe_every_iteration(every);
-            for r in decode_datagram(INIT.as_bytes(), &s.config.keys.clone()) {
+            for r in simrob_protocol::decode_datagram(INIT.as_bytes(), &s.config.keys.clone()) {
                 s.handle_command(LocalCommand::Request(r.unwrap()), t0)
                     .unwrap();
             }

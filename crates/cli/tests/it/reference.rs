@@ -385,7 +385,8 @@ fn the_protocol_reference_is_what_the_code_says() {
          `<Agent_Message>` elements (agent registration and synchronisation) and\n\
          `<Simulation_Message>` elements, each holding any number of `<Control_Request>`\n\
          (the world) and `<Entity_Request>` (one entity) elements. Requests run in document\n\
-         order. A request holding an element it does not read, at any depth (inside `<Data>`, a\n\
+         order. Elements may nest at most `maxxmldepth` (128) deep; deeper, the datagram is not\n\
+         well-formed and nothing in it runs. A request holding an element it does not read, at any depth (inside `<Data>`, a\n\
          `<Body>`, a `<Joint>`, a `<Motor>`, a `<Material>` or an `<Interaction>` too: a name\n\
          misspelt or in another case, one its command or its parent does not take, one given\n\
          twice) is an error naming the element and where it is, and does not run: a misspelt\n\

@@ -784,3 +784,34 @@ fn control_characters_are_never_echoed_as_escapes_and_raw_ones_run_nothing() {
     );
     assert!(out[0].contains("nothing in it was executed"), "{out:?}");
 }
+
+#[test]
+fn the_nesting_a_datagram_may_have_is_a_configuration_key() {
+    let nested = |depth: usize| {
+        // <Message><Simulation_Message><Control_Request …><Gravity>, then more levels in a
+        // child the request does not read.
+        let extra = depth - 3;
+        control(&format!(
+            "<Control_Request Command=\"Set_World_Gravity\"><Gravity>-2</Gravity>{}{}</Control_Request>",
+            "<X>".repeat(extra),
+            "</X>".repeat(extra)
+        ))
+    };
+    let me = addr("127.0.0.1:4000");
+    let mut config = ServerConfig::default();
+    config.set("maxxmldepth", "6").expect("maxxmldepth");
+    let mut s = session_with(config);
+    s.handle_datagram(me, nested(7).as_bytes(), Instant::now());
+    let out = texts_to(&drain(&mut s), me);
+    assert!(
+        out[0].contains("elements nested deeper than 6 levels (the SimRob server's configuration key maxxmldepth)"),
+        "{out:?}"
+    );
+    assert!(ServerConfig::default().set("maxxmldepth", "1025").is_err());
+    assert!(ServerConfig::default().set("maxxmldepth", "1024").is_ok());
+    // The default (128) reads it, down to the unknown <X>.
+    let mut s = session();
+    s.handle_datagram(me, nested(7).as_bytes(), Instant::now());
+    let out = texts_to(&drain(&mut s), me);
+    assert!(out[0].contains("unknown element &lt;X&gt;"), "{out:?}");
+}
