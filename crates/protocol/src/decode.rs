@@ -54,6 +54,30 @@ pub fn server_sent_root(data: &[u8]) -> Option<&'static str> {
     })
 }
 
+/// An XML declaration naming an encoding other than UTF-8: SimRob messages are UTF-8 only,
+/// and text in another encoding would be read wrong.
+fn other_encoding(text: &str) -> Option<DecodeError> {
+    let decl = text.trim_start().strip_prefix("<?xml")?;
+    let decl = &decl[..decl.find("?>")?];
+    let at = decl.find("encoding")?;
+    let rest = decl[at + "encoding".len()..]
+        .trim_start()
+        .strip_prefix('=')?
+        .trim_start();
+    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let value = &rest[1..];
+    let name = &value[..value.find(quote)?];
+    let utf8 = ["utf-8", "utf8"].contains(&name.trim().to_ascii_lowercase().as_str());
+    (!utf8).then(|| {
+        DecodeError::new(
+            DecodeErrorKind::NotUtf8,
+            format!(
+                "the datagram declares encoding {name:?}, but SimRob messages are UTF-8 only: send UTF-8 and declare encoding=\"UTF-8\" or no encoding; nothing in it was executed"
+            ),
+        )
+    })
+}
+
 /// The first character XML 1.0 does not allow in a document (a control character other
 /// than tab, newline and carriage return, U+FFFE, U+FFFF), as a
 /// [`DecodeErrorKind::Syntax`] error: a datagram holding one is not well-formed.
@@ -104,7 +128,7 @@ pub fn decode_datagram_with_depth(
         Ok(t) => t,
         Err(e) => return vec![Err(e)],
     };
-    if let Some(e) = forbidden_character(text) {
+    if let Some(e) = forbidden_character(text).or_else(|| other_encoding(text)) {
         return vec![Err(e)];
     }
     let partial = parse_partial(text, max_depth);

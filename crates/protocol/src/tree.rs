@@ -111,7 +111,7 @@ pub enum NumberError {
         found: String,
     },
     /// Not an integer, or out of the expected type's range.
-    #[error("expected an integer ({range}), found {found}")]
+    #[error("expected an integer ({range}; digits, no decimal point or exponent), found {found}")]
     NotInteger {
         /// The expected type's name and range, as the message states it.
         range: &'static str,
@@ -324,7 +324,7 @@ impl Element {
     pub fn text_bool(&self) -> Result<bool, DecodeError> {
         parse_bool(&self.text).ok_or_else(|| {
             self.value_error(format!(
-                "expected true or false, found {}",
+                "expected true or false (or 1 or 0; in any case), found {}",
                 quote(self.text())
             ))
         })

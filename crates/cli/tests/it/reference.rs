@@ -368,6 +368,101 @@ fn examples(c: simrob_protocol::Command) -> Vec<simrob_protocol::Request> {
     }
 }
 
+/// What the server answers each command's examples, run in order on a fresh session (agent
+/// `driver` at 127.0.0.1:5010, `viewer` at 5011, humanoid 4 made first): the first
+/// example's confirmation text or `Info_Request` answer. A `Synchronize` is never answered
+/// (its example names an iteration to come, whose error is left out).
+fn confirmations() -> Vec<(simrob_protocol::Command, String)> {
+    use simrob_protocol::*;
+    use simrob_session::{Event, FileResult, ServerConfig, Session};
+    use std::time::Instant;
+    let keys = CommandKeys::default();
+    let mut s = Session::new(ServerConfig::default());
+    let now = Instant::now();
+    let driver: std::net::SocketAddr = "127.0.0.1:5010".parse().expect("address");
+    let viewer: std::net::SocketAddr = "127.0.0.1:5011".parse().expect("address");
+    let register = |port: u16, key: &str| {
+        encode_request(
+            &Request::Agent(AgentRequest::RegisterAgent {
+                agent_type: AgentType::Gui,
+                port,
+                ip: "127.0.0.1".into(),
+                sync: false,
+                broadcast: -1.0,
+                key: key.into(),
+            }),
+            &keys,
+        )
+    };
+    s.handle_datagram(viewer, register(5011, "viewer").as_bytes(), now);
+    let humanoid = Request::Control {
+        request: ControlRequest::CreateEntity(EntitySpec::Humanoid {
+            entity_id: EntityId(4),
+            team: "cyan".into(),
+            position: [0.5, 0.0],
+            heading: 0.0,
+            profile: None,
+            seed: None,
+            material: None,
+        }),
+        response: None,
+    };
+    s.handle_datagram(viewer, encode_request(&humanoid, &keys).as_bytes(), now);
+    let mut saved = String::new();
+    let mut out = Vec::new();
+    for c in Command::ALL {
+        let mut answers = Vec::new();
+        for mut request in examples(*c) {
+            if let Request::Control { response, .. } | Request::Entity { response, .. } =
+                &mut request
+            {
+                *response = Some(true);
+            }
+            std::iter::from_fn(|| s.poll_transmit()).for_each(drop);
+            s.handle_datagram(driver, encode_request(&request, &keys).as_bytes(), now);
+            while let Some(e) = s.poll_event() {
+                let result = match e {
+                    Event::SaveWanted {
+                        ticket,
+                        path,
+                        contents,
+                    } => {
+                        saved = contents;
+                        Some((ticket, FileResult::Saved(path)))
+                    }
+                    Event::LoadWanted { ticket, .. } => {
+                        Some((ticket, FileResult::Loaded(saved.clone())))
+                    }
+                    _ => None,
+                };
+                if let Some((ticket, result)) = result {
+                    s.handle_file_result(ticket, result, now)
+                        .expect("the file result is taken");
+                }
+            }
+            let answer = std::iter::from_fn(|| s.poll_transmit())
+                .filter(|t| t.to == driver)
+                .find_map(|t| match decode_server_message(&t.payload) {
+                    Ok(ServerMessage::Response(Response::Text(text))) => Some(text),
+                    Ok(ServerMessage::Response(r @ Response::AgentInformation { .. })) => {
+                        Some(encode_server_message(&ServerMessage::Response(r)))
+                    }
+                    _ => None,
+                })
+                .unwrap_or_default();
+            answers.push(answer);
+        }
+        let first = answers.into_iter().next().unwrap_or_default();
+        let shown = if *c == Command::Synchronize {
+            String::new()
+        } else {
+            first
+        };
+        out.push((*c, shown));
+    }
+    out
+}
+
 #[test]
 fn the_protocol_reference_is_what_the_code_says() {
     use simrob_protocol::*;
@@ -443,6 +538,29 @@ fn the_protocol_reference_is_what_the_code_says() {
         }
     }
     page.push_str(
+        "## Values\n\n\
+         A datagram is UTF-8 text (a byte-order mark is skipped); an XML declaration naming\n\
+         another encoding is refused (`Error: the datagram declares encoding \"ISO-8859-1\", but\n\
+         SimRob messages are UTF-8 only: …`). Values are read trimmed of white space, keys too\n\
+         (`<Key> driver </Key>` is `driver`).\n\n\
+         - **Booleans**: `true`, `false`, `1`, `0`, in any case; anything else is an error\n\
+           (`Fast_Mode: expected true or false (or 1 or 0; in any case), found \"yes\"`).\n\
+         - **Numbers**: decimal, with an optional sign, fraction and exponent (`-0.5`, `1e-2`,\n\
+           `+3`, `-0`); not `NaN` or `inf`. Replies write numbers in the same forms (`-0`\n\
+           stays `-0`; very small or large values with an exponent, `-3.4434683e-10`).\n\
+         - **Integers** (ids, ports, counts, iterations): digits with an optional sign (`3`, `+3`,\n\
+           `03`); a decimal point or exponent is refused, `3.0` included (`Steps_Per_Iteration:\n\
+           expected an integer (0 to 4294967295; digits, no decimal point or exponent), found\n\
+           \"3.0\"`).\n\
+         - **Rotations** (`Rotation_X/Y/Z`, `rot_x/y/z`) are extrinsic X-Y-Z Euler angles in\n\
+           radians: R = Rz·Ry·Rx ([conventions](../getting-started.md#conventions)).\n\n\
+         Also accepted: a bare `<Agent_Message>`, `<Simulation_Message>`, `<Control_Request>`\n\
+         or `<Entity_Request>` root, as if inside a `<Message>`; several roots in one datagram;\n\
+         `Entity_id` and `Entity_Id` alike; an empty `<Motors/>` (nothing changes, and it is\n\
+         confirmed). A NUL or any other character XML 1.0 forbids, trailing ones included,\n\
+         makes the datagram not well-formed: nothing in it runs.\n\n",
+    );
+    page.push_str(
         "## What the server sends\n\n\
          A `<Response>` answers a request that asked for one (a confirmation, or an error whose\n\
          text says what is wrong and where), or an `Info_Request`. A `<Broadcast>` goes to every\n\
@@ -451,7 +569,19 @@ fn the_protocol_reference_is_what_the_code_says() {
          robot's and ball's pose (`<Entities_Info>`: a robot's is its reference body's, in\n\
          `<Robot_Entity>`, a ball's in `<Ball_Entity>`). A broadcast larger than\n\
          `maximumdatagramsize` is split into parts, each a complete `<Broadcast>` with\n\
-         `<Part>` and `<Parts>`.\n\n\
+         `<Part>` and `<Parts>` after `<Iteration>`: `<Part>` counts from 1 to `<Parts>`, every\n\
+         part carries the same `<Iteration>`, and the bodies of `<DrawData>` and the entries of\n\
+         `<Entities_Info>` are spread over the parts in order, so the world of that iteration is\n\
+         the parts' `<DrawData>` joined and their `<Entities_Info>` joined. Parts may come in any\n\
+         order, and one may be lost. A synchronous agent answers a split broadcast once, with\n\
+         its `<Iteration>`, when it has all the parts (or when it gives that iteration up: the\n\
+         server waits at most `Sync_Wait` anyway).\n\n\
+         A broadcast carries no simulated time. Each iteration advances it by the timestep times\n\
+         the steps per iteration (`Set_Timestep`, `Set_Steps_Per_Iteration`; the\n\
+         configuration's `defaultstepsize` and one step until set, or what a `Load` brought; their\n\
+         confirmations go to every agent, but auto-adjust changes the steps per iteration\n\
+         without a word), so the simulated time of iteration n is the sum of those over the\n\
+         iterations since the start or the last `Load`.\n\n\
          Text a client gave that the server sends back (a key, a file name, an entity's name)\n\
          has every character XML 1.0 forbids (control characters other than tab, newline and\n\
          carriage return) replaced by U+FFFD, so every answer is well-formed XML (a character\n\
@@ -530,6 +660,28 @@ fn the_protocol_reference_is_what_the_code_says() {
             .collect();
         page.push_str(&format!("```xml\n{}\n```\n\n", pretty.trim_end()));
     }
+    page.push_str(
+        "### Answers, command by command\n\n\
+         What the server answers each command above, for the examples above run in order\n\
+         (generated by running them). A control or entity request is confirmed only when it asks\n\
+         (`<Response>true</Response>`, or `defaultresponserequest`), as `Command: what was\n\
+         done`, the command named as configured; its confirmation goes to every agent whose\n\
+         address has sent the server something (up to `maxconfirmationfanout`; to the sender\n\
+         alone when the sender is not proven), and to the sender. An error goes to the sender\n\
+         only, as `Error: …`. A `Save` or `Load` is confirmed once the file is written or read.\n\n\
+         | command | answer |\n|---|---|\n",
+    );
+    for (c, answer) in confirmations() {
+        let shown = if answer.is_empty() {
+            "none: it is never confirmed (an error if its key or iteration is wrong)".to_string()
+        } else if answer.starts_with('<') {
+            format!("`{answer}` (to the requester's address)")
+        } else {
+            format!("`{answer}`")
+        };
+        page.push_str(&format!("| `{}` | {} |\n", c.default_name(), cell(&shown)));
+    }
+    page.push('\n');
     page.push_str(
         "The humanoid soccer extension's messages (making a humanoid, its brain's registration\n\
          and broadcast, every action) are described in [humanoid soccer messages](humanoid.md).\n",

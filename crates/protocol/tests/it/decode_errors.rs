@@ -267,7 +267,7 @@ fn nan_inf_and_out_of_range_numbers() {
     );
     assert!(
         e.to_string()
-            .ends_with("Port: expected an integer (0 to 65535), found \"70000\""),
+            .ends_with("Port: expected an integer (0 to 65535; digits, no decimal point or exponent), found \"70000\""),
         "{e}"
     );
     let e = single_err(
@@ -275,14 +275,14 @@ fn nan_inf_and_out_of_range_numbers() {
     );
     assert_eq!(
         e.to_string(),
-        "Agent_Message[Synchronize]: Iteration: expected an integer (0 to 18446744073709551615), found \"1.5\""
+        "Agent_Message[Synchronize]: Iteration: expected an integer (0 to 18446744073709551615; digits, no decimal point or exponent), found \"1.5\""
     );
     let e = single_err(&sim(
         r#"<Control_Request Command="Set_Step_Mode"><Step_Mode>yes</Step_Mode></Control_Request>"#,
     ));
     assert!(
         e.to_string()
-            .ends_with("Step_Mode: expected true or false, found \"yes\""),
+            .ends_with("Step_Mode: expected true or false (or 1 or 0; in any case), found \"yes\""),
         "{e}"
     );
 }
@@ -675,4 +675,25 @@ fn a_misspelt_required_element_is_named_beside_the_one_missing() {
         r#"<Control_Request Command="Set_Timestep"><Gravity>0.01</Gravity></Control_Request>"#,
     ));
     assert!(!e.to_string().contains("found"), "{e}");
+}
+
+#[test]
+fn a_datagram_declaring_another_encoding_than_utf8_is_refused() {
+    let body = sim(r#"<Control_Request Command="Make_Step"/>"#);
+    let e = single_err(&format!(
+        "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>{body}"
+    ));
+    assert_eq!(e.kind(), DecodeErrorKind::NotUtf8);
+    assert!(
+        e.to_string()
+            .contains("declares encoding \"ISO-8859-1\", but SimRob messages are UTF-8 only"),
+        "{e}"
+    );
+    for decl in [
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>",
+        "<?xml version='1.0' encoding='UTF8'?>",
+        "<?xml version=\"1.0\"?>",
+    ] {
+        assert!(decode(&format!("{decl}{body}"))[0].is_ok(), "{decl}");
+    }
 }
