@@ -12,6 +12,11 @@
 //! `amplificationfactor` times the bytes that address sent it: a forged registration or a
 //! registration naming another port gets almost nothing, whatever it asks for. Remote agents
 //! that receive broadcasts belong in `trustedagentips`.
+//!
+//! **Addresses that asked.** Proven or not, an agent's address is sent broadcasts, other
+//! agents' confirmations and `Info_Request` answers only once it has sent the server a
+//! datagram itself (the session's `Agent::asked`); and what an unproven address causes is
+//! confirmed to it alone, never fanned out to other agents.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
