@@ -41,6 +41,7 @@ mod config;
 mod fast_request;
 pub mod keydoc;
 mod limits;
+mod quote;
 mod session;
 mod snapshot;
 

@@ -26,6 +26,7 @@ use crate::agents::{agent_seed, Agent, AgentFilter, AgentTable, Filter, FilterRe
 use crate::config::ServerConfig;
 use crate::fast_request::InfoRequestForm;
 use crate::limits::{Amplification, Refusal};
+use crate::quote::quoted;
 use crate::snapshot::{Snapshot, SnapshotModes};
 
 /// A datagram to send.
@@ -248,25 +249,6 @@ struct FileWait {
 
 /// The prefix of every error response.
 pub const ERROR_PREFIX: &str = "Error: ";
-
-/// `text` in double quotes, as answers and the log show a client's text: every character XML
-/// 1.0 forbids (control characters but tab, newline and carriage return; U+FFFE, U+FFFF)
-/// replaced by U+FFFD, as the encoder would, and never shown as a Rust escape.
-pub(crate) fn quoted(text: &str) -> String {
-    let shown: String = text
-        .chars()
-        .map(|c| {
-            if (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
-                || matches!(c, '\u{fffe}' | '\u{ffff}')
-            {
-                '\u{fffd}'
-            } else {
-                c
-            }
-        })
-        .collect();
-    format!("\"{shown}\"")
-}
 
 fn error_text(message: impl std::fmt::Display) -> String {
     format!("{ERROR_PREFIX}{message}")

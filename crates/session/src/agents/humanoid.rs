@@ -40,7 +40,7 @@ pub fn check_key(agent_type: &str, key: &str, world: &World) -> Result<String, S
     let Ok(id) = key.trim().parse::<u32>() else {
         return Err(format!(
             "a {agent_type} agent's Key is its humanoid's entity id (a number), got {}",
-            crate::session::quoted(key)
+            crate::quote::quoted(key)
         ));
     };
     if world.humanoid(EntityId(id)).is_some() {
