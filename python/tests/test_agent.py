@@ -110,6 +110,44 @@ def test_an_agent_that_stops_unregisters_and_the_others_are_told(sim: Process) -
                 ctl.unregister()
 
 
+def test_a_lockstep_controller_may_send_confirmed_requests_while_a_broadcast_waits(sim: Process) -> None:
+    """A broadcast that came while a confirmed request or an Info_Request waited is the next
+    one next_broadcast gives (it was left for recv only, and the controller waited for the
+    following one, which the server sends after the whole Sync_Wait)."""
+    import select
+
+    from simrob.protocol import Broadcast
+
+    with Agent(sim.address) as agent:
+        agent.register("eager", sync=True)
+        agent.set_sync_wait(10.0)  # a broadcast set aside holds the next one 10 s
+        agent.set_sync_mode(True)
+        agent.initialize()
+        b = agent.next_broadcast(5.0)
+        seen = [b.iteration]
+        while agent.recv(0.0) is not None:
+            pass  # what came before sync mode, kept for recv
+        for i in range(10):
+            agent.motors(3, {0: 1.0, 1: 1.0})  # before Synchronize: nothing waits
+            agent.synchronize(b.iteration)
+            # The next broadcast is in before the requests go: their waits meet it first.
+            readable, _, _ = select.select([agent._sock], [], [], 5.0)
+            assert readable, f"no broadcast after iteration {b.iteration}"
+            agent.motors(3, {0: 2.0, 1: 2.0})
+            assert agent.info("eager").key == "eager"
+            if i == 5:
+                # recv takes it instead: next_broadcast does not give it again.
+                m = agent.recv(0.0)
+                assert isinstance(m, Broadcast) and m.iteration == b.iteration + 1, m
+                seen.append(m.iteration)
+                agent.synchronize(m.iteration)
+            # Far less than the Sync_Wait: a broadcast set aside fails here.
+            b = agent.next_broadcast(5.0)
+            seen.append(b.iteration)
+        assert seen == list(range(seen[0], seen[0] + 12)), seen
+        assert agent.recv(0.0) is None  # each delivered once: nothing left over
+
+
 def test_step_mode_advances_one_iteration_per_make_step(sim: Process) -> None:
     with Agent(sim.address) as agent:
         agent.register("stepper")
@@ -264,8 +302,7 @@ def test_lockstep_goes_on_across_a_load_that_winds_the_iterations_back(tmp_path:
         agent.set_sync_wait(10.0)  # a broadcast the client dropped would hold 10 s
         agent.set_sync_mode(True)
         agent.initialize()
-        # Confirmed requests only while the server waits for this agent (a broadcast that came
-        # during a wait for a confirmation would be kept for recv, not next_broadcast).
+        # Confirmed requests while the server waits for this agent.
         b = agent.next_broadcast(5.0)
         agent.save("rewind.xml")
         agent.synchronize(b.iteration)

@@ -40,7 +40,8 @@ pub const REGISTER_RESEND: Duration = Duration::from_millis(500);
 
 /// Messages an agent keeps for [`Agent::recv`] at most (responses, agent information and
 /// broadcasts skipped while waiting for a broadcast or a confirmation): the latest ones, the
-/// oldest dropped beyond this.
+/// oldest dropped beyond this. The broadcasts among them are also given by
+/// [`Agent::next_broadcast`].
 pub const PENDING_MAX: usize = 1000;
 
 /// What can go wrong for an agent.
@@ -92,6 +93,15 @@ const STALE_PARTS: u64 = 64;
 /// Split broadcasts put together at once (their parts cross on a jittery link).
 const ASSEMBLIES: usize = 4;
 
+/// A message skipped by a wait, kept for [`Agent::recv`].
+#[derive(Debug)]
+struct Kept {
+    message: ServerMessage,
+    /// A broadcast [`Agent::next_broadcast`] gives too (one that came before a Load's or
+    /// step or sync mode's confirmation is for `recv` only).
+    for_next: bool,
+}
+
 /// A broadcast split over several datagrams, being put back together.
 #[derive(Debug)]
 struct Assembly {
@@ -117,7 +127,7 @@ pub struct Agent {
     keys: CommandKeys,
     key: Option<String>,
     buf: Vec<u8>,
-    pending: VecDeque<ServerMessage>,
+    pending: VecDeque<Kept>,
     assembly: Vec<Assembly>,
     /// The iteration of the last split broadcast put together.
     assembled: Option<u64>,
@@ -342,12 +352,17 @@ impl Agent {
         }
     }
 
-    /// Keeps `m` for [`Agent::recv`]: the latest [`PENDING_MAX`], the oldest dropped.
+    /// Keeps `m` for [`Agent::recv`] (and a broadcast for [`Agent::next_broadcast`]): the
+    /// latest [`PENDING_MAX`], the oldest dropped.
     fn keep(&mut self, m: ServerMessage) {
         if self.pending.len() >= PENDING_MAX {
             self.pending.pop_front();
         }
-        self.pending.push_back(m);
+        let for_next = matches!(m, ServerMessage::Broadcast(_));
+        self.pending.push_back(Kept {
+            message: m,
+            for_next,
+        });
     }
 
     /// How many messages are kept for [`Agent::recv`] (at most [`PENDING_MAX`]).
@@ -357,12 +372,13 @@ impl Agent {
 
     /// The next message from the server (responses and complete broadcasts), waiting at most
     /// `timeout`; `None` on time-out. Messages skipped by [`Agent::next_broadcast`] and by a
-    /// wait for a confirmation come first (the latest [`PENDING_MAX`] of them). Split broadcasts are reassembled (a few iterations at
+    /// wait for a confirmation come first (the latest [`PENDING_MAX`] of them; a broadcast
+    /// given here is not given by [`Agent::next_broadcast`] too). Split broadcasts are reassembled (a few iterations at
     /// a time, as parts cross on a jittery link) and delivered whole or not at all: one with
     /// a part lost is dropped when a newer one completes, and never goes out half.
     pub fn recv(&mut self, timeout: Duration) -> Result<Option<ServerMessage>, ClientError> {
-        if let Some(m) = self.pending.pop_front() {
-            return Ok(Some(m));
+        if let Some(k) = self.pending.pop_front() {
+            return Ok(Some(k.message));
         }
         self.recv_direct(timeout)
     }
@@ -412,6 +428,19 @@ impl Agent {
             self.assembly.clear();
             self.assembled = None;
             self.rewound = true;
+            // Broadcasts kept from before it are of iterations the Load undid.
+            self.set_kept_broadcasts_aside();
+        } else if is_mode_confirmation(text) {
+            // Broadcasts kept from before step or sync mode came are not waited on (the
+            // world ran freely): next_broadcast gives a Make_Step's, or the one to answer.
+            self.set_kept_broadcasts_aside();
+        }
+    }
+
+    /// The broadcasts kept so far are left for [`Agent::recv`] only.
+    fn set_kept_broadcasts_aside(&mut self) {
+        for k in &mut self.pending {
+            k.for_next = false;
         }
     }
 
@@ -482,9 +511,24 @@ impl Agent {
 
     /// The next complete broadcast, skipping responses (kept for [`Agent::recv`], the latest
     /// [`PENDING_MAX`] of them, the oldest dropped beyond that: a lockstep loop that never
-    /// calls `recv` does not grow); `None` on time-out. After a `Load`'s confirmation ([`Agent::take_rewound`]), iterations already
+    /// calls `recv` does not grow); `None` on time-out. Broadcasts that came while another
+    /// call waited for a confirmation or an answer come first, in order, each once (one
+    /// [`Agent::recv`] gave is not given again), so a lockstep controller may send confirmed
+    /// requests between a broadcast and its Synchronize, and after it. Those that came before
+    /// the confirmation of step mode, sync mode (`Step mode set to true`, `Sync mode set to
+    /// true`) or a `Load` are left for `recv`: the next one is then a `Make_Step`'s, one the
+    /// server waits to be synchronized, or the loaded world's. After a `Load`'s confirmation ([`Agent::take_rewound`]), iterations already
     /// delivered come again and are delivered again.
     pub fn next_broadcast(&mut self, timeout: Duration) -> Result<Option<Broadcast>, ClientError> {
+        if let Some(at) = self.pending.iter().position(|k| k.for_next) {
+            if let Some(Kept {
+                message: ServerMessage::Broadcast(b),
+                ..
+            }) = self.pending.remove(at)
+            {
+                return Ok(Some(b));
+            }
+        }
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -643,6 +687,16 @@ impl Expected {
     }
 }
 
+/// Whether `text` confirms step or sync mode (whatever the command is called): `…: Step
+/// mode set to true`, `…: Sync mode set to true`.
+fn is_mode_confirmation(text: &str) -> bool {
+    !text.starts_with("Error: ")
+        && text.split_once(": ").is_some_and(|(command, rest)| {
+            !command.contains(':')
+                && matches!(rest, "Step mode set to true" | "Sync mode set to true")
+        })
+}
+
 /// Whether `text` confirms a Load (whatever the command is called): `…: simulation loaded
 /// from FILE at iteration N`.
 fn is_load_confirmation(text: &str) -> bool {
@@ -664,6 +718,151 @@ mod tests {
             bodies: Vec::new(),
             entities: Vec::new(),
         }
+    }
+
+    fn whole(iteration: u64) -> ServerMessage {
+        ServerMessage::Broadcast(Broadcast {
+            iteration,
+            part: None,
+            bodies: Vec::new(),
+            entities: Vec::new(),
+        })
+    }
+
+    fn text(t: &str) -> ServerMessage {
+        ServerMessage::Response(Response::Text(t.to_string()))
+    }
+
+    /// A server on loopback that answers each datagram it receives with the next of
+    /// `script`, in order.
+    fn scripted_server(
+        script: Vec<Vec<ServerMessage>>,
+    ) -> (SocketAddr, std::thread::JoinHandle<()>) {
+        let socket = UdpSocket::bind("127.0.0.1:0").expect("server socket");
+        socket
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("server timeout");
+        let addr = socket.local_addr().expect("server address");
+        let handle = std::thread::spawn(move || {
+            let mut buf = vec![0u8; 65536];
+            for answers in script {
+                let Ok((_, agent)) = socket.recv_from(&mut buf) else {
+                    return;
+                };
+                for m in &answers {
+                    let datagram = simrob_protocol::encode_server_message(m);
+                    socket.send_to(datagram.as_bytes(), agent).expect("send");
+                }
+            }
+        });
+        (addr, handle)
+    }
+
+    fn iteration(m: Option<ServerMessage>) -> Option<u64> {
+        match m {
+            Some(ServerMessage::Broadcast(b)) => Some(b.iteration),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_broadcast_that_came_while_a_call_waited_is_the_next_one_next_broadcast_gives() {
+        let motors = || Request::Entity {
+            request: EntityRequest::RobotMotorControl {
+                entity_id: simrob_protocol::EntityId(3),
+                motors: Vec::new(),
+            },
+            response: Some(true),
+        };
+        let set = "Robot_Motor_Control: Motors of robot 3 set";
+        let (server, handle) = scripted_server(vec![
+            // Each broadcast comes before the confirmation or answer the call waits for.
+            vec![
+                whole(1),
+                text("Sucessfully added agent with key k, at 127.0.0.1:1"),
+            ],
+            vec![whole(2), text(set)],
+            vec![
+                whole(3),
+                ServerMessage::Response(Response::AgentInformation {
+                    key: "k".into(),
+                    port: 1,
+                    ip: "127.0.0.1".into(),
+                }),
+            ],
+            // recv takes this one: next_broadcast does not give it again.
+            vec![whole(4), text(set)],
+            // Broadcasts from before sync mode, step mode or a Load are for recv only.
+            vec![
+                whole(5),
+                text("Set_Sync_Mode: Sync mode set to true"),
+                whole(6),
+            ],
+            vec![whole(7), text("Set_Step_Mode: Step mode set to true")],
+            vec![
+                whole(8),
+                text("Load: simulation loaded from s.xml at iteration 2"),
+                whole(3),
+            ],
+        ]);
+        let mut agent = Agent::connect(server).expect("agent");
+        agent
+            .register("k", AgentOptions::default())
+            .expect("register");
+        agent.request(motors(), DEFAULT_TIMEOUT).expect("motors");
+        assert_eq!(agent.info("k").expect("info").0, "k");
+        // Far less than a Sync_Wait: a broadcast set aside for recv fails here.
+        let long = Duration::from_secs(5);
+        for expected in 1..=3 {
+            let b = agent.next_broadcast(long).expect("next_broadcast");
+            assert_eq!(b.map(|b| b.iteration), Some(expected));
+        }
+        assert!(agent
+            .next_broadcast(Duration::ZERO)
+            .expect("none")
+            .is_none());
+        assert_eq!(agent.pending(), 0, "each broadcast delivered once");
+
+        agent.request(motors(), DEFAULT_TIMEOUT).expect("motors");
+        assert_eq!(
+            iteration(agent.recv(Duration::ZERO).expect("recv")),
+            Some(4)
+        );
+        assert!(agent
+            .next_broadcast(Duration::ZERO)
+            .expect("none")
+            .is_none());
+
+        let sync = Request::Control {
+            request: ControlRequest::SetSyncMode(true),
+            response: Some(true),
+        };
+        agent.request(sync, DEFAULT_TIMEOUT).expect("sync mode");
+        let b = agent.next_broadcast(long).expect("next_broadcast");
+        assert_eq!(b.map(|b| b.iteration), Some(6));
+        let step = Request::Control {
+            request: ControlRequest::SetStepMode(true),
+            response: Some(true),
+        };
+        agent.request(step, DEFAULT_TIMEOUT).expect("step mode");
+        assert!(agent
+            .next_broadcast(Duration::ZERO)
+            .expect("none")
+            .is_none());
+        let load = Request::Control {
+            request: ControlRequest::Load("s.xml".into()),
+            response: Some(true),
+        };
+        agent.request(load, DEFAULT_TIMEOUT).expect("load");
+        let b = agent.next_broadcast(long).expect("next_broadcast");
+        assert_eq!(b.map(|b| b.iteration), Some(3));
+        // The ones set aside are still there for recv, in order.
+        let kept: Vec<_> = (0..3)
+            .map(|_| iteration(agent.recv(Duration::ZERO).expect("recv")))
+            .collect();
+        assert_eq!(kept, [Some(5), Some(7), Some(8)]);
+        agent.forget();
+        handle.join().expect("server thread");
     }
 
     #[test]

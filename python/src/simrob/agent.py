@@ -23,6 +23,9 @@ _REGISTER_RESEND = 0.5
 _STALE_PARTS = 64
 # A Load's confirmation (whatever the command is called): the iterations start again there.
 _LOADED = re.compile(r"^(?!Error: ).*: simulation loaded from .* at iteration \d+$", re.S)
+# Step or sync mode's confirmation (whatever the command is called): from there the world
+# waits for a Make_Step, or for Synchronize of the broadcasts that follow.
+_MODE = re.compile(r"^(?!Error: )[^:]*: (Step|Sync) mode set to true$")
 # Split broadcasts put together at once.
 _ASSEMBLIES = 4
 #: Messages an agent keeps for :meth:`Agent.recv` at most (responses and agent information
@@ -93,6 +96,9 @@ class Agent:
             self._sock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", 0))
         self.key: Optional[str] = None
         self._pending: Deque[ServerMessage] = collections.deque(maxlen=PENDING_MAX)
+        # Broadcasts that came while a call waited for a confirmation, for next_broadcast
+        # (each also in _pending, for recv; whichever delivers it takes it from both).
+        self._broadcasts: Deque[Broadcast] = collections.deque(maxlen=PENDING_MAX)
         self._assembly: Dict[int, List[Broadcast]] = {}
         self._assembled: Optional[int] = None
         #: Set when a Load's confirmation came (the iterations went back to the saved one);
@@ -176,6 +182,12 @@ class Agent:
                 self._assembly.clear()
                 self._assembled = None
                 self.rewound = True
+                # Broadcasts kept from before it are of iterations the Load undid.
+                self._broadcasts.clear()
+            if isinstance(message, Response) and _MODE.match(message.text):
+                # The broadcasts kept from before it are not waited on (the world ran
+                # freely): next_broadcast gives a Make_Step's, or the one to synchronize.
+                self._broadcasts.clear()
             if isinstance(message, Broadcast):
                 whole = self._assemble(message)
                 if whole is None:
@@ -209,17 +221,38 @@ class Agent:
     def recv(self, timeout: Optional[float] = None) -> Optional[ServerMessage]:
         """The next message (a response, agent information or a whole broadcast), or
         ``None`` after ``timeout`` seconds. Messages skipped by :meth:`next_broadcast` and by
-        a wait for a confirmation come first (the latest :data:`PENDING_MAX` of them)."""
+        a wait for a confirmation come first (the latest :data:`PENDING_MAX` of them); a
+        broadcast given here is not given by :meth:`next_broadcast` too."""
         if self._pending:
-            return self._pending.popleft()
+            m = self._pending.popleft()
+            if isinstance(m, Broadcast):
+                _remove(self._broadcasts, m)
+            return m
         return self._recv_direct(self.timeout if timeout is None else timeout)
+
+    def _keep(self, m: ServerMessage) -> None:
+        """Keeps ``m``, skipped by a wait for a confirmation or an answer: for :meth:`recv`
+        and, a broadcast, for :meth:`next_broadcast` too."""
+        self._pending.append(m)
+        if isinstance(m, Broadcast):
+            self._broadcasts.append(m)
 
     def next_broadcast(self, timeout: Optional[float] = None) -> Broadcast:
         """The next whole broadcast; responses meanwhile are kept for :meth:`recv`, the
         latest :data:`PENDING_MAX` (1,000) of them, the oldest dropped beyond that (a lockstep
-        loop that never calls :meth:`recv` does not grow). After a ``Load``'s confirmation (:attr:`rewound`), iterations already
-        delivered come again and are delivered again. Raises :class:`Timeout` when none
-        comes in time."""
+        loop that never calls :meth:`recv` does not grow). Broadcasts that came while another
+        call waited for a confirmation or an answer come first, in order, each once (one
+        :meth:`recv` gave is not given again), so a lockstep controller may send confirmed
+        requests between a broadcast and its ``Synchronize``, and after it. Those that came
+        before the confirmation of step mode, sync mode (``Step mode set to true``, ``Sync
+        mode set to true``) or a ``Load`` are left for :meth:`recv`: the next one is then a
+        ``Make_Step``'s, one the server waits to be synchronized, or the loaded world's. After a
+        ``Load``'s confirmation (:attr:`rewound`), iterations already delivered come again
+        and are delivered again. Raises :class:`Timeout` when none comes in time."""
+        if self._broadcasts:
+            kept = self._broadcasts.popleft()
+            _remove(self._pending, kept)
+            return kept
         limit = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
         kept: List[ServerMessage] = []
@@ -237,23 +270,21 @@ class Agent:
     def _wait_response(self, timeout: Optional[float], accept: Callable[[str], bool] = lambda t: True) -> str:
         limit = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
-        kept: List[ServerMessage] = []
-        try:
-            while True:
-                m = self._recv_direct(deadline - time.monotonic())
-                if m is None:
-                    raise Timeout(
-                        f"no answer from {self.server} within {limit} s: the request or its "
-                        "answer was lost, or no server listens there"
-                    )
-                if isinstance(m, Response) and not _DIVERGED.match(m.text):
-                    if m.is_error:
-                        raise ServerError(m.text[len(p.ERROR_PREFIX):])
-                    if accept(m.text):
-                        return m.text
-                kept.append(m)
-        finally:
-            self._pending.extend(kept)
+        while True:
+            m = self._recv_direct(deadline - time.monotonic())
+            if m is None:
+                raise Timeout(
+                    f"no answer from {self.server} within {limit} s: the request or its "
+                    "answer was lost, or no server listens there"
+                )
+            if isinstance(m, Response) and not _DIVERGED.match(m.text):
+                if m.is_error:
+                    raise ServerError(m.text[len(p.ERROR_PREFIX):])
+                if accept(m.text):
+                    return m.text
+            # Kept at once: a confirmation that comes next may set aside the broadcasts
+            # kept before it (step mode, a Load).
+            self._keep(m)
 
     def _request(
         self, xml: str, confirm: bool, accept: Callable[[str], bool], timeout: Optional[float] = None
@@ -312,7 +343,7 @@ class Agent:
                 return m
             if isinstance(m, Response) and m.is_error:
                 raise ServerError(m.text[len(p.ERROR_PREFIX):])
-            self._pending.append(m)
+            self._keep(m)
 
     def unregister(self, timeout: Optional[float] = None) -> str:
         """``Unregister_Agent`` (a simrob extension): the server removes this agent, tells
@@ -473,6 +504,14 @@ class Agent:
             p.humanoid_action(entity_id, name, params, confirm), confirm,
             _starts(f"Humanoid_Action: robot {int(entity_id)}: "),
         )
+
+
+def _remove(kept: Deque[Any], m: Any) -> None:
+    """Takes ``m`` itself (not an equal one) out of ``kept``, if there."""
+    for i, k in enumerate(kept):
+        if k is m:
+            del kept[i]
+            return
 
 
 def _starts(prefix: str) -> Callable[[str], bool]:
