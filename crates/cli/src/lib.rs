@@ -198,6 +198,19 @@ fn command() -> clap::Command {
     })
 }
 
+/// Parses `value` with `arg`'s own value parser, as clap would on a command line.
+fn parse_with(arg: &clap::Arg, value: &str) -> Result<(), clap::Error> {
+    clap::Command::new("t")
+        .arg(
+            clap::Arg::new("v")
+                .long("v")
+                .allow_negative_numbers(true)
+                .value_parser(arg.get_value_parser().clone()),
+        )
+        .try_get_matches_from(["t", "--v", value])
+        .map(|_| ())
+}
+
 /// A number argument read by clap's own parser for its type (whose errors are Rust's: "invalid
 /// digit found in string", "invalid float literal") reads it with [`flags::count`] (the
 /// type's range) or [`flags::number`] instead, which say what they take. An argument whose
@@ -211,17 +224,7 @@ fn plain_numbers(a: clap::Arg) -> clap::Arg {
         return a;
     }
     let id = a.get_value_parser().type_id();
-    let takes = |v: &str| {
-        clap::Command::new("t")
-            .arg(
-                clap::Arg::new("v")
-                    .long("v")
-                    .allow_negative_numbers(true)
-                    .value_parser(a.get_value_parser().clone()),
-            )
-            .try_get_matches_from(["t", "--v", v])
-            .is_ok()
-    };
+    let takes = |v: &str| parse_with(&a, v).is_ok();
     macro_rules! whole {
         ($($t:ty),*) => {
             $(if id == TypeId::of::<$t>()
@@ -283,16 +286,7 @@ mod vocabulary {
 
     /// Parses `value` with `arg`'s own value parser; the error as clap prints it.
     fn parse(arg: &clap::Arg, value: &str) -> Result<(), String> {
-        clap::Command::new("t")
-            .arg(
-                clap::Arg::new("v")
-                    .long("v")
-                    .allow_negative_numbers(true)
-                    .value_parser(arg.get_value_parser().clone()),
-            )
-            .try_get_matches_from(["t", "--v", value])
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        super::parse_with(arg, value).map_err(|e| e.to_string())
     }
 
     /// Words of the internals that help texts leave out.
