@@ -1688,6 +1688,10 @@ fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> 
         }
     }
     s.push_str("set -euo pipefail\n");
+    // Which node ran which task, in the task's log: where a run failed on a cluster.
+    s.push_str(
+        "echo \"simrob batch: array task $SLURM_ARRAY_TASK_ID of job $SLURM_ARRAY_JOB_ID on ${SLURMD_NODENAME:-$(hostname)}\" >&2\n",
+    );
     s.push_str(&format!(
         "exec {} batch {} --out {} --chunk \"$SLURM_ARRAY_TASK_ID\" --chunk-size {} --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\" --quiet{}\n",
         sh(&exe.display().to_string()),

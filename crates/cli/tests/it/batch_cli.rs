@@ -209,6 +209,7 @@ fn a_sweep_runs_records_failures_resumes_and_merges_chunks() {
         "#SBATCH --time=00:05:00",
         "#SBATCH --mem=1G",
         "--chunk \"$SLURM_ARRAY_TASK_ID\" --chunk-size 3",
+        "on ${SLURMD_NODENAME:-$(hostname)}\" >&2",
     ] {
         assert!(script.contains(line), "{line} not in\n{script}");
     }
