@@ -276,12 +276,77 @@ def test_responses_skipped_while_waiting_for_broadcasts_are_bounded(sim: Process
             rounds += 1
             carol.next_broadcast(5.0)
         assert len(carol._pending) == PENDING_MAX
-        assert all(getattr(m, "text", "").startswith("Robot_Motor_Control: ") for m in carol._pending)
+        assert all(getattr(k.message, "text", "").startswith("Robot_Motor_Control: ") for k in carol._pending)
         first = carol.recv(0.0)
         assert first is not None and first.text == "Robot_Motor_Control: Motors of robot 3 set"  # type: ignore[union-attr]
         from simrob.agent import PENDING_MAX as documented
 
         assert documented == PENDING_MAX
+
+
+def test_a_kept_broadcast_outlasts_a_full_buffer_of_other_agents_confirmations() -> None:
+    """More than PENDING_MAX classmates' confirmations while a call waits for its own, after
+    the broadcast the server waits on: the broadcast stays (for next_broadcast, or recv
+    first, as the oldest kept), the oldest confirmations go, and no more than PENDING_MAX
+    messages are kept in all."""
+    import socket
+    import threading
+    from typing import List
+
+    from simrob.agent import PENDING_MAX
+    from simrob.protocol import Broadcast
+
+    burst = 50  # what a loopback socket holds at once
+    requests = PENDING_MAX // burst + 2
+    others = requests * burst
+
+    def other(n: int) -> str:
+        return f"Set_Entity_Position: Entity 8 moved to ({n}, 0, 0)"
+
+    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    server.bind(("127.0.0.1", 0))
+    server.settimeout(10.0)
+    script: List[List[str]] = []
+    for _ in range(2):
+        script.append(["<Response>Sucessfully added agent with key k, at 127.0.0.1:1</Response>"])
+        for r in range(requests):
+            answers = ["<Broadcast><Iteration>1</Iteration></Broadcast>"] if r == 0 else []
+            answers += [f"<Response>{other(r * burst + i)}</Response>" for i in range(burst)]
+            answers.append("<Response>Robot_Motor_Control: Motors of robot 3 set</Response>")
+            script.append(answers)
+
+    def serve() -> None:
+        # Answers each datagram with the next of the script, in order.
+        for answers in script:
+            try:
+                _, agent = server.recvfrom(65536)
+            except OSError:
+                return
+            for a in answers:
+                server.sendto(a.encode(), agent)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        for drain_with_recv in (False, True):
+            with Agent(server.getsockname()) as agent:
+                agent.register("k")
+                for _ in range(requests):
+                    agent.motors(3, {0: 1.0})
+                assert len(agent._pending) == PENDING_MAX
+                if drain_with_recv:
+                    first = agent.recv(0.0)
+                    assert isinstance(first, Broadcast) and first.iteration == 1, first
+                else:
+                    assert agent.next_broadcast(0.0).iteration == 1
+                texts = []
+                while (m := agent.recv(0.0)) is not None:
+                    texts.append(getattr(m, "text", m))
+                assert texts == [other(n) for n in range(others + 1 - PENDING_MAX, others)]
+                agent.key = None  # the script does not expect Unregister_Agent
+        thread.join(10.0)
+    finally:
+        server.close()
 
 
 def test_lockstep_goes_on_across_a_load_that_winds_the_iterations_back(tmp_path: Path, repo: Path) -> None:

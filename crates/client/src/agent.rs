@@ -38,10 +38,13 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How often [`Agent::register`] sends its request again while no confirmation comes.
 pub const REGISTER_RESEND: Duration = Duration::from_millis(500);
 
-/// Messages an agent keeps for [`Agent::recv`] at most (responses, agent information and
-/// broadcasts skipped while waiting for a broadcast or a confirmation): the latest ones, the
-/// oldest dropped beyond this. The broadcasts among them are also given by
-/// [`Agent::next_broadcast`].
+/// Messages an agent keeps at most (responses, agent information and broadcasts skipped
+/// while waiting for a broadcast, a confirmation or an answer), for [`Agent::recv`]; the
+/// broadcasts among them that came while a call waited are also for
+/// [`Agent::next_broadcast`]. Past this the oldest message `next_broadcast` would not give
+/// is dropped first (a response, agent information, a broadcast set aside), so a broadcast
+/// the server waits on is not lost to unrelated messages; only when every kept message is
+/// such a broadcast does the oldest of them go. Memory stays bounded either way.
 pub const PENDING_MAX: usize = 1000;
 
 /// What can go wrong for an agent.
@@ -120,7 +123,8 @@ struct Assembly {
 /// the same time cannot be told apart: each may take the other's confirmation (and a set
 /// command's value is not compared). Any error the server sends this agent ends the wait,
 /// even one for an earlier request sent without asking for a confirmation. At most
-/// [`PENDING_MAX`] skipped messages are kept for [`Agent::recv`], the latest ones.
+/// [`PENDING_MAX`] skipped messages are kept for [`Agent::recv`]; past that the oldest one
+/// [`Agent::next_broadcast`] would not give goes first.
 pub struct Agent {
     socket: UdpSocket,
     server: SocketAddr,
@@ -352,11 +356,13 @@ impl Agent {
         }
     }
 
-    /// Keeps `m` for [`Agent::recv`] (and a broadcast for [`Agent::next_broadcast`]): the
-    /// latest [`PENDING_MAX`], the oldest dropped.
+    /// Keeps `m` for [`Agent::recv`] (and a broadcast for [`Agent::next_broadcast`]): at most
+    /// [`PENDING_MAX`], the oldest one `next_broadcast` would not give dropped first.
     fn keep(&mut self, m: ServerMessage) {
         if self.pending.len() >= PENDING_MAX {
-            self.pending.pop_front();
+            // A broadcast the server may be waiting on outlasts unrelated messages.
+            let at = self.pending.iter().position(|k| !k.for_next).unwrap_or(0);
+            self.pending.remove(at);
         }
         let for_next = matches!(m, ServerMessage::Broadcast(_));
         self.pending.push_back(Kept {
@@ -372,10 +378,11 @@ impl Agent {
 
     /// The next message from the server (responses and complete broadcasts), waiting at most
     /// `timeout`; `None` on time-out. Messages skipped by [`Agent::next_broadcast`] and by a
-    /// wait for a confirmation come first (the latest [`PENDING_MAX`] of them; a broadcast
-    /// given here is not given by [`Agent::next_broadcast`] too). Split broadcasts are reassembled (a few iterations at
-    /// a time, as parts cross on a jittery link) and delivered whole or not at all: one with
-    /// a part lost is dropped when a newer one completes, and never goes out half.
+    /// wait for a confirmation come first (at most [`PENDING_MAX`] of them, see there; a
+    /// broadcast given here is not given by [`Agent::next_broadcast`] too). Split broadcasts
+    /// are reassembled (a few iterations at a time, as parts cross on a jittery link) and
+    /// delivered whole or not at all: one with a part lost is dropped when a newer one
+    /// completes, and never goes out half.
     pub fn recv(&mut self, timeout: Duration) -> Result<Option<ServerMessage>, ClientError> {
         if let Some(k) = self.pending.pop_front() {
             return Ok(Some(k.message));
@@ -509,9 +516,10 @@ impl Agent {
         Some(whole)
     }
 
-    /// The next complete broadcast, skipping responses (kept for [`Agent::recv`], the latest
-    /// [`PENDING_MAX`] of them, the oldest dropped beyond that: a lockstep loop that never
-    /// calls `recv` does not grow); `None` on time-out. Broadcasts that came while another
+    /// The next complete broadcast, skipping responses (kept for [`Agent::recv`], at most
+    /// [`PENDING_MAX`] messages in all, a lockstep loop that never calls `recv` does not grow;
+    /// past that the oldest response goes, never before a broadcast kept for this call);
+    /// `None` on time-out. Broadcasts that came while another
     /// call waited for a confirmation or an answer come first, in order, each once (one
     /// [`Agent::recv`] gave is not given again), so a lockstep controller may send confirmed
     /// requests between a broadcast and its Synchronize, and after it. Those that came before
@@ -862,6 +870,76 @@ mod tests {
             .collect();
         assert_eq!(kept, [Some(5), Some(7), Some(8)]);
         agent.forget();
+        handle.join().expect("server thread");
+    }
+
+    #[test]
+    fn a_kept_broadcast_outlasts_a_full_buffer_of_other_agents_confirmations() {
+        const BURST: usize = 50;
+        const REQUESTS: usize = PENDING_MAX / BURST + 2;
+        let motors = || Request::Entity {
+            request: EntityRequest::RobotMotorControl {
+                entity_id: simrob_protocol::EntityId(3),
+                motors: Vec::new(),
+            },
+            response: Some(true),
+        };
+        let other = |n: usize| {
+            text(&format!(
+                "Set_Entity_Position: Entity 8 moved to ({n}, 0, 0)"
+            ))
+        };
+        let set = "Robot_Motor_Control: Motors of robot 3 set";
+        // Twice: the broadcast the server waits on comes first, then more than PENDING_MAX
+        // classmates' confirmations (in bursts a loopback socket holds) while the agent waits
+        // for its own.
+        let mut script = Vec::new();
+        for _ in 0..2 {
+            script.push(vec![text(
+                "Sucessfully added agent with key k, at 127.0.0.1:1",
+            )]);
+            for r in 0..REQUESTS {
+                let mut answers = if r == 0 { vec![whole(1)] } else { Vec::new() };
+                answers.extend((0..BURST).map(|i| other(r * BURST + i)));
+                answers.push(text(set));
+                script.push(answers);
+            }
+        }
+        let (server, handle) = scripted_server(script);
+        let others = REQUESTS * BURST;
+        for drain_with_recv in [false, true] {
+            let mut agent = Agent::connect(server).expect("agent");
+            agent
+                .register("k", AgentOptions::default())
+                .expect("register");
+            for _ in 0..REQUESTS {
+                agent.request(motors(), DEFAULT_TIMEOUT).expect("motors");
+            }
+            assert_eq!(agent.pending(), PENDING_MAX);
+            let mut texts = Vec::new();
+            if drain_with_recv {
+                // recv gives the broadcast first: it is the oldest kept.
+                assert_eq!(
+                    iteration(agent.recv(Duration::ZERO).expect("recv")),
+                    Some(1)
+                );
+            } else {
+                let b = agent.next_broadcast(Duration::ZERO).expect("kept");
+                assert_eq!(b.map(|b| b.iteration), Some(1));
+            }
+            while let Some(m) = agent.recv(Duration::ZERO).expect("recv") {
+                match m {
+                    ServerMessage::Response(Response::Text(t)) => texts.push(t),
+                    other => panic!("expected a confirmation, got {other:?}"),
+                }
+            }
+            // The latest of the others, the oldest dropped.
+            let latest: Vec<String> = (others + 1 - PENDING_MAX..others)
+                .map(|n| format!("Set_Entity_Position: Entity 8 moved to ({n}, 0, 0)"))
+                .collect();
+            assert_eq!(texts, latest);
+            agent.forget();
+        }
         handle.join().expect("server thread");
     }
 

@@ -28,9 +28,13 @@ _LOADED = re.compile(r"^(?!Error: ).*: simulation loaded from .* at iteration \d
 _MODE = re.compile(r"^(?!Error: )[^:]*: (Step|Sync) mode set to true$")
 # Split broadcasts put together at once.
 _ASSEMBLIES = 4
-#: Messages an agent keeps for :meth:`Agent.recv` at most (responses and agent information
-#: skipped while waiting for a broadcast or a confirmation): the latest ones, the oldest
-#: dropped beyond this.
+#: Messages an agent keeps at most (responses, agent information and broadcasts skipped
+#: while waiting for a broadcast, a confirmation or an answer), for :meth:`Agent.recv`; the
+#: broadcasts among them that came while a call waited are also for
+#: :meth:`Agent.next_broadcast`. Past this the oldest message ``next_broadcast`` would not
+#: give is dropped first (a response, agent information, a broadcast set aside), so a
+#: broadcast the server waits on is not lost to unrelated messages; only when every kept
+#: message is such a broadcast does the oldest of them go. Memory stays bounded either way.
 PENDING_MAX = 1000
 # The error the server sends every agent when the physics diverged on an entity: not the
 # answer to a request.
@@ -81,7 +85,7 @@ class Agent:
     (and a set command's value is not compared). Any error the server sends this agent
     raises :class:`ServerError`, even one for an earlier request sent with
     ``confirm=False``. At most :data:`PENDING_MAX` (1,000) skipped messages are kept for
-    :meth:`recv`, the latest ones.
+    :meth:`recv`; past that the oldest one :meth:`next_broadcast` would not give goes first.
     """
 
     def __init__(self, server: Union[str, Address], timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -95,10 +99,9 @@ class Agent:
         else:
             self._sock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", 0))
         self.key: Optional[str] = None
-        self._pending: Deque[ServerMessage] = collections.deque(maxlen=PENDING_MAX)
-        # Broadcasts that came while a call waited for a confirmation, for next_broadcast
-        # (each also in _pending, for recv; whichever delivers it takes it from both).
-        self._broadcasts: Deque[Broadcast] = collections.deque(maxlen=PENDING_MAX)
+        # Messages skipped by a wait, for recv (at most PENDING_MAX); those marked for_next
+        # (broadcasts that came while a call waited) for next_broadcast too.
+        self._pending: Deque[_Kept] = collections.deque()
         self._assembly: Dict[int, List[Broadcast]] = {}
         self._assembled: Optional[int] = None
         #: Set when a Load's confirmation came (the iterations went back to the saved one);
@@ -183,11 +186,11 @@ class Agent:
                 self._assembled = None
                 self.rewound = True
                 # Broadcasts kept from before it are of iterations the Load undid.
-                self._broadcasts.clear()
+                self._set_kept_broadcasts_aside()
             if isinstance(message, Response) and _MODE.match(message.text):
                 # The broadcasts kept from before it are not waited on (the world ran
                 # freely): next_broadcast gives a Make_Step's, or the one to synchronize.
-                self._broadcasts.clear()
+                self._set_kept_broadcasts_aside()
             if isinstance(message, Broadcast):
                 whole = self._assemble(message)
                 if whole is None:
@@ -221,26 +224,33 @@ class Agent:
     def recv(self, timeout: Optional[float] = None) -> Optional[ServerMessage]:
         """The next message (a response, agent information or a whole broadcast), or
         ``None`` after ``timeout`` seconds. Messages skipped by :meth:`next_broadcast` and by
-        a wait for a confirmation come first (the latest :data:`PENDING_MAX` of them); a
-        broadcast given here is not given by :meth:`next_broadcast` too."""
+        a wait for a confirmation come first (at most :data:`PENDING_MAX` of them, see there);
+        a broadcast given here is not given by :meth:`next_broadcast` too."""
         if self._pending:
-            m = self._pending.popleft()
-            if isinstance(m, Broadcast):
-                _remove(self._broadcasts, m)
-            return m
+            return self._pending.popleft().message
         return self._recv_direct(self.timeout if timeout is None else timeout)
 
-    def _keep(self, m: ServerMessage) -> None:
-        """Keeps ``m``, skipped by a wait for a confirmation or an answer: for :meth:`recv`
-        and, a broadcast, for :meth:`next_broadcast` too."""
-        self._pending.append(m)
-        if isinstance(m, Broadcast):
-            self._broadcasts.append(m)
+    def _keep(self, m: ServerMessage, for_next: bool = True) -> None:
+        """Keeps ``m``, skipped by a wait: for :meth:`recv` and, a broadcast that came while
+        a call waited for a confirmation or an answer, for :meth:`next_broadcast` too. At
+        most :data:`PENDING_MAX`, the oldest one ``next_broadcast`` would not give dropped
+        first."""
+        if len(self._pending) >= PENDING_MAX:
+            # A broadcast the server may be waiting on outlasts unrelated messages.
+            at = next((i for i, k in enumerate(self._pending) if not k.for_next), 0)
+            del self._pending[at]
+        self._pending.append(_Kept(m, for_next and isinstance(m, Broadcast)))
+
+    def _set_kept_broadcasts_aside(self) -> None:
+        """The broadcasts kept so far are left for :meth:`recv` only."""
+        for k in self._pending:
+            k.for_next = False
 
     def next_broadcast(self, timeout: Optional[float] = None) -> Broadcast:
-        """The next whole broadcast; responses meanwhile are kept for :meth:`recv`, the
-        latest :data:`PENDING_MAX` (1,000) of them, the oldest dropped beyond that (a lockstep
-        loop that never calls :meth:`recv` does not grow). Broadcasts that came while another
+        """The next whole broadcast; responses meanwhile are kept for :meth:`recv`, at most
+        :data:`PENDING_MAX` (1,000) messages in all, a lockstep loop that never calls
+        :meth:`recv` does not grow; past that the oldest response goes, never before a
+        broadcast kept for this call. Broadcasts that came while another
         call waited for a confirmation or an answer come first, in order, each once (one
         :meth:`recv` gave is not given again), so a lockstep controller may send confirmed
         requests between a broadcast and its ``Synchronize``, and after it. Those that came
@@ -249,10 +259,10 @@ class Agent:
         ``Make_Step``'s, one the server waits to be synchronized, or the loaded world's. After a
         ``Load``'s confirmation (:attr:`rewound`), iterations already delivered come again
         and are delivered again. Raises :class:`Timeout` when none comes in time."""
-        if self._broadcasts:
-            kept = self._broadcasts.popleft()
-            _remove(self._pending, kept)
-            return kept
+        for i, k in enumerate(self._pending):
+            if k.for_next and isinstance(k.message, Broadcast):
+                del self._pending[i]
+                return k.message
         limit = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
         kept: List[ServerMessage] = []
@@ -265,7 +275,8 @@ class Agent:
                     return m
                 kept.append(m)
         finally:
-            self._pending.extend(kept)
+            for skipped in kept:
+                self._keep(skipped, for_next=False)
 
     def _wait_response(self, timeout: Optional[float], accept: Callable[[str], bool] = lambda t: True) -> str:
         limit = self.timeout if timeout is None else timeout
@@ -506,12 +517,16 @@ class Agent:
         )
 
 
-def _remove(kept: Deque[Any], m: Any) -> None:
-    """Takes ``m`` itself (not an equal one) out of ``kept``, if there."""
-    for i, k in enumerate(kept):
-        if k is m:
-            del kept[i]
-            return
+class _Kept:
+    """A message skipped by a wait, kept for :meth:`Agent.recv`; ``for_next``: a broadcast
+    :meth:`Agent.next_broadcast` gives too (one that came before a Load's or step or sync
+    mode's confirmation is for ``recv`` only)."""
+
+    __slots__ = ("message", "for_next")
+
+    def __init__(self, message: ServerMessage, for_next: bool) -> None:
+        self.message = message
+        self.for_next = for_next
 
 
 def _starts(prefix: str) -> Callable[[str], bool]:
