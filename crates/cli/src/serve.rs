@@ -236,12 +236,23 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let iteration = server.session().world().iteration();
     // Dropping the server finishes a recording (its end mark written): before the summary.
     drop(server);
-    println!(
-        "stopped at iteration {iteration}: {} datagrams in, {} out, {} errors answered",
-        s.datagrams_in, s.datagrams_out, s.errors
-    );
+    println!("{}", summary(iteration, &s));
     drop(finishing);
     Ok(())
+}
+
+/// The line `simrob serve` prints when it stops: the iteration, datagrams in and out, errors
+/// answered, and the lockstep waits that timed out when there were any.
+fn summary(iteration: u64, s: &simrob_session::Stats) -> String {
+    let timed_out = match s.sync_timeouts {
+        0 => String::new(),
+        1 => ", 1 lockstep wait timed out (Sync_Wait)".to_string(),
+        n => format!(", {n} lockstep waits timed out (Sync_Wait)"),
+    };
+    format!(
+        "stopped at iteration {iteration}: {} datagrams in, {} out, {} errors answered{timed_out}",
+        s.datagrams_in, s.datagrams_out, s.errors
+    )
 }
 
 /// Starts the web viewer at `gui` (on the server's IP unless it names one; a taken port as
@@ -274,4 +285,27 @@ pub fn start_viewer(
     .with_context(|| format!("cannot serve the viewer on {bind}"))?;
     server.add_sampled_observer(simrob_viewer::observer(&viewer), viewer.frame_requests());
     Ok(viewer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_counts_lockstep_waits_that_timed_out_when_there_were_any() {
+        let mut s = simrob_session::Stats {
+            datagrams_in: 7,
+            datagrams_out: 9,
+            errors: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            summary(12, &s),
+            "stopped at iteration 12: 7 datagrams in, 9 out, 1 errors answered"
+        );
+        s.sync_timeouts = 1;
+        assert!(summary(12, &s).ends_with(", 1 lockstep wait timed out (Sync_Wait)"));
+        s.sync_timeouts = 3;
+        assert!(summary(12, &s).ends_with(", 3 lockstep waits timed out (Sync_Wait)"));
+    }
 }

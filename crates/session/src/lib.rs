@@ -54,6 +54,6 @@ pub use config::{all_keys, ConfigError, ServerConfig, MAX_DATAGRAM_SIZE, MIN_DAT
 pub use limits::{Amplification, LimitValueError, Limits, Refusal, Trusted, WorldAccess};
 pub use session::{
     split_broadcast, Event, FileResult, FileTicket, LocalCommand, LogLevel, Session, SessionError,
-    Stats, Transmit, ERROR_PREFIX,
+    Stats, Transmit, ERROR_PREFIX, SYNC_TIMEOUT_LOG_EVERY,
 };
 pub use snapshot::{Observation, Observer, Snapshot, SnapshotModes};

@@ -63,7 +63,19 @@ pub struct Stats {
     /// Datagrams dropped unanswered because they are what a server sends (a `<Response>`, a
     /// `<Broadcast>`, an error): another server's, or this one's sent back to it.
     pub dropped: u64,
+    /// Lockstep waits that timed out: iterations run in sync mode after `Sync_Wait` passed
+    /// without the `Synchronize` of every synchronous agent the last broadcast went to (logged
+    /// at info the first time, naming the missing agents, then at most every
+    /// [`SYNC_TIMEOUT_LOG_EVERY`]).
+    pub sync_timeouts: u64,
 }
+
+/// How often, at most, timed-out lockstep waits after the first are logged at info (each one
+/// is logged at debug); see [`Stats::sync_timeouts`].
+pub const SYNC_TIMEOUT_LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// Agents named at most in a log line about a timed-out lockstep wait.
+const MISSING_NAMED: usize = 8;
 
 /// Identifies one file operation the session asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -272,6 +284,9 @@ pub struct Session {
     /// was broadcast (the session waits until then + Sync_Wait, read at each check so that a
     /// new Sync_Wait applies to the current wait too).
     sync_deadline: Option<(u64, Instant)>,
+    /// When a timed-out lockstep wait was last logged at info, and how many timed out since
+    /// (not yet logged at info).
+    sync_timeout_logged: Option<(Instant, u64)>,
     auto: Option<AutoWindow>,
     /// The start of the last iteration, until the next call that tells the time: how long
     /// the shell was busy with it (auto-adjust's measure of load).
@@ -348,6 +363,7 @@ impl Session {
             events: VecDeque::new(),
             next_due: None,
             sync_deadline: None,
+            sync_timeout_logged: None,
             auto: None,
             busy_since: None,
             stats: Stats::default(),
@@ -1710,6 +1726,9 @@ impl Session {
             Some(due) if due <= now => {}
             _ => return expired,
         }
+        if !self.world.iteration_in_progress() {
+            self.note_sync_timeout(now);
+        }
         self.stats.slices += 1;
         match self.world.advance_slice(self.config.limits.steps_per_slice) {
             Advance::Idle => return false,
@@ -1918,6 +1937,75 @@ impl Session {
         self.set_sync_deadline(sync_mode, iteration, now);
         if self.observed {
             self.events.push_back(Event::Iterated(snapshot));
+        }
+    }
+
+    /// Before an iteration starts: if the session was waiting for synchronous agents and not
+    /// all of them answered (the wait ran its `Sync_Wait` out), counts it and logs which
+    /// agents were missing: at info the first time and then at most every
+    /// [`SYNC_TIMEOUT_LOG_EVERY`] (with the count since), at debug each time.
+    fn note_sync_timeout(&mut self, now: Instant) {
+        let Some((iteration, _)) = self.sync_deadline else {
+            return;
+        };
+        if !self.flags().sync_mode || self.sync_satisfied(iteration) {
+            return;
+        }
+        // The wait is over: counted once, whatever the iteration's slices do.
+        self.sync_deadline = None;
+        self.stats.sync_timeouts += 1;
+        let missing: Vec<String> = self
+            .agents
+            .iter()
+            .filter(|a| a.awaited == Some(iteration) && a.synced < iteration)
+            .map(|a| quoted(&a.key))
+            .collect();
+        let mut named = missing
+            .iter()
+            .take(MISSING_NAMED)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if missing.len() > MISSING_NAMED {
+            named.push_str(&format!(" and {} more", missing.len() - MISSING_NAMED));
+        }
+        let agent = if missing.len() == 1 {
+            "agent"
+        } else {
+            "agents"
+        };
+        let wait = simrob_math::Shown::of(&self.flags().sync_wait);
+        let total = self.stats.sync_timeouts;
+        let what = format!(
+            "lockstep: no Synchronize for iteration {iteration} from {agent} {named} within Sync_Wait ({wait} s); the next iteration runs without it"
+        );
+        self.log(
+            LogLevel::Debug,
+            format!("{what} ({total} waits timed out in all)"),
+        );
+        match self.sync_timeout_logged {
+            None => {
+                self.log(
+                    LogLevel::Info,
+                    format!(
+                        "{what}. Further timed-out waits are logged at most every {} s and counted in the summary `simrob serve` prints when it stops; a slow agent wants a larger Sync_Wait (Set_Sync_Wait, configuration key syncwait)",
+                        SYNC_TIMEOUT_LOG_EVERY.as_secs()
+                    ),
+                );
+                self.sync_timeout_logged = Some((now, 0));
+            }
+            Some((at, since)) if now.saturating_duration_since(at) >= SYNC_TIMEOUT_LOG_EVERY => {
+                let seconds = now.saturating_duration_since(at).as_secs();
+                self.log(
+                    LogLevel::Info,
+                    format!(
+                        "{what}; {} lockstep waits timed out in the last {seconds} s, {total} in all",
+                        since + 1
+                    ),
+                );
+                self.sync_timeout_logged = Some((now, 0));
+            }
+            Some((at, since)) => self.sync_timeout_logged = Some((at, since + 1)),
         }
     }
 

@@ -136,3 +136,101 @@ fn errors_name_every_agent_command_by_its_configured_name() {
         .collect();
     assert_eq!(prefixes, ["Hello", "Who", "Done", "Bye"], "{out:?}");
 }
+
+/// The log lines the session emitted at `level` since the last call.
+fn logs(s: &mut Session, level: simrob_session::LogLevel) -> Vec<String> {
+    std::iter::from_fn(|| s.poll_event())
+        .filter_map(|e| match e {
+            simrob_session::Event::Log { level: l, message } if l == level => Some(message),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn lockstep_waits_that_time_out_are_counted_and_logged_naming_the_missing_agents() {
+    use simrob_session::{LogLevel, SYNC_TIMEOUT_LOG_EVERY};
+    use std::time::Duration;
+
+    let t0 = Instant::now();
+    let mut s = session_with(ServerConfig::default()); // Sync_Wait 0.1 s
+    let (a, b) = (addr("127.0.0.1:41001"), addr("127.0.0.1:41002"));
+    s.handle_datagram(a, register_sync("a", 41001).as_bytes(), t0);
+    s.handle_datagram(b, register_sync("b", 41002).as_bytes(), t0);
+    s.handle_datagram(a, SYNC_MODE.as_bytes(), t0);
+    s.handle_datagram(a, INIT.as_bytes(), t0);
+    assert!(s.handle_timeout(t0));
+    drain(&mut s);
+    logs(&mut s, LogLevel::Info);
+    assert_eq!(s.world().iteration(), 1);
+
+    // Both answer: no wait times out.
+    s.handle_datagram(a, synchronize("a", 1).as_bytes(), t0);
+    s.handle_datagram(b, synchronize("b", 1).as_bytes(), t0);
+    assert!(s.handle_timeout(t0));
+    assert_eq!(s.world().iteration(), 2);
+    assert_eq!(s.stats().sync_timeouts, 0);
+
+    // Only a answers iteration 2: the wait runs Sync_Wait out, once.
+    s.handle_datagram(a, synchronize("a", 2).as_bytes(), t0);
+    let wait = Duration::from_millis(101);
+    assert!(!s.handle_timeout(t0 + Duration::from_millis(50)));
+    assert_eq!(s.stats().sync_timeouts, 0);
+    let mut now = t0 + wait;
+    assert!(s.handle_timeout(now));
+    assert_eq!(s.world().iteration(), 3);
+    assert_eq!(s.stats().sync_timeouts, 1);
+    drain(&mut s);
+    let info = logs(&mut s, LogLevel::Info);
+    assert_eq!(info.len(), 1, "{info:?}");
+    assert!(
+        info[0].starts_with(
+            "lockstep: no Synchronize for iteration 2 from agent \"b\" within Sync_Wait (0.1 s); the next iteration runs without it. Further timed-out waits are logged at most every 10 s"
+        ),
+        "{info:?}"
+    );
+
+    // Neither answers, many times within 10 s: counted each time, logged at info once more
+    // only when 10 s have passed since the first line, with the count since.
+    let mut timed_out = 1;
+    while now < t0 + wait + SYNC_TIMEOUT_LOG_EVERY {
+        now += wait;
+        let iteration = s.world().iteration();
+        assert!(s.handle_timeout(now));
+        assert_eq!(s.world().iteration(), iteration + 1);
+        timed_out += 1;
+        assert_eq!(s.stats().sync_timeouts, timed_out);
+        drain(&mut s);
+        let events: Vec<_> = std::iter::from_fn(|| s.poll_event()).collect();
+        let debug = events
+            .iter()
+            .filter(|e| matches!(e, simrob_session::Event::Log { level: LogLevel::Debug, message } if message.contains(&format!("iteration {iteration} from agents \"a\", \"b\""))))
+            .count();
+        assert_eq!(debug, 1, "{events:?}");
+        let info: Vec<_> = events
+            .iter()
+            .filter_map(|e| match e {
+                simrob_session::Event::Log {
+                    level: LogLevel::Info,
+                    message,
+                } => Some(message.clone()),
+                _ => None,
+            })
+            .collect();
+        if now < t0 + wait + SYNC_TIMEOUT_LOG_EVERY {
+            assert_eq!(info, Vec::<String>::new(), "at {:?}", now - t0);
+        } else {
+            assert_eq!(info.len(), 1, "{info:?}");
+            assert!(
+                info[0].ends_with(&format!(
+                    "; {} lockstep waits timed out in the last 10 s, {timed_out} in all",
+                    timed_out - 1
+                )),
+                "{info:?}"
+            );
+        }
+    }
+    // A wait not yet run out is not counted.
+    assert!(!s.handle_timeout(now));
+    assert_eq!(s.stats().sync_timeouts, timed_out);
+}
