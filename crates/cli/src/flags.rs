@@ -112,123 +112,127 @@ pub struct Gui {
     pub limits: ViewerLimits,
 }
 
-/// The web viewer's limits (`--viewer-…`), on every command that serves a viewer.
-#[derive(clap::Args, Clone, Debug)]
+/// The web viewer's limits (`--viewer-…`), on every command that serves a viewer. Each is
+/// one of [`simrob_session::VIEWER_KEYS`]: its range, its default
+/// ([`simrob_viewer::Guard::default`]) and its help come from there, and `simrob serve` reads
+/// the same limits from its configuration file (a flag given here wins).
+#[derive(clap::Args, Clone, Debug, Default)]
 pub struct ViewerLimits {
-    /// Viewer: most pages (WebSocket connections) open at once, from 1 to 4096; one more is
-    /// refused (HTTP 503) until one closes.
-    #[arg(long, value_name = "PAGES", default_value_t = 64)]
-    pub viewer_max_pages: usize,
-    /// Viewer: largest WebSocket message from a page, bytes, from 1024 to 16777216; a larger
-    /// one closes the page's connection with a close frame saying so.
-    #[arg(long, value_name = "BYTES", default_value_t = 65536)]
-    pub viewer_max_message_bytes: usize,
-    /// Viewer: page commands a second per page, from 1 to 100000 (bursts of twice as many
-    /// pass); one past it is refused and the page told.
-    #[arg(long, value_name = "N", default_value_t = 100.0)]
-    pub viewer_commands_per_second: f64,
-    /// Viewer: seconds (or 50ms, 2s, 1min) a connection has to send its request head, from
-    /// 0.1 to 3600; then it is closed.
-    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = seconds)]
-    pub viewer_header_timeout: f64,
-    /// Viewer: connections waiting for their request head at once, from 1 to 65536; past it
-    /// the one that has waited longest is closed to make room.
-    #[arg(long, value_name = "N", default_value_t = 256)]
-    pub viewer_max_pending: usize,
-    /// Viewer: seconds (or 50ms, 2s, 1min) a page may answer no ping, or read nothing it is
-    /// sent, before it is closed, from 1 to 86400.
-    #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = seconds)]
-    pub viewer_idle_timeout: f64,
-    /// 2D view: most bodies a page is sent one by one, from 1 to 1000000; past it the page
-    /// gets their density picture.
-    #[arg(long, value_name = "N", default_value_t = 20_000)]
-    pub viewer_max_view_bodies: usize,
-    /// 2D view: most cells of a density picture, from 1024 to 16777216.
-    #[arg(long, value_name = "N", default_value_t = 65_536)]
-    pub viewer_max_view_cells: usize,
+    /// `--viewer-max-pages` (`viewermaxpages`).
+    #[arg(long, value_name = "PAGES", help = viewer_help("viewermaxpages"))]
+    pub viewer_max_pages: Option<usize>,
+    /// `--viewer-max-message-bytes` (`viewermaxmessagebytes`).
+    #[arg(long, value_name = "BYTES", help = viewer_help("viewermaxmessagebytes"))]
+    pub viewer_max_message_bytes: Option<usize>,
+    /// `--viewer-commands-per-second` (`viewercommandspersecond`).
+    #[arg(long, value_name = "N", help = viewer_help("viewercommandspersecond"))]
+    pub viewer_commands_per_second: Option<f64>,
+    /// `--viewer-header-timeout` (`viewerheadertimeout`).
+    #[arg(long, value_name = "S", value_parser = seconds, help = viewer_help("viewerheadertimeout"))]
+    pub viewer_header_timeout: Option<f64>,
+    /// `--viewer-max-pending` (`viewermaxpending`).
+    #[arg(long, value_name = "N", help = viewer_help("viewermaxpending"))]
+    pub viewer_max_pending: Option<usize>,
+    /// `--viewer-idle-timeout` (`vieweridletimeout`).
+    #[arg(long, value_name = "S", value_parser = seconds, help = viewer_help("vieweridletimeout"))]
+    pub viewer_idle_timeout: Option<f64>,
+    /// `--viewer-max-view-bodies` (`viewermaxviewbodies`).
+    #[arg(long, value_name = "N", help = viewer_help("viewermaxviewbodies"))]
+    pub viewer_max_view_bodies: Option<usize>,
+    /// `--viewer-max-view-cells` (`viewermaxviewcells`).
+    #[arg(long, value_name = "N", help = viewer_help("viewermaxviewcells"))]
+    pub viewer_max_view_cells: Option<usize>,
 }
 
-impl Default for ViewerLimits {
-    fn default() -> Self {
-        let g = simrob_viewer::Guard::default();
-        ViewerLimits {
-            viewer_max_pages: g.max_pages,
-            viewer_max_message_bytes: g.max_message,
-            viewer_commands_per_second: g.commands_per_second,
-            viewer_header_timeout: g.header_timeout.as_secs_f64(),
-            viewer_max_pending: g.max_pending,
-            viewer_idle_timeout: g.idle_timeout.as_secs_f64(),
-            viewer_max_view_bodies: g.max_view_bodies,
-            viewer_max_view_cells: g.max_view_cells,
+/// A `--viewer-…` flag's help, from its row of [`simrob_session::VIEWER_KEYS`]: what it
+/// means, its range and default, and its configuration key.
+fn viewer_help(key: &str) -> String {
+    use simrob_session::viewer::{viewer_key, ViewerUnit};
+    let Some(k) = viewer_key(key) else {
+        return String::new();
+    };
+    let range = match k.unit {
+        ViewerUnit::Seconds => format!(
+            "Seconds {TIME_FORMS}, {}",
+            k.range().replace(" seconds", "")
+        ),
+        ViewerUnit::Whole | ViewerUnit::PerSecond => {
+            let r = k.range();
+            format!("{}{}", r[..1].to_uppercase(), &r[1..])
         }
-    }
+    };
+    format!(
+        "{}: {}. {range}, default {} (`simrob serve`'s configuration key `{}`)",
+        k.view,
+        k.meaning,
+        k.default_text(),
+        k.key
+    )
 }
 
 impl ViewerLimits {
-    /// The viewer's guard, each flag within its range (else an error naming the flag).
+    /// The viewer's guard: the defaults, with each flag given (within its range, else an
+    /// error naming the flag).
     pub fn guard(&self) -> Result<simrob_viewer::Guard> {
-        for (flag, v, (min, max)) in [
-            ("--viewer-max-pages", self.viewer_max_pages, (1, 4096)),
+        self.guard_over(simrob_viewer::Guard::default())
+    }
+
+    /// `base` (the limits of `simrob serve`'s configuration) with each flag given put in its
+    /// place: a flag on the command line wins. A flag out of its range is an error naming it.
+    pub fn guard_over(&self, base: simrob_viewer::Guard) -> Result<simrob_viewer::Guard> {
+        let whole = |v: Option<usize>| v.map(|n| n as f64);
+        let mut guard = base;
+        for (key, value) in [
+            ("viewermaxpages", whole(self.viewer_max_pages)),
             (
-                "--viewer-max-message-bytes",
-                self.viewer_max_message_bytes,
-                (1024, 1 << 24),
+                "viewermaxmessagebytes",
+                whole(self.viewer_max_message_bytes),
             ),
-            ("--viewer-max-pending", self.viewer_max_pending, (1, 65_536)),
-            (
-                "--viewer-max-view-bodies",
-                self.viewer_max_view_bodies,
-                (1, 1_000_000),
-            ),
-            (
-                "--viewer-max-view-cells",
-                self.viewer_max_view_cells,
-                (1024, 1 << 24),
-            ),
+            ("viewercommandspersecond", self.viewer_commands_per_second),
+            ("viewerheadertimeout", self.viewer_header_timeout),
+            ("viewermaxpending", whole(self.viewer_max_pending)),
+            ("vieweridletimeout", self.viewer_idle_timeout),
+            ("viewermaxviewbodies", whole(self.viewer_max_view_bodies)),
+            ("viewermaxviewcells", whole(self.viewer_max_view_cells)),
         ] {
-            if !(min..=max).contains(&v) {
-                bail!("{flag} {v}: must be from {min} to {max}");
+            let Some(v) = value else { continue };
+            let Some(k) = simrob_session::viewer::viewer_key(key) else {
+                bail!("{key}: not a limit of the viewer");
+            };
+            if k.put(&mut guard, v).is_err() {
+                bail!("{} {}: must be {}", k.flag, shown(v), k.range());
             }
         }
-        for (flag, v, (min, max), unit) in [
-            (
-                "--viewer-commands-per-second",
-                self.viewer_commands_per_second,
-                (1.0, 100_000.0),
-                "commands a second",
-            ),
-            (
-                "--viewer-header-timeout",
-                self.viewer_header_timeout,
-                (0.1, 3600.0),
-                "seconds",
-            ),
-            (
-                "--viewer-idle-timeout",
-                self.viewer_idle_timeout,
-                (1.0, 86_400.0),
-                "seconds",
-            ),
-        ] {
-            if !(min..=max).contains(&v) {
-                bail!(
-                    "{flag} {}: must be from {} to {} {unit}",
-                    shown(v),
-                    shown(min),
-                    shown(max)
-                );
-            }
+        Ok(guard)
+    }
+}
+
+/// `--max-scenario-bytes BYTES`: the largest scenario file a command reads (the server's
+/// configuration key `maxscenariobytes`).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct ScenarioBytes {
+    /// `--max-scenario-bytes` (`maxscenariobytes`).
+    #[arg(long, value_name = "BYTES", help = scenario_bytes_help())]
+    pub max_scenario_bytes: Option<u64>,
+}
+
+fn scenario_bytes_help() -> String {
+    format!(
+        "Largest scenario file read, bytes, at least 1 (default {}, configuration key \
+         `maxscenariobytes`); a larger file is refused before anything starts",
+        simrob_session::DEFAULT_MAX_SCENARIO_BYTES
+    )
+}
+
+impl ScenarioBytes {
+    /// Puts `--max-scenario-bytes`, when given, in `config` (over its `maxscenariobytes`).
+    pub fn apply(&self, config: &mut simrob_session::ServerConfig) -> Result<()> {
+        if let Some(n) = self.max_scenario_bytes {
+            config
+                .set("maxscenariobytes", &n.to_string())
+                .map_err(|e| anyhow::anyhow!("--max-scenario-bytes {n}: {e}"))?;
         }
-        Ok(simrob_viewer::Guard {
-            header_timeout: std::time::Duration::from_secs_f64(self.viewer_header_timeout),
-            idle_timeout: std::time::Duration::from_secs_f64(self.viewer_idle_timeout),
-            max_message: self.viewer_max_message_bytes,
-            commands_per_second: self.viewer_commands_per_second,
-            max_pending: self.viewer_max_pending,
-            max_view_bodies: self.viewer_max_view_bodies,
-            max_view_cells: self.viewer_max_view_cells,
-            max_pages: self.viewer_max_pages,
-        })
+        Ok(())
     }
 }
 
@@ -604,6 +608,45 @@ pub fn threads_from_env() -> Result<Option<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each of the viewer's limits is a flag of every command that serves a viewer, with its
+    /// help from its key; the flag's value goes in its key's place, over the configuration's.
+    #[test]
+    fn each_viewer_key_is_a_flag_and_a_flag_wins_over_the_key() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            limits: ViewerLimits,
+        }
+        let cmd = <Cli as clap::CommandFactory>::command();
+        for k in simrob_session::VIEWER_KEYS {
+            let arg = cmd
+                .get_arguments()
+                .find(|a| a.get_long().map(|l| format!("--{l}")).as_deref() == Some(k.flag))
+                .unwrap_or_else(|| panic!("no {}", k.flag));
+            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(
+                help.contains(k.key) && help.contains(&k.default_text()),
+                "{help}"
+            );
+            // Every value a flag is given replaces the configuration's, within the range.
+            let mut base = simrob_viewer::Guard::default();
+            assert!(base
+                .set(k.key, &format!("{}", k.max))
+                .is_some_and(|r| r.is_ok()));
+            let min = if k.min.fract() == 0.0 {
+                format!("{}", k.min)
+            } else {
+                format!("{}s", k.min)
+            };
+            let cli = <Cli as clap::Parser>::try_parse_from(["t", k.flag, &min])
+                .unwrap_or_else(|e| panic!("{}: {e}", k.flag));
+            let g = cli.limits.guard_over(base).expect("within the range");
+            assert_eq!(k.get(&g), k.min, "{}", k.flag);
+            let none = <Cli as clap::Parser>::try_parse_from(["t"]).expect("no flag");
+            assert_eq!(none.limits.guard_over(base).expect("the key's"), base);
+        }
+    }
 
     #[test]
     fn numbers_in_errors_are_short() {

@@ -55,6 +55,9 @@ pub struct RunArgs {
     /// physics: `cargo build --release -p simrob --features parallel`.
     #[arg(long, value_name = "N", value_parser = crate::flags::physics_threads)]
     physics_threads: Option<usize>,
+    /// The largest scenario file read, `--max-scenario-bytes BYTES`.
+    #[command(flatten)]
+    scenario_bytes: crate::flags::ScenarioBytes,
     /// Print only a JSON summary at the end (for `simrob batch`): scenario, iterations,
     /// simulated and wall seconds, and each robot's and ball's final pose under
     /// `entities.ID` (`x`, `y`, `z` in m; `roll`, `pitch`, `yaw` in rad).
@@ -62,8 +65,9 @@ pub struct RunArgs {
     json: bool,
 }
 
-/// Reads and decodes every request of a scenario file (SimRob XML messages).
-pub fn read_requests(path: &Path) -> Result<Vec<Request>> {
+/// Reads and decodes every request of a scenario file (SimRob XML messages) of at most
+/// `max` bytes (`maxscenariobytes`, `--max-scenario-bytes`).
+pub fn read_requests(path: &Path, max: u64) -> Result<Vec<Request>> {
     if let Some(ext @ ("toml" | "json")) = path.extension().and_then(|e| e.to_str()) {
         bail!(
             "{} is a swarm scenario ({ext}), not SimRob XML: run it with `simrob swarm run {}`",
@@ -71,9 +75,23 @@ pub fn read_requests(path: &Path) -> Result<Vec<Request>> {
             path.display()
         );
     }
-    let bytes = crate::shell::read_file(path, simrob_server::files::MAX_SAVE_FILE)
-        .with_context(|| format!("cannot read scenario {}", path.display()))?;
+    let bytes = read_scenario(path, max)?;
     decode_requests(&bytes, &path.display().to_string())
+}
+
+/// The bytes of the scenario file at `path`, a regular file of at most `max` bytes; a larger
+/// one is an error naming the file, its size, the limit and how to raise it.
+pub fn read_scenario(path: &Path, max: u64) -> Result<Vec<u8>> {
+    match simrob_files::read_bounded(path, max) {
+        Ok(bytes) => Ok(bytes),
+        Err(simrob_files::ReadError::TooLarge { len, max }) => bail!(
+            "scenario {} is {len} bytes, more than the {max}-byte limit: raise it with \
+             --max-scenario-bytes BYTES or the configuration key `maxscenariobytes`",
+            path.display()
+        ),
+        Err(e) => Err(std::io::Error::from(e))
+            .with_context(|| format!("cannot read scenario {}", path.display())),
+    }
 }
 
 /// Decodes every request of a scenario's text (SimRob XML messages); `origin` names it in
@@ -91,7 +109,7 @@ fn decode_requests(bytes: &[u8], origin: &str) -> Result<Vec<Request>> {
 /// request does not run); Save/Load name plain files in the scenario's folder
 /// ([`simrob_server::local`]).
 pub fn load_scenario(world: &mut World, path: &Path, limits: &Limits) -> Result<()> {
-    let requests = read_requests(path)?;
+    let requests = read_requests(path, limits.max_scenario_bytes)?;
     let folder = path.parent().unwrap_or(Path::new("."));
     simrob_server::local::apply_requests(world, limits, &requests, folder, "the scenario's folder")
         .with_context(|| path.display().to_string())?;
@@ -200,6 +218,7 @@ fn simulate(args: RunArgs, json_out: &mut impl Write) -> Result<()> {
     let scenario = args.scenario.clone().or_else(|| args.scenario_flag.clone());
     let mut config = crate::shell::read_config(args.config.as_deref())?;
     crate::shell::physics_threads(&mut config, args.physics_threads)?;
+    args.scenario_bytes.apply(&mut config)?;
     let limits = &config.limits;
     let mut world = World::new(config.world.clone());
     world
@@ -526,7 +545,10 @@ mod file_tests {
 
     #[test]
     fn a_scenario_that_is_a_device_a_fifo_or_huge_is_refused_at_once() {
-        let e = format!("{:#}", read_requests(Path::new("/dev/zero")).unwrap_err());
+        let e = format!(
+            "{:#}",
+            read_requests(Path::new("/dev/zero"), 1 << 20).unwrap_err()
+        );
         assert!(e.contains("not a regular file"), "{e}");
         let dir = std::env::temp_dir().join(format!("simrob-run-files-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -537,7 +559,7 @@ mod file_tests {
             .status()
             .is_ok_and(|s| s.success())
         {
-            let e = format!("{:#}", read_requests(&fifo).unwrap_err());
+            let e = format!("{:#}", read_requests(&fifo, 1 << 20).unwrap_err());
             assert!(e.contains("not a regular file"), "{e}");
         }
         let huge = dir.join("huge.xml");
@@ -545,7 +567,7 @@ mod file_tests {
             .unwrap()
             .set_len(10_000_000_000)
             .unwrap();
-        let e = format!("{:#}", read_requests(&huge).unwrap_err());
+        let e = format!("{:#}", read_requests(&huge, 1 << 20).unwrap_err());
         assert!(e.contains("limit"), "{e}");
         let e = format!(
             "{:#}",

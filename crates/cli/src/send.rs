@@ -78,6 +78,11 @@ pub struct SendArgs {
     /// keys are used (for servers that rename commands) and its address is the default.
     #[arg(long, value_name = "FILE", global = true)]
     pub config: Option<PathBuf>,
+    /// Largest file read (a scenario, a file of requests, --raw FILE), bytes, at least 1
+    /// (default: the --config file's `maxscenariobytes`, else 67108864); a larger file is
+    /// refused before anything is sent.
+    #[arg(long, value_name = "BYTES", global = true)]
+    pub max_scenario_bytes: Option<u64>,
     /// Send FILE's bytes as one datagram, as they are (`-` = stdin), and print every
     /// response that comes back within --timeout (errors on stderr; exit 1 if any error).
     /// A request without <Response>true</Response> gets no confirmation: then no error
@@ -296,13 +301,20 @@ fn execute(args: SendArgs) -> Result<i32> {
         .map(|c| c.keys.clone())
         .unwrap_or_else(CommandKeys::default);
     let server = server_address(&args, config.as_ref())?;
+    // The largest file read: the flag's, else the configuration's `maxscenariobytes`.
+    let mut limits = config.clone().unwrap_or_default();
+    crate::flags::ScenarioBytes {
+        max_scenario_bytes: args.max_scenario_bytes,
+    }
+    .apply(&mut limits)?;
+    let max_file_bytes = limits.limits.max_scenario_bytes;
     let mut session = Session::connect(server, keys.clone(), args.timeout)?;
     let local = session.local();
     let code = if args.interactive {
         let key = args.register.as_deref().unwrap_or(DEFAULT_KEY);
-        prompt::run(&mut session, key)?
+        prompt::run(&mut session, key, max_file_bytes)?
     } else if let Some(file) = &args.raw {
-        let datagram = command::read_input(file)?;
+        let datagram = command::read_input(file, max_file_bytes)?;
         let mut code = 0;
         if let Some(key) = &args.register {
             code = perform(
@@ -321,6 +333,7 @@ fn execute(args: SendArgs) -> Result<i32> {
             keys: &keys,
             local,
             registered: args.register.as_deref(),
+            max_file_bytes,
         };
         let mut requests = cmd.requests(&cx)?;
         if let Some(key) = &args.register {

@@ -41,6 +41,9 @@ pub struct ServeArgs {
     /// With a scenario: create it but wait for an agent's Initialize_Simulation.
     #[arg(long, requires = "scenario_given")]
     pub no_start: bool,
+    /// The largest scenario file read, `--max-scenario-bytes BYTES`.
+    #[command(flatten)]
+    pub scenario_bytes: crate::flags::ScenarioBytes,
     /// The pace in asynchronous mode, `--speed F`: simulated seconds per wall second (0 = as
     /// fast as possible; configuration key `realtimefactor`). With the viewer, a recording or
     /// --ros2 (without --ros2-lockstep) and neither this flag nor the key, the server paces at
@@ -98,6 +101,9 @@ pub fn config_from(args: &ServeArgs) -> Result<ServerConfig> {
         config.save_directory = dir.clone();
     }
     crate::shell::physics_threads(&mut config, args.physics_threads)?;
+    args.scenario_bytes.apply(&mut config)?;
+    // The viewer's limits: the file's, each flag given on the command line in its place.
+    config.viewer = args.gui.limits.guard_over(config.viewer)?;
     Ok(config)
 }
 
@@ -121,7 +127,7 @@ pub fn build(
         }
     };
     if let Some(path) = scenario {
-        let mut requests = crate::run::read_requests(path)?;
+        let mut requests = crate::run::read_requests(path, c.limits.max_scenario_bytes)?;
         if start {
             requests.push(Request::Control {
                 request: ControlRequest::InitializeSimulation,
@@ -169,13 +175,14 @@ pub fn run(args: ServeArgs) -> Result<()> {
         pacing = Some(watcher);
     }
     let scenario = args.scenario.as_deref().or(args.scenario_flag.as_deref());
+    let guard = config.viewer;
     let mut server = build(config, scenario, !args.no_start)?;
     let stop = crate::shell::ctrl_c_flag()?;
     let addr = server.local_addr()?;
     // The viewer and the recording first: a taken port or an unwritable file fails before
     // the ready line (`listening on …`) is printed.
     let viewer = match gui {
-        Some(gui) => Some(start_viewer_on(&mut server, gui, args.gui.guard()?)?),
+        Some(gui) => Some(start_viewer_on(&mut server, gui, guard)?),
         None => None,
     };
     // Recording: a second stop signal (`timeout` and Slurm send one to the process and one to

@@ -254,7 +254,9 @@ pub fn read_save_within(path: &Path, name: &str, max: u64) -> Result<String, Fil
     String::from_utf8(bytes).map_err(|_| content("the file is not UTF-8 text".into()))
 }
 
-/// The largest configuration file [`read_config`] reads, in bytes (64 MiB, as scenario files).
+/// The largest configuration file [`read_config`] reads, in bytes (64 MiB). Fixed: the file
+/// is read before any of its keys, so none of them can set it (a complete file is over
+/// ten thousand times smaller).
 pub const MAX_CONFIG_FILE: u64 = 64 << 20;
 
 /// Why [`read_config`] gave no configuration.
@@ -287,7 +289,12 @@ pub fn read_config(path: &Path) -> Result<ServerConfig, ConfigFileError> {
     };
     let bytes = simrob_files::read_bounded(path, MAX_CONFIG_FILE).map_err(|e| {
         let missing = matches!(&e, ReadError::Io(io) if io.kind() == std::io::ErrorKind::NotFound);
-        unreadable(e.to_string(), missing)
+        let fixed = if matches!(e, ReadError::TooLarge { .. }) {
+            " (a configuration file's own limit, which no key sets)"
+        } else {
+            ""
+        };
+        unreadable(format!("{e}{fixed}"), missing)
     })?;
     let text = String::from_utf8(bytes).map_err(|_| unreadable("not UTF-8 text".into(), false))?;
     Ok(ServerConfig::from_text(&file, &text)?)

@@ -153,6 +153,9 @@ pub struct ServerConfig {
     /// Who may change the world, and the limits on work, size and values (their keys are
     /// listed in [`crate::Limits`]).
     pub limits: crate::Limits,
+    /// The web viewer's limits (`simrob serve --gui`): the `viewer…` keys of
+    /// [`crate::VIEWER_KEYS`]; a `--viewer-…` flag given on the command line wins.
+    pub viewer: crate::ViewerGuard,
 }
 
 impl Default for ServerConfig {
@@ -176,6 +179,7 @@ impl Default for ServerConfig {
             remove_unreachable_agents: true,
             physics_threads: 1,
             limits: crate::Limits::default(),
+            viewer: crate::ViewerGuard::default(),
         }
     }
 }
@@ -188,6 +192,12 @@ pub fn all_keys() -> Vec<(String, String)> {
         .collect();
     keys.extend(
         crate::Limits::keys()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v)),
+    );
+    keys.extend(
+        crate::ViewerGuard::default()
+            .keys()
             .into_iter()
             .map(|(k, v)| (k.to_string(), v)),
     );
@@ -354,6 +364,9 @@ impl ServerConfig {
                 if let Some(result) = self.limits.set(other, value) {
                     return result.map_err(|problem| bad(other, problem.to_string()));
                 }
+                if let Some(result) = self.viewer.set(other, value) {
+                    return result.map_err(|problem| bad(other, problem.to_string()));
+                }
                 if !self.keys.set(other, value.trim()) {
                     return Err(ConfigError::UnknownKey(key.to_string()));
                 }
@@ -504,21 +517,24 @@ impl ServerConfig {
 fn toml_type_mismatch(key: &str, value: &toml::Value) -> Option<String> {
     use crate::keydoc::{Allowed, LIMIT_KEYS, SERVER_KEYS};
     let k = key.trim().to_ascii_lowercase();
-    let doc = SERVER_KEYS.iter().chain(LIMIT_KEYS).find(|d| d.key == k)?;
-    let fits = match doc.allowed {
+    let allowed = match SERVER_KEYS.iter().chain(LIMIT_KEYS).find(|d| d.key == k) {
+        Some(doc) => doc.allowed,
+        None => crate::viewer::viewer_key(&k)?.allowed(),
+    };
+    let fits = match allowed {
         Allowed::Number { .. } => value.is_integer() || value.is_float(),
         Allowed::Bool => value.is_bool(),
         Allowed::OneOf(_) | Allowed::Text(_) => !value.is_bool(),
     };
     (!fits).then(|| {
-        let wanted = match doc.allowed {
+        let wanted = match allowed {
             Allowed::Number { .. } => "a number, without quotes",
             Allowed::Bool => "true or false, without quotes",
             Allowed::OneOf(_) | Allowed::Text(_) => "a string",
         };
         format!(
             "expected {wanted} ({}), found a {}",
-            doc.allowed,
+            allowed,
             value.type_str()
         )
     })

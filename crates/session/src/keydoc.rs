@@ -375,6 +375,7 @@ pub const LIMIT_KEYS: &[KeyDoc] = &[
     key("maxxmldepth", "128", Allowed::whole(1.0, simrob_protocol::tree::MAX_DEPTH_LIMIT as f64), "deepest element nesting a datagram may have; deeper is not well-formed and runs nothing (SimRob messages nest far less)"),
     key("amplificationledger", "65536", Allowed::whole_from(1.0), "unproven addresses whose bytes the anti-amplification rule remembers; past it the oldest is forgotten (it then has less credit, never more)"),
     key("maxsavefilebytes", "67108864", Allowed::whole_from(1.0), "largest save file a `Save` writes or a `Load` reads, bytes (a Save that would write more is refused and leaves the file as it was)"),
+    key("maxscenariobytes", "67108864", Allowed::whole_from(1.0), "largest scenario file (SimRob XML messages) `simrob serve --scenario`, `simrob run` and `simrob send` read, bytes; a larger one is refused before anything starts (the flag `--max-scenario-bytes` sets it for one run)"),
 ];
 
 #[cfg(test)]
@@ -493,9 +494,12 @@ mod tests {
             .iter()
             .map(|(k, _)| *k)
             .collect();
+        let viewer: Vec<&str> = crate::VIEWER_KEYS.iter().map(|k| k.key).collect();
         for (k, _) in crate::all_keys() {
             assert!(
-                documented.contains(&k.as_str()) || commands.contains(&k.as_str()),
+                documented.contains(&k.as_str())
+                    || commands.contains(&k.as_str())
+                    || viewer.contains(&k.as_str()),
                 "{k} is not documented"
             );
         }

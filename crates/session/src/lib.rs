@@ -44,6 +44,7 @@ mod limits;
 mod quote;
 mod session;
 mod snapshot;
+pub mod viewer;
 
 pub use agents::humanoid;
 pub use agents::{
@@ -51,9 +52,13 @@ pub use agents::{
     PosesOnly, View,
 };
 pub use config::{all_keys, ConfigError, ServerConfig, MAX_DATAGRAM_SIZE, MIN_DATAGRAM_SIZE};
-pub use limits::{Amplification, LimitValueError, Limits, Refusal, Trusted, WorldAccess};
+pub use limits::{
+    Amplification, LimitValueError, Limits, Refusal, Trusted, WorldAccess,
+    DEFAULT_MAX_SCENARIO_BYTES,
+};
 pub use session::{
     split_broadcast, Event, FileResult, FileTicket, LocalCommand, LogLevel, Session, SessionError,
     Stats, Transmit, ERROR_PREFIX, SYNC_TIMEOUT_LOG_EVERY,
 };
 pub use snapshot::{Observation, Observer, Snapshot, SnapshotModes};
+pub use viewer::{ViewerGuard, ViewerKey, ViewerValueError, VIEWER_KEYS};

@@ -137,6 +137,9 @@ pub struct Limits {
     pub amplification_ledger: usize,
     /// Largest save file a Save writes or a Load reads, bytes (key `maxsavefilebytes`, default 67108864).
     pub max_save_file_bytes: u64,
+    /// Largest scenario file `simrob serve --scenario`, `simrob run` and `simrob send` read,
+    /// bytes (key `maxscenariobytes`, default 67108864).
+    pub max_scenario_bytes: u64,
 }
 
 impl Default for Limits {
@@ -176,12 +179,16 @@ impl Default for Limits {
             max_xml_depth: simrob_protocol::tree::MAX_DEPTH,
             amplification_ledger: DEFAULT_LEDGER_SIZE,
             max_save_file_bytes: DEFAULT_MAX_SAVE_FILE_BYTES,
+            max_scenario_bytes: DEFAULT_MAX_SCENARIO_BYTES,
         }
     }
 }
 
 /// Default of [`Limits::max_save_file_bytes`]: 64 MiB.
 pub const DEFAULT_MAX_SAVE_FILE_BYTES: u64 = 64 << 20;
+
+/// Default of [`Limits::max_scenario_bytes`]: 64 MiB.
+pub const DEFAULT_MAX_SCENARIO_BYTES: u64 = 64 << 20;
 
 /// Why a limit's value was refused (the configuration error names the key).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -426,6 +433,7 @@ impl Limits {
             ("maxxmldepth", d.max_xml_depth.to_string()),
             ("amplificationledger", d.amplification_ledger.to_string()),
             ("maxsavefilebytes", d.max_save_file_bytes.to_string()),
+            ("maxscenariobytes", d.max_scenario_bytes.to_string()),
         ]
     }
 
@@ -530,6 +538,7 @@ impl Limits {
                 }
                 "amplificationledger" => self.amplification_ledger = count(value)?,
                 "maxsavefilebytes" => self.max_save_file_bytes = count(value)?,
+                "maxscenariobytes" => self.max_scenario_bytes = count(value)?,
                 _ => return Ok(false),
             }
             Ok(true)

@@ -23,7 +23,7 @@ pub enum CommandError {
     #[error("bad command: {0}")]
     Json(#[from] serde_json::Error),
     /// More commands a second than the page may send ([`crate::Guard`]).
-    #[error("command dropped: more than {per_second} commands a second from this page (--viewer-commands-per-second {per_second})")]
+    #[error("command dropped: more than {per_second} commands a second from this page (--viewer-commands-per-second {per_second}, configuration key viewercommandspersecond)")]
     TooMany {
         /// The most commands a second the page may send.
         per_second: f64,

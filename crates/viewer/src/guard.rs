@@ -17,46 +17,9 @@ use axum::http::HeaderMap;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot};
 
-/// The viewer's limits.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Guard {
-    /// Time a connection has to send its first request head; then it is closed.
-    pub header_timeout: Duration,
-    /// A WebSocket that answers no ping for this long is closed, and so is one a send to
-    /// which has waited this long (a page that reads nothing).
-    pub idle_timeout: Duration,
-    /// Largest WebSocket message from a page, bytes.
-    pub max_message: usize,
-    /// Page commands a second per connection (bursts of twice as many pass).
-    pub commands_per_second: f64,
-    /// Connections waiting for their request head at a time; past it the one that has waited
-    /// longest is closed to make room for the newcomer.
-    pub max_pending: usize,
-    /// The 2D view: most bodies a page is sent one by one; when more are in its view
-    /// rectangle it is sent their density picture instead (23 bytes a body).
-    pub max_view_bodies: usize,
-    /// The 2D view: most cells of a density picture (2 bytes a cell); a cell is as many of
-    /// the page's pixels as keep the picture within this.
-    pub max_view_cells: usize,
-    /// Pages (WebSocket connections) open at once; one more is refused (HTTP 503) until one
-    /// closes. Each open page holds its own buffers and is sent every frame.
-    pub max_pages: usize,
-}
-
-impl Default for Guard {
-    fn default() -> Self {
-        Guard {
-            header_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(60),
-            max_message: 64 << 10,
-            commands_per_second: 100.0,
-            max_pending: 256,
-            max_view_bodies: 20_000,
-            max_view_cells: 65_536,
-            max_pages: 64,
-        }
-    }
-}
+/// The viewer's limits (defined with the server's configuration, whose `viewer…` keys set
+/// them; the `--viewer-…` flags check the same ranges: [`simrob_session::VIEWER_KEYS`]).
+pub use simrob_session::ViewerGuard as Guard;
 
 /// Whether a WebSocket upgrade with these headers comes from the viewer's own page (or from
 /// a program that is not a browser).
@@ -125,7 +88,7 @@ where
         return (
             axum::http::StatusCode::SERVICE_UNAVAILABLE,
             format!(
-                "the viewer already has {} pages open, the most it serves (--viewer-max-pages {}): close one",
+                "the viewer already has {} pages open, the most it serves (--viewer-max-pages {}, configuration key viewermaxpages): close one",
                 guard.max_pages,
                 guard.max_pages
             ),

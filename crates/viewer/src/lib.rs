@@ -592,7 +592,7 @@ impl PageLink {
                     || text.contains("Space limit")
                 {
                     let reason = format!(
-                        "message larger than {} bytes (--viewer-max-message-bytes)",
+                        "message larger than {} bytes (--viewer-max-message-bytes, key viewermaxmessagebytes)",
                         self.guard.max_message
                     );
                     let frame = axum::extract::ws::CloseFrame {

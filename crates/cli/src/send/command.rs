@@ -360,6 +360,8 @@ pub struct Commander<'a> {
     pub local: std::net::SocketAddr,
     /// The key the commander registered under, if it did.
     pub registered: Option<&'a str>,
+    /// The largest file read (`--max-scenario-bytes`, `maxscenariobytes`).
+    pub max_file_bytes: u64,
 }
 
 fn control(request: ControlRequest) -> Request {
@@ -398,24 +400,31 @@ pub fn confirmed(request: Request) -> Request {
     }
 }
 
-/// Reads a file (`-` = standard input).
-pub fn read_input(path: &Path) -> Result<Vec<u8>> {
+/// Reads a file (`-` = standard input) of at most `max` bytes (`--max-scenario-bytes`, the
+/// configuration key `maxscenariobytes`).
+pub fn read_input(path: &Path, max: u64) -> Result<Vec<u8>> {
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
+            .take(max.saturating_add(1))
             .read_to_end(&mut bytes)
             .context("cannot read standard input")?;
+        if bytes.len() as u64 > max {
+            bail!(
+                "standard input is more than the {max}-byte limit: raise it with \
+                 --max-scenario-bytes BYTES or the configuration key `maxscenariobytes`"
+            );
+        }
         Ok(bytes)
     } else {
-        crate::shell::read_file(path, simrob_server::files::MAX_SAVE_FILE)
-            .with_context(|| format!("cannot read {}", path.display()))
+        crate::run::read_scenario(path, max)
     }
 }
 
 /// Every request of a file, decoded with `keys`; any error in it is reported (nothing is
 /// sent from a broken file).
-pub fn read_requests(path: &Path, keys: &CommandKeys) -> Result<Vec<Request>> {
-    let bytes = read_input(path)?;
+pub fn read_requests(path: &Path, keys: &CommandKeys, max: u64) -> Result<Vec<Request>> {
+    let bytes = read_input(path, max)?;
     let name = path.display();
     let mut requests = Vec::new();
     for (n, r) in decode_datagram(&bytes, keys).into_iter().enumerate() {
@@ -430,11 +439,12 @@ pub fn read_requests(path: &Path, keys: &CommandKeys) -> Result<Vec<Request>> {
 /// Like [`read_requests`], but every request must be a `wanted` control command.
 fn read_only(
     path: &Path,
-    keys: &CommandKeys,
+    cx: &Commander,
     wanted: &str,
     is_wanted: fn(&ControlRequest) -> bool,
 ) -> Result<Vec<Request>> {
-    let requests = read_requests(path, keys)?;
+    let keys = cx.keys;
+    let requests = read_requests(path, keys, cx.max_file_bytes)?;
     for (n, r) in requests.iter().enumerate() {
         let ok = matches!(r, Request::Control { request, .. } if is_wanted(request));
         if !ok {
@@ -457,13 +467,13 @@ impl SendCommand {
         match self {
             SendCommand::RegisterMaterials { file } => read_only(
                 file,
-                cx.keys,
+                cx,
                 &cx.keys[simrob_protocol::Command::RegisterMaterialsInteractions],
                 |r| matches!(r, C::RegisterMaterialsInteractions { .. }),
             ),
             SendCommand::CreateEntity { file } => read_only(
                 file,
-                cx.keys,
+                cx,
                 &cx.keys[simrob_protocol::Command::CreateEntity],
                 |r| matches!(r, C::CreateEntity(_)),
             ),
@@ -567,7 +577,7 @@ impl SendCommand {
                     iteration: *iteration,
                 })])
             }
-            SendCommand::Scenario { file } => Ok(read_requests(file, cx.keys)?
+            SendCommand::Scenario { file } => Ok(read_requests(file, cx.keys, cx.max_file_bytes)?
                 .into_iter()
                 .map(confirmed)
                 .collect()),

@@ -294,7 +294,7 @@ fn edit_lines(
 
 /// Runs the prompt until `quit` or the end of standard input; returns the worst exit status
 /// of the commands run (0, [`EXIT_REFUSED`] or [`super::EXIT_SILENT`]).
-pub fn run(session: &mut Session, key: &str) -> Result<i32> {
+pub fn run(session: &mut Session, key: &str, max_file_bytes: u64) -> Result<i32> {
     let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let register = Request::Agent(AgentRequest::RegisterAgent {
         agent_type: AgentType::Gui,
@@ -359,7 +359,7 @@ pub fn run(session: &mut Session, key: &str) -> Result<i32> {
         loop {
             match rx.try_recv() {
                 Ok(Ok(line)) => {
-                    let flow = handle(session, &line, &mut log)?;
+                    let flow = handle(session, &line, &mut log, max_file_bytes)?;
                     let _ = ack_tx.send(());
                     match flow {
                         Flow::Quit => return Ok(worst),
@@ -386,7 +386,7 @@ pub fn run(session: &mut Session, key: &str) -> Result<i32> {
 }
 
 /// Runs one line.
-fn handle(session: &mut Session, line: &str, log: &mut Log) -> Result<Flow> {
+fn handle(session: &mut Session, line: &str, log: &mut Log, max_file_bytes: u64) -> Result<Flow> {
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(Flow::Continue(0));
@@ -410,7 +410,7 @@ fn handle(session: &mut Session, line: &str, log: &mut Log) -> Result<Flow> {
         PromptCommand::Quit => return Ok(Flow::Quit),
         PromptCommand::Poses { entity } => log.watch.poses(entity),
         PromptCommand::State => log.watch.state(),
-        PromptCommand::Raw { file } => match super::command::read_input(&file) {
+        PromptCommand::Raw { file } => match super::command::read_input(&file, max_file_bytes) {
             Ok(bytes) => local(raw(session, &bytes))?,
             Err(e) => local(Err(e))?,
         },
@@ -421,6 +421,7 @@ fn handle(session: &mut Session, line: &str, log: &mut Log) -> Result<Flow> {
                 keys: &keys,
                 local: session.local(),
                 registered: registered.as_deref(),
+                max_file_bytes,
             };
             match cmd.requests(&cx) {
                 Ok(requests) => perform(session, &requests, &mut |m| log.direct(m))?,

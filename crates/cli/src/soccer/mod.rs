@@ -64,7 +64,7 @@ pub enum SoccerCommand {
     /// two teammates). A shot is a strike heading for the goal fast enough to reach its line;
     /// on target if between the posts. --json gives the same with every strike and event;
     /// --record writes a recording for `simrob replay`.
-    Match(matchcmd::MatchArgs),
+    Match(Box<matchcmd::MatchArgs>),
 }
 
 /// Runs a `simrob soccer` subcommand.
@@ -75,6 +75,6 @@ pub fn run(cmd: SoccerCommand) -> Result<()> {
         SoccerCommand::Spy(a) => spy::run(a),
         SoccerCommand::SendMsg(a) => send_msg::run(a),
         SoccerCommand::Case(a) => case::run(a),
-        SoccerCommand::Match(a) => matchcmd::run(a),
+        SoccerCommand::Match(a) => matchcmd::run(*a),
     }
 }

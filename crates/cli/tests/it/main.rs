@@ -13,6 +13,7 @@ mod sumbot;
 
 mod batch_cli;
 mod client_simrob;
+mod config_limits;
 mod coord_compare;
 mod coord_e2e;
 mod coord_flood;

@@ -113,9 +113,9 @@ fn the_configuration_reference_is_what_the_code_says() {
          --test it reference` rewrites this page; the test fails when it is out of date, and the\n\
          crates' tests check each table against its parser: the defaults are the defaults, a\n\
          value at each bound is accepted and one past it refused). Worlds without a\n\
-         configuration file (the Mobile Robot Simulator, the swarm, coordination, the viewer)\n\
-         take their settings and limits as command-line flags, each with its default in\n\
-         [every command's help](cli-help.md); the swarm's scenario files are described in\n\
+         configuration file (the Mobile Robot Simulator, the swarm, coordination, and the viewer\n\
+         of every command but `simrob serve`) take their settings and limits as command-line\n\
+         flags, each with its default in [every command's help](cli-help.md); the swarm's scenario files are described in\n\
          [Swarm scenario files](swarm-scenario.md).\n\n\
          ## The SimRob server\n\n\
          `simrob serve --config FILE` reads the legacy `Configuration.data` form (one\n\
@@ -148,6 +148,36 @@ fn the_configuration_reference_is_what_the_code_says() {
          not shown it asked: see [Security and limits](../security.md) for what each protects.\n\n",
     );
     table(&mut page, LIMIT_KEYS);
+    page.push_str(
+        "### The web viewer\n\n\
+         What the viewer of `simrob serve --gui` accepts from its pages: see [the viewer's\n\
+         limits](../viewer.md#limits). Every command that serves a viewer takes the same limits\n\
+         as `--viewer-…` flags (each key is its flag without the dashes: `viewermaxpages` is\n\
+         `--viewer-max-pages`), with the same ranges and defaults; on `simrob serve` a flag given\n\
+         on the command line wins over the file's key. Times are in seconds.\n\n\
+         | key | flag | default | accepts | meaning |\n|---|---|---|---|---|\n",
+    );
+    for k in simrob_session::VIEWER_KEYS {
+        page.push_str(&format!(
+            "| `{}` | `{}` | {} | {} | {}: {} |\n",
+            k.key,
+            k.flag,
+            k.default_text(),
+            cell(&k.allowed().to_string()),
+            k.view,
+            cell(k.meaning)
+        ));
+    }
+    page.push_str(
+        "\n### The files the server reads\n\n\
+         A scenario file (SimRob XML messages) that `simrob serve --scenario`, `simrob run` or\n\
+         `simrob send` reads is held to `maxscenariobytes` (the `--config` file's, else 64 MiB);\n\
+         `--max-scenario-bytes BYTES` on the command line wins over the key. A larger file is\n\
+         refused before anything starts, with its size, the limit and how to raise it. The\n\
+         configuration file itself is read before any of its keys, so no key can set its own\n\
+         limit: it is fixed at 64 MiB (over ten thousand times a complete file), and a larger\n\
+         one is refused the same way.\n\n",
+    );
     page.push_str(
         "### Command names\n\n\
          Every command's name can be changed (the SimRob manual §6); two commands may not share a\n\

@@ -204,7 +204,7 @@ fn an_oversized_message_ends_the_connection_and_is_not_applied() {
                 assert_eq!(p.get(..2), Some(&[0x03, 0xF1][..]), "close code 1009");
                 let reason = String::from_utf8_lossy(&p[2..]);
                 assert!(
-                    reason.contains("larger than 1024 bytes (--viewer-max-message-bytes)"),
+                    reason.contains("larger than 1024 bytes (--viewer-max-message-bytes, key viewermaxmessagebytes)"),
                     "{reason}"
                 );
                 break;
@@ -232,7 +232,9 @@ fn commands_past_the_rate_are_refused_and_the_page_is_told() {
         let (op, p) = read_frame(&mut s).expect("a frame");
         if op == 1 && String::from_utf8_lossy(&p).contains("command dropped") {
             assert!(
-                String::from_utf8_lossy(&p).contains("(--viewer-commands-per-second 1)"),
+                String::from_utf8_lossy(&p).contains(
+                    "(--viewer-commands-per-second 1, configuration key viewercommandspersecond)"
+                ),
                 "{}",
                 String::from_utf8_lossy(&p)
             );
