@@ -270,7 +270,10 @@ fn notes(c: simrob_protocol::Command) -> &'static str {
              iteration 5, the broadcast agent \"driver\" must answer now; answer the latest\n\
              broadcast (send its <Iteration>)`), except a copy of the last `Synchronize` taken\n\
              (sent again, or duplicated on the way), which is ignored without a word. An\n\
-             iteration that has not happened yet is an error too. Outside synchronous mode a\n\
+             iteration that has not happened yet is an error too. When `Sync_Wait` passes first, the\n\
+             next iteration runs without the missing answers and nothing is sent about it; the server\n\
+             counts such waits and logs the agents that were missing (see\n\
+             [`simrob serve`](../simrob.md#serve-a-world-simrob-serve), *Time*). Outside synchronous mode a\n\
              `Synchronize` changes nothing. After a `Load` the iteration goes back to the\n\
              saved one: answer the next broadcast's iteration, lower as it is.\n\n"
         }
