@@ -236,6 +236,46 @@ impl ScenarioBytes {
     }
 }
 
+/// How a user raises the largest scenario file on the command line, said by every refusal of
+/// a file over it.
+pub const RAISE_SCENARIO_BYTES: &str = "--max-scenario-bytes BYTES";
+
+/// `--max-scenario-bytes BYTES` on the commands that read a swarm scenario (`swarm run`,
+/// `coord compare`, `coord swarm`): the largest scenario file and the largest map it names
+/// (no configuration file: the flag alone sets it).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct SwarmScenarioBytes {
+    /// `--max-scenario-bytes` ([`simrob_swarm::scenario::MAX_FILE_BYTES`] by default).
+    #[arg(
+        long = "max-scenario-bytes",
+        value_name = "BYTES",
+        help = swarm_scenario_bytes_help(),
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub max_scenario_bytes: Option<u64>,
+}
+
+fn swarm_scenario_bytes_help() -> String {
+    format!(
+        "Largest scenario file read, and largest file it names (its draw.io `map`, its \
+         `world.obstacles` map), bytes, at least 1 (default {}); a larger file is refused \
+         before anything starts",
+        simrob_swarm::scenario::MAX_FILE_BYTES
+    )
+}
+
+impl SwarmScenarioBytes {
+    /// The limit on the scenario's files, the flag's or the default.
+    pub fn limit(&self) -> simrob_swarm::scenario::FileLimit {
+        simrob_swarm::scenario::FileLimit {
+            max_bytes: self
+                .max_scenario_bytes
+                .unwrap_or(simrob_swarm::scenario::MAX_FILE_BYTES),
+            raise_with: RAISE_SCENARIO_BYTES,
+        }
+    }
+}
+
 impl Gui {
     /// The viewer's limits ([`ViewerLimits::guard`]).
     pub fn guard(&self) -> Result<simrob_viewer::Guard> {

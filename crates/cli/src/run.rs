@@ -86,8 +86,9 @@ pub fn read_scenario(path: &Path, max: u64) -> Result<Vec<u8>> {
         Ok(bytes) => Ok(bytes),
         Err(simrob_files::ReadError::TooLarge { len, max }) => bail!(
             "scenario {} is {len} bytes, more than the {max}-byte limit: raise it with \
-             --max-scenario-bytes BYTES or the configuration key `maxscenariobytes`",
-            path.display()
+             {} or the configuration key `maxscenariobytes`",
+            path.display(),
+            crate::flags::RAISE_SCENARIO_BYTES
         ),
         Err(e) => Err(std::io::Error::from(e))
             .with_context(|| format!("cannot read scenario {}", path.display())),

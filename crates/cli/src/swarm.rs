@@ -50,6 +50,9 @@ pub struct RunArgs {
     /// The scenario file or bundled name, as a flag (the same as SCENARIO).
     #[arg(long = "scenario", value_name = "FILE")]
     pub scenario_flag: Option<PathBuf>,
+    /// The largest scenario file and map read, `--max-scenario-bytes BYTES`.
+    #[command(flatten)]
+    pub scenario_bytes: crate::flags::SwarmScenarioBytes,
     /// Simulated seconds to run (or 50ms, 2s, 1min), 0 or more (default: the scenario's
     /// `duration`).
     #[arg(long, value_name = "S", value_parser = crate::flags::simulated_seconds)]
@@ -205,7 +208,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         args.ros2.discovery()?;
     }
     let path = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
-    let scenario = Scenario::open(&path)?;
+    let scenario = Scenario::open_within(&path, args.scenario_bytes.limit())?;
     if let Some(record) = &args.record {
         refuse_an_input_as_record(record, &path, &scenario)?;
     }

@@ -48,8 +48,72 @@ pub(crate) type BatchStep<'py> = (
     Bound<'py, numpy::PyArray1<bool>>,
 );
 
-/// Largest file the module reads (scenarios, maps, save files): 64 MiB.
+/// Largest file the module reads (scenarios, maps, save files) by default: 64 MiB; each
+/// constructor that reads files takes `max_file_bytes=` to set another ([`MaxFileBytes`]).
 pub const MAX_FILE: u64 = 64 << 20;
+
+/// How a Python caller raises the largest file read, said by every refusal of a file over it.
+pub(crate) const RAISE_MAX_FILE: &str = "max_file_bytes= (an int of bytes, default MAX_FILE)";
+
+/// `max_file_bytes=` of a constructor that reads files: the most bytes a file it reads may
+/// have, a whole number of at least 1 (`None`: [`MAX_FILE`]). A bool or a non-integer is a
+/// `TypeError`, 0 or a negative number a `ValueError`.
+#[derive(Clone, Copy, Debug)]
+pub struct MaxFileBytes(pub u64);
+
+impl Default for MaxFileBytes {
+    fn default() -> Self {
+        MaxFileBytes(MAX_FILE)
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for MaxFileBytes {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if obj.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "max_file_bytes is a number of bytes (an int of at least 1), not a bool",
+            ));
+        }
+        if let Ok(v @ ..=0) = obj.extract::<i64>() {
+            return Err(PyValueError::new_err(format!(
+                "max_file_bytes is a number of bytes of at least 1, found {v}"
+            )));
+        }
+        Whole::<u64>::extract(obj)
+            .map(|Whole(n)| MaxFileBytes(n))
+            .map_err(|e| {
+                if e.is_instance_of::<pyo3::exceptions::PyTypeError>(obj.py()) {
+                    let kind = obj
+                        .get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_else(|_| "?".into());
+                    pyo3::exceptions::PyTypeError::new_err(format!(
+                        "max_file_bytes is a number of bytes (an int of at least 1), not a {kind}"
+                    ))
+                } else {
+                    PyValueError::new_err(format!("max_file_bytes: {e}"))
+                }
+            })
+    }
+}
+
+impl MaxFileBytes {
+    /// `max_file_bytes=` as given, or [`MAX_FILE`].
+    pub(crate) fn or_default(given: Option<MaxFileBytes>) -> MaxFileBytes {
+        given.unwrap_or_default()
+    }
+
+    /// The limit on a swarm scenario's files, said to be raised with `max_file_bytes=`.
+    pub(crate) fn swarm(self) -> simrob_swarm::scenario::FileLimit {
+        simrob_swarm::scenario::FileLimit {
+            max_bytes: self.0,
+            raise_with: RAISE_MAX_FILE,
+        }
+    }
+}
 /// Most worlds in one batch.
 pub const MAX_BATCH: usize = 65_536;
 
@@ -325,13 +389,18 @@ pub(crate) fn os_error(what: &str, e: &std::io::Error) -> PyErr {
     }
 }
 
-/// Reads a regular file of at most [`MAX_FILE`] bytes; a missing file is
-/// `FileNotFoundError`, anything else odd a `ValueError`.
-fn read_bounded(path: &Path) -> PyResult<Vec<u8>> {
-    simrob_files::read_bounded(path, MAX_FILE).map_err(|e| match e {
+/// Reads a regular file of at most `max` bytes; a missing file is `FileNotFoundError`, one
+/// over the limit a `ValueError` naming it, its size, the limit and `max_file_bytes=`,
+/// anything else odd a `ValueError`.
+fn read_bounded(path: &Path, max: MaxFileBytes) -> PyResult<Vec<u8>> {
+    simrob_files::read_bounded(path, max.0).map_err(|e| match e {
         simrob_files::ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
             PyFileNotFoundError::new_err(format!("no file {}", path.display()))
         }
+        simrob_files::ReadError::TooLarge { len, max } => PyValueError::new_err(format!(
+            "{} is {len} bytes, more than the {max}-byte limit: raise it with {RAISE_MAX_FILE}",
+            path.display()
+        )),
         e => PyValueError::new_err(format!("cannot read {}: {e}", path.display())),
     })
 }

@@ -11,14 +11,14 @@ use simrob_math::Xoshiro256StarStar;
 use simrob_mrs::flat::geom::{normalize_deg, Vec2};
 use simrob_mrs::flat::{FlatPose, FlatWorld, Map, RobotId, RobotModel, Velocity};
 
-use crate::{closed, read_bounded, Batch, Whole};
+use crate::{closed, read_bounded, Batch, MaxFileBytes, Whole};
 
-fn load_map(map: Option<PathBuf>) -> PyResult<Map> {
+fn load_map(map: Option<PathBuf>, max: MaxFileBytes) -> PyResult<Map> {
     match map {
         None => Map::parse_vector(simrob_mrs::EXAMPLE_MAP)
             .map_err(|e| PyRuntimeError::new_err(e.to_string())),
         Some(path) => {
-            let bytes = read_bounded(&path)?;
+            let bytes = read_bounded(&path, max)?;
             Map::from_bytes(&bytes)
                 .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))
         }
@@ -81,14 +81,20 @@ fn robot_id(world: &FlatWorld, id: Whole<u32>) -> PyResult<RobotId> {
 
 #[pymethods]
 impl MrsWorld {
-    /// `MrsWorld(map=None, timestep=0.01)`: a world on a map file (the simulator's vector
+    /// `MrsWorld(map=None, timestep=0.01, max_file_bytes=None)`: a world on a map file (the simulator's vector
     /// text format or a BMP), or on the built-in 300 × 300 example map; `timestep` from
-    /// 0.00001 to 1 s.
+    /// 0.00001 to 1 s. `max_file_bytes` is the largest map file read (an int of at least 1,
+    /// default `MAX_FILE`, 64 MiB): a larger one raises `ValueError` naming it, its size and
+    /// the limit.
     #[new]
-    #[pyo3(signature = (map=None, timestep=0.01))]
-    fn new(map: Option<PathBuf>, timestep: f64) -> PyResult<Self> {
+    #[pyo3(signature = (map=None, timestep=0.01, max_file_bytes=None))]
+    fn new(
+        map: Option<PathBuf>,
+        timestep: f64,
+        max_file_bytes: Option<MaxFileBytes>,
+    ) -> PyResult<Self> {
         timestep_ok("timestep", timestep)?;
-        let mut world = FlatWorld::new(load_map(map)?);
+        let mut world = FlatWorld::new(load_map(map, MaxFileBytes::or_default(max_file_bytes))?);
         world.set_timestep(timestep);
         Ok(MrsWorld { world: Some(world) })
     }
@@ -317,13 +323,15 @@ fn free_point(world: &FlatWorld, rng: &mut Xoshiro256StarStar, radius: f64) -> O
 
 #[pymethods]
 impl NomadGoal {
-    /// `NomadGoal(n=1, map=None, dt=0.1, max_speed=24.0, max_turn=60.0)`: `n` worlds on a
+    /// `NomadGoal(n=1, map=None, dt=0.1, max_speed=24.0, max_turn=60.0, max_file_bytes=None)`:
+    /// `n` worlds on a
     /// map file (or the built-in example map), each with one Nomad-200; a step lasts `dt` s
     /// at speed `action[0] * max_speed` in/s and turn rate `action[1] * max_turn` °/s.
+    /// `max_file_bytes` is the largest map file read (as `MrsWorld`'s).
     #[new]
     #[pyo3(
-        signature = (n=Whole(1), map=None, dt=0.1, max_speed=24.0, max_turn=60.0),
-        text_signature = "(n=1, map=None, dt=0.1, max_speed=24.0, max_turn=60.0)"
+        signature = (n=Whole(1), map=None, dt=0.1, max_speed=24.0, max_turn=60.0, max_file_bytes=None),
+        text_signature = "(n=1, map=None, dt=0.1, max_speed=24.0, max_turn=60.0, max_file_bytes=None)"
     )]
     fn new(
         n: Whole<usize>,
@@ -331,6 +339,7 @@ impl NomadGoal {
         dt: f64,
         max_speed: f64,
         max_turn: f64,
+        max_file_bytes: Option<MaxFileBytes>,
     ) -> PyResult<Self> {
         let runs = Batch::new("NomadGoal", n.0)?;
         timestep_ok("dt", dt)?;
@@ -341,7 +350,7 @@ impl NomadGoal {
                 )));
             }
         }
-        let mut base = FlatWorld::new(load_map(map)?);
+        let mut base = FlatWorld::new(load_map(map, MaxFileBytes::or_default(max_file_bytes))?);
         base.set_timestep(dt);
         Ok(NomadGoal {
             base,

@@ -16,7 +16,7 @@ use simrob_server::files::{read_config, ConfigFileError};
 use simrob_session::{Limits, ServerConfig};
 use simrob_world::{World, WorldConfig};
 
-use crate::{closed, read_bounded, Batch, Whole};
+use crate::{closed, read_bounded, Batch, MaxFileBytes, Whole};
 
 /// The default SumBot scene: the SimRob manual's materials, field, SumBot and ball.
 const SOCCER_XML: &str = include_str!("../../../scenarios/soccer.xml");
@@ -70,8 +70,8 @@ fn apply_all(
     .map_err(|e| PyValueError::new_err(format!("{origin}: {e}")))
 }
 
-fn read_text(path: &Path) -> PyResult<String> {
-    let bytes = read_bounded(path)?;
+fn read_text(path: &Path, max: MaxFileBytes) -> PyResult<String> {
+    let bytes = read_bounded(path, max)?;
     String::from_utf8(bytes)
         .map_err(|_| PyValueError::new_err(format!("{} is not UTF-8 text", path.display())))
 }
@@ -83,6 +83,8 @@ pub struct World3d {
     world: Option<World>,
     /// What a request may ask: a server's limits (`maxvelocity`, `maxposition`, …).
     limits: Limits,
+    /// The largest file `load` reads (`max_file_bytes=`).
+    max_file: MaxFileBytes,
 }
 
 impl World3d {
@@ -96,15 +98,24 @@ impl World3d {
 
 #[pymethods]
 impl World3d {
-    /// `World(scenario=None, config=None)`: an empty world, or one set up by a scenario file
+    /// `World(scenario=None, config=None, max_file_bytes=None)`: an empty world, or one set up by a scenario file
     /// of SimRob XML messages (applied in order). The world is initialized (it advances)
     /// unless the scenario leaves it in step mode. `config` is a server configuration file
     /// (as `simrob serve --config` takes): its world defaults and limits apply. Requests are
     /// held to a server's limits (`maxvelocity`, `maxposition`, `maxentities`, …; the
     /// defaults without `config`): one past them raises `ValueError` and does not run.
+    /// `max_file_bytes` is the largest scenario file read, and the largest file `load` reads
+    /// later (an int of at least 1, default `MAX_FILE`, 64 MiB): a larger one raises
+    /// `ValueError` naming it, its size and the limit. A save file the scenario's own `Load`
+    /// names is held to `config`'s `maxsavefilebytes` instead, as on a server.
     #[new]
-    #[pyo3(signature = (scenario=None, config=None))]
-    fn new(scenario: Option<PathBuf>, config: Option<PathBuf>) -> PyResult<Self> {
+    #[pyo3(signature = (scenario=None, config=None, max_file_bytes=None))]
+    fn new(
+        scenario: Option<PathBuf>,
+        config: Option<PathBuf>,
+        max_file_bytes: Option<MaxFileBytes>,
+    ) -> PyResult<Self> {
+        let max_file = MaxFileBytes::or_default(max_file_bytes);
         let config = match config {
             Some(path) => read_config(&path).map_err(|e| match e {
                 ConfigFileError::Read { missing: true, .. } => {
@@ -117,7 +128,7 @@ impl World3d {
         let limits = config.limits;
         let mut world = World::new(config.world);
         if let Some(path) = scenario {
-            let bytes = read_bounded(&path)?;
+            let bytes = read_bounded(&path, max_file)?;
             let requests = decode(&bytes, &path.display().to_string())?;
             let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
             let origin = path.display().to_string();
@@ -131,6 +142,7 @@ impl World3d {
         Ok(World3d {
             world: Some(world),
             limits,
+            max_file,
         })
     }
 
@@ -276,9 +288,9 @@ impl World3d {
             .map_err(|e| crate::os_error(&format!("cannot save to {}", path.display()), &e))
     }
 
-    /// Loads a saved world from a file.
+    /// Loads a saved world from a file (of at most the constructor's `max_file_bytes`).
     fn load(&mut self, path: PathBuf) -> PyResult<()> {
-        let xml = read_text(&path)?;
+        let xml = read_text(&path, self.max_file)?;
         let limits = self.limits.clone();
         simrob_server::local::load_within(self.get_mut()?, &xml, &limits)
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))

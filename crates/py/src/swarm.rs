@@ -15,7 +15,7 @@ use simrob_swarm::{
     Ctx, EntityId, Event, Payload, SimConfig, Simulation, SwarmWorld, System, Tag, Velocity,
 };
 
-use crate::{closed, Local, Whole};
+use crate::{closed, Local, MaxFileBytes, Whole};
 use simrob_math::Xoshiro256StarStar;
 
 /// An entity's id and three numbers about it.
@@ -53,11 +53,18 @@ impl Swarm {
 
 #[pymethods]
 impl Swarm {
-    /// `Swarm(scenario, seed=None, duration=None, robots=None, full_duration=False)`: the
-    /// scenario's run; `seed`, `duration` (simulated seconds) and `robots` (generated
-    /// scenarios) replace the file's.
+    /// `Swarm(scenario, seed=None, duration=None, robots=None, full_duration=False,
+    /// max_file_bytes=None)`: the scenario's run; `seed`, `duration` (simulated seconds) and `robots` (generated
+    /// scenarios) replace the file's. `max_file_bytes` is the largest scenario file read,
+    /// and the largest file it names (its draw.io `map`, its `world.obstacles` map): an int
+    /// of at least 1, default `MAX_FILE` (64 MiB); a larger file raises `ValueError` naming
+    /// it, its size and the limit, before anything runs.
     #[new]
-    #[pyo3(signature = (scenario, seed=None, duration=None, robots=None, full_duration=false))]
+    #[pyo3(signature = (
+        scenario, seed=None, duration=None, robots=None, full_duration=false,
+        max_file_bytes=None
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         scenario: PathBuf,
@@ -65,7 +72,9 @@ impl Swarm {
         duration: Option<f64>,
         robots: Option<Whole<usize>>,
         full_duration: bool,
+        max_file_bytes: Option<MaxFileBytes>,
     ) -> PyResult<Self> {
+        let limit = MaxFileBytes::or_default(max_file_bytes).swarm();
         let (seed, robots) = (seed.map(|s| s.0), robots.map(|r| r.0));
         if let Some(d) = duration {
             if !(d.is_finite() && d >= 0.0) {
@@ -108,7 +117,8 @@ impl Swarm {
             ..Overrides::default()
         };
         let worker = Local::start(py, move || {
-            let s = Scenario::open(&scenario).map_err(|e| PyValueError::new_err(e.0))?;
+            let s =
+                Scenario::open_within(&scenario, limit).map_err(|e| PyValueError::new_err(e.0))?;
             s.build(&ov).map_err(|e| PyValueError::new_err(e.0))
         })?;
         Ok(Swarm {

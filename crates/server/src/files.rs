@@ -249,7 +249,9 @@ pub fn read_save_within(path: &Path, name: &str, max: u64) -> Result<String, Fil
     let bytes = simrob_files::read_bounded(path, max).map_err(|e| match e {
         ReadError::Io(source) => io("load", name)(source),
         ReadError::NotAFile => content("not a file".into()),
-        ReadError::TooLarge { .. } => content(e.to_string()),
+        ReadError::TooLarge { .. } => content(format!(
+            "{e}: raise it with the configuration key maxsavefilebytes"
+        )),
     })?;
     String::from_utf8(bytes).map_err(|_| content("the file is not UTF-8 text".into()))
 }

@@ -10,7 +10,7 @@ use simrob_protocol::{CommandKeys, Request};
 use simrob_session::{Limits, Refusal};
 use simrob_world::{Applied, LoadOptions, World, WorldError};
 
-use crate::files::{io, read_save, resolve_beside, FileError};
+use crate::files::{io, loadable_size_within, read_save_within, resolve_beside, FileError};
 
 /// Why request `n` (from 1) was not applied; those before it were.
 #[derive(Debug, thiserror::Error)]
@@ -104,13 +104,17 @@ pub fn apply_requests(
             Applied::Done(text) => out.push(text),
             Applied::Save(name) => {
                 let path = resolve_beside(folder, &name, place).map_err(file)?;
-                simrob_files::write_atomically(&path, world.save_xml().as_bytes())
+                let xml = world.save_xml();
+                loadable_size_within(&name, xml.len() as u64, limits.max_save_file_bytes)
+                    .map_err(file)?;
+                simrob_files::write_atomically(&path, xml.as_bytes())
                     .map_err(|source| file(io("save to", &name)(source)))?;
                 out.push(format!("saved {name}"));
             }
             Applied::Load(name) => {
                 let path = resolve_beside(folder, &name, place).map_err(file)?;
-                let xml = read_save(&path, &name).map_err(file)?;
+                let xml =
+                    read_save_within(&path, &name, limits.max_save_file_bytes).map_err(file)?;
                 load_within(world, &xml, limits).map_err(|cause| LocalError::World { n, cause })?;
                 out.push(format!("loaded {name}"));
             }

@@ -77,7 +77,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
-use simrob_files::read_bounded;
+use simrob_files::{read_bounded, ReadError};
 use simrob_math::Shown;
 
 use crate::drawio::{self, DrawioMap, MapShape};
@@ -292,18 +292,57 @@ pub const MAX_FPS: f64 = 1000.0;
 /// frame's world without end.
 pub const MIN_SNAPSHOT_PERIOD: f64 = 0.001;
 
-/// The largest scenario file, draw.io map or obstacle map read, bytes (64 MiB). A path
+/// The default largest scenario file, draw.io map or obstacle map read, bytes (64 MiB): the
+/// limit of [`Scenario::open`] and [`Scenario::load`], and [`FileLimit::default`]'s. A path
 /// naming anything but a regular file (`/dev/zero`, a FIFO, a directory) is refused too.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
-/// [`read_bounded`] to text, with [`MAX_FILE_BYTES`].
-fn read_text(path: &Path) -> std::io::Result<String> {
-    String::from_utf8(read_bounded(path, MAX_FILE_BYTES)?).map_err(|_| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            "the file is not UTF-8 text",
-        )
-    })
+/// The largest file a scenario's loading reads — the scenario file itself and the files it
+/// names (its draw.io `map`, its `world.obstacles` map) — and how a user raises it, for the
+/// message of a file over it ([`Scenario::open_within`], [`Scenario::load_within`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileLimit {
+    /// The most bytes a file may have, at least 1.
+    pub max_bytes: u64,
+    /// How to raise it, in the caller's words (`--max-scenario-bytes BYTES`,
+    /// `max_file_bytes=`): the end of the message "raise it with …".
+    pub raise_with: &'static str,
+}
+
+impl Default for FileLimit {
+    /// [`MAX_FILE_BYTES`], raised with [`Scenario::load_within`].
+    fn default() -> Self {
+        FileLimit {
+            max_bytes: MAX_FILE_BYTES,
+            raise_with: "a larger FileLimit (Scenario::open_within, Scenario::load_within)",
+        }
+    }
+}
+
+impl FileLimit {
+    /// The bytes of the file at `path`, `what` (`scenario`, `the map`) naming it in the
+    /// message of a file over the limit: its path, its size, the limit and how to raise it.
+    fn read(&self, path: &Path, what: &str) -> Result<Vec<u8>, String> {
+        read_bounded(path, self.max_bytes).map_err(|e| match e {
+            ReadError::TooLarge { len, max } => format!(
+                "{what} {} is {len} bytes, more than the {max}-byte limit on scenario files \
+                 and the maps they name: raise it with {}",
+                path.display(),
+                self.raise_with
+            ),
+            e => format!("cannot read {what} {}: {e}", path.display()),
+        })
+    }
+
+    /// [`FileLimit::read`] as UTF-8 text.
+    fn read_text(&self, path: &Path, what: &str) -> Result<String, String> {
+        String::from_utf8(self.read(path, what)?).map_err(|_| {
+            format!(
+                "cannot read {what} {}: the file is not UTF-8 text",
+                path.display()
+            )
+        })
+    }
 }
 
 /// `text` without a leading UTF-8 byte order mark (Windows editors write one; JSON has no
@@ -349,36 +388,40 @@ pub fn bundled_names() -> impl Iterator<Item = &'static str> {
 
 /// Where the files a scenario names (its map, its obstacle map) are read from.
 enum Files<'a> {
-    /// A folder: the scenario file's.
-    Dir(&'a Path),
+    /// A folder: the scenario file's, and the limit on a file read from it.
+    Dir(&'a Path, FileLimit),
     /// The maps built in with the [`BUNDLED`] scenarios.
     Bundled,
 }
 
 impl Files<'_> {
     /// The file `rel` names (relative to the scenario), as text, and its path for messages.
-    fn read(&self, rel: &Path) -> (Result<String, String>, PathBuf) {
+    fn read(&self, rel: &Path, what: &str) -> (Result<String, String>, PathBuf) {
         match self {
-            Files::Dir(base) => {
+            Files::Dir(base, limit) => {
                 let p = base.join(rel);
-                (read_text(&p).map_err(|e| e.to_string()), p)
+                (limit.read_text(&p, what), p)
             }
-            Files::Bundled => (Self::bundled(rel).map(str::to_string), rel.to_path_buf()),
+            Files::Bundled => (
+                Self::bundled(rel)
+                    .map(str::to_string)
+                    .map_err(|e| format!("cannot read {what} {}: {e}", rel.display())),
+                rel.to_path_buf(),
+            ),
         }
     }
 
     /// The file `rel` names, as bytes, and its path for messages.
-    fn read_bytes(&self, rel: &Path) -> (Result<Vec<u8>, String>, PathBuf) {
+    fn read_bytes(&self, rel: &Path, what: &str) -> (Result<Vec<u8>, String>, PathBuf) {
         match self {
-            Files::Dir(base) => {
+            Files::Dir(base, limit) => {
                 let p = base.join(rel);
-                (
-                    read_bounded(&p, MAX_FILE_BYTES).map_err(|e| e.to_string()),
-                    p,
-                )
+                (limit.read(&p, what), p)
             }
             Files::Bundled => (
-                Self::bundled(rel).map(|t| t.as_bytes().to_vec()),
+                Self::bundled(rel)
+                    .map(|t| t.as_bytes().to_vec())
+                    .map_err(|e| format!("cannot read {what} {}: {e}", rel.display())),
                 rel.to_path_buf(),
             ),
         }
@@ -396,7 +439,7 @@ impl Files<'_> {
     /// The path of a file read, when it is one on disk.
     fn path(&self, p: PathBuf) -> Option<PathBuf> {
         match self {
-            Files::Dir(_) => Some(p),
+            Files::Dir(..) => Some(p),
             Files::Bundled => None,
         }
     }
@@ -656,15 +699,21 @@ impl Scenario {
     /// swarm scenario makes of its argument. An existing file is read (a path, however
     /// short); anything else must be a bundled name, else the error lists them.
     pub fn open(arg: &Path) -> Result<Scenario, ScenarioError> {
+        Self::open_within(arg, FileLimit::default())
+    }
+
+    /// [`Scenario::open`] with `limit` on the scenario file and the files it names (a
+    /// bundled scenario is built in: no limit applies to it).
+    pub fn open_within(arg: &Path, limit: FileLimit) -> Result<Scenario, ScenarioError> {
         if arg.is_file() {
-            return Self::load(arg);
+            return Self::load_within(arg, limit);
         }
         if let Some(scenario) = arg.to_str().and_then(Self::bundled) {
             return scenario;
         }
         if arg.exists() {
             // A folder, a device…: the loader says why it is no scenario.
-            return Self::load(arg);
+            return Self::load_within(arg, limit);
         }
         err(format!(
             "{}: no such file, and not a bundled scenario (bundled: {}); give a scenario \
@@ -686,10 +735,17 @@ impl Scenario {
         )
     }
 
-    /// Loads a `.toml` or `.json` scenario file (and its map).
+    /// Loads a `.toml` or `.json` scenario file (and its map), each file of at most
+    /// [`MAX_FILE_BYTES`].
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = read_text(path)
-            .map_err(|e| ScenarioError(format!("cannot read {}: {e}", path.display())))?;
+        Self::load_within(path, FileLimit::default())
+    }
+
+    /// [`Scenario::load`] with `limit` on the scenario file and the files it names: a file
+    /// over it is refused, the error naming it, its size, the limit and
+    /// [`FileLimit::raise_with`].
+    pub fn load_within(path: &Path, limit: FileLimit) -> Result<Scenario, ScenarioError> {
+        let text = limit.read_text(path, "scenario").map_err(ScenarioError)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let origin = path.display().to_string();
         let file: ScenarioFile = match path.extension().and_then(|e| e.to_str()) {
@@ -700,29 +756,31 @@ impl Scenario {
             }
             _ => return err(format!("{origin}: a scenario is a .toml or a .json file")),
         };
-        Self::with_file(file, base, origin)
+        Self::with_files(file, &Files::Dir(base, limit), origin)
     }
 
-    /// A scenario from TOML text; `base` is the folder its map path is relative to.
+    /// A scenario from TOML text; `base` is the folder its map path is relative to (each
+    /// map of at most [`MAX_FILE_BYTES`]).
     pub fn from_toml_str(text: &str, base: &Path) -> Result<Scenario, ScenarioError> {
         let file: ScenarioFile =
             toml::from_str(text).map_err(|e| ScenarioError(format!("scenario: {e}")))?;
-        Self::with_file(file, base, "scenario".into())
+        Self::with_files(
+            file,
+            &Files::Dir(base, FileLimit::default()),
+            "scenario".into(),
+        )
     }
 
-    /// A scenario from JSON text; `base` is the folder its map path is relative to.
+    /// A scenario from JSON text; `base` is the folder its map path is relative to (each
+    /// map of at most [`MAX_FILE_BYTES`]).
     pub fn from_json_str(text: &str, base: &Path) -> Result<Scenario, ScenarioError> {
         let file: ScenarioFile = serde_json::from_str(without_bom(text))
             .map_err(|e| ScenarioError(format!("scenario: {e}")))?;
-        Self::with_file(file, base, "scenario".into())
-    }
-
-    fn with_file(
-        file: ScenarioFile,
-        base: &Path,
-        origin: String,
-    ) -> Result<Scenario, ScenarioError> {
-        Self::with_files(file, &Files::Dir(base), origin)
+        Self::with_files(
+            file,
+            &Files::Dir(base, FileLimit::default()),
+            "scenario".into(),
+        )
     }
 
     fn with_files(
@@ -736,13 +794,8 @@ impl Scenario {
                     Some(c) => Path::new(c).join(m),
                     None => PathBuf::from(m),
                 };
-                let (text, p) = files.read(&p);
-                let text = text.map_err(|e| {
-                    ScenarioError(format!(
-                        "{origin}: cannot read the map {}: {e}",
-                        p.display()
-                    ))
-                })?;
+                let (text, p) = files.read(&p, "the map");
+                let text = text.map_err(|e| ScenarioError(format!("{origin}: {e}")))?;
                 let map = drawio::parse(&text)
                     .map_err(|e| ScenarioError(format!("map {}: {e}", p.display())))?;
                 (Some(map), files.path(p))
@@ -798,13 +851,8 @@ impl Scenario {
         }
         let obstacles = match &file.world.obstacles {
             Some(o) => {
-                let (bytes, p) = files.read_bytes(Path::new(o));
-                let bytes = bytes.map_err(|e| {
-                    ScenarioError(format!(
-                        "{origin}: cannot read the obstacle map {}: {e}",
-                        p.display()
-                    ))
-                })?;
+                let (bytes, p) = files.read_bytes(Path::new(o), "the obstacle map");
+                let bytes = bytes.map_err(|e| ScenarioError(format!("{origin}: {e}")))?;
                 let m = simrob_flat::Map::from_bytes(&bytes)
                     .map_err(|e| ScenarioError(format!("obstacle map {}: {e}", p.display())))?;
                 Some(Arc::new(m))

@@ -25,6 +25,9 @@ pub struct CompareArgs {
     /// The swarm scenario, as a positional argument (the same as --scenario).
     #[arg(value_name = "SCENARIO")]
     scenario: Option<String>,
+    /// The largest scenario file and map read, `--max-scenario-bytes BYTES`.
+    #[command(flatten)]
+    scenario_bytes: crate::flags::SwarmScenarioBytes,
     /// Allocation policies to compare: cnp (Contract Net), hungarian (optimal assignment),
     /// greedy (nearest idle robot). Every cost is a straight-line distance; robots drive
     /// along the map's paths, and travel is measured along them.
@@ -127,8 +130,8 @@ fn parse_seeds(s: &str) -> Result<Seeds, String> {
     Ok(Seeds(seeds))
 }
 
-fn load(name: &str) -> Result<Scenario> {
-    Scenario::open(Path::new(name))
+fn load(name: &str, limit: simrob_swarm::scenario::FileLimit) -> Result<Scenario> {
+    Scenario::open_within(Path::new(name), limit)
         .map_err(|e| anyhow::anyhow!("{e}"))
         .with_context(|| format!("loading scenario {name}"))
 }
@@ -221,7 +224,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
         bail!("--tasks 0: no tasks to allocate (at least 1; a run without tasks would only wait until --max-time)");
     }
     let name = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
-    let scenario = load(&name)?;
+    let scenario = load(&name, args.scenario_bytes.limit())?;
     let generated = scenario.robots_configurable();
     let robots = match (args.robots, generated) {
         (Some(_), false) => bail!("{}: its robots come from its map; --robots works with generated scenarios (the warehouse)", name),

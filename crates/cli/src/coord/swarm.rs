@@ -30,6 +30,9 @@ pub struct SwarmArgs {
     /// The scenario file or bundled name, as a flag (the same as SCENARIO).
     #[arg(long = "scenario", value_name = "FILE")]
     scenario_flag: Option<PathBuf>,
+    /// The largest scenario file and map read, `--max-scenario-bytes BYTES`.
+    #[command(flatten)]
+    scenario_bytes: crate::flags::SwarmScenarioBytes,
     /// The Control Center (`simrob coord serve`).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7030")]
     cc: String,
@@ -57,7 +60,8 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         bail!("--robot-id-base: robot ids start at 1");
     }
     let path = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
-    let scenario = Scenario::open(&path).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let scenario = Scenario::open_within(&path, args.scenario_bytes.limit())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let ov = Overrides {
         robots: args.robots,
         seed: args.seed,

@@ -275,3 +275,38 @@ fn a_scenario_over_a_lowered_limit_is_refused_saying_how_to_raise_it() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_save_file_a_scenario_loads_is_held_to_maxsavefilebytes() {
+    let dir = folder("scenario-load");
+    let saved = dir.join("saved.xml");
+    std::fs::write(&saved, format!("<!-- {} -->", "x".repeat(200))).expect("write the save");
+    let scenario = dir.join("load.xml");
+    std::fs::write(
+        &scenario,
+        "<Message><Simulation_Message><Control_Request Command = \"Load\">\
+         <File>saved.xml</File></Control_Request></Simulation_Message></Message>",
+    )
+    .expect("write the scenario");
+    let config = dir.join("Configuration.data");
+    std::fs::write(&config, "maxsavefilebytes 100\n").expect("write the configuration");
+    let out = simrob()
+        .args(["run", "--iterations", "1", "--config"])
+        .arg(&config)
+        .arg(&scenario)
+        .stdin(Stdio::null())
+        .output()
+        .expect("simrob runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "ran: {stderr}");
+    let size = std::fs::metadata(&saved).expect("the save").len();
+    for part in [
+        "saved.xml".to_string(),
+        format!("{size} bytes"),
+        "100-byte limit".to_string(),
+        "maxsavefilebytes".to_string(),
+    ] {
+        assert!(stderr.contains(&part), "{part:?} not in {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -38,4 +38,5 @@ mod soccer_cli;
 mod soccer_e2e;
 mod support;
 mod swarm_cli;
+mod swarm_file_limits;
 mod vocab_cli;
