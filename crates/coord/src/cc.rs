@@ -48,6 +48,8 @@ pub const DEFAULT_MAX_TASKS: usize = 1_000_000;
 pub const DEFAULT_MAX_ROBOTS: usize = 100_000;
 /// Default most robots that have left kept in the table (`max_departed_robots`).
 pub const DEFAULT_MAX_DEPARTED_ROBOTS: usize = 1_000;
+/// Default most finished tasks kept in the table (`max_final_tasks`).
+pub const DEFAULT_MAX_FINAL_TASKS: usize = 10_000;
 /// Default longest robot name, kind or world, bytes (`max_name_bytes`).
 pub const DEFAULT_MAX_NAME_BYTES: usize = 256;
 /// Default largest |x| or |y| of a task's point, metres (`max_coordinate`): far beyond any
@@ -72,9 +74,14 @@ pub struct CcConfig {
     /// Most Contract Net auctions open at once (`max_open_auctions`, default 10 000): beyond it
     /// submitted tasks wait and an operator's announce is refused.
     pub max_open_auctions: usize,
-    /// Most tasks tracked at once (`max_tasks`, default 1 000 000): a new task beyond it is
-    /// refused.
+    /// Most tasks tracked at once (`max_tasks`, default 1 000 000), finished ones kept for the
+    /// reports included: a new task beyond it is refused.
     pub max_tasks: usize,
+    /// Most finished tasks (ended, failed, aborted) kept for the reports (`max_final_tasks`,
+    /// default 10 000): beyond it, the one that finished longest ago is cleared, as the
+    /// operator's `clear` would (its robot is told to forget it too). A Control Center that
+    /// runs for days keeps its table to the work in hand.
+    pub max_final_tasks: usize,
     /// Most robots known, present or gone (`max_robots`, default 100 000): a new robot beyond it
     /// takes the place of the robot that left longest ago, and is refused when none has left.
     pub max_robots: usize,
@@ -108,6 +115,7 @@ impl Default for CcConfig {
             max_tasks: DEFAULT_MAX_TASKS,
             max_robots: DEFAULT_MAX_ROBOTS,
             max_departed_robots: DEFAULT_MAX_DEPARTED_ROBOTS,
+            max_final_tasks: DEFAULT_MAX_FINAL_TASKS,
             max_name_bytes: DEFAULT_MAX_NAME_BYTES,
             max_path_points: MAX_PATH_POINTS,
             max_coordinate: DEFAULT_MAX_COORDINATE,
@@ -470,6 +478,9 @@ pub struct ControlCenter {
     retry: VecDeque<TaskId>,
     /// Robots that have left and are still in the table, the one that left longest ago first.
     departed: VecDeque<RobotId>,
+    /// Tasks in the table that are final, the one that became final longest ago first (an id
+    /// no longer final, or no longer in the table, is passed over: see `note_final`).
+    finals: VecDeque<TaskId>,
     /// Tasks that became final, and robots that joined, since the last re-announcement:
     /// room that may have opened for the tasks in `retry`.
     freed: usize,
@@ -518,6 +529,7 @@ impl ControlCenter {
             waiting: VecDeque::new(),
             retry: VecDeque::new(),
             departed: VecDeque::new(),
+            finals: VecDeque::new(),
             freed: 0,
             cost: Box::new(Euclidean),
             next_reannounce: 0.0,
@@ -1005,6 +1017,9 @@ impl ControlCenter {
             LogKind::States,
             "robot={robot}\ttask={task}\t{old_text}→{state}"
         );
+        if became_final {
+            self.note_final(task);
+        }
     }
 
     /// Relays a task-state message to the robots holding tasks that wait for `task` (not
@@ -1337,6 +1352,7 @@ impl ControlCenter {
                             t.state = Some(TaskState::Aborted);
                             t.allocation = Allocation::Waiting;
                             self.relay_state(CONTROL_CENTER, task.id, TaskState::Aborted);
+                            self.note_final(task.id);
                             continue;
                         }
                         t.allocation = Allocation::Waiting;
@@ -1382,11 +1398,45 @@ impl ControlCenter {
             }
         }
         cclog!(self, LogKind::Tasks, "abort\ttask={task}");
+        if alloc == Allocation::Waiting {
+            self.note_final(task);
+        }
         Ok(())
+    }
+
+    /// Notes that `task` became final; past `max_final_tasks` finished tasks in the table, the
+    /// one that finished longest ago is cleared (logged as `forgotten`).
+    fn note_final(&mut self, task: TaskId) {
+        self.finals.push_back(task);
+        while self.finals.len() > self.config.max_final_tasks {
+            let Some(old) = self.finals.pop_front() else {
+                break;
+            };
+            // Cleared by the operator since, or (a robot's later word) no longer final.
+            let still_final = self
+                .tasks
+                .get(&old)
+                .is_some_and(|t| t.state.is_some_and(TaskState::is_final));
+            if still_final && self.forget_task(old).is_ok() {
+                cclog!(
+                    self,
+                    LogKind::Tasks,
+                    "forgotten\ttask={old}\tfinished longest ago (max_final_tasks)"
+                );
+            }
+        }
     }
 
     /// Clears a final task: the Control Center and its robot stop tracking it.
     pub fn clear(&mut self, task: TaskId) -> Result<(), CcError> {
+        self.forget_task(task)?;
+        self.finals.retain(|&f| f != task);
+        cclog!(self, LogKind::Tasks, "clear\ttask={task}");
+        Ok(())
+    }
+
+    /// [`ControlCenter::clear`] without the log line, leaving `finals` as it is.
+    fn forget_task(&mut self, task: TaskId) -> Result<(), CcError> {
         let t = self.tasks.get(&task).ok_or(CcError::UnknownTask(task))?;
         let blocked = matches!(t.state, Some(TaskState::Blocked { .. }));
         if !t.state.is_some_and(TaskState::is_final) && !blocked {
@@ -1424,7 +1474,6 @@ impl ControlCenter {
                 e.settled_after.push((task, settled));
             }
         }
-        cclog!(self, LogKind::Tasks, "clear\ttask={task}");
         Ok(())
     }
 

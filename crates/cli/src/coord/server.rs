@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use simrob_coord::cc::{
     CcConfig, ControlCenter, LogKind, LogLine, DEFAULT_MAX_COORDINATE, DEFAULT_MAX_DEPARTED_ROBOTS,
-    DEFAULT_MAX_NAME_BYTES,
+    DEFAULT_MAX_FINAL_TASKS, DEFAULT_MAX_NAME_BYTES,
 };
 use simrob_coord::cnp::CnpConfig;
 use simrob_coord::model::RobotId;
@@ -140,9 +140,15 @@ pub struct ServeArgs {
     /// 4096; a hello or a task with a longer one is refused.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_NAME_BYTES)]
     max_name_bytes: usize,
-    /// Most tasks tracked (max_tasks), at least 1.
+    /// Most tasks tracked (max_tasks), finished ones kept for the reports included, at least
+    /// 1.
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     max_tasks: usize,
+    /// Most finished tasks (ended, failed, aborted) kept for the `tasks` report
+    /// (max_final_tasks; 0 = none); beyond it the one that finished longest ago is cleared, as
+    /// `clear` would, and its robot told to forget it.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FINAL_TASKS)]
+    max_final_tasks: usize,
     /// Most points of a path task (max_path_points), from 1 to 4096.
     #[arg(long, value_name = "N", default_value_t = MAX_PATH_POINTS)]
     max_path_points: usize,
@@ -303,6 +309,7 @@ impl ServeArgs {
             reannounce_period: self.reannounce_period,
             max_open_auctions: self.max_open_auctions,
             max_tasks: self.max_tasks,
+            max_final_tasks: self.max_final_tasks,
             max_robots: self.max_robots,
             max_departed_robots: self.max_departed_robots,
             max_name_bytes: self.max_name_bytes,

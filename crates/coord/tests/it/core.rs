@@ -1560,3 +1560,64 @@ fn an_id_a_waiting_precondition_names_is_not_given_to_another_task() {
     };
     assert_eq!(cc.send_task(1, awaited).unwrap(), 64);
 }
+
+#[test]
+fn finished_tasks_past_max_final_tasks_are_cleared_so_a_control_center_keeps_taking_work() {
+    let mut net = Net::new(Policy::Greedy);
+    net.cc = ControlCenter::new(CcConfig {
+        policy: Policy::Greedy,
+        max_tasks: 5,
+        max_final_tasks: 3,
+        ..CcConfig::default()
+    });
+    let clears = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let seen = clears.clone();
+    net.drop = Box::new(move |env| {
+        if let (Some(to), Msg::Clear { task }) = (env.to, &env.msg) {
+            seen.borrow_mut().push((to, *task));
+        }
+        false
+    });
+    net.add(1, MOVE, 0.0);
+    // Twenty tasks one after another, each done: far more than `max_tasks` in all, never
+    // more than one in hand. The three finished last are kept for the reports.
+    let mut done = Vec::new();
+    for i in 0..20 {
+        let t = net
+            .cc
+            .submit(goto(1.0 + f64::from(i)))
+            .expect("room for a new task");
+        net.settle();
+        net.finish(1, t, Ok(()));
+        done.push(t);
+    }
+    let kept = |net: &Net| net.cc.tasks().keys().copied().collect::<Vec<_>>();
+    assert_eq!(kept(&net), done[17..]);
+    assert_eq!(net.cc.tasks_table().lines().count(), 1 + 3);
+    // Each one forgotten was cleared as an operator's `clear` would: its robot told too.
+    let told: Vec<TaskId> = clears.borrow().iter().map(|&(_, t)| t).collect();
+    assert_eq!(told, done[..17]);
+    assert!(clears.borrow().iter().all(|&(to, _)| to == 1));
+    let forgotten = net
+        .logs(LogKind::Tasks)
+        .into_iter()
+        .filter(|l| l.starts_with("forgotten\t"))
+        .count();
+    assert_eq!(forgotten, 17);
+    // A task aborted before any robot took it is finished too: it pushes out the oldest.
+    let waiting = net
+        .cc
+        .submit(TaskSpec::new(0, TaskKind::Perceive { seconds: 1.0 }))
+        .unwrap();
+    net.settle();
+    assert_eq!(net.holder(waiting), Allocation::Waiting);
+    net.cc.abort(waiting).unwrap();
+    net.settle();
+    assert_eq!(kept(&net), [done[18], done[19], waiting]);
+    // One the operator clears leaves room: the next finished task pushes out nothing.
+    net.cc.clear(waiting).unwrap();
+    let t = net.cc.submit(goto(50.0)).unwrap();
+    net.settle();
+    net.finish(1, t, Ok(()));
+    assert_eq!(kept(&net), [done[18], done[19], t]);
+}
