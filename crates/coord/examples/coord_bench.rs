@@ -232,6 +232,8 @@ fn whole_path(robots: usize, auctions: usize) {
     let mut cc = ControlCenter::new(CcConfig {
         policy: Policy::Cnp,
         max_open_auctions: 1,
+        // Every finished task stays in the table, which the figures below count.
+        max_final_tasks: usize::MAX,
         ..CcConfig::default()
     });
     let mut agents: Vec<RobotAgent> = (1..=robots as u32)
