@@ -178,6 +178,22 @@ pub fn run(cmd: NetbedCommand) -> Result<()> {
     }
 }
 
+/// Raises the open-files limit for `count` of `what`, each holding `each` sockets; says so on
+/// standard error when the hard limit keeps it lower (fewer of them can be relayed at once).
+fn enough_open_files(count: usize, each: u64, what: &str) {
+    let needed = count as u64 * each + simrob_netbed::OTHER_OPEN_FILES;
+    if let Some(limit) = simrob_netbed::raise_open_files(needed) {
+        if limit < needed {
+            eprintln!(
+                "netbed: this process may open at most {limit} files (its hard limit, `ulimit \
+                 -Hn`), so fewer than {count} {what} at once (each holds {each} socket{}): \
+                 raise the hard limit (as root) for more",
+                if each == 1 { "" } else { "s" }
+            );
+        }
+    }
+}
+
 fn udp(args: UdpArgs) -> Result<()> {
     let (listen, to) = args.ends.resolve()?;
     if args.jitter > args.delay {
@@ -205,6 +221,7 @@ fn udp(args: UdpArgs) -> Result<()> {
         Some("down") => (Impairment::clean(), down),
         _ => (imp, down),
     };
+    enough_open_files(simrob_netbed::MAX_FLOWS, 1, "agents with a flow");
     let relay = if args.ends.allow_non_loopback {
         UdpRelay::start_any(listen, to, up, down)
     } else {
@@ -224,11 +241,12 @@ fn udp(args: UdpArgs) -> Result<()> {
     let show = |relay: &UdpRelay| {
         let s = relay.stats();
         println!(
-            "agents {} (forgotten {}, datagrams from agents with no room {}); up: {}; down: {}; \
-             bytes on their way {}",
+            "agents {} (forgotten {}, datagrams from agents with no room {}, with no socket {}); \
+             up: {}; down: {}; bytes on their way {}",
             s.flows,
             s.expired,
             s.no_flow,
+            s.no_socket,
             link(&s.up),
             link(&s.down),
             s.queued_bytes
@@ -252,6 +270,7 @@ fn udp(args: UdpArgs) -> Result<()> {
 
 fn tcp(args: TcpArgs) -> Result<()> {
     let (listen, to) = args.ends.resolve()?;
+    enough_open_files(args.max_connections, 2, "connections");
     let relay = if args.ends.allow_non_loopback {
         TcpRelay::start_any(listen, to)
     } else {

@@ -31,9 +31,12 @@ pub struct Flows<F> {
     opened: u64,
     max: usize,
     idle: Duration,
-    /// Datagrams dropped because their agent had no flow and none could be opened (`max`
-    /// flows open and none idle, or no socket to be had).
+    /// Datagrams dropped because their agent had no flow and there was no room for one
+    /// (`max` flows open and none idle).
     pub no_flow: u64,
+    /// Datagrams dropped because their agent had no flow and `open` could not make one (no
+    /// socket to be had: the process's open-files limit, say).
+    pub not_opened: u64,
     /// Flows forgotten after their idle time.
     pub expired: u64,
 }
@@ -48,6 +51,7 @@ impl<F> Flows<F> {
             max,
             idle,
             no_flow: 0,
+            not_opened: 0,
             expired: 0,
         }
     }
@@ -59,26 +63,28 @@ impl<F> Flows<F> {
 
     /// The flow of `agent`, whose datagram came at `now`. A new agent gets one made by
     /// `open(n)`, `n` being the number of flows opened before it (so a flow's number does not
-    /// depend on the ones forgotten). `None`, counted in [`Flows::no_flow`], when `max` flows
-    /// are open or `open` gives none.
-    pub fn get_or_open(
+    /// depend on the ones forgotten). `Err(None)`, counted in [`Flows::no_flow`], when `max`
+    /// flows are open; `Err(Some(why))`, counted in [`Flows::not_opened`], when `open` fails.
+    pub fn get_or_open<E>(
         &mut self,
         agent: SocketAddr,
         now: Instant,
-        open: impl FnOnce(u64) -> Option<F>,
-    ) -> Option<u64> {
+        open: impl FnOnce(u64) -> Result<F, E>,
+    ) -> Result<u64, Option<E>> {
         if let Some(&id) = self.by_agent.get(&agent) {
             self.touch(id, now);
-            return Some(id);
+            return Ok(id);
         }
-        let flow = if self.slots.len() < self.max {
-            open(self.opened)
-        } else {
-            None
-        };
-        let Some(flow) = flow else {
+        if self.slots.len() >= self.max {
             self.no_flow += 1;
-            return None;
+            return Err(None);
+        }
+        let flow = match open(self.opened) {
+            Ok(flow) => flow,
+            Err(why) => {
+                self.not_opened += 1;
+                return Err(Some(why));
+            }
         };
         let id = self.opened;
         self.opened += 1;
@@ -92,7 +98,7 @@ impl<F> Flows<F> {
                 flow,
             },
         );
-        Some(id)
+        Ok(id)
     }
 
     /// A datagram of flow `id` came at `now`.
@@ -169,19 +175,24 @@ mod tests {
         SocketAddr::from(([127, 0, 0, 1], port))
     }
 
+    /// A flow that is its own number.
+    fn open(n: u64) -> Result<u64, ()> {
+        Ok(n)
+    }
+
     #[test]
     fn idle_flows_are_forgotten_and_make_room_for_new_agents() {
         let t0 = Instant::now();
         let idle = Duration::from_secs(60);
         let mut flows: Flows<u64> = Flows::new(2, idle);
         // Two agents fill the table; a third is dropped and counted.
-        assert_eq!(flows.get_or_open(agent(1), t0, Some), Some(0));
-        assert_eq!(flows.get_or_open(agent(2), t0, Some), Some(1));
-        assert_eq!(flows.get_or_open(agent(3), t0, Some), None);
+        assert_eq!(flows.get_or_open(agent(1), t0, open), Ok(0));
+        assert_eq!(flows.get_or_open(agent(2), t0, open), Ok(1));
+        assert_eq!(flows.get_or_open(agent(3), t0, open), Err(None));
         assert_eq!(flows.no_flow, 1);
         // Agent 1 keeps talking; agent 2 falls silent but has a datagram on its way.
         let later = t0 + Duration::from_secs(59);
-        assert_eq!(flows.get_or_open(agent(1), later, Some), Some(0));
+        assert_eq!(flows.get_or_open(agent(1), later, open), Ok(0));
         flows.get_mut(1).expect("flow 1").pending = 1;
         assert!(flows.expire(t0 + idle, |_| false).is_empty());
         // Once delivered, it goes after its idle time; a held datagram keeps a flow too.
@@ -190,8 +201,8 @@ mod tests {
         assert_eq!(flows.expire(t0 + idle, |_| false), vec![1]);
         assert_eq!((flows.len(), flows.expired), (1, 1));
         // Room again: the newcomer gets the next number, not the forgotten one's.
-        assert_eq!(flows.get_or_open(agent(3), t0 + idle, Some), Some(2));
-        assert_eq!(flows.get_or_open(agent(4), t0 + idle, Some), None);
+        assert_eq!(flows.get_or_open(agent(3), t0 + idle, open), Ok(2));
+        assert_eq!(flows.get_or_open(agent(4), t0 + idle, open), Err(None));
         assert_eq!((flows.no_flow, flows.opened()), (2, 3));
         // Agent 1, silent since 59 s, goes at 119 s and not before.
         assert!(flows
@@ -211,12 +222,32 @@ mod tests {
             flows.expire(now, |_| false);
             assert!(
                 flows
-                    .get_or_open(agent(10_000 + run), now, |_| Some(()))
-                    .is_some(),
+                    .get_or_open(agent(10_000 + run), now, |_| Ok::<(), ()>(()))
+                    .is_ok(),
                 "run {run}"
             );
         }
         assert_eq!(flows.no_flow, 0);
         assert!(flows.len() <= 13, "{}", flows.len());
+    }
+
+    #[test]
+    fn a_flow_that_cannot_be_opened_is_told_apart_from_a_full_table() {
+        let t0 = Instant::now();
+        let mut flows: Flows<u64> = Flows::new(2, DEFAULT_FLOW_IDLE);
+        // Room, but no socket: the reason comes back, counted apart from a full table.
+        assert_eq!(
+            flows.get_or_open(agent(1), t0, |_| Err("no socket")),
+            Err(Some("no socket"))
+        );
+        assert_eq!((flows.not_opened, flows.no_flow, flows.len()), (1, 0, 0));
+        // The agent's next datagram tries again, and gets the first number.
+        assert_eq!(flows.get_or_open(agent(1), t0, open), Ok(0));
+        assert_eq!(flows.get_or_open(agent(2), t0, open), Ok(1));
+        assert_eq!(
+            flows.get_or_open(agent(3), t0, |_| Err("no socket")),
+            Err(None)
+        );
+        assert_eq!((flows.not_opened, flows.no_flow), (1, 1));
     }
 }

@@ -40,6 +40,49 @@ pub use udp::{rewrite_port, RelayStats, UdpRelay, MAX_DATAGRAM, MAX_FLOWS};
 use std::net::SocketAddr;
 use std::time::Duration;
 
+/// Open files a process needs besides its relay's sockets (standard streams, the listening
+/// socket, the poller, a terminal): what [`raise_open_files`] is asked for on top.
+pub const OTHER_OPEN_FILES: u64 = 64;
+
+/// Raises this process's soft limit on open files (`ulimit -n`) to `needed`, as far as its
+/// hard limit allows (a relay holds a socket for every UDP agent, two for every TCP
+/// connection; a soft limit of 1,024, common, would run out before [`MAX_FLOWS`] agents).
+/// Returns the soft limit in force afterwards, `None` when there is none.
+pub fn raise_open_files(needed: u64) -> Option<u64> {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let now = getrlimit(Resource::Nofile);
+    let soft = now.current?;
+    let target = now.maximum.map_or(needed, |hard| needed.min(hard));
+    if target <= soft {
+        return Some(soft);
+    }
+    let raised = Rlimit {
+        current: Some(target),
+        maximum: now.maximum,
+    };
+    match setrlimit(Resource::Nofile, raised) {
+        Ok(()) => Some(target),
+        Err(_) => Some(soft),
+    }
+}
+
+/// Why sockets may run out, for a message: the process's open-files limits and what to do
+/// when `agents` agents at once are wanted.
+pub(crate) fn open_files_hint(agents: usize) -> String {
+    use rustix::process::{getrlimit, Resource};
+    let now = getrlimit(Resource::Nofile);
+    let shown = |l: Option<u64>| l.map_or_else(|| "unlimited".to_string(), |n| n.to_string());
+    format!(
+        "this process may open {} files (`ulimit -n`; hard limit {}), and {agents} agents \
+         need some {}; raise the limit (`ulimit -n {}`, within the hard limit or as root) \
+         before starting the relay",
+        shown(now.current),
+        shown(now.maximum),
+        agents + 32,
+        agents + 64
+    )
+}
+
 /// Why a relay could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum NetbedError {

@@ -50,6 +50,9 @@ pub struct RelayStats {
     /// Datagrams from agents that got no flow ([`MAX_FLOWS`] open and none idle), not
     /// relayed.
     pub no_flow: u64,
+    /// Datagrams from agents whose flow could not get a socket towards the server (the
+    /// process's open-files limit reached, say), not relayed.
+    pub no_socket: u64,
     /// Bytes of the copies on their way now (`waiting`: for their delay, or held back for
     /// reordering), at most [`MAX_QUEUED_BYTES`].
     pub queued_bytes: usize,
@@ -119,6 +122,8 @@ impl UdpRelay {
             flow_idle_us: flow_idle_us.clone(),
             gone: (LinkStats::default(), LinkStats::default()),
             warned: false,
+            warned_socket: false,
+            to_say: Vec::new(),
             schedule: Schedule::default(),
             stats: stats.clone(),
         };
@@ -195,6 +200,11 @@ struct Relay {
     gone: (LinkStats, LinkStats),
     /// A warning was printed for a datagram that got no flow.
     warned: bool,
+    /// Whether a new agent's flow was said to have no socket (said once).
+    warned_socket: bool,
+    /// Warnings to print once the stats that count what they tell of are published (so
+    /// whoever reads one and asks for the stats finds it counted).
+    to_say: Vec<String>,
     schedule: Schedule<Dir>,
     stats: Arc<Mutex<RelayStats>>,
 }
@@ -246,17 +256,35 @@ impl Relay {
                 Err(_) => continue,
             };
             let now = Instant::now();
-            let Some(i) = self.flow(from, &buf[..n], now) else {
-                if !self.warned {
-                    self.warned = true;
-                    eprintln!(
-                        "netbed: {MAX_FLOWS} agents have a flow and none has been idle long \
-                         enough to be forgotten: datagrams from new agents ({from}) are not \
-                         relayed (counted in stats as datagrams from agents with no room; a \
-                         shorter flow idle time, --flow-idle, forgets agents sooner)"
-                    );
+            let i = match self.flow(from, &buf[..n], now) {
+                Ok(i) => i,
+                Err(None) => {
+                    if !self.warned {
+                        self.warned = true;
+                        self.to_say.push(format!(
+                            "netbed: {MAX_FLOWS} agents have a flow and none has been idle \
+                             long enough to be forgotten: datagrams from new agents ({from}) \
+                             are not relayed (counted in stats as datagrams from agents with \
+                             no room; a shorter flow idle time, --flow-idle, forgets agents \
+                             sooner)"
+                        ));
+                    }
+                    continue;
                 }
-                continue;
+                Err(Some(why)) => {
+                    if !self.warned_socket {
+                        self.warned_socket = true;
+                        self.to_say.push(format!(
+                            "netbed: no socket towards the server for a new agent ({from}) with \
+                             {} agents having a flow: {why}. Its datagrams are not relayed \
+                             (counted in stats as datagrams from agents with no socket). Each \
+                             agent's flow holds a socket: {}",
+                            self.flows.len(),
+                            crate::open_files_hint(MAX_FLOWS)
+                        ));
+                    }
+                    continue;
+                }
             };
             let Some(s) = self.flows.get_mut(i) else {
                 continue;
@@ -297,8 +325,13 @@ impl Relay {
     }
 
     /// The flow of agent `from`, opened (with its socket towards the server) on its first
-    /// datagram; `None` past [`MAX_FLOWS`] or when no socket can be had.
-    fn flow(&mut self, from: SocketAddr, first: &[u8], now: Instant) -> Option<u64> {
+    /// datagram; `Err(None)` past [`MAX_FLOWS`], `Err(Some(why))` when no socket can be had.
+    fn flow(
+        &mut self,
+        from: SocketAddr,
+        first: &[u8],
+        now: Instant,
+    ) -> Result<u64, Option<io::Error>> {
         // Towards a server on this machine from its own address; otherwise from whichever
         // address the route to it takes.
         let local = if self.server.ip().is_loopback() {
@@ -310,19 +343,14 @@ impl Relay {
         };
         let registry = self.poll.registry();
         self.flows.get_or_open(from, now, |i| {
-            let mut socket = UdpSocket::bind(SocketAddr::new(local, 0)).ok()?;
-            registry
-                .register(
-                    &mut socket,
-                    Token(usize::try_from(i).ok()?),
-                    Interest::READABLE,
-                )
-                .ok()?;
+            let mut socket = UdpSocket::bind(SocketAddr::new(local, 0))?;
+            let token = usize::try_from(i).map_err(io::Error::other)?;
+            registry.register(&mut socket, Token(token), Interest::READABLE)?;
             let name = element(first, "Key")
                 .map(<[u8]>::to_vec)
                 .unwrap_or_else(|| format!("flow {i}").into_bytes());
             let id = stream_id(&name);
-            Some(Flow {
+            Ok(Flow {
                 socket,
                 up: Stream::new(id),
                 down: Stream::new(id ^ 0x5555_5555_5555_5555),
@@ -359,6 +387,7 @@ impl Relay {
                 flows: self.flows.len(),
                 expired: self.flows.expired,
                 no_flow: self.flows.no_flow,
+                no_socket: self.flows.not_opened,
                 queued_bytes: self.schedule.bytes(),
                 up: self.gone.0,
                 down: self.gone.1,
@@ -368,6 +397,9 @@ impl Relay {
                 add(&mut total.down, &f.flow.down.stats);
             }
             *s = total;
+        }
+        for text in self.to_say.drain(..) {
+            eprintln!("{text}");
         }
         for (dir, bytes) in leaving {
             let (Dir::Up(i) | Dir::Down(i)) = dir;

@@ -284,3 +284,105 @@ fn the_demo_behind_a_lossy_relay_takes_no_answer_for_another_requests() {
     assert!(driven > 0, "no run drove through the relay");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `simrob netbed udp` started by `bash` under `ulimit LIMIT` (its output and errors merged),
+/// relaying to `to`: the process and its lines.
+fn relay_under_ulimit(limit: &str, to: &str) -> (Killed, std::sync::mpsc::Receiver<String>) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new("bash")
+        .args([
+            "-c",
+            &format!("ulimit {limit} && exec \"$0\" netbed udp --to {to} 2>&1"),
+            env!("CARGO_BIN_EXE_simrob"),
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("bash starts the relay");
+    let out = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (Killed(child), rx)
+}
+
+fn line_with(lines: &std::sync::mpsc::Receiver<String>, needle: &str) -> String {
+    loop {
+        match lines.recv_timeout(GUARD) {
+            Ok(l) if l.contains(needle) => return l,
+            Ok(_) => {}
+            Err(e) => panic!("no line with {needle:?}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn the_udp_relay_raises_its_open_files_limit_and_names_it_when_sockets_run_out() {
+    let server = UdpSocket::bind("127.0.0.1:0").expect("server socket");
+    server.set_read_timeout(Some(GUARD)).expect("guard");
+    let to = server.local_addr().expect("addr").to_string();
+    let agents = |front: &str| -> Vec<UdpSocket> {
+        (0..60)
+            .map(|i| {
+                let a = UdpSocket::bind("127.0.0.1:0").expect("agent socket");
+                a.send_to(format!("<Key>a{i}</Key>").as_bytes(), front)
+                    .expect("send");
+                a
+            })
+            .collect()
+    };
+    // A soft limit of 40 open files (the hard one higher): the relay raises it, and sixty
+    // agents are relayed.
+    let (mut relay, lines) = relay_under_ulimit("-Sn 40", &to);
+    let front = line_with(&lines, "listening on udp://").replace("listening on udp://", "");
+    let _held = agents(&front);
+    let mut buf = [0u8; 64];
+    for _ in 0..60 {
+        server
+            .recv_from(&mut buf)
+            .expect("every agent's datagram (guard)");
+    }
+    let stdin = relay.0.stdin.as_mut().expect("stdin");
+    writeln!(stdin, "stats").expect("typed");
+    let stats = line_with(&lines, "agents ");
+    assert!(
+        stats.starts_with(
+            "agents 60 (forgotten 0, datagrams from agents with no room 0, with no socket 0)"
+        ),
+        "{stats}"
+    );
+    drop(relay);
+    // A hard limit of 40: said at the start; past it, the real reason is said (not a full
+    // table) and counted apart.
+    let (mut relay, lines) = relay_under_ulimit("-n 40", &to);
+    let said = line_with(&lines, "may open at most 40 files");
+    assert!(
+        said.contains("fewer than 1024 agents with a flow"),
+        "{said}"
+    );
+    let front = line_with(&lines, "listening on udp://").replace("listening on udp://", "");
+    let _held = agents(&front);
+    let why = line_with(&lines, "no socket towards the server for a new agent");
+    assert!(
+        why.contains("Too many open files") && why.contains("ulimit -n"),
+        "{why}"
+    );
+    let stdin = relay.0.stdin.as_mut().expect("stdin");
+    writeln!(stdin, "stats").expect("typed");
+    let stats = line_with(&lines, "agents ");
+    let no_socket: u64 = stats
+        .split("with no socket ")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a count of datagrams with no socket");
+    assert!(
+        no_socket > 0 && stats.contains("with no room 0,"),
+        "{stats}"
+    );
+}
