@@ -250,7 +250,7 @@ pub struct SwarmScenarioBytes {
         long = "max-scenario-bytes",
         value_name = "BYTES",
         help = swarm_scenario_bytes_help(),
-        value_parser = clap::value_parser!(u64).range(1..)
+        value_parser = count(1u64, u64::MAX)
     )]
     pub max_scenario_bytes: Option<u64>,
 }
