@@ -61,6 +61,10 @@ pub struct DemoArgs {
     /// own server starts; what a `--server` refuses is printed as the drive goes.
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
+    /// Largest --script file read, bytes, at least 1 (default 67108864); a larger one is
+    /// refused before anything starts.
+    #[arg(long, value_name = "BYTES", value_parser = crate::flags::count(1u64, u64::MAX))]
+    pub max_script_bytes: Option<u64>,
     /// Wheel speed for the arrow keys, rad/s, greater than 0 and (with the demo's own server)
     /// at most its `maxvelocity`, 10000.
     #[arg(long, value_name = "RAD_S", default_value_t = 6.0)]
@@ -408,8 +412,12 @@ pub fn run(args: DemoArgs) -> Result<()> {
         None
     } else {
         let text = match &args.script {
-            Some(path) => crate::shell::read_text(path, crate::shell::MAX_TEXT_FILE)
-                .with_context(|| format!("cannot read script {}", path.display()))?,
+            Some(path) => crate::shell::read_text_within(
+                path,
+                "script",
+                args.max_script_bytes.unwrap_or(crate::shell::MAX_TEXT_FILE),
+                "--max-script-bytes BYTES",
+            )?,
             None => BUILT_IN_SCRIPT.to_string(),
         };
         Some(parse_script(&text, max_speed)?)

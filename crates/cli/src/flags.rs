@@ -236,6 +236,28 @@ impl ScenarioBytes {
     }
 }
 
+/// `--max-config-bytes BYTES` on the FutRob team's commands: the largest team file, robot
+/// configuration (`ini.config`), rules or vision file read.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct ConfigBytes {
+    /// Largest team file, robot configuration (ini.config), rules or vision file read, bytes,
+    /// at least 1 (default 67108864); a larger one is refused before anything starts.
+    #[arg(long, value_name = "BYTES", value_parser = count(1u64, u64::MAX))]
+    pub max_config_bytes: Option<u64>,
+}
+
+impl ConfigBytes {
+    /// The text of `path` (`what` naming it in messages), within the limit.
+    pub fn read(&self, path: &std::path::Path, what: &str) -> Result<String> {
+        crate::shell::read_text_within(
+            path,
+            what,
+            self.max_config_bytes.unwrap_or(crate::shell::MAX_TEXT_FILE),
+            "--max-config-bytes BYTES",
+        )
+    }
+}
+
 /// How a user raises the largest scenario file on the command line, said by every refusal of
 /// a file over it.
 pub const RAISE_SCENARIO_BYTES: &str = "--max-scenario-bytes BYTES";

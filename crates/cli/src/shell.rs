@@ -66,6 +66,26 @@ pub fn scenario_given<T: Clone>(positional: &Option<T>, flag: &Option<T>) -> any
     }
 }
 
+/// A text file at `path` (`what` naming it in messages: `script`, `the team file`) of at most
+/// `max` bytes; a larger one is an error naming it, its size, the limit and `raise_with`, the
+/// flag that raises it.
+pub fn read_text_within(path: &Path, what: &str, max: u64, raise_with: &str) -> Result<String> {
+    let bytes = match simrob_files::read_bounded(path, max) {
+        Ok(bytes) => bytes,
+        Err(simrob_files::ReadError::TooLarge { len, max }) => anyhow::bail!(
+            "{what} {} is {len} bytes, more than the {max}-byte limit: raise it with \
+             {raise_with}",
+            path.display()
+        ),
+        Err(e) => {
+            return Err(std::io::Error::from(e))
+                .with_context(|| format!("cannot read {what} {}", path.display()))
+        }
+    };
+    String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("cannot read {what} {}: not UTF-8 text", path.display()))
+}
+
 /// [`read_file`] as UTF-8 text.
 pub fn read_text(path: &Path, max: u64) -> std::io::Result<String> {
     String::from_utf8(read_file(path, max)?)

@@ -14,6 +14,7 @@ use simrob_futrob::{BodyStatus, Brain, IniConfig, Role, Sighting, VisionStub};
 use super::body::DryBody;
 use super::net;
 use super::sim::SimLink;
+use crate::flags::ConfigBytes;
 
 #[derive(Args)]
 pub struct PlayerArgs {
@@ -46,6 +47,9 @@ pub struct PlayerArgs {
     /// Print every team message sent and received.
     #[arg(long)]
     verbose: bool,
+    /// The largest file read (`--max-config-bytes`).
+    #[command(flatten)]
+    limit: ConfigBytes,
     /// On the simulator, see through an exact camera instead of FutRob's (4 Hz, its
     /// calibration's distance errors, drop-outs). Its distances are true, so the keeper
     /// report's range correction (the config's `rangeCalibration`) is off.
@@ -63,13 +67,11 @@ pub fn beside(config: &Path, name: &str) -> PathBuf {
     }
 }
 
-pub fn load(config: &Path) -> Result<(IniConfig, RuleSet)> {
-    let text = crate::shell::read_text(config, crate::shell::MAX_TEXT_FILE)
-        .with_context(|| format!("cannot read {}", config.display()))?;
+pub fn load(config: &Path, limit: &ConfigBytes) -> Result<(IniConfig, RuleSet)> {
+    let text = limit.read(config, "the robot configuration")?;
     let cfg = IniConfig::parse(&text, &config.display().to_string())?;
     let rules_path = beside(config, &cfg.rules);
-    let rules_text = crate::shell::read_text(&rules_path, crate::shell::MAX_TEXT_FILE)
-        .with_context(|| format!("cannot read the rules file {}", rules_path.display()))?;
+    let rules_text = limit.read(&rules_path, "the rules file")?;
     let rules = RuleSet::parse(&rules_text, &rules_path.display().to_string())?;
     for w in rules.case_warnings() {
         eprintln!(
@@ -166,7 +168,7 @@ impl Senses {
 }
 
 pub fn run(args: PlayerArgs) -> Result<()> {
-    let (mut cfg, rules) = load(&args.robot_config)?;
+    let (mut cfg, rules) = load(&args.robot_config, &args.limit)?;
     if let Some(p) = args.team_port {
         cfg.comm_port = p;
     }
@@ -179,8 +181,7 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     // --server on the command line means the simulator, even if the config enables the stub.
     let mut senses = if cfg.vision_stub_enabled && args.server.is_none() {
         let p = beside(&args.robot_config, &cfg.vision_stub_src);
-        let text = crate::shell::read_text(&p, crate::shell::MAX_TEXT_FILE)
-            .with_context(|| format!("cannot read the vision stub {}", p.display()))?;
+        let text = args.limit.read(&p, "the vision stub")?;
         Senses::Stub {
             stub: VisionStub::parse(&text, &p.display().to_string())?,
             body: DryBody::new(),
@@ -442,7 +443,7 @@ mod tests {
             format!("[robot_profile]\nid=2\nrole=2\nrules={rules}\n{extra}"),
         )
         .unwrap();
-        let (cfg, rules) = load(&config).unwrap();
+        let (cfg, rules) = load(&config, &ConfigBytes::default()).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         let mut b = brain(&cfg, rules, exact_camera);
         let frame = [
@@ -501,7 +502,9 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let config = dir.join("ini.config");
         std::fs::write(&config, "id=2\nrules=r.xml\nrangeCalibration=paper\n").unwrap();
-        let e = load(&config).unwrap_err().to_string();
+        let e = load(&config, &ConfigBytes::default())
+            .unwrap_err()
+            .to_string();
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(
             e.ends_with("ini.config:3: rangeCalibration must be futrob or none, not \"paper\""),

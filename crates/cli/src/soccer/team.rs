@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::player::{beside, load};
+use crate::flags::ConfigBytes;
 
 /// The most robots a team file may list: each is a process of its own.
 const MAX_ROBOTS: usize = 64;
@@ -29,11 +30,14 @@ pub struct TeamArgs {
     #[arg(long = "duration", value_name = "S", hide = true,
           value_parser = crate::flags::renamed("duration", "wall-duration", "--duration is simulated seconds"))]
     old_duration: Option<String>,
+    /// The largest file read, the team file and each robot's (`--max-config-bytes`; passed
+    /// on to every robot).
+    #[command(flatten)]
+    limit: ConfigBytes,
 }
 
 pub fn run(args: TeamArgs) -> Result<()> {
-    let text = crate::shell::read_text(&args.file, crate::shell::MAX_TEXT_FILE)
-        .with_context(|| format!("cannot read the team file {}", args.file.display()))?;
+    let text = args.limit.read(&args.file, "the team file")?;
     let mut configs = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -49,7 +53,8 @@ pub fn run(args: TeamArgs) -> Result<()> {
         }
         let path = beside(&args.file, line);
         // Check every robot before starting any.
-        let (cfg, _) = load(&path).with_context(|| format!("{}:{}", args.file.display(), i + 1))?;
+        let (cfg, _) = load(&path, &args.limit)
+            .with_context(|| format!("{}:{}", args.file.display(), i + 1))?;
         if configs.iter().any(|(_, id)| *id == cfg.id) {
             bail!(
                 "{}:{}: robot id {} appears twice",
@@ -75,6 +80,9 @@ pub fn run(args: TeamArgs) -> Result<()> {
         }
         if let Some(d) = args.wall_duration {
             cmd.args(["--wall-duration", &d.to_string()]);
+        }
+        if let Some(n) = args.limit.max_config_bytes {
+            cmd.args(["--max-config-bytes", &n.to_string()]);
         }
         let mut child = cmd
             .stdout(Stdio::piped())

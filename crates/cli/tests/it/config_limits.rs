@@ -310,3 +310,77 @@ fn a_save_file_a_scenario_loads_is_held_to_maxsavefilebytes() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_demo_script_and_the_futrob_teams_files_over_their_limits_are_refused_saying_how_to_raise_them()
+{
+    let dir = folder("text");
+    let script = dir.join("drive.txt");
+    std::fs::write(&script, "0 5 5\n1 0 0\n").expect("script");
+    let team = dir.join("team.txt");
+    std::fs::write(&team, "robot1/ini.config\n").expect("team file");
+    let robot = dir.join("ini.config");
+    std::fs::write(&robot, "[robot]\nid = 1\n").expect("robot configuration");
+    for (args, what, path, flag) in [
+        (
+            vec!["demo", "--no-gui", "--max-script-bytes", "5", "--script"],
+            "script",
+            &script,
+            "--max-script-bytes",
+        ),
+        (
+            vec!["soccer", "team", "--max-config-bytes", "5", "--file"],
+            "the team file",
+            &team,
+            "--max-config-bytes",
+        ),
+        (
+            vec![
+                "soccer",
+                "player",
+                "--max-config-bytes",
+                "5",
+                "--robot-config",
+            ],
+            "the robot configuration",
+            &robot,
+            "--max-config-bytes",
+        ),
+    ] {
+        let out = simrob()
+            .args(&args)
+            .arg(path)
+            .stdin(Stdio::null())
+            .output()
+            .expect("simrob runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let len = std::fs::metadata(path).expect("size").len();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{what} {} is {len} bytes, more than the 5-byte limit: raise it with {flag} BYTES",
+                path.display()
+            )),
+            "{args:?}: {err}"
+        );
+        // Nothing started: no server, no robot.
+        assert!(
+            out.stdout.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    // The demo's script within its limit drives as before.
+    let out = simrob()
+        .args(["demo", "--no-gui", "--max-script-bytes", "100", "--script"])
+        .arg(&script)
+        .stdin(Stdio::null())
+        .output()
+        .expect("simrob runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
