@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 . .ci/lib.sh
 simrob_bin slurm "$1"
 [ "$(id -u)" = 0 ] || { echo "slurm: needs root (it starts munged, slurmctld and slurmd)" >&2; exit 1; }
-fail() { echo "slurm: $*" >&2; for f in /var/log/slurmctld.log /var/log/slurmd-node1.log /var/log/slurmd-node2.log; do [ -f "$f" ] && tail -n 30 "$f" >&2; done; exit 1; }
+fail() { echo "slurm: $*" >&2; for f in /var/log/slurmctld.log /var/log/slurmd-*.log; do [ -f "$f" ] && tail -n 30 "$f" >&2; done; exit 1; }
 
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
   echo "slurm: installing slurm-wlm and munge"
@@ -29,44 +29,58 @@ if ! pgrep -x munged >/dev/null; then
 fi
 timeout 20 bash -c 'until munge -n | unmunge >/dev/null 2>&1; do sleep 0.2; done' || fail "munge does not work"
 
-# Two nodes on this machine: each a network namespace of this script's own (node1 at
-# 10.213.0.2, node2 at 10.213.0.3) on a bridge with the controller at 10.213.0.1, each running
-# its own slurmd. They share this machine's filesystem, as a cluster's nodes share one.
-net=10.213.0
-bridge=simrob-slurm0
-nodes=(node1 node2)
-if ip -4 route show | grep -q "^$net\."; then
-  echo "slurm: $net.0/24 is already in use here; this script's cluster needs it" >&2; exit 1
+# Two nodes on this machine: each a network namespace of this script's own, joined to this
+# one by a veth pair (node1 at 10.213.1.2, node2 at 10.213.2.2; the controller answers at
+# 10.213.1.1, which both reach through this machine), each running its own slurmd. They
+# share this machine's filesystem, as a cluster's nodes share one. Where no namespace can be
+# made (no CAP_NET_ADMIN, no veth), one node, this machine as localhost, as it says.
+if ip -4 route show | grep -qE "^10\.213\.[12]\."; then
+  echo "slurm: 10.213.1.0/24 or 10.213.2.0/24 is already in use here; this script's cluster needs them" >&2; exit 1
 fi
 if pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null; then
   echo "slurm: Slurm daemons are already running here; this script starts a cluster of its own" >&2; exit 1
 fi
+nodes=(node1 node2)
 teardown() {
   scontrol shutdown >/dev/null 2>&1 || true
   timeout 20 bash -c 'while pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null; do sleep 0.2; done' || true
-  for n in "${nodes[@]}"; do ip netns del "simrob-slurm-$n" 2>/dev/null || true; done
-  ip link del "$bridge" 2>/dev/null || true
+  for n in node1 node2; do
+    ip netns del "simrob-slurm-$n" 2>/dev/null || true
+    ip link del "srs-$n" 2>/dev/null || true
+  done
 }
 trap teardown EXIT
-ip link add "$bridge" type bridge
-ip addr add "$net.1/24" dev "$bridge"
-ip link set "$bridge" up
-for i in "${!nodes[@]}"; do
-  n="${nodes[$i]}"; ns="simrob-slurm-$n"
-  ip netns add "$ns"
-  ip link add "srs-$n" type veth peer name "srs-$n-p"
-  ip link set "srs-$n-p" netns "$ns"
-  ip link set "srs-$n" master "$bridge" up
-  ip -n "$ns" addr add "$net.$((i + 2))/24" dev "srs-$n-p"
-  ip -n "$ns" link set "srs-$n-p" up
-  ip -n "$ns" link set lo up
-  mkdir -p "/var/spool/slurmd/$n"
-done
+wire_node() { # NAME INDEX: the namespace, its veth pair and addresses
+  local n="$1" i="$2" ns="simrob-slurm-$1"
+  ip netns add "$ns" &&
+    ip link add "srs-$n" type veth peer name "srs-$n-p" &&
+    ip link set "srs-$n-p" netns "$ns" &&
+    ip addr add "10.213.$i.1/24" dev "srs-$n" &&
+    ip link set "srs-$n" up &&
+    ip -n "$ns" addr add "10.213.$i.2/24" dev "srs-$n-p" &&
+    ip -n "$ns" link set "srs-$n-p" up &&
+    ip -n "$ns" link set lo up &&
+    ip -n "$ns" route add default via "10.213.$i.1"
+}
+if command -v nsenter >/dev/null && wire_node node1 1 2>/dev/null && wire_node node2 2 2>/dev/null; then
+  ctl="localhost(10.213.1.1)"
+  node_lines="NodeName=node1 NodeAddr=10.213.1.2 CPUs=CPUS RealMemory=1024 State=UNKNOWN
+NodeName=node2 NodeAddr=10.213.2.2 CPUs=CPUS RealMemory=1024 State=UNKNOWN"
+else
+  echo "slurm: no network namespace can be made here (needs ip, nsenter, CAP_NET_ADMIN and veth): a one-node cluster, this machine" >&2
+  teardown
+  nodes=(localhost)
+  ctl="localhost"
+  node_lines="NodeName=localhost CPUs=CPUS RealMemory=1024 State=UNKNOWN"
+fi
 cpus="$(nproc)"
+node_lines="${node_lines//CPUS/$cpus}"
+node_list="$(IFS=,; echo "${nodes[*]}")"
+for n in "${nodes[@]}"; do mkdir -p "/var/spool/slurmd/$n"; done
 mkdir -p /etc/slurm /var/spool/slurmctld
 cat > /etc/slurm/slurm.conf <<CONF
 ClusterName=simrob-ci
-SlurmctldHost=localhost($net.1)
+SlurmctldHost=$ctl
 SlurmUser=root
 AuthType=auth/munge
 ProctrackType=proctrack/linuxproc
@@ -84,17 +98,21 @@ SlurmctldLogFile=/var/log/slurmctld.log
 SlurmdLogFile=/var/log/slurmd-%n.log
 StateSaveLocation=/var/spool/slurmctld
 SlurmdSpoolDir=/var/spool/slurmd/%n
-NodeName=node1 NodeAddr=$net.2 CPUs=$cpus RealMemory=1024 State=UNKNOWN
-NodeName=node2 NodeAddr=$net.3 CPUs=$cpus RealMemory=1024 State=UNKNOWN
-PartitionName=ci Nodes=node1,node2 Default=YES MaxTime=INFINITE State=UP
+$node_lines
+PartitionName=ci Nodes=$node_list Default=YES MaxTime=INFINITE State=UP
 CONF
 # -c: no jobs remembered from an earlier cluster.
 slurmctld -c || fail "slurmctld did not start"
-# nsenter: the node's network, this machine's filesystem (cgroups included).
 for n in "${nodes[@]}"; do
-  nsenter --net="/run/netns/simrob-slurm-$n" slurmd -N "$n" || fail "slurmd $n did not start"
+  if [ "$n" = localhost ]; then
+    slurmd -N localhost || fail "slurmd did not start"
+  else
+    # nsenter: the node's network, this machine's filesystem (cgroups included).
+    nsenter --net="/run/netns/simrob-slurm-$n" slurmd -N "$n" || fail "slurmd $n did not start"
+  fi
 done
-timeout 60 bash -c 'until [ "$(sinfo -h -N -o %t 2>/dev/null | grep -cE "^(idle|mix|alloc)")" = 2 ]; do scontrol update nodename=node1,node2 state=resume >/dev/null 2>&1 || true; sleep 0.5; done' \
+export node_list want="${#nodes[@]}"
+timeout 60 bash -c 'until [ "$(sinfo -h -N -o %t 2>/dev/null | grep -cE "^(idle|mix|alloc)")" = "$want" ]; do scontrol update nodename="$node_list" state=resume >/dev/null 2>&1 || true; sleep 0.5; done' \
   || fail "the nodes never became idle: $(sinfo -N 2>&1)"
 
 # The same sweep twice: on the cluster (10 runs, 2 per array task, at most 3 tasks at once) and here.
@@ -115,10 +133,10 @@ job="$(sbatch --parsable "$work/cluster/sweep.sbatch")" || fail "sbatch refused 
 echo "slurm: submitted job array $job"
 # Wait for every array task to leave the queue, then check they all completed.
 timeout 600 bash -c "while squeue -h -j '$job' 2>/dev/null | grep -q .; do sleep 1; done" || fail "job $job still queued after 600 s: $(squeue -j "$job")"
-# Slurm spread the array over both nodes (three tasks at once, two CPUs a node), and each
+# Slurm spread the array over every node (three tasks at once, two CPUs a node), and each
 # task's log names the node it ran on.
-ran_on="$(scontrol show job -o "$job" | grep -o ' NodeList=node[0-9]*' | sed 's/.*=//' | sort -u | paste -sd ' ')"
-[ "$ran_on" = "node1 node2" ] || fail "the array did not run on both nodes: $ran_on"
+ran_on="$(scontrol show job -o "$job" | grep -oE ' NodeList=[a-z0-9]+' | sed 's/.*=//' | sort -u | paste -sd ' ')"
+[ "$ran_on" = "${nodes[*]}" ] || fail "the array did not run on every node (${nodes[*]}): $ran_on"
 for n in "${nodes[@]}"; do
   grep -qs "on $n\$" "$work"/cluster/slurm/*.out || fail "no task's log says it ran on $n"
 done
@@ -133,5 +151,5 @@ if ! diff <(strip "$work/cluster/results.csv") <(strip "$work/local/results.csv"
   fail "the cluster's merged results differ from the local run"
 fi
 grep -q ',failed,\|,timeout,' "$work/local/results.csv" && fail "some runs failed: $(grep -E ',failed,|,timeout,' "$work/local/results.csv")"
-echo "slurm: $rows runs as a job array over a two-node cluster (ran on $ran_on) equal the local run"
+echo "slurm: $rows runs as a job array over a ${#nodes[@]}-node cluster (ran on $ran_on) equal the local run"
 rm -rf "$work"
