@@ -262,6 +262,10 @@ impl ConfigBytes {
 /// a file over it.
 pub const RAISE_SCENARIO_BYTES: &str = "--max-scenario-bytes BYTES";
 
+/// [`RAISE_SCENARIO_BYTES`] where a server's configuration can raise it too.
+pub const RAISE_SCENARIO_BYTES_OR_KEY: &str =
+    "--max-scenario-bytes BYTES or the configuration key `maxscenariobytes`";
+
 /// `--max-scenario-bytes BYTES` on the commands that read a swarm scenario (`swarm run`,
 /// `coord compare`, `coord swarm`): the largest scenario file and the largest map it names
 /// (no configuration file: the flag alone sets it).

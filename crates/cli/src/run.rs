@@ -82,17 +82,12 @@ pub fn read_requests(path: &Path, max: u64) -> Result<Vec<Request>> {
 /// The bytes of the scenario file at `path`, a regular file of at most `max` bytes; a larger
 /// one is an error naming the file, its size, the limit and how to raise it.
 pub fn read_scenario(path: &Path, max: u64) -> Result<Vec<u8>> {
-    match simrob_files::read_bounded(path, max) {
-        Ok(bytes) => Ok(bytes),
-        Err(simrob_files::ReadError::TooLarge { len, max }) => bail!(
-            "scenario {} is {len} bytes, more than the {max}-byte limit: raise it with \
-             {} or the configuration key `maxscenariobytes`",
-            path.display(),
-            crate::flags::RAISE_SCENARIO_BYTES
-        ),
-        Err(e) => Err(std::io::Error::from(e))
-            .with_context(|| format!("cannot read scenario {}", path.display())),
-    }
+    simrob_files::read_bounded(path, max).map_err(|e| {
+        anyhow::anyhow!(e.message(
+            &format!("scenario {}", path.display()),
+            crate::flags::RAISE_SCENARIO_BYTES_OR_KEY
+        ))
+    })
 }
 
 /// Decodes every request of a scenario's text (SimRob XML messages); `origin` names it in

@@ -70,18 +70,9 @@ pub fn scenario_given<T: Clone>(positional: &Option<T>, flag: &Option<T>) -> any
 /// `max` bytes; a larger one is an error naming it, its size, the limit and `raise_with`, the
 /// flag that raises it.
 pub fn read_text_within(path: &Path, what: &str, max: u64, raise_with: &str) -> Result<String> {
-    let bytes = match simrob_files::read_bounded(path, max) {
-        Ok(bytes) => bytes,
-        Err(simrob_files::ReadError::TooLarge { len, max }) => anyhow::bail!(
-            "{what} {} is {len} bytes, more than the {max}-byte limit: raise it with \
-             {raise_with}",
-            path.display()
-        ),
-        Err(e) => {
-            return Err(std::io::Error::from(e))
-                .with_context(|| format!("cannot read {what} {}", path.display()))
-        }
-    };
+    let bytes = simrob_files::read_bounded(path, max).map_err(|e| {
+        anyhow::anyhow!(e.message(&format!("{what} {}", path.display()), raise_with))
+    })?;
     String::from_utf8(bytes)
         .map_err(|_| anyhow::anyhow!("cannot read {what} {}: not UTF-8 text", path.display()))
 }

@@ -6,7 +6,9 @@
 //! [`read_bounded`] reads a regular file of at most a given size: a device, a FIFO or a
 //! directory is refused before it is opened (opening a FIFO would wait for a writer), and a
 //! file that grows while it is read stops at the limit. [`regular_file`] is its first look,
-//! for files read otherwise (a recording followed as it grows).
+//! for files read otherwise (a recording followed as it grows). [`ReadError::message`] and
+//! [`over_limit`] are the one wording of a file refused for its size, for every command,
+//! server and the Python package (the file, its size, the limit and how to raise it).
 //!
 //! [`check_plain_name`] and [`resolve_in`] are the one rule for a file named by a client or a
 //! scenario in a directory of the user's (a server's save directory, the MRS map directory, a
@@ -64,6 +66,32 @@ impl std::fmt::Display for ReadError {
             }
             ReadError::Io(e) => e.fmt(f),
         }
+    }
+}
+
+impl ReadError {
+    /// What a user reads when a file they named was not read: `subject` names the file as
+    /// the caller's words do (`scenario big.xml`, `the map m.drawio`) and `raise_with` says
+    /// how to raise the limit (`--max-scenario-bytes BYTES`). Over the limit, the message names
+    /// the file, its size, the limit and `raise_with` ([`over_limit`]); otherwise it is
+    /// `cannot read SUBJECT: ` and the reason.
+    pub fn message(&self, subject: &str, raise_with: &str) -> String {
+        match self {
+            ReadError::TooLarge { len, max } => over_limit(subject, Some(*len), *max, raise_with),
+            e => format!("cannot read {subject}: {e}"),
+        }
+    }
+}
+
+/// The one wording of a file or stream refused for its size: `SUBJECT is LEN bytes, more
+/// than the MAX-byte limit: raise it with RAISE_WITH` (without `is LEN bytes,` when the size
+/// is not known, as for standard input read up to the limit).
+pub fn over_limit(subject: &str, len: Option<u64>, max: u64, raise_with: &str) -> String {
+    match len {
+        Some(len) => format!(
+            "{subject} is {len} bytes, more than the {max}-byte limit: raise it with {raise_with}"
+        ),
+        None => format!("{subject} is more than the {max}-byte limit: raise it with {raise_with}"),
     }
 }
 
@@ -536,7 +564,19 @@ mod tests {
             "{e:?}"
         );
         assert_eq!(e.to_string(), "10 bytes is more than the 9-byte limit");
+        assert_eq!(
+            e.message("scenario small.txt", "--max-x BYTES"),
+            "scenario small.txt is 10 bytes, more than the 9-byte limit: raise it with --max-x BYTES"
+        );
+        assert_eq!(
+            over_limit("standard input", None, 9, "--max-x BYTES"),
+            "standard input is more than the 9-byte limit: raise it with --max-x BYTES"
+        );
         assert!(matches!(read_bounded(&d, 100), Err(ReadError::NotAFile)));
+        assert_eq!(
+            ReadError::NotAFile.message("the map d", "-"),
+            "cannot read the map d: not a regular file (a device, a FIFO or a directory)"
+        );
         let missing = read_bounded(&d.join("none"), 100).unwrap_err();
         assert!(
             matches!(&missing, ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound),

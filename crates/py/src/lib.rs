@@ -397,11 +397,7 @@ fn read_bounded(path: &Path, max: MaxFileBytes) -> PyResult<Vec<u8>> {
         simrob_files::ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => {
             PyFileNotFoundError::new_err(format!("no file {}", path.display()))
         }
-        simrob_files::ReadError::TooLarge { len, max } => PyValueError::new_err(format!(
-            "{} is {len} bytes, more than the {max}-byte limit: raise it with {RAISE_MAX_FILE}",
-            path.display()
-        )),
-        e => PyValueError::new_err(format!("cannot read {}: {e}", path.display())),
+        e => PyValueError::new_err(e.message(&path.display().to_string(), RAISE_MAX_FILE)),
     })
 }
 

@@ -77,7 +77,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
-use simrob_files::{read_bounded, ReadError};
+use simrob_files::read_bounded;
 use simrob_math::Shown;
 
 use crate::drawio::{self, DrawioMap, MapShape};
@@ -323,15 +323,8 @@ impl FileLimit {
     /// The bytes of the file at `path`, `what` (`scenario`, `the map`) naming it in the
     /// message of a file over the limit: its path, its size, the limit and how to raise it.
     fn read(&self, path: &Path, what: &str) -> Result<Vec<u8>, String> {
-        read_bounded(path, self.max_bytes).map_err(|e| match e {
-            ReadError::TooLarge { len, max } => format!(
-                "{what} {} is {len} bytes, more than the {max}-byte limit on scenario files \
-                 and the maps they name: raise it with {}",
-                path.display(),
-                self.raise_with
-            ),
-            e => format!("cannot read {what} {}: {e}", path.display()),
-        })
+        read_bounded(path, self.max_bytes)
+            .map_err(|e| e.message(&format!("{what} {}", path.display()), self.raise_with))
     }
 
     /// [`FileLimit::read`] as UTF-8 text.

@@ -410,10 +410,12 @@ pub fn read_input(path: &Path, max: u64) -> Result<Vec<u8>> {
             .read_to_end(&mut bytes)
             .context("cannot read standard input")?;
         if bytes.len() as u64 > max {
-            bail!(
-                "standard input is more than the {max}-byte limit: raise it with \
-                 --max-scenario-bytes BYTES or the configuration key `maxscenariobytes`"
-            );
+            bail!(simrob_files::over_limit(
+                "standard input",
+                None,
+                max,
+                crate::flags::RAISE_SCENARIO_BYTES_OR_KEY
+            ));
         }
         Ok(bytes)
     } else {
