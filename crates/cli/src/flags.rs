@@ -142,6 +142,15 @@ pub struct ViewerLimits {
     /// `--viewer-max-view-cells` (`viewermaxviewcells`).
     #[arg(long, value_name = "N", help = viewer_help("viewermaxviewcells"))]
     pub viewer_max_view_cells: Option<usize>,
+    /// `--viewer-max-view-routes` (`viewermaxviewroutes`).
+    #[arg(long, value_name = "N", help = viewer_help("viewermaxviewroutes"))]
+    pub viewer_max_view_routes: Option<usize>,
+    /// `--viewer-max-view-names` (`viewermaxviewnames`).
+    #[arg(long, value_name = "N", help = viewer_help("viewermaxviewnames"))]
+    pub viewer_max_view_names: Option<usize>,
+    /// `--viewer-max-step-frames` (`viewermaxstepframes`).
+    #[arg(long, value_name = "FRAMES", help = viewer_help("viewermaxstepframes"))]
+    pub viewer_max_step_frames: Option<u64>,
 }
 
 /// A `--viewer-…` flag's help, from its row of [`simrob_session::VIEWER_KEYS`]: what it
@@ -194,6 +203,12 @@ impl ViewerLimits {
             ("vieweridletimeout", self.viewer_idle_timeout),
             ("viewermaxviewbodies", whole(self.viewer_max_view_bodies)),
             ("viewermaxviewcells", whole(self.viewer_max_view_cells)),
+            ("viewermaxviewroutes", whole(self.viewer_max_view_routes)),
+            ("viewermaxviewnames", whole(self.viewer_max_view_names)),
+            (
+                "viewermaxstepframes",
+                self.viewer_max_step_frames.map(|n| n as f64),
+            ),
         ] {
             let Some(v) = value else { continue };
             let Some(k) = simrob_session::viewer::viewer_key(key) else {

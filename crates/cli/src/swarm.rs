@@ -492,7 +492,7 @@ fn drive_live(
     if !(speed.is_finite() && speed >= 0.0) {
         bail!("--speed {speed}: a factor ≥ 0 (0 = as fast as possible)");
     }
-    let control = live::SwarmControl::new(true, speed);
+    let control = live::SwarmControl::within(true, speed, &guard);
     let view = View2d::start(
         addr,
         control.clone(),

@@ -37,6 +37,13 @@ pub struct ViewerGuard {
     /// Pages (WebSocket connections) open at once; one more is refused (HTTP 503) until one
     /// closes. Each open page holds its own buffers and is sent every frame.
     pub max_pages: usize,
+    /// The 2D view of a swarm run: most planned routes a frame carries (robots first, in
+    /// entity order, then flying drones).
+    pub max_view_routes: usize,
+    /// The 2D view of a swarm run: most entity names a frame carries (for labels).
+    pub max_view_names: usize,
+    /// The 2D view of a swarm run: most frames one `step` command of a page runs.
+    pub max_step_frames: u64,
 }
 
 impl Default for ViewerGuard {
@@ -50,6 +57,9 @@ impl Default for ViewerGuard {
             max_view_bodies: 20_000,
             max_view_cells: 65_536,
             max_pages: 64,
+            max_view_routes: 2000,
+            max_view_names: 5000,
+            max_step_frames: 100_000,
         }
     }
 }
@@ -254,6 +264,39 @@ pub const VIEWER_KEYS: &[ViewerKey] = &[
         meaning: "most cells of a density picture",
         get: |g| g.max_view_cells as f64,
         put: |g, v| g.max_view_cells = v as usize,
+    },
+    ViewerKey {
+        key: "viewermaxviewroutes",
+        flag: "--viewer-max-view-routes",
+        min: 0.0,
+        max: 1_000_000.0,
+        unit: ViewerUnit::Whole,
+        view: "2D view",
+        meaning: "most planned routes a frame of a swarm run carries (robots first, then flying drones)",
+        get: |g| g.max_view_routes as f64,
+        put: |g, v| g.max_view_routes = v as usize,
+    },
+    ViewerKey {
+        key: "viewermaxviewnames",
+        flag: "--viewer-max-view-names",
+        min: 0.0,
+        max: 1_000_000.0,
+        unit: ViewerUnit::Whole,
+        view: "2D view",
+        meaning: "most entity names a frame of a swarm run carries, for labels",
+        get: |g| g.max_view_names as f64,
+        put: |g, v| g.max_view_names = v as usize,
+    },
+    ViewerKey {
+        key: "viewermaxstepframes",
+        flag: "--viewer-max-step-frames",
+        min: 1.0,
+        max: 1_000_000_000.0,
+        unit: ViewerUnit::Whole,
+        view: "2D view",
+        meaning: "most frames of a swarm run one step command of a page runs; a larger step is refused and the page told",
+        get: |g| g.max_step_frames as f64,
+        put: |g, v| g.max_step_frames = v as u64,
     },
 ];
 

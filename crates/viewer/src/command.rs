@@ -125,7 +125,7 @@ mod tests {
     /// What the page shows for a refused command, whole, from each view that takes commands.
     #[test]
     fn every_view_refuses_with_the_text_the_page_shows() {
-        use crate::view2d::swarm::{SwarmControl, MAX_STEP};
+        use crate::view2d::swarm::SwarmControl;
         use crate::{Backend, SessionBridge};
 
         let (tx, rx) = std::sync::mpsc::channel();
@@ -164,7 +164,10 @@ mod tests {
         for (cmd, want) in [
             (
                 json!({"cmd": "step", "value": 0}),
-                format!("step: 1 to {MAX_STEP} frames"),
+                format!(
+                    "step: 1 to {} frames",
+                    crate::Guard::default().max_step_frames
+                ),
             ),
             (
                 json!({"cmd": "speed", "value": -1}),

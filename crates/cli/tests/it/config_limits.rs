@@ -146,6 +146,9 @@ fn the_viewers_keys_are_listed_and_a_bad_value_is_refused_naming_the_key_and_its
         "vieweridletimeout 60\n",
         "viewermaxviewbodies 20000\n",
         "viewermaxviewcells 65536\n",
+        "viewermaxviewroutes 2000\n",
+        "viewermaxviewnames 5000\n",
+        "viewermaxstepframes 100000\n",
         "maxscenariobytes 67108864\n",
     ] {
         assert!(keys.contains(key), "{key:?} missing from --list-config");

@@ -285,6 +285,53 @@ fn the_live_view_draws_the_hospitals_walls() {
     );
 }
 
+/// `--viewer-max-step-frames` holds a page's `step` command to it, and the page is told the
+/// range.
+#[test]
+fn a_page_step_past_the_flags_frames_is_refused_saying_the_range() {
+    let mut child = simrob()
+        .args(["swarm", "run", "--gui=0", "--speed", "0", "--quiet"])
+        .args(["--viewer-max-step-frames", "5"])
+        .arg(scenario("hospital.toml"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("simrob runs");
+    let err = crate::support::Lines::of(child.stderr.take().expect("stderr"));
+    let mut seen = String::new();
+    let line = err.until("2D view on http://", &mut seen);
+    let addr = line.as_deref().and_then(|l| {
+        l.strip_prefix("2D view on http://")
+            .and_then(|rest| rest.split_whitespace().next().map(str::to_owned))
+    });
+    let Some(addr) = addr else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("no address printed: {seen}");
+    };
+    let (mut ws, _) = tungstenite::connect(format!("ws://{addr}/ws")).expect("connect");
+    ws.send(tungstenite::Message::text(r#"{"cmd":"step","value":6}"#))
+        .expect("send");
+    // The answer comes before the frames that follow the command; a step taken instead
+    // pauses the run, which then sends a frame every 100 ms: 100 messages bound the wait.
+    let mut texts = Vec::new();
+    let mut refused = false;
+    for _ in 0..100 {
+        match ws.read() {
+            Ok(tungstenite::Message::Text(t)) if t.contains("step: 1 to 5 frames") => {
+                refused = true;
+                break;
+            }
+            Ok(tungstenite::Message::Text(t)) => texts.push(t.to_string()),
+            Ok(_) => continue,
+            Err(_) => break,
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(refused, "no refusal among {texts:?}");
+}
+
 #[test]
 fn threads_change_nothing_but_speed() {
     let dir = std::env::temp_dir().join(format!("simrob-swarm-threads-{}", std::process::id()));

@@ -407,6 +407,7 @@ pub struct View2d {
     stop: Arc<AtomicBool>,
     last_publish: Mutex<Option<Instant>>,
     sent: Arc<SentStats>,
+    guard: Guard,
 }
 
 /// What the view has sent its pages: frames and bytes, and the largest frame.
@@ -509,7 +510,13 @@ impl View2d {
             stop,
             last_publish: Mutex::new(None),
             sent,
+            guard,
         })
+    }
+
+    /// The limits the view was started within.
+    pub fn guard(&self) -> &Guard {
+        &self.guard
     }
 
     /// What has been sent to pages so far.

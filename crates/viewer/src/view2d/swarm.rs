@@ -23,13 +23,6 @@ use super::{
 };
 use crate::{Backend, CommandError};
 
-/// Most planned routes a frame carries (the robots first in entity order).
-pub const MAX_ROUTES: usize = 2000;
-/// Most entity names a frame carries (items and named robots, for labels).
-pub const MAX_NAMES: usize = 5000;
-/// Most frames one `step` command runs.
-pub const MAX_STEP: u64 = 100_000;
-
 /// The states a swarm entity is drawn in: the Seer's state names.
 pub fn states() -> Vec<StateStyle> {
     vec![
@@ -102,13 +95,17 @@ pub fn scene(world: &SwarmWorld, map: Option<&DrawioMap>, title: &str) -> Scene2
     }
 }
 
-/// A frame of the world now: every entity with its state, who carries what, routes, names.
+/// A frame of the world now: every entity with its state, who carries what, and at most
+/// `guard`'s [`crate::Guard::max_view_routes`] routes and
+/// [`crate::Guard::max_view_names`] names.
 pub fn frame(
     sim: &Simulation,
     scene: &Scene2d,
     status: Status2d,
     snap: &mut seer::Snapshot,
+    guard: &crate::Guard,
 ) -> Frame2d {
+    let (max_routes, max_names) = (guard.max_view_routes, guard.max_view_names);
     let world = sim.world();
     seer::snapshot(world, sim.frame(), sim.time(), snap);
     let state_index = |name: &str| scene.state(name);
@@ -154,13 +151,13 @@ pub fn frame(
             f.carried.push([e.0, c.0]);
         }
     }
-    for (e, name) in world.name.iter().take(MAX_NAMES) {
+    for (e, name) in world.name.iter().take(max_names) {
         if !world.poi.has(e) {
             f.names.push((e.0, name.clone()));
         }
     }
     for (e, path) in world.path.iter() {
-        if f.routes.len() >= MAX_ROUTES {
+        if f.routes.len() >= max_routes {
             break;
         }
         let Some(p) = world.pose.get(e) else { continue };
@@ -172,7 +169,7 @@ pub fn frame(
     }
     if let Some(drones) = world.custom::<simrob_swarm::drones::Drone>() {
         for (e, d) in drones.iter() {
-            if f.routes.len() >= MAX_ROUTES {
+            if f.routes.len() >= max_routes {
                 break;
             }
             if d.state == simrob_swarm::drones::DroneState::Flying {
@@ -216,12 +213,20 @@ pub struct Control {
 pub struct SwarmControl {
     state: Mutex<Control>,
     changed: Condvar,
+    /// The most frames one `step` command runs ([`crate::Guard::max_step_frames`]).
+    max_step: u64,
 }
 
 impl SwarmControl {
-    /// Controls starting with `playing` at `speed`.
+    /// Controls starting with `playing` at `speed`, within the [`crate::Guard`]'s defaults.
     pub fn new(playing: bool, speed: f64) -> Arc<Self> {
+        Self::within(playing, speed, &crate::Guard::default())
+    }
+
+    /// [`SwarmControl::new`] with `guard`'s [`crate::Guard::max_step_frames`].
+    pub fn within(playing: bool, speed: f64, guard: &crate::Guard) -> Arc<Self> {
         Arc::new(SwarmControl {
+            max_step: guard.max_step_frames,
             state: Mutex::new(Control {
                 playing,
                 speed,
@@ -286,12 +291,13 @@ impl Backend for SwarmControl {
             }),
             "step" => {
                 let n = value.unwrap_or(1.0);
-                if !(n.is_finite() && (1.0..=MAX_STEP as f64).contains(&n)) {
-                    return Err(CommandError::Steps { max: MAX_STEP });
+                let max = self.max_step;
+                if !(n.is_finite() && (1.0..=max as f64).contains(&n)) {
+                    return Err(CommandError::Steps { max });
                 }
                 self.update(|c| {
                     c.playing = false;
-                    c.steps = c.steps.saturating_add(n as u64).min(MAX_STEP);
+                    c.steps = c.steps.saturating_add(n as u64).min(max);
                 });
             }
             "speed" => {
@@ -346,7 +352,13 @@ pub fn run_live(
     let mut snap = seer::Snapshot::default();
     view.set_scene(scene);
     let c = control.get();
-    view.publish_owned(frame(sim, scene, status(&c, "waiting"), &mut snap));
+    view.publish_owned(frame(
+        sim,
+        scene,
+        status(&c, "waiting"),
+        &mut snap,
+        view.guard(),
+    ));
     let mut run = LiveRun {
         stepping_seconds: 0.0,
         interrupted: false,
@@ -373,7 +385,13 @@ pub fn run_live(
                 let ahead = sim.time() - due;
                 if ahead > 0.0 {
                     if view.due() {
-                        view.publish_owned(frame(sim, scene, status(&c, "running"), &mut snap));
+                        view.publish_owned(frame(
+                            sim,
+                            scene,
+                            status(&c, "running"),
+                            &mut snap,
+                            view.guard(),
+                        ));
                     }
                     let wait = Duration::from_secs_f64((ahead / c.speed).min(1.0 / 30.0));
                     control.wait(c, wait);
@@ -385,7 +403,13 @@ pub fn run_live(
             control.take_step()
         };
         if !go {
-            view.publish_owned(frame(sim, scene, status(&c, "paused"), &mut snap));
+            view.publish_owned(frame(
+                sim,
+                scene,
+                status(&c, "paused"),
+                &mut snap,
+                view.guard(),
+            ));
             control.wait(c, Duration::from_millis(100));
             continue;
         }
@@ -397,12 +421,24 @@ pub fn run_live(
         }
         let state = if c.playing { "running" } else { "paused" };
         if view.due() || (!c.playing && control.get().steps == 0) {
-            view.publish_owned(frame(sim, scene, status(&c, state), &mut snap));
+            view.publish_owned(frame(
+                sim,
+                scene,
+                status(&c, state),
+                &mut snap,
+                view.guard(),
+            ));
         }
     }
     let c = control.get();
     let state = if run.interrupted { "stopped" } else { "ended" };
-    view.publish_owned(frame(sim, scene, status(&c, state), &mut snap));
+    view.publish_owned(frame(
+        sim,
+        scene,
+        status(&c, state),
+        &mut snap,
+        view.guard(),
+    ));
     run
 }
 
@@ -455,7 +491,13 @@ pub fn still(
         speed: 0.0,
         controls: false,
     };
-    let f = frame(sim, &scene, status, &mut seer::Snapshot::default());
+    let f = frame(
+        sim,
+        &scene,
+        status,
+        &mut seer::Snapshot::default(),
+        view.guard(),
+    );
     view.publish(&f);
     Ok((view, f))
 }
@@ -522,8 +564,13 @@ impl Watch {
                 speed: 0.0,
                 controls: false,
             };
-            self.view
-                .publish_owned(frame(sim, &self.scene, status, &mut self.snap));
+            self.view.publish_owned(frame(
+                sim,
+                &self.scene,
+                status,
+                &mut self.snap,
+                self.view.guard(),
+            ));
         }
     }
 }
@@ -557,6 +604,45 @@ mod tests {
         )
     }
 
+    /// A frame carries at most the guard's routes and names, and a page's step at most its
+    /// frames; the defaults carry more of this run.
+    #[test]
+    fn a_frame_and_a_step_keep_to_the_guard() {
+        let (scenario, mut sim) = hospital(30.0);
+        sim.start();
+        let scene = scene(sim.world(), scenario.map.as_ref(), "hospital");
+        let mut snap = seer::Snapshot::default();
+        let (mut routes, mut names) = (0, 0);
+        let tight = crate::Guard {
+            max_view_routes: 1,
+            max_view_names: 2,
+            max_step_frames: 5,
+            ..crate::Guard::default()
+        };
+        while sim.step() {
+            let wide = frame(
+                &sim,
+                &scene,
+                Status2d::default(),
+                &mut snap,
+                &crate::Guard::default(),
+            );
+            let narrow = frame(&sim, &scene, Status2d::default(), &mut snap, &tight);
+            assert!(narrow.routes.len() <= 1 && narrow.names.len() <= 2);
+            assert_eq!(narrow.routes.len(), wide.routes.len().min(1));
+            assert_eq!(narrow.bodies, wide.bodies);
+            routes = routes.max(wide.routes.len());
+            names = names.max(wide.names.len());
+        }
+        assert!(routes > 1 && names > 2, "{routes} routes, {names} names");
+        let control = SwarmControl::within(false, 1.0, &tight);
+        let step = |n: u64| control.command(&serde_json::json!({"cmd": "step", "value": n}));
+        assert!(step(5).is_ok());
+        let refused = step(6).map_err(|e| e.to_string());
+        assert_eq!(refused, Err("step: 1 to 5 frames".to_string()));
+        assert_eq!(control.get().steps, 5, "a refused step changes nothing");
+    }
+
     #[test]
     fn observing_a_run_never_changes_it() {
         let (_, mut alone) = hospital(120.0);
@@ -566,7 +652,13 @@ mod tests {
         let mut snap = seer::Snapshot::default();
         let mut carried = 0;
         while watched.step() {
-            let f = frame(&watched, &scene, Status2d::default(), &mut snap);
+            let f = frame(
+                &watched,
+                &scene,
+                Status2d::default(),
+                &mut snap,
+                &crate::Guard::default(),
+            );
             carried += f.carried.len();
         }
         assert!(
