@@ -240,12 +240,12 @@ fn viewer_format_recordings_replay_in_the_viewer() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The live 2D view of the hospital draws its 16 walls, as the replay of the same run does
-/// (it once drew none: the scene was read before the run had indexed its walls).
-#[test]
-fn the_live_view_draws_the_hospitals_walls() {
+/// `simrob swarm run --gui=0 --speed 0` of the hospital with `flags`, and the 2D view's
+/// address it printed.
+fn hospital_live(flags: &[&str]) -> (std::process::Child, String) {
     let mut child = simrob()
         .args(["swarm", "run", "--gui=0", "--speed", "0", "--quiet"])
+        .args(flags)
         .arg(scenario("hospital.toml"))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -263,6 +263,14 @@ fn the_live_view_draws_the_hospitals_walls() {
         let _ = child.wait();
         panic!("no address printed: {seen}");
     };
+    (child, addr)
+}
+
+/// The live 2D view of the hospital draws its 16 walls, as the replay of the same run does
+/// (it once drew none: the scene was read before the run had indexed its walls).
+#[test]
+fn the_live_view_draws_the_hospitals_walls() {
+    let (mut child, addr) = hospital_live(&[]);
     let (mut ws, _) = tungstenite::connect(format!("ws://{addr}/ws")).expect("connect");
     let scene = loop {
         match ws.read().expect("a message") {
@@ -289,26 +297,7 @@ fn the_live_view_draws_the_hospitals_walls() {
 /// range.
 #[test]
 fn a_page_step_past_the_flags_frames_is_refused_saying_the_range() {
-    let mut child = simrob()
-        .args(["swarm", "run", "--gui=0", "--speed", "0", "--quiet"])
-        .args(["--viewer-max-step-frames", "5"])
-        .arg(scenario("hospital.toml"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("simrob runs");
-    let err = crate::support::Lines::of(child.stderr.take().expect("stderr"));
-    let mut seen = String::new();
-    let line = err.until("2D view on http://", &mut seen);
-    let addr = line.as_deref().and_then(|l| {
-        l.strip_prefix("2D view on http://")
-            .and_then(|rest| rest.split_whitespace().next().map(str::to_owned))
-    });
-    let Some(addr) = addr else {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("no address printed: {seen}");
-    };
+    let (mut child, addr) = hospital_live(&["--viewer-max-step-frames", "5"]);
     let (mut ws, _) = tungstenite::connect(format!("ws://{addr}/ws")).expect("connect");
     ws.send(tungstenite::Message::text(r#"{"cmd":"step","value":6}"#))
         .expect("send");

@@ -352,13 +352,7 @@ pub fn run_live(
     let mut snap = seer::Snapshot::default();
     view.set_scene(scene);
     let c = control.get();
-    view.publish_owned(frame(
-        sim,
-        scene,
-        status(&c, "waiting"),
-        &mut snap,
-        view.guard(),
-    ));
+    publish(view, sim, scene, &c, "waiting", &mut snap);
     let mut run = LiveRun {
         stepping_seconds: 0.0,
         interrupted: false,
@@ -385,13 +379,7 @@ pub fn run_live(
                 let ahead = sim.time() - due;
                 if ahead > 0.0 {
                     if view.due() {
-                        view.publish_owned(frame(
-                            sim,
-                            scene,
-                            status(&c, "running"),
-                            &mut snap,
-                            view.guard(),
-                        ));
+                        publish(view, sim, scene, &c, "running", &mut snap);
                     }
                     let wait = Duration::from_secs_f64((ahead / c.speed).min(1.0 / 30.0));
                     control.wait(c, wait);
@@ -403,13 +391,7 @@ pub fn run_live(
             control.take_step()
         };
         if !go {
-            view.publish_owned(frame(
-                sim,
-                scene,
-                status(&c, "paused"),
-                &mut snap,
-                view.guard(),
-            ));
+            publish(view, sim, scene, &c, "paused", &mut snap);
             control.wait(c, Duration::from_millis(100));
             continue;
         }
@@ -421,25 +403,25 @@ pub fn run_live(
         }
         let state = if c.playing { "running" } else { "paused" };
         if view.due() || (!c.playing && control.get().steps == 0) {
-            view.publish_owned(frame(
-                sim,
-                scene,
-                status(&c, state),
-                &mut snap,
-                view.guard(),
-            ));
+            publish(view, sim, scene, &c, state, &mut snap);
         }
     }
     let c = control.get();
     let state = if run.interrupted { "stopped" } else { "ended" };
-    view.publish_owned(frame(
-        sim,
-        scene,
-        status(&c, state),
-        &mut snap,
-        view.guard(),
-    ));
+    publish(view, sim, scene, &c, state, &mut snap);
     run
+}
+
+/// Shows `sim` in `view` now, its state `state` under the controls `c`.
+fn publish(
+    view: &View2d,
+    sim: &Simulation,
+    scene: &Scene2d,
+    c: &Control,
+    state: &str,
+    snap: &mut seer::Snapshot,
+) {
+    view.publish_owned(frame(sim, scene, status(c, state), snap, view.guard()));
 }
 
 /// The page of a still frame: nothing to play.
@@ -604,6 +586,15 @@ mod tests {
         )
     }
 
+    fn frame_within(
+        sim: &Simulation,
+        scene: &Scene2d,
+        snap: &mut seer::Snapshot,
+        guard: &crate::Guard,
+    ) -> Frame2d {
+        frame(sim, scene, Status2d::default(), snap, guard)
+    }
+
     /// A frame carries at most the guard's routes and names, and a page's step at most its
     /// frames; the defaults carry more of this run.
     #[test]
@@ -620,14 +611,8 @@ mod tests {
             ..crate::Guard::default()
         };
         while sim.step() {
-            let wide = frame(
-                &sim,
-                &scene,
-                Status2d::default(),
-                &mut snap,
-                &crate::Guard::default(),
-            );
-            let narrow = frame(&sim, &scene, Status2d::default(), &mut snap, &tight);
+            let wide = frame_within(&sim, &scene, &mut snap, &crate::Guard::default());
+            let narrow = frame_within(&sim, &scene, &mut snap, &tight);
             assert!(narrow.routes.len() <= 1 && narrow.names.len() <= 2);
             assert_eq!(narrow.routes.len(), wide.routes.len().min(1));
             assert_eq!(narrow.bodies, wide.bodies);
@@ -652,13 +637,7 @@ mod tests {
         let mut snap = seer::Snapshot::default();
         let mut carried = 0;
         while watched.step() {
-            let f = frame(
-                &watched,
-                &scene,
-                Status2d::default(),
-                &mut snap,
-                &crate::Guard::default(),
-            );
+            let f = frame_within(&watched, &scene, &mut snap, &crate::Guard::default());
             carried += f.carried.len();
         }
         assert!(
