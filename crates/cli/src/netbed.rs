@@ -109,10 +109,19 @@ pub struct UdpArgs {
     #[arg(long, value_name = "WAY", value_parser = ["up", "down"])]
     only: Option<String>,
     /// Forget an agent (close its socket towards the server) after this long without a
-    /// datagram either way, in seconds (or 50ms, 2s, 1min), more than 0, at most 3600. The relay keeps at most
-    /// 1024 agents at once; a new one past that is not relayed until one is forgotten.
+    /// datagram either way, in seconds (or 50ms, 2s, 1min), more than 0, at most 3600.
     #[arg(long, default_value = "60s", value_parser = parse_flow_idle, value_name = "S")]
     flow_idle: Duration,
+    /// Agents relayed at once (a socket towards the server each), at least 1: a new agent
+    /// past them is not relayed until one is forgotten (--flow-idle).
+    #[arg(long, value_name = "N", default_value_t = simrob_netbed::MAX_FLOWS,
+          value_parser = crate::flags::count(1usize, usize::MAX))]
+    max_flows: usize,
+    /// Bytes of datagrams on their way at once (delayed, or held back for reordering), at
+    /// least 1: a copy past them is dropped and counted as overflowed.
+    #[arg(long, value_name = "BYTES", default_value_t = simrob_netbed::MAX_QUEUED_BYTES,
+          value_parser = crate::flags::count(1usize, usize::MAX))]
+    max_queued_bytes: usize,
 }
 
 /// Arguments of `simrob netbed tcp`.
@@ -181,7 +190,7 @@ pub fn run(cmd: NetbedCommand) -> Result<()> {
 /// Raises the open-files limit for `count` of `what`, each holding `each` sockets; says so on
 /// standard error when the hard limit keeps it lower (fewer of them can be relayed at once).
 fn enough_open_files(count: usize, each: u64, what: &str) {
-    let needed = count as u64 * each + simrob_netbed::OTHER_OPEN_FILES;
+    let needed = simrob_netbed::open_files_needed(count, each);
     if let Some(limit) = simrob_netbed::raise_open_files(needed) {
         if limit < needed {
             eprintln!(
@@ -221,11 +230,15 @@ fn udp(args: UdpArgs) -> Result<()> {
         Some("down") => (Impairment::clean(), down),
         _ => (imp, down),
     };
-    enough_open_files(simrob_netbed::MAX_FLOWS, 1, "agents with a flow");
+    enough_open_files(args.max_flows, 1, "agents with a flow");
+    let limits = simrob_netbed::UdpLimits {
+        max_flows: args.max_flows,
+        max_queued_bytes: args.max_queued_bytes,
+    };
     let relay = if args.ends.allow_non_loopback {
-        UdpRelay::start_any(listen, to, up, down)
+        UdpRelay::start_any(listen, to, up, down, limits)
     } else {
-        UdpRelay::start_on(listen, to, up, down)
+        UdpRelay::start_on_within(listen, to, up, down, limits)
     }
     .with_context(|| format!("cannot start the relay on {listen}"))?;
     relay.set_flow_idle(args.flow_idle);

@@ -35,7 +35,7 @@ mod udp;
 pub use fate::{Impairment, LinkStats, MAX_HELD, MAX_QUEUED_BYTES, REORDER_HOLD};
 pub use flows::DEFAULT_FLOW_IDLE;
 pub use tcp::{TcpRelay, TcpStats, CHUNK, DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS};
-pub use udp::{rewrite_port, RelayStats, UdpRelay, MAX_DATAGRAM, MAX_FLOWS};
+pub use udp::{rewrite_port, RelayStats, UdpLimits, UdpRelay, MAX_DATAGRAM, MAX_FLOWS};
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -66,20 +66,27 @@ pub fn raise_open_files(needed: u64) -> Option<u64> {
     }
 }
 
+/// The open files `count` relayed agents or connections need, `each` sockets apiece, with
+/// [`OTHER_OPEN_FILES`] on top (what [`raise_open_files`] is asked for).
+pub fn open_files_needed(count: usize, each: u64) -> u64 {
+    (count as u64)
+        .saturating_mul(each)
+        .saturating_add(OTHER_OPEN_FILES)
+}
+
 /// Why sockets may run out, for a message: the process's open-files limits and what to do
 /// when `agents` agents at once are wanted.
 pub(crate) fn open_files_hint(agents: usize) -> String {
     use rustix::process::{getrlimit, Resource};
     let now = getrlimit(Resource::Nofile);
     let shown = |l: Option<u64>| l.map_or_else(|| "unlimited".to_string(), |n| n.to_string());
+    let needed = open_files_needed(agents, 1);
     format!(
         "this process may open {} files (`ulimit -n`; hard limit {}), and {agents} agents \
-         need some {}; raise the limit (`ulimit -n {}`, within the hard limit or as root) \
-         before starting the relay",
+         need some {needed}; raise the limit (`ulimit -n {needed}`, within the hard limit or \
+         as root) before starting the relay, or relay fewer agents at once (--max-flows)",
         shown(now.current),
         shown(now.maximum),
-        agents + 32,
-        agents + 64
     )
 }
 
@@ -111,6 +118,9 @@ pub enum NetbedError {
     /// The server's address is the relay's own: it would relay to itself without end.
     #[error("the server's address {0} is the relay's own: it would relay to itself")]
     Loop(SocketAddr),
+    /// A relay's limit of 0: it could relay nothing.
+    #[error("limits {0:?}: each must be at least 1")]
+    Limit(crate::udp::UdpLimits),
     /// A socket or thread could not be had.
     #[error("network: {0}")]
     Io(#[from] std::io::Error),

@@ -20,7 +20,6 @@ use mio::{Events, Interest, Poll, Token};
 
 use crate::fate::{stream_id, Impairment, LinkStats, Schedule, Stream};
 use crate::flows::{Flows, DEFAULT_FLOW_IDLE};
-#[cfg(doc)]
 use crate::MAX_QUEUED_BYTES;
 use crate::{check_ends, NetbedError};
 
@@ -33,6 +32,27 @@ pub const MAX_DATAGRAM: usize = 65536;
 /// many are open and none idle is not relayed, and its datagrams are counted in
 /// [`RelayStats::no_flow`].
 pub const MAX_FLOWS: usize = 1024;
+
+/// How much one UDP relay keeps at once: agents with a flow, and bytes of datagrams on their
+/// way. The defaults are [`MAX_FLOWS`] and [`MAX_QUEUED_BYTES`] (`simrob netbed udp
+/// --max-flows`, `--max-queued-bytes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UdpLimits {
+    /// Most agents with a flow (a socket towards the server each) at once, at least 1.
+    pub max_flows: usize,
+    /// Most bytes of datagrams on their way (delayed or held back for reordering), at
+    /// least 1; a copy past it is dropped and counted as overflowed.
+    pub max_queued_bytes: usize,
+}
+
+impl Default for UdpLimits {
+    fn default() -> Self {
+        UdpLimits {
+            max_flows: MAX_FLOWS,
+            max_queued_bytes: MAX_QUEUED_BYTES,
+        }
+    }
+}
 
 const FRONT: Token = Token(usize::MAX);
 
@@ -47,14 +67,14 @@ pub struct RelayStats {
     pub flows: usize,
     /// Flows forgotten after their idle time.
     pub expired: u64,
-    /// Datagrams from agents that got no flow ([`MAX_FLOWS`] open and none idle), not
+    /// Datagrams from agents that got no flow ([`UdpLimits::max_flows`] open and none idle), not
     /// relayed.
     pub no_flow: u64,
     /// Datagrams from agents whose flow could not get a socket towards the server (the
     /// process's open-files limit reached, say), not relayed.
     pub no_socket: u64,
     /// Bytes of the copies on their way now (`waiting`: for their delay, or held back for
-    /// reordering), at most [`MAX_QUEUED_BYTES`].
+    /// reordering), at most [`UdpLimits::max_queued_bytes`].
     pub queued_bytes: usize,
 }
 
@@ -85,23 +105,39 @@ impl UdpRelay {
         up: Impairment,
         down: Impairment,
     ) -> Result<UdpRelay, NetbedError> {
+        Self::start_on_within(front, server, up, down, UdpLimits::default())
+    }
+
+    /// [`UdpRelay::start_on`] within `limits` instead of the defaults.
+    pub fn start_on_within(
+        front: SocketAddr,
+        server: SocketAddr,
+        up: Impairment,
+        down: Impairment,
+        limits: UdpLimits,
+    ) -> Result<UdpRelay, NetbedError> {
         for a in [front, server] {
             if !a.ip().is_loopback() {
                 return Err(NetbedError::NotLoopback(a));
             }
         }
-        Self::start_any(front, server, up, down)
+        Self::start_any(front, server, up, down, limits)
     }
 
-    /// [`UdpRelay::start_on`] without the loopback check: `front` and `server` may be any
-    /// addresses, so the impaired datagrams cross a real network. For a user who asked for
+    /// [`UdpRelay::start_on_within`] without the loopback check: `front` and `server` may be
+    /// any addresses, so the impaired datagrams cross a real network. For a user who asked for
     /// it explicitly (`simrob netbed udp --allow-non-loopback`); tests stay on loopback.
+    /// Each of `limits` must be at least 1.
     pub fn start_any(
         front: SocketAddr,
         server: SocketAddr,
         up: Impairment,
         down: Impairment,
+        limits: UdpLimits,
     ) -> Result<UdpRelay, NetbedError> {
+        if limits.max_flows == 0 || limits.max_queued_bytes == 0 {
+            return Err(NetbedError::Limit(limits));
+        }
         up.validate()?;
         down.validate()?;
         check_ends(front, server)?;
@@ -118,13 +154,14 @@ impl UdpRelay {
             server,
             up,
             down,
-            flows: Flows::new(MAX_FLOWS, DEFAULT_FLOW_IDLE),
+            flows: Flows::new(limits.max_flows, DEFAULT_FLOW_IDLE),
+            max_flows: limits.max_flows,
             flow_idle_us: flow_idle_us.clone(),
             gone: (LinkStats::default(), LinkStats::default()),
             warned: false,
             warned_socket: false,
             to_say: Vec::new(),
-            schedule: Schedule::default(),
+            schedule: Schedule::with_limit(limits.max_queued_bytes),
             stats: stats.clone(),
         };
         let flag = stop.clone();
@@ -195,6 +232,8 @@ struct Relay {
     up: Impairment,
     down: Impairment,
     flows: Flows<Flow>,
+    /// The most agents with a flow ([`UdpLimits::max_flows`]).
+    max_flows: usize,
     flow_idle_us: Arc<AtomicU64>,
     /// What the forgotten flows did (up, down).
     gone: (LinkStats, LinkStats),
@@ -262,11 +301,12 @@ impl Relay {
                     if !self.warned {
                         self.warned = true;
                         self.to_say.push(format!(
-                            "netbed: {MAX_FLOWS} agents have a flow and none has been idle \
+                            "netbed: {} agents have a flow and none has been idle \
                              long enough to be forgotten: datagrams from new agents ({from}) \
                              are not relayed (counted in stats as datagrams from agents with \
                              no room; a shorter flow idle time, --flow-idle, forgets agents \
-                             sooner)"
+                             sooner, and --max-flows keeps more)",
+                            self.max_flows
                         ));
                     }
                     continue;
@@ -280,7 +320,7 @@ impl Relay {
                              (counted in stats as datagrams from agents with no socket). Each \
                              agent's flow holds a socket: {}",
                             self.flows.len(),
-                            crate::open_files_hint(MAX_FLOWS)
+                            crate::open_files_hint(self.max_flows)
                         ));
                     }
                     continue;
@@ -325,7 +365,7 @@ impl Relay {
     }
 
     /// The flow of agent `from`, opened (with its socket towards the server) on its first
-    /// datagram; `Err(None)` past [`MAX_FLOWS`], `Err(Some(why))` when no socket can be had.
+    /// datagram; `Err(None)` past [`UdpLimits::max_flows`], `Err(Some(why))` when no socket can be had.
     fn flow(
         &mut self,
         from: SocketAddr,

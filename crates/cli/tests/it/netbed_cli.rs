@@ -212,6 +212,16 @@ fn the_relay_commands_refuse_other_machines_and_bad_numbers() {
         assert_eq!(code, Some(2), "{err}");
         assert!(err.contains("a whole number from 1 to 1024"), "{n}: {err}");
     }
+    for flag in ["--max-flows", "--max-queued-bytes"] {
+        for n in ["0", "lots"] {
+            let (code, err) = run(&["netbed", "udp", "--to", "127.0.0.1:5005", flag, n]);
+            assert_eq!(code, Some(2), "{err}");
+            assert!(
+                err.contains(flag) && err.contains("1 or more"),
+                "{n}: {err}"
+            );
+        }
+    }
 }
 
 /// Kills a child process when dropped, whatever happened.

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, UdpSocket};
 use std::time::{Duration, Instant};
 
-use simrob_netbed::{Impairment, TcpRelay, UdpRelay, MAX_QUEUED_BYTES};
+use simrob_netbed::{Impairment, NetbedError, TcpRelay, UdpLimits, UdpRelay, MAX_QUEUED_BYTES};
 
 const GUARD: Duration = Duration::from_secs(60);
 
@@ -145,4 +145,69 @@ fn a_datagram_received_is_counted_sent_and_no_longer_on_its_way() {
             "{s:?}"
         );
     }
+}
+
+#[test]
+fn a_udp_relay_keeps_to_the_flows_and_bytes_it_is_given() {
+    let server = UdpSocket::bind("127.0.0.1:0").expect("server socket");
+    server.set_read_timeout(Some(GUARD)).expect("guard");
+    let to = server.local_addr().expect("addr");
+    let front = std::net::SocketAddr::new(to.ip(), 0);
+    let clean = Impairment::clean();
+    for bad in [
+        UdpLimits {
+            max_flows: 0,
+            ..UdpLimits::default()
+        },
+        UdpLimits {
+            max_queued_bytes: 0,
+            ..UdpLimits::default()
+        },
+    ] {
+        let refused = UdpRelay::start_on_within(front, to, clean, clean, bad);
+        assert!(matches!(refused, Err(NetbedError::Limit(l)) if l == bad));
+    }
+    // Two agents at once: a third is not relayed (counted), the two are.
+    let two = UdpLimits {
+        max_flows: 2,
+        ..UdpLimits::default()
+    };
+    let relay = UdpRelay::start_on_within(front, to, clean, clean, two).expect("relay");
+    let agents: Vec<UdpSocket> = (0..3)
+        .map(|_| UdpSocket::bind("127.0.0.1:0").expect("agent socket"))
+        .collect();
+    let mut buf = [0u8; 16];
+    for (k, agent) in agents.iter().enumerate() {
+        agent.send_to(&[k as u8], relay.addr()).expect("send");
+        wait_until("the datagram received", || {
+            relay.stats().up.received + relay.stats().no_flow == k as u64 + 1
+        });
+    }
+    for k in 0..2u8 {
+        let (n, _) = server.recv_from(&mut buf).expect("relayed (guard)");
+        assert_eq!(&buf[..n], &[k]);
+    }
+    let s = relay.stats();
+    assert_eq!((s.flows, s.no_flow, s.up.sent), (2, 1, 2), "{s:?}");
+    drop(relay);
+    // A queue of 1,000 bytes holds one 600-byte datagram held by a long delay, not two.
+    let slow = Impairment {
+        delay: Duration::from_secs(3600),
+        ..Impairment::clean()
+    };
+    let small = UdpLimits {
+        max_queued_bytes: 1000,
+        ..UdpLimits::default()
+    };
+    let relay = UdpRelay::start_on_within(front, to, slow, slow, small).expect("relay");
+    for k in 1..=2u64 {
+        agents[0].send_to(&[b'q'; 600], relay.addr()).expect("send");
+        wait_until("the datagram received", || relay.stats().up.received == k);
+    }
+    let s = relay.stats();
+    assert_eq!(
+        (s.up.waiting, s.up.overflowed, s.queued_bytes),
+        (1, 1, 600),
+        "{s:?}"
+    );
 }
