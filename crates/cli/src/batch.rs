@@ -18,20 +18,91 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-/// The most runs a sweep makes (scenarios × parameter combinations × seeds).
-const MAX_RUNS: usize = 1_000_000;
+/// The most runs a sweep makes (scenarios × parameter combinations × seeds) unless
+/// `--max-runs` says otherwise.
+const DEFAULT_MAX_RUNS: usize = 1_000_000;
 
-/// The largest sweep file read (bytes, 1 MiB); a path naming anything but a regular file is
-/// refused.
-const MAX_SWEEP_FILE: u64 = 1 << 20;
+/// The largest sweep file read (bytes, 1 MiB) unless `--max-sweep-file-bytes` says
+/// otherwise; a path naming anything but a regular file is refused.
+const DEFAULT_MAX_SWEEP_FILE: u64 = 1 << 20;
 
-/// The most bytes a sweep's runs hold together (256 MiB): their command lines, parameter
-/// values and scenarios. A long argument or value times many runs is refused before it takes
-/// the memory.
-const MAX_SWEEP_BYTES: usize = 256 << 20;
+/// The most bytes a sweep's runs hold together (256 MiB) unless `--max-sweep-bytes` says
+/// otherwise: their command lines, parameter values and scenarios. A long argument or value
+/// times many runs is refused before it takes the memory.
+const DEFAULT_MAX_SWEEP_BYTES: usize = 256 << 20;
 
-/// The largest result file `collect` reads (bytes, 1 GiB).
-const MAX_RESULT_FILE: u64 = 1 << 30;
+/// The largest result file `collect` (and `simrob plot batch`) reads (bytes, 1 GiB: a
+/// sweep's 1,000,000 rows) unless `--max-results-bytes` says otherwise.
+pub(crate) const DEFAULT_MAX_RESULTS_FILE: u64 = 1 << 30;
+
+/// How a refusal says to raise each limit.
+const RAISE_RUNS: &str = "--max-runs N";
+const RAISE_SWEEP_FILE: &str = "--max-sweep-file-bytes BYTES";
+const RAISE_SWEEP_BYTES: &str = "--max-sweep-bytes BYTES";
+pub(crate) const RAISE_RESULTS: &str = "--max-results-bytes BYTES";
+
+/// What a sweep may be: its file's size, its runs and what they hold together. A flag not
+/// given is today's limit; `batch --slurm` passes the given ones on to its array tasks.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct SweepLimits {
+    /// Largest sweep file read, bytes, at least 1 (default 1048576); a larger one is refused.
+    #[arg(long, value_name = "BYTES", value_parser = crate::flags::count(1u64, u64::MAX))]
+    max_sweep_file_bytes: Option<u64>,
+    /// Most runs a sweep makes (scenarios × parameter combinations × seeds; `seeds.count`
+    /// alone too), at least 1 (default 1000000); a sweep of more is refused before its runs
+    /// are made.
+    #[arg(long, value_name = "N", value_parser = crate::flags::count(1u64, u64::MAX))]
+    max_runs: Option<u64>,
+    /// Most bytes a sweep's runs hold together (their command lines, parameter values and
+    /// scenarios), at least 1 (default 268435456); a sweep of more is refused before its
+    /// runs are made.
+    #[arg(long, value_name = "BYTES", value_parser = crate::flags::count(1u64, u64::MAX))]
+    max_sweep_bytes: Option<u64>,
+}
+
+impl SweepLimits {
+    /// The largest sweep file read, bytes.
+    fn file(&self) -> u64 {
+        self.max_sweep_file_bytes.unwrap_or(DEFAULT_MAX_SWEEP_FILE)
+    }
+
+    /// The most runs of a sweep.
+    fn runs(&self) -> usize {
+        self.max_runs.map_or(DEFAULT_MAX_RUNS, |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        })
+    }
+
+    /// The most bytes a sweep's runs hold together.
+    fn bytes(&self) -> usize {
+        self.max_sweep_bytes.map_or(DEFAULT_MAX_SWEEP_BYTES, |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        })
+    }
+
+    /// The largest DIR/sweep.json read: the sweep file it keeps, written as JSON (at most 6
+    /// bytes a byte of the file), with room for the rest; never below the largest text
+    /// file read.
+    fn layout_file(&self) -> u64 {
+        self.file()
+            .saturating_mul(6)
+            .saturating_add(1 << 20)
+            .max(crate::shell::MAX_TEXT_FILE)
+    }
+
+    /// The flags given, as words of a command line (for the array tasks of `--slurm` and
+    /// the `collect` they are merged with).
+    fn given(&self) -> Vec<String> {
+        [
+            ("--max-sweep-file-bytes", self.max_sweep_file_bytes),
+            ("--max-runs", self.max_runs),
+            ("--max-sweep-bytes", self.max_sweep_bytes),
+        ]
+        .into_iter()
+        .filter_map(|(flag, n)| n.map(|n| format!("{flag} {n}")))
+        .collect()
+    }
+}
 
 /// The longest sweep name (`name`, or the file's stem), in characters.
 const MAX_NAME: usize = 100;
@@ -57,6 +128,14 @@ enum BatchCommand {
         /// The sweep's output directory.
         #[arg(value_name = "DIR")]
         dir: PathBuf,
+        /// The limits of the sweep kept in DIR/sweep.json, whose rows are checked against
+        /// it: those the sweep was run with.
+        #[command(flatten)]
+        limits: SweepLimits,
+        /// Largest result file read (DIR/results.jsonl, each DIR/parts/*.jsonl), bytes, at
+        /// least 1 (default 1073741824); a larger one is refused, nothing written.
+        #[arg(long, value_name = "BYTES", value_parser = crate::flags::count(1u64, u64::MAX))]
+        max_results_bytes: Option<u64>,
     },
 }
 
@@ -122,6 +201,8 @@ struct RunArgs {
     /// merges the parts.
     #[arg(long, value_name = "K")]
     chunk: Option<usize>,
+    #[command(flatten)]
+    limits: SweepLimits,
 }
 
 /// The forms `seeds` takes, for its error messages.
@@ -195,8 +276,8 @@ fn toml_shown(v: &toml::Value) -> String {
 }
 
 /// Seeds: a list of distinct whole numbers, or `{ from = 1, count = 8 }` (at most
-/// [`MAX_RUNS`]).
-fn seeds_of(v: &toml::Value) -> Result<Vec<u64>> {
+/// `max_runs`).
+fn seeds_of(v: &toml::Value, max_runs: usize) -> Result<Vec<u64>> {
     let whole = |v: &toml::Value| v.as_integer().and_then(|i| u64::try_from(i).ok());
     match v {
         toml::Value::Array(items) => {
@@ -229,8 +310,11 @@ fn seeds_of(v: &toml::Value) -> Result<Vec<u64>> {
             if let Some(k) = t.keys().find(|k| !["from", "count"].contains(&k.as_str())) {
                 bail!("{SEED_FORMS}: unknown key {k:?}");
             }
-            if count == 0 || count > MAX_RUNS as u64 {
-                bail!("`seeds.count` must be 1 to {MAX_RUNS}, found {count}");
+            if count == 0 || count > max_runs as u64 {
+                bail!(
+                    "`seeds.count` must be 1 to {max_runs}, found {count} (a sweep has at most \
+                     {max_runs} runs: raise it with {RAISE_RUNS})"
+                );
             }
             Ok((from..from.saturating_add(count)).collect())
         }
@@ -378,15 +462,21 @@ fn fill(arg: &str, values: &HashMap<&str, String>) -> Result<String> {
 }
 
 impl Sweep {
-    fn load(path: &Path, out: &Path) -> Result<(Sweep, String)> {
-        let text = crate::shell::read_text(path, MAX_SWEEP_FILE)
-            .with_context(|| format!("cannot read the sweep file {}", path.display()))?;
-        let sweep = Sweep::parse(&text, path, out)
+    fn load(path: &Path, out: &Path, limits: &SweepLimits) -> Result<(Sweep, String)> {
+        let text = crate::shell::read_text_within(
+            path,
+            "the sweep file",
+            limits.file(),
+            RAISE_SWEEP_FILE,
+        )?;
+        let sweep = Sweep::parse(&text, path, out, limits)
             .with_context(|| format!("sweep file {}", path.display()))?;
         Ok((sweep, text))
     }
 
-    fn parse(text: &str, path: &Path, out: &Path) -> Result<Sweep> {
+    fn parse(text: &str, path: &Path, out: &Path, limits: &SweepLimits) -> Result<Sweep> {
+        let max_runs = limits.runs();
+        let max_bytes = limits.bytes();
         let file: SweepFile = toml::from_str(text)?;
         if file.command.is_empty() {
             bail!("`command` is empty: give a simrob subcommand, e.g. [\"swarm\", \"run\", \"{{scenario}}\", \"--json\"]");
@@ -396,7 +486,7 @@ impl Sweep {
         }
         let seeds: Vec<Option<u64>> = match &file.seeds {
             None => vec![None],
-            Some(v) => seeds_of(v)?.into_iter().map(Some).collect(),
+            Some(v) => seeds_of(v, max_runs)?.into_iter().map(Some).collect(),
         };
         if let Some((_, s)) = file
             .scenarios
@@ -414,7 +504,7 @@ impl Sweep {
         let mut grid: Vec<Vec<(String, Value)>> = vec![Vec::new()];
         // Each parameter's values, for counting the runs' bytes before making them.
         let mut param_values: Vec<(String, Vec<Value>)> = Vec::new();
-        // What the combinations hold, in bytes: past MAX_SWEEP_BYTES they are not made.
+        // What the combinations hold, in bytes: past `max_bytes` they are not made.
         let mut grid_bytes = 0usize;
         for (name, values) in &file.parameters {
             if ["scenario", "seed", "run", "out"].contains(&name.as_str()) {
@@ -442,10 +532,10 @@ impl Sweep {
             // Counted before the combinations are made: a grid past the limit is refused
             // before it takes the memory.
             let combos = grid.len().saturating_mul(values.len());
-            if combos > MAX_RUNS {
+            if combos > max_runs {
                 bail!(
                     "the parameters make at least {combos} combinations: a sweep has at most \
-                     {MAX_RUNS} runs"
+                     {max_runs} runs (raise it with {RAISE_RUNS})"
                 );
             }
             let value_bytes = values
@@ -454,10 +544,11 @@ impl Sweep {
             grid_bytes = grid_bytes
                 .saturating_mul(values.len())
                 .saturating_add(grid.len().saturating_mul(value_bytes));
-            if grid_bytes > MAX_SWEEP_BYTES {
+            if grid_bytes > max_bytes {
                 bail!(
                     "the parameters' combinations take at least {grid_bytes} bytes: a sweep's \
-                     runs hold at most {MAX_SWEEP_BYTES} bytes together"
+                     runs hold at most {max_bytes} bytes together (raise it with \
+                     {RAISE_SWEEP_BYTES})"
                 );
             }
             param_values.push((name.clone(), values.clone()));
@@ -482,8 +573,8 @@ impl Sweep {
             .len()
             .saturating_mul(grid.len())
             .saturating_mul(seeds.len());
-        if total > MAX_RUNS {
-            bail!("{total} runs: a sweep has at most {MAX_RUNS}");
+        if total > max_runs {
+            bail!("{total} runs: a sweep has at most {max_runs} (raise it with {RAISE_RUNS})");
         }
         let named = file.name.is_some();
         let name = match file.name {
@@ -507,10 +598,11 @@ impl Sweep {
             .iter()
             .fold(0usize, |sum, a| sum.saturating_add(literal_len(a) + 1));
         let at_least = total.saturating_mul(literal);
-        if at_least > MAX_SWEEP_BYTES {
+        if at_least > max_bytes {
             bail!(
                 "{total} runs of a command of {literal} bytes take at least {at_least} bytes: a \
-                 sweep's runs hold at most {MAX_SWEEP_BYTES} bytes together"
+                 sweep's runs hold at most {max_bytes} bytes together (raise it with \
+                 {RAISE_SWEEP_BYTES})"
             );
         }
         // What the runs will hold, counted exactly before any is made: a sweep past the limit
@@ -540,14 +632,15 @@ impl Sweep {
             }
             fill(arg, &known).map(drop)
         })?;
-        if counted > MAX_SWEEP_BYTES {
+        if counted > max_bytes {
             bail!(
                 "{total} runs take {counted} bytes (command lines, parameter values, scenarios): \
-                 a sweep's runs hold at most {MAX_SWEEP_BYTES} bytes together"
+                 a sweep's runs hold at most {max_bytes} bytes together (raise it with \
+                 {RAISE_SWEEP_BYTES})"
             );
         }
         let mut runs = Vec::with_capacity(total);
-        // Bytes of the runs so far: past MAX_SWEEP_BYTES the sweep is refused.
+        // Bytes of the runs so far: past `max_bytes` the sweep is refused.
         let mut command_bytes = 0usize;
         for scenario in &scenarios {
             for combo in &grid {
@@ -576,11 +669,12 @@ impl Sweep {
                         .chain(combo.iter().map(|(k, v)| weight(k, v)))
                         .chain(scenario.iter().map(String::len))
                         .fold(command_bytes, |sum, n| sum.saturating_add(n + 1));
-                    if command_bytes > MAX_SWEEP_BYTES {
+                    if command_bytes > max_bytes {
                         bail!(
                             "the first {} of {total} runs already take {command_bytes} bytes \
                              (command lines, parameter values, scenarios): a sweep's runs hold \
-                             at most {MAX_SWEEP_BYTES} bytes together",
+                             at most {max_bytes} bytes together (raise it with \
+                             {RAISE_SWEEP_BYTES})",
                             index + 1
                         );
                     }
@@ -1009,7 +1103,7 @@ fn result_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// sweep (DIR/sweep.json) whose `command` or `metrics` differ from `sweep`'s (its rows would
 /// be kept as this sweep's). The same sweep with runs added after the recorded ones (another
 /// scenario at the end of `scenarios`, say) is the same sweep: its recorded runs are skipped.
-fn check_same_sweep(dir: &Path, sweep: &Sweep) -> Result<()> {
+fn check_same_sweep(dir: &Path, sweep: &Sweep, limits: &SweepLimits) -> Result<()> {
     let mut files = vec![dir.join("results.jsonl")];
     files.extend(result_files(dir)?);
     let mut any = false;
@@ -1029,7 +1123,7 @@ fn check_same_sweep(dir: &Path, sweep: &Sweep) -> Result<()> {
     if !any {
         return Ok(());
     }
-    let layout = Layout::read(dir);
+    let layout = Layout::read(dir, limits);
     let recorded = dir.join("sweep.json");
     let another = |what: &str, was: String, now: String| {
         anyhow::anyhow!(
@@ -1039,7 +1133,7 @@ fn check_same_sweep(dir: &Path, sweep: &Sweep) -> Result<()> {
         )
     };
     if let Some(src) = &layout.source {
-        let old = Sweep::parse(&src.text, &src.file, &src.out).with_context(|| {
+        let old = Sweep::parse(&src.text, &src.file, &src.out, limits).with_context(|| {
             format!(
                 "{}: the sweep it records does not parse; give another --out",
                 recorded.display()
@@ -1082,12 +1176,13 @@ fn merge_rows(
     path: &Path,
     rows: &mut BTreeMap<usize, (Map<String, Value>, String)>,
     sweep: Option<&Sweep>,
+    max_bytes: u64,
 ) -> Result<()> {
     if !path.exists() {
         return Ok(()); // no results.jsonl yet
     }
-    let text = crate::shell::read_text(path, MAX_RESULT_FILE)
-        .with_context(|| format!("cannot read {}: nothing written", path.display()))?;
+    let text = crate::shell::read_text_within(path, "the results", max_bytes, RAISE_RESULTS)
+        .map_err(|e| anyhow::anyhow!("{e:#}: nothing written"))?;
     let count = text.split_inclusive('\n').count();
     for (k, line) in text.split_inclusive('\n').enumerate() {
         let at = format!("{}:{}", path.display(), k + 1);
@@ -1202,8 +1297,8 @@ impl Layout {
         }
     }
 
-    fn read(dir: &Path) -> Layout {
-        crate::shell::read_text(&dir.join("sweep.json"), crate::shell::MAX_TEXT_FILE)
+    fn read(dir: &Path, limits: &SweepLimits) -> Layout {
+        crate::shell::read_text(&dir.join("sweep.json"), limits.layout_file())
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default()
@@ -1277,17 +1372,25 @@ fn absolute(p: &Path) -> Result<PathBuf> {
 
 pub fn run(args: BatchArgs) -> Result<()> {
     match args.command {
-        Some(BatchCommand::Collect { dir }) => collect(&dir),
+        Some(BatchCommand::Collect {
+            dir,
+            limits,
+            max_results_bytes,
+        }) => collect(
+            &dir,
+            &limits,
+            max_results_bytes.unwrap_or(DEFAULT_MAX_RESULTS_FILE),
+        ),
         None => run_sweep(args.run),
     }
 }
 
-fn collect(dir: &Path) -> Result<()> {
-    let layout = Layout::read(dir);
+fn collect(dir: &Path, limits: &SweepLimits, max_results: u64) -> Result<()> {
+    let layout = Layout::read(dir, limits);
     // The sweep the directory was made for, to check every row against.
     let sweep = match &layout.source {
         Some(src) => Some(
-            Sweep::parse(&src.text, &src.file, &src.out).with_context(|| {
+            Sweep::parse(&src.text, &src.file, &src.out, limits).with_context(|| {
                 format!(
                     "{}: the sweep it records does not parse",
                     dir.join("sweep.json").display()
@@ -1305,13 +1408,18 @@ fn collect(dir: &Path) -> Result<()> {
     }
     let files = result_files(dir)?;
     let mut merged = BTreeMap::new();
-    merge_rows(&dir.join("results.jsonl"), &mut merged, sweep.as_ref())?;
+    merge_rows(
+        &dir.join("results.jsonl"),
+        &mut merged,
+        sweep.as_ref(),
+        max_results,
+    )?;
     for f in &files {
-        merge_rows(f, &mut merged, sweep.as_ref())?;
+        merge_rows(f, &mut merged, sweep.as_ref(), max_results)?;
     }
     let rows: BTreeMap<usize, Map<String, Value>> =
         merged.into_iter().map(|(k, (r, _))| (k, r)).collect();
-    let layout = Layout::read(dir);
+    let layout = Layout::read(dir, limits);
     write_results(dir, &rows, &layout)?;
     let ok = rows
         .values()
@@ -1351,13 +1459,13 @@ fn run_sweep(args: RunArgs) -> Result<()> {
         bail!("give a sweep file: simrob batch SWEEP.toml (see simrob batch --help)");
     };
     // The output directory may only be known after the name; read the file twice is fine.
-    let (probe, _) = Sweep::load(sweep_path, Path::new("DIR"))?;
+    let (probe, _) = Sweep::load(sweep_path, Path::new("DIR"), &args.limits)?;
     let dir = args
         .out
         .clone()
         .unwrap_or_else(|| Path::new("results").join(&probe.name));
     drop(probe);
-    let (sweep, text) = Sweep::load(sweep_path, &dir)?;
+    let (sweep, text) = Sweep::load(sweep_path, &dir, &args.limits)?;
     // A SIMROB_THREADS every run would fail on is refused before anything is written.
     let env_threads = crate::flags::threads_from_env()?;
     if args.dry_run {
@@ -1388,7 +1496,7 @@ fn run_sweep(args: RunArgs) -> Result<()> {
     }
     // Results of another sweep in DIR (its results or its array tasks' parts) are refused
     // before anything is written, here or with --slurm.
-    check_same_sweep(&dir, &sweep)?;
+    check_same_sweep(&dir, &sweep, &args.limits)?;
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let layout = Layout::of(
         &sweep,
@@ -1644,6 +1752,14 @@ fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> 
             sweep.runs.len().div_ceil(SLURM_MAX_ARRAY_SIZE)
         );
     }
+    // The limits given, on every line that reads the sweep again: each array task and the
+    // `collect` that merges them.
+    let limits: String = args
+        .limits
+        .given()
+        .iter()
+        .map(|w| format!(" {w}"))
+        .collect();
     let mut array = format!("0-{}", chunks - 1);
     if let Some(n) = args.max_parallel {
         array.push_str(&format!("%{n}"));
@@ -1660,7 +1776,7 @@ fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> 
         dir_abs.join("sweep.sbatch").display()
     ));
     s.push_str(&format!(
-        "# Then:   simrob batch collect {}\n",
+        "# Then:   simrob batch collect {}{limits}\n",
         dir_abs.display()
     ));
     s.push_str(&format!(
@@ -1693,7 +1809,7 @@ fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> 
         "echo \"simrob batch: array task $SLURM_ARRAY_TASK_ID of job $SLURM_ARRAY_JOB_ID on ${SLURMD_NODENAME:-$(hostname)}\" >&2\n",
     );
     s.push_str(&format!(
-        "exec {} batch {} --out {} --chunk \"$SLURM_ARRAY_TASK_ID\" --chunk-size {} --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\" --quiet{}\n",
+        "exec {} batch {} --out {} --chunk \"$SLURM_ARRAY_TASK_ID\" --chunk-size {} --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\" --quiet{}{limits}\n",
         sh(&exe.display().to_string()),
         sh(&absolute(sweep_path)?.display().to_string()),
         sh(&dir_abs.display().to_string()),
@@ -1703,7 +1819,7 @@ fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> 
     let script = dir_abs.join("sweep.sbatch");
     write_atomic(&script, s.as_bytes())?;
     println!(
-        "{}: {} runs in {chunks} array tasks; submit with:\n  sbatch {}\nthen merge with:\n  simrob batch collect {}",
+        "{}: {} runs in {chunks} array tasks; submit with:\n  sbatch {}\nthen merge with:\n  simrob batch collect {}{limits}",
         sweep.name,
         sweep.runs.len(),
         script.display(),
@@ -1808,7 +1924,13 @@ robots = [10, 20]
 
     #[test]
     fn a_sweep_expands_to_scenarios_times_grid_times_seeds() {
-        let s = Sweep::parse(SWEEP, Path::new("x.toml"), Path::new("res")).unwrap();
+        let s = Sweep::parse(
+            SWEEP,
+            Path::new("x.toml"),
+            Path::new("res"),
+            &SweepLimits::default(),
+        )
+        .unwrap();
         assert_eq!(s.name, "demo");
         assert_eq!(s.runs.len(), 2 * 2 * 3);
         assert_eq!(
@@ -1955,7 +2077,12 @@ robots = [10, 20]
             ),
         ];
         for (text, expected) in cases {
-            let e = match Sweep::parse(&text, Path::new("x.toml"), Path::new("r")) {
+            let e = match Sweep::parse(
+                &text,
+                Path::new("x.toml"),
+                Path::new("r"),
+                &SweepLimits::default(),
+            ) {
                 Ok(_) => panic!("accepted: {text}"),
                 Err(e) => format!("{e:#}"),
             };
@@ -1966,9 +2093,20 @@ robots = [10, 20]
     #[test]
     fn a_sweep_without_a_name_is_named_by_its_file_if_that_name_is_plain() {
         let text = SWEEP.replace("name = \"demo\"\n", "");
-        let s = Sweep::parse(&text, Path::new("dir/my-sweep.toml"), Path::new("r")).unwrap();
+        let s = Sweep::parse(
+            &text,
+            Path::new("dir/my-sweep.toml"),
+            Path::new("r"),
+            &SweepLimits::default(),
+        )
+        .unwrap();
         assert_eq!(s.name, "my-sweep");
-        let e = match Sweep::parse(&text, Path::new("dir/a\nb.toml"), Path::new("r")) {
+        let e = match Sweep::parse(
+            &text,
+            Path::new("dir/a\nb.toml"),
+            Path::new("r"),
+            &SweepLimits::default(),
+        ) {
             Ok(_) => panic!("accepted a line break in the name"),
             Err(e) => format!("{e:#}"),
         };
@@ -1977,7 +2115,11 @@ robots = [10, 20]
 
     #[test]
     fn a_sweep_file_that_is_not_a_regular_file_is_refused() {
-        let e = match Sweep::load(Path::new("/dev/zero"), Path::new("r")) {
+        let e = match Sweep::load(
+            Path::new("/dev/zero"),
+            Path::new("r"),
+            &SweepLimits::default(),
+        ) {
             Ok(_) => panic!("accepted /dev/zero"),
             Err(e) => format!("{e:#}"),
         };
@@ -1986,7 +2128,13 @@ robots = [10, 20]
 
     #[test]
     fn rows_keep_parameters_metrics_and_status() {
-        let s = Sweep::parse(SWEEP, Path::new("x.toml"), Path::new("res")).unwrap();
+        let s = Sweep::parse(
+            SWEEP,
+            Path::new("x.toml"),
+            Path::new("res"),
+            &SweepLimits::default(),
+        )
+        .unwrap();
         let outcome = Outcome {
             status: "ok",
             exit_code: Some(0),
@@ -2047,7 +2195,8 @@ robots = [10, 20]
             "command = [\"swarm\", \"run\", \"{seed}\", \"r{run}x{run}\"]\nseeds = { from = 95, count = 1010 }\n",
             "command = [\"a{p}{q}\", \"{out}/{run}\"]\n[parameters]\np = [\"xy\", 3, true]\nq = [1.5, \"\"]\n",
         ] {
-            let s = Sweep::parse(text, Path::new("x.toml"), Path::new("some/dir")).unwrap();
+            let limits = SweepLimits::default();
+            let s = Sweep::parse(text, Path::new("x.toml"), Path::new("some/dir"), &limits).unwrap();
             let made: usize = s
                 .runs
                 .iter()
@@ -2065,7 +2214,7 @@ robots = [10, 20]
             };
             let seeds: Vec<Option<u64>> = match &file.seeds {
                 None => vec![None],
-                Some(v) => seeds_of(v).unwrap().into_iter().map(Some).collect(),
+                Some(v) => seeds_of(v, limits.runs()).unwrap().into_iter().map(Some).collect(),
             };
             let params: Vec<(String, Vec<Value>)> = file
                 .parameters
@@ -2101,10 +2250,15 @@ a = [1,2,3,4,5,6,7,8,9,10]
 b = [1,2,3,4,5,6,7,8,9,10]
 c = [1,2,3,4,5,6,7,8,9,10]
 "#;
-        let e = Sweep::parse(text, Path::new("x.toml"), Path::new("res"))
-            .err()
-            .expect("refused")
-            .to_string();
+        let e = Sweep::parse(
+            text,
+            Path::new("x.toml"),
+            Path::new("res"),
+            &SweepLimits::default(),
+        )
+        .err()
+        .expect("refused")
+        .to_string();
         assert!(e.starts_with("1000000 runs take "), "{e}");
     }
 
@@ -2122,7 +2276,7 @@ c = [1,2,3,4,5,6,7,8,9,10]
             "{\"run\":0,\"scenario\":\"a\",\"seed\":1,\"x\":2,\"wall_s\":0.5,\"status\":\"failed\",\"exit_code\":1,\"error\":\"bad, \\\"very\\\"\"}\n",
         )
         .unwrap();
-        collect(&dir).unwrap();
+        collect(&dir, &SweepLimits::default(), DEFAULT_MAX_RESULTS_FILE).unwrap();
         let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
         assert_eq!(
             csv,

@@ -9,9 +9,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The largest results file `simrob plot batch` reads (1 GiB: a sweep's 1,000,000 rows).
-const MAX_RESULTS_FILE: u64 = 1 << 30;
-
 use anyhow::{bail, Context, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -75,6 +72,10 @@ pub enum PlotCommand {
         /// The y axis's label, with its unit (default: the --y column's name).
         #[arg(long, value_name = "TEXT")]
         y_label: Option<String>,
+        /// Largest results file read, bytes, at least 1 (default 1073741824, a sweep's
+        /// 1,000,000 rows); a larger one is refused.
+        #[arg(long, value_name = "BYTES", value_parser = crate::flags::count(1u64, u64::MAX))]
+        max_results_bytes: Option<u64>,
         #[command(flatten)]
         out: OutArgs,
     },
@@ -155,10 +156,12 @@ pub fn run(cmd: PlotCommand) -> Result<()> {
             spread,
             x_label,
             y_label,
+            max_results_bytes,
             out,
         } => {
             let f = batch_figure(
                 &results,
+                max_results_bytes.unwrap_or(crate::batch::DEFAULT_MAX_RESULTS_FILE),
                 &x,
                 &y,
                 &group,
@@ -573,6 +576,7 @@ fn summarize(values: &[f64], spread: Spread) -> (f64, f64, f64) {
 #[allow(clippy::too_many_arguments)]
 fn batch_figure(
     path: &Path,
+    max_bytes: u64,
     x: &str,
     y: &str,
     group: &[String],
@@ -581,8 +585,12 @@ fn batch_figure(
     y_label: Option<String>,
     title: Option<String>,
 ) -> Result<Figure> {
-    let text = crate::shell::read_text(path, MAX_RESULTS_FILE)
-        .with_context(|| format!("cannot read the results {}", path.display()))?;
+    let text = crate::shell::read_text_within(
+        path,
+        "the results",
+        max_bytes,
+        crate::batch::RAISE_RESULTS,
+    )?;
     let mut lines = text.lines();
     let first = lines.next().unwrap_or_default();
     if first.trim().is_empty() {

@@ -1189,3 +1189,190 @@ fn the_bundled_sweeps_run_from_any_directory() {
     assert!(csv.lines().skip(1).all(|l| l.contains(",ok,")), "{csv}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_sweeps_limits_are_flags_refusals_name_them_and_slurm_tasks_get_them() {
+    let dir = scratch("limits");
+    let text = "name = \"lim\"\ncommand = [\"swarm\", \"run\", \"{scenario}\", \"--seed\", \"{seed}\", \"--duration\", \"1\", \"--json\", \"--quiet\"]\n\
+                scenarios = [\"scenarios/swarm/hospital.toml\"]\nseeds = [1, 2, 3]\n";
+    let sweep = sweep_file(&dir, text);
+    let len = std::fs::metadata(&sweep).unwrap().len();
+    let dry = |extra: &[&str]| {
+        simrob()
+            .arg("batch")
+            .arg(&sweep)
+            .arg("--dry-run")
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // Each limit set below what this sweep needs is refused, saying the limit and the flag.
+    for (extra, says) in [
+        (
+            &["--max-sweep-file-bytes", "10"][..],
+            format!(
+                "the sweep file {} is {len} bytes, more than the 10-byte limit: raise it with \
+                 --max-sweep-file-bytes BYTES",
+                sweep.display()
+            ),
+        ),
+        (
+            &["--max-runs", "2"][..],
+            "3 runs: a sweep has at most 2 (raise it with --max-runs N)".to_string(),
+        ),
+        (
+            &["--max-sweep-bytes", "100"][..],
+            "a sweep's runs hold at most 100 bytes together (raise it with --max-sweep-bytes \
+             BYTES)"
+                .to_string(),
+        ),
+    ] {
+        let o = dry(extra);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {err}");
+        assert!(err.contains(&says), "{extra:?}: {says:?} not in {err}");
+    }
+    // `seeds.count` alone is held to --max-runs too.
+    let counted = dir.join("counted.toml");
+    std::fs::write(
+        &counted,
+        text.replace("seeds = [1, 2, 3]", "seeds = { from = 1, count = 3 }"),
+    )
+    .unwrap();
+    let o = simrob()
+        .arg("batch")
+        .arg(&counted)
+        .args(["--dry-run", "--max-runs", "2"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("raise it with --max-runs N"), "{err}");
+    // By default, and with the limits just high enough, the sweep is taken.
+    for extra in [
+        &[][..],
+        &[
+            "--max-sweep-file-bytes",
+            &len.to_string(),
+            "--max-runs",
+            "3",
+            "--max-sweep-bytes",
+            "100000",
+        ][..],
+    ] {
+        assert!(ok(dry(extra)).contains("3 runs"), "{extra:?}");
+    }
+    // A sweep file past the default 1 MiB: refused unless raised, and the Slurm script's array
+    // task, which reads the sweep again, is given the raised limit (and so is `collect`).
+    let big = dir.join("big.toml");
+    std::fs::write(
+        &big,
+        format!(
+            "# {}\n{}",
+            "x".repeat(1 << 20),
+            text.replace("seeds = [1, 2, 3]", "seeds = [1]")
+        ),
+    )
+    .unwrap();
+    let out = dir.join("big");
+    let o = simrob()
+        .arg("batch")
+        .arg(&big)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("more than the 1048576-byte limit: raise it with --max-sweep-file-bytes"),
+        "{err}"
+    );
+    let printed = ok(simrob()
+        .arg("batch")
+        .arg(&big)
+        .args(["--slurm", "--max-sweep-file-bytes", "2000000", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap());
+    assert!(
+        printed.contains(&format!(
+            "simrob batch collect {} --max-sweep-file-bytes 2000000",
+            out.display()
+        )),
+        "{printed}"
+    );
+    let script = std::fs::read_to_string(out.join("sweep.sbatch")).unwrap();
+    let task = script
+        .lines()
+        .find(|l| l.starts_with("exec "))
+        .expect("the task's command");
+    assert!(
+        task.ends_with("--quiet --max-sweep-file-bytes 2000000"),
+        "{task}"
+    );
+    // The array task as Slurm runs it: it reads the big sweep file and runs its chunk.
+    let o = Command::new("bash")
+        .arg(out.join("sweep.sbatch"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .env("SLURM_ARRAY_TASK_ID", "0")
+        .env("SLURM_ARRAY_JOB_ID", "1")
+        .output()
+        .unwrap();
+    ok(o);
+    let part = out.join("parts/chunk-0.jsonl");
+    let row = std::fs::read_to_string(&part).unwrap();
+    assert!(row.contains("\"status\":\"ok\""), "{row}");
+    // `collect` reads the tasks' results within --max-results-bytes: below the part's size
+    // it is refused, saying the flag, and nothing is written; by default it merges.
+    let collect = |extra: &[&str]| {
+        simrob()
+            .args(["batch", "collect"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = collect(&["--max-results-bytes", "10"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the results {} is {} bytes, more than the 10-byte limit: raise it with \
+             --max-results-bytes BYTES: nothing written",
+            part.display(),
+            row.len()
+        )),
+        "{err}"
+    );
+    assert!(!out.join("results.csv").exists());
+    ok(collect(&[]));
+    let csv = out.join("results.csv");
+    assert!(std::fs::read_to_string(&csv).unwrap().contains(",ok,"));
+    // `plot batch` reads a results file within the same flag.
+    let plot = |extra: &[&str]| {
+        simrob()
+            .args(["plot", "batch"])
+            .arg(&csv)
+            .args(["--x", "seed", "--y", "robots", "-o"])
+            .arg(dir.join("plot.svg"))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = plot(&["--max-results-bytes", "10"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the results {} is {} bytes, more than the 10-byte limit: raise it with \
+             --max-results-bytes BYTES",
+            csv.display(),
+            std::fs::metadata(&csv).unwrap().len()
+        )),
+        "{err}"
+    );
+    assert!(!dir.join("plot.svg").exists());
+    ok(plot(&[]));
+    assert!(dir.join("plot.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
