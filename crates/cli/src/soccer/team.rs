@@ -11,14 +11,19 @@ use clap::Args;
 use super::player::{beside, load};
 use crate::flags::ConfigBytes;
 
-/// The most robots a team file may list: each is a process of its own.
-const MAX_ROBOTS: usize = 64;
+/// The most robots a team file may list unless `--max-robots` says otherwise: each is a
+/// process of its own.
+const DEFAULT_MAX_ROBOTS: usize = 64;
 
 #[derive(Args)]
 pub struct TeamArgs {
-    /// The team file: one ini.config per line, at most 64 robots.
+    /// The team file: one ini.config per line, at most 64 robots (--max-robots).
     #[arg(long)]
     file: PathBuf,
+    /// Most robots a team file may list (each is a process of its own), at least 1
+    /// (default 64); a longer team file is refused before any robot starts.
+    #[arg(long, value_name = "N", value_parser = crate::flags::count(1usize, usize::MAX))]
+    max_robots: Option<usize>,
     /// The simulator, IP:PORT, for every robot.
     #[arg(long, value_name = "ADDR")]
     server: Option<String>,
@@ -38,15 +43,17 @@ pub struct TeamArgs {
 
 pub fn run(args: TeamArgs) -> Result<()> {
     let text = args.limit.read(&args.file, "the team file")?;
+    let max_robots = args.max_robots.unwrap_or(DEFAULT_MAX_ROBOTS);
     let mut configs = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        if configs.len() == MAX_ROBOTS {
+        if configs.len() == max_robots {
             bail!(
-                "{}:{}: more than {MAX_ROBOTS} robots (each is a process of its own)",
+                "{}:{}: more than {max_robots} robots (each is a process of its own): raise \
+                 the limit with --max-robots N",
                 args.file.display(),
                 i + 1
             );

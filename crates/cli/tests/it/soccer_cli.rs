@@ -249,6 +249,73 @@ fn a_team_file_starts_every_robot() {
 }
 
 #[test]
+fn a_team_file_longer_than_max_robots_is_refused_saying_the_flag() {
+    let dir = tmp("team-max-robots");
+    let p = port(3);
+    robot(&dir, 101, 1, "goalkeeper.xml", p);
+    robot(&dir, 102, 2, "field_player.xml", p);
+    let team = dir.join("team.txt");
+    std::fs::write(&team, "robot101.config\nrobot102.config\n").unwrap();
+    let out = simrob()
+        .args(["soccer", "team", "--max-robots", "1", "--file"])
+        .arg(&team)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}:2: more than 1 robots (each is a process of its own): raise the limit with \
+             --max-robots N",
+            team.display()
+        )),
+        "{err}"
+    );
+    // Nothing started.
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // 65 robots are past the default, 64.
+    let many = dir.join("many.txt");
+    let mut lines = String::new();
+    for id in 1..=65 {
+        robot(&dir, id, 2, "field_player.xml", p);
+        lines.push_str(&format!("robot{id}.config\n"));
+    }
+    std::fs::write(&many, lines).unwrap();
+    let out = simrob()
+        .args(["soccer", "team", "--file"])
+        .arg(&many)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(":65: more than 64 robots") && err.contains("--max-robots N"),
+        "{err}"
+    );
+    // Raised to the team's size, every robot starts.
+    let mut team = Proc::start(
+        simrob()
+            .args([
+                "soccer",
+                "team",
+                "--max-robots",
+                "2",
+                "--wall-duration",
+                "2",
+                "--file",
+            ])
+            .arg(&team),
+    );
+    team.wait_for("team of 2 robots started");
+}
+
+#[test]
 fn a_watched_match_refuses_a_pace_too_slow_for_a_clock() {
     // `--gui --speed 1e-300` made the next frame due past any clock: the match panicked.
     let out = simrob()
