@@ -339,12 +339,26 @@ pub struct IniConfig {
     /// Where team messages are sent: a broadcast address for a LAN, or `127.0.0.1` for
     /// robots on one machine.
     pub comm_address: String,
+    /// Most team datagrams handed to the brain in one decision cycle
+    /// (`commMaxDatagramsPerCycle`); more wait for the next, so a flood never stops the robot
+    /// deciding.
+    pub comm_max_datagrams_per_cycle: usize,
+    /// Most lines a second saying a dropped team datagram (`commMaxDropLinesPerSecond`); past
+    /// them a drop is only counted, and the next line says how many were not said.
+    pub comm_max_drop_lines_per_second: u32,
     /// Every tunable of the brain.
     pub params: BrainParams,
 }
 
 /// Default UDP port of the team messages.
 pub const DEFAULT_COMM_PORT: u16 = 10020;
+
+/// Default of `commMaxDatagramsPerCycle`.
+pub const DEFAULT_COMM_MAX_DATAGRAMS_PER_CYCLE: usize = 1024;
+
+/// Default of `commMaxDropLinesPerSecond`: a flood of bad datagrams printed a line each, 10 MB
+/// in 16 s.
+pub const DEFAULT_COMM_MAX_DROP_LINES_PER_SECOND: u32 = 10;
 
 /// One key of `ini.config`, as the reference documents it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -479,6 +493,8 @@ pub const KEYS: &[Key] = &[
     Key { name: "COMM_TTL", unit: "ms", default: "10000", range: Some((1.0, 3600000.0)), meaning: "teammate data older than this is dropped" },
     Key { name: "partnerPassWindow", unit: "ms", default: "10000", range: Some((0.0, 3600000.0)), meaning: "partnerPass holds this long after a teammate's pass" },
     Key { name: "commMaxTeammates", unit: "count", default: "64", range: Some((1.0, 4096.0)), meaning: "teammates the table holds; a message from a new sender while this many are fresh is dropped, its sender not asked its role" },
+    Key { name: "commMaxDatagramsPerCycle", unit: "count", default: "1024", range: Some((1.0, 1048576.0)), meaning: "team datagrams handed to the brain per decision cycle; more wait for the next (past the socket's buffer the kernel drops them)" },
+    Key { name: "commMaxDropLinesPerSecond", unit: "count", default: "10", range: Some((1.0, 1000000.0)), meaning: "lines a second saying a dropped team datagram; past them a drop is only counted, and the next line says how many were not said" },
     Key { name: "visibilityHysteresis", unit: "cycles", default: "2", range: Some((1.0, 100.0)), meaning: "vision cycles before an object changes between seen and not seen" },
     Key { name: "VISION_LATENCY_MS", unit: "ms", default: "250", range: Some((1.0, 10000.0)), meaning: "vision cycle (the vision stub plays one scene per cycle)" },
     Key { name: "trajectoryEpsilon", unit: "cm", default: "10", range: Some((0.1, 1000.0)), meaning: "a ball sample farther than this from the fitted line is an outlier" },
@@ -551,6 +567,8 @@ impl IniConfig {
             entity_id: None,
             comm_port: DEFAULT_COMM_PORT,
             comm_address: "127.255.255.255".into(),
+            comm_max_datagrams_per_cycle: DEFAULT_COMM_MAX_DATAGRAMS_PER_CYCLE,
+            comm_max_drop_lines_per_second: DEFAULT_COMM_MAX_DROP_LINES_PER_SECOND,
             params: BrainParams::default(),
         };
         let mut seen: Vec<(String, u32)> = Vec::new();
@@ -665,6 +683,8 @@ impl IniConfig {
                 "COMM_TTL" => p.comm.ttl_ms = msk()?,
                 "partnerPassWindow" => p.comm.pass_window_ms = msk()?,
                 "commMaxTeammates" => p.comm.max_teammates = numk()? as usize,
+                "commMaxDatagramsPerCycle" => c.comm_max_datagrams_per_cycle = numk()? as usize,
+                "commMaxDropLinesPerSecond" => c.comm_max_drop_lines_per_second = numk()? as u32,
                 "visibilityHysteresis" => p.hysteresis = numk()? as u32,
                 "VISION_LATENCY_MS" => p.vision_period_ms = msk()?,
                 "trajectoryEpsilon" => p.trajectory.epsilon_cm = numk()?,

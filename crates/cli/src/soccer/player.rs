@@ -224,7 +224,7 @@ pub fn run(args: PlayerArgs) -> Result<()> {
         .wall_duration
         .and_then(|s| Duration::try_from_secs_f64(s).ok());
     let mut buf = [0u8; 2048];
-    let mut drops = DropReport::default();
+    let mut drops = DropReport::new(cfg.comm_max_drop_lines_per_second);
     let mut known: BTreeMap<i32, Option<Role>> = BTreeMap::new();
     let stub_mode = matches!(senses, Senses::Stub { .. });
     brain.start();
@@ -243,6 +243,7 @@ pub fn run(args: PlayerArgs) -> Result<()> {
             id,
             args.verbose,
             &mut drops,
+            cfg.comm_max_datagrams_per_cycle,
         );
         let Some((now, frame)) = news else {
             continue;
@@ -297,32 +298,34 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     Ok(())
 }
 
-/// Most team datagrams handed to the brain in one decision cycle; more wait for the next
-/// (and past the socket's buffer the kernel drops them), so a flood never stops the robot
-/// deciding.
-const MAX_DATAGRAMS_PER_CYCLE: usize = 1024;
-
-/// Lines saying a dropped datagram a second, at most; past them a drop is only counted, and
-/// the next line says how many were not said: a flood of bad datagrams printed a line each,
-/// 10 MB in 16 s.
-const DROP_LINES_PER_SECOND: u32 = 10;
-
-/// Says dropped datagrams, at most [`DROP_LINES_PER_SECOND`] a (simulated) second.
-#[derive(Default)]
+/// Says dropped datagrams, at most `per_second` lines a (simulated) second (the
+/// `ini.config` key `commMaxDropLinesPerSecond`); past them a drop is only counted, and the
+/// next line says how many were not said: a flood of bad datagrams printed a line each, 10 MB
+/// in 16 s.
 struct DropReport {
+    per_second: u32,
     window_start: u64,
     said: u32,
     unsaid: u64,
 }
 
 impl DropReport {
+    fn new(per_second: u32) -> DropReport {
+        DropReport {
+            per_second,
+            window_start: 0,
+            said: 0,
+            unsaid: 0,
+        }
+    }
+
     /// A datagram dropped at `now` (ms) for `why`: the line to print, if one is due.
     fn dropped(&mut self, id: i32, now: u64, why: &dyn std::fmt::Display) -> Option<String> {
         if now.saturating_sub(self.window_start) >= 1000 {
             self.window_start = now;
             self.said = 0;
         }
-        if self.said >= DROP_LINES_PER_SECOND {
+        if self.said >= self.per_second {
             self.unsaid += 1;
             return None;
         }
@@ -336,7 +339,10 @@ impl DropReport {
     }
 }
 
-/// Hands the waiting team datagrams to the brain, at most [`MAX_DATAGRAMS_PER_CYCLE`].
+/// Hands the waiting team datagrams to the brain, at most `max` (the `ini.config` key
+/// `commMaxDatagramsPerCycle`); more wait for the next cycle (and past the socket's buffer
+/// the kernel drops them), so a flood never stops the robot deciding.
+#[allow(clippy::too_many_arguments)]
 fn drain(
     sock: &std::net::UdpSocket,
     buf: &mut [u8],
@@ -345,8 +351,9 @@ fn drain(
     id: i32,
     verbose: bool,
     drops: &mut DropReport,
+    max: usize,
 ) {
-    for _ in 0..MAX_DATAGRAMS_PER_CYCLE {
+    for _ in 0..max {
         let Ok((n, _)) = sock.recv_from(buf) else {
             return;
         };
@@ -480,7 +487,7 @@ mod tests {
     #[test]
     fn a_flood_of_bad_datagrams_is_said_ten_lines_a_second_with_how_many_more() {
         // Each bad datagram printed a line: a flood wrote 10 MB in 16 s.
-        let mut r = DropReport::default();
+        let mut r = DropReport::new(simrob_futrob::config::DEFAULT_COMM_MAX_DROP_LINES_PER_SECOND);
         let why = "datagram of 1 bytes (a team message is exactly 16)";
         // 10 a millisecond for 3 s.
         let lines: Vec<String> = (0..30_000u64)
@@ -493,6 +500,68 @@ mod tests {
             let want = if i > 0 && i % 10 == 0 { &after } else { &plain };
             assert_eq!(line, want, "line {i}");
         }
+    }
+
+    #[test]
+    fn the_drop_lines_a_second_are_the_configs_comm_max_drop_lines_per_second() {
+        let cfg = IniConfig::parse(
+            "id=1\nrules=r.xml\ncommMaxDropLinesPerSecond=3\n",
+            "ini.config",
+        )
+        .unwrap();
+        let mut r = DropReport::new(cfg.comm_max_drop_lines_per_second);
+        // 10 a millisecond for 2 s: three lines a second.
+        let lines: Vec<String> = (0..20_000u64)
+            .filter_map(|i| r.dropped(1, i / 10, &"bad"))
+            .collect();
+        assert_eq!(lines.len(), 6, "{lines:?}");
+        assert!(
+            lines[3].ends_with("(9997 more dropped, not said)"),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn a_cycle_hands_the_brain_at_most_comm_max_datagrams_per_cycle() {
+        let rules_path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/soccer/rules/goalkeeper.xml"
+        );
+        let rules_text = std::fs::read_to_string(rules_path).unwrap();
+        let cycle = |text: &str, sent: usize| {
+            let cfg = IniConfig::parse(text, "ini.config").unwrap();
+            let rules = RuleSet::parse(&rules_text, rules_path).unwrap();
+            let mut brain = brain(&cfg, rules, false);
+            let sock = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            sock.set_nonblocking(true).unwrap();
+            let to = sock.local_addr().unwrap();
+            let from = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            for _ in 0..sent {
+                from.send_to(&[0u8], to).unwrap();
+            }
+            // Loopback queues each datagram on the receiving socket as it is sent.
+            let mut buf = [0u8; 2048];
+            let mut drops = DropReport::new(cfg.comm_max_drop_lines_per_second);
+            drain(
+                &sock,
+                &mut buf,
+                &mut brain,
+                0,
+                cfg.id,
+                false,
+                &mut drops,
+                cfg.comm_max_datagrams_per_cycle,
+            );
+            brain.world().comm.stats().received
+        };
+        // Three of five waiting, the rest left for the next cycle.
+        assert_eq!(
+            cycle("id=1\nrules=r.xml\ncommMaxDatagramsPerCycle=3\n", 5),
+            3
+        );
+        // By default, 1,024: all five.
+        let all = cycle("id=1\nrules=r.xml\n", 5);
+        assert_eq!(all, 5);
     }
 
     #[test]

@@ -348,6 +348,46 @@ fn the_futrob_ini_config_loads() {
 }
 
 #[test]
+fn the_team_message_limits_are_ini_config_keys() {
+    // Today's limits by default.
+    let c = IniConfig::parse("id=1\nrules=r.xml\n", "ini.config").unwrap();
+    assert_eq!(
+        (
+            c.comm_max_datagrams_per_cycle,
+            c.comm_max_drop_lines_per_second
+        ),
+        (1024, 10)
+    );
+    let c = IniConfig::parse(
+        "id=1\nrules=r.xml\ncommMaxDatagramsPerCycle=3\ncommMaxDropLinesPerSecond=100\n",
+        "ini.config",
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            c.comm_max_datagrams_per_cycle,
+            c.comm_max_drop_lines_per_second
+        ),
+        (3, 100)
+    );
+    for (text, want) in [
+        (
+            "id=1\nrules=r.xml\ncommMaxDatagramsPerCycle=0\n",
+            "ini.config:3: commMaxDatagramsPerCycle=0 is out of range [1, 1048576]",
+        ),
+        (
+            "id=1\nrules=r.xml\ncommMaxDropLinesPerSecond=many\n",
+            "ini.config:3: commMaxDropLinesPerSecond must be a number",
+        ),
+    ] {
+        let got = IniConfig::parse(text, "ini.config")
+            .unwrap_err()
+            .to_string();
+        assert!(got.starts_with(want), "\n got: {got}\nwant: {want}");
+    }
+}
+
+#[test]
 fn bad_configs_are_refused_with_file_and_line() {
     let cases: &[(&str, &str)] = &[
         (
