@@ -317,6 +317,69 @@ impl SwarmScenarioBytes {
     }
 }
 
+/// How a user raises the robots of a generated swarm scenario, said by its refusal.
+pub const RAISE_ROBOTS: &str = "--max-robots N";
+
+/// How a user raises the cells of a swarm world's grid, said by its refusal.
+pub const RAISE_GRID_CELLS: &str = "--max-grid-cells N";
+
+/// `--max-robots N` and `--max-grid-cells N` on the commands that build swarm worlds (`swarm
+/// run`, `swarm bench`, `coord compare`, `coord swarm`): what a scenario may make, each
+/// guarding memory (no configuration file: the flags alone set them).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct SwarmBuildLimits {
+    /// `--max-robots` ([`simrob_swarm::scenario::MAX_DRONES`] and
+    /// [`simrob_swarm::scenario::MAX_WAREHOUSE_ROBOTS`] by default).
+    #[arg(
+        long = "max-robots",
+        value_name = "N",
+        help = max_robots_help(),
+        value_parser = count(1usize, simrob_swarm::scenario::MAX_ROBOTS_SETTABLE)
+    )]
+    pub max_robots: Option<usize>,
+    /// `--max-grid-cells` ([`simrob_swarm::scenario::MAX_GRID_CELLS`] by default).
+    #[arg(
+        long = "max-grid-cells",
+        value_name = "N",
+        help = max_grid_cells_help(),
+        value_parser = count(1usize, simrob_swarm::scenario::MAX_GRID_CELLS_SETTABLE)
+    )]
+    pub max_grid_cells: Option<usize>,
+}
+
+fn max_robots_help() -> String {
+    use simrob_swarm::scenario::{MAX_DRONES, MAX_ROBOTS_SETTABLE, MAX_WAREHOUSE_ROBOTS};
+    format!(
+        "Most robots a generated scenario may make, from 1 to {MAX_ROBOTS_SETTABLE} (default \
+         {MAX_DRONES} drones of the drone swarm, some 300 bytes each; {MAX_WAREHOUSE_ROBOTS} \
+         robots of the warehouse, some 5 KB each); more is refused before anything is built"
+    )
+}
+
+fn max_grid_cells_help() -> String {
+    use simrob_swarm::scenario::{MAX_GRID_CELLS, MAX_GRID_CELLS_SETTABLE};
+    format!(
+        "Most cells of the world's spatial grid (width × height over world.cell_size squared), \
+         from 1 to {MAX_GRID_CELLS_SETTABLE} (default {MAX_GRID_CELLS}); a larger world is \
+         refused before anything is built"
+    )
+}
+
+impl SwarmBuildLimits {
+    /// The limits of a build, the flags' or the defaults, their messages naming the flags.
+    pub fn limits(&self) -> simrob_swarm::scenario::BuildLimits {
+        use simrob_swarm::scenario::{BuildLimits, MAX_DRONES, MAX_WAREHOUSE_ROBOTS};
+        let d = BuildLimits::default();
+        BuildLimits {
+            max_drones: self.max_robots.unwrap_or(MAX_DRONES),
+            max_warehouse_robots: self.max_robots.unwrap_or(MAX_WAREHOUSE_ROBOTS),
+            max_grid_cells: self.max_grid_cells.unwrap_or(d.max_grid_cells),
+            raise_robots_with: Some(RAISE_ROBOTS),
+            raise_grid_cells_with: Some(RAISE_GRID_CELLS),
+        }
+    }
+}
+
 impl Gui {
     /// The viewer's limits ([`ViewerLimits::guard`]).
     pub fn guard(&self) -> Result<simrob_viewer::Guard> {

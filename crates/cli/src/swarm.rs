@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use simrob_swarm::drones::Avoidance;
-use simrob_swarm::scenario::{Overrides, Scenario, MAX_DRONES};
+use simrob_swarm::scenario::{Overrides, Scenario, MAX_DRONES, MAX_ROBOTS_SETTABLE};
 use simrob_swarm::script::Script;
 use simrob_swarm::seer::{
     CompactRecorder, Consumer, ConsumerError, JsonLinesRecorder, RecorderStats, Seer,
@@ -53,6 +53,9 @@ pub struct RunArgs {
     /// The largest scenario file and map read, `--max-scenario-bytes BYTES`.
     #[command(flatten)]
     pub scenario_bytes: crate::flags::SwarmScenarioBytes,
+    /// The most robots and grid cells, `--max-robots N`, `--max-grid-cells N`.
+    #[command(flatten)]
+    pub build_limits: crate::flags::SwarmBuildLimits,
     /// Simulated seconds to run (or 50ms, 2s, 1min), 0 or more (default: the scenario's
     /// `duration`).
     #[arg(long, value_name = "S", value_parser = crate::flags::simulated_seconds)]
@@ -129,8 +132,8 @@ pub enum RecordFormat {
 /// Arguments of `simrob swarm bench`.
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Swarm sizes to measure (comma-separated), each from 1 to 50000000 drones (all checked
-    /// before the first is run).
+    /// Swarm sizes to measure (comma-separated), each at least 1 drone and at most
+    /// --max-robots (default 50000000; all checked before the first is run).
     #[arg(
         long,
         value_delimiter = ',',
@@ -168,6 +171,9 @@ pub struct BenchArgs {
     /// Print one JSON object per size.
     #[arg(long)]
     json: bool,
+    /// The most drones and grid cells, `--max-robots N`, `--max-grid-cells N`.
+    #[command(flatten)]
+    build_limits: crate::flags::SwarmBuildLimits,
 }
 
 pub fn run(cmd: SwarmCommand) -> Result<()> {
@@ -177,13 +183,15 @@ pub fn run(cmd: SwarmCommand) -> Result<()> {
     }
 }
 
-/// A size of `swarm bench`: 1 to [`MAX_DRONES`] drones, the drone swarm's limit (a bad one
-/// does not parse, so no size is run when one of them is out of range).
+/// A size of `swarm bench`: 1 to [`MAX_ROBOTS_SETTABLE`] drones (a bad one does not parse,
+/// so no size is run when one of them is out of range; [`bench`] holds them to
+/// `--max-robots` before the first is run).
 fn drone_count(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
-        Ok(n) if (1..=MAX_DRONES).contains(&n) => Ok(n),
+        Ok(n) if (1..=MAX_ROBOTS_SETTABLE).contains(&n) => Ok(n),
         _ => Err(format!(
-            "a number of drones, 1 to {MAX_DRONES} (the drone swarm's limit)"
+            "a number of drones, 1 to {MAX_ROBOTS_SETTABLE} (and at most --max-robots, \
+             default {MAX_DRONES})"
         )),
     }
 }
@@ -220,6 +228,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         proximity_beams: args.proximity,
         avoidance: args.avoidance,
         threads: Some(run_threads(args.threads)?),
+        limits: args.build_limits.limits(),
     };
     let mut sim = scenario.build(&overrides)?;
     if sim.total_frames().is_none() {
@@ -648,6 +657,14 @@ fn bench(args: BenchArgs) -> Result<()> {
         args.duration, args.seed, args.proximity
     );
     let scenario = Scenario::from_toml_str(&text, Path::new("."))?;
+    let limits = args.build_limits.limits();
+    if let Some(n) = args.sizes.iter().find(|&&n| n > limits.max_drones) {
+        bail!(
+            "--sizes: {n} drones is more than the drone swarm's limit of {}: raise it with {}",
+            limits.max_drones,
+            crate::flags::RAISE_ROBOTS
+        );
+    }
     let threads = run_threads(args.threads)?;
     if !args.json {
         println!(
@@ -676,6 +693,7 @@ fn bench(args: BenchArgs) -> Result<()> {
                 robots: Some(n),
                 avoidance: Some(avoidance),
                 threads: Some(threads),
+                limits,
                 ..Overrides::default()
             })?;
             let build = t0.elapsed().as_secs_f64();

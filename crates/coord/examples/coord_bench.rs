@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use simrob_coord::cc::{Allocation, CcConfig, ControlCenter};
 use simrob_coord::cnp::{Auctioneer, Bidder, CnpConfig, CnpOut, Euclidean};
-use simrob_coord::compare::{run_one, RunSpec};
+use simrob_coord::compare::{run_one, RunSpec, TaskLimit};
 use simrob_coord::model::{RobotInfo, TaskClass, TaskKind, TaskSpec};
 use simrob_coord::outbox::Outbox;
 use simrob_coord::robot::{Command, RobotAgent, RobotPose};
@@ -334,6 +334,8 @@ fn warehouse(robots: usize, tasks: usize) {
         tasks,
         max_time: 3600.0,
         batteries: false,
+        task_limit: TaskLimit::default(),
+        build_limits: Default::default(),
     };
     let timer = Timer::start();
     let r = run_one(&scenario, &spec).expect("runs");

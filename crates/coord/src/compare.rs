@@ -17,7 +17,7 @@
 
 use serde::Serialize;
 use simrob_math::Xoshiro256PlusPlus;
-use simrob_swarm::scenario::{Overrides, Scenario, ScenarioError};
+use simrob_swarm::scenario::{BuildLimits, Overrides, Scenario, ScenarioError};
 
 use crate::model::{TaskKind, TaskSpec};
 use crate::swarm::{CoordReport, CoordSystem, SwarmCoordConfig};
@@ -37,9 +37,16 @@ pub enum CompareError {
     /// The scenario could not be built.
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
-    /// More tasks to draw than [`MAX_TASKS`].
-    #[error("{0} tasks is more than the limit of {MAX_TASKS}")]
-    TooManyTasks(usize),
+    /// More tasks to draw than the run's [`TaskLimit`].
+    #[error("{tasks} tasks is more than the limit of {max}{}", raise_with.map(|w| format!(": raise it with {w}")).unwrap_or_default())]
+    TooManyTasks {
+        /// The tasks asked for.
+        tasks: usize,
+        /// The limit.
+        max: usize,
+        /// How to raise it ([`TaskLimit::raise_with`]).
+        raise_with: Option<&'static str>,
+    },
     /// No tasks to allocate.
     #[error("no tasks to allocate (at least 1)")]
     NoTasks,
@@ -54,8 +61,44 @@ pub enum CompareError {
 }
 
 /// The most tasks a comparison run draws (`--tasks`; four per robot by default): some 150
-/// bytes each before the run, so about 1.5 GB at the limit.
+/// bytes each before the run, so about 1.5 GB at the limit. The default of
+/// [`TaskLimit::max_tasks`].
 pub const MAX_TASKS: usize = 10_000_000;
+
+/// The most tasks a comparison run draws ([`RunSpec::task_limit`]) and how a user raises it,
+/// for the message of a run over it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskLimit {
+    /// The most tasks drawn.
+    pub max_tasks: usize,
+    /// How to raise it, in the caller's words (`--max-tasks N`): the end of the message
+    /// "raise it with …"; `None`: the message says no more than the limit.
+    pub raise_with: Option<&'static str>,
+}
+
+impl Default for TaskLimit {
+    /// [`MAX_TASKS`], naming no way to raise it.
+    fn default() -> Self {
+        TaskLimit {
+            max_tasks: MAX_TASKS,
+            raise_with: None,
+        }
+    }
+}
+
+impl TaskLimit {
+    /// `Err` when `tasks` is more than the limit.
+    fn check(&self, tasks: usize) -> Result<(), CompareError> {
+        if tasks > self.max_tasks {
+            return Err(CompareError::TooManyTasks {
+                tasks,
+                max: self.max_tasks,
+                raise_with: self.raise_with,
+            });
+        }
+        Ok(())
+    }
+}
 
 /// One run of a comparison.
 #[derive(Clone, Debug)]
@@ -72,6 +115,10 @@ pub struct RunSpec {
     pub max_time: f64,
     /// Keep the robots' batteries (a robot running flat leaves; its tasks go to others).
     pub batteries: bool,
+    /// The most tasks drawn ([`TaskLimit::default`]: [`MAX_TASKS`]).
+    pub task_limit: TaskLimit,
+    /// The most robots and grid cells of the run's world ([`BuildLimits::default`]).
+    pub build_limits: BuildLimits,
 }
 
 /// Pick-up and drop-off points of a map.
@@ -117,18 +164,26 @@ pub fn sites(world: &simrob_swarm::SwarmWorld) -> Sites {
     Sites { pickups, drops }
 }
 
-/// `count` pick-up → drop-off tasks drawn from `seed`.
+/// `count` pick-up → drop-off tasks drawn from `seed`, at most [`MAX_TASKS`].
 pub fn task_list(
     sites: &Sites,
     count: usize,
     seed: u64,
 ) -> Result<Vec<(f64, TaskSpec)>, CompareError> {
+    task_list_within(sites, count, seed, TaskLimit::default())
+}
+
+/// [`task_list`] with `limit` on the tasks drawn.
+pub fn task_list_within(
+    sites: &Sites,
+    count: usize,
+    seed: u64,
+    limit: TaskLimit,
+) -> Result<Vec<(f64, TaskSpec)>, CompareError> {
     if sites.pickups.is_empty() || sites.drops.is_empty() {
         return Err(CompareError::NoSites);
     }
-    if count > MAX_TASKS {
-        return Err(CompareError::TooManyTasks(count));
-    }
+    limit.check(count)?;
     let mut rng = Xoshiro256PlusPlus::new(seed ^ 0x434f_4f52_4454_534b);
     let mut out = Vec::with_capacity(count);
     for _ in 0..count {
@@ -175,8 +230,8 @@ fn run(
     if spec.robots.is_some() && !generated {
         return Err(CompareError::RobotsSetByMap(scenario.name()));
     }
-    if given.is_none() && spec.tasks > MAX_TASKS {
-        return Err(CompareError::TooManyTasks(spec.tasks));
+    if given.is_none() {
+        spec.task_limit.check(spec.tasks)?;
     }
     if given.map_or(spec.tasks, <[_]>::len) == 0 {
         return Err(CompareError::NoTasks);
@@ -187,6 +242,7 @@ fn run(
         robots: spec.robots,
         full_duration: false,
         proximity_beams: generated.then_some(0),
+        limits: spec.build_limits,
         ..Overrides::default()
     };
     let mut sim = scenario.build(&ov)?;
@@ -210,7 +266,7 @@ fn run(
     }
     let tasks = match given {
         Some(list) => list.to_vec(),
-        None => task_list(&sites(sim.world()), spec.tasks, spec.seed)?,
+        None => task_list_within(&sites(sim.world()), spec.tasks, spec.seed, spec.task_limit)?,
     };
     let mut config = SwarmCoordConfig::default();
     config.cc.policy = spec.policy;
@@ -363,12 +419,67 @@ mod tests {
                 tasks,
                 max_time: 10.0,
                 batteries: false,
+                task_limit: TaskLimit::default(),
+                build_limits: BuildLimits::default(),
             };
             match run_one(&scenario, &spec) {
-                Err(CompareError::TooManyTasks(n)) => assert_eq!(n, tasks),
+                Err(CompareError::TooManyTasks { tasks: n, max, .. }) => {
+                    assert_eq!((n, max), (tasks, MAX_TASKS))
+                }
                 other => panic!("{tasks} tasks: {other:?}"),
             }
         }
+    }
+
+    /// The limit on the tasks drawn was a constant: a user could neither lower nor raise it.
+    #[test]
+    fn a_task_limit_lowers_and_raises_the_tasks_drawn() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/swarm/warehouse.toml");
+        let scenario = Scenario::load(&path).expect("bundled scenario");
+        let spec = |tasks: usize, max_tasks: usize| RunSpec {
+            policy: Policy::Greedy,
+            seed: 1,
+            robots: Some(2),
+            tasks,
+            max_time: 1.0,
+            batteries: false,
+            task_limit: TaskLimit {
+                max_tasks,
+                raise_with: Some("--max-tasks N"),
+            },
+            build_limits: BuildLimits::default(),
+        };
+        let e = run_one(&scenario, &spec(4, 3)).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "4 tasks is more than the limit of 3: raise it with --max-tasks N"
+        );
+        assert!(run_one(&scenario, &spec(3, 3)).is_ok());
+        // The default says no more than the limit (drawing past it would take 1.5 GB).
+        let sites = Sites {
+            pickups: vec![("a".into(), (0.0, 0.0))],
+            drops: vec![("b".into(), (10.0, 0.0))],
+        };
+        let lowered = TaskLimit {
+            max_tasks: 2,
+            raise_with: None,
+        };
+        assert!(task_list_within(&sites, 3, 1, lowered).is_err());
+        assert_eq!(
+            task_list_within(&sites, 2, 1, lowered)
+                .map(|t| t.len())
+                .ok(),
+            Some(2)
+        );
+        let e = task_list(&sites, MAX_TASKS + 1, 1).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "{} tasks is more than the limit of {MAX_TASKS}",
+                MAX_TASKS + 1
+            )
+        );
     }
 
     #[test]

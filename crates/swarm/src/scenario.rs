@@ -270,16 +270,66 @@ pub enum ScriptCheckError {
 }
 
 /// The most spatial-grid cells a world may have (its width × height over `world.cell_size`
-/// squared); a larger world is refused when the run is built.
+/// squared) by default ([`BuildLimits::max_grid_cells`]); a larger world is refused when the
+/// run is built.
 pub const MAX_GRID_CELLS: usize = 1 << 22;
 
 /// The most drones the drone-swarm generator makes (`robots`, `--robots`): some 300 bytes
-/// each, so about 15 GB at the limit. More is refused before anything is built.
+/// each, so about 15 GB at the limit. More is refused before anything is built. The default
+/// of [`BuildLimits::max_drones`].
 pub const MAX_DRONES: usize = 50_000_000;
 
 /// The most robots the warehouse generator makes (`robots`, `--robots`): some 5 KB each with
 /// their scripts, so about 10 GB at the limit. More is refused before anything is built.
+/// The default of [`BuildLimits::max_warehouse_robots`].
 pub const MAX_WAREHOUSE_ROBOTS: usize = 2_000_000;
+
+/// The most robots a [`BuildLimits`] lets a generator make, whatever it says: a world's
+/// entities are numbered in 32 bits, and a warehouse robot brings some 2.5 entities (its tote,
+/// its share of shelves and stations).
+pub const MAX_ROBOTS_SETTABLE: usize = 1_000_000_000;
+
+/// The most grid cells a [`BuildLimits`] lets a world have, whatever it says: the grid
+/// numbers its columns and rows in 32 bits.
+pub const MAX_GRID_CELLS_SETTABLE: usize = u32::MAX as usize;
+
+/// What a scenario may make when it is built ([`Overrides::limits`]): the robots of its
+/// generator and the cells of its world's spatial grid, each guarding memory, and how a user
+/// raises them, for the message of a scenario over one. The default is [`MAX_DRONES`],
+/// [`MAX_WAREHOUSE_ROBOTS`] and [`MAX_GRID_CELLS`], its messages naming no way to raise them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildLimits {
+    /// The most drones of the generated drone swarm (at most [`MAX_ROBOTS_SETTABLE`]).
+    pub max_drones: usize,
+    /// The most robots of the generated warehouse (at most [`MAX_ROBOTS_SETTABLE`]).
+    pub max_warehouse_robots: usize,
+    /// The most cells of the world's spatial grid (at most [`MAX_GRID_CELLS_SETTABLE`]).
+    pub max_grid_cells: usize,
+    /// How to raise the robots' limits, in the caller's words (`--max-robots N`): the end of
+    /// the message "raise it with …"; `None`: the message says no more than the limit.
+    pub raise_robots_with: Option<&'static str>,
+    /// How to raise the grid's limit, in the caller's words (`--max-grid-cells N`).
+    pub raise_grid_cells_with: Option<&'static str>,
+}
+
+impl Default for BuildLimits {
+    /// [`MAX_DRONES`], [`MAX_WAREHOUSE_ROBOTS`], [`MAX_GRID_CELLS`].
+    fn default() -> Self {
+        BuildLimits {
+            max_drones: MAX_DRONES,
+            max_warehouse_robots: MAX_WAREHOUSE_ROBOTS,
+            max_grid_cells: MAX_GRID_CELLS,
+            raise_robots_with: None,
+            raise_grid_cells_with: None,
+        }
+    }
+}
+
+/// `: raise it with …` after a limit's message, when the caller says how.
+fn raise_it(with: Option<&str>) -> String {
+    with.map(|w| format!(": raise it with {w}"))
+        .unwrap_or_default()
+}
 
 /// The fewest frames a simulated second (`fps`): a frame of at most 100 s.
 pub const MIN_FPS: f64 = 0.01;
@@ -669,6 +719,9 @@ pub struct Overrides {
     /// Threads the parallel systems may use (`None` or 0: the machine's cores, at most 8);
     /// the run does not depend on it.
     pub threads: Option<usize>,
+    /// The most robots and grid cells the run may have ([`BuildLimits::default`]: the
+    /// `MAX_…` constants).
+    pub limits: BuildLimits,
 }
 
 /// A loaded scenario, ready to build runs from.
@@ -897,6 +950,9 @@ impl Scenario {
                 MAX_THREADS
             ));
         }
+        let limits = &ov.limits;
+        let max_drones = limits.max_drones.min(MAX_ROBOTS_SETTABLE);
+        let max_warehouse = limits.max_warehouse_robots.min(MAX_ROBOTS_SETTABLE);
         match &generator {
             Some(GeneratorSpec::DroneSwarm { robots: 0, .. })
             | Some(GeneratorSpec::Warehouse { robots: 0, .. }) => {
@@ -905,16 +961,18 @@ impl Scenario {
                      --robots)"
                 ));
             }
-            Some(GeneratorSpec::DroneSwarm { robots, .. }) if *robots > MAX_DRONES => {
+            Some(GeneratorSpec::DroneSwarm { robots, .. }) if *robots > max_drones => {
                 return err(format!(
                     "{origin}: {robots} drones is more than the drone swarm's limit of \
-                     {MAX_DRONES}"
+                     {max_drones}{}",
+                    raise_it(limits.raise_robots_with)
                 ));
             }
-            Some(GeneratorSpec::Warehouse { robots, .. }) if *robots > MAX_WAREHOUSE_ROBOTS => {
+            Some(GeneratorSpec::Warehouse { robots, .. }) if *robots > max_warehouse => {
                 return err(format!(
                     "{origin}: {robots} robots is more than the warehouse's limit of \
-                     {MAX_WAREHOUSE_ROBOTS}"
+                     {max_warehouse}{}",
+                    raise_it(limits.raise_robots_with)
                 ));
             }
             _ => {}
@@ -1098,10 +1156,15 @@ impl Scenario {
             return err(format!("{origin}: world.cell_size must be positive"));
         }
         let cells = (width / config.cell_size).ceil() * (height / config.cell_size).ceil();
-        if cells > MAX_GRID_CELLS as f64 {
+        let max_cells = limits.max_grid_cells.min(MAX_GRID_CELLS_SETTABLE);
+        if cells > max_cells as f64 {
+            let raise = match limits.raise_grid_cells_with {
+                Some(w) => format!(", or raise the limit with {w}"),
+                None => String::new(),
+            };
             return err(format!(
                 "{origin}: a {width} × {height} world in cells of {} makes {cells:.3e} grid cells, \
-                 more than {MAX_GRID_CELLS}: make world.cell_size larger or the world smaller",
+                 more than {max_cells}: make world.cell_size larger or the world smaller{raise}",
                 config.cell_size
             ));
         }
@@ -1762,6 +1825,90 @@ mod tests {
             };
             assert!(s.build(&ov).is_err());
         }
+    }
+
+    /// The robots' and the grid's limits were constants: a user could not lower them to
+    /// guard a smaller machine, nor raise them for a larger one.
+    #[test]
+    fn build_limits_lower_and_raise_the_robots_and_the_grid() {
+        let base = Path::new("/nonexistent");
+        let with = |limits: BuildLimits, robots: usize| Overrides {
+            robots: Some(robots),
+            limits,
+            ..Overrides::default()
+        };
+        let raise = BuildLimits {
+            raise_robots_with: Some("--max-robots N"),
+            raise_grid_cells_with: Some("--max-grid-cells N"),
+            ..BuildLimits::default()
+        };
+        for kind in ["drone-swarm", "warehouse"] {
+            let text = format!("[generator]\nkind = \"{kind}\"\nrobots = 10\n");
+            let s = Scenario::from_toml_str(&text, base).unwrap();
+            let low = BuildLimits {
+                max_drones: 5,
+                max_warehouse_robots: 5,
+                ..raise
+            };
+            let e = s.build(&with(low, 6)).unwrap_err().to_string();
+            assert!(
+                e.contains("6 ") && e.contains("limit of 5: raise it with --max-robots N"),
+                "{e}"
+            );
+            assert!(s.build(&with(low, 5)).is_ok(), "{kind}: 5 robots");
+            // The default: as before, and no way to raise it named.
+            let e = s
+                .build(&with(BuildLimits::default(), usize::MAX))
+                .unwrap_err()
+                .to_string();
+            assert!(!e.contains("raise it"), "{e}");
+        }
+        // Raised: past the default, up to what a world can number, never further.
+        let text = "[generator]\nkind = \"warehouse\"\nrobots = 10\n";
+        let s = Scenario::from_toml_str(text, base).unwrap();
+        let high = BuildLimits {
+            max_warehouse_robots: usize::MAX,
+            ..raise
+        };
+        let e = s
+            .build(&with(high, MAX_ROBOTS_SETTABLE + 1))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("limit of {MAX_ROBOTS_SETTABLE}")),
+            "{e}"
+        );
+        // The grid: 100 × 100 in cells of 1 is 10,000 cells.
+        let text = "[world]\nwidth = 100\nheight = 100\ncell_size = 1\n";
+        let s = Scenario::from_toml_str(text, base).unwrap();
+        let cells = |max_grid_cells: usize| Overrides {
+            limits: BuildLimits {
+                max_grid_cells,
+                ..raise
+            },
+            ..Overrides::default()
+        };
+        let e = s.build(&cells(9_999)).unwrap_err().to_string();
+        assert!(
+            e.contains("more than 9999") && e.contains("raise the limit with --max-grid-cells N"),
+            "{e}"
+        );
+        assert!(s.build(&cells(10_000)).is_ok());
+        assert!(s.build(&Overrides::default()).is_ok());
+        // 1e7 × 1e7 in cells of 20 (the default) is 2.5e11 cells: past the default, and
+        // past what any limit lets through.
+        let text = "[world]\nwidth = 1e7\nheight = 1e7\n";
+        let s = Scenario::from_toml_str(text, base).unwrap();
+        let e = s.build(&cells(usize::MAX)).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("more than {MAX_GRID_CELLS_SETTABLE}")),
+            "{e}"
+        );
+        let e = s.build(&Overrides::default()).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("more than {MAX_GRID_CELLS}:")) && !e.contains("raise"),
+            "{e}"
+        );
     }
 
     /// A wall of negative size loaded and stopped nothing; a NaN corner loaded too.

@@ -28,6 +28,9 @@ pub struct CompareArgs {
     /// The largest scenario file and map read, `--max-scenario-bytes BYTES`.
     #[command(flatten)]
     scenario_bytes: crate::flags::SwarmScenarioBytes,
+    /// The most robots and grid cells, `--max-robots N`, `--max-grid-cells N`.
+    #[command(flatten)]
+    build_limits: crate::flags::SwarmBuildLimits,
     /// Allocation policies to compare: cnp (Contract Net), hungarian (optimal assignment),
     /// greedy (nearest idle robot). Every cost is a straight-line distance; robots drive
     /// along the map's paths, and travel is measured along them.
@@ -42,9 +45,13 @@ pub struct CompareArgs {
     /// aisles, longer trips.
     #[arg(long, value_name = "N")]
     robots: Option<usize>,
-    /// Tasks per run, at least 1 (default: four per robot).
+    /// Tasks per run, at least 1 and at most --max-tasks (default: four per robot).
     #[arg(long, value_name = "N", conflicts_with = "task_file")]
     tasks: Option<usize>,
+    /// Most tasks a run draws (--tasks, or four per robot), at least 1 (default 10000000,
+    /// some 150 bytes each); more is refused before the first run.
+    #[arg(long, value_name = "N", value_parser = crate::flags::count(1usize, usize::MAX))]
+    max_tasks: Option<usize>,
     /// Your own tasks instead of drawn ones, the same in every run: a text file with one
     /// task a line, its release time in simulated seconds and then the task in the words
     /// of the `coord cc` menu (`0 path 20,70 300,120`, `30 goto 100 50 after 1`,
@@ -225,6 +232,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
     }
     let name = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
     let scenario = load(&name, args.scenario_bytes.limit())?;
+    let build_limits = args.build_limits.limits();
+    let task_limit = simrob_coord::compare::TaskLimit {
+        max_tasks: args.max_tasks.unwrap_or(simrob_coord::compare::MAX_TASKS),
+        raise_with: Some("--max-tasks N"),
+    };
     let generated = scenario.robots_configurable();
     let robots = match (args.robots, generated) {
         (Some(_), false) => bail!("{}: its robots come from its map; --robots works with generated scenarios (the warehouse)", name),
@@ -235,6 +247,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
         let ov = Overrides {
             robots,
             duration: Some(0.0),
+            limits: build_limits,
             ..Overrides::default()
         };
         scenario
@@ -280,6 +293,8 @@ pub fn run(args: CompareArgs) -> Result<()> {
                 tasks,
                 max_time: args.max_time,
                 batteries: args.batteries,
+                task_limit,
+                build_limits,
             };
             let r = match &given {
                 Some(list) => run_with_tasks(&scenario, &spec, list),

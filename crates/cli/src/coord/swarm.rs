@@ -33,6 +33,9 @@ pub struct SwarmArgs {
     /// The largest scenario file and map read, `--max-scenario-bytes BYTES`.
     #[command(flatten)]
     scenario_bytes: crate::flags::SwarmScenarioBytes,
+    /// The most robots and grid cells, `--max-robots N`, `--max-grid-cells N`.
+    #[command(flatten)]
+    build_limits: crate::flags::SwarmBuildLimits,
     /// The Control Center (`simrob coord serve`).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7030")]
     cc: String,
@@ -67,6 +70,7 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         seed: args.seed,
         duration: Some(f64::MAX / 4.0),
         full_duration: true,
+        limits: args.build_limits.limits(),
         ..Overrides::default()
     };
     let mut sim = scenario.build(&ov).map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -23,6 +23,7 @@ mod coord_map;
 mod departures_cli;
 mod fuzz_corpus;
 mod humanoid_send;
+mod limit_flags;
 mod listening;
 mod mrs_cli;
 mod netbed_cli;

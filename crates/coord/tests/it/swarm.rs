@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use simrob_coord::compare::{run_one, run_with_tasks, RunSpec};
+use simrob_coord::compare::{run_one, run_with_tasks, RunSpec, TaskLimit};
 use simrob_coord::model::{TaskKind, TaskSpec, TaskState};
 use simrob_coord::swarm::{CoordSystem, SwarmCoordConfig};
 use simrob_coord::wire::Policy;
@@ -26,6 +26,8 @@ fn every_policy_completes_the_hospital_deliveries_deterministically() {
             tasks: 9,
             max_time: 3600.0,
             batteries: false,
+            task_limit: TaskLimit::default(),
+            build_limits: Default::default(),
         };
         let a = run_one(&hospital, &spec).unwrap();
         assert_eq!(a.robots, 3);
@@ -67,6 +69,8 @@ fn a_given_task_list_is_released_on_time_and_its_preconditions_hold() {
             tasks: 99,
             max_time: 3600.0,
             batteries: false,
+            task_limit: TaskLimit::default(),
+            build_limits: Default::default(),
         };
         let r = run_with_tasks(&hospital, &spec, &tasks).unwrap();
         assert_eq!((r.tasks, r.ended, r.failed), (3, 3, 0), "{policy:?}: {r:?}");
@@ -91,6 +95,8 @@ fn a_task_refused_at_release_stops_the_comparison_with_the_reason() {
         tasks: 2,
         max_time: 3600.0,
         batteries: false,
+        task_limit: TaskLimit::default(),
+        build_limits: Default::default(),
     };
     let e = run_with_tasks(&hospital, &spec, &tasks).unwrap_err();
     assert_eq!(
@@ -108,6 +114,8 @@ fn a_run_without_tasks_is_refused() {
         tasks: 0,
         max_time: 3600.0,
         batteries: false,
+        task_limit: TaskLimit::default(),
+        build_limits: Default::default(),
     };
     let e = run_one(&scenario("warehouse.toml"), &spec).unwrap_err();
     assert_eq!(e.to_string(), "no tasks to allocate (at least 1)");
@@ -123,6 +131,8 @@ fn the_warehouse_is_served_by_contract_net() {
         tasks: 40,
         max_time: 3600.0,
         batteries: false,
+        task_limit: TaskLimit::default(),
+        build_limits: Default::default(),
     };
     let r = run_one(&warehouse, &spec).unwrap();
     assert_eq!(r.robots, 16);

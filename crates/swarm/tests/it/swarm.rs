@@ -869,8 +869,8 @@ fn how_the_grid_stores_its_cells_never_changes_a_run() {
 #[test]
 fn a_huge_world_runs_as_its_map_does() {
     // The hospital in a 40,960 × 40,960 world (4,194,304 grid cells, the most a scenario may
-    // have): the robots stay in the map's corner, the grid looks only at the cells between
-    // them, and the run is the same.
+    // have by default): the robots stay in the map's corner, the grid looks only at the cells
+    // between them, and the run is the same.
     let small = bundled("hospital.toml");
     let mut huge = small.clone();
     huge.file.world.width = Some(40_960.0);

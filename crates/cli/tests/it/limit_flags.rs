@@ -1,0 +1,219 @@
+//! The limits that guard memory are flags, each a user can lower or raise: the robots and
+//! grid cells of a swarm world (`--max-robots`, `--max-grid-cells` on `swarm run`, `swarm
+//! bench`, `coord compare` and `coord swarm`) and the tasks `coord compare` draws
+//! (`--max-tasks`). A value below what an input needs refuses it, naming the limit and the
+//! flag; the default takes it.
+
+use std::process::Stdio;
+
+use crate::support::{repo, simrob};
+
+/// `simrob ARGS` to its end: whether it succeeded, its standard output and its standard error.
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = simrob()
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("simrob runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Each command that builds a swarm world from `scenario`, with `extra` flags.
+fn commands<'a>(scenario: &'a str, extra: &[&'a str]) -> Vec<Vec<&'a str>> {
+    let mut all = vec![
+        vec!["swarm", "run", "--duration", "1", "--quiet", scenario],
+        vec![
+            "coord",
+            "compare",
+            "--seeds",
+            "1",
+            "--tasks",
+            "1",
+            "--max-time",
+            "5",
+            "--quiet",
+            "--json",
+            scenario,
+        ],
+        // Robot ids past the largest: refused once the world is built, before the Control
+        // Center is looked for.
+        vec!["coord", "swarm", "--robot-id-base", "4294967295", scenario],
+    ];
+    for args in &mut all {
+        args.extend_from_slice(extra);
+    }
+    all
+}
+
+/// Whether `args` got as far as its world being built: `coord swarm` then stops at its
+/// robot ids, the others run to their end.
+fn built(args: &[&str], ok: bool, stderr: &str) -> bool {
+    if args[0] == "coord" && args[1] == "swarm" {
+        stderr.contains("--robot-id-base 4294967295")
+    } else {
+        ok
+    }
+}
+
+#[test]
+fn max_robots_lowers_and_raises_the_robots_of_a_generated_scenario() {
+    let warehouse = repo("scenarios/swarm/warehouse.toml");
+    for args in commands(&warehouse, &["--robots", "3", "--max-robots", "2"]) {
+        let (ok, stdout, stderr) = run(&args);
+        assert!(!ok, "{args:?} ran: {stdout}");
+        assert!(
+            stderr.contains(
+                "3 robots is more than the warehouse's limit of 2: raise it with --max-robots N"
+            ),
+            "{args:?}: {stderr}"
+        );
+    }
+    for args in commands(&warehouse, &["--robots", "3"]) {
+        let (ok, _, stderr) = run(&args);
+        assert!(built(&args, ok, &stderr), "{args:?}: {stderr}");
+    }
+    for args in commands(&warehouse, &["--robots", "3", "--max-robots", "3"]) {
+        let (ok, _, stderr) = run(&args);
+        assert!(built(&args, ok, &stderr), "{args:?}: {stderr}");
+    }
+    // Past the warehouse's default of 2,000,000: refused by the default, naming the flag (and
+    // nothing built, so the test stays small).
+    let (ok, _, stderr) = run(&["swarm", "run", "--quiet", &warehouse, "--robots", "2000001"]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("limit of 2000000: raise it with --max-robots N"),
+        "{stderr}"
+    );
+    // The drone swarm.
+    let drones = repo("scenarios/swarm/drone-swarm.toml");
+    let (ok, _, stderr) = run(&[
+        "swarm",
+        "run",
+        "--quiet",
+        "--duration",
+        "1",
+        &drones,
+        "--robots",
+        "5",
+        "--max-robots",
+        "4",
+    ]);
+    assert!(!ok);
+    assert!(
+        stderr.contains(
+            "5 drones is more than the drone swarm's limit of 4: raise it with --max-robots N"
+        ),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = run(&[
+        "swarm",
+        "run",
+        "--quiet",
+        "--duration",
+        "1",
+        &drones,
+        "--robots",
+        "5",
+    ]);
+    assert!(ok, "{stderr}");
+}
+
+#[test]
+fn max_robots_holds_the_sizes_of_swarm_bench() {
+    let bench = [
+        "swarm",
+        "bench",
+        "--duration",
+        "0.5",
+        "--avoidance",
+        "orca",
+        "--sizes",
+        "1,5",
+    ];
+    let (ok, stdout, stderr) = run(&[&bench[..], &["--max-robots", "4"]].concat());
+    assert!(!ok, "ran: {stdout}");
+    assert!(
+        stderr.contains("--sizes: 5 drones is more than the drone swarm's limit of 4: raise it with --max-robots N"),
+        "{stderr}"
+    );
+    // Checked before the first size is run.
+    assert!(stdout.is_empty(), "{stdout}");
+    let (ok, _, stderr) = run(&bench);
+    assert!(ok, "{stderr}");
+}
+
+#[test]
+fn max_grid_cells_lowers_and_raises_the_cells_of_a_swarm_world() {
+    let hospital = repo("scenarios/swarm/hospital.toml");
+    for args in commands(&hospital, &["--max-grid-cells", "1"]) {
+        let (ok, stdout, stderr) = run(&args);
+        assert!(!ok, "{args:?} ran: {stdout}");
+        assert!(
+            stderr.contains("grid cells, more than 1:")
+                && stderr.contains("raise the limit with --max-grid-cells N"),
+            "{args:?}: {stderr}"
+        );
+    }
+    for args in commands(&hospital, &[]) {
+        let (ok, _, stderr) = run(&args);
+        assert!(built(&args, ok, &stderr), "{args:?}: {stderr}");
+    }
+    // A world of 10,000 cells, past a lowered limit and within a raised one.
+    let dir = std::env::temp_dir().join(format!("simrob-grid-cells-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let file = dir.join("grid.toml");
+    std::fs::write(
+        &file,
+        "duration = 1\n[world]\nwidth = 100\nheight = 100\ncell_size = 1\n",
+    )
+    .expect("a scenario");
+    let path = file.to_string_lossy().to_string();
+    let (ok, _, stderr) = run(&["swarm", "run", "--quiet", &path, "--max-grid-cells", "9999"]);
+    assert!(!ok && stderr.contains("more than 9999:"), "{stderr}");
+    let (ok, _, stderr) = run(&[
+        "swarm",
+        "run",
+        "--quiet",
+        &path,
+        "--max-grid-cells",
+        "10000",
+    ]);
+    assert!(ok, "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn max_tasks_lowers_and_raises_the_tasks_coord_compare_draws() {
+    let hospital = repo("scenarios/swarm/hospital.toml");
+    let compare = [
+        "coord",
+        "compare",
+        "--seeds",
+        "1",
+        "--max-time",
+        "5",
+        "--quiet",
+        "--json",
+        &hospital,
+    ];
+    let (ok, stdout, stderr) = run(&[&compare[..], &["--tasks", "2", "--max-tasks", "1"]].concat());
+    assert!(!ok, "ran: {stdout}");
+    assert!(
+        stderr.contains("2 tasks is more than the limit of 1: raise it with --max-tasks N"),
+        "{stderr}"
+    );
+    // Four a robot when --tasks is left out: held to the limit too.
+    let (ok, _, stderr) = run(&[&compare[..], &["--max-tasks", "1"]].concat());
+    assert!(!ok && stderr.contains("--max-tasks N"), "{stderr}");
+    for extra in [&["--tasks", "2"][..], &["--tasks", "2", "--max-tasks", "2"]] {
+        let (ok, _, stderr) = run(&[&compare[..], extra].concat());
+        assert!(ok, "{extra:?}: {stderr}");
+    }
+    let (ok, _, stderr) = run(&[&compare[..], &["--max-tasks", "0"]].concat());
+    assert!(!ok && stderr.contains("--max-tasks"), "{stderr}");
+}
