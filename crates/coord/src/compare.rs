@@ -270,6 +270,11 @@ fn run(
     };
     let mut config = SwarmCoordConfig::default();
     config.cc.policy = spec.policy;
+    // The run's own Control Center holds every task and robot of the run, all released at
+    // once: its tables are as large as the run (bounded by `task_limit` and `build_limits`),
+    // where a task past the default `max_tasks` was refused once the run had gone by.
+    config.cc.max_tasks = config.cc.max_tasks.max(tasks.len());
+    config.cc.max_robots = config.cc.max_robots.max(sim.world().robot_count());
     let system = CoordSystem::local(config).with_tasks(tasks);
     let report = system.report();
     sim.add_system(Box::new(system));

@@ -217,3 +217,29 @@ fn max_tasks_lowers_and_raises_the_tasks_coord_compare_draws() {
     let (ok, _, stderr) = run(&[&compare[..], &["--max-tasks", "0"]].concat());
     assert!(!ok && stderr.contains("--max-tasks"), "{stderr}");
 }
+
+/// The Control Center of a comparison run refused every task past its own table's default
+/// (1,000,000), once the run had gone by: `--tasks` past it always failed, whatever the
+/// limit said. The run's tables are now as large as the run.
+#[test]
+fn coord_compare_runs_more_tasks_than_a_control_centers_default_table() {
+    let hospital = repo("scenarios/swarm/hospital.toml");
+    let (ok, stdout, stderr) = run(&[
+        "coord",
+        "compare",
+        "--seeds",
+        "1",
+        "--max-time",
+        "1",
+        "--policies",
+        "greedy",
+        "--quiet",
+        "--json",
+        "--tasks",
+        "1000001",
+        &hospital,
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(!stderr.contains("refused"), "{stderr}");
+    assert!(stdout.contains("\"tasks\": 1000001"), "{stdout}");
+}
