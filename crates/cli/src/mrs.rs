@@ -98,6 +98,11 @@ pub struct MrsArgs {
     /// under a name written before or not); past it, `#SNAPSHOT` is refused with `E …`.
     #[arg(long, value_name = "FILES", default_value_t = 1000)]
     max_snapshots: usize,
+    /// Largest map file read, bytes, at least 1 (default 268435456, 256 MiB): --map, --merge
+    /// and the maps `#LOAD` and `#MERGE` name; a larger one is refused (at start, or with
+    /// `E …` to the client that named it).
+    #[arg(long, value_name = "BYTES", value_parser = crate::flags::count(1u64, u64::MAX))]
+    max_map_bytes: Option<u64>,
     /// Most bytes of those pictures at once.
     #[arg(long, value_name = "BYTES", default_value_t = 256 << 20)]
     max_snapshot_bytes: u64,
@@ -187,20 +192,26 @@ fn parse_pose(s: &str) -> Result<FlatPose, String> {
     }
 }
 
-fn read_map(path: &Path) -> Result<Map> {
-    let bytes = crate::shell::read_file(path, simrob_mrs::MAX_MAP_FILE)
-        .with_context(|| format!("cannot read map {}", path.display()))?;
+/// How a user raises the largest map file read, said by every refusal of a map over it.
+const RAISE_MAP_BYTES: &str = "--max-map-bytes BYTES";
+
+/// The map at `path`, of at most `max` bytes (`--max-map-bytes`).
+fn read_map(path: &Path, max: u64) -> Result<Map> {
+    let bytes = simrob_files::read_bounded(path, max).map_err(|e| {
+        anyhow::anyhow!(e.message(&format!("map {}", path.display()), RAISE_MAP_BYTES))
+    })?;
     Map::from_bytes(&bytes).with_context(|| format!("map {}", path.display()))
 }
 
 /// Builds the core from the arguments: map, merges, start.
 fn build_core(args: &MrsArgs) -> Result<MrsCore> {
+    let max_map = args.max_map_bytes.unwrap_or(simrob_mrs::MAX_MAP_FILE);
     let mut map = match &args.map {
-        Some(p) => read_map(p)?,
+        Some(p) => read_map(p, max_map)?,
         None => Map::parse_vector(EXAMPLE_MAP).context("the built-in example map")?,
     };
     for m in &args.merge {
-        map.merge(&read_map(m)?)
+        map.merge(&read_map(m, max_map)?)
             .with_context(|| format!("cannot merge {}", m.display()))?;
     }
     simrob_mrs::check_map_size(&map)
@@ -348,7 +359,11 @@ pub fn run(args: MrsArgs) -> Result<()> {
         .with_quota(simrob_files::Quota {
             max_files: args.max_snapshots,
             max_bytes: args.max_snapshot_bytes,
-        });
+        })
+        .with_max_map_bytes(
+            args.max_map_bytes.unwrap_or(simrob_mrs::MAX_MAP_FILE),
+            RAISE_MAP_BYTES,
+        );
     let snapshot = match (&args.snapshot, args.snapshot_every) {
         (Some(p), Some(every)) if (MIN_SNAPSHOT_EVERY..=1e9).contains(&every) => {
             Some((p.clone(), Duration::from_secs_f64(every)))

@@ -47,7 +47,8 @@ pub fn check_png_name(name: &str) -> Result<(), FileError> {
     }
 }
 
-/// Largest map file read by `#LOAD` / `#MERGE` (bytes).
+/// Largest map file read by `#LOAD` / `#MERGE` (bytes) by default
+/// ([`DirMapFiles::with_max_map_bytes`](crate::DirMapFiles::with_max_map_bytes) sets another).
 pub const MAX_MAP_FILE: u64 = 256 * 1024 * 1024;
 
 /// Why a map or snapshot file could not be named, read or written.
@@ -93,6 +94,19 @@ pub enum FileError {
     /// The name is not a regular file, or one larger than [`MAX_MAP_FILE`].
     #[error("cannot read {0}: not a file of at most {MAX_MAP_FILE} bytes")]
     NotAMapFile(String),
+    /// The map file is larger than the server's limit
+    /// ([`DirMapFiles::with_max_map_bytes`](crate::DirMapFiles::with_max_map_bytes)).
+    #[error("{}", simrob_files::over_limit(&format!("map {name}"), Some(*len), *max, raise_with))]
+    MapTooLarge {
+        /// The file's name.
+        name: String,
+        /// Its size, or the bytes read when it grew past the limit.
+        len: u64,
+        /// The limit, in bytes.
+        max: u64,
+        /// How to raise it (`--max-map-bytes BYTES`).
+        raise_with: &'static str,
+    },
     /// Writing the file failed (holds the name).
     #[error("cannot write {0}")]
     Write(String),

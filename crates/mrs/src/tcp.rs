@@ -84,6 +84,10 @@ pub struct DirMapFiles {
     written: std::collections::HashMap<String, u64>,
     /// Pictures written, a name written again included.
     writes: usize,
+    /// The largest map file read ([`MAX_MAP_FILE`] unless [`DirMapFiles::with_max_map_bytes`]).
+    max_map_bytes: u64,
+    /// How a user raises it, when the server says ([`DirMapFiles::with_max_map_bytes`]).
+    raise_map_bytes_with: Option<&'static str>,
 }
 
 /// The longest map or snapshot file name, in bytes.
@@ -114,7 +118,18 @@ impl DirMapFiles {
             quota: Quota::default(),
             written: std::collections::HashMap::new(),
             writes: 0,
+            max_map_bytes: MAX_MAP_FILE,
+            raise_map_bytes_with: None,
         })
+    }
+
+    /// The same files, reading maps of at most `max` bytes (at least 1); a larger one is
+    /// refused with [`FileError::MapTooLarge`], naming its size, `max` and `raise_with`, how
+    /// to raise it (`--max-map-bytes BYTES`).
+    pub fn with_max_map_bytes(mut self, max: u64, raise_with: &'static str) -> Self {
+        self.max_map_bytes = max;
+        self.raise_map_bytes_with = Some(raise_with);
+        self
     }
 
     /// The same files, writing at most `quota`.
@@ -151,12 +166,19 @@ fn name_error(name: &str, e: NameError) -> FileError {
 impl MapFiles for DirMapFiles {
     fn read(&mut self, name: &str) -> Result<Vec<u8>, FileError> {
         let path = self.resolve(name)?;
-        simrob_files::read_bounded(&path, MAX_MAP_FILE).map_err(|e| match e {
-            ReadError::Io(source) => FileError::Read {
+        let raise_with = self.raise_map_bytes_with;
+        simrob_files::read_bounded(&path, self.max_map_bytes).map_err(|e| match (e, raise_with) {
+            (ReadError::Io(source), _) => FileError::Read {
                 name: name.to_string(),
                 source,
             },
-            ReadError::NotAFile | ReadError::TooLarge { .. } => {
+            (ReadError::TooLarge { len, max }, Some(raise_with)) => FileError::MapTooLarge {
+                name: name.to_string(),
+                len,
+                max,
+                raise_with,
+            },
+            (ReadError::NotAFile | ReadError::TooLarge { .. }, _) => {
                 FileError::NotAMapFile(name.to_string())
             }
         })
@@ -818,6 +840,41 @@ fn flush(conn: &mut Conn, poll: &Poll, key: usize) -> bool {
 mod tests {
     use super::*;
     use crate::core::MapFiles;
+
+    /// The largest map file read was the constant MAX_MAP_FILE: a server could not lower it
+    /// nor raise it.
+    #[test]
+    fn the_largest_map_read_is_the_servers_to_set() {
+        let dir = std::env::temp_dir().join(format!("simrob-mrs-mapsize-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).expect("a directory");
+        std::fs::write(dir.join("m.txt"), b"100 100\n10 10 20 20\n").expect("a map");
+        let mut files = DirMapFiles::new(&dir)
+            .expect("a directory")
+            .with_max_map_bytes(10, "--max-map-bytes BYTES");
+        let e = files.read("m.txt").unwrap_err();
+        assert!(
+            matches!(
+                e,
+                FileError::MapTooLarge {
+                    len: 20,
+                    max: 10,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "map m.txt is 20 bytes, more than the 10-byte limit: raise it with --max-map-bytes BYTES"
+        );
+        let mut files = files.with_max_map_bytes(20, "--max-map-bytes BYTES");
+        assert_eq!(files.read("m.txt").expect("at the limit").len(), 20);
+        // Without a limit set: MAX_MAP_FILE, as before.
+        let mut files = DirMapFiles::new(&dir).expect("a directory");
+        assert_eq!(files.read("m.txt").expect("the default").len(), 20);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn the_pictures_a_server_writes_are_bounded_in_number_and_bytes() {

@@ -1,10 +1,14 @@
 //! The limits that guard memory are flags, each a user can lower or raise: the robots and
 //! grid cells of a swarm world (`--max-robots`, `--max-grid-cells` on `swarm run`, `swarm
-//! bench`, `coord compare` and `coord swarm`) and the tasks `coord compare` draws
-//! (`--max-tasks`). A value below what an input needs refuses it, naming the limit and the
-//! flag; the default takes it.
+//! bench`, `coord compare` and `coord swarm`), the tasks `coord compare` draws
+//! (`--max-tasks`) and the map files `simrob mrs` reads (`--max-map-bytes`). A value below
+//! what an input needs refuses it, naming the limit and the flag; the default takes it.
 
-use std::process::Stdio;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::time::Duration;
 
 use crate::support::{repo, simrob};
 
@@ -216,6 +220,130 @@ fn max_tasks_lowers_and_raises_the_tasks_coord_compare_draws() {
     }
     let (ok, _, stderr) = run(&[&compare[..], &["--max-tasks", "0"]].concat());
     assert!(!ok && stderr.contains("--max-tasks"), "{stderr}");
+}
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn max_map_bytes_lowers_and_raises_the_maps_mrs_reads() {
+    let dir = std::env::temp_dir().join(format!("simrob-map-bytes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let example = PathBuf::from(repo("maps/example.txt"));
+    let size = std::fs::metadata(&example).expect("the map").len();
+    let map = dir.join("example.txt");
+    std::fs::copy(&example, &map).expect("a copy");
+    let small = size.to_string();
+    let under = (size - 1).to_string();
+    let snap = dir.join("snap.png");
+    let snap_s = snap.to_string_lossy().to_string();
+    let map_s = map.to_string_lossy().to_string();
+    // --map and --merge: refused at start under a lowered limit, naming the file, its size,
+    // the limit and the flag.
+    for flag in ["--map", "--merge"] {
+        let (ok, _, stderr) = run(&[
+            "mrs",
+            flag,
+            &map_s,
+            "--snapshot",
+            &snap_s,
+            "--max-map-bytes",
+            &under,
+        ]);
+        assert!(!ok, "{flag}");
+        let says = format!(
+            "map {map_s} is {size} bytes, more than the {under}-byte limit: raise it with --max-map-bytes BYTES"
+        );
+        assert!(stderr.contains(&says), "{flag}: {stderr}");
+        assert!(!snap.exists());
+        for limit in [&["--max-map-bytes", &small][..], &[]] {
+            let (ok, _, stderr) =
+                run(&[&["mrs", flag, &map_s, "--snapshot", &snap_s][..], limit].concat());
+            assert!(ok, "{flag} {limit:?}: {stderr}");
+            assert!(snap.exists());
+            std::fs::remove_file(&snap).expect("the picture");
+        }
+    }
+    // #LOAD and #MERGE: the client that names a map over it is told, the server goes on.
+    let dir_s = dir.to_string_lossy().to_string();
+    let mut child = Server(
+        simrob()
+            .args(["mrs", "--port", "0", "--stepped", "--map-dir", &dir_s])
+            .args(["--max-map-bytes", &under])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn simrob mrs"),
+    );
+    let mut out = BufReader::new(child.0.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("first line");
+    let addr = line
+        .trim()
+        .strip_prefix("listening on tcp://")
+        .unwrap_or_else(|| panic!("first line: {line:?}"))
+        .to_string();
+    let stream = TcpStream::connect(&addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    let mut c = BufReader::new(stream);
+    let mut ask = |line: &str| {
+        c.get_mut()
+            .write_all(format!("{line}\n").as_bytes())
+            .expect("write");
+        let mut reply = String::new();
+        c.read_line(&mut reply).expect("reply");
+        reply.trim_end().to_string()
+    };
+    for cmd in ["#LOAD example.txt", "#MERGE example.txt"] {
+        let reply = ask(cmd);
+        assert!(
+            reply.starts_with("E ")
+                && reply.contains(&format!(
+                    "{under}-byte limit: raise it with --max-map-bytes BYTES"
+                )),
+            "{cmd}: {reply}"
+        );
+    }
+    drop(c);
+    drop(child);
+    // The default reads it.
+    let mut child = Server(
+        simrob()
+            .args(["mrs", "--port", "0", "--stepped", "--map-dir", &dir_s])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn simrob mrs"),
+    );
+    let mut out = BufReader::new(child.0.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("first line");
+    let addr = line
+        .trim()
+        .strip_prefix("listening on tcp://")
+        .unwrap_or_else(|| panic!("first line: {line:?}"))
+        .to_string();
+    let stream = TcpStream::connect(&addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    let mut c = BufReader::new(stream);
+    c.get_mut()
+        .write_all(b"#LOAD example.txt\n")
+        .expect("write");
+    let mut reply = String::new();
+    c.read_line(&mut reply).expect("reply");
+    assert_eq!(reply.trim_end(), "#LOAD");
+    drop(c);
+    drop(child);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The Control Center of a comparison run refused every task past its own table's default
