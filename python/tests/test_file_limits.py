@@ -87,3 +87,22 @@ def test_a_bad_max_file_bytes_is_refused(bad, error):
         with pytest.raises(error) as e:
             make()
         assert "max_file_bytes" in str(e.value), str(e.value)
+
+
+def test_a_swarms_robots_and_grid_cells_are_the_callers_to_set():
+    # More robots than max_robots, or a world of more cells than max_grid_cells, is refused
+    # before anything is built, saying which argument raises it; within them the run starts.
+    with pytest.raises(ValueError) as e:
+        sim.Swarm("warehouse", robots=3, max_robots=2, duration=0.1)
+    assert "max_robots=" in str(e.value) and "2" in str(e.value), str(e.value)
+    with sim.Swarm("warehouse", robots=3, max_robots=3, duration=0.1) as s:
+        assert s.frame == 0
+    with pytest.raises(ValueError) as e:
+        sim.Swarm(str(HOSPITAL), max_grid_cells=10, duration=0.1)
+    assert "max_grid_cells=" in str(e.value), str(e.value)
+    for bad in (0, 1_000_000_001):
+        with pytest.raises(ValueError) as e:
+            sim.Swarm("warehouse", max_robots=bad)
+        assert "max_robots=" in str(e.value), str(e.value)
+    with pytest.raises(TypeError):
+        sim.Swarm("warehouse", max_grid_cells=1.5)

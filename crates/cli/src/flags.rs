@@ -367,16 +367,14 @@ fn max_grid_cells_help() -> String {
 
 impl SwarmBuildLimits {
     /// The limits of a build, the flags' or the defaults, their messages naming the flags.
-    pub fn limits(&self) -> simrob_swarm::scenario::BuildLimits {
-        use simrob_swarm::scenario::{BuildLimits, MAX_DRONES, MAX_WAREHOUSE_ROBOTS};
-        let d = BuildLimits::default();
-        BuildLimits {
-            max_drones: self.max_robots.unwrap_or(MAX_DRONES),
-            max_warehouse_robots: self.max_robots.unwrap_or(MAX_WAREHOUSE_ROBOTS),
-            max_grid_cells: self.max_grid_cells.unwrap_or(d.max_grid_cells),
-            raise_robots_with: Some(RAISE_ROBOTS),
-            raise_grid_cells_with: Some(RAISE_GRID_CELLS),
-        }
+    pub fn limits(&self) -> Result<simrob_swarm::scenario::BuildLimits> {
+        simrob_swarm::scenario::BuildLimits::given(
+            self.max_robots,
+            self.max_grid_cells,
+            RAISE_ROBOTS,
+            RAISE_GRID_CELLS,
+        )
+        .map_err(|e| anyhow::anyhow!(e.0))
     }
 }
 

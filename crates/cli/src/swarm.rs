@@ -228,7 +228,7 @@ fn run_scenario(args: RunArgs) -> Result<()> {
         proximity_beams: args.proximity,
         avoidance: args.avoidance,
         threads: Some(run_threads(args.threads)?),
-        limits: args.build_limits.limits(),
+        limits: args.build_limits.limits()?,
     };
     let mut sim = scenario.build(&overrides)?;
     if sim.total_frames().is_none() {
@@ -657,7 +657,7 @@ fn bench(args: BenchArgs) -> Result<()> {
         args.duration, args.seed, args.proximity
     );
     let scenario = Scenario::from_toml_str(&text, Path::new("."))?;
-    let limits = args.build_limits.limits();
+    let limits = args.build_limits.limits()?;
     if let Some(n) = args.sizes.iter().find(|&&n| n > limits.max_drones) {
         bail!(
             "--sizes: {n} drones is more than the drone swarm's limit of {}: raise it with {}",

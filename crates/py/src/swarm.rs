@@ -54,15 +54,19 @@ impl Swarm {
 #[pymethods]
 impl Swarm {
     /// `Swarm(scenario, seed=None, duration=None, robots=None, full_duration=False,
-    /// max_file_bytes=None)`: the scenario's run; `seed`, `duration` (simulated seconds) and `robots` (generated
-    /// scenarios) replace the file's. `max_file_bytes` is the largest scenario file read,
-    /// and the largest file it names (its draw.io `map`, its `world.obstacles` map): an int
-    /// of at least 1, default `MAX_FILE` (64 MiB); a larger file raises `ValueError` naming
-    /// it, its size and the limit, before anything runs.
+    /// max_file_bytes=None, max_robots=None, max_grid_cells=None)`: the scenario's run; `seed`,
+    /// `duration` (simulated seconds) and `robots` (generated scenarios) replace the file's.
+    /// `max_file_bytes` is the largest scenario file read, and the largest file it names (its
+    /// draw.io `map`, its `world.obstacles` map): an int of at least 1, default `MAX_FILE`
+    /// (64 MiB); a larger file raises `ValueError` naming it, its size and the limit, before
+    /// anything runs. `max_robots` (the robots a generated scenario may make; 50,000,000
+    /// drones and 2,000,000 warehouse robots by default) and `max_grid_cells` (the cells of
+    /// the world's spatial grid; 4,194,304 by default) are the command line's `--max-robots`
+    /// and `--max-grid-cells`: a scenario over one raises `ValueError` saying which.
     #[new]
     #[pyo3(signature = (
         scenario, seed=None, duration=None, robots=None, full_duration=false,
-        max_file_bytes=None
+        max_file_bytes=None, max_robots=None, max_grid_cells=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -73,8 +77,17 @@ impl Swarm {
         robots: Option<Whole<usize>>,
         full_duration: bool,
         max_file_bytes: Option<MaxFileBytes>,
+        max_robots: Option<Whole<usize>>,
+        max_grid_cells: Option<Whole<usize>>,
     ) -> PyResult<Self> {
         let limit = MaxFileBytes::or_default(max_file_bytes).swarm();
+        let build_limits = simrob_swarm::scenario::BuildLimits::given(
+            max_robots.map(|n| n.0),
+            max_grid_cells.map(|n| n.0),
+            "max_robots=",
+            "max_grid_cells=",
+        )
+        .map_err(|e| PyValueError::new_err(e.0))?;
         let (seed, robots) = (seed.map(|s| s.0), robots.map(|r| r.0));
         if let Some(d) = duration {
             if !(d.is_finite() && d >= 0.0) {
@@ -114,6 +127,7 @@ impl Swarm {
             seed,
             robots,
             full_duration,
+            limits: build_limits,
             ..Overrides::default()
         };
         let worker = Local::start(py, move || {

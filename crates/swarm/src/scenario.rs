@@ -325,6 +325,41 @@ impl Default for BuildLimits {
     }
 }
 
+impl BuildLimits {
+    /// The defaults with `max_robots` (the drone swarm's and the warehouse's alike) and
+    /// `max_grid_cells` in their place when given, a scenario over one told to raise it with
+    /// `raise_robots_with` or `raise_grid_cells_with` (the caller's words: `--max-robots N`,
+    /// `max_robots=`). A value of 0, or above [`MAX_ROBOTS_SETTABLE`] or
+    /// [`MAX_GRID_CELLS_SETTABLE`], is an error naming it in those words.
+    pub fn given(
+        max_robots: Option<usize>,
+        max_grid_cells: Option<usize>,
+        raise_robots_with: &'static str,
+        raise_grid_cells_with: &'static str,
+    ) -> Result<BuildLimits, ScenarioError> {
+        let check = |n: Option<usize>, most: usize, name: &str| match n {
+            Some(n) if n == 0 || n > most => Err(ScenarioError(format!(
+                "{name} {n}: must be from 1 to {most}"
+            ))),
+            _ => Ok(()),
+        };
+        check(max_robots, MAX_ROBOTS_SETTABLE, raise_robots_with)?;
+        check(
+            max_grid_cells,
+            MAX_GRID_CELLS_SETTABLE,
+            raise_grid_cells_with,
+        )?;
+        let d = BuildLimits::default();
+        Ok(BuildLimits {
+            max_drones: max_robots.unwrap_or(d.max_drones),
+            max_warehouse_robots: max_robots.unwrap_or(d.max_warehouse_robots),
+            max_grid_cells: max_grid_cells.unwrap_or(d.max_grid_cells),
+            raise_robots_with: Some(raise_robots_with),
+            raise_grid_cells_with: Some(raise_grid_cells_with),
+        })
+    }
+}
+
 /// `: raise it with …` after a limit's message, when the caller says how.
 fn raise_it(with: Option<&str>) -> String {
     with.map(|w| format!(": raise it with {w}"))
@@ -1831,6 +1866,31 @@ mod tests {
     /// guard a smaller machine, nor raise them for a larger one.
     #[test]
     fn build_limits_lower_and_raise_the_robots_and_the_grid() {
+        // The caller's values in place of the defaults, out of range refused in its words.
+        let given = BuildLimits::given(Some(7), None, "--max-robots N", "--max-grid-cells N");
+        let l = given.expect("in range");
+        assert_eq!((l.max_drones, l.max_warehouse_robots), (7, 7));
+        assert_eq!(l.max_grid_cells, MAX_GRID_CELLS);
+        assert_eq!(l.raise_robots_with, Some("--max-robots N"));
+        for (robots, cells, says) in [
+            (Some(0), None, "max_robots= 0: must be from 1 to 1000000000"),
+            (
+                None,
+                Some(0),
+                "max_grid_cells= 0: must be from 1 to 4294967295",
+            ),
+            (
+                Some(MAX_ROBOTS_SETTABLE + 1),
+                None,
+                "max_robots= 1000000001",
+            ),
+        ] {
+            let e = BuildLimits::given(robots, cells, "max_robots=", "max_grid_cells=");
+            assert!(
+                e.is_err_and(|e| e.0.starts_with(says)),
+                "{robots:?} {cells:?}"
+            );
+        }
         let base = Path::new("/nonexistent");
         let with = |limits: BuildLimits, robots: usize| Overrides {
             robots: Some(robots),

@@ -125,6 +125,8 @@ class Swarm(_Closes):
         robots: Optional[int] = None,
         full_duration: bool = False,
         max_file_bytes: Optional[int] = None,
+        max_robots: Optional[int] = None,
+        max_grid_cells: Optional[int] = None,
     ) -> None: ...
     def close(self) -> None: ...
     @property

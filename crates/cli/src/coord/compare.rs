@@ -232,7 +232,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     }
     let name = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;
     let scenario = load(&name, args.scenario_bytes.limit())?;
-    let build_limits = args.build_limits.limits();
+    let build_limits = args.build_limits.limits()?;
     let task_limit = simrob_coord::compare::TaskLimit {
         max_tasks: args.max_tasks.unwrap_or(simrob_coord::compare::MAX_TASKS),
         raise_with: Some("--max-tasks N"),

@@ -70,7 +70,7 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         seed: args.seed,
         duration: Some(f64::MAX / 4.0),
         full_duration: true,
-        limits: args.build_limits.limits(),
+        limits: args.build_limits.limits()?,
         ..Overrides::default()
     };
     let mut sim = scenario.build(&ov).map_err(|e| anyhow::anyhow!("{e}"))?;
