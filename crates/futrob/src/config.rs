@@ -615,14 +615,21 @@ impl IniConfig {
                 Ok(v)
             };
             // The range of `key` in the tables the reference is generated from.
+            // A count, an id, a port, cycles or steps is a whole number: 2.5 is refused, not
+            // cut to 2.
             let numk = || {
-                let (min, max) = PROFILE_KEYS
-                    .iter()
-                    .chain(KEYS)
-                    .find(|k| k.name == key)
+                let k = PROFILE_KEYS.iter().chain(KEYS).find(|k| k.name == key);
+                let (min, max) = k
                     .and_then(|k| k.range)
                     .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
-                num(min, max)
+                let v = num(min, max)?;
+                let whole = k.is_some_and(|k| {
+                    matches!(k.unit, "count" | "id" | "port" | "cycles" | "steps")
+                });
+                if whole && v.fract() != 0.0 {
+                    return Err(err(format!("{key} must be a whole number, not {value:?}")));
+                }
+                Ok(v)
             };
             let msk = || numk().map(|v| v as u64);
             let p = &mut c.params;

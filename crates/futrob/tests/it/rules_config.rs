@@ -379,6 +379,15 @@ fn the_team_message_limits_are_ini_config_keys() {
             "id=1\nrules=r.xml\ncommMaxDropLinesPerSecond=many\n",
             "ini.config:3: commMaxDropLinesPerSecond must be a number",
         ),
+        // A count is whole: 2.5 is refused, not cut to 2.
+        (
+            "id=1\nrules=r.xml\ncommMaxTeammates=2.5\n",
+            "ini.config:3: commMaxTeammates must be a whole number, not \"2.5\"",
+        ),
+        (
+            "id=1\nrules=r.xml\ncommPort=10020.5\n",
+            "ini.config:3: commPort must be a whole number",
+        ),
     ] {
         let got = IniConfig::parse(text, "ini.config")
             .unwrap_err()
