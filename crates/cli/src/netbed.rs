@@ -5,8 +5,8 @@
 
 use std::io::{BufRead, Write};
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::atomic::Ordering;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -230,6 +230,7 @@ fn udp(args: UdpArgs) -> Result<()> {
         Some("down") => (Impairment::clean(), down),
         _ => (imp, down),
     };
+    let terminal = Terminal::start()?;
     enough_open_files(args.max_flows, 1, "agents with a flow");
     let limits = simrob_netbed::UdpLimits {
         max_flows: args.max_flows,
@@ -265,7 +266,7 @@ fn udp(args: UdpArgs) -> Result<()> {
             s.queued_bytes
         );
     };
-    terminal(|line| match line {
+    terminal.run(|line| match line {
         "stats" => {
             show(&relay);
             Ok(true)
@@ -283,6 +284,7 @@ fn udp(args: UdpArgs) -> Result<()> {
 
 fn tcp(args: TcpArgs) -> Result<()> {
     let (listen, to) = args.ends.resolve()?;
+    let terminal = Terminal::start()?;
     enough_open_files(args.max_connections, 2, "connections");
     let relay = if args.ends.allow_non_loopback {
         TcpRelay::start_any(listen, to)
@@ -305,7 +307,7 @@ fn tcp(args: TcpArgs) -> Result<()> {
             s.connections, s.cut, s.bytes, s.open, s.refused
         );
     };
-    terminal(|line| {
+    terminal.run(|line| {
         let mut words = line.split_whitespace();
         match (words.next(), words.next()) {
             (Some("delay"), Some(t)) => match parse_duration(t) {
@@ -341,40 +343,55 @@ fn tcp(args: TcpArgs) -> Result<()> {
     Ok(())
 }
 
-/// Reads commands typed at the terminal until `act` says stop (false), Ctrl-C, or an
-/// error. The end of the input (a closed or empty standard input) stops only the reading:
-/// the relay keeps running until Ctrl-C.
-fn terminal(mut act: impl FnMut(&str) -> Result<bool>) -> Result<()> {
-    let stop = crate::shell::ctrl_c_flag()?;
-    // Typed lines, or `None` for Ctrl-C: the loop sleeps until one comes.
-    let (tx, rx) = mpsc::channel::<Option<String>>();
-    let on_stop = tx.clone();
-    crate::shell::on_ctrl_c(Box::new(move || {
-        let _ = on_stop.send(None);
-    }));
-    std::thread::Builder::new()
-        .name("netbed-terminal".into())
-        .spawn(move || {
-            for line in std::io::stdin().lock().lines() {
-                let Ok(line) = line else { break };
-                if tx.send(Some(line)).is_err() {
-                    break;
+/// Commands typed at the terminal, and Ctrl-C. Started before the relay, whose sockets may
+/// use up the process's open files: the Ctrl-C hook needs descriptors of its own, and a hook
+/// set up after the relay's agents took the last ones ended the relay at once.
+struct Terminal {
+    stop: Arc<AtomicBool>,
+    /// Typed lines, or `None` for Ctrl-C.
+    lines: mpsc::Receiver<Option<String>>,
+}
+
+impl Terminal {
+    /// Hooks Ctrl-C and starts reading standard input.
+    fn start() -> Result<Terminal> {
+        let stop = crate::shell::ctrl_c_flag()?;
+        let (tx, lines) = mpsc::channel::<Option<String>>();
+        let on_stop = tx.clone();
+        crate::shell::on_ctrl_c(Box::new(move || {
+            let _ = on_stop.send(None);
+        }));
+        std::thread::Builder::new()
+            .name("netbed-terminal".into())
+            .spawn(move || {
+                for line in std::io::stdin().lock().lines() {
+                    let Ok(line) = line else { break };
+                    if tx.send(Some(line)).is_err() {
+                        break;
+                    }
                 }
-            }
-        })?;
-    // A Ctrl-C before the hook was in place raised only the flag.
-    while !stop.load(Ordering::SeqCst) {
-        match rx.recv() {
-            Ok(Some(line)) => {
-                if !act(line.trim())? {
-                    break;
-                }
-                std::io::stdout().flush()?;
-            }
-            Ok(None) | Err(_) => break,
-        }
+            })?;
+        Ok(Terminal { stop, lines })
     }
-    Ok(())
+
+    /// Runs commands until `act` says stop (false), Ctrl-C, or an error. The end of the
+    /// input (a closed or empty standard input) stops only the reading: the relay keeps
+    /// running until Ctrl-C.
+    fn run(self, mut act: impl FnMut(&str) -> Result<bool>) -> Result<()> {
+        // A Ctrl-C before the hook was in place raised only the flag.
+        while !self.stop.load(Ordering::SeqCst) {
+            match self.lines.recv() {
+                Ok(Some(line)) => {
+                    if !act(line.trim())? {
+                        break;
+                    }
+                    std::io::stdout().flush()?;
+                }
+                Ok(None) | Err(_) => break,
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `v` to three significant digits, without trailing zeros: 33.3, 0.5, 5, 1500.
