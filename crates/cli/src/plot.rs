@@ -534,22 +534,38 @@ fn csv_fields(line: &str) -> Vec<String> {
 }
 
 /// The parameters of the sweep whose results are `results` (the `params` of the sweep.json
-/// `simrob batch` writes beside them); none when there is no such file.
-fn sweep_params(results: &Path) -> Vec<String> {
+/// `simrob batch` writes beside them), read within `max_bytes` (`--max-results-bytes`); none
+/// when there is no such file. One that is there but cannot be read, or is not a sweep's
+/// layout, is an error naming it: without its parameters a point could pool runs that differ.
+fn sweep_params(results: &Path, max_bytes: u64) -> Result<Vec<String>> {
     let Some(dir) = results.parent() else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
-    crate::shell::read_text(&dir.join("sweep.json"), crate::shell::MAX_TEXT_FILE)
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| {
-            v.get("params")?.as_array().map(|a| {
-                a.iter()
-                    .filter_map(|p| p.as_str().map(String::from))
-                    .collect()
-            })
-        })
-        .unwrap_or_default()
+    let path = dir.join("sweep.json");
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = crate::shell::read_text_within(
+        &path,
+        "the sweep's layout",
+        max_bytes,
+        crate::batch::RAISE_RESULTS,
+    )?;
+    let layout: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("the sweep's layout {} is not JSON", path.display()))?;
+    let params = layout
+        .get("params")
+        .and_then(|p| p.as_array())
+        .with_context(|| {
+            format!(
+                "the sweep's layout {} has no \"params\" list (simrob batch writes one)",
+                path.display()
+            )
+        })?;
+    Ok(params
+        .iter()
+        .filter_map(|p| p.as_str().map(String::from))
+        .collect())
 }
 
 /// Mean, spread low and high of `values`.
@@ -620,7 +636,8 @@ fn batch_figure(
     let status = header.iter().position(|h| h == "status");
     // The sweep's other inputs (its parameters, from the sweep.json beside the results, and
     // its scenario): a point pooling runs where one of them varies would mix them.
-    let inputs: Vec<(usize, &str)> = sweep_params(path)
+    let params = sweep_params(path, max_bytes)?;
+    let inputs: Vec<(usize, &str)> = params
         .iter()
         .map(String::as_str)
         .chain(["scenario"])

@@ -1197,8 +1197,14 @@ impl Scenario {
                 Some(w) => format!(", or raise the limit with {w}"),
                 None => String::new(),
             };
+            // A whole count while it reads as one (a world of 10¹³⁰ units makes no sense spelt out).
+            let counted = if cells < 1e15 {
+                format!("{}", cells as u64)
+            } else {
+                format!("{cells:.3e}")
+            };
             return err(format!(
-                "{origin}: a {width} × {height} world in cells of {} makes {cells:.3e} grid cells, \
+                "{origin}: a {width} × {height} world in cells of {} makes {counted} grid cells, \
                  more than {max_cells}: make world.cell_size larger or the world smaller{raise}",
                 config.cell_size
             ));
@@ -1950,7 +1956,8 @@ mod tests {
         };
         let e = s.build(&cells(9_999)).unwrap_err().to_string();
         assert!(
-            e.contains("more than 9999") && e.contains("raise the limit with --max-grid-cells N"),
+            e.contains("makes 10000 grid cells, more than 9999")
+                && e.contains("raise the limit with --max-grid-cells N"),
             "{e}"
         );
         assert!(s.build(&cells(10_000)).is_ok());
@@ -1961,7 +1968,9 @@ mod tests {
         let s = Scenario::from_toml_str(text, base).unwrap();
         let e = s.build(&cells(usize::MAX)).unwrap_err().to_string();
         assert!(
-            e.contains(&format!("more than {MAX_GRID_CELLS_SETTABLE}")),
+            e.contains(&format!(
+                "makes 250000000000 grid cells, more than {MAX_GRID_CELLS_SETTABLE}"
+            )),
             "{e}"
         );
         let e = s.build(&Overrides::default()).unwrap_err().to_string();

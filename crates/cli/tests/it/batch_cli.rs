@@ -1376,3 +1376,55 @@ fn a_sweeps_limits_are_flags_refusals_name_them_and_slurm_tasks_get_them() {
     assert!(dir.join("plot.svg").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A sweep.json beside the results that cannot be read, or is not a sweep's layout, stops
+/// `plot batch` naming it (it once was ignored, and a point could pool runs that differ in
+/// its parameters); it is read within `--max-results-bytes`.
+#[test]
+fn a_batch_plot_refuses_a_broken_sweep_layout_beside_its_results() {
+    let dir = scratch("plot-layout");
+    let csv = dir.join("results.csv");
+    std::fs::write(&csv, "run,robots,m,status\n0,10,1,ok\n1,20,2,ok\n").unwrap();
+    let layout = dir.join("sweep.json");
+    let svg = dir.join("f.svg");
+    let plot = |extra: &[&str]| {
+        simrob()
+            .args(["plot", "batch"])
+            .arg(&csv)
+            .args(["--x", "robots", "--y", "m", "-o"])
+            .arg(&svg)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    for (text, says) in [
+        ("{\"params\": [\"rob", "is not JSON"),
+        ("{\"runs\": 2}", "has no \"params\" list"),
+    ] {
+        std::fs::write(&layout, text).unwrap();
+        let o = plot(&[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("sweep.json") && err.contains(says), "{err}");
+        assert!(!svg.exists());
+    }
+    // The results (40 bytes) within 60, the layout (100 bytes) over it.
+    std::fs::write(
+        &layout,
+        format!("{{\"params\": [\"robots\"]}}{}", " ".repeat(78)),
+    )
+    .unwrap();
+    let o = plot(&["--max-results-bytes", "60"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the sweep's layout")
+            && err.contains(
+                "100 bytes, more than the 60-byte limit: raise it with --max-results-bytes"
+            ),
+        "{err}"
+    );
+    ok(plot(&[]));
+    assert!(svg.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
