@@ -1832,6 +1832,16 @@ fn write_slurm(args: &RunArgs, sweep_path: &Path, dir: &Path, sweep: &Sweep) -> 
 mod tests {
     use super::*;
 
+    /// `text` parsed as the sweep file `file` writing to `out`, within the default limits.
+    fn parsed(text: &str, file: &str, out: &str) -> Result<Sweep> {
+        Sweep::parse(
+            text,
+            Path::new(file),
+            Path::new(out),
+            &SweepLimits::default(),
+        )
+    }
+
     #[test]
     fn the_summary_line_counts_runs_by_result_then_what_ran_this_time() {
         let row = |ok: bool| {
@@ -1924,13 +1934,7 @@ robots = [10, 20]
 
     #[test]
     fn a_sweep_expands_to_scenarios_times_grid_times_seeds() {
-        let s = Sweep::parse(
-            SWEEP,
-            Path::new("x.toml"),
-            Path::new("res"),
-            &SweepLimits::default(),
-        )
-        .unwrap();
+        let s = parsed(SWEEP, "x.toml", "res").unwrap();
         assert_eq!(s.name, "demo");
         assert_eq!(s.runs.len(), 2 * 2 * 3);
         assert_eq!(
@@ -2077,12 +2081,7 @@ robots = [10, 20]
             ),
         ];
         for (text, expected) in cases {
-            let e = match Sweep::parse(
-                &text,
-                Path::new("x.toml"),
-                Path::new("r"),
-                &SweepLimits::default(),
-            ) {
+            let e = match parsed(&text, "x.toml", "r") {
                 Ok(_) => panic!("accepted: {text}"),
                 Err(e) => format!("{e:#}"),
             };
@@ -2093,20 +2092,9 @@ robots = [10, 20]
     #[test]
     fn a_sweep_without_a_name_is_named_by_its_file_if_that_name_is_plain() {
         let text = SWEEP.replace("name = \"demo\"\n", "");
-        let s = Sweep::parse(
-            &text,
-            Path::new("dir/my-sweep.toml"),
-            Path::new("r"),
-            &SweepLimits::default(),
-        )
-        .unwrap();
+        let s = parsed(&text, "dir/my-sweep.toml", "r").unwrap();
         assert_eq!(s.name, "my-sweep");
-        let e = match Sweep::parse(
-            &text,
-            Path::new("dir/a\nb.toml"),
-            Path::new("r"),
-            &SweepLimits::default(),
-        ) {
+        let e = match parsed(&text, "dir/a\nb.toml", "r") {
             Ok(_) => panic!("accepted a line break in the name"),
             Err(e) => format!("{e:#}"),
         };
@@ -2128,13 +2116,7 @@ robots = [10, 20]
 
     #[test]
     fn rows_keep_parameters_metrics_and_status() {
-        let s = Sweep::parse(
-            SWEEP,
-            Path::new("x.toml"),
-            Path::new("res"),
-            &SweepLimits::default(),
-        )
-        .unwrap();
+        let s = parsed(SWEEP, "x.toml", "res").unwrap();
         let outcome = Outcome {
             status: "ok",
             exit_code: Some(0),
@@ -2250,15 +2232,10 @@ a = [1,2,3,4,5,6,7,8,9,10]
 b = [1,2,3,4,5,6,7,8,9,10]
 c = [1,2,3,4,5,6,7,8,9,10]
 "#;
-        let e = Sweep::parse(
-            text,
-            Path::new("x.toml"),
-            Path::new("res"),
-            &SweepLimits::default(),
-        )
-        .err()
-        .expect("refused")
-        .to_string();
+        let e = parsed(text, "x.toml", "res")
+            .err()
+            .expect("refused")
+            .to_string();
         assert!(e.starts_with("1000000 runs take "), "{e}");
     }
 

@@ -4,27 +4,9 @@
 //! (`--max-tasks`) and the map files `simrob mrs` reads (`--max-map-bytes`). A value below
 //! what an input needs refuses it, naming the limit and the flag; the default takes it.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Stdio};
-use std::time::Duration;
 
-use crate::support::{repo, simrob};
-
-/// `simrob ARGS` to its end: whether it succeeded, its standard output and its standard error.
-fn run(args: &[&str]) -> (bool, String, String) {
-    let out = simrob()
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("simrob runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::support::{repo, run};
 
 /// Each command that builds a swarm world from `scenario`, with `extra` flags.
 fn commands<'a>(scenario: &'a str, extra: &[&'a str]) -> Vec<Vec<&'a str>> {
@@ -222,15 +204,6 @@ fn max_tasks_lowers_and_raises_the_tasks_coord_compare_draws() {
     assert!(!ok && stderr.contains("--max-tasks"), "{stderr}");
 }
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn max_map_bytes_lowers_and_raises_the_maps_mrs_reads() {
     let dir = std::env::temp_dir().join(format!("simrob-map-bytes-{}", std::process::id()));
@@ -273,37 +246,10 @@ fn max_map_bytes_lowers_and_raises_the_maps_mrs_reads() {
     }
     // #LOAD and #MERGE: the client that names a map over it is told, the server goes on.
     let dir_s = dir.to_string_lossy().to_string();
-    let mut child = Server(
-        simrob()
-            .args(["mrs", "--port", "0", "--stepped", "--map-dir", &dir_s])
-            .args(["--max-map-bytes", &under])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn simrob mrs"),
-    );
-    let mut out = BufReader::new(child.0.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    out.read_line(&mut line).expect("first line");
-    let addr = line
-        .trim()
-        .strip_prefix("listening on tcp://")
-        .unwrap_or_else(|| panic!("first line: {line:?}"))
-        .to_string();
-    let stream = TcpStream::connect(&addr).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("timeout");
-    let mut c = BufReader::new(stream);
-    let mut ask = |line: &str| {
-        c.get_mut()
-            .write_all(format!("{line}\n").as_bytes())
-            .expect("write");
-        let mut reply = String::new();
-        c.read_line(&mut reply).expect("reply");
-        reply.trim_end().to_string()
-    };
+    let (child, _out, mut c) =
+        crate::mrs_cli::serve(&["--stepped", "--map-dir", &dir_s, "--max-map-bytes", &under]);
     for cmd in ["#LOAD example.txt", "#MERGE example.txt"] {
-        let reply = ask(cmd);
+        let reply = crate::mrs_cli::ask(&mut c, cmd);
         assert!(
             reply.starts_with("E ")
                 && reply.contains(&format!(
@@ -315,32 +261,8 @@ fn max_map_bytes_lowers_and_raises_the_maps_mrs_reads() {
     drop(c);
     drop(child);
     // The default reads it.
-    let mut child = Server(
-        simrob()
-            .args(["mrs", "--port", "0", "--stepped", "--map-dir", &dir_s])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn simrob mrs"),
-    );
-    let mut out = BufReader::new(child.0.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    out.read_line(&mut line).expect("first line");
-    let addr = line
-        .trim()
-        .strip_prefix("listening on tcp://")
-        .unwrap_or_else(|| panic!("first line: {line:?}"))
-        .to_string();
-    let stream = TcpStream::connect(&addr).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("timeout");
-    let mut c = BufReader::new(stream);
-    c.get_mut()
-        .write_all(b"#LOAD example.txt\n")
-        .expect("write");
-    let mut reply = String::new();
-    c.read_line(&mut reply).expect("reply");
-    assert_eq!(reply.trim_end(), "#LOAD");
+    let (child, _out, mut c) = crate::mrs_cli::serve(&["--stepped", "--map-dir", &dir_s]);
+    assert_eq!(crate::mrs_cli::ask(&mut c, "#LOAD example.txt"), "#LOAD");
     drop(c);
     drop(child);
     let _ = std::fs::remove_dir_all(&dir);

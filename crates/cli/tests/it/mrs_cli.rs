@@ -3,10 +3,10 @@
 use crate::support::{ok, repo, simrob};
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
-use std::process::{Child, Stdio};
+use std::process::{Child, ChildStdout, Stdio};
 use std::time::Duration;
 
-struct Server(Child);
+pub(crate) struct Server(pub(crate) Child);
 
 impl Drop for Server {
     fn drop(&mut self) {
@@ -15,7 +15,21 @@ impl Drop for Server {
     }
 }
 
-fn ask(reader: &mut BufReader<TcpStream>, line: &str) -> String {
+/// `simrob mrs --port 0 ARGS` served, its output after the first line, and a client of it.
+pub(crate) fn serve(args: &[&str]) -> (Server, BufReader<ChildStdout>, BufReader<TcpStream>) {
+    let mut cmd = simrob();
+    cmd.args(["mrs", "--port", "0"]).args(args);
+    let (child, out, addr) = crate::listening::start(&mut cmd, "tcp");
+    let child = Server(child);
+    let stream = TcpStream::connect(&addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    (child, out, BufReader::new(stream))
+}
+
+/// Sends `line` and reads the reply, without its line end.
+pub(crate) fn ask(reader: &mut BufReader<TcpStream>, line: &str) -> String {
     reader
         .get_mut()
         .write_all(format!("{line}\n").as_bytes())
@@ -27,28 +41,16 @@ fn ask(reader: &mut BufReader<TcpStream>, line: &str) -> String {
 
 #[test]
 fn mrs_serves_the_seed_protocol_on_a_free_port() {
-    let mut child = Server(
-        simrob()
-            .args(["mrs", "--port", "0", "--stepped", "--start", "150,130,0"])
-            .args(["--map", &repo("maps/example.txt")])
-            .args(["--merge", &repo("maps/box.txt")])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn simrob mrs"),
-    );
-    let mut out = BufReader::new(child.0.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    out.read_line(&mut line).expect("first line");
-    let addr = line
-        .trim()
-        .strip_prefix("listening on tcp://")
-        .unwrap_or_else(|| panic!("first line: {line:?}"))
-        .to_string();
-    let stream = TcpStream::connect(&addr).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("timeout");
-    let mut c = BufReader::new(stream);
+    let (map, merge) = (repo("maps/example.txt"), repo("maps/box.txt"));
+    let (_child, mut out, mut c) = serve(&[
+        "--stepped",
+        "--start",
+        "150,130,0",
+        "--map",
+        &map,
+        "--merge",
+        &merge,
+    ]);
     assert_eq!(ask(&mut c, "P"), "P015000130000000");
     assert_eq!(ask(&mut c, "S12"), "S12017");
     assert_eq!(ask(&mut c, "MHello world!"), "M");

@@ -41,6 +41,20 @@ pub fn send_piped(server: &str, input: &[u8]) -> std::process::Output {
 
 /// The standard output of a `simrob` that succeeded; fails the test with both outputs if it
 /// did not.
+/// `simrob ARGS` to its end: whether it succeeded, its standard output and its standard error.
+pub fn run(args: &[&str]) -> (bool, String, String) {
+    let out = simrob()
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("simrob runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 pub fn ok(out: std::process::Output) -> String {
     assert!(
         out.status.success(),

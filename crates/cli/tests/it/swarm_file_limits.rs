@@ -4,23 +4,8 @@
 //! size, the limit and the flag; the same files run under the default.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
-use crate::support::{repo, simrob};
-
-/// `simrob ARGS` to its end: whether it succeeded, its standard output and its standard error.
-fn run(args: &[&str]) -> (bool, String, String) {
-    let out = simrob()
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("simrob runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::support::{repo, run};
 
 /// The error of a command that refused `file` under a limit of `max` bytes.
 fn says_too_large(stderr: &str, file: &Path, max: u64) {
