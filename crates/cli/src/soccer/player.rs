@@ -1,6 +1,7 @@
 //! `simrob soccer player`: one FutRob robot as a networked agent.
 
 use std::collections::BTreeMap;
+use std::net::{SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -9,11 +10,11 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use simrob_futrob::msg::Received;
 use simrob_futrob::rules::RuleSet;
-use simrob_futrob::{BodyStatus, Brain, IniConfig, Role, Sighting, VisionStub};
+use simrob_futrob::{BodyStatus, Brain, IniConfig, Message, Role, Sighting, VisionStub};
 
 use super::body::DryBody;
 use super::net;
-use super::sim::SimLink;
+use super::sim::{silence_words, Patience, SimLink};
 use crate::flags::ConfigBytes;
 
 #[derive(Args)]
@@ -27,18 +28,23 @@ pub struct PlayerArgs {
     old_config: Option<String>,
     /// The simulator (`simrob serve`), IP:PORT: play its humanoid `entityId` (overrides the
     /// config's `server` and its vision stub).
-    #[arg(long, value_name = "ADDR")]
-    server: Option<String>,
-    /// Stop after this many wall-clock seconds (or 50ms, 2s, 1min; default: run until
-    /// Ctrl-C).
+    #[arg(long, value_name = "ADDR", value_parser = server_addr)]
+    server: Option<SocketAddr>,
+    /// Give up when the simulator has sent nothing for this many wall-clock seconds, while
+    /// registering or playing (or 50ms, 2s, 1min; default 10): the robot stops with an error
+    /// (exit status 1). 0 waits for ever (a simulator paused in step mode sends nothing).
+    #[arg(long, value_name = "S", value_parser = wall_seconds)]
+    server_timeout: Option<f64>,
+    /// Stop after this many wall-clock seconds from the start, registering with the simulator
+    /// included (or 50ms, 2s, 1min; default: run until Ctrl-C).
     #[arg(long, value_name = "S", value_parser = wall_seconds)]
     wall_duration: Option<f64>,
     /// Old spelling of `--wall-duration` (`--duration` is simulated seconds).
     #[arg(long = "duration", value_name = "S", hide = true,
           value_parser = crate::flags::renamed("duration", "wall-duration", "--duration is simulated seconds"))]
     old_duration: Option<String>,
-    /// The team messages' UDP port; overrides the config's `commPort`.
-    #[arg(long, value_name = "PORT")]
+    /// The team messages' UDP port, 1 to 65535; overrides the config's `commPort`.
+    #[arg(long, value_name = "PORT", value_parser = crate::flags::count(1u16, u16::MAX))]
     team_port: Option<u16>,
     /// Old spelling of `--team-port`.
     #[arg(long = "comm-port", value_name = "PORT", hide = true,
@@ -52,10 +58,14 @@ pub struct PlayerArgs {
     limit: ConfigBytes,
     /// On the simulator, see through an exact camera instead of FutRob's (4 Hz, its
     /// calibration's distance errors, drop-outs). Its distances are true, so the keeper
-    /// report's range correction (the config's `rangeCalibration`) is off.
+    /// report's range correction (the config's `rangeCalibration`) is off. Refused for a robot
+    /// that sees through its vision stub (no --server).
     #[arg(long)]
     ideal_camera: bool,
 }
+
+/// `--server-timeout`'s default, seconds.
+pub const DEFAULT_SERVER_TIMEOUT_S: f64 = 10.0;
 
 /// Reads a file named by a config, relative to the config's directory.
 pub fn beside(config: &Path, name: &str) -> PathBuf {
@@ -67,22 +77,168 @@ pub fn beside(config: &Path, name: &str) -> PathBuf {
     }
 }
 
-pub fn load(config: &Path, limit: &ConfigBytes) -> Result<(IniConfig, RuleSet)> {
+/// `--server`: the simulator's IP:PORT (a bad one is a command line that does not parse,
+/// status 2, before any robot starts).
+pub(super) fn server_addr(text: &str) -> Result<SocketAddr, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("expected the simulator's IP:PORT (127.0.0.1:5005), got '{text}'"))
+}
+
+/// A robot's configuration and rules, and the warnings about them (names written in another
+/// letter case, no rules at all) to print before it starts.
+pub fn load(config: &Path, limit: &ConfigBytes) -> Result<(IniConfig, RuleSet, Vec<String>)> {
     let text = limit.read(config, "the robot configuration")?;
     let cfg = IniConfig::parse(&text, &config.display().to_string())?;
     let rules_path = beside(config, &cfg.rules);
     let rules_text = limit.read(&rules_path, "the rules file")?;
     let rules = RuleSet::parse(&rules_text, &rules_path.display().to_string())?;
-    for w in rules.case_warnings() {
-        eprintln!(
-            "warning: {}:{}: {:?} taken as {}",
+    let mut warnings: Vec<String> = rules
+        .case_warnings()
+        .iter()
+        .map(|w| {
+            format!(
+                "{}:{}: {:?} taken as {}",
+                rules_path.display(),
+                w.line,
+                w.written,
+                w.canonical
+            )
+        })
+        .collect();
+    if rules.rules().is_empty() {
+        warnings.push(format!(
+            "{}: no rules (an empty <RuleSet>): robot {} will never act",
             rules_path.display(),
-            w.line,
-            w.written,
-            w.canonical
-        );
+            cfg.id
+        ));
     }
-    Ok((cfg, rules))
+    Ok((cfg, rules, warnings))
+}
+
+/// What a robot sees through.
+enum Eyes {
+    /// Its vision stub file.
+    Stub(VisionStub),
+    /// Humanoid `entity` of the simulator at `addr`.
+    Sim { addr: SocketAddr, entity: u32 },
+}
+
+/// A robot ready to start: every file it needs read and every value checked, nothing written
+/// or sent yet.
+pub struct Robot {
+    pub cfg: IniConfig,
+    rules: RuleSet,
+    /// Warnings about its files, to print before it starts.
+    pub warnings: Vec<String>,
+    eyes: Eyes,
+    dest: SocketAddr,
+    /// Its log file (`logEnabled=1`), checked writable but not yet touched.
+    pub log: Option<PathBuf>,
+}
+
+/// Reads and checks everything robot `config` needs (its configuration, rules, vision stub,
+/// log file's directory), with the command line's `server`, `team_port` and `ideal_camera`,
+/// and changes nothing: `soccer team` checks every robot so before starting any, and a robot
+/// starts its log file only once all of it passed.
+pub fn prepare(
+    config: &Path,
+    limit: &ConfigBytes,
+    server: Option<SocketAddr>,
+    team_port: Option<u16>,
+    ideal_camera: bool,
+) -> Result<Robot> {
+    let (mut cfg, rules, warnings) = load(config, limit)?;
+    let id = cfg.id;
+    if let Some(p) = team_port {
+        cfg.comm_port = p;
+    }
+    if let Some(s) = server {
+        cfg.server = Some(s.to_string());
+    }
+    // --server on the command line means the simulator, even if the config enables the stub.
+    let eyes = if cfg.vision_stub_enabled && server.is_none() {
+        if ideal_camera {
+            bail!(
+                "robot {id} sees through its vision stub (visionStubEnabled=1 in {}): \
+                 --ideal-camera is the simulator's camera; give --server too, or leave it out",
+                config.display()
+            );
+        }
+        let p = beside(config, &cfg.vision_stub_src);
+        let text = limit.read(&p, "the vision stub")?;
+        Eyes::Stub(VisionStub::parse(&text, &p.display().to_string())?)
+    } else {
+        let Some(server) = &cfg.server else {
+            bail!("robot {id}: no simulator (--server or server=) and no vision stub (visionStubEnabled=1): nothing to see");
+        };
+        let addr: SocketAddr = server
+            .parse()
+            .with_context(|| format!("server must be IP:PORT, not {server:?}"))?;
+        Eyes::Sim {
+            addr,
+            entity: cfg.entity_id.unwrap_or(id as u32),
+        }
+    };
+    let dest = net::destination(&cfg.comm_address, cfg.comm_port)?;
+    let log = if cfg.log_enabled {
+        let p = beside(config, &cfg.logfile);
+        check_log(&p, config)?;
+        Some(p)
+    } else {
+        None
+    };
+    Ok(Robot {
+        cfg,
+        rules,
+        warnings,
+        eyes,
+        dest,
+        log,
+    })
+}
+
+/// Refuses a log file robot `config` could not write, without touching it: its directory must
+/// be there, and a file already there must be one it may write (opened without emptying it).
+fn check_log(path: &Path, config: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let cannot = || {
+        format!(
+            "cannot write the log file {} (logfile= in {})",
+            path.display(),
+            config.display()
+        )
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => bail!("{}: {} is not a directory", cannot(), dir.display()),
+        Err(e) => bail!(
+            "{}: its directory {}: {e}; create it or change logfile",
+            cannot(),
+            dir.display()
+        ),
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => bail!("{}: it is a directory", cannot()),
+        Ok(m) if m.is_file() => {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(cannot)?;
+        }
+        // A device (/dev/null) is written as it is.
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if std::fs::metadata(dir).is_ok_and(|m| m.permissions().readonly()) {
+                bail!("{}: its directory {} is read-only", cannot(), dir.display());
+            }
+        }
+        Err(e) => return Err(e).with_context(cannot),
+    }
+    Ok(())
 }
 
 /// The brain `cfg` describes; on an exact camera (`--ideal-camera`) without its range
@@ -168,69 +324,98 @@ impl Senses {
 }
 
 pub fn run(args: PlayerArgs) -> Result<()> {
-    let (mut cfg, rules) = load(&args.robot_config, &args.limit)?;
-    if let Some(p) = args.team_port {
-        cfg.comm_port = p;
+    let robot = prepare(
+        &args.robot_config,
+        &args.limit,
+        args.server,
+        args.team_port,
+        args.ideal_camera,
+    )?;
+    for w in &robot.warnings {
+        eprintln!("warning: {w}");
     }
-    if let Some(s) = &args.server {
-        cfg.server = Some(s.clone());
-    }
-    let file_log = super::logfmt::writer(&cfg, &beside(&args.robot_config, &cfg.logfile))?;
-    crate::shell::init_logging_with(crate::shell::log_filter().as_deref(), file_log)?;
+    let Robot {
+        cfg,
+        rules,
+        eyes,
+        dest,
+        log,
+        ..
+    } = robot;
     let id = cfg.id;
-    // --server on the command line means the simulator, even if the config enables the stub.
-    let mut senses = if cfg.vision_stub_enabled && args.server.is_none() {
-        let p = beside(&args.robot_config, &cfg.vision_stub_src);
-        let text = args.limit.read(&p, "the vision stub")?;
-        Senses::Stub {
-            stub: VisionStub::parse(&text, &p.display().to_string())?,
+    let stop = crate::shell::ctrl_c_flag()?;
+    let wall = Instant::now();
+    let end = args
+        .wall_duration
+        .and_then(|s| Duration::try_from_secs_f64(s).ok());
+    let silence = Some(args.server_timeout.unwrap_or(DEFAULT_SERVER_TIMEOUT_S))
+        .filter(|s| *s > 0.0)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok());
+    let mut senses = match eyes {
+        Eyes::Stub(stub) => Senses::Stub {
+            stub,
             body: DryBody::new(),
             t0: Instant::now(),
             cycle: 1,
             next_frame: 0,
             period: cfg.params.vision_period_ms,
+        },
+        Eyes::Sim { addr, entity } => {
+            let agent_type = if args.ideal_camera {
+                "Humanoid_Brain_Ideal"
+            } else {
+                "Humanoid_Brain"
+            };
+            let patience = Patience {
+                silence,
+                until: end.map(|e| (wall + e, args.wall_duration.unwrap_or_default())),
+                stop: &stop,
+            };
+            let Some(link) = SimLink::connect(addr, entity, agent_type, &patience)? else {
+                // Ctrl-C while registering.
+                return Ok(());
+            };
+            say!("robot {id}: brain of humanoid {entity} on the simulator at {addr}");
+            Senses::Sim { link, now: 0 }
         }
-    } else {
-        let Some(server) = &cfg.server else {
-            bail!("robot {id}: no simulator (--server or server=) and no vision stub (visionStubEnabled=1): nothing to see");
-        };
-        let addr: std::net::SocketAddr = server
-            .parse()
-            .with_context(|| format!("--server must be IP:PORT, not {server:?}"))?;
-        let entity = cfg.entity_id.unwrap_or(id as u32);
-        let agent_type = if args.ideal_camera {
-            "Humanoid_Brain_Ideal"
-        } else {
-            "Humanoid_Brain"
-        };
-        let link = SimLink::connect(addr, entity, agent_type)?;
-        say!("robot {id}: brain of humanoid {entity} on the simulator at {addr}");
-        Senses::Sim { link, now: 0 }
     };
-    let stop = crate::shell::ctrl_c_flag()?;
     let sock = net::team_socket(cfg.comm_port)?;
     sock.set_nonblocking(true)?;
-    let dest = net::destination(&cfg.comm_address, cfg.comm_port)?;
-    let exact_camera = args.ideal_camera && matches!(senses, Senses::Sim { .. });
-    let mut brain = brain(&cfg, rules, exact_camera);
+    // Only now, every check passed, does the log file start (FutRob's log starts empty).
+    let file_log = match &log {
+        Some(p) => super::logfmt::writer(&cfg, p)?,
+        None => None,
+    };
+    crate::shell::init_logging_with(crate::shell::log_filter().as_deref(), file_log)?;
+    let mut outbox = Outbox::new(&sock, dest);
+    let mut brain = brain(&cfg, rules, args.ideal_camera);
     say!(
         "robot {id} ({}) playing; team messages on udp port {} to {}",
         cfg.role.name(),
         cfg.comm_port,
         dest.ip()
     );
-    let wall = Instant::now();
-    let end = args
-        .wall_duration
-        .and_then(|s| Duration::try_from_secs_f64(s).ok());
-    let mut buf = [0u8; 2048];
+    // Any datagram fits: its true size is said when it is not a team message.
+    let mut buf = vec![0u8; 65_536];
     let mut drops = DropReport::new(cfg.comm_max_drop_lines_per_second);
     let mut known: BTreeMap<i32, Option<Role>> = BTreeMap::new();
     let stub_mode = matches!(senses, Senses::Stub { .. });
+    let mut failure = None;
     brain.start();
     loop {
         if stop.load(Ordering::Relaxed) || end.is_some_and(|e| wall.elapsed() >= e) {
             break;
+        }
+        if let (Some(limit), Senses::Sim { link, .. }) = (silence, &senses) {
+            if link.silent_for() >= limit {
+                failure = Some(format!(
+                    "robot {id}: the simulator at {} has sent nothing for {}: it stopped, \
+                     was paused or cannot reach this robot; --server-timeout 0 waits for ever",
+                    link.server(),
+                    silence_words(limit)
+                ));
+                break;
+            }
         }
         let news = senses.next(Duration::from_millis(20))?;
         // The team is listened to with or without news from the simulator.
@@ -261,7 +446,7 @@ pub fn run(args: PlayerArgs) -> Result<()> {
             if args.verbose {
                 say!("robot {id}: sent {m}");
             }
-            if let Err(e) = sock.send_to(&m.encode(), dest) {
+            if let Err(e) = outbox.send(m) {
                 say!("robot {id}: cannot send ({e}); playing on");
             }
         }
@@ -281,11 +466,11 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     let status = senses.status(now);
     let out = brain.step(now, &status);
     for m in &out.messages {
-        let _ = sock.send_to(&m.encode(), dest);
+        let _ = outbox.send(m);
     }
     let s = brain.world().comm.stats();
     say!(
-        "robot {id} stopped: {} cycles, messages received {} accepted {} dropped {} (bad length {}, unknown param {}, new senders while the teammate table was full {}), sent {}",
+        "robot {id} stopped: {} cycles, messages received {} accepted {} dropped {} (bad length {}, unknown param {}, new senders while the teammate table was full {}), {}",
         brain.cycles(),
         s.received,
         s.accepted,
@@ -293,9 +478,53 @@ pub fn run(args: PlayerArgs) -> Result<()> {
         s.bad_length,
         s.unknown_param,
         s.table_full,
-        s.sent
+        outbox.summary()
     );
-    Ok(())
+    match failure {
+        Some(f) => bail!(f),
+        None => Ok(()),
+    }
+}
+
+/// The team messages a robot sends, counted as the socket took them or refused them.
+struct Outbox<'a> {
+    sock: &'a UdpSocket,
+    dest: SocketAddr,
+    sent: u64,
+    failed: u64,
+}
+
+impl<'a> Outbox<'a> {
+    fn new(sock: &'a UdpSocket, dest: SocketAddr) -> Outbox<'a> {
+        Outbox {
+            sock,
+            dest,
+            sent: 0,
+            failed: 0,
+        }
+    }
+
+    /// Sends `m` to the team's address.
+    fn send(&mut self, m: &Message) -> std::io::Result<()> {
+        match self.sock.send_to(&m.encode(), self.dest) {
+            Ok(_) => {
+                self.sent += 1;
+                Ok(())
+            }
+            Err(e) => {
+                self.failed += 1;
+                Err(e)
+            }
+        }
+    }
+
+    /// "sent N", and how many could not be sent if any.
+    fn summary(&self) -> String {
+        match self.failed {
+            0 => format!("sent {}", self.sent),
+            n => format!("sent {} ({n} could not be sent)", self.sent),
+        }
+    }
 }
 
 /// Says dropped datagrams, at most `per_second` lines a (simulated) second (the
@@ -406,7 +635,7 @@ fn report_team(id: i32, brain: &Brain, known: &mut BTreeMap<i32, Option<Role>>) 
     *known = now;
 }
 
-/// `--duration` of a robot or a team: wall-clock seconds, 0 or more (checked before anything
+/// `--wall-duration` of a robot or a team, and `--server-timeout`: wall-clock seconds, 0 or more (checked before anything
 /// starts; a bad one is a command line that does not parse, status 2).
 pub(super) fn wall_seconds(text: &str) -> Result<f64, String> {
     crate::flags::duration(text)
@@ -450,7 +679,7 @@ mod tests {
             format!("[robot_profile]\nid=2\nrole=2\nrules={rules}\n{extra}"),
         )
         .unwrap();
-        let (cfg, rules) = load(&config, &ConfigBytes::default()).unwrap();
+        let (cfg, rules, _) = load(&config, &ConfigBytes::default()).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         let mut b = brain(&cfg, rules, exact_camera);
         let frame = [
@@ -562,6 +791,24 @@ mod tests {
         // By default, 1,024: all five.
         let all = cycle("id=1\nrules=r.xml\n", 5);
         assert_eq!(all, 5);
+    }
+
+    #[test]
+    fn the_summary_counts_as_sent_only_what_the_socket_took() {
+        // Every message was counted as sent, those the socket refused too ("sent 11" after
+        // ten "cannot send" lines).
+        let sock = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let to = sock.local_addr().unwrap();
+        let m = Message::new(2, 255, simrob_futrob::Param::Start, 2);
+        let mut out = Outbox::new(&sock, to);
+        out.send(&m).unwrap();
+        out.send(&m).unwrap();
+        assert_eq!(out.summary(), "sent 2");
+        // Port 0 takes nothing.
+        let mut out = Outbox::new(&sock, "127.0.0.1:0".parse().unwrap());
+        assert!(out.send(&m).is_err());
+        assert!(out.send(&m).is_err());
+        assert_eq!(out.summary(), "sent 0 (2 could not be sent)");
     }
 
     #[test]

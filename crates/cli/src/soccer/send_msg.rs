@@ -32,8 +32,9 @@ pub struct SendMsgArgs {
     /// 255.255.255.255 every robot on the LAN.
     #[arg(long, value_name = "IP", default_value = "127.255.255.255")]
     to: String,
-    /// The team messages' UDP port (the robots' `commPort`).
-    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_COMM_PORT)]
+    /// The team messages' UDP port (the robots' `commPort`), 1 to 65535.
+    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_COMM_PORT,
+          value_parser = crate::flags::count(1u16, u16::MAX))]
     team_port: u16,
     /// Old spelling of `--team-port`.
     #[arg(long = "port", value_name = "PORT", hide = true,
@@ -104,14 +105,25 @@ pub fn run(args: SendMsgArgs) -> Result<()> {
             };
             fields.push(v);
         }
-        let ints: Result<Vec<i32>, _> = [&fields[0], &fields[1], &fields[3]]
-            .iter()
-            .map(|s| s.parse::<i32>())
-            .collect();
-        match (ints, param(&fields[2])) {
-            (Ok(v), Ok(p)) => send(Message::new(v[0], v[1], p, v[2]))?,
-            (Err(e), _) => println!("not sent: {e}"),
-            (_, Err(e)) => println!("not sent: {e}"),
+        // Each bad field is named, with what it takes.
+        let int = |name: &str, s: &str| {
+            s.parse::<i32>().map_err(|_| {
+                anyhow::anyhow!(
+                    "{name} must be a whole number ({} to {}), not {s:?}",
+                    i32::MIN,
+                    i32::MAX
+                )
+            })
+        };
+        let message = int("src", &fields[0]).and_then(|src| {
+            let dest = int("dest", &fields[1])?;
+            let p = param(&fields[2])?;
+            let value = int("value", &fields[3])?;
+            Ok(Message::new(src, dest, p, value))
+        });
+        match message {
+            Ok(m) => send(m)?,
+            Err(e) => println!("not sent: {e}"),
         }
         println!();
     }

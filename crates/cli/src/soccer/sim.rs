@@ -7,6 +7,7 @@
 //! `interrupted` or `fell` (or refused), and keeps only the newest head target.
 
 use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -31,6 +32,26 @@ pub struct SimLink {
     link: BodyLink,
     now_ms: u64,
     buf: Vec<u8>,
+    /// When the simulator last sent anything.
+    heard: Instant,
+}
+
+/// How long a player waits for the simulator, while registering and while playing.
+pub struct Patience<'a> {
+    /// The longest silence of the simulator (`--server-timeout`); `None`: wait for ever.
+    pub silence: Option<Duration>,
+    /// The end of the robot's `--wall-duration`, and that duration in seconds.
+    pub until: Option<(Instant, f64)>,
+    /// Set by Ctrl-C.
+    pub stop: &'a AtomicBool,
+}
+
+/// The simulator's longest silence in words, with the flag that sets it.
+pub fn silence_words(silence: Duration) -> String {
+    format!(
+        "{} s (--server-timeout)",
+        crate::flags::shown(silence.as_secs_f64())
+    )
 }
 
 fn action_xml(entity: u32, a: &Action) -> String {
@@ -48,8 +69,15 @@ fn action_xml(entity: u32, a: &Action) -> String {
 
 impl SimLink {
     /// Registers as the brain (`Humanoid_Brain`: FutRob's camera; `Humanoid_Brain_Ideal`: an
-    /// exact one) of humanoid `entity` and waits for its first broadcast.
-    pub fn connect(server: SocketAddr, entity: u32, agent_type: &str) -> Result<SimLink> {
+    /// exact one) of humanoid `entity` and waits for its first broadcast, asking again every
+    /// half second: refused when the simulator says nothing for `patience.silence` or the
+    /// robot's `--wall-duration` ends first; `None` when Ctrl-C stopped it.
+    pub fn connect(
+        server: SocketAddr,
+        entity: u32,
+        agent_type: &str,
+        patience: &Patience,
+    ) -> Result<Option<SimLink>> {
         let bind = if server.ip().is_loopback() {
             "127.0.0.1:0"
         } else {
@@ -77,14 +105,47 @@ impl SimLink {
             link: BodyLink::default(),
             now_ms: 0,
             buf: vec![0u8; 65_536],
+            heard: Instant::now(),
         };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        link.sock.send_to(reg.as_bytes(), server)?;
-        while Instant::now() < deadline {
-            link.sock
-                .set_read_timeout(Some(Duration::from_millis(500)))?;
-            let Ok((n, from)) = link.sock.recv_from(&mut link.buf) else {
+        let start = Instant::now();
+        let silent_until = patience.silence.map(|d| start + d);
+        let mut next_ask = start;
+        loop {
+            if patience.stop.load(Ordering::Relaxed) {
+                return Ok(None);
+            }
+            let now = Instant::now();
+            if silent_until.is_some_and(|t| now >= t) {
+                let words = silence_words(patience.silence.unwrap_or_default());
+                bail!(
+                    "no answer from the simulator at {server} within {words}: is `simrob serve` \
+                     running there, and does its humanoid {entity} exist?"
+                );
+            }
+            if let Some((_, seconds)) = patience.until.filter(|(end, _)| now >= *end) {
+                bail!(
+                    "no answer from the simulator at {server} within the robot's \
+                     --wall-duration of {} s",
+                    crate::flags::shown(seconds)
+                );
+            }
+            if now >= next_ask {
                 link.sock.send_to(reg.as_bytes(), server)?;
+                next_ask = now + Duration::from_millis(500);
+            }
+            // Wake up for the next question, the deadlines and Ctrl-C.
+            let mut wake = next_ask.min(now + Duration::from_millis(100));
+            if let Some(t) = silent_until {
+                wake = wake.min(t);
+            }
+            if let Some((end, _)) = patience.until {
+                wake = wake.min(end);
+            }
+            link.sock.set_read_timeout(Some(
+                wake.saturating_duration_since(now)
+                    .max(Duration::from_millis(1)),
+            ))?;
+            let Ok((n, from)) = link.sock.recv_from(&mut link.buf) else {
                 continue;
             };
             if from != server {
@@ -92,7 +153,8 @@ impl SimLink {
             }
             let text = String::from_utf8_lossy(&link.buf[..n]).into_owned();
             if text.contains("<Broadcast>") {
-                return Ok(link);
+                link.heard = Instant::now();
+                return Ok(Some(link));
             }
             if text.contains("Error") {
                 bail!(
@@ -101,7 +163,16 @@ impl SimLink {
                 );
             }
         }
-        bail!("no answer from the simulator at {server} within 10 s")
+    }
+
+    /// How long the simulator has sent nothing.
+    pub fn silent_for(&self) -> Duration {
+        self.heard.elapsed()
+    }
+
+    /// The simulator's address.
+    pub fn server(&self) -> SocketAddr {
+        self.server
     }
 
     /// The body's latest status.
@@ -134,7 +205,10 @@ impl SimLink {
         self.sock
             .set_read_timeout(Some(timeout.max(Duration::from_millis(1))))?;
         let n = match self.sock.recv_from(&mut self.buf) {
-            Ok((n, from)) if from == self.server => n,
+            Ok((n, from)) if from == self.server => {
+                self.heard = Instant::now();
+                n
+            }
             Ok(_) => return Ok(None),
             Err(e)
                 if matches!(

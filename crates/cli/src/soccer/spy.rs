@@ -18,8 +18,9 @@ pub struct SpyArgs {
     /// Role of the robot emulated (1 goalkeeper, 2 field player).
     #[arg(long, default_value_t = 2)]
     role: i32,
-    /// The team messages' UDP port (the robots' `commPort`).
-    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_COMM_PORT)]
+    /// The team messages' UDP port (the robots' `commPort`), 1 to 65535.
+    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_COMM_PORT,
+          value_parser = crate::flags::count(1u16, u16::MAX))]
     team_port: u16,
     /// Old spelling of `--team-port`.
     #[arg(long = "port", value_name = "PORT", hide = true,
@@ -55,7 +56,8 @@ pub fn run(args: SpyArgs) -> Result<()> {
         },
         args.team_port
     );
-    let mut buf = [0u8; 2048];
+    // Any datagram fits: its true size is said when it is not a team message.
+    let mut buf = vec![0u8; 65_536];
     let mut n_msg = 0u64;
     let (mut accepted, mut rejected) = (0u64, 0u64);
     // Counted, not kept: a flood of bad datagrams grew a list of them without end.

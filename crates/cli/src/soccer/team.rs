@@ -1,14 +1,16 @@
 //! `simrob soccer team`: one player process per robot of a team file.
 
-use std::io::{BufRead, BufReader};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use super::player::{beside, load};
+use super::player::{beside, prepare};
 use crate::flags::ConfigBytes;
 
 /// The most robots a team file may list unless `--max-robots` says otherwise: each is a
@@ -25,8 +27,13 @@ pub struct TeamArgs {
     #[arg(long, value_name = "N", value_parser = crate::flags::count(1usize, usize::MAX))]
     max_robots: Option<usize>,
     /// The simulator, IP:PORT, for every robot.
-    #[arg(long, value_name = "ADDR")]
-    server: Option<String>,
+    #[arg(long, value_name = "ADDR", value_parser = super::player::server_addr)]
+    server: Option<SocketAddr>,
+    /// Every robot gives up when the simulator has sent nothing for this many wall-clock
+    /// seconds (or 50ms, 2s, 1min; default 10; 0 waits for ever), as `soccer player
+    /// --server-timeout`.
+    #[arg(long, value_name = "S", value_parser = super::player::wall_seconds)]
+    server_timeout: Option<f64>,
     /// Stop every robot after this many wall-clock seconds (or 50ms, 2s, 1min; default: run
     /// until Ctrl-C).
     #[arg(long, value_name = "S", value_parser = super::player::wall_seconds)]
@@ -41,49 +48,72 @@ pub struct TeamArgs {
     limit: ConfigBytes,
 }
 
+/// Prints a line on standard error, ignoring a closed pipe.
+macro_rules! tell {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 pub fn run(args: TeamArgs) -> Result<()> {
     let text = args.limit.read(&args.file, "the team file")?;
     let max_robots = args.max_robots.unwrap_or(DEFAULT_MAX_ROBOTS);
-    let mut configs = Vec::new();
+    let mut configs: Vec<(PathBuf, i32)> = Vec::new();
+    // Each log file and the robot (and team file line) that writes it.
+    let mut logs: BTreeMap<PathBuf, (i32, usize)> = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
+        let at = format!("{}:{}", args.file.display(), i + 1);
         if configs.len() == max_robots {
             bail!(
-                "{}:{}: more than {max_robots} robots (each is a process of its own): raise \
-                 the limit with --max-robots N",
-                args.file.display(),
-                i + 1
+                "{at}: more than {max_robots} robots (each is a process of its own): raise \
+                 the limit with --max-robots N"
             );
         }
         let path = beside(&args.file, line);
-        // Check every robot before starting any.
-        let (cfg, _) = load(&path, &args.limit)
-            .with_context(|| format!("{}:{}", args.file.display(), i + 1))?;
-        if configs.iter().any(|(_, id)| *id == cfg.id) {
-            bail!(
-                "{}:{}: robot id {} appears twice",
-                args.file.display(),
-                i + 1,
-                cfg.id
-            );
+        // Every robot's files and values checked, as its player will, before any starts.
+        let robot =
+            prepare(&path, &args.limit, args.server, None, false).with_context(|| at.clone())?;
+        let id = robot.cfg.id;
+        if configs.iter().any(|(_, other)| *other == id) {
+            bail!("{at}: robot id {id} appears twice");
         }
-        configs.push((path, cfg.id));
+        // (A device such as /dev/null may be shared.)
+        if let Some(log) = robot
+            .log
+            .as_ref()
+            .filter(|l| std::fs::metadata(l).map_or(true, |m| m.is_file()))
+        {
+            let key = same_file_key(log);
+            if let Some((other, other_line)) = logs.get(&key) {
+                bail!(
+                    "{at}: robot {id} would write the log file {} of robot {other} (line \
+                     {other_line}): give each robot a logfile of its own",
+                    log.display()
+                );
+            }
+            logs.insert(key, (id, i + 1));
+        }
+        configs.push((path, id));
     }
     if configs.is_empty() {
         bail!("{}: no robots", args.file.display());
     }
     let stop = crate::shell::ctrl_c_flag()?;
     let exe = std::env::current_exe().context("cannot find the simrob executable")?;
-    let mut children = Vec::new();
+    let mut children: Vec<(i32, Child)> = Vec::new();
     let mut readers = Vec::new();
     for (path, id) in &configs {
         let mut cmd = Command::new(&exe);
         cmd.args(["soccer", "player", "--robot-config"]).arg(path);
         if let Some(s) = &args.server {
-            cmd.args(["--server", s]);
+            cmd.args(["--server", &s.to_string()]);
+        }
+        if let Some(t) = args.server_timeout {
+            cmd.args(["--server-timeout", &t.to_string()]);
         }
         if let Some(d) = args.wall_duration {
             cmd.args(["--wall-duration", &d.to_string()]);
@@ -91,39 +121,92 @@ pub fn run(args: TeamArgs) -> Result<()> {
         if let Some(n) = args.limit.max_config_bytes {
             cmd.args(["--max-config-bytes", &n.to_string()]);
         }
-        let mut child = cmd
+        let spawned = cmd
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("cannot start robot {id}"))?;
-        let out = child.stdout.take().context("no output pipe")?;
-        let id = *id;
-        readers.push(std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                say!("[{id}] {line}");
+            .stderr(Stdio::piped())
+            .spawn();
+        let mut child = match spawned {
+            Ok(c) => c,
+            Err(e) => {
+                for (_, c) in &mut children {
+                    let _ = c.kill();
+                    let _ = c.wait();
+                }
+                return Err(e).with_context(|| format!("cannot start robot {id}"));
             }
-        }));
-        children.push(child);
+        };
+        let id = *id;
+        // Each robot's lines with its id in front, standard output and standard error alike.
+        if let Some(out) = child.stdout.take() {
+            readers.push(std::thread::spawn(move || {
+                for line in BufReader::new(out).lines().map_while(Result::ok) {
+                    say!("[{id}] {line}");
+                }
+            }));
+        }
+        if let Some(err) = child.stderr.take() {
+            readers.push(std::thread::spawn(move || {
+                for line in BufReader::new(err).lines().map_while(Result::ok) {
+                    tell!("[{id}] {line}");
+                }
+            }));
+        }
+        children.push((id, child));
     }
     say!("team of {} robots started", children.len());
-    loop {
+    let mut running: Vec<(i32, Child)> = children;
+    let mut failed: Vec<String> = Vec::new();
+    while !running.is_empty() {
         if stop.load(Ordering::Relaxed) {
-            for c in &mut children {
+            for (_, c) in &mut running {
                 let _ = c.kill();
             }
         }
-        let mut running = 0;
-        for c in &mut children {
-            if c.try_wait()?.is_none() {
-                running += 1;
+        let mut still = Vec::new();
+        for (id, mut c) in running {
+            match c.try_wait()? {
+                None => still.push((id, c)),
+                Some(status) if status.success() => {}
+                Some(status) => {
+                    let how = match status.code() {
+                        Some(code) => format!("exit status {code}"),
+                        None => format!("{status}"),
+                    };
+                    failed.push(format!("robot {id} ({how})"));
+                }
             }
         }
-        if running == 0 {
-            break;
+        running = still;
+        if !running.is_empty() {
+            std::thread::sleep(std::time::Duration::from_millis(100));
         }
-        std::thread::sleep(std::time::Duration::from_millis(100));
     }
     for r in readers {
         let _ = r.join();
     }
+    // Stopped by Ctrl-C (theirs and the team's): no robot failed.
+    if !failed.is_empty() && !stop.load(Ordering::Relaxed) {
+        bail!(
+            "{} of {} robots failed (each one's error is above, after its [id]): {}",
+            failed.len(),
+            configs.len(),
+            failed.join(", ")
+        );
+    }
     Ok(())
+}
+
+/// Where a log file is, to tell two robots writing one file: its directory's real path and
+/// its name.
+fn same_file_key(path: &std::path::Path) -> PathBuf {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    match path.file_name() {
+        Some(name) => dir.join(name),
+        None => path.to_path_buf(),
+    }
 }

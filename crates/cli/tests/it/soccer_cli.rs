@@ -483,6 +483,36 @@ fn soccer_values_out_of_range_are_refused_before_anything_runs() {
             &["soccer", "match", "--speed", "-1", "--duration", "1"][..],
             "for '--speed <F>': simulated seconds per wall second: 0 (as fast as possible)",
         ),
+        // Port 0 (as `commPort=0` in an ini.config): a player sent to it and failed, a spy
+        // listened on a port the system chose while saying port 0.
+        (
+            &[
+                "soccer",
+                "player",
+                "--robot-config",
+                "x.config",
+                "--team-port",
+                "0",
+            ][..],
+            "for '--team-port <PORT>': expected a whole number from 1 to 65535, got '0'",
+        ),
+        (
+            &["soccer", "spy", "--team-port", "0", "--count", "0"][..],
+            "for '--team-port <PORT>': expected a whole number from 1 to 65535, got '0'",
+        ),
+        (
+            &[
+                "soccer",
+                "send-msg",
+                "--src",
+                "1",
+                "--param",
+                "1",
+                "--team-port",
+                "0",
+            ][..],
+            "for '--team-port <PORT>': expected a whole number from 1 to 65535, got '0'",
+        ),
     ] {
         let out = simrob()
             .args(args)
@@ -796,4 +826,347 @@ fn a_watched_match_keeps_standard_output_for_its_json_summary() {
     let v: serde_json::Value =
         serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out:?}"));
     assert_eq!(v["duration_s"], 6.0, "{v}");
+}
+
+/// A team port for the tests below, apart from [`port`]'s (several tests and runs may share
+/// the machine).
+fn team_port(k: u16) -> u16 {
+    20_000 + (std::process::id() % 2500) as u16 * 4 + k
+}
+
+/// A stand-in for `simrob serve` on 127.0.0.1: it answers the first `times` datagrams it gets
+/// with `answer`, then says nothing. Its address.
+fn fake_simulator(answer: &'static str, times: usize) -> String {
+    let s = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = s.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 65_536];
+        let mut answered = 0;
+        while let Ok((_, from)) = s.recv_from(&mut buf) {
+            if answered < times {
+                let _ = s.send_to(answer.as_bytes(), from);
+                answered += 1;
+            }
+        }
+    });
+    addr
+}
+
+/// What a simulator says when it refuses a brain.
+const REFUSED: &str =
+    "<Message><Error>Register_Agent: no humanoid with entity id 77</Error></Message>";
+
+/// `simrob ARGS` run to its end: its exit status, standard output and standard error.
+fn run_to_end(cmd: &mut std::process::Command) -> (Option<i32>, String, String) {
+    let out = cmd.stdin(Stdio::null()).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `soccer team` started robots 1 and 2 and only then found robot 3's vision stub missing
+/// (its error without its id), passed a bad --server to each robot, and exited 0 whatever its
+/// robots did.
+#[test]
+fn a_team_checks_every_robot_before_any_starts_and_fails_when_a_robot_fails() {
+    let dir = tmp("team-checks");
+    let p = team_port(0);
+    robot(&dir, 1, 1, "goalkeeper.xml", p);
+    robot(&dir, 2, 2, "field_player.xml", p);
+    let team = |name: &str, lines: &str| {
+        let f = dir.join(name);
+        std::fs::write(&f, lines).unwrap();
+        f
+    };
+    let start = |file: &Path, extra: &[&str]| {
+        run_to_end(
+            simrob()
+                .args(["soccer", "team", "--wall-duration", "1"])
+                .args(extra)
+                .arg("--file")
+                .arg(file),
+        )
+    };
+    // Robot 2's vision stub is missing: refused with its line, no robot started.
+    let cfg = std::fs::read_to_string(dir.join("robot2.config")).unwrap();
+    std::fs::write(
+        dir.join("nostub.config"),
+        cfg.replace("visionStubSrc=ball.input", "visionStubSrc=none.input"),
+    )
+    .unwrap();
+    let f = team("nostub.txt", "robot1.config\nnostub.config\n");
+    let (code, out, err) = start(&f, &[]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.is_empty(), "no robot started: {out}");
+    assert!(
+        err.contains("nostub.txt:2") && err.contains("cannot read the vision stub"),
+        "{err}"
+    );
+    // Its log file's directory is missing: the same.
+    std::fs::write(
+        dir.join("nodir.config"),
+        cfg.replace("logfile=robot2.log", "logfile=gone/robot2.log"),
+    )
+    .unwrap();
+    let f = team("nodir.txt", "robot1.config\nnodir.config\n");
+    let (code, out, err) = start(&f, &[]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.is_empty(), "no robot started: {out}");
+    assert!(
+        err.contains("nodir.txt:2") && err.contains("cannot write the log file"),
+        "{err}"
+    );
+    // Two robots writing one log file.
+    std::fs::write(
+        dir.join("samelog.config"),
+        cfg.replace("logfile=robot2.log", "logfile=robot1.log"),
+    )
+    .unwrap();
+    let f = team("samelog.txt", "robot1.config\nsamelog.config\n");
+    let (code, out, err) = start(&f, &[]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.is_empty(), "no robot started: {out}");
+    assert!(
+        err.contains("samelog.txt:2: robot 2 would write the log file")
+            && err.contains("of robot 1 (line 1)"),
+        "{err}"
+    );
+    // A bad --server is a command line that does not parse.
+    let f = team("team.txt", "robot1.config\nrobot2.config\n");
+    let (code, out, err) = start(&f, &["--server", "127.0.0.1:99999"]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(out.is_empty(), "no robot started: {out}");
+    assert_eq!(
+        err.matches("invalid value '127.0.0.1:99999' for '--server <ADDR>'")
+            .count(),
+        1,
+        "said once: {err}"
+    );
+    // Robots that fail as they play: each error with its robot's id, and the team fails.
+    let sim = fake_simulator(REFUSED, usize::MAX);
+    let (code, out, err) = start(&f, &["--server", &sim]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("team of 2 robots started"), "{out}");
+    for id in [1, 2] {
+        assert!(
+            err.contains(&format!(
+                "[{id}] Error: the simulator at {sim} refused the brain"
+            )),
+            "{err}"
+        );
+    }
+    assert!(
+        err.contains("2 of 2 robots failed") && err.contains("robot 1 (exit status 1)"),
+        "{err}"
+    );
+}
+
+/// A robot emptied its log file before finding its vision stub missing or its --server bad.
+#[test]
+fn a_robot_refused_leaves_its_log_file_as_it_was() {
+    let dir = tmp("keep-log");
+    let p = team_port(1);
+    let good = robot(&dir, 2, 2, "field_player.xml", p);
+    let log = dir.join("robot2.log");
+    let precious = "precious\n";
+    std::fs::write(&log, precious).unwrap();
+    let cfg = std::fs::read_to_string(&good).unwrap();
+    let nostub = dir.join("nostub.config");
+    std::fs::write(
+        &nostub,
+        cfg.replace("visionStubSrc=ball.input", "visionStubSrc=none.input"),
+    )
+    .unwrap();
+    let player = |config: &Path, extra: &[&str]| {
+        run_to_end(
+            simrob()
+                .args(["soccer", "player", "--wall-duration", "0.3"])
+                .args(extra)
+                .arg("--robot-config")
+                .arg(config),
+        )
+    };
+    let (code, _, err) = player(&nostub, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("cannot read the vision stub"), "{err}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), precious);
+    let (code, _, err) = player(&good, &["--server", "127.0.0.1:99999"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), precious);
+    // A simulator that refuses the robot: it never played, its log is untouched.
+    let sim = fake_simulator(REFUSED, usize::MAX);
+    let (code, _, err) = player(&good, &["--server", &sim]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("refused the brain"), "{err}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), precious);
+    // Through a team too.
+    std::fs::write(dir.join("team.txt"), "nostub.config\n").unwrap();
+    let (code, _, err) = run_to_end(
+        simrob()
+            .args(["soccer", "team", "--wall-duration", "0.3", "--file"])
+            .arg(dir.join("team.txt")),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), precious);
+    // Every check passed, the robot plays and its log starts anew.
+    let (code, out, err) = player(&good, &[]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert_ne!(std::fs::read_to_string(&log).unwrap(), precious);
+}
+
+/// A player whose simulator went quiet played on without a word until --wall-duration (or for
+/// ever), and registering took 10 s whatever --wall-duration said.
+#[test]
+fn a_player_says_when_its_simulator_stops_answering_and_keeps_to_its_wall_duration() {
+    let dir = tmp("silent-sim");
+    let cfg = robot(&dir, 2, 2, "field_player.xml", team_port(2));
+    let player = |sim: &str, extra: &[&str]| {
+        run_to_end(
+            simrob()
+                .args(["soccer", "player", "--server", sim])
+                .args(extra)
+                .arg("--robot-config")
+                .arg(&cfg),
+        )
+    };
+    // Answers the registration, then nothing.
+    let sim = fake_simulator("<Message><Broadcast></Broadcast></Message>", 1);
+    let (code, out, err) = player(&sim, &["--server-timeout", "0.2"]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "robot 2: brain of humanoid 2 on the simulator at {sim}"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("robot 2 stopped:"), "{out}");
+    assert!(
+        err.contains(&format!(
+            "robot 2: the simulator at {sim} has sent nothing for 0.2 s (--server-timeout)"
+        )),
+        "{err}"
+    );
+    // Never answers: the robot's --wall-duration ends the wait.
+    let silent = fake_simulator("", 0);
+    let (code, out, err) = player(&silent, &["--wall-duration", "0.3"]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        err.contains(&format!(
+            "no answer from the simulator at {silent} within the robot's --wall-duration of 0.3 s"
+        )),
+        "{err}"
+    );
+    // Or --server-timeout, when it comes first.
+    let (code, out, err) = player(
+        &silent,
+        &["--server-timeout", "0.2", "--wall-duration", "60"],
+    );
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        err.contains(&format!(
+            "no answer from the simulator at {silent} within 0.2 s (--server-timeout)"
+        )),
+        "{err}"
+    );
+}
+
+/// A datagram larger than the receive buffer was said to be the buffer's size (2048 bytes).
+#[test]
+fn an_oversized_datagram_is_said_with_its_real_size() {
+    let dir = tmp("oversized");
+    let p = team_port(3);
+    let cfg = robot(&dir, 2, 2, "field_player.xml", p);
+    let mut spy = Proc::start(simrob().args(["soccer", "spy", "--team-port", &p.to_string()]));
+    spy.wait_for("listening on udp port");
+    let mut player = Proc::start(
+        simrob()
+            .args(["soccer", "player", "--robot-config"])
+            .arg(&cfg),
+    );
+    player.wait_for("robot 2 (field_player) playing");
+    send_raw(p, &vec![7u8; 65_000]);
+    // (The player's own messages reach the spy too.)
+    spy.wait_for("DROPPED |----- datagram of 65000 bytes");
+    player.wait_for("robot 2: dropped a datagram: datagram of 65000 bytes");
+}
+
+/// `soccer player --help` spoke of --duration (refused) and put the tunables in the wrong
+/// page; --ideal-camera on a robot without the simulator did nothing; a rule file without
+/// rules was taken without a word; the sender's prompt did not say which field was bad.
+#[test]
+fn the_player_says_what_it_takes_and_what_it_ignores() {
+    let (code, help, _) = run_to_end(simrob().args(["soccer", "player", "--help"]));
+    assert_eq!(code, Some(0));
+    assert!(
+        help.contains("plays until Ctrl-C or --wall-duration") && !help.contains(" --duration"),
+        "{help}"
+    );
+    assert!(
+        help.contains("tunables listed in docs/reference/config.md"),
+        "{help}"
+    );
+    let dir = tmp("player-says");
+    let cfg = robot(&dir, 2, 2, "field_player.xml", team_port(2));
+    let (code, out, err) = run_to_end(
+        simrob()
+            .args([
+                "soccer",
+                "player",
+                "--ideal-camera",
+                "--wall-duration",
+                "0",
+                "--robot-config",
+            ])
+            .arg(&cfg),
+    );
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("robot 2 sees through its vision stub")
+            && err.contains("--ideal-camera is the simulator's camera"),
+        "{err}"
+    );
+    std::fs::write(dir.join("empty.xml"), "<RuleSet></RuleSet>\n").unwrap();
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let empty = dir.join("empty.config");
+    std::fs::write(
+        &empty,
+        text.replace(&rules("field_player.xml"), "empty.xml"),
+    )
+    .unwrap();
+    let (code, out, err) = run_to_end(
+        simrob()
+            .args(["soccer", "player", "--wall-duration", "0", "--robot-config"])
+            .arg(&empty),
+    );
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        err.contains("empty.xml: no rules (an empty <RuleSet>): robot 2 will never act"),
+        "{err}"
+    );
+    // The sender's prompt names the bad field.
+    let mut c = simrob()
+        .args(["soccer", "send-msg", "--interactive", "--team-port"])
+        .arg(team_port(2).to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    c.stdin
+        .take()
+        .unwrap()
+        .write_all(b"msg\n2\nthree\n20\n19\nmsg\n2\n3\n20\n1x\nq\n")
+        .unwrap();
+    let out = c.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("not sent: dest must be a whole number") && text.contains("not \"three\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("not sent: value must be a whole number") && text.contains("not \"1x\""),
+        "{text}"
+    );
 }
