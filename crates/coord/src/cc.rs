@@ -125,7 +125,9 @@ impl Default for CcConfig {
 }
 
 impl CcConfig {
-    /// Refuses a name (of a robot, its kind or world, a task's world) over `max_name_bytes`.
+    /// Refuses a name (of a robot, its kind or world, a task's world) over `max_name_bytes`,
+    /// empty, or not one line of printable text ([`crate::model::check_label`]: a tab or a
+    /// line break would forge fields and lines of the logs and tables).
     fn check_name(&self, what: &'static str, text: &str) -> Result<(), CcError> {
         if text.len() > self.max_name_bytes {
             return Err(CcError::TooLong {
@@ -135,6 +137,7 @@ impl CcConfig {
                 key: "max_name_bytes",
             });
         }
+        crate::model::check_label(what, text)?;
         Ok(())
     }
 

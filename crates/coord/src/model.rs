@@ -17,6 +17,44 @@ pub type AuctionId = u64;
 
 /// The Control Center's id.
 pub const CONTROL_CENTER: RobotId = 0;
+/// The largest robot id, 2³⁰ − 1 (1,073,741,823): the ids from 2³⁰ up are the server's own
+/// (its operators' connections are addressed as 2³⁰ plus their number, the Time Server is
+/// 4,294,967,295), so a `hello` with one is refused.
+pub const MAX_ROBOT_ID: RobotId = (1 << 30) - 1;
+/// The longest a `perceive` or `pan_tilt` task may last, seconds (one day).
+pub const MAX_TASK_SECONDS: f64 = 86_400.0;
+/// The largest |pan| or |tilt| of a `pan_tilt` task, radians (one full turn, 2π).
+pub const MAX_ANGLE: f64 = std::f64::consts::TAU;
+/// The largest cruise speed a robot may declare in its `hello`, m/s (or map units a second).
+pub const MAX_SPEED: f64 = 1e6;
+
+/// Refuses text that goes into a log line or a table as one field (a robot's decline
+/// reason, its status error): a control character — a tab, a line break, any other
+/// (Unicode's `Cc`), or a line or paragraph separator (U+2028, U+2029) — would forge fields
+/// or lines. The one check every such field goes through ([`check_label`] adds that a
+/// name is not empty).
+pub fn check_one_line(what: &'static str, text: &str) -> Result<(), ValueError> {
+    match text
+        .char_indices()
+        .find(|&(_, c)| c.is_control() || c == '\u{2028}' || c == '\u{2029}')
+    {
+        Some((at, c)) => Err(ValueError::ControlCharacter {
+            what,
+            code: c as u32,
+            at,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a name (a robot's name, kind or world, a task's world) that is empty or not one
+/// line of text ([`check_one_line`]).
+pub fn check_label(what: &'static str, text: &str) -> Result<(), ValueError> {
+    if text.is_empty() {
+        return Err(ValueError::EmptyText(what));
+    }
+    check_one_line(what, text)
+}
 
 /// The three classes of task that run in parallel on a robot, one of each at a time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -76,16 +114,16 @@ pub enum TaskKind {
     },
     /// Look around for `seconds` (perception).
     Perceive {
-        /// How long to perceive, seconds (≥ 0).
+        /// How long to perceive, seconds (0 to 86,400, [`MAX_TASK_SECONDS`]).
         seconds: f64,
     },
     /// Point the pan-tilt unit (radians) and hold it for `seconds` (pan-tilt).
     PanTilt {
-        /// Pan angle, radians.
+        /// Pan angle, radians (within ±2π, [`MAX_ANGLE`]).
         pan: f64,
-        /// Tilt angle, radians.
+        /// Tilt angle, radians (within ±2π, [`MAX_ANGLE`]).
         tilt: f64,
-        /// How long to hold the unit there, seconds (≥ 0).
+        /// How long to hold the unit there, seconds (0 to 86,400, [`MAX_TASK_SECONDS`]).
         seconds: f64,
     },
 }
@@ -165,7 +203,8 @@ impl TaskKind {
         }
     }
 
-    /// Checks the numbers: finite, non-negative durations, at least one point.
+    /// Checks the numbers: finite, durations from 0 to [`MAX_TASK_SECONDS`], angles within
+    /// ±[`MAX_ANGLE`], at least one point.
     pub fn validate(&self, max_points: usize) -> Result<(), ValueError> {
         let finite = |name: &'static str, value: f64| {
             if value.is_finite() {
@@ -178,6 +217,16 @@ impl TaskKind {
             finite("seconds", v)?;
             if v < 0.0 {
                 Err(ValueError::NegativeSeconds(v))
+            } else if v > MAX_TASK_SECONDS {
+                Err(ValueError::TooLong(v))
+            } else {
+                Ok(())
+            }
+        };
+        let angle = |name: &'static str, value: f64| {
+            finite(name, value)?;
+            if value.abs() > MAX_ANGLE {
+                Err(ValueError::Angle { name, value })
             } else {
                 Ok(())
             }
@@ -205,8 +254,8 @@ impl TaskKind {
             }
             TaskKind::Perceive { seconds } => duration(*seconds),
             TaskKind::PanTilt { pan, tilt, seconds } => {
-                finite("pan", *pan)?;
-                finite("tilt", *tilt)?;
+                angle("pan", *pan)?;
+                angle("tilt", *tilt)?;
                 duration(*seconds)
             }
         }
@@ -231,6 +280,17 @@ pub enum ValueError {
     /// A duration below zero (the seconds found).
     #[error("seconds must not be negative, found {0}")]
     NegativeSeconds(f64),
+    /// A duration past [`MAX_TASK_SECONDS`] (the seconds found).
+    #[error("seconds must be at most 86400 (one day), found {}", simrob_math::Shown(*.0))]
+    TooLong(f64),
+    /// A pan or tilt angle past ±[`MAX_ANGLE`].
+    #[error("{name} must be within ±6.283 rad (one turn, 2π), found {}", simrob_math::Shown(*value))]
+    Angle {
+        /// The field (`pan`, `tilt`).
+        name: &'static str,
+        /// The value found, radians.
+        value: f64,
+    },
     /// A path task without any point.
     #[error("a path needs at least one point")]
     EmptyPath,
@@ -245,12 +305,37 @@ pub enum ValueError {
     /// A task lists itself among its own preconditions.
     #[error("task {0} cannot be its own precondition")]
     OwnPrecondition(TaskId),
+    /// A task lists a precondition more than once (the task named twice).
+    #[error("precondition {0} is listed twice")]
+    PreconditionTwice(TaskId),
     /// A robot introduced itself with id 0, which is the Control Center's.
     #[error("robot ids start at 1 (0 is the Control Center)")]
     RobotZero,
     /// A robot gave a negative cruise speed.
     #[error("speed must not be negative")]
     NegativeSpeed,
+    /// A robot gave a cruise speed past [`MAX_SPEED`] (the value found).
+    #[error("speed must be at most 1000000 (m/s), found {}", simrob_math::Shown(*.0))]
+    TooFast(f64),
+    /// A robot introduced itself with an id past [`MAX_ROBOT_ID`] (the id found).
+    #[error(
+        "robot ids go from 1 to 1073741823 (2^30 - 1), found {0}: larger ids are the server's own"
+    )]
+    RobotIdTooLarge(RobotId),
+    /// A name or a line of text holds a control character (what it is, the character's code,
+    /// its byte offset).
+    #[error("{what} holds the control character U+{code:04X} at byte {at}: it must be one line of printable text (no tab, line break or other control character)")]
+    ControlCharacter {
+        /// What holds it (`robot name`, `task world`, `decline reason`, …).
+        what: &'static str,
+        /// The character's Unicode code point.
+        code: u32,
+        /// Its byte offset in the text.
+        at: usize,
+    },
+    /// A name that must not be empty is (what it is: `robot kind`, `task world`, …).
+    #[error("{0} is empty")]
+    EmptyText(&'static str),
     /// A robot listed a task class twice among its capabilities (the class's name).
     #[error("capability {0} listed twice")]
     CapabilityTwice(&'static str),
@@ -297,10 +382,12 @@ pub struct TaskSpec {
     pub id: TaskId,
     /// What the task asks for (its class follows from it).
     pub kind: TaskKind,
-    /// Preconditions: tasks (of any robot) that must be ENDED before this one runs.
+    /// Preconditions: tasks (of any robot) that must be ENDED before this one runs, each
+    /// named once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub after: Vec<TaskId>,
-    /// Only robots in this world may take it (e.g. `"mrs"`, `"simrob"`, `"swarm"`).
+    /// Only robots in this world may take it (e.g. `"mrs"`, `"simrob"`, `"swarm"`; one line
+    /// of printable text, not empty: [`check_label`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub world: Option<String>,
 }
@@ -481,9 +568,10 @@ pub struct RobotStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RobotInfo {
-    /// The robot's id (1 and up; 0 is the Control Center).
+    /// The robot's id (1 to [`MAX_ROBOT_ID`]; 0 is the Control Center).
     pub robot: RobotId,
-    /// A name for people (shown on the map and in logs).
+    /// A name for people (shown on the map and in logs). Name, kind and world are each one
+    /// line of printable text, not empty ([`check_label`]).
     pub name: String,
     /// `sumbot`, `nomad`, `swarm`, …
     pub kind: String,
@@ -491,6 +579,6 @@ pub struct RobotInfo {
     pub world: String,
     /// The task classes it can run.
     pub capabilities: Vec<TaskClass>,
-    /// Cruise speed, m/s (for cost estimates).
+    /// Cruise speed, m/s (for cost estimates), 0 to 1,000,000 ([`MAX_SPEED`]).
     pub speed: f64,
 }

@@ -26,7 +26,8 @@ use simrob_swarm::{Ctx, EntityId, Event, System, Tag};
 use crate::cc::{CcConfig, ControlCenter, LogLine};
 use crate::cnp::{CnpStats, Euclidean};
 use crate::model::{
-    BasicKind, FailCode, RobotId, RobotInfo, TaskClass, TaskId, TaskSpec, TaskState, CONTROL_CENTER,
+    BasicKind, FailCode, RobotId, RobotInfo, TaskClass, TaskId, TaskSpec, TaskState,
+    CONTROL_CENTER, MAX_ROBOT_ID, MAX_SPEED,
 };
 use crate::outbox::Outbox;
 use crate::robot::{Command, RobotAgent, RobotPose};
@@ -438,9 +439,10 @@ impl CoordSystem {
     }
 }
 
-/// Whether `robots` robots numbered from `base` all have ids (1 to `RobotId::MAX`).
+/// Whether `robots` robots numbered from `base` all have robot ids (1 to
+/// [`MAX_ROBOT_ID`], 2³⁰ − 1: a Control Center refuses a `hello` with a larger one).
 pub fn robot_ids_fit(base: RobotId, robots: usize) -> bool {
-    base >= 1 && (base as u64).saturating_add(robots as u64) - 1 <= RobotId::MAX as u64
+    base >= 1 && (base as u64).saturating_add(robots as u64) - 1 <= MAX_ROBOT_ID as u64
 }
 
 impl System for CoordSystem {
@@ -460,6 +462,7 @@ impl System for CoordSystem {
             let Some(id) = RobotId::try_from(k)
                 .ok()
                 .and_then(|k| self.config.robot_id_base.checked_add(k))
+                .filter(|&id| id <= MAX_ROBOT_ID)
             else {
                 break;
             };
@@ -468,7 +471,10 @@ impl System for CoordSystem {
                 .navigator
                 .get(e)
                 .map(|n| n.speed)
-                .unwrap_or(simrob_swarm::nav::DEFAULT_SPEED);
+                .unwrap_or(simrob_swarm::nav::DEFAULT_SPEED)
+                // (For cost estimates only: a scenario's faster robot says the most a
+                // `hello` may.)
+                .min(MAX_SPEED);
             let info = RobotInfo {
                 robot: id,
                 name: ctx.world.label(e),
@@ -740,8 +746,9 @@ mod tests {
     #[test]
     fn robot_ids_fit_from_1_to_the_largest() {
         assert!(robot_ids_fit(1, 0) && robot_ids_fit(1, 10));
-        assert!(robot_ids_fit(RobotId::MAX - 2, 3));
-        assert!(!robot_ids_fit(RobotId::MAX - 1, 3));
+        assert!(robot_ids_fit(MAX_ROBOT_ID - 2, 3));
+        assert!(!robot_ids_fit(MAX_ROBOT_ID - 1, 3));
+        assert!(!robot_ids_fit(1 << 30, 1));
         assert!(!robot_ids_fit(0, 1));
         assert!(!robot_ids_fit(2, usize::MAX));
     }

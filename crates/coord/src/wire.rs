@@ -11,9 +11,19 @@
 //! {"from":0,"msg":{"kind":"announce","auction":4,"task":{"id":8,"kind":{"perceive":{"seconds":2.0}}},"deadline":13.0}}
 //! ```
 //!
-//! * `from`: the sender's id (0 = Control Center); `to`: the receiver's id, or absent for
-//!   everyone (a broadcast).
-//! * `msg.kind` names the message; its fields follow. Unknown fields are refused.
+//! * `from`: the sender's id (0 = Control Center, robots 1 to
+//!   [`MAX_ROBOT_ID`]); `to`: the receiver's id, or absent for
+//!   everyone (a broadcast). `simrob coord serve` does not read an operator's `from` (it
+//!   knows operators by their connection) and answers it `to` 2³⁰ plus the connection's
+//!   number.
+//! * `msg.kind` names the message; its fields follow. Unknown fields are refused, on every
+//!   message and operator request (those without arguments too).
+//! * Blank lines between messages are skipped ([`FrameDecoder`]; [`decode`] calls a blank
+//!   line given alone [`CodecError::Empty`]).
+//! * Names (a robot's name, kind and world, a task's world) are one line of printable text,
+//!   not empty ([`check_label`]); a decline's reason and a status's error one line
+//!   ([`check_one_line`]).
+
 //! * Times are seconds on the Time Server's clock (simulated time); positions are metres.
 //!   Numbers are written in their shortest form and read back to the last bit.
 //! * A line longer than the limit (`max_message_bytes`, 65,536 by default) is refused
@@ -43,7 +53,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::model::{
-    AuctionId, RobotId, RobotInfo, RobotStatus, TaskClass, TaskId, TaskSpec, TaskState, ValueError,
+    check_label, check_one_line, AuctionId, RobotId, RobotInfo, RobotStatus, TaskClass, TaskId,
+    TaskSpec, TaskState, ValueError, MAX_ROBOT_ID, MAX_SPEED,
 };
 
 /// The default longest line (`max_message_bytes`).
@@ -253,7 +264,12 @@ impl std::str::FromStr for Policy {
 
 /// What an operator may ask of the Control Center.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "op",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    from = "OperatorWire"
+)]
 pub enum OperatorCommand {
     /// Send a task straight to a robot (centralised). `id` 0 lets the CC choose the id.
     Send {
@@ -295,6 +311,39 @@ pub enum OperatorCommand {
     Follow,
 }
 
+/// [`OperatorCommand`] as it is read: the requests without arguments as structs without
+/// fields, so that one given a field is refused like any unknown field (serde lets a unit
+/// variant of an internally tagged enum take any field and ignore it).
+#[derive(Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+enum OperatorWire {
+    Send { robot: RobotId, task: TaskSpec },
+    Submit { task: TaskSpec },
+    Announce { task: TaskSpec },
+    Abort { task: TaskId },
+    Clear { task: TaskId },
+    Mode { policy: Policy },
+    Robots {},
+    Tasks {},
+    Follow {},
+}
+
+impl From<OperatorWire> for OperatorCommand {
+    fn from(w: OperatorWire) -> Self {
+        match w {
+            OperatorWire::Send { robot, task } => OperatorCommand::Send { robot, task },
+            OperatorWire::Submit { task } => OperatorCommand::Submit { task },
+            OperatorWire::Announce { task } => OperatorCommand::Announce { task },
+            OperatorWire::Abort { task } => OperatorCommand::Abort { task },
+            OperatorWire::Clear { task } => OperatorCommand::Clear { task },
+            OperatorWire::Mode { policy } => OperatorCommand::Mode { policy },
+            OperatorWire::Robots {} => OperatorCommand::Robots,
+            OperatorWire::Tasks {} => OperatorCommand::Tasks,
+            OperatorWire::Follow {} => OperatorCommand::Follow,
+        }
+    }
+}
+
 /// A message with its sender and receiver.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -325,7 +374,8 @@ pub enum CodecError {
         /// The message's number in the stream, from 1.
         line: u64,
     },
-    /// The line is blank.
+    /// The line is blank (what [`decode`] says of a blank line given alone; a
+    /// [`FrameDecoder`] skips blank lines between messages).
     #[error("message {line}: empty line")]
     Empty {
         /// The message's number in the stream, from 1.
@@ -416,11 +466,23 @@ fn finite(name: &'static str, v: f64) -> Result<(), ValueError> {
     }
 }
 
-/// Checks a task's numbers (finite, durations ≥ 0, at least one point, the points limit).
+/// Checks a task: its numbers (finite, durations and angles in range, at least one point,
+/// the points limit), its preconditions (not itself, none twice) and its world (one line of
+/// printable text, not empty).
 pub fn check_task(task: &TaskSpec) -> Result<(), ValueError> {
     task.kind.validate(MAX_PATH_POINTS)?;
     if task.after.contains(&task.id) && task.id != 0 {
         return Err(ValueError::OwnPrecondition(task.id));
+    }
+    if task.after.len() > 1 {
+        let mut ids = task.after.clone();
+        ids.sort_unstable();
+        if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
+            return Err(ValueError::PreconditionTwice(w[0]));
+        }
+    }
+    if let Some(w) = &task.world {
+        check_label("task world", w)?;
     }
     Ok(())
 }
@@ -442,9 +504,18 @@ fn validate_all(msg: &Msg) -> Result<(), ValueError> {
             if info.robot == 0 {
                 return Err(ValueError::RobotZero);
             }
+            if info.robot > MAX_ROBOT_ID {
+                return Err(ValueError::RobotIdTooLarge(info.robot));
+            }
+            check_label("robot name", &info.name)?;
+            check_label("robot kind", &info.kind)?;
+            check_label("robot world", &info.world)?;
             finite("speed", info.speed)?;
             if info.speed < 0.0 {
                 return Err(ValueError::NegativeSpeed);
+            }
+            if info.speed > MAX_SPEED {
+                return Err(ValueError::TooFast(info.speed));
             }
             let mut seen = [false; 3];
             for c in &info.capabilities {
@@ -472,6 +543,9 @@ fn validate_all(msg: &Msg) -> Result<(), ValueError> {
                     return Err(ValueError::Battery(b));
                 }
             }
+            if let Some(e) = &status.error {
+                check_one_line("status error", e)?;
+            }
             Ok(())
         }
         Msg::Announce { task, deadline, .. } => {
@@ -486,6 +560,7 @@ fn validate_all(msg: &Msg) -> Result<(), ValueError> {
             finite("deadline", *deadline)?;
             check_task(task)
         }
+        Msg::Decline { reason, .. } => check_one_line("decline reason", reason),
         Msg::Operator { command } => match &**command {
             OperatorCommand::Send { task, .. }
             | OperatorCommand::Submit { task }
@@ -848,6 +923,174 @@ mod tests {
             decode(b"\xff\xfe{}", 2),
             Err(CodecError::NotUtf8 { line: 2 })
         );
+    }
+
+    fn hello_line(name: &str, kind: &str, world: &str, robot: u32, speed: &str) -> String {
+        let info = serde_json::json!({
+            "robot": robot, "name": name, "kind": kind, "world": world,
+            "capabilities": ["movement"],
+        });
+        let info = info.to_string();
+        format!(
+            r#"{{"from":{robot},"msg":{{"kind":"hello","info":{},"speed":{speed}}}}}}}"#,
+            &info[..info.len() - 1]
+        )
+    }
+
+    #[test]
+    fn names_reasons_and_worlds_with_control_characters_are_refused() {
+        // A tab or a line break would forge fields and lines of the logs and tables.
+        assert_eq!(
+            err(&hello_line("a\nb\tc\u{1}", "k", "w", 3, "1")),
+            "message 4 (hello): robot name holds the control character U+000A at byte 1: it must be one line of printable text (no tab, line break or other control character)"
+        );
+        assert!(err(&hello_line("a", "k\tk", "w", 3, "1"))
+            .contains("robot kind holds the control character U+0009 at byte 1"));
+        assert!(err(&hello_line("a", "k", "w\r", 3, "1"))
+            .contains("robot world holds the control character U+000D"));
+        assert!(err(&hello_line("a", "k", "w\u{2028}", 3, "1")).contains("U+2028"));
+        assert!(err(&hello_line("a", "k", "w\u{85}", 3, "1")).contains("U+0085"));
+        assert_eq!(
+            err(
+                r#"{"from":0,"msg":{"kind":"operator","command":{"op":"submit","task":{"id":0,"kind":{"goto":{"x":1,"y":2}},"world":"w\n99.000\tawarded\tauction=1\trobot=5"}}}}"#
+            ),
+            "message 4 (operator): task world holds the control character U+000A at byte 1: it must be one line of printable text (no tab, line break or other control character)"
+        );
+        assert!(err(
+            r#"{"from":3,"msg":{"kind":"decline","auction":1,"robot":3,"reason":"full\n1.0\tjoined"}}"#
+        )
+        .contains("decline reason holds the control character U+000A"));
+        let status = |error: &str| {
+            format!(
+                r#"{{"from":3,"msg":{{"kind":"status","status":{{"robot":3,"time":1,"synced":true,"x":0,"y":0,"heading":0,"speed":0,"running":{{}},"queued":0,"ok":false,"error":"{error}"}}}}}}"#
+            )
+        };
+        assert!(
+            err(&status(r"bump\tx")).contains("status error holds the control character U+0009")
+        );
+        // Printable text of any script is welcome, spaces included.
+        assert!(decode(
+            hello_line("nomad «one» ünï", "k", "w", 3, "1").as_bytes(),
+            1
+        )
+        .is_ok());
+        assert!(decode(status("bumper hit").as_bytes(), 1).is_ok());
+    }
+
+    #[test]
+    fn hellos_with_empty_names_absurd_speeds_or_the_servers_ids_are_refused() {
+        assert_eq!(
+            err(&hello_line("a", "", "w", 3, "1")),
+            "message 4 (hello): robot kind is empty"
+        );
+        assert_eq!(
+            err(&hello_line("a", "k", "", 3, "1")),
+            "message 4 (hello): robot world is empty"
+        );
+        assert_eq!(
+            err(&hello_line("", "k", "w", 3, "1")),
+            "message 4 (hello): robot name is empty"
+        );
+        assert_eq!(
+            err(&hello_line("a", "k", "w", 3, "1e308")),
+            "message 4 (hello): speed must be at most 1000000 (m/s), found 1e308"
+        );
+        assert!(decode(hello_line("a", "k", "w", 3, "1000000").as_bytes(), 1).is_ok());
+        assert_eq!(
+            err(&hello_line("a", "k", "w", 1 << 30, "1")),
+            "message 4 (hello): robot ids go from 1 to 1073741823 (2^30 - 1), found 1073741824: larger ids are the server's own"
+        );
+        assert!(decode(hello_line("a", "k", "w", (1 << 30) - 1, "1").as_bytes(), 1).is_ok());
+        assert_eq!(
+            err(
+                r#"{"from":0,"msg":{"kind":"task","task":{"id":5,"kind":{"goto":{"x":1,"y":2}},"world":""}}}"#
+            ),
+            "message 4 (task): task world is empty"
+        );
+    }
+
+    #[test]
+    fn tasks_with_a_precondition_twice_or_absurd_durations_and_angles_are_refused() {
+        let task = |kind: &str, after: &str| {
+            format!(
+                r#"{{"from":0,"msg":{{"kind":"task","task":{{"id":5,"kind":{kind},"after":[{after}]}}}}}}"#
+            )
+        };
+        let goto = r#"{"goto":{"x":1,"y":2}}"#;
+        assert_eq!(
+            err(&task(goto, "3,4,3")),
+            "message 4 (task): precondition 3 is listed twice"
+        );
+        assert!(decode(task(goto, "3,4").as_bytes(), 1).is_ok());
+        assert_eq!(
+            err(&task(r#"{"perceive":{"seconds":1e300}}"#, "")),
+            "message 4 (task): seconds must be at most 86400 (one day), found 1e300"
+        );
+        assert!(decode(task(r#"{"perceive":{"seconds":86400}}"#, "").as_bytes(), 1).is_ok());
+        assert_eq!(
+            err(&task(
+                r#"{"pan_tilt":{"pan":1e9,"tilt":-1e9,"seconds":1}}"#,
+                ""
+            )),
+            "message 4 (task): pan must be within ±6.283 rad (one turn, 2π), found 1000000000"
+        );
+        assert!(
+            err(&task(r#"{"pan_tilt":{"pan":1,"tilt":-7,"seconds":1}}"#, ""))
+                .contains("tilt must be within ±6.283 rad")
+        );
+        assert!(err(&task(
+            r#"{"pan_tilt":{"pan":1,"tilt":1,"seconds":1e5}}"#,
+            ""
+        ))
+        .contains("seconds must be at most 86400"));
+        assert!(decode(
+            task(r#"{"pan_tilt":{"pan":-6.28,"tilt":3.14,"seconds":2}}"#, "").as_bytes(),
+            1
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn operator_requests_without_arguments_refuse_fields_too() {
+        for op in ["robots", "tasks", "follow"] {
+            let line =
+                format!(r#"{{"from":0,"msg":{{"kind":"operator","command":{{"op":"{op}"}}}}}}"#);
+            assert!(decode(line.as_bytes(), 1).is_ok(), "{line}");
+            let extra = format!(
+                r#"{{"from":0,"msg":{{"kind":"operator","command":{{"op":"{op}","x":1}}}}}}"#
+            );
+            assert!(err(&extra).contains("unknown field `x`"), "{}", err(&extra));
+        }
+        assert!(err(
+            r#"{"from":0,"msg":{"kind":"operator","command":{"op":"abort","task":1,"x":1}}}"#
+        )
+        .contains("unknown field `x`"));
+        assert!(err(r#"{"from":0,"msg":{"kind":"operator","command":{"op":"jump"}}}"#)
+            .contains("unknown variant `jump`, expected one of `send`, `submit`, `announce`, `abort`, `clear`, `mode`, `robots`, `tasks`, `follow`"));
+    }
+
+    #[test]
+    fn blank_lines_between_messages_are_skipped_and_a_blank_line_alone_is_empty() {
+        let line = encode(&Envelope {
+            from: 0,
+            to: None,
+            msg: Msg::Clear { task: 1 },
+        });
+        let mut dec = FrameDecoder::default();
+        dec.push(b"\n  \r\n\t\n");
+        dec.push(line.as_bytes());
+        // Skipped, yet counted: the message is the stream's fourth line.
+        assert_eq!(
+            dec.next_message().unwrap().unwrap().msg,
+            Msg::Clear { task: 1 }
+        );
+        dec.push(b"{");
+        dec.push(b"\n");
+        assert!(matches!(
+            dec.next_message(),
+            Some(Err(CodecError::Malformed { line: 5, .. }))
+        ));
+        assert_eq!(decode(b"\r\n", 9), Err(CodecError::Empty { line: 9 }));
     }
 
     #[test]

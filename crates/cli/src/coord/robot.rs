@@ -30,7 +30,8 @@ pub struct RobotArgs {
     /// The Control Center (`simrob coord serve`).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7030")]
     cc: String,
-    /// This robot's id (1 or more; unique among the Control Center's robots).
+    /// This robot's id, from 1 to 1073741823 (2^30 - 1); unique among the Control Center's
+    /// robots.
     #[arg(long, value_name = "ID")]
     id: u32,
     /// A name for lists and logs (default: the kind and the id).
@@ -270,6 +271,13 @@ impl Body for Nomad {
 pub fn run(args: RobotArgs) -> Result<()> {
     if args.id == 0 {
         bail!("--id: robot ids start at 1 (0 is the Control Center)");
+    }
+    if args.id > simrob_coord::model::MAX_ROBOT_ID {
+        bail!(
+            "--id {}: robot ids go up to {} (2^30 - 1; the larger ones are the Control Center's own)",
+            args.id,
+            simrob_coord::model::MAX_ROBOT_ID
+        );
     }
     if !(args.status_period.is_finite() && args.status_period > 0.0) {
         bail!("--status-period must be a positive number of seconds");

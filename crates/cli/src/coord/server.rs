@@ -31,8 +31,9 @@ use super::map::LiveMap;
 use super::menu::{self, MenuAction, MENU_HELP};
 use super::net::{spawn_bounded_reader, spawn_writer, write_env, Incoming, Inflow, Outflow};
 
-/// Operators are addressed as this plus their connection number.
-pub const OPERATOR_BASE: RobotId = 0x4000_0000;
+/// Operators are addressed as this (2^30, one past the largest robot id) plus their
+/// connection number.
+pub const OPERATOR_BASE: RobotId = simrob_coord::model::MAX_ROBOT_ID + 1;
 /// The Time Server's id on the wire.
 pub const TIME_SERVER: RobotId = u32::MAX;
 
@@ -93,8 +94,9 @@ pub struct ServeArgs {
     /// Seconds (or 50ms, 2s, 1min) a winner has to accept (accept_window), from 0.01 to 3600.
     #[arg(long, value_name = "S", default_value_t = 0.5, value_parser = crate::flags::seconds)]
     accept_window: f64,
-    /// Seconds (or 50ms, 2s, 1min) between announcements of tasks nobody took
-    /// (reannounce_period), from 0.1 to 3600.
+    /// Seconds (or 50ms, 2s, 1min) between announcements again of tasks nobody took
+    /// (reannounce_period), from 0.1 to 3600: one such task a period, in turn (more at once
+    /// when tasks finished meanwhile).
     #[arg(long, value_name = "S", default_value_t = 1.0, value_parser = crate::flags::seconds)]
     reannounce_period: f64,
     /// Seconds (or 50ms, 2s, 1min) a centralised round (hungarian, greedy) waits after the
@@ -804,7 +806,12 @@ fn handle(
             if info.robot >= OPERATOR_BASE || info.robot != env.from {
                 return refuse(
                     conns,
-                    format!("a robot says hello with its own id, below {OPERATOR_BASE}"),
+                    format!(
+                        "hello from {}: a robot says hello with its own id (here {}) as `from`, from 1 to {}",
+                        env.from,
+                        info.robot,
+                        OPERATOR_BASE - 1
+                    ),
                 );
             }
             let id = info.robot;

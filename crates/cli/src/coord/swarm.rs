@@ -1,12 +1,15 @@
 //! `simrob coord swarm`: a swarm scenario whose robots join a networked Control Center.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::mpsc::TryRecvError;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
+use simrob_coord::model::{RobotId, MAX_ROBOT_ID};
 use simrob_coord::swarm::{lock, CoordSystem, RemoteLink, SwarmCoordConfig};
+use simrob_coord::wire::Msg;
 use simrob_swarm::scenario::{Overrides, Scenario};
 
 use super::net::{connect_cc, write_env, Incoming};
@@ -39,7 +42,10 @@ pub struct SwarmArgs {
     /// The Control Center (`simrob coord serve`).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7030")]
     cc: String,
-    /// The first robot id (the swarm's robots are numbered from it, in entity order).
+    /// The first robot id (the swarm's robots are numbered from it, in entity order; the
+    /// last must be at most 1073741823, 2^30 - 1, the largest robot id). Every robot must
+    /// be taken: if the Control Center refuses any (an id already in use, say), each refusal
+    /// is said on standard error and the command stops with an error, running none.
     #[arg(long, value_name = "ID", default_value_t = 100)]
     robot_id_base: u32,
     /// Robots (generated scenarios only).
@@ -55,6 +61,55 @@ pub struct SwarmArgs {
     /// their routes). On 127.0.0.1:8080 unless `--gui=ADDR` (`HOST:PORT`, or a port).
     #[command(flatten)]
     gui: crate::flags::Gui,
+}
+
+/// How long the Control Center has to answer the robots' hellos.
+const HELLO_ANSWERS_WITHIN: Duration = Duration::from_secs(10);
+
+/// Waits for the Control Center's answer to each hello (`welcome`, or `refused` with its
+/// reason: a Control Center answers a connection's messages in order, so the first answers
+/// are those of the hellos, in their order), handing everything else it sends meanwhile to
+/// the robots. Returns the robots refused and why.
+fn hello_answers(
+    rx: &Receiver<Incoming>,
+    link: &Mutex<RemoteLink>,
+    mut pending: VecDeque<RobotId>,
+    cc: &str,
+) -> Result<Vec<(RobotId, String)>> {
+    let total = pending.len();
+    let until = Instant::now() + HELLO_ANSWERS_WITHIN;
+    let mut refused = Vec::new();
+    while let Some(&next) = pending.front() {
+        let left = until.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(Incoming::Message(_, env)) => {
+                match &env.msg {
+                    Msg::Welcome { robot } if *robot == next => {
+                        pending.pop_front();
+                    }
+                    Msg::Refused { reason } => {
+                        pending.pop_front();
+                        refused.push((next, reason.clone()));
+                        continue;
+                    }
+                    _ => {}
+                }
+                lock(link).inbox.push_back(env);
+            }
+            Ok(Incoming::Bad(_, e)) => eprintln!("bad message from the Control Center: {e}"),
+            Ok(Incoming::Closed(_)) | Err(RecvTimeoutError::Disconnected) => bail!(
+                "the Control Center at {cc} closed the connection before it answered every robot's hello ({} of {total} answered)",
+                total - pending.len()
+            ),
+            Ok(_) => {}
+            Err(RecvTimeoutError::Timeout) => bail!(
+                "the Control Center at {cc} answered {} of the {total} robots' hellos within {} s: is it `simrob coord serve`?",
+                total - pending.len(),
+                HELLO_ANSWERS_WITHIN.as_secs()
+            ),
+        }
+    }
+    Ok(refused)
 }
 
 pub fn run(args: SwarmArgs) -> Result<()> {
@@ -75,11 +130,12 @@ pub fn run(args: SwarmArgs) -> Result<()> {
     };
     let mut sim = scenario.build(&ov).map_err(|e| anyhow::anyhow!("{e}"))?;
     let robots = sim.world().robot_count();
-    if !simrob_coord::swarm::robot_ids_fit(args.robot_id_base, robots) {
+    let base = args.robot_id_base;
+    let last = (base as u64 + robots as u64).saturating_sub(1);
+    if !simrob_coord::swarm::robot_ids_fit(base, robots) {
         bail!(
-            "--robot-id-base {}: {robots} robots numbered from it go past the largest robot id, {}",
-            args.robot_id_base,
-            u32::MAX
+            "--robot-id-base {base}: {robots} robots numbered from it reach id {last}, past the largest robot id {MAX_ROBOT_ID} (2^30 - 1; the Control Center refuses a larger one): give a base of at most {}",
+            (MAX_ROBOT_ID as u64 + 1).saturating_sub(robots as u64).max(1)
         );
     }
     let world = sim.world_mut();
@@ -95,11 +151,35 @@ pub fn run(args: SwarmArgs) -> Result<()> {
         ..SwarmCoordConfig::default()
     };
     sim.add_system(Box::new(CoordSystem::remote(config, link.clone())));
+    // The first frame says every robot's hello; each is answered before anything else.
+    if !sim.step() {
+        return Ok(());
+    }
+    let out: Vec<_> = lock(&link).outbox.drain(..).collect();
+    let hellos: VecDeque<RobotId> = out
+        .iter()
+        .filter_map(|env| match &env.msg {
+            Msg::Hello { info } => Some(info.robot),
+            _ => None,
+        })
+        .collect();
+    for env in out {
+        write_env(&mut writer, &env)?;
+    }
+    let refused = hello_answers(&rx, &link, hellos, &args.cc)?;
+    if !refused.is_empty() {
+        for (id, reason) in &refused {
+            eprintln!("robot {id}: refused by the Control Center: {reason}");
+        }
+        bail!(
+            "{} of the {robots} robots (ids {base} to {last}) were refused by the Control Center at {}, each said above; none runs",
+            refused.len(),
+            args.cc
+        );
+    }
     println!(
-        "{}: {} robots (ids from {}) connected to the Control Center at {}",
+        "{}: {robots} robots (ids {base} to {last}) joined the Control Center at {}",
         scenario.name(),
-        sim.world().robot_count(),
-        args.robot_id_base,
         args.cc
     );
     let mut watch = match args

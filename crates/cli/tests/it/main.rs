@@ -20,6 +20,7 @@ mod coord_flood;
 mod coord_guard;
 mod coord_links;
 mod coord_map;
+mod coord_wire;
 mod departures_cli;
 mod fuzz_corpus;
 mod humanoid_send;

@@ -1277,6 +1277,68 @@ fn a_hello_with_a_name_past_max_name_bytes_is_refused_and_changes_nothing() {
     assert_eq!(cc.robots().len(), 1);
 }
 
+/// Robot names, kinds and worlds and task worlds go into the logs and tables as one
+/// tab-separated field each: one with a tab or a line break would forge fields and lines
+/// (`joined` of a robot that never came, `awarded` of an auction that never ran).
+#[test]
+fn names_and_worlds_with_control_characters_are_refused_and_change_nothing() {
+    let mut cc = ControlCenter::new(CcConfig::default());
+    for (field, what) in [(0, "name"), (1, "kind"), (2, "world")] {
+        let mut r = info(1, MOVE);
+        let forged = "a\n99.000\tjoined\trobot=5\tx".to_string();
+        match field {
+            0 => r.name = forged,
+            1 => r.kind = forged,
+            _ => r.world = forged,
+        }
+        let why = format!("invalid: robot {what} holds the control character U+000A at byte 1: it must be one line of printable text (no tab, line break or other control character)");
+        // Straight to the Control Center (in one process) and through its checks of a
+        // message: the same refusal.
+        assert_eq!(cc.join(r.clone()).unwrap_err().to_string(), why);
+        let hello = Envelope {
+            from: 1,
+            to: Some(0),
+            msg: Msg::Hello { info: Box::new(r) },
+        };
+        assert_eq!(cc.handle(hello, 0.0).unwrap_err().to_string(), why);
+        let (sent, logs) = drain(&mut cc);
+        assert!(sent.is_empty() && logs.is_empty(), "{sent:?} {logs:?}");
+        assert!(cc.robots().is_empty());
+    }
+    cc.join(info(1, MOVE)).unwrap();
+    let _ = drain(&mut cc);
+    for world in [
+        "w\n99.000\tawarded\tauction=1\trobot=5",
+        "w\tx",
+        "w\u{7f}",
+        "",
+    ] {
+        let task = TaskSpec {
+            world: Some(world.into()),
+            ..goto(1.0)
+        };
+        let why = if world.is_empty() {
+            "invalid: task world is empty".to_string()
+        } else {
+            let (at, c) = world.char_indices().find(|(_, c)| c.is_control()).unwrap();
+            format!("invalid: task world holds the control character U+{:04X} at byte {at}: it must be one line of printable text (no tab, line break or other control character)", c as u32)
+        };
+        assert_eq!(cc.submit(task.clone()).unwrap_err().to_string(), why);
+        assert_eq!(cc.announce(task.clone()).unwrap_err().to_string(), why);
+        assert_eq!(cc.send_task(1, task).unwrap_err().to_string(), why);
+        let (sent, logs) = drain(&mut cc);
+        assert!(sent.is_empty() && logs.is_empty(), "{sent:?} {logs:?}");
+        assert!(cc.tasks().is_empty());
+    }
+    // The table has one line per robot, each of 12 fields.
+    let table = cc.robots_table();
+    assert_eq!(table.lines().count(), 2, "{table}");
+    assert!(
+        table.lines().all(|l| l.split('\t').count() == 12),
+        "{table}"
+    );
+}
+
 #[test]
 fn robots_that_left_are_forgotten_past_max_departed_robots_and_make_room_past_max_robots() {
     let mut cc = ControlCenter::new(CcConfig {
