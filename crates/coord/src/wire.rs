@@ -23,7 +23,9 @@
 //! * Names (a robot's name, kind and world, a task's world) are one line of printable text,
 //!   not empty ([`check_label`]); a decline's reason and a status's error one line
 //!   ([`check_one_line`]).
-
+//!
+//! The same, for clients in any language, with the answers, refusals and limits of
+//! `simrob coord serve`: `docs/reference/gri.md` (the site's "The coordination protocol").
 //! * Times are seconds on the Time Server's clock (simulated time); positions are metres.
 //!   Numbers are written in their shortest form and read back to the last bit.
 //! * A line longer than the limit (`max_message_bytes`, 65,536 by default) is refused
