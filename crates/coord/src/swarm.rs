@@ -439,6 +439,26 @@ impl CoordSystem {
     }
 }
 
+/// A scenario entity's name as a robot's name: one line of printable text, as a `hello`
+/// must have it (control characters become spaces; an empty name is `robot ID`).
+fn robot_name(label: String, id: RobotId) -> String {
+    let name: String = label
+        .chars()
+        .map(|c| {
+            if crate::model::check_one_line("", c.encode_utf8(&mut [0; 4])).is_ok() {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    if name.is_empty() {
+        format!("robot {id}")
+    } else {
+        name
+    }
+}
+
 /// Whether `robots` robots numbered from `base` all have robot ids (1 to
 /// [`MAX_ROBOT_ID`], 2³⁰ − 1: a Control Center refuses a `hello` with a larger one).
 pub fn robot_ids_fit(base: RobotId, robots: usize) -> bool {
@@ -477,7 +497,7 @@ impl System for CoordSystem {
                 .min(MAX_SPEED);
             let info = RobotInfo {
                 robot: id,
-                name: ctx.world.label(e),
+                name: robot_name(ctx.world.label(e), id),
                 kind: "swarm".into(),
                 world: self.config.world.clone(),
                 capabilities: TaskClass::ALL.to_vec(),
@@ -742,6 +762,14 @@ pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scenario_names_become_names_a_hello_may_have() {
+        assert_eq!(robot_name("a\tb\nc".into(), 3), "a b c");
+        assert_eq!(robot_name(String::new(), 3), "robot 3");
+        assert_eq!(robot_name("nurse «1»".into(), 3), "nurse «1»");
+        crate::model::check_label("robot name", &robot_name("\u{1}".into(), 3)).unwrap();
+    }
 
     #[test]
     fn robot_ids_fit_from_1_to_the_largest() {

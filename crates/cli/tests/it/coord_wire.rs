@@ -166,3 +166,22 @@ fn a_swarm_id_base_past_the_largest_robot_id_is_refused_before_connecting() {
     );
     assert!(!err.contains("connecting"), "{err}");
 }
+
+#[test]
+fn a_robot_id_past_the_largest_is_refused_before_connecting() {
+    let (ok, err) = run_to_exit(&[
+        "coord",
+        "robot",
+        "--cc",
+        "127.0.0.1:1",
+        "--id",
+        "1073741824",
+        "--mrs",
+        "127.0.0.1:1",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("--id 1073741824: robot ids go up to 1073741823 (2^30 - 1"),
+        "{err}"
+    );
+}
