@@ -8,7 +8,8 @@ Control Center and Time Server over TCP, one JSON object per line::
 announce, bid, award, accept, decline, cancel, abort, clear, operator, report). Times are the
 Time Server's seconds, positions metres. Tasks are ``{"goto": {"x": 1, "y": 2}}``,
 ``{"path": {"points": [[0, 0], [1, 1]]}}``, ``{"perceive": {"seconds": 2}}`` or
-``{"pan_tilt": {"pan": 0.5, "tilt": 0, "seconds": 1}}``.
+``{"pan_tilt": {"pan": 0.5, "tilt": 0, "seconds": 1}}``. Every message, field, range and
+refusal: the documentation's "The coordination protocol (GRI)" (``docs/reference/gri.md``).
 """
 
 from __future__ import annotations
