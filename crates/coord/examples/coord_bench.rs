@@ -198,7 +198,8 @@ fn mechanics(robots: usize, auctions: usize) {
         let mut award = None;
         for (i, b) in bidders.iter().enumerate() {
             let cost = b.cost(&task, &tms[i], at[i], &Euclidean);
-            auctioneer.on_bid(id, b.robot, cost, 0.0);
+            // (Every robot is invited once, in time: each bid is taken.)
+            let _ = auctioneer.on_bid(id, b.robot, cost, 0.0);
             bids += 1;
         }
         for o in auctioneer.drain() {
@@ -211,7 +212,7 @@ fn mechanics(robots: usize, auctions: usize) {
             }
         }
         let winner = award.expect("someone wins");
-        auctioneer.on_accept(id, winner, 0.0);
+        let _ = auctioneer.on_accept(id, winner, 0.0);
         auctioneer.drain().for_each(drop);
         won[winner as usize - 1] += 1;
     }

@@ -15,7 +15,12 @@
 //! state of the system. A robot that leaves hands its unfinished
 //! tasks back to allocation. A task nobody bid on is logged and announced again every
 //! `reannounce_period` seconds while the policy is Contract Net (logged in full the first
-//! time, in a few words after); under a centralised policy it waits for an idle robot.
+//! time, in a few words after); under a centralised policy it waits for an idle robot (one
+//! whose tasks are all final or BLOCKED). Whatever the policy, a task goes only to a robot
+//! that may take it ([`ControlCenter::send_task`]'s check: its class, its world): a bid
+//! from any other counts as its refusal and is refused. A robot's message that fits
+//! nothing the Control Center knows — a bid, accept or decline for an auction not open, a
+//! task state for a task it does not hold — is refused, and neither logged nor relayed.
 //!
 //! Every table is bounded by a key of [`CcConfig`]: robots (`max_robots`, of which at most
 //! `max_departed_robots` that have left), their names (`max_name_bytes`), tasks
@@ -27,7 +32,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use thiserror::Error;
 
 use crate::alloc::{greedy, hungarian, Idle};
-use crate::cnp::{Auctioneer, CnpConfig, CnpOut, CostModel, Euclidean, IdSet};
+use crate::cnp::{AuctionError, Auctioneer, CnpConfig, CnpOut, CostModel, Euclidean, IdSet};
 use crate::model::{
     AuctionId, RobotId, RobotInfo, RobotStatus, Running, TaskClass, TaskId, TaskSpec, TaskState,
     ValueError, CONTROL_CENTER,
@@ -232,7 +237,8 @@ pub struct RobotEntry {
     pub status: Option<RobotStatus>,
     /// Whether it is in the system now (false once it has left).
     pub present: bool,
-    /// Tasks allocated to it and not final.
+    /// Tasks allocated to it that it may still run: neither final nor BLOCKED (a robot with
+    /// none is idle for a centralised round).
     pub assigned: usize,
 }
 
@@ -453,6 +459,18 @@ pub enum CcError {
     /// The Control Center sends messages of this kind but never takes them (the message's name).
     #[error("{0} messages are not for the Control Center")]
     NotForMe(&'static str),
+    /// A bid, accept or decline the auction it names cannot take (see [`AuctionError`]).
+    #[error("{0}")]
+    Auction(#[from] AuctionError),
+    /// A robot reported the state of a task it does not hold (another robot's, one waiting
+    /// for allocation, or one cleared).
+    #[error("robot {robot} does not hold task {task}")]
+    NotItsTask {
+        /// The robot.
+        robot: RobotId,
+        /// The task.
+        task: TaskId,
+    },
 }
 
 /// Makes and keeps a log line only when someone wants it (files, a following operator,
@@ -504,6 +522,13 @@ pub struct ControlCenter {
     /// For each task, the tasks that wait for it: a task's state is relayed to the robots
     /// holding those (their Synchronize Tasks modules read it), not to everyone.
     dependents: HashMap<TaskId, Vec<TaskId>>,
+    /// Tasks a robot was told to drop (a BLOCKED task cleared, an award cancelled) whose
+    /// last states may still be on their way: taken quietly until a final one, not refused.
+    dropping: std::collections::HashSet<(RobotId, TaskId)>,
+    /// For each task world (or none) and class, the robots present that may not take such a
+    /// task ([`ControlCenter::fits`] refuses them): their bids count as refusals. Emptied
+    /// whenever a robot joins or leaves.
+    unfit: HashMap<Option<String>, [Option<IdSet>; 3]>,
     now_local: f64,
 }
 
@@ -544,6 +569,8 @@ impl ControlCenter {
             present: IdSet::default(),
             keep_logs: true,
             dependents: HashMap::new(),
+            dropping: Default::default(),
+            unfit: HashMap::new(),
             now_local: 0.0,
         }
     }
@@ -654,9 +681,13 @@ impl ControlCenter {
             if env.from == robot && self.present.contains(robot) && cost.is_none_or(valid_cost) {
                 self.now_local = local;
                 let now = self.t();
-                self.auctions.on_bid(auction, robot, cost, now);
+                // (Why, before the auction may end and forget its task.)
+                let taken = self
+                    .auctions
+                    .on_bid(auction, robot, cost, now)
+                    .map_err(|e| self.auction_error(e));
                 self.pump_auctions();
-                return Ok(());
+                return taken;
             }
         }
         self.handle_any(env, local)
@@ -781,8 +812,9 @@ impl ControlCenter {
                 robot, task, state, ..
             } => {
                 self.check_sender(from, robot)?;
-                self.task_state(robot, task, state);
-                self.relay(robot, task, msg);
+                if self.task_state(robot, task, state)? {
+                    self.relay(robot, task, msg);
+                }
                 Ok(())
             }
             Msg::Bid {
@@ -792,14 +824,17 @@ impl ControlCenter {
             } => {
                 self.check_sender(from, robot)?;
                 let now = self.t();
-                self.auctions.on_bid(auction, robot, cost, now);
+                let taken = self
+                    .auctions
+                    .on_bid(auction, robot, cost, now)
+                    .map_err(|e| self.auction_error(e));
                 self.pump_auctions();
-                Ok(())
+                taken
             }
             Msg::Accept { auction, robot } => {
                 self.check_sender(from, robot)?;
                 let now = self.t();
-                self.auctions.on_accept(auction, robot, now);
+                self.auctions.on_accept(auction, robot, now)?;
                 self.pump_auctions();
                 Ok(())
             }
@@ -809,13 +844,14 @@ impl ControlCenter {
                 reason,
             } => {
                 self.check_sender(from, robot)?;
+                let now = self.t();
+                self.auctions.on_decline(auction, robot, now)?;
+                // Logged before what the decline leads to (the next award).
                 cclog!(
                     self,
                     LogKind::Tasks,
                     "declined\trobot={robot}\tauction={auction}\t{reason}"
                 );
-                let now = self.t();
-                self.auctions.on_decline(auction, robot, now);
                 self.pump_auctions();
                 Ok(())
             }
@@ -830,6 +866,23 @@ impl ControlCenter {
             }
             other => Err(CcError::NotForMe(other.name())),
         }
+    }
+
+    /// Why an auction did not take a robot's message, in the Control Center's words: a bid
+    /// from a robot that may not take the task says why, as `send` would.
+    #[cold]
+    fn auction_error(&self, e: AuctionError) -> CcError {
+        if let AuctionError::Unfit { auction, robot } = e {
+            let spec = self
+                .by_auction
+                .get(&auction)
+                .and_then(|t| self.tasks.get(t))
+                .map(|t| &t.spec);
+            if let Some(Err(why)) = spec.map(|s| self.fits(s, robot)) {
+                return why;
+            }
+        }
+        CcError::Auction(e)
     }
 
     #[inline]
@@ -904,6 +957,7 @@ impl ControlCenter {
             },
         );
         self.present.insert(id);
+        self.unfit.clear();
         self.send(Some(id), Msg::Welcome { robot: id });
         self.changed();
         Ok(())
@@ -926,6 +980,8 @@ impl ControlCenter {
             st.queued = 0;
         }
         self.present.remove(robot);
+        self.unfit.clear();
+        self.dropping.retain(|&(r, _)| r != robot);
         self.departed.push_back(robot);
         while self.departed.len() > self.config.max_departed_robots {
             if let Some(gone) = self.departed.pop_front() {
@@ -985,34 +1041,65 @@ impl ControlCenter {
         self.config.check_limits(spec)
     }
 
-    fn task_state(&mut self, robot: RobotId, task: TaskId, state: TaskState) {
-        let Some(t) = self.tasks.get_mut(&task) else {
-            cclog!(
-                self,
-                LogKind::States,
-                "robot={robot}\ttask={task}\t?→{state}\t(unknown task)"
-            );
-            return;
-        };
-        if t.allocation != Allocation::Robot(robot) {
-            cclog!(
-                self,
-                LogKind::States,
-                "robot={robot}\ttask={task}\t→{state}\t(not its task)"
-            );
-            return;
+    /// A robot's report of a task's state: true if it is news to relay. A task the robot
+    /// does not hold is refused (nothing logged, nothing relayed), except the last words on
+    /// a task it was told to drop, taken quietly.
+    fn task_state(
+        &mut self,
+        robot: RobotId,
+        task: TaskId,
+        state: TaskState,
+    ) -> Result<bool, CcError> {
+        let holds = self
+            .tasks
+            .get(&task)
+            .is_some_and(|t| t.allocation == Allocation::Robot(robot));
+        if !holds {
+            if self.dropping.contains(&(robot, task)) {
+                if state.is_final() {
+                    self.dropping.remove(&(robot, task));
+                }
+                return Ok(false);
+            }
+            // The winner of the task's auction, whose accept is still on its way.
+            let winner = match self.tasks.get(&task).map(|t| t.allocation) {
+                Some(Allocation::Auction(a)) => self.auctions.awarded_to(a),
+                _ => None,
+            };
+            if winner == Some(robot) {
+                return Ok(false);
+            }
+            return Err(match self.tasks.contains_key(&task) {
+                true => CcError::NotItsTask { robot, task },
+                false => CcError::UnknownTask(task),
+            });
         }
+        let Some(t) = self.tasks.get_mut(&task) else {
+            return Err(CcError::UnknownTask(task));
+        };
         let old = t.state.replace(state);
         if old == Some(state) {
-            return;
+            return Ok(false);
         }
         let became_final = state.is_final() && !old.is_some_and(TaskState::is_final);
         let old_text = old.map(|s| s.to_string()).unwrap_or_else(|| "new".into());
-        if became_final {
-            if let Some(r) = self.robots.get_mut(&robot) {
-                r.assigned = r.assigned.saturating_sub(1);
+        // A BLOCKED task keeps its robot no more than a final one: the robot is idle for
+        // a centralised round once all it holds is final or blocked.
+        match (may_run(old), may_run(Some(state))) {
+            (true, false) => {
+                if let Some(r) = self.robots.get_mut(&robot) {
+                    r.assigned = r.assigned.saturating_sub(1);
+                }
+                self.changed();
             }
-            self.changed();
+            (false, true) => {
+                if let Some(r) = self.robots.get_mut(&robot) {
+                    r.assigned += 1;
+                }
+            }
+            _ => {}
+        }
+        if became_final {
             self.freed += 1;
         }
         cclog!(
@@ -1023,6 +1110,7 @@ impl ControlCenter {
         if became_final {
             self.note_final(task);
         }
+        Ok(true)
     }
 
     /// Relays a task-state message to the robots holding tasks that wait for `task` (not
@@ -1107,6 +1195,27 @@ impl ControlCenter {
             }
         }
         Ok(())
+    }
+
+    /// The robots present that may not take `spec` ([`ControlCenter::fits`] refuses them),
+    /// kept for its world and class until a robot joins or leaves.
+    fn unfit_for(&mut self, spec: &TaskSpec) -> IdSet {
+        let class = spec.class().index();
+        if let Some(Some(set)) = self.unfit.get(&spec.world).map(|c| &c[class]) {
+            return set.clone();
+        }
+        let mut set = IdSet::default();
+        for (&id, r) in &self.robots {
+            if r.present && self.fits(spec, id).is_err() {
+                set.insert(id);
+            }
+        }
+        // (Every task world named is kept: a few dozen at most in practice.)
+        if self.unfit.len() >= 256 {
+            self.unfit.clear();
+        }
+        self.unfit.entry(spec.world.clone()).or_default()[class] = Some(set.clone());
+        set
     }
 
     /// Registers a new task (id 0: the Control Center chooses one).
@@ -1251,9 +1360,10 @@ impl ControlCenter {
         let Some(t) = self.tasks.get(&id) else { return };
         let spec = t.spec.clone();
         let now = self.t();
+        let unfit = self.unfit_for(&spec);
         let auction = self
             .auctions
-            .announce_to(spec.clone(), self.present.clone(), now);
+            .announce_to(spec.clone(), self.present.clone(), unfit, now);
         let mut times = 0;
         if let Some(t) = self.tasks.get_mut(&id) {
             t.allocation = Allocation::Auction(auction);
@@ -1310,6 +1420,11 @@ impl ControlCenter {
         for o in outs {
             match o {
                 CnpOut::Send { to, msg } => {
+                    // A cancelled award: what the robot says of the task until it has
+                    // dropped it is taken quietly.
+                    if let (Some(r), Msg::Cancel { task, .. }) = (to, &msg) {
+                        self.note_dropping(r, *task);
+                    }
                     if let Msg::Award {
                         auction, winner, ..
                     } = &msg
@@ -1359,7 +1474,14 @@ impl ControlCenter {
                             continue;
                         }
                         t.allocation = Allocation::Waiting;
-                        self.retry.push_back(task.id);
+                        // Announced again under Contract Net; under a centralised policy
+                        // it waits for that policy's next round, like any waiting task.
+                        if self.config.policy == Policy::Cnp {
+                            self.retry.push_back(task.id);
+                        } else {
+                            self.waiting.push_back(task.id);
+                            self.changed();
+                        }
                     }
                 }
                 CnpOut::Note(text) => cclog!(self, LogKind::Tasks, "note\t{text}"),
@@ -1430,6 +1552,14 @@ impl ControlCenter {
         }
     }
 
+    /// Remembers that robot `r` was told to drop `task` (see `dropping`), within
+    /// `max_tasks` entries.
+    fn note_dropping(&mut self, r: RobotId, task: TaskId) {
+        if self.dropping.len() < self.config.max_tasks {
+            self.dropping.insert((r, task));
+        }
+    }
+
     /// Clears a final task: the Control Center and its robot stop tracking it.
     pub fn clear(&mut self, task: TaskId) -> Result<(), CcError> {
         self.forget_task(task)?;
@@ -1452,7 +1582,9 @@ impl ControlCenter {
         };
         if let Allocation::Robot(r) = t.allocation {
             if blocked {
+                // Its ABORTED may still come: taken quietly.
                 self.send(Some(r), Msg::Abort { task });
+                self.note_dropping(r, task);
             }
             self.send(Some(r), Msg::Clear { task });
         }
@@ -1751,6 +1883,11 @@ impl ControlCenter {
         self.keep_logs = false;
         self.logs.clear();
     }
+}
+
+/// Whether a task in `state` may still run (it keeps its robot busy): not final, not BLOCKED.
+fn may_run(state: Option<TaskState>) -> bool {
+    !state.is_some_and(|s| s.is_final() || matches!(s, TaskState::Blocked { .. }))
 }
 
 fn status_line(s: &RobotStatus) -> String {

@@ -6,9 +6,12 @@
 //! (ties to the lower robot id) with an answer deadline → **accept** or **decline**. A
 //! decline, or no answer by the deadline, awards the next-best bid; an auction nobody
 //! bids on — or every bidder declines — ends as *unallocated* and the task goes back to
-//! the Control Center, which logs it and announces it again later. Bids after the bid
-//! deadline are ignored (the auction may also close early, once every invited robot has
-//! answered). An accept after its deadline is answered with `cancel`: the robot drops the
+//! the Control Center, which logs it and announces it again later (or, under a centralised
+//! policy, hands it to that policy). Bids after the bid deadline, for an auction not open,
+//! twice from one robot or from a robot not invited are refused and change nothing (the
+//! auction may also close early, once every invited robot has answered); a bid from a
+//! robot that may not take the task (another world, a class it cannot run) counts as its
+//! refusal, so such a robot never wins. An accept after its deadline is answered with `cancel`: the robot drops the
 //! task. A robot that leaves mid-auction loses its bid; if it held the award, the award
 //! moves on.
 
@@ -72,8 +75,46 @@ pub enum CnpOut {
         /// Answers received (bids and refusals).
         bids: usize,
     },
-    /// Something worth a log line (late bids, late accepts, bids from strangers).
+    /// Something worth a log line (late accepts, awards not answered in time).
     Note(String),
+}
+
+/// Why an auction message (a bid, an accept, a decline) was not taken: nothing changed for
+/// the auction, and the sender is told so.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AuctionError {
+    /// No auction with this id is open (it never was, or it has ended).
+    #[error("auction {0} is not open (it has ended, or never was)")]
+    NotOpen(AuctionId),
+    /// Bidding of this auction has closed (its deadline passed, or its award is out).
+    #[error("auction {0}: bidding has closed")]
+    BiddingClosed(AuctionId),
+    /// The robot was not invited to bid (it joined after the announcement), or has
+    /// answered already.
+    #[error("auction {auction}: robot {robot} has answered already, or was not invited (it joined after the announcement)")]
+    NotInvited {
+        /// The auction.
+        auction: AuctionId,
+        /// The robot.
+        robot: RobotId,
+    },
+    /// The robot may not take the task (another world, a class it cannot run): its bid
+    /// counts as a refusal. The Control Center says why in its own words.
+    #[error("auction {auction}: robot {robot} may not take the task")]
+    Unfit {
+        /// The auction.
+        auction: AuctionId,
+        /// The robot.
+        robot: RobotId,
+    },
+    /// The robot holds no award of this auction to decline.
+    #[error("auction {auction}: robot {robot} holds no award of it to decline")]
+    NoAward {
+        /// The auction.
+        auction: AuctionId,
+        /// The robot.
+        robot: RobotId,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -204,6 +245,9 @@ struct Auction {
     deadline: f64,
     /// Invited robots that have not answered yet.
     pending: IdSet,
+    /// Invited robots that may not take the task (another world, a class they cannot run):
+    /// a bid from one counts as a refusal.
+    unfit: IdSet,
     waiting: usize,
     /// Answers (bids and refusals) received.
     answered: usize,
@@ -285,11 +329,18 @@ impl Auctioneer {
         for r in robots {
             invited.insert(r);
         }
-        self.announce_to(task, invited, now)
+        self.announce_to(task, invited, IdSet::default(), now)
     }
 
-    /// [`Auctioneer::announce`] to a set of robots.
-    pub(crate) fn announce_to(&mut self, task: TaskSpec, invited: IdSet, now: f64) -> AuctionId {
+    /// [`Auctioneer::announce`] to a set of robots, of which those in `unfit` may not take
+    /// the task (their bids count as refusals).
+    pub(crate) fn announce_to(
+        &mut self,
+        task: TaskSpec,
+        invited: IdSet,
+        unfit: IdSet,
+        now: f64,
+    ) -> AuctionId {
         let id = self.next;
         self.next += 1;
         let waiting = invited.len();
@@ -309,6 +360,7 @@ impl Auctioneer {
                 task,
                 deadline,
                 pending: invited,
+                unfit,
                 waiting,
                 answered: 0,
                 bids: Vec::with_capacity(waiting),
@@ -336,25 +388,36 @@ impl Auctioneer {
         })
     }
 
-    /// A bid (or refusal, `cost: None`) from `robot`.
-    pub fn on_bid(&mut self, auction: AuctionId, robot: RobotId, cost: Option<f64>, now: f64) {
+    /// A bid (or refusal, `cost: None`) from `robot`. `Err` (and nothing changed) for an
+    /// auction not open, after bidding closed, or from a robot not invited or that has
+    /// answered already; a bid from a robot that may not take the task counts as its
+    /// refusal and is `Err` too (`Unfit`).
+    pub fn on_bid(
+        &mut self,
+        auction: AuctionId,
+        robot: RobotId,
+        cost: Option<f64>,
+        now: f64,
+    ) -> Result<(), AuctionError> {
         let Some(a) = self.open.get_mut(&auction) else {
             self.stats.late_bids += 1;
-            return;
+            return Err(AuctionError::NotOpen(auction));
         };
         if !matches!(a.phase, Phase::Bidding) || now > a.deadline {
             self.stats.late_bids += 1;
-            return;
+            return Err(AuctionError::BiddingClosed(auction));
         }
         if !a.pending.remove(robot) {
-            self.out.push(CnpOut::Note(format!(
-                "auction {auction}: ignored a bid from robot {robot} (not invited, or bid twice)"
-            )));
-            return;
+            return Err(AuctionError::NotInvited { auction, robot });
         }
         a.waiting -= 1;
         a.answered += 1;
+        let mut result = Ok(());
         match cost {
+            Some(c) if valid_cost(c) && a.unfit.contains(robot) => {
+                self.stats.refusals += 1;
+                result = Err(AuctionError::Unfit { auction, robot });
+            }
             Some(c) if valid_cost(c) => {
                 a.bids.push((c, robot));
                 self.stats.bids += 1;
@@ -364,6 +427,7 @@ impl Auctioneer {
         if a.waiting == 0 {
             self.close_bidding(auction, now);
         }
+        result
     }
 
     /// The lowest bid, ties to the lower robot id. Every cost kept is valid (≥ 0, or −0):
@@ -427,15 +491,22 @@ impl Auctioneer {
         }
     }
 
-    /// `robot` accepted the award of `auction`.
-    pub fn on_accept(&mut self, auction: AuctionId, robot: RobotId, now: f64) {
+    /// `robot` accepted the award of `auction`. An accept too late, or for an award it
+    /// does not hold, is answered with `cancel`; `Err` (and nothing sent) for an auction
+    /// that is neither open nor ended with an award.
+    pub fn on_accept(
+        &mut self,
+        auction: AuctionId,
+        robot: RobotId,
+        now: f64,
+    ) -> Result<(), AuctionError> {
         let on_time = self.open.get(&auction).is_some_and(|a| {
             matches!(a.phase, Phase::Awarded { robot: r, .. } if r == robot) && now <= a.deadline
         });
         if on_time {
             if let Some(a) = self.open.remove(&auction) {
                 let Phase::Awarded { cost, .. } = a.phase else {
-                    return;
+                    return Ok(());
                 };
                 self.stats.allocated += 1;
                 self.closed.insert(auction, (a.task.id, robot));
@@ -446,7 +517,7 @@ impl Auctioneer {
                     cost,
                 });
             }
-            return;
+            return Ok(());
         }
         // Too late, or never awarded to it: the robot must drop the task.
         let task = self
@@ -454,27 +525,36 @@ impl Auctioneer {
             .get(&auction)
             .map(|a| a.task.id)
             .or_else(|| self.closed.get(&auction).map(|c| c.0));
-        if let Some(task) = task {
-            self.out.push(CnpOut::Note(format!(
-                "auction {auction}: accept from robot {robot} came too late; cancelled"
-            )));
-            self.out.push(CnpOut::Send {
-                to: Some(robot),
-                msg: Msg::Cancel { auction, task },
-            });
-        }
+        let Some(task) = task else {
+            return Err(AuctionError::NotOpen(auction));
+        };
+        self.out.push(CnpOut::Note(format!(
+            "auction {auction}: accept from robot {robot} came too late; cancelled"
+        )));
+        self.out.push(CnpOut::Send {
+            to: Some(robot),
+            msg: Msg::Cancel { auction, task },
+        });
+        Ok(())
     }
 
-    /// `robot` declined the award of `auction`: the next-best bid gets it.
-    pub fn on_decline(&mut self, auction: AuctionId, robot: RobotId, now: f64) {
-        let awarded = self
-            .open
-            .get(&auction)
-            .is_some_and(|a| matches!(a.phase, Phase::Awarded { robot: r, .. } if r == robot));
-        if awarded {
-            self.stats.declines += 1;
-            self.close_bidding(auction, now);
+    /// `robot` declined the award of `auction`: the next-best bid gets it. `Err` (and
+    /// nothing changed) when it holds no award of that auction.
+    pub fn on_decline(
+        &mut self,
+        auction: AuctionId,
+        robot: RobotId,
+        now: f64,
+    ) -> Result<(), AuctionError> {
+        let Some(a) = self.open.get(&auction) else {
+            return Err(AuctionError::NotOpen(auction));
+        };
+        if !matches!(a.phase, Phase::Awarded { robot: r, .. } if r == robot) {
+            return Err(AuctionError::NoAward { auction, robot });
         }
+        self.stats.declines += 1;
+        self.close_bidding(auction, now);
+        Ok(())
     }
 
     /// `robot` left: its bids are dropped, and an award it held moves on.
@@ -549,6 +629,14 @@ impl Auctioneer {
         self.out.drain(..)
     }
 
+    /// The robot the award of `auction` is out to, if it is open and awarded.
+    pub fn awarded_to(&self, auction: AuctionId) -> Option<RobotId> {
+        match self.open.get(&auction)?.phase {
+            Phase::Awarded { robot, .. } => Some(robot),
+            Phase::Bidding => None,
+        }
+    }
+
     /// Auctions not yet decided.
     pub fn open_count(&self) -> usize {
         self.open.len()
@@ -572,9 +660,13 @@ impl BidRun<'_> {
     /// Takes the answer of `robot`: a bid with cost `cost` if it is ≥ 0 (or −0), a refusal
     /// if it is negative (the caller checked it is one or the other; see
     /// [`crate::outbox`]); false (and nothing changed) if it is not a robot still to answer
-    /// (the caller hands it to [`Auctioneer::on_bid`], which notes it).
+    /// (the caller hands it to [`Auctioneer::on_bid`], which says why).
     #[inline]
     pub(crate) fn take(&mut self, robot: RobotId, cost: f64) -> bool {
+        // A bid from a robot that may not take the task: the general path says why.
+        if cost >= 0.0 && self.a.unfit.contains(robot) {
+            return false;
+        }
         if !self.a.pending.remove(robot) {
             return false;
         }

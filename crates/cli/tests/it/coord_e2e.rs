@@ -177,6 +177,122 @@ fn a_sumbot_robot_reports_its_pose_from_a_server_running_as_fast_as_it_can() {
     let _ = std::fs::remove_dir_all(&logs);
 }
 
+/// A robot's bid, accept or decline for an auction that is not open, its task state for a
+/// task there is not, and its bid for a task of another world are each answered with a
+/// `refused` line saying why; none shows in the logs as a decline or a state change, and
+/// the robot of another world does not win.
+#[test]
+fn a_robots_messages_that_fit_nothing_the_control_center_knows_are_refused() {
+    let cc = start(&["coord", "serve", "--port", "0"], false);
+    let addr = address(&cc, "tcp");
+    let mut op = Operator::connect(&addr);
+    op.send(OperatorCommand::Follow);
+    op.wait(|r| r.starts_with("following"));
+    let mut robot = std::net::TcpStream::connect(&addr).expect("robot connects");
+    let answers = incoming(&robot);
+    let mut say = |msg: Msg| {
+        let env = Envelope {
+            from: 31,
+            to: Some(0),
+            msg,
+        };
+        std::io::Write::write_all(&mut robot, encode(&env).as_bytes()).expect("sent");
+    };
+    // The next message that is not the Time Server's (within GUARD, clocks or not).
+    let next = || {
+        let until = std::time::Instant::now() + GUARD;
+        loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            match answers.recv_timeout(left).expect("an answer") {
+                Msg::Clock { .. } => continue,
+                other => break other,
+            }
+        }
+    };
+    say(Msg::Hello {
+        info: Box::new(RobotInfo {
+            robot: 31,
+            name: "r31".into(),
+            kind: "test".into(),
+            world: "lab".into(),
+            capabilities: vec![TaskClass::Movement],
+            speed: 1.0,
+        }),
+    });
+    assert_eq!(next(), Msg::Welcome { robot: 31 });
+    let not_open = "auction 12345 is not open (it has ended, or never was)";
+    let bad = [
+        (
+            Msg::Bid {
+                auction: 12345,
+                robot: 31,
+                cost: Some(1.0),
+            },
+            format!("bid from robot 31: {not_open}"),
+        ),
+        (
+            Msg::Accept {
+                auction: 12345,
+                robot: 31,
+            },
+            format!("accept from robot 31: {not_open}"),
+        ),
+        (
+            Msg::Decline {
+                auction: 12345,
+                robot: 31,
+                reason: "x".into(),
+            },
+            format!("decline from robot 31: {not_open}"),
+        ),
+        (
+            Msg::TaskState {
+                robot: 31,
+                task: 4242,
+                state: simrob_coord::model::TaskState::Ended,
+                time: 0.0,
+                synced: false,
+            },
+            "task_state from robot 31: there is no task 4242".to_string(),
+        ),
+    ];
+    for (msg, reason) in bad {
+        say(msg);
+        assert_eq!(next(), Msg::Refused { reason });
+    }
+    // A task of world flat: robot 31, in lab, bids nothing and does not win.
+    op.send(OperatorCommand::Announce {
+        task: TaskSpec {
+            world: Some("flat".into()),
+            ..TaskSpec::new(0, TaskKind::Goto { x: 1.0, y: 1.0 })
+        },
+    });
+    let Msg::Announce { auction, .. } = next() else {
+        panic!("the call for bids")
+    };
+    say(Msg::Bid {
+        auction,
+        robot: 31,
+        cost: Some(0.0),
+    });
+    assert_eq!(
+        next(),
+        Msg::Refused {
+            reason: "bid from robot 31: invalid: task is for world flat, robot 31 is in lab".into()
+        }
+    );
+    // Its bid counted as its refusal: nobody took the task. Nothing before that in the logs
+    // reads as a decline or a state change.
+    op.wait(|r| {
+        assert!(
+            !r.contains("\tdeclined\t") && !r.starts_with("states.log") && !r.contains("awarded"),
+            "{r}"
+        );
+        r.contains("\tunallocated\t")
+    });
+    drop(cc);
+}
+
 /// `simrob coord cc` with `flags` and no menu input: it stops at once, having started (exit
 /// 0) or refused its flags (the error).
 fn cc_with(flags: &[&str]) -> (bool, String) {

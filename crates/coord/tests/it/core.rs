@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use simrob_coord::cc::{Allocation, CcConfig, CcError, Condition, ControlCenter, LogKind};
-use simrob_coord::cnp::{CnpConfig, Euclidean};
+use simrob_coord::cnp::{AuctionError, CnpConfig, Euclidean};
 use simrob_coord::model::{FailCode, RobotInfo, TaskClass, TaskId, TaskKind, TaskSpec, TaskState};
 use simrob_coord::robot::{Command, RobotAgent, RobotPose};
 use simrob_coord::sync::TaskBoard;
@@ -492,6 +492,254 @@ fn a_failed_precondition_shows_as_blocked_until_the_operator_acts() {
     assert_eq!(net.cc.clear(c).err(), None);
 }
 
+/// A BLOCKED task keeps its robot no more than a final one: under a centralised policy the
+/// robot is idle again once all it holds is blocked, and clearing the blocked task leaves
+/// it idle (its robot's ABORTED for the cleared task is taken quietly, not refused).
+#[test]
+fn a_robot_whose_tasks_are_blocked_or_cleared_is_allocated_again() {
+    for policy in [Policy::Greedy, Policy::Hungarian] {
+        let mut net = Net::new(policy);
+        net.add(1, &TaskClass::ALL, 0.0);
+        let a = net.cc.send_task(1, goto(100.0)).unwrap();
+        let b = net
+            .cc
+            .send_task(
+                1,
+                after(TaskSpec::new(0, TaskKind::Perceive { seconds: 1.0 }), &[a]),
+            )
+            .unwrap();
+        net.settle();
+        net.finish(1, a, Err(FailCode::Unreachable));
+        assert_eq!(net.state(b), Some(TaskState::Blocked { by: a }));
+        // Only a blocked task left: the robot takes the next one.
+        let c = net.cc.submit(goto(2.0)).unwrap();
+        net.advance(0.1);
+        assert_eq!(net.holder(c), Allocation::Robot(1), "{policy:?}");
+        net.finish(1, c, Ok(()));
+        // The operator clears the blocked task: the robot is idle, and is given more.
+        net.cc.clear(b).unwrap();
+        net.advance(0.1);
+        assert!(net.bots[&1].agent.tm.get(b).is_none());
+        assert_eq!(net.cc.robots()[&1].assigned, 0);
+        let d = net.cc.submit(goto(3.0)).unwrap();
+        net.advance(0.1);
+        assert_eq!(net.holder(d), Allocation::Robot(1), "{policy:?}");
+        let states = net.logs(LogKind::States);
+        assert!(
+            !states.iter().any(|l| l.contains("unknown task")),
+            "{states:?}"
+        );
+    }
+}
+
+/// A task announced for Contract Net that nobody took follows the policy in force: under
+/// a centralised one, its next round allocates it like any waiting task.
+#[test]
+fn an_announced_task_nobody_took_follows_a_centralised_policy() {
+    for policy in [Policy::Hungarian, Policy::Greedy] {
+        let mut net = Net::new(policy);
+        let t = net.cc.announce(goto(2.0)).unwrap();
+        net.settle();
+        assert_eq!(net.holder(t), Allocation::Waiting, "no robot to bid");
+        net.add(1, MOVE, 0.0);
+        net.advance(0.1);
+        assert_eq!(net.holder(t), Allocation::Robot(1), "{policy:?}");
+        // And the same once robots are there but none can take it.
+        let p = net
+            .cc
+            .announce(TaskSpec::new(0, TaskKind::Perceive { seconds: 1.0 }))
+            .unwrap();
+        net.settle();
+        assert_eq!(net.holder(p), Allocation::Waiting);
+        net.add(2, &[TaskClass::Perception], 0.0);
+        net.advance(0.1);
+        assert_eq!(net.holder(p), Allocation::Robot(2), "{policy:?}");
+    }
+}
+
+/// Contract Net holds a bid to what `send` would: a robot of another world, or without the
+/// task's class, cannot win however low it bids; its bid is refused saying why, counts as
+/// its refusal, and the award goes to a robot that may take the task. The same whether
+/// the bids come as envelopes or as compact records through an outbox.
+#[test]
+fn contract_net_never_awards_a_task_to_a_robot_that_may_not_take_it() {
+    use simrob_coord::outbox::Outbox;
+    for outbox in [false, true] {
+        let mut cc = ControlCenter::new(CcConfig::default());
+        cc.join(info(1, MOVE)).unwrap();
+        let mut lab = info(7, &TaskClass::ALL);
+        lab.world = "lab".into();
+        cc.join(lab).unwrap();
+        cc.join(info(8, MOVE)).unwrap();
+        let bids = |cc: &mut ControlCenter, list: Vec<(u64, u32, Option<f64>)>| {
+            if outbox {
+                let mut ob = Outbox::new();
+                for (auction, robot, cost) in list {
+                    ob.push_bid(auction, robot, cost);
+                }
+                cc.handle_outbox(&mut ob, 0.1)
+            } else {
+                list.into_iter()
+                    .filter_map(|(a, r, c)| cc.handle(bid(r, a, r, c), 0.1).err())
+                    .collect()
+            }
+        };
+        let mut far = goto(100.0);
+        far.world = Some("flat".into());
+        let t = cc.announce(far).unwrap();
+        drain(&mut cc);
+        let refused = bids(
+            &mut cc,
+            vec![(1, 7, Some(0.0)), (1, 8, None), (1, 1, Some(99.0))],
+        );
+        assert_eq!(
+            refused,
+            vec![CcError::OtherWorld {
+                task: "flat".into(),
+                robot: 7,
+                robot_world: "lab".into()
+            }]
+        );
+        let (sent, _) = drain(&mut cc);
+        assert!(
+            sent.iter()
+                .any(|e| matches!(e.msg, Msg::Award { winner: 1, .. })),
+            "every robot answered, robot 1 wins: {sent:?}"
+        );
+        assert!(matches!(cc.tasks()[&t].allocation, Allocation::Auction(1)));
+        // A class the bidder cannot run: robot 8 moves only.
+        let p = cc
+            .announce(TaskSpec::new(0, TaskKind::Perceive { seconds: 1.0 }))
+            .unwrap();
+        drain(&mut cc);
+        let refused = bids(&mut cc, vec![(2, 8, Some(0.0)), (2, 1, None), (2, 7, None)]);
+        assert_eq!(
+            refused,
+            vec![CcError::NotCapable {
+                robot: 8,
+                class: "perception"
+            }]
+        );
+        let (sent, logs) = drain(&mut cc);
+        assert!(
+            !sent.iter().any(|e| matches!(e.msg, Msg::Award { .. })),
+            "{sent:?}"
+        );
+        assert!(
+            logs.iter().any(|l| l.contains("unallocated\tauction=2")),
+            "{logs:?}"
+        );
+        assert_eq!(cc.tasks()[&p].allocation, Allocation::Waiting);
+        assert_eq!(cc.cnp_stats().refusals, 5, "{outbox}");
+    }
+}
+
+/// Robot messages about auctions or tasks that are not theirs are refused with the
+/// reason (the server answers each with a `refused` line), change nothing, and leave no
+/// log line that reads as a real decline or state change.
+#[test]
+fn bad_robot_messages_are_refused_and_never_logged_as_events() {
+    let mut cc = ControlCenter::new(CcConfig::default());
+    cc.join(info(1, MOVE)).unwrap();
+    cc.join(info(2, MOVE)).unwrap();
+    let held = cc.send_task(2, goto(1.0)).unwrap();
+    drain(&mut cc);
+    let robot1 = |msg: Msg| Envelope {
+        from: 1,
+        to: Some(0),
+        msg,
+    };
+    let state = |task: TaskId| {
+        robot1(Msg::TaskState {
+            robot: 1,
+            task,
+            state: TaskState::Ended,
+            time: 0.0,
+            synced: false,
+        })
+    };
+    let cases = [
+        (
+            bid(1, 12345, 1, Some(1.0)),
+            CcError::Auction(AuctionError::NotOpen(12345)),
+        ),
+        (
+            robot1(Msg::Accept {
+                auction: 12345,
+                robot: 1,
+            }),
+            CcError::Auction(AuctionError::NotOpen(12345)),
+        ),
+        (
+            robot1(Msg::Decline {
+                auction: 12345,
+                robot: 1,
+                reason: "x".into(),
+            }),
+            CcError::Auction(AuctionError::NotOpen(12345)),
+        ),
+        (state(4242), CcError::UnknownTask(4242)),
+        (
+            state(held),
+            CcError::NotItsTask {
+                robot: 1,
+                task: held,
+            },
+        ),
+    ];
+    for (env, why) in cases {
+        assert_eq!(cc.handle(wire(&env), 0.1), Err(why));
+    }
+    let (sent, logs) = drain(&mut cc);
+    assert!(sent.is_empty(), "nothing relayed: {sent:?}");
+    assert!(logs.is_empty(), "nothing logged: {logs:?}");
+    assert_eq!(cc.tasks()[&held].state, None);
+    // A decline once its auction has ended: refused, not logged as a decline.
+    let t = cc.announce(goto(0.0)).unwrap();
+    cc.handle(bid(1, 1, 1, Some(1.0)), 0.2).unwrap();
+    cc.handle(bid(2, 1, 2, None), 0.2).unwrap();
+    let accept = robot1(Msg::Accept {
+        auction: 1,
+        robot: 1,
+    });
+    cc.handle(accept, 0.3).unwrap();
+    assert_eq!(cc.tasks()[&t].allocation, Allocation::Robot(1));
+    drain(&mut cc);
+    let late = robot1(Msg::Decline {
+        auction: 1,
+        robot: 1,
+        reason: "changed my mind".into(),
+    });
+    assert_eq!(
+        cc.handle(late, 0.4),
+        Err(CcError::Auction(AuctionError::NotOpen(1)))
+    );
+    // Nor a decline from a robot the award is not out to.
+    let u = cc.announce(goto(5.0)).unwrap();
+    cc.handle(bid(1, 2, 1, Some(4.0)), 0.5).unwrap();
+    cc.handle(bid(2, 2, 2, Some(9.0)), 0.5).unwrap();
+    let not_mine = Envelope {
+        from: 2,
+        to: Some(0),
+        msg: Msg::Decline {
+            auction: 2,
+            robot: 2,
+            reason: "x".into(),
+        },
+    };
+    assert_eq!(
+        cc.handle(not_mine, 0.5),
+        Err(CcError::Auction(AuctionError::NoAward {
+            auction: 2,
+            robot: 2
+        }))
+    );
+    let (_, logs) = drain(&mut cc);
+    assert!(!logs.iter().any(|l| l.contains("\tdeclined\t")), "{logs:?}");
+    assert_eq!(cc.cnp_stats().declines, 0);
+    assert!(matches!(cc.tasks()[&u].allocation, Allocation::Auction(2)));
+}
+
 #[test]
 fn cnp_awards_the_lowest_bid_ties_to_the_lower_id_and_refusals_do_not_bid() {
     let mut net = Net::new(Policy::Cnp);
@@ -874,7 +1122,14 @@ fn bids_handled_together_equal_bids_handled_one_by_one() {
     let refused_all = all.handle_all(&mut envs, 0.25);
     assert!(envs.is_empty());
     assert_eq!(refused_all, refused_one);
-    assert_eq!(refused_all.len(), 4, "{refused_all:?}");
+    assert_eq!(refused_all.len(), 6, "{refused_all:?}");
+    assert!(
+        refused_all.contains(&CcError::Auction(AuctionError::NotInvited {
+            auction: 1,
+            robot: 2
+        }))
+    );
+    assert!(refused_all.contains(&CcError::Auction(AuctionError::BiddingClosed(1))));
     assert_eq!(all.cnp_stats(), one.cnp_stats());
     let drain = |cc: &mut ControlCenter| {
         let mut out = Vec::new();
@@ -1053,10 +1308,15 @@ fn bids_through_an_outbox_equal_envelopes_one_by_one() {
         "robot 6's three costs and the negative one: {:?}",
         a.refused
     );
-    assert!(a
-        .logs
-        .iter()
-        .any(|l| l.contains("ignored a bid from robot 2")));
+    assert!(
+        a.refused
+            .contains(&CcError::Auction(AuctionError::NotInvited {
+                auction: 1,
+                robot: 2
+            })),
+        "robot 2's second bid: {:?}",
+        a.refused
+    );
     assert_eq!(
         held(&a).iter().map(|h| h.1).collect::<Vec<_>>(),
         vec![
@@ -1208,7 +1468,8 @@ fn a_path_nobody_takes_is_logged_in_full_once_then_in_a_few_words() {
     for tick in 1..=3600 * 4 {
         let now = tick as f64 * 0.25;
         cc.handle_timeout(now);
-        cc.handle(
+        // (Refused once that auction has ended: it changes nothing.)
+        let _ = cc.handle(
             Envelope {
                 from: 1,
                 to: Some(0),
@@ -1219,8 +1480,7 @@ fn a_path_nobody_takes_is_logged_in_full_once_then_in_a_few_words() {
                 },
             },
             now,
-        )
-        .unwrap();
+        );
         let (_, logs) = drain(&mut cc);
         for l in logs {
             assert!(l.len() < 200, "{l}");
