@@ -10,8 +10,8 @@
 //! packing stations (`dock…`) in the warehouse, from the storage room and the pharmacy to
 //! the rooms in the hospital; any other map uses POIs whose names start with
 //! `pick`/`storage`/`pharmacy`/`shelf` and `drop`/`dock`/`room`/`ward` (every POI when it
-//! has none). Drawn tasks are all released at time 0; a run ends when every task is final, or at
-//! `max_time`. Batteries are set aside unless asked for (a robot running flat would end
+//! has none). Drawn tasks are all released at time 0; a run ends when nothing runnable is
+//! left — every task final, or BLOCKED because a precondition failed — or at `max_time`. Batteries are set aside unless asked for (a robot running flat would end
 //! the comparison for reasons other than allocation). Robots do not keep their distance to the robot ahead (a robot left idle in
 //! a lane would otherwise block it for good); collisions are counted by the swarm as usual.
 
@@ -331,9 +331,10 @@ pub struct PolicyRow {
     pub policy: &'static str,
     /// Runs made (one per seed).
     pub runs: usize,
-    /// Runs in which every task was final before `max_time`.
+    /// Runs in which every task was final or BLOCKED before `max_time`.
     pub completed: usize,
-    /// Seconds until every task was final (the run's end for a run that never got there).
+    /// Seconds until every task was final or BLOCKED (the run's end for a run that never
+    /// got there).
     pub makespan_s: Spread,
     /// Metres driven by all robots (their map units converted, a map unit a centimetre).
     pub travel_m: Spread,
@@ -349,8 +350,10 @@ pub struct PolicyRow {
     pub tasks_failed: Spread,
     /// Tasks ABORTED (counted in `tasks_failed` too).
     pub tasks_aborted: Spread,
-    /// Tasks not final when the run stopped (`max_time`): ended + failed + pending = the
-    /// run's tasks.
+    /// Tasks BLOCKED when the run ended: a precondition failed, so they could never run.
+    pub tasks_blocked: Spread,
+    /// Tasks that might still have run when the run stopped (`max_time`): neither final nor
+    /// BLOCKED. ended + failed + blocked + pending = the run's tasks.
     pub tasks_pending: Spread,
 }
 
@@ -371,21 +374,23 @@ impl PolicyRow {
             tasks_ended: f(&|r| r.ended as f64),
             tasks_failed: f(&|r| (r.failed + r.aborted) as f64),
             tasks_aborted: f(&|r| r.aborted as f64),
+            tasks_blocked: f(&|r| r.blocked as f64),
             tasks_pending: f(&|r| r.pending() as f64),
         }
     }
 }
 
 /// The comparison table as Markdown: mean ± sample standard deviation over seeds (failed
-/// counts aborted tasks too; pending, those not final when the run stopped).
+/// counts aborted tasks too; blocked, those whose precondition failed; pending, those
+/// neither final nor blocked when the run stopped).
 pub fn table(rows: &[PolicyRow]) -> String {
     let mut s = String::from(
-        "| policy | runs done | makespan (s) | travel (m) | tasks/h | messages | idle (robot·s) | failed | pending |\n|---|---|---|---|---|---|---|---|---|\n",
+        "| policy | runs done | makespan (s) | travel (m) | tasks/h | messages | idle (robot·s) | failed | blocked | pending |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let pm = |x: Spread, d: usize| format!("{:.d$} ± {:.d$}", x.mean, x.sd, d = d);
     for r in rows {
         s.push_str(&format!(
-            "| {} | {}/{} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {}/{} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.policy,
             r.completed,
             r.runs,
@@ -395,6 +400,7 @@ pub fn table(rows: &[PolicyRow]) -> String {
             pm(r.messages, 0),
             pm(r.idle_s, 0),
             pm(r.tasks_failed, 1),
+            pm(r.tasks_blocked, 1),
             pm(r.tasks_pending, 1),
         ));
     }
@@ -490,23 +496,28 @@ mod tests {
     #[test]
     fn the_table_shows_what_is_pending() {
         let stopped = CoordReport {
-            tasks: 12,
+            tasks: 14,
             ended: 9,
             failed: 1,
             aborted: 1,
+            blocked: 2,
             time: 10.0,
             ..CoordReport::default()
         };
         let row = PolicyRow::from_runs(Policy::Cnp, &[stopped.clone(), stopped]);
         assert_eq!(row.tasks_pending.mean, 1.0);
+        assert_eq!(row.tasks_blocked.mean, 2.0);
         assert_eq!(row.tasks_aborted.mean, 1.0);
         assert_eq!(row.tasks_failed.mean, 2.0);
         let t = table(&[row]);
         assert!(
-            t.starts_with("| policy |") && t.contains("| failed | pending |"),
+            t.starts_with("| policy |") && t.contains("| failed | blocked | pending |"),
             "{t}"
         );
-        assert!(t.ends_with("| 2.0 ± 0.0 | 1.0 ± 0.0 |\n"), "{t}");
+        assert!(
+            t.ends_with("| 2.0 ± 0.0 | 2.0 ± 0.0 | 1.0 ± 0.0 |\n"),
+            "{t}"
+        );
     }
 
     #[test]

@@ -56,7 +56,7 @@ pub struct SwarmCoordConfig {
     pub world: String,
     /// Keep the Control Center's log lines (for files); off for comparisons.
     pub keep_logs: bool,
-    /// End the run once every released task is final.
+    /// End the run once nothing runnable is left: every task released and final or BLOCKED.
     pub end_when_done: bool,
 }
 
@@ -110,11 +110,15 @@ pub struct CoordReport {
     pub failed: usize,
     /// Tasks ABORTED.
     pub aborted: usize,
+    /// Tasks BLOCKED: a precondition failed or was aborted, so they can never run (without
+    /// an operator, nothing unblocks them).
+    pub blocked: usize,
     /// Tasks the Control Center refused when they were released, each as `task N: why`
     /// (they never run: a run counts them as final, and a comparison stops with the reason).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<String>,
-    /// Simulated seconds until the last task was final (`None` while some are not).
+    /// Simulated seconds until the last task was final or BLOCKED, nothing runnable left
+    /// (`None` while some task may still run).
     pub makespan: Option<f64>,
     /// Total distance driven by all robots, map units (centimetres,
     /// [`simrob_swarm::MAP_UNITS_PER_METRE`]).
@@ -133,15 +137,19 @@ pub struct CoordReport {
 }
 
 impl CoordReport {
-    /// Whether every released task is final.
+    /// Whether nothing runnable is left: every task released and final, BLOCKED or refused.
     pub fn done(&self) -> bool {
-        self.tasks > 0 && self.ended + self.failed + self.aborted + self.refused.len() >= self.tasks
+        self.tasks > 0 && self.settled() >= self.tasks
     }
 
-    /// Tasks not final (nor refused) when the run stopped.
+    /// Tasks final, BLOCKED or refused.
+    fn settled(&self) -> usize {
+        self.ended + self.failed + self.aborted + self.blocked + self.refused.len()
+    }
+
+    /// Tasks that might still run when the run stopped: not final, not BLOCKED, not refused.
     pub fn pending(&self) -> usize {
-        self.tasks
-            .saturating_sub(self.ended + self.failed + self.aborted + self.refused.len())
+        self.tasks.saturating_sub(self.settled())
     }
 
     /// Tasks ended per hour of simulated time, up to the makespan.
@@ -697,12 +705,13 @@ impl System for CoordSystem {
         }
         self.exchange(ctx);
         // Figures.
-        let mut finals = [0usize; 3];
+        let mut finals = [0usize; 4];
         for id in &self.released {
             match self.board.get(*id) {
                 Some(TaskState::Ended) => finals[0] += 1,
                 Some(TaskState::Failed { .. }) => finals[1] += 1,
                 Some(TaskState::Aborted) => finals[2] += 1,
+                Some(TaskState::Blocked { .. }) => finals[3] += 1,
                 _ => {}
             }
         }
@@ -716,6 +725,7 @@ impl System for CoordSystem {
         r.ended = finals[0];
         r.failed = finals[1];
         r.aborted = finals[2];
+        r.blocked = finals[3];
         if let Link::Local(cc) = &mut self.link {
             r.cnp = cc.cnp_stats();
             if self.config.keep_logs {

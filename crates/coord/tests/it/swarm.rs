@@ -79,6 +79,64 @@ fn a_given_task_list_is_released_on_time_and_its_preconditions_hold() {
     }
 }
 
+/// A task whose precondition failed is BLOCKED for good: the run ends once nothing
+/// runnable is left instead of waiting for it until `max_time`, and counts it as blocked,
+/// not pending, under every policy.
+#[test]
+fn a_blocked_task_does_not_hold_the_run_open_and_counts_as_blocked() {
+    let hospital = scenario("hospital.toml");
+    let mut doomed = TaskSpec::new(3, TaskKind::Perceive { seconds: 1.0 });
+    doomed.after = vec![1];
+    let mut later = TaskSpec::new(4, TaskKind::Goto { x: 300.0, y: 115.0 });
+    later.after = vec![2];
+    let tasks = vec![
+        // Off the map: it fails at once, and task 3 after it is BLOCKED.
+        (
+            0.0,
+            TaskSpec::new(
+                1,
+                TaskKind::Goto {
+                    x: 5000.0,
+                    y: 5000.0,
+                },
+            ),
+        ),
+        (
+            0.0,
+            TaskSpec::new(
+                2,
+                TaskKind::Path {
+                    points: vec![[505.0, 115.0], [110.0, 115.0]],
+                },
+            ),
+        ),
+        (3.0, doomed),
+        (7.0, later),
+    ];
+    for policy in [Policy::Cnp, Policy::Hungarian, Policy::Greedy] {
+        let spec = RunSpec {
+            policy,
+            seed: 1,
+            robots: None,
+            tasks: 4,
+            max_time: 900.0,
+            batteries: false,
+            task_limit: TaskLimit::default(),
+            build_limits: Default::default(),
+        };
+        let r = run_with_tasks(&hospital, &spec, &tasks).unwrap();
+        assert_eq!(
+            (r.ended, r.failed, r.blocked, r.pending()),
+            (2, 1, 1, 0),
+            "{policy:?}: {r:?}"
+        );
+        let makespan = r
+            .makespan
+            .expect("the run ended with nothing runnable left");
+        assert!(makespan < 300.0 && r.time < 300.0, "{policy:?}: {r:?}");
+    }
+}
+
 /// A task the Control Center refuses at its release is not dropped silently: the run does
 /// not wait for it until its end, and the comparison stops naming it.
 #[test]
