@@ -221,6 +221,12 @@ impl IdSet {
         }
     }
 
+    /// Whether the set holds no id.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.sparse.is_empty() && self.bits.iter().all(|&w| w == 0)
+    }
+
     /// Whether `id` is in the set.
     #[inline]
     pub(crate) fn contains(&self, id: RobotId) -> bool {
@@ -248,6 +254,8 @@ struct Auction {
     /// Invited robots that may not take the task (another world, a class they cannot run):
     /// a bid from one counts as a refusal.
     unfit: IdSet,
+    /// `unfit` holds a robot (most auctions: none; a bid then needs no look-up).
+    unfit_any: bool,
     waiting: usize,
     /// Answers (bids and refusals) received.
     answered: usize,
@@ -360,6 +368,7 @@ impl Auctioneer {
                 task,
                 deadline,
                 pending: invited,
+                unfit_any: !unfit.is_empty(),
                 unfit,
                 waiting,
                 answered: 0,
@@ -392,6 +401,7 @@ impl Auctioneer {
     /// auction not open, after bidding closed, or from a robot not invited or that has
     /// answered already; a bid from a robot that may not take the task counts as its
     /// refusal and is `Err` too (`Unfit`).
+    #[inline]
     pub fn on_bid(
         &mut self,
         auction: AuctionId,
@@ -414,7 +424,7 @@ impl Auctioneer {
         a.answered += 1;
         let mut result = Ok(());
         match cost {
-            Some(c) if valid_cost(c) && a.unfit.contains(robot) => {
+            Some(c) if valid_cost(c) && a.unfit_any && a.unfit.contains(robot) => {
                 self.stats.refusals += 1;
                 result = Err(AuctionError::Unfit { auction, robot });
             }
