@@ -131,7 +131,8 @@
 //! - **`autoLookAtBall`:** whenever the current action leaves the head free (not a search,
 //!   not an explicit head command) and the ball's position is known.
 //! - **Team messages:** little-endian i32 × 4; params and action codes in [`msg`] and
-//!   [`ActionKind::code`]; own broadcasts are ignored; `ASK_ROLE` is answered with a directed
+//!   [`ActionKind::code`]; own broadcasts are ignored, and so are messages from a source id
+//!   outside 1–254 ([`msg::ROBOT_IDS`]: 255 is the broadcast id, 0 and negatives no robot's); `ASK_ROLE` is answered with a directed
 //!   `ROLE`; a teammate whose role is still unknown is asked again on its next message at
 //!   most once a second (FutRob asked only once, which a lossy radio defeats); a status report (ball in sight and distance) goes out every second, which also
 //!   keeps teammates' TTL fresh and lets a robot that missed an announcement discover the

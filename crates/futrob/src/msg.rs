@@ -3,8 +3,9 @@
 //! in-process runs.
 //!
 //! **Wire format.** Four 32-bit signed integers, little-endian: source id, destination id
-//! (or [`BROADCAST`] = 255), param, value — exactly 16 bytes. Any other length, or an
-//! unknown param, is counted and dropped ([`CommStats`]).
+//! (or [`BROADCAST`] = 255), param, value — exactly 16 bytes. Any other length, an
+//! unknown param, or a source id that is no robot's (outside [`ROBOT_IDS`], 1–254) is counted
+//! and dropped ([`CommStats`]).
 //!
 //! **Param codes** ([`Param`]): FutRob fixed `ACTION_TAKEN` = 20 (its value an action code,
 //! `kickBall` = 19, see [`crate::ActionKind::code`]); the rest are assigned here:
@@ -35,6 +36,10 @@ use crate::names::ActionKind;
 
 /// Destination id meaning "every robot".
 pub const BROADCAST: i32 = 255;
+/// The robot ids, 1–254 (`ini.config`'s `id`): 255 is [`BROADCAST`] (and the spy's "every
+/// message"), so a message whose source is outside them comes from no robot and is dropped
+/// ([`Received::BadSource`]).
+pub const ROBOT_IDS: std::ops::RangeInclusive<i32> = 1..=254;
 /// Least interval between two `ASK_ROLE` to the same teammate whose role is still unknown.
 pub const ASK_ROLE_RETRY_MS: u64 = 1000;
 /// Least interval between two answers to the same teammate's `ASK_ROLE`: a flood of
@@ -289,6 +294,8 @@ pub struct CommStats {
     pub table_full: u64,
     /// Ignored: our own broadcast echoed back.
     pub own: u64,
+    /// Dropped: the source id is not a robot id ([`ROBOT_IDS`]).
+    pub bad_source: u64,
     /// Sent.
     pub sent: u64,
 }
@@ -341,6 +348,9 @@ pub enum Received {
     TableFull(Message),
     /// Our own message echoed back.
     Own(Message),
+    /// Dropped: its source id is not a robot id (outside [`ROBOT_IDS`]: 0, negative, 255,
+    /// …), so it is no teammate's.
+    BadSource(Message),
     /// Dropped (bad length or unknown param).
     Dropped(DecodeError),
 }
@@ -413,6 +423,11 @@ impl TeamComm {
 
     /// Handles a decoded message at `now_ms` (the simulated radio delivers these).
     pub fn handle_message(&mut self, m: Message, now_ms: u64) -> Received {
+        if !ROBOT_IDS.contains(&m.source) {
+            self.stats.bad_source += 1;
+            tracing::debug!(target: "futrob::comm", robot = self.id, msg = %m, "MSG DROPPED: the source is not a robot id (1-254)");
+            return Received::BadSource(m);
+        }
         if m.source == self.id {
             self.stats.own += 1;
             return Received::Own(m);

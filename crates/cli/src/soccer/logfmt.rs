@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use simrob_futrob::log::{civil_from_unix_micros, format_line};
-use simrob_futrob::IniConfig;
+use simrob_futrob::{IniConfig, Message};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Subscriber};
 use tracing_subscriber::fmt::format::Writer;
@@ -82,6 +82,14 @@ where
     }
 }
 
+/// Logs a team message put on the air (the `logComm` module), as FutRob's log has it:
+/// `MSG SENT [bytes = 16] [destIP = 127.255.255.255] [msgSrc = 1] [msgDest = 255]
+/// [msgParam = COMM_PARAM_BALL_DISTANCE] [msgValue = 162]`, `bytes` being what the socket
+/// took.
+pub fn msg_sent(bytes: usize, dest: std::net::SocketAddr, m: &Message) {
+    tracing::debug!(target: "futrob::comm", bytes, destIP = %dest.ip(), msgSrc = m.source, msgDest = m.destination, msgParam = m.param.name(), msgValue = m.value, "MSG SENT");
+}
+
 /// The log writer the config asks for, if any: one file per robot, the modules its switches
 /// enable (for [`crate::shell::init_logging_with`]).
 pub fn writer(cfg: &IniConfig, path: &std::path::Path) -> Result<Option<crate::shell::ExtraLog>> {
@@ -112,4 +120,56 @@ pub fn writer(cfg: &IniConfig, path: &std::path::Path) -> Result<Option<crate::s
             .with_filter(filter)
             .boxed(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simrob_futrob::{Param, BROADCAST};
+    use tracing_subscriber::layer::SubscriberExt;
+
+    #[test]
+    fn a_sent_message_is_logged_as_futrobs_msg_sent_line() {
+        let dir = std::env::temp_dir().join(format!("simrob-logfmt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("robot.log");
+        let cfg =
+            IniConfig::parse("id=1\nrules=r.xml\nlogEnabled=1\nlogComm=1\n", "ini.config").unwrap();
+        let layer = writer(&cfg, &path).unwrap().unwrap();
+        let dest: std::net::SocketAddr = "127.255.255.255:10020".parse().unwrap();
+        tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
+            msg_sent(
+                16,
+                dest,
+                &Message::new(1, BROADCAST, Param::BallDistance, 162),
+            );
+        });
+        let log = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let line = log.lines().next().unwrap_or_default();
+        assert!(line.len() > 28, "no MSG SENT line: {log:?}");
+        // [MM-DD-YYYY HH:MM:SS.ffffff][file|module|line]: message [name = value] …
+        let (stamp, rest) = line.split_at(28);
+        assert!(stamp.starts_with('[') && stamp.ends_with(']'), "{line}");
+        assert!(rest.starts_with("[logfmt.rs|futrob::comm|"), "{line}");
+        assert!(
+            rest.ends_with("]: MSG SENT [bytes = 16] [destIP = 127.255.255.255] [msgSrc = 1] [msgDest = 255] [msgParam = COMM_PARAM_BALL_DISTANCE] [msgValue = 162]"),
+            "{line}"
+        );
+        // Without logComm, nothing.
+        let cfg =
+            IniConfig::parse("id=1\nrules=r.xml\nlogEnabled=1\nlogComm=0\n", "ini.config").unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        let layer = writer(&cfg, &path).unwrap().unwrap();
+        tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
+            msg_sent(
+                16,
+                dest,
+                &Message::new(1, BROADCAST, Param::BallDistance, 162),
+            );
+        });
+        let log = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(log, "");
+    }
 }

@@ -470,13 +470,14 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     }
     let s = brain.world().comm.stats();
     say!(
-        "robot {id} stopped: {} cycles, messages received {} accepted {} dropped {} (bad length {}, unknown param {}, new senders while the teammate table was full {}), {}",
+        "robot {id} stopped: {} cycles, messages received {} accepted {} dropped {} (bad length {}, unknown param {}, source not a robot id {}, new senders while the teammate table was full {}), {}",
         brain.cycles(),
         s.received,
         s.accepted,
-        s.bad_length + s.unknown_param + s.table_full,
+        s.bad_length + s.unknown_param + s.bad_source + s.table_full,
         s.bad_length,
         s.unknown_param,
+        s.bad_source,
         s.table_full,
         outbox.summary()
     );
@@ -507,8 +508,9 @@ impl<'a> Outbox<'a> {
     /// Sends `m` to the team's address.
     fn send(&mut self, m: &Message) -> std::io::Result<()> {
         match self.sock.send_to(&m.encode(), self.dest) {
-            Ok(_) => {
+            Ok(n) => {
                 self.sent += 1;
+                super::logfmt::msg_sent(n, self.dest, m);
                 Ok(())
             }
             Err(e) => {
@@ -589,6 +591,11 @@ fn drain(
         let line = match brain.handle_datagram(now, &buf[..n]) {
             Received::Accepted(m) if verbose => Some(format!("robot {id}: received {m}")),
             Received::Dropped(e) => drops.dropped(id, now, &e),
+            Received::BadSource(m) => drops.dropped(
+                id,
+                now,
+                &format_args!("{m}: the source is not a robot id (1-254)"),
+            ),
             Received::TableFull(m) => drops.dropped(
                 id,
                 now,

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use anyhow::{bail, Result};
 use clap::Args;
 use simrob_futrob::config::DEFAULT_COMM_PORT;
-use simrob_futrob::msg::{CommParams, DecodeError, Received};
+use simrob_futrob::msg::{CommParams, DecodeError, Received, ROBOT_IDS};
 use simrob_futrob::{Message, Role, TeamComm, BROADCAST};
 
 use super::net;
@@ -62,6 +62,7 @@ pub fn run(args: SpyArgs) -> Result<()> {
     let (mut accepted, mut rejected) = (0u64, 0u64);
     // Counted, not kept: a flood of bad datagrams grew a list of them without end.
     let (mut bad_length, mut unknown_param, mut table_full) = (0u64, 0u64, 0u64);
+    let mut bad_source = 0u64;
     let mut dropped = |e: DecodeError| match e {
         DecodeError::WrongLength(_) => bad_length += 1,
         DecodeError::UnknownParam(_) => unknown_param += 1,
@@ -74,8 +75,12 @@ pub fn run(args: SpyArgs) -> Result<()> {
         n_msg += 1;
         let now = t0.elapsed().as_millis() as u64;
         let line = if args.id == BROADCAST {
-            // Robot 255 accepts everything that decodes.
+            // Robot 255 accepts everything that decodes and comes from a robot id.
             match Message::decode(&buf[..n]) {
+                Ok(m) if !ROBOT_IDS.contains(&m.source) => {
+                    bad_source += 1;
+                    format!("-----| [msg={n_msg}] DROPPED: the source is not a robot id (1-254) |----- {m}")
+                }
                 Ok(m) => {
                     accepted += 1;
                     format!("[msg={n_msg}] {m}")
@@ -99,6 +104,10 @@ pub fn run(args: SpyArgs) -> Result<()> {
                     dropped(e);
                     format!("-----| [msg={n_msg}] DROPPED |----- {e}")
                 }
+                Received::BadSource(m) => {
+                    bad_source += 1;
+                    format!("-----| [msg={n_msg}] DROPPED: the source is not a robot id (1-254) |----- {m}")
+                }
                 Received::TableFull(m) => {
                     table_full += 1;
                     format!("-----| [msg={n_msg}] DROPPED: the teammate table is full |----- {m}")
@@ -109,14 +118,19 @@ pub fn run(args: SpyArgs) -> Result<()> {
         while comm.poll_transmit().is_some() {}
         say!("{line}");
     }
+    let source = if bad_source > 0 {
+        format!(", {bad_source} from a source not a robot id")
+    } else {
+        String::new()
+    };
     let table = if table_full > 0 {
         format!(", {table_full} from new senders while the teammate table was full")
     } else {
         String::new()
     };
     say!(
-        "spy: {n_msg} datagrams, {accepted} accepted, {rejected} rejected, {} dropped ({bad_length} bad length, {unknown_param} unknown param{table})",
-        bad_length + unknown_param + table_full,
+        "spy: {n_msg} datagrams, {accepted} accepted, {rejected} rejected, {} dropped ({bad_length} bad length, {unknown_param} unknown param{source}{table})",
+        bad_length + unknown_param + bad_source + table_full,
     );
     Ok(())
 }

@@ -12,7 +12,7 @@ use soccer_common::{simrob, Proc};
 
 /// A team port of this test run (several tests and runs may share the machine).
 fn port(k: u16) -> u16 {
-    30_000 + (std::process::id() % 8000) as u16 * 4 + k
+    30_000 + (std::process::id() % 5000) as u16 * 6 + k
 }
 
 fn rules(name: &str) -> String {
@@ -86,6 +86,9 @@ fn two_players_discover_each_other_ask_roles_and_expire() {
     send_raw(p, &odd);
     keeper.wait_for("dropped a datagram: datagram of 5 bytes");
     keeper.wait_for("dropped a datagram: unknown param code 77");
+    // So is a message from an id no robot has (255 is the broadcast and spy id).
+    send_raw(p, &robot_msg(255, 255, 2, 1));
+    keeper.wait_for("dropped a datagram: src 255 -> dest 255 (all): COMM_PARAM_ROLE = 1 (goalkeeper): the source is not a robot id (1-254)");
     odd[8] = 3;
     // Robot 3 stops without a word: after COMM_TTL the keeper forgets it.
     drop(kicker);
@@ -102,6 +105,13 @@ fn two_players_discover_each_other_ask_roles_and_expire() {
             && l.contains("[msgSrc = 3]")),
         "{log}"
     );
+    // And what it sent, as FutRob's log has it (its announcement first).
+    assert!(
+        log.lines().any(|l| l.starts_with('[')
+            && l.ends_with("MSG SENT [bytes = 16] [destIP = 127.255.255.255] [msgSrc = 1] [msgDest = 255] [msgParam = COMM_PARAM_START] [msgValue = 1]")),
+        "{log}"
+    );
+    assert!(!log.contains("teammate 255"), "{log}");
 }
 
 fn robot_msg(src: i32, dest: i32, param: i32, value: i32) -> Vec<u8> {
@@ -225,6 +235,41 @@ fn the_spy_as_a_robot_rejects_what_that_robot_would() {
     spy.wait_for("-----| [msg=1] MSG REJECTED |----- src 2 -> dest 3");
     send_raw(p, &robot_msg(2, 1, 2, 2));
     spy.wait_for("[msg=2] src 2 -> dest 1: COMM_PARAM_ROLE = 2 (field_player)");
+}
+
+#[test]
+fn the_spy_drops_messages_from_ids_no_robot_has() {
+    // As robot 2, a ROLE from source 255 or -1 was taken as a teammate's.
+    for id in ["2", "255"] {
+        let p = port(if id == "2" { 4 } else { 5 });
+        let mut spy = Proc::start(simrob().args([
+            "soccer",
+            "spy",
+            "--id",
+            id,
+            "--team-port",
+            &p.to_string(),
+            "--count",
+            "3",
+        ]));
+        spy.wait_for("listening");
+        send_raw(p, &robot_msg(255, 255, 2, 1));
+        spy.wait_for("[msg=1] DROPPED: the source is not a robot id (1-254) |----- src 255 -> dest 255 (all): COMM_PARAM_ROLE");
+        send_raw(p, &robot_msg(-1, 2, 2, 1));
+        spy.wait_for("[msg=2] DROPPED: the source is not a robot id (1-254) |----- src -1 -> dest 2: COMM_PARAM_ROLE");
+        send_raw(p, &robot_msg(254, 255, 2, 1));
+        let all = spy.finish();
+        assert!(
+            all.iter()
+                .any(|l| l == "[msg=3] src 254 -> dest 255 (all): COMM_PARAM_ROLE = 1 (goalkeeper)"),
+            "{all:?}"
+        );
+        assert_eq!(
+            all.last().map(String::as_str),
+            Some("spy: 3 datagrams, 1 accepted, 0 rejected, 2 dropped (0 bad length, 0 unknown param, 2 from a source not a robot id)"),
+            "{all:?}"
+        );
+    }
 }
 
 #[test]

@@ -64,6 +64,37 @@ fn addressing_own_and_other_robots_messages() {
 }
 
 #[test]
+fn messages_from_ids_no_robot_has_are_dropped_and_draw_no_question() {
+    // A ROLE from sources 0, -5, 255 (the broadcast and spy id) and i32's ends was taken as
+    // a teammate joining, and ASK_ROLE went out to them.
+    let mut c = TeamComm::new(2, Role::FieldPlayer, CommParams::default());
+    let bad = [0, -5, 255, 256, i32::MAX, i32::MIN];
+    for (k, src) in bad.into_iter().enumerate() {
+        for (param, value) in [(Param::Role, 1), (Param::BallDistance, 80)] {
+            let m = Message::new(src, BROADCAST, param, value);
+            assert_eq!(c.handle_message(m, 10 * k as u64), Received::BadSource(m));
+            let d = Message::new(src, 2, param, value).encode();
+            assert!(matches!(
+                c.handle_datagram(&d, 10 * k as u64),
+                Received::BadSource(_)
+            ));
+        }
+    }
+    assert_eq!(c.members().count(), 0, "no teammate from them");
+    assert!(c.poll_transmit().is_none(), "no ASK_ROLE to them");
+    let s = c.stats();
+    assert_eq!((s.bad_source, s.accepted), (4 * bad.len() as u64, 0));
+    // The ends of the robot ids are robots.
+    for src in [1, 254] {
+        assert!(matches!(
+            c.handle_message(Message::new(src, BROADCAST, Param::Role, 2), 100),
+            Received::Accepted(_)
+        ));
+    }
+    assert_eq!(c.members().count(), 2);
+}
+
+#[test]
 fn discovery_asks_an_unknown_sender_its_role_and_the_answer_is_directed() {
     let p = CommParams::default();
     let mut a = TeamComm::new(1, Role::Goalkeeper, p);
@@ -135,10 +166,11 @@ fn a_flood_of_new_senders_fills_the_table_only_to_its_limit_and_asks_no_more() {
     while c.poll_transmit().is_some() {
         sent += 1;
     }
-    for id in 1000..11_000 {
+    // Every robot id but the two above (ids outside 1-254 are no robot's: dropped before).
+    for id in 10..=254 {
         let r = c.handle_message(Message::new(id, BROADCAST, Param::BallDistance, 5), 100);
         assert!(
-            id < 1003 || matches!(r, Received::TableFull(_)),
+            id < 13 || matches!(r, Received::TableFull(_)),
             "{id}: {r:?}"
         );
         while c.poll_transmit().is_some() {
@@ -146,7 +178,7 @@ fn a_flood_of_new_senders_fills_the_table_only_to_its_limit_and_asks_no_more() {
         }
     }
     assert_eq!(c.members().count(), 4);
-    assert_eq!(c.stats().table_full, 10_000 - 3);
+    assert_eq!(c.stats().table_full, 245 - 3);
     assert_eq!(
         sent, 3,
         "the three newcomers let in were asked their role, no one else"
