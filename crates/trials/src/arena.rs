@@ -95,7 +95,10 @@ impl Player {
 }
 
 /// Something that watches the world after every iteration (a recorder, a viewer). It must
-/// not change what it watches: observing a run never changes it. It is `Send`, as the arena
+/// not change what it watches: observing a run never changes it. When a case trial ends
+/// ([`Arena::end`]) it is called once more with the same world, its iteration the last
+/// call's: the state the trial's judge decided on, which a recorder that writes every few
+/// iterations writes too. It is `Send`, as the arena
 /// is (the Python module steps an arena on the caller's thread with the GIL released).
 pub type Observer = Box<dyn FnMut(&World<RapierBackend>) + Send>;
 
@@ -139,6 +142,15 @@ impl Arena {
     /// Calls `observer` with the world after every iteration from now on.
     pub fn observe(&mut self, observer: Observer) {
         self.observer = Some(observer);
+    }
+
+    /// Shows the observer the world once more, as it stands (the same iteration as its last
+    /// call): a case trial calls it when its judge has decided, so that a recording ends on
+    /// the state that decided the trial. Nothing else changes.
+    pub fn end(&mut self) {
+        if let Some(o) = self.observer.as_mut() {
+            o(&self.world);
+        }
     }
 
     /// Calls `inspector` with the arena after every iteration from now on.

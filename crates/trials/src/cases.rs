@@ -236,6 +236,8 @@ pub fn run_trial_inspected(
         Case::Relocation => relocation(&mut arena, &mut hand, &mut r)?,
         Case::Pass => pass(&mut arena, &mut hand, &mut r)?,
     }
+    // The observer sees the world the judge decided on once more (a recording's last frame).
+    arena.end();
     r.sim_seconds = arena.now_ms() as f64 / 1000.0;
     Ok(r)
 }

@@ -336,16 +336,29 @@ impl Recording {
         })
     }
 
-    /// The observer that writes every fourth iteration (10 ms each) as a frame.
+    /// The observer that writes every fourth iteration (10 ms each) as a frame, and the
+    /// last one a run shows it again when it ends (`Arena::end`: the state that decided a
+    /// case trial), unless already written.
     pub(super) fn observer(&self) -> simrob_trials::Observer {
         let state = self.state.clone();
         let mut n = 0u64;
+        let (mut last, mut written) = (None, None);
         let modes = shown_modes();
         Box::new(move |w: &simrob_world::World| {
-            n += 1;
-            if !n.is_multiple_of(4) {
-                return;
+            let iteration = w.iteration();
+            if last == Some(iteration) {
+                // The end of the run: its last state, if not written yet.
+                if written == Some(iteration) {
+                    return;
+                }
+            } else {
+                last = Some(iteration);
+                n += 1;
+                if !n.is_multiple_of(4) {
+                    return;
+                }
             }
+            written = Some(iteration);
             let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
             if st.1.is_none() {
                 let frame = Frame::of(&Snapshot::of(w, modes.clone()));

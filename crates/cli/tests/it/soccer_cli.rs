@@ -1214,4 +1214,58 @@ fn the_player_says_what_it_takes_and_what_it_ignores() {
         text.contains("not sent: value must be a whole number") && text.contains("not \"1x\""),
         "{text}"
     );
+
+#[test]
+fn a_case_recording_ends_on_the_state_that_decided_the_trial() {
+    // Trial 6 of penalty-save at seed 44011 is a goal, decided at a 10 ms step between two of
+    // the recording's 25 frames a second: its recording ended with the ball short of the line.
+    let dir = std::env::temp_dir().join(format!("simrob-cli-case-end-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = simrob()
+        .args([
+            "soccer",
+            "case",
+            "penalty-save",
+            "--seed",
+            "44011",
+            "--trials",
+            "6",
+            "--json",
+            "--record-dir",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let trials = v["trials"].as_array().unwrap();
+    for (i, t) in trials.iter().enumerate() {
+        let export = simrob()
+            .args(["replay", "--export", "csv"])
+            .arg(dir.join(format!("penalty-save-{}.simrec", i + 1)))
+            .output()
+            .unwrap();
+        assert!(export.status.success(), "{export:?}");
+        let csv = String::from_utf8_lossy(&export.stdout).into_owned();
+        // time,iteration,entity,kind,x,y,…: the ball's last row.
+        let last: Vec<&str> = csv
+            .lines()
+            .rfind(|l| l.contains(",Ball,"))
+            .unwrap()
+            .split(',')
+            .collect();
+        let (time, x): (f64, f64) = (last[0].parse().unwrap(), last[4].parse().unwrap());
+        let ended = t["sim_seconds"].as_f64().unwrap();
+        assert!(
+            (time - ended).abs() < 1e-6,
+            "trial {}: {time} vs {ended}",
+            i + 1
+        );
+        if t["outcome"] == "goal" {
+            // Wholly over the goal line (x = 4.5 m; the ball's radius is 5 cm).
+            assert!(x > 4.55, "trial {}: the ball at x = {x}", i + 1);
+        }
+    }
+    assert_eq!(trials[5]["outcome"], "goal", "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
