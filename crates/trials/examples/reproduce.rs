@@ -9,8 +9,9 @@
 //! `relocation` or `pass` (default: every case). Any other word, 0 trials or a range that runs
 //! backwards is an error naming it (exit status 2); `--help` prints the usage.
 //!
-//! With `failures`, every trial that did not succeed is listed too (trial, its seed,
-//! scenario, outcome, placement and metrics), to rerun and watch. `paper` or `ideal` runs one
+//! With `failures`, every trial that did not succeed is listed too (trial, numbered from 1 as
+//! `simrob soccer case`'s table numbers it; its seed, scenario, outcome, placement and
+//! metrics), to rerun and watch (`watch_trial -- CASE TRIAL SEED EVERY`). `paper` or `ideal` runs one
 //! profile only.
 //!
 //! SEED may be a range, `FIRST..LAST` (inclusive): TRIALS trials at each seed, and each case's
@@ -76,7 +77,8 @@ reproduce [TRIALS] [SEED] [CASE] [paper|ideal] [failures]
             (default every case; over a range of seeds, every case but discovery)
   paper     only the paper profile (FutRob's camera, motion noise and falls)
   ideal     only the ideal profile (an exact camera and exact motions); default: both
-  failures  list every trial that did not succeed (one seed only)
+  failures  list every trial that did not succeed (one seed only), numbered from 1 as
+            `simrob soccer case` numbers them
 The words after SEED may come in any order.
 Examples: reproduce 100 1 · reproduce 100 6001..6020 paper · reproduce 100 1 pass failures
 ";
@@ -227,21 +229,7 @@ fn main() {
                 outcomes.join(", ")
             );
             for r in results.iter().filter(|r| failures && !r.success) {
-                let named = |v: &[(String, f64)]| {
-                    v.iter()
-                        .map(|(k, x)| format!("{k} {x}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
-                out!(
-                    "    trial {} (seed {}, scenario {}): {}; {}; {}",
-                    r.trial,
-                    r.seed,
-                    r.scenario,
-                    r.outcome,
-                    named(&r.placement),
-                    named(&r.metrics)
-                );
+                out!("{}", failure_line(r));
             }
         }
     }
@@ -250,6 +238,26 @@ fn main() {
         (Some(a), Some(b)) => out!("{wall:.1} s wall, {:.1} s processor time", b - a),
         _ => out!("{wall:.1} s wall"),
     }
+}
+
+/// A failed trial as `failures` lists it: its number from 1, as `simrob soccer case`'s table
+/// and `watch_trial` number it, its own seed, scenario, outcome, placement and metrics.
+fn failure_line(r: &TrialResult) -> String {
+    let named = |v: &[(String, f64)]| {
+        v.iter()
+            .map(|(k, x)| format!("{k} {x}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "    trial {} (seed {}, scenario {}): {}; {}; {}",
+        r.trial + 1,
+        r.seed,
+        r.scenario,
+        r.outcome,
+        named(&r.placement),
+        named(&r.metrics)
+    )
 }
 
 /// The table over seeds `first..=last`, `n` trials at each.
@@ -342,6 +350,27 @@ mod tests {
             ["paper", "ideal"]
         );
         assert_eq!(run(&["5", "7..7"]).first, 7);
+    }
+
+    #[test]
+    fn a_failed_trial_is_numbered_from_1_as_the_case_table_numbers_it() {
+        // The pass missed at seed 4242 (ideal) is the table's trial 7, run_trial's index 6:
+        // the list said "trial 6".
+        let r = TrialResult {
+            case: Case::Pass,
+            trial: 6,
+            seed: 99,
+            scenario: 1,
+            placement: vec![("receiver_to_passer_cm".into(), 83.8)],
+            outcome: "not controlled".into(),
+            success: false,
+            metrics: vec![("closest_to_receiver_cm".into(), 10.6)],
+            sim_seconds: 90.0,
+        };
+        assert_eq!(
+            failure_line(&r),
+            "    trial 7 (seed 99, scenario 1): not controlled; receiver_to_passer_cm 83.8; closest_to_receiver_cm 10.6"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Traces one trial of a FutRob case study: every `EVERY` simulated seconds, the ball and,
 //! per robot, its pose, posture, running action, the body segment under way and where it
-//! believes the ball is; then the trial's result. Trial numbers and seeds are those of
-//! `simrob soccer case` and of the `reproduce` example's `failures` list.
+//! believes the ball is; then the trial's result. Trial numbers (from 1) and seeds are those
+//! of `simrob soccer case`'s table and of the `reproduce` example's `failures` list.
 //!
 //! `cargo run --release -p simrob-trials --example watch_trial -- CASE TRIAL SEED EVERY [ideal]`
 
@@ -11,10 +11,16 @@ use simrob_trials::{run_trial_inspected, Case};
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(case) = args.get(1).and_then(|s| Case::parse(s)) else {
-        eprintln!("usage: watch_trial CASE TRIAL SEED EVERY [ideal]  (CASE: penalty-kick, penalty-save, discovery, relocation, pass)");
+        eprintln!("usage: watch_trial CASE TRIAL SEED EVERY [ideal]  (CASE: penalty-kick, penalty-save, discovery, relocation, pass; TRIAL from 1, as `simrob soccer case` numbers them)");
         std::process::exit(2);
     };
-    let trial: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let trial = match trial_index(args.get(2).map_or("1", String::as_str)) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
     let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
     let every: f64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1.0);
     let profile = if args.get(5).map(String::as_str) == Some("ideal") {
@@ -43,5 +49,31 @@ fn main() {
             }
         }
         Err(e) => eprintln!("{}: {e}", case.name()),
+    }
+}
+
+/// The trial a TRIAL argument names (numbered from 1, as `simrob soccer case`'s table numbers
+/// them) as `run_trial`'s index (from 0).
+fn trial_index(arg: &str) -> Result<u32, String> {
+    match arg.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n - 1),
+        _ => Err(format!(
+            "TRIAL is a trial's number as `simrob soccer case` numbers them, from 1, not {arg:?}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trial_is_named_by_its_number_in_the_case_table() {
+        // The table's trial 7 is run_trial's index 6 (TRIAL was taken as the index).
+        assert_eq!(trial_index("7"), Ok(6));
+        assert_eq!(trial_index("1"), Ok(0));
+        let e = trial_index("0").unwrap_err();
+        assert!(e.contains("from 1, not \"0\""), "{e}");
+        assert!(trial_index("x").is_err());
     }
 }

@@ -303,7 +303,7 @@ fn the_case_rates_hold_at_seeds_the_test_picks() {
         let failed: Vec<String> = results
             .iter()
             .filter(|r| !r.success)
-            .map(|r| format!("trial {} seed {}: {}", r.trial, r.seed, r.outcome))
+            .map(|r| format!("trial {} seed {}: {}", r.trial + 1, r.seed, r.outcome))
             .collect();
         assert!(
             ok >= floor,
