@@ -9,7 +9,9 @@
 //! the world through a [`BodyLink`] exactly as a networked player's go over UDP.
 
 use simrob_futrob::body::BodyLink;
-use simrob_futrob::{Brain, BrainParams, ObjectKind, Role, RuleSet, SimRadio};
+use std::collections::BTreeMap;
+
+use simrob_futrob::{Brain, BrainParams, ObjectKind, Param, Role, RuleSet, SimRadio, BROADCAST};
 use simrob_protocol::EntityId;
 use simrob_protocol::{EntityRequest, Vec3};
 use simrob_soccer::field::BALL_ENTITY;
@@ -81,6 +83,9 @@ pub struct Player {
     /// Times it went down.
     pub falls: u32,
     down: bool,
+    /// When its brain joins the game, simulated ms ([`Arena::join_at`]; 0: at once).
+    join_ms: u64,
+    joined: bool,
 }
 
 impl Player {
@@ -91,6 +96,10 @@ impl Player {
     /// Requests its body refused.
     pub fn refused(&self) -> u64 {
         self.link.refused_count()
+    }
+    /// Whether its brain has joined the game (it sees, hears and sends from then on).
+    pub fn joined(&self) -> bool {
+        self.joined
     }
 }
 
@@ -119,6 +128,8 @@ pub struct Arena {
     inspector: Option<Inspector>,
     /// Team messages put on the air.
     pub messages_sent: u64,
+    /// Messages put on the air by (param code, directed to one robot).
+    sent_by: BTreeMap<(i32, bool), u64>,
 }
 
 impl Arena {
@@ -136,6 +147,7 @@ impl Arena {
             observer: None,
             inspector: None,
             messages_sent: 0,
+            sent_by: BTreeMap::new(),
         })
     }
 
@@ -179,9 +191,8 @@ impl Arena {
                 } else {
                     BrainParams::default()
                 };
-                let mut b = Brain::new(s.entity as i32, s.role, rules, params);
-                b.start();
-                b
+                // It announces itself when it joins (at once unless `join_at` says later).
+                Brain::new(s.entity as i32, s.role, rules, params)
             });
             self.players.push(Player {
                 entity: s.entity,
@@ -197,6 +208,8 @@ impl Arena {
                 started: Vec::new(),
                 falls: 0,
                 down: false,
+                join_ms: 0,
+                joined: false,
             });
         }
         for team in [Team::Cyan, Team::Magenta] {
@@ -218,6 +231,31 @@ impl Arena {
             }
         }
         Ok(())
+    }
+
+    /// Robot `entity`'s brain joins the game at `ms` of simulated time instead of at once
+    /// (call before the first step): until then it neither sees, hears nor sends and its
+    /// body stands where it was put; when it joins it announces itself (`START`, `ROLE`), as
+    /// a robot switched on late does. Its teammates' announcements went out before: it
+    /// learns of them from their next messages and asks their roles.
+    pub fn join_at(&mut self, entity: u32, ms: u64) {
+        if let Some(p) = self.players.iter_mut().find(|p| p.entity == entity) {
+            p.join_ms = ms;
+        }
+    }
+
+    /// Team-message copies the radios lost so far.
+    pub fn radio_lost(&self) -> u64 {
+        self.radios.iter().map(|(_, r)| r.lost()).sum()
+    }
+
+    /// Messages with `param` put on the air so far, directed to one robot (`directed`) or
+    /// broadcast.
+    pub fn sent_count(&self, param: Param, directed: bool) -> u64 {
+        self.sent_by
+            .get(&(param.code(), directed))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Puts the ball at `(x, y)` on the floor with velocity `(vx, vy)` m/s.
@@ -292,6 +330,14 @@ impl Arena {
         }
         let now = self.now_ms();
         let iteration = self.world.iteration();
+        for p in &mut self.players {
+            if let (false, Some(brain)) = (p.joined, p.brain.as_mut()) {
+                if now >= p.join_ms {
+                    p.joined = true;
+                    brain.start();
+                }
+            }
+        }
         let snap = self.world.soccer_snapshot();
         for p in &mut self.players {
             let Some(b) = p.view.view(iteration, &snap) else {
@@ -304,7 +350,7 @@ impl Arena {
             }
             p.down = down;
             p.link.report(now, &report);
-            if let (Some(brain), Some(frame)) = (p.brain.as_mut(), sightings(&b)) {
+            if let (true, Some(brain), Some(frame)) = (p.joined, p.brain.as_mut(), sightings(&b)) {
                 brain.observe(now, &frame);
             }
         }
@@ -313,7 +359,7 @@ impl Arena {
                 if let Some(brain) = self
                     .players
                     .iter_mut()
-                    .find(|p| p.team == *team && p.entity as i32 == to)
+                    .find(|p| p.team == *team && p.entity as i32 == to && p.joined)
                     .and_then(|p| p.brain.as_mut())
                 {
                     brain.handle_message(now, m);
@@ -325,6 +371,9 @@ impl Arena {
             self.next_brain_ms = now + self.params.brain_period_ms;
         }
         for p in &mut self.players {
+            if !p.joined {
+                continue;
+            }
             let Some(brain) = p.brain.as_mut() else {
                 continue;
             };
@@ -338,6 +387,10 @@ impl Arena {
                     for m in &out.messages {
                         radio.send(*m, now);
                         self.messages_sent += 1;
+                        *self
+                            .sent_by
+                            .entry((m.param.code(), m.destination != BROADCAST))
+                            .or_default() += 1;
                     }
                 }
             }

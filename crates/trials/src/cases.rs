@@ -10,12 +10,12 @@
 //! |---|---|---|
 //! | `penalty-kick` | ball 140 cm from the goal, kicker 180 cm, keeper (standing, no brain) 30 cm out, at 0 / ±20 cm | the shot is on target: a goal, the keeper's body stopped it, or it came to rest on a line that crosses the goal line between the posts |
 //! | `penalty-save` | keeper 30 cm out with the penalty-save rules; the ball rolled from 160 cm: straight at it, 20 cm to its left, diagonally left → right | the ball did not cross the goal line between the posts, and it stopped or turned back at the keeper's body |
-//! | `discovery` | keeper and two field players with the team rules, placed for a kick-off | within 30 s every robot knows both teammates and their roles |
+//! | `discovery` | keeper and two field players with the team rules, placed for a kick-off, each switched on at its own time in the first 10 s (drawn from the seed), on a radio that loses each message copy with probability 0.2 | within 10 s (`COMM_TTL`) of the last robot's start, every robot knows both teammates and their roles |
 //! | `relocation` | keeper 30 cm out at offset X ∈ {5, 20, 30, 50, −5, −20, −30, −50} cm; a field player 180 cm out, facing its goal | the keeper moved exactly when 10 < abs(X) < 40 cm, towards the centre |
 //! | `pass` | passer's toes 10 cm from the ball, receiver 80 cm from the passer, 45° to its left, facing the opponent goal (it sees the ball only once it looks for it) | the receiver controls the ball: after the pass, at rest at its feet (within 22 cm ahead of its centre, 10 cm to the side) for 1 s, nearer to it than to the passer |
 
 use serde::Serialize;
-use simrob_futrob::{Role, RuleSet};
+use simrob_futrob::{Param, Role, RuleSet};
 use simrob_math::Xoshiro256StarStar;
 use simrob_soccer::{Pose2, Profile, Team};
 
@@ -32,8 +32,9 @@ pub enum Case {
     /// `penalty-save`: a keeper with the penalty-save rules faces a rolled ball; success is the
     /// ball kept out of the goal.
     PenaltySave,
-    /// `discovery`: a team of three placed for a kick-off; success is every robot knowing both
-    /// teammates and their roles within 30 s.
+    /// `discovery`: a team of three placed for a kick-off, switched on one by one at times
+    /// drawn from the seed, on a lossy radio; success is every robot knowing both teammates
+    /// and their roles within 10 s of the last one's start.
     Discovery,
     /// `relocation`: a keeper set off centre; success is it moving exactly when the offset is
     /// between 10 and 40 cm, towards the centre.
@@ -106,7 +107,7 @@ impl Case {
         match self {
             Case::PenaltyKick => 120.0,
             Case::PenaltySave => 12.0,
-            Case::Discovery => 30.0,
+            Case::Discovery => (DISCOVERY_JOIN_WINDOW_MS + DISCOVERY_DEADLINE_MS) as f64 / 1000.0,
             Case::Relocation => 60.0,
             Case::Pass => 90.0,
         }
@@ -211,7 +212,11 @@ pub fn run_trial_inspected(
     let tseed = mix(seed, trial as u64);
     let scenario = trial % case.scenarios() + 1;
     let mut hand = Hand(Xoshiro256StarStar::for_stream(tseed, 99));
-    let mut arena = Arena::new(ArenaParams::new(profile.clone(), tseed))?;
+    let mut params = ArenaParams::new(profile.clone(), tseed);
+    if case == Case::Discovery {
+        params.radio_loss = DISCOVERY_RADIO_LOSS;
+    }
+    let mut arena = Arena::new(params)?;
     if let Some(o) = observer {
         arena.observe(o);
     }
@@ -460,6 +465,19 @@ fn penalty_save(arena: &mut Arena, hand: &mut Hand, r: &mut TrialResult) -> Resu
     Ok(())
 }
 
+/// The discovery study's robots are switched on at times drawn uniformly from the first this
+/// many ms (10 ms steps), so that all but the first miss announcements made before they
+/// started (FutRob's discovery steps 2–3: found from a later message, asked its role).
+pub const DISCOVERY_JOIN_WINDOW_MS: u64 = 10_000;
+/// The discovery study's radio loses each copy of a message with this probability (ours:
+/// FutRob gives no figure; its robots talked over Wi-Fi, UDP broadcast without
+/// retransmission), so an announcement or an answer may be missed too.
+pub const DISCOVERY_RADIO_LOSS: f64 = 0.2;
+/// A discovery trial succeeds when every robot knows both teammates and their roles within
+/// this many ms of the last robot's start: `COMM_TTL`, the time a teammate stays known
+/// without a word.
+pub const DISCOVERY_DEADLINE_MS: u64 = 10_000;
+
 fn discovery(arena: &mut Arena, hand: &mut Hand, r: &mut TrialResult) -> Result<(), TrialError> {
     let goal_x = arena.field().length / 2.0;
     arena.add_players(vec![
@@ -485,7 +503,14 @@ fn discovery(arena: &mut Arena, hand: &mut Hand, r: &mut TrialResult) -> Result<
             rules: Some(bundled_rules!("field_player.xml")?),
         },
     ])?;
-    let limit = (Case::Discovery.time_limit_s() * 1000.0) as u64;
+    // Each robot is switched on at its own time (10 ms steps), drawn from the seed.
+    let mut joins = [0u64; 3];
+    for (j, entity) in joins.iter_mut().zip([3u32, 4, 5]) {
+        *j = hand.0.below(DISCOVERY_JOIN_WINDOW_MS / 10 + 1) * 10;
+        arena.join_at(entity, *j);
+    }
+    let last_join = joins.iter().copied().max().unwrap_or(0);
+    let limit = last_join + DISCOVERY_DEADLINE_MS;
     let roles = [
         (3, Role::Goalkeeper),
         (4, Role::FieldPlayer),
@@ -517,19 +542,37 @@ fn discovery(arena: &mut Arena, hand: &mut Hand, r: &mut TrialResult) -> Result<
             break;
         }
     }
-    r.placement = vec![("robots".into(), 3.0)];
+    let s = |ms: u64| ms as f64 / 1000.0;
+    r.placement = vec![
+        ("keeper_on_s".into(), s(joins[0])),
+        ("player4_on_s".into(), s(joins[1])),
+        ("player5_on_s".into(), s(joins[2])),
+    ];
     r.success = done_at.is_some();
     r.outcome = if r.success {
         "all known".into()
     } else {
         format!("{} of 6 known", known(arena))
     };
+    // Time from the last robot's start until every robot knew the team.
     if let Some(t) = done_at {
         r.metrics
-            .push(("discovery_time_s".into(), t as f64 / 1000.0));
+            .push(("discovery_time_s".into(), s(t.saturating_sub(last_join))));
     }
     r.metrics
         .push(("messages_sent".into(), arena.messages_sent as f64));
+    r.metrics
+        .push(("copies_lost".into(), arena.radio_lost() as f64));
+    // FutRob's step 2: a teammate first heard from a message without its role is asked it,
+    // directed, and answers with a directed ROLE.
+    r.metrics.push((
+        "ask_role_sent".into(),
+        arena.sent_count(Param::AskRole, true) as f64,
+    ));
+    r.metrics.push((
+        "role_answers".into(),
+        arena.sent_count(Param::Role, true) as f64,
+    ));
     Ok(())
 }
 

@@ -385,3 +385,97 @@ fn a_matchs_goals_shots_and_passes_add_up() {
         }
     }
 }
+
+/// The discovery study used to start every robot at once on a loss-free radio: each trial
+/// was the same (every robot knew the team from the announcements, no role ever asked),
+/// whatever the seed. Its robots now start at seeded times on a lossy radio, so a robot
+/// that missed an announcement finds the teammate from a later message and asks its role.
+#[test]
+fn discovery_trials_start_robots_at_seeded_times_on_a_lossy_radio_and_ask_roles() {
+    let p = Profile::paper();
+    let trials: Vec<_> = (0..4)
+        .map(|t| run_trial(Case::Discovery, t, 1, &p).unwrap())
+        .collect();
+    for r in &trials {
+        let on: Vec<f64> = r.placement.iter().map(|(_, v)| *v).collect();
+        assert_eq!(on.len(), 3, "{r:?}");
+        assert!(on.iter().all(|s| (0.0..=10.0).contains(s)), "{r:?}");
+        assert!(r.metric("copies_lost").is_some_and(|n| n > 0.0), "{r:?}");
+        // The later robots missed the first one's announcement: they asked its role, and
+        // were answered, directed.
+        assert!(r.metric("ask_role_sent").is_some_and(|n| n >= 1.0), "{r:?}");
+        assert!(r.metric("role_answers").is_some_and(|n| n >= 1.0), "{r:?}");
+    }
+    assert_ne!(
+        trials[0].placement, trials[1].placement,
+        "seeded start times"
+    );
+    let other = run_trial(Case::Discovery, 0, 2, &p).unwrap();
+    assert_ne!(other.placement, trials[0].placement, "another seed");
+}
+
+fn team_rules(file: &str) -> simrob_futrob::RuleSet {
+    let path = format!(
+        "{}/../../scenarios/soccer/rules/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    simrob_futrob::RuleSet::parse(&std::fs::read_to_string(&path).unwrap(), &path).unwrap()
+}
+
+/// Two robots, the second switched on 3 s after the first, on `loss`'s radio; after `secs`
+/// simulated seconds, the roles each knows of the other and the directed messages sent.
+fn late_joiner(loss: f64, secs: u64) -> (Option<Role>, Option<Role>, u64, u64) {
+    let mut params = ArenaParams::new(Profile::ideal(), 9);
+    params.radio_loss = loss;
+    let mut a = Arena::new(params).unwrap();
+    let spec = |entity, role, y, file| PlayerSpec {
+        entity,
+        team: Team::Cyan,
+        role,
+        pose: Pose2 {
+            x: -1.0,
+            y,
+            heading: 0.0,
+        },
+        rules: Some(team_rules(file)),
+    };
+    a.add_players(vec![
+        spec(3, Role::Goalkeeper, 0.8, "goalkeeper.xml"),
+        spec(4, Role::FieldPlayer, -0.8, "field_player.xml"),
+    ])
+    .unwrap();
+    a.join_at(4, 3000);
+    let role_of = |a: &Arena, who: usize, of: i32| {
+        a.players()[who]
+            .brain()
+            .and_then(|b| b.world().comm.member(of).and_then(|m| m.role))
+    };
+    while a.now_ms() < 2990 {
+        a.step().unwrap();
+    }
+    assert!(!a.players()[1].joined());
+    assert_eq!(role_of(&a, 0, 4), None, "robot 4 is not on yet");
+    while a.now_ms() < secs * 1000 {
+        a.step().unwrap();
+    }
+    (
+        role_of(&a, 0, 4),
+        role_of(&a, 1, 3),
+        a.sent_count(simrob_futrob::Param::AskRole, true),
+        a.sent_count(simrob_futrob::Param::Role, true),
+    )
+}
+
+#[test]
+fn a_robot_switched_on_late_asks_the_role_of_a_teammate_whose_announcement_it_missed() {
+    // Loss-free: robot 3 hears robot 4's announcement; robot 4 missed robot 3's, finds it
+    // from its next status report, asks its role (directed) and is answered (directed).
+    let (three_knows, four_knows, asks, answers) = late_joiner(0.0, 6);
+    assert_eq!(three_knows, Some(Role::FieldPlayer));
+    assert_eq!(four_knows, Some(Role::Goalkeeper));
+    assert_eq!((asks, answers), (1, 1));
+    // A radio that loses everything: nobody learns anything, and the judge's condition
+    // (every role known) cannot be met — the study can fail.
+    let (three_knows, four_knows, asks, _) = late_joiner(1.0, 6);
+    assert_eq!((three_knows, four_knows, asks), (None, None, 0));
+}
