@@ -1214,6 +1214,7 @@ fn the_player_says_what_it_takes_and_what_it_ignores() {
         text.contains("not sent: value must be a whole number") && text.contains("not \"1x\""),
         "{text}"
     );
+}
 
 #[test]
 fn a_case_recording_ends_on_the_state_that_decided_the_trial() {
