@@ -159,12 +159,85 @@ pub fn init_logging_with(filter: Option<&str>, extra: Option<ExtraLog>) -> Resul
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(colour)
-        .with_filter(filter);
+        .with_filter(AskEachTime(filter));
     let _ = tracing_subscriber::registry()
         .with(extra)
         .with(stderr)
         .try_init();
     Ok(())
+}
+
+/// A per-layer filter whose callsites are asked at each event: `filter`'s "always" becomes
+/// "sometimes". A per-layer filter keeps, per thread, whether it refused the event being
+/// processed; a `tracing::enabled!` check it refuses leaves that mark behind (no event
+/// follows to clear it), and an event whose callsite is cached "always" is not asked again,
+/// so it finds the mark and is dropped. Asked each time, an event sets its own mark.
+struct AskEachTime<F>(F);
+
+impl<S, F: tracing_subscriber::layer::Filter<S>> tracing_subscriber::layer::Filter<S>
+    for AskEachTime<F>
+{
+    fn enabled(
+        &self,
+        meta: &tracing::Metadata<'_>,
+        cx: &tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        self.0.enabled(meta, cx)
+    }
+
+    fn callsite_enabled(
+        &self,
+        meta: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        let interest = self.0.callsite_enabled(meta);
+        if interest.is_always() {
+            tracing::subscriber::Interest::sometimes()
+        } else {
+            interest
+        }
+    }
+
+    fn event_enabled(
+        &self,
+        event: &tracing::Event<'_>,
+        cx: &tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        self.0.event_enabled(event, cx)
+    }
+
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        self.0.max_level_hint()
+    }
+
+    fn on_new_span(
+        &self,
+        attrs: &tracing::span::Attributes<'_>,
+        id: &tracing::span::Id,
+        cx: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        self.0.on_new_span(attrs, id, cx)
+    }
+
+    fn on_record(
+        &self,
+        id: &tracing::span::Id,
+        values: &tracing::span::Record<'_>,
+        cx: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        self.0.on_record(id, values, cx)
+    }
+
+    fn on_enter(&self, id: &tracing::span::Id, cx: tracing_subscriber::layer::Context<'_, S>) {
+        self.0.on_enter(id, cx)
+    }
+
+    fn on_exit(&self, id: &tracing::span::Id, cx: tracing_subscriber::layer::Context<'_, S>) {
+        self.0.on_exit(id, cx)
+    }
+
+    fn on_close(&self, id: tracing::span::Id, cx: tracing_subscriber::layer::Context<'_, S>) {
+        self.0.on_close(id, cx)
+    }
 }
 
 /// The one flag Ctrl-C raises, for every command of this process: the handler is installed

@@ -162,3 +162,61 @@ fn a_refused_ros2_environment_is_the_only_thing_printed() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every line `simrob::ros2` logs reaches standard error under the documented filters, among
+/// the swarm's per-frame log check (`--log simrob::ros2=info`, the same in `RUST_LOG`): here
+/// the warning for each of two robots whose ROS names are taken.
+#[test]
+fn swarm_ros2_logs_every_line_under_the_documented_filters() {
+    let dir = std::env::temp_dir().join(format!("simrob-ros2-log-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("names.toml");
+    let robot = |name: &str, x: u32| {
+        format!(
+            "[[entities]]\ntype = \"robot\"\nname = \"{name}\"\nposition = [{x}, 50]\n\
+             radius = 4\ncomponents = {{ Navigator = 40 }}\n\n"
+        )
+    };
+    let text = format!(
+        "name = \"names\"\nfps = 20\nduration = 1\nseed = 1\n\n[world]\nwidth = 200\n\
+         height = 100\npaths = [[[20, 50], [180, 50]]]\n\n{}{}{}{}",
+        robot("a-b", 20),
+        robot("a_b", 40),
+        robot("1abc", 60),
+        robot("robot_3", 80)
+    );
+    std::fs::write(&scenario, text).unwrap();
+    let domain = 150 + (std::process::id() % 10) as u16;
+    let runs: [(&[&str], Option<&str>); 3] = [
+        (&["--log", "simrob::ros2=info"], None),
+        (&[], Some("simrob::ros2=info")),
+        (&[], Some("simrob::ros2=info,warn")),
+    ];
+    for (flags, rust_log) in runs {
+        let mut cmd = simrob();
+        cmd.args(flags)
+            .args(["swarm", "run"])
+            .arg(&scenario)
+            .args(["--quiet", "--ros2", "--speed", "0"])
+            .env("ROS_DOMAIN_ID", domain.to_string())
+            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+            .env_remove("RUST_LOG");
+        if let Some(f) = rust_log {
+            cmd.env("RUST_LOG", f);
+        }
+        let out = cmd.output().expect("simrob swarm run --ros2");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{flags:?} {rust_log:?}: {stderr}");
+        for renamed in [
+            "robot a-b (entity 1): the ROS name a_b is taken, published as a_b_1",
+            "robot 1abc (entity 3): the ROS name robot_3 is taken, published as robot_3_3",
+        ] {
+            assert!(
+                stderr.contains(renamed),
+                "{flags:?} {rust_log:?}: no {renamed:?} in\n{stderr}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
