@@ -472,15 +472,21 @@ fn drive(sim: &mut Simulation, quiet: bool, stop: &AtomicBool) -> (Summary, bool
     let start = Instant::now();
     let mut interrupted = false;
     let fps = sim.ctx.config.fps;
-    while sim.step() {
+    // A stop is seen before each frame: none runs after it (a lockstep ROS 2 run's wait,
+    // ended by the stop, asked for no frame).
+    sim.start();
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            interrupted = true;
+            break;
+        }
+        if !sim.step() {
+            break;
+        }
         let f = sim.frame();
         if f.is_multiple_of(8) {
             bar.set_position(f);
             bar.set_message(format!("t = {:.1} s", f as f64 / fps));
-            if stop.load(Ordering::Relaxed) {
-                interrupted = true;
-                break;
-            }
         }
     }
     let wall = start.elapsed().as_secs_f64();

@@ -302,7 +302,11 @@ impl Bridge {
             Pending::Twist(t) => [t.linear.x, t.angular.z].iter().all(|v| v.is_finite()),
             Pending::Wheels(w) => w.iter().all(|v| v.is_finite()),
         };
-        if !finite || !self.robots.get(robot).is_some_and(|k| k.takes_cmd_vel) {
+        // Wheel speeds need a wheel drive to turn them into joint speeds.
+        let taken = self.robots.get(robot).is_some_and(|k| {
+            k.takes_cmd_vel && (k.drive.is_some() || matches!(p, Pending::Twist(_)))
+        });
+        if !finite || !taken {
             return false;
         }
         if self.pending.insert(robot.to_owned(), p).is_some() {

@@ -123,6 +123,7 @@ impl MrsRos {
                 options.discovery,
                 Inputs {
                     velocity: true,
+                    wheels: false,
                     goal: false,
                 },
                 options.lockstep,

@@ -151,8 +151,11 @@ enum Input {
 /// Which inputs the robots of this world take.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Inputs {
-    /// `<robot>/cmd_vel` and `<robot>/wheel_commands`.
+    /// `<robot>/cmd_vel`, for the robots that take velocities.
     pub velocity: bool,
+    /// `<robot>/wheel_commands`, for the robots that take velocities and have a wheel drive
+    /// (the SimRob server's wheeled robots).
+    pub wheels: bool,
     /// `<robot>/goal_pose`.
     pub goal: bool,
 }
@@ -632,12 +635,13 @@ impl Node {
         };
         let (p, pb, s) = (&d.participant, &d.publisher, &d.subscriber);
         let velocity = drive && self.inputs.velocity;
+        let wheels = drive && self.inputs.wheels;
         let topics = RobotTopics {
             odom: writer(p, pb, &format!("{robot}/odom"), qos::default(10))?,
             cmd_vel: velocity
                 .then(|| reader(p, s, &format!("{robot}/cmd_vel"), qos::command()))
                 .transpose()?,
-            wheels: velocity
+            wheels: wheels
                 .then(|| reader(p, s, &format!("{robot}/wheel_commands"), qos::command()))
                 .transpose()?,
             goal: self
@@ -722,7 +726,7 @@ impl Node {
                     for m in ms {
                         if m.data.len() != 2 || !bridge.wheel_speeds(name, m.data) {
                             dropped += 1;
-                            tracing::info!(target: "simrob::ros2", "{name}/wheel_commands: expected 2 finite speeds (left, right), dropped");
+                            tracing::info!(target: "simrob::ros2", "{name}/wheel_commands: expected 2 finite speeds (left, right) for a robot with a wheel drive, dropped");
                         }
                     }
                     more

@@ -202,6 +202,7 @@ pub fn attach(
         options.discovery,
         Inputs {
             velocity: true,
+            wheels: true,
             goal: false,
         },
         options.lockstep,

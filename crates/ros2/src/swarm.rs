@@ -6,9 +6,11 @@
 //! Map units are published as metres, y flipped (the map's y points down, ROS's up):
 //! x = x, y = −y, yaw = −θ.
 //!
-//! The bridge is a swarm system ([`SwarmRos`]) that runs every frame: it publishes, takes
-//! the goals that arrived, and paces the run at `speed` × real time (the ROS side lives in
-//! wall time); with lockstep it instead waits, each frame, for a message on `/simrob/step`.
+//! The bridge is a swarm system ([`SwarmRos`]) that runs last in every frame: it publishes,
+//! takes the goals that arrived, and paces the run at `speed` × real time (the ROS side lives
+//! in wall time); with lockstep it instead waits, each frame, for a message on
+//! `/simrob/step`, repeating its state every [`crate::simrob::REPEAT`] of wall time while it
+//! waits.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -134,13 +136,18 @@ pub struct Options {
     pub speed: f64,
 }
 
-/// The swarm system that bridges to ROS 2 (see the module docs).
+/// The swarm system that bridges to ROS 2 (see the module docs). It runs last in each
+/// frame, after the world has moved: it publishes the state the frame reached (stamped with
+/// the next frame's time) and then, in lockstep, waits for the message that asks for the next
+/// frame; the state at time 0 is published (and the first frame waited for) when the run
+/// starts. A stop (Ctrl-C) ends a wait without a frame: the caller checks its flag before
+/// each frame.
 pub struct SwarmRos {
     node: Node,
     bridge: Bridge,
     options: Options,
     stop: Arc<AtomicBool>,
-    started: Option<(Instant, f64)>,
+    started: Option<(Instant, u64)>,
     steps_owed: usize,
     names: Names,
 }
@@ -153,6 +160,7 @@ impl SwarmRos {
                 options.discovery,
                 Inputs {
                     velocity: false,
+                    wheels: false,
                     goal: true,
                 },
                 options.lockstep,
@@ -187,6 +195,57 @@ impl SwarmRos {
             }
         }
     }
+
+    /// Publishes the world as it is at frame `frame` (simulated time `frame / fps`, exactly
+    /// on the frame grid), takes what arrived, and paces or (lockstep) waits for the next
+    /// frame's step message; then applies the goals taken.
+    fn show_and_wait(&mut self, ctx: &mut Ctx, frame: u64) {
+        let time = frame as f64 / ctx.config.fps;
+        let state = frame_of(&ctx.world, time, &mut self.names);
+        let outs = self.bridge.step(&state);
+        if let Err(e) = self.node.publish(outs) {
+            tracing::warn!(target: "simrob::ros2", "{e}");
+        }
+        if self.options.lockstep {
+            // One frame per message on /simrob/step (those that came together wait their
+            // turn). Sleeps until a sample arrives, the stop flag's wake (the flag is raised
+            // before the wake, so a wake that `receive` cleared is seen here), or the time to
+            // repeat the state for a controller that joins late.
+            let mut shown = Instant::now();
+            loop {
+                self.steps_owed += self.node.receive(&mut self.bridge);
+                if self.steps_owed > 0 {
+                    self.steps_owed -= 1;
+                    break;
+                }
+                if self.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let left = crate::simrob::REPEAT.saturating_sub(shown.elapsed());
+                if left.is_zero() {
+                    if let Err(e) = self.node.publish(self.bridge.repeat(&state)) {
+                        tracing::warn!(target: "simrob::ros2", "{e}");
+                    }
+                    shown = Instant::now();
+                    continue;
+                }
+                self.node.wait(Some(left));
+            }
+        } else {
+            self.node.receive(&mut self.bridge);
+            // Pace: the ROS side lives in wall time.
+            if self.options.speed > 0.0 {
+                let (t0, f0) = *self.started.get_or_insert((Instant::now(), frame));
+                let simulated = frame.saturating_sub(f0) as f64 / ctx.config.fps;
+                let due = t0 + Duration::from_secs_f64(simulated / self.options.speed);
+                let now = Instant::now();
+                if due > now && !self.stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(due - now);
+                }
+            }
+        }
+        self.apply(ctx);
+    }
 }
 
 impl System for SwarmRos {
@@ -198,42 +257,13 @@ impl System for SwarmRos {
         true
     }
 
+    fn start(&mut self, ctx: &mut Ctx) {
+        self.show_and_wait(ctx, ctx.frame);
+    }
+
     fn run(&mut self, ctx: &mut Ctx) {
-        let outs = self
-            .bridge
-            .step(&frame_of(&ctx.world, ctx.time, &mut self.names));
-        if let Err(e) = self.node.publish(outs) {
-            tracing::warn!(target: "simrob::ros2", "{e}");
-        }
-        if self.options.lockstep {
-            // Sleeps until a sample arrives (or the stop flag's wake): the flag is raised
-            // before the wake, so a wake that `receive` cleared is seen here.
-            // One frame per message on /simrob/step (those that came together wait their turn).
-            loop {
-                self.steps_owed += self.node.receive(&mut self.bridge);
-                if self.steps_owed > 0 {
-                    self.steps_owed -= 1;
-                    break;
-                }
-                if self.stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                self.node.wait(None);
-            }
-        } else {
-            self.node.receive(&mut self.bridge);
-            // Pace: the ROS side lives in wall time.
-            if self.options.speed > 0.0 {
-                let (t0, s0) = *self.started.get_or_insert((Instant::now(), ctx.time));
-                let due =
-                    t0 + Duration::from_secs_f64((ctx.time - s0).max(0.0) / self.options.speed);
-                let now = Instant::now();
-                if due > now && !self.stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(due - now);
-                }
-            }
-        }
-        self.apply(ctx);
+        // The frame has moved the world: its state is that of the next frame.
+        self.show_and_wait(ctx, ctx.frame + 1);
     }
 }
 

@@ -160,3 +160,9 @@ class Int32MultiArray(IdlStruct, typename="std_msgs::msg::dds_::Int32MultiArray_
 @dataclass
 class String(IdlStruct, typename="std_msgs::msg::dds_::String_"):
     data: str = ""
+
+
+@dataclass
+class Float64MultiArray(IdlStruct, typename="std_msgs::msg::dds_::Float64MultiArray_"):
+    layout: MultiArrayLayout = field(default_factory=MultiArrayLayout)
+    data: sequence[float64] = field(default_factory=list)

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[4]
-DOMAIN = random.randint(1, 199)
+# SIMROB_TEST_DOMAIN picks the first of the (up to 16) domains the tests use.
+DOMAIN = int(os.environ.get("SIMROB_TEST_DOMAIN") or random.randint(1, 199))
 # The lockstep runs on a domain of their own: another server's robot_3 would answer there.
 LOCKSTEP_DOMAIN = DOMAIN + 1
 # Cyclone on lo only: no multicast, the peers found by unicast on 127.0.0.1.
@@ -563,5 +564,83 @@ def test_soccer_match_on_ros2():
             last = msg
         summary = json.loads(out.strip().splitlines()[-1])
         assert list(last.data) == summary["goals"], (last.data, summary["goals"])
+    finally:
+        s.stop()
+
+
+STEP_QOS = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.History.KeepLast(100))
+
+
+def test_swarm_lockstep_repeats_its_state_while_it_waits(tmp_path):
+    """A lockstep swarm run that has been sent no step publishes its state (odometry and
+    /clock at time 0) again and again while it waits, for a controller that joins late."""
+    domain = DOMAIN + 10
+    dp = DomainParticipant(domain)
+    scenario = tmp_path / "repeat.toml"
+    scenario.write_text(SWARM_SCENARIO)
+    s = Simrob(
+        "swarm", "run", str(scenario), "--quiet", "--ros2", "--ros2-lockstep",
+        "--ros2-odom-rate", "0", domain=domain,
+    )
+    try:
+        odom = reader(dp, "r1/odom", m.Odometry)
+        clock = reader(dp, "/clock", m.Clock, BEST_EFFORT)
+        at = lambda t: (t.sec, t.nanosec)  # noqa: E731
+        for _ in range(3):
+            assert at(wait_for(odom).header.stamp) == (0, 0)
+        assert at(wait_for(clock).clock) == (0, 0)
+    finally:
+        s.stop()
+
+
+def test_swarm_lockstep_stops_at_once_with_the_frames_asked_for(tmp_path):
+    """A stop signal ends a lockstep swarm run at once: it runs no frame that no step message
+    asked for, and its summary counts the frames asked for."""
+    import json
+
+    domain = DOMAIN + 11
+    dp = DomainParticipant(domain)
+    scenario = tmp_path / "stop.toml"
+    scenario.write_text(SWARM_SCENARIO)
+    s = Simrob(
+        "swarm", "run", str(scenario), "--quiet", "--json", "--ros2", "--ros2-lockstep",
+        "--ros2-odom-rate", "0", domain=domain,
+    )
+    try:
+        odom = reader(dp, "r1/odom", m.Odometry)
+        step = writer(dp, "/simrob/step", m.Empty, STEP_QOS)
+        wait_matched(dp, step)
+        for _ in range(3):
+            step.write(m.Empty())
+        fps = 20  # the scenario's
+        frame = lambda o: round((o.header.stamp.sec + o.header.stamp.nanosec * 1e-9) * fps)  # noqa: E731
+        wait_for(odom, lambda o: frame(o) == 3)
+        s.proc.terminate()
+        s.proc.wait(TIMEOUT)
+        for p in s.pumps:
+            p.join(TIMEOUT)
+        summary = json.loads("".join(s.stdout).strip().splitlines()[-1])
+        assert summary["frames"] == 3, summary
+        assert summary["ended_by"] == "interrupted", summary
+    finally:
+        s.stop()
+
+
+def test_mrs_offers_no_wheel_commands():
+    """`mrs --ros2` takes cmd_vel and does not subscribe to wheel_commands (the SimRob
+    server's wheeled robots only): a wheel_commands writer never matches, so nothing sent on
+    it can step a lockstep world."""
+    domain = DOMAIN + 12
+    dp = DomainParticipant(domain)
+    s = Simrob("mrs", "--port", "0", "--ros2", "--ros2-lockstep", "--ros2-odom-rate", "0", domain=domain)
+    try:
+        odom = reader(dp, "nomad_0/odom", m.Odometry)
+        cmd = writer(dp, "nomad_0/cmd_vel", m.Twist)
+        wheels = writer(dp, "nomad_0/wheel_commands", m.Float64MultiArray)
+        wait_matched(dp, cmd)
+        # The paused world's repeats: time for the other reader's announcement, had it one.
+        for _ in range(3):
+            wait_for(odom)
+        assert not wheels.get_matched_subscriptions()
     finally:
         s.stop()
