@@ -456,7 +456,8 @@ pub struct Ros2 {
     /// With --ros2: `/clock` per simulated second (0 = every iteration, the default).
     #[arg(long, value_name = "HZ", requires = "ros2", value_parser = rate)]
     pub ros2_clock_rate: Option<f64>,
-    /// With --ros2: sensors (sonars, scans, bumpers) per simulated second (default 10).
+    /// With --ros2: the Nomads' sensors (sonars, scans, bumpers) per simulated second
+    /// (default 10).
     #[arg(long, value_name = "HZ", requires = "ros2", value_parser = rate)]
     pub ros2_sensor_rate: Option<f64>,
     /// With --ros2: the world waits for the ROS side each iteration: it advances when every
@@ -470,6 +471,11 @@ pub struct Ros2 {
     /// bound (default 1000).
     #[arg(long, value_name = "N", requires = "ros2", value_parser = count(1u32, 1_000_000))]
     pub ros2_max_participants: Option<u32>,
+    /// With --ros2: the largest sample, in bytes, a ROS 2 peer may send simrob (on Linux, a
+    /// datagram announcing a larger one is dropped before any memory is set aside for it, and
+    /// counted in a log line); default 65536.
+    #[arg(long, value_name = "BYTES", requires = "ros2", value_parser = count(1024u32, 1 << 30))]
+    pub ros2_max_sample: Option<u32>,
 }
 
 impl Ros2 {
@@ -495,11 +501,90 @@ impl Ros2 {
         )
     }
 
+    /// Refuses `--ros2-sensor-rate` on `simrob COMMAND`, whose world publishes no sensors.
+    pub fn refuse_sensor_rate(&self, command: &str) -> Result<()> {
+        if self.ros2_sensor_rate.is_some() {
+            anyhow::bail!(
+                "--ros2-sensor-rate: `simrob {command} --ros2` publishes no sensors (only \
+                 `simrob mrs` does): leave it out"
+            );
+        }
+        Ok(())
+    }
+
+    /// The `--ros2` flags' help texts made true for each command (they share one group):
+    /// what each world publishes and takes, what steps it in lockstep; the flags a command
+    /// refuses are not shown.
+    pub fn per_command(cli: clap::Command) -> clap::Command {
+        const CONFIG: &str =
+            " Domain from `ROS_DOMAIN_ID`; `ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST` (or \
+             `ROS_LOCALHOST_ONLY=1`) keeps discovery on this machine. Topics and types: \
+             docs/ros2.md";
+        let ros2 = |what: &str| format!("{what}{CONFIG}");
+        let hide = |a: clap::Arg| a.hide(true);
+        let refuse_sensors = |c: clap::Command| c.mut_arg("ros2_sensor_rate", hide);
+        cli.mut_subcommand("serve", |c| {
+            refuse_sensors(c.mut_arg("ros2", |a| {
+                a.help(ros2(
+                    "Publish the world on ROS 2 (DDS/RTPS, no ROS installation needed): \
+                     `/clock`, `/tf`, each robot's `odom`; its wheeled robots take `cmd_vel` \
+                     and `wheel_commands`.",
+                ))
+            }))
+        })
+        .mut_subcommand("mrs", |c| {
+            c.mut_arg("ros2", |a| {
+                a.help(ros2(
+                    "Publish the world on ROS 2 (DDS/RTPS, no ROS installation needed): \
+                     `/clock`, `/tf`, each Nomad's `odom`, sonars, `scan` and `bumpers`; each \
+                     takes `cmd_vel`.",
+                ))
+            })
+        })
+        .mut_subcommand("swarm", |c| {
+            c.mut_subcommand("run", |c| {
+                refuse_sensors(
+                    c.mut_arg("ros2", |a| {
+                        a.help(ros2(
+                            "Publish the world on ROS 2 (DDS/RTPS, no ROS installation \
+                             needed): `/clock`, `/tf`, each robot's `odom`; each takes a goal \
+                             on `goal_pose`.",
+                        ))
+                    })
+                    .mut_arg("ros2_lockstep", |a| {
+                        a.help(
+                            "With --ros2: each frame waits for a message on `/simrob/step` \
+                             (`std_msgs/Empty`), one frame per message, so a ROS \
+                             controller's run is reproducible",
+                        )
+                    }),
+                )
+            })
+        })
+        .mut_subcommand("soccer", |c| {
+            c.mut_subcommand("match", |c| {
+                refuse_sensors(
+                    c.mut_arg("ros2", |a| {
+                        a.help(ros2(
+                            "Publish the match on ROS 2 (DDS/RTPS, no ROS installation \
+                             needed): `/clock`, `/tf`, each player's `odom`, the ball, the \
+                             score and the events; nothing comes in.",
+                        ))
+                    })
+                    .mut_arg("ros2_lockstep", hide),
+                )
+            })
+        })
+    }
+
     /// The domain and discovery range from ROS 2's environment variables.
     pub fn discovery(&self) -> Result<simrob_ros2::env::Discovery> {
         let mut d = simrob_ros2::env::Discovery::from_env()?;
         if let Some(n) = self.ros2_max_participants {
             d.max_participants = n as usize;
+        }
+        if let Some(n) = self.ros2_max_sample {
+            d.max_sample = n;
         }
         Ok(d)
     }

@@ -189,7 +189,8 @@ fn command() -> clap::Command {
         })
         .mut_subcommands(negatives)
     }
-    negatives(<Cli as clap::CommandFactory>::command()).mut_subcommand("send", |send| {
+    let cli = flags::Ros2::per_command(<Cli as clap::CommandFactory>::command());
+    negatives(cli).mut_subcommand("send", |send| {
         // Each action's parameters, ranges and defaults, from the one table the server
         // checks requests against.
         send.mut_subcommand("action", |a| {

@@ -150,6 +150,9 @@ pub fn run(args: ServeArgs) -> Result<()> {
     }
     // The ROS 2 environment (ROS_AUTOMATIC_DISCOVERY_RANGE, …) before anything is bound or
     // announced: a refused variable is the only thing printed.
+    if args.ros2.ros2 {
+        args.ros2.refuse_sensor_rate("serve")?;
+    }
     let discovery = args.ros2.ros2.then(|| args.ros2.discovery()).transpose()?;
     let mut config = config_from(&args)?;
     let gui = args.gui.addr();

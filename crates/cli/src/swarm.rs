@@ -213,6 +213,7 @@ fn run_threads(flag: usize) -> Result<usize> {
 fn run_scenario(args: RunArgs) -> Result<()> {
     // The ROS 2 environment (ROS_AUTOMATIC_DISCOVERY_RANGE, …) before a recording is created.
     if args.ros2.ros2 {
+        args.ros2.refuse_sensor_rate("swarm run")?;
         args.ros2.discovery()?;
     }
     let path = crate::shell::scenario_given(&args.scenario, &args.scenario_flag)?;

@@ -129,6 +129,7 @@ fn measure(ros: bool, seconds: f64, robots: u32, dir: &std::path::Path) -> Figur
                     domain_id: 200 + (std::process::id() % 30) as u16,
                     range: Range::Localhost,
                     max_participants: simrob_ros2::env::DEFAULT_MAX_PARTICIPANTS,
+                    max_sample: simrob_ros2::env::DEFAULT_MAX_SAMPLE,
                 },
                 rates: Rates {
                     clock: 100.0,

@@ -24,7 +24,16 @@ pub struct Discovery {
     /// Most other participants the node tracks before it stops (`--ros2-max-participants`,
     /// default [`DEFAULT_MAX_PARTICIPANTS`]).
     pub max_participants: usize,
+    /// The largest sample, in bytes, that a peer may send in fragments (`--ros2-max-sample`,
+    /// default [`DEFAULT_MAX_SAMPLE`]): on Linux, a datagram announcing a larger one is
+    /// dropped before the DDS library sets memory aside for it.
+    pub max_sample: u32,
 }
+
+/// The largest fragmented sample taken by default: 64 KiB, some thousand times the inputs
+/// simrob reads (a `Twist` is 52 bytes), and a reassembly of at most 8 MiB per peer writer
+/// (the DDS library keeps up to 128 incomplete samples per writer).
+pub const DEFAULT_MAX_SAMPLE: u32 = 64 * 1024;
 
 /// How many other DDS participants on the domain a node tracks, by default, before it stops:
 /// a ROS 2 process is one participant, so a thousand is a large laboratory's worth, and
@@ -83,6 +92,7 @@ impl Discovery {
             domain_id,
             range,
             max_participants: DEFAULT_MAX_PARTICIPANTS,
+            max_sample: DEFAULT_MAX_SAMPLE,
         })
     }
 }

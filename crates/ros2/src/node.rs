@@ -355,6 +355,14 @@ pub struct Node {
     stopped: Option<String>,
     inputs: Inputs,
     dropped: u64,
+    /// The sockets the packet filter is on (their inodes), the datagrams the kernel had
+    /// dropped on them at the last look, and when that was.
+    #[cfg(target_os = "linux")]
+    filtered: (std::collections::BTreeSet<u64>, u64, std::time::Instant),
+    #[cfg(target_os = "linux")]
+    max_sample: u32,
+    #[cfg(target_os = "linux")]
+    local: bool,
 }
 
 impl Node {
@@ -369,17 +377,22 @@ impl Node {
                 .same_host_loopback(true);
         }
         #[cfg(target_os = "linux")]
-        let before = local.then(crate::confine::sockets);
+        let before = crate::confine::sockets();
         let participant = dds(b.build(), "participant")?;
         #[cfg(target_os = "linux")]
-        if let Some(before) = before {
-            match before.and_then(|b| crate::confine::to_loopback(&b)) {
-                Ok(n) => {
-                    tracing::debug!(target: "simrob::ros2", "{n} sockets take datagrams from the loopback interface only")
-                }
-                Err(e) => {
-                    tracing::warn!(target: "simrob::ros2", "cannot keep other machines' datagrams out of the participant's sockets ({e}): they bind every address, so firewall the domain's ports on a network you do not trust")
-                }
+        #[cfg(target_os = "linux")]
+        let mut filtered = std::collections::BTreeSet::new();
+        #[cfg(target_os = "linux")]
+        match before.and_then(|b| crate::confine::confine(&b, local, discovery.max_sample)) {
+            Ok(inodes) => {
+                tracing::debug!(target: "simrob::ros2", "{} sockets filtered (loopback only: {local}; samples of at most {} bytes)", inodes.len(), discovery.max_sample);
+                filtered = inodes;
+            }
+            Err(e) if local => {
+                tracing::warn!(target: "simrob::ros2", "cannot keep other machines' datagrams out of the participant's sockets ({e}): they bind every address, so firewall the domain's ports on a network you do not trust")
+            }
+            Err(e) => {
+                tracing::warn!(target: "simrob::ros2", "cannot filter the participant's sockets ({e}): samples larger than --ros2-max-sample are not kept out")
             }
         }
         let publisher = dds(participant.create_publisher(&qos::default(10)), "publisher")?;
@@ -419,6 +432,12 @@ impl Node {
             stopped: None,
             inputs,
             dropped: 0,
+            #[cfg(target_os = "linux")]
+            filtered: (filtered, 0, std::time::Instant::now()),
+            #[cfg(target_os = "linux")]
+            max_sample: discovery.max_sample,
+            #[cfg(target_os = "linux")]
+            local,
         };
         if lockstep {
             let r = match &node.dds {
@@ -454,7 +473,32 @@ impl Node {
     /// node stops: its participant is dropped (on a thread of its own, not waited for), so
     /// what a flood of forged peers costs in memory, processor time and traffic to the
     /// addresses they name is bounded.
+    /// Says (once a second at most) how many datagrams the sockets' filter or full buffers
+    /// dropped since the last time it said so.
+    #[cfg(target_os = "linux")]
+    fn track_drops(&mut self) {
+        let (inodes, seen, at) = &mut self.filtered;
+        if inodes.is_empty() || at.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        *at = std::time::Instant::now();
+        let Ok(now) = crate::confine::drops(inodes) else {
+            return;
+        };
+        if now > *seen {
+            let other = if self.local {
+                ", a datagram from another machine"
+            } else {
+                ""
+            };
+            tracing::info!(target: "simrob::ros2", "{} datagrams dropped: a sample of more than {} bytes (--ros2-max-sample){other}, or a full receive buffer", now - *seen, self.max_sample);
+            *seen = now;
+        }
+    }
+
     fn track_peers(&mut self) {
+        #[cfg(target_os = "linux")]
+        self.track_drops();
         let Some(d) = &self.dds else {
             return;
         };

@@ -31,6 +31,7 @@ pub(super) fn check(flags: &crate::flags::Ros2) -> Result<Option<simrob_ros2::en
     if flags.ros2_lockstep {
         bail!("--ros2-lockstep: a match is played by its FutRob brains, nothing on the ROS side to wait for");
     }
+    flags.refuse_sensor_rate("soccer match")?;
     Ok(Some(flags.discovery()?))
 }
 

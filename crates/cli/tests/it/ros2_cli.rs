@@ -220,3 +220,56 @@ fn swarm_ros2_logs_every_line_under_the_documented_filters() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Each command's `--help` says what its world publishes and takes on ROS 2, and shows no
+/// flag it refuses; a refused flag is the only thing printed.
+#[test]
+fn ros2_help_is_true_for_each_command() {
+    let help = |args: &[&str]| {
+        let (ok, out, err) = crate::support::run(args);
+        assert!(ok, "{args:?}: {err}");
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let serve = help(&["serve", "--help"]);
+    assert!(serve.contains("its wheeled robots take `cmd_vel` and `wheel_commands`"));
+    assert!(!serve.contains("--ros2-sensor-rate"), "{serve}");
+    let mrs = help(&["mrs", "--help"]);
+    assert!(mrs.contains("--ros2-sensor-rate") && mrs.contains("each takes `cmd_vel`"));
+    let swarm = help(&["swarm", "run", "--help"]);
+    assert!(
+        swarm.contains("each takes a goal on `goal_pose`"),
+        "{swarm}"
+    );
+    assert!(swarm.contains("each frame waits for a message on `/simrob/step`"));
+    assert!(!swarm.contains("cmd_vel") && !swarm.contains("--ros2-sensor-rate"));
+    let soccer = help(&["soccer", "match", "--help"]);
+    assert!(soccer.contains("nothing comes in"), "{soccer}");
+    assert!(!soccer.contains("cmd_vel") && !soccer.contains("--ros2-lockstep"));
+    assert!(!soccer.contains("--ros2-sensor-rate"));
+    for (command, args) in [
+        ("serve", &["serve", "--port", "0"][..]),
+        (
+            "swarm run",
+            &["swarm", "run", "hospital", "--duration", "1"][..],
+        ),
+        ("soccer match", &["soccer", "match", "--duration", "1"][..]),
+    ] {
+        let out = crate::support::simrob()
+            .args(args)
+            .args(["--ros2", "--ros2-sensor-rate", "5"])
+            .env("ROS_DOMAIN_ID", "151")
+            .env("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+            .output()
+            .expect("simrob runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{command}: {stderr}");
+        assert!(out.stdout.is_empty(), "{command}");
+        assert_eq!(
+            stderr.trim(),
+            format!(
+                "Error: --ros2-sensor-rate: `simrob {command} --ros2` publishes no sensors \
+                 (only `simrob mrs` does): leave it out"
+            )
+        );
+    }
+}

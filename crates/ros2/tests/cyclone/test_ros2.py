@@ -644,3 +644,42 @@ def test_mrs_offers_no_wheel_commands():
         assert not wheels.get_matched_subscriptions()
     finally:
         s.stop()
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_a_large_sample_is_dropped_with_a_log_line_and_costs_no_memory():
+    """Samples of 16 MB (a Float64MultiArray of 2,000,000 doubles) on an input topic are
+    dropped before they are reassembled, with a log line, and the server's memory stays as
+    it was (it grew by their size each)."""
+    domain = DOMAIN + 13
+    dp = DomainParticipant(domain)
+    s = Simrob(
+        "serve", "--port", "0", "--bind", "127.0.0.1", "--scenario", "scenarios/soccer.xml",
+        "--speed", "1", "--ros2", domain=domain,
+    )
+    try:
+        odom = reader(dp, "robot_3/odom", m.Odometry)
+        wheels = writer(dp, "robot_3/wheel_commands", m.Float64MultiArray, BEST_EFFORT)
+        wait_matched(dp, wheels)
+        wait_for(odom)
+        before = rss_mb(s.proc.pid)
+        big = m.Float64MultiArray(data=[1.0] * 2_000_000)
+        for _ in range(5):
+            wheels.write(big)
+        said = lambda _: any("datagrams dropped: a sample of more than 65536 bytes (--ros2-max-sample)" in l for l in s.stderr)  # noqa: E731
+        # The odometry that keeps coming is the clock of this wait.
+        wait_for(odom, said)
+        grown = rss_mb(s.proc.pid) - before
+        assert grown < 32, f"{grown:.0f} MB more after five 16 MB samples"
+        # A small command still arrives and is taken.
+        wheels.write(m.Float64MultiArray(data=[1.0, 1.0]))
+        wait_for(odom, lambda o: o.twist.twist.angular.z != 0.0 or o.twist.twist.linear.x != 0.0, each=lambda: wheels.write(m.Float64MultiArray(data=[2.0, -2.0])))
+    finally:
+        s.stop()

@@ -18,6 +18,7 @@ fn defaults_are_domain_0_on_the_subnet() {
             domain_id: 0,
             range: Range::Subnet,
             max_participants: DEFAULT_MAX_PARTICIPANTS,
+            max_sample: simrob_ros2::env::DEFAULT_MAX_SAMPLE,
         }
     );
     assert_eq!(with(&[("ROS_DOMAIN_ID", "")]).unwrap().domain_id, 0);

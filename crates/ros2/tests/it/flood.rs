@@ -76,6 +76,7 @@ fn local_node(domain_offset: u32) -> (Node, u16) {
             domain_id: domain,
             range: Range::Localhost,
             max_participants: 20,
+            max_sample: simrob_ros2::env::DEFAULT_MAX_SAMPLE,
         },
         Inputs::default(),
         false,
