@@ -116,6 +116,38 @@ pub struct Frame {
     pub robots: Vec<RobotFrame>,
 }
 
+/// The ROS message a [`Command::Wheels`] came from, as its sender wrote it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Sent {
+    /// `cmd_vel`: `linear.x` m/s, `angular.z` rad/s.
+    CmdVel {
+        /// m/s.
+        linear: f64,
+        /// rad/s.
+        angular: f64,
+    },
+    /// `wheel_commands`: `[left, right]` rad/s, forward positive.
+    Wheels(Vec<f64>),
+}
+
+impl std::fmt::Display for Sent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use simrob_math::Shown;
+        match self {
+            Sent::CmdVel { linear, angular } => write!(
+                f,
+                "cmd_vel (linear.x {} m/s, angular.z {} rad/s)",
+                Shown(*linear),
+                Shown(*angular)
+            ),
+            Sent::Wheels(w) => {
+                let w: Vec<String> = w.iter().map(|v| Shown(*v).to_string()).collect();
+                write!(f, "wheel_commands [{}] rad/s", w.join(", "))
+            }
+        }
+    }
+}
+
 /// What the bridge asks the ROS side to do.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Out {
@@ -175,6 +207,8 @@ pub enum Command {
         id: u64,
         /// `(joint id, rad/s)`.
         speeds: Vec<(u32, f64)>,
+        /// What the ROS side sent, for messages about it.
+        from: Sent,
     },
     /// Drive at this forward speed and turn rate (for worlds that take velocities).
     Velocity {
@@ -340,6 +374,10 @@ impl Bridge {
                     out.push(Command::Wheels {
                         id: k.id,
                         speeds: vec![(d.joints[0], s[0]), (d.joints[1], s[1])],
+                        from: Sent::CmdVel {
+                            linear: t.linear.x,
+                            angular: t.angular.z,
+                        },
                     });
                 }
                 (Pending::Twist(t), None) => out.push(Command::Velocity {
@@ -355,6 +393,7 @@ impl Bridge {
                         .zip(w.iter().map(|s| d.sign * s))
                         .map(|(j, s)| (*j, s))
                         .collect(),
+                    from: Sent::Wheels(w),
                 }),
                 (Pending::Wheels(_), None) => {}
             }

@@ -39,17 +39,23 @@ impl Time {
         if !seconds.is_finite() || seconds <= 0.0 {
             return Time::default();
         }
+        // Rounded to the nearest nanosecond, a whole second carried (9.9999999999 is 10 s).
         let whole = seconds.floor();
-        if whole >= f64::from(i32::MAX) {
+        let mut nanos = ((seconds - whole) * 1e9).round();
+        let mut sec = whole;
+        if nanos >= 1e9 {
+            sec += 1.0;
+            nanos -= 1e9;
+        }
+        if sec >= f64::from(i32::MAX) {
             return Time {
                 sec: i32::MAX,
                 nanosec: 999_999_999,
             };
         }
-        let nanosec = (((seconds - whole) * 1e9).round() as u32).min(999_999_999);
         Time {
-            sec: whole as i32,
-            nanosec,
+            sec: sec as i32,
+            nanosec: nanos as u32,
         }
     }
 

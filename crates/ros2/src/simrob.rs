@@ -19,7 +19,7 @@ use simrob_protocol::{
 };
 use simrob_session::{LocalCommand, Observation, Observer, Snapshot};
 
-use crate::bridge::{Bridge, Command, DiffDrive, Frame, Rates, RobotFrame};
+use crate::bridge::{Bridge, Command, DiffDrive, Frame, Rates, RobotFrame, Sent};
 use crate::env::Discovery;
 use crate::node::{Inputs, Node, NodeError, Wake};
 
@@ -98,7 +98,7 @@ pub fn frame_of(s: &Snapshot) -> Frame {
 /// for: goals, bare velocities).
 pub fn request_of(c: &Command) -> Option<Request> {
     match c {
-        Command::Wheels { id, speeds } => Some(Request::Entity {
+        Command::Wheels { id, speeds, .. } => Some(Request::Entity {
             request: EntityRequest::RobotMotorControl {
                 entity_id: EntityId(u32::try_from(*id).ok()?),
                 motors: speeds
@@ -150,14 +150,14 @@ impl Refusals {
     /// Whether `c` goes to the server; when not, the warning to log (None: already said for
     /// this robot).
     pub fn admit(&mut self, c: &Command) -> Result<(), Option<String>> {
-        let Command::Wheels { id, speeds } = c else {
+        let Command::Wheels { id, speeds, from } = c else {
             return Ok(());
         };
         let past = speeds
             .iter()
             .map(|(_, v)| *v)
             .find(|v| !(v.is_finite() && v.abs() <= self.max_velocity));
-        let Some(v) = past else {
+        let Some(_) = past else {
             self.refusing.remove(id);
             return Ok(());
         };
@@ -165,11 +165,17 @@ impl Refusals {
             return Err(None);
         }
         let name = u32::try_from(*id).map_or_else(|_| id.to_string(), |i| robot_name(EntityId(i)));
+        let asks = match from {
+            Sent::Wheels(_) => String::new(),
+            Sent::CmdVel { .. } => {
+                let most = speeds.iter().map(|(_, v)| v.abs()).fold(0.0, f64::max);
+                format!(" asks a wheel speed of {} rad/s,", simrob_math::Shown(most))
+            }
+        };
         Err(Some(format!(
-            "{name}: a wheel speed of {} rad/s (from cmd_vel or wheel_commands) is past {} \
-             (configuration key maxvelocity): refused, the robot keeps its last command \
-             (further refusals for it are not logged until a command is accepted)",
-            simrob_math::Shown(v),
+            "{name}: {from}{asks} past the largest wheel speed, {} rad/s (configuration key \
+             maxvelocity): refused, the robot keeps its last command (further refusals for it \
+             are not logged until a command is accepted)",
             simrob_math::Shown(self.max_velocity)
         )))
     }
@@ -248,6 +254,39 @@ pub fn attach(
     ))
 }
 
+/// The simulated time of a snapshot on the world's grid: the world adds its time step up
+/// (floating point), so after many iterations its sum drifts by nanoseconds; this counts
+/// iterations from the last change of the step instead.
+#[derive(Debug, Default)]
+pub struct Grid {
+    /// The iteration, its time, and the seconds per iteration since then.
+    anchor: Option<(u64, f64, f64)>,
+}
+
+impl Grid {
+    /// The time of `s`: its iteration's place on the grid (anchored anew when the seconds
+    /// per iteration change, or the world's own time is more than half an iteration away).
+    pub fn time(&mut self, s: &Snapshot) -> f64 {
+        let per = s.modes.timestep * f64::from(s.modes.steps_per_iteration);
+        self.at(s.iteration, s.time, per)
+    }
+
+    /// The time of iteration `iteration`, which the world says is `time`, `per` seconds an
+    /// iteration.
+    pub fn at(&mut self, iteration: u64, time: f64, per: f64) -> f64 {
+        if let Some((i0, t0, p0)) = self.anchor {
+            if p0 == per && iteration >= i0 {
+                let t = t0 + (iteration - i0) as f64 * per;
+                if (t - time).abs() <= per / 2.0 {
+                    return t;
+                }
+            }
+        }
+        self.anchor = Some((iteration, time, per));
+        time
+    }
+}
+
 /// How often a world paused in lockstep repeats its state (wall time), for controllers that
 /// join late.
 pub const REPEAT: Duration = Duration::from_millis(250);
@@ -266,6 +305,7 @@ fn run(
     let mut lockstep = crate::bridge::Lockstep::default();
     let mut current: Option<u64> = None;
     let mut shown: Option<(Frame, Instant)> = None;
+    let mut grid = Grid::default();
     let mut kinds = Vec::new();
     // A frame seen while deciding whether to sleep.
     let mut carried: Option<Arc<Snapshot>> = None;
@@ -280,16 +320,20 @@ fn run(
         }
         if let Some(s) = latest {
             current = Some(s.iteration);
+            let time = grid.time(&s);
             // Most iterations carry only /clock: the frame (every robot) is built when
             // odometry or sensors are due, the robots changed, or in lockstep.
-            if options.lockstep || s.kinds != kinds || bridge.needs_frame(s.time) {
+            if options.lockstep || s.kinds != kinds || bridge.needs_frame(time) {
                 kinds.clone_from(&s.kinds);
-                let frame = frame_of(&s);
+                let frame = Frame {
+                    time,
+                    ..frame_of(&s)
+                };
                 if let Err(e) = node.publish(bridge.step(&frame)) {
                     tracing::warn!(target: "simrob::ros2", "{e}");
                 }
                 shown = Some((frame, Instant::now()));
-            } else if let Err(e) = node.publish(bridge.clock_only(s.time)) {
+            } else if let Err(e) = node.publish(bridge.clock_only(time)) {
                 tracing::warn!(target: "simrob::ros2", "{e}");
             }
             wants.store(true, Ordering::Relaxed);
@@ -352,19 +396,68 @@ fn send(commands: &Sender<LocalCommand>, refusals: &mut Refusals, cs: Vec<Comman
 mod tests {
     use super::*;
 
+    /// Stamps are the simulated time on its grid: 10 ms iterations summed up to ~999 s
+    /// (as the world sums them) are stamped on the 10 ms grid, not a few ns off it.
+    #[test]
+    fn stamps_are_on_the_iteration_grid() {
+        use crate::msg::Time;
+        let mut grid = Grid::default();
+        let mut summed = 0.0;
+        let mut off = 0;
+        for i in 0..100_000u64 {
+            let t = Time::from_secs(grid.at(i, summed, 0.01));
+            if !t.nanosec.is_multiple_of(10_000_000) {
+                off += 1;
+            }
+            summed += 0.01;
+        }
+        assert_eq!(off, 0);
+        assert_eq!(
+            Time::from_secs(grid.at(99_914, 999.139_999_999_9, 0.01)),
+            Time {
+                sec: 999,
+                nanosec: 140_000_000
+            }
+        );
+        // A new step: anchored there.
+        assert_eq!(grid.at(100_000, 1000.0, 0.002), 1000.0);
+        assert_eq!(grid.at(100_500, 1_001.000_000_01, 0.002), 1001.0);
+    }
+
     #[test]
     fn wheel_speeds_past_maxvelocity_are_refused_with_one_warning_per_streak() {
         let mut r = Refusals::new(100.0);
-        let wheels = |id, v| Command::Wheels {
+        // A drive whose positive joint speed drives backwards: the joints' speeds have the
+        // other sign from what was sent.
+        let wheels = |id, v: f64| Command::Wheels {
             id,
-            speeds: vec![(0, 1.0), (1, v)],
+            speeds: vec![(0, -1.0), (1, -v)],
+            from: Sent::Wheels(vec![1.0, v]),
         };
         assert_eq!(r.admit(&wheels(3, 100.0)), Ok(()));
         let warning = r.admit(&wheels(3, 250.0)).unwrap_err().expect("a warning");
         assert!(
-            warning.starts_with("robot_3: a wheel speed of 250 rad/s")
-                && warning.contains("maxvelocity")
+            warning.starts_with(
+                "robot_3: wheel_commands [1, 250] rad/s past the largest wheel speed, 100 rad/s"
+            ) && warning.contains("maxvelocity")
                 && warning.contains("keeps its last command"),
+            "{warning}"
+        );
+        // From cmd_vel: what was sent, in its units and sign, then the wheel speed it asks.
+        let twist = Command::Wheels {
+            id: 5,
+            speeds: vec![(0, -4.0e31), (1, -4.0e31)],
+            from: Sent::CmdVel {
+                linear: 1e30,
+                angular: 0.0,
+            },
+        };
+        let warning = r.admit(&twist).unwrap_err().expect("a warning");
+        assert!(
+            warning.starts_with(
+                "robot_5: cmd_vel (linear.x 1e30 m/s, angular.z 0 rad/s) asks a wheel speed of \
+                 4e31 rad/s, past the largest wheel speed, 100 rad/s"
+            ),
             "{warning}"
         );
         // The same robot again: refused, not said again; another robot: said.

@@ -428,7 +428,7 @@ def test_a_refused_cmd_vel_is_logged():
         cmd = writer(dp, "robot_3/cmd_vel", m.Twist)
         wait_matched(dp, cmd)
         cmd.write(m.Twist(linear=m.Vector3(x=250.0)))
-        said = lambda _: any("robot_3: a wheel speed of" in l and "maxvelocity" in l for l in s.stderr)  # noqa: E731
+        said = lambda _: any("robot_3: cmd_vel (linear.x 250 m/s, angular.z 0 rad/s) asks a wheel speed of" in l and "maxvelocity" in l for l in s.stderr)  # noqa: E731
         # The odometry that keeps coming is the clock of this wait.
         wait_for(odom, said)
     finally:

@@ -159,7 +159,7 @@ fn a_cmd_vel_flood_keeps_only_the_latest() {
     let cmds = b.take_commands();
     assert_eq!(cmds.len(), 1);
     assert_eq!(b.superseded(), 9_999);
-    let Command::Wheels { id, speeds } = &cmds[0] else {
+    let Command::Wheels { id, speeds, .. } = &cmds[0] else {
         panic!("{cmds:?}")
     };
     assert_eq!(*id, 1);
@@ -199,7 +199,8 @@ fn turning_spins_the_wheels_apart_and_bad_numbers_are_refused() {
         b.take_commands(),
         [Command::Wheels {
             id: 1,
-            speeds: vec![(1, -1.0), (0, -2.0)]
+            speeds: vec![(1, -1.0), (0, -2.0)],
+            from: simrob_ros2::bridge::Sent::Wheels(vec![1.0, 2.0])
         }]
     );
 }

@@ -99,6 +99,21 @@ fn times_and_quaternions() {
             nanosec: 250_000_000
         }
     );
+    // Rounded to the nanosecond, a whole second carried.
+    assert_eq!(
+        Time::from_secs(9.999_999_999_9),
+        Time {
+            sec: 10,
+            nanosec: 0
+        }
+    );
+    assert_eq!(
+        Time::from_secs(999.139_999_999_9),
+        Time {
+            sec: 999,
+            nanosec: 140_000_000
+        }
+    );
     assert_eq!(Time::from_secs(-3.0), Time::default());
     assert_eq!(Time::from_secs(f64::NAN), Time::default());
     assert_eq!(Time::from_secs(1e12).sec, i32::MAX);
