@@ -116,6 +116,20 @@ pub struct Frame {
     pub robots: Vec<RobotFrame>,
 }
 
+/// Why a goal was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GoalRefused {
+    /// Its `header.frame_id` is neither the world frame nor empty.
+    #[error("in frame {0:?}, not {WORLD_FRAME:?} (or empty): simrob does not transform goals")]
+    Frame(String),
+    /// Its x or y is not a finite number.
+    #[error("not a finite position")]
+    NotFinite,
+    /// No robot of that name.
+    #[error("no such robot")]
+    NoRobot,
+}
+
 /// The ROS message a [`Command::Wheels`] came from, as its sender wrote it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Sent {
@@ -318,17 +332,24 @@ impl Bridge {
     }
 
     /// A goal for `robot` (its pose's x, y in the world frame).
-    pub fn goal(&mut self, robot: &str, goal: PoseStamped) -> bool {
-        if !self.robots.contains_key(robot)
-            || !goal.pose.position.x.is_finite()
-            || !goal.pose.position.y.is_finite()
-        {
-            return false;
+    ///
+    /// The goal is in the world frame: `header.frame_id` [`WORLD_FRAME`], or empty (taken as
+    /// the world frame); a goal in another frame is refused (simrob does not transform it).
+    pub fn goal(&mut self, robot: &str, goal: PoseStamped) -> Result<(), GoalRefused> {
+        let frame = goal.header.frame_id.as_str();
+        if !(frame.is_empty() || frame == WORLD_FRAME) {
+            return Err(GoalRefused::Frame(frame.to_owned()));
+        }
+        if !goal.pose.position.x.is_finite() || !goal.pose.position.y.is_finite() {
+            return Err(GoalRefused::NotFinite);
+        }
+        if !self.robots.contains_key(robot) {
+            return Err(GoalRefused::NoRobot);
         }
         if self.pending_goals.insert(robot.to_owned(), goal).is_some() {
             self.dropped += 1;
         }
-        true
+        Ok(())
     }
 
     fn accept(&mut self, robot: &str, p: Pending) -> bool {

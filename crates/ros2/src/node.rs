@@ -778,9 +778,9 @@ impl Node {
                 (Input::Goal, Some(RobotTopics { goal: Some(r), .. })) => {
                     let (ms, more) = take(r, name, "goal_pose", &mut dropped);
                     for m in ms {
-                        if !bridge.goal(name, m) {
+                        if let Err(e) = bridge.goal(name, m) {
                             dropped += 1;
-                            tracing::info!(target: "simrob::ros2", "{name}/goal_pose: not a finite position, dropped");
+                            tracing::info!(target: "simrob::ros2", "{name}/goal_pose: {e}, dropped");
                         }
                     }
                     more

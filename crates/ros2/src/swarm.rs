@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use simrob_swarm::ecs::{EntityId, SwarmWorld};
-use simrob_swarm::nav::{start_route, Goal};
+use simrob_swarm::nav::{start_route, Goal, RouteError};
 use simrob_swarm::sim::{Ctx, System};
 
 use crate::bridge::{Bridge, Command, Frame, Rates, RobotFrame};
@@ -123,6 +123,27 @@ pub fn frame_of(world: &SwarmWorld, time: f64, names: &mut Names) -> Frame {
     Frame { time, robots }
 }
 
+/// Why there is no route, its coordinates in the world frame (y up) as ROS gives them.
+fn in_world(err: &RouteError) -> String {
+    use simrob_math::Shown;
+    match err {
+        RouteError::StartOffMap { x, y, within } => format!(
+            "no map point within {within} of the robot ({:.1}, {:.1})",
+            Shown(*x),
+            Shown(-*y)
+        ),
+        RouteError::GoalOffMap { within, .. } => {
+            format!("no map point within {within} of the goal")
+        }
+        RouteError::NoPath { x, y, .. } => format!(
+            "no map-path leads from the robot ({:.1}, {:.1}) to the goal",
+            Shown(*x),
+            Shown(-*y)
+        ),
+        other => other.to_string(),
+    }
+}
+
 /// How `simrob swarm run --ros2` runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Options {
@@ -184,12 +205,16 @@ impl SwarmRos {
             if let Command::Goal { id, x, y } = c {
                 let Ok(id) = u32::try_from(id) else { continue };
                 let e = EntityId(id);
+                // The run's log speaks of map coordinates (y down), ROS's of the world frame.
+                let (shown_x, shown_y) = (simrob_math::Shown(x), simrob_math::Shown(-y));
                 match start_route(&mut ctx.world, e, &Goal::Point(x, -y)) {
-                    Ok(()) => ctx.log(Some(e), format!("ROS goal ({x:.1}, {y:.1})")),
+                    Ok(()) => ctx.log(Some(e), format!("ROS goal ({shown_x:.1}, {shown_y:.1})")),
                     Err(err) => {
-                        tracing::info!(target: "simrob::ros2", "goal for {}: {err}", self.names.name(&ctx.world, e));
-                        let (x, y) = (simrob_math::Shown(x), simrob_math::Shown(y));
-                        ctx.log(Some(e), format!("ROS goal ({x:.1}, {y:.1}): {err}"));
+                        tracing::info!(target: "simrob::ros2", "goal ({:.1}, {:.1}) in world for {}: {}", simrob_math::Shown(x), simrob_math::Shown(y), self.names.name(&ctx.world, e), in_world(&err));
+                        ctx.log(
+                            Some(e),
+                            format!("ROS goal ({shown_x:.1}, {shown_y:.1}): {err}"),
+                        );
                     }
                 }
             }

@@ -260,9 +260,21 @@ fn goals_and_sonars() {
     let mut g = PoseStamped::default();
     g.pose.position.x = 3.0;
     g.pose.position.y = -1.0;
-    assert!(b.goal("n", g.clone()));
-    g.pose.position.x = f64::NAN;
-    assert!(!b.goal("n", g));
+    assert_eq!(b.goal("n", g.clone()), Ok(()));
+    // In the world frame, or an empty one; no other.
+    g.header.frame_id = "map".into();
+    assert_eq!(
+        b.goal("n", g.clone()),
+        Err(simrob_ros2::bridge::GoalRefused::Frame("map".into()))
+    );
+    g.header.frame_id = "world".into();
+    assert_eq!(b.goal("n", g.clone()), Ok(()));
+    let mut bad = g.clone();
+    bad.pose.position.x = f64::NAN;
+    assert_eq!(
+        b.goal("n", bad),
+        Err(simrob_ros2::bridge::GoalRefused::NotFinite)
+    );
     assert_eq!(
         b.take_commands(),
         [Command::Goal {
