@@ -19,7 +19,7 @@ use std::time::Duration;
 use rustdds::no_key::{DataReader, DataWriter};
 use rustdds::policy::{Durability, History, Reliability};
 use rustdds::{
-    CDRDeserializerAdapter, CDRSerializerAdapter, DomainParticipant, DomainParticipantBuilder,
+    CDRSerializerAdapter, DomainParticipant, DomainParticipantBuilder,
     DomainParticipantStatusEvent, DomainParticipantStatusListener, Publisher, QosPolicies,
     QosPolicyBuilder, StatusEvented, Subscriber, TopicKind, GUID,
 };
@@ -125,7 +125,68 @@ fn dds<T, E: std::fmt::Debug>(r: Result<T, E>, context: impl Into<String>) -> Re
 }
 
 type Writer<M> = DataWriter<M, CDRSerializerAdapter<M>>;
-type Reader<M> = DataReader<M, CDRDeserializerAdapter<M>>;
+type Reader<M> = DataReader<M, ExactCdr<M>>;
+
+/// CDR decoding that refuses a sample with bytes left over after the message (beyond the
+/// up to 3 zero bytes that pad a sample to a multiple of 4): a publisher with another
+/// layout under the same type name (a `Twist` with more after its six doubles).
+pub struct ExactCdr<D>(std::marker::PhantomData<D>);
+
+/// [`ExactCdr`]'s decoder.
+pub struct ExactDecoder<D>(std::marker::PhantomData<D>);
+
+impl<D> Clone for ExactDecoder<D> {
+    fn clone(&self) -> Self {
+        ExactDecoder(std::marker::PhantomData)
+    }
+}
+
+const CDR_ENCODINGS: [rustdds::RepresentationIdentifier; 2] = [
+    rustdds::RepresentationIdentifier::CDR_BE,
+    rustdds::RepresentationIdentifier::CDR_LE,
+];
+
+impl<D> rustdds::no_key::DeserializerAdapter<D> for ExactCdr<D> {
+    type Error = rustdds::serialization::Error;
+    type Decoded = D;
+
+    fn supported_encodings() -> &'static [rustdds::RepresentationIdentifier] {
+        &CDR_ENCODINGS
+    }
+
+    fn transform_decoded(decoded: D) -> D {
+        decoded
+    }
+}
+
+impl<D: serde::de::DeserializeOwned> rustdds::no_key::DefaultDecoder<D> for ExactCdr<D> {
+    type Decoder = ExactDecoder<D>;
+    const DECODER: Self::Decoder = ExactDecoder(std::marker::PhantomData);
+}
+
+impl<'de, D: serde::Deserialize<'de>> rustdds::no_key::Decode<'de, D> for ExactDecoder<D> {
+    type Error = rustdds::serialization::Error;
+
+    fn decode_bytes(
+        self,
+        input: &'de [u8],
+        encoding: rustdds::RepresentationIdentifier,
+    ) -> Result<D, Self::Error> {
+        let (value, used) = rustdds::serialization::deserialize_from_cdr_with_decoder_and_rep_id(
+            input,
+            encoding,
+            std::marker::PhantomData::<D>,
+        )?;
+        let rest = input.get(used..).unwrap_or_default();
+        if rest.len() > 3 || rest.iter().any(|b| *b != 0) {
+            return Err(rustdds::serialization::Error::Message(format!(
+                "{} bytes after the message: another layout under the same type name",
+                rest.len()
+            )));
+        }
+        Ok(value)
+    }
+}
 
 struct RobotTopics {
     odom: Writer<Odometry>,
@@ -836,7 +897,7 @@ fn reader<M: Message>(
 ) -> Result<Reader<M>, NodeError> {
     let topic = topic::<M>(p, name, &qos)?;
     dds(
-        subscriber.create_datareader_no_key_cdr::<M>(&topic, Some(qos)),
+        subscriber.create_datareader_no_key::<M, ExactCdr<M>>(&topic, Some(qos)),
         format!("reader {name}"),
     )
 }

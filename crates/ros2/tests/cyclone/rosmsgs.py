@@ -166,3 +166,12 @@ class String(IdlStruct, typename="std_msgs::msg::dds_::String_"):
 class Float64MultiArray(IdlStruct, typename="std_msgs::msg::dds_::Float64MultiArray_"):
     layout: MultiArrayLayout = field(default_factory=MultiArrayLayout)
     data: sequence[float64] = field(default_factory=list)
+
+
+@dataclass
+class LongTwist(IdlStruct, typename="geometry_msgs::msg::dds_::Twist_"):
+    """Twist's six doubles and one more: another layout under Twist's name."""
+
+    linear: Vector3 = field(default_factory=Vector3)
+    angular: Vector3 = field(default_factory=Vector3)
+    extra: float64 = 0.0

@@ -217,6 +217,27 @@ def test_a_mistyped_message_is_dropped_with_a_log_line(dp, sumbot):
     del bad, other
 
 
+def test_a_twist_with_more_after_it_is_dropped_with_a_log_line():
+    """A Twist with more after its six doubles is another layout under the same type name:
+    dropped with a log line, the robot not driven."""
+    domain = DOMAIN + 14
+    dp = DomainParticipant(domain)
+    s = Simrob(
+        "serve", "--port", "0", "--bind", "127.0.0.1", "--scenario", "scenarios/soccer.xml",
+        "--speed", "1", "--ros2", domain=domain,
+    )
+    try:
+        odom = reader(dp, "robot_3/odom", m.Odometry)
+        long = writer(dp, "robot_3/cmd_vel", m.LongTwist, BEST_EFFORT)
+        wait_matched(dp, long)
+        said = lambda _: any("robot_3/cmd_vel: malformed message dropped" in l and "bytes after the message" in l for l in s.stderr)  # noqa: E731
+        # The odometry that keeps coming is the clock of this wait.
+        last = wait_for(odom, said, each=lambda: long.write(m.LongTwist(linear=m.Vector3(x=0.2), extra=1.0)))
+        assert abs(last.twist.twist.linear.x) < 1e-3, last.twist.twist
+    finally:
+        s.stop()
+
+
 def test_a_nomad_reads_its_sonars_and_drives(dp):
     s = Simrob("mrs", "--port", "0", "--ros2", "--ros2-sensor-rate", "20")
     try:

@@ -144,3 +144,29 @@ fn a_match_score_and_event_on_the_wire() {
     assert_eq!(&t[4..], b"0.00 kick-off cyan\0");
     assert_eq!(Text::TYPE_NAME, "std_msgs::msg::dds_::String_");
 }
+
+/// Inputs are decoded exactly: a sample with more after the message (another layout under
+/// the same type name) is refused; the zero padding to a multiple of 4 is not.
+#[test]
+fn input_samples_with_bytes_left_over_are_refused() {
+    use rustdds::no_key::Decode;
+    use rustdds::RepresentationIdentifier as Rep;
+    use simrob_ros2::node::{ExactCdr, ExactDecoder};
+    fn decode<D: serde::de::DeserializeOwned>(b: &[u8]) -> Result<D, String> {
+        let d: ExactDecoder<D> = <ExactCdr<D> as rustdds::no_key::DefaultDecoder<D>>::DECODER;
+        d.decode_bytes(b, Rep::CDR_LE).map_err(|e| e.to_string())
+    }
+    let mut t = Twist::default();
+    t.linear.x = 1.5;
+    let mut b = cdr(&t);
+    assert_eq!(decode::<Twist>(&b), Ok(t));
+    b.extend(7.0f64.to_le_bytes());
+    let e = decode::<Twist>(&b).unwrap_err();
+    assert!(e.contains("8 bytes after the message"), "{e}");
+    // A one-byte message padded to four.
+    let mut e = cdr(&Empty::default());
+    e.resize(4, 0);
+    assert_eq!(decode::<Empty>(&e), Ok(Empty::default()));
+    e[3] = 1;
+    assert!(decode::<Empty>(&e).is_err());
+}
