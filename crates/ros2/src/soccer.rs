@@ -78,6 +78,7 @@ pub struct SoccerRos {
     events_sent: usize,
     goals: Option<[u32; 2]>,
     started: Option<(Instant, f64)>,
+    grid: crate::simrob::Grid,
 }
 
 impl SoccerRos {
@@ -94,7 +95,14 @@ impl SoccerRos {
             events_sent: 0,
             goals: None,
             started: None,
+            grid: crate::simrob::Grid::default(),
         })
+    }
+
+    /// The simulated time of iteration `iteration` (the world says `time`, `per` seconds
+    /// an iteration) on the iteration grid: the world sums its steps in floating point.
+    pub fn on_grid(&mut self, iteration: u64, time: f64, per: f64) -> f64 {
+        self.grid.at(iteration, time, per)
     }
 
     /// Publishes what is due at `m` (and, at `speed`, waits for wall time to catch up).

@@ -49,8 +49,10 @@ pub(super) fn publish(ros: &mut SoccerRos, arena: &Arena, s: &MatchSummary) {
             })
         })
         .collect();
+    let w = arena.world();
+    let time = ros.on_grid(w.iteration(), w.sim_time(), w.iteration_seconds());
     ros.publish(&MatchFrame {
-        time: arena.world().sim_time(),
+        time,
         players,
         ball: arena.ball(),
         goals: s.goals,
