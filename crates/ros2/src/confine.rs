@@ -8,8 +8,8 @@
 //! * Large samples: RustDDS reassembles a fragmented sample (`DATA_FRAG`) in a buffer of the
 //!   size its first fragment announces, up to 128 at a time per writer, with no limit of its
 //!   own. The filter drops every datagram holding a `DATA_FRAG` that announces a sample
-//!   larger than the largest one simrob takes (and, not to be outrun, a datagram of more
-//!   than [`MAX_SUBMESSAGES`] submessages).
+//!   larger than the largest one simrob takes, among its first [`MAX_SUBMESSAGES`]
+//!   submessages (a classic BPF program has at most 4096 instructions).
 
 use std::collections::BTreeSet;
 use std::io;
@@ -53,10 +53,10 @@ fn loopback_index() -> io::Result<u32> {
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "lo's interface index"))
 }
 
-/// Most submessages the filter reads in one datagram; a datagram with more is dropped.
-/// (simrob's peers send a few per datagram: a header's `INFO_TS`/`INFO_DST`, data, heartbeats,
-/// acknowledgements.)
-pub(crate) const MAX_SUBMESSAGES: usize = 32;
+/// Most submessages the filter reads in one datagram (some 59 instructions each); what
+/// follows them is not read, and the datagram is taken: a peer packs many (a burst of
+/// discovery data, each with its timestamp), and dropping those would hide its topics.
+pub(crate) const MAX_SUBMESSAGES: usize = 64;
 
 /// One classic BPF instruction whose jumps name labels (resolved by [`assemble`]).
 enum Op {
@@ -159,8 +159,9 @@ fn load_number(ops: &mut Vec<Op>, off: u32, bytes: u32, labels: &mut Labels) {
 
 /// Classic BPF over a UDP datagram (offset 0: the UDP header, 8: the RTPS message): with
 /// `lo`, drop a datagram that did not arrive on that interface; drop one that holds a
-/// `DATA_FRAG` announcing a sample of more than `max_sample` bytes, or more than
-/// [`MAX_SUBMESSAGES`] submessages; accept the rest (what is not RTPS is RustDDS's to refuse).
+/// `DATA_FRAG` announcing a sample of more than `max_sample` bytes among its first
+/// [`MAX_SUBMESSAGES`] submessages; accept the rest (what is not RTPS is RustDDS's to
+/// refuse).
 pub(crate) fn filter(lo: Option<u32>, max_sample: u32) -> Vec<socket2::SockFilter> {
     // SKF_AD_OFF + SKF_AD_IFINDEX: the interface a datagram arrived on.
     const IFINDEX: u32 = 0xffff_f000 + 8;
@@ -220,15 +221,7 @@ pub(crate) fn filter(lo: Option<u32>, max_sample: u32) -> Vec<socket2::SockFilte
         ops.push(Op::Plain(RET_K, 0));
         ops.push(Op::Label(pass_end));
     }
-    // More submessages than the filter reads (or the end, seen by the last pass): drop
-    // unless at the end.
-    let (end, more) = (labels.fresh(), labels.fresh());
-    ops.push(Op::Plain(LD_LEN, 0));
-    ops.push(Op::Plain(SUB_X, 0));
-    ops.push(Op::Jump(JGE, 4, more, end));
-    ops.push(Op::Label(more));
-    ops.push(Op::Plain(RET_K, 0));
-    ops.push(Op::Label(end));
+    // More submessages than the filter reads: taken.
     ops.push(Op::Plain(RET_K, u32::MAX));
     assemble(&ops)
 }
@@ -404,12 +397,28 @@ mod tests {
                     sub(0x16, true, &frag(5000, true)),
                 ],
             ),
-            message(8, &vec![pad.clone(); MAX_SUBMESSAGES]),
-            message(9, &vec![pad.clone(); MAX_SUBMESSAGES + 1]),
+            message(8, &vec![pad.clone(); MAX_SUBMESSAGES + 10]),
+            message(
+                9,
+                &[
+                    vec![pad.clone(); MAX_SUBMESSAGES - 1],
+                    vec![sub(0x16, true, &frag(5000, true))],
+                ]
+                .concat(),
+            ),
             message(10, &[data.clone(), sub(0x16, true, &frag(1 << 20, true))]),
             // A last submessage of length 0 runs to the end: what follows is its body.
             message(11, &[sub(0x15, true, &[]), frag(1 << 20, true)]),
+            // Past the submessages the filter reads: taken (the residual the guide states).
+            message(
+                12,
+                &[
+                    vec![pad.clone(); MAX_SUBMESSAGES],
+                    vec![sub(0x16, true, &frag(5000, true))],
+                ]
+                .concat(),
+            ),
         ];
-        assert_eq!(arrived(&sent), [1, 4, 5, 8, 11]);
+        assert_eq!(arrived(&sent), [1, 4, 5, 8, 11, 12]);
     }
 }
