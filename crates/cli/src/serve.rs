@@ -154,6 +154,10 @@ pub fn run(args: ServeArgs) -> Result<()> {
         args.ros2.refuse_sensor_rate("serve")?;
     }
     let discovery = args.ros2.ros2.then(|| args.ros2.discovery()).transpose()?;
+    let scenario = args.scenario.as_deref().or(args.scenario_flag.as_deref());
+    if let Some(record) = &args.record {
+        refuse_an_input_as_record(record, scenario, args.config.as_deref())?;
+    }
     let mut config = config_from(&args)?;
     let gui = args.gui.addr();
     // Someone watching (the viewer) or a recording of a world nobody drives wants the world
@@ -177,7 +181,6 @@ pub fn run(args: ServeArgs) -> Result<()> {
         config.real_time_factor = 1.0;
         pacing = Some(watcher);
     }
-    let scenario = args.scenario.as_deref().or(args.scenario_flag.as_deref());
     let guard = config.viewer;
     let mut server = build(config, scenario, !args.no_start)?;
     let stop = crate::shell::ctrl_c_flag()?;
@@ -248,6 +251,30 @@ pub fn run(args: ServeArgs) -> Result<()> {
     drop(server);
     println!("{}", summary(iteration, &s));
     drop(finishing);
+    Ok(())
+}
+
+/// Refuses a `--record` file that is the scenario or the configuration file the server reads,
+/// however the path is spelt (`./`, `..`, a symbolic or hard link): creating the recording
+/// would destroy it.
+fn refuse_an_input_as_record(
+    record: &std::path::Path,
+    scenario: Option<&std::path::Path>,
+    config: Option<&std::path::Path>,
+) -> Result<()> {
+    let inputs = [
+        ("the scenario", scenario),
+        ("the configuration file", config),
+    ];
+    for (what, input) in inputs {
+        if let Some(input) = input.filter(|i| simrob_files::same_file(i, record)) {
+            anyhow::bail!(
+                "--record {} is {what} ({}): give another file",
+                record.display(),
+                input.display()
+            );
+        }
+    }
     Ok(())
 }
 

@@ -331,3 +331,71 @@ fn serve_and_run_refuse_physics_threads_they_cannot_use() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `serve --record` naming the scenario or the configuration file the server reads, however
+/// spelt (`./`, a symbolic or a hard link), is refused before the server starts, and the file
+/// is left as it was (it was overwritten with the recording).
+#[test]
+fn serve_refuses_to_record_over_its_scenario_or_configuration() {
+    use std::io::BufRead;
+    let dir = std::env::temp_dir().join(format!("simrob-cli-record-self-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("sc.xml");
+    std::fs::copy(repo("scenarios/soccer.xml"), &scenario).unwrap();
+    let config = dir.join("cfg.toml");
+    std::fs::write(&config, "realtimefactor = 0\n").unwrap();
+    let before = (
+        std::fs::read(&scenario).unwrap(),
+        std::fs::read(&config).unwrap(),
+    );
+    let mut records = vec![
+        (scenario.clone(), "the scenario"),
+        (dir.join(".").join("sc.xml"), "the scenario"),
+        (config.clone(), "the configuration file"),
+    ];
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&scenario, dir.join("link.simrec")).unwrap();
+        records.push((dir.join("link.simrec"), "the scenario"));
+        std::fs::hard_link(&config, dir.join("hard.simrec")).unwrap();
+        records.push((dir.join("hard.simrec"), "the configuration file"));
+    }
+    for (record, what) in records {
+        let mut child = simrob()
+            .args(["serve", "--port", "0", "--speed", "0", "--config"])
+            .arg(&config)
+            .arg("--scenario")
+            .arg(&scenario)
+            .arg("--record")
+            .arg(&record)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("simrob serve starts");
+        // A server that started prints its ready lines: the first line says whether it did.
+        let mut first = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        if !first.is_empty() {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{record:?}: the server started: {first}");
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{record:?}: {err}");
+        assert!(
+            err.contains(&format!("--record {} is {what}", record.display()))
+                && err.contains("give another file"),
+            "{record:?}: {err}"
+        );
+    }
+    let after = (
+        std::fs::read(&scenario).unwrap(),
+        std::fs::read(&config).unwrap(),
+    );
+    assert!(before == after, "an input was changed");
+    let _ = std::fs::remove_dir_all(&dir);
+}
