@@ -23,6 +23,7 @@ export const VERSION = 1;
  * @property {boolean} [ended] stopped on the last frame of a finished recording
  * @property {number} [start] simulated time of the first frame, s
  * @property {number} [end] simulated time of the last frame, s
+ * @property {string} [error] why the replay stopped short of the recording's end (damaged)
  */
 
 /**

@@ -17,7 +17,7 @@ const seconds = (t) => `${t.toFixed(2)} s`;
 
 /** @param {ReplayStatus} r */
 export function replayWord(r) {
-  return r.ended ? 'ended' : r.waiting ? 'waiting for a viewer' : r.playing ? 'playing' : 'paused';
+  return r.error ? 'stopped: the recording is damaged' : r.ended ? 'ended' : r.waiting ? 'waiting for a viewer' : r.playing ? 'playing' : 'paused';
 }
 
 export class Panel {
@@ -93,7 +93,8 @@ export class Panel {
   replay(r, time) {
     const word = replayWord(r);
     $('r-state').textContent = word;
-    $('r-state').className = r.ended ? 'ended' : r.playing ? 'playing' : '';
+    $('r-state').className = r.error ? 'damaged' : r.ended ? 'ended' : r.playing ? 'playing' : '';
+    $('r-state').title = r.error || '';
     document.body.dataset.replay = word;
     const start = r.start ?? 0, end = r.end ?? time;
     $('r-time').textContent = `t = ${seconds(time)} of ${seconds(end)}`;

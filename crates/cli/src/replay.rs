@@ -117,9 +117,23 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         _ if recording.is_finished() => Following::No,
         _ => Following::Yes,
     };
+    if count == 0 && following == Following::No {
+        anyhow::bail!(
+            "the recording {} has no frames (it was stopped before its first iteration): nothing to replay",
+            args.file.display()
+        );
+    }
     let (viewer, player) =
         simrob_viewer::replay::serve_file_guarded(recording, bind, &name, args.gui.guard()?)
-            .with_context(|| format!("cannot serve the replay on {bind}"))?;
+            .map_err(|e| {
+                // A recording found damaged is the recording's fault, not the address's.
+                let blame = if e.kind() == std::io::ErrorKind::InvalidData {
+                    cannot()
+                } else {
+                    format!("cannot serve the replay on {bind}")
+                };
+                anyhow::Error::new(e).context(blame)
+            })?;
     player.set_speed(speed).map_err(anyhow::Error::msg)?;
     println!("viewer on http://{}", viewer.addr());
     if let Some(((i0, t0), (i1, t1))) = ends {

@@ -54,15 +54,16 @@ const LONGEST_GAP: f64 = 3600.0;
 pub trait FrameSource: Send + 'static {
     /// Frames available now.
     fn count(&self) -> usize;
-    /// Frame `index`, or `None` if it cannot be read.
-    fn frame(&mut self, index: usize) -> Option<Frame>;
+    /// Frame `index`, or why it cannot be read (a damaged file, one replaced or cut short).
+    fn frame(&mut self, index: usize) -> std::io::Result<Frame>;
     /// Simulated time of frame `index`.
-    fn time(&mut self, index: usize) -> Option<f64> {
+    fn time(&mut self, index: usize) -> std::io::Result<f64> {
         self.frame(index).map(|f| f.time)
     }
-    /// Looks for frames appended since; true if any came.
-    fn refresh(&mut self) -> bool {
-        false
+    /// Looks for frames appended since; true if any came, an error if what was appended
+    /// cannot be read.
+    fn refresh(&mut self) -> std::io::Result<bool> {
+        Ok(false)
     }
     /// True when no more frames will come.
     fn finished(&self) -> bool {
@@ -70,15 +71,26 @@ pub trait FrameSource: Send + 'static {
     }
 }
 
+fn no_frame(index: usize, count: usize) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::NotFound,
+        format!("frame {index}: the recording has {count} frames"),
+    )
+}
+
 impl FrameSource for Vec<Frame> {
     fn count(&self) -> usize {
         self.len()
     }
-    fn frame(&mut self, index: usize) -> Option<Frame> {
-        self.get(index).cloned()
+    fn frame(&mut self, index: usize) -> std::io::Result<Frame> {
+        self.get(index)
+            .cloned()
+            .ok_or_else(|| no_frame(index, self.len()))
     }
-    fn time(&mut self, index: usize) -> Option<f64> {
-        self.get(index).map(|f| f.time)
+    fn time(&mut self, index: usize) -> std::io::Result<f64> {
+        self.get(index)
+            .map(|f| f.time)
+            .ok_or_else(|| no_frame(index, self.len()))
     }
 }
 
@@ -86,15 +98,11 @@ impl FrameSource for RecordingReader {
     fn count(&self) -> usize {
         self.len()
     }
-    fn frame(&mut self, index: usize) -> Option<Frame> {
+    fn frame(&mut self, index: usize) -> std::io::Result<Frame> {
         RecordingReader::frame(self, index)
-            .map_err(|e| tracing::warn!("replay: {e}"))
-            .ok()
     }
-    fn refresh(&mut self) -> bool {
-        RecordingReader::refresh(self)
-            .map_err(|e| tracing::warn!("replay: {e}"))
-            .is_ok_and(|n| n > 0)
+    fn refresh(&mut self) -> std::io::Result<bool> {
+        RecordingReader::refresh(self).map(|n| n > 0)
     }
     fn finished(&self) -> bool {
         self.is_finished()
@@ -102,7 +110,7 @@ impl FrameSource for RecordingReader {
 }
 
 /// Where the player is.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReplayStatus {
     /// Frames in the recording.
     pub count: usize,
@@ -120,6 +128,10 @@ pub struct ReplayStatus {
     pub start: f64,
     /// Simulated time of the last frame, s.
     pub end: f64,
+    /// Why the replay stopped short of the recording's end: the recording is damaged (or
+    /// was replaced while it was followed). Absent while it reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The 3D view's reel: the frames, their playback times, where they are published.
@@ -135,6 +147,21 @@ struct Frames {
     /// (frame count, first time, last time), refreshed when the count changes.
     ends: (usize, f64, f64),
     out: Option<Publisher>,
+    /// The response panel of the pages, told once when the recording turns out damaged.
+    responses: Option<tokio::sync::broadcast::Sender<String>>,
+    /// The first frame that could not be read, and why: the replay plays no further.
+    damage: Option<Damage>,
+    /// The last frame published and its status (published again, with the damage, when
+    /// the recording turns out damaged).
+    shown: Option<(Frame, ReplayStatus)>,
+}
+
+/// Why a replay stopped short of its recording's end.
+struct Damage {
+    /// The reader's error.
+    cause: String,
+    /// The error, and where the replay stops.
+    text: String,
 }
 
 impl Frames {
@@ -147,20 +174,66 @@ impl Frames {
             offset: 0.0,
             ends: (0, 0.0, 0.0),
             out: None,
+            responses: None,
+            damage: None,
+            shown: None,
         };
         frames.extend();
         frames
     }
 
+    /// The recording cannot be read further (`e`): the replay plays only the frames before
+    /// it and follows the file no more. Once the replay publishes, this is logged and told
+    /// to the pages once ([`Frames::tell`]).
+    fn damaged(&mut self, e: &std::io::Error) {
+        if self.damage.is_some() {
+            return;
+        }
+        self.damage = Some(Damage {
+            cause: e.to_string(),
+            text: format!(
+                "{e}: the replay stops after frame {} of {}",
+                self.timeline.len(),
+                self.source.count().max(self.timeline.len())
+            ),
+        });
+        if self.out.is_some() {
+            self.tell();
+        }
+    }
+
+    /// Logs the damage and tells the pages: in the response panel, and in the status of the
+    /// frame shown, published again (pages connecting later get it too).
+    fn tell(&mut self) {
+        let Some(Damage { text, .. }) = &self.damage else {
+            return;
+        };
+        tracing::error!("replay: {text}");
+        if let Some(r) = &self.responses {
+            let _ = r.send(format!("error: {text}"));
+        }
+        if let (Some(out), Some((frame, status))) = (self.out.clone(), self.shown.as_mut()) {
+            status.error = Some(text.clone());
+            crate::publish_with(&out, frame, Some(&*status));
+        }
+    }
+
     /// Reads the times of the frames not in the timeline yet: the recorded time, shifted
-    /// so that it never goes back and never jumps more than [`LONGEST_GAP`].
+    /// so that it never goes back and never jumps more than [`LONGEST_GAP`]. A frame that
+    /// cannot be read ends the timeline ([`Frames::damaged`]).
     fn extend(&mut self) {
+        if self.damage.is_some() {
+            return;
+        }
         for i in self.timeline.len()..self.source.count() {
-            let t = self
-                .source
-                .time(i)
-                .filter(|t| t.is_finite())
-                .unwrap_or(self.last_time);
+            let t = match self.source.time(i) {
+                Ok(t) if t.is_finite() => t,
+                Ok(_) => self.last_time,
+                Err(e) => {
+                    self.damaged(&e);
+                    return;
+                }
+            };
             let p = match self.timeline.last() {
                 None => t,
                 Some(&before) => {
@@ -178,6 +251,7 @@ impl Frames {
 
     fn status(&mut self, s: &Status) -> ReplayStatus {
         if self.ends.0 != s.count && s.count > 0 {
+            // The recorded times, as read into the timeline.
             let start = self.source.time(0).unwrap_or(0.0);
             let end = self.source.time(s.count - 1).unwrap_or(start);
             self.ends = (s.count, start, end);
@@ -191,6 +265,7 @@ impl Frames {
             ended: s.state == "ended",
             start: self.ends.1,
             end: self.ends.2,
+            error: self.damage.as_ref().map(|d| d.text.clone()),
         }
     }
 }
@@ -201,13 +276,20 @@ impl Reel for Frames {
     }
 
     fn finished(&self) -> bool {
-        !self.follow || self.source.finished()
+        !self.follow || self.damage.is_some() || self.source.finished()
     }
 
     fn refresh(&mut self) -> bool {
-        let grew = self.source.refresh();
+        if self.damage.is_some() {
+            return false;
+        }
+        let before = self.timeline.len();
+        if let Err(e) = self.source.refresh() {
+            self.damaged(&e);
+            return false;
+        }
         self.extend();
-        grew
+        self.timeline.len() > before
     }
 
     fn times(&self) -> &[f64] {
@@ -219,8 +301,12 @@ impl Reel for Frames {
         let Some(out) = self.out.clone() else {
             return;
         };
-        if let Some(frame) = self.source.frame(index) {
-            crate::publish_with(&out, &frame, Some(&status));
+        match self.source.frame(index) {
+            Ok(frame) => {
+                crate::publish_with(&out, &frame, Some(&status));
+                self.shown = Some((frame, status));
+            }
+            Err(e) => self.damaged(&e),
         }
     }
 }
@@ -260,13 +346,30 @@ impl ReplayHandle {
     /// Starts publishing into `publisher` (see [`Viewer::publisher`]): the current frame at
     /// once, then the player thread. Only the first call has an effect.
     pub fn attach(&self, publisher: Publisher) -> std::io::Result<()> {
-        let first = self.player.with_reel(|reel, _| {
+        self.attach_with(publisher, None)
+    }
+
+    /// [`ReplayHandle::attach`], telling the pages' response panel through `responses` when
+    /// the recording turns out damaged.
+    fn attach_with(
+        &self,
+        publisher: Publisher,
+        responses: Option<tokio::sync::broadcast::Sender<String>>,
+    ) -> std::io::Result<()> {
+        let (first, damaged) = self.player.with_reel(|reel, _| {
             let first = reel.out.is_none();
             reel.out.get_or_insert(publisher);
-            first
+            if first {
+                reel.responses = responses;
+            }
+            (first, reel.damage.is_some())
         });
         if first {
             self.player.show();
+            if damaged {
+                // Found before there was anyone to tell.
+                self.player.with_reel(|reel, _| reel.tell());
+            }
             self.player.spawn("replay")?;
         }
         Ok(())
@@ -293,7 +396,14 @@ impl ReplayHandle {
     /// The frame shown.
     pub fn frame(&self) -> Option<Frame> {
         self.player
-            .with_reel(|reel, head| reel.source.frame(head.index))
+            .with_reel(|reel, head| reel.source.frame(head.index).ok())
+    }
+
+    /// Why the replay stopped short of the recording's end, once a frame could not be read
+    /// (a damaged recording, or one replaced while it was followed).
+    pub fn damage(&self) -> Option<String> {
+        self.player
+            .with_reel(|reel, _| reel.damage.as_ref().map(|d| d.text.clone()))
     }
 
     fn command(&self, command: Command) {
@@ -409,16 +519,25 @@ fn serve(
     name: &str,
     guard: crate::Guard,
 ) -> std::io::Result<(Viewer, ReplayHandle)> {
+    // Damage found at the start (every frame's time is read then) refuses the recording,
+    // as an export does.
+    let damage = handle
+        .player
+        .with_reel(|reel, _| reel.damage.as_ref().map(|d| d.cause.clone()));
+    if let Some(cause) = damage {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, cause));
+    }
     handle.wait_for_page();
+    let responses = responses_channel();
     let viewer = Viewer::start_guarded(
         bind,
         handle.backend(),
-        responses_channel(),
+        responses.clone(),
         name,
         "replay",
         guard,
     )?;
-    handle.attach(viewer.publisher())?;
+    handle.attach_with(viewer.publisher(), Some(responses))?;
     Ok((viewer, handle))
 }
 
@@ -559,6 +678,76 @@ mod tests {
         assert_eq!(handle.frame().map(|f| f.iteration), Some(39));
         drop(handle);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Frames whose file turns unreadable after `good` frames: every refresh fails.
+    struct Breaking {
+        frames: Vec<Frame>,
+        refreshes: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl FrameSource for Breaking {
+        fn count(&self) -> usize {
+            self.frames.len()
+        }
+        fn frame(&mut self, index: usize) -> std::io::Result<Frame> {
+            self.frames.frame(index)
+        }
+        fn refresh(&mut self) -> std::io::Result<bool> {
+            self.refreshes
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "live.simrec: byte 90: not a recording block (the file is damaged)",
+            ))
+        }
+        fn finished(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn a_followed_file_that_turns_unreadable_is_told_once_and_followed_no_more() {
+        let refreshes = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let source = Breaking {
+            frames: recording(3, 0.5).frames,
+            refreshes: refreshes.clone(),
+        };
+        let (clock, set) = manual();
+        let handle = ReplayHandle::with_clock(Box::new(source), true, clock);
+        let (tx, rx) = watch::channel(Arc::new(crate::Encoded::default()));
+        let responses = crate::responses_channel();
+        let mut told = responses.subscribe();
+        handle.attach_with(tx, Some(responses)).unwrap();
+        handle.play();
+        for k in 1..=20 {
+            set(f64::from(k));
+            handle.tick();
+        }
+        let status = handle.status();
+        assert_eq!(status.index, 2, "played what could be read");
+        let error = status
+            .error
+            .clone()
+            .expect("the status says why it stopped");
+        assert!(
+            error.contains("not a recording block") && error.contains("stops after frame 3"),
+            "{error}"
+        );
+        assert!(status.ended, "followed no more: {status:?}");
+        assert_eq!(
+            refreshes.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "the file is looked at no more once it failed"
+        );
+        // The page: one response, and the frame shown carries the error.
+        let text = told.try_recv().expect("the page is told");
+        assert!(text.starts_with("error: ") && text.contains("not a recording block"));
+        assert!(told.try_recv().is_err(), "told once");
+        assert!(last_message(&rx)["replay"]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not a recording block")));
+        assert_eq!(handle.damage(), Some(error));
     }
 
     #[test]

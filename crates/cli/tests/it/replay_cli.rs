@@ -433,3 +433,73 @@ fn an_export_that_cannot_read_its_recording_says_so() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `simrob replay FILE` to its end when it refuses FILE (exit status, standard error); fails
+/// the test if it serves the replay instead (its first line says where).
+fn replay_refused(file: &std::path::Path) -> (Option<i32>, String) {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut child = simrob()
+        .arg("replay")
+        .arg(file)
+        .arg("--gui=0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    if !first.is_empty() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{file:?} was served: {first}");
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The viewer refuses a recording damaged before its end mark, as --export does (it served
+/// it and skipped the damage with a warning a frame); a recording without frames is said to
+/// be one (the first line blamed the address).
+#[test]
+fn replay_refuses_a_damaged_or_empty_recording_saying_what_is_wrong() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-replay-bad-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("run.simrec");
+    write_recording(&file, 600);
+    let mut bad = std::fs::read(&file).unwrap();
+    let second = block_offsets(&bad)[1];
+    for b in &mut bad[second + 40..second + 48] {
+        *b = 0xff;
+    }
+    let damaged = dir.join("damaged.simrec");
+    std::fs::write(&damaged, &bad).unwrap();
+    let (code, err) = replay_refused(&damaged);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "Error: cannot read the recording {}",
+            damaged.display()
+        )) && err.contains(&format!("block at byte {second}")),
+        "{err}"
+    );
+    let empty = dir.join("empty.simrec");
+    write_recording(&empty, 0);
+    let (code, err) = replay_refused(&empty);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "Error: the recording {} has no frames",
+            empty.display()
+        )) && !err.contains("cannot serve"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -223,6 +223,25 @@ impl SwarmRecording {
 struct Swarm2d {
     recording: SwarmRecording,
     view: Option<View2d>,
+    /// Why the recording cannot be read further (damaged, or replaced while it was
+    /// followed): the replay follows it no more.
+    damage: Option<String>,
+}
+
+impl Swarm2d {
+    /// The recording cannot be read further: logged and told to the page once, and the
+    /// replay follows the file no more (it was looked at again every [`FOLLOW_POLL`]).
+    fn damaged(&mut self, e: &std::io::Error) {
+        if self.damage.is_some() {
+            return;
+        }
+        let text = format!("{e}: the replay stops after frame {}", self.recording.len());
+        tracing::error!("replay: {text}");
+        if let Some(v) = &self.view {
+            v.response(&format!("Error: {text}"));
+        }
+        self.damage = Some(text);
+    }
 }
 
 impl Reel for Swarm2d {
@@ -231,14 +250,20 @@ impl Reel for Swarm2d {
     }
 
     fn finished(&self) -> bool {
-        self.recording.is_finished()
+        self.damage.is_some() || self.recording.is_finished()
     }
 
     fn refresh(&mut self) -> bool {
-        self.recording
-            .refresh()
-            .map_err(|e| tracing::warn!("replay: {e}"))
-            .is_ok_and(|n| n > 0)
+        if self.damage.is_some() {
+            return false;
+        }
+        match self.recording.refresh() {
+            Ok(n) => n > 0,
+            Err(e) => {
+                self.damaged(&e);
+                false
+            }
+        }
     }
 
     fn times(&self) -> &[f64] {
@@ -265,12 +290,7 @@ impl Reel for Swarm2d {
                     v.publish(&f);
                 }
             }
-            Err(e) => {
-                tracing::warn!("replay: {e}");
-                if let Some(v) = &self.view {
-                    v.response(&format!("Error: {e}"));
-                }
-            }
+            Err(e) => self.damaged(&e),
         }
     }
 }
@@ -302,6 +322,7 @@ impl SwarmReplay {
             Swarm2d {
                 recording,
                 view: None,
+                damage: None,
             },
             wall_clock(),
         );

@@ -529,3 +529,117 @@ const PIN_SWARM_BYTES: u64 = 11448146840944996926;
 const PIN_SWARM_FRAMES: u64 = 11709980330416777208;
 const PIN_SWARM_SCENE: u64 = 10368991805376975563;
 const PIN_SWARM_FRAMES_2D: u64 = 7372890250329668621;
+
+/// A recording of `n` frames of the rolling ball written to `path` (compact), its blocks
+/// flushed; the writer finishes the file when dropped.
+fn write_compact(path: &Path, n: u64) -> simrob_viewer::record::Writer<std::fs::File> {
+    let mut writer = simrob_viewer::record::Writer::create(path, "test").unwrap();
+    for f in rolling_ball(n, 0.01).frames {
+        writer.write_frame(&f).unwrap();
+    }
+    writer.flush().unwrap();
+    writer
+}
+
+/// A damaged block with more of the file after it is an error at the start, as the export
+/// says (it was served and skipped, a warning a frame in the log).
+#[test]
+fn a_damaged_recording_is_refused_before_it_is_served() {
+    let dir = std::env::temp_dir().join(format!("simrob-replay-damaged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("damaged.simrec");
+    // Three blocks (256 frames each at most) and the end mark.
+    write_compact(&path, 700).finish().unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let header_len = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    // The second block's payload: its header is whole (the index opens), its deflate
+    // stream is not.
+    let first_len = u32::from_le_bytes(bytes[header_len + 4..header_len + 8].try_into().unwrap());
+    let second = header_len + 32 + first_len as usize;
+    for b in &mut bytes[second + 32 + 8..second + 32 + 16] {
+        *b = 0xff;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let reader = RecordingReader::open(&path).unwrap();
+    let e = simrob_viewer::replay::serve_file(reader, "127.0.0.1:0".parse().unwrap(), "damaged")
+        .err()
+        .expect("a damaged recording is refused");
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidData, "{e}");
+    assert!(
+        e.to_string().contains(&format!("block at byte {second}")),
+        "names the damaged block: {e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A followed recording that turns unreadable (replaced, or bytes that are no block
+/// appended) is told to the page once, as an error in its response panel and in the replay
+/// status of the frame shown; the replay plays on to the frames it has and stops following
+/// (it logged a warning every 250 ms and the page was never told).
+#[test]
+fn a_followed_recording_that_turns_unreadable_is_told_to_the_page() {
+    use std::io::Write;
+    use tungstenite::Message;
+    let dir = std::env::temp_dir().join(format!("simrob-replay-replaced-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("live.simrec");
+    let writer = write_compact(&path, 3);
+    let reader = RecordingReader::open(&path).unwrap();
+    assert!(!reader.is_finished());
+    let (viewer, player) =
+        simrob_viewer::replay::serve_file(reader, "127.0.0.1:0".parse().unwrap(), "live").unwrap();
+    player.play();
+    let addr = viewer.addr();
+    let stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let (mut ws, _) = tungstenite::client::client(format!("ws://{addr}/ws"), stream).unwrap();
+    // The page is connected once its hello and the first frame came.
+    let mut frame_seen = false;
+    while !frame_seen {
+        if let Message::Binary(b) = ws.read().expect("a message") {
+            frame_seen = simrob_viewer::wire_meta(&b).unwrap()["type"] == "frame";
+        }
+    }
+    // Not a block where the next block was due.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .write_all(&[0xee; 64])
+        .unwrap();
+    let (mut response, mut status_error) = (None, None);
+    while response.is_none() || status_error.is_none() {
+        match ws.read().expect("the page is told") {
+            Message::Text(t) => {
+                let m: serde_json::Value = serde_json::from_str(t.as_str()).unwrap();
+                if m["type"] == "response" {
+                    assert!(response.is_none(), "told once: {m}");
+                    response = m["text"].as_str().map(str::to_owned);
+                }
+            }
+            Message::Binary(b) => {
+                let meta = simrob_viewer::wire_meta(&b).unwrap();
+                if let Some(e) = meta["replay"]["error"].as_str() {
+                    status_error = Some(e.to_owned());
+                }
+            }
+            // The viewer pings a page every third of its idle timeout (20 s): the error comes
+            // within one look at the file (every 250 ms), long before.
+            Message::Ping(_) => panic!("the page was not told within a ping's interval"),
+            _ => {}
+        }
+    }
+    let response = response.unwrap();
+    assert!(
+        response.starts_with("error: ") && response.contains("not a recording block"),
+        "{response}"
+    );
+    assert!(status_error.unwrap().contains("not a recording block"));
+    assert!(player.damage().is_some());
+    drop(writer);
+    drop(player);
+    drop(viewer);
+    let _ = std::fs::remove_dir_all(&dir);
+}
