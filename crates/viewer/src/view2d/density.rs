@@ -134,10 +134,14 @@ pub fn grid_size(view: &PageView, max_cells: usize) -> (u32, u32) {
     }
 }
 
+/// Bytes a body takes in an `S2D1` frame: position, heading and half sizes as five `f32`,
+/// its id (`u32`), its kind, state and whether it is a disc (a byte each).
+pub const BODY_BYTES: usize = 5 * 4 + 4 + 3;
+
 /// Most bytes [`encode_for`] sends a page for a frame whose JSON header is `header` bytes
 /// long: the bodies' or the grid's, whichever is larger.
 pub fn max_bytes(guard: &Guard, header: usize) -> usize {
-    let bodies = 12 + header + 3 + guard.max_view_bodies * 23;
+    let bodies = 12 + header + 3 + guard.max_view_bodies * BODY_BYTES;
     let grid = 16 + header + 128 + 3 + guard.max_view_cells * 2;
     bodies.max(grid)
 }
@@ -215,11 +219,15 @@ fn grid(frame: &Frame2d, view: &PageView, guard: &Guard) -> Vec<u8> {
     let sx = f64::from(cols) / (view.x1 - view.x0);
     let sy = f64::from(rows) / (view.y1 - view.y0);
     let mut total = 0u64;
+    // The rectangle is closed on every side (as a page's view takes its bodies): a body on
+    // its right or bottom edge (the bodies' bounding box has some there) counts in the last
+    // column or row.
+    let (last_col, last_row) = (cols as usize - 1, rows as usize - 1);
     for b in &frame.bodies {
-        let cx = (b.x - view.x0) * sx;
-        let cy = (b.y - view.y0) * sy;
-        if cx >= 0.0 && cy >= 0.0 && cx < f64::from(cols) && cy < f64::from(rows) {
-            let k = cy as usize * cols as usize + cx as usize;
+        if b.x >= view.x0 && b.x <= view.x1 && b.y >= view.y0 && b.y <= view.y1 {
+            let cx = (((b.x - view.x0) * sx) as usize).min(last_col);
+            let cy = (((b.y - view.y0) * sy) as usize).min(last_row);
+            let k = cy * cols as usize + cx;
             counts[k] = counts[k].saturating_add(1);
             total += 1;
         }
@@ -296,7 +304,7 @@ mod tests {
         let g = Guard::default();
         let near = encode_for(&f, Some(&view(10.0, 10.0, 30.0, 20.0)), &g);
         assert_eq!(&near[..4], MAGIC);
-        assert!(near.len() < 23 * 21 * 11 + 2000, "{}", near.len());
+        assert!(near.len() < BODY_BYTES * 21 * 11 + 2000, "{}", near.len());
         let far = encode_for(&f, Some(&view(0.0, 0.0, 1000.0, 200.0)), &g);
         assert_eq!(&far[..4], GRID_MAGIC);
         let len = u32::from_le_bytes(far[4..8].try_into().unwrap()) as usize;
@@ -318,6 +326,50 @@ mod tests {
         // No view said: the whole frame as a grid.
         assert_eq!(&encode_for(&f, None, &g)[..4], GRID_MAGIC);
         assert_eq!(&encode_for(&frame(10), None, &g)[..4], MAGIC);
+    }
+
+    /// The counts and the `bodies` figure of a density frame.
+    fn grid_counts(bytes: &[u8]) -> (u64, u64) {
+        assert_eq!(&bytes[..4], GRID_MAGIC);
+        let len = u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize;
+        let head: serde_json::Value = serde_json::from_slice(&bytes[8..8 + len]).unwrap();
+        let at = (8 + len).div_ceil(4) * 4 + 8;
+        let counts = bytes[at..]
+            .chunks(2)
+            .map(|c| u64::from(u16::from_le_bytes([c[0], c[1]])))
+            .sum();
+        (counts, head["grid"]["bodies"].as_u64().unwrap())
+    }
+
+    #[test]
+    fn bodies_on_the_edges_of_the_picture_are_counted() {
+        // A 100 × 10 block of bodies: the bounding box's right and bottom edges have 110 of
+        // them (they were left out of the picture of a page that said no view).
+        let f = frame(10_000).bodies.into_iter().filter(|b| b.x < 100.0);
+        let f = Frame2d {
+            bodies: f.collect(),
+            ..Frame2d::default()
+        };
+        assert_eq!(f.bodies.len(), 1000);
+        let g = Guard {
+            max_view_bodies: 10,
+            max_view_cells: 1024,
+            ..Guard::default()
+        };
+        assert_eq!(grid_counts(&encode_for(&f, None, &g)), (1000, 1000));
+        // An S2D1 frame is its header and BODY_BYTES a body.
+        let ten = Frame2d {
+            bodies: f.bodies[..10].to_vec(),
+            ..Frame2d::default()
+        };
+        let bytes = encode_for(&ten, None, &g);
+        let len = u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize;
+        assert_eq!(bytes.len(), (8 + len).div_ceil(4) * 4 + 4 + 10 * BODY_BYTES);
+        // A page's view whose edges pass through bodies takes them, as its bodies would.
+        assert_eq!(
+            grid_counts(&encode_for(&f, Some(&view(0.0, 0.0, 99.0, 9.0)), &g)),
+            (1000, 1000)
+        );
     }
 
     #[test]

@@ -351,7 +351,7 @@ impl Frame2d {
     pub fn encode(&self) -> Vec<u8> {
         let header = serde_json::to_vec(self).unwrap_or_else(|_| b"{}".to_vec());
         let n = self.bodies.len();
-        let mut out = Vec::with_capacity(16 + header.len() + 23 * n);
+        let mut out = Vec::with_capacity(16 + header.len() + density::BODY_BYTES * n);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&(header.len() as u32).to_le_bytes());
         out.extend_from_slice(&header);
