@@ -5,7 +5,11 @@
 //!
 //! Any web page the user visits can open a WebSocket to `127.0.0.1`: the browser sends that
 //! page's `Origin`, and the viewer refuses every origin but its own (`http://HOST` of the
-//! request). Programs that are not browsers send no `Origin` and are let in.
+//! request). Programs that are not browsers send no `Origin` and are let in. A page whose
+//! name was made to resolve to the viewer's address (DNS rebinding) sends its own name as
+//! both `Host` and `Origin`, so a browser's request is also refused unless its `Host` names
+//! the viewer as a user reaches it ([`host_allowed`]): an IP address, `localhost` (or a name
+//! under `.localhost`), or a name listed in [`HOSTS_VAR`].
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -21,9 +25,59 @@ use tokio::sync::{mpsc, oneshot};
 /// them; the `--viewer-…` flags check the same ranges: [`simrob_session::VIEWER_KEYS`]).
 pub use simrob_session::ViewerGuard as Guard;
 
+/// The environment variable that lists further names a browser may reach the viewer by
+/// (comma-separated, e.g. `SIMROB_VIEWER_HOSTS=lab-pc.local,viewer.example.org` for a viewer
+/// served on another address than 127.0.0.1 with `--gui=IP:PORT`).
+pub const HOSTS_VAR: &str = "SIMROB_VIEWER_HOSTS";
+
+/// The names [`HOSTS_VAR`] lists, lower case, read once.
+fn listed_hosts() -> &'static [String] {
+    static HOSTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    HOSTS.get_or_init(|| {
+        std::env::var(HOSTS_VAR)
+            .unwrap_or_default()
+            .split(',')
+            .map(|h| h.trim().trim_end_matches('.').to_ascii_lowercase())
+            .filter(|h| !h.is_empty())
+            .collect()
+    })
+}
+
+/// Whether a request's `Host` header (`NAME[:PORT]`, `[IPv6][:PORT]`) names the viewer as a
+/// user reaches it: an IP address (a browser that was given the address itself), `localhost`
+/// or a name under `.localhost` (browsers take them to the loopback address), or one of
+/// `listed` (lower case). Any other name may be a foreign page's, made to resolve to the
+/// viewer's address (DNS rebinding).
+pub fn host_allowed(host: &str, listed: &[String]) -> bool {
+    let host = host.trim().to_ascii_lowercase();
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((ip, port)) if port.is_empty() || port.strip_prefix(':').is_some() => ip,
+            _ => return false,
+        }
+    } else {
+        match host.rsplit_once(':') {
+            Some((name, port)) if !name.contains(':') && port.parse::<u16>().is_ok() => name,
+            Some(_) => return false,
+            None => host.as_str(),
+        }
+    };
+    let name = name.trim_end_matches('.');
+    name.parse::<std::net::IpAddr>().is_ok()
+        || name == "localhost"
+        || name.ends_with(".localhost")
+        || listed.iter().any(|h| h == name)
+}
+
 /// Whether a WebSocket upgrade with these headers comes from the viewer's own page (or from
-/// a program that is not a browser).
+/// a program that is not a browser): no `Origin`, or an `Origin` that is `http://HOST` of
+/// the request with a `HOST` that names the viewer ([`host_allowed`], with the names of
+/// [`HOSTS_VAR`]).
 pub fn origin_allowed(headers: &HeaderMap) -> bool {
+    origin_allowed_with(headers, listed_hosts())
+}
+
+fn origin_allowed_with(headers: &HeaderMap, listed: &[String]) -> bool {
     let Some(origin) = headers.get("origin") else {
         return true;
     };
@@ -33,7 +87,8 @@ pub fn origin_allowed(headers: &HeaderMap) -> bool {
     };
     let origin = origin.trim().to_ascii_lowercase();
     let host = host.trim().to_ascii_lowercase();
-    origin == format!("http://{host}") || origin == format!("https://{host}")
+    (origin == format!("http://{host}") || origin == format!("https://{host}"))
+        && host_allowed(&host, listed)
 }
 
 /// The pages a view has open (shared by its connections).
@@ -303,6 +358,44 @@ mod tests {
             Some("http://127.0.0.1:9999"),
             "127.0.0.1:8080"
         )));
+    }
+
+    #[test]
+    fn a_page_of_a_name_rebound_to_the_viewer_is_refused() {
+        let allowed = |host: &str, listed: &[String]| {
+            origin_allowed_with(&headers(Some(&format!("http://{host}")), host), listed)
+        };
+        let none: &[String] = &[];
+        for host in [
+            "127.0.0.1:8080",
+            "localhost:8080",
+            "LocalHost:8080",
+            "viewer.localhost:8080",
+            "[::1]:8080",
+            "192.168.1.20:8080",
+            "localhost",
+        ] {
+            assert!(allowed(host, none), "{host}");
+        }
+        for host in [
+            "evil.example:8080",
+            "localhost.evil.example:8080",
+            "lab-pc.local:8080",
+            "evil.example",
+            "[::1:8080",
+            "a:b:8080",
+        ] {
+            assert!(!allowed(host, none), "{host}");
+        }
+        let listed = ["lab-pc.local".to_string()];
+        assert!(allowed("lab-pc.local:8080", &listed));
+        assert!(allowed("LAB-PC.local.:8080", &listed));
+        assert!(!allowed("evil.example:8080", &listed));
+        // A program that sends no Origin is not a browser: let in whatever its Host.
+        assert!(origin_allowed_with(
+            &headers(None, "evil.example:8080"),
+            none
+        ));
     }
 
     #[test]

@@ -44,6 +44,12 @@ fn connect(addr: SocketAddr) -> TcpStream {
 
 /// Sends a WebSocket upgrade with `origin`; returns the status line.
 fn upgrade(s: &mut TcpStream, addr: SocketAddr, origin: Option<&str>) -> String {
+    upgrade_to(s, &addr.to_string(), origin)
+}
+
+/// Sends a WebSocket upgrade for `host` (the `Host` header) with `origin`; returns the status
+/// line.
+fn upgrade_to(s: &mut TcpStream, addr: &str, origin: Option<&str>) -> String {
     let origin = origin
         .map(|o| format!("Origin: {o}\r\n"))
         .unwrap_or_default();
@@ -121,6 +127,25 @@ fn a_page_of_another_origin_cannot_open_the_websocket() {
     assert!(upgrade(&mut s, viewer.addr(), Some(&own)).contains("101"));
     let mut s = connect(viewer.addr());
     assert!(upgrade(&mut s, viewer.addr(), None).contains("101"));
+    assert_eq!(backend.commands.load(Ordering::Relaxed), 0);
+}
+
+/// A foreign page whose name was made to resolve to 127.0.0.1 (DNS rebinding) sends its
+/// name as both Host and Origin: refused (it got 101 and could drive the live controls). The
+/// viewer's own page reached by `localhost` is let in.
+#[test]
+fn a_page_of_a_name_rebound_to_the_viewer_cannot_open_the_websocket() {
+    let (viewer, backend) = start(Guard::default());
+    let port = viewer.addr().port();
+    let evil = format!("evil.example:{port}");
+    let mut s = connect(viewer.addr());
+    let status = upgrade_to(&mut s, &evil, Some(&format!("http://{evil}")));
+    assert!(status.contains("403"), "{status}");
+    let _ = s.write_all(&frame(br#"{"cmd":"play"}"#));
+    let local = format!("localhost:{port}");
+    let mut s = connect(viewer.addr());
+    let status = upgrade_to(&mut s, &local, Some(&format!("http://{local}")));
+    assert!(status.contains("101"), "{status}");
     assert_eq!(backend.commands.load(Ordering::Relaxed), 0);
 }
 
