@@ -12,8 +12,9 @@ use simrob_viewer::record::{RecordingReader, Writer};
 /// What `--export` writes.
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum Export {
-    /// Each robot's and ball's pose over time:
-    /// `time,iteration,entity,kind,x,y,z,roll,pitch,yaw` (metres, radians, simulated s).
+    /// Every posed entity's pose over time (robots, balls, humanoids, drones, items; its
+    /// `kind` says which): `time,iteration,entity,kind,x,y,z,roll,pitch,yaw` (metres,
+    /// radians, simulated s).
     Csv,
     /// The recording again in the compact format (`simrob-recording` version 2): converts a
     /// JSON-lines or swarm recording; needs --out.
@@ -27,7 +28,7 @@ pub enum Export {
     crate::flags::gui_help("Where the viewer is served (always, unless --export); on 127.0.0.1")
 ))]
 #[command(mut_arg("speed", |a| a.help(
-    "The replay's pace: recorded seconds per wall second, greater than 0 [default: 1]"
+    "The replay's pace: recorded seconds per wall second, 0.001 to 10000 [default: 1]"
 ).value_parser(replay_speed)))]
 pub struct ReplayArgs {
     /// The recording: `simrob serve --record FILE` (compact or the older JSON lines; shown
@@ -43,7 +44,8 @@ pub struct ReplayArgs {
     /// Old spelling of `--gui=IP`.
     #[arg(long, value_name = "IP", hide = true)]
     pub bind: Option<IpAddr>,
-    /// The replay's pace, `--speed F`: recorded seconds per wall second (default 1).
+    /// The replay's pace, `--speed F`: recorded seconds per wall second, 0.001 to 10000
+    /// (default 1).
     #[command(flatten)]
     pub speed: crate::flags::Speed,
     /// Export the recording instead of serving the viewer.
@@ -58,13 +60,15 @@ pub struct ReplayArgs {
     pub old_output: Option<String>,
 }
 
-/// A replay's `--speed`: a number greater than 0 (anything else does not parse: exit
-/// status 2).
+/// A replay's `--speed`: a number from 0.001 to 10,000 ([`simrob_viewer::player::SPEEDS`];
+/// anything else does not parse: exit status 2).
 fn replay_speed(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
+        Ok(f) if simrob_viewer::player::speed_allowed(f) => Ok(f),
         _ => Err(format!(
-            "{s:?}: recorded seconds per wall second, a number greater than 0"
+            "{s:?}: recorded seconds per wall second, a number from {} to {}",
+            simrob_viewer::player::SPEEDS.0,
+            simrob_viewer::player::SPEEDS.1
         )),
     }
 }
@@ -173,10 +177,12 @@ fn play_until_ctrl_c(stop: &AtomicBool, following: Following, play: impl FnOnce(
 /// A swarm recording in the 2D view (the map, robots, drones and items by state).
 fn replay_2d(args: &ReplayArgs, bind: SocketAddr, speed: f64, stop: &AtomicBool) -> Result<()> {
     use simrob_viewer::view2d::replay::{SwarmRecording, SwarmReplay};
-    if !(speed.is_finite() && speed > 0.0) {
+    if !simrob_viewer::player::speed_allowed(speed) {
         anyhow::bail!(
-            "--speed {}: recorded seconds per wall second, a number greater than 0",
-            speed
+            "--speed {}: recorded seconds per wall second, a number from {} to {}",
+            speed,
+            simrob_viewer::player::SPEEDS.0,
+            simrob_viewer::player::SPEEDS.1
         );
     }
     let recording = SwarmRecording::open(&args.file)

@@ -11,9 +11,11 @@
 /// `maxstepsperiteration` and `maxtimestep`) is due some 30 years on.
 pub const MIN_REAL_TIME_FACTOR: f64 = 1e-6;
 
-/// A replay speed that is not a finite number greater than 0.
+/// A replay speed that is not a number from 0.001 to 10,000 ([`crate::player::SPEEDS`]).
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
-#[error("the speed must be a number greater than 0")]
+#[error(
+    "the speed must be a number from 0.001 to 10000 (recorded seconds per wall second), not {0}"
+)]
 pub struct BadSpeed(pub f64);
 
 /// Why a command from the page was not carried out; the text is what the page shows.
@@ -59,7 +61,7 @@ pub enum CommandError {
         /// The most frames one `step` may ask for.
         max: u64,
     },
-    /// A replay's speed that is not a finite number greater than 0.
+    /// A replay's speed that is not a number from 0.001 to 10,000.
     #[error(transparent)]
     Speed(#[from] BadSpeed),
     /// A file name the Mobile Robot Simulator's map directory refuses.

@@ -587,16 +587,30 @@ impl PageLink {
                 // A message past the limit: the page is told why it is closed (close code
                 // 1009, "message too big"), not cut off without a word.
                 let text = e.to_string();
-                if text.contains("too long")
+                let close = if text.contains("Control frame") {
+                    // A ping, pong or close of more than 125 bytes breaks the WebSocket
+                    // protocol whatever the limit (it is no message of the page's).
+                    Some((
+                        1002,
+                        "a control frame (ping, pong or close) larger than the 125 bytes the WebSocket protocol allows".to_string(),
+                    ))
+                } else if text.contains("too long")
                     || text.contains("too big")
                     || text.contains("Space limit")
                 {
-                    let reason = format!(
-                        "message larger than {} bytes (--viewer-max-message-bytes, key viewermaxmessagebytes)",
-                        self.guard.max_message
-                    );
+                    Some((
+                        1009,
+                        format!(
+                            "message larger than {} bytes (--viewer-max-message-bytes, key viewermaxmessagebytes)",
+                            self.guard.max_message
+                        ),
+                    ))
+                } else {
+                    None
+                };
+                if let Some((code, reason)) = close {
                     let frame = axum::extract::ws::CloseFrame {
-                        code: 1009,
+                        code,
                         reason: reason.into(),
                     };
                     let _ = self.send(socket, Message::Close(Some(frame))).await;

@@ -32,6 +32,11 @@ pub const FOLLOW_POLL: Duration = Duration::from_millis(250);
 /// The most steps one `step` command may take.
 const MAX_STEP: f64 = 1e9;
 
+/// Whether `speed` is a replay speed [`SPEEDS`] allows.
+pub fn speed_allowed(speed: f64) -> bool {
+    (SPEEDS.0..=SPEEDS.1).contains(&speed)
+}
+
 /// Wall seconds on a fixed origin: what a player's pacing reads.
 pub type Clock = Arc<dyn Fn() -> f64 + Send + Sync>;
 
@@ -110,14 +115,12 @@ impl Playhead {
         times.partition_point(|&x| x <= t).saturating_sub(1)
     }
 
-    /// Recorded seconds per wall second, finite and > 0 (clamped to [`SPEEDS`]).
+    /// Recorded seconds per wall second, within [`SPEEDS`] (anything else is refused).
     pub fn set_speed(&mut self, speed: f64, now: f64, times: &[f64]) -> Result<(), CommandError> {
-        if !(speed.is_finite() && speed > 0.0) {
-            return Err(CommandError::Usage(
-                "speed: recorded seconds per second, a number greater than 0",
-            ));
+        if !speed_allowed(speed) {
+            return Err(crate::command::BadSpeed(speed).into());
         }
-        self.speed = speed.clamp(SPEEDS.0, SPEEDS.1);
+        self.speed = speed;
         self.restart(now, times);
         Ok(())
     }
@@ -197,9 +200,14 @@ impl Command {
             "pause" => Command::Pause,
             "step" => {
                 let n = value.unwrap_or(1.0);
-                if !(n.is_finite() && n.fract() == 0.0 && n != 0.0 && n.abs() <= MAX_STEP) {
+                if !(n.is_finite() && n.fract() == 0.0 && n != 0.0) {
                     return Err(CommandError::Usage(
                         "step: a whole number of frames, not 0 (negative goes back)",
+                    ));
+                }
+                if n.abs() > MAX_STEP {
+                    return Err(CommandError::Usage(
+                        "step: at most 1000000000 frames either way (seek goes anywhere at once)",
                     ));
                 }
                 Command::Step(n as i64)
@@ -213,12 +221,14 @@ impl Command {
                         }
                     }
                 } else {
-                    let index =
-                        cmd.get("value")
-                            .and_then(|v| v.as_u64())
-                            .ok_or(CommandError::Usage(
+                    let Some(value) = cmd.get("value") else {
+                        return Err(CommandError::Usage(
                             "seek needs \"time\" (simulated seconds) or \"value\" (a frame index)",
-                        ))?;
+                        ));
+                    };
+                    let index = value.as_u64().ok_or(CommandError::Usage(
+                        "seek: \"value\" is a frame index, a whole number from 0",
+                    ))?;
                     Command::SeekIndex(usize::try_from(index).unwrap_or(usize::MAX))
                 }
             }
@@ -535,6 +545,13 @@ mod tests {
             assert!(h.set_speed(bad, 1.0, &TIMES).is_err());
         }
         assert_eq!(h.speed, 0.5);
+        // Out of SPEEDS: refused naming the range (it was clamped without a word).
+        for bad in [1e9, 1e-9] {
+            let e = h.set_speed(bad, 1.0, &TIMES).unwrap_err().to_string();
+            assert!(e.contains("0.001 to 10000"), "{bad}: {e}");
+        }
+        h.set_speed(SPEEDS.1, 1.0, &TIMES).expect("the fastest");
+        h.set_speed(0.5, 1.0, &TIMES).expect("speed");
         h.pause();
         assert!(!h.advance(100.0, &TIMES, true));
         assert_eq!((h.index, h.state(5, true)), (2, "paused"));
@@ -578,6 +595,20 @@ mod tests {
         ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
+        // Each refusal says what was wrong with what was given.
+        let said = |s: &str| parse(s).unwrap_err().to_string();
+        for bad in [
+            r#"{"cmd":"seek","value":-1}"#,
+            r#"{"cmd":"seek","value":1.5}"#,
+        ] {
+            assert_eq!(
+                said(bad),
+                "seek: \"value\" is a frame index, a whole number from 0",
+                "{bad}"
+            );
+        }
+        assert!(said(r#"{"cmd":"step","value":1e12}"#).contains("at most 1000000000 frames"));
+        assert!(said(r#"{"cmd":"step","value":0}"#).contains("not 0"));
         assert_eq!(
             parse(r#"{"cmd":"initialize"}"#).unwrap_err().to_string(),
             "\"initialize\" is not available in a replay (play, pause, step, seek, speed)"

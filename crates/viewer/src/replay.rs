@@ -440,9 +440,9 @@ impl ReplayHandle {
         self.command(Command::Step(frames));
     }
 
-    /// Recorded seconds per wall second; must be finite and greater than 0.
+    /// Recorded seconds per wall second, from 0.001 to 10,000 ([`crate::player::SPEEDS`]).
     pub fn set_speed(&self, speed: f64) -> Result<(), BadSpeed> {
-        if !speed.is_finite() || speed <= 0.0 {
+        if !crate::player::speed_allowed(speed) {
             return Err(BadSpeed(speed));
         }
         self.command(Command::Speed(speed));

@@ -100,7 +100,7 @@ fn a_swarm_recording_replays_in_the_2d_view() {
         .expect("replay");
     assert!(!bad.status.success());
     assert!(
-        String::from_utf8_lossy(&bad.stderr).contains("a number greater than 0"),
+        String::from_utf8_lossy(&bad.stderr).contains("a number from 0.001 to 10000"),
         "{}",
         String::from_utf8_lossy(&bad.stderr)
     );

@@ -436,13 +436,14 @@ fn an_export_that_cannot_read_its_recording_says_so() {
 
 /// `simrob replay FILE` to its end when it refuses FILE (exit status, standard error); fails
 /// the test if it serves the replay instead (its first line says where).
-fn replay_refused(file: &std::path::Path) -> (Option<i32>, String) {
+fn replay_refused(file: &std::path::Path, more: &[&str]) -> (Option<i32>, String) {
     use std::io::BufRead;
     use std::process::Stdio;
     let mut child = simrob()
         .arg("replay")
         .arg(file)
         .arg("--gui=0")
+        .args(more)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -481,7 +482,7 @@ fn replay_refuses_a_damaged_or_empty_recording_saying_what_is_wrong() {
     }
     let damaged = dir.join("damaged.simrec");
     std::fs::write(&damaged, &bad).unwrap();
-    let (code, err) = replay_refused(&damaged);
+    let (code, err) = replay_refused(&damaged, &[]);
     assert_eq!(code, Some(1), "{err}");
     assert!(
         err.starts_with(&format!(
@@ -492,7 +493,7 @@ fn replay_refuses_a_damaged_or_empty_recording_saying_what_is_wrong() {
     );
     let empty = dir.join("empty.simrec");
     write_recording(&empty, 0);
-    let (code, err) = replay_refused(&empty);
+    let (code, err) = replay_refused(&empty, &[]);
     assert_eq!(code, Some(1), "{err}");
     assert!(
         err.starts_with(&format!(
@@ -501,5 +502,25 @@ fn replay_refuses_a_damaged_or_empty_recording_saying_what_is_wrong() {
         )) && !err.contains("cannot serve"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A replay's --speed outside 0.001 to 10,000 is refused naming the range (it was clamped to
+/// it without a word).
+#[test]
+fn replay_refuses_a_speed_out_of_its_range() {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-replay-speed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("run.simrec");
+    write_recording(&file, 3);
+    for speed in ["1e9", "1e-9", "0", "nan"] {
+        let (code, err) = replay_refused(&file, &["--speed", speed]);
+        assert_eq!(code, Some(2), "{speed}: {err}");
+        assert!(
+            err.contains("a number from 0.001 to 10000"),
+            "{speed}: {err}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -208,6 +208,37 @@ fn a_connection_that_sends_no_request_head_is_closed() {
     assert!(page.starts_with("HTTP/1.1 200"), "{page:.80}");
 }
 
+/// A ping of 200 bytes (over the WebSocket protocol's 125 for control frames, well within
+/// the message limit) is closed as a protocol error saying so (it was said to be a message
+/// larger than the limit).
+#[test]
+fn a_control_frame_past_the_protocol_limit_is_said_to_be_one() {
+    let (viewer, _backend) = start(Guard {
+        max_message: 2048,
+        ..Guard::default()
+    });
+    let mut s = connect(viewer.addr());
+    assert!(upgrade(&mut s, viewer.addr(), None).contains("101"));
+    let mut ping = frame(&[b'p'; 200]);
+    ping[0] = 0x89;
+    let _ = s.write_all(&ping);
+    loop {
+        match read_frame(&mut s) {
+            None => panic!("closed without a close frame"),
+            Some((0x8, p)) => {
+                assert_eq!(p.get(..2), Some(&[0x03, 0xEA][..]), "close code 1002");
+                let reason = String::from_utf8_lossy(&p[2..]);
+                assert!(
+                    reason.contains("control frame") && reason.contains("125 bytes"),
+                    "{reason}"
+                );
+                break;
+            }
+            Some(_) => {}
+        }
+    }
+}
+
 #[test]
 fn an_oversized_message_ends_the_connection_and_is_not_applied() {
     let (viewer, backend) = start(Guard {

@@ -882,7 +882,7 @@ fn a_swarm_recording_replays_in_the_2d_view_with_its_controls() {
     page.wait_for("__simrob2d.frame.status.speed === 8", state);
     page.eval("(() => { const b = document.getElementById('r-speed'); b.value = '0'; b.dispatchEvent(new Event('change')); return 1; })()");
     page.wait_for(
-        "__simrob2d.responses.some(t => t.startsWith('Error') && t.includes('greater than 0'))",
+        "__simrob2d.responses.some(t => t.startsWith('Error') && t.includes('0.001 to 10000'))",
         "__simrob2d.responses",
     );
     page.eval("document.getElementById('r-step').click(); 1");
