@@ -134,9 +134,43 @@ pub enum DecodeError {
     },
 }
 
-/// One frame line of a JSON-lines (version 1) recording.
+/// One frame line of a JSON-lines (version 1) recording. A pose or velocity beyond what the
+/// compact format's 32-bit floats hold (±3.4 × 10³⁸: a damaged or forged line, no world's
+/// numbers) is refused, naming the body or entity.
 pub fn parse_line(text: &[u8]) -> Result<Frame, serde_json::Error> {
-    serde_json::from_slice::<Frame>(text)
+    let frame = serde_json::from_slice::<Frame>(text)?;
+    let beyond = |v: &[f64; 3]| {
+        v.iter()
+            .any(|x| x.is_nan() || x.abs() > f64::from(f32::MAX))
+    };
+    let bad = |what: String| {
+        <serde_json::Error as serde::de::Error>::custom(format!(
+            "{what} is beyond ±3.4e38, what a recording keeps"
+        ))
+    };
+    for b in &frame.bodies {
+        for (name, v) in [
+            ("position", &b.p),
+            ("rotation", &b.r),
+            ("velocity", &b.v),
+            ("angular velocity", &b.w),
+        ] {
+            if beyond(v) {
+                return Err(bad(format!(
+                    "body {} of entity {}: {name} {v:?}",
+                    b.id, b.e
+                )));
+            }
+        }
+    }
+    for e in &frame.entities {
+        for (name, v) in [("position", &e.p), ("rotation", &e.r)] {
+            if let Some(v) = v.as_ref().filter(|v| beyond(v)) {
+                return Err(bad(format!("entity {}: {name} {v:?}", e.id)));
+            }
+        }
+    }
+    Ok(frame)
 }
 
 /// What kind of file a reader reads.

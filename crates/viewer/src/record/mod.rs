@@ -25,7 +25,8 @@
 //!   much at most.
 //! * **A last block with magic `SRE2`** (no payload, `frames` = frames in the file) marks a
 //!   finished recording; a file without it is still being written (or its writer died), and
-//!   `simrob replay` follows it.
+//!   `simrob replay` follows it. An end mark whose count differs from the blocks', or bytes
+//!   after it, are damage: the reader refuses the file.
 //!
 //! Inside a block, frames are written one after the other, each against the previous one in
 //! the same block (the first against nothing, so each block decodes on its own): the
@@ -261,6 +262,23 @@ impl RecordingReader {
             let word = |k: usize| u32::from_le_bytes([h[k], h[k + 1], h[k + 2], h[k + 3]]);
             let (magic, len, frames, raw) = ([h[0], h[1], h[2], h[3]], word(4), word(8), word(12));
             if magic == END_MAGIC {
+                // The end mark counts the file's frames (u32::MAX: that many or more) and is
+                // the file's last byte: anything else is damage, not a finished recording.
+                let counted = frames == u32::MAX && self.frames >= u32::MAX as usize;
+                if !counted && frames as usize != self.frames {
+                    return Err(invalid(format!(
+                        "{}: end mark at byte {at}: it counts {frames} frames, the blocks before it hold {} (the file is damaged)",
+                        self.path.display(),
+                        self.frames
+                    )));
+                }
+                let after = size - (at + BLOCK_HEADER as u64);
+                if after > 0 {
+                    return Err(invalid(format!(
+                        "{}: {after} bytes after the end mark at byte {at} (the file is damaged, or two files joined)",
+                        self.path.display()
+                    )));
+                }
                 self.finished = true;
                 at += BLOCK_HEADER as u64;
                 break;
@@ -787,6 +805,21 @@ mod tests {
         std::fs::write(&path, &bad[..bad.len() - BLOCK_HEADER]).unwrap();
         let r = RecordingReader::open(&path).unwrap();
         assert!(!r.is_finished() && r.is_empty());
+        // An end mark that miscounts, or bytes after it: damage, not a finished file.
+        let mut bad = good.clone();
+        let end = bad.len() - BLOCK_HEADER;
+        bad[end + 8..end + 12].copy_from_slice(&123_456_789u32.to_le_bytes());
+        std::fs::write(&path, &bad).unwrap();
+        let e = RecordingReader::open(&path).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("end mark at byte {end}")) && e.contains("123456789 frames"),
+            "{e}"
+        );
+        let mut bad = good.clone();
+        bad.extend_from_slice(b"trailing");
+        std::fs::write(&path, &bad).unwrap();
+        let e = RecordingReader::open(&path).unwrap_err().to_string();
+        assert!(e.contains("8 bytes after the end mark"), "{e}");
         // A huge length.
         let mut bad = good;
         bad[header_len + 4..header_len + 8].copy_from_slice(&u32::MAX.to_le_bytes());
@@ -828,6 +861,16 @@ mod tests {
         assert!(e.contains("line 3: bad frame"), "{e}");
         let e = Recording::parse(&text).unwrap_err().to_string();
         assert!(e.starts_with("line 3: bad frame"), "{e}");
+        // A pose no 32-bit float holds is refused, naming it (it was exported, and turned
+        // into inf by --export simrec).
+        let mut far = all.clone();
+        far[1].bodies[0].p[0] = 1e300;
+        std::fs::write(&path, v1_text(&far)).unwrap();
+        let e = Recording::open(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("line 3: bad frame") && e.contains("position [1e300"),
+            "{e}"
+        );
     }
 
     #[test]
