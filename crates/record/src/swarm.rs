@@ -28,7 +28,8 @@
 //!
 //! **Validation** (the reader's, the only one): the header needs `format`, `version` 1 and a
 //! positive `width` and `height`, finite walls and map paths and at most 255 kinds; every
-//! snapshot a time no earlier than the one before and finite poses. Each error names the
+//! snapshot a time no earlier than the one before, finite poses and kinds the header names
+//! (when it names any; a state is any word). Each error names the
 //! line that is wrong, as does a whole line that is not JSON. Only whole lines are read: a
 //! last line without its newline is being written and is read by a later [`Reader::refresh`].
 //! (Version 2: a record running past the end of the file is being written, unless the file
@@ -339,6 +340,18 @@ pub enum ReadError {
     NotJson {
         /// Its line.
         line: u64,
+    },
+    /// An entity whose kind indexes no kind of the header.
+    #[error("line {line}: entity {entity}: kind {kind}, but the header names {kinds} kinds (0 to {})", .kinds.saturating_sub(1))]
+    Kind {
+        /// Its line (version 2: its record).
+        line: u64,
+        /// The entity's id.
+        entity: u32,
+        /// Its kind index.
+        kind: u32,
+        /// Kinds the header names.
+        kinds: usize,
     },
     /// An entity whose pose is not finite.
     #[error("line {line}: entity {entity}: a pose that is not finite")]
@@ -758,14 +771,27 @@ impl<R: Read + Seek> Reader<R> {
         let mut buf = vec![0; place.len];
         self.src.seek(SeekFrom::Start(place.offset))?;
         self.src.read_exact(&mut buf)?;
-        if self.version == VERSION_COMPACT {
-            return compact::decode(&buf, &self.states).map_err(|what| ReadError::Record {
+        let snapshot = if self.version == VERSION_COMPACT {
+            compact::decode(&buf, &self.states).map_err(|what| ReadError::Record {
                 record: place.line,
                 offset: place.offset - 5,
                 what,
+            })?
+        } else {
+            parse_snapshot(buf.trim_ascii(), place.line)?
+        };
+        // A header that names no kinds (they are optional) leaves the index unchecked.
+        let kinds = self.header.kinds.len();
+        let out_of_range = |e: &&Entity| kinds > 0 && e.kind as usize >= kinds;
+        if let Some(e) = snapshot.entities.iter().find(out_of_range) {
+            return Err(ReadError::Kind {
+                line: place.line,
+                entity: e.id,
+                kind: e.kind,
+                kinds,
             });
         }
-        parse_snapshot(buf.trim_ascii(), place.line)
+        Ok(snapshot)
     }
 }
 
@@ -849,6 +875,34 @@ mod tests {
         let mut r = Reader::open(Cursor::new(out)).unwrap();
         assert_eq!(r.times(), &[0.0], "the refused lines are not written");
         assert_eq!(r.snapshot(0).unwrap().entities[0].x, 1e308);
+    }
+
+    #[test]
+    fn a_kind_the_header_does_not_name_is_refused_naming_the_line() {
+        let mut out = Vec::new();
+        let mut w = Writer::new(&mut out);
+        w.header(&header()).unwrap();
+        w.snapshot(0, 0.0, [robot(1.0)]).unwrap();
+        w.snapshot(
+            1,
+            0.1,
+            [
+                robot(1.0),
+                EntityLine {
+                    kind: 99,
+                    ..robot(2.0)
+                },
+            ],
+        )
+        .unwrap();
+        w.end(&json!({})).unwrap();
+        let mut r = Reader::open(Cursor::new(out)).unwrap();
+        assert!(r.snapshot(0).is_ok());
+        let e = r.snapshot(1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 3: entity 4: kind 99, but the header names 2 kinds (0 to 1)"
+        );
     }
 
     #[test]
