@@ -934,45 +934,38 @@ fn a_team_checks_every_robot_before_any_starts_and_fails_when_a_robot_fails() {
                 .arg(file),
         )
     };
-    // Robot 2's vision stub is missing: refused with its line, no robot started.
+    // A team of robot 1 and a robot 2 whose config has `from` made `to`, in NAME.config and
+    // NAME.txt: refused, no robot started. Its standard error.
     let cfg = std::fs::read_to_string(dir.join("robot2.config")).unwrap();
-    std::fs::write(
-        dir.join("nostub.config"),
-        cfg.replace("visionStubSrc=ball.input", "visionStubSrc=none.input"),
-    )
-    .unwrap();
-    let f = team("nostub.txt", "robot1.config\nnostub.config\n");
-    let (code, out, err) = start(&f, &[]);
-    assert_eq!(code, Some(1), "{out}{err}");
-    assert!(out.is_empty(), "no robot started: {out}");
+    let refused = |name: &str, from: &str, to: &str| {
+        std::fs::write(dir.join(format!("{name}.config")), cfg.replace(from, to)).unwrap();
+        let f = team(
+            &format!("{name}.txt"),
+            &format!("robot1.config\n{name}.config\n"),
+        );
+        let (code, out, err) = start(&f, &[]);
+        assert_eq!(code, Some(1), "{out}{err}");
+        assert!(out.is_empty(), "no robot started: {out}");
+        err
+    };
+    // Robot 2's vision stub is missing: refused with its line.
+    let err = refused(
+        "nostub",
+        "visionStubSrc=ball.input",
+        "visionStubSrc=none.input",
+    );
     assert!(
         err.contains("nostub.txt:2") && err.contains("cannot read the vision stub"),
         "{err}"
     );
     // Its log file's directory is missing: the same.
-    std::fs::write(
-        dir.join("nodir.config"),
-        cfg.replace("logfile=robot2.log", "logfile=gone/robot2.log"),
-    )
-    .unwrap();
-    let f = team("nodir.txt", "robot1.config\nnodir.config\n");
-    let (code, out, err) = start(&f, &[]);
-    assert_eq!(code, Some(1), "{out}{err}");
-    assert!(out.is_empty(), "no robot started: {out}");
+    let err = refused("nodir", "logfile=robot2.log", "logfile=gone/robot2.log");
     assert!(
         err.contains("nodir.txt:2") && err.contains("cannot write the log file"),
         "{err}"
     );
     // Two robots writing one log file.
-    std::fs::write(
-        dir.join("samelog.config"),
-        cfg.replace("logfile=robot2.log", "logfile=robot1.log"),
-    )
-    .unwrap();
-    let f = team("samelog.txt", "robot1.config\nsamelog.config\n");
-    let (code, out, err) = start(&f, &[]);
-    assert_eq!(code, Some(1), "{out}{err}");
-    assert!(out.is_empty(), "no robot started: {out}");
+    let err = refused("samelog", "logfile=robot2.log", "logfile=robot1.log");
     assert!(
         err.contains("samelog.txt:2: robot 2 would write the log file")
             && err.contains("of robot 1 (line 1)"),
