@@ -12,9 +12,7 @@ use simrob_client::agent::Agent;
 
 #[test]
 fn a_recorded_serve_exports_to_csv_and_replays() {
-    let dir = std::env::temp_dir().join(format!("simrob-cli-replay-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("replay");
     let file = dir.join("run.simrec");
     let (mut child, mut out, addr) = listening::start(
         simrob()
@@ -165,9 +163,7 @@ fn a_recorded_serve_exports_to_csv_and_replays() {
 
 #[test]
 fn replay_and_plot_refuse_a_fifo_a_device_or_a_directory_at_once() {
-    let dir = std::env::temp_dir().join(format!("simrob-cli-replay-fifo-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("replay-fifo");
     let fifo = dir.join("fifo");
     let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
     assert!(made.success());
@@ -213,6 +209,14 @@ fn replay_and_plot_refuse_a_fifo_a_device_or_a_directory_at_once() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An empty directory of its own for a test: `simrob-cli-TAG-PID` in the temporary directory.
+fn fresh_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("simrob-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// A compact recording of `n` frames of one robot moving along X, finished.
 fn write_recording(path: &std::path::Path, n: u64) {
     use simrob_viewer::{Frame, FrameEntity};
@@ -248,9 +252,7 @@ fn block_offsets(bytes: &[u8]) -> Vec<usize> {
 
 #[test]
 fn an_export_never_destroys_its_input_or_a_good_output() {
-    let dir = std::env::temp_dir().join(format!("simrob-cli-export-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("export");
     let file = dir.join("run.simrec");
     write_recording(&file, 600);
     let good = std::fs::read(&file).unwrap();
@@ -346,9 +348,7 @@ fn an_export_never_destroys_its_input_or_a_good_output() {
 
 #[test]
 fn damage_before_the_end_mark_is_an_error_and_plot_warns_of_a_cut() {
-    let dir = std::env::temp_dir().join(format!("simrob-cli-damage-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("damage");
     let file = dir.join("run.simrec");
     write_recording(&file, 600);
     let good = std::fs::read(&file).unwrap();
@@ -394,9 +394,7 @@ fn damage_before_the_end_mark_is_an_error_and_plot_warns_of_a_cut() {
 
 #[test]
 fn an_export_that_cannot_read_its_recording_says_so() {
-    let dir = std::env::temp_dir().join(format!("simrob-cli-readerr-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("readerr");
     let file = dir.join("run.simrec");
     write_recording(&file, 600);
     // The second block's payload damaged, and the end mark gone: the export stops at the
@@ -470,9 +468,7 @@ fn replay_refused(file: &std::path::Path, more: &[&str]) -> (Option<i32>, String
 /// be one (the first line blamed the address).
 #[test]
 fn replay_refuses_a_damaged_or_empty_recording_saying_what_is_wrong() {
-    let dir = std::env::temp_dir().join(format!("simrob-cli-replay-bad-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("replay-bad");
     let file = dir.join("run.simrec");
     write_recording(&file, 600);
     let mut bad = std::fs::read(&file).unwrap();
@@ -509,9 +505,7 @@ fn replay_refuses_a_damaged_or_empty_recording_saying_what_is_wrong() {
 /// it without a word).
 #[test]
 fn replay_refuses_a_speed_out_of_its_range() {
-    let dir = std::env::temp_dir().join(format!("simrob-cli-replay-speed-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("replay-speed");
     let file = dir.join("run.simrec");
     write_recording(&file, 3);
     for speed in ["1e9", "1e-9", "0", "nan"] {
