@@ -2,7 +2,7 @@
 //! runs them.
 
 use crate::listening;
-use crate::support::{repo, simrob};
+use crate::support::{refused_at_start, repo, simrob};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -435,31 +435,9 @@ fn an_export_that_cannot_read_its_recording_says_so() {
 /// `simrob replay FILE` to its end when it refuses FILE (exit status, standard error); fails
 /// the test if it serves the replay instead (its first line says where).
 fn replay_refused(file: &std::path::Path, more: &[&str]) -> (Option<i32>, String) {
-    use std::io::BufRead;
-    use std::process::Stdio;
-    let mut child = simrob()
-        .arg("replay")
-        .arg(file)
-        .arg("--gui=0")
-        .args(more)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    if !first.is_empty() {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("{file:?} was served: {first}");
-    }
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    refused_at_start(
+        simrob().arg("replay").arg(file).arg("--gui=0").args(more),
+        &format!("{file:?} was served"),
     )
 }
 

@@ -1,7 +1,7 @@
 //! `simrob serve` and `simrob demo` as a user runs them.
 
 use crate::listening;
-use crate::support::{repo, send_piped, simrob};
+use crate::support::{refused_at_start, repo, send_piped, simrob};
 use std::io::Write;
 use std::net::UdpSocket;
 use std::process::Stdio;
@@ -337,7 +337,6 @@ fn serve_and_run_refuse_physics_threads_they_cannot_use() {
 /// is left as it was (it was overwritten with the recording).
 #[test]
 fn serve_refuses_to_record_over_its_scenario_or_configuration() {
-    use std::io::BufRead;
     let dir = std::env::temp_dir().join(format!("simrob-cli-record-self-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let scenario = dir.join("sc.xml");
@@ -361,31 +360,18 @@ fn serve_refuses_to_record_over_its_scenario_or_configuration() {
         records.push((dir.join("hard.simrec"), "the configuration file"));
     }
     for (record, what) in records {
-        let mut child = simrob()
-            .args(["serve", "--port", "0", "--speed", "0", "--config"])
-            .arg(&config)
-            .arg("--scenario")
-            .arg(&scenario)
-            .arg("--record")
-            .arg(&record)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("simrob serve starts");
         // A server that started prints its ready lines: the first line says whether it did.
-        let mut first = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        if !first.is_empty() {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{record:?}: the server started: {first}");
-        }
-        let out = child.wait_with_output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{record:?}: {err}");
+        let (code, err) = refused_at_start(
+            simrob()
+                .args(["serve", "--port", "0", "--speed", "0", "--config"])
+                .arg(&config)
+                .arg("--scenario")
+                .arg(&scenario)
+                .arg("--record")
+                .arg(&record),
+            &format!("{record:?}: the server started"),
+        );
+        assert_eq!(code, Some(1), "{record:?}: {err}");
         assert!(
             err.contains(&format!("--record {} is {what}", record.display()))
                 && err.contains("give another file"),

@@ -138,6 +138,33 @@ impl Lines {
     }
 }
 
+/// Runs `cmd`, which should refuse to start: a program that started prints a first line on
+/// standard output, so one there is stopped and panics with `started` and that line. Its exit
+/// status and standard error.
+pub fn refused_at_start(cmd: &mut Command, started: &str) -> (Option<i32>, String) {
+    use std::io::BufRead;
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("simrob runs");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("standard output reads");
+    if !first.is_empty() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{started}: {first}");
+    }
+    let out = child.wait_with_output().expect("simrob ends");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Starts `cmd` (its standard output and error piped), waits for a line starting with
 /// `marker` on its standard error, stops it with SIGTERM (exit status 143) and returns all it
 /// wrote on standard output. Panics, killing it, when the line never comes.
