@@ -131,21 +131,29 @@ mod tests {
     #[test]
     fn a_sent_message_is_logged_as_futrobs_msg_sent_line() {
         let dir = std::env::temp_dir().join(format!("simrob-logfmt-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("robot.log");
-        let cfg =
-            IniConfig::parse("id=1\nrules=r.xml\nlogEnabled=1\nlogComm=1\n", "ini.config").unwrap();
-        let layer = writer(&cfg, &path).unwrap().unwrap();
         let dest: std::net::SocketAddr = "127.255.255.255:10020".parse().unwrap();
-        tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
-            msg_sent(
-                16,
-                dest,
-                &Message::new(1, BROADCAST, Param::BallDistance, 162),
-            );
-        });
-        let log = std::fs::read_to_string(&path).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
+        // What a robot with this logComm writes to its log as it sends one message.
+        let logged = |log_comm: &str| {
+            std::fs::create_dir_all(&dir).unwrap();
+            let cfg = IniConfig::parse(
+                &format!("id=1\nrules=r.xml\nlogEnabled=1\nlogComm={log_comm}\n"),
+                "ini.config",
+            )
+            .unwrap();
+            let layer = writer(&cfg, &path).unwrap().unwrap();
+            tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
+                msg_sent(
+                    16,
+                    dest,
+                    &Message::new(1, BROADCAST, Param::BallDistance, 162),
+                );
+            });
+            let log = std::fs::read_to_string(&path).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+            log
+        };
+        let log = logged("1");
         let line = log.lines().next().unwrap_or_default();
         assert!(line.len() > 28, "no MSG SENT line: {log:?}");
         // [MM-DD-YYYY HH:MM:SS.ffffff][file|module|line]: message [name = value] …
@@ -157,19 +165,7 @@ mod tests {
             "{line}"
         );
         // Without logComm, nothing.
-        let cfg =
-            IniConfig::parse("id=1\nrules=r.xml\nlogEnabled=1\nlogComm=0\n", "ini.config").unwrap();
-        std::fs::create_dir_all(&dir).unwrap();
-        let layer = writer(&cfg, &path).unwrap().unwrap();
-        tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
-            msg_sent(
-                16,
-                dest,
-                &Message::new(1, BROADCAST, Param::BallDistance, 162),
-            );
-        });
-        let log = std::fs::read_to_string(&path).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
+        let log = logged("0");
         assert_eq!(log, "");
     }
 }
