@@ -217,15 +217,22 @@ def test_a_mistyped_message_is_dropped_with_a_log_line(dp, sumbot):
     del bad, other
 
 
-def test_a_twist_with_more_after_it_is_dropped_with_a_log_line():
-    """A Twist with more after its six doubles is another layout under the same type name:
-    dropped with a log line, the robot not driven."""
-    domain = DOMAIN + 14
+def soccer_serve(domain):
+    """A participant on `domain`, and `simrob serve` of the soccer scenario at speed 1 with
+    --ros2 on it."""
     dp = DomainParticipant(domain)
     s = Simrob(
         "serve", "--port", "0", "--bind", "127.0.0.1", "--scenario", "scenarios/soccer.xml",
         "--speed", "1", "--ros2", domain=domain,
     )
+    return dp, s
+
+
+def test_a_twist_with_more_after_it_is_dropped_with_a_log_line():
+    """A Twist with more after its six doubles is another layout under the same type name:
+    dropped with a log line, the robot not driven."""
+    domain = DOMAIN + 14
+    dp, s = soccer_serve(domain)
     try:
         odom = reader(dp, "robot_3/odom", m.Odometry)
         long = writer(dp, "robot_3/cmd_vel", m.LongTwist, BEST_EFFORT)
@@ -439,11 +446,7 @@ def test_a_refused_cmd_vel_is_logged():
     """A cmd_vel whose wheel speeds are past `maxvelocity` is refused with a warning that
     names the robot (it was dropped without a word)."""
     domain = DOMAIN + 7
-    dp = DomainParticipant(domain)
-    s = Simrob(
-        "serve", "--port", "0", "--bind", "127.0.0.1", "--scenario", "scenarios/soccer.xml",
-        "--speed", "1", "--ros2", domain=domain,
-    )
+    dp, s = soccer_serve(domain)
     try:
         odom = reader(dp, "robot_3/odom", m.Odometry)
         cmd = writer(dp, "robot_3/cmd_vel", m.Twist)
@@ -680,11 +683,7 @@ def test_a_large_sample_is_dropped_with_a_log_line_and_costs_no_memory():
     dropped before they are reassembled, with a log line, and the server's memory stays as
     it was (it grew by their size each)."""
     domain = DOMAIN + 13
-    dp = DomainParticipant(domain)
-    s = Simrob(
-        "serve", "--port", "0", "--bind", "127.0.0.1", "--scenario", "scenarios/soccer.xml",
-        "--speed", "1", "--ros2", domain=domain,
-    )
+    dp, s = soccer_serve(domain)
     try:
         odom = reader(dp, "robot_3/odom", m.Odometry)
         wheels = writer(dp, "robot_3/wheel_commands", m.Float64MultiArray, BEST_EFFORT)
