@@ -485,18 +485,24 @@ def test_mrs_and_swarm_log_dropped_input(tmp_path):
             s.stop()
 
 
+def swarm_lockstep(domain, scenario, *more):
+    """A participant on `domain`, and `swarm run --ros2-lockstep` of SWARM_SCENARIO (written
+    to `scenario`) on it, with `more` arguments."""
+    dp = DomainParticipant(domain)
+    scenario.write_text(SWARM_SCENARIO)
+    s = Simrob(
+        "swarm", "run", str(scenario), "--quiet", *more, "--ros2", "--ros2-lockstep",
+        "--ros2-odom-rate", "0", domain=domain,
+    )
+    return dp, s
+
+
 def test_swarm_lockstep_one_frame_per_step_message(tmp_path):
     """`swarm run --ros2-lockstep` sleeps until /simrob/step arrives and makes exactly one
     frame per message, those sent together included: frame k (stamped k / fps) is published
     after the k-th message, and never before."""
     domain = DOMAIN + 3
-    dp = DomainParticipant(domain)
-    scenario = tmp_path / "lockstep.toml"
-    scenario.write_text(SWARM_SCENARIO)
-    s = Simrob(
-        "swarm", "run", str(scenario), "--quiet", "--ros2", "--ros2-lockstep",
-        "--ros2-odom-rate", "0", domain=domain,
-    )
+    dp, s = swarm_lockstep(domain, tmp_path / "lockstep.toml")
     try:
         odom = reader(dp, "r1/odom", m.Odometry)
         step = writer(dp, "/simrob/step", m.Empty)
@@ -599,13 +605,7 @@ def test_swarm_lockstep_repeats_its_state_while_it_waits(tmp_path):
     """A lockstep swarm run that has been sent no step publishes its state (odometry and
     /clock at time 0) again and again while it waits, for a controller that joins late."""
     domain = DOMAIN + 10
-    dp = DomainParticipant(domain)
-    scenario = tmp_path / "repeat.toml"
-    scenario.write_text(SWARM_SCENARIO)
-    s = Simrob(
-        "swarm", "run", str(scenario), "--quiet", "--ros2", "--ros2-lockstep",
-        "--ros2-odom-rate", "0", domain=domain,
-    )
+    dp, s = swarm_lockstep(domain, tmp_path / "repeat.toml")
     try:
         odom = reader(dp, "r1/odom", m.Odometry)
         clock = reader(dp, "/clock", m.Clock, BEST_EFFORT)
@@ -623,13 +623,7 @@ def test_swarm_lockstep_stops_at_once_with_the_frames_asked_for(tmp_path):
     import json
 
     domain = DOMAIN + 11
-    dp = DomainParticipant(domain)
-    scenario = tmp_path / "stop.toml"
-    scenario.write_text(SWARM_SCENARIO)
-    s = Simrob(
-        "swarm", "run", str(scenario), "--quiet", "--json", "--ros2", "--ros2-lockstep",
-        "--ros2-odom-rate", "0", domain=domain,
-    )
+    dp, s = swarm_lockstep(domain, tmp_path / "stop.toml", "--json")
     try:
         odom = reader(dp, "r1/odom", m.Odometry)
         step = writer(dp, "/simrob/step", m.Empty, STEP_QOS)
