@@ -97,6 +97,33 @@ fn every_field_of_the_wire_format_is_on_the_reference_page() {
     );
     task.after = vec![2];
     task.world = Some("w".into());
+    // Every optional field set, so that each of its keys is serialised.
+    let info = RobotInfo {
+        robot: 1,
+        name: "a".into(),
+        kind: "b".into(),
+        world: "c".into(),
+        capabilities: TaskClass::ALL.to_vec(),
+        speed: 1.0,
+    };
+    let status = RobotStatus {
+        robot: 1,
+        time: 0.0,
+        synced: true,
+        x: 0.0,
+        y: 0.0,
+        heading: 0.0,
+        speed: 0.0,
+        battery: Some(1.0),
+        running: Running {
+            movement: Some(1),
+            perception: Some(2),
+            pan_tilt: Some(3),
+        },
+        queued: 0,
+        ok: false,
+        error: Some("e".into()),
+    };
     let values = [
         serde_json::to_value(simrob_coord::wire::Envelope {
             from: 1,
@@ -111,32 +138,8 @@ fn every_field_of_the_wire_format_is_on_the_reference_page() {
         serde_json::to_value(OperatorCommand::Mode {
             policy: Policy::Cnp,
         }),
-        serde_json::to_value(RobotInfo {
-            robot: 1,
-            name: "a".into(),
-            kind: "b".into(),
-            world: "c".into(),
-            capabilities: TaskClass::ALL.to_vec(),
-            speed: 1.0,
-        }),
-        serde_json::to_value(RobotStatus {
-            robot: 1,
-            time: 0.0,
-            synced: true,
-            x: 0.0,
-            y: 0.0,
-            heading: 0.0,
-            speed: 0.0,
-            battery: Some(1.0),
-            running: Running {
-                movement: Some(1),
-                perception: Some(2),
-                pan_tilt: Some(3),
-            },
-            queued: 0,
-            ok: false,
-            error: Some("e".into()),
-        }),
+        serde_json::to_value(&info),
+        serde_json::to_value(&status),
         serde_json::to_value(TaskKind::Path {
             points: vec![[0.0, 0.0]],
         }),
@@ -174,30 +177,10 @@ fn every_field_of_the_wire_format_is_on_the_reference_page() {
         serde_json::to_value(Msg::Report { text: "t".into() }),
         serde_json::to_value(Msg::Welcome { robot: 1 }),
         serde_json::to_value(Msg::Hello {
-            info: Box::new(RobotInfo {
-                robot: 1,
-                name: "a".into(),
-                kind: "b".into(),
-                world: "c".into(),
-                capabilities: vec![],
-                speed: 1.0,
-            }),
+            info: Box::new(info.clone()),
         }),
         serde_json::to_value(Msg::Status {
-            status: Box::new(RobotStatus {
-                robot: 1,
-                time: 0.0,
-                synced: true,
-                x: 0.0,
-                y: 0.0,
-                heading: 0.0,
-                speed: 0.0,
-                battery: None,
-                running: Running::default(),
-                queued: 0,
-                ok: true,
-                error: None,
-            }),
+            status: Box::new(status.clone()),
         }),
     ];
     fn keys(v: &serde_json::Value, out: &mut Vec<String>) {
