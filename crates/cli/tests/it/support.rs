@@ -138,17 +138,21 @@ impl Lines {
     }
 }
 
+/// Starts `cmd` with no standard input and its standard output and error piped.
+fn spawn_piped(cmd: &mut Command) -> std::process::Child {
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("simrob runs")
+}
+
 /// Runs `cmd`, which should refuse to start: a program that started prints a first line on
 /// standard output, so one there is stopped and panics with `started` and that line. Its exit
 /// status and standard error.
 pub fn refused_at_start(cmd: &mut Command, started: &str) -> (Option<i32>, String) {
     use std::io::BufRead;
-    let mut child = cmd
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("simrob runs");
+    let mut child = spawn_piped(cmd);
     let mut first = String::new();
     std::io::BufReader::new(child.stdout.take().expect("stdout"))
         .read_line(&mut first)
@@ -169,12 +173,7 @@ pub fn refused_at_start(cmd: &mut Command, started: &str) -> (Option<i32>, Strin
 /// `marker` on its standard error, stops it with SIGTERM (exit status 143) and returns all it
 /// wrote on standard output. Panics, killing it, when the line never comes.
 pub fn stdout_when_stopped(cmd: &mut Command, marker: &str) -> String {
-    let mut child = cmd
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("simrob runs");
+    let mut child = spawn_piped(cmd);
     let out = Lines::of(child.stdout.take().expect("stdout"));
     let err = Lines::of(child.stderr.take().expect("stderr"));
     let mut seen = String::new();
