@@ -81,6 +81,10 @@ class Simrob:
             if line.startswith("ROS 2 on domain"):
                 self.ros_line.set()
 
+    def says(self, *parts):
+        """A wait_for condition: a line of standard error holds every one of `parts`."""
+        return lambda _: any(all(p in line for p in parts) for line in self.stderr)
+
     def finished(self, timeout):
         """Waits for the command to end by itself; returns its standard output."""
         assert self.proc.wait(timeout) == 0, self.stderr
@@ -237,7 +241,7 @@ def test_a_twist_with_more_after_it_is_dropped_with_a_log_line():
         odom = reader(dp, "robot_3/odom", m.Odometry)
         long = writer(dp, "robot_3/cmd_vel", m.LongTwist, BEST_EFFORT)
         wait_matched(dp, long)
-        said = lambda _: any("robot_3/cmd_vel: malformed message dropped" in l and "bytes after the message" in l for l in s.stderr)  # noqa: E731
+        said = s.says("robot_3/cmd_vel: malformed message dropped", "bytes after the message")
         # The odometry that keeps coming is the clock of this wait.
         last = wait_for(odom, said, each=lambda: long.write(m.LongTwist(linear=m.Vector3(x=0.2), extra=1.0)))
         assert abs(last.twist.twist.linear.x) < 1e-3, last.twist.twist
@@ -452,7 +456,7 @@ def test_a_refused_cmd_vel_is_logged():
         cmd = writer(dp, "robot_3/cmd_vel", m.Twist)
         wait_matched(dp, cmd)
         cmd.write(m.Twist(linear=m.Vector3(x=250.0)))
-        said = lambda _: any("robot_3: cmd_vel (linear.x 250 m/s, angular.z 0 rad/s) asks a wheel speed of" in l and "maxvelocity" in l for l in s.stderr)  # noqa: E731
+        said = s.says("robot_3: cmd_vel (linear.x 250 m/s, angular.z 0 rad/s) asks a wheel speed of", "maxvelocity")
         # The odometry that keeps coming is the clock of this wait.
         wait_for(odom, said)
     finally:
@@ -478,7 +482,7 @@ def test_mrs_and_swarm_log_dropped_input(tmp_path):
             odom = reader(dp, robot + "/odom", m.Odometry)
             w = writer(dp, robot + "/" + topic, typ, BEST_EFFORT)
             wait_matched(dp, w)
-            said = lambda _: any(line in l for l in s.stderr)  # noqa: E731
+            said = s.says(line)
             # The odometry that keeps coming is the clock of this wait.
             wait_for(odom, said, each=lambda: w.write(bad))
         finally:
@@ -687,7 +691,7 @@ def test_a_large_sample_is_dropped_with_a_log_line_and_costs_no_memory():
         big = m.Float64MultiArray(data=[1.0] * 2_000_000)
         for _ in range(5):
             wheels.write(big)
-        said = lambda _: any("datagrams dropped: a sample of more than 65536 bytes (--ros2-max-sample)" in l for l in s.stderr)  # noqa: E731
+        said = s.says("datagrams dropped: a sample of more than 65536 bytes (--ros2-max-sample)")
         # The odometry that keeps coming is the clock of this wait.
         wait_for(odom, said)
         grown = rss_mb(s.proc.pid) - before
