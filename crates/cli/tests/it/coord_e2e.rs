@@ -29,9 +29,7 @@ fn control_center_and_sumbot(
         false,
     );
     let cc_addr = address(&cc, "tcp");
-    let mut op = Operator::connect(&cc_addr);
-    op.send(OperatorCommand::Follow);
-    op.wait(|r| r.starts_with("following"));
+    let op = Operator::following(&cc_addr);
     let sumbot = start(
         &[
             "coord",
@@ -185,9 +183,7 @@ fn a_sumbot_robot_reports_its_pose_from_a_server_running_as_fast_as_it_can() {
 fn a_robots_messages_that_fit_nothing_the_control_center_knows_are_refused() {
     let cc = start(&["coord", "serve", "--port", "0"], false);
     let addr = address(&cc, "tcp");
-    let mut op = Operator::connect(&addr);
-    op.send(OperatorCommand::Follow);
-    op.wait(|r| r.starts_with("following"));
+    let mut op = Operator::following(&addr);
     let mut robot = std::net::TcpStream::connect(&addr).expect("robot connects");
     let answers = incoming(&robot);
     let mut say = |msg: Msg| {
@@ -379,9 +375,7 @@ fn bad_input_from_the_network_is_refused_and_changes_nothing() {
         false,
     );
     let addr = address(&cc, "tcp");
-    let mut op = Operator::connect(&addr);
-    op.send(OperatorCommand::Follow);
-    op.wait(|r| r.starts_with("following"));
+    let mut op = Operator::following(&addr);
     let error = |r: &str| r.starts_with("error") || r.starts_with("refused");
     // Coordinates past max_coordinate (the audit's path of 2,000 points at 1e300), a path
     // longer than max_path_points, a world name longer than max_name_bytes.

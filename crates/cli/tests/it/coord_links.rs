@@ -51,9 +51,7 @@ impl Bed {
         let cc_addr = address(&cc, "tcp");
         let relay = TcpRelay::start(cc_addr.parse().expect("an address")).expect("relay");
         // The operator talks to the Control Center directly; only the robot's link is impaired.
-        let mut op = Operator::connect(&cc_addr);
-        op.send(OperatorCommand::Follow);
-        op.wait(|r| r.starts_with("following"));
+        let op = Operator::following(&cc_addr);
         Bed {
             _mrs: mrs,
             cc,

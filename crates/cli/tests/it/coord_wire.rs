@@ -36,9 +36,7 @@ fn answer(rx: &mpsc::Receiver<Msg>) -> String {
 fn names_and_worlds_that_would_forge_log_lines_are_refused_on_the_wire() {
     let cc = start(&["coord", "serve", "--port", "0"], false);
     let addr = address(&cc, "tcp");
-    let mut op = Operator::connect(&addr);
-    op.send(OperatorCommand::Follow);
-    op.wait(|r| r.starts_with("following"));
+    let mut op = Operator::following(&addr);
     let mut robot = TcpStream::connect(&addr).expect("connects");
     let heard = incoming(&robot);
     robot

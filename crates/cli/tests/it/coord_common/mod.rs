@@ -131,6 +131,15 @@ impl Operator {
         Operator { stream, reports }
     }
 
+    /// An operator connected to the Control Center at `addr` that has asked to follow it
+    /// (and been told it does).
+    pub fn following(addr: &str) -> Operator {
+        let mut op = Operator::connect(addr);
+        op.send(OperatorCommand::Follow);
+        op.wait(|r| r.starts_with("following"));
+        op
+    }
+
     pub fn send(&mut self, command: OperatorCommand) {
         let env = Envelope {
             from: 0,
