@@ -456,7 +456,7 @@ pub fn futrob_team(data: &[u8]) {
     let s = listener.stats();
     assert_eq!(
         s.received,
-        s.accepted + s.bad_length + s.unknown_param + s.not_for_me + s.own,
+        s.accepted + s.bad_length + s.unknown_param + s.not_for_me + s.own + s.bad_source,
         "{s:?}"
     );
 }
