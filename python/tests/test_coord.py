@@ -53,7 +53,7 @@ def test_a_robot_with_an_operators_id_is_refused(cc: server.Process) -> None:
     with Robot(cc.address, 0x40000001) as robot:
         with pytest.raises(CoordError) as e:
             robot.hello()
-        assert "own id" in str(e.value)
+        assert "larger ids are the server's own" in str(e.value)
 
 
 def test_each_request_gets_its_own_answer_and_a_refusal_raises(cc: server.Process) -> None:
