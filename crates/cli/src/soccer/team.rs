@@ -106,6 +106,8 @@ pub fn run(args: TeamArgs) -> Result<()> {
     let exe = std::env::current_exe().context("cannot find the simrob executable")?;
     let mut children: Vec<(i32, Child)> = Vec::new();
     let mut readers = Vec::new();
+    // What the wait below wakes on: a robot's output closed (it is ending), or Ctrl-C.
+    let (events, woken) = std::sync::mpsc::channel::<Wake>();
     for (path, id) in &configs {
         let mut cmd = Command::new(&exe);
         cmd.args(["soccer", "player", "--robot-config"]).arg(path);
@@ -137,38 +139,66 @@ pub fn run(args: TeamArgs) -> Result<()> {
             }
         };
         let id = *id;
-        // Each robot's lines with its id in front, standard output and standard error alike.
+        let k = children.len();
+        // Each robot's lines with its id in front, standard output and standard error alike;
+        // each reader says when its pipe closed.
         if let Some(out) = child.stdout.take() {
+            let events = events.clone();
             readers.push(std::thread::spawn(move || {
                 for line in BufReader::new(out).lines().map_while(Result::ok) {
                     say!("[{id}] {line}");
                 }
+                let _ = events.send(Wake::Closed(k));
             }));
         }
         if let Some(err) = child.stderr.take() {
+            let events = events.clone();
             readers.push(std::thread::spawn(move || {
                 for line in BufReader::new(err).lines().map_while(Result::ok) {
                     tell!("[{id}] {line}");
                 }
+                let _ = events.send(Wake::Closed(k));
             }));
         }
         children.push((id, child));
     }
     say!("team of {} robots started", children.len());
-    let mut running: Vec<(i32, Child)> = children;
+    crate::shell::on_ctrl_c(Box::new(move || {
+        let _ = events.send(Wake::Stop);
+    }));
+    // A robot is waited for once both its pipes closed (it is ending); Ctrl-C kills those
+    // still running, whose pipes then close.
+    let mut open: Vec<usize> = vec![2; children.len()];
+    let mut running = children.len();
     let mut failed: Vec<String> = Vec::new();
-    while !running.is_empty() {
-        if stop.load(Ordering::Relaxed) {
-            for (_, c) in &mut running {
-                let _ = c.kill();
+    let mut killed = false;
+    while running > 0 {
+        let wake = if stop.load(Ordering::Relaxed) && !killed {
+            Wake::Stop
+        } else {
+            match woken.recv() {
+                Ok(w) => w,
+                Err(_) => break,
             }
-        }
-        let mut still = Vec::new();
-        for (id, mut c) in running {
-            match c.try_wait()? {
-                None => still.push((id, c)),
-                Some(status) if status.success() => {}
-                Some(status) => {
+        };
+        match wake {
+            Wake::Stop => {
+                killed = true;
+                for (k, (_, c)) in children.iter_mut().enumerate() {
+                    if open[k] > 0 {
+                        let _ = c.kill();
+                    }
+                }
+            }
+            Wake::Closed(k) => {
+                open[k] -= 1;
+                if open[k] > 0 {
+                    continue;
+                }
+                running -= 1;
+                let (id, c) = &mut children[k];
+                let status = c.wait()?;
+                if !status.success() {
                     let how = match status.code() {
                         Some(code) => format!("exit status {code}"),
                         None => format!("{status}"),
@@ -176,10 +206,6 @@ pub fn run(args: TeamArgs) -> Result<()> {
                     failed.push(format!("robot {id} ({how})"));
                 }
             }
-        }
-        running = still;
-        if !running.is_empty() {
-            std::thread::sleep(std::time::Duration::from_millis(100));
         }
     }
     for r in readers {
@@ -209,4 +235,12 @@ fn same_file_key(path: &std::path::Path) -> PathBuf {
         Some(name) => dir.join(name),
         None => path.to_path_buf(),
     }
+}
+
+/// What wakes `soccer team`'s wait for its robots.
+enum Wake {
+    /// One of robot `k`'s two output pipes closed.
+    Closed(usize),
+    /// Ctrl-C (or SIGTERM, SIGHUP).
+    Stop,
 }
