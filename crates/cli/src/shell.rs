@@ -1,5 +1,5 @@
 //! What the subcommands share, in a module that imports none of them: logging, Ctrl-C (and
-//! SIGTERM, SIGHUP),
+//! SIGTERM, SIGHUP, and the end of standard input for a command that asks for it),
 //! bounded file reads, quiet broken pipes.
 
 use std::path::Path;
@@ -254,20 +254,62 @@ pub(crate) fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     on_stop_signals(move |signal| {
-        if STOP_SIGNAL
-            .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
-            .is_err()
-        {
+        if !request_stop(&flag, signal) {
+            // A second signal.
             FinishBeforeExit::wait_for_none();
             std::process::exit(128 + signal);
         }
-        flag.store(true, Ordering::SeqCst);
-        let actions = ON_CTRL_C.lock().unwrap_or_else(|e| e.into_inner());
-        for a in actions.iter() {
-            a();
-        }
     })?;
     Ok(CTRL_C.get_or_init(|| stop).clone())
+}
+
+/// Stops the command as `signal` does: raises `flag` and runs the [`on_ctrl_c`] actions.
+/// False (and nothing done) when the command is already stopping.
+fn request_stop(flag: &AtomicBool, signal: i32) -> bool {
+    if STOP_SIGNAL
+        .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
+        return false;
+    }
+    flag.store(true, Ordering::SeqCst);
+    let actions = ON_CTRL_C.lock().unwrap_or_else(|e| e.into_inner());
+    for a in actions.iter() {
+        a();
+    }
+    true
+}
+
+/// SIGHUP's number: a command stopped because standard input closed ends as after SIGHUP
+/// (status 129), as one whose terminal closed.
+const HANG_UP: i32 = 1;
+
+/// From now on, the end of standard input (the pipe closed by the program that started this
+/// one, or that program ended, however it ended) stops the command as SIGHUP does: the flag
+/// of [`ctrl_c_flag`] raised, status 129. What arrives before the end is read and ignored.
+/// A thread waits on the read, nothing polls. Already stopping, the end changes nothing (it
+/// is not a second signal).
+pub(crate) fn stop_when_stdin_closes() -> Result<()> {
+    let flag = ctrl_c_flag()?;
+    std::thread::Builder::new()
+        .name("simrob-stdin".into())
+        .spawn(move || {
+            use std::io::Read;
+            let mut input = std::io::stdin().lock();
+            let mut buf = [0u8; 1024];
+            loop {
+                match input.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    // Standard input unreadable (a terminal hung up): gone as well.
+                    Err(_) => break,
+                }
+            }
+            request_stop(&flag, HANG_UP);
+        })
+        .context("cannot watch standard input (--stop-when-stdin-closes)")?;
+    Ok(())
 }
 
 /// Runs `handle` (on a thread of its own) with each SIGINT, SIGTERM or SIGHUP.

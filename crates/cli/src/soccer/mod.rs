@@ -31,19 +31,23 @@ pub enum SoccerCommand {
     ///
     /// Reads the robot's ini.config (id, role, rules file, log switches, vision stub,
     /// autoLookAtBall, and the tunables listed in docs/reference/config.md), announces itself
-    /// to the team and plays until Ctrl-C or --wall-duration. Team events (teammates joining,
-    /// their roles, teammates expiring) are printed on standard output. Every file and value is
-    /// checked before the robot starts its log file or plays. Exit status: 0 when it played
-    /// to the end, 1 when a file or value is refused or the simulator does not answer (or
-    /// stops answering, --server-timeout), 130 after Ctrl-C.
+    /// to the team and plays until Ctrl-C or --wall-duration (or, with
+    /// --stop-when-stdin-closes, until its standard input closes). Team events (teammates
+    /// joining, their roles, teammates expiring) are printed on standard output. Every file and
+    /// value is checked before the robot starts its log file or plays. Exit status: 0 when it
+    /// played to the end, 1 when a file or value is refused or the simulator does not answer
+    /// (or stops answering, --server-timeout), 130 after Ctrl-C, 129 when its standard input
+    /// closed (--stop-when-stdin-closes).
     Player(player::PlayerArgs),
     /// Start a whole team: one `simrob soccer player` process per robot of a team file.
     ///
     /// The team file lists one ini.config per line (paths relative to the team file; `#`
     /// starts a comment). Every robot's files and the command line's values are checked
     /// before any robot starts. Each robot's output and errors are printed with its id in
-    /// front. Exit status: 0 when every robot ended well, 1 when a file or value is refused
-    /// (no robot started) or any robot failed (named at the end), 130 after Ctrl-C.
+    /// front. The robots end with the team, however it ends (Ctrl-C, kill -9): each watches a
+    /// pipe from the team as its standard input (`soccer player --stop-when-stdin-closes`).
+    /// Exit status: 0 when every robot ended well, 1 when a file or value is refused (no robot
+    /// started) or any robot failed (named at the end), 130 after Ctrl-C.
     Team(team::TeamArgs),
     /// The message spy: print every team message, or only those one robot would accept.
     ///

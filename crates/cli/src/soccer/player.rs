@@ -62,6 +62,12 @@ pub struct PlayerArgs {
     /// that sees through its vision stub (no --server).
     #[arg(long)]
     ideal_camera: bool,
+    /// Stop, as on Ctrl-C, when standard input closes (end of file): a program that starts
+    /// the robot with a pipe as its standard input ends it by closing the pipe, or by ending
+    /// itself, however it ends (`kill -9` included). Exit status 129, as after SIGHUP.
+    /// `soccer team` starts every robot so.
+    #[arg(long)]
+    stop_when_stdin_closes: bool,
 }
 
 /// `--server-timeout`'s default, seconds.
@@ -344,6 +350,9 @@ pub fn run(args: PlayerArgs) -> Result<()> {
     } = robot;
     let id = cfg.id;
     let stop = crate::shell::ctrl_c_flag()?;
+    if args.stop_when_stdin_closes {
+        crate::shell::stop_when_stdin_closes()?;
+    }
     let wall = Instant::now();
     let end = args
         .wall_duration

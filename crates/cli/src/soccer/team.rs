@@ -110,7 +110,15 @@ pub fn run(args: TeamArgs) -> Result<()> {
     let (events, woken) = std::sync::mpsc::channel::<Wake>();
     for (path, id) in &configs {
         let mut cmd = Command::new(&exe);
-        cmd.args(["soccer", "player", "--robot-config"]).arg(path);
+        // Each robot's standard input is a pipe from the team that nothing is written to: it
+        // closes when the team ends, however it ends (`kill -9` too), and the robot then stops.
+        cmd.args([
+            "soccer",
+            "player",
+            "--stop-when-stdin-closes",
+            "--robot-config",
+        ])
+        .arg(path);
         if let Some(s) = &args.server {
             cmd.args(["--server", &s.to_string()]);
         }
@@ -124,7 +132,7 @@ pub fn run(args: TeamArgs) -> Result<()> {
             cmd.args(["--max-config-bytes", &n.to_string()]);
         }
         let spawned = cmd
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn();
@@ -160,6 +168,7 @@ pub fn run(args: TeamArgs) -> Result<()> {
                 let _ = events.send(Wake::Closed(k));
             }));
         }
+        // (Its standard input stays in `child`, open until the robot is waited for.)
         children.push((id, child));
     }
     say!("team of {} robots started", children.len());

@@ -291,6 +291,111 @@ fn a_team_file_starts_every_robot() {
     team.wait_for("team of 2 robots started");
     team.wait_for("[1] robot 1: teammate 2 joined");
     team.wait_for("[2] robot 2: teammate 1 joined");
+    // Dropping `team` kills it outright (SIGKILL): its robots end with it, not 30 s later.
+}
+
+/// A team port for the tests of a robot's standard input, apart from [`port`]'s and
+/// `team_port`'s.
+fn stdin_port(k: u16) -> u16 {
+    10_000 + (std::process::id() % 2500) as u16 * 4 + k
+}
+
+/// The processes `pid` started (on Linux; none elsewhere), to end them should a test fail.
+#[cfg(unix)]
+fn children_of(pid: u32) -> Vec<i32> {
+    let mut out = Vec::new();
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for task in tasks.flatten() {
+            if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
+                out.extend(
+                    text.split_whitespace()
+                        .filter_map(|w| w.parse::<i32>().ok()),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The robots of a team killed outright (`kill -9`, a test harness's guard, a job cancelled
+/// hard) ran on until their `--wall-duration`: they end with it now.
+#[cfg(unix)]
+#[test]
+fn the_robots_of_a_team_killed_outright_end_with_it() {
+    use std::sync::mpsc::channel;
+    let dir = tmp("team-killed");
+    let p = stdin_port(0);
+    // Both robots write their log into one FIFO; the test reads it. Its end of file comes
+    // when the last robot holding it open has ended.
+    let fifo = dir.join("alive.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}: {made}", fifo.display());
+    for (id, role, rules_file) in [(1, 1, "goalkeeper.xml"), (2, 2, "field_player.xml")] {
+        let cfg = robot(&dir, id, role, rules_file, p);
+        let text = std::fs::read_to_string(&cfg).unwrap();
+        let text = text.replace(&format!("logfile=robot{id}.log"), "logfile=alive.fifo");
+        std::fs::write(&cfg, text).unwrap();
+    }
+    std::fs::write(dir.join("team.txt"), "robot1.config\nrobot2.config\n").unwrap();
+    let (ended, all_ended) = channel::<()>();
+    std::thread::spawn(move || {
+        // Opening waits for the first robot to open its end.
+        if let Ok(mut f) = std::fs::File::open(&fifo) {
+            let _ = std::io::copy(&mut f, &mut std::io::sink());
+        }
+        let _ = ended.send(());
+    });
+    // Longer than the wait below: without the team's pipe the robots would outlast it.
+    let mut team = Proc::start(
+        simrob()
+            .args(["soccer", "team", "--wall-duration", "600", "--file"])
+            .arg(dir.join("team.txt")),
+    );
+    // A robot says it plays once its log file is open.
+    team.wait_for("[1] robot 1 (goalkeeper) playing");
+    team.wait_for("[2] robot 2 (field_player) playing");
+    let robots = children_of(team.child.id());
+    team.child.kill().unwrap();
+    team.child.wait().unwrap();
+    if all_ended.recv_timeout(soccer_common::GUARD).is_err() {
+        for pid in &robots {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(*pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        panic!(
+            "the robots (processes {robots:?}) still ran {} s after their team was killed",
+            soccer_common::GUARD.as_secs()
+        );
+    }
+}
+
+/// `soccer player --stop-when-stdin-closes` stops as on Ctrl-C (its goodbye and summary)
+/// when its standard input closes, with status 129.
+#[test]
+fn a_player_asked_to_stops_when_its_standard_input_closes() {
+    let dir = tmp("player-stdin");
+    let cfg = robot(&dir, 2, 2, "field_player.xml", stdin_port(1));
+    let mut player = Proc::start(
+        simrob()
+            .args([
+                "soccer",
+                "player",
+                "--stop-when-stdin-closes",
+                "--robot-config",
+            ])
+            .arg(&cfg)
+            .stdin(Stdio::piped()),
+    );
+    player.wait_for("robot 2 (field_player) playing");
+    drop(player.child.stdin.take());
+    player.wait_for("robot 2 stopped:");
+    let status = player.child.wait().unwrap();
+    assert_eq!(status.code(), Some(129), "{status}");
 }
 
 #[test]
