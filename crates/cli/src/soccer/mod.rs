@@ -45,7 +45,8 @@ pub enum SoccerCommand {
     /// starts a comment). Every robot's files and the command line's values are checked
     /// before any robot starts. Each robot's output and errors are printed with its id in
     /// front. The robots end with the team, however it ends (Ctrl-C, kill -9): each watches a
-    /// pipe from the team as its standard input (`soccer player --stop-when-stdin-closes`).
+    /// pipe from the team as its standard input (`soccer player --stop-when-stdin-closes`),
+    /// which the team closes on Ctrl-C (robots still running --stop-grace later are killed).
     /// Exit status: 0 when every robot ended well, 1 when a file or value is refused (no robot
     /// started) or any robot failed (named at the end), 130 after Ctrl-C.
     Team(team::TeamArgs),

@@ -6,6 +6,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -38,6 +40,11 @@ pub struct TeamArgs {
     /// until Ctrl-C).
     #[arg(long, value_name = "S", value_parser = super::player::wall_seconds)]
     wall_duration: Option<f64>,
+    /// On Ctrl-C (or SIGTERM, SIGHUP) each robot is asked to stop, as on its own Ctrl-C (its
+    /// goodbye to the team and its summary); one still running this many wall-clock seconds
+    /// later is killed (or 50ms, 2s, 1min; default 5; 0 kills at once).
+    #[arg(long, value_name = "S", value_parser = super::player::wall_seconds)]
+    stop_grace: Option<f64>,
     /// Old spelling of `--wall-duration` (`--duration` is simulated seconds).
     #[arg(long = "duration", value_name = "S", hide = true,
           value_parser = crate::flags::renamed("duration", "wall-duration", "--duration is simulated seconds"))]
@@ -47,6 +54,9 @@ pub struct TeamArgs {
     #[command(flatten)]
     limit: ConfigBytes,
 }
+
+/// `--stop-grace`'s default, wall-clock seconds.
+const DEFAULT_STOP_GRACE: f64 = 5.0;
 
 /// Prints a line on standard error, ignoring a closed pipe.
 macro_rules! tell {
@@ -175,15 +185,25 @@ pub fn run(args: TeamArgs) -> Result<()> {
     crate::shell::on_ctrl_c(Box::new(move || {
         let _ = events.send(Wake::Stop);
     }));
-    // A robot is waited for once both its pipes closed (it is ending); Ctrl-C kills those
-    // still running, whose pipes then close.
+    // A robot is waited for once both its pipes closed (it is ending). Ctrl-C closes the
+    // standard input of those still running, which stops them as their own Ctrl-C would;
+    // those still running `--stop-grace` later are killed, and their pipes then close.
+    let grace = Duration::try_from_secs_f64(args.stop_grace.unwrap_or(DEFAULT_STOP_GRACE))
+        .unwrap_or(Duration::MAX);
     let mut open: Vec<usize> = vec![2; children.len()];
     let mut running = children.len();
     let mut failed: Vec<String> = Vec::new();
+    let mut asked_at: Option<Instant> = None;
     let mut killed = false;
     while running > 0 {
-        let wake = if stop.load(Ordering::Relaxed) && !killed {
+        let wake = if stop.load(Ordering::Relaxed) && asked_at.is_none() {
             Wake::Stop
+        } else if let (Some(at), false) = (asked_at, killed) {
+            match woken.recv_timeout(grace.saturating_sub(at.elapsed())) {
+                Ok(w) => w,
+                Err(RecvTimeoutError::Timeout) => Wake::GraceOver,
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
         } else {
             match woken.recv() {
                 Ok(w) => w,
@@ -191,7 +211,16 @@ pub fn run(args: TeamArgs) -> Result<()> {
             }
         };
         match wake {
-            Wake::Stop => {
+            Wake::Stop if asked_at.is_none() => {
+                asked_at = Some(Instant::now());
+                for (k, (_, c)) in children.iter_mut().enumerate() {
+                    if open[k] > 0 {
+                        drop(c.stdin.take());
+                    }
+                }
+            }
+            Wake::Stop => {}
+            Wake::GraceOver => {
                 killed = true;
                 for (k, (_, c)) in children.iter_mut().enumerate() {
                     if open[k] > 0 {
@@ -252,4 +281,6 @@ enum Wake {
     Closed(usize),
     /// Ctrl-C (or SIGTERM, SIGHUP).
     Stop,
+    /// The robots asked to stop had `--stop-grace` to end.
+    GraceOver,
 }

@@ -374,6 +374,44 @@ fn the_robots_of_a_team_killed_outright_end_with_it() {
     }
 }
 
+/// SIGTERM to a team alone (a job scheduler's stop, `kill PID`) killed its robots outright:
+/// no goodbye to their teammates, no summary. Each robot is now asked to stop as on its own
+/// Ctrl-C, and sums up.
+#[cfg(unix)]
+#[test]
+fn a_team_stopped_by_sigterm_lets_every_robot_sum_up() {
+    let dir = tmp("team-term");
+    let p = stdin_port(2);
+    robot(&dir, 1, 1, "goalkeeper.xml", p);
+    robot(&dir, 2, 2, "field_player.xml", p);
+    std::fs::write(dir.join("team.txt"), "robot1.config\nrobot2.config\n").unwrap();
+    // A grace far longer than the guard: a robot killed instead of stopped never sums up.
+    let mut team = Proc::start(
+        simrob()
+            .args([
+                "soccer",
+                "team",
+                "--wall-duration",
+                "600",
+                "--stop-grace",
+                "600",
+            ])
+            .arg("--file")
+            .arg(dir.join("team.txt")),
+    );
+    team.wait_for("[1] robot 1 (goalkeeper) playing");
+    team.wait_for("[2] robot 2 (field_player) playing");
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &team.child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(kill.success());
+    team.wait_for("[1] robot 1 stopped:");
+    team.wait_for("[2] robot 2 stopped:");
+    let status = team.child.wait().unwrap();
+    assert_eq!(status.code(), Some(143), "{status}");
+}
+
 /// `soccer player --stop-when-stdin-closes` stops as on Ctrl-C (its goodbye and summary)
 /// when its standard input closes, with status 129.
 #[test]
