@@ -18,7 +18,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
-use crate::model::{AuctionId, RobotId, TaskClass, TaskId, TaskSpec};
+use crate::model::{AuctionId, RobotId, TaskClass, TaskId, TaskSpec, TaskState};
 use crate::task_manager::TaskManager;
 use crate::wire::{valid_cost, Msg};
 
@@ -717,7 +717,8 @@ impl CostModel for Euclidean {
     }
 }
 
-/// The default largest number of tasks a robot holds before it stops bidding (`max_queue`).
+/// The default largest number of tasks a robot holds that may still run (neither final nor
+/// BLOCKED) before it stops bidding (`max_queue`).
 pub const DEFAULT_MAX_QUEUE: usize = 3;
 
 /// A robot's CNP Manager: bids its marginal cost and answers awards.
@@ -725,7 +726,9 @@ pub const DEFAULT_MAX_QUEUE: usize = 3;
 pub struct Bidder {
     /// The robot this CNP Manager bids for.
     pub robot: RobotId,
-    /// Tasks held (not final) beyond which the robot refuses to bid and declines awards.
+    /// Tasks held that may still run (neither final nor BLOCKED: see
+    /// [`TaskManager::pending`]) from which on the robot refuses to bid and declines awards.
+    /// A BLOCKED task takes no place: it waits for the operator and will not run.
     pub max_queue: usize,
     /// A robot that is leaving declines every award.
     pub leaving: bool,
@@ -744,7 +747,9 @@ impl Bidder {
     /// The marginal cost for this robot, at `here`, to add `task` to what it holds: for a
     /// movement task the extra distance from where its queue ends to the task's first point
     /// plus the task's own length (metres); for perception and pan-tilt the seconds its
-    /// class is already booked plus the task's own (seconds). `None`: it refuses.
+    /// class is already booked plus the task's own (seconds). BLOCKED tasks, which will not
+    /// run, add nothing to either. `None`: it refuses (leaving, a task it may not take, or
+    /// `max_queue` tasks that may still run held already).
     #[inline(always)]
     pub fn cost(
         &self,
@@ -753,7 +758,7 @@ impl Bidder {
         here: (f64, f64),
         model: &dyn CostModel,
     ) -> Option<f64> {
-        if self.leaving || tm.refusal(task).is_some() || tm.outstanding() >= self.max_queue {
+        if self.leaving || tm.refusal(task).is_some() || tm.pending() >= self.max_queue {
             return None;
         }
         match task.class() {
@@ -772,7 +777,9 @@ impl Bidder {
             class => {
                 let booked: f64 = tm
                     .queue()
-                    .filter(|h| h.spec.class() == class)
+                    .filter(|h| {
+                        h.spec.class() == class && !matches!(h.state, TaskState::Blocked { .. })
+                    })
                     .map(|h| seconds(&h.spec))
                     .sum();
                 Some(booked + seconds(task))
@@ -803,8 +810,8 @@ impl Bidder {
             Some("leaving".to_string())
         } else if let Some(code) = tm.refusal(task) {
             Some(format!("cannot take it ({code:?})"))
-        } else if tm.outstanding() >= self.max_queue {
-            Some(format!("queue full ({} tasks)", tm.outstanding()))
+        } else if tm.pending() >= self.max_queue {
+            Some(format!("queue full ({} tasks)", tm.pending()))
         } else {
             None
         };

@@ -48,7 +48,8 @@ pub struct SwarmCoordConfig {
     /// Seconds between routine status reports (a robot also reports when its running
     /// tasks change).
     pub status_period: f64,
-    /// Tasks a robot holds before it stops bidding.
+    /// Tasks a robot holds that may still run (neither final nor BLOCKED) before it stops
+    /// bidding.
     pub max_queue: usize,
     /// The first robot id.
     pub robot_id_base: RobotId,

@@ -85,6 +85,8 @@ pub struct TaskManager {
     tasks: HashMap<TaskId, Held>,
     /// Non-final tasks in arrival order.
     queue: Vec<TaskId>,
+    /// How many of `queue` are BLOCKED.
+    blocked: usize,
     running: [Option<TaskId>; 3],
     sync: SyncTasks,
     out: VecDeque<TmEvent>,
@@ -105,6 +107,7 @@ impl TaskManager {
             world,
             tasks: HashMap::new(),
             queue: Vec::new(),
+            blocked: 0,
             running: [None; 3],
             sync: SyncTasks::default(),
             out: VecDeque::new(),
@@ -133,6 +136,15 @@ impl TaskManager {
         self.settled = false;
         if let Some(h) = self.tasks.get_mut(&task) {
             if h.state != state {
+                let was_blocked = matches!(h.state, TaskState::Blocked { .. });
+                let is_blocked = matches!(state, TaskState::Blocked { .. });
+                if was_blocked != is_blocked {
+                    if is_blocked {
+                        self.blocked += 1;
+                    } else {
+                        self.blocked -= 1;
+                    }
+                }
                 h.state = state;
                 self.out.push_back(TmEvent::State { task, state });
             }
@@ -145,14 +157,16 @@ impl TaskManager {
     }
 
     /// The last point of the movement task that will run last: the last one queued that is
-    /// not running, or else the running one.
+    /// not running nor BLOCKED (it will not run), or else the running one.
     fn refresh_tail(&mut self) {
         let current = self.running[TaskClass::Movement.index()];
         let last_queued = self.queue.iter().rev().find_map(|&t| {
             let h = self.tasks.get(&t)?;
-            (Some(t) != current && h.spec.class() == TaskClass::Movement)
-                .then(|| h.spec.kind.last_point())
-                .flatten()
+            (Some(t) != current
+                && h.spec.class() == TaskClass::Movement
+                && !matches!(h.state, TaskState::Blocked { .. }))
+            .then(|| h.spec.kind.last_point())
+            .flatten()
         });
         self.tail = last_queued.or_else(|| {
             current
@@ -161,8 +175,9 @@ impl TaskManager {
         });
     }
 
-    /// Where the robot will be once its movement tasks are done (`None`: it holds none, so
-    /// where it is now). Constant time: kept up to date as the queue changes.
+    /// Where the robot will be once its movement tasks are done (`None`: it holds none that
+    /// may still run, so where it is now); BLOCKED tasks are left out, as they will not run.
+    /// Constant time: kept up to date as the queue changes.
     pub fn movement_end(&self) -> Option<(f64, f64)> {
         self.tail
     }
@@ -363,9 +378,16 @@ impl TaskManager {
         }
     }
 
-    /// Tasks held and not final.
+    /// Tasks held and not final (BLOCKED ones included).
     pub fn outstanding(&self) -> usize {
         self.queue.len()
+    }
+
+    /// Tasks held that may still run: neither final nor BLOCKED. These are what take a place
+    /// in the robot's queue (a Contract Net bidder's `max_queue`); a BLOCKED task waits for
+    /// the operator and keeps the robot no more than a final one.
+    pub fn pending(&self) -> usize {
+        self.queue.len() - self.blocked
     }
 
     /// Non-final tasks in arrival order.
@@ -374,7 +396,7 @@ impl TaskManager {
     }
 
     /// Where the robot will be once its movement tasks are done, starting from `here`, and
-    /// the straight-line distance it will have driven to get there.
+    /// the straight-line distance it will have driven to get there (BLOCKED tasks left out).
     pub fn plan_end(&self, here: (f64, f64)) -> ((f64, f64), f64) {
         let mut at = here;
         let mut driven = 0.0;
@@ -382,7 +404,8 @@ impl TaskManager {
         let running = current.and_then(|t| self.tasks.get(&t));
         let rest = self.queue().filter(|h| Some(h.spec.id) != current);
         for h in running.into_iter().chain(rest) {
-            if h.spec.class() != TaskClass::Movement {
+            if h.spec.class() != TaskClass::Movement || matches!(h.state, TaskState::Blocked { .. })
+            {
                 continue;
             }
             let rest: Vec<BasicKind> = (h.step..h.spec.kind.basic_count())
@@ -565,6 +588,43 @@ mod tests {
         );
         assert_eq!(tm.abort(1), Err(TmError::AlreadyFinal(1)));
         assert_eq!(tm.outstanding(), 0);
+    }
+
+    /// A BLOCKED task will not run: it takes no place among the tasks pending and the
+    /// robot's route does not end at it; aborted, it leaves the count of tasks held too.
+    #[test]
+    fn blocked_tasks_are_not_pending_and_the_route_does_not_end_at_them() {
+        let mut b = TaskBoard::default();
+        let mut tm = TaskManager::new(&all(), None);
+        tm.submit(TaskSpec::new(1, TaskKind::Goto { x: 1.0, y: 0.0 }), &b)
+            .unwrap();
+        let mut far = TaskSpec::new(2, TaskKind::Goto { x: 100.0, y: 0.0 });
+        far.after = vec![9];
+        tm.submit(far, &b).unwrap();
+        tm.schedule(&b);
+        drain(&mut tm, &mut b);
+        assert_eq!(
+            (tm.outstanding(), tm.pending()),
+            (2, 2),
+            "waiting is pending"
+        );
+        assert_eq!(tm.movement_end(), Some((100.0, 0.0)));
+        b.publish(9, TaskState::Aborted);
+        tm.schedule(&b);
+        drain(&mut tm, &mut b);
+        assert_eq!(tm.get(2).unwrap().state, TaskState::Blocked { by: 9 });
+        assert_eq!((tm.outstanding(), tm.pending()), (2, 1));
+        assert_eq!(
+            tm.movement_end(),
+            Some((1.0, 0.0)),
+            "the running task's end"
+        );
+        assert_eq!(tm.plan_end((0.0, 0.0)), ((1.0, 0.0), 1.0));
+        tm.abort(2).unwrap();
+        assert_eq!((tm.outstanding(), tm.pending()), (1, 1));
+        tm.basic_done(1, Ok(())).unwrap();
+        assert_eq!((tm.outstanding(), tm.pending()), (0, 0));
+        assert_eq!(tm.movement_end(), None);
     }
 
     #[test]

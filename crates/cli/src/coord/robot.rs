@@ -56,7 +56,8 @@ pub struct RobotArgs {
     /// Seconds (or 50ms, 2s, 1min) between status reports.
     #[arg(long, value_name = "S", default_value_t = 0.5, value_parser = crate::flags::seconds)]
     status_period: f64,
-    /// Tasks held before the robot stops bidding.
+    /// Tasks held that may still run (neither final nor BLOCKED) before the robot stops
+    /// bidding.
     #[arg(long, value_name = "N", default_value_t = 3)]
     max_queue: usize,
     /// Distance (metres) at which a point counts as reached (default 0.05 for a SumBot,

@@ -532,6 +532,89 @@ fn a_robot_whose_tasks_are_blocked_or_cleared_is_allocated_again() {
     }
 }
 
+/// Under Contract Net too a BLOCKED task keeps its robot no more than a final one: it takes
+/// no place in the robot's queue (`max_queue`, 3), and adds nothing to the route or the
+/// booked seconds the robot bids with. A robot holding three blocked tasks still bids, its
+/// true cost; the tasks that may still run fill its queue as before.
+#[test]
+fn under_contract_net_blocked_tasks_take_no_queue_place_and_add_nothing_to_a_bid() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, &TaskClass::ALL, 0.0);
+    net.add(2, &TaskClass::ALL, 10.0);
+    // Robot 2's task fails: the three robot 1 holds after it are BLOCKED, one of each class.
+    let p = net.cc.send_task(2, goto(10.0)).unwrap();
+    let far = net.cc.send_task(1, after(goto(100.0), &[p])).unwrap();
+    let look = net
+        .cc
+        .send_task(
+            1,
+            after(TaskSpec::new(0, TaskKind::Perceive { seconds: 50.0 }), &[p]),
+        )
+        .unwrap();
+    let pan = net
+        .cc
+        .send_task(
+            1,
+            after(
+                TaskSpec::new(
+                    0,
+                    TaskKind::PanTilt {
+                        pan: 0.5,
+                        tilt: 0.0,
+                        seconds: 50.0,
+                    },
+                ),
+                &[p],
+            ),
+        )
+        .unwrap();
+    net.settle();
+    net.finish(2, p, Err(FailCode::Unreachable));
+    for t in [far, look, pan] {
+        assert_eq!(net.state(t), Some(TaskState::Blocked { by: p }), "task {t}");
+    }
+    net.logs(LogKind::Tasks);
+    let accepted = |net: &mut Net| -> Vec<String> {
+        net.logs(LogKind::Tasks)
+            .into_iter()
+            .filter(|l| l.starts_with("accepted"))
+            .collect()
+    };
+    // A point 1 m from robot 1: it bids 1 m (not 99 m from where its blocked task would
+    // have left it) and beats robot 2's 9 m; with three blocked tasks it still bids.
+    let near = net.cc.submit(goto(1.0)).unwrap();
+    net.settle();
+    let won = accepted(&mut net);
+    assert_eq!(net.holder(near), Allocation::Robot(1), "{won:?}");
+    assert!(won[0].ends_with("robot=1\tcost=1.000"), "{won:?}");
+    // Two seconds of perception: robot 1 bids 2 s, not 52 s behind its blocked 50 s, and
+    // wins the tie with robot 2 (the lower id).
+    let glance = net
+        .cc
+        .submit(TaskSpec::new(0, TaskKind::Perceive { seconds: 2.0 }))
+        .unwrap();
+    net.settle();
+    let won = accepted(&mut net);
+    assert_eq!(net.holder(glance), Allocation::Robot(1), "{won:?}");
+    assert!(won[0].ends_with("robot=1\tcost=2.000"), "{won:?}");
+    // The tasks that may run still fill the queue: a third, then robot 1 refuses.
+    let third = net.cc.submit(goto(2.0)).unwrap();
+    net.settle();
+    assert_eq!(net.holder(third), Allocation::Robot(1));
+    let fourth = net.cc.submit(goto(3.0)).unwrap();
+    net.settle();
+    assert_eq!(
+        net.holder(fourth),
+        Allocation::Robot(2),
+        "robot 1 holds three tasks that may run"
+    );
+    assert_eq!(
+        net.bots[&1].agent.tm.outstanding(),
+        6,
+        "three blocked, three that may run"
+    );
+}
+
 /// A task announced for Contract Net that nobody took follows the policy in force: under
 /// a centralised one, its next round allocates it like any waiting task.
 #[test]
