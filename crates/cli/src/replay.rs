@@ -14,7 +14,8 @@ use simrob_viewer::record::{RecordingReader, Writer};
 pub enum Export {
     /// Every posed entity's pose over time (robots, balls, humanoids, drones, items; its
     /// `kind` says which): `time,iteration,entity,kind,x,y,z,roll,pitch,yaw` (metres,
-    /// radians, simulated s).
+    /// radians, simulated s). A recording without frames gives the header line only, with a
+    /// warning on standard error (exit status 0).
     Csv,
     /// The recording again in the compact format (`simrob-recording` version 2): converts a
     /// JSON-lines or swarm recording; needs --out.
@@ -87,6 +88,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         // Only an export that went through says how much it exported.
         if result.is_ok() {
             warn_if_unfinished(&recording, "exported");
+            warn_if_no_frames(&recording, args.export, args.out.as_ref());
         }
         return result;
     }
@@ -314,6 +316,29 @@ pub(crate) fn warn_if_unfinished(recording: &RecordingReader, done: &str) {
             recording.len()
         );
     }
+}
+
+/// A recording that holds no frames (its run was stopped before its first iteration: a
+/// server, a swarm run or a soccer match stopped before kick-off) exports to an empty table —
+/// the CSV's header line only, or a recording without frames — which is valid, so the export
+/// succeeds (exit status 0); standard error says why there is nothing in it, the same for
+/// every kind of recording. (One without its end mark has already been warned of by
+/// [`warn_if_unfinished`], which counts what it exported.)
+fn warn_if_no_frames(recording: &RecordingReader, export: Option<Export>, out: Option<&PathBuf>) {
+    use simrob_viewer::record::Kind;
+    let finished = recording.kind() == Kind::JsonLines || recording.is_finished();
+    if !finished || !recording.is_empty() {
+        return;
+    }
+    let what = match (export, out) {
+        (Some(Export::Simrec), Some(path)) => format!("{} holds none either", path.display()),
+        _ => "the CSV has its header line only".to_string(),
+    };
+    eprintln!(
+        "warning: the recording {} holds no frames (its run was stopped before its first \
+         iteration was recorded): {what}",
+        recording.path().display()
+    );
 }
 
 fn export_csv(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Result<()> {

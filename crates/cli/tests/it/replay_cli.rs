@@ -479,6 +479,98 @@ fn replay_refuses_a_damaged_or_empty_recording_saying_what_is_wrong() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A recording without frames (a soccer match or a server stopped before its first
+/// iteration, a swarm run stopped before its first snapshot, a JSON-lines file with its
+/// header only) exports as an empty table — the CSV's header line, or a recording without
+/// frames — and exits 0, as for any recording; standard error says the recording holds no
+/// frames, the same for every kind (the CSV's header came out without a word).
+#[test]
+fn an_export_of_a_recording_without_frames_says_so_and_keeps_the_csv_valid() {
+    let dir = fresh_dir("export-empty");
+    let compact = dir.join("kick-off.simrec");
+    write_recording(&compact, 0);
+    let swarm = dir.join("swarm.rec");
+    std::fs::write(
+        &swarm,
+        concat!(
+            r#"{"type":"header","format":"simrob-swarm-recording","version":1,"width":100,"height":100,"kinds":["world","robot"]}"#,
+            "\n",
+            r#"{"type":"end","summary":{}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let lines = dir.join("old.jsonl");
+    std::fs::write(
+        &lines,
+        concat!(
+            r#"{"format":"simrob-recording","version":1,"source":"test","started_unix_ms":0}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let header = "time,iteration,entity,kind,x,y,z,roll,pitch,yaw\n";
+    for file in [&compact, &swarm, &lines] {
+        let says_so = |err: &str| {
+            err.contains(&format!(
+                "warning: the recording {} holds no frames",
+                file.display()
+            ))
+        };
+        let out = simrob()
+            .arg("replay")
+            .arg(file)
+            .args(["--export", "csv"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{file:?}: {err}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), header, "{file:?}");
+        assert!(says_so(&err), "{file:?}: {err}");
+        assert!(err.contains("the CSV has its header line only"), "{err}");
+        assert!(!err.contains("end mark"), "{file:?} is finished: {err}");
+        // The same to a file, and converted to the compact format.
+        let csv = dir.join("poses.csv");
+        let out = simrob()
+            .arg("replay")
+            .arg(file)
+            .args(["--export", "csv", "--out"])
+            .arg(&csv)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{file:?}: {err}");
+        assert_eq!(std::fs::read_to_string(&csv).unwrap(), header);
+        assert!(says_so(&err), "{file:?}: {err}");
+        let again = dir.join("again.simrec");
+        let out = simrob()
+            .arg("replay")
+            .arg(file)
+            .args(["--export", "simrec", "--out"])
+            .arg(&again)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{file:?}: {err}");
+        assert!(
+            says_so(&err) && err.contains(&format!("{} holds none either", again.display())),
+            "{file:?}: {err}"
+        );
+    }
+    // A recording with frames says nothing of the kind.
+    let full = dir.join("full.simrec");
+    write_recording(&full, 3);
+    let out = simrob()
+        .arg("replay")
+        .arg(&full)
+        .args(["--export", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(out.stderr.is_empty(), "{out:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A replay's --speed outside 0.001 to 10,000 is refused naming the range (it was clamped to
 /// it without a word).
 #[test]
