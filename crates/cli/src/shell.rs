@@ -254,11 +254,19 @@ pub(crate) fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     on_stop_signals(move |signal| {
-        if !request_stop(&flag, signal) {
-            // A second signal.
-            FinishBeforeExit::wait_for_none();
-            std::process::exit(128 + signal);
+        if request_stop(&flag, signal) {
+            return;
         }
+        // Stopping already because standard input closed: this is the first signal (Ctrl-C in
+        // a terminal reaches a team's robots just as the team closes their pipes); the stop
+        // goes on, ending with this signal's status.
+        if STOPPED_BY_STDIN.swap(false, Ordering::SeqCst) {
+            STOP_SIGNAL.store(signal, Ordering::SeqCst);
+            return;
+        }
+        // A second signal.
+        FinishBeforeExit::wait_for_none();
+        std::process::exit(128 + signal);
     })?;
     Ok(CTRL_C.get_or_init(|| stop).clone())
 }
@@ -280,6 +288,9 @@ fn request_stop(flag: &AtomicBool, signal: i32) -> bool {
     true
 }
 
+/// The command is stopping because its standard input closed (and no signal came since).
+static STOPPED_BY_STDIN: AtomicBool = AtomicBool::new(false);
+
 /// SIGHUP's number: a command stopped because standard input closed ends as after SIGHUP
 /// (status 129), as one whose terminal closed.
 const HANG_UP: i32 = 1;
@@ -288,7 +299,8 @@ const HANG_UP: i32 = 1;
 /// one, or that program ended, however it ended) stops the command as SIGHUP does: the flag
 /// of [`ctrl_c_flag`] raised, status 129. What arrives before the end is read and ignored.
 /// A thread waits on the read, nothing polls. Already stopping, the end changes nothing (it
-/// is not a second signal).
+/// is not a second signal), and the first signal after it is not one either: it only sets
+/// the status (130 for Ctrl-C).
 pub(crate) fn stop_when_stdin_closes() -> Result<()> {
     let flag = ctrl_c_flag()?;
     std::thread::Builder::new()
@@ -306,7 +318,11 @@ pub(crate) fn stop_when_stdin_closes() -> Result<()> {
                     Err(_) => break,
                 }
             }
-            request_stop(&flag, HANG_UP);
+            // Marked first, so that a signal that lands in between finds it.
+            STOPPED_BY_STDIN.store(true, Ordering::SeqCst);
+            if !request_stop(&flag, HANG_UP) {
+                STOPPED_BY_STDIN.store(false, Ordering::SeqCst);
+            }
         })
         .context("cannot watch standard input (--stop-when-stdin-closes)")?;
     Ok(())

@@ -412,6 +412,56 @@ fn a_team_stopped_by_sigterm_lets_every_robot_sum_up() {
     assert_eq!(status.code(), Some(143), "{status}");
 }
 
+/// Ctrl-C in a terminal reaches the team and its robots at once (one process group): a robot
+/// whose pipe the team closed first took its own SIGINT for a second one and left at once,
+/// without its goodbye or summary. Every robot sums up.
+#[cfg(unix)]
+#[test]
+fn a_team_stopped_by_ctrl_c_in_its_terminal_lets_every_robot_sum_up() {
+    use std::os::unix::process::CommandExt;
+    let dir = tmp("team-int");
+    let p = stdin_port(3);
+    robot(&dir, 1, 1, "goalkeeper.xml", p);
+    robot(&dir, 2, 2, "field_player.xml", p);
+    robot(&dir, 3, 2, "field_player.xml", p);
+    std::fs::write(
+        dir.join("team.txt"),
+        "robot1.config\nrobot2.config\nrobot3.config\n",
+    )
+    .unwrap();
+    let mut team = Proc::start(
+        simrob()
+            .args([
+                "soccer",
+                "team",
+                "--wall-duration",
+                "600",
+                "--stop-grace",
+                "600",
+            ])
+            .arg("--file")
+            .arg(dir.join("team.txt"))
+            .process_group(0),
+    );
+    for id in 1..=3 {
+        team.wait_for(&format!("[{id}] robot {id} ("));
+    }
+    for id in 1..=3 {
+        team.wait_for(&format!("] robot {id}: teammate"));
+    }
+    let group = format!("-{}", team.child.id());
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", "--", &group])
+        .status()
+        .expect("kill runs");
+    assert!(kill.success());
+    for id in 1..=3 {
+        team.wait_for(&format!("[{id}] robot {id} stopped:"));
+    }
+    let status = team.child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status}");
+}
+
 /// `soccer player --stop-when-stdin-closes` stops as on Ctrl-C (its goodbye and summary)
 /// when its standard input closes, with status 129.
 #[test]
