@@ -273,8 +273,9 @@ pub struct Auctioneer {
     open: IdMap<Auction>,
     /// (deadline, auction): the earliest first; stale entries are skipped.
     timers: BinaryHeap<Reverse<(Due, AuctionId)>>,
-    /// Auctions that ended with an award, for recognising late accepts.
-    closed: IdMap<(TaskId, RobotId)>,
+    /// Auctions that ended (with an award, or with nobody left to take the task) and their
+    /// task, for answering late accepts with `cancel`.
+    closed: IdMap<TaskId>,
     out: Vec<CnpOut>,
     /// Counters.
     pub stats: CnpStats,
@@ -491,6 +492,10 @@ impl Auctioneer {
                     return;
                 };
                 self.stats.unallocated += 1;
+                // An award that lapsed may still be accepted late: that robot must drop it.
+                if matches!(a.phase, Phase::Awarded { .. }) {
+                    self.closed.insert(auction, a.task.id);
+                }
                 let bids = a.answered;
                 self.out.push(CnpOut::Unallocated {
                     auction,
@@ -503,7 +508,7 @@ impl Auctioneer {
 
     /// `robot` accepted the award of `auction`. An accept too late, or for an award it
     /// does not hold, is answered with `cancel`; `Err` (and nothing sent) for an auction
-    /// that is neither open nor ended with an award.
+    /// that is neither open nor ended after an award.
     pub fn on_accept(
         &mut self,
         auction: AuctionId,
@@ -519,7 +524,7 @@ impl Auctioneer {
                     return Ok(());
                 };
                 self.stats.allocated += 1;
-                self.closed.insert(auction, (a.task.id, robot));
+                self.closed.insert(auction, a.task.id);
                 self.out.push(CnpOut::Allocated {
                     auction,
                     task: a.task.id,
@@ -534,7 +539,7 @@ impl Auctioneer {
             .open
             .get(&auction)
             .map(|a| a.task.id)
-            .or_else(|| self.closed.get(&auction).map(|c| c.0));
+            .or_else(|| self.closed.get(&auction).copied());
         let Some(task) = task else {
             return Err(AuctionError::NotOpen(auction));
         };

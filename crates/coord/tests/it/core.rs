@@ -953,6 +953,46 @@ fn a_late_accept_is_cancelled_and_the_task_re_awarded() {
     );
 }
 
+/// The last bidder's accept came after its deadline, when no bid was left and the task had
+/// gone back to allocation: it was refused ("auction … is not open"), not cancelled, so the
+/// robot went on with a task the Control Center was announcing again.
+#[test]
+fn a_late_accept_of_the_last_award_is_cancelled_too() {
+    let mut net = Net::new(Policy::Cnp);
+    net.add(1, MOVE, 0.0);
+    net.hold = Box::new(|e| {
+        matches!(
+            e.msg,
+            Msg::Accept {
+                robot: 1,
+                auction: 1
+            }
+        )
+    });
+    net.cc.submit(goto(1.0)).unwrap();
+    net.settle();
+    assert_eq!(
+        net.held.len(),
+        1,
+        "robot 1 won and accepted; the accept is delayed"
+    );
+    net.advance(1.5); // the 1 s answer deadline passes: no bid is left
+    net.hold = Box::new(|_| false);
+    for e in std::mem::take(&mut net.held) {
+        net.send_cc(e);
+    }
+    net.settle();
+    let tasks = net.logs(LogKind::Tasks);
+    assert!(
+        tasks
+            .iter()
+            .any(|l| l.contains("auction 1: accept from robot 1 came too late; cancelled")),
+        "{tasks:?}"
+    );
+    // Whatever later auctions of the task did, robot 1 runs it at most once.
+    assert!(net.bots[&1].running.len() <= 1);
+}
+
 #[test]
 fn a_robot_leaving_mid_auction_loses_its_bid_and_its_tasks() {
     let mut net = Net::new(Policy::Cnp);
