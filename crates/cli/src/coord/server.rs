@@ -481,6 +481,11 @@ pub fn run(args: ServeArgs, menu: bool) -> Result<()> {
     let limits = ConnLimits {
         max_output_bytes: args.max_output_bytes,
     };
+    // The Control Center hears the Time Server beside it before anything else, so that none
+    // of its own lines (an operator's first menu line included) is stamped unsynced.
+    if let Some(Msg::Clock { seq, time }) = ts.tick(0.0) {
+        cc.hear_clock(seq, time, 0.0);
+    }
     while !stop.load(std::sync::atomic::Ordering::SeqCst) {
         let now = local(start);
         let mut due = ts.next_due();

@@ -545,3 +545,34 @@ fn a_robot_refused_its_id_never_says_it_is_connected() {
     let status = second.child.wait().expect("it ends");
     assert!(!status.success());
 }
+
+/// The Control Center is the Time Server's own participant: an operator's menu lines read at
+/// start-up were stamped `0.000(unsynced)` in `tasks.log`, as from one that had not heard it.
+#[test]
+fn the_control_centers_own_first_lines_are_on_the_common_time() {
+    let dir = std::env::temp_dir().join(format!("simrob-coord-synced-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let menu = dir.join("menu.txt");
+    std::fs::write(
+        &menu,
+        "announce goto 1 1\nmode hungarian\nsubmit goto 2 2\nquit\n",
+    )
+    .unwrap();
+    let logs = dir.join("logs");
+    let out = crate::support::simrob()
+        .args(["coord", "cc", "--port", "0", "--log-dir"])
+        .arg(&logs)
+        .stdin(std::fs::File::open(&menu).unwrap())
+        .output()
+        .expect("simrob runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tasks = std::fs::read_to_string(logs.join("tasks.log")).unwrap();
+    assert!(tasks.contains("\tmode\tcnp→hungarian"), "{tasks}");
+    assert!(!tasks.contains("unsynced"), "{tasks}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
