@@ -125,7 +125,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     };
     if count == 0 && following == Following::No {
         anyhow::bail!(
-            "the recording {} has no frames (it was stopped before its first iteration): nothing to replay",
+            "the recording {} has no frames (its run was stopped before its first frame, as a soccer match stopped before kick-off): nothing to replay",
             args.file.display()
         );
     }
@@ -318,8 +318,9 @@ pub(crate) fn warn_if_unfinished(recording: &RecordingReader, done: &str) {
     }
 }
 
-/// A recording that holds no frames (its run was stopped before its first iteration: a
-/// server, a swarm run or a soccer match stopped before kick-off) exports to an empty table —
+/// A recording that holds no frames (its run was stopped before its first frame: a soccer
+/// match stopped before kick-off; a server's and a swarm run's begin with the world as it
+/// is when the recording starts) exports to an empty table —
 /// the CSV's header line only, or a recording without frames — which is valid, so the export
 /// succeeds (exit status 0); standard error says why there is nothing in it, the same for
 /// every kind of recording. (One without its end mark has already been warned of by
@@ -336,7 +337,7 @@ fn warn_if_no_frames(recording: &RecordingReader, export: Option<Export>, out: O
     };
     eprintln!(
         "warning: the recording {} holds no frames (its run was stopped before its first \
-         iteration was recorded): {what}",
+         frame, as a soccer match stopped before kick-off): {what}",
         recording.path().display()
     );
 }
