@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use simrob_client::agent::{Agent, AgentOptions, ClientError};
 use simrob_protocol::{
-    Broadcast, ControlRequest, EntityId, EntityInfoKind, EntityRequest, ServerMessage,
+    encode_request, Broadcast, CommandKeys, ControlRequest, EntityId, EntityInfoKind,
+    EntityRequest, Request, ServerMessage,
 };
 use simrob_server::files::DirStore;
 use simrob_server::udp::UdpServer;
@@ -251,38 +252,58 @@ fn start_server(args: &DemoArgs) -> Result<Running> {
     Ok((addr, stop, handle, viewer))
 }
 
-/// How long the demo tries to have each request of the scene answered, and how often it
-/// sends it again meanwhile (a lost request or answer on a lossy link).
+/// How long the demo tries to have each request of the scene and of its set-up answered, and
+/// how often it sends it again meanwhile (a lost request or answer on a lossy link).
 const SCENE_WAIT: Duration = Duration::from_secs(5);
 const SCENE_RESEND: Duration = Duration::from_millis(500);
 
-/// The commands of the scene's requests: the drive sends none of them, so an answer to one
-/// that comes while driving is a late or duplicated answer to the scene, not a refusal.
-const SCENE_COMMANDS: [&str; 2] = ["Register_Materials_Interactions", "Create_Entity"];
+/// The commands of the scene's and the set-up's requests: the drive sends none of them, so an
+/// answer to one that comes while driving is a late or duplicated answer to one of those, not
+/// a refusal.
+const SCENE_COMMANDS: [&str; 5] = [
+    "Register_Materials_Interactions",
+    "Create_Entity",
+    "Set_AutoAdjust_Mode",
+    "Set_Step_Mode",
+    "Initialize_Simulation",
+];
 
-/// One request of the scene, with what tells its answer from others.
-struct SceneRequest {
-    /// The scenario's name (`SumBot`).
-    name: &'static str,
+/// What tells the answer to a request from the others.
+enum Answer {
+    /// A creation's (or the materials'): its command, then the entity it creates (type, id),
+    /// which the answer names.
+    Names(Option<(String, u32)>),
+    /// A setting's: exactly this confirmation (`Set_Step_Mode: Step mode set to false`), or
+    /// an error of its command.
+    Exactly(String),
+}
+
+/// One request of the scene or of the set-up, confirmed and sent again until its answer
+/// comes, with what tells its answer from others.
+struct DemoRequest {
+    /// The request as an error message names it: `Create_Entity Robot 3 (the SumBot)`.
+    label: String,
     /// The request, asking for a confirmation.
     xml: String,
     /// Its command, which starts its answer.
     command: &'static str,
-    /// The entity it creates (type, id), which its answer names.
-    entity: Option<(String, u32)>,
+    /// What its answer says.
+    answer: Answer,
 }
 
-impl SceneRequest {
-    fn new(name: &'static str, xml: &str) -> SceneRequest {
+impl DemoRequest {
+    /// A request of the scene: the scenario's `name` (`SumBot`) and XML.
+    fn scene(name: &'static str, xml: &str) -> DemoRequest {
         // Ask for a confirmation so that errors and successes both come back.
         let xml = xml.replace("<Data>", "<Response>true</Response><Data>");
         let materials = "<Control_Request Command=\"Register_Materials_Interactions\">";
         if xml.contains(materials) {
-            return SceneRequest {
-                name,
+            let command = SCENE_COMMANDS[0];
+            return DemoRequest {
+                label: format!("{command} (the {name})"),
                 xml: xml.replace(materials, &format!("{materials}<Response>true</Response>")),
-                command: SCENE_COMMANDS[0],
-                entity: None,
+                command,
+                answer: Answer::Names(None),
             };
         }
         let between = |open: &str, close: &str| {
@@ -292,35 +313,76 @@ impl SceneRequest {
         };
         let entity = between("Command=\"Create_Entity\" Type=\"", "\"")
             .zip(between("<Entity_id>", "</Entity_id>").and_then(|id| id.parse().ok()));
-        SceneRequest {
-            name,
+        let command = SCENE_COMMANDS[1];
+        DemoRequest {
+            label: match &entity {
+                Some((kind, id)) => format!("{command} {kind} {id} (the {name})"),
+                None => format!("{command} (the {name})"),
+            },
             xml,
-            command: SCENE_COMMANDS[1],
-            entity,
+            command,
+            answer: Answer::Names(entity),
         }
     }
 
-    /// The request as an error message names it: `Create_Entity Robot 3 (the SumBot)`.
-    fn label(&self) -> String {
-        match &self.entity {
-            Some((kind, id)) => format!("{} {kind} {id} (the {})", self.command, self.name),
-            None => format!("{} (the {})", self.command, self.name),
-        }
+    /// The session's set-up, in order: auto-adjust on (simulated time tracks wall time,
+    /// whatever server this is), step mode off, the physics started. Each only sets a state,
+    /// so a second copy (sent again, or duplicated on the way) changes nothing:
+    /// `Initialize_Simulation` starts physics already started.
+    fn set_up() -> [DemoRequest; 3] {
+        let setting = |command: &'static str, request: ControlRequest, what: &str, done: &str| {
+            let request = Request::Control {
+                request,
+                response: Some(true),
+            };
+            DemoRequest {
+                label: format!("{command} ({what})"),
+                xml: encode_request(&request, &CommandKeys::default()),
+                command,
+                answer: Answer::Exactly(format!("{command}: {done}")),
+            }
+        };
+        [
+            setting(
+                SCENE_COMMANDS[2],
+                ControlRequest::SetAutoAdjustMode(true),
+                "auto-adjust on",
+                "Auto-adjust mode set to true",
+            ),
+            setting(
+                SCENE_COMMANDS[3],
+                ControlRequest::SetStepMode(false),
+                "step mode off",
+                "Step mode set to false",
+            ),
+            setting(
+                SCENE_COMMANDS[4],
+                ControlRequest::InitializeSimulation,
+                "start the physics",
+                "Simulation initialized",
+            ),
+        ]
     }
 
     /// Whether `text`, a text response, answers this request: it starts with the request's
     /// command and names its entity (`Create_Entity: Created Robot entity 3`,
-    /// `Error: Create_Entity: entity 3 already exists…`, `Error: Create_Entity Robot 3: …`).
+    /// `Error: Create_Entity: entity 3 already exists…`, `Error: Create_Entity Robot 3: …`),
+    /// or is the setting's own confirmation (`Set_Step_Mode: Step mode set to false`, not
+    /// `… set to true`) or an error of its command.
     fn answered_by(&self, text: &str) -> bool {
-        let text = text.strip_prefix("Error: ").unwrap_or(text);
-        let Some(rest) = text.strip_prefix(self.command) else {
+        let error = text.strip_prefix("Error: ");
+        let Some(rest) = error.unwrap_or(text).strip_prefix(self.command) else {
             return false;
         };
-        match &self.entity {
-            None => rest.starts_with(':'),
-            Some((kind, id)) => {
+        match &self.answer {
+            Answer::Names(None) => rest.starts_with(':'),
+            Answer::Names(Some((kind, id))) => {
                 rest.starts_with(&format!(" {kind} {id}:")) || names(rest, &format!("entity {id}"))
             }
+            Answer::Exactly(confirmation) => match error {
+                Some(_) => rest.starts_with(':'),
+                None => text == confirmation,
+            },
         }
     }
 }
@@ -335,32 +397,40 @@ fn names(text: &str, words: &str) -> bool {
     })
 }
 
-/// Creates the scene; entities that already exist (a server started with the scenario) are
-/// fine. Each request is sent again every [`SCENE_RESEND`] until its own answer comes (an
-/// answer to another request, a late or duplicated one, is not taken for it), for at most
-/// [`SCENE_WAIT`]; then the error names the request left unanswered.
+/// Sends `request` every [`SCENE_RESEND`] until its own answer comes (an answer to another
+/// request, a late or duplicated one, is not taken for it), for at most [`SCENE_WAIT`]: its
+/// confirmation, or `Err` with the server's error text; past the wait the error names the
+/// request left unanswered.
+fn confirmed(
+    agent: &mut Agent,
+    server: SocketAddr,
+    request: &DemoRequest,
+) -> Result<std::result::Result<String, String>> {
+    let deadline = Instant::now() + SCENE_WAIT;
+    let mut sent = 0u32;
+    loop {
+        if Instant::now() >= deadline {
+            bail!(
+                "no answer to {} from {server} within {} s (sent {sent} times): the \
+                 requests or their answers were lost, or the server stopped",
+                request.label,
+                SCENE_WAIT.as_secs()
+            );
+        }
+        agent.send_raw(request.xml.as_bytes())?;
+        sent += 1;
+        let resend = (Instant::now() + SCENE_RESEND).min(deadline);
+        if let Some(answer) = wait_answer(agent, request, resend)? {
+            return Ok(answer);
+        }
+    }
+}
+
+/// Creates the scene, each request [`confirmed`]; entities that already exist (a server
+/// started with the scenario) are fine.
 fn create_scene(agent: &mut Agent, server: SocketAddr) -> Result<()> {
     for (name, xml) in SCENARIO {
-        let request = SceneRequest::new(name, xml);
-        let deadline = Instant::now() + SCENE_WAIT;
-        let mut sent = 0u32;
-        let answer = loop {
-            if Instant::now() >= deadline {
-                bail!(
-                    "no answer to {} from {server} within {} s (sent {sent} times): the \
-                     requests or their answers were lost, or the server stopped",
-                    request.label(),
-                    SCENE_WAIT.as_secs()
-                );
-            }
-            agent.send_raw(request.xml.as_bytes())?;
-            sent += 1;
-            let resend = (Instant::now() + SCENE_RESEND).min(deadline);
-            if let Some(answer) = wait_answer(agent, &request, resend)? {
-                break answer;
-            }
-        };
-        match answer {
+        match confirmed(agent, server, &DemoRequest::scene(name, xml))? {
             Ok(_) => {}
             // There before, or made by an earlier copy of this request (sent again, or
             // duplicated on the way) whose answer was lost: it is there either way.
@@ -373,11 +443,22 @@ fn create_scene(agent: &mut Agent, server: SocketAddr) -> Result<()> {
     Ok(())
 }
 
+/// Sets the session up ([`DemoRequest::set_up`]), each request [`confirmed`], so that the
+/// server runs at wall-clock pace before the drive starts.
+fn set_up(agent: &mut Agent, server: SocketAddr) -> Result<()> {
+    for request in DemoRequest::set_up() {
+        if let Err(e) = confirmed(agent, server, &request)? {
+            bail!("the server refused {}: {e}", request.label);
+        }
+    }
+    Ok(())
+}
+
 /// The answer to `request` that comes before `until`: `Ok(confirmation)` or `Err(error
 /// text)`; other responses (stale or duplicated answers to other requests) are passed over.
 fn wait_answer(
     agent: &mut Agent,
-    request: &SceneRequest,
+    request: &DemoRequest,
     until: Instant,
 ) -> Result<Option<std::result::Result<String, String>>> {
     loop {
@@ -465,10 +546,7 @@ fn drive(server: SocketAddr, args: &DemoArgs, script: Option<&[(f64, f64, f64)]>
             e => e.into(),
         })?;
     create_scene(&mut agent, server)?;
-    // Simulated time tracks wall time (auto-adjust mode), whatever server this is.
-    agent.control(ControlRequest::SetAutoAdjustMode(true), false)?;
-    agent.control(ControlRequest::SetStepMode(false), false)?;
-    agent.control(ControlRequest::InitializeSimulation, false)?;
+    set_up(&mut agent, server)?;
     match script {
         Some(script) => scripted(&mut agent, script, args.every_seconds),
         None => keyboard(&mut agent, args),
@@ -507,7 +585,7 @@ fn scripted(agent: &mut Agent, script: &[(f64, f64, f64)], every: f64) -> Result
 
 /// What the server refused since the last call (its `Error:` texts, such as wheel speeds
 /// past its `maxvelocity`); the other messages that waited are dropped, and so are late or
-/// duplicated answers to the scene's requests (the drive sends none).
+/// duplicated answers to the scene's and the set-up's requests (the drive sends none).
 fn refusals(agent: &mut Agent) -> Result<Vec<String>> {
     let mut out = Vec::new();
     while let Some(m) = agent.recv(Duration::ZERO)? {
@@ -601,11 +679,11 @@ mod tests {
 
     #[test]
     fn an_answer_is_matched_to_its_own_request() {
-        let reqs: Vec<SceneRequest> = SCENARIO
+        let reqs: Vec<DemoRequest> = SCENARIO
             .iter()
-            .map(|(name, xml)| SceneRequest::new(name, xml))
+            .map(|(name, xml)| DemoRequest::scene(name, xml))
             .collect();
-        let labels: Vec<String> = reqs.iter().map(SceneRequest::label).collect();
+        let labels: Vec<&str> = reqs.iter().map(|r| r.label.as_str()).collect();
         assert_eq!(
             labels,
             [
@@ -636,6 +714,33 @@ mod tests {
         assert!(reqs[0].answered_by("Register_Materials_Interactions: Registered 2 materials"));
         assert!(!reqs[0].answered_by("Create_Entity: Created Field entity 7"));
         assert!(reqs[0].xml.contains("<Response>true</Response>"));
+    }
+
+    #[test]
+    fn the_set_up_asks_for_confirmations_and_takes_only_its_own() {
+        let [auto, step, init] = DemoRequest::set_up();
+        for (r, command) in [
+            (&auto, "Set_AutoAdjust_Mode"),
+            (&step, "Set_Step_Mode"),
+            (&init, "Initialize_Simulation"),
+        ] {
+            assert!(
+                r.xml.contains(&format!("Command=\"{command}\""))
+                    && r.xml.contains("<Response>true</Response>"),
+                "{}",
+                r.xml
+            );
+        }
+        assert!(auto.answered_by("Set_AutoAdjust_Mode: Auto-adjust mode set to true"));
+        assert!(auto.answered_by("Error: Set_AutoAdjust_Mode: not now"));
+        assert!(!auto.answered_by("Set_AutoAdjust_Mode: Auto-adjust mode set to false"));
+        assert!(!auto.answered_by("Set_Step_Mode: Step mode set to false"));
+        assert!(step.answered_by("Set_Step_Mode: Step mode set to false"));
+        assert!(!step.answered_by("Set_Step_Mode: Step mode set to true"));
+        assert!(!step.answered_by("Error: Set_Sync_Mode: no"));
+        assert!(init.answered_by("Initialize_Simulation: Simulation initialized"));
+        assert!(!init.answered_by("Create_Entity: Created Robot entity 3"));
+        assert_eq!(init.label, "Initialize_Simulation (start the physics)");
     }
 
     #[test]

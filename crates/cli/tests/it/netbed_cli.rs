@@ -295,6 +295,95 @@ fn the_demo_behind_a_lossy_relay_takes_no_answer_for_another_requests() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A link towards the server that loses the `n`-th datagram (from 0) of the agent with key
+/// "demo", and none other of its first 40 (the first seed that does so).
+fn losing_only(n: u64) -> Impairment {
+    let id = stream_id(b"demo");
+    (0..1_000_000)
+        .map(|seed| Impairment {
+            loss: 0.05,
+            seed,
+            ..Impairment::clean()
+        })
+        .find(|imp| (0..40).all(|k| imp.fate(id, k).lost == (k == n)))
+        .expect("a seed that loses that datagram alone")
+}
+
+#[test]
+fn the_demo_sends_its_set_up_again_until_the_server_confirms_it() {
+    let dir = std::env::temp_dir().join(format!("simrob-netbed-set-up-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let script = dir.join("drive.txt");
+    std::fs::write(&script, "0 2 2\n1 0 0\n").expect("script");
+    // The demo's datagrams towards the server: its registration (0), the scene's four
+    // requests (1 to 4), then auto-adjust on (5), step mode off (6) and the physics started
+    // (7). Each run loses one of the last three, and nothing else.
+    for (lost, what) in [
+        (5, "Set_AutoAdjust_Mode"),
+        (6, "Set_Step_Mode"),
+        (7, "Initialize_Simulation"),
+    ] {
+        let (server, _out, addr) = crate::listening::start(
+            simrob()
+                .args(["serve", "--port", "0", "--save-dir"])
+                .arg(&dir),
+            "udp",
+        );
+        let _server = Killed(server);
+        let addr: std::net::SocketAddr = addr.parse().expect("addr");
+        // A viewer beside the demo, straight to the server: it is sent every confirmation.
+        let mut watcher = simrob_client::agent::Agent::connect(addr).expect("watcher socket");
+        watcher
+            .register(
+                "watcher",
+                simrob_client::agent::AgentOptions {
+                    agent_type: simrob_protocol::AgentType::Gui,
+                    sync: false,
+                    broadcast: -1.0,
+                },
+            )
+            .expect("the watcher registers");
+        let relay = simrob_netbed::UdpRelay::start(addr, losing_only(lost), Impairment::clean())
+            .expect("relay");
+        let out = simrob()
+            .args(["demo", "--no-gui", "--every-seconds", "0.1", "--server"])
+            .arg(relay.addr().to_string())
+            .arg("--script")
+            .arg(&script)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("the demo runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("robot ("),
+            "{what} lost: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(relay.stats().up.lost, 1, "{what} lost");
+        // The server was paced, its step mode off and its physics started: it confirmed
+        // each, the lost one too (its copy sent again).
+        let mut want = vec![
+            "Set_AutoAdjust_Mode: Auto-adjust mode set to true",
+            "Set_Step_Mode: Step mode set to false",
+            "Initialize_Simulation: Simulation initialized",
+        ];
+        let mut seen = Vec::new();
+        while !want.is_empty() {
+            match watcher.recv(GUARD).expect("the watcher's socket") {
+                Some(simrob_protocol::ServerMessage::Response(
+                    simrob_protocol::Response::Text(t),
+                )) => {
+                    want.retain(|w| *w != t);
+                    seen.push(t);
+                }
+                Some(_) => {}
+                None => panic!("{what} lost: the server never confirmed {want:?}; seen {seen:?}"),
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `simrob netbed udp` started by `bash` under `ulimit LIMIT` (its output and errors merged),
 /// relaying to `to`: the process and its lines.
 fn relay_under_ulimit(limit: &str, to: &str) -> (Killed, std::sync::mpsc::Receiver<String>) {
