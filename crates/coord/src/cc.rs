@@ -85,7 +85,8 @@ pub struct CcConfig {
     /// Most finished tasks (ended, failed, aborted) kept for the reports (`max_final_tasks`,
     /// default 10 000): beyond it, the one that finished longest ago is cleared, as the
     /// operator's `clear` would (its robot is told to forget it too). A Control Center that
-    /// runs for days keeps its table to the work in hand.
+    /// runs for days keeps its table to the work in hand. As many ended auctions are
+    /// remembered, to answer a late accept with `cancel` ([`Auctioneer::with_closed_limit`]).
     pub max_final_tasks: usize,
     /// Most robots known, present or gone (`max_robots`, default 100 000): a new robot beyond it
     /// takes the place of the robot that left longest ago, and is refused when none has left.
@@ -545,7 +546,8 @@ impl std::fmt::Debug for ControlCenter {
 impl ControlCenter {
     /// A Control Center with `config`, costs by straight-line distance.
     pub fn new(config: CcConfig) -> Self {
-        let auctions = Auctioneer::new(CONTROL_CENTER, config.cnp);
+        let auctions =
+            Auctioneer::new(CONTROL_CENTER, config.cnp).with_closed_limit(config.max_final_tasks);
         ControlCenter {
             config,
             clock: ClockView::default(),

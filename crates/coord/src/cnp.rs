@@ -16,7 +16,7 @@
 //! moves on.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use crate::model::{AuctionId, RobotId, TaskClass, TaskId, TaskSpec, TaskState};
 use crate::task_manager::TaskManager;
@@ -44,6 +44,11 @@ impl Default for CnpConfig {
         }
     }
 }
+
+/// Ended auctions an [`Auctioneer`] remembers by default, for late accepts
+/// ([`Auctioneer::with_closed_limit`]; the Control Center keeps as many as finished tasks,
+/// `max_final_tasks`).
+pub const DEFAULT_KEEP_CLOSED: usize = 10_000;
 
 /// What the auctioneer wants done.
 #[derive(Clone, Debug, PartialEq)]
@@ -274,8 +279,11 @@ pub struct Auctioneer {
     /// (deadline, auction): the earliest first; stale entries are skipped.
     timers: BinaryHeap<Reverse<(Due, AuctionId)>>,
     /// Auctions that ended (with an award, or with nobody left to take the task) and their
-    /// task, for answering late accepts with `cancel`.
+    /// task, for answering late accepts with `cancel`: the last `keep_closed` of them, the
+    /// oldest first in `closed_order`.
     closed: IdMap<TaskId>,
+    closed_order: VecDeque<AuctionId>,
+    keep_closed: usize,
     out: Vec<CnpOut>,
     /// Counters.
     pub stats: CnpStats,
@@ -312,8 +320,34 @@ impl Auctioneer {
             open: IdMap::default(),
             timers: BinaryHeap::new(),
             closed: IdMap::default(),
+            closed_order: VecDeque::new(),
+            keep_closed: DEFAULT_KEEP_CLOSED,
             out: Vec::new(),
             stats: CnpStats::default(),
+        }
+    }
+
+    /// Remembers at most `n` ended auctions for answering late accepts with `cancel` (default
+    /// [`DEFAULT_KEEP_CLOSED`]); an accept for one forgotten is refused as for an auction that
+    /// is not open. Without a bound an auctioneer that runs for days would remember every
+    /// auction it ever held.
+    pub fn with_closed_limit(mut self, n: usize) -> Self {
+        self.keep_closed = n;
+        self
+    }
+
+    /// Remembers that `auction` (of `task`) ended, forgetting the oldest beyond the limit.
+    fn remember_closed(&mut self, auction: AuctionId, task: TaskId) {
+        if self.keep_closed == 0 {
+            return;
+        }
+        if self.closed.insert(auction, task).is_none() {
+            self.closed_order.push_back(auction);
+        }
+        while self.closed_order.len() > self.keep_closed {
+            if let Some(old) = self.closed_order.pop_front() {
+                self.closed.remove(&old);
+            }
         }
     }
 
@@ -494,7 +528,7 @@ impl Auctioneer {
                 self.stats.unallocated += 1;
                 // An award that lapsed may still be accepted late: that robot must drop it.
                 if matches!(a.phase, Phase::Awarded { .. }) {
-                    self.closed.insert(auction, a.task.id);
+                    self.remember_closed(auction, a.task.id);
                 }
                 let bids = a.answered;
                 self.out.push(CnpOut::Unallocated {
@@ -524,7 +558,7 @@ impl Auctioneer {
                     return Ok(());
                 };
                 self.stats.allocated += 1;
-                self.closed.insert(auction, a.task.id);
+                self.remember_closed(auction, a.task.id);
                 self.out.push(CnpOut::Allocated {
                     auction,
                     task: a.task.id,
@@ -858,5 +892,34 @@ mod tests {
         assert_eq!(s.len(), 3);
         assert!(s.contains(3) && s.contains(DENSE_IDS) && !s.contains(5));
         assert!(s.bits.len() <= 2, "a huge id allocates no bits");
+    }
+
+    /// An auctioneer that runs for days remembered every auction it ever held for late
+    /// accepts; it keeps the last `with_closed_limit` of them.
+    #[test]
+    fn ended_auctions_are_remembered_up_to_the_limit() {
+        use crate::model::{TaskKind, TaskSpec};
+        let mut a = Auctioneer::new(0, CnpConfig::default()).with_closed_limit(2);
+        let mut ids = Vec::new();
+        for k in 1..=5u64 {
+            let task = TaskSpec::new(k, TaskKind::Goto { x: 1.0, y: 1.0 });
+            let id = a.announce(task, 7..=7, 0.0);
+            a.on_bid(id, 7, Some(1.0), 0.0).expect("a bid in time");
+            a.on_accept(id, 7, 0.0).expect("the award accepted");
+            a.drain().for_each(drop);
+            ids.push(id);
+        }
+        assert_eq!(a.closed.len(), 2);
+        assert_eq!(a.closed_order.len(), 2);
+        // The oldest is forgotten: its late accept is refused; the latest is cancelled.
+        assert!(a.on_accept(ids[0], 8, 9.0).is_err());
+        a.on_accept(ids[4], 8, 9.0).expect("answered");
+        assert!(a.drain().any(|o| matches!(
+            o,
+            CnpOut::Send {
+                msg: Msg::Cancel { .. },
+                ..
+            }
+        )));
     }
 }

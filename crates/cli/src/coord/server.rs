@@ -148,7 +148,8 @@ pub struct ServeArgs {
     max_tasks: usize,
     /// Most finished tasks (ended, failed, aborted) kept for the `tasks` report
     /// (max_final_tasks; 0 = none); beyond it the one that finished longest ago is cleared, as
-    /// `clear` would, and its robot told to forget it.
+    /// `clear` would, and its robot told to forget it. As many ended auctions are remembered,
+    /// to answer a late accept with cancel.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FINAL_TASKS)]
     max_final_tasks: usize,
     /// Most points of a path task (max_path_points), from 1 to 4096.
