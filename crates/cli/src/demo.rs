@@ -68,14 +68,16 @@ pub struct DemoArgs {
     pub max_script_bytes: Option<u64>,
     /// Wheel speed for the arrow keys, rad/s, greater than 0 and (with the demo's own server)
     /// at most its `maxvelocity`, 10000.
-    #[arg(long, value_name = "RAD_S", default_value_t = 6.0)]
+    #[arg(long, value_name = "RAD_S", default_value_t = 6.0,
+          value_parser = crate::flags::number_above_0("a number of rad/s"))]
     pub wheel_speed: f64,
     /// `--speed`, the pace of other commands: the demo runs at real time, so it is refused
     /// with a hint to write `--wheel-speed` (which it once meant here).
     #[arg(long = "speed", value_name = "F", hide = true, value_parser = refused_speed)]
     pub refused_speed: Option<f64>,
     /// Seconds (or 50ms, 2s, 1min) between printed poses, 0 (every pose received) to 3600.
-    #[arg(long, value_name = "S", default_value_t = 0.5, value_parser = crate::flags::seconds)]
+    #[arg(long, value_name = "S", default_value_t = 0.5,
+          value_parser = crate::flags::seconds_from(0.0, MAX_EVERY))]
     pub every_seconds: f64,
     /// Old spelling of `--every-seconds` (`run --every` counts iterations).
     #[arg(long = "every", value_name = "S", hide = true,
@@ -100,27 +102,15 @@ fn refused_speed(s: &str) -> Result<f64, String> {
 /// The longest `--every-seconds`, seconds.
 const MAX_EVERY: f64 = 3600.0;
 
-/// Checks `--wheel-speed` and `--every-seconds`: a number in range, or an error naming the flag (and
-/// the server's `maxvelocity`, `max_speed`, when the demo starts its own server).
+/// Checks `--wheel-speed` against the server's `maxvelocity` (`max_speed`) when the demo
+/// starts its own server (each flag's own range is checked when the command line is read).
 fn check_flags(args: &DemoArgs, max_speed: Option<f64>) -> Result<()> {
     let s = args.wheel_speed;
-    if !(s.is_finite() && s > 0.0) {
-        bail!(
-            "--wheel-speed {}: must be a number of rad/s greater than 0",
-            crate::flags::shown(s)
-        );
-    }
     if let Some(max) = max_speed.filter(|max| s > *max) {
         bail!(
             "--wheel-speed {}: is more than the server's limit of {max} rad/s (configuration \
              key maxvelocity)",
             crate::flags::shown(s)
-        );
-    }
-    if !(0.0..=MAX_EVERY).contains(&args.every_seconds) {
-        bail!(
-            "--every-seconds {}: must be a number of seconds from 0 (every pose) to {MAX_EVERY}",
-            crate::flags::shown(args.every_seconds)
         );
     }
     Ok(())

@@ -119,38 +119,78 @@ pub struct Gui {
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct ViewerLimits {
     /// `--viewer-max-pages` (`viewermaxpages`).
-    #[arg(long, value_name = "PAGES", help = viewer_help("viewermaxpages"))]
+    #[arg(long, value_name = "PAGES", help = viewer_help("viewermaxpages"),
+          value_parser = viewer_whole::<usize>("viewermaxpages"))]
     pub viewer_max_pages: Option<usize>,
     /// `--viewer-max-message-bytes` (`viewermaxmessagebytes`).
-    #[arg(long, value_name = "BYTES", help = viewer_help("viewermaxmessagebytes"))]
+    #[arg(long, value_name = "BYTES", help = viewer_help("viewermaxmessagebytes"),
+          value_parser = viewer_whole::<usize>("viewermaxmessagebytes"))]
     pub viewer_max_message_bytes: Option<usize>,
     /// `--viewer-commands-per-second` (`viewercommandspersecond`).
-    #[arg(long, value_name = "N", help = viewer_help("viewercommandspersecond"))]
+    #[arg(long, value_name = "N", help = viewer_help("viewercommandspersecond"),
+          value_parser = viewer_number("viewercommandspersecond"))]
     pub viewer_commands_per_second: Option<f64>,
     /// `--viewer-header-timeout` (`viewerheadertimeout`).
-    #[arg(long, value_name = "S", value_parser = seconds, help = viewer_help("viewerheadertimeout"))]
+    #[arg(long, value_name = "S", help = viewer_help("viewerheadertimeout"),
+          value_parser = viewer_number("viewerheadertimeout"))]
     pub viewer_header_timeout: Option<f64>,
     /// `--viewer-max-pending` (`viewermaxpending`).
-    #[arg(long, value_name = "N", help = viewer_help("viewermaxpending"))]
+    #[arg(long, value_name = "N", help = viewer_help("viewermaxpending"),
+          value_parser = viewer_whole::<usize>("viewermaxpending"))]
     pub viewer_max_pending: Option<usize>,
     /// `--viewer-idle-timeout` (`vieweridletimeout`).
-    #[arg(long, value_name = "S", value_parser = seconds, help = viewer_help("vieweridletimeout"))]
+    #[arg(long, value_name = "S", help = viewer_help("vieweridletimeout"),
+          value_parser = viewer_number("vieweridletimeout"))]
     pub viewer_idle_timeout: Option<f64>,
     /// `--viewer-max-view-bodies` (`viewermaxviewbodies`).
-    #[arg(long, value_name = "N", help = viewer_help("viewermaxviewbodies"))]
+    #[arg(long, value_name = "N", help = viewer_help("viewermaxviewbodies"),
+          value_parser = viewer_whole::<usize>("viewermaxviewbodies"))]
     pub viewer_max_view_bodies: Option<usize>,
     /// `--viewer-max-view-cells` (`viewermaxviewcells`).
-    #[arg(long, value_name = "N", help = viewer_help("viewermaxviewcells"))]
+    #[arg(long, value_name = "N", help = viewer_help("viewermaxviewcells"),
+          value_parser = viewer_whole::<usize>("viewermaxviewcells"))]
     pub viewer_max_view_cells: Option<usize>,
     /// `--viewer-max-view-routes` (`viewermaxviewroutes`).
-    #[arg(long, value_name = "N", help = viewer_help("viewermaxviewroutes"))]
+    #[arg(long, value_name = "N", help = viewer_help("viewermaxviewroutes"),
+          value_parser = viewer_whole::<usize>("viewermaxviewroutes"))]
     pub viewer_max_view_routes: Option<usize>,
     /// `--viewer-max-view-names` (`viewermaxviewnames`).
-    #[arg(long, value_name = "N", help = viewer_help("viewermaxviewnames"))]
+    #[arg(long, value_name = "N", help = viewer_help("viewermaxviewnames"),
+          value_parser = viewer_whole::<usize>("viewermaxviewnames"))]
     pub viewer_max_view_names: Option<usize>,
     /// `--viewer-max-step-frames` (`viewermaxstepframes`).
-    #[arg(long, value_name = "FRAMES", help = viewer_help("viewermaxstepframes"))]
+    #[arg(long, value_name = "FRAMES", help = viewer_help("viewermaxstepframes"),
+          value_parser = viewer_whole::<u64>("viewermaxstepframes"))]
     pub viewer_max_step_frames: Option<u64>,
+}
+
+/// The value parser of a whole `--viewer-…` flag: its key's range (as the help and
+/// docs/security.md say it), a value out of it refused when the command line is read.
+fn viewer_whole<T: Whole + TryFrom<u64>>(
+    key: &'static str,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    let (min, max) = match simrob_session::viewer::viewer_key(key) {
+        Some(k) => (
+            T::try_from(k.min as u64).unwrap_or(T::LEAST),
+            T::try_from(k.max as u64).unwrap_or(T::GREATEST),
+        ),
+        None => (T::LEAST, T::GREATEST),
+    };
+    count(min, max)
+}
+
+/// The value parser of a `--viewer-…` flag whose value is a time ([`seconds_from`]) or a
+/// rate ([`number_from`]), within its key's range.
+fn viewer_number(
+    key: &'static str,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    use simrob_session::viewer::{viewer_key, ViewerUnit};
+    let k = viewer_key(key);
+    let (min, max) = k.map_or((0.0, f64::MAX), |k| (k.min, k.max));
+    let is_time = k.is_some_and(|k| k.unit == ViewerUnit::Seconds);
+    let time = seconds_from(min, max);
+    let rate = number_from(min, max, " commands a second");
+    move |s| if is_time { time(s) } else { rate(s) }
 }
 
 /// A `--viewer-…` flag's help, from its row of [`simrob_session::VIEWER_KEYS`]: what it
@@ -227,7 +267,8 @@ impl ViewerLimits {
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct ScenarioBytes {
     /// `--max-scenario-bytes` (`maxscenariobytes`).
-    #[arg(long, value_name = "BYTES", help = scenario_bytes_help())]
+    #[arg(long, value_name = "BYTES", help = scenario_bytes_help(),
+          value_parser = count(1u64, u64::MAX))]
     pub max_scenario_bytes: Option<u64>,
 }
 
@@ -626,6 +667,91 @@ pub fn seconds(s: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(bad())
+    }
+}
+
+/// A time ([`seconds`]) from `min` to `max` seconds: a value out of the range is a
+/// command-line mistake (exit status 2) whose message names the range.
+pub fn seconds_from(
+    min: f64,
+    max: f64,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |s| match seconds(s) {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        Err(e) if !s.trim().parse::<f64>().is_ok_and(f64::is_finite) => Err(e),
+        _ => Err(format!(
+            "expected a time from {} to {} seconds {TIME_FORMS}, got '{s}'",
+            shown(min),
+            shown(max)
+        )),
+    }
+}
+
+/// `parser`, its refusal followed by ` (NOTE)`: the configuration key a flag stands for
+/// (`--clock-period`: "(clock_period)").
+pub fn noting<T>(
+    parser: impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static,
+    note: &'static str,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |s| parser(s).map_err(|e| format!("{e} ({note})"))
+}
+
+/// A time ([`seconds`]): 0 (never) or from `min` to `max` seconds (as [`seconds_from`]).
+pub fn seconds_or_never_from(
+    min: f64,
+    max: f64,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |s| match seconds(s) {
+        Ok(v) if v == 0.0 || (min..=max).contains(&v) => Ok(v),
+        Err(e) if !s.trim().parse::<f64>().is_ok_and(f64::is_finite) => Err(e),
+        _ => Err(format!(
+            "expected 0 (never) or a time from {} to {} seconds {TIME_FORMS}, got '{s}'",
+            shown(min),
+            shown(max)
+        )),
+    }
+}
+
+/// A time ([`seconds`]) above 0 and at most `max` seconds (as [`seconds_from`]).
+pub fn seconds_above_0(
+    max: f64,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |s| match seconds(s) {
+        Ok(v) if v > 0.0 && v <= max => Ok(v),
+        Err(e) if !s.trim().parse::<f64>().is_ok_and(f64::is_finite) => Err(e),
+        _ => Err(format!(
+            "expected a time above 0 and at most {} seconds {TIME_FORMS}, got '{s}'",
+            shown(max)
+        )),
+    }
+}
+
+/// A number (finite) from `min` to `max` (`unit` after the range: " rad/s", "" for none): a
+/// value out of it is a command-line mistake (exit status 2) whose message names the range.
+pub fn number_from(
+    min: f64,
+    max: f64,
+    unit: &'static str,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |s| match number(s) {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        Err(e) => Err(e),
+        Ok(_) => Err(format!(
+            "expected a number from {} to {}{unit}, got '{s}'",
+            shown(min),
+            shown(max)
+        )),
+    }
+}
+
+/// A number (finite) greater than 0, `what` saying what it is ("a number of rad/s").
+pub fn number_above_0(
+    what: &'static str,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |s| match number(s) {
+        Ok(v) if v > 0.0 => Ok(v),
+        Err(e) => Err(e),
+        Ok(_) => Err(format!("expected {what} greater than 0, got '{s}'")),
     }
 }
 

@@ -61,7 +61,8 @@ pub struct MrsArgs {
     #[arg(long)]
     stepped: bool,
     /// Simulation step in seconds (or 50ms, 2s, 1min), from 0.00001 to 1.
-    #[arg(long, value_name = "S", default_value_t = 0.01, value_parser = crate::flags::seconds)]
+    #[arg(long, value_name = "S", default_value_t = 0.01,
+          value_parser = crate::flags::seconds_from(simrob_session::Limits::default().min_timestep, 1.0))]
     timestep: f64,
     /// Directory for the files named by `#LOAD`, `#MERGE` and `#SNAPSHOT` (names may not leave
     /// it); it must exist (it is not created). Temporary files an interrupted write left in it
@@ -76,23 +77,27 @@ pub struct MrsArgs {
     snapshot: Option<PathBuf>,
     /// Serve, and rewrite the --snapshot picture every this many seconds (or 50ms, 2s, 1min;
     /// at least 0.1).
-    #[arg(long, value_name = "S", requires = "snapshot", value_parser = crate::flags::seconds)]
+    #[arg(long, value_name = "S", requires = "snapshot",
+          value_parser = crate::flags::seconds_from(MIN_SNAPSHOT_EVERY, MAX_SECONDS))]
     snapshot_every: Option<f64>,
     /// Pixels per inch of the pictures, 1 to 100 (a picture is at most 4096 pixels a side:
     /// the scale is lowered to fit).
-    #[arg(long, value_name = "N", default_value_t = 2)]
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = crate::flags::count(1u32, MAX_SCALE))]
     scale: u32,
     /// Most robots (connections) at a time, at least 1; a connection past it is refused at once.
-    #[arg(long, value_name = "N", default_value_t = simrob_mrs::DEFAULT_MAX_CLIENTS)]
+    #[arg(long, value_name = "N", default_value_t = simrob_mrs::DEFAULT_MAX_CLIENTS,
+          value_parser = crate::flags::count(1usize, usize::MAX))]
     max_clients: usize,
     /// Close a connection that sends nothing for this many seconds (or 50ms, 2s, 1min; 0 =
     /// never; at most 1e9).
-    #[arg(long, value_name = "S", default_value_t = 600.0, value_parser = crate::flags::seconds)]
+    #[arg(long, value_name = "S", default_value_t = 600.0,
+          value_parser = crate::flags::seconds_from(0.0, MAX_SECONDS))]
     idle_timeout: f64,
     /// When the server is full, a newcomer takes the place of the connection that has sent
     /// nothing for longest, if that is at least this many seconds (or 50ms, 2s, 1min; 0 =
     /// never: a full server refuses newcomers; at most 1e9).
-    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = crate::flags::seconds)]
+    #[arg(long, value_name = "S", default_value_t = 10.0,
+          value_parser = crate::flags::seconds_from(0.0, MAX_SECONDS))]
     make_room_after: f64,
     /// Most pictures `#SNAPSHOT` may write into the map directory in a run (each one counts,
     /// under a name written before or not); past it, `#SNAPSHOT` is refused with `E …`.
@@ -108,33 +113,40 @@ pub struct MrsArgs {
     max_snapshot_bytes: u64,
     /// Most pixels a side of a `#SNAPSHOT` picture, from 16 to 4096 (the scale is lowered to
     /// fit): drawing a picture holds up every client.
-    #[arg(long, value_name = "PIXELS", default_value_t = simrob_mrs::DEFAULT_MAX_SNAPSHOT_SIDE)]
+    #[arg(long, value_name = "PIXELS", default_value_t = simrob_mrs::DEFAULT_MAX_SNAPSHOT_SIDE,
+          value_parser = crate::flags::count(16u32, simrob_mrs::DEFAULT_MAX_SNAPSHOT_SIDE))]
     max_snapshot_side: u32,
     /// Most steps one `#STEP n` may ask for, from 1 to 10000000; a larger n is refused with
     /// `E … (--max-step N)` (the steps hold up every client).
-    #[arg(long, value_name = "STEPS", default_value_t = simrob_mrs::DEFAULT_MAX_STEP)]
+    #[arg(long, value_name = "STEPS", default_value_t = simrob_mrs::DEFAULT_MAX_STEP,
+          value_parser = crate::flags::count(1u32, MAX_STEP))]
     max_step: u32,
     /// Most bytes of an `M` message's text printed, from 0 to 4096; the rest is left out and
     /// how much is said (`… (N bytes more, --max-message-log-bytes 200)`).
-    #[arg(long, value_name = "BYTES", default_value_t = simrob_mrs::DEFAULT_MAX_MESSAGE_LOG_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = simrob_mrs::DEFAULT_MAX_MESSAGE_LOG_BYTES,
+          value_parser = crate::flags::count(0usize, simrob_mrs::protocol::MAX_LINE))]
     max_message_log_bytes: usize,
     /// Most `M` messages printed a second, from 0 (none) to 100000; those left out are
     /// counted, and the count printed once the second is over.
-    #[arg(long, value_name = "MESSAGES", default_value_t = simrob_mrs::DEFAULT_MAX_MESSAGE_LOG_RATE)]
+    #[arg(long, value_name = "MESSAGES", default_value_t = simrob_mrs::DEFAULT_MAX_MESSAGE_LOG_RATE,
+          value_parser = crate::flags::count(0u32, 100_000))]
     max_message_log_rate: u32,
     /// Longest request line in bytes, its line ending left out, from 16 to 4096; a longer
     /// one is answered `E line too long … (--max-line-bytes N)` and skipped.
-    #[arg(long, value_name = "BYTES", default_value_t = simrob_mrs::protocol::MAX_LINE)]
+    #[arg(long, value_name = "BYTES", default_value_t = simrob_mrs::protocol::MAX_LINE,
+          value_parser = crate::flags::count(16usize, simrob_mrs::protocol::MAX_LINE))]
     max_line_bytes: usize,
     /// Most bytes of replies waiting for a client that does not read them, from 65536 to
     /// 1073741824; past it the client gets `E closing: … (--max-output-bytes N)` if it can
     /// still take a line, is closed, and the server prints why.
-    #[arg(long, value_name = "BYTES", default_value_t = simrob_mrs::DEFAULT_MAX_OUTPUT_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = simrob_mrs::DEFAULT_MAX_OUTPUT_BYTES,
+          value_parser = crate::flags::count(1usize << 16, 1usize << 30))]
     max_output_bytes: usize,
     /// Most rectangles `#LOAD`, `#MERGE` and `#RECT` may leave in a vector map, from 1 to
     /// 20000 (each change rebuilds the map's index, so its cost grows with them); past it
     /// the change is refused (`E … more than --max-rects N`).
-    #[arg(long, value_name = "RECTS", default_value_t = simrob_mrs::flat::MAX_RECTS)]
+    #[arg(long, value_name = "RECTS", default_value_t = simrob_mrs::flat::MAX_RECTS,
+          value_parser = crate::flags::count(1usize, simrob_mrs::flat::MAX_RECTS))]
     max_rects: usize,
     /// Show the world live in the browser: the map, every robot with its id, heading, sonar
     /// rays and bumpers; place a robot, load or merge a map from the page. On
@@ -220,70 +232,7 @@ fn build_core(args: &MrsArgs) -> Result<MrsCore> {
             Some(p) => format!("map {}", p.display()),
             None => "the built-in example map".into(),
         })?;
-    // The SimRob server's floor (`mintimestep`): a shorter step would leave simulated time
-    // all but still while the server steps flat out.
-    let min_timestep = simrob_session::Limits::default().min_timestep;
-    if !(min_timestep..=1.0).contains(&args.timestep) {
-        bail!(
-            "--timestep {}: must be from {min_timestep} to 1 second",
-            crate::flags::shown(args.timestep)
-        );
-    }
-    if !(1..=MAX_SCALE).contains(&args.scale) {
-        bail!(
-            "--scale {}: must be from 1 to {MAX_SCALE} pixels per inch",
-            args.scale
-        );
-    }
-    if !(16..=simrob_mrs::DEFAULT_MAX_SNAPSHOT_SIDE).contains(&args.max_snapshot_side) {
-        bail!(
-            "--max-snapshot-side {}: must be from 16 to {} pixels",
-            args.max_snapshot_side,
-            simrob_mrs::DEFAULT_MAX_SNAPSHOT_SIDE
-        );
-    }
-    if !(1..=MAX_STEP).contains(&args.max_step) {
-        bail!(
-            "--max-step {}: must be from 1 to {MAX_STEP} steps",
-            args.max_step
-        );
-    }
-    if args.max_message_log_bytes > simrob_mrs::protocol::MAX_LINE {
-        bail!(
-            "--max-message-log-bytes {}: must be from 0 to {} bytes",
-            args.max_message_log_bytes,
-            simrob_mrs::protocol::MAX_LINE
-        );
-    }
-    if !(16..=simrob_mrs::protocol::MAX_LINE).contains(&args.max_line_bytes) {
-        bail!(
-            "--max-line-bytes {}: must be from 16 to {} bytes",
-            args.max_line_bytes,
-            simrob_mrs::protocol::MAX_LINE
-        );
-    }
-    if !((1 << 16)..=(1 << 30)).contains(&args.max_output_bytes) {
-        bail!(
-            "--max-output-bytes {}: must be from 65536 to 1073741824 bytes",
-            args.max_output_bytes
-        );
-    }
-    if !(1..=simrob_mrs::flat::MAX_RECTS).contains(&args.max_rects) {
-        bail!(
-            "--max-rects {}: must be from 1 to {} rectangles",
-            args.max_rects,
-            simrob_mrs::flat::MAX_RECTS
-        );
-    }
-    if args.max_message_log_rate > 100_000 {
-        bail!(
-            "--max-message-log-rate {}: must be from 0 to 100000 messages a second",
-            args.max_message_log_rate
-        );
-    }
-    if args.max_clients == 0 {
-        bail!("--max-clients 0: must be at least 1 (the most robots connected at a time)");
-    }
+    // Every flag's range is checked when the command line is read (exit status 2).
     let core = MrsCore::new(
         map,
         MrsConfig {
@@ -365,15 +314,7 @@ pub fn run(args: MrsArgs) -> Result<()> {
             RAISE_MAP_BYTES,
         );
     let snapshot = match (&args.snapshot, args.snapshot_every) {
-        (Some(p), Some(every)) if (MIN_SNAPSHOT_EVERY..=1e9).contains(&every) => {
-            Some((p.clone(), Duration::from_secs_f64(every)))
-        }
-        (Some(_), Some(every)) => {
-            bail!(
-                "--snapshot-every {}: must be from {MIN_SNAPSHOT_EVERY} to 1e9 seconds",
-                crate::flags::shown(every)
-            )
-        }
+        (Some(p), Some(every)) => Some((p.clone(), Duration::from_secs_f64(every))),
         _ => None,
     };
     let options = ShellOptions {

@@ -158,26 +158,17 @@ fn parse_probability(s: &str) -> Result<f64, String> {
     }
 }
 
-/// `--flow-idle`: a time above 0.
+/// `--flow-idle`: a time more than 0, at most 3600 s.
 fn parse_flow_idle(s: &str) -> Result<Duration, String> {
-    match parse_duration(s)? {
-        Duration::ZERO => Err(format!(
-            "{s:?}: a time above 0 (an agent is forgotten after it)"
-        )),
-        d => Ok(d),
-    }
+    crate::flags::seconds_above_0(MAX_SECONDS)(s).map(Duration::from_secs_f64)
 }
 
-/// A delay or an idle time ([`crate::flags::seconds`]), at most 3600 s.
+/// The longest delay, jitter or idle time, seconds.
+const MAX_SECONDS: f64 = 3600.0;
+
+/// A delay or a jitter ([`crate::flags::seconds`]), from 0 to 3600 s.
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    let v = crate::flags::seconds(s)?;
-    if v > 3600.0 {
-        return Err(format!(
-            "expected a time from 0 to 3600 seconds {}, got '{s}'",
-            crate::flags::TIME_FORMS
-        ));
-    }
-    Ok(Duration::from_secs_f64(v))
+    crate::flags::seconds_from(0.0, MAX_SECONDS)(s).map(Duration::from_secs_f64)
 }
 
 pub fn run(cmd: NetbedCommand) -> Result<()> {

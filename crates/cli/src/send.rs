@@ -81,7 +81,8 @@ pub struct SendArgs {
     /// Largest file read (a scenario, a file of requests, --raw FILE), bytes, at least 1
     /// (default: the --config file's `maxscenariobytes`, else 67108864); a larger file is
     /// refused before anything is sent.
-    #[arg(long, value_name = "BYTES", global = true)]
+    #[arg(long, value_name = "BYTES", global = true,
+          value_parser = crate::flags::count(1u64, u64::MAX))]
     pub max_scenario_bytes: Option<u64>,
     /// Send FILE's bytes as one datagram, as they are (`-` = stdin), and print every
     /// response that comes back within --timeout (errors on stderr; exit 1 if any error).

@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use simrob_coord::cc::{
     CcConfig, ControlCenter, LogKind, LogLine, DEFAULT_MAX_COORDINATE, DEFAULT_MAX_DEPARTED_ROBOTS,
     DEFAULT_MAX_FINAL_TASKS, DEFAULT_MAX_NAME_BYTES,
@@ -86,53 +86,97 @@ pub struct ServeArgs {
     log_dir: Option<PathBuf>,
     /// Seconds (or 50ms, 2s, 1min) between Time Server publications (clock_period), from
     /// 0.01 to 60.
-    #[arg(long, value_name = "S", default_value_t = 0.1, value_parser = crate::flags::seconds)]
+    #[arg(long, value_name = "S", default_value_t = 0.1,
+          value_parser = crate::flags::noting(
+              crate::flags::seconds_from(CLOCK_PERIOD.0, CLOCK_PERIOD.1),
+              "clock_period"
+          ))]
     clock_period: f64,
     /// Seconds (or 50ms, 2s, 1min) robots have to bid (bid_window), from 0.01 to 3600.
-    #[arg(long, value_name = "S", default_value_t = 0.5, value_parser = crate::flags::seconds)]
+    #[arg(long, value_name = "S", default_value_t = 0.5,
+          value_parser = crate::flags::noting(
+              crate::flags::seconds_from(WINDOW.0, WINDOW.1),
+              "bid_window"
+          ))]
     bid_window: f64,
     /// Seconds (or 50ms, 2s, 1min) a winner has to accept (accept_window), from 0.01 to 3600.
-    #[arg(long, value_name = "S", default_value_t = 0.5, value_parser = crate::flags::seconds)]
+    #[arg(long, value_name = "S", default_value_t = 0.5,
+          value_parser = crate::flags::noting(
+              crate::flags::seconds_from(WINDOW.0, WINDOW.1),
+              "accept_window"
+          ))]
     accept_window: f64,
     /// Seconds (or 50ms, 2s, 1min) between announcements again of tasks nobody took
     /// (reannounce_period), from 0.1 to 3600: one such task a period, in turn (more at once
     /// when tasks finished meanwhile).
-    #[arg(long, value_name = "S", default_value_t = 1.0, value_parser = crate::flags::seconds)]
+    #[arg(long, value_name = "S", default_value_t = 1.0,
+          value_parser = crate::flags::noting(
+              crate::flags::seconds_from(REANNOUNCE_PERIOD.0, REANNOUNCE_PERIOD.1),
+              "reannounce_period"
+          ))]
     reannounce_period: f64,
     /// Seconds (or 50ms, 2s, 1min) a centralised round (hungarian, greedy) waits after the
     /// first change it could use — a task submitted, a robot joined, idle or gone
     /// (round_period), from 0 to 3600. What arrives meanwhile is assigned together, so the
     /// optimal assignment sees the whole problem, not one message at a time.
-    #[arg(long, default_value_t = 0.5, value_name = "S", value_parser = crate::flags::seconds)]
+    #[arg(long, default_value_t = 0.5, value_name = "S",
+          value_parser = crate::flags::noting(
+              crate::flags::seconds_from(ROUND_PERIOD.0, ROUND_PERIOD.1),
+              "round_period"
+          ))]
     round_period: f64,
     /// Most connections at once (max_connections), at least 1. When full, a newcomer takes
     /// the place of the oldest connection that has not yet said hello nor sent an operator's
     /// request; with none such it is refused.
-    #[arg(long, value_name = "N", default_value_t = 256)]
+    #[arg(long, value_name = "N", default_value_t = 256,
+          value_parser = crate::flags::noting(
+              crate::flags::count(1usize, usize::MAX),
+              "max_connections"
+          ))]
     max_connections: usize,
     /// Seconds (or 50ms, 2s, 1min) a new connection has to say hello or send an operator's
     /// request before it is closed (hello_timeout; 0 = never, else from 0.1 to 86400), so
     /// connections that say nothing do not hold every place.
-    #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = crate::flags::seconds)]
+    #[arg(long, default_value_t = 10.0, value_name = "S",
+          value_parser = crate::flags::noting(
+              crate::flags::seconds_or_never_from(HELLO_TIMEOUT.0, HELLO_TIMEOUT.1),
+              "hello_timeout"
+          ))]
     hello_timeout: f64,
     /// Longest message a robot or an operator may send, in bytes (max_message_bytes), from
     /// 1024 to 1048576; a longer one is refused without being read whole.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE_BYTES,
+          value_parser = crate::flags::noting(
+              crate::flags::count(MAX_MESSAGE_BYTES.0, MAX_MESSAGE_BYTES.1),
+              "max_message_bytes"
+          ))]
     max_message_bytes: usize,
     /// Most lines of one connection read and not yet handled (max_queued_lines), from 1 to
     /// 65536. A connection with this many waiting is not read until one is handled, so one
     /// that sends faster than it is served is slowed (TCP holds the rest) and the others are
     /// served in turn.
-    #[arg(long, default_value_t = 64, value_name = "LINES")]
+    #[arg(long, default_value_t = 64, value_name = "LINES",
+          value_parser = crate::flags::noting(
+              crate::flags::count(MAX_QUEUED_LINES.0, MAX_QUEUED_LINES.1),
+              "max_queued_lines"
+          ))]
     max_queued_lines: usize,
     /// Most bytes waiting to be sent to one connection (max_output_bytes), from 65536 to
     /// 1073741824. A connection that does not read what it is sent (or asked for) is cut
     /// when more would wait, with a line saying so; the others are never kept waiting for it.
-    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES",
+          value_parser = crate::flags::noting(
+              crate::flags::count(MAX_OUTPUT_BYTES.0, MAX_OUTPUT_BYTES.1),
+              "max_output_bytes"
+          ))]
     max_output_bytes: usize,
     /// Most robots in the table, present or gone (max_robots), at least 1; a new robot beyond
     /// it takes the place of the one that left longest ago, or is refused.
-    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    #[arg(long, value_name = "N", default_value_t = 100_000,
+          value_parser = crate::flags::noting(
+              crate::flags::count(1usize, usize::MAX),
+              "max_robots"
+          ))]
     max_robots: usize,
     /// Most robots that have left kept in the table (max_departed_robots; 0 = none); beyond
     /// it the one that left longest ago is forgotten.
@@ -140,11 +184,19 @@ pub struct ServeArgs {
     max_departed_robots: usize,
     /// Longest robot name, kind or world, and task world, in bytes (max_name_bytes), from 1 to
     /// 4096; a hello or a task with a longer one is refused.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_NAME_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_NAME_BYTES,
+          value_parser = crate::flags::noting(
+              crate::flags::count(1usize, MAX_NAME_BYTES),
+              "max_name_bytes"
+          ))]
     max_name_bytes: usize,
     /// Most tasks tracked (max_tasks), finished ones kept for the reports included, at least
     /// 1.
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    #[arg(long, value_name = "N", default_value_t = 1_000_000,
+          value_parser = crate::flags::noting(
+              crate::flags::count(1usize, usize::MAX),
+              "max_tasks"
+          ))]
     max_tasks: usize,
     /// Most finished tasks (ended, failed, aborted) kept for the `tasks` report
     /// (max_final_tasks; 0 = none); beyond it the one that finished longest ago is cleared, as
@@ -153,14 +205,26 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FINAL_TASKS)]
     max_final_tasks: usize,
     /// Most points of a path task (max_path_points), from 1 to 4096.
-    #[arg(long, value_name = "N", default_value_t = MAX_PATH_POINTS)]
+    #[arg(long, value_name = "N", default_value_t = MAX_PATH_POINTS,
+          value_parser = crate::flags::noting(
+              crate::flags::count(1usize, MAX_PATH_POINTS),
+              "max_path_points"
+          ))]
     max_path_points: usize,
     /// Largest |x| or |y| of a task's point in metres (max_coordinate), from 1 to 1e12; a task
     /// beyond it is refused.
-    #[arg(long, default_value_t = DEFAULT_MAX_COORDINATE, value_name = "METRES")]
+    #[arg(long, default_value_t = DEFAULT_MAX_COORDINATE, value_name = "METRES",
+          value_parser = crate::flags::noting(
+              crate::flags::number_from(MAX_COORDINATE.0, MAX_COORDINATE.1, " metres"),
+              "max_coordinate"
+          ))]
     max_coordinate: f64,
     /// Most auctions open at once (max_open_auctions), at least 1.
-    #[arg(long, value_name = "N", default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = 64,
+          value_parser = crate::flags::noting(
+              crate::flags::count(1usize, usize::MAX),
+              "max_open_auctions"
+          ))]
     max_open_auctions: usize,
     /// Seconds (or 50ms, 2s, 1min) a robot's connection may send nothing before it is let go
     /// (silence_timeout;
@@ -169,7 +233,11 @@ pub struct ServeArgs {
     /// link or a hung process: its robots leave and their unfinished tasks go back to
     /// allocation (keep it longer than the robots' status period). Operators' connections are
     /// never let go for silence.
-    #[arg(long, default_value_t = 5.0, value_name = "S", value_parser = crate::flags::seconds)]
+    #[arg(long, default_value_t = 5.0, value_name = "S",
+          value_parser = crate::flags::noting(
+              crate::flags::seconds_or_never_from(SILENCE_TIMEOUT.0, SILENCE_TIMEOUT.1),
+              "silence_timeout"
+          ))]
     silence_timeout: f64,
     /// Show the map live in the browser (the 2D view: every robot by its condition, every
     /// task at its goal by its state, a line from the robot holding it). On 127.0.0.1:8080
@@ -188,121 +256,7 @@ impl ServeArgs {
     }
 
     fn config(&self) -> Result<CcConfig> {
-        use crate::flags::shown;
-        for (name, key, v, (min, max)) in [
-            (
-                "--clock-period",
-                "clock_period",
-                self.clock_period,
-                CLOCK_PERIOD,
-            ),
-            ("--bid-window", "bid_window", self.bid_window, WINDOW),
-            (
-                "--accept-window",
-                "accept_window",
-                self.accept_window,
-                WINDOW,
-            ),
-            (
-                "--reannounce-period",
-                "reannounce_period",
-                self.reannounce_period,
-                REANNOUNCE_PERIOD,
-            ),
-            (
-                "--round-period",
-                "round_period",
-                self.round_period,
-                ROUND_PERIOD,
-            ),
-        ] {
-            if !(min..=max).contains(&v) {
-                bail!(
-                    "{name} {}: must be from {min} to {max} seconds ({key})",
-                    shown(v)
-                );
-            }
-        }
-        let (min, max) = SILENCE_TIMEOUT;
-        if !(self.silence_timeout == 0.0 || (min..=max).contains(&self.silence_timeout)) {
-            bail!(
-                "--silence-timeout {}: must be 0 (never) or from {min} to {max} seconds (silence_timeout)",
-                shown(self.silence_timeout)
-            );
-        }
-        let (min, max) = HELLO_TIMEOUT;
-        if !(self.hello_timeout == 0.0 || (min..=max).contains(&self.hello_timeout)) {
-            bail!(
-                "--hello-timeout {}: must be 0 (never) or from {min} to {max} seconds (hello_timeout)",
-                shown(self.hello_timeout)
-            );
-        }
-        let (min, max) = MAX_COORDINATE;
-        if !(min..=max).contains(&self.max_coordinate) {
-            bail!(
-                "--max-coordinate {}: must be from {min} to {} metres (max_coordinate)",
-                shown(self.max_coordinate),
-                shown(max)
-            );
-        }
-        for (name, key, v, (min, max)) in [
-            (
-                "--max-message-bytes",
-                "max_message_bytes",
-                self.max_message_bytes,
-                MAX_MESSAGE_BYTES,
-            ),
-            (
-                "--max-queued-lines",
-                "max_queued_lines",
-                self.max_queued_lines,
-                MAX_QUEUED_LINES,
-            ),
-            (
-                "--max-output-bytes",
-                "max_output_bytes",
-                self.max_output_bytes,
-                MAX_OUTPUT_BYTES,
-            ),
-            (
-                "--max-name-bytes",
-                "max_name_bytes",
-                self.max_name_bytes,
-                (1, MAX_NAME_BYTES),
-            ),
-            (
-                "--max-path-points",
-                "max_path_points",
-                self.max_path_points,
-                (1, MAX_PATH_POINTS),
-            ),
-            (
-                "--max-connections",
-                "max_connections",
-                self.max_connections,
-                (1, usize::MAX),
-            ),
-            (
-                "--max-robots",
-                "max_robots",
-                self.max_robots,
-                (1, usize::MAX),
-            ),
-            ("--max-tasks", "max_tasks", self.max_tasks, (1, usize::MAX)),
-            (
-                "--max-open-auctions",
-                "max_open_auctions",
-                self.max_open_auctions,
-                (1, usize::MAX),
-            ),
-        ] {
-            if v < min {
-                bail!("{name} {v}: must be at least {min} ({key})");
-            }
-            if v > max {
-                bail!("{name} {v}: must be at most {max} ({key})");
-            }
-        }
+        // Every flag's range is checked when the command line is read (exit status 2).
         Ok(CcConfig {
             policy: self.policy,
             cnp: CnpConfig {

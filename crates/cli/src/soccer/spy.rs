@@ -13,10 +13,11 @@ use super::net;
 #[derive(Args)]
 pub struct SpyArgs {
     /// Receive as this robot id; 255 receives every message.
-    #[arg(long, value_name = "ID", default_value_t = 255)]
+    #[arg(long, value_name = "ID", default_value_t = 255,
+          value_parser = crate::flags::count(1i32, 255))]
     id: i32,
     /// Role of the robot emulated (1 goalkeeper, 2 field player).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::flags::count(1i32, 2))]
     role: i32,
     /// The team messages' UDP port (the robots' `commPort`), 1 to 65535.
     #[arg(long, value_name = "PORT", default_value_t = DEFAULT_COMM_PORT,
@@ -38,9 +39,6 @@ pub fn run(args: SpyArgs) -> Result<()> {
             args.role
         );
     };
-    if !(1..=255).contains(&args.id) {
-        bail!("--id must be 1-254, or 255 for every message");
-    }
     let stop = crate::shell::ctrl_c_flag()?;
     let sock = net::team_socket(args.team_port)?;
     // As robot 255 every message is for us; otherwise filter like that robot.

@@ -30,6 +30,7 @@ mod mrs_cli;
 mod netbed_cli;
 mod newcomer;
 mod pipes_cli;
+mod range_flags;
 mod reference;
 mod replay_2d;
 mod replay_cli;
