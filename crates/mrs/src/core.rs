@@ -506,6 +506,13 @@ impl MrsCore {
         Ok(id)
     }
 
+    /// A connection refused before it got a robot (`why`: the server is full, no free
+    /// place): said in the log, as a closed connection is.
+    pub fn refused(&mut self, why: &CoreError) {
+        self.log
+            .push(format!("a connection refused: {}", printable(&why.to_string())));
+    }
+
     /// A client left: its robot is removed.
     pub fn disconnect(&mut self, client: ClientId) {
         self.disconnect_because(client, None);

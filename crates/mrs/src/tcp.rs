@@ -564,8 +564,9 @@ fn accept_all(
                     }
                 }
                 if let Err(e) = joined {
-                    // Refused (full, or no room): say why, then close.
+                    // Refused (full, or no room): say why, then close (and say so).
                     let _ = stream.write_all(format!("{}\n", error_reply(&e)).as_bytes());
+                    core.refused(&e);
                     continue;
                 }
                 if poll

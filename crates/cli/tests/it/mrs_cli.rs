@@ -73,6 +73,37 @@ fn mrs_serves_the_seed_protocol_on_a_free_port() {
     assert!(seen.contains("Hello world!"), "{seen:?}");
 }
 
+/// A connection past `--max-clients` is told why and closed, and the server prints so, as
+/// it prints why it closed each connection.
+#[test]
+fn a_connection_refused_by_a_full_server_is_printed() {
+    let (_child, mut out, mut first) = serve(&["--max-clients", "1", "--make-room-after", "0"]);
+    assert_eq!(ask(&mut first, "MHello"), "M");
+    let addr = first.get_ref().peer_addr().expect("the server's address");
+    let second = TcpStream::connect(addr).expect("connect");
+    second
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    let mut reply = String::new();
+    BufReader::new(second)
+        .read_line(&mut reply)
+        .expect("the refusal");
+    let full = "the server is full (1 robot, the most it takes: --max-clients 1)";
+    assert_eq!(reply.trim_end(), format!("E {full}"));
+    // A message shown after it: the lines up to it hold the refusal.
+    assert_eq!(ask(&mut first, "Mafter the refusal"), "M");
+    let mut seen = Vec::new();
+    let mut line = String::new();
+    while !line.contains("after the refusal") {
+        line.clear();
+        out.read_line(&mut line).expect("log line");
+        assert!(!line.is_empty(), "the server's output ended: {seen:?}");
+        seen.push(line.trim_end().to_string());
+    }
+    let refused = format!("a connection refused: {full}");
+    assert!(seen.contains(&refused), "{seen:?}");
+}
+
 #[test]
 fn mrs_snapshot_writes_a_png_and_refuses_bad_arguments() {
     let dir = std::env::temp_dir().join(format!("simrob-cli-mrs-{}", std::process::id()));
