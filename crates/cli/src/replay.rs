@@ -143,9 +143,21 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     player.set_speed(speed).map_err(anyhow::Error::msg)?;
     println!("viewer on http://{}", viewer.addr());
     if let Some(((i0, t0), (i1, t1))) = ends {
-        println!("{count} frames: iterations {i0}–{i1}, simulated time {t0:.3}–{t1:.3} s");
+        println!(
+            "{count} {}: iterations {i0}–{i1}, simulated time {t0:.3}–{t1:.3} s",
+            frames_word(count)
+        );
     }
     play_until_ctrl_c(&stop, following, || player.play())
+}
+
+/// "frame" for one, else "frames".
+fn frames_word(count: usize) -> &'static str {
+    if count == 1 {
+        "frame"
+    } else {
+        "frames"
+    }
 }
 
 /// Whether the replay follows a recording that is still being written.
@@ -361,5 +373,15 @@ fn export_csv(recording: &mut RecordingReader, output: Option<&PathBuf>) -> Resu
                 result.with_context(|| export_error(recording, failed, None)),
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn one_frame_is_said_in_the_singular() {
+        assert_eq!(super::frames_word(1), "frame");
+        assert_eq!(super::frames_word(0), "frames");
+        assert_eq!(super::frames_word(2), "frames");
     }
 }

@@ -144,7 +144,7 @@ pub enum FileError {
 #[derive(Debug, thiserror::Error)]
 pub enum CoreError {
     /// The server already has its most robots (`--max-clients`, held here).
-    #[error("the server is full ({0} robots, the most it takes: --max-clients {0})")]
+    #[error("the server is full ({n} {robots}, the most it takes: --max-clients {n})", n = .0, robots = if *.0 == 1 { "robot" } else { "robots" })]
     Full(usize),
     /// No spot near the start pose is free for a new robot.
     #[error(
@@ -509,8 +509,10 @@ impl MrsCore {
     /// A connection refused before it got a robot (`why`: the server is full, no free
     /// place): said in the log, as a closed connection is.
     pub fn refused(&mut self, why: &CoreError) {
-        self.log
-            .push(format!("a connection refused: {}", printable(&why.to_string())));
+        self.log.push(format!(
+            "a connection refused: {}",
+            printable(&why.to_string())
+        ));
     }
 
     /// A client left: its robot is removed.
@@ -807,4 +809,18 @@ fn read_map(files: &mut dyn MapFiles, name: &str) -> Result<Map, CoreError> {
         name: name.to_string(),
         source,
     })
+}
+
+#[cfg(test)]
+mod plural_tests {
+    #[test]
+    fn a_full_server_of_one_robot_says_robot() {
+        assert_eq!(
+            super::CoreError::Full(1).to_string(),
+            "the server is full (1 robot, the most it takes: --max-clients 1)"
+        );
+        assert!(super::CoreError::Full(64)
+            .to_string()
+            .starts_with("the server is full (64 robots,"));
+    }
 }

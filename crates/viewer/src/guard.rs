@@ -142,11 +142,7 @@ where
     let Some(slot) = open.enter(guard.max_pages) else {
         return (
             axum::http::StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "the viewer already has {} pages open, the most it serves (--viewer-max-pages {}, configuration key viewermaxpages): close one",
-                guard.max_pages,
-                guard.max_pages
-            ),
+            pages_full_text(guard.max_pages),
         )
             .into_response();
     };
@@ -329,9 +325,24 @@ impl axum::serve::Listener for GuardedListener {
     }
 }
 
+/// The text of the HTTP 503 that refuses a page past `--viewer-max-pages` (`max_pages`).
+fn pages_full_text(max_pages: usize) -> String {
+    format!(
+        "the viewer already has {max_pages} {} open, the most it serves (--viewer-max-pages \
+         {max_pages}, configuration key viewermaxpages): close one",
+        if max_pages == 1 { "page" } else { "pages" }
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_page_open_is_said_in_the_singular() {
+        assert!(pages_full_text(1).starts_with("the viewer already has 1 page open,"));
+        assert!(pages_full_text(64).starts_with("the viewer already has 64 pages open,"));
+    }
 
     fn headers(origin: Option<&str>, host: &str) -> HeaderMap {
         let mut h = HeaderMap::new();
