@@ -670,21 +670,27 @@ pub fn seconds(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A time ([`seconds`]) that `accept` takes; any other is a command-line mistake (exit
+/// status 2) whose message says what is expected (`range`, e.g. "a time from 1 to 60").
+fn seconds_where(
+    accept: impl Fn(f64) -> bool + Clone + Send + Sync + 'static,
+    range: String,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |s| match seconds(s) {
+        Ok(v) if accept(v) => Ok(v),
+        Err(e) if !s.trim().parse::<f64>().is_ok_and(f64::is_finite) => Err(e),
+        _ => Err(format!("expected {range} seconds {TIME_FORMS}, got '{s}'")),
+    }
+}
+
 /// A time ([`seconds`]) from `min` to `max` seconds: a value out of the range is a
 /// command-line mistake (exit status 2) whose message names the range.
 pub fn seconds_from(
     min: f64,
     max: f64,
 ) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
-    move |s| match seconds(s) {
-        Ok(v) if (min..=max).contains(&v) => Ok(v),
-        Err(e) if !s.trim().parse::<f64>().is_ok_and(f64::is_finite) => Err(e),
-        _ => Err(format!(
-            "expected a time from {} to {} seconds {TIME_FORMS}, got '{s}'",
-            shown(min),
-            shown(max)
-        )),
-    }
+    let range = format!("a time from {} to {}", shown(min), shown(max));
+    seconds_where(move |v| (min..=max).contains(&v), range)
 }
 
 /// `parser`, its refusal followed by ` (NOTE)`: the configuration key a flag stands for
@@ -701,29 +707,16 @@ pub fn seconds_or_never_from(
     min: f64,
     max: f64,
 ) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
-    move |s| match seconds(s) {
-        Ok(v) if v == 0.0 || (min..=max).contains(&v) => Ok(v),
-        Err(e) if !s.trim().parse::<f64>().is_ok_and(f64::is_finite) => Err(e),
-        _ => Err(format!(
-            "expected 0 (never) or a time from {} to {} seconds {TIME_FORMS}, got '{s}'",
-            shown(min),
-            shown(max)
-        )),
-    }
+    let range = format!("0 (never) or a time from {} to {}", shown(min), shown(max));
+    seconds_where(move |v| v == 0.0 || (min..=max).contains(&v), range)
 }
 
 /// A time ([`seconds`]) above 0 and at most `max` seconds (as [`seconds_from`]).
 pub fn seconds_above_0(
     max: f64,
 ) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
-    move |s| match seconds(s) {
-        Ok(v) if v > 0.0 && v <= max => Ok(v),
-        Err(e) if !s.trim().parse::<f64>().is_ok_and(f64::is_finite) => Err(e),
-        _ => Err(format!(
-            "expected a time above 0 and at most {} seconds {TIME_FORMS}, got '{s}'",
-            shown(max)
-        )),
-    }
+    let range = format!("a time above 0 and at most {}", shown(max));
+    seconds_where(move |v| v > 0.0 && v <= max, range)
 }
 
 /// A number (finite) from `min` to `max` (`unit` after the range: " rad/s", "" for none): a
